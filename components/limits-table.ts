@@ -1,0 +1,41 @@
+/**
+ * The effective limits, as a table users can read (stack output and `npm run render`).
+ */
+import { LOCAL_RATE_LIMIT_HEADER } from "./envoy-filters";
+import { StackSettings } from "./settings";
+
+export interface LimitRow {
+    scope: "global" | "local";
+    /** What is counted. */
+    match: string;
+    limit: string;
+    /** Where it is enforced and how a refusal looks. */
+    enforcedBy: string;
+}
+
+export function effectiveLimits(s: StackSettings): LimitRow[] {
+    const gw = `ingress gateway (${s.mesh.gatewaySelector.key}=${s.mesh.gatewaySelector.value}), 429`;
+    const rows: LimitRow[] = s.global.descriptors.map((d) => {
+        let match: string;
+        if (d.value === undefined) match = `any other path (each path its own counter) [${d.key}]`;
+        else if (s.global.apiRoute && d.value === s.global.apiRoute.descriptorValue)
+            match = `paths matching ${s.global.apiRoute.regex} on route '${s.global.apiRoute.route}', shared [${d.key}=${d.value}]`;
+        else match = `path ${d.value} [${d.key}=${d.value}]`;
+        return { scope: "global", match, limit: `${d.requestsPerUnit}/${d.unit}`, enforcedBy: `${gw}; domain '${s.global.domain}'` };
+    });
+    rows.push({
+        scope: "local",
+        match: `inbound HTTP to app=${s.local.serviceLabel}:${s.local.servicePort} (${s.local.placement})`,
+        limit: `${s.local.bucket}/${s.local.fillInterval} per pod`,
+        enforcedBy: `sidecar, 429 with ${LOCAL_RATE_LIMIT_HEADER}: true`,
+    });
+    return rows;
+}
+
+export function formatLimits(rows: LimitRow[]): string {
+    const header = ["scope", "match", "limit", "enforced by"];
+    const cells = rows.map((r) => [r.scope, r.match, r.limit, r.enforcedBy]);
+    const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+    const line = (c: string[]) => c.map((v, i) => v.padEnd(widths[i])).join("  ").trimEnd();
+    return [line(header), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n");
+}

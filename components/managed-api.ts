@@ -1,0 +1,128 @@
+/**
+ * The managed-API service (spec 1.5, 1.6, 2.8, 2.9, 5): Google Cloud Endpoints' ESP in front of an
+ * echo backend, injected with include-IP-ranges, exposed by an Ingress of class `istio`.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { INJECT_LABEL, awaitAnnotations, stackLabels } from "./common";
+import { StackSettings } from "./settings";
+
+export const ESP_NAME = "esp-echo";
+export const ESP_HTTP_PORT = 8081;
+export const ECHO_PORT = 8080;
+export const ESP_SERVICE_PORT = 80;
+export const INGRESS_CLASS = "istio";
+/** Pod annotation that `istioctl kube-inject --includeIPRanges` sets. */
+export const INCLUDE_RANGES_ANNOTATION = "traffic.sidecar.istio.io/includeOutboundIPRanges";
+const CREDS_DIR = "/etc/esp/creds";
+const CREDS_FILE = "service-account-creds.json";
+
+type ManagedApiSettings = NonNullable<StackSettings["managedApi"]>;
+
+/** ESP's arguments (spec 2.9: `--http_port=8081`). */
+export function espArgs(m: ManagedApiSettings): string[] {
+    return [
+        `--http_port=${ESP_HTTP_PORT}`,
+        `--backend=127.0.0.1:${ECHO_PORT}`,
+        `--service=${m.serviceName}`,
+        "--rollout_strategy=managed",
+        ...(m.serviceAccountSecret ? [`--service_account_key=${CREDS_DIR}/${CREDS_FILE}`] : []),
+    ];
+}
+
+/** Spec 2.9: port 80 → 8081, named `http` (mesh mTLS) or `tcp` (sidecar passes bytes through). */
+export function espServicePort(m: ManagedApiSettings, profile: StackSettings["apiProfile"]) {
+    return {
+        port: ESP_SERVICE_PORT,
+        targetPort: ESP_HTTP_PORT,
+        protocol: "TCP",
+        name: m.portMode,
+        // Kubernetes' modern spelling of the same protocol choice.
+        ...(profile === "current" ? { appProtocol: m.portMode } : {}),
+    };
+}
+
+/** Spec 2.8 as specified (`seed`) or as served today (`current`). */
+export function ingressManifest(m: ManagedApiSettings, profile: StackSettings["apiProfile"], labels: Record<string, string>) {
+    const metadata = { name: m.ingressName, namespace: m.namespace, labels };
+    if (profile === "seed") {
+        return {
+            apiVersion: "extensions/v1beta1",
+            kind: "Ingress",
+            metadata: { ...metadata, annotations: { "kubernetes.io/ingress.class": INGRESS_CLASS } },
+            spec: { rules: [{ http: { paths: [{ path: m.ingressPath, backend: { serviceName: ESP_NAME, servicePort: ESP_SERVICE_PORT } }] } }] },
+        };
+    }
+    return {
+        apiVersion: "networking.k8s.io/v1",
+        kind: "Ingress",
+        metadata,
+        spec: {
+            ingressClassName: INGRESS_CLASS,
+            rules: [{ http: { paths: [{ path: m.ingressPath, pathType: "Prefix", backend: { service: { name: ESP_NAME, port: { number: ESP_SERVICE_PORT } } } }] } }],
+        },
+    };
+}
+
+export interface ManagedApiArgs {
+    settings: StackSettings;
+}
+
+export class ManagedApi extends pulumi.ComponentResource {
+    public readonly deployment: k8s.apps.v1.Deployment;
+    public readonly service: k8s.core.v1.Service;
+    public readonly ingress: k8s.networking.v1.Ingress | k8s.extensions.v1beta1.Ingress;
+
+    constructor(name: string, args: ManagedApiArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("mesh-ratelimit:index:ManagedApi", name, {}, opts);
+        const s = args.settings;
+        const m = s.managedApi;
+        if (!m) throw new Error("ManagedApi needs settings.managedApi (set managedApi=true)");
+        const labels = stackLabels("managed-api", { app: ESP_NAME });
+
+        this.deployment = new k8s.apps.v1.Deployment(
+            name,
+            {
+                metadata: { name: ESP_NAME, namespace: m.namespace, labels, annotations: awaitAnnotations(s) },
+                spec: {
+                    replicas: 1,
+                    selector: { matchLabels: { app: ESP_NAME } },
+                    template: {
+                        metadata: {
+                            labels: { ...labels, ...INJECT_LABEL },
+                            // Only these ranges go through the sidecar; ESP reaches Service Control directly (spec 1.6).
+                            annotations: { [INCLUDE_RANGES_ANNOTATION]: m.includeIpRanges.join(",") },
+                        },
+                        spec: {
+                            containers: [
+                                {
+                                    name: "esp",
+                                    image: m.espImage,
+                                    args: espArgs(m),
+                                    ports: [{ name: "http", containerPort: ESP_HTTP_PORT }],
+                                    ...(m.serviceAccountSecret ? { volumeMounts: [{ name: "esp-creds", mountPath: CREDS_DIR, readOnly: true }] } : {}),
+                                },
+                                { name: "echo", image: m.echoImage, ports: [{ name: "echo", containerPort: ECHO_PORT }] },
+                            ],
+                            ...(m.serviceAccountSecret ? { volumes: [{ name: "esp-creds", secret: { secretName: m.serviceAccountSecret } }] } : {}),
+                        },
+                    },
+                },
+            },
+            { parent: this },
+        );
+
+        this.service = new k8s.core.v1.Service(
+            name,
+            { metadata: { name: ESP_NAME, namespace: m.namespace, labels }, spec: { selector: { app: ESP_NAME }, ports: [espServicePort(m, s.apiProfile)] } },
+            { parent: this },
+        );
+
+        const ingress = ingressManifest(m, s.apiProfile, labels);
+        this.ingress =
+            s.apiProfile === "seed"
+                ? new k8s.extensions.v1beta1.Ingress(m.ingressName, ingress as k8s.extensions.v1beta1.IngressArgs, { parent: this, dependsOn: [this.service] })
+                : new k8s.networking.v1.Ingress(m.ingressName, ingress as k8s.networking.v1.IngressArgs, { parent: this, dependsOn: [this.service] });
+        this.registerOutputs({});
+    }
+}

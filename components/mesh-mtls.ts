@@ -1,0 +1,146 @@
+/**
+ * Mesh mutual TLS (spec 2.10, 5.2).
+ *
+ * - `current` profile: PeerAuthentication `default` with mode STRICT in the root namespace (owned
+ *   by this stack, deleted on destroy).
+ * - `seed` profile: `authPolicy: MUTUAL_TLS` inside the `mesh` text of Istio's ConfigMap `istio`.
+ *   That ConfigMap belongs to the Istio installation. A ConfigMapPatch cannot be used: it would have
+ *   to force-own the whole `mesh` key and deleting it removes that key (pulumi-kubernetes#2104).
+ *   Instead a small dynamic resource edits that one line, remembers the original text and puts it
+ *   back byte for byte on destroy. It uses `kubectl` with the same kubeconfig/context as the provider.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { stackLabels } from "./common";
+import { PeerAuthentication } from "./crds";
+import { restoredText, setTopLevel } from "./mesh-config-text";
+import { StackSettings } from "./settings";
+
+export const MESH_CONFIGMAP = "istio";
+export const MESH_CONFIG_KEY = "mesh";
+export const AUTH_POLICY_KEY = "authPolicy";
+export const AUTH_POLICY_VALUE = "MUTUAL_TLS";
+
+/** Inputs of the dynamic resource; also what the offline renderer shows as the patch. */
+export interface MeshConfigSettingInputs {
+    namespace: string;
+    configMap: string;
+    dataKey: string;
+    setting: string;
+    value: string;
+    kubeContext?: string;
+}
+
+interface MeshConfigSettingOutputs extends MeshConfigSettingInputs {
+    original: string;
+    applied: string;
+}
+
+function kubectl(args: string[], context: string | undefined, input?: string): string {
+    // Loaded here: this function runs inside Pulumi's dynamic-provider host.
+    const { execFileSync } = require("child_process") as typeof import("child_process");
+    const full = [...(context ? ["--context", context] : []), ...args];
+    try {
+        return execFileSync("kubectl", full, { input, encoding: "utf8", stdio: ["pipe", "pipe", "pipe"] });
+    } catch (e: any) {
+        const detail = (e.stderr || e.message || "").toString().trim();
+        throw new Error(`kubectl ${full.join(" ")} failed: ${detail}. The seed profile edits Istio's mesh ConfigMap with kubectl; make sure kubectl is on PATH and uses the cluster Pulumi deploys to.`);
+    }
+}
+
+function readConfigMap(i: MeshConfigSettingInputs): any {
+    return JSON.parse(kubectl(["get", "configmap", i.configMap, "-n", i.namespace, "-o", "json"], i.kubeContext));
+}
+
+function writeText(i: MeshConfigSettingInputs, cm: any, text: string): void {
+    // `replace` carries the resourceVersion just read: a concurrent edit fails instead of being lost.
+    cm.data = { ...(cm.data ?? {}), [i.dataKey]: text };
+    kubectl(["replace", "-f", "-"], i.kubeContext, JSON.stringify(cm));
+}
+
+function applySetting(i: MeshConfigSettingInputs): MeshConfigSettingOutputs {
+    const cm = readConfigMap(i);
+    const original: string | undefined = cm.data?.[i.dataKey];
+    if (original === undefined) {
+        throw new Error(`ConfigMap ${i.namespace}/${i.configMap} has no '${i.dataKey}' entry; is Istio installed in ${i.namespace}?`);
+    }
+    const applied = setTopLevel(original, i.setting, i.value);
+    if (applied !== original) writeText(i, cm, applied);
+    return { ...i, original, applied };
+}
+
+function restoreSetting(o: MeshConfigSettingOutputs): void {
+    let cm: any;
+    try {
+        cm = readConfigMap(o);
+    } catch (e) {
+        if (/NotFound|not found/.test(String(e))) return; // Istio was uninstalled: nothing to restore.
+        throw e;
+    }
+    const current: string = cm.data?.[o.dataKey] ?? "";
+    const restored = restoredText(current, o.applied, o.original, o.setting);
+    if (restored !== current) writeText(o, cm, restored);
+}
+
+const meshConfigSettingProvider: pulumi.dynamic.ResourceProvider = {
+    async create(inputs: MeshConfigSettingInputs) {
+        const outs = applySetting(inputs);
+        return { id: `${inputs.namespace}/${inputs.configMap}#${inputs.dataKey}.${inputs.setting}`, outs };
+    },
+    async diff(_id: string, olds: MeshConfigSettingOutputs, news: MeshConfigSettingInputs) {
+        const replaces = (["namespace", "configMap", "dataKey", "setting"] as const).filter((k) => olds[k] !== news[k]);
+        const changes = replaces.length > 0 || olds.value !== news.value || olds.kubeContext !== news.kubeContext;
+        return { changes, replaces, deleteBeforeReplace: true };
+    },
+    async update(_id: string, olds: MeshConfigSettingOutputs, news: MeshConfigSettingInputs) {
+        // Keep the text from before the first create as the one to restore.
+        const outs = applySetting(news);
+        return { outs: { ...outs, original: olds.original } };
+    },
+    async delete(_id: string, props: MeshConfigSettingOutputs) {
+        restoreSetting(props);
+    },
+};
+
+/** One top-level setting inside a text entry of a ConfigMap the stack does not own. */
+export class MeshConfigSetting extends pulumi.dynamic.Resource {
+    public readonly original!: pulumi.Output<string>;
+    public readonly applied!: pulumi.Output<string>;
+
+    constructor(name: string, args: MeshConfigSettingInputs, opts?: pulumi.CustomResourceOptions) {
+        super(meshConfigSettingProvider, name, { ...args, original: undefined, applied: undefined }, opts, "MeshConfigSetting");
+    }
+}
+
+export interface MeshMutualTlsArgs {
+    settings: StackSettings;
+    /** kubectl context for the seed profile's ConfigMap edit (the provider's `kubernetes:context`). */
+    kubeContext?: string;
+}
+
+export class MeshMutualTls extends pulumi.ComponentResource {
+    constructor(name: string, args: MeshMutualTlsArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("mesh-ratelimit:index:MeshMutualTls", name, {}, opts);
+        const s = args.settings;
+        if (s.apiProfile === "current") {
+            new PeerAuthentication(
+                "default",
+                { metadata: { name: "default", namespace: s.mesh.namespace, labels: stackLabels("mesh-mtls") }, spec: { mtls: { mode: "STRICT" } } },
+                { parent: this },
+            );
+        } else {
+            new MeshConfigSetting(
+                `${name}-auth-policy`,
+                {
+                    namespace: s.mesh.namespace,
+                    configMap: MESH_CONFIGMAP,
+                    dataKey: MESH_CONFIG_KEY,
+                    setting: AUTH_POLICY_KEY,
+                    value: AUTH_POLICY_VALUE,
+                    ...(args.kubeContext ? { kubeContext: args.kubeContext } : {}),
+                },
+                { parent: this },
+            );
+        }
+        this.registerOutputs({});
+    }
+}

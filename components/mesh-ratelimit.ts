@@ -1,0 +1,52 @@
+/**
+ * The whole stack: wires the parts in dependency order.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { Bookinfo } from "./bookinfo";
+import { LimitRow, effectiveLimits } from "./limits-table";
+import { ManagedApi } from "./managed-api";
+import { MeshMutualTls } from "./mesh-mtls";
+import { GlobalRateLimitFilters, LocalRateLimitFilter } from "./rate-limit-filters";
+import { RateLimitService } from "./ratelimit-service";
+import { Redis } from "./redis";
+import { StackSettings } from "./settings";
+
+export interface MeshRateLimitArgs {
+    /** Validated settings (see `resolveSettings`). */
+    settings: StackSettings;
+    /** kubectl context used by the seed profile's mesh ConfigMap edit. Defaults to the current context. */
+    kubeContext?: string;
+}
+
+export class MeshRateLimit extends pulumi.ComponentResource {
+    public readonly redis: Redis;
+    public readonly rateLimitService: RateLimitService;
+    public readonly globalFilters: GlobalRateLimitFilters;
+    public readonly localFilter: LocalRateLimitFilter;
+    public readonly bookinfo: Bookinfo;
+    public readonly managedApi?: ManagedApi;
+    public readonly mutualTls?: MeshMutualTls;
+    /** Paths to try through the gateway. */
+    public readonly gatewayPaths: string[];
+    public readonly limits: LimitRow[];
+
+    constructor(name: string, args: MeshRateLimitArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("mesh-ratelimit:index:MeshRateLimit", name, {}, opts);
+        const s = args.settings;
+
+        this.redis = new Redis("redis", { settings: s }, { parent: this });
+        // The service crash-loops while Redis is unreachable, so Redis comes first.
+        this.rateLimitService = new RateLimitService("ratelimit", { settings: s, redisAddress: this.redis.address }, { parent: this, dependsOn: [this.redis] });
+        // With failure_mode_deny the gateway refuses everything until the service answers: filters last.
+        this.globalFilters = new GlobalRateLimitFilters("global-filters", { settings: s }, { parent: this, dependsOn: [this.rateLimitService] });
+        this.bookinfo = new Bookinfo("bookinfo", { settings: s }, { parent: this });
+        this.localFilter = new LocalRateLimitFilter("local-filter", { settings: s }, { parent: this });
+        if (s.managedApi) this.managedApi = new ManagedApi("managed-api", { settings: s }, { parent: this });
+        if (s.mesh.mutualTls) this.mutualTls = new MeshMutualTls("mesh-mtls", { settings: s, kubeContext: args.kubeContext }, { parent: this });
+
+        const p = s.paths;
+        this.gatewayPaths = [p.limited, ...(s.global.apiRoute ? [`${p.apiPrefix}/1`] : []), p.login, p.logout];
+        this.limits = effectiveLimits(s);
+        this.registerOutputs({ gatewayPaths: this.gatewayPaths, limits: this.limits, rateLimitService: this.rateLimitService.grpcAddress });
+    }
+}

@@ -1,0 +1,142 @@
+/**
+ * The envoyproxy/ratelimit service (global limits): its ConfigMap, Deployment and Service.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { createHash } from "crypto";
+import { awaitAnnotations, stackLabels } from "./common";
+import { CONFIG_FILE_KEY, rateLimitConfigYaml } from "./ratelimit-config";
+import { REDIS_SECRET, REDIS_SECRET_KEY } from "./redis";
+import { StackSettings } from "./settings";
+
+/** Where the service reads its config: $RUNTIME_ROOT/$RUNTIME_SUBDIRECTORY/config/*.yaml. */
+export const RUNTIME_ROOT = "/data";
+export const RUNTIME_SUBDIRECTORY = "ratelimit";
+export const CONFIG_MOUNT_PATH = `${RUNTIME_ROOT}/${RUNTIME_SUBDIRECTORY}/config`;
+/** Pod-template annotation carrying the config digest: a config change rolls the pods. */
+export const CONFIG_DIGEST_ANNOTATION = "mesh-ratelimit/config-sha256";
+
+export interface EnvVar {
+    name: string;
+    value?: string;
+    valueFrom?: { secretKeyRef: { name: string; key: string } };
+}
+
+/**
+ * The container environment. Pure, exported for the tests and the conformance harness, which runs
+ * the real service with exactly this environment.
+ */
+export function ratelimitEnv(s: StackSettings, redisAddress: string): EnvVar[] {
+    const r = s.ratelimit;
+    return [
+        { name: "LOG_LEVEL", value: r.logLevel },
+        { name: "LOG_FORMAT", value: "json" },
+        // The default is a unix socket; Redis is a TCP Service here.
+        { name: "REDIS_SOCKET_TYPE", value: "tcp" },
+        { name: "REDIS_TYPE", value: "SINGLE" },
+        { name: "REDIS_URL", value: redisAddress },
+        { name: "REDIS_AUTH", valueFrom: { secretKeyRef: { name: REDIS_SECRET, key: REDIS_SECRET_KEY } } },
+        { name: "REDIS_POOL_SIZE", value: String(r.redisPoolSize) },
+        { name: "REDIS_PIPELINE_WINDOW", value: r.redisPipelineWindow },
+        { name: "REDIS_PIPELINE_LIMIT", value: String(r.redisPipelineLimit) },
+        { name: "LOCAL_CACHE_SIZE_IN_BYTES", value: String(r.localCacheSizeInBytes) },
+        // The default (true) makes the service retry a statsd sink that does not exist and flood its log.
+        { name: "USE_STATSD", value: "false" },
+        { name: "RUNTIME_ROOT", value: RUNTIME_ROOT },
+        { name: "RUNTIME_SUBDIRECTORY", value: RUNTIME_SUBDIRECTORY },
+        // ConfigMap volumes swap a `..data` symlink: watch the config dir itself and skip dot files.
+        { name: "RUNTIME_WATCH_ROOT", value: "false" },
+        { name: "RUNTIME_IGNOREDOTFILES", value: "true" },
+        { name: "PORT", value: String(r.httpPort) },
+        { name: "GRPC_PORT", value: String(r.grpcPort) },
+        { name: "DEBUG_PORT", value: String(r.debugPort) },
+    ];
+}
+
+export interface RateLimitServiceArgs {
+    settings: StackSettings;
+    /** `host:port` of Redis. */
+    redisAddress: string;
+}
+
+export class RateLimitService extends pulumi.ComponentResource {
+    public readonly configMap: k8s.core.v1.ConfigMap;
+    public readonly deployment: k8s.apps.v1.Deployment;
+    public readonly service: k8s.core.v1.Service;
+    /** `host:port` of the gRPC API the gateway calls. */
+    public readonly grpcAddress: string;
+
+    constructor(name: string, args: RateLimitServiceArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("mesh-ratelimit:index:RateLimitService", name, {}, opts);
+        const s = args.settings;
+        const r = s.ratelimit;
+        const labels = stackLabels("ratelimit", { app: r.serviceName });
+        const configText = rateLimitConfigYaml(s);
+
+        this.configMap = new k8s.core.v1.ConfigMap(
+            `${name}-config`,
+            { metadata: { name: r.configName, namespace: r.namespace, labels }, data: { [CONFIG_FILE_KEY]: configText } },
+            { parent: this },
+        );
+
+        this.deployment = new k8s.apps.v1.Deployment(
+            name,
+            {
+                metadata: { name: r.serviceName, namespace: r.namespace, labels, annotations: awaitAnnotations(s) },
+                spec: {
+                    replicas: r.replicas,
+                    selector: { matchLabels: { app: r.serviceName } },
+                    template: {
+                        metadata: {
+                            labels,
+                            annotations: { [CONFIG_DIGEST_ANNOTATION]: createHash("sha256").update(configText).digest("hex") },
+                        },
+                        spec: {
+                            containers: [
+                                {
+                                    name: "ratelimit",
+                                    image: r.image,
+                                    command: ["/bin/ratelimit"],
+                                    env: ratelimitEnv(s, args.redisAddress),
+                                    ports: [
+                                        { name: "http", containerPort: r.httpPort },
+                                        { name: "grpc", containerPort: r.grpcPort },
+                                        { name: "http-debug", containerPort: r.debugPort },
+                                    ],
+                                    // Not ready (so no traffic) until it has loaded its config and reached Redis.
+                                    readinessProbe: { httpGet: { path: "/healthcheck", port: r.httpPort }, periodSeconds: 5, failureThreshold: 2 },
+                                    livenessProbe: { httpGet: { path: "/healthcheck", port: r.httpPort }, initialDelaySeconds: 10, periodSeconds: 10, failureThreshold: 6 },
+                                    // Whole-directory mount (no subPath) so ConfigMap updates reach the running process.
+                                    volumeMounts: [{ name: "config", mountPath: CONFIG_MOUNT_PATH, readOnly: true }],
+                                    resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { memory: "256Mi" } },
+                                },
+                            ],
+                            volumes: [{ name: "config", configMap: { name: r.configName } }],
+                        },
+                    },
+                },
+            },
+            { parent: this, dependsOn: [this.configMap] },
+        );
+
+        this.service = new k8s.core.v1.Service(
+            name,
+            {
+                metadata: { name: r.serviceName, namespace: r.namespace, labels },
+                spec: {
+                    selector: { app: r.serviceName },
+                    ports: [
+                        { name: "http", port: r.httpPort, targetPort: r.httpPort, protocol: "TCP" },
+                        // Named grpc so Istio speaks HTTP/2 to it.
+                        { name: "grpc", port: r.grpcPort, targetPort: r.grpcPort, protocol: "TCP", appProtocol: "grpc" },
+                        { name: "http-debug", port: r.debugPort, targetPort: r.debugPort, protocol: "TCP" },
+                    ],
+                },
+            },
+            { parent: this },
+        );
+
+        this.grpcAddress = `${r.serviceName}.${r.namespace}.svc.cluster.local:${r.grpcPort}`;
+        this.registerOutputs({ grpcAddress: this.grpcAddress });
+    }
+}

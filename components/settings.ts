@@ -1,0 +1,653 @@
+/**
+ * Stack config → one validated, fully-defaulted settings object.
+ *
+ * Pure: no Pulumi runtime, no I/O. `resolveSettings` collects *every* problem before failing, so a
+ * user fixes their config in one round; the error names the key, the value and the fix.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { RE2 } from "re2-wasm";
+import { CONFIG_KEYS, CONFIG_KEY_NAMES, ConfigKeySpec, PROJECT } from "./config-schema";
+
+export type Variant = "A" | "B";
+export type ApiProfile = "seed" | "current";
+export type LocalPlacement = "all-routes" | "single-route";
+export type EspPortMode = "http" | "tcp";
+export type RateLimitUnit = "second" | "minute" | "hour" | "day";
+export const RATE_LIMIT_UNITS: readonly RateLimitUnit[] = ["second", "minute", "hour", "day"];
+
+/** The descriptor key every filter action of this stack produces (spec 2.4, 2.6). */
+export const DESCRIPTOR_KEY = "PATH";
+
+export interface DescriptorLimit {
+    key: string;
+    /** Absent: catch-all for the key (each distinct value gets its own counter). */
+    value?: string;
+    unit: RateLimitUnit;
+    requestsPerUnit: number;
+}
+
+export interface HttpRoute {
+    name?: string;
+    exact: string[];
+    prefix: string[];
+}
+
+/** Route-level limit (spec 2.6, variant A). */
+export interface ApiRouteLimit {
+    route: string;
+    regex: string;
+    descriptorValue: string;
+}
+
+export interface StackSettings {
+    variant: Variant;
+    apiProfile: ApiProfile;
+    paths: { limited: string; page: string; login: string; logout: string; staticPrefix: string; apiPrefix: string };
+    global: {
+        domain: string;
+        descriptors: DescriptorLimit[];
+        failureModeDeny: boolean;
+        timeout: string;
+        /** Present in variant A only. */
+        apiRoute?: ApiRouteLimit;
+    };
+    local: {
+        bucket: number;
+        fillInterval: string;
+        placement: LocalPlacement;
+        serviceLabel: string;
+        servicePort: number;
+    };
+    mesh: {
+        namespace: string;
+        gatewaySelector: { key: string; value: string };
+        mutualTls: boolean;
+    };
+    bookinfo: {
+        namespace: string;
+        version: string;
+        gatewayName: string;
+        gatewayPort: number;
+        virtualServiceName: string;
+        routes: HttpRoute[];
+    };
+    ratelimit: {
+        namespace: string;
+        serviceName: string;
+        grpcPort: number;
+        httpPort: number;
+        debugPort: number;
+        configName: string;
+        image: string;
+        replicas: number;
+        logLevel: string;
+        redisPoolSize: number;
+        redisPipelineWindow: string;
+        redisPipelineLimit: number;
+        localCacheSizeInBytes: number;
+        redisImage: string;
+    };
+    managedApi?: {
+        namespace: string;
+        includeIpRanges: string[];
+        serviceName: string;
+        serviceAccountSecret?: string;
+        portMode: EspPortMode;
+        ingressName: string;
+        ingressPath: string;
+        espImage: string;
+        echoImage: string;
+    };
+    awaitRollout: boolean;
+}
+
+/** What differs between the two variants of the specification (spec-mapping.md). */
+export interface VariantPreset {
+    domain: string;
+    apiLimit?: number;
+    localBucket: number;
+    /** Whether the VirtualService splits off the `api` route and the route-level patch exists. */
+    routeSplit: boolean;
+}
+
+export const VARIANT_PRESETS: Readonly<Record<Variant, VariantPreset>> = {
+    A: { domain: "ratelimit", apiLimit: 2, localBucket: 4, routeSplit: true },
+    B: { domain: "productpage-ratelimit", localBucket: 10, routeSplit: false },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+export interface ConfigProblem {
+    key: string;
+    value?: string;
+    problem: string;
+    fix: string;
+}
+
+/**
+ * Invalid stack config. A `RunError` so the Pulumi CLI prints the message without a stack trace.
+ */
+export class ConfigError extends pulumi.RunError {
+    constructor(public readonly problems: ConfigProblem[]) {
+        super(formatProblems(problems));
+        this.name = "ConfigError";
+    }
+}
+
+export function formatProblems(problems: ConfigProblem[]): string {
+    const lines = problems.map((p) => {
+        const shown = p.value === undefined ? "(not set)" : JSON.stringify(p.value);
+        return `  - ${PROJECT}:${p.key} = ${shown}: ${p.problem}\n    fix: ${p.fix}`;
+    });
+    const n = problems.length;
+    return `invalid stack configuration (${n} problem${n === 1 ? "" : "s"}); nothing was created:\n${lines.join("\n")}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+/** Raw config as the CLI hands it over: key (without project prefix) → string. */
+export type RawConfig = Record<string, string | undefined>;
+
+/** Closest known key by edit distance, to suggest a fix for a typo. */
+export function closestKey(key: string): string | undefined {
+    let best: string | undefined;
+    let bestD = Infinity;
+    for (const k of CONFIG_KEY_NAMES) {
+        const d = editDistance(key.toLowerCase(), k.toLowerCase());
+        if (d < bestD) {
+            bestD = d;
+            best = k;
+        }
+    }
+    return bestD <= Math.max(2, Math.floor(key.length / 4)) ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+    const dp = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
+    for (let j = 1; j <= b.length; j++) dp[0][j] = j;
+    for (let i = 1; i <= a.length; i++) {
+        for (let j = 1; j <= b.length; j++) {
+            dp[i][j] = Math.min(dp[i - 1][j] + 1, dp[i][j - 1] + 1, dp[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+        }
+    }
+    return dp[a.length][b.length];
+}
+
+/**
+ * Turns the CLI's whole config map (`project:key` → value) into RawConfig, reporting keys of this
+ * project that the stack does not know (typos would otherwise be silently ignored).
+ */
+export function rawConfigFromAll(all: Record<string, string>): { raw: RawConfig; unknown: ConfigProblem[] } {
+    const raw: RawConfig = {};
+    const unknown: ConfigProblem[] = [];
+    for (const [fullKey, value] of Object.entries(all)) {
+        const prefix = `${PROJECT}:`;
+        if (!fullKey.startsWith(prefix)) continue;
+        const key = fullKey.slice(prefix.length);
+        if (CONFIG_KEY_NAMES.has(key)) {
+            raw[key] = value;
+        } else {
+            const near = closestKey(key);
+            unknown.push({
+                key,
+                value,
+                problem: "unknown configuration key",
+                fix: near
+                    ? `did you mean '${near}'? pulumi config rm ${key} && pulumi config set ${near} '${value}'`
+                    : `pulumi config rm ${key} (see the README for the list of keys)`,
+            });
+        }
+    }
+    return { raw, unknown };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation helpers
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** Protobuf JSON duration, the form Istio passes to Envoy: seconds with up to 9 decimals and `s`. */
+const PROTO_DURATION = /^(\d+)(\.\d{1,9})?s$/;
+/** Go `time.ParseDuration` form used by envoyproxy/ratelimit's environment. */
+const GO_DURATION = /^(0|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+/** Seconds of a protobuf duration string, or undefined when it is not one. Exported for testing. */
+export function protoDurationSeconds(s: string): number | undefined {
+    const m = PROTO_DURATION.exec(s);
+    return m ? Number(m[1] + (m[2] ?? "")) : undefined;
+}
+
+/** Compiles an RE2 regex anchored for a full match (Envoy's semantics). Throws on invalid RE2. */
+export function compileFullMatch(regex: string): { test(s: string): boolean } {
+    return new RE2(`^(?:${regex})$`, "u");
+}
+
+/** Validates an IPv4/IPv6 CIDR. Exported for testing. */
+export function isCidr(s: string): boolean {
+    const [addr, bits, ...rest] = s.split("/");
+    if (rest.length || bits === undefined || !/^\d{1,3}$/.test(bits)) return false;
+    const n = Number(bits);
+    if (/^\d{1,3}(\.\d{1,3}){3}$/.test(addr)) {
+        return n <= 32 && addr.split(".").every((o) => Number(o) <= 255 && String(Number(o)) === o);
+    }
+    if (addr.includes(":") && /^[0-9a-fA-F:]+$/.test(addr) && (addr.match(/::/g) ?? []).length <= 1) {
+        return n <= 128;
+    }
+    return false;
+}
+
+class Reader {
+    readonly problems: ConfigProblem[] = [];
+    constructor(private readonly raw: RawConfig) {}
+
+    private spec(key: string): ConfigKeySpec {
+        const s = CONFIG_KEYS.find((k) => k.key === key);
+        if (!s) throw new Error(`internal: config key ${key} is not in CONFIG_KEYS`);
+        return s;
+    }
+
+    /** The user's value, or undefined when unset or empty. */
+    given(key: string): string | undefined {
+        this.spec(key);
+        const v = this.raw[key];
+        return v === undefined || v.trim() === "" ? undefined : v.trim();
+    }
+
+    fail(key: string, value: string | undefined, problem: string, fix: string): void {
+        this.problems.push({ key, value, problem, fix });
+    }
+
+    str(key: string): string {
+        return this.given(key) ?? this.spec(key).default;
+    }
+
+    oneOf<T extends string>(key: string, allowed: readonly T[]): T {
+        const v = this.str(key);
+        if ((allowed as readonly string[]).includes(v)) return v as T;
+        const ci = allowed.find((a) => a.toLowerCase() === v.toLowerCase());
+        this.fail(key, v, `must be one of ${allowed.map((a) => `'${a}'`).join(", ")}`, `pulumi config set ${key} ${ci ?? allowed[0]}`);
+        return allowed[0];
+    }
+
+    int(key: string, opts: { min: number; max?: number; fallback?: number }): number {
+        const given = this.given(key);
+        const text = given ?? this.spec(key).default;
+        if (text === "") return opts.fallback ?? opts.min;
+        const n = Number(text);
+        const max = opts.max ?? Number.MAX_SAFE_INTEGER;
+        if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(n)) {
+            this.fail(key, text, "must be a whole number", `pulumi config set ${key} ${Math.max(opts.min, Math.round(Number.isFinite(n) ? n : opts.min))}`);
+            return opts.fallback ?? opts.min;
+        }
+        if (n < opts.min || n > max) {
+            const range = opts.max === undefined ? `at least ${opts.min}` : `between ${opts.min} and ${max}`;
+            this.fail(key, text, `must be ${range}`, `pulumi config set ${key} ${Math.min(Math.max(n, opts.min), max)}`);
+            return opts.fallback ?? opts.min;
+        }
+        return n;
+    }
+
+    bool(key: string): boolean {
+        const v = this.str(key).toLowerCase();
+        if (v === "true") return true;
+        if (v === "false") return false;
+        this.fail(key, this.str(key), "must be true or false", `pulumi config set ${key} true`);
+        return this.spec(key).default === "true";
+    }
+
+    json<T>(key: string): T | undefined {
+        const v = this.given(key);
+        if (v === undefined) return undefined;
+        try {
+            return JSON.parse(v) as T;
+        } catch (e) {
+            this.fail(key, v, `is not valid JSON (${(e as Error).message})`, `pulumi config set ${key} '<json>' (see the README for the shape), or pulumi config rm ${key}`);
+            return undefined;
+        }
+    }
+
+    path(key: string): string {
+        const v = this.str(key);
+        if (!v.startsWith("/") || /\s/.test(v)) {
+            this.fail(key, v, "must be a URL path starting with '/' and without spaces", `pulumi config set ${key} /${v.replace(/^\/*/, "").replace(/\s+/g, "")}`);
+        }
+        return v;
+    }
+
+    dnsName(key: string, kind: "label" | "subdomain"): string {
+        const v = this.str(key);
+        const re = kind === "label" ? DNS1123_LABEL : DNS1123_SUBDOMAIN;
+        if (!re.test(v) || v.length > (kind === "label" ? 63 : 253)) {
+            const fixed = v.toLowerCase().replace(/[^a-z0-9.-]/g, "-").replace(/^[-.]+|[-.]+$/g, "") || "name";
+            this.fail(key, v, `must be a Kubernetes DNS-1123 ${kind} (lower-case letters, digits, '-'${kind === "subdomain" ? ", '.'" : ""})`, `pulumi config set ${key} ${fixed}`);
+        }
+        return v;
+    }
+
+    protoDuration(key: string, minSeconds: number): string {
+        const v = this.str(key);
+        const secs = protoDurationSeconds(v);
+        if (secs === undefined) {
+            this.fail(key, v, "must be a protobuf duration: seconds with an 's' suffix (Envoy rejects '60', '1m' or '500ms')", `pulumi config set ${key} ${/^\d+$/.test(v) ? `${v}s` : "60s"}`);
+        } else if (secs < minSeconds) {
+            this.fail(key, v, `must be at least ${minSeconds}s`, `pulumi config set ${key} ${minSeconds}s`);
+        }
+        return v;
+    }
+
+    goDuration(key: string): string {
+        const v = this.str(key);
+        if (!GO_DURATION.test(v)) {
+            this.fail(key, v, "must be a Go duration such as '0', '150us' or '2ms'", `pulumi config set ${key} 150us`);
+        }
+        return v;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resolution
+
+/** Default VirtualService routes: spec 2.5 for variant A; one catch-all-matches route for B. */
+export function defaultRoutes(p: StackSettings["paths"], split: boolean, apiRoute: string): HttpRoute[] {
+    const exact = [...new Set([p.page, p.login, p.logout])];
+    if (split) {
+        return [
+            { exact, prefix: [p.staticPrefix] },
+            { name: apiRoute, exact: [], prefix: [p.apiPrefix] },
+        ];
+    }
+    return [{ exact, prefix: [p.staticPrefix, p.apiPrefix] }];
+}
+
+function readRoutes(r: Reader, key: string, fallback: HttpRoute[]): HttpRoute[] {
+    const parsed = r.json<unknown>(key);
+    if (parsed === undefined) return fallback;
+    const shapeFix = `pulumi config set ${key} '[{"exact":["/productpage"],"prefix":["/static"]},{"name":"api","prefix":["/api/v1/products"]}]'`;
+    if (!Array.isArray(parsed) || parsed.length === 0) {
+        r.fail(key, r.given(key), "must be a non-empty JSON list of routes", shapeFix);
+        return fallback;
+    }
+    const routes: HttpRoute[] = [];
+    const names = new Set<string>();
+    parsed.forEach((e: any, i: number) => {
+        const exact = e?.exact ?? [];
+        const prefix = e?.prefix ?? [];
+        const okList = (l: unknown) => Array.isArray(l) && l.every((s) => typeof s === "string" && s.startsWith("/"));
+        if (typeof e !== "object" || e === null || !okList(exact) || !okList(prefix) || exact.length + prefix.length === 0) {
+            r.fail(key, r.given(key), `route #${i + 1} needs 'exact' and/or 'prefix': non-empty lists of paths starting with '/'`, shapeFix);
+            return;
+        }
+        if (e.name !== undefined && (typeof e.name !== "string" || !e.name)) {
+            r.fail(key, r.given(key), `route #${i + 1} has an invalid 'name'`, shapeFix);
+            return;
+        }
+        if (e.name && names.has(e.name)) {
+            r.fail(key, r.given(key), `route name '${e.name}' appears twice`, "give every route a distinct name");
+        }
+        if (e.name) names.add(e.name);
+        routes.push({ name: e.name, exact, prefix });
+    });
+    return routes.length ? routes : fallback;
+}
+
+function readDescriptors(r: Reader, key: string, fallback: DescriptorLimit[]): DescriptorLimit[] {
+    const parsed = r.json<unknown>(key);
+    if (parsed === undefined) return fallback;
+    const example = `pulumi config set ${key} '[{"key":"PATH","value":"/productpage","unit":"minute","requestsPerUnit":1},{"key":"PATH","unit":"minute","requestsPerUnit":100}]'`;
+    if (!Array.isArray(parsed) || parsed.length === 0) {
+        r.fail(key, r.given(key), "must be a non-empty JSON list of descriptors", example);
+        return fallback;
+    }
+    const out: DescriptorLimit[] = [];
+    const seen = new Set<string>();
+    parsed.forEach((d: any, i: number) => {
+        const where = `descriptor #${i + 1}`;
+        if (typeof d !== "object" || d === null) {
+            r.fail(key, r.given(key), `${where} is not an object`, example);
+            return;
+        }
+        const extra = Object.keys(d).filter((k) => !["key", "value", "unit", "requestsPerUnit"].includes(k));
+        if (extra.length) {
+            r.fail(key, r.given(key), `${where} has unknown field(s) ${extra.join(", ")}`, "allowed fields: key, value, unit, requestsPerUnit");
+        }
+        if (typeof d.key !== "string" || d.key === "") {
+            r.fail(key, r.given(key), `${where} has an empty or missing 'key'`, `set "key":"${DESCRIPTOR_KEY}"`);
+            return;
+        }
+        if (d.key !== DESCRIPTOR_KEY) {
+            r.fail(key, r.given(key), `${where} uses key '${d.key}', but the gateway filters only send '${DESCRIPTOR_KEY}': it would never match`, `set "key":"${DESCRIPTOR_KEY}"`);
+        }
+        if (d.value !== undefined && (typeof d.value !== "string" || d.value === "")) {
+            r.fail(key, r.given(key), `${where} has an empty or non-string 'value'`, "omit 'value' for the catch-all, or give a non-empty string");
+        }
+        if (!RATE_LIMIT_UNITS.includes(d.unit)) {
+            r.fail(key, r.given(key), `${where} has unit ${JSON.stringify(d.unit)}`, `use one of ${RATE_LIMIT_UNITS.join(", ")}`);
+        }
+        if (!Number.isSafeInteger(d.requestsPerUnit) || d.requestsPerUnit < 1) {
+            r.fail(key, r.given(key), `${where} has requestsPerUnit ${JSON.stringify(d.requestsPerUnit)}`, "use a whole number of at least 1");
+        }
+        const id = `${d.key}=${d.value ?? "*"}`;
+        if (seen.has(id)) {
+            r.fail(key, r.given(key), `${where} duplicates ${d.value === undefined ? `the catch-all for '${d.key}'` : `'${id}'`}; the rate-limit service rejects duplicate descriptors`, "remove one of the two entries");
+        }
+        seen.add(id);
+        out.push({ key: d.key, value: d.value, unit: d.unit, requestsPerUnit: d.requestsPerUnit });
+    });
+    return out;
+}
+
+/**
+ * Validates raw stack config and applies the variant presets. Throws `ConfigError` listing every
+ * problem. `extraProblems` (e.g. unknown keys) are reported together with the rest.
+ */
+export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] = []): StackSettings {
+    const r = new Reader(raw);
+    r.problems.push(...extraProblems);
+
+    const variant = r.oneOf<Variant>("variant", ["A", "B"]);
+    const apiProfile = r.oneOf<ApiProfile>("apiProfile", ["current", "seed"]);
+    const preset = VARIANT_PRESETS[variant];
+
+    const paths = {
+        limited: r.path("limitedPath"),
+        page: r.path("pagePath"),
+        login: r.path("loginPath"),
+        logout: r.path("logoutPath"),
+        staticPrefix: r.path("staticPrefix"),
+        apiPrefix: r.path("apiPrefix"),
+    };
+
+    // Global limits ---------------------------------------------------------------------------
+    const domain = r.given("domain") ?? preset.domain;
+    if (!/^[A-Za-z0-9_.-]+$/.test(domain)) {
+        r.fail("domain", domain, "must be non-empty and use only letters, digits, '_', '.', '-'", `pulumi config set domain ${preset.domain}`);
+    }
+    const unit = r.oneOf<RateLimitUnit>("unit", RATE_LIMIT_UNITS);
+    const limitedPathLimit = r.int("limitedPathLimit", { min: 1 });
+    const catchAllLimit = r.int("catchAllLimit", { min: 1 });
+    let apiLimit: number | undefined;
+    if (preset.routeSplit) {
+        apiLimit = r.int("apiLimit", { min: 1, fallback: preset.apiLimit });
+    } else if (r.given("apiLimit") !== undefined) {
+        r.fail("apiLimit", r.given("apiLimit"), `applies only to variant A (variant ${variant} has no '${r.str("apiRoute")}' route limit)`, "pulumi config rm apiLimit, or pulumi config set variant A");
+    }
+
+    let apiRoute: ApiRouteLimit | undefined;
+    const apiRouteName = r.str("apiRoute");
+    const descriptorValue = r.str("apiDescriptorValue");
+    if (preset.routeSplit) {
+        const regex = r.given("apiRouteRegex") ?? `${paths.apiPrefix}/[1-9]{1,2}`;
+        try {
+            compileFullMatch(regex);
+        } catch (e) {
+            r.fail("apiRouteRegex", regex, `is not a valid RE2 regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, "")}); Envoy would reject the route patch`, `pulumi config set apiRouteRegex '${paths.apiPrefix}/[1-9]{1,2}'`);
+        }
+        apiRoute = { route: apiRouteName, regex, descriptorValue };
+    } else {
+        for (const k of ["apiRouteRegex"]) {
+            if (r.given(k) !== undefined) {
+                r.fail(k, r.given(k), "applies only to variant A", `pulumi config rm ${k}`);
+            }
+        }
+    }
+
+    const presetDescriptors: DescriptorLimit[] = [
+        { key: DESCRIPTOR_KEY, value: paths.limited, unit, requestsPerUnit: limitedPathLimit },
+        ...(apiLimit !== undefined ? [{ key: DESCRIPTOR_KEY, value: descriptorValue, unit, requestsPerUnit: apiLimit }] : []),
+        { key: DESCRIPTOR_KEY, unit, requestsPerUnit: catchAllLimit },
+    ];
+    if (presetDescriptors[0].value === descriptorValue && apiLimit !== undefined) {
+        r.fail("apiDescriptorValue", descriptorValue, "equals limitedPath, so two descriptors would collide", "pulumi config set apiDescriptorValue api");
+    }
+    const descriptors = readDescriptors(r, "descriptors", presetDescriptors);
+    if (r.given("descriptors") !== undefined) {
+        for (const k of ["limitedPathLimit", "apiLimit", "catchAllLimit"]) {
+            if (r.given(k) !== undefined) {
+                r.fail(k, r.given(k), "is ignored because 'descriptors' replaces the whole list", `pulumi config rm ${k}, or pulumi config rm descriptors`);
+            }
+        }
+    }
+
+    const failureModeDeny = r.bool("failureModeDeny");
+    const timeout = r.protoDuration("rateLimitTimeout", 0.001);
+
+    // Local limit -----------------------------------------------------------------------------
+    const local = {
+        bucket: r.int("localBucket", { min: 1, max: 1_000_000_000, fallback: preset.localBucket }),
+        // Envoy refuses fill intervals below 50 ms.
+        fillInterval: r.protoDuration("localFillInterval", 0.05),
+        placement: r.oneOf<LocalPlacement>("localPlacement", ["all-routes", "single-route"]),
+        serviceLabel: r.str("serviceLabel"),
+        servicePort: r.int("localServicePort", { min: 1, max: 65535 }),
+    };
+    if (!LABEL_VALUE.test(local.serviceLabel) || local.serviceLabel === "" || local.serviceLabel.length > 63) {
+        r.fail("serviceLabel", local.serviceLabel, "must be a valid label value", "pulumi config set serviceLabel productpage");
+    }
+
+    // Mesh --------------------------------------------------------------------------------------
+    const selectorText = r.str("gatewaySelector");
+    const [selKey, selValue, ...selRest] = selectorText.split("=");
+    if (selRest.length || !selKey || selValue === undefined || !LABEL_KEY.test(selKey) || !LABEL_VALUE.test(selValue)) {
+        r.fail("gatewaySelector", selectorText, "must be one label written key=value", "pulumi config set gatewaySelector istio=ingressgateway");
+    }
+    const mesh = {
+        namespace: r.dnsName("meshNamespace", "label"),
+        gatewaySelector: { key: selKey ?? "istio", value: selValue ?? "ingressgateway" },
+        mutualTls: r.bool("mutualTls"),
+    };
+
+    // Bookinfo ----------------------------------------------------------------------------------
+    const workloadNamespace = r.dnsName("workloadNamespace", "label");
+    const routes = readRoutes(r, "virtualServiceRoutes", defaultRoutes(paths, preset.routeSplit, apiRouteName));
+    if (apiRoute && !routes.some((rt) => rt.name === apiRoute!.route)) {
+        const have = routes.map((rt) => rt.name).filter(Boolean);
+        r.fail("apiRoute", apiRoute.route, `names no route of the VirtualService (routes: ${have.length ? have.map((n) => `'${n}'`).join(", ") : "none named"}); Istio would silently ignore the route patch`, have.length ? `pulumi config set apiRoute ${have[0]}` : "name a route in virtualServiceRoutes");
+    }
+    const bookinfo = {
+        namespace: workloadNamespace,
+        version: r.str("bookinfoVersion"),
+        gatewayName: r.dnsName("gatewayName", "subdomain"),
+        gatewayPort: r.int("gatewayPort", { min: 1, max: 65535 }),
+        virtualServiceName: r.dnsName("virtualServiceName", "subdomain"),
+        routes,
+    };
+
+    // Rate-limit service --------------------------------------------------------------------------
+    const ratelimit = {
+        namespace: r.dnsName("ratelimitNamespace", "label"),
+        serviceName: r.dnsName("ratelimitServiceName", "label"),
+        grpcPort: r.int("ratelimitGrpcPort", { min: 1, max: 65535 }),
+        httpPort: 8080,
+        debugPort: 6070,
+        configName: r.dnsName("configName", "subdomain"),
+        image: r.str("ratelimitImage"),
+        replicas: r.int("ratelimitReplicas", { min: 1, max: 100 }),
+        logLevel: r.oneOf("ratelimitLogLevel", ["warn", "debug", "info", "error"]),
+        redisPoolSize: r.int("redisPoolSize", { min: 1, max: 10_000 }),
+        redisPipelineWindow: r.goDuration("redisPipelineWindow"),
+        redisPipelineLimit: r.int("redisPipelineLimit", { min: 0 }),
+        localCacheSizeInBytes: r.int("localCacheSizeInBytes", { min: 0 }),
+        redisImage: r.str("redisImage"),
+    };
+    if (ratelimit.grpcPort === ratelimit.httpPort || ratelimit.grpcPort === ratelimit.debugPort) {
+        r.fail("ratelimitGrpcPort", String(ratelimit.grpcPort), `collides with the service's HTTP (${ratelimit.httpPort}) or debug (${ratelimit.debugPort}) port`, "pulumi config set ratelimitGrpcPort 8081");
+    }
+
+    // Managed API -------------------------------------------------------------------------------
+    let managedApi: StackSettings["managedApi"];
+    if (r.bool("managedApi")) {
+        const rangesText = r.given("includeIpRanges");
+        const ranges = (rangesText ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+        if (!rangesText) {
+            r.fail("includeIpRanges", undefined, "is required: the cluster's pod and service CIDRs differ per cluster and cannot be guessed (spec 1.6)", "pulumi config set includeIpRanges 10.4.0.0/14,10.7.240.0/20   (your cluster's pod and service CIDRs), or pulumi config set managedApi false");
+        } else {
+            const bad = ranges.filter((c) => !isCidr(c));
+            if (bad.length || ranges.length === 0) {
+                r.fail("includeIpRanges", rangesText, `has invalid CIDR(s): ${bad.join(", ") || "(empty)"}`, "use comma-separated CIDRs such as 10.4.0.0/14,10.7.240.0/20");
+            }
+        }
+        const serviceName = r.given("espServiceName");
+        if (!serviceName) {
+            r.fail("espServiceName", undefined, "is required: ESP needs the Cloud Endpoints service it serves (--service)", "pulumi config set espServiceName echo-api.endpoints.MY_PROJECT.cloud.goog, or pulumi config set managedApi false");
+        } else if (!DNS1123_SUBDOMAIN.test(serviceName)) {
+            r.fail("espServiceName", serviceName, "must be a DNS name such as echo-api.endpoints.MY_PROJECT.cloud.goog", "pulumi config set espServiceName echo-api.endpoints.MY_PROJECT.cloud.goog");
+        }
+        const secret = r.given("espServiceAccountSecret");
+        if (secret !== undefined) r.dnsName("espServiceAccountSecret", "subdomain");
+        managedApi = {
+            namespace: workloadNamespace,
+            includeIpRanges: ranges,
+            serviceName: serviceName ?? "",
+            serviceAccountSecret: secret,
+            portMode: r.oneOf<EspPortMode>("espPortMode", ["http", "tcp"]),
+            ingressName: r.dnsName("ingressName", "subdomain"),
+            ingressPath: r.path("ingressPath"),
+            espImage: r.str("espImage"),
+            echoImage: r.str("echoImage"),
+        };
+    }
+
+    const awaitRollout = r.bool("awaitRollout");
+
+    if (r.problems.length) throw new ConfigError(r.problems);
+
+    return {
+        variant,
+        apiProfile,
+        paths,
+        global: { domain, descriptors, failureModeDeny, timeout, apiRoute },
+        local,
+        mesh,
+        bookinfo,
+        ratelimit,
+        managedApi,
+        awaitRollout,
+    };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values derived from settings: computed once, never typed twice.
+
+/** In-cluster DNS name of the rate-limit Service. */
+export function ratelimitHost(s: StackSettings): string {
+    return `${s.ratelimit.serviceName}.${s.ratelimit.namespace}.svc.cluster.local`;
+}
+
+/** Istio's own outbound cluster for the rate-limit gRPC port (keeps working under STRICT mTLS). */
+export function ratelimitClusterName(s: StackSettings): string {
+    return `outbound|${s.ratelimit.grpcPort}||${ratelimitHost(s)}`;
+}
+
+/** Name Istio gives the gateway's virtual host for the Gateway server port. */
+export function gatewayVhostName(s: StackSettings): string {
+    return `*:${s.bookinfo.gatewayPort}`;
+}
+
+/** Name Istio gives the sidecar's inbound virtual host for the workload port. */
+export function inboundVhostName(s: StackSettings): string {
+    return `inbound|http|${s.local.servicePort}`;
+}

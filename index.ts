@@ -1,0 +1,39 @@
+/**
+ * mesh-ratelimit: the Pulumi program. Reads stack config, validates it, builds the stack.
+ * See README.md for every config key.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { execFileSync } from "child_process";
+import { buildProgram } from "./components/program";
+import { missingApis } from "./components/served-apis";
+import { StackSettings } from "./components/settings";
+
+const kubeContext = new pulumi.Config("kubernetes").get("context");
+
+/** Asks the cluster which API versions it serves; skipped with a warning when kubectl cannot reach it. */
+function checkCluster(s: StackSettings) {
+    let out: string;
+    try {
+        out = execFileSync("kubectl", [...(kubeContext ? ["--context", kubeContext] : []), "api-versions"], {
+            encoding: "utf8",
+            timeout: 20_000,
+            stdio: ["ignore", "pipe", "pipe"],
+        });
+    } catch (e: any) {
+        pulumi.log.warn(`could not list the cluster's API versions with kubectl (${String(e.stderr || e.message).trim().split("\n")[0]}); skipping the served-API check`);
+        return [];
+    }
+    return missingApis(s, new Set(out.split("\n").map((l) => l.trim()).filter(Boolean)));
+}
+
+const { settings, stack } = buildProgram(pulumi.runtime.allConfig(), { checkCluster, kubeContext });
+
+export const variant = settings.variant;
+export const apiProfile = settings.apiProfile;
+export const domain = settings.global.domain;
+/** Paths to try through the ingress gateway. */
+export const gatewayPaths = stack.gatewayPaths;
+/** gRPC address of the rate-limit service (what the gateway filter calls). */
+export const rateLimitService = stack.rateLimitService.grpcAddress;
+export const limits = stack.limits;
+export const managedApiPath = settings.managedApi?.ingressPath;

@@ -1,0 +1,148 @@
+/**
+ * Offline render: evaluates the real program under Pulumi's mocks (no cluster, no Pulumi CLI) and
+ * returns every Kubernetes object the stack would create or patch, as plain objects.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as fs from "fs";
+import * as path from "path";
+import { parse } from "yaml";
+import { PROJECT } from "../components/config-schema";
+import { StackSettings } from "../components/settings";
+
+export interface K8sObject {
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+    [field: string]: unknown;
+}
+
+export interface Registration {
+    type: string;
+    name: string;
+    inputs: Record<string, any>;
+}
+
+export interface RenderOptions {
+    variant?: "A" | "B";
+    apiProfile?: "seed" | "current";
+    /** Config keys (without project prefix) that override the base config. */
+    overrides?: Record<string, string>;
+    /** Base config (without project prefix). Defaults to the dev stack's `Pulumi.dev.yaml`. */
+    base?: Record<string, string>;
+}
+
+export const REPO_ROOT = path.resolve(__dirname, "..");
+export const REDACTED = "<redacted: generated at deploy time, secret in Pulumi state>";
+/** Dynamic resources register as `pulumi-nodejs:dynamic/<Name>:Resource`. */
+const DYNAMIC_TYPE_PREFIX = "pulumi-nodejs:dynamic";
+/** Marker key of a serialized secret value in resource inputs. */
+const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+
+/** Config of a stack file (`Pulumi.<stack>.yaml`), keys without the project prefix, values as strings. */
+export function stackFileConfig(stack = "dev"): Record<string, string> {
+    const file = path.join(REPO_ROOT, `Pulumi.${stack}.yaml`);
+    const doc = parse(fs.readFileSync(file, "utf8")) ?? {};
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries<unknown>(doc.config ?? {})) {
+        if (k.startsWith(`${PROJECT}:`)) out[k.slice(PROJECT.length + 1)] = typeof v === "string" ? v : JSON.stringify(v);
+    }
+    return out;
+}
+
+/** Builds the full `project:key` config map the program reads. */
+export function programConfig(opts: RenderOptions): Record<string, string> {
+    const merged: Record<string, string> = {
+        ...(opts.base ?? stackFileConfig()),
+        ...(opts.variant ? { variant: opts.variant } : {}),
+        ...(opts.apiProfile ? { apiProfile: opts.apiProfile } : {}),
+        ...(opts.overrides ?? {}),
+    };
+    return Object.fromEntries(Object.entries(merged).map(([k, v]) => [`${PROJECT}:${k}`, v]));
+}
+
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs the program under mocks and returns what it registered. Calls are serialized: the Pulumi
+ * runtime is process-global.
+ */
+export function registerProgram(opts: RenderOptions): Promise<{ settings: StackSettings; registrations: Registration[] }> {
+    const run = async () => {
+        const registrations: Registration[] = [];
+        await pulumi.runtime.setMocks(
+            {
+                newResource(args: pulumi.runtime.MockResourceArgs) {
+                    const state = { ...args.inputs };
+                    if (args.type === "random:index/randomPassword:RandomPassword") state.result = "mock-password-0123456789";
+                    if (args.custom !== false) registrations.push({ type: args.type, name: args.name, inputs: args.inputs });
+                    return { id: `${args.name}-id`, state };
+                },
+                call: (args: pulumi.runtime.MockCallArgs) => args.inputs,
+            },
+            PROJECT,
+            "render",
+            false,
+        );
+        pulumi.runtime.setAllConfig(programConfig(opts));
+        // Loaded after the mocks are in place.
+        const { buildProgram } = await import("../components/program");
+        const { settings } = buildProgram(pulumi.runtime.allConfig());
+        await (require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> }).waitForRPCs();
+        return { settings, registrations };
+    };
+    const result = queue.then(run, run);
+    queue = result.catch(() => undefined);
+    return result;
+}
+
+function redactSecret(obj: K8sObject): K8sObject {
+    const out: K8sObject = { ...obj };
+    for (const field of ["data", "stringData"]) {
+        const values = obj[field] as Record<string, unknown> | undefined;
+        if (values) out[field] = Object.fromEntries(Object.keys(values).map((k) => [k, REDACTED]));
+    }
+    return out;
+}
+
+/** Registrations → Kubernetes objects (drops non-Kubernetes resources such as the random password). */
+export function toObjects(registrations: Registration[]): K8sObject[] {
+    const objects: K8sObject[] = [];
+    for (const r of registrations) {
+        if (r.type.startsWith(DYNAMIC_TYPE_PREFIX) && r.inputs.configMap) {
+            // The seed profile's edit of Istio's mesh ConfigMap, shown as the one line it sets.
+            const i = r.inputs;
+            objects.push({
+                apiVersion: "v1",
+                kind: "ConfigMap",
+                metadata: {
+                    name: i.configMap,
+                    namespace: i.namespace,
+                    annotations: { "mesh-ratelimit/patch": `sets the top-level line '${i.setting}: ${i.value}' inside data.${i.dataKey}; the original text is restored on destroy` },
+                },
+                data: { [i.dataKey]: `${i.setting}: ${i.value}\n` },
+            });
+            continue;
+        }
+        if (!r.type.startsWith("kubernetes:")) continue;
+        const { apiVersion, kind, metadata, ...rest } = r.inputs;
+        let obj: K8sObject = { apiVersion, kind, metadata: stripUndefined(metadata), ...stripUndefined(rest) };
+        if (kind === "Secret") obj = redactSecret(obj);
+        objects.push(obj);
+    }
+    return objects;
+}
+
+/** Drops undefined fields and unwraps serialized secrets to their values (redacted later). */
+function stripUndefined<T>(v: T): T {
+    return JSON.parse(JSON.stringify(v ?? {}), (_k, val) => (val && typeof val === "object" && SECRET_SIG in val ? val.value : val));
+}
+
+/** Every Kubernetes object the stack would create or patch. */
+export async function renderStack(opts: RenderOptions = {}): Promise<K8sObject[]> {
+    const { registrations } = await registerProgram(opts);
+    return toObjects(registrations);
+}
+
+export function objectFileName(o: K8sObject): string {
+    return `${o.kind.toLowerCase()}_${o.metadata.namespace ?? "cluster"}_${o.metadata.name}.yaml`;
+}
