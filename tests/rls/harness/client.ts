@@ -1,0 +1,96 @@
+/**
+ * RLS v3 client over the real gRPC API (`ShouldRateLimit`), using @grpc/grpc-js and the
+ * project's own minimal proto (tests/rls/proto/rls.proto).
+ */
+import * as path from "path";
+import * as grpc from "@grpc/grpc-js";
+import * as protoLoader from "@grpc/proto-loader";
+
+export type Code = "UNKNOWN" | "OK" | "OVER_LIMIT";
+
+export interface Entry {
+    key: string;
+    value: string;
+}
+
+/** One descriptor = the entries one `rate_limits` element produced for a request. */
+export type Descriptor = Entry[];
+
+export interface DescriptorStatus {
+    code: Code;
+    currentLimit?: { requestsPerUnit: number; unit: string; name: string };
+    limitRemaining: number;
+    durationUntilResetSeconds?: number;
+}
+
+export interface Decision {
+    overallCode: Code;
+    statuses: DescriptorStatus[];
+}
+
+const PROTO = path.join(__dirname, "..", "proto", "rls.proto");
+
+let ctor: grpc.ServiceClientConstructor | undefined;
+function serviceCtor(): grpc.ServiceClientConstructor {
+    if (!ctor) {
+        const def = protoLoader.loadSync(PROTO, { keepCase: false, longs: Number, enums: String, defaults: true });
+        const pkg = grpc.loadPackageDefinition(def) as any;
+        ctor = pkg.envoy.service.ratelimit.v3.RateLimitService as grpc.ServiceClientConstructor;
+    }
+    return ctor;
+}
+
+export class RlsClient {
+    private readonly client: grpc.Client & Record<string, any>;
+
+    /** `address` is host:port of the service's gRPC listener. */
+    constructor(readonly address: string) {
+        const C = serviceCtor();
+        this.client = new C(address, grpc.credentials.createInsecure(), {
+            // Keep one HTTP/2 connection per client; concurrency comes from multiplexing.
+            "grpc.max_concurrent_streams": 10_000,
+        }) as any;
+    }
+
+    /** Calls ShouldRateLimit. Rejects with the gRPC error (code, details) when the service errs. */
+    shouldRateLimit(domain: string, descriptors: Descriptor[], opts: { hitsAddend?: number; deadlineMs?: number } = {}): Promise<Decision> {
+        const request = {
+            domain,
+            descriptors: descriptors.map((entries) => ({ entries })),
+            hitsAddend: opts.hitsAddend ?? 0,
+        };
+        const deadline = new Date(Date.now() + (opts.deadlineMs ?? 10_000));
+        return new Promise((resolve, reject) => {
+            this.client.ShouldRateLimit(request, { deadline }, (err: grpc.ServiceError | null, res: any) => {
+                if (err) return reject(err);
+                resolve({
+                    overallCode: res.overallCode as Code,
+                    statuses: (res.statuses ?? []).map((s: any) => ({
+                        code: s.code as Code,
+                        currentLimit: s.currentLimit ? { requestsPerUnit: s.currentLimit.requestsPerUnit, unit: s.currentLimit.unit, name: s.currentLimit.name } : undefined,
+                        limitRemaining: s.limitRemaining,
+                        durationUntilResetSeconds: s.durationUntilReset ? Number(s.durationUntilReset.seconds) : undefined,
+                    })),
+                });
+            });
+        });
+    }
+
+    /** Resolves when the channel is connected (or rejects after `ms`). */
+    waitForReady(ms = 10_000): Promise<void> {
+        return new Promise((resolve, reject) => this.client.waitForReady(new Date(Date.now() + ms), (e) => (e ? reject(e) : resolve())));
+    }
+
+    close(): void {
+        this.client.close();
+    }
+}
+
+/**
+ * What a gateway with `failure_mode_deny: true` makes of an answer (model of Envoy's ratelimit
+ * filter): an error → 500 (fail closed), OVER_LIMIT → 429, any other code → the request passes.
+ */
+export function gatewayOutcome(d: Decision | Error): "allow" | "429" | "500" {
+    if (d instanceof Error) return "500";
+    return d.overallCode === "OVER_LIMIT" ? "429" : "allow";
+}
