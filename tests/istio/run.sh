@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# Istio tier (npm run test:istio): prove the stack's Istio objects are accepted by Istio and that
+# its EnvoyFilters land where they must in the Envoy configuration Istio generates.
+#
+# For each variant A|B x profile seed|current x local placement all-routes|single-route:
+#   1. render the stack to a temp dir (npm run render),
+#   2. `istioctl validate -f` every Istio object (networking/security.istio.io),
+#   3. `istioctl analyze --use-kube=false` on the whole set plus tests/istio/context/ (the objects
+#      an Istio installation provides); every message must be listed in analyze-allow.txt,
+#   4. the generator check (tests/istio/xdscheck, a go test driving Istio's pilot packages) and
+#      its negative controls.
+# Prints one line per result, then "N passed, M failed". Exit non-zero on any failure.
+# Missing tools: a loud SKIPPED line; non-zero under CI=true or MESH_RL_REQUIRE_TOOLS=1.
+#
+# Env: ISTIO_CHECK_VARIANTS / ISTIO_CHECK_PROFILES / ISTIO_CHECK_PLACEMENTS narrow the matrix;
+#      ISTIO_CHECK_RENDER_DIR=<dir> checks an already rendered dir (needs ISTIO_CHECK_VARIANTS and
+#      ISTIO_CHECK_PLACEMENTS with one value each) instead of calling the renderer.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+if [[ -f "$root/scripts/lib/common.sh" ]]; then
+  # shellcheck source=/dev/null
+  source "$root/scripts/lib/common.sh"
+fi
+CACHE="${CACHE:-${MESH_RL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mesh-ratelimit}}"
+export GOTOOLCHAIN=local GOFLAGS="${GOFLAGS:--buildvcs=false}"
+mkdir -p "$CACHE/logs"
+
+skip() {
+  echo "SKIPPED: istio: $*"
+  if [[ "${CI:-}" == "true" || "${MESH_RL_REQUIRE_TOOLS:-}" == "1" ]]; then exit 1; fi
+  exit 0
+}
+
+passed=0
+failed=0
+failures=()
+ok() { passed=$((passed + 1)); echo "ok   $*"; }
+ko() { failed=$((failed + 1)); failures+=("$*"); echo "FAIL $*"; }
+
+command -v go >/dev/null 2>&1 || skip "go not found (needed to build istioctl and the generator check)"
+
+# ---- tools -------------------------------------------------------------------------------
+t0=$(date +%s)
+if ! bash "$root/scripts/tools/build-istioctl.sh" > "$CACHE/logs/istioctl-build.log" 2>&1; then
+  tail -20 "$CACHE/logs/istioctl-build.log"
+  skip "istioctl build failed (log: $CACHE/logs/istioctl-build.log)"
+fi
+ISTIOCTL="$(bash "$root/scripts/tools/build-istioctl.sh" --print-path)"
+echo "istioctl: $ISTIOCTL ($(( $(date +%s) - t0 ))s to build or reuse)"
+
+# The generator check is compiled once per run (the Go build cache makes a rebuild quick).
+xdsbin="$CACHE/tools/xdscheck/xdscheck.test"
+mkdir -p "$(dirname "$xdsbin")"
+t0=$(date +%s)
+kind=cold
+[[ -f "$xdsbin" ]] && kind=warm
+if ! (cd "$here/xdscheck" && go test -c -o "$xdsbin.tmp" .) > "$CACHE/logs/xdscheck-build.log" 2>&1; then
+  tail -30 "$CACHE/logs/xdscheck-build.log"
+  ko "build: tests/istio/xdscheck does not compile (log: $CACHE/logs/xdscheck-build.log)"
+  xdsbin=""
+else
+  mv "$xdsbin.tmp" "$xdsbin"
+  secs=$(( $(date +%s) - t0 ))
+  echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) xdscheck $kind $secs" >> "$CACHE/timings.log"
+  echo "xdscheck: built ($kind, ${secs}s)"
+fi
+
+# ---- matrix ------------------------------------------------------------------------------
+read -r -a variants <<< "${ISTIO_CHECK_VARIANTS:-A B}"
+read -r -a profiles <<< "${ISTIO_CHECK_PROFILES:-seed current}"
+read -r -a placements <<< "${ISTIO_CHECK_PLACEMENTS:-all-routes single-route}"
+
+if [[ -z "${ISTIO_CHECK_RENDER_DIR:-}" ]]; then
+  [[ -f "$root/render/cli.ts" ]] || skip "renderer render/cli.ts not present (npm run render)"
+  [[ -d "$root/node_modules" ]] || skip "node_modules missing (run npm ci)"
+fi
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/istio-check.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+allow="$here/analyze-allow.txt"
+
+is_istio() { grep -qE '^apiVersion: *(networking|security|telemetry|extensions)\.istio\.io/' "$1"; }
+
+check_combo() {
+  local v=$1 p=$2 pl=$3 dir=$4 combo="$1/$2/$3"
+  local f n=0 out
+
+  # 2. istioctl validate, one Istio object at a time (the failure names the object's file).
+  for f in "$dir"/*.yaml; do
+    [[ "$(basename "$f")" == all.yaml ]] && continue
+    is_istio "$f" || continue
+    n=$((n + 1))
+    if out="$("$ISTIOCTL" validate -f "$f" 2>&1)"; then
+      if grep -qiE 'warn' <<< "$out"; then
+        ko "$combo validate $(basename "$f"): warning: $(tr '\n' ' ' <<< "$out")"
+      else
+        ok "$combo validate $(basename "$f")"
+      fi
+    else
+      ko "$combo validate $(basename "$f"): $(tr '\n' ' ' <<< "$out")"
+    fi
+  done
+  [[ $n -gt 0 ]] || ko "$combo validate: no Istio object rendered in $dir"
+
+  # 3. istioctl analyze on the set (the rendered objects + the installation's context objects).
+  out="$("$ISTIOCTL" analyze --use-kube=false --output-threshold=Info --failure-threshold=Info \
+        "$dir/all.yaml" "$here/context" 2>&1)" || true
+  local msgs unexplained=""
+  msgs="$(grep -E '^(Error|Warning|Info) \[IST[0-9]+\]' <<< "$out" || true)"
+  if [[ -z "$msgs" ]] && ! grep -q 'No validation issues found' <<< "$out"; then
+    ko "$combo analyze: unexpected output: $(tr '\n' ' ' <<< "$out")"
+  else
+    while IFS= read -r m; do
+      [[ -z "$m" ]] && continue
+      local code res explained=""
+      code="$(sed -E 's/^[A-Za-z]+ \[(IST[0-9]+)\].*/\1/' <<< "$m")"
+      res="$(sed -E 's/^[A-Za-z]+ \[IST[0-9]+\] \(([^)]*)\).*/\1/' <<< "$m")"
+      while IFS=$'\t' read -r acode ares _why; do
+        [[ -z "$acode" || "$acode" == \#* ]] && continue
+        if [[ "$code" == "$acode" && "$res" =~ ^$ares$ ]]; then explained=1; break; fi
+      done < "$allow"
+      if [[ -n "$explained" ]]; then
+        echo "     analyze (explained in analyze-allow.txt): $m"
+      else
+        unexplained+="$m; "
+      fi
+    done <<< "$msgs"
+    if [[ -n "$unexplained" ]]; then
+      ko "$combo analyze: unexplained messages: $unexplained"
+    else
+      ok "$combo analyze --use-kube=false ($(grep -c . <<< "$msgs" || true) explained message(s))"
+    fi
+  fi
+
+  # 4. generator check + negative controls.
+  if [[ -n "$xdsbin" ]]; then
+    local log="$work/xds-$v-$p-$pl.log" rc=0
+    XDSCHECK_DIR="$dir" XDSCHECK_VARIANT="$v" XDSCHECK_PLACEMENT="$pl" \
+      "$xdsbin" -test.v -test.count=1 > "$log" 2>&1 || rc=$?
+    local line name
+    while IFS= read -r line; do
+      name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
+      if [[ "$line" == *"--- PASS"* ]]; then ok "$combo generator $name"; else ko "$combo generator $name"; fi
+    done < <(grep -E '^ +--- (PASS|FAIL): Test[A-Za-z]+/' "$log" || true)
+    if [[ $rc -ne 0 ]]; then
+      # Print the failure messages (object + expectation) from go test.
+      grep -E '^\s+xdscheck_test.go:[0-9]+:|panic|FAIL' "$log" | grep -v -- '--- PASS' | head -40 | sed 's/^/     /'
+      grep -qE '^ +--- FAIL: Test[A-Za-z]+/' "$log" || ko "$combo generator: go test exited $rc (log above)"
+    fi
+    if ! grep -qE '^ +--- (PASS|FAIL): TestGeneratedConfig/' "$log"; then
+      ko "$combo generator: no expectation evaluated"
+      tail -20 "$log" | sed 's/^/     /'
+    fi
+  fi
+}
+
+start=$(date +%s)
+if [[ -n "${ISTIO_CHECK_RENDER_DIR:-}" ]]; then
+  [[ ${#variants[@]} -eq 1 && ${#placements[@]} -eq 1 ]] || { echo "ISTIO_CHECK_RENDER_DIR needs one variant and one placement" >&2; exit 2; }
+  check_combo "${variants[0]}" "${profiles[0]}" "${placements[0]}" "$ISTIO_CHECK_RENDER_DIR"
+else
+  for v in "${variants[@]}"; do
+    for p in "${profiles[@]}"; do
+      for pl in "${placements[@]}"; do
+        dir="$work/$v-$p-$pl"
+        if ! (cd "$root" && npm run --silent render -- --variant "$v" --profile "$p" \
+                --local-placement "$pl" --out "$dir") > "$work/render-$v-$p-$pl.log" 2>&1; then
+          ko "$v/$p/$pl render: npm run render failed: $(tail -5 "$work/render-$v-$p-$pl.log" | tr '\n' ' ')"
+          continue
+        fi
+        check_combo "$v" "$p" "$pl" "$dir"
+      done
+    done
+  done
+fi
+echo "istio checks took $(( $(date +%s) - start ))s"
+
+if [[ $failed -gt 0 ]]; then
+  echo "failures:"
+  printf '  %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

@@ -1,0 +1,862 @@
+package xdscheck
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	udpatype "github.com/cncf/xds/go/udpa/type/v1"
+	xdstype "github.com/cncf/xds/go/xds/type/v3"
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	envoycore "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	lrlv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
+	rlv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ratelimit/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	corev1 "k8s.io/api/core/v1"
+
+	"istio.io/istio/pilot/pkg/config/kube/crd"
+	"istio.io/istio/pilot/pkg/model"
+	"istio.io/istio/pilot/pkg/networking/core"
+	kubereg "istio.io/istio/pilot/pkg/serviceregistry/kube"
+	"istio.io/istio/pkg/cluster"
+	"istio.io/istio/pkg/config"
+	"istio.io/istio/pkg/test"
+)
+
+// Names Envoy and Istio use on the wire (spec-mapping.md, "Neutral name -> wire identifier").
+const (
+	FilterRateLimit      = "envoy.filters.http.ratelimit"
+	FilterLocalRateLimit = "envoy.filters.http.local_ratelimit"
+	FilterRouter         = "envoy.filters.http.router"
+	FilterHCM            = "envoy.filters.network.http_connection_manager"
+	typeURLPrefix        = "type.googleapis.com/"
+	localRateLimitType   = typeURLPrefix + "envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit"
+	udpaTypedStructType  = typeURLPrefix + "udpa.type.v1.TypedStruct"
+	xdsTypedStructType   = typeURLPrefix + "xds.type.v3.TypedStruct"
+	httpProtocolOptions  = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions"
+
+	// Rendered object names the checks attribute failures to.
+	EFGlobal     = "filter-ratelimit"
+	EFVhost      = "filter-ratelimit-svc"
+	EFRouteAPI   = "filter-ratelimit-svc-api"
+	EFLocal      = "filter-local-ratelimit-svc"
+	IstioSystem  = "istio-system"
+	domainSuffix = "cluster.local"
+)
+
+// Expect holds what the stack must produce, derived from the variant presets in
+// spec-mapping.md, never read back from the rendered objects.
+type Expect struct {
+	Variant      string
+	Placement    string // all-routes | single-route
+	Domain       string
+	Bucket       uint32
+	APIRoute     bool
+	APIPrefix    string
+	GatewayPort  uint32 // Gateway server port: listener 0.0.0.0_<port>, route config http.<port>, vhost *:<port>
+	AppPort      uint32 // productpage container/service port
+	AppLabel     string
+	RLSCluster   string
+	RLSAuthority string
+	RLSTimeout   time.Duration
+	FillInterval time.Duration
+}
+
+// ExpectFor derives the expectations for a variant letter and a local-limit placement.
+func ExpectFor(variant, placement string) (Expect, error) {
+	e := Expect{
+		Variant:      variant,
+		Placement:    placement,
+		GatewayPort:  8080,
+		AppPort:      9080,
+		AppLabel:     "productpage",
+		APIPrefix:    "/api/v1/products",
+		RLSCluster:   "outbound|8081||ratelimit.default.svc.cluster.local",
+		RLSAuthority: "ratelimit.default.svc.cluster.local",
+		RLSTimeout:   10 * time.Second,
+		FillInterval: 60 * time.Second,
+	}
+	switch variant {
+	case "A":
+		e.Domain, e.Bucket, e.APIRoute = "ratelimit", 4, true
+	case "B":
+		e.Domain, e.Bucket, e.APIRoute = "productpage-ratelimit", 10, false
+	default:
+		return e, fmt.Errorf("unknown variant %q (want A or B)", variant)
+	}
+	switch placement {
+	case "all-routes", "single-route":
+	default:
+		return e, fmt.Errorf("unknown local placement %q (want all-routes or single-route)", placement)
+	}
+	return e, nil
+}
+
+// Finding is the outcome of one expectation. Problem is empty when it holds.
+type Finding struct {
+	ID          string // stable identifier, e.g. "gateway/ratelimit-filter-before-router"
+	Object      string // the rendered object responsible, e.g. "EnvoyFilter istio-system/filter-ratelimit"
+	Expectation string
+	Problem     string
+}
+
+func (f Finding) OK() bool { return f.Problem == "" }
+
+func (f Finding) String() string {
+	if f.OK() {
+		return fmt.Sprintf("ok   %s: %s: %s", f.ID, f.Object, f.Expectation)
+	}
+	return fmt.Sprintf("FAIL %s: %s: expected %s; %s", f.ID, f.Object, f.Expectation, f.Problem)
+}
+
+type findings struct{ list []Finding }
+
+func (fs *findings) add(id, object, expectation, problem string) {
+	fs.list = append(fs.list, Finding{ID: id, Object: object, Expectation: expectation, Problem: problem})
+}
+
+func efRef(name string) string { return "EnvoyFilter " + IstioSystem + "/" + name }
+
+// Generated is the Envoy configuration Istio built for the two proxies.
+type Generated struct {
+	GatewayListeners []*listenerv3.Listener
+	GatewayRoutes    []*routev3.RouteConfiguration
+	GatewayClusters  []*clusterv3.Cluster
+	SidecarListeners []*listenerv3.Listener
+}
+
+// Generate runs Istio's configuration generator over the documents. The returned findings
+// cover the inputs (parsing, workloads found); a nil Generated means nothing could be built.
+func Generate(t test.Failer, docs []Doc, e Expect) (*Generated, []Finding) {
+	var fs findings
+	var istioYAML []Doc
+	var services []*model.Service
+	var instances []*model.ServiceInstance
+
+	type workload struct {
+		ref    string
+		labels map[string]string
+		ports  map[string]int32
+		ip     string
+	}
+	var workloads []workload
+	for i, d := range docs {
+		if d.IsIstio() {
+			istioYAML = append(istioYAML, d)
+		}
+		if d.Kind() == "Deployment" || d.Kind() == "StatefulSet" {
+			tmpl, _ := Dig(d, "spec", "template").(map[string]any)
+			w := workload{ref: d.Ref(), labels: map[string]string{}, ports: map[string]int32{},
+				ip: fmt.Sprintf("10.244.0.%d", 10+i)}
+			if l, ok := Dig(tmpl, "metadata", "labels").(map[string]any); ok {
+				for k, v := range l {
+					w.labels[k] = fmt.Sprint(v)
+				}
+			}
+			cs, _ := Dig(tmpl, "spec", "containers").([]any)
+			for _, c := range cs {
+				cm, _ := c.(map[string]any)
+				ps, _ := cm["ports"].([]any)
+				for _, p := range ps {
+					pm, _ := p.(map[string]any)
+					name, _ := pm["name"].(string)
+					if n, ok := pm["containerPort"].(float64); ok && name != "" {
+						w.ports[name] = int32(n)
+					}
+				}
+			}
+			workloads = append(workloads, w)
+		}
+	}
+
+	text, err := ToYAML(istioYAML)
+	if err == nil {
+		var cfgs []config.Config
+		cfgs, _, err = crd.ParseInputs(text)
+		_ = cfgs
+	}
+	if err != nil {
+		fs.add("input/istio-objects-valid", "rendered Istio objects", "every Istio object parses and passes Istio's validation", err.Error())
+		return nil, fs.list
+	}
+
+	svcIP := 0
+	for _, d := range docs {
+		if d.Kind() != "Service" || d.APIVersion() != "v1" {
+			continue
+		}
+		var svc corev1.Service
+		b, _ := json.Marshal(d)
+		if err := json.Unmarshal(b, &svc); err != nil {
+			fs.add("input/services", d.Ref(), "a Kubernetes Service", err.Error())
+			continue
+		}
+		if svc.Namespace == "" {
+			svc.Namespace = "default"
+		}
+		if svc.Spec.ClusterIP == "" && svc.Spec.Type != corev1.ServiceTypeExternalName {
+			svcIP++ // the API server would allocate one
+			svc.Spec.ClusterIP = fmt.Sprintf("10.96.0.%d", 10+svcIP)
+		}
+		ms := kubereg.ConvertService(svc, nil, domainSuffix, cluster.ID("Kubernetes"), domainSuffix)
+		services = append(services, ms)
+		if len(svc.Spec.Selector) == 0 {
+			continue
+		}
+		for _, w := range workloads {
+			if !selects(svc.Spec.Selector, w.labels) {
+				continue
+			}
+			for _, sp := range svc.Spec.Ports {
+				mp := ms.Ports.GetByPort(int(sp.Port))
+				if mp == nil {
+					continue
+				}
+				target := sp.Port
+				if sp.TargetPort.IntVal != 0 {
+					target = sp.TargetPort.IntVal
+				} else if sp.TargetPort.StrVal != "" {
+					target = w.ports[sp.TargetPort.StrVal]
+				}
+				instances = append(instances, &model.ServiceInstance{
+					Service:     ms,
+					ServicePort: mp,
+					Endpoint: &model.IstioEndpoint{
+						Addresses:       []string{w.ip},
+						EndpointPort:    uint32(target),
+						ServicePortName: mp.Name,
+						Labels:          w.labels,
+						Namespace:       svc.Namespace,
+					},
+				})
+			}
+		}
+	}
+
+	var app *workload
+	for i := range workloads {
+		if workloads[i].labels["app"] == e.AppLabel {
+			app = &workloads[i]
+			break
+		}
+	}
+	if app == nil {
+		fs.add("input/productpage-workload", "Deployment default/productpage-*",
+			"a Deployment whose pods carry app="+e.AppLabel, "none rendered")
+		return nil, fs.list
+	}
+
+	cg := core.NewConfigGenTest(t, core.TestOptions{
+		ConfigString: text,
+		Services:     services,
+		Instances:    instances,
+	})
+	gw := cg.SetupProxy(&model.Proxy{
+		Type:            model.Router,
+		ID:              "istio-ingressgateway-0.istio-system",
+		ConfigNamespace: IstioSystem,
+		IPAddresses:     []string{"10.244.1.1"},
+		Labels:          map[string]string{"istio": "ingressgateway", "app": "istio-ingressgateway"},
+		Metadata: &model.NodeMetadata{
+			Namespace:    IstioSystem,
+			Labels:       map[string]string{"istio": "ingressgateway", "app": "istio-ingressgateway"},
+			IstioVersion: "1.30.3",
+		},
+	})
+	sc := cg.SetupProxy(&model.Proxy{
+		Type:            model.SidecarProxy,
+		ID:              "productpage-0.default",
+		ConfigNamespace: "default",
+		IPAddresses:     []string{app.ip},
+		Labels:          app.labels,
+		Metadata: &model.NodeMetadata{
+			Namespace:    "default",
+			Labels:       app.labels,
+			IstioVersion: "1.30.3",
+		},
+	})
+	g := &Generated{}
+	g.GatewayListeners = cg.Listeners(gw)
+	g.GatewayRoutes = cg.RoutesFromListeners(gw, g.GatewayListeners)
+	g.GatewayClusters = cg.Clusters(gw)
+	g.SidecarListeners = cg.Listeners(sc)
+	return g, fs.list
+}
+
+func selects(selector, labels map[string]string) bool {
+	for k, v := range selector {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Check generates the configuration and evaluates every expectation.
+func Check(t test.Failer, docs []Doc, e Expect) []Finding {
+	g, input := Generate(t, docs, e)
+	if g == nil {
+		return input
+	}
+	fs := &findings{list: input}
+	checkGateway(fs, docs, g, e)
+	checkSidecar(fs, g, e)
+	return fs.list
+}
+
+// ---------------------------------------------------------------- gateway
+
+func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
+	lname := fmt.Sprintf("0.0.0.0_%d", e.GatewayPort)
+	gwRef := "Gateway default/bookinfo-gateway"
+	l := findListener(g.GatewayListeners, lname)
+	var hcms []*hcmv3.HttpConnectionManager
+	if l != nil {
+		for _, fc := range l.FilterChains {
+			if h := hcmOf(fc); h != nil {
+				hcms = append(hcms, h)
+			}
+		}
+	}
+	if len(hcms) == 0 {
+		fs.add("gateway/http-listener", gwRef,
+			fmt.Sprintf("an HTTP listener %s on the ingress gateway", lname),
+			fmt.Sprintf("listeners generated: %v", listenerNames(g.GatewayListeners)))
+		// Everything below depends on the listener.
+		fs.add("gateway/ratelimit-filter-before-router", efRef(EFGlobal), "the global filter on the gateway", "no listener to inspect")
+		return
+	}
+	fs.add("gateway/http-listener", gwRef, fmt.Sprintf("an HTTP listener %s on the ingress gateway", lname), "")
+
+	// 1. envoy.filters.http.ratelimit immediately before the router, with the stack's settings.
+	exp := fmt.Sprintf("%s immediately before %s on %s", FilterRateLimit, FilterRouter, lname)
+	var problem string
+	var rlFilter *hcmv3.HttpFilter
+	for _, h := range hcms {
+		names := httpFilterNames(h)
+		i := indexOf(names, FilterRateLimit)
+		switch {
+		case i < 0:
+			problem = fmt.Sprintf("absent; HTTP filters are %v", names)
+		case i+1 >= len(names) || names[i+1] != FilterRouter:
+			problem = fmt.Sprintf("not directly before the router; HTTP filters are %v", names)
+		case strings.Count(strings.Join(names, ","), FilterRateLimit) > 1:
+			problem = fmt.Sprintf("inserted more than once; HTTP filters are %v", names)
+		default:
+			rlFilter = h.HttpFilters[i]
+		}
+	}
+	fs.add("gateway/ratelimit-filter-before-router", efRef(EFGlobal), exp, problem)
+
+	cfgExp := fmt.Sprintf("RateLimit config domain=%q timeout=%s failure_mode_deny=true grpc cluster %q authority %q transport V3",
+		e.Domain, e.RLSTimeout, e.RLSCluster, e.RLSAuthority)
+	if rlFilter == nil {
+		fs.add("gateway/ratelimit-filter-config", efRef(EFGlobal), cfgExp, "filter not found")
+	} else {
+		rl := &rlv3.RateLimit{}
+		var probs []string
+		if err := rlFilter.GetTypedConfig().UnmarshalTo(rl); err != nil {
+			probs = append(probs, "typed_config is not a RateLimit: "+err.Error())
+		} else {
+			if rl.Domain != e.Domain {
+				probs = append(probs, fmt.Sprintf("domain is %q", rl.Domain))
+			}
+			if rl.Timeout.AsDuration() != e.RLSTimeout {
+				probs = append(probs, fmt.Sprintf("timeout is %s", rl.Timeout.AsDuration()))
+			}
+			if !rl.FailureModeDeny {
+				probs = append(probs, "failure_mode_deny is false")
+			}
+			eg := rl.GetRateLimitService().GetGrpcService().GetEnvoyGrpc()
+			if eg.GetClusterName() != e.RLSCluster {
+				probs = append(probs, fmt.Sprintf("cluster_name is %q", eg.GetClusterName()))
+			}
+			if eg.GetAuthority() != e.RLSAuthority {
+				probs = append(probs, fmt.Sprintf("authority is %q", eg.GetAuthority()))
+			}
+			if v := rl.GetRateLimitService().GetTransportApiVersion(); v != envoycore.ApiVersion_V3 {
+				probs = append(probs, fmt.Sprintf("transport_api_version is %s", v))
+			}
+		}
+		fs.add("gateway/ratelimit-filter-config", efRef(EFGlobal), cfgExp, strings.Join(probs, "; "))
+	}
+
+	// 2. The rate-limit service cluster exists on the gateway and speaks HTTP/2 (gRPC).
+	svcRef := "Service default/ratelimit"
+	cExp := fmt.Sprintf("gateway cluster %s exists and uses HTTP/2 (gRPC)", e.RLSCluster)
+	c := findCluster(g.GatewayClusters, e.RLSCluster)
+	switch {
+	case c == nil:
+		fs.add("gateway/ratelimit-cluster", svcRef, cExp, fmt.Sprintf("absent; outbound clusters with 'ratelimit': %v", clusterNames(g.GatewayClusters, "ratelimit")))
+	case !usesHTTP2(c):
+		fs.add("gateway/ratelimit-cluster", svcRef, cExp, "cluster exists but is not HTTP/2 (name the Service port grpc-* or set appProtocol: grpc)")
+	default:
+		fs.add("gateway/ratelimit-cluster", svcRef, cExp, "")
+	}
+
+	// 3. Virtual host *:8080 carries the request_headers -> PATH action.
+	rcName := fmt.Sprintf("http.%d", e.GatewayPort)
+	vhName := fmt.Sprintf("*:%d", e.GatewayPort)
+	vh := findVhost(g.GatewayRoutes, rcName, vhName)
+	vExp := fmt.Sprintf("virtual host %s (route config %s) rate_limits with request_headers :path -> PATH", vhName, rcName)
+	if vh == nil {
+		fs.add("gateway/vhost-path-action", efRef(EFVhost), vExp, fmt.Sprintf("virtual host absent; route configs: %v", routeConfigSummary(g.GatewayRoutes)))
+		return
+	}
+	if hasRequestHeadersAction(vh.RateLimits, ":path", "PATH") {
+		fs.add("gateway/vhost-path-action", efRef(EFVhost), vExp, "")
+	} else {
+		fs.add("gateway/vhost-path-action", efRef(EFVhost), vExp, fmt.Sprintf("virtual host rate_limits are %s", jsonOf(vh.RateLimits)))
+	}
+
+	// 4. Route-level header_value_match only on the api route (variant A); nowhere in variant B.
+	if e.APIRoute {
+		aExp := fmt.Sprintf("route %q on %s carries header_value_match PATH=api on :path (safe_regex)", "api", vhName)
+		r := findRoute(vh, "api")
+		var regex string
+		switch {
+		case r == nil:
+			fs.add("gateway/api-route-action", efRef(EFRouteAPI), aExp, fmt.Sprintf("no route named api; routes: %v", routeNames(vh)))
+		default:
+			hvm := headerValueMatches(r)
+			var probs []string
+			if len(hvm) != 1 {
+				probs = append(probs, fmt.Sprintf("%d header_value_match actions (route rate_limits %s)", len(hvm), jsonOf(r.GetRoute().GetRateLimits())))
+			} else {
+				h := hvm[0]
+				if h.DescriptorKey != "PATH" || h.DescriptorValue != "api" {
+					probs = append(probs, fmt.Sprintf("descriptor %q=%q", h.DescriptorKey, h.DescriptorValue))
+				}
+				if len(h.Headers) != 1 || h.Headers[0].Name != ":path" || h.Headers[0].GetSafeRegexMatch().GetRegex() == "" {
+					probs = append(probs, fmt.Sprintf("headers are %s", jsonOf(h.Headers)))
+				} else {
+					regex = h.Headers[0].GetSafeRegexMatch().GetRegex()
+				}
+				if h.ExpectMatch != nil && !h.ExpectMatch.Value {
+					probs = append(probs, "expect_match is false")
+				}
+			}
+			if p := r.GetMatch().GetPrefix(); p != e.APIPrefix {
+				probs = append(probs, fmt.Sprintf("route match prefix is %q, want %q (VirtualService bookinfo route api)", p, e.APIPrefix))
+			}
+			fs.add("gateway/api-route-action", efRef(EFRouteAPI), aExp, strings.Join(probs, "; "))
+		}
+		// What the regex admits, as Envoy evaluates it: an RE2 full match (spec section 2.6:
+		// the API prefix, "/", a number 1..99). Go's regexp is RE2; anchoring makes it a full match.
+		rExp := fmt.Sprintf("regex full-matches %s/N for N in 1..9, 11..99 and refuses 0, 100, the bare prefix and sub-paths", e.APIPrefix)
+		if regex == "" {
+			fs.add("gateway/api-regex-full-match", efRef(EFRouteAPI), rExp, "no regex generated")
+		} else if re, err := regexp.Compile("^(?:" + regex + ")$"); err != nil {
+			fs.add("gateway/api-regex-full-match", efRef(EFRouteAPI), rExp, fmt.Sprintf("regex %q does not compile: %v", regex, err))
+		} else {
+			var bad []string
+			for _, c := range []struct {
+				suffix string
+				want   bool
+			}{{"/1", true}, {"/7", true}, {"/11", true}, {"/99", true}, {"/0", false}, {"/100", false},
+				{"", false}, {"/", false}, {"/7/reviews", false}, {"/x", false}} {
+				if re.MatchString(e.APIPrefix+c.suffix) != c.want {
+					bad = append(bad, fmt.Sprintf("%s%s matched=%v", e.APIPrefix, c.suffix, !c.want))
+				}
+			}
+			fs.add("gateway/api-regex-full-match", efRef(EFRouteAPI), rExp+fmt.Sprintf(" (regex %q; /10 matched=%v)", regex, re.MatchString(e.APIPrefix+"/10")), strings.Join(bad, "; "))
+		}
+	} else {
+		var probs []string
+		if r := findRoute(vh, "api"); r != nil {
+			probs = append(probs, "variant B has a route named api")
+		}
+		fs.add("gateway/no-api-route", "VirtualService default/bookinfo", "variant B: no route named api", strings.Join(probs, "; "))
+		if d := Find(docs, "EnvoyFilter", IstioSystem, EFRouteAPI); d != nil {
+			fs.add("gateway/no-api-filter", efRef(EFRouteAPI), "variant B: no route-level EnvoyFilter", "rendered in variant B")
+		} else {
+			fs.add("gateway/no-api-filter", efRef(EFRouteAPI), "variant B: no route-level EnvoyFilter", "")
+		}
+	}
+	var others []string
+	for _, r := range vh.Routes {
+		if r.Name == "api" && e.APIRoute {
+			continue
+		}
+		if len(headerValueMatches(r)) > 0 {
+			others = append(others, fmt.Sprintf("route %q (match %s)", r.Name, jsonOf(r.Match)))
+		}
+	}
+	fs.add("gateway/other-routes-no-header-match", efRef(EFRouteAPI),
+		"no header_value_match on routes other than api", strings.Join(others, "; "))
+	if len(vh.Routes) == 0 {
+		fs.add("gateway/routes-present", "VirtualService default/bookinfo", "the bookinfo routes on "+vhName, "no routes")
+	}
+}
+
+// ---------------------------------------------------------------- sidecar
+
+func checkSidecar(fs *findings, g *Generated, e Expect) {
+	ref := efRef(EFLocal)
+	l := findListener(g.SidecarListeners, model.VirtualInboundListenerName)
+	var chains []*listenerv3.FilterChain
+	var hcms []*hcmv3.HttpConnectionManager
+	if l != nil {
+		for _, fc := range l.FilterChains {
+			if fc.GetFilterChainMatch().GetDestinationPort().GetValue() != e.AppPort {
+				continue
+			}
+			if h := hcmOf(fc); h != nil {
+				chains = append(chains, fc)
+				hcms = append(hcms, h)
+			}
+		}
+	}
+	fExp := fmt.Sprintf("%s before %s on every inbound HTTP chain for port %d", FilterLocalRateLimit, FilterRouter, e.AppPort)
+	if len(hcms) == 0 {
+		fs.add("sidecar/inbound-http-chain", "Service default/productpage",
+			fmt.Sprintf("inbound HTTP filter chains for port %d on the productpage sidecar", e.AppPort),
+			fmt.Sprintf("none; virtualInbound present=%v", l != nil))
+		fs.add("sidecar/local-filter-present", ref, fExp, "no inbound HTTP chain to inspect")
+		return
+	}
+	fs.add("sidecar/inbound-http-chain", "Service default/productpage",
+		fmt.Sprintf("inbound HTTP filter chains for port %d on the productpage sidecar", e.AppPort), "")
+
+	var probs []string
+	var filters []*hcmv3.HttpFilter
+	for i, h := range hcms {
+		names := httpFilterNames(h)
+		fi, ri := indexOf(names, FilterLocalRateLimit), indexOf(names, FilterRouter)
+		switch {
+		case fi < 0:
+			probs = append(probs, fmt.Sprintf("chain %q: absent; HTTP filters are %v", chains[i].Name, names))
+		case ri >= 0 && fi > ri:
+			probs = append(probs, fmt.Sprintf("chain %q: after the router; HTTP filters are %v", chains[i].Name, names))
+		default:
+			filters = append(filters, h.HttpFilters[fi])
+		}
+	}
+	fs.add("sidecar/local-filter-present", ref, fExp, strings.Join(probs, "; "))
+
+	full := fmt.Sprintf("LocalRateLimit stat_prefix http_local_rate_limiter, token bucket %d/%d every %s, enabled+enforced 100%%, header x-local-rate-limit: true",
+		e.Bucket, e.Bucket, e.FillInterval)
+	probs = nil
+	for _, f := range filters {
+		lrl, err := decodeLocalRateLimit(f.GetTypedConfig())
+		if err != nil {
+			probs = append(probs, err.Error())
+			continue
+		}
+		if e.Placement == "all-routes" {
+			if p := bucketProblems(lrl, e); p != "" {
+				probs = append(probs, p)
+			}
+		} else {
+			if lrl.StatPrefix != "http_local_rate_limiter" {
+				probs = append(probs, fmt.Sprintf("stat_prefix is %q", lrl.StatPrefix))
+			}
+			if lrl.TokenBucket != nil {
+				probs = append(probs, "the HTTP_FILTER patch carries a token bucket (single-route placement keeps it per route)")
+			}
+		}
+	}
+	if e.Placement == "all-routes" {
+		fs.add("sidecar/local-filter-config", ref, "filter config: "+full, strings.Join(probs, "; "))
+	} else {
+		fs.add("sidecar/local-filter-config", ref, "filter config holds only stat_prefix http_local_rate_limiter", strings.Join(probs, "; "))
+	}
+
+	// Per-route config on the inbound|http|<port> virtual host.
+	vhName := fmt.Sprintf("inbound|http|%d", e.AppPort)
+	probs = nil
+	nroutes := 0
+	for i, h := range hcms {
+		rc := h.GetRouteConfig()
+		var vh *routev3.VirtualHost
+		for _, v := range rc.GetVirtualHosts() {
+			if v.Name == vhName {
+				vh = v
+			}
+		}
+		if vh == nil {
+			var names []string
+			for _, v := range rc.GetVirtualHosts() {
+				names = append(names, v.Name)
+			}
+			probs = append(probs, fmt.Sprintf("chain %q: no virtual host %s (have %v)", chains[i].Name, vhName, names))
+			continue
+		}
+		for _, r := range vh.Routes {
+			nroutes++
+			a, ok := r.TypedPerFilterConfig[FilterLocalRateLimit]
+			if e.Placement == "all-routes" {
+				if ok {
+					probs = append(probs, fmt.Sprintf("route %q carries a per-route override in the all-routes placement", r.Name))
+				}
+				continue
+			}
+			if !ok {
+				probs = append(probs, fmt.Sprintf("chain %q route %q: no typed_per_filter_config[%s]", chains[i].Name, r.Name, FilterLocalRateLimit))
+				continue
+			}
+			lrl, err := decodeLocalRateLimit(a)
+			if err != nil {
+				probs = append(probs, fmt.Sprintf("route %q: %v", r.Name, err))
+				continue
+			}
+			if p := bucketProblems(lrl, e); p != "" {
+				probs = append(probs, fmt.Sprintf("route %q: %s", r.Name, p))
+			}
+		}
+	}
+	if nroutes == 0 && len(probs) == 0 {
+		probs = append(probs, "no routes on "+vhName)
+	}
+	if e.Placement == "single-route" {
+		fs.add("sidecar/per-route-config", ref, fmt.Sprintf("every route of %s has typed_per_filter_config[%s]: %s", vhName, FilterLocalRateLimit, full), strings.Join(probs, "; "))
+	} else {
+		fs.add("sidecar/per-route-config", ref, fmt.Sprintf("routes of %s carry no per-route local limit (all-routes placement)", vhName), strings.Join(probs, "; "))
+	}
+}
+
+func bucketProblems(l *lrlv3.LocalRateLimit, e Expect) string {
+	var p []string
+	if l.StatPrefix != "http_local_rate_limiter" {
+		p = append(p, fmt.Sprintf("stat_prefix is %q", l.StatPrefix))
+	}
+	tb := l.GetTokenBucket()
+	if tb.GetMaxTokens() != e.Bucket || tb.GetTokensPerFill().GetValue() != e.Bucket {
+		p = append(p, fmt.Sprintf("token bucket max_tokens=%d tokens_per_fill=%d (want %d)", tb.GetMaxTokens(), tb.GetTokensPerFill().GetValue(), e.Bucket))
+	}
+	if tb.GetFillInterval().AsDuration() != e.FillInterval {
+		p = append(p, fmt.Sprintf("fill_interval is %s", tb.GetFillInterval().AsDuration()))
+	}
+	for _, rf := range []struct {
+		name, key string
+		v         interface {
+			GetRuntimeKey() string
+			GetDefaultValue() *typev3.FractionalPercent
+		}
+	}{{"filter_enabled", "local_rate_limit_enabled", l.GetFilterEnabled()}, {"filter_enforced", "local_rate_limit_enforced", l.GetFilterEnforced()}} {
+		if rf.v.GetRuntimeKey() != rf.key || rf.v.GetDefaultValue().GetNumerator() != 100 || rf.v.GetDefaultValue().GetDenominator() != typev3.FractionalPercent_HUNDRED {
+			p = append(p, fmt.Sprintf("%s is %s (absent means 0%%: nothing enforced)", rf.name, jsonOf(rf.v)))
+		}
+	}
+	found := false
+	for _, h := range l.GetResponseHeadersToAdd() {
+		if h.GetHeader().GetKey() == "x-local-rate-limit" && h.GetHeader().GetValue() == "true" {
+			found = true
+		}
+	}
+	if !found {
+		p = append(p, fmt.Sprintf("response_headers_to_add is %s", jsonOf(l.GetResponseHeadersToAdd())))
+	}
+	return strings.Join(p, "; ")
+}
+
+// decodeLocalRateLimit reads a LocalRateLimit from a typed config, unwrapping a TypedStruct.
+// Unknown fields inside the TypedStruct are an error, as they are for Envoy.
+func decodeLocalRateLimit(a *anypb.Any) (*lrlv3.LocalRateLimit, error) {
+	out := &lrlv3.LocalRateLimit{}
+	if a == nil {
+		return nil, fmt.Errorf("typed_config absent")
+	}
+	var typeURL string
+	var value proto.Message
+	switch a.TypeUrl {
+	case udpaTypedStructType:
+		ts := &udpatype.TypedStruct{}
+		if err := a.UnmarshalTo(ts); err != nil {
+			return nil, err
+		}
+		typeURL, value = ts.TypeUrl, ts.Value
+	case xdsTypedStructType:
+		ts := &xdstype.TypedStruct{}
+		if err := a.UnmarshalTo(ts); err != nil {
+			return nil, err
+		}
+		typeURL, value = ts.TypeUrl, ts.Value
+	case localRateLimitType:
+		if err := a.UnmarshalTo(out); err != nil {
+			return nil, err
+		}
+		return out, nil
+	default:
+		return nil, fmt.Errorf("typed_config type %q is not a LocalRateLimit", a.TypeUrl)
+	}
+	if typeURL != localRateLimitType {
+		return nil, fmt.Errorf("TypedStruct type_url is %q, want %q", typeURL, localRateLimitType)
+	}
+	b, err := protojson.Marshal(value)
+	if err != nil {
+		return nil, err
+	}
+	if err := protojson.Unmarshal(b, out); err != nil {
+		return nil, fmt.Errorf("TypedStruct value is not a valid LocalRateLimit: %v", err)
+	}
+	return out, nil
+}
+
+// ---------------------------------------------------------------- helpers
+
+func findListener(ls []*listenerv3.Listener, name string) *listenerv3.Listener {
+	for _, l := range ls {
+		if l.Name == name {
+			return l
+		}
+	}
+	return nil
+}
+
+func listenerNames(ls []*listenerv3.Listener) []string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.Name)
+	}
+	return out
+}
+
+func hcmOf(fc *listenerv3.FilterChain) *hcmv3.HttpConnectionManager {
+	for _, f := range fc.Filters {
+		if f.Name == FilterHCM {
+			h := &hcmv3.HttpConnectionManager{}
+			if err := f.GetTypedConfig().UnmarshalTo(h); err == nil {
+				return h
+			}
+		}
+	}
+	return nil
+}
+
+func httpFilterNames(h *hcmv3.HttpConnectionManager) []string {
+	var out []string
+	for _, f := range h.HttpFilters {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func findCluster(cs []*clusterv3.Cluster, name string) *clusterv3.Cluster {
+	for _, c := range cs {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func clusterNames(cs []*clusterv3.Cluster, contains string) []string {
+	var out []string
+	for _, c := range cs {
+		if strings.Contains(c.Name, contains) {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+func usesHTTP2(c *clusterv3.Cluster) bool {
+	a, ok := c.TypedExtensionProtocolOptions[httpProtocolOptions]
+	if !ok {
+		return false
+	}
+	o := &upstreamhttpv3.HttpProtocolOptions{}
+	if err := a.UnmarshalTo(o); err != nil {
+		return false
+	}
+	return o.GetExplicitHttpConfig().GetHttp2ProtocolOptions() != nil
+}
+
+func findVhost(rcs []*routev3.RouteConfiguration, rc, vh string) *routev3.VirtualHost {
+	for _, r := range rcs {
+		if r.Name != rc {
+			continue
+		}
+		for _, v := range r.VirtualHosts {
+			if v.Name == vh {
+				return v
+			}
+		}
+	}
+	return nil
+}
+
+func routeConfigSummary(rcs []*routev3.RouteConfiguration) []string {
+	var out []string
+	for _, r := range rcs {
+		var vs []string
+		for _, v := range r.VirtualHosts {
+			vs = append(vs, v.Name)
+		}
+		out = append(out, fmt.Sprintf("%s%v", r.Name, vs))
+	}
+	return out
+}
+
+func findRoute(vh *routev3.VirtualHost, name string) *routev3.Route {
+	for _, r := range vh.Routes {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+func routeNames(vh *routev3.VirtualHost) []string {
+	var out []string
+	for _, r := range vh.Routes {
+		out = append(out, fmt.Sprintf("%q", r.Name))
+	}
+	return out
+}
+
+func hasRequestHeadersAction(rls []*routev3.RateLimit, header, key string) bool {
+	for _, rl := range rls {
+		for _, a := range rl.Actions {
+			if rh := a.GetRequestHeaders(); rh != nil && rh.HeaderName == header && rh.DescriptorKey == key {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func headerValueMatches(r *routev3.Route) []*routev3.RateLimit_Action_HeaderValueMatch {
+	var out []*routev3.RateLimit_Action_HeaderValueMatch
+	for _, rl := range r.GetRoute().GetRateLimits() {
+		for _, a := range rl.Actions {
+			if h := a.GetHeaderValueMatch(); h != nil {
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}
+
+func jsonOf(v any) string {
+	if m, ok := v.(proto.Message); ok {
+		b, err := protojson.Marshal(m)
+		if err == nil {
+			return string(b)
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

@@ -1,0 +1,174 @@
+package xdscheck
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// Inputs come from tests/istio/run.sh:
+//
+//	XDSCHECK_DIR        directory written by `npm run render -- ... --out DIR` (all.yaml or one file per object)
+//	XDSCHECK_VARIANT    A or B (expected values are derived from the letter, not read from the render)
+//	XDSCHECK_PLACEMENT  all-routes or single-route
+func inputs(t *testing.T) ([]Doc, Expect) {
+	t.Helper()
+	dir := os.Getenv("XDSCHECK_DIR")
+	if dir == "" {
+		t.Skip("XDSCHECK_DIR not set (run tests/istio/run.sh)")
+	}
+	e, err := ExpectFor(os.Getenv("XDSCHECK_VARIANT"), envOr("XDSCHECK_PLACEMENT", "all-routes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs, e
+}
+
+func envOr(k, d string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return d
+}
+
+// TestGeneratedConfig: every expectation is a subtest named after its ID, and a failure
+// names the rendered object and the expectation.
+func TestGeneratedConfig(t *testing.T) {
+	docs, e := inputs(t)
+	fs := Check(t, docs, e)
+	if len(fs) == 0 {
+		t.Fatal("no expectation evaluated")
+	}
+	for _, f := range fs {
+		f := f
+		t.Run(f.ID, func(t *testing.T) {
+			if !f.OK() {
+				t.Errorf("%s: expected %s; got: %s", f.Object, f.Expectation, f.Problem)
+			} else {
+				t.Logf("%s: %s", f.Object, f.Expectation)
+			}
+		})
+	}
+}
+
+// mutation changes one field of one rendered EnvoyFilter in memory. The check must then
+// report the named expectation as failed: it proves the check detects a patch that misses.
+type mutation struct {
+	name     string
+	filter   string
+	patchIdx int
+	path     []string // path inside configPatches[patchIdx]
+	value    any
+	wantFail string // finding ID that must fail
+	when     func(Expect) bool
+}
+
+func always(Expect) bool { return true }
+
+var mutations = []mutation{
+	{"vhost-name", EFVhost, 0, []string{"match", "routeConfiguration", "vhost", "name"}, "*:80",
+		"gateway/vhost-path-action", always},
+	{"route-name", EFRouteAPI, 0, []string{"match", "routeConfiguration", "vhost", "route", "name"}, "apis",
+		"gateway/api-route-action", func(e Expect) bool { return e.APIRoute }},
+	{"route-vhost-name", EFRouteAPI, 0, []string{"match", "routeConfiguration", "vhost", "name"}, "*:80",
+		"gateway/api-route-action", func(e Expect) bool { return e.APIRoute }},
+	{"global-context", EFGlobal, 0, []string{"match", "context"}, "SIDECAR_OUTBOUND",
+		"gateway/ratelimit-filter-before-router", always},
+	{"global-subfilter", EFGlobal, 0, []string{"match", "listener", "filterChain", "filter", "subFilter", "name"}, "envoy.filters.http.routr",
+		"gateway/ratelimit-filter-before-router", always},
+	{"vhost-context", EFVhost, 0, []string{"match", "context"}, "SIDECAR_INBOUND",
+		"gateway/vhost-path-action", always},
+	{"local-context", EFLocal, 0, []string{"match", "context"}, "SIDECAR_OUTBOUND",
+		"sidecar/local-filter-present", always},
+	{"local-route-vhost-name", EFLocal, 1, []string{"match", "routeConfiguration", "vhost", "name"}, "inbound|http|80",
+		"sidecar/per-route-config", func(e Expect) bool { return e.Placement == "single-route" }},
+	{"local-route-context", EFLocal, 1, []string{"match", "context"}, "GATEWAY",
+		"sidecar/per-route-config", func(e Expect) bool { return e.Placement == "single-route" }},
+	{"local-bucket-typo", EFLocal, -1, []string{"patch", "value", "typed_config", "value", "token_bucket", "max_tokns"}, 4,
+		"sidecar/local-filter-config", func(e Expect) bool { return e.Placement == "all-routes" }},
+}
+
+func apply(docs []Doc, m mutation) error {
+	d := Find(docs, "EnvoyFilter", IstioSystem, m.filter)
+	if d == nil {
+		return fmt.Errorf("EnvoyFilter %s not rendered", m.filter)
+	}
+	ps := Patches(d)
+	idx := m.patchIdx
+	if idx < 0 {
+		idx = 0
+	}
+	if idx >= len(ps) {
+		return fmt.Errorf("EnvoyFilter %s has %d patches, no index %d", m.filter, len(ps), idx)
+	}
+	cur := ps[idx]
+	for i, k := range m.path[:len(m.path)-1] {
+		next, ok := cur[k].(map[string]any)
+		if !ok {
+			return fmt.Errorf("EnvoyFilter %s patch %d: no %s", m.filter, idx, strings.Join(m.path[:i+1], "."))
+		}
+		cur = next
+	}
+	last := m.path[len(m.path)-1]
+	if m.patchIdx < 0 { // a typo: rename an existing key
+		good := strings.Replace(last, "max_tokns", "max_tokens", 1)
+		v, ok := cur[good]
+		if !ok {
+			return fmt.Errorf("EnvoyFilter %s: no %s to misspell", m.filter, good)
+		}
+		delete(cur, good)
+		cur[last] = v
+		return nil
+	}
+	if _, ok := cur[last]; !ok && last != "name" {
+		return fmt.Errorf("EnvoyFilter %s patch %d: no %s", m.filter, idx, strings.Join(m.path, "."))
+	}
+	cur[last] = m.value
+	return nil
+}
+
+// TestNegativeControls mutates the rendered EnvoyFilters (virtual-host name, route name,
+// context, sub-filter name, a typo in typed_config) and asserts the check then fails the
+// matching expectation, while the unmutated render passes it.
+func TestNegativeControls(t *testing.T) {
+	docs, e := inputs(t)
+	base := map[string]bool{}
+	for _, f := range Check(t, Clone(docs), e) {
+		base[f.ID] = f.OK()
+	}
+	for _, m := range mutations {
+		m := m
+		if !m.when(e) {
+			continue
+		}
+		t.Run(m.name, func(t *testing.T) {
+			if !base[m.wantFail] {
+				t.Fatalf("control %s: expectation %s already fails on the unmutated render", m.name, m.wantFail)
+			}
+			mut := Clone(docs)
+			if err := apply(mut, m); err != nil {
+				t.Fatalf("control %s: %v", m.name, err)
+			}
+			var hit *Finding
+			fs := Check(t, mut, e)
+			for i := range fs {
+				if fs[i].ID == m.wantFail {
+					hit = &fs[i]
+				}
+			}
+			switch {
+			case hit == nil:
+				t.Errorf("control %s (EnvoyFilter %s %s=%v): expectation %s was not evaluated", m.name, m.filter, strings.Join(m.path, "."), m.value, m.wantFail)
+			case hit.OK():
+				t.Errorf("control %s (EnvoyFilter %s %s=%v): check still passes %s — it cannot see a patch that misses", m.name, m.filter, strings.Join(m.path, "."), m.value, m.wantFail)
+			default:
+				t.Logf("detected: %s", hit)
+			}
+		})
+	}
+}
