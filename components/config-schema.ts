@@ -39,7 +39,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     { group: "paths", key: "apiPrefix", kind: "string", default: "/api/v1/products", description: "Path prefix of the product API (spec `<api_prefix>`)." },
     { group: "paths", key: "virtualServiceRoutes", kind: "json", default: "", defaultNote: "variant A: the spec 2.5 split (page/login/logout/static, then `api`); B: one route with all matches", description: "Advanced: the VirtualService's HTTP routes as a JSON list of `{\"name\"?: string, \"exact\"?: string[], \"prefix\"?: string[]}`." },
     { group: "paths", key: "apiRoute", kind: "string", default: "api", description: "Variant A: name of the VirtualService route that carries the route-level limit (spec 2.6). Must name one of the routes." },
-    { group: "paths", key: "apiRouteRegex", kind: "string", default: "", defaultNote: "`<apiPrefix>/[1-9]{1,2}`", description: "Variant A: RE2 regex (full match) on `:path` that produces descriptor `PATH=<apiDescriptorValue>`." },
+    { group: "paths", key: "apiRouteRegex", kind: "string", default: "", defaultNote: "`<apiPrefix>/[1-9][0-9]?` (n from 1 to 99)", description: "Variant A: RE2 regex (full match) on `:path` that produces descriptor `PATH=<apiDescriptorValue>`." },
     { group: "paths", key: "apiDescriptorValue", kind: "string", default: "api", description: "Variant A: descriptor value sent for paths matching `apiRouteRegex`." },
 
     // Global limits

@@ -351,6 +351,11 @@ class Reader {
 // ---------------------------------------------------------------------------------------------
 // Resolution
 
+/** Full-match RE2 for `<prefix>/<n>` with n from 1 to 99 (no leading zero). */
+export function defaultApiRegex(apiPrefix: string): string {
+    return `${apiPrefix}/[1-9][0-9]?`;
+}
+
 /** Default VirtualService routes: spec 2.5 for variant A; one catch-all-matches route for B. */
 export function defaultRoutes(p: StackSettings["paths"], split: boolean, apiRoute: string): HttpRoute[] {
     const exact = [...new Set([p.page, p.login, p.logout])];
@@ -480,11 +485,13 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
     const apiRouteName = r.str("apiRoute");
     const descriptorValue = r.str("apiDescriptorValue");
     if (preset.routeSplit) {
-        const regex = r.given("apiRouteRegex") ?? `${paths.apiPrefix}/[1-9]{1,2}`;
+        // The specification writes `<api_prefix>/[1-9]{1,2}`, which misses 10, 20, ... 90 although it
+        // means "a number from 1 to 99"; this form matches exactly 1..99 (README, deviations).
+        const regex = r.given("apiRouteRegex") ?? defaultApiRegex(paths.apiPrefix);
         try {
             compileFullMatch(regex);
         } catch (e) {
-            r.fail("apiRouteRegex", regex, `is not a valid RE2 regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, "")}); Envoy would reject the route patch`, `pulumi config set apiRouteRegex '${paths.apiPrefix}/[1-9]{1,2}'`);
+            r.fail("apiRouteRegex", regex, `is not a valid RE2 regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, "")}); Envoy would reject the route patch`, `pulumi config set apiRouteRegex '${defaultApiRegex(paths.apiPrefix)}'`);
         }
         apiRoute = { route: apiRouteName, regex, descriptorValue };
     } else {

@@ -29,6 +29,8 @@ export interface RenderOptions {
     overrides?: Record<string, string>;
     /** Base config (without project prefix). Defaults to the dev stack's `Pulumi.dev.yaml`. */
     base?: Record<string, string>;
+    /** Called for each resource as it is registered (tests use it to prove nothing was registered). */
+    onRegister?: (r: Registration) => void;
 }
 
 export const REPO_ROOT = path.resolve(__dirname, "..");
@@ -74,7 +76,9 @@ export function registerProgram(opts: RenderOptions): Promise<{ settings: StackS
                 newResource(args: pulumi.runtime.MockResourceArgs) {
                     const state = { ...args.inputs };
                     if (args.type === "random:index/randomPassword:RandomPassword") state.result = "mock-password-0123456789";
-                    if (args.custom !== false) registrations.push({ type: args.type, name: args.name, inputs: args.inputs });
+                    const reg = { type: args.type, name: args.name, inputs: args.inputs };
+                    opts.onRegister?.(reg);
+                    if (args.custom !== false) registrations.push(reg);
                     return { id: `${args.name}-id`, state };
                 },
                 call: (args: pulumi.runtime.MockCallArgs) => args.inputs,
@@ -85,7 +89,7 @@ export function registerProgram(opts: RenderOptions): Promise<{ settings: StackS
         );
         pulumi.runtime.setAllConfig(programConfig(opts));
         // Loaded after the mocks are in place.
-        const { buildProgram } = await import("../components/program");
+        const { buildProgram } = require("../components/program") as typeof import("../components/program");
         const { settings } = buildProgram(pulumi.runtime.allConfig());
         await (require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> }).waitForRPCs();
         return { settings, registrations };
