@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Shared helpers for mesh-ratelimit scripts. Source it; do not execute it.
+#   CACHE        tool/build cache outside the work tree
+#   REPO_ROOT    the repository root
+# Functions: log, warn, die, need_cmd, timing_record, tool_dir, go_wrapper_build, skipped
+# shellcheck shell=bash
+
+CACHE=${MESH_RL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mesh-ratelimit}
+export CACHE
+REPO_ROOT=${REPO_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+export REPO_ROOT
+export GOTOOLCHAIN=local
+export GOFLAGS=${GOFLAGS:--buildvcs=false}
+# The checksum database reachable here has no entry for several github.com/pulumi module versions
+# the proxy does serve (e.g. pkg/v3@v3.248.0: "sumdb ... 404 Not Found"). Skip the checksum-database
+# lookup for those modules only; their content still comes from the module proxy.
+export GONOSUMDB=${GONOSUMDB:-github.com/pulumi}
+mkdir -p "$CACHE/tools"
+
+log()  { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+warn() { printf '[%s] WARNING: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+die()  { printf '[%s] ERROR: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; exit 1; }
+need_cmd() { command -v "$1" >/dev/null 2>&1 || die "required command not found: $1"; }
+
+# A tier whose tools are missing must never look like a pass.
+# skipped <tier> <reason>: prints the loud line; returns 1 when CI=true or MESH_RL_REQUIRE_TOOLS=1.
+skipped() {
+  printf 'SKIPPED: %s: %s\n' "$1" "$2"
+  if [[ "${CI:-}" == "true" || "${MESH_RL_REQUIRE_TOOLS:-}" == "1" ]]; then return 1; fi
+  return 0
+}
+
+# timing_record <tool> <cold|warm> <seconds>
+timing_record() {
+  printf '%s %s %s %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$1" "$2" "$3" >> "$CACHE/timings.log"
+}
+
+# tool_dir <tool> <version> -> $CACHE/tools/<tool>-<version>
+tool_dir() { printf '%s/tools/%s-%s' "$CACHE" "$1" "$2"; }
+
+# go_wrapper_build <tool> <version> <binary-name> <package> <ldflags> [go-get-spec...]
+# Builds <package> inside a throw-away wrapper module $CACHE/wrappers/<tool>-<version>
+# (go mod init local/<tool>; go get <specs>), output $(tool_dir)/<binary-name>.
+# Hooks (optional functions defined by the caller before calling):
+#   wrapper_prepare <wrapper-dir>   runs after `go mod init`, before `go get`
+#   wrapper_finish  <wrapper-dir>   runs after `go get`, before `go build`
+# Overrides: GWB_WRAPPER (wrapper dir name, to share one wrapper between several
+# binaries of one module), GWB_OUT (output directory).
+# Reuses an existing binary unless MESH_RL_REBUILD=1. A build is "cold" when the
+# wrapper module did not exist yet, "warm" otherwise (module + build caches populated).
+go_wrapper_build() {
+  local tool=$1 version=$2 bin=$3 pkg=$4 ldflags=$5; shift 5
+  local out=${GWB_OUT:-$(tool_dir "$tool" "$version")}
+  local wdir="$CACHE/wrappers/${GWB_WRAPPER:-$tool-$version}"
+  if [[ -x "$out/$bin" && "${MESH_RL_REBUILD:-}" != "1" ]]; then
+    log "$tool $version: reusing $out/$bin"; return 0
+  fi
+  need_cmd go
+  local kind=warm
+  [[ -f "$wdir/.built-$tool" ]] || kind=cold
+  local t0; t0=$(date +%s)
+  mkdir -p "$wdir" "$out"
+  (
+    cd "$wdir"
+    if [[ ! -f go.mod ]]; then
+      go mod init "local/$tool" >/dev/null 2>&1
+    fi
+    if declare -F wrapper_prepare >/dev/null; then wrapper_prepare "$wdir"; fi
+    if (($#)); then go get "$@"; fi
+    if declare -F wrapper_finish >/dev/null; then wrapper_finish "$wdir"; fi
+    log "$tool $version: go build $pkg ($kind)"
+    go build -trimpath -ldflags "-s -w $ldflags" -o "$out/$bin.tmp" "$pkg"
+    mv "$out/$bin.tmp" "$out/$bin"
+    touch ".built-$tool"
+  )
+  local secs=$(( $(date +%s) - t0 ))
+  timing_record "$tool" "$kind" "$secs"
+  log "$tool $version: built $out/$bin in ${secs}s ($kind)"
+}
+
+# Where the Go module proxy does not serve a module version (it answers 403 for the pulumi
+# provider modules and the Node.js language host here), the source can be taken from a local
+# git snapshot of the public repository: $MESH_RL_GIT_MIRRORS/<owner>+<name>/repo (full history).
+MESH_RL_GIT_MIRRORS=${MESH_RL_GIT_MIRRORS:-/work/.mirror}
+
+# go_proxy_has <module>@<version>: true when the module proxy serves that version.
+go_proxy_has() {
+  (cd "$(mktemp -d)" && go mod download -json "$1" >/dev/null 2>&1)
+}
+
+# git_snapshot <owner+name> <commit> <dest> [paths...]
+# Extracts <paths> (default: all) of <commit> into <dest> (once; reused when <dest>/.extracted exists).
+# A snapshot may lack its largest blobs: those files are left out and listed in <dest>/.missing.
+git_snapshot() {
+  local repo=$1 commit=$2 dest=$3; shift 3
+  [[ -f "$dest/.extracted" ]] && return 0
+  local gdir="$MESH_RL_GIT_MIRRORS/$repo/repo"
+  [[ -d "$gdir" ]] || die "no git snapshot of ${repo/+//} at $gdir (set MESH_RL_GIT_MIRRORS); the Go module proxy does not serve this version either"
+  git -C "$gdir" cat-file -e "$commit^{commit}" 2>/dev/null || die "commit $commit not in $gdir"
+  rm -rf "$dest"; mkdir -p "$dest"
+  local missing=() line
+  while IFS= read -r line; do missing+=("$line"); done < <(
+    git -C "$gdir" ls-tree -r "$commit" -- "$@" | awk '$2=="blob"{print $3" "$4}' |
+      while read -r sha path; do
+        git -C "$gdir" cat-file -e "$sha" 2>/dev/null || printf '%s\n' "$path"
+      done)
+  # A throw-away index lets checkout-index write exactly the present files.
+  local idx; idx=$(mktemp -u)
+  if ! GIT_INDEX_FILE=$idx git --git-dir="$gdir" --work-tree="$dest" read-tree "$commit" ||
+     ! git --git-dir="$gdir" ls-tree -r --name-only "$commit" -- "$@" |
+       { if ((${#missing[@]})); then grep -vxF "${missing[@]/#/-e}"; else cat; fi; } |
+       GIT_INDEX_FILE=$idx git --git-dir="$gdir" --work-tree="$dest" checkout-index --stdin; then
+    rm -f "$idx"; die "extracting ${repo/+//}@$commit failed"
+  fi
+  rm -f "$idx"
+  printf '%s\n' "${missing[@]}" > "$dest/.missing"
+  ((${#missing[@]} == 0)) || warn "${repo/+//}@$commit: snapshot lacks ${#missing[@]} file(s): ${missing[*]}"
+  git -C "$gdir" rev-parse "$commit" > "$dest/.extracted"
+  log "extracted ${repo/+//}@$commit ${*:-} into $dest"
+}
+
+# go_dir_build <tool> <version> <binary-name> <module-dir> <package> <ldflags>
+# Builds <package> inside an existing module directory (its own go.mod and replaces apply).
+# Same reuse/timing rules as go_wrapper_build; "cold" = first build of this module dir.
+go_dir_build() {
+  local tool=$1 version=$2 bin=$3 mdir=$4 pkg=$5 ldflags=$6
+  local out=${GWB_OUT:-$(tool_dir "$tool" "$version")}
+  if [[ -x "$out/$bin" && "${MESH_RL_REBUILD:-}" != "1" ]]; then
+    log "$tool $version: reusing $out/$bin"; return 0
+  fi
+  local kind=warm
+  [[ -f "$mdir/.built-$tool" ]] || kind=cold
+  local t0; t0=$(date +%s)
+  mkdir -p "$out"
+  (
+    cd "$mdir"
+    log "$tool $version: go build $pkg in $mdir ($kind)"
+    # -mod=mod: the cache copy's go.mod/go.sum may be completed by the build (after overrides).
+    go build -mod=mod -trimpath -ldflags "-s -w $ldflags" -o "$out/$bin.tmp" "$pkg"
+    mv "$out/$bin.tmp" "$out/$bin"
+    touch ".built-$tool"
+  )
+  local secs=$(( $(date +%s) - t0 ))
+  timing_record "$tool" "$kind" "$secs"
+  log "$tool $version: built $out/$bin in ${secs}s ($kind)"
+}
+
+# Pinned versions (keep in step with package.json's @pulumi/* SDKs).
+PULUMI_VERSION=${PULUMI_VERSION:-v3.248.0}
+PULUMI_LANGHOST_COMMIT=${PULUMI_LANGHOST_COMMIT:-dc7edd58bc13}
+PULUMI_K8S_VERSION=${PULUMI_K8S_VERSION:-4.32.0}
+PULUMI_K8S_COMMIT=${PULUMI_K8S_COMMIT:-a03ff6ba58d2}
+PULUMI_RANDOM_VERSION=${PULUMI_RANDOM_VERSION:-4.21.1}
+PULUMI_RANDOM_COMMIT=${PULUMI_RANDOM_COMMIT:-f2d8b029d0f7}
+ETCD_VERSION=${ETCD_VERSION:-v3.6.14}
+KUBE_VERSION=${KUBE_VERSION:-v1.36.1}
+KWOK_VERSION=${KWOK_VERSION:-v0.8.0}
+PULUMI_BIN_DIR=$(tool_dir pulumi "$PULUMI_VERSION")
+PULUMI_K8S_BIN=$(tool_dir pulumi-kubernetes "$PULUMI_K8S_VERSION")/pulumi-resource-kubernetes
+PULUMI_RANDOM_BIN=$(tool_dir pulumi-random "$PULUMI_RANDOM_VERSION")/pulumi-resource-random
+ETCD_BIN=$(tool_dir etcd "$ETCD_VERSION")/etcd
+KUBE_BIN_DIR=$(tool_dir kubernetes "$KUBE_VERSION")
+KWOK_DIR=$(tool_dir kwok "$KWOK_VERSION")
+
+# free_port: prints a TCP port on 127.0.0.1 that nothing listens on (random in 20000-59999).
+free_port() {
+  local p i
+  for i in $(seq 1 200); do
+    p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
+  done
+  die "no free port found"
+}
+
+# wait_for <seconds> <description> <command...>: retries the command every 0.5 s.
+wait_for() {
+  local secs=$1 what=$2; shift 2
+  local deadline=$(( $(date +%s) + secs ))
+  until "$@" >/dev/null 2>&1; do
+    (( $(date +%s) < deadline )) || { warn "timed out after ${secs}s waiting for $what"; return 1; }
+    sleep 0.5
+  done
+}
+
+CLUSTER_DIR=${MESH_RL_CLUSTER_DIR:-$CACHE/cluster}
+# Istio 1.30.3 (the CRDs the stack's custom resources need).
+ISTIO_COMMIT=${ISTIO_COMMIT:-56df41f63e51}
