@@ -8,7 +8,11 @@ import { stringify } from "yaml";
 import { CONFIG_KEYS, PROJECT } from "../components/config-schema";
 
 export function pulumiYamlText(): string {
-    const config: Record<string, unknown> = {};
+    const config: Record<string, unknown> = {
+        // Update ratelimit-config in place (the running service reloads it) instead of the provider's
+        // default delete-and-recreate of a named ConfigMap whenever a descriptor changes.
+        "kubernetes:enableConfigMapMutable": true,
+    };
     for (const k of CONFIG_KEYS) {
         const type = k.kind === "json" ? "string" : k.kind;
         // Pulumi treats a declared key without a default as required, so every key declares one;
