@@ -1,0 +1,62 @@
+/** The pure builders, called directly on settings (no Pulumi runtime). */
+import { expect } from "chai";
+import { parse } from "yaml";
+import { gatewaySpec, virtualServiceSpec } from "../../components/bookinfo";
+import { globalRateLimitFilter, localRateLimitFilter, localRateLimitValue, routeAction, virtualHostActions } from "../../components/envoy-filters";
+import { espArgs, ingressManifest } from "../../components/managed-api";
+import { rateLimitConfigYaml } from "../../components/ratelimit-config";
+import { ratelimitEnv } from "../../components/ratelimit-service";
+import { resolveSettings } from "../../components/settings";
+import { DEV } from "./helpers";
+
+const A = resolveSettings(DEV);
+const B = resolveSettings({ ...DEV, variant: "B" });
+
+describe("pure builders", () => {
+    it("config.yaml is YAML the service reads: domain, then descriptors with rate_limit", () => {
+        const cfg = parse(rateLimitConfigYaml(A));
+        expect(Object.keys(cfg)).to.deep.equal(["domain", "descriptors"]);
+        expect(cfg.descriptors.every((d: any) => Object.keys(d.rate_limit).sort().join() === "requests_per_unit,unit")).to.equal(true);
+        // The catch-all has no value key at all (an empty value would be a different descriptor).
+        expect(cfg.descriptors[cfg.descriptors.length - 1]).to.not.have.property("value");
+    });
+
+    it("global filter and config share the domain; every filter selects the same gateway", () => {
+        for (const s of [A, B]) {
+            const tc = (globalRateLimitFilter(s).configPatches[0] as any).patch.value.typed_config;
+            expect(tc.domain).to.equal(parse(rateLimitConfigYaml(s)).domain);
+            const sel = [globalRateLimitFilter(s), virtualHostActions(s), routeAction(s)].filter(Boolean).map((f) => f!.workloadSelector);
+            expect(new Set(sel.map((x) => JSON.stringify(x))).size).to.equal(1);
+        }
+    });
+
+    it("the route patch names a route the VirtualService has, on the Gateway's port", () => {
+        const patch = routeAction(A)!.configPatches[0] as any;
+        const routeNames = virtualServiceSpec(A).http.map((h) => h.name);
+        expect(routeNames).to.include(patch.match.routeConfiguration.vhost.route.name);
+        expect(patch.match.routeConfiguration.vhost.name).to.equal(`*:${gatewaySpec(A).servers[0].port.number}`);
+        expect(routeAction(B)).to.equal(undefined);
+    });
+
+    it("single-route placement moves the whole bucket config to the route, leaving only stat_prefix", () => {
+        const single = localRateLimitFilter({ ...A, local: { ...A.local, placement: "single-route" } }).configPatches as any[];
+        expect(single[0].patch.value.typed_config.value).to.deep.equal({ stat_prefix: localRateLimitValue(A).stat_prefix });
+        expect(single[1].patch.value.typed_per_filter_config["envoy.filters.http.local_ratelimit"].value).to.deep.equal(localRateLimitValue(A));
+        expect((localRateLimitValue(B) as any).token_bucket.max_tokens).to.equal(10);
+    });
+
+    it("the service environment points at the given Redis and takes the password from the Secret", () => {
+        const env = ratelimitEnv(A, "redis.x.svc.cluster.local:6379");
+        expect(env.find((e) => e.name === "REDIS_URL")!.value).to.equal("redis.x.svc.cluster.local:6379");
+        expect(env.find((e) => e.name === "REDIS_AUTH")!.value).to.equal(undefined);
+        expect(new Set(env.map((e) => e.name)).size).to.equal(env.length);
+    });
+
+    it("ESP arguments and the Ingress of each profile", () => {
+        const m = A.managedApi!;
+        expect(espArgs(m)).to.not.include.members(["--service_account_key=/etc/esp/creds/service-account-creds.json"]);
+        expect(espArgs({ ...m, serviceAccountSecret: "esp-sa" })).to.include("--service_account_key=/etc/esp/creds/service-account-creds.json");
+        expect(ingressManifest(m, "seed", {}).apiVersion).to.equal("extensions/v1beta1");
+        expect(ingressManifest(m, "current", {}).apiVersion).to.equal("networking.k8s.io/v1");
+    });
+});
