@@ -1,0 +1,91 @@
+/**
+ * The domain and descriptor keys the gateway filters send (read from the rendered EnvoyFilters by
+ * the gateway MODEL) are the ones the rendered config defines, as the REAL service loads it.
+ * A mismatch would not fail anywhere: the service answers OK and limiting silently stops.
+ */
+import { expect } from "chai";
+import { parse } from "yaml";
+import { World } from "./harness/fixture";
+import { gatewayModel } from "../../render/explain";
+
+/** Paths that exercise every route and every rate_limits element of the rendered filters. */
+const PROBES = ["/productpage", "/login", "/logout", "/static/x.js", "/api/v1/products/7", "/api/v1/products/99"];
+
+for (const variant of ["A", "B"] as const) {
+    describe(`rls keys, variant ${variant}: what the filters send (model) is what the real service's config defines`, function () {
+        let w: World;
+        before(async () => {
+            w = await World.start(variant);
+        });
+        after(async () => {
+            await w?.stop();
+        });
+        beforeEach(() => w.redis.flushAll());
+
+        it("the filter's domain equals the domain of the config the service loaded", async () => {
+            const m = gatewayModel(w.objects);
+            const loaded = await w.services[0].rlconfig();
+            const domains = new Set(loaded.trim().split("\n").map((l) => l.split(".")[0]));
+            expect([...domains]).to.deep.equal([m.domain]);
+        });
+
+        it("the service loaded exactly the rendered descriptors (debug /rlconfig)", async () => {
+            const cfg = parse(w.rendered.configYaml);
+            const expected = cfg.descriptors
+                .map((d: any) => `${cfg.domain}.${d.key}${d.value === undefined ? "" : `_${d.value}`}: unit=${String(d.rate_limit.unit).toUpperCase()} requests_per_unit=${d.rate_limit.requests_per_unit}`)
+                .sort();
+            const loaded = (await w.services[0].rlconfig())
+                .trim()
+                .split("\n")
+                .map((l) => l.replace(/, shadow_mode.*$/, ""))
+                .sort();
+            expect(loaded).to.deep.equal(expected);
+        });
+
+        it("every descriptor the filters produce meets a configured limit in the real service (none answered 'no limit')", async () => {
+            let sent = 0;
+            for (const p of PROBES) {
+                const x = w.explain(p);
+                for (const d of x.descriptors) {
+                    expect(d.limit, `${p}: model finds no config entry for ${JSON.stringify(d.entries)}`).to.not.equal(undefined);
+                    const res = await w.clients[0].shouldRateLimit(x.domain, [d.entries]);
+                    sent++;
+                    expect(res.statuses[0].currentLimit, `${p}: the real service has no limit for ${JSON.stringify(d.entries)}`).to.not.equal(undefined);
+                    expect(res.statuses[0].currentLimit!.requestsPerUnit, p).to.equal(d.limit!.requestsPerUnit);
+                    expect(res.statuses[0].currentLimit!.unit, p).to.equal(d.limit!.unit.toUpperCase());
+                }
+            }
+            expect(sent).to.be.greaterThan(3);
+        });
+
+        it("every descriptor key of the filters' actions is a key of the config", () => {
+            const m = gatewayModel(w.objects);
+            const actionKeys = new Set<string>();
+            for (const rl of [...m.vhostRateLimits, ...m.routeRateLimits].flatMap((r) => r.rateLimits)) {
+                for (const a of rl.actions) {
+                    const k = a.request_headers?.descriptor_key ?? a.header_value_match?.descriptor_key ?? a.requestHeaders?.descriptorKey ?? a.headerValueMatch?.descriptorKey;
+                    actionKeys.add(k);
+                }
+            }
+            const configKeys = new Set(m.config.descriptors.map((d: any) => d.key));
+            expect([...actionKeys].every((k) => configKeys.has(k)), `actions send ${[...actionKeys]}, config has ${[...configKeys]}`).to.equal(true);
+            if (variant === "A") {
+                const api = m.routeRateLimits.flatMap((r) => r.rateLimits)[0].actions[0].header_value_match.descriptor_value;
+                expect(m.config.descriptors.some((d: any) => d.key === "PATH" && d.value === api), `descriptor_value ${api} has no config entry`).to.equal(true);
+            }
+        });
+
+        it("negative control: a domain the config does not define is answered OK forever (why the check above matters)", async () => {
+            const c = w.clients[0];
+            for (let i = 0; i < 5; i++) {
+                const d = await c.shouldRateLimit(`${gatewayModel(w.objects).domain}-typo`, [[{ key: "PATH", value: "/productpage" }]]);
+                expect(d.overallCode).to.equal("OK");
+                expect(d.statuses[0].currentLimit).to.equal(undefined);
+            }
+            for (let i = 0; i < 3; i++) {
+                const d = await c.shouldRateLimit(gatewayModel(w.objects).domain, [[{ key: "path", value: "/productpage" }]]);
+                expect(d.overallCode, "descriptor keys are case-sensitive").to.equal("OK");
+            }
+        });
+    });
+}
