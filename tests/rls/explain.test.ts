@@ -1,0 +1,45 @@
+/**
+ * The gateway MODEL reads everything from the rendered objects: change the stack config and the
+ * model's answer follows (no constant of the specification inside it). Also the CLI's arguments.
+ */
+import { expect } from "chai";
+import { explain } from "../../render/explain";
+import { parseExplainArgs } from "../../render/explain-cli";
+import { renderVariant } from "./harness/stack";
+
+describe("rls gateway model (render/explain.ts): answers follow the rendered objects", function () {
+    it("a different route regex in the stack config changes which api paths send PATH=api (model)", async () => {
+        const objs = await renderVariant("A", { apiRouteRegex: "/api/v1/products/[0-9]+" });
+        expect(explain(objs, "/api/v1/products/100").descriptors.map((d) => d.entries)).to.deep.equal([[{ key: "PATH", value: "api" }]]);
+        const dflt = await renderVariant("A");
+        expect(explain(dflt, "/api/v1/products/100").descriptors).to.deep.equal([]);
+    });
+
+    it("domain, limited path and limits come from the rendered filter and ConfigMap (model)", async () => {
+        const objs = await renderVariant("B", { domain: "shop", limitedPath: "/login", limitedPathLimit: "7" });
+        const x = explain(objs, "/login");
+        expect(x.domain).to.equal("shop");
+        expect(x.descriptors[0].limit).to.deep.include({ entry: "PATH=/login", requestsPerUnit: 7, unit: "minute" });
+        expect(explain(objs, "/productpage").descriptors[0].limit?.entry).to.equal("PATH (catch-all)");
+    });
+
+    it("variant A's api route name is read from the VirtualService and the route patch (model)", async () => {
+        const objs = await renderVariant("A", {
+            apiRoute: "products",
+            virtualServiceRoutes: JSON.stringify([{ exact: ["/productpage", "/login", "/logout"], prefix: ["/static"] }, { name: "products", prefix: ["/api/v1/products"] }]),
+        });
+        const x = explain(objs, "/api/v1/products/3");
+        expect(x.route?.name).to.equal("products");
+        expect(x.rateLimitsFrom.level).to.equal("route");
+        expect(x.descriptors.map((d) => d.entries)).to.deep.equal([[{ key: "PATH", value: "api" }]]);
+    });
+
+    it("explain CLI arguments: variant, profile, --set, paths; bad input is refused with the usage", () => {
+        expect(parseExplainArgs(["--variant", "a", "--profile", "seed", "--set", "domain=x", "/p", "/q"])).to.deep.equal({
+            variant: "A", apiProfile: "seed", overrides: { domain: "x" }, json: false, paths: ["/p", "/q"],
+        });
+        expect(() => parseExplainArgs(["--variant", "C", "/p"])).to.throw(/A or B/);
+        expect(() => parseExplainArgs(["--variant", "A"])).to.throw(/at least one request path/);
+        expect(() => parseExplainArgs(["productpage"])).to.throw(/starts with '\/'/);
+    });
+});
