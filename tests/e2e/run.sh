@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# End-to-end tier: the real Pulumi engine (CLI + Node.js language host + kubernetes/random
+# providers, built from source by scripts/tools) against a throw-away local Kubernetes API server
+# (scripts/cluster/up.sh, with Istio's CRDs and mesh ConfigMap). Scenarios (docs/e2e.md):
+#   1 up of the dev stack (variant A, current) == offline render; secrets secret in state
+#   2 variant B update: sensible preview, removes what B lacks, changes domain/descriptors/bucket,
+#     rolls the rate-limit pods
+#   3 destroy leaves nothing and the mesh ConfigMap byte-for-byte; seed profile both ways
+#   4 bad configs: preview fails with the stack's message, creates nothing
+#   5 timings, and pulumi up vs kubectl apply --server-side of the same render
+# Own cluster (in a temp dir), own file backend, own PULUMI_CONFIG_PASSPHRASE; nothing in the repo
+# is written. Ends with "N passed, M failed"; exits non-zero on any failure.
+# MESH_RL_E2E_KEEP=1 keeps the temp dir and cluster for inspection.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../../scripts/lib/common.sh"
+cd "$REPO_ROOT"
+
+# ---------------------------------------------------------------- tools
+missing=()
+for b in "$PULUMI_BIN_DIR/pulumi" "$PULUMI_BIN_DIR/pulumi-language-nodejs" "$PULUMI_K8S_BIN" "$PULUMI_RANDOM_BIN" \
+         "$ETCD_BIN" "$KUBE_BIN_DIR/kube-apiserver"; do
+  [[ -x "$b" ]] || missing+=("$(basename "$b")")
+done
+command -v kubectl >/dev/null || missing+=(kubectl)
+command -v openssl >/dev/null || missing+=(openssl)
+if ((${#missing[@]})); then
+  skipped "e2e" "missing tools: ${missing[*]} (build them with: npm run tools)" && exit 0 || exit 1
+fi
+
+PASSED=0 FAILED=0
+pass() { PASSED=$((PASSED + 1)); echo "PASS: $*"; }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL: $*"; }
+check() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; fi; }
+section() { echo; echo "=== $*"; }
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", b-a}'; }
+declare -A T=()
+
+W=$(mktemp -d /tmp/mesh-rl-e2e.XXXXXX)
+export MESH_RL_CLUSTER_DIR=$W/cluster
+cleanup() {
+  local rc=$?
+  if [[ "${MESH_RL_E2E_KEEP:-}" == 1 ]]; then
+    echo "kept $W (cluster: MESH_RL_CLUSTER_DIR=$W/cluster bash scripts/cluster/down.sh)"
+  else
+    bash "$REPO_ROOT/scripts/cluster/down.sh" >/dev/null 2>&1 || true
+    rm -rf "$W"
+  fi
+  exit $rc
+}
+trap cleanup EXIT
+
+# ---------------------------------------------------------------- Pulumi, offline
+export PULUMI_HOME=$CACHE/pulumi-home
+export PULUMI_BACKEND_URL=file://$W/state
+PULUMI_CONFIG_PASSPHRASE=$(openssl rand -hex 24); export PULUMI_CONFIG_PASSPHRASE
+export PULUMI_SKIP_UPDATE_CHECK=true PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
+export PULUMI_SKIP_CONFIRMATIONS=true PULUMI_NODEJS_SKIP_COMPILE_CHECK=true
+export PATH=$PULUMI_BIN_DIR:$PATH
+mkdir -p "$W/state" "$PULUMI_HOME"
+pulumi plugin install resource kubernetes "$PULUMI_K8S_VERSION" --file "$PULUMI_K8S_BIN" --reinstall >/dev/null
+pulumi plugin install resource random "$PULUMI_RANDOM_VERSION" --file "$PULUMI_RANDOM_BIN" --reinstall >/dev/null
+echo "pulumi $(pulumi version); plugins: $(pulumi plugin ls --json | jq -r '[.[] | "\(.name) \(.version)"] | join(", ")')"
+
+# ---------------------------------------------------------------- cluster
+section "cluster"
+t0=$(now)
+bash "$REPO_ROOT/scripts/cluster/up.sh" > "$W/cluster-up.out" 2> "$W/cluster-up.err" || { cat "$W/cluster-up.err"; fail "cluster up"; echo "$PASSED passed, $FAILED failed"; exit 1; }
+T[cluster_up]=$(elapsed "$t0" "$(now)")
+export KUBECONFIG=$W/cluster/kubeconfig
+fake_nodes=0
+kubectl get node kwok-node-0 >/dev/null 2>&1 && fake_nodes=1
+echo "cluster up in ${T[cluster_up]}s at $(cat "$W/cluster/server"); fake nodes (kwok): $fake_nodes"
+mesh_data() { kubectl get configmap istio -n istio-system -o jsonpath='{.data}'; }
+mesh_data > "$W/mesh-before.json"
+
+# ---------------------------------------------------------------- project copy + stacks
+P=$W/project
+mkdir -p "$P"
+cp -r Pulumi.yaml index.ts tsconfig.json package.json components "$P/"
+[[ -d render ]] && cp -r render "$P/"
+ln -s "$REPO_ROOT/node_modules" "$P/node_modules"
+pl() { (cd "$P" && pulumi "$@"); }
+new_stack() { # new_stack <name>: a stack with the dev stack's config
+  cp "$REPO_ROOT/Pulumi.dev.yaml" "$P/Pulumi.$1.yaml"
+  pl stack init "$1" >/dev/null
+  if [[ $fake_nodes == 0 ]]; then pl config set awaitRollout false --stack "$1"; fi
+}
+render() { # render <outdir> <render args...>
+  local out=$1; shift
+  npx tsx render/cli.ts "$@" --out "$out" > "$out.log" 2>&1 || { cat "$out.log"; return 1; }
+}
+compare() { npx tsx "$here/compare.ts" "$@"; }
+labelled_objects() { # objects carrying the provider's managed-by label, anywhere
+  kubectl get deploy,svc,cm,secret,sa,ingress,envoyfilter,gateway,virtualservice,peerauthentication \
+    -A -l app.kubernetes.io/managed-by=pulumi -o name 2>/dev/null
+}
+
+# ================================================================ 1. up (variant A, current)
+section "1. pulumi up: dev stack, variant A, current profile"
+new_stack e2e-dev
+render "$W/render-A" --variant A --profile current
+t0=$(now)
+if pl up --yes --skip-preview --stack e2e-dev > "$W/up-A.log" 2>&1; then
+  T[pulumi_up]=$(elapsed "$t0" "$(now)"); pass "pulumi up (variant A, current) in ${T[pulumi_up]}s"
+else
+  T[pulumi_up]=$(elapsed "$t0" "$(now)"); fail "pulumi up (variant A, current)"; tail -40 "$W/up-A.log"
+fi
+grep -E "Resources:|[0-9]+ (created|unchanged)" "$W/up-A.log" | sed 's/^/    /' || true
+compare present "$W/render-A" > "$W/compare-A.txt" 2>&1 && pass "every rendered object exists with the same content (A)" ||
+  { fail "live objects differ from the render (A)"; grep -v "^  ok" "$W/compare-A.txt" | head -40; }
+tail -1 "$W/compare-A.txt" | sed 's/^/    /'
+pl stack export --stack e2e-dev --file "$W/state-A.json"
+pw=$(kubectl get secret redis-auth -n default -o jsonpath='{.data.password}' 2>/dev/null | base64 -d || true)
+check "redis password exists on the server (${#pw} chars)" test -n "$pw"
+check "state has no plaintext redis password" bash -c '! grep -qF -- "$1" "$2"' _ "$pw" "$W/state-A.json"
+check "RandomPassword.result is a secret in state" bash -c \
+  "jq -e '[.deployment.resources[] | select(.type==\"random:index/randomPassword:RandomPassword\") | .outputs.result[\"4dabf18193072939515e22adb298388d\"]] | length > 0 and all(. == \"1b47061264138c4ac30d75fd1eb44270\")' '$W/state-A.json' >/dev/null"
+check "Secret redis-auth is a secret in state (inputs and outputs)" bash -c \
+  "jq -e '[.deployment.resources[] | select(.type==\"kubernetes:core/v1:Secret\") | .outputs[\"4dabf18193072939515e22adb298388d\"] // .outputs.stringData[\"4dabf18193072939515e22adb298388d\"] // .outputs.data[\"4dabf18193072939515e22adb298388d\"]] | length > 0' '$W/state-A.json' >/dev/null"
+check "current profile leaves the mesh ConfigMap untouched" cmp -s "$W/mesh-before.json" <(mesh_data)
+if [[ $fake_nodes == 1 ]]; then
+  check "Deployments Ready (kwok fake node)" bash -c \
+    "kubectl get deploy -n default -o json | jq -e '[.items[] | (.status.readyReplicas // 0) == .spec.replicas] | all' >/dev/null"
+fi
+
+# ================================================================ 2. variant B update
+section "2. pulumi config set variant B; preview; up"
+render "$W/render-B" --variant B --profile current
+rs_before=$(kubectl get deploy ratelimit -n default -o jsonpath='{.spec.template.metadata.annotations}')
+pl config set variant B --stack e2e-dev
+pl preview --stack e2e-dev --json > "$W/preview-B.json" 2> "$W/preview-B.err" || { fail "preview of variant B"; tail -20 "$W/preview-B.err"; }
+echo "  preview steps (op, type, name):"
+jq -r '.steps[] | select(.op != "same") | "    \(.op)\t\(.urn | split("::")[2])\t\(.urn | split("::")[3])"' "$W/preview-B.json" | sort | tee "$W/preview-B.steps"
+check "preview: no replacements" bash -c "! grep -Eq '^ +(replace|create-replacement|delete-replaced)' '$W/preview-B.steps'"
+check "preview: deletes EnvoyFilter filter-ratelimit-svc-api" grep -Eq '^ +delete.*EnvoyFilter.*filter-ratelimit-svc-api' "$W/preview-B.steps"
+check "preview: updates ConfigMap ratelimit-config in place" grep -Eq '^ +update.*ConfigMap.*ratelimit-config' "$W/preview-B.steps"
+check "preview: updates the domain in EnvoyFilter filter-ratelimit" grep -Eq '^ +update.*EnvoyFilter.*filter-ratelimit$' "$W/preview-B.steps"
+check "preview: updates the local bucket (EnvoyFilter filter-local-ratelimit-svc)" grep -Eq '^ +update.*EnvoyFilter.*filter-local-ratelimit-svc' "$W/preview-B.steps"
+t0=$(now)
+if pl up --yes --skip-preview --stack e2e-dev > "$W/up-B.log" 2>&1; then
+  T[pulumi_update]=$(elapsed "$t0" "$(now)"); pass "pulumi up (update to variant B) in ${T[pulumi_update]}s"
+else
+  T[pulumi_update]=$(elapsed "$t0" "$(now)"); fail "pulumi up (update to variant B)"; tail -40 "$W/up-B.log"
+fi
+compare present "$W/render-B" > "$W/compare-B.txt" 2>&1 && pass "every rendered object exists with the same content (B)" ||
+  { fail "live objects differ from the render (B)"; grep -v "^  ok" "$W/compare-B.txt" | head -40; }
+compare absent "$W/render-A" --except-in "$W/render-B" > "$W/removed-B.txt" 2>&1 && pass "the update removed what variant B lacks: $(grep -c '^  ok' "$W/removed-B.txt") object(s)" ||
+  { fail "objects variant B lacks are still there"; cat "$W/removed-B.txt"; }
+check "ConfigMap ratelimit-config: domain productpage-ratelimit, no api descriptor" bash -c \
+  "kubectl get cm ratelimit-config -n default -o jsonpath='{.data.config\.yaml}' | grep -q 'domain: productpage-ratelimit' && ! kubectl get cm ratelimit-config -n default -o jsonpath='{.data.config\.yaml}' | grep -q 'value: api'"
+check "EnvoyFilter filter-ratelimit: domain productpage-ratelimit" bash -c \
+  "kubectl get envoyfilter filter-ratelimit -n istio-system -o json | grep -q '\"domain\": \"productpage-ratelimit\"'"
+check "EnvoyFilter filter-local-ratelimit-svc: bucket 10" bash -c \
+  "kubectl get envoyfilter filter-local-ratelimit-svc -n istio-system -o json | jq -e '[.. | objects | select(has(\"max_tokens\")) | .max_tokens == 10 and .tokens_per_fill == 10] | length > 0 and all' >/dev/null"
+rs_after=$(kubectl get deploy ratelimit -n default -o jsonpath='{.spec.template.metadata.annotations}')
+check "rate-limit pod template changed with the config (new pods get the new config)" test "$rs_before" != "$rs_after"
+if [[ $fake_nodes == 1 ]]; then
+  check "rate-limit Deployment rolled out: all replicas updated and Ready" bash -c \
+    "kubectl get deploy ratelimit -n default -o json | jq -e '.status.updatedReplicas == .spec.replicas and .status.readyReplicas == .spec.replicas and .status.observedGeneration == .metadata.generation' >/dev/null"
+fi
+check "config volume mounted without subPath (a running pod sees ConfigMap updates)" bash -c \
+  "kubectl get deploy ratelimit -n default -o json | jq -e '[.spec.template.spec.containers[].volumeMounts[]? | select(.mountPath==\"/data/ratelimit/config\")] | length == 1 and (.[0].subPath == null)' >/dev/null"
+
+# ================================================================ 3. destroy
+section "3. pulumi destroy"
+t0=$(now)
+if pl destroy --yes --skip-preview --stack e2e-dev > "$W/destroy.log" 2>&1; then
+  T[pulumi_destroy]=$(elapsed "$t0" "$(now)"); pass "pulumi destroy in ${T[pulumi_destroy]}s"
+else
+  T[pulumi_destroy]=$(elapsed "$t0" "$(now)"); fail "pulumi destroy"; tail -30 "$W/destroy.log"
+fi
+compare absent "$W/render-A" > "$W/absent-A.txt" 2>&1 && compare absent "$W/render-B" > "$W/absent-B.txt" 2>&1 &&
+  pass "no object of either render remains" || { fail "objects remain after destroy"; grep FAIL "$W"/absent-*.txt; }
+check "no object with the provider's managed-by label remains" test -z "$(labelled_objects)"
+check "mesh ConfigMap byte-for-byte as before the first up" cmp "$W/mesh-before.json" <(mesh_data)
+
+section "3b. seed profile"
+new_stack e2e-seed
+pl config set apiProfile seed --stack e2e-seed
+pl preview --stack e2e-seed > "$W/seed-preview.log" 2>&1 && rc=0 || rc=$?
+check "seed + managedApi: preview fails (API server does not serve extensions/v1beta1)" test "$rc" -ne 0
+check "  ... with the stack's message naming extensions/v1beta1 and the fix" \
+  grep -q "does not serve extensions/v1beta1" "$W/seed-preview.log"
+check "  ... and no provider error or stack trace" bash -c \
+  "! grep -Eq 'panic:|goroutine [0-9]+|rpc error|^\s+at .*\.(js|ts):[0-9]+' '$W/seed-preview.log'"
+sed -n '/error:/,$p' "$W/seed-preview.log" | head -8 | sed 's/^/    /'
+pl config set managedApi false --stack e2e-seed
+render "$W/render-seed" --variant A --profile seed --set managedApi=false
+t0=$(now)
+if pl up --yes --skip-preview --stack e2e-seed > "$W/up-seed.log" 2>&1; then
+  T[pulumi_up_seed]=$(elapsed "$t0" "$(now)"); pass "pulumi up (seed profile, managedApi false) in ${T[pulumi_up_seed]}s"
+else
+  T[pulumi_up_seed]=$(elapsed "$t0" "$(now)"); fail "pulumi up (seed profile, managedApi false)"; tail -30 "$W/up-seed.log"
+fi
+check "seed: mesh ConfigMap has authPolicy: MUTUAL_TLS" bash -c \
+  "kubectl get cm istio -n istio-system -o jsonpath='{.data.mesh}' | grep -qx 'authPolicy: MUTUAL_TLS'"
+check "seed: the rest of the mesh text is unchanged" bash -c \
+  "diff <(jq -r .mesh '$W/mesh-before.json') <(kubectl get cm istio -n istio-system -o jsonpath='{.data.mesh}' | grep -vx 'authPolicy: MUTUAL_TLS') >/dev/null"
+compare present "$W/render-seed" --skip ConfigMap/istio-system/istio > "$W/compare-seed.txt" 2>&1 && pass "seed: every rendered object exists with the same content" ||
+  { fail "seed: live objects differ from the render"; grep -v "^  ok" "$W/compare-seed.txt" | head -30; }
+t0=$(now)
+pl destroy --yes --skip-preview --stack e2e-seed > "$W/destroy-seed.log" 2>&1 && pass "pulumi destroy (seed) in $(elapsed "$t0" "$(now)")s" ||
+  { fail "pulumi destroy (seed)"; tail -30 "$W/destroy-seed.log"; }
+check "seed: mesh ConfigMap byte-for-byte as before the first up" cmp "$W/mesh-before.json" <(mesh_data)
+check "seed: nothing of the stack remains" bash -c "compare_out=\$(npx tsx '$here/compare.ts' absent '$W/render-seed' --skip ConfigMap/istio-system/istio 2>&1) && test -z \"\$(kubectl get deploy,svc,cm,secret,envoyfilter,gateway,virtualservice -A -l app.kubernetes.io/managed-by=pulumi -o name)\""
+
+# ================================================================ 4. bad config
+section "4. bad config: preview fails with the stack's message and creates nothing"
+new_stack e2e-bad
+bad_case() { # bad_case <description> <expected text> <key=value>...
+  local what=$1 expect=$2; shift 2
+  local kv
+  for kv in "$@"; do pl config set --stack e2e-bad -- "${kv%%=*}" "${kv#*=}"; done
+  local rc=0
+  pl preview --stack e2e-bad > "$W/bad.log" 2>&1 || rc=$?
+  if [[ $rc -ne 0 ]] && grep -qF -- "$expect" "$W/bad.log" && ! grep -Eq 'panic:|goroutine [0-9]+|rpc error' "$W/bad.log"; then
+    pass "bad config ($what): exit $rc, message: $(grep -m1 -F -- "$expect" "$W/bad.log" | sed 's/^ *//' | cut -c1-110)"
+  else
+    fail "bad config ($what): exit $rc, expected '$expect'"; tail -15 "$W/bad.log"
+  fi
+  for kv in "$@"; do pl config rm --stack e2e-bad "${kv%%=*}" >/dev/null; done
+  pl config set --stack e2e-bad variant A
+}
+bad_case "unknown variant" "mesh-ratelimit:variant = \"C\"" variant=C
+bad_case "unknown unit" "mesh-ratelimit:unit = \"fortnight\"" unit=fortnight
+bad_case "apiLimit in variant B" "mesh-ratelimit:apiLimit" variant=B apiLimit=5
+bad_case "negative limit" "mesh-ratelimit:limitedPathLimit" limitedPathLimit=-1
+bad_case "fill interval below 50ms" "mesh-ratelimit:localFillInterval" localFillInterval=10ms
+bad_case "invalid route regex" "mesh-ratelimit:apiRouteRegex" "apiRouteRegex=/api/v1/products/([0-9"
+bad_case "misspelt key" "mesh-ratelimit:varient" varient=B
+check "bad configs created nothing (state empty, no labelled objects)" bash -c \
+  "test \"\$(cd '$P' && pulumi stack export --stack e2e-bad | jq '.deployment.resources // [] | length')\" = 0 && test -z \"\$(kubectl get deploy,svc,cm,secret,envoyfilter -A -l app.kubernetes.io/managed-by=pulumi -o name)\""
+
+# ================================================================ 5. kubectl apply --server-side of the same render
+section "5. kubectl apply --server-side of the same render (variant A, current)"
+npx tsx "$here/render-to-json.ts" "$W/render-A" "$W/render-A.json" > /dev/null
+t0=$(now)
+kubectl apply --server-side --field-manager=e2e-kubectl -f "$W/render-A.json" > "$W/kubectl-apply.log" 2>&1 && ok=1 || ok=0
+T[kubectl_apply]=$(elapsed "$t0" "$(now)")
+check "kubectl apply --server-side of the render in ${T[kubectl_apply]}s" test $ok = 1
+if [[ $fake_nodes == 1 ]]; then
+  for d in $(kubectl get deploy -n default -o name); do kubectl rollout status -n default "$d" --timeout=120s >/dev/null; done
+  T[kubectl_apply_rollout]=$(elapsed "$t0" "$(now)")
+  echo "  kubectl apply + rollout status of every Deployment: ${T[kubectl_apply_rollout]}s"
+fi
+kubectl delete -f "$W/render-A.json" --wait=true > /dev/null 2>&1 || true
+base=${T[kubectl_apply_rollout]:-${T[kubectl_apply]}}
+ratio=$(awk -v a="${T[pulumi_up]}" -v b="$base" 'BEGIN{printf "%.2f", a/b}')
+T[ratio]=$ratio
+echo "  pulumi up ${T[pulumi_up]}s vs kubectl ${base}s (apply$([[ $fake_nodes == 1 ]] && echo ' + rollout status', both wait for Ready)): ratio $ratio"
+check "pulumi up within 2x of kubectl apply --server-side (ratio $ratio)" awk -v r="$ratio" 'BEGIN{exit !(r <= 2.0)}'
+
+# ---------------------------------------------------------------- timings
+section "timings (seconds)"
+for k in cluster_up pulumi_up pulumi_update pulumi_destroy pulumi_up_seed kubectl_apply kubectl_apply_rollout ratio; do
+  [[ -n "${T[$k]:-}" ]] && printf '  %-22s %s\n' "$k" "${T[$k]}"
+  [[ -n "${T[$k]:-}" && $k != ratio ]] && timing_record "e2e-$k" run "${T[$k]}"
+done
+echo
+echo "$PASSED passed, $FAILED failed"
+[[ $FAILED -eq 0 ]]
