@@ -41,6 +41,10 @@ export class RedisServer {
         await this.proc?.stop("SIGTERM");
     }
 
+    get pid(): number | undefined {
+        return this.proc?.child.pid;
+    }
+
     async client(): Promise<RespClient> {
         return RespClient.connect(this.port, this.password);
     }

@@ -53,8 +53,10 @@ export interface StartOptions {
     redisPassword: string;
     /** Wait until /healthcheck answers 200 and gRPC connects. Default true. */
     waitReady?: boolean;
-    /** Extra env applied on top (benchmark comparisons only; never in conformance tests). */
-    envOverrides?: Record<string, string>;
+    /** Env changes on top (benchmark comparisons only; never in conformance tests); null unsets. */
+    envOverrides?: Record<string, string | null>;
+    /** Write the service's log to this file instead of keeping it in memory. */
+    logFile?: string;
 }
 
 export class RateLimitProcess {
@@ -75,9 +77,12 @@ export class RateLimitProcess {
         writeConfigMapVolume(path.join(fsRoot, rendered.mountPath), rendered.configMap.data);
         const [httpPort, grpcPort, debugPort] = [await freePort(), await freePort(), await freePort()];
         const { env, rewritten } = serviceEnv(rendered, { redisAddress: opts.redisAddress, redisPassword: opts.redisPassword, fsRoot, httpPort, grpcPort, debugPort });
-        Object.assign(env, opts.envOverrides ?? {});
+        for (const [k, v] of Object.entries(opts.envOverrides ?? {})) {
+            if (v === null) delete env[k];
+            else env[k] = v;
+        }
         const args: string[] = rendered.container.args ?? [];
-        const proc = start(ratelimitBin("service_cmd"), args, { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env } });
+        const proc = start(ratelimitBin("service_cmd"), args, { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env }, logFile: opts.logFile });
         const p = new RateLimitProcess(rendered, proc, env, rewritten, fsRoot, httpPort, grpcPort, debugPort);
         if (opts.waitReady ?? true) await p.waitReady();
         return p;

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# npm run bench:rls — decisions/s and latency of the real rate-limit service on loopback:
+# (a) the stack's rendered settings, (b) Istio's sample settings, (c) raw Redis INCRBY+EXPIRE.
+# Writes tests/rls/results/bench-rls.{md,json} (or $BENCH_OUT). Not a test: it reports.
+# Env: BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_LIGHT_CONCURRENCY, BENCH_SWEEP=1, BENCH_OVERRIDES, BENCH_OUT.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+# shellcheck source=../../scripts/lib/common.sh
+source "$ROOT/scripts/lib/common.sh"
+cd "$ROOT"
+if ! bash scripts/tools/build-ratelimit.sh; then
+  skipped "bench:rls" "envoyproxy/ratelimit or redis-server could not be built/installed (see above)" || exit 1
+  exit 0
+fi
+log "bench:rls: load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other work on this machine skews wall-clock figures; CPU per decision does not)"
+exec npx tsx tests/rls/bench.ts

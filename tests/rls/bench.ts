@@ -1,0 +1,277 @@
+/**
+ * `npm run bench:rls`: decisions per second and latency of the REAL rate-limit service on loopback,
+ * side by side in one run, for
+ *   (a) the stack's rendered settings,
+ *   (b) Istio's sample settings (LOG_LEVEL=debug, service defaults otherwise),
+ *   (c) the physical limit: raw Redis INCRBY+EXPIRE round trips (one pipelined pair per decision,
+ *       what the service sends per descriptor) from the same client process,
+ * plus redis-benchmark's INCR as a reference for a C client. Not a timed test: it reports.
+ *
+ * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 64), BENCH_LIGHT_CONCURRENCY
+ * (default 4), BENCH_OUT (directory for bench-rls.json/.md, default tests/rls/results),
+ * BENCH_SWEEP=1 also measures candidate tunings of (a), BENCH_OVERRIDES='{"K":"V"}' overrides
+ * stack config for (a).
+ */
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { execFileSync } from "child_process";
+import { RedisServer } from "./harness/redis";
+import { cpuSeconds } from "./harness/procs";
+import { freePort } from "./harness/ports";
+import { RateLimitProcess } from "./harness/service";
+import { renderedRatelimit, RenderedRatelimit } from "./harness/rendered";
+import { renderVariant } from "./harness/stack";
+import { RlsClient, Descriptor } from "./harness/client";
+import { redisBenchmarkBin, RATELIMIT_COMMIT } from "./harness/tools";
+import { explainWith, gatewayModel } from "../../render/explain";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const HIGH = Number(process.env.BENCH_CONCURRENCY ?? 64);
+const LIGHT = Number(process.env.BENCH_LIGHT_CONCURRENCY ?? 4);
+const CHANNELS = 4;
+
+interface Measure {
+    concurrency: number;
+    decisionsPerSecond: number;
+    p50ms: number;
+    p99ms: number;
+    errors: number;
+    ok: number;
+    overLimit: number;
+    /** Every decision made, warm-up included. */
+    total: number;
+}
+
+interface Row {
+    name: string;
+    label: string;
+    env?: Record<string, string>;
+    high: Measure;
+    light: Measure;
+    /** CPU time per decision during the C=high run (contention-proof): service process, Redis. */
+    cpuUsPerDecision: { service?: number; redis?: number };
+    /** Log bytes the service wrote per decision. */
+    logBytesPerDecision?: number;
+    loadAverage: number[];
+}
+
+function percentile(sorted: number[], p: number): number {
+    if (!sorted.length) return NaN;
+    return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Closed loop: `concurrency` callers, each sends its next request when the previous one is answered. */
+async function closedLoop(concurrency: number, seconds: number, call: (i: number) => Promise<"OK" | "OVER_LIMIT" | "ERR">): Promise<Measure> {
+    const lat: number[] = [];
+    let errors = 0;
+    let ok = 0;
+    let over = 0;
+    let n = 0;
+    const warmupEnd = Date.now() + 1000;
+    const end = warmupEnd + seconds * 1000;
+    let measuredStart = 0;
+    let counted = 0;
+    await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+            while (Date.now() < end) {
+                const i = n++;
+                const t = process.hrtime.bigint();
+                const r = await call(i);
+                const now = Date.now();
+                if (now >= warmupEnd) {
+                    if (!measuredStart) measuredStart = now;
+                    lat.push(Number(process.hrtime.bigint() - t) / 1e6);
+                    counted++;
+                    if (r === "ERR") errors++;
+                    else if (r === "OK") ok++;
+                    else over++;
+                }
+            }
+        }),
+    );
+    const elapsed = (Date.now() - measuredStart) / 1000;
+    lat.sort((a, b) => a - b);
+    return { concurrency, decisionsPerSecond: Math.round(counted / elapsed), p50ms: percentile(lat, 50), p99ms: percentile(lat, 99), errors, ok, overLimit: over, total: n };
+}
+
+/** The traffic: a mix of what the gateway sends for the limited path, the api route and catch-all paths (via the gateway model). */
+function workload(objects: any[]): { domain: string; requests: Descriptor[][] } {
+    const m = gatewayModel(objects);
+    const paths = ["/productpage", ...Array.from({ length: 9 }, (_, k) => `/api/v1/products/${k + 1}`), ...Array.from({ length: 90 }, (_, k) => `/static/asset-${k}.js`)];
+    const requests = paths.map((p) => explainWith(m, p).descriptors.map((d) => d.entries)).filter((d) => d.length);
+    return { domain: m.domain, requests };
+}
+
+const LOG_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "mesh-rl-bench-"));
+
+async function measureService(name: string, label: string, rendered: RenderedRatelimit, redis: RedisServer, objects: any[], envOverrides: Record<string, string | null>): Promise<Row> {
+    const logFile = path.join(LOG_DIR, `${name}-${Date.now()}.log`);
+    const svc = await RateLimitProcess.start(rendered, { redisAddress: redis.address, redisPassword: redis.password, envOverrides, logFile });
+    const pid = svc.proc.child.pid!;
+    const clients = Array.from({ length: CHANNELS }, () => new RlsClient(svc.grpcAddress));
+    await Promise.all(clients.map((c) => c.waitForReady()));
+    const { domain, requests } = workload(objects);
+    const call = async (i: number) => {
+        try {
+            const d = await clients[i % CHANNELS].shouldRateLimit(domain, requests[i % requests.length]);
+            return d.overallCode === "OVER_LIMIT" ? "OVER_LIMIT" : "OK";
+        } catch {
+            return "ERR" as const;
+        }
+    };
+    await redis.flushAll();
+    const load = os.loadavg();
+    const cpu0 = [cpuSeconds(pid), cpuSeconds(redis.pid!)];
+    const log0 = fs.statSync(logFile).size;
+    const high = await closedLoop(HIGH, SECONDS, call);
+    const cpu1 = [cpuSeconds(pid), cpuSeconds(redis.pid!)];
+    const log1 = fs.statSync(logFile).size;
+    // The closed loop also counted its 1 s warm-up in the CPU window: divide by all decisions made.
+    const decisions = high.total;
+    await redis.flushAll();
+    const light = await closedLoop(LIGHT, Math.max(3, SECONDS / 2), call);
+    for (const c of clients) c.close();
+    const env = svc.env;
+    await svc.stop();
+    const shown = Object.fromEntries(Object.entries(env).filter(([k]) => /^(LOG_|REDIS_(POOL|PIPELINE|TYPE|SOCKET)|LOCAL_CACHE|USE_STATSD|NEAR_LIMIT)/.test(k)));
+    return {
+        name,
+        label,
+        env: shown,
+        high,
+        light,
+        cpuUsPerDecision: { service: ((cpu1[0] - cpu0[0]) * 1e6) / decisions, redis: ((cpu1[1] - cpu0[1]) * 1e6) / decisions },
+        logBytesPerDecision: (log1 - log0) / decisions,
+        loadAverage: load,
+    };
+}
+
+async function measureRawRedis(redis: RedisServer): Promise<Row> {
+    const conns = await Promise.all(Array.from({ length: CHANNELS }, () => redis.client()));
+    const call = async (i: number) => {
+        const key = `bench_PATH_/static/asset-${i % 90}.js_${Math.floor(Date.now() / 60000) * 60}`;
+        const r = await conns[i % CHANNELS].pipeline([["INCRBY", key, 1], ["EXPIRE", key, 60]]);
+        return r.some((x) => x instanceof Error) ? "ERR" : "OK";
+    };
+    await redis.flushAll();
+    const load = os.loadavg();
+    const cpu0 = cpuSeconds(redis.pid!);
+    const high = await closedLoop(HIGH, SECONDS, call);
+    const cpu1 = cpuSeconds(redis.pid!);
+    const light = await closedLoop(LIGHT, Math.max(3, SECONDS / 2), call);
+    for (const c of conns) c.close();
+    return { name: "c", label: `(c) raw Redis: INCRBY+EXPIRE pipelined pair per decision, same client, ${CHANNELS} connections`, high, light, cpuUsPerDecision: { redis: ((cpu1 - cpu0) * 1e6) / high.total }, loadAverage: load };
+}
+
+function redisBenchmark(redis: RedisServer): { requestsPerSecond: number; p50ms?: number; p99ms?: number } | undefined {
+    const bin = redisBenchmarkBin();
+    if (!bin) return undefined;
+    let out: string;
+    try {
+        out = execFileSync(bin, ["-h", "127.0.0.1", "-p", String(redis.port), "-a", redis.password, "-c", String(HIGH), "-n", "200000", "-t", "incr", "--csv", "--precision", "3"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    } catch (e) {
+        console.error(`redis-benchmark failed: ${(e as Error).message.split("\n")[0]}`);
+        return undefined;
+    }
+    // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+    const line = out.trim().split("\n").find((l) => l.startsWith('"INCR"'));
+    if (!line) return undefined;
+    const f = line.split(",").map((s) => s.replace(/"/g, ""));
+    return { requestsPerSecond: Math.round(Number(f[1])), p50ms: Number(f[4]), p99ms: Number(f[6]) };
+}
+
+/** Istio's sample (samples/ratelimit/rate-limit-service.yaml): LOG_LEVEL=debug, defaults otherwise. */
+function istioSampleEnv(rendered: RenderedRatelimit): Record<string, string | null> {
+    const keep = new Set(["RUNTIME_ROOT", "RUNTIME_SUBDIRECTORY", "RUNTIME_WATCH_ROOT", "RUNTIME_IGNOREDOTFILES", "REDIS_SOCKET_TYPE", "REDIS_URL", "REDIS_AUTH", "USE_STATSD", "PORT", "GRPC_PORT", "DEBUG_PORT"]);
+    const out: Record<string, string | null> = {};
+    for (const e of rendered.env) if (!keep.has(e.name)) out[e.name] = null;
+    out.LOG_LEVEL = "debug";
+    return out;
+}
+
+function fmt(n: number, d = 2): string {
+    return Number.isFinite(n) ? n.toFixed(d) : "n/a";
+}
+
+async function main(): Promise<void> {
+    const overrides = JSON.parse(process.env.BENCH_OVERRIDES ?? "{}");
+    const objects = await renderVariant("A", overrides);
+    const rendered = renderedRatelimit(objects);
+    const redis = await RedisServer.start();
+    const rows: Row[] = [];
+    try {
+        rows.push(await measureService("a", "(a) the stack's rendered settings", rendered, redis, objects, {}));
+        // Everything the sample does not set is unset, so the service uses its own defaults.
+        rows.push(await measureService("b", "(b) Istio's sample settings (LOG_LEVEL=debug, defaults otherwise)", rendered, redis, objects, istioSampleEnv(rendered)));
+        rows.push(await measureRawRedis(redis));
+        if (process.env.BENCH_SWEEP === "1") {
+            const prom = `127.0.0.1:${await freePort()}`;
+            const sweep: [string, Record<string, string>][] = [
+                ["DISABLE_STATS=true", { DISABLE_STATS: "true" }],
+                ["USE_PROMETHEUS=true", { USE_PROMETHEUS: "true", PROMETHEUS_ADDR: prom }],
+                ["USE_PROMETHEUS=true + local cache 1 MiB", { USE_PROMETHEUS: "true", PROMETHEUS_ADDR: prom, LOCAL_CACHE_SIZE_IN_BYTES: "1048576" }],
+                ["USE_PROMETHEUS=true + pipeline window 150us", { USE_PROMETHEUS: "true", PROMETHEUS_ADDR: prom, REDIS_PIPELINE_WINDOW: "150us" }],
+                ["USE_PROMETHEUS=true + pool 4", { USE_PROMETHEUS: "true", PROMETHEUS_ADDR: prom, REDIS_POOL_SIZE: "4" }],
+                ["USE_PROMETHEUS=true + pool 32", { USE_PROMETHEUS: "true", PROMETHEUS_ADDR: prom, REDIS_POOL_SIZE: "32" }],
+                ["local cache 1 MiB", { LOCAL_CACHE_SIZE_IN_BYTES: "1048576" }],
+                ["pipeline window 150us", { REDIS_PIPELINE_WINDOW: "150us" }],
+            ];
+            for (const [label, env] of sweep) rows.push(await measureService(`sweep`, `sweep: rendered + ${label}`, rendered, redis, objects, env));
+        }
+    } finally {
+        await redis.stop();
+    }
+    const rbRedis = await RedisServer.start();
+    const rb = redisBenchmark(rbRedis);
+    await rbRedis.stop();
+
+    const a = rows.find((r) => r.name === "a")!;
+    const b = rows.find((r) => r.name === "b")!;
+    const c = rows.find((r) => r.name === "c")!;
+    const ratios = {
+        a_over_b_throughput: a.high.decisionsPerSecond / b.high.decisionsPerSecond,
+        b_over_a_service_cpu_per_decision: b.cpuUsPerDecision.service! / a.cpuUsPerDecision.service!,
+        a_over_c_throughput: a.high.decisionsPerSecond / c.high.decisionsPerSecond,
+        a_p99_light_ms: a.light.p99ms,
+        targets: { a_over_b_at_least: 2, a_p99_under_ms: 2, a_within_factor_of_c: 2 },
+    };
+    const meta = {
+        date: new Date().toISOString(),
+        machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+        service: `envoyproxy/ratelimit ${RATELIMIT_COMMIT}`,
+        redis: execFileSync("redis-server", ["--version"], { encoding: "utf8" }).trim(),
+        seconds: SECONDS,
+        concurrency: { high: HIGH, light: LIGHT, grpcChannels: CHANNELS },
+        workload: "variant A; per request one of 100 paths round-robin: /productpage, /api/v1/products/1..9, 90 catch-all /static paths (descriptors via the gateway model); single service process",
+    };
+    const md: string[] = [];
+    md.push(`| setting | decisions/s (C=${HIGH}) | p50 ms | p99 ms | decisions/s (C=${LIGHT}) | p50 ms | p99 ms | service CPU µs/decision | Redis CPU µs/decision | log B/decision | errors | load avg |`);
+    md.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (const r of rows) {
+        md.push(
+            `| ${r.label} | ${r.high.decisionsPerSecond} | ${fmt(r.high.p50ms)} | ${fmt(r.high.p99ms)} | ${r.light.decisionsPerSecond} | ${fmt(r.light.p50ms)} | ${fmt(r.light.p99ms)} | ` +
+                `${r.cpuUsPerDecision.service === undefined ? "–" : fmt(r.cpuUsPerDecision.service, 1)} | ${fmt(r.cpuUsPerDecision.redis ?? NaN, 1)} | ${r.logBytesPerDecision === undefined ? "–" : fmt(r.logBytesPerDecision, 0)} | ${r.high.errors + r.light.errors} | ${fmt(r.loadAverage[0], 1)} |`,
+        );
+    }
+    if (rb) md.push(`| reference: redis-benchmark INCR (C client, C=${HIGH}) | ${rb.requestsPerSecond} | ${fmt(rb.p50ms ?? NaN, 3)} | ${fmt(rb.p99ms ?? NaN, 3)} | | | | | | | | |`);
+    md.push("");
+    md.push(`Ratios: (a)/(b) throughput ${fmt(ratios.a_over_b_throughput)}× (target ≥ 2×), service CPU per decision (b)/(a) ${fmt(ratios.b_over_a_service_cpu_per_decision)}×; (a)/(c) ${fmt(ratios.a_over_c_throughput)}× (target ≥ 0.5×); (a) p99 at C=${LIGHT}: ${fmt(a.light.p99ms)} ms (target < 2 ms).`);
+    const text = md.join("\n");
+    console.log(`\n${meta.workload}\n${meta.machine.cpus} CPUs (${meta.machine.model}), ${meta.redis}, ${meta.service}, ${SECONDS}s per point after 1s warm-up\n`);
+    console.log(text);
+    for (const r of rows) console.log(`${r.name}: ${JSON.stringify(r.env ?? {})}`);
+    const outDir = process.env.BENCH_OUT ?? path.join(__dirname, "results");
+    fs.mkdirSync(outDir, { recursive: true });
+    fs.writeFileSync(path.join(outDir, "bench-rls.json"), JSON.stringify({ meta, rows, redisBenchmark: rb, ratios }, null, 2) + "\n");
+    fs.writeFileSync(path.join(outDir, "bench-rls.md"), `${meta.date}, ${meta.machine.cpus} CPUs, ${meta.service}, ${meta.redis}\n\n${meta.workload}\n\n${text}\n`);
+    console.log(`\nwritten: ${path.join(outDir, "bench-rls.json")}, ${path.join(outDir, "bench-rls.md")}`);
+}
+
+main().then(
+    () => process.exit(0),
+    (e) => {
+        console.error(e);
+        process.exit(1);
+    },
+);
