@@ -29,7 +29,10 @@ import (
 	kubereg "istio.io/istio/pilot/pkg/serviceregistry/kube"
 	"istio.io/istio/pkg/cluster"
 	"istio.io/istio/pkg/config"
+	"istio.io/istio/pkg/config/mesh"
 	"istio.io/istio/pkg/test"
+	"istio.io/istio/pkg/util/protomarshal"
+	sigyaml "sigs.k8s.io/yaml"
 )
 
 // Names Envoy and Istio use on the wire (spec-mapping.md, "Neutral name -> wire identifier").
@@ -217,8 +220,8 @@ func Generate(t test.Failer, docs []Doc, e Expect) (*Generated, []Finding) {
 				continue
 			}
 			for _, sp := range svc.Spec.Ports {
-				mp := ms.Ports.GetByPort(int(sp.Port))
-				if mp == nil {
+				mp, found := ms.Ports.GetByPort(int(sp.Port))
+				if !found || mp == nil {
 					continue
 				}
 				target := sp.Port
@@ -859,4 +862,24 @@ func jsonOf(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// LoadMeshConfig applies mesh-config text the way istiod does (mesh.ApplyMeshConfigDefaults) and
+// returns the top-level fields a strict parse rejects, i.e. the ones current Istio ignores.
+func LoadMeshConfig(text string) ([]string, error) {
+	if _, err := mesh.ApplyMeshConfigDefaults(text); err != nil {
+		return nil, err
+	}
+	var ignored []string
+	var raw map[string]any
+	if err := sigyaml.Unmarshal([]byte(text), &raw); err != nil {
+		return nil, err
+	}
+	for k, v := range raw {
+		one, _ := sigyaml.Marshal(map[string]any{k: v})
+		if err := protomarshal.ApplyYAMLStrict(string(one), mesh.DefaultMeshConfig()); err != nil {
+			ignored = append(ignored, k)
+		}
+	}
+	return ignored, nil
 }

@@ -3,6 +3,7 @@ package xdscheck
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -89,6 +90,15 @@ var mutations = []mutation{
 		"sidecar/per-route-config", func(e Expect) bool { return e.Placement == "single-route" }},
 	{"local-route-context", EFLocal, 1, []string{"match", "context"}, "GATEWAY",
 		"sidecar/per-route-config", func(e Expect) bool { return e.Placement == "single-route" }},
+	{"global-domain", EFGlobal, 0, []string{"patch", "value", "typed_config", "domain"}, "ratelimit-x",
+		"gateway/ratelimit-filter-config", always},
+	{"api-regex-too-wide", EFRouteAPI, 0, []string{"patch", "value", "route", "rate_limits", "0", "actions", "0",
+		"header_value_match", "headers", "0", "safe_regex_match", "regex"}, "/api/v1/products/.*",
+		"gateway/api-regex-full-match", func(e Expect) bool { return e.APIRoute }},
+	{"local-bucket-size", EFLocal, 0, []string{"patch", "value", "typed_config", "value", "token_bucket", "max_tokens"}, 5,
+		"sidecar/local-filter-config", func(e Expect) bool { return e.Placement == "all-routes" }},
+	{"route-bucket-size", EFLocal, 1, []string{"patch", "value", "typed_per_filter_config", FilterLocalRateLimit, "value", "token_bucket", "tokens_per_fill"}, 5,
+		"sidecar/per-route-config", func(e Expect) bool { return e.Placement == "single-route" }},
 	{"local-bucket-typo", EFLocal, -1, []string{"patch", "value", "typed_config", "value", "token_bucket", "max_tokns"}, 4,
 		"sidecar/local-filter-config", func(e Expect) bool { return e.Placement == "all-routes" }},
 }
@@ -106,29 +116,42 @@ func apply(docs []Doc, m mutation) error {
 	if idx >= len(ps) {
 		return fmt.Errorf("EnvoyFilter %s has %d patches, no index %d", m.filter, len(ps), idx)
 	}
-	cur := ps[idx]
+	// Walk maps by key and lists by numeric index down to the parent of the last key.
+	var cur any = ps[idx]
 	for i, k := range m.path[:len(m.path)-1] {
-		next, ok := cur[k].(map[string]any)
-		if !ok {
+		var next any
+		switch c := cur.(type) {
+		case map[string]any:
+			next = c[k]
+		case []any:
+			if n, err := strconv.Atoi(k); err == nil && n < len(c) {
+				next = c[n]
+			}
+		}
+		if next == nil {
 			return fmt.Errorf("EnvoyFilter %s patch %d: no %s", m.filter, idx, strings.Join(m.path[:i+1], "."))
 		}
 		cur = next
 	}
+	parent, ok := cur.(map[string]any)
+	if !ok {
+		return fmt.Errorf("EnvoyFilter %s patch %d: %s is not an object", m.filter, idx, strings.Join(m.path[:len(m.path)-1], "."))
+	}
 	last := m.path[len(m.path)-1]
 	if m.patchIdx < 0 { // a typo: rename an existing key
 		good := strings.Replace(last, "max_tokns", "max_tokens", 1)
-		v, ok := cur[good]
+		v, ok := parent[good]
 		if !ok {
 			return fmt.Errorf("EnvoyFilter %s: no %s to misspell", m.filter, good)
 		}
-		delete(cur, good)
-		cur[last] = v
+		delete(parent, good)
+		parent[last] = v
 		return nil
 	}
-	if _, ok := cur[last]; !ok && last != "name" {
+	if _, ok := parent[last]; !ok && last != "name" {
 		return fmt.Errorf("EnvoyFilter %s patch %d: no %s", m.filter, idx, strings.Join(m.path, "."))
 	}
-	cur[last] = m.value
+	parent[last] = m.value
 	return nil
 }
 
@@ -171,4 +194,25 @@ func TestNegativeControls(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSeedMeshConfigPatch feeds the seed profile's mesh ConfigMap text to Istio's own mesh-config
+// loader. It must load (istiod keeps running), and the test records what Istio makes of
+// `authPolicy: MUTUAL_TLS`: the field was removed from MeshConfig, so current Istio ignores it and
+// only the current profile's PeerAuthentication turns on mutual TLS.
+func TestSeedMeshConfigPatch(t *testing.T) {
+	docs, _ := inputs(t)
+	cm := Find(docs, "ConfigMap", IstioSystem, "istio")
+	if cm == nil {
+		t.Skip("no mesh ConfigMap patch in this render (current profile)")
+	}
+	text, _ := Dig(cm, "data", "mesh").(string)
+	if !strings.Contains(text, "authPolicy: MUTUAL_TLS") {
+		t.Errorf("ConfigMap istio-system/istio: expected data.mesh to set authPolicy: MUTUAL_TLS; got %q", text)
+	}
+	ignored, err := LoadMeshConfig(text)
+	if err != nil {
+		t.Fatalf("ConfigMap istio-system/istio: expected Istio's mesh-config loader to accept data.mesh; got %v", err)
+	}
+	t.Logf("ConfigMap istio-system/istio: Istio loads data.mesh; fields it does not know (ignored): %v", ignored)
 }
