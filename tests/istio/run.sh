@@ -58,7 +58,9 @@ mkdir -p "$(dirname "$xdsbin")"
 t0=$(date +%s)
 kind=cold
 [[ -f "$xdsbin" ]] && kind=warm
-if ! (cd "$here/xdscheck" && go test -c -o "$xdsbin.tmp" .) > "$CACHE/logs/xdscheck-build.log" 2>&1; then
+if [[ -x "$xdsbin" && -z "$(find "$here/xdscheck" -type f -newer "$xdsbin" -print -quit)" ]]; then
+  echo "xdscheck: reusing $xdsbin (sources unchanged)"
+elif ! (cd "$here/xdscheck" && go test -c -o "$xdsbin.tmp" .) > "$CACHE/logs/xdscheck-build.log" 2>&1; then
   tail -30 "$CACHE/logs/xdscheck-build.log"
   ko "build: tests/istio/xdscheck does not compile (log: $CACHE/logs/xdscheck-build.log)"
   xdsbin=""
@@ -95,6 +97,64 @@ explained() {
   return 1
 }
 
+# doc_name FILE N -> "Kind namespace/name" of the N-th (0-based) document of a YAML stream.
+doc_name() {
+  awk -v want="$2" '
+    /^---/ { doc++; next }
+    doc == want && /^kind:/ { kind = $2 }
+    doc == want && /^  name:/ && !name { name = $2 }
+    doc == want && /^  namespace:/ && !ns { ns = $2 }
+    END { printf "%s %s/%s", kind, (ns == "" ? "default" : ns), name }' "$1"
+}
+
+# note_once TEXT: print an explained message once per run.
+declare -A noted=()
+note_once() {
+  if [[ -z "${noted[$1]:-}" ]]; then noted[$1]=1; echo "     $1"; fi
+}
+
+# analyze_set LABEL FILE... : istioctl analyze --use-kube=false -A; every message must be explained.
+analyze_unparsable=0
+analyze_set() {
+  local label=$1; shift
+  local rc=0 out msgs unexplained="" m code res text count=0 e idx
+  analyze_unparsable=0
+  out="$("$ISTIOCTL" analyze --use-kube=false --all-namespaces --output-threshold=Info \
+        --failure-threshold=Info "$@" 2>&1)" || rc=$?
+  msgs="$(grep -E '^(Error|Warning|Info) \[IST[0-9]+\]' <<< "$out" || true)"
+  if grep -qE 'error processing' <<< "$out"; then
+    analyze_unparsable=1
+    local named=""
+    while IFS= read -r e; do
+      idx="$(sed -E 's/.*all\.yaml\[([0-9]+)\].*/\1/' <<< "$e")"
+      named+="$(doc_name "$1" "$idx") (all.yaml document $idx): $(sed -E 's/.*failed parsing JSON for built-in type: //; s/ - skipping.*//' <<< "$e"); "
+    done < <(grep -E 'warn.*error processing' <<< "$out" | sort -u)
+    ko "$label analyze: istioctl cannot parse object(s) of the render: $named"
+    return
+  fi
+  if [[ -z "$msgs" && $rc -ne 0 ]]; then
+    ko "$label analyze: exit $rc: $(tr '\n' ' ' <<< "$out")"
+    return
+  fi
+  while IFS= read -r m; do
+    [[ -z "$m" ]] && continue
+    count=$((count + 1))
+    code="$(sed -E 's/^[A-Za-z]+ \[(IST[0-9]+)\].*/\1/' <<< "$m")"
+    res="$(sed -E 's/^[A-Za-z]+ \[IST[0-9]+\] \(([^ )]+ [^ )]+).*/\1/' <<< "$m")"
+    text="$(sed -E 's/^[A-Za-z]+ \[IST[0-9]+\] \([^)]*\) //' <<< "$m")"
+    if explained analyze "$code" "$res" "$text"; then
+      note_once "analyze $code $res: explained in analyze-allow.txt"
+    else
+      unexplained+="$m; "
+    fi
+  done <<< "$msgs"
+  if [[ -n "$unexplained" ]]; then
+    ko "$label analyze: unexplained messages: $unexplained"
+  else
+    ok "$label analyze --use-kube=false -A ($count message(s), all explained)"
+  fi
+}
+
 is_istio() { grep -qE '^apiVersion: *(networking|security|telemetry|extensions)\.istio\.io/' "$1"; }
 
 check_combo() {
@@ -113,7 +173,7 @@ check_combo() {
         wres="$(sed -E 's/^[[:space:]]*\* ([^/]+)\/([^/]+)\/([^:]+):.*/\1 \2\/\3/' <<< "$w")"
         wtext="$(sed -E 's/^[[:space:]]*\* [^:]+: //' <<< "$w")"
         if explained validate - "$wres" "$wtext"; then
-          echo "     validate warning (explained in analyze-allow.txt): $wres: $wtext"
+          note_once "validate warning on $wres: explained in analyze-allow.txt"
         else
           unexplained+="$w; "
         fi
@@ -132,33 +192,15 @@ check_combo() {
   [[ $n -gt 0 ]] || ko "$combo validate: no Istio object rendered in $dir"
 
   # 3. istioctl analyze on the whole rendered set, all namespaces.
-  local rc=0
-  out="$("$ISTIOCTL" analyze --use-kube=false --all-namespaces --output-threshold=Info \
-        --failure-threshold=Info "$dir/all.yaml" 2>&1)" || rc=$?
-  local msgs unexplained="" m code res text count=0
-  msgs="$(grep -E '^(Error|Warning|Info) \[IST[0-9]+\]' <<< "$out" || true)"
-  if grep -qiE "could not be parsed|error processing|Error\(s\) adding files" <<< "$out"; then
-    ko "$combo analyze: istioctl cannot parse the render: $(grep -iE 'error processing' <<< "$out" | head -3 | tr '\n' ' ')"
-  elif [[ -z "$msgs" && $rc -ne 0 ]]; then
-    ko "$combo analyze: exit $rc: $(tr '\n' ' ' <<< "$out")"
-  else
-    while IFS= read -r m; do
-      [[ -z "$m" ]] && continue
-      count=$((count + 1))
-      code="$(sed -E 's/^[A-Za-z]+ \[(IST[0-9]+)\].*/\1/' <<< "$m")"
-      res="$(sed -E 's/^[A-Za-z]+ \[IST[0-9]+\] \(([^ )]+ [^ )]+).*/\1/' <<< "$m")"
-      text="$(sed -E 's/^[A-Za-z]+ \[IST[0-9]+\] \([^)]*\) //' <<< "$m")"
-      if explained analyze "$code" "$res" "$text"; then
-        echo "     analyze $code $res (explained in analyze-allow.txt)"
-      else
-        unexplained+="$m; "
-      fi
-    done <<< "$msgs"
-    if [[ -n "$unexplained" ]]; then
-      ko "$combo analyze: unexplained messages: $unexplained"
-    else
-      ok "$combo analyze --use-kube=false -A ($count message(s), all explained)"
-    fi
+  analyze_set "$combo" "$dir/all.yaml"
+  if [[ $analyze_unparsable -eq 1 ]]; then
+    # Still analyze the Istio objects on their own, so their messages are checked too.
+    local istio_files=()
+    for f in "$dir"/*.yaml; do
+      [[ "$(basename "$f")" == all.yaml ]] && continue
+      is_istio "$f" && istio_files+=("$f")
+    done
+    [[ ${#istio_files[@]} -gt 0 ]] && analyze_set "$combo (Istio objects only)" "${istio_files[@]}"
   fi
 
   # 4. generator check + negative controls.
