@@ -69,12 +69,17 @@ describe("rls faults, variant A: real service + Redis with the rendered settings
             const after = s.answers.filter((a) => a.sentAt > killedAt);
             expect(before.length, "answers before the kill").to.be.greaterThan(10);
             expect(before.every((a) => !(a.result instanceof Error) && a.result.overallCode === "OK")).to.equal(true);
-            expect(after.length, "answers after the kill").to.be.greaterThan(10);
+            expect(after.length, "answers after the kill").to.be.at.least(5);
             const oks = after.filter((a) => !(a.result instanceof Error) && a.result.overallCode === "OK");
             expect(oks, "OK answers while Redis was down").to.have.length(0);
             expect(after.every((a) => gatewayOutcome(a.result) === "500")).to.equal(true);
             const slowest = Math.max(...after.map((a) => a.at - a.sentAt));
-            console.log(`      ${after.length} answers while Redis was down: all errors (${(after[0].result as any).code} ${(after[0].result as any).details}); slowest ${slowest} ms`);
+            const kinds = new Map<string, number>();
+            for (const a of after) {
+                const k = `${(a.result as any).code} ${(a.result as any).details}`;
+                kinds.set(k, (kinds.get(k) ?? 0) + 1);
+            }
+            console.log(`      ${after.length} answers while Redis was down, all errors: ${[...kinds].map(([k, n]) => `${n}× [${k}]`).join(", ")}; slowest ${slowest} ms`);
         });
 
         it("what the readiness probe says while Redis is down (rendered env decides)", async () => {
