@@ -3,7 +3,7 @@
  * model's answer follows (no constant of the specification inside it). Also the CLI's arguments.
  */
 import { expect } from "chai";
-import { explain } from "../../render/explain";
+import { explain, formatExplanation } from "../../render/explain";
 import { parseExplainArgs } from "../../render/explain-cli";
 import { renderVariant } from "./harness/stack";
 
@@ -32,6 +32,17 @@ describe("rls gateway model (render/explain.ts): answers follow the rendered obj
         expect(x.route?.name).to.equal("products");
         expect(x.rateLimitsFrom.level).to.equal("route");
         expect(x.descriptors.map((d) => d.entries)).to.deep.equal([[{ key: "PATH", value: "api" }]]);
+    });
+
+    it("the printed explanation names route, descriptor, limit and the bucket of the current window (model)", async () => {
+        const objs = await renderVariant("A");
+        const at = Date.UTC(2026, 0, 1, 12, 34, 56);
+        const text = formatExplanation(explain(objs, "/api/v1/products/7"), at);
+        expect(text).to.include("route: api");
+        expect(text).to.include("descriptor 1: PATH=api");
+        expect(text).to.include("limit: 2 per minute (config entry PATH=api)");
+        expect(text).to.include(`bucket: ratelimit_PATH_api_${Date.UTC(2026, 0, 1, 12, 34) / 1000}`);
+        expect(formatExplanation(explain(objs, "/api/v1/products/100"), at)).to.include("descriptors: none");
     });
 
     it("explain CLI arguments: variant, profile, --set, paths; bad input is refused with the usage", () => {
