@@ -10,7 +10,7 @@
  * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 64), BENCH_LIGHT_CONCURRENCY
  * (default 4), BENCH_OUT (directory for bench-rls.json/.md, default tests/rls/results),
  * BENCH_SWEEP=1 also measures candidate tunings of (a), BENCH_OVERRIDES='{"K":"V"}' overrides
- * stack config for (a).
+ * stack config for (a), BENCH_KEEP_LOGS=1 keeps the services' logs.
  */
 import * as fs from "fs";
 import * as os from "os";
@@ -270,7 +270,12 @@ async function main(): Promise<void> {
 }
 
 main().then(
-    () => process.exit(0),
+    () => {
+        // The service logs (the stats sink writes one line per decision) are large: keep them only on request.
+        if (process.env.BENCH_KEEP_LOGS !== "1") fs.rmSync(LOG_DIR, { recursive: true, force: true });
+        else console.log(`service logs kept in ${LOG_DIR}`);
+        process.exit(0);
+    },
     (e) => {
         console.error(e);
         process.exit(1);
