@@ -22,6 +22,20 @@ for (const variant of ["A", "B"] as const) {
         });
         beforeEach(() => w.redis.flushAll());
 
+        it("the service runs with the rendered env: only addresses, ports, the secret and the root are rewritten", () => {
+            const svc = w.services[0];
+            const rendered = Object.fromEntries(w.rendered.env.map((e) => [e.name, e.value]));
+            const allowed = new Set(["REDIS_URL", "REDIS_AUTH", "RUNTIME_ROOT", "HOST", "GRPC_HOST", "DEBUG_HOST", "PORT", "GRPC_PORT", "DEBUG_PORT"]);
+            for (const [k, v] of Object.entries(svc.env)) {
+                if (allowed.has(k)) continue;
+                expect(v, k).to.equal(rendered[k]);
+            }
+            expect(Object.keys(svc.env).filter((k) => !(k in rendered) && !allowed.has(k)), "variables the stack does not render").to.deep.equal([]);
+            expect(Object.keys(rendered).filter((k) => !(k in svc.env)), "rendered variables dropped").to.deep.equal([]);
+            expect(svc.env.RUNTIME_ROOT.endsWith(String(rendered.RUNTIME_ROOT))).to.equal(true);
+            expect(svc.env.REDIS_URL).to.equal(w.redis.address);
+        });
+
         it("the filter's domain equals the domain of the config the service loaded", async () => {
             const m = gatewayModel(w.objects);
             const loaded = await w.services[0].rlconfig();
