@@ -123,7 +123,11 @@ if [[ $fake_nodes == 1 ]]; then
     --kubeconfig="$KUBECONFIG_FILE" --authentication-kubeconfig="$KUBECONFIG_FILE" \
     --authorization-kubeconfig="$KUBECONFIG_FILE" \
     --bind-address=127.0.0.1 --secure-port="$(free_port)" --leader-elect=false
-  cat "$KWOK_DIR"/stage/node/fast/*.yaml <(echo ---) "$KWOK_DIR"/stage/pod/fast/*.yaml > "$CL/kwok-stages.yaml"
+  # kwok's own stages: node initialise + lease heartbeat, pod ready/complete/delete ("fast" set).
+  for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+           pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+    cat "$KWOK_DIR/stage/$f"; echo "---"
+  done > "$CL/kwok-stages.yaml"
   start kwok "$KWOK_DIR/kwok" --kubeconfig="$KUBECONFIG_FILE" --config="$CL/kwok-stages.yaml" \
     --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
     --node-ip=127.0.0.1 --server-address="127.0.0.1:$(free_port)"

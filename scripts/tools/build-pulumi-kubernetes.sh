@@ -29,23 +29,21 @@ if [[ ! -f "$src/sdk/go.mod" ]]; then
   [[ -d "$d" ]] || die "cannot download github.com/pulumi/pulumi-kubernetes/sdk/v4@v$ver"
   mkdir -p "$src/sdk"; cp -r "$d/." "$src/sdk/"; chmod -R u+w "$src/sdk"
 fi
-# The module proxy refuses two of the provider's requirements: github.com/pulumi/pulumi/pkg/v3
-# v3.243.0 and github.com/fluxcd/pkg/ssa v0.71.1-0.20260424094917-4f94dc680419 ("403 This module
-# version is not available"). Raise them to the nearest versions it serves (pkg/sdk v3.248.0, the
-# CLI's own; ssa v0.76.2); MVS then raises some others (k8s.io/* v0.36.1 -> v0.36.4, ...).
-# go.mod.orig keeps the authors' file; go.mod.overrides.diff records the difference.
-K8S_PROVIDER_OVERRIDES=${K8S_PROVIDER_OVERRIDES:-github.com/pulumi/pulumi/pkg/v3@$PULUMI_VERSION github.com/pulumi/pulumi/sdk/v3@$PULUMI_VERSION github.com/fluxcd/pkg/ssa@v0.76.2}
+# The module proxy refuses two of the provider's requirements ("403 This module version is not
+# available"): github.com/pulumi/pulumi/pkg/v3@v3.243.0 and
+# github.com/fluxcd/pkg/ssa@v0.71.1-0.20260424094917-4f94dc680419. Raising them to served versions
+# does not compile (pkg v3.248.0 changed codegen/schema types), so exactly those commits are taken
+# from git snapshots (pulumi/pulumi tag pkg/v3.243.0, fluxcd/pkg 4f94dc680419) and `replace`d in
+# the cache copy's go.mod. go.mod.orig keeps the authors' file.
+pkg_commit=917e3ae00a38   # tag pkg/v3.243.0
+ssa_commit=4f94dc680419
+git_snapshot pulumi+pulumi "$pkg_commit" "$CACHE/src/pulumi-pkg-v3.243.0" pkg
+git_snapshot fluxcd+pkg "$ssa_commit" "$CACHE/src/fluxcd-pkg-$ssa_commit" ssa
 if [[ ! -f "$src/provider/go.mod.orig" ]]; then
-  (
-    cd "$src/provider"
-    cp go.mod go.mod.orig; cp go.sum go.sum.orig
-    edits=(); for m in $K8S_PROVIDER_OVERRIDES; do edits+=("-require=$m"); done
-    go mod edit "${edits[@]}"
-    # shellcheck disable=SC2086
-    go get $K8S_PROVIDER_OVERRIDES
-    diff go.mod.orig go.mod > go.mod.overrides.diff || true
-    log "pulumi-kubernetes: $(grep -c '^>' go.mod.overrides.diff) go.mod lines changed by the overrides"
-  )
+  cp "$src/provider/go.mod" "$src/provider/go.mod.orig"; cp "$src/provider/go.sum" "$src/provider/go.sum.orig"
+  (cd "$src/provider" && go mod edit \
+    -replace "github.com/pulumi/pulumi/pkg/v3=$CACHE/src/pulumi-pkg-v3.243.0/pkg" \
+    -replace "github.com/fluxcd/pkg/ssa=$CACHE/src/fluxcd-pkg-$ssa_commit/ssa")
 fi
 # schema.json (the package schema, several MB) is one of the blobs a snapshot may lack. The
 # provider uses it only to answer GetSchema and to fill inputs when it reads an object from the
