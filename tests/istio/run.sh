@@ -52,7 +52,8 @@ fi
 ISTIOCTL="$(bash "$root/scripts/tools/build-istioctl.sh" --print-path)"
 echo "istioctl: $ISTIOCTL ($(( $(date +%s) - t0 ))s to build or reuse)"
 
-# The generator check is compiled once per run (the Go build cache makes a rebuild quick).
+# The generator check is compiled once per run. -trimpath as in build-istioctl.sh, so the two
+# share compiled packages in the Go build cache (without it every istio package is compiled twice).
 xdsbin="$CACHE/tools/xdscheck/xdscheck.test"
 mkdir -p "$(dirname "$xdsbin")"
 t0=$(date +%s)
@@ -60,7 +61,7 @@ kind=cold
 [[ -f "$xdsbin" ]] && kind=warm
 if [[ -x "$xdsbin" && -z "$(find "$here/xdscheck" -type f -newer "$xdsbin" -print -quit)" ]]; then
   echo "xdscheck: reusing $xdsbin (sources unchanged)"
-elif ! (cd "$here/xdscheck" && go test -c -o "$xdsbin.tmp" .) > "$CACHE/logs/xdscheck-build.log" 2>&1; then
+elif ! (cd "$here/xdscheck" && go test -trimpath -c -o "$xdsbin.tmp" .) > "$CACHE/logs/xdscheck-build.log" 2>&1; then
   tail -30 "$CACHE/logs/xdscheck-build.log"
   ko "build: tests/istio/xdscheck does not compile (log: $CACHE/logs/xdscheck-build.log)"
   xdsbin=""
