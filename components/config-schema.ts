@@ -72,13 +72,14 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     { group: "service", key: "ratelimitNamespace", kind: "string", default: "default", description: "Namespace of the rate-limit Service and Deployment." },
     { group: "service", key: "ratelimitServiceName", kind: "string", default: "ratelimit", description: "Name of the rate-limit Service; the filter's `cluster_name` and `authority` are derived from it." },
     { group: "service", key: "ratelimitGrpcPort", kind: "integer", default: "8081", description: "gRPC port of the rate-limit Service." },
-    { group: "service", key: "ratelimitImage", kind: "string", default: "docker.io/envoyproxy/ratelimit:f2fb1577", description: "envoyproxy/ratelimit image (tagged by commit; matches the build the tests run)." },
+    { group: "service", key: "ratelimitImage", kind: "string", default: "docker.io/envoyproxy/ratelimit:3fb70258", description: "envoyproxy/ratelimit image (tagged by commit; matches the build the tests run)." },
     { group: "service", key: "ratelimitReplicas", kind: "integer", default: "2", description: "Replicas of the rate-limit service (they share Redis, so limits stay exact)." },
     { group: "service", key: "ratelimitLogLevel", kind: "string", default: "warn", description: "`LOG_LEVEL` of the service: `debug`, `info`, `warn` or `error`." },
     { group: "service", key: "redisPoolSize", kind: "integer", default: "10", description: "`REDIS_POOL_SIZE`: connections per service process." },
     { group: "service", key: "redisPipelineWindow", kind: "string", default: "0", description: "`REDIS_PIPELINE_WINDOW` (Go duration, e.g. `150us`; `0` flushes every write at once). Measured (docs/rls.md): no CPU gain with one Redis, and it delays each call by up to the window at low load; it matters for Redis Cluster." },
     { group: "service", key: "redisPipelineLimit", kind: "integer", default: "0", description: "`REDIS_PIPELINE_LIMIT`: has no effect in the pinned service (radix v4 ignores it); kept for older images." },
     { group: "service", key: "localCacheSizeInBytes", kind: "integer", default: "1048576", description: "`LOCAL_CACHE_SIZE_IN_BYTES`: cache of over-limit keys in each service process (0 disables). 1 MiB answers repeat over-limit requests without Redis until the window ends: −28 % service CPU and −53 % Redis CPU per decision in the benchmark, limits still exact (docs/rls.md)." },
+    { group: "service", key: "ratelimitPrometheus", kind: "boolean", default: "false", description: "Serve the service's counters for Prometheus on port 9090 (`USE_PROMETHEUS`). `false` sets `DISABLE_STATS=true`: with statsd off, this service version otherwise writes one log line per decision." },
     { group: "service", key: "redisImage", kind: "string", default: "docker.io/library/redis:7.0.15-alpine", description: "Redis image." },
 
     // Managed API (ESP)

@@ -15,6 +15,7 @@ export const RUNTIME_SUBDIRECTORY = "ratelimit";
 export const CONFIG_MOUNT_PATH = `${RUNTIME_ROOT}/${RUNTIME_SUBDIRECTORY}/config`;
 /** Pod-template annotation carrying the config digest: a config change rolls the pods. */
 export const CONFIG_DIGEST_ANNOTATION = "mesh-ratelimit/config-sha256";
+export const METRICS_PORT = 9090;
 
 export interface EnvVar {
     name: string;
@@ -42,6 +43,11 @@ export function ratelimitEnv(s: StackSettings, redisAddress: string): EnvVar[] {
         { name: "LOCAL_CACHE_SIZE_IN_BYTES", value: String(r.localCacheSizeInBytes) },
         // The default (true) makes the service retry a statsd sink that does not exist and flood its log.
         { name: "USE_STATSD", value: "false" },
+        // Without statsd this version logs every decision's stats (~200 B a line) unless stats are
+        // off or go to Prometheus (measured in docs/rls.md).
+        ...(r.prometheus
+            ? [{ name: "USE_PROMETHEUS", value: "true" }, { name: "PROMETHEUS_ADDR", value: `:${METRICS_PORT}` }]
+            : [{ name: "DISABLE_STATS", value: "true" }]),
         { name: "RUNTIME_ROOT", value: RUNTIME_ROOT },
         { name: "RUNTIME_SUBDIRECTORY", value: RUNTIME_SUBDIRECTORY },
         // ConfigMap volumes swap a `..data` symlink: watch the config dir itself and skip dot files.
@@ -89,7 +95,10 @@ export class RateLimitService extends pulumi.ComponentResource {
                     template: {
                         metadata: {
                             labels,
-                            annotations: { [CONFIG_DIGEST_ANNOTATION]: createHash("sha256").update(configText).digest("hex") },
+                            annotations: {
+                                [CONFIG_DIGEST_ANNOTATION]: createHash("sha256").update(configText).digest("hex"),
+                                ...(r.prometheus ? { "prometheus.io/scrape": "true", "prometheus.io/port": String(METRICS_PORT) } : {}),
+                            },
                         },
                         spec: {
                             containers: [
@@ -102,10 +111,14 @@ export class RateLimitService extends pulumi.ComponentResource {
                                         { name: "http", containerPort: r.httpPort },
                                         { name: "grpc", containerPort: r.grpcPort },
                                         { name: "http-debug", containerPort: r.debugPort },
+                                        ...(r.prometheus ? [{ name: "http-metrics", containerPort: METRICS_PORT }] : []),
                                     ],
+                                    // The service opens no port until Redis answers; give it up to 5 minutes
+                                    // before liveness may restart it.
+                                    startupProbe: { httpGet: { path: "/healthcheck", port: r.httpPort }, periodSeconds: 5, failureThreshold: 60 },
                                     // Not ready (so no traffic) until it has loaded its config and reached Redis.
                                     readinessProbe: { httpGet: { path: "/healthcheck", port: r.httpPort }, periodSeconds: 5, failureThreshold: 2 },
-                                    livenessProbe: { httpGet: { path: "/healthcheck", port: r.httpPort }, initialDelaySeconds: 10, periodSeconds: 10, failureThreshold: 6 },
+                                    livenessProbe: { httpGet: { path: "/healthcheck", port: r.httpPort }, periodSeconds: 10, failureThreshold: 6 },
                                     // Whole-directory mount (no subPath) so ConfigMap updates reach the running process.
                                     volumeMounts: [{ name: "config", mountPath: CONFIG_MOUNT_PATH, readOnly: true }],
                                     resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { memory: "256Mi" } },

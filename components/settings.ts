@@ -85,6 +85,7 @@ export interface StackSettings {
         redisPipelineWindow: string;
         redisPipelineLimit: number;
         localCacheSizeInBytes: number;
+        prometheus: boolean;
         redisImage: string;
     };
     managedApi?: {
@@ -578,6 +579,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         redisPipelineWindow: r.goDuration("redisPipelineWindow"),
         redisPipelineLimit: r.int("redisPipelineLimit", { min: 0 }),
         localCacheSizeInBytes: r.int("localCacheSizeInBytes", { min: 0 }),
+        prometheus: r.bool("ratelimitPrometheus"),
         redisImage: r.str("redisImage"),
     };
     if (ratelimit.grpcPort === ratelimit.httpPort || ratelimit.grpcPort === ratelimit.debugPort) {

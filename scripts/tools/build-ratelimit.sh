@@ -9,8 +9,12 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$HERE/../lib/common.sh"
 
 # The module's only semver tags are from 2020 (RLS v2 API only), so a commit is the version.
+# The module proxy reachable here refuses f2fb15770f7f (the commit real-tools.md names) and Istio's
+# sample commit 30a4ce1a with "403 This module version is not available"; it serves 3fb702589d36
+# (2026-01-22, RLS v3), which is therefore the pin, and the image tag the stack deploys (3fb70258).
 RATELIMIT_MODULE=github.com/envoyproxy/ratelimit
-RATELIMIT_COMMIT=f2fb15770f7f
+RATELIMIT_COMMIT=3fb702589d36
+RATELIMIT_VERSION=v1.4.1-0.20260122083618-3fb702589d36
 OUT=$(tool_dir ratelimit "$RATELIMIT_COMMIT")
 
 if [[ -x "$OUT/service_cmd" && -x "$OUT/config_check_cmd" && "${MESH_RL_REBUILD:-}" != "1" ]]; then
@@ -23,13 +27,13 @@ else
   mkdir -p "$OUT"
   # Ask the proxy first, so a refusal ends with a message that says what happened.
   probe=$(mktemp -d)
-  if ! (cd "$probe" && go mod init local/probe >/dev/null 2>&1 && go list -m "$RATELIMIT_MODULE@$RATELIMIT_COMMIT"); then
+  if ! (cd "$probe" && go mod init local/probe >/dev/null 2>&1 && go list -m "$RATELIMIT_MODULE@$RATELIMIT_VERSION"); then
     rm -rf "$probe"
-    die "the Go module proxy did not serve $RATELIMIT_MODULE@$RATELIMIT_COMMIT (see go's message above; 'This module version is not available' is a final answer for that version)"
+    die "the Go module proxy did not serve $RATELIMIT_MODULE@$RATELIMIT_VERSION (see go's message above; 'This module version is not available' is a final answer for that version)"
   fi
   rm -rf "$probe"
   go_wrapper_build ratelimit "$RATELIMIT_COMMIT" service_cmd "$RATELIMIT_MODULE/src/service_cmd" "" \
-    "$RATELIMIT_MODULE@$RATELIMIT_COMMIT"
+    "$RATELIMIT_MODULE/src/service_cmd@$RATELIMIT_VERSION" "$RATELIMIT_MODULE/src/config_check_cmd@$RATELIMIT_VERSION"
   go_wrapper_build ratelimit "$RATELIMIT_COMMIT" config_check_cmd "$RATELIMIT_MODULE/src/config_check_cmd" ""
   mv "$OUT.version.tmp" "$OUT/VERSION"
 fi

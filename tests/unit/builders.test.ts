@@ -60,3 +60,13 @@ describe("pure builders", () => {
         expect(ingressManifest(m, "current", {}).apiVersion).to.equal("networking.k8s.io/v1");
     });
 });
+
+describe("rate-limit service statistics", () => {
+    it("stats are off by default (no per-decision log lines) and go to Prometheus when asked", () => {
+        const names = (s: typeof A) => ratelimitEnv(s, "r:6379").map((e) => `${e.name}=${e.value}`);
+        expect(names(A)).to.include.members(["USE_STATSD=false", "DISABLE_STATS=true"]);
+        const prom = resolveSettings({ ...DEV, ratelimitPrometheus: "true" });
+        expect(names(prom)).to.include.members(["USE_PROMETHEUS=true", "PROMETHEUS_ADDR=:9090"]);
+        expect(names(prom)).to.not.include("DISABLE_STATS=true");
+    });
+});

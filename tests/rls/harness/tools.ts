@@ -4,7 +4,7 @@ import * as os from "os";
 import * as path from "path";
 import { execFileSync } from "child_process";
 
-export const RATELIMIT_COMMIT = "f2fb15770f7f";
+export const RATELIMIT_COMMIT = "3fb702589d36";
 
 export function cacheDir(): string {
     return process.env.MESH_RL_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "mesh-ratelimit");
