@@ -114,6 +114,52 @@ note_once() {
   if [[ -z "${noted[$1]:-}" ]]; then noted[$1]=1; echo "     $1"; fi
 }
 
+# validate_file FILE: istioctl validate; fails on an error or on a warning that analyze-allow.txt
+# does not explain (istioctl reports a typo inside a typed_config only as a warning).
+validate_problem=""
+validate_file() {
+  local f=$1 out w unexplained="" wres wtext
+  validate_problem=""
+  if ! out="$("$ISTIOCTL" validate -f "$f" 2>&1)"; then
+    validate_problem="$(tr '\n' ' ' <<< "$out")"
+    return 1
+  fi
+  # Warnings look like "\t* Kind/namespace/name: text".
+  while IFS= read -r w; do
+    wres="$(sed -E 's/^[[:space:]]*\* ([^/]+)\/([^/]+)\/([^:]+):.*/\1 \2\/\3/' <<< "$w")"
+    wtext="$(sed -E 's/^[[:space:]]*\* [^:]+: //' <<< "$w")"
+    if explained validate - "$wres" "$wtext"; then
+      note_once "validate warning on $wres: explained in analyze-allow.txt"
+    else
+      unexplained+="$w; "
+    fi
+  done < <(grep -E '^[[:space:]]*\* ' <<< "$out" || true)
+  if [[ -n "$unexplained" ]]; then
+    validate_problem="unexplained warning: $unexplained"
+    return 1
+  fi
+  if ! grep -qE 'is valid|has warnings' <<< "$out"; then
+    validate_problem="unexpected output: $(tr '\n' ' ' <<< "$out")"
+    return 1
+  fi
+  return 0
+}
+
+# validate_control DIR: the validate step must flag a typo inside filter-ratelimit's typed_config.
+validate_control() {
+  local src="$1/envoyfilter_istio-system_filter-ratelimit.yaml" bad="$work/control-typo.yaml"
+  if [[ ! -f "$src" ]]; then
+    ko "control: validate typo: $src not rendered"
+    return
+  fi
+  sed 's/failure_mode_deny/failure_mode_dny/' "$src" > "$bad"
+  if validate_file "$bad"; then
+    ko "control: validate step accepted a typo (failure_mode_dny) inside EnvoyFilter filter-ratelimit typed_config"
+  else
+    ok "control: validate step flags a typo inside EnvoyFilter filter-ratelimit typed_config (${validate_problem:0:160}...)"
+  fi
+}
+
 # analyze_set LABEL FILE... : istioctl analyze --use-kube=false -A; every message must be explained.
 analyze_unparsable=0
 analyze_set() {
@@ -167,27 +213,10 @@ check_combo() {
     [[ "$(basename "$f")" == all.yaml ]] && continue
     is_istio "$f" || continue
     n=$((n + 1))
-    if out="$("$ISTIOCTL" validate -f "$f" 2>&1)"; then
-      # Warnings look like "\t* Kind/namespace/name: text".
-      local w unexplained="" wres wtext
-      while IFS= read -r w; do
-        wres="$(sed -E 's/^[[:space:]]*\* ([^/]+)\/([^/]+)\/([^:]+):.*/\1 \2\/\3/' <<< "$w")"
-        wtext="$(sed -E 's/^[[:space:]]*\* [^:]+: //' <<< "$w")"
-        if explained validate - "$wres" "$wtext"; then
-          note_once "validate warning on $wres: explained in analyze-allow.txt"
-        else
-          unexplained+="$w; "
-        fi
-      done < <(grep -E '^[[:space:]]*\* ' <<< "$out" || true)
-      if [[ -n "$unexplained" ]]; then
-        ko "$combo validate $(basename "$f"): unexplained warning: $unexplained"
-      elif grep -qE 'is valid|has warnings' <<< "$out"; then
-        ok "$combo validate $(basename "$f")"
-      else
-        ko "$combo validate $(basename "$f"): unexpected output: $(tr '\n' ' ' <<< "$out")"
-      fi
+    if validate_file "$f"; then
+      ok "$combo validate $(basename "$f")"
     else
-      ko "$combo validate $(basename "$f"): $(tr '\n' ' ' <<< "$out")"
+      ko "$combo validate $(basename "$f"): $validate_problem"
     fi
   done
   [[ $n -gt 0 ]] || ko "$combo validate: no Istio object rendered in $dir"
@@ -231,6 +260,7 @@ start=$(date +%s)
 if [[ -n "${ISTIO_CHECK_RENDER_DIR:-}" ]]; then
   [[ ${#variants[@]} -eq 1 && ${#placements[@]} -eq 1 ]] || { echo "ISTIO_CHECK_RENDER_DIR needs one variant and one placement" >&2; exit 2; }
   check_combo "${variants[0]}" "${profiles[0]}" "${placements[0]}" "$ISTIO_CHECK_RENDER_DIR"
+  validate_control "$ISTIO_CHECK_RENDER_DIR"
 else
   for v in "${variants[@]}"; do
     for p in "${profiles[@]}"; do
@@ -242,6 +272,7 @@ else
           continue
         fi
         check_combo "$v" "$p" "$pl" "$dir"
+        [[ -n "${controlled:-}" ]] || { validate_control "$dir"; controlled=1; }
       done
     done
   done

@@ -99,6 +99,10 @@ var mutations = []mutation{
 		"sidecar/local-filter-config", func(e Expect) bool { return e.Placement == "all-routes" }},
 	{"route-bucket-size", EFLocal, 1, []string{"patch", "value", "typed_per_filter_config", FilterLocalRateLimit, "value", "token_bucket", "tokens_per_fill"}, 5,
 		"sidecar/per-route-config", func(e Expect) bool { return e.Placement == "single-route" }},
+	// Istio drops the unknown field when it builds the filter (istioctl only warns), so the
+	// filter lands with failure_mode_deny=false: fail-open. Only the value check sees it.
+	{"global-typo", EFGlobal, -1, []string{"patch", "value", "typed_config", "failure_mode_dny"}, nil,
+		"gateway/ratelimit-filter-config", always},
 	{"local-bucket-typo", EFLocal, -1, []string{"patch", "value", "typed_config", "value", "token_bucket", "max_tokns"}, 4,
 		"sidecar/local-filter-config", func(e Expect) bool { return e.Placement == "all-routes" }},
 }
@@ -139,7 +143,7 @@ func apply(docs []Doc, m mutation) error {
 	}
 	last := m.path[len(m.path)-1]
 	if m.patchIdx < 0 { // a typo: rename an existing key
-		good := strings.Replace(last, "max_tokns", "max_tokens", 1)
+		good := strings.NewReplacer("max_tokns", "max_tokens", "failure_mode_dny", "failure_mode_deny").Replace(last)
 		v, ok := parent[good]
 		if !ok {
 			return fmt.Errorf("EnvoyFilter %s: no %s to misspell", m.filter, good)
