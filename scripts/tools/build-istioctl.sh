@@ -3,7 +3,8 @@
 # A throw-away wrapper module (in the cache, never in the repo) requires istio.io/istio; its
 # go.mod has no replaces, so the wrapper builds against the versions Istio's go.mod lists,
 # except the pins below that the module proxy here does not serve.
-# Idempotent: reuses the binary when present. Options: --force (rebuild), --print-path.
+# Idempotent: reuses the binary when present. Options: --force or MESH_RL_REBUILD=1 (rebuild),
+# --print-path.
 #
 # Version. The target was tag 1.30.3 = commit 56df41f63e51 (pseudo-version
 # v0.0.0-20260713165634-56df41f63e51), but the module proxy reachable here answers
@@ -41,6 +42,7 @@ bin="$dest/istioctl"
 wrap="$dest/wrapper"
 
 force=0
+[[ "${MESH_RL_REBUILD:-}" == "1" ]] && force=1
 for a in "$@"; do
   case "$a" in
     --force) force=1 ;;
