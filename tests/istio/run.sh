@@ -83,7 +83,8 @@ if [[ -z "${ISTIO_CHECK_RENDER_DIR:-}" ]]; then
 fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/istio-check.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"' EXIT   # set ISTIO_CHECK_KEEP=1 to keep renders and logs
+[[ "${ISTIO_CHECK_KEEP:-}" == "1" ]] && { trap - EXIT; echo "keeping $work"; }
 allow="$here/analyze-allow.txt"
 
 # explained SOURCE CODE RESOURCE TEXT -> 0 when analyze-allow.txt lists it.
@@ -239,15 +240,21 @@ check_combo() {
     rc=0
     XDSCHECK_DIR="$dir" XDSCHECK_VARIANT="$v" XDSCHECK_PLACEMENT="$pl" \
       "$xdsbin" -test.v -test.count=1 > "$log" 2>&1 || rc=$?
-    local line name
+    local line name id msg
     while IFS= read -r line; do
       name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
-      if [[ "$line" == *"--- PASS"* ]]; then ok "$combo generator $name"; else ko "$combo generator $name"; fi
-    done < <(grep -E '^ +--- (PASS|FAIL): Test[A-Za-z]+/' "$log" || true)
-    if [[ $rc -ne 0 ]]; then
-      # Print the failure messages (object + expectation) from go test.
-      grep -E '^\s+xdscheck_test.go:[0-9]+:|panic|FAIL' "$log" | grep -v -- '--- PASS' | head -40 | sed 's/^/     /'
-      grep -qE '^ +--- FAIL: Test[A-Za-z]+/' "$log" || ko "$combo generator: go test exited $rc (log above)"
+      if [[ "$line" == *"--- PASS"* ]]; then
+        ok "$combo generator $name"
+      else
+        # The test prints "FAILED: <id>: <object>: expected <expectation>; got: <what was generated>".
+        id="${name#*/}"
+        msg="$(grep -m1 -F "FAILED: $id: " "$log" | sed -E 's/^.*FAILED: [^ ]+ //' || true)"
+        ko "$combo generator $name: ${msg:-see $log}"
+      fi
+    done < <(grep -E '^ +--- (PASS|FAIL): Test[A-Za-z]+/|^--- (PASS|FAIL): TestSeedMeshConfigPatch' "$log" || true)
+    if [[ $rc -ne 0 ]] && ! grep -qE '^ +--- FAIL: Test[A-Za-z]+/' "$log"; then
+      grep -E 'FAILED:|panic|^FAIL|--- FAIL' "$log" | head -20 | sed 's/^/     /'
+      ko "$combo generator: go test exited $rc"
     fi
     if ! grep -qE '^ +--- (PASS|FAIL): TestGeneratedConfig/' "$log"; then
       ko "$combo generator: no expectation evaluated"

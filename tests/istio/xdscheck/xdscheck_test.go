@@ -49,7 +49,7 @@ func TestGeneratedConfig(t *testing.T) {
 		f := f
 		t.Run(f.ID, func(t *testing.T) {
 			if !f.OK() {
-				t.Errorf("%s: expected %s; got: %s", f.Object, f.Expectation, f.Problem)
+				t.Errorf("FAILED: %s: %s: expected %s; got: %s", f.ID, f.Object, f.Expectation, f.Problem)
 			} else {
 				t.Logf("%s: %s", f.Object, f.Expectation)
 			}
@@ -175,11 +175,11 @@ func TestNegativeControls(t *testing.T) {
 		}
 		t.Run(m.name, func(t *testing.T) {
 			if !base[m.wantFail] {
-				t.Fatalf("control %s: expectation %s already fails on the unmutated render", m.name, m.wantFail)
+				t.Fatalf("FAILED: %s: control cannot run: expectation %s already fails on the unmutated render", m.name, m.wantFail)
 			}
 			mut := Clone(docs)
 			if err := apply(mut, m); err != nil {
-				t.Fatalf("control %s: %v", m.name, err)
+				t.Fatalf("FAILED: %s: control cannot be applied: %v", m.name, err)
 			}
 			var hit *Finding
 			fs := Check(t, mut, e)
@@ -190,9 +190,9 @@ func TestNegativeControls(t *testing.T) {
 			}
 			switch {
 			case hit == nil:
-				t.Errorf("control %s (EnvoyFilter %s %s=%v): expectation %s was not evaluated", m.name, m.filter, strings.Join(m.path, "."), m.value, m.wantFail)
+				t.Errorf("FAILED: %s: control (EnvoyFilter %s %s=%v): expectation %s was not evaluated", m.name, m.filter, strings.Join(m.path, "."), m.value, m.wantFail)
 			case hit.OK():
-				t.Errorf("control %s (EnvoyFilter %s %s=%v): check still passes %s — it cannot see a patch that misses", m.name, m.filter, strings.Join(m.path, "."), m.value, m.wantFail)
+				t.Errorf("FAILED: %s: control (EnvoyFilter %s %s=%v): check still passes %s, so it cannot see this patch miss", m.name, m.filter, strings.Join(m.path, "."), m.value, m.wantFail)
 			default:
 				t.Logf("detected: %s", hit)
 			}
@@ -212,11 +212,11 @@ func TestSeedMeshConfigPatch(t *testing.T) {
 	}
 	text, _ := Dig(cm, "data", "mesh").(string)
 	if !strings.Contains(text, "authPolicy: MUTUAL_TLS") {
-		t.Errorf("ConfigMap istio-system/istio: expected data.mesh to set authPolicy: MUTUAL_TLS; got %q", text)
+		t.Errorf("FAILED: TestSeedMeshConfigPatch: ConfigMap istio-system/istio: expected data.mesh to set authPolicy: MUTUAL_TLS; got %q", text)
 	}
 	ignored, err := LoadMeshConfig(text)
 	if err != nil {
-		t.Fatalf("ConfigMap istio-system/istio: expected Istio's mesh-config loader to accept data.mesh; got %v", err)
+		t.Fatalf("FAILED: TestSeedMeshConfigPatch: ConfigMap istio-system/istio: expected Istio's mesh-config loader to accept data.mesh; got %v", err)
 	}
 	t.Logf("ConfigMap istio-system/istio: Istio loads data.mesh; fields it does not know (ignored): %v", ignored)
 }
