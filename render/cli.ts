@@ -10,7 +10,7 @@ import * as path from "path";
 import { stringify } from "yaml";
 import { effectiveLimits, formatLimits } from "../components/limits-table";
 import { ConfigError } from "../components/settings";
-import { objectFileName, registerProgram, RenderOptions, toObjects } from "./render";
+import { K8sObject, objectFileName, registerProgram, RenderOptions, toObjects } from "./render";
 
 const USAGE = "usage: npm run render -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--out DIR]";
 
@@ -50,21 +50,30 @@ export function parseArgs(argv: string[]): { opts: RenderOptions; out: string } 
     return { opts, out };
 }
 
+/**
+ * Writes one file per object plus all.yaml. YAML 1.1 is what kubectl and istioctl read: it quotes
+ * strings such as "no" that YAML 1.1 would otherwise take for booleans.
+ */
+export function writeRender(objects: K8sObject[], dir: string): void {
+    const text = (o: K8sObject) => stringify(o, { lineWidth: 0, version: "1.1" });
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    for (const o of objects) fs.writeFileSync(path.join(dir, objectFileName(o)), text(o));
+    fs.writeFileSync(path.join(dir, "all.yaml"), objects.map(text).join("---\n"));
+}
+
 async function main() {
     const { opts, out } = parseArgs(process.argv.slice(2));
     const { settings, registrations } = await registerProgram(opts);
     const objects = toObjects(registrations);
     const dir = path.resolve(out);
-    fs.rmSync(dir, { recursive: true, force: true });
-    fs.mkdirSync(dir, { recursive: true });
-    for (const o of objects) fs.writeFileSync(path.join(dir, objectFileName(o)), stringify(o, { lineWidth: 0 }));
-    fs.writeFileSync(path.join(dir, "all.yaml"), objects.map((o) => stringify(o, { lineWidth: 0 })).join("---\n"));
+    writeRender(objects, dir);
     console.log(`variant ${settings.variant}, profile ${settings.apiProfile}, local placement ${settings.local.placement}: ${objects.length} objects written to ${path.relative(process.cwd(), dir) || "."}/`);
     console.log();
     console.log(formatLimits(effectiveLimits(settings)));
 }
 
-main().catch((e) => {
+if (require.main === module) main().catch((e) => {
     if (e instanceof ConfigError) console.error(`error: ${e.message}`);
     else console.error(`error: ${e instanceof Error ? e.message : e}`);
     process.exit(1);

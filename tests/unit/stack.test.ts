@@ -4,6 +4,11 @@
  * API profiles. Expected values are the specification's, written here independently of the code.
  */
 import { expect } from "chai";
+import * as fsm from "fs";
+import * as os from "os";
+import * as pathm from "path";
+import { parseAllDocuments } from "yaml";
+import { writeRender } from "../../render/cli";
 import { compileFullMatch } from "../../components/settings";
 import { REDACTED } from "../../render/render";
 import { DEV, Rendered, rateLimitConfig, render } from "./helpers";
@@ -308,5 +313,18 @@ describe("stack objects (spec section 2)", function () {
         const r = await render({ base: undefined });
         expect(r.objects.length).to.be.greaterThan(20);
         expect(DEV.variant).to.equal("A");
+    });
+});
+
+describe("rendered files", function () {
+    this.timeout(60_000);
+    it("read back to the same objects as YAML 1.1 (how kubectl and istioctl read them)", async () => {
+        const r = await render({ variant: "A", apiProfile: "seed" });
+        const dir = fsm.mkdtempSync(pathm.join(os.tmpdir(), "render-"));
+        writeRender(r.objects, dir);
+        const docs = parseAllDocuments(fsm.readFileSync(pathm.join(dir, "all.yaml"), "utf8"), { version: "1.1" }).map((d) => d.toJS());
+        expect(docs).to.deep.equal(JSON.parse(JSON.stringify(r.objects)));
+        expect(fsm.readdirSync(dir).length).to.equal(r.objects.length + 1);
+        fsm.rmSync(dir, { recursive: true });
     });
 });
