@@ -130,7 +130,7 @@ if [[ $fake_nodes == 1 ]]; then
   done > "$CL/kwok-stages.yaml"
   start kwok "$KWOK_DIR/kwok" --kubeconfig="$KUBECONFIG_FILE" --config="$CL/kwok-stages.yaml" \
     --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
-    --node-ip=127.0.0.1 --server-address="127.0.0.1:$(free_port)"
+    --node-ip=127.0.0.1 --server-address="127.0.0.1:$(free_port)" --node-lease-duration-seconds=40
   kc apply -f - >/dev/null <<'NODE'
 apiVersion: v1
 kind: Node

@@ -162,11 +162,12 @@ ETCD_BIN=$(tool_dir etcd "$ETCD_VERSION")/etcd
 KUBE_BIN_DIR=$(tool_dir kubernetes "$KUBE_VERSION")
 KWOK_DIR=$(tool_dir kwok "$KWOK_VERSION")
 
-# free_port: prints a TCP port on 127.0.0.1 that nothing listens on (random in 20000-59999).
+# free_port: prints a TCP port on 127.0.0.1 that nothing listens on (random in 20000-31999, below
+# the kernel's ephemeral range 32768-60999, so an outgoing connection cannot be holding it).
 free_port() {
   local p i
   for i in $(seq 1 200); do
-    p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
+    p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 12000 ))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
   done
   die "no free port found"
