@@ -35,3 +35,17 @@ wrapper_prepare() {
 GWB_OUT="$PULUMI_BIN_DIR" GWB_WRAPPER="pulumi-$pver" go_wrapper_build pulumi-language-nodejs "$pver" pulumi-language-nodejs \
   "$lh_mod" "$ldflags" \
   "$lh_spec" "github.com/pulumi/pulumi/pkg/v3@$pver" "github.com/pulumi/pulumi/sdk/v3@$pver"
+
+# Dynamic providers (the seed profile's mesh ConfigMap edit) run through the plugin
+# `pulumi-resource-pulumi-nodejs`, which Pulumi's release archives ship as a small shell script
+# beside the CLI (it is not a Go program). Write the equivalent here.
+dyn="$PULUMI_BIN_DIR/pulumi-resource-pulumi-nodejs"
+if [[ ! -x "$dyn" ]]; then
+  cat > "$dyn" <<'SH'
+#!/bin/sh
+# Pulumi dynamic-provider host for Node.js programs: run from the program's directory.
+exec node ./node_modules/@pulumi/pulumi/cmd/dynamic-provider "$@"
+SH
+  chmod +x "$dyn"
+  log "wrote $dyn"
+fi

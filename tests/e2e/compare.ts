@@ -5,6 +5,10 @@
  *   tsx tests/e2e/compare.ts present DIR [--skip kind/ns/name,...]   every rendered object exists with the same content
  *   tsx tests/e2e/compare.ts absent DIR  [--skip ...]                 no rendered object exists any more
  *   --except-in DIR2: only objects that DIR2's render lacks (what an update must remove).
+ *   --state FILE: `pulumi stack export` output; also compares each object with the inputs Pulumi
+ *   sent (exact, both ways). Needed for created objects: the provider creates with a plain POST, so
+ *   their managedFields entry ("Update") also lists server defaults; only "Apply" entries (updates)
+ *   are used for the ownership check.
  *   --manager PREFIX: field manager whose applied fields are compared (default pulumi-kubernetes;
  *   `kubectl` checks a `kubectl apply --server-side` of the render, which tests this comparer).
  *
@@ -155,7 +159,37 @@ export function walk(r: any, live: any, fields: Obj | undefined, prefix: string,
     if (r !== live) acc.diffs.push(`${prefix}: render ${JSON.stringify(r)} != live ${JSON.stringify(live)}`);
 }
 
-export function compareObject(renderedObj: Obj, live: Obj, manager = "pulumi-kubernetes"): { diffs: string[]; notes: string[] } {
+/**
+ * What Pulumi sent (the resource's `inputs` in `pulumi stack export`) against the render, both ways.
+ * The provider adds the managed-by label to its inputs; a Secret's stringData is a secret value in
+ * state (its keys are compared).
+ */
+export function sentDiffs(r: Obj, sent: Obj, isSecret: boolean, notes: string[]): string[] {
+    const s = JSON.parse(JSON.stringify(sent));
+    if (s.metadata?.labels?.["app.kubernetes.io/managed-by"] === "pulumi") {
+        delete s.metadata.labels["app.kubernetes.io/managed-by"];
+        notes.push("provider-added label app.kubernetes.io/managed-by=pulumi");
+    }
+    if (isSecret) {
+        const sk = Object.keys(s.stringData ?? {}).filter((k) => !k.startsWith("4dabf18193072939515e22adb298388d") && k !== "ciphertext");
+        delete s.stringData;
+        if (sk.length === 0 && sent.stringData) notes.push("Secret stringData is one secret value in state");
+    }
+    const out: string[] = [];
+    const diff = (a: any, b: any, p: string) => {
+        if (isMap(a) && isMap(b)) {
+            for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) diff(a[k], b[k], `${p}${p ? SEP : ""}${k}`);
+        } else if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+            a.forEach((x, i) => diff(x, b[i], `${p}[${i}]`));
+        } else if (JSON.stringify(a) !== JSON.stringify(b)) {
+            out.push(`${p}: render ${JSON.stringify(a)?.slice(0, 200)} != sent by Pulumi ${JSON.stringify(b)?.slice(0, 200)}`);
+        }
+    };
+    diff(r, s, "");
+    return out;
+}
+
+export function compareObject(renderedObj: Obj, live: Obj, manager = "pulumi-kubernetes", sent?: Obj): { diffs: string[]; notes: string[] } {
     const notes: string[] = [];
     const diffs: string[] = [];
     const r = JSON.parse(JSON.stringify(renderedObj));
@@ -167,12 +201,18 @@ export function compareObject(renderedObj: Obj, live: Obj, manager = "pulumi-kub
         notes.push(`Secret stringData (${Object.keys(r.stringData).join(",")}) checked for presence only`);
         delete r.stringData;
     }
-    const mf = (live.metadata.managedFields ?? []).filter((m: Obj) => String(m.manager).startsWith(manager));
-    const pulumiFields: Obj | undefined = mf.length ? mf.reduce((a: Obj, m: Obj) => deepMerge(a, m.fieldsV1 ?? {}), {}) : undefined;
+    const mine = (live.metadata.managedFields ?? []).filter((m: Obj) => String(m.manager).startsWith(manager));
+    // List keys can be read from any of our entries; field ownership only from "Apply" entries: an
+    // "Update" entry (the provider creates objects with a plain POST) also lists every field the
+    // server defaulted during that request.
+    const merged = (ms: Obj[]) => (ms.length ? ms.reduce((a: Obj, m: Obj) => deepMerge(a, m.fieldsV1 ?? {}), {}) : undefined);
+    const anyFields = merged(mine);
+    const pulumiFields = merged(mine.filter((m: Obj) => m.operation === "Apply"));
     const acc: Walk = { paths: [], diffs };
-    walk(r, live, pulumiFields, "", acc);
+    walk(r, live, anyFields, "", acc);
+    if (sent) diffs.push(...sentDiffs(r, sent, isSecret, notes));
     if (!pulumiFields) {
-        notes.push("no Pulumi server-side-apply entry (not applied by the provider): values only");
+        notes.push(sent ? "created by POST: fields compared with the inputs Pulumi sent (state)" : "no server-side-apply entry: values only");
         return { diffs, notes };
     }
     // Identity fields are never recorded as owned.
@@ -215,8 +255,19 @@ function main() {
         process.exit(2);
     }
     const skip = new Set<string>();
+    const skipSent = new Set<string>(["ConfigMap/istio-system/istio"]); // seed: edited by a dynamic resource
     const si = rest.indexOf("--skip");
     if (si >= 0) (rest[si + 1] ?? "").split(",").filter(Boolean).forEach((s) => skip.add(s));
+    // --state FILE (pulumi stack export): also compare with the inputs Pulumi sent.
+    const sti = rest.indexOf("--state");
+    const sentById = new Map<string, Obj>();
+    if (sti >= 0) {
+        const st = JSON.parse(fs.readFileSync(rest[sti + 1], "utf8"));
+        for (const res of st.deployment?.resources ?? []) {
+            const i = res.inputs;
+            if (String(res.type).startsWith("kubernetes:") && i?.kind && i?.metadata?.name) sentById.set(objectId(i), i);
+        }
+    }
     const mi = rest.indexOf("--manager");
     const manager = mi >= 0 ? rest[mi + 1] : "pulumi-kubernetes";
     // --except-in DIR2: leave out objects that DIR2's render also has (e.g. "what variant B lacks").
@@ -243,7 +294,8 @@ function main() {
             console.log(`  FAIL ${id}: not found on the server`);
             continue;
         }
-        const { diffs, notes } = compareObject(o, live, manager);
+        const { diffs, notes } = compareObject(o, live, manager, sentById.get(id));
+        if (sti >= 0 && !sentById.has(id) && !skipSent.has(id)) diffs.push("not in the Pulumi state");
         if (diffs.length) {
             bad++;
             console.log(`  FAIL ${id}:`);
