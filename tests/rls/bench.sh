@@ -2,7 +2,8 @@
 # npm run bench:rls — decisions/s and latency of the real rate-limit service on loopback:
 # (a) the stack's rendered settings, (b) Istio's sample settings, (c) raw Redis INCRBY+EXPIRE.
 # Writes tests/rls/results/bench-rls.{md,json} (or $BENCH_OUT). Not a test: it reports.
-# Env: BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_LIGHT_CONCURRENCY, BENCH_SWEEP=1, BENCH_OVERRIDES, BENCH_OUT.
+# Env: BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_LIGHT_CONCURRENCY, BENCH_SWEEP=1, BENCH_OVERRIDES, BENCH_OUT,
+# BENCH_GO=0 (Node client only). Each row is measured with the Node client and the Go load generator.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -12,6 +13,13 @@ cd "$ROOT"
 if ! bash scripts/tools/build-ratelimit.sh; then
   skipped "bench:rls" "envoyproxy/ratelimit or redis-server could not be built/installed (see above)" || exit 1
   exit 0
+fi
+# The project's Go load generator (tests/rls/loadgen): measures the service without the Node client's cost.
+if ! RLS_LOADGEN=$(bash tests/rls/build-loadgen.sh); then
+  skipped "bench:rls Go client" "tests/rls/loadgen could not be built (see above); Node client only" || exit 1
+  export BENCH_GO=0
+else
+  export RLS_LOADGEN
 fi
 log "bench:rls: load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other work on this machine skews wall-clock figures; CPU per decision does not)"
 exec npx tsx tests/rls/bench.ts

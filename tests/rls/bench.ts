@@ -7,6 +7,12 @@
  *       what the service sends per descriptor) from the same client process,
  * plus redis-benchmark's INCR as a reference for a C client. Not a timed test: it reports.
  *
+ * Each of (a), (b), (c) is measured twice on the same processes and settings: with the Node.js
+ * @grpc/grpc-js client in this process (which costs ~180 µs CPU per call, more than the service),
+ * then with the project's Go load generator tests/rls/loadgen (built by tests/rls/build-loadgen.sh
+ * into $CACHE/tools/rls-loadgen/; path overridable with RLS_LOADGEN), so the service, not the client,
+ * is what limits the wall-clock figures. BENCH_GO=0 skips the Go client.
+ *
  * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 64), BENCH_LIGHT_CONCURRENCY
  * (default 4), BENCH_OUT (directory for bench-rls.json/.md, default tests/rls/results),
  * BENCH_SWEEP=1 also measures candidate tunings of (a), BENCH_OVERRIDES='{"K":"V"}' overrides
@@ -15,7 +21,7 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { execFileSync } from "child_process";
+import { execFileSync, spawn } from "child_process";
 import { RedisServer } from "./harness/redis";
 import { cpuSeconds } from "./harness/procs";
 import { freePort } from "./harness/ports";
@@ -23,19 +29,30 @@ import { RateLimitProcess } from "./harness/service";
 import { renderedRatelimit, RenderedRatelimit } from "./harness/rendered";
 import { renderVariant } from "./harness/stack";
 import { RlsClient, Descriptor } from "./harness/client";
-import { redisBenchmarkBin, RATELIMIT_COMMIT } from "./harness/tools";
+import { redisBenchmarkBin, RATELIMIT_COMMIT, cacheDir } from "./harness/tools";
 import { explainWith, gatewayModel } from "../../render/explain";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const HIGH = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const LIGHT = Number(process.env.BENCH_LIGHT_CONCURRENCY ?? 4);
 const CHANNELS = 4;
+const LIGHT_SECONDS = Math.max(3, SECONDS / 2);
+const LOADGEN = ((): string | undefined => {
+    if (process.env.BENCH_GO === "0") return undefined;
+    const bin = process.env.RLS_LOADGEN ?? path.join(cacheDir(), "tools", "rls-loadgen", "rls-loadgen");
+    if (fs.existsSync(bin)) return bin;
+    console.log(`SKIPPED: bench:rls Go client: ${bin} not built (tests/rls/build-loadgen.sh); Node client only`);
+    return undefined;
+})();
 
 interface Measure {
     concurrency: number;
     decisionsPerSecond: number;
     p50ms: number;
     p99ms: number;
+    /** Go client only. */
+    p90ms?: number;
+    maxms?: number;
     errors: number;
     ok: number;
     overLimit: number;
@@ -53,6 +70,16 @@ interface Row {
     cpuUsPerDecision: { service?: number; redis?: number; client?: number };
     /** Log bytes the service wrote per decision. */
     logBytesPerDecision?: number;
+    loadAverage: number[];
+    /** The same row measured with the Go load generator (same service process and settings). */
+    go?: GoRow;
+}
+
+interface GoRow {
+    high: Measure;
+    light: Measure;
+    /** CPU time per decision during the C=high run, warm-up included (all decisions made in it). */
+    cpuUsPerDecision: { service?: number; redis?: number; client?: number };
     loadAverage: number[];
 }
 
@@ -110,6 +137,63 @@ function workload(objects: any[]): { domain: string; requests: Descriptor[][] } 
 
 const LOG_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "mesh-rl-bench-"));
 
+/** Runs the Go load generator once (closed loop, its own warm-up) and returns its JSON report. */
+function runLoadgen(args: string[], env: Record<string, string> = {}): Promise<any> {
+    return new Promise((resolve, reject) => {
+        const child = spawn(LOADGEN!, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+        let out = "";
+        let err = "";
+        child.stdout.on("data", (d) => (out += d));
+        child.stderr.on("data", (d) => (err += d));
+        child.on("error", reject);
+        child.on("close", (code) => {
+            try {
+                resolve(JSON.parse(out));
+            } catch {
+                reject(new Error(`rls-loadgen ${args.join(" ")} exited ${code}: ${err.trim() || out.trim()}`));
+            }
+        });
+    });
+}
+
+function goMeasure(r: any): Measure {
+    return {
+        concurrency: r.concurrency,
+        decisionsPerSecond: Math.round(r.decisionsPerSecond),
+        p50ms: r.p50ms,
+        p90ms: r.p90ms,
+        p99ms: r.p99ms,
+        maxms: r.maxms,
+        errors: r.errors,
+        ok: r.ok,
+        overLimit: r.overLimit,
+        total: r.totalRequests,
+    };
+}
+
+/**
+ * C=high then C=light with the Go client; `pids` are the server processes whose CPU is charged
+ * per decision (service, Redis). The C=high CPU window covers the loadgen's warm-up too, so it
+ * is divided by every decision made in it, as for the Node client.
+ */
+async function measureGo(args: string[], env: Record<string, string>, redis: RedisServer, servicePid?: number): Promise<GoRow> {
+    const cpu = () => [servicePid ? cpuSeconds(servicePid) : 0, cpuSeconds(redis.pid!)];
+    await redis.flushAll();
+    const load = os.loadavg();
+    const cpu0 = cpu();
+    const high = await runLoadgen([...args, "-concurrency", String(HIGH), "-conns", String(CHANNELS), "-duration", `${SECONDS}s`, "-warmup", "1s"], env);
+    const cpu1 = cpu();
+    await redis.flushAll();
+    const light = await runLoadgen([...args, "-concurrency", String(LIGHT), "-conns", String(CHANNELS), "-duration", `${LIGHT_SECONDS}s`, "-warmup", "1s"], env);
+    const n = high.totalRequests;
+    return {
+        high: goMeasure(high),
+        light: goMeasure(light),
+        cpuUsPerDecision: { service: servicePid ? ((cpu1[0] - cpu0[0]) * 1e6) / n : undefined, redis: ((cpu1[1] - cpu0[1]) * 1e6) / n, client: (high.cpuTotalSeconds * 1e6) / n },
+        loadAverage: load,
+    };
+}
+
 async function measureService(name: string, label: string, rendered: RenderedRatelimit, redis: RedisServer, objects: any[], envOverrides: Record<string, string | null>): Promise<Row> {
     const logFile = path.join(LOG_DIR, `${name}-${Date.now()}.log`);
     const svc = await RateLimitProcess.start(rendered, { redisAddress: redis.address, redisPassword: redis.password, envOverrides, logFile });
@@ -135,8 +219,14 @@ async function measureService(name: string, label: string, rendered: RenderedRat
     // The CPU window also covers the warm-up: divide by all decisions made in it.
     const decisions = high.total;
     await redis.flushAll();
-    const light = await closedLoop(LIGHT, Math.max(3, SECONDS / 2), call);
+    const light = await closedLoop(LIGHT, LIGHT_SECONDS, call);
     for (const c of clients) c.close();
+    let go: GoRow | undefined;
+    if (LOADGEN) {
+        const wl = path.join(LOG_DIR, "workload.json");
+        fs.writeFileSync(wl, JSON.stringify({ domain, requests }));
+        go = await measureGo(["-mode", "grpc", "-target", svc.grpcAddress, "-workload", wl], {}, redis, pid);
+    }
     const env = svc.env;
     await svc.stop();
     const shown = Object.fromEntries(Object.entries(env).filter(([k]) => /^(LOG_|REDIS_(POOL|PIPELINE|TYPE|SOCKET)|LOCAL_CACHE|USE_STATSD|USE_PROMETHEUS|DISABLE_STATS|NEAR_LIMIT)/.test(k)));
@@ -149,6 +239,7 @@ async function measureService(name: string, label: string, rendered: RenderedRat
         cpuUsPerDecision: { service: ((cpu1[0] - cpu0[0]) * 1e6) / decisions, redis: ((cpu1[1] - cpu0[1]) * 1e6) / decisions, client: ((cpu1[2] - cpu0[2]) * 1e6) / decisions },
         logBytesPerDecision: (log1 - log0) / decisions,
         loadAverage: load,
+        go,
     };
 }
 
@@ -164,9 +255,10 @@ async function measureRawRedis(redis: RedisServer): Promise<Row> {
     const cpu0 = [cpuSeconds(redis.pid!), cpuSeconds(process.pid)];
     const high = await closedLoop(HIGH, SECONDS, call);
     const cpu1 = [cpuSeconds(redis.pid!), cpuSeconds(process.pid)];
-    const light = await closedLoop(LIGHT, Math.max(3, SECONDS / 2), call);
+    const light = await closedLoop(LIGHT, LIGHT_SECONDS, call);
     for (const c of conns) c.close();
-    return { name: "c", label: `(c) raw Redis: INCRBY+EXPIRE pipelined pair per decision, same client, ${CHANNELS} connections`, high, light, cpuUsPerDecision: { redis: ((cpu1[0] - cpu0[0]) * 1e6) / high.total, client: ((cpu1[1] - cpu0[1]) * 1e6) / high.total }, loadAverage: load };
+    const go = LOADGEN ? await measureGo(["-mode", "redis", "-target", redis.address], { REDIS_PASSWORD: redis.password }, redis) : undefined;
+    return { name: "c", label: `(c) raw Redis: INCRBY+EXPIRE pipelined pair per decision, same client, ${CHANNELS} connections`, high, light, cpuUsPerDecision: { redis: ((cpu1[0] - cpu0[0]) * 1e6) / high.total, client: ((cpu1[1] - cpu0[1]) * 1e6) / high.total }, loadAverage: load, go };
 }
 
 function redisBenchmark(redis: RedisServer): { requestsPerSecond: number; p50ms?: number; p99ms?: number } | undefined {
@@ -212,16 +304,15 @@ async function main(): Promise<void> {
         rows.push(await measureRawRedis(redis));
         if (process.env.BENCH_SWEEP === "1") {
             const prom = `127.0.0.1:${await freePort()}`;
-            const sweep: [string, Record<string, string>][] = [
-                ["DISABLE_STATS=true", { DISABLE_STATS: "true" }],
-                ["USE_PROMETHEUS=true", { USE_PROMETHEUS: "true", PROMETHEUS_ADDR: prom }],
-                ["DISABLE_STATS=true + local cache 1 MiB", { DISABLE_STATS: "true", LOCAL_CACHE_SIZE_IN_BYTES: "1048576" }],
-                ["USE_PROMETHEUS=true + local cache 1 MiB", { USE_PROMETHEUS: "true", PROMETHEUS_ADDR: prom, LOCAL_CACHE_SIZE_IN_BYTES: "1048576" }],
-                ["USE_PROMETHEUS=true + pipeline window 150us", { USE_PROMETHEUS: "true", PROMETHEUS_ADDR: prom, REDIS_PIPELINE_WINDOW: "150us" }],
-                ["USE_PROMETHEUS=true + pool 4", { USE_PROMETHEUS: "true", PROMETHEUS_ADDR: prom, REDIS_POOL_SIZE: "4" }],
-                ["USE_PROMETHEUS=true + pool 32", { USE_PROMETHEUS: "true", PROMETHEUS_ADDR: prom, REDIS_POOL_SIZE: "32" }],
-                ["local cache 1 MiB", { LOCAL_CACHE_SIZE_IN_BYTES: "1048576" }],
+            // Candidate tunings of the stack's ratelimit*/redis* keys, relative to the rendered defaults
+            // (local cache 1 MiB, DISABLE_STATS=true, pool 10, no pipeline window).
+            const sweep: [string, Record<string, string | null>][] = [
+                ["local cache off (LOCAL_CACHE_SIZE_IN_BYTES=0: every decision goes to Redis)", { LOCAL_CACHE_SIZE_IN_BYTES: "0" }],
+                ["USE_PROMETHEUS=true (ratelimitPrometheus=true)", { DISABLE_STATS: null, USE_PROMETHEUS: "true", PROMETHEUS_ADDR: prom }],
+                ["pool 4", { REDIS_POOL_SIZE: "4" }],
+                ["pool 32", { REDIS_POOL_SIZE: "32" }],
                 ["pipeline window 150us", { REDIS_PIPELINE_WINDOW: "150us" }],
+                ["local cache off + pipeline window 150us", { LOCAL_CACHE_SIZE_IN_BYTES: "0", REDIS_PIPELINE_WINDOW: "150us" }],
             ];
             for (const [label, env] of sweep) rows.push(await measureService(`sweep`, `sweep: rendered + ${label}`, rendered, redis, objects, env));
         }
@@ -240,6 +331,20 @@ async function main(): Promise<void> {
         b_over_a_service_cpu_per_decision: b.cpuUsPerDecision.service! / a.cpuUsPerDecision.service!,
         a_over_c_throughput: a.high.decisionsPerSecond / c.high.decisionsPerSecond,
         a_p99_light_ms: a.light.p99ms,
+        /** Service capacity per core: 1 / service CPU per decision (C=high, Node client run). */
+        a_over_b_service_capacity: b.cpuUsPerDecision.service! / a.cpuUsPerDecision.service!,
+        go:
+            a.go && b.go && c.go
+                ? {
+                      a_over_b_throughput: a.go.high.decisionsPerSecond / b.go.high.decisionsPerSecond,
+                      a_over_b_throughput_light: a.go.light.decisionsPerSecond / b.go.light.decisionsPerSecond,
+                      b_over_a_service_cpu_per_decision: b.go.cpuUsPerDecision.service! / a.go.cpuUsPerDecision.service!,
+                      a_over_c_throughput: a.go.high.decisionsPerSecond / c.go.high.decisionsPerSecond,
+                      a_over_c_throughput_light: a.go.light.decisionsPerSecond / c.go.light.decisionsPerSecond,
+                      a_p99_light_ms: a.go.light.p99ms,
+                      a_p99_high_ms: a.go.high.p99ms,
+                  }
+                : undefined,
         targets: { a_over_b_at_least: 2, a_p99_under_ms: 2, a_within_factor_of_c: 2 },
     };
     const meta = {
@@ -250,6 +355,7 @@ async function main(): Promise<void> {
         seconds: SECONDS,
         concurrency: { high: HIGH, light: LIGHT, grpcChannels: CHANNELS },
         workload: "variant A; per request one of 100 paths round-robin: /productpage, /api/v1/products/1..9, 90 catch-all /static paths (descriptors via the gateway model); single service process",
+        goClient: LOADGEN ? `tests/rls/loadgen (${path.basename(LOADGEN)}), GOMAXPROCS=${os.cpus().length}, ${CHANNELS} connections, run after the Node client on the same service process` : "skipped (BENCH_GO=0)",
     };
     const md: string[] = [];
     md.push(`| setting | decisions/s (C=${HIGH}) | p50 ms | p99 ms | decisions/s (C=${LIGHT}) | p50 ms | p99 ms | service CPU µs/decision | Redis CPU µs/decision | client CPU µs/decision | log B/decision | errors | load avg |`);
@@ -262,7 +368,30 @@ async function main(): Promise<void> {
     }
     if (rb) md.push(`| reference: redis-benchmark INCR (C client, C=${HIGH}) | ${rb.requestsPerSecond} | ${fmt(rb.p50ms ?? NaN, 3)} | ${fmt(rb.p99ms ?? NaN, 3)} | | | | | | | | | |`);
     md.push("");
-    md.push(`Ratios: (a)/(b) throughput ${fmt(ratios.a_over_b_throughput)}× (target ≥ 2×), service CPU per decision (b)/(a) ${fmt(ratios.b_over_a_service_cpu_per_decision)}×; (a)/(c) ${fmt(ratios.a_over_c_throughput)}× (target ≥ 0.5×); (a) p99 at C=${LIGHT}: ${fmt(a.light.p99ms)} ms (target < 2 ms).`);
+    md.push(`Ratios (Node client): (a)/(b) throughput ${fmt(ratios.a_over_b_throughput)}× (target ≥ 2×), service CPU per decision (b)/(a) ${fmt(ratios.b_over_a_service_cpu_per_decision)}×; (a)/(c) ${fmt(ratios.a_over_c_throughput)}× (target ≥ 0.5×); (a) p99 at C=${LIGHT}: ${fmt(a.light.p99ms)} ms (target < 2 ms).`);
+    if (rows.some((r) => r.go)) {
+        md.push("");
+        md.push(`Go client (tests/rls/loadgen), same service processes and settings, run right after the Node client:`);
+        md.push("");
+        md.push(`| setting | decisions/s (C=${HIGH}) | p50 ms | p90 ms | p99 ms | decisions/s (C=${LIGHT}) | p50 ms | p90 ms | p99 ms | max ms | over limit % | service CPU µs/decision | Redis CPU µs/decision | client CPU µs/decision | errors | load avg |`);
+        md.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (const r of rows) {
+            const g = r.go;
+            if (!g) continue;
+            md.push(
+                `| ${r.label.replace(", same client", "")} | ${g.high.decisionsPerSecond} | ${fmt(g.high.p50ms)} | ${fmt(g.high.p90ms ?? NaN)} | ${fmt(g.high.p99ms)} | ${g.light.decisionsPerSecond} | ${fmt(g.light.p50ms)} | ${fmt(g.light.p90ms ?? NaN)} | ${fmt(g.light.p99ms)} | ${fmt(g.light.maxms ?? NaN)} | ${fmt((100 * g.high.overLimit) / Math.max(1, g.high.ok + g.high.overLimit + g.high.errors), 0)} | ` +
+                    `${g.cpuUsPerDecision.service === undefined ? "–" : fmt(g.cpuUsPerDecision.service, 1)} | ${fmt(g.cpuUsPerDecision.redis ?? NaN, 1)} | ${fmt(g.cpuUsPerDecision.client ?? NaN, 1)} | ${g.high.errors + g.light.errors} | ${fmt(g.loadAverage[0], 1)} |`,
+            );
+        }
+        const gr = ratios.go;
+        if (gr) {
+            md.push("");
+            md.push(
+                `Ratios (Go client): (a)/(b) throughput ${fmt(gr.a_over_b_throughput)}× at C=${HIGH}, ${fmt(gr.a_over_b_throughput_light)}× at C=${LIGHT} (target ≥ 2×), service CPU per decision (b)/(a) ${fmt(gr.b_over_a_service_cpu_per_decision)}×; ` +
+                    `(a)/(c) ${fmt(gr.a_over_c_throughput)}× at C=${HIGH}, ${fmt(gr.a_over_c_throughput_light)}× at C=${LIGHT} (target ≥ 0.5×); (a) p99 ${fmt(gr.a_p99_light_ms)} ms at C=${LIGHT}, ${fmt(gr.a_p99_high_ms)} ms at C=${HIGH} (target < 2 ms).`,
+            );
+        }
+    }
     const text = md.join("\n");
     console.log(`\n${meta.workload}\n${meta.machine.cpus} CPUs (${meta.machine.model}), ${meta.redis}, ${meta.service}, ${SECONDS}s per point after 1s warm-up (4s before the first)\n`);
     console.log(text);
@@ -270,7 +399,7 @@ async function main(): Promise<void> {
     const outDir = process.env.BENCH_OUT ?? path.join(__dirname, "results");
     fs.mkdirSync(outDir, { recursive: true });
     fs.writeFileSync(path.join(outDir, "bench-rls.json"), JSON.stringify({ meta, rows, redisBenchmark: rb, ratios }, null, 2) + "\n");
-    fs.writeFileSync(path.join(outDir, "bench-rls.md"), `${meta.date}, ${meta.machine.cpus} CPUs, ${meta.service}, ${meta.redis}\n\n${meta.workload}\n\n${text}\n`);
+    fs.writeFileSync(path.join(outDir, "bench-rls.md"), `${meta.date}, ${meta.machine.cpus} CPUs, ${meta.service}, ${meta.redis}\n\n${meta.workload}\n\nGo client: ${meta.goClient}\n\n${text}\n`);
     console.log(`\nwritten: ${path.join(outDir, "bench-rls.json")}, ${path.join(outDir, "bench-rls.md")}`);
 }
 
