@@ -171,9 +171,11 @@ export function sentDiffs(r: Obj, sent: Obj, isSecret: boolean, notes: string[])
         notes.push("provider-added label app.kubernetes.io/managed-by=pulumi");
     }
     if (isSecret) {
-        const sk = Object.keys(s.stringData ?? {}).filter((k) => !k.startsWith("4dabf18193072939515e22adb298388d") && k !== "ciphertext");
+        // The provider turns stringData into base64 `data` and stores it as one secret value: the
+        // keys are checked on the server instead (compareObject).
         delete s.stringData;
-        if (sk.length === 0 && sent.stringData) notes.push("Secret stringData is one secret value in state");
+        delete s.data;
+        notes.push("Secret data is one secret value in state");
     }
     const out: string[] = [];
     const diff = (a: any, b: any, p: string) => {
