@@ -12,21 +12,18 @@
  *   --manager PREFIX: field manager whose applied fields are compared (default pulumi-kubernetes;
  *   `kubectl` checks a `kubectl apply --server-side` of the render, which tests this comparer).
  *
- * "Same content" is checked two ways, per object:
+ * "Same content" (details in docs/e2e.md):
  *  1. values: every field the render writes has the same value on the server (lists matched by
- *     the merge keys the server reports, see 2);
- *  2. ownership: the set of fields the Pulumi provider applied (its server-side-apply
- *     `managedFields` entry, manager `pulumi-kubernetes...`) equals the set of fields in the
- *     render. This catches fields the stack sends that the render lacks, and the reverse, while
- *     ignoring everything the API server fills in (defaults, status, uid, resourceVersion,
- *     creationTimestamp, generation, managedFields, clusterIP, ...), because the server never
- *     records those as applied by Pulumi.
- * Known, documented differences (printed, not failures):
- *  - label `app.kubernetes.io/managed-by: pulumi`: the provider adds it to every object it creates;
- *  - Secret `stringData`: write-only on the server (merged into `data`); the render redacts the
- *    value, so only the key's presence in `data` is checked;
- *  - the seed profile's mesh ConfigMap edit (ConfigMap istio-system/istio): not a Pulumi-applied
- *    object (a dynamic resource edits one line with kubectl), so only its values are checked.
+ *     the merge keys the server reports in managedFields); server-filled fields (defaults, status,
+ *     uid, resourceVersion, ...) are never looked at;
+ *  2. sent (--state): the inputs Pulumi sent, from `pulumi stack export`, equal the render both
+ *     ways, except the provider-added label `app.kubernetes.io/managed-by: pulumi` and a Secret's
+ *     data (one secret value in state; the render redacts it; key presence checked on the server);
+ *  3. ownership: for objects the provider updated with server-side apply (managedFields entry with
+ *     operation Apply), the owned field set equals the rendered one. Created objects are POSTed,
+ *     and that "Update" entry also lists server defaults, so it is not used for ownership.
+ * The seed profile's mesh ConfigMap edit (ConfigMap istio-system/istio) is done by a dynamic
+ * resource with kubectl, not by the provider: callers skip it and check it separately.
  * Prints one line per object and `compare: N objects, M differences`; exits 1 on any difference.
  */
 import { execFileSync } from "child_process";
