@@ -18,7 +18,7 @@ cd "$REPO_ROOT"
 
 # ---------------------------------------------------------------- tools
 missing=()
-for b in "$PULUMI_BIN_DIR/pulumi" "$PULUMI_BIN_DIR/pulumi-language-nodejs" "$PULUMI_K8S_BIN" "$PULUMI_RANDOM_BIN" \
+for b in "$PULUMI_BIN_DIR/pulumi" "$PULUMI_BIN_DIR/pulumi-language-nodejs" "$PULUMI_BIN_DIR/pulumi-resource-pulumi-nodejs" "$PULUMI_K8S_BIN" "$PULUMI_RANDOM_BIN" \
          "$ETCD_BIN" "$KUBE_BIN_DIR/kube-apiserver"; do
   [[ -x "$b" ]] || missing+=("$(basename "$b")")
 done
