@@ -59,7 +59,7 @@ export class Bookinfo extends pulumi.ComponentResource {
             new k8s.core.v1.Service(
                 app,
                 {
-                    metadata: { name: app, namespace: ns, labels: { ...labels, service: app } },
+                    metadata: { name: app, namespace: ns, labels: { ...labels, service: app }, annotations: awaitAnnotations(s) },
                     spec: { selector: { app }, ports: [{ name: "http", port: BOOKINFO_PORT, targetPort: BOOKINFO_PORT, protocol: "TCP" }] },
                 },
                 { parent: this },

@@ -10,10 +10,20 @@ export function stackLabels(component: string, extra: Record<string, string> = {
     return { "app.kubernetes.io/part-of": PART_OF, "app.kubernetes.io/component": component, ...extra };
 }
 
-/** `pulumi.com/skipAwait` when the user opted out of waiting for rollouts (clusters without nodes, GitOps). */
+/**
+ * `pulumi.com/skipAwait` on Deployments and Services when the user opted out of waiting for
+ * rollouts (clusters without nodes, GitOps-style applies).
+ */
 export function awaitAnnotations(s: StackSettings): Record<string, string> | undefined {
     return s.awaitRollout ? undefined : { "pulumi.com/skipAwait": "true" };
 }
 
 /** Pod label that asks Istio's injector for a sidecar regardless of the namespace label. */
 export const INJECT_LABEL = { "sidecar.istio.io/inject": "true" };
+
+/**
+ * The provider waits up to 10 minutes for an Ingress's `status.loadBalancer`, which only an ingress
+ * controller that syncs status writes (istiod does only with `ingressService`/`ingressControllerMode`
+ * set). Nothing in the stack depends on it, so the Ingress is never awaited.
+ */
+export const SKIP_AWAIT = { "pulumi.com/skipAwait": "true" };

@@ -4,7 +4,7 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { INJECT_LABEL, awaitAnnotations, stackLabels } from "./common";
+import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
 import { StackSettings } from "./settings";
 
 export const ESP_NAME = "esp-echo";
@@ -44,12 +44,12 @@ export function espServicePort(m: ManagedApiSettings, profile: StackSettings["ap
 
 /** Spec 2.8 as specified (`seed`) or as served today (`current`). */
 export function ingressManifest(m: ManagedApiSettings, profile: StackSettings["apiProfile"], labels: Record<string, string>) {
-    const metadata = { name: m.ingressName, namespace: m.namespace, labels };
+    const metadata = { name: m.ingressName, namespace: m.namespace, labels, annotations: SKIP_AWAIT };
     if (profile === "seed") {
         return {
             apiVersion: "extensions/v1beta1",
             kind: "Ingress",
-            metadata: { ...metadata, annotations: { "kubernetes.io/ingress.class": INGRESS_CLASS } },
+            metadata: { ...metadata, annotations: { ...metadata.annotations, "kubernetes.io/ingress.class": INGRESS_CLASS } },
             spec: { rules: [{ http: { paths: [{ path: m.ingressPath, backend: { serviceName: ESP_NAME, servicePort: ESP_SERVICE_PORT } }] } }] },
         };
     }
@@ -114,7 +114,7 @@ export class ManagedApi extends pulumi.ComponentResource {
 
         this.service = new k8s.core.v1.Service(
             name,
-            { metadata: { name: ESP_NAME, namespace: m.namespace, labels }, spec: { selector: { app: ESP_NAME }, ports: [espServicePort(m, s.apiProfile)] } },
+            { metadata: { name: ESP_NAME, namespace: m.namespace, labels, annotations: awaitAnnotations(s) }, spec: { selector: { app: ESP_NAME }, ports: [espServicePort(m, s.apiProfile)] } },
             { parent: this },
         );
 

@@ -135,7 +135,7 @@ export class RateLimitService extends pulumi.ComponentResource {
         this.service = new k8s.core.v1.Service(
             name,
             {
-                metadata: { name: r.serviceName, namespace: r.namespace, labels },
+                metadata: { name: r.serviceName, namespace: r.namespace, labels, annotations: awaitAnnotations(s) },
                 spec: {
                     selector: { app: r.serviceName },
                     ports: [

@@ -77,7 +77,7 @@ export class Redis extends pulumi.ComponentResource {
         this.service = new k8s.core.v1.Service(
             name,
             {
-                metadata: { name: REDIS_NAME, namespace: ns, labels },
+                metadata: { name: REDIS_NAME, namespace: ns, labels, annotations: awaitAnnotations(s) },
                 spec: {
                     selector: { app: REDIS_NAME },
                     ports: [{ name: "tcp-redis", port: REDIS_PORT, targetPort: REDIS_PORT, protocol: "TCP" }],

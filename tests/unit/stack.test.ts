@@ -299,13 +299,15 @@ describe("stack objects (spec section 2)", function () {
             expect(r.get("EnvoyFilter", "filter-ratelimit").spec.configPatches[0].patch.value.typed_config.domain).to.equal("shop");
         });
 
-        it("awaitRollout=false marks every Deployment pulumi.com/skipAwait", async () => {
+        it("awaitRollout=false marks every Deployment and Service pulumi.com/skipAwait; the Ingress is never awaited", async () => {
+            const awaited = (o: any) => o.metadata.annotations?.["pulumi.com/skipAwait"] !== "true";
             const r = await get("A", "current", { awaitRollout: "false" });
-            const deps = r.objects.filter((o) => o.kind === "Deployment");
-            expect(deps.length).to.be.greaterThan(5);
-            for (const d of deps) expect(d.metadata.annotations?.["pulumi.com/skipAwait"], d.metadata.name).to.equal("true");
-            const normal = (await get("A", "current")).objects.filter((o) => o.kind === "Deployment");
-            for (const d of normal) expect(d.metadata.annotations?.["pulumi.com/skipAwait"]).to.equal(undefined);
+            const workloads = r.objects.filter((o) => o.kind === "Deployment" || o.kind === "Service");
+            expect(workloads.length).to.be.greaterThan(10);
+            for (const d of workloads) expect(awaited(d), `${d.kind} ${d.metadata.name}`).to.equal(false);
+            const normal = await get("A", "current");
+            for (const d of normal.objects.filter((o) => o.kind === "Deployment" || o.kind === "Service")) expect(awaited(d), d.metadata.name).to.equal(true);
+            for (const profile of ["current", "seed"] as const) expect(awaited((await get("A", profile)).get("Ingress", "simple-ingress"))).to.equal(false);
         });
     });
 
