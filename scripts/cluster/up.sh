@@ -155,16 +155,13 @@ NODE
   log "fake node kwok-node-0 Ready (kwok + controller-manager + scheduler)"
 fi
 
-# ---- Istio: CRDs from the istio.io/istio module (crd-all.gen.yaml at $ISTIO_COMMIT) + base objects
-crd_file=$CACHE/src/istio-crds-$ISTIO_COMMIT/manifests/charts/base/files/crd-all.gen.yaml
+# ---- Istio: CRDs from the istio.io/istio module (crd-all.gen.yaml at $ISTIO_MODVER) + base objects
+crd_file=$CACHE/src/istio-crds-$ISTIO_MODVER/crd-all.gen.yaml
 if [[ ! -f "$crd_file" ]]; then
-  gm=$(cd "$(mktemp -d)" && go mod download -json "istio.io/istio@$ISTIO_COMMIT" 2>/dev/null | jq -r '.Dir // empty' || true)
-  if [[ -n "$gm" && -f "$gm/manifests/charts/base/files/crd-all.gen.yaml" ]]; then
-    mkdir -p "$(dirname "$crd_file")"; cp "$gm/manifests/charts/base/files/crd-all.gen.yaml" "$crd_file"
-  else
-    warn "module proxy does not serve istio.io/istio@$ISTIO_COMMIT; taking the CRD file from the git snapshot"
-    git_snapshot istio+istio "$ISTIO_COMMIT" "$CACHE/src/istio-crds-$ISTIO_COMMIT" manifests/charts/base/files/crd-all.gen.yaml
-  fi
+  gm=$(cd "$(mktemp -d)" && go mod download -json "istio.io/istio@$ISTIO_MODVER" | jq -r '.Dir // empty') ||
+    die "cannot download istio.io/istio@$ISTIO_MODVER from the Go module proxy (Istio's CRDs)"
+  [[ -f "$gm/manifests/charts/base/files/crd-all.gen.yaml" ]] || die "istio.io/istio@$ISTIO_MODVER has no manifests/charts/base/files/crd-all.gen.yaml"
+  mkdir -p "$(dirname "$crd_file")"; cp "$gm/manifests/charts/base/files/crd-all.gen.yaml" "$crd_file"
 fi
 kc apply --server-side --field-manager=istio-install -f "$crd_file" >/dev/null
 kc wait --for=condition=Established --timeout=60s crd --all >/dev/null
