@@ -92,6 +92,21 @@ blocked() {
   return $BLOCKED_RC
 }
 
+# reuse_or_blocked <tool> <version> <binary path> <module@version> <what a build would need>
+# For a tool the module proxy does not serve: reuse a binary placed in the cache by hand; stop
+# loudly if the proxy has started serving the module (the script then needs its real build);
+# otherwise report BLOCKED (returns 3).
+reuse_or_blocked() {
+  local tool=$1 version=$2 bin=$3 mod=$4 needs=$5
+  if [[ -x "$bin" ]]; then
+    log "$tool $version: reusing $bin (placed by hand; see the header of build-$tool.sh)"; return 0
+  fi
+  if command -v go >/dev/null && go_proxy_has "$mod"; then
+    die "the Go module proxy now serves $mod: add its wrapper build ($needs) to build-$tool.sh"
+  fi
+  blocked "$tool $version" "the Go module proxy refuses every version of ${mod%@*} (403); put the binary at $bin to run the e2e tier"
+}
+
 # A tier that cannot run because a tool is blocked (not merely unbuilt): never a pass, never a
 # silent skip. Prints `SKIPPED: <tier>: BLOCKED: <reason>`; returns 0 even under CI, because no
 # step of any machine's CI could make the tool appear (see docs/e2e.md).

@@ -10,14 +10,4 @@
 # otherwise this script says so and exits 3 (blocked), which callers report as BLOCKED, not as a pass.
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
-ver=$PULUMI_K8S_VERSION
-mod=github.com/pulumi/pulumi-kubernetes/provider/v4@$PULUMI_K8S_COMMIT
-out=$(tool_dir pulumi-kubernetes "$ver")
-if [[ -x "$out/pulumi-resource-kubernetes" ]]; then
-  log "pulumi-kubernetes $ver: reusing $out/pulumi-resource-kubernetes (placed by hand; see the header of this script)"
-  exit 0
-fi
-if command -v go >/dev/null && go_proxy_has "$mod"; then
-  die "the Go module proxy now serves $mod: add the wrapper build (generate step for schema-embed.json, version ldflag) to this script"
-fi
-blocked "pulumi-kubernetes $ver" "the Go module proxy refuses every version of github.com/pulumi/pulumi-kubernetes/provider/v4 (403); put a pulumi-resource-kubernetes $ver binary at $out/ to run the e2e tier" || exit $?
+reuse_or_blocked pulumi-kubernetes "$PULUMI_K8S_VERSION" "$PULUMI_K8S_BIN" "github.com/pulumi/pulumi-kubernetes/provider/v4@$PULUMI_K8S_COMMIT" "generate step for schema-embed.json, version ldflag" || exit $?
