@@ -3,7 +3,7 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { INJECT_LABEL, awaitAnnotations, stackLabels } from "./common";
+import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
 import { Gateway, GatewaySpec, VirtualService, VirtualServiceSpec } from "./crds";
 import { LOCAL_STAT_PREFIX } from "./envoy-filters";
 import { StackSettings } from "./settings";
@@ -59,7 +59,7 @@ export class Bookinfo extends pulumi.ComponentResource {
             new k8s.core.v1.Service(
                 app,
                 {
-                    metadata: { name: app, namespace: ns, labels: { ...labels, service: app }, annotations: awaitAnnotations(s) },
+                    metadata: { name: app, namespace: ns, labels: { ...labels, service: app }, annotations: SKIP_AWAIT },
                     spec: { selector: { app }, ports: [{ name: "http", port: BOOKINFO_PORT, targetPort: BOOKINFO_PORT, protocol: "TCP" }] },
                 },
                 { parent: this },

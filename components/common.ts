@@ -11,8 +11,8 @@ export function stackLabels(component: string, extra: Record<string, string> = {
 }
 
 /**
- * `pulumi.com/skipAwait` on Deployments and Services when the user opted out of waiting for
- * rollouts (clusters without nodes, GitOps-style applies).
+ * `pulumi.com/skipAwait` on Deployments when the user opted out of waiting for rollouts (clusters
+ * without nodes, GitOps-style applies).
  */
 export function awaitAnnotations(s: StackSettings): Record<string, string> | undefined {
     return s.awaitRollout ? undefined : { "pulumi.com/skipAwait": "true" };
@@ -22,8 +22,11 @@ export function awaitAnnotations(s: StackSettings): Record<string, string> | und
 export const INJECT_LABEL = { "sidecar.istio.io/inject": "true" };
 
 /**
- * The provider waits up to 10 minutes for an Ingress's `status.loadBalancer`, which only an ingress
- * controller that syncs status writes (istiod does only with `ingressService`/`ingressControllerMode`
- * set). Nothing in the stack depends on it, so the Ingress is never awaited.
+ * Objects the stack never waits for:
+ * - an Ingress: the provider waits up to 10 minutes for `status.loadBalancer`, which only an
+ *   ingress controller that syncs status writes (istiod does only with `ingressService` set);
+ * - a Service: its await (endpoints present) took about 10 s each on the e2e cluster and, in the
+ *   Redis → rate-limit service → filters chain, added up; the Deployments behind the Services are
+ *   awaited for readiness already, which is what the ordering needs.
  */
 export const SKIP_AWAIT = { "pulumi.com/skipAwait": "true" };

@@ -114,7 +114,7 @@ export class ManagedApi extends pulumi.ComponentResource {
 
         this.service = new k8s.core.v1.Service(
             name,
-            { metadata: { name: ESP_NAME, namespace: m.namespace, labels, annotations: awaitAnnotations(s) }, spec: { selector: { app: ESP_NAME }, ports: [espServicePort(m, s.apiProfile)] } },
+            { metadata: { name: ESP_NAME, namespace: m.namespace, labels, annotations: SKIP_AWAIT }, spec: { selector: { app: ESP_NAME }, ports: [espServicePort(m, s.apiProfile)] } },
             { parent: this },
         );
 

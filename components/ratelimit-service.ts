@@ -4,7 +4,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
-import { awaitAnnotations, stackLabels } from "./common";
+import { SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
 import { CONFIG_FILE_KEY, rateLimitConfigYaml } from "./ratelimit-config";
 import { REDIS_SECRET, REDIS_SECRET_KEY } from "./redis";
 import { StackSettings } from "./settings";
@@ -135,7 +135,7 @@ export class RateLimitService extends pulumi.ComponentResource {
         this.service = new k8s.core.v1.Service(
             name,
             {
-                metadata: { name: r.serviceName, namespace: r.namespace, labels, annotations: awaitAnnotations(s) },
+                metadata: { name: r.serviceName, namespace: r.namespace, labels, annotations: SKIP_AWAIT },
                 spec: {
                     selector: { app: r.serviceName },
                     ports: [

@@ -5,7 +5,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
-import { awaitAnnotations, stackLabels } from "./common";
+import { SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
 import { StackSettings } from "./settings";
 
 export const REDIS_PORT = 6379;
@@ -77,7 +77,7 @@ export class Redis extends pulumi.ComponentResource {
         this.service = new k8s.core.v1.Service(
             name,
             {
-                metadata: { name: REDIS_NAME, namespace: ns, labels, annotations: awaitAnnotations(s) },
+                metadata: { name: REDIS_NAME, namespace: ns, labels, annotations: SKIP_AWAIT },
                 spec: {
                     selector: { app: REDIS_NAME },
                     ports: [{ name: "tcp-redis", port: REDIS_PORT, targetPort: REDIS_PORT, protocol: "TCP" }],
