@@ -2,7 +2,8 @@
 # Shared helpers for mesh-ratelimit scripts. Source it; do not execute it.
 #   CACHE        tool/build cache outside the work tree
 #   REPO_ROOT    the repository root
-# Functions: log, warn, die, need_cmd, timing_record, tool_dir, go_wrapper_build, skipped
+# Functions: log, warn, die, need_cmd, skipped, timing_record, tool_dir, go_wrapper_build,
+#   go_proxy_has, blocked, reuse_or_blocked, skipped_blocked, free_port, wait_for
 # shellcheck shell=bash
 
 CACHE=${MESH_RL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mesh-ratelimit}
