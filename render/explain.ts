@@ -20,7 +20,7 @@
  *   `<domain>_<key>_<value>_<window start>`, so a catch-all counts each distinct value apart.
  */
 import { parse } from "yaml";
-import { RE2 } from "re2-wasm";
+import { compileFullMatch } from "../components/settings";
 
 export interface K8sObject {
     apiVersion: string;
@@ -170,9 +170,9 @@ function uriMatches(uri: any, path: string): { ok: boolean; text: string } {
     throw new Error(`VirtualService uri match ${JSON.stringify(uri)} is not modelled`);
 }
 
-/** RE2 full match, as Envoy's `safe_regex` (google_re2). */
+/** RE2 full match, as Envoy's `safe_regex` (google_re2): the same compiler the config validation uses. */
 export function fullMatch(regex: string, s: string): boolean {
-    return new RE2(`^(?:${regex})$`, "u").test(s);
+    return compileFullMatch(regex).test(s);
 }
 
 /** Route the gateway picks for `path`, or undefined (404). */
