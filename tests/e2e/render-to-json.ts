@@ -1,7 +1,7 @@
 /**
- * Converts DIR/all.yaml of an offline render into a JSON `List` for `kubectl apply -f`.
- * Reason: the render is YAML 1.2 (plain `no` is a string there), while kubectl reads YAML 1.1,
- * where plain `no` is the boolean false (redis' `--appendonly no` argument would be rejected).
+ * Converts DIR/all.yaml of an offline render into a JSON `List` for `kubectl apply -f`, leaving out
+ * the objects named with --skip (e.g. the seed profile's mesh ConfigMap line, which is a patch, not
+ * an object to apply whole).
  *   tsx tests/e2e/render-to-json.ts DIR OUT.json [--skip Kind/ns/name,...]
  */
 import * as fs from "fs";
