@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-tiers=${MESH_RL_TIERS:-"typecheck unit rls istio e2e"}
+tiers=${MESH_RL_TIERS:-"typecheck unit rls istio cluster e2e"}
 passed=0 failed=0 skipped=0
 summary=()
 
@@ -34,10 +34,10 @@ for t in $tiers; do
   case $t in
     typecheck) run_tier typecheck npx tsc --noEmit ;;
     unit) run_tier unit npx mocha ;;
-    rls|istio|e2e)
+    rls|istio|cluster|e2e)
       if [ -f "tests/$t/run.sh" ]; then run_tier "$t" bash "tests/$t/run.sh"
       else echo "SKIPPED: $t: tests/$t/run.sh does not exist"; skipped=$((skipped + 1)); summary+=("$t: SKIPPED (not present)"); fi ;;
-    *) echo "unknown tier '$t' (known: typecheck unit rls istio e2e)"; exit 2 ;;
+    *) echo "unknown tier '$t' (known: typecheck unit rls istio cluster e2e)"; exit 2 ;;
   esac
 done
 

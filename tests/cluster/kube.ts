@@ -1,0 +1,93 @@
+/**
+ * Shared helpers for the cluster tier (tests/cluster/*.test.ts): kubectl against the throw-away API
+ * server that tests/cluster/run.sh starts (scripts/cluster/up.sh) and polling helpers.
+ *
+ * Every test file reads the cluster from `process.env.KUBECONFIG`; run the tier with
+ * `npm run test:cluster`, which starts the cluster, exports KUBECONFIG and stops it afterwards.
+ */
+import { spawnSync } from "child_process";
+
+/** The kubeconfig of the tier's cluster; throws a clear error when the tier was not started by run.sh. */
+export function kubeconfig(): string {
+    const k = process.env.KUBECONFIG;
+    if (!k) throw new Error("KUBECONFIG is not set: run the cluster tier with `npm run test:cluster` (tests/cluster/run.sh starts the API server)");
+    return k;
+}
+
+export interface KubectlResult {
+    status: number;
+    stdout: string;
+    stderr: string;
+}
+
+/** Runs kubectl with the tier's kubeconfig; never throws (look at `status`). */
+export function kubectlRaw(args: string[], input?: string): KubectlResult {
+    const r = spawnSync("kubectl", ["--kubeconfig", kubeconfig(), ...args], { input, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+    if (r.error) throw r.error;
+    return { status: r.status ?? 1, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
+}
+
+/** Runs kubectl; throws with its stderr when it exits non-zero. Returns stdout. */
+export function kubectl(args: string[], input?: string): string {
+    const r = kubectlRaw(args, input);
+    if (r.status !== 0) throw new Error(`kubectl ${args.join(" ")} exited ${r.status}: ${r.stderr.trim()}`);
+    return r.stdout;
+}
+
+/** `kubectl ... -o json`, parsed. */
+export function kubectlJson<T = any>(args: string[]): T {
+    return JSON.parse(kubectl([...args, "-o", "json"])) as T;
+}
+
+/** Lines of kubectl's stderr that are API-server warnings (`Warning: ...`), e.g. Pod Security `warn` findings. */
+export function warnings(stderr: string): string[] {
+    return stderr.split("\n").filter((l) => /^Warning:/.test(l.trim()));
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Polls `check` until it returns a truthy value (returned) or `timeoutMs` passes; then throws with
+ * `what` and the last value `describe` gives, so a timeout says what was still missing.
+ */
+export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 60_000, intervalMs = 500, describe?: () => string): Promise<NonNullable<T>> {
+    const deadline = Date.now() + timeoutMs;
+    let last: unknown;
+    for (;;) {
+        try {
+            const v = await check();
+            if (v) return v as NonNullable<T>;
+            last = v;
+        } catch (e) {
+            last = e instanceof Error ? e.message : e;
+        }
+        if (Date.now() > deadline) {
+            throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}${describe ? `: ${describe()}` : last !== undefined ? ` (last: ${String(last)})` : ""}`);
+        }
+        await sleep(intervalMs);
+    }
+}
+
+/** Creates (or relabels) a namespace with the given labels. */
+export function ensureNamespace(name: string, labels: Record<string, string> = {}): void {
+    const manifest = { apiVersion: "v1", kind: "Namespace", metadata: { name, labels } };
+    kubectl(["apply", "--server-side", "--field-manager=mesh-rl-cluster-test", "-f", "-"], JSON.stringify(manifest));
+}
+
+/** Deletes a namespace and waits until it is gone (the namespace controller empties it first). */
+export async function deleteNamespace(name: string, timeoutMs = 120_000): Promise<void> {
+    kubectl(["delete", "namespace", name, "--ignore-not-found", "--wait=false"]);
+    await waitFor(`namespace ${name} deleted`, () => kubectlRaw(["get", "namespace", name]).status !== 0, timeoutMs);
+}
+
+/** Labels that make the API server enforce (and warn about) a Pod Security level in a namespace. */
+export function podSecurityLabels(level: "restricted" | "baseline" | "privileged"): Record<string, string> {
+    return {
+        "pod-security.kubernetes.io/enforce": level,
+        "pod-security.kubernetes.io/enforce-version": "latest",
+        "pod-security.kubernetes.io/warn": level,
+        "pod-security.kubernetes.io/warn-version": "latest",
+        "pod-security.kubernetes.io/audit": level,
+        "pod-security.kubernetes.io/audit-version": "latest",
+    };
+}
