@@ -328,7 +328,7 @@ describe("rendered files", function () {
         writeRender(r.objects, dir);
         const docs = parseAllDocuments(fsm.readFileSync(pathm.join(dir, "all.yaml"), "utf8"), { version: "1.1" }).map((d) => d.toJS());
         expect(docs).to.deep.equal(JSON.parse(JSON.stringify(r.objects)));
-        expect(fsm.readdirSync(dir).length).to.equal(r.objects.length + 1);
+        expect(fsm.readdirSync(dir).length).to.equal(r.objects.length + 2); // + all.yaml and the manifest
         fsm.rmSync(dir, { recursive: true });
     });
 });
