@@ -102,7 +102,7 @@ export interface StackSettings {
     awaitRollout: boolean;
 }
 
-/** What differs between the two variants of the specification (spec-mapping.md). */
+/** What differs between the two variants of the specification (docs/specification.md, "The two variants"). */
 export interface VariantPreset {
     domain: string;
     apiLimit?: number;

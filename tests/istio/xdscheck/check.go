@@ -35,7 +35,7 @@ import (
 	sigyaml "sigs.k8s.io/yaml"
 )
 
-// Names Envoy and Istio use on the wire (spec-mapping.md, "Neutral name -> wire identifier").
+// Names Envoy and Istio use on the wire (docs/names.md, "Neutral name to real identifier").
 const (
 	FilterRateLimit      = "envoy.filters.http.ratelimit"
 	FilterLocalRateLimit = "envoy.filters.http.local_ratelimit"
@@ -57,7 +57,7 @@ const (
 )
 
 // Expect holds what the stack must produce, derived from the variant presets in
-// spec-mapping.md, never read back from the rendered objects.
+// docs/specification.md ("The two variants"), never read back from the rendered objects.
 type Expect struct {
 	Variant      string
 	Placement    string // all-routes | single-route
