@@ -4,6 +4,8 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { execFileSync } from "child_process";
+import { lookupSharedObjects } from "./components/cluster-lookup";
+import { LiveObject, SharedObjectRef, refName } from "./components/preflight";
 import { buildProgram } from "./components/program";
 import { missingApis } from "./components/served-apis";
 import { StackSettings } from "./components/settings";
@@ -26,7 +28,23 @@ function checkCluster(s: StackSettings) {
     return missingApis(s, new Set(out.split("\n").map((l) => l.trim()).filter(Boolean)));
 }
 
-const { settings, stack } = buildProgram(pulumi.runtime.allConfig(), { checkCluster, kubeContext });
+/**
+ * Reads the fixed-name objects outside the stack's namespaces (IngressClass, PeerAuthentication
+ * `default`, the EnvoyFilters in the mesh namespace) so the program can decide, before anything is
+ * created, to create, leave or refuse each one (components/preflight.ts).
+ */
+function lookupShared(refs: SharedObjectRef[]): LiveObject[] {
+    try {
+        return lookupSharedObjects(refs, kubeContext);
+    } catch (e: any) {
+        pulumi.log.warn(
+            `could not look up ${refs.map(refName).join(", ")} with kubectl (${String(e.stderr || e.message).trim().split("\n")[0]}); assuming the cluster lacks them: if one exists, pulumi up stops with AlreadyExists when it reaches it`,
+        );
+        return [];
+    }
+}
+
+const { settings, stack } = buildProgram(pulumi.runtime.allConfig(), { checkCluster, lookupShared, kubeContext });
 
 export const variant = settings.variant;
 export const apiProfile = settings.apiProfile;

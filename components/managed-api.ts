@@ -1,16 +1,24 @@
 /**
  * The managed-API service (spec 1.5, 1.6, 2.8, 2.9, 5): Google Cloud Endpoints' ESP in front of an
  * echo backend, injected with include-IP-ranges, exposed by an Ingress of class `istio`.
+ *
+ * The `current` profile's Ingress names its class (`ingressClassName`). Istio serves such an Ingress
+ * only when an IngressClass of that name has controller `istio.io/ingress-controller`; without the
+ * object it applies the mesh config's `ingressControllerMode` (STRICT by default) and ignores it.
+ * Istio installs no IngressClass, so the stack creates one when the cluster lacks it (preflight.ts
+ * decides; an existing one is left alone).
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
+import { ISTIO_INGRESS_CONTROLLER } from "./preflight";
 import { StackSettings } from "./settings";
 
 export const ESP_NAME = "esp-echo";
 export const ESP_HTTP_PORT = 8081;
 export const ECHO_PORT = 8080;
 export const ESP_SERVICE_PORT = 80;
+/** Default ingress class (`ingressClassName`): the mesh config's default `ingressClass`. */
 export const INGRESS_CLASS = "istio";
 /** Pod annotation that `istioctl kube-inject --includeIPRanges` sets. */
 export const INCLUDE_RANGES_ANNOTATION = "traffic.sidecar.istio.io/includeOutboundIPRanges";
@@ -49,7 +57,7 @@ export function ingressManifest(m: ManagedApiSettings, profile: StackSettings["a
         return {
             apiVersion: "extensions/v1beta1",
             kind: "Ingress",
-            metadata: { ...metadata, annotations: { ...metadata.annotations, "kubernetes.io/ingress.class": INGRESS_CLASS } },
+            metadata: { ...metadata, annotations: { ...metadata.annotations, "kubernetes.io/ingress.class": m.ingressClassName } },
             spec: { rules: [{ http: { paths: [{ path: m.ingressPath, backend: { serviceName: ESP_NAME, servicePort: ESP_SERVICE_PORT } }] } }] },
         };
     }
@@ -58,20 +66,37 @@ export function ingressManifest(m: ManagedApiSettings, profile: StackSettings["a
         kind: "Ingress",
         metadata,
         spec: {
-            ingressClassName: INGRESS_CLASS,
+            ingressClassName: m.ingressClassName,
             rules: [{ http: { paths: [{ path: m.ingressPath, pathType: "Prefix", backend: { service: { name: ESP_NAME, port: { number: ESP_SERVICE_PORT } } } }] } }],
         },
     };
 }
 
+/** The IngressClass that makes Istio serve the `current` profile's Ingress. */
+export function ingressClassManifest(m: ManagedApiSettings, labels: Record<string, string>) {
+    return {
+        apiVersion: "networking.k8s.io/v1",
+        kind: "IngressClass",
+        metadata: { name: m.ingressClassName, labels },
+        spec: { controller: ISTIO_INGRESS_CONTROLLER },
+    };
+}
+
 export interface ManagedApiArgs {
     settings: StackSettings;
+    /**
+     * `current` profile: whether the stack creates IngressClass `<ingressClassName>` (false when the
+     * cluster already has one for Istio that the stack did not create; see preflight.ts). Default true.
+     */
+    createIngressClass?: boolean;
 }
 
 export class ManagedApi extends pulumi.ComponentResource {
     public readonly deployment: k8s.apps.v1.Deployment;
     public readonly service: k8s.core.v1.Service;
     public readonly ingress: k8s.networking.v1.Ingress | k8s.extensions.v1beta1.Ingress;
+    /** Created only when the cluster lacked it (current profile). */
+    public readonly ingressClass?: k8s.networking.v1.IngressClass;
 
     constructor(name: string, args: ManagedApiArgs, opts?: pulumi.ComponentResourceOptions) {
         super("mesh-ratelimit:index:ManagedApi", name, {}, opts);
@@ -118,11 +143,16 @@ export class ManagedApi extends pulumi.ComponentResource {
             { parent: this },
         );
 
+        if (s.apiProfile === "current" && args.createIngressClass !== false) {
+            // Cluster-scoped, so named after the class (not the component): one per cluster.
+            this.ingressClass = new k8s.networking.v1.IngressClass(`ingressclass-${m.ingressClassName}`, ingressClassManifest(m, stackLabels("managed-api")) as k8s.networking.v1.IngressClassArgs, { parent: this });
+        }
         const ingress = ingressManifest(m, s.apiProfile, labels);
+        const dependsOn = [this.service, ...(this.ingressClass ? [this.ingressClass] : [])];
         this.ingress =
             s.apiProfile === "seed"
-                ? new k8s.extensions.v1beta1.Ingress(m.ingressName, ingress as k8s.extensions.v1beta1.IngressArgs, { parent: this, dependsOn: [this.service] })
-                : new k8s.networking.v1.Ingress(m.ingressName, ingress as k8s.networking.v1.IngressArgs, { parent: this, dependsOn: [this.service] });
+                ? new k8s.extensions.v1beta1.Ingress(m.ingressName, ingress as k8s.extensions.v1beta1.IngressArgs, { parent: this, dependsOn })
+                : new k8s.networking.v1.Ingress(m.ingressName, ingress as k8s.networking.v1.IngressArgs, { parent: this, dependsOn });
         this.registerOutputs({});
     }
 }

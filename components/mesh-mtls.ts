@@ -115,6 +115,11 @@ export interface MeshMutualTlsArgs {
     settings: StackSettings;
     /** kubectl context for the seed profile's ConfigMap edit (the provider's `kubernetes:context`). */
     kubeContext?: string;
+    /**
+     * Current profile: whether the stack creates PeerAuthentication `default` (false when the mesh
+     * already has a STRICT one that the stack did not create; see preflight.ts). Default true.
+     */
+    createPeerAuthentication?: boolean;
 }
 
 export class MeshMutualTls extends pulumi.ComponentResource {
@@ -122,11 +127,13 @@ export class MeshMutualTls extends pulumi.ComponentResource {
         super("mesh-ratelimit:index:MeshMutualTls", name, {}, opts);
         const s = args.settings;
         if (s.apiProfile === "current") {
-            new PeerAuthentication(
-                "default",
-                { metadata: { name: "default", namespace: s.mesh.namespace, labels: stackLabels("mesh-mtls") }, spec: { mtls: { mode: "STRICT" } } },
-                { parent: this },
-            );
+            if (args.createPeerAuthentication !== false) {
+                new PeerAuthentication(
+                    "default",
+                    { metadata: { name: "default", namespace: s.mesh.namespace, labels: stackLabels("mesh-mtls") }, spec: { mtls: { mode: "STRICT" } } },
+                    { parent: this },
+                );
+            }
         } else {
             new MeshConfigSetting(
                 `${name}-auth-policy`,

@@ -6,6 +6,7 @@ import { Bookinfo } from "./bookinfo";
 import { LimitRow, effectiveLimits } from "./limits-table";
 import { ManagedApi } from "./managed-api";
 import { MeshMutualTls } from "./mesh-mtls";
+import { SharedObjectsPlan } from "./preflight";
 import { GlobalRateLimitFilters, LocalRateLimitFilter } from "./rate-limit-filters";
 import { RateLimitService } from "./ratelimit-service";
 import { Redis } from "./redis";
@@ -16,6 +17,11 @@ export interface MeshRateLimitArgs {
     settings: StackSettings;
     /** kubectl context used by the seed profile's mesh ConfigMap edit. Defaults to the current context. */
     kubeContext?: string;
+    /**
+     * What the preflight decided for the fixed-name objects outside the stack's namespaces
+     * (preflight.ts). Absent: the stack creates all of them.
+     */
+    shared?: Pick<SharedObjectsPlan, "ingressClass" | "peerAuthentication">;
 }
 
 export class MeshRateLimit extends pulumi.ComponentResource {
@@ -41,8 +47,10 @@ export class MeshRateLimit extends pulumi.ComponentResource {
         this.globalFilters = new GlobalRateLimitFilters("global-filters", { settings: s }, { parent: this, dependsOn: [this.rateLimitService] });
         this.bookinfo = new Bookinfo("bookinfo", { settings: s }, { parent: this });
         this.localFilter = new LocalRateLimitFilter("local-filter", { settings: s }, { parent: this });
-        if (s.managedApi) this.managedApi = new ManagedApi("managed-api", { settings: s }, { parent: this });
-        if (s.mesh.mutualTls) this.mutualTls = new MeshMutualTls("mesh-mtls", { settings: s, kubeContext: args.kubeContext }, { parent: this });
+        if (s.managedApi) this.managedApi = new ManagedApi("managed-api", { settings: s, createIngressClass: args.shared?.ingressClass ?? true }, { parent: this });
+        if (s.mesh.mutualTls) {
+            this.mutualTls = new MeshMutualTls("mesh-mtls", { settings: s, kubeContext: args.kubeContext, createPeerAuthentication: args.shared?.peerAuthentication ?? true }, { parent: this });
+        }
 
         const p = s.paths;
         this.gatewayPaths = [p.limited, ...(s.global.apiRoute ? [`${p.apiPrefix}/1`] : []), p.login, p.logout];

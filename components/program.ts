@@ -1,22 +1,38 @@
 /**
  * The program body, shared by `index.ts` (the Pulumi program) and the offline renderer:
- * config → validated settings → components.
+ * config → validated settings → preflight against the cluster → components.
  */
+import * as pulumi from "@pulumi/pulumi";
 import { MeshRateLimit } from "./mesh-ratelimit";
+import { LiveObject, SharedObjectRef, SharedObjectsPlan, planSharedObjects, sharedObjectRefs } from "./preflight";
 import { ConfigError, ConfigProblem, StackSettings, rawConfigFromAll, resolveSettings } from "./settings";
 
 export interface ProgramOptions {
     /** Extra checks against the live cluster (skipped by the offline renderer and unit tests). */
     checkCluster?: (s: StackSettings) => ConfigProblem[];
+    /**
+     * Which of the fixed-name objects outside the stack's namespaces (preflight.ts) already exist.
+     * Absent (offline render, unit tests): the cluster lacks all of them.
+     */
+    lookupShared?: (refs: SharedObjectRef[]) => LiveObject[];
+    /** Where the preflight's decisions are reported (default: `pulumi.log.info`, shown by `pulumi preview`). */
+    report?: (message: string) => void;
     kubeContext?: string;
 }
 
-/** Validates the whole config (throws `ConfigError` before any resource is registered) and builds the stack. */
-export function buildProgram(allConfig: Record<string, string>, opts: ProgramOptions = {}): { settings: StackSettings; stack: MeshRateLimit } {
+/**
+ * Validates the whole config, asks the cluster (served APIs, shared objects), throws `ConfigError`
+ * before any resource is registered, then builds the stack.
+ */
+export function buildProgram(allConfig: Record<string, string>, opts: ProgramOptions = {}): { settings: StackSettings; stack: MeshRateLimit; shared: SharedObjectsPlan } {
     const { raw, unknown } = rawConfigFromAll(allConfig);
     const settings = resolveSettings(raw, unknown);
     const clusterProblems = opts.checkCluster?.(settings) ?? [];
     if (clusterProblems.length) throw new ConfigError(clusterProblems);
-    const stack = new MeshRateLimit("mesh-ratelimit", { settings, kubeContext: opts.kubeContext });
-    return { settings, stack };
+    const shared = planSharedObjects(settings, opts.lookupShared?.(sharedObjectRefs(settings)) ?? []);
+    if (shared.problems.length) throw new ConfigError(shared.problems);
+    const report = opts.report ?? ((m: string) => void pulumi.log.info(m));
+    for (const d of shared.decisions) if (d.action !== "create" || opts.lookupShared) report(d.message);
+    const stack = new MeshRateLimit("mesh-ratelimit", { settings, kubeContext: opts.kubeContext, shared });
+    return { settings, stack, shared };
 }

@@ -95,6 +95,7 @@ export interface StackSettings {
         serviceAccountSecret?: string;
         portMode: EspPortMode;
         ingressName: string;
+        ingressClassName: string;
         ingressPath: string;
         espImage: string;
         echoImage: string;
@@ -614,6 +615,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
             serviceAccountSecret: secret,
             portMode: r.oneOf<EspPortMode>("espPortMode", ["http", "tcp"]),
             ingressName: r.dnsName("ingressName", "subdomain"),
+            ingressClassName: r.dnsName("ingressClassName", "subdomain"),
             ingressPath: r.path("ingressPath"),
             espImage: r.str("espImage"),
             echoImage: r.str("echoImage"),

@@ -7,6 +7,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
 import { PROJECT } from "../components/config-schema";
+import { LiveObject } from "../components/preflight";
 import { StackSettings } from "../components/settings";
 
 export interface K8sObject {
@@ -31,6 +32,13 @@ export interface RenderOptions {
     base?: Record<string, string>;
     /** Called for each resource as it is registered (tests use it to prove nothing was registered). */
     onRegister?: (r: Registration) => void;
+    /**
+     * Objects the cluster already has, for the shared-object preflight (components/preflight.ts).
+     * Absent: the cluster lacks every one of them (the offline default).
+     */
+    cluster?: LiveObject[];
+    /** Receives the preflight's messages (what `pulumi preview` would print). */
+    onReport?: (message: string) => void;
 }
 
 export const REPO_ROOT = path.resolve(__dirname, "..");
@@ -90,7 +98,7 @@ export function registerProgram(opts: RenderOptions): Promise<{ settings: StackS
         pulumi.runtime.setAllConfig(programConfig(opts));
         // Loaded after the mocks are in place.
         const { buildProgram } = require("../components/program") as typeof import("../components/program");
-        const { settings } = buildProgram(pulumi.runtime.allConfig());
+        const { settings } = buildProgram(pulumi.runtime.allConfig(), opts.cluster ? { lookupShared: () => opts.cluster!, report: opts.onReport } : {});
         await (require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> }).waitForRPCs();
         return { settings, registrations };
     };

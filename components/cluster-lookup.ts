@@ -1,0 +1,37 @@
+/**
+ * The kubectl side of the preflight (preflight.ts holds the decisions): reads the fixed-name objects
+ * the stack would create outside its own namespaces. Uses the ambient kubeconfig (`KUBECONFIG`) and
+ * the provider's `kubernetes:context`, as the served-API check does.
+ */
+import { execFileSync } from "child_process";
+import { LiveObject, SharedObjectRef } from "./preflight";
+
+function kubectlGet(args: string[], kubeContext: string | undefined): LiveObject[] {
+    const out = execFileSync("kubectl", [...(kubeContext ? ["--context", kubeContext] : []), "get", ...args, "--ignore-not-found", "-o", "json"], {
+        encoding: "utf8",
+        timeout: 20_000,
+        stdio: ["ignore", "pipe", "pipe"],
+    });
+    if (!out.trim()) return [];
+    const doc = JSON.parse(out);
+    // One name asked: the object itself; several: a List of those found.
+    return doc.kind === "List" ? (doc.items ?? []) : [doc];
+}
+
+/**
+ * The objects among `refs` that exist. One kubectl call per namespace (plus one for the
+ * cluster-scoped ones). Throws when kubectl fails (the caller decides what that means).
+ */
+export function lookupSharedObjects(refs: SharedObjectRef[], kubeContext?: string): LiveObject[] {
+    const groups = new Map<string, SharedObjectRef[]>();
+    for (const r of refs) {
+        const k = r.namespace ?? "";
+        groups.set(k, [...(groups.get(k) ?? []), r]);
+    }
+    const found: LiveObject[] = [];
+    for (const [ns, rs] of groups) {
+        const names = rs.map((r) => `${r.resource}/${r.name}`);
+        found.push(...kubectlGet([...(ns ? ["-n", ns] : []), ...names], kubeContext));
+    }
+    return found;
+}

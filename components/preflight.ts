@@ -1,0 +1,181 @@
+/**
+ * Objects shared with the cluster: what the stack creates under a fixed name outside its own
+ * namespaces, and what it does when such an object already exists. Decided before any resource is
+ * registered, so `pulumi preview` already says it and `pulumi up` never stops halfway with
+ * AlreadyExists (pulumi-kubernetes ≥ 4.29 refuses to create an object that exists).
+ *
+ * The objects:
+ * - IngressClass `<ingressClassName>` (cluster-scoped; `current` profile with `managedApi`): Istio
+ *   serves an Ingress that names a class only when an IngressClass of that name has controller
+ *   `istio.io/ingress-controller`; without the object it falls back to the mesh config's
+ *   `ingressControllerMode`, STRICT by default, and ignores the Ingress. Istio does not install one.
+ * - PeerAuthentication `default` in the mesh namespace (`current` profile with `mutualTls`):
+ *   mesh-wide, and many meshes already have one.
+ * - The EnvoyFilters `filter-ratelimit*` in the mesh namespace: the stack's own names, but Istio's
+ *   rate-limit task uses the same names, so a mesh that followed it already has them.
+ *
+ * Rule: an object that carries the label `app.kubernetes.io/part-of=mesh-ratelimit` was created by
+ * this stack (an earlier `pulumi up`) and stays managed by it. Any other existing object is never
+ * modified, adopted or deleted: either it already gives what the stack needs (then nothing is
+ * created and a message says so) or the program stops with the object's name and the fix.
+ *
+ * Pure: the cluster's answer comes in as a list of objects (`lookupSharedObjects` in
+ * cluster-lookup.ts asks kubectl; offline renders pass an empty list, "the cluster lacks
+ * everything").
+ */
+import { PART_OF } from "./common";
+import { FILTER_NAMES, routeAction } from "./envoy-filters";
+import { ConfigProblem, StackSettings } from "./settings";
+
+export const ISTIO_INGRESS_CONTROLLER = "istio.io/ingress-controller";
+export const MESH_PEER_AUTHENTICATION = "default";
+const PART_OF_LABEL = "app.kubernetes.io/part-of";
+
+/** An object as `kubectl get -o json` returns it (only the fields the decisions read). */
+export interface LiveObject {
+    apiVersion?: string;
+    kind: string;
+    metadata: { name: string; namespace?: string; labels?: Record<string, string>; resourceVersion?: string; uid?: string };
+    spec?: any;
+}
+
+/** A fixed-name object the stack would create outside its own namespaces. */
+export interface SharedObjectRef {
+    kind: "IngressClass" | "PeerAuthentication" | "EnvoyFilter";
+    apiVersion: string;
+    name: string;
+    /** Absent for cluster-scoped objects. */
+    namespace?: string;
+    /** kubectl's resource argument (`<plural>.<group>`), unambiguous even when several groups share a kind. */
+    resource: string;
+}
+
+export type SharedAction =
+    /** Absent: the stack creates it (and deletes it on destroy). */
+    | "create"
+    /** Present and labelled as this stack's: it stays managed by the stack. */
+    | "manage"
+    /** Present, not the stack's, and already what the stack needs: nothing is created or changed. */
+    | "leave";
+
+export interface SharedDecision {
+    ref: SharedObjectRef;
+    action: SharedAction;
+    message: string;
+}
+
+export interface SharedObjectsPlan {
+    decisions: SharedDecision[];
+    /** Non-empty: the program must stop before registering anything. */
+    problems: ConfigProblem[];
+    /** Whether the stack registers IngressClass `<ingressClassName>` (current profile, managed API). */
+    ingressClass: boolean;
+    /** Whether the stack registers PeerAuthentication `default` (current profile, mutualTls). */
+    peerAuthentication: boolean;
+}
+
+export function refName(r: SharedObjectRef): string {
+    return `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name}`;
+}
+
+/** Every fixed-name object outside the stack's own namespaces that these settings would create. */
+export function sharedObjectRefs(s: StackSettings): SharedObjectRef[] {
+    const refs: SharedObjectRef[] = [];
+    if (s.managedApi && s.apiProfile === "current") {
+        refs.push({ kind: "IngressClass", apiVersion: "networking.k8s.io/v1", name: s.managedApi.ingressClassName, resource: "ingressclasses.networking.k8s.io" });
+    }
+    if (s.mesh.mutualTls && s.apiProfile === "current") {
+        refs.push({ kind: "PeerAuthentication", apiVersion: "security.istio.io/v1", name: MESH_PEER_AUTHENTICATION, namespace: s.mesh.namespace, resource: "peerauthentications.security.istio.io" });
+    }
+    const filters: string[] = [FILTER_NAMES.global, FILTER_NAMES.vhostActions, ...(routeAction(s) ? [FILTER_NAMES.routeAction] : []), FILTER_NAMES.local];
+    for (const name of filters) {
+        refs.push({ kind: "EnvoyFilter", apiVersion: "networking.istio.io/v1alpha3", name, namespace: s.mesh.namespace, resource: "envoyfilters.networking.istio.io" });
+    }
+    return refs;
+}
+
+/** True when the object carries this stack's `part-of` label (the label every object of the stack gets). */
+export function isStackOwned(o: LiveObject): boolean {
+    return o.metadata.labels?.[PART_OF_LABEL] === PART_OF;
+}
+
+function findLive(live: LiveObject[], r: SharedObjectRef): LiveObject | undefined {
+    return live.find((o) => o.kind === r.kind && o.metadata.name === r.name && (r.namespace === undefined || o.metadata.namespace === r.namespace));
+}
+
+/**
+ * The decision table. `live` holds the objects the cluster already has (any subset of
+ * `sharedObjectRefs(s)`; other objects are ignored).
+ *
+ * | object | absent | this stack's | someone else's |
+ * |---|---|---|---|
+ * | IngressClass | create | manage | controller `istio.io/ingress-controller`: leave; other controller: problem |
+ * | PeerAuthentication default | create | manage | mesh-wide STRICT: leave; anything else: problem |
+ * | EnvoyFilter filter-ratelimit* | create | manage | problem (the stack needs its own content there) |
+ */
+export function planSharedObjects(s: StackSettings, live: LiveObject[]): SharedObjectsPlan {
+    const plan: SharedObjectsPlan = { decisions: [], problems: [], ingressClass: false, peerAuthentication: false };
+    for (const ref of sharedObjectRefs(s)) {
+        const o = findLive(live, ref);
+        const name = refName(ref);
+        let action: SharedAction | undefined;
+        let message = "";
+        if (!o) {
+            action = "create";
+            message = `${name}: not in the cluster; the stack creates it and deletes it on destroy`;
+        } else if (isStackOwned(o)) {
+            action = "manage";
+            message = `${name}: created by this stack (label ${PART_OF_LABEL}=${PART_OF}); kept under its management`;
+        } else if (ref.kind === "IngressClass") {
+            const controller: unknown = o.spec?.controller;
+            if (controller === ISTIO_INGRESS_CONTROLLER) {
+                action = "leave";
+                message = `${name}: already exists with controller ${ISTIO_INGRESS_CONTROLLER} (not created by this stack); Istio serves the Ingress through it; the stack leaves it alone and never deletes it`;
+            } else {
+                plan.problems.push({
+                    key: "ingressClassName",
+                    value: ref.name,
+                    problem: `${name} already exists with controller '${String(controller)}', not ${ISTIO_INGRESS_CONTROLLER}: Istio would not serve an Ingress of this class, and the stack never modifies an IngressClass it did not create`,
+                    fix: `pulumi config set ingressClassName istio-mesh   (any name no IngressClass uses yet: the stack then creates that class for Istio), or have the class's owner point it at ${ISTIO_INGRESS_CONTROLLER}`,
+                });
+            }
+        } else if (ref.kind === "PeerAuthentication") {
+            const mode: unknown = o.spec?.mtls?.mode;
+            const selector = o.spec?.selector;
+            const meshWide = !selector || Object.keys(selector.matchLabels ?? {}).length === 0;
+            if (mode === "STRICT" && meshWide) {
+                action = "leave";
+                message = `${name}: already exists with mtls.mode STRICT (not created by this stack): mesh mutual TLS is on; the stack creates no PeerAuthentication and never changes or deletes this one`;
+            } else {
+                const what = meshWide ? `mtls.mode ${mode === undefined ? "unset (PERMISSIVE in the root namespace)" : String(mode)}` : "a workload selector, so it is not mesh-wide";
+                plan.problems.push({
+                    key: "mutualTls",
+                    value: "true",
+                    problem: `${name} already exists with ${what} and was not created by this stack; the stack needs mesh-wide STRICT mutual TLS and never modifies an object it did not create`,
+                    fix: meshWide
+                        ? `make it STRICT yourself: kubectl -n ${ref.namespace} patch peerauthentication ${ref.name} --type merge -p '{"spec":{"mtls":{"mode":"STRICT"}}}'   (then the stack leaves it as it is), or pulumi config set mutualTls false`
+                        : `the name '${ref.name}' in ${ref.namespace} is reserved for the mesh-wide policy: rename that workload policy, or pulumi config set mutualTls false`,
+                });
+            }
+        } else {
+            plan.problems.push({
+                key: "meshNamespace",
+                value: s.mesh.namespace,
+                problem: `${name} already exists and was not created by this stack (no label ${PART_OF_LABEL}=${PART_OF}); creating it would fail with AlreadyExists and taking it over would replace someone else's rate limiting`,
+                fix: `if it is left from Istio's rate-limit task or an earlier install, remove it first: kubectl -n ${ref.namespace} delete envoyfilter ${ref.name}; otherwise remove the other rate-limit setup before deploying this stack`,
+            });
+        }
+        if (action) {
+            plan.decisions.push({ ref, action, message });
+            const registered = action !== "leave";
+            if (ref.kind === "IngressClass") plan.ingressClass = registered;
+            if (ref.kind === "PeerAuthentication") plan.peerAuthentication = registered;
+        }
+    }
+    return plan;
+}
+
+/** The plan when the cluster is not asked (no lookup function): everything is created. */
+export function planWithoutCluster(s: StackSettings): SharedObjectsPlan {
+    return planSharedObjects(s, []);
+}

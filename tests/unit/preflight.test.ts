@@ -1,0 +1,218 @@
+/**
+ * Objects shared with the cluster (components/preflight.ts): the decision table, what the program
+ * registers for each answer of the cluster, and the config errors. The cluster's answer is a fixture
+ * (`cluster` in the render options); the cluster tier (tests/cluster/shared-objects.test.ts) asks a
+ * real API server.
+ */
+import { expect } from "chai";
+import { LiveObject, planSharedObjects, sharedObjectRefs } from "../../components/preflight";
+import { ConfigError, resolveSettings } from "../../components/settings";
+import { Registration, registerProgram } from "../../render/render";
+import { DEV, render } from "./helpers";
+
+const OURS = { "app.kubernetes.io/part-of": "mesh-ratelimit" };
+
+function ingressClass(name: string, controller: string, labels?: Record<string, string>): LiveObject {
+    return { apiVersion: "networking.k8s.io/v1", kind: "IngressClass", metadata: { name, labels }, spec: { controller } };
+}
+
+function peerAuth(spec: any, labels?: Record<string, string>, namespace = "istio-system"): LiveObject {
+    return { apiVersion: "security.istio.io/v1", kind: "PeerAuthentication", metadata: { name: "default", namespace, labels }, spec };
+}
+
+function envoyFilter(name: string, labels?: Record<string, string>): LiveObject {
+    return { apiVersion: "networking.istio.io/v1alpha3", kind: "EnvoyFilter", metadata: { name, namespace: "istio-system", labels }, spec: {} };
+}
+
+const settings = (over: Record<string, string> = {}) => resolveSettings({ ...DEV, ...over });
+
+/** Runs the program under mocks with a cluster fixture; returns registrations, messages and the error. */
+async function run(cluster: LiveObject[], over: Record<string, string> = {}) {
+    const seen: Registration[] = [];
+    const reports: string[] = [];
+    let error: unknown;
+    try {
+        await registerProgram({ base: { ...DEV }, overrides: over, cluster, onRegister: (r) => seen.push(r), onReport: (m) => reports.push(m) });
+    } catch (e) {
+        error = e;
+    }
+    const kinds = (kind: string) => seen.filter((r) => r.inputs?.kind === kind);
+    return { seen, reports, error, kinds };
+}
+
+describe("shared objects: which fixed-name objects outside the stack's namespaces are looked up", () => {
+    it("current profile: the IngressClass, PeerAuthentication default and the EnvoyFilters", () => {
+        const refs = sharedObjectRefs(settings()).map((r) => `${r.kind}/${r.namespace ?? "-"}/${r.name}`);
+        expect(refs).to.deep.equal([
+            "IngressClass/-/istio",
+            "PeerAuthentication/istio-system/default",
+            "EnvoyFilter/istio-system/filter-ratelimit",
+            "EnvoyFilter/istio-system/filter-ratelimit-svc",
+            "EnvoyFilter/istio-system/filter-ratelimit-svc-api",
+            "EnvoyFilter/istio-system/filter-local-ratelimit-svc",
+        ]);
+    });
+
+    it("seed profile: no IngressClass (the annotation selects Istio) and no PeerAuthentication", () => {
+        const kinds = sharedObjectRefs(settings({ apiProfile: "seed" })).map((r) => r.kind);
+        expect(kinds).to.not.include("IngressClass");
+        expect(kinds).to.not.include("PeerAuthentication");
+        expect(kinds.filter((k) => k === "EnvoyFilter")).to.have.length(4);
+    });
+
+    it("variant B has no route filter; managedApi=false no IngressClass; mutualTls=false no PeerAuthentication", () => {
+        expect(sharedObjectRefs(settings({ variant: "B" })).map((r) => r.name)).to.not.include("filter-ratelimit-svc-api");
+        expect(sharedObjectRefs(settings({ managedApi: "false" })).map((r) => r.kind)).to.not.include("IngressClass");
+        expect(sharedObjectRefs(settings({ mutualTls: "false" })).map((r) => r.kind)).to.not.include("PeerAuthentication");
+    });
+
+    it("the IngressClass looked up is the configured class name", () => {
+        expect(sharedObjectRefs(settings({ ingressClassName: "istio-mesh" })).find((r) => r.kind === "IngressClass")?.name).to.equal("istio-mesh");
+    });
+});
+
+describe("shared objects: the decision table", () => {
+    const table: { name: string; live: LiveObject[]; ingressClass?: string; peerAuth?: string; ic: boolean; pa: boolean; error?: RegExp }[] = [
+        { name: "cluster lacks everything", live: [], ingressClass: "create", peerAuth: "create", ic: true, pa: true },
+        { name: "IngressClass istio for Istio, someone else's", live: [ingressClass("istio", "istio.io/ingress-controller")], ingressClass: "leave", ic: false, pa: true },
+        { name: "IngressClass istio created by this stack", live: [ingressClass("istio", "istio.io/ingress-controller", OURS)], ingressClass: "manage", ic: true, pa: true },
+        { name: "IngressClass istio of another controller", live: [ingressClass("istio", "k8s.io/ingress-nginx")], ic: false, pa: true, error: /IngressClass istio already exists with controller 'k8s\.io\/ingress-nginx'/ },
+        { name: "an IngressClass of another name is irrelevant", live: [ingressClass("nginx", "k8s.io/ingress-nginx")], ingressClass: "create", ic: true, pa: true },
+        { name: "PeerAuthentication default STRICT, someone else's", live: [peerAuth({ mtls: { mode: "STRICT" } })], peerAuth: "leave", ic: true, pa: false },
+        { name: "PeerAuthentication default created by this stack", live: [peerAuth({ mtls: { mode: "STRICT" } }, OURS)], peerAuth: "manage", ic: true, pa: true },
+        { name: "PeerAuthentication default PERMISSIVE", live: [peerAuth({ mtls: { mode: "PERMISSIVE" } })], ic: true, pa: false, error: /PeerAuthentication istio-system\/default already exists with mtls\.mode PERMISSIVE/ },
+        { name: "PeerAuthentication default without a mode", live: [peerAuth({})], ic: true, pa: false, error: /mtls\.mode unset/ },
+        { name: "PeerAuthentication default STRICT but with a selector", live: [peerAuth({ selector: { matchLabels: { app: "x" } }, mtls: { mode: "STRICT" } })], ic: true, pa: false, error: /not mesh-wide/ },
+        { name: "PeerAuthentication default in another namespace is irrelevant", live: [peerAuth({ mtls: { mode: "PERMISSIVE" } }, undefined, "other")], peerAuth: "create", ic: true, pa: true },
+        { name: "EnvoyFilter filter-ratelimit from Istio's rate-limit task", live: [envoyFilter("filter-ratelimit")], ic: true, pa: true, error: /EnvoyFilter istio-system\/filter-ratelimit already exists and was not created by this stack/ },
+        { name: "EnvoyFilter filter-ratelimit of this stack", live: [envoyFilter("filter-ratelimit", OURS)], ingressClass: "create", ic: true, pa: true },
+    ];
+    for (const c of table) {
+        it(c.name, () => {
+            const plan = planSharedObjects(settings(), c.live);
+            const action = (kind: string) => plan.decisions.find((d) => d.ref.kind === kind)?.action;
+            if (c.error) {
+                expect(plan.problems, "problems").to.have.length(1);
+                expect(plan.problems[0].problem).to.match(c.error);
+                return;
+            }
+            expect(plan.problems, JSON.stringify(plan.problems)).to.deep.equal([]);
+            if (c.ingressClass) expect(action("IngressClass")).to.equal(c.ingressClass);
+            if (c.peerAuth) expect(action("PeerAuthentication")).to.equal(c.peerAuth);
+            expect(plan.ingressClass, "registers the IngressClass").to.equal(c.ic);
+            expect(plan.peerAuthentication, "registers the PeerAuthentication").to.equal(c.pa);
+        });
+    }
+
+    it("every problem names the object and a fix; the fix never modifies the object silently", () => {
+        const plan = planSharedObjects(settings(), [ingressClass("istio", "example.com/other"), peerAuth({ mtls: { mode: "PERMISSIVE" } }), envoyFilter("filter-ratelimit-svc")]);
+        expect(plan.problems.map((p) => p.key)).to.deep.equal(["ingressClassName", "mutualTls", "meshNamespace"]);
+        expect(plan.problems[0].fix).to.match(/pulumi config set ingressClassName /);
+        expect(plan.problems[1].fix).to.match(/kubectl -n istio-system patch peerauthentication default .*STRICT.*pulumi config set mutualTls false/);
+        expect(plan.problems[2].fix).to.match(/kubectl -n istio-system delete envoyfilter filter-ratelimit-svc/);
+    });
+});
+
+describe("shared objects: what the program registers for each answer of the cluster", function () {
+    this.timeout(60_000);
+
+    it("offline (cluster lacks everything): IngressClass istio for Istio's controller, labelled as the stack's", async () => {
+        const r = await render();
+        const ic = r.get("IngressClass", "istio");
+        expect(ic.apiVersion).to.equal("networking.k8s.io/v1");
+        expect(ic.metadata.namespace).to.equal(undefined);
+        expect(ic.spec).to.deep.equal({ controller: "istio.io/ingress-controller" });
+        expect(ic.metadata.labels).to.include(OURS);
+        expect(r.get("Ingress", "simple-ingress", "default").spec.ingressClassName).to.equal("istio");
+        expect(r.find("PeerAuthentication", "default", "istio-system")).to.not.equal(undefined);
+    });
+
+    it("seed profile: no IngressClass; the annotation carries the class name", async () => {
+        const r = await render({ apiProfile: "seed", overrides: { ingressClassName: "istio-mesh" } });
+        expect(r.names("IngressClass")).to.deep.equal([]);
+        expect(r.get("Ingress", "simple-ingress", "default").metadata.annotations["kubernetes.io/ingress.class"]).to.equal("istio-mesh");
+    });
+
+    it("ingressClassName names both the Ingress's class and the IngressClass created", async () => {
+        const r = await render({ overrides: { ingressClassName: "istio-mesh" } });
+        expect(r.names("IngressClass")).to.deep.equal(["istio-mesh"]);
+        expect(r.get("Ingress", "simple-ingress", "default").spec.ingressClassName).to.equal("istio-mesh");
+    });
+
+    it("IngressClass absent: registered, and preview says it will be created", async () => {
+        const { kinds, reports, error } = await run([]);
+        expect(error).to.equal(undefined);
+        expect(kinds("IngressClass").map((r) => r.inputs.metadata.name)).to.deep.equal(["istio"]);
+        expect(reports.join("\n")).to.match(/IngressClass istio: not in the cluster; the stack creates it/);
+    });
+
+    it("IngressClass present for Istio (not the stack's): not registered, preview says it is left alone", async () => {
+        const { kinds, reports, error } = await run([ingressClass("istio", "istio.io/ingress-controller")]);
+        expect(error).to.equal(undefined);
+        expect(kinds("IngressClass")).to.deep.equal([]);
+        expect(kinds("Ingress")).to.have.length(1);
+        expect(reports.join("\n")).to.match(/IngressClass istio: already exists with controller istio\.io\/ingress-controller .*leaves it alone/);
+    });
+
+    it("IngressClass present, created by this stack: still registered (an update must not delete it)", async () => {
+        const { kinds } = await run([ingressClass("istio", "istio.io/ingress-controller", OURS)]);
+        expect(kinds("IngressClass")).to.have.length(1);
+    });
+
+    it("IngressClass present with another controller: ConfigError before any registration", async () => {
+        const { seen, error } = await run([ingressClass("istio", "k8s.io/ingress-nginx")]);
+        expect(error).to.be.instanceOf(ConfigError);
+        expect((error as Error).message).to.match(/mesh-ratelimit:ingressClassName = "istio": IngressClass istio already exists with controller 'k8s\.io\/ingress-nginx'/);
+        expect((error as Error).message).to.match(/fix: pulumi config set ingressClassName/);
+        expect(seen).to.deep.equal([]);
+    });
+
+    it("PeerAuthentication default absent: registered STRICT", async () => {
+        const { kinds } = await run([]);
+        expect(kinds("PeerAuthentication").map((r) => r.inputs.spec)).to.deep.equal([{ mtls: { mode: "STRICT" } }]);
+    });
+
+    it("PeerAuthentication default STRICT (not the stack's): nothing created, preview says mesh mTLS is already on", async () => {
+        const { kinds, reports, error } = await run([peerAuth({ mtls: { mode: "STRICT" } })]);
+        expect(error).to.equal(undefined);
+        expect(kinds("PeerAuthentication")).to.deep.equal([]);
+        expect(reports.join("\n")).to.match(/PeerAuthentication istio-system\/default: already exists with mtls\.mode STRICT .*never changes or deletes this one/);
+        // Everything else is still deployed.
+        expect(kinds("EnvoyFilter")).to.have.length(4);
+    });
+
+    it("PeerAuthentication default PERMISSIVE: ConfigError naming the object and the fix, nothing registered", async () => {
+        const { seen, error } = await run([peerAuth({ mtls: { mode: "PERMISSIVE" } })]);
+        expect(error).to.be.instanceOf(ConfigError);
+        const msg = (error as Error).message;
+        expect(msg).to.contain("PeerAuthentication istio-system/default already exists with mtls.mode PERMISSIVE");
+        expect(msg).to.contain("pulumi config set mutualTls false");
+        expect(msg).to.contain("nothing was created");
+        expect(seen).to.deep.equal([]);
+    });
+
+    it("PeerAuthentication default PERMISSIVE with mutualTls=false: not looked at, no error, no PeerAuthentication", async () => {
+        const { kinds, error } = await run([peerAuth({ mtls: { mode: "PERMISSIVE" } })], { mutualTls: "false" });
+        expect(error).to.equal(undefined);
+        expect(kinds("PeerAuthentication")).to.deep.equal([]);
+    });
+
+    it("a foreign EnvoyFilter filter-ratelimit: ConfigError, nothing registered", async () => {
+        const { seen, error } = await run([envoyFilter("filter-ratelimit")]);
+        expect(error).to.be.instanceOf(ConfigError);
+        expect((error as Error).message).to.contain("EnvoyFilter istio-system/filter-ratelimit already exists");
+        expect(seen).to.deep.equal([]);
+    });
+
+    it("every problem at once: one ConfigError listing all three", async () => {
+        const { error } = await run([ingressClass("istio", "example.com/x"), peerAuth({ mtls: { mode: "DISABLE" } }), envoyFilter("filter-local-ratelimit-svc")]);
+        expect((error as Error).message).to.match(/invalid stack configuration \(3 problems\)/);
+    });
+
+    it("seed profile ignores an IngressClass and a PERMISSIVE PeerAuthentication (it uses neither)", async () => {
+        const { error, kinds } = await run([ingressClass("istio", "k8s.io/ingress-nginx"), peerAuth({ mtls: { mode: "PERMISSIVE" } })], { apiProfile: "seed" });
+        expect(error).to.equal(undefined);
+        expect(kinds("IngressClass")).to.deep.equal([]);
+        expect(kinds("PeerAuthentication")).to.deep.equal([]);
+    });
+});
