@@ -243,8 +243,11 @@ function deepMerge(a: Obj, b: Obj): Obj {
 }
 
 export function loadRender(dir: string): Obj[] {
-    const text = fs.readFileSync(path.join(dir, "all.yaml"), "utf8");
-    return parseAllDocuments(text).map((d) => d.toJS()).filter((o) => o && o.kind);
+    // all.yaml holds what applies as written; the Secret with placeholder values and the seed mesh
+    // ConfigMap patch are in not-appliable/ (the stack creates them too, so they are compared too).
+    const held = path.join(dir, "not-appliable");
+    const files = ["all.yaml", ...(fs.existsSync(held) ? fs.readdirSync(held).sort().map((f) => path.join("not-appliable", f)) : [])];
+    return files.flatMap((f) => parseAllDocuments(fs.readFileSync(path.join(dir, f), "utf8")).map((d) => d.toJS()).filter((o) => o && o.kind));
 }
 
 function main() {

@@ -238,7 +238,12 @@ check_combo() {
   if [[ -n "$xdsbin" ]]; then
     local log="$work/xds-$v-$p-$pl.log"
     rc=0
-    XDSCHECK_DIR="$dir" XDSCHECK_VARIANT="$v" XDSCHECK_PLACEMENT="$pl" \
+    # The generator check reads one all.yaml: the render's, plus the objects it keeps out of it
+    # (not-appliable/: the seed mesh ConfigMap patch, the Secret with placeholder values).
+    local xin="$work/xds-in-$v-$p-$pl"
+    mkdir -p "$xin"
+    { cat "$dir/all.yaml"; for f in "$dir"/not-appliable/*.yaml; do if [[ -f "$f" ]]; then echo "---"; cat "$f"; fi; done; } > "$xin/all.yaml"
+    XDSCHECK_DIR="$xin" XDSCHECK_VARIANT="$v" XDSCHECK_PLACEMENT="$pl" \
       "$xdsbin" -test.v -test.count=1 > "$log" 2>&1 || rc=$?
     local line name id msg
     while IFS= read -r line; do

@@ -7,7 +7,8 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { writeRender } from "../../render/cli";
-import { K8sObject } from "../../render/render";
+import { parseAllDocuments } from "yaml";
+import { K8sObject, REDACTED, registerProgram, toObjects } from "../../render/render";
 import { dangerousTarget, MANIFEST, OutDirError } from "../../render/write";
 
 const REPO = path.resolve(__dirname, "..", "..");
@@ -113,5 +114,58 @@ describe("render output folder", () => {
     it("rendered/ (the default --out) is ignored by git", () => {
         const ignore = fs.readFileSync(path.join(REPO, ".gitignore"), "utf8").split("\n").map((l) => l.trim());
         expect(ignore).to.include("rendered/");
+    });
+});
+
+describe("rendered files mark what cannot be applied as written", function () {
+    this.timeout(60_000);
+    let tmp: string;
+    beforeEach(() => {
+        tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-marks-"));
+    });
+    afterEach(() => {
+        fs.rmSync(tmp, { recursive: true, force: true });
+    });
+    const opts = () => ({ cwd: REPO, home: path.join(tmp, "no-home") });
+    const secret: K8sObject = { apiVersion: "v1", kind: "Secret", metadata: { name: "redis-auth", namespace: "default" }, stringData: { password: REDACTED } };
+    const meshPatch: K8sObject = {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "istio", namespace: "istio-system", annotations: { "mesh-ratelimit/patch": "sets the top-level line 'authPolicy: MUTUAL_TLS' inside data.mesh" } },
+        data: { mesh: "authPolicy: MUTUAL_TLS\n" },
+    };
+    const realSecret: K8sObject = { apiVersion: "v1", kind: "Secret", metadata: { name: "given", namespace: "default" }, stringData: { password: "typed-by-the-user" } };
+
+    it("placeholders and patches go to not-appliable/ with a header; all.yaml holds only the rest and says what it lacks", () => {
+        const r = writeRender([cm("a"), secret, meshPatch, realSecret], tmp, opts());
+        expect(r.held.map((h) => h.file).sort()).to.deep.equal(["not-appliable/configmap_istio-system_istio.yaml", "not-appliable/secret_default_redis-auth.yaml"]);
+        const all = fs.readFileSync(path.join(tmp, "all.yaml"), "utf8");
+        const docs = parseAllDocuments(all).map((d) => d.toJS());
+        expect(docs.map((d) => `${d.kind}/${d.metadata.name}`)).to.deep.equal(["ConfigMap/a", "Secret/given"]);
+        expect(all).not.to.contain(REDACTED);
+        expect(all).to.match(/^# .*every object that applies as written \(2\)/);
+        expect(all).to.match(/NOT in this file \(not-appliable\/\)[\s\S]*Secret default\/redis-auth: create it yourself: kubectl -n default create secret generic redis-auth --from-literal=password=/);
+        expect(all).to.match(/ConfigMap istio-system\/istio: add the line 'authPolicy: MUTUAL_TLS' to data\.mesh/);
+        const s = fs.readFileSync(path.join(tmp, "not-appliable/secret_default_redis-auth.yaml"), "utf8");
+        expect(s).to.match(/^# NOT APPLIABLE AS WRITTEN: Secret default\/redis-auth holds PLACEHOLDER values \(stringData\.password\)/);
+        const p = fs.readFileSync(path.join(tmp, "not-appliable/configmap_istio-system_istio.yaml"), "utf8");
+        expect(p).to.match(/^# NOT APPLIABLE AS WRITTEN: ConfigMap istio-system\/istio is a PATCH, not an object/);
+        // The header is a comment: the object itself still reads back unchanged.
+        expect(parseAllDocuments(p).map((d) => d.toJS())).to.deep.equal([meshPatch]);
+        expect(fs.existsSync(path.join(tmp, "configmap_default_a.yaml"))).to.equal(true);
+    });
+
+    it("a later render without such objects removes the stale not-appliable/ files and the then empty folder", () => {
+        writeRender([cm("a"), secret, meshPatch], tmp, opts());
+        const r = writeRender([cm("a")], tmp, opts());
+        expect(r.removed.sort()).to.deep.equal(["not-appliable/configmap_istio-system_istio.yaml", "not-appliable/secret_default_redis-auth.yaml"]);
+        expect(fs.existsSync(path.join(tmp, "not-appliable"))).to.equal(false);
+        expect(fs.readFileSync(path.join(tmp, "all.yaml"), "utf8")).not.to.contain("NOT in this file");
+    });
+
+    it("the real seed render holds back exactly its Secret and its mesh ConfigMap edit", async () => {
+        const { registrations } = await registerProgram({ apiProfile: "seed" });
+        const held = writeRender(toObjects(registrations), tmp, opts()).held.map((h) => `${h.object.kind}/${h.object.metadata.namespace}/${h.object.metadata.name}`);
+        expect(held.sort()).to.deep.equal(["ConfigMap/istio-system/istio", "Secret/default/redis-auth"]);
     });
 });
