@@ -20,6 +20,12 @@ export const LOCAL_RATELIMIT_FILTER = "envoy.filters.http.local_ratelimit";
 export const RATELIMIT_TYPE = `${TYPE_URL_PREFIX}/envoy.extensions.filters.http.ratelimit.v3.RateLimit`;
 export const LOCAL_RATELIMIT_TYPE = `${TYPE_URL_PREFIX}/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit`;
 export const TYPED_STRUCT_TYPE = `${TYPE_URL_PREFIX}/udpa.type.v1.TypedStruct`;
+export const RATELIMIT_PER_ROUTE_TYPE = `${TYPE_URL_PREFIX}/envoy.extensions.filters.http.ratelimit.v3.RateLimitPerRoute`;
+/** Envoy's CEL rate-limit descriptor extension (compiled into Istio's proxy since 1.24). */
+export const EXPR_DESCRIPTOR_EXTENSION = "envoy.rate_limit_descriptors.expr";
+export const EXPR_DESCRIPTOR_TYPE = `${TYPE_URL_PREFIX}/envoy.extensions.rate_limit_descriptors.expr.v3.Descriptor`;
+/** CEL attribute: the request path without its query string (`request.path` keeps the query). */
+export const URL_PATH_EXPRESSION = "request.url_path";
 export const LOCAL_STAT_PREFIX = "http_local_rate_limiter";
 export const LOCAL_RATE_LIMIT_HEADER = "x-local-rate-limit";
 
@@ -74,7 +80,33 @@ export function globalRateLimitFilter(s: StackSettings): EnvoyFilterSpec {
     };
 }
 
-/** Spec 2.4: every route of every gateway virtual host sends its `:path` as descriptor PATH. */
+/**
+ * The action that sends the request's path as descriptor PATH.
+ * `url-path`: the path without its query (CEL `request.url_path`), so `/productpage?x=1` counts
+ * against `/productpage`. `literal`: spec 2.4's `request_headers` on `:path`, query included.
+ */
+export function pathDescriptorAction(s: StackSettings): Record<string, unknown> {
+    if (s.global.pathKey === "literal") {
+        return { request_headers: { header_name: ":path", descriptor_key: DESCRIPTOR_KEY } };
+    }
+    return {
+        extension: {
+            name: EXPR_DESCRIPTOR_EXTENSION,
+            typed_config: { "@type": EXPR_DESCRIPTOR_TYPE, descriptor_key: DESCRIPTOR_KEY, text: URL_PATH_EXPRESSION },
+        },
+    };
+}
+
+/**
+ * The regex the route's `header_value_match` applies to `:path` (which carries the query). With
+ * `url-path` the configured regex (on the path alone) may be followed by an optional `?query`, so
+ * `/api/v1/products/7?a=b` still counts against the shared `api` limit.
+ */
+export function apiPathRegex(s: StackSettings, regex: string): string {
+    return s.global.pathKey === "literal" ? regex : `(?:${regex})(?:\\?.*)?`;
+}
+
+/** Spec 2.4: every route of every gateway virtual host sends its path as descriptor PATH. */
 export function virtualHostActions(s: StackSettings): EnvoyFilterSpec {
     return {
         workloadSelector: gatewaySelector(s),
@@ -85,7 +117,7 @@ export function virtualHostActions(s: StackSettings): EnvoyFilterSpec {
                 patch: {
                     operation: "MERGE",
                     value: {
-                        rate_limits: [{ actions: [{ request_headers: { header_name: ":path", descriptor_key: DESCRIPTOR_KEY } }] }],
+                        rate_limits: [{ actions: [pathDescriptorAction(s)] }],
                     },
                 },
             },
@@ -95,7 +127,10 @@ export function virtualHostActions(s: StackSettings): EnvoyFilterSpec {
 
 /**
  * Spec 2.6 (variant A): on the named route, a path fully matching the regex sends PATH=<value>.
- * Route-level rate_limits replace the virtual host's for that route.
+ * By default a route's own rate_limits replace the virtual host's, so a path on that route that
+ * does not match the regex (`/api/v1/products/100`) would send nothing. With `url-path` the route
+ * also includes the virtual host's (`vh_rate_limits: INCLUDE`): every request on it also counts
+ * against its per-path limit.
  */
 export function routeAction(s: StackSettings): EnvoyFilterSpec | undefined {
     const api = s.global.apiRoute;
@@ -120,13 +155,16 @@ export function routeAction(s: StackSettings): EnvoyFilterSpec | undefined {
                                             header_value_match: {
                                                 descriptor_key: DESCRIPTOR_KEY,
                                                 descriptor_value: api.descriptorValue,
-                                                headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: api.regex } }],
+                                                headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: apiPathRegex(s, api.regex) } }],
                                             },
                                         },
                                     ],
                                 },
                             ],
                         },
+                        ...(s.global.pathKey === "literal"
+                            ? {}
+                            : { typed_per_filter_config: { [RATELIMIT_FILTER]: { "@type": RATELIMIT_PER_ROUTE_TYPE, vh_rate_limits: "INCLUDE" } } }),
                     },
                 },
             },

@@ -13,6 +13,13 @@ export type ApiProfile = "seed" | "current";
 export type LocalPlacement = "all-routes" | "single-route";
 export type EspPortMode = "http" | "tcp";
 export type RateLimitUnit = "second" | "minute" | "hour" | "day";
+/**
+ * What the gateway's descriptors key a request on: `url-path`, the path without its query (the
+ * specification's behaviour: limits per path); `literal`, the `:path` header as the specification's
+ * field tables write it (query included, route limits replace the virtual host's).
+ */
+export type PathKey = "url-path" | "literal";
+export const PATH_KEYS: readonly PathKey[] = ["url-path", "literal"];
 export const RATE_LIMIT_UNITS: readonly RateLimitUnit[] = ["second", "minute", "hour", "day"];
 
 /** The descriptor key every filter action of this stack produces (spec 2.4, 2.6). */
@@ -48,6 +55,8 @@ export interface StackSettings {
         descriptors: DescriptorLimit[];
         failureModeDeny: boolean;
         timeout: string;
+        /** How requests are keyed: by path without its query (default), or the literal `:path`. */
+        pathKey: PathKey;
         /** Present in variant A only. */
         apiRoute?: ApiRouteLimit;
     };
@@ -521,6 +530,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         }
     }
 
+    const pathKey = r.oneOf<PathKey>("pathKey", PATH_KEYS);
     const failureModeDeny = r.bool("failureModeDeny");
     const timeout = r.protoDuration("rateLimitTimeout", 0.001);
 
@@ -609,7 +619,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         const secret = r.given("espServiceAccountSecret");
         if (secret !== undefined) r.dnsName("espServiceAccountSecret", "subdomain");
         managedApi = {
-            namespace: workloadNamespace,
+            namespace: r.given("managedApiNamespace") ? r.dnsName("managedApiNamespace", "label") : workloadNamespace,
             includeIpRanges: ranges,
             serviceName: serviceName ?? "",
             serviceAccountSecret: secret,
@@ -630,7 +640,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         variant,
         apiProfile,
         paths,
-        global: { domain, descriptors, failureModeDeny, timeout, apiRoute },
+        global: { domain, descriptors, failureModeDeny, timeout, pathKey, apiRoute },
         local,
         mesh,
         bookinfo,

@@ -1,20 +1,29 @@
 /**
  * MODEL of the ingress gateway (there is no Envoy binary here): what rate-limit request Envoy
- * builds for a request path from the objects this stack renders, and which limit of the
- * rendered `config.yaml` answers it.
+ * builds for a request from the gateway's route configuration, and which limit of the rate-limit
+ * service's `config.yaml` answers it.
  *
- * Everything is read from the rendered objects (Gateway, VirtualService, EnvoyFilters, the
- * rate-limit ConfigMap); nothing is a constant of the specification. Pure functions, no I/O.
+ * Two front ends build the same model, and the istio tier checks that they agree:
+ * - `gatewayModel(objects)` reads the objects this stack renders (Gateway, VirtualService,
+ *   EnvoyFilters, the rate-limit ConfigMap); nothing is a constant of the specification.
+ * - `gatewayModelFromEnvoy(...)` reads the route configuration Istio's own generator produced.
+ * Pure functions, no I/O.
  *
- * Envoy behaviour modelled (see docs/rls.md):
- * - Route selection: the gateway virtual host `<vs host>:<gateway server port>` holds the routes of
- *   the VirtualService's `http[]` in order; the first whose match applies wins (`exact` compares
- *   the path without its query string, `prefix` the whole `:path`); no match → 404, no call to
- *   the rate-limit service.
- * - `rate_limits` of the route replace those of the virtual host (Envoy's default
- *   `vh_rate_limits: OVERRIDE`); an EnvoyFilter MERGE patch adds them.
+ * Envoy behaviour modelled (docs/upstream.md has the sources):
+ * - Path normalization before routing (Istio's default `pathNormalization: BASE`, RFC 3986): `\`
+ *   becomes `/`, `.`/`..` segments (also written `%2E`) are resolved; repeated slashes are kept;
+ *   other percent-encodings are left as they are. The query string is never touched; a fragment
+ *   is never part of the path (Envoy strips or refuses it).
+ * - Route selection: the routes of the virtual host in order, the first whose match applies wins:
+ *   `exact`/`path` compares the path without its query, `prefix` the start of the whole `:path`,
+ *   `regex` the path without its query (RE2 full match); none → 404 and no rate-limit call.
+ * - A route's own `rate_limits` and the virtual host's combine by the rate-limit filter's per-route
+ *   `vh_rate_limits`: OVERRIDE (default: the virtual host's only when the route has none),
+ *   INCLUDE (both), IGNORE (the route's only).
  * - One `rate_limits` element yields one descriptor, and only if every action yields an entry:
- *   `request_headers` (`:path` → the full path) and `header_value_match` (RE2 full match).
+ *   `request_headers` (`:path` → the full path, query included), `header_value_match` (RE2 full
+ *   match), `generic_key`, and the CEL extension with `request.url_path` (path without query) or
+ *   `request.path` (with it).
  * - The rate-limit service looks each descriptor up in its config: `key_value`, then a wildcard
  *   value (`prefix*`), then the key's catch-all; the counter (bucket) key is
  *   `<domain>_<key>_<value>_<window start>`, so a catch-all counts each distinct value apart.
@@ -50,32 +59,56 @@ export interface DescriptorExplanation {
     bucket?: string;
 }
 
+export type VhRateLimits = "OVERRIDE" | "INCLUDE" | "IGNORE";
+
 export interface Explanation {
     path: string;
+    /** The path after Envoy's normalization (what routing and the descriptors see). */
+    normalizedPath: string;
     virtualHost: string;
     /** Undefined: no route matches, Envoy answers 404 without asking the rate-limit service. */
     route?: { name?: string; index: number; match: string; virtualService: string };
     /** Where the `rate_limits` came from. */
-    rateLimitsFrom: { level: "route" | "virtual host" | "none"; envoyFilter?: string };
+    rateLimitsFrom: { level: "route" | "virtual host" | "route and virtual host" | "none"; envoyFilter?: string };
     domain: string;
     descriptors: DescriptorExplanation[];
     /** True when at least one descriptor has a limit, i.e. the request can be refused with 429. */
     limited: boolean;
 }
 
+/** One route match of the model, in Envoy's terms. */
+export interface RouteMatch {
+    kind: "exact" | "prefix" | "regex";
+    value: string;
+}
+
+export interface ModelRoute {
+    name?: string;
+    /** Position of the route's source (VirtualService `http[]` entry, or Envoy route). */
+    index: number;
+    matches: RouteMatch[];
+    /** The route's own rate_limits. */
+    rateLimits: any[];
+    vhRateLimits: VhRateLimits;
+    /** The EnvoyFilter(s) that gave the route its rate_limits, when known. */
+    envoyFilter?: string;
+}
+
 export interface GatewayModel {
+    /** Where the model was read from, e.g. `VirtualService bookinfo` or `Istio-generated route configuration`. */
+    source: string;
     gateway: { name: string; port: number; selector: Record<string, string> };
     virtualHost: string;
-    virtualService: { name: string; http: any[] };
+    routes: ModelRoute[];
     domain: string;
     failureModeDeny: boolean;
     filterNames: string[];
     vhostRateLimits: { rateLimits: any[]; envoyFilter: string }[];
-    routeRateLimits: { route: string; rateLimits: any[]; envoyFilter: string }[];
     config: { domain: string; descriptors: any[] };
 }
 
 const RATELIMIT_FILTER = "envoy.filters.http.ratelimit";
+const EXPR_EXTENSION = "envoy.rate_limit_descriptors.expr";
 
 /** snake_case or camelCase field of an Envoy/Istio JSON object (both are valid). */
 function field(o: any, snake: string): any {
@@ -89,15 +122,35 @@ function isSubset(sub: Record<string, string> | undefined, sup: Record<string, s
     return Object.entries(sub ?? {}).every(([k, v]) => sup[k] === v);
 }
 
-/** Reads the gateway-side rate-limit model from the rendered objects. Throws when a piece is missing. */
-export function gatewayModel(objects: K8sObject[]): GatewayModel {
+/** `vh_rate_limits` of a `typed_per_filter_config` map, when it configures the rate-limit filter. */
+function vhRateLimitsOf(typedPerFilterConfig: any): VhRateLimits | undefined {
+    const c = typedPerFilterConfig?.[RATELIMIT_FILTER];
+    if (!c) return undefined;
+    const v = field(c, "vh_rate_limits") ?? "OVERRIDE";
+    if (v === "OVERRIDE" || v === "INCLUDE" || v === "IGNORE") return v;
+    if (v === 0 || v === 1 || v === 2) return (["OVERRIDE", "INCLUDE", "IGNORE"] as const)[v];
+    throw new Error(`vh_rate_limits ${JSON.stringify(v)} is not modelled`);
+}
+
+function readConfig(objects: K8sObject[]): GatewayModel["config"] {
+    const cm = objects.find((o) => o.kind === "ConfigMap" && typeof o.data?.["config.yaml"] === "string" && /(^|\n)domain:/.test(o.data["config.yaml"]));
+    if (!cm) throw new Error("no rate-limit ConfigMap (data['config.yaml'] with a domain) in the rendered objects");
+    const config = parse(cm.data["config.yaml"]);
+    return { domain: config?.domain, descriptors: config?.descriptors ?? [] };
+}
+
+function readGateway(objects: K8sObject[]): GatewayModel["gateway"] {
     const gateways = objects.filter((o) => o.kind === "Gateway");
     if (gateways.length !== 1) throw new Error(`expected one Gateway in the rendered objects, found ${gateways.length}`);
     const gw = gateways[0];
     const server = (gw.spec?.servers ?? []).find((s: any) => /^HTTP$/i.test(s.port?.protocol ?? ""));
     if (!server) throw new Error(`Gateway ${gw.metadata.name} has no HTTP server`);
-    const gateway = { name: gw.metadata.name, port: Number(server.port.number), selector: gw.spec?.selector ?? {} };
+    return { name: gw.metadata.name, port: Number(server.port.number), selector: gw.spec?.selector ?? {} };
+}
 
+/** Reads the gateway-side rate-limit model from the rendered objects. Throws when a piece is missing. */
+export function gatewayModel(objects: K8sObject[]): GatewayModel {
+    const gateway = readGateway(objects);
     const vss = objects.filter(
         (o) => o.kind === "VirtualService" && (o.spec?.gateways ?? []).some((g: string) => g === gateway.name || g.endsWith(`/${gateway.name}`)),
     );
@@ -107,12 +160,27 @@ export function gatewayModel(objects: K8sObject[]): GatewayModel {
     if (hosts.length !== 1) throw new Error(`the model handles a VirtualService with one host; ${vs.metadata.name} has ${hosts.length}`);
     const virtualHost = `${hosts[0]}:${gateway.port}`;
 
+    const routes: ModelRoute[] = (vs.spec?.http ?? []).map((h: any, index: number) => {
+        const matches: RouteMatch[] = (h.match ?? [{}]).map((mt: any) => {
+            if (Object.keys(mt).some((k) => !["uri", "name"].includes(k))) {
+                throw new Error(`VirtualService match fields ${Object.keys(mt).join(", ")} are not modelled`);
+            }
+            const uri = mt.uri;
+            if (uri === undefined) return { kind: "prefix", value: "/" };
+            if (uri.exact !== undefined) return { kind: "exact", value: uri.exact };
+            if (uri.prefix !== undefined) return { kind: "prefix", value: uri.prefix };
+            if (uri.regex !== undefined) return { kind: "regex", value: uri.regex };
+            throw new Error(`VirtualService uri match ${JSON.stringify(uri)} is not modelled`);
+        });
+        return { name: h.name, index, matches, rateLimits: [], vhRateLimits: "OVERRIDE" as VhRateLimits };
+    });
+
     // Only filters that select the gateway's pods and patch the GATEWAY context act on it.
     const filters = objects.filter((o) => o.kind === "EnvoyFilter" && isSubset(o.spec?.workloadSelector?.labels, gateway.selector));
     let domain: string | undefined;
     let failureModeDeny = false;
+    let vhostMode: VhRateLimits | undefined;
     const vhostRateLimits: GatewayModel["vhostRateLimits"] = [];
-    const routeRateLimits: GatewayModel["routeRateLimits"] = [];
     const filterNames: string[] = [];
     for (const f of filters) {
         for (const p of f.spec?.configPatches ?? []) {
@@ -130,62 +198,146 @@ export function gatewayModel(objects: K8sObject[]): GatewayModel {
             const vh = field(match, "route_configuration")?.vhost;
             const vhName: string | undefined = vh?.name;
             const vhMatches = vhName === undefined || vhName === "" || vhName === virtualHost;
-            if (applyTo === "VIRTUAL_HOST" && vhMatches && field(value, "rate_limits")) {
-                vhostRateLimits.push({ rateLimits: field(value, "rate_limits"), envoyFilter: f.metadata.name });
-                filterNames.push(f.metadata.name);
+            if (applyTo === "VIRTUAL_HOST" && vhMatches) {
+                if (field(value, "rate_limits")) {
+                    vhostRateLimits.push({ rateLimits: field(value, "rate_limits"), envoyFilter: f.metadata.name });
+                    filterNames.push(f.metadata.name);
+                }
+                vhostMode = vhRateLimitsOf(field(value, "typed_per_filter_config")) ?? vhostMode;
             }
-            if (applyTo === "HTTP_ROUTE" && vhMatches && field(value.route, "rate_limits")) {
+            if (applyTo === "HTTP_ROUTE" && vhMatches) {
                 const routeName: string | undefined = vh?.route?.name;
+                const own = field(value.route, "rate_limits");
+                const mode = vhRateLimitsOf(field(value, "typed_per_filter_config"));
+                if (!own && !mode) continue;
                 if (!routeName) throw new Error(`EnvoyFilter ${f.metadata.name}: a route patch without route name is not modelled`);
-                routeRateLimits.push({ route: routeName, rateLimits: field(value.route, "rate_limits"), envoyFilter: f.metadata.name });
+                for (const r of routes.filter((r) => r.name === routeName)) {
+                    if (own) r.rateLimits.push(...own);
+                    if (mode) r.vhRateLimits = mode;
+                    r.envoyFilter = [r.envoyFilter, f.metadata.name].filter(Boolean).join(", ");
+                }
                 filterNames.push(f.metadata.name);
             }
         }
     }
     if (domain === undefined) throw new Error(`no EnvoyFilter inserts ${RATELIMIT_FILTER} into Gateway ${gateway.name}'s pods`);
-
-    const cm = objects.find((o) => o.kind === "ConfigMap" && typeof o.data?.["config.yaml"] === "string" && /(^|\n)domain:/.test(o.data["config.yaml"]));
-    if (!cm) throw new Error("no rate-limit ConfigMap (data['config.yaml'] with a domain) in the rendered objects");
-    const config = parse(cm.data["config.yaml"]);
+    if (vhostMode) for (const r of routes) if (r.vhRateLimits === "OVERRIDE" && !r.envoyFilter) r.vhRateLimits = vhostMode;
 
     return {
+        source: `VirtualService ${vs.metadata.name}`,
         gateway,
         virtualHost,
-        virtualService: { name: vs.metadata.name, http: vs.spec?.http ?? [] },
+        routes,
         domain,
         failureModeDeny,
         filterNames: [...new Set(filterNames)],
         vhostRateLimits,
-        routeRateLimits,
-        config: { domain: config?.domain, descriptors: config?.descriptors ?? [] },
+        config: readConfig(objects),
     };
 }
 
-function uriMatches(uri: any, path: string): { ok: boolean; text: string } {
-    const noQuery = path.split("?")[0];
-    if (uri === undefined) return { ok: true, text: "(any path)" };
-    if (uri.exact !== undefined) return { ok: noQuery === uri.exact, text: `exact ${uri.exact}` };
-    if (uri.prefix !== undefined) return { ok: path.startsWith(uri.prefix), text: `prefix ${uri.prefix}` };
-    if (uri.regex !== undefined) return { ok: fullMatch(uri.regex, noQuery), text: `regex ${uri.regex}` };
-    throw new Error(`VirtualService uri match ${JSON.stringify(uri)} is not modelled`);
+/**
+ * The same model read from Envoy's route configuration as Istio generates it (protobuf JSON of a
+ * `RouteConfiguration`), with the domain and failure mode of the generated rate-limit filter and
+ * the rate-limit service's config from the rendered objects.
+ */
+export function gatewayModelFromEnvoy(
+    routeConfiguration: any,
+    virtualHost: string,
+    filter: { domain: string; failureModeDeny: boolean },
+    objects: K8sObject[],
+): GatewayModel {
+    const vh = (field(routeConfiguration, "virtual_hosts") ?? []).find((v: any) => v.name === virtualHost);
+    if (!vh) throw new Error(`route configuration ${routeConfiguration?.name} has no virtual host ${virtualHost}`);
+    const vhMode = vhRateLimitsOf(field(vh, "typed_per_filter_config")) ?? "OVERRIDE";
+    const routes: ModelRoute[] = (vh.routes ?? []).map((r: any, index: number) => {
+        const m = r.match ?? {};
+        const known = ["path", "prefix", "safe_regex", "safeRegex", "path_separated_prefix", "pathSeparatedPrefix", "case_sensitive", "caseSensitive"];
+        const extra = Object.keys(m).filter((k) => !known.includes(k));
+        if (extra.length) throw new Error(`Envoy route match fields ${extra.join(", ")} are not modelled`);
+        if (field(m, "case_sensitive") === false) throw new Error("case-insensitive route matches are not modelled");
+        let match: RouteMatch;
+        if (m.path !== undefined) match = { kind: "exact", value: m.path };
+        else if (m.prefix !== undefined) match = { kind: "prefix", value: m.prefix };
+        else if (field(m, "safe_regex")) match = { kind: "regex", value: field(m, "safe_regex").regex };
+        else throw new Error(`Envoy route match ${JSON.stringify(m)} is not modelled`);
+        return {
+            name: r.name,
+            index,
+            matches: [match],
+            rateLimits: field(r.route, "rate_limits") ?? [],
+            vhRateLimits: vhRateLimitsOf(field(r, "typed_per_filter_config")) ?? vhMode,
+            envoyFilter: "(generated)",
+        };
+    });
+    const vhRl = field(vh, "rate_limits") ?? [];
+    return {
+        source: "Istio-generated route configuration",
+        gateway: readGateway(objects),
+        virtualHost,
+        routes,
+        domain: filter.domain,
+        failureModeDeny: filter.failureModeDeny,
+        filterNames: [],
+        vhostRateLimits: vhRl.length ? [{ rateLimits: vhRl, envoyFilter: "(generated)" }] : [],
+        config: readConfig(objects),
+    };
+}
+
+/**
+ * The request path as Envoy's RFC 3986 normalization (Istio's default `BASE`) leaves it: `\` → `/`,
+ * `%2E`/`%2e` → `.`, dot segments resolved; the query is kept as sent; a fragment is dropped.
+ */
+export function normalizePath(path: string): string {
+    const hash = path.indexOf("#");
+    const noFragment = hash >= 0 ? path.slice(0, hash) : path;
+    const q = noFragment.indexOf("?");
+    const rawPath = q >= 0 ? noFragment.slice(0, q) : noFragment;
+    const query = q >= 0 ? noFragment.slice(q) : "";
+    const p = rawPath.replace(/\\/g, "/").replace(/%2e/gi, ".");
+    const out: string[] = [];
+    const segs = p.split("/");
+    if (segs[0] === "") segs.shift();
+    segs.forEach((seg, i) => {
+        const last = i === segs.length - 1;
+        if (seg === ".") {
+            if (last) out.push("");
+        } else if (seg === "..") {
+            out.pop();
+            if (last) out.push("");
+        } else out.push(seg);
+    });
+    return `/${out.join("/")}${query}`;
+}
+
+/** The path without its query (and fragment): CEL's `request.url_path`. */
+export function urlPath(path: string): string {
+    return path.split(/[?#]/)[0];
+}
+
+function routeMatches(m: RouteMatch, path: string): boolean {
+    if (m.kind === "exact") return urlPath(path) === m.value;
+    if (m.kind === "prefix") return path.startsWith(m.value);
+    return fullMatch(m.value, urlPath(path));
+}
+
+function matchText(m: RouteMatch): string {
+    return `${m.kind} ${m.value}`;
 }
 
 /** RE2 full match, as Envoy's `safe_regex` (google_re2): the same compiler the config validation uses. */
 export function fullMatch(regex: string, s: string): boolean {
-    return compileFullMatch(regex).test(s);
+    let re = compiled.get(regex);
+    if (!re) compiled.set(regex, (re = compileFullMatch(regex)));
+    return re.test(s);
 }
+const compiled = new Map<string, { test(s: string): boolean }>();
 
-/** Route the gateway picks for `path`, or undefined (404). */
-export function selectRoute(m: GatewayModel, path: string): Explanation["route"] {
-    for (const [index, h] of m.virtualService.http.entries()) {
-        const matches: any[] = h.match ?? [undefined];
-        for (const mt of matches) {
-            if (mt && Object.keys(mt).some((k) => !["uri", "name"].includes(k))) {
-                throw new Error(`VirtualService match fields ${Object.keys(mt).join(", ")} are not modelled`);
-            }
-            const r = uriMatches(mt?.uri, path);
-            if (r.ok) return { name: h.name, index, match: r.text, virtualService: m.virtualService.name };
-        }
+/** Route the gateway picks for a normalized `path`, or undefined (404). */
+export function selectRoute(m: GatewayModel, path: string): { route: ModelRoute; match: RouteMatch } | undefined {
+    for (const route of m.routes) {
+        const match = route.matches.find((mt) => routeMatches(mt, path));
+        if (match) return { route, match };
     }
     return undefined;
 }
@@ -197,6 +349,7 @@ export function descriptorFor(rateLimit: any, headers: Record<string, string>): 
         const rh = field(action, "request_headers");
         const hvm = field(action, "header_value_match");
         const gk = field(action, "generic_key");
+        const ext = action.extension;
         if (rh) {
             const v = headers[field(rh, "header_name")];
             if (v === undefined) {
@@ -211,8 +364,17 @@ export function descriptorFor(rateLimit: any, headers: Record<string, string>): 
             entries.push({ key: field(hvm, "descriptor_key") ?? "header_match", value: field(hvm, "descriptor_value") });
         } else if (gk) {
             entries.push({ key: field(gk, "descriptor_key") ?? "generic_key", value: field(gk, "descriptor_value") });
+        } else if (ext && ext.name === EXPR_EXTENSION) {
+            const tc = field(ext, "typed_config") ?? {};
+            const text = tc.text;
+            const path = headers[":path"];
+            let value: string;
+            if (text === "request.url_path") value = urlPath(path);
+            else if (text === "request.path") value = path;
+            else throw new Error(`CEL descriptor expression ${JSON.stringify(text)} is not modelled`);
+            entries.push({ key: field(tc, "descriptor_key"), value });
         } else {
-            throw new Error(`rate-limit action ${Object.keys(action).join(", ")} is not modelled`);
+            throw new Error(`rate-limit action ${JSON.stringify(action)} is not modelled`);
         }
     }
     return entries.length ? entries : undefined;
@@ -277,22 +439,31 @@ export function lookupLimit(config: GatewayModel["config"], domain: string, entr
 
 /** Explains one request path against a gateway model. */
 export function explainWith(m: GatewayModel, path: string): Explanation {
-    const route = selectRoute(m, path);
-    const base = { path, virtualHost: m.virtualHost, domain: m.domain };
-    if (!route) return { ...base, route, rateLimitsFrom: { level: "none" }, descriptors: [], limited: false };
-    const own = route.name ? m.routeRateLimits.filter((r) => r.route === route.name) : [];
-    const from: Explanation["rateLimitsFrom"] = own.length
-        ? { level: "route", envoyFilter: own.map((r) => r.envoyFilter).join(", ") }
-        : m.vhostRateLimits.length
-          ? { level: "virtual host", envoyFilter: m.vhostRateLimits.map((r) => r.envoyFilter).join(", ") }
-          : { level: "none" };
-    const rateLimits = (own.length ? own : m.vhostRateLimits).flatMap((r) => r.rateLimits);
-    const headers = { ":path": path, ":method": "GET" };
+    const normalizedPath = normalizePath(path);
+    const sel = selectRoute(m, normalizedPath);
+    const base = { path, normalizedPath, virtualHost: m.virtualHost, domain: m.domain };
+    if (!sel) return { ...base, route: undefined, rateLimitsFrom: { level: "none" }, descriptors: [], limited: false };
+    const { route, match } = sel;
+    const vh = m.vhostRateLimits.flatMap((r) => r.rateLimits);
+    const vhFilters = m.vhostRateLimits.map((r) => r.envoyFilter).join(", ");
+    const own = route.rateLimits;
+    const useVh = route.vhRateLimits === "INCLUDE" || (route.vhRateLimits === "OVERRIDE" && own.length === 0);
+    const rateLimits = [...own, ...(useVh ? vh : [])];
+    const level: Explanation["rateLimitsFrom"]["level"] =
+        own.length && useVh && vh.length ? "route and virtual host" : own.length ? "route" : useVh && vh.length ? "virtual host" : "none";
+    const envoyFilter = [own.length ? route.envoyFilter : undefined, useVh && vh.length ? vhFilters : undefined].filter(Boolean).join(", ") || undefined;
+    const headers = { ":path": normalizedPath, ":method": "GET" };
     const descriptors = rateLimits
         .map((rl) => descriptorFor(rl, headers))
         .filter((d): d is Entry[] => d !== undefined)
         .map((entries) => lookupLimit(m.config, m.domain, entries));
-    return { ...base, route, rateLimitsFrom: from, descriptors, limited: descriptors.some((d) => d.limit && !d.limit.unlimited) };
+    return {
+        ...base,
+        route: { name: route.name, index: route.index, match: matchText(match), virtualService: m.source },
+        rateLimitsFrom: { level, envoyFilter },
+        descriptors,
+        limited: descriptors.some((d) => d.limit && !d.limit.unlimited),
+    };
 }
 
 /** Explains one request path against the rendered objects. */
@@ -310,20 +481,29 @@ export function windowStart(unit: string, nowMs: number): number {
 }
 
 /** Human-readable lines for the CLI. */
+/** The descriptor whose limit is reached first (the smallest allowance per second), if any. */
+export function bindingDescriptor(x: Explanation): DescriptorExplanation | undefined {
+    const rate = (d: DescriptorExplanation) => d.limit!.requestsPerUnit / (UNIT_SECONDS[d.limit!.unit] ?? 1);
+    return x.descriptors.filter((d) => d.limit && !d.limit.unlimited).sort((a, b) => rate(a) - rate(b))[0];
+}
+
+/** Human-readable lines for the CLI. */
 export function formatExplanation(x: Explanation, nowMs: number = Date.now()): string {
     const out: string[] = [`GET ${x.path}`];
+    if (x.normalizedPath !== x.path) out.push(`  normalized path: ${x.normalizedPath}`);
     out.push(`  virtual host: ${x.virtualHost}`);
     if (!x.route) {
         out.push("  route: none matches (Envoy answers 404; the rate-limit service is not asked)");
         return out.join("\n");
     }
-    out.push(`  route: ${x.route.name ?? "(unnamed)"} (VirtualService ${x.route.virtualService} http[${x.route.index}], ${x.route.match})`);
+    out.push(`  route: ${x.route.name ?? "(unnamed)"} (${x.route.virtualService} [${x.route.index}], ${x.route.match})`);
     out.push(
         `  rate_limits: ${x.rateLimitsFrom.level === "none" ? "none" : `from the ${x.rateLimitsFrom.level} (EnvoyFilter ${x.rateLimitsFrom.envoyFilter})`}` +
             (x.rateLimitsFrom.level === "route" ? "; they replace the virtual host's" : ""),
     );
     out.push(`  domain: ${x.domain}`);
     if (!x.descriptors.length) out.push("  descriptors: none (nothing is sent: never limited globally)");
+    const binding = bindingDescriptor(x);
     x.descriptors.forEach((d, i) => {
         out.push(`  descriptor ${i + 1}: ${d.entries.map((e) => `${e.key}=${e.value}`).join(", ")}`);
         if (!d.limit) {
@@ -331,10 +511,11 @@ export function formatExplanation(x: Explanation, nowMs: number = Date.now()): s
         } else if (d.limit.unlimited) {
             out.push(`    limit: unlimited (config entry ${d.limit.entry})`);
         } else {
-            out.push(`    limit: ${d.limit.requestsPerUnit} per ${d.limit.unit} (config entry ${d.limit.entry})`);
+            out.push(`    limit: ${d.limit.requestsPerUnit} per ${d.limit.unit} (config entry ${d.limit.entry})${x.descriptors.length > 1 && d === binding ? " <- binds first" : ""}`);
             const w = windowStart(d.limit.unit, nowMs);
             out.push(`    bucket: ${d.bucket!.replace("{window}", String(w))} (window starting ${new Date(w * 1000).toISOString()}, fixed and epoch-aligned)`);
         }
     });
+    if (x.descriptors.length > 1) out.push("  every descriptor is counted; the request is refused (429) when any one is over its limit");
     return out.join("\n");
 }

@@ -75,16 +75,17 @@ for (const variant of ["A", "B"] as const) {
         it("every descriptor key of the filters' actions is a key of the config", () => {
             const m = gatewayModel(w.objects);
             const actionKeys = new Set<string>();
-            for (const rl of [...m.vhostRateLimits, ...m.routeRateLimits].flatMap((r) => r.rateLimits)) {
+            for (const rl of [...m.vhostRateLimits.flatMap((r) => r.rateLimits), ...m.routes.flatMap((r) => r.rateLimits)]) {
                 for (const a of rl.actions) {
-                    const k = a.request_headers?.descriptor_key ?? a.header_value_match?.descriptor_key ?? a.requestHeaders?.descriptorKey ?? a.headerValueMatch?.descriptorKey;
+                    const k = a.request_headers?.descriptor_key ?? a.header_value_match?.descriptor_key ?? a.extension?.typed_config?.descriptor_key;
+                    expect(k, `action ${JSON.stringify(a)} has a descriptor key`).to.be.a("string");
                     actionKeys.add(k);
                 }
             }
             const configKeys = new Set(m.config.descriptors.map((d: any) => d.key));
             expect([...actionKeys].every((k) => configKeys.has(k)), `actions send ${[...actionKeys]}, config has ${[...configKeys]}`).to.equal(true);
             if (variant === "A") {
-                const api = m.routeRateLimits.flatMap((r) => r.rateLimits)[0].actions[0].header_value_match.descriptor_value;
+                const api = m.routes.flatMap((r) => r.rateLimits)[0].actions[0].header_value_match.descriptor_value;
                 expect(m.config.descriptors.some((d: any) => d.key === "PATH" && d.value === api), `descriptor_value ${api} has no config entry`).to.equal(true);
             }
         });

@@ -76,7 +76,7 @@ describe("stack objects (spec section 2)", function () {
                     expect(tc.rate_limit_service.transport_api_version).to.equal("V3");
                 });
 
-                it("2.4 virtual-host action sends :path as PATH", async () => {
+                it("2.4 virtual-host action sends the path without its query as PATH (CEL request.url_path)", async () => {
                     const r = await get(variant, profile);
                     const patches = r.get("EnvoyFilter", "filter-ratelimit-svc").spec.configPatches;
                     expect(patches).to.have.length(1);
@@ -85,7 +85,34 @@ describe("stack objects (spec section 2)", function () {
                     expect(p.match.context).to.equal("GATEWAY");
                     expect(p.match.routeConfiguration.vhost).to.deep.equal({ name: "", route: { action: "ANY" } });
                     expect(p.patch.operation).to.equal("MERGE");
+                    expect(p.patch.value.rate_limits).to.deep.equal([
+                        {
+                            actions: [
+                                {
+                                    extension: {
+                                        name: "envoy.rate_limit_descriptors.expr",
+                                        typed_config: {
+                                            "@type": "type.googleapis.com/envoy.extensions.rate_limit_descriptors.expr.v3.Descriptor",
+                                            descriptor_key: "PATH",
+                                            text: "request.url_path",
+                                        },
+                                    },
+                                },
+                            ],
+                        },
+                    ]);
+                });
+
+                it("pathKey=literal: exactly the specification's tables (request_headers :path, no vh_rate_limits, regex as written)", async () => {
+                    const r = await get(variant, profile, { pathKey: "literal" });
+                    const [p] = r.get("EnvoyFilter", "filter-ratelimit-svc").spec.configPatches;
                     expect(p.patch.value.rate_limits).to.deep.equal([{ actions: [{ request_headers: { header_name: ":path", descriptor_key: "PATH" } }] }]);
+                    const f = r.find("EnvoyFilter", "filter-ratelimit-svc-api");
+                    if (variant === "A") {
+                        const v = (f as any).spec.configPatches[0].patch.value;
+                        expect(Object.keys(v)).to.deep.equal(["route"]);
+                        expect(v.route.rate_limits[0].actions[0].header_value_match.headers[0].safe_regex_match.regex).to.equal("/api/v1/products/[1-9][0-9]?");
+                    }
                 });
 
                 it("2.5 VirtualService bookinfo: the api route split only in variant A", async () => {
@@ -122,6 +149,13 @@ describe("stack objects (spec section 2)", function () {
                     expect(p.match.context).to.equal("GATEWAY");
                     expect(p.match.routeConfiguration.vhost).to.deep.equal({ name: "*:8080", route: { name: "api", action: "ANY" } });
                     expect(p.patch.operation).to.equal("MERGE");
+                    // The route also counts against the virtual host's per-path limit (no unmatched api path escapes).
+                    expect(p.patch.value.typed_per_filter_config).to.deep.equal({
+                        "envoy.filters.http.ratelimit": {
+                            "@type": "type.googleapis.com/envoy.extensions.filters.http.ratelimit.v3.RateLimitPerRoute",
+                            vh_rate_limits: "INCLUDE",
+                        },
+                    });
                     const [action] = p.patch.value.route.rate_limits[0].actions;
                     const hvm = action.header_value_match;
                     expect(hvm.descriptor_key).to.equal("PATH");
@@ -131,9 +165,14 @@ describe("stack objects (spec section 2)", function () {
                     expect(hvm.headers[0].safe_regex_match.google_re2).to.deep.equal({});
                     // The regex, run by real RE2 with Envoy's full-match semantics: n from 1 to 99 only.
                     const re = compileFullMatch(hvm.headers[0].safe_regex_match.regex);
-                    for (let n = 1; n <= 99; n++) expect(re.test(`/api/v1/products/${n}`), `n=${n}`).to.equal(true);
-                    for (const bad of ["0", "100", "", "abc", "7a", "01", "7/reviews"]) expect(re.test(`/api/v1/products/${bad}`), `n='${bad}'`).to.equal(false);
+                    for (let n = 1; n <= 99; n++) {
+                        expect(re.test(`/api/v1/products/${n}`), `n=${n}`).to.equal(true);
+                        expect(re.test(`/api/v1/products/${n}?a=b&c`), `n=${n} with a query`).to.equal(true);
+                    }
+                    expect(re.test("/api/v1/products/7?")).to.equal(true);
+                    for (const bad of ["0", "100", "", "abc", "7a", "01", "7/reviews", "7/?x", "100?x=1", "7#x"]) expect(re.test(`/api/v1/products/${bad}`), `n='${bad}'`).to.equal(false);
                     expect(re.test("/api/v1/products")).to.equal(false);
+                    expect(re.test("/api/v1/products?n=7")).to.equal(false);
                 });
 
                 it("Gateway bookinfo-gateway serves HTTP on 8080 (the vhost the route patch names)", async () => {

@@ -5,14 +5,17 @@
 import { expect } from "chai";
 import { explain, formatExplanation } from "../../render/explain";
 import { parseExplainArgs } from "../../render/explain-cli";
-import { renderVariant } from "./harness/stack";
+import { renderVariant } from "../rls/harness/stack";
 
-describe("rls gateway model (render/explain.ts): answers follow the rendered objects", function () {
+describe("gateway model (render/explain.ts): answers follow the rendered objects", function () {
     it("a different route regex in the stack config changes which api paths send PATH=api (model)", async () => {
         const objs = await renderVariant("A", { apiRouteRegex: "/api/v1/products/[0-9]+" });
-        expect(explain(objs, "/api/v1/products/100").descriptors.map((d) => d.entries)).to.deep.equal([[{ key: "PATH", value: "api" }]]);
+        expect(explain(objs, "/api/v1/products/100").descriptors.map((d) => d.entries)).to.deep.equal([
+            [{ key: "PATH", value: "api" }],
+            [{ key: "PATH", value: "/api/v1/products/100" }],
+        ]);
         const dflt = await renderVariant("A");
-        expect(explain(dflt, "/api/v1/products/100").descriptors).to.deep.equal([]);
+        expect(explain(dflt, "/api/v1/products/100").descriptors.map((d) => d.entries)).to.deep.equal([[{ key: "PATH", value: "/api/v1/products/100" }]]);
     });
 
     it("domain, limited path and limits come from the rendered filter and ConfigMap (model)", async () => {
@@ -30,8 +33,8 @@ describe("rls gateway model (render/explain.ts): answers follow the rendered obj
         });
         const x = explain(objs, "/api/v1/products/3");
         expect(x.route?.name).to.equal("products");
-        expect(x.rateLimitsFrom.level).to.equal("route");
-        expect(x.descriptors.map((d) => d.entries)).to.deep.equal([[{ key: "PATH", value: "api" }]]);
+        expect(x.rateLimitsFrom.level).to.equal("route and virtual host");
+        expect(x.descriptors.map((d) => d.entries)).to.deep.equal([[{ key: "PATH", value: "api" }], [{ key: "PATH", value: "/api/v1/products/3" }]]);
     });
 
     it("the printed explanation names route, descriptor, limit and the bucket of the current window (model)", async () => {
@@ -42,7 +45,11 @@ describe("rls gateway model (render/explain.ts): answers follow the rendered obj
         expect(text).to.include("descriptor 1: PATH=api");
         expect(text).to.include("limit: 2 per minute (config entry PATH=api)");
         expect(text).to.include(`bucket: ratelimit_PATH_api_${Date.UTC(2026, 0, 1, 12, 34) / 1000}`);
-        expect(formatExplanation(explain(objs, "/api/v1/products/100"), at)).to.include("descriptors: none");
+        expect(text).to.include("limit: 2 per minute (config entry PATH=api) <- binds first");
+        expect(text).to.include("descriptor 2: PATH=/api/v1/products/7");
+        expect(formatExplanation(explain(objs, "/api/v1/products/100"), at)).to.include("limit: 100 per minute (config entry PATH (catch-all))");
+        const literal = await renderVariant("A", { pathKey: "literal" });
+        expect(formatExplanation(explain(literal, "/api/v1/products/100"), at)).to.include("descriptors: none");
     });
 
     it("explain CLI arguments: variant, profile, --set, paths; bad input is refused with the usage", () => {
