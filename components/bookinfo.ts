@@ -6,6 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
 import { Gateway, GatewaySpec, VirtualService, VirtualServiceSpec } from "./crds";
 import { LOCAL_STAT_PREFIX } from "./envoy-filters";
+import { BOOKINFO_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "./pod-security";
 import { StackSettings } from "./settings";
 
 export const BOOKINFO_PORT = 9080;
@@ -40,6 +41,27 @@ export function virtualServiceSpec(s: StackSettings): VirtualServiceSpec {
     };
 }
 
+/**
+ * What each bookinfo program writes, so the image itself can stay read-only: productpage and
+ * reviews get an emptyDir at /tmp, reviews (Open Liberty) also at its output directory, with its
+ * logs moved to /tmp/logs (as Istio's bookinfo.yaml does); details and ratings write nothing.
+ */
+export const BOOKINFO_WRITABLE_DIRS: Readonly<Record<string, { name: string; mountPath: string }[]>> = {
+    productpage: [{ name: "tmp", mountPath: "/tmp" }],
+    reviews: [
+        { name: "tmp", mountPath: "/tmp" },
+        { name: "wlp-output", mountPath: "/opt/ibm/wlp/output" },
+    ],
+};
+
+/** Requests and limits per app: reviews is a JVM, the others small interpreters. */
+export const BOOKINFO_RESOURCES: Readonly<Record<string, { requests: { cpu: string; memory: string }; limits: { cpu: string; memory: string } }>> = {
+    details: { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "200m", memory: "128Mi" } },
+    ratings: { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "200m", memory: "128Mi" } },
+    reviews: { requests: { cpu: "50m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } },
+    productpage: { requests: { cpu: "50m", memory: "64Mi" }, limits: { cpu: "500m", memory: "256Mi" } },
+};
+
 export interface BookinfoArgs {
     settings: StackSettings;
 }
@@ -64,6 +86,7 @@ export class Bookinfo extends pulumi.ComponentResource {
                 },
                 { parent: this },
             );
+            const writable = BOOKINFO_WRITABLE_DIRS[app] ?? [];
             for (const version of versions) {
                 const podLabels = { ...labels, version, ...INJECT_LABEL };
                 // Export the local limiter's counters from the sidecar (they are filtered out by default).
@@ -82,15 +105,20 @@ export class Bookinfo extends pulumi.ComponentResource {
                                 metadata: { labels: podLabels, annotations: podAnnotations },
                                 spec: {
                                     serviceAccountName: `bookinfo-${app}`,
+                                    // Pod Security `restricted`, as the images' own unprivileged user.
+                                    securityContext: restrictedPodSecurityContext(BOOKINFO_UID),
                                     containers: [
                                         {
                                             name: app,
                                             image: `docker.io/istio/examples-bookinfo-${app}-${version}:${s.bookinfo.version}`,
                                             ports: [{ containerPort: BOOKINFO_PORT }],
-                                            ...(app === "productpage" ? { volumeMounts: [{ name: "tmp", mountPath: "/tmp" }] } : {}),
+                                            ...(app === "reviews" ? { env: [{ name: "LOG_DIR", value: "/tmp/logs" }] } : {}),
+                                            ...(writable.length ? { volumeMounts: writable } : {}),
+                                            resources: BOOKINFO_RESOURCES[app],
+                                            securityContext: restrictedContainerSecurityContext(true),
                                         },
                                     ],
-                                    ...(app === "productpage" ? { volumes: [{ name: "tmp", emptyDir: {} }] } : {}),
+                                    ...(writable.length ? { volumes: writable.map((w) => ({ name: w.name, emptyDir: {} })) } : {}),
                                 },
                             },
                         },

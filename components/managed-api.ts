@@ -11,6 +11,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
+import { ECHO_UID, restrictedContainerSecurityContext } from "./pod-security";
 import { ISTIO_INGRESS_CONTROLLER } from "./preflight";
 import { StackSettings } from "./settings";
 
@@ -26,6 +27,17 @@ const CREDS_DIR = "/etc/esp/creds";
 const CREDS_FILE = "service-account-creds.json";
 
 type ManagedApiSettings = NonNullable<StackSettings["managedApi"]>;
+
+/**
+ * ESP's container security. The `endpoints-runtime:1` image must run as root: its start script
+ * writes the nginx config under /etc/nginx and starts cron, and nginx's master switches its workers
+ * to user `nginx`, which needs the setuid/setgid capabilities. So it meets Pod Security `baseline`,
+ * not `restricted` (README, "Pod Security"): no privilege escalation, the runtime's seccomp profile,
+ * the default capability set.
+ */
+export const ESP_SECURITY_CONTEXT = { allowPrivilegeEscalation: false, seccompProfile: { type: "RuntimeDefault" } };
+/** The echo backend: `restricted`, as an unprivileged user, image read-only with an emptyDir /tmp. */
+export const ECHO_SECURITY_CONTEXT = { ...restrictedContainerSecurityContext(true), runAsUser: ECHO_UID, runAsGroup: ECHO_UID, seccompProfile: { type: "RuntimeDefault" } };
 
 /** ESP's arguments (spec 2.9: `--http_port=8081`). */
 export function espArgs(m: ManagedApiSettings): string[] {
@@ -126,10 +138,22 @@ export class ManagedApi extends pulumi.ComponentResource {
                                     args: espArgs(m),
                                     ports: [{ name: "http", containerPort: ESP_HTTP_PORT }],
                                     ...(m.serviceAccountSecret ? { volumeMounts: [{ name: "esp-creds", mountPath: CREDS_DIR, readOnly: true }] } : {}),
+                                    resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "1", memory: "256Mi" } },
+                                    securityContext: ESP_SECURITY_CONTEXT,
                                 },
-                                { name: "echo", image: m.echoImage, ports: [{ name: "echo", containerPort: ECHO_PORT }] },
+                                {
+                                    name: "echo",
+                                    image: m.echoImage,
+                                    ports: [{ name: "echo", containerPort: ECHO_PORT }],
+                                    volumeMounts: [{ name: "echo-tmp", mountPath: "/tmp" }],
+                                    resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "200m", memory: "128Mi" } },
+                                    securityContext: ECHO_SECURITY_CONTEXT,
+                                },
                             ],
-                            ...(m.serviceAccountSecret ? { volumes: [{ name: "esp-creds", secret: { secretName: m.serviceAccountSecret } }] } : {}),
+                            volumes: [
+                                { name: "echo-tmp", emptyDir: {} },
+                                ...(m.serviceAccountSecret ? [{ name: "esp-creds", secret: { secretName: m.serviceAccountSecret } }] : []),
+                            ],
                         },
                     },
                 },

@@ -5,6 +5,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 import { SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
+import { RATELIMIT_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "./pod-security";
 import { CONFIG_FILE_KEY, rateLimitConfigYaml } from "./ratelimit-config";
 import { REDIS_SECRET, REDIS_SECRET_KEY } from "./redis";
 import { StackSettings } from "./settings";
@@ -69,6 +70,8 @@ export class RateLimitService extends pulumi.ComponentResource {
     public readonly configMap: k8s.core.v1.ConfigMap;
     public readonly deployment: k8s.apps.v1.Deployment;
     public readonly service: k8s.core.v1.Service;
+    /** Keeps at least replicas - 1 pods up through voluntary disruptions (node drains). */
+    public readonly disruptionBudget: k8s.policy.v1.PodDisruptionBudget;
     /** `host:port` of the gRPC API the gateway calls. */
     public readonly grpcAddress: string;
 
@@ -101,6 +104,12 @@ export class RateLimitService extends pulumi.ComponentResource {
                             },
                         },
                         spec: {
+                            // Pod Security `restricted` (the image's user is root; the binary needs none).
+                            securityContext: restrictedPodSecurityContext(RATELIMIT_UID),
+                            // Replicas on different nodes where there are several (soft: one node still schedules all).
+                            topologySpreadConstraints: [
+                                { maxSkew: 1, topologyKey: "kubernetes.io/hostname", whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: { app: r.serviceName } } },
+                            ],
                             containers: [
                                 {
                                     name: "ratelimit",
@@ -121,7 +130,9 @@ export class RateLimitService extends pulumi.ComponentResource {
                                     livenessProbe: { httpGet: { path: "/healthcheck", port: r.httpPort }, periodSeconds: 10, failureThreshold: 6 },
                                     // Whole-directory mount (no subPath) so ConfigMap updates reach the running process.
                                     volumeMounts: [{ name: "config", mountPath: CONFIG_MOUNT_PATH, readOnly: true }],
-                                    resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { memory: "256Mi" } },
+                                    resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "1", memory: "256Mi" } },
+                                    // It writes no file: the config is a read-only mount.
+                                    securityContext: restrictedContainerSecurityContext(true),
                                 },
                             ],
                             volumes: [{ name: "config", configMap: { name: r.configName } }],
@@ -145,6 +156,16 @@ export class RateLimitService extends pulumi.ComponentResource {
                         { name: "http-debug", port: r.debugPort, targetPort: r.debugPort, protocol: "TCP" },
                     ],
                 },
+            },
+            { parent: this },
+        );
+
+        this.disruptionBudget = new k8s.policy.v1.PodDisruptionBudget(
+            name,
+            {
+                metadata: { name: r.serviceName, namespace: r.namespace, labels },
+                // maxUnavailable (not minAvailable): with one replica a drain can still proceed.
+                spec: { maxUnavailable: 1, selector: { matchLabels: { app: r.serviceName } } },
             },
             { parent: this },
         );

@@ -6,6 +6,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
 import { SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
+import { REDIS_GID, REDIS_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "./pod-security";
 import { StackSettings } from "./settings";
 
 export const REDIS_PORT = 6379;
@@ -52,6 +53,8 @@ export class Redis extends pulumi.ComponentResource {
                     template: {
                         metadata: { labels },
                         spec: {
+                            // Pod Security `restricted` as the image's own user `redis` (999:1000).
+                            securityContext: restrictedPodSecurityContext(REDIS_UID, REDIS_GID),
                             containers: [
                                 {
                                     name: "redis",
@@ -64,9 +67,13 @@ export class Redis extends pulumi.ComponentResource {
                                         exec: { command: ["sh", "-c", 'redis-cli -a "$REDIS_PASSWORD" --no-auth-warning ping | grep -q PONG'] },
                                         periodSeconds: 5,
                                     },
-                                    resources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "256Mi" } },
+                                    resources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { cpu: "500m", memory: "256Mi" } },
+                                    // Read-only image; Redis's working directory /data is an emptyDir (nothing is persisted: --save "").
+                                    securityContext: restrictedContainerSecurityContext(true),
+                                    volumeMounts: [{ name: "data", mountPath: "/data" }],
                                 },
                             ],
+                            volumes: [{ name: "data", emptyDir: {} }],
                         },
                     },
                 },
