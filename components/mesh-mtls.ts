@@ -30,7 +30,7 @@ export interface MeshConfigSettingInputs {
     kubeContext?: string;
 }
 
-interface MeshConfigSettingOutputs extends MeshConfigSettingInputs {
+export interface MeshConfigSettingOutputs extends MeshConfigSettingInputs {
     original: string;
     applied: string;
 }
@@ -81,7 +81,8 @@ function restoreSetting(o: MeshConfigSettingOutputs): void {
     if (restored !== current) writeText(o, cm, restored);
 }
 
-const meshConfigSettingProvider: pulumi.dynamic.ResourceProvider = {
+/** The dynamic provider; exported for the cluster tier, which drives it against a real API server. */
+export const meshConfigSettingProvider: pulumi.dynamic.ResourceProvider = {
     async create(inputs: MeshConfigSettingInputs) {
         const outs = applySetting(inputs);
         return { id: `${inputs.namespace}/${inputs.configMap}#${inputs.dataKey}.${inputs.setting}`, outs };

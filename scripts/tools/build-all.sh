@@ -7,16 +7,17 @@
 #
 # A script that exits 3 reports a BLOCKED tool: one the Go module proxy does not serve at any
 # version (the Pulumi providers and Node.js language host, see docs/e2e.md). The e2e tier cannot
-# run without them, so the remaining e2e-only builds (Pulumi CLI, etcd, kube-apiserver, kwok: about
-# 28 minutes cold) are skipped then, unless tools are named explicitly, e.g.
-# `scripts/tools/build-all.sh etcd kube-apiserver kwok` for `npm run cluster:up` alone.
+# run without them, so the remaining e2e-only build (the Pulumi CLI) is skipped then, unless named
+# explicitly. etcd, kube-apiserver (+ controller-manager, scheduler) and kwok are built on every
+# machine: the cluster tier (tests/cluster/) needs them, blocked providers or not.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../lib/common.sh"
 
-# Cheapest and most useful first; the e2e group starts with the checks for the blocked tools.
-all=(debian ratelimit istioctl pulumi-kubernetes pulumi-random pulumi etcd kube-apiserver kwok)
-e2e_only=(pulumi etcd kube-apiserver kwok)
+# Cheapest and most useful first; the cluster tier's tools, then the e2e group, which starts with
+# the checks for the blocked tools.
+all=(debian ratelimit istioctl etcd kube-apiserver kwok pulumi-kubernetes pulumi-random pulumi)
+e2e_only=(pulumi)
 explicit=$#
 tools=("$@"); ((${#tools[@]})) || tools=("${all[@]}")
 failed=() blocked_tools=()

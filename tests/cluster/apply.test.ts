@@ -1,0 +1,228 @@
+/**
+ * Every rendered combination applied to a real API server (server-side apply) in namespaces that
+ * enforce Pod Security `restricted`: every object admitted with no warning, every Deployment's pods
+ * created and scheduled on kwok's fake nodes, and after deleting what was applied nothing the render
+ * created is left (dependents such as ReplicaSets, Pods and EndpointSlices included).
+ *
+ * The one exemption (README, "Pod Security"): ESP's image runs as root, so the managed-API service
+ * goes to its own namespace at `baseline` (config key managedApiNamespace).
+ *
+ * The render is read generically (every YAML document under its folder, whatever the layout); the
+ * seed profile's mesh-ConfigMap patch is not an object to apply (tests/cluster/mesh-configmap.test.ts
+ * drives that edit) and is left out, recognised by its `mesh-ratelimit/patch` annotation.
+ */
+import { expect } from "chai";
+import { spawnSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { parseAllDocuments } from "yaml";
+import { deleteNamespace, ensureNamespace, kubeconfig, kubectl, kubectlJson, kubectlRaw, podSecurityLabels, waitFor, warnings } from "./kube";
+
+const ROOT = path.resolve(__dirname, "../..");
+const APPS_NS = "mesh-rl-apps"; // bookinfo (workloadNamespace)
+const LIMITS_NS = "mesh-rl-limits"; // rate-limit service and Redis (ratelimitNamespace)
+const ESP_NS = "mesh-rl-esp"; // managed-API service (managedApiNamespace): the baseline exemption
+const MESH_NS = "istio-system"; // EnvoyFilters, PeerAuthentication (no pods)
+const WATCHED_NS = [APPS_NS, LIMITS_NS, ESP_NS, MESH_NS];
+const PATCH_ANNOTATION = "mesh-ratelimit/patch";
+const FIELD_MANAGER = "mesh-rl-cluster-test";
+const EXTRA_NODE = "kwok-node-1";
+
+interface Obj {
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string; namespace?: string; annotations?: Record<string, string>; labels?: Record<string, string> };
+    spec?: any;
+}
+
+const id = (o: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }) =>
+    `${o.apiVersion.includes("/") ? o.apiVersion.split("/")[0] : "core"}/${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`;
+
+/** Renders one combination with the CLI into a fresh temp folder; returns the folder. */
+function renderCombination(args: string[]): string {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), "mesh-rl-apply-"));
+    const r = spawnSync("npx", ["tsx", "render/cli.ts", ...args, "--out", out], { cwd: ROOT, encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`render ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
+    return out;
+}
+
+/** Every Kubernetes object under the folder (any file layout), each once; the mesh patch left out. */
+function readRender(dir: string): { objects: Obj[]; patches: Obj[] } {
+    const files: string[] = [];
+    const walk = (d: string) => {
+        for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+            const p = path.join(d, e.name);
+            if (e.isDirectory()) walk(p);
+            else if (/\.ya?ml$/.test(e.name)) files.push(p);
+        }
+    };
+    walk(dir);
+    const byId = new Map<string, Obj>();
+    for (const f of files.sort()) {
+        for (const doc of parseAllDocuments(fs.readFileSync(f, "utf8"), { version: "1.1" })) {
+            if (doc.errors.length) throw new Error(`${f}: ${doc.errors[0].message}`);
+            const o = doc.toJS() as Obj | null;
+            if (!o || !o.kind) continue;
+            const prev = byId.get(id(o));
+            if (prev) expect(o, `${f}: ${id(o)} written twice with different content`).to.deep.equal(prev);
+            else byId.set(id(o), o);
+        }
+    }
+    const all = [...byId.values()];
+    return { objects: all.filter((o) => !o.metadata.annotations?.[PATCH_ANNOTATION]), patches: all.filter((o) => o.metadata.annotations?.[PATCH_ANNOTATION]) };
+}
+
+let listableTypes: string[] = [];
+
+/** Identities of every object (except events) in the watched namespaces, and of the given cluster-scoped ones that exist. */
+function snapshot(clusterScoped: Obj[]): Set<string> {
+    const list = kubectlJson<{ items: Obj[] }>(["get", listableTypes.join(","), "--all-namespaces"]);
+    const ids = list.items.filter((o) => WATCHED_NS.includes(o.metadata.namespace ?? "")).map(id);
+    for (const o of clusterScoped) {
+        if (kubectlRaw(["get", `${o.kind}.${o.apiVersion.split("/")[0]}`, o.metadata.name]).status === 0) ids.push(id(o));
+    }
+    return new Set(ids);
+}
+
+const diff = (a: Set<string>, b: Set<string>) => [...a].filter((x) => !b.has(x));
+
+interface Combination {
+    name: string;
+    args: string[];
+}
+
+const combinations: Combination[] = [];
+for (const variant of ["A", "B"]) {
+    for (const placement of ["all-routes", "single-route"]) {
+        for (const portMode of ["http", "tcp"]) {
+            combinations.push({ name: `${variant} current ${placement} ${portMode}`, args: ["--variant", variant, "--profile", "current", "--local-placement", placement, "--port-mode", portMode] });
+        }
+        // Seed: its extensions/v1beta1 Ingress is not served since Kubernetes 1.22, so the managed
+        // API is off (the stack's preflight refuses that combination on such clusters too).
+        combinations.push({ name: `${variant} seed ${placement} (managedApi=false)`, args: ["--variant", variant, "--profile", "seed", "--local-placement", placement, "--set", "managedApi=false"] });
+    }
+}
+const NAMESPACE_ARGS = ["--set", `workloadNamespace=${APPS_NS}`, "--set", `ratelimitNamespace=${LIMITS_NS}`, "--set", `managedApiNamespace=${ESP_NS}`, "--set", `meshNamespace=${MESH_NS}`];
+
+describe("cluster: every rendered combination admitted under Pod Security restricted, scheduled, and removed without a trace", function () {
+    before(async function () {
+        kubeconfig();
+        ensureNamespace(APPS_NS, podSecurityLabels("restricted"));
+        ensureNamespace(LIMITS_NS, podSecurityLabels("restricted"));
+        ensureNamespace(ESP_NS, podSecurityLabels("baseline"));
+        // What the controllers add to a new namespace must be there before the first snapshot.
+        for (const ns of [APPS_NS, LIMITS_NS, ESP_NS]) {
+            await waitFor(`${ns}: default ServiceAccount and kube-root-ca.crt`, () => kubectlRaw(["get", "serviceaccount/default", "configmap/kube-root-ca.crt", "-n", ns]).status === 0);
+        }
+        listableTypes = kubectl(["api-resources", "--verbs=list", "--namespaced", "-o", "name"])
+            .split("\n")
+            .map((s) => s.trim())
+            .filter((s) => s && s !== "events" && s !== "events.events.k8s.io");
+        // A second fake node, so the rate-limit service's spread over nodes can show.
+        kubectl(["apply", "-f", "-"], JSON.stringify({
+            apiVersion: "v1",
+            kind: "Node",
+            metadata: {
+                name: EXTRA_NODE,
+                annotations: { "node.alpha.kubernetes.io/ttl": "0", "kwok.x-k8s.io/node": "fake" },
+                labels: { "kubernetes.io/hostname": EXTRA_NODE, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", type: "kwok" },
+            },
+            status: { allocatable: { cpu: "32", memory: "256Gi", pods: "110" }, capacity: { cpu: "32", memory: "256Gi", pods: "110" } },
+        }));
+        await waitFor(`node ${EXTRA_NODE} Ready`, () => kubectl(["get", "node", EXTRA_NODE, "-o", "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}"]).trim() === "True");
+    });
+
+    after(async function () {
+        kubectlRaw(["delete", "node", EXTRA_NODE, "--ignore-not-found"]);
+        for (const ns of [APPS_NS, LIMITS_NS, ESP_NS]) await deleteNamespace(ns);
+    });
+
+    it("the namespaces really enforce: a pod without a security context is rejected in a restricted namespace", function () {
+        const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "plain", namespace: APPS_NS }, spec: { containers: [{ name: "c", image: "busybox" }] } };
+        const r = kubectlRaw(["create", "--dry-run=server", "-f", "-"], JSON.stringify(pod));
+        expect(r.status).to.not.equal(0);
+        expect(r.stderr).to.match(/violates PodSecurity "restricted:latest"/);
+    });
+
+    it("the exemption is needed: ESP's Deployment in a restricted namespace draws a Pod Security warning (runAsNonRoot)", function () {
+        const dir = renderCombination(["--set", `workloadNamespace=${APPS_NS}`]);
+        try {
+            const esp = readRender(dir).objects.find((o) => o.kind === "Deployment" && o.metadata.name === "esp-echo")!;
+            expect(esp.metadata.namespace).to.equal(APPS_NS);
+            const r = kubectlRaw(["apply", "--server-side", "--dry-run=server", `--field-manager=${FIELD_MANAGER}`, "-f", "-"], JSON.stringify(esp));
+            expect(r.status, r.stderr).to.equal(0);
+            const w = warnings(r.stderr);
+            expect(w.join("\n")).to.match(/would violate PodSecurity "restricted:latest"/);
+            expect(w.join("\n")).to.match(/runAsNonRoot/);
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    });
+
+    for (const c of combinations) {
+        it(`${c.name}: applied server-side and admitted, pods on kwok nodes, deleted without a trace`, async function () {
+            this.timeout(240_000);
+            const dir = renderCombination([...c.args, ...NAMESPACE_ARGS]);
+            try {
+                const { objects, patches } = readRender(dir);
+                expect(patches.length, "mesh ConfigMap patch only in the seed profile").to.equal(c.args.includes("seed") ? 1 : 0);
+                const clusterScoped = objects.filter((o) => !o.metadata.namespace);
+                for (const o of objects.filter((x) => x.metadata.namespace)) expect(WATCHED_NS, id(o)).to.include(o.metadata.namespace);
+                const deployments = objects.filter((o) => o.kind === "Deployment");
+                expect(deployments.length).to.be.greaterThan(0);
+
+                const before = snapshot(clusterScoped);
+                const file = path.join(dir, "apply-list.json");
+                fs.writeFileSync(file, JSON.stringify({ apiVersion: "v1", kind: "List", items: objects }));
+
+                // Apply: exit 0, no warning of any kind (Pod Security `warn` is on in every namespace).
+                const applied = kubectlRaw(["apply", "--server-side", `--field-manager=${FIELD_MANAGER}`, "-f", file]);
+                expect(applied.status, applied.stderr).to.equal(0);
+                expect(warnings(applied.stderr), "API server warnings").to.deep.equal([]);
+                const got = kubectlJson<{ items: Obj[] }>(["get", "-f", file]).items;
+                expect(got.map(id).sort()).to.deep.equal(objects.map(id).sort());
+
+                // Every Deployment: all replicas created (PodSecurity admitted the pods), scheduled on a kwok node, ready.
+                for (const d of deployments) {
+                    const ns = d.metadata.namespace!;
+                    const selector = Object.entries<string>(d.spec.selector.matchLabels).map(([k, v]) => `${k}=${v}`).join(",");
+                    const want = d.spec.replicas ?? 1;
+                    await waitFor(
+                        `${ns}/${d.metadata.name}: ${want} pod(s) Running on kwok nodes`,
+                        () => {
+                            const pods = kubectlJson<{ items: any[] }>(["get", "pods", "-n", ns, "-l", selector]).items;
+                            return pods.length === want && pods.every((p) => /^kwok-node-/.test(p.spec.nodeName ?? "") && p.status.phase === "Running");
+                        },
+                        90_000,
+                        500,
+                        () => {
+                            const ev = kubectlRaw(["get", "events", "-n", ns, "--field-selector", "type=Warning", "-o", "custom-columns=REASON:.reason,MSG:.message", "--no-headers"]).stdout.trim();
+                            return `pods: ${kubectlRaw(["get", "pods", "-n", ns, "-l", selector, "-o", "wide", "--no-headers"]).stdout.trim() || "none"}; warning events: ${ev || "none"}`;
+                        },
+                    );
+                    await waitFor(`${ns}/${d.metadata.name} ready`, () => (kubectlJson<any>(["get", "deployment", "-n", ns, d.metadata.name]).status?.readyReplicas ?? 0) === want, 60_000);
+                }
+                // The rate-limit service's replicas spread over the two nodes.
+                const rls = deployments.find((d) => d.metadata.name === "ratelimit")!;
+                const nodes = kubectlJson<{ items: any[] }>(["get", "pods", "-n", LIMITS_NS, "-l", "app=ratelimit"]).items.map((p) => p.spec.nodeName);
+                expect(new Set(nodes).size, `ratelimit pods on ${nodes.join(", ")}`).to.equal(Math.min(rls.spec.replicas, 2));
+                const pdb = kubectlJson<any>(["get", "poddisruptionbudget", "-n", LIMITS_NS, "ratelimit"]);
+                await waitFor("PodDisruptionBudget ratelimit observes its pods", () => kubectlJson<any>(["get", "poddisruptionbudget", "-n", LIMITS_NS, "ratelimit"]).status?.expectedPods === rls.spec.replicas, 30_000);
+                expect(pdb.spec.maxUnavailable).to.equal(1);
+                // The render created more than it listed (ReplicaSets, Pods, EndpointSlices): all must go.
+                const during = snapshot(clusterScoped);
+                expect(diff(during, before).length).to.be.greaterThan(objects.length);
+
+                // Delete what was applied; dependents go with it (foreground), then nothing new remains.
+                const del = kubectlRaw(["delete", "-f", file, "--cascade=foreground", "--wait=true", "--timeout=120s"]);
+                expect(del.status, del.stderr).to.equal(0);
+                let left: string[] = [];
+                await waitFor("nothing the render created remains", () => (left = diff(snapshot(clusterScoped), before)).length === 0, 90_000, 1000, () => left.join(", "));
+                expect(diff(before, snapshot(clusterScoped)), "objects that existed before and are gone").to.deep.equal([]);
+            } finally {
+                fs.rmSync(dir, { recursive: true, force: true });
+            }
+        });
+    }
+});
