@@ -1,0 +1,135 @@
+/**
+ * The limits table (stack output `limits`, `npm start`) and the served-API check, beyond the
+ * counts in pure.test.ts: what each row says, how the table lines up, and which API versions each
+ * combination of profile, managed API and mutual TLS needs. Added after the mutation run
+ * (docs/mutation.md) showed these texts and branches could change without a failing test.
+ */
+import { expect } from "chai";
+import { effectiveLimits, formatLimits } from "../../components/limits-table";
+import { missingApis, requiredApiVersions } from "../../components/served-apis";
+import { resolveSettings } from "../../components/settings";
+import { DEV } from "./helpers";
+
+const ALL_SERVED = new Set([
+    "v1",
+    "apps/v1",
+    "extensions/v1beta1",
+    "networking.k8s.io/v1",
+    "networking.istio.io/v1alpha3",
+    "networking.istio.io/v1beta1",
+    "security.istio.io/v1",
+]);
+const without = (...gone: string[]) => new Set([...ALL_SERVED].filter((v) => !gone.includes(v)));
+
+describe("limits table: what each row says", () => {
+    it("variant A: the three global descriptors and the local bucket, with where they are enforced", () => {
+        const rows = effectiveLimits(resolveSettings(DEV));
+        expect(rows.map((r) => r.scope)).to.deep.equal(["global", "global", "global", "local"]);
+        const [page, api, other, local] = rows;
+        expect(page.match).to.equal("path /productpage [PATH=/productpage]");
+        expect(api.match).to.equal("paths matching /api/v1/products/[1-9][0-9]? on route 'api', shared [PATH=api]");
+        expect(other.match).to.equal("any other path (each path its own counter) [PATH]");
+        for (const g of [page, api, other]) expect(g.enforcedBy).to.equal("ingress gateway (istio=ingressgateway), 429; domain 'ratelimit'");
+        expect(local.match).to.equal("inbound HTTP to app=productpage:9080 (all-routes)");
+        expect(local.limit).to.equal("4/60s per pod");
+        expect(local.enforcedBy).to.equal("sidecar, 429 with x-local-rate-limit: true");
+    });
+
+    it("variant B: its domain, no api row; the settings reach the texts", () => {
+        const rows = effectiveLimits(
+            resolveSettings({ ...DEV, variant: "B", gatewaySelector: "app=edge", localPlacement: "single-route", serviceLabel: "web", localServicePort: "8000" }),
+        );
+        expect(rows.map((r) => r.match)).to.deep.equal([
+            "path /productpage [PATH=/productpage]",
+            "any other path (each path its own counter) [PATH]",
+            "inbound HTTP to app=web:8000 (single-route)",
+        ]);
+        expect(rows[0].enforcedBy).to.equal("ingress gateway (app=edge), 429; domain 'productpage-ratelimit'");
+    });
+
+    it("the api row is recognised by the configured descriptor value, not by the word 'api'", () => {
+        const rows = effectiveLimits(resolveSettings({ ...DEV, apiDescriptorValue: "products" }));
+        expect(rows[1].match).to.equal("paths matching /api/v1/products/[1-9][0-9]? on route 'api', shared [PATH=products]");
+    });
+
+    it("formatLimits: a header, a rule of dashes as wide as each column, columns aligned, no trailing blanks", () => {
+        const rows = effectiveLimits(resolveSettings(DEV));
+        const lines = formatLimits(rows).split("\n");
+        expect(lines).to.have.length(2 + rows.length);
+        const header = lines[0];
+        const starts = ["scope", "match", "limit", "enforced by"].map((h) => header.indexOf(h));
+        expect(starts[0]).to.equal(0);
+        expect(starts.every((s, i) => i === 0 || s > starts[i - 1])).to.equal(true);
+        // The rule: one run of dashes per column, starting where the column starts, two blanks between.
+        const runs = [...lines[1].matchAll(/-+/g)].map((m) => ({ at: m.index!, len: m[0].length }));
+        expect(runs.map((r) => r.at)).to.deep.equal(starts);
+        expect(lines[1].replace(/[- ]/g, "")).to.equal("");
+        rows.forEach((r, i) => {
+            const line = lines[2 + i];
+            const cells = [r.scope, r.match, r.limit, r.enforcedBy];
+            cells.forEach((c, j) => expect(line.slice(starts[j]).startsWith(c), `row ${i} column ${j}`).to.equal(true));
+        });
+        // Each column is as wide as its widest cell: the column after the widest match starts two blanks later.
+        const widestMatch = Math.max("match".length, ...rows.map((r) => r.match.length));
+        expect(starts[2] - starts[1]).to.equal(widestMatch + 2);
+        expect(runs[1].len).to.equal(widestMatch);
+        for (const l of lines) expect(l).to.equal(l.trimEnd());
+    });
+});
+
+describe("served-API check: which API versions each configuration needs", () => {
+    const versions = (over: Record<string, string>) => requiredApiVersions(resolveSettings({ ...DEV, ...over })).map((r) => r.apiVersion);
+
+    it("Istio's EnvoyFilter, Gateway and VirtualService versions always", () => {
+        for (const over of [{}, { apiProfile: "seed" }, { managedApi: "false", mutualTls: "false" }]) {
+            expect(versions(over).slice(0, 2)).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1"]);
+        }
+    });
+
+    it("the Ingress version of the profile only with the managed API; PeerAuthentication only for current with mutual TLS", () => {
+        expect(versions({})).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "networking.k8s.io/v1", "security.istio.io/v1"]);
+        expect(versions({ apiProfile: "seed" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "extensions/v1beta1"]);
+        expect(versions({ managedApi: "false" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "security.istio.io/v1"]);
+        expect(versions({ mutualTls: "false" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "networking.k8s.io/v1"]);
+        expect(versions({ apiProfile: "seed", managedApi: "false" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1"]);
+    });
+
+    it("a cluster serving everything: no problem for any profile", () => {
+        for (const over of [{}, { apiProfile: "seed" }, { managedApi: "false" }]) {
+            expect(missingApis(resolveSettings({ ...DEV, ...over }), ALL_SERVED)).to.deep.equal([]);
+        }
+    });
+
+    it("a missing Istio version names meshNamespace and its value, and says to install Istio", () => {
+        const problems = missingApis(resolveSettings(DEV), without("networking.istio.io/v1beta1", "security.istio.io/v1"));
+        expect(problems).to.deep.equal([
+            {
+                key: "meshNamespace",
+                value: "istio-system",
+                problem: "the cluster does not serve networking.istio.io/v1beta1 (Gateway and VirtualService (Istio's CRDs))",
+                fix: "install Istio (its CRDs) in the cluster first",
+            },
+            {
+                key: "meshNamespace",
+                value: "istio-system",
+                problem: "the cluster does not serve security.istio.io/v1 (PeerAuthentication)",
+                fix: "install Istio (its CRDs) in the cluster first",
+            },
+        ]);
+    });
+
+    it("a missing Kubernetes version names apiProfile and its value", () => {
+        expect(missingApis(resolveSettings(DEV), without("networking.k8s.io/v1"))).to.deep.equal([
+            {
+                key: "apiProfile",
+                value: "current",
+                problem: "the cluster does not serve networking.k8s.io/v1 (Ingress)",
+                fix: "use a cluster that serves it, or change apiProfile",
+            },
+        ]);
+        const [seed] = missingApis(resolveSettings({ ...DEV, apiProfile: "seed" }), without("extensions/v1beta1"));
+        expect(seed.value).to.equal("seed");
+        expect(seed.problem).to.equal("the cluster does not serve extensions/v1beta1, which the seed profile's Ingress uses (removed in Kubernetes 1.22)");
+        expect(seed.fix).to.equal("pulumi config set apiProfile current   (networking.k8s.io/v1 Ingress), or pulumi config set managedApi false");
+    });
+});
