@@ -133,7 +133,43 @@ export interface ConfigProblem {
     key: string;
     value?: string;
     problem: string;
+    /** The fix as `pulumi config` commands (what the Pulumi program prints). */
     fix: string;
+    /** The same fix in another style (the render and explain CLIs phrase it as their flags). */
+    fixWith?: (style: FixStyle) => string;
+}
+
+/**
+ * How a fix names a change to one config key: `pulumi config ...` for the program, the `--set`
+ * and flags the user typed for the render and explain CLIs (render/args.ts).
+ */
+export interface FixStyle {
+    set(key: string, value: string): string;
+    rm(key: string): string;
+    /** Replace a misspelt key by the known one, keeping the value. */
+    rename(from: string, to: string, value: string): string;
+    /** The error's first line, for n problems. */
+    header(n: number): string;
+}
+
+/** Quotes a value for a POSIX shell when it needs it. */
+export function shellQuote(v: string): string {
+    return /^[A-Za-z0-9_./:,=@+%-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
+}
+
+export const PULUMI_FIX: FixStyle = {
+    set: (k, v) => `pulumi config set ${k} ${shellQuote(v)}`,
+    rm: (k) => `pulumi config rm ${k}`,
+    rename: (from, to, v) => `pulumi config rm ${from} && pulumi config set ${to} '${v}'`,
+    header: (n) => `invalid stack configuration (${n} problem${n === 1 ? "" : "s"}); nothing was created:`,
+};
+
+/** A fix: fixed text, or text built from a style's commands. */
+export type Fix = string | ((style: FixStyle) => string);
+
+/** A problem whose fix is phrased in every style. */
+export function problem(key: string, value: string | undefined, text: string, fix: Fix): ConfigProblem {
+    return typeof fix === "string" ? { key, value, problem: text, fix } : { key, value, problem: text, fix: fix(PULUMI_FIX), fixWith: fix };
 }
 
 /**
@@ -146,13 +182,12 @@ export class ConfigError extends pulumi.RunError {
     }
 }
 
-export function formatProblems(problems: ConfigProblem[]): string {
+export function formatProblems(problems: ConfigProblem[], style: FixStyle = PULUMI_FIX): string {
     const lines = problems.map((p) => {
         const shown = p.value === undefined ? "(not set)" : JSON.stringify(p.value);
-        return `  - ${PROJECT}:${p.key} = ${shown}: ${p.problem}\n    fix: ${p.fix}`;
+        return `  - ${PROJECT}:${p.key} = ${shown}: ${p.problem}\n    fix: ${p.fixWith ? p.fixWith(style) : p.fix}`;
     });
-    const n = problems.length;
-    return `invalid stack configuration (${n} problem${n === 1 ? "" : "s"}); nothing was created:\n${lines.join("\n")}`;
+    return `${style.header(problems.length)}\n${lines.join("\n")}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -173,6 +208,29 @@ export function closestKey(key: string): string | undefined {
         }
     }
     return bestD <= Math.max(2, Math.floor(key.length / 4)) ? best : undefined;
+}
+
+/**
+ * The allowed value a mistyped one most likely meant: same letters in another case, then one that
+ * starts the other (`minutes` → `minute`, `sec` → `second`, `https` → `http`), then the nearest by
+ * edit distance when it is close; otherwise `fallback` (the key's default), never simply the first.
+ */
+export function closestValue(value: string, allowed: readonly string[], fallback: string): string {
+    const v = value.trim().toLowerCase();
+    const ci = allowed.find((a) => a.toLowerCase() === v);
+    if (ci) return ci;
+    const prefixed = allowed.filter((a) => v.length >= 2 && (v.startsWith(a.toLowerCase()) || a.toLowerCase().startsWith(v)));
+    if (prefixed.length) return prefixed.sort((a, b) => Math.abs(a.length - v.length) - Math.abs(b.length - v.length))[0];
+    let best = fallback;
+    let bestD = Infinity;
+    for (const a of allowed) {
+        const d = editDistance(v, a.toLowerCase());
+        if (d < bestD) {
+            bestD = d;
+            best = a;
+        }
+    }
+    return bestD <= Math.max(2, Math.floor(v.length / 3)) ? best : fallback;
 }
 
 function editDistance(a: string, b: string): number {
@@ -198,17 +256,15 @@ export function rawConfigFromAll(all: Record<string, string>): { raw: RawConfig;
         if (!fullKey.startsWith(prefix)) continue;
         const key = fullKey.slice(prefix.length);
         if (CONFIG_KEY_NAMES.has(key)) {
-            raw[key] = value;
+            // Strings from the Pulumi CLI; a number or boolean (a typed default, a YAML scalar) is read the same way.
+            raw[key] = typeof value === "string" ? value : JSON.stringify(value);
         } else {
             const near = closestKey(key);
-            unknown.push({
-                key,
-                value,
-                problem: "unknown configuration key",
-                fix: near
-                    ? `did you mean '${near}'? pulumi config rm ${key} && pulumi config set ${near} '${value}'`
-                    : `pulumi config rm ${key} (see the README for the list of keys)`,
-            });
+            unknown.push(
+                problem(key, String(value), "unknown configuration key", (s) =>
+                    near ? `did you mean '${near}'? ${s.rename(key, near, String(value))}` : `${s.rm(key)} (see the README for the list of keys)`,
+                ),
+            );
         }
     }
     return { raw, unknown };
@@ -268,8 +324,8 @@ class Reader {
         return v === undefined || v.trim() === "" ? undefined : v.trim();
     }
 
-    fail(key: string, value: string | undefined, problem: string, fix: string): void {
-        this.problems.push({ key, value, problem, fix });
+    fail(key: string, value: string | undefined, text: string, fix: Fix): void {
+        this.problems.push(problem(key, value, text, fix));
     }
 
     str(key: string): string {
@@ -279,8 +335,9 @@ class Reader {
     oneOf<T extends string>(key: string, allowed: readonly T[]): T {
         const v = this.str(key);
         if ((allowed as readonly string[]).includes(v)) return v as T;
-        const ci = allowed.find((a) => a.toLowerCase() === v.toLowerCase());
-        this.fail(key, v, `must be one of ${allowed.map((a) => `'${a}'`).join(", ")}`, `pulumi config set ${key} ${ci ?? allowed[0]}`);
+        const def = this.spec(key).default;
+        const near = closestValue(v, allowed, (allowed as readonly string[]).includes(def) ? def : allowed[0]);
+        this.fail(key, v, `must be one of ${allowed.map((a) => `'${a}'`).join(", ")}`, (s) => s.set(key, near));
         return allowed[0];
     }
 
@@ -291,12 +348,15 @@ class Reader {
         const n = Number(text);
         const max = opts.max ?? Number.MAX_SAFE_INTEGER;
         if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(n)) {
-            this.fail(key, text, "must be a whole number", `pulumi config set ${key} ${Math.max(opts.min, Math.round(Number.isFinite(n) ? n : opts.min))}`);
+            // A number with a fraction: the nearest whole one. Not a number at all: the default.
+            const def = /^\d+$/.test(this.spec(key).default) ? Number(this.spec(key).default) : opts.fallback ?? opts.min;
+            const near = Number.isFinite(n) && text.trim() !== "" ? Math.min(Math.max(Math.round(n), opts.min), max) : def;
+            this.fail(key, text, "must be a whole number", (s) => s.set(key, String(near)));
             return opts.fallback ?? opts.min;
         }
         if (n < opts.min || n > max) {
             const range = opts.max === undefined ? `at least ${opts.min}` : `between ${opts.min} and ${max}`;
-            this.fail(key, text, `must be ${range}`, `pulumi config set ${key} ${Math.min(Math.max(n, opts.min), max)}`);
+            this.fail(key, text, `must be ${range}`, (s) => s.set(key, String(Math.min(Math.max(n, opts.min), max))));
             return opts.fallback ?? opts.min;
         }
         return n;
@@ -306,7 +366,7 @@ class Reader {
         const v = this.str(key).toLowerCase();
         if (v === "true") return true;
         if (v === "false") return false;
-        this.fail(key, this.str(key), "must be true or false", `pulumi config set ${key} true`);
+        this.fail(key, this.str(key), "must be true or false", (s) => s.set(key, ["yes", "y", "on", "1"].includes(v) ? "true" : ["no", "n", "off", "0"].includes(v) ? "false" : this.spec(key).default));
         return this.spec(key).default === "true";
     }
 
@@ -316,7 +376,7 @@ class Reader {
         try {
             return JSON.parse(v) as T;
         } catch (e) {
-            this.fail(key, v, `is not valid JSON (${(e as Error).message})`, `pulumi config set ${key} '<json>' (see the README for the shape), or pulumi config rm ${key}`);
+            this.fail(key, v, `is not valid JSON (${(e as Error).message})`, (s) => `${s.set(key, "<json>")} (see the README for the shape), or ${s.rm(key)}`);
             return undefined;
         }
     }
@@ -324,7 +384,7 @@ class Reader {
     path(key: string): string {
         const v = this.str(key);
         if (!v.startsWith("/") || /\s/.test(v)) {
-            this.fail(key, v, "must be a URL path starting with '/' and without spaces", `pulumi config set ${key} /${v.replace(/^\/*/, "").replace(/\s+/g, "")}`);
+            this.fail(key, v, "must be a URL path starting with '/' and without spaces", (s) => s.set(key, `/${v.replace(/^\/*/, "").replace(/\s+/g, "")}`));
         }
         return v;
     }
@@ -334,7 +394,7 @@ class Reader {
         const re = kind === "label" ? DNS1123_LABEL : DNS1123_SUBDOMAIN;
         if (!re.test(v) || v.length > (kind === "label" ? 63 : 253)) {
             const fixed = v.toLowerCase().replace(/[^a-z0-9.-]/g, "-").replace(/^[-.]+|[-.]+$/g, "") || "name";
-            this.fail(key, v, `must be a Kubernetes DNS-1123 ${kind} (lower-case letters, digits, '-'${kind === "subdomain" ? ", '.'" : ""})`, `pulumi config set ${key} ${fixed}`);
+            this.fail(key, v, `must be a Kubernetes DNS-1123 ${kind} (lower-case letters, digits, '-'${kind === "subdomain" ? ", '.'" : ""})`, (s) => s.set(key, fixed));
         }
         return v;
     }
@@ -343,9 +403,9 @@ class Reader {
         const v = this.str(key);
         const secs = protoDurationSeconds(v);
         if (secs === undefined) {
-            this.fail(key, v, "must be a protobuf duration: seconds with an 's' suffix (Envoy rejects '60', '1m' or '500ms')", `pulumi config set ${key} ${/^\d+$/.test(v) ? `${v}s` : "60s"}`);
+            this.fail(key, v, "must be a protobuf duration: seconds with an 's' suffix (Envoy rejects '60', '1m' or '500ms')", (s) => s.set(key, /^\d+$/.test(v) ? `${v}s` : "60s"));
         } else if (secs < minSeconds) {
-            this.fail(key, v, `must be at least ${minSeconds}s`, `pulumi config set ${key} ${minSeconds}s`);
+            this.fail(key, v, `must be at least ${minSeconds}s`, (s) => s.set(key, `${minSeconds}s`));
         }
         return v;
     }
@@ -353,7 +413,7 @@ class Reader {
     goDuration(key: string): string {
         const v = this.str(key);
         if (!GO_DURATION.test(v)) {
-            this.fail(key, v, "must be a Go duration such as '0', '150us' or '2ms'", `pulumi config set ${key} 150us`);
+            this.fail(key, v, "must be a Go duration such as '0', '150us' or '2ms'", (s) => s.set(key, v.replace(/\s+/g, "") !== v && GO_DURATION.test(v.replace(/\s+/g, "")) ? v.replace(/\s+/g, "") : "150us"));
         }
         return v;
     }
@@ -382,7 +442,7 @@ export function defaultRoutes(p: StackSettings["paths"], split: boolean, apiRout
 function readRoutes(r: Reader, key: string, fallback: HttpRoute[]): HttpRoute[] {
     const parsed = r.json<unknown>(key);
     if (parsed === undefined) return fallback;
-    const shapeFix = `pulumi config set ${key} '[{"exact":["/productpage"],"prefix":["/static"]},{"name":"api","prefix":["/api/v1/products"]}]'`;
+    const shapeFix = (s: FixStyle) => s.set(key, '[{"exact":["/productpage"],"prefix":["/static"]},{"name":"api","prefix":["/api/v1/products"]}]');
     if (!Array.isArray(parsed) || parsed.length === 0) {
         r.fail(key, r.given(key), "must be a non-empty JSON list of routes", shapeFix);
         return fallback;
@@ -413,7 +473,7 @@ function readRoutes(r: Reader, key: string, fallback: HttpRoute[]): HttpRoute[] 
 function readDescriptors(r: Reader, key: string, fallback: DescriptorLimit[]): DescriptorLimit[] {
     const parsed = r.json<unknown>(key);
     if (parsed === undefined) return fallback;
-    const example = `pulumi config set ${key} '[{"key":"PATH","value":"/productpage","unit":"minute","requestsPerUnit":1},{"key":"PATH","unit":"minute","requestsPerUnit":100}]'`;
+    const example = (s: FixStyle) => s.set(key, '[{"key":"PATH","value":"/productpage","unit":"minute","requestsPerUnit":1},{"key":"PATH","unit":"minute","requestsPerUnit":100}]');
     if (!Array.isArray(parsed) || parsed.length === 0) {
         r.fail(key, r.given(key), "must be a non-empty JSON list of descriptors", example);
         return fallback;
@@ -480,7 +540,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
     // Global limits ---------------------------------------------------------------------------
     const domain = r.given("domain") ?? preset.domain;
     if (!/^[A-Za-z0-9_.-]+$/.test(domain)) {
-        r.fail("domain", domain, "must be non-empty and use only letters, digits, '_', '.', '-'", `pulumi config set domain ${preset.domain}`);
+        r.fail("domain", domain, "must be non-empty and use only letters, digits, '_', '.', '-'", (s) => s.set("domain", domain.replace(/[^A-Za-z0-9_.-]/g, "") || preset.domain));
     }
     const unit = r.oneOf<RateLimitUnit>("unit", RATE_LIMIT_UNITS);
     const limitedPathLimit = r.int("limitedPathLimit", { min: 1 });
@@ -489,7 +549,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
     if (preset.routeSplit) {
         apiLimit = r.int("apiLimit", { min: 1, fallback: preset.apiLimit });
     } else if (r.given("apiLimit") !== undefined) {
-        r.fail("apiLimit", r.given("apiLimit"), `applies only to variant A (variant ${variant} has no '${r.str("apiRoute")}' route limit)`, "pulumi config rm apiLimit, or pulumi config set variant A");
+        r.fail("apiLimit", r.given("apiLimit"), `applies only to variant A (variant ${variant} has no '${r.str("apiRoute")}' route limit)`, (s) => `${s.rm("apiLimit")}, or ${s.set("variant", "A")}`);
     }
 
     let apiRoute: ApiRouteLimit | undefined;
@@ -502,13 +562,13 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         try {
             compileFullMatch(regex);
         } catch (e) {
-            r.fail("apiRouteRegex", regex, `is not a valid RE2 regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, "")}); Envoy would reject the route patch`, `pulumi config set apiRouteRegex '${defaultApiRegex(paths.apiPrefix)}'`);
+            r.fail("apiRouteRegex", regex, `is not a valid RE2 regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, "")}); Envoy would reject the route patch`, (s) => s.set("apiRouteRegex", defaultApiRegex(paths.apiPrefix)));
         }
         apiRoute = { route: apiRouteName, regex, descriptorValue };
     } else {
         for (const k of ["apiRouteRegex"]) {
             if (r.given(k) !== undefined) {
-                r.fail(k, r.given(k), "applies only to variant A", `pulumi config rm ${k}`);
+                r.fail(k, r.given(k), "applies only to variant A", (s) => s.rm(k));
             }
         }
     }
@@ -519,13 +579,13 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         { key: DESCRIPTOR_KEY, unit, requestsPerUnit: catchAllLimit },
     ];
     if (presetDescriptors[0].value === descriptorValue && apiLimit !== undefined) {
-        r.fail("apiDescriptorValue", descriptorValue, "equals limitedPath, so two descriptors would collide", "pulumi config set apiDescriptorValue api");
+        r.fail("apiDescriptorValue", descriptorValue, "equals limitedPath, so two descriptors would collide", (s) => s.set("apiDescriptorValue", "api"));
     }
     const descriptors = readDescriptors(r, "descriptors", presetDescriptors);
     if (r.given("descriptors") !== undefined) {
         for (const k of ["limitedPathLimit", "apiLimit", "catchAllLimit"]) {
             if (r.given(k) !== undefined) {
-                r.fail(k, r.given(k), "is ignored because 'descriptors' replaces the whole list", `pulumi config rm ${k}, or pulumi config rm descriptors`);
+                r.fail(k, r.given(k), "is ignored because 'descriptors' replaces the whole list", (s) => `${s.rm(k)}, or ${s.rm("descriptors")}`);
             }
         }
     }
@@ -544,14 +604,14 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         servicePort: r.int("localServicePort", { min: 1, max: 65535 }),
     };
     if (!LABEL_VALUE.test(local.serviceLabel) || local.serviceLabel === "" || local.serviceLabel.length > 63) {
-        r.fail("serviceLabel", local.serviceLabel, "must be a valid label value", "pulumi config set serviceLabel productpage");
+        r.fail("serviceLabel", local.serviceLabel, "must be a valid label value", (s) => s.set("serviceLabel", "productpage"));
     }
 
     // Mesh --------------------------------------------------------------------------------------
     const selectorText = r.str("gatewaySelector");
     const [selKey, selValue, ...selRest] = selectorText.split("=");
     if (selRest.length || !selKey || selValue === undefined || !LABEL_KEY.test(selKey) || !LABEL_VALUE.test(selValue)) {
-        r.fail("gatewaySelector", selectorText, "must be one label written key=value", "pulumi config set gatewaySelector istio=ingressgateway");
+        r.fail("gatewaySelector", selectorText, "must be one label written key=value", (s) => s.set("gatewaySelector", "istio=ingressgateway"));
     }
     const mesh = {
         namespace: r.dnsName("meshNamespace", "label"),
@@ -564,7 +624,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
     const routes = readRoutes(r, "virtualServiceRoutes", defaultRoutes(paths, preset.routeSplit, apiRouteName));
     if (apiRoute && !routes.some((rt) => rt.name === apiRoute!.route)) {
         const have = routes.map((rt) => rt.name).filter(Boolean);
-        r.fail("apiRoute", apiRoute.route, `names no route of the VirtualService (routes: ${have.length ? have.map((n) => `'${n}'`).join(", ") : "none named"}); Istio would silently ignore the route patch`, have.length ? `pulumi config set apiRoute ${have[0]}` : "name a route in virtualServiceRoutes");
+        r.fail("apiRoute", apiRoute.route, `names no route of the VirtualService (routes: ${have.length ? have.map((n) => `'${n}'`).join(", ") : "none named"}); Istio would silently ignore the route patch`, have.length ? (s) => s.set("apiRoute", have[0]!) : "name a route in virtualServiceRoutes");
     }
     const bookinfo = {
         namespace: workloadNamespace,
@@ -594,7 +654,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         redisImage: r.str("redisImage"),
     };
     if (ratelimit.grpcPort === ratelimit.httpPort || ratelimit.grpcPort === ratelimit.debugPort) {
-        r.fail("ratelimitGrpcPort", String(ratelimit.grpcPort), `collides with the service's HTTP (${ratelimit.httpPort}) or debug (${ratelimit.debugPort}) port`, "pulumi config set ratelimitGrpcPort 8081");
+        r.fail("ratelimitGrpcPort", String(ratelimit.grpcPort), `collides with the service's HTTP (${ratelimit.httpPort}) or debug (${ratelimit.debugPort}) port`, (s) => s.set("ratelimitGrpcPort", "8081"));
     }
 
     // Managed API -------------------------------------------------------------------------------
@@ -603,7 +663,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         const rangesText = r.given("includeIpRanges");
         const ranges = (rangesText ?? "").split(",").map((s) => s.trim()).filter(Boolean);
         if (!rangesText) {
-            r.fail("includeIpRanges", undefined, "is required: the cluster's pod and service CIDRs differ per cluster and cannot be guessed (spec 1.6)", "pulumi config set includeIpRanges 10.4.0.0/14,10.7.240.0/20   (your cluster's pod and service CIDRs), or pulumi config set managedApi false");
+            r.fail("includeIpRanges", undefined, "is required: the cluster's pod and service CIDRs differ per cluster and cannot be guessed (spec 1.6)", (s) => `${s.set("includeIpRanges", "10.4.0.0/14,10.7.240.0/20")}   (your cluster's pod and service CIDRs), or ${s.set("managedApi", "false")}`);
         } else {
             const bad = ranges.filter((c) => !isCidr(c));
             if (bad.length || ranges.length === 0) {
@@ -612,9 +672,9 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         }
         const serviceName = r.given("espServiceName");
         if (!serviceName) {
-            r.fail("espServiceName", undefined, "is required: ESP needs the Cloud Endpoints service it serves (--service)", "pulumi config set espServiceName echo-api.endpoints.MY_PROJECT.cloud.goog, or pulumi config set managedApi false");
+            r.fail("espServiceName", undefined, "is required: ESP needs the Cloud Endpoints service it serves (--service)", (s) => `${s.set("espServiceName", "echo-api.endpoints.MY_PROJECT.cloud.goog")}, or ${s.set("managedApi", "false")}`);
         } else if (!DNS1123_SUBDOMAIN.test(serviceName)) {
-            r.fail("espServiceName", serviceName, "must be a DNS name such as echo-api.endpoints.MY_PROJECT.cloud.goog", "pulumi config set espServiceName echo-api.endpoints.MY_PROJECT.cloud.goog");
+            r.fail("espServiceName", serviceName, "must be a DNS name such as echo-api.endpoints.MY_PROJECT.cloud.goog", (s) => s.set("espServiceName", "echo-api.endpoints.MY_PROJECT.cloud.goog"));
         }
         const secret = r.given("espServiceAccountSecret");
         if (secret !== undefined) r.dnsName("espServiceAccountSecret", "subdomain");

@@ -9,46 +9,15 @@
 import * as path from "path";
 import { stringify } from "yaml";
 import { effectiveLimits, formatLimits } from "../components/limits-table";
-import { ConfigError } from "../components/settings";
 import { K8sObject, objectFileName, REDACTED, registerProgram, RenderOptions, toObjects } from "./render";
-import { OutDirError, WriteResult, writeFilesSafely } from "./write";
+import { cliError, parseCli } from "./args";
+import { WriteResult, writeFilesSafely } from "./write";
 
 const USAGE = "usage: npm run render -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--out DIR]";
 
-export function parseArgs(argv: string[]): { opts: RenderOptions; out: string } {
-    const overrides: Record<string, string> = {};
-    const opts: RenderOptions = { overrides };
-    let out = "rendered";
-    for (let i = 0; i < argv.length; i++) {
-        const flag = argv[i];
-        const value = argv[i + 1];
-        const need = () => {
-            if (value === undefined || value.startsWith("--")) throw new Error(`${flag} needs a value\n${USAGE}`);
-            i++;
-            return value;
-        };
-        switch (flag) {
-            case "--variant": overrides.variant = need(); break;
-            case "--profile": overrides.apiProfile = need(); break;
-            case "--local-placement": overrides.localPlacement = need(); break;
-            case "--port-mode": overrides.espPortMode = need(); break;
-            case "--out": out = need(); break;
-            case "--set": {
-                const kv = need();
-                const eq = kv.indexOf("=");
-                if (eq < 1) throw new Error(`--set takes key=value, got '${kv}'\n${USAGE}`);
-                overrides[kv.slice(0, eq)] = kv.slice(eq + 1);
-                break;
-            }
-            case "-h":
-            case "--help":
-                console.log(USAGE);
-                process.exit(0);
-            default:
-                throw new Error(`unknown argument '${flag}'\n${USAGE}`);
-        }
-    }
-    return { opts, out };
+export function parseArgs(argv: string[]): { opts: RenderOptions; out: string; help: boolean } {
+    const a = parseCli(argv, { usage: USAGE, valueFlags: ["--out"] });
+    return { opts: { overrides: a.overrides }, out: a.out ?? "rendered", help: a.help };
 }
 
 /** Sub-folder for the objects that must not be applied as written (never part of all.yaml). */
@@ -132,7 +101,11 @@ export function writeRender(objects: K8sObject[], dir: string, opts: { cwd?: str
 }
 
 async function main() {
-    const { opts, out } = parseArgs(process.argv.slice(2));
+    const { opts, out, help } = parseArgs(process.argv.slice(2));
+    if (help) {
+        console.log(USAGE);
+        return;
+    }
     const { settings, registrations } = await registerProgram(opts);
     const objects = toObjects(registrations);
     const dir = path.resolve(out);
@@ -148,10 +121,7 @@ async function main() {
 }
 
 if (require.main === module) main().catch((e) => {
-    if (e instanceof ConfigError || e instanceof OutDirError) {
-        console.error(`error: ${e.message}`);
-        process.exit(2);
-    }
-    console.error(`error: ${e instanceof Error ? e.message : e}`);
-    process.exit(1);
+    const { message, code } = cliError(e, "nothing was rendered");
+    console.error(message);
+    process.exit(code);
 });

@@ -3,7 +3,12 @@
  * and the fix. Table-driven: each case is a config change from the valid dev config.
  */
 import { expect } from "chai";
-import { ConfigError, RawConfig, rawConfigFromAll, resolveSettings } from "../../components/settings";
+import { spawnSync } from "child_process";
+import * as path from "path";
+import { closestValue, ConfigError, formatProblems, RawConfig, rawConfigFromAll, resolveSettings } from "../../components/settings";
+import { cliFix, parseCli, UsageError } from "../../render/args";
+import { parseArgs } from "../../render/cli";
+import { parseExplainArgs } from "../../render/explain-cli";
 import { programConfig, registerProgram } from "../../render/render";
 
 /** The dev stack's config: valid, so each case below fails only for what it changes. */
@@ -37,7 +42,18 @@ const CASES: Case[] = [
     { name: "api limit in variant B", set: { variant: "B", apiLimit: "2" }, key: "apiLimit", says: /only to variant A/, fix: /config rm apiLimit/ },
     { name: "api regex in variant B", set: { variant: "B", apiRouteRegex: "/x" }, key: "apiRouteRegex", says: /only to variant A/, fix: /config rm apiRouteRegex/ },
     { name: "plural unit", set: { unit: "minutes" }, key: "unit", says: /one of 'second', 'minute'/, fix: /config set unit/ },
-    { name: "unknown unit", set: { unit: "fortnight" }, key: "unit", says: /one of/, fix: /config set unit second/ },
+    // Nothing close to 'fortnight': the default, not simply the first allowed value ('second', 60x off).
+    { name: "unknown unit", set: { unit: "fortnight" }, key: "unit", says: /one of/, fix: /config set unit minute$/ },
+    { name: "plural unit suggests the singular", set: { unit: "minutes" }, key: "unit", says: /one of/, fix: /config set unit minute$/ },
+    { name: "abbreviated unit", set: { unit: "sec" }, key: "unit", says: /one of/, fix: /config set unit second$/ },
+    { name: "misspelt unit", set: { unit: "huor" }, key: "unit", says: /one of/, fix: /config set unit hour$/ },
+    { name: "port mode https suggests http", set: { espPortMode: "https" }, key: "espPortMode", says: /one of/, fix: /config set espPortMode http$/ },
+    { name: "placement prefix", set: { localPlacement: "single" }, key: "localPlacement", says: /one of/, fix: /config set localPlacement single-route$/ },
+    { name: "non-numeric bucket suggests the variant's default (A: 4)", set: { localBucket: "abc" }, key: "localBucket", says: /whole number/, fix: /config set localBucket 4$/ },
+    { name: "non-numeric bucket suggests the variant's default (B: 10)", set: { variant: "B", localBucket: "abc" }, key: "localBucket", says: /whole number/, fix: /config set localBucket 10$/ },
+    { name: "non-numeric api limit suggests its default", set: { apiLimit: "two" }, key: "apiLimit", says: /whole number/, fix: /config set apiLimit 2$/ },
+    { name: "non-numeric port suggests its default", set: { gatewayPort: "http" }, key: "gatewayPort", says: /whole number/, fix: /config set gatewayPort 8080$/ },
+    { name: "boolean spelled no", set: { failureModeDeny: "no" }, key: "failureModeDeny", says: /true or false/, fix: /failureModeDeny false$/ },
     { name: "zero bucket", set: { localBucket: "0" }, key: "localBucket", says: /between 1 and/, fix: /localBucket 1/ },
     { name: "fractional bucket", set: { localBucket: "2.5" }, key: "localBucket", says: /whole number/, fix: /localBucket 3/ },
     { name: "fill interval without unit", set: { localFillInterval: "60" }, key: "localFillInterval", says: /protobuf duration/, fix: /localFillInterval 60s/ },
@@ -122,6 +138,28 @@ describe("config errors (table-driven)", () => {
         expect(unknown[0].fix).to.contain("did you mean 'variant'");
     });
 
+    it("a number or boolean where the CLI hands over strings (a typed default, a YAML scalar) reads the same", () => {
+        const { raw, unknown } = rawConfigFromAll({ "mesh-ratelimit:localBucket": 7 as unknown as string, "mesh-ratelimit:managedApi": false as unknown as string });
+        expect(unknown).to.deep.equal([]);
+        const s = resolveSettings({ ...raw, variant: "A" });
+        expect(s.local.bucket).to.equal(7);
+        expect(s.managedApi).to.equal(undefined);
+    });
+
+    it("an empty value in pulumi config means the key's default (Pulumi.yaml declares \"\" for variant-dependent keys)", () => {
+        expect(resolveSettings({ ...BASE, domain: "", localBucket: "" }).global.domain).to.equal("ratelimit");
+        expect(resolveSettings({ ...BASE, variant: "B", localBucket: "" }).local.bucket).to.equal(10);
+    });
+
+    it("closest allowed value: case, prefix, near misspelling, else the fallback", () => {
+        const units = ["second", "minute", "hour", "day"];
+        expect(closestValue("MINUTE", units, "minute")).to.equal("minute");
+        expect(closestValue("minutes", units, "second")).to.equal("minute");
+        expect(closestValue("days", units, "minute")).to.equal("day");
+        expect(closestValue("secnod", units, "minute")).to.equal("second");
+        expect(closestValue("fortnight", units, "minute")).to.equal("minute");
+    });
+
     it("managedApi=false drops the ESP keys' requirement", () => {
         const s = resolveSettings({ variant: "A", managedApi: "false" });
         expect(s.managedApi).to.equal(undefined);
@@ -141,5 +179,78 @@ describe("config errors (table-driven)", () => {
         await registerProgram({ base: { ...BASE }, onRegister: (r) => seen.push(r.type) });
         expect(seen.length).to.be.greaterThan(20);
         expect(programConfig({ base: BASE })["mesh-ratelimit:variant"]).to.equal("A");
+    });
+});
+
+/** The render and explain CLIs: the same flags, fixes phrased as what the user typed, the same exit code. */
+describe("config errors in the render and explain CLIs", function () {
+    this.timeout(120_000);
+    const CLI = cliFix("nothing was rendered");
+    const cliFixOf = (set: RawConfig, key: string) => {
+        const err = problemsOf(set);
+        const p = err.problems.find((x) => x.key === key)!;
+        return { text: formatProblems([p], CLI), fix: p.fixWith ? p.fixWith(CLI) : p.fix };
+    };
+    const CLI_CASES: { set: RawConfig; key: string; fix: string }[] = [
+        { set: { unit: "minutes" }, key: "unit", fix: "--set unit=minute" },
+        { set: { localBucket: "abc" }, key: "localBucket", fix: "--set localBucket=4" },
+        { set: { variant: "C" }, key: "variant", fix: "--variant A" },
+        { set: { apiProfile: "Seed2" }, key: "apiProfile", fix: "--profile seed" },
+        { set: { localPlacement: "single" }, key: "localPlacement", fix: "--local-placement single-route" },
+        { set: { espPortMode: "https" }, key: "espPortMode", fix: "--port-mode http" },
+        { set: { variant: "B", apiLimit: "2" }, key: "apiLimit", fix: "leave out --set apiLimit=..., or --variant A" },
+        { set: { includeIpRanges: "" }, key: "includeIpRanges", fix: "--set includeIpRanges=10.4.0.0/14,10.7.240.0/20   (your cluster's pod and service CIDRs), or --set managedApi=false" },
+        { set: { apiRouteRegex: "/api/(?=v1)" }, key: "apiRouteRegex", fix: "--set 'apiRouteRegex=/api/v1/products/[1-9][0-9]?'" },
+    ];
+    for (const c of CLI_CASES) {
+        it(`${JSON.stringify(c.set)}: fix is '${c.fix}', no pulumi command`, () => {
+            const { text, fix } = cliFixOf(c.set, c.key);
+            expect(fix).to.equal(c.fix);
+            expect(text).to.match(/^invalid configuration \(1 problem\); nothing was rendered:/);
+            expect(text).not.to.contain("pulumi config");
+        });
+    }
+
+    it("a misspelt --set key: did you mean, phrased as --set", () => {
+        const { unknown } = rawConfigFromAll({ "mesh-ratelimit:varient": "B" });
+        expect(unknown[0].fixWith!(CLI)).to.equal("did you mean 'variant'? --set variant=B instead of --set varient=...");
+        expect(unknown[0].fix).to.equal("did you mean 'variant'? pulumi config rm varient && pulumi config set variant 'B'");
+    });
+
+    it("a misspelt flag: did you mean, in both CLIs", () => {
+        expect(() => parseArgs(["--varient", "B"])).to.throw(UsageError, /unknown argument '--varient': did you mean --variant\?/);
+        expect(() => parseExplainArgs(["--varient", "B", "/p"])).to.throw(UsageError, /unknown argument '--varient': did you mean --variant\?/);
+        expect(() => parseArgs(["--local-placment", "single-route"])).to.throw(/did you mean --local-placement\?/);
+        expect(() => parseArgs(["--frobnicate", "x"])).to.throw(/unknown argument '--frobnicate'\n/);
+    });
+
+    it("an empty --set value is an error that says to leave it out (not silently the default)", () => {
+        expect(() => parseArgs(["--set", "domain="])).to.throw(UsageError, /--set domain= has an empty value: to use the key's default, leave it out \(remove '--set domain='\)/);
+        expect(() => parseExplainArgs(["--set", "domain= ", "/p"])).to.throw(UsageError, /empty value/);
+        expect(() => parseArgs(["--set", "domian="])).to.throw(UsageError, /did you mean 'domain'/);
+    });
+
+    it("explain takes the same flags as render, mapped to the same keys", () => {
+        const argv = ["--variant", "b", "--profile", "seed", "--local-placement", "single-route", "--port-mode", "tcp", "--set", "unit=hour"];
+        const r = parseArgs(argv).opts.overrides;
+        const e = parseExplainArgs([...argv, "/p"]);
+        expect(r).to.deep.equal({ variant: "B", apiProfile: "seed", localPlacement: "single-route", espPortMode: "tcp", unit: "hour" });
+        expect({ ...e.overrides, variant: e.variant, apiProfile: e.apiProfile }).to.deep.equal(r);
+        expect(parseCli(["--json", "/a"], { usage: "u", switches: ["--json"], positional: true }).json).to.equal(true);
+    });
+
+    it("render and explain exit 2 on the same bad config and on a bad flag, with the --set fix", () => {
+        const root = path.resolve(__dirname, "..", "..");
+        const tsx = path.join(root, "node_modules", ".bin", "tsx");
+        const run = (script: string, args: string[]) => spawnSync(tsx, [path.join(root, "render", script), ...args], { cwd: root, encoding: "utf8" });
+        for (const [script, extra] of [["cli.ts", ["--out", path.join(require("os").tmpdir(), `never-written-${process.pid}`)]], ["explain-cli.ts", ["/productpage"]]] as const) {
+            const bad = run(script, ["--set", "unit=minutes", ...extra]);
+            expect(bad.status, `${script}: ${bad.stderr}`).to.equal(2);
+            expect(bad.stderr).to.contain("fix: --set unit=minute\n");
+            expect(bad.stderr).not.to.contain("pulumi config");
+            const flag = run(script, ["--varient", "B", ...extra]);
+            expect(flag.status, `${script}: ${flag.stderr}`).to.equal(2);
+            expect(flag.stderr).to.contain("did you mean --variant?");
+        }
     });
 });
