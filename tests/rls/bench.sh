@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # npm run bench:rls — decisions/s and latency of the real rate-limit service on loopback:
 # (a) the stack's rendered settings, (b) Istio's sample settings, (c) raw Redis INCRBY+EXPIRE.
-# Writes tests/rls/results/bench-rls.{md,json} (or $BENCH_OUT). Not a test: it reports.
-# Env: BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_LIGHT_CONCURRENCY, BENCH_SWEEP=1, BENCH_OVERRIDES, BENCH_OUT,
+# Writes bench-rls.{md,json} to $CACHE/results/ (outside the work tree), or to $BENCH_OUT; with
+# BENCH_RECORD=1 to tests/rls/results/, the tracked record the docs cite. Not a test: it reports.
+# Env: BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_LIGHT_CONCURRENCY, BENCH_SWEEP=1, BENCH_OVERRIDES, BENCH_OUT, BENCH_RECORD=1,
 # BENCH_GO=0 (Node client only). Each row is measured with the Node client and the Go load generator.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,5 +22,13 @@ if ! RLS_LOADGEN=$(bash tests/rls/build-loadgen.sh); then
 else
   export RLS_LOADGEN
 fi
+# Results stay out of the tracked tree unless asked for (BENCH_RECORD=1): a benchmark run must not
+# leave `git status` changed.
+if [[ -z "${BENCH_OUT:-}" ]]; then
+  if [[ "${BENCH_RECORD:-}" == 1 ]]; then BENCH_OUT="$ROOT/tests/rls/results"; else BENCH_OUT="$CACHE/results"; fi
+fi
+mkdir -p "$BENCH_OUT"
+export BENCH_OUT
+log "bench:rls: results go to $BENCH_OUT (BENCH_RECORD=1: tests/rls/results/, the tracked record)"
 log "bench:rls: load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other work on this machine skews wall-clock figures; CPU per decision does not)"
 exec npx tsx tests/rls/bench.ts

@@ -14,7 +14,8 @@
  * is what limits the wall-clock figures. BENCH_GO=0 skips the Go client.
  *
  * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 64), BENCH_LIGHT_CONCURRENCY
- * (default 4), BENCH_OUT (directory for bench-rls.json/.md, default tests/rls/results),
+ * (default 4), BENCH_OUT (directory for bench-rls.json/.md; `npm run bench:rls` sets $CACHE/results, or
+ * tests/rls/results with BENCH_RECORD=1; run directly without it: tests/rls/results),
  * BENCH_SWEEP=1 also measures candidate tunings of (a), BENCH_OVERRIDES='{"K":"V"}' overrides
  * stack config for (a), BENCH_KEEP_LOGS=1 keeps the services' logs.
  */
