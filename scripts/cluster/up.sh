@@ -28,10 +28,10 @@ if [[ -d "$CL" ]]; then
   bash "$here/down.sh" >&2
 fi
 
-# `npm run tools` skips these when the e2e tier is blocked (they serve only it): name them explicitly.
+# Only the cluster's tools (`npm run tools` builds them too, among the rest).
 build_cmd="bash scripts/tools/build-all.sh etcd kube-apiserver kwok"
-[[ -x "$ETCD_BIN" ]] || die "etcd not built ($ETCD_BIN): run '$build_cmd' (plain 'npm run tools' skips it while the e2e tier is blocked)"
-[[ -x "$KUBE_BIN_DIR/kube-apiserver" ]] || die "kube-apiserver not built ($KUBE_BIN_DIR): run '$build_cmd' (plain 'npm run tools' skips it while the e2e tier is blocked)"
+[[ -x "$ETCD_BIN" ]] || die "etcd not built ($ETCD_BIN): run '$build_cmd'"
+[[ -x "$KUBE_BIN_DIR/kube-apiserver" ]] || die "kube-apiserver not built ($KUBE_BIN_DIR): run '$build_cmd'"
 fake_nodes=${MESH_RL_FAKE_NODES:-auto}
 if [[ $fake_nodes != 0 ]]; then
   if [[ -x "$KUBE_BIN_DIR/kube-controller-manager" && -x "$KUBE_BIN_DIR/kube-scheduler" && -x "$KWOK_DIR/kwok" ]]; then
