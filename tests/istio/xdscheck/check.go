@@ -455,18 +455,27 @@ func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
 		}
 		// What the regex admits, as Envoy evaluates it: an RE2 full match (spec section 2.6:
 		// the API prefix, "/", a number 1..99). Go's regexp is RE2; anchoring makes it a full match.
-		rExp := fmt.Sprintf("regex full-matches %s/N for N in 1..9, 11..99 and refuses 0, 100, the bare prefix and sub-paths", e.APIPrefix)
+		rExp := fmt.Sprintf("regex full-matches %s/N for N = 1..9, every decade 10..90, 11, 55, 99 and refuses 0, 00, 07, 100, 1000, the bare prefix and sub-paths", e.APIPrefix)
 		if regex == "" {
 			fs.add("gateway/api-regex-full-match", efRef(EFRouteAPI), rExp, "no regex generated")
 		} else if re, err := regexp.Compile("^(?:" + regex + ")$"); err != nil {
 			fs.add("gateway/api-regex-full-match", efRef(EFRouteAPI), rExp, fmt.Sprintf("regex %q does not compile: %v", regex, err))
 		} else {
 			var bad []string
-			for _, c := range []struct {
+			type probe struct {
 				suffix string
 				want   bool
-			}{{"/1", true}, {"/7", true}, {"/11", true}, {"/99", true}, {"/0", false}, {"/100", false},
-				{"", false}, {"/", false}, {"/7/reviews", false}, {"/x", false}} {
+			}
+			// Every one-digit number and every decade: `[1-9]{1,2}` (the specification's literal
+			// form) misses /10, /20 ... /90 although it means 1..99.
+			var probes []probe
+			for n := 1; n <= 9; n++ {
+				probes = append(probes, probe{fmt.Sprintf("/%d", n), true}, probe{fmt.Sprintf("/%d0", n), true})
+			}
+			probes = append(probes, probe{"/11", true}, probe{"/55", true}, probe{"/99", true},
+				probe{"/0", false}, probe{"/00", false}, probe{"/07", false}, probe{"/100", false}, probe{"/1000", false},
+				probe{"", false}, probe{"/", false}, probe{"/7/reviews", false}, probe{"/x", false})
+			for _, c := range probes {
 				if re.MatchString(e.APIPrefix+c.suffix) != c.want {
 					bad = append(bad, fmt.Sprintf("%s%s matched=%v", e.APIPrefix, c.suffix, !c.want))
 				}
@@ -549,6 +558,11 @@ func checkSidecar(fs *findings, g *Generated, e Expect) {
 	full := fmt.Sprintf("LocalRateLimit stat_prefix http_local_rate_limiter, token bucket %d/%d every %s, enabled+enforced 100%%, header x-local-rate-limit: true",
 		e.Bucket, e.Bucket, e.FillInterval)
 	probs = nil
+	// Never pass without looking at a filter: the config is checked only on chains where the
+	// filter sits before the router, and every inbound HTTP chain must have one.
+	if len(filters) < len(hcms) {
+		probs = append(probs, fmt.Sprintf("%s found before the router on %d of %d inbound HTTP chains; nothing to check on the others", FilterLocalRateLimit, len(filters), len(hcms)))
+	}
 	for _, f := range filters {
 		lrl, err := decodeLocalRateLimit(f.GetTypedConfig())
 		if err != nil {

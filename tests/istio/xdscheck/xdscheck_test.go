@@ -105,6 +105,12 @@ var mutations = []mutation{
 		"gateway/ratelimit-filter-config", always},
 	{"local-bucket-typo", EFLocal, -1, []string{"patch", "value", "typed_config", "value", "token_bucket", "max_tokns"}, 4,
 		"sidecar/local-filter-config", func(e Expect) bool { return e.Placement == "all-routes" }},
+	// A check must not pass for want of an object to check: with the local filter after the
+	// router, or not on the inbound chain at all, the config check fails too.
+	{"local-after-router", EFLocal, 0, []string{"patch", "operation"}, "INSERT_AFTER",
+		"sidecar/local-filter-config", always},
+	{"local-missing-config", EFLocal, 0, []string{"match", "context"}, "SIDECAR_OUTBOUND",
+		"sidecar/local-filter-config", always},
 }
 
 func apply(docs []Doc, m mutation) error {
