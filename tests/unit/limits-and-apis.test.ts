@@ -81,7 +81,7 @@ describe("served-API check: which API versions each configuration needs", () => 
     const versions = (over: Record<string, string>) => requiredApiVersions(resolveSettings({ ...DEV, ...over })).map((r) => r.apiVersion);
 
     it("Istio's EnvoyFilter, Gateway and VirtualService versions always", () => {
-        for (const over of [{}, { apiProfile: "seed" }, { managedApi: "false", mutualTls: "false" }]) {
+        for (const over of [{}, { apiProfile: "seed" }, { managedApi: "false", mutualTls: "false" }] as Record<string, string>[]) {
             expect(versions(over).slice(0, 2)).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1"]);
         }
     });
@@ -95,7 +95,7 @@ describe("served-API check: which API versions each configuration needs", () => 
     });
 
     it("a cluster serving everything: no problem for any profile", () => {
-        for (const over of [{}, { apiProfile: "seed" }, { managedApi: "false" }]) {
+        for (const over of [{}, { apiProfile: "seed" }, { managedApi: "false" }] as Record<string, string>[]) {
             expect(missingApis(resolveSettings({ ...DEV, ...over }), ALL_SERVED)).to.deep.equal([]);
         }
     });
