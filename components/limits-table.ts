@@ -17,10 +17,14 @@ export function effectiveLimits(s: StackSettings): LimitRow[] {
     const gw = `ingress gateway (${s.mesh.gatewaySelector.key}=${s.mesh.gatewaySelector.value}), 429`;
     const rows: LimitRow[] = s.global.descriptors.map((d) => {
         let match: string;
-        if (d.value === undefined) match = `any other path (each path its own counter) [${d.key}]`;
+        const query = s.global.pathKey === "literal" ? "; the query counts as part of the path" : ", with or without a query";
+        if (d.value === undefined)
+            match = s.global.pathKey === "literal"
+                ? `any other :path, query included (each its own counter) [${d.key}]`
+                : `any other path (each path its own counter, query ignored${s.global.apiRoute ? `; '${s.global.apiRoute.route}' route paths count here too` : ""}) [${d.key}]`;
         else if (s.global.apiRoute && d.value === s.global.apiRoute.descriptorValue)
-            match = `paths matching ${s.global.apiRoute.regex} on route '${s.global.apiRoute.route}', shared [${d.key}=${d.value}]`;
-        else match = `path ${d.value} [${d.key}=${d.value}]`;
+            match = `paths matching ${s.global.apiRoute.regex} on route '${s.global.apiRoute.route}'${query}, shared [${d.key}=${d.value}]`;
+        else match = `path ${d.value}${query} [${d.key}=${d.value}]`;
         return { scope: "global", match, limit: `${d.requestsPerUnit}/${d.unit}`, enforcedBy: `${gw}; domain '${s.global.domain}'` };
     });
     rows.push({

@@ -26,9 +26,9 @@ describe("limits table: what each row says", () => {
         const rows = effectiveLimits(resolveSettings(DEV));
         expect(rows.map((r) => r.scope)).to.deep.equal(["global", "global", "global", "local"]);
         const [page, api, other, local] = rows;
-        expect(page.match).to.equal("path /productpage [PATH=/productpage]");
-        expect(api.match).to.equal("paths matching /api/v1/products/[1-9][0-9]? on route 'api', shared [PATH=api]");
-        expect(other.match).to.equal("any other path (each path its own counter) [PATH]");
+        expect(page.match).to.equal("path /productpage, with or without a query [PATH=/productpage]");
+        expect(api.match).to.equal("paths matching /api/v1/products/[1-9][0-9]? on route 'api', with or without a query, shared [PATH=api]");
+        expect(other.match).to.equal("any other path (each path its own counter, query ignored; 'api' route paths count here too) [PATH]");
         for (const g of [page, api, other]) expect(g.enforcedBy).to.equal("ingress gateway (istio=ingressgateway), 429; domain 'ratelimit'");
         expect(local.match).to.equal("inbound HTTP to app=productpage:9080 (all-routes)");
         expect(local.limit).to.equal("4/60s per pod");
@@ -40,8 +40,8 @@ describe("limits table: what each row says", () => {
             resolveSettings({ ...DEV, variant: "B", gatewaySelector: "app=edge", localPlacement: "single-route", serviceLabel: "web", localServicePort: "8000" }),
         );
         expect(rows.map((r) => r.match)).to.deep.equal([
-            "path /productpage [PATH=/productpage]",
-            "any other path (each path its own counter) [PATH]",
+            "path /productpage, with or without a query [PATH=/productpage]",
+            "any other path (each path its own counter, query ignored) [PATH]",
             "inbound HTTP to app=web:8000 (single-route)",
         ]);
         expect(rows[0].enforcedBy).to.equal("ingress gateway (app=edge), 429; domain 'productpage-ratelimit'");
@@ -49,7 +49,16 @@ describe("limits table: what each row says", () => {
 
     it("the api row is recognised by the configured descriptor value, not by the word 'api'", () => {
         const rows = effectiveLimits(resolveSettings({ ...DEV, apiDescriptorValue: "products" }));
-        expect(rows[1].match).to.equal("paths matching /api/v1/products/[1-9][0-9]? on route 'api', shared [PATH=products]");
+        expect(rows[1].match).to.equal("paths matching /api/v1/products/[1-9][0-9]? on route 'api', with or without a query, shared [PATH=products]");
+    });
+
+    it("pathKey=literal says that the query counts as part of the path", () => {
+        const rows = effectiveLimits(resolveSettings({ ...DEV, pathKey: "literal" }));
+        expect(rows.map((r) => r.match).slice(0, 3)).to.deep.equal([
+            "path /productpage; the query counts as part of the path [PATH=/productpage]",
+            "paths matching /api/v1/products/[1-9][0-9]? on route 'api'; the query counts as part of the path, shared [PATH=api]",
+            "any other :path, query included (each its own counter) [PATH]",
+        ]);
     });
 
     it("formatLimits: a header, a rule of dashes as wide as each column, columns aligned, no trailing blanks", () => {
