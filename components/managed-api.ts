@@ -70,7 +70,10 @@ export function ingressManifest(m: ManagedApiSettings, profile: StackSettings["a
             apiVersion: "extensions/v1beta1",
             kind: "Ingress",
             metadata: { ...metadata, annotations: { ...metadata.annotations, "kubernetes.io/ingress.class": m.ingressClassName } },
-            spec: { rules: [{ http: { paths: [{ path: m.ingressPath, backend: { serviceName: ESP_NAME, servicePort: ESP_SERVICE_PORT } }] } }] },
+            // pathType Prefix: without it the API server defaults a v1beta1 path to ImplementationSpecific,
+            // which Istio turns into an exact match of `/echo` (the istio tier shows it); the field
+            // exists in extensions/v1beta1 since Kubernetes 1.18.
+            spec: { rules: [{ http: { paths: [{ path: m.ingressPath, pathType: "Prefix", backend: { serviceName: ESP_NAME, servicePort: ESP_SERVICE_PORT } }] } }] },
         };
     }
     return {

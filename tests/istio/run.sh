@@ -243,7 +243,7 @@ check_combo() {
     local xin="$work/xds-in-$v-$p-$pl"
     mkdir -p "$xin"
     { cat "$dir/all.yaml"; for f in "$dir"/not-appliable/*.yaml; do if [[ -f "$f" ]]; then echo "---"; cat "$f"; fi; done; } > "$xin/all.yaml"
-    XDSCHECK_DIR="$xin" XDSCHECK_VARIANT="$v" XDSCHECK_PLACEMENT="$pl" \
+    XDSCHECK_DIR="$xin" XDSCHECK_VARIANT="$v" XDSCHECK_PLACEMENT="$pl" XDSCHECK_PROFILE="$p" \
       "$xdsbin" -test.v -test.count=1 > "$log" 2>&1 || rc=$?
     local line name id msg
     while IFS= read -r line; do
@@ -287,6 +287,21 @@ else
         [[ -n "${controlled:-}" ]] || { validate_control "$dir"; controlled=1; }
       done
     done
+  done
+  # Managed-API path with the tcp port mode (the matrix renders http): tests/istio/xdscheck/ingress_test.go.
+  for p in "${profiles[@]}"; do
+    [[ -n "$xdsbin" ]] || break
+    dir="$work/ingress-tcp-$p"
+    (cd "$root" && npm run --silent render -- --variant A --profile "$p" --set espPortMode=tcp --out "$dir") > "$dir.log" 2>&1 ||
+      { ko "A/$p/tcp render failed: $(tail -3 "$dir.log" | tr '\n' ' ')"; continue; }
+    XDSCHECK_DIR="$dir" XDSCHECK_VARIANT=A XDSCHECK_PROFILE="$p" XDSCHECK_PORT_MODE=tcp \
+      "$xdsbin" -test.run '^TestIngress' -test.v -test.count=1 > "$dir.xds.log" 2>&1 || true
+    while IFS= read -r line; do
+      name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
+      [[ "$line" == *"--- PASS"* ]] && ok "A/$p/tcp generator $name" ||
+        ko "A/$p/tcp generator $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$dir.xds.log" | sed -E 's/^.*FAILED: [^ ]+ //')"
+    done < <(grep -E '^ +--- (PASS|FAIL): TestIngress[A-Za-z]*/' "$dir.xds.log" || true)
+    grep -qE '^ +--- PASS: TestIngress/echo-route-to-esp' "$dir.xds.log" || ko "A/$p/tcp generator: managed-API route not checked (log $dir.xds.log)"
   done
 fi
 echo "istio checks took $(( $(date +%s) - start ))s"

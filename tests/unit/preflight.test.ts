@@ -133,6 +133,12 @@ describe("shared objects: what the program registers for each answer of the clus
         expect(r.get("Ingress", "simple-ingress", "default").metadata.annotations["kubernetes.io/ingress.class"]).to.equal("istio-mesh");
     });
 
+    it("seed Ingress: path /echo with pathType Prefix (else the API server defaults ImplementationSpecific and Istio matches /echo exactly)", async () => {
+        const r = await render({ apiProfile: "seed" });
+        const [path] = r.get("Ingress", "simple-ingress", "default").spec.rules[0].http.paths;
+        expect(path).to.deep.include({ path: "/echo", pathType: "Prefix" });
+    });
+
     it("ingressClassName names both the Ingress's class and the IngressClass created", async () => {
         const r = await render({ overrides: { ingressClassName: "istio-mesh" } });
         expect(r.names("IngressClass")).to.deep.equal(["istio-mesh"]);

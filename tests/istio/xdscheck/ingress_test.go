@@ -1,0 +1,237 @@
+package xdscheck
+
+import (
+	"os"
+	"testing"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	meshconfig "istio.io/api/mesh/v1alpha1"
+)
+
+// Inputs, beside XDSCHECK_DIR (tests/istio/run.sh):
+//
+//	XDSCHECK_PROFILE    seed or current (the render's API profile)
+//	XDSCHECK_PORT_MODE  http (default) or tcp (the render's espPortMode)
+func ingressInputs(t *testing.T) ([]Doc, IngressExpect) {
+	t.Helper()
+	dir := os.Getenv("XDSCHECK_DIR")
+	if dir == "" {
+		t.Skip("XDSCHECK_DIR not set (run tests/istio/run.sh)")
+	}
+	e := IngressExpect{Profile: os.Getenv("XDSCHECK_PROFILE"), PortMode: envOr("XDSCHECK_PORT_MODE", "http"), Namespace: "default"}
+	if e.Profile != "seed" && e.Profile != "current" {
+		t.Skipf("XDSCHECK_PROFILE=%q: the managed-API checks need the profile (seed or current)", e.Profile)
+	}
+	if e.PortMode != "http" && e.PortMode != "tcp" {
+		t.Fatalf("XDSCHECK_PORT_MODE=%q (want http or tcp)", e.PortMode)
+	}
+	docs, err := LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Find(docs, "Ingress", "", IngressName) == nil {
+		t.Skip("no Ingress " + IngressName + " in this render (managedApi=false)")
+	}
+	return docs, e
+}
+
+func findClusterByName(cs []*clusterv3.Cluster, name string) *clusterv3.Cluster {
+	for _, c := range cs {
+		if c.GetName() == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// echoRoute generates the gateway configuration and returns "" when the gateway routes the Ingress
+// path prefix to the ESP Service port, else what it found.
+func echoRoute(t *testing.T, docs []Doc, mc *meshconfig.MeshConfig, e IngressExpect) (*IngressGenerated, string) {
+	g, err := GenerateIngress(t, docs, mc)
+	if err != nil {
+		return nil, "cannot generate: " + err.Error()
+	}
+	if len(g.Derived) == 0 {
+		return g, "Istio's Ingress controller derived no Gateway or VirtualService: it ignores the Ingress"
+	}
+	r, seen := IngressRoute(g.Routes, IngressPath)
+	if r == nil {
+		return g, "no route with prefix " + IngressPath + "; " + seen
+	}
+	if got := r.GetRoute().GetCluster(); got != e.ESPCluster() {
+		return g, "route " + IngressPath + " goes to cluster " + got
+	}
+	return g, ""
+}
+
+// TestIngress: with a default Istio install's mesh config (ingressControllerMode STRICT, ingress
+// class istio), the ingress gateway routes the Ingress path prefix to esp-echo port 80; with the
+// current profile's PeerAuthentication STRICT and the http port mode, the gateway's cluster for
+// esp-echo uses Istio mutual TLS.
+func TestIngress(t *testing.T) {
+	docs, e := ingressInputs(t)
+	obj := "Ingress " + e.Namespace + "/" + IngressName
+	g, problem := echoRoute(t, docs, DefaultMesh(), e)
+	t.Run("echo-route-to-esp", func(t *testing.T) {
+		if problem != "" {
+			t.Errorf("FAILED: echo-route-to-esp: %s: expected the ingress gateway (default mesh config) to route prefix %s to %s; got: %s", obj, IngressPath, e.ESPCluster(), problem)
+			return
+		}
+		t.Logf("%s (%s profile, %s port): gateway route config http.80 routes prefix %s to %s", obj, e.Profile, e.PortMode, IngressPath, e.ESPCluster())
+	})
+	t.Run("esp-cluster", func(t *testing.T) {
+		if g == nil {
+			t.Fatalf("FAILED: esp-cluster: Service %s/%s: expected gateway cluster %s; got: nothing generated", e.Namespace, ESPService, e.ESPCluster())
+		}
+		c := findClusterByName(g.Clusters, e.ESPCluster())
+		if c == nil {
+			t.Fatalf("FAILED: esp-cluster: Service %s/%s: expected gateway cluster %s; got: absent", e.Namespace, ESPService, e.ESPCluster())
+		}
+		ok, where := IstioMutualTLS(c, e.ESPSNI())
+		if e.Profile == "current" && e.PortMode == "http" {
+			if !ok {
+				t.Errorf("FAILED: esp-cluster: PeerAuthentication %s/default + Service %s/%s: expected cluster %s to use Istio mutual TLS (SNI %s); got: %s", IstioSystem, e.Namespace, ESPService, e.ESPCluster(), e.ESPSNI(), where)
+				return
+			}
+			t.Logf("cluster %s: Istio mutual TLS in %s", e.ESPCluster(), where)
+			return
+		}
+		// Recorded, not asserted: the seed profile's mTLS switch is inert on current Istio, and the tcp
+		// mode is the specification's bypass path.
+		t.Logf("cluster %s (%s profile, %s port): Istio mutual TLS %v (%s)", e.ESPCluster(), e.Profile, e.PortMode, ok, where)
+	})
+}
+
+// ingressControl changes the render (or the mesh config) in memory; the named check must then fail.
+type ingressControl struct {
+	name   string
+	when   func(IngressExpect) bool
+	mutate func(docs []Doc, mc *meshconfig.MeshConfig) ([]Doc, error)
+	// mtls: the control targets the mutual-TLS check instead of the route.
+	mtls bool
+}
+
+func removeKind(docs []Doc, kind string) []Doc {
+	var out []Doc
+	for _, d := range docs {
+		if d.Kind() != kind {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+var ingressControls = []ingressControl{
+	// The issue this tier guards: a class name without an IngressClass object, under the default
+	// STRICT mode, is ignored by Istio.
+	{name: "no-ingressclass-strict", when: func(e IngressExpect) bool { return e.Profile == "current" },
+		mutate: func(docs []Doc, _ *meshconfig.MeshConfig) ([]Doc, error) {
+			return removeKind(docs, "IngressClass"), nil
+		}},
+	{name: "ingressclass-other-controller", when: func(e IngressExpect) bool { return e.Profile == "current" },
+		mutate: func(docs []Doc, _ *meshconfig.MeshConfig) ([]Doc, error) {
+			c := Find(docs, "IngressClass", "", IngressClass)
+			if c == nil {
+				return nil, errNoObject("IngressClass " + IngressClass)
+			}
+			c["spec"] = map[string]any{"controller": "example.com/other-controller"}
+			return docs, nil
+		}},
+	{name: "annotation-other-class", when: func(e IngressExpect) bool { return e.Profile == "seed" },
+		mutate: func(docs []Doc, _ *meshconfig.MeshConfig) ([]Doc, error) {
+			ing := Find(docs, "Ingress", "", IngressName)
+			ann, _ := Dig(ing, "metadata", "annotations").(map[string]any)
+			if ann == nil || ann["kubernetes.io/ingress.class"] == nil {
+				return nil, errNoObject("annotation kubernetes.io/ingress.class on Ingress " + IngressName)
+			}
+			ann["kubernetes.io/ingress.class"] = "nginx"
+			return docs, nil
+		}},
+	// The seed Ingress without pathType: the API server defaults it to ImplementationSpecific and
+	// Istio matches `/echo` exactly, so /echo/<anything> is not routed.
+	{name: "seed-without-pathtype", when: func(e IngressExpect) bool { return e.Profile == "seed" },
+		mutate: func(docs []Doc, _ *meshconfig.MeshConfig) ([]Doc, error) {
+			paths, _ := Dig(Find(docs, "Ingress", "", IngressName), "spec", "rules").([]any)
+			if len(paths) == 0 {
+				return nil, errNoObject("Ingress " + IngressName + " rules")
+			}
+			ps, _ := Dig(paths[0].(map[string]any), "http", "paths").([]any)
+			if len(ps) == 0 {
+				return nil, errNoObject("Ingress " + IngressName + " paths")
+			}
+			delete(ps[0].(map[string]any), "pathType")
+			return docs, nil
+		}},
+	// Only the annotation depends on the mode: an IngressClass for Istio is served even with OFF.
+	{name: "ingress-controller-off", when: func(e IngressExpect) bool { return e.Profile == "seed" },
+		mutate: func(docs []Doc, mc *meshconfig.MeshConfig) ([]Doc, error) {
+			mc.IngressControllerMode = meshconfig.MeshConfig_OFF
+			return docs, nil
+		}},
+	{name: "peerauthentication-disable", mtls: true, when: func(e IngressExpect) bool { return e.Profile == "current" && e.PortMode == "http" },
+		mutate: func(docs []Doc, _ *meshconfig.MeshConfig) ([]Doc, error) {
+			pa := Find(docs, "PeerAuthentication", IstioSystem, "default")
+			if pa == nil {
+				return nil, errNoObject("PeerAuthentication " + IstioSystem + "/default")
+			}
+			pa["spec"] = map[string]any{"mtls": map[string]any{"mode": "DISABLE"}}
+			return docs, nil
+		}},
+}
+
+type errNoObject string
+
+func (e errNoObject) Error() string { return string(e) + " not rendered" }
+
+// TestIngressControls: each control must make its check fail, while the unchanged render passes
+// it (so a pass of TestIngress is not vacuous). Also shows the other side of the default: with
+// ingressControllerMode DEFAULT, an Ingress with a class name but no IngressClass is served.
+func TestIngressControls(t *testing.T) {
+	docs, e := ingressInputs(t)
+	if _, p := echoRoute(t, Clone(docs), DefaultMesh(), e); p != "" {
+		t.Fatalf("FAILED: controls: the unchanged render already fails the route check: %s", p)
+	}
+	for _, c := range ingressControls {
+		c := c
+		if !c.when(e) {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			mc := DefaultMesh()
+			mut, err := c.mutate(Clone(docs), mc)
+			if err != nil {
+				t.Fatalf("FAILED: %s: control cannot be applied: %v", c.name, err)
+			}
+			g, problem := echoRoute(t, mut, mc, e)
+			if c.mtls {
+				cl := (*clusterv3.Cluster)(nil)
+				if g != nil {
+					cl = findClusterByName(g.Clusters, e.ESPCluster())
+				}
+				if cl == nil {
+					t.Fatalf("FAILED: %s: cluster %s absent, so the control shows nothing", c.name, e.ESPCluster())
+				}
+				if ok, where := IstioMutualTLS(cl, e.ESPSNI()); ok {
+					t.Errorf("FAILED: %s: the mutual-TLS check still passes (%s): it cannot see mTLS turned off", c.name, where)
+				} else {
+					t.Logf("detected: cluster %s without Istio mutual TLS: %s", e.ESPCluster(), where)
+				}
+				return
+			}
+			if problem == "" {
+				t.Errorf("FAILED: %s: the gateway still routes %s to %s: the check cannot see the Ingress ignored", c.name, IngressPath, e.ESPCluster())
+				return
+			}
+			t.Logf("detected: %s", problem)
+		})
+	}
+	if e.Profile == "current" {
+		t.Run("default-mode-serves-classless", func(t *testing.T) {
+			mc := DefaultMesh()
+			mc.IngressControllerMode = meshconfig.MeshConfig_DEFAULT
+			if _, p := echoRoute(t, removeKind(Clone(docs), "IngressClass"), mc, e); p != "" {
+				t.Errorf("FAILED: default-mode-serves-classless: expected ingressControllerMode DEFAULT to serve the Ingress without an IngressClass object; got: %s", p)
+			}
+		})
+	}
+}
