@@ -244,6 +244,7 @@ check_combo() {
     mkdir -p "$xin"
     { cat "$dir/all.yaml"; for f in "$dir"/not-appliable/*.yaml; do if [[ -f "$f" ]]; then echo "---"; cat "$f"; fi; done; } > "$xin/all.yaml"
     XDSCHECK_DIR="$xin" XDSCHECK_VARIANT="$v" XDSCHECK_PLACEMENT="$pl" XDSCHECK_PROFILE="$p" \
+      XDSCHECK_DUMP="$work/gateway-routes-$v-$p-$pl.json" \
       "$xdsbin" -test.v -test.count=1 > "$log" 2>&1 || rc=$?
     local line name id msg
     while IFS= read -r line; do
@@ -264,6 +265,20 @@ check_combo() {
     if ! grep -qE '^ +--- (PASS|FAIL): TestGeneratedConfig/' "$log"; then
       ko "$combo generator: no expectation evaluated"
       tail -20 "$log" | sed 's/^/     /'
+    fi
+    # 5. The gateway model (render/explain.ts) from the render and from Istio's generated routes agree.
+    local dump="$work/gateway-routes-$v-$p-$pl.json" agree_out
+    if [[ ! -s "$dump" ]]; then
+      ko "$combo model agreement: the generator wrote no route configuration dump (see $log)"
+    else
+      agree_out="$(cd "$root" && npx tsx tests/istio/model-agree.ts "$dir" "$dump" "$combo" 2>&1)" || true
+      while IFS= read -r line; do
+        case "$line" in
+          ok\ *) ok "${line#ok   }" ;;
+          FAIL\ *) ko "${line#FAIL }" ;;
+        esac
+      done <<< "$agree_out"
+      grep -qE '^(ok|FAIL) ' <<< "$agree_out" || ko "$combo model agreement: no result: $(tail -3 <<< "$agree_out" | tr '\n' ' ')"
     fi
   fi
 }

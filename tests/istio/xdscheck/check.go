@@ -3,6 +3,7 @@ package xdscheck
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	lrlv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
+	exprv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/rate_limit_descriptors/expr/v3"
 	rlv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ratelimit/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
@@ -406,16 +408,17 @@ func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
 		fs.add("gateway/ratelimit-cluster", svcRef, cExp, "")
 	}
 
-	// 3. Virtual host *:8080 carries the request_headers -> PATH action.
+	// 3. Virtual host *:8080 sends the path without its query as PATH (CEL request.url_path), so a
+	// query string never makes a counter of its own.
 	rcName := fmt.Sprintf("http.%d", e.GatewayPort)
 	vhName := fmt.Sprintf("*:%d", e.GatewayPort)
 	vh := findVhost(g.GatewayRoutes, rcName, vhName)
-	vExp := fmt.Sprintf("virtual host %s (route config %s) rate_limits with request_headers :path -> PATH", vhName, rcName)
+	vExp := fmt.Sprintf("virtual host %s (route config %s) rate_limits with the CEL descriptor %s -> PATH", vhName, rcName, URLPathExpr)
 	if vh == nil {
 		fs.add("gateway/vhost-path-action", efRef(EFVhost), vExp, fmt.Sprintf("virtual host absent; route configs: %v", routeConfigSummary(g.GatewayRoutes)))
 		return
 	}
-	if hasRequestHeadersAction(vh.RateLimits, ":path", "PATH") {
+	if hasURLPathAction(vh.RateLimits, "PATH") {
 		fs.add("gateway/vhost-path-action", efRef(EFVhost), vExp, "")
 	} else {
 		fs.add("gateway/vhost-path-action", efRef(EFVhost), vExp, fmt.Sprintf("virtual host rate_limits are %s", jsonOf(vh.RateLimits)))
@@ -453,6 +456,14 @@ func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
 			}
 			fs.add("gateway/api-route-action", efRef(EFRouteAPI), aExp, strings.Join(probs, "; "))
 		}
+		// The api route also applies the virtual host's rate_limits, so a path on it that the regex
+		// does not match (/api/v1/products/100) is still counted per path.
+		iExp := fmt.Sprintf("route %q on %s: %s per-route config vh_rate_limits INCLUDE", "api", vhName, FilterRateLimit)
+		if r == nil {
+			fs.add("gateway/api-route-includes-vhost", efRef(EFRouteAPI), iExp, "no route named api")
+		} else {
+			fs.add("gateway/api-route-includes-vhost", efRef(EFRouteAPI), iExp, vhRateLimitsProblem(r))
+		}
 		// What the regex admits, as Envoy evaluates it: an RE2 full match (spec section 2.6:
 		// the API prefix, "/", a number 1..99). Go's regexp is RE2; anchoring makes it a full match.
 		rExp := fmt.Sprintf("regex full-matches %s/N for N = 1..9, every decade 10..90, 11, 55, 99 and refuses 0, 00, 07, 100, 1000, the bare prefix and sub-paths", e.APIPrefix)
@@ -472,6 +483,9 @@ func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
 			for n := 1; n <= 9; n++ {
 				probes = append(probes, probe{fmt.Sprintf("/%d", n), true}, probe{fmt.Sprintf("/%d0", n), true})
 			}
+			// `:path` carries the query: the regex must accept one after the number, and nothing else.
+			probes = append(probes, probe{"/7?a=b", true}, probe{"/10?", true}, probe{"/99?x=%2F&y", true},
+				probe{"/100?x=1", false}, probe{"/7/?x", false}, probe{"?n=7", false}, probe{"/7#f", false})
 			probes = append(probes, probe{"/11", true}, probe{"/55", true}, probe{"/99", true},
 				probe{"/0", false}, probe{"/00", false}, probe{"/07", false}, probe{"/100", false}, probe{"/1000", false},
 				probe{"", false}, probe{"/", false}, probe{"/7/reviews", false}, probe{"/x", false})
@@ -841,6 +855,46 @@ func routeNames(vh *routev3.VirtualHost) []string {
 	return out
 }
 
+// URLPathExpr is the CEL attribute for the request path without its query string.
+const URLPathExpr = "request.url_path"
+
+// hasURLPathAction: a rate_limits entry whose action is the CEL descriptor extension producing
+// `key` from request.url_path (decoded from its typed config, as Envoy would load it).
+func hasURLPathAction(rls []*routev3.RateLimit, key string) bool {
+	for _, rl := range rls {
+		for _, a := range rl.Actions {
+			ext := a.GetExtension()
+			if ext == nil || ext.GetName() != "envoy.rate_limit_descriptors.expr" {
+				continue
+			}
+			d := &exprv3.Descriptor{}
+			if err := ext.GetTypedConfig().UnmarshalTo(d); err != nil {
+				continue
+			}
+			if d.GetDescriptorKey() == key && d.GetText() == URLPathExpr && !d.GetSkipIfError() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// vhRateLimitsProblem: "" when the route's rate-limit per-route config says INCLUDE.
+func vhRateLimitsProblem(r *routev3.Route) string {
+	a, ok := r.GetTypedPerFilterConfig()[FilterRateLimit]
+	if !ok {
+		return fmt.Sprintf("no typed_per_filter_config for %s (routes' own rate_limits then replace the virtual host's); route is %s", FilterRateLimit, jsonOf(r))
+	}
+	pr := &rlv3.RateLimitPerRoute{}
+	if err := a.UnmarshalTo(pr); err != nil {
+		return "typed_per_filter_config is not a RateLimitPerRoute: " + err.Error()
+	}
+	if pr.GetVhRateLimits() != rlv3.RateLimitPerRoute_INCLUDE {
+		return fmt.Sprintf("vh_rate_limits is %s", pr.GetVhRateLimits())
+	}
+	return ""
+}
+
 func hasRequestHeadersAction(rls []*routev3.RateLimit, header, key string) bool {
 	for _, rl := range rls {
 		for _, a := range rl.Actions {
@@ -896,4 +950,59 @@ func LoadMeshConfig(text string) ([]string, error) {
 		}
 	}
 	return ignored, nil
+}
+
+// DumpGateway writes what the gateway model needs from Istio's generated configuration: the
+// gateway's route configuration http.<port> (protobuf JSON, as Envoy receives it) and the
+// rate-limit filter's domain and failure mode from the generated listener. The istio tier feeds it
+// to the TypeScript gateway model (tests/istio/model-agree.ts) beside the rendered objects.
+func DumpGateway(t test.Failer, docs []Doc, e Expect, out string) error {
+	g, input := Generate(t, docs, e)
+	if g == nil {
+		return fmt.Errorf("nothing generated: %v", input)
+	}
+	rcName := fmt.Sprintf("http.%d", e.GatewayPort)
+	var rc *routev3.RouteConfiguration
+	for _, r := range g.GatewayRoutes {
+		if r.GetName() == rcName {
+			rc = r
+		}
+	}
+	if rc == nil {
+		return fmt.Errorf("no route configuration %s; have %v", rcName, routeConfigSummary(g.GatewayRoutes))
+	}
+	dump := map[string]any{"virtualHost": fmt.Sprintf("*:%d", e.GatewayPort)}
+	l := findListener(g.GatewayListeners, fmt.Sprintf("0.0.0.0_%d", e.GatewayPort))
+	if l != nil {
+		for _, fc := range l.FilterChains {
+			h := hcmOf(fc)
+			if h == nil {
+				continue
+			}
+			for _, f := range h.HttpFilters {
+				if f.Name != FilterRateLimit {
+					continue
+				}
+				rl := &rlv3.RateLimit{}
+				if err := f.GetTypedConfig().UnmarshalTo(rl); err != nil {
+					return err
+				}
+				dump["domain"] = rl.Domain
+				dump["failureModeDeny"] = rl.FailureModeDeny
+			}
+		}
+	}
+	if _, ok := dump["domain"]; !ok {
+		return fmt.Errorf("no %s filter on the gateway listener", FilterRateLimit)
+	}
+	b, err := protojson.Marshal(rc)
+	if err != nil {
+		return err
+	}
+	dump["routeConfiguration"] = json.RawMessage(b)
+	text, err := json.MarshalIndent(dump, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(out, text, 0o644)
 }

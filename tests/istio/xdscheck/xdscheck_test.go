@@ -41,6 +41,11 @@ func envOr(k, d string) string {
 // names the rendered object and the expectation.
 func TestGeneratedConfig(t *testing.T) {
 	docs, e := inputs(t)
+	if out := os.Getenv("XDSCHECK_DUMP"); out != "" {
+		if err := DumpGateway(t, docs, e, out); err != nil {
+			t.Errorf("FAILED: dump: %v", err)
+		}
+	}
 	fs := Check(t, docs, e)
 	if len(fs) == 0 {
 		t.Fatal("no expectation evaluated")
@@ -99,6 +104,17 @@ var mutations = []mutation{
 		"sidecar/local-filter-config", func(e Expect) bool { return e.Placement == "all-routes" }},
 	{"route-bucket-size", EFLocal, 1, []string{"patch", "value", "typed_per_filter_config", FilterLocalRateLimit, "value", "token_bucket", "tokens_per_fill"}, 5,
 		"sidecar/per-route-config", func(e Expect) bool { return e.Placement == "single-route" }},
+	// Limits that hold: the path without its query, and the api route counting per path too.
+	{"vhost-cel-path-with-query", EFVhost, 0, []string{"patch", "value", "rate_limits", "0", "actions", "0", "extension", "typed_config", "text"}, "request.path",
+		"gateway/vhost-path-action", always},
+	{"api-route-vh-override", EFRouteAPI, 0, []string{"patch", "value", "typed_per_filter_config", "envoy.filters.http.ratelimit", "vh_rate_limits"}, "OVERRIDE",
+		"gateway/api-route-includes-vhost", func(e Expect) bool { return e.APIRoute }},
+	{"api-regex-no-query", EFRouteAPI, 0, []string{"patch", "value", "route", "rate_limits", "0", "actions", "0",
+		"header_value_match", "headers", "0", "safe_regex_match", "regex"}, "/api/v1/products/[1-9][0-9]?",
+		"gateway/api-regex-full-match", func(e Expect) bool { return e.APIRoute }},
+	{"api-regex-spec-literal", EFRouteAPI, 0, []string{"patch", "value", "route", "rate_limits", "0", "actions", "0",
+		"header_value_match", "headers", "0", "safe_regex_match", "regex"}, "(?:/api/v1/products/[1-9]{1,2})(?:\\?.*)?",
+		"gateway/api-regex-full-match", func(e Expect) bool { return e.APIRoute }},
 	// Istio drops the unknown field when it builds the filter (istioctl only warns), so the
 	// filter lands with failure_mode_deny=false: fail-open. Only the value check sees it.
 	{"global-typo", EFGlobal, -1, []string{"patch", "value", "typed_config", "failure_mode_dny"}, nil,

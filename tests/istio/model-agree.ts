@@ -1,0 +1,63 @@
+/**
+ * The gateway MODEL checked against Istio's own generator: a table of request paths goes through
+ * the model twice, once built from the rendered EnvoyFilters/VirtualService and once from the route
+ * configuration Istio generated for the gateway (dumped by the xdscheck test, XDSCHECK_DUMP). Both
+ * must pick the same route and send the same descriptors, with the same limits.
+ *
+ *   npx tsx tests/istio/model-agree.ts <render dir> <dump.json> <label>
+ * Prints one `ok`/`FAIL` line per path and exits 1 on any disagreement.
+ */
+import * as fs from "fs";
+import * as path from "path";
+import { parseAllDocuments } from "yaml";
+import { explainWith, gatewayModel, gatewayModelFromEnvoy, K8sObject } from "../../render/explain";
+
+/** The paths: the limited path, each route, the api range edges, and what clients send to dodge limits. */
+export function agreementPaths(): string[] {
+    const out = ["/productpage", "/login", "/logout", "/static/app.css", "/static", "/", "/nope", "/productpage/", "//productpage"];
+    for (let n = 0; n <= 100; n += n < 12 ? 1 : 11) out.push(`/api/v1/products/${n}`);
+    out.push("/api/v1/products/99", "/api/v1/products/07", "/api/v1/products", "/api/v1/products/", "/api/v1/products/7/reviews", "/api/v1/productsx");
+    const withQueries = out.flatMap((p) => [p, `${p}?x=1`, `${p}?`]);
+    return [...withQueries, `/productpage?pad=${"q".repeat(3000)}`, "/static/../productpage?a", "/api/v1/products/%37", "/api/v1/products//7"];
+}
+
+function loadRender(dir: string): K8sObject[] {
+    const files = ["all.yaml", ...(fs.existsSync(path.join(dir, "not-appliable")) ? fs.readdirSync(path.join(dir, "not-appliable")).map((f) => path.join("not-appliable", f)) : [])];
+    return files.flatMap((f) =>
+        parseAllDocuments(fs.readFileSync(path.join(dir, f), "utf8"))
+            .map((d) => d.toJSON())
+            .filter((o) => o && o.kind),
+    );
+}
+
+function main(): number {
+    const [dir, dumpFile, label = ""] = process.argv.slice(2);
+    if (!dir || !dumpFile) {
+        console.error("usage: tsx tests/istio/model-agree.ts <render dir> <dump.json> [label]");
+        return 2;
+    }
+    const objects = loadRender(dir);
+    const dump = JSON.parse(fs.readFileSync(dumpFile, "utf8"));
+    const fromRender = gatewayModel(objects);
+    const fromIstio = gatewayModelFromEnvoy(dump.routeConfiguration, dump.virtualHost, { domain: dump.domain, failureModeDeny: dump.failureModeDeny === true }, objects);
+    let bad = 0;
+    const summary = (x: ReturnType<typeof explainWith>) =>
+        JSON.stringify({ route: x.route?.name ?? (x.route ? "(unnamed)" : "404"), descriptors: x.descriptors.map((d) => [d.entries, d.limit?.entry, d.limit?.requestsPerUnit]) });
+    if (fromRender.domain !== fromIstio.domain) {
+        console.log(`FAIL ${label} model agreement: domain ${fromRender.domain} (rendered) vs ${fromIstio.domain} (generated)`);
+        bad++;
+    }
+    const paths = agreementPaths();
+    for (const p of paths) {
+        const a = summary(explainWith(fromRender, p));
+        const b = summary(explainWith(fromIstio, p));
+        if (a !== b) {
+            bad++;
+            console.log(`FAIL ${label} model agreement ${p.slice(0, 80)}: rendered ${a} vs generated ${b}`);
+        }
+    }
+    if (!bad) console.log(`ok   ${label} model agreement: ${paths.length} paths, the model from the render and from Istio's generated routes send the same descriptors`);
+    return bad ? 1 : 0;
+}
+
+if (require.main === module) process.exit(main());
