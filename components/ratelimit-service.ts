@@ -8,6 +8,7 @@ import { SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
 import { RATELIMIT_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "./pod-security";
 import { CONFIG_FILE_KEY, rateLimitConfigYaml } from "./ratelimit-config";
 import { REDIS_SECRET, REDIS_SECRET_KEY } from "./redis";
+import { METRICS_PORT, prometheusScrapeAnnotations, shadowModeEnv } from "./safe-rollout";
 import { StackSettings } from "./settings";
 
 /** Where the service reads its config: $RUNTIME_ROOT/$RUNTIME_SUBDIRECTORY/config/*.yaml. */
@@ -16,7 +17,7 @@ export const RUNTIME_SUBDIRECTORY = "ratelimit";
 export const CONFIG_MOUNT_PATH = `${RUNTIME_ROOT}/${RUNTIME_SUBDIRECTORY}/config`;
 /** Pod-template annotation carrying the config digest: a config change rolls the pods. */
 export const CONFIG_DIGEST_ANNOTATION = "mesh-ratelimit/config-sha256";
-export const METRICS_PORT = 9090;
+export { METRICS_PORT };
 
 export interface EnvVar {
     name: string;
@@ -57,6 +58,7 @@ export function ratelimitEnv(s: StackSettings, redisAddress: string): EnvVar[] {
         { name: "PORT", value: String(r.httpPort) },
         { name: "GRPC_PORT", value: String(r.grpcPort) },
         { name: "DEBUG_PORT", value: String(r.debugPort) },
+        ...shadowModeEnv(s),
     ];
 }
 
@@ -100,7 +102,7 @@ export class RateLimitService extends pulumi.ComponentResource {
                             labels,
                             annotations: {
                                 [CONFIG_DIGEST_ANNOTATION]: createHash("sha256").update(configText).digest("hex"),
-                                ...(r.prometheus ? { "prometheus.io/scrape": "true", "prometheus.io/port": String(METRICS_PORT) } : {}),
+                                ...prometheusScrapeAnnotations(s),
                             },
                         },
                         spec: {

@@ -95,6 +95,8 @@ export interface StackSettings {
         redisPipelineLimit: number;
         localCacheSizeInBytes: number;
         prometheus: boolean;
+        /** Limits counted and reported, nothing refused (`SHADOW_MODE`; components/safe-rollout.ts). */
+        shadowMode: boolean;
         redisImage: string;
     };
     managedApi?: {
@@ -651,6 +653,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         redisPipelineLimit: r.int("redisPipelineLimit", { min: 0 }),
         localCacheSizeInBytes: r.int("localCacheSizeInBytes", { min: 0 }),
         prometheus: r.bool("ratelimitPrometheus"),
+        shadowMode: r.bool("shadowMode"),
         redisImage: r.str("redisImage"),
     };
     if (ratelimit.grpcPort === ratelimit.httpPort || ratelimit.grpcPort === ratelimit.debugPort) {

@@ -84,11 +84,15 @@ export function renderedRatelimit(objects: K8sObject[]): RenderedRatelimit {
 export interface Rewrites {
     redisAddress: string;
     redisPassword: string;
+    /** Password of the Sentinels (REDIS_SENTINEL_AUTH), when the rendered env asks for one. */
+    sentinelPassword?: string;
     /** Directory standing in for the container's `/`: RUNTIME_ROOT is placed under it. */
     fsRoot: string;
     httpPort: number;
     grpcPort: number;
     debugPort: number;
+    /** Loopback port for PROMETHEUS_ADDR when the rendered env serves metrics. */
+    metricsPort?: number;
 }
 
 /**
@@ -103,9 +107,9 @@ export function serviceEnv(r: RenderedRatelimit, w: Rewrites): { env: Record<str
     for (const e of r.env) {
         if (e.value !== undefined) {
             env[e.name] = e.value;
-        } else if (e.name === "REDIS_AUTH" && e.valueFrom?.secretKeyRef) {
-            env[e.name] = w.redisPassword;
-            rewritten.push("REDIS_AUTH (secretKeyRef resolved)");
+        } else if ((e.name === "REDIS_AUTH" || e.name === "REDIS_SENTINEL_AUTH") && e.valueFrom?.secretKeyRef) {
+            env[e.name] = e.name === "REDIS_SENTINEL_AUTH" ? w.sentinelPassword ?? w.redisPassword : w.redisPassword;
+            rewritten.push(`${e.name} (secretKeyRef resolved)`);
         } else {
             throw new Error(`env ${e.name}: valueFrom ${JSON.stringify(e.valueFrom)} cannot be resolved by the harness`);
         }
@@ -120,5 +124,6 @@ export function serviceEnv(r: RenderedRatelimit, w: Rewrites): { env: Record<str
     set("PORT", String(w.httpPort));
     set("GRPC_PORT", String(w.grpcPort));
     set("DEBUG_PORT", String(w.debugPort));
+    if (env.PROMETHEUS_ADDR !== undefined && w.metricsPort !== undefined) set("PROMETHEUS_ADDR", `127.0.0.1:${w.metricsPort}`);
     return { env, rewritten };
 }

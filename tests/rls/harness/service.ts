@@ -51,6 +51,8 @@ export function httpGet(port: number, p: string, timeoutMs = 2_000): Promise<Htt
 export interface StartOptions {
     redisAddress: string;
     redisPassword: string;
+    /** Password of the Sentinels, when REDIS_SENTINEL_AUTH is rendered. */
+    sentinelPassword?: string;
     /** Wait until /healthcheck answers 200 and gRPC connects. Default true. */
     waitReady?: boolean;
     /** Env changes on top (benchmark comparisons only; never in conformance tests); null unsets. */
@@ -69,21 +71,23 @@ export class RateLimitProcess {
         readonly httpPort: number,
         readonly grpcPort: number,
         readonly debugPort: number,
+        /** Where PROMETHEUS_ADDR was moved to (only used when the rendered env serves metrics). */
+        readonly metricsPort: number,
     ) {}
 
     static async start(rendered: RenderedRatelimit, opts: StartOptions): Promise<RateLimitProcess> {
         const fsRoot = fs.mkdtempSync(path.join(os.tmpdir(), "mesh-rl-pod-"));
         // The ConfigMap goes where the Deployment mounts it (under the stand-in root).
         writeConfigMapVolume(path.join(fsRoot, rendered.mountPath), rendered.configMap.data);
-        const [httpPort, grpcPort, debugPort] = [await freePort(), await freePort(), await freePort()];
-        const { env, rewritten } = serviceEnv(rendered, { redisAddress: opts.redisAddress, redisPassword: opts.redisPassword, fsRoot, httpPort, grpcPort, debugPort });
+        const [httpPort, grpcPort, debugPort, metricsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+        const { env, rewritten } = serviceEnv(rendered, { redisAddress: opts.redisAddress, redisPassword: opts.redisPassword, sentinelPassword: opts.sentinelPassword, fsRoot, httpPort, grpcPort, debugPort, metricsPort });
         for (const [k, v] of Object.entries(opts.envOverrides ?? {})) {
             if (v === null) delete env[k];
             else env[k] = v;
         }
         const args: string[] = rendered.container.args ?? [];
         const proc = start(ratelimitBin("service_cmd"), args, { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env }, logFile: opts.logFile });
-        const p = new RateLimitProcess(rendered, proc, env, rewritten, fsRoot, httpPort, grpcPort, debugPort);
+        const p = new RateLimitProcess(rendered, proc, env, rewritten, fsRoot, httpPort, grpcPort, debugPort, metricsPort);
         if (opts.waitReady ?? true) await p.waitReady();
         return p;
     }
@@ -136,6 +140,13 @@ export class RateLimitProcess {
     async rlconfig(): Promise<string> {
         const a = await httpGet(this.debugPort, "/rlconfig");
         if (a === "refused") throw new Error("debug port refused");
+        return a.body;
+    }
+
+    /** The Prometheus text the service serves (PROMETHEUS_ADDR/PROMETHEUS_PATH, moved to loopback). */
+    async metrics(): Promise<string> {
+        const a = await httpGet(this.metricsPort, this.env.PROMETHEUS_PATH ?? "/metrics");
+        if (a === "refused") throw new Error("metrics port refused (is ratelimitPrometheus on?)");
         return a.body;
     }
 
