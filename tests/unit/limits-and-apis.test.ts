@@ -125,6 +125,8 @@ describe("served-API check: which API versions each configuration needs", () => 
                 fix: "install Istio (its CRDs) in the cluster first",
             },
         ]);
+        const [envoyFilter] = missingApis(resolveSettings(DEV), without("networking.istio.io/v1alpha3"));
+        expect(envoyFilter.problem).to.equal("the cluster does not serve networking.istio.io/v1alpha3 (EnvoyFilter (Istio's CRDs))");
     });
 
     it("a missing Kubernetes version names apiProfile and its value", () => {
