@@ -10,6 +10,7 @@ import { SharedObjectsPlan } from "./preflight";
 import { GlobalRateLimitFilters, LocalRateLimitFilter } from "./rate-limit-filters";
 import { RateLimitService } from "./ratelimit-service";
 import { Redis } from "./redis";
+import { deploysRedis } from "./redis-connection";
 import { StackSettings } from "./settings";
 
 export interface MeshRateLimitArgs {
@@ -25,7 +26,8 @@ export interface MeshRateLimitArgs {
 }
 
 export class MeshRateLimit extends pulumi.ComponentResource {
-    public readonly redis: Redis;
+    /** Absent when `redisMode` names an existing Redis. */
+    public readonly redis?: Redis;
     public readonly rateLimitService: RateLimitService;
     public readonly globalFilters: GlobalRateLimitFilters;
     public readonly localFilter: LocalRateLimitFilter;
@@ -40,9 +42,9 @@ export class MeshRateLimit extends pulumi.ComponentResource {
         super("mesh-ratelimit:index:MeshRateLimit", name, {}, opts);
         const s = args.settings;
 
-        this.redis = new Redis("redis", { settings: s }, { parent: this });
+        if (deploysRedis(s.redis)) this.redis = new Redis("redis", { settings: s }, { parent: this });
         // The service crash-loops while Redis is unreachable, so Redis comes first.
-        this.rateLimitService = new RateLimitService("ratelimit", { settings: s, redisAddress: this.redis.address }, { parent: this, dependsOn: [this.redis] });
+        this.rateLimitService = new RateLimitService("ratelimit", { settings: s, redisAddress: this.redis?.address ?? "" }, { parent: this, dependsOn: this.redis ? [this.redis] : [] });
         // With failure_mode_deny the gateway refuses everything until the service answers: filters last.
         this.globalFilters = new GlobalRateLimitFilters("global-filters", { settings: s }, { parent: this, dependsOn: [this.rateLimitService] });
         this.bookinfo = new Bookinfo("bookinfo", { settings: s }, { parent: this });

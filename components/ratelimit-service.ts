@@ -8,6 +8,7 @@ import { SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
 import { RATELIMIT_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "./pod-security";
 import { CONFIG_FILE_KEY, rateLimitConfigYaml } from "./ratelimit-config";
 import { REDIS_SECRET, REDIS_SECRET_KEY } from "./redis";
+import { redisConnectionEnv, redisTlsVolumes } from "./redis-connection";
 import { METRICS_PORT, prometheusScrapeAnnotations, shadowModeEnv } from "./safe-rollout";
 import { StackSettings } from "./settings";
 
@@ -36,9 +37,8 @@ export function ratelimitEnv(s: StackSettings, redisAddress: string): EnvVar[] {
         { name: "LOG_FORMAT", value: "json" },
         // The default is a unix socket; Redis is a TCP Service here.
         { name: "REDIS_SOCKET_TYPE", value: "tcp" },
-        { name: "REDIS_TYPE", value: "SINGLE" },
-        { name: "REDIS_URL", value: redisAddress },
-        { name: "REDIS_AUTH", valueFrom: { secretKeyRef: { name: REDIS_SECRET, key: REDIS_SECRET_KEY } } },
+        // REDIS_TYPE, REDIS_URL, REDIS_AUTH and TLS/Sentinel variables of the chosen Redis (redisAddress: the deployed one's).
+        ...redisConnectionEnv(s.redis, redisAddress, { name: REDIS_SECRET, key: REDIS_SECRET_KEY }),
         { name: "REDIS_POOL_SIZE", value: String(r.redisPoolSize) },
         { name: "REDIS_PIPELINE_WINDOW", value: r.redisPipelineWindow },
         { name: "REDIS_PIPELINE_LIMIT", value: String(r.redisPipelineLimit) },
@@ -64,7 +64,7 @@ export function ratelimitEnv(s: StackSettings, redisAddress: string): EnvVar[] {
 
 export interface RateLimitServiceArgs {
     settings: StackSettings;
-    /** `host:port` of Redis. */
+    /** `host:port` of the deployed Redis (unused when `settings.redis` names an existing one). */
     redisAddress: string;
 }
 
@@ -131,13 +131,13 @@ export class RateLimitService extends pulumi.ComponentResource {
                                     readinessProbe: { httpGet: { path: "/healthcheck", port: r.httpPort }, periodSeconds: 5, failureThreshold: 2 },
                                     livenessProbe: { httpGet: { path: "/healthcheck", port: r.httpPort }, periodSeconds: 10, failureThreshold: 6 },
                                     // Whole-directory mount (no subPath) so ConfigMap updates reach the running process.
-                                    volumeMounts: [{ name: "config", mountPath: CONFIG_MOUNT_PATH, readOnly: true }],
+                                    volumeMounts: [{ name: "config", mountPath: CONFIG_MOUNT_PATH, readOnly: true }, ...redisTlsVolumes(s.redis).volumeMounts],
                                     resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "1", memory: "256Mi" } },
                                     // It writes no file: the config is a read-only mount.
                                     securityContext: restrictedContainerSecurityContext(true),
                                 },
                             ],
-                            volumes: [{ name: "config", configMap: { name: r.configName } }],
+                            volumes: [{ name: "config", configMap: { name: r.configName } }, ...redisTlsVolumes(s.redis).volumes],
                         },
                     },
                 },

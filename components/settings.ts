@@ -7,6 +7,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { RE2 } from "re2-wasm";
 import { CONFIG_KEYS, CONFIG_KEY_NAMES, ConfigKeySpec, PROJECT } from "./config-schema";
+import { RedisConnection, readRedisConnection } from "./redis-connection";
 
 export type Variant = "A" | "B";
 export type ApiProfile = "seed" | "current";
@@ -99,6 +100,8 @@ export interface StackSettings {
         shadowMode: boolean;
         redisImage: string;
     };
+    /** Which Redis the service counts in (components/redis-connection.ts). */
+    redis: RedisConnection;
     managedApi?: {
         namespace: string;
         includeIpRanges: string[];
@@ -660,6 +663,8 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         r.fail("ratelimitGrpcPort", String(ratelimit.grpcPort), `collides with the service's HTTP (${ratelimit.httpPort}) or debug (${ratelimit.debugPort}) port`, (s) => s.set("ratelimitGrpcPort", "8081"));
     }
 
+    const redis = readRedisConnection(r, ratelimit.redisPipelineWindow);
+
     // Managed API -------------------------------------------------------------------------------
     let managedApi: StackSettings["managedApi"];
     if (r.bool("managedApi")) {
@@ -708,6 +713,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         mesh,
         bookinfo,
         ratelimit,
+        redis,
         managedApi,
         awaitRollout,
     };

@@ -93,6 +93,24 @@ const CASES: Case[] = [
     { name: "routes JSON with an empty route", set: { virtualServiceRoutes: '[{"name":"api"}]' }, key: "virtualServiceRoutes", says: /needs 'exact' and\/or 'prefix'/, fix: /config set virtualServiceRoutes/ },
     { name: "routes JSON with duplicate names", set: { virtualServiceRoutes: '[{"name":"api","prefix":["/a"]},{"name":"api","prefix":["/b"]}]' }, key: "virtualServiceRoutes", says: /appears twice/, fix: /distinct name/ },
     { name: "empty domain characters", set: { domain: "rate limit" }, key: "domain", says: /letters, digits/, fix: /domain ratelimit/ },
+    // Redis choices (components/redis-connection.ts)
+    { name: "unknown redis mode", set: { redisMode: "sentinels" }, key: "redisMode", says: /one of 'in-cluster', 'external', 'sentinel', 'cluster'/, fix: /config set redisMode sentinel$/ },
+    { name: "external redis without address", set: { redisMode: "external" }, key: "redisAddress", says: /required with redisMode external/, fix: /config set redisAddress redis\.cache/ },
+    { name: "cluster without seed nodes", set: { redisMode: "cluster" }, key: "redisAddress", says: /required with redisMode cluster/, fix: /redisAddress redis-0/ },
+    { name: "address with the in-cluster redis", set: { redisAddress: "redis.cache:6379" }, key: "redisAddress", says: /applies only to a Redis the stack does not deploy/, fix: /config rm redisAddress, or pulumi config set redisMode external/ },
+    { name: "several addresses with the in-cluster redis suggest cluster", set: { redisAddress: "a:6379,b:6379" }, key: "redisAddress", says: /does not deploy/, fix: /redisMode cluster/ },
+    { name: "password secret with the in-cluster redis", set: { redisPasswordSecret: "my-redis" }, key: "redisPasswordSecret", says: /generated password/, fix: /config rm redisPasswordSecret/ },
+    { name: "TLS with the in-cluster redis", set: { redisTls: "true" }, key: "redisTls", says: /no TLS/, fix: /config rm redisTls/ },
+    { name: "external address without port", set: { redisMode: "external", redisAddress: "redis.cache" }, key: "redisAddress", says: /not host:port: redis\.cache/, fix: /redisAddress redis\.cache:6379$/ },
+    { name: "external with several servers", set: { redisMode: "external", redisAddress: "a:6379,b:6379" }, key: "redisAddress", says: /several servers/, fix: /redisMode cluster/ },
+    { name: "sentinel without master name", set: { redisMode: "sentinel", redisAddress: "s0:26379,s1:26379" }, key: "redisSentinelMaster", says: /required with redisMode sentinel/, fix: /redisSentinelMaster mymaster/ },
+    { name: "sentinel master with a comma", set: { redisMode: "sentinel", redisAddress: "s0:26379", redisSentinelMaster: "a,b" }, key: "redisSentinelMaster", says: /commas/, fix: /redisSentinelMaster ab/ },
+    { name: "sentinel master with cluster mode", set: { redisMode: "cluster", redisAddress: "n0:6379", redisSentinelMaster: "mymaster" }, key: "redisSentinelMaster", says: /only to redisMode sentinel/, fix: /config rm redisSentinelMaster/ },
+    { name: "sentinel password without sentinel", set: { redisMode: "external", redisAddress: "r:6379", redisSentinelPasswordSecret: "s" }, key: "redisSentinelPasswordSecret", says: /only to redisMode sentinel/, fix: /redisMode sentinel/ },
+    { name: "TLS CA without TLS", set: { redisMode: "external", redisAddress: "r:6379", redisTlsCaSecret: "redis-ca" }, key: "redisTlsCaSecret", says: /only read with redisTls true/, fix: /redisTls true/ },
+    { name: "password secret name not DNS-1123", set: { redisMode: "external", redisAddress: "r:6379", redisPasswordSecret: "My_Secret" }, key: "redisPasswordSecret", says: /name of a Secret/, fix: /redisPasswordSecret my-secret$/ },
+    { name: "password key without a secret", set: { redisMode: "external", redisAddress: "r:6379", redisPasswordSecretKey: "pw" }, key: "redisPasswordSecretKey", says: /not set/, fix: /redisPasswordSecret/ },
+    { name: "pipeline window with a single redis", set: { redisPipelineWindow: "150us" }, key: "redisPipelineWindow", says: /Redis Cluster only/, fix: /config rm redisPipelineWindow, or pulumi config set redisMode cluster/ },
 ];
 
 function problemsOf(set: RawConfig) {
