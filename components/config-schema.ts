@@ -90,6 +90,8 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     { group: "service", key: "redisSentinelPasswordSecret", kind: "string", default: "", description: "`sentinel` only: Secret holding the Sentinels' own password (`REDIS_SENTINEL_AUTH`), when they require one." },
     { group: "service", key: "redisTls", kind: "boolean", default: "false", description: "Existing Redis only: connect with TLS (`REDIS_TLS`), to the servers and the Sentinels." },
     { group: "service", key: "redisTlsCaSecret", kind: "string", default: "", description: "With `redisTls`: Secret whose `ca.crt` verifies the server certificate (mounted, `REDIS_TLS_CACERT`); unset: the image's system roots." },
+    { group: "service", key: "accessPolicies", kind: "boolean", default: "true", description: "Least privilege (README, Security model): Istio AuthorizationPolicies and Kubernetes NetworkPolicies so that only the ingress gateway (`gatewayPrincipal`, pods `gatewaySelector`) may call the rate-limit service's gRPC port and only the rate-limit service may reach the in-cluster Redis. The service and Redis always run under ServiceAccounts of their own." },
+    { group: "service", key: "gatewayPrincipal", kind: "string", default: "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account", description: "Istio identity (`<trust domain>/ns/<namespace>/sa/<service account>`) of the ingress gateway: the only caller the rate-limit service accepts. Its namespace is also where the NetworkPolicy admits the gateway pods from; its trust domain names the rate-limit service's identity." },
     { group: "service", key: "redisImage", kind: "string", default: "docker.io/library/redis:7.0.15-alpine", description: "Redis image." },
 
     // Managed API (ESP)

@@ -2,6 +2,7 @@
  * The whole stack: wires the parts in dependency order.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { AccessPolicies } from "./access-policies";
 import { Bookinfo } from "./bookinfo";
 import { LimitRow, effectiveLimits } from "./limits-table";
 import { ManagedApi } from "./managed-api";
@@ -47,6 +48,8 @@ export class MeshRateLimit extends pulumi.ComponentResource {
         this.rateLimitService = new RateLimitService("ratelimit", { settings: s, redisAddress: this.redis?.address ?? "" }, { parent: this, dependsOn: this.redis ? [this.redis] : [] });
         // With failure_mode_deny the gateway refuses everything until the service answers: filters last.
         this.globalFilters = new GlobalRateLimitFilters("global-filters", { settings: s }, { parent: this, dependsOn: [this.rateLimitService] });
+        // ServiceAccounts of the service and Redis, and who may call them (before the pods that use them).
+        new AccessPolicies("access-policies", { settings: s }, { parent: this });
         this.bookinfo = new Bookinfo("bookinfo", { settings: s }, { parent: this });
         this.localFilter = new LocalRateLimitFilter("local-filter", { settings: s }, { parent: this });
         if (s.managedApi) this.managedApi = new ManagedApi("managed-api", { settings: s, createIngressClass: args.shared?.ingressClass ?? true }, { parent: this });

@@ -108,6 +108,8 @@ export class RateLimitService extends pulumi.ComponentResource {
                         spec: {
                             // Pod Security `restricted` (the image's user is root; the binary needs none).
                             securityContext: restrictedPodSecurityContext(RATELIMIT_UID),
+                            // Its own identity: the only one Redis admits (components/access-policies.ts).
+                            serviceAccountName: r.serviceName,
                             // Replicas on different nodes where there are several (soft: one node still schedules all).
                             topologySpreadConstraints: [
                                 { maxSkew: 1, topologyKey: "kubernetes.io/hostname", whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: { app: r.serviceName } } },

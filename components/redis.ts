@@ -55,6 +55,8 @@ export class Redis extends pulumi.ComponentResource {
                         spec: {
                             // Pod Security `restricted` as the image's own user `redis` (999:1000).
                             securityContext: restrictedPodSecurityContext(REDIS_UID, REDIS_GID),
+                            // Its own identity (components/access-policies.ts; created there).
+                            serviceAccountName: REDIS_NAME,
                             containers: [
                                 {
                                     name: "redis",

@@ -8,6 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { RE2 } from "re2-wasm";
 import { CONFIG_KEYS, CONFIG_KEY_NAMES, ConfigKeySpec, PROJECT } from "./config-schema";
 import { RedisConnection, readRedisConnection } from "./redis-connection";
+import { parsePrincipal } from "./access-policies";
 
 export type Variant = "A" | "B";
 export type ApiProfile = "seed" | "current";
@@ -102,6 +103,8 @@ export interface StackSettings {
     };
     /** Which Redis the service counts in (components/redis-connection.ts). */
     redis: RedisConnection;
+    /** Who may call the rate-limit service and Redis (components/access-policies.ts). */
+    access: { enabled: boolean; gatewayPrincipal: string };
     managedApi?: {
         namespace: string;
         includeIpRanges: string[];
@@ -664,6 +667,10 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
     }
 
     const redis = readRedisConnection(r, ratelimit.redisPipelineWindow);
+    const access = { enabled: r.bool("accessPolicies"), gatewayPrincipal: r.str("gatewayPrincipal") };
+    if (!parsePrincipal(access.gatewayPrincipal)) {
+        r.fail("gatewayPrincipal", access.gatewayPrincipal, "must be an Istio principal '<trust domain>/ns/<namespace>/sa/<service account>' (no spiffe:// prefix)", (s) => s.set("gatewayPrincipal", access.gatewayPrincipal.replace(/^spiffe:\/\//, "").match(/^[^/]+\/ns\/[^/]+\/sa\/[^/]+$/) ? access.gatewayPrincipal.replace(/^spiffe:\/\//, "") : "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"));
+    }
 
     // Managed API -------------------------------------------------------------------------------
     let managedApi: StackSettings["managedApi"];
@@ -714,6 +721,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         bookinfo,
         ratelimit,
         redis,
+        access,
         managedApi,
         awaitRollout,
     };

@@ -67,8 +67,8 @@ describe("Redis choices: config -> REDIS_* environment", () => {
 describe("Redis choices in the render", () => {
     const redisObjects = (objects: any[]) => objects.filter((o) => o.metadata?.labels?.["app.kubernetes.io/component"] === "redis").map((o) => `${o.kind}/${o.metadata.name}`).sort();
 
-    it("in-cluster (default) renders the Redis Deployment, Service and password Secret", async () => {
-        expect(redisObjects((await render()).objects)).to.deep.equal(["Deployment/redis", "Secret/redis-auth", "Service/redis"]);
+    it("in-cluster (default) renders the Redis Deployment, Service, password Secret, ServiceAccount and who may reach it", async () => {
+        expect(redisObjects((await render()).objects)).to.deep.equal(["AuthorizationPolicy/redis-from-ratelimit", "Deployment/redis", "NetworkPolicy/redis-from-ratelimit", "Secret/redis-auth", "Service/redis", "ServiceAccount/redis"]);
     });
 
     for (const [mode, set] of [
