@@ -52,6 +52,6 @@ export const domain = settings.global.domain;
 /** Paths to try through the ingress gateway. */
 export const gatewayPaths = stack.gatewayPaths;
 /** gRPC address of the rate-limit service (what the gateway filter calls). */
-export const rateLimitService = stack.rateLimitService.grpcAddress;
+export const rateLimitService = stack.rateLimitService;
 export const limits = stack.limits;
 export const managedApiPath = settings.managedApi?.ingressPath;

@@ -14,7 +14,7 @@ export function stackLabels(component: string, extra: Record<string, string> = {
  * `pulumi.com/skipAwait` on Deployments when the user opted out of waiting for rollouts (clusters
  * without nodes, GitOps-style applies).
  */
-export function awaitAnnotations(s: StackSettings): Record<string, string> | undefined {
+export function awaitAnnotations(s: Pick<StackSettings, "awaitRollout">): Record<string, string> | undefined {
     return s.awaitRollout ? undefined : { "pulumi.com/skipAwait": "true" };
 }
 

@@ -4,13 +4,21 @@
  * conformance model and the tests.
  */
 import {
-    DESCRIPTOR_KEY,
-    StackSettings,
-    gatewayVhostName,
-    inboundVhostName,
-    ratelimitClusterName,
-    ratelimitHost,
-} from "./settings";
+    EXPR_DESCRIPTOR_EXTENSION,
+    EXPR_DESCRIPTOR_TYPE,
+    PathKeyMode,
+    RateLimitEntry,
+    RoutePatch,
+    URL_PATH_EXPRESSION,
+    compileGlobalLimits,
+    formatRuleProblems,
+    pathDescriptorAction as rulePathDescriptorAction,
+    pathRegex,
+} from "./rules";
+import { DESCRIPTOR_KEY, StackSettings, ratelimitClusterName, ratelimitHost } from "./settings";
+import { globalLimitsFromSettings } from "./spec-limits";
+
+export { EXPR_DESCRIPTOR_EXTENSION, EXPR_DESCRIPTOR_TYPE, URL_PATH_EXPRESSION };
 
 export const TYPE_URL_PREFIX = "type.googleapis.com";
 export const HCM_FILTER = "envoy.filters.network.http_connection_manager";
@@ -21,11 +29,6 @@ export const RATELIMIT_TYPE = `${TYPE_URL_PREFIX}/envoy.extensions.filters.http.
 export const LOCAL_RATELIMIT_TYPE = `${TYPE_URL_PREFIX}/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit`;
 export const TYPED_STRUCT_TYPE = `${TYPE_URL_PREFIX}/udpa.type.v1.TypedStruct`;
 export const RATELIMIT_PER_ROUTE_TYPE = `${TYPE_URL_PREFIX}/envoy.extensions.filters.http.ratelimit.v3.RateLimitPerRoute`;
-/** Envoy's CEL rate-limit descriptor extension (compiled into Istio's proxy since 1.24). */
-export const EXPR_DESCRIPTOR_EXTENSION = "envoy.rate_limit_descriptors.expr";
-export const EXPR_DESCRIPTOR_TYPE = `${TYPE_URL_PREFIX}/envoy.extensions.rate_limit_descriptors.expr.v3.Descriptor`;
-/** CEL attribute: the request path without its query string (`request.path` keeps the query). */
-export const URL_PATH_EXPRESSION = "request.url_path";
 export const LOCAL_STAT_PREFIX = "http_local_rate_limiter";
 export const LOCAL_RATE_LIMIT_HEADER = "x-local-rate-limit";
 
@@ -46,10 +49,22 @@ function gatewaySelector(s: StackSettings): EnvoyFilterSpec["workloadSelector"] 
     return { labels: { [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value } };
 }
 
-/** Spec 2.3: the global rate-limit HTTP filter, inserted before the router on the gateway. */
-export function globalRateLimitFilter(s: StackSettings): EnvoyFilterSpec {
+/** What the gateway's rate-limit HTTP filter needs to reach the service. */
+export interface RateLimitFilterOptions {
+    selector: Record<string, string>;
+    domain: string;
+    failureModeDeny: boolean;
+    timeout: string;
+    /** Istio's outbound cluster of the service's gRPC port. */
+    clusterName: string;
+    /** Host name of the service (the gRPC authority). */
+    authority: string;
+}
+
+/** The global rate-limit HTTP filter, inserted before the router on the gateway (spec 2.3). */
+export function ratelimitHttpFilter(o: RateLimitFilterOptions): EnvoyFilterSpec {
     return {
-        workloadSelector: gatewaySelector(s),
+        workloadSelector: { labels: o.selector },
         configPatches: [
             {
                 applyTo: "HTTP_FILTER",
@@ -63,12 +78,12 @@ export function globalRateLimitFilter(s: StackSettings): EnvoyFilterSpec {
                         name: RATELIMIT_FILTER,
                         typed_config: {
                             "@type": RATELIMIT_TYPE,
-                            domain: s.global.domain,
-                            failure_mode_deny: s.global.failureModeDeny,
-                            timeout: s.global.timeout,
+                            domain: o.domain,
+                            failure_mode_deny: o.failureModeDeny,
+                            timeout: o.timeout,
                             rate_limit_service: {
                                 grpc_service: {
-                                    envoy_grpc: { cluster_name: ratelimitClusterName(s), authority: ratelimitHost(s) },
+                                    envoy_grpc: { cluster_name: o.clusterName, authority: o.authority },
                                 },
                                 transport_api_version: "V3",
                             },
@@ -80,21 +95,67 @@ export function globalRateLimitFilter(s: StackSettings): EnvoyFilterSpec {
     };
 }
 
+/** `rate_limits` on the gateway's virtual hosts (`""`: every virtual host). */
+export function vhostRateLimitsFilter(selector: Record<string, string>, virtualHosts: string[], rateLimits: RateLimitEntry[]): EnvoyFilterSpec {
+    return {
+        workloadSelector: { labels: selector },
+        configPatches: virtualHosts.map((name) => ({
+            applyTo: "VIRTUAL_HOST",
+            match: { context: "GATEWAY", routeConfiguration: { vhost: { name, route: { action: "ANY" } } } },
+            patch: { operation: "MERGE", value: { rate_limits: rateLimits } },
+        })),
+    };
+}
+
+/**
+ * `rate_limits` on named routes. By default a route's own rate_limits replace the virtual host's;
+ * with `url-path` each patched route also includes them (`vh_rate_limits: INCLUDE`), so every
+ * request on it still counts against the virtual host's limits. Undefined when there is no patch.
+ */
+export function routeRateLimitsFilter(selector: Record<string, string>, patches: RoutePatch[], mode: PathKeyMode): EnvoyFilterSpec | undefined {
+    if (!patches.length) return undefined;
+    return {
+        workloadSelector: { labels: selector },
+        configPatches: patches.map((p) => ({
+            applyTo: "HTTP_ROUTE",
+            match: { context: "GATEWAY", routeConfiguration: { vhost: { name: p.virtualHost, route: { name: p.route, action: "ANY" } } } },
+            patch: {
+                operation: "MERGE",
+                value: {
+                    route: { rate_limits: p.rateLimits },
+                    ...(mode === PathKeyMode.Literal ? {} : { typed_per_filter_config: { [RATELIMIT_FILTER]: { "@type": RATELIMIT_PER_ROUTE_TYPE, vh_rate_limits: "INCLUDE" } } }),
+                },
+            },
+        })),
+    };
+}
+
+/** The specified stack's limits compiled once (components/spec-limits.ts maps the settings). */
+function compiled(s: StackSettings) {
+    const c = compileGlobalLimits(globalLimitsFromSettings(s));
+    if (c.problems.length) throw new Error(formatRuleProblems("limits of the stack settings", c.problems));
+    return c;
+}
+
+/** Spec 2.3: the global rate-limit HTTP filter for the settings. */
+export function globalRateLimitFilter(s: StackSettings): EnvoyFilterSpec {
+    return ratelimitHttpFilter({
+        selector: gatewaySelector(s).labels,
+        domain: s.global.domain,
+        failureModeDeny: s.global.failureModeDeny,
+        timeout: s.global.timeout,
+        clusterName: ratelimitClusterName(s),
+        authority: ratelimitHost(s),
+    });
+}
+
 /**
  * The action that sends the request's path as descriptor PATH.
  * `url-path`: the path without its query (CEL `request.url_path`), so `/productpage?x=1` counts
  * against `/productpage`. `literal`: spec 2.4's `request_headers` on `:path`, query included.
  */
 export function pathDescriptorAction(s: StackSettings): Record<string, unknown> {
-    if (s.global.pathKey === "literal") {
-        return { request_headers: { header_name: ":path", descriptor_key: DESCRIPTOR_KEY } };
-    }
-    return {
-        extension: {
-            name: EXPR_DESCRIPTOR_EXTENSION,
-            typed_config: { "@type": EXPR_DESCRIPTOR_TYPE, descriptor_key: DESCRIPTOR_KEY, text: URL_PATH_EXPRESSION },
-        },
-    };
+    return rulePathDescriptorAction(s.global.pathKey as PathKeyMode, DESCRIPTOR_KEY);
 }
 
 /**
@@ -103,26 +164,12 @@ export function pathDescriptorAction(s: StackSettings): Record<string, unknown> 
  * `/api/v1/products/7?a=b` still counts against the shared `api` limit.
  */
 export function apiPathRegex(s: StackSettings, regex: string): string {
-    return s.global.pathKey === "literal" ? regex : `(?:${regex})(?:\\?.*)?`;
+    return pathRegex({ regex }, s.global.pathKey as PathKeyMode);
 }
 
 /** Spec 2.4: every route of every gateway virtual host sends its path as descriptor PATH. */
 export function virtualHostActions(s: StackSettings): EnvoyFilterSpec {
-    return {
-        workloadSelector: gatewaySelector(s),
-        configPatches: [
-            {
-                applyTo: "VIRTUAL_HOST",
-                match: { context: "GATEWAY", routeConfiguration: { vhost: { name: "", route: { action: "ANY" } } } },
-                patch: {
-                    operation: "MERGE",
-                    value: {
-                        rate_limits: [{ actions: [pathDescriptorAction(s)] }],
-                    },
-                },
-            },
-        ],
-    };
+    return vhostRateLimitsFilter(gatewaySelector(s).labels, [""], compiled(s).vhostRateLimits);
 }
 
 /**
@@ -133,51 +180,15 @@ export function virtualHostActions(s: StackSettings): EnvoyFilterSpec {
  * against its per-path limit.
  */
 export function routeAction(s: StackSettings): EnvoyFilterSpec | undefined {
-    const api = s.global.apiRoute;
-    if (!api) return undefined;
-    return {
-        workloadSelector: gatewaySelector(s),
-        configPatches: [
-            {
-                applyTo: "HTTP_ROUTE",
-                match: {
-                    context: "GATEWAY",
-                    routeConfiguration: { vhost: { name: gatewayVhostName(s), route: { name: api.route, action: "ANY" } } },
-                },
-                patch: {
-                    operation: "MERGE",
-                    value: {
-                        route: {
-                            rate_limits: [
-                                {
-                                    actions: [
-                                        {
-                                            header_value_match: {
-                                                descriptor_key: DESCRIPTOR_KEY,
-                                                descriptor_value: api.descriptorValue,
-                                                headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: apiPathRegex(s, api.regex) } }],
-                                            },
-                                        },
-                                    ],
-                                },
-                            ],
-                        },
-                        ...(s.global.pathKey === "literal"
-                            ? {}
-                            : { typed_per_filter_config: { [RATELIMIT_FILTER]: { "@type": RATELIMIT_PER_ROUTE_TYPE, vh_rate_limits: "INCLUDE" } } }),
-                    },
-                },
-            },
-        ],
-    };
+    return routeRateLimitsFilter(gatewaySelector(s).labels, compiled(s).routePatches, s.global.pathKey as PathKeyMode);
 }
 
-/** The LocalRateLimit message body (spec 2.7 table). */
-export function localRateLimitValue(s: StackSettings): Record<string, unknown> {
+/** The LocalRateLimit message body (spec 2.7 table): a bucket of `bucket` tokens refilled every `fillInterval`. */
+export function localBucketValue(bucket: number, fillInterval: string): Record<string, unknown> {
     const percent = (runtimeKey: string) => ({ runtime_key: runtimeKey, default_value: { numerator: 100, denominator: "HUNDRED" } });
     return {
         stat_prefix: LOCAL_STAT_PREFIX,
-        token_bucket: { max_tokens: s.local.bucket, tokens_per_fill: s.local.bucket, fill_interval: s.local.fillInterval },
+        token_bucket: { max_tokens: bucket, tokens_per_fill: bucket, fill_interval: fillInterval },
         // Both default to 0 % when absent, which would enforce nothing (istio/istio#42664).
         filter_enabled: percent("local_rate_limit_enabled"),
         filter_enforced: percent("local_rate_limit_enforced"),
@@ -185,33 +196,67 @@ export function localRateLimitValue(s: StackSettings): Record<string, unknown> {
     };
 }
 
+/** The LocalRateLimit message body for the settings. */
+export function localRateLimitValue(s: StackSettings): Record<string, unknown> {
+    return localBucketValue(s.local.bucket, s.local.fillInterval);
+}
+
 function typedStruct(value: Record<string, unknown>): Record<string, unknown> {
     return { "@type": TYPED_STRUCT_TYPE, type_url: LOCAL_RATELIMIT_TYPE, value };
 }
 
-/** Spec 2.7: local token bucket on the selected workload's sidecar, in either placement. */
-export function localRateLimitFilter(s: StackSettings): EnvoyFilterSpec {
+/** Where a workload's local bucket sits. */
+export interface LocalBucketOptions {
+    /** Pod labels of the workload. */
+    selector: Record<string, string>;
+    /** Service port: names the sidecar's inbound virtual host `inbound|http|<port>`. */
+    port: number;
+    bucket: number;
+    fillInterval: string;
+    /**
+     * Absent: the whole filter on the inbound HTTP chain (every route). Present: the filter holds
+     * only `stat_prefix` and the bucket is set per route; `[]` means every route of the virtual
+     * host, otherwise the named routes.
+     */
+    routes?: string[];
+}
+
+/** A local token bucket on a workload's sidecar (spec 2.7), in either placement. */
+export function localBucketFilter(o: LocalBucketOptions): EnvoyFilterSpec {
     const httpFilterPatch = (value: Record<string, unknown>) => ({
         applyTo: "HTTP_FILTER",
         match: { context: "SIDECAR_INBOUND", listener: { filterChain: { filter: { name: HCM_FILTER } } } },
         patch: { operation: "INSERT_BEFORE", value: { name: LOCAL_RATELIMIT_FILTER, typed_config: typedStruct(value) } },
     });
-    const selector = { labels: { app: s.local.serviceLabel } };
-    if (s.local.placement === "all-routes") {
-        return { workloadSelector: selector, configPatches: [httpFilterPatch(localRateLimitValue(s))] };
+    const selector = { labels: o.selector };
+    const value = localBucketValue(o.bucket, o.fillInterval);
+    if (o.routes === undefined) {
+        return { workloadSelector: selector, configPatches: [httpFilterPatch(value)] };
     }
+    const routeMatches = o.routes.length ? o.routes.map((name) => ({ name, action: "ANY" })) : [{ action: "ANY" }];
     return {
         workloadSelector: selector,
         configPatches: [
             httpFilterPatch({ stat_prefix: LOCAL_STAT_PREFIX }),
-            {
+            ...routeMatches.map((route) => ({
                 applyTo: "HTTP_ROUTE",
-                match: { context: "SIDECAR_INBOUND", routeConfiguration: { vhost: { name: inboundVhostName(s), route: { action: "ANY" } } } },
+                match: { context: "SIDECAR_INBOUND", routeConfiguration: { vhost: { name: `inbound|http|${o.port}`, route } } },
                 patch: {
                     operation: "MERGE",
-                    value: { typed_per_filter_config: { [LOCAL_RATELIMIT_FILTER]: typedStruct(localRateLimitValue(s)) } },
+                    value: { typed_per_filter_config: { [LOCAL_RATELIMIT_FILTER]: typedStruct(value) } },
                 },
-            },
+            })),
         ],
     };
+}
+
+/** Spec 2.7: local token bucket on the selected workload's sidecar, in either placement. */
+export function localRateLimitFilter(s: StackSettings): EnvoyFilterSpec {
+    return localBucketFilter({
+        selector: { app: s.local.serviceLabel },
+        port: s.local.servicePort,
+        bucket: s.local.bucket,
+        fillInterval: s.local.fillInterval,
+        routes: s.local.placement === "all-routes" ? undefined : [],
+    });
 }

@@ -1,65 +1,110 @@
 /**
- * The whole stack: wires the parts in dependency order.
+ * MeshRateLimit: the whole specified stack (docs/specification.md) from its typed arguments, one
+ * per stack config key: the global limits (GlobalRateLimit with the specification's rules), the
+ * local bucket (LocalRateLimit), bookinfo, the managed API and mesh mutual TLS.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { AccessPolicies } from "./access-policies";
 import { Bookinfo } from "./bookinfo";
-import { LimitRow, effectiveLimits } from "./limits-table";
+import { FILTER_NAMES } from "./envoy-filters";
+import { GlobalRateLimit, GlobalRateLimitArgs, ServiceLogLevel, redisOptionsOf } from "./global-ratelimit";
+import { effectiveLimits } from "./limits-table";
+import { LocalRateLimit, LocalRateLimitArgs } from "./local-ratelimit";
 import { ManagedApi } from "./managed-api";
+import { settingsFromArgs } from "./mesh-args";
+import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 import { MeshMutualTls } from "./mesh-mtls";
-import { SharedObjectsPlan } from "./preflight";
-import { GlobalRateLimitFilters, LocalRateLimitFilter } from "./rate-limit-filters";
-import { RateLimitService } from "./ratelimit-service";
-import { Redis } from "./redis";
-import { deploysRedis } from "./redis-connection";
 import { StackSettings } from "./settings";
+import { globalLimitsFromSettings } from "./spec-limits";
 
-export interface MeshRateLimitArgs {
-    /** Validated settings (see `resolveSettings`). */
-    settings: StackSettings;
-    /** kubectl context used by the seed profile's mesh ConfigMap edit. Defaults to the current context. */
-    kubeContext?: string;
-    /**
-     * What the preflight decided for the fixed-name objects outside the stack's namespaces
-     * (preflight.ts). Absent: the stack creates all of them.
-     */
-    shared?: Pick<SharedObjectsPlan, "ingressClass" | "peerAuthentication">;
+export { MeshRateLimitArgs };
+
+/** One effective limit, as the stack output `limits` shows it. */
+export interface LimitRowOutput {
+    /** `global` or `local`. */
+    scope: string;
+    /** What is counted. */
+    match: string;
+    /** Requests per unit, e.g. `1/minute`. */
+    limit: string;
+    /** Where it is enforced and how a refusal looks. */
+    enforcedBy: string;
+}
+
+/** The GlobalRateLimit arguments of the specified stack (pure; exported for testing). */
+export function globalArgsFromSettings(s: StackSettings): GlobalRateLimitArgs {
+    const r = s.ratelimit;
+    return {
+        ...globalLimitsFromSettings(s),
+        domain: s.global.domain,
+        gateway: { selector: { [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value }, namespace: s.mesh.namespace },
+        namespace: r.namespace,
+        failureModeDeny: s.global.failureModeDeny,
+        timeout: s.global.timeout,
+        service: {
+            name: r.serviceName,
+            configName: r.configName,
+            grpcPort: r.grpcPort,
+            image: r.image,
+            replicas: r.replicas,
+            logLevel: r.logLevel as ServiceLogLevel,
+            redisPoolSize: r.redisPoolSize,
+            redisPipelineWindow: r.redisPipelineWindow,
+            redisPipelineLimit: r.redisPipelineLimit,
+            localCacheSizeInBytes: r.localCacheSizeInBytes,
+            prometheus: r.prometheus,
+            shadowMode: r.shadowMode,
+        },
+        redis: redisOptionsOf(s.redis, r.redisImage),
+        filterNamePrefix: FILTER_NAMES.global,
+        awaitRollout: s.awaitRollout,
+    };
+}
+
+/** The LocalRateLimit arguments of the specified stack (pure; exported for testing). */
+export function localArgsFromSettings(s: StackSettings): LocalRateLimitArgs {
+    return {
+        selector: { app: s.local.serviceLabel },
+        port: s.local.servicePort,
+        bucket: s.local.bucket,
+        fillInterval: s.local.fillInterval,
+        // single-route: the bucket per route on every route of the inbound virtual host.
+        ...(s.local.placement === "single-route" ? { routes: [] } : {}),
+        namespace: s.mesh.namespace,
+        filterName: FILTER_NAMES.local,
+    };
 }
 
 export class MeshRateLimit extends pulumi.ComponentResource {
-    /** Absent when `redisMode` names an existing Redis. */
-    public readonly redis?: Redis;
-    public readonly rateLimitService: RateLimitService;
-    public readonly globalFilters: GlobalRateLimitFilters;
-    public readonly localFilter: LocalRateLimitFilter;
-    public readonly bookinfo: Bookinfo;
-    public readonly managedApi?: ManagedApi;
-    public readonly mutualTls?: MeshMutualTls;
+    /** The variant deployed. */
+    public readonly variant: string;
+    /** gRPC address of the rate-limit service (what the gateway filter calls). */
+    public readonly rateLimitService: string;
     /** Paths to try through the gateway. */
     public readonly gatewayPaths: string[];
-    public readonly limits: LimitRow[];
+    /** The effective global and local limits, one row each. */
+    public readonly limits: LimitRowOutput[];
 
     constructor(name: string, args: MeshRateLimitArgs, opts?: pulumi.ComponentResourceOptions) {
+        // Every argument is checked (and every problem reported) before anything is registered.
+        const s = settingsFromArgs(args);
         super("mesh-ratelimit:index:MeshRateLimit", name, {}, opts);
-        const s = args.settings;
 
-        if (deploysRedis(s.redis)) this.redis = new Redis("redis", { settings: s }, { parent: this });
-        // The service crash-loops while Redis is unreachable, so Redis comes first.
-        this.rateLimitService = new RateLimitService("ratelimit", { settings: s, redisAddress: this.redis?.address ?? "" }, { parent: this, dependsOn: this.redis ? [this.redis] : [] });
-        // With failure_mode_deny the gateway refuses everything until the service answers: filters last.
-        this.globalFilters = new GlobalRateLimitFilters("global-filters", { settings: s }, { parent: this, dependsOn: [this.rateLimitService] });
-        // ServiceAccounts of the service and Redis, and who may call them (before the pods that use them).
+        const global = new GlobalRateLimit("global-ratelimit", globalArgsFromSettings(s), { parent: this });
+        // ServiceAccounts of the service and Redis, and who may call them (components/access-policies.ts).
         new AccessPolicies("access-policies", { settings: s }, { parent: this });
-        this.bookinfo = new Bookinfo("bookinfo", { settings: s }, { parent: this });
-        this.localFilter = new LocalRateLimitFilter("local-filter", { settings: s }, { parent: this });
-        if (s.managedApi) this.managedApi = new ManagedApi("managed-api", { settings: s, createIngressClass: args.shared?.ingressClass ?? true }, { parent: this });
+        new Bookinfo("bookinfo", { settings: s }, { parent: this });
+        new LocalRateLimit("local-ratelimit", localArgsFromSettings(s), { parent: this });
+        if (s.managedApi) new ManagedApi("managed-api", { settings: s, createIngressClass: args.createIngressClass ?? true }, { parent: this });
         if (s.mesh.mutualTls) {
-            this.mutualTls = new MeshMutualTls("mesh-mtls", { settings: s, kubeContext: args.kubeContext, createPeerAuthentication: args.shared?.peerAuthentication ?? true }, { parent: this });
+            new MeshMutualTls("mesh-mtls", { settings: s, kubeContext: args.kubeContext, createPeerAuthentication: args.createPeerAuthentication ?? true }, { parent: this });
         }
 
         const p = s.paths;
+        this.variant = s.variant;
         this.gatewayPaths = [p.limited, ...(s.global.apiRoute ? [`${p.apiPrefix}/1`] : []), p.login, p.logout];
         this.limits = effectiveLimits(s);
-        this.registerOutputs({ gatewayPaths: this.gatewayPaths, limits: this.limits, rateLimitService: this.rateLimitService.grpcAddress });
+        this.rateLimitService = global.grpcAddress;
+        this.registerOutputs({ variant: this.variant, gatewayPaths: this.gatewayPaths, limits: this.limits, rateLimitService: this.rateLimitService });
     }
 }

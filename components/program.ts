@@ -3,6 +3,7 @@
  * config → validated settings → preflight against the cluster → components.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { rawToArgs } from "./mesh-args";
 import { MeshRateLimit } from "./mesh-ratelimit";
 import { LiveObject, SharedObjectRef, SharedObjectsPlan, planSharedObjects, sharedObjectRefs } from "./preflight";
 import { ConfigError, ConfigProblem, StackSettings, rawConfigFromAll, resolveSettings } from "./settings";
@@ -33,6 +34,8 @@ export function buildProgram(allConfig: Record<string, string>, opts: ProgramOpt
     if (shared.problems.length) throw new ConfigError(shared.problems);
     const report = opts.report ?? ((m: string) => void pulumi.log.info(m));
     for (const d of shared.decisions) if (d.action !== "create" || opts.lookupShared) report(d.message);
-    const stack = new MeshRateLimit("mesh-ratelimit", { settings, kubeContext: opts.kubeContext, shared });
+    // Stack config → MeshRateLimit's typed arguments; the component checks them again itself.
+    const args = { ...rawToArgs(raw), kubeContext: opts.kubeContext, createIngressClass: shared.ingressClass, createPeerAuthentication: shared.peerAuthentication };
+    const stack = new MeshRateLimit("mesh-ratelimit", args);
     return { settings, stack, shared };
 }

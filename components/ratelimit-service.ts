@@ -6,7 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 import { SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
 import { RATELIMIT_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "./pod-security";
-import { CONFIG_FILE_KEY, rateLimitConfigYaml } from "./ratelimit-config";
+import { CONFIG_FILE_KEY } from "./ratelimit-config";
 import { REDIS_SECRET, REDIS_SECRET_KEY } from "./redis";
 import { redisConnectionEnv, redisTlsVolumes } from "./redis-connection";
 import { METRICS_PORT, prometheusScrapeAnnotations, shadowModeEnv } from "./safe-rollout";
@@ -30,7 +30,7 @@ export interface EnvVar {
  * The container environment. Pure, exported for the tests and the conformance harness, which runs
  * the real service with exactly this environment.
  */
-export function ratelimitEnv(s: StackSettings, redisAddress: string): EnvVar[] {
+export function ratelimitEnv(s: Pick<StackSettings, "ratelimit" | "redis">, redisAddress: string): EnvVar[] {
     const r = s.ratelimit;
     return [
         { name: "LOG_LEVEL", value: r.logLevel },
@@ -62,8 +62,12 @@ export function ratelimitEnv(s: StackSettings, redisAddress: string): EnvVar[] {
     ];
 }
 
+/** Internal: built by the GlobalRateLimit component from its own arguments. */
 export interface RateLimitServiceArgs {
-    settings: StackSettings;
+    /** The service part of the settings (names, ports, image, tuning), its Redis and whether to await rollouts. */
+    settings: Pick<StackSettings, "ratelimit" | "redis" | "awaitRollout">;
+    /** The text of `config.yaml` (components/ratelimit-config.ts, from the compiled rules). */
+    configYaml: string;
     /** `host:port` of the deployed Redis (unused when `settings.redis` names an existing one). */
     redisAddress: string;
 }
@@ -82,7 +86,7 @@ export class RateLimitService extends pulumi.ComponentResource {
         const s = args.settings;
         const r = s.ratelimit;
         const labels = stackLabels("ratelimit", { app: r.serviceName });
-        const configText = rateLimitConfigYaml(s);
+        const configText = args.configYaml;
 
         this.configMap = new k8s.core.v1.ConfigMap(
             `${name}-config`,

@@ -15,8 +15,10 @@ export const REDIS_NAME = "redis";
 export const REDIS_SECRET = "redis-auth";
 export const REDIS_SECRET_KEY = "password";
 
+/** Internal: built by the GlobalRateLimit component from its own arguments. */
 export interface RedisArgs {
-    settings: StackSettings;
+    /** Namespace and image (`ratelimit.namespace`, `ratelimit.redisImage`) and whether to await the rollout. */
+    settings: Pick<StackSettings, "ratelimit" | "awaitRollout">;
 }
 
 export class Redis extends pulumi.ComponentResource {

@@ -21,9 +21,11 @@
  *   `vh_rate_limits`: OVERRIDE (default: the virtual host's only when the route has none),
  *   INCLUDE (both), IGNORE (the route's only).
  * - One `rate_limits` element yields one descriptor, and only if every action yields an entry:
- *   `request_headers` (`:path` → the full path, query included), `header_value_match` (RE2 full
- *   match), `generic_key`, and the CEL extension with `request.url_path` (path without query) or
- *   `request.path` (with it).
+ *   `request_headers` (`:path` → the full path, query included; another header → its value, and
+ *   nothing when it is absent), `header_value_match` (RE2 full match, exact, presence),
+ *   `generic_key`, `remote_address` (the client address, assumed by the caller), and the CEL
+ *   extension with `request.url_path` (path without query) or `request.path` (with it).
+ * - A config entry with `shadow_mode: true` is counted but never refuses (not `limited`).
  * - The rate-limit service looks each descriptor up in its config: `key_value`, then a wildcard
  *   value (`prefix*`), then the key's catch-all; the counter (bucket) key is
  *   `<domain>_<key>_<value>_<window start>`, so a catch-all counts each distinct value apart.
@@ -49,6 +51,8 @@ export interface AppliedLimit {
     unit: string;
     requestsPerUnit: number;
     unlimited: boolean;
+    /** `shadow_mode`: counted and reported, never refused. */
+    shadow: boolean;
 }
 
 export interface DescriptorExplanation {
@@ -343,14 +347,19 @@ export function selectRoute(m: GatewayModel, path: string): { route: ModelRoute;
 }
 
 /** The entries one `rate_limits` element produces for a request with these headers, or undefined. */
-export function descriptorFor(rateLimit: any, headers: Record<string, string>): Entry[] | undefined {
+export function descriptorFor(rateLimit: any, headers: Record<string, string>, clientAddress?: string): Entry[] | undefined {
     const entries: Entry[] = [];
     for (const action of rateLimit.actions ?? []) {
         const rh = field(action, "request_headers");
         const hvm = field(action, "header_value_match");
         const gk = field(action, "generic_key");
         const ext = action.extension;
-        if (rh) {
+        const ra = field(action, "remote_address");
+        if (ra) {
+            // The address Envoy trusts (downstream peer or the chosen X-Forwarded-For entry), assumed here.
+            if (clientAddress === undefined) return undefined;
+            entries.push({ key: "remote_address", value: clientAddress });
+        } else if (rh) {
             const v = headers[field(rh, "header_name")];
             if (v === undefined) {
                 if (field(rh, "skip_if_absent")) continue;
@@ -432,13 +441,30 @@ export function lookupLimit(config: GatewayModel["config"], domain: string, entr
     const bucket = `${domain}_${entries.map((e) => `${e.key}_${e.value}_`).join("")}{window}`;
     return {
         entries,
-        limit: { entry: names.join(" / "), unit: String(rl.unit ?? "").toLowerCase(), requestsPerUnit: Number(rl.requests_per_unit ?? 0), unlimited: rl.unlimited === true },
+        limit: {
+            entry: names.join(" / "),
+            unit: String(rl.unit ?? "").toLowerCase(),
+            requestsPerUnit: Number(rl.requests_per_unit ?? 0),
+            unlimited: rl.unlimited === true,
+            shadow: field(node, "shadow_mode") === true,
+        },
         bucket,
     };
 }
 
+/** The client a request comes from, as the model assumes it (the path is given apart). */
+export interface ModelRequest {
+    /** Request headers (lower-case names); `:path` and `:method` are set by the model. */
+    headers?: Record<string, string>;
+    /** The client address `remote_address` sends. Defaults to `DEFAULT_CLIENT_ADDRESS`. */
+    clientAddress?: string;
+}
+
+/** The client address assumed when none is given (TEST-NET-1, RFC 5737). */
+export const DEFAULT_CLIENT_ADDRESS = "192.0.2.1";
+
 /** Explains one request path against a gateway model. */
-export function explainWith(m: GatewayModel, path: string): Explanation {
+export function explainWith(m: GatewayModel, path: string, request: ModelRequest = {}): Explanation {
     const normalizedPath = normalizePath(path);
     const sel = selectRoute(m, normalizedPath);
     const base = { path, normalizedPath, virtualHost: m.virtualHost, domain: m.domain };
@@ -452,9 +478,9 @@ export function explainWith(m: GatewayModel, path: string): Explanation {
     const level: Explanation["rateLimitsFrom"]["level"] =
         own.length && useVh && vh.length ? "route and virtual host" : own.length ? "route" : useVh && vh.length ? "virtual host" : "none";
     const envoyFilter = [own.length ? route.envoyFilter : undefined, useVh && vh.length ? vhFilters : undefined].filter(Boolean).join(", ") || undefined;
-    const headers = { ":path": normalizedPath, ":method": "GET" };
+    const headers = { ...(request.headers ?? {}), ":path": normalizedPath, ":method": "GET" };
     const descriptors = rateLimits
-        .map((rl) => descriptorFor(rl, headers))
+        .map((rl) => descriptorFor(rl, headers, request.clientAddress ?? DEFAULT_CLIENT_ADDRESS))
         .filter((d): d is Entry[] => d !== undefined)
         .map((entries) => lookupLimit(m.config, m.domain, entries));
     return {
@@ -462,13 +488,13 @@ export function explainWith(m: GatewayModel, path: string): Explanation {
         route: { name: route.name, index: route.index, match: matchText(match), virtualService: m.source },
         rateLimitsFrom: { level, envoyFilter },
         descriptors,
-        limited: descriptors.some((d) => d.limit && !d.limit.unlimited),
+        limited: descriptors.some((d) => d.limit && !d.limit.unlimited && !d.limit.shadow),
     };
 }
 
 /** Explains one request path against the rendered objects. */
-export function explain(objects: K8sObject[], path: string): Explanation {
-    return explainWith(gatewayModel(objects), path);
+export function explain(objects: K8sObject[], path: string, request: ModelRequest = {}): Explanation {
+    return explainWith(gatewayModel(objects), path, request);
 }
 
 const UNIT_SECONDS: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86400 };
@@ -484,7 +510,7 @@ export function windowStart(unit: string, nowMs: number): number {
 /** The descriptor whose limit is reached first (the smallest allowance per second), if any. */
 export function bindingDescriptor(x: Explanation): DescriptorExplanation | undefined {
     const rate = (d: DescriptorExplanation) => d.limit!.requestsPerUnit / (UNIT_SECONDS[d.limit!.unit] ?? 1);
-    return x.descriptors.filter((d) => d.limit && !d.limit.unlimited).sort((a, b) => rate(a) - rate(b))[0];
+    return x.descriptors.filter((d) => d.limit && !d.limit.unlimited && !d.limit.shadow).sort((a, b) => rate(a) - rate(b))[0];
 }
 
 /** Human-readable lines for the CLI. */
@@ -511,7 +537,7 @@ export function formatExplanation(x: Explanation, nowMs: number = Date.now()): s
         } else if (d.limit.unlimited) {
             out.push(`    limit: unlimited (config entry ${d.limit.entry})`);
         } else {
-            out.push(`    limit: ${d.limit.requestsPerUnit} per ${d.limit.unit} (config entry ${d.limit.entry})${x.descriptors.length > 1 && d === binding ? " <- binds first" : ""}`);
+            out.push(`    limit: ${d.limit.requestsPerUnit} per ${d.limit.unit} (config entry ${d.limit.entry})${d.limit.shadow ? " [shadow: counted and reported, never refused]" : ""}${x.descriptors.length > 1 && d === binding ? " <- binds first" : ""}`);
             const w = windowStart(d.limit.unit, nowMs);
             out.push(`    bucket: ${d.bucket!.replace("{window}", String(w))} (window starting ${new Date(w * 1000).toISOString()}, fixed and epoch-aligned)`);
         }

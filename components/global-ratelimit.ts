@@ -1,0 +1,427 @@
+/**
+ * GlobalRateLimit: global limits for any Istio gateway, from typed rules (components/rules.ts).
+ * Deploys the envoyproxy/ratelimit service (ConfigMap, Deployment, Service, PodDisruptionBudget),
+ * Redis (or uses an existing one) and the gateway's EnvoyFilters (the rate-limit HTTP filter, the
+ * virtual-host actions and the route actions), all derived from the same rules.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { stackLabels } from "./common";
+import { CONFIG_KEYS } from "./config-schema";
+import { EnvoyFilter } from "./crds";
+import { EnvoyFilterSpec, ratelimitHttpFilter, routeRateLimitsFilter, vhostRateLimitsFilter } from "./envoy-filters";
+import { configYaml } from "./ratelimit-config";
+import { RateLimitService } from "./ratelimit-service";
+import { Redis } from "./redis";
+import { RedisConnection, RedisMode, SecretKey, deploysRedis, isHostPort, redisUrl } from "./redis-connection";
+import {
+    CompiledLimits,
+    PathKeyMode,
+    PerPathLimitsArgs,
+    RateLimitRuleArgs,
+    RuleProblem,
+    compileGlobalLimits,
+    formatRuleProblems,
+} from "./rules";
+import { StackSettings, protoDurationSeconds, resolveSettings } from "./settings";
+
+/** `LOG_LEVEL` of the rate-limit service. */
+export enum ServiceLogLevel {
+    Debug = "debug",
+    Info = "info",
+    Warn = "warn",
+    Error = "error",
+}
+
+/** The gateway the limits apply to. */
+export interface GatewayTargetArgs {
+    /** Labels of the gateway's pods, e.g. `{ istio: "ingressgateway" }`. */
+    selector: Record<string, string>;
+    /**
+     * Namespace of the EnvoyFilters: the gateway's own namespace, or Istio's root namespace (then
+     * they apply to every pod the selector matches in the mesh). Defaults to `istio-system`.
+     */
+    namespace?: string;
+    /**
+     * Istio's names (`<host>:<port>`, e.g. `*:8080`) of the virtual hosts whose requests the rules
+     * without a `route` count. Defaults to every virtual host of the gateway.
+     */
+    virtualHosts?: string[];
+}
+
+/** Which Redis the service counts in. */
+export enum RedisModeName {
+    /** A single Redis deployed by the component (password generated, kept in Secret `redis-auth`). */
+    InCluster = "in-cluster",
+    /** One Redis that already exists (`addresses`: one `host:port`). */
+    External = "external",
+    /** Redis Sentinel (`addresses`: the Sentinels; `sentinelMaster`: the master's name). */
+    Sentinel = "sentinel",
+    /** Redis Cluster (`addresses`: seed nodes). */
+    Cluster = "cluster",
+}
+
+/** A key of a Kubernetes Secret. */
+export interface SecretKeyArgs {
+    /** The Secret's name. */
+    name: string;
+    /** The key inside it. Defaults to `password`. */
+    key?: string;
+}
+
+/** Redis for the counters. */
+export interface RedisOptionsArgs {
+    /** Deploy one, or use an existing Redis, Sentinel or Cluster. Defaults to `RedisModeName.InCluster`. */
+    mode?: RedisModeName;
+    /** Image of the Redis the component deploys (in-cluster only). Defaults to `docker.io/library/redis:7.0.15-alpine`. */
+    image?: string;
+    /** `host:port` of the existing Redis, of the Sentinels, or of the Cluster's seed nodes. Defaults to none (in-cluster). */
+    addresses?: string[];
+    /** Sentinel: the master's name as the Sentinels know it. */
+    sentinelMaster?: string;
+    /** Secret (in the service's namespace) with the Redis password. Defaults to none (no AUTH) for an existing Redis. */
+    passwordSecret?: SecretKeyArgs;
+    /** Sentinel: Secret with the Sentinels' own password. Defaults to none. */
+    sentinelPasswordSecret?: SecretKeyArgs;
+    /** Connect with TLS. Defaults to `false`. */
+    tls?: boolean;
+    /** Secret whose `ca.crt` verifies the server (TLS). Defaults to the system roots. */
+    tlsCaSecret?: string;
+}
+
+/** The envoyproxy/ratelimit service. */
+export interface RateLimitServiceOptionsArgs {
+    /** Name of its Service and Deployment (the gateway's cluster name is derived from it). Defaults to `ratelimit`. */
+    name?: string;
+    /** Name of its ConfigMap. Defaults to `ratelimit-config`. */
+    configName?: string;
+    /** gRPC port. Defaults to `8081`. */
+    grpcPort?: number;
+    /** Image. Defaults to `docker.io/envoyproxy/ratelimit:3fb70258`. */
+    image?: string;
+    /** Replicas (they share Redis, so limits stay exact). Defaults to `2`. */
+    replicas?: number;
+    /** Log level. Defaults to `ServiceLogLevel.Warn`. */
+    logLevel?: ServiceLogLevel;
+    /** `REDIS_POOL_SIZE`: connections per service process. Defaults to `10`. */
+    redisPoolSize?: number;
+    /** `REDIS_PIPELINE_WINDOW` (Go duration; `0` flushes every write at once). Defaults to `0`. */
+    redisPipelineWindow?: string;
+    /** `REDIS_PIPELINE_LIMIT`. Defaults to `0`. */
+    redisPipelineLimit?: number;
+    /** `LOCAL_CACHE_SIZE_IN_BYTES`: cache of over-limit keys per process (0 disables). Defaults to `1048576`. */
+    localCacheSizeInBytes?: number;
+    /** Serve Prometheus metrics on port 9090 (`USE_PROMETHEUS`); `false` turns stats off. Defaults to `false`. */
+    prometheus?: boolean;
+    /** Global shadow mode (`SHADOW_MODE`): every limit counted and reported, nothing refused. Defaults to `false`. */
+    shadowMode?: boolean;
+}
+
+export interface GlobalRateLimitArgs {
+    /** Rate-limit domain, written once for both the gateway filter and the service config. */
+    domain: string;
+    /** The gateway whose requests are limited. */
+    gateway: GatewayTargetArgs;
+    /** Typed rules: what to count (path, header, client address, route) and how much. Defaults to none. */
+    rules?: RateLimitRuleArgs[];
+    /** Per-path counters (every distinct path its own counter). Defaults to none. */
+    perPath?: PerPathLimitsArgs;
+    /** What a path is counted by. Defaults to `PathKeyMode.UrlPath` (the path without its query string). */
+    pathKey?: PathKeyMode;
+    /** Descriptor key of each rule's first entry (its value is the rule's name). Defaults to `rule`. */
+    ruleKey?: string;
+    /** Namespace of the service, its ConfigMap and Redis (must exist). Defaults to `default`. */
+    namespace?: string;
+    /** Refuse requests (HTTP 500) when the service cannot answer. Defaults to `true`. */
+    failureModeDeny?: boolean;
+    /** Timeout of the gateway's call to the service (protobuf duration). Defaults to `10s`. */
+    timeout?: string;
+    /** The rate-limit service. Defaults as documented on each field. */
+    service?: RateLimitServiceOptionsArgs;
+    /** Redis. Defaults to one deployed by the component. */
+    redis?: RedisOptionsArgs;
+    /**
+     * Prefix of the EnvoyFilter names: `<prefix>` (HTTP filter), `<prefix>-svc` (virtual-host
+     * actions), `<prefix>-svc-api` (route actions). Defaults to `filter-ratelimit`.
+     */
+    filterNamePrefix?: string;
+    /** Wait for the Deployments to become ready. Defaults to `true`. */
+    awaitRollout?: boolean;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+export const DEFAULT_FILTER_PREFIX = "filter-ratelimit";
+
+/** A config key's documented default (config-schema.ts is the one source of the defaults). */
+export function configDefault(key: string): string {
+    const k = CONFIG_KEYS.find((c) => c.key === key);
+    if (!k) throw new Error(`internal: no config key ${key}`);
+    return k.default;
+}
+
+/** Label-selector problems, shared by the components. Exported for testing. */
+export function selectorProblems(field: string, selector: unknown): RuleProblem[] {
+    if (typeof selector !== "object" || selector === null || Array.isArray(selector) || Object.keys(selector).length === 0) {
+        return [{ field, value: selector, problem: "must name at least one pod label", fix: 'give e.g. { istio: "ingressgateway" }' }];
+    }
+    return Object.entries(selector as Record<string, unknown>)
+        .filter(([k, v]) => !LABEL_KEY.test(k) || typeof v !== "string" || !LABEL_VALUE.test(v) || v.length > 63)
+        .map(([k, v]) => ({ field: `${field}.${k}`, value: v, problem: "is not a valid label key and value", fix: "use Kubernetes label syntax (letters, digits, '-', '_', '.')" }));
+}
+
+/** A DNS name problem, or nothing. Exported for testing. */
+export function dnsProblem(field: string, value: unknown, kind: "label" | "subdomain"): RuleProblem[] {
+    const re = kind === "label" ? DNS_LABEL : DNS_SUBDOMAIN;
+    if (typeof value === "string" && re.test(value) && value.length <= (kind === "label" ? 63 : 253)) return [];
+    const fixed = String(value ?? "").toLowerCase().replace(/[^a-z0-9.-]/g, "-").replace(/^[-.]+|[-.]+$/g, "") || "name";
+    return [{ field, value, problem: `must be a Kubernetes DNS-1123 ${kind} (lower-case letters, digits, '-'${kind === "subdomain" ? ", '.'" : ""})`, fix: `use "${fixed}"` }];
+}
+
+export function portProblem(field: string, value: unknown): RuleProblem[] {
+    return Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= 65535
+        ? []
+        : [{ field, value, problem: "must be a port number from 1 to 65535", fix: "use e.g. 8081" }];
+}
+
+/** Everything the component creates, computed and validated before any resource is registered. */
+export interface GlobalRateLimitPlan {
+    problems: RuleProblem[];
+    compiled: CompiledLimits;
+    /** Settings of the service and Redis (internal components), defaults filled in. */
+    service: Pick<StackSettings, "ratelimit" | "redis" | "awaitRollout">;
+    configYaml: string;
+    filters: { name: string; namespace: string; spec: EnvoyFilterSpec }[];
+    grpcAddress: string;
+}
+
+/** Validates the arguments and computes every object (pure; exported for the tests and the renderer). */
+export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitPlan {
+    const a: Partial<GlobalRateLimitArgs> = args ?? {};
+    const compiled = compileGlobalLimits({ rules: a.rules, perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey });
+    const problems: RuleProblem[] = [...compiled.problems];
+    if (!(a.rules ?? []).length && !a.perPath) {
+        problems.push({ field: "rules", value: a.rules, problem: "no rule and no perPath: the component would limit nothing", fix: "give at least one rule (or perPath)" });
+    }
+    if (typeof a.domain !== "string" || !/^[A-Za-z0-9_.-]+$/.test(a.domain)) {
+        problems.push({ field: "domain", value: a.domain, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: `use "${String(a.domain ?? "").trim().replace(/[^A-Za-z0-9_.-]+/g, "-") || "my-gateway"}"` });
+    }
+    if (typeof a.gateway !== "object" || a.gateway === null) {
+        problems.push({ field: "gateway", value: a.gateway, problem: "is required", fix: 'give { selector: { istio: "ingressgateway" } }' });
+    } else {
+        problems.push(...selectorProblems("gateway.selector", a.gateway.selector));
+        if (a.gateway.namespace !== undefined) problems.push(...dnsProblem("gateway.namespace", a.gateway.namespace, "label"));
+        (a.gateway.virtualHosts ?? []).forEach((v, i) => {
+            if (typeof v !== "string" || !/^[^\s:]+:\d+$/.test(v)) {
+                problems.push({ field: `gateway.virtualHosts[${i}]`, value: v, problem: "must be Istio's virtual host name <host>:<port>", fix: 'use e.g. "*:8080" (Istio silently ignores a patch that names no virtual host)' });
+            }
+        });
+    }
+    const ns = a.namespace ?? "default";
+    problems.push(...dnsProblem("namespace", ns, "label"));
+    const timeout = a.timeout ?? configDefault("rateLimitTimeout");
+    const secs = typeof timeout === "string" ? protoDurationSeconds(timeout) : undefined;
+    if (secs === undefined || secs < 0.001) {
+        problems.push({ field: "timeout", value: timeout, problem: "must be a protobuf duration of at least 0.001s (seconds with an 's' suffix)", fix: 'use e.g. "10s" or "0.5s"' });
+    }
+    const svc = a.service ?? {};
+    const name = svc.name ?? configDefault("ratelimitServiceName");
+    const configName = svc.configName ?? configDefault("configName");
+    const grpcPort = svc.grpcPort ?? Number(configDefault("ratelimitGrpcPort"));
+    const replicas = svc.replicas ?? Number(configDefault("ratelimitReplicas"));
+    const logLevel = svc.logLevel ?? (configDefault("ratelimitLogLevel") as ServiceLogLevel);
+    problems.push(...dnsProblem("service.name", name, "label"), ...dnsProblem("service.configName", configName, "subdomain"), ...portProblem("service.grpcPort", grpcPort));
+    if (grpcPort === 8080 || grpcPort === 6070) {
+        problems.push({ field: "service.grpcPort", value: grpcPort, problem: "collides with the service's HTTP (8080) or debug (6070) port", fix: "use 8081" });
+    }
+    if (!Number.isSafeInteger(replicas) || replicas < 1 || replicas > 100) {
+        problems.push({ field: "service.replicas", value: replicas, problem: "must be a whole number from 1 to 100", fix: "use 2" });
+    }
+    if (!(Object.values(ServiceLogLevel) as string[]).includes(logLevel)) {
+        problems.push({ field: "service.logLevel", value: logLevel, problem: `must be one of ${Object.values(ServiceLogLevel).join(", ")}`, fix: "use ServiceLogLevel.Warn" });
+    }
+    const counts: [string, number | undefined, number, number][] = [
+        ["redisPoolSize", svc.redisPoolSize, 1, 10_000],
+        ["redisPipelineLimit", svc.redisPipelineLimit, 0, Number.MAX_SAFE_INTEGER],
+        ["localCacheSizeInBytes", svc.localCacheSizeInBytes, 0, Number.MAX_SAFE_INTEGER],
+    ];
+    for (const [f, v, min, max] of counts) {
+        if (v !== undefined && (!Number.isSafeInteger(v) || v < min || v > max)) {
+            problems.push({ field: `service.${f}`, value: v, problem: `must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : " up"}`, fix: `omit it for ${configDefault(f)}` });
+        }
+    }
+    if (svc.redisPipelineWindow !== undefined && !/^(0|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/.test(String(svc.redisPipelineWindow))) {
+        problems.push({ field: "service.redisPipelineWindow", value: svc.redisPipelineWindow, problem: "must be a Go duration such as '0', '150us' or '2ms'", fix: 'use "0"' });
+    }
+    if (svc.image !== undefined && (typeof svc.image !== "string" || !svc.image.trim())) {
+        problems.push({ field: "service.image", value: svc.image, problem: "must be an image reference", fix: `omit it for ${configDefault("ratelimitImage")}` });
+    }
+    const redis = redisConnectionOf(a.redis ?? {}, problems);
+    const prefix = a.filterNamePrefix ?? DEFAULT_FILTER_PREFIX;
+    problems.push(...dnsProblem("filterNamePrefix", prefix, "subdomain"));
+
+    // Every other service setting keeps the stack's documented default.
+    const base = serviceDefaults();
+    const service: GlobalRateLimitPlan["service"] = {
+        awaitRollout: a.awaitRollout ?? true,
+        redis,
+        ratelimit: {
+            ...base,
+            namespace: ns,
+            serviceName: name,
+            configName,
+            grpcPort,
+            replicas,
+            logLevel,
+            image: svc.image ?? base.image,
+            redisPoolSize: svc.redisPoolSize ?? base.redisPoolSize,
+            redisPipelineWindow: svc.redisPipelineWindow ?? base.redisPipelineWindow,
+            redisPipelineLimit: svc.redisPipelineLimit ?? base.redisPipelineLimit,
+            localCacheSizeInBytes: svc.localCacheSizeInBytes ?? base.localCacheSizeInBytes,
+            prometheus: svc.prometheus ?? base.prometheus,
+            shadowMode: svc.shadowMode ?? base.shadowMode,
+            redisImage: a.redis?.image ?? base.redisImage,
+        },
+    };
+    const host = `${name}.${ns}.svc.cluster.local`;
+    const selector = (a.gateway?.selector ?? {}) as Record<string, string>;
+    const mode = a.pathKey ?? PathKeyMode.UrlPath;
+    const filterNs = a.gateway?.namespace ?? "istio-system";
+    const filters: GlobalRateLimitPlan["filters"] = [
+        {
+            name: prefix,
+            namespace: filterNs,
+            spec: ratelimitHttpFilter({
+                selector,
+                domain: a.domain ?? "",
+                failureModeDeny: a.failureModeDeny ?? true,
+                timeout,
+                clusterName: `outbound|${grpcPort}||${host}`,
+                authority: host,
+            }),
+        },
+    ];
+    if (compiled.vhostRateLimits.length) {
+        filters.push({ name: `${prefix}-svc`, namespace: filterNs, spec: vhostRateLimitsFilter(selector, a.gateway?.virtualHosts?.length ? a.gateway.virtualHosts : [""], compiled.vhostRateLimits) });
+    }
+    const routes = routeRateLimitsFilter(selector, compiled.routePatches, mode);
+    if (routes) filters.push({ name: `${prefix}-svc-api`, namespace: filterNs, spec: routes });
+    return {
+        problems,
+        compiled,
+        service,
+        configYaml: configYaml(a.domain ?? "", compiled.configDescriptors),
+        filters,
+        grpcAddress: `${host}:${grpcPort}`,
+    };
+}
+
+/** The typed Redis choice → the connection the service environment is built from (components/redis-connection.ts). */
+function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]): RedisConnection {
+    const mode = r.mode ?? RedisModeName.InCluster;
+    if (!(Object.values(RedisModeName) as string[]).includes(mode)) {
+        problems.push({ field: "redis.mode", value: mode, problem: `must be one of ${Object.values(RedisModeName).join(", ")}`, fix: "use RedisModeName.InCluster" });
+    }
+    const addresses = r.addresses ?? [];
+    const key = (k: SecretKeyArgs | undefined, field: string): SecretKey | undefined => {
+        if (!k) return undefined;
+        problems.push(...dnsProblem(`${field}.name`, k.name, "subdomain"));
+        return { name: k.name, key: k.key ?? "password" };
+    };
+    if (mode === RedisModeName.InCluster) {
+        for (const f of ["addresses", "sentinelMaster", "passwordSecret", "sentinelPasswordSecret", "tls", "tlsCaSecret"] as const) {
+            if (r[f] !== undefined) problems.push({ field: `redis.${f}`, value: r[f], problem: "applies only to an existing Redis (mode external, sentinel or cluster)", fix: `remove redis.${f}, or set redis.mode` });
+        }
+    } else {
+        if (r.image !== undefined) problems.push({ field: "redis.image", value: r.image, problem: "has no effect: no Redis is deployed for an existing one", fix: "remove redis.image" });
+        const want = mode === RedisModeName.External ? "exactly one" : "at least one";
+        if (mode === RedisModeName.External ? addresses.length !== 1 : addresses.length < 1) {
+            problems.push({ field: "redis.addresses", value: addresses, problem: `needs ${want} host:port for mode ${mode}`, fix: 'give e.g. ["redis.cache.svc.cluster.local:6379"]' });
+        }
+        addresses.forEach((x, i) => {
+            if (typeof x !== "string" || !isHostPort(x)) problems.push({ field: `redis.addresses[${i}]`, value: x, problem: "must be host:port", fix: 'use e.g. "redis.cache.svc.cluster.local:6379"' });
+        });
+        if (mode === RedisModeName.Sentinel && !r.sentinelMaster) {
+            problems.push({ field: "redis.sentinelMaster", value: r.sentinelMaster, problem: "is required for mode sentinel", fix: 'give the master\'s name, e.g. "mymaster"' });
+        }
+        if (mode !== RedisModeName.Sentinel && (r.sentinelMaster !== undefined || r.sentinelPasswordSecret !== undefined)) {
+            problems.push({ field: "redis.sentinelMaster", value: r.sentinelMaster, problem: "applies only to mode sentinel", fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret" });
+        }
+        if (r.tlsCaSecret !== undefined && !r.tls) problems.push({ field: "redis.tlsCaSecret", value: r.tlsCaSecret, problem: "needs tls: true", fix: "set redis.tls to true, or remove redis.tlsCaSecret" });
+    }
+    return {
+        mode: mode as RedisMode,
+        addresses,
+        ...(r.sentinelMaster !== undefined ? { sentinelMaster: r.sentinelMaster } : {}),
+        ...(r.passwordSecret ? { password: key(r.passwordSecret, "redis.passwordSecret") } : {}),
+        ...(r.sentinelPasswordSecret ? { sentinelPassword: key(r.sentinelPasswordSecret, "redis.sentinelPasswordSecret") } : {}),
+        tls: r.tls ?? false,
+        ...(r.tlsCaSecret !== undefined ? { tlsCaSecret: r.tlsCaSecret } : {}),
+    };
+}
+
+/** The typed Redis choice of a connection read from stack config (the inverse of the above). */
+export function redisOptionsOf(c: RedisConnection, image: string): RedisOptionsArgs {
+    if (c.mode === "in-cluster") return { image };
+    return {
+        mode: c.mode as RedisModeName,
+        addresses: c.addresses,
+        ...(c.sentinelMaster !== undefined ? { sentinelMaster: c.sentinelMaster } : {}),
+        ...(c.password ? { passwordSecret: c.password } : {}),
+        ...(c.sentinelPassword ? { sentinelPasswordSecret: c.sentinelPassword } : {}),
+        ...(c.tls ? { tls: true } : {}),
+        ...(c.tlsCaSecret !== undefined ? { tlsCaSecret: c.tlsCaSecret } : {}),
+    };
+}
+
+let defaults: StackSettings["ratelimit"] | undefined;
+/** The service settings of the stack's defaults (every tuning key at its documented default). */
+function serviceDefaults(): StackSettings["ratelimit"] {
+    return (defaults ??= resolveSettings({ managedApi: "false" }).ratelimit);
+}
+
+/** Invalid component arguments. A `RunError` so the Pulumi CLI prints the message without a stack trace. */
+export class ComponentArgsError extends pulumi.RunError {
+    constructor(component: string, public readonly problems: RuleProblem[]) {
+        super(formatRuleProblems(component, problems));
+        this.name = "ComponentArgsError";
+    }
+}
+
+export class GlobalRateLimit extends pulumi.ComponentResource {
+    /** gRPC address of the rate-limit service (what the gateway filter calls). */
+    public readonly grpcAddress: string;
+    /** The rate-limit domain. */
+    public readonly domain: string;
+    /** The service's `config.yaml`, derived from the rules. */
+    public readonly configYaml: string;
+    /** Names of the EnvoyFilters created. */
+    public readonly filterNames: string[];
+    /** What the service's `REDIS_URL` says: the Redis, Sentinels or Cluster seeds it uses. */
+    public readonly redisUrl: string;
+
+    constructor(name: string, args: GlobalRateLimitArgs, opts?: pulumi.ComponentResourceOptions) {
+        // Validate before anything is registered: a bad rule creates nothing.
+        const plan = planGlobalRateLimit(args);
+        if (plan.problems.length) throw new ComponentArgsError(`GlobalRateLimit ${name}`, plan.problems);
+        super("mesh-ratelimit:index:GlobalRateLimit", name, {}, opts);
+
+        let redis: Redis | undefined;
+        if (deploysRedis(plan.service.redis)) redis = new Redis("redis", { settings: plan.service }, { parent: this });
+        const inClusterAddress = redis?.address ?? "";
+        // The service crash-loops while Redis is unreachable, so Redis comes first.
+        const service = new RateLimitService("ratelimit", { settings: plan.service, redisAddress: inClusterAddress, configYaml: plan.configYaml }, { parent: this, dependsOn: redis ? [redis] : [] });
+        // With failure_mode_deny the gateway refuses everything until the service answers: filters last.
+        const labels = stackLabels("global-ratelimit");
+        for (const f of plan.filters) {
+            new EnvoyFilter(f.name, { metadata: { name: f.name, namespace: f.namespace, labels }, spec: f.spec }, { parent: this, dependsOn: [service] });
+        }
+        this.grpcAddress = plan.grpcAddress;
+        this.domain = args.domain;
+        this.configYaml = plan.configYaml;
+        this.filterNames = plan.filters.map((f) => f.name);
+        this.redisUrl = redisUrl(plan.service.redis, inClusterAddress);
+        this.registerOutputs({ grpcAddress: this.grpcAddress, domain: this.domain, configYaml: this.configYaml, filterNames: this.filterNames, redisUrl: this.redisUrl });
+    }
+}

@@ -1,0 +1,10 @@
+/**
+ * The package entry: the components and their argument types. Importing it runs nothing (no stack
+ * config is read, no resource is created); `package/` makes it a Pulumi plugin for every language.
+ */
+export { GlobalRateLimit, GlobalRateLimitArgs, GatewayTargetArgs, RateLimitServiceOptionsArgs, RedisOptionsArgs, RedisModeName, SecretKeyArgs, ServiceLogLevel } from "./global-ratelimit";
+export { LocalRateLimit, LocalRateLimitArgs } from "./local-ratelimit";
+export { MeshRateLimit } from "./mesh-ratelimit";
+export { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+export { ApiProfileName, DescriptorArgs, EspPortModeName, HttpRouteArgs, LocalPlacementMode, StackVariant } from "./mesh-enums";
+export { HeaderMatchArgs, LimitArgs, LimitUnit, PathKeyMode, PathLimitArgs, PathMatchArgs, PerPathLimitsArgs, RateLimitRuleArgs, RouteRefArgs } from "./rules";

@@ -1,0 +1,71 @@
+/**
+ * LocalRateLimit: a token bucket on any workload's sidecar (Envoy's local rate-limit filter), per
+ * pod, no service needed. Over the limit: 429, body `local_rate_limited`, header `x-local-rate-limit: true`.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { stackLabels } from "./common";
+import { EnvoyFilter } from "./crds";
+import { EnvoyFilterSpec, localBucketFilter } from "./envoy-filters";
+import { ComponentArgsError, dnsProblem, portProblem, selectorProblems } from "./global-ratelimit";
+import { RuleProblem } from "./rules";
+import { protoDurationSeconds } from "./settings";
+
+export interface LocalRateLimitArgs {
+    /** Pod labels of the workload, e.g. `{ app: "orders" }`. */
+    selector: Record<string, string>;
+    /** The workload's service port (Istio names the sidecar's inbound virtual host `inbound|http|<port>`). */
+    port: number;
+    /** Tokens in the bucket, and tokens added per fill (`max_tokens` = `tokens_per_fill`). */
+    bucket: number;
+    /** Refill interval, a protobuf duration of at least `0.05s`. Defaults to `60s`. */
+    fillInterval?: string;
+    /**
+     * Limit only these inbound routes (the bucket is set per route; the filter itself holds only its
+     * stat prefix). An empty list: every route of the inbound virtual host, set per route. Defaults
+     * to the whole filter on the sidecar's inbound HTTP chain (all routes, one place).
+     */
+    routes?: string[];
+    /** Namespace of the EnvoyFilter: the workload's, or Istio's root namespace. Defaults to `istio-system`. */
+    namespace?: string;
+    /** Name of the EnvoyFilter. Defaults to the component's name. */
+    filterName?: string;
+}
+
+/** Validates and builds the filter (pure; exported for the tests). */
+export function planLocalRateLimit(name: string, args: LocalRateLimitArgs): { problems: RuleProblem[]; filterName: string; namespace: string; spec: EnvoyFilterSpec } {
+    const a: Partial<LocalRateLimitArgs> = args ?? {};
+    const problems: RuleProblem[] = [...selectorProblems("selector", a.selector), ...portProblem("port", a.port)];
+    if (!Number.isSafeInteger(a.bucket) || a.bucket! < 1 || a.bucket! > 1_000_000_000) {
+        problems.push({ field: "bucket", value: a.bucket, problem: "must be a whole number from 1 to 1000000000", fix: "use e.g. 10" });
+    }
+    const fillInterval = a.fillInterval ?? "60s";
+    const secs = typeof fillInterval === "string" ? protoDurationSeconds(fillInterval) : undefined;
+    if (secs === undefined || secs < 0.05) {
+        problems.push({ field: "fillInterval", value: fillInterval, problem: "must be a protobuf duration of at least 0.05s (Envoy refuses shorter ones)", fix: /^\d+$/.test(String(fillInterval)) ? `use "${fillInterval}s"` : 'use e.g. "60s"' });
+    }
+    if (a.routes !== undefined) {
+        if (!Array.isArray(a.routes)) problems.push({ field: "routes", value: a.routes, problem: "must be a list of route names", fix: "give [] for every route, or names" });
+        else a.routes.forEach((r, i) => {
+            if (typeof r !== "string" || r === "") problems.push({ field: `routes[${i}]`, value: r, problem: "must be a route name", fix: "remove it, or name the route" });
+        });
+    }
+    const namespace = a.namespace ?? "istio-system";
+    const filterName = a.filterName ?? name;
+    problems.push(...dnsProblem("namespace", namespace, "label"), ...dnsProblem("filterName", filterName, "subdomain"));
+    const spec = localBucketFilter({ selector: a.selector ?? {}, port: a.port ?? 0, bucket: a.bucket ?? 0, fillInterval, routes: Array.isArray(a.routes) ? a.routes : undefined });
+    return { problems, filterName, namespace, spec };
+}
+
+export class LocalRateLimit extends pulumi.ComponentResource {
+    /** Name of the EnvoyFilter created. */
+    public readonly filterName: string;
+
+    constructor(name: string, args: LocalRateLimitArgs, opts?: pulumi.ComponentResourceOptions) {
+        const plan = planLocalRateLimit(name, args);
+        if (plan.problems.length) throw new ComponentArgsError(`LocalRateLimit ${name}`, plan.problems);
+        super("mesh-ratelimit:index:LocalRateLimit", name, {}, opts);
+        new EnvoyFilter(plan.filterName, { metadata: { name: plan.filterName, namespace: plan.namespace, labels: stackLabels("local-ratelimit") }, spec: plan.spec }, { parent: this });
+        this.filterName = plan.filterName;
+        this.registerOutputs({ filterName: this.filterName });
+    }
+}

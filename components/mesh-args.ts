@@ -1,0 +1,62 @@
+/**
+ * MeshRateLimit's typed arguments ↔ the stack config (strings, as the Pulumi CLI stores them).
+ * Pure. The component validates its arguments with the same `resolveSettings` as the program, so
+ * every config rule (and its message) holds for both; only the fix is phrased for arguments.
+ */
+import { CONFIG_KEYS, CONFIG_KEY_NAMES } from "./config-schema";
+import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+import { ConfigError, ConfigProblem, FixStyle, RawConfig, StackSettings, formatProblems, resolveSettings, shellQuote } from "./settings";
+
+/** Fixes phrased as argument changes (what a user of the component edits). */
+export const ARGS_FIX: FixStyle = {
+    set: (k, v) =>
+        `set ${k}: ${k === "includeIpRanges" ? JSON.stringify(v.split(",")) : /^(\d+|true|false)$/.test(v) || /^[[{]/.test(v) ? v : JSON.stringify(v)} in MeshRateLimit's args`,
+    rm: (k) => `remove ${k} from MeshRateLimit's args`,
+    rename: (from, to, v) => `rename ${from} to ${to} (value ${shellQuote(v)})`,
+    header: (n) => `MeshRateLimit: invalid arguments (${n} problem${n === 1 ? "" : "s"}); nothing was created:`,
+};
+
+/** The stack config a set of arguments stands for (keys without the project prefix). */
+export function argsToRaw(args: MeshRateLimitArgs): RawConfig {
+    const raw: RawConfig = {};
+    for (const k of CONFIG_KEYS) {
+        const v = (args as Record<string, unknown>)[k.key];
+        if (v === undefined || v === null) continue;
+        if (k.key === "includeIpRanges" && Array.isArray(v)) raw[k.key] = v.join(",");
+        else raw[k.key] = typeof v === "string" ? v : k.kind === "json" || typeof v === "object" ? JSON.stringify(v) : String(v);
+    }
+    return raw;
+}
+
+/** Typed arguments from stack config that `resolveSettings` accepted (empty value = unset). */
+export function rawToArgs(raw: RawConfig): MeshRateLimitArgs {
+    const args: Record<string, unknown> = {};
+    for (const k of CONFIG_KEYS) {
+        const v = raw[k.key]?.trim();
+        if (v === undefined || v === "") continue;
+        if (k.key === "includeIpRanges") args[k.key] = v.split(",").map((s) => s.trim()).filter(Boolean);
+        else if (k.kind === "json") args[k.key] = JSON.parse(v);
+        else if (k.kind === "integer") args[k.key] = Number(v);
+        else if (k.kind === "boolean") args[k.key] = v.toLowerCase() === "true";
+        else args[k.key] = v;
+    }
+    return args as MeshRateLimitArgs;
+}
+
+/** Fields of the arguments that are not stack config keys. */
+const EXTRA_FIELDS = new Set(["kubeContext", "createIngressClass", "createPeerAuthentication"]);
+
+/** Validated settings of MeshRateLimit's arguments; throws `ConfigError` with argument-phrased fixes. */
+export function settingsFromArgs(args: MeshRateLimitArgs): StackSettings {
+    const unknown: ConfigProblem[] = Object.keys(args ?? {})
+        .filter((k) => !CONFIG_KEY_NAMES.has(k) && !EXTRA_FIELDS.has(k))
+        .map((k) => ({ key: k, value: String((args as Record<string, unknown>)[k]), problem: "is not an argument of MeshRateLimit", fix: ARGS_FIX.rm(k) }));
+    try {
+        return resolveSettings(argsToRaw(args ?? {}), unknown);
+    } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+        const err = new ConfigError(e.problems);
+        err.message = formatProblems(e.problems, ARGS_FIX).replace(/mesh-ratelimit:/g, "");
+        throw err;
+    }
+}

@@ -1,0 +1,379 @@
+/**
+ * Typed global rate-limit rules → every Envoy `rate_limits` action and every entry of the
+ * rate-limit service's `config.yaml`, from one statement, so the gateway and the service can never
+ * disagree (the way Envoy Gateway's BackendTrafficPolicy and Kuadrant's RateLimitPolicy work).
+ *
+ * Pure: no Pulumi runtime, no I/O. `compileGlobalLimits` validates and compiles; a problem names the
+ * field path (`rules[2].path.prefix`), the value and the fix.
+ *
+ * How each rule becomes a descriptor (one `rate_limits` entry per rule, so a rule that yields
+ * nothing drops only its own descriptor, never another rule's):
+ * 1. The first action names the rule: `header_value_match` (key `ruleKey`, value = the rule's
+ *    name) over every condition of the rule (the path, the header value or presence), or, when the
+ *    rule has no condition, `generic_key` with the same key and value. A request that fails a
+ *    condition sends nothing for that rule.
+ * 2. `header.perValue`: `request_headers` (descriptor key = the header name): each distinct value
+ *    its own counter. The rule then applies only to requests that carry the header.
+ * 3. `perClientAddress`: `remote_address` (key `remote_address`): each client address its own
+ *    counter (the address Envoy trusts: the downstream peer, or the X-Forwarded-For entry chosen by
+ *    Istio's `numTrustedProxies`).
+ * The config nests one level per action and puts the limit (and `shadow_mode`) on the last one.
+ *
+ * Paths are matched WITHOUT the query string (`:path` carries it): exact `/p` and regex `r` become
+ * `(?:/p)(?:\?.*)?` / `(?:r)(?:\?.*)?`, prefix `/p` becomes `/p(?:[/?].*)?` (Envoy Gateway's form;
+ * a prefix ending in `/` is followed by anything). With `PathKeyMode.Literal` the path is matched
+ * as written (query included), as the specification's tables do.
+ */
+import { compileFullMatch } from "./settings";
+
+/** Time unit of a limit (envoyproxy/ratelimit's units). */
+export enum LimitUnit {
+    Second = "second",
+    Minute = "minute",
+    Hour = "hour",
+    Day = "day",
+}
+
+/** What a request's path is counted by. */
+export enum PathKeyMode {
+    /** The path without its query string (CEL `request.url_path`); route limits include the virtual host's. */
+    UrlPath = "url-path",
+    /** `:path` as written, query included; a route's own limits replace the virtual host's (the specification's tables). */
+    Literal = "literal",
+}
+
+/** Which paths a rule applies to: exactly one of `exact`, `prefix`, `regex`. */
+export interface PathMatchArgs {
+    /** The whole path, e.g. `/login` (the query string is ignored). */
+    exact?: string;
+    /** A path prefix, e.g. `/api` (matches `/api`, `/api/...` and `/api?...`, not `/apiv2`). */
+    prefix?: string;
+    /** An RE2 regular expression matched against the whole path without its query, e.g. `/items/[0-9]+`. */
+    regex?: string;
+}
+
+/** A request header a rule applies to. Without `value` or `perValue` the rule applies when the header is present. */
+export interface HeaderMatchArgs {
+    /** Header name in lower case, e.g. `x-api-key`. */
+    name: string;
+    /** Applies only to requests whose header has exactly this value (all of them share one counter). */
+    value?: string;
+    /**
+     * Each distinct value of the header gets its own counter (e.g. one per API key). Requests
+     * without the header are not counted by this rule. Defaults to `false`.
+     */
+    perValue?: boolean;
+}
+
+/** A route of the gateway's route configuration (a VirtualService `http[].name`). */
+export interface RouteRefArgs {
+    /** The route's name (VirtualService `http[].name`). */
+    name: string;
+    /** Istio's virtual host name `<host>:<port>`, e.g. `*:8080`. Defaults to any virtual host. */
+    virtualHost?: string;
+}
+
+/** One global limit: what to count and how much. */
+export interface RateLimitRuleArgs {
+    /** Unique name; also the descriptor value the rule sends. Letters, digits, `_`, `.`, `-`. */
+    name: string;
+    /** Only requests whose path matches. Defaults to every path. */
+    path?: PathMatchArgs;
+    /** Only requests with this header (value, presence) or one counter per header value. Defaults to none. */
+    header?: HeaderMatchArgs;
+    /** One counter per client address. Defaults to `false` (one counter for all clients). */
+    perClientAddress?: boolean;
+    /** Only requests on this route (the rule sits on the route). Defaults to every route of the gateway. */
+    route?: RouteRefArgs;
+    /** Requests allowed per `unit` (per counter). */
+    requestsPerUnit: number;
+    /** Time unit of the limit. */
+    unit: LimitUnit;
+    /** Observe only: counted and reported over limit, never refused. Defaults to `false`. */
+    shadow?: boolean;
+}
+
+/** A limit without a match. */
+export interface LimitArgs {
+    /** Requests allowed per `unit`. */
+    requestsPerUnit: number;
+    /** Time unit of the limit. */
+    unit: LimitUnit;
+    /** Observe only: counted and reported over limit, never refused. Defaults to `false`. */
+    shadow?: boolean;
+}
+
+/** A limit on one exact path, counted per path (see `PerPathLimitsArgs`). */
+export interface PathLimitArgs {
+    /** The exact path without query, e.g. `/productpage`. */
+    path: string;
+    /** Requests allowed per `unit`. */
+    requestsPerUnit: number;
+    /** Time unit of the limit. */
+    unit: LimitUnit;
+    /** Observe only. Defaults to `false`. */
+    shadow?: boolean;
+}
+
+/**
+ * Every path its own counter: the gateway sends the request's path (without query, or `:path` with
+ * `PathKeyMode.Literal`) under `descriptorKey`; `paths` set limits for named paths, `eachPath` for
+ * every other path.
+ */
+export interface PerPathLimitsArgs {
+    /** Descriptor key the path is sent under. Defaults to `PATH`. */
+    descriptorKey?: string;
+    /** Limits of named paths. Defaults to none. */
+    paths?: PathLimitArgs[];
+    /** Limit of every other path, each distinct path counted apart. Defaults to none (other paths unlimited). */
+    eachPath?: LimitArgs;
+}
+
+/** Everything the gateway and the service must agree on. */
+export interface GlobalLimitsInput {
+    rules?: RateLimitRuleArgs[];
+    perPath?: PerPathLimitsArgs;
+    /** Defaults to `PathKeyMode.UrlPath`. */
+    pathKey?: PathKeyMode;
+    /** Descriptor key of the rules' first entry. Defaults to `rule`. */
+    ruleKey?: string;
+}
+
+export interface RuleProblem {
+    /** Field path, e.g. `rules[2].path.prefix`. */
+    field: string;
+    value?: unknown;
+    problem: string;
+    fix: string;
+}
+
+/** A config.yaml descriptor entry of envoyproxy/ratelimit. */
+export interface ConfigDescriptor {
+    key: string;
+    value?: string;
+    rate_limit?: { unit: string; requests_per_unit: number };
+    shadow_mode?: boolean;
+    descriptors?: ConfigDescriptor[];
+}
+
+export interface RateLimitEntry {
+    actions: Record<string, unknown>[];
+}
+
+export interface RoutePatch {
+    /** `""`: any virtual host. */
+    virtualHost: string;
+    route: string;
+    rateLimits: RateLimitEntry[];
+}
+
+export interface CompiledLimits {
+    /** `rate_limits` on the gateway's virtual host(s). */
+    vhostRateLimits: RateLimitEntry[];
+    /** `rate_limits` on named routes (with `vh_rate_limits: INCLUDE` in url-path mode). */
+    routePatches: RoutePatch[];
+    /** The `descriptors` of the service's config.yaml. */
+    configDescriptors: ConfigDescriptor[];
+    problems: RuleProblem[];
+}
+
+export const DEFAULT_RULE_KEY = "rule";
+export const DEFAULT_PATH_KEY = "PATH";
+export const REMOTE_ADDRESS_KEY = "remote_address";
+export const EXPR_DESCRIPTOR_EXTENSION = "envoy.rate_limit_descriptors.expr";
+export const EXPR_DESCRIPTOR_TYPE = "type.googleapis.com/envoy.extensions.rate_limit_descriptors.expr.v3.Descriptor";
+/** CEL attribute: the request path without its query string (`request.path` keeps the query). */
+export const URL_PATH_EXPRESSION = "request.url_path";
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const HEADER_NAME = /^(:authority|:method|:scheme|[a-z0-9!#$%&'*+.^_`|~-]+)$/;
+const UNITS = Object.values(LimitUnit) as string[];
+
+/** RE2-escapes a literal. Exported for testing. */
+export function escapeRe2(s: string): string {
+    return s.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&");
+}
+
+/** The `:path` regex of a path match (query tolerant in url-path mode). Exported for testing. */
+export function pathRegex(m: PathMatchArgs, mode: PathKeyMode = PathKeyMode.UrlPath): string {
+    const literal = mode === PathKeyMode.Literal;
+    if (m.exact !== undefined) return literal ? escapeRe2(m.exact) : `(?:${escapeRe2(m.exact)})(?:\\?.*)?`;
+    if (m.prefix !== undefined) {
+        const p = escapeRe2(m.prefix);
+        return m.prefix.endsWith("/") ? `${p}.*` : literal ? `${p}(?:/.*)?` : `${p}(?:[/?].*)?`;
+    }
+    return literal ? m.regex! : `(?:${m.regex})(?:\\?.*)?`;
+}
+
+/** The action sending the request's path as `key` (the per-path counters). */
+export function pathDescriptorAction(mode: PathKeyMode, key: string = DEFAULT_PATH_KEY): Record<string, unknown> {
+    if (mode === PathKeyMode.Literal) return { request_headers: { header_name: ":path", descriptor_key: key } };
+    return { extension: { name: EXPR_DESCRIPTOR_EXTENSION, typed_config: { "@type": EXPR_DESCRIPTOR_TYPE, descriptor_key: key, text: URL_PATH_EXPRESSION } } };
+}
+
+function limitOf(l: { requestsPerUnit: number; unit: LimitUnit; shadow?: boolean }): Pick<ConfigDescriptor, "rate_limit" | "shadow_mode"> {
+    return { rate_limit: { unit: l.unit, requests_per_unit: l.requestsPerUnit }, ...(l.shadow ? { shadow_mode: true } : {}) };
+}
+
+function checkLimit(field: string, l: any, problems: RuleProblem[]): void {
+    if (!Number.isSafeInteger(l?.requestsPerUnit) || l.requestsPerUnit < 1) {
+        problems.push({ field: `${field}.requestsPerUnit`, value: l?.requestsPerUnit, problem: "must be a whole number of at least 1", fix: "set requestsPerUnit to e.g. 100" });
+    }
+    if (!UNITS.includes(l?.unit)) {
+        problems.push({ field: `${field}.unit`, value: l?.unit, problem: `must be one of ${UNITS.join(", ")}`, fix: "use LimitUnit.Minute (\"minute\") or another LimitUnit" });
+    }
+    if (l?.shadow !== undefined && typeof l.shadow !== "boolean") {
+        problems.push({ field: `${field}.shadow`, value: l.shadow, problem: "must be true or false", fix: "set shadow to true (observe only) or false" });
+    }
+}
+
+function checkPath(field: string, p: unknown, problems: RuleProblem[]): void {
+    if (typeof p !== "string" || !p.startsWith("/") || /[\s?#]/.test(p)) {
+        problems.push({ field, value: p, problem: "must be a path starting with '/', without spaces, query or fragment", fix: `use e.g. "/${String(p ?? "").replace(/^\/*/, "").split(/[?#\s]/)[0]}"` });
+    }
+}
+
+function validateRule(r: any, i: number, names: Set<string>, problems: RuleProblem[]): boolean {
+    const at = `rules[${i}]`;
+    const before = problems.length;
+    if (typeof r !== "object" || r === null) {
+        problems.push({ field: at, value: r, problem: "must be an object", fix: "give { name, requestsPerUnit, unit, ... }" });
+        return false;
+    }
+    if (typeof r.name !== "string" || !NAME.test(r.name)) {
+        problems.push({ field: `${at}.name`, value: r.name, problem: "must be a non-empty name of letters, digits, '_', '.', '-' (it is the descriptor value)", fix: `name it e.g. "rule-${i}"` });
+    } else if (names.has(r.name)) {
+        problems.push({ field: `${at}.name`, value: r.name, problem: "is used by another rule; the service would merge their counters", fix: "give every rule a distinct name" });
+    } else names.add(r.name);
+    if (r.path !== undefined) {
+        const kinds = ["exact", "prefix", "regex"].filter((k) => r.path?.[k] !== undefined);
+        if (kinds.length !== 1) {
+            problems.push({ field: `${at}.path`, value: r.path, problem: `needs exactly one of exact, prefix, regex (has ${kinds.length ? kinds.join(", ") : "none"})`, fix: "keep one of them" });
+        } else if (kinds[0] === "regex") {
+            try {
+                if (typeof r.path.regex !== "string" || r.path.regex === "") throw new Error("empty");
+                compileFullMatch(r.path.regex);
+            } catch (e) {
+                problems.push({ field: `${at}.path.regex`, value: r.path.regex, problem: `is not a valid RE2 regular expression (${(e as Error).message})`, fix: "write an RE2 expression matching the whole path, e.g. \"/items/[0-9]+\"" });
+            }
+        } else {
+            checkPath(`${at}.path.${kinds[0]}`, r.path[kinds[0]], problems);
+        }
+    }
+    if (r.header !== undefined) {
+        const h = r.header;
+        if (h?.name === ":path") {
+            problems.push({ field: `${at}.header.name`, value: h.name, problem: "':path' carries the query string", fix: "match the path with the rule's `path` field instead" });
+        } else if (typeof h?.name !== "string" || !HEADER_NAME.test(h.name)) {
+            const fixed = typeof h?.name === "string" ? h.name.toLowerCase().trim() : "x-api-key";
+            problems.push({ field: `${at}.header.name`, value: h?.name, problem: "must be a lower-case HTTP header name", fix: `use "${HEADER_NAME.test(fixed) ? fixed : "x-api-key"}"` });
+        }
+        if (h?.value !== undefined && (typeof h.value !== "string" || h.value === "")) {
+            problems.push({ field: `${at}.header.value`, value: h.value, problem: "must be a non-empty string", fix: "omit value to match on presence, or give the exact value" });
+        }
+        if (h?.value !== undefined && h?.perValue) {
+            problems.push({ field: `${at}.header.perValue`, value: true, problem: "cannot be combined with header.value (one fixed value has one counter)", fix: "remove value, or set perValue to false" });
+        }
+    }
+    if (r.perClientAddress !== undefined && typeof r.perClientAddress !== "boolean") {
+        problems.push({ field: `${at}.perClientAddress`, value: r.perClientAddress, problem: "must be true or false", fix: "set perClientAddress to true or false" });
+    }
+    if (r.route !== undefined && (typeof r.route?.name !== "string" || r.route.name === "")) {
+        problems.push({ field: `${at}.route.name`, value: r.route?.name, problem: "must name a route (VirtualService http[].name)", fix: "set route.name to the route's name, or remove route" });
+    }
+    checkLimit(at, r, problems);
+    return problems.length === before;
+}
+
+function ruleActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Record<string, unknown>[] {
+    const conditions: Record<string, unknown>[] = [];
+    if (r.path) conditions.push({ name: ":path", safe_regex_match: { google_re2: {}, regex: pathRegex(r.path, mode) } });
+    if (r.header && r.header.value !== undefined) conditions.push({ name: r.header.name, string_match: { exact: r.header.value } });
+    else if (r.header && !r.header.perValue) conditions.push({ name: r.header.name, present_match: true });
+    const actions: Record<string, unknown>[] = [
+        conditions.length
+            ? { header_value_match: { descriptor_key: key, descriptor_value: r.name, headers: conditions } }
+            : { generic_key: { descriptor_key: key, descriptor_value: r.name } },
+    ];
+    if (r.header?.perValue) actions.push({ request_headers: { header_name: r.header.name, descriptor_key: r.header.name } });
+    if (r.perClientAddress) actions.push({ remote_address: {} });
+    return actions;
+}
+
+function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor {
+    const keys = [...(r.header?.perValue ? [r.header.name] : []), ...(r.perClientAddress ? [REMOTE_ADDRESS_KEY] : [])];
+    let leaf: ConfigDescriptor | undefined;
+    for (const k of keys.reverse()) leaf = leaf ? { key: k, descriptors: [leaf] } : { key: k, ...limitOf(r) };
+    return leaf ? { key, value: r.name, descriptors: [leaf] } : { key, value: r.name, ...limitOf(r) };
+}
+
+/** Validates and compiles the limits. Problems are returned, never thrown. */
+export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
+    const problems: RuleProblem[] = [];
+    const mode = input.pathKey ?? PathKeyMode.UrlPath;
+    if (!(Object.values(PathKeyMode) as string[]).includes(mode)) {
+        problems.push({ field: "pathKey", value: mode, problem: `must be one of ${Object.values(PathKeyMode).join(", ")}`, fix: "use PathKeyMode.UrlPath (\"url-path\")" });
+    }
+    const ruleKey = input.ruleKey ?? DEFAULT_RULE_KEY;
+    if (typeof ruleKey !== "string" || !NAME.test(ruleKey)) {
+        problems.push({ field: "ruleKey", value: ruleKey, problem: "must be a non-empty descriptor key of letters, digits, '_', '.', '-'", fix: `use "${DEFAULT_RULE_KEY}"` });
+    }
+    const rules = input.rules ?? [];
+    if (!Array.isArray(rules)) problems.push({ field: "rules", value: rules, problem: "must be a list of rules", fix: "give [] or a list of { name, requestsPerUnit, unit, ... }" });
+    const names = new Set<string>();
+    const valid = (Array.isArray(rules) ? rules : []).filter((r, i) => validateRule(r, i, names, problems));
+
+    const perPath = input.perPath;
+    const pathKey = perPath?.descriptorKey ?? DEFAULT_PATH_KEY;
+    if (perPath) {
+        if (typeof pathKey !== "string" || !NAME.test(pathKey)) {
+            problems.push({ field: "perPath.descriptorKey", value: pathKey, problem: "must be a non-empty descriptor key", fix: `use "${DEFAULT_PATH_KEY}"` });
+        }
+        const seen = new Set<string>();
+        (perPath.paths ?? []).forEach((p, i) => {
+            checkPath(`perPath.paths[${i}].path`, p?.path, problems);
+            if (seen.has(p?.path)) problems.push({ field: `perPath.paths[${i}].path`, value: p.path, problem: "appears twice; the service rejects duplicate descriptors", fix: "remove one of the two entries" });
+            seen.add(p?.path);
+            checkLimit(`perPath.paths[${i}]`, p, problems);
+        });
+        if (perPath.eachPath) checkLimit("perPath.eachPath", perPath.eachPath, problems);
+        if (!perPath.eachPath && !(perPath.paths ?? []).length) {
+            problems.push({ field: "perPath", value: perPath, problem: "limits nothing (no paths and no eachPath)", fix: "give paths and/or eachPath, or remove perPath" });
+        }
+    }
+    if (perPath && pathKey === ruleKey) {
+        // Rule names cannot start with '/', paths always do: the values never collide, but the
+        // per-path catch-all would also count a rule's descriptor value. Keep them apart unless needed.
+        for (const r of valid) if (r.header?.perValue || r.perClientAddress) {
+            problems.push({ field: "ruleKey", value: ruleKey, problem: `equals perPath.descriptorKey, so rule '${r.name}' (nested descriptors) would share the key with the per-path counters`, fix: `use a different ruleKey, e.g. "${DEFAULT_RULE_KEY}"` });
+            break;
+        }
+    }
+
+    const vhostRateLimits: RateLimitEntry[] = [];
+    const routePatches: RoutePatch[] = [];
+    if (perPath) vhostRateLimits.push({ actions: [pathDescriptorAction(mode, pathKey)] });
+    for (const r of valid) {
+        const entry = { actions: ruleActions(r, mode, ruleKey) };
+        if (!r.route) {
+            vhostRateLimits.push(entry);
+            continue;
+        }
+        const vh = r.route.virtualHost ?? "";
+        let patch = routePatches.find((p) => p.virtualHost === vh && p.route === r.route!.name);
+        if (!patch) routePatches.push((patch = { virtualHost: vh, route: r.route.name, rateLimits: [] }));
+        patch.rateLimits.push(entry);
+    }
+    const configDescriptors: ConfigDescriptor[] = [
+        ...(perPath?.paths ?? []).map((p) => ({ key: pathKey, value: p.path, ...limitOf(p) })),
+        ...valid.map((r) => ruleConfig(r, ruleKey)),
+        ...(perPath?.eachPath ? [{ key: pathKey, ...limitOf(perPath.eachPath) }] : []),
+    ];
+    return { vhostRateLimits, routePatches, configDescriptors, problems };
+}
+
+/** One readable message for a list of problems (what a component throws). */
+export function formatRuleProblems(component: string, problems: RuleProblem[]): string {
+    const lines = problems.map((p) => `  - ${p.field} = ${p.value === undefined ? "(not set)" : JSON.stringify(p.value)}: ${p.problem}\n    fix: ${p.fix}`);
+    return `${component}: invalid arguments (${problems.length} problem${problems.length === 1 ? "" : "s"}); nothing was created:\n${lines.join("\n")}`;
+}

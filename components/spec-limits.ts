@@ -1,0 +1,29 @@
+/**
+ * The specified stack's global limits as typed rules (components/rules.ts): the per-path counters
+ * of spec 2.4 (`PATH=<path>`, `limitedPath` and the catch-all) and, in variant A, the `api` route's
+ * shared limit of spec 2.6 as a rule on that route. Pure; the one mapping from settings to rules,
+ * used by the MeshRateLimit component and by the settings-based builders.
+ */
+import { GlobalLimitsInput, LimitUnit, PathKeyMode, RateLimitRuleArgs } from "./rules";
+import { DESCRIPTOR_KEY, DescriptorLimit, StackSettings, gatewayVhostName } from "./settings";
+
+export function globalLimitsFromSettings(s: StackSettings): GlobalLimitsInput {
+    const api = s.global.apiRoute;
+    const limit = (d: DescriptorLimit) => ({ requestsPerUnit: d.requestsPerUnit, unit: d.unit as LimitUnit });
+    const catchAll = s.global.descriptors.find((d) => d.value === undefined);
+    const apiEntry = api ? s.global.descriptors.find((d) => d.value === api.descriptorValue) : undefined;
+    // Without an entry of its own the service counted PATH=<api value> under the catch-all: same limit.
+    const apiLimit = apiEntry ?? catchAll;
+    const rules: RateLimitRuleArgs[] =
+        api && apiLimit ? [{ name: api.descriptorValue, path: { regex: api.regex }, route: { name: api.route, virtualHost: gatewayVhostName(s) }, ...limit(apiLimit) }] : [];
+    return {
+        pathKey: s.global.pathKey as PathKeyMode,
+        ruleKey: DESCRIPTOR_KEY,
+        perPath: {
+            descriptorKey: DESCRIPTOR_KEY,
+            paths: s.global.descriptors.filter((d) => d.value !== undefined && d !== apiEntry).map((d) => ({ path: d.value!, ...limit(d) })),
+            ...(catchAll ? { eachPath: limit(catchAll) } : {}),
+        },
+        rules,
+    };
+}

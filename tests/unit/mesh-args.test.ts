@@ -1,0 +1,67 @@
+/**
+ * MeshRateLimit's typed arguments: generated from the config table, the program's stack config
+ * maps to them without loss, and the component validates them itself (fixes phrased as arguments).
+ */
+import { expect } from "chai";
+import * as fs from "fs";
+import { OUT, generate } from "../../scripts/gen-mesh-args";
+import { argsToRaw, rawToArgs, settingsFromArgs } from "../../components/mesh-args";
+import { CONFIG_KEYS } from "../../components/config-schema";
+import { StackVariant } from "../../components/mesh-enums";
+import { LimitUnit } from "../../components/rules";
+import { resolveSettings } from "../../components/settings";
+import { DEV } from "./helpers";
+
+describe("MeshRateLimit arguments", () => {
+    it("components/mesh-ratelimit-args.ts is generated from components/config-schema.ts (run npm run gen:mesh-args)", () => {
+        expect(fs.readFileSync(OUT, "utf8")).to.equal(generate());
+    });
+
+    it("has one documented field per config key", () => {
+        const text = fs.readFileSync(OUT, "utf8");
+        for (const k of CONFIG_KEYS) expect(text, k.key).to.match(new RegExp(`/\\*\\* [^\\n]+Defaults to [^\\n]+\\*/\\n    ${k.key}\\?: `));
+    });
+
+    const configs: Record<string, string>[] = [];
+    for (const variant of ["A", "B"]) for (const apiProfile of ["seed", "current"]) for (const localPlacement of ["all-routes", "single-route"]) configs.push({ ...DEV, variant, apiProfile, localPlacement });
+    configs.push({ ...DEV, unit: "second", catchAllLimit: "7", pathKey: "literal", mutualTls: "FALSE", includeIpRanges: " 10.0.0.0/8 , 10.1.0.0/16", virtualServiceRoutes: '[{"exact":["/a"]},{"name":"api","prefix":["/api"]}]' });
+    configs.push({ ...DEV, variant: "B", descriptors: '[{"key":"PATH","unit":"hour","requestsPerUnit":9},{"key":"PATH","value":"/x","unit":"minute","requestsPerUnit":1}]', managedApi: "false", awaitRollout: "false" });
+    for (const raw of configs) {
+        it(`stack config → args → settings is lossless (${JSON.stringify(raw).slice(0, 90)}…)`, () => {
+            const direct = resolveSettings(raw);
+            const args = rawToArgs(raw);
+            expect(settingsFromArgs(args)).to.deep.equal(direct);
+            // Typed, not strings: a number is a number, a list a list.
+            for (const [k, v] of Object.entries(args)) {
+                const spec = CONFIG_KEYS.find((c) => c.key === k)!;
+                if (spec.kind === "integer") expect(v, k).to.be.a("number");
+                if (spec.kind === "boolean") expect(v, k).to.be.a("boolean");
+                if (spec.kind === "json") expect(v, k).to.be.an("array");
+            }
+            expect(argsToRaw(args).variant).to.equal(raw.variant);
+        });
+    }
+
+    it("invalid arguments: every problem at once, the field and value named, the fix phrased as an argument", () => {
+        let err: Error | undefined;
+        try {
+            settingsFromArgs({ variant: "C" as StackVariant, managedApi: false, catchAllLimit: 0, descriptorz: 1, descriptors: [{ key: "PATH", unit: "minutes" as LimitUnit, requestsPerUnit: 1 }] } as any);
+        } catch (e) {
+            err = e as Error;
+        }
+        expect(err?.message).to.match(/^MeshRateLimit: invalid arguments \(5 problems\); nothing was created:/);
+        expect(err?.message).to.include(`variant = "C": must be one of 'A', 'B'`);
+        expect(err?.message).to.include(`fix: set variant: "A" in MeshRateLimit's args`);
+        expect(err?.message).to.include("descriptorz");
+        expect(err?.message).to.include('has unit "minutes"');
+        expect(err?.message).to.include("catchAllLimit = \"0\": must be at least 1");
+        expect(err?.message).to.not.include("pulumi config");
+        let missing: Error | undefined;
+        try {
+            settingsFromArgs({});
+        } catch (e) {
+            missing = e as Error;
+        }
+        expect(missing?.message).to.include(`set includeIpRanges: ["10.4.0.0/14","10.7.240.0/20"] in MeshRateLimit's args`);
+    });
+});

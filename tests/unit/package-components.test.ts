@@ -1,0 +1,161 @@
+/**
+ * The package's components on their own, under Pulumi's mocks, for a setup that is not bookinfo:
+ * a shop's own gateway with path, header and client-address rules, and a shop workload with a
+ * local bucket. Expected values are written from the rules, not read from the code.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { expect } from "chai";
+import { parse } from "yaml";
+import { GlobalRateLimit, LimitUnit, LocalRateLimit, RedisModeName } from "../../components/index";
+import { K8sObject, Registration, toObjects } from "../../render/render";
+import { explain } from "../../render/explain";
+import { SHOP_RULES, shopObjects } from "./rules.test";
+
+/** Runs `build` under mocks and returns every registration (components included). */
+async function registered(build: () => void): Promise<{ all: Registration[]; objects: K8sObject[] }> {
+    const all: Registration[] = [];
+    await pulumi.runtime.setMocks(
+        {
+            newResource(a) {
+                all.push({ type: a.type, name: a.name, inputs: a.inputs });
+                return { id: `${a.name}-id`, state: { ...a.inputs, ...(a.type === "random:index/randomPassword:RandomPassword" ? { result: "mock" } : {}) } };
+            },
+            call: (a) => a.inputs,
+        },
+        "shop",
+        "test",
+        false,
+    );
+    build();
+    await (require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> }).waitForRPCs();
+    return { all, objects: toObjects(all.filter((r) => r.type.startsWith("kubernetes:") || r.type.startsWith("random:"))) };
+}
+
+const find = (objs: K8sObject[], kind: string, name: string) => {
+    const o = objs.find((x) => x.kind === kind && x.metadata.name === name);
+    if (!o) throw new Error(`${kind} ${name} missing; have ${objs.map((x) => `${x.kind}/${x.metadata.name}`).join(", ")}`);
+    return o as any;
+};
+const env = (d: any) => Object.fromEntries(d.spec.template.spec.containers[0].env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
+
+describe("package components on their own (a shop, not bookinfo)", function () {
+    this.timeout(60_000);
+
+    it("GlobalRateLimit on the shop's gateway: service, Redis, filters and config in the shop's namespaces", async () => {
+        const { all, objects } = await registered(() => {
+            new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop" }, namespace: "shop", rules: SHOP_RULES });
+        });
+        expect(all.filter((r) => r.type.startsWith("mesh-ratelimit:")).map((r) => r.type)).to.have.members([
+            "mesh-ratelimit:index:GlobalRateLimit",
+            "mesh-ratelimit:index:Redis",
+            "mesh-ratelimit:index:RateLimitService",
+        ]);
+        const filters = objects.filter((o) => o.kind === "EnvoyFilter") as any[];
+        expect(filters.map((f) => `${f.metadata.namespace}/${f.metadata.name}`).sort()).to.deep.equal(["shop/filter-ratelimit", "shop/filter-ratelimit-svc", "shop/filter-ratelimit-svc-api"]);
+        for (const f of filters) expect(f.spec.workloadSelector.labels).to.deep.equal({ app: "shop-gateway" });
+        const http = find(objects, "EnvoyFilter", "filter-ratelimit").spec.configPatches[0].patch.value.typed_config;
+        expect(http.domain).to.equal("shop");
+        expect(http.rate_limit_service.grpc_service.envoy_grpc).to.deep.equal({ cluster_name: "outbound|8081||ratelimit.shop.svc.cluster.local", authority: "ratelimit.shop.svc.cluster.local" });
+        const cfg = parse(find(objects, "ConfigMap", "ratelimit-config").data["config.yaml"]);
+        expect(cfg.domain).to.equal("shop");
+        expect(cfg.descriptors.map((d: any) => d.value)).to.deep.equal(["login-per-client", "search", "items", "per-api-key", "beta", "per-client", "checkout"]);
+        expect(cfg.descriptors[0].descriptors).to.deep.equal([{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 5 } }]);
+        const svc = find(objects, "Deployment", "ratelimit");
+        expect(svc.metadata.namespace).to.equal("shop");
+        expect(env(svc).REDIS_URL).to.equal("redis.shop.svc.cluster.local:6379");
+        expect(find(objects, "Deployment", "redis").metadata.namespace).to.equal("shop");
+
+        // The user's own Gateway and VirtualService plus what the component rendered, through the model.
+        const user = shopObjects(SHOP_RULES).filter((o) => o.kind === "Gateway" || o.kind === "VirtualService");
+        const x = explain([...user, ...objects], "/login?next=/cart", { clientAddress: "203.0.113.5" });
+        expect(x.descriptors.map((d) => d.limit?.entry)).to.deep.equal(["rule=login-per-client / remote_address (catch-all)", "rule=per-client / remote_address (catch-all)"]);
+        expect(x.descriptors[0].bucket).to.equal("shop_rule_login-per-client_remote_address_203.0.113.5_{window}");
+    });
+
+    it("GlobalRateLimit with an existing Redis: no Redis objects, the service points at it with its password Secret", async () => {
+        const { objects } = await registered(() => {
+            new GlobalRateLimit("edge", {
+                domain: "edge",
+                gateway: { selector: { istio: "edge-gateway" } },
+                namespace: "limits",
+                rules: [{ name: "all", requestsPerUnit: 1000, unit: LimitUnit.Second }],
+                redis: { mode: RedisModeName.External, addresses: ["redis.cache.svc.cluster.local:6379"], passwordSecret: { name: "cache-auth" } },
+            });
+        });
+        expect(objects.filter((o) => o.metadata.name === "redis" || o.kind === "Secret")).to.deep.equal([]);
+        const e = env(find(objects, "Deployment", "ratelimit"));
+        expect(e.REDIS_URL).to.equal("redis.cache.svc.cluster.local:6379");
+        expect(e.REDIS_AUTH).to.deep.equal({ secretKeyRef: { name: "cache-auth", key: "password" } });
+        expect(objects.filter((o) => o.kind === "EnvoyFilter").map((o) => o.metadata.name).sort()).to.deep.equal(["filter-ratelimit", "filter-ratelimit-svc"]);
+    });
+
+    it("GlobalRateLimit with bad arguments: nothing is registered, not even the component; every field is named with its fix", async () => {
+        let err: Error | undefined;
+        const { all } = await registered(() => {
+            try {
+                new GlobalRateLimit("bad", {
+                    domain: "shop limits",
+                    gateway: { selector: {} },
+                    rules: [
+                        { name: "ok", requestsPerUnit: 1, unit: LimitUnit.Minute },
+                        { name: "x", path: { prefix: "api" }, requestsPerUnit: 1, unit: LimitUnit.Minute },
+                        { name: "y", header: { name: "X-Key", perValue: true }, requestsPerUnit: 0, unit: "minutes" as LimitUnit },
+                    ],
+                    redis: { mode: RedisModeName.External },
+                });
+            } catch (e) {
+                err = e as Error;
+            }
+        });
+        expect(all).to.deep.equal([]);
+        expect(err?.message).to.match(/^GlobalRateLimit bad: invalid arguments \(7 problems\); nothing was created:/);
+        for (const field of ["rules[1].path.prefix", "rules[2].header.name", "rules[2].requestsPerUnit", "rules[2].unit", "domain", "gateway.selector", "redis.addresses"]) {
+            expect(err?.message).to.include(`  - ${field} = `);
+        }
+        expect(err?.message).to.include('fix: use e.g. "/api"');
+        expect(err?.message).to.include('fix: use "shop-limits"');
+    });
+
+    it("LocalRateLimit on a shop workload: named routes get the bucket per route, the filter only its stat prefix", async () => {
+        const { objects } = await registered(() => {
+            new LocalRateLimit("orders-bucket", { selector: { app: "orders" }, port: 8080, bucket: 20, fillInterval: "1s", routes: ["orders-api", "orders-admin"], namespace: "shop" });
+        });
+        const f = find(objects, "EnvoyFilter", "orders-bucket");
+        expect(f.metadata.namespace).to.equal("shop");
+        expect(f.spec.workloadSelector.labels).to.deep.equal({ app: "orders" });
+        const [filter, ...routes] = f.spec.configPatches;
+        expect(filter.patch.value.typed_config.value).to.deep.equal({ stat_prefix: "http_local_rate_limiter" });
+        expect(routes.map((r: any) => [r.match.routeConfiguration.vhost.name, r.match.routeConfiguration.vhost.route.name])).to.deep.equal([
+            ["inbound|http|8080", "orders-api"],
+            ["inbound|http|8080", "orders-admin"],
+        ]);
+        const bucket = routes[0].patch.value.typed_per_filter_config["envoy.filters.http.local_ratelimit"].value;
+        expect(bucket.token_bucket).to.deep.equal({ max_tokens: 20, tokens_per_fill: 20, fill_interval: "1s" });
+        expect(bucket.filter_enforced.default_value).to.deep.equal({ numerator: 100, denominator: "HUNDRED" });
+    });
+
+    it("LocalRateLimit on every route: one filter with the bucket on the inbound chain", async () => {
+        const { objects } = await registered(() => {
+            new LocalRateLimit("cart-bucket", { selector: { app: "cart" }, port: 9000, bucket: 3 });
+        });
+        const f = find(objects, "EnvoyFilter", "cart-bucket");
+        expect(f.metadata.namespace).to.equal("istio-system");
+        expect(f.spec.configPatches).to.have.length(1);
+        expect(f.spec.configPatches[0].patch.value.typed_config.value.token_bucket).to.deep.equal({ max_tokens: 3, tokens_per_fill: 3, fill_interval: "60s" });
+    });
+
+    it("LocalRateLimit with bad arguments: the field, the value and the fix", async () => {
+        let err: Error | undefined;
+        const { all } = await registered(() => {
+            try {
+                new LocalRateLimit("bad-bucket", { selector: { app: "cart" }, port: 70000, bucket: 0, fillInterval: "10ms" });
+            } catch (e) {
+                err = e as Error;
+            }
+        });
+        expect(all).to.deep.equal([]);
+        expect(err?.message).to.include('  - port = 70000: must be a port number from 1 to 65535');
+        expect(err?.message).to.include('  - bucket = 0: must be a whole number');
+        expect(err?.message).to.include('  - fillInterval = "10ms": must be a protobuf duration of at least 0.05s');
+    });
+});

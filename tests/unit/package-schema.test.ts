@@ -1,0 +1,117 @@
+/**
+ * The component package for every Pulumi language: Pulumi's own schema analyzer
+ * (`ComponentProvider.getSchema()`, no CLI, no gRPC server) accepts every exported component, with
+ * typed inputs and outputs; `package/` is a folder Pulumi's plugin loader accepts; importing the
+ * entry registers nothing.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { ComponentProvider } from "@pulumi/pulumi/provider/experimental";
+import { expect } from "chai";
+import * as fs from "fs";
+import * as path from "path";
+import { parse } from "yaml";
+import { CONFIG_KEYS } from "../../components/config-schema";
+import { OUT as PACKAGE_DOCS, render as renderPackageDocs } from "../../scripts/gen-package-docs";
+
+const ROOT = path.join(__dirname, "..", "..");
+const PKG = path.join(ROOT, "package");
+/** Every component the package offers. */
+export const PACKAGE_COMPONENTS = ["GlobalRateLimit", "LocalRateLimit", "MeshRateLimit"];
+
+function componentsOf(mod: Record<string, unknown>): any[] {
+    return Object.values(mod).filter((v: any) => typeof v === "function" && v.prototype instanceof pulumi.ComponentResource);
+}
+
+describe("component package: schema from Pulumi's analyzer", function () {
+    this.timeout(120_000);
+    let schema: any;
+    before(async () => {
+        const entry = require(path.join(PKG, "index.ts"));
+        schema = JSON.parse(await new ComponentProvider({ components: componentsOf(entry), name: "mesh-ratelimit", dirname: PKG }).getSchema());
+    });
+
+    it("has every component, with the type token the classes register", () => {
+        for (const c of PACKAGE_COMPONENTS) expect(schema.resources, c).to.have.property(`mesh-ratelimit:index:${c}`);
+        const src = fs.readFileSync(path.join(ROOT, "components", "global-ratelimit.ts"), "utf8");
+        expect(src).to.include('"mesh-ratelimit:index:GlobalRateLimit"');
+    });
+
+    it("no input or output is untyped (no Any anywhere)", () => {
+        expect(JSON.stringify(schema)).to.not.include("pulumi.json#/Any");
+        // An object without properties (or value type) would be untyped too.
+        const loose: string[] = [];
+        const walk = (v: any, at: string) => {
+            if (!v || typeof v !== "object") return;
+            if (v.type === "object" && !v.properties && !v.additionalProperties && !v.isComponent) loose.push(at);
+            for (const [k, x] of Object.entries(v)) walk(x, `${at}.${k}`);
+        };
+        walk(schema, "schema");
+        expect(loose).to.deep.equal([]);
+    });
+
+    it("GlobalRateLimit: rules are a typed list of typed rules; unit and pathKey are enums", () => {
+        const r = schema.resources["mesh-ratelimit:index:GlobalRateLimit"];
+        expect(r.inputProperties.rules.items.$ref).to.equal("#/types/mesh-ratelimit:index:RateLimitRuleArgs");
+        expect(r.requiredInputs).to.have.members(["domain", "gateway"]);
+        const rule = schema.types["mesh-ratelimit:index:RateLimitRuleArgs"];
+        expect(Object.keys(rule.properties)).to.have.members(["name", "path", "header", "perClientAddress", "route", "requestsPerUnit", "unit", "shadow"]);
+        expect(rule.properties.path.$ref).to.equal("#/types/mesh-ratelimit:index:PathMatchArgs");
+        expect(rule.properties.header.$ref).to.equal("#/types/mesh-ratelimit:index:HeaderMatchArgs");
+        expect(rule.properties.requestsPerUnit.type).to.equal("number");
+        expect(rule.required).to.have.members(["name", "requestsPerUnit", "unit"]);
+        expect(schema.types["mesh-ratelimit:index:LimitUnit"].enum.map((e: any) => e.value)).to.deep.equal(["second", "minute", "hour", "day"]);
+        expect(schema.types["mesh-ratelimit:index:PathKeyMode"].enum.map((e: any) => e.value)).to.deep.equal(["url-path", "literal"]);
+        expect(schema.types["mesh-ratelimit:index:GatewayTargetArgs"].properties.selector).to.deep.include({ type: "object", additionalProperties: { type: "string", plain: true } });
+        expect(r.properties.filterNames).to.deep.include({ type: "array" });
+        expect(r.properties.grpcAddress.type).to.equal("string");
+    });
+
+    it("every input has a description (the Args interface is the manual)", () => {
+        const missing: string[] = [];
+        for (const [token, r] of Object.entries<any>(schema.resources)) for (const [k, p] of Object.entries<any>(r.inputProperties ?? {})) if (!p.description) missing.push(`${token}.${k}`);
+        for (const [token, t] of Object.entries<any>(schema.types)) for (const [k, p] of Object.entries<any>(t.properties ?? {})) if (!p.description) missing.push(`${token}.${k}`);
+        expect(missing).to.deep.equal([]);
+    });
+
+    it("docs/package.md lists every argument from this schema (run npm run gen:package-docs)", () => {
+        expect(fs.readFileSync(PACKAGE_DOCS, "utf8")).to.equal(renderPackageDocs(schema));
+    });
+
+    it("LocalRateLimit: selector, port, bucket required; fill interval and routes optional", () => {
+        const r = schema.resources["mesh-ratelimit:index:LocalRateLimit"];
+        expect(r.requiredInputs).to.have.members(["selector", "port", "bucket"]);
+        expect(r.inputProperties.routes).to.deep.include({ type: "array", optional: true });
+    });
+
+    it("MeshRateLimit: one typed input per stack config key", () => {
+        const r = schema.resources["mesh-ratelimit:index:MeshRateLimit"];
+        for (const k of CONFIG_KEYS) expect(r.inputProperties, k.key).to.have.property(k.key);
+        expect(r.inputProperties.variant.$ref).to.equal("#/types/mesh-ratelimit:index:StackVariant");
+        expect(r.inputProperties.descriptors.items.$ref).to.equal("#/types/mesh-ratelimit:index:DescriptorArgs");
+        expect(r.inputProperties.catchAllLimit.type).to.equal("number");
+        expect(r.properties.limits.items.$ref).to.equal("#/types/mesh-ratelimit:index:LimitRowOutput");
+    });
+});
+
+describe("component package: the plugin folder", () => {
+    it("package/ holds PulumiPlugin.yaml (runtime nodejs) and no Pulumi.yaml (the loader refuses both in one folder)", () => {
+        expect(parse(fs.readFileSync(path.join(PKG, "PulumiPlugin.yaml"), "utf8"))).to.deep.equal({ runtime: "nodejs" });
+        expect(fs.existsSync(path.join(PKG, "Pulumi.yaml"))).to.equal(false);
+        expect(fs.existsSync(path.join(ROOT, "PulumiPlugin.yaml"))).to.equal(false);
+        const pkg = JSON.parse(fs.readFileSync(path.join(PKG, "package.json"), "utf8"));
+        expect(pkg.name).to.equal("mesh-ratelimit");
+        expect(fs.existsSync(path.join(PKG, pkg.main))).to.equal(true);
+    });
+
+    it("importing the entry registers no resource and reads no stack config", async () => {
+        const registered: string[] = [];
+        await pulumi.runtime.setMocks({ newResource: (a) => (registered.push(a.type), { id: "x", state: a.inputs }), call: (a) => a.inputs }, "mesh-ratelimit", "import-check", false);
+        pulumi.runtime.setAllConfig({ "mesh-ratelimit:variant": "not-a-variant" });
+        for (const k of Object.keys(require.cache)) if (k.includes(`${path.sep}components${path.sep}index.ts`)) delete require.cache[k];
+        const mod = require(path.join(ROOT, "components", "index.ts"));
+        await new Promise((r) => setTimeout(r, 50));
+        expect(registered).to.deep.equal([]);
+        expect(componentsOf(mod).map((c) => c.name)).to.have.members(PACKAGE_COMPONENTS);
+        pulumi.runtime.setAllConfig({});
+    });
+});

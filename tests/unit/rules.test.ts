@@ -1,0 +1,284 @@
+/**
+ * Typed rules → Envoy actions and service config (components/rules.ts), and a user's gateway (not
+ * bookinfo) through the gateway MODEL: requests hit the config entries the rules name, queries do
+ * not escape, a header rule counts only requests with the header.
+ */
+import { expect } from "chai";
+import { stringify } from "yaml";
+import { planGlobalRateLimit } from "../../components/global-ratelimit";
+import { LimitUnit, PathKeyMode, RateLimitRuleArgs, compileGlobalLimits, escapeRe2, pathRegex } from "../../components/rules";
+import { compileFullMatch } from "../../components/settings";
+import { K8sObject, explainWith, gatewayModel } from "../../render/explain";
+
+const M = LimitUnit.Minute;
+
+describe("rules: path regexes match the path without its query", () => {
+    const cases: [string, Parameters<typeof pathRegex>[0], string[], string[]][] = [
+        ["exact", { exact: "/login" }, ["/login", "/login?x=1", "/login?"], ["/login/", "/loginx", "/x/login", "/Login"]],
+        ["exact with regex characters", { exact: "/a.b+(c)" }, ["/a.b+(c)", "/a.b+(c)?q"], ["/aXb+(c)", "/a.bb(c)"]],
+        ["prefix", { prefix: "/api" }, ["/api", "/api/", "/api/v1/x", "/api?q=1"], ["/apiv2", "/ap", "/x/api"]],
+        ["prefix ending in /", { prefix: "/static/" }, ["/static/", "/static/a.css", "/static/?v=1"], ["/static", "/staticx/"]],
+        ["regex", { regex: "/items/[0-9]+" }, ["/items/1", "/items/42?sort=asc"], ["/items/", "/items/1/x", "/items/a"]],
+    ];
+    for (const [name, m, yes, no] of cases) {
+        it(name, () => {
+            const re = compileFullMatch(pathRegex(m));
+            for (const p of yes) expect(re.test(p), p).to.equal(true);
+            for (const p of no) expect(re.test(p), p).to.equal(false);
+        });
+    }
+    it("literal mode matches the path as written: a query escapes an exact rule", () => {
+        const re = compileFullMatch(pathRegex({ exact: "/login" }, PathKeyMode.Literal));
+        expect(re.test("/login")).to.equal(true);
+        expect(re.test("/login?x=1")).to.equal(false);
+    });
+    it("escapeRe2 escapes every RE2 metacharacter", () => {
+        const s = "\\^$.|?*+()[]{}";
+        expect(compileFullMatch(escapeRe2(s)).test(s)).to.equal(true);
+    });
+});
+
+describe("rules: table of rules → actions and config entries", () => {
+    const table: { rule: RateLimitRuleArgs; actions: unknown[]; config: unknown }[] = [
+        {
+            rule: { name: "login", path: { exact: "/login" }, requestsPerUnit: 5, unit: M },
+            actions: [{ header_value_match: { descriptor_key: "rule", descriptor_value: "login", headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: "(?:/login)(?:\\?.*)?" } }] } }],
+            config: { key: "rule", value: "login", rate_limit: { unit: "minute", requests_per_unit: 5 } },
+        },
+        {
+            rule: { name: "beta", header: { name: "x-beta", value: "1" }, requestsPerUnit: 3, unit: LimitUnit.Second, shadow: true },
+            actions: [{ header_value_match: { descriptor_key: "rule", descriptor_value: "beta", headers: [{ name: "x-beta", string_match: { exact: "1" } }] } }],
+            config: { key: "rule", value: "beta", rate_limit: { unit: "second", requests_per_unit: 3 }, shadow_mode: true },
+        },
+        {
+            rule: { name: "has-token", header: { name: "authorization" }, requestsPerUnit: 50, unit: M },
+            actions: [{ header_value_match: { descriptor_key: "rule", descriptor_value: "has-token", headers: [{ name: "authorization", present_match: true }] } }],
+            config: { key: "rule", value: "has-token", rate_limit: { unit: "minute", requests_per_unit: 50 } },
+        },
+        {
+            rule: { name: "per-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 10, unit: LimitUnit.Hour },
+            actions: [{ generic_key: { descriptor_key: "rule", descriptor_value: "per-key" } }, { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key" } }],
+            config: { key: "rule", value: "per-key", descriptors: [{ key: "x-api-key", rate_limit: { unit: "hour", requests_per_unit: 10 } }] },
+        },
+        {
+            rule: { name: "per-client", perClientAddress: true, requestsPerUnit: 100, unit: M },
+            actions: [{ generic_key: { descriptor_key: "rule", descriptor_value: "per-client" } }, { remote_address: {} }],
+            config: { key: "rule", value: "per-client", descriptors: [{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 100 } }] },
+        },
+        {
+            rule: { name: "login-per-client", path: { prefix: "/login" }, perClientAddress: true, requestsPerUnit: 2, unit: M },
+            actions: [
+                { header_value_match: { descriptor_key: "rule", descriptor_value: "login-per-client", headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: "/login(?:[/?].*)?" } }] } },
+                { remote_address: {} },
+            ],
+            config: { key: "rule", value: "login-per-client", descriptors: [{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 2 } }] },
+        },
+        {
+            rule: { name: "key-per-client", header: { name: "x-api-key", perValue: true }, perClientAddress: true, requestsPerUnit: 1, unit: LimitUnit.Day },
+            actions: [{ generic_key: { descriptor_key: "rule", descriptor_value: "key-per-client" } }, { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key" } }, { remote_address: {} }],
+            config: { key: "rule", value: "key-per-client", descriptors: [{ key: "x-api-key", descriptors: [{ key: "remote_address", rate_limit: { unit: "day", requests_per_unit: 1 } }] }] },
+        },
+        {
+            rule: { name: "everything", requestsPerUnit: 1000, unit: LimitUnit.Second },
+            actions: [{ generic_key: { descriptor_key: "rule", descriptor_value: "everything" } }],
+            config: { key: "rule", value: "everything", rate_limit: { unit: "second", requests_per_unit: 1000 } },
+        },
+    ];
+    for (const { rule, actions, config } of table) {
+        it(`${rule.name}: one rate_limits entry on the virtual host, one config entry`, () => {
+            const c = compileGlobalLimits({ rules: [rule] });
+            expect(c.problems).to.deep.equal([]);
+            expect(c.vhostRateLimits).to.deep.equal([{ actions }]);
+            expect(c.routePatches).to.deep.equal([]);
+            expect(c.configDescriptors).to.deep.equal([config]);
+        });
+    }
+
+    it("a route rule sits on its route (one patch per route and virtual host), not on the virtual host", () => {
+        const c = compileGlobalLimits({
+            rules: [
+                { name: "orders", route: { name: "orders", virtualHost: "*:80" }, requestsPerUnit: 5, unit: M },
+                { name: "orders-post", route: { name: "orders", virtualHost: "*:80" }, header: { name: ":method", value: "POST" }, requestsPerUnit: 1, unit: M },
+                { name: "any-vh", route: { name: "cart" }, requestsPerUnit: 7, unit: M },
+            ],
+        });
+        expect(c.vhostRateLimits).to.deep.equal([]);
+        expect(c.routePatches.map((p) => [p.virtualHost, p.route, p.rateLimits.length])).to.deep.equal([
+            ["*:80", "orders", 2],
+            ["", "cart", 1],
+        ]);
+        expect(c.routePatches[0].rateLimits[0]).to.deep.equal({ actions: [{ generic_key: { descriptor_key: "rule", descriptor_value: "orders" } }] });
+    });
+
+    it("per-path counters: the CEL url_path action, named paths first, rules, the catch-all last", () => {
+        const c = compileGlobalLimits({
+            perPath: { paths: [{ path: "/cart", requestsPerUnit: 3, unit: M }], eachPath: { requestsPerUnit: 60, unit: M } },
+            rules: [{ name: "r", header: { name: "x" }, requestsPerUnit: 1, unit: M }],
+        });
+        expect(c.vhostRateLimits[0]).to.deep.equal({
+            actions: [{ extension: { name: "envoy.rate_limit_descriptors.expr", typed_config: { "@type": "type.googleapis.com/envoy.extensions.rate_limit_descriptors.expr.v3.Descriptor", descriptor_key: "PATH", text: "request.url_path" } } }],
+        });
+        expect(c.configDescriptors.map((d) => `${d.key}=${d.value ?? "*"}`)).to.deep.equal(["PATH=/cart", "rule=r", "PATH=*"]);
+    });
+});
+
+describe("rules: validation names the field, the value and the fix", () => {
+    const problemsOf = (rules: unknown[], extra: object = {}) => compileGlobalLimits({ rules: rules as RateLimitRuleArgs[], ...extra }).problems;
+    const cases: [string, unknown[], string, RegExp][] = [
+        ["two path kinds", [{ name: "a", path: { exact: "/a", prefix: "/b" }, requestsPerUnit: 1, unit: M }], "rules[0].path", /exactly one of exact, prefix, regex \(has exact, prefix\)/],
+        ["prefix without /", [{ name: "a", path: { prefix: "api" }, requestsPerUnit: 1, unit: M }], "rules[0].path.prefix", /starting with '\/'/],
+        ["exact with a query", [{ name: "a", path: { exact: "/a?x=1" }, requestsPerUnit: 1, unit: M }], "rules[0].path.exact", /without spaces, query or fragment/],
+        ["bad regex", [{ name: "a", path: { regex: "/a(" }, requestsPerUnit: 1, unit: M }], "rules[0].path.regex", /not a valid RE2/],
+        ["unit", [{ name: "a", requestsPerUnit: 1, unit: "minutes" }], "rules[0].unit", /must be one of second, minute, hour, day/],
+        ["zero requests", [{ name: "a", requestsPerUnit: 0, unit: M }], "rules[0].requestsPerUnit", /at least 1/],
+        ["fractional requests", [{ name: "a", requestsPerUnit: 1.5, unit: M }], "rules[0].requestsPerUnit", /whole number/],
+        ["upper-case header", [{ name: "a", header: { name: "X-Key" }, requestsPerUnit: 1, unit: M }], "rules[0].header.name", /lower-case/],
+        [":path header", [{ name: "a", header: { name: ":path" }, requestsPerUnit: 1, unit: M }], "rules[0].header.name", /query string/],
+        ["value and perValue", [{ name: "a", header: { name: "x", value: "1", perValue: true }, requestsPerUnit: 1, unit: M }], "rules[0].header.perValue", /cannot be combined/],
+        ["name with a slash", [{ name: "/a", requestsPerUnit: 1, unit: M }], "rules[0].name", /letters, digits/],
+        ["route without name", [{ name: "a", route: { name: "" }, requestsPerUnit: 1, unit: M }], "rules[0].route.name", /must name a route/],
+    ];
+    for (const [name, rules, field, text] of cases) {
+        it(name, () => {
+            const p = problemsOf(rules);
+            expect(p.map((x) => x.field), JSON.stringify(p)).to.include(field);
+            const hit = p.find((x) => x.field === field)!;
+            expect(hit.problem).to.match(text);
+            expect(hit.fix).to.be.a("string").and.not.equal("");
+        });
+    }
+    it("duplicate names: the second rule is named, its index in the path", () => {
+        const p = problemsOf([{ name: "a", requestsPerUnit: 1, unit: M }, { name: "b", requestsPerUnit: 1, unit: M }, { name: "a", requestsPerUnit: 2, unit: M }]);
+        expect(p.map((x) => x.field)).to.deep.equal(["rules[2].name"]);
+    });
+    it("every problem is reported at once, and an invalid rule emits nothing", () => {
+        const c = compileGlobalLimits({ rules: [{ name: "ok", requestsPerUnit: 1, unit: M }, { name: "bad", path: { prefix: "x" }, requestsPerUnit: 0, unit: M }] as RateLimitRuleArgs[] });
+        expect(c.problems.map((x) => x.field)).to.deep.equal(["rules[1].path.prefix", "rules[1].requestsPerUnit"]);
+        expect(c.configDescriptors.map((d) => d.value)).to.deep.equal(["ok"]);
+    });
+    it("per-path: duplicate paths and a path with a query are refused", () => {
+        const p = compileGlobalLimits({ perPath: { paths: [{ path: "/a", requestsPerUnit: 1, unit: M }, { path: "/a", requestsPerUnit: 2, unit: M }, { path: "/b?x", requestsPerUnit: 1, unit: M }] } }).problems;
+        expect(p.map((x) => x.field)).to.deep.equal(["perPath.paths[1].path", "perPath.paths[2].path"]);
+    });
+});
+
+/** A user's setup that is not bookinfo: a shop behind its own gateway on port 80. */
+export function shopObjects(rules: RateLimitRuleArgs[]): K8sObject[] {
+    const plan = planGlobalRateLimit({ domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop" }, namespace: "shop", rules });
+    expect(plan.problems).to.deep.equal([]);
+    return [
+        { apiVersion: "networking.istio.io/v1beta1", kind: "Gateway", metadata: { name: "shop-gw", namespace: "shop" }, spec: { selector: { app: "shop-gateway" }, servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] } },
+        {
+            apiVersion: "networking.istio.io/v1beta1",
+            kind: "VirtualService",
+            metadata: { name: "shop", namespace: "shop" },
+            spec: {
+                hosts: ["*"],
+                gateways: ["shop-gw"],
+                http: [
+                    { name: "checkout", match: [{ uri: { prefix: "/checkout" } }], route: [{ destination: { host: "checkout" } }] },
+                    { name: "web", match: [{ uri: { prefix: "/" } }], route: [{ destination: { host: "web" } }] },
+                ],
+            },
+        },
+        ...plan.filters.map((f) => ({ apiVersion: "networking.istio.io/v1alpha3", kind: "EnvoyFilter", metadata: { name: f.name, namespace: f.namespace }, spec: f.spec })),
+        { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ratelimit-config", namespace: "shop" }, data: { "config.yaml": plan.configYaml } },
+    ] as K8sObject[];
+}
+
+export const SHOP_RULES: RateLimitRuleArgs[] = [
+    { name: "login-per-client", path: { exact: "/login" }, perClientAddress: true, requestsPerUnit: 5, unit: M },
+    { name: "search", path: { prefix: "/search" }, requestsPerUnit: 100, unit: M },
+    { name: "items", path: { regex: "/items/[0-9]+" }, requestsPerUnit: 50, unit: M },
+    { name: "per-api-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 20, unit: M },
+    { name: "beta", header: { name: "x-beta", value: "on" }, requestsPerUnit: 2, unit: M, shadow: true },
+    { name: "per-client", perClientAddress: true, requestsPerUnit: 300, unit: M },
+    { name: "checkout", route: { name: "checkout", virtualHost: "*:80" }, requestsPerUnit: 10, unit: M },
+];
+
+describe("a user's gateway (not bookinfo) through the gateway model", () => {
+    const objs = shopObjects(SHOP_RULES);
+    const m = gatewayModel(objs);
+    const hits = (p: string, headers: Record<string, string> = {}, clientAddress = "198.51.100.7") =>
+        explainWith(m, p, { headers, clientAddress }).descriptors.map((d) => `${d.entries.map((e) => `${e.key}=${e.value}`).join(",")} -> ${d.limit ? `${d.limit.requestsPerUnit}/${d.limit.unit}${d.limit.shadow ? " shadow" : ""}` : "none"}`);
+
+    it("the model reads the user's Gateway, VirtualService and the component's filters and config", () => {
+        expect(m.domain).to.equal("shop");
+        expect(m.virtualHost).to.equal("*:80");
+        expect(m.routes.map((r) => [r.name, r.vhRateLimits, r.rateLimits.length])).to.deep.equal([
+            ["checkout", "INCLUDE", 1],
+            ["web", "OVERRIDE", 0],
+        ]);
+    });
+
+    it("/login per client: with any query, each client its own counter", () => {
+        for (const q of ["", "?next=/x", "?a=1&b=2", `?pad=${"x".repeat(3000)}`]) {
+            expect(hits(`/login${q}`), q).to.deep.equal(["rule=login-per-client,remote_address=198.51.100.7 -> 5/minute", "rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+        }
+        const b1 = explainWith(m, "/login", { clientAddress: "198.51.100.7" }).descriptors[0].bucket;
+        const b2 = explainWith(m, "/login", { clientAddress: "203.0.113.9" }).descriptors[0].bucket;
+        expect(b1).to.not.equal(b2);
+        expect(hits("/login/")).to.deep.equal(["rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+    });
+
+    it("prefix and regex rules match with queries and not beyond their paths", () => {
+        expect(hits("/search?q=shoes")[0]).to.equal("rule=search -> 100/minute");
+        expect(hits("/search/deep/x")[0]).to.equal("rule=search -> 100/minute");
+        expect(hits("/searchx")).to.deep.equal(["rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+        expect(hits("/items/17?color=red")[0]).to.equal("rule=items -> 50/minute");
+        expect(hits("/items/x")).to.have.length(1);
+    });
+
+    it("a header rule counts only requests that carry the header, each value apart; the others keep theirs", () => {
+        expect(hits("/", { "x-api-key": "k1" })).to.deep.equal(["rule=per-api-key,x-api-key=k1 -> 20/minute", "rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+        const k1 = explainWith(m, "/", { headers: { "x-api-key": "k1" } }).descriptors[0].bucket;
+        const k2 = explainWith(m, "/", { headers: { "x-api-key": "k2" } }).descriptors[0].bucket;
+        expect(k1).to.not.equal(k2);
+        expect(hits("/")).to.deep.equal(["rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+    });
+
+    it("a shadow rule is counted but does not make the request limited", () => {
+        const x = explainWith(m, "/", { headers: { "x-beta": "on" }, clientAddress: "198.51.100.7" });
+        expect(hits("/", { "x-beta": "on" })).to.include("rule=beta -> 2/minute shadow");
+        expect(x.descriptors.find((d) => d.limit?.shadow)).to.not.equal(undefined);
+        expect(hits("/", { "x-beta": "off" })).to.not.include("rule=beta -> 2/minute shadow");
+    });
+
+    it("the route rule applies on its route only, and the route keeps the virtual host's rules (INCLUDE)", () => {
+        expect(hits("/checkout/pay?x=1")).to.deep.equal(["rule=checkout -> 10/minute", "rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+        expect(hits("/cart")).to.deep.equal(["rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+    });
+
+    it("every descriptor the gateway can send has a config entry (the two sides agree), on many requests", () => {
+        const paths = ["/", "/login", "/login?x", "/search", "/search?q", "/items/1", "/items/22?x", "/checkout", "/checkout/a", "/other"];
+        const headerSets: Record<string, string>[] = [{}, { "x-api-key": "a" }, { "x-beta": "on" }, { "x-api-key": "b", "x-beta": "on" }];
+        for (const p of paths) {
+            for (const h of headerSets) {
+                const x = explainWith(m, p, { headers: h, clientAddress: "192.0.2.44" });
+                for (const d of x.descriptors) expect(d.limit, `${p} ${JSON.stringify(h)} ${JSON.stringify(d.entries)}`).to.not.equal(undefined);
+                expect(x.limited, p).to.equal(true);
+            }
+        }
+    });
+
+    it("the config.yaml is what the rules say (read back as YAML)", () => {
+        const cm = objs.find((o) => o.kind === "ConfigMap")!;
+        expect(cm.data["config.yaml"]).to.equal(
+            stringify(
+                {
+                    domain: "shop",
+                    descriptors: [
+                        { key: "rule", value: "login-per-client", descriptors: [{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 5 } }] },
+                        { key: "rule", value: "search", rate_limit: { unit: "minute", requests_per_unit: 100 } },
+                        { key: "rule", value: "items", rate_limit: { unit: "minute", requests_per_unit: 50 } },
+                        { key: "rule", value: "per-api-key", descriptors: [{ key: "x-api-key", rate_limit: { unit: "minute", requests_per_unit: 20 } }] },
+                        { key: "rule", value: "beta", rate_limit: { unit: "minute", requests_per_unit: 2 }, shadow_mode: true },
+                        { key: "rule", value: "per-client", descriptors: [{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 300 } }] },
+                        { key: "rule", value: "checkout", rate_limit: { unit: "minute", requests_per_unit: 10 } },
+                    ],
+                },
+                { lineWidth: 0 },
+            ),
+        );
+    });
+});
