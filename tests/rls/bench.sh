@@ -4,7 +4,8 @@
 # Writes bench-rls.{md,json} to $CACHE/results/ (outside the work tree), or to $BENCH_OUT; with
 # BENCH_RECORD=1 to tests/rls/results/, the tracked record the docs cite. Not a test: it reports.
 # Env: BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_LIGHT_CONCURRENCY, BENCH_SWEEP=1, BENCH_OVERRIDES, BENCH_OUT, BENCH_RECORD=1,
-# BENCH_GO=0 (Node client only). Each row is measured with the Node client and the Go load generator.
+# BENCH_GO=0 (Node client only), BENCH_SCALE=0 (skip the second part, tests/rls/bench-scale.ts: request mixes,
+# one Redis vs Redis Cluster). Each row is measured with the Node client and the Go load generator.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -31,4 +32,9 @@ mkdir -p "$BENCH_OUT"
 export BENCH_OUT
 log "bench:rls: results go to $BENCH_OUT (BENCH_RECORD=1: tests/rls/results/, the tracked record)"
 log "bench:rls: load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other work on this machine skews wall-clock figures; CPU per decision does not)"
-exec npx tsx tests/rls/bench.ts
+npx tsx tests/rls/bench.ts
+# Second part (tests/rls/bench-scale.ts): both request mixes against one Redis and a 3-master Redis
+# Cluster, CPU per decision and the ceiling it implies. BENCH_SCALE=0 skips it.
+if [[ "${BENCH_SCALE:-1}" == 1 && "${BENCH_GO:-1}" != 0 ]]; then
+  exec npx tsx tests/rls/bench-scale.ts
+fi
