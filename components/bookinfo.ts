@@ -6,8 +6,11 @@ import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
 import { Gateway, GatewaySpec, VirtualService, VirtualServiceSpec } from "./crds";
 import { LOCAL_STAT_PREFIX } from "./envoy-filters";
+import { ComponentArgsError, configDefault, dnsProblem, portProblem, selectorProblems } from "./global-ratelimit";
+import { HttpRouteArgs } from "./mesh-enums";
 import { BOOKINFO_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "./pod-security";
-import { StackSettings } from "./settings";
+import { RuleProblem } from "./rules";
+import { HttpRoute, StackSettings, defaultRoutes } from "./settings";
 
 export const BOOKINFO_PORT = 9080;
 
@@ -20,15 +23,17 @@ export const BOOKINFO_APPS: readonly { app: string; versions: string[] }[] = [
 ];
 
 /** Gateway with one HTTP server on the configured port (the route patch matches `*:<port>`). */
-export function gatewaySpec(s: StackSettings): GatewaySpec {
-    return {
-        selector: { [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value },
-        servers: [{ port: { number: s.bookinfo.gatewayPort, name: "http", protocol: "HTTP" }, hosts: ["*"] }],
-    };
+export function gatewaySpec(s: Pick<StackSettings, "mesh" | "bookinfo">): GatewaySpec {
+    return gatewaySpecFor({ [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value }, s.bookinfo.gatewayPort);
+}
+
+/** Gateway with one HTTP server on `port` for the gateway pods `selector` selects. */
+export function gatewaySpecFor(selector: Record<string, string>, port: number): GatewaySpec {
+    return { selector, servers: [{ port: { number: port, name: "http", protocol: "HTTP" }, hosts: ["*"] }] };
 }
 
 /** Spec 2.5: routes to productpage; in variant A the API prefix is a separate route named `api`. */
-export function virtualServiceSpec(s: StackSettings): VirtualServiceSpec {
+export function virtualServiceSpec(s: Pick<StackSettings, "bookinfo">): VirtualServiceSpec {
     const destination = { host: "productpage", port: { number: BOOKINFO_PORT } };
     return {
         hosts: ["*"],
@@ -63,16 +68,77 @@ export const BOOKINFO_RESOURCES: Readonly<Record<string, { requests: { cpu: stri
 };
 
 export interface BookinfoArgs {
-    settings: StackSettings;
+    /** Namespace of the sample (must exist; the pods ask for a sidecar themselves). Defaults to `default`. */
+    namespace?: string;
+    /** Tag of the `docker.io/istio/examples-bookinfo-*` images. Defaults to `1.20.2`. */
+    version?: string;
+    /** Labels of the ingress gateway pods the Gateway selects. Defaults to `{ istio: "ingressgateway" }`. */
+    gatewaySelector?: Record<string, string>;
+    /** Name of the Gateway. Defaults to `bookinfo-gateway`. */
+    gatewayName?: string;
+    /** Port of the Gateway's HTTP server (Istio names its virtual host `*:<port>`). Defaults to `8080`. */
+    gatewayPort?: number;
+    /** Name of the VirtualService. Defaults to `bookinfo`. */
+    virtualServiceName?: string;
+    /** The VirtualService's HTTP routes to productpage. Defaults to the specification's split (page, login, logout, static; then `api` for the API prefix). */
+    routes?: HttpRouteArgs[];
+    /** `app` label of the workload whose sidecar exports the local limiter's counters. Defaults to `productpage`. */
+    localStatsApp?: string;
+    /** Wait for the Deployments to become ready. Defaults to `true`. */
+    awaitRollout?: boolean;
+}
+
+/** What the component needs, defaults filled in and checked (pure; exported for testing). */
+export function planBookinfo(args: BookinfoArgs): { problems: RuleProblem[]; s: Pick<StackSettings, "bookinfo" | "awaitRollout">; selector: Record<string, string>; statsApp: string } {
+    const a: BookinfoArgs = args ?? {};
+    const d = (k: string) => configDefault(k);
+    const paths = { limited: d("limitedPath"), page: d("pagePath"), login: d("loginPath"), logout: d("logoutPath"), staticPrefix: d("staticPrefix"), apiPrefix: d("apiPrefix") };
+    const routes: HttpRoute[] = (a.routes ?? defaultRoutes(paths, true, d("apiRoute"))).map((r) => ({ ...(r.name !== undefined ? { name: r.name } : {}), exact: r.exact ?? [], prefix: r.prefix ?? [] }));
+    const [selKey, selValue] = d("gatewaySelector").split("=");
+    const selector = a.gatewaySelector ?? { [selKey]: selValue };
+    const s = {
+        awaitRollout: a.awaitRollout ?? true,
+        bookinfo: {
+            namespace: a.namespace ?? d("workloadNamespace"),
+            version: a.version ?? d("bookinfoVersion"),
+            gatewayName: a.gatewayName ?? d("gatewayName"),
+            gatewayPort: a.gatewayPort ?? Number(d("gatewayPort")),
+            virtualServiceName: a.virtualServiceName ?? d("virtualServiceName"),
+            routes,
+        },
+    };
+    const b = s.bookinfo;
+    const problems: RuleProblem[] = [
+        ...dnsProblem("namespace", b.namespace, "label"),
+        ...dnsProblem("gatewayName", b.gatewayName, "subdomain"),
+        ...dnsProblem("virtualServiceName", b.virtualServiceName, "subdomain"),
+        ...portProblem("gatewayPort", b.gatewayPort),
+        ...selectorProblems("gatewaySelector", selector),
+    ];
+    if (typeof b.version !== "string" || !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(b.version)) problems.push({ field: "version", value: b.version, problem: "must be an image tag", fix: `use "${d("bookinfoVersion")}"` });
+    if (!routes.length) problems.push({ field: "routes", value: a.routes, problem: "must hold at least one route", fix: "omit routes for the specification's" });
+    routes.forEach((r, i) => {
+        const bad = [...r.exact, ...r.prefix].filter((p) => typeof p !== "string" || !p.startsWith("/"));
+        if (bad.length || r.exact.length + r.prefix.length === 0) problems.push({ field: `routes[${i}]`, value: r, problem: "needs exact and/or prefix paths starting with '/'", fix: 'give e.g. { exact: ["/productpage"] }' });
+    });
+    const names = routes.map((r) => r.name).filter(Boolean);
+    if (new Set(names).size !== names.length) problems.push({ field: "routes", value: names, problem: "route names must be distinct", fix: "rename one of them" });
+    return { problems, s, selector, statsApp: a.localStatsApp ?? d("serviceLabel") };
 }
 
 export class Bookinfo extends pulumi.ComponentResource {
-    public readonly gateway: Gateway;
-    public readonly virtualService: VirtualService;
+    /** Namespace of the sample. */
+    public readonly namespace: string;
+    /** Name of its Gateway (what a VirtualService's `gateways` names). */
+    public readonly gatewayName: string;
+    /** Name of its VirtualService. */
+    public readonly virtualServiceName: string;
 
     constructor(name: string, args: BookinfoArgs, opts?: pulumi.ComponentResourceOptions) {
+        const plan = planBookinfo(args);
+        if (plan.problems.length) throw new ComponentArgsError(`Bookinfo ${name}`, plan.problems);
         super("mesh-ratelimit:index:Bookinfo", name, {}, opts);
-        const s = args.settings;
+        const s = plan.s;
         const ns = s.bookinfo.namespace;
 
         for (const { app, versions } of BOOKINFO_APPS) {
@@ -91,7 +157,7 @@ export class Bookinfo extends pulumi.ComponentResource {
                 const podLabels = { ...labels, version, ...INJECT_LABEL };
                 // Export the local limiter's counters from the sidecar (they are filtered out by default).
                 const podAnnotations =
-                    app === s.local.serviceLabel
+                    app === plan.statsApp
                         ? { "proxy.istio.io/config": JSON.stringify({ proxyStatsMatcher: { inclusionRegexps: [`.*${LOCAL_STAT_PREFIX}.*`] } }) }
                         : undefined;
                 new k8s.apps.v1.Deployment(
@@ -129,16 +195,19 @@ export class Bookinfo extends pulumi.ComponentResource {
         }
 
         const labels = stackLabels("bookinfo");
-        this.gateway = new Gateway(
+        new Gateway(
             s.bookinfo.gatewayName,
-            { metadata: { name: s.bookinfo.gatewayName, namespace: ns, labels }, spec: gatewaySpec(s) },
+            { metadata: { name: s.bookinfo.gatewayName, namespace: ns, labels }, spec: gatewaySpecFor(plan.selector, s.bookinfo.gatewayPort) },
             { parent: this },
         );
-        this.virtualService = new VirtualService(
+        new VirtualService(
             s.bookinfo.virtualServiceName,
             { metadata: { name: s.bookinfo.virtualServiceName, namespace: ns, labels }, spec: virtualServiceSpec(s) },
             { parent: this },
         );
-        this.registerOutputs({});
+        this.namespace = ns;
+        this.gatewayName = s.bookinfo.gatewayName;
+        this.virtualServiceName = s.bookinfo.virtualServiceName;
+        this.registerOutputs({ namespace: this.namespace, gatewayName: this.gatewayName, virtualServiceName: this.virtualServiceName });
     }
 }

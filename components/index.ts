@@ -4,7 +4,10 @@
  */
 export { GlobalRateLimit, GlobalRateLimitArgs, GatewayTargetArgs, RateLimitServiceOptionsArgs, RedisOptionsArgs, RedisModeName, SecretKeyArgs, ServiceLogLevel } from "./global-ratelimit";
 export { LocalRateLimit, LocalRateLimitArgs } from "./local-ratelimit";
-export { MeshRateLimit } from "./mesh-ratelimit";
+export { MeshRateLimit, LimitRowOutput } from "./mesh-ratelimit";
+export { Bookinfo, BookinfoArgs } from "./bookinfo";
+export { ManagedApi, ManagedApiArgs } from "./managed-api";
+export { MeshMutualTls, MeshMutualTlsArgs } from "./mesh-mtls";
 export { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 export { ApiProfileName, DescriptorArgs, EspPortModeName, HttpRouteArgs, LocalPlacementMode, StackVariant } from "./mesh-enums";
 export { HeaderMatchArgs, LimitArgs, LimitUnit, PathKeyMode, PathLimitArgs, PathMatchArgs, PerPathLimitsArgs, RateLimitRuleArgs, RouteRefArgs } from "./rules";

@@ -11,9 +11,12 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
+import { ComponentArgsError, configDefault, dnsProblem } from "./global-ratelimit";
+import { ApiProfileName, EspPortModeName } from "./mesh-enums";
 import { ECHO_UID, restrictedContainerSecurityContext } from "./pod-security";
 import { ISTIO_INGRESS_CONTROLLER } from "./preflight";
-import { StackSettings } from "./settings";
+import { RuleProblem } from "./rules";
+import { StackSettings, isCidr } from "./settings";
 
 export const ESP_NAME = "esp-echo";
 export const ESP_HTTP_PORT = 8081;
@@ -98,29 +101,91 @@ export function ingressClassManifest(m: ManagedApiSettings, labels: Record<strin
 }
 
 export interface ManagedApiArgs {
-    settings: StackSettings;
+    /** Cloud Endpoints service name ESP serves (`--service`), e.g. `echo-api.endpoints.PROJECT.cloud.goog`. */
+    serviceName: string;
+    /** The cluster's pod and service CIDRs: only these go through the sidecar, so ESP reaches Google Service Control directly. */
+    includeIpRanges: string[];
+    /** Namespace (must exist; ESP's image needs Pod Security `baseline`). Defaults to `default`. */
+    namespace?: string;
+    /** Existing Secret with key `service-account-creds.json`, mounted for ESP off GKE. Defaults to none. */
+    serviceAccountSecret?: string;
+    /** Service port 80 → 8081 named `http` (mesh mutual TLS) or `tcp` (bytes passed through). Defaults to `EspPortModeName.Http`. */
+    portMode?: EspPortModeName;
+    /** Name of the Ingress. Defaults to `simple-ingress`. */
+    ingressName?: string;
+    /** Ingress class Istio serves. Defaults to `istio`. */
+    ingressClassName?: string;
+    /** Path prefix the Ingress routes to ESP. Defaults to `/echo`. */
+    ingressPath?: string;
+    /** ESP image. Defaults to `gcr.io/endpoints-release/endpoints-runtime:1`. */
+    espImage?: string;
+    /** Echo backend image (listens on 8080). Defaults to `gcr.io/google-samples/echo-python:1.0`. */
+    echoImage?: string;
+    /** `current`: networking.k8s.io/v1 Ingress and an IngressClass; `seed`: extensions/v1beta1 with the class annotation. Defaults to `ApiProfileName.Current`. */
+    apiProfile?: ApiProfileName;
     /**
      * `current` profile: whether the stack creates IngressClass `<ingressClassName>` (false when the
-     * cluster already has one for Istio that the stack did not create; see preflight.ts). Default true.
+     * cluster already has one for Istio that the stack did not create; see preflight.ts). Defaults to `true`.
      */
     createIngressClass?: boolean;
+    /** Wait for the Deployment to become ready. Defaults to `true`. */
+    awaitRollout?: boolean;
+}
+
+/** Defaults filled in and checked (pure; exported for testing). */
+export function planManagedApi(args: ManagedApiArgs): { problems: RuleProblem[]; m: ManagedApiSettings; profile: StackSettings["apiProfile"]; awaitRollout: boolean } {
+    const a: Partial<ManagedApiArgs> = args ?? {};
+    const d = (k: string) => configDefault(k);
+    const m: ManagedApiSettings = {
+        namespace: a.namespace ?? d("workloadNamespace"),
+        includeIpRanges: a.includeIpRanges ?? [],
+        serviceName: a.serviceName ?? "",
+        serviceAccountSecret: a.serviceAccountSecret,
+        portMode: a.portMode ?? (d("espPortMode") as EspPortModeName),
+        ingressName: a.ingressName ?? d("ingressName"),
+        ingressClassName: a.ingressClassName ?? d("ingressClassName"),
+        ingressPath: a.ingressPath ?? d("ingressPath"),
+        espImage: a.espImage ?? d("espImage"),
+        echoImage: a.echoImage ?? d("echoImage"),
+    };
+    const profile = (a.apiProfile ?? d("apiProfile")) as StackSettings["apiProfile"];
+    const problems: RuleProblem[] = [
+        ...dnsProblem("serviceName", m.serviceName, "subdomain"),
+        ...dnsProblem("namespace", m.namespace, "label"),
+        ...dnsProblem("ingressName", m.ingressName, "subdomain"),
+        ...dnsProblem("ingressClassName", m.ingressClassName, "subdomain"),
+        ...(m.serviceAccountSecret !== undefined ? dnsProblem("serviceAccountSecret", m.serviceAccountSecret, "subdomain") : []),
+    ];
+    if (!Array.isArray(m.includeIpRanges) || m.includeIpRanges.length === 0) {
+        problems.push({ field: "includeIpRanges", value: a.includeIpRanges, problem: "is required: the cluster's pod and service CIDRs differ per cluster and cannot be guessed", fix: 'give e.g. ["10.4.0.0/14", "10.7.240.0/20"] (your cluster\'s)' });
+    } else {
+        m.includeIpRanges.forEach((c, i) => {
+            if (typeof c !== "string" || !isCidr(c)) problems.push({ field: `includeIpRanges[${i}]`, value: c, problem: "is not a CIDR", fix: 'use e.g. "10.4.0.0/14"' });
+        });
+    }
+    if (!(Object.values(EspPortModeName) as string[]).includes(m.portMode)) problems.push({ field: "portMode", value: m.portMode, problem: "must be http or tcp", fix: "use EspPortModeName.Http" });
+    if (!(Object.values(ApiProfileName) as string[]).includes(profile)) problems.push({ field: "apiProfile", value: profile, problem: "must be current or seed", fix: "use ApiProfileName.Current" });
+    if (typeof m.ingressPath !== "string" || !m.ingressPath.startsWith("/") || /\s/.test(m.ingressPath)) problems.push({ field: "ingressPath", value: m.ingressPath, problem: "must be a path starting with '/'", fix: 'use "/echo"' });
+    return { problems, m, profile, awaitRollout: a.awaitRollout ?? true };
 }
 
 export class ManagedApi extends pulumi.ComponentResource {
-    public readonly deployment: k8s.apps.v1.Deployment;
-    public readonly service: k8s.core.v1.Service;
-    public readonly ingress: k8s.networking.v1.Ingress | k8s.extensions.v1beta1.Ingress;
-    /** Created only when the cluster lacked it (current profile). */
-    public readonly ingressClass?: k8s.networking.v1.IngressClass;
+    /** In-cluster address of ESP's Service (`esp-echo.<namespace>.svc.cluster.local:80`). */
+    public readonly serviceAddress: string;
+    /** Name of the Ingress. */
+    public readonly ingressName: string;
+    /** Whether the component created IngressClass `<ingressClassName>` (current profile, when the cluster lacked it). */
+    public readonly createdIngressClass: boolean;
 
     constructor(name: string, args: ManagedApiArgs, opts?: pulumi.ComponentResourceOptions) {
+        const plan = planManagedApi(args);
+        if (plan.problems.length) throw new ComponentArgsError(`ManagedApi ${name}`, plan.problems);
         super("mesh-ratelimit:index:ManagedApi", name, {}, opts);
-        const s = args.settings;
-        const m = s.managedApi;
-        if (!m) throw new Error("ManagedApi needs settings.managedApi (set managedApi=true)");
+        const m = plan.m;
+        const s = { apiProfile: plan.profile, awaitRollout: plan.awaitRollout };
         const labels = stackLabels("managed-api", { app: ESP_NAME });
 
-        this.deployment = new k8s.apps.v1.Deployment(
+        new k8s.apps.v1.Deployment(
             name,
             {
                 metadata: { name: ESP_NAME, namespace: m.namespace, labels, annotations: awaitAnnotations(s) },
@@ -164,22 +229,24 @@ export class ManagedApi extends pulumi.ComponentResource {
             { parent: this },
         );
 
-        this.service = new k8s.core.v1.Service(
+        const service = new k8s.core.v1.Service(
             name,
             { metadata: { name: ESP_NAME, namespace: m.namespace, labels, annotations: SKIP_AWAIT }, spec: { selector: { app: ESP_NAME }, ports: [espServicePort(m, s.apiProfile)] } },
             { parent: this },
         );
 
+        let ingressClass: k8s.networking.v1.IngressClass | undefined;
         if (s.apiProfile === "current" && args.createIngressClass !== false) {
             // Cluster-scoped, so named after the class (not the component): one per cluster.
-            this.ingressClass = new k8s.networking.v1.IngressClass(`ingressclass-${m.ingressClassName}`, ingressClassManifest(m, stackLabels("managed-api")) as k8s.networking.v1.IngressClassArgs, { parent: this });
+            ingressClass = new k8s.networking.v1.IngressClass(`ingressclass-${m.ingressClassName}`, ingressClassManifest(m, stackLabels("managed-api")) as k8s.networking.v1.IngressClassArgs, { parent: this });
         }
         const ingress = ingressManifest(m, s.apiProfile, labels);
-        const dependsOn = [this.service, ...(this.ingressClass ? [this.ingressClass] : [])];
-        this.ingress =
-            s.apiProfile === "seed"
-                ? new k8s.extensions.v1beta1.Ingress(m.ingressName, ingress as k8s.extensions.v1beta1.IngressArgs, { parent: this, dependsOn })
-                : new k8s.networking.v1.Ingress(m.ingressName, ingress as k8s.networking.v1.IngressArgs, { parent: this, dependsOn });
-        this.registerOutputs({});
+        const dependsOn = [service, ...(ingressClass ? [ingressClass] : [])];
+        if (s.apiProfile === "seed") new k8s.extensions.v1beta1.Ingress(m.ingressName, ingress as k8s.extensions.v1beta1.IngressArgs, { parent: this, dependsOn });
+        else new k8s.networking.v1.Ingress(m.ingressName, ingress as k8s.networking.v1.IngressArgs, { parent: this, dependsOn });
+        this.serviceAddress = `${ESP_NAME}.${m.namespace}.svc.cluster.local:${ESP_SERVICE_PORT}`;
+        this.ingressName = m.ingressName;
+        this.createdIngressClass = ingressClass !== undefined;
+        this.registerOutputs({ serviceAddress: this.serviceAddress, ingressName: this.ingressName, createdIngressClass: this.createdIngressClass });
     }
 }

@@ -12,8 +12,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import { stackLabels } from "./common";
 import { PeerAuthentication } from "./crds";
+import { ComponentArgsError, configDefault, dnsProblem } from "./global-ratelimit";
 import { restoredText, setTopLevel } from "./mesh-config-text";
-import { StackSettings } from "./settings";
+import { ApiProfileName } from "./mesh-enums";
+import { RuleProblem } from "./rules";
 
 export const MESH_CONFIGMAP = "istio";
 export const MESH_CONFIG_KEY = "mesh";
@@ -113,20 +115,29 @@ export class MeshConfigSetting extends pulumi.dynamic.Resource {
 }
 
 export interface MeshMutualTlsArgs {
-    settings: StackSettings;
-    /** kubectl context for the seed profile's ConfigMap edit (the provider's `kubernetes:context`). */
+    /** `current`: PeerAuthentication `default` STRICT; `seed`: `authPolicy: MUTUAL_TLS` in the mesh ConfigMap. Defaults to `ApiProfileName.Current`. */
+    apiProfile?: ApiProfileName;
+    /** Istio's root namespace (PeerAuthentication, mesh ConfigMap `istio`). Defaults to `istio-system`. */
+    meshNamespace?: string;
+    /** kubectl context for the seed profile's ConfigMap edit (the provider's `kubernetes:context`). Defaults to the current context. */
     kubeContext?: string;
     /**
      * Current profile: whether the stack creates PeerAuthentication `default` (false when the mesh
-     * already has a STRICT one that the stack did not create; see preflight.ts). Default true.
+     * already has a STRICT one that the stack did not create; see preflight.ts). Defaults to `true`.
      */
     createPeerAuthentication?: boolean;
 }
 
 export class MeshMutualTls extends pulumi.ComponentResource {
     constructor(name: string, args: MeshMutualTlsArgs, opts?: pulumi.ComponentResourceOptions) {
+        const a: MeshMutualTlsArgs = args ?? {};
+        const profile = a.apiProfile ?? (configDefault("apiProfile") as ApiProfileName);
+        const meshNamespace = a.meshNamespace ?? configDefault("meshNamespace");
+        const problems: RuleProblem[] = dnsProblem("meshNamespace", meshNamespace, "label");
+        if (!(Object.values(ApiProfileName) as string[]).includes(profile)) problems.push({ field: "apiProfile", value: profile, problem: "must be current or seed", fix: "use ApiProfileName.Current" });
+        if (problems.length) throw new ComponentArgsError(`MeshMutualTls ${name}`, problems);
         super("mesh-ratelimit:index:MeshMutualTls", name, {}, opts);
-        const s = args.settings;
+        const s = { apiProfile: profile, mesh: { namespace: meshNamespace } };
         if (s.apiProfile === "current") {
             if (args.createPeerAuthentication !== false) {
                 new PeerAuthentication(

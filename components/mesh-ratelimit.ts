@@ -5,14 +5,15 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { AccessPolicies } from "./access-policies";
-import { Bookinfo } from "./bookinfo";
+import { Bookinfo, BookinfoArgs } from "./bookinfo";
 import { FILTER_NAMES } from "./envoy-filters";
 import { GlobalRateLimit, GlobalRateLimitArgs, ServiceLogLevel, redisOptionsOf } from "./global-ratelimit";
 import { effectiveLimits } from "./limits-table";
 import { LocalRateLimit, LocalRateLimitArgs } from "./local-ratelimit";
-import { ManagedApi } from "./managed-api";
+import { ManagedApi, ManagedApiArgs } from "./managed-api";
 import { settingsFromArgs } from "./mesh-args";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+import { ApiProfileName, EspPortModeName } from "./mesh-enums";
 import { MeshMutualTls } from "./mesh-mtls";
 import { StackSettings } from "./settings";
 import { globalLimitsFromSettings } from "./spec-limits";
@@ -75,6 +76,41 @@ export function localArgsFromSettings(s: StackSettings): LocalRateLimitArgs {
     };
 }
 
+/** The Bookinfo arguments of the specified stack (pure; exported for testing). */
+export function bookinfoArgsFromSettings(s: StackSettings): BookinfoArgs {
+    const b = s.bookinfo;
+    return {
+        namespace: b.namespace,
+        version: b.version,
+        gatewaySelector: { [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value },
+        gatewayName: b.gatewayName,
+        gatewayPort: b.gatewayPort,
+        virtualServiceName: b.virtualServiceName,
+        routes: b.routes.map((r) => ({ ...(r.name !== undefined ? { name: r.name } : {}), exact: r.exact, prefix: r.prefix })),
+        localStatsApp: s.local.serviceLabel,
+        awaitRollout: s.awaitRollout,
+    };
+}
+
+/** The ManagedApi arguments of the specified stack (pure; exported for testing). */
+export function managedApiArgsFromSettings(s: StackSettings): ManagedApiArgs {
+    const m = s.managedApi!;
+    return {
+        serviceName: m.serviceName,
+        includeIpRanges: m.includeIpRanges,
+        namespace: m.namespace,
+        ...(m.serviceAccountSecret !== undefined ? { serviceAccountSecret: m.serviceAccountSecret } : {}),
+        portMode: m.portMode as EspPortModeName,
+        ingressName: m.ingressName,
+        ingressClassName: m.ingressClassName,
+        ingressPath: m.ingressPath,
+        espImage: m.espImage,
+        echoImage: m.echoImage,
+        apiProfile: s.apiProfile as ApiProfileName,
+        awaitRollout: s.awaitRollout,
+    };
+}
+
 export class MeshRateLimit extends pulumi.ComponentResource {
     /** The variant deployed. */
     public readonly variant: string;
@@ -93,11 +129,15 @@ export class MeshRateLimit extends pulumi.ComponentResource {
         const global = new GlobalRateLimit("global-ratelimit", globalArgsFromSettings(s), { parent: this });
         // ServiceAccounts of the service and Redis, and who may call them (components/access-policies.ts).
         new AccessPolicies("access-policies", { settings: s }, { parent: this });
-        new Bookinfo("bookinfo", { settings: s }, { parent: this });
+        new Bookinfo("bookinfo", bookinfoArgsFromSettings(s), { parent: this });
         new LocalRateLimit("local-ratelimit", localArgsFromSettings(s), { parent: this });
-        if (s.managedApi) new ManagedApi("managed-api", { settings: s, createIngressClass: args.createIngressClass ?? true }, { parent: this });
+        if (s.managedApi) new ManagedApi("managed-api", { ...managedApiArgsFromSettings(s), createIngressClass: args.createIngressClass ?? true }, { parent: this });
         if (s.mesh.mutualTls) {
-            new MeshMutualTls("mesh-mtls", { settings: s, kubeContext: args.kubeContext, createPeerAuthentication: args.createPeerAuthentication ?? true }, { parent: this });
+            new MeshMutualTls(
+                "mesh-mtls",
+                { apiProfile: s.apiProfile as ApiProfileName, meshNamespace: s.mesh.namespace, kubeContext: args.kubeContext, createPeerAuthentication: args.createPeerAuthentication ?? true },
+                { parent: this },
+            );
         }
 
         const p = s.paths;

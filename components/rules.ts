@@ -89,7 +89,7 @@ export interface RateLimitRuleArgs {
     requestsPerUnit: number;
     /** Time unit of the limit. */
     unit: LimitUnit;
-    /** Observe only: counted and reported over limit, never refused. Defaults to `false`. */
+    /** Observe only: counted (the excess in the service's `shadow_mode` statistic), never refused. Defaults to `false`. */
     shadow?: boolean;
 }
 
@@ -99,7 +99,7 @@ export interface LimitArgs {
     requestsPerUnit: number;
     /** Time unit of the limit. */
     unit: LimitUnit;
-    /** Observe only: counted and reported over limit, never refused. Defaults to `false`. */
+    /** Observe only: counted (the excess in the service's `shadow_mode` statistic), never refused. Defaults to `false`. */
     shadow?: boolean;
 }
 

@@ -6,7 +6,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { parse } from "yaml";
-import { GlobalRateLimit, LimitUnit, LocalRateLimit, RedisModeName } from "../../components/index";
+import { ApiProfileName, Bookinfo, GlobalRateLimit, LimitUnit, LocalRateLimit, ManagedApi, MeshMutualTls, RedisModeName } from "../../components/index";
 import { K8sObject, Registration, toObjects } from "../../render/render";
 import { explain } from "../../render/explain";
 import { SHOP_RULES, shopObjects } from "./rules.test";
@@ -142,6 +142,35 @@ describe("package components on their own (a shop, not bookinfo)", function () {
         expect(f.metadata.namespace).to.equal("istio-system");
         expect(f.spec.configPatches).to.have.length(1);
         expect(f.spec.configPatches[0].patch.value.typed_config.value.token_bucket).to.deep.equal({ max_tokens: 3, tokens_per_fill: 3, fill_interval: "60s" });
+    });
+
+    it("Bookinfo on its own: another namespace, gateway selector and port; routes as given", async () => {
+        const { objects } = await registered(() => {
+            new Bookinfo("demo", { namespace: "demo", gatewaySelector: { app: "edge" }, gatewayPort: 80, gatewayName: "demo-gw", routes: [{ name: "all", prefix: ["/"] }] });
+        });
+        const gw = find(objects, "Gateway", "demo-gw");
+        expect(gw.metadata.namespace).to.equal("demo");
+        expect(gw.spec).to.deep.equal({ selector: { app: "edge" }, servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] });
+        expect(find(objects, "VirtualService", "bookinfo").spec.http).to.deep.equal([{ name: "all", match: [{ uri: { prefix: "/" } }], route: [{ destination: { host: "productpage", port: { number: 9080 } } }] }]);
+        expect(objects.filter((o) => o.kind === "Deployment").map((o) => o.metadata.namespace)).to.satisfy((ns: string[]) => ns.length === 6 && ns.every((n) => n === "demo"));
+    });
+
+    it("ManagedApi needs the cluster's CIDRs and an Endpoints service name; MeshMutualTls seed edits the mesh ConfigMap", async () => {
+        let err: Error | undefined;
+        await registered(() => {
+            try {
+                new ManagedApi("esp", { serviceName: "", includeIpRanges: ["10.4.0.0/33"] });
+            } catch (e) {
+                err = e as Error;
+            }
+        });
+        expect(err?.message).to.include("  - serviceName = \"\": must be a Kubernetes DNS-1123 subdomain");
+        expect(err?.message).to.include("  - includeIpRanges[0] = \"10.4.0.0/33\": is not a CIDR");
+        const { all } = await registered(() => {
+            new MeshMutualTls("mtls", { apiProfile: ApiProfileName.Seed, meshNamespace: "mesh" });
+        });
+        const edit = all.find((r) => r.type.startsWith("pulumi-nodejs:dynamic"));
+        expect(edit?.inputs).to.deep.include({ namespace: "mesh", configMap: "istio", setting: "authPolicy", value: "MUTUAL_TLS" });
     });
 
     it("LocalRateLimit with bad arguments: the field, the value and the fix", async () => {

@@ -16,7 +16,7 @@ import { OUT as PACKAGE_DOCS, render as renderPackageDocs } from "../../scripts/
 const ROOT = path.join(__dirname, "..", "..");
 const PKG = path.join(ROOT, "package");
 /** Every component the package offers. */
-export const PACKAGE_COMPONENTS = ["GlobalRateLimit", "LocalRateLimit", "MeshRateLimit"];
+export const PACKAGE_COMPONENTS = ["GlobalRateLimit", "LocalRateLimit", "MeshRateLimit", "Bookinfo", "ManagedApi", "MeshMutualTls"];
 
 function componentsOf(mod: Record<string, unknown>): any[] {
     return Object.values(mod).filter((v: any) => typeof v === "function" && v.prototype instanceof pulumi.ComponentResource);

@@ -1,0 +1,138 @@
+/**
+ * User-defined rules on the REAL envoyproxy/ratelimit service and Redis: a shop's gateway (not
+ * bookinfo) limited by GlobalRateLimit's typed rules (header per value, header presence, client
+ * address, per client on one path, shadow). The component is evaluated under Pulumi's mocks; the
+ * gateway MODEL turns each request into descriptors from the rendered filters; the real service
+ * decides with the rendered config.yaml and environment. Counts are exact (one window, one process).
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { expect } from "chai";
+import { GlobalRateLimit, LimitUnit, RateLimitRuleArgs } from "../../components/index";
+import { ModelRequest, explain } from "../../render/explain";
+import type { K8sObject } from "../../render/explain";
+import { Registration, toObjects } from "../../render/render";
+import { RlsClient } from "./harness/client";
+import { RedisServer } from "./harness/redis";
+import { renderedRatelimit } from "./harness/rendered";
+import { RateLimitProcess } from "./harness/service";
+import { ensureWindow, minuteOf } from "./harness/window";
+
+const M = LimitUnit.Minute;
+const RULES: RateLimitRuleArgs[] = [
+    { name: "per-api-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 3, unit: M },
+    { name: "has-token", header: { name: "authorization" }, requestsPerUnit: 4, unit: M },
+    { name: "per-client", perClientAddress: true, requestsPerUnit: 6, unit: M },
+    { name: "login-per-client", path: { exact: "/login" }, perClientAddress: true, requestsPerUnit: 2, unit: M },
+    { name: "beta", header: { name: "x-beta", value: "on" }, requestsPerUnit: 1, unit: M, shadow: true },
+];
+
+/** The shop's own Gateway and VirtualService (what the user already has). */
+const USER_OBJECTS: K8sObject[] = [
+    { apiVersion: "networking.istio.io/v1beta1", kind: "Gateway", metadata: { name: "shop-gw", namespace: "shop" }, spec: { selector: { app: "shop-gateway" }, servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] } },
+    { apiVersion: "networking.istio.io/v1beta1", kind: "VirtualService", metadata: { name: "shop", namespace: "shop" }, spec: { hosts: ["*"], gateways: ["shop-gw"], http: [{ name: "web", match: [{ uri: { prefix: "/" } }], route: [{ destination: { host: "web" } }] }] } },
+];
+
+async function renderComponent(): Promise<K8sObject[]> {
+    const regs: Registration[] = [];
+    await pulumi.runtime.setMocks(
+        {
+            newResource: (a) => (regs.push({ type: a.type, name: a.name, inputs: a.inputs }), { id: `${a.name}-id`, state: a.inputs }),
+            call: (a) => a.inputs,
+        },
+        "shop",
+        "rls",
+        false,
+    );
+    new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop" }, namespace: "shop", rules: RULES });
+    await (require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> }).waitForRPCs();
+    return toObjects(regs) as K8sObject[];
+}
+
+describe("rls: user-defined rules (header, client address, combined, shadow) on the real service; a shop's gateway via the model", function () {
+    let objects: K8sObject[];
+    let redis: RedisServer;
+    let service: RateLimitProcess;
+    let client: RlsClient;
+
+    before(async () => {
+        objects = [...USER_OBJECTS, ...(await renderComponent())];
+        const rendered = renderedRatelimit(objects);
+        redis = await RedisServer.start();
+        service = await RateLimitProcess.start(rendered, { redisAddress: redis.address, redisPassword: redis.password });
+        client = service.client();
+        await client.waitForReady();
+    });
+    after(async () => {
+        client?.close();
+        await service?.stop();
+        await redis?.stop();
+    });
+    beforeEach(async () => {
+        await redis.flushAll();
+    });
+
+    /** What the gateway would send for this request (model), decided by the real service. */
+    async function send(path: string, request: ModelRequest) {
+        const x = explain(objects, path, request);
+        return { x, d: x.descriptors.length ? await client.shouldRateLimit(x.domain, x.descriptors.map((d) => d.entries)) : undefined };
+    }
+    const okCount = async (n: number, path: (i: number) => string, request: (i: number) => ModelRequest) => {
+        let ok = 0;
+        for (let i = 0; i < n; i++) if ((await send(path(i), request(i))).d?.overallCode === "OK") ok++;
+        return ok;
+    };
+
+    it("the service loaded the config the rules compiled to (it answers with the rules' limits)", async () => {
+        const { d } = await send("/", { headers: { "x-api-key": "k" }, clientAddress: "198.51.100.1" });
+        expect(d!.statuses.map((s) => s.currentLimit?.requestsPerUnit)).to.deep.equal([3, 6]);
+    });
+
+    it("header per value: each API key gets 3 per minute of its own; a request without the key is not counted by that rule", async () => {
+        await ensureWindow(10);
+        const t0 = Date.now();
+        // Different client addresses so the per-client rule (6/min) never binds first.
+        expect(await okCount(5, () => "/items", (i) => ({ headers: { "x-api-key": "alpha" }, clientAddress: `192.0.2.${i + 1}` }))).to.equal(3);
+        expect(await okCount(5, () => "/items?page=2", (i) => ({ headers: { "x-api-key": "beta" }, clientAddress: `192.0.2.${i + 11}` }))).to.equal(3);
+        const noKey = await send("/items", { clientAddress: "192.0.2.99" });
+        expect(noKey.x.descriptors.map((x) => x.entries[0].value)).to.deep.equal(["per-client"]);
+        expect(noKey.d!.overallCode).to.equal("OK");
+        expect(minuteOf(Date.now())).to.equal(minuteOf(t0));
+    });
+
+    it("header presence: 4 per minute for all requests carrying authorization together, whatever its value", async () => {
+        await ensureWindow(10);
+        expect(await okCount(7, (i) => `/p${i}`, (i) => ({ headers: { authorization: `Bearer t${i}` }, clientAddress: `198.51.100.${i + 1}` }))).to.equal(4);
+    });
+
+    it("client address: 6 per minute per address, another address has its own 6", async () => {
+        await ensureWindow(10);
+        expect(await okCount(9, (i) => `/any/${i}?q=${i}`, () => ({ clientAddress: "203.0.113.7" }))).to.equal(6);
+        expect(await okCount(9, (i) => `/any/${i}`, () => ({ clientAddress: "203.0.113.8" }))).to.equal(6);
+    });
+
+    it("combined, per client on one path: /login 2 per minute per client with any query; other paths of that client are not refused by it", async () => {
+        await ensureWindow(10);
+        expect(await okCount(4, (i) => `/login?next=/x${i}`, () => ({ clientAddress: "203.0.113.20" }))).to.equal(2);
+        expect(await okCount(4, () => "/login", () => ({ clientAddress: "203.0.113.21" }))).to.equal(2);
+        // The same client elsewhere: only its per-client rule (6/min, 4 used) counts.
+        expect(await okCount(2, () => "/cart", () => ({ clientAddress: "203.0.113.20" }))).to.equal(2);
+    });
+
+    // The pinned service sets a shadow limit's status to OK when over it (src/limiter/base_limiter.go)
+    // and counts the excess in the limit's shadow_mode statistic; the counter still runs out.
+    it("shadow rule: over its limit the descriptor's status stays OK with nothing remaining, the request passes", async () => {
+        await ensureWindow(10);
+        const first = await send("/", { headers: { "x-beta": "on" }, clientAddress: "192.0.2.200" });
+        const second = await send("/", { headers: { "x-beta": "on" }, clientAddress: "192.0.2.201" });
+        expect(first.d!.overallCode).to.equal("OK");
+        expect(second.d!.overallCode).to.equal("OK");
+        const i = second.x.descriptors.findIndex((d) => d.entries[0].value === "beta");
+        expect(second.d!.statuses[i].code).to.equal("OK");
+        expect(second.d!.statuses[i].limitRemaining).to.equal(0);
+        expect(second.d!.statuses[i].currentLimit?.requestsPerUnit).to.equal(1);
+        const third = await send("/", { headers: { "x-beta": "on" }, clientAddress: "192.0.2.202" });
+        expect(third.d!.overallCode).to.equal("OK");
+        expect(explain(objects, "/", { headers: { "x-beta": "on" } }).descriptors[i].limit?.shadow).to.equal(true);
+        expect(second.x.limited).to.equal(true); // the per-client rule still applies
+    });
+});
