@@ -319,6 +319,33 @@ else
     grep -qE '^ +--- PASS: TestIngress/echo-route-to-esp' "$dir.xds.log" || ko "A/$p/tcp generator: managed-API route not checked (log $dir.xds.log)"
   done
 fi
+# A user's gateway that is not bookinfo, limited by the package's GlobalRateLimit (typed rules):
+# tests/istio/render-user.ts renders it, xdscheck/user_gateway_test.go checks what Istio generates,
+# tests/istio/user-model-agree.ts compares the gateway model on both sides.
+if [[ -n "$xdsbin" && "${ISTIO_CHECK_USER:-1}" != 0 ]]; then
+  udir="$work/user-gateway"
+  if ! (cd "$root" && npx tsx tests/istio/render-user.ts "$udir") > "$udir.log" 2>&1; then
+    ko "user gateway render failed: $(tail -3 "$udir.log" | tr '\n' ' ')"
+  else
+    XDSCHECK_USER_DIR="$udir" XDSCHECK_USER_DUMP="$udir/routes.json" \
+      "$xdsbin" -test.run '^TestUserGateway' -test.v -test.count=1 > "$udir.xds.log" 2>&1 || true
+    while IFS= read -r line; do
+      name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
+      [[ "$line" == *"--- PASS"* ]] && ok "user gateway generator $name" ||
+        ko "user gateway generator $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$udir.xds.log" | sed -E 's/^.*FAILED: [^ ]+ //')"
+    done < <(grep -E '^ +--- (PASS|FAIL): TestUserGateway[A-Za-z]*/' "$udir.xds.log" || true)
+    grep -qE '^ +--- PASS: TestUserGateway/vhost-per-client' "$udir.xds.log" || ko "user gateway generator: rules not checked (log $udir.xds.log)"
+    if [[ -s "$udir/routes.json" ]]; then
+      uagree="$(cd "$root" && npx tsx tests/istio/user-model-agree.ts "$udir" "$udir/routes.json" 2>&1)" || true
+      while IFS= read -r line; do
+        case "$line" in ok\ *) ok "${line#ok   }" ;; FAIL\ *) ko "${line#FAIL }" ;; esac
+      done <<< "$uagree"
+      grep -qE '^(ok|FAIL) ' <<< "$uagree" || ko "user gateway model agreement: no result: $(tail -3 <<< "$uagree" | tr '\n' ' ')"
+    else
+      ko "user gateway model agreement: the generator wrote no route configuration dump (see $udir.xds.log)"
+    fi
+  fi
+fi
 echo "istio checks took $(( $(date +%s) - start ))s"
 
 if [[ $failed -gt 0 ]]; then

@@ -1,0 +1,86 @@
+/**
+ * Renders a user's setup that is not bookinfo, for the istio tier's generator check
+ * (tests/istio/xdscheck/user_gateway_test.go): a shop's own Gateway (port 80, pods app=shop-gateway,
+ * namespace shop), VirtualService, Services and Deployments, plus what the package's GlobalRateLimit
+ * creates for it from typed rules (evaluated under Pulumi's mocks). Writes <out>/all.yaml.
+ *
+ *   npx tsx tests/istio/render-user.ts <out dir>
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as fs from "fs";
+import * as path from "path";
+import { stringify } from "yaml";
+import { GlobalRateLimit, LimitUnit, RateLimitRuleArgs } from "../../components/index";
+import { K8sObject, Registration, toObjects } from "../../render/render";
+
+const M = LimitUnit.Minute;
+export const USER_RULES: RateLimitRuleArgs[] = [
+    { name: "login-per-client", path: { exact: "/login" }, perClientAddress: true, requestsPerUnit: 5, unit: M },
+    { name: "search", path: { prefix: "/search" }, requestsPerUnit: 100, unit: M },
+    { name: "per-api-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 20, unit: M },
+    { name: "has-token", header: { name: "authorization" }, requestsPerUnit: 50, unit: M },
+    { name: "per-client", perClientAddress: true, requestsPerUnit: 300, unit: M },
+    { name: "checkout", route: { name: "checkout", virtualHost: "*:80" }, requestsPerUnit: 10, unit: M },
+];
+
+function app(name: string, port: number): K8sObject[] {
+    const labels = { app: name };
+    return [
+        { apiVersion: "v1", kind: "Service", metadata: { name, namespace: "shop" }, spec: { selector: labels, ports: [{ name: "http", port, targetPort: port }] } },
+        {
+            apiVersion: "apps/v1",
+            kind: "Deployment",
+            metadata: { name, namespace: "shop" },
+            spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name, image: "example/shop", ports: [{ name: "http", containerPort: port }] }] } } },
+        },
+    ];
+}
+
+/** The shop's own objects (what the user already has). */
+export const USER_OBJECTS: K8sObject[] = [
+    { apiVersion: "networking.istio.io/v1beta1", kind: "Gateway", metadata: { name: "shop-gw", namespace: "shop" }, spec: { selector: { app: "shop-gateway" }, servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] } },
+    {
+        apiVersion: "networking.istio.io/v1beta1",
+        kind: "VirtualService",
+        metadata: { name: "shop", namespace: "shop" },
+        spec: {
+            hosts: ["*"],
+            gateways: ["shop-gw"],
+            http: [
+                { name: "checkout", match: [{ uri: { prefix: "/checkout" } }], route: [{ destination: { host: "checkout", port: { number: 8080 } } }] },
+                { name: "web", match: [{ uri: { prefix: "/" } }], route: [{ destination: { host: "web", port: { number: 8080 } } }] },
+            ],
+        },
+    },
+    ...app("web", 8080),
+    ...app("checkout", 8080),
+];
+
+export async function renderUserSetup(): Promise<K8sObject[]> {
+    const regs: Registration[] = [];
+    await pulumi.runtime.setMocks(
+        {
+            newResource: (a) => (regs.push({ type: a.type, name: a.name, inputs: a.inputs }), { id: `${a.name}-id`, state: { ...a.inputs, ...(a.type.startsWith("random:") ? { result: "mock" } : {}) } }),
+            call: (a) => a.inputs,
+        },
+        "shop",
+        "istio",
+        false,
+    );
+    new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop" }, namespace: "shop", rules: USER_RULES });
+    await (require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> }).waitForRPCs();
+    return [...USER_OBJECTS, ...(toObjects(regs) as K8sObject[])];
+}
+
+if (require.main === module) {
+    const out = process.argv[2];
+    if (!out) {
+        console.error("usage: tsx tests/istio/render-user.ts <out dir>");
+        process.exit(2);
+    }
+    renderUserSetup().then((objs) => {
+        fs.mkdirSync(out, { recursive: true });
+        fs.writeFileSync(path.join(out, "all.yaml"), objs.map((o) => stringify(o, { lineWidth: 0 })).join("---\n"));
+        console.log(`${objs.length} objects written to ${path.join(out, "all.yaml")}`);
+    });
+}

@@ -1,0 +1,47 @@
+/**
+ * The gateway MODEL against Istio's generator for a user's gateway that is not bookinfo
+ * (tests/istio/render-user.ts): requests (paths × headers × client addresses) go through the model
+ * built from the rendered objects and through the model built from the route configuration Istio
+ * generated (dumped by TestUserGateway, XDSCHECK_USER_DUMP); both must send the same descriptors
+ * with the same limits.
+ *
+ *   npx tsx tests/istio/user-model-agree.ts <user render dir> <dump.json>
+ * Prints `ok`/`FAIL` lines and exits 1 on any disagreement.
+ */
+import * as fs from "fs";
+import * as path from "path";
+import { parseAllDocuments } from "yaml";
+import { K8sObject, explainWith, gatewayModel, gatewayModelFromEnvoy } from "../../render/explain";
+
+function main(): number {
+    const [dir, dumpFile] = process.argv.slice(2);
+    if (!dir || !dumpFile) {
+        console.error("usage: tsx tests/istio/user-model-agree.ts <user render dir> <dump.json>");
+        return 2;
+    }
+    const objects: K8sObject[] = parseAllDocuments(fs.readFileSync(path.join(dir, "all.yaml"), "utf8")).map((d) => d.toJSON()).filter((o) => o?.kind);
+    const dump = JSON.parse(fs.readFileSync(dumpFile, "utf8"));
+    const fromRender = gatewayModel(objects);
+    const fromIstio = gatewayModelFromEnvoy(dump.routeConfiguration, dump.virtualHost, { domain: dump.domain, failureModeDeny: dump.failureModeDeny === true }, objects);
+    const paths = ["/", "/login", "/login?next=/x", "/login/", "/search", "/search?q=1", "/search/x", "/searchx", "/checkout", "/checkout/pay?x", "/other", "//login"];
+    const headerSets: Record<string, string>[] = [{}, { "x-api-key": "k1" }, { authorization: "Bearer t" }, { "x-api-key": "k2", authorization: "x" }];
+    const clients = ["192.0.2.1", "198.51.100.9"];
+    const summary = (x: ReturnType<typeof explainWith>) => JSON.stringify({ route: x.route?.name ?? "404", descriptors: x.descriptors.map((d) => [d.entries, d.limit?.entry, d.limit?.requestsPerUnit]) });
+    let bad = 0;
+    let n = 0;
+    for (const p of paths)
+        for (const headers of headerSets)
+            for (const clientAddress of clients) {
+                n++;
+                const a = summary(explainWith(fromRender, p, { headers, clientAddress }));
+                const b = summary(explainWith(fromIstio, p, { headers, clientAddress }));
+                if (a !== b) {
+                    bad++;
+                    console.log(`FAIL user gateway model agreement ${p} ${JSON.stringify(headers)} ${clientAddress}: rendered ${a} vs generated ${b}`);
+                }
+            }
+    if (!bad) console.log(`ok   user gateway model agreement: ${n} requests (paths × headers × client addresses), the model from the render and from Istio's generated routes send the same descriptors`);
+    return bad ? 1 : 0;
+}
+
+if (require.main === module) process.exit(main());

@@ -1,0 +1,299 @@
+package xdscheck
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	rlv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ratelimit/v3"
+	"google.golang.org/protobuf/encoding/protojson"
+	corev1 "k8s.io/api/core/v1"
+
+	"istio.io/istio/pilot/pkg/model"
+	"istio.io/istio/pilot/pkg/networking/core"
+	kubereg "istio.io/istio/pilot/pkg/serviceregistry/kube"
+	"istio.io/istio/pkg/cluster"
+)
+
+// A user's gateway that is not bookinfo (tests/istio/render-user.ts): pods app=shop-gateway in
+// namespace shop, Gateway server port 80, the package's GlobalRateLimit with typed rules. Expected
+// values are written from the rules in render-user.ts, not read from the render.
+//
+//	XDSCHECK_USER_DIR   directory with the user setup's all.yaml
+//	XDSCHECK_USER_DUMP  optional: where to write the generated route configuration (model agreement)
+const (
+	userNamespace = "shop"
+	userPort      = 80
+	userVhost     = "*:80"
+	userDomain    = "shop"
+	userCluster   = "outbound|8081||ratelimit.shop.svc.cluster.local"
+)
+
+var userGatewayLabels = map[string]string{"app": "shop-gateway"}
+
+// generateUserGateway runs Istio's generator for the shop's gateway pod.
+func generateUserGateway(t *testing.T, docs []Doc) ([]*listenerv3.Listener, []*routev3.RouteConfiguration) {
+	t.Helper()
+	var istio []Doc
+	var services []*model.Service
+	for i, d := range docs {
+		if d.IsIstio() {
+			istio = append(istio, d)
+		}
+		if d.Kind() != "Service" || d.APIVersion() != "v1" {
+			continue
+		}
+		var svc corev1.Service
+		b, _ := json.Marshal(d)
+		if err := json.Unmarshal(b, &svc); err != nil {
+			t.Fatalf("FAILED: input: %s: %v", d.Ref(), err)
+		}
+		svc.Spec.ClusterIP = fmt.Sprintf("10.96.1.%d", 10+i)
+		services = append(services, kubereg.ConvertService(svc, nil, domainSuffix, cluster.ID("Kubernetes"), domainSuffix))
+	}
+	text, err := ToYAML(istio)
+	if err != nil {
+		t.Fatalf("FAILED: input: %v", err)
+	}
+	cg := core.NewConfigGenTest(t, core.TestOptions{ConfigString: text, Services: services})
+	gw := cg.SetupProxy(&model.Proxy{
+		Type:            model.Router,
+		ID:              "shop-gateway-0.shop",
+		ConfigNamespace: userNamespace,
+		IPAddresses:     []string{"10.244.2.1"},
+		Labels:          userGatewayLabels,
+		Metadata:        &model.NodeMetadata{Namespace: userNamespace, Labels: userGatewayLabels, IstioVersion: "1.30.3"},
+	})
+	ls := cg.Listeners(gw)
+	return ls, cg.RoutesFromListeners(gw, ls)
+}
+
+// firstValue: the descriptor value of a rate_limits entry's first action (the rule's name).
+func firstValue(rl *routev3.RateLimit) string {
+	if len(rl.Actions) == 0 {
+		return ""
+	}
+	a := rl.Actions[0]
+	if h := a.GetHeaderValueMatch(); h != nil {
+		return h.GetDescriptorValue()
+	}
+	if g := a.GetGenericKey(); g != nil {
+		return g.GetDescriptorValue()
+	}
+	return ""
+}
+
+func byRule(rls []*routev3.RateLimit) map[string]*routev3.RateLimit {
+	out := map[string]*routev3.RateLimit{}
+	for _, rl := range rls {
+		out[firstValue(rl)] = rl
+	}
+	return out
+}
+
+// userChecks: expectation ID -> problem ("" when it holds) for the generated configuration.
+func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) map[string]string {
+	res := map[string]string{}
+	// The rate-limit HTTP filter before the router, calling the service of namespace shop.
+	res["http-filter"] = func() string {
+		l := findListener(ls, fmt.Sprintf("0.0.0.0_%d", userPort))
+		if l == nil {
+			return fmt.Sprintf("no listener 0.0.0.0_%d; have %v", userPort, listenerNames(ls))
+		}
+		for _, fc := range l.FilterChains {
+			h := hcmOf(fc)
+			if h == nil {
+				continue
+			}
+			names := httpFilterNames(h)
+			i, r := indexOf(names, FilterRateLimit), indexOf(names, FilterRouter)
+			if i < 0 || r < 0 || i > r {
+				return fmt.Sprintf("filters %v: want %s before %s", names, FilterRateLimit, FilterRouter)
+			}
+			rl := &rlv3.RateLimit{}
+			if err := h.HttpFilters[i].GetTypedConfig().UnmarshalTo(rl); err != nil {
+				return err.Error()
+			}
+			if rl.Domain != userDomain || rl.GetRateLimitService().GetGrpcService().GetEnvoyGrpc().GetClusterName() != userCluster {
+				return fmt.Sprintf("domain %q cluster %q", rl.Domain, rl.GetRateLimitService().GetGrpcService().GetEnvoyGrpc().GetClusterName())
+			}
+			return ""
+		}
+		return "no HTTP connection manager on the listener"
+	}()
+	vh := findVhost(rcs, fmt.Sprintf("http.%d", userPort), userVhost)
+	if vh == nil {
+		res["vhost"] = fmt.Sprintf("no virtual host %s in http.%d; have %v", userVhost, userPort, routeConfigSummary(rcs))
+		return res
+	}
+	rules := byRule(vh.RateLimits)
+	expectActions := func(rule string, want ...string) string {
+		rl := rules[rule]
+		if rl == nil {
+			return fmt.Sprintf("no rate_limits entry for rule %s on %s; have %v", rule, userVhost, jsonOf(vh.RateLimits))
+		}
+		var got []string
+		for _, a := range rl.Actions {
+			switch {
+			case a.GetHeaderValueMatch() != nil:
+				h := a.GetHeaderValueMatch()
+				var hs []string
+				for _, m := range h.Headers {
+					switch {
+					case m.GetSafeRegexMatch() != nil:
+						hs = append(hs, m.Name+"~"+m.GetSafeRegexMatch().GetRegex())
+					case m.GetStringMatch() != nil:
+						hs = append(hs, m.Name+"="+m.GetStringMatch().GetExact())
+					case m.GetPresentMatch():
+						hs = append(hs, m.Name+" present")
+					}
+				}
+				got = append(got, fmt.Sprintf("header_value_match %s=%s [%s]", h.GetDescriptorKey(), h.GetDescriptorValue(), strings.Join(hs, ",")))
+			case a.GetGenericKey() != nil:
+				got = append(got, fmt.Sprintf("generic_key %s=%s", a.GetGenericKey().GetDescriptorKey(), a.GetGenericKey().GetDescriptorValue()))
+			case a.GetRequestHeaders() != nil:
+				got = append(got, fmt.Sprintf("request_headers %s->%s", a.GetRequestHeaders().GetHeaderName(), a.GetRequestHeaders().GetDescriptorKey()))
+			case a.GetRemoteAddress() != nil:
+				got = append(got, "remote_address")
+			default:
+				got = append(got, jsonOf(a))
+			}
+		}
+		if strings.Join(got, " | ") != strings.Join(want, " | ") {
+			return fmt.Sprintf("actions %q, want %q", got, want)
+		}
+		return ""
+	}
+	res["vhost-login-per-client"] = expectActions("login-per-client", `header_value_match rule=login-per-client [:path~(?:/login)(?:\?.*)?]`, "remote_address")
+	res["vhost-search-prefix"] = expectActions("search", `header_value_match rule=search [:path~/search(?:[/?].*)?]`)
+	res["vhost-header-per-value"] = expectActions("per-api-key", "generic_key rule=per-api-key", "request_headers x-api-key->x-api-key")
+	res["vhost-header-presence"] = expectActions("has-token", "header_value_match rule=has-token [authorization present]")
+	res["vhost-per-client"] = expectActions("per-client", "generic_key rule=per-client", "remote_address")
+	if _, onVhost := rules["checkout"]; onVhost {
+		res["route-rule-not-on-vhost"] = "rule checkout (a route rule) is on the virtual host"
+	} else {
+		res["route-rule-not-on-vhost"] = ""
+	}
+	res["route-checkout"] = func() string {
+		r := findRoute(vh, "checkout")
+		if r == nil {
+			return fmt.Sprintf("no route checkout; have %v", routeNames(vh))
+		}
+		own := byRule(r.GetRoute().GetRateLimits())
+		if g := own["checkout"]; g == nil || len(g.Actions) != 1 || g.Actions[0].GetGenericKey() == nil {
+			return fmt.Sprintf("route rate_limits %s, want one generic_key rule=checkout", jsonOf(r.GetRoute().GetRateLimits()))
+		}
+		return vhRateLimitsProblem(r)
+	}()
+	res["route-web-untouched"] = func() string {
+		r := findRoute(vh, "web")
+		if r == nil {
+			return fmt.Sprintf("no route web; have %v", routeNames(vh))
+		}
+		if len(r.GetRoute().GetRateLimits()) != 0 {
+			return "route web got rate_limits of its own: " + jsonOf(r.GetRoute().GetRateLimits())
+		}
+		return ""
+	}()
+	return res
+}
+
+func userDocs(t *testing.T) []Doc {
+	dir := os.Getenv("XDSCHECK_USER_DIR")
+	if dir == "" {
+		t.Skip("XDSCHECK_USER_DIR not set (run tests/istio/run.sh)")
+	}
+	docs, err := LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs
+}
+
+// TestUserGateway: the generated Envoy configuration of a user's gateway carries every rule.
+func TestUserGateway(t *testing.T) {
+	docs := userDocs(t)
+	ls, rcs := generateUserGateway(t, docs)
+	if out := os.Getenv("XDSCHECK_USER_DUMP"); out != "" {
+		for _, rc := range rcs {
+			if rc.GetName() != fmt.Sprintf("http.%d", userPort) {
+				continue
+			}
+			b, err := protojson.Marshal(rc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dump, _ := json.MarshalIndent(map[string]any{"virtualHost": userVhost, "domain": userDomain, "failureModeDeny": true, "routeConfiguration": json.RawMessage(b)}, "", "  ")
+			if err := os.WriteFile(out, dump, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	res := userChecks(ls, rcs)
+	for _, id := range sortedKeys(res) {
+		problem := res[id]
+		t.Run(id, func(t *testing.T) {
+			if problem != "" {
+				t.Errorf("FAILED: %s: shop gateway: %s", id, problem)
+			}
+		})
+	}
+}
+
+// TestUserGatewayControls: the checks fail when the filters miss the shop's gateway.
+func TestUserGatewayControls(t *testing.T) {
+	docs := userDocs(t)
+	controls := []struct {
+		name, filter string
+		path         []string
+		value        any
+		wantFail     string
+	}{
+		// Istio silently ignores a patch that names no virtual host of this gateway.
+		{"vhost-name-8080", "filter-ratelimit-svc", []string{"match", "routeConfiguration", "vhost", "name"}, "*:8080", "vhost-per-client"},
+		{"route-name-typo", "filter-ratelimit-svc-api", []string{"match", "routeConfiguration", "vhost", "route", "name"}, "checkou", "route-checkout"},
+		{"other-gateway-selector", "filter-ratelimit", []string{"@selector"}, map[string]any{"app": "other"}, "http-filter"},
+	}
+	for _, c := range controls {
+		c := c
+		t.Run(c.name, func(t *testing.T) {
+			mut := Clone(docs)
+			f := Find(mut, "EnvoyFilter", userNamespace, c.filter)
+			if f == nil {
+				t.Fatalf("FAILED: %s: no EnvoyFilter %s in the render", c.name, c.filter)
+			}
+			if c.path[0] == "@selector" {
+				f["spec"].(map[string]any)["workloadSelector"] = map[string]any{"labels": c.value}
+			} else {
+				m := Patches(f)[0]
+				for _, k := range c.path[:len(c.path)-1] {
+					m = m[k].(map[string]any)
+				}
+				m[c.path[len(c.path)-1]] = c.value
+			}
+			ls, rcs := generateUserGateway(t, mut)
+			if userChecks(ls, rcs)[c.wantFail] == "" {
+				t.Errorf("FAILED: %s: control: with %s changed the check %s still passed", c.name, c.filter, c.wantFail)
+			}
+		})
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := range keys {
+		for j := i + 1; j < len(keys); j++ {
+			if keys[j] < keys[i] {
+				keys[i], keys[j] = keys[j], keys[i]
+			}
+		}
+	}
+	return keys
+}
