@@ -236,6 +236,40 @@ pl destroy --yes --skip-preview --stack e2e-seed > "$W/destroy-seed.log" 2>&1 &&
 check "seed: mesh ConfigMap byte-for-byte as before the first up" cmp "$W/mesh-before.json" <(mesh_data)
 check "seed: nothing of the stack remains" bash -c "compare_out=\$(npx tsx '$here/compare.ts' absent '$W/render-seed' --skip ConfigMap/istio-system/istio 2>&1) && test -z \"\$(kubectl get deploy,svc,cm,secret,envoyfilter,gateway,virtualservice -A -l app.kubernetes.io/managed-by=pulumi -o name)\""
 
+# ================================================================ 3c. a second program
+# A user's own program (tests/e2e/consumer) imports the package's components and deploys a shop's
+# limits; then `pulumi package add` of the plugin folder (package/) from a program in another language.
+section "3c. a second program consumes the package"
+C=$P/tests/e2e/consumer   # keeps ../../../components pointing at the project copy's components
+mkdir -p "$C" && cp "$here/consumer/Pulumi.yaml" "$here/consumer/package.json" "$here/consumer/tsconfig.json" "$here/consumer/index.ts" "$C/"
+(cd "$C" && pulumi stack init e2e-shop) > "$W/shop-init.log" 2>&1
+t0=$(now)
+if (cd "$C" && pulumi up --yes --skip-preview --stack e2e-shop) > "$W/up-shop.log" 2>&1; then
+  pass "consumer program: pulumi up in $(elapsed "$t0" "$(now)")s"
+else
+  fail "consumer program: pulumi up"; tail -30 "$W/up-shop.log"
+fi
+check "consumer: ConfigMap shop/ratelimit-config holds the rules' entries" bash -c \
+  "kubectl get cm ratelimit-config -n shop -o jsonpath='{.data.config\.yaml}' | grep -q 'value: login-per-client'"
+check "consumer: the gateway filter calls the shop's rate-limit service" bash -c \
+  "kubectl get envoyfilter shop-ratelimit -n istio-system -o json | grep -q 'outbound|8081||ratelimit.shop.svc.cluster.local'"
+check "consumer: the rules' actions on virtual host shop.example:8080" bash -c \
+  "kubectl get envoyfilter shop-ratelimit-svc -n istio-system -o json | jq -e '[.. | objects | select(has(\"remote_address\"))] | length > 0' >/dev/null"
+check "consumer: local bucket of 20 on the orders workload" bash -c \
+  "kubectl get envoyfilter orders-bucket -n shop -o json | jq -e '[.. | objects | select(has(\"max_tokens\")) | .max_tokens == 20] | length > 0 and all' >/dev/null"
+(cd "$C" && pulumi destroy --yes --skip-preview --stack e2e-shop) > "$W/destroy-shop.log" 2>&1 && pass "consumer program: pulumi destroy" ||
+  { fail "consumer program: pulumi destroy"; tail -30 "$W/destroy-shop.log"; }
+check "consumer: no EnvoyFilter of the consumer remains" bash -c \
+  "! kubectl get envoyfilter -A -o name 2>/dev/null | grep -Eq 'shop-ratelimit|orders-bucket'"
+Y=$W/yaml-consumer
+mkdir -p "$Y" && printf 'name: shop-yaml\nruntime: yaml\n' > "$Y/Pulumi.yaml"
+if (cd "$Y" && pulumi package add "$REPO_ROOT/package") > "$W/package-add.log" 2>&1; then
+  pass "pulumi package add package/ from a YAML program (the schema from the components' Args)"
+  check "  ... the program now names the mesh-ratelimit package" grep -q "mesh-ratelimit" "$Y/Pulumi.yaml"
+else
+  fail "pulumi package add package/"; tail -30 "$W/package-add.log"
+fi
+
 # ================================================================ 4. bad config
 section "4. bad config: preview fails with the stack's message and creates nothing"
 new_stack e2e-bad
