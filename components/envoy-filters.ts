@@ -3,20 +3,7 @@
  * docs/names.md. They return plain objects, shared by the components, the offline renderer, the
  * conformance model and the tests.
  */
-import {
-    EXPR_DESCRIPTOR_EXTENSION,
-    EXPR_DESCRIPTOR_TYPE,
-    PathKeyMode,
-    RateLimitEntry,
-    RoutePatch,
-    URL_PATH_EXPRESSION,
-    compileGlobalLimits,
-    formatRuleProblems,
-    pathDescriptorAction as rulePathDescriptorAction,
-    pathRegex,
-} from "./rules";
-import { DESCRIPTOR_KEY, StackSettings, ratelimitClusterName, ratelimitHost } from "./settings";
-import { globalLimitsFromSettings } from "./spec-limits";
+import { EXPR_DESCRIPTOR_EXTENSION, EXPR_DESCRIPTOR_TYPE, PathKeyMode, RateLimitEntry, RoutePatch, URL_PATH_EXPRESSION } from "./rules";
 
 export { EXPR_DESCRIPTOR_EXTENSION, EXPR_DESCRIPTOR_TYPE, URL_PATH_EXPRESSION };
 
@@ -43,10 +30,6 @@ export const FILTER_NAMES = {
 export interface EnvoyFilterSpec {
     workloadSelector: { labels: Record<string, string> };
     configPatches: Record<string, unknown>[];
-}
-
-function gatewaySelector(s: StackSettings): EnvoyFilterSpec["workloadSelector"] {
-    return { labels: { [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value } };
 }
 
 /** What the gateway's rate-limit HTTP filter needs to reach the service. */
@@ -130,59 +113,6 @@ export function routeRateLimitsFilter(selector: Record<string, string>, patches:
     };
 }
 
-/** The specified stack's limits compiled once (components/spec-limits.ts maps the settings). */
-function compiled(s: StackSettings) {
-    const c = compileGlobalLimits(globalLimitsFromSettings(s));
-    if (c.problems.length) throw new Error(formatRuleProblems("limits of the stack settings", c.problems));
-    return c;
-}
-
-/** Spec 2.3: the global rate-limit HTTP filter for the settings. */
-export function globalRateLimitFilter(s: StackSettings): EnvoyFilterSpec {
-    return ratelimitHttpFilter({
-        selector: gatewaySelector(s).labels,
-        domain: s.global.domain,
-        failureModeDeny: s.global.failureModeDeny,
-        timeout: s.global.timeout,
-        clusterName: ratelimitClusterName(s),
-        authority: ratelimitHost(s),
-    });
-}
-
-/**
- * The action that sends the request's path as descriptor PATH.
- * `url-path`: the path without its query (CEL `request.url_path`), so `/productpage?x=1` counts
- * against `/productpage`. `literal`: spec 2.4's `request_headers` on `:path`, query included.
- */
-export function pathDescriptorAction(s: StackSettings): Record<string, unknown> {
-    return rulePathDescriptorAction(s.global.pathKey as PathKeyMode, DESCRIPTOR_KEY);
-}
-
-/**
- * The regex the route's `header_value_match` applies to `:path` (which carries the query). With
- * `url-path` the configured regex (on the path alone) may be followed by an optional `?query`, so
- * `/api/v1/products/7?a=b` still counts against the shared `api` limit.
- */
-export function apiPathRegex(s: StackSettings, regex: string): string {
-    return pathRegex({ regex }, s.global.pathKey as PathKeyMode);
-}
-
-/** Spec 2.4: every route of every gateway virtual host sends its path as descriptor PATH. */
-export function virtualHostActions(s: StackSettings): EnvoyFilterSpec {
-    return vhostRateLimitsFilter(gatewaySelector(s).labels, [""], compiled(s).vhostRateLimits);
-}
-
-/**
- * Spec 2.6 (variant A): on the named route, a path fully matching the regex sends PATH=<value>.
- * By default a route's own rate_limits replace the virtual host's, so a path on that route that
- * does not match the regex (`/api/v1/products/100`) would send nothing. With `url-path` the route
- * also includes the virtual host's (`vh_rate_limits: INCLUDE`): every request on it also counts
- * against its per-path limit.
- */
-export function routeAction(s: StackSettings): EnvoyFilterSpec | undefined {
-    return routeRateLimitsFilter(gatewaySelector(s).labels, compiled(s).routePatches, s.global.pathKey as PathKeyMode);
-}
-
 /** The LocalRateLimit message body (spec 2.7 table): a bucket of `bucket` tokens refilled every `fillInterval`. */
 export function localBucketValue(bucket: number, fillInterval: string): Record<string, unknown> {
     const percent = (runtimeKey: string) => ({ runtime_key: runtimeKey, default_value: { numerator: 100, denominator: "HUNDRED" } });
@@ -194,11 +124,6 @@ export function localBucketValue(bucket: number, fillInterval: string): Record<s
         filter_enforced: percent("local_rate_limit_enforced"),
         response_headers_to_add: [{ append: false, header: { key: LOCAL_RATE_LIMIT_HEADER, value: "true" } }],
     };
-}
-
-/** The LocalRateLimit message body for the settings. */
-export function localRateLimitValue(s: StackSettings): Record<string, unknown> {
-    return localBucketValue(s.local.bucket, s.local.fillInterval);
 }
 
 function typedStruct(value: Record<string, unknown>): Record<string, unknown> {
@@ -248,15 +173,4 @@ export function localBucketFilter(o: LocalBucketOptions): EnvoyFilterSpec {
             })),
         ],
     };
-}
-
-/** Spec 2.7: local token bucket on the selected workload's sidecar, in either placement. */
-export function localRateLimitFilter(s: StackSettings): EnvoyFilterSpec {
-    return localBucketFilter({
-        selector: { app: s.local.serviceLabel },
-        port: s.local.servicePort,
-        bucket: s.local.bucket,
-        fillInterval: s.local.fillInterval,
-        routes: s.local.placement === "all-routes" ? undefined : [],
-    });
 }

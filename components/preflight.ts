@@ -24,7 +24,8 @@
  * everything").
  */
 import { PART_OF } from "./common";
-import { FILTER_NAMES, routeAction } from "./envoy-filters";
+import { globalArgsFromSettings, localArgsFromSettings } from "./mesh-ratelimit";
+import { planGlobalRateLimit } from "./global-ratelimit";
 import { ConfigProblem, StackSettings } from "./settings";
 
 export const ISTIO_INGRESS_CONTROLLER = "istio.io/ingress-controller";
@@ -87,9 +88,11 @@ export function sharedObjectRefs(s: StackSettings): SharedObjectRef[] {
     if (s.mesh.mutualTls && s.apiProfile === "current") {
         refs.push({ kind: "PeerAuthentication", apiVersion: "security.istio.io/v1", name: MESH_PEER_AUTHENTICATION, namespace: s.mesh.namespace, resource: "peerauthentications.security.istio.io" });
     }
-    const filters: string[] = [FILTER_NAMES.global, FILTER_NAMES.vhostActions, ...(routeAction(s) ? [FILTER_NAMES.routeAction] : []), FILTER_NAMES.local];
-    for (const name of filters) {
-        refs.push({ kind: "EnvoyFilter", apiVersion: "networking.istio.io/v1alpha3", name, namespace: s.mesh.namespace, resource: "envoyfilters.networking.istio.io" });
+    // The names and namespaces come from the same plans the components build their filters from.
+    const local = localArgsFromSettings(s);
+    const filters = [...planGlobalRateLimit(globalArgsFromSettings(s)).filters, { name: local.filterName!, namespace: local.namespace! }];
+    for (const { name, namespace } of filters) {
+        refs.push({ kind: "EnvoyFilter", apiVersion: "networking.istio.io/v1alpha3", name, namespace, resource: "envoyfilters.networking.istio.io" });
     }
     return refs;
 }

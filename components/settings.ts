@@ -730,16 +730,6 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
 // ---------------------------------------------------------------------------------------------
 // Values derived from settings: computed once, never typed twice.
 
-/** In-cluster DNS name of the rate-limit Service. */
-export function ratelimitHost(s: StackSettings): string {
-    return `${s.ratelimit.serviceName}.${s.ratelimit.namespace}.svc.cluster.local`;
-}
-
-/** Istio's own outbound cluster for the rate-limit gRPC port (keeps working under STRICT mTLS). */
-export function ratelimitClusterName(s: StackSettings): string {
-    return `outbound|${s.ratelimit.grpcPort}||${ratelimitHost(s)}`;
-}
-
 /** Name Istio gives the gateway's virtual host for the Gateway server port. */
 export function gatewayVhostName(s: StackSettings): string {
     return `*:${s.bookinfo.gatewayPort}`;

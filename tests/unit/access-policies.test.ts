@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { resolveSettings } from "../../components/settings";
-import { DEV, Rendered, render } from "./helpers";
+import { DEV, Rendered, beforeAllTests, render } from "./helpers";
 
 const GW = "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account";
 
@@ -28,7 +28,7 @@ function pod(r: Rendered, name: string) {
 
 describe("access policies: who may talk to whom", () => {
     let r: Rendered;
-    before(async () => {
+    beforeAllTests(async () => {
         r = await render();
     });
 

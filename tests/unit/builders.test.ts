@@ -2,15 +2,21 @@
 import { expect } from "chai";
 import { parse } from "yaml";
 import { gatewaySpec, virtualServiceSpec } from "../../components/bookinfo";
-import { globalRateLimitFilter, localRateLimitFilter, localRateLimitValue, routeAction, virtualHostActions } from "../../components/envoy-filters";
+import { localBucketValue } from "../../components/envoy-filters";
+import { planGlobalRateLimit } from "../../components/global-ratelimit";
+import { planLocalRateLimit } from "../../components/local-ratelimit";
+import { globalArgsFromSettings, localArgsFromSettings } from "../../components/mesh-ratelimit";
 import { espArgs, ingressManifest } from "../../components/managed-api";
 import { rateLimitConfigYaml } from "../../components/ratelimit-config";
 import { ratelimitEnv } from "../../components/ratelimit-service";
-import { resolveSettings } from "../../components/settings";
+import { StackSettings, resolveSettings } from "../../components/settings";
 import { DEV } from "./helpers";
 
 const A = resolveSettings(DEV);
 const B = resolveSettings({ ...DEV, variant: "B" });
+/** The stack's gateway filters, by name, as the GlobalRateLimit component plans them. */
+const filters = (s: StackSettings) => Object.fromEntries(planGlobalRateLimit(globalArgsFromSettings(s)).filters.map((f) => [f.name, f.spec as any]));
+const localFilter = (s: StackSettings) => planLocalRateLimit("local", localArgsFromSettings(s)).spec as any;
 
 describe("pure builders", () => {
     it("config.yaml is YAML the service reads: domain, then descriptors with rate_limit", () => {
@@ -23,26 +29,33 @@ describe("pure builders", () => {
 
     it("global filter and config share the domain; every filter selects the same gateway", () => {
         for (const s of [A, B]) {
-            const tc = (globalRateLimitFilter(s).configPatches[0] as any).patch.value.typed_config;
+            const f = filters(s);
+            expect(Object.keys(f)).to.deep.equal(s === A ? ["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"] : ["filter-ratelimit", "filter-ratelimit-svc"]);
+            const tc = f["filter-ratelimit"].configPatches[0].patch.value.typed_config;
             expect(tc.domain).to.equal(parse(rateLimitConfigYaml(s)).domain);
-            const sel = [globalRateLimitFilter(s), virtualHostActions(s), routeAction(s)].filter(Boolean).map((f) => f!.workloadSelector);
-            expect(new Set(sel.map((x) => JSON.stringify(x))).size).to.equal(1);
+            const sel = Object.values(f).map((x) => JSON.stringify(x.workloadSelector));
+            expect(new Set(sel)).to.deep.equal(new Set([JSON.stringify({ labels: { istio: "ingressgateway" } })]));
         }
     });
 
     it("the route patch names a route the VirtualService has, on the Gateway's port", () => {
-        const patch = routeAction(A)!.configPatches[0] as any;
+        const patch = filters(A)["filter-ratelimit-svc-api"].configPatches[0];
         const routeNames = virtualServiceSpec(A).http.map((h) => h.name);
         expect(routeNames).to.include(patch.match.routeConfiguration.vhost.route.name);
         expect(patch.match.routeConfiguration.vhost.name).to.equal(`*:${gatewaySpec(A).servers[0].port.number}`);
-        expect(routeAction(B)).to.equal(undefined);
+        expect(filters(B)).to.not.have.property("filter-ratelimit-svc-api");
     });
 
     it("single-route placement moves the whole bucket config to the route, leaving only stat_prefix", () => {
-        const single = localRateLimitFilter({ ...A, local: { ...A.local, placement: "single-route" } }).configPatches as any[];
-        expect(single[0].patch.value.typed_config.value).to.deep.equal({ stat_prefix: localRateLimitValue(A).stat_prefix });
-        expect(single[1].patch.value.typed_per_filter_config["envoy.filters.http.local_ratelimit"].value).to.deep.equal(localRateLimitValue(A));
-        expect((localRateLimitValue(B) as any).token_bucket.max_tokens).to.equal(10);
+        const bucketA = localBucketValue(A.local.bucket, A.local.fillInterval) as any;
+        const single = localFilter({ ...A, local: { ...A.local, placement: "single-route" } }).configPatches as any[];
+        expect(single[0].patch.value.typed_config.value).to.deep.equal({ stat_prefix: "http_local_rate_limiter" });
+        expect(single[1].patch.value.typed_per_filter_config["envoy.filters.http.local_ratelimit"].value).to.deep.equal(bucketA);
+        const all = localFilter(A).configPatches as any[];
+        expect(all).to.have.length(1);
+        expect(all[0].patch.value.typed_config.value).to.deep.equal(bucketA);
+        expect(bucketA.token_bucket).to.deep.equal({ max_tokens: 4, tokens_per_fill: 4, fill_interval: "60s" });
+        expect((localFilter(B).configPatches[0].patch.value.typed_config.value as any).token_bucket.max_tokens).to.equal(10);
     });
 
     it("the service environment points at the given Redis and takes the password from the Secret", () => {

@@ -7,6 +7,7 @@
 import { expect } from "chai";
 import { explain as explainObjects, explainWith, gatewayModel, gatewayModelFromEnvoy, GatewayModel, K8sObject, normalizePath, urlPath } from "../../render/explain";
 import { renderVariant } from "../rls/harness/stack";
+import { beforeAllTests } from "./helpers";
 
 /** Memoized model per rendered object list (the fuzz tables explain thousands of paths). */
 const models = new WeakMap<K8sObject[], GatewayModel>();
@@ -34,7 +35,7 @@ describe("gateway model: limits hold against what clients send (unit tier, no se
     for (const variant of ["A", "B"] as const) {
         describe(`variant ${variant}`, () => {
             let objs: K8sObject[];
-            before(async () => {
+            beforeAllTests(async () => {
                 objs = await renderVariant(variant);
             });
 

@@ -2,6 +2,22 @@
 import { parse } from "yaml";
 import { K8sObject, RenderOptions, renderStack } from "../../render/render";
 
+/**
+ * True inside a Stryker mutation run (`npm run test:mutation`): its mocha runner keeps its
+ * instrumentation context on `globalThis.__stryker__` before any test file loads.
+ */
+export const MUTATION_RUN = typeof (globalThis as Record<string, unknown>).__stryker__ === "object";
+
+/**
+ * `before` normally; `beforeEach` in a mutation run. Stryker's per-test coverage charges code to
+ * the test that runs it, and runs a mutant only against those tests: work done once in a `before`
+ * hook (or cached across tests) would be charged to a single test, or to none, and the tests that
+ * assert on its result would never be run against the mutant (a false survivor).
+ */
+export function beforeAllTests(fn: () => Promise<void> | void): void {
+    (MUTATION_RUN ? beforeEach : before)(fn);
+}
+
 export const DEV: Record<string, string> = {
     variant: "A",
     apiProfile: "current",

@@ -21,7 +21,7 @@ import * as structproto from "google-protobuf/google/protobuf/struct_pb";
 import { MockMonitor } from "@pulumi/pulumi/runtime/mocks";
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { registerProgram } from "../../render/render";
-import { DEV } from "./helpers";
+import { DEV, beforeAllTests } from "./helpers";
 
 interface Seen {
     type: string;
@@ -124,7 +124,7 @@ describe("secret values stay secret (what the program registers)", function () {
         describe(label, () => {
             let seen: Seen[];
             let password: string;
-            before(async () => {
+            beforeAllTests(async () => {
                 seen = await registrations(overrides);
                 const pw = seen.filter((s) => s.type === "random:index/randomPassword:RandomPassword");
                 expect(pw, "exactly one RandomPassword").to.have.length(1);

@@ -11,7 +11,7 @@ import { parseAllDocuments } from "yaml";
 import { writeRender } from "../../render/cli";
 import { compileFullMatch } from "../../components/settings";
 import { REDACTED } from "../../render/render";
-import { DEV, Rendered, rateLimitConfig, render } from "./helpers";
+import { DEV, MUTATION_RUN, Rendered, rateLimitConfig, render } from "./helpers";
 
 const GLOBAL_FILTERS = ["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"];
 
@@ -20,7 +20,8 @@ describe("stack objects (spec section 2)", function () {
     const cache = new Map<string, Rendered>();
     const get = async (variant: "A" | "B", apiProfile: "seed" | "current", overrides: Record<string, string> = {}) => {
         const key = JSON.stringify([variant, apiProfile, overrides]);
-        if (!cache.has(key)) cache.set(key, await render({ variant, apiProfile, overrides }));
+        // No sharing across tests in a mutation run (helpers.ts, beforeAllTests).
+        if (MUTATION_RUN || !cache.has(key)) cache.set(key, await render({ variant, apiProfile, overrides }));
         return cache.get(key)!;
     };
 
