@@ -96,11 +96,35 @@ describe("served-API check: which API versions each configuration needs", () => 
     });
 
     it("the Ingress version of the profile only with the managed API; PeerAuthentication only for current with mutual TLS", () => {
-        expect(versions({})).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "networking.k8s.io/v1", "security.istio.io/v1"]);
-        expect(versions({ apiProfile: "seed" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "extensions/v1beta1"]);
-        expect(versions({ managedApi: "false" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "security.istio.io/v1"]);
-        expect(versions({ mutualTls: "false" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "networking.k8s.io/v1"]);
-        expect(versions({ apiProfile: "seed", managedApi: "false" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1"]);
+        // accessPolicies=false here: the policies' own versions are the next test's.
+        const v = (over: Record<string, string>) => versions({ accessPolicies: "false", ...over });
+        expect(v({})).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "networking.k8s.io/v1", "security.istio.io/v1"]);
+        expect(v({ apiProfile: "seed" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "extensions/v1beta1"]);
+        expect(v({ managedApi: "false" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "security.istio.io/v1"]);
+        expect(v({ mutualTls: "false" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "networking.k8s.io/v1"]);
+        expect(v({ apiProfile: "seed", managedApi: "false" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1"]);
+    });
+
+    it("access policies (on by default) need AuthorizationPolicy security.istio.io/v1 and NetworkPolicy networking.k8s.io/v1 in every profile", () => {
+        expect(versions({ apiProfile: "seed", managedApi: "false" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "security.istio.io/v1", "networking.k8s.io/v1"]);
+        expect(versions({ apiProfile: "seed" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "extensions/v1beta1", "security.istio.io/v1", "networking.k8s.io/v1"]);
+        // A version needed twice is listed once, naming both kinds.
+        const req = requiredApiVersions(resolveSettings(DEV));
+        expect(req.map((r) => r.apiVersion)).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "networking.k8s.io/v1", "security.istio.io/v1"]);
+        expect(req.find((r) => r.apiVersion === "security.istio.io/v1")!.what).to.equal("PeerAuthentication, AuthorizationPolicy");
+        expect(req.find((r) => r.apiVersion === "networking.k8s.io/v1")!.what).to.equal("Ingress, NetworkPolicy");
+    });
+
+    it("a version missing only because of the access policies names accessPolicies and how to turn them off", () => {
+        const seed = resolveSettings({ ...DEV, apiProfile: "seed", managedApi: "false" });
+        const problems = missingApis(seed, without("security.istio.io/v1", "networking.k8s.io/v1"));
+        expect(problems.map((p) => [p.key, p.value, p.problem])).to.deep.equal([
+            ["accessPolicies", "true", "the cluster does not serve security.istio.io/v1 (AuthorizationPolicy)"],
+            ["accessPolicies", "true", "the cluster does not serve networking.k8s.io/v1 (NetworkPolicy)"],
+        ]);
+        expect(problems[0].fix).to.match(/Istio 1\.22 or later/).and.match(/pulumi config set accessPolicies false/);
+        expect(problems[1].fix).to.match(/pulumi config set accessPolicies false/);
+        expect(missingApis(resolveSettings({ ...DEV, apiProfile: "seed", managedApi: "false", accessPolicies: "false" }), without("security.istio.io/v1", "networking.k8s.io/v1"))).to.deep.equal([]);
     });
 
     it("a cluster serving everything: no problem for any profile", () => {
@@ -121,7 +145,7 @@ describe("served-API check: which API versions each configuration needs", () => 
             {
                 key: "meshNamespace",
                 value: "istio-system",
-                problem: "the cluster does not serve security.istio.io/v1 (PeerAuthentication)",
+                problem: "the cluster does not serve security.istio.io/v1 (PeerAuthentication, AuthorizationPolicy)",
                 fix: "install Istio (its CRDs) in the cluster first",
             },
         ]);
@@ -134,7 +158,7 @@ describe("served-API check: which API versions each configuration needs", () => 
             {
                 key: "apiProfile",
                 value: "current",
-                problem: "the cluster does not serve networking.k8s.io/v1 (Ingress)",
+                problem: "the cluster does not serve networking.k8s.io/v1 (Ingress, NetworkPolicy)",
                 fix: "use a cluster that serves it, or change apiProfile",
             },
         ]);
