@@ -159,3 +159,28 @@ CLUSTER_DIR=${MESH_RL_CLUSTER_DIR:-$CACHE/cluster}
 # (scripts/tools/build-istioctl.sh): the proxy refuses 1.30.3 (56df41f63e51) and serves this
 # release-1.30 pseudo-version.
 ISTIO_MODVER=${ISTIO_MODVER:-v0.0.0-20260826214018-9739e10eb9d7}
+
+# run_mocha_tier TIER CONFIG [mocha args...]: runs one mocha tier, echoing its output, then prints
+# `TIER: N passed, M failed`. Returns mocha's exit code, or 1 when it failed without a count or when
+# no test ran (a tier that ran nothing must not look like a pass).
+run_mocha_tier() {
+  local tier="$1" config="$2"; shift 2
+  local out rc passed failed
+  out="$(mktemp)"
+  set +e
+  npx mocha --config "$config" "$@" 2>&1 | tee "$out"
+  rc=${PIPESTATUS[0]}
+  set -e
+  passed=$(sed -n 's/^ *\([0-9][0-9]*\) passing.*/\1/p' "$out" | tail -1)
+  failed=$(sed -n 's/^ *\([0-9][0-9]*\) failing.*/\1/p' "$out" | tail -1)
+  rm -f "$out"
+  passed=${passed:-0}
+  failed=${failed:-0}
+  if [[ $rc -ne 0 && $failed -eq 0 ]]; then failed=1; fi
+  echo "${tier}: ${passed} passed, ${failed} failed"
+  if [[ $passed -eq 0 ]]; then
+    echo "${tier}: no test ran" >&2
+    return 1
+  fi
+  return "$rc"
+}

@@ -29,7 +29,6 @@ fi
 # A cluster of its own (never a developer's `npm run cluster:up` one), wiped on exit.
 export MESH_RL_CLUSTER_DIR="$CACHE/cluster-tier-$$"
 export MESH_RL_FAKE_NODES=1
-out="$(mktemp)"
 cleanup() {
   local rc=$?
   if [[ -d "$MESH_RL_CLUSTER_DIR/logs" ]]; then
@@ -37,7 +36,6 @@ cleanup() {
     cp -r "$MESH_RL_CLUSTER_DIR/logs" "$CACHE/logs/cluster-tier-last" 2>/dev/null || true
   fi
   bash "$ROOT/scripts/cluster/down.sh" >/dev/null 2>&1 || warn "cluster: down.sh failed; state in $MESH_RL_CLUSTER_DIR"
-  rm -f "$out"
   exit "$rc"
 }
 trap cleanup EXIT
@@ -48,19 +46,7 @@ export KUBECONFIG="${env_line#export KUBECONFIG=}"
 [[ -f "$KUBECONFIG" ]] || die "cluster: up.sh printed no kubeconfig ('$env_line')"
 log "cluster: control plane up in $(( $(date +%s) - t0 ))s (kube-apiserver $KUBE_VERSION)"
 
-set +e
-npx mocha --config tests/cluster/.mocharc.json "$@" 2>&1 | tee "$out"
-rc=${PIPESTATUS[0]}
-set -e
-passed=$(sed -n 's/^ *\([0-9][0-9]*\) passing.*/\1/p' "$out" | tail -1)
-failed=$(sed -n 's/^ *\([0-9][0-9]*\) failing.*/\1/p' "$out" | tail -1)
-passed=${passed:-0}
-failed=${failed:-0}
-if [[ $rc -ne 0 && $failed -eq 0 ]]; then failed=1; fi
+rc=0
+run_mocha_tier cluster tests/cluster/.mocharc.json "$@" || rc=$?
 log "cluster: whole tier $(( $(date +%s) - t0 ))s"
-echo "cluster: ${passed} passed, ${failed} failed"
-if [[ $passed -eq 0 ]]; then
-  echo "cluster: no test ran" >&2
-  exit 1
-fi
 exit "$rc"
