@@ -11,17 +11,15 @@
  * Istio identities are SPIFFE names `<trust domain>/ns/<namespace>/sa/<service account>`
  * (https://istio.io/latest/docs/reference/config/security/authorization-policy/#Source), so each
  * workload runs under a ServiceAccount of its own (created here, token not mounted: neither
- * program talks to the Kubernetes API). Pure spec builders, then one small component.
+ * program talks to the Kubernetes API). Pure spec builders: the RateLimitService and Redis
+ * components create their own ServiceAccounts, and GlobalRateLimit creates the policies when its
+ * `accessPolicy` argument names the gateway's principal.
  */
-import * as k8s from "@pulumi/kubernetes";
-import * as pulumi from "@pulumi/pulumi";
 import { stackLabels } from "./common";
+import { REDIS_NAME, REDIS_PORT } from "./redis";
 import { deploysRedis } from "./redis-connection";
 import type { StackSettings } from "./settings";
 
-export const REDIS_APP = "redis";
-export const REDIS_SERVICE_ACCOUNT = "redis";
-export const REDIS_PORT = 6379;
 /** The ingress gateway's identity in a default Istio install. */
 export const DEFAULT_GATEWAY_PRINCIPAL = "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account";
 
@@ -44,8 +42,13 @@ export function principalOf(p: Principal): string {
     return `${p.trustDomain}/ns/${p.namespace}/sa/${p.serviceAccount}`;
 }
 
-/** What the builders need from the settings. */
-export type AccessSettings = Pick<StackSettings, "ratelimit" | "mesh" | "redis" | "access">;
+/** What the policy builders need: the service and its Redis, and who may call the service. */
+export interface AccessTarget extends Pick<StackSettings, "ratelimit" | "redis"> {
+    /** The gateway's mesh identity, `<trust domain>/ns/<namespace>/sa/<service account>`. */
+    gatewayPrincipal: string;
+    /** Labels of the gateway's pods (in the principal's namespace), for the NetworkPolicy. */
+    gatewaySelector: Record<string, string>;
+}
 
 /** ServiceAccount of the rate-limit service's pods (named after its Service). */
 export function ratelimitServiceAccount(s: Pick<StackSettings, "ratelimit">): string {
@@ -53,24 +56,13 @@ export function ratelimitServiceAccount(s: Pick<StackSettings, "ratelimit">): st
 }
 
 /** The rate-limit service's mesh identity (same trust domain as the gateway's). */
-export function ratelimitPrincipal(s: AccessSettings): string {
-    const gw = parsePrincipal(s.access.gatewayPrincipal)!;
+export function ratelimitPrincipal(s: AccessTarget): string {
+    const gw = parsePrincipal(s.gatewayPrincipal)!;
     return principalOf({ trustDomain: gw.trustDomain, namespace: s.ratelimit.namespace, serviceAccount: ratelimitServiceAccount(s) });
 }
 
-export function serviceAccountManifests(s: AccessSettings): any[] {
-    const sa = (name: string, component: string) => ({
-        apiVersion: "v1",
-        kind: "ServiceAccount",
-        metadata: { name, namespace: s.ratelimit.namespace, labels: stackLabels(component) },
-        automountServiceAccountToken: false,
-    });
-    return [sa(ratelimitServiceAccount(s), "ratelimit"), ...(deploysRedis(s.redis) ? [sa(REDIS_SERVICE_ACCOUNT, "redis")] : [])];
-}
-
 /** Istio AuthorizationPolicies: gateway → rate-limit gRPC port; rate-limit service → Redis. */
-export function authorizationPolicyManifests(s: AccessSettings): any[] {
-    if (!s.access.enabled) return [];
+export function authorizationPolicyManifests(s: AccessTarget): any[] {
     const ns = s.ratelimit.namespace;
     const out: any[] = [
         {
@@ -80,7 +72,7 @@ export function authorizationPolicyManifests(s: AccessSettings): any[] {
             spec: {
                 selector: { matchLabels: { app: s.ratelimit.serviceName } },
                 action: "ALLOW",
-                rules: [{ from: [{ source: { principals: [s.access.gatewayPrincipal] } }], to: [{ operation: { ports: [String(s.ratelimit.grpcPort)] } }] }],
+                rules: [{ from: [{ source: { principals: [s.gatewayPrincipal] } }], to: [{ operation: { ports: [String(s.ratelimit.grpcPort)] } }] }],
             },
         },
     ];
@@ -88,9 +80,9 @@ export function authorizationPolicyManifests(s: AccessSettings): any[] {
         out.push({
             apiVersion: "security.istio.io/v1",
             kind: "AuthorizationPolicy",
-            metadata: { name: `${REDIS_APP}-from-ratelimit`, namespace: ns, labels: stackLabels("redis") },
+            metadata: { name: `${REDIS_NAME}-from-ratelimit`, namespace: ns, labels: stackLabels("redis") },
             spec: {
-                selector: { matchLabels: { app: REDIS_APP } },
+                selector: { matchLabels: { app: REDIS_NAME } },
                 action: "ALLOW",
                 rules: [{ from: [{ source: { principals: [ratelimitPrincipal(s)] } }], to: [{ operation: { ports: [String(REDIS_PORT)] } }] }],
             },
@@ -104,11 +96,9 @@ export function authorizationPolicyManifests(s: AccessSettings): any[] {
  * namespace) → the rate-limit gRPC port; the rate-limit pods → Redis 6379. With Prometheus on, its
  * metrics port (9090) and Istio's merged-metrics port (15020) stay open to every namespace.
  */
-export function networkPolicyManifests(s: AccessSettings): any[] {
-    if (!s.access.enabled) return [];
+export function networkPolicyManifests(s: AccessTarget): any[] {
     const ns = s.ratelimit.namespace;
-    const gwNs = parsePrincipal(s.access.gatewayPrincipal)!.namespace;
-    const sel = s.mesh.gatewaySelector;
+    const gwNs = parsePrincipal(s.gatewayPrincipal)!.namespace;
     const out: any[] = [
         {
             apiVersion: "networking.k8s.io/v1",
@@ -119,7 +109,7 @@ export function networkPolicyManifests(s: AccessSettings): any[] {
                 policyTypes: ["Ingress"],
                 ingress: [
                     {
-                        from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": gwNs } }, podSelector: { matchLabels: { [sel.key]: sel.value } } }],
+                        from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": gwNs } }, podSelector: { matchLabels: { ...s.gatewaySelector } } }],
                         ports: [{ protocol: "TCP", port: s.ratelimit.grpcPort }],
                     },
                     ...(s.ratelimit.prometheus ? [{ from: [{ namespaceSelector: {} }], ports: [{ protocol: "TCP", port: 9090 }, { protocol: "TCP", port: 15020 }] }] : []),
@@ -131,35 +121,13 @@ export function networkPolicyManifests(s: AccessSettings): any[] {
         out.push({
             apiVersion: "networking.k8s.io/v1",
             kind: "NetworkPolicy",
-            metadata: { name: `${REDIS_APP}-from-ratelimit`, namespace: ns, labels: stackLabels("redis") },
+            metadata: { name: `${REDIS_NAME}-from-ratelimit`, namespace: ns, labels: stackLabels("redis") },
             spec: {
-                podSelector: { matchLabels: { app: REDIS_APP } },
+                podSelector: { matchLabels: { app: REDIS_NAME } },
                 policyTypes: ["Ingress"],
                 ingress: [{ from: [{ podSelector: { matchLabels: { app: s.ratelimit.serviceName } } }], ports: [{ protocol: "TCP", port: REDIS_PORT }] }],
             },
         });
     }
     return out;
-}
-
-export interface AccessPoliciesArgs {
-    settings: AccessSettings;
-}
-
-/** Creates the ServiceAccounts and, with `accessPolicies` on, the policies above. */
-export class AccessPolicies extends pulumi.ComponentResource {
-    constructor(name: string, args: AccessPoliciesArgs, opts?: pulumi.ComponentResourceOptions) {
-        super("mesh-ratelimit:index:AccessPolicies", name, {}, opts);
-        const s = args.settings;
-        for (const m of serviceAccountManifests(s)) {
-            new k8s.core.v1.ServiceAccount(`${name}-sa-${m.metadata.name}`, m, { parent: this });
-        }
-        for (const m of authorizationPolicyManifests(s)) {
-            new k8s.apiextensions.CustomResource(`${name}-${m.metadata.name}`, m, { parent: this });
-        }
-        for (const m of networkPolicyManifests(s)) {
-            new k8s.networking.v1.NetworkPolicy(`${name}-${m.metadata.name}`, m, { parent: this });
-        }
-        this.registerOutputs({});
-    }
 }

@@ -4,7 +4,9 @@
  * Redis (or uses an existing one) and the gateway's EnvoyFilters (the rate-limit HTTP filter, the
  * virtual-host actions and the route actions), all derived from the same rules.
  */
+import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { AccessTarget, DEFAULT_GATEWAY_PRINCIPAL, authorizationPolicyManifests, networkPolicyManifests, parsePrincipal } from "./access-policies";
 import { stackLabels } from "./common";
 import { CONFIG_KEYS } from "./config-schema";
 import { EnvoyFilter } from "./crds";
@@ -146,6 +148,23 @@ export interface GlobalRateLimitArgs {
     filterNamePrefix?: string;
     /** Wait for the Deployments to become ready. Defaults to `true`. */
     awaitRollout?: boolean;
+    /**
+     * Least privilege: when given, an Istio AuthorizationPolicy and a Kubernetes NetworkPolicy let
+     * only the gateway call the service's gRPC port, and only the service reach the Redis the
+     * component deploys. Defaults to none (any pod may call the service), because the gateway's
+     * identity cannot be derived from its selector.
+     */
+    accessPolicy?: AccessPolicyArgs;
+}
+
+/** Who may call the rate-limit service. */
+export interface AccessPolicyArgs {
+    /**
+     * The gateway's mesh identity, `<trust domain>/ns/<namespace>/sa/<service account>` (no
+     * `spiffe://` prefix), e.g. `cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account`.
+     * The NetworkPolicy admits the gateway's pods (`gateway.selector`) from that namespace.
+     */
+    gatewayPrincipal: string;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -193,6 +212,8 @@ export interface GlobalRateLimitPlan {
     service: Pick<StackSettings, "ratelimit" | "redis" | "awaitRollout">;
     configYaml: string;
     filters: { name: string; namespace: string; spec: EnvoyFilterSpec }[];
+    /** The AuthorizationPolicies and NetworkPolicies of `accessPolicy` (none without it). */
+    policies: any[];
     grpcAddress: string;
 }
 
@@ -258,6 +279,18 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         problems.push({ field: "service.image", value: svc.image, problem: "must be an image reference", fix: `omit it for ${configDefault("ratelimitImage")}` });
     }
     const redis = redisConnectionOf(a.redis ?? {}, problems);
+    if (a.accessPolicy !== undefined) {
+        const p = typeof a.accessPolicy === "object" && a.accessPolicy !== null ? a.accessPolicy.gatewayPrincipal : undefined;
+        if (typeof p !== "string" || !parsePrincipal(p)) {
+            const fixed = typeof p === "string" ? p.replace(/^spiffe:\/\//, "") : "";
+            problems.push({
+                field: "accessPolicy.gatewayPrincipal",
+                value: p,
+                problem: "must be an Istio principal '<trust domain>/ns/<namespace>/sa/<service account>' (no spiffe:// prefix)",
+                fix: `use "${parsePrincipal(fixed) ? fixed : DEFAULT_GATEWAY_PRINCIPAL}"`,
+            });
+        }
+    }
     const prefix = a.filterNamePrefix ?? DEFAULT_FILTER_PREFIX;
     problems.push(...dnsProblem("filterNamePrefix", prefix, "subdomain"));
 
@@ -307,10 +340,12 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     }
     const routes = routeRateLimitsFilter(selector, compiled.routePatches, mode);
     if (routes) filters.push({ name: `${prefix}-svc-api`, namespace: filterNs, spec: routes });
+    const access: AccessTarget | undefined = a.accessPolicy ? { ...service, gatewayPrincipal: a.accessPolicy.gatewayPrincipal, gatewaySelector: selector } : undefined;
     return {
         problems,
         compiled,
         service,
+        policies: access && !problems.length ? [...authorizationPolicyManifests(access), ...networkPolicyManifests(access)] : [],
         configYaml: configYaml(a.domain ?? "", compiled.configDescriptors),
         filters,
         grpcAddress: `${host}:${grpcPort}`,
@@ -412,6 +447,11 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
         const inClusterAddress = redis?.address ?? "";
         // The service crash-loops while Redis is unreachable, so Redis comes first.
         const service = new RateLimitService("ratelimit", { settings: plan.service, redisAddress: inClusterAddress, configYaml: plan.configYaml }, { parent: this, dependsOn: redis ? [redis] : [] });
+        for (const m of plan.policies) {
+            const opts = { parent: this, dependsOn: [service] };
+            if (m.kind === "NetworkPolicy") new k8s.networking.v1.NetworkPolicy(m.metadata.name, m, opts);
+            else new k8s.apiextensions.CustomResource(m.metadata.name, m, opts);
+        }
         // With failure_mode_deny the gateway refuses everything until the service answers: filters last.
         const labels = stackLabels("global-ratelimit");
         for (const f of plan.filters) {

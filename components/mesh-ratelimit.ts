@@ -4,7 +4,6 @@
  * local bucket (LocalRateLimit), bookinfo, the managed API and mesh mutual TLS.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { AccessPolicies } from "./access-policies";
 import { Bookinfo, BookinfoArgs } from "./bookinfo";
 import { FILTER_NAMES } from "./envoy-filters";
 import { GlobalRateLimit, GlobalRateLimitArgs, ServiceLogLevel, redisOptionsOf } from "./global-ratelimit";
@@ -59,6 +58,8 @@ export function globalArgsFromSettings(s: StackSettings): GlobalRateLimitArgs {
         redis: redisOptionsOf(s.redis, r.redisImage),
         filterNamePrefix: FILTER_NAMES.global,
         awaitRollout: s.awaitRollout,
+        // Who may call the service and Redis (components/access-policies.ts).
+        ...(s.access.enabled ? { accessPolicy: { gatewayPrincipal: s.access.gatewayPrincipal } } : {}),
     };
 }
 
@@ -127,8 +128,6 @@ export class MeshRateLimit extends pulumi.ComponentResource {
         super("mesh-ratelimit:index:MeshRateLimit", name, {}, opts);
 
         const global = new GlobalRateLimit("global-ratelimit", globalArgsFromSettings(s), { parent: this });
-        // ServiceAccounts of the service and Redis, and who may call them (components/access-policies.ts).
-        new AccessPolicies("access-policies", { settings: s }, { parent: this });
         new Bookinfo("bookinfo", bookinfoArgsFromSettings(s), { parent: this });
         new LocalRateLimit("local-ratelimit", localArgsFromSettings(s), { parent: this });
         if (s.managedApi) new ManagedApi("managed-api", { ...managedApiArgsFromSettings(s), createIngressClass: args.createIngressClass ?? true }, { parent: this });

@@ -4,7 +4,8 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
-import { SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
+import { ratelimitServiceAccount } from "./access-policies";
+import { SKIP_AWAIT, awaitAnnotations, serviceAccountManifest, stackLabels } from "./common";
 import { RATELIMIT_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "./pod-security";
 import { CONFIG_FILE_KEY } from "./ratelimit-config";
 import { REDIS_SECRET, REDIS_SECRET_KEY } from "./redis";
@@ -94,6 +95,9 @@ export class RateLimitService extends pulumi.ComponentResource {
             { parent: this },
         );
 
+        // Its own identity: the only one Redis admits (components/access-policies.ts).
+        const account = new k8s.core.v1.ServiceAccount(`${name}-sa`, serviceAccountManifest(ratelimitServiceAccount(s), r.namespace, "ratelimit"), { parent: this });
+
         this.deployment = new k8s.apps.v1.Deployment(
             name,
             {
@@ -112,8 +116,7 @@ export class RateLimitService extends pulumi.ComponentResource {
                         spec: {
                             // Pod Security `restricted` (the image's user is root; the binary needs none).
                             securityContext: restrictedPodSecurityContext(RATELIMIT_UID),
-                            // Its own identity: the only one Redis admits (components/access-policies.ts).
-                            serviceAccountName: r.serviceName,
+                            serviceAccountName: ratelimitServiceAccount(s),
                             // Replicas on different nodes where there are several (soft: one node still schedules all).
                             topologySpreadConstraints: [
                                 { maxSkew: 1, topologyKey: "kubernetes.io/hostname", whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: { app: r.serviceName } } },
@@ -148,7 +151,7 @@ export class RateLimitService extends pulumi.ComponentResource {
                     },
                 },
             },
-            { parent: this, dependsOn: [this.configMap] },
+            { parent: this, dependsOn: [this.configMap, account] },
         );
 
         this.service = new k8s.core.v1.Service(

@@ -5,7 +5,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
-import { SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
+import { SKIP_AWAIT, awaitAnnotations, serviceAccountManifest, stackLabels } from "./common";
 import { REDIS_GID, REDIS_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "./pod-security";
 import { StackSettings } from "./settings";
 
@@ -45,6 +45,9 @@ export class Redis extends pulumi.ComponentResource {
             { parent: this, additionalSecretOutputs: ["data", "stringData"] },
         );
 
+        // Its own identity, the one the access policies name (components/access-policies.ts).
+        const account = new k8s.core.v1.ServiceAccount(`${name}-sa`, serviceAccountManifest(REDIS_NAME, ns, "redis"), { parent: this });
+
         this.deployment = new k8s.apps.v1.Deployment(
             name,
             {
@@ -57,7 +60,6 @@ export class Redis extends pulumi.ComponentResource {
                         spec: {
                             // Pod Security `restricted` as the image's own user `redis` (999:1000).
                             securityContext: restrictedPodSecurityContext(REDIS_UID, REDIS_GID),
-                            // Its own identity (components/access-policies.ts; created there).
                             serviceAccountName: REDIS_NAME,
                             containers: [
                                 {
@@ -82,7 +84,7 @@ export class Redis extends pulumi.ComponentResource {
                     },
                 },
             },
-            { parent: this, dependsOn: [secret] },
+            { parent: this, dependsOn: [secret, account] },
         );
 
         this.service = new k8s.core.v1.Service(

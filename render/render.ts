@@ -107,6 +107,35 @@ export function registerProgram(opts: RenderOptions): Promise<{ settings: StackS
     return result;
 }
 
+/**
+ * Runs `build` (which creates the package's components directly, as a user's program would) under
+ * mocks and returns every registration, components included (`custom` false), and the Kubernetes
+ * objects. Serialized with registerProgram: the Pulumi runtime is process-global.
+ */
+export function registerComponents(build: () => void, project = "components", stack = "render"): Promise<{ all: Registration[]; objects: K8sObject[] }> {
+    const run = async () => {
+        const all: Registration[] = [];
+        await pulumi.runtime.setMocks(
+            {
+                newResource(args: pulumi.runtime.MockResourceArgs) {
+                    all.push({ type: args.type, name: args.name, inputs: args.inputs });
+                    return { id: `${args.name}-id`, state: { ...args.inputs, ...(args.type === "random:index/randomPassword:RandomPassword" ? { result: "mock" } : {}) } };
+                },
+                call: (args: pulumi.runtime.MockCallArgs) => args.inputs,
+            },
+            project,
+            stack,
+            false,
+        );
+        build();
+        await (require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> }).waitForRPCs();
+        return { all, objects: toObjects(all) };
+    };
+    const result = queue.then(run, run);
+    queue = result.catch(() => undefined);
+    return result;
+}
+
 function redactSecret(obj: K8sObject): K8sObject {
     const out: K8sObject = { ...obj };
     for (const field of ["data", "stringData"]) {

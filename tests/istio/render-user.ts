@@ -6,12 +6,11 @@
  *
  *   npx tsx tests/istio/render-user.ts <out dir>
  */
-import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import * as path from "path";
 import { stringify } from "yaml";
 import { GlobalRateLimit, LimitUnit, RateLimitRuleArgs } from "../../components/index";
-import { K8sObject, Registration, toObjects } from "../../render/render";
+import { K8sObject, registerComponents } from "../../render/render";
 
 const M = LimitUnit.Minute;
 export const USER_RULES: RateLimitRuleArgs[] = [
@@ -57,19 +56,10 @@ export const USER_OBJECTS: K8sObject[] = [
 ];
 
 export async function renderUserSetup(): Promise<K8sObject[]> {
-    const regs: Registration[] = [];
-    await pulumi.runtime.setMocks(
-        {
-            newResource: (a) => (regs.push({ type: a.type, name: a.name, inputs: a.inputs }), { id: `${a.name}-id`, state: { ...a.inputs, ...(a.type.startsWith("random:") ? { result: "mock" } : {}) } }),
-            call: (a) => a.inputs,
-        },
-        "shop",
-        "istio",
-        false,
-    );
-    new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop" }, namespace: "shop", rules: USER_RULES });
-    await (require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> }).waitForRPCs();
-    return [...USER_OBJECTS, ...(toObjects(regs) as K8sObject[])];
+    const { objects } = await registerComponents(() => {
+        new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop" }, namespace: "shop", rules: USER_RULES });
+    }, "shop", "istio");
+    return [...USER_OBJECTS, ...objects];
 }
 
 if (require.main === module) {

@@ -5,12 +5,11 @@
  * gateway MODEL turns each request into descriptors from the rendered filters; the real service
  * decides with the rendered config.yaml and environment. Counts are exact (one window, one process).
  */
-import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { GlobalRateLimit, LimitUnit, RateLimitRuleArgs } from "../../components/index";
 import { ModelRequest, explain } from "../../render/explain";
 import type { K8sObject } from "../../render/explain";
-import { Registration, toObjects } from "../../render/render";
+import { registerComponents } from "../../render/render";
 import { RlsClient } from "./harness/client";
 import { RedisServer } from "./harness/redis";
 import { renderedRatelimit } from "./harness/rendered";
@@ -33,19 +32,10 @@ const USER_OBJECTS: K8sObject[] = [
 ];
 
 async function renderComponent(): Promise<K8sObject[]> {
-    const regs: Registration[] = [];
-    await pulumi.runtime.setMocks(
-        {
-            newResource: (a) => (regs.push({ type: a.type, name: a.name, inputs: a.inputs }), { id: `${a.name}-id`, state: a.inputs }),
-            call: (a) => a.inputs,
-        },
-        "shop",
-        "rls",
-        false,
-    );
-    new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop" }, namespace: "shop", rules: RULES });
-    await (require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> }).waitForRPCs();
-    return toObjects(regs) as K8sObject[];
+    const { objects } = await registerComponents(() => {
+        new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop" }, namespace: "shop", rules: RULES });
+    }, "shop", "rls");
+    return objects;
 }
 
 describe("rls: user-defined rules (header, client address, combined, shadow) on the real service; a shop's gateway via the model", function () {

@@ -103,6 +103,17 @@ describe("access policies: who may talk to whom", () => {
         expect(off.get("ServiceAccount", pod(off, "ratelimit").spec.serviceAccountName, "default")).to.exist;
     });
 
+    it("every pod runs under a ServiceAccount the render creates in its namespace (else the pods are never created), in every combination", async () => {
+        for (const overrides of [{}, { variant: "B", apiProfile: "seed" }, { accessPolicies: "false" }, { redisMode: "external", redisAddress: "redis.cache:6379" }, { ratelimitNamespace: "limits", managedApiNamespace: "esp" }] as Record<string, string>[]) {
+            const c = await render({ overrides });
+            const accounts = new Set(c.objects.filter((o) => o.kind === "ServiceAccount").map((o) => `${o.metadata.namespace}/${o.metadata.name}`));
+            for (const d of c.objects.filter((o) => o.kind === "Deployment") as any[]) {
+                const sa = d.spec.template.spec.serviceAccountName ?? "default";
+                if (sa !== "default") expect(accounts, `${JSON.stringify(overrides)}: Deployment ${d.metadata.namespace}/${d.metadata.name} runs as ${sa}`).to.include(`${d.metadata.namespace}/${sa}`);
+            }
+        }
+    });
+
     it("gatewayPrincipal must be '<trust domain>/ns/<ns>/sa/<sa>'; a spiffe:// prefix is dropped in the fix", () => {
         expect(() => resolveSettings({ ...DEV, gatewayPrincipal: "spiffe://cluster.local/ns/istio-system/sa/gw" })).to.throw(/gatewayPrincipal[\s\S]*fix: pulumi config set gatewayPrincipal cluster.local\/ns\/istio-system\/sa\/gw/);
         expect(() => resolveSettings({ ...DEV, gatewayPrincipal: "istio-ingressgateway" })).to.throw(/must be an Istio principal/);

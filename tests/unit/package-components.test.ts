@@ -3,33 +3,15 @@
  * a shop's own gateway with path, header and client-address rules, and a shop workload with a
  * local bucket. Expected values are written from the rules, not read from the code.
  */
-import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { parse } from "yaml";
 import { ApiProfileName, Bookinfo, GlobalRateLimit, LimitUnit, LocalRateLimit, ManagedApi, MeshMutualTls, RedisModeName } from "../../components/index";
-import { K8sObject, Registration, toObjects } from "../../render/render";
+import { K8sObject, registerComponents } from "../../render/render";
 import { explain } from "../../render/explain";
 import { SHOP_RULES, shopObjects } from "./rules.test";
 
 /** Runs `build` under mocks and returns every registration (components included). */
-async function registered(build: () => void): Promise<{ all: Registration[]; objects: K8sObject[] }> {
-    const all: Registration[] = [];
-    await pulumi.runtime.setMocks(
-        {
-            newResource(a) {
-                all.push({ type: a.type, name: a.name, inputs: a.inputs });
-                return { id: `${a.name}-id`, state: { ...a.inputs, ...(a.type === "random:index/randomPassword:RandomPassword" ? { result: "mock" } : {}) } };
-            },
-            call: (a) => a.inputs,
-        },
-        "shop",
-        "test",
-        false,
-    );
-    build();
-    await (require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> }).waitForRPCs();
-    return { all, objects: toObjects(all.filter((r) => r.type.startsWith("kubernetes:") || r.type.startsWith("random:"))) };
-}
+const registered = (build: () => void) => registerComponents(build, "shop", "test");
 
 const find = (objs: K8sObject[], kind: string, name: string) => {
     const o = objs.find((x) => x.kind === kind && x.metadata.name === name);
@@ -114,6 +96,69 @@ describe("package components on their own (a shop, not bookinfo)", function () {
         }
         expect(err?.message).to.include('fix: use e.g. "/api"');
         expect(err?.message).to.include('fix: use "shop-limits"');
+    });
+
+    it("GlobalRateLimit on its own creates the ServiceAccount of every pod it runs (a missing one keeps the pods from being created)", async () => {
+        const { objects } = await registered(() => {
+            new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop" }, namespace: "shop", rules: SHOP_RULES });
+        });
+        const deployments = objects.filter((o) => o.kind === "Deployment") as any[];
+        expect(deployments.map((d) => d.metadata.name).sort()).to.deep.equal(["ratelimit", "redis"]);
+        for (const d of deployments) {
+            const sa = d.spec.template.spec.serviceAccountName;
+            expect(sa, `${d.metadata.name} runs under its own ServiceAccount`).to.be.a("string").and.not.equal("default");
+            const account = objects.find((o) => o.kind === "ServiceAccount" && o.metadata.name === sa && o.metadata.namespace === d.metadata.namespace) as any;
+            expect(account, `ServiceAccount shop/${sa} of Deployment ${d.metadata.name}`).to.exist;
+            expect(account.automountServiceAccountToken).to.equal(false);
+            // Created before the Deployment: it comes first in registration order.
+            expect(objects.indexOf(account)).to.be.lessThan(objects.indexOf(d));
+        }
+        // Without accessPolicy the component creates no policy (it cannot know the gateway's identity).
+        expect(objects.filter((o) => o.kind === "AuthorizationPolicy" || o.kind === "NetworkPolicy")).to.deep.equal([]);
+    });
+
+    it("GlobalRateLimit with accessPolicy: only the named gateway identity reaches the gRPC port, only the service reaches Redis", async () => {
+        const { objects } = await registered(() => {
+            new GlobalRateLimit("shop-limits", {
+                domain: "shop",
+                gateway: { selector: { app: "shop-gateway", tier: "edge" }, namespace: "shop-edge" },
+                namespace: "shop",
+                rules: SHOP_RULES,
+                service: { grpcPort: 9001 },
+                accessPolicy: { gatewayPrincipal: "shop.example/ns/shop-edge/sa/shop-gateway" },
+            });
+        });
+        const get = (kind: string, name: string) => find(objects.filter((o) => o.kind === kind), kind, name);
+        const svc = get("AuthorizationPolicy", "ratelimit-from-gateway");
+        expect(svc.metadata.namespace).to.equal("shop");
+        expect(svc.spec.selector.matchLabels).to.deep.equal({ app: "ratelimit" });
+        expect(svc.spec.rules).to.deep.equal([{ from: [{ source: { principals: ["shop.example/ns/shop-edge/sa/shop-gateway"] } }], to: [{ operation: { ports: ["9001"] } }] }]);
+        // Redis admits the service's own identity, in the gateway's trust domain.
+        expect(get("AuthorizationPolicy", "redis-from-ratelimit").spec.rules[0].from[0].source.principals).to.deep.equal(["shop.example/ns/shop/sa/ratelimit"]);
+        const net = get("NetworkPolicy", "ratelimit-from-gateway").spec;
+        expect(net.ingress[0].from).to.deep.equal([{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "shop-edge" } }, podSelector: { matchLabels: { app: "shop-gateway", tier: "edge" } } }]);
+        expect(net.ingress[0].ports).to.deep.equal([{ protocol: "TCP", port: 9001 }]);
+        expect(get("NetworkPolicy", "redis-from-ratelimit").spec.ingress[0].ports).to.deep.equal([{ protocol: "TCP", port: 6379 }]);
+    });
+
+    it("GlobalRateLimit with a bad accessPolicy principal: nothing registered, the field named, a spiffe:// prefix dropped in the fix", async () => {
+        for (const [principal, fix] of [
+            ["spiffe://cluster.local/ns/shop/sa/gw", 'fix: use "cluster.local/ns/shop/sa/gw"'],
+            ["shop-gateway", 'fix: use "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"'],
+            [undefined, "fix: use"],
+        ] as const) {
+            let err: Error | undefined;
+            const { all } = await registered(() => {
+                try {
+                    new GlobalRateLimit("p", { domain: "shop", gateway: { selector: { app: "gw" } }, rules: SHOP_RULES, accessPolicy: { gatewayPrincipal: principal as string } });
+                } catch (e) {
+                    err = e as Error;
+                }
+            });
+            expect(all, String(principal)).to.deep.equal([]);
+            expect(err?.message, String(principal)).to.include("  - accessPolicy.gatewayPrincipal = ");
+            expect(err?.message, String(principal)).to.include(fix);
+        }
     });
 
     it("LocalRateLimit on a shop workload: named routes get the bucket per route, the filter only its stat prefix", async () => {
