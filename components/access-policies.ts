@@ -10,10 +10,10 @@
  *
  * Istio identities are SPIFFE names `<trust domain>/ns/<namespace>/sa/<service account>`
  * (https://istio.io/latest/docs/reference/config/security/authorization-policy/#Source), so each
- * workload runs under a ServiceAccount of its own (created here, token not mounted: neither
- * program talks to the Kubernetes API). Pure spec builders: the RateLimitService and Redis
- * components create their own ServiceAccounts, and GlobalRateLimit creates the policies when its
- * `accessPolicy` argument names the gateway's principal.
+ * workload runs under a ServiceAccount of its own (token not mounted: neither program talks to the
+ * Kubernetes API), which the RateLimitService and Redis components create. This file holds the
+ * pure policy builders; GlobalRateLimit creates the policies when its `accessPolicy` argument names
+ * the gateway's principal.
  */
 import { stackLabels } from "./common";
 import { REDIS_NAME, REDIS_PORT } from "./redis";

@@ -4,37 +4,58 @@
  */
 import { ConfigProblem, StackSettings } from "./settings";
 
-/** An API version the stack would create objects of; `key`/`fix` name the config that needs it when that is not the default. */
+/**
+ * An API version the stack would create objects of, with what to say when the cluster lacks it: the
+ * config key to name, its value, and the fix. A version needed for several kinds lists them all in
+ * `what`, and its fix says what to do for each.
+ */
 export interface RequiredApi {
     apiVersion: string;
     what: string;
-    key?: string;
-    fix?: string;
+    key: string;
+    value: string;
+    fix: string;
+    /** The whole problem text, when the default ("the cluster does not serve <version> (<what>)") says too little. */
+    problem?: string;
 }
 
 export function requiredApiVersions(s: StackSettings): RequiredApi[] {
-    const req: RequiredApi[] = [
-        { apiVersion: "networking.istio.io/v1alpha3", what: "EnvoyFilter (Istio's CRDs)" },
-        { apiVersion: "networking.istio.io/v1beta1", what: "Gateway and VirtualService (Istio's CRDs)" },
-    ];
+    const istio = (apiVersion: string, what: string): RequiredApi => ({ apiVersion, what, key: "meshNamespace", value: s.mesh.namespace, fix: "install Istio (its CRDs) in the cluster first" });
+    const req: RequiredApi[] = [istio("networking.istio.io/v1alpha3", "EnvoyFilter (Istio's CRDs)"), istio("networking.istio.io/v1beta1", "Gateway and VirtualService (Istio's CRDs)")];
     if (s.managedApi) {
-        req.push(s.apiProfile === "seed" ? { apiVersion: "extensions/v1beta1", what: "Ingress as the seed profile specifies it" } : { apiVersion: "networking.k8s.io/v1", what: "Ingress" });
+        req.push(
+            s.apiProfile === "seed"
+                ? {
+                      apiVersion: "extensions/v1beta1",
+                      what: "Ingress as the seed profile specifies it",
+                      key: "apiProfile",
+                      value: s.apiProfile,
+                      problem: "the cluster does not serve extensions/v1beta1, which the seed profile's Ingress uses (removed in Kubernetes 1.22)",
+                      fix: "pulumi config set apiProfile current   (networking.k8s.io/v1 Ingress), or pulumi config set managedApi false",
+                  }
+                : { apiVersion: "networking.k8s.io/v1", what: "Ingress", key: "apiProfile", value: s.apiProfile, fix: "use a cluster that serves it, or change apiProfile" },
+        );
     }
-    if (s.mesh.mutualTls && s.apiProfile === "current") req.push({ apiVersion: "security.istio.io/v1", what: "PeerAuthentication" });
+    if (s.mesh.mutualTls && s.apiProfile === "current") req.push(istio("security.istio.io/v1", "PeerAuthentication"));
     if (s.access.enabled) {
         // components/access-policies.ts: AuthorizationPolicy security.istio.io/v1 (Istio 1.22 and later), NetworkPolicy networking.k8s.io/v1.
         const off = "pulumi config set accessPolicies false   (no AuthorizationPolicy or NetworkPolicy is created)";
+        // Istio 1.22 needs Kubernetes 1.27 or later, which no longer serves the seed profile's Ingress: there, only turning the policies off helps.
+        const newerIstio = s.apiProfile === "seed" && s.managedApi ? "" : "use Istio 1.22 or later, or ";
         req.push(
-            { apiVersion: "security.istio.io/v1", what: "AuthorizationPolicy", key: "accessPolicies", fix: `use Istio 1.22 or later, or ${off}` },
-            { apiVersion: "networking.k8s.io/v1", what: "NetworkPolicy", key: "accessPolicies", fix: `use a cluster that serves it, or ${off}` },
+            { apiVersion: "security.istio.io/v1", what: "AuthorizationPolicy", key: "accessPolicies", value: String(s.access.enabled), fix: `${newerIstio}${off}` },
+            { apiVersion: "networking.k8s.io/v1", what: "NetworkPolicy", key: "accessPolicies", value: String(s.access.enabled), fix: `use a cluster that serves it, or ${off}` },
         );
     }
-    // One entry per version: the first requirement of a version keeps its key and fix, the others add their kind.
+    // One entry per version: the first requirement names its key; every kind and its fix are listed.
     const merged: RequiredApi[] = [];
     for (const r of req) {
         const first = merged.find((q) => q.apiVersion === r.apiVersion);
-        if (first) first.what = `${first.what}, ${r.what}`;
-        else merged.push({ ...r });
+        if (!first) merged.push({ ...r });
+        else {
+            first.what = `${first.what}, ${r.what}`;
+            if (r.fix !== first.fix) first.fix = `${first.fix}; for the ${r.what}: ${r.fix}`;
+        }
     }
     return merged;
 }
@@ -43,21 +64,5 @@ export function requiredApiVersions(s: StackSettings): RequiredApi[] {
 export function missingApis(s: StackSettings, served: Set<string>): ConfigProblem[] {
     return requiredApiVersions(s)
         .filter((r) => !served.has(r.apiVersion))
-        .map((r) =>
-            r.apiVersion === "extensions/v1beta1"
-                ? {
-                      key: "apiProfile",
-                      value: s.apiProfile,
-                      problem: "the cluster does not serve extensions/v1beta1, which the seed profile's Ingress uses (removed in Kubernetes 1.22)",
-                      fix: "pulumi config set apiProfile current   (networking.k8s.io/v1 Ingress), or pulumi config set managedApi false",
-                  }
-                : r.key !== undefined
-                  ? { key: r.key, value: "true", problem: `the cluster does not serve ${r.apiVersion} (${r.what})`, fix: r.fix! }
-                  : {
-                      key: r.apiVersion.includes("istio") ? "meshNamespace" : "apiProfile",
-                      value: r.apiVersion.includes("istio") ? s.mesh.namespace : s.apiProfile,
-                      problem: `the cluster does not serve ${r.apiVersion} (${r.what})`,
-                      fix: r.apiVersion.includes("istio") ? "install Istio (its CRDs) in the cluster first" : "use a cluster that serves it, or change apiProfile",
-                  },
-        );
+        .map((r) => ({ key: r.key, value: r.value, problem: r.problem ?? `the cluster does not serve ${r.apiVersion} (${r.what})`, fix: r.fix }));
 }

@@ -145,7 +145,7 @@ describe("package components on their own (a shop, not bookinfo)", function () {
         for (const [principal, fix] of [
             ["spiffe://cluster.local/ns/shop/sa/gw", 'fix: use "cluster.local/ns/shop/sa/gw"'],
             ["shop-gateway", 'fix: use "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"'],
-            [undefined, "fix: use"],
+            [undefined, 'fix: use "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"'],
         ] as const) {
             let err: Error | undefined;
             const { all } = await registered(() => {
