@@ -365,7 +365,8 @@ export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
         patch.rateLimits.push(entry);
     }
     const configDescriptors: ConfigDescriptor[] = [
-        ...(perPath?.paths ?? []).map((p) => ({ key: pathKey, value: p.path, ...limitOf(p) })),
+        // A null entry is a problem above; it must not crash the compile (every problem is reported at once).
+        ...(perPath?.paths ?? []).filter((p) => typeof p === "object" && p !== null).map((p) => ({ key: pathKey, value: p.path, ...limitOf(p) })),
         ...valid.map((r) => ruleConfig(r, ruleKey)),
         ...(perPath?.eachPath ? [{ key: pathKey, ...limitOf(perPath.eachPath) }] : []),
     ];

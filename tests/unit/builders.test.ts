@@ -51,6 +51,8 @@ describe("pure builders", () => {
         const single = localFilter({ ...A, local: { ...A.local, placement: "single-route" } }).configPatches as any[];
         expect(single[0].patch.value.typed_config.value).to.deep.equal({ stat_prefix: "http_local_rate_limiter" });
         expect(single[1].patch.value.typed_per_filter_config["envoy.filters.http.local_ratelimit"].value).to.deep.equal(bucketA);
+        // Every route of the inbound virtual host: Istio's RouteMatch action ANY.
+        expect(single[1].match.routeConfiguration.vhost).to.deep.equal({ name: "inbound|http|9080", route: { action: "ANY" } });
         const all = localFilter(A).configPatches as any[];
         expect(all).to.have.length(1);
         expect(all[0].patch.value.typed_config.value).to.deep.equal(bucketA);

@@ -6,9 +6,10 @@
 import { expect } from "chai";
 import { stringify } from "yaml";
 import { planGlobalRateLimit } from "../../components/global-ratelimit";
-import { LimitUnit, PathKeyMode, RateLimitRuleArgs, compileGlobalLimits, escapeRe2, pathRegex } from "../../components/rules";
+import { LimitUnit, PathKeyMode, RateLimitRuleArgs, RuleProblem, compileGlobalLimits, escapeRe2, formatRuleProblems, pathRegex } from "../../components/rules";
 import { compileFullMatch } from "../../components/settings";
-import { K8sObject, explainWith, gatewayModel } from "../../render/explain";
+import { GatewayModel, K8sObject, explainWith, gatewayModel } from "../../render/explain";
+import { beforeAllTests } from "./helpers";
 
 const M = LimitUnit.Minute;
 
@@ -162,6 +163,86 @@ describe("rules: validation names the field, the value and the fix", () => {
     });
 });
 
+describe("rules: every validation problem, exactly (field, value, problem, fix)", () => {
+    const R = (extra: object) => ({ name: "a", requestsPerUnit: 1, unit: M, ...extra });
+    const MINUTE_FIX = 'use LimitUnit.Minute ("minute") or another LimitUnit';
+    const cases: [string, Parameters<typeof compileGlobalLimits>[0], RuleProblem[]][] = [
+        ["a rule that is not an object (and nothing else is checked for it)", { rules: [null, R({ name: "b" })] as any }, [{ field: "rules[0]", value: null, problem: "must be an object", fix: "give { name, requestsPerUnit, unit, ... }" }]],
+        ["a name with a space", { rules: [R({ name: "a b" })] }, [{ field: "rules[0].name", value: "a b", problem: "must be a non-empty name of letters, digits, '_', '.', '-' (it is the descriptor value)", fix: 'name it e.g. "rule-0"' }]],
+        ["a name used twice", { rules: [R({}), R({})] }, [{ field: "rules[1].name", value: "a", problem: "is used by another rule; the service would merge their counters", fix: "give every rule a distinct name" }]],
+        ["path: null", { rules: [R({ path: null })] as any }, [{ field: "rules[0].path", value: null, problem: "needs exactly one of exact, prefix, regex (has none)", fix: "keep one of them" }]],
+        ["path: {}", { rules: [R({ path: {} })] }, [{ field: "rules[0].path", value: {}, problem: "needs exactly one of exact, prefix, regex (has none)", fix: "keep one of them" }]],
+        ["an empty regex", { rules: [R({ path: { regex: "" } })] }, [{ field: "rules[0].path.regex", value: "", problem: "is not a valid RE2 regular expression (empty)", fix: 'write an RE2 expression matching the whole path, e.g. "/items/[0-9]+"' }]],
+        ["a regex that is not a string", { rules: [R({ path: { regex: 7 } })] as any }, [{ field: "rules[0].path.regex", value: 7, problem: "is not a valid RE2 regular expression (empty)", fix: 'write an RE2 expression matching the whole path, e.g. "/items/[0-9]+"' }]],
+        ["a path with leading slashes and a query: the fix keeps one slash and drops the query", { rules: [R({ path: { exact: "//x?y" } })] }, [{ field: "rules[0].path.exact", value: "//x?y", problem: "must be a path starting with '/', without spaces, query or fragment", fix: 'use e.g. "/x"' }]],
+        ["header: null", { rules: [R({ header: null })] as any }, [{ field: "rules[0].header.name", value: undefined, problem: "must be a lower-case HTTP header name", fix: 'use "x-api-key"' }]],
+        ["a header name with capitals and a trailing space: the fix is its lower-case, trimmed form", { rules: [R({ header: { name: "X-Key " } })] }, [{ field: "rules[0].header.name", value: "X-Key ", problem: "must be a lower-case HTTP header name", fix: 'use "x-key"' }]],
+        ["a header name that cannot be fixed by lower-casing", { rules: [R({ header: { name: "x key" } })] }, [{ field: "rules[0].header.name", value: "x key", problem: "must be a lower-case HTTP header name", fix: 'use "x-api-key"' }]],
+        ["an empty header value", { rules: [R({ header: { name: "x-a", value: "" } })] }, [{ field: "rules[0].header.value", value: "", problem: "must be a non-empty string", fix: "omit value to match on presence, or give the exact value" }]],
+        ["a header value that is not a string", { rules: [R({ header: { name: "x-a", value: 1 } })] as any }, [{ field: "rules[0].header.value", value: 1, problem: "must be a non-empty string", fix: "omit value to match on presence, or give the exact value" }]],
+        ["value with perValue", { rules: [R({ header: { name: "x-a", value: "1", perValue: true } })] }, [{ field: "rules[0].header.perValue", value: true, problem: "cannot be combined with header.value (one fixed value has one counter)", fix: "remove value, or set perValue to false" }]],
+        ["perClientAddress not a boolean", { rules: [R({ perClientAddress: "yes" })] as any }, [{ field: "rules[0].perClientAddress", value: "yes", problem: "must be true or false", fix: "set perClientAddress to true or false" }]],
+        ["route: null", { rules: [R({ route: null })] as any }, [{ field: "rules[0].route.name", value: undefined, problem: "must name a route (VirtualService http[].name)", fix: "set route.name to the route's name, or remove route" }]],
+        ["shadow not a boolean", { rules: [R({ shadow: "yes" })] as any }, [{ field: "rules[0].shadow", value: "yes", problem: "must be true or false", fix: "set shadow to true (observe only) or false" }]],
+        ["a missing limit", { rules: [{ name: "a" }] as any }, [
+            { field: "rules[0].requestsPerUnit", value: undefined, problem: "must be a whole number of at least 1", fix: "set requestsPerUnit to e.g. 100" },
+            { field: "rules[0].unit", value: undefined, problem: "must be one of second, minute, hour, day", fix: MINUTE_FIX },
+        ]],
+        ["pathKey unknown", { rules: [R({})], pathKey: "query" as PathKeyMode }, [{ field: "pathKey", value: "query", problem: "must be one of url-path, literal", fix: 'use PathKeyMode.UrlPath ("url-path")' }]],
+        ["ruleKey empty", { rules: [R({})], ruleKey: "" }, [{ field: "ruleKey", value: "", problem: "must be a non-empty descriptor key of letters, digits, '_', '.', '-'", fix: 'use "rule"' }]],
+        ["ruleKey with a space", { rules: [R({})], ruleKey: "my key" }, [{ field: "ruleKey", value: "my key", problem: "must be a non-empty descriptor key of letters, digits, '_', '.', '-'", fix: 'use "rule"' }]],
+        ["rules not a list", { rules: "a" as any }, [{ field: "rules", value: "a", problem: "must be a list of rules", fix: "give [] or a list of { name, requestsPerUnit, unit, ... }" }]],
+        ["perPath.descriptorKey empty", { perPath: { descriptorKey: "", eachPath: { requestsPerUnit: 1, unit: M } } }, [{ field: "perPath.descriptorKey", value: "", problem: "must be a non-empty descriptor key", fix: 'use "PATH"' }]],
+        ["perPath.descriptorKey with a space", { perPath: { descriptorKey: "a b", eachPath: { requestsPerUnit: 1, unit: M } } }, [{ field: "perPath.descriptorKey", value: "a b", problem: "must be a non-empty descriptor key", fix: 'use "PATH"' }]],
+        ["perPath without paths or eachPath", { perPath: {} }, [{ field: "perPath", value: {}, problem: "limits nothing (no paths and no eachPath)", fix: "give paths and/or eachPath, or remove perPath" }]],
+        ["perPath with an empty path list", { perPath: { paths: [] } }, [{ field: "perPath", value: { paths: [] }, problem: "limits nothing (no paths and no eachPath)", fix: "give paths and/or eachPath, or remove perPath" }]],
+        ["a per-path entry that is null", { perPath: { paths: [null] } } as any, [
+            { field: "perPath.paths[0].path", value: undefined, problem: "must be a path starting with '/', without spaces, query or fragment", fix: 'use e.g. "/"' },
+            { field: "perPath.paths[0].requestsPerUnit", value: undefined, problem: "must be a whole number of at least 1", fix: "set requestsPerUnit to e.g. 100" },
+            { field: "perPath.paths[0].unit", value: undefined, problem: "must be one of second, minute, hour, day", fix: MINUTE_FIX },
+        ]],
+        ["a per-path entry twice", { perPath: { paths: [{ path: "/a", requestsPerUnit: 1, unit: M }, { path: "/a", requestsPerUnit: 2, unit: M }] } }, [{ field: "perPath.paths[1].path", value: "/a", problem: "appears twice; the service rejects duplicate descriptors", fix: "remove one of the two entries" }]],
+        ["a bad eachPath limit", { perPath: { eachPath: { requestsPerUnit: 0, unit: M } } }, [{ field: "perPath.eachPath.requestsPerUnit", value: 0, problem: "must be a whole number of at least 1", fix: "set requestsPerUnit to e.g. 100" }]],
+        ["ruleKey equal to the per-path key with a nested rule", { rules: [R({ perClientAddress: true })], ruleKey: "PATH", perPath: { eachPath: { requestsPerUnit: 1, unit: M } } }, [{ field: "ruleKey", value: "PATH", problem: "equals perPath.descriptorKey, so rule 'a' (nested descriptors) would share the key with the per-path counters", fix: 'use a different ruleKey, e.g. "rule"' }]],
+        ["ruleKey equal to the per-path key with a header-per-value rule (reported once)", { rules: [R({ header: { name: "x-a", perValue: true } }), R({ name: "b", perClientAddress: true })], ruleKey: "PATH", perPath: { eachPath: { requestsPerUnit: 1, unit: M } } }, [{ field: "ruleKey", value: "PATH", problem: "equals perPath.descriptorKey, so rule 'a' (nested descriptors) would share the key with the per-path counters", fix: 'use a different ruleKey, e.g. "rule"' }]],
+        ["ruleKey equal to the per-path key with flat rules only: allowed", { rules: [R({ path: { exact: "/x" } })], ruleKey: "PATH", perPath: { eachPath: { requestsPerUnit: 1, unit: M } } }, []],
+        ["distinct keys with a nested rule: allowed", { rules: [R({ perClientAddress: true })], perPath: { eachPath: { requestsPerUnit: 1, unit: M } } }, []],
+        ["ruleKey equal to the per-path key without perPath: allowed", { rules: [R({ perClientAddress: true })], ruleKey: "PATH" }, []],
+    ];
+    for (const [name, input, want] of cases) {
+        it(name, () => {
+            expect(compileGlobalLimits(input).problems).to.deep.equal(want);
+        });
+    }
+
+    it("rules on the same route share one patch; the same route name on another virtual host gets its own", () => {
+        const c = compileGlobalLimits({
+            rules: [R({ name: "a", route: { name: "r", virtualHost: "*:80" } }), R({ name: "b", route: { name: "r", virtualHost: "*:80" } }), R({ name: "c", route: { name: "r", virtualHost: "*:8080" } }), R({ name: "d", route: { name: "s", virtualHost: "*:80" } })],
+        });
+        expect(c.routePatches.map((p) => [p.virtualHost, p.route, p.rateLimits.length])).to.deep.equal([
+            ["*:80", "r", 2],
+            ["*:8080", "r", 1],
+            ["*:80", "s", 1],
+        ]);
+    });
+
+    it("a literal-mode prefix without a trailing slash matches the prefix and what follows a '/'", () => {
+        expect(pathRegex({ prefix: "/a" }, PathKeyMode.Literal)).to.equal("/a(?:/.*)?");
+        expect(pathRegex({ prefix: "/a" }, PathKeyMode.UrlPath)).to.equal("/a(?:[/?].*)?");
+    });
+
+    it("formatRuleProblems: one line per problem with the value as JSON or (not set), the fix below it, singular and plural", () => {
+        const one: RuleProblem = { field: "rules[0].unit", value: undefined, problem: "must be one of second, minute, hour, day", fix: "use LimitUnit.Minute" };
+        const two: RuleProblem = { field: "domain", value: "a b", problem: "bad", fix: 'use "a-b"' };
+        expect(formatRuleProblems("GlobalRateLimit x", [one])).to.equal(
+            "GlobalRateLimit x: invalid arguments (1 problem); nothing was created:\n  - rules[0].unit = (not set): must be one of second, minute, hour, day\n    fix: use LimitUnit.Minute",
+        );
+        expect(formatRuleProblems("C", [one, two])).to.equal(
+            'C: invalid arguments (2 problems); nothing was created:\n  - rules[0].unit = (not set): must be one of second, minute, hour, day\n    fix: use LimitUnit.Minute\n  - domain = "a b": bad\n    fix: use "a-b"',
+        );
+    });
+});
+
 /** A user's setup that is not bookinfo: a shop behind its own gateway on port 80. */
 export function shopObjects(rules: RateLimitRuleArgs[]): K8sObject[] {
     const plan = planGlobalRateLimit({ domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop" }, namespace: "shop", rules });
@@ -197,8 +278,12 @@ export const SHOP_RULES: RateLimitRuleArgs[] = [
 ];
 
 describe("a user's gateway (not bookinfo) through the gateway model", () => {
-    const objs = shopObjects(SHOP_RULES);
-    const m = gatewayModel(objs);
+    // Built before each test in a mutation run (helpers.ts): built once while the file loads, it
+    // would be computed from the unmutated code and hide mutants of the builders.
+    let m: GatewayModel;
+    beforeAllTests(() => {
+        m = gatewayModel(shopObjects(SHOP_RULES));
+    });
     const hits = (p: string, headers: Record<string, string> = {}, clientAddress = "198.51.100.7") =>
         explainWith(m, p, { headers, clientAddress }).descriptors.map((d) => `${d.entries.map((e) => `${e.key}=${e.value}`).join(",")} -> ${d.limit ? `${d.limit.requestsPerUnit}/${d.limit.unit}${d.limit.shadow ? " shadow" : ""}` : "none"}`);
 
@@ -262,7 +347,7 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
     });
 
     it("the config.yaml is what the rules say (read back as YAML)", () => {
-        const cm = objs.find((o) => o.kind === "ConfigMap")!;
+        const cm = shopObjects(SHOP_RULES).find((o) => o.kind === "ConfigMap")!;
         expect(cm.data["config.yaml"]).to.equal(
             stringify(
                 {
