@@ -31,6 +31,21 @@ interface Case {
 }
 
 const CASES: Case[] = [
+    // Checks that the mutation run found untested (docs/mutation.md, settings.ts 531-733).
+    { name: "api descriptor value equal to the limited path", set: { apiDescriptorValue: "/productpage" }, key: "apiDescriptorValue", says: /^equals limitedPath, so two descriptors would collide$/, fix: /config set apiDescriptorValue api$/ },
+    { name: "a limit key beside descriptors", set: { descriptors: '[{"key":"PATH","unit":"minute","requestsPerUnit":5}]', catchAllLimit: "7" }, key: "catchAllLimit", says: /^is ignored because 'descriptors' replaces the whole list$/, fix: /config rm catchAllLimit, or pulumi config rm descriptors$/ },
+    { name: "service label with a space", set: { serviceLabel: "product page" }, key: "serviceLabel", says: /^must be a valid label value$/, fix: /config set serviceLabel productpage$/ },
+    { name: "service label of 64 characters", set: { serviceLabel: "a".repeat(64) }, key: "serviceLabel", says: /^must be a valid label value$/, fix: /config set serviceLabel productpage$/ },
+    { name: "gateway selector without '='", set: { gatewaySelector: "ingressgateway" }, key: "gatewaySelector", says: /^must be one label written key=value$/, fix: /config set gatewaySelector istio=ingressgateway$/ },
+    { name: "gateway selector with two '='", set: { gatewaySelector: "a=b=c" }, key: "gatewaySelector", says: /^must be one label written key=value$/, fix: /gatewaySelector istio=ingressgateway$/ },
+    { name: "gRPC port equal to the HTTP port", set: { ratelimitGrpcPort: "8080" }, key: "ratelimitGrpcPort", says: /^collides with the service's HTTP \(8080\) or debug \(6070\) port$/, fix: /config set ratelimitGrpcPort 8081$/ },
+    { name: "gRPC port equal to the debug port", set: { ratelimitGrpcPort: "6070" }, key: "ratelimitGrpcPort", says: /collides/, fix: /ratelimitGrpcPort 8081$/ },
+    { name: "gateway principal with spiffe:// (the fix drops it)", set: { gatewayPrincipal: "spiffe://example.org/ns/gw/sa/edge" }, key: "gatewayPrincipal", says: /no spiffe:\/\/ prefix/, fix: /config set gatewayPrincipal example\.org\/ns\/gw\/sa\/edge$/ },
+    { name: "gateway principal with a suffix (the fix is the default)", set: { gatewayPrincipal: "example.org/ns/gw/sa/edge/x" }, key: "gatewayPrincipal", says: /must be an Istio principal/, fix: /gatewayPrincipal cluster\.local\/ns\/istio-system\/sa\/istio-ingressgateway-service-account$/ },
+    { name: "gateway principal with a prefix (the fix is the default)", set: { gatewayPrincipal: "x/example.org/ns/gw/sa/edge" }, key: "gatewayPrincipal", says: /must be an Istio principal/, fix: /gatewayPrincipal cluster\.local\/ns\/istio-system\/sa\/istio-ingressgateway-service-account$/ },
+    { name: "include ranges of commas only", set: { includeIpRanges: " , ," }, key: "includeIpRanges", says: /^has invalid CIDR\(s\): \(empty\)$/, fix: /^use comma-separated CIDRs such as 10\.4\.0\.0\/14,10\.7\.240\.0\/20$/ },
+    { name: "ESP service name with capitals", set: { espServiceName: "Echo.Endpoints.x.cloud.goog" }, key: "espServiceName", says: /^must be a DNS name such as echo-api\.endpoints\.MY_PROJECT\.cloud\.goog$/, fix: /config set espServiceName echo-api\.endpoints\.MY_PROJECT\.cloud\.goog$/ },
+    { name: "ESP service-account Secret name with capitals", set: { espServiceAccountSecret: "ESP_Key" }, key: "espServiceAccountSecret", says: /DNS-1123 subdomain/, fix: /espServiceAccountSecret/ },
     { name: "unknown variant", set: { variant: "C" }, key: "variant", says: /one of 'A', 'B'/, fix: /config set variant A/ },
     { name: "lower-case variant", set: { variant: "b" }, key: "variant", says: /one of/, fix: /config set variant B/ },
     { name: "unknown api profile", set: { apiProfile: "legacy" }, key: "apiProfile", says: /one of 'current', 'seed'/, fix: /apiProfile current/ },
