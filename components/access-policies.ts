@@ -38,6 +38,15 @@ export function parsePrincipal(p: string): Principal | undefined {
     return m ? { trustDomain: m[1], namespace: m[3], serviceAccount: m[5] } : undefined;
 }
 
+/** What a bad principal is told (the stack's `gatewayPrincipal` key and GlobalRateLimit's `accessPolicy.gatewayPrincipal`). */
+export const PRINCIPAL_PROBLEM = "must be an Istio principal '<trust domain>/ns/<namespace>/sa/<service account>' (no spiffe:// prefix)";
+
+/** The principal to suggest for a bad one: without its `spiffe://` prefix when that makes it valid, else the default gateway's. */
+export function suggestedPrincipal(given: unknown): string {
+    const stripped = typeof given === "string" ? given.replace(/^spiffe:\/\//, "") : "";
+    return parsePrincipal(stripped) ? stripped : DEFAULT_GATEWAY_PRINCIPAL;
+}
+
 export function principalOf(p: Principal): string {
     return `${p.trustDomain}/ns/${p.namespace}/sa/${p.serviceAccount}`;
 }

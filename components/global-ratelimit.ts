@@ -6,7 +6,7 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { AccessTarget, DEFAULT_GATEWAY_PRINCIPAL, authorizationPolicyManifests, networkPolicyManifests, parsePrincipal } from "./access-policies";
+import { AccessTarget, PRINCIPAL_PROBLEM, authorizationPolicyManifests, networkPolicyManifests, parsePrincipal, suggestedPrincipal } from "./access-policies";
 import { stackLabels } from "./common";
 import { CONFIG_KEYS } from "./config-schema";
 import { EnvoyFilter } from "./crds";
@@ -282,13 +282,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     if (a.accessPolicy !== undefined) {
         const p = typeof a.accessPolicy === "object" && a.accessPolicy !== null ? a.accessPolicy.gatewayPrincipal : undefined;
         if (typeof p !== "string" || !parsePrincipal(p)) {
-            const fixed = typeof p === "string" ? p.replace(/^spiffe:\/\//, "") : "";
-            problems.push({
-                field: "accessPolicy.gatewayPrincipal",
-                value: p,
-                problem: "must be an Istio principal '<trust domain>/ns/<namespace>/sa/<service account>' (no spiffe:// prefix)",
-                fix: `use "${parsePrincipal(fixed) ? fixed : DEFAULT_GATEWAY_PRINCIPAL}"`,
-            });
+            problems.push({ field: "accessPolicy.gatewayPrincipal", value: p, problem: PRINCIPAL_PROBLEM, fix: `use "${suggestedPrincipal(p)}"` });
         }
     }
     const prefix = a.filterNamePrefix ?? DEFAULT_FILTER_PREFIX;

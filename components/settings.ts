@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { RE2 } from "re2-wasm";
 import { CONFIG_KEYS, CONFIG_KEY_NAMES, ConfigKeySpec, PROJECT } from "./config-schema";
 import { RedisConnection, readRedisConnection } from "./redis-connection";
-import { parsePrincipal } from "./access-policies";
+import { PRINCIPAL_PROBLEM, parsePrincipal, suggestedPrincipal } from "./access-policies";
 
 export type Variant = "A" | "B";
 export type ApiProfile = "seed" | "current";
@@ -669,7 +669,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
     const redis = readRedisConnection(r, ratelimit.redisPipelineWindow);
     const access = { enabled: r.bool("accessPolicies"), gatewayPrincipal: r.str("gatewayPrincipal") };
     if (!parsePrincipal(access.gatewayPrincipal)) {
-        r.fail("gatewayPrincipal", access.gatewayPrincipal, "must be an Istio principal '<trust domain>/ns/<namespace>/sa/<service account>' (no spiffe:// prefix)", (s) => s.set("gatewayPrincipal", access.gatewayPrincipal.replace(/^spiffe:\/\//, "").match(/^[^/]+\/ns\/[^/]+\/sa\/[^/]+$/) ? access.gatewayPrincipal.replace(/^spiffe:\/\//, "") : "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"));
+        r.fail("gatewayPrincipal", access.gatewayPrincipal, PRINCIPAL_PROBLEM, (s) => s.set("gatewayPrincipal", suggestedPrincipal(access.gatewayPrincipal)));
     }
 
     // Managed API -------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { parseAllDocuments } from "yaml";
-import { deleteNamespace, ensureNamespace, kubeconfig, kubectl, kubectlJson, kubectlRaw, podSecurityLabels, waitFor, warnings } from "./kube";
+import { deleteNamespace, ensureNamespace, kubeconfig, kubectl, kubectlJson, kubectlRaw, podSecurityLabels, waitFor, waitForDeploymentPods, warnings } from "./kube";
 
 const ROOT = path.resolve(__dirname, "../..");
 const APPS_NS = "mesh-rl-apps"; // bookinfo (workloadNamespace)
@@ -186,21 +186,8 @@ describe("cluster: every rendered combination admitted under Pod Security restri
                 // Every Deployment: all replicas created (PodSecurity admitted the pods), scheduled on a kwok node, ready.
                 for (const d of deployments) {
                     const ns = d.metadata.namespace!;
-                    const selector = Object.entries<string>(d.spec.selector.matchLabels).map(([k, v]) => `${k}=${v}`).join(",");
                     const want = d.spec.replicas ?? 1;
-                    await waitFor(
-                        `${ns}/${d.metadata.name}: ${want} pod(s) Running on kwok nodes`,
-                        () => {
-                            const pods = kubectlJson<{ items: any[] }>(["get", "pods", "-n", ns, "-l", selector]).items;
-                            return pods.length === want && pods.every((p) => /^kwok-node-/.test(p.spec.nodeName ?? "") && p.status.phase === "Running");
-                        },
-                        90_000,
-                        500,
-                        () => {
-                            const ev = kubectlRaw(["get", "events", "-n", ns, "--field-selector", "type=Warning", "-o", "custom-columns=REASON:.reason,MSG:.message", "--no-headers"]).stdout.trim();
-                            return `pods: ${kubectlRaw(["get", "pods", "-n", ns, "-l", selector, "-o", "wide", "--no-headers"]).stdout.trim() || "none"}; warning events: ${ev || "none"}`;
-                        },
-                    );
+                    await waitForDeploymentPods(d);
                     await waitFor(`${ns}/${d.metadata.name} ready`, () => (kubectlJson<any>(["get", "deployment", "-n", ns, d.metadata.name]).status?.readyReplicas ?? 0) === want, 60_000);
                 }
                 // The rate-limit service's replicas spread over the two nodes.

@@ -91,3 +91,29 @@ export function podSecurityLabels(level: "restricted" | "baseline" | "privileged
         "pod-security.kubernetes.io/audit-version": "latest",
     };
 }
+
+/**
+ * Waits until every replica of the Deployment `d` (a rendered object) has a pod Running on a kwok
+ * node, and returns those pods; on a timeout the error shows the pods and the namespace's warning
+ * events (e.g. `FailedCreate ... serviceaccount "x" not found` on the ReplicaSet).
+ */
+export async function waitForDeploymentPods(d: { metadata: { name: string; namespace?: string }; spec?: any }, timeoutMs = 90_000): Promise<any[]> {
+    const ns = d.metadata.namespace!;
+    const selector = Object.entries<string>(d.spec.selector.matchLabels).map(([k, v]) => `${k}=${v}`).join(",");
+    const want = d.spec.replicas ?? 1;
+    const pods = () => kubectlJson<{ items: any[] }>(["get", "pods", "-n", ns, "-l", selector]).items;
+    await waitFor(
+        `${ns}/${d.metadata.name}: ${want} pod(s) Running on kwok nodes`,
+        () => {
+            const got = pods();
+            return got.length === want && got.every((p) => /^kwok-node-/.test(p.spec.nodeName ?? "") && p.status.phase === "Running");
+        },
+        timeoutMs,
+        500,
+        () => {
+            const ev = kubectlRaw(["get", "events", "-n", ns, "--field-selector", "type=Warning", "-o", "custom-columns=REASON:.reason,MSG:.message", "--no-headers"]).stdout.trim();
+            return `pods: ${kubectlRaw(["get", "pods", "-n", ns, "-l", selector, "-o", "wide", "--no-headers"]).stdout.trim() || "none"}; warning events: ${ev || "none"}`;
+        },
+    );
+    return pods();
+}

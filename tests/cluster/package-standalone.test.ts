@@ -11,7 +11,7 @@ import * as os from "os";
 import * as path from "path";
 import { GlobalRateLimit, LimitUnit } from "../../components/index";
 import { registerComponents } from "../../render/render";
-import { deleteNamespace, ensureNamespace, kubeconfig, kubectl, kubectlJson, kubectlRaw, podSecurityLabels, waitFor, warnings } from "./kube";
+import { deleteNamespace, ensureNamespace, kubeconfig, kubectlJson, kubectlRaw, podSecurityLabels, waitFor, waitForDeploymentPods, warnings } from "./kube";
 
 const NS = "mesh-rl-shop";
 const FIELD_MANAGER = "mesh-rl-cluster-test";
@@ -40,8 +40,11 @@ describe("cluster: the package's GlobalRateLimit on its own (a user's gateway): 
             });
         }, "shop", "cluster");
         // The password Secret's value is redacted in a render; give it a real one for the apply.
-        for (const o of objects as any[]) if (o.kind === "Secret") o.stringData = Object.fromEntries(Object.keys(o.stringData ?? o.data ?? {}).map((k) => [k, "cluster-test-password"]));
-        for (const o of objects as any[]) if (o.kind === "Secret") delete o.data;
+        for (const o of objects as any[]) {
+            if (o.kind !== "Secret") continue;
+            o.stringData = Object.fromEntries(Object.keys(o.stringData ?? o.data ?? {}).map((k) => [k, "cluster-test-password"]));
+            delete o.data;
+        }
         expect(objects.map((o) => o.kind)).to.include.members(["ServiceAccount", "Deployment", "Service", "ConfigMap", "EnvoyFilter", "AuthorizationPolicy", "NetworkPolicy"]);
 
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mesh-rl-standalone-"));
@@ -53,20 +56,7 @@ describe("cluster: the package's GlobalRateLimit on its own (a user's gateway): 
             expect(warnings(applied.stderr), "API server warnings").to.deep.equal([]);
 
             for (const d of objects.filter((o) => o.kind === "Deployment") as any[]) {
-                const want = d.spec.replicas ?? 1;
-                const selector = Object.entries<string>(d.spec.selector.matchLabels).map(([k, v]) => `${k}=${v}`).join(",");
-                await waitFor(
-                    `${NS}/${d.metadata.name}: ${want} pod(s) Running on kwok nodes`,
-                    () => {
-                        const pods = kubectlJson<{ items: any[] }>(["get", "pods", "-n", NS, "-l", selector]).items;
-                        return pods.length === want && pods.every((p) => /^kwok-node-/.test(p.spec.nodeName ?? "") && p.status.phase === "Running");
-                    },
-                    90_000,
-                    500,
-                    // Why not: e.g. `FailedCreate ... serviceaccount "ratelimit" not found` on the ReplicaSet.
-                    () => kubectl(["get", "events", "-n", NS, "--field-selector", "type=Warning", "-o", "custom-columns=REASON:.reason,MSG:.message", "--no-headers"]).trim() || "no warning events",
-                );
-                const pods = kubectlJson<{ items: any[] }>(["get", "pods", "-n", NS, "-l", selector]).items;
+                const pods = await waitForDeploymentPods(d);
                 for (const p of pods) expect(p.spec.serviceAccountName, `${p.metadata.name}`).to.equal(d.spec.template.spec.serviceAccountName);
             }
 
