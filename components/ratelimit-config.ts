@@ -3,9 +3,7 @@
  * compiled rules (components/rules.ts), the same source as the gateway's actions.
  */
 import { stringify } from "yaml";
-import { ConfigDescriptor, compileGlobalLimits, formatRuleProblems } from "./rules";
-import { StackSettings } from "./settings";
-import { globalLimitsFromSettings } from "./spec-limits";
+import { ConfigDescriptor } from "./rules";
 
 export const CONFIG_FILE_KEY = "config.yaml";
 
@@ -17,16 +15,4 @@ export interface RateLimitServiceConfig {
 /** The text of a `config.yaml` entry for a domain and its descriptors. */
 export function configYaml(domain: string, descriptors: ConfigDescriptor[]): string {
     return stringify({ domain, descriptors } satisfies RateLimitServiceConfig, { lineWidth: 0 });
-}
-
-export function rateLimitServiceConfig(s: StackSettings): RateLimitServiceConfig {
-    const c = compileGlobalLimits(globalLimitsFromSettings(s));
-    if (c.problems.length) throw new Error(formatRuleProblems("limits of the stack settings", c.problems));
-    return { domain: s.global.domain, descriptors: c.configDescriptors };
-}
-
-/** The text of the ConfigMap's `config.yaml` entry. */
-export function rateLimitConfigYaml(s: StackSettings): string {
-    const c = rateLimitServiceConfig(s);
-    return configYaml(c.domain, c.descriptors);
 }

@@ -7,7 +7,6 @@ import { planGlobalRateLimit } from "../../components/global-ratelimit";
 import { planLocalRateLimit } from "../../components/local-ratelimit";
 import { globalArgsFromSettings, localArgsFromSettings } from "../../components/mesh-ratelimit";
 import { espArgs, ingressManifest } from "../../components/managed-api";
-import { rateLimitConfigYaml } from "../../components/ratelimit-config";
 import { ratelimitEnv } from "../../components/ratelimit-service";
 import { StackSettings, resolveSettings } from "../../components/settings";
 import { DEV } from "./helpers";
@@ -16,11 +15,13 @@ const A = resolveSettings(DEV);
 const B = resolveSettings({ ...DEV, variant: "B" });
 /** The stack's gateway filters, by name, as the GlobalRateLimit component plans them. */
 const filters = (s: StackSettings) => Object.fromEntries(planGlobalRateLimit(globalArgsFromSettings(s)).filters.map((f) => [f.name, f.spec as any]));
+/** The rate-limit service's config.yaml, as the GlobalRateLimit component plans it. */
+const configYaml = (s: StackSettings) => planGlobalRateLimit(globalArgsFromSettings(s)).configYaml;
 const localFilter = (s: StackSettings) => planLocalRateLimit("local", localArgsFromSettings(s)).spec as any;
 
 describe("pure builders", () => {
     it("config.yaml is YAML the service reads: domain, then descriptors with rate_limit", () => {
-        const cfg = parse(rateLimitConfigYaml(A));
+        const cfg = parse(configYaml(A));
         expect(Object.keys(cfg)).to.deep.equal(["domain", "descriptors"]);
         expect(cfg.descriptors.every((d: any) => Object.keys(d.rate_limit).sort().join() === "requests_per_unit,unit")).to.equal(true);
         // The catch-all has no value key at all (an empty value would be a different descriptor).
@@ -32,7 +33,7 @@ describe("pure builders", () => {
             const f = filters(s);
             expect(Object.keys(f)).to.deep.equal(s === A ? ["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"] : ["filter-ratelimit", "filter-ratelimit-svc"]);
             const tc = f["filter-ratelimit"].configPatches[0].patch.value.typed_config;
-            expect(tc.domain).to.equal(parse(rateLimitConfigYaml(s)).domain);
+            expect(tc.domain).to.equal(parse(configYaml(s)).domain);
             const sel = Object.values(f).map((x) => JSON.stringify(x.workloadSelector));
             expect(new Set(sel)).to.deep.equal(new Set([JSON.stringify({ labels: { istio: "ingressgateway" } })]));
         }
