@@ -193,8 +193,10 @@ export function selectorProblems(field: string, selector: unknown): RuleProblem[
 /** A DNS name problem, or nothing. Exported for testing. */
 export function dnsProblem(field: string, value: unknown, kind: "label" | "subdomain"): RuleProblem[] {
     const re = kind === "label" ? DNS_LABEL : DNS_SUBDOMAIN;
-    if (typeof value === "string" && re.test(value) && value.length <= (kind === "label" ? 63 : 253)) return [];
-    const fixed = String(value ?? "").toLowerCase().replace(/[^a-z0-9.-]/g, "-").replace(/^[-.]+|[-.]+$/g, "") || "name";
+    const max = kind === "label" ? 63 : 253;
+    if (typeof value === "string" && re.test(value) && value.length <= max) return [];
+    const parts = String(value ?? "").toLowerCase().replace(kind === "label" ? /[^a-z0-9-]/g : /[^a-z0-9.-]/g, "-").split(".");
+    const fixed = parts.map((p) => p.replace(/^-+|-+$/g, "")).filter(Boolean).join(".").slice(0, max).replace(/[-.]+$/, "") || "name";
     return [{ field, value, problem: `must be a Kubernetes DNS-1123 ${kind} (lower-case letters, digits, '-'${kind === "subdomain" ? ", '.'" : ""})`, fix: `use "${fixed}"` }];
 }
 
@@ -233,7 +235,9 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     } else {
         problems.push(...selectorProblems("gateway.selector", a.gateway.selector));
         if (a.gateway.namespace !== undefined) problems.push(...dnsProblem("gateway.namespace", a.gateway.namespace, "label"));
-        (a.gateway.virtualHosts ?? []).forEach((v, i) => {
+        if (a.gateway.virtualHosts != null && !Array.isArray(a.gateway.virtualHosts)) {
+            problems.push({ field: "gateway.virtualHosts", value: a.gateway.virtualHosts, problem: "must be a list of Istio's virtual host names <host>:<port>", fix: 'give e.g. ["*:8080"]' });
+        } else (a.gateway.virtualHosts ?? []).forEach((v, i) => {
             if (typeof v !== "string" || !/^[^\s:]+:\d+$/.test(v)) {
                 problems.push({ field: `gateway.virtualHosts[${i}]`, value: v, problem: "must be Istio's virtual host name <host>:<port>", fix: 'use e.g. "*:8080" (Istio silently ignores a patch that names no virtual host)' });
             }
@@ -330,7 +334,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         },
     ];
     if (compiled.vhostRateLimits.length) {
-        filters.push({ name: `${prefix}-svc`, namespace: filterNs, spec: vhostRateLimitsFilter(selector, a.gateway?.virtualHosts?.length ? a.gateway.virtualHosts : [""], compiled.vhostRateLimits) });
+        filters.push({ name: `${prefix}-svc`, namespace: filterNs, spec: vhostRateLimitsFilter(selector, Array.isArray(a.gateway?.virtualHosts) && a.gateway.virtualHosts.length ? a.gateway.virtualHosts : [""], compiled.vhostRateLimits) });
     }
     const routes = routeRateLimitsFilter(selector, compiled.routePatches, mode);
     if (routes) filters.push({ name: `${prefix}-svc-api`, namespace: filterNs, spec: routes });
@@ -349,23 +353,33 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
 /** The typed Redis choice → the connection the service environment is built from (components/redis-connection.ts). */
 function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]): RedisConnection {
     const mode = r.mode ?? RedisModeName.InCluster;
-    if (!(Object.values(RedisModeName) as string[]).includes(mode)) {
+    const knownMode = (Object.values(RedisModeName) as string[]).includes(mode);
+    if (!knownMode) {
         problems.push({ field: "redis.mode", value: mode, problem: `must be one of ${Object.values(RedisModeName).join(", ")}`, fix: "use RedisModeName.InCluster" });
     }
-    const addresses = r.addresses ?? [];
+    const addresses: string[] = Array.isArray(r.addresses) ? r.addresses : [];
     const key = (k: SecretKeyArgs | undefined, field: string): SecretKey | undefined => {
         if (!k) return undefined;
         problems.push(...dnsProblem(`${field}.name`, k.name, "subdomain"));
-        return { name: k.name, key: k.key ?? "password" };
+        const secretKey = k.key ?? "password";
+        if (typeof secretKey !== "string" || !/^[-._a-zA-Z0-9]+$/.test(secretKey)) {
+            problems.push({ field: `${field}.key`, value: k.key, problem: "must be a Secret data key (letters, digits, '-', '_', '.')", fix: 'use e.g. "password"' });
+        }
+        return { name: k.name, key: secretKey };
     };
-    if (mode === RedisModeName.InCluster) {
+    if (!knownMode) {
+        // The other Redis checks depend on the mode; they would only add noise to the mode's problem.
+    } else if (mode === RedisModeName.InCluster) {
         for (const f of ["addresses", "sentinelMaster", "passwordSecret", "sentinelPasswordSecret", "tls", "tlsCaSecret"] as const) {
-            if (r[f] !== undefined) problems.push({ field: `redis.${f}`, value: r[f], problem: "applies only to an existing Redis (mode external, sentinel or cluster)", fix: `remove redis.${f}, or set redis.mode` });
+            // `tls: false` is the default spelled out (the stack config accepts redisTls=false too).
+            if (r[f] !== undefined && !(f === "tls" && r.tls === false)) problems.push({ field: `redis.${f}`, value: r[f], problem: "applies only to an existing Redis (mode external, sentinel or cluster)", fix: `remove redis.${f}, or set redis.mode` });
         }
     } else {
         if (r.image !== undefined) problems.push({ field: "redis.image", value: r.image, problem: "has no effect: no Redis is deployed for an existing one", fix: "remove redis.image" });
         const want = mode === RedisModeName.External ? "exactly one" : "at least one";
-        if (mode === RedisModeName.External ? addresses.length !== 1 : addresses.length < 1) {
+        if (r.addresses !== undefined && !Array.isArray(r.addresses)) {
+            problems.push({ field: "redis.addresses", value: r.addresses, problem: "must be a list of host:port", fix: 'give e.g. ["redis.cache.svc.cluster.local:6379"]' });
+        } else if (mode === RedisModeName.External ? addresses.length !== 1 : addresses.length < 1) {
             problems.push({ field: "redis.addresses", value: addresses, problem: `needs ${want} host:port for mode ${mode}`, fix: 'give e.g. ["redis.cache.svc.cluster.local:6379"]' });
         }
         addresses.forEach((x, i) => {
@@ -373,11 +387,15 @@ function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]): RedisC
         });
         if (mode === RedisModeName.Sentinel && !r.sentinelMaster) {
             problems.push({ field: "redis.sentinelMaster", value: r.sentinelMaster, problem: "is required for mode sentinel", fix: 'give the master\'s name, e.g. "mymaster"' });
+        } else if (mode === RedisModeName.Sentinel && /[,\s]/.test(String(r.sentinelMaster))) {
+            problems.push({ field: "redis.sentinelMaster", value: r.sentinelMaster, problem: "must not contain commas or spaces (the service splits REDIS_URL on commas)", fix: `use "${String(r.sentinelMaster).replace(/[,\s]+/g, "") || "mymaster"}"` });
         }
         if (mode !== RedisModeName.Sentinel && (r.sentinelMaster !== undefined || r.sentinelPasswordSecret !== undefined)) {
-            problems.push({ field: "redis.sentinelMaster", value: r.sentinelMaster, problem: "applies only to mode sentinel", fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret" });
+            const f = r.sentinelMaster !== undefined ? "sentinelMaster" : "sentinelPasswordSecret";
+            problems.push({ field: `redis.${f}`, value: r[f], problem: "applies only to mode sentinel", fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret" });
         }
         if (r.tlsCaSecret !== undefined && !r.tls) problems.push({ field: "redis.tlsCaSecret", value: r.tlsCaSecret, problem: "needs tls: true", fix: "set redis.tls to true, or remove redis.tlsCaSecret" });
+        if (r.tlsCaSecret !== undefined) problems.push(...dnsProblem("redis.tlsCaSecret", r.tlsCaSecret, "subdomain"));
     }
     return {
         mode: mode as RedisMode,

@@ -41,7 +41,7 @@ export function planLocalRateLimit(name: string, args: LocalRateLimitArgs): { pr
     const fillInterval = a.fillInterval ?? "60s";
     const secs = typeof fillInterval === "string" ? protoDurationSeconds(fillInterval) : undefined;
     if (secs === undefined || secs < 0.05) {
-        problems.push({ field: "fillInterval", value: fillInterval, problem: "must be a protobuf duration of at least 0.05s (Envoy refuses shorter ones)", fix: /^\d+$/.test(String(fillInterval)) ? `use "${fillInterval}s"` : 'use e.g. "60s"' });
+        problems.push({ field: "fillInterval", value: fillInterval, problem: "must be a protobuf duration of at least 0.05s (Envoy refuses shorter ones)", fix: /^\d+$/.test(String(fillInterval)) && Number(fillInterval) >= 1 ? `use "${fillInterval}s"` : 'use e.g. "60s"' });
     }
     if (a.routes !== undefined) {
         if (!Array.isArray(a.routes)) problems.push({ field: "routes", value: a.routes, problem: "must be a list of route names", fix: "give [] for every route, or names" });
