@@ -24,7 +24,7 @@ import {
     compileGlobalLimits,
     formatRuleProblems,
 } from "./rules";
-import { StackSettings, protoDurationSeconds, resolveSettings } from "./settings";
+import { StackSettings, dnsNameProblem, isDnsName, protoDurationSeconds, resolveSettings, suggestedDnsName } from "./settings";
 
 /** `LOG_LEVEL` of the rate-limit service. */
 export enum ServiceLogLevel {
@@ -167,8 +167,6 @@ export interface AccessPolicyArgs {
     gatewayPrincipal: string;
 }
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 export const DEFAULT_FILTER_PREFIX = "filter-ratelimit";
@@ -192,12 +190,7 @@ export function selectorProblems(field: string, selector: unknown): RuleProblem[
 
 /** A DNS name problem, or nothing. Exported for testing. */
 export function dnsProblem(field: string, value: unknown, kind: "label" | "subdomain"): RuleProblem[] {
-    const re = kind === "label" ? DNS_LABEL : DNS_SUBDOMAIN;
-    const max = kind === "label" ? 63 : 253;
-    if (typeof value === "string" && re.test(value) && value.length <= max) return [];
-    const parts = String(value ?? "").toLowerCase().replace(kind === "label" ? /[^a-z0-9-]/g : /[^a-z0-9.-]/g, "-").split(".");
-    const fixed = parts.map((p) => p.replace(/^-+|-+$/g, "")).filter(Boolean).join(".").slice(0, max).replace(/[-.]+$/, "") || "name";
-    return [{ field, value, problem: `must be a Kubernetes DNS-1123 ${kind} (lower-case letters, digits, '-'${kind === "subdomain" ? ", '.'" : ""})`, fix: `use "${fixed}"` }];
+    return isDnsName(value, kind) ? [] : [{ field, value, problem: dnsNameProblem(kind), fix: `use "${suggestedDnsName(value, kind)}"` }];
 }
 
 export function portProblem(field: string, value: unknown): RuleProblem[] {

@@ -14,7 +14,7 @@
  * the Redis servers (`user:password` works too), `REDIS_SENTINEL_AUTH` that of the Sentinels;
  * `REDIS_TLS` and `REDIS_TLS_CACERT` (a PEM file) for TLS.
  */
-import type { Fix } from "./settings";
+import { type Fix, isDnsName, suggestedDnsName } from "./settings";
 
 export type RedisMode = "in-cluster" | "external" | "sentinel" | "cluster";
 export const REDIS_MODES: readonly RedisMode[] = ["in-cluster", "external", "sentinel", "cluster"];
@@ -55,7 +55,6 @@ export interface ConfigReader {
     fail(key: string, value: string | undefined, text: string, fix: Fix): void;
 }
 
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const HOST = /^([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])$/;
 
 /** Whether `s` is `host:port` (DNS name, IPv4 or `[IPv6]`, port 1-65535). Exported for testing. */
@@ -122,8 +121,8 @@ export function readRedisConnection(r: ConfigReader, pipelineWindow: string): Re
 
     for (const k of ["redisPasswordSecret", "redisSentinelPasswordSecret", "redisTlsCaSecret"]) {
         const v = r.given(k);
-        if (v !== undefined && (!DNS1123_SUBDOMAIN.test(v) || v.length > 253)) {
-            r.fail(k, v, "must be the name of a Secret in ratelimitNamespace (a DNS-1123 subdomain)", (s) => s.set(k, v.toLowerCase().replace(/[^a-z0-9.-]/g, "-").replace(/^[-.]+|[-.]+$/g, "") || "redis-password"));
+        if (v !== undefined && !isDnsName(v, "subdomain")) {
+            r.fail(k, v, "must be the name of a Secret in ratelimitNamespace (a DNS-1123 subdomain)", (s) => s.set(k, suggestedDnsName(v, "subdomain")));
         }
     }
     if (r.given("redisPasswordSecretKey") !== undefined && secret === undefined && sentinelSecret === undefined) {

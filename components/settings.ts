@@ -291,6 +291,27 @@ const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 
 /** Seconds of a protobuf duration string, or undefined when it is not one. Exported for testing. */
+/** Whether `v` is a Kubernetes DNS-1123 label (63 characters at most) or subdomain (253). */
+export function isDnsName(v: unknown, kind: "label" | "subdomain"): v is string {
+    return typeof v === "string" && (kind === "label" ? DNS1123_LABEL : DNS1123_SUBDOMAIN).test(v) && v.length <= (kind === "label" ? 63 : 253);
+}
+
+/** The problem text of a bad DNS name (stack config and component arguments alike). */
+export function dnsNameProblem(kind: "label" | "subdomain"): string {
+    return `must be a Kubernetes DNS-1123 ${kind} (lower-case letters, digits, '-'${kind === "subdomain" ? ", '.'" : ""})`;
+}
+
+/**
+ * A valid DNS name close to a bad one, for the fix: lower case, other characters (and, in a label,
+ * dots) made '-', empty parts dropped, cut to the length limit; "name" when nothing is left.
+ */
+export function suggestedDnsName(v: unknown, kind: "label" | "subdomain"): string {
+    const max = kind === "label" ? 63 : 253;
+    const parts = String(v ?? "").toLowerCase().replace(kind === "label" ? /[^a-z0-9-]/g : /[^a-z0-9.-]/g, "-").split(".");
+    const joined = parts.map((p) => p.replace(/^-+|-+$/g, "")).filter(Boolean).join(".");
+    return joined.slice(0, max).replace(/[-.]+$/, "") || "name";
+}
+
 export function protoDurationSeconds(s: string): number | undefined {
     const m = PROTO_DURATION.exec(s);
     return m ? Number(m[1] + (m[2] ?? "")) : undefined;
@@ -399,11 +420,7 @@ class Reader {
 
     dnsName(key: string, kind: "label" | "subdomain"): string {
         const v = this.str(key);
-        const re = kind === "label" ? DNS1123_LABEL : DNS1123_SUBDOMAIN;
-        if (!re.test(v) || v.length > (kind === "label" ? 63 : 253)) {
-            const fixed = v.toLowerCase().replace(/[^a-z0-9.-]/g, "-").replace(/^[-.]+|[-.]+$/g, "") || "name";
-            this.fail(key, v, `must be a Kubernetes DNS-1123 ${kind} (lower-case letters, digits, '-'${kind === "subdomain" ? ", '.'" : ""})`, (s) => s.set(key, fixed));
-        }
+        if (!isDnsName(v, kind)) this.fail(key, v, dnsNameProblem(kind), (s) => s.set(key, suggestedDnsName(v, kind)));
         return v;
     }
 
@@ -688,7 +705,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         const serviceName = r.given("espServiceName");
         if (!serviceName) {
             r.fail("espServiceName", undefined, "is required: ESP needs the Cloud Endpoints service it serves (--service)", (s) => `${s.set("espServiceName", "echo-api.endpoints.MY_PROJECT.cloud.goog")}, or ${s.set("managedApi", "false")}`);
-        } else if (!DNS1123_SUBDOMAIN.test(serviceName)) {
+        } else if (!isDnsName(serviceName, "subdomain")) {
             r.fail("espServiceName", serviceName, "must be a DNS name such as echo-api.endpoints.MY_PROJECT.cloud.goog", (s) => s.set("espServiceName", "echo-api.endpoints.MY_PROJECT.cloud.goog"));
         }
         const secret = r.given("espServiceAccountSecret");

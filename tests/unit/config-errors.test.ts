@@ -46,6 +46,12 @@ const CASES: Case[] = [
     { name: "include ranges of commas only", set: { includeIpRanges: " , ," }, key: "includeIpRanges", says: /^has invalid CIDR\(s\): \(empty\)$/, fix: /^use comma-separated CIDRs such as 10\.4\.0\.0\/14,10\.7\.240\.0\/20$/ },
     { name: "ESP service name with capitals", set: { espServiceName: "Echo.Endpoints.x.cloud.goog" }, key: "espServiceName", says: /^must be a DNS name such as echo-api\.endpoints\.MY_PROJECT\.cloud\.goog$/, fix: /config set espServiceName echo-api\.endpoints\.MY_PROJECT\.cloud\.goog$/ },
     { name: "ESP service-account Secret name with capitals", set: { espServiceAccountSecret: "ESP_Key" }, key: "espServiceAccountSecret", says: /DNS-1123 subdomain/, fix: /espServiceAccountSecret/ },
+    // The suggested name is itself valid: no dot in a label, no empty part, within the length limit.
+    { name: "namespace with a dot (a label has none)", set: { workloadNamespace: "shop.prod" }, key: "workloadNamespace", says: /^must be a Kubernetes DNS-1123 label \(lower-case letters, digits, '-'\)$/, fix: /config set workloadNamespace shop-prod$/ },
+    { name: "namespace of 64 characters", set: { ratelimitNamespace: "a".repeat(64) }, key: "ratelimitNamespace", says: /DNS-1123 label/, fix: new RegExp(`config set ratelimitNamespace a{63}$`) },
+    { name: "ConfigMap name with an empty part", set: { configName: "rate..limits." }, key: "configName", says: /^must be a Kubernetes DNS-1123 subdomain \(lower-case letters, digits, '-', '\.'\)$/, fix: /config set configName rate\.limits$/ },
+    { name: "ConfigMap name of punctuation only", set: { configName: "_._" }, key: "configName", says: /DNS-1123 subdomain/, fix: /config set configName name$/ },
+    { name: "Redis TLS CA Secret name with capitals", set: { redisMode: "external", redisAddress: "r:6379", redisTls: "true", redisTlsCaSecret: "Redis.CA." }, key: "redisTlsCaSecret", says: /^must be the name of a Secret in ratelimitNamespace \(a DNS-1123 subdomain\)$/, fix: /config set redisTlsCaSecret redis\.ca$/ },
     { name: "unknown variant", set: { variant: "C" }, key: "variant", says: /one of 'A', 'B'/, fix: /config set variant A/ },
     { name: "lower-case variant", set: { variant: "b" }, key: "variant", says: /one of/, fix: /config set variant B/ },
     { name: "unknown api profile", set: { apiProfile: "legacy" }, key: "apiProfile", says: /one of 'current', 'seed'/, fix: /apiProfile current/ },
