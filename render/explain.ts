@@ -165,7 +165,8 @@ export function gatewayModel(objects: K8sObject[]): GatewayModel {
     const virtualHost = `${hosts[0]}:${gateway.port}`;
 
     const routes: ModelRoute[] = (vs.spec?.http ?? []).map((h: any, index: number) => {
-        const matches: RouteMatch[] = (h.match ?? [{}]).map((mt: any) => {
+        // Istio: a route whose match list is empty (or absent) matches everything.
+        const matches: RouteMatch[] = (h.match?.length ? h.match : [{}]).map((mt: any) => {
             if (Object.keys(mt).some((k) => !["uri", "name"].includes(k))) {
                 throw new Error(`VirtualService match fields ${Object.keys(mt).join(", ")} are not modelled`);
             }
@@ -179,18 +180,21 @@ export function gatewayModel(objects: K8sObject[]): GatewayModel {
         return { name: h.name, index, matches, rateLimits: [], vhRateLimits: "OVERRIDE" as VhRateLimits };
     });
 
-    // Only filters that select the gateway's pods and patch the GATEWAY context act on it.
+    // Only filters that select the gateway's pods and patch the GATEWAY context (or ANY, Istio's
+    // default when `context` is absent) act on it.
     const filters = objects.filter((o) => o.kind === "EnvoyFilter" && isSubset(o.spec?.workloadSelector?.labels, gateway.selector));
     let domain: string | undefined;
     let failureModeDeny = false;
     let vhostMode: VhRateLimits | undefined;
     const vhostRateLimits: GatewayModel["vhostRateLimits"] = [];
     const filterNames: string[] = [];
+    const ownMode = new Set<ModelRoute>();
     for (const f of filters) {
         for (const p of f.spec?.configPatches ?? []) {
             const applyTo = field(p, "apply_to");
             const match = p.match ?? {};
-            if (match.context !== "GATEWAY") continue;
+            const context = match.context ?? "ANY";
+            if (context !== "GATEWAY" && context !== "ANY") continue;
             const value = p.patch?.value ?? {};
             if (applyTo === "HTTP_FILTER" && value.name === RATELIMIT_FILTER) {
                 const tc = field(value, "typed_config") ?? {};
@@ -217,7 +221,10 @@ export function gatewayModel(objects: K8sObject[]): GatewayModel {
                 if (!routeName) throw new Error(`EnvoyFilter ${f.metadata.name}: a route patch without route name is not modelled`);
                 for (const r of routes.filter((r) => r.name === routeName)) {
                     if (own) r.rateLimits.push(...own);
-                    if (mode) r.vhRateLimits = mode;
+                    if (mode) {
+                        r.vhRateLimits = mode;
+                        ownMode.add(r);
+                    }
                     r.envoyFilter = [r.envoyFilter, f.metadata.name].filter(Boolean).join(", ");
                 }
                 filterNames.push(f.metadata.name);
@@ -225,7 +232,8 @@ export function gatewayModel(objects: K8sObject[]): GatewayModel {
         }
     }
     if (domain === undefined) throw new Error(`no EnvoyFilter inserts ${RATELIMIT_FILTER} into Gateway ${gateway.name}'s pods`);
-    if (vhostMode) for (const r of routes) if (r.vhRateLimits === "OVERRIDE" && !r.envoyFilter) r.vhRateLimits = vhostMode;
+    // Envoy resolves RateLimitPerRoute most specific first: the route's own, else the virtual host's.
+    if (vhostMode) for (const r of routes) if (!ownMode.has(r)) r.vhRateLimits = vhostMode;
 
     return {
         source: `VirtualService ${vs.metadata.name}`,
@@ -396,7 +404,10 @@ function headerMatches(h: any, headers: Record<string, string>): boolean {
     const srm = field(h, "safe_regex_match");
     const sm = field(h, "string_match");
     if (v === undefined) {
-        ok = false;
+        // Envoy (HeaderUtility::matchHeaders): a missing header matches only a presence test,
+        // `present_match: false`, or `present_match: true` inverted; never an inverted value matcher.
+        const present = field(h, "present_match");
+        return present !== undefined && present === invert;
     } else if (srm) {
         ok = fullMatch(srm.regex, v);
     } else if (field(h, "exact_match") !== undefined) {
@@ -404,14 +415,16 @@ function headerMatches(h: any, headers: Record<string, string>): boolean {
     } else if (field(h, "prefix_match") !== undefined) {
         ok = v.startsWith(field(h, "prefix_match"));
     } else if (sm) {
-        if (sm.exact !== undefined) ok = v === sm.exact;
-        else if (sm.prefix !== undefined) ok = v.startsWith(sm.prefix);
-        else if (sm.suffix !== undefined) ok = v.endsWith(sm.suffix);
-        else if (sm.contains !== undefined) ok = v.includes(sm.contains);
+        // `ignore_case` applies to exact/prefix/suffix/contains, not to safe_regex.
+        const c = field(sm, "ignore_case") === true ? (s: string) => s.toLowerCase() : (s: string) => s;
+        if (sm.exact !== undefined) ok = c(v) === c(sm.exact);
+        else if (sm.prefix !== undefined) ok = c(v).startsWith(c(sm.prefix));
+        else if (sm.suffix !== undefined) ok = c(v).endsWith(c(sm.suffix));
+        else if (sm.contains !== undefined) ok = c(v).includes(c(sm.contains));
         else if (field(sm, "safe_regex")) ok = fullMatch(field(sm, "safe_regex").regex, v);
         else throw new Error(`string_match ${JSON.stringify(sm)} is not modelled`);
     } else if (field(h, "present_match") !== undefined) {
-        ok = true;
+        ok = field(h, "present_match") === true;
     } else {
         throw new Error(`header matcher ${JSON.stringify(h)} is not modelled`);
     }
