@@ -134,7 +134,9 @@ export function readRedisConnection(r: ConfigReader, pipelineWindow: string): Re
     if (caSecret !== undefined && !tls) {
         r.fail("redisTlsCaSecret", caSecret, "is only read with redisTls true", (s) => `${s.set("redisTls", "true")}, or ${s.rm("redisTlsCaSecret")}`);
     }
-    const windowIsSet = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(pipelineWindow) && /[1-9]/.test(pipelineWindow);
+    // Without white space, as the fix for a window like "150 us" suggests it: both problems in one round.
+    const window = pipelineWindow.replace(/\s+/g, "");
+    const windowIsSet = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(window) && /[1-9]/.test(window);
     if (mode !== "cluster" && windowIsSet) {
         r.fail("redisPipelineWindow", pipelineWindow, `has no effect with redisMode ${mode}: the pinned service applies REDIS_PIPELINE_WINDOW to Redis Cluster only (its single and Sentinel clients pipeline each request's commands already)`, (s) => `${s.rm("redisPipelineWindow")}, or ${s.set("redisMode", "cluster")}`);
     }

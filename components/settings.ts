@@ -5,6 +5,7 @@
  * user fixes their config in one round; the error names the key, the value and the fix.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { isIPv6 } from "net";
 import { RE2 } from "re2-wasm";
 import { CONFIG_KEYS, CONFIG_KEY_NAMES, ConfigKeySpec, PROJECT } from "./config-schema";
 import { RedisConnection, readRedisConnection } from "./redis-connection";
@@ -168,7 +169,7 @@ export function shellQuote(v: string): string {
 export const PULUMI_FIX: FixStyle = {
     set: (k, v) => `pulumi config set ${k} ${shellQuote(v)}`,
     rm: (k) => `pulumi config rm ${k}`,
-    rename: (from, to, v) => `pulumi config rm ${from} && pulumi config set ${to} '${v}'`,
+    rename: (from, to, v) => `pulumi config rm ${from} && pulumi config set ${to} '${v.replace(/'/g, `'\\''`)}'`,
     header: (n) => `invalid stack configuration (${n} problem${n === 1 ? "" : "s"}); nothing was created:`,
 };
 
@@ -290,7 +291,6 @@ const GO_DURATION = /^(0|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 
-/** Seconds of a protobuf duration string, or undefined when it is not one. Exported for testing. */
 /** Whether `v` is a Kubernetes DNS-1123 label (63 characters at most) or subdomain (253). */
 export function isDnsName(v: unknown, kind: "label" | "subdomain"): v is string {
     return typeof v === "string" && (kind === "label" ? DNS1123_LABEL : DNS1123_SUBDOMAIN).test(v) && v.length <= (kind === "label" ? 63 : 253);
@@ -312,6 +312,7 @@ export function suggestedDnsName(v: unknown, kind: "label" | "subdomain"): strin
     return joined.slice(0, max).replace(/[-.]+$/, "") || "name";
 }
 
+/** Seconds of a protobuf duration string, or undefined when it is not one. Exported for testing. */
 export function protoDurationSeconds(s: string): number | undefined {
     const m = PROTO_DURATION.exec(s);
     return m ? Number(m[1] + (m[2] ?? "")) : undefined;
@@ -319,21 +320,35 @@ export function protoDurationSeconds(s: string): number | undefined {
 
 /** Compiles an RE2 regex anchored for a full match (Envoy's semantics). Throws on invalid RE2. */
 export function compileFullMatch(regex: string): { test(s: string): boolean } {
+    // Alone first: the anchoring group would balance an invalid `a)|(b` into a valid expression.
+    new RE2(regex, "u");
     return new RE2(`^(?:${regex})$`, "u");
 }
 
 /** Validates an IPv4/IPv6 CIDR. Exported for testing. */
 export function isCidr(s: string): boolean {
     const [addr, bits, ...rest] = s.split("/");
-    if (rest.length || bits === undefined || !/^\d{1,3}$/.test(bits)) return false;
+    // No leading zero in the length: Istio parses the ranges with Go's netip.ParsePrefix, which refuses one.
+    if (rest.length || bits === undefined || !/^(0|[1-9]\d{0,2})$/.test(bits)) return false;
     const n = Number(bits);
     if (/^\d{1,3}(\.\d{1,3}){3}$/.test(addr)) {
         return n <= 32 && addr.split(".").every((o) => Number(o) <= 255 && String(Number(o)) === o);
     }
-    if (addr.includes(":") && /^[0-9a-fA-F:]+$/.test(addr) && (addr.match(/::/g) ?? []).length <= 1) {
+    if (/^[0-9a-fA-F:]+$/.test(addr) && isIPv6(addr)) {
         return n <= 128;
     }
     return false;
+}
+
+const UNIT_SECONDS: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60, h: 3600 };
+
+/**
+ * Seconds of a duration written loosely (a bare number of seconds, or with `ms`, `s`, `m`, `h`; white
+ * space ignored), to the 9 decimals a protobuf duration holds; undefined when it is not one.
+ */
+function secondsOfLoose(v: string): number | undefined {
+    const m = /^(\d+(?:\.\d*)?|\.\d+)(ms|s|m|h)?$/.exec(v.replace(/\s+/g, ""));
+    return m ? Number((Number(m[1]) * UNIT_SECONDS[m[2] ?? "s"]).toFixed(9)) : undefined;
 }
 
 class Reader {
@@ -428,7 +443,11 @@ class Reader {
         const v = this.str(key);
         const secs = protoDurationSeconds(v);
         if (secs === undefined) {
-            this.fail(key, v, "must be a protobuf duration: seconds with an 's' suffix (Envoy rejects '60', '1m' or '500ms')", (s) => s.set(key, /^\d+$/.test(v) ? `${v}s` : "60s"));
+            // The same length in seconds when it reads as one (never below the minimum), else the default.
+            const meant = secondsOfLoose(v);
+            const text = meant === undefined ? undefined : `${Math.max(meant, minSeconds)}s`;
+            const fix = text !== undefined && protoDurationSeconds(text) !== undefined ? text : this.spec(key).default;
+            this.fail(key, v, "must be a protobuf duration: seconds with an 's' suffix (Envoy rejects '60', '1m' or '500ms')", (s) => s.set(key, fix));
         } else if (secs < minSeconds) {
             this.fail(key, v, `must be at least ${minSeconds}s`, (s) => s.set(key, `${minSeconds}s`));
         }
@@ -438,7 +457,7 @@ class Reader {
     goDuration(key: string): string {
         const v = this.str(key);
         if (!GO_DURATION.test(v)) {
-            this.fail(key, v, "must be a Go duration such as '0', '150us' or '2ms'", (s) => s.set(key, v.replace(/\s+/g, "") !== v && GO_DURATION.test(v.replace(/\s+/g, "")) ? v.replace(/\s+/g, "") : "150us"));
+            this.fail(key, v, "must be a Go duration such as '0', '150us' or '2ms'", (s) => s.set(key, v.replace(/\s+/g, "") !== v && GO_DURATION.test(v.replace(/\s+/g, "")) ? v.replace(/\s+/g, "") : this.spec(key).default));
         }
         return v;
     }
