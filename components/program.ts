@@ -6,7 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { rawToArgs } from "./mesh-args";
 import { MeshRateLimit } from "./mesh-ratelimit";
 import { LiveObject, SharedObjectRef, SharedObjectsPlan, planSharedObjects, sharedObjectRefs } from "./preflight";
-import { ConfigError, ConfigProblem, StackSettings, rawConfigFromAll, resolveSettings } from "./settings";
+import { ConfigError, ConfigProblem, StackSettings, hideSecretValues, rawConfigFromAll, resolveSettings } from "./settings";
 
 export interface ProgramOptions {
     /** Extra checks against the live cluster (skipped by the offline renderer and unit tests). */
@@ -19,6 +19,18 @@ export interface ProgramOptions {
     /** Where the preflight's decisions are reported (default: `pulumi.log.info`, shown by `pulumi preview`). */
     report?: (message: string) => void;
     kubeContext?: string;
+    /** Whether a config key (`project:key`) holds a secret (default: the Pulumi runtime's own record). */
+    isSecret?: (fullKey: string) => boolean;
+}
+
+/**
+ * The Pulumi runtime's record of which config keys are secret. Marked internal in @pulumi/pulumi
+ * (3.248.0, pinned; tests/unit/config-errors.test.ts fails if it disappears); without it every
+ * value is treated as secret, so none is ever printed.
+ */
+export function isConfigSecret(fullKey: string): boolean {
+    const f = (pulumi.runtime as unknown as { isConfigSecret?: (k: string) => boolean }).isConfigSecret;
+    return f ? f(fullKey) : true;
 }
 
 /**
@@ -26,12 +38,18 @@ export interface ProgramOptions {
  * before any resource is registered, then builds the stack.
  */
 export function buildProgram(allConfig: Record<string, string>, opts: ProgramOptions = {}): { settings: StackSettings; stack: MeshRateLimit; shared: SharedObjectsPlan } {
-    const { raw, unknown } = rawConfigFromAll(allConfig);
-    const settings = resolveSettings(raw, unknown);
+    const { raw, unknown, secretKeys } = rawConfigFromAll(allConfig, opts.isSecret ?? isConfigSecret);
+    const fail = (problems: ConfigProblem[]) => new ConfigError(hideSecretValues(problems, raw, secretKeys));
+    let settings: StackSettings;
+    try {
+        settings = resolveSettings(raw, unknown);
+    } catch (e) {
+        throw e instanceof ConfigError ? fail(e.problems) : e;
+    }
     const clusterProblems = opts.checkCluster?.(settings) ?? [];
-    if (clusterProblems.length) throw new ConfigError(clusterProblems);
+    if (clusterProblems.length) throw fail(clusterProblems);
     const shared = planSharedObjects(settings, opts.lookupShared?.(sharedObjectRefs(settings)) ?? []);
-    if (shared.problems.length) throw new ConfigError(shared.problems);
+    if (shared.problems.length) throw fail(shared.problems);
     const report = opts.report ?? ((m: string) => void pulumi.log.info(m));
     for (const d of shared.decisions) if (d.action !== "create" || opts.lookupShared) report(d.message);
     // Stack config → MeshRateLimit's typed arguments; the component checks them again itself.

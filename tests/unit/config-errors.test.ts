@@ -10,6 +10,8 @@ import { cliFix, parseCli, UsageError } from "../../render/args";
 import { parseArgs } from "../../render/cli";
 import { parseExplainArgs } from "../../render/explain-cli";
 import { programConfig, registerProgram } from "../../render/render";
+import * as pulumi from "@pulumi/pulumi";
+import { buildProgram, isConfigSecret } from "../../components/program";
 
 /** The dev stack's config: valid, so each case below fails only for what it changes. */
 const BASE: Record<string, string> = {
@@ -224,6 +226,59 @@ describe("config errors (table-driven)", () => {
 });
 
 /** The render and explain CLIs: the same flags, fixes phrased as what the user typed, the same exit code. */
+describe("config errors never print a secret config value", () => {
+    /** The dev config with a secret host in redisAddress (bad port) and a secret under a misspelt key. */
+    const config = (): Record<string, string> => ({
+        ...Object.fromEntries(Object.entries(BASE).map(([k, v]) => [`mesh-ratelimit:${k}`, v])),
+        "mesh-ratelimit:redisMode": "external",
+        "mesh-ratelimit:redisAddress": "redis-7f3k9q.internal.example:63x9",
+        "mesh-ratelimit:espServiceNam": "s3cr3t-t0ken-value",
+    });
+    const SECRET_KEYS = ["mesh-ratelimit:redisAddress", "mesh-ratelimit:espServiceNam"];
+    const messageOf = (all: Record<string, string>, isSecret?: (k: string) => boolean): string => {
+        try {
+            buildProgram(all, isSecret ? { isSecret } : {});
+        } catch (e) {
+            expect(e).to.be.instanceOf(ConfigError);
+            return (e as Error).message;
+        }
+        throw new Error("the config was accepted");
+    };
+
+    it("a plain value is printed (the control: the same config without secrets)", () => {
+        const m = messageOf(config(), () => false);
+        expect(m).to.include('mesh-ratelimit:redisAddress = "redis-7f3k9q.internal.example:63x9": has address(es) that are not host:port: redis-7f3k9q.internal.example:63x9');
+        expect(m).to.include("pulumi config set espServiceName 's3cr3t-t0ken-value'");
+    });
+
+    it("a secret value appears nowhere: not as the value, not in the problem, not in the fix; a misspelt secret key's fix moves it and keeps it secret", () => {
+        const m = messageOf(config(), (k) => SECRET_KEYS.includes(k));
+        expect(m).to.not.include("7f3k9q");
+        expect(m).to.not.include("s3cr3t");
+        // The suggested address would be derived from the secret one: the fix names no value and keeps it secret.
+        expect(m).to.include('  - mesh-ratelimit:redisAddress = "[secret]": has address(es) that are not host:port: [secret]\n    fix: pulumi config set --secret redisAddress \'<corrected value>\'');
+        expect(m).to.include(
+            '  - mesh-ratelimit:espServiceNam = "[secret]": unknown configuration key\n    fix: did you mean \'espServiceName\'? pulumi config set --secret espServiceName "$(pulumi config get espServiceNam)" && pulumi config rm espServiceNam',
+        );
+    });
+
+    it("by default the Pulumi runtime's record of secret keys decides (pulumi config set --secret)", () => {
+        expect(typeof (pulumi.runtime as unknown as { isConfigSecret?: unknown }).isConfigSecret, "the pinned @pulumi/pulumi exposes isConfigSecret").to.equal("function");
+        const before = pulumi.runtime.allConfig();
+        try {
+            pulumi.runtime.setAllConfig(config(), SECRET_KEYS);
+            expect(isConfigSecret("mesh-ratelimit:redisAddress")).to.equal(true);
+            expect(isConfigSecret("mesh-ratelimit:variant")).to.equal(false);
+            const m = messageOf(pulumi.runtime.allConfig());
+            expect(m).to.not.include("7f3k9q");
+            expect(m).to.not.include("s3cr3t");
+            expect(m).to.include('mesh-ratelimit:redisAddress = "[secret]"');
+        } finally {
+            pulumi.runtime.setAllConfig(before, []);
+        }
+    });
+});
+
 describe("config errors in the render and explain CLIs", function () {
     this.timeout(120_000);
     const CLI = cliFix("nothing was rendered");
