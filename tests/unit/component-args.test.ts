@@ -11,15 +11,17 @@ import { parse } from "yaml";
 import { CONFIG_KEYS } from "../../components/config-schema";
 import {
     GlobalRateLimitArgs,
+    ComponentArgsError,
     RedisModeName,
     ServiceLogLevel,
     configDefault,
     dnsProblem,
     planGlobalRateLimit,
+    redisOptionsOf,
     portProblem,
     selectorProblems,
 } from "../../components/global-ratelimit";
-import { LocalRateLimitArgs, planLocalRateLimit } from "../../components/local-ratelimit";
+import { LocalRateLimit, LocalRateLimitArgs, planLocalRateLimit } from "../../components/local-ratelimit";
 import { ARGS_FIX, argsToRaw, rawToArgs, settingsFromArgs } from "../../components/mesh-args";
 import { LimitUnit, PathKeyMode, RuleProblem } from "../../components/rules";
 import { ConfigError, resolveSettings } from "../../components/settings";
@@ -769,5 +771,33 @@ describe("MeshRateLimit arguments: settingsFromArgs", () => {
         const routes: any[] = [];
         routes.push({ exact: ["/a"], self: routes });
         expect(() => settingsFromArgs({ managedApi: false, virtualServiceRoutes: routes } as any)).to.throw(TypeError, /circular/i);
+    });
+});
+
+describe("component arguments: checks a mutation run showed untested (docs/mutation.md)", () => {
+    it("a virtual host given as a nested list is refused (its string form would look valid)", () => {
+        expect(planGlobalRateLimit(GW({ virtualHosts: [["*:80"]] })).problems).to.deep.equal([{ field: "gateway.virtualHosts[0]", value: ["*:80"], problem: VHOST, fix: VHOST_FIX }]);
+    });
+
+    it("tls: false spelled out does not excuse another existing-Redis field with the in-cluster Redis", () => {
+        expect(planGlobalRateLimit(REDIS({ tls: false, addresses: ["redis:6379"] })).problems).to.deep.equal([{ field: "redis.addresses", value: ["redis:6379"], problem: EXISTING_ONLY, fix: "remove redis.addresses, or set redis.mode" }]);
+    });
+
+    it("the typed Redis choice of a Sentinel connection keeps the Sentinels' password Secret", () => {
+        const c = { mode: "sentinel", addresses: ["s-0:26379"], sentinelMaster: "mymaster", sentinelPassword: { name: "s-auth", key: "pw" }, tls: false } as const;
+        expect(redisOptionsOf(c as any, "redis:7")).to.deep.equal({ mode: "sentinel", addresses: ["s-0:26379"], sentinelMaster: "mymaster", sentinelPasswordSecret: { name: "s-auth", key: "pw" } });
+    });
+
+    it("bad arguments throw a ComponentArgsError named so, its message headed by the component and its name", () => {
+        const err = new ComponentArgsError("GlobalRateLimit edge", [{ field: "domain", value: "", problem: "p", fix: "f" }]);
+        expect(err.name).to.equal("ComponentArgsError");
+        let thrown: Error | undefined;
+        try {
+            new LocalRateLimit("orders-bucket", { selector: {}, port: 8080, bucket: 10 });
+        } catch (e) {
+            thrown = e as Error;
+        }
+        expect(thrown?.name).to.equal("ComponentArgsError");
+        expect(thrown?.message).to.match(/^LocalRateLimit orders-bucket: invalid arguments \(1 problem\); nothing was created:/);
     });
 });

@@ -231,7 +231,7 @@ describe("config errors never print a secret config value", () => {
     const config = (): Record<string, string> => ({
         ...Object.fromEntries(Object.entries(BASE).map(([k, v]) => [`mesh-ratelimit:${k}`, v])),
         "mesh-ratelimit:redisMode": "external",
-        "mesh-ratelimit:redisAddress": "redis-7f3k9q.internal.example:63x9",
+        "mesh-ratelimit:redisAddress": "  redis-7f3k9q.internal.example:63x9 ",
         "mesh-ratelimit:espServiceNam": "s3cr3t-t0ken-value",
     });
     const SECRET_KEYS = ["mesh-ratelimit:redisAddress", "mesh-ratelimit:espServiceNam"];

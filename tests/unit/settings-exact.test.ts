@@ -781,3 +781,61 @@ describe("settings: descriptors (readDescriptors), whole problem list", () => {
         ]);
     });
 });
+
+describe("settings: checks a mutation run showed untested (docs/mutation.md)", () => {
+    it("a service label of exactly 63 characters is accepted; 64 is not", () => {
+        expect(problemsOf({ serviceLabel: "a".repeat(63) })).to.deep.equal([]);
+        expect(problemsOf({ serviceLabel: "a".repeat(64) }).map((p) => p.key)).to.deep.equal(["serviceLabel"]);
+    });
+
+    it("several invalid CIDRs are listed comma-separated", () => {
+        expect(problemsOf({ includeIpRanges: "10.0.0.0/8,ten,11.0.0.0/33" })).to.deep.equal([P("includeIpRanges", "10.0.0.0/8,ten,11.0.0.0/33", "has invalid CIDR(s): ten, 11.0.0.0/33", "use comma-separated CIDRs such as 10.4.0.0/14,10.7.240.0/20")]);
+    });
+
+    it("a domain with spaces: the fix keeps its valid characters", () => {
+        expect(problemsOf({ domain: "shop limits" })).to.deep.equal([P("domain", "shop limits", "must be non-empty and use only letters, digits, '_', '.', '-'", "pulumi config set domain shoplimits")]);
+    });
+
+    it("an invalid RE2 regex: the engine's message without its generic prefix", () => {
+        const [p] = problemsOf({ apiRouteRegex: "/api/(?=v1)" });
+        expect(p.key).to.equal("apiRouteRegex");
+        expect(p.problem).to.match(/^is not a valid RE2 regular expression \(/);
+        expect(p.problem).to.not.include("Invalid regular expression:");
+        expect(p.problem.length).to.be.greaterThan("is not a valid RE2 regular expression ()".length);
+    });
+
+    it("a descriptor value \"\" is one problem (its own), not also a duplicate of the catch-all", () => {
+        const descriptors = JSON.stringify([{ key: "PATH", unit: "minute", requestsPerUnit: 5 }, { key: "PATH", value: "", unit: "minute", requestsPerUnit: 1 }]);
+        expect(problemsOf({ descriptors }).map((p) => p.problem)).to.deep.equal(["descriptor #2 has an empty or non-string 'value'"]);
+    });
+
+    it("two unnamed routes are fine (only names must be distinct)", () => {
+        expect(problemsOf({ virtualServiceRoutes: '[{"exact":["/a"]},{"prefix":["/b"]},{"name":"api","prefix":["/api/v1/products"]}]' })).to.deep.equal([]);
+    });
+
+    it("the api descriptor value may equal limitedPath in variant B, where there is no api limit", () => {
+        expect(problemsOf({ variant: "B", apiDescriptorValue: "/productpage" }).filter((p) => p.problem.includes("collide"))).to.deep.equal([]);
+    });
+
+    it("protobuf-duration fixes: a leading-dot number converted, trailing garbage gives the default", () => {
+        expect(problemsOf({ localFillInterval: ".25" }).map((p) => p.fix)).to.deep.equal(["pulumi config set localFillInterval 0.25s"]);
+        expect(problemsOf({ localFillInterval: "2mx" }).map((p) => p.fix)).to.deep.equal(["pulumi config set localFillInterval 60s"]);
+    });
+
+    it("Go-duration fixes with Redis Cluster: spaces removed when that makes it valid, else the default", () => {
+        const cluster = { redisMode: "cluster", redisAddress: "r-0:6379,r-1:6379" };
+        expect(problemsOf({ ...cluster, redisPipelineWindow: "1 ms" }).map((p) => p.fix)).to.deep.equal(["pulumi config set redisPipelineWindow 1ms"]);
+        expect(problemsOf({ ...cluster, redisPipelineWindow: "1 d" }).map((p) => p.fix)).to.deep.equal(["pulumi config set redisPipelineWindow 0"]);
+    });
+
+    it("suggested DNS names drop every leading and trailing '-' of each part", () => {
+        expect(suggestedDnsName("--shop", "label")).to.equal("shop");
+        expect(suggestedDnsName("a--.b", "subdomain")).to.equal("a.b");
+    });
+
+    it("closest value among several prefixed ones: the nearest length, whichever order they are listed in", () => {
+        expect(closestValue("minu", ["minutes", "minute"], "second")).to.equal("minute");
+        expect(closestValue("minu", ["minute", "minutes"], "second")).to.equal("minute");
+        expect(closestValue("minutesx", ["min", "minute", "minutes"], "second")).to.equal("minutes");
+    });
+});
