@@ -779,6 +779,10 @@ describe("component arguments: checks a mutation run showed untested (docs/mutat
         expect(planGlobalRateLimit(GW({ virtualHosts: [["*:80"]] })).problems).to.deep.equal([{ field: "gateway.virtualHosts[0]", value: ["*:80"], problem: VHOST, fix: VHOST_FIX }]);
     });
 
+    it("a timeout given as a list is refused (its string form would look valid)", () => {
+        expect(planGlobalRateLimit(G({ timeout: ["10s"] })).problems).to.deep.equal([{ field: "timeout", value: ["10s"], problem: TIMEOUT, fix: TIMEOUT_FIX }]);
+    });
+
     it("tls: false spelled out does not excuse another existing-Redis field with the in-cluster Redis", () => {
         expect(planGlobalRateLimit(REDIS({ tls: false, addresses: ["redis:6379"] })).problems).to.deep.equal([{ field: "redis.addresses", value: ["redis:6379"], problem: EXISTING_ONLY, fix: "remove redis.addresses, or set redis.mode" }]);
     });
