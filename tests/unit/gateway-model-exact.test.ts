@@ -1426,3 +1426,18 @@ describe("the gateway model (render/explain.ts): formatExplanation, the CLI's te
         ]);
     });
 });
+
+describe("the gateway model (render/explain.ts): checks a mutation run showed untested (docs/mutation.md)", () => {
+    it("an exact route compares text, not a regex: '/v1.0' does not match '/v1x0'", () => {
+        const m = { routes: [route("exact", 0, [{ kind: "exact", value: "/v1.0" }])] } as unknown as GatewayModel;
+        expect(selectRoute(m, "/v1x0")).to.equal(undefined);
+        expect(selectRoute(m, "/v1.0")?.route.name).to.equal("exact");
+    });
+
+    it("a prefix* wildcard of another key never matches an entry", () => {
+        const config = { domain: "d", descriptors: [{ key: "OTHER", value: "/api*", rate_limit: { unit: "hour", requests_per_unit: 1 } }, { key: "PATH", rate_limit: { unit: "minute", requests_per_unit: 7 } }] };
+        const x = lookupLimit(config, "d", [{ key: "PATH", value: "/api/x" }]);
+        expect(x.limit?.entry).to.equal("PATH (catch-all)");
+        expect(x.limit?.requestsPerUnit).to.equal(7);
+    });
+});
