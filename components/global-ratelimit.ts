@@ -14,7 +14,7 @@ import { EnvoyFilterSpec, ratelimitHttpFilter, routeRateLimitsFilter, vhostRateL
 import { configYaml } from "./ratelimit-config";
 import { RateLimitService } from "./ratelimit-service";
 import { Redis } from "./redis";
-import { RedisConnection, RedisMode, SecretKey, deploysRedis, isHostPort, redisUrl } from "./redis-connection";
+import { RedisConnection, RedisMode, SECRET_DATA_KEY_PROBLEM, SENTINEL_MASTER_PROBLEM, SecretKey, cleanSentinelMaster, deploysRedis, isHostPort, isSecretDataKey, redisUrl } from "./redis-connection";
 import {
     CompiledLimits,
     PathKeyMode,
@@ -355,8 +355,8 @@ function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]): RedisC
         if (!k) return undefined;
         problems.push(...dnsProblem(`${field}.name`, k.name, "subdomain"));
         const secretKey = k.key ?? "password";
-        if (typeof secretKey !== "string" || !/^[-._a-zA-Z0-9]+$/.test(secretKey)) {
-            problems.push({ field: `${field}.key`, value: k.key, problem: "must be a Secret data key (letters, digits, '-', '_', '.')", fix: 'use e.g. "password"' });
+        if (!isSecretDataKey(secretKey)) {
+            problems.push({ field: `${field}.key`, value: k.key, problem: SECRET_DATA_KEY_PROBLEM, fix: 'use e.g. "password"' });
         }
         return { name: k.name, key: secretKey };
     };
@@ -380,8 +380,8 @@ function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]): RedisC
         });
         if (mode === RedisModeName.Sentinel && !r.sentinelMaster) {
             problems.push({ field: "redis.sentinelMaster", value: r.sentinelMaster, problem: "is required for mode sentinel", fix: 'give the master\'s name, e.g. "mymaster"' });
-        } else if (mode === RedisModeName.Sentinel && /[,\s]/.test(String(r.sentinelMaster))) {
-            problems.push({ field: "redis.sentinelMaster", value: r.sentinelMaster, problem: "must not contain commas or spaces (the service splits REDIS_URL on commas)", fix: `use "${String(r.sentinelMaster).replace(/[,\s]+/g, "") || "mymaster"}"` });
+        } else if (mode === RedisModeName.Sentinel && cleanSentinelMaster(String(r.sentinelMaster)) !== String(r.sentinelMaster)) {
+            problems.push({ field: "redis.sentinelMaster", value: r.sentinelMaster, problem: SENTINEL_MASTER_PROBLEM, fix: `use "${cleanSentinelMaster(String(r.sentinelMaster))}"` });
         }
         if (mode !== RedisModeName.Sentinel && (r.sentinelMaster !== undefined || r.sentinelPasswordSecret !== undefined)) {
             const f = r.sentinelMaster !== undefined ? "sentinelMaster" : "sentinelPasswordSecret";

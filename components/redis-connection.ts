@@ -43,6 +43,18 @@ export interface RedisConnection {
 /** Key of the CA certificate in `redisTlsCaSecret` (the `kubernetes.io/tls` and cert-manager convention). */
 export const TLS_CA_KEY = "ca.crt";
 /** Where the CA Secret is mounted in the service container. */
+/** Whether `k` can be a key of a Secret's data (Kubernetes: letters, digits, '-', '_', '.'). */
+export function isSecretDataKey(k: unknown): k is string {
+    return typeof k === "string" && /^[-._a-zA-Z0-9]+$/.test(k);
+}
+export const SECRET_DATA_KEY_PROBLEM = "must be a Secret data key (letters, digits, '-', '_', '.')";
+
+export const SENTINEL_MASTER_PROBLEM = "must not contain commas or spaces (the service splits REDIS_URL on commas)";
+/** A Sentinel master name without commas or white space: the name itself when it has none, else the suggested fix. */
+export function cleanSentinelMaster(master: string): string {
+    return master.replace(/[,\s]+/g, "") || "mymaster";
+}
+
 export const TLS_CA_DIR = "/etc/ratelimit/redis-tls";
 export const TLS_CA_VOLUME = "redis-tls-ca";
 
@@ -110,8 +122,8 @@ export function readRedisConnection(r: ConfigReader, pipelineWindow: string): Re
     if (mode === "sentinel") {
         if (master === undefined) {
             r.fail("redisSentinelMaster", undefined, "is required with redisMode sentinel: the name the Sentinels monitor the master under (`sentinel monitor <name> ...`)", (s) => s.set("redisSentinelMaster", "mymaster"));
-        } else if (/[,\s]/.test(master)) {
-            r.fail("redisSentinelMaster", master, "must not contain commas or spaces (the service splits REDIS_URL on commas)", (s) => s.set("redisSentinelMaster", master.replace(/[,\s]+/g, "") || "mymaster"));
+        } else if (cleanSentinelMaster(master) !== master) {
+            r.fail("redisSentinelMaster", master, SENTINEL_MASTER_PROBLEM, (s) => s.set("redisSentinelMaster", cleanSentinelMaster(master)));
         }
     } else {
         for (const k of ["redisSentinelMaster", "redisSentinelPasswordSecret"]) {
@@ -128,8 +140,8 @@ export function readRedisConnection(r: ConfigReader, pipelineWindow: string): Re
     if (r.given("redisPasswordSecretKey") !== undefined && secret === undefined && sentinelSecret === undefined) {
         r.fail("redisPasswordSecretKey", r.given("redisPasswordSecretKey"), "names a key of redisPasswordSecret, which is not set", (s) => `${s.set("redisPasswordSecret", "<secret name>")}, or ${s.rm("redisPasswordSecretKey")}`);
     }
-    if (!/^[-._a-zA-Z0-9]+$/.test(secretKey)) {
-        r.fail("redisPasswordSecretKey", secretKey, "must be a Secret data key (letters, digits, '-', '_', '.')", (s) => s.set("redisPasswordSecretKey", "password"));
+    if (!isSecretDataKey(secretKey)) {
+        r.fail("redisPasswordSecretKey", secretKey, SECRET_DATA_KEY_PROBLEM, (s) => s.set("redisPasswordSecretKey", "password"));
     }
     if (caSecret !== undefined && !tls) {
         r.fail("redisTlsCaSecret", caSecret, "is only read with redisTls true", (s) => `${s.set("redisTls", "true")}, or ${s.rm("redisTlsCaSecret")}`);
