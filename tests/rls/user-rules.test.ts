@@ -4,6 +4,7 @@
  * address, per client on one path, shadow). The component is evaluated under Pulumi's mocks; the
  * gateway MODEL turns each request into descriptors from the rendered filters; the real service
  * decides with the rendered config.yaml and environment. Counts are exact (one window, one process).
+ * The path rules cover an exact path (`/login`) and a prefix (`/search`).
  */
 import { expect } from "chai";
 import { GlobalRateLimit, LimitUnit, RateLimitRuleArgs } from "../../components/index";
@@ -22,6 +23,7 @@ const RULES: RateLimitRuleArgs[] = [
     { name: "has-token", header: { name: "authorization" }, requestsPerUnit: 4, unit: M },
     { name: "per-client", perClientAddress: true, requestsPerUnit: 6, unit: M },
     { name: "login-per-client", path: { exact: "/login" }, perClientAddress: true, requestsPerUnit: 2, unit: M },
+    { name: "search", path: { prefix: "/search" }, requestsPerUnit: 3, unit: M },
     { name: "beta", header: { name: "x-beta", value: "on" }, requestsPerUnit: 1, unit: M, shadow: true },
 ];
 
@@ -106,6 +108,56 @@ describe("rls: user-defined rules (header, client address, combined, shadow) on 
         expect(await okCount(4, () => "/login", () => ({ clientAddress: "203.0.113.21" }))).to.equal(2);
         // The same client elsewhere: only its per-client rule (6/min, 4 used) counts.
         expect(await okCount(2, () => "/cart", () => ({ clientAddress: "203.0.113.20" }))).to.equal(2);
+    });
+
+    // The promise of a path prefix (rules.ts, PathMatchArgs.prefix): `/search` matches `/search`,
+    // `/search/...` and `/search?...`, not `/searchx` (Envoy Gateway's path-separated prefix form,
+    // `^/search(/.*|\?.*|#.*|;.*|$)`, refuses `/searchx` too), and the query never matters. A regex
+    // that matched the prefix anywhere in the path, or without the separator, or only without a
+    // query, fails here. Every request comes from its own client address so the per-client rule
+    // (6/min) never binds; each answer is checked on the search descriptor's own status.
+    it("path prefix: /search, /search/x and /search?q=1 share 3 per minute; /x/search, /searchx and other paths are not counted by it", async () => {
+        await ensureWindow(15);
+        const t0 = Date.now();
+        let client = 0;
+        const from = () => ({ clientAddress: `198.51.100.${++client}` });
+        const searchStatus = (r: Awaited<ReturnType<typeof send>>) => {
+            const i = r.x.descriptors.findIndex((d) => d.entries[0].value === "search");
+            return i < 0 ? undefined : r.d!.statuses[i].code;
+        };
+        const searchKeys = async () => (await redis.keys()).filter((k) => k.startsWith("shop_rule_search_"));
+        // Must not count: the prefix elsewhere in the path, without a separator after it, in the
+        // query, or left by dot segments. Sent first: none of them may create the counter.
+        const notCounted = ["/x/search", "/searchx", "/search-results", "/searches", "/x/search/y", "/x?next=/search", "/?q=/search", "/search/../x", "/", "/sear"];
+        const pass = async () => {
+            for (const p of notCounted) {
+                const r = await send(p, from());
+                expect(searchStatus(r), `${p} sends no search descriptor`).to.equal(undefined);
+                expect(r.d!.overallCode, p).to.equal("OK");
+            }
+        };
+        await pass();
+        expect(await searchKeys(), "no search counter before a counted request").to.deep.equal([]);
+        // Must count, one counter: the prefix itself, a path under it, and with a query.
+        for (const p of ["/search", "/search/x", "/search?q=1"]) {
+            const r = await send(p, from());
+            expect(searchStatus(r), p).to.equal("OK");
+            expect(r.d!.overallCode, p).to.equal("OK");
+        }
+        expect(await searchKeys(), "one counter for all three").to.have.length(1);
+        // What a client would try next to get around the spent limit: other queries, a fragment,
+        // a trailing slash, deeper paths, dot segments (also %2e), a backslash. Each reaches the
+        // search rule after Envoy's path normalization and is refused by it.
+        const retries = ["/search", "/search?q=2", "/search?", "/search?cachebust=1&q=1", `/search?q=${"a".repeat(3000)}`, "/search#top", "/search/", "/search/x/y?z=1", "/search/./", "/x/../search", "/./search", "/%2e/search", "/search/%2e%2e/search", "\\search"];
+        for (const p of retries) {
+            const r = await send(p, from());
+            expect(searchStatus(r), `${p} counts against /search`).to.equal("OVER_LIMIT");
+            expect(r.d!.overallCode, p).to.equal("OVER_LIMIT");
+        }
+        // The spent /search counter still refuses none of the others.
+        await pass();
+        expect(await searchKeys()).to.have.length(1);
+        expect(minuteOf(Date.now())).to.equal(minuteOf(t0));
     });
 
     // The pinned service sets a shadow limit's status to OK when over it (src/limiter/base_limiter.go)
