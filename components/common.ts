@@ -30,6 +30,12 @@ export function awaitAnnotations(s: Pick<StackSettings, "awaitRollout">): Record
 export const INJECT_LABEL = { "sidecar.istio.io/inject": "true" };
 
 /**
+ * Pod annotation: the application container starts only once its sidecar is ready, so its first
+ * connections (the rate-limit service to Redis, at start-up) already go through the mesh.
+ */
+export const SIDECAR_FIRST_ANNOTATIONS = { "proxy.istio.io/config": '{"holdApplicationUntilProxyStarts":true}' };
+
+/**
  * Objects the stack never waits for:
  * - an Ingress: the provider waits up to 10 minutes for `status.loadBalancer`, which only an
  *   ingress controller that syncs status writes (istiod does only with `ingressService` set);

@@ -10,6 +10,7 @@ import { AccessTarget, PRINCIPAL_PROBLEM, authorizationPolicyManifests, networkP
 import { stackLabels } from "./common";
 import { CONFIG_KEYS } from "./config-schema";
 import { EnvoyFilter } from "./crds";
+import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem, redisTimeoutFor } from "./failure-bounds";
 import { EnvoyFilterSpec, ratelimitHttpFilter, routeRateLimitsFilter, vhostRateLimitsFilter } from "./envoy-filters";
 import { configYaml } from "./ratelimit-config";
 import { RateLimitService } from "./ratelimit-service";
@@ -76,6 +77,12 @@ export interface RedisOptionsArgs {
     mode?: RedisModeName;
     /** Image of the Redis the component deploys (in-cluster only). Defaults to `docker.io/library/redis:7.0.15-alpine`. */
     image?: string;
+    /**
+     * `maxmemory` of the Redis the component deploys (in-cluster only), with eviction policy
+     * `volatile-ttl` (only counters, which all expire, are evicted). At most `192mb` (75 % of the
+     * container's 256Mi limit). Defaults to `160mb`.
+     */
+    maxMemory?: string;
     /** `host:port` of the existing Redis, of the Sentinels, or of the Cluster's seed nodes. Defaults to none (in-cluster). */
     addresses?: string[];
     /** Sentinel: the master's name as the Sentinels know it. */
@@ -133,7 +140,12 @@ export interface GlobalRateLimitArgs {
     ruleKey?: string;
     /** Namespace of the service, its ConfigMap and Redis (must exist). Defaults to `default`. */
     namespace?: string;
-    /** Refuse requests (HTTP 500) when the service cannot answer. Defaults to `true`. */
+    /**
+     * When the service cannot answer (down, unreachable, Redis failing, or slower than `timeout`):
+     * `true` refuses the request with HTTP 500 (fail closed, the specification's choice); `false`
+     * lets it through unlimited (fail open: on a gateway other teams share, a rate-limit outage then
+     * never takes their traffic down with it). A boolean; anything else is refused. Defaults to `true`.
+     */
     failureModeDeny?: boolean;
     /** Timeout of the gateway's call to the service (protobuf duration). Defaults to `10s`. */
     timeout?: string;
@@ -238,6 +250,9 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     }
     const ns = a.namespace ?? "default";
     problems.push(...dnsProblem("namespace", ns, "label"));
+    if (a.failureModeDeny !== undefined && typeof a.failureModeDeny !== "boolean") {
+        problems.push({ field: "failureModeDeny", value: a.failureModeDeny, problem: "must be a boolean: true refuses requests (HTTP 500) when the service cannot answer, false lets them through", fix: "use true (fail closed) or false (fail open)" });
+    }
     const timeout = a.timeout ?? configDefault("rateLimitTimeout");
     const secs = typeof timeout === "string" ? protoDurationSeconds(timeout) : undefined;
     if (secs === undefined || secs < 0.001) {
@@ -306,6 +321,9 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             prometheus: svc.prometheus ?? base.prometheus,
             shadowMode: svc.shadowMode ?? base.shadowMode,
             redisImage: a.redis?.image ?? base.redisImage,
+            redisMaxMemory: a.redis?.maxMemory ?? base.redisMaxMemory,
+            // The service gives up on a hung Redis while the gateway still waits for its answer.
+            redisTimeout: redisTimeoutFor(secs ?? 10),
         },
     };
     const host = `${name}.${ns}.svc.cluster.local`;
@@ -319,7 +337,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             spec: ratelimitHttpFilter({
                 selector,
                 domain: a.domain ?? "",
-                failureModeDeny: a.failureModeDeny ?? true,
+                failureModeDeny: a.failureModeDeny === false ? false : true,
                 timeout,
                 clusterName: `outbound|${grpcPort}||${host}`,
                 authority: host,
@@ -363,12 +381,17 @@ function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]): RedisC
     if (!knownMode) {
         // The other Redis checks depend on the mode; they would only add noise to the mode's problem.
     } else if (mode === RedisModeName.InCluster) {
+        if (r.maxMemory !== undefined) {
+            const p = redisMaxMemoryProblem(r.maxMemory);
+            if (p) problems.push({ field: "redis.maxMemory", value: r.maxMemory, problem: p, fix: `use "${DEFAULT_REDIS_MAXMEMORY}"` });
+        }
         for (const f of ["addresses", "sentinelMaster", "passwordSecret", "sentinelPasswordSecret", "tls", "tlsCaSecret"] as const) {
             // `tls: false` is the default spelled out (the stack config accepts redisTls=false too).
             if (r[f] !== undefined && !(f === "tls" && r.tls === false)) problems.push({ field: `redis.${f}`, value: r[f], problem: "applies only to an existing Redis (mode external, sentinel or cluster)", fix: `remove redis.${f}, or set redis.mode` });
         }
     } else {
         if (r.image !== undefined) problems.push({ field: "redis.image", value: r.image, problem: "has no effect: no Redis is deployed for an existing one", fix: "remove redis.image" });
+        if (r.maxMemory !== undefined) problems.push({ field: "redis.maxMemory", value: r.maxMemory, problem: "has no effect: no Redis is deployed for an existing one (set maxmemory on that Redis)", fix: "remove redis.maxMemory" });
         const want = mode === RedisModeName.External ? "exactly one" : "at least one";
         if (r.addresses !== undefined && !Array.isArray(r.addresses)) {
             problems.push({ field: "redis.addresses", value: r.addresses, problem: "must be a list of host:port", fix: 'give e.g. ["redis.cache.svc.cluster.local:6379"]' });
@@ -402,8 +425,8 @@ function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]): RedisC
 }
 
 /** The typed Redis choice of a connection read from stack config (the inverse of the above). */
-export function redisOptionsOf(c: RedisConnection, image: string): RedisOptionsArgs {
-    if (c.mode === "in-cluster") return { image };
+export function redisOptionsOf(c: RedisConnection, image: string, maxMemory: string): RedisOptionsArgs {
+    if (c.mode === "in-cluster") return { image, maxMemory };
     return {
         mode: c.mode as RedisModeName,
         addresses: c.addresses,

@@ -120,6 +120,8 @@ export interface MeshRateLimitArgs {
     gatewayPrincipal?: string;
     /** Redis image. Defaults to `docker.io/library/redis:7.0.15-alpine`. */
     redisImage?: string;
+    /** `maxmemory` of the in-cluster Redis, with policy `volatile-ttl`: clients choose the paths the per-path counters are keyed by, so a flood of distinct paths would otherwise grow Redis until it is killed; at the bound Redis evicts the counters closest to expiry and keeps answering. At most 192mb (75 % of its 256Mi memory limit). Defaults to `160mb`. */
+    redisMaxMemory?: string;
     /** Deploy the managed-API service (ESP + echo backend + Ingress). Defaults to `true`. */
     managedApi?: boolean;
     /** Namespace of the managed-API service (ESP, echo backend, Ingress; must exist). ESP's image runs as root, so it meets Pod Security `baseline` only: a namespace of its own lets the others enforce `restricted` (README, Pod Security). Defaults to `workloadNamespace`. */

@@ -55,7 +55,7 @@ export function globalArgsFromSettings(s: StackSettings): GlobalRateLimitArgs {
             prometheus: r.prometheus,
             shadowMode: r.shadowMode,
         },
-        redis: redisOptionsOf(s.redis, r.redisImage),
+        redis: redisOptionsOf(s.redis, r.redisImage, r.redisMaxMemory),
         filterNamePrefix: FILTER_NAMES.global,
         awaitRollout: s.awaitRollout,
         // Who may call the service and Redis (components/access-policies.ts).

@@ -33,12 +33,14 @@ export function restrictedContainerSecurityContext(readOnlyRootFilesystem: boole
  * image whose user is root or a name gets one here).
  * - envoyproxy/ratelimit: the image sets no USER (root); the static Go binary only reads its config,
  *   so any id works: 65532, the conventional "nonroot".
- * - redis alpine images: user `redis`, uid 999, group 1000 (the image's own).
+ * - redis alpine images: the image's user `redis` is uid 999, inside the host's system range
+ *   (kube-score and many admission policies want 10000 or more). Redis reads no file of the image
+ *   user's and writes only its emptyDir /data (group-owned through fsGroup), so it runs as 10001.
  * - Istio's bookinfo images: uid 1000, as Istio's samples run them.
  */
 export const RATELIMIT_UID = 65532;
-export const REDIS_UID = 999;
-export const REDIS_GID = 1000;
+export const REDIS_UID = 10001;
+export const REDIS_GID = 10001;
 export const BOOKINFO_UID = 1000;
 /** The echo backend of the managed-API sample (image user not published): an unprivileged id. */
 export const ECHO_UID = 1000;

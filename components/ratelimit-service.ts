@@ -5,7 +5,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 import { ratelimitServiceAccount } from "./access-policies";
-import { SKIP_AWAIT, awaitAnnotations, serviceAccountManifest, stackLabels } from "./common";
+import { INJECT_LABEL, SIDECAR_FIRST_ANNOTATIONS, SKIP_AWAIT, awaitAnnotations, serviceAccountManifest, stackLabels } from "./common";
 import { RATELIMIT_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "./pod-security";
 import { CONFIG_FILE_KEY } from "./ratelimit-config";
 import { REDIS_SECRET, REDIS_SECRET_KEY } from "./redis";
@@ -40,6 +40,12 @@ export function ratelimitEnv(s: Pick<StackSettings, "ratelimit" | "redis">, redi
         { name: "REDIS_SOCKET_TYPE", value: "tcp" },
         // REDIS_TYPE, REDIS_URL, REDIS_AUTH and TLS/Sentinel variables of the chosen Redis (redisAddress: the deployed one's).
         ...redisConnectionEnv(s.redis, redisAddress, { name: REDIS_SECRET, key: REDIS_SECRET_KEY }),
+        // A hung Redis: the service answers with an error after this (derived from the gateway's
+        // timeout, components/failure-bounds.ts) instead of the default 10 s, while the gateway still waits.
+        { name: "REDIS_TIMEOUT", value: r.redisTimeout },
+        // /healthcheck fails while the service has no live Redis connection: readiness then takes the
+        // pod out of the gateway's endpoints (liveness does not look at Redis).
+        { name: "REDIS_HEALTH_CHECK_ACTIVE_CONNECTION", value: "true" },
         { name: "REDIS_POOL_SIZE", value: String(r.redisPoolSize) },
         { name: "REDIS_PIPELINE_WINDOW", value: r.redisPipelineWindow },
         { name: "REDIS_PIPELINE_LIMIT", value: String(r.redisPipelineLimit) },
@@ -107,8 +113,11 @@ export class RateLimitService extends pulumi.ComponentResource {
                     selector: { matchLabels: { app: r.serviceName } },
                     template: {
                         metadata: {
-                            labels,
+                            // Its own sidecar, started first: the gateway's calls arrive over mutual TLS (so the
+                            // AuthorizationPolicy can check the caller) and Redis is reached through the mesh.
+                            labels: { ...labels, ...INJECT_LABEL },
                             annotations: {
+                                ...SIDECAR_FIRST_ANNOTATIONS,
                                 [CONFIG_DIGEST_ANNOTATION]: createHash("sha256").update(configText).digest("hex"),
                                 ...prometheusScrapeAnnotations(s),
                             },
@@ -135,13 +144,17 @@ export class RateLimitService extends pulumi.ComponentResource {
                                     ],
                                     // The service opens no port until Redis answers; give it up to 5 minutes
                                     // before liveness may restart it.
-                                    startupProbe: { httpGet: { path: "/healthcheck", port: r.httpPort }, periodSeconds: 5, failureThreshold: 60 },
-                                    // Not ready (so no traffic) until it has loaded its config and reached Redis.
+                                    startupProbe: { tcpSocket: { port: r.grpcPort }, periodSeconds: 5, failureThreshold: 60 },
+                                    // Ready (in the gateway's endpoints) only while it has its config and a live
+                                    // Redis connection (REDIS_HEALTH_CHECK_ACTIVE_CONNECTION above).
                                     readinessProbe: { httpGet: { path: "/healthcheck", port: r.httpPort }, periodSeconds: 5, failureThreshold: 2 },
-                                    livenessProbe: { httpGet: { path: "/healthcheck", port: r.httpPort }, periodSeconds: 10, failureThreshold: 6 },
+                                    // Restarted only when the process stops serving gRPC, never because Redis is down
+                                    // (a restart cannot fix Redis, and the service exits at start without it).
+                                    livenessProbe: { tcpSocket: { port: r.grpcPort }, periodSeconds: 10, failureThreshold: 6 },
                                     // Whole-directory mount (no subPath) so ConfigMap updates reach the running process.
                                     volumeMounts: [{ name: "config", mountPath: CONFIG_MOUNT_PATH, readOnly: true }, ...redisTlsVolumes(s.redis).volumeMounts],
-                                    resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "1", memory: "256Mi" } },
+                                    // Ephemeral storage: it writes no file; the bound covers its container log.
+                                    resources: { requests: { cpu: "100m", memory: "64Mi", "ephemeral-storage": "32Mi" }, limits: { cpu: "1", memory: "256Mi", "ephemeral-storage": "256Mi" } },
                                     // It writes no file: the config is a read-only mount.
                                     securityContext: restrictedContainerSecurityContext(true),
                                 },

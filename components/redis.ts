@@ -5,7 +5,8 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
-import { SKIP_AWAIT, awaitAnnotations, serviceAccountManifest, stackLabels } from "./common";
+import { INJECT_LABEL, SIDECAR_FIRST_ANNOTATIONS, SKIP_AWAIT, awaitAnnotations, serviceAccountManifest, stackLabels } from "./common";
+import { REDIS_MEMORY_LIMIT, redisServerArgs } from "./failure-bounds";
 import { REDIS_GID, REDIS_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "./pod-security";
 import { StackSettings } from "./settings";
 
@@ -17,7 +18,7 @@ export const REDIS_SECRET_KEY = "password";
 
 /** Internal: built by the GlobalRateLimit component from its own arguments. */
 export interface RedisArgs {
-    /** Namespace and image (`ratelimit.namespace`, `ratelimit.redisImage`) and whether to await the rollout. */
+    /** Namespace, image and memory bound (`ratelimit.namespace`, `.redisImage`, `.redisMaxMemory`) and whether to await the rollout. */
     settings: Pick<StackSettings, "ratelimit" | "awaitRollout">;
 }
 
@@ -56,9 +57,12 @@ export class Redis extends pulumi.ComponentResource {
                     replicas: 1,
                     selector: { matchLabels: { app: REDIS_NAME } },
                     template: {
-                        metadata: { labels },
+                        // A sidecar of its own (whatever the namespace's injection label says), started
+                        // before Redis: the password and the counters then travel only inside mutual TLS,
+                        // and the AuthorizationPolicy that admits only the rate-limit service is enforced.
+                        metadata: { labels: { ...labels, ...INJECT_LABEL }, annotations: SIDECAR_FIRST_ANNOTATIONS },
                         spec: {
-                            // Pod Security `restricted` as the image's own user `redis` (999:1000).
+                            // Pod Security `restricted`, under an id above the host's system range (REDIS_UID).
                             securityContext: restrictedPodSecurityContext(REDIS_UID, REDIS_GID),
                             serviceAccountName: REDIS_NAME,
                             containers: [
@@ -66,20 +70,27 @@ export class Redis extends pulumi.ComponentResource {
                                     name: "redis",
                                     image: s.ratelimit.redisImage,
                                     // Kubernetes expands $(REDIS_PASSWORD) from the env below; the value never appears in the spec.
-                                    args: ["--requirepass", "$(REDIS_PASSWORD)", "--save", "", "--appendonly", "no"],
+                                    args: ["--requirepass", "$(REDIS_PASSWORD)", ...redisServerArgs(s.ratelimit.redisMaxMemory)],
                                     env: [{ name: "REDIS_PASSWORD", valueFrom: { secretKeyRef: { name: REDIS_SECRET, key: REDIS_SECRET_KEY } } }],
                                     ports: [{ name: "redis", containerPort: REDIS_PORT }],
                                     readinessProbe: {
                                         exec: { command: ["sh", "-c", 'redis-cli -a "$REDIS_PASSWORD" --no-auth-warning ping | grep -q PONG'] },
                                         periodSeconds: 5,
                                     },
-                                    resources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { cpu: "500m", memory: "256Mi" } },
+                                    // Restarted only when it no longer accepts connections (a different check from
+                                    // readiness, so a slow PING under load takes it out of service without a restart).
+                                    livenessProbe: { tcpSocket: { port: REDIS_PORT }, initialDelaySeconds: 10, periodSeconds: 10, failureThreshold: 6 },
+                                    resources: {
+                                        requests: { cpu: "50m", memory: "64Mi", "ephemeral-storage": "32Mi" },
+                                        // maxmemory (failure-bounds.ts) stays below this limit, so Redis evicts before it is killed.
+                                        limits: { cpu: "500m", memory: REDIS_MEMORY_LIMIT, "ephemeral-storage": "128Mi" },
+                                    },
                                     // Read-only image; Redis's working directory /data is an emptyDir (nothing is persisted: --save "").
                                     securityContext: restrictedContainerSecurityContext(true),
                                     volumeMounts: [{ name: "data", mountPath: "/data" }],
                                 },
                             ],
-                            volumes: [{ name: "data", emptyDir: {} }],
+                            volumes: [{ name: "data", emptyDir: { sizeLimit: "64Mi" } }],
                         },
                     },
                 },

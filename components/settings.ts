@@ -10,6 +10,7 @@ import { RE2 } from "re2-wasm";
 import { CONFIG_KEYS, CONFIG_KEY_NAMES, ConfigKeySpec, PROJECT } from "./config-schema";
 import { RedisConnection, readRedisConnection } from "./redis-connection";
 import { PRINCIPAL_PROBLEM, parsePrincipal, suggestedPrincipal } from "./access-policies";
+import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem, redisTimeoutFor } from "./failure-bounds";
 
 export type Variant = "A" | "B";
 export type ApiProfile = "seed" | "current";
@@ -101,6 +102,10 @@ export interface StackSettings {
         /** Limits counted and reported, nothing refused (`SHADOW_MODE`; components/safe-rollout.ts). */
         shadowMode: boolean;
         redisImage: string;
+        /** `maxmemory` of the in-cluster Redis (components/failure-bounds.ts). */
+        redisMaxMemory: string;
+        /** The service's `REDIS_TIMEOUT`, derived from the gateway's timeout (components/failure-bounds.ts). */
+        redisTimeout: string;
     };
     /** Which Redis the service counts in (components/redis-connection.ts). */
     redis: RedisConnection;
@@ -734,7 +739,11 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         prometheus: r.bool("ratelimitPrometheus"),
         shadowMode: r.bool("shadowMode"),
         redisImage: r.str("redisImage"),
+        redisMaxMemory: r.str("redisMaxMemory"),
+        redisTimeout: redisTimeoutFor(protoDurationSeconds(timeout) ?? 10),
     };
+    const maxMemoryProblem = redisMaxMemoryProblem(ratelimit.redisMaxMemory);
+    if (maxMemoryProblem) r.fail("redisMaxMemory", ratelimit.redisMaxMemory, maxMemoryProblem, (s) => s.set("redisMaxMemory", DEFAULT_REDIS_MAXMEMORY));
     if (ratelimit.grpcPort === ratelimit.httpPort || ratelimit.grpcPort === ratelimit.debugPort) {
         r.fail("ratelimitGrpcPort", String(ratelimit.grpcPort), `collides with the service's HTTP (${ratelimit.httpPort}) or debug (${ratelimit.debugPort}) port`, (s) => s.set("ratelimitGrpcPort", "8081"));
     }

@@ -278,6 +278,9 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
                 prometheus: false,
                 shadowMode: false,
                 redisImage: "docker.io/library/redis:7.0.15-alpine",
+                redisMaxMemory: "160mb",
+                // Half the gateway's 10 s timeout, capped at 1 s.
+                redisTimeout: "1000ms",
             },
         });
         expect(plan.grpcAddress).to.equal("ratelimit.default.svc.cluster.local:8081");
@@ -337,7 +340,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
                     prometheus: true,
                     shadowMode: true,
                 },
-                redis: { image: "redis:7" },
+                redis: { image: "redis:7", maxMemory: "100mb" },
             }),
         );
         expect(plan.problems).to.deep.equal([]);
@@ -361,6 +364,9 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
                 prometheus: true,
                 shadowMode: true,
                 redisImage: "redis:7",
+                redisMaxMemory: "100mb",
+                // Half the gateway's 0.5 s timeout.
+                redisTimeout: "250ms",
             },
         });
         expect(plan.grpcAddress).to.equal("rl.shop.svc.cluster.local:9001");
@@ -789,7 +795,7 @@ describe("component arguments: checks a mutation run showed untested (docs/mutat
 
     it("the typed Redis choice of a Sentinel connection keeps the Sentinels' password Secret", () => {
         const c = { mode: "sentinel", addresses: ["s-0:26379"], sentinelMaster: "mymaster", sentinelPassword: { name: "s-auth", key: "pw" }, tls: false } as const;
-        expect(redisOptionsOf(c as any, "redis:7")).to.deep.equal({ mode: "sentinel", addresses: ["s-0:26379"], sentinelMaster: "mymaster", sentinelPasswordSecret: { name: "s-auth", key: "pw" } });
+        expect(redisOptionsOf(c as any, "redis:7", "160mb")).to.deep.equal({ mode: "sentinel", addresses: ["s-0:26379"], sentinelMaster: "mymaster", sentinelPasswordSecret: { name: "s-auth", key: "pw" } });
     });
 
     it("bad arguments throw a ComponentArgsError named so, its message headed by the component and its name", () => {

@@ -90,11 +90,11 @@ describe("Pod Security Standards, resources and availability of the stack's work
         }
     }
 
-    it("non-root user ids: ratelimit 65532, Redis the image's redis user 999:1000, bookinfo 1000", async function () {
+    it("non-root user ids: ratelimit 65532, Redis 10001:10001 (above the host's system range), bookinfo 1000", async function () {
         const r = await render();
         const uid = (name: string) => r.get("Deployment", name).spec.template.spec.securityContext;
         expect(uid("ratelimit")).to.include({ runAsUser: 65532, runAsNonRoot: true });
-        expect(uid("redis")).to.include({ runAsUser: 999, runAsGroup: 1000 });
+        expect(uid("redis")).to.include({ runAsUser: 10001, runAsGroup: 10001, fsGroup: 10001 });
         for (const d of ["details-v1", "ratings-v1", "reviews-v1", "reviews-v2", "reviews-v3", "productpage-v1"]) expect(uid(d)).to.include({ runAsUser: 1000 });
     });
 

@@ -1,0 +1,144 @@
+/**
+ * What keeps a failing Redis from spreading (components/failure-bounds.ts), and how the rendered
+ * rate-limit service and Redis carry it: memory bound and eviction, the Redis timeout below the
+ * gateway's, health that reflects Redis, probes that differ, sidecars started first, ephemeral
+ * storage bounds. The rls tier runs the real service and Redis with these values
+ * (tests/rls/faults.test.ts); the cluster tier has the API server admit them.
+ */
+import { expect } from "chai";
+import {
+    DEFAULT_REDIS_MAXMEMORY,
+    REDIS_EVICTION_POLICY,
+    REDIS_MEMORY_LIMIT_BYTES,
+    redisMaxMemoryProblem,
+    redisMemoryBytes,
+    redisServerArgs,
+    redisTimeoutFor,
+} from "../../components/failure-bounds";
+import { planGlobalRateLimit } from "../../components/global-ratelimit";
+import { LimitUnit } from "../../components/rules";
+import { protoDurationSeconds } from "../../components/settings";
+import { render } from "./helpers";
+
+const MiB = 1024 * 1024;
+
+/** Go's time.ParseDuration for the forms redisTimeoutFor writes (written here, not taken from the code). */
+function goMillis(d: string): number {
+    const m = /^(\d+)ms$/.exec(d);
+    if (!m) throw new Error(`not a whole-millisecond Go duration: ${d}`);
+    return Number(m[1]);
+}
+
+describe("failure bounds: Redis memory and the service's Redis timeout (pure)", () => {
+    it("Redis memory sizes read as Redis reads them (k = 1000, kb = 1024, case-insensitive)", () => {
+        expect(redisMemoryBytes("160mb")).to.equal(160 * MiB);
+        expect(redisMemoryBytes("160MB")).to.equal(160 * MiB);
+        expect(redisMemoryBytes("100m")).to.equal(100_000_000);
+        expect(redisMemoryBytes("2048kb")).to.equal(2 * MiB);
+        expect(redisMemoryBytes("5000000")).to.equal(5_000_000);
+        expect(redisMemoryBytes("1gb")).to.equal(1024 * MiB);
+        for (const bad of ["", "mb", "0", "-1mb", "1.5mb", "160 mb x", "160MiB", 160, undefined]) expect(redisMemoryBytes(bad), String(bad)).to.equal(undefined);
+    });
+
+    it("maxmemory: at least 1mb, at most 75 % of the 256Mi container limit (192mb); the default is accepted", () => {
+        expect(REDIS_MEMORY_LIMIT_BYTES).to.equal(256 * MiB);
+        expect(redisMaxMemoryProblem(DEFAULT_REDIS_MAXMEMORY)).to.equal(undefined);
+        expect(redisMaxMemoryProblem("192mb")).to.equal(undefined);
+        expect(redisMaxMemoryProblem("1mb")).to.equal(undefined);
+        expect(redisMaxMemoryProblem("193mb")).to.match(/at most 192mb: 75 % of the container's memory limit 256Mi/);
+        expect(redisMaxMemoryProblem("1gb")).to.match(/at most 192mb/);
+        expect(redisMaxMemoryProblem("1023kb")).to.match(/at least 1mb/);
+        expect(redisMaxMemoryProblem("lots")).to.match(/must be a Redis memory size/);
+    });
+
+    it("redis-server arguments: no persistence, the bound, and an eviction policy that removes only keys with a TTL", () => {
+        expect(redisServerArgs("160mb")).to.deep.equal(["--save", "", "--appendonly", "no", "--maxmemory", "160mb", "--maxmemory-policy", "volatile-ttl"]);
+        // Every key the rate-limit service writes has a TTL (INCRBY + EXPIRE): a volatile-* policy never
+        // evicts anything else, and allkeys-* or noeviction would not fit.
+        expect(REDIS_EVICTION_POLICY).to.match(/^volatile-/);
+    });
+
+    it("REDIS_TIMEOUT is below the gateway's timeout for every timeout (half of it, at most 1 s, at least 1 ms)", () => {
+        expect(redisTimeoutFor(10)).to.equal("1000ms");
+        expect(redisTimeoutFor(2)).to.equal("1000ms");
+        expect(redisTimeoutFor(1)).to.equal("500ms");
+        expect(redisTimeoutFor(0.5)).to.equal("250ms");
+        expect(redisTimeoutFor(0.02)).to.equal("10ms");
+        expect(redisTimeoutFor(0.001)).to.equal("1ms");
+        for (const t of [0.002, 0.003, 0.05, 0.3, 0.999, 1.5, 3, 10, 60, 3600]) {
+            const ms = goMillis(redisTimeoutFor(t));
+            expect(ms, `gateway timeout ${t}s`).to.be.lessThan(t * 1000);
+            expect(ms, `gateway timeout ${t}s`).to.be.at.most(1000);
+        }
+    });
+
+    it("GlobalRateLimit derives REDIS_TIMEOUT from its own timeout and checks redis.maxMemory where it applies", () => {
+        const base = { domain: "shop", gateway: { selector: { app: "gw" }, virtualHosts: ["shop.example.com:80"] }, rules: [{ name: "all", requestsPerUnit: 1, unit: LimitUnit.Minute }] };
+        expect(planGlobalRateLimit({ ...base, timeout: "0.2s" }).service.ratelimit.redisTimeout).to.equal("100ms");
+        expect(planGlobalRateLimit({ ...base, redis: { maxMemory: "300mb" } }).problems.map((p) => [p.field, p.fix])).to.deep.equal([["redis.maxMemory", 'use "160mb"']]);
+        expect(planGlobalRateLimit({ ...base, redis: { mode: "external" as any, addresses: ["r:6379"], maxMemory: "100mb" } }).problems.map((p) => p.field)).to.deep.equal(["redis.maxMemory"]);
+    });
+
+    it("failureModeDeny is a boolean: a string or a number is refused, never written into the filter", () => {
+        const base = { domain: "shop", gateway: { selector: { app: "gw" }, virtualHosts: ["shop.example.com:80"] }, rules: [{ name: "all", requestsPerUnit: 1, unit: LimitUnit.Minute }] };
+        for (const v of ["yes", "false", 0, 1, null]) {
+            const plan = planGlobalRateLimit({ ...base, failureModeDeny: v as any });
+            expect(plan.problems.map((p) => p.field), String(v)).to.deep.equal(["failureModeDeny"]);
+        }
+        const open = planGlobalRateLimit({ ...base, failureModeDeny: false });
+        expect(open.problems).to.deep.equal([]);
+        expect((open.filters[0].spec as any).configPatches[0].patch.value.typed_config.failure_mode_deny).to.equal(false);
+    });
+});
+
+describe("failure bounds in the rendered stack: the rate-limit service and Redis", function () {
+    this.timeout(60_000);
+    const env = (c: any) => Object.fromEntries((c.env ?? []).filter((e: any) => e.value !== undefined).map((e: any) => [e.name, e.value]));
+
+    it("the service's REDIS_TIMEOUT is below the gateway filter's timeout, and its health check reflects Redis", async function () {
+        const r = await render();
+        const filter = r.get("EnvoyFilter", "filter-ratelimit");
+        const gatewayTimeout = protoDurationSeconds(filter.spec.configPatches[0].patch.value.typed_config.timeout)!;
+        const c = r.get("Deployment", "ratelimit").spec.template.spec.containers[0];
+        expect(goMillis(env(c).REDIS_TIMEOUT)).to.be.lessThan(gatewayTimeout * 1000);
+        expect(env(c).REDIS_HEALTH_CHECK_ACTIVE_CONNECTION).to.equal("true");
+        // Readiness asks /healthcheck (it fails without a Redis connection); liveness does not, so a Redis
+        // outage takes pods out of the endpoints without restarting them.
+        expect(c.readinessProbe.httpGet).to.include({ path: "/healthcheck" });
+        expect(c.livenessProbe.httpGet).to.equal(undefined);
+        expect(c.livenessProbe).to.not.deep.equal(c.readinessProbe);
+    });
+
+    it("a shorter gateway timeout gives a shorter REDIS_TIMEOUT (the two are computed from one value)", async function () {
+        const r = await render({ overrides: { rateLimitTimeout: "0.3s" } });
+        const c = r.get("Deployment", "ratelimit").spec.template.spec.containers[0];
+        expect(env(c).REDIS_TIMEOUT).to.equal("150ms");
+    });
+
+    it("Redis: maxmemory under its memory limit with volatile-ttl, a liveness probe unlike its readiness probe", async function () {
+        const r = await render();
+        const c = r.get("Deployment", "redis").spec.template.spec.containers[0];
+        const at = (flag: string) => c.args[c.args.indexOf(flag) + 1];
+        expect(redisMemoryBytes(at("--maxmemory"))!).to.be.at.most(0.75 * 256 * MiB);
+        expect(c.resources.limits.memory).to.equal("256Mi");
+        expect(at("--maxmemory-policy")).to.equal("volatile-ttl");
+        expect(c.livenessProbe).to.not.equal(undefined);
+        expect(c.livenessProbe).to.not.deep.equal(c.readinessProbe);
+        const r2 = await render({ overrides: { redisMaxMemory: "64mb" } });
+        const c2 = r2.get("Deployment", "redis").spec.template.spec.containers[0];
+        expect(c2.args[c2.args.indexOf("--maxmemory") + 1]).to.equal("64mb");
+    });
+
+    it("the rate-limit service and Redis ask for a sidecar, started before them, and bound their ephemeral storage", async function () {
+        const r = await render();
+        for (const name of ["ratelimit", "redis"]) {
+            const t = r.get("Deployment", name).spec.template;
+            expect(t.metadata.labels["sidecar.istio.io/inject"], name).to.equal("true");
+            expect(JSON.parse(t.metadata.annotations["proxy.istio.io/config"]), name).to.deep.equal({ holdApplicationUntilProxyStarts: true });
+            for (const c of t.spec.containers) {
+                expect(c.resources.requests["ephemeral-storage"], `${name}/${c.name}`).to.be.a("string");
+                expect(c.resources.limits["ephemeral-storage"], `${name}/${c.name}`).to.be.a("string");
+            }
+        }
+    });
+});
