@@ -17,6 +17,7 @@
 # Env: ISTIO_CHECK_VARIANTS / ISTIO_CHECK_PROFILES / ISTIO_CHECK_PLACEMENTS narrow the matrix;
 #      ISTIO_CHECK_RENDER_DIR=<dir> checks an already rendered dir (needs ISTIO_CHECK_VARIANTS and
 #      ISTIO_CHECK_PLACEMENTS with one value each) instead of calling the renderer.
+#      ISTIO_CHECK_SHARED=0 skips the shared-mesh scenario (xdscheck/shared_mesh_test.go).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -345,6 +346,52 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_USER:-1}" != 0 ]]; then
       ko "user gateway model agreement: the generator wrote no route configuration dump (see $udir.xds.log)"
     fi
   fi
+fi
+# Shared-mesh scenario (xdscheck/shared_mesh_test.go): the stack next to other teams' objects, which
+# the test writes itself (a tenant Gateway and VirtualService on the shared ingress gateway, a second
+# gateway deployment with the same labels in team-b, an app=productpage and a legacy workload in
+# namespace other). The default render must keep the stack to itself (TestSharedMesh); the render
+# with the specification's literal settings must leak, each control naming its leak
+# (TestSharedMeshControls). A passing line carries what the test saw ("FINDING: <id>: ...").
+if [[ -n "$xdsbin" && "${ISTIO_CHECK_SHARED:-1}" != 0 && -f "$root/render/cli.ts" ]]; then
+  t0=$(date +%s)
+  sdir="$work/shared"
+  mkdir -p "$sdir"
+  declare -A sxin=()
+  for kind in scoped literal; do
+    flags=()
+    [[ $kind == literal ]] && flags=(--set vhostScope=all --set filterNamespaces=root --set mutualTlsScope=mesh)
+    if ! (cd "$root" && npm run --silent render -- --variant A --profile current "${flags[@]}" --out "$sdir/$kind") > "$sdir/render-$kind.log" 2>&1; then
+      ko "shared mesh $kind render failed (npm run render -- --variant A --profile current ${flags[*]}): $(grep -E 'error|mesh-ratelimit:' "$sdir/render-$kind.log" | head -4 | tr '\n' ' ')"
+      continue
+    fi
+    # As for the matrix: all.yaml plus the objects kept out of it (not-appliable/).
+    mkdir -p "$sdir/xin-$kind"
+    { cat "$sdir/$kind/all.yaml"; for f in "$sdir/$kind"/not-appliable/*.yaml; do if [[ -f "$f" ]]; then echo "---"; cat "$f"; fi; done; } > "$sdir/xin-$kind/all.yaml"
+    sxin[$kind]="$sdir/xin-$kind"
+  done
+  if [[ -n "${sxin[scoped]:-}" || -n "${sxin[literal]:-}" ]]; then
+    slog="$sdir/xds.log"
+    XDSCHECK_SHARED_DIR="${sxin[scoped]:-}" XDSCHECK_SHARED_LITERAL_DIR="${sxin[literal]:-}" \
+      XDSCHECK_VARIANT=A XDSCHECK_PLACEMENT=all-routes \
+      "$xdsbin" -test.run '^TestSharedMesh' -test.v -test.count=1 > "$slog" 2>&1 || true
+    while IFS= read -r line; do
+      name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
+      if [[ "$line" == *"--- PASS"* ]]; then
+        ok "shared mesh generator $name: $(grep -m1 -F "FINDING: ${name#*/}: " "$slog" | sed -E 's/^.*FINDING: [^ ]+ //')"
+      else
+        ko "shared mesh generator $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$slog" | sed -E 's/^.*FAILED: [^ ]+ //')"
+      fi
+    done < <(grep -E '^ +--- (PASS|FAIL): TestSharedMesh[A-Za-z]*/' "$slog" || true)
+    # Every check and every control must have run (8 checks, 5 controls).
+    if [[ -n "${sxin[scoped]:-}" ]] && (( $(grep -cE '^ +--- (PASS|FAIL): TestSharedMesh/' "$slog") < 8 )); then
+      ko "shared mesh generator: not every check ran (log $slog): $(grep -E 'FAILED: input|panic' "$slog" | head -2 | tr '\n' ' ')"
+    fi
+    if [[ -n "${sxin[literal]:-}" ]] && (( $(grep -cE '^ +--- (PASS|FAIL): TestSharedMeshControls/' "$slog") < 5 )); then
+      ko "shared mesh generator: not every control ran (log $slog): $(grep -E 'FAILED: input|panic' "$slog" | head -2 | tr '\n' ' ')"
+    fi
+  fi
+  echo "shared mesh: 2 renders and the generator in $(( $(date +%s) - t0 ))s"
 fi
 echo "istio checks took $(( $(date +%s) - start ))s"
 
