@@ -189,6 +189,10 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 		}
 		return vhRateLimitsProblem(r)
 	}()
+	// What the actions do with concrete requests (user_requests_test.go).
+	for id, problem := range userRequestChecks(vh) {
+		res[id] = problem
+	}
 	res["route-web-untouched"] = func() string {
 		r := findRoute(vh, "web")
 		if r == nil {
@@ -252,11 +256,24 @@ func TestUserGatewayControls(t *testing.T) {
 		path         []string
 		value        any
 		wantFail     string
+		// Optional: changes the filter instead of path/value, and a text the failing check's
+		// problem must contain (it fails for the right reason).
+		mutate  func(f Doc) error
+		wantMsg string
 	}{
 		// Istio silently ignores a patch that names no virtual host of this gateway.
-		{"vhost-name-8080", "filter-ratelimit-svc", []string{"match", "routeConfiguration", "vhost", "name"}, "*:8080", "vhost-per-client"},
-		{"route-name-typo", "filter-ratelimit-svc-api", []string{"match", "routeConfiguration", "vhost", "route", "name"}, "checkou", "route-checkout"},
-		{"other-gateway-selector", "filter-ratelimit", []string{"@selector"}, map[string]any{"app": "other"}, "http-filter"},
+		{"vhost-name-8080", "filter-ratelimit-svc", []string{"match", "routeConfiguration", "vhost", "name"}, "*:8080", "vhost-per-client", nil, ""},
+		{"route-name-typo", "filter-ratelimit-svc-api", []string{"match", "routeConfiguration", "vhost", "route", "name"}, "checkou", "route-checkout", nil, ""},
+		{"other-gateway-selector", "filter-ratelimit", []string{"@selector"}, map[string]any{"app": "other"}, "http-filter", nil, ""},
+		// Regexes that mean something else than the rule: the request checks name the request.
+		{"search-regex-anywhere", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleRegex("search", `.*/search(?:[/?].*)?`), sends("/x/search", perClient(clientA), searchRule)},
+		{"search-regex-no-separator", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleRegex("search", `/search.*`), sends("/searchx", perClient(clientA), searchRule)},
+		{"search-regex-no-query", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleRegex("search", `/search(?:/.*)?`), sends("/search?q=1", perClient(clientA))},
+		{"login-regex-no-query", "filter-ratelimit-svc", nil, nil, "requests-login-per-client", setRuleRegex("login-per-client", `/login`), sends("/login?next=/x", perClient(clientA))},
+		{"login-regex-prefix", "filter-ratelimit-svc", nil, nil, "requests-login-per-client", setRuleRegex("login-per-client", `/login.*`), sends("/loginx", loginPerClient(clientA), perClient(clientA))},
+		// Fields the action strings do not show: only the request checks see them.
+		{"search-expect-match-false", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleField("search", "expect_match", false), sends("/search", perClient(clientA))},
+		{"has-token-inverted", "filter-ratelimit-svc", nil, nil, "requests-has-token", setRuleHeaderField("has-token", "invert_match", true), sends("/items {authorization: Bearer t1}", perClient(clientA))},
 	}
 	for _, c := range controls {
 		c := c
@@ -266,7 +283,11 @@ func TestUserGatewayControls(t *testing.T) {
 			if f == nil {
 				t.Fatalf("FAILED: %s: no EnvoyFilter %s in the render", c.name, c.filter)
 			}
-			if c.path[0] == "@selector" {
+			if c.mutate != nil {
+				if err := c.mutate(f); err != nil {
+					t.Fatalf("FAILED: %s: %v", c.name, err)
+				}
+			} else if c.path[0] == "@selector" {
 				f["spec"].(map[string]any)["workloadSelector"] = map[string]any{"labels": c.value}
 			} else {
 				m := Patches(f)[0]
@@ -276,8 +297,11 @@ func TestUserGatewayControls(t *testing.T) {
 				m[c.path[len(c.path)-1]] = c.value
 			}
 			ls, rcs := generateUserGateway(t, mut)
-			if userChecks(ls, rcs)[c.wantFail] == "" {
+			problem := userChecks(ls, rcs)[c.wantFail]
+			if problem == "" {
 				t.Errorf("FAILED: %s: control: with %s changed the check %s still passed", c.name, c.filter, c.wantFail)
+			} else if !strings.Contains(problem, c.wantMsg) {
+				t.Errorf("FAILED: %s: control: the check %s failed, but not on %q: %s", c.name, c.wantFail, c.wantMsg, problem)
 			}
 		})
 	}
@@ -296,4 +320,74 @@ func sortedKeys(m map[string]string) []string {
 		}
 	}
 	return keys
+}
+
+// ruleHeaderValueMatch: the header_value_match of the virtual-host rate_limits entry of a rule
+// (first action, descriptor value = the rule's name) in the EnvoyFilter's patch value.
+func ruleHeaderValueMatch(f Doc, rule string) (map[string]any, error) {
+	for _, p := range Patches(f) {
+		value, _ := Dig(p, "patch", "value").(map[string]any)
+		rls, _ := value["rate_limits"].([]any)
+		for _, rl := range rls {
+			actions, _ := rl.(map[string]any)["actions"].([]any)
+			if len(actions) == 0 {
+				continue
+			}
+			h, _ := actions[0].(map[string]any)["header_value_match"].(map[string]any)
+			if h != nil && h["descriptor_value"] == rule {
+				return h, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("no header_value_match for rule %s in EnvoyFilter %s", rule, f.Name())
+}
+
+func setRuleField(rule, field string, v any) func(Doc) error {
+	return func(f Doc) error {
+		h, err := ruleHeaderValueMatch(f, rule)
+		if err != nil {
+			return err
+		}
+		h[field] = v
+		return nil
+	}
+}
+
+func setRuleHeaderField(rule, field string, v any) func(Doc) error {
+	return func(f Doc) error {
+		h, err := ruleHeaderValueMatch(f, rule)
+		if err != nil {
+			return err
+		}
+		hs, _ := h["headers"].([]any)
+		if len(hs) != 1 {
+			return fmt.Errorf("rule %s: want one header matcher, have %d", rule, len(hs))
+		}
+		hs[0].(map[string]any)[field] = v
+		return nil
+	}
+}
+
+func setRuleRegex(rule, regex string) func(Doc) error {
+	return func(f Doc) error {
+		h, err := ruleHeaderValueMatch(f, rule)
+		if err != nil {
+			return err
+		}
+		hs, _ := h["headers"].([]any)
+		if len(hs) != 1 {
+			return fmt.Errorf("rule %s: want one header matcher, have %d", rule, len(hs))
+		}
+		sr, _ := hs[0].(map[string]any)["safe_regex_match"].(map[string]any)
+		if sr == nil {
+			return fmt.Errorf("rule %s: no safe_regex_match", rule)
+		}
+		sr["regex"] = regex
+		return nil
+	}
+}
+
+// sends: the problem text of a request from clientA that sends exactly these descriptors.
+func sends(request string, descriptors ...string) string {
+	return fmt.Sprintf("%s from %s: sends [%s]", request, clientA, strings.Join(descriptors, " ; "))
 }
