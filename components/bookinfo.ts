@@ -5,12 +5,12 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
 import { Gateway, GatewaySpec, VirtualService, VirtualServiceSpec } from "./crds";
-import { LOCAL_STAT_PREFIX } from "./envoy-filters";
+import { LOCAL_STAT_PREFIX, gatewayVirtualHosts } from "./envoy-filters";
 import { ComponentArgsError, configDefault, dnsProblem, portProblem, selectorProblems } from "./global-ratelimit";
 import { HttpRouteArgs } from "./mesh-enums";
 import { BOOKINFO_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "./pod-security";
 import { RuleProblem } from "./rules";
-import { HttpRoute, StackSettings, defaultRoutes } from "./settings";
+import { HttpRoute, StackSettings, defaultRoutes, isGatewayHost } from "./settings";
 
 export const BOOKINFO_PORT = 9080;
 
@@ -22,21 +22,16 @@ export const BOOKINFO_APPS: readonly { app: string; versions: string[] }[] = [
     { app: "productpage", versions: ["v1"] },
 ];
 
-/** Gateway with one HTTP server on the configured port (the route patch matches `*:<port>`). */
-export function gatewaySpec(s: Pick<StackSettings, "mesh" | "bookinfo">): GatewaySpec {
-    return gatewaySpecFor({ [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value }, s.bookinfo.gatewayPort);
-}
-
-/** Gateway with one HTTP server on `port` for the gateway pods `selector` selects. */
-export function gatewaySpecFor(selector: Record<string, string>, port: number): GatewaySpec {
-    return { selector, servers: [{ port: { number: port, name: "http", protocol: "HTTP" }, hosts: ["*"] }] };
+/** Gateway with one HTTP server on `port` for `hosts`, for the gateway pods `selector` selects. */
+export function gatewaySpecFor(selector: Record<string, string>, port: number, hosts: string[]): GatewaySpec {
+    return { selector, servers: [{ port: { number: port, name: "http", protocol: "HTTP" }, hosts: [...hosts] }] };
 }
 
 /** Spec 2.5: routes to productpage; in variant A the API prefix is a separate route named `api`. */
 export function virtualServiceSpec(s: Pick<StackSettings, "bookinfo">): VirtualServiceSpec {
     const destination = { host: "productpage", port: { number: BOOKINFO_PORT } };
     return {
-        hosts: ["*"],
+        hosts: [...s.bookinfo.hosts],
         gateways: [s.bookinfo.gatewayName],
         http: s.bookinfo.routes.map((r) => ({
             ...(r.name ? { name: r.name } : {}),
@@ -76,8 +71,10 @@ export interface BookinfoArgs {
     gatewaySelector?: Record<string, string>;
     /** Name of the Gateway. Defaults to `bookinfo-gateway`. */
     gatewayName?: string;
-    /** Port of the Gateway's HTTP server (Istio names its virtual host `*:<port>`). Defaults to `8080`. */
+    /** Port of the Gateway's HTTP server (Istio names its virtual hosts `<host>:<port>`). Defaults to `8080`. */
     gatewayPort?: number;
+    /** Hosts of the Gateway's server and of the VirtualService (spec 2.5: `*`). Defaults to `["*"]`. */
+    hosts?: string[];
     /** Name of the VirtualService. Defaults to `bookinfo`. */
     virtualServiceName?: string;
     /** The VirtualService's HTTP routes to productpage. Defaults to the specification's split (page, login, logout, static; then `api` for the API prefix). */
@@ -103,6 +100,7 @@ export function planBookinfo(args: BookinfoArgs): { problems: RuleProblem[]; s: 
             version: a.version ?? d("bookinfoVersion"),
             gatewayName: a.gatewayName ?? d("gatewayName"),
             gatewayPort: a.gatewayPort ?? Number(d("gatewayPort")),
+            hosts: a.hosts ?? d("gatewayHosts").split(","),
             virtualServiceName: a.virtualServiceName ?? d("virtualServiceName"),
             routes,
         },
@@ -116,6 +114,9 @@ export function planBookinfo(args: BookinfoArgs): { problems: RuleProblem[]; s: 
         ...selectorProblems("gatewaySelector", selector),
     ];
     if (typeof b.version !== "string" || !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(b.version)) problems.push({ field: "version", value: b.version, problem: "must be an image tag", fix: `use "${d("bookinfoVersion")}"` });
+    if (!Array.isArray(b.hosts) || !b.hosts.length || b.hosts.some((h) => typeof h !== "string" || !isGatewayHost(h))) {
+        problems.push({ field: "hosts", value: a.hosts, problem: "must be a non-empty list of hosts ('*', '*.<domain>' or DNS names, no port)", fix: 'use e.g. ["bookinfo.example.com"], or omit it for ["*"]' });
+    }
     if (!routes.length) problems.push({ field: "routes", value: a.routes, problem: "must hold at least one route", fix: "omit routes for the specification's" });
     routes.forEach((r, i) => {
         const bad = [...r.exact, ...r.prefix].filter((p) => typeof p !== "string" || !p.startsWith("/"));
@@ -126,6 +127,12 @@ export function planBookinfo(args: BookinfoArgs): { problems: RuleProblem[]; s: 
     return { problems, s, selector, statsApp: a.localStatsApp ?? d("serviceLabel") };
 }
 
+/** Istio's names of the virtual hosts the sample's Gateway and VirtualService give the gateway (`*:8080` by default). */
+export function bookinfoVirtualHosts(plan: Pick<ReturnType<typeof planBookinfo>, "s" | "selector">): string[] {
+    const b = plan.s.bookinfo;
+    return gatewayVirtualHosts(gatewaySpecFor(plan.selector, b.gatewayPort, b.hosts).servers, virtualServiceSpec(plan.s).hosts);
+}
+
 export class Bookinfo extends pulumi.ComponentResource {
     /** Namespace of the sample. */
     public readonly namespace: string;
@@ -133,6 +140,8 @@ export class Bookinfo extends pulumi.ComponentResource {
     public readonly gatewayName: string;
     /** Name of its VirtualService. */
     public readonly virtualServiceName: string;
+    /** Istio's names (`<host>:<port>`) of the gateway virtual hosts its Gateway and VirtualService make. */
+    public readonly virtualHosts: string[];
 
     constructor(name: string, args: BookinfoArgs, opts?: pulumi.ComponentResourceOptions) {
         const plan = planBookinfo(args);
@@ -197,7 +206,7 @@ export class Bookinfo extends pulumi.ComponentResource {
         const labels = stackLabels("bookinfo");
         new Gateway(
             s.bookinfo.gatewayName,
-            { metadata: { name: s.bookinfo.gatewayName, namespace: ns, labels }, spec: gatewaySpecFor(plan.selector, s.bookinfo.gatewayPort) },
+            { metadata: { name: s.bookinfo.gatewayName, namespace: ns, labels }, spec: gatewaySpecFor(plan.selector, s.bookinfo.gatewayPort, s.bookinfo.hosts) },
             { parent: this },
         );
         new VirtualService(
@@ -208,6 +217,7 @@ export class Bookinfo extends pulumi.ComponentResource {
         this.namespace = ns;
         this.gatewayName = s.bookinfo.gatewayName;
         this.virtualServiceName = s.bookinfo.virtualServiceName;
-        this.registerOutputs({ namespace: this.namespace, gatewayName: this.gatewayName, virtualServiceName: this.virtualServiceName });
+        this.virtualHosts = bookinfoVirtualHosts(plan);
+        this.registerOutputs({ namespace: this.namespace, gatewayName: this.gatewayName, virtualServiceName: this.virtualServiceName, virtualHosts: this.virtualHosts });
     }
 }

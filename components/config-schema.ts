@@ -20,7 +20,7 @@ export interface ConfigKeySpec {
     defaultNote?: string;
     description: string;
     /** Section in the README table. */
-    group: "variant" | "paths" | "limits" | "local" | "names" | "service" | "managed-api" | "operations";
+    group: "variant" | "paths" | "limits" | "local" | "names" | "sharing" | "service" | "managed-api" | "operations";
 }
 
 export const PROJECT = "mesh-ratelimit";
@@ -61,13 +61,20 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     { group: "local", key: "localServicePort", kind: "integer", default: "9080", description: "Service port of that workload (names the inbound virtual host `inbound|http|<port>`)." },
 
     // Names and namespaces
-    { group: "names", key: "meshNamespace", kind: "string", default: "istio-system", description: "Istio's root namespace: holds the EnvoyFilters, PeerAuthentication and the mesh ConfigMap." },
-    { group: "names", key: "gatewaySelector", kind: "string", default: "istio=ingressgateway", description: "Label `key=value` of the ingress gateway pods the global filters select." },
+    { group: "names", key: "meshNamespace", kind: "string", default: "istio-system", description: "Istio's root namespace (its `rootNamespace`): an EnvoyFilter there reaches matching pods in every namespace. Holds the mesh-wide PeerAuthentication and the mesh ConfigMap (`mutualTlsScope` `mesh`) and, with `filterNamespaces` `root`, every EnvoyFilter." },
+    { group: "names", key: "gatewaySelector", kind: "string", default: "istio=ingressgateway", description: "Label `key=value` of the ingress gateway pods the bookinfo Gateway and the global filters select." },
+    { group: "names", key: "gatewayNamespace", kind: "string", default: "istio-system", description: "Namespace of the ingress gateway's pods; holds the gateway EnvoyFilters. When it is Istio's root namespace (the default install), a filter there reaches pods with the selector's label in every namespace: `pulumi preview` refuses when gateway pods with that label run in another namespace too." },
+    { group: "names", key: "gatewayHosts", kind: "string", default: "*", description: "Comma-separated hosts of the bookinfo Gateway and VirtualService (spec 2.5: `*`). The gateway patches name exactly their virtual hosts `<host>:<gatewayPort>` (Istio's names), so another team's host on the same gateway is never limited." },
     { group: "names", key: "workloadNamespace", kind: "string", default: "default", description: "Namespace of bookinfo, Redis and the managed-API service (must exist)." },
     { group: "names", key: "gatewayName", kind: "string", default: "bookinfo-gateway", description: "Name of the bookinfo Gateway." },
-    { group: "names", key: "gatewayPort", kind: "integer", default: "8080", description: "Port of the Gateway's HTTP server; the route patch matches virtual host `*:<gatewayPort>`." },
+    { group: "names", key: "gatewayPort", kind: "integer", default: "8080", description: "Port of the Gateway's HTTP server: the only gateway listener the rate-limit filter goes on; the virtual hosts are `<host>:<gatewayPort>`." },
     { group: "names", key: "virtualServiceName", kind: "string", default: "bookinfo", description: "Name of the bookinfo VirtualService (spec `<virtual_service_name>`)." },
     { group: "names", key: "configName", kind: "string", default: "ratelimit-config", description: "Name of the rate-limit ConfigMap (spec `<config_name>`)." },
+
+    // Shared mesh: how far the stack reaches
+    { group: "sharing", key: "vhostScope", kind: "string", default: "gateway-hosts", description: "Which virtual hosts of the gateway the limits apply to. `gateway-hosts`: only the stack's own Gateway's (`<host>:<gatewayPort>` for each of `gatewayHosts`), and the rate-limit filter only on `gatewayPort`. `all`: spec 2.4 literally, virtual host `\"\"` and every listener: **every host on the gateway**, other teams' included, gets the per-path counters and, with `failureModeDeny`, fails with HTTP 500 when the service is down. Only for a gateway the stack has to itself." },
+    { group: "sharing", key: "filterNamespaces", kind: "string", default: "own", description: "Where the EnvoyFilters live. `own`: the gateway filters in `gatewayNamespace`, the sidecar's local bucket in `workloadNamespace` (it then reaches only that namespace's pods). `root`: all in `meshNamespace` (spec 2.2 literally): the local bucket then reaches every `app: <serviceLabel>` pod of **every namespace**." },
+    { group: "sharing", key: "mutualTlsScope", kind: "string", default: "workloads", description: "With `mutualTls`: `workloads`: STRICT mutual TLS for the stack's own pods only (a PeerAuthentication `mesh-ratelimit-mtls` selecting `app.kubernetes.io/part-of=mesh-ratelimit` in each of its namespaces), whatever the mesh-wide policy says. `mesh`: spec 2.10 literally, for **the whole mesh**: PeerAuthentication `default` in `meshNamespace` (`current`) or `authPolicy: MUTUAL_TLS` in the mesh ConfigMap (`seed`); clients without sidecars anywhere in the mesh are then refused." },
 
     // Rate-limit service
     { group: "service", key: "ratelimitNamespace", kind: "string", default: "default", description: "Namespace of the rate-limit Service and Deployment." },
@@ -107,7 +114,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     { group: "managed-api", key: "ingressPath", kind: "string", default: "/echo", description: "Path prefix routed by the Ingress to ESP." },
     { group: "managed-api", key: "espImage", kind: "string", default: "gcr.io/endpoints-release/endpoints-runtime:1", description: "ESP image." },
     { group: "managed-api", key: "echoImage", kind: "string", default: "gcr.io/google-samples/echo-python:1.0", description: "Echo backend image (listens on 8080)." },
-    { group: "managed-api", key: "mutualTls", kind: "boolean", default: "true", description: "Enable mesh mutual TLS (spec 2.10): `seed` sets `authPolicy: MUTUAL_TLS` in the mesh ConfigMap and restores it on destroy; `current` creates PeerAuthentication `default` STRICT." },
+    { group: "managed-api", key: "mutualTls", kind: "boolean", default: "true", description: "Mutual TLS for the stack's traffic (spec 2.10), as wide as `mutualTlsScope` says: by default STRICT for the stack's own pods only." },
 
     // Operations
     { group: "operations", key: "bookinfoVersion", kind: "string", default: "1.20.2", description: "Tag of the `docker.io/istio/examples-bookinfo-*` images." },

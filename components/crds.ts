@@ -56,6 +56,8 @@ export class VirtualService extends k8s.apiextensions.CustomResource {
 }
 
 export interface PeerAuthenticationSpec {
+    /** Absent: every workload of the namespace (of the mesh, in the root namespace). */
+    selector?: { matchLabels: Record<string, string> };
     mtls: { mode: "STRICT" | "PERMISSIVE" | "DISABLE" };
 }
 

@@ -28,13 +28,78 @@ export const FILTER_NAMES = {
 } as const;
 
 export interface EnvoyFilterSpec {
-    workloadSelector: { labels: Record<string, string> };
+    /** The pods the patches apply to (in the filter's namespace; in Istio's root namespace: in every namespace). */
+    workloadSelector?: { labels: Record<string, string> };
+    /** Or: the Gateway API `Gateway` whose pods they apply to (same namespace as the filter). */
+    targetRefs?: { group: string; kind: string; name: string }[];
+    /** Order among the EnvoyFilters of a proxy: lower first, default 0 (see `FILTER_PRIORITY`). */
+    priority?: number;
     configPatches: Record<string, unknown>[];
+}
+
+/**
+ * The `priority` of the stack's EnvoyFilters. Istio applies the patches of a proxy in order of
+ * priority (lower first), then root namespace first, then creation time. Every `INSERT_BEFORE` of
+ * the router puts its filter directly before the router, so a patch applied later sits closer to
+ * it. At 10, after the default 0 of other teams' filters (an `ext_authz` inserted before the router,
+ * for instance), the rate-limit filter runs after them, just before the router: a request refused by
+ * authorization never spends rate-limit quota, and the order no longer depends on creation time.
+ * (Istio's own CUSTOM AuthorizationPolicy filter is generated into the chain itself and always runs
+ * before any filter inserted before the router.)
+ */
+export const FILTER_PRIORITY = 10;
+
+/** Which gateway pods a filter reaches: pods with these labels, or the pods of a Gateway API `Gateway`. */
+export type FilterTarget = { selector: Record<string, string> } | { gatewayApiName: string };
+
+export const GATEWAY_API_GROUP = "gateway.networking.k8s.io";
+/** The label Istio puts on the pods of a Gateway API `Gateway` it deploys (value: the Gateway's name). */
+export const GATEWAY_NAME_LABEL = "gateway.networking.k8s.io/gateway-name";
+
+/** A Gateway server: its port and hosts (`[<namespace>/]<host>`). */
+export interface GatewayServerLike {
+    port: { number: number };
+    hosts: string[];
+}
+
+function hostMatches(pattern: string, host: string): boolean {
+    if (pattern === "*") return true;
+    if (pattern.startsWith("*.")) return host === pattern || (!host.startsWith("*") && host.endsWith(pattern.slice(1)));
+    return pattern === host;
+}
+
+/**
+ * Istio's names of the gateway virtual hosts a VirtualService gets through a Gateway:
+ * `<host>:<port>` for each server port and each VirtualService host that a server host admits (the
+ * more specific of the two names the virtual host: VirtualService `*` through a server host
+ * `shop.example.com` gives `shop.example.com:<port>`). Pure; one source for the Gateway the stack
+ * creates and the patches that must name its virtual hosts.
+ */
+export function gatewayVirtualHosts(servers: GatewayServerLike[], vsHosts: string[]): string[] {
+    const out: string[] = [];
+    for (const server of servers) {
+        for (const raw of server.hosts) {
+            const sh = raw.includes("/") ? raw.slice(raw.indexOf("/") + 1) : raw;
+            for (const vh of vsHosts) {
+                const name = hostMatches(sh, vh) ? vh : hostMatches(vh, sh) ? sh : undefined;
+                const full = name === undefined ? undefined : `${name}:${server.port.number}`;
+                if (full && !out.includes(full)) out.push(full);
+            }
+        }
+    }
+    return out;
+}
+
+/** The spec fields that pick the filter's pods. */
+function targetOf(t: FilterTarget): Pick<EnvoyFilterSpec, "workloadSelector" | "targetRefs"> {
+    return "gatewayApiName" in t ? { targetRefs: [{ group: GATEWAY_API_GROUP, kind: "Gateway", name: t.gatewayApiName }] } : { workloadSelector: { labels: t.selector } };
 }
 
 /** What the gateway's rate-limit HTTP filter needs to reach the service. */
 export interface RateLimitFilterOptions {
-    selector: Record<string, string>;
+    target: FilterTarget;
+    /** Listener ports the filter goes on (the Gateway servers' ports); empty: every listener of the gateway. */
+    ports: number[];
     domain: string;
     failureModeDeny: boolean;
     timeout: string;
@@ -44,16 +109,22 @@ export interface RateLimitFilterOptions {
     authority: string;
 }
 
-/** The global rate-limit HTTP filter, inserted before the router on the gateway (spec 2.3). */
+/**
+ * The global rate-limit HTTP filter, inserted before the router on the gateway (spec 2.3), on the
+ * listeners of `ports` only (one patch each). The filter calls the service only for a request that
+ * produced descriptors, so on a shared port another team's virtual host (which gets no
+ * `rate_limits`) is never limited and never sees this service's failures.
+ */
 export function ratelimitHttpFilter(o: RateLimitFilterOptions): EnvoyFilterSpec {
+    const listeners = o.ports.length ? o.ports.map((portNumber) => ({ portNumber })) : [{}];
     return {
-        workloadSelector: { labels: o.selector },
-        configPatches: [
-            {
+        ...targetOf(o.target),
+        priority: FILTER_PRIORITY,
+        configPatches: listeners.map((port) => ({
                 applyTo: "HTTP_FILTER",
                 match: {
                     context: "GATEWAY",
-                    listener: { filterChain: { filter: { name: HCM_FILTER, subFilter: { name: ROUTER_FILTER } } } },
+                    listener: { ...port, filterChain: { filter: { name: HCM_FILTER, subFilter: { name: ROUTER_FILTER } } } },
                 },
                 patch: {
                     operation: "INSERT_BEFORE",
@@ -73,15 +144,19 @@ export function ratelimitHttpFilter(o: RateLimitFilterOptions): EnvoyFilterSpec 
                         },
                     },
                 },
-            },
-        ],
+            })),
     };
 }
 
-/** `rate_limits` on the gateway's virtual hosts (`""`: every virtual host). */
-export function vhostRateLimitsFilter(selector: Record<string, string>, virtualHosts: string[], rateLimits: RateLimitEntry[]): EnvoyFilterSpec {
+/**
+ * `rate_limits` on the named virtual hosts (`<host>:<port>`). The name `""` means every virtual host
+ * of the gateway, other teams' hosts included (Istio: an empty name matches any): only for a gateway
+ * the stack has to itself.
+ */
+export function vhostRateLimitsFilter(target: FilterTarget, virtualHosts: string[], rateLimits: RateLimitEntry[]): EnvoyFilterSpec {
     return {
-        workloadSelector: { labels: selector },
+        ...targetOf(target),
+        priority: FILTER_PRIORITY,
         configPatches: virtualHosts.map((name) => ({
             applyTo: "VIRTUAL_HOST",
             match: { context: "GATEWAY", routeConfiguration: { vhost: { name, route: { action: "ANY" } } } },
@@ -95,10 +170,11 @@ export function vhostRateLimitsFilter(selector: Record<string, string>, virtualH
  * with `url-path` each patched route also includes them (`vh_rate_limits: INCLUDE`), so every
  * request on it still counts against the virtual host's limits. Undefined when there is no patch.
  */
-export function routeRateLimitsFilter(selector: Record<string, string>, patches: RoutePatch[], mode: PathKeyMode): EnvoyFilterSpec | undefined {
+export function routeRateLimitsFilter(target: FilterTarget, patches: RoutePatch[], mode: PathKeyMode): EnvoyFilterSpec | undefined {
     if (!patches.length) return undefined;
     return {
-        workloadSelector: { labels: selector },
+        ...targetOf(target),
+        priority: FILTER_PRIORITY,
         configPatches: patches.map((p) => ({
             applyTo: "HTTP_ROUTE",
             match: { context: "GATEWAY", routeConfiguration: { vhost: { name: p.virtualHost, route: { name: p.route, action: "ANY" } } } },
@@ -134,7 +210,7 @@ function typedStruct(value: Record<string, unknown>): Record<string, unknown> {
 export interface LocalBucketOptions {
     /** Pod labels of the workload. */
     selector: Record<string, string>;
-    /** Service port: names the sidecar's inbound virtual host `inbound|http|<port>`. */
+    /** The workload's port: its inbound filter chain, and the name of its inbound virtual host `inbound|http|<port>`. */
     port: number;
     bucket: number;
     fillInterval: string;
@@ -146,21 +222,26 @@ export interface LocalBucketOptions {
     routes?: string[];
 }
 
-/** A local token bucket on a workload's sidecar (spec 2.7), in either placement. */
+/**
+ * A local token bucket on a workload's sidecar (spec 2.7), in either placement, on the inbound
+ * chain of the workload's port only (`listener.portNumber`: for SIDECAR_INBOUND Istio matches it
+ * against the inbound filter chain's port, the container port the Service targets).
+ */
 export function localBucketFilter(o: LocalBucketOptions): EnvoyFilterSpec {
     const httpFilterPatch = (value: Record<string, unknown>) => ({
         applyTo: "HTTP_FILTER",
-        match: { context: "SIDECAR_INBOUND", listener: { filterChain: { filter: { name: HCM_FILTER } } } },
+        match: { context: "SIDECAR_INBOUND", listener: { portNumber: o.port, filterChain: { filter: { name: HCM_FILTER } } } },
         patch: { operation: "INSERT_BEFORE", value: { name: LOCAL_RATELIMIT_FILTER, typed_config: typedStruct(value) } },
     });
     const selector = { labels: o.selector };
     const value = localBucketValue(o.bucket, o.fillInterval);
     if (o.routes === undefined) {
-        return { workloadSelector: selector, configPatches: [httpFilterPatch(value)] };
+        return { workloadSelector: selector, priority: FILTER_PRIORITY, configPatches: [httpFilterPatch(value)] };
     }
     const routeMatches = o.routes.length ? o.routes.map((name) => ({ name, action: "ANY" })) : [{ action: "ANY" }];
     return {
         workloadSelector: selector,
+        priority: FILTER_PRIORITY,
         configPatches: [
             httpFilterPatch({ stat_prefix: LOCAL_STAT_PREFIX }),
             ...routeMatches.map((route) => ({

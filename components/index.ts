@@ -9,5 +9,5 @@ export { Bookinfo, BookinfoArgs } from "./bookinfo";
 export { ManagedApi, ManagedApiArgs } from "./managed-api";
 export { MeshMutualTls, MeshMutualTlsArgs } from "./mesh-mtls";
 export { MeshRateLimitArgs } from "./mesh-ratelimit-args";
-export { ApiProfileName, DescriptorArgs, EspPortModeName, HttpRouteArgs, LocalPlacementMode, StackVariant } from "./mesh-enums";
+export { ApiProfileName, DescriptorArgs, EspPortModeName, FilterNamespaces, HttpRouteArgs, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "./mesh-enums";
 export { HeaderMatchArgs, LimitArgs, LimitUnit, PathKeyMode, PathLimitArgs, PathMatchArgs, PerPathLimitsArgs, RateLimitRuleArgs, RouteRefArgs } from "./rules";

@@ -13,7 +13,10 @@ import { protoDurationSeconds } from "./settings";
 export interface LocalRateLimitArgs {
     /** Pod labels of the workload, e.g. `{ app: "orders" }`. */
     selector: Record<string, string>;
-    /** The workload's service port (Istio names the sidecar's inbound virtual host `inbound|http|<port>`). */
+    /**
+     * The workload's port: the bucket goes on the sidecar's inbound chain of this port only (other
+     * inbound ports are not limited), and Istio names its inbound virtual host `inbound|http|<port>`.
+     */
     port: number;
     /** Tokens in the bucket, and tokens added per fill (`max_tokens` = `tokens_per_fill`). */
     bucket: number;
@@ -25,8 +28,19 @@ export interface LocalRateLimitArgs {
      * to the whole filter on the sidecar's inbound HTTP chain (all routes, one place).
      */
     routes?: string[];
-    /** Namespace of the EnvoyFilter: the workload's, or Istio's root namespace. Defaults to `istio-system`. */
-    namespace?: string;
+    /**
+     * Namespace of the EnvoyFilter: the workload's own, so the bucket reaches only that namespace's
+     * pods with `selector`'s labels. Istio's root namespace (`rootNamespace`) is refused unless
+     * `reachAllNamespaces` is set: a filter there applies to matching pods in every namespace.
+     */
+    namespace: string;
+    /** Istio's root namespace (the mesh config's `rootNamespace`). Defaults to `istio-system`. */
+    rootNamespace?: string;
+    /**
+     * Allow `namespace` to be Istio's root namespace, where the bucket applies to every pod with
+     * `selector`'s labels in the whole mesh, other teams' included. Defaults to `false`.
+     */
+    reachAllNamespaces?: boolean;
     /** Name of the EnvoyFilter. Defaults to the component's name. */
     filterName?: string;
 }
@@ -49,9 +63,19 @@ export function planLocalRateLimit(name: string, args: LocalRateLimitArgs): { pr
             if (typeof r !== "string" || r === "") problems.push({ field: `routes[${i}]`, value: r, problem: "must be a route name", fix: "remove it, or name the route" });
         });
     }
-    const namespace = a.namespace ?? "istio-system";
+    const namespace = a.namespace as string;
+    const rootNamespace = a.rootNamespace ?? "istio-system";
     const filterName = a.filterName ?? name;
-    problems.push(...dnsProblem("namespace", namespace, "label"), ...dnsProblem("filterName", filterName, "subdomain"));
+    if (a.namespace === undefined) {
+        problems.push({ field: "namespace", value: undefined, problem: "is required: the workload's namespace (the filter then reaches only that namespace's pods)", fix: 'give the workload\'s namespace, e.g. "shop"' });
+    } else problems.push(...dnsProblem("namespace", namespace, "label"));
+    problems.push(...dnsProblem("rootNamespace", rootNamespace, "label"), ...dnsProblem("filterName", filterName, "subdomain"));
+    if (a.reachAllNamespaces !== undefined && typeof a.reachAllNamespaces !== "boolean") {
+        problems.push({ field: "reachAllNamespaces", value: a.reachAllNamespaces, problem: "must be a boolean", fix: "remove it (false), or use true" });
+    }
+    if (namespace === rootNamespace && a.reachAllNamespaces !== true) {
+        problems.push({ field: "namespace", value: namespace, problem: `is Istio's root namespace: the bucket would apply to every pod labelled ${JSON.stringify(a.selector ?? {})} in every namespace, other teams' included`, fix: "give the workload's own namespace, or set reachAllNamespaces: true if that reach is intended" });
+    }
     const spec = localBucketFilter({ selector: a.selector ?? {}, port: a.port ?? 0, bucket: a.bucket ?? 0, fillInterval, routes: Array.isArray(a.routes) ? a.routes : undefined });
     return { problems, filterName, namespace, spec };
 }

@@ -7,10 +7,13 @@ import { CONFIG_KEYS, CONFIG_KEY_NAMES } from "./config-schema";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 import { ConfigError, ConfigProblem, FixStyle, RawConfig, StackSettings, formatProblems, resolveSettings, shellQuote } from "./settings";
 
+/** Keys whose config value is a comma-separated list and whose argument is a list of strings. */
+const LIST_KEYS = new Set(["includeIpRanges", "gatewayHosts"]);
+
 /** Fixes phrased as argument changes (what a user of the component edits). */
 export const ARGS_FIX: FixStyle = {
     set: (k, v) =>
-        `set ${k}: ${k === "includeIpRanges" ? JSON.stringify(v.split(",")) : /^(\d+|true|false)$/.test(v) || /^[[{]/.test(v) ? v : JSON.stringify(v)} in MeshRateLimit's args`,
+        `set ${k}: ${LIST_KEYS.has(k) ? JSON.stringify(v.split(",")) : /^(\d+|true|false)$/.test(v) || /^[[{]/.test(v) ? v : JSON.stringify(v)} in MeshRateLimit's args`,
     rm: (k) => `remove ${k} from MeshRateLimit's args`,
     rename: (from, to, v) => `rename ${from} to ${to} (value ${shellQuote(v)})`,
     header: (n) => `MeshRateLimit: invalid arguments (${n} problem${n === 1 ? "" : "s"}); nothing was created:`,
@@ -22,7 +25,7 @@ export function argsToRaw(args: MeshRateLimitArgs): RawConfig {
     for (const k of CONFIG_KEYS) {
         const v = (args as Record<string, unknown>)[k.key];
         if (v === undefined || v === null) continue;
-        if (k.key === "includeIpRanges" && Array.isArray(v)) raw[k.key] = v.join(",");
+        if (LIST_KEYS.has(k.key) && Array.isArray(v)) raw[k.key] = v.join(",");
         else raw[k.key] = typeof v === "string" ? v : k.kind === "json" || typeof v === "object" ? JSON.stringify(v) : String(v);
     }
     return raw;
@@ -34,7 +37,7 @@ export function rawToArgs(raw: RawConfig): MeshRateLimitArgs {
     for (const k of CONFIG_KEYS) {
         const v = raw[k.key]?.trim();
         if (v === undefined || v === "") continue;
-        if (k.key === "includeIpRanges") args[k.key] = v.split(",").map((s) => s.trim()).filter(Boolean);
+        if (LIST_KEYS.has(k.key)) args[k.key] = v.split(",").map((s) => s.trim()).filter(Boolean);
         else if (k.kind === "json") args[k.key] = JSON.parse(v);
         else if (k.kind === "integer") args[k.key] = Number(v);
         else if (k.kind === "boolean") args[k.key] = v.toLowerCase() === "true";

@@ -28,6 +28,30 @@ export enum EspPortModeName {
     Tcp = "tcp",
 }
 
+/** Which virtual hosts of the gateway the global limits apply to. */
+export enum VirtualHostScope {
+    /** Only the stack's own Gateway's virtual hosts, and the rate-limit filter only on its port. */
+    GatewayHosts = "gateway-hosts",
+    /** Spec 2.4 literally: every virtual host of the gateway (other teams' too) and every listener. */
+    All = "all",
+}
+
+/** Where the stack's EnvoyFilters live. */
+export enum FilterNamespaces {
+    /** The gateway filters in the gateway's namespace, the local bucket in the workload's. */
+    Own = "own",
+    /** Spec 2.2 literally: all in Istio's root namespace (they reach matching pods of every namespace). */
+    Root = "root",
+}
+
+/** How far mutual TLS reaches. */
+export enum MutualTlsScope {
+    /** STRICT for the stack's own pods only (a PeerAuthentication with a selector in each of its namespaces). */
+    Workloads = "workloads",
+    /** Spec 2.10 literally: the whole mesh (PeerAuthentication `default` in the root namespace, or the mesh ConfigMap's `authPolicy`). */
+    Mesh = "mesh",
+}
+
 /** A VirtualService HTTP route of the bookinfo sample. */
 export interface HttpRouteArgs {
     /** Route name (a route limit names it). Defaults to none. */

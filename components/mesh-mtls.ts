@@ -1,20 +1,25 @@
 /**
- * Mesh mutual TLS (spec 2.10, 5.2).
+ * Mutual TLS for the stack's traffic (spec 2.10, 5.2), as wide as `scope` says.
  *
- * - `current` profile: PeerAuthentication `default` with mode STRICT in the root namespace (owned
- *   by this stack, deleted on destroy).
- * - `seed` profile: `authPolicy: MUTUAL_TLS` inside the `mesh` text of Istio's ConfigMap `istio`.
+ * - scope `workloads` (default, both profiles): a PeerAuthentication `mesh-ratelimit-mtls` with mode
+ *   STRICT in each of the stack's namespaces, selecting only the stack's pods
+ *   (`app.kubernetes.io/part-of=mesh-ratelimit`). A workload-level policy takes precedence over the
+ *   namespace's and the mesh's, so the stack's pods accept only mutual TLS whatever the mesh-wide
+ *   policy says, and nobody else's traffic changes.
+ * - scope `mesh`, `current` profile: PeerAuthentication `default` with mode STRICT in the root
+ *   namespace (owned by this stack, deleted on destroy): every workload of the mesh.
+ * - scope `mesh`, `seed` profile: `authPolicy: MUTUAL_TLS` inside the `mesh` text of Istio's ConfigMap `istio`.
  *   That ConfigMap belongs to the Istio installation. A ConfigMapPatch cannot be used: it would have
  *   to force-own the whole `mesh` key and deleting it removes that key (pulumi-kubernetes#2104).
  *   Instead a small dynamic resource edits that one line, remembers the original text and puts it
  *   back byte for byte on destroy. It uses `kubectl` with the same kubeconfig/context as the provider.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { stackLabels } from "./common";
+import { PART_OF, stackLabels } from "./common";
 import { PeerAuthentication } from "./crds";
-import { ComponentArgsError, configDefault, dnsProblem } from "./global-ratelimit";
+import { ComponentArgsError, configDefault, dnsProblem, selectorProblems } from "./global-ratelimit";
 import { restoredText, setTopLevel } from "./mesh-config-text";
-import { ApiProfileName } from "./mesh-enums";
+import { ApiProfileName, MutualTlsScope } from "./mesh-enums";
 import { RuleProblem } from "./rules";
 
 export const MESH_CONFIGMAP = "istio";
@@ -114,8 +119,20 @@ export class MeshConfigSetting extends pulumi.dynamic.Resource {
     }
 }
 
+/** Name of the stack's workload-level PeerAuthentications. */
+export const STACK_PEER_AUTHENTICATION = "mesh-ratelimit-mtls";
+
 export interface MeshMutualTlsArgs {
-    /** `current`: PeerAuthentication `default` STRICT; `seed`: `authPolicy: MUTUAL_TLS` in the mesh ConfigMap. Defaults to `ApiProfileName.Current`. */
+    /**
+     * `MutualTlsScope.Workloads`: STRICT for the pods labelled `selector` in `namespaces` only.
+     * `MutualTlsScope.Mesh`: STRICT for the whole mesh (every team's workloads). Defaults to `MutualTlsScope.Workloads`.
+     */
+    scope?: MutualTlsScope;
+    /** Workloads scope: the namespaces holding the pods (one PeerAuthentication each). Required with that scope. */
+    namespaces?: string[];
+    /** Workloads scope: labels of the pods. Defaults to `{ "app.kubernetes.io/part-of": "mesh-ratelimit" }`. */
+    selector?: Record<string, string>;
+    /** Mesh scope: `current`: PeerAuthentication `default` STRICT; `seed`: `authPolicy: MUTUAL_TLS` in the mesh ConfigMap. Defaults to `ApiProfileName.Current`. */
     apiProfile?: ApiProfileName;
     /** Istio's root namespace (PeerAuthentication, mesh ConfigMap `istio`). Defaults to `istio-system`. */
     meshNamespace?: string;
@@ -133,12 +150,28 @@ export class MeshMutualTls extends pulumi.ComponentResource {
         const a: MeshMutualTlsArgs = args ?? {};
         const profile = a.apiProfile ?? (configDefault("apiProfile") as ApiProfileName);
         const meshNamespace = a.meshNamespace ?? configDefault("meshNamespace");
+        const scope = a.scope ?? MutualTlsScope.Workloads;
+        const selector = a.selector ?? { "app.kubernetes.io/part-of": PART_OF };
         const problems: RuleProblem[] = dnsProblem("meshNamespace", meshNamespace, "label");
         if (!(Object.values(ApiProfileName) as string[]).includes(profile)) problems.push({ field: "apiProfile", value: profile, problem: "must be current or seed", fix: "use ApiProfileName.Current" });
+        if (!(Object.values(MutualTlsScope) as string[]).includes(scope)) problems.push({ field: "scope", value: scope, problem: "must be workloads or mesh", fix: "use MutualTlsScope.Workloads" });
+        if (scope === MutualTlsScope.Workloads) {
+            if (!Array.isArray(a.namespaces) || !a.namespaces.length) problems.push({ field: "namespaces", value: a.namespaces, problem: "must list the namespaces of the pods (scope workloads)", fix: 'give e.g. ["shop"]' });
+            else a.namespaces.forEach((n, i) => problems.push(...dnsProblem(`namespaces[${i}]`, n, "label")));
+            problems.push(...selectorProblems("selector", selector));
+        }
         if (problems.length) throw new ComponentArgsError(`MeshMutualTls ${name}`, problems);
         super("mesh-ratelimit:index:MeshMutualTls", name, {}, opts);
         const s = { apiProfile: profile, mesh: { namespace: meshNamespace } };
-        if (s.apiProfile === "current") {
+        if (scope === MutualTlsScope.Workloads) {
+            for (const ns of new Set(a.namespaces)) {
+                new PeerAuthentication(
+                    `${name}-${ns}`,
+                    { metadata: { name: STACK_PEER_AUTHENTICATION, namespace: ns, labels: stackLabels("mesh-mtls") }, spec: { selector: { matchLabels: { ...selector } }, mtls: { mode: "STRICT" } } },
+                    { parent: this },
+                );
+            }
+        } else if (s.apiProfile === "current") {
             if (args.createPeerAuthentication !== false) {
                 new PeerAuthentication(
                     "default",

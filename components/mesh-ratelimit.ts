@@ -4,7 +4,7 @@
  * local bucket (LocalRateLimit), bookinfo, the managed API and mesh mutual TLS.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { Bookinfo, BookinfoArgs } from "./bookinfo";
+import { Bookinfo, BookinfoArgs, bookinfoVirtualHosts, planBookinfo } from "./bookinfo";
 import { FILTER_NAMES } from "./envoy-filters";
 import { GlobalRateLimit, GlobalRateLimitArgs, ServiceLogLevel, redisOptionsOf } from "./global-ratelimit";
 import { effectiveLimits } from "./limits-table";
@@ -12,7 +12,7 @@ import { LocalRateLimit, LocalRateLimitArgs } from "./local-ratelimit";
 import { ManagedApi, ManagedApiArgs } from "./managed-api";
 import { settingsFromArgs } from "./mesh-args";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
-import { ApiProfileName, EspPortModeName } from "./mesh-enums";
+import { ApiProfileName, EspPortModeName, MutualTlsScope } from "./mesh-enums";
 import { MeshMutualTls } from "./mesh-mtls";
 import { StackSettings } from "./settings";
 import { globalLimitsFromSettings } from "./spec-limits";
@@ -37,7 +37,13 @@ export function globalArgsFromSettings(s: StackSettings): GlobalRateLimitArgs {
     return {
         ...globalLimitsFromSettings(s),
         domain: s.global.domain,
-        gateway: { selector: { [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value }, namespace: s.mesh.namespace },
+        gateway: {
+            selector: { [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value },
+            namespace: s.mesh.filterNamespaces === "root" ? s.mesh.namespace : s.mesh.gatewayNamespace,
+            // Istio's names of the virtual hosts of the Gateway and VirtualService Bookinfo creates.
+            virtualHosts: bookinfoVirtualHosts(planBookinfo(bookinfoArgsFromSettings(s))),
+            ...(s.mesh.vhostScope === "all" ? { allVirtualHosts: true } : {}),
+        },
         namespace: r.namespace,
         failureModeDeny: s.global.failureModeDeny,
         timeout: s.global.timeout,
@@ -63,6 +69,11 @@ export function globalArgsFromSettings(s: StackSettings): GlobalRateLimitArgs {
     };
 }
 
+/** The namespaces the stack runs pods in (bookinfo, the rate-limit service and Redis, the managed API), each once. */
+export function stackNamespaces(s: StackSettings): string[] {
+    return [...new Set([s.bookinfo.namespace, s.ratelimit.namespace, ...(s.managedApi ? [s.managedApi.namespace] : [])])];
+}
+
 /** The LocalRateLimit arguments of the specified stack (pure; exported for testing). */
 export function localArgsFromSettings(s: StackSettings): LocalRateLimitArgs {
     return {
@@ -72,7 +83,10 @@ export function localArgsFromSettings(s: StackSettings): LocalRateLimitArgs {
         fillInterval: s.local.fillInterval,
         // single-route: the bucket per route on every route of the inbound virtual host.
         ...(s.local.placement === "single-route" ? { routes: [] } : {}),
-        namespace: s.mesh.namespace,
+        // The workload's own namespace: the filter then reaches only its pods (root: every namespace's).
+        namespace: s.mesh.filterNamespaces === "root" ? s.mesh.namespace : s.bookinfo.namespace,
+        rootNamespace: s.mesh.namespace,
+        ...(s.mesh.filterNamespaces === "root" ? { reachAllNamespaces: true } : {}),
         filterName: FILTER_NAMES.local,
     };
 }
@@ -86,6 +100,7 @@ export function bookinfoArgsFromSettings(s: StackSettings): BookinfoArgs {
         gatewaySelector: { [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value },
         gatewayName: b.gatewayName,
         gatewayPort: b.gatewayPort,
+        hosts: b.hosts,
         virtualServiceName: b.virtualServiceName,
         routes: b.routes.map((r) => ({ ...(r.name !== undefined ? { name: r.name } : {}), exact: r.exact, prefix: r.prefix })),
         localStatsApp: s.local.serviceLabel,
@@ -134,7 +149,14 @@ export class MeshRateLimit extends pulumi.ComponentResource {
         if (s.mesh.mutualTls) {
             new MeshMutualTls(
                 "mesh-mtls",
-                { apiProfile: s.apiProfile as ApiProfileName, meshNamespace: s.mesh.namespace, kubeContext: args.kubeContext, createPeerAuthentication: args.createPeerAuthentication ?? true },
+                {
+                    apiProfile: s.apiProfile as ApiProfileName,
+                    scope: s.mesh.mutualTlsScope as MutualTlsScope,
+                    meshNamespace: s.mesh.namespace,
+                    namespaces: stackNamespaces(s),
+                    kubeContext: args.kubeContext,
+                    createPeerAuthentication: args.createPeerAuthentication ?? true,
+                },
                 { parent: this },
             );
         }

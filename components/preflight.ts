@@ -9,10 +9,11 @@
  *   serves an Ingress that names a class only when an IngressClass of that name has controller
  *   `istio.io/ingress-controller`; without the object it falls back to the mesh config's
  *   `ingressControllerMode`, STRICT by default, and ignores the Ingress. Istio does not install one.
- * - PeerAuthentication `default` in the mesh namespace (`current` profile with `mutualTls`):
- *   mesh-wide, and many meshes already have one.
- * - The EnvoyFilters `filter-ratelimit*` in the mesh namespace: the stack's own names, but Istio's
- *   rate-limit task uses the same names, so a mesh that followed it already has them.
+ * - PeerAuthentication `default` in the mesh namespace (`current` profile, `mutualTls` with
+ *   `mutualTlsScope` `mesh`): mesh-wide, and many meshes already have one.
+ * - The EnvoyFilters `filter-ratelimit*` (in the gateway's namespace) and `filter-local-ratelimit-svc`
+ *   (in the workload's): the stack's own names, but Istio's rate-limit task uses the same names, so
+ *   a mesh that followed it already has them.
  *
  * Rule: an object that carries the label `app.kubernetes.io/part-of=mesh-ratelimit` was created by
  * this stack (an earlier `pulumi up`) and stays managed by it. Any other existing object is never
@@ -85,7 +86,7 @@ export function sharedObjectRefs(s: StackSettings): SharedObjectRef[] {
     if (s.managedApi && s.apiProfile === "current") {
         refs.push({ kind: "IngressClass", apiVersion: "networking.k8s.io/v1", name: s.managedApi.ingressClassName, resource: "ingressclasses.networking.k8s.io" });
     }
-    if (s.mesh.mutualTls && s.apiProfile === "current") {
+    if (s.mesh.mutualTls && s.mesh.mutualTlsScope === "mesh" && s.apiProfile === "current") {
         refs.push({ kind: "PeerAuthentication", apiVersion: "security.istio.io/v1", name: MESH_PEER_AUTHENTICATION, namespace: s.mesh.namespace, resource: "peerauthentications.security.istio.io" });
     }
     // The names and namespaces come from the same plans the components build their filters from.

@@ -15,6 +15,9 @@ import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem, redisTimeoutFor } from 
 export type Variant = "A" | "B";
 export type ApiProfile = "seed" | "current";
 export type LocalPlacement = "all-routes" | "single-route";
+export type VhostScope = "gateway-hosts" | "all";
+export type FilterNamespacesMode = "own" | "root";
+export type MutualTlsScopeName = "workloads" | "mesh";
 export type EspPortMode = "http" | "tcp";
 export type RateLimitUnit = "second" | "minute" | "hour" | "day";
 /**
@@ -72,12 +75,20 @@ export interface StackSettings {
         servicePort: number;
     };
     mesh: {
+        /** Istio's root namespace. */
         namespace: string;
         gatewaySelector: { key: string; value: string };
+        /** Namespace of the gateway's pods (and of the gateway filters unless `filterNamespaces` is `root`). */
+        gatewayNamespace: string;
+        vhostScope: VhostScope;
+        filterNamespaces: FilterNamespacesMode;
         mutualTls: boolean;
+        mutualTlsScope: MutualTlsScopeName;
     };
     bookinfo: {
         namespace: string;
+        /** Hosts of the Gateway's server and of the VirtualService. */
+        hosts: string[];
         version: string;
         gatewayName: string;
         gatewayPort: number;
@@ -702,8 +713,24 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
     const mesh = {
         namespace: r.dnsName("meshNamespace", "label"),
         gatewaySelector: { key: selKey ?? "istio", value: selValue ?? "ingressgateway" },
+        gatewayNamespace: r.dnsName("gatewayNamespace", "label"),
+        vhostScope: r.oneOf<VhostScope>("vhostScope", ["gateway-hosts", "all"]),
+        filterNamespaces: r.oneOf<FilterNamespacesMode>("filterNamespaces", ["own", "root"]),
         mutualTls: r.bool("mutualTls"),
+        mutualTlsScope: r.oneOf<MutualTlsScopeName>("mutualTlsScope", ["workloads", "mesh"]),
     };
+    const hostsText = r.str("gatewayHosts");
+    const hosts = hostsText.split(",").map((h) => h.trim()).filter(Boolean);
+    const badHosts = hosts.filter((h) => !isGatewayHost(h));
+    if (!hosts.length || badHosts.length || new Set(hosts).size !== hosts.length) {
+        const fixed = [...new Set(hosts.filter(isGatewayHost))];
+        r.fail(
+            "gatewayHosts",
+            hostsText,
+            !hosts.length ? "must name at least one host" : badHosts.length ? `has invalid host(s): ${badHosts.join(", ")} (each must be '*', '*.<domain>' or a DNS name, without a port)` : "names a host twice",
+            (s) => s.set("gatewayHosts", fixed.length ? fixed.join(",") : "*"),
+        );
+    }
 
     // Bookinfo ----------------------------------------------------------------------------------
     const workloadNamespace = r.dnsName("workloadNamespace", "label");
@@ -714,6 +741,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
     }
     const bookinfo = {
         namespace: workloadNamespace,
+        hosts,
         version: r.str("bookinfoVersion"),
         gatewayName: r.dnsName("gatewayName", "subdomain"),
         gatewayPort: r.int("gatewayPort", { min: 1, max: 65535 }),
@@ -812,9 +840,9 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
 // ---------------------------------------------------------------------------------------------
 // Values derived from settings: computed once, never typed twice.
 
-/** Name Istio gives the gateway's virtual host for the Gateway server port. */
-export function gatewayVhostName(s: StackSettings): string {
-    return `*:${s.bookinfo.gatewayPort}`;
+/** A host of a Gateway server or VirtualService: `*`, `*.<domain>` or a DNS name (no port, lower case). */
+export function isGatewayHost(h: string): boolean {
+    return h === "*" || isDnsName(h.startsWith("*.") ? h.slice(2) : h, "subdomain");
 }
 
 /** Name Istio gives the sidecar's inbound virtual host for the workload port. */

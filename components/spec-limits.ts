@@ -5,8 +5,9 @@
  * used by the MeshRateLimit component and by the settings-based builders.
  */
 import { GlobalLimitsInput, LimitUnit, PathKeyMode, RateLimitRuleArgs } from "./rules";
-import { DESCRIPTOR_KEY, DescriptorLimit, StackSettings, gatewayVhostName } from "./settings";
+import { DESCRIPTOR_KEY, DescriptorLimit, StackSettings } from "./settings";
 
+/** The route rule names no virtual host: GlobalRateLimit puts it on each of the Gateway's (`*:8080` by default, spec 2.6). */
 export function globalLimitsFromSettings(s: StackSettings): GlobalLimitsInput {
     const api = s.global.apiRoute;
     const limit = (d: DescriptorLimit) => ({ requestsPerUnit: d.requestsPerUnit, unit: d.unit as LimitUnit });
@@ -15,7 +16,7 @@ export function globalLimitsFromSettings(s: StackSettings): GlobalLimitsInput {
     // Without an entry of its own the service counted PATH=<api value> under the catch-all: same limit.
     const apiLimit = apiEntry ?? catchAll;
     const rules: RateLimitRuleArgs[] =
-        api && apiLimit ? [{ name: api.descriptorValue, path: { regex: api.regex }, route: { name: api.route, virtualHost: gatewayVhostName(s) }, ...limit(apiLimit) }] : [];
+        api && apiLimit ? [{ name: api.descriptorValue, path: { regex: api.regex }, route: { name: api.route }, ...limit(apiLimit) }] : [];
     return {
         pathKey: s.global.pathKey as PathKeyMode,
         ruleKey: DESCRIPTOR_KEY,

@@ -14,6 +14,7 @@ const GROUPS: Record<ConfigKeySpec["group"], string> = {
     limits: "Global limits",
     local: "Local limit",
     names: "Names and namespaces",
+    sharing: "Shared mesh: scope (README, Running on a shared mesh)",
     service: "Rate-limit service and Redis",
     "managed-api": "Managed-API service (ESP)",
     operations: "Operations",

@@ -33,7 +33,7 @@ describe("cluster: the package's GlobalRateLimit on its own (a user's gateway): 
         const { objects } = await registerComponents(() => {
             new GlobalRateLimit("shop-limits", {
                 domain: "shop",
-                gateway: { selector: { app: "shop-gateway" }, namespace: NS },
+                gateway: { selector: { app: "shop-gateway" }, namespace: NS, virtualHosts: ["*:80"] },
                 namespace: NS,
                 rules: [{ name: "login", path: { exact: "/login" }, perClientAddress: true, requestsPerUnit: 5, unit: LimitUnit.Minute }],
                 accessPolicy: { gatewayPrincipal: `cluster.local/ns/${NS}/sa/shop-gateway` },

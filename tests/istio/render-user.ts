@@ -57,7 +57,7 @@ export const USER_OBJECTS: K8sObject[] = [
 
 export async function renderUserSetup(): Promise<K8sObject[]> {
     const { objects } = await registerComponents(() => {
-        new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop" }, namespace: "shop", rules: USER_RULES });
+        new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] }, namespace: "shop", rules: USER_RULES });
     }, "shop", "istio");
     return [...USER_OBJECTS, ...objects];
 }

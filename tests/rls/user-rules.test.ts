@@ -35,7 +35,7 @@ const USER_OBJECTS: K8sObject[] = [
 
 async function renderComponent(): Promise<K8sObject[]> {
     const { objects } = await registerComponents(() => {
-        new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop" }, namespace: "shop", rules: RULES });
+        new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] }, namespace: "shop", rules: RULES });
     }, "shop", "rls");
     return objects;
 }

@@ -1,7 +1,7 @@
 /** The pure builders, called directly on settings (no Pulumi runtime). */
 import { expect } from "chai";
 import { parse } from "yaml";
-import { gatewaySpec, virtualServiceSpec } from "../../components/bookinfo";
+import { gatewaySpecFor, virtualServiceSpec } from "../../components/bookinfo";
 import { localBucketValue } from "../../components/envoy-filters";
 import { planGlobalRateLimit } from "../../components/global-ratelimit";
 import { planLocalRateLimit } from "../../components/local-ratelimit";
@@ -43,7 +43,10 @@ describe("pure builders", () => {
         const patch = filters(A)["filter-ratelimit-svc-api"].configPatches[0];
         const routeNames = virtualServiceSpec(A).http.map((h) => h.name);
         expect(routeNames).to.include(patch.match.routeConfiguration.vhost.route.name);
-        expect(patch.match.routeConfiguration.vhost.name).to.equal(`*:${gatewaySpec(A).servers[0].port.number}`);
+        // Istio's name for the VirtualService host '*' through the Gateway's server (host '*', the configured port).
+        const server = gatewaySpecFor({ istio: "ingressgateway" }, A.bookinfo.gatewayPort, A.bookinfo.hosts).servers[0];
+        expect(patch.match.routeConfiguration.vhost.name).to.equal(`${virtualServiceSpec(A).hosts[0]}:${server.port.number}`);
+        expect(patch.match.routeConfiguration.vhost.name).to.equal("*:8080");
         expect(filters(B)).to.not.have.property("filter-ratelimit-svc-api");
     });
 

@@ -41,15 +41,18 @@ const PRINCIPAL = "must be an Istio principal '<trust domain>/ns/<namespace>/sa/
 const DEFAULT_PRINCIPAL_FIX = 'use "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"';
 const TIMEOUT = "must be a protobuf duration of at least 0.001s (seconds with an 's' suffix)";
 const TIMEOUT_FIX = 'use e.g. "10s" or "0.5s"';
-const VHOST = "must be Istio's virtual host name <host>:<port>";
-const VHOST_FIX = 'use e.g. "*:8080" (Istio silently ignores a patch that names no virtual host)';
+const VHOST = "must be Istio's virtual host name <host>:<port> (host '*', '*.<domain>' or a DNS name; the port of the Gateway server)";
+const VHOST_FIX = 'use e.g. "shop.example.com:80" (Istio silently ignores a patch that names no virtual host)';
+const VHOSTS_REQUIRED = "must name the gateway's virtual hosts to limit: without them the limits would reach every host on the gateway, other teams' included";
+const VHOSTS_REQUIRED_FIX = 'give e.g. ["shop.example.com:80"] (Istio\'s <host>:<port> for each host of your Gateway server), or set gateway.allVirtualHosts: true for a gateway you have to yourself';
+const GATEWAY_FIX = 'give { selector: { istio: "ingressgateway" }, virtualHosts: ["shop.example.com:80"] }';
 const WINDOW = "must be a Go duration such as '0', '150us' or '2ms'";
 const SECRET_KEY = "must be a Secret data key (letters, digits, '-', '_', '.')";
 
 /** Valid GlobalRateLimit arguments, with one change. */
 const G = (change: Record<string, unknown> = {}): GlobalRateLimitArgs =>
-    ({ domain: "shop", gateway: { selector: { app: "shop-gateway" } }, rules: [{ name: "all", requestsPerUnit: 10, unit: M }], ...change }) as GlobalRateLimitArgs;
-const GW = (gateway: Record<string, unknown>) => G({ gateway: { selector: { app: "shop-gateway" }, ...gateway } });
+    ({ domain: "shop", gateway: { selector: { app: "shop-gateway" }, virtualHosts: ["shop.example.com:80"] }, rules: [{ name: "all", requestsPerUnit: 10, unit: M }], ...change }) as GlobalRateLimitArgs;
+const GW = (gateway: Record<string, unknown>) => G({ gateway: { selector: { app: "shop-gateway" }, virtualHosts: ["shop.example.com:80"], ...gateway } });
 const SVC = (service: Record<string, unknown>) => G({ service });
 const REDIS = (redis: Record<string, unknown>) => G({ redis });
 const EXT = (redis: Record<string, unknown>) => REDIS({ mode: RedisModeName.External, addresses: ["redis.cache:6379"], ...redis });
@@ -75,14 +78,14 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         ["a domain that is not a string", G({ domain: 7 }), [{ field: "domain", value: 7, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "7"' }]],
 
         // gateway
-        ["no gateway", G({ gateway: undefined }), [{ field: "gateway", value: undefined, problem: "is required", fix: 'give { selector: { istio: "ingressgateway" } }' }]],
-        ["gateway: null", G({ gateway: null }), [{ field: "gateway", value: null, problem: "is required", fix: 'give { selector: { istio: "ingressgateway" } }' }]],
-        ["gateway: a string", G({ gateway: "istio=ingressgateway" }), [{ field: "gateway", value: "istio=ingressgateway", problem: "is required", fix: 'give { selector: { istio: "ingressgateway" } }' }]],
-        ["gateway.selector: {}", G({ gateway: { selector: {} } }), [{ field: "gateway.selector", value: {}, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
-        ["gateway.selector: null", G({ gateway: { selector: null } }), [{ field: "gateway.selector", value: null, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
-        ["gateway.selector missing", G({ gateway: {} }), [{ field: "gateway.selector", value: undefined, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
-        ["gateway.selector: a list", G({ gateway: { selector: ["app=gw"] } }), [{ field: "gateway.selector", value: ["app=gw"], problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
-        ["gateway.selector: a string", G({ gateway: { selector: "app=gw" } }), [{ field: "gateway.selector", value: "app=gw", problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
+        ["no gateway", G({ gateway: undefined }), [{ field: "gateway", value: undefined, problem: "is required", fix: GATEWAY_FIX }]],
+        ["gateway: null", G({ gateway: null }), [{ field: "gateway", value: null, problem: "is required", fix: GATEWAY_FIX }]],
+        ["gateway: a string", G({ gateway: "istio=ingressgateway" }), [{ field: "gateway", value: "istio=ingressgateway", problem: "is required", fix: GATEWAY_FIX }]],
+        ["gateway.selector: {}", GW({ selector: {} }), [{ field: "gateway.selector", value: {}, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
+        ["gateway.selector: null", GW({ selector: null }), [{ field: "gateway.selector", value: null, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
+        ["gateway.selector missing", G({ gateway: { virtualHosts: ["shop.example.com:80"] } }), [{ field: "gateway.selector", value: undefined, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
+        ["gateway.selector: a list", GW({ selector: ["app=gw"] }), [{ field: "gateway.selector", value: ["app=gw"], problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
+        ["gateway.selector: a string", GW({ selector: "app=gw" }), [{ field: "gateway.selector", value: "app=gw", problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
         ["a selector with a prefixed key, an empty value and a 63-character value: allowed", GW({ selector: { "example.com/app": "gw", tier: "", app: "a".repeat(63) } }), []],
         ["a selector key with a space", GW({ selector: { "my app": "gw" } }), [{ field: "gateway.selector.my app", value: "gw", problem: LABEL_BAD, fix: LABEL_BAD_FIX }]],
         ["a selector value with a space", GW({ selector: { app: "shop gw" } }), [{ field: "gateway.selector.app", value: "shop gw", problem: LABEL_BAD, fix: LABEL_BAD_FIX }]],
@@ -95,16 +98,42 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         ["gateway.namespace given", GW({ namespace: "shop-edge" }), []],
         ["gateway.namespace not a DNS label", GW({ namespace: "Shop_Edge" }), [{ field: "gateway.namespace", value: "Shop_Edge", problem: LABEL, fix: 'use "shop-edge"' }]],
         ["gateway.namespace empty", GW({ namespace: "" }), [{ field: "gateway.namespace", value: "", problem: LABEL, fix: 'use "name"' }]],
-        ["virtualHosts of <host>:<port> names", GW({ virtualHosts: ["*:80", "shop.example.com:443"] }), []],
-        ["virtualHosts: bad entries, each named", GW({ virtualHosts: ["*:80", "*", "a b:80", 8080, "*:80x", ":80"] }), [
-            { field: "gateway.virtualHosts[1]", value: "*", problem: VHOST, fix: VHOST_FIX },
+        // A Gateway API Gateway, by name, in its own namespace.
+        ["gatewayApiName with its namespace (no selector)", G({ gateway: { gatewayApiName: "shop-gw", namespace: "shop", virtualHosts: ["shop.example.com:80"] } }), []],
+        ["gatewayApiName without a namespace", G({ gateway: { gatewayApiName: "shop-gw", virtualHosts: ["shop.example.com:80"] } }), [{ field: "gateway.namespace", value: undefined, problem: "is required with gateway.gatewayApiName: the filters must live in the Gateway's namespace", fix: 'give the Gateway\'s namespace, e.g. "shop"' }]],
+        ["gatewayApiName and selector both", GW({ gatewayApiName: "shop-gw", namespace: "shop" }), [{ field: "gateway.gatewayApiName", value: "shop-gw", problem: "and gateway.selector are both given; the filters target one or the other", fix: "remove gateway.selector (a Gateway API Gateway is targeted by name) or gateway.gatewayApiName" }]],
+        ["gatewayApiName not a DNS name", G({ gateway: { gatewayApiName: "Shop GW", namespace: "shop", virtualHosts: ["shop.example.com:80"] } }), [{ field: "gateway.gatewayApiName", value: "Shop GW", problem: SUBDOMAIN, fix: 'use "shop-gw"' }]],
+        // Virtual hosts: required (the scope), each Istio's <host>:<port>.
+        ["virtualHosts of <host>:<port> names", GW({ virtualHosts: ["*:80", "shop.example.com:443", "*.shop.example.com:8080"] }), []],
+        ["virtualHosts: bad entries, each named", GW({ virtualHosts: ["*:80", "*", "a b:80", 8080, "*:80x", ":80", "shop.example.com:0", "Shop.example.com:80"] }), [
+            { field: "gateway.virtualHosts[1]", value: "*", problem: VHOST, fix: 'use e.g. "*:80" (Istio silently ignores a patch that names no virtual host)' },
             { field: "gateway.virtualHosts[2]", value: "a b:80", problem: VHOST, fix: VHOST_FIX },
             { field: "gateway.virtualHosts[3]", value: 8080, problem: VHOST, fix: VHOST_FIX },
             { field: "gateway.virtualHosts[4]", value: "*:80x", problem: VHOST, fix: VHOST_FIX },
             { field: "gateway.virtualHosts[5]", value: ":80", problem: VHOST, fix: VHOST_FIX },
+            { field: "gateway.virtualHosts[6]", value: "shop.example.com:0", problem: VHOST, fix: VHOST_FIX },
+            { field: "gateway.virtualHosts[7]", value: "Shop.example.com:80", problem: VHOST, fix: VHOST_FIX },
         ]],
-        ["virtualHosts: null is unset", GW({ virtualHosts: null }), []],
-        ["virtualHosts: one name instead of a list (no TypeError)", GW({ virtualHosts: "*:80" }), [{ field: "gateway.virtualHosts", value: "*:80", problem: "must be a list of Istio's virtual host names <host>:<port>", fix: 'give e.g. ["*:8080"]' }]],
+        ["a host without its port (the issue's shop.example.com)", GW({ virtualHosts: ["shop.example.com"] }), [{ field: "gateway.virtualHosts[0]", value: "shop.example.com", problem: VHOST, fix: 'use e.g. "shop.example.com:80" (Istio silently ignores a patch that names no virtual host)' }]],
+        ["a virtual host twice", GW({ virtualHosts: ["shop.example.com:80", "shop.example.com:80"] }), [{ field: "gateway.virtualHosts[1]", value: "shop.example.com:80", problem: "appears twice", fix: "remove one of the two entries" }]],
+        ["virtualHosts: null, and not allVirtualHosts", GW({ virtualHosts: null }), [{ field: "gateway.virtualHosts", value: null, problem: VHOSTS_REQUIRED, fix: VHOSTS_REQUIRED_FIX }]],
+        ["virtualHosts missing", G({ gateway: { selector: { app: "shop-gateway" } } }), [{ field: "gateway.virtualHosts", value: undefined, problem: VHOSTS_REQUIRED, fix: VHOSTS_REQUIRED_FIX }]],
+        ["virtualHosts: []", GW({ virtualHosts: [] }), [{ field: "gateway.virtualHosts", value: [], problem: VHOSTS_REQUIRED, fix: VHOSTS_REQUIRED_FIX }]],
+        ["allVirtualHosts: true without virtualHosts (every host of the gateway)", G({ gateway: { selector: { app: "shop-gateway" }, allVirtualHosts: true } }), []],
+        ["allVirtualHosts: a string", GW({ allVirtualHosts: "yes" }), [{ field: "gateway.allVirtualHosts", value: "yes", problem: "must be a boolean", fix: "use false (only gateway.virtualHosts) or true (every host of the gateway)" }]],
+        ["virtualHosts: one name instead of a list (no TypeError)", GW({ virtualHosts: "*:80" }), [{ field: "gateway.virtualHosts", value: "*:80", problem: "must be a list of Istio's virtual host names <host>:<port>", fix: 'give e.g. ["shop.example.com:80"]' }]],
+        // A route rule's virtual host must be one the arguments vouch for.
+        ["a route rule on a listed virtual host", G({ rules: [{ name: "co", route: { name: "checkout", virtualHost: "shop.example.com:80" }, requestsPerUnit: 1, unit: M }] }), []],
+        ["a route rule on a virtual host the gateway args do not list", G({ rules: [{ name: "co", route: { name: "checkout", virtualHost: "nothere.example.com:80" }, requestsPerUnit: 1, unit: M }] }), [
+            { field: "rules[0].route.virtualHost", value: "nothere.example.com:80", problem: "is not one of gateway.virtualHosts (shop.example.com:80): Istio would silently ignore the patch, or it would act on a host these arguments do not vouch for", fix: 'use one of "shop.example.com:80", or add it to gateway.virtualHosts' },
+        ]],
+        ["a route rule on '*:80' when only shop.example.com:80 is listed", G({ rules: [{ name: "co", route: { name: "checkout", virtualHost: "*:80" }, requestsPerUnit: 1, unit: M }] }), [
+            { field: "rules[0].route.virtualHost", value: "*:80", problem: "is not one of gateway.virtualHosts (shop.example.com:80): Istio would silently ignore the patch, or it would act on a host these arguments do not vouch for", fix: 'use one of "shop.example.com:80", or add it to gateway.virtualHosts' },
+        ]],
+
+        // failureModeDeny: a boolean
+        ["failureModeDeny: false (fail open)", G({ failureModeDeny: false }), []],
+        ["failureModeDeny: 'yes'", G({ failureModeDeny: "yes" }), [{ field: "failureModeDeny", value: "yes", problem: "must be a boolean: true refuses requests (HTTP 500) when the service cannot answer, false lets them through", fix: "use true (fail closed) or false (fail open)" }]],
 
         // namespace (DNS label, 63) and the fixes dnsProblem suggests
         ["namespace of 63 characters", G({ namespace: "a".repeat(63) }), []],
@@ -238,7 +267,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         ["null arguments: rules, domain and gateway", null as unknown as GlobalRateLimitArgs, [
             { field: "rules", value: undefined, problem: "no rule and no perPath: the component would limit nothing", fix: "give at least one rule (or perPath)" },
             { field: "domain", value: undefined, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "my-gateway"' },
-            { field: "gateway", value: undefined, problem: "is required", fix: 'give { selector: { istio: "ingressgateway" } }' },
+            { field: "gateway", value: undefined, problem: "is required", fix: GATEWAY_FIX },
         ]],
         ["a bad port that is also not 8080/6070 is reported once; a bad replica count beside it", SVC({ grpcPort: 0, replicas: 0 }), [
             { field: "service.grpcPort", value: 0, problem: PORT, fix: "use e.g. 8081" },
@@ -301,8 +330,8 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
                 transport_api_version: "V3",
             },
         });
-        // Every virtual host of the gateway (Istio's empty name) by default.
-        expect((plan.filters[1].spec as any).configPatches.map((p: any) => p.match.routeConfiguration.vhost.name)).to.deep.equal([""]);
+        // Only the virtual hosts the arguments name, never Istio's empty name (every host of the gateway).
+        expect((plan.filters[1].spec as any).configPatches.map((p: any) => p.match.routeConfiguration.vhost.name)).to.deep.equal(["shop.example.com:80"]);
         expect(parse(plan.configYaml)).to.deep.equal({ domain: "shop", descriptors: [{ key: "rule", value: "all", rate_limit: { unit: "minute", requests_per_unit: 10 } }] });
     });
 
@@ -384,9 +413,42 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
         expect([r.localCacheSizeInBytes, r.redisPipelineWindow, r.redisPipelineLimit, r.prometheus, r.shadowMode]).to.deep.equal([0, "0", 0, false, false]);
     });
 
-    it("an empty virtualHosts list means every virtual host", () => {
-        const plan = planGlobalRateLimit(GW({ virtualHosts: [] }));
+    it("allVirtualHosts: every virtual host (Istio's empty name) and the HTTP filter on every listener; route rules still name the listed hosts", () => {
+        const plan = planGlobalRateLimit(
+            G({ gateway: { selector: { app: "shop-gateway" }, virtualHosts: ["*:8080"], allVirtualHosts: true }, rules: [{ name: "all", requestsPerUnit: 1, unit: M }, { name: "api", route: { name: "api" }, requestsPerUnit: 2, unit: M }] }),
+        );
+        expect(plan.problems).to.deep.equal([]);
+        expect((plan.filters[0].spec as any).configPatches.map((p: any) => p.match.listener.portNumber)).to.deep.equal([undefined]);
         expect((plan.filters[1].spec as any).configPatches.map((p: any) => p.match.routeConfiguration.vhost.name)).to.deep.equal([""]);
+        expect((plan.filters[2].spec as any).configPatches.map((p: any) => p.match.routeConfiguration.vhost.name)).to.deep.equal(["*:8080"]);
+    });
+
+    it("scoped (the default): the HTTP filter on the virtual hosts' ports only, one patch each; route rules without a virtual host go on each listed one", () => {
+        const plan = planGlobalRateLimit(
+            G({ gateway: { selector: { app: "shop-gateway" }, virtualHosts: ["shop.example.com:80", "shop.example.com:443", "*.shop.example.com:80"] }, rules: [{ name: "co", route: { name: "checkout" }, requestsPerUnit: 2, unit: M }] }),
+        );
+        expect(plan.problems).to.deep.equal([]);
+        expect((plan.filters[0].spec as any).configPatches.map((p: any) => p.match.listener.portNumber)).to.deep.equal([80, 443]);
+        expect((plan.filters[1].spec as any).configPatches.map((p: any) => [p.match.routeConfiguration.vhost.name, p.match.routeConfiguration.vhost.route.name])).to.deep.equal([
+            ["shop.example.com:80", "checkout"],
+            ["shop.example.com:443", "checkout"],
+            ["*.shop.example.com:80", "checkout"],
+        ]);
+        for (const f of plan.filters) expect((f.spec as any).priority, f.name).to.equal(10);
+    });
+
+    it("a Gateway API Gateway: the filters target it by name in its namespace (no workload selector); the NetworkPolicy admits its pods by Istio's label", () => {
+        const plan = planGlobalRateLimit(
+            G({ gateway: { gatewayApiName: "shop-gw", namespace: "shop", virtualHosts: ["shop.example.com:80"] }, accessPolicy: { gatewayPrincipal: "cluster.local/ns/shop/sa/shop-gw-istio" } }),
+        );
+        expect(plan.problems).to.deep.equal([]);
+        for (const f of plan.filters) {
+            expect(f.namespace).to.equal("shop");
+            expect((f.spec as any).workloadSelector).to.equal(undefined);
+            expect((f.spec as any).targetRefs).to.deep.equal([{ group: "gateway.networking.k8s.io", kind: "Gateway", name: "shop-gw" }]);
+        }
+        const np = plan.policies.find((p) => p.kind === "NetworkPolicy" && p.metadata.name === "ratelimit-from-gateway");
+        expect(JSON.stringify(np.spec.ingress)).to.contain('"gateway.networking.k8s.io/gateway-name":"shop-gw"');
     });
 
     it("filters: <prefix>-svc only with virtual-host limits, <prefix>-svc-api only with route limits", () => {
@@ -515,7 +577,7 @@ describe("GlobalRateLimit helpers", () => {
 describe("LocalRateLimit arguments: every validation problem, exactly", () => {
     const BUCKET = "must be a whole number from 1 to 1000000000";
     const FILL = "must be a protobuf duration of at least 0.05s (Envoy refuses shorter ones)";
-    const L = (change: Record<string, unknown> = {}): LocalRateLimitArgs => ({ selector: { app: "orders" }, port: 8080, bucket: 10, ...change }) as LocalRateLimitArgs;
+    const L = (change: Record<string, unknown> = {}): LocalRateLimitArgs => ({ selector: { app: "orders" }, port: 8080, bucket: 10, namespace: "shop", ...change }) as LocalRateLimitArgs;
     const cases: [string, LocalRateLimitArgs, RuleProblem[]][] = [
         ["the valid base arguments", L(), []],
         ["selector {}", L({ selector: {} }), [{ field: "selector", value: {}, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
@@ -551,11 +613,20 @@ describe("LocalRateLimit arguments: every validation problem, exactly", () => {
         ["namespace with a dot", L({ namespace: "shop.ns" }), [{ field: "namespace", value: "shop.ns", problem: LABEL, fix: 'use "shop-ns"' }]],
         ["filterName with a dot", L({ filterName: "orders.bucket" }), []],
         ["filterName not a DNS subdomain", L({ filterName: "Orders_Bucket" }), [{ field: "filterName", value: "Orders_Bucket", problem: SUBDOMAIN, fix: 'use "orders-bucket"' }]],
-        ["null arguments: selector, port and bucket", null as unknown as LocalRateLimitArgs, [
+        ["null arguments: selector, port, bucket and namespace", null as unknown as LocalRateLimitArgs, [
             { field: "selector", value: undefined, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX },
             { field: "port", value: undefined, problem: PORT, fix: "use e.g. 8081" },
             { field: "bucket", value: undefined, problem: BUCKET, fix: "use e.g. 10" },
+            { field: "namespace", value: undefined, problem: "is required: the workload's namespace (the filter then reaches only that namespace's pods)", fix: 'give the workload\'s namespace, e.g. "shop"' },
         ]],
+        ["Istio's root namespace without reachAllNamespaces", L({ namespace: "istio-system" }), [
+            { field: "namespace", value: "istio-system", problem: 'is Istio\'s root namespace: the bucket would apply to every pod labelled {"app":"orders"} in every namespace, other teams\' included', fix: "give the workload's own namespace, or set reachAllNamespaces: true if that reach is intended" },
+        ]],
+        ["a root namespace of another name", L({ namespace: "mesh-root", rootNamespace: "mesh-root" }), [
+            { field: "namespace", value: "mesh-root", problem: 'is Istio\'s root namespace: the bucket would apply to every pod labelled {"app":"orders"} in every namespace, other teams\' included', fix: "give the workload's own namespace, or set reachAllNamespaces: true if that reach is intended" },
+        ]],
+        ["the root namespace on purpose (reachAllNamespaces)", L({ namespace: "istio-system", reachAllNamespaces: true }), []],
+        ["reachAllNamespaces: a string", L({ reachAllNamespaces: "yes" }), [{ field: "reachAllNamespaces", value: "yes", problem: "must be a boolean", fix: "remove it (false), or use true" }]],
     ];
     for (const [name, args, want] of cases) {
         it(name, () => {
@@ -566,9 +637,11 @@ describe("LocalRateLimit arguments: every validation problem, exactly", () => {
     it("the filter name defaults to the component's name, and is checked", () => {
         expect(planLocalRateLimit("Orders Bucket", L()).problems).to.deep.equal([{ field: "filterName", value: "Orders Bucket", problem: SUBDOMAIN, fix: 'use "orders-bucket"' }]);
         const plan = planLocalRateLimit("orders-bucket", L());
-        expect([plan.filterName, plan.namespace]).to.deep.equal(["orders-bucket", "istio-system"]);
-        const given = planLocalRateLimit("orders-bucket", L({ filterName: "my-bucket", namespace: "shop" }));
-        expect([given.filterName, given.namespace]).to.deep.equal(["my-bucket", "shop"]);
+        expect([plan.filterName, plan.namespace]).to.deep.equal(["orders-bucket", "shop"]);
+        const given = planLocalRateLimit("orders-bucket", L({ filterName: "my-bucket", namespace: "orders" }));
+        expect([given.filterName, given.namespace]).to.deep.equal(["my-bucket", "orders"]);
+        // The bucket on the workload's port only.
+        expect((plan.spec.configPatches[0] as any).match.listener.portNumber).to.equal(8080);
     });
 
     it("defaults: the whole filter on the inbound chain, refilled every 60s", () => {
@@ -803,7 +876,7 @@ describe("component arguments: checks a mutation run showed untested (docs/mutat
         expect(err.name).to.equal("ComponentArgsError");
         let thrown: Error | undefined;
         try {
-            new LocalRateLimit("orders-bucket", { selector: {}, port: 8080, bucket: 10 });
+            new LocalRateLimit("orders-bucket", { selector: {}, port: 8080, bucket: 10, namespace: "shop" });
         } catch (e) {
             thrown = e as Error;
         }

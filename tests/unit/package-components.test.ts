@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { parse } from "yaml";
-import { ApiProfileName, Bookinfo, GlobalRateLimit, LimitUnit, LocalRateLimit, ManagedApi, MeshMutualTls, RedisModeName } from "../../components/index";
+import { ApiProfileName, Bookinfo, GlobalRateLimit, LimitUnit, LocalRateLimit, ManagedApi, MeshMutualTls, MutualTlsScope, RedisModeName } from "../../components/index";
 import { K8sObject, registerComponents } from "../../render/render";
 import { explain } from "../../render/explain";
 import { SHOP_RULES, shopObjects } from "./rules.test";
@@ -25,7 +25,7 @@ describe("package components on their own (a shop, not bookinfo)", function () {
 
     it("GlobalRateLimit on the shop's gateway: service, Redis, filters and config in the shop's namespaces", async () => {
         const { all, objects } = await registered(() => {
-            new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop" }, namespace: "shop", rules: SHOP_RULES });
+            new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] }, namespace: "shop", rules: SHOP_RULES });
         });
         expect(all.filter((r) => r.type.startsWith("mesh-ratelimit:")).map((r) => r.type)).to.have.members([
             "mesh-ratelimit:index:GlobalRateLimit",
@@ -58,7 +58,7 @@ describe("package components on their own (a shop, not bookinfo)", function () {
         const { objects } = await registered(() => {
             new GlobalRateLimit("edge", {
                 domain: "edge",
-                gateway: { selector: { istio: "edge-gateway" } },
+                gateway: { selector: { istio: "edge-gateway" }, virtualHosts: ["edge.example.com:80"] },
                 namespace: "limits",
                 rules: [{ name: "all", requestsPerUnit: 1000, unit: LimitUnit.Second }],
                 redis: { mode: RedisModeName.External, addresses: ["redis.cache.svc.cluster.local:6379"], passwordSecret: { name: "cache-auth" } },
@@ -90,8 +90,8 @@ describe("package components on their own (a shop, not bookinfo)", function () {
             }
         });
         expect(all).to.deep.equal([]);
-        expect(err?.message).to.match(/^GlobalRateLimit bad: invalid arguments \(7 problems\); nothing was created:/);
-        for (const field of ["rules[1].path.prefix", "rules[2].header.name", "rules[2].requestsPerUnit", "rules[2].unit", "domain", "gateway.selector", "redis.addresses"]) {
+        expect(err?.message).to.match(/^GlobalRateLimit bad: invalid arguments \(8 problems\); nothing was created:/);
+        for (const field of ["rules[1].path.prefix", "rules[2].header.name", "rules[2].requestsPerUnit", "rules[2].unit", "domain", "gateway.selector", "gateway.virtualHosts", "redis.addresses"]) {
             expect(err?.message).to.include(`  - ${field} = `);
         }
         expect(err?.message).to.include('fix: use e.g. "/api"');
@@ -100,7 +100,7 @@ describe("package components on their own (a shop, not bookinfo)", function () {
 
     it("GlobalRateLimit on its own creates the ServiceAccount of every pod it runs (a missing one keeps the pods from being created)", async () => {
         const { objects } = await registered(() => {
-            new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop" }, namespace: "shop", rules: SHOP_RULES });
+            new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] }, namespace: "shop", rules: SHOP_RULES });
         });
         const deployments = objects.filter((o) => o.kind === "Deployment") as any[];
         expect(deployments.map((d) => d.metadata.name).sort()).to.deep.equal(["ratelimit", "redis"]);
@@ -121,7 +121,7 @@ describe("package components on their own (a shop, not bookinfo)", function () {
         const { objects } = await registered(() => {
             new GlobalRateLimit("shop-limits", {
                 domain: "shop",
-                gateway: { selector: { app: "shop-gateway", tier: "edge" }, namespace: "shop-edge" },
+                gateway: { selector: { app: "shop-gateway", tier: "edge" }, namespace: "shop-edge", virtualHosts: ["*:80"] },
                 namespace: "shop",
                 rules: SHOP_RULES,
                 service: { grpcPort: 9001 },
@@ -150,7 +150,7 @@ describe("package components on their own (a shop, not bookinfo)", function () {
             let err: Error | undefined;
             const { all } = await registered(() => {
                 try {
-                    new GlobalRateLimit("p", { domain: "shop", gateway: { selector: { app: "gw" } }, rules: SHOP_RULES, accessPolicy: { gatewayPrincipal: principal as string } });
+                    new GlobalRateLimit("p", { domain: "shop", gateway: { selector: { app: "gw" }, virtualHosts: ["*:80"] }, rules: SHOP_RULES, accessPolicy: { gatewayPrincipal: principal as string } });
                 } catch (e) {
                     err = e as Error;
                 }
@@ -181,10 +181,10 @@ describe("package components on their own (a shop, not bookinfo)", function () {
 
     it("LocalRateLimit on every route: one filter with the bucket on the inbound chain", async () => {
         const { objects } = await registered(() => {
-            new LocalRateLimit("cart-bucket", { selector: { app: "cart" }, port: 9000, bucket: 3 });
+            new LocalRateLimit("cart-bucket", { selector: { app: "cart" }, port: 9000, bucket: 3, namespace: "shop" });
         });
         const f = find(objects, "EnvoyFilter", "cart-bucket");
-        expect(f.metadata.namespace).to.equal("istio-system");
+        expect(f.metadata.namespace).to.equal("shop");
         expect(f.spec.configPatches).to.have.length(1);
         expect(f.spec.configPatches[0].patch.value.typed_config.value.token_bucket).to.deep.equal({ max_tokens: 3, tokens_per_fill: 3, fill_interval: "60s" });
     });
@@ -212,17 +212,28 @@ describe("package components on their own (a shop, not bookinfo)", function () {
         expect(err?.message).to.include("  - serviceName = \"\": must be a Kubernetes DNS-1123 subdomain");
         expect(err?.message).to.include("  - includeIpRanges[0] = \"10.4.0.0/33\": is not a CIDR");
         const { all } = await registered(() => {
-            new MeshMutualTls("mtls", { apiProfile: ApiProfileName.Seed, meshNamespace: "mesh" });
+            new MeshMutualTls("mtls", { scope: MutualTlsScope.Mesh, apiProfile: ApiProfileName.Seed, meshNamespace: "mesh" });
         });
         const edit = all.find((r) => r.type.startsWith("pulumi-nodejs:dynamic"));
         expect(edit?.inputs).to.deep.include({ namespace: "mesh", configMap: "istio", setting: "authPolicy", value: "MUTUAL_TLS" });
+        // The default scope: STRICT for the pods of the given namespaces only, nothing mesh-wide, no ConfigMap edit.
+        const scoped = await registered(() => {
+            new MeshMutualTls("mtls", { apiProfile: ApiProfileName.Seed, namespaces: ["shop", "shop-data"] });
+        });
+        expect(scoped.all.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic"))).to.deep.equal([]);
+        const pas = scoped.all.filter((r) => r.inputs?.kind === "PeerAuthentication").map((r) => [r.inputs.metadata.namespace, r.inputs.metadata.name, r.inputs.spec]);
+        const spec = { selector: { matchLabels: { "app.kubernetes.io/part-of": "mesh-ratelimit" } }, mtls: { mode: "STRICT" } };
+        expect(pas).to.deep.equal([
+            ["shop", "mesh-ratelimit-mtls", spec],
+            ["shop-data", "mesh-ratelimit-mtls", spec],
+        ]);
     });
 
     it("LocalRateLimit with bad arguments: the field, the value and the fix", async () => {
         let err: Error | undefined;
         const { all } = await registered(() => {
             try {
-                new LocalRateLimit("bad-bucket", { selector: { app: "cart" }, port: 70000, bucket: 0, fillInterval: "10ms" });
+                new LocalRateLimit("bad-bucket", { selector: { app: "cart" }, port: 70000, bucket: 0, fillInterval: "10ms", namespace: "shop" });
             } catch (e) {
                 err = e as Error;
             }

@@ -77,9 +77,9 @@ describe("component package: schema from Pulumi's analyzer", function () {
         expect(fs.readFileSync(PACKAGE_DOCS, "utf8")).to.equal(renderPackageDocs(schema));
     });
 
-    it("LocalRateLimit: selector, port, bucket required; fill interval and routes optional", () => {
+    it("LocalRateLimit: selector, port, bucket and the workload's namespace required; fill interval and routes optional", () => {
         const r = schema.resources["mesh-ratelimit:index:LocalRateLimit"];
-        expect(r.requiredInputs).to.have.members(["selector", "port", "bucket"]);
+        expect(r.requiredInputs).to.have.members(["selector", "port", "bucket", "namespace"]);
         expect(r.inputProperties.routes).to.deep.include({ type: "array", optional: true });
     });
 

@@ -142,10 +142,11 @@ describe("Pod Security Standards, resources and availability of the stack's work
         expect(r.names("PodDisruptionBudget")).to.deep.equal(["rls"]);
     });
 
-    it("managedApiNamespace moves ESP, its Service and Ingress (only those) to a namespace of their own", async function () {
+    it("managedApiNamespace moves ESP, its Service and Ingress (only those, and a mutual TLS policy for them) to a namespace of their own", async function () {
         const r = await render({ overrides: { managedApiNamespace: "esp" } });
         const inEsp = r.objects.filter((o) => o.metadata.namespace === "esp").map((o) => `${o.kind}/${o.metadata.name}`).sort();
-        expect(inEsp).to.deep.equal(["Deployment/esp-echo", "Ingress/simple-ingress", "Service/esp-echo"]);
+        // ESP's namespace also gets the stack's workload-level mutual TLS policy.
+        expect(inEsp).to.deep.equal(["Deployment/esp-echo", "Ingress/simple-ingress", "PeerAuthentication/mesh-ratelimit-mtls", "Service/esp-echo"]);
         const dflt = await render();
         expect(dflt.get("Deployment", "esp-echo").metadata.namespace).to.equal(DEV.workloadNamespace ?? "default");
     });

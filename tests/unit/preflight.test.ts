@@ -24,7 +24,9 @@ function envoyFilter(name: string, labels?: Record<string, string>): LiveObject 
     return { apiVersion: "networking.istio.io/v1alpha3", kind: "EnvoyFilter", metadata: { name, namespace: "istio-system", labels }, spec: {} };
 }
 
-const settings = (over: Record<string, string> = {}) => resolveSettings({ ...DEV, ...over });
+/** The PeerAuthentication `default` decisions concern mutual TLS for the whole mesh (`mutualTlsScope` mesh). */
+const MESH_WIDE = { mutualTlsScope: "mesh" };
+const settings = (over: Record<string, string> = {}) => resolveSettings({ ...DEV, ...MESH_WIDE, ...over });
 
 /** Runs the program under mocks with a cluster fixture; returns registrations, messages and the error. */
 async function run(cluster: LiveObject[], over: Record<string, string> = {}) {
@@ -32,7 +34,7 @@ async function run(cluster: LiveObject[], over: Record<string, string> = {}) {
     const reports: string[] = [];
     let error: unknown;
     try {
-        await registerProgram({ base: { ...DEV }, overrides: over, cluster, onRegister: (r) => seen.push(r), onReport: (m) => reports.push(m) });
+        await registerProgram({ base: { ...DEV, ...MESH_WIDE }, overrides: over, cluster, onRegister: (r) => seen.push(r), onReport: (m) => reports.push(m) });
     } catch (e) {
         error = e;
     }
@@ -49,8 +51,13 @@ describe("shared objects: which fixed-name objects outside the stack's namespace
             "EnvoyFilter/istio-system/filter-ratelimit",
             "EnvoyFilter/istio-system/filter-ratelimit-svc",
             "EnvoyFilter/istio-system/filter-ratelimit-svc-api",
-            "EnvoyFilter/istio-system/filter-local-ratelimit-svc",
+            "EnvoyFilter/default/filter-local-ratelimit-svc",
         ]);
+    });
+
+    it("mutual TLS for the stack's pods only (the default scope): no mesh-wide PeerAuthentication is looked up or created", () => {
+        const refs = sharedObjectRefs(resolveSettings({ ...DEV })).map((r) => `${r.kind}/${r.namespace ?? "-"}/${r.name}`);
+        expect(refs.filter((r) => r.startsWith("PeerAuthentication"))).to.deep.equal([]);
     });
 
     it("seed profile: no IngressClass (the annotation selects Istio) and no PeerAuthentication", () => {
@@ -124,7 +131,8 @@ describe("shared objects: what the program registers for each answer of the clus
         expect(ic.spec).to.deep.equal({ controller: "istio.io/ingress-controller" });
         expect(ic.metadata.labels).to.include(OURS);
         expect(r.get("Ingress", "simple-ingress", "default").spec.ingressClassName).to.equal("istio");
-        expect(r.find("PeerAuthentication", "default", "istio-system")).to.not.equal(undefined);
+        // Mutual TLS for the stack's own pods by default: nothing mesh-wide.
+        expect(r.find("PeerAuthentication", "default", "istio-system")).to.equal(undefined);
     });
 
     it("seed profile: no IngressClass; the annotation carries the class name", async () => {
@@ -211,7 +219,7 @@ describe("shared objects: what the program registers for each answer of the clus
     });
 
     it("every problem at once: one ConfigError listing all three", async () => {
-        const { error } = await run([ingressClass("istio", "example.com/x"), peerAuth({ mtls: { mode: "DISABLE" } }), envoyFilter("filter-local-ratelimit-svc")]);
+        const { error } = await run([ingressClass("istio", "example.com/x"), peerAuth({ mtls: { mode: "DISABLE" } }), envoyFilter("filter-ratelimit-svc")]);
         expect((error as Error).message).to.match(/invalid stack configuration \(3 problems\)/);
     });
 

@@ -163,8 +163,10 @@ describe("rendered files mark what cannot be applied as written", function () {
         expect(fs.readFileSync(path.join(tmp, "all.yaml"), "utf8")).not.to.contain("NOT in this file");
     });
 
-    it("the real seed render holds back exactly its Secret and its mesh ConfigMap edit", async () => {
-        const { registrations } = await registerProgram({ apiProfile: "seed" });
+    it("the real seed render holds back exactly its Secret and, with mesh-wide mutual TLS, its mesh ConfigMap edit", async () => {
+        const scoped = writeRender(toObjects((await registerProgram({ apiProfile: "seed" })).registrations), tmp, opts()).held.map((h) => `${h.object.kind}/${h.object.metadata.namespace}/${h.object.metadata.name}`);
+        expect(scoped).to.deep.equal(["Secret/default/redis-auth"]);
+        const { registrations } = await registerProgram({ apiProfile: "seed", overrides: { mutualTlsScope: "mesh" } });
         const held = writeRender(toObjects(registrations), tmp, opts()).held.map((h) => `${h.object.kind}/${h.object.metadata.namespace}/${h.object.metadata.name}`);
         expect(held.sort()).to.deep.equal(["ConfigMap/istio-system/istio", "Secret/default/redis-auth"]);
     });

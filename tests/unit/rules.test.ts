@@ -245,7 +245,7 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
 
 /** A user's setup that is not bookinfo: a shop behind its own gateway on port 80. */
 export function shopObjects(rules: RateLimitRuleArgs[]): K8sObject[] {
-    const plan = planGlobalRateLimit({ domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop" }, namespace: "shop", rules });
+    const plan = planGlobalRateLimit({ domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] }, namespace: "shop", rules });
     expect(plan.problems).to.deep.equal([]);
     return [
         { apiVersion: "networking.istio.io/v1beta1", kind: "Gateway", metadata: { name: "shop-gw", namespace: "shop" }, spec: { selector: { app: "shop-gateway" }, servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] } },

@@ -22,7 +22,6 @@ import {
     dnsNameProblem,
     FixStyle,
     formatProblems,
-    gatewayVhostName,
     inboundVhostName,
     isCidr,
     isDnsName,
@@ -451,13 +450,13 @@ describe("settings: derived defaults", () => {
         expect(b.global.apiRoute).to.equal(undefined);
     });
 
-    it("virtual host names: '*:<gatewayPort>' and 'inbound|http|<localServicePort>' (README)", () => {
-        const s = resolveSettings({ ...BASE, gatewayPort: "8443", localServicePort: "9081" });
-        expect(gatewayVhostName(s)).to.equal("*:8443");
+    it("virtual host names: 'inbound|http|<localServicePort>' (README); gatewayHosts read as a list", () => {
+        const s = resolveSettings({ ...BASE, gatewayPort: "8443", localServicePort: "9081", gatewayHosts: "bookinfo.example.com, *.shop.example.com" });
         expect(inboundVhostName(s)).to.equal("inbound|http|9081");
+        expect(s.bookinfo.hosts).to.deep.equal(["bookinfo.example.com", "*.shop.example.com"]);
         const d = resolveSettings(BASE);
-        expect(gatewayVhostName(d)).to.equal("*:8080");
         expect(inboundVhostName(d)).to.equal("inbound|http|9080");
+        expect(d.bookinfo.hosts).to.deep.equal(["*"]);
     });
 });
 

@@ -50,10 +50,25 @@ describe("stack objects (spec section 2)", function () {
                     for (const name of expectedNames) {
                         const f = r.get("EnvoyFilter", name);
                         expect(f.apiVersion).to.equal("networking.istio.io/v1alpha3");
-                        expect(f.metadata.namespace).to.equal("istio-system");
+                        // The gateway's namespace for its filters; the workload's own for the local bucket
+                        // (Istio's root namespace would reach every namespace's app=productpage pods).
+                        expect(f.metadata.namespace).to.equal(name.includes("local") ? "default" : "istio-system");
                         const labels = name.includes("local") ? { app: "productpage" } : { istio: "ingressgateway" };
                         expect(f.spec.workloadSelector.labels).to.deep.equal(labels);
+                        // A fixed order against other teams' filters (after their priority-0 ones).
+                        expect(f.spec.priority).to.equal(10);
                     }
+                });
+
+                it("literal tables (vhostScope all, filterNamespaces root, mutualTlsScope mesh): every filter in istio-system, vhost '', no listener port, mesh-wide mutual TLS", async () => {
+                    const r = await get(variant, profile, { vhostScope: "all", filterNamespaces: "root", mutualTlsScope: "mesh" });
+                    for (const name of r.names("EnvoyFilter")) expect(r.get("EnvoyFilter", name).metadata.namespace, name).to.equal("istio-system");
+                    expect(r.get("EnvoyFilter", "filter-ratelimit-svc").spec.configPatches.map((p: any) => p.match.routeConfiguration.vhost.name)).to.deep.equal([""]);
+                    expect(r.get("EnvoyFilter", "filter-ratelimit").spec.configPatches.map((p: any) => p.match.listener.portNumber)).to.deep.equal([undefined]);
+                    if (variant === "A") expect(r.get("EnvoyFilter", "filter-ratelimit-svc-api").spec.configPatches.map((p: any) => p.match.routeConfiguration.vhost.name)).to.deep.equal(["*:8080"]);
+                    expect(r.find("PeerAuthentication", "mesh-ratelimit-mtls", "default")).to.equal(undefined);
+                    if (profile === "seed") expect((r.find("ConfigMap", "istio", "istio-system") as any).data.mesh).to.match(/^authPolicy: MUTUAL_TLS$/m);
+                    else expect((r.find("PeerAuthentication", "default", "istio-system") as any).spec).to.deep.equal({ mtls: { mode: "STRICT" } });
                 });
 
                 it("2.3 global rate-limit filter before the router on the gateway", async () => {
@@ -63,6 +78,8 @@ describe("stack objects (spec section 2)", function () {
                     expect(p.match.context).to.equal("GATEWAY");
                     expect(p.match.listener.filterChain.filter.name).to.equal("envoy.filters.network.http_connection_manager");
                     expect(p.match.listener.filterChain.filter.subFilter.name).to.equal("envoy.filters.http.router");
+                    // Only the Gateway's listener: other ports of a shared gateway never get the filter.
+                    expect(p.match.listener.portNumber).to.equal(8080);
                     expect(p.patch.operation).to.equal("INSERT_BEFORE");
                     expect(p.patch.value.name).to.equal("envoy.filters.http.ratelimit");
                     const tc = p.patch.value.typed_config;
@@ -84,7 +101,8 @@ describe("stack objects (spec section 2)", function () {
                     const [p] = patches;
                     expect(p.applyTo).to.equal("VIRTUAL_HOST");
                     expect(p.match.context).to.equal("GATEWAY");
-                    expect(p.match.routeConfiguration.vhost).to.deep.equal({ name: "", route: { action: "ANY" } });
+                    // The stack's own virtual host (its Gateway's host '*' on 8080), never '' (every host).
+                    expect(p.match.routeConfiguration.vhost).to.deep.equal({ name: "*:8080", route: { action: "ANY" } });
                     expect(p.patch.operation).to.equal("MERGE");
                     expect(p.patch.value.rate_limits).to.deep.equal([
                         {
@@ -186,11 +204,12 @@ describe("stack objects (spec section 2)", function () {
                 for (const placement of ["all-routes", "single-route"] as const) {
                     it(`2.7 local filter, ${placement}: bucket ${variant === "A" ? 4 : 10} per 60s, enabled and enforced 100 %`, async () => {
                         const r = await get(variant, profile, { localPlacement: placement });
-                        const f = r.get("EnvoyFilter", "filter-local-ratelimit-svc", "istio-system");
+                        const f = r.get("EnvoyFilter", "filter-local-ratelimit-svc", "default");
                         const patches = f.spec.configPatches;
                         const hf = patches[0];
                         expect(hf.applyTo).to.equal("HTTP_FILTER");
                         expect(hf.match.context).to.equal("SIDECAR_INBOUND");
+                        expect(hf.match.listener.portNumber).to.equal(9080);
                         expect(hf.match.listener.filterChain.filter).to.deep.equal({ name: "envoy.filters.network.http_connection_manager" });
                         expect(hf.patch.operation).to.equal("INSERT_BEFORE");
                         expect(hf.patch.value.name).to.equal("envoy.filters.http.local_ratelimit");
@@ -240,17 +259,17 @@ describe("stack objects (spec section 2)", function () {
                     }
                 });
 
-                it("2.10 mesh mutual TLS: authPolicy in the mesh ConfigMap (seed) or PeerAuthentication STRICT (current)", async () => {
+                it("2.10 mutual TLS, scoped: STRICT for the stack's own pods only (no mesh-wide policy, no mesh ConfigMap edit)", async () => {
                     const r = await get(variant, profile);
-                    const patch = r.find("ConfigMap", "istio", "istio-system") as any;
-                    const pa = r.find("PeerAuthentication", "default", "istio-system") as any;
-                    if (profile === "seed") {
-                        expect(pa).to.equal(undefined);
-                        expect(patch.data.mesh).to.match(/^authPolicy: MUTUAL_TLS$/m);
-                    } else {
-                        expect(patch).to.equal(undefined);
-                        expect(pa.apiVersion).to.equal("security.istio.io/v1");
-                        expect(pa.spec).to.deep.equal({ mtls: { mode: "STRICT" } });
+                    expect(r.find("ConfigMap", "istio", "istio-system")).to.equal(undefined);
+                    expect(r.find("PeerAuthentication", "default", "istio-system")).to.equal(undefined);
+                    const pas = r.objects.filter((o) => o.kind === "PeerAuthentication") as any[];
+                    expect(pas.map((p) => `${p.metadata.namespace}/${p.metadata.name}`)).to.deep.equal(["default/mesh-ratelimit-mtls"]);
+                    expect(pas[0].apiVersion).to.equal("security.istio.io/v1");
+                    expect(pas[0].spec).to.deep.equal({ selector: { matchLabels: { "app.kubernetes.io/part-of": "mesh-ratelimit" } }, mtls: { mode: "STRICT" } });
+                    // Every pod the stack runs carries that label (so every one of them is covered).
+                    for (const d of r.objects.filter((o) => o.kind === "Deployment") as any[]) {
+                        expect(d.spec.template.metadata.labels["app.kubernetes.io/part-of"], d.metadata.name).to.equal("mesh-ratelimit");
                     }
                 });
             });
@@ -363,7 +382,7 @@ describe("stack objects (spec section 2)", function () {
 describe("rendered files", function () {
     this.timeout(60_000);
     it("read back to the same objects as YAML 1.1 (how kubectl and istioctl read them)", async () => {
-        const r = await render({ variant: "A", apiProfile: "seed" });
+        const r = await render({ variant: "A", apiProfile: "seed", overrides: { mutualTlsScope: "mesh" } });
         const dir = fsm.mkdtempSync(pathm.join(os.tmpdir(), "render-"));
         writeRender(r.objects, dir);
         const read = (f: string) => parseAllDocuments(fsm.readFileSync(pathm.join(dir, f), "utf8"), { version: "1.1" }).map((d) => d.toJS());
