@@ -8,10 +8,14 @@ import { RespClient } from "./resp";
 export class RedisServer {
     readonly password = crypto.randomBytes(12).toString("hex");
     private proc?: Proc;
-    private constructor(readonly port: number) {}
+    private constructor(
+        readonly port: number,
+        /** Server arguments after the password (default: no persistence); e.g. the stack's `redisServerArgs(...)`. */
+        readonly serverArgs: string[] = ["--save", "", "--appendonly", "no"],
+    ) {}
 
-    static async start(port?: number): Promise<RedisServer> {
-        const r = new RedisServer(port ?? (await freePort()));
+    static async start(port?: number, opts: { serverArgs?: string[] } = {}): Promise<RedisServer> {
+        const r = new RedisServer(port ?? (await freePort()), opts.serverArgs);
         await r.resume();
         return r;
     }
@@ -25,7 +29,7 @@ export class RedisServer {
         const bin = redisServerBin();
         if (!bin) throw new Error("redis-server is not installed (run scripts/tools/build-ratelimit.sh)");
         // Password on stdin-free config: pass as an argument (loopback, test-only secret).
-        this.proc = start(bin, ["--bind", "127.0.0.1", "--port", String(this.port), "--requirepass", this.password, "--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loglevel", "warning"]);
+        this.proc = start(bin, ["--bind", "127.0.0.1", "--port", String(this.port), "--requirepass", this.password, ...this.serverArgs, "--protected-mode", "yes", "--loglevel", "warning"]);
         await waitFor(`redis on ${this.address}`, async () => {
             if (this.proc!.exited()) throw new Error(`redis-server exited: ${this.proc!.output()}`);
             return isListening(this.port);

@@ -26,6 +26,10 @@ export function redisServerBin(): string | undefined {
     return which("redis-server");
 }
 
+export function redisCliBin(): string | undefined {
+    return which("redis-cli");
+}
+
 export function redisBenchmarkBin(): string | undefined {
     return which("redis-benchmark");
 }
