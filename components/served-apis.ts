@@ -36,7 +36,14 @@ export function requiredApiVersions(s: StackSettings): RequiredApi[] {
                 : { apiVersion: "networking.k8s.io/v1", what: "Ingress", key: "apiProfile", value: s.apiProfile, fix: "use a cluster that serves it, or change apiProfile" },
         );
     }
-    if (s.mesh.mutualTls && s.apiProfile === "current") req.push(istio("security.istio.io/v1", "PeerAuthentication"));
+    // PeerAuthentication: the stack's workload-level policies (both profiles), or the mesh-wide one
+    // (current profile; the seed profile's mesh-wide form is the mesh ConfigMap's authPolicy).
+    if (s.mesh.mutualTls && (s.mesh.mutualTlsScope === "workloads" || s.apiProfile === "current")) {
+        req.push({
+            ...istio("security.istio.io/v1", "PeerAuthentication"),
+            ...(s.mesh.mutualTlsScope === "workloads" ? { key: "mutualTls", value: "true", fix: "use Istio 1.22 or later, or pulumi config set mutualTls false" } : {}),
+        });
+    }
     if (s.access.enabled) {
         // components/access-policies.ts: AuthorizationPolicy security.istio.io/v1 (Istio 1.22 and later), NetworkPolicy networking.k8s.io/v1.
         const off = "pulumi config set accessPolicies false   (no AuthorizationPolicy or NetworkPolicy is created)";

@@ -86,8 +86,21 @@ describe("limits table: what each row says", () => {
     });
 });
 
+/** These cases concern mutual TLS for the whole mesh (`mutualTlsScope` mesh), the specification's form. */
+const MESH_WIDE = { mutualTlsScope: "mesh" };
+
 describe("served-API check: which API versions each configuration needs", () => {
-    const versions = (over: Record<string, string>) => requiredApiVersions(resolveSettings({ ...DEV, ...over })).map((r) => r.apiVersion);
+    const versions = (over: Record<string, string>) => requiredApiVersions(resolveSettings({ ...DEV, ...MESH_WIDE, ...over })).map((r) => r.apiVersion);
+
+    it("mutual TLS for the stack's pods (the default scope) needs PeerAuthentication in both profiles; the fix names mutualTls", () => {
+        for (const apiProfile of ["current", "seed"]) {
+            const s = resolveSettings({ ...DEV, apiProfile, accessPolicies: "false" });
+            expect(requiredApiVersions(s).map((r) => r.apiVersion), apiProfile).to.include("security.istio.io/v1");
+            expect(missingApis(s, without("security.istio.io/v1")), apiProfile).to.deep.equal([
+                { key: "mutualTls", value: "true", problem: "the cluster does not serve security.istio.io/v1 (PeerAuthentication)", fix: "use Istio 1.22 or later, or pulumi config set mutualTls false" },
+            ]);
+        }
+    });
 
     it("Istio's EnvoyFilter, Gateway and VirtualService versions always", () => {
         for (const over of [{}, { apiProfile: "seed" }, { managedApi: "false", mutualTls: "false" }] as Record<string, string>[]) {
@@ -109,14 +122,14 @@ describe("served-API check: which API versions each configuration needs", () => 
         expect(versions({ apiProfile: "seed", managedApi: "false" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "security.istio.io/v1", "networking.k8s.io/v1"]);
         expect(versions({ apiProfile: "seed" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "extensions/v1beta1", "security.istio.io/v1", "networking.k8s.io/v1"]);
         // A version needed twice is listed once, naming both kinds.
-        const req = requiredApiVersions(resolveSettings(DEV));
+        const req = requiredApiVersions(resolveSettings({ ...DEV, ...MESH_WIDE }));
         expect(req.map((r) => r.apiVersion)).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "networking.k8s.io/v1", "security.istio.io/v1"]);
         expect(req.find((r) => r.apiVersion === "security.istio.io/v1")!.what).to.equal("PeerAuthentication, AuthorizationPolicy");
         expect(req.find((r) => r.apiVersion === "networking.k8s.io/v1")!.what).to.equal("Ingress, NetworkPolicy");
     });
 
     it("a version missing only because of the access policies names accessPolicies and how to turn them off", () => {
-        const seed = resolveSettings({ ...DEV, apiProfile: "seed", managedApi: "false" });
+        const seed = resolveSettings({ ...DEV, ...MESH_WIDE, apiProfile: "seed", managedApi: "false" });
         const problems = missingApis(seed, without("security.istio.io/v1", "networking.k8s.io/v1"));
         expect(problems.map((p) => [p.key, p.value, p.problem])).to.deep.equal([
             ["accessPolicies", "true", "the cluster does not serve security.istio.io/v1 (AuthorizationPolicy)"],
@@ -125,19 +138,19 @@ describe("served-API check: which API versions each configuration needs", () => 
         expect(problems[0].fix).to.match(/Istio 1\.22 or later/).and.match(/pulumi config set accessPolicies false/);
         expect(problems[1].fix).to.match(/pulumi config set accessPolicies false/);
         // Seed with the managed API: Istio 1.22 needs Kubernetes 1.27, which no longer serves the seed Ingress, so only turning the policies off helps.
-        const [seedAuthz] = missingApis(resolveSettings({ ...DEV, apiProfile: "seed" }), without("security.istio.io/v1"));
+        const [seedAuthz] = missingApis(resolveSettings({ ...DEV, ...MESH_WIDE, apiProfile: "seed" }), without("security.istio.io/v1"));
         expect(seedAuthz.fix).to.equal("pulumi config set accessPolicies false   (no AuthorizationPolicy or NetworkPolicy is created)");
-        expect(missingApis(resolveSettings({ ...DEV, apiProfile: "seed", managedApi: "false", accessPolicies: "false" }), without("security.istio.io/v1", "networking.k8s.io/v1"))).to.deep.equal([]);
+        expect(missingApis(resolveSettings({ ...DEV, ...MESH_WIDE, apiProfile: "seed", managedApi: "false", accessPolicies: "false" }), without("security.istio.io/v1", "networking.k8s.io/v1"))).to.deep.equal([]);
     });
 
     it("a cluster serving everything: no problem for any profile", () => {
         for (const over of [{}, { apiProfile: "seed" }, { managedApi: "false" }] as Record<string, string>[]) {
-            expect(missingApis(resolveSettings({ ...DEV, ...over }), ALL_SERVED)).to.deep.equal([]);
+            expect(missingApis(resolveSettings({ ...DEV, ...MESH_WIDE, ...over }), ALL_SERVED)).to.deep.equal([]);
         }
     });
 
     it("a missing Istio version names meshNamespace and its value, and says to install Istio", () => {
-        const problems = missingApis(resolveSettings(DEV), without("networking.istio.io/v1beta1", "security.istio.io/v1"));
+        const problems = missingApis(resolveSettings({ ...DEV, ...MESH_WIDE }), without("networking.istio.io/v1beta1", "security.istio.io/v1"));
         expect(problems).to.deep.equal([
             {
                 key: "meshNamespace",
@@ -153,12 +166,12 @@ describe("served-API check: which API versions each configuration needs", () => 
                 fix: "install Istio (its CRDs) in the cluster first; for the AuthorizationPolicy: use Istio 1.22 or later, or pulumi config set accessPolicies false   (no AuthorizationPolicy or NetworkPolicy is created)",
             },
         ]);
-        const [envoyFilter] = missingApis(resolveSettings(DEV), without("networking.istio.io/v1alpha3"));
+        const [envoyFilter] = missingApis(resolveSettings({ ...DEV, ...MESH_WIDE }), without("networking.istio.io/v1alpha3"));
         expect(envoyFilter.problem).to.equal("the cluster does not serve networking.istio.io/v1alpha3 (EnvoyFilter (Istio's CRDs))");
     });
 
     it("a missing Kubernetes version names apiProfile and its value", () => {
-        expect(missingApis(resolveSettings(DEV), without("networking.k8s.io/v1"))).to.deep.equal([
+        expect(missingApis(resolveSettings({ ...DEV, ...MESH_WIDE }), without("networking.k8s.io/v1"))).to.deep.equal([
             {
                 key: "apiProfile",
                 value: "current",
@@ -166,7 +179,7 @@ describe("served-API check: which API versions each configuration needs", () => 
                 fix: "use a cluster that serves it, or change apiProfile; for the NetworkPolicy: use a cluster that serves it, or pulumi config set accessPolicies false   (no AuthorizationPolicy or NetworkPolicy is created)",
             },
         ]);
-        const [seed] = missingApis(resolveSettings({ ...DEV, apiProfile: "seed" }), without("extensions/v1beta1"));
+        const [seed] = missingApis(resolveSettings({ ...DEV, ...MESH_WIDE, apiProfile: "seed" }), without("extensions/v1beta1"));
         expect(seed.value).to.equal("seed");
         expect(seed.problem).to.equal("the cluster does not serve extensions/v1beta1, which the seed profile's Ingress uses (removed in Kubernetes 1.22)");
         expect(seed.fix).to.equal("pulumi config set apiProfile current   (networking.k8s.io/v1 Ingress), or pulumi config set managedApi false");
