@@ -6,11 +6,14 @@
  *   builds) until the kernel kills it. `maxmemory` below the container's memory limit and the
  *   `volatile-ttl` policy make Redis evict the counters closest to expiry instead: every key the
  *   rate-limit service writes has a TTL (INCRBY + EXPIRE), so only counters are ever evicted.
- * - The service's Redis timeout: envoyproxy/ratelimit waits `REDIS_TIMEOUT` (10 s by default, the
- *   same as the gateway's default timeout) on a hung Redis. Derived from the gateway's timeout, the
- *   service answers with an error while the gateway still waits, so the gateway decides (500 when
- *   fail-closed, pass when fail-open) within about `REDIS_TIMEOUT` instead of holding every limited
- *   request for its whole timeout.
+ * - The service's Redis timeout: in the pinned envoyproxy/ratelimit, `REDIS_TIMEOUT` (10 s by
+ *   default, as long as the gateway's default timeout) bounds only *opening* a connection to Redis
+ *   (its dialer); a command on an open connection to a Redis that hangs has no deadline of its own
+ *   (measured in the rls tier: tests/rls/redis-bounds.test.ts; upstream's per-operation timeout,
+ *   envoyproxy/ratelimit#1188, was not merged). Derived from the gateway's timeout, a Redis that is
+ *   gone (its address unreachable) costs each reconnect attempt at most half the gateway's timeout
+ *   instead of 10 s. A Redis that hangs with its connections open is bounded only by the gateway's
+ *   own `timeout` (then HTTP 500 when fail-closed, or the request passes when fail-open).
  */
 
 /** Memory limit of the Redis container the stack deploys. */

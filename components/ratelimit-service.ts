@@ -40,8 +40,9 @@ export function ratelimitEnv(s: Pick<StackSettings, "ratelimit" | "redis">, redi
         { name: "REDIS_SOCKET_TYPE", value: "tcp" },
         // REDIS_TYPE, REDIS_URL, REDIS_AUTH and TLS/Sentinel variables of the chosen Redis (redisAddress: the deployed one's).
         ...redisConnectionEnv(s.redis, redisAddress, { name: REDIS_SECRET, key: REDIS_SECRET_KEY }),
-        // A hung Redis: the service answers with an error after this (derived from the gateway's
-        // timeout, components/failure-bounds.ts) instead of the default 10 s, while the gateway still waits.
+        // Bounds opening a connection to Redis (derived from the gateway's timeout, half of it, at most
+        // 1 s; components/failure-bounds.ts). In this service version it does not bound a command on an
+        // open connection: a Redis that hangs is bounded only by the gateway's own timeout.
         { name: "REDIS_TIMEOUT", value: r.redisTimeout },
         // /healthcheck fails while the service has no live Redis connection: readiness then takes the
         // pod out of the gateway's endpoints (liveness does not look at Redis).

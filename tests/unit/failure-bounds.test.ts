@@ -95,7 +95,7 @@ describe("failure bounds in the rendered stack: the rate-limit service and Redis
     this.timeout(60_000);
     const env = (c: any) => Object.fromEntries((c.env ?? []).filter((e: any) => e.value !== undefined).map((e: any) => [e.name, e.value]));
 
-    it("the service's REDIS_TIMEOUT is below the gateway filter's timeout, and its health check reflects Redis", async function () {
+    it("the service's REDIS_TIMEOUT (it bounds connecting to Redis) is below the gateway filter's timeout, and its health check reflects Redis", async function () {
         const r = await render();
         const filter = r.get("EnvoyFilter", "filter-ratelimit");
         const gatewayTimeout = protoDurationSeconds(filter.spec.configPatches[0].patch.value.typed_config.timeout)!;
