@@ -4,8 +4,8 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { execFileSync } from "child_process";
-import { lookupSharedObjects } from "./components/cluster-lookup";
-import { LiveObject, SharedObjectRef, refName } from "./components/preflight";
+import { lookupMeshReach, lookupSharedObjects } from "./components/cluster-lookup";
+import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef, refName } from "./components/preflight";
 import { buildProgram } from "./components/program";
 import { missingApis } from "./components/served-apis";
 import { StackSettings } from "./components/settings";
@@ -44,7 +44,23 @@ function lookupShared(refs: SharedObjectRef[]): LiveObject[] {
     }
 }
 
-const { settings, stack } = buildProgram(pulumi.runtime.allConfig(), { checkCluster, lookupShared, kubeContext });
+/**
+ * Reads the pods with the gateway's label in every namespace and the PeerAuthentications of Istio's
+ * root namespace, so the program can refuse a gateway selector that reaches other teams' gateways
+ * and see the mesh-wide mutual TLS policies (components/preflight.ts, planMeshReach).
+ */
+function meshReach(q: MeshReachQuery): MeshReachState {
+    try {
+        return lookupMeshReach(q, kubeContext);
+    } catch (e: any) {
+        pulumi.log.warn(
+            `could not list the pods labelled ${q.gatewaySelector} or the PeerAuthentications of ${q.meshNamespace} with kubectl (${String(e.stderr || e.message).trim().split("\n")[0]}); skipping the check that the gateway filters reach only the stack's gateway`,
+        );
+        return { gatewayPods: [], peerAuthentications: [] };
+    }
+}
+
+const { settings, stack } = buildProgram(pulumi.runtime.allConfig(), { checkCluster, lookupShared, lookupMeshReach: meshReach, kubeContext });
 
 export const variant = settings.variant;
 export const apiProfile = settings.apiProfile;

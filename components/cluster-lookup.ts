@@ -4,7 +4,7 @@
  * the provider's `kubernetes:context`, as the served-API check does.
  */
 import { execFileSync } from "child_process";
-import { LiveObject, SharedObjectRef } from "./preflight";
+import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef } from "./preflight";
 
 function kubectlGet(args: string[], kubeContext: string | undefined): LiveObject[] {
     const out = execFileSync("kubectl", [...(kubeContext ? ["--context", kubeContext] : []), "get", ...args, "--ignore-not-found", "-o", "json"], {
@@ -34,4 +34,15 @@ export function lookupSharedObjects(refs: SharedObjectRef[], kubeContext?: strin
         found.push(...kubectlGet([...(ns ? ["-n", ns] : []), ...names], kubeContext));
     }
     return found;
+}
+
+/**
+ * The reach checks' answer: pods with the gateway's label in every namespace, and the
+ * PeerAuthentications of Istio's root namespace. Throws when kubectl fails.
+ */
+export function lookupMeshReach(q: MeshReachQuery, kubeContext?: string): MeshReachState {
+    return {
+        gatewayPods: kubectlGet(["pods", "--all-namespaces", "-l", q.gatewaySelector], kubeContext),
+        peerAuthentications: kubectlGet(["peerauthentications.security.istio.io", "-n", q.meshNamespace], kubeContext),
+    };
 }

@@ -183,3 +183,88 @@ export function planSharedObjects(s: StackSettings, live: LiveObject[]): SharedO
 export function planWithoutCluster(s: StackSettings): SharedObjectsPlan {
     return planSharedObjects(s, []);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Reach: which gateway pods the gateway filters would apply to, and the mesh-wide mutual TLS
+// policies already in force. Decided before anything is registered (components/cluster-lookup.ts
+// asks kubectl; offline renders skip it).
+
+/** What the program asks the cluster for the reach checks. */
+export interface MeshReachQuery {
+    /** `key=value` of the gateway pods (`gatewaySelector`), looked up in every namespace. */
+    gatewaySelector: string;
+    /** Istio's root namespace, where mesh-wide PeerAuthentications live. */
+    meshNamespace: string;
+}
+
+/** The cluster's answer: the gateway pods of every namespace, and the PeerAuthentications of the root namespace. */
+export interface MeshReachState {
+    gatewayPods: LiveObject[];
+    peerAuthentications: LiveObject[];
+}
+
+export function meshReachQuery(s: StackSettings): MeshReachQuery {
+    return { gatewaySelector: `${s.mesh.gatewaySelector.key}=${s.mesh.gatewaySelector.value}`, meshNamespace: s.mesh.namespace };
+}
+
+/** A PeerAuthentication without a workload selector: in the root namespace, it governs the whole mesh. */
+export function isMeshWide(pa: LiveObject): boolean {
+    return Object.keys(pa.spec?.selector?.matchLabels ?? {}).length === 0;
+}
+
+/**
+ * The reach decisions:
+ * - gateway filters in Istio's root namespace (the default install's gateway namespace, or
+ *   `filterNamespaces` `root`) apply to pods with the selector's label in **every** namespace: when
+ *   such pods also run outside `gatewayNamespace` (another team's gateway deployment with the same
+ *   labels), the program stops, naming them. Its filters would reach that gateway, and the
+ *   rate-limit service's access policy would refuse that gateway's calls (HTTP 500).
+ * - no gateway pod with the selector's label in `gatewayNamespace`: a message (the limits start to
+ *   apply when such pods exist).
+ * - mesh-wide PeerAuthentications: with `mutualTlsScope` `workloads` a message (they keep governing
+ *   everyone else; the stack's own pods are STRICT through their workload-level policies, which win);
+ *   with `mesh`, one under another name than `default` is a problem (Istio applies only the oldest
+ *   mesh-wide policy, so the stack's would be ignored or would silently replace it).
+ */
+export function planMeshReach(s: StackSettings, state: MeshReachState): { problems: ConfigProblem[]; messages: string[] } {
+    const problems: ConfigProblem[] = [];
+    const messages: string[] = [];
+    const sel = `${s.mesh.gatewaySelector.key}=${s.mesh.gatewaySelector.value}`;
+    const filterNs = s.mesh.filterNamespaces === "root" ? s.mesh.namespace : s.mesh.gatewayNamespace;
+    const byNs = new Map<string, string[]>();
+    for (const p of state.gatewayPods) {
+        const ns = p.metadata.namespace ?? "default";
+        byNs.set(ns, [...(byNs.get(ns) ?? []), p.metadata.name]);
+    }
+    const others = [...byNs.keys()].filter((ns) => ns !== s.mesh.gatewayNamespace).sort();
+    if (filterNs === s.mesh.namespace && others.length) {
+        const list = others.map((ns) => `${ns} (${byNs.get(ns)!.slice(0, 3).join(", ")}${byNs.get(ns)!.length > 3 ? ", ..." : ""})`).join("; ");
+        problems.push({
+            key: "gatewaySelector",
+            value: sel,
+            problem: `also selects gateway pods outside ${s.mesh.gatewayNamespace}: ${list}. The gateway EnvoyFilters live in ${filterNs}, Istio's root namespace, so they would apply to those gateways too (their hosts on port ${s.bookinfo.gatewayPort} with the stack's limits and its outages; with accessPolicies the rate-limit service refuses their calls, HTTP 500)`,
+            fix: `give the stack's gateway pods a label no other gateway has and select it: pulumi config set gatewaySelector <key>=<value>; or run the gateway in a namespace of its own (pulumi config set gatewayNamespace <namespace>, filterNamespaces own)`,
+        });
+    }
+    if (!byNs.has(s.mesh.gatewayNamespace)) {
+        messages.push(`no pod labelled ${sel} runs in ${s.mesh.gatewayNamespace} (gatewayNamespace): the gateway limits apply once the gateway's pods run there`);
+    }
+    const meshWide = state.peerAuthentications.filter((pa) => isMeshWide(pa) && (pa.metadata.namespace ?? s.mesh.namespace) === s.mesh.namespace);
+    if (s.mesh.mutualTls && meshWide.length) {
+        const names = meshWide.map((pa) => `${pa.metadata.name} (${pa.spec?.mtls?.mode ?? "mode unset"})`).join(", ");
+        if (s.mesh.mutualTlsScope === "workloads") {
+            messages.push(`mesh-wide PeerAuthentication in ${s.mesh.namespace}: ${names}; it keeps governing every other workload. The stack's own pods are STRICT through their workload-level PeerAuthentications, which take precedence`);
+        } else {
+            const foreign = meshWide.filter((pa) => pa.metadata.name !== MESH_PEER_AUTHENTICATION);
+            if (foreign.length) {
+                problems.push({
+                    key: "mutualTlsScope",
+                    value: s.mesh.mutualTlsScope,
+                    problem: `the mesh already has a mesh-wide PeerAuthentication under another name: ${foreign.map((pa) => `${s.mesh.namespace}/${pa.metadata.name} (${pa.spec?.mtls?.mode ?? "mode unset"})`).join(", ")}. Istio applies only the oldest mesh-wide policy, so PeerAuthentication ${MESH_PEER_AUTHENTICATION} would be ignored or would silently take its place`,
+                    fix: `pulumi config set mutualTlsScope workloads   (STRICT for the stack's own pods, whatever the mesh-wide policy says), or make the existing policy STRICT yourself and pulumi config set mutualTls false`,
+                });
+            }
+        }
+    }
+    return { problems, messages };
+}

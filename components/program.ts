@@ -5,7 +5,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { rawToArgs } from "./mesh-args";
 import { MeshRateLimit } from "./mesh-ratelimit";
-import { LiveObject, SharedObjectRef, SharedObjectsPlan, planSharedObjects, sharedObjectRefs } from "./preflight";
+import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef, SharedObjectsPlan, meshReachQuery, planMeshReach, planSharedObjects, sharedObjectRefs } from "./preflight";
 import { ConfigError, ConfigProblem, StackSettings, hideSecretValues, rawConfigFromAll, resolveSettings } from "./settings";
 
 export interface ProgramOptions {
@@ -16,6 +16,11 @@ export interface ProgramOptions {
      * Absent (offline render, unit tests): the cluster lacks all of them.
      */
     lookupShared?: (refs: SharedObjectRef[]) => LiveObject[];
+    /**
+     * The gateway pods of every namespace and the root namespace's PeerAuthentications
+     * (preflight.ts, planMeshReach). Absent (offline render, unit tests): not checked.
+     */
+    lookupMeshReach?: (q: MeshReachQuery) => MeshReachState;
     /** Where the preflight's decisions are reported (default: `pulumi.log.info`, shown by `pulumi preview`). */
     report?: (message: string) => void;
     kubeContext?: string;
@@ -51,7 +56,10 @@ export function buildProgram(allConfig: Record<string, string>, opts: ProgramOpt
     const shared = planSharedObjects(settings, opts.lookupShared?.(sharedObjectRefs(settings)) ?? []);
     if (shared.problems.length) throw fail(shared.problems);
     const report = opts.report ?? ((m: string) => void pulumi.log.info(m));
+    const reach = opts.lookupMeshReach ? planMeshReach(settings, opts.lookupMeshReach(meshReachQuery(settings))) : { problems: [], messages: [] };
+    if (reach.problems.length) throw fail(reach.problems);
     for (const d of shared.decisions) if (d.action !== "create" || opts.lookupShared) report(d.message);
+    for (const m of reach.messages) report(m);
     // Stack config → MeshRateLimit's typed arguments; the component checks them again itself.
     const args = { ...rawToArgs(raw), kubeContext: opts.kubeContext, createIngressClass: shared.ingressClass, createPeerAuthentication: shared.peerAuthentication };
     const stack = new MeshRateLimit("mesh-ratelimit", args);

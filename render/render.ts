@@ -7,7 +7,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
 import { PROJECT } from "../components/config-schema";
-import { LiveObject } from "../components/preflight";
+import { LiveObject, MeshReachState } from "../components/preflight";
 import { StackSettings } from "../components/settings";
 
 export interface K8sObject {
@@ -37,6 +37,8 @@ export interface RenderOptions {
      * Absent: the cluster lacks every one of them (the offline default).
      */
     cluster?: LiveObject[];
+    /** The cluster's gateway pods and root-namespace PeerAuthentications for the reach checks (preflight.ts); absent: not checked. */
+    meshReach?: MeshReachState;
     /** Receives the preflight's messages (what `pulumi preview` would print). */
     onReport?: (message: string) => void;
 }
@@ -98,7 +100,10 @@ export function registerProgram(opts: RenderOptions): Promise<{ settings: StackS
         pulumi.runtime.setAllConfig(programConfig(opts));
         // Loaded after the mocks are in place.
         const { buildProgram } = require("../components/program") as typeof import("../components/program");
-        const { settings } = buildProgram(pulumi.runtime.allConfig(), opts.cluster ? { lookupShared: () => opts.cluster!, report: opts.onReport } : {});
+        const { settings } = buildProgram(pulumi.runtime.allConfig(), {
+            ...(opts.cluster ? { lookupShared: () => opts.cluster!, report: opts.onReport } : {}),
+            ...(opts.meshReach ? { lookupMeshReach: () => opts.meshReach!, report: opts.onReport } : {}),
+        });
         await (require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> }).waitForRPCs();
         return { settings, registrations };
     };

@@ -5,7 +5,7 @@
  * real API server.
  */
 import { expect } from "chai";
-import { LiveObject, planSharedObjects, sharedObjectRefs } from "../../components/preflight";
+import { LiveObject, meshReachQuery, planMeshReach, planSharedObjects, sharedObjectRefs } from "../../components/preflight";
 import { ConfigError, resolveSettings } from "../../components/settings";
 import { Registration, registerProgram } from "../../render/render";
 import { DEV, render } from "./helpers";
@@ -228,5 +228,80 @@ describe("shared objects: what the program registers for each answer of the clus
         expect(error).to.equal(undefined);
         expect(kinds("IngressClass")).to.deep.equal([]);
         expect(kinds("PeerAuthentication")).to.deep.equal([]);
+    });
+});
+
+describe("reach: the gateway filters reach only the stack's gateway; mesh-wide mutual TLS policies seen at preview", function () {
+    this.timeout(60_000);
+    const pod = (namespace: string, name: string): LiveObject => ({ apiVersion: "v1", kind: "Pod", metadata: { name, namespace, labels: { istio: "ingressgateway" } } });
+    const pa = (name: string, spec: any, namespace = "istio-system"): LiveObject => ({ apiVersion: "security.istio.io/v1", kind: "PeerAuthentication", metadata: { name, namespace }, spec });
+    const OURS_GW = pod("istio-system", "istio-ingressgateway-7d9f-abcde");
+    const reach = (over: Record<string, string>, gatewayPods: LiveObject[], peerAuthentications: LiveObject[] = []) =>
+        planMeshReach(resolveSettings({ ...DEV, ...over }), { gatewayPods, peerAuthentications });
+
+    it("asks for the selector's pods in every namespace and the root namespace's policies", () => {
+        expect(meshReachQuery(resolveSettings({ ...DEV, gatewaySelector: "app=edge", meshNamespace: "mesh-root" }))).to.deep.equal({ gatewaySelector: "app=edge", meshNamespace: "mesh-root" });
+    });
+
+    it("only the stack's gateway pods: nothing to say", () => {
+        expect(reach({}, [OURS_GW, pod("istio-system", "istio-ingressgateway-7d9f-fghij")])).to.deep.equal({ problems: [], messages: [] });
+    });
+
+    it("another team's gateway with the same labels, while the filters live in the root namespace: refused, naming its namespace and pods", () => {
+        const r = reach({}, [OURS_GW, pod("team-b", "istio-ingressgateway-1"), pod("team-b", "istio-ingressgateway-2"), pod("edge", "gw-0")]);
+        expect(r.problems.map((p) => [p.key, p.value])).to.deep.equal([["gatewaySelector", "istio=ingressgateway"]]);
+        expect(r.problems[0].problem).to.contain("edge (gw-0); team-b (istio-ingressgateway-1, istio-ingressgateway-2)");
+        expect(r.problems[0].problem).to.contain("live in istio-system, Istio's root namespace");
+        expect(r.problems[0].fix).to.match(/pulumi config set gatewaySelector/);
+    });
+
+    it("the same pods, with the gateway (and so its filters) in a namespace of its own: no problem (a filter there reaches only that namespace)", () => {
+        const r = reach({ gatewayNamespace: "edge-gw" }, [pod("edge-gw", "gw-0"), pod("team-b", "istio-ingressgateway-1")]);
+        expect(r.problems).to.deep.equal([]);
+    });
+
+    it("filterNamespaces root puts the filters in the root namespace again: refused", () => {
+        const r = reach({ gatewayNamespace: "edge-gw", filterNamespaces: "root" }, [pod("edge-gw", "gw-0"), pod("team-b", "istio-ingressgateway-1")]);
+        expect(r.problems.map((p) => p.key)).to.deep.equal(["gatewaySelector"]);
+    });
+
+    it("no gateway pod in gatewayNamespace: a message, not a refusal", () => {
+        const r = reach({}, []);
+        expect(r.problems).to.deep.equal([]);
+        expect(r.messages).to.deep.equal(["no pod labelled istio=ingressgateway runs in istio-system (gatewayNamespace): the gateway limits apply once the gateway's pods run there"]);
+    });
+
+    it("a mesh-wide policy under another name: seen at preview; refused only when the stack would add its own mesh-wide one", () => {
+        const legacy = pa("mesh-default", { mtls: { mode: "PERMISSIVE" } });
+        const scoped = reach({}, [OURS_GW], [legacy, pa("only-db", { selector: { matchLabels: { app: "db" } }, mtls: { mode: "STRICT" } })]);
+        expect(scoped.problems).to.deep.equal([]);
+        expect(scoped.messages).to.deep.equal([
+            "mesh-wide PeerAuthentication in istio-system: mesh-default (PERMISSIVE); it keeps governing every other workload. The stack's own pods are STRICT through their workload-level PeerAuthentications, which take precedence",
+        ]);
+        const mesh = reach({ mutualTlsScope: "mesh" }, [OURS_GW], [legacy]);
+        expect(mesh.problems.map((p) => [p.key, p.value])).to.deep.equal([["mutualTlsScope", "mesh"]]);
+        expect(mesh.problems[0].problem).to.contain("istio-system/mesh-default (PERMISSIVE)");
+        expect(mesh.problems[0].problem).to.contain("Istio applies only the oldest mesh-wide policy");
+        expect(mesh.problems[0].fix).to.match(/^pulumi config set mutualTlsScope workloads/);
+        // `default` itself is the shared-object decision's (planSharedObjects), not repeated here.
+        expect(reach({ mutualTlsScope: "mesh" }, [OURS_GW], [pa("default", { mtls: { mode: "STRICT" } })]).problems).to.deep.equal([]);
+        // A selector makes a policy workload-level, not mesh-wide; one in another namespace is a namespace's.
+        expect(reach({ mutualTlsScope: "mesh" }, [OURS_GW], [pa("x", { selector: { matchLabels: { a: "b" } } }), pa("y", {}, "team-b")]).problems).to.deep.equal([]);
+    });
+
+    it("the program stops before registering anything when the reach check refuses", async () => {
+        const seen: Registration[] = [];
+        let error: unknown;
+        try {
+            await registerProgram({ base: { ...DEV }, meshReach: { gatewayPods: [OURS_GW, pod("team-b", "gw")], peerAuthentications: [] }, onRegister: (r) => seen.push(r) });
+        } catch (e) {
+            error = e;
+        }
+        expect(error).to.be.instanceOf(ConfigError);
+        expect((error as Error).message).to.match(/mesh-ratelimit:gatewaySelector = "istio=ingressgateway": also selects gateway pods outside istio-system: team-b \(gw\)/);
+        expect(seen).to.deep.equal([]);
+        const reports: string[] = [];
+        await registerProgram({ base: { ...DEV }, meshReach: { gatewayPods: [OURS_GW], peerAuthentications: [pa("legacy", { mtls: { mode: "PERMISSIVE" } })] }, onReport: (m) => reports.push(m) });
+        expect(reports.some((m) => m.startsWith("mesh-wide PeerAuthentication in istio-system: legacy (PERMISSIVE)"))).to.equal(true);
     });
 });
