@@ -319,6 +319,25 @@ else
     done < <(grep -E '^ +--- (PASS|FAIL): TestIngress[A-Za-z]*/' "$dir.xds.log" || true)
     grep -qE '^ +--- PASS: TestIngress/echo-route-to-esp' "$dir.xds.log" || ko "A/$p/tcp generator: managed-API route not checked (log $dir.xds.log)"
   done
+  # The seed profile's mesh-wide switch: only with mutualTlsScope=mesh does the render edit the mesh
+  # ConfigMap (the matrix's default renders do not, so TestSeedMeshConfigPatch skips there). Istio's
+  # own mesh-config loader reads the patched text (xdscheck_test.go TestSeedMeshConfigPatch).
+  if [[ -n "$xdsbin" && " ${profiles[*]} " == *" seed "* ]]; then
+    dir="$work/seed-mesh-scope"
+    if ! (cd "$root" && npm run --silent render -- --variant A --profile seed --set mutualTlsScope=mesh --out "$dir") > "$dir.log" 2>&1; then
+      ko "A/seed/mutualTlsScope=mesh render failed: $(tail -3 "$dir.log" | tr '\n' ' ')"
+    else
+      mkdir -p "$dir.xin"
+      { cat "$dir/all.yaml"; for f in "$dir"/not-appliable/*.yaml; do if [[ -f "$f" ]]; then echo "---"; cat "$f"; fi; done; } > "$dir.xin/all.yaml"
+      XDSCHECK_DIR="$dir.xin" XDSCHECK_VARIANT=A XDSCHECK_PROFILE=seed \
+        "$xdsbin" -test.run '^TestSeedMeshConfigPatch$' -test.v -test.count=1 > "$dir.xds.log" 2>&1 || true
+      if grep -qE '^--- PASS: TestSeedMeshConfigPatch' "$dir.xds.log"; then
+        ok "A/seed/mutualTlsScope=mesh generator TestSeedMeshConfigPatch: $(grep -m1 -oE 'Istio loads data.mesh.*' "$dir.xds.log")"
+      else
+        ko "A/seed/mutualTlsScope=mesh generator TestSeedMeshConfigPatch: $(grep -m1 -oE 'FAILED: .*|--- SKIP.*' "$dir.xds.log" || echo "see $dir.xds.log")"
+      fi
+    fi
+  fi
 fi
 # A user's gateway that is not bookinfo, limited by the package's GlobalRateLimit (typed rules):
 # tests/istio/render-user.ts renders it, xdscheck/user_gateway_test.go checks what Istio generates,

@@ -61,34 +61,43 @@ const (
 // Expect holds what the stack must produce, derived from the variant presets in
 // docs/specification.md ("The two variants"), never read back from the rendered objects.
 type Expect struct {
-	Variant      string
-	Placement    string // all-routes | single-route
-	Domain       string
-	Bucket       uint32
-	APIRoute     bool
-	APIPrefix    string
-	GatewayPort  uint32 // Gateway server port: listener 0.0.0.0_<port>, route config http.<port>, vhost *:<port>
-	AppPort      uint32 // productpage container/service port
-	AppLabel     string
-	RLSCluster   string
-	RLSAuthority string
-	RLSTimeout   time.Duration
-	FillInterval time.Duration
+	Variant     string
+	Placement   string // all-routes | single-route
+	Domain      string
+	Bucket      uint32
+	APIRoute    bool
+	APIPrefix   string
+	GatewayPort uint32 // Gateway server port: listener 0.0.0.0_<port>, route config http.<port>, vhost *:<port>
+	GatewayHost string // the Gateway server's host; Istio names the virtual host <host>:<port>
+	AppPort     uint32 // productpage container/service port
+	AppLabel    string
+	// Where the EnvoyFilters live: the gateway filters in the gateway's namespace (config key
+	// gatewayNamespace), the local bucket beside its workload (the stack's namespace), so that it
+	// reaches no other namespace's app=productpage pods.
+	GatewayNamespace string
+	AppNamespace     string
+	RLSCluster       string
+	RLSAuthority     string
+	RLSTimeout       time.Duration
+	FillInterval     time.Duration
 }
 
 // ExpectFor derives the expectations for a variant letter and a local-limit placement.
 func ExpectFor(variant, placement string) (Expect, error) {
 	e := Expect{
-		Variant:      variant,
-		Placement:    placement,
-		GatewayPort:  8080,
-		AppPort:      9080,
-		AppLabel:     "productpage",
-		APIPrefix:    "/api/v1/products",
-		RLSCluster:   "outbound|8081||ratelimit.default.svc.cluster.local",
-		RLSAuthority: "ratelimit.default.svc.cluster.local",
-		RLSTimeout:   10 * time.Second,
-		FillInterval: 60 * time.Second,
+		Variant:          variant,
+		Placement:        placement,
+		GatewayPort:      8080,
+		GatewayHost:      "*",
+		GatewayNamespace: IstioSystem,
+		AppNamespace:     "default",
+		AppPort:          9080,
+		AppLabel:         "productpage",
+		APIPrefix:        "/api/v1/products",
+		RLSCluster:       "outbound|8081||ratelimit.default.svc.cluster.local",
+		RLSAuthority:     "ratelimit.default.svc.cluster.local",
+		RLSTimeout:       10 * time.Second,
+		FillInterval:     60 * time.Second,
 	}
 	switch variant {
 	case "A":
@@ -104,6 +113,26 @@ func ExpectFor(variant, placement string) (Expect, error) {
 		return e, fmt.Errorf("unknown local placement %q (want all-routes or single-route)", placement)
 	}
 	return e, nil
+}
+
+// GatewayListener is the gateway listener of the Gateway server: 0.0.0.0_<port>.
+func (e Expect) GatewayListener() string { return fmt.Sprintf("0.0.0.0_%d", e.GatewayPort) }
+
+// GatewayVhost is Istio's name for the virtual host of the Gateway server's host on its port
+// (`*:8080`); the gateway EnvoyFilters must name exactly this one.
+func (e Expect) GatewayVhost() string { return fmt.Sprintf("%s:%d", e.GatewayHost, e.GatewayPort) }
+
+// FilterNamespace is the namespace the stack's EnvoyFilter of that name must live in.
+func (e Expect) FilterNamespace(name string) string {
+	if name == EFLocal {
+		return e.AppNamespace
+	}
+	return e.GatewayNamespace
+}
+
+// FilterRef names the stack's EnvoyFilter the way failures print it.
+func (e Expect) FilterRef(name string) string {
+	return "EnvoyFilter " + e.FilterNamespace(name) + "/" + name
 }
 
 // Finding is the outcome of one expectation. Problem is empty when it holds.
@@ -128,8 +157,6 @@ type findings struct{ list []Finding }
 func (fs *findings) add(id, object, expectation, problem string) {
 	fs.list = append(fs.list, Finding{ID: id, Object: object, Expectation: expectation, Problem: problem})
 }
-
-func efRef(name string) string { return "EnvoyFilter " + IstioSystem + "/" + name }
 
 // Generated is the Envoy configuration Istio built for the two proxies.
 type Generated struct {
@@ -267,24 +294,24 @@ func Generate(t test.Failer, docs []Doc, e Expect) (*Generated, []Finding) {
 	})
 	gw := cg.SetupProxy(&model.Proxy{
 		Type:            model.Router,
-		ID:              "istio-ingressgateway-0.istio-system",
-		ConfigNamespace: IstioSystem,
+		ID:              "istio-ingressgateway-0." + e.GatewayNamespace,
+		ConfigNamespace: e.GatewayNamespace,
 		IPAddresses:     []string{"10.244.1.1"},
 		Labels:          map[string]string{"istio": "ingressgateway", "app": "istio-ingressgateway"},
 		Metadata: &model.NodeMetadata{
-			Namespace:    IstioSystem,
+			Namespace:    e.GatewayNamespace,
 			Labels:       map[string]string{"istio": "ingressgateway", "app": "istio-ingressgateway"},
 			IstioVersion: "1.30.3",
 		},
 	})
 	sc := cg.SetupProxy(&model.Proxy{
 		Type:            model.SidecarProxy,
-		ID:              "productpage-0.default",
-		ConfigNamespace: "default",
+		ID:              "productpage-0." + e.AppNamespace,
+		ConfigNamespace: e.AppNamespace,
 		IPAddresses:     []string{app.ip},
 		Labels:          app.labels,
 		Metadata: &model.NodeMetadata{
-			Namespace:    "default",
+			Namespace:    e.AppNamespace,
 			Labels:       app.labels,
 			IstioVersion: "1.30.3",
 		},
@@ -307,21 +334,33 @@ func selects(selector, labels map[string]string) bool {
 }
 
 // Check generates the configuration and evaluates every expectation.
-func Check(t test.Failer, docs []Doc, e Expect) []Finding {
+func Check(t test.Failer, docs []Doc, e Expect) []Finding { return check(t, docs, e, true) }
+
+// OrderID is the expectation that runs the generator twice more (with another team's filter).
+const OrderID = "gateway/ratelimit-after-priority-0-filter"
+
+// check evaluates the expectations; withOrder=false leaves out OrderID (negative controls aimed
+// at another expectation do not need it).
+func check(t test.Failer, docs []Doc, e Expect, withOrder bool) []Finding {
 	g, input := Generate(t, docs, e)
 	if g == nil {
 		return input
 	}
 	fs := &findings{list: input}
 	checkGateway(fs, docs, g, e)
+	checkGatewayScope(fs, docs, g, e)
+	if withOrder {
+		checkFilterOrder(fs, t, docs, e)
+	}
 	checkSidecar(fs, g, e)
+	checkLocalScope(fs, docs, g, e)
 	return fs.list
 }
 
 // ---------------------------------------------------------------- gateway
 
 func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
-	lname := fmt.Sprintf("0.0.0.0_%d", e.GatewayPort)
+	lname := e.GatewayListener()
 	gwRef := "Gateway default/bookinfo-gateway"
 	l := findListener(g.GatewayListeners, lname)
 	var hcms []*hcmv3.HttpConnectionManager
@@ -337,7 +376,7 @@ func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
 			fmt.Sprintf("an HTTP listener %s on the ingress gateway", lname),
 			fmt.Sprintf("listeners generated: %v", listenerNames(g.GatewayListeners)))
 		// Everything below depends on the listener.
-		fs.add("gateway/ratelimit-filter-before-router", efRef(EFGlobal), "the global filter on the gateway", "no listener to inspect")
+		fs.add("gateway/ratelimit-filter-before-router", e.FilterRef(EFGlobal), "the global filter on the gateway", "no listener to inspect")
 		return
 	}
 	fs.add("gateway/http-listener", gwRef, fmt.Sprintf("an HTTP listener %s on the ingress gateway", lname), "")
@@ -360,12 +399,12 @@ func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
 			rlFilter = h.HttpFilters[i]
 		}
 	}
-	fs.add("gateway/ratelimit-filter-before-router", efRef(EFGlobal), exp, problem)
+	fs.add("gateway/ratelimit-filter-before-router", e.FilterRef(EFGlobal), exp, problem)
 
 	cfgExp := fmt.Sprintf("RateLimit config domain=%q timeout=%s failure_mode_deny=true grpc cluster %q authority %q transport V3",
 		e.Domain, e.RLSTimeout, e.RLSCluster, e.RLSAuthority)
 	if rlFilter == nil {
-		fs.add("gateway/ratelimit-filter-config", efRef(EFGlobal), cfgExp, "filter not found")
+		fs.add("gateway/ratelimit-filter-config", e.FilterRef(EFGlobal), cfgExp, "filter not found")
 	} else {
 		rl := &rlv3.RateLimit{}
 		var probs []string
@@ -392,7 +431,7 @@ func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
 				probs = append(probs, fmt.Sprintf("transport_api_version is %s", v))
 			}
 		}
-		fs.add("gateway/ratelimit-filter-config", efRef(EFGlobal), cfgExp, strings.Join(probs, "; "))
+		fs.add("gateway/ratelimit-filter-config", e.FilterRef(EFGlobal), cfgExp, strings.Join(probs, "; "))
 	}
 
 	// 2. The rate-limit service cluster exists on the gateway and speaks HTTP/2 (gRPC).
@@ -411,17 +450,17 @@ func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
 	// 3. Virtual host *:8080 sends the path without its query as PATH (CEL request.url_path), so a
 	// query string never makes a counter of its own.
 	rcName := fmt.Sprintf("http.%d", e.GatewayPort)
-	vhName := fmt.Sprintf("*:%d", e.GatewayPort)
+	vhName := e.GatewayVhost()
 	vh := findVhost(g.GatewayRoutes, rcName, vhName)
 	vExp := fmt.Sprintf("virtual host %s (route config %s) rate_limits with the CEL descriptor %s -> PATH", vhName, rcName, URLPathExpr)
 	if vh == nil {
-		fs.add("gateway/vhost-path-action", efRef(EFVhost), vExp, fmt.Sprintf("virtual host absent; route configs: %v", routeConfigSummary(g.GatewayRoutes)))
+		fs.add("gateway/vhost-path-action", e.FilterRef(EFVhost), vExp, fmt.Sprintf("virtual host absent; route configs: %v", routeConfigSummary(g.GatewayRoutes)))
 		return
 	}
 	if hasURLPathAction(vh.RateLimits, "PATH") {
-		fs.add("gateway/vhost-path-action", efRef(EFVhost), vExp, "")
+		fs.add("gateway/vhost-path-action", e.FilterRef(EFVhost), vExp, "")
 	} else {
-		fs.add("gateway/vhost-path-action", efRef(EFVhost), vExp, fmt.Sprintf("virtual host rate_limits are %s", jsonOf(vh.RateLimits)))
+		fs.add("gateway/vhost-path-action", e.FilterRef(EFVhost), vExp, fmt.Sprintf("virtual host rate_limits are %s", jsonOf(vh.RateLimits)))
 	}
 
 	// 4. Route-level header_value_match only on the api route (variant A); nowhere in variant B.
@@ -431,7 +470,7 @@ func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
 		var regex string
 		switch {
 		case r == nil:
-			fs.add("gateway/api-route-action", efRef(EFRouteAPI), aExp, fmt.Sprintf("no route named api; routes: %v", routeNames(vh)))
+			fs.add("gateway/api-route-action", e.FilterRef(EFRouteAPI), aExp, fmt.Sprintf("no route named api; routes: %v", routeNames(vh)))
 		default:
 			hvm := headerValueMatches(r)
 			var probs []string
@@ -454,23 +493,23 @@ func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
 			if p := r.GetMatch().GetPrefix(); p != e.APIPrefix {
 				probs = append(probs, fmt.Sprintf("route match prefix is %q, want %q (VirtualService bookinfo route api)", p, e.APIPrefix))
 			}
-			fs.add("gateway/api-route-action", efRef(EFRouteAPI), aExp, strings.Join(probs, "; "))
+			fs.add("gateway/api-route-action", e.FilterRef(EFRouteAPI), aExp, strings.Join(probs, "; "))
 		}
 		// The api route also applies the virtual host's rate_limits, so a path on it that the regex
 		// does not match (/api/v1/products/100) is still counted per path.
 		iExp := fmt.Sprintf("route %q on %s: %s per-route config vh_rate_limits INCLUDE", "api", vhName, FilterRateLimit)
 		if r == nil {
-			fs.add("gateway/api-route-includes-vhost", efRef(EFRouteAPI), iExp, "no route named api")
+			fs.add("gateway/api-route-includes-vhost", e.FilterRef(EFRouteAPI), iExp, "no route named api")
 		} else {
-			fs.add("gateway/api-route-includes-vhost", efRef(EFRouteAPI), iExp, vhRateLimitsProblem(r))
+			fs.add("gateway/api-route-includes-vhost", e.FilterRef(EFRouteAPI), iExp, vhRateLimitsProblem(r))
 		}
 		// What the regex admits, as Envoy evaluates it: an RE2 full match (spec section 2.6:
 		// the API prefix, "/", a number 1..99). Go's regexp is RE2; anchoring makes it a full match.
 		rExp := fmt.Sprintf("regex full-matches %s/N for N = 1..9, every decade 10..90, 11, 55, 99 and refuses 0, 00, 07, 100, 1000, the bare prefix and sub-paths", e.APIPrefix)
 		if regex == "" {
-			fs.add("gateway/api-regex-full-match", efRef(EFRouteAPI), rExp, "no regex generated")
+			fs.add("gateway/api-regex-full-match", e.FilterRef(EFRouteAPI), rExp, "no regex generated")
 		} else if re, err := regexp.Compile("^(?:" + regex + ")$"); err != nil {
-			fs.add("gateway/api-regex-full-match", efRef(EFRouteAPI), rExp, fmt.Sprintf("regex %q does not compile: %v", regex, err))
+			fs.add("gateway/api-regex-full-match", e.FilterRef(EFRouteAPI), rExp, fmt.Sprintf("regex %q does not compile: %v", regex, err))
 		} else {
 			var bad []string
 			type probe struct {
@@ -494,7 +533,7 @@ func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
 					bad = append(bad, fmt.Sprintf("%s%s matched=%v", e.APIPrefix, c.suffix, !c.want))
 				}
 			}
-			fs.add("gateway/api-regex-full-match", efRef(EFRouteAPI), rExp+fmt.Sprintf(" (regex %q; /10 matched=%v)", regex, re.MatchString(e.APIPrefix+"/10")), strings.Join(bad, "; "))
+			fs.add("gateway/api-regex-full-match", e.FilterRef(EFRouteAPI), rExp+fmt.Sprintf(" (regex %q; /10 matched=%v)", regex, re.MatchString(e.APIPrefix+"/10")), strings.Join(bad, "; "))
 		}
 	} else {
 		var probs []string
@@ -502,10 +541,10 @@ func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
 			probs = append(probs, "variant B has a route named api")
 		}
 		fs.add("gateway/no-api-route", "VirtualService default/bookinfo", "variant B: no route named api", strings.Join(probs, "; "))
-		if d := Find(docs, "EnvoyFilter", IstioSystem, EFRouteAPI); d != nil {
-			fs.add("gateway/no-api-filter", efRef(EFRouteAPI), "variant B: no route-level EnvoyFilter", "rendered in variant B")
+		if d := Find(docs, "EnvoyFilter", "", EFRouteAPI); d != nil {
+			fs.add("gateway/no-api-filter", e.FilterRef(EFRouteAPI), "variant B: no route-level EnvoyFilter", "rendered in variant B")
 		} else {
-			fs.add("gateway/no-api-filter", efRef(EFRouteAPI), "variant B: no route-level EnvoyFilter", "")
+			fs.add("gateway/no-api-filter", e.FilterRef(EFRouteAPI), "variant B: no route-level EnvoyFilter", "")
 		}
 	}
 	var others []string
@@ -517,17 +556,282 @@ func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
 			others = append(others, fmt.Sprintf("route %q (match %s)", r.Name, jsonOf(r.Match)))
 		}
 	}
-	fs.add("gateway/other-routes-no-header-match", efRef(EFRouteAPI),
+	fs.add("gateway/other-routes-no-header-match", e.FilterRef(EFRouteAPI),
 		"no header_value_match on routes other than api", strings.Join(others, "; "))
 	if len(vh.Routes) == 0 {
 		fs.add("gateway/routes-present", "VirtualService default/bookinfo", "the bookinfo routes on "+vhName, "no routes")
 	}
 }
 
+// ---------------------------------------------------------------- gateway scope and order
+
+// A tenant-free render has one Gateway server, so the gateway has one HTTP listener and one virtual
+// host. There, a patch naming every virtual host (vhost name "") or matching every port (no
+// listener.portNumber) lands in exactly the same place as one naming `*:8080` on port 8080: the
+// generated configuration alone cannot tell them apart, although on a shared gateway the first two
+// reach other teams' hosts and ports. So the scope checks read both: nothing of the stack outside
+// its listener and virtual host in the generated configuration, and the rendered matches compared
+// with the names derived from the Gateway's host and port (Expect), never with the render's own.
+
+// FilterExtAuthz is the HTTP filter of the ordering probe (another team's authorization).
+const FilterExtAuthz = "envoy.filters.http.ext_authz"
+
+// probeFilterName: the ordering probe, an EnvoyFilter written here, never rendered by the stack.
+const probeFilterName = "team-ext-authz"
+
+// patchesOf returns the patches of an EnvoyFilter with one of the applyTo values, with their index.
+func patchesOf(d Doc, applyTo ...string) map[int]map[string]any {
+	out := map[int]map[string]any{}
+	for i, p := range Patches(d) {
+		if at, _ := p["applyTo"].(string); indexOf(applyTo, at) >= 0 {
+			out[i] = p
+		}
+	}
+	return out
+}
+
+// patchIndices: the patch indices in order (for stable messages).
+func patchIndices(m map[int]map[string]any) []int {
+	var out []int
+	for i := 0; len(out) < len(m); i++ {
+		if _, ok := m[i]; ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// rateLimitsOn lists what of the global rate limit a virtual host carries: rate_limits on the
+// virtual host or on a route, or per-route configuration of the rate-limit filter.
+func rateLimitsOn(vh *routev3.VirtualHost) []string {
+	var out []string
+	if len(vh.RateLimits) > 0 {
+		out = append(out, fmt.Sprintf("%d virtual-host rate_limits", len(vh.RateLimits)))
+	}
+	if _, ok := vh.TypedPerFilterConfig[FilterRateLimit]; ok {
+		out = append(out, "virtual-host typed_per_filter_config["+FilterRateLimit+"]")
+	}
+	for _, r := range vh.Routes {
+		if len(r.GetRoute().GetRateLimits()) > 0 {
+			out = append(out, fmt.Sprintf("route %q rate_limits", r.Name))
+		}
+		if _, ok := r.TypedPerFilterConfig[FilterRateLimit]; ok {
+			out = append(out, fmt.Sprintf("route %q typed_per_filter_config[%s]", r.Name, FilterRateLimit))
+		}
+	}
+	return out
+}
+
+// portMatchProblem: "" when the patch matches listener.portNumber want, else why not.
+func portMatchProblem(name string, i int, p map[string]any, want uint32, without string) string {
+	v, ok := Dig(p, "match", "listener", "portNumber").(float64)
+	switch {
+	case !ok:
+		return fmt.Sprintf("%s patch %d has no match.listener.portNumber: %s", name, i, without)
+	case uint32(v) != want:
+		return fmt.Sprintf("%s patch %d matches listener.portNumber %v", name, i, v)
+	}
+	return ""
+}
+
+func checkGatewayScope(fs *findings, docs []Doc, g *Generated, e Expect) {
+	// 1. The virtual-host patches name the stack's virtual host, and nothing else carries rate limits.
+	vh := e.GatewayVhost()
+	rcName := fmt.Sprintf("http.%d", e.GatewayPort)
+	names := []string{EFVhost}
+	if e.APIRoute {
+		names = append(names, EFRouteAPI)
+	}
+	var objs, probs []string
+	for _, rc := range g.GatewayRoutes {
+		for _, v := range rc.VirtualHosts {
+			if rc.Name == rcName && v.Name == vh {
+				continue
+			}
+			if on := rateLimitsOn(v); len(on) > 0 {
+				probs = append(probs, fmt.Sprintf("generated: virtual host %s of %s carries %s", v.Name, rc.Name, strings.Join(on, ", ")))
+			}
+		}
+	}
+	for _, n := range names {
+		objs = append(objs, e.FilterRef(n))
+		d := Find(docs, "EnvoyFilter", e.FilterNamespace(n), n)
+		if d == nil {
+			probs = append(probs, e.FilterRef(n)+" not rendered")
+			continue
+		}
+		ps := patchesOf(d, "VIRTUAL_HOST", "HTTP_ROUTE")
+		if len(ps) == 0 {
+			probs = append(probs, n+": no VIRTUAL_HOST or HTTP_ROUTE patch")
+		}
+		for _, i := range patchIndices(ps) {
+			got, _ := Dig(ps[i], "match", "routeConfiguration", "vhost", "name").(string)
+			switch {
+			case got == "":
+				probs = append(probs, fmt.Sprintf("%s patch %d names no virtual host (vhost.name %q): Istio applies it to every virtual host of the gateway, other teams' hosts included (virtualHostMatch, envoyfilter/rc_patch.go)", n, i, got))
+			case got != vh:
+				probs = append(probs, fmt.Sprintf("%s patch %d names virtual host %q", n, i, got))
+			}
+		}
+	}
+	fs.add("gateway/vhost-patch-stack-vhost-only", strings.Join(objs, ", "),
+		fmt.Sprintf("every VIRTUAL_HOST/HTTP_ROUTE patch names virtual host %q (the Gateway's host %q on port %d), and no other virtual host of the gateway carries rate limits", vh, e.GatewayHost, e.GatewayPort),
+		strings.Join(probs, "; "))
+
+	// 2. The rate-limit filter on the stack's listener only.
+	lname := e.GatewayListener()
+	probs = nil
+	for _, l := range g.GatewayListeners {
+		if l.Name == lname {
+			continue
+		}
+		for _, fc := range l.FilterChains {
+			if h := hcmOf(fc); h != nil && indexOf(httpFilterNames(h), FilterRateLimit) >= 0 {
+				probs = append(probs, "generated: also on listener "+l.Name)
+				break
+			}
+		}
+	}
+	if d := Find(docs, "EnvoyFilter", e.GatewayNamespace, EFGlobal); d == nil {
+		probs = append(probs, e.FilterRef(EFGlobal)+" not rendered")
+	} else {
+		ps := patchesOf(d, "HTTP_FILTER")
+		if len(ps) == 0 {
+			probs = append(probs, EFGlobal+": no HTTP_FILTER patch")
+		}
+		for _, i := range patchIndices(ps) {
+			if p := portMatchProblem(EFGlobal, i, ps[i], e.GatewayPort, "Istio inserts the filter on every HTTP listener of the gateway, other teams' ports included"); p != "" {
+				probs = append(probs, p)
+			}
+		}
+	}
+	fs.add("gateway/ratelimit-filter-only-on-gateway-port", e.FilterRef(EFGlobal),
+		fmt.Sprintf("%s on listener %s only: the HTTP_FILTER patch matches listener.portNumber %d", FilterRateLimit, lname, e.GatewayPort),
+		strings.Join(probs, "; "))
+}
+
+// probeFilter is another team's HTTP filter on the stack's gateway, the way such a filter is usually
+// written: an ext_authz inserted before the router, at the default priority 0, created at `created`.
+func probeFilter(e Expect, created time.Time) Doc {
+	return Doc{
+		"apiVersion": "networking.istio.io/v1alpha3",
+		"kind":       "EnvoyFilter",
+		"metadata": map[string]any{"name": probeFilterName, "namespace": e.GatewayNamespace,
+			"creationTimestamp": created.UTC().Format(time.RFC3339)},
+		"spec": map[string]any{
+			"workloadSelector": map[string]any{"labels": map[string]any{"istio": "ingressgateway"}},
+			"configPatches": []any{map[string]any{
+				"applyTo": "HTTP_FILTER",
+				"match": map[string]any{"context": "GATEWAY", "listener": map[string]any{"filterChain": map[string]any{"filter": map[string]any{
+					"name": FilterHCM, "subFilter": map[string]any{"name": FilterRouter}}}}},
+				"patch": map[string]any{"operation": "INSERT_BEFORE", "value": map[string]any{
+					"name": FilterExtAuthz,
+					"typed_config": map[string]any{
+						"@type":                 typeURLPrefix + "envoy.extensions.filters.http.ext_authz.v3.ExtAuthz",
+						"transport_api_version": "V3",
+						"grpc_service": map[string]any{"envoy_grpc": map[string]any{
+							"cluster_name": "outbound|9000||ext-authz.team.svc.cluster.local"}},
+					},
+				}},
+			}},
+		},
+	}
+}
+
+// checkFilterOrder: Istio applies a proxy's EnvoyFilters by priority (lower first), then root
+// namespace first, then creation time, then name (PushContext.EnvoyFilters,
+// pilot/pkg/model/push_context.go), and each INSERT_BEFORE of the router puts its filter directly
+// before the router. So of two filters inserted before the router, the one applied later ends up
+// closer to it. The stack's filter must run after another team's priority-0 filter (a request
+// that filter refuses spends no quota) and before the router, whichever was created first.
+func checkFilterOrder(fs *findings, t test.Failer, docs []Doc, e Expect) {
+	exp := fmt.Sprintf("with another team's %s inserted before the router at priority 0 (EnvoyFilter %s/%s, written by the test), the HTTP filters on %s end [..., %s, %s, %s], created before or after the stack's filters",
+		FilterExtAuthz, e.GatewayNamespace, probeFilterName, e.GatewayListener(), FilterExtAuthz, FilterRateLimit, FilterRouter)
+	stackCreated := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	var probs, seen []string
+	for _, c := range []struct {
+		label  string
+		offset time.Duration
+	}{{"probe created before", -time.Hour}, {"probe created after", time.Hour}} {
+		mut := Clone(docs)
+		for _, d := range mut {
+			if d.Kind() == "EnvoyFilter" && d.meta() != nil {
+				d.meta()["creationTimestamp"] = stackCreated.Format(time.RFC3339)
+			}
+		}
+		mut = append(mut, probeFilter(e, stackCreated.Add(c.offset)))
+		g, in := Generate(t, mut, e)
+		if g == nil {
+			probs = append(probs, fmt.Sprintf("%s: nothing generated: %v", c.label, in))
+			continue
+		}
+		l := findListener(g.GatewayListeners, e.GatewayListener())
+		n := 0
+		for _, fc := range l.GetFilterChains() {
+			h := hcmOf(fc)
+			if h == nil {
+				continue
+			}
+			n++
+			names := httpFilterNames(h)
+			k := len(names)
+			if k < 3 || names[k-3] != FilterExtAuthz || names[k-2] != FilterRateLimit || names[k-1] != FilterRouter {
+				probs = append(probs, fmt.Sprintf("%s: HTTP filters %v", c.label, names))
+			} else if len(seen) < 2 {
+				seen = append(seen, fmt.Sprintf("%s: [... %s]", c.label, strings.Join(names[k-3:], ", ")))
+			}
+		}
+		if n == 0 {
+			probs = append(probs, c.label+": no HTTP listener "+e.GatewayListener())
+		}
+	}
+	if len(probs) == 0 {
+		exp += " (" + strings.Join(seen, "; ") + ")"
+	}
+	fs.add(OrderID, e.FilterRef(EFGlobal), exp, strings.Join(probs, "; "))
+}
+
+// checkLocalScope: the local bucket's EnvoyFilter lives beside its workload and matches the
+// application port, and the sidecar has the local filter on no other inbound chain (the
+// passthrough chain virtualInbound-catchall-http included).
+func checkLocalScope(fs *findings, docs []Doc, g *Generated, e Expect) {
+	exp := fmt.Sprintf("EnvoyFilter %s in namespace %s (an EnvoyFilter in Istio's root namespace reaches app=%s pods in every namespace), its HTTP_FILTER patches match listener.portNumber %d, and no inbound chain of the sidecar for another port carries %s",
+		EFLocal, e.AppNamespace, e.AppLabel, e.AppPort, FilterLocalRateLimit)
+	var probs []string
+	d := Find(docs, "EnvoyFilter", "", EFLocal)
+	if d == nil {
+		fs.add("sidecar/local-filter-scope", e.FilterRef(EFLocal), exp, "not rendered")
+		return
+	}
+	if d.Namespace() != e.AppNamespace {
+		probs = append(probs, "rendered in namespace "+d.Namespace())
+	}
+	ps := patchesOf(d, "HTTP_FILTER")
+	if len(ps) == 0 {
+		probs = append(probs, EFLocal+": no HTTP_FILTER patch")
+	}
+	for _, i := range patchIndices(ps) {
+		if p := portMatchProblem(EFLocal, i, ps[i], e.AppPort, "Istio inserts the filter on every inbound HTTP chain of the sidecar, the passthrough chain for undeclared ports included"); p != "" {
+			probs = append(probs, p)
+		}
+	}
+	if l := findListener(g.SidecarListeners, model.VirtualInboundListenerName); l != nil {
+		for _, fc := range l.FilterChains {
+			if fc.GetFilterChainMatch().GetDestinationPort().GetValue() == e.AppPort {
+				continue
+			}
+			if h := hcmOf(fc); h != nil && indexOf(httpFilterNames(h), FilterLocalRateLimit) >= 0 {
+				probs = append(probs, fmt.Sprintf("generated: also on inbound chain %s (port %d)", fc.Name, fc.GetFilterChainMatch().GetDestinationPort().GetValue()))
+			}
+		}
+	}
+	fs.add("sidecar/local-filter-scope", e.FilterRef(EFLocal), exp, strings.Join(probs, "; "))
+}
+
 // ---------------------------------------------------------------- sidecar
 
 func checkSidecar(fs *findings, g *Generated, e Expect) {
-	ref := efRef(EFLocal)
+	ref := e.FilterRef(EFLocal)
 	l := findListener(g.SidecarListeners, model.VirtualInboundListenerName)
 	var chains []*listenerv3.FilterChain
 	var hcms []*hcmv3.HttpConnectionManager
@@ -971,8 +1275,8 @@ func DumpGateway(t test.Failer, docs []Doc, e Expect, out string) error {
 	if rc == nil {
 		return fmt.Errorf("no route configuration %s; have %v", rcName, routeConfigSummary(g.GatewayRoutes))
 	}
-	dump := map[string]any{"virtualHost": fmt.Sprintf("*:%d", e.GatewayPort)}
-	l := findListener(g.GatewayListeners, fmt.Sprintf("0.0.0.0_%d", e.GatewayPort))
+	dump := map[string]any{"virtualHost": e.GatewayVhost()}
+	l := findListener(g.GatewayListeners, e.GatewayListener())
 	if l != nil {
 		for _, fc := range l.FilterChains {
 			h := hcmOf(fc)

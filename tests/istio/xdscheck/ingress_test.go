@@ -35,6 +35,14 @@ func ingressInputs(t *testing.T) ([]Doc, IngressExpect) {
 	return docs, e
 }
 
+// The stack's mutual TLS (spec 2.10, config mutualTlsScope=workloads, both profiles): a
+// PeerAuthentication of this name, mode STRICT, in each of the stack's namespaces, selecting the
+// stack's pods. ESP listens on ESPHTTPPort (spec 2.8: --http_port=8081, the Service's target port).
+const (
+	StackPeerAuthentication = "mesh-ratelimit-mtls"
+	ESPHTTPPort             = 8081
+)
+
 func findClusterByName(cs []*clusterv3.Cluster, name string) *clusterv3.Cluster {
 	for _, c := range cs {
 		if c.GetName() == name {
@@ -64,10 +72,35 @@ func echoRoute(t *testing.T, docs []Doc, mc *meshconfig.MeshConfig, e IngressExp
 	return g, ""
 }
 
+// espInbound generates the ESP pod's sidecar and returns its inbound mutual-TLS state on the ESP
+// port (how Istio builds the chains: see inboundTLS).
+func espInbound(t *testing.T, docs []Doc) (portTLS, error) {
+	ls, err := sidecarListeners(t, docs, []string{ESPService})
+	if err != nil {
+		return portTLS{}, err
+	}
+	l, ok := ls[ESPService]
+	if !ok {
+		return portTLS{}, errNoObject("Deployment with pods app=" + ESPService)
+	}
+	return inboundTLS(l, ESPHTTPPort), nil
+}
+
+// strictProblem: "" when the port accepts only mutual TLS (STRICT), else what it accepts.
+func strictProblem(p portTLS) string {
+	switch {
+	case len(p.mtls) == 0 && len(p.plaintext) == 0 && len(p.other) == 0:
+		return "no inbound chain for the port"
+	case len(p.plaintext) > 0 || len(p.other) > 0 || len(p.mtls) == 0:
+		return p.String()
+	}
+	return ""
+}
+
 // TestIngress: with a default Istio install's mesh config (ingressControllerMode STRICT, ingress
-// class istio), the ingress gateway routes the Ingress path prefix to esp-echo port 80; with the
-// current profile's PeerAuthentication STRICT and the http port mode, the gateway's cluster for
-// esp-echo uses Istio mutual TLS.
+// class istio), the ingress gateway routes the Ingress path prefix to esp-echo port 80; the
+// gateway's cluster for esp-echo uses Istio mutual TLS (auto mutual TLS); the ESP sidecar, under
+// the stack's PeerAuthentication, accepts only mutual TLS.
 func TestIngress(t *testing.T) {
 	docs, e := ingressInputs(t)
 	obj := "Ingress " + e.Namespace + "/" + IngressName
@@ -87,18 +120,28 @@ func TestIngress(t *testing.T) {
 		if c == nil {
 			t.Fatalf("FAILED: esp-cluster: Service %s/%s: expected gateway cluster %s; got: absent", e.Namespace, ESPService, e.ESPCluster())
 		}
+		// The client side is Istio's auto mutual TLS, the same for both profiles and port modes: the
+		// endpoints carry tlsMode=istio (sidecar injected), and no namespace- or mesh-wide
+		// PeerAuthentication says DISABLE. The stack's workload-level policy plays no part here.
 		ok, where := IstioMutualTLS(c, e.ESPSNI())
-		if e.Profile == "current" && e.PortMode == "http" {
-			if !ok {
-				t.Errorf("FAILED: esp-cluster: PeerAuthentication %s/default + Service %s/%s: expected cluster %s to use Istio mutual TLS (SNI %s); got: %s", IstioSystem, e.Namespace, ESPService, e.ESPCluster(), e.ESPSNI(), where)
-				return
-			}
-			t.Logf("cluster %s: Istio mutual TLS in %s", e.ESPCluster(), where)
+		if !ok {
+			t.Errorf("FAILED: esp-cluster: Service %s/%s (sidecar-injected pods): expected cluster %s to use Istio mutual TLS (SNI %s); got: %s", e.Namespace, ESPService, e.ESPCluster(), e.ESPSNI(), where)
 			return
 		}
-		// Recorded, not asserted: the seed profile's mTLS switch is inert on current Istio, and the tcp
-		// mode is the specification's bypass path.
-		t.Logf("cluster %s (%s profile, %s port): Istio mutual TLS %v (%s)", e.ESPCluster(), e.Profile, e.PortMode, ok, where)
+		t.Logf("cluster %s (%s profile, %s port): Istio mutual TLS in %s", e.ESPCluster(), e.Profile, e.PortMode, where)
+	})
+	// The server side, which the stack's PeerAuthentication decides: the ESP sidecar accepts only
+	// mutual TLS on the ESP port.
+	t.Run("esp-inbound-strict", func(t *testing.T) {
+		p, err := espInbound(t, docs)
+		if err != nil {
+			t.Fatalf("FAILED: esp-inbound-strict: PeerAuthentication %s/%s: expected the %s sidecar's inbound chains for port %d to accept only mutual TLS; got: %v", e.Namespace, StackPeerAuthentication, ESPService, ESPHTTPPort, err)
+		}
+		if pr := strictProblem(p); pr != "" {
+			t.Errorf("FAILED: esp-inbound-strict: PeerAuthentication %s/%s: expected the %s sidecar's inbound chains for port %d to accept only mutual TLS (STRICT); got: %s", e.Namespace, StackPeerAuthentication, ESPService, ESPHTTPPort, pr)
+			return
+		}
+		t.Logf("sidecar %s/%s port %d (%s profile, %s port): STRICT: %s", e.Namespace, ESPService, ESPHTTPPort, e.Profile, e.PortMode, p)
 	})
 }
 
@@ -107,9 +150,17 @@ type ingressControl struct {
 	name   string
 	when   func(IngressExpect) bool
 	mutate func(docs []Doc, mc *meshconfig.MeshConfig) ([]Doc, error)
-	// mtls: the control targets the mutual-TLS check instead of the route.
-	mtls bool
+	// check: the check the control must make fail (default: the route).
+	check ingressCheck
 }
+
+type ingressCheck int
+
+const (
+	checkRoute      ingressCheck = iota
+	checkClientMTLS              // esp-cluster: the gateway's cluster for the ESP Service
+	checkServerMTLS              // esp-inbound-strict: the ESP sidecar's inbound chains
+)
 
 func removeKind(docs []Doc, kind string) []Doc {
 	var out []Doc
@@ -168,14 +219,33 @@ var ingressControls = []ingressControl{
 			mc.IngressControllerMode = meshconfig.MeshConfig_OFF
 			return docs, nil
 		}},
-	{name: "peerauthentication-disable", mtls: true, when: func(e IngressExpect) bool { return e.Profile == "current" && e.PortMode == "http" },
+	// The stack's own policy turned to DISABLE: the ESP sidecar then accepts plain text.
+	{name: "peerauthentication-disable", check: checkServerMTLS, when: func(IngressExpect) bool { return true },
 		mutate: func(docs []Doc, _ *meshconfig.MeshConfig) ([]Doc, error) {
-			pa := Find(docs, "PeerAuthentication", IstioSystem, "default")
+			pa := Find(docs, "PeerAuthentication", "default", StackPeerAuthentication)
 			if pa == nil {
-				return nil, errNoObject("PeerAuthentication " + IstioSystem + "/default")
+				return nil, errNoObject("PeerAuthentication default/" + StackPeerAuthentication)
 			}
-			pa["spec"] = map[string]any{"mtls": map[string]any{"mode": "DISABLE"}}
+			spec, _ := pa["spec"].(map[string]any)
+			if spec == nil || Dig(spec, "mtls", "mode") != "STRICT" {
+				return nil, errNoObject("mode STRICT in PeerAuthentication default/" + StackPeerAuthentication)
+			}
+			spec["mtls"] = map[string]any{"mode": "DISABLE"}
 			return docs, nil
+		}},
+	// Not the stack's object: the namespace's own policy, DISABLE for the whole namespace (written
+	// here). The ESP sidecar stays STRICT (a workload policy wins on the server side), but the
+	// gateway's auto mutual TLS reads only namespace- and mesh-wide policies
+	// (PushContext.BestEffortInferServiceMTLSMode, pilot/pkg/model/push_context.go) and sends plain
+	// text, which the sidecar refuses.
+	{name: "namespace-peerauthentication-disable", check: checkClientMTLS, when: func(IngressExpect) bool { return true },
+		mutate: func(docs []Doc, _ *meshconfig.MeshConfig) ([]Doc, error) {
+			if Find(docs, "PeerAuthentication", "default", "default") != nil {
+				return nil, errNoObject("a render without PeerAuthentication default/default (it has one)")
+			}
+			return append(docs, Doc{"apiVersion": "security.istio.io/v1", "kind": "PeerAuthentication",
+				"metadata": map[string]any{"name": "default", "namespace": "default"},
+				"spec":     map[string]any{"mtls": map[string]any{"mode": "DISABLE"}}}), nil
 		}},
 }
 
@@ -203,7 +273,8 @@ func TestIngressControls(t *testing.T) {
 				t.Fatalf("FAILED: %s: control cannot be applied: %v", c.name, err)
 			}
 			g, problem := echoRoute(t, mut, mc, e)
-			if c.mtls {
+			switch c.check {
+			case checkClientMTLS:
 				cl := (*clusterv3.Cluster)(nil)
 				if g != nil {
 					cl = findClusterByName(g.Clusters, e.ESPCluster())
@@ -211,10 +282,32 @@ func TestIngressControls(t *testing.T) {
 				if cl == nil {
 					t.Fatalf("FAILED: %s: cluster %s absent, so the control shows nothing", c.name, e.ESPCluster())
 				}
-				if ok, where := IstioMutualTLS(cl, e.ESPSNI()); ok {
+				ok, where := IstioMutualTLS(cl, e.ESPSNI())
+				if ok {
 					t.Errorf("FAILED: %s: the mutual-TLS check still passes (%s): it cannot see mTLS turned off", c.name, where)
+					return
+				}
+				t.Logf("detected: cluster %s without Istio mutual TLS: %s", e.ESPCluster(), where)
+				// What the ESP sidecar makes of it: recorded.
+				if p, err := espInbound(t, mut); err == nil {
+					if strictProblem(p) == "" {
+						t.Logf("while the %s sidecar stays STRICT on port %d (%s): its clients' plain text is refused", ESPService, ESPHTTPPort, p)
+					} else {
+						t.Logf("and the %s sidecar on port %d: %s", ESPService, ESPHTTPPort, p)
+					}
+				}
+				return
+			case checkServerMTLS:
+				p, err := espInbound(t, mut)
+				if err != nil {
+					t.Fatalf("FAILED: %s: cannot generate the %s sidecar: %v", c.name, ESPService, err)
+				}
+				if strictProblem(p) == "" {
+					t.Errorf("FAILED: %s: the inbound mutual-TLS check still passes (%s): it cannot see mTLS turned off", c.name, p)
+				} else if len(p.plaintext) == 0 {
+					t.Errorf("FAILED: %s: the inbound check fails, but not because plain text is accepted: %s", c.name, p)
 				} else {
-					t.Logf("detected: cluster %s without Istio mutual TLS: %s", e.ESPCluster(), where)
+					t.Logf("detected: sidecar %s port %d accepts plain text: %s", ESPService, ESPHTTPPort, p)
 				}
 				return
 			}

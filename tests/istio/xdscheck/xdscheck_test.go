@@ -68,71 +68,106 @@ type mutation struct {
 	name     string
 	filter   string
 	patchIdx int
-	path     []string // path inside configPatches[patchIdx]
-	value    any
-	wantFail string // finding ID that must fail
+	path     []string // path inside configPatches[patchIdx] (or, with onSpec/onMeta, inside spec/metadata)
+	value    any      // the new value; deleteKey removes the key
+	wantFail string   // finding ID that must fail
 	when     func(Expect) bool
+	// Optional: the change is inside spec or metadata, not a patch.
+	onSpec, onMeta bool
+	// Optional: the failure must say this (so the control fails for its own reason).
+	wantProblem string
 }
+
+// deleteKey as a mutation's value removes the key.
+type deleteKeyT struct{}
+
+var deleteKey = deleteKeyT{}
+
+func (deleteKeyT) String() string { return "<removed>" }
 
 func always(Expect) bool { return true }
 
-var mutations = []mutation{
-	{"vhost-name", EFVhost, 0, []string{"match", "routeConfiguration", "vhost", "name"}, "*:80",
-		"gateway/vhost-path-action", always},
-	{"route-name", EFRouteAPI, 0, []string{"match", "routeConfiguration", "vhost", "route", "name"}, "apis",
-		"gateway/api-route-action", func(e Expect) bool { return e.APIRoute }},
-	{"route-vhost-name", EFRouteAPI, 0, []string{"match", "routeConfiguration", "vhost", "name"}, "*:80",
-		"gateway/api-route-action", func(e Expect) bool { return e.APIRoute }},
-	{"global-context", EFGlobal, 0, []string{"match", "context"}, "SIDECAR_OUTBOUND",
-		"gateway/ratelimit-filter-before-router", always},
-	{"global-subfilter", EFGlobal, 0, []string{"match", "listener", "filterChain", "filter", "subFilter", "name"}, "envoy.filters.http.routr",
-		"gateway/ratelimit-filter-before-router", always},
-	{"vhost-context", EFVhost, 0, []string{"match", "context"}, "SIDECAR_INBOUND",
-		"gateway/vhost-path-action", always},
-	{"local-context", EFLocal, 0, []string{"match", "context"}, "SIDECAR_OUTBOUND",
-		"sidecar/local-filter-present", always},
-	{"local-route-vhost-name", EFLocal, 1, []string{"match", "routeConfiguration", "vhost", "name"}, "inbound|http|80",
-		"sidecar/per-route-config", func(e Expect) bool { return e.Placement == "single-route" }},
-	{"local-route-context", EFLocal, 1, []string{"match", "context"}, "GATEWAY",
-		"sidecar/per-route-config", func(e Expect) bool { return e.Placement == "single-route" }},
-	{"global-domain", EFGlobal, 0, []string{"patch", "value", "typed_config", "domain"}, "ratelimit-x",
-		"gateway/ratelimit-filter-config", always},
-	{"api-regex-too-wide", EFRouteAPI, 0, []string{"patch", "value", "route", "rate_limits", "0", "actions", "0",
-		"header_value_match", "headers", "0", "safe_regex_match", "regex"}, "/api/v1/products/.*",
-		"gateway/api-regex-full-match", func(e Expect) bool { return e.APIRoute }},
-	{"local-bucket-size", EFLocal, 0, []string{"patch", "value", "typed_config", "value", "token_bucket", "max_tokens"}, 5,
-		"sidecar/local-filter-config", func(e Expect) bool { return e.Placement == "all-routes" }},
-	{"route-bucket-size", EFLocal, 1, []string{"patch", "value", "typed_per_filter_config", FilterLocalRateLimit, "value", "token_bucket", "tokens_per_fill"}, 5,
-		"sidecar/per-route-config", func(e Expect) bool { return e.Placement == "single-route" }},
-	// Limits that hold: the path without its query, and the api route counting per path too.
-	{"vhost-cel-path-with-query", EFVhost, 0, []string{"patch", "value", "rate_limits", "0", "actions", "0", "extension", "typed_config", "text"}, "request.path",
-		"gateway/vhost-path-action", always},
-	{"api-route-vh-override", EFRouteAPI, 0, []string{"patch", "value", "typed_per_filter_config", "envoy.filters.http.ratelimit", "vh_rate_limits"}, "OVERRIDE",
-		"gateway/api-route-includes-vhost", func(e Expect) bool { return e.APIRoute }},
-	{"api-regex-no-query", EFRouteAPI, 0, []string{"patch", "value", "route", "rate_limits", "0", "actions", "0",
-		"header_value_match", "headers", "0", "safe_regex_match", "regex"}, "/api/v1/products/[1-9][0-9]?",
-		"gateway/api-regex-full-match", func(e Expect) bool { return e.APIRoute }},
-	{"api-regex-spec-literal", EFRouteAPI, 0, []string{"patch", "value", "route", "rate_limits", "0", "actions", "0",
-		"header_value_match", "headers", "0", "safe_regex_match", "regex"}, "(?:/api/v1/products/[1-9]{1,2})(?:\\?.*)?",
-		"gateway/api-regex-full-match", func(e Expect) bool { return e.APIRoute }},
-	// Istio drops the unknown field when it builds the filter (istioctl only warns), so the
-	// filter lands with failure_mode_deny=false: fail-open. Only the value check sees it.
-	{"global-typo", EFGlobal, -1, []string{"patch", "value", "typed_config", "failure_mode_dny"}, nil,
-		"gateway/ratelimit-filter-config", always},
-	{"local-bucket-typo", EFLocal, -1, []string{"patch", "value", "typed_config", "value", "token_bucket", "max_tokns"}, 4,
-		"sidecar/local-filter-config", func(e Expect) bool { return e.Placement == "all-routes" }},
-	// A check must not pass for want of an object to check: with the local filter after the
-	// router, or not on the inbound chain at all, the config check fails too.
-	{"local-after-router", EFLocal, 0, []string{"patch", "operation"}, "INSERT_AFTER",
-		"sidecar/local-filter-config", always},
-	{"local-missing-config", EFLocal, 0, []string{"match", "context"}, "SIDECAR_OUTBOUND",
-		"sidecar/local-filter-config", always},
+// positional: a control with only the basic fields.
+func positional(name, filter string, patchIdx int, path []string, value any, wantFail string, when func(Expect) bool) mutation {
+	return mutation{name: name, filter: filter, patchIdx: patchIdx, path: path, value: value, wantFail: wantFail, when: when}
 }
 
-func apply(docs []Doc, m mutation) error {
-	d := Find(docs, "EnvoyFilter", IstioSystem, m.filter)
+var mutations = []mutation{
+	positional("vhost-name", EFVhost, 0, []string{"match", "routeConfiguration", "vhost", "name"}, "*:80",
+		"gateway/vhost-path-action", always),
+	positional("route-name", EFRouteAPI, 0, []string{"match", "routeConfiguration", "vhost", "route", "name"}, "apis",
+		"gateway/api-route-action", func(e Expect) bool { return e.APIRoute }),
+	positional("route-vhost-name", EFRouteAPI, 0, []string{"match", "routeConfiguration", "vhost", "name"}, "*:80",
+		"gateway/api-route-action", func(e Expect) bool { return e.APIRoute }),
+	positional("global-context", EFGlobal, 0, []string{"match", "context"}, "SIDECAR_OUTBOUND",
+		"gateway/ratelimit-filter-before-router", always),
+	positional("global-subfilter", EFGlobal, 0, []string{"match", "listener", "filterChain", "filter", "subFilter", "name"}, "envoy.filters.http.routr",
+		"gateway/ratelimit-filter-before-router", always),
+	positional("vhost-context", EFVhost, 0, []string{"match", "context"}, "SIDECAR_INBOUND",
+		"gateway/vhost-path-action", always),
+	positional("local-context", EFLocal, 0, []string{"match", "context"}, "SIDECAR_OUTBOUND",
+		"sidecar/local-filter-present", always),
+	positional("local-route-vhost-name", EFLocal, 1, []string{"match", "routeConfiguration", "vhost", "name"}, "inbound|http|80",
+		"sidecar/per-route-config", func(e Expect) bool { return e.Placement == "single-route" }),
+	positional("local-route-context", EFLocal, 1, []string{"match", "context"}, "GATEWAY",
+		"sidecar/per-route-config", func(e Expect) bool { return e.Placement == "single-route" }),
+	positional("global-domain", EFGlobal, 0, []string{"patch", "value", "typed_config", "domain"}, "ratelimit-x",
+		"gateway/ratelimit-filter-config", always),
+	positional("api-regex-too-wide", EFRouteAPI, 0, []string{"patch", "value", "route", "rate_limits", "0", "actions", "0",
+		"header_value_match", "headers", "0", "safe_regex_match", "regex"}, "/api/v1/products/.*",
+		"gateway/api-regex-full-match", func(e Expect) bool { return e.APIRoute }),
+	positional("local-bucket-size", EFLocal, 0, []string{"patch", "value", "typed_config", "value", "token_bucket", "max_tokens"}, 5,
+		"sidecar/local-filter-config", func(e Expect) bool { return e.Placement == "all-routes" }),
+	positional("route-bucket-size", EFLocal, 1, []string{"patch", "value", "typed_per_filter_config", FilterLocalRateLimit, "value", "token_bucket", "tokens_per_fill"}, 5,
+		"sidecar/per-route-config", func(e Expect) bool { return e.Placement == "single-route" }),
+	// Limits that hold: the path without its query, and the api route counting per path too.
+	positional("vhost-cel-path-with-query", EFVhost, 0, []string{"patch", "value", "rate_limits", "0", "actions", "0", "extension", "typed_config", "text"}, "request.path",
+		"gateway/vhost-path-action", always),
+	positional("api-route-vh-override", EFRouteAPI, 0, []string{"patch", "value", "typed_per_filter_config", "envoy.filters.http.ratelimit", "vh_rate_limits"}, "OVERRIDE",
+		"gateway/api-route-includes-vhost", func(e Expect) bool { return e.APIRoute }),
+	positional("api-regex-no-query", EFRouteAPI, 0, []string{"patch", "value", "route", "rate_limits", "0", "actions", "0",
+		"header_value_match", "headers", "0", "safe_regex_match", "regex"}, "/api/v1/products/[1-9][0-9]?",
+		"gateway/api-regex-full-match", func(e Expect) bool { return e.APIRoute }),
+	positional("api-regex-spec-literal", EFRouteAPI, 0, []string{"patch", "value", "route", "rate_limits", "0", "actions", "0",
+		"header_value_match", "headers", "0", "safe_regex_match", "regex"}, "(?:/api/v1/products/[1-9]{1,2})(?:\\?.*)?",
+		"gateway/api-regex-full-match", func(e Expect) bool { return e.APIRoute }),
+	// Istio drops the unknown field when it builds the filter (istioctl only warns), so the
+	// filter lands with failure_mode_deny=false: fail-open. Only the value check sees it.
+	positional("global-typo", EFGlobal, -1, []string{"patch", "value", "typed_config", "failure_mode_dny"}, nil,
+		"gateway/ratelimit-filter-config", always),
+	positional("local-bucket-typo", EFLocal, -1, []string{"patch", "value", "typed_config", "value", "token_bucket", "max_tokns"}, 4,
+		"sidecar/local-filter-config", func(e Expect) bool { return e.Placement == "all-routes" }),
+	// A check must not pass for want of an object to check: with the local filter after the
+	// router, or not on the inbound chain at all, the config check fails too.
+	positional("local-after-router", EFLocal, 0, []string{"patch", "operation"}, "INSERT_AFTER",
+		"sidecar/local-filter-config", always),
+	positional("local-missing-config", EFLocal, 0, []string{"match", "context"}, "SIDECAR_OUTBOUND",
+		"sidecar/local-filter-config", always),
+	// Scope on a shared gateway and sidecar. In a tenant-free render each of these lands in the
+	// same place as the scoped patch (one listener, one virtual host), so only the rendered match,
+	// compared with the names derived from the Gateway and the application port, shows them.
+	{name: "vhost-name-every-vhost", filter: EFVhost, path: []string{"match", "routeConfiguration", "vhost", "name"}, value: "",
+		wantFail: "gateway/vhost-patch-stack-vhost-only", when: always, wantProblem: "names no virtual host"},
+	{name: "route-vhost-every-vhost", filter: EFRouteAPI, path: []string{"match", "routeConfiguration", "vhost", "name"}, value: "",
+		wantFail: "gateway/vhost-patch-stack-vhost-only", when: func(e Expect) bool { return e.APIRoute }, wantProblem: EFRouteAPI + " patch 0 names no virtual host"},
+	{name: "global-without-port", filter: EFGlobal, path: []string{"match", "listener", "portNumber"}, value: deleteKey,
+		wantFail: "gateway/ratelimit-filter-only-on-gateway-port", when: always, wantProblem: "no match.listener.portNumber"},
+	{name: "local-without-port", filter: EFLocal, path: []string{"match", "listener", "portNumber"}, value: deleteKey,
+		wantFail: "sidecar/local-filter-scope", when: always, wantProblem: "generated: also on inbound chain"},
+	{name: "local-in-root-namespace", filter: EFLocal, onMeta: true, path: []string{"namespace"}, value: IstioSystem,
+		wantFail: "sidecar/local-filter-scope", when: always, wantProblem: "rendered in namespace " + IstioSystem},
+	// Without its priority the stack's filter is applied in creation order with another team's
+	// priority-0 filter: created after it, that filter lands between the rate limit and the router.
+	{name: "global-priority-removed", filter: EFGlobal, onSpec: true, path: []string{"priority"}, value: deleteKey,
+		wantFail: OrderID, when: always, wantProblem: "probe created after"},
+}
+
+func apply(docs []Doc, m mutation, e Expect) error {
+	// The stack's filters are looked up where the expectations put them: the gateway filters in the
+	// gateway's namespace, the local bucket in the workload's.
+	d := Find(docs, "EnvoyFilter", e.FilterNamespace(m.filter), m.filter)
 	if d == nil {
-		return fmt.Errorf("EnvoyFilter %s not rendered", m.filter)
+		return fmt.Errorf("%s not rendered", e.FilterRef(m.filter))
 	}
 	ps := Patches(d)
 	idx := m.patchIdx
@@ -144,6 +179,12 @@ func apply(docs []Doc, m mutation) error {
 	}
 	// Walk maps by key and lists by numeric index down to the parent of the last key.
 	var cur any = ps[idx]
+	switch {
+	case m.onSpec:
+		cur, idx = d["spec"], -1
+	case m.onMeta:
+		cur, idx = d["metadata"], -1
+	}
 	for i, k := range m.path[:len(m.path)-1] {
 		var next any
 		switch c := cur.(type) {
@@ -177,6 +218,10 @@ func apply(docs []Doc, m mutation) error {
 	if _, ok := parent[last]; !ok && last != "name" {
 		return fmt.Errorf("EnvoyFilter %s patch %d: no %s", m.filter, idx, strings.Join(m.path, "."))
 	}
+	if m.value == deleteKey {
+		delete(parent, last)
+		return nil
+	}
 	parent[last] = m.value
 	return nil
 }
@@ -200,11 +245,11 @@ func TestNegativeControls(t *testing.T) {
 				t.Fatalf("FAILED: %s: control cannot run: expectation %s already fails on the unmutated render", m.name, m.wantFail)
 			}
 			mut := Clone(docs)
-			if err := apply(mut, m); err != nil {
+			if err := apply(mut, m, e); err != nil {
 				t.Fatalf("FAILED: %s: control cannot be applied: %v", m.name, err)
 			}
 			var hit *Finding
-			fs := Check(t, mut, e)
+			fs := check(t, mut, e, m.wantFail == OrderID)
 			for i := range fs {
 				if fs[i].ID == m.wantFail {
 					hit = &fs[i]
@@ -215,6 +260,8 @@ func TestNegativeControls(t *testing.T) {
 				t.Errorf("FAILED: %s: control (EnvoyFilter %s %s=%v): expectation %s was not evaluated", m.name, m.filter, strings.Join(m.path, "."), m.value, m.wantFail)
 			case hit.OK():
 				t.Errorf("FAILED: %s: control (EnvoyFilter %s %s=%v): check still passes %s, so it cannot see this patch miss", m.name, m.filter, strings.Join(m.path, "."), m.value, m.wantFail)
+			case m.wantProblem != "" && !strings.Contains(hit.Problem, m.wantProblem):
+				t.Errorf("FAILED: %s: control (EnvoyFilter %s %s=%v): %s fails, but not for this control's reason (want %q in: %s)", m.name, m.filter, strings.Join(m.path, "."), m.value, m.wantFail, m.wantProblem, hit.Problem)
 			default:
 				t.Logf("detected: %s", hit)
 			}
