@@ -7,18 +7,27 @@
  */
 import { cliError, parseCli, UsageError } from "./args";
 import { renderStack } from "./render";
-import { explainWith, formatExplanation, gatewayModel, K8sObject } from "./explain";
+import { explainWith, formatExplanation, gatewayModel, HostNotServed, K8sObject } from "./explain";
 
-const USAGE = "usage: npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--json] <path>...";
+const USAGE = "usage: npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--host <host>] [--json] <path>...";
 
-/** The same flags as `npm run render` (render/args.ts), plus `--json` and the request paths. */
-export function parseExplainArgs(argv: string[]): { variant?: "A" | "B"; apiProfile?: "seed" | "current"; overrides: Record<string, string>; json: boolean; paths: string[]; help?: true } {
-    const a = parseCli(argv, { usage: USAGE, switches: ["--json"], positional: true });
+/** The same flags as `npm run render` (render/args.ts), plus `--host`, `--json` and the request paths. */
+export function parseExplainArgs(argv: string[]): { variant?: "A" | "B"; apiProfile?: "seed" | "current"; overrides: Record<string, string>; json: boolean; paths: string[]; host?: string; help?: true } {
+    // --host <name>: the request's Host header (which virtual host of the VirtualService serves it).
+    const rest = [...argv];
+    let host: string | undefined;
+    const i = rest.indexOf("--host");
+    if (i >= 0) {
+        host = rest[i + 1];
+        if (!host || host.startsWith("-")) throw new UsageError(`--host needs a host name, e.g. --host bookinfo.example.com\n${USAGE}`);
+        rest.splice(i, 2);
+    }
+    const a = parseCli(rest, { usage: USAGE, switches: ["--json"], positional: true });
     const { variant, apiProfile, ...overrides } = a.overrides;
     if (a.help) return { overrides, json: a.json, paths: a.positional, help: true };
     for (const p of a.positional) if (!p.startsWith("/")) throw new UsageError(`a request path starts with '/', got '${p}'\n${USAGE}`);
     if (!a.positional.length) throw new UsageError(`give at least one request path\n${USAGE}`);
-    return { variant: variant as "A" | "B" | undefined, apiProfile: apiProfile as "seed" | "current" | undefined, overrides, json: a.json, paths: a.positional };
+    return { variant: variant as "A" | "B" | undefined, apiProfile: apiProfile as "seed" | "current" | undefined, overrides, json: a.json, paths: a.positional, ...(host !== undefined ? { host } : {}) };
 }
 
 async function main(): Promise<void> {
@@ -28,14 +37,25 @@ async function main(): Promise<void> {
         return;
     }
     const objects = (await renderStack({ variant: args.variant, apiProfile: args.apiProfile, overrides: args.overrides })) as K8sObject[];
-    const model = gatewayModel(objects);
+    let model;
+    try {
+        model = gatewayModel(objects, args.host);
+    } catch (e) {
+        if (!(e instanceof HostNotServed)) throw e;
+        // Another team's host on the same gateway: an answer, not an error.
+        console.log(`Gateway model (no Envoy here): host ${args.host}: ${e.message}`);
+        return;
+    }
     const results = args.paths.map((p) => explainWith(model, p));
     if (args.json) {
         console.log(JSON.stringify(results, null, 2));
         return;
     }
     console.log(`Gateway model (no Envoy here): Gateway ${model.gateway.name}, virtual host ${model.virtualHost}, domain ${model.domain}, failure_mode_deny ${model.failureModeDeny}`);
-    console.log(`EnvoyFilters read: ${model.filterNames.join(", ")}\n`);
+    console.log(`EnvoyFilters read: ${model.filterNames.join(", ")}`);
+    const hosts = model.virtualHosts ?? [];
+    console.log(`Virtual hosts of the VirtualService: ${hosts.map((v) => `${v.name} (${v.limited ? "limited" : "NOT limited: no rate_limits reach it"})`).join(", ")}`);
+    console.log("Any other host on the gateway is not this stack's: no descriptor, no rate-limit call, unaffected by the service's failures.\n");
     for (const r of results) console.log(`${formatExplanation(r)}\n`);
 }
 

@@ -102,7 +102,10 @@ export interface GatewayModel {
     /** Where the model was read from, e.g. `VirtualService bookinfo` or `Istio-generated route configuration`. */
     source: string;
     gateway: { name: string; port: number; selector: Record<string, string> };
+    /** The virtual host the model's request is routed on (`<host>:<port>`). */
     virtualHost: string;
+    /** Every virtual host of the VirtualService on the gateway, and whether any `rate_limits` reach it. */
+    virtualHosts?: { name: string; limited: boolean }[];
     routes: ModelRoute[];
     domain: string;
     failureModeDeny: boolean;
@@ -152,8 +155,27 @@ function readGateway(objects: K8sObject[]): GatewayModel["gateway"] {
     return { name: gw.metadata.name, port: Number(server.port.number), selector: gw.spec?.selector ?? {} };
 }
 
-/** Reads the gateway-side rate-limit model from the rendered objects. Throws when a piece is missing. */
-export function gatewayModel(objects: K8sObject[]): GatewayModel {
+/** The request's host is not one the stack's VirtualService serves (another team's, say). */
+export class HostNotServed extends Error {}
+
+/**
+ * The VirtualService host Envoy picks for a request's `Host` (without its port): an exact name
+ * first, then the longest `*.<suffix>` wildcard, then `*`; undefined when none serves it.
+ */
+export function pickHost(hosts: string[], requestHost: string): string | undefined {
+    const h = requestHost.toLowerCase().replace(/:\d+$/, "");
+    if (hosts.includes(h)) return h;
+    const wild = hosts.filter((x) => x.startsWith("*.") && h.endsWith(x.slice(1))).sort((a, b) => b.length - a.length);
+    if (wild.length) return wild[0];
+    return hosts.includes("*") ? "*" : undefined;
+}
+
+/**
+ * Reads the gateway-side rate-limit model from the rendered objects for requests to `requestHost`
+ * (default: the VirtualService's first host). Throws when a piece is missing or no host of the
+ * VirtualService serves `requestHost`.
+ */
+export function gatewayModel(objects: K8sObject[], requestHost?: string): GatewayModel {
     const gateway = readGateway(objects);
     const vss = objects.filter(
         (o) => o.kind === "VirtualService" && (o.spec?.gateways ?? []).some((g: string) => g === gateway.name || g.endsWith(`/${gateway.name}`)),
@@ -161,8 +183,11 @@ export function gatewayModel(objects: K8sObject[]): GatewayModel {
     if (vss.length !== 1) throw new Error(`expected one VirtualService bound to Gateway ${gateway.name}, found ${vss.length}`);
     const vs = vss[0];
     const hosts: string[] = vs.spec?.hosts ?? [];
-    if (hosts.length !== 1) throw new Error(`the model handles a VirtualService with one host; ${vs.metadata.name} has ${hosts.length}`);
-    const virtualHost = `${hosts[0]}:${gateway.port}`;
+    if (!hosts.length) throw new Error(`VirtualService ${vs.metadata.name} has no host`);
+    const host = requestHost === undefined ? hosts[0] : pickHost(hosts, requestHost);
+    if (host === undefined) throw new HostNotServed(`no host of VirtualService ${vs.metadata.name} (${hosts.join(", ")}) serves host ${requestHost}: this stack routes none of its requests, sends no descriptor and never calls the rate-limit service for it`);
+    const virtualHost = `${host}:${gateway.port}`;
+    const allVirtualHosts = hosts.map((h) => `${h}:${gateway.port}`);
 
     const routes: ModelRoute[] = (vs.spec?.http ?? []).map((h: any, index: number) => {
         // Istio: a route whose match list is empty (or absent) matches everything.
@@ -196,6 +221,9 @@ export function gatewayModel(objects: K8sObject[]): GatewayModel {
             const context = match.context ?? "ANY";
             if (context !== "GATEWAY" && context !== "ANY") continue;
             const value = p.patch?.value ?? {};
+            // A listener port other than the Gateway server's: the filter is not on this listener.
+            const port = field(match.listener, "port_number");
+            if (applyTo === "HTTP_FILTER" && port !== undefined && Number(port) !== gateway.port) continue;
             if (applyTo === "HTTP_FILTER" && value.name === RATELIMIT_FILTER) {
                 const tc = field(value, "typed_config") ?? {};
                 if (domain !== undefined && domain !== tc.domain) throw new Error(`two ratelimit filters with different domains (${domain}, ${tc.domain})`);
@@ -231,7 +259,21 @@ export function gatewayModel(objects: K8sObject[]): GatewayModel {
             }
         }
     }
-    if (domain === undefined) throw new Error(`no EnvoyFilter inserts ${RATELIMIT_FILTER} into Gateway ${gateway.name}'s pods`);
+    if (domain === undefined) throw new Error(`no EnvoyFilter inserts ${RATELIMIT_FILTER} into Gateway ${gateway.name}'s pods on port ${gateway.port}`);
+    // Which of the VirtualService's virtual hosts any rate_limits reach (a patch names it, or names none / "").
+    const virtualHosts = allVirtualHosts.map((name) => ({
+        name,
+        limited: filters.some((f) =>
+            (f.spec?.configPatches ?? []).some((p: any) => {
+                const applyTo = field(p, "apply_to");
+                const context = p.match?.context ?? "ANY";
+                const vhName: string | undefined = field(p.match ?? {}, "route_configuration")?.vhost?.name;
+                const value = p.patch?.value ?? {};
+                const has = applyTo === "VIRTUAL_HOST" ? !!field(value, "rate_limits") : applyTo === "HTTP_ROUTE" ? !!field(value.route, "rate_limits") : false;
+                return has && (context === "GATEWAY" || context === "ANY") && (vhName === undefined || vhName === "" || vhName === name);
+            }),
+        ),
+    }));
     // Envoy resolves RateLimitPerRoute most specific first: the route's own, else the virtual host's.
     if (vhostMode) for (const r of routes) if (!ownMode.has(r)) r.vhRateLimits = vhostMode;
 
@@ -239,6 +281,7 @@ export function gatewayModel(objects: K8sObject[]): GatewayModel {
         source: `VirtualService ${vs.metadata.name}`,
         gateway,
         virtualHost,
+        virtualHosts,
         routes,
         domain,
         failureModeDeny,

@@ -25,6 +25,8 @@ import {
     formatExplanation,
     fullMatch,
     gatewayModel,
+    HostNotServed,
+    pickHost,
     gatewayModelFromEnvoy,
     lookupLimit,
     normalizePath,
@@ -910,6 +912,7 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
             source: "VirtualService bookinfo",
             gateway: { name: "bookinfo-gateway", port: 8080, selector: SELECTOR },
             virtualHost: "*:8080",
+            virtualHosts: [{ name: "*:8080", limited: true }],
             routes: [
                 {
                     name: undefined,
@@ -993,7 +996,7 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
         expect(() => gatewayModel(bookinfoObjects([gatewayObj("second")]))).to.throw("expected one Gateway in the rendered objects, found 2");
     });
 
-    it("the VirtualService: exactly one bound to the Gateway (by name or namespace/name), with one host", () => {
+    it("the VirtualService: exactly one bound to the Gateway (by name or namespace/name), with at least one host", () => {
         const other = virtualServiceObj([{ match: [{ uri: { prefix: "/" } }] }], ["other-gateway", "mesh"], ["*"], "other");
         const meshOnly: K8sObject = { apiVersion: "networking.istio.io/v1beta1", kind: "VirtualService", metadata: { name: "mesh-only" }, spec: { hosts: ["reviews"], http: [] } };
         expect(gatewayModel(bookinfoObjects([other, meshOnly])).source).to.equal("VirtualService bookinfo");
@@ -1004,12 +1007,47 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
         none[1] = virtualServiceObj(BOOKINFO_HTTP(), ["bookinfo-gateway-x"]);
         expect(() => gatewayModel(none)).to.throw("expected one VirtualService bound to Gateway bookinfo-gateway, found 0");
         expect(() => gatewayModel(bookinfoObjects([virtualServiceObj([], ["bookinfo-gateway"], ["*"], "dup")]))).to.throw("expected one VirtualService bound to Gateway bookinfo-gateway, found 2");
-        const twoHosts = bookinfoObjects();
-        twoHosts[1] = virtualServiceObj(BOOKINFO_HTTP(), ["bookinfo-gateway"], ["a.example", "b.example"]);
-        expect(() => gatewayModel(twoHosts)).to.throw("the model handles a VirtualService with one host; bookinfo has 2");
+        const noHost = bookinfoObjects();
+        noHost[1] = virtualServiceObj(BOOKINFO_HTTP(), ["bookinfo-gateway"], []);
+        expect(() => gatewayModel(noHost)).to.throw("VirtualService bookinfo has no host");
         const host = bookinfoObjects();
         host[1] = virtualServiceObj(BOOKINFO_HTTP(), ["bookinfo-gateway"], ["shop.example"]);
         expect(gatewayModel(host).virtualHost).to.equal("shop.example:8080");
+    });
+
+    it("several hosts: the request's Host picks the virtual host (exact, then the longest wildcard, then '*'); a host none serves is not the stack's", () => {
+        const objs = bookinfoObjects();
+        objs[1] = virtualServiceObj(BOOKINFO_HTTP(), ["bookinfo-gateway"], ["a.example", "*.shop.example", "*"]);
+        expect(gatewayModel(objs).virtualHost).to.equal("a.example:8080");
+        expect(gatewayModel(objs, "a.example").virtualHost).to.equal("a.example:8080");
+        expect(gatewayModel(objs, "A.example:8080").virtualHost).to.equal("a.example:8080");
+        expect(gatewayModel(objs, "x.shop.example").virtualHost).to.equal("*.shop.example:8080");
+        expect(gatewayModel(objs, "other.example").virtualHost).to.equal("*:8080");
+        expect(pickHost(["a.example", "*.example", "*.b.example"], "x.b.example")).to.equal("*.b.example");
+        expect(pickHost(["a.example"], "b.example")).to.equal(undefined);
+        const one = bookinfoObjects();
+        one[1] = virtualServiceObj(BOOKINFO_HTTP(), ["bookinfo-gateway"], ["bookinfo.example"]);
+        expect(() => gatewayModel(one, "shop.example.com")).to.throw(HostNotServed, "no host of VirtualService bookinfo (bookinfo.example) serves host shop.example.com");
+    });
+
+    it("which virtual hosts are limited: a patch naming one host limits that host only; '' (or no name) limits every one", () => {
+        const objs = bookinfoObjects().filter((o) => !(o.kind === "EnvoyFilter" && o.metadata.name !== "filter-ratelimit"));
+        objs[1] = virtualServiceObj(BOOKINFO_HTTP(), ["bookinfo-gateway"], ["a.example", "b.example"]);
+        const named = [...objs, envoyFilterObj("only-a", [vhostPatch([{ actions: [{ generic_key: { descriptor_value: "a" } }] }], "a.example:8080")])];
+        expect(gatewayModel(named).virtualHosts).to.deep.equal([{ name: "a.example:8080", limited: true }, { name: "b.example:8080", limited: false }]);
+        // Requests to b.example send nothing: the patch on a.example does not reach them.
+        expect(explainWith(gatewayModel(named, "b.example"), "/productpage").descriptors).to.deep.equal([]);
+        const all = [...objs, envoyFilterObj("every-host", [vhostPatch([{ actions: [{ generic_key: { descriptor_value: "a" } }] }], "")])];
+        expect(gatewayModel(all).virtualHosts).to.deep.equal([{ name: "a.example:8080", limited: true }, { name: "b.example:8080", limited: true }]);
+    });
+
+    it("the rate-limit filter on another listener port is not on the Gateway's listener (no filter: the model refuses)", () => {
+        const objs = bookinfoObjects().map((o) =>
+            o.kind === "EnvoyFilter" && o.metadata.name === "filter-ratelimit"
+                ? { ...o, spec: { ...o.spec, configPatches: o.spec.configPatches.map((p: any) => ({ ...p, match: { ...p.match, listener: { ...p.match.listener, portNumber: 9090 } } })) } }
+                : o,
+        );
+        expect(() => gatewayModel(objs)).to.throw("no EnvoyFilter inserts envoy.filters.http.ratelimit into Gateway bookinfo-gateway's pods on port 8080");
     });
 
     it("only EnvoyFilters selecting the gateway's pods act on it; the local bucket of a sidecar does not", () => {
