@@ -14,9 +14,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../lib/common.sh"
 
-# Cheapest and most useful first; the cluster tier's tools, then the e2e group, which starts with
-# the checks for the blocked tools.
-all=(debian ratelimit istioctl etcd kube-apiserver kwok pulumi-kubernetes pulumi-random pulumi)
+# Cheapest and most useful first (the istio tier's istioctl and kube-score); the cluster tier's
+# tools, then the e2e group, which starts with the checks for the blocked tools.
+all=(debian ratelimit istioctl kube-score etcd kube-apiserver kwok pulumi-kubernetes pulumi-random pulumi)
 e2e_only=(pulumi)
 explicit=$#
 tools=("$@"); ((${#tools[@]})) || tools=("${all[@]}")

@@ -412,6 +412,187 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_SHARED:-1}" != 0 && -f "$root/render/cli.ts
   fi
   echo "shared mesh: 2 renders and the generator in $(( $(date +%s) - t0 ))s"
 fi
+# ---- kube-score on the rate-limit service and Redis -------------------------------------------
+# kube-score (scripts/tools/build-kube-score.sh, v1.20.0) on the rendered Deployments, Services,
+# PodDisruptionBudgets and NetworkPolicies of the rate-limit service and Redis (metadata label
+# app.kubernetes.io/component ratelimit|redis) of the default stack, profile current, for each
+# variant of the matrix (ISTIO_CHECK_RENDER_DIR: that render instead). `-o json` names each check by
+# its id; every CRITICAL that ran must be accepted by kube-score-allow.txt (check id exactly, plus
+# the comment's summary). `kube-score/ignore` annotations are disabled, so the render cannot silence
+# a check itself. Negative controls: broken copies of the Redis Deployment must fail, each with its
+# own check. ISTIO_CHECK_KUBE_SCORE=0 skips the section.
+if [[ "${ISTIO_CHECK_KUBE_SCORE:-1}" != 0 ]]; then
+  ks_t0=$(date +%s)
+  ks_allow="$here/kube-score-allow.txt"
+  ks_dir="$work/kube-score"
+  mkdir -p "$ks_dir"
+  declare -A ks_used=()
+  ks_bin=""
+  if bash "$root/scripts/tools/build-kube-score.sh" > "$CACHE/logs/kube-score-build.log" 2>&1; then
+    ks_bin="$(bash "$root/scripts/tools/build-kube-score.sh" --print-path)"
+  else
+    tail -10 "$CACHE/logs/kube-score-build.log" | sed 's/^/     /'
+    ko "kube-score: build failed (log: $CACHE/logs/kube-score-build.log)"
+  fi
+
+  # ks_files DIR: the rendered files of the four kinds labelled as the rate-limit service or Redis.
+  ks_files() {
+    local f
+    for f in "$1"/deployment_*.yaml "$1"/service_*.yaml "$1"/poddisruptionbudget_*.yaml "$1"/networkpolicy_*.yaml; do
+      if [[ -f "$f" ]] && grep -qE '^    app\.kubernetes\.io/component: (ratelimit|redis)$' "$f"; then echo "$f"; fi
+    done
+  }
+
+  # ks_score OUT FILE...: kube-score -o json into OUT.json, and OUT.findings: one line per comment
+  # of each CRITICAL check that ran (object<TAB>check id<TAB>container or -<TAB>summary). Returns 1, with
+  # the reason in ks_problem, when kube-score failed or did not score one object per file.
+  ks_problem=""
+  ks_score() {
+    local out=$1 rc=0 n; shift
+    ks_problem=""
+    "$ks_bin" score -o json --color never --kubernetes-version v1.36 \
+      --disable-ignore-checks-annotations "$@" > "$out.json" 2> "$out.err" || rc=$?
+    # Exit 1 is also kube-score's answer when a check is CRITICAL: the JSON decides.
+    n="$(jq 'if type == "array" then length else error("not an array") end' "$out.json" 2>/dev/null || true)"
+    if ((rc > 1)) || [[ ! "$n" =~ ^[0-9]+$ ]]; then
+      ks_problem="kube-score exit $rc, no JSON scorecard: $(cat "$out.err" "$out.json" | head -c 300 | tr '\n' ' ')"
+      return 1
+    fi
+    if ((n != $#)); then
+      ks_problem="kube-score scored $n object(s) in $# file(s)"
+      return 1
+    fi
+    jq -r '.[] | .object_name as $o | .checks[] | select((.skipped | not) and .grade == 1)
+           | .check.id as $id
+           | ((.comments // []) | if length == 0 then [{path: "", summary: ""}] else . end)[]
+           | [$o, $id, (if .path == "" then "-" else .path end), .summary] | @tsv' "$out.json" > "$out.findings"
+  }
+
+  # ks_unallowed FINDINGS [mark]: prints the findings kube-score-allow.txt does not accept; with
+  # mark, records which entry accepted what (for the note after the renders).
+  ks_unallowed() {
+    local o id path summary aid are _why hit
+    while IFS=$'\t' read -r o id path summary; do
+      hit=""
+      while IFS=$'\t' read -r aid are _why; do
+        [[ -z "$aid" || "$aid" == \#* ]] && continue
+        if [[ "$id" == "$aid" && "$summary" =~ ^($are)$ ]]; then hit="$aid"; break; fi
+      done < "$ks_allow"
+      if [[ -z "$hit" ]]; then
+        printf '%s\t%s\t%s\t%s\n' "$o" "$id" "$path" "$summary"
+      elif [[ -n "${2:-}" && "${ks_used[$hit]:-}" != *"${o##*/}"* ]]; then
+        ks_used[$hit]+="${ks_used[$hit]:+, }${o##*/}"
+      fi
+    done < "$1"
+  }
+
+  # ks_check LABEL DIR: every object checked gets an ok/FAIL line.
+  ks_check() {
+    local label=$1 dir=$2 files=() o bad allowed
+    mapfile -t files < <(ks_files "$dir")
+    if ! printf '%s\n' "${files[@]}" | grep -q '/deployment_[^/]*_ratelimit\.yaml$' ||
+       ! printf '%s\n' "${files[@]}" | grep -q '/deployment_[^/]*_redis\.yaml$'; then
+      ko "$label kube-score: no rate-limit or no Redis Deployment in $dir (files: ${files[*]##*/})"
+      return
+    fi
+    local out="$ks_dir/${label//\//-}"
+    if ! ks_score "$out" "${files[@]}"; then
+      ko "$label kube-score: $ks_problem"
+      return
+    fi
+    ks_unallowed "$out.findings" mark > "$out.unallowed"
+    while IFS= read -r o; do
+      bad="$(awk -F'\t' -v o="$o" '$1 == o { printf "%s (%s%s); ", $2, ($3 == "-" ? "" : $3 ": "), $4 }' "$out.unallowed")"
+      allowed="$(awk -F'\t' -v o="$o" '$1 == o { print $2 }' "$out.findings" | sort -u | paste -sd, -)"
+      if [[ -n "$bad" ]]; then
+        ko "$label kube-score $o: CRITICAL not in kube-score-allow.txt: ${bad%; }"
+      else
+        ok "$label kube-score $o: no CRITICAL outside kube-score-allow.txt${allowed:+ (allowed: $allowed)}"
+      fi
+    done < <(jq -r '.[].object_name' "$out.json" | sort)
+  }
+
+  # ks_control NAME WANT DIR: a copy of DIR's files with the Redis Deployment broken by mutation
+  # NAME must fail with a CRITICAL of check WANT on that Deployment.
+  # The edit goes through the yaml package's Document, so every other scalar keeps its quoting
+  # (a plain re-dump would write Redis's `--appendonly "no"` as a bare `no`, a boolean to kube-score).
+  ks_mutate='
+    const fs = require("fs"), Y = require("yaml");
+    const [src, dst, what] = process.argv.slice(1);
+    const doc = Y.parseDocument(fs.readFileSync(src, "utf8"));
+    const i = doc.toJS().spec.template.spec.containers.findIndex((x) => x.name === "redis");
+    if (i < 0) throw new Error("no container redis in " + src);
+    const c = ["spec", "template", "spec", "containers", i];
+    const lowUser = () => doc.setIn([...c, "securityContext", "runAsUser"], 999);
+    const drop = (path) => {
+      if (!doc.hasIn(path)) throw new Error("nothing to remove at " + path.join("."));
+      doc.deleteIn(path);
+    };
+    switch (what) {
+      case "runAsUser-999": lowUser(); break;
+      case "no-readinessProbe": drop([...c, "readinessProbe"]); break;
+      case "runAsUser-999+ignore-annotation":
+        lowUser();
+        doc.setIn(["metadata", "annotations", "kube-score/ignore"], "container-security-context-user-group-id");
+        break;
+      case "no-memory-limit": drop([...c, "resources", "limits", "memory"]); break;
+      default: throw new Error("unknown mutation " + what);
+    }
+    fs.writeFileSync(dst, doc.toString());'
+  ks_control() {
+    local name=$1 want=$2 dir=$3 cdir="$ks_dir/control-$1" files=() f redis="" hit
+    mapfile -t files < <(ks_files "$dir")
+    mkdir -p "$cdir"
+    for f in "${files[@]}"; do
+      cp "$f" "$cdir/"
+      if [[ "$f" == */deployment_*_redis.yaml ]]; then redis="$f"; fi
+    done
+    if [[ -z "$redis" ]] || ! (cd "$root" && node -e "$ks_mutate" "$redis" "$cdir/$(basename "$redis")" "$name") > "$cdir.log" 2>&1; then
+      ko "control: kube-score $name: could not break the Redis Deployment: $(grep -m1 -E '^[A-Za-z]*Error: ' "$cdir.log" 2>/dev/null || echo "no rendered Redis Deployment")"
+      return
+    fi
+    if ! ks_score "$cdir/out" "$cdir"/*.yaml; then
+      ko "control: kube-score $name: $ks_problem"
+      return
+    fi
+    ks_unallowed "$cdir/out.findings" > "$cdir/out.unallowed"
+    hit="$(awk -F'\t' -v id="$want" '$1 ~ /^Deployment\/apps\/v1\/[^\/]+\/redis$/ && $2 == id { print ($3 == "-" ? "" : $3 ": ") $4; exit }' "$cdir/out.unallowed")"
+    if [[ -n "$hit" ]]; then
+      ok "control: kube-score check fails on the Redis Deployment with $name: CRITICAL $want ($hit)"
+    else
+      ko "control: kube-score check did not fail on the Redis Deployment with $name (expected CRITICAL $want; not allowed: $(cut -f1,2 "$cdir/out.unallowed" | tr '\t\n' ' ;'))"
+    fi
+  }
+
+  if [[ -n "$ks_bin" ]]; then
+    ks_base=""
+    if [[ -n "${ISTIO_CHECK_RENDER_DIR:-}" ]]; then
+      ks_check "${variants[0]}/${profiles[0]}" "$ISTIO_CHECK_RENDER_DIR"
+      ks_base="$ISTIO_CHECK_RENDER_DIR"
+    else
+      for ks_v in "${variants[@]}"; do
+        ks_rdir="$ks_dir/$ks_v-current"
+        if ! (cd "$root" && npm run --silent render -- --variant "$ks_v" --profile current --out "$ks_rdir") > "$ks_rdir.log" 2>&1; then
+          ko "$ks_v/current kube-score render: npm run render failed: $(tail -3 "$ks_rdir.log" | tr '\n' ' ')"
+          continue
+        fi
+        ks_check "$ks_v/current" "$ks_rdir"
+        [[ -n "$ks_base" ]] || ks_base="$ks_rdir"
+      done
+    fi
+    if [[ -n "$ks_base" ]]; then
+      ks_control runAsUser-999 container-security-context-user-group-id "$ks_base"
+      ks_control no-readinessProbe pod-probes "$ks_base"
+      ks_control runAsUser-999+ignore-annotation container-security-context-user-group-id "$ks_base"
+      ks_control no-memory-limit container-resources "$ks_base"
+    fi
+    while IFS=$'\t' read -r aid _are _why; do
+      [[ -z "$aid" || "$aid" == \#* ]] && continue
+      echo "     kube-score-allow.txt $aid: ${ks_used[$aid]:-accepted nothing in these renders}"
+    done < "$ks_allow"
+  fi
+  echo "kube-score: renders, checks and controls in $(( $(date +%s) - ks_t0 ))s"
+fi
 echo "istio checks took $(( $(date +%s) - start ))s"
 
 if [[ $failed -gt 0 ]]; then
