@@ -50,7 +50,10 @@ function kubectl(args: string[], context: string | undefined, input?: string): s
         return execFileSync("kubectl", full, { input, encoding: "utf8", stdio: ["pipe", "pipe", "pipe"] });
     } catch (e: any) {
         const detail = (e.stderr || e.message || "").toString().trim();
-        throw new Error(`kubectl ${full.join(" ")} failed: ${detail}. The seed profile edits Istio's mesh ConfigMap with kubectl; make sure kubectl is on PATH and uses the cluster Pulumi deploys to.`);
+        throw new Error(
+            `kubectl ${full.join(" ")} failed: ${detail}. The seed profile edits Istio's mesh ConfigMap with kubectl; make sure kubectl is on PATH and uses the cluster Pulumi deploys to.`,
+            { cause: e },
+        );
     }
 }
 
@@ -153,10 +156,18 @@ export class MeshMutualTls extends pulumi.ComponentResource {
         const scope = a.scope ?? MutualTlsScope.Workloads;
         const selector = a.selector ?? { "app.kubernetes.io/part-of": PART_OF };
         const problems: RuleProblem[] = dnsProblem("meshNamespace", meshNamespace, "label");
-        if (!(Object.values(ApiProfileName) as string[]).includes(profile)) problems.push({ field: "apiProfile", value: profile, problem: "must be current or seed", fix: "use ApiProfileName.Current" });
-        if (!(Object.values(MutualTlsScope) as string[]).includes(scope)) problems.push({ field: "scope", value: scope, problem: "must be workloads or mesh", fix: "use MutualTlsScope.Workloads" });
+        if (!(Object.values(ApiProfileName) as string[]).includes(profile))
+            problems.push({ field: "apiProfile", value: profile, problem: "must be current or seed", fix: "use ApiProfileName.Current" });
+        if (!(Object.values(MutualTlsScope) as string[]).includes(scope))
+            problems.push({ field: "scope", value: scope, problem: "must be workloads or mesh", fix: "use MutualTlsScope.Workloads" });
         if (scope === MutualTlsScope.Workloads) {
-            if (!Array.isArray(a.namespaces) || !a.namespaces.length) problems.push({ field: "namespaces", value: a.namespaces, problem: "must list the namespaces of the pods (scope workloads)", fix: 'give e.g. ["shop"]' });
+            if (!Array.isArray(a.namespaces) || !a.namespaces.length)
+                problems.push({
+                    field: "namespaces",
+                    value: a.namespaces,
+                    problem: "must list the namespaces of the pods (scope workloads)",
+                    fix: 'give e.g. ["shop"]',
+                });
             else a.namespaces.forEach((n, i) => problems.push(...dnsProblem(`namespaces[${i}]`, n, "label")));
             problems.push(...selectorProblems("selector", selector));
         }
@@ -167,7 +178,10 @@ export class MeshMutualTls extends pulumi.ComponentResource {
             for (const ns of new Set(a.namespaces)) {
                 new PeerAuthentication(
                     `${name}-${ns}`,
-                    { metadata: { name: STACK_PEER_AUTHENTICATION, namespace: ns, labels: stackLabels("mesh-mtls") }, spec: { selector: { matchLabels: { ...selector } }, mtls: { mode: "STRICT" } } },
+                    {
+                        metadata: { name: STACK_PEER_AUTHENTICATION, namespace: ns, labels: stackLabels("mesh-mtls") },
+                        spec: { selector: { matchLabels: { ...selector } }, mtls: { mode: "STRICT" } },
+                    },
                     { parent: this },
                 );
             }

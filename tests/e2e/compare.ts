@@ -43,7 +43,7 @@ function kubectlJson(args: string[]): Obj | undefined {
     } catch (e: any) {
         const msg = String(e.stderr || e.message);
         if (/NotFound|not found/.test(msg)) return undefined;
-        throw new Error(`kubectl ${args.join(" ")}: ${msg.trim()}`);
+        throw new Error(`kubectl ${args.join(" ")}: ${msg.trim()}`, { cause: e });
     }
 }
 
@@ -129,7 +129,8 @@ export function walk(r: any, live: any, fields: Obj | undefined, prefix: string,
             const k = elementKey(fields, el);
             if (k === undefined && fields && Object.keys(fields).some((x) => x.startsWith("v:"))) {
                 acc.paths.push(`${prefix}[v:${JSON.stringify(el)}]`);
-                if (!Array.isArray(live) || !live.some((l) => JSON.stringify(l) === JSON.stringify(el))) acc.diffs.push(`${prefix}: live lacks ${JSON.stringify(el)}`);
+                if (!Array.isArray(live) || !live.some((l) => JSON.stringify(l) === JSON.stringify(el)))
+                    acc.diffs.push(`${prefix}: live lacks ${JSON.stringify(el)}`);
                 return;
             }
             const p = k ? `${prefix}[${k}]` : `${prefix}[${i}]`;
@@ -246,8 +247,20 @@ export function loadRender(dir: string): Obj[] {
     // all.yaml holds what applies as written; the Secret with placeholder values and the seed mesh
     // ConfigMap patch are in not-appliable/ (the stack creates them too, so they are compared too).
     const held = path.join(dir, "not-appliable");
-    const files = ["all.yaml", ...(fs.existsSync(held) ? fs.readdirSync(held).sort().map((f) => path.join("not-appliable", f)) : [])];
-    return files.flatMap((f) => parseAllDocuments(fs.readFileSync(path.join(dir, f), "utf8")).map((d) => d.toJS()).filter((o) => o && o.kind));
+    const files = [
+        "all.yaml",
+        ...(fs.existsSync(held)
+            ? fs
+                  .readdirSync(held)
+                  .sort()
+                  .map((f) => path.join("not-appliable", f))
+            : []),
+    ];
+    return files.flatMap((f) =>
+        parseAllDocuments(fs.readFileSync(path.join(dir, f), "utf8"))
+            .map((d) => d.toJS())
+            .filter((o) => o && o.kind),
+    );
 }
 
 function main() {
@@ -259,7 +272,11 @@ function main() {
     const skip = new Set<string>();
     const skipSent = new Set<string>(["ConfigMap/istio-system/istio"]); // seed: edited by a dynamic resource
     const si = rest.indexOf("--skip");
-    if (si >= 0) (rest[si + 1] ?? "").split(",").filter(Boolean).forEach((s) => skip.add(s));
+    if (si >= 0)
+        (rest[si + 1] ?? "")
+            .split(",")
+            .filter(Boolean)
+            .forEach((s) => skip.add(s));
     // --state FILE (pulumi stack export): also compare with the inputs Pulumi sent.
     const sti = rest.indexOf("--state");
     const sentById = new Map<string, Obj>();

@@ -70,14 +70,19 @@ const isOk = (a: Answer) => !(a.result instanceof Error) && a.result.overallCode
 const isError = (a: Answer) => a.result instanceof Error;
 
 class Services {
-    constructor(readonly objects: K8sObject[], readonly procs: RateLimitProcess[], readonly clients: RlsClient[]) {}
+    constructor(
+        readonly objects: K8sObject[],
+        readonly procs: RateLimitProcess[],
+        readonly clients: RlsClient[],
+    ) {}
 
     static async start(overrides: Record<string, string>, url: string, password: string, n: number): Promise<Services> {
         const objects = await renderVariant("A", { ...BASE, ...overrides });
         const rendered = renderedRatelimit(objects);
         const procs: RateLimitProcess[] = [];
         try {
-            for (let i = 0; i < n; i++) procs.push(await RateLimitProcess.start(rendered, { redisAddress: url, redisPassword: password, sentinelPassword: password }));
+            for (let i = 0; i < n; i++)
+                procs.push(await RateLimitProcess.start(rendered, { redisAddress: url, redisPassword: password, sentinelPassword: password }));
         } catch (e) {
             await Promise.all(procs.map((p) => p.stop()));
             throw e;
@@ -89,17 +94,25 @@ class Services {
 
     async send(path: string, i = 0, deadlineMs = 12_000): Promise<Decision> {
         const x = explain(this.objects, path);
-        return this.clients[i % this.clients.length].shouldRateLimit(x.domain, x.descriptors.map((d) => d.entries), { deadlineMs });
+        return this.clients[i % this.clients.length].shouldRateLimit(
+            x.domain,
+            x.descriptors.map((d) => d.entries),
+            { deadlineMs },
+        );
     }
 
     /** `per` concurrent requests for each path, round-robin over the processes; OK count per path. */
     async burst(paths: string[], per: number): Promise<Map<string, number>> {
         const oks = new Map<string, number>(paths.map((p) => [p, 0]));
         let i = 0;
-        await Promise.all(paths.flatMap((p) => Array.from({ length: per }, async () => {
-            const d = await this.send(p, i++);
-            if (d.overallCode === "OK") oks.set(p, oks.get(p)! + 1);
-        })));
+        await Promise.all(
+            paths.flatMap((p) =>
+                Array.from({ length: per }, async () => {
+                    const d = await this.send(p, i++);
+                    if (d.overallCode === "OK") oks.set(p, oks.get(p)! + 1);
+                }),
+            ),
+        );
         return oks;
     }
 
@@ -124,7 +137,13 @@ class Services {
                 await sleep(20);
             }
         });
-        return { answers, async stop() { running = false; await Promise.all(loops); } };
+        return {
+            answers,
+            async stop() {
+                running = false;
+                await Promise.all(loops);
+            },
+        };
     }
 
     async stop(): Promise<void> {
@@ -145,18 +164,31 @@ class Services {
  * and after the failover) are at most LIMIT plus the hits lost by asynchronous replication; (3) the
  * service answers again after the failover. How long promotion and recovery take is measured only.
  */
-async function failover(what: string, svc: Services, o: {
-    path: string; before: number; firstHitAt: number; freshPaths: string[]; master: RedisNode;
-    /** Each replica's counter for the key (READONLY reads; null counts as 0). */
-    replicaValues: () => Promise<number[]>;
-    /** Index of the replica that is now the master of the key, or -1. */
-    promoted: () => Promise<number>;
-    /** The topology as the live nodes see it, for the message when no replica is promoted in time. */
-    topology: () => Promise<string>;
-}): Promise<void> {
+async function failover(
+    what: string,
+    svc: Services,
+    o: {
+        path: string;
+        before: number;
+        firstHitAt: number;
+        freshPaths: string[];
+        master: RedisNode;
+        /** Each replica's counter for the key (READONLY reads; null counts as 0). */
+        replicaValues: () => Promise<number[]>;
+        /** Index of the replica that is now the master of the key, or -1. */
+        promoted: () => Promise<number>;
+        /** The topology as the live nodes see it, for the message when no replica is promoted in time. */
+        topology: () => Promise<string>;
+    },
+): Promise<void> {
     const s = svc.stream(o.freshPaths);
     await sleep(300);
-    const racing = Array.from({ length: 5 }, (_, i) => svc.send(o.path, i).then((d) => d, (e: Error) => e));
+    const racing = Array.from({ length: 5 }, (_, i) =>
+        svc.send(o.path, i).then(
+            (d) => d,
+            (e: Error) => e,
+        ),
+    );
     await o.master.kill();
     // From here on no request can reach the old master: the process is gone.
     const killedAt = Date.now();
@@ -169,25 +201,38 @@ async function failover(what: string, svc: Services, o: {
     let recoveredAt = 0;
     try {
         try {
-            await waitFor("a replica promoted", async () => {
-                const t0 = Date.now();
-                const i = await o.promoted().catch(() => -1);
-                if (i >= 0) {
-                    promotedAt = Date.now();
-                    promotedIndex = i;
-                    return true;
-                }
-                notPromotedAt = t0;
-                return false;
-            }, PROMOTION_BUDGET_MS, 50);
+            await waitFor(
+                "a replica promoted",
+                async () => {
+                    const t0 = Date.now();
+                    const i = await o.promoted().catch(() => -1);
+                    if (i >= 0) {
+                        promotedAt = Date.now();
+                        promotedIndex = i;
+                        return true;
+                    }
+                    notPromotedAt = t0;
+                    return false;
+                },
+                PROMOTION_BUDGET_MS,
+                50,
+            );
         } catch (e) {
-            throw new Error(`${(e as Error).message} (killed at ${new Date(killedAt).toISOString()}; topology now: ${await o.topology().catch((x) => String(x))})`);
+            throw new Error(
+                `${(e as Error).message} (killed at ${new Date(killedAt).toISOString()}; topology now: ${await o.topology().catch((x) => String(x))})`,
+                { cause: e },
+            );
         }
-        await waitFor("an answer that is not an error after the kill", () => {
-            const a = s.answers.find((x) => x.sentAt > killedAt && !isError(x));
-            if (a) recoveredAt = a.at;
-            return !!a;
-        }, RECOVERY_BUDGET_MS, 50);
+        await waitFor(
+            "an answer that is not an error after the kill",
+            () => {
+                const a = s.answers.find((x) => x.sentAt > killedAt && !isError(x));
+                if (a) recoveredAt = a.at;
+                return !!a;
+            },
+            RECOVERY_BUDGET_MS,
+            50,
+        );
     } finally {
         await s.stop();
     }
@@ -197,10 +242,15 @@ async function failover(what: string, svc: Services, o: {
     const recoveryEnds = promotedAt + RECOVERY_BUDGET_MS;
     let probe = 0;
     for (let p = 0; p < svc.clients.length; p++) {
-        await waitFor(`service process ${p} answering after the failover`, async () => {
-            const d = await svc.send(o.freshPaths[probe++ % o.freshPaths.length], p, 1_000).catch((e: Error) => e);
-            return !(d instanceof Error);
-        }, Math.max(0, recoveryEnds - Date.now()), 100);
+        await waitFor(
+            `service process ${p} answering after the failover`,
+            async () => {
+                const d = await svc.send(o.freshPaths[probe++ % o.freshPaths.length], p, 1_000).catch((e: Error) => e);
+                return !(d instanceof Error);
+            },
+            Math.max(0, recoveryEnds - Date.now()),
+            100,
+        );
     }
     const allAnsweringAt = Date.now();
     const okBefore = o.before + (await Promise.all(racing)).filter((d) => !(d instanceof Error) && d.overallCode === "OK").length;
@@ -230,7 +280,10 @@ async function failover(what: string, svc: Services, o: {
         limit: LIMIT,
     });
     // Every hit on `key` was decided in the window of its first hit (the limit is per window).
-    expect(windowOf(endedAt), `the experiment stayed inside the window of its first hit (${new Date(o.firstHitAt).toISOString()} to ${new Date(endedAt).toISOString()})`).to.equal(windowOf(o.firstHitAt));
+    expect(
+        windowOf(endedAt),
+        `the experiment stayed inside the window of its first hit (${new Date(o.firstHitAt).toISOString()} to ${new Date(endedAt).toISOString()})`,
+    ).to.equal(windowOf(o.firstHitAt));
     expect(outage.length, "requests sent during the outage").to.be.greaterThan(0);
     expect(outage.filter(isOk), "OK answers for the dead master's keys before a replica was promoted").to.have.length(0);
     expect(outage.every(isError), "every answer during the outage is an error (failure_mode_deny: refused)").to.equal(true);
@@ -239,7 +292,11 @@ async function failover(what: string, svc: Services, o: {
 }
 
 function report(what: string, f: Record<string, number | string>): void {
-    console.log(`      measured (${what}): ${Object.entries(f).map(([k, v]) => `${k}=${v}`).join(", ")}`);
+    console.log(
+        `      measured (${what}): ${Object.entries(f)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(", ")}`,
+    );
 }
 
 describe("rls Redis Cluster: real service processes against 3 masters + 3 replicas on loopback (redisMode=cluster)", function () {
@@ -283,7 +340,9 @@ describe("rls Redis Cluster: real service processes against 3 masters + 3 replic
         expect(replicas, "the key's master has a replica").to.have.length.at.least(1);
         // Fresh paths whose counters live on that master: the key name with the path swapped, by
         // CLUSTER KEYSLOT (one connection, one pipeline).
-        const slots = ((await master.command("CLUSTER", "SLOTS")) as any[]).filter((r) => Number(r[2][1]) === master.port).map((r) => [Number(r[0]), Number(r[1])]);
+        const slots = ((await master.command("CLUSTER", "SLOTS")) as any[])
+            .filter((r) => Number(r[2][1]) === master.port)
+            .map((r) => [Number(r[0]), Number(r[1])]);
         const candidates = Array.from({ length: 5_000 }, (_, i) => `/static/o-${RUN}-${i}.css`);
         const conn = await RespClient.connect(master.port, master.password);
         const keySlots = await conn.pipeline(candidates.map((p) => ["CLUSTER", "KEYSLOT", key.key.replace(path, p)])).finally(() => conn.close());
@@ -291,7 +350,11 @@ describe("rls Redis Cluster: real service processes against 3 masters + 3 replic
         expect(freshPaths.length, "fresh paths on the key's master").to.be.greaterThan(50);
         expect(key.key, "the counter's key names the path").to.contain(path);
         await failover("cluster failover", svc, {
-            path, before, firstHitAt, freshPaths, master,
+            path,
+            before,
+            firstHitAt,
+            freshPaths,
+            master,
             replicaValues: () => Promise.all(replicas.map(async (r) => Number(await r.readOnlyGet(key.key)))),
             promoted: async () => {
                 for (let i = 0; i < replicas.length; i++) if (((await replicas[i].command("ROLE")) as any[])[0] === "master") return i;
@@ -299,7 +362,16 @@ describe("rls Redis Cluster: real service processes against 3 masters + 3 replic
             },
             topology: async () => {
                 const live = cluster.nodes.filter((n) => n.alive());
-                return (await Promise.all(live.map(async (n) => `${n.port}: ${String(await n.command("CLUSTER", "NODES").catch((e) => e)).trim().replace(/\n/g, " | ")}`))).join(" || ");
+                return (
+                    await Promise.all(
+                        live.map(
+                            async (n) =>
+                                `${n.port}: ${String(await n.command("CLUSTER", "NODES").catch((e) => e))
+                                    .trim()
+                                    .replace(/\n/g, " | ")}`,
+                        ),
+                    )
+                ).join(" || ");
             },
         });
         // The other masters' keys were counted all along: a fresh path works after the failover.
@@ -314,7 +386,12 @@ describe("rls Redis Sentinel: real service processes against a master, a replica
     before(async function () {
         set = await SentinelSet.start(1, 3, 1_000);
         svc = await Services.start(
-            { redisMode: "sentinel", redisAddress: "s-0:26379,s-1:26379,s-2:26379", redisSentinelMaster: set.masterName, redisSentinelPasswordSecret: "sentinel-auth" },
+            {
+                redisMode: "sentinel",
+                redisAddress: "s-0:26379,s-1:26379,s-2:26379",
+                redisSentinelMaster: set.masterName,
+                redisSentinelPasswordSecret: "sentinel-auth",
+            },
             set.url,
             set.password,
             2,
@@ -351,11 +428,21 @@ describe("rls Redis Sentinel: real service processes against a master, a replica
         const keys = (await master.command("KEYS", `*sk-${RUN}*`)) as string[];
         expect(keys).to.have.length(1);
         await failover("sentinel failover", svc, {
-            path, before, firstHitAt, master,
+            path,
+            before,
+            firstHitAt,
+            master,
             freshPaths: Array.from({ length: 2_000 }, (_, i) => `/static/so-${RUN}-${i}.css`),
             replicaValues: async () => [Number(await replica.command("GET", keys[0]))],
             promoted: async () => ((await set.masterPort()) === replica.port ? 0 : -1),
-            topology: async () => JSON.stringify(await Promise.all(set.sentinels.filter((n) => n.alive()).map((n) => n.command("SENTINEL", "get-master-addr-by-name", set.masterName).catch((e) => String(e))))),
+            topology: async () =>
+                JSON.stringify(
+                    await Promise.all(
+                        set.sentinels
+                            .filter((n) => n.alive())
+                            .map((n) => n.command("SENTINEL", "get-master-addr-by-name", set.masterName).catch((e) => String(e))),
+                    ),
+                ),
         });
     });
 });

@@ -37,13 +37,17 @@ describe("rendered objects validate against published schemas", function () {
     ] as const;
     for (const c of combos) {
         it(`variant ${c.variant}, ${c.apiProfile}, ${c.localPlacement}, port ${c.espPortMode}`, async () => {
-            const r = await render({ variant: c.variant, apiProfile: c.apiProfile, overrides: { localPlacement: c.localPlacement, espPortMode: c.espPortMode } });
+            const r = await render({
+                variant: c.variant,
+                apiProfile: c.apiProfile,
+                overrides: { localPlacement: c.localPlacement, espPortMode: c.espPortMode },
+            });
             expect(r.objects.length).to.be.greaterThan(20);
             for (const o of r.objects) {
                 try {
                     validate(o);
                 } catch (e) {
-                    throw new Error(`${o.apiVersion} ${o.kind} ${o.metadata.namespace}/${o.metadata.name}: ${(e as Error).message}`);
+                    throw new Error(`${o.apiVersion} ${o.kind} ${o.metadata.namespace}/${o.metadata.name}: ${(e as Error).message}`, { cause: e });
                 }
             }
         });
