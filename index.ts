@@ -22,10 +22,24 @@ function checkCluster(s: StackSettings) {
             stdio: ["ignore", "pipe", "pipe"],
         });
     } catch (e: any) {
-        pulumi.log.warn(`could not list the cluster's API versions with kubectl (${String(e.stderr || e.message).trim().split("\n")[0]}); skipping the served-API check`);
+        pulumi.log.warn(
+            `could not list the cluster's API versions with kubectl (${
+                String(e.stderr || e.message)
+                    .trim()
+                    .split("\n")[0]
+            }); skipping the served-API check`,
+        );
         return [];
     }
-    return missingApis(s, new Set(out.split("\n").map((l) => l.trim()).filter(Boolean)));
+    return missingApis(
+        s,
+        new Set(
+            out
+                .split("\n")
+                .map((l) => l.trim())
+                .filter(Boolean),
+        ),
+    );
 }
 
 /**
@@ -38,7 +52,11 @@ function lookupShared(refs: SharedObjectRef[]): LiveObject[] {
         return lookupSharedObjects(refs, kubeContext);
     } catch (e: any) {
         pulumi.log.warn(
-            `could not look up ${refs.map(refName).join(", ")} with kubectl (${String(e.stderr || e.message).trim().split("\n")[0]}); assuming the cluster lacks them: if one exists, pulumi up stops with AlreadyExists when it reaches it`,
+            `could not look up ${refs.map(refName).join(", ")} with kubectl (${
+                String(e.stderr || e.message)
+                    .trim()
+                    .split("\n")[0]
+            }); assuming the cluster lacks them: if one exists, pulumi up stops with AlreadyExists when it reaches it`,
         );
         return [];
     }
@@ -54,7 +72,11 @@ function meshReach(q: MeshReachQuery): MeshReachState {
         return lookupMeshReach(q, kubeContext);
     } catch (e: any) {
         pulumi.log.warn(
-            `could not list the pods labelled ${q.gatewaySelector} or the PeerAuthentications of ${q.meshNamespace} with kubectl (${String(e.stderr || e.message).trim().split("\n")[0]}); skipping the check that the gateway filters reach only the stack's gateway`,
+            `could not list the pods labelled ${q.gatewaySelector} or the PeerAuthentications of ${q.meshNamespace} with kubectl (${
+                String(e.stderr || e.message)
+                    .trim()
+                    .split("\n")[0]
+            }); skipping the check that the gateway filters reach only the stack's gateway`,
         );
         return { gatewayPods: [], peerAuthentications: [] };
     }

@@ -118,10 +118,25 @@ export function networkPolicyManifests(s: AccessTarget): any[] {
                 policyTypes: ["Ingress"],
                 ingress: [
                     {
-                        from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": gwNs } }, podSelector: { matchLabels: { ...s.gatewaySelector } } }],
+                        from: [
+                            {
+                                namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": gwNs } },
+                                podSelector: { matchLabels: { ...s.gatewaySelector } },
+                            },
+                        ],
                         ports: [{ protocol: "TCP", port: s.ratelimit.grpcPort }],
                     },
-                    ...(s.ratelimit.prometheus ? [{ from: [{ namespaceSelector: {} }], ports: [{ protocol: "TCP", port: 9090 }, { protocol: "TCP", port: 15020 }] }] : []),
+                    ...(s.ratelimit.prometheus
+                        ? [
+                              {
+                                  from: [{ namespaceSelector: {} }],
+                                  ports: [
+                                      { protocol: "TCP", port: 9090 },
+                                      { protocol: "TCP", port: 15020 },
+                                  ],
+                              },
+                          ]
+                        : []),
                 ],
             },
         },

@@ -86,11 +86,27 @@ export interface BookinfoArgs {
 }
 
 /** What the component needs, defaults filled in and checked (pure; exported for testing). */
-export function planBookinfo(args: BookinfoArgs): { problems: RuleProblem[]; s: Pick<StackSettings, "bookinfo" | "awaitRollout">; selector: Record<string, string>; statsApp: string } {
+export function planBookinfo(args: BookinfoArgs): {
+    problems: RuleProblem[];
+    s: Pick<StackSettings, "bookinfo" | "awaitRollout">;
+    selector: Record<string, string>;
+    statsApp: string;
+} {
     const a: BookinfoArgs = args ?? {};
     const d = (k: string) => configDefault(k);
-    const paths = { limited: d("limitedPath"), page: d("pagePath"), login: d("loginPath"), logout: d("logoutPath"), staticPrefix: d("staticPrefix"), apiPrefix: d("apiPrefix") };
-    const routes: HttpRoute[] = (a.routes ?? defaultRoutes(paths, true, d("apiRoute"))).map((r) => ({ ...(r.name !== undefined ? { name: r.name } : {}), exact: r.exact ?? [], prefix: r.prefix ?? [] }));
+    const paths = {
+        limited: d("limitedPath"),
+        page: d("pagePath"),
+        login: d("loginPath"),
+        logout: d("logoutPath"),
+        staticPrefix: d("staticPrefix"),
+        apiPrefix: d("apiPrefix"),
+    };
+    const routes: HttpRoute[] = (a.routes ?? defaultRoutes(paths, true, d("apiRoute"))).map((r) => ({
+        ...(r.name !== undefined ? { name: r.name } : {}),
+        exact: r.exact ?? [],
+        prefix: r.prefix ?? [],
+    }));
     const [selKey, selValue] = d("gatewaySelector").split("=");
     const selector = a.gatewaySelector ?? { [selKey]: selValue };
     const s = {
@@ -113,17 +129,31 @@ export function planBookinfo(args: BookinfoArgs): { problems: RuleProblem[]; s: 
         ...portProblem("gatewayPort", b.gatewayPort),
         ...selectorProblems("gatewaySelector", selector),
     ];
-    if (typeof b.version !== "string" || !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(b.version)) problems.push({ field: "version", value: b.version, problem: "must be an image tag", fix: `use "${d("bookinfoVersion")}"` });
+    if (typeof b.version !== "string" || !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(b.version))
+        problems.push({ field: "version", value: b.version, problem: "must be an image tag", fix: `use "${d("bookinfoVersion")}"` });
     if (!Array.isArray(b.hosts) || !b.hosts.length || b.hosts.some((h) => typeof h !== "string" || !isGatewayHost(h))) {
-        problems.push({ field: "hosts", value: a.hosts, problem: "must be a non-empty list of hosts ('*', '*.<domain>' or DNS names, no port)", fix: 'use e.g. ["bookinfo.example.com"], or omit it for ["*"]' });
+        problems.push({
+            field: "hosts",
+            value: a.hosts,
+            problem: "must be a non-empty list of hosts ('*', '*.<domain>' or DNS names, no port)",
+            fix: 'use e.g. ["bookinfo.example.com"], or omit it for ["*"]',
+        });
     }
-    if (!routes.length) problems.push({ field: "routes", value: a.routes, problem: "must hold at least one route", fix: "omit routes for the specification's" });
+    if (!routes.length)
+        problems.push({ field: "routes", value: a.routes, problem: "must hold at least one route", fix: "omit routes for the specification's" });
     routes.forEach((r, i) => {
         const bad = [...r.exact, ...r.prefix].filter((p) => typeof p !== "string" || !p.startsWith("/"));
-        if (bad.length || r.exact.length + r.prefix.length === 0) problems.push({ field: `routes[${i}]`, value: r, problem: "needs exact and/or prefix paths starting with '/'", fix: 'give e.g. { exact: ["/productpage"] }' });
+        if (bad.length || r.exact.length + r.prefix.length === 0)
+            problems.push({
+                field: `routes[${i}]`,
+                value: r,
+                problem: "needs exact and/or prefix paths starting with '/'",
+                fix: 'give e.g. { exact: ["/productpage"] }',
+            });
     });
     const names = routes.map((r) => r.name).filter(Boolean);
-    if (new Set(names).size !== names.length) problems.push({ field: "routes", value: names, problem: "route names must be distinct", fix: "rename one of them" });
+    if (new Set(names).size !== names.length)
+        problems.push({ field: "routes", value: names, problem: "route names must be distinct", fix: "rename one of them" });
     return { problems, s, selector, statsApp: a.localStatsApp ?? d("serviceLabel") };
 }
 
@@ -206,7 +236,10 @@ export class Bookinfo extends pulumi.ComponentResource {
         const labels = stackLabels("bookinfo");
         new Gateway(
             s.bookinfo.gatewayName,
-            { metadata: { name: s.bookinfo.gatewayName, namespace: ns, labels }, spec: gatewaySpecFor(plan.selector, s.bookinfo.gatewayPort, s.bookinfo.hosts) },
+            {
+                metadata: { name: s.bookinfo.gatewayName, namespace: ns, labels },
+                spec: gatewaySpecFor(plan.selector, s.bookinfo.gatewayPort, s.bookinfo.hosts),
+            },
             { parent: this },
         );
         new VirtualService(
@@ -218,6 +251,11 @@ export class Bookinfo extends pulumi.ComponentResource {
         this.gatewayName = s.bookinfo.gatewayName;
         this.virtualServiceName = s.bookinfo.virtualServiceName;
         this.virtualHosts = bookinfoVirtualHosts(plan);
-        this.registerOutputs({ namespace: this.namespace, gatewayName: this.gatewayName, virtualServiceName: this.virtualServiceName, virtualHosts: this.virtualHosts });
+        this.registerOutputs({
+            namespace: this.namespace,
+            gatewayName: this.gatewayName,
+            virtualServiceName: this.virtualServiceName,
+            virtualHosts: this.virtualHosts,
+        });
     }
 }

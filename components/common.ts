@@ -14,7 +14,16 @@ export function stackLabels(component: string, extra: Record<string, string> = {
  * A workload's own ServiceAccount, its API token not mounted (none of the stack's programs talks to
  * the Kubernetes API). The workload's component creates it before its Deployment.
  */
-export function serviceAccountManifest(name: string, namespace: string, component: string): { apiVersion: "v1"; kind: "ServiceAccount"; metadata: { name: string; namespace: string; labels: Record<string, string> }; automountServiceAccountToken: false } {
+export function serviceAccountManifest(
+    name: string,
+    namespace: string,
+    component: string,
+): {
+    apiVersion: "v1";
+    kind: "ServiceAccount";
+    metadata: { name: string; namespace: string; labels: Record<string, string> };
+    automountServiceAccountToken: false;
+} {
     return { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace, labels: stackLabels(component) }, automountServiceAccountToken: false };
 }
 

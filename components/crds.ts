@@ -12,7 +12,6 @@ interface Meta {
     labels?: Record<string, string>;
 }
 
-
 export const ISTIO_NETWORKING_V1ALPHA3 = "networking.istio.io/v1alpha3";
 export const ISTIO_NETWORKING_V1BETA1 = "networking.istio.io/v1beta1";
 export const ISTIO_SECURITY_V1 = "security.istio.io/v1";

@@ -92,7 +92,9 @@ export function gatewayVirtualHosts(servers: GatewayServerLike[], vsHosts: strin
 
 /** The spec fields that pick the filter's pods. */
 function targetOf(t: FilterTarget): Pick<EnvoyFilterSpec, "workloadSelector" | "targetRefs"> {
-    return "gatewayApiName" in t ? { targetRefs: [{ group: GATEWAY_API_GROUP, kind: "Gateway", name: t.gatewayApiName }] } : { workloadSelector: { labels: t.selector } };
+    return "gatewayApiName" in t
+        ? { targetRefs: [{ group: GATEWAY_API_GROUP, kind: "Gateway", name: t.gatewayApiName }] }
+        : { workloadSelector: { labels: t.selector } };
 }
 
 /** What the gateway's rate-limit HTTP filter needs to reach the service. */
@@ -121,30 +123,30 @@ export function ratelimitHttpFilter(o: RateLimitFilterOptions): EnvoyFilterSpec 
         ...targetOf(o.target),
         priority: FILTER_PRIORITY,
         configPatches: listeners.map((port) => ({
-                applyTo: "HTTP_FILTER",
-                match: {
-                    context: "GATEWAY",
-                    listener: { ...port, filterChain: { filter: { name: HCM_FILTER, subFilter: { name: ROUTER_FILTER } } } },
-                },
-                patch: {
-                    operation: "INSERT_BEFORE",
-                    value: {
-                        name: RATELIMIT_FILTER,
-                        typed_config: {
-                            "@type": RATELIMIT_TYPE,
-                            domain: o.domain,
-                            failure_mode_deny: o.failureModeDeny,
-                            timeout: o.timeout,
-                            rate_limit_service: {
-                                grpc_service: {
-                                    envoy_grpc: { cluster_name: o.clusterName, authority: o.authority },
-                                },
-                                transport_api_version: "V3",
+            applyTo: "HTTP_FILTER",
+            match: {
+                context: "GATEWAY",
+                listener: { ...port, filterChain: { filter: { name: HCM_FILTER, subFilter: { name: ROUTER_FILTER } } } },
+            },
+            patch: {
+                operation: "INSERT_BEFORE",
+                value: {
+                    name: RATELIMIT_FILTER,
+                    typed_config: {
+                        "@type": RATELIMIT_TYPE,
+                        domain: o.domain,
+                        failure_mode_deny: o.failureModeDeny,
+                        timeout: o.timeout,
+                        rate_limit_service: {
+                            grpc_service: {
+                                envoy_grpc: { cluster_name: o.clusterName, authority: o.authority },
                             },
+                            transport_api_version: "V3",
                         },
                     },
                 },
-            })),
+            },
+        })),
     };
 }
 
@@ -182,7 +184,9 @@ export function routeRateLimitsFilter(target: FilterTarget, patches: RoutePatch[
                 operation: "MERGE",
                 value: {
                     route: { rate_limits: p.rateLimits },
-                    ...(mode === PathKeyMode.Literal ? {} : { typed_per_filter_config: { [RATELIMIT_FILTER]: { "@type": RATELIMIT_PER_ROUTE_TYPE, vh_rate_limits: "INCLUDE" } } }),
+                    ...(mode === PathKeyMode.Literal
+                        ? {}
+                        : { typed_per_filter_config: { [RATELIMIT_FILTER]: { "@type": RATELIMIT_PER_ROUTE_TYPE, vh_rate_limits: "INCLUDE" } } }),
                 },
             },
         })),

@@ -15,17 +15,19 @@ import { EnvoyFilterSpec, FilterTarget, GATEWAY_NAME_LABEL, ratelimitHttpFilter,
 import { configYaml } from "./ratelimit-config";
 import { RateLimitService } from "./ratelimit-service";
 import { Redis } from "./redis";
-import { RedisConnection, RedisMode, SECRET_DATA_KEY_PROBLEM, SENTINEL_MASTER_PROBLEM, SecretKey, cleanSentinelMaster, deploysRedis, isHostPort, isSecretDataKey, redisUrl } from "./redis-connection";
 import {
-    CompiledLimits,
-    PathKeyMode,
-    PerPathLimitsArgs,
-    RateLimitRuleArgs,
-    RoutePatch,
-    RuleProblem,
-    compileGlobalLimits,
-    formatRuleProblems,
-} from "./rules";
+    RedisConnection,
+    RedisMode,
+    SECRET_DATA_KEY_PROBLEM,
+    SENTINEL_MASTER_PROBLEM,
+    SecretKey,
+    cleanSentinelMaster,
+    deploysRedis,
+    isHostPort,
+    isSecretDataKey,
+    redisUrl,
+} from "./redis-connection";
+import { CompiledLimits, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs, RoutePatch, RuleProblem, compileGlobalLimits, formatRuleProblems } from "./rules";
 import { StackSettings, dnsNameProblem, isDnsName, isGatewayHost, protoDurationSeconds, resolveSettings, suggestedDnsName } from "./settings";
 
 /** `LOG_LEVEL` of the rate-limit service. */
@@ -220,7 +222,12 @@ export function selectorProblems(field: string, selector: unknown): RuleProblem[
     }
     return Object.entries(selector as Record<string, unknown>)
         .filter(([k, v]) => !LABEL_KEY.test(k) || typeof v !== "string" || !LABEL_VALUE.test(v) || v.length > 63)
-        .map(([k, v]) => ({ field: `${field}.${k}`, value: v, problem: "is not a valid label key and value", fix: "use Kubernetes label syntax (letters, digits, '-', '_', '.')" }));
+        .map(([k, v]) => ({
+            field: `${field}.${k}`,
+            value: v,
+            problem: "is not a valid label key and value",
+            fix: "use Kubernetes label syntax (letters, digits, '-', '_', '.')",
+        }));
 }
 
 /** A DNS name problem, or nothing. Exported for testing. */
@@ -253,21 +260,45 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     const compiled = compileGlobalLimits({ rules: a.rules, perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey });
     const problems: RuleProblem[] = [...compiled.problems];
     if (!(a.rules ?? []).length && !a.perPath) {
-        problems.push({ field: "rules", value: a.rules, problem: "no rule and no perPath: the component would limit nothing", fix: "give at least one rule (or perPath)" });
+        problems.push({
+            field: "rules",
+            value: a.rules,
+            problem: "no rule and no perPath: the component would limit nothing",
+            fix: "give at least one rule (or perPath)",
+        });
     }
     if (typeof a.domain !== "string" || !/^[A-Za-z0-9_.-]+$/.test(a.domain)) {
-        problems.push({ field: "domain", value: a.domain, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: `use "${String(a.domain ?? "").trim().replace(/[^A-Za-z0-9_.-]+/g, "-") || "my-gateway"}"` });
+        problems.push({
+            field: "domain",
+            value: a.domain,
+            problem: "must be non-empty and use only letters, digits, '_', '.', '-'",
+            fix: `use "${
+                String(a.domain ?? "")
+                    .trim()
+                    .replace(/[^A-Za-z0-9_.-]+/g, "-") || "my-gateway"
+            }"`,
+        });
     }
     const gw = gatewayTargetOf(a.gateway, problems);
     const ns = a.namespace ?? "default";
     problems.push(...dnsProblem("namespace", ns, "label"));
     if (a.failureModeDeny !== undefined && typeof a.failureModeDeny !== "boolean") {
-        problems.push({ field: "failureModeDeny", value: a.failureModeDeny, problem: "must be a boolean: true refuses requests (HTTP 500) when the service cannot answer, false lets them through", fix: "use true (fail closed) or false (fail open)" });
+        problems.push({
+            field: "failureModeDeny",
+            value: a.failureModeDeny,
+            problem: "must be a boolean: true refuses requests (HTTP 500) when the service cannot answer, false lets them through",
+            fix: "use true (fail closed) or false (fail open)",
+        });
     }
     const timeout = a.timeout ?? configDefault("rateLimitTimeout");
     const secs = typeof timeout === "string" ? protoDurationSeconds(timeout) : undefined;
     if (secs === undefined || secs < 0.001) {
-        problems.push({ field: "timeout", value: timeout, problem: "must be a protobuf duration of at least 0.001s (seconds with an 's' suffix)", fix: 'use e.g. "10s" or "0.5s"' });
+        problems.push({
+            field: "timeout",
+            value: timeout,
+            problem: "must be a protobuf duration of at least 0.001s (seconds with an 's' suffix)",
+            fix: 'use e.g. "10s" or "0.5s"',
+        });
     }
     const svc = a.service ?? {};
     const name = svc.name ?? configDefault("ratelimitServiceName");
@@ -275,7 +306,11 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     const grpcPort = svc.grpcPort ?? Number(configDefault("ratelimitGrpcPort"));
     const replicas = svc.replicas ?? Number(configDefault("ratelimitReplicas"));
     const logLevel = svc.logLevel ?? (configDefault("ratelimitLogLevel") as ServiceLogLevel);
-    problems.push(...dnsProblem("service.name", name, "label"), ...dnsProblem("service.configName", configName, "subdomain"), ...portProblem("service.grpcPort", grpcPort));
+    problems.push(
+        ...dnsProblem("service.name", name, "label"),
+        ...dnsProblem("service.configName", configName, "subdomain"),
+        ...portProblem("service.grpcPort", grpcPort),
+    );
     if (grpcPort === 8080 || grpcPort === 6070) {
         problems.push({ field: "service.grpcPort", value: grpcPort, problem: "collides with the service's HTTP (8080) or debug (6070) port", fix: "use 8081" });
     }
@@ -283,7 +318,12 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         problems.push({ field: "service.replicas", value: replicas, problem: "must be a whole number from 1 to 100", fix: "use 2" });
     }
     if (!(Object.values(ServiceLogLevel) as string[]).includes(logLevel)) {
-        problems.push({ field: "service.logLevel", value: logLevel, problem: `must be one of ${Object.values(ServiceLogLevel).join(", ")}`, fix: "use ServiceLogLevel.Warn" });
+        problems.push({
+            field: "service.logLevel",
+            value: logLevel,
+            problem: `must be one of ${Object.values(ServiceLogLevel).join(", ")}`,
+            fix: "use ServiceLogLevel.Warn",
+        });
     }
     const counts: [string, number | undefined, number, number][] = [
         ["redisPoolSize", svc.redisPoolSize, 1, 10_000],
@@ -292,14 +332,29 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     ];
     for (const [f, v, min, max] of counts) {
         if (v !== undefined && (!Number.isSafeInteger(v) || v < min || v > max)) {
-            problems.push({ field: `service.${f}`, value: v, problem: `must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : " up"}`, fix: `omit it for ${configDefault(f)}` });
+            problems.push({
+                field: `service.${f}`,
+                value: v,
+                problem: `must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : " up"}`,
+                fix: `omit it for ${configDefault(f)}`,
+            });
         }
     }
     if (svc.redisPipelineWindow !== undefined && !/^(0|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/.test(String(svc.redisPipelineWindow))) {
-        problems.push({ field: "service.redisPipelineWindow", value: svc.redisPipelineWindow, problem: "must be a Go duration such as '0', '150us' or '2ms'", fix: 'use "0"' });
+        problems.push({
+            field: "service.redisPipelineWindow",
+            value: svc.redisPipelineWindow,
+            problem: "must be a Go duration such as '0', '150us' or '2ms'",
+            fix: 'use "0"',
+        });
     }
     if (svc.image !== undefined && (typeof svc.image !== "string" || !svc.image.trim())) {
-        problems.push({ field: "service.image", value: svc.image, problem: "must be an image reference", fix: `omit it for ${configDefault("ratelimitImage")}` });
+        problems.push({
+            field: "service.image",
+            value: svc.image,
+            problem: "must be an image reference",
+            fix: `omit it for ${configDefault("ratelimitImage")}`,
+        });
     }
     const redis = redisConnectionOf(a.redis ?? {}, problems);
     if (a.accessPolicy !== undefined) {
@@ -356,11 +411,17 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         },
     ];
     if (compiled.vhostRateLimits.length) {
-        filters.push({ name: `${prefix}-svc`, namespace: gw.namespace, spec: vhostRateLimitsFilter(gw.target, gw.all ? [""] : gw.virtualHosts, compiled.vhostRateLimits) });
+        filters.push({
+            name: `${prefix}-svc`,
+            namespace: gw.namespace,
+            spec: vhostRateLimitsFilter(gw.target, gw.all ? [""] : gw.virtualHosts, compiled.vhostRateLimits),
+        });
     }
     const routes = routeRateLimitsFilter(gw.target, routePatches, mode);
     if (routes) filters.push({ name: `${prefix}-svc-api`, namespace: gw.namespace, spec: routes });
-    const access: AccessTarget | undefined = a.accessPolicy ? { ...service, gatewayPrincipal: a.accessPolicy.gatewayPrincipal, gatewaySelector: gw.podLabels } : undefined;
+    const access: AccessTarget | undefined = a.accessPolicy
+        ? { ...service, gatewayPrincipal: a.accessPolicy.gatewayPrincipal, gatewaySelector: gw.podLabels }
+        : undefined;
     return {
         problems,
         compiled,
@@ -371,7 +432,6 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         grpcAddress: `${host}:${grpcPort}`,
     };
 }
-
 
 /** The gateway target, checked: which pods, where, which virtual hosts and listener ports. */
 interface ResolvedGateway {
@@ -395,16 +455,32 @@ export function isVirtualHostName(v: unknown): v is string {
 function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: RuleProblem[]): ResolvedGateway {
     const none: ResolvedGateway = { target: { selector: {} }, podLabels: {}, namespace: "istio-system", virtualHosts: [], all: false, ports: [] };
     if (typeof g !== "object" || g === null) {
-        problems.push({ field: "gateway", value: g, problem: "is required", fix: 'give { selector: { istio: "ingressgateway" }, virtualHosts: ["shop.example.com:80"] }' });
+        problems.push({
+            field: "gateway",
+            value: g,
+            problem: "is required",
+            fix: 'give { selector: { istio: "ingressgateway" }, virtualHosts: ["shop.example.com:80"] }',
+        });
         return none;
     }
     let target: FilterTarget = { selector: {} };
     let podLabels: Record<string, string> = {};
     if (g.gatewayApiName !== undefined && g.selector !== undefined) {
-        problems.push({ field: "gateway.gatewayApiName", value: g.gatewayApiName, problem: "and gateway.selector are both given; the filters target one or the other", fix: "remove gateway.selector (a Gateway API Gateway is targeted by name) or gateway.gatewayApiName" });
+        problems.push({
+            field: "gateway.gatewayApiName",
+            value: g.gatewayApiName,
+            problem: "and gateway.selector are both given; the filters target one or the other",
+            fix: "remove gateway.selector (a Gateway API Gateway is targeted by name) or gateway.gatewayApiName",
+        });
     } else if (g.gatewayApiName !== undefined) {
         problems.push(...dnsProblem("gateway.gatewayApiName", g.gatewayApiName, "subdomain"));
-        if (g.namespace === undefined) problems.push({ field: "gateway.namespace", value: undefined, problem: "is required with gateway.gatewayApiName: the filters must live in the Gateway's namespace", fix: 'give the Gateway\'s namespace, e.g. "shop"' });
+        if (g.namespace === undefined)
+            problems.push({
+                field: "gateway.namespace",
+                value: undefined,
+                problem: "is required with gateway.gatewayApiName: the filters must live in the Gateway's namespace",
+                fix: 'give the Gateway\'s namespace, e.g. "shop"',
+            });
         target = { gatewayApiName: String(g.gatewayApiName) };
         // Istio labels the pods of a Gateway API Gateway with its name.
         podLabels = { [GATEWAY_NAME_LABEL]: String(g.gatewayApiName) };
@@ -415,23 +491,43 @@ function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: RuleProblem
     }
     if (g.namespace !== undefined) problems.push(...dnsProblem("gateway.namespace", g.namespace, "label"));
     if (g.allVirtualHosts !== undefined && typeof g.allVirtualHosts !== "boolean") {
-        problems.push({ field: "gateway.allVirtualHosts", value: g.allVirtualHosts, problem: "must be a boolean", fix: "use false (only gateway.virtualHosts) or true (every host of the gateway)" });
+        problems.push({
+            field: "gateway.allVirtualHosts",
+            value: g.allVirtualHosts,
+            problem: "must be a boolean",
+            fix: "use false (only gateway.virtualHosts) or true (every host of the gateway)",
+        });
     }
     const all = g.allVirtualHosts === true;
     let virtualHosts: string[] = [];
     if (g.virtualHosts != null && !Array.isArray(g.virtualHosts)) {
-        problems.push({ field: "gateway.virtualHosts", value: g.virtualHosts, problem: "must be a list of Istio's virtual host names <host>:<port>", fix: 'give e.g. ["shop.example.com:80"]' });
+        problems.push({
+            field: "gateway.virtualHosts",
+            value: g.virtualHosts,
+            problem: "must be a list of Istio's virtual host names <host>:<port>",
+            fix: 'give e.g. ["shop.example.com:80"]',
+        });
     } else {
         virtualHosts = g.virtualHosts ?? [];
         virtualHosts.forEach((v, i) => {
             if (!isVirtualHostName(v)) {
-                problems.push({ field: `gateway.virtualHosts[${i}]`, value: v, problem: "must be Istio's virtual host name <host>:<port> (host '*', '*.<domain>' or a DNS name; the port of the Gateway server)", fix: `use e.g. "${typeof v === "string" && isGatewayHost(v) ? `${v}:80` : "shop.example.com:80"}" (Istio silently ignores a patch that names no virtual host)` });
+                problems.push({
+                    field: `gateway.virtualHosts[${i}]`,
+                    value: v,
+                    problem: "must be Istio's virtual host name <host>:<port> (host '*', '*.<domain>' or a DNS name; the port of the Gateway server)",
+                    fix: `use e.g. "${typeof v === "string" && isGatewayHost(v) ? `${v}:80` : "shop.example.com:80"}" (Istio silently ignores a patch that names no virtual host)`,
+                });
             } else if (virtualHosts.indexOf(v) !== i) {
                 problems.push({ field: `gateway.virtualHosts[${i}]`, value: v, problem: "appears twice", fix: "remove one of the two entries" });
             }
         });
         if (!virtualHosts.length && !all) {
-            problems.push({ field: "gateway.virtualHosts", value: g.virtualHosts, problem: "must name the gateway's virtual hosts to limit: without them the limits would reach every host on the gateway, other teams' included", fix: 'give e.g. ["shop.example.com:80"] (Istio\'s <host>:<port> for each host of your Gateway server), or set gateway.allVirtualHosts: true for a gateway you have to yourself' });
+            problems.push({
+                field: "gateway.virtualHosts",
+                value: g.virtualHosts,
+                problem: "must name the gateway's virtual hosts to limit: without them the limits would reach every host on the gateway, other teams' included",
+                fix: 'give e.g. ["shop.example.com:80"] (Istio\'s <host>:<port> for each host of your Gateway server), or set gateway.allVirtualHosts: true for a gateway you have to yourself',
+            });
         }
     }
     const valid = virtualHosts.filter(isVirtualHostName);
@@ -449,7 +545,12 @@ function routePatchesFor(patches: RoutePatch[], rules: RateLimitRuleArgs[], gw: 
         const vh = r?.route?.virtualHost;
         if (vh === undefined || !gw.virtualHosts.length) return;
         if (!gw.virtualHosts.includes(vh)) {
-            problems.push({ field: `rules[${i}].route.virtualHost`, value: vh, problem: `is not one of gateway.virtualHosts (${gw.virtualHosts.join(", ")}): Istio would silently ignore the patch, or it would act on a host these arguments do not vouch for`, fix: `use one of ${gw.virtualHosts.map((v) => JSON.stringify(v)).join(", ")}, or add it to gateway.virtualHosts` });
+            problems.push({
+                field: `rules[${i}].route.virtualHost`,
+                value: vh,
+                problem: `is not one of gateway.virtualHosts (${gw.virtualHosts.join(", ")}): Istio would silently ignore the patch, or it would act on a host these arguments do not vouch for`,
+                fix: `use one of ${gw.virtualHosts.map((v) => JSON.stringify(v)).join(", ")}, or add it to gateway.virtualHosts`,
+            });
         }
     });
     const out: RoutePatch[] = [];
@@ -466,7 +567,12 @@ function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]): RedisC
     const mode = r.mode ?? RedisModeName.InCluster;
     const knownMode = (Object.values(RedisModeName) as string[]).includes(mode);
     if (!knownMode) {
-        problems.push({ field: "redis.mode", value: mode, problem: `must be one of ${Object.values(RedisModeName).join(", ")}`, fix: "use RedisModeName.InCluster" });
+        problems.push({
+            field: "redis.mode",
+            value: mode,
+            problem: `must be one of ${Object.values(RedisModeName).join(", ")}`,
+            fix: "use RedisModeName.InCluster",
+        });
     }
     const addresses: string[] = Array.isArray(r.addresses) ? r.addresses : [];
     const key = (k: SecretKeyArgs | undefined, field: string): SecretKey | undefined => {
@@ -487,30 +593,80 @@ function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]): RedisC
         }
         for (const f of ["addresses", "sentinelMaster", "passwordSecret", "sentinelPasswordSecret", "tls", "tlsCaSecret"] as const) {
             // `tls: false` is the default spelled out (the stack config accepts redisTls=false too).
-            if (r[f] !== undefined && !(f === "tls" && r.tls === false)) problems.push({ field: `redis.${f}`, value: r[f], problem: "applies only to an existing Redis (mode external, sentinel or cluster)", fix: `remove redis.${f}, or set redis.mode` });
+            if (r[f] !== undefined && !(f === "tls" && r.tls === false))
+                problems.push({
+                    field: `redis.${f}`,
+                    value: r[f],
+                    problem: "applies only to an existing Redis (mode external, sentinel or cluster)",
+                    fix: `remove redis.${f}, or set redis.mode`,
+                });
         }
     } else {
-        if (r.image !== undefined) problems.push({ field: "redis.image", value: r.image, problem: "has no effect: no Redis is deployed for an existing one", fix: "remove redis.image" });
-        if (r.maxMemory !== undefined) problems.push({ field: "redis.maxMemory", value: r.maxMemory, problem: "has no effect: no Redis is deployed for an existing one (set maxmemory on that Redis)", fix: "remove redis.maxMemory" });
+        if (r.image !== undefined)
+            problems.push({
+                field: "redis.image",
+                value: r.image,
+                problem: "has no effect: no Redis is deployed for an existing one",
+                fix: "remove redis.image",
+            });
+        if (r.maxMemory !== undefined)
+            problems.push({
+                field: "redis.maxMemory",
+                value: r.maxMemory,
+                problem: "has no effect: no Redis is deployed for an existing one (set maxmemory on that Redis)",
+                fix: "remove redis.maxMemory",
+            });
         const want = mode === RedisModeName.External ? "exactly one" : "at least one";
         if (r.addresses !== undefined && !Array.isArray(r.addresses)) {
-            problems.push({ field: "redis.addresses", value: r.addresses, problem: "must be a list of host:port", fix: 'give e.g. ["redis.cache.svc.cluster.local:6379"]' });
+            problems.push({
+                field: "redis.addresses",
+                value: r.addresses,
+                problem: "must be a list of host:port",
+                fix: 'give e.g. ["redis.cache.svc.cluster.local:6379"]',
+            });
         } else if (mode === RedisModeName.External ? addresses.length !== 1 : addresses.length < 1) {
-            problems.push({ field: "redis.addresses", value: addresses, problem: `needs ${want} host:port for mode ${mode}`, fix: 'give e.g. ["redis.cache.svc.cluster.local:6379"]' });
+            problems.push({
+                field: "redis.addresses",
+                value: addresses,
+                problem: `needs ${want} host:port for mode ${mode}`,
+                fix: 'give e.g. ["redis.cache.svc.cluster.local:6379"]',
+            });
         }
         addresses.forEach((x, i) => {
-            if (typeof x !== "string" || !isHostPort(x)) problems.push({ field: `redis.addresses[${i}]`, value: x, problem: "must be host:port", fix: 'use e.g. "redis.cache.svc.cluster.local:6379"' });
+            if (typeof x !== "string" || !isHostPort(x))
+                problems.push({ field: `redis.addresses[${i}]`, value: x, problem: "must be host:port", fix: 'use e.g. "redis.cache.svc.cluster.local:6379"' });
         });
         if (mode === RedisModeName.Sentinel && !r.sentinelMaster) {
-            problems.push({ field: "redis.sentinelMaster", value: r.sentinelMaster, problem: "is required for mode sentinel", fix: 'give the master\'s name, e.g. "mymaster"' });
+            problems.push({
+                field: "redis.sentinelMaster",
+                value: r.sentinelMaster,
+                problem: "is required for mode sentinel",
+                fix: 'give the master\'s name, e.g. "mymaster"',
+            });
         } else if (mode === RedisModeName.Sentinel && cleanSentinelMaster(String(r.sentinelMaster)) !== String(r.sentinelMaster)) {
-            problems.push({ field: "redis.sentinelMaster", value: r.sentinelMaster, problem: SENTINEL_MASTER_PROBLEM, fix: `use "${cleanSentinelMaster(String(r.sentinelMaster))}"` });
+            problems.push({
+                field: "redis.sentinelMaster",
+                value: r.sentinelMaster,
+                problem: SENTINEL_MASTER_PROBLEM,
+                fix: `use "${cleanSentinelMaster(String(r.sentinelMaster))}"`,
+            });
         }
         if (mode !== RedisModeName.Sentinel && (r.sentinelMaster !== undefined || r.sentinelPasswordSecret !== undefined)) {
             const f = r.sentinelMaster !== undefined ? "sentinelMaster" : "sentinelPasswordSecret";
-            problems.push({ field: `redis.${f}`, value: r[f], problem: "applies only to mode sentinel", fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret" });
+            problems.push({
+                field: `redis.${f}`,
+                value: r[f],
+                problem: "applies only to mode sentinel",
+                fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret",
+            });
         }
-        if (r.tlsCaSecret !== undefined && !r.tls) problems.push({ field: "redis.tlsCaSecret", value: r.tlsCaSecret, problem: "needs tls: true", fix: "set redis.tls to true, or remove redis.tlsCaSecret" });
+        if (r.tlsCaSecret !== undefined && !r.tls)
+            problems.push({
+                field: "redis.tlsCaSecret",
+                value: r.tlsCaSecret,
+                problem: "needs tls: true",
+                fix: "set redis.tls to true, or remove redis.tlsCaSecret",
+            });
         if (r.tlsCaSecret !== undefined) problems.push(...dnsProblem("redis.tlsCaSecret", r.tlsCaSecret, "subdomain"));
     }
     return {
@@ -546,7 +702,10 @@ function serviceDefaults(): StackSettings["ratelimit"] {
 
 /** Invalid component arguments. A `RunError` so the Pulumi CLI prints the message without a stack trace. */
 export class ComponentArgsError extends pulumi.RunError {
-    constructor(component: string, public readonly problems: RuleProblem[]) {
+    constructor(
+        component: string,
+        public readonly problems: RuleProblem[],
+    ) {
         super(formatRuleProblems(component, problems));
         this.name = "ComponentArgsError";
     }
@@ -574,7 +733,11 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
         if (deploysRedis(plan.service.redis)) redis = new Redis("redis", { settings: plan.service }, { parent: this });
         const inClusterAddress = redis?.address ?? "";
         // The service crash-loops while Redis is unreachable, so Redis comes first.
-        const service = new RateLimitService("ratelimit", { settings: plan.service, redisAddress: inClusterAddress, configYaml: plan.configYaml }, { parent: this, dependsOn: redis ? [redis] : [] });
+        const service = new RateLimitService(
+            "ratelimit",
+            { settings: plan.service, redisAddress: inClusterAddress, configYaml: plan.configYaml },
+            { parent: this, dependsOn: redis ? [redis] : [] },
+        );
         for (const m of plan.policies) {
             const opts = { parent: this, dependsOn: [service] };
             if (m.kind === "NetworkPolicy") new k8s.networking.v1.NetworkPolicy(m.metadata.name, m, opts);
@@ -590,6 +753,12 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
         this.configYaml = plan.configYaml;
         this.filterNames = plan.filters.map((f) => f.name);
         this.redisUrl = redisUrl(plan.service.redis, inClusterAddress);
-        this.registerOutputs({ grpcAddress: this.grpcAddress, domain: this.domain, configYaml: this.configYaml, filterNames: this.filterNames, redisUrl: this.redisUrl });
+        this.registerOutputs({
+            grpcAddress: this.grpcAddress,
+            domain: this.domain,
+            configYaml: this.configYaml,
+            filterNames: this.filterNames,
+            redisUrl: this.redisUrl,
+        });
     }
 }

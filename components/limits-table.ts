@@ -19,9 +19,10 @@ export function effectiveLimits(s: StackSettings): LimitRow[] {
         let match: string;
         const query = s.global.pathKey === "literal" ? "; the query counts as part of the path" : ", with or without a query";
         if (d.value === undefined)
-            match = s.global.pathKey === "literal"
-                ? `any other :path, query included (each its own counter) [${d.key}]`
-                : `any other path (each path its own counter, query ignored${s.global.apiRoute ? `; '${s.global.apiRoute.route}' route paths count here too` : ""}) [${d.key}]`;
+            match =
+                s.global.pathKey === "literal"
+                    ? `any other :path, query included (each its own counter) [${d.key}]`
+                    : `any other path (each path its own counter, query ignored${s.global.apiRoute ? `; '${s.global.apiRoute.route}' route paths count here too` : ""}) [${d.key}]`;
         else if (s.global.apiRoute && d.value === s.global.apiRoute.descriptorValue)
             match = `paths matching ${s.global.apiRoute.regex} on route '${s.global.apiRoute.route}'${query}, shared [${d.key}=${d.value}]`;
         else match = `path ${d.value}${query} [${d.key}=${d.value}]`;
@@ -40,6 +41,10 @@ export function formatLimits(rows: LimitRow[]): string {
     const header = ["scope", "match", "limit", "enforced by"];
     const cells = rows.map((r) => [r.scope, r.match, r.limit, r.enforcedBy]);
     const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-    const line = (c: string[]) => c.map((v, i) => v.padEnd(widths[i])).join("  ").trimEnd();
+    const line = (c: string[]) =>
+        c
+            .map((v, i) => v.padEnd(widths[i]))
+            .join("  ")
+            .trimEnd();
     return [line(header), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n");
 }

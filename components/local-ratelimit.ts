@@ -46,7 +46,10 @@ export interface LocalRateLimitArgs {
 }
 
 /** Validates and builds the filter (pure; exported for the tests). */
-export function planLocalRateLimit(name: string, args: LocalRateLimitArgs): { problems: RuleProblem[]; filterName: string; namespace: string; spec: EnvoyFilterSpec } {
+export function planLocalRateLimit(
+    name: string,
+    args: LocalRateLimitArgs,
+): { problems: RuleProblem[]; filterName: string; namespace: string; spec: EnvoyFilterSpec } {
     const a: Partial<LocalRateLimitArgs> = args ?? {};
     const problems: RuleProblem[] = [...selectorProblems("selector", a.selector), ...portProblem("port", a.port)];
     if (!Number.isSafeInteger(a.bucket) || a.bucket! < 1 || a.bucket! > 1_000_000_000) {
@@ -55,28 +58,52 @@ export function planLocalRateLimit(name: string, args: LocalRateLimitArgs): { pr
     const fillInterval = a.fillInterval ?? "60s";
     const secs = typeof fillInterval === "string" ? protoDurationSeconds(fillInterval) : undefined;
     if (secs === undefined || secs < 0.05) {
-        problems.push({ field: "fillInterval", value: fillInterval, problem: "must be a protobuf duration of at least 0.05s (Envoy refuses shorter ones)", fix: /^\d+$/.test(String(fillInterval)) && Number(fillInterval) >= 1 ? `use "${fillInterval}s"` : 'use e.g. "60s"' });
+        problems.push({
+            field: "fillInterval",
+            value: fillInterval,
+            problem: "must be a protobuf duration of at least 0.05s (Envoy refuses shorter ones)",
+            fix: /^\d+$/.test(String(fillInterval)) && Number(fillInterval) >= 1 ? `use "${fillInterval}s"` : 'use e.g. "60s"',
+        });
     }
     if (a.routes !== undefined) {
-        if (!Array.isArray(a.routes)) problems.push({ field: "routes", value: a.routes, problem: "must be a list of route names", fix: "give [] for every route, or names" });
-        else a.routes.forEach((r, i) => {
-            if (typeof r !== "string" || r === "") problems.push({ field: `routes[${i}]`, value: r, problem: "must be a route name", fix: "remove it, or name the route" });
-        });
+        if (!Array.isArray(a.routes))
+            problems.push({ field: "routes", value: a.routes, problem: "must be a list of route names", fix: "give [] for every route, or names" });
+        else
+            a.routes.forEach((r, i) => {
+                if (typeof r !== "string" || r === "")
+                    problems.push({ field: `routes[${i}]`, value: r, problem: "must be a route name", fix: "remove it, or name the route" });
+            });
     }
     const namespace = a.namespace as string;
     const rootNamespace = a.rootNamespace ?? "istio-system";
     const filterName = a.filterName ?? name;
     if (a.namespace === undefined) {
-        problems.push({ field: "namespace", value: undefined, problem: "is required: the workload's namespace (the filter then reaches only that namespace's pods)", fix: 'give the workload\'s namespace, e.g. "shop"' });
+        problems.push({
+            field: "namespace",
+            value: undefined,
+            problem: "is required: the workload's namespace (the filter then reaches only that namespace's pods)",
+            fix: 'give the workload\'s namespace, e.g. "shop"',
+        });
     } else problems.push(...dnsProblem("namespace", namespace, "label"));
     problems.push(...dnsProblem("rootNamespace", rootNamespace, "label"), ...dnsProblem("filterName", filterName, "subdomain"));
     if (a.reachAllNamespaces !== undefined && typeof a.reachAllNamespaces !== "boolean") {
         problems.push({ field: "reachAllNamespaces", value: a.reachAllNamespaces, problem: "must be a boolean", fix: "remove it (false), or use true" });
     }
     if (namespace === rootNamespace && a.reachAllNamespaces !== true) {
-        problems.push({ field: "namespace", value: namespace, problem: `is Istio's root namespace: the bucket would apply to every pod labelled ${JSON.stringify(a.selector ?? {})} in every namespace, other teams' included`, fix: "give the workload's own namespace, or set reachAllNamespaces: true if that reach is intended" });
+        problems.push({
+            field: "namespace",
+            value: namespace,
+            problem: `is Istio's root namespace: the bucket would apply to every pod labelled ${JSON.stringify(a.selector ?? {})} in every namespace, other teams' included`,
+            fix: "give the workload's own namespace, or set reachAllNamespaces: true if that reach is intended",
+        });
     }
-    const spec = localBucketFilter({ selector: a.selector ?? {}, port: a.port ?? 0, bucket: a.bucket ?? 0, fillInterval, routes: Array.isArray(a.routes) ? a.routes : undefined });
+    const spec = localBucketFilter({
+        selector: a.selector ?? {},
+        port: a.port ?? 0,
+        bucket: a.bucket ?? 0,
+        fillInterval,
+        routes: Array.isArray(a.routes) ? a.routes : undefined,
+    });
     return { problems, filterName, namespace, spec };
 }
 
@@ -88,7 +115,11 @@ export class LocalRateLimit extends pulumi.ComponentResource {
         const plan = planLocalRateLimit(name, args);
         if (plan.problems.length) throw new ComponentArgsError(`LocalRateLimit ${name}`, plan.problems);
         super("mesh-ratelimit:index:LocalRateLimit", name, {}, opts);
-        new EnvoyFilter(plan.filterName, { metadata: { name: plan.filterName, namespace: plan.namespace, labels: stackLabels("local-ratelimit") }, spec: plan.spec }, { parent: this });
+        new EnvoyFilter(
+            plan.filterName,
+            { metadata: { name: plan.filterName, namespace: plan.namespace, labels: stackLabels("local-ratelimit") }, spec: plan.spec },
+            { parent: this },
+        );
         this.filterName = plan.filterName;
         this.registerOutputs({ filterName: this.filterName });
     }

@@ -40,7 +40,12 @@ type ManagedApiSettings = NonNullable<StackSettings["managedApi"]>;
  */
 export const ESP_SECURITY_CONTEXT = { allowPrivilegeEscalation: false, seccompProfile: { type: "RuntimeDefault" } };
 /** The echo backend: `restricted`, as an unprivileged user, image read-only with an emptyDir /tmp. */
-export const ECHO_SECURITY_CONTEXT = { ...restrictedContainerSecurityContext(true), runAsUser: ECHO_UID, runAsGroup: ECHO_UID, seccompProfile: { type: "RuntimeDefault" } };
+export const ECHO_SECURITY_CONTEXT = {
+    ...restrictedContainerSecurityContext(true),
+    runAsUser: ECHO_UID,
+    runAsGroup: ECHO_UID,
+    seccompProfile: { type: "RuntimeDefault" },
+};
 
 /** ESP's arguments (spec 2.9: `--http_port=8081`). */
 export function espArgs(m: ManagedApiSettings): string[] {
@@ -76,7 +81,9 @@ export function ingressManifest(m: ManagedApiSettings, profile: StackSettings["a
             // pathType Prefix: without it the API server defaults a v1beta1 path to ImplementationSpecific,
             // which Istio turns into an exact match of `/echo` (the istio tier shows it); the field
             // exists in extensions/v1beta1 since Kubernetes 1.18.
-            spec: { rules: [{ http: { paths: [{ path: m.ingressPath, pathType: "Prefix", backend: { serviceName: ESP_NAME, servicePort: ESP_SERVICE_PORT } }] } }] },
+            spec: {
+                rules: [{ http: { paths: [{ path: m.ingressPath, pathType: "Prefix", backend: { serviceName: ESP_NAME, servicePort: ESP_SERVICE_PORT } }] } }],
+            },
         };
     }
     return {
@@ -85,7 +92,13 @@ export function ingressManifest(m: ManagedApiSettings, profile: StackSettings["a
         metadata,
         spec: {
             ingressClassName: m.ingressClassName,
-            rules: [{ http: { paths: [{ path: m.ingressPath, pathType: "Prefix", backend: { service: { name: ESP_NAME, port: { number: ESP_SERVICE_PORT } } } }] } }],
+            rules: [
+                {
+                    http: {
+                        paths: [{ path: m.ingressPath, pathType: "Prefix", backend: { service: { name: ESP_NAME, port: { number: ESP_SERVICE_PORT } } } }],
+                    },
+                },
+            ],
         },
     };
 }
@@ -133,7 +146,12 @@ export interface ManagedApiArgs {
 }
 
 /** Defaults filled in and checked (pure; exported for testing). */
-export function planManagedApi(args: ManagedApiArgs): { problems: RuleProblem[]; m: ManagedApiSettings; profile: StackSettings["apiProfile"]; awaitRollout: boolean } {
+export function planManagedApi(args: ManagedApiArgs): {
+    problems: RuleProblem[];
+    m: ManagedApiSettings;
+    profile: StackSettings["apiProfile"];
+    awaitRollout: boolean;
+} {
     const a: Partial<ManagedApiArgs> = args ?? {};
     const d = (k: string) => configDefault(k);
     const m: ManagedApiSettings = {
@@ -157,15 +175,24 @@ export function planManagedApi(args: ManagedApiArgs): { problems: RuleProblem[];
         ...(m.serviceAccountSecret !== undefined ? dnsProblem("serviceAccountSecret", m.serviceAccountSecret, "subdomain") : []),
     ];
     if (!Array.isArray(m.includeIpRanges) || m.includeIpRanges.length === 0) {
-        problems.push({ field: "includeIpRanges", value: a.includeIpRanges, problem: "is required: the cluster's pod and service CIDRs differ per cluster and cannot be guessed", fix: 'give e.g. ["10.4.0.0/14", "10.7.240.0/20"] (your cluster\'s)' });
+        problems.push({
+            field: "includeIpRanges",
+            value: a.includeIpRanges,
+            problem: "is required: the cluster's pod and service CIDRs differ per cluster and cannot be guessed",
+            fix: 'give e.g. ["10.4.0.0/14", "10.7.240.0/20"] (your cluster\'s)',
+        });
     } else {
         m.includeIpRanges.forEach((c, i) => {
-            if (typeof c !== "string" || !isCidr(c)) problems.push({ field: `includeIpRanges[${i}]`, value: c, problem: "is not a CIDR", fix: 'use e.g. "10.4.0.0/14"' });
+            if (typeof c !== "string" || !isCidr(c))
+                problems.push({ field: `includeIpRanges[${i}]`, value: c, problem: "is not a CIDR", fix: 'use e.g. "10.4.0.0/14"' });
         });
     }
-    if (!(Object.values(EspPortModeName) as string[]).includes(m.portMode)) problems.push({ field: "portMode", value: m.portMode, problem: "must be http or tcp", fix: "use EspPortModeName.Http" });
-    if (!(Object.values(ApiProfileName) as string[]).includes(profile)) problems.push({ field: "apiProfile", value: profile, problem: "must be current or seed", fix: "use ApiProfileName.Current" });
-    if (typeof m.ingressPath !== "string" || !m.ingressPath.startsWith("/") || /\s/.test(m.ingressPath)) problems.push({ field: "ingressPath", value: m.ingressPath, problem: "must be a path starting with '/'", fix: 'use "/echo"' });
+    if (!(Object.values(EspPortModeName) as string[]).includes(m.portMode))
+        problems.push({ field: "portMode", value: m.portMode, problem: "must be http or tcp", fix: "use EspPortModeName.Http" });
+    if (!(Object.values(ApiProfileName) as string[]).includes(profile))
+        problems.push({ field: "apiProfile", value: profile, problem: "must be current or seed", fix: "use ApiProfileName.Current" });
+    if (typeof m.ingressPath !== "string" || !m.ingressPath.startsWith("/") || /\s/.test(m.ingressPath))
+        problems.push({ field: "ingressPath", value: m.ingressPath, problem: "must be a path starting with '/'", fix: 'use "/echo"' });
     return { problems, m, profile, awaitRollout: a.awaitRollout ?? true };
 }
 
@@ -231,18 +258,26 @@ export class ManagedApi extends pulumi.ComponentResource {
 
         const service = new k8s.core.v1.Service(
             name,
-            { metadata: { name: ESP_NAME, namespace: m.namespace, labels, annotations: SKIP_AWAIT }, spec: { selector: { app: ESP_NAME }, ports: [espServicePort(m, s.apiProfile)] } },
+            {
+                metadata: { name: ESP_NAME, namespace: m.namespace, labels, annotations: SKIP_AWAIT },
+                spec: { selector: { app: ESP_NAME }, ports: [espServicePort(m, s.apiProfile)] },
+            },
             { parent: this },
         );
 
         let ingressClass: k8s.networking.v1.IngressClass | undefined;
         if (s.apiProfile === "current" && args.createIngressClass !== false) {
             // Cluster-scoped, so named after the class (not the component): one per cluster.
-            ingressClass = new k8s.networking.v1.IngressClass(`ingressclass-${m.ingressClassName}`, ingressClassManifest(m, stackLabels("managed-api")) as k8s.networking.v1.IngressClassArgs, { parent: this });
+            ingressClass = new k8s.networking.v1.IngressClass(
+                `ingressclass-${m.ingressClassName}`,
+                ingressClassManifest(m, stackLabels("managed-api")) as k8s.networking.v1.IngressClassArgs,
+                { parent: this },
+            );
         }
         const ingress = ingressManifest(m, s.apiProfile, labels);
         const dependsOn = [service, ...(ingressClass ? [ingressClass] : [])];
-        if (s.apiProfile === "seed") new k8s.extensions.v1beta1.Ingress(m.ingressName, ingress as k8s.extensions.v1beta1.IngressArgs, { parent: this, dependsOn });
+        if (s.apiProfile === "seed")
+            new k8s.extensions.v1beta1.Ingress(m.ingressName, ingress as k8s.extensions.v1beta1.IngressArgs, { parent: this, dependsOn });
         else new k8s.networking.v1.Ingress(m.ingressName, ingress as k8s.networking.v1.IngressArgs, { parent: this, dependsOn });
         this.serviceAddress = `${ESP_NAME}.${m.namespace}.svc.cluster.local:${ESP_SERVICE_PORT}`;
         this.ingressName = m.ingressName;

@@ -37,7 +37,11 @@ export function rawToArgs(raw: RawConfig): MeshRateLimitArgs {
     for (const k of CONFIG_KEYS) {
         const v = raw[k.key]?.trim();
         if (v === undefined || v === "") continue;
-        if (LIST_KEYS.has(k.key)) args[k.key] = v.split(",").map((s) => s.trim()).filter(Boolean);
+        if (LIST_KEYS.has(k.key))
+            args[k.key] = v
+                .split(",")
+                .map((s) => s.trim())
+                .filter(Boolean);
         else if (k.kind === "json") args[k.key] = JSON.parse(v);
         else if (k.kind === "integer") args[k.key] = Number(v);
         else if (k.kind === "boolean") args[k.key] = v.toLowerCase() === "true";

@@ -145,7 +145,8 @@ export class MeshRateLimit extends pulumi.ComponentResource {
         const global = new GlobalRateLimit("global-ratelimit", globalArgsFromSettings(s), { parent: this });
         new Bookinfo("bookinfo", bookinfoArgsFromSettings(s), { parent: this });
         new LocalRateLimit("local-ratelimit", localArgsFromSettings(s), { parent: this });
-        if (s.managedApi) new ManagedApi("managed-api", { ...managedApiArgsFromSettings(s), createIngressClass: args.createIngressClass ?? true }, { parent: this });
+        if (s.managedApi)
+            new ManagedApi("managed-api", { ...managedApiArgsFromSettings(s), createIngressClass: args.createIngressClass ?? true }, { parent: this });
         if (s.mesh.mutualTls) {
             new MeshMutualTls(
                 "mesh-mtls",

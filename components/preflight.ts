@@ -84,10 +84,21 @@ export function refName(r: SharedObjectRef): string {
 export function sharedObjectRefs(s: StackSettings): SharedObjectRef[] {
     const refs: SharedObjectRef[] = [];
     if (s.managedApi && s.apiProfile === "current") {
-        refs.push({ kind: "IngressClass", apiVersion: "networking.k8s.io/v1", name: s.managedApi.ingressClassName, resource: "ingressclasses.networking.k8s.io" });
+        refs.push({
+            kind: "IngressClass",
+            apiVersion: "networking.k8s.io/v1",
+            name: s.managedApi.ingressClassName,
+            resource: "ingressclasses.networking.k8s.io",
+        });
     }
     if (s.mesh.mutualTls && s.mesh.mutualTlsScope === "mesh" && s.apiProfile === "current") {
-        refs.push({ kind: "PeerAuthentication", apiVersion: "security.istio.io/v1", name: MESH_PEER_AUTHENTICATION, namespace: s.mesh.namespace, resource: "peerauthentications.security.istio.io" });
+        refs.push({
+            kind: "PeerAuthentication",
+            apiVersion: "security.istio.io/v1",
+            name: MESH_PEER_AUTHENTICATION,
+            namespace: s.mesh.namespace,
+            resource: "peerauthentications.security.istio.io",
+        });
     }
     // The names and namespaces come from the same plans the components build their filters from.
     const local = localArgsFromSettings(s);
@@ -151,7 +162,9 @@ export function planSharedObjects(s: StackSettings, live: LiveObject[]): SharedO
                 action = "leave";
                 message = `${name}: already exists with mtls.mode STRICT (not created by this stack): mesh mutual TLS is on; the stack creates no PeerAuthentication and never changes or deletes this one`;
             } else {
-                const what = meshWide ? `mtls.mode ${mode === undefined ? "unset (PERMISSIVE in the root namespace)" : String(mode)}` : "a workload selector, so it is not mesh-wide";
+                const what = meshWide
+                    ? `mtls.mode ${mode === undefined ? "unset (PERMISSIVE in the root namespace)" : String(mode)}`
+                    : "a workload selector, so it is not mesh-wide";
                 plan.problems.push({
                     key: "mutualTls",
                     value: "true",
@@ -247,13 +260,17 @@ export function planMeshReach(s: StackSettings, state: MeshReachState): { proble
         });
     }
     if (!byNs.has(s.mesh.gatewayNamespace)) {
-        messages.push(`no pod labelled ${sel} runs in ${s.mesh.gatewayNamespace} (gatewayNamespace): the gateway limits apply once the gateway's pods run there`);
+        messages.push(
+            `no pod labelled ${sel} runs in ${s.mesh.gatewayNamespace} (gatewayNamespace): the gateway limits apply once the gateway's pods run there`,
+        );
     }
     const meshWide = state.peerAuthentications.filter((pa) => isMeshWide(pa) && (pa.metadata.namespace ?? s.mesh.namespace) === s.mesh.namespace);
     if (s.mesh.mutualTls && meshWide.length) {
         const names = meshWide.map((pa) => `${pa.metadata.name} (${pa.spec?.mtls?.mode ?? "mode unset"})`).join(", ");
         if (s.mesh.mutualTlsScope === "workloads") {
-            messages.push(`mesh-wide PeerAuthentication in ${s.mesh.namespace}: ${names}; it keeps governing every other workload. The stack's own pods are STRICT through their workload-level PeerAuthentications, which take precedence`);
+            messages.push(
+                `mesh-wide PeerAuthentication in ${s.mesh.namespace}: ${names}; it keeps governing every other workload. The stack's own pods are STRICT through their workload-level PeerAuthentications, which take precedence`,
+            );
         } else {
             const foreign = meshWide.filter((pa) => pa.metadata.name !== MESH_PEER_AUTHENTICATION);
             if (foreign.length) {

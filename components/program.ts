@@ -5,7 +5,17 @@
 import * as pulumi from "@pulumi/pulumi";
 import { rawToArgs } from "./mesh-args";
 import { MeshRateLimit } from "./mesh-ratelimit";
-import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef, SharedObjectsPlan, meshReachQuery, planMeshReach, planSharedObjects, sharedObjectRefs } from "./preflight";
+import {
+    LiveObject,
+    MeshReachQuery,
+    MeshReachState,
+    SharedObjectRef,
+    SharedObjectsPlan,
+    meshReachQuery,
+    planMeshReach,
+    planSharedObjects,
+    sharedObjectRefs,
+} from "./preflight";
 import { ConfigError, ConfigProblem, StackSettings, hideSecretValues, rawConfigFromAll, resolveSettings } from "./settings";
 
 export interface ProgramOptions {
@@ -42,7 +52,10 @@ export function isConfigSecret(fullKey: string): boolean {
  * Validates the whole config, asks the cluster (served APIs, shared objects), throws `ConfigError`
  * before any resource is registered, then builds the stack.
  */
-export function buildProgram(allConfig: Record<string, string>, opts: ProgramOptions = {}): { settings: StackSettings; stack: MeshRateLimit; shared: SharedObjectsPlan } {
+export function buildProgram(
+    allConfig: Record<string, string>,
+    opts: ProgramOptions = {},
+): { settings: StackSettings; stack: MeshRateLimit; shared: SharedObjectsPlan } {
     const { raw, unknown, secretKeys } = rawConfigFromAll(allConfig, opts.isSecret ?? isConfigSecret);
     const fail = (problems: ConfigProblem[]) => new ConfigError(hideSecretValues(problems, raw, secretKeys));
     let settings: StackSettings;
@@ -61,7 +74,12 @@ export function buildProgram(allConfig: Record<string, string>, opts: ProgramOpt
     for (const d of shared.decisions) if (d.action !== "create" || opts.lookupShared) report(d.message);
     for (const m of reach.messages) report(m);
     // Stack config → MeshRateLimit's typed arguments; the component checks them again itself.
-    const args = { ...rawToArgs(raw), kubeContext: opts.kubeContext, createIngressClass: shared.ingressClass, createPeerAuthentication: shared.peerAuthentication };
+    const args = {
+        ...rawToArgs(raw),
+        kubeContext: opts.kubeContext,
+        createIngressClass: shared.ingressClass,
+        createPeerAuthentication: shared.peerAuthentication,
+    };
     const stack = new MeshRateLimit("mesh-ratelimit", args);
     return { settings, stack, shared };
 }

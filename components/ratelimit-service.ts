@@ -56,7 +56,10 @@ export function ratelimitEnv(s: Pick<StackSettings, "ratelimit" | "redis">, redi
         // Without statsd this version logs every decision's stats (~200 B a line) unless stats are
         // off or go to Prometheus (measured in docs/rls.md).
         ...(r.prometheus
-            ? [{ name: "USE_PROMETHEUS", value: "true" }, { name: "PROMETHEUS_ADDR", value: `:${METRICS_PORT}` }]
+            ? [
+                  { name: "USE_PROMETHEUS", value: "true" },
+                  { name: "PROMETHEUS_ADDR", value: `:${METRICS_PORT}` },
+              ]
             : [{ name: "DISABLE_STATS", value: "true" }]),
         { name: "RUNTIME_ROOT", value: RUNTIME_ROOT },
         { name: "RUNTIME_SUBDIRECTORY", value: RUNTIME_SUBDIRECTORY },
@@ -103,7 +106,9 @@ export class RateLimitService extends pulumi.ComponentResource {
         );
 
         // Its own identity: the only one Redis admits (components/access-policies.ts).
-        const account = new k8s.core.v1.ServiceAccount(`${name}-sa`, serviceAccountManifest(ratelimitServiceAccount(s), r.namespace, "ratelimit"), { parent: this });
+        const account = new k8s.core.v1.ServiceAccount(`${name}-sa`, serviceAccountManifest(ratelimitServiceAccount(s), r.namespace, "ratelimit"), {
+            parent: this,
+        });
 
         this.deployment = new k8s.apps.v1.Deployment(
             name,
@@ -129,7 +134,12 @@ export class RateLimitService extends pulumi.ComponentResource {
                             serviceAccountName: ratelimitServiceAccount(s),
                             // Replicas on different nodes where there are several (soft: one node still schedules all).
                             topologySpreadConstraints: [
-                                { maxSkew: 1, topologyKey: "kubernetes.io/hostname", whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: { app: r.serviceName } } },
+                                {
+                                    maxSkew: 1,
+                                    topologyKey: "kubernetes.io/hostname",
+                                    whenUnsatisfiable: "ScheduleAnyway",
+                                    labelSelector: { matchLabels: { app: r.serviceName } },
+                                },
                             ],
                             containers: [
                                 {
@@ -155,7 +165,10 @@ export class RateLimitService extends pulumi.ComponentResource {
                                     // Whole-directory mount (no subPath) so ConfigMap updates reach the running process.
                                     volumeMounts: [{ name: "config", mountPath: CONFIG_MOUNT_PATH, readOnly: true }, ...redisTlsVolumes(s.redis).volumeMounts],
                                     // Ephemeral storage: it writes no file; the bound covers its container log.
-                                    resources: { requests: { cpu: "100m", memory: "64Mi", "ephemeral-storage": "32Mi" }, limits: { cpu: "1", memory: "256Mi", "ephemeral-storage": "256Mi" } },
+                                    resources: {
+                                        requests: { cpu: "100m", memory: "64Mi", "ephemeral-storage": "32Mi" },
+                                        limits: { cpu: "1", memory: "256Mi", "ephemeral-storage": "256Mi" },
+                                    },
                                     // It writes no file: the config is a read-only mount.
                                     securityContext: restrictedContainerSecurityContext(true),
                                 },

@@ -88,7 +88,10 @@ const EXISTING_ONLY = ["redisAddress", "redisPasswordSecret", "redisTls", "redis
 export function readRedisConnection(r: ConfigReader, pipelineWindow: string): RedisConnection {
     const mode = r.oneOf<RedisMode>("redisMode", REDIS_MODES);
     const addressText = r.given("redisAddress");
-    const addresses = (addressText ?? "").split(",").map((a) => a.trim()).filter(Boolean);
+    const addresses = (addressText ?? "")
+        .split(",")
+        .map((a) => a.trim())
+        .filter(Boolean);
     const master = r.given("redisSentinelMaster");
     const secret = r.given("redisPasswordSecret");
     const secretKey = r.str("redisPasswordSecretKey");
@@ -100,19 +103,45 @@ export function readRedisConnection(r: ConfigReader, pipelineWindow: string): Re
         for (const k of EXISTING_ONLY) {
             const v = r.given(k);
             if (v !== undefined && !(k === "redisTls" && v === "false")) {
-                r.fail(k, v, "applies only to a Redis the stack does not deploy (redisMode external, sentinel or cluster); the in-cluster Redis has its own generated password and no TLS", (s) => `${s.rm(k)}, or ${s.set("redisMode", k === "redisAddress" && v.includes(",") ? "cluster" : "external")}`);
+                r.fail(
+                    k,
+                    v,
+                    "applies only to a Redis the stack does not deploy (redisMode external, sentinel or cluster); the in-cluster Redis has its own generated password and no TLS",
+                    (s) => `${s.rm(k)}, or ${s.set("redisMode", k === "redisAddress" && v.includes(",") ? "cluster" : "external")}`,
+                );
             }
         }
     } else if (addresses.length === 0) {
-        const example = mode === "external" ? "redis.cache.svc.cluster.local:6379" : mode === "sentinel" ? "sentinel-0.redis:26379,sentinel-1.redis:26379,sentinel-2.redis:26379" : "redis-0.redis:6379,redis-1.redis:6379,redis-2.redis:6379";
-        r.fail("redisAddress", addressText, `is required with redisMode ${mode}: ${mode === "external" ? "the Redis's host:port" : mode === "sentinel" ? "the Sentinels' host:port, comma-separated" : "some of the Cluster's nodes (host:port, comma-separated)"}`, (s) => `${s.set("redisAddress", example)}, or ${s.rm("redisMode")}`);
+        const example =
+            mode === "external"
+                ? "redis.cache.svc.cluster.local:6379"
+                : mode === "sentinel"
+                  ? "sentinel-0.redis:26379,sentinel-1.redis:26379,sentinel-2.redis:26379"
+                  : "redis-0.redis:6379,redis-1.redis:6379,redis-2.redis:6379";
+        r.fail(
+            "redisAddress",
+            addressText,
+            `is required with redisMode ${mode}: ${mode === "external" ? "the Redis's host:port" : mode === "sentinel" ? "the Sentinels' host:port, comma-separated" : "some of the Cluster's nodes (host:port, comma-separated)"}`,
+            (s) => `${s.set("redisAddress", example)}, or ${s.rm("redisMode")}`,
+        );
     } else {
         const bad = addresses.filter((a) => !isHostPort(a));
         if (bad.length) {
-            r.fail("redisAddress", addressText, `has address(es) that are not host:port: ${bad.join(", ")}`, (s) => s.set("redisAddress", addresses.map((a) => (isHostPort(a) ? a : `${a.replace(/:.*$/, "") || "redis"}:${mode === "sentinel" ? 26379 : 6379}`)).join(",")));
+            r.fail("redisAddress", addressText, `has address(es) that are not host:port: ${bad.join(", ")}`, (s) =>
+                s.set(
+                    "redisAddress",
+                    addresses.map((a) => (isHostPort(a) ? a : `${a.replace(/:.*$/, "") || "redis"}:${mode === "sentinel" ? 26379 : 6379}`)).join(","),
+                ),
+            );
         }
         if (mode === "external" && addresses.length > 1) {
-            r.fail("redisAddress", addressText, "names several servers, but redisMode external is one Redis; several addresses are the Sentinels of a Sentinel setup or the nodes of a Redis Cluster", (s) => `${s.set("redisMode", "cluster")}, or ${s.set("redisMode", "sentinel")} with redisSentinelMaster, or ${s.set("redisAddress", addresses[0])}`);
+            r.fail(
+                "redisAddress",
+                addressText,
+                "names several servers, but redisMode external is one Redis; several addresses are the Sentinels of a Sentinel setup or the nodes of a Redis Cluster",
+                (s) =>
+                    `${s.set("redisMode", "cluster")}, or ${s.set("redisMode", "sentinel")} with redisSentinelMaster, or ${s.set("redisAddress", addresses[0])}`,
+            );
         }
         if (new Set(addresses).size !== addresses.length) {
             r.fail("redisAddress", addressText, "names an address twice", (s) => s.set("redisAddress", [...new Set(addresses)].join(",")));
@@ -121,13 +150,19 @@ export function readRedisConnection(r: ConfigReader, pipelineWindow: string): Re
 
     if (mode === "sentinel") {
         if (master === undefined) {
-            r.fail("redisSentinelMaster", undefined, "is required with redisMode sentinel: the name the Sentinels monitor the master under (`sentinel monitor <name> ...`)", (s) => s.set("redisSentinelMaster", "mymaster"));
+            r.fail(
+                "redisSentinelMaster",
+                undefined,
+                "is required with redisMode sentinel: the name the Sentinels monitor the master under (`sentinel monitor <name> ...`)",
+                (s) => s.set("redisSentinelMaster", "mymaster"),
+            );
         } else if (cleanSentinelMaster(master) !== master) {
             r.fail("redisSentinelMaster", master, SENTINEL_MASTER_PROBLEM, (s) => s.set("redisSentinelMaster", cleanSentinelMaster(master)));
         }
     } else {
         for (const k of ["redisSentinelMaster", "redisSentinelPasswordSecret"]) {
-            if (r.given(k) !== undefined) r.fail(k, r.given(k), `applies only to redisMode sentinel (redisMode is ${mode})`, (s) => `${s.rm(k)}, or ${s.set("redisMode", "sentinel")}`);
+            if (r.given(k) !== undefined)
+                r.fail(k, r.given(k), `applies only to redisMode sentinel (redisMode is ${mode})`, (s) => `${s.rm(k)}, or ${s.set("redisMode", "sentinel")}`);
         }
     }
 
@@ -138,7 +173,12 @@ export function readRedisConnection(r: ConfigReader, pipelineWindow: string): Re
         }
     }
     if (r.given("redisPasswordSecretKey") !== undefined && secret === undefined && sentinelSecret === undefined) {
-        r.fail("redisPasswordSecretKey", r.given("redisPasswordSecretKey"), "names a key of redisPasswordSecret, which is not set", (s) => `${s.set("redisPasswordSecret", "<secret name>")}, or ${s.rm("redisPasswordSecretKey")}`);
+        r.fail(
+            "redisPasswordSecretKey",
+            r.given("redisPasswordSecretKey"),
+            "names a key of redisPasswordSecret, which is not set",
+            (s) => `${s.set("redisPasswordSecret", "<secret name>")}, or ${s.rm("redisPasswordSecretKey")}`,
+        );
     }
     if (!isSecretDataKey(secretKey)) {
         r.fail("redisPasswordSecretKey", secretKey, SECRET_DATA_KEY_PROBLEM, (s) => s.set("redisPasswordSecretKey", "password"));
@@ -150,7 +190,12 @@ export function readRedisConnection(r: ConfigReader, pipelineWindow: string): Re
     const window = pipelineWindow.replace(/\s+/g, "");
     const windowIsSet = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(window) && /[1-9]/.test(window);
     if (mode !== "cluster" && windowIsSet) {
-        r.fail("redisPipelineWindow", pipelineWindow, `has no effect with redisMode ${mode}: the pinned service applies REDIS_PIPELINE_WINDOW to Redis Cluster only (its single and Sentinel clients pipeline each request's commands already)`, (s) => `${s.rm("redisPipelineWindow")}, or ${s.set("redisMode", "cluster")}`);
+        r.fail(
+            "redisPipelineWindow",
+            pipelineWindow,
+            `has no effect with redisMode ${mode}: the pinned service applies REDIS_PIPELINE_WINDOW to Redis Cluster only (its single and Sentinel clients pipeline each request's commands already)`,
+            (s) => `${s.rm("redisPipelineWindow")}, or ${s.set("redisMode", "cluster")}`,
+        );
     }
 
     return {
@@ -199,7 +244,12 @@ export function redisConnectionEnv(c: RedisConnection, inClusterAddress: string,
 }
 
 /** Replaces the Redis variables of a rendered environment by those of `c` (same position, extras after REDIS_URL). */
-export function withRedisConnection<E extends { name: string }>(env: E[], c: RedisConnection, inClusterAddress: string, inClusterAuth: SecretKey): (E | RedisEnvVar)[] {
+export function withRedisConnection<E extends { name: string }>(
+    env: E[],
+    c: RedisConnection,
+    inClusterAddress: string,
+    inClusterAuth: SecretKey,
+): (E | RedisEnvVar)[] {
     const ours = new Set(["REDIS_TYPE", "REDIS_URL", "REDIS_AUTH", "REDIS_SENTINEL_AUTH", "REDIS_TLS", "REDIS_TLS_CACERT"]);
     const at = env.findIndex((e) => ours.has(e.name));
     const rest = env.filter((e) => !ours.has(e.name));

@@ -217,10 +217,20 @@ function limitOf(l: { requestsPerUnit: number; unit: LimitUnit; shadow?: boolean
 
 function checkLimit(field: string, l: any, problems: RuleProblem[]): void {
     if (!Number.isSafeInteger(l?.requestsPerUnit) || l.requestsPerUnit < 1) {
-        problems.push({ field: `${field}.requestsPerUnit`, value: l?.requestsPerUnit, problem: "must be a whole number of at least 1", fix: "set requestsPerUnit to e.g. 100" });
+        problems.push({
+            field: `${field}.requestsPerUnit`,
+            value: l?.requestsPerUnit,
+            problem: "must be a whole number of at least 1",
+            fix: "set requestsPerUnit to e.g. 100",
+        });
     }
     if (!UNITS.includes(l?.unit)) {
-        problems.push({ field: `${field}.unit`, value: l?.unit, problem: `must be one of ${UNITS.join(", ")}`, fix: "use LimitUnit.Minute (\"minute\") or another LimitUnit" });
+        problems.push({
+            field: `${field}.unit`,
+            value: l?.unit,
+            problem: `must be one of ${UNITS.join(", ")}`,
+            fix: 'use LimitUnit.Minute ("minute") or another LimitUnit',
+        });
     }
     if (l?.shadow !== undefined && typeof l.shadow !== "boolean") {
         problems.push({ field: `${field}.shadow`, value: l.shadow, problem: "must be true or false", fix: "set shadow to true (observe only) or false" });
@@ -229,7 +239,16 @@ function checkLimit(field: string, l: any, problems: RuleProblem[]): void {
 
 function checkPath(field: string, p: unknown, problems: RuleProblem[]): void {
     if (typeof p !== "string" || !p.startsWith("/") || /[\s?#]/.test(p)) {
-        problems.push({ field, value: p, problem: "must be a path starting with '/', without spaces, query or fragment", fix: `use e.g. "/${String(p ?? "").replace(/^\/*/, "").split(/[?#\s]/)[0]}"` });
+        problems.push({
+            field,
+            value: p,
+            problem: "must be a path starting with '/', without spaces, query or fragment",
+            fix: `use e.g. "/${
+                String(p ?? "")
+                    .replace(/^\/*/, "")
+                    .split(/[?#\s]/)[0]
+            }"`,
+        });
     }
 }
 
@@ -241,20 +260,40 @@ function validateRule(r: any, i: number, names: Set<string>, problems: RuleProbl
         return false;
     }
     if (typeof r.name !== "string" || !NAME.test(r.name)) {
-        problems.push({ field: `${at}.name`, value: r.name, problem: "must be a non-empty name of letters, digits, '_', '.', '-' (it is the descriptor value)", fix: `name it e.g. "rule-${i}"` });
+        problems.push({
+            field: `${at}.name`,
+            value: r.name,
+            problem: "must be a non-empty name of letters, digits, '_', '.', '-' (it is the descriptor value)",
+            fix: `name it e.g. "rule-${i}"`,
+        });
     } else if (names.has(r.name)) {
-        problems.push({ field: `${at}.name`, value: r.name, problem: "is used by another rule; the service would merge their counters", fix: "give every rule a distinct name" });
+        problems.push({
+            field: `${at}.name`,
+            value: r.name,
+            problem: "is used by another rule; the service would merge their counters",
+            fix: "give every rule a distinct name",
+        });
     } else names.add(r.name);
     if (r.path !== undefined) {
         const kinds = ["exact", "prefix", "regex"].filter((k) => r.path?.[k] !== undefined);
         if (kinds.length !== 1) {
-            problems.push({ field: `${at}.path`, value: r.path, problem: `needs exactly one of exact, prefix, regex (has ${kinds.length ? kinds.join(", ") : "none"})`, fix: "keep one of them" });
+            problems.push({
+                field: `${at}.path`,
+                value: r.path,
+                problem: `needs exactly one of exact, prefix, regex (has ${kinds.length ? kinds.join(", ") : "none"})`,
+                fix: "keep one of them",
+            });
         } else if (kinds[0] === "regex") {
             try {
                 if (typeof r.path.regex !== "string" || r.path.regex === "") throw new Error("empty");
                 compileFullMatch(r.path.regex);
             } catch (e) {
-                problems.push({ field: `${at}.path.regex`, value: r.path.regex, problem: `is not a valid RE2 regular expression (${(e as Error).message})`, fix: "write an RE2 expression matching the whole path, e.g. \"/items/[0-9]+\"" });
+                problems.push({
+                    field: `${at}.path.regex`,
+                    value: r.path.regex,
+                    problem: `is not a valid RE2 regular expression (${(e as Error).message})`,
+                    fix: 'write an RE2 expression matching the whole path, e.g. "/items/[0-9]+"',
+                });
             }
         } else {
             checkPath(`${at}.path.${kinds[0]}`, r.path[kinds[0]], problems);
@@ -263,23 +302,53 @@ function validateRule(r: any, i: number, names: Set<string>, problems: RuleProbl
     if (r.header !== undefined) {
         const h = r.header;
         if (h?.name === ":path") {
-            problems.push({ field: `${at}.header.name`, value: h.name, problem: "':path' carries the query string", fix: "match the path with the rule's `path` field instead" });
+            problems.push({
+                field: `${at}.header.name`,
+                value: h.name,
+                problem: "':path' carries the query string",
+                fix: "match the path with the rule's `path` field instead",
+            });
         } else if (typeof h?.name !== "string" || !HEADER_NAME.test(h.name)) {
             const fixed = typeof h?.name === "string" ? h.name.toLowerCase().trim() : "x-api-key";
-            problems.push({ field: `${at}.header.name`, value: h?.name, problem: "must be a lower-case HTTP header name", fix: `use "${HEADER_NAME.test(fixed) ? fixed : "x-api-key"}"` });
+            problems.push({
+                field: `${at}.header.name`,
+                value: h?.name,
+                problem: "must be a lower-case HTTP header name",
+                fix: `use "${HEADER_NAME.test(fixed) ? fixed : "x-api-key"}"`,
+            });
         }
         if (h?.value !== undefined && (typeof h.value !== "string" || h.value === "")) {
-            problems.push({ field: `${at}.header.value`, value: h.value, problem: "must be a non-empty string", fix: "omit value to match on presence, or give the exact value" });
+            problems.push({
+                field: `${at}.header.value`,
+                value: h.value,
+                problem: "must be a non-empty string",
+                fix: "omit value to match on presence, or give the exact value",
+            });
         }
         if (h?.value !== undefined && h?.perValue) {
-            problems.push({ field: `${at}.header.perValue`, value: true, problem: "cannot be combined with header.value (one fixed value has one counter)", fix: "remove value, or set perValue to false" });
+            problems.push({
+                field: `${at}.header.perValue`,
+                value: true,
+                problem: "cannot be combined with header.value (one fixed value has one counter)",
+                fix: "remove value, or set perValue to false",
+            });
         }
     }
     if (r.perClientAddress !== undefined && typeof r.perClientAddress !== "boolean") {
-        problems.push({ field: `${at}.perClientAddress`, value: r.perClientAddress, problem: "must be true or false", fix: "set perClientAddress to true or false" });
+        problems.push({
+            field: `${at}.perClientAddress`,
+            value: r.perClientAddress,
+            problem: "must be true or false",
+            fix: "set perClientAddress to true or false",
+        });
     }
     if (r.route !== undefined && (typeof r.route?.name !== "string" || r.route.name === "")) {
-        problems.push({ field: `${at}.route.name`, value: r.route?.name, problem: "must name a route (VirtualService http[].name)", fix: "set route.name to the route's name, or remove route" });
+        problems.push({
+            field: `${at}.route.name`,
+            value: r.route?.name,
+            problem: "must name a route (VirtualService http[].name)",
+            fix: "set route.name to the route's name, or remove route",
+        });
     }
     checkLimit(at, r, problems);
     return problems.length === before;
@@ -312,14 +381,25 @@ export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
     const problems: RuleProblem[] = [];
     const mode = input.pathKey ?? PathKeyMode.UrlPath;
     if (!(Object.values(PathKeyMode) as string[]).includes(mode)) {
-        problems.push({ field: "pathKey", value: mode, problem: `must be one of ${Object.values(PathKeyMode).join(", ")}`, fix: "use PathKeyMode.UrlPath (\"url-path\")" });
+        problems.push({
+            field: "pathKey",
+            value: mode,
+            problem: `must be one of ${Object.values(PathKeyMode).join(", ")}`,
+            fix: 'use PathKeyMode.UrlPath ("url-path")',
+        });
     }
     const ruleKey = input.ruleKey ?? DEFAULT_RULE_KEY;
     if (typeof ruleKey !== "string" || !NAME.test(ruleKey)) {
-        problems.push({ field: "ruleKey", value: ruleKey, problem: "must be a non-empty descriptor key of letters, digits, '_', '.', '-'", fix: `use "${DEFAULT_RULE_KEY}"` });
+        problems.push({
+            field: "ruleKey",
+            value: ruleKey,
+            problem: "must be a non-empty descriptor key of letters, digits, '_', '.', '-'",
+            fix: `use "${DEFAULT_RULE_KEY}"`,
+        });
     }
     const rules = input.rules ?? [];
-    if (!Array.isArray(rules)) problems.push({ field: "rules", value: rules, problem: "must be a list of rules", fix: "give [] or a list of { name, requestsPerUnit, unit, ... }" });
+    if (!Array.isArray(rules))
+        problems.push({ field: "rules", value: rules, problem: "must be a list of rules", fix: "give [] or a list of { name, requestsPerUnit, unit, ... }" });
     const names = new Set<string>();
     const valid = (Array.isArray(rules) ? rules : []).filter((r, i) => validateRule(r, i, names, problems));
 
@@ -332,22 +412,39 @@ export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
         const seen = new Set<string>();
         (perPath.paths ?? []).forEach((p, i) => {
             checkPath(`perPath.paths[${i}].path`, p?.path, problems);
-            if (seen.has(p?.path)) problems.push({ field: `perPath.paths[${i}].path`, value: p.path, problem: "appears twice; the service rejects duplicate descriptors", fix: "remove one of the two entries" });
+            if (seen.has(p?.path))
+                problems.push({
+                    field: `perPath.paths[${i}].path`,
+                    value: p.path,
+                    problem: "appears twice; the service rejects duplicate descriptors",
+                    fix: "remove one of the two entries",
+                });
             seen.add(p?.path);
             checkLimit(`perPath.paths[${i}]`, p, problems);
         });
         if (perPath.eachPath) checkLimit("perPath.eachPath", perPath.eachPath, problems);
         if (!perPath.eachPath && !(perPath.paths ?? []).length) {
-            problems.push({ field: "perPath", value: perPath, problem: "limits nothing (no paths and no eachPath)", fix: "give paths and/or eachPath, or remove perPath" });
+            problems.push({
+                field: "perPath",
+                value: perPath,
+                problem: "limits nothing (no paths and no eachPath)",
+                fix: "give paths and/or eachPath, or remove perPath",
+            });
         }
     }
     if (perPath && pathKey === ruleKey) {
         // Rule names cannot start with '/', paths always do: the values never collide, but the
         // per-path catch-all would also count a rule's descriptor value. Keep them apart unless needed.
-        for (const r of valid) if (r.header?.perValue || r.perClientAddress) {
-            problems.push({ field: "ruleKey", value: ruleKey, problem: `equals perPath.descriptorKey, so rule '${r.name}' (nested descriptors) would share the key with the per-path counters`, fix: `use a different ruleKey, e.g. "${DEFAULT_RULE_KEY}"` });
-            break;
-        }
+        for (const r of valid)
+            if (r.header?.perValue || r.perClientAddress) {
+                problems.push({
+                    field: "ruleKey",
+                    value: ruleKey,
+                    problem: `equals perPath.descriptorKey, so rule '${r.name}' (nested descriptors) would share the key with the per-path counters`,
+                    fix: `use a different ruleKey, e.g. "${DEFAULT_RULE_KEY}"`,
+                });
+                break;
+            }
     }
 
     const vhostRateLimits: RateLimitEntry[] = [];

@@ -20,8 +20,17 @@ export interface RequiredApi {
 }
 
 export function requiredApiVersions(s: StackSettings): RequiredApi[] {
-    const istio = (apiVersion: string, what: string): RequiredApi => ({ apiVersion, what, key: "meshNamespace", value: s.mesh.namespace, fix: "install Istio (its CRDs) in the cluster first" });
-    const req: RequiredApi[] = [istio("networking.istio.io/v1alpha3", "EnvoyFilter (Istio's CRDs)"), istio("networking.istio.io/v1beta1", "Gateway and VirtualService (Istio's CRDs)")];
+    const istio = (apiVersion: string, what: string): RequiredApi => ({
+        apiVersion,
+        what,
+        key: "meshNamespace",
+        value: s.mesh.namespace,
+        fix: "install Istio (its CRDs) in the cluster first",
+    });
+    const req: RequiredApi[] = [
+        istio("networking.istio.io/v1alpha3", "EnvoyFilter (Istio's CRDs)"),
+        istio("networking.istio.io/v1beta1", "Gateway and VirtualService (Istio's CRDs)"),
+    ];
     if (s.managedApi) {
         req.push(
             s.apiProfile === "seed"
@@ -33,7 +42,13 @@ export function requiredApiVersions(s: StackSettings): RequiredApi[] {
                       problem: "the cluster does not serve extensions/v1beta1, which the seed profile's Ingress uses (removed in Kubernetes 1.22)",
                       fix: "pulumi config set apiProfile current   (networking.k8s.io/v1 Ingress), or pulumi config set managedApi false",
                   }
-                : { apiVersion: "networking.k8s.io/v1", what: "Ingress", key: "apiProfile", value: s.apiProfile, fix: "use a cluster that serves it, or change apiProfile" },
+                : {
+                      apiVersion: "networking.k8s.io/v1",
+                      what: "Ingress",
+                      key: "apiProfile",
+                      value: s.apiProfile,
+                      fix: "use a cluster that serves it, or change apiProfile",
+                  },
         );
     }
     // PeerAuthentication: the stack's workload-level policies (both profiles), or the mesh-wide one
@@ -41,7 +56,9 @@ export function requiredApiVersions(s: StackSettings): RequiredApi[] {
     if (s.mesh.mutualTls && (s.mesh.mutualTlsScope === "workloads" || s.apiProfile === "current")) {
         req.push({
             ...istio("security.istio.io/v1", "PeerAuthentication"),
-            ...(s.mesh.mutualTlsScope === "workloads" ? { key: "mutualTls", value: "true", fix: "use Istio 1.22 or later, or pulumi config set mutualTls false" } : {}),
+            ...(s.mesh.mutualTlsScope === "workloads"
+                ? { key: "mutualTls", value: "true", fix: "use Istio 1.22 or later, or pulumi config set mutualTls false" }
+                : {}),
         });
     }
     if (s.access.enabled) {
@@ -50,8 +67,20 @@ export function requiredApiVersions(s: StackSettings): RequiredApi[] {
         // Istio 1.22 needs Kubernetes 1.27 or later, which no longer serves the seed profile's Ingress: there, only turning the policies off helps.
         const newerIstio = s.apiProfile === "seed" && s.managedApi ? "" : "use Istio 1.22 or later, or ";
         req.push(
-            { apiVersion: "security.istio.io/v1", what: "AuthorizationPolicy", key: "accessPolicies", value: String(s.access.enabled), fix: `${newerIstio}${off}` },
-            { apiVersion: "networking.k8s.io/v1", what: "NetworkPolicy", key: "accessPolicies", value: String(s.access.enabled), fix: `use a cluster that serves it, or ${off}` },
+            {
+                apiVersion: "security.istio.io/v1",
+                what: "AuthorizationPolicy",
+                key: "accessPolicies",
+                value: String(s.access.enabled),
+                fix: `${newerIstio}${off}`,
+            },
+            {
+                apiVersion: "networking.k8s.io/v1",
+                what: "NetworkPolicy",
+                key: "accessPolicies",
+                value: String(s.access.enabled),
+                fix: `use a cluster that serves it, or ${off}`,
+            },
         );
     }
     // One entry per version: the first requirement names its key; every kind and its fix are listed.

@@ -360,8 +360,14 @@ export function dnsNameProblem(kind: "label" | "subdomain"): string {
  */
 export function suggestedDnsName(v: unknown, kind: "label" | "subdomain"): string {
     const max = kind === "label" ? 63 : 253;
-    const parts = String(v ?? "").toLowerCase().replace(kind === "label" ? /[^a-z0-9-]/g : /[^a-z0-9.-]/g, "-").split(".");
-    const joined = parts.map((p) => p.replace(/^-+|-+$/g, "")).filter(Boolean).join(".");
+    const parts = String(v ?? "")
+        .toLowerCase()
+        .replace(kind === "label" ? /[^a-z0-9-]/g : /[^a-z0-9.-]/g, "-")
+        .split(".");
+    const joined = parts
+        .map((p) => p.replace(/^-+|-+$/g, ""))
+        .filter(Boolean)
+        .join(".");
     return joined.slice(0, max).replace(/[-.]+$/, "") || "name";
 }
 
@@ -446,7 +452,7 @@ class Reader {
         const max = opts.max ?? Number.MAX_SAFE_INTEGER;
         if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(n)) {
             // A number with a fraction: the nearest whole one. Not a number at all: the default.
-            const def = /^\d+$/.test(this.spec(key).default) ? Number(this.spec(key).default) : opts.fallback ?? opts.min;
+            const def = /^\d+$/.test(this.spec(key).default) ? Number(this.spec(key).default) : (opts.fallback ?? opts.min);
             const near = Number.isFinite(n) && text.trim() !== "" ? Math.min(Math.max(Math.round(n), opts.min), max) : def;
             this.fail(key, text, "must be a whole number", (s) => s.set(key, String(near)));
             return opts.fallback ?? opts.min;
@@ -463,7 +469,9 @@ class Reader {
         const v = this.str(key).toLowerCase();
         if (v === "true") return true;
         if (v === "false") return false;
-        this.fail(key, this.str(key), "must be true or false", (s) => s.set(key, ["yes", "y", "on", "1"].includes(v) ? "true" : ["no", "n", "off", "0"].includes(v) ? "false" : this.spec(key).default));
+        this.fail(key, this.str(key), "must be true or false", (s) =>
+            s.set(key, ["yes", "y", "on", "1"].includes(v) ? "true" : ["no", "n", "off", "0"].includes(v) ? "false" : this.spec(key).default),
+        );
         return this.spec(key).default === "true";
     }
 
@@ -510,7 +518,9 @@ class Reader {
     goDuration(key: string): string {
         const v = this.str(key);
         if (!GO_DURATION.test(v)) {
-            this.fail(key, v, "must be a Go duration such as '0', '150us' or '2ms'", (s) => s.set(key, v.replace(/\s+/g, "") !== v && GO_DURATION.test(v.replace(/\s+/g, "")) ? v.replace(/\s+/g, "") : this.spec(key).default));
+            this.fail(key, v, "must be a Go duration such as '0', '150us' or '2ms'", (s) =>
+                s.set(key, v.replace(/\s+/g, "") !== v && GO_DURATION.test(v.replace(/\s+/g, "")) ? v.replace(/\s+/g, "") : this.spec(key).default),
+            );
         }
         return v;
     }
@@ -570,7 +580,8 @@ function readRoutes(r: Reader, key: string, fallback: HttpRoute[]): HttpRoute[] 
 function readDescriptors(r: Reader, key: string, fallback: DescriptorLimit[]): DescriptorLimit[] {
     const parsed = r.json<unknown>(key);
     if (parsed === undefined) return fallback;
-    const example = (s: FixStyle) => s.set(key, '[{"key":"PATH","value":"/productpage","unit":"minute","requestsPerUnit":1},{"key":"PATH","unit":"minute","requestsPerUnit":100}]');
+    const example = (s: FixStyle) =>
+        s.set(key, '[{"key":"PATH","value":"/productpage","unit":"minute","requestsPerUnit":1},{"key":"PATH","unit":"minute","requestsPerUnit":100}]');
     if (!Array.isArray(parsed) || parsed.length === 0) {
         r.fail(key, r.given(key), "must be a non-empty JSON list of descriptors", example);
         return fallback;
@@ -592,7 +603,12 @@ function readDescriptors(r: Reader, key: string, fallback: DescriptorLimit[]): D
             return;
         }
         if (d.key !== DESCRIPTOR_KEY) {
-            r.fail(key, r.given(key), `${where} uses key '${d.key}', but the gateway filters only send '${DESCRIPTOR_KEY}': it would never match`, `set "key":"${DESCRIPTOR_KEY}"`);
+            r.fail(
+                key,
+                r.given(key),
+                `${where} uses key '${d.key}', but the gateway filters only send '${DESCRIPTOR_KEY}': it would never match`,
+                `set "key":"${DESCRIPTOR_KEY}"`,
+            );
         }
         if (d.value !== undefined && (typeof d.value !== "string" || d.value === "")) {
             r.fail(key, r.given(key), `${where} has an empty or non-string 'value'`, "omit 'value' for the catch-all, or give a non-empty string");
@@ -605,7 +621,12 @@ function readDescriptors(r: Reader, key: string, fallback: DescriptorLimit[]): D
         }
         const id = `${d.key}=${d.value ?? "*"}`;
         if (seen.has(id)) {
-            r.fail(key, r.given(key), `${where} duplicates ${d.value === undefined ? `the catch-all for '${d.key}'` : `'${id}'`}; the rate-limit service rejects duplicate descriptors`, "remove one of the two entries");
+            r.fail(
+                key,
+                r.given(key),
+                `${where} duplicates ${d.value === undefined ? `the catch-all for '${d.key}'` : `'${id}'`}; the rate-limit service rejects duplicate descriptors`,
+                "remove one of the two entries",
+            );
         }
         seen.add(id);
         out.push({ key: d.key, value: d.value, unit: d.unit, requestsPerUnit: d.requestsPerUnit });
@@ -637,7 +658,9 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
     // Global limits ---------------------------------------------------------------------------
     const domain = r.given("domain") ?? preset.domain;
     if (!/^[A-Za-z0-9_.-]+$/.test(domain)) {
-        r.fail("domain", domain, "must be non-empty and use only letters, digits, '_', '.', '-'", (s) => s.set("domain", domain.replace(/[^A-Za-z0-9_.-]/g, "") || preset.domain));
+        r.fail("domain", domain, "must be non-empty and use only letters, digits, '_', '.', '-'", (s) =>
+            s.set("domain", domain.replace(/[^A-Za-z0-9_.-]/g, "") || preset.domain),
+        );
     }
     const unit = r.oneOf<RateLimitUnit>("unit", RATE_LIMIT_UNITS);
     const limitedPathLimit = r.int("limitedPathLimit", { min: 1 });
@@ -646,7 +669,12 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
     if (preset.routeSplit) {
         apiLimit = r.int("apiLimit", { min: 1, fallback: preset.apiLimit });
     } else if (r.given("apiLimit") !== undefined) {
-        r.fail("apiLimit", r.given("apiLimit"), `applies only to variant A (variant ${variant} has no '${r.str("apiRoute")}' route limit)`, (s) => `${s.rm("apiLimit")}, or ${s.set("variant", "A")}`);
+        r.fail(
+            "apiLimit",
+            r.given("apiLimit"),
+            `applies only to variant A (variant ${variant} has no '${r.str("apiRoute")}' route limit)`,
+            (s) => `${s.rm("apiLimit")}, or ${s.set("variant", "A")}`,
+        );
     }
 
     let apiRoute: ApiRouteLimit | undefined;
@@ -659,7 +687,12 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         try {
             compileFullMatch(regex);
         } catch (e) {
-            r.fail("apiRouteRegex", regex, `is not a valid RE2 regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, "")}); Envoy would reject the route patch`, (s) => s.set("apiRouteRegex", defaultApiRegex(paths.apiPrefix)));
+            r.fail(
+                "apiRouteRegex",
+                regex,
+                `is not a valid RE2 regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, "")}); Envoy would reject the route patch`,
+                (s) => s.set("apiRouteRegex", defaultApiRegex(paths.apiPrefix)),
+            );
         }
         apiRoute = { route: apiRouteName, regex, descriptorValue };
     } else {
@@ -720,14 +753,21 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         mutualTlsScope: r.oneOf<MutualTlsScopeName>("mutualTlsScope", ["workloads", "mesh"]),
     };
     const hostsText = r.str("gatewayHosts");
-    const hosts = hostsText.split(",").map((h) => h.trim()).filter(Boolean);
+    const hosts = hostsText
+        .split(",")
+        .map((h) => h.trim())
+        .filter(Boolean);
     const badHosts = hosts.filter((h) => !isGatewayHost(h));
     if (!hosts.length || badHosts.length || new Set(hosts).size !== hosts.length) {
         const fixed = [...new Set(hosts.filter(isGatewayHost))];
         r.fail(
             "gatewayHosts",
             hostsText,
-            !hosts.length ? "must name at least one host" : badHosts.length ? `has invalid host(s): ${badHosts.join(", ")} (each must be '*', '*.<domain>' or a DNS name, without a port)` : "names a host twice",
+            !hosts.length
+                ? "must name at least one host"
+                : badHosts.length
+                  ? `has invalid host(s): ${badHosts.join(", ")} (each must be '*', '*.<domain>' or a DNS name, without a port)`
+                  : "names a host twice",
             (s) => s.set("gatewayHosts", fixed.length ? fixed.join(",") : "*"),
         );
     }
@@ -737,7 +777,12 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
     const routes = readRoutes(r, "virtualServiceRoutes", defaultRoutes(paths, preset.routeSplit, apiRouteName));
     if (apiRoute && !routes.some((rt) => rt.name === apiRoute!.route)) {
         const have = routes.map((rt) => rt.name).filter(Boolean);
-        r.fail("apiRoute", apiRoute.route, `names no route of the VirtualService (routes: ${have.length ? have.map((n) => `'${n}'`).join(", ") : "none named"}); Istio would silently ignore the route patch`, have.length ? (s) => s.set("apiRoute", have[0]!) : "name a route in virtualServiceRoutes");
+        r.fail(
+            "apiRoute",
+            apiRoute.route,
+            `names no route of the VirtualService (routes: ${have.length ? have.map((n) => `'${n}'`).join(", ") : "none named"}); Istio would silently ignore the route patch`,
+            have.length ? (s) => s.set("apiRoute", have[0]!) : "name a route in virtualServiceRoutes",
+        );
     }
     const bookinfo = {
         namespace: workloadNamespace,
@@ -773,7 +818,12 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
     const maxMemoryProblem = redisMaxMemoryProblem(ratelimit.redisMaxMemory);
     if (maxMemoryProblem) r.fail("redisMaxMemory", ratelimit.redisMaxMemory, maxMemoryProblem, (s) => s.set("redisMaxMemory", DEFAULT_REDIS_MAXMEMORY));
     if (ratelimit.grpcPort === ratelimit.httpPort || ratelimit.grpcPort === ratelimit.debugPort) {
-        r.fail("ratelimitGrpcPort", String(ratelimit.grpcPort), `collides with the service's HTTP (${ratelimit.httpPort}) or debug (${ratelimit.debugPort}) port`, (s) => s.set("ratelimitGrpcPort", "8081"));
+        r.fail(
+            "ratelimitGrpcPort",
+            String(ratelimit.grpcPort),
+            `collides with the service's HTTP (${ratelimit.httpPort}) or debug (${ratelimit.debugPort}) port`,
+            (s) => s.set("ratelimitGrpcPort", "8081"),
+        );
     }
 
     const redis = readRedisConnection(r, ratelimit.redisPipelineWindow);
@@ -786,20 +836,40 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
     let managedApi: StackSettings["managedApi"];
     if (r.bool("managedApi")) {
         const rangesText = r.given("includeIpRanges");
-        const ranges = (rangesText ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+        const ranges = (rangesText ?? "")
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean);
         if (!rangesText) {
-            r.fail("includeIpRanges", undefined, "is required: the cluster's pod and service CIDRs differ per cluster and cannot be guessed (spec 1.6)", (s) => `${s.set("includeIpRanges", "10.4.0.0/14,10.7.240.0/20")}   (your cluster's pod and service CIDRs), or ${s.set("managedApi", "false")}`);
+            r.fail(
+                "includeIpRanges",
+                undefined,
+                "is required: the cluster's pod and service CIDRs differ per cluster and cannot be guessed (spec 1.6)",
+                (s) => `${s.set("includeIpRanges", "10.4.0.0/14,10.7.240.0/20")}   (your cluster's pod and service CIDRs), or ${s.set("managedApi", "false")}`,
+            );
         } else {
             const bad = ranges.filter((c) => !isCidr(c));
             if (bad.length || ranges.length === 0) {
-                r.fail("includeIpRanges", rangesText, `has invalid CIDR(s): ${bad.join(", ") || "(empty)"}`, "use comma-separated CIDRs such as 10.4.0.0/14,10.7.240.0/20");
+                r.fail(
+                    "includeIpRanges",
+                    rangesText,
+                    `has invalid CIDR(s): ${bad.join(", ") || "(empty)"}`,
+                    "use comma-separated CIDRs such as 10.4.0.0/14,10.7.240.0/20",
+                );
             }
         }
         const serviceName = r.given("espServiceName");
         if (!serviceName) {
-            r.fail("espServiceName", undefined, "is required: ESP needs the Cloud Endpoints service it serves (--service)", (s) => `${s.set("espServiceName", "echo-api.endpoints.MY_PROJECT.cloud.goog")}, or ${s.set("managedApi", "false")}`);
+            r.fail(
+                "espServiceName",
+                undefined,
+                "is required: ESP needs the Cloud Endpoints service it serves (--service)",
+                (s) => `${s.set("espServiceName", "echo-api.endpoints.MY_PROJECT.cloud.goog")}, or ${s.set("managedApi", "false")}`,
+            );
         } else if (!isDnsName(serviceName, "subdomain")) {
-            r.fail("espServiceName", serviceName, "must be a DNS name such as echo-api.endpoints.MY_PROJECT.cloud.goog", (s) => s.set("espServiceName", "echo-api.endpoints.MY_PROJECT.cloud.goog"));
+            r.fail("espServiceName", serviceName, "must be a DNS name such as echo-api.endpoints.MY_PROJECT.cloud.goog", (s) =>
+                s.set("espServiceName", "echo-api.endpoints.MY_PROJECT.cloud.goog"),
+            );
         }
         const secret = r.given("espServiceAccountSecret");
         if (secret !== undefined) r.dnsName("espServiceAccountSecret", "subdomain");

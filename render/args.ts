@@ -97,7 +97,9 @@ export function parseCli(argv: string[], spec: CliSpec): CliArgs {
                 if (eq < 1) throw new UsageError(`--set takes key=value, got '${value}'\n${usage}`);
                 const key = value.slice(0, eq);
                 if (value.slice(eq + 1).trim() === "") {
-                    const note = CONFIG_KEY_NAMES.has(key) ? "to use the key's default, leave it out" : `'${key}' is not a config key either${closestKey(key) ? ` (did you mean '${closestKey(key)}'?)` : ""}`;
+                    const note = CONFIG_KEY_NAMES.has(key)
+                        ? "to use the key's default, leave it out"
+                        : `'${key}' is not a config key either${closestKey(key) ? ` (did you mean '${closestKey(key)}'?)` : ""}`;
                     throw new UsageError(`--set ${value} has an empty value: ${note} (remove '--set ${value}')\n${usage}`);
                 }
                 args.overrides[key] = value.slice(eq + 1);

@@ -13,7 +13,8 @@ import { K8sObject, objectFileName, REDACTED, registerProgram, RenderOptions, to
 import { cliError, parseCli } from "./args";
 import { WriteResult, writeFilesSafely } from "./write";
 
-const USAGE = "usage: npm run render -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--out DIR]";
+const USAGE =
+    "usage: npm run render -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--out DIR]";
 
 export function parseArgs(argv: string[]): { opts: RenderOptions; out: string; help: boolean } {
     const a = parseCli(argv, { usage: USAGE, valueFlags: ["--out"] });
@@ -42,7 +43,11 @@ export function notAppliable(o: K8sObject): { why: string; instead: string } | u
             instead: `add the line '${text.trim()}' to data.${dataKey} of ${objectRef(o)} yourself (kubectl -n ${o.metadata.namespace} edit configmap ${o.metadata.name})`,
         };
     }
-    const placeholders = ["data", "stringData"].flatMap((f) => Object.entries((o[f] ?? {}) as Record<string, unknown>).filter(([, v]) => v === REDACTED).map(([k]) => `${f}.${k}`));
+    const placeholders = ["data", "stringData"].flatMap((f) =>
+        Object.entries((o[f] ?? {}) as Record<string, unknown>)
+            .filter(([, v]) => v === REDACTED)
+            .map(([k]) => `${f}.${k}`),
+    );
     if (o.kind === "Secret" && placeholders.length) {
         const key = placeholders[0].split(".")[1];
         return {
@@ -54,7 +59,10 @@ export function notAppliable(o: K8sObject): { why: string; instead: string } | u
 }
 
 /** Files of a render: relative path → text. Exported for tests. */
-export function renderFiles(objects: K8sObject[], title = "mesh-ratelimit offline render"): { files: Map<string, string>; appliable: K8sObject[]; held: { object: K8sObject; file: string; why: string; instead: string }[] } {
+export function renderFiles(
+    objects: K8sObject[],
+    title = "mesh-ratelimit offline render",
+): { files: Map<string, string>; appliable: K8sObject[]; held: { object: K8sObject; file: string; why: string; instead: string }[] } {
     const text = (o: K8sObject) => stringify(o, { lineWidth: 0, version: "1.1" });
     const files = new Map<string, string>();
     const appliable: K8sObject[] = [];
@@ -77,7 +85,7 @@ export function renderFiles(objects: K8sObject[], title = "mesh-ratelimit offlin
     }
     const head = [
         `# ${title}: every object that applies as written (${appliable.length}), for review, diffs and validation.`,
-        "# The stack is deployed with `pulumi up`, which also does what this file cannot (README, \"What the render is for\").",
+        '# The stack is deployed with `pulumi up`, which also does what this file cannot (README, "What the render is for").',
         ...(held.length
             ? [
                   `# NOT in this file (${NOT_APPLIABLE_DIR}/), so it is not the whole stack; to apply it by hand, first:`,
@@ -95,7 +103,11 @@ export function renderFiles(objects: K8sObject[], title = "mesh-ratelimit offlin
  * applied as written go to not-appliable/ with a header saying why and what to do instead, and are
  * left out of all.yaml. Never deletes a folder: see render/write.ts for what may be replaced or removed.
  */
-export function writeRender(objects: K8sObject[], dir: string, opts: { cwd?: string; home?: string; title?: string } = {}): WriteResult & { held: ReturnType<typeof renderFiles>["held"]; appliable: number } {
+export function writeRender(
+    objects: K8sObject[],
+    dir: string,
+    opts: { cwd?: string; home?: string; title?: string } = {},
+): WriteResult & { held: ReturnType<typeof renderFiles>["held"]; appliable: number } {
     const { files, appliable, held } = renderFiles(objects, opts.title);
     return { ...writeFilesSafely(dir, files, opts), held, appliable: appliable.length };
 }
@@ -115,13 +127,15 @@ async function main() {
     console.log(`${what}: ${objects.length} objects written to ${shown}/ (for review and validation; deploy with pulumi up)`);
     console.log(`  all.yaml: the ${result.appliable} objects that apply as written`);
     for (const h of result.held) console.log(`  ${h.file}: NOT APPLIABLE AS WRITTEN, ${objectRef(h.object)} ${h.why}`);
-    if (result.removed.length) console.log(`removed ${result.removed.length} file(s) of the previous render there that this one no longer writes: ${result.removed.join(", ")}`);
+    if (result.removed.length)
+        console.log(`removed ${result.removed.length} file(s) of the previous render there that this one no longer writes: ${result.removed.join(", ")}`);
     console.log();
     console.log(formatLimits(effectiveLimits(settings)));
 }
 
-if (require.main === module) main().catch((e) => {
-    const { message, code } = cliError(e, "nothing was rendered");
-    console.error(message);
-    process.exit(code);
-});
+if (require.main === module)
+    main().catch((e) => {
+        const { message, code } = cliError(e, "nothing was rendered");
+        console.error(message);
+        process.exit(code);
+    });

@@ -9,10 +9,19 @@ import { cliError, parseCli, UsageError } from "./args";
 import { renderStack } from "./render";
 import { explainWith, formatExplanation, gatewayModel, HostNotServed, K8sObject } from "./explain";
 
-const USAGE = "usage: npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--host <host>] [--json] <path>...";
+const USAGE =
+    "usage: npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--host <host>] [--json] <path>...";
 
 /** The same flags as `npm run render` (render/args.ts), plus `--host`, `--json` and the request paths. */
-export function parseExplainArgs(argv: string[]): { variant?: "A" | "B"; apiProfile?: "seed" | "current"; overrides: Record<string, string>; json: boolean; paths: string[]; host?: string; help?: true } {
+export function parseExplainArgs(argv: string[]): {
+    variant?: "A" | "B";
+    apiProfile?: "seed" | "current";
+    overrides: Record<string, string>;
+    json: boolean;
+    paths: string[];
+    host?: string;
+    help?: true;
+} {
     // --host <name>: the request's Host header (which virtual host of the VirtualService serves it).
     const rest = [...argv];
     let host: string | undefined;
@@ -27,7 +36,14 @@ export function parseExplainArgs(argv: string[]): { variant?: "A" | "B"; apiProf
     if (a.help) return { overrides, json: a.json, paths: a.positional, help: true };
     for (const p of a.positional) if (!p.startsWith("/")) throw new UsageError(`a request path starts with '/', got '${p}'\n${USAGE}`);
     if (!a.positional.length) throw new UsageError(`give at least one request path\n${USAGE}`);
-    return { variant: variant as "A" | "B" | undefined, apiProfile: apiProfile as "seed" | "current" | undefined, overrides, json: a.json, paths: a.positional, ...(host !== undefined ? { host } : {}) };
+    return {
+        variant: variant as "A" | "B" | undefined,
+        apiProfile: apiProfile as "seed" | "current" | undefined,
+        overrides,
+        json: a.json,
+        paths: a.positional,
+        ...(host !== undefined ? { host } : {}),
+    };
 }
 
 async function main(): Promise<void> {
@@ -51,10 +67,14 @@ async function main(): Promise<void> {
         console.log(JSON.stringify(results, null, 2));
         return;
     }
-    console.log(`Gateway model (no Envoy here): Gateway ${model.gateway.name}, virtual host ${model.virtualHost}, domain ${model.domain}, failure_mode_deny ${model.failureModeDeny}`);
+    console.log(
+        `Gateway model (no Envoy here): Gateway ${model.gateway.name}, virtual host ${model.virtualHost}, domain ${model.domain}, failure_mode_deny ${model.failureModeDeny}`,
+    );
     console.log(`EnvoyFilters read: ${model.filterNames.join(", ")}`);
     const hosts = model.virtualHosts ?? [];
-    console.log(`Virtual hosts of the VirtualService: ${hosts.map((v) => `${v.name} (${v.limited ? "limited" : "NOT limited: no rate_limits reach it"})`).join(", ")}`);
+    console.log(
+        `Virtual hosts of the VirtualService: ${hosts.map((v) => `${v.name} (${v.limited ? "limited" : "NOT limited: no rate_limits reach it"})`).join(", ")}`,
+    );
     console.log("Any other host on the gateway is not this stack's: no descriptor, no rate-limit call, unaffected by the service's failures.\n");
     for (const r of results) console.log(`${formatExplanation(r)}\n`);
 }

@@ -185,7 +185,10 @@ export function gatewayModel(objects: K8sObject[], requestHost?: string): Gatewa
     const hosts: string[] = vs.spec?.hosts ?? [];
     if (!hosts.length) throw new Error(`VirtualService ${vs.metadata.name} has no host`);
     const host = requestHost === undefined ? hosts[0] : pickHost(hosts, requestHost);
-    if (host === undefined) throw new HostNotServed(`no host of VirtualService ${vs.metadata.name} (${hosts.join(", ")}) serves host ${requestHost}: this stack routes none of its requests, sends no descriptor and never calls the rate-limit service for it`);
+    if (host === undefined)
+        throw new HostNotServed(
+            `no host of VirtualService ${vs.metadata.name} (${hosts.join(", ")}) serves host ${requestHost}: this stack routes none of its requests, sends no descriptor and never calls the rate-limit service for it`,
+        );
     const virtualHost = `${host}:${gateway.port}`;
     const allVirtualHosts = hosts.map((h) => `${h}:${gateway.port}`);
 
@@ -593,7 +596,9 @@ export function formatExplanation(x: Explanation, nowMs: number = Date.now()): s
         } else if (d.limit.unlimited) {
             out.push(`    limit: unlimited (config entry ${d.limit.entry})`);
         } else {
-            out.push(`    limit: ${d.limit.requestsPerUnit} per ${d.limit.unit} (config entry ${d.limit.entry})${d.limit.shadow ? " [shadow: counted and reported, never refused]" : ""}${x.descriptors.length > 1 && d === binding ? " <- binds first" : ""}`);
+            out.push(
+                `    limit: ${d.limit.requestsPerUnit} per ${d.limit.unit} (config entry ${d.limit.entry})${d.limit.shadow ? " [shadow: counted and reported, never refused]" : ""}${x.descriptors.length > 1 && d === binding ? " <- binds first" : ""}`,
+            );
             const w = windowStart(d.limit.unit, nowMs);
             out.push(`    bucket: ${d.bucket!.replace("{window}", String(w))} (window starting ${new Date(w * 1000).toISOString()}, fixed and epoch-aligned)`);
         }

@@ -124,7 +124,10 @@ export function registerComponents(build: () => void, project = "components", st
             {
                 newResource(args: pulumi.runtime.MockResourceArgs) {
                     all.push({ type: args.type, name: args.name, inputs: args.inputs });
-                    return { id: `${args.name}-id`, state: { ...args.inputs, ...(args.type === "random:index/randomPassword:RandomPassword" ? { result: "mock" } : {}) } };
+                    return {
+                        id: `${args.name}-id`,
+                        state: { ...args.inputs, ...(args.type === "random:index/randomPassword:RandomPassword" ? { result: "mock" } : {}) },
+                    };
                 },
                 call: (args: pulumi.runtime.MockCallArgs) => args.inputs,
             },
@@ -163,7 +166,9 @@ export function toObjects(registrations: Registration[]): K8sObject[] {
                 metadata: {
                     name: i.configMap,
                     namespace: i.namespace,
-                    annotations: { "mesh-ratelimit/patch": `sets the top-level line '${i.setting}: ${i.value}' inside data.${i.dataKey}; the original text is restored on destroy` },
+                    annotations: {
+                        "mesh-ratelimit/patch": `sets the top-level line '${i.setting}: ${i.value}' inside data.${i.dataKey}; the original text is restored on destroy`,
+                    },
                 },
                 data: { [i.dataKey]: `${i.setting}: ${i.value}\n` },
             });

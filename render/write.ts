@@ -135,7 +135,9 @@ export function writeFilesSafely(dir: string, files: Map<string, string>, opts: 
     // A file of the same name that the renderer did not write is someone else's: never overwrite it.
     const foreign = [...files.keys()].filter((f) => !own.has(f) && fs.existsSync(path.join(target, f)));
     if (foreign.length) {
-        throw new OutDirError(`refusing to render into ${target}: ${foreign.join(", ")} already exist${foreign.length === 1 ? "s" : ""} there but ${foreign.length === 1 ? "was" : "were"} not written by this renderer (not in ${MANIFEST})`);
+        throw new OutDirError(
+            `refusing to render into ${target}: ${foreign.join(", ")} already exist${foreign.length === 1 ? "s" : ""} there but ${foreign.length === 1 ? "was" : "were"} not written by this renderer (not in ${MANIFEST})`,
+        );
     }
 
     fs.mkdirSync(target, { recursive: true });

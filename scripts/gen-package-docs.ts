@@ -31,7 +31,11 @@ function typeText(p: any): string {
 function table(props: Record<string, any>, required: string[]): string[] {
     const rows = ["| name | type | required | description |", "|---|---|---|---|"];
     for (const [k, p] of Object.entries(props)) {
-        rows.push(`| \`${k}\` | ${typeText(p)} | ${required.includes(k) ? "yes" : ""} | ${String(p.description ?? "").replace(/\|/g, "\\|").replace(/\n/g, " ")} |`);
+        rows.push(
+            `| \`${k}\` | ${typeText(p)} | ${required.includes(k) ? "yes" : ""} | ${String(p.description ?? "")
+                .replace(/\|/g, "\\|")
+                .replace(/\n/g, " ")} |`,
+        );
     }
     return rows;
 }
@@ -49,7 +53,20 @@ export function render(schema: any): string {
     ];
     for (const [token, r] of Object.entries<any>(schema.resources)) {
         const name = token.split(":")[2];
-        out.push(`### ${name}`, "", `Type token \`${token}\`.`, "", "Inputs:", "", ...table(r.inputProperties ?? {}, r.requiredInputs ?? []), "", "Outputs:", "", ...table(r.properties ?? {}, r.required ?? []), "");
+        out.push(
+            `### ${name}`,
+            "",
+            `Type token \`${token}\`.`,
+            "",
+            "Inputs:",
+            "",
+            ...table(r.inputProperties ?? {}, r.requiredInputs ?? []),
+            "",
+            "Outputs:",
+            "",
+            ...table(r.properties ?? {}, r.required ?? []),
+            "",
+        );
     }
     out.push("## Types", "");
     for (const [token, t] of Object.entries<any>(schema.types).sort(([a], [b]) => a.localeCompare(b))) {
@@ -57,7 +74,12 @@ export function render(schema: any): string {
         out.push(`### ${name}`, "");
         if (t.description) out.push(t.description, "");
         if (t.enum) {
-            out.push("| value | description |", "|---|---|", ...t.enum.map((e: any) => `| \`${e.value}\` | ${String(e.description ?? "").replace(/\n/g, " ")} |`), "");
+            out.push(
+                "| value | description |",
+                "|---|---|",
+                ...t.enum.map((e: any) => `| \`${e.value}\` | ${String(e.description ?? "").replace(/\n/g, " ")} |`),
+                "",
+            );
         } else {
             out.push(...table(t.properties ?? {}, t.required ?? []), "");
         }

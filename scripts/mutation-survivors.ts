@@ -49,7 +49,12 @@ for (const [f, v] of files) {
 rows.push(["total", ...STATUSES.map((s) => String(total[s])), `${score(total).toFixed(1)} %`]);
 const header = ["file", "killed", "timeout", "survived", "no coverage", "compile errors", "ignored", "score"];
 if (markdown) {
-    console.log(`| ${header.join(" | ")} |\n|---|${header.slice(1).map(() => "---:").join("|")}|`);
+    console.log(
+        `| ${header.join(" | ")} |\n|---|${header
+            .slice(1)
+            .map(() => "---:")
+            .join("|")}|`,
+    );
     for (const r of rows) console.log(`| ${r[0] === "total" ? "**total**" : `\`${r[0]}\``} | ${r.slice(1).join(" | ")} |`);
 } else {
     const w = Math.max(...rows.map((r) => r[0].length), 4);
@@ -60,7 +65,9 @@ if (markdown) {
 console.log("");
 for (const [f, v] of files) {
     const lines = v.source.split("\n");
-    for (const m of v.mutants.filter((x) => x.status === "Survived" || x.status === "NoCoverage").sort((a, b) => a.location.start.line - b.location.start.line)) {
+    for (const m of v.mutants
+        .filter((x) => x.status === "Survived" || x.status === "NoCoverage")
+        .sort((a, b) => a.location.start.line - b.location.start.line)) {
         const l = m.location.start.line;
         const code = lines[l - 1].trim().slice(0, 100);
         const repl = (m.replacement ?? "").replace(/\s+/g, " ").slice(0, 80);

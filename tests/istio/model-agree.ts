@@ -22,7 +22,10 @@ export function agreementPaths(): string[] {
 }
 
 function loadRender(dir: string): K8sObject[] {
-    const files = ["all.yaml", ...(fs.existsSync(path.join(dir, "not-appliable")) ? fs.readdirSync(path.join(dir, "not-appliable")).map((f) => path.join("not-appliable", f)) : [])];
+    const files = [
+        "all.yaml",
+        ...(fs.existsSync(path.join(dir, "not-appliable")) ? fs.readdirSync(path.join(dir, "not-appliable")).map((f) => path.join("not-appliable", f)) : []),
+    ];
     return files.flatMap((f) =>
         parseAllDocuments(fs.readFileSync(path.join(dir, f), "utf8"))
             .map((d) => d.toJSON())
@@ -39,10 +42,18 @@ function main(): number {
     const objects = loadRender(dir);
     const dump = JSON.parse(fs.readFileSync(dumpFile, "utf8"));
     const fromRender = gatewayModel(objects);
-    const fromIstio = gatewayModelFromEnvoy(dump.routeConfiguration, dump.virtualHost, { domain: dump.domain, failureModeDeny: dump.failureModeDeny === true }, objects);
+    const fromIstio = gatewayModelFromEnvoy(
+        dump.routeConfiguration,
+        dump.virtualHost,
+        { domain: dump.domain, failureModeDeny: dump.failureModeDeny === true },
+        objects,
+    );
     let bad = 0;
     const summary = (x: ReturnType<typeof explainWith>) =>
-        JSON.stringify({ route: x.route?.name ?? (x.route ? "(unnamed)" : "404"), descriptors: x.descriptors.map((d) => [d.entries, d.limit?.entry, d.limit?.requestsPerUnit]) });
+        JSON.stringify({
+            route: x.route?.name ?? (x.route ? "(unnamed)" : "404"),
+            descriptors: x.descriptors.map((d) => [d.entries, d.limit?.entry, d.limit?.requestsPerUnit]),
+        });
     if (fromRender.domain !== fromIstio.domain) {
         console.log(`FAIL ${label} model agreement: domain ${fromRender.domain} (rendered) vs ${fromIstio.domain} (generated)`);
         bad++;
@@ -56,7 +67,10 @@ function main(): number {
             console.log(`FAIL ${label} model agreement ${p.slice(0, 80)}: rendered ${a} vs generated ${b}`);
         }
     }
-    if (!bad) console.log(`ok   ${label} model agreement: ${paths.length} paths, the model from the render and from Istio's generated routes send the same descriptors`);
+    if (!bad)
+        console.log(
+            `ok   ${label} model agreement: ${paths.length} paths, the model from the render and from Istio's generated routes send the same descriptors`,
+        );
     return bad ? 1 : 0;
 }
 

@@ -25,19 +25,32 @@ export const USER_RULES: RateLimitRuleArgs[] = [
 function app(name: string, port: number): K8sObject[] {
     const labels = { app: name };
     return [
-        { apiVersion: "v1", kind: "Service", metadata: { name, namespace: "shop" }, spec: { selector: labels, ports: [{ name: "http", port, targetPort: port }] } },
+        {
+            apiVersion: "v1",
+            kind: "Service",
+            metadata: { name, namespace: "shop" },
+            spec: { selector: labels, ports: [{ name: "http", port, targetPort: port }] },
+        },
         {
             apiVersion: "apps/v1",
             kind: "Deployment",
             metadata: { name, namespace: "shop" },
-            spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name, image: "example/shop", ports: [{ name: "http", containerPort: port }] }] } } },
+            spec: {
+                selector: { matchLabels: labels },
+                template: { metadata: { labels }, spec: { containers: [{ name, image: "example/shop", ports: [{ name: "http", containerPort: port }] }] } },
+            },
         },
     ];
 }
 
 /** The shop's own objects (what the user already has). */
 export const USER_OBJECTS: K8sObject[] = [
-    { apiVersion: "networking.istio.io/v1beta1", kind: "Gateway", metadata: { name: "shop-gw", namespace: "shop" }, spec: { selector: { app: "shop-gateway" }, servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] } },
+    {
+        apiVersion: "networking.istio.io/v1beta1",
+        kind: "Gateway",
+        metadata: { name: "shop-gw", namespace: "shop" },
+        spec: { selector: { app: "shop-gateway" }, servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] },
+    },
     {
         apiVersion: "networking.istio.io/v1beta1",
         kind: "VirtualService",
@@ -56,9 +69,18 @@ export const USER_OBJECTS: K8sObject[] = [
 ];
 
 export async function renderUserSetup(): Promise<K8sObject[]> {
-    const { objects } = await registerComponents(() => {
-        new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] }, namespace: "shop", rules: USER_RULES });
-    }, "shop", "istio");
+    const { objects } = await registerComponents(
+        () => {
+            new GlobalRateLimit("shop-limits", {
+                domain: "shop",
+                gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] },
+                namespace: "shop",
+                rules: USER_RULES,
+            });
+        },
+        "shop",
+        "istio",
+    );
     return [...USER_OBJECTS, ...objects];
 }
 

@@ -19,14 +19,35 @@ function main(): number {
         console.error("usage: tsx tests/istio/user-model-agree.ts <user render dir> <dump.json>");
         return 2;
     }
-    const objects: K8sObject[] = parseAllDocuments(fs.readFileSync(path.join(dir, "all.yaml"), "utf8")).map((d) => d.toJSON()).filter((o) => o?.kind);
+    const objects: K8sObject[] = parseAllDocuments(fs.readFileSync(path.join(dir, "all.yaml"), "utf8"))
+        .map((d) => d.toJSON())
+        .filter((o) => o?.kind);
     const dump = JSON.parse(fs.readFileSync(dumpFile, "utf8"));
     const fromRender = gatewayModel(objects);
-    const fromIstio = gatewayModelFromEnvoy(dump.routeConfiguration, dump.virtualHost, { domain: dump.domain, failureModeDeny: dump.failureModeDeny === true }, objects);
-    const paths = ["/", "/login", "/login?next=/x", "/login/", "/search", "/search?q=1", "/search/x", "/searchx", "/checkout", "/checkout/pay?x", "/other", "//login"];
+    const fromIstio = gatewayModelFromEnvoy(
+        dump.routeConfiguration,
+        dump.virtualHost,
+        { domain: dump.domain, failureModeDeny: dump.failureModeDeny === true },
+        objects,
+    );
+    const paths = [
+        "/",
+        "/login",
+        "/login?next=/x",
+        "/login/",
+        "/search",
+        "/search?q=1",
+        "/search/x",
+        "/searchx",
+        "/checkout",
+        "/checkout/pay?x",
+        "/other",
+        "//login",
+    ];
     const headerSets: Record<string, string>[] = [{}, { "x-api-key": "k1" }, { authorization: "Bearer t" }, { "x-api-key": "k2", authorization: "x" }];
     const clients = ["192.0.2.1", "198.51.100.9"];
-    const summary = (x: ReturnType<typeof explainWith>) => JSON.stringify({ route: x.route?.name ?? "404", descriptors: x.descriptors.map((d) => [d.entries, d.limit?.entry, d.limit?.requestsPerUnit]) });
+    const summary = (x: ReturnType<typeof explainWith>) =>
+        JSON.stringify({ route: x.route?.name ?? "404", descriptors: x.descriptors.map((d) => [d.entries, d.limit?.entry, d.limit?.requestsPerUnit]) });
     let bad = 0;
     let n = 0;
     for (const p of paths)
@@ -40,7 +61,10 @@ function main(): number {
                     console.log(`FAIL user gateway model agreement ${p} ${JSON.stringify(headers)} ${clientAddress}: rendered ${a} vs generated ${b}`);
                 }
             }
-    if (!bad) console.log(`ok   user gateway model agreement: ${n} requests (paths × headers × client addresses), the model from the render and from Istio's generated routes send the same descriptors`);
+    if (!bad)
+        console.log(
+            `ok   user gateway model agreement: ${n} requests (paths × headers × client addresses), the model from the render and from Istio's generated routes send the same descriptors`,
+        );
     return bad ? 1 : 0;
 }
 

@@ -33,8 +33,15 @@ const LOADGEN = process.env.RLS_LOADGEN ?? path.join(cacheDir(), "tools", "rls-l
 const OUT = process.env.BENCH_OUT ?? path.join(cacheDir(), "results");
 
 function machine(): string {
-    const cpu = fs.readFileSync("/proc/cpuinfo", "utf8").match(/model name\s*:\s*(.*)/)?.[1]?.trim() ?? "unknown CPU";
-    return `${os.cpus().length} cores (${cpu}), load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")} at the start`;
+    const cpu =
+        fs
+            .readFileSync("/proc/cpuinfo", "utf8")
+            .match(/model name\s*:\s*(.*)/)?.[1]
+            ?.trim() ?? "unknown CPU";
+    return `${os.cpus().length} cores (${cpu}), load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")} at the start`;
 }
 
 function loadgen(args: string[]): Promise<any> {
@@ -80,14 +87,30 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
     const wlDir = fs.mkdtempSync(path.join(os.tmpdir(), "mesh-rl-scale-"));
 
-    async function measure(topology: string, overrides: Record<string, string>, redisUrl: string, password: string, redisPids: () => number[], masters: number, env: Record<string, string> = {}) {
+    async function measure(
+        topology: string,
+        overrides: Record<string, string>,
+        redisUrl: string,
+        password: string,
+        redisPids: () => number[],
+        masters: number,
+        env: Record<string, string> = {},
+    ) {
         const objects = await renderVariant("A", overrides);
         const m = gatewayModel(objects);
         const mixes: [string, string[]][] = [
             ["over-limit (one limited path)", ["/productpage"]],
-            ["under-limit (distinct paths, one INCRBY each)", Array.from({ length: 200_000 }, (_, i) => `/static/u-${run}-${topology.length}-${Object.keys(env).length}-${i}.js`)],
+            [
+                "under-limit (distinct paths, one INCRBY each)",
+                Array.from({ length: 200_000 }, (_, i) => `/static/u-${run}-${topology.length}-${Object.keys(env).length}-${i}.js`),
+            ],
         ];
-        const svc = await RateLimitProcess.start(renderedRatelimit(objects), { redisAddress: redisUrl, redisPassword: password, envOverrides: env, logFile: path.join(wlDir, "service.log") });
+        const svc = await RateLimitProcess.start(renderedRatelimit(objects), {
+            redisAddress: redisUrl,
+            redisPassword: password,
+            envOverrides: env,
+            logFile: path.join(wlDir, "service.log"),
+        });
         try {
             for (const [mix, paths] of mixes) {
                 const wl = path.join(wlDir, "workload.json");
@@ -101,14 +124,35 @@ async function main(): Promise<void> {
                 const idlePerSecond = (cpu()[1] - i0) / ((Date.now() - it0) / 1000);
                 const t0 = Date.now();
                 const c0 = cpu();
-                const r = await loadgen(["-mode", "grpc", "-target", svc.grpcAddress, "-workload", wl, "-concurrency", String(HIGH), "-conns", "4", "-duration", `${SECONDS}s`, "-warmup", "1s"]);
+                const r = await loadgen([
+                    "-mode",
+                    "grpc",
+                    "-target",
+                    svc.grpcAddress,
+                    "-workload",
+                    wl,
+                    "-concurrency",
+                    String(HIGH),
+                    "-conns",
+                    "4",
+                    "-duration",
+                    `${SECONDS}s`,
+                    "-warmup",
+                    "1s",
+                ]);
                 const c1 = cpu();
                 const n = r.totalRequests;
                 const redisUs = Math.max(0, (c1[1] - c0[1] - idlePerSecond * ((Date.now() - t0) / 1000)) * 1e6) / n;
                 rows.push({
                     topology,
                     mix,
-                    settings: [...Object.entries(overrides).filter(([k]) => !/^redis(Mode|Address|PasswordSecret)$/.test(k)).map(([k, v]) => `${k}=${v}`), ...Object.entries(env).map(([k, v]) => `${k}=${v}`)].join(" ") || "stack defaults",
+                    settings:
+                        [
+                            ...Object.entries(overrides)
+                                .filter(([k]) => !/^redis(Mode|Address|PasswordSecret)$/.test(k))
+                                .map(([k, v]) => `${k}=${v}`),
+                            ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+                        ].join(" ") || "stack defaults",
                     decisionsPerSecond: Math.round(r.decisionsPerSecond),
                     p99ms: r.p99ms,
                     errors: r.errors,
@@ -151,7 +195,10 @@ async function main(): Promise<void> {
         "",
         "| topology | mix | settings | decisions/s (this machine) | p99 ms | errors | OK share | service µs/decision | Redis µs/decision | ceiling (decisions/s at busy Redis cores) |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
-        ...rows.map((r) => `| ${r.topology} | ${r.mix} | ${r.settings} | ${r.decisionsPerSecond} | ${f(r.p99ms, 2)} | ${r.errors} | ${(r.okShare * 100).toFixed(0)} % | ${f(r.serviceUsPerDecision)} | ${f(r.redisUsPerDecision, 2)} | ${Number.isFinite(r.ceiling) ? r.ceiling : "none (Redis not asked)"} |`),
+        ...rows.map(
+            (r) =>
+                `| ${r.topology} | ${r.mix} | ${r.settings} | ${r.decisionsPerSecond} | ${f(r.p99ms, 2)} | ${r.errors} | ${(r.okShare * 100).toFixed(0)} % | ${f(r.serviceUsPerDecision)} | ${f(r.redisUsPerDecision, 2)} | ${Number.isFinite(r.ceiling) ? r.ceiling : "none (Redis not asked)"} |`,
+        ),
         "",
     ].join("\n");
     fs.mkdirSync(OUT, { recursive: true });

@@ -125,13 +125,26 @@ async function closedLoop(concurrency: number, seconds: number, call: (i: number
     );
     const elapsed = (Date.now() - measuredStart) / 1000;
     lat.sort((a, b) => a - b);
-    return { concurrency, decisionsPerSecond: Math.round(counted / elapsed), p50ms: percentile(lat, 50), p99ms: percentile(lat, 99), errors, ok, overLimit: over, total: n };
+    return {
+        concurrency,
+        decisionsPerSecond: Math.round(counted / elapsed),
+        p50ms: percentile(lat, 50),
+        p99ms: percentile(lat, 99),
+        errors,
+        ok,
+        overLimit: over,
+        total: n,
+    };
 }
 
 /** The traffic: a mix of what the gateway sends for the limited path, the api route and catch-all paths (via the gateway model). */
 function workload(objects: any[]): { domain: string; requests: Descriptor[][] } {
     const m = gatewayModel(objects);
-    const paths = ["/productpage", ...Array.from({ length: 9 }, (_, k) => `/api/v1/products/${k + 1}`), ...Array.from({ length: 90 }, (_, k) => `/static/asset-${k}.js`)];
+    const paths = [
+        "/productpage",
+        ...Array.from({ length: 9 }, (_, k) => `/api/v1/products/${k + 1}`),
+        ...Array.from({ length: 90 }, (_, k) => `/static/asset-${k}.js`),
+    ];
     const requests = paths.map((p) => explainWith(m, p).descriptors.map((d) => d.entries)).filter((d) => d.length);
     return { domain: m.domain, requests };
 }
@@ -185,17 +198,31 @@ async function measureGo(args: string[], env: Record<string, string>, redis: Red
     const high = await runLoadgen([...args, "-concurrency", String(HIGH), "-conns", String(CHANNELS), "-duration", `${SECONDS}s`, "-warmup", "1s"], env);
     const cpu1 = cpu();
     await redis.flushAll();
-    const light = await runLoadgen([...args, "-concurrency", String(LIGHT), "-conns", String(CHANNELS), "-duration", `${LIGHT_SECONDS}s`, "-warmup", "1s"], env);
+    const light = await runLoadgen(
+        [...args, "-concurrency", String(LIGHT), "-conns", String(CHANNELS), "-duration", `${LIGHT_SECONDS}s`, "-warmup", "1s"],
+        env,
+    );
     const n = high.totalRequests;
     return {
         high: goMeasure(high),
         light: goMeasure(light),
-        cpuUsPerDecision: { service: servicePid ? ((cpu1[0] - cpu0[0]) * 1e6) / n : undefined, redis: ((cpu1[1] - cpu0[1]) * 1e6) / n, client: (high.cpuTotalSeconds * 1e6) / n },
+        cpuUsPerDecision: {
+            service: servicePid ? ((cpu1[0] - cpu0[0]) * 1e6) / n : undefined,
+            redis: ((cpu1[1] - cpu0[1]) * 1e6) / n,
+            client: (high.cpuTotalSeconds * 1e6) / n,
+        },
         loadAverage: load,
     };
 }
 
-async function measureService(name: string, label: string, rendered: RenderedRatelimit, redis: RedisServer, objects: any[], envOverrides: Record<string, string | null>): Promise<Row> {
+async function measureService(
+    name: string,
+    label: string,
+    rendered: RenderedRatelimit,
+    redis: RedisServer,
+    objects: any[],
+    envOverrides: Record<string, string | null>,
+): Promise<Row> {
     const logFile = path.join(LOG_DIR, `${name}-${Date.now()}.log`);
     const svc = await RateLimitProcess.start(rendered, { redisAddress: redis.address, redisPassword: redis.password, envOverrides, logFile });
     const pid = svc.proc.child.pid!;
@@ -230,14 +257,20 @@ async function measureService(name: string, label: string, rendered: RenderedRat
     }
     const env = svc.env;
     await svc.stop();
-    const shown = Object.fromEntries(Object.entries(env).filter(([k]) => /^(LOG_|REDIS_(POOL|PIPELINE|TYPE|SOCKET)|LOCAL_CACHE|USE_STATSD|USE_PROMETHEUS|DISABLE_STATS|NEAR_LIMIT)/.test(k)));
+    const shown = Object.fromEntries(
+        Object.entries(env).filter(([k]) => /^(LOG_|REDIS_(POOL|PIPELINE|TYPE|SOCKET)|LOCAL_CACHE|USE_STATSD|USE_PROMETHEUS|DISABLE_STATS|NEAR_LIMIT)/.test(k)),
+    );
     return {
         name,
         label,
         env: shown,
         high,
         light,
-        cpuUsPerDecision: { service: ((cpu1[0] - cpu0[0]) * 1e6) / decisions, redis: ((cpu1[1] - cpu0[1]) * 1e6) / decisions, client: ((cpu1[2] - cpu0[2]) * 1e6) / decisions },
+        cpuUsPerDecision: {
+            service: ((cpu1[0] - cpu0[0]) * 1e6) / decisions,
+            redis: ((cpu1[1] - cpu0[1]) * 1e6) / decisions,
+            client: ((cpu1[2] - cpu0[2]) * 1e6) / decisions,
+        },
         logBytesPerDecision: (log1 - log0) / decisions,
         loadAverage: load,
         go,
@@ -248,7 +281,10 @@ async function measureRawRedis(redis: RedisServer): Promise<Row> {
     const conns = await Promise.all(Array.from({ length: CHANNELS }, () => redis.client()));
     const call = async (i: number) => {
         const key = `bench_PATH_/static/asset-${i % 90}.js_${Math.floor(Date.now() / 60000) * 60}`;
-        const r = await conns[i % CHANNELS].pipeline([["INCRBY", key, 1], ["EXPIRE", key, 60]]);
+        const r = await conns[i % CHANNELS].pipeline([
+            ["INCRBY", key, 1],
+            ["EXPIRE", key, 60],
+        ]);
         return r.some((x) => x instanceof Error) ? "ERR" : "OK";
     };
     await redis.flushAll();
@@ -259,7 +295,15 @@ async function measureRawRedis(redis: RedisServer): Promise<Row> {
     const light = await closedLoop(LIGHT, LIGHT_SECONDS, call);
     for (const c of conns) c.close();
     const go = LOADGEN ? await measureGo(["-mode", "redis", "-target", redis.address], { REDIS_PASSWORD: redis.password }, redis) : undefined;
-    return { name: "c", label: `(c) raw Redis: INCRBY+EXPIRE pipelined pair per decision, same client, ${CHANNELS} connections`, high, light, cpuUsPerDecision: { redis: ((cpu1[0] - cpu0[0]) * 1e6) / high.total, client: ((cpu1[1] - cpu0[1]) * 1e6) / high.total }, loadAverage: load, go };
+    return {
+        name: "c",
+        label: `(c) raw Redis: INCRBY+EXPIRE pipelined pair per decision, same client, ${CHANNELS} connections`,
+        high,
+        light,
+        cpuUsPerDecision: { redis: ((cpu1[0] - cpu0[0]) * 1e6) / high.total, client: ((cpu1[1] - cpu0[1]) * 1e6) / high.total },
+        loadAverage: load,
+        go,
+    };
 }
 
 function redisBenchmark(redis: RedisServer): { requestsPerSecond: number; p50ms?: number; p99ms?: number } | undefined {
@@ -267,13 +311,20 @@ function redisBenchmark(redis: RedisServer): { requestsPerSecond: number; p50ms?
     if (!bin) return undefined;
     let out: string;
     try {
-        out = execFileSync(bin, ["-h", "127.0.0.1", "-p", String(redis.port), "-a", redis.password, "-c", String(HIGH), "-n", "200000", "-t", "incr", "--csv", "--precision", "3"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+        out = execFileSync(
+            bin,
+            ["-h", "127.0.0.1", "-p", String(redis.port), "-a", redis.password, "-c", String(HIGH), "-n", "200000", "-t", "incr", "--csv", "--precision", "3"],
+            { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
+        );
     } catch (e) {
         console.error(`redis-benchmark failed: ${(e as Error).message.split("\n")[0]}`);
         return undefined;
     }
     // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
-    const line = out.trim().split("\n").find((l) => l.startsWith('"INCR"'));
+    const line = out
+        .trim()
+        .split("\n")
+        .find((l) => l.startsWith('"INCR"'));
     if (!line) return undefined;
     const f = line.split(",").map((s) => s.replace(/"/g, ""));
     return { requestsPerSecond: Math.round(Number(f[1])), p50ms: Number(f[4]), p99ms: Number(f[6]) };
@@ -281,7 +332,19 @@ function redisBenchmark(redis: RedisServer): { requestsPerSecond: number; p50ms?
 
 /** Istio's sample (samples/ratelimit/rate-limit-service.yaml): LOG_LEVEL=debug, defaults otherwise. */
 function istioSampleEnv(rendered: RenderedRatelimit): Record<string, string | null> {
-    const keep = new Set(["RUNTIME_ROOT", "RUNTIME_SUBDIRECTORY", "RUNTIME_WATCH_ROOT", "RUNTIME_IGNOREDOTFILES", "REDIS_SOCKET_TYPE", "REDIS_URL", "REDIS_AUTH", "USE_STATSD", "PORT", "GRPC_PORT", "DEBUG_PORT"]);
+    const keep = new Set([
+        "RUNTIME_ROOT",
+        "RUNTIME_SUBDIRECTORY",
+        "RUNTIME_WATCH_ROOT",
+        "RUNTIME_IGNOREDOTFILES",
+        "REDIS_SOCKET_TYPE",
+        "REDIS_URL",
+        "REDIS_AUTH",
+        "USE_STATSD",
+        "PORT",
+        "GRPC_PORT",
+        "DEBUG_PORT",
+    ]);
     const out: Record<string, string | null> = {};
     for (const e of rendered.env) if (!keep.has(e.name)) out[e.name] = null;
     out.LOG_LEVEL = "debug";
@@ -301,7 +364,9 @@ async function main(): Promise<void> {
     try {
         rows.push(await measureService("a", "(a) the stack's rendered settings", rendered, redis, objects, {}));
         // Everything the sample does not set is unset, so the service uses its own defaults.
-        rows.push(await measureService("b", "(b) Istio's sample settings (LOG_LEVEL=debug, defaults otherwise)", rendered, redis, objects, istioSampleEnv(rendered)));
+        rows.push(
+            await measureService("b", "(b) Istio's sample settings (LOG_LEVEL=debug, defaults otherwise)", rendered, redis, objects, istioSampleEnv(rendered)),
+        );
         rows.push(await measureRawRedis(redis));
         if (process.env.BENCH_SWEEP === "1") {
             const prom = `127.0.0.1:${await freePort()}`;
@@ -355,11 +420,16 @@ async function main(): Promise<void> {
         redis: execFileSync("redis-server", ["--version"], { encoding: "utf8" }).trim(),
         seconds: SECONDS,
         concurrency: { high: HIGH, light: LIGHT, grpcChannels: CHANNELS },
-        workload: "variant A; per request one of 100 paths round-robin: /productpage, /api/v1/products/1..9, 90 catch-all /static paths (descriptors via the gateway model); single service process",
-        goClient: LOADGEN ? `tests/rls/loadgen (${path.basename(LOADGEN)}), GOMAXPROCS=${os.cpus().length}, ${CHANNELS} connections, run after the Node client on the same service process` : "skipped (BENCH_GO=0)",
+        workload:
+            "variant A; per request one of 100 paths round-robin: /productpage, /api/v1/products/1..9, 90 catch-all /static paths (descriptors via the gateway model); single service process",
+        goClient: LOADGEN
+            ? `tests/rls/loadgen (${path.basename(LOADGEN)}), GOMAXPROCS=${os.cpus().length}, ${CHANNELS} connections, run after the Node client on the same service process`
+            : "skipped (BENCH_GO=0)",
     };
     const md: string[] = [];
-    md.push(`| setting | decisions/s (C=${HIGH}) | p50 ms | p99 ms | decisions/s (C=${LIGHT}) | p50 ms | p99 ms | service CPU µs/decision | Redis CPU µs/decision | client CPU µs/decision | log B/decision | errors | load avg |`);
+    md.push(
+        `| setting | decisions/s (C=${HIGH}) | p50 ms | p99 ms | decisions/s (C=${LIGHT}) | p50 ms | p99 ms | service CPU µs/decision | Redis CPU µs/decision | client CPU µs/decision | log B/decision | errors | load avg |`,
+    );
     md.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (const r of rows) {
         md.push(
@@ -367,14 +437,21 @@ async function main(): Promise<void> {
                 `${r.cpuUsPerDecision.service === undefined ? "–" : fmt(r.cpuUsPerDecision.service, 1)} | ${fmt(r.cpuUsPerDecision.redis ?? NaN, 1)} | ${fmt(r.cpuUsPerDecision.client ?? NaN, 1)} | ${r.logBytesPerDecision === undefined ? "–" : fmt(r.logBytesPerDecision, 0)} | ${r.high.errors + r.light.errors} | ${fmt(r.loadAverage[0], 1)} |`,
         );
     }
-    if (rb) md.push(`| reference: redis-benchmark INCR (C client, C=${HIGH}) | ${rb.requestsPerSecond} | ${fmt(rb.p50ms ?? NaN, 3)} | ${fmt(rb.p99ms ?? NaN, 3)} | | | | | | | | | |`);
+    if (rb)
+        md.push(
+            `| reference: redis-benchmark INCR (C client, C=${HIGH}) | ${rb.requestsPerSecond} | ${fmt(rb.p50ms ?? NaN, 3)} | ${fmt(rb.p99ms ?? NaN, 3)} | | | | | | | | | |`,
+        );
     md.push("");
-    md.push(`Ratios (Node client): (a)/(b) throughput ${fmt(ratios.a_over_b_throughput)}× (target ≥ 2×), service CPU per decision (b)/(a) ${fmt(ratios.b_over_a_service_cpu_per_decision)}×; (a)/(c) ${fmt(ratios.a_over_c_throughput)}× (target ≥ 0.5×); (a) p99 at C=${LIGHT}: ${fmt(a.light.p99ms)} ms (target < 2 ms).`);
+    md.push(
+        `Ratios (Node client): (a)/(b) throughput ${fmt(ratios.a_over_b_throughput)}× (target ≥ 2×), service CPU per decision (b)/(a) ${fmt(ratios.b_over_a_service_cpu_per_decision)}×; (a)/(c) ${fmt(ratios.a_over_c_throughput)}× (target ≥ 0.5×); (a) p99 at C=${LIGHT}: ${fmt(a.light.p99ms)} ms (target < 2 ms).`,
+    );
     if (rows.some((r) => r.go)) {
         md.push("");
         md.push(`Go client (tests/rls/loadgen), same service processes and settings, run right after the Node client:`);
         md.push("");
-        md.push(`| setting | decisions/s (C=${HIGH}) | p50 ms | p90 ms | p99 ms | decisions/s (C=${LIGHT}) | p50 ms | p90 ms | p99 ms | max ms | over limit % | service CPU µs/decision | Redis CPU µs/decision | client CPU µs/decision | errors | load avg |`);
+        md.push(
+            `| setting | decisions/s (C=${HIGH}) | p50 ms | p90 ms | p99 ms | decisions/s (C=${LIGHT}) | p50 ms | p90 ms | p99 ms | max ms | over limit % | service CPU µs/decision | Redis CPU µs/decision | client CPU µs/decision | errors | load avg |`,
+        );
         md.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (const r of rows) {
             const g = r.go;
@@ -394,13 +471,18 @@ async function main(): Promise<void> {
         }
     }
     const text = md.join("\n");
-    console.log(`\n${meta.workload}\n${meta.machine.cpus} CPUs (${meta.machine.model}), ${meta.redis}, ${meta.service}, ${SECONDS}s per point after 1s warm-up (4s before the first)\n`);
+    console.log(
+        `\n${meta.workload}\n${meta.machine.cpus} CPUs (${meta.machine.model}), ${meta.redis}, ${meta.service}, ${SECONDS}s per point after 1s warm-up (4s before the first)\n`,
+    );
     console.log(text);
     for (const r of rows) console.log(`${r.name}: ${JSON.stringify(r.env ?? {})}`);
     const outDir = process.env.BENCH_OUT ?? path.join(__dirname, "results");
     fs.mkdirSync(outDir, { recursive: true });
     fs.writeFileSync(path.join(outDir, "bench-rls.json"), JSON.stringify({ meta, rows, redisBenchmark: rb, ratios }, null, 2) + "\n");
-    fs.writeFileSync(path.join(outDir, "bench-rls.md"), `${meta.date}, ${meta.machine.cpus} CPUs, ${meta.service}, ${meta.redis}\n\n${meta.workload}\n\nGo client: ${meta.goClient}\n\n${text}\n`);
+    fs.writeFileSync(
+        path.join(outDir, "bench-rls.md"),
+        `${meta.date}, ${meta.machine.cpus} CPUs, ${meta.service}, ${meta.redis}\n\n${meta.workload}\n\nGo client: ${meta.goClient}\n\n${text}\n`,
+    );
     console.log(`\nwritten: ${path.join(outDir, "bench-rls.json")}, ${path.join(outDir, "bench-rls.md")}`);
 }
 

@@ -18,7 +18,12 @@ async function burst(w: World, path: string, n = REQUESTS): Promise<{ ok: number
     const ms = Date.now() - t0;
     expect(minuteOf(Date.now()), "the burst crossed a minute boundary").to.equal(minuteOf(t0));
     const codes = results.map((r) => (r.status === "fulfilled" ? (r.value as Decision).overallCode : "ERROR"));
-    return { ok: codes.filter((c) => c === "OK").length, over: codes.filter((c) => c === "OVER_LIMIT").length, errors: codes.filter((c) => c === "ERROR").length, ms };
+    return {
+        ok: codes.filter((c) => c === "OK").length,
+        over: codes.filter((c) => c === "OVER_LIMIT").length,
+        errors: codes.filter((c) => c === "ERROR").length,
+        ms,
+    };
 }
 
 for (const variant of ["A", "B"] as const) {

@@ -49,8 +49,17 @@ interface Case {
     service: "rejects" | { accepts: string };
 }
 
-const d = (key: string, value: string | undefined, unit: string, requestsPerUnit: number) => ({ key, ...(value === undefined ? {} : { value }), unit, requestsPerUnit });
-const y = (key: string, value: string | undefined, unit: string, rpu: number) => ({ key, ...(value === undefined ? {} : { value }), rate_limit: { unit, requests_per_unit: rpu } });
+const d = (key: string, value: string | undefined, unit: string, requestsPerUnit: number) => ({
+    key,
+    ...(value === undefined ? {} : { value }),
+    unit,
+    requestsPerUnit,
+});
+const y = (key: string, value: string | undefined, unit: string, rpu: number) => ({
+    key,
+    ...(value === undefined ? {} : { value }),
+    rate_limit: { unit, requests_per_unit: rpu },
+});
 
 const CASES: Case[] = [
     {
@@ -106,7 +115,10 @@ const CASES: Case[] = [
         name: "zero requests per unit",
         variant: "B",
         overrides: { catchAllLimit: "0" },
-        mutate: (c) => ({ ...c, descriptors: c.descriptors.map((e: any) => (e.value === undefined ? { ...e, rate_limit: { ...e.rate_limit, requests_per_unit: 0 } } : e)) }),
+        mutate: (c) => ({
+            ...c,
+            descriptors: c.descriptors.map((e: any) => (e.value === undefined ? { ...e, rate_limit: { ...e.rate_limit, requests_per_unit: 0 } } : e)),
+        }),
         service: { accepts: "0 would refuse every request of that descriptor; the stack asks for at least 1" },
     },
     {
@@ -176,9 +188,16 @@ describe("rls config check: the stack's config vs the service's own config_check
 
         it("a ConfigMap update (symlink swap) reaches the running service without a restart", async () => {
             const cfg = parse(w.rendered.configYaml);
-            cfg.descriptors = cfg.descriptors.map((e: any) => (e.value === "/productpage" ? { ...e, rate_limit: { ...e.rate_limit, requests_per_unit: 3 } } : e));
+            cfg.descriptors = cfg.descriptors.map((e: any) =>
+                e.value === "/productpage" ? { ...e, rate_limit: { ...e.rate_limit, requests_per_unit: 3 } } : e,
+            );
             w.services[0].updateConfig({ "config.yaml": stringify(cfg) });
-            const ms = await waitFor("the new limit in /rlconfig", async () => (await w.services[0].rlconfig()).includes("PATH_/productpage: unit=MINUTE requests_per_unit=3"), 15_000, 100);
+            const ms = await waitFor(
+                "the new limit in /rlconfig",
+                async () => (await w.services[0].rlconfig()).includes("PATH_/productpage: unit=MINUTE requests_per_unit=3"),
+                15_000,
+                100,
+            );
             console.log(`      new config live after ${ms} ms`);
             await w.redis.flushAll();
             await ensureWindow(5);

@@ -106,23 +106,38 @@ for (const variant of ["A", "B"] as const) {
                     const x = w.explain(`/api/v1/products/${n}`);
                     expect(x.route?.name).to.equal("api");
                     expect(x.rateLimitsFrom.level).to.equal("route and virtual host");
-                    expect(x.descriptors.map((d) => d.entries)).to.deep.equal([[{ key: "PATH", value: "api" }], [{ key: "PATH", value: `/api/v1/products/${n}` }]]);
+                    expect(x.descriptors.map((d) => d.entries)).to.deep.equal([
+                        [{ key: "PATH", value: "api" }],
+                        [{ key: "PATH", value: `/api/v1/products/${n}` }],
+                    ]);
                 }
             });
 
             it("every n from 1 to 99 (spec 4, 8) sends PATH=api; the route regex excludes nothing in that range (model)", () => {
                 // The specification's own regex, <api_prefix>/[1-9]{1,2}, would miss 10, 20, ..., 90.
-                const missed = Array.from({ length: 99 }, (_, i) => i + 1).filter((n) => !w.explain(`/api/v1/products/${n}`).descriptors.some((d) => d.limit?.entry === "PATH=api"));
+                const missed = Array.from({ length: 99 }, (_, i) => i + 1).filter(
+                    (n) => !w.explain(`/api/v1/products/${n}`).descriptors.some((d) => d.limit?.entry === "PATH=api"),
+                );
                 expect(missed, "n without a PATH=api descriptor").to.deep.equal([]);
             });
 
             it("api route paths that do not fully match the regex fall under the per-path catch-all: 100 OK each, then refused", async () => {
                 await ensureWindow(15);
-                const paths = ["/api/v1/products", "/api/v1/products/", "/api/v1/products/0", "/api/v1/products/100", "/api/v1/products/07", "/api/v1/products/7/reviews"];
+                const paths = [
+                    "/api/v1/products",
+                    "/api/v1/products/",
+                    "/api/v1/products/0",
+                    "/api/v1/products/100",
+                    "/api/v1/products/07",
+                    "/api/v1/products/7/reviews",
+                ];
                 for (const p of paths) {
                     const x = w.explain(p);
                     expect(x.route?.name, p).to.equal("api");
-                    expect(x.descriptors.map((d) => d.entries), p).to.deep.equal([[{ key: "PATH", value: p }]]);
+                    expect(
+                        x.descriptors.map((d) => d.entries),
+                        p,
+                    ).to.deep.equal([[{ key: "PATH", value: p }]]);
                     const codes = await Promise.all(Array.from({ length: spec.catchAll + 3 }, () => w.send(p)));
                     expect(codes.filter((d) => d!.overallCode === "OK").length, p).to.equal(spec.catchAll);
                 }

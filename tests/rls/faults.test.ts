@@ -29,7 +29,11 @@ function stream(w: World, workers = 8) {
             const x = w.explain(path);
             let result: Decision | Error;
             try {
-                result = await w.clients[0].shouldRateLimit(domain, x.descriptors.map((d) => d.entries), { deadlineMs: 12_000 });
+                result = await w.clients[0].shouldRateLimit(
+                    domain,
+                    x.descriptors.map((d) => d.entries),
+                    { deadlineMs: 12_000 },
+                );
             } catch (e) {
                 result = e as Error;
             }
@@ -79,7 +83,9 @@ describe("rls faults, variant A: real service + Redis with the rendered settings
                 const k = `${(a.result as any).code} ${String((a.result as any).details).split(/ after |,/)[0]}`;
                 kinds.set(k, (kinds.get(k) ?? 0) + 1);
             }
-            console.log(`      ${after.length} answers while Redis was down, all errors: ${[...kinds].map(([k, n]) => `${n}× [${k}]`).join(", ")}; slowest ${slowest} ms`);
+            console.log(
+                `      ${after.length} answers while Redis was down, all errors: ${[...kinds].map(([k, n]) => `${n}× [${k}]`).join(", ")}; slowest ${slowest} ms`,
+            );
         });
 
         it("what the readiness probe says while Redis is down (rendered env decides)", async () => {
@@ -153,7 +159,9 @@ describe("rls faults, variant A: real service + Redis with the rendered settings
             early.close();
             const exited = svc.proc.exited();
             const restartPolicy = (rendered.deployment.spec as any).template.spec.restartPolicy ?? "Always";
-            console.log(`      before Redis: ${attempts} probes refused, gRPC unavailable; process ${exited ? `exited (${svc.proc.exitCode()}); restartPolicy ${restartPolicy}` : "alive, retrying Redis with backoff"}`);
+            console.log(
+                `      before Redis: ${attempts} probes refused, gRPC unavailable; process ${exited ? `exited (${svc.proc.exitCode()}); restartPolicy ${restartPolicy}` : "alive, retrying Redis with backoff"}`,
+            );
             // The pinned commit exits when Redis is unreachable at start (envoyproxy/ratelimit#1143);
             // the Deployment's restartPolicy brings it back, as the harness does below.
             if (exited) expect(restartPolicy).to.equal("Always");

@@ -30,8 +30,14 @@ for (const variant of ["A", "B"] as const) {
                 if (allowed.has(k)) continue;
                 expect(v, k).to.equal(rendered[k]);
             }
-            expect(Object.keys(svc.env).filter((k) => !(k in rendered) && !allowed.has(k)), "variables the stack does not render").to.deep.equal([]);
-            expect(Object.keys(rendered).filter((k) => !(k in svc.env)), "rendered variables dropped").to.deep.equal([]);
+            expect(
+                Object.keys(svc.env).filter((k) => !(k in rendered) && !allowed.has(k)),
+                "variables the stack does not render",
+            ).to.deep.equal([]);
+            expect(
+                Object.keys(rendered).filter((k) => !(k in svc.env)),
+                "rendered variables dropped",
+            ).to.deep.equal([]);
             expect(svc.env.RUNTIME_ROOT.endsWith(String(rendered.RUNTIME_ROOT))).to.equal(true);
             expect(svc.env.REDIS_URL).to.equal(w.redis.address);
         });
@@ -39,14 +45,22 @@ for (const variant of ["A", "B"] as const) {
         it("the filter's domain equals the domain of the config the service loaded", async () => {
             const m = gatewayModel(w.objects);
             const loaded = await w.services[0].rlconfig();
-            const domains = new Set(loaded.trim().split("\n").map((l) => l.split(".")[0]));
+            const domains = new Set(
+                loaded
+                    .trim()
+                    .split("\n")
+                    .map((l) => l.split(".")[0]),
+            );
             expect([...domains]).to.deep.equal([m.domain]);
         });
 
         it("the service loaded exactly the rendered descriptors (debug /rlconfig)", async () => {
             const cfg = parse(w.rendered.configYaml);
             const expected = cfg.descriptors
-                .map((d: any) => `${cfg.domain}.${d.key}${d.value === undefined ? "" : `_${d.value}`}: unit=${String(d.rate_limit.unit).toUpperCase()} requests_per_unit=${d.rate_limit.requests_per_unit}`)
+                .map(
+                    (d: any) =>
+                        `${cfg.domain}.${d.key}${d.value === undefined ? "" : `_${d.value}`}: unit=${String(d.rate_limit.unit).toUpperCase()} requests_per_unit=${d.rate_limit.requests_per_unit}`,
+                )
                 .sort();
             const loaded = (await w.services[0].rlconfig())
                 .trim()
@@ -83,10 +97,16 @@ for (const variant of ["A", "B"] as const) {
                 }
             }
             const configKeys = new Set(m.config.descriptors.map((d: any) => d.key));
-            expect([...actionKeys].every((k) => configKeys.has(k)), `actions send ${[...actionKeys]}, config has ${[...configKeys]}`).to.equal(true);
+            expect(
+                [...actionKeys].every((k) => configKeys.has(k)),
+                `actions send ${[...actionKeys]}, config has ${[...configKeys]}`,
+            ).to.equal(true);
             if (variant === "A") {
                 const api = m.routes.flatMap((r) => r.rateLimits)[0].actions[0].header_value_match.descriptor_value;
-                expect(m.config.descriptors.some((d: any) => d.key === "PATH" && d.value === api), `descriptor_value ${api} has no config entry`).to.equal(true);
+                expect(
+                    m.config.descriptors.some((d: any) => d.key === "PATH" && d.value === api),
+                    `descriptor_value ${api} has no config entry`,
+                ).to.equal(true);
             }
         });
 

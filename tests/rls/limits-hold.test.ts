@@ -76,13 +76,23 @@ for (const variant of ["A", "B"] as const) {
 
             it("no request that reaches a route is answered without a counter: every variant of a path is limited", async () => {
                 await ensureWindow(10);
-                const variants = ["/static/x.css?v=1", "/logout?next=/", "/api/v1/products/7/reviews?q", "/api/v1/products?n=7", "/api/v1/products/%37", "/api/v1/products//7"];
+                const variants = [
+                    "/static/x.css?v=1",
+                    "/logout?next=/",
+                    "/api/v1/products/7/reviews?q",
+                    "/api/v1/products?n=7",
+                    "/api/v1/products/%37",
+                    "/api/v1/products//7",
+                ];
                 for (const p of variants) {
                     const x = w.explain(p);
                     if (!x.route) continue;
                     const d = await w.send(p);
                     expect(d, p).to.not.equal(undefined);
-                    expect(d!.statuses.every((s) => s.currentLimit !== undefined), `${p}: every descriptor has a limit in the real service`).to.equal(true);
+                    expect(
+                        d!.statuses.every((s) => s.currentLimit !== undefined),
+                        `${p}: every descriptor has a limit in the real service`,
+                    ).to.equal(true);
                 }
             });
 
@@ -90,7 +100,14 @@ for (const variant of ["A", "B"] as const) {
                 it("spec 8 check 2 with bypass attempts: n from every decade, with queries: exactly 2 OK in the window", async () => {
                     await ensureWindow(10);
                     const t0 = Date.now();
-                    const tries = ["/api/v1/products/10?a=b", "/api/v1/products/99", "/api/v1/products/20?", "/api/v1/products/7?x=%2F", "/api/v1/products/./30", "/api/v1/products/40#f"];
+                    const tries = [
+                        "/api/v1/products/10?a=b",
+                        "/api/v1/products/99",
+                        "/api/v1/products/20?",
+                        "/api/v1/products/7?x=%2F",
+                        "/api/v1/products/./30",
+                        "/api/v1/products/40#f",
+                    ];
                     for (let n = 1; n <= 99; n++) tries.push(`/api/v1/products/${n}?n=${n}`);
                     const got = await codes(w, tries);
                     expect(minuteOf(Date.now()), "the sequence crossed a minute boundary").to.equal(minuteOf(t0));
@@ -125,7 +142,10 @@ describe("rls limits hold, negative control: pathKey=literal (the specification'
     it("a query string escapes the 1-per-minute limit and an unmatched api path is never limited (why url-path is the default)", async () => {
         await w.redis.flushAll();
         await ensureWindow(10);
-        const got = await codes(w, Array.from({ length: 10 }, (_, i) => `/productpage?n=${i}`));
+        const got = await codes(
+            w,
+            Array.from({ length: 10 }, (_, i) => `/productpage?n=${i}`),
+        );
         expect(got).to.deep.equal(Array(10).fill("OK"));
         expect(await codes(w, ["/api/v1/products/100", "/api/v1/products/7?a=b"])).to.deep.equal(["none", "none"]);
     });

@@ -109,7 +109,8 @@ async function pipeCounters(r: RedisServer, keyOf: (i: number) => string, from: 
     p.stdin.end();
     const code = await exited;
     const summary = /errors: (\d+), replies: (\d+)/.exec(out);
-    if (code !== 0 || !summary || summary[1] !== "0" || Number(summary[2]) !== 2 * count) throw new Error(`redis-cli --pipe failed (exit ${code}): ${out.slice(-500)}`);
+    if (code !== 0 || !summary || summary[1] !== "0" || Number(summary[2]) !== 2 * count)
+        throw new Error(`redis-cli --pipe failed (exit ${code}): ${out.slice(-500)}`);
 }
 
 interface Bench {
@@ -209,7 +210,10 @@ async function flood(b: Bench, stopAtBytes: number, decisions: number, round = 1
     await ensureWindow(3);
     const probe = "/static/redis-bounds-probe";
     const x = explain(b.objects, probe);
-    expect(x.descriptors.map((d) => d.entries), "a catch-all path sends one PATH descriptor (model)").to.deep.equal([[{ key: "PATH", value: probe }]]);
+    expect(
+        x.descriptors.map((d) => d.entries),
+        "a catch-all path sends one PATH descriptor (model)",
+    ).to.deep.equal([[{ key: "PATH", value: probe }]]);
     const unit = x.descriptors[0].limit!.unit;
     const divider = UNIT_DIVIDER[unit];
     const jitterMax = Number(b.svc.env.EXPIRATION_JITTER_MAX_SECONDS ?? UPSTREAM_EXPIRATION_JITTER_MAX_SECONDS);
@@ -222,7 +226,10 @@ async function flood(b: Bench, stopAtBytes: number, decisions: number, round = 1
     try {
         expect(await c.command("KEYS", "*"), "the service's key for the probe is the model's bucket").to.deep.equal([keyFor(probe, probeAt)]);
         const pttl = Number(await c.command("PTTL", keyFor(probe, probeAt)));
-        expect(pttl, `the service's TTL is the ${unit}'s length (${divider} s) plus a jitter below ${jitterMax} s`).to.be.within((divider - 2) * 1000, (divider + jitterMax) * 1000);
+        expect(pttl, `the service's TTL is the ${unit}'s length (${divider} s) plus a jitter below ${jitterMax} s`).to.be.within(
+            (divider - 2) * 1000,
+            (divider + jitterMax) * 1000,
+        );
     } finally {
         c.close();
     }
@@ -281,7 +288,6 @@ async function flood(b: Bench, stopAtBytes: number, decisions: number, round = 1
     return { prefilled, prefillMs, afterPrefill, decisions, serviceMs, answers, errors, maxUsedSampled, after: await redisInfo(b.redis) };
 }
 
-
 /** A Go duration as the stack renders it (`<n>ms` or `<n>s`), in ms. */
 function goDurationMs(text: string | undefined): number | undefined {
     const m = /^([0-9]+)(ms|s)$/.exec(text ?? "");
@@ -300,7 +306,8 @@ async function timedCall(b: Bench, path: string, deadlineMs: number): Promise<Ti
     }
 }
 
-const describeResult = (r: Decision | Error) => (r instanceof Error ? `error ${(r as any).code} ${String((r as any).details).split(/ after |,/)[0]}` : r.overallCode);
+const describeResult = (r: Decision | Error) =>
+    r instanceof Error ? `error ${(r as any).code} ${String((r as any).details).split(/ after |,/)[0]}` : r.overallCode;
 
 async function healthStatus(svc: RateLimitProcess): Promise<string> {
     const h = await svc.healthcheck();
@@ -385,7 +392,9 @@ describe("rls redis bounds, variant A: real service + Redis with the rendered fa
             b = await startBench(oldArgs);
             const r = await flood(b, 1.5 * bound.bytes, 2_000);
             const used = Number(r.after.used_memory);
-            console.log(`      without maxmemory (${JSON.stringify(oldArgs)}): ${r.prefilled} counters in ${r.prefillMs} ms → used_memory ${mib(used)} = ${(used / bound.bytes).toFixed(2)}× the bound, evicted_keys ${r.after.evicted_keys} (stopped at 1.5×)`);
+            console.log(
+                `      without maxmemory (${JSON.stringify(oldArgs)}): ${r.prefilled} counters in ${r.prefillMs} ms → used_memory ${mib(used)} = ${(used / bound.bytes).toFixed(2)}× the bound, evicted_keys ${r.after.evicted_keys} (stopped at 1.5×)`,
+            );
             expect(r.errors).to.deep.equal([]);
             expect(Number(r.after.evicted_keys)).to.equal(0);
             expect(used).to.be.greaterThan(bound.bytes + ACCOUNTING_TOLERANCE);
@@ -431,7 +440,10 @@ describe("rls redis bounds, variant A: real service + Redis with the rendered fa
                 `      REDIS_TIMEOUT ${redisTimeout}, pool ${poolSize}, gateway timeout ${gatewayMs} ms; ${n} concurrent calls while Redis was stopped: ` +
                     `${[...kinds].map(([k, m]) => `${m}× [${k}]`).join(", ")}; answer times ${times[0]}–${times[times.length - 1]} ms; /healthcheck meanwhile: ${[...health].join(", ")}`,
             );
-            expect(calls.filter((c) => !(c.result instanceof Error)), "answers (OK or not) while Redis was stopped").to.deep.equal([]);
+            expect(
+                calls.filter((c) => !(c.result instanceof Error)),
+                "answers (OK or not) while Redis was stopped",
+            ).to.deep.equal([]);
             // What the gateway gets: nothing until its own deadline (then fail-closed 500). Were
             // REDIS_TIMEOUT a bound, these would be service errors soon after REDIS_TIMEOUT.
             for (const c of calls) {
@@ -452,7 +464,9 @@ describe("rls redis bounds, variant A: real service + Redis with the rendered fa
             // The calls the gateway gave up on were still sent: Redis counts them once it runs again.
             let counted = 0;
             await waitFor("the hung calls' counters", async () => (counted = (await b!.redis.keys("*_PATH_/static/hung-[0-9]*")).length) === n, 5_000, 50);
-            console.log(`      SIGCONT: OK answer ${recoveredMs} ms later, same process; the ${n} calls the gateway had given up on were counted in Redis afterwards (${counted} counters)`);
+            console.log(
+                `      SIGCONT: OK answer ${recoveredMs} ms later, same process; the ${n} calls the gateway had given up on were counted in Redis afterwards (${counted} counters)`,
+            );
             expect(recoveredMs).to.be.lessThan(MARGIN_MS);
         });
 
@@ -507,7 +521,8 @@ describe("rls redis bounds, variant A: real service + Redis with the rendered fa
             const calls = await Promise.all(pending);
             const served = calls.filter((c) => describeResult(c.result) === "OK");
             const blocked = calls.filter((c) => c.result instanceof Error);
-            const after = (cs: typeof calls) => (cs.length ? `${Math.min(...cs.map((c) => c.at - resumedAt))}–${Math.max(...cs.map((c) => c.at - resumedAt))} ms after Redis was back` : "-");
+            const after = (cs: typeof calls) =>
+                cs.length ? `${Math.min(...cs.map((c) => c.at - resumedAt))}–${Math.max(...cs.map((c) => c.at - resumedAt))} ms after Redis was back` : "-";
             const probe = b.rendered.readinessProbe;
             console.log(
                 `      pool ${poolSize}: /healthcheck 500 ${down.changedAfterMs} ms after Redis was killed (idle service); ${up.to ?? "no change"} ${up.changedAfterMs ?? "-"} ms after it was back ` +
@@ -521,7 +536,10 @@ describe("rls redis bounds, variant A: real service + Redis with the rendered fa
             for (const c of blocked) expect((c.result as any).code, "the others end only at the caller's deadline").to.be.oneOf([4, 1]);
             await ensureWindow(5);
             const d = [[{ key: "PATH", value: "/productpage" }]];
-            expect([(await b.client.shouldRateLimit(b.domain, d)).overallCode, (await b.client.shouldRateLimit(b.domain, d)).overallCode]).to.deep.equal(["OK", "OVER_LIMIT"]);
+            expect([(await b.client.shouldRateLimit(b.domain, d)).overallCode, (await b.client.shouldRateLimit(b.domain, d)).overallCode]).to.deep.equal([
+                "OK",
+                "OVER_LIMIT",
+            ]);
         });
 
         it("control: without REDIS_HEALTH_CHECK_ACTIVE_CONNECTION (as rendered before), /healthcheck stays 200 while Redis is down", async () => {

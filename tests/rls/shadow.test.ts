@@ -63,10 +63,21 @@ describe("rls shadow mode: real service + Redis, rendered with shadowMode=true a
     it("the metrics endpoint reports the shadowed answers (global_shadow_mode and the key's over_limit counters)", async () => {
         // Counters reach the Prometheus sink at the service's stats flush (STATS_FLUSH_INTERVAL, 10 s).
         let text = "";
-        await waitFor("global_shadow_mode in the metrics", async () => counter((text = await shadow.services[0].metrics()), /global_shadow_mode/) > 0, 25_000, 500);
+        await waitFor(
+            "global_shadow_mode in the metrics",
+            async () => counter((text = await shadow.services[0].metrics()), /global_shadow_mode/) > 0,
+            25_000,
+            500,
+        );
         const shadowed = counter(text, /global_shadow_mode/);
         const overLimit = counter(text, /productpage.*over_limit(?!_with)|over_limit.*productpage/);
-        expect(shadowed, `global_shadow_mode in:\n${text.split("\n").filter((l) => /shadow|over_limit/.test(l)).join("\n")}`).to.be.at.least(5);
+        expect(
+            shadowed,
+            `global_shadow_mode in:\n${text
+                .split("\n")
+                .filter((l) => /shadow|over_limit/.test(l))
+                .join("\n")}`,
+        ).to.be.at.least(5);
         expect(overLimit, "the /productpage key's over_limit counter").to.be.at.least(5);
     });
 

@@ -29,14 +29,33 @@ const RULES: RateLimitRuleArgs[] = [
 
 /** The shop's own Gateway and VirtualService (what the user already has). */
 const USER_OBJECTS: K8sObject[] = [
-    { apiVersion: "networking.istio.io/v1beta1", kind: "Gateway", metadata: { name: "shop-gw", namespace: "shop" }, spec: { selector: { app: "shop-gateway" }, servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] } },
-    { apiVersion: "networking.istio.io/v1beta1", kind: "VirtualService", metadata: { name: "shop", namespace: "shop" }, spec: { hosts: ["*"], gateways: ["shop-gw"], http: [{ name: "web", match: [{ uri: { prefix: "/" } }], route: [{ destination: { host: "web" } }] }] } },
+    {
+        apiVersion: "networking.istio.io/v1beta1",
+        kind: "Gateway",
+        metadata: { name: "shop-gw", namespace: "shop" },
+        spec: { selector: { app: "shop-gateway" }, servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] },
+    },
+    {
+        apiVersion: "networking.istio.io/v1beta1",
+        kind: "VirtualService",
+        metadata: { name: "shop", namespace: "shop" },
+        spec: { hosts: ["*"], gateways: ["shop-gw"], http: [{ name: "web", match: [{ uri: { prefix: "/" } }], route: [{ destination: { host: "web" } }] }] },
+    },
 ];
 
 async function renderComponent(): Promise<K8sObject[]> {
-    const { objects } = await registerComponents(() => {
-        new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] }, namespace: "shop", rules: RULES });
-    }, "shop", "rls");
+    const { objects } = await registerComponents(
+        () => {
+            new GlobalRateLimit("shop-limits", {
+                domain: "shop",
+                gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] },
+                namespace: "shop",
+                rules: RULES,
+            });
+        },
+        "shop",
+        "rls",
+    );
     return objects;
 }
 
@@ -66,7 +85,15 @@ describe("rls: user-defined rules (header, client address, combined, shadow) on 
     /** What the gateway would send for this request (model), decided by the real service. */
     async function send(path: string, request: ModelRequest) {
         const x = explain(objects, path, request);
-        return { x, d: x.descriptors.length ? await client.shouldRateLimit(x.domain, x.descriptors.map((d) => d.entries)) : undefined };
+        return {
+            x,
+            d: x.descriptors.length
+                ? await client.shouldRateLimit(
+                      x.domain,
+                      x.descriptors.map((d) => d.entries),
+                  )
+                : undefined,
+        };
     }
     const okCount = async (n: number, path: (i: number) => string, request: (i: number) => ModelRequest) => {
         let ok = 0;
@@ -83,8 +110,20 @@ describe("rls: user-defined rules (header, client address, combined, shadow) on 
         await ensureWindow(10);
         const t0 = Date.now();
         // Different client addresses so the per-client rule (6/min) never binds first.
-        expect(await okCount(5, () => "/items", (i) => ({ headers: { "x-api-key": "alpha" }, clientAddress: `192.0.2.${i + 1}` }))).to.equal(3);
-        expect(await okCount(5, () => "/items?page=2", (i) => ({ headers: { "x-api-key": "beta" }, clientAddress: `192.0.2.${i + 11}` }))).to.equal(3);
+        expect(
+            await okCount(
+                5,
+                () => "/items",
+                (i) => ({ headers: { "x-api-key": "alpha" }, clientAddress: `192.0.2.${i + 1}` }),
+            ),
+        ).to.equal(3);
+        expect(
+            await okCount(
+                5,
+                () => "/items?page=2",
+                (i) => ({ headers: { "x-api-key": "beta" }, clientAddress: `192.0.2.${i + 11}` }),
+            ),
+        ).to.equal(3);
         const noKey = await send("/items", { clientAddress: "192.0.2.99" });
         expect(noKey.x.descriptors.map((x) => x.entries[0].value)).to.deep.equal(["per-client"]);
         expect(noKey.d!.overallCode).to.equal("OK");
@@ -93,21 +132,57 @@ describe("rls: user-defined rules (header, client address, combined, shadow) on 
 
     it("header presence: 4 per minute for all requests carrying authorization together, whatever its value", async () => {
         await ensureWindow(10);
-        expect(await okCount(7, (i) => `/p${i}`, (i) => ({ headers: { authorization: `Bearer t${i}` }, clientAddress: `198.51.100.${i + 1}` }))).to.equal(4);
+        expect(
+            await okCount(
+                7,
+                (i) => `/p${i}`,
+                (i) => ({ headers: { authorization: `Bearer t${i}` }, clientAddress: `198.51.100.${i + 1}` }),
+            ),
+        ).to.equal(4);
     });
 
     it("client address: 6 per minute per address, another address has its own 6", async () => {
         await ensureWindow(10);
-        expect(await okCount(9, (i) => `/any/${i}?q=${i}`, () => ({ clientAddress: "203.0.113.7" }))).to.equal(6);
-        expect(await okCount(9, (i) => `/any/${i}`, () => ({ clientAddress: "203.0.113.8" }))).to.equal(6);
+        expect(
+            await okCount(
+                9,
+                (i) => `/any/${i}?q=${i}`,
+                () => ({ clientAddress: "203.0.113.7" }),
+            ),
+        ).to.equal(6);
+        expect(
+            await okCount(
+                9,
+                (i) => `/any/${i}`,
+                () => ({ clientAddress: "203.0.113.8" }),
+            ),
+        ).to.equal(6);
     });
 
     it("combined, per client on one path: /login 2 per minute per client with any query; other paths of that client are not refused by it", async () => {
         await ensureWindow(10);
-        expect(await okCount(4, (i) => `/login?next=/x${i}`, () => ({ clientAddress: "203.0.113.20" }))).to.equal(2);
-        expect(await okCount(4, () => "/login", () => ({ clientAddress: "203.0.113.21" }))).to.equal(2);
+        expect(
+            await okCount(
+                4,
+                (i) => `/login?next=/x${i}`,
+                () => ({ clientAddress: "203.0.113.20" }),
+            ),
+        ).to.equal(2);
+        expect(
+            await okCount(
+                4,
+                () => "/login",
+                () => ({ clientAddress: "203.0.113.21" }),
+            ),
+        ).to.equal(2);
         // The same client elsewhere: only its per-client rule (6/min, 4 used) counts.
-        expect(await okCount(2, () => "/cart", () => ({ clientAddress: "203.0.113.20" }))).to.equal(2);
+        expect(
+            await okCount(
+                2,
+                () => "/cart",
+                () => ({ clientAddress: "203.0.113.20" }),
+            ),
+        ).to.equal(2);
     });
 
     // The promise of a path prefix (rules.ts, PathMatchArgs.prefix): `/search` matches `/search`,
@@ -128,7 +203,18 @@ describe("rls: user-defined rules (header, client address, combined, shadow) on 
         const searchKeys = async () => (await redis.keys()).filter((k) => k.startsWith("shop_rule_search_"));
         // Must not count: the prefix elsewhere in the path, without a separator after it, in the
         // query, or left by dot segments. Sent first: none of them may create the counter.
-        const notCounted = ["/x/search", "/searchx", "/search-results", "/searches", "/x/search/y", "/x?next=/search", "/?q=/search", "/search/../x", "/", "/sear"];
+        const notCounted = [
+            "/x/search",
+            "/searchx",
+            "/search-results",
+            "/searches",
+            "/x/search/y",
+            "/x?next=/search",
+            "/?q=/search",
+            "/search/../x",
+            "/",
+            "/sear",
+        ];
         const pass = async () => {
             for (const p of notCounted) {
                 const r = await send(p, from());
@@ -148,7 +234,22 @@ describe("rls: user-defined rules (header, client address, combined, shadow) on 
         // What a client would try next to get around the spent limit: other queries, a fragment,
         // a trailing slash, deeper paths, dot segments (also %2e), a backslash. Each reaches the
         // search rule after Envoy's path normalization and is refused by it.
-        const retries = ["/search", "/search?q=2", "/search?", "/search?cachebust=1&q=1", `/search?q=${"a".repeat(3000)}`, "/search#top", "/search/", "/search/x/y?z=1", "/search/./", "/x/../search", "/./search", "/%2e/search", "/search/%2e%2e/search", "\\search"];
+        const retries = [
+            "/search",
+            "/search?q=2",
+            "/search?",
+            "/search?cachebust=1&q=1",
+            `/search?q=${"a".repeat(3000)}`,
+            "/search#top",
+            "/search/",
+            "/search/x/y?z=1",
+            "/search/./",
+            "/x/../search",
+            "/./search",
+            "/%2e/search",
+            "/search/%2e%2e/search",
+            "\\search",
+        ];
         for (const p of retries) {
             const r = await send(p, from());
             expect(searchStatus(r), `${p} counts against /search`).to.equal("OVER_LIMIT");

@@ -14,12 +14,17 @@ const GW = "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-accoun
  * allowed only when some rule matches (source principal and destination port); otherwise allowed.
  */
 function allowed(r: Rendered, ns: string, podLabels: Record<string, string>, principal: string, port: number): boolean {
-    const policies = (r.objects as any[]).filter((o) => o.kind === "AuthorizationPolicy" && o.metadata.namespace === ns && (o.spec.action ?? "ALLOW") === "ALLOW")
+    const policies = (r.objects as any[])
+        .filter((o) => o.kind === "AuthorizationPolicy" && o.metadata.namespace === ns && (o.spec.action ?? "ALLOW") === "ALLOW")
         .filter((o) => Object.entries(o.spec.selector?.matchLabels ?? {}).every(([k, v]) => podLabels[k] === v));
     if (!policies.length) return true;
-    return policies.some((p) => (p.spec.rules ?? []).some((rule: any) =>
-        (rule.from ?? [{}]).some((f: any) => !f.source?.principals || f.source.principals.includes(principal)) &&
-        (rule.to ?? [{}]).some((t: any) => !t.operation?.ports || t.operation.ports.includes(String(port)))));
+    return policies.some((p) =>
+        (p.spec.rules ?? []).some(
+            (rule: any) =>
+                (rule.from ?? [{}]).some((f: any) => !f.source?.principals || f.source.principals.includes(principal)) &&
+                (rule.to ?? [{}]).some((t: any) => !t.operation?.ports || t.operation.ports.includes(String(port))),
+        ),
+    );
 }
 
 function pod(r: Rendered, name: string) {
@@ -67,7 +72,12 @@ describe("access policies: who may talk to whom", () => {
         const rl = r.get("NetworkPolicy", "ratelimit-from-gateway", "default").spec;
         expect(rl.podSelector.matchLabels).to.deep.equal({ app: pod(r, "ratelimit").metadata.labels.app });
         expect(rl.ingress).to.have.length(1);
-        expect(rl.ingress[0].from).to.deep.equal([{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "istio-system" } }, podSelector: { matchLabels: { istio: "ingressgateway" } } }]);
+        expect(rl.ingress[0].from).to.deep.equal([
+            {
+                namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "istio-system" } },
+                podSelector: { matchLabels: { istio: "ingressgateway" } },
+            },
+        ]);
         expect(rl.ingress[0].ports).to.deep.equal([{ protocol: "TCP", port: 8081 }]);
         const rd = r.get("NetworkPolicy", "redis-from-ratelimit", "default").spec;
         const rlLabels = pod(r, "ratelimit").metadata.labels;
@@ -81,9 +91,13 @@ describe("access policies: who may talk to whom", () => {
         const labels = pod(c, "ratelimit").metadata.labels;
         expect(allowed(c, "default", labels, "example.org/ns/gateways/sa/public-gw", 8081)).to.equal(true);
         expect(allowed(c, "default", labels, GW, 8081)).to.equal(false);
-        expect(c.get("NetworkPolicy", "ratelimit-from-gateway", "default").spec.ingress[0].from[0].namespaceSelector.matchLabels["kubernetes.io/metadata.name"]).to.equal("gateways");
+        expect(
+            c.get("NetworkPolicy", "ratelimit-from-gateway", "default").spec.ingress[0].from[0].namespaceSelector.matchLabels["kubernetes.io/metadata.name"],
+        ).to.equal("gateways");
         // The service's identity takes the gateway's trust domain.
-        expect(c.get("AuthorizationPolicy", "redis-from-ratelimit", "default").spec.rules[0].from[0].source.principals).to.deep.equal(["example.org/ns/default/sa/ratelimit"]);
+        expect(c.get("AuthorizationPolicy", "redis-from-ratelimit", "default").spec.rules[0].from[0].source.principals).to.deep.equal([
+            "example.org/ns/default/sa/ratelimit",
+        ]);
     });
 
     it("Prometheus on: the metrics ports stay reachable for scrapers", async () => {
@@ -104,18 +118,29 @@ describe("access policies: who may talk to whom", () => {
     });
 
     it("every pod runs under a ServiceAccount the render creates in its namespace (else the pods are never created), in every combination", async () => {
-        for (const overrides of [{}, { variant: "B", apiProfile: "seed" }, { accessPolicies: "false" }, { redisMode: "external", redisAddress: "redis.cache:6379" }, { ratelimitNamespace: "limits", managedApiNamespace: "esp" }] as Record<string, string>[]) {
+        for (const overrides of [
+            {},
+            { variant: "B", apiProfile: "seed" },
+            { accessPolicies: "false" },
+            { redisMode: "external", redisAddress: "redis.cache:6379" },
+            { ratelimitNamespace: "limits", managedApiNamespace: "esp" },
+        ] as Record<string, string>[]) {
             const c = await render({ overrides });
             const accounts = new Set(c.objects.filter((o) => o.kind === "ServiceAccount").map((o) => `${o.metadata.namespace}/${o.metadata.name}`));
             for (const d of c.objects.filter((o) => o.kind === "Deployment") as any[]) {
                 const sa = d.spec.template.spec.serviceAccountName ?? "default";
-                if (sa !== "default") expect(accounts, `${JSON.stringify(overrides)}: Deployment ${d.metadata.namespace}/${d.metadata.name} runs as ${sa}`).to.include(`${d.metadata.namespace}/${sa}`);
+                if (sa !== "default")
+                    expect(accounts, `${JSON.stringify(overrides)}: Deployment ${d.metadata.namespace}/${d.metadata.name} runs as ${sa}`).to.include(
+                        `${d.metadata.namespace}/${sa}`,
+                    );
             }
         }
     });
 
     it("gatewayPrincipal must be '<trust domain>/ns/<ns>/sa/<sa>'; a spiffe:// prefix is dropped in the fix", () => {
-        expect(() => resolveSettings({ ...DEV, gatewayPrincipal: "spiffe://cluster.local/ns/istio-system/sa/gw" })).to.throw(/gatewayPrincipal[\s\S]*fix: pulumi config set gatewayPrincipal cluster.local\/ns\/istio-system\/sa\/gw/);
+        expect(() => resolveSettings({ ...DEV, gatewayPrincipal: "spiffe://cluster.local/ns/istio-system/sa/gw" })).to.throw(
+            /gatewayPrincipal[\s\S]*fix: pulumi config set gatewayPrincipal cluster.local\/ns\/istio-system\/sa\/gw/,
+        );
         expect(() => resolveSettings({ ...DEV, gatewayPrincipal: "istio-ingressgateway" })).to.throw(/must be an Istio principal/);
     });
 });

@@ -31,7 +31,9 @@ describe("pure builders", () => {
     it("global filter and config share the domain; every filter selects the same gateway", () => {
         for (const s of [A, B]) {
             const f = filters(s);
-            expect(Object.keys(f)).to.deep.equal(s === A ? ["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"] : ["filter-ratelimit", "filter-ratelimit-svc"]);
+            expect(Object.keys(f)).to.deep.equal(
+                s === A ? ["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"] : ["filter-ratelimit", "filter-ratelimit-svc"],
+            );
             const tc = f["filter-ratelimit"].configPatches[0].patch.value.typed_config;
             expect(tc.domain).to.equal(parse(configYaml(s)).domain);
             const sel = Object.values(f).map((x) => JSON.stringify(x.workloadSelector));

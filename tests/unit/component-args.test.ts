@@ -44,14 +44,20 @@ const TIMEOUT_FIX = 'use e.g. "10s" or "0.5s"';
 const VHOST = "must be Istio's virtual host name <host>:<port> (host '*', '*.<domain>' or a DNS name; the port of the Gateway server)";
 const VHOST_FIX = 'use e.g. "shop.example.com:80" (Istio silently ignores a patch that names no virtual host)';
 const VHOSTS_REQUIRED = "must name the gateway's virtual hosts to limit: without them the limits would reach every host on the gateway, other teams' included";
-const VHOSTS_REQUIRED_FIX = 'give e.g. ["shop.example.com:80"] (Istio\'s <host>:<port> for each host of your Gateway server), or set gateway.allVirtualHosts: true for a gateway you have to yourself';
+const VHOSTS_REQUIRED_FIX =
+    'give e.g. ["shop.example.com:80"] (Istio\'s <host>:<port> for each host of your Gateway server), or set gateway.allVirtualHosts: true for a gateway you have to yourself';
 const GATEWAY_FIX = 'give { selector: { istio: "ingressgateway" }, virtualHosts: ["shop.example.com:80"] }';
 const WINDOW = "must be a Go duration such as '0', '150us' or '2ms'";
 const SECRET_KEY = "must be a Secret data key (letters, digits, '-', '_', '.')";
 
 /** Valid GlobalRateLimit arguments, with one change. */
 const G = (change: Record<string, unknown> = {}): GlobalRateLimitArgs =>
-    ({ domain: "shop", gateway: { selector: { app: "shop-gateway" }, virtualHosts: ["shop.example.com:80"] }, rules: [{ name: "all", requestsPerUnit: 10, unit: M }], ...change }) as GlobalRateLimitArgs;
+    ({
+        domain: "shop",
+        gateway: { selector: { app: "shop-gateway" }, virtualHosts: ["shop.example.com:80"] },
+        rules: [{ name: "all", requestsPerUnit: 10, unit: M }],
+        ...change,
+    }) as GlobalRateLimitArgs;
 const GW = (gateway: Record<string, unknown>) => G({ gateway: { selector: { app: "shop-gateway" }, virtualHosts: ["shop.example.com:80"], ...gateway } });
 const SVC = (service: Record<string, unknown>) => G({ service });
 const REDIS = (redis: Record<string, unknown>) => G({ redis });
@@ -62,87 +68,320 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         ["the valid base arguments", G(), []],
 
         // rules / perPath
-        ["an empty rule list and no perPath", G({ rules: [] }), [{ field: "rules", value: [], problem: "no rule and no perPath: the component would limit nothing", fix: "give at least one rule (or perPath)" }]],
-        ["no rules at all and no perPath", G({ rules: undefined }), [{ field: "rules", value: undefined, problem: "no rule and no perPath: the component would limit nothing", fix: "give at least one rule (or perPath)" }]],
+        [
+            "an empty rule list and no perPath",
+            G({ rules: [] }),
+            [{ field: "rules", value: [], problem: "no rule and no perPath: the component would limit nothing", fix: "give at least one rule (or perPath)" }],
+        ],
+        [
+            "no rules at all and no perPath",
+            G({ rules: undefined }),
+            [
+                {
+                    field: "rules",
+                    value: undefined,
+                    problem: "no rule and no perPath: the component would limit nothing",
+                    fix: "give at least one rule (or perPath)",
+                },
+            ],
+        ],
         ["perPath without rules: allowed", G({ rules: undefined, perPath: { eachPath: { requestsPerUnit: 5, unit: M } } }), []],
         ["an empty rule list with perPath: allowed", G({ rules: [], perPath: { paths: [{ path: "/a", requestsPerUnit: 5, unit: M }] } }), []],
-        ["a rule problem is reported (from compileGlobalLimits)", G({ rules: [{ name: "a b", requestsPerUnit: 1, unit: M }] }), [{ field: "rules[0].name", value: "a b", problem: "must be a non-empty name of letters, digits, '_', '.', '-' (it is the descriptor value)", fix: 'name it e.g. "rule-0"' }]],
+        [
+            "a rule problem is reported (from compileGlobalLimits)",
+            G({ rules: [{ name: "a b", requestsPerUnit: 1, unit: M }] }),
+            [
+                {
+                    field: "rules[0].name",
+                    value: "a b",
+                    problem: "must be a non-empty name of letters, digits, '_', '.', '-' (it is the descriptor value)",
+                    fix: 'name it e.g. "rule-0"',
+                },
+            ],
+        ],
 
         // domain
         ["a domain of letters, digits, '_', '.', '-'", G({ domain: "Shop_v1.limits-2" }), []],
-        ["a domain with a space: the fix joins the words with '-'", G({ domain: "shop limits" }), [{ field: "domain", value: "shop limits", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "shop-limits"' }]],
-        ["a domain with surrounding spaces: the fix trims them", G({ domain: " shop " }), [{ field: "domain", value: " shop ", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "shop"' }]],
-        ["a domain with a run of bad characters: one '-'", G({ domain: "shop  &  limits" }), [{ field: "domain", value: "shop  &  limits", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "shop-limits"' }]],
-        ["no domain", G({ domain: undefined }), [{ field: "domain", value: undefined, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "my-gateway"' }]],
-        ["an empty domain", G({ domain: "" }), [{ field: "domain", value: "", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "my-gateway"' }]],
-        ["a domain that is not a string", G({ domain: 7 }), [{ field: "domain", value: 7, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "7"' }]],
+        [
+            "a domain with a space: the fix joins the words with '-'",
+            G({ domain: "shop limits" }),
+            [{ field: "domain", value: "shop limits", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "shop-limits"' }],
+        ],
+        [
+            "a domain with surrounding spaces: the fix trims them",
+            G({ domain: " shop " }),
+            [{ field: "domain", value: " shop ", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "shop"' }],
+        ],
+        [
+            "a domain with a run of bad characters: one '-'",
+            G({ domain: "shop  &  limits" }),
+            [{ field: "domain", value: "shop  &  limits", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "shop-limits"' }],
+        ],
+        [
+            "no domain",
+            G({ domain: undefined }),
+            [{ field: "domain", value: undefined, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "my-gateway"' }],
+        ],
+        [
+            "an empty domain",
+            G({ domain: "" }),
+            [{ field: "domain", value: "", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "my-gateway"' }],
+        ],
+        [
+            "a domain that is not a string",
+            G({ domain: 7 }),
+            [{ field: "domain", value: 7, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "7"' }],
+        ],
 
         // gateway
         ["no gateway", G({ gateway: undefined }), [{ field: "gateway", value: undefined, problem: "is required", fix: GATEWAY_FIX }]],
         ["gateway: null", G({ gateway: null }), [{ field: "gateway", value: null, problem: "is required", fix: GATEWAY_FIX }]],
-        ["gateway: a string", G({ gateway: "istio=ingressgateway" }), [{ field: "gateway", value: "istio=ingressgateway", problem: "is required", fix: GATEWAY_FIX }]],
+        [
+            "gateway: a string",
+            G({ gateway: "istio=ingressgateway" }),
+            [{ field: "gateway", value: "istio=ingressgateway", problem: "is required", fix: GATEWAY_FIX }],
+        ],
         ["gateway.selector: {}", GW({ selector: {} }), [{ field: "gateway.selector", value: {}, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
         ["gateway.selector: null", GW({ selector: null }), [{ field: "gateway.selector", value: null, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
-        ["gateway.selector missing", G({ gateway: { virtualHosts: ["shop.example.com:80"] } }), [{ field: "gateway.selector", value: undefined, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
-        ["gateway.selector: a list", GW({ selector: ["app=gw"] }), [{ field: "gateway.selector", value: ["app=gw"], problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
-        ["gateway.selector: a string", GW({ selector: "app=gw" }), [{ field: "gateway.selector", value: "app=gw", problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
-        ["a selector with a prefixed key, an empty value and a 63-character value: allowed", GW({ selector: { "example.com/app": "gw", tier: "", app: "a".repeat(63) } }), []],
-        ["a selector key with a space", GW({ selector: { "my app": "gw" } }), [{ field: "gateway.selector.my app", value: "gw", problem: LABEL_BAD, fix: LABEL_BAD_FIX }]],
-        ["a selector value with a space", GW({ selector: { app: "shop gw" } }), [{ field: "gateway.selector.app", value: "shop gw", problem: LABEL_BAD, fix: LABEL_BAD_FIX }]],
-        ["a selector value of 64 characters", GW({ selector: { app: "a".repeat(64) } }), [{ field: "gateway.selector.app", value: "a".repeat(64), problem: LABEL_BAD, fix: LABEL_BAD_FIX }]],
-        ["a selector value that is not a string", GW({ selector: { app: 1 } }), [{ field: "gateway.selector.app", value: 1, problem: LABEL_BAD, fix: LABEL_BAD_FIX }]],
-        ["two bad selector entries beside a good one", GW({ selector: { app: "gw", "-x": "1", tier: "-edge" } }), [
-            { field: "gateway.selector.-x", value: "1", problem: LABEL_BAD, fix: LABEL_BAD_FIX },
-            { field: "gateway.selector.tier", value: "-edge", problem: LABEL_BAD, fix: LABEL_BAD_FIX },
-        ]],
+        [
+            "gateway.selector missing",
+            G({ gateway: { virtualHosts: ["shop.example.com:80"] } }),
+            [{ field: "gateway.selector", value: undefined, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }],
+        ],
+        [
+            "gateway.selector: a list",
+            GW({ selector: ["app=gw"] }),
+            [{ field: "gateway.selector", value: ["app=gw"], problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }],
+        ],
+        [
+            "gateway.selector: a string",
+            GW({ selector: "app=gw" }),
+            [{ field: "gateway.selector", value: "app=gw", problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }],
+        ],
+        [
+            "a selector with a prefixed key, an empty value and a 63-character value: allowed",
+            GW({ selector: { "example.com/app": "gw", tier: "", app: "a".repeat(63) } }),
+            [],
+        ],
+        [
+            "a selector key with a space",
+            GW({ selector: { "my app": "gw" } }),
+            [{ field: "gateway.selector.my app", value: "gw", problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
+        ],
+        [
+            "a selector value with a space",
+            GW({ selector: { app: "shop gw" } }),
+            [{ field: "gateway.selector.app", value: "shop gw", problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
+        ],
+        [
+            "a selector value of 64 characters",
+            GW({ selector: { app: "a".repeat(64) } }),
+            [{ field: "gateway.selector.app", value: "a".repeat(64), problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
+        ],
+        [
+            "a selector value that is not a string",
+            GW({ selector: { app: 1 } }),
+            [{ field: "gateway.selector.app", value: 1, problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
+        ],
+        [
+            "two bad selector entries beside a good one",
+            GW({ selector: { app: "gw", "-x": "1", tier: "-edge" } }),
+            [
+                { field: "gateway.selector.-x", value: "1", problem: LABEL_BAD, fix: LABEL_BAD_FIX },
+                { field: "gateway.selector.tier", value: "-edge", problem: LABEL_BAD, fix: LABEL_BAD_FIX },
+            ],
+        ],
         ["gateway.namespace given", GW({ namespace: "shop-edge" }), []],
-        ["gateway.namespace not a DNS label", GW({ namespace: "Shop_Edge" }), [{ field: "gateway.namespace", value: "Shop_Edge", problem: LABEL, fix: 'use "shop-edge"' }]],
+        [
+            "gateway.namespace not a DNS label",
+            GW({ namespace: "Shop_Edge" }),
+            [{ field: "gateway.namespace", value: "Shop_Edge", problem: LABEL, fix: 'use "shop-edge"' }],
+        ],
         ["gateway.namespace empty", GW({ namespace: "" }), [{ field: "gateway.namespace", value: "", problem: LABEL, fix: 'use "name"' }]],
         // A Gateway API Gateway, by name, in its own namespace.
-        ["gatewayApiName with its namespace (no selector)", G({ gateway: { gatewayApiName: "shop-gw", namespace: "shop", virtualHosts: ["shop.example.com:80"] } }), []],
-        ["gatewayApiName without a namespace", G({ gateway: { gatewayApiName: "shop-gw", virtualHosts: ["shop.example.com:80"] } }), [{ field: "gateway.namespace", value: undefined, problem: "is required with gateway.gatewayApiName: the filters must live in the Gateway's namespace", fix: 'give the Gateway\'s namespace, e.g. "shop"' }]],
-        ["gatewayApiName and selector both", GW({ gatewayApiName: "shop-gw", namespace: "shop" }), [{ field: "gateway.gatewayApiName", value: "shop-gw", problem: "and gateway.selector are both given; the filters target one or the other", fix: "remove gateway.selector (a Gateway API Gateway is targeted by name) or gateway.gatewayApiName" }]],
-        ["gatewayApiName not a DNS name", G({ gateway: { gatewayApiName: "Shop GW", namespace: "shop", virtualHosts: ["shop.example.com:80"] } }), [{ field: "gateway.gatewayApiName", value: "Shop GW", problem: SUBDOMAIN, fix: 'use "shop-gw"' }]],
+        [
+            "gatewayApiName with its namespace (no selector)",
+            G({ gateway: { gatewayApiName: "shop-gw", namespace: "shop", virtualHosts: ["shop.example.com:80"] } }),
+            [],
+        ],
+        [
+            "gatewayApiName without a namespace",
+            G({ gateway: { gatewayApiName: "shop-gw", virtualHosts: ["shop.example.com:80"] } }),
+            [
+                {
+                    field: "gateway.namespace",
+                    value: undefined,
+                    problem: "is required with gateway.gatewayApiName: the filters must live in the Gateway's namespace",
+                    fix: 'give the Gateway\'s namespace, e.g. "shop"',
+                },
+            ],
+        ],
+        [
+            "gatewayApiName and selector both",
+            GW({ gatewayApiName: "shop-gw", namespace: "shop" }),
+            [
+                {
+                    field: "gateway.gatewayApiName",
+                    value: "shop-gw",
+                    problem: "and gateway.selector are both given; the filters target one or the other",
+                    fix: "remove gateway.selector (a Gateway API Gateway is targeted by name) or gateway.gatewayApiName",
+                },
+            ],
+        ],
+        [
+            "gatewayApiName not a DNS name",
+            G({ gateway: { gatewayApiName: "Shop GW", namespace: "shop", virtualHosts: ["shop.example.com:80"] } }),
+            [{ field: "gateway.gatewayApiName", value: "Shop GW", problem: SUBDOMAIN, fix: 'use "shop-gw"' }],
+        ],
         // Virtual hosts: required (the scope), each Istio's <host>:<port>.
         ["virtualHosts of <host>:<port> names", GW({ virtualHosts: ["*:80", "shop.example.com:443", "*.shop.example.com:8080"] }), []],
-        ["virtualHosts: bad entries, each named", GW({ virtualHosts: ["*:80", "*", "a b:80", 8080, "*:80x", ":80", "shop.example.com:0", "Shop.example.com:80"] }), [
-            { field: "gateway.virtualHosts[1]", value: "*", problem: VHOST, fix: 'use e.g. "*:80" (Istio silently ignores a patch that names no virtual host)' },
-            { field: "gateway.virtualHosts[2]", value: "a b:80", problem: VHOST, fix: VHOST_FIX },
-            { field: "gateway.virtualHosts[3]", value: 8080, problem: VHOST, fix: VHOST_FIX },
-            { field: "gateway.virtualHosts[4]", value: "*:80x", problem: VHOST, fix: VHOST_FIX },
-            { field: "gateway.virtualHosts[5]", value: ":80", problem: VHOST, fix: VHOST_FIX },
-            { field: "gateway.virtualHosts[6]", value: "shop.example.com:0", problem: VHOST, fix: VHOST_FIX },
-            { field: "gateway.virtualHosts[7]", value: "Shop.example.com:80", problem: VHOST, fix: VHOST_FIX },
-        ]],
-        ["a host without its port (the issue's shop.example.com)", GW({ virtualHosts: ["shop.example.com"] }), [{ field: "gateway.virtualHosts[0]", value: "shop.example.com", problem: VHOST, fix: 'use e.g. "shop.example.com:80" (Istio silently ignores a patch that names no virtual host)' }]],
-        ["a virtual host twice", GW({ virtualHosts: ["shop.example.com:80", "shop.example.com:80"] }), [{ field: "gateway.virtualHosts[1]", value: "shop.example.com:80", problem: "appears twice", fix: "remove one of the two entries" }]],
-        ["virtualHosts: null, and not allVirtualHosts", GW({ virtualHosts: null }), [{ field: "gateway.virtualHosts", value: null, problem: VHOSTS_REQUIRED, fix: VHOSTS_REQUIRED_FIX }]],
-        ["virtualHosts missing", G({ gateway: { selector: { app: "shop-gateway" } } }), [{ field: "gateway.virtualHosts", value: undefined, problem: VHOSTS_REQUIRED, fix: VHOSTS_REQUIRED_FIX }]],
+        [
+            "virtualHosts: bad entries, each named",
+            GW({ virtualHosts: ["*:80", "*", "a b:80", 8080, "*:80x", ":80", "shop.example.com:0", "Shop.example.com:80"] }),
+            [
+                {
+                    field: "gateway.virtualHosts[1]",
+                    value: "*",
+                    problem: VHOST,
+                    fix: 'use e.g. "*:80" (Istio silently ignores a patch that names no virtual host)',
+                },
+                { field: "gateway.virtualHosts[2]", value: "a b:80", problem: VHOST, fix: VHOST_FIX },
+                { field: "gateway.virtualHosts[3]", value: 8080, problem: VHOST, fix: VHOST_FIX },
+                { field: "gateway.virtualHosts[4]", value: "*:80x", problem: VHOST, fix: VHOST_FIX },
+                { field: "gateway.virtualHosts[5]", value: ":80", problem: VHOST, fix: VHOST_FIX },
+                { field: "gateway.virtualHosts[6]", value: "shop.example.com:0", problem: VHOST, fix: VHOST_FIX },
+                { field: "gateway.virtualHosts[7]", value: "Shop.example.com:80", problem: VHOST, fix: VHOST_FIX },
+            ],
+        ],
+        [
+            "a host without its port (the issue's shop.example.com)",
+            GW({ virtualHosts: ["shop.example.com"] }),
+            [
+                {
+                    field: "gateway.virtualHosts[0]",
+                    value: "shop.example.com",
+                    problem: VHOST,
+                    fix: 'use e.g. "shop.example.com:80" (Istio silently ignores a patch that names no virtual host)',
+                },
+            ],
+        ],
+        [
+            "a virtual host twice",
+            GW({ virtualHosts: ["shop.example.com:80", "shop.example.com:80"] }),
+            [{ field: "gateway.virtualHosts[1]", value: "shop.example.com:80", problem: "appears twice", fix: "remove one of the two entries" }],
+        ],
+        [
+            "virtualHosts: null, and not allVirtualHosts",
+            GW({ virtualHosts: null }),
+            [{ field: "gateway.virtualHosts", value: null, problem: VHOSTS_REQUIRED, fix: VHOSTS_REQUIRED_FIX }],
+        ],
+        [
+            "virtualHosts missing",
+            G({ gateway: { selector: { app: "shop-gateway" } } }),
+            [{ field: "gateway.virtualHosts", value: undefined, problem: VHOSTS_REQUIRED, fix: VHOSTS_REQUIRED_FIX }],
+        ],
         ["virtualHosts: []", GW({ virtualHosts: [] }), [{ field: "gateway.virtualHosts", value: [], problem: VHOSTS_REQUIRED, fix: VHOSTS_REQUIRED_FIX }]],
-        ["allVirtualHosts: true without virtualHosts (every host of the gateway)", G({ gateway: { selector: { app: "shop-gateway" }, allVirtualHosts: true } }), []],
-        ["allVirtualHosts: a string", GW({ allVirtualHosts: "yes" }), [{ field: "gateway.allVirtualHosts", value: "yes", problem: "must be a boolean", fix: "use false (only gateway.virtualHosts) or true (every host of the gateway)" }]],
-        ["virtualHosts: one name instead of a list (no TypeError)", GW({ virtualHosts: "*:80" }), [{ field: "gateway.virtualHosts", value: "*:80", problem: "must be a list of Istio's virtual host names <host>:<port>", fix: 'give e.g. ["shop.example.com:80"]' }]],
+        [
+            "allVirtualHosts: true without virtualHosts (every host of the gateway)",
+            G({ gateway: { selector: { app: "shop-gateway" }, allVirtualHosts: true } }),
+            [],
+        ],
+        [
+            "allVirtualHosts: a string",
+            GW({ allVirtualHosts: "yes" }),
+            [
+                {
+                    field: "gateway.allVirtualHosts",
+                    value: "yes",
+                    problem: "must be a boolean",
+                    fix: "use false (only gateway.virtualHosts) or true (every host of the gateway)",
+                },
+            ],
+        ],
+        [
+            "virtualHosts: one name instead of a list (no TypeError)",
+            GW({ virtualHosts: "*:80" }),
+            [
+                {
+                    field: "gateway.virtualHosts",
+                    value: "*:80",
+                    problem: "must be a list of Istio's virtual host names <host>:<port>",
+                    fix: 'give e.g. ["shop.example.com:80"]',
+                },
+            ],
+        ],
         // A route rule's virtual host must be one the arguments vouch for.
-        ["a route rule on a listed virtual host", G({ rules: [{ name: "co", route: { name: "checkout", virtualHost: "shop.example.com:80" }, requestsPerUnit: 1, unit: M }] }), []],
-        ["a route rule on a virtual host the gateway args do not list", G({ rules: [{ name: "co", route: { name: "checkout", virtualHost: "nothere.example.com:80" }, requestsPerUnit: 1, unit: M }] }), [
-            { field: "rules[0].route.virtualHost", value: "nothere.example.com:80", problem: "is not one of gateway.virtualHosts (shop.example.com:80): Istio would silently ignore the patch, or it would act on a host these arguments do not vouch for", fix: 'use one of "shop.example.com:80", or add it to gateway.virtualHosts' },
-        ]],
-        ["a route rule on '*:80' when only shop.example.com:80 is listed", G({ rules: [{ name: "co", route: { name: "checkout", virtualHost: "*:80" }, requestsPerUnit: 1, unit: M }] }), [
-            { field: "rules[0].route.virtualHost", value: "*:80", problem: "is not one of gateway.virtualHosts (shop.example.com:80): Istio would silently ignore the patch, or it would act on a host these arguments do not vouch for", fix: 'use one of "shop.example.com:80", or add it to gateway.virtualHosts' },
-        ]],
+        [
+            "a route rule on a listed virtual host",
+            G({ rules: [{ name: "co", route: { name: "checkout", virtualHost: "shop.example.com:80" }, requestsPerUnit: 1, unit: M }] }),
+            [],
+        ],
+        [
+            "a route rule on a virtual host the gateway args do not list",
+            G({ rules: [{ name: "co", route: { name: "checkout", virtualHost: "nothere.example.com:80" }, requestsPerUnit: 1, unit: M }] }),
+            [
+                {
+                    field: "rules[0].route.virtualHost",
+                    value: "nothere.example.com:80",
+                    problem:
+                        "is not one of gateway.virtualHosts (shop.example.com:80): Istio would silently ignore the patch, or it would act on a host these arguments do not vouch for",
+                    fix: 'use one of "shop.example.com:80", or add it to gateway.virtualHosts',
+                },
+            ],
+        ],
+        [
+            "a route rule on '*:80' when only shop.example.com:80 is listed",
+            G({ rules: [{ name: "co", route: { name: "checkout", virtualHost: "*:80" }, requestsPerUnit: 1, unit: M }] }),
+            [
+                {
+                    field: "rules[0].route.virtualHost",
+                    value: "*:80",
+                    problem:
+                        "is not one of gateway.virtualHosts (shop.example.com:80): Istio would silently ignore the patch, or it would act on a host these arguments do not vouch for",
+                    fix: 'use one of "shop.example.com:80", or add it to gateway.virtualHosts',
+                },
+            ],
+        ],
 
         // failureModeDeny: a boolean
         ["failureModeDeny: false (fail open)", G({ failureModeDeny: false }), []],
-        ["failureModeDeny: 'yes'", G({ failureModeDeny: "yes" }), [{ field: "failureModeDeny", value: "yes", problem: "must be a boolean: true refuses requests (HTTP 500) when the service cannot answer, false lets them through", fix: "use true (fail closed) or false (fail open)" }]],
+        [
+            "failureModeDeny: 'yes'",
+            G({ failureModeDeny: "yes" }),
+            [
+                {
+                    field: "failureModeDeny",
+                    value: "yes",
+                    problem: "must be a boolean: true refuses requests (HTTP 500) when the service cannot answer, false lets them through",
+                    fix: "use true (fail closed) or false (fail open)",
+                },
+            ],
+        ],
 
         // namespace (DNS label, 63) and the fixes dnsProblem suggests
         ["namespace of 63 characters", G({ namespace: "a".repeat(63) }), []],
-        ["namespace of 64 characters: the fix is cut to 63", G({ namespace: "a".repeat(64) }), [{ field: "namespace", value: "a".repeat(64), problem: LABEL, fix: `use "${"a".repeat(63)}"` }]],
-        ["namespace too long: the cut fix does not end in '-'", G({ namespace: `${"a".repeat(62)}-bc` }), [{ field: "namespace", value: `${"a".repeat(62)}-bc`, problem: LABEL, fix: `use "${"a".repeat(62)}"` }]],
-        ["namespace with capitals and '_'", G({ namespace: "Shop_Limits" }), [{ field: "namespace", value: "Shop_Limits", problem: LABEL, fix: 'use "shop-limits"' }]],
-        ["namespace with a dot (a label has none): the fix has none either", G({ namespace: "shop.limits" }), [{ field: "namespace", value: "shop.limits", problem: LABEL, fix: 'use "shop-limits"' }]],
+        [
+            "namespace of 64 characters: the fix is cut to 63",
+            G({ namespace: "a".repeat(64) }),
+            [{ field: "namespace", value: "a".repeat(64), problem: LABEL, fix: `use "${"a".repeat(63)}"` }],
+        ],
+        [
+            "namespace too long: the cut fix does not end in '-'",
+            G({ namespace: `${"a".repeat(62)}-bc` }),
+            [{ field: "namespace", value: `${"a".repeat(62)}-bc`, problem: LABEL, fix: `use "${"a".repeat(62)}"` }],
+        ],
+        [
+            "namespace with capitals and '_'",
+            G({ namespace: "Shop_Limits" }),
+            [{ field: "namespace", value: "Shop_Limits", problem: LABEL, fix: 'use "shop-limits"' }],
+        ],
+        [
+            "namespace with a dot (a label has none): the fix has none either",
+            G({ namespace: "shop.limits" }),
+            [{ field: "namespace", value: "shop.limits", problem: LABEL, fix: 'use "shop-limits"' }],
+        ],
         ["namespace with leading and trailing '-'", G({ namespace: "-shop-" }), [{ field: "namespace", value: "-shop-", problem: LABEL, fix: 'use "shop"' }]],
-        ["namespace empty: the fix is \"name\"", G({ namespace: "" }), [{ field: "namespace", value: "", problem: LABEL, fix: 'use "name"' }]],
+        ['namespace empty: the fix is "name"', G({ namespace: "" }), [{ field: "namespace", value: "", problem: LABEL, fix: 'use "name"' }]],
 
         // timeout
         ["timeout 0.001s", G({ timeout: "0.001s" }), []],
@@ -154,125 +393,452 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         ["timeout a number", G({ timeout: 10 }), [{ field: "timeout", value: 10, problem: TIMEOUT, fix: TIMEOUT_FIX }]],
 
         // service
-        ["service.name not a DNS label", SVC({ name: "Rate Limit" }), [{ field: "service.name", value: "Rate Limit", problem: LABEL, fix: 'use "rate-limit"' }]],
-        ["service.name with a dot", SVC({ name: "ratelimit.v2" }), [{ field: "service.name", value: "ratelimit.v2", problem: LABEL, fix: 'use "ratelimit-v2"' }]],
+        [
+            "service.name not a DNS label",
+            SVC({ name: "Rate Limit" }),
+            [{ field: "service.name", value: "Rate Limit", problem: LABEL, fix: 'use "rate-limit"' }],
+        ],
+        [
+            "service.name with a dot",
+            SVC({ name: "ratelimit.v2" }),
+            [{ field: "service.name", value: "ratelimit.v2", problem: LABEL, fix: 'use "ratelimit-v2"' }],
+        ],
         ["service.configName with dots", SVC({ configName: "ratelimit.config" }), []],
         ["service.configName of 253 characters", SVC({ configName: "a".repeat(253) }), []],
-        ["service.configName of 254 characters: the fix is cut to 253", SVC({ configName: "a".repeat(254) }), [{ field: "service.configName", value: "a".repeat(254), problem: SUBDOMAIN, fix: `use "${"a".repeat(253)}"` }]],
-        ["service.configName not a DNS subdomain", SVC({ configName: "RateLimit Config" }), [{ field: "service.configName", value: "RateLimit Config", problem: SUBDOMAIN, fix: 'use "ratelimit-config"' }]],
-        ["service.configName with an empty part", SVC({ configName: "Rate..Limit." }), [{ field: "service.configName", value: "Rate..Limit.", problem: SUBDOMAIN, fix: 'use "rate.limit"' }]],
+        [
+            "service.configName of 254 characters: the fix is cut to 253",
+            SVC({ configName: "a".repeat(254) }),
+            [{ field: "service.configName", value: "a".repeat(254), problem: SUBDOMAIN, fix: `use "${"a".repeat(253)}"` }],
+        ],
+        [
+            "service.configName not a DNS subdomain",
+            SVC({ configName: "RateLimit Config" }),
+            [{ field: "service.configName", value: "RateLimit Config", problem: SUBDOMAIN, fix: 'use "ratelimit-config"' }],
+        ],
+        [
+            "service.configName with an empty part",
+            SVC({ configName: "Rate..Limit." }),
+            [{ field: "service.configName", value: "Rate..Limit.", problem: SUBDOMAIN, fix: 'use "rate.limit"' }],
+        ],
         ["service.grpcPort 1", SVC({ grpcPort: 1 }), []],
         ["service.grpcPort 65535", SVC({ grpcPort: 65535 }), []],
         ["service.grpcPort 0", SVC({ grpcPort: 0 }), [{ field: "service.grpcPort", value: 0, problem: PORT, fix: "use e.g. 8081" }]],
         ["service.grpcPort 65536", SVC({ grpcPort: 65536 }), [{ field: "service.grpcPort", value: 65536, problem: PORT, fix: "use e.g. 8081" }]],
         ["service.grpcPort 8081.5", SVC({ grpcPort: 8081.5 }), [{ field: "service.grpcPort", value: 8081.5, problem: PORT, fix: "use e.g. 8081" }]],
         ["service.grpcPort a string", SVC({ grpcPort: "8081" }), [{ field: "service.grpcPort", value: "8081", problem: PORT, fix: "use e.g. 8081" }]],
-        ["service.grpcPort 8080 (the service's HTTP port)", SVC({ grpcPort: 8080 }), [{ field: "service.grpcPort", value: 8080, problem: "collides with the service's HTTP (8080) or debug (6070) port", fix: "use 8081" }]],
-        ["service.grpcPort 6070 (the service's debug port)", SVC({ grpcPort: 6070 }), [{ field: "service.grpcPort", value: 6070, problem: "collides with the service's HTTP (8080) or debug (6070) port", fix: "use 8081" }]],
+        [
+            "service.grpcPort 8080 (the service's HTTP port)",
+            SVC({ grpcPort: 8080 }),
+            [{ field: "service.grpcPort", value: 8080, problem: "collides with the service's HTTP (8080) or debug (6070) port", fix: "use 8081" }],
+        ],
+        [
+            "service.grpcPort 6070 (the service's debug port)",
+            SVC({ grpcPort: 6070 }),
+            [{ field: "service.grpcPort", value: 6070, problem: "collides with the service's HTTP (8080) or debug (6070) port", fix: "use 8081" }],
+        ],
         ["service.replicas 1", SVC({ replicas: 1 }), []],
         ["service.replicas 100", SVC({ replicas: 100 }), []],
         ["service.replicas 0", SVC({ replicas: 0 }), [{ field: "service.replicas", value: 0, problem: "must be a whole number from 1 to 100", fix: "use 2" }]],
-        ["service.replicas 101", SVC({ replicas: 101 }), [{ field: "service.replicas", value: 101, problem: "must be a whole number from 1 to 100", fix: "use 2" }]],
-        ["service.replicas 1.5", SVC({ replicas: 1.5 }), [{ field: "service.replicas", value: 1.5, problem: "must be a whole number from 1 to 100", fix: "use 2" }]],
+        [
+            "service.replicas 101",
+            SVC({ replicas: 101 }),
+            [{ field: "service.replicas", value: 101, problem: "must be a whole number from 1 to 100", fix: "use 2" }],
+        ],
+        [
+            "service.replicas 1.5",
+            SVC({ replicas: 1.5 }),
+            [{ field: "service.replicas", value: 1.5, problem: "must be a whole number from 1 to 100", fix: "use 2" }],
+        ],
         ...Object.values(ServiceLogLevel).map((l): [string, GlobalRateLimitArgs, RuleProblem[]] => [`service.logLevel ${l}`, SVC({ logLevel: l }), []]),
-        ["service.logLevel unknown", SVC({ logLevel: "verbose" }), [{ field: "service.logLevel", value: "verbose", problem: "must be one of debug, info, warn, error", fix: "use ServiceLogLevel.Warn" }]],
+        [
+            "service.logLevel unknown",
+            SVC({ logLevel: "verbose" }),
+            [{ field: "service.logLevel", value: "verbose", problem: "must be one of debug, info, warn, error", fix: "use ServiceLogLevel.Warn" }],
+        ],
         ["service.redisPoolSize 1", SVC({ redisPoolSize: 1 }), []],
         ["service.redisPoolSize 10000", SVC({ redisPoolSize: 10_000 }), []],
-        ["service.redisPoolSize 0", SVC({ redisPoolSize: 0 }), [{ field: "service.redisPoolSize", value: 0, problem: "must be a whole number from 1 to 10000", fix: "omit it for 10" }]],
-        ["service.redisPoolSize 10001", SVC({ redisPoolSize: 10_001 }), [{ field: "service.redisPoolSize", value: 10_001, problem: "must be a whole number from 1 to 10000", fix: "omit it for 10" }]],
-        ["service.redisPoolSize 2.5", SVC({ redisPoolSize: 2.5 }), [{ field: "service.redisPoolSize", value: 2.5, problem: "must be a whole number from 1 to 10000", fix: "omit it for 10" }]],
+        [
+            "service.redisPoolSize 0",
+            SVC({ redisPoolSize: 0 }),
+            [{ field: "service.redisPoolSize", value: 0, problem: "must be a whole number from 1 to 10000", fix: "omit it for 10" }],
+        ],
+        [
+            "service.redisPoolSize 10001",
+            SVC({ redisPoolSize: 10_001 }),
+            [{ field: "service.redisPoolSize", value: 10_001, problem: "must be a whole number from 1 to 10000", fix: "omit it for 10" }],
+        ],
+        [
+            "service.redisPoolSize 2.5",
+            SVC({ redisPoolSize: 2.5 }),
+            [{ field: "service.redisPoolSize", value: 2.5, problem: "must be a whole number from 1 to 10000", fix: "omit it for 10" }],
+        ],
         ["service.redisPipelineLimit 0", SVC({ redisPipelineLimit: 0 }), []],
         ["service.redisPipelineLimit the largest safe integer", SVC({ redisPipelineLimit: Number.MAX_SAFE_INTEGER }), []],
-        ["service.redisPipelineLimit -1", SVC({ redisPipelineLimit: -1 }), [{ field: "service.redisPipelineLimit", value: -1, problem: "must be a whole number from 0 up", fix: "omit it for 0" }]],
-        ["service.redisPipelineLimit 1.5", SVC({ redisPipelineLimit: 1.5 }), [{ field: "service.redisPipelineLimit", value: 1.5, problem: "must be a whole number from 0 up", fix: "omit it for 0" }]],
+        [
+            "service.redisPipelineLimit -1",
+            SVC({ redisPipelineLimit: -1 }),
+            [{ field: "service.redisPipelineLimit", value: -1, problem: "must be a whole number from 0 up", fix: "omit it for 0" }],
+        ],
+        [
+            "service.redisPipelineLimit 1.5",
+            SVC({ redisPipelineLimit: 1.5 }),
+            [{ field: "service.redisPipelineLimit", value: 1.5, problem: "must be a whole number from 0 up", fix: "omit it for 0" }],
+        ],
         ["service.localCacheSizeInBytes 0", SVC({ localCacheSizeInBytes: 0 }), []],
-        ["service.localCacheSizeInBytes -1", SVC({ localCacheSizeInBytes: -1 }), [{ field: "service.localCacheSizeInBytes", value: -1, problem: "must be a whole number from 0 up", fix: "omit it for 1048576" }]],
-        ["service.localCacheSizeInBytes 2^53 (not a safe integer)", SVC({ localCacheSizeInBytes: 2 ** 53 }), [{ field: "service.localCacheSizeInBytes", value: 2 ** 53, problem: "must be a whole number from 0 up", fix: "omit it for 1048576" }]],
-        ["service.localCacheSizeInBytes a string", SVC({ localCacheSizeInBytes: "1024" }), [{ field: "service.localCacheSizeInBytes", value: "1024", problem: "must be a whole number from 0 up", fix: "omit it for 1048576" }]],
-        ...["0", "150us", "2ms", "1µs", "1h2m3.5s"].map((w): [string, GlobalRateLimitArgs, RuleProblem[]] => [`service.redisPipelineWindow ${w}`, SVC({ redisPipelineWindow: w }), []]),
-        ...["1 ms", "5", "", "1d", "ms", "0s0"].map((w): [string, GlobalRateLimitArgs, RuleProblem[]] => [`service.redisPipelineWindow ${JSON.stringify(w)}`, SVC({ redisPipelineWindow: w }), [{ field: "service.redisPipelineWindow", value: w, problem: WINDOW, fix: 'use "0"' }]]),
+        [
+            "service.localCacheSizeInBytes -1",
+            SVC({ localCacheSizeInBytes: -1 }),
+            [{ field: "service.localCacheSizeInBytes", value: -1, problem: "must be a whole number from 0 up", fix: "omit it for 1048576" }],
+        ],
+        [
+            "service.localCacheSizeInBytes 2^53 (not a safe integer)",
+            SVC({ localCacheSizeInBytes: 2 ** 53 }),
+            [{ field: "service.localCacheSizeInBytes", value: 2 ** 53, problem: "must be a whole number from 0 up", fix: "omit it for 1048576" }],
+        ],
+        [
+            "service.localCacheSizeInBytes a string",
+            SVC({ localCacheSizeInBytes: "1024" }),
+            [{ field: "service.localCacheSizeInBytes", value: "1024", problem: "must be a whole number from 0 up", fix: "omit it for 1048576" }],
+        ],
+        ...["0", "150us", "2ms", "1µs", "1h2m3.5s"].map((w): [string, GlobalRateLimitArgs, RuleProblem[]] => [
+            `service.redisPipelineWindow ${w}`,
+            SVC({ redisPipelineWindow: w }),
+            [],
+        ]),
+        ...["1 ms", "5", "", "1d", "ms", "0s0"].map((w): [string, GlobalRateLimitArgs, RuleProblem[]] => [
+            `service.redisPipelineWindow ${JSON.stringify(w)}`,
+            SVC({ redisPipelineWindow: w }),
+            [{ field: "service.redisPipelineWindow", value: w, problem: WINDOW, fix: 'use "0"' }],
+        ]),
         ["service.image given", SVC({ image: "registry.example/ratelimit:1" }), []],
-        ["service.image empty", SVC({ image: "" }), [{ field: "service.image", value: "", problem: "must be an image reference", fix: "omit it for docker.io/envoyproxy/ratelimit:3fb70258" }]],
-        ["service.image blank", SVC({ image: "  " }), [{ field: "service.image", value: "  ", problem: "must be an image reference", fix: "omit it for docker.io/envoyproxy/ratelimit:3fb70258" }]],
-        ["service.image not a string", SVC({ image: 1 }), [{ field: "service.image", value: 1, problem: "must be an image reference", fix: "omit it for docker.io/envoyproxy/ratelimit:3fb70258" }]],
+        [
+            "service.image empty",
+            SVC({ image: "" }),
+            [{ field: "service.image", value: "", problem: "must be an image reference", fix: "omit it for docker.io/envoyproxy/ratelimit:3fb70258" }],
+        ],
+        [
+            "service.image blank",
+            SVC({ image: "  " }),
+            [{ field: "service.image", value: "  ", problem: "must be an image reference", fix: "omit it for docker.io/envoyproxy/ratelimit:3fb70258" }],
+        ],
+        [
+            "service.image not a string",
+            SVC({ image: 1 }),
+            [{ field: "service.image", value: 1, problem: "must be an image reference", fix: "omit it for docker.io/envoyproxy/ratelimit:3fb70258" }],
+        ],
 
         // redis: in-cluster
         ["redis in-cluster, explicit, with an image", REDIS({ mode: RedisModeName.InCluster, image: "redis:7" }), []],
-        ...(["addresses", "sentinelMaster", "passwordSecret", "sentinelPasswordSecret", "tls", "tlsCaSecret"] as const).map((f): [string, GlobalRateLimitArgs, RuleProblem[]] => {
-            const value = { addresses: ["redis:6379"], sentinelMaster: "mymaster", passwordSecret: { name: "auth" }, sentinelPasswordSecret: { name: "s-auth" }, tls: true, tlsCaSecret: "ca" }[f];
-            return [`redis in-cluster with ${f}`, REDIS({ [f]: value }), [{ field: `redis.${f}`, value, problem: EXISTING_ONLY, fix: `remove redis.${f}, or set redis.mode` }]];
-        }),
-        ["redis in-cluster with addresses: one string instead of a list", REDIS({ addresses: "redis:6379" }), [{ field: "redis.addresses", value: "redis:6379", problem: EXISTING_ONLY, fix: "remove redis.addresses, or set redis.mode" }]],
-        ["redis mode unknown", REDIS({ mode: "standalone", addresses: ["redis:6379"] }), [{ field: "redis.mode", value: "standalone", problem: "must be one of in-cluster, external, sentinel, cluster", fix: "use RedisModeName.InCluster" }]],
+        ...(["addresses", "sentinelMaster", "passwordSecret", "sentinelPasswordSecret", "tls", "tlsCaSecret"] as const).map(
+            (f): [string, GlobalRateLimitArgs, RuleProblem[]] => {
+                const value = {
+                    addresses: ["redis:6379"],
+                    sentinelMaster: "mymaster",
+                    passwordSecret: { name: "auth" },
+                    sentinelPasswordSecret: { name: "s-auth" },
+                    tls: true,
+                    tlsCaSecret: "ca",
+                }[f];
+                return [
+                    `redis in-cluster with ${f}`,
+                    REDIS({ [f]: value }),
+                    [{ field: `redis.${f}`, value, problem: EXISTING_ONLY, fix: `remove redis.${f}, or set redis.mode` }],
+                ];
+            },
+        ),
+        [
+            "redis in-cluster with addresses: one string instead of a list",
+            REDIS({ addresses: "redis:6379" }),
+            [{ field: "redis.addresses", value: "redis:6379", problem: EXISTING_ONLY, fix: "remove redis.addresses, or set redis.mode" }],
+        ],
+        [
+            "redis mode unknown",
+            REDIS({ mode: "standalone", addresses: ["redis:6379"] }),
+            [
+                {
+                    field: "redis.mode",
+                    value: "standalone",
+                    problem: "must be one of in-cluster, external, sentinel, cluster",
+                    fix: "use RedisModeName.InCluster",
+                },
+            ],
+        ],
         // An unknown mode is the only Redis problem reported (no "needs at least one host:port for mode standalone").
-        ["redis mode unknown, no addresses", REDIS({ mode: "standalone" }), [{ field: "redis.mode", value: "standalone", problem: "must be one of in-cluster, external, sentinel, cluster", fix: "use RedisModeName.InCluster" }]],
+        [
+            "redis mode unknown, no addresses",
+            REDIS({ mode: "standalone" }),
+            [
+                {
+                    field: "redis.mode",
+                    value: "standalone",
+                    problem: "must be one of in-cluster, external, sentinel, cluster",
+                    fix: "use RedisModeName.InCluster",
+                },
+            ],
+        ],
         // The default spelled out is accepted, as the stack config accepts redisTls=false with an in-cluster Redis.
         ["redis in-cluster with tls: false", REDIS({ tls: false }), []],
 
         // redis: existing
-        ["redis external with one address, a password Secret and TLS with a CA", EXT({ passwordSecret: { name: "cache-auth", key: "redis_pass.1" }, tls: true, tlsCaSecret: "redis-ca" }), []],
+        [
+            "redis external with one address, a password Secret and TLS with a CA",
+            EXT({ passwordSecret: { name: "cache-auth", key: "redis_pass.1" }, tls: true, tlsCaSecret: "redis-ca" }),
+            [],
+        ],
         ["redis external with tls: false", EXT({ tls: false }), []],
-        ["redis external with an image", EXT({ image: "redis:7" }), [{ field: "redis.image", value: "redis:7", problem: "has no effect: no Redis is deployed for an existing one", fix: "remove redis.image" }]],
-        ["redis external without addresses", REDIS({ mode: RedisModeName.External }), [{ field: "redis.addresses", value: [], problem: "needs exactly one host:port for mode external", fix: ADDRESSES_FIX }]],
-        ["redis external with an empty address list", REDIS({ mode: RedisModeName.External, addresses: [] }), [{ field: "redis.addresses", value: [], problem: "needs exactly one host:port for mode external", fix: ADDRESSES_FIX }]],
-        ["redis external with two addresses", REDIS({ mode: RedisModeName.External, addresses: ["a:6379", "b:6379"] }), [{ field: "redis.addresses", value: ["a:6379", "b:6379"], problem: "needs exactly one host:port for mode external", fix: ADDRESSES_FIX }]],
-        ["redis external with one address as a string, not a list (no TypeError)", REDIS({ mode: RedisModeName.External, addresses: "redis:6379" }), [{ field: "redis.addresses", value: "redis:6379", problem: "must be a list of host:port", fix: ADDRESSES_FIX }]],
-        ["redis cluster with three seeds, IPv4 and IPv6", REDIS({ mode: RedisModeName.Cluster, addresses: ["redis-0.redis:6379", "10.0.0.1:65535", "[::1]:1"] }), []],
-        ["redis cluster without addresses", REDIS({ mode: RedisModeName.Cluster, addresses: [] }), [{ field: "redis.addresses", value: [], problem: "needs at least one host:port for mode cluster", fix: ADDRESSES_FIX }]],
-        ["redis sentinel without addresses", REDIS({ mode: RedisModeName.Sentinel, sentinelMaster: "mymaster" }), [{ field: "redis.addresses", value: [], problem: "needs at least one host:port for mode sentinel", fix: ADDRESSES_FIX }]],
-        ["redis addresses that are not host:port", REDIS({ mode: RedisModeName.Cluster, addresses: ["redis:6379", "redis", "redis:0", "redis:65536", "redis:", 6379, "a b:1"] }), [
-            { field: "redis.addresses[1]", value: "redis", problem: "must be host:port", fix: HOST_PORT_FIX },
-            { field: "redis.addresses[2]", value: "redis:0", problem: "must be host:port", fix: HOST_PORT_FIX },
-            { field: "redis.addresses[3]", value: "redis:65536", problem: "must be host:port", fix: HOST_PORT_FIX },
-            { field: "redis.addresses[4]", value: "redis:", problem: "must be host:port", fix: HOST_PORT_FIX },
-            { field: "redis.addresses[5]", value: 6379, problem: "must be host:port", fix: HOST_PORT_FIX },
-            { field: "redis.addresses[6]", value: "a b:1", problem: "must be host:port", fix: HOST_PORT_FIX },
-        ]],
-        ["redis sentinel with addresses, master and the Sentinels' password", REDIS({ mode: RedisModeName.Sentinel, addresses: ["s-0:26379", "s-1:26379"], sentinelMaster: "mymaster", sentinelPasswordSecret: { name: "s-auth" } }), []],
-        ["redis sentinel without a master", REDIS({ mode: RedisModeName.Sentinel, addresses: ["s-0:26379"] }), [{ field: "redis.sentinelMaster", value: undefined, problem: "is required for mode sentinel", fix: 'give the master\'s name, e.g. "mymaster"' }]],
-        ["redis sentinel with an empty master", REDIS({ mode: RedisModeName.Sentinel, addresses: ["s-0:26379"], sentinelMaster: "" }), [{ field: "redis.sentinelMaster", value: "", problem: "is required for mode sentinel", fix: 'give the master\'s name, e.g. "mymaster"' }]],
-        ["redis sentinel master with a comma (REDIS_URL is split on commas)", REDIS({ mode: RedisModeName.Sentinel, addresses: ["s-0:26379"], sentinelMaster: "my,master" }), [{ field: "redis.sentinelMaster", value: "my,master", problem: "must not contain commas or spaces (the service splits REDIS_URL on commas)", fix: 'use "mymaster"' }]],
-        ["redis sentinel master of spaces only", REDIS({ mode: RedisModeName.Sentinel, addresses: ["s-0:26379"], sentinelMaster: " " }), [{ field: "redis.sentinelMaster", value: " ", problem: "must not contain commas or spaces (the service splits REDIS_URL on commas)", fix: 'use "mymaster"' }]],
-        ["redis sentinelMaster outside mode sentinel", EXT({ sentinelMaster: "mymaster" }), [{ field: "redis.sentinelMaster", value: "mymaster", problem: "applies only to mode sentinel", fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret" }]],
-        ["redis sentinelPasswordSecret outside mode sentinel: that field is named", REDIS({ mode: RedisModeName.Cluster, addresses: ["r:6379"], sentinelPasswordSecret: { name: "s-auth" } }), [{ field: "redis.sentinelPasswordSecret", value: { name: "s-auth" }, problem: "applies only to mode sentinel", fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret" }]],
-        ["redis sentinelMaster and sentinelPasswordSecret outside mode sentinel: reported once", EXT({ sentinelMaster: "m", sentinelPasswordSecret: { name: "s-auth" } }), [{ field: "redis.sentinelMaster", value: "m", problem: "applies only to mode sentinel", fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret" }]],
-        ["redis tlsCaSecret without tls", EXT({ tlsCaSecret: "redis-ca" }), [{ field: "redis.tlsCaSecret", value: "redis-ca", problem: "needs tls: true", fix: "set redis.tls to true, or remove redis.tlsCaSecret" }]],
-        ["redis tlsCaSecret with tls: false", EXT({ tls: false, tlsCaSecret: "redis-ca" }), [{ field: "redis.tlsCaSecret", value: "redis-ca", problem: "needs tls: true", fix: "set redis.tls to true, or remove redis.tlsCaSecret" }]],
-        ["redis tlsCaSecret not a Secret name", EXT({ tls: true, tlsCaSecret: "Redis_CA" }), [{ field: "redis.tlsCaSecret", value: "Redis_CA", problem: SUBDOMAIN, fix: 'use "redis-ca"' }]],
-        ["redis password Secret name not a DNS subdomain", EXT({ passwordSecret: { name: "My_Secret" } }), [{ field: "redis.passwordSecret.name", value: "My_Secret", problem: SUBDOMAIN, fix: 'use "my-secret"' }]],
-        ["redis password Secret without a name", EXT({ passwordSecret: {} }), [{ field: "redis.passwordSecret.name", value: undefined, problem: SUBDOMAIN, fix: 'use "name"' }]],
-        ["redis password Secret key not a Secret data key", EXT({ passwordSecret: { name: "auth", key: "pass word" } }), [{ field: "redis.passwordSecret.key", value: "pass word", problem: SECRET_KEY, fix: 'use e.g. "password"' }]],
-        ["redis password Secret key empty", EXT({ passwordSecret: { name: "auth", key: "" } }), [{ field: "redis.passwordSecret.key", value: "", problem: SECRET_KEY, fix: 'use e.g. "password"' }]],
-        ["redis password Secret key not a string", EXT({ passwordSecret: { name: "auth", key: 5 } }), [{ field: "redis.passwordSecret.key", value: 5, problem: SECRET_KEY, fix: 'use e.g. "password"' }]],
-        ["redis Sentinels' password Secret with a bad name and key", REDIS({ mode: RedisModeName.Sentinel, addresses: ["s:26379"], sentinelMaster: "m", sentinelPasswordSecret: { name: "S", key: "a/b" } }), [
-            { field: "redis.sentinelPasswordSecret.name", value: "S", problem: SUBDOMAIN, fix: 'use "s"' },
-            { field: "redis.sentinelPasswordSecret.key", value: "a/b", problem: SECRET_KEY, fix: 'use e.g. "password"' },
-        ]],
+        [
+            "redis external with an image",
+            EXT({ image: "redis:7" }),
+            [{ field: "redis.image", value: "redis:7", problem: "has no effect: no Redis is deployed for an existing one", fix: "remove redis.image" }],
+        ],
+        [
+            "redis external without addresses",
+            REDIS({ mode: RedisModeName.External }),
+            [{ field: "redis.addresses", value: [], problem: "needs exactly one host:port for mode external", fix: ADDRESSES_FIX }],
+        ],
+        [
+            "redis external with an empty address list",
+            REDIS({ mode: RedisModeName.External, addresses: [] }),
+            [{ field: "redis.addresses", value: [], problem: "needs exactly one host:port for mode external", fix: ADDRESSES_FIX }],
+        ],
+        [
+            "redis external with two addresses",
+            REDIS({ mode: RedisModeName.External, addresses: ["a:6379", "b:6379"] }),
+            [{ field: "redis.addresses", value: ["a:6379", "b:6379"], problem: "needs exactly one host:port for mode external", fix: ADDRESSES_FIX }],
+        ],
+        [
+            "redis external with one address as a string, not a list (no TypeError)",
+            REDIS({ mode: RedisModeName.External, addresses: "redis:6379" }),
+            [{ field: "redis.addresses", value: "redis:6379", problem: "must be a list of host:port", fix: ADDRESSES_FIX }],
+        ],
+        [
+            "redis cluster with three seeds, IPv4 and IPv6",
+            REDIS({ mode: RedisModeName.Cluster, addresses: ["redis-0.redis:6379", "10.0.0.1:65535", "[::1]:1"] }),
+            [],
+        ],
+        [
+            "redis cluster without addresses",
+            REDIS({ mode: RedisModeName.Cluster, addresses: [] }),
+            [{ field: "redis.addresses", value: [], problem: "needs at least one host:port for mode cluster", fix: ADDRESSES_FIX }],
+        ],
+        [
+            "redis sentinel without addresses",
+            REDIS({ mode: RedisModeName.Sentinel, sentinelMaster: "mymaster" }),
+            [{ field: "redis.addresses", value: [], problem: "needs at least one host:port for mode sentinel", fix: ADDRESSES_FIX }],
+        ],
+        [
+            "redis addresses that are not host:port",
+            REDIS({ mode: RedisModeName.Cluster, addresses: ["redis:6379", "redis", "redis:0", "redis:65536", "redis:", 6379, "a b:1"] }),
+            [
+                { field: "redis.addresses[1]", value: "redis", problem: "must be host:port", fix: HOST_PORT_FIX },
+                { field: "redis.addresses[2]", value: "redis:0", problem: "must be host:port", fix: HOST_PORT_FIX },
+                { field: "redis.addresses[3]", value: "redis:65536", problem: "must be host:port", fix: HOST_PORT_FIX },
+                { field: "redis.addresses[4]", value: "redis:", problem: "must be host:port", fix: HOST_PORT_FIX },
+                { field: "redis.addresses[5]", value: 6379, problem: "must be host:port", fix: HOST_PORT_FIX },
+                { field: "redis.addresses[6]", value: "a b:1", problem: "must be host:port", fix: HOST_PORT_FIX },
+            ],
+        ],
+        [
+            "redis sentinel with addresses, master and the Sentinels' password",
+            REDIS({
+                mode: RedisModeName.Sentinel,
+                addresses: ["s-0:26379", "s-1:26379"],
+                sentinelMaster: "mymaster",
+                sentinelPasswordSecret: { name: "s-auth" },
+            }),
+            [],
+        ],
+        [
+            "redis sentinel without a master",
+            REDIS({ mode: RedisModeName.Sentinel, addresses: ["s-0:26379"] }),
+            [{ field: "redis.sentinelMaster", value: undefined, problem: "is required for mode sentinel", fix: 'give the master\'s name, e.g. "mymaster"' }],
+        ],
+        [
+            "redis sentinel with an empty master",
+            REDIS({ mode: RedisModeName.Sentinel, addresses: ["s-0:26379"], sentinelMaster: "" }),
+            [{ field: "redis.sentinelMaster", value: "", problem: "is required for mode sentinel", fix: 'give the master\'s name, e.g. "mymaster"' }],
+        ],
+        [
+            "redis sentinel master with a comma (REDIS_URL is split on commas)",
+            REDIS({ mode: RedisModeName.Sentinel, addresses: ["s-0:26379"], sentinelMaster: "my,master" }),
+            [
+                {
+                    field: "redis.sentinelMaster",
+                    value: "my,master",
+                    problem: "must not contain commas or spaces (the service splits REDIS_URL on commas)",
+                    fix: 'use "mymaster"',
+                },
+            ],
+        ],
+        [
+            "redis sentinel master of spaces only",
+            REDIS({ mode: RedisModeName.Sentinel, addresses: ["s-0:26379"], sentinelMaster: " " }),
+            [
+                {
+                    field: "redis.sentinelMaster",
+                    value: " ",
+                    problem: "must not contain commas or spaces (the service splits REDIS_URL on commas)",
+                    fix: 'use "mymaster"',
+                },
+            ],
+        ],
+        [
+            "redis sentinelMaster outside mode sentinel",
+            EXT({ sentinelMaster: "mymaster" }),
+            [
+                {
+                    field: "redis.sentinelMaster",
+                    value: "mymaster",
+                    problem: "applies only to mode sentinel",
+                    fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret",
+                },
+            ],
+        ],
+        [
+            "redis sentinelPasswordSecret outside mode sentinel: that field is named",
+            REDIS({ mode: RedisModeName.Cluster, addresses: ["r:6379"], sentinelPasswordSecret: { name: "s-auth" } }),
+            [
+                {
+                    field: "redis.sentinelPasswordSecret",
+                    value: { name: "s-auth" },
+                    problem: "applies only to mode sentinel",
+                    fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret",
+                },
+            ],
+        ],
+        [
+            "redis sentinelMaster and sentinelPasswordSecret outside mode sentinel: reported once",
+            EXT({ sentinelMaster: "m", sentinelPasswordSecret: { name: "s-auth" } }),
+            [
+                {
+                    field: "redis.sentinelMaster",
+                    value: "m",
+                    problem: "applies only to mode sentinel",
+                    fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret",
+                },
+            ],
+        ],
+        [
+            "redis tlsCaSecret without tls",
+            EXT({ tlsCaSecret: "redis-ca" }),
+            [{ field: "redis.tlsCaSecret", value: "redis-ca", problem: "needs tls: true", fix: "set redis.tls to true, or remove redis.tlsCaSecret" }],
+        ],
+        [
+            "redis tlsCaSecret with tls: false",
+            EXT({ tls: false, tlsCaSecret: "redis-ca" }),
+            [{ field: "redis.tlsCaSecret", value: "redis-ca", problem: "needs tls: true", fix: "set redis.tls to true, or remove redis.tlsCaSecret" }],
+        ],
+        [
+            "redis tlsCaSecret not a Secret name",
+            EXT({ tls: true, tlsCaSecret: "Redis_CA" }),
+            [{ field: "redis.tlsCaSecret", value: "Redis_CA", problem: SUBDOMAIN, fix: 'use "redis-ca"' }],
+        ],
+        [
+            "redis password Secret name not a DNS subdomain",
+            EXT({ passwordSecret: { name: "My_Secret" } }),
+            [{ field: "redis.passwordSecret.name", value: "My_Secret", problem: SUBDOMAIN, fix: 'use "my-secret"' }],
+        ],
+        [
+            "redis password Secret without a name",
+            EXT({ passwordSecret: {} }),
+            [{ field: "redis.passwordSecret.name", value: undefined, problem: SUBDOMAIN, fix: 'use "name"' }],
+        ],
+        [
+            "redis password Secret key not a Secret data key",
+            EXT({ passwordSecret: { name: "auth", key: "pass word" } }),
+            [{ field: "redis.passwordSecret.key", value: "pass word", problem: SECRET_KEY, fix: 'use e.g. "password"' }],
+        ],
+        [
+            "redis password Secret key empty",
+            EXT({ passwordSecret: { name: "auth", key: "" } }),
+            [{ field: "redis.passwordSecret.key", value: "", problem: SECRET_KEY, fix: 'use e.g. "password"' }],
+        ],
+        [
+            "redis password Secret key not a string",
+            EXT({ passwordSecret: { name: "auth", key: 5 } }),
+            [{ field: "redis.passwordSecret.key", value: 5, problem: SECRET_KEY, fix: 'use e.g. "password"' }],
+        ],
+        [
+            "redis Sentinels' password Secret with a bad name and key",
+            REDIS({ mode: RedisModeName.Sentinel, addresses: ["s:26379"], sentinelMaster: "m", sentinelPasswordSecret: { name: "S", key: "a/b" } }),
+            [
+                { field: "redis.sentinelPasswordSecret.name", value: "S", problem: SUBDOMAIN, fix: 'use "s"' },
+                { field: "redis.sentinelPasswordSecret.key", value: "a/b", problem: SECRET_KEY, fix: 'use e.g. "password"' },
+            ],
+        ],
 
         // accessPolicy
         ["accessPolicy with a valid principal", G({ accessPolicy: { gatewayPrincipal: "shop.example/ns/shop-edge/sa/shop-gateway" } }), []],
-        ["accessPolicy: null", G({ accessPolicy: null }), [{ field: "accessPolicy.gatewayPrincipal", value: undefined, problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }]],
-        ["accessPolicy without a principal", G({ accessPolicy: {} }), [{ field: "accessPolicy.gatewayPrincipal", value: undefined, problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }]],
-        ["accessPolicy: the principal alone, not in an object", G({ accessPolicy: "cluster.local/ns/a/sa/b" }), [{ field: "accessPolicy.gatewayPrincipal", value: undefined, problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }]],
-        ["accessPolicy principal with spiffe://: the fix drops it", G({ accessPolicy: { gatewayPrincipal: "spiffe://cluster.local/ns/shop/sa/gw" } }), [{ field: "accessPolicy.gatewayPrincipal", value: "spiffe://cluster.local/ns/shop/sa/gw", problem: PRINCIPAL, fix: 'use "cluster.local/ns/shop/sa/gw"' }]],
-        ["accessPolicy principal that is a service account name only: the default gateway's", G({ accessPolicy: { gatewayPrincipal: "shop-gateway" } }), [{ field: "accessPolicy.gatewayPrincipal", value: "shop-gateway", problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }]],
-        ["accessPolicy principal not a string", G({ accessPolicy: { gatewayPrincipal: 1 } }), [{ field: "accessPolicy.gatewayPrincipal", value: 1, problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }]],
+        [
+            "accessPolicy: null",
+            G({ accessPolicy: null }),
+            [{ field: "accessPolicy.gatewayPrincipal", value: undefined, problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }],
+        ],
+        [
+            "accessPolicy without a principal",
+            G({ accessPolicy: {} }),
+            [{ field: "accessPolicy.gatewayPrincipal", value: undefined, problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }],
+        ],
+        [
+            "accessPolicy: the principal alone, not in an object",
+            G({ accessPolicy: "cluster.local/ns/a/sa/b" }),
+            [{ field: "accessPolicy.gatewayPrincipal", value: undefined, problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }],
+        ],
+        [
+            "accessPolicy principal with spiffe://: the fix drops it",
+            G({ accessPolicy: { gatewayPrincipal: "spiffe://cluster.local/ns/shop/sa/gw" } }),
+            [
+                {
+                    field: "accessPolicy.gatewayPrincipal",
+                    value: "spiffe://cluster.local/ns/shop/sa/gw",
+                    problem: PRINCIPAL,
+                    fix: 'use "cluster.local/ns/shop/sa/gw"',
+                },
+            ],
+        ],
+        [
+            "accessPolicy principal that is a service account name only: the default gateway's",
+            G({ accessPolicy: { gatewayPrincipal: "shop-gateway" } }),
+            [{ field: "accessPolicy.gatewayPrincipal", value: "shop-gateway", problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }],
+        ],
+        [
+            "accessPolicy principal not a string",
+            G({ accessPolicy: { gatewayPrincipal: 1 } }),
+            [{ field: "accessPolicy.gatewayPrincipal", value: 1, problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }],
+        ],
 
         // filterNamePrefix
         ["filterNamePrefix with a dot", G({ filterNamePrefix: "shop.rl" }), []],
-        ["filterNamePrefix not a DNS subdomain", G({ filterNamePrefix: "Filter_RL" }), [{ field: "filterNamePrefix", value: "Filter_RL", problem: SUBDOMAIN, fix: 'use "filter-rl"' }]],
+        [
+            "filterNamePrefix not a DNS subdomain",
+            G({ filterNamePrefix: "Filter_RL" }),
+            [{ field: "filterNamePrefix", value: "Filter_RL", problem: SUBDOMAIN, fix: 'use "filter-rl"' }],
+        ],
         ["filterNamePrefix empty", G({ filterNamePrefix: "" }), [{ field: "filterNamePrefix", value: "", problem: SUBDOMAIN, fix: 'use "name"' }]],
 
         // Several at once: every problem, in the order of the arguments.
-        ["null arguments: rules, domain and gateway", null as unknown as GlobalRateLimitArgs, [
-            { field: "rules", value: undefined, problem: "no rule and no perPath: the component would limit nothing", fix: "give at least one rule (or perPath)" },
-            { field: "domain", value: undefined, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "my-gateway"' },
-            { field: "gateway", value: undefined, problem: "is required", fix: GATEWAY_FIX },
-        ]],
-        ["a bad port that is also not 8080/6070 is reported once; a bad replica count beside it", SVC({ grpcPort: 0, replicas: 0 }), [
-            { field: "service.grpcPort", value: 0, problem: PORT, fix: "use e.g. 8081" },
-            { field: "service.replicas", value: 0, problem: "must be a whole number from 1 to 100", fix: "use 2" },
-        ]],
+        [
+            "null arguments: rules, domain and gateway",
+            null as unknown as GlobalRateLimitArgs,
+            [
+                {
+                    field: "rules",
+                    value: undefined,
+                    problem: "no rule and no perPath: the component would limit nothing",
+                    fix: "give at least one rule (or perPath)",
+                },
+                { field: "domain", value: undefined, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "my-gateway"' },
+                { field: "gateway", value: undefined, problem: "is required", fix: GATEWAY_FIX },
+            ],
+        ],
+        [
+            "a bad port that is also not 8080/6070 is reported once; a bad replica count beside it",
+            SVC({ grpcPort: 0, replicas: 0 }),
+            [
+                { field: "service.grpcPort", value: 0, problem: PORT, fix: "use e.g. 8081" },
+                { field: "service.replicas", value: 0, problem: "must be a whole number from 1 to 100", fix: "use 2" },
+            ],
+        ],
     ];
     for (const [name, args, want] of cases) {
         it(name, () => {
@@ -326,27 +892,60 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
             failure_mode_deny: true,
             timeout: "10s",
             rate_limit_service: {
-                grpc_service: { envoy_grpc: { cluster_name: "outbound|8081||ratelimit.default.svc.cluster.local", authority: "ratelimit.default.svc.cluster.local" } },
+                grpc_service: {
+                    envoy_grpc: { cluster_name: "outbound|8081||ratelimit.default.svc.cluster.local", authority: "ratelimit.default.svc.cluster.local" },
+                },
                 transport_api_version: "V3",
             },
         });
         // Only the virtual hosts the arguments name, never Istio's empty name (every host of the gateway).
         expect((plan.filters[1].spec as any).configPatches.map((p: any) => p.match.routeConfiguration.vhost.name)).to.deep.equal(["shop.example.com:80"]);
-        expect(parse(plan.configYaml)).to.deep.equal({ domain: "shop", descriptors: [{ key: "rule", value: "all", rate_limit: { unit: "minute", requests_per_unit: 10 } }] });
+        expect(parse(plan.configYaml)).to.deep.equal({
+            domain: "shop",
+            descriptors: [{ key: "rule", value: "all", rate_limit: { unit: "minute", requests_per_unit: 10 } }],
+        });
     });
 
     it("the defaults are config-schema.ts's documented ones", () => {
         const plan = planGlobalRateLimit(G());
         const d = (k: string) => CONFIG_KEYS.find((c) => c.key === k)!.default;
         const r = plan.service.ratelimit;
-        expect([r.serviceName, r.configName, String(r.grpcPort), String(r.replicas), r.logLevel, r.image, String(r.redisPoolSize), r.redisPipelineWindow, String(r.redisPipelineLimit), String(r.localCacheSizeInBytes), String(r.prometheus), String(r.shadowMode), r.redisImage]).to.deep.equal(
-            ["ratelimitServiceName", "configName", "ratelimitGrpcPort", "ratelimitReplicas", "ratelimitLogLevel", "ratelimitImage", "redisPoolSize", "redisPipelineWindow", "redisPipelineLimit", "localCacheSizeInBytes", "ratelimitPrometheus", "shadowMode", "redisImage"].map(d),
+        expect([
+            r.serviceName,
+            r.configName,
+            String(r.grpcPort),
+            String(r.replicas),
+            r.logLevel,
+            r.image,
+            String(r.redisPoolSize),
+            r.redisPipelineWindow,
+            String(r.redisPipelineLimit),
+            String(r.localCacheSizeInBytes),
+            String(r.prometheus),
+            String(r.shadowMode),
+            r.redisImage,
+        ]).to.deep.equal(
+            [
+                "ratelimitServiceName",
+                "configName",
+                "ratelimitGrpcPort",
+                "ratelimitReplicas",
+                "ratelimitLogLevel",
+                "ratelimitImage",
+                "redisPoolSize",
+                "redisPipelineWindow",
+                "redisPipelineLimit",
+                "localCacheSizeInBytes",
+                "ratelimitPrometheus",
+                "shadowMode",
+                "redisImage",
+            ].map(d),
         );
         expect(r.namespace).to.equal(d("ratelimitNamespace"));
         expect((plan.filters[0].spec as any).configPatches[0].patch.value.typed_config.timeout).to.equal(d("rateLimitTimeout"));
     });
 
-    it("given values are passed through, falsy ones (0, false, \"0\") included", () => {
+    it('given values are passed through, falsy ones (0, false, "0") included', () => {
         const plan = planGlobalRateLimit(
             G({
                 namespace: "shop",
@@ -404,18 +1003,29 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
             ["shop-rl-svc", "shop-edge"],
         ]);
         const typed = (plan.filters[0].spec as any).configPatches[0].patch.value.typed_config;
-        expect([typed.failure_mode_deny, typed.timeout, typed.rate_limit_service.grpc_service.envoy_grpc]).to.deep.equal([false, "0.5s", { cluster_name: "outbound|9001||rl.shop.svc.cluster.local", authority: "rl.shop.svc.cluster.local" }]);
+        expect([typed.failure_mode_deny, typed.timeout, typed.rate_limit_service.grpc_service.envoy_grpc]).to.deep.equal([
+            false,
+            "0.5s",
+            { cluster_name: "outbound|9001||rl.shop.svc.cluster.local", authority: "rl.shop.svc.cluster.local" },
+        ]);
         expect((plan.filters[1].spec as any).configPatches.map((p: any) => p.match.routeConfiguration.vhost.name)).to.deep.equal(["*:80", "*:443"]);
     });
 
-    it("the zero-like values pass through where the default is not zero (0 cache, window \"0\", pipeline limit 0)", () => {
-        const r = planGlobalRateLimit(SVC({ localCacheSizeInBytes: 0, redisPipelineWindow: "0", redisPipelineLimit: 0, prometheus: false, shadowMode: false })).service.ratelimit;
+    it('the zero-like values pass through where the default is not zero (0 cache, window "0", pipeline limit 0)', () => {
+        const r = planGlobalRateLimit(SVC({ localCacheSizeInBytes: 0, redisPipelineWindow: "0", redisPipelineLimit: 0, prometheus: false, shadowMode: false }))
+            .service.ratelimit;
         expect([r.localCacheSizeInBytes, r.redisPipelineWindow, r.redisPipelineLimit, r.prometheus, r.shadowMode]).to.deep.equal([0, "0", 0, false, false]);
     });
 
     it("allVirtualHosts: every virtual host (Istio's empty name) and the HTTP filter on every listener; route rules still name the listed hosts", () => {
         const plan = planGlobalRateLimit(
-            G({ gateway: { selector: { app: "shop-gateway" }, virtualHosts: ["*:8080"], allVirtualHosts: true }, rules: [{ name: "all", requestsPerUnit: 1, unit: M }, { name: "api", route: { name: "api" }, requestsPerUnit: 2, unit: M }] }),
+            G({
+                gateway: { selector: { app: "shop-gateway" }, virtualHosts: ["*:8080"], allVirtualHosts: true },
+                rules: [
+                    { name: "all", requestsPerUnit: 1, unit: M },
+                    { name: "api", route: { name: "api" }, requestsPerUnit: 2, unit: M },
+                ],
+            }),
         );
         expect(plan.problems).to.deep.equal([]);
         expect((plan.filters[0].spec as any).configPatches.map((p: any) => p.match.listener.portNumber)).to.deep.equal([undefined]);
@@ -425,11 +1035,16 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
 
     it("scoped (the default): the HTTP filter on the virtual hosts' ports only, one patch each; route rules without a virtual host go on each listed one", () => {
         const plan = planGlobalRateLimit(
-            G({ gateway: { selector: { app: "shop-gateway" }, virtualHosts: ["shop.example.com:80", "shop.example.com:443", "*.shop.example.com:80"] }, rules: [{ name: "co", route: { name: "checkout" }, requestsPerUnit: 2, unit: M }] }),
+            G({
+                gateway: { selector: { app: "shop-gateway" }, virtualHosts: ["shop.example.com:80", "shop.example.com:443", "*.shop.example.com:80"] },
+                rules: [{ name: "co", route: { name: "checkout" }, requestsPerUnit: 2, unit: M }],
+            }),
         );
         expect(plan.problems).to.deep.equal([]);
         expect((plan.filters[0].spec as any).configPatches.map((p: any) => p.match.listener.portNumber)).to.deep.equal([80, 443]);
-        expect((plan.filters[1].spec as any).configPatches.map((p: any) => [p.match.routeConfiguration.vhost.name, p.match.routeConfiguration.vhost.route.name])).to.deep.equal([
+        expect(
+            (plan.filters[1].spec as any).configPatches.map((p: any) => [p.match.routeConfiguration.vhost.name, p.match.routeConfiguration.vhost.route.name]),
+        ).to.deep.equal([
             ["shop.example.com:80", "checkout"],
             ["shop.example.com:443", "checkout"],
             ["*.shop.example.com:80", "checkout"],
@@ -439,7 +1054,10 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
 
     it("a Gateway API Gateway: the filters target it by name in its namespace (no workload selector); the NetworkPolicy admits its pods by Istio's label", () => {
         const plan = planGlobalRateLimit(
-            G({ gateway: { gatewayApiName: "shop-gw", namespace: "shop", virtualHosts: ["shop.example.com:80"] }, accessPolicy: { gatewayPrincipal: "cluster.local/ns/shop/sa/shop-gw-istio" } }),
+            G({
+                gateway: { gatewayApiName: "shop-gw", namespace: "shop", virtualHosts: ["shop.example.com:80"] },
+                accessPolicy: { gatewayPrincipal: "cluster.local/ns/shop/sa/shop-gw-istio" },
+            }),
         );
         expect(plan.problems).to.deep.equal([]);
         for (const f of plan.filters) {
@@ -455,7 +1073,15 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
         const routeOnly = planGlobalRateLimit(G({ rules: [{ name: "api", route: { name: "api" }, requestsPerUnit: 1, unit: M }] }));
         expect(routeOnly.problems).to.deep.equal([]);
         expect(routeOnly.filters.map((f) => f.name)).to.deep.equal(["filter-ratelimit", "filter-ratelimit-svc-api"]);
-        const both = planGlobalRateLimit(G({ rules: [{ name: "all", requestsPerUnit: 10, unit: M }, { name: "api", route: { name: "api", virtualHost: "*:80" }, requestsPerUnit: 1, unit: M }], gateway: { selector: { app: "gw" }, namespace: "edge" } }));
+        const both = planGlobalRateLimit(
+            G({
+                rules: [
+                    { name: "all", requestsPerUnit: 10, unit: M },
+                    { name: "api", route: { name: "api", virtualHost: "*:80" }, requestsPerUnit: 1, unit: M },
+                ],
+                gateway: { selector: { app: "gw" }, namespace: "edge" },
+            }),
+        );
         expect(both.filters.map((f) => [f.name, f.namespace])).to.deep.equal([
             ["filter-ratelimit", "edge"],
             ["filter-ratelimit-svc", "edge"],
@@ -472,13 +1098,26 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
         expect(perPathOnly.filters.map((f) => f.name)).to.deep.equal(["filter-ratelimit", "filter-ratelimit-svc"]);
     });
 
-    it("the Redis connection: an existing Redis with its password Secret (key defaults to \"password\")", () => {
-        expect(planGlobalRateLimit(EXT({ passwordSecret: { name: "cache-auth" } })).service.redis).to.deep.equal({ mode: "external", addresses: ["redis.cache:6379"], password: { name: "cache-auth", key: "password" }, tls: false });
+    it('the Redis connection: an existing Redis with its password Secret (key defaults to "password")', () => {
+        expect(planGlobalRateLimit(EXT({ passwordSecret: { name: "cache-auth" } })).service.redis).to.deep.equal({
+            mode: "external",
+            addresses: ["redis.cache:6379"],
+            password: { name: "cache-auth", key: "password" },
+            tls: false,
+        });
     });
 
     it("the Redis connection: Sentinel with master, both passwords, TLS and CA", () => {
         const plan = planGlobalRateLimit(
-            REDIS({ mode: RedisModeName.Sentinel, addresses: ["s-0:26379", "s-1:26379"], sentinelMaster: "mymaster", passwordSecret: { name: "auth", key: "pw" }, sentinelPasswordSecret: { name: "s-auth" }, tls: true, tlsCaSecret: "redis-ca" }),
+            REDIS({
+                mode: RedisModeName.Sentinel,
+                addresses: ["s-0:26379", "s-1:26379"],
+                sentinelMaster: "mymaster",
+                passwordSecret: { name: "auth", key: "pw" },
+                sentinelPasswordSecret: { name: "s-auth" },
+                tls: true,
+                tlsCaSecret: "redis-ca",
+            }),
         );
         expect(plan.problems).to.deep.equal([]);
         expect(plan.service.redis).to.deep.equal({
@@ -495,7 +1134,11 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
     });
 
     it("the Redis connection: Cluster seeds, nothing else", () => {
-        expect(planGlobalRateLimit(REDIS({ mode: RedisModeName.Cluster, addresses: ["r-0:6379", "r-1:6379"] })).service.redis).to.deep.equal({ mode: "cluster", addresses: ["r-0:6379", "r-1:6379"], tls: false });
+        expect(planGlobalRateLimit(REDIS({ mode: RedisModeName.Cluster, addresses: ["r-0:6379", "r-1:6379"] })).service.redis).to.deep.equal({
+            mode: "cluster",
+            addresses: ["r-0:6379", "r-1:6379"],
+            tls: false,
+        });
     });
 
     it("accessPolicy: the policies of the named principal; none while there is a problem", () => {
@@ -511,10 +1154,12 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
         expect(plan.policies[2].spec.ingress[0].from[0].podSelector.matchLabels).to.deep.equal({ app: "shop-gateway" });
         // An existing Redis: only the service's policies.
         expect(planGlobalRateLimit(EXT({})).policies).to.deep.equal([]);
-        expect(planGlobalRateLimit({ ...EXT({}), accessPolicy: { gatewayPrincipal: principal } }).policies.map((p) => [p.kind, p.metadata.name])).to.deep.equal([
-            ["AuthorizationPolicy", "ratelimit-from-gateway"],
-            ["NetworkPolicy", "ratelimit-from-gateway"],
-        ]);
+        expect(planGlobalRateLimit({ ...EXT({}), accessPolicy: { gatewayPrincipal: principal } }).policies.map((p) => [p.kind, p.metadata.name])).to.deep.equal(
+            [
+                ["AuthorizationPolicy", "ratelimit-from-gateway"],
+                ["NetworkPolicy", "ratelimit-from-gateway"],
+            ],
+        );
         // A problem elsewhere: no policy is computed.
         expect(planGlobalRateLimit(G({ accessPolicy: { gatewayPrincipal: principal }, service: { replicas: 0 } })).policies).to.deep.equal([]);
     });
@@ -540,18 +1185,36 @@ describe("GlobalRateLimit helpers", () => {
         expect(dnsProblem("f", "a".repeat(253), "subdomain")).to.deep.equal([]);
         expect(dnsProblem("f", "a".repeat(64), "subdomain")).to.deep.equal([]);
         expect(dnsProblem("f", "a.b", "label")).to.deep.equal([{ field: "f", value: "a.b", problem: LABEL, fix: 'use "a-b"' }]);
-        expect(dnsProblem("f", "a".repeat(254), "subdomain")).to.deep.equal([{ field: "f", value: "a".repeat(254), problem: SUBDOMAIN, fix: `use "${"a".repeat(253)}"` }]);
+        expect(dnsProblem("f", "a".repeat(254), "subdomain")).to.deep.equal([
+            { field: "f", value: "a".repeat(254), problem: SUBDOMAIN, fix: `use "${"a".repeat(253)}"` },
+        ]);
         expect(dnsProblem("f", undefined, "label")).to.deep.equal([{ field: "f", value: undefined, problem: LABEL, fix: 'use "name"' }]);
         expect(dnsProblem("f", null, "subdomain")).to.deep.equal([{ field: "f", value: null, problem: SUBDOMAIN, fix: 'use "name"' }]);
         expect(dnsProblem("f", "--", "label")).to.deep.equal([{ field: "f", value: "--", problem: LABEL, fix: 'use "name"' }]);
-        expect(dnsProblem("f", ".Shop_Limits.", "subdomain")).to.deep.equal([{ field: "f", value: ".Shop_Limits.", problem: SUBDOMAIN, fix: 'use "shop-limits"' }]);
+        expect(dnsProblem("f", ".Shop_Limits.", "subdomain")).to.deep.equal([
+            { field: "f", value: ".Shop_Limits.", problem: SUBDOMAIN, fix: 'use "shop-limits"' },
+        ]);
         expect(dnsProblem("f", "a.-b-.c", "subdomain")).to.deep.equal([{ field: "f", value: "a.-b-.c", problem: SUBDOMAIN, fix: 'use "a.b.c"' }]);
         expect(dnsProblem("f", 5, "label")).to.deep.equal([{ field: "f", value: 5, problem: LABEL, fix: 'use "5"' }]);
     });
 
     it("dnsProblem: every suggested fix is itself valid", () => {
         for (const kind of ["label", "subdomain"] as const) {
-            for (const v of ["Shop_Limits", "a.b", "a..b", "-a-", ".a.", "a.-b", "A B C", "a".repeat(300), `${"a".repeat(62)}.b`, `${"a".repeat(252)}-.b`, "", "é", undefined]) {
+            for (const v of [
+                "Shop_Limits",
+                "a.b",
+                "a..b",
+                "-a-",
+                ".a.",
+                "a.-b",
+                "A B C",
+                "a".repeat(300),
+                `${"a".repeat(62)}.b`,
+                `${"a".repeat(252)}-.b`,
+                "",
+                "é",
+                undefined,
+            ]) {
                 const [p] = dnsProblem("f", v, kind);
                 if (!p) continue;
                 const fixed = /^use "(.*)"$/.exec(p.fix)![1];
@@ -568,7 +1231,9 @@ describe("GlobalRateLimit helpers", () => {
     });
 
     it("selectorProblems: the field prefix is the caller's", () => {
-        expect(selectorProblems("gatewaySelector", { app: "a b" })).to.deep.equal([{ field: "gatewaySelector.app", value: "a b", problem: LABEL_BAD, fix: LABEL_BAD_FIX }]);
+        expect(selectorProblems("gatewaySelector", { app: "a b" })).to.deep.equal([
+            { field: "gatewaySelector.app", value: "a b", problem: LABEL_BAD, fix: LABEL_BAD_FIX },
+        ]);
         expect(selectorProblems("s", [])).to.deep.equal([{ field: "s", value: [], problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]);
         expect(selectorProblems("s", { "a.b/c_d.e-f": "X_y.z-1" })).to.deep.equal([]);
     });
@@ -577,56 +1242,126 @@ describe("GlobalRateLimit helpers", () => {
 describe("LocalRateLimit arguments: every validation problem, exactly", () => {
     const BUCKET = "must be a whole number from 1 to 1000000000";
     const FILL = "must be a protobuf duration of at least 0.05s (Envoy refuses shorter ones)";
-    const L = (change: Record<string, unknown> = {}): LocalRateLimitArgs => ({ selector: { app: "orders" }, port: 8080, bucket: 10, namespace: "shop", ...change }) as LocalRateLimitArgs;
+    const L = (change: Record<string, unknown> = {}): LocalRateLimitArgs =>
+        ({ selector: { app: "orders" }, port: 8080, bucket: 10, namespace: "shop", ...change }) as LocalRateLimitArgs;
     const cases: [string, LocalRateLimitArgs, RuleProblem[]][] = [
         ["the valid base arguments", L(), []],
         ["selector {}", L({ selector: {} }), [{ field: "selector", value: {}, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
         ["selector null", L({ selector: null }), [{ field: "selector", value: null, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
         ["selector a list", L({ selector: [] }), [{ field: "selector", value: [], problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
-        ["selector with a bad key", L({ selector: { "app name": "orders" } }), [{ field: "selector.app name", value: "orders", problem: LABEL_BAD, fix: LABEL_BAD_FIX }]],
-        ["selector with a 64-character value", L({ selector: { app: "o".repeat(64) } }), [{ field: "selector.app", value: "o".repeat(64), problem: LABEL_BAD, fix: LABEL_BAD_FIX }]],
+        [
+            "selector with a bad key",
+            L({ selector: { "app name": "orders" } }),
+            [{ field: "selector.app name", value: "orders", problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
+        ],
+        [
+            "selector with a 64-character value",
+            L({ selector: { app: "o".repeat(64) } }),
+            [{ field: "selector.app", value: "o".repeat(64), problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
+        ],
         ["port 1", L({ port: 1 }), []],
         ["port 65535", L({ port: 65535 }), []],
-        ...[0, 65536, 80.5, "8080", undefined].map((port): [string, LocalRateLimitArgs, RuleProblem[]] => [`port ${JSON.stringify(port)}`, L({ port }), [{ field: "port", value: port, problem: PORT, fix: "use e.g. 8081" }]]),
+        ...[0, 65536, 80.5, "8080", undefined].map((port): [string, LocalRateLimitArgs, RuleProblem[]] => [
+            `port ${JSON.stringify(port)}`,
+            L({ port }),
+            [{ field: "port", value: port, problem: PORT, fix: "use e.g. 8081" }],
+        ]),
         ["bucket 1", L({ bucket: 1 }), []],
         ["bucket 1e9", L({ bucket: 1e9 }), []],
-        ...[0, 1e9 + 1, 1.5, -1, "10", undefined].map((bucket): [string, LocalRateLimitArgs, RuleProblem[]] => [`bucket ${JSON.stringify(bucket)}`, L({ bucket }), [{ field: "bucket", value: bucket, problem: BUCKET, fix: "use e.g. 10" }]]),
+        ...[0, 1e9 + 1, 1.5, -1, "10", undefined].map((bucket): [string, LocalRateLimitArgs, RuleProblem[]] => [
+            `bucket ${JSON.stringify(bucket)}`,
+            L({ bucket }),
+            [{ field: "bucket", value: bucket, problem: BUCKET, fix: "use e.g. 10" }],
+        ]),
         ["fillInterval 0.05s", L({ fillInterval: "0.05s" }), []],
         ["fillInterval 1s", L({ fillInterval: "1s" }), []],
         ["fillInterval 0.04s", L({ fillInterval: "0.04s" }), [{ field: "fillInterval", value: "0.04s", problem: FILL, fix: 'use e.g. "60s"' }]],
-        ["fillInterval \"60\" (seconds without s): the fix adds the s", L({ fillInterval: "60" }), [{ field: "fillInterval", value: "60", problem: FILL, fix: 'use "60s"' }]],
+        [
+            'fillInterval "60" (seconds without s): the fix adds the s',
+            L({ fillInterval: "60" }),
+            [{ field: "fillInterval", value: "60", problem: FILL, fix: 'use "60s"' }],
+        ],
         ["fillInterval 60 (a number): the fix adds the s", L({ fillInterval: 60 }), [{ field: "fillInterval", value: 60, problem: FILL, fix: 'use "60s"' }]],
-        ["fillInterval \"1\": the fix adds the s", L({ fillInterval: "1" }), [{ field: "fillInterval", value: "1", problem: FILL, fix: 'use "1s"' }]],
-        ["fillInterval \"0\": adding the s would still be too short", L({ fillInterval: "0" }), [{ field: "fillInterval", value: "0", problem: FILL, fix: 'use e.g. "60s"' }]],
+        ['fillInterval "1": the fix adds the s', L({ fillInterval: "1" }), [{ field: "fillInterval", value: "1", problem: FILL, fix: 'use "1s"' }]],
+        [
+            'fillInterval "0": adding the s would still be too short',
+            L({ fillInterval: "0" }),
+            [{ field: "fillInterval", value: "0", problem: FILL, fix: 'use e.g. "60s"' }],
+        ],
         ["fillInterval 1m", L({ fillInterval: "1m" }), [{ field: "fillInterval", value: "1m", problem: FILL, fix: 'use e.g. "60s"' }]],
-        ["fillInterval \"60s \"", L({ fillInterval: "60s " }), [{ field: "fillInterval", value: "60s ", problem: FILL, fix: 'use e.g. "60s"' }]],
+        ['fillInterval "60s "', L({ fillInterval: "60s " }), [{ field: "fillInterval", value: "60s ", problem: FILL, fix: 'use e.g. "60s"' }]],
         ["fillInterval empty", L({ fillInterval: "" }), [{ field: "fillInterval", value: "", problem: FILL, fix: 'use e.g. "60s"' }]],
         ["routes []", L({ routes: [] }), []],
         ["routes named", L({ routes: ["a", "b"] }), []],
-        ["routes not a list", L({ routes: "orders-api" }), [{ field: "routes", value: "orders-api", problem: "must be a list of route names", fix: "give [] for every route, or names" }]],
-        ["routes with an empty name, a number and null", L({ routes: ["a", "", 5, null] }), [
-            { field: "routes[1]", value: "", problem: "must be a route name", fix: "remove it, or name the route" },
-            { field: "routes[2]", value: 5, problem: "must be a route name", fix: "remove it, or name the route" },
-            { field: "routes[3]", value: null, problem: "must be a route name", fix: "remove it, or name the route" },
-        ]],
+        [
+            "routes not a list",
+            L({ routes: "orders-api" }),
+            [{ field: "routes", value: "orders-api", problem: "must be a list of route names", fix: "give [] for every route, or names" }],
+        ],
+        [
+            "routes with an empty name, a number and null",
+            L({ routes: ["a", "", 5, null] }),
+            [
+                { field: "routes[1]", value: "", problem: "must be a route name", fix: "remove it, or name the route" },
+                { field: "routes[2]", value: 5, problem: "must be a route name", fix: "remove it, or name the route" },
+                { field: "routes[3]", value: null, problem: "must be a route name", fix: "remove it, or name the route" },
+            ],
+        ],
         ["namespace not a DNS label", L({ namespace: "Shop_NS" }), [{ field: "namespace", value: "Shop_NS", problem: LABEL, fix: 'use "shop-ns"' }]],
         ["namespace with a dot", L({ namespace: "shop.ns" }), [{ field: "namespace", value: "shop.ns", problem: LABEL, fix: 'use "shop-ns"' }]],
         ["filterName with a dot", L({ filterName: "orders.bucket" }), []],
-        ["filterName not a DNS subdomain", L({ filterName: "Orders_Bucket" }), [{ field: "filterName", value: "Orders_Bucket", problem: SUBDOMAIN, fix: 'use "orders-bucket"' }]],
-        ["null arguments: selector, port, bucket and namespace", null as unknown as LocalRateLimitArgs, [
-            { field: "selector", value: undefined, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX },
-            { field: "port", value: undefined, problem: PORT, fix: "use e.g. 8081" },
-            { field: "bucket", value: undefined, problem: BUCKET, fix: "use e.g. 10" },
-            { field: "namespace", value: undefined, problem: "is required: the workload's namespace (the filter then reaches only that namespace's pods)", fix: 'give the workload\'s namespace, e.g. "shop"' },
-        ]],
-        ["Istio's root namespace without reachAllNamespaces", L({ namespace: "istio-system" }), [
-            { field: "namespace", value: "istio-system", problem: 'is Istio\'s root namespace: the bucket would apply to every pod labelled {"app":"orders"} in every namespace, other teams\' included', fix: "give the workload's own namespace, or set reachAllNamespaces: true if that reach is intended" },
-        ]],
-        ["a root namespace of another name", L({ namespace: "mesh-root", rootNamespace: "mesh-root" }), [
-            { field: "namespace", value: "mesh-root", problem: 'is Istio\'s root namespace: the bucket would apply to every pod labelled {"app":"orders"} in every namespace, other teams\' included', fix: "give the workload's own namespace, or set reachAllNamespaces: true if that reach is intended" },
-        ]],
+        [
+            "filterName not a DNS subdomain",
+            L({ filterName: "Orders_Bucket" }),
+            [{ field: "filterName", value: "Orders_Bucket", problem: SUBDOMAIN, fix: 'use "orders-bucket"' }],
+        ],
+        [
+            "null arguments: selector, port, bucket and namespace",
+            null as unknown as LocalRateLimitArgs,
+            [
+                { field: "selector", value: undefined, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX },
+                { field: "port", value: undefined, problem: PORT, fix: "use e.g. 8081" },
+                { field: "bucket", value: undefined, problem: BUCKET, fix: "use e.g. 10" },
+                {
+                    field: "namespace",
+                    value: undefined,
+                    problem: "is required: the workload's namespace (the filter then reaches only that namespace's pods)",
+                    fix: 'give the workload\'s namespace, e.g. "shop"',
+                },
+            ],
+        ],
+        [
+            "Istio's root namespace without reachAllNamespaces",
+            L({ namespace: "istio-system" }),
+            [
+                {
+                    field: "namespace",
+                    value: "istio-system",
+                    problem:
+                        'is Istio\'s root namespace: the bucket would apply to every pod labelled {"app":"orders"} in every namespace, other teams\' included',
+                    fix: "give the workload's own namespace, or set reachAllNamespaces: true if that reach is intended",
+                },
+            ],
+        ],
+        [
+            "a root namespace of another name",
+            L({ namespace: "mesh-root", rootNamespace: "mesh-root" }),
+            [
+                {
+                    field: "namespace",
+                    value: "mesh-root",
+                    problem:
+                        'is Istio\'s root namespace: the bucket would apply to every pod labelled {"app":"orders"} in every namespace, other teams\' included',
+                    fix: "give the workload's own namespace, or set reachAllNamespaces: true if that reach is intended",
+                },
+            ],
+        ],
         ["the root namespace on purpose (reachAllNamespaces)", L({ namespace: "istio-system", reachAllNamespaces: true }), []],
-        ["reachAllNamespaces: a string", L({ reachAllNamespaces: "yes" }), [{ field: "reachAllNamespaces", value: "yes", problem: "must be a boolean", fix: "remove it (false), or use true" }]],
+        [
+            "reachAllNamespaces: a string",
+            L({ reachAllNamespaces: "yes" }),
+            [{ field: "reachAllNamespaces", value: "yes", problem: "must be a boolean", fix: "remove it (false), or use true" }],
+        ],
     ];
     for (const [name, args, want] of cases) {
         it(name, () => {
@@ -635,7 +1370,9 @@ describe("LocalRateLimit arguments: every validation problem, exactly", () => {
     }
 
     it("the filter name defaults to the component's name, and is checked", () => {
-        expect(planLocalRateLimit("Orders Bucket", L()).problems).to.deep.equal([{ field: "filterName", value: "Orders Bucket", problem: SUBDOMAIN, fix: 'use "orders-bucket"' }]);
+        expect(planLocalRateLimit("Orders Bucket", L()).problems).to.deep.equal([
+            { field: "filterName", value: "Orders Bucket", problem: SUBDOMAIN, fix: 'use "orders-bucket"' },
+        ]);
         const plan = planLocalRateLimit("orders-bucket", L());
         expect([plan.filterName, plan.namespace]).to.deep.equal(["orders-bucket", "shop"]);
         const given = planLocalRateLimit("orders-bucket", L({ filterName: "my-bucket", namespace: "orders" }));
@@ -653,8 +1390,12 @@ describe("LocalRateLimit arguments: every validation problem, exactly", () => {
 
     it("routes: [] sets the bucket on every route of inbound|http|<port>; names on those routes", () => {
         const every = planLocalRateLimit("b", L({ routes: [], fillInterval: "0.05s" })).spec as any;
-        expect(every.configPatches.slice(1).map((p: any) => p.match.routeConfiguration.vhost)).to.deep.equal([{ name: "inbound|http|8080", route: { action: "ANY" } }]);
-        expect(every.configPatches[1].patch.value.typed_per_filter_config["envoy.filters.http.local_ratelimit"].value.token_bucket.fill_interval).to.equal("0.05s");
+        expect(every.configPatches.slice(1).map((p: any) => p.match.routeConfiguration.vhost)).to.deep.equal([
+            { name: "inbound|http|8080", route: { action: "ANY" } },
+        ]);
+        expect(every.configPatches[1].patch.value.typed_per_filter_config["envoy.filters.http.local_ratelimit"].value.token_bucket.fill_interval).to.equal(
+            "0.05s",
+        );
         const named = planLocalRateLimit("b", L({ routes: ["a", "b"], port: 9000 })).spec as any;
         expect(named.configPatches.slice(1).map((p: any) => p.match.routeConfiguration.vhost)).to.deep.equal([
             { name: "inbound|http|9000", route: { name: "a", action: "ANY" } },
@@ -766,7 +1507,13 @@ describe("MeshRateLimit arguments: argsToRaw and rawToArgs", () => {
     });
 
     it("argsToRaw inverts rawToArgs for every kind", () => {
-        const raw = { includeIpRanges: "10.0.0.0/8,10.1.0.0/16", catchAllLimit: "7", managedApi: "false", variant: "B", virtualServiceRoutes: '[{"exact":["/a"]}]' };
+        const raw = {
+            includeIpRanges: "10.0.0.0/8,10.1.0.0/16",
+            catchAllLimit: "7",
+            managedApi: "false",
+            variant: "B",
+            virtualServiceRoutes: '[{"exact":["/a"]}]',
+        };
         expect(argsToRaw(rawToArgs(raw))).to.deep.equal(raw);
     });
 });
@@ -779,13 +1526,23 @@ describe("MeshRateLimit arguments: settingsFromArgs", () => {
             expect(e).to.be.instanceOf(ConfigError);
             const err = e as ConfigError;
             expect(err.name).to.equal("ConfigError");
-            return { message: err.message, problems: err.problems.map((p) => ({ key: p.key, value: p.value, problem: p.problem, fix: p.fixWith ? p.fixWith(ARGS_FIX) : p.fix })) };
+            return {
+                message: err.message,
+                problems: err.problems.map((p) => ({ key: p.key, value: p.value, problem: p.problem, fix: p.fixWith ? p.fixWith(ARGS_FIX) : p.fix })),
+            };
         }
         throw new Error("expected a ConfigError");
     };
 
     it("valid arguments: the same settings as the stack config they stand for", () => {
-        const s = settingsFromArgs({ managedApi: false, variant: "B" as any, catchAllLimit: 7, kubeContext: "kind", createIngressClass: false, createPeerAuthentication: true });
+        const s = settingsFromArgs({
+            managedApi: false,
+            variant: "B" as any,
+            catchAllLimit: 7,
+            kubeContext: "kind",
+            createIngressClass: false,
+            createPeerAuthentication: true,
+        });
         expect(s).to.deep.equal(resolveSettings({ managedApi: "false", variant: "B", catchAllLimit: "7" }));
         expect([s.variant, s.global.domain, s.managedApi]).to.deep.equal(["B", "productpage-ratelimit", undefined]);
     });
@@ -802,7 +1559,9 @@ describe("MeshRateLimit arguments: settingsFromArgs", () => {
     });
 
     it("an unknown argument, a bad word, number and boolean: every problem, exactly, the unknown one first", () => {
-        const { message, problems } = problemsOf(() => settingsFromArgs({ managedApi: false, variant: "c", catchAllLimit: 0, awaitRollout: "yes", bogus: 1 } as any));
+        const { message, problems } = problemsOf(() =>
+            settingsFromArgs({ managedApi: false, variant: "c", catchAllLimit: 0, awaitRollout: "yes", bogus: 1 } as any),
+        );
         expect(problems).to.deep.equal([
             { key: "bogus", value: "1", problem: "is not an argument of MeshRateLimit", fix: "remove bogus from MeshRateLimit's args" },
             { key: "variant", value: "c", problem: "must be one of 'A', 'B'", fix: `set variant: "A" in MeshRateLimit's args` },
@@ -814,7 +1573,7 @@ describe("MeshRateLimit arguments: settingsFromArgs", () => {
                 "MeshRateLimit: invalid arguments (4 problems); nothing was created:",
                 '  - bogus = "1": is not an argument of MeshRateLimit',
                 "    fix: remove bogus from MeshRateLimit's args",
-                '  - variant = "c": must be one of \'A\', \'B\'',
+                "  - variant = \"c\": must be one of 'A', 'B'",
                 `    fix: set variant: "A" in MeshRateLimit's args`,
                 '  - catchAllLimit = "0": must be at least 1',
                 "    fix: set catchAllLimit: 1 in MeshRateLimit's args",
@@ -833,7 +1592,11 @@ describe("MeshRateLimit arguments: settingsFromArgs", () => {
     it("JSON arguments: a bad JSON text and a bad shape, fixes phrased as arguments", () => {
         const bad = problemsOf(() => settingsFromArgs({ managedApi: false, virtualServiceRoutes: "[" } as any)).problems;
         expect(bad.map((p) => [p.key, p.value, p.fix])).to.deep.equal([
-            ["virtualServiceRoutes", "[", `set virtualServiceRoutes: "<json>" in MeshRateLimit's args (see the README for the shape), or remove virtualServiceRoutes from MeshRateLimit's args`],
+            [
+                "virtualServiceRoutes",
+                "[",
+                `set virtualServiceRoutes: "<json>" in MeshRateLimit's args (see the README for the shape), or remove virtualServiceRoutes from MeshRateLimit's args`,
+            ],
         ]);
         const shape = problemsOf(() => settingsFromArgs({ managedApi: false, virtualServiceRoutes: [{}] } as any)).problems;
         expect(shape).to.deep.equal([
@@ -855,7 +1618,9 @@ describe("MeshRateLimit arguments: settingsFromArgs", () => {
 
 describe("component arguments: checks a mutation run showed untested (docs/mutation.md)", () => {
     it("a virtual host given as a nested list is refused (its string form would look valid)", () => {
-        expect(planGlobalRateLimit(GW({ virtualHosts: [["*:80"]] })).problems).to.deep.equal([{ field: "gateway.virtualHosts[0]", value: ["*:80"], problem: VHOST, fix: VHOST_FIX }]);
+        expect(planGlobalRateLimit(GW({ virtualHosts: [["*:80"]] })).problems).to.deep.equal([
+            { field: "gateway.virtualHosts[0]", value: ["*:80"], problem: VHOST, fix: VHOST_FIX },
+        ]);
     });
 
     it("a timeout given as a list is refused (its string form would look valid)", () => {
@@ -863,12 +1628,25 @@ describe("component arguments: checks a mutation run showed untested (docs/mutat
     });
 
     it("tls: false spelled out does not excuse another existing-Redis field with the in-cluster Redis", () => {
-        expect(planGlobalRateLimit(REDIS({ tls: false, addresses: ["redis:6379"] })).problems).to.deep.equal([{ field: "redis.addresses", value: ["redis:6379"], problem: EXISTING_ONLY, fix: "remove redis.addresses, or set redis.mode" }]);
+        expect(planGlobalRateLimit(REDIS({ tls: false, addresses: ["redis:6379"] })).problems).to.deep.equal([
+            { field: "redis.addresses", value: ["redis:6379"], problem: EXISTING_ONLY, fix: "remove redis.addresses, or set redis.mode" },
+        ]);
     });
 
     it("the typed Redis choice of a Sentinel connection keeps the Sentinels' password Secret", () => {
-        const c = { mode: "sentinel", addresses: ["s-0:26379"], sentinelMaster: "mymaster", sentinelPassword: { name: "s-auth", key: "pw" }, tls: false } as const;
-        expect(redisOptionsOf(c as any, "redis:7", "160mb")).to.deep.equal({ mode: "sentinel", addresses: ["s-0:26379"], sentinelMaster: "mymaster", sentinelPasswordSecret: { name: "s-auth", key: "pw" } });
+        const c = {
+            mode: "sentinel",
+            addresses: ["s-0:26379"],
+            sentinelMaster: "mymaster",
+            sentinelPassword: { name: "s-auth", key: "pw" },
+            tls: false,
+        } as const;
+        expect(redisOptionsOf(c as any, "redis:7", "160mb")).to.deep.equal({
+            mode: "sentinel",
+            addresses: ["s-0:26379"],
+            sentinelMaster: "mymaster",
+            sentinelPasswordSecret: { name: "s-auth", key: "pw" },
+        });
     });
 
     it("bad arguments throw a ComponentArgsError named so, its message headed by the component and its name", () => {

@@ -14,7 +14,10 @@ const ROOT = path.resolve(__dirname, "../..");
 /** The markdown files whose links and mentions are checked, relative to the root. */
 function docFiles(root: string): string[] {
     const docs = fs.existsSync(path.join(root, "docs"))
-        ? fs.readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)
+        ? fs
+              .readdirSync(path.join(root, "docs"))
+              .filter((f) => f.endsWith(".md"))
+              .map((f) => `docs/${f}`)
         : [];
     return ["README.md", ...docs.sort()];
 }
@@ -111,9 +114,7 @@ export function linkTargets(text: string): { target: string; line: number }[] {
 export function documentMentions(text: string): { name: string; line: number }[] {
     const out: { name: string; line: number }[] = [];
     text.split("\n").forEach((l, i) => {
-        const line = l
-            .replace(/\[[^\]]*\]\(\s*<?[a-z][a-z0-9+.-]*:[^)]*\)/gi, " ")
-            .replace(/[a-z][a-z0-9+.-]*:\/\/[^\s)>\]`"']+/gi, " ");
+        const line = l.replace(/\[[^\]]*\]\(\s*<?[a-z][a-z0-9+.-]*:[^)]*\)/gi, " ").replace(/[a-z][a-z0-9+.-]*:\/\/[^\s)>\]`"']+/gi, " ");
         for (const m of line.matchAll(/(?<![\w./-])((?:\.{1,2}\/)*[\w][\w./-]*\.md)(?![\w-])/g)) out.push({ name: m[1], line: i + 1 });
     });
     return out;
@@ -123,11 +124,7 @@ export function documentMentions(text: string): { name: string; line: number }[]
  * Checks one markdown file of a repository laid out under `root`. `read` and `exists` are passed in
  * so the checker itself can be tested on made-up files.
  */
-export function checkDoc(
-    file: string,
-    read: (rel: string) => string,
-    exists: (rel: string) => boolean,
-): Problem[] {
+export function checkDoc(file: string, read: (rel: string) => string, exists: (rel: string) => boolean): Problem[] {
     const problems: Problem[] = [];
     const text = read(file);
     const dir = path.posix.dirname(file);
@@ -155,7 +152,12 @@ export function checkDoc(
     for (const { name, line } of documentMentions(text)) {
         const candidates = [path.posix.normalize(path.posix.join(dir, name)), path.posix.normalize(name)];
         if (!candidates.some((c) => inRepo(c) && exists(c))) {
-            problems.push({ file, line, ref: name, problem: `names a document that is not in the repository (looked for ${[...new Set(candidates)].join(", ")})` });
+            problems.push({
+                file,
+                line,
+                ref: name,
+                problem: `names a document that is not in the repository (looked for ${[...new Set(candidates)].join(", ")})`,
+            });
         }
     }
     return problems;
@@ -251,7 +253,11 @@ describe("the documentation checker itself", () => {
                 "```",
             ].join("\n"),
         };
-        const ps = checkDoc("README.md", (r) => broken[r], (r) => r in broken);
+        const ps = checkDoc(
+            "README.md",
+            (r) => broken[r],
+            (r) => r in broken,
+        );
         expect(ps.map((p) => [p.line, p.ref])).to.deep.equal([
             [1, "docs/gone.md"],
             [2, "docs/a.md#part-c"],

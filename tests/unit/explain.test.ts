@@ -29,7 +29,10 @@ describe("gateway model (render/explain.ts): answers follow the rendered objects
     it("variant A's api route name is read from the VirtualService and the route patch (model)", async () => {
         const objs = await renderVariant("A", {
             apiRoute: "products",
-            virtualServiceRoutes: JSON.stringify([{ exact: ["/productpage", "/login", "/logout"], prefix: ["/static"] }, { name: "products", prefix: ["/api/v1/products"] }]),
+            virtualServiceRoutes: JSON.stringify([
+                { exact: ["/productpage", "/login", "/logout"], prefix: ["/static"] },
+                { name: "products", prefix: ["/api/v1/products"] },
+            ]),
         });
         const x = explain(objs, "/api/v1/products/3");
         expect(x.route?.name).to.equal("products");
@@ -54,7 +57,11 @@ describe("gateway model (render/explain.ts): answers follow the rendered objects
 
     it("explain CLI arguments: variant, profile, --set, paths; bad input is refused with the usage", () => {
         expect(parseExplainArgs(["--variant", "a", "--profile", "seed", "--set", "domain=x", "/p", "/q"])).to.deep.equal({
-            variant: "A", apiProfile: "seed", overrides: { domain: "x" }, json: false, paths: ["/p", "/q"],
+            variant: "A",
+            apiProfile: "seed",
+            overrides: { domain: "x" },
+            json: false,
+            paths: ["/p", "/q"],
         });
         expect(() => parseExplainArgs(["--variant", "C", "/p"])).to.throw(/A or B/);
         expect(() => parseExplainArgs(["--variant", "A"])).to.throw(/at least one request path/);

@@ -37,7 +37,8 @@ describe("failure bounds: Redis memory and the service's Redis timeout (pure)", 
         expect(redisMemoryBytes("2048kb")).to.equal(2 * MiB);
         expect(redisMemoryBytes("5000000")).to.equal(5_000_000);
         expect(redisMemoryBytes("1gb")).to.equal(1024 * MiB);
-        for (const bad of ["", "mb", "0", "-1mb", "1.5mb", "160 mb x", "160MiB", 160, undefined]) expect(redisMemoryBytes(bad), String(bad)).to.equal(undefined);
+        for (const bad of ["", "mb", "0", "-1mb", "1.5mb", "160 mb x", "160MiB", 160, undefined])
+            expect(redisMemoryBytes(bad), String(bad)).to.equal(undefined);
     });
 
     it("maxmemory: at least 1mb, at most 75 % of the 256Mi container limit (192mb); the default is accepted", () => {
@@ -73,17 +74,32 @@ describe("failure bounds: Redis memory and the service's Redis timeout (pure)", 
     });
 
     it("GlobalRateLimit derives REDIS_TIMEOUT from its own timeout and checks redis.maxMemory where it applies", () => {
-        const base = { domain: "shop", gateway: { selector: { app: "gw" }, virtualHosts: ["shop.example.com:80"] }, rules: [{ name: "all", requestsPerUnit: 1, unit: LimitUnit.Minute }] };
+        const base = {
+            domain: "shop",
+            gateway: { selector: { app: "gw" }, virtualHosts: ["shop.example.com:80"] },
+            rules: [{ name: "all", requestsPerUnit: 1, unit: LimitUnit.Minute }],
+        };
         expect(planGlobalRateLimit({ ...base, timeout: "0.2s" }).service.ratelimit.redisTimeout).to.equal("100ms");
-        expect(planGlobalRateLimit({ ...base, redis: { maxMemory: "300mb" } }).problems.map((p) => [p.field, p.fix])).to.deep.equal([["redis.maxMemory", 'use "160mb"']]);
-        expect(planGlobalRateLimit({ ...base, redis: { mode: "external" as any, addresses: ["r:6379"], maxMemory: "100mb" } }).problems.map((p) => p.field)).to.deep.equal(["redis.maxMemory"]);
+        expect(planGlobalRateLimit({ ...base, redis: { maxMemory: "300mb" } }).problems.map((p) => [p.field, p.fix])).to.deep.equal([
+            ["redis.maxMemory", 'use "160mb"'],
+        ]);
+        expect(
+            planGlobalRateLimit({ ...base, redis: { mode: "external" as any, addresses: ["r:6379"], maxMemory: "100mb" } }).problems.map((p) => p.field),
+        ).to.deep.equal(["redis.maxMemory"]);
     });
 
     it("failureModeDeny is a boolean: a string or a number is refused, never written into the filter", () => {
-        const base = { domain: "shop", gateway: { selector: { app: "gw" }, virtualHosts: ["shop.example.com:80"] }, rules: [{ name: "all", requestsPerUnit: 1, unit: LimitUnit.Minute }] };
+        const base = {
+            domain: "shop",
+            gateway: { selector: { app: "gw" }, virtualHosts: ["shop.example.com:80"] },
+            rules: [{ name: "all", requestsPerUnit: 1, unit: LimitUnit.Minute }],
+        };
         for (const v of ["yes", "false", 0, 1, null]) {
             const plan = planGlobalRateLimit({ ...base, failureModeDeny: v as any });
-            expect(plan.problems.map((p) => p.field), String(v)).to.deep.equal(["failureModeDeny"]);
+            expect(
+                plan.problems.map((p) => p.field),
+                String(v),
+            ).to.deep.equal(["failureModeDeny"]);
         }
         const open = planGlobalRateLimit({ ...base, failureModeDeny: false });
         expect(open.problems).to.deep.equal([]);

@@ -47,7 +47,11 @@ const SELECTOR = { istio: "ingressgateway" };
 const celUrlPath = (key = "PATH") => ({
     extension: {
         name: "envoy.rate_limit_descriptors.expr",
-        typed_config: { "@type": "type.googleapis.com/envoy.extensions.rate_limit_descriptors.expr.v3.Descriptor", descriptor_key: key, text: "request.url_path" },
+        typed_config: {
+            "@type": "type.googleapis.com/envoy.extensions.rate_limit_descriptors.expr.v3.Descriptor",
+            descriptor_key: key,
+            text: "request.url_path",
+        },
     },
 });
 /** `request_headers` on `:path` (pathKey=literal): the path as sent, query included. */
@@ -70,7 +74,14 @@ const bookinfoConfig = (domain = "ratelimit") => ({
     ],
 });
 
-function route(name: string | undefined, index: number, matches: ModelRoute["matches"], rateLimits: any[] = [], vhRateLimits: VhRateLimits = "OVERRIDE", envoyFilter?: string): ModelRoute {
+function route(
+    name: string | undefined,
+    index: number,
+    matches: ModelRoute["matches"],
+    rateLimits: any[] = [],
+    vhRateLimits: VhRateLimits = "OVERRIDE",
+    envoyFilter?: string,
+): ModelRoute {
     return { name, index, matches, rateLimits, vhRateLimits, ...(envoyFilter ? { envoyFilter } : {}) };
 }
 
@@ -81,17 +92,20 @@ function bookinfoModel(opts: { apiMode?: VhRateLimits; vhActions?: any[]; config
         gateway: { name: "bookinfo-gateway", port: 8080, selector: SELECTOR },
         virtualHost: "*:8080",
         routes: [
+            route("pages", 0, [
+                { kind: "exact", value: "/productpage" },
+                { kind: "exact", value: "/login" },
+                { kind: "exact", value: "/logout" },
+                { kind: "prefix", value: "/static" },
+            ]),
             route(
-                "pages",
-                0,
-                [
-                    { kind: "exact", value: "/productpage" },
-                    { kind: "exact", value: "/login" },
-                    { kind: "exact", value: "/logout" },
-                    { kind: "prefix", value: "/static" },
-                ],
+                "api",
+                1,
+                [{ kind: "prefix", value: "/api/v1/products" }],
+                [{ actions: [apiMatch()] }],
+                opts.apiMode ?? "INCLUDE",
+                "filter-ratelimit-svc-api",
             ),
-            route("api", 1, [{ kind: "prefix", value: "/api/v1/products" }], [{ actions: [apiMatch()] }], opts.apiMode ?? "INCLUDE", "filter-ratelimit-svc-api"),
         ],
         domain: opts.domain ?? "ratelimit",
         failureModeDeny: true,
@@ -105,7 +119,11 @@ const entries = (x: Explanation) => x.descriptors.map((d) => d.entries);
 
 // Kubernetes objects, as the stack renders them (rendered/*.yaml), reduced to what the model reads.
 
-function gatewayObj(name = "bookinfo-gateway", servers: any[] = [{ port: { number: 8080, name: "http", protocol: "HTTP" }, hosts: ["*"] }], selector: Record<string, string> = SELECTOR): K8sObject {
+function gatewayObj(
+    name = "bookinfo-gateway",
+    servers: any[] = [{ port: { number: 8080, name: "http", protocol: "HTTP" }, hosts: ["*"] }],
+    selector: Record<string, string> = SELECTOR,
+): K8sObject {
     return { apiVersion: "networking.istio.io/v1beta1", kind: "Gateway", metadata: { name, namespace: "default" }, spec: { selector, servers } };
 }
 
@@ -114,19 +132,31 @@ function virtualServiceObj(http: any[], gateways: string[] = ["bookinfo-gateway"
 }
 
 function envoyFilterObj(name: string, configPatches: any[], labels: Record<string, string> | undefined = SELECTOR): K8sObject {
-    return { apiVersion: "networking.istio.io/v1alpha3", kind: "EnvoyFilter", metadata: { name, namespace: "istio-system" }, spec: { ...(labels ? { workloadSelector: { labels } } : {}), configPatches } };
+    return {
+        apiVersion: "networking.istio.io/v1alpha3",
+        kind: "EnvoyFilter",
+        metadata: { name, namespace: "istio-system" },
+        spec: { ...(labels ? { workloadSelector: { labels } } : {}), configPatches },
+    };
 }
 
 /** `null` leaves the field out. */
 function globalFilterPatch(domain = "ratelimit", failureModeDeny: boolean | null = true, context: string | null = "GATEWAY") {
     return {
         applyTo: "HTTP_FILTER",
-        match: { ...(context !== null ? { context } : {}), listener: { filterChain: { filter: { name: "envoy.filters.network.http_connection_manager", subFilter: { name: "envoy.filters.http.router" } } } } },
+        match: {
+            ...(context !== null ? { context } : {}),
+            listener: { filterChain: { filter: { name: "envoy.filters.network.http_connection_manager", subFilter: { name: "envoy.filters.http.router" } } } },
+        },
         patch: {
             operation: "INSERT_BEFORE",
             value: {
                 name: RL,
-                typed_config: { "@type": "type.googleapis.com/envoy.extensions.filters.http.ratelimit.v3.RateLimit", domain, ...(failureModeDeny === null ? {} : { failure_mode_deny: failureModeDeny }) },
+                typed_config: {
+                    "@type": "type.googleapis.com/envoy.extensions.filters.http.ratelimit.v3.RateLimit",
+                    domain,
+                    ...(failureModeDeny === null ? {} : { failure_mode_deny: failureModeDeny }),
+                },
             },
         },
     };
@@ -185,7 +215,10 @@ const BOOKINFO_CONFIG_YAML = [
 ].join("\n");
 
 const BOOKINFO_HTTP = () => [
-    { match: [{ uri: { exact: "/productpage" } }, { uri: { exact: "/login" } }, { uri: { exact: "/logout" } }, { uri: { prefix: "/static" } }], route: [{ destination: { host: "productpage" } }] },
+    {
+        match: [{ uri: { exact: "/productpage" } }, { uri: { exact: "/login" } }, { uri: { exact: "/logout" } }, { uri: { prefix: "/static" } }],
+        route: [{ destination: { host: "productpage" } }],
+    },
     { name: "api", match: [{ uri: { prefix: "/api/v1/products" } }], route: [{ destination: { host: "productpage" } }] },
 ];
 
@@ -428,14 +461,24 @@ describe("the gateway model (render/explain.ts): selectRoute, Envoy's route matc
 
 describe("the gateway model (render/explain.ts): descriptorFor, one rate_limits entry → one descriptor", () => {
     it("request_headers sends the header's value under descriptor_key; `:path` is the value with its query", () => {
-        expect(descriptorFor({ actions: [{ request_headers: { header_name: "x-user", descriptor_key: "USER" } }] }, { "x-user": "alice" })).to.deep.equal([{ key: "USER", value: "alice" }]);
+        expect(descriptorFor({ actions: [{ request_headers: { header_name: "x-user", descriptor_key: "USER" } }] }, { "x-user": "alice" })).to.deep.equal([
+            { key: "USER", value: "alice" },
+        ]);
         expect(descriptorFor({ actions: [literalPath()] }, { ":path": "/productpage?x=1" })).to.deep.equal([{ key: "PATH", value: "/productpage?x=1" }]);
         // A header that is present but empty still yields an entry.
-        expect(descriptorFor({ actions: [{ request_headers: { header_name: "x-user", descriptor_key: "USER" } }] }, { "x-user": "" })).to.deep.equal([{ key: "USER", value: "" }]);
+        expect(descriptorFor({ actions: [{ request_headers: { header_name: "x-user", descriptor_key: "USER" } }] }, { "x-user": "" })).to.deep.equal([
+            { key: "USER", value: "" },
+        ]);
     });
 
     it("a missing header drops the whole descriptor, unless skip_if_absent leaves just that entry out", () => {
-        const rl = () => ({ actions: [{ generic_key: { descriptor_key: "K", descriptor_value: "v" } }, { request_headers: { header_name: "x-user", descriptor_key: "USER" } }, { remote_address: {} }] });
+        const rl = () => ({
+            actions: [
+                { generic_key: { descriptor_key: "K", descriptor_value: "v" } },
+                { request_headers: { header_name: "x-user", descriptor_key: "USER" } },
+                { remote_address: {} },
+            ],
+        });
         expect(descriptorFor(rl(), {}, "198.51.100.7")).to.equal(undefined);
         const skip = rl();
         (skip.actions[1] as any).request_headers.skip_if_absent = true;
@@ -449,24 +492,46 @@ describe("the gateway model (render/explain.ts): descriptorFor, one rate_limits 
             { key: "remote_address", value: "198.51.100.7" },
         ]);
         // camelCase (protobuf JSON) is the same field.
-        expect(descriptorFor({ actions: [{ requestHeaders: { headerName: "x-user", descriptorKey: "USER", skipIfAbsent: true } }, { generic_key: { descriptor_value: "g" } }] }, {})).to.deep.equal([{ key: "generic_key", value: "g" }]);
+        expect(
+            descriptorFor(
+                {
+                    actions: [
+                        { requestHeaders: { headerName: "x-user", descriptorKey: "USER", skipIfAbsent: true } },
+                        { generic_key: { descriptor_value: "g" } },
+                    ],
+                },
+                {},
+            ),
+        ).to.deep.equal([{ key: "generic_key", value: "g" }]);
     });
 
     it("a descriptor with no entry at all is not sent (skip_if_absent on every action, or no actions)", () => {
-        expect(descriptorFor({ actions: [{ request_headers: { header_name: "x-user", descriptor_key: "USER", skip_if_absent: true } }] }, {})).to.equal(undefined);
+        expect(descriptorFor({ actions: [{ request_headers: { header_name: "x-user", descriptor_key: "USER", skip_if_absent: true } }] }, {})).to.equal(
+            undefined,
+        );
         expect(descriptorFor({ actions: [] }, {})).to.equal(undefined);
         expect(descriptorFor({}, {})).to.equal(undefined);
     });
 
     it("the first action that yields nothing drops the entries already built by earlier actions", () => {
-        const rl = { actions: [{ generic_key: { descriptor_key: "A", descriptor_value: "1" } }, { request_headers: { header_name: "x-absent", descriptor_key: "B" } }, { generic_key: { descriptor_key: "C", descriptor_value: "3" } }] };
+        const rl = {
+            actions: [
+                { generic_key: { descriptor_key: "A", descriptor_value: "1" } },
+                { request_headers: { header_name: "x-absent", descriptor_key: "B" } },
+                { generic_key: { descriptor_key: "C", descriptor_value: "3" } },
+            ],
+        };
         expect(descriptorFor(rl, { ":path": "/" })).to.equal(undefined);
     });
 
     it("generic_key sends its value under descriptor_key, by default `generic_key`; entries keep the actions' order", () => {
         expect(descriptorFor({ actions: [{ generic_key: { descriptor_value: "checkout" } }] }, {})).to.deep.equal([{ key: "generic_key", value: "checkout" }]);
-        expect(descriptorFor({ actions: [{ genericKey: { descriptorKey: "route", descriptorValue: "checkout" } }] }, {})).to.deep.equal([{ key: "route", value: "checkout" }]);
-        expect(descriptorFor({ actions: [{ remote_address: {} }, { generic_key: { descriptor_key: "rule", descriptor_value: "r" } }] }, {}, "203.0.113.9")).to.deep.equal([
+        expect(descriptorFor({ actions: [{ genericKey: { descriptorKey: "route", descriptorValue: "checkout" } }] }, {})).to.deep.equal([
+            { key: "route", value: "checkout" },
+        ]);
+        expect(
+            descriptorFor({ actions: [{ remote_address: {} }, { generic_key: { descriptor_key: "rule", descriptor_value: "r" } }] }, {}, "203.0.113.9"),
+        ).to.deep.equal([
             { key: "remote_address", value: "203.0.113.9" },
             { key: "rule", value: "r" },
         ]);
@@ -488,14 +553,20 @@ describe("the gateway model (render/explain.ts): descriptorFor, one rate_limits 
     it("refuses what it does not model instead of guessing: another CEL expression, extension or action", () => {
         const cel = { extension: { name: "envoy.rate_limit_descriptors.expr", typed_config: { descriptor_key: "P", text: "request.host" } } };
         expect(() => descriptorFor({ actions: [cel] }, { ":path": "/" })).to.throw('CEL descriptor expression "request.host" is not modelled');
-        expect(() => descriptorFor({ actions: [{ extension: { name: "other.extension", typed_config: {} } }] }, { ":path": "/" })).to.throw(/^rate-limit action \{"extension".* is not modelled$/);
-        expect(() => descriptorFor({ actions: [{ extension: { name: "envoy.rate_limit_descriptors.expr" } }] }, { ":path": "/" })).to.throw("CEL descriptor expression undefined is not modelled");
+        expect(() => descriptorFor({ actions: [{ extension: { name: "other.extension", typed_config: {} } }] }, { ":path": "/" })).to.throw(
+            /^rate-limit action \{"extension".* is not modelled$/,
+        );
+        expect(() => descriptorFor({ actions: [{ extension: { name: "envoy.rate_limit_descriptors.expr" } }] }, { ":path": "/" })).to.throw(
+            "CEL descriptor expression undefined is not modelled",
+        );
         expect(() => descriptorFor({ actions: [{ destination_cluster: {} }] }, {})).to.throw('rate-limit action {"destination_cluster":{}} is not modelled');
     });
 });
 
 describe("the gateway model (render/explain.ts): descriptorFor, header_value_match and its header matchers", () => {
-    const hvm = (headers: any[], extra: Record<string, unknown> = {}) => ({ actions: [{ header_value_match: { descriptor_key: "rule", descriptor_value: "r", headers, ...extra } }] });
+    const hvm = (headers: any[], extra: Record<string, unknown> = {}) => ({
+        actions: [{ header_value_match: { descriptor_key: "rule", descriptor_value: "r", headers, ...extra } }],
+    });
     const yes = [{ key: "rule", value: "r" }];
     /** Whether one header matcher matches these request headers (via expect_match: true). */
     const matches = (h: any, headers: Record<string, string>) => descriptorFor(hvm([h]), headers) !== undefined;
@@ -614,8 +685,12 @@ describe("the gateway model (render/explain.ts): descriptorFor, header_value_mat
     });
 
     it("refuses a matcher or string_match it does not model", () => {
-        expect(() => descriptorFor(hvm([{ name: "x-plan", range_match: { start: 0, end: 9 } }]), { "x-plan": "1" })).to.throw('header matcher {"name":"x-plan","range_match":{"start":0,"end":9}} is not modelled');
-        expect(() => descriptorFor(hvm([{ name: "x-plan", string_match: { ignore_case: true } }]), { "x-plan": "1" })).to.throw('string_match {"ignore_case":true} is not modelled');
+        expect(() => descriptorFor(hvm([{ name: "x-plan", range_match: { start: 0, end: 9 } }]), { "x-plan": "1" })).to.throw(
+            'header matcher {"name":"x-plan","range_match":{"start":0,"end":9}} is not modelled',
+        );
+        expect(() => descriptorFor(hvm([{ name: "x-plan", string_match: { ignore_case: true } }]), { "x-plan": "1" })).to.throw(
+            'string_match {"ignore_case":true} is not modelled',
+        );
     });
 });
 
@@ -679,7 +754,9 @@ describe("the gateway model (render/explain.ts): lookupLimit, envoyproxy/ratelim
         expect(lookupLimit(config(), "d", e(["rule", "login"]))).to.deep.equal({ entries: e(["rule", "login"]) });
         expect(lookupLimit(config(), "d", e(["PATH", "/productpage"], ["x", "y"]))).to.deep.equal({ entries: e(["PATH", "/productpage"], ["x", "y"]) });
         // A leaf has no level below it, even for a key that exists at the top.
-        expect(lookupLimit(config(), "d", e(["PATH", "/productpage"], ["PATH", "/login"]))).to.deep.equal({ entries: e(["PATH", "/productpage"], ["PATH", "/login"]) });
+        expect(lookupLimit(config(), "d", e(["PATH", "/productpage"], ["PATH", "/login"]))).to.deep.equal({
+            entries: e(["PATH", "/productpage"], ["PATH", "/login"]),
+        });
         expect(lookupLimit(config(), "d", e(["rule", "login"], ["other", "1"]))).to.deep.equal({ entries: e(["rule", "login"], ["other", "1"]) });
         expect(lookupLimit(config(), "d", e(["rule", "bare"]))).to.deep.equal({ entries: e(["rule", "bare"]) });
     });
@@ -697,7 +774,13 @@ describe("the gateway model (render/explain.ts): lookupLimit, envoyproxy/ratelim
     });
 
     it("shadow_mode and unlimited are reported; the unit is read case-insensitively", () => {
-        expect(lookupLimit(config(), "d", e(["rule", "beta"])).limit).to.deep.equal({ entry: "rule=beta", unit: "minute", requestsPerUnit: 3, unlimited: false, shadow: true });
+        expect(lookupLimit(config(), "d", e(["rule", "beta"])).limit).to.deep.equal({
+            entry: "rule=beta",
+            unit: "minute",
+            requestsPerUnit: 3,
+            unlimited: false,
+            shadow: true,
+        });
         const free = lookupLimit(config(), "d", e(["rule", "free"]));
         expect(free.limit).to.deep.equal({ entry: "rule=free", unit: "", requestsPerUnit: 0, unlimited: true, shadow: false });
         expect(free.bucket).to.equal("d_rule_free_{window}");
@@ -706,7 +789,16 @@ describe("the gateway model (render/explain.ts): lookupLimit, envoyproxy/ratelim
 
 describe("the gateway model (render/explain.ts): explainWith, what the gateway sends for a request", () => {
     it("a request to the limited path, with any query, fragment or dot segments, sends PATH=/productpage (1 per minute)", () => {
-        for (const p of ["/productpage", "/productpage?x=1", "/productpage?", "/productpage#top", "/static/../productpage?x", "/./productpage", "/%2e/productpage", "\\productpage"]) {
+        for (const p of [
+            "/productpage",
+            "/productpage?x=1",
+            "/productpage?",
+            "/productpage#top",
+            "/static/../productpage?x",
+            "/./productpage",
+            "/%2e/productpage",
+            "\\productpage",
+        ]) {
             const x = explainWith(bookinfoModel(), p);
             expect(x.route?.name, p).to.equal("pages");
             expect(entries(x), p).to.deep.equal([[{ key: "PATH", value: "/productpage" }]]);
@@ -842,7 +934,11 @@ describe("the gateway model (render/explain.ts): explainWith, what the gateway s
 
     it("the request's headers reach the actions; `:path` and `:method` are set by the model", () => {
         const m = bookinfoModel({
-            vhActions: [{ request_headers: { header_name: ":path", descriptor_key: "P" } }, { request_headers: { header_name: ":method", descriptor_key: "M" } }, { request_headers: { header_name: "x-user", descriptor_key: "U" } }],
+            vhActions: [
+                { request_headers: { header_name: ":path", descriptor_key: "P" } },
+                { request_headers: { header_name: ":method", descriptor_key: "M" } },
+                { request_headers: { header_name: "x-user", descriptor_key: "U" } },
+            ],
         });
         const x = explainWith(m, "/login?a=1", { headers: { ":path": "/evil", ":method": "POST", "x-user": "alice" } });
         expect(entries(x)).to.deep.equal([
@@ -861,7 +957,10 @@ describe("the gateway model (render/explain.ts): explainWith, what the gateway s
 
     it("remote_address uses the given client address, else DEFAULT_CLIENT_ADDRESS (192.0.2.1)", () => {
         expect(DEFAULT_CLIENT_ADDRESS).to.equal("192.0.2.1");
-        const m = bookinfoModel({ vhActions: [{ remote_address: {} }], config: { domain: "ratelimit", descriptors: [{ key: "remote_address", rate_limit: { unit: "second", requests_per_unit: 10 } }] } });
+        const m = bookinfoModel({
+            vhActions: [{ remote_address: {} }],
+            config: { domain: "ratelimit", descriptors: [{ key: "remote_address", rate_limit: { unit: "second", requests_per_unit: 10 } }] },
+        });
         const a = explainWith(m, "/login", { clientAddress: "198.51.100.7" });
         expect(entries(a)).to.deep.equal([[{ key: "remote_address", value: "198.51.100.7" }]]);
         expect(a.descriptors[0].bucket).to.equal("ratelimit_remote_address_198.51.100.7_{window}");
@@ -901,7 +1000,12 @@ describe("the gateway model (render/explain.ts): explainWith, what the gateway s
     it("an unnamed route keeps `name: undefined`, with its index and match", () => {
         const m = bookinfoModel();
         m.routes = [route(undefined, 3, [{ kind: "regex", value: "/r/[0-9]+" }])];
-        expect(explainWith(m, "/r/1?q").route).to.deep.equal({ name: undefined, index: 3, match: "regex /r/[0-9]+", virtualService: "VirtualService bookinfo" });
+        expect(explainWith(m, "/r/1?q").route).to.deep.equal({
+            name: undefined,
+            index: 3,
+            match: "regex /r/[0-9]+",
+            virtualService: "VirtualService bookinfo",
+        });
     });
 });
 
@@ -926,7 +1030,14 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
                     rateLimits: [],
                     vhRateLimits: "OVERRIDE",
                 },
-                { name: "api", index: 1, matches: [{ kind: "prefix", value: "/api/v1/products" }], rateLimits: [{ actions: [apiMatch()] }], vhRateLimits: "INCLUDE", envoyFilter: "filter-ratelimit-svc-api" },
+                {
+                    name: "api",
+                    index: 1,
+                    matches: [{ kind: "prefix", value: "/api/v1/products" }],
+                    rateLimits: [{ actions: [apiMatch()] }],
+                    vhRateLimits: "INCLUDE",
+                    envoyFilter: "filter-ratelimit-svc-api",
+                },
             ],
             domain: "ratelimit",
             failureModeDeny: true,
@@ -939,7 +1050,10 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
     it("explain(objects, path) is explainWith(gatewayModel(objects), path)", () => {
         const objs = bookinfoObjects();
         for (const p of ["/productpage?x=1", "/api/v1/products/7", "/nope"]) expect(explain(objs, p), p).to.deep.equal(explainWith(gatewayModel(objs), p));
-        expect(entries(explain(objs, "/api/v1/products/7", { headers: { "x-a": "b" } }))).to.deep.equal([[{ key: "PATH", value: "api" }], [{ key: "PATH", value: "/api/v1/products/7" }]]);
+        expect(entries(explain(objs, "/api/v1/products/7", { headers: { "x-a": "b" } }))).to.deep.equal([
+            [{ key: "PATH", value: "api" }],
+            [{ key: "PATH", value: "/api/v1/products/7" }],
+        ]);
     });
 
     it("VirtualService matches: no match list or no uri is prefix `/`; exact, prefix and regex map one to one", () => {
@@ -954,7 +1068,13 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
             { name: "f", match: [{}] },
         ]);
         expect(gatewayModel(objs).routes.map((r) => [r.name, r.matches])).to.deep.equal([
-            ["a", [{ kind: "exact", value: "/x" }, { kind: "regex", value: "/r/[0-9]+" }]],
+            [
+                "a",
+                [
+                    { kind: "exact", value: "/x" },
+                    { kind: "regex", value: "/r/[0-9]+" },
+                ],
+            ],
             ["b", [{ kind: "prefix", value: "/" }]],
             ["c", [{ kind: "prefix", value: "/" }]],
             ["d", [{ kind: "prefix", value: "/p" }]],
@@ -969,7 +1089,9 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
             objs[1] = virtualServiceObj(http);
             return objs;
         };
-        expect(() => gatewayModel(withHttp([{ match: [{ uri: { exact: "/x" }, headers: { a: { exact: "b" } } }] }]))).to.throw("VirtualService match fields uri, headers are not modelled");
+        expect(() => gatewayModel(withHttp([{ match: [{ uri: { exact: "/x" }, headers: { a: { exact: "b" } } }] }]))).to.throw(
+            "VirtualService match fields uri, headers are not modelled",
+        );
         expect(() => gatewayModel(withHttp([{ match: [{ uri: { suffix: ".css" } }] }]))).to.throw('VirtualService uri match {"suffix":".css"} is not modelled');
     });
 
@@ -998,7 +1120,12 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
 
     it("the VirtualService: exactly one bound to the Gateway (by name or namespace/name), with at least one host", () => {
         const other = virtualServiceObj([{ match: [{ uri: { prefix: "/" } }] }], ["other-gateway", "mesh"], ["*"], "other");
-        const meshOnly: K8sObject = { apiVersion: "networking.istio.io/v1beta1", kind: "VirtualService", metadata: { name: "mesh-only" }, spec: { hosts: ["reviews"], http: [] } };
+        const meshOnly: K8sObject = {
+            apiVersion: "networking.istio.io/v1beta1",
+            kind: "VirtualService",
+            metadata: { name: "mesh-only" },
+            spec: { hosts: ["reviews"], http: [] },
+        };
         expect(gatewayModel(bookinfoObjects([other, meshOnly])).source).to.equal("VirtualService bookinfo");
         const qualified = bookinfoObjects();
         qualified[1] = virtualServiceObj(BOOKINFO_HTTP(), ["default/bookinfo-gateway"], ["*"], "qualified");
@@ -1006,7 +1133,9 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
         const none = bookinfoObjects();
         none[1] = virtualServiceObj(BOOKINFO_HTTP(), ["bookinfo-gateway-x"]);
         expect(() => gatewayModel(none)).to.throw("expected one VirtualService bound to Gateway bookinfo-gateway, found 0");
-        expect(() => gatewayModel(bookinfoObjects([virtualServiceObj([], ["bookinfo-gateway"], ["*"], "dup")]))).to.throw("expected one VirtualService bound to Gateway bookinfo-gateway, found 2");
+        expect(() => gatewayModel(bookinfoObjects([virtualServiceObj([], ["bookinfo-gateway"], ["*"], "dup")]))).to.throw(
+            "expected one VirtualService bound to Gateway bookinfo-gateway, found 2",
+        );
         const noHost = bookinfoObjects();
         noHost[1] = virtualServiceObj(BOOKINFO_HTTP(), ["bookinfo-gateway"], []);
         expect(() => gatewayModel(noHost)).to.throw("VirtualService bookinfo has no host");
@@ -1027,24 +1156,42 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
         expect(pickHost(["a.example"], "b.example")).to.equal(undefined);
         const one = bookinfoObjects();
         one[1] = virtualServiceObj(BOOKINFO_HTTP(), ["bookinfo-gateway"], ["bookinfo.example"]);
-        expect(() => gatewayModel(one, "shop.example.com")).to.throw(HostNotServed, "no host of VirtualService bookinfo (bookinfo.example) serves host shop.example.com");
+        expect(() => gatewayModel(one, "shop.example.com")).to.throw(
+            HostNotServed,
+            "no host of VirtualService bookinfo (bookinfo.example) serves host shop.example.com",
+        );
     });
 
     it("which virtual hosts are limited: a patch naming one host limits that host only; '' (or no name) limits every one", () => {
         const objs = bookinfoObjects().filter((o) => !(o.kind === "EnvoyFilter" && o.metadata.name !== "filter-ratelimit"));
         objs[1] = virtualServiceObj(BOOKINFO_HTTP(), ["bookinfo-gateway"], ["a.example", "b.example"]);
         const named = [...objs, envoyFilterObj("only-a", [vhostPatch([{ actions: [{ generic_key: { descriptor_value: "a" } }] }], "a.example:8080")])];
-        expect(gatewayModel(named).virtualHosts).to.deep.equal([{ name: "a.example:8080", limited: true }, { name: "b.example:8080", limited: false }]);
+        expect(gatewayModel(named).virtualHosts).to.deep.equal([
+            { name: "a.example:8080", limited: true },
+            { name: "b.example:8080", limited: false },
+        ]);
         // Requests to b.example send nothing: the patch on a.example does not reach them.
         expect(explainWith(gatewayModel(named, "b.example"), "/productpage").descriptors).to.deep.equal([]);
         const all = [...objs, envoyFilterObj("every-host", [vhostPatch([{ actions: [{ generic_key: { descriptor_value: "a" } }] }], "")])];
-        expect(gatewayModel(all).virtualHosts).to.deep.equal([{ name: "a.example:8080", limited: true }, { name: "b.example:8080", limited: true }]);
+        expect(gatewayModel(all).virtualHosts).to.deep.equal([
+            { name: "a.example:8080", limited: true },
+            { name: "b.example:8080", limited: true },
+        ]);
     });
 
     it("the rate-limit filter on another listener port is not on the Gateway's listener (no filter: the model refuses)", () => {
         const objs = bookinfoObjects().map((o) =>
             o.kind === "EnvoyFilter" && o.metadata.name === "filter-ratelimit"
-                ? { ...o, spec: { ...o.spec, configPatches: o.spec.configPatches.map((p: any) => ({ ...p, match: { ...p.match, listener: { ...p.match.listener, portNumber: 9090 } } })) } }
+                ? {
+                      ...o,
+                      spec: {
+                          ...o.spec,
+                          configPatches: o.spec.configPatches.map((p: any) => ({
+                              ...p,
+                              match: { ...p.match, listener: { ...p.match.listener, portNumber: 9090 } },
+                          })),
+                      },
+                  }
                 : o,
         );
         expect(() => gatewayModel(objs)).to.throw("no EnvoyFilter inserts envoy.filters.http.ratelimit into Gateway bookinfo-gateway's pods on port 8080");
@@ -1053,13 +1200,24 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
     it("only EnvoyFilters selecting the gateway's pods act on it; the local bucket of a sidecar does not", () => {
         const local = envoyFilterObj(
             "filter-local-ratelimit-svc",
-            [{ applyTo: "HTTP_FILTER", match: { context: "SIDECAR_INBOUND", listener: {} }, patch: { operation: "INSERT_BEFORE", value: { name: "envoy.filters.http.local_ratelimit" } } }],
+            [
+                {
+                    applyTo: "HTTP_FILTER",
+                    match: { context: "SIDECAR_INBOUND", listener: {} },
+                    patch: { operation: "INSERT_BEFORE", value: { name: "envoy.filters.http.local_ratelimit" } },
+                },
+            ],
             { app: "productpage" },
         );
         const otherPods = envoyFilterObj("other-pods", [vhostPatch([{ actions: [{ generic_key: { descriptor_value: "x" } }] }])], { app: "productpage" });
         // Every label of the selector must be on the gateway's pods, not just one.
-        const moreLabels = envoyFilterObj("more-labels", [vhostPatch([{ actions: [{ generic_key: { descriptor_value: "w" } }] }])], { istio: "ingressgateway", app: "productpage" });
-        const sidecar = envoyFilterObj("sidecar-ctx", [vhostPatch([{ actions: [{ generic_key: { descriptor_value: "y" } }] }], "", undefined, "SIDECAR_INBOUND")]);
+        const moreLabels = envoyFilterObj("more-labels", [vhostPatch([{ actions: [{ generic_key: { descriptor_value: "w" } }] }])], {
+            istio: "ingressgateway",
+            app: "productpage",
+        });
+        const sidecar = envoyFilterObj("sidecar-ctx", [
+            vhostPatch([{ actions: [{ generic_key: { descriptor_value: "y" } }] }], "", undefined, "SIDECAR_INBOUND"),
+        ]);
         expect(gatewayModel(bookinfoObjects([local, otherPods, moreLabels, sidecar]))).to.deep.equal(gatewayModel(bookinfoObjects()));
         // Without a workloadSelector the filter applies to every workload, the gateway included.
         const everyone = envoyFilterObj("everyone", [vhostPatch([{ actions: [{ generic_key: { descriptor_value: "z" } }] }])], undefined);
@@ -1075,7 +1233,7 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
         expect(gatewayModel(objs)).to.deep.equal(gatewayModel(bookinfoObjects()));
     });
 
-    it("virtual-host patches land on `*:<port>`, `\"\"` or no vhost name; another name is ignored", () => {
+    it('virtual-host patches land on `*:<port>`, `""` or no vhost name; another name is ignored', () => {
         const named = bookinfoObjects();
         named[3] = envoyFilterObj("filter-ratelimit-svc", [vhostPatch([{ actions: [celUrlPath()] }], "*:8080")]);
         expect(gatewayModel(named).vhostRateLimits).to.deep.equal([{ rateLimits: [{ actions: [celUrlPath()] }], envoyFilter: "filter-ratelimit-svc" }]);
@@ -1091,7 +1249,9 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
     });
 
     it("route patches land on the VirtualService route of that name; two patches add up; a patch without a name is refused", () => {
-        const objs = bookinfoObjects([envoyFilterObj("second-api", [routePatch("api", [{ actions: [{ generic_key: { descriptor_key: "K", descriptor_value: "v" } }] }])])]);
+        const objs = bookinfoObjects([
+            envoyFilterObj("second-api", [routePatch("api", [{ actions: [{ generic_key: { descriptor_key: "K", descriptor_value: "v" } }] }])]),
+        ]);
         const api = gatewayModel(objs).routes[1];
         expect(api.rateLimits).to.deep.equal([{ actions: [apiMatch()] }, { actions: [{ generic_key: { descriptor_key: "K", descriptor_value: "v" } }] }]);
         expect(api.envoyFilter).to.equal("filter-ratelimit-svc-api, second-api");
@@ -1105,10 +1265,17 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
         expect(elsewhere.filterNames).to.not.include("elsewhere");
         // Neither rate_limits nor a mode: nothing to model, even without a route name.
         expect(gatewayModel(bookinfoObjects([envoyFilterObj("empty", [routePatch(undefined, undefined)])])).filterNames).to.not.include("empty");
-        expect(() => gatewayModel(bookinfoObjects([envoyFilterObj("unnamed", [routePatch(undefined, [{ actions: [] }])])]))).to.throw("EnvoyFilter unnamed: a route patch without route name is not modelled");
+        expect(() => gatewayModel(bookinfoObjects([envoyFilterObj("unnamed", [routePatch(undefined, [{ actions: [] }])])]))).to.throw(
+            "EnvoyFilter unnamed: a route patch without route name is not modelled",
+        );
         // One filter with several patches is named once.
         const both = envoyFilterObj("both", [vhostPatch([{ actions: [] }]), routePatch("api", [{ actions: [] }]), routePatch("api", [{ actions: [] }])]);
-        expect(gatewayModel(bookinfoObjects([both])).filterNames).to.deep.equal(["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api", "both"]);
+        expect(gatewayModel(bookinfoObjects([both])).filterNames).to.deep.equal([
+            "filter-ratelimit",
+            "filter-ratelimit-svc",
+            "filter-ratelimit-svc-api",
+            "both",
+        ]);
     });
 
     it("vh_rate_limits on a route: a name, its enum number, or absent (OVERRIDE); anything else is refused", () => {
@@ -1125,14 +1292,28 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
         // A per-route config without vh_rate_limits is OVERRIDE; one for another filter is no mode at all.
         const noField = bookinfoObjects();
         noField[4] = envoyFilterObj("filter-ratelimit-svc-api", [
-            { applyTo: "HTTP_ROUTE", match: { context: "GATEWAY", routeConfiguration: { vhost: { name: "*:8080", route: { name: "api" } } } }, patch: { operation: "MERGE", value: { typed_per_filter_config: { [RL]: { "@type": PER_ROUTE_TYPE } } } } },
+            {
+                applyTo: "HTTP_ROUTE",
+                match: { context: "GATEWAY", routeConfiguration: { vhost: { name: "*:8080", route: { name: "api" } } } },
+                patch: { operation: "MERGE", value: { typed_per_filter_config: { [RL]: { "@type": PER_ROUTE_TYPE } } } },
+            },
         ]);
         expect(gatewayModel(noField).routes[1]).to.deep.include({ vhRateLimits: "OVERRIDE", rateLimits: [], envoyFilter: "filter-ratelimit-svc-api" });
         const otherFilter = bookinfoObjects();
         otherFilter[4] = envoyFilterObj("filter-ratelimit-svc-api", [
-            { applyTo: "HTTP_ROUTE", match: { context: "GATEWAY", routeConfiguration: { vhost: { name: "*:8080", route: { name: "api" } } } }, patch: { operation: "MERGE", value: { typed_per_filter_config: { "envoy.filters.http.local_ratelimit": {} } } } },
+            {
+                applyTo: "HTTP_ROUTE",
+                match: { context: "GATEWAY", routeConfiguration: { vhost: { name: "*:8080", route: { name: "api" } } } },
+                patch: { operation: "MERGE", value: { typed_per_filter_config: { "envoy.filters.http.local_ratelimit": {} } } },
+            },
         ]);
-        expect(gatewayModel(otherFilter).routes[1]).to.deep.equal({ name: "api", index: 1, matches: [{ kind: "prefix", value: "/api/v1/products" }], rateLimits: [], vhRateLimits: "OVERRIDE" });
+        expect(gatewayModel(otherFilter).routes[1]).to.deep.equal({
+            name: "api",
+            index: 1,
+            matches: [{ kind: "prefix", value: "/api/v1/products" }],
+            rateLimits: [],
+            vhRateLimits: "OVERRIDE",
+        });
     });
 
     it("vh_rate_limits on the virtual host applies to every route that has no mode of its own", () => {
@@ -1161,7 +1342,13 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
         const m = gatewayModel(open);
         expect([m.domain, m.failureModeDeny, m.config.domain]).to.deep.equal(["shop", false, "shop"]);
         const camel = bookinfoObjects();
-        camel[2] = envoyFilterObj("filter-ratelimit", [{ apply_to: "HTTP_FILTER", match: { context: "GATEWAY" }, patch: { value: { name: RL, typedConfig: { domain: "ratelimit", failureModeDeny: true } } } }]);
+        camel[2] = envoyFilterObj("filter-ratelimit", [
+            {
+                apply_to: "HTTP_FILTER",
+                match: { context: "GATEWAY" },
+                patch: { value: { name: RL, typedConfig: { domain: "ratelimit", failureModeDeny: true } } },
+            },
+        ]);
         expect([gatewayModel(camel).domain, gatewayModel(camel).failureModeDeny]).to.deep.equal(["ratelimit", true]);
         expect(gatewayModel(bookinfoObjects([envoyFilterObj("again", [globalFilterPatch("ratelimit", false)])])).filterNames).to.deep.equal([
             "filter-ratelimit",
@@ -1169,13 +1356,21 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
             "filter-ratelimit-svc-api",
             "again",
         ]);
-        expect(() => gatewayModel(bookinfoObjects([envoyFilterObj("second", [globalFilterPatch("other")])]))).to.throw("two ratelimit filters with different domains (ratelimit, other)");
+        expect(() => gatewayModel(bookinfoObjects([envoyFilterObj("second", [globalFilterPatch("other")])]))).to.throw(
+            "two ratelimit filters with different domains (ratelimit, other)",
+        );
         const none = bookinfoObjects();
         none.splice(2, 1);
         expect(() => gatewayModel(none)).to.throw("no EnvoyFilter inserts envoy.filters.http.ratelimit into Gateway bookinfo-gateway's pods");
         // Another HTTP filter is not the rate-limit filter.
         const local = bookinfoObjects();
-        local[2] = envoyFilterObj("filter-ratelimit", [{ applyTo: "HTTP_FILTER", match: { context: "GATEWAY" }, patch: { value: { name: "envoy.filters.http.local_ratelimit", typed_config: { domain: "x" } } } }]);
+        local[2] = envoyFilterObj("filter-ratelimit", [
+            {
+                applyTo: "HTTP_FILTER",
+                match: { context: "GATEWAY" },
+                patch: { value: { name: "envoy.filters.http.local_ratelimit", typed_config: { domain: "x" } } },
+            },
+        ]);
         expect(() => gatewayModel(local)).to.throw(/no EnvoyFilter inserts/);
         // The rate-limit filter without a typed_config has no domain.
         const untyped = bookinfoObjects();
@@ -1184,7 +1379,10 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
     });
 
     it("the ConfigMap: the one whose config.yaml has a domain; none is an error; no descriptors is an empty list", () => {
-        const objs = bookinfoObjects([configMapObj("not: ratelimit\n", "aaa"), { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "bbb" }, data: { other: "domain: x" } }]);
+        const objs = bookinfoObjects([
+            configMapObj("not: ratelimit\n", "aaa"),
+            { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "bbb" }, data: { other: "domain: x" } },
+        ]);
         objs.unshift(objs.pop()!, objs.pop()!);
         expect(gatewayModel(objs).config).to.deep.equal(bookinfoConfig());
         const bare = bookinfoObjects();
@@ -1200,7 +1398,13 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
 });
 
 describe("the gateway model (render/explain.ts): gatewayModelFromEnvoy, reading Istio's generated routes", () => {
-    const rc = (routes: any[], vh: Record<string, unknown> = {}) => ({ name: "http.8080", virtualHosts: [{ name: "other:8080", routes: [] }, { name: "*:8080", domains: ["*"], routes, ...vh }] });
+    const rc = (routes: any[], vh: Record<string, unknown> = {}) => ({
+        name: "http.8080",
+        virtualHosts: [
+            { name: "other:8080", routes: [] },
+            { name: "*:8080", domains: ["*"], routes, ...vh },
+        ],
+    });
     const read = (config: any, vhost = "*:8080") => gatewayModelFromEnvoy(config, vhost, { domain: "ratelimit", failureModeDeny: false }, bookinfoObjects());
 
     it("route matches: path → exact, prefix → prefix, safe_regex → regex; rate_limits and modes per route", () => {
@@ -1215,7 +1419,12 @@ describe("the gateway model (render/explain.ts): gatewayModelFromEnvoy, reading 
                         route: { rate_limits: [{ actions: [apiMatch()] }] },
                         typed_per_filter_config: { [RL]: { vh_rate_limits: "INCLUDE" } },
                     },
-                    { name: "camel", match: { safeRegex: { regex: "/c" } }, route: { rateLimits: [{ actions: [] }] }, typedPerFilterConfig: { [RL]: { vhRateLimits: 2 } } },
+                    {
+                        name: "camel",
+                        match: { safeRegex: { regex: "/c" } },
+                        route: { rateLimits: [{ actions: [] }] },
+                        typedPerFilterConfig: { [RL]: { vhRateLimits: 2 } },
+                    },
                 ],
                 { rateLimits: [{ actions: [celUrlPath()] }] },
             ),
@@ -1225,10 +1434,38 @@ describe("the gateway model (render/explain.ts): gatewayModelFromEnvoy, reading 
             gateway: { name: "bookinfo-gateway", port: 8080, selector: SELECTOR },
             virtualHost: "*:8080",
             routes: [
-                { name: undefined, index: 0, matches: [{ kind: "exact", value: "/productpage" }], rateLimits: [], vhRateLimits: "OVERRIDE", envoyFilter: "(generated)" },
-                { name: "static", index: 1, matches: [{ kind: "prefix", value: "/static" }], rateLimits: [], vhRateLimits: "OVERRIDE", envoyFilter: "(generated)" },
-                { name: "api", index: 2, matches: [{ kind: "regex", value: "/api/.*" }], rateLimits: [{ actions: [apiMatch()] }], vhRateLimits: "INCLUDE", envoyFilter: "(generated)" },
-                { name: "camel", index: 3, matches: [{ kind: "regex", value: "/c" }], rateLimits: [{ actions: [] }], vhRateLimits: "IGNORE", envoyFilter: "(generated)" },
+                {
+                    name: undefined,
+                    index: 0,
+                    matches: [{ kind: "exact", value: "/productpage" }],
+                    rateLimits: [],
+                    vhRateLimits: "OVERRIDE",
+                    envoyFilter: "(generated)",
+                },
+                {
+                    name: "static",
+                    index: 1,
+                    matches: [{ kind: "prefix", value: "/static" }],
+                    rateLimits: [],
+                    vhRateLimits: "OVERRIDE",
+                    envoyFilter: "(generated)",
+                },
+                {
+                    name: "api",
+                    index: 2,
+                    matches: [{ kind: "regex", value: "/api/.*" }],
+                    rateLimits: [{ actions: [apiMatch()] }],
+                    vhRateLimits: "INCLUDE",
+                    envoyFilter: "(generated)",
+                },
+                {
+                    name: "camel",
+                    index: 3,
+                    matches: [{ kind: "regex", value: "/c" }],
+                    rateLimits: [{ actions: [] }],
+                    vhRateLimits: "IGNORE",
+                    envoyFilter: "(generated)",
+                },
             ],
             domain: "ratelimit",
             failureModeDeny: false,
@@ -1239,7 +1476,15 @@ describe("the gateway model (render/explain.ts): gatewayModelFromEnvoy, reading 
     });
 
     it("the virtual host's vh_rate_limits is every route's default; no virtual-host rate_limits is an empty list", () => {
-        const m = read(rc([{ match: { prefix: "/" }, route: {} }, { match: { prefix: "/x" }, route: {}, typedPerFilterConfig: { [RL]: { vhRateLimits: "OVERRIDE" } } }], { typed_per_filter_config: { [RL]: { vh_rate_limits: "IGNORE" } } }));
+        const m = read(
+            rc(
+                [
+                    { match: { prefix: "/" }, route: {} },
+                    { match: { prefix: "/x" }, route: {}, typedPerFilterConfig: { [RL]: { vhRateLimits: "OVERRIDE" } } },
+                ],
+                { typed_per_filter_config: { [RL]: { vh_rate_limits: "IGNORE" } } },
+            ),
+        );
         expect(m.routes.map((r) => r.vhRateLimits)).to.deep.equal(["IGNORE", "OVERRIDE"]);
         expect(m.vhostRateLimits).to.deep.equal([]);
         expect(read({ name: "n", virtual_hosts: [{ name: "*:8080" }] }).routes).to.deep.equal([]);
@@ -1250,8 +1495,12 @@ describe("the gateway model (render/explain.ts): gatewayModelFromEnvoy, reading 
         expect(() => read({}, "*:8080")).to.throw("route configuration undefined has no virtual host *:8080");
         expect(() => read(rc([{ match: { prefix: "/", headers: [] }, route: {} }]))).to.throw("Envoy route match fields headers are not modelled");
         expect(() => read(rc([{ match: { prefix: "/", case_sensitive: false }, route: {} }]))).to.throw("case-insensitive route matches are not modelled");
-        expect(() => read(rc([{ match: { pathSeparatedPrefix: "/static" }, route: {} }]))).to.throw('Envoy route match {"pathSeparatedPrefix":"/static"} is not modelled');
-        expect(() => read(rc([{ match: { path_separated_prefix: "/static" }, route: {} }]))).to.throw('Envoy route match {"path_separated_prefix":"/static"} is not modelled');
+        expect(() => read(rc([{ match: { pathSeparatedPrefix: "/static" }, route: {} }]))).to.throw(
+            'Envoy route match {"pathSeparatedPrefix":"/static"} is not modelled',
+        );
+        expect(() => read(rc([{ match: { path_separated_prefix: "/static" }, route: {} }]))).to.throw(
+            'Envoy route match {"path_separated_prefix":"/static"} is not modelled',
+        );
         expect(() => read(rc([{ route: {} }]))).to.throw("Envoy route match {} is not modelled");
     });
 
@@ -1261,7 +1510,12 @@ describe("the gateway model (render/explain.ts): gatewayModelFromEnvoy, reading 
                 [
                     ...["/productpage", "/login", "/logout"].map((p) => ({ match: { path: p, caseSensitive: true }, route: {} })),
                     { match: { prefix: "/static", caseSensitive: true }, route: {} },
-                    { name: "api", match: { prefix: "/api/v1/products", caseSensitive: true }, route: { rateLimits: [{ actions: [apiMatch()] }] }, typedPerFilterConfig: { [RL]: { vhRateLimits: "INCLUDE" } } },
+                    {
+                        name: "api",
+                        match: { prefix: "/api/v1/products", caseSensitive: true },
+                        route: { rateLimits: [{ actions: [apiMatch()] }] },
+                        typedPerFilterConfig: { [RL]: { vhRateLimits: "INCLUDE" } },
+                    },
                 ],
                 { rateLimits: [{ actions: [celUrlPath()] }] },
             ),
@@ -1354,7 +1608,12 @@ describe("the gateway model (render/explain.ts): formatExplanation, the CLI's te
 
     it("no route: the request line, the normalized path when it differs, the virtual host and the 404", () => {
         expect(formatExplanation(explainWith(bookinfoModel(), "/nope/../x?y#f"), NOW)).to.equal(
-            ["GET /nope/../x?y#f", "  normalized path: /x?y", "  virtual host: *:8080", "  route: none matches (Envoy answers 404; the rate-limit service is not asked)"].join("\n"),
+            [
+                "GET /nope/../x?y#f",
+                "  normalized path: /x?y",
+                "  virtual host: *:8080",
+                "  route: none matches (Envoy answers 404; the rate-limit service is not asked)",
+            ].join("\n"),
         );
         expect(formatExplanation(explainWith(bookinfoModel(), "/nope"), NOW)).to.equal(
             ["GET /nope", "  virtual host: *:8080", "  route: none matches (Envoy answers 404; the rate-limit service is not asked)"].join("\n"),
@@ -1454,7 +1713,10 @@ describe("the gateway model (render/explain.ts): formatExplanation, the CLI's te
     it("a multi-entry descriptor is printed key=value, comma-separated; a day window starts at UTC midnight", () => {
         const m = bookinfoModel({
             vhActions: [{ generic_key: { descriptor_key: "rule", descriptor_value: "login" } }, { remote_address: {} }],
-            config: { domain: "ratelimit", descriptors: [{ key: "rule", value: "login", descriptors: [{ key: "remote_address", rate_limit: { unit: "day", requests_per_unit: 1000 } }] }] },
+            config: {
+                domain: "ratelimit",
+                descriptors: [{ key: "rule", value: "login", descriptors: [{ key: "remote_address", rate_limit: { unit: "day", requests_per_unit: 1000 } }] }],
+            },
         });
         const text = formatExplanation(explainWith(m, "/login", { clientAddress: "198.51.100.7" }), Date.UTC(2026, 2, 3, 23, 59, 59, 999));
         expect(text.split("\n").slice(5)).to.deep.equal([
@@ -1473,7 +1735,13 @@ describe("the gateway model (render/explain.ts): checks a mutation run showed un
     });
 
     it("a prefix* wildcard of another key never matches an entry", () => {
-        const config = { domain: "d", descriptors: [{ key: "OTHER", value: "/api*", rate_limit: { unit: "hour", requests_per_unit: 1 } }, { key: "PATH", rate_limit: { unit: "minute", requests_per_unit: 7 } }] };
+        const config = {
+            domain: "d",
+            descriptors: [
+                { key: "OTHER", value: "/api*", rate_limit: { unit: "hour", requests_per_unit: 1 } },
+                { key: "PATH", rate_limit: { unit: "minute", requests_per_unit: 7 } },
+            ],
+        };
         const x = lookupLimit(config, "d", [{ key: "PATH", value: "/api/x" }]);
         expect(x.limit?.entry).to.equal("PATH (catch-all)");
         expect(x.limit?.requestsPerUnit).to.equal(7);

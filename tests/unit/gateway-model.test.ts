@@ -5,7 +5,16 @@
  * job (tests/rls/limits-hold.test.ts); the model agreeing with Istio's generator is the istio tier's.
  */
 import { expect } from "chai";
-import { explain as explainObjects, explainWith, gatewayModel, gatewayModelFromEnvoy, GatewayModel, K8sObject, normalizePath, urlPath } from "../../render/explain";
+import {
+    explain as explainObjects,
+    explainWith,
+    gatewayModel,
+    gatewayModelFromEnvoy,
+    GatewayModel,
+    K8sObject,
+    normalizePath,
+    urlPath,
+} from "../../render/explain";
 import { renderVariant } from "../rls/harness/stack";
 import { beforeAllTests } from "./helpers";
 
@@ -22,7 +31,19 @@ const entriesOf = (objs: K8sObject[], p: string) => explain(objs, p).descriptors
 
 /** Paths a client might send to dodge a limit (each must either match no route or be limited). */
 function dodgePaths(): string[] {
-    const base = ["/productpage", "/login", "/logout", "/static/app.css", "/api/v1/products", "/api/v1/products/", "/api/v1/products/7", "/api/v1/products/100", "/api/v1/products/0", "/api/v1/products/07", "/api/v1/products/7/reviews"];
+    const base = [
+        "/productpage",
+        "/login",
+        "/logout",
+        "/static/app.css",
+        "/api/v1/products",
+        "/api/v1/products/",
+        "/api/v1/products/7",
+        "/api/v1/products/100",
+        "/api/v1/products/0",
+        "/api/v1/products/07",
+        "/api/v1/products/7/reviews",
+    ];
     const suffixes = ["", "?", "?x=1", "?y=2&z", `?n=${"9".repeat(5000)}`, "#frag", "?a=b#c", "/", "/.", "/..", "%3Fx=1", ";jsessionid=1", "?%00", "//"];
     const prefixes = ["", "/.", "/static/..", "//", "/%2e", "\\"];
     const out: string[] = [];
@@ -40,16 +61,30 @@ describe("gateway model: limits hold against what clients send (unit tier, no se
             });
 
             it("the limited path with any query string sends one descriptor, PATH=/productpage, limited 1 per minute", () => {
-                for (const p of ["/productpage", "/productpage?x=1", "/productpage?y=2&z", "/productpage?", `/productpage?q=${"a".repeat(10000)}`, "/productpage#top", "/static/../productpage?x", "/./productpage"]) {
+                for (const p of [
+                    "/productpage",
+                    "/productpage?x=1",
+                    "/productpage?y=2&z",
+                    "/productpage?",
+                    `/productpage?q=${"a".repeat(10000)}`,
+                    "/productpage#top",
+                    "/static/../productpage?x",
+                    "/./productpage",
+                ]) {
                     const x = explain(objs, p);
-                    expect(x.descriptors.map((d) => d.entries), p).to.deep.equal([[{ key: "PATH", value: "/productpage" }]]);
+                    expect(
+                        x.descriptors.map((d) => d.entries),
+                        p,
+                    ).to.deep.equal([[{ key: "PATH", value: "/productpage" }]]);
                     expect(x.descriptors[0].limit, p).to.deep.include({ entry: "PATH=/productpage", requestsPerUnit: 1, unit: "minute" });
                 }
             });
 
             it("the catch-all counts per path without its query: /login?r=1 and /login?r=2 share one counter", () => {
                 const buckets = new Set([1, 2, 3, 500].map((i) => explain(objs, `/login?r=${i}`).descriptors[0].bucket));
-                expect([...buckets]).to.deep.equal(["ratelimit_PATH_/login_{window}".replace("ratelimit", variant === "A" ? "ratelimit" : "productpage-ratelimit")]);
+                expect([...buckets]).to.deep.equal([
+                    "ratelimit_PATH_/login_{window}".replace("ratelimit", variant === "A" ? "ratelimit" : "productpage-ratelimit"),
+                ]);
                 expect(explain(objs, "/login?r=1").descriptors[0].limit?.requestsPerUnit).to.equal(100);
             });
 
@@ -85,7 +120,14 @@ describe("gateway model: limits hold against what clients send (unit tier, no se
                 });
 
                 it("api route paths that do not match the regex fall under the catch-all, counted per path", () => {
-                    for (const p of ["/api/v1/products", "/api/v1/products/0", "/api/v1/products/07", "/api/v1/products/100", "/api/v1/products/7/reviews", "/api/v1/products/100?x=1"]) {
+                    for (const p of [
+                        "/api/v1/products",
+                        "/api/v1/products/0",
+                        "/api/v1/products/07",
+                        "/api/v1/products/100",
+                        "/api/v1/products/7/reviews",
+                        "/api/v1/products/100?x=1",
+                    ]) {
                         const x = explain(objs, p);
                         expect(x.route?.name, p).to.equal("api");
                         expect(entriesOf(objs, p), p).to.deep.equal([`PATH=${urlPath(p)}`]);
@@ -110,7 +152,10 @@ describe("gateway model: limits hold against what clients send (unit tier, no se
                 for (const profile of ["seed", "current"] as const) {
                     for (const localPlacement of ["all-routes", "single-route"]) {
                         const o = await renderVariant(variant, { localPlacement }, profile);
-                        expect(paths.map((p) => explain(o, p)), `${profile}/${localPlacement}`).to.deep.equal(want);
+                        expect(
+                            paths.map((p) => explain(o, p)),
+                            `${profile}/${localPlacement}`,
+                        ).to.deep.equal(want);
                     }
                 }
             });
@@ -119,7 +164,13 @@ describe("gateway model: limits hold against what clients send (unit tier, no se
 });
 
 describe("gateway model: Envoy's rules it implements", () => {
-    const config = { domain: "d", descriptors: [{ key: "K", value: "own", rate_limit: { unit: "minute", requests_per_unit: 1 } }, { key: "K", rate_limit: { unit: "minute", requests_per_unit: 5 } }] };
+    const config = {
+        domain: "d",
+        descriptors: [
+            { key: "K", value: "own", rate_limit: { unit: "minute", requests_per_unit: 1 } },
+            { key: "K", rate_limit: { unit: "minute", requests_per_unit: 5 } },
+        ],
+    };
     const own = [{ actions: [{ generic_key: { descriptor_key: "K", descriptor_value: "own" } }] }];
     const vh = [{ actions: [{ request_headers: { header_name: ":path", descriptor_key: "K" } }] }];
     const model = (mode: "OVERRIDE" | "INCLUDE" | "IGNORE", withOwn: boolean): GatewayModel => ({
@@ -147,7 +198,12 @@ describe("gateway model: Envoy's rules it implements", () => {
     it("the first action that yields nothing drops its whole descriptor; other rate_limits entries still send", () => {
         const m = model("INCLUDE", true);
         m.routes[0].rateLimits = [
-            { actions: [{ generic_key: { descriptor_key: "K", descriptor_value: "own" } }, { request_headers: { header_name: "x-absent", descriptor_key: "H" } }] },
+            {
+                actions: [
+                    { generic_key: { descriptor_key: "K", descriptor_value: "own" } },
+                    { request_headers: { header_name: "x-absent", descriptor_key: "H" } },
+                ],
+            },
         ];
         expect(sent(m)).to.deep.equal(["/x"]);
         m.routes[0].rateLimits[0].actions[1].request_headers.skip_if_absent = true;
@@ -187,7 +243,16 @@ describe("gateway model: Envoy's rules it implements", () => {
     it("reads the same model from Envoy's route configuration JSON (camelCase, as Istio's generator writes it)", async () => {
         const objs = await renderVariant("A");
         const fromRender = gatewayModel(objs);
-        const celAction = { extension: { name: "envoy.rate_limit_descriptors.expr", typedConfig: { "@type": "type.googleapis.com/envoy.extensions.rate_limit_descriptors.expr.v3.Descriptor", descriptorKey: "PATH", text: "request.url_path" } } };
+        const celAction = {
+            extension: {
+                name: "envoy.rate_limit_descriptors.expr",
+                typedConfig: {
+                    "@type": "type.googleapis.com/envoy.extensions.rate_limit_descriptors.expr.v3.Descriptor",
+                    descriptorKey: "PATH",
+                    text: "request.url_path",
+                },
+            },
+        };
         const rc = {
             name: "http.8080",
             virtualHosts: [
@@ -201,8 +266,27 @@ describe("gateway model: Envoy's rules it implements", () => {
                         {
                             name: "api",
                             match: { prefix: "/api/v1/products", caseSensitive: true },
-                            route: { rateLimits: [{ actions: [{ headerValueMatch: { descriptorKey: "PATH", descriptorValue: "api", headers: [{ name: ":path", safeRegexMatch: { regex: "(?:/api/v1/products/[1-9][0-9]?)(?:\\?.*)?" } }] } }] }] },
-                            typedPerFilterConfig: { "envoy.filters.http.ratelimit": { "@type": "type.googleapis.com/envoy.extensions.filters.http.ratelimit.v3.RateLimitPerRoute", vhRateLimits: "INCLUDE" } },
+                            route: {
+                                rateLimits: [
+                                    {
+                                        actions: [
+                                            {
+                                                headerValueMatch: {
+                                                    descriptorKey: "PATH",
+                                                    descriptorValue: "api",
+                                                    headers: [{ name: ":path", safeRegexMatch: { regex: "(?:/api/v1/products/[1-9][0-9]?)(?:\\?.*)?" } }],
+                                                },
+                                            },
+                                        ],
+                                    },
+                                ],
+                            },
+                            typedPerFilterConfig: {
+                                "envoy.filters.http.ratelimit": {
+                                    "@type": "type.googleapis.com/envoy.extensions.filters.http.ratelimit.v3.RateLimitPerRoute",
+                                    vhRateLimits: "INCLUDE",
+                                },
+                            },
                         },
                     ],
                 },

@@ -34,12 +34,18 @@ export class Rendered {
 
     get(kind: string, name: string, namespace?: string): any {
         const o = this.find(kind, name, namespace);
-        if (!o) throw new Error(`${kind} ${namespace ?? "*"}/${name} was not rendered; have: ${this.objects.map((x) => `${x.kind}/${x.metadata.name}`).join(", ")}`);
+        if (!o)
+            throw new Error(
+                `${kind} ${namespace ?? "*"}/${name} was not rendered; have: ${this.objects.map((x) => `${x.kind}/${x.metadata.name}`).join(", ")}`,
+            );
         return o;
     }
 
     names(kind: string): string[] {
-        return this.objects.filter((o) => o.kind === kind).map((o) => o.metadata.name).sort();
+        return this.objects
+            .filter((o) => o.kind === kind)
+            .map((o) => o.metadata.name)
+            .sort();
     }
 }
 

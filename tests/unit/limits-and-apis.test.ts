@@ -37,7 +37,14 @@ describe("limits table: what each row says", () => {
 
     it("variant B: its domain, no api row; the settings reach the texts", () => {
         const rows = effectiveLimits(
-            resolveSettings({ ...DEV, variant: "B", gatewaySelector: "app=edge", localPlacement: "single-route", serviceLabel: "web", localServicePort: "8000" }),
+            resolveSettings({
+                ...DEV,
+                variant: "B",
+                gatewaySelector: "app=edge",
+                localPlacement: "single-route",
+                serviceLabel: "web",
+                localServicePort: "8000",
+            }),
         );
         expect(rows.map((r) => r.match)).to.deep.equal([
             "path /productpage, with or without a query [PATH=/productpage]",
@@ -95,9 +102,17 @@ describe("served-API check: which API versions each configuration needs", () => 
     it("mutual TLS for the stack's pods (the default scope) needs PeerAuthentication in both profiles; the fix names mutualTls", () => {
         for (const apiProfile of ["current", "seed"]) {
             const s = resolveSettings({ ...DEV, apiProfile, accessPolicies: "false" });
-            expect(requiredApiVersions(s).map((r) => r.apiVersion), apiProfile).to.include("security.istio.io/v1");
+            expect(
+                requiredApiVersions(s).map((r) => r.apiVersion),
+                apiProfile,
+            ).to.include("security.istio.io/v1");
             expect(missingApis(s, without("security.istio.io/v1")), apiProfile).to.deep.equal([
-                { key: "mutualTls", value: "true", problem: "the cluster does not serve security.istio.io/v1 (PeerAuthentication)", fix: "use Istio 1.22 or later, or pulumi config set mutualTls false" },
+                {
+                    key: "mutualTls",
+                    value: "true",
+                    problem: "the cluster does not serve security.istio.io/v1 (PeerAuthentication)",
+                    fix: "use Istio 1.22 or later, or pulumi config set mutualTls false",
+                },
             ]);
         }
     });
@@ -119,11 +134,27 @@ describe("served-API check: which API versions each configuration needs", () => 
     });
 
     it("access policies (on by default) need AuthorizationPolicy security.istio.io/v1 and NetworkPolicy networking.k8s.io/v1 in every profile", () => {
-        expect(versions({ apiProfile: "seed", managedApi: "false" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "security.istio.io/v1", "networking.k8s.io/v1"]);
-        expect(versions({ apiProfile: "seed" })).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "extensions/v1beta1", "security.istio.io/v1", "networking.k8s.io/v1"]);
+        expect(versions({ apiProfile: "seed", managedApi: "false" })).to.deep.equal([
+            "networking.istio.io/v1alpha3",
+            "networking.istio.io/v1beta1",
+            "security.istio.io/v1",
+            "networking.k8s.io/v1",
+        ]);
+        expect(versions({ apiProfile: "seed" })).to.deep.equal([
+            "networking.istio.io/v1alpha3",
+            "networking.istio.io/v1beta1",
+            "extensions/v1beta1",
+            "security.istio.io/v1",
+            "networking.k8s.io/v1",
+        ]);
         // A version needed twice is listed once, naming both kinds.
         const req = requiredApiVersions(resolveSettings({ ...DEV, ...MESH_WIDE }));
-        expect(req.map((r) => r.apiVersion)).to.deep.equal(["networking.istio.io/v1alpha3", "networking.istio.io/v1beta1", "networking.k8s.io/v1", "security.istio.io/v1"]);
+        expect(req.map((r) => r.apiVersion)).to.deep.equal([
+            "networking.istio.io/v1alpha3",
+            "networking.istio.io/v1beta1",
+            "networking.k8s.io/v1",
+            "security.istio.io/v1",
+        ]);
         expect(req.find((r) => r.apiVersion === "security.istio.io/v1")!.what).to.equal("PeerAuthentication, AuthorizationPolicy");
         expect(req.find((r) => r.apiVersion === "networking.k8s.io/v1")!.what).to.equal("Ingress, NetworkPolicy");
     });
@@ -135,12 +166,19 @@ describe("served-API check: which API versions each configuration needs", () => 
             ["accessPolicies", "true", "the cluster does not serve security.istio.io/v1 (AuthorizationPolicy)"],
             ["accessPolicies", "true", "the cluster does not serve networking.k8s.io/v1 (NetworkPolicy)"],
         ]);
-        expect(problems[0].fix).to.match(/Istio 1\.22 or later/).and.match(/pulumi config set accessPolicies false/);
+        expect(problems[0].fix)
+            .to.match(/Istio 1\.22 or later/)
+            .and.match(/pulumi config set accessPolicies false/);
         expect(problems[1].fix).to.match(/pulumi config set accessPolicies false/);
         // Seed with the managed API: Istio 1.22 needs Kubernetes 1.27, which no longer serves the seed Ingress, so only turning the policies off helps.
         const [seedAuthz] = missingApis(resolveSettings({ ...DEV, ...MESH_WIDE, apiProfile: "seed" }), without("security.istio.io/v1"));
         expect(seedAuthz.fix).to.equal("pulumi config set accessPolicies false   (no AuthorizationPolicy or NetworkPolicy is created)");
-        expect(missingApis(resolveSettings({ ...DEV, ...MESH_WIDE, apiProfile: "seed", managedApi: "false", accessPolicies: "false" }), without("security.istio.io/v1", "networking.k8s.io/v1"))).to.deep.equal([]);
+        expect(
+            missingApis(
+                resolveSettings({ ...DEV, ...MESH_WIDE, apiProfile: "seed", managedApi: "false", accessPolicies: "false" }),
+                without("security.istio.io/v1", "networking.k8s.io/v1"),
+            ),
+        ).to.deep.equal([]);
     });
 
     it("a cluster serving everything: no problem for any profile", () => {

@@ -23,9 +23,25 @@ describe("MeshRateLimit arguments", () => {
     });
 
     const configs: Record<string, string>[] = [];
-    for (const variant of ["A", "B"]) for (const apiProfile of ["seed", "current"]) for (const localPlacement of ["all-routes", "single-route"]) configs.push({ ...DEV, variant, apiProfile, localPlacement });
-    configs.push({ ...DEV, unit: "second", catchAllLimit: "7", pathKey: "literal", mutualTls: "FALSE", includeIpRanges: " 10.0.0.0/8 , 10.1.0.0/16", virtualServiceRoutes: '[{"exact":["/a"]},{"name":"api","prefix":["/api"]}]' });
-    configs.push({ ...DEV, variant: "B", descriptors: '[{"key":"PATH","unit":"hour","requestsPerUnit":9},{"key":"PATH","value":"/x","unit":"minute","requestsPerUnit":1}]', managedApi: "false", awaitRollout: "false" });
+    for (const variant of ["A", "B"])
+        for (const apiProfile of ["seed", "current"])
+            for (const localPlacement of ["all-routes", "single-route"]) configs.push({ ...DEV, variant, apiProfile, localPlacement });
+    configs.push({
+        ...DEV,
+        unit: "second",
+        catchAllLimit: "7",
+        pathKey: "literal",
+        mutualTls: "FALSE",
+        includeIpRanges: " 10.0.0.0/8 , 10.1.0.0/16",
+        virtualServiceRoutes: '[{"exact":["/a"]},{"name":"api","prefix":["/api"]}]',
+    });
+    configs.push({
+        ...DEV,
+        variant: "B",
+        descriptors: '[{"key":"PATH","unit":"hour","requestsPerUnit":9},{"key":"PATH","value":"/x","unit":"minute","requestsPerUnit":1}]',
+        managedApi: "false",
+        awaitRollout: "false",
+    });
     for (const raw of configs) {
         it(`stack config → args → settings is lossless (${JSON.stringify(raw).slice(0, 90)}…)`, () => {
             const direct = resolveSettings(raw);
@@ -45,7 +61,13 @@ describe("MeshRateLimit arguments", () => {
     it("invalid arguments: every problem at once, the field and value named, the fix phrased as an argument", () => {
         let err: Error | undefined;
         try {
-            settingsFromArgs({ variant: "C" as StackVariant, managedApi: false, catchAllLimit: 0, descriptorz: 1, descriptors: [{ key: "PATH", unit: "minutes" as LimitUnit, requestsPerUnit: 1 }] } as any);
+            settingsFromArgs({
+                variant: "C" as StackVariant,
+                managedApi: false,
+                catchAllLimit: 0,
+                descriptorz: 1,
+                descriptors: [{ key: "PATH", unit: "minutes" as LimitUnit, requestsPerUnit: 1 }],
+            } as any);
         } catch (e) {
             err = e as Error;
         }
@@ -54,7 +76,7 @@ describe("MeshRateLimit arguments", () => {
         expect(err?.message).to.include(`fix: set variant: "A" in MeshRateLimit's args`);
         expect(err?.message).to.include("descriptorz");
         expect(err?.message).to.include('has unit "minutes"');
-        expect(err?.message).to.include("catchAllLimit = \"0\": must be at least 1");
+        expect(err?.message).to.include('catchAllLimit = "0": must be at least 1');
         expect(err?.message).to.not.include("pulumi config");
         let missing: Error | undefined;
         try {

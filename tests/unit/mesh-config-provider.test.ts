@@ -102,7 +102,14 @@ class FakeCluster {
     }
 }
 
-const inputs = (value = "MUTUAL_TLS"): MeshConfigSettingInputs => ({ namespace: NS, configMap: CM, dataKey: "mesh", setting: "authPolicy", value, kubeContext: CONTEXT });
+const inputs = (value = "MUTUAL_TLS"): MeshConfigSettingInputs => ({
+    namespace: NS,
+    configMap: CM,
+    dataKey: "mesh",
+    setting: "authPolicy",
+    value,
+    kubeContext: CONTEXT,
+});
 
 describe("mesh-ConfigMap provider (seed profile) with kubectl stubbed", () => {
     const realExecFileSync = childProcess.execFileSync;
@@ -110,7 +117,8 @@ describe("mesh-ConfigMap provider (seed profile) with kubectl stubbed", () => {
 
     function install(mesh: string | undefined): FakeCluster {
         cluster = new FakeCluster(mesh);
-        (childProcess as { execFileSync: unknown }).execFileSync = (file: string, args: readonly string[], options: { input?: string }) => cluster.execFileSync(file, args, options);
+        (childProcess as { execFileSync: unknown }).execFileSync = (file: string, args: readonly string[], options: { input?: string }) =>
+            cluster.execFileSync(file, args, options);
         return cluster;
     }
 
@@ -192,7 +200,10 @@ describe("mesh-ConfigMap provider (seed profile) with kubectl stubbed", () => {
     it("someone else's edit in between is kept: only the stack's line is reverted", async () => {
         install(MESH);
         const outs = await create();
-        const theirs = (text: string) => text.replace('accessLogFile: "/dev/stdout"', 'accessLogFile: ""').replace("  proxyAdminPort: 15000\n", "  proxyAdminPort: 15000\n  concurrency: 2\n");
+        const theirs = (text: string) =>
+            text
+                .replace('accessLogFile: "/dev/stdout"', 'accessLogFile: ""')
+                .replace("  proxyAdminPort: 15000\n", "  proxyAdminPort: 15000\n  concurrency: 2\n");
         cluster.editByOthers((cm) => {
             cm.data.mesh = theirs(cm.data.mesh);
             cm.data.extra = "added by someone else";

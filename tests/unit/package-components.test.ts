@@ -5,7 +5,17 @@
  */
 import { expect } from "chai";
 import { parse } from "yaml";
-import { ApiProfileName, Bookinfo, GlobalRateLimit, LimitUnit, LocalRateLimit, ManagedApi, MeshMutualTls, MutualTlsScope, RedisModeName } from "../../components/index";
+import {
+    ApiProfileName,
+    Bookinfo,
+    GlobalRateLimit,
+    LimitUnit,
+    LocalRateLimit,
+    ManagedApi,
+    MeshMutualTls,
+    MutualTlsScope,
+    RedisModeName,
+} from "../../components/index";
 import { K8sObject, registerComponents } from "../../render/render";
 import { explain } from "../../render/explain";
 import { SHOP_RULES, shopObjects } from "./rules.test";
@@ -25,7 +35,12 @@ describe("package components on their own (a shop, not bookinfo)", function () {
 
     it("GlobalRateLimit on the shop's gateway: service, Redis, filters and config in the shop's namespaces", async () => {
         const { all, objects } = await registered(() => {
-            new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] }, namespace: "shop", rules: SHOP_RULES });
+            new GlobalRateLimit("shop-limits", {
+                domain: "shop",
+                gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] },
+                namespace: "shop",
+                rules: SHOP_RULES,
+            });
         });
         expect(all.filter((r) => r.type.startsWith("mesh-ratelimit:")).map((r) => r.type)).to.have.members([
             "mesh-ratelimit:index:GlobalRateLimit",
@@ -33,14 +48,29 @@ describe("package components on their own (a shop, not bookinfo)", function () {
             "mesh-ratelimit:index:RateLimitService",
         ]);
         const filters = objects.filter((o) => o.kind === "EnvoyFilter") as any[];
-        expect(filters.map((f) => `${f.metadata.namespace}/${f.metadata.name}`).sort()).to.deep.equal(["shop/filter-ratelimit", "shop/filter-ratelimit-svc", "shop/filter-ratelimit-svc-api"]);
+        expect(filters.map((f) => `${f.metadata.namespace}/${f.metadata.name}`).sort()).to.deep.equal([
+            "shop/filter-ratelimit",
+            "shop/filter-ratelimit-svc",
+            "shop/filter-ratelimit-svc-api",
+        ]);
         for (const f of filters) expect(f.spec.workloadSelector.labels).to.deep.equal({ app: "shop-gateway" });
         const http = find(objects, "EnvoyFilter", "filter-ratelimit").spec.configPatches[0].patch.value.typed_config;
         expect(http.domain).to.equal("shop");
-        expect(http.rate_limit_service.grpc_service.envoy_grpc).to.deep.equal({ cluster_name: "outbound|8081||ratelimit.shop.svc.cluster.local", authority: "ratelimit.shop.svc.cluster.local" });
+        expect(http.rate_limit_service.grpc_service.envoy_grpc).to.deep.equal({
+            cluster_name: "outbound|8081||ratelimit.shop.svc.cluster.local",
+            authority: "ratelimit.shop.svc.cluster.local",
+        });
         const cfg = parse(find(objects, "ConfigMap", "ratelimit-config").data["config.yaml"]);
         expect(cfg.domain).to.equal("shop");
-        expect(cfg.descriptors.map((d: any) => d.value)).to.deep.equal(["login-per-client", "search", "items", "per-api-key", "beta", "per-client", "checkout"]);
+        expect(cfg.descriptors.map((d: any) => d.value)).to.deep.equal([
+            "login-per-client",
+            "search",
+            "items",
+            "per-api-key",
+            "beta",
+            "per-client",
+            "checkout",
+        ]);
         expect(cfg.descriptors[0].descriptors).to.deep.equal([{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 5 } }]);
         const svc = find(objects, "Deployment", "ratelimit");
         expect(svc.metadata.namespace).to.equal("shop");
@@ -50,7 +80,10 @@ describe("package components on their own (a shop, not bookinfo)", function () {
         // The user's own Gateway and VirtualService plus what the component rendered, through the model.
         const user = shopObjects(SHOP_RULES).filter((o) => o.kind === "Gateway" || o.kind === "VirtualService");
         const x = explain([...user, ...objects], "/login?next=/cart", { clientAddress: "203.0.113.5" });
-        expect(x.descriptors.map((d) => d.limit?.entry)).to.deep.equal(["rule=login-per-client / remote_address (catch-all)", "rule=per-client / remote_address (catch-all)"]);
+        expect(x.descriptors.map((d) => d.limit?.entry)).to.deep.equal([
+            "rule=login-per-client / remote_address (catch-all)",
+            "rule=per-client / remote_address (catch-all)",
+        ]);
         expect(x.descriptors[0].bucket).to.equal("shop_rule_login-per-client_remote_address_203.0.113.5_{window}");
     });
 
@@ -68,7 +101,12 @@ describe("package components on their own (a shop, not bookinfo)", function () {
         const e = env(find(objects, "Deployment", "ratelimit"));
         expect(e.REDIS_URL).to.equal("redis.cache.svc.cluster.local:6379");
         expect(e.REDIS_AUTH).to.deep.equal({ secretKeyRef: { name: "cache-auth", key: "password" } });
-        expect(objects.filter((o) => o.kind === "EnvoyFilter").map((o) => o.metadata.name).sort()).to.deep.equal(["filter-ratelimit", "filter-ratelimit-svc"]);
+        expect(
+            objects
+                .filter((o) => o.kind === "EnvoyFilter")
+                .map((o) => o.metadata.name)
+                .sort(),
+        ).to.deep.equal(["filter-ratelimit", "filter-ratelimit-svc"]);
     });
 
     it("GlobalRateLimit with bad arguments: nothing is registered, not even the component; every field is named with its fix", async () => {
@@ -91,7 +129,16 @@ describe("package components on their own (a shop, not bookinfo)", function () {
         });
         expect(all).to.deep.equal([]);
         expect(err?.message).to.match(/^GlobalRateLimit bad: invalid arguments \(8 problems\); nothing was created:/);
-        for (const field of ["rules[1].path.prefix", "rules[2].header.name", "rules[2].requestsPerUnit", "rules[2].unit", "domain", "gateway.selector", "gateway.virtualHosts", "redis.addresses"]) {
+        for (const field of [
+            "rules[1].path.prefix",
+            "rules[2].header.name",
+            "rules[2].requestsPerUnit",
+            "rules[2].unit",
+            "domain",
+            "gateway.selector",
+            "gateway.virtualHosts",
+            "redis.addresses",
+        ]) {
             expect(err?.message).to.include(`  - ${field} = `);
         }
         expect(err?.message).to.include('fix: use e.g. "/api"');
@@ -100,7 +147,12 @@ describe("package components on their own (a shop, not bookinfo)", function () {
 
     it("GlobalRateLimit on its own creates the ServiceAccount of every pod it runs (a missing one keeps the pods from being created)", async () => {
         const { objects } = await registered(() => {
-            new GlobalRateLimit("shop-limits", { domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] }, namespace: "shop", rules: SHOP_RULES });
+            new GlobalRateLimit("shop-limits", {
+                domain: "shop",
+                gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] },
+                namespace: "shop",
+                rules: SHOP_RULES,
+            });
         });
         const deployments = objects.filter((o) => o.kind === "Deployment") as any[];
         expect(deployments.map((d) => d.metadata.name).sort()).to.deep.equal(["ratelimit", "redis"]);
@@ -128,15 +180,27 @@ describe("package components on their own (a shop, not bookinfo)", function () {
                 accessPolicy: { gatewayPrincipal: "shop.example/ns/shop-edge/sa/shop-gateway" },
             });
         });
-        const get = (kind: string, name: string) => find(objects.filter((o) => o.kind === kind), kind, name);
+        const get = (kind: string, name: string) =>
+            find(
+                objects.filter((o) => o.kind === kind),
+                kind,
+                name,
+            );
         const svc = get("AuthorizationPolicy", "ratelimit-from-gateway");
         expect(svc.metadata.namespace).to.equal("shop");
         expect(svc.spec.selector.matchLabels).to.deep.equal({ app: "ratelimit" });
-        expect(svc.spec.rules).to.deep.equal([{ from: [{ source: { principals: ["shop.example/ns/shop-edge/sa/shop-gateway"] } }], to: [{ operation: { ports: ["9001"] } }] }]);
+        expect(svc.spec.rules).to.deep.equal([
+            { from: [{ source: { principals: ["shop.example/ns/shop-edge/sa/shop-gateway"] } }], to: [{ operation: { ports: ["9001"] } }] },
+        ]);
         // Redis admits the service's own identity, in the gateway's trust domain.
         expect(get("AuthorizationPolicy", "redis-from-ratelimit").spec.rules[0].from[0].source.principals).to.deep.equal(["shop.example/ns/shop/sa/ratelimit"]);
         const net = get("NetworkPolicy", "ratelimit-from-gateway").spec;
-        expect(net.ingress[0].from).to.deep.equal([{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "shop-edge" } }, podSelector: { matchLabels: { app: "shop-gateway", tier: "edge" } } }]);
+        expect(net.ingress[0].from).to.deep.equal([
+            {
+                namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "shop-edge" } },
+                podSelector: { matchLabels: { app: "shop-gateway", tier: "edge" } },
+            },
+        ]);
         expect(net.ingress[0].ports).to.deep.equal([{ protocol: "TCP", port: 9001 }]);
         expect(get("NetworkPolicy", "redis-from-ratelimit").spec.ingress[0].ports).to.deep.equal([{ protocol: "TCP", port: 6379 }]);
     });
@@ -150,7 +214,12 @@ describe("package components on their own (a shop, not bookinfo)", function () {
             let err: Error | undefined;
             const { all } = await registered(() => {
                 try {
-                    new GlobalRateLimit("p", { domain: "shop", gateway: { selector: { app: "gw" }, virtualHosts: ["*:80"] }, rules: SHOP_RULES, accessPolicy: { gatewayPrincipal: principal as string } });
+                    new GlobalRateLimit("p", {
+                        domain: "shop",
+                        gateway: { selector: { app: "gw" }, virtualHosts: ["*:80"] },
+                        rules: SHOP_RULES,
+                        accessPolicy: { gatewayPrincipal: principal as string },
+                    });
                 } catch (e) {
                     err = e as Error;
                 }
@@ -163,7 +232,14 @@ describe("package components on their own (a shop, not bookinfo)", function () {
 
     it("LocalRateLimit on a shop workload: named routes get the bucket per route, the filter only its stat prefix", async () => {
         const { objects } = await registered(() => {
-            new LocalRateLimit("orders-bucket", { selector: { app: "orders" }, port: 8080, bucket: 20, fillInterval: "1s", routes: ["orders-api", "orders-admin"], namespace: "shop" });
+            new LocalRateLimit("orders-bucket", {
+                selector: { app: "orders" },
+                port: 8080,
+                bucket: 20,
+                fillInterval: "1s",
+                routes: ["orders-api", "orders-admin"],
+                namespace: "shop",
+            });
         });
         const f = find(objects, "EnvoyFilter", "orders-bucket");
         expect(f.metadata.namespace).to.equal("shop");
@@ -191,13 +267,23 @@ describe("package components on their own (a shop, not bookinfo)", function () {
 
     it("Bookinfo on its own: another namespace, gateway selector and port; routes as given", async () => {
         const { objects } = await registered(() => {
-            new Bookinfo("demo", { namespace: "demo", gatewaySelector: { app: "edge" }, gatewayPort: 80, gatewayName: "demo-gw", routes: [{ name: "all", prefix: ["/"] }] });
+            new Bookinfo("demo", {
+                namespace: "demo",
+                gatewaySelector: { app: "edge" },
+                gatewayPort: 80,
+                gatewayName: "demo-gw",
+                routes: [{ name: "all", prefix: ["/"] }],
+            });
         });
         const gw = find(objects, "Gateway", "demo-gw");
         expect(gw.metadata.namespace).to.equal("demo");
         expect(gw.spec).to.deep.equal({ selector: { app: "edge" }, servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] });
-        expect(find(objects, "VirtualService", "bookinfo").spec.http).to.deep.equal([{ name: "all", match: [{ uri: { prefix: "/" } }], route: [{ destination: { host: "productpage", port: { number: 9080 } } }] }]);
-        expect(objects.filter((o) => o.kind === "Deployment").map((o) => o.metadata.namespace)).to.satisfy((ns: string[]) => ns.length === 6 && ns.every((n) => n === "demo"));
+        expect(find(objects, "VirtualService", "bookinfo").spec.http).to.deep.equal([
+            { name: "all", match: [{ uri: { prefix: "/" } }], route: [{ destination: { host: "productpage", port: { number: 9080 } } }] },
+        ]);
+        expect(objects.filter((o) => o.kind === "Deployment").map((o) => o.metadata.namespace)).to.satisfy(
+            (ns: string[]) => ns.length === 6 && ns.every((n) => n === "demo"),
+        );
     });
 
     it("ManagedApi needs the cluster's CIDRs and an Endpoints service name; MeshMutualTls seed edits the mesh ConfigMap", async () => {
@@ -209,8 +295,8 @@ describe("package components on their own (a shop, not bookinfo)", function () {
                 err = e as Error;
             }
         });
-        expect(err?.message).to.include("  - serviceName = \"\": must be a Kubernetes DNS-1123 subdomain");
-        expect(err?.message).to.include("  - includeIpRanges[0] = \"10.4.0.0/33\": is not a CIDR");
+        expect(err?.message).to.include('  - serviceName = "": must be a Kubernetes DNS-1123 subdomain');
+        expect(err?.message).to.include('  - includeIpRanges[0] = "10.4.0.0/33": is not a CIDR');
         const { all } = await registered(() => {
             new MeshMutualTls("mtls", { scope: MutualTlsScope.Mesh, apiProfile: ApiProfileName.Seed, meshNamespace: "mesh" });
         });
@@ -221,7 +307,9 @@ describe("package components on their own (a shop, not bookinfo)", function () {
             new MeshMutualTls("mtls", { apiProfile: ApiProfileName.Seed, namespaces: ["shop", "shop-data"] });
         });
         expect(scoped.all.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic"))).to.deep.equal([]);
-        const pas = scoped.all.filter((r) => r.inputs?.kind === "PeerAuthentication").map((r) => [r.inputs.metadata.namespace, r.inputs.metadata.name, r.inputs.spec]);
+        const pas = scoped.all
+            .filter((r) => r.inputs?.kind === "PeerAuthentication")
+            .map((r) => [r.inputs.metadata.namespace, r.inputs.metadata.name, r.inputs.spec]);
         const spec = { selector: { matchLabels: { "app.kubernetes.io/part-of": "mesh-ratelimit" } }, mtls: { mode: "STRICT" } };
         expect(pas).to.deep.equal([
             ["shop", "mesh-ratelimit-mtls", spec],
@@ -239,8 +327,8 @@ describe("package components on their own (a shop, not bookinfo)", function () {
             }
         });
         expect(all).to.deep.equal([]);
-        expect(err?.message).to.include('  - port = 70000: must be a port number from 1 to 65535');
-        expect(err?.message).to.include('  - bucket = 0: must be a whole number');
+        expect(err?.message).to.include("  - port = 70000: must be a port number from 1 to 65535");
+        expect(err?.message).to.include("  - bucket = 0: must be a whole number");
         expect(err?.message).to.include('  - fillInterval = "10ms": must be a protobuf duration of at least 0.05s');
     });
 });

@@ -61,15 +61,20 @@ describe("component package: schema from Pulumi's analyzer", function () {
         expect(rule.required).to.have.members(["name", "requestsPerUnit", "unit"]);
         expect(schema.types["mesh-ratelimit:index:LimitUnit"].enum.map((e: any) => e.value)).to.deep.equal(["second", "minute", "hour", "day"]);
         expect(schema.types["mesh-ratelimit:index:PathKeyMode"].enum.map((e: any) => e.value)).to.deep.equal(["url-path", "literal"]);
-        expect(schema.types["mesh-ratelimit:index:GatewayTargetArgs"].properties.selector).to.deep.include({ type: "object", additionalProperties: { type: "string", plain: true } });
+        expect(schema.types["mesh-ratelimit:index:GatewayTargetArgs"].properties.selector).to.deep.include({
+            type: "object",
+            additionalProperties: { type: "string", plain: true },
+        });
         expect(r.properties.filterNames).to.deep.include({ type: "array" });
         expect(r.properties.grpcAddress.type).to.equal("string");
     });
 
     it("every input has a description (the Args interface is the manual)", () => {
         const missing: string[] = [];
-        for (const [token, r] of Object.entries<any>(schema.resources)) for (const [k, p] of Object.entries<any>(r.inputProperties ?? {})) if (!p.description) missing.push(`${token}.${k}`);
-        for (const [token, t] of Object.entries<any>(schema.types)) for (const [k, p] of Object.entries<any>(t.properties ?? {})) if (!p.description) missing.push(`${token}.${k}`);
+        for (const [token, r] of Object.entries<any>(schema.resources))
+            for (const [k, p] of Object.entries<any>(r.inputProperties ?? {})) if (!p.description) missing.push(`${token}.${k}`);
+        for (const [token, t] of Object.entries<any>(schema.types))
+            for (const [k, p] of Object.entries<any>(t.properties ?? {})) if (!p.description) missing.push(`${token}.${k}`);
         expect(missing).to.deep.equal([]);
     });
 
@@ -105,7 +110,12 @@ describe("component package: the plugin folder", () => {
 
     it("importing the entry registers no resource and reads no stack config", async () => {
         const registered: string[] = [];
-        await pulumi.runtime.setMocks({ newResource: (a) => (registered.push(a.type), { id: "x", state: a.inputs }), call: (a) => a.inputs }, "mesh-ratelimit", "import-check", false);
+        await pulumi.runtime.setMocks(
+            { newResource: (a) => (registered.push(a.type), { id: "x", state: a.inputs }), call: (a) => a.inputs },
+            "mesh-ratelimit",
+            "import-check",
+            false,
+        );
         pulumi.runtime.setAllConfig({ "mesh-ratelimit:variant": "not-a-variant" });
         for (const k of Object.keys(require.cache)) if (k.includes(`${path.sep}components${path.sep}index.ts`)) delete require.cache[k];
         const mod = require(path.join(ROOT, "components", "index.ts"));

@@ -9,7 +9,21 @@ import { expect } from "chai";
 import { DEV, Rendered, render } from "./helpers";
 
 /** Capabilities `baseline` allows adding (the container runtime's default set). */
-const BASELINE_CAPS = ["AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD", "NET_BIND_SERVICE", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"];
+const BASELINE_CAPS = [
+    "AUDIT_WRITE",
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "FOWNER",
+    "FSETID",
+    "KILL",
+    "MKNOD",
+    "NET_BIND_SERVICE",
+    "SETFCAP",
+    "SETGID",
+    "SETPCAP",
+    "SETUID",
+    "SYS_CHROOT",
+];
 /** Volume types `restricted` allows. */
 const RESTRICTED_VOLUMES = ["configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim", "projected", "secret"];
 
@@ -54,20 +68,26 @@ export function restrictedViolations(pod: any, only?: string[]): string[] {
     return out;
 }
 
-const podSpecs = (r: Rendered) => r.objects.filter((o) => o.kind === "Deployment").map((d: any) => ({ name: d.metadata.name as string, ns: d.metadata.namespace as string, pod: d.spec.template.spec }));
+const podSpecs = (r: Rendered) =>
+    r.objects
+        .filter((o) => o.kind === "Deployment")
+        .map((d: any) => ({ name: d.metadata.name as string, ns: d.metadata.namespace as string, pod: d.spec.template.spec }));
 
 describe("Pod Security Standards, resources and availability of the stack's workloads", function () {
     this.timeout(120_000);
 
     it("the checker can fail: an unhardened pod violates restricted, a privileged one baseline", function () {
         const plain = { containers: [{ name: "c", image: "x" }] };
-        expect(restrictedViolations(plain)).to.include.members(["c: allowPrivilegeEscalation not false", "c: does not drop ALL capabilities", "c: runAsNonRoot not true", "c: seccomp profile unset"]);
-        expect(baselineViolations(plain)).to.deep.equal([]);
-        expect(baselineViolations({ hostNetwork: true, containers: [{ name: "c", securityContext: { privileged: true, capabilities: { add: ["NET_ADMIN"] } } }] })).to.deep.equal([
-            "hostNetwork",
-            "c: privileged",
-            "c: adds capability NET_ADMIN",
+        expect(restrictedViolations(plain)).to.include.members([
+            "c: allowPrivilegeEscalation not false",
+            "c: does not drop ALL capabilities",
+            "c: runAsNonRoot not true",
+            "c: seccomp profile unset",
         ]);
+        expect(baselineViolations(plain)).to.deep.equal([]);
+        expect(
+            baselineViolations({ hostNetwork: true, containers: [{ name: "c", securityContext: { privileged: true, capabilities: { add: ["NET_ADMIN"] } } }] }),
+        ).to.deep.equal(["hostNetwork", "c: privileged", "c: adds capability NET_ADMIN"]);
     });
 
     for (const variant of ["A", "B"] as const) {
@@ -75,7 +95,17 @@ describe("Pod Security Standards, resources and availability of the stack's work
             it(`variant ${variant}, ${apiProfile}: every pod but ESP's meets restricted; ESP's meets baseline and its echo container restricted`, async function () {
                 const r = await render({ variant, apiProfile });
                 const pods = podSpecs(r);
-                expect(pods.map((p) => p.name).sort()).to.deep.equal(["details-v1", "esp-echo", "productpage-v1", "ratelimit", "ratings-v1", "redis", "reviews-v1", "reviews-v2", "reviews-v3"]);
+                expect(pods.map((p) => p.name).sort()).to.deep.equal([
+                    "details-v1",
+                    "esp-echo",
+                    "productpage-v1",
+                    "ratelimit",
+                    "ratings-v1",
+                    "redis",
+                    "reviews-v1",
+                    "reviews-v2",
+                    "reviews-v3",
+                ]);
                 for (const p of pods) {
                     if (p.name === "esp-echo") {
                         expect(baselineViolations(p.pod), p.name).to.deep.equal([]);
@@ -95,7 +125,8 @@ describe("Pod Security Standards, resources and availability of the stack's work
         const uid = (name: string) => r.get("Deployment", name).spec.template.spec.securityContext;
         expect(uid("ratelimit")).to.include({ runAsUser: 65532, runAsNonRoot: true });
         expect(uid("redis")).to.include({ runAsUser: 10001, runAsGroup: 10001, fsGroup: 10001 });
-        for (const d of ["details-v1", "ratings-v1", "reviews-v1", "reviews-v2", "reviews-v3", "productpage-v1"]) expect(uid(d)).to.include({ runAsUser: 1000 });
+        for (const d of ["details-v1", "ratings-v1", "reviews-v1", "reviews-v2", "reviews-v3", "productpage-v1"])
+            expect(uid(d)).to.include({ runAsUser: 1000 });
     });
 
     it("read-only root filesystem everywhere but ESP; the writable paths are emptyDirs (Redis /data, reviews' Liberty output and /tmp)", async function () {
@@ -111,7 +142,11 @@ describe("Pod Security Standards, resources and availability of the stack's work
                 }
             }
         }
-        const mounts = (d: string) => r.get("Deployment", d).spec.template.spec.containers[0].volumeMounts.map((m: any) => m.mountPath).sort();
+        const mounts = (d: string) =>
+            r
+                .get("Deployment", d)
+                .spec.template.spec.containers[0].volumeMounts.map((m: any) => m.mountPath)
+                .sort();
         expect(mounts("redis")).to.deep.equal(["/data"]);
         expect(mounts("reviews-v2")).to.deep.equal(["/opt/ibm/wlp/output", "/tmp"]);
         expect(r.get("Deployment", "reviews-v2").spec.template.spec.containers[0].env).to.deep.equal([{ name: "LOG_DIR", value: "/tmp/logs" }]);
@@ -123,7 +158,8 @@ describe("Pod Security Standards, resources and availability of the stack's work
         for (const { name, pod } of podSpecs(r)) {
             for (const c of pod.containers) {
                 n++;
-                for (const side of ["requests", "limits"]) for (const res of ["cpu", "memory"]) expect(c.resources?.[side]?.[res], `${name}/${c.name} ${side}.${res}`).to.be.a("string");
+                for (const side of ["requests", "limits"])
+                    for (const res of ["cpu", "memory"]) expect(c.resources?.[side]?.[res], `${name}/${c.name} ${side}.${res}`).to.be.a("string");
             }
         }
         expect(n).to.equal(10);
@@ -144,7 +180,10 @@ describe("Pod Security Standards, resources and availability of the stack's work
 
     it("managedApiNamespace moves ESP, its Service and Ingress (only those, and a mutual TLS policy for them) to a namespace of their own", async function () {
         const r = await render({ overrides: { managedApiNamespace: "esp" } });
-        const inEsp = r.objects.filter((o) => o.metadata.namespace === "esp").map((o) => `${o.kind}/${o.metadata.name}`).sort();
+        const inEsp = r.objects
+            .filter((o) => o.metadata.namespace === "esp")
+            .map((o) => `${o.kind}/${o.metadata.name}`)
+            .sort();
         // ESP's namespace also gets the stack's workload-level mutual TLS policy.
         expect(inEsp).to.deep.equal(["Deployment/esp-echo", "Ingress/simple-ingress", "PeerAuthentication/mesh-ratelimit-mtls", "Service/esp-echo"]);
         const dflt = await render();

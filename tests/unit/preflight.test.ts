@@ -81,17 +81,71 @@ describe("shared objects: which fixed-name objects outside the stack's namespace
 describe("shared objects: the decision table", () => {
     const table: { name: string; live: LiveObject[]; ingressClass?: string; peerAuth?: string; ic: boolean; pa: boolean; error?: RegExp }[] = [
         { name: "cluster lacks everything", live: [], ingressClass: "create", peerAuth: "create", ic: true, pa: true },
-        { name: "IngressClass istio for Istio, someone else's", live: [ingressClass("istio", "istio.io/ingress-controller")], ingressClass: "leave", ic: false, pa: true },
-        { name: "IngressClass istio created by this stack", live: [ingressClass("istio", "istio.io/ingress-controller", OURS)], ingressClass: "manage", ic: true, pa: true },
-        { name: "IngressClass istio of another controller", live: [ingressClass("istio", "k8s.io/ingress-nginx")], ic: false, pa: true, error: /IngressClass istio already exists with controller 'k8s\.io\/ingress-nginx'/ },
-        { name: "an IngressClass of another name is irrelevant", live: [ingressClass("nginx", "k8s.io/ingress-nginx")], ingressClass: "create", ic: true, pa: true },
+        {
+            name: "IngressClass istio for Istio, someone else's",
+            live: [ingressClass("istio", "istio.io/ingress-controller")],
+            ingressClass: "leave",
+            ic: false,
+            pa: true,
+        },
+        {
+            name: "IngressClass istio created by this stack",
+            live: [ingressClass("istio", "istio.io/ingress-controller", OURS)],
+            ingressClass: "manage",
+            ic: true,
+            pa: true,
+        },
+        {
+            name: "IngressClass istio of another controller",
+            live: [ingressClass("istio", "k8s.io/ingress-nginx")],
+            ic: false,
+            pa: true,
+            error: /IngressClass istio already exists with controller 'k8s\.io\/ingress-nginx'/,
+        },
+        {
+            name: "an IngressClass of another name is irrelevant",
+            live: [ingressClass("nginx", "k8s.io/ingress-nginx")],
+            ingressClass: "create",
+            ic: true,
+            pa: true,
+        },
         { name: "PeerAuthentication default STRICT, someone else's", live: [peerAuth({ mtls: { mode: "STRICT" } })], peerAuth: "leave", ic: true, pa: false },
-        { name: "PeerAuthentication default created by this stack", live: [peerAuth({ mtls: { mode: "STRICT" } }, OURS)], peerAuth: "manage", ic: true, pa: true },
-        { name: "PeerAuthentication default PERMISSIVE", live: [peerAuth({ mtls: { mode: "PERMISSIVE" } })], ic: true, pa: false, error: /PeerAuthentication istio-system\/default already exists with mtls\.mode PERMISSIVE/ },
+        {
+            name: "PeerAuthentication default created by this stack",
+            live: [peerAuth({ mtls: { mode: "STRICT" } }, OURS)],
+            peerAuth: "manage",
+            ic: true,
+            pa: true,
+        },
+        {
+            name: "PeerAuthentication default PERMISSIVE",
+            live: [peerAuth({ mtls: { mode: "PERMISSIVE" } })],
+            ic: true,
+            pa: false,
+            error: /PeerAuthentication istio-system\/default already exists with mtls\.mode PERMISSIVE/,
+        },
         { name: "PeerAuthentication default without a mode", live: [peerAuth({})], ic: true, pa: false, error: /mtls\.mode unset/ },
-        { name: "PeerAuthentication default STRICT but with a selector", live: [peerAuth({ selector: { matchLabels: { app: "x" } }, mtls: { mode: "STRICT" } })], ic: true, pa: false, error: /not mesh-wide/ },
-        { name: "PeerAuthentication default in another namespace is irrelevant", live: [peerAuth({ mtls: { mode: "PERMISSIVE" } }, undefined, "other")], peerAuth: "create", ic: true, pa: true },
-        { name: "EnvoyFilter filter-ratelimit from Istio's rate-limit task", live: [envoyFilter("filter-ratelimit")], ic: true, pa: true, error: /EnvoyFilter istio-system\/filter-ratelimit already exists and was not created by this stack/ },
+        {
+            name: "PeerAuthentication default STRICT but with a selector",
+            live: [peerAuth({ selector: { matchLabels: { app: "x" } }, mtls: { mode: "STRICT" } })],
+            ic: true,
+            pa: false,
+            error: /not mesh-wide/,
+        },
+        {
+            name: "PeerAuthentication default in another namespace is irrelevant",
+            live: [peerAuth({ mtls: { mode: "PERMISSIVE" } }, undefined, "other")],
+            peerAuth: "create",
+            ic: true,
+            pa: true,
+        },
+        {
+            name: "EnvoyFilter filter-ratelimit from Istio's rate-limit task",
+            live: [envoyFilter("filter-ratelimit")],
+            ic: true,
+            pa: true,
+            error: /EnvoyFilter istio-system\/filter-ratelimit already exists and was not created by this stack/,
+        },
         { name: "EnvoyFilter filter-ratelimit of this stack", live: [envoyFilter("filter-ratelimit", OURS)], ingressClass: "create", ic: true, pa: true },
     ];
     for (const c of table) {
@@ -112,7 +166,11 @@ describe("shared objects: the decision table", () => {
     }
 
     it("every problem names the object and a fix; the fix never modifies the object silently", () => {
-        const plan = planSharedObjects(settings(), [ingressClass("istio", "example.com/other"), peerAuth({ mtls: { mode: "PERMISSIVE" } }), envoyFilter("filter-ratelimit-svc")]);
+        const plan = planSharedObjects(settings(), [
+            ingressClass("istio", "example.com/other"),
+            peerAuth({ mtls: { mode: "PERMISSIVE" } }),
+            envoyFilter("filter-ratelimit-svc"),
+        ]);
         expect(plan.problems.map((p) => p.key)).to.deep.equal(["ingressClassName", "mutualTls", "meshNamespace"]);
         expect(plan.problems[0].fix).to.match(/pulumi config set ingressClassName /);
         expect(plan.problems[1].fix).to.match(/kubectl -n istio-system patch peerauthentication default .*STRICT.*pulumi config set mutualTls false/);
@@ -176,7 +234,9 @@ describe("shared objects: what the program registers for each answer of the clus
     it("IngressClass present with another controller: ConfigError before any registration", async () => {
         const { seen, error } = await run([ingressClass("istio", "k8s.io/ingress-nginx")]);
         expect(error).to.be.instanceOf(ConfigError);
-        expect((error as Error).message).to.match(/mesh-ratelimit:ingressClassName = "istio": IngressClass istio already exists with controller 'k8s\.io\/ingress-nginx'/);
+        expect((error as Error).message).to.match(
+            /mesh-ratelimit:ingressClassName = "istio": IngressClass istio already exists with controller 'k8s\.io\/ingress-nginx'/,
+        );
         expect((error as Error).message).to.match(/fix: pulumi config set ingressClassName/);
         expect(seen).to.deep.equal([]);
     });
@@ -190,7 +250,9 @@ describe("shared objects: what the program registers for each answer of the clus
         const { kinds, reports, error } = await run([peerAuth({ mtls: { mode: "STRICT" } })]);
         expect(error).to.equal(undefined);
         expect(kinds("PeerAuthentication")).to.deep.equal([]);
-        expect(reports.join("\n")).to.match(/PeerAuthentication istio-system\/default: already exists with mtls\.mode STRICT .*never changes or deletes this one/);
+        expect(reports.join("\n")).to.match(
+            /PeerAuthentication istio-system\/default: already exists with mtls\.mode STRICT .*never changes or deletes this one/,
+        );
         // Everything else is still deployed.
         expect(kinds("EnvoyFilter")).to.have.length(4);
     });
@@ -233,14 +295,26 @@ describe("shared objects: what the program registers for each answer of the clus
 
 describe("reach: the gateway filters reach only the stack's gateway; mesh-wide mutual TLS policies seen at preview", function () {
     this.timeout(60_000);
-    const pod = (namespace: string, name: string): LiveObject => ({ apiVersion: "v1", kind: "Pod", metadata: { name, namespace, labels: { istio: "ingressgateway" } } });
-    const pa = (name: string, spec: any, namespace = "istio-system"): LiveObject => ({ apiVersion: "security.istio.io/v1", kind: "PeerAuthentication", metadata: { name, namespace }, spec });
+    const pod = (namespace: string, name: string): LiveObject => ({
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name, namespace, labels: { istio: "ingressgateway" } },
+    });
+    const pa = (name: string, spec: any, namespace = "istio-system"): LiveObject => ({
+        apiVersion: "security.istio.io/v1",
+        kind: "PeerAuthentication",
+        metadata: { name, namespace },
+        spec,
+    });
     const OURS_GW = pod("istio-system", "istio-ingressgateway-7d9f-abcde");
     const reach = (over: Record<string, string>, gatewayPods: LiveObject[], peerAuthentications: LiveObject[] = []) =>
         planMeshReach(resolveSettings({ ...DEV, ...over }), { gatewayPods, peerAuthentications });
 
     it("asks for the selector's pods in every namespace and the root namespace's policies", () => {
-        expect(meshReachQuery(resolveSettings({ ...DEV, gatewaySelector: "app=edge", meshNamespace: "mesh-root" }))).to.deep.equal({ gatewaySelector: "app=edge", meshNamespace: "mesh-root" });
+        expect(meshReachQuery(resolveSettings({ ...DEV, gatewaySelector: "app=edge", meshNamespace: "mesh-root" }))).to.deep.equal({
+            gatewaySelector: "app=edge",
+            meshNamespace: "mesh-root",
+        });
     });
 
     it("only the stack's gateway pods: nothing to say", () => {
@@ -268,7 +342,9 @@ describe("reach: the gateway filters reach only the stack's gateway; mesh-wide m
     it("no gateway pod in gatewayNamespace: a message, not a refusal", () => {
         const r = reach({}, []);
         expect(r.problems).to.deep.equal([]);
-        expect(r.messages).to.deep.equal(["no pod labelled istio=ingressgateway runs in istio-system (gatewayNamespace): the gateway limits apply once the gateway's pods run there"]);
+        expect(r.messages).to.deep.equal([
+            "no pod labelled istio=ingressgateway runs in istio-system (gatewayNamespace): the gateway limits apply once the gateway's pods run there",
+        ]);
     });
 
     it("a mesh-wide policy under another name: seen at preview; refused only when the stack would add its own mesh-wide one", () => {
@@ -286,22 +362,34 @@ describe("reach: the gateway filters reach only the stack's gateway; mesh-wide m
         // `default` itself is the shared-object decision's (planSharedObjects), not repeated here.
         expect(reach({ mutualTlsScope: "mesh" }, [OURS_GW], [pa("default", { mtls: { mode: "STRICT" } })]).problems).to.deep.equal([]);
         // A selector makes a policy workload-level, not mesh-wide; one in another namespace is a namespace's.
-        expect(reach({ mutualTlsScope: "mesh" }, [OURS_GW], [pa("x", { selector: { matchLabels: { a: "b" } } }), pa("y", {}, "team-b")]).problems).to.deep.equal([]);
+        expect(
+            reach({ mutualTlsScope: "mesh" }, [OURS_GW], [pa("x", { selector: { matchLabels: { a: "b" } } }), pa("y", {}, "team-b")]).problems,
+        ).to.deep.equal([]);
     });
 
     it("the program stops before registering anything when the reach check refuses", async () => {
         const seen: Registration[] = [];
         let error: unknown;
         try {
-            await registerProgram({ base: { ...DEV }, meshReach: { gatewayPods: [OURS_GW, pod("team-b", "gw")], peerAuthentications: [] }, onRegister: (r) => seen.push(r) });
+            await registerProgram({
+                base: { ...DEV },
+                meshReach: { gatewayPods: [OURS_GW, pod("team-b", "gw")], peerAuthentications: [] },
+                onRegister: (r) => seen.push(r),
+            });
         } catch (e) {
             error = e;
         }
         expect(error).to.be.instanceOf(ConfigError);
-        expect((error as Error).message).to.match(/mesh-ratelimit:gatewaySelector = "istio=ingressgateway": also selects gateway pods outside istio-system: team-b \(gw\)/);
+        expect((error as Error).message).to.match(
+            /mesh-ratelimit:gatewaySelector = "istio=ingressgateway": also selects gateway pods outside istio-system: team-b \(gw\)/,
+        );
         expect(seen).to.deep.equal([]);
         const reports: string[] = [];
-        await registerProgram({ base: { ...DEV }, meshReach: { gatewayPods: [OURS_GW], peerAuthentications: [pa("legacy", { mtls: { mode: "PERMISSIVE" } })] }, onReport: (m) => reports.push(m) });
+        await registerProgram({
+            base: { ...DEV },
+            meshReach: { gatewayPods: [OURS_GW], peerAuthentications: [pa("legacy", { mtls: { mode: "PERMISSIVE" } })] },
+            onReport: (m) => reports.push(m),
+        });
         expect(reports.some((m) => m.startsWith("mesh-wide PeerAuthentication in istio-system: legacy (PERMISSIVE)"))).to.equal(true);
     });
 });

@@ -101,7 +101,20 @@ describe("limits table", () => {
 
 describe("render CLI arguments", () => {
     it("maps flags to config keys", () => {
-        const { opts, out } = parseArgs(["--variant", "B", "--profile", "seed", "--local-placement", "single-route", "--port-mode", "tcp", "--set", "catchAllLimit=5", "--out", "x"]);
+        const { opts, out } = parseArgs([
+            "--variant",
+            "B",
+            "--profile",
+            "seed",
+            "--local-placement",
+            "single-route",
+            "--port-mode",
+            "tcp",
+            "--set",
+            "catchAllLimit=5",
+            "--out",
+            "x",
+        ]);
         expect(out).to.equal("x");
         expect(opts.overrides).to.deep.equal({ variant: "B", apiProfile: "seed", localPlacement: "single-route", espPortMode: "tcp", catchAllLimit: "5" });
     });

@@ -22,7 +22,16 @@ describe("Redis choices: config -> REDIS_* environment", () => {
     });
 
     it("external: SINGLE at the named address, password from the named Secret key, TLS with a mounted CA", () => {
-        const m = asMap(envOf({ redisMode: "external", redisAddress: "redis.cache.svc.cluster.local:6380", redisPasswordSecret: "cache-auth", redisPasswordSecretKey: "pw", redisTls: "true", redisTlsCaSecret: "cache-ca" }));
+        const m = asMap(
+            envOf({
+                redisMode: "external",
+                redisAddress: "redis.cache.svc.cluster.local:6380",
+                redisPasswordSecret: "cache-auth",
+                redisPasswordSecretKey: "pw",
+                redisTls: "true",
+                redisTlsCaSecret: "cache-ca",
+            }),
+        );
         expect(m).to.deep.equal({
             REDIS_TYPE: "SINGLE",
             REDIS_URL: "redis.cache.svc.cluster.local:6380",
@@ -38,7 +47,15 @@ describe("Redis choices: config -> REDIS_* environment", () => {
     });
 
     it("sentinel: SENTINEL, REDIS_URL '<master>,<sentinel>,...', Sentinel password separate from the servers'", () => {
-        const m = asMap(envOf({ redisMode: "sentinel", redisAddress: "s0:26379, s1:26379,s2:26379", redisSentinelMaster: "mymaster", redisPasswordSecret: "redis-pw", redisSentinelPasswordSecret: "sentinel-pw" }));
+        const m = asMap(
+            envOf({
+                redisMode: "sentinel",
+                redisAddress: "s0:26379, s1:26379,s2:26379",
+                redisSentinelMaster: "mymaster",
+                redisPasswordSecret: "redis-pw",
+                redisSentinelPasswordSecret: "sentinel-pw",
+            }),
+        );
         expect(m.REDIS_TYPE).to.equal("SENTINEL");
         expect(m.REDIS_URL).to.equal("mymaster,s0:26379,s1:26379,s2:26379");
         expect(m.REDIS_AUTH).to.deep.equal({ secretKeyRef: { name: "redis-pw", key: "password" } });
@@ -54,7 +71,13 @@ describe("Redis choices: config -> REDIS_* environment", () => {
 
     it("withRedisConnection replaces exactly the Redis variables and keeps the others in place", () => {
         const c = resolveSettings({ ...DEV, redisMode: "cluster", redisAddress: "n0:6379" }).redis;
-        const before = [{ name: "A", value: "1" }, { name: "REDIS_TYPE", value: "SINGLE" }, { name: "REDIS_URL", value: "x:1" }, { name: "REDIS_AUTH", valueFrom: {} }, { name: "B", value: "2" }];
+        const before = [
+            { name: "A", value: "1" },
+            { name: "REDIS_TYPE", value: "SINGLE" },
+            { name: "REDIS_URL", value: "x:1" },
+            { name: "REDIS_AUTH", valueFrom: {} },
+            { name: "B", value: "2" },
+        ];
         expect(withRedisConnection(before, c, "x:1", AUTH).map((e) => e.name)).to.deep.equal(["A", "REDIS_TYPE", "REDIS_URL", "B"]);
     });
 
@@ -65,10 +88,21 @@ describe("Redis choices: config -> REDIS_* environment", () => {
 });
 
 describe("Redis choices in the render", () => {
-    const redisObjects = (objects: any[]) => objects.filter((o) => o.metadata?.labels?.["app.kubernetes.io/component"] === "redis").map((o) => `${o.kind}/${o.metadata.name}`).sort();
+    const redisObjects = (objects: any[]) =>
+        objects
+            .filter((o) => o.metadata?.labels?.["app.kubernetes.io/component"] === "redis")
+            .map((o) => `${o.kind}/${o.metadata.name}`)
+            .sort();
 
     it("in-cluster (default) renders the Redis Deployment, Service, password Secret, ServiceAccount and who may reach it", async () => {
-        expect(redisObjects((await render()).objects)).to.deep.equal(["AuthorizationPolicy/redis-from-ratelimit", "Deployment/redis", "NetworkPolicy/redis-from-ratelimit", "Secret/redis-auth", "Service/redis", "ServiceAccount/redis"]);
+        expect(redisObjects((await render()).objects)).to.deep.equal([
+            "AuthorizationPolicy/redis-from-ratelimit",
+            "Deployment/redis",
+            "NetworkPolicy/redis-from-ratelimit",
+            "Secret/redis-auth",
+            "Service/redis",
+            "ServiceAccount/redis",
+        ]);
     });
 
     for (const [mode, set] of [

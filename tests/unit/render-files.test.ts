@@ -32,7 +32,10 @@ describe("render output folder", () => {
         const out = path.join(tmp, "new", "out");
         writeRender([cm("a"), cm("b")], out, opts());
         const listed = JSON.parse(fs.readFileSync(path.join(out, MANIFEST), "utf8")).files;
-        const onDisk = fs.readdirSync(out).filter((f) => f !== MANIFEST).sort();
+        const onDisk = fs
+            .readdirSync(out)
+            .filter((f) => f !== MANIFEST)
+            .sort();
         expect(onDisk).to.include.members(["all.yaml", "configmap_default_a.yaml", "configmap_default_b.yaml"]);
         expect(listed).to.deep.equal(onDisk);
     });
@@ -112,7 +115,10 @@ describe("render output folder", () => {
     });
 
     it("rendered/ (the default --out) is ignored by git", () => {
-        const ignore = fs.readFileSync(path.join(REPO, ".gitignore"), "utf8").split("\n").map((l) => l.trim());
+        const ignore = fs
+            .readFileSync(path.join(REPO, ".gitignore"), "utf8")
+            .split("\n")
+            .map((l) => l.trim());
         expect(ignore).to.include("rendered/");
     });
 });
@@ -131,20 +137,34 @@ describe("rendered files mark what cannot be applied as written", function () {
     const meshPatch: K8sObject = {
         apiVersion: "v1",
         kind: "ConfigMap",
-        metadata: { name: "istio", namespace: "istio-system", annotations: { "mesh-ratelimit/patch": "sets the top-level line 'authPolicy: MUTUAL_TLS' inside data.mesh" } },
+        metadata: {
+            name: "istio",
+            namespace: "istio-system",
+            annotations: { "mesh-ratelimit/patch": "sets the top-level line 'authPolicy: MUTUAL_TLS' inside data.mesh" },
+        },
         data: { mesh: "authPolicy: MUTUAL_TLS\n" },
     };
-    const realSecret: K8sObject = { apiVersion: "v1", kind: "Secret", metadata: { name: "given", namespace: "default" }, stringData: { password: "typed-by-the-user" } };
+    const realSecret: K8sObject = {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "given", namespace: "default" },
+        stringData: { password: "typed-by-the-user" },
+    };
 
     it("placeholders and patches go to not-appliable/ with a header; all.yaml holds only the rest and says what it lacks", () => {
         const r = writeRender([cm("a"), secret, meshPatch, realSecret], tmp, opts());
-        expect(r.held.map((h) => h.file).sort()).to.deep.equal(["not-appliable/configmap_istio-system_istio.yaml", "not-appliable/secret_default_redis-auth.yaml"]);
+        expect(r.held.map((h) => h.file).sort()).to.deep.equal([
+            "not-appliable/configmap_istio-system_istio.yaml",
+            "not-appliable/secret_default_redis-auth.yaml",
+        ]);
         const all = fs.readFileSync(path.join(tmp, "all.yaml"), "utf8");
         const docs = parseAllDocuments(all).map((d) => d.toJS());
         expect(docs.map((d) => `${d.kind}/${d.metadata.name}`)).to.deep.equal(["ConfigMap/a", "Secret/given"]);
         expect(all).not.to.contain(REDACTED);
         expect(all).to.match(/^# .*every object that applies as written \(2\)/);
-        expect(all).to.match(/NOT in this file \(not-appliable\/\)[\s\S]*Secret default\/redis-auth: create it yourself: kubectl -n default create secret generic redis-auth --from-literal=password=/);
+        expect(all).to.match(
+            /NOT in this file \(not-appliable\/\)[\s\S]*Secret default\/redis-auth: create it yourself: kubectl -n default create secret generic redis-auth --from-literal=password=/,
+        );
         expect(all).to.match(/ConfigMap istio-system\/istio: add the line 'authPolicy: MUTUAL_TLS' to data\.mesh/);
         const s = fs.readFileSync(path.join(tmp, "not-appliable/secret_default_redis-auth.yaml"), "utf8");
         expect(s).to.match(/^# NOT APPLIABLE AS WRITTEN: Secret default\/redis-auth holds PLACEHOLDER values \(stringData\.password\)/);
@@ -164,10 +184,14 @@ describe("rendered files mark what cannot be applied as written", function () {
     });
 
     it("the real seed render holds back exactly its Secret and, with mesh-wide mutual TLS, its mesh ConfigMap edit", async () => {
-        const scoped = writeRender(toObjects((await registerProgram({ apiProfile: "seed" })).registrations), tmp, opts()).held.map((h) => `${h.object.kind}/${h.object.metadata.namespace}/${h.object.metadata.name}`);
+        const scoped = writeRender(toObjects((await registerProgram({ apiProfile: "seed" })).registrations), tmp, opts()).held.map(
+            (h) => `${h.object.kind}/${h.object.metadata.namespace}/${h.object.metadata.name}`,
+        );
         expect(scoped).to.deep.equal(["Secret/default/redis-auth"]);
         const { registrations } = await registerProgram({ apiProfile: "seed", overrides: { mutualTlsScope: "mesh" } });
-        const held = writeRender(toObjects(registrations), tmp, opts()).held.map((h) => `${h.object.kind}/${h.object.metadata.namespace}/${h.object.metadata.name}`);
+        const held = writeRender(toObjects(registrations), tmp, opts()).held.map(
+            (h) => `${h.object.kind}/${h.object.metadata.namespace}/${h.object.metadata.name}`,
+        );
         expect(held.sort()).to.deep.equal(["ConfigMap/istio-system/istio", "Secret/default/redis-auth"]);
     });
 });

@@ -43,22 +43,37 @@ describe("rules: table of rules → actions and config entries", () => {
     const table: { rule: RateLimitRuleArgs; actions: unknown[]; config: unknown }[] = [
         {
             rule: { name: "login", path: { exact: "/login" }, requestsPerUnit: 5, unit: M },
-            actions: [{ header_value_match: { descriptor_key: "rule", descriptor_value: "login", headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: "(?:/login)(?:\\?.*)?" } }] } }],
+            actions: [
+                {
+                    header_value_match: {
+                        descriptor_key: "rule",
+                        descriptor_value: "login",
+                        headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: "(?:/login)(?:\\?.*)?" } }],
+                    },
+                },
+            ],
             config: { key: "rule", value: "login", rate_limit: { unit: "minute", requests_per_unit: 5 } },
         },
         {
             rule: { name: "beta", header: { name: "x-beta", value: "1" }, requestsPerUnit: 3, unit: LimitUnit.Second, shadow: true },
-            actions: [{ header_value_match: { descriptor_key: "rule", descriptor_value: "beta", headers: [{ name: "x-beta", string_match: { exact: "1" } }] } }],
+            actions: [
+                { header_value_match: { descriptor_key: "rule", descriptor_value: "beta", headers: [{ name: "x-beta", string_match: { exact: "1" } }] } },
+            ],
             config: { key: "rule", value: "beta", rate_limit: { unit: "second", requests_per_unit: 3 }, shadow_mode: true },
         },
         {
             rule: { name: "has-token", header: { name: "authorization" }, requestsPerUnit: 50, unit: M },
-            actions: [{ header_value_match: { descriptor_key: "rule", descriptor_value: "has-token", headers: [{ name: "authorization", present_match: true }] } }],
+            actions: [
+                { header_value_match: { descriptor_key: "rule", descriptor_value: "has-token", headers: [{ name: "authorization", present_match: true }] } },
+            ],
             config: { key: "rule", value: "has-token", rate_limit: { unit: "minute", requests_per_unit: 50 } },
         },
         {
             rule: { name: "per-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 10, unit: LimitUnit.Hour },
-            actions: [{ generic_key: { descriptor_key: "rule", descriptor_value: "per-key" } }, { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key" } }],
+            actions: [
+                { generic_key: { descriptor_key: "rule", descriptor_value: "per-key" } },
+                { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key" } },
+            ],
             config: { key: "rule", value: "per-key", descriptors: [{ key: "x-api-key", rate_limit: { unit: "hour", requests_per_unit: 10 } }] },
         },
         {
@@ -69,15 +84,29 @@ describe("rules: table of rules → actions and config entries", () => {
         {
             rule: { name: "login-per-client", path: { prefix: "/login" }, perClientAddress: true, requestsPerUnit: 2, unit: M },
             actions: [
-                { header_value_match: { descriptor_key: "rule", descriptor_value: "login-per-client", headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: "/login(?:[/?].*)?" } }] } },
+                {
+                    header_value_match: {
+                        descriptor_key: "rule",
+                        descriptor_value: "login-per-client",
+                        headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: "/login(?:[/?].*)?" } }],
+                    },
+                },
                 { remote_address: {} },
             ],
             config: { key: "rule", value: "login-per-client", descriptors: [{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 2 } }] },
         },
         {
             rule: { name: "key-per-client", header: { name: "x-api-key", perValue: true }, perClientAddress: true, requestsPerUnit: 1, unit: LimitUnit.Day },
-            actions: [{ generic_key: { descriptor_key: "rule", descriptor_value: "key-per-client" } }, { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key" } }, { remote_address: {} }],
-            config: { key: "rule", value: "key-per-client", descriptors: [{ key: "x-api-key", descriptors: [{ key: "remote_address", rate_limit: { unit: "day", requests_per_unit: 1 } }] }] },
+            actions: [
+                { generic_key: { descriptor_key: "rule", descriptor_value: "key-per-client" } },
+                { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key" } },
+                { remote_address: {} },
+            ],
+            config: {
+                key: "rule",
+                value: "key-per-client",
+                descriptors: [{ key: "x-api-key", descriptors: [{ key: "remote_address", rate_limit: { unit: "day", requests_per_unit: 1 } }] }],
+            },
         },
         {
             rule: { name: "everything", requestsPerUnit: 1000, unit: LimitUnit.Second },
@@ -99,7 +128,13 @@ describe("rules: table of rules → actions and config entries", () => {
         const c = compileGlobalLimits({
             rules: [
                 { name: "orders", route: { name: "orders", virtualHost: "*:80" }, requestsPerUnit: 5, unit: M },
-                { name: "orders-post", route: { name: "orders", virtualHost: "*:80" }, header: { name: ":method", value: "POST" }, requestsPerUnit: 1, unit: M },
+                {
+                    name: "orders-post",
+                    route: { name: "orders", virtualHost: "*:80" },
+                    header: { name: ":method", value: "POST" },
+                    requestsPerUnit: 1,
+                    unit: M,
+                },
                 { name: "any-vh", route: { name: "cart" }, requestsPerUnit: 7, unit: M },
             ],
         });
@@ -117,7 +152,18 @@ describe("rules: table of rules → actions and config entries", () => {
             rules: [{ name: "r", header: { name: "x" }, requestsPerUnit: 1, unit: M }],
         });
         expect(c.vhostRateLimits[0]).to.deep.equal({
-            actions: [{ extension: { name: "envoy.rate_limit_descriptors.expr", typed_config: { "@type": "type.googleapis.com/envoy.extensions.rate_limit_descriptors.expr.v3.Descriptor", descriptor_key: "PATH", text: "request.url_path" } } }],
+            actions: [
+                {
+                    extension: {
+                        name: "envoy.rate_limit_descriptors.expr",
+                        typed_config: {
+                            "@type": "type.googleapis.com/envoy.extensions.rate_limit_descriptors.expr.v3.Descriptor",
+                            descriptor_key: "PATH",
+                            text: "request.url_path",
+                        },
+                    },
+                },
+            ],
         });
         expect(c.configDescriptors.map((d) => `${d.key}=${d.value ?? "*"}`)).to.deep.equal(["PATH=/cart", "rule=r", "PATH=*"]);
     });
@@ -126,39 +172,74 @@ describe("rules: table of rules → actions and config entries", () => {
 describe("rules: validation names the field, the value and the fix", () => {
     const problemsOf = (rules: unknown[], extra: object = {}) => compileGlobalLimits({ rules: rules as RateLimitRuleArgs[], ...extra }).problems;
     const cases: [string, unknown[], string, RegExp][] = [
-        ["two path kinds", [{ name: "a", path: { exact: "/a", prefix: "/b" }, requestsPerUnit: 1, unit: M }], "rules[0].path", /exactly one of exact, prefix, regex \(has exact, prefix\)/],
+        [
+            "two path kinds",
+            [{ name: "a", path: { exact: "/a", prefix: "/b" }, requestsPerUnit: 1, unit: M }],
+            "rules[0].path",
+            /exactly one of exact, prefix, regex \(has exact, prefix\)/,
+        ],
         ["prefix without /", [{ name: "a", path: { prefix: "api" }, requestsPerUnit: 1, unit: M }], "rules[0].path.prefix", /starting with '\/'/],
-        ["exact with a query", [{ name: "a", path: { exact: "/a?x=1" }, requestsPerUnit: 1, unit: M }], "rules[0].path.exact", /without spaces, query or fragment/],
+        [
+            "exact with a query",
+            [{ name: "a", path: { exact: "/a?x=1" }, requestsPerUnit: 1, unit: M }],
+            "rules[0].path.exact",
+            /without spaces, query or fragment/,
+        ],
         ["bad regex", [{ name: "a", path: { regex: "/a(" }, requestsPerUnit: 1, unit: M }], "rules[0].path.regex", /not a valid RE2/],
         ["unit", [{ name: "a", requestsPerUnit: 1, unit: "minutes" }], "rules[0].unit", /must be one of second, minute, hour, day/],
         ["zero requests", [{ name: "a", requestsPerUnit: 0, unit: M }], "rules[0].requestsPerUnit", /at least 1/],
         ["fractional requests", [{ name: "a", requestsPerUnit: 1.5, unit: M }], "rules[0].requestsPerUnit", /whole number/],
         ["upper-case header", [{ name: "a", header: { name: "X-Key" }, requestsPerUnit: 1, unit: M }], "rules[0].header.name", /lower-case/],
         [":path header", [{ name: "a", header: { name: ":path" }, requestsPerUnit: 1, unit: M }], "rules[0].header.name", /query string/],
-        ["value and perValue", [{ name: "a", header: { name: "x", value: "1", perValue: true }, requestsPerUnit: 1, unit: M }], "rules[0].header.perValue", /cannot be combined/],
+        [
+            "value and perValue",
+            [{ name: "a", header: { name: "x", value: "1", perValue: true }, requestsPerUnit: 1, unit: M }],
+            "rules[0].header.perValue",
+            /cannot be combined/,
+        ],
         ["name with a slash", [{ name: "/a", requestsPerUnit: 1, unit: M }], "rules[0].name", /letters, digits/],
         ["route without name", [{ name: "a", route: { name: "" }, requestsPerUnit: 1, unit: M }], "rules[0].route.name", /must name a route/],
     ];
     for (const [name, rules, field, text] of cases) {
         it(name, () => {
             const p = problemsOf(rules);
-            expect(p.map((x) => x.field), JSON.stringify(p)).to.include(field);
+            expect(
+                p.map((x) => x.field),
+                JSON.stringify(p),
+            ).to.include(field);
             const hit = p.find((x) => x.field === field)!;
             expect(hit.problem).to.match(text);
             expect(hit.fix).to.be.a("string").and.not.equal("");
         });
     }
     it("duplicate names: the second rule is named, its index in the path", () => {
-        const p = problemsOf([{ name: "a", requestsPerUnit: 1, unit: M }, { name: "b", requestsPerUnit: 1, unit: M }, { name: "a", requestsPerUnit: 2, unit: M }]);
+        const p = problemsOf([
+            { name: "a", requestsPerUnit: 1, unit: M },
+            { name: "b", requestsPerUnit: 1, unit: M },
+            { name: "a", requestsPerUnit: 2, unit: M },
+        ]);
         expect(p.map((x) => x.field)).to.deep.equal(["rules[2].name"]);
     });
     it("every problem is reported at once, and an invalid rule emits nothing", () => {
-        const c = compileGlobalLimits({ rules: [{ name: "ok", requestsPerUnit: 1, unit: M }, { name: "bad", path: { prefix: "x" }, requestsPerUnit: 0, unit: M }] as RateLimitRuleArgs[] });
+        const c = compileGlobalLimits({
+            rules: [
+                { name: "ok", requestsPerUnit: 1, unit: M },
+                { name: "bad", path: { prefix: "x" }, requestsPerUnit: 0, unit: M },
+            ] as RateLimitRuleArgs[],
+        });
         expect(c.problems.map((x) => x.field)).to.deep.equal(["rules[1].path.prefix", "rules[1].requestsPerUnit"]);
         expect(c.configDescriptors.map((d) => d.value)).to.deep.equal(["ok"]);
     });
     it("per-path: duplicate paths and a path with a query are refused", () => {
-        const p = compileGlobalLimits({ perPath: { paths: [{ path: "/a", requestsPerUnit: 1, unit: M }, { path: "/a", requestsPerUnit: 2, unit: M }, { path: "/b?x", requestsPerUnit: 1, unit: M }] } }).problems;
+        const p = compileGlobalLimits({
+            perPath: {
+                paths: [
+                    { path: "/a", requestsPerUnit: 1, unit: M },
+                    { path: "/a", requestsPerUnit: 2, unit: M },
+                    { path: "/b?x", requestsPerUnit: 1, unit: M },
+                ],
+            },
+        }).problems;
         expect(p.map((x) => x.field)).to.deep.equal(["perPath.paths[1].path", "perPath.paths[2].path"]);
     });
 });
@@ -167,45 +248,290 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
     const R = (extra: object) => ({ name: "a", requestsPerUnit: 1, unit: M, ...extra });
     const MINUTE_FIX = 'use LimitUnit.Minute ("minute") or another LimitUnit';
     const cases: [string, Parameters<typeof compileGlobalLimits>[0], RuleProblem[]][] = [
-        ["a rule that is not an object (and nothing else is checked for it)", { rules: [null, R({ name: "b" })] as any }, [{ field: "rules[0]", value: null, problem: "must be an object", fix: "give { name, requestsPerUnit, unit, ... }" }]],
-        ["a name with a space", { rules: [R({ name: "a b" })] }, [{ field: "rules[0].name", value: "a b", problem: "must be a non-empty name of letters, digits, '_', '.', '-' (it is the descriptor value)", fix: 'name it e.g. "rule-0"' }]],
-        ["a name used twice", { rules: [R({}), R({})] }, [{ field: "rules[1].name", value: "a", problem: "is used by another rule; the service would merge their counters", fix: "give every rule a distinct name" }]],
-        ["path: null", { rules: [R({ path: null })] as any }, [{ field: "rules[0].path", value: null, problem: "needs exactly one of exact, prefix, regex (has none)", fix: "keep one of them" }]],
-        ["path: {}", { rules: [R({ path: {} })] }, [{ field: "rules[0].path", value: {}, problem: "needs exactly one of exact, prefix, regex (has none)", fix: "keep one of them" }]],
-        ["an empty regex", { rules: [R({ path: { regex: "" } })] }, [{ field: "rules[0].path.regex", value: "", problem: "is not a valid RE2 regular expression (empty)", fix: 'write an RE2 expression matching the whole path, e.g. "/items/[0-9]+"' }]],
-        ["a regex that is not a string", { rules: [R({ path: { regex: 7 } })] as any }, [{ field: "rules[0].path.regex", value: 7, problem: "is not a valid RE2 regular expression (empty)", fix: 'write an RE2 expression matching the whole path, e.g. "/items/[0-9]+"' }]],
-        ["a path with leading slashes and a query: the fix keeps one slash and drops the query", { rules: [R({ path: { exact: "//x?y" } })] }, [{ field: "rules[0].path.exact", value: "//x?y", problem: "must be a path starting with '/', without spaces, query or fragment", fix: 'use e.g. "/x"' }]],
-        ["header: null", { rules: [R({ header: null })] as any }, [{ field: "rules[0].header.name", value: undefined, problem: "must be a lower-case HTTP header name", fix: 'use "x-api-key"' }]],
-        ["a header name with capitals and a trailing space: the fix is its lower-case, trimmed form", { rules: [R({ header: { name: "X-Key " } })] }, [{ field: "rules[0].header.name", value: "X-Key ", problem: "must be a lower-case HTTP header name", fix: 'use "x-key"' }]],
-        ["a header name that cannot be fixed by lower-casing", { rules: [R({ header: { name: "x key" } })] }, [{ field: "rules[0].header.name", value: "x key", problem: "must be a lower-case HTTP header name", fix: 'use "x-api-key"' }]],
-        ["an empty header value", { rules: [R({ header: { name: "x-a", value: "" } })] }, [{ field: "rules[0].header.value", value: "", problem: "must be a non-empty string", fix: "omit value to match on presence, or give the exact value" }]],
-        ["a header value that is not a string", { rules: [R({ header: { name: "x-a", value: 1 } })] as any }, [{ field: "rules[0].header.value", value: 1, problem: "must be a non-empty string", fix: "omit value to match on presence, or give the exact value" }]],
-        ["value with perValue", { rules: [R({ header: { name: "x-a", value: "1", perValue: true } })] }, [{ field: "rules[0].header.perValue", value: true, problem: "cannot be combined with header.value (one fixed value has one counter)", fix: "remove value, or set perValue to false" }]],
-        ["perClientAddress not a boolean", { rules: [R({ perClientAddress: "yes" })] as any }, [{ field: "rules[0].perClientAddress", value: "yes", problem: "must be true or false", fix: "set perClientAddress to true or false" }]],
-        ["route: null", { rules: [R({ route: null })] as any }, [{ field: "rules[0].route.name", value: undefined, problem: "must name a route (VirtualService http[].name)", fix: "set route.name to the route's name, or remove route" }]],
-        ["shadow not a boolean", { rules: [R({ shadow: "yes" })] as any }, [{ field: "rules[0].shadow", value: "yes", problem: "must be true or false", fix: "set shadow to true (observe only) or false" }]],
-        ["a missing limit", { rules: [{ name: "a" }] as any }, [
-            { field: "rules[0].requestsPerUnit", value: undefined, problem: "must be a whole number of at least 1", fix: "set requestsPerUnit to e.g. 100" },
-            { field: "rules[0].unit", value: undefined, problem: "must be one of second, minute, hour, day", fix: MINUTE_FIX },
-        ]],
-        ["pathKey unknown", { rules: [R({})], pathKey: "query" as PathKeyMode }, [{ field: "pathKey", value: "query", problem: "must be one of url-path, literal", fix: 'use PathKeyMode.UrlPath ("url-path")' }]],
-        ["ruleKey empty", { rules: [R({})], ruleKey: "" }, [{ field: "ruleKey", value: "", problem: "must be a non-empty descriptor key of letters, digits, '_', '.', '-'", fix: 'use "rule"' }]],
-        ["ruleKey with a space", { rules: [R({})], ruleKey: "my key" }, [{ field: "ruleKey", value: "my key", problem: "must be a non-empty descriptor key of letters, digits, '_', '.', '-'", fix: 'use "rule"' }]],
-        ["rules not a list", { rules: "a" as any }, [{ field: "rules", value: "a", problem: "must be a list of rules", fix: "give [] or a list of { name, requestsPerUnit, unit, ... }" }]],
-        ["perPath.descriptorKey empty", { perPath: { descriptorKey: "", eachPath: { requestsPerUnit: 1, unit: M } } }, [{ field: "perPath.descriptorKey", value: "", problem: "must be a non-empty descriptor key", fix: 'use "PATH"' }]],
-        ["perPath.descriptorKey with a space", { perPath: { descriptorKey: "a b", eachPath: { requestsPerUnit: 1, unit: M } } }, [{ field: "perPath.descriptorKey", value: "a b", problem: "must be a non-empty descriptor key", fix: 'use "PATH"' }]],
-        ["perPath without paths or eachPath", { perPath: {} }, [{ field: "perPath", value: {}, problem: "limits nothing (no paths and no eachPath)", fix: "give paths and/or eachPath, or remove perPath" }]],
-        ["perPath with an empty path list", { perPath: { paths: [] } }, [{ field: "perPath", value: { paths: [] }, problem: "limits nothing (no paths and no eachPath)", fix: "give paths and/or eachPath, or remove perPath" }]],
-        ["a per-path entry that is null", { perPath: { paths: [null] } } as any, [
-            { field: "perPath.paths[0].path", value: undefined, problem: "must be a path starting with '/', without spaces, query or fragment", fix: 'use e.g. "/"' },
-            { field: "perPath.paths[0].requestsPerUnit", value: undefined, problem: "must be a whole number of at least 1", fix: "set requestsPerUnit to e.g. 100" },
-            { field: "perPath.paths[0].unit", value: undefined, problem: "must be one of second, minute, hour, day", fix: MINUTE_FIX },
-        ]],
-        ["a per-path entry twice", { perPath: { paths: [{ path: "/a", requestsPerUnit: 1, unit: M }, { path: "/a", requestsPerUnit: 2, unit: M }] } }, [{ field: "perPath.paths[1].path", value: "/a", problem: "appears twice; the service rejects duplicate descriptors", fix: "remove one of the two entries" }]],
-        ["a bad eachPath limit", { perPath: { eachPath: { requestsPerUnit: 0, unit: M } } }, [{ field: "perPath.eachPath.requestsPerUnit", value: 0, problem: "must be a whole number of at least 1", fix: "set requestsPerUnit to e.g. 100" }]],
-        ["ruleKey equal to the per-path key with a nested rule", { rules: [R({ perClientAddress: true })], ruleKey: "PATH", perPath: { eachPath: { requestsPerUnit: 1, unit: M } } }, [{ field: "ruleKey", value: "PATH", problem: "equals perPath.descriptorKey, so rule 'a' (nested descriptors) would share the key with the per-path counters", fix: 'use a different ruleKey, e.g. "rule"' }]],
-        ["ruleKey equal to the per-path key with a header-per-value rule (reported once)", { rules: [R({ header: { name: "x-a", perValue: true } }), R({ name: "b", perClientAddress: true })], ruleKey: "PATH", perPath: { eachPath: { requestsPerUnit: 1, unit: M } } }, [{ field: "ruleKey", value: "PATH", problem: "equals perPath.descriptorKey, so rule 'a' (nested descriptors) would share the key with the per-path counters", fix: 'use a different ruleKey, e.g. "rule"' }]],
-        ["ruleKey equal to the per-path key with flat rules only: allowed", { rules: [R({ path: { exact: "/x" } })], ruleKey: "PATH", perPath: { eachPath: { requestsPerUnit: 1, unit: M } } }, []],
+        [
+            "a rule that is not an object (and nothing else is checked for it)",
+            { rules: [null, R({ name: "b" })] as any },
+            [{ field: "rules[0]", value: null, problem: "must be an object", fix: "give { name, requestsPerUnit, unit, ... }" }],
+        ],
+        [
+            "a name with a space",
+            { rules: [R({ name: "a b" })] },
+            [
+                {
+                    field: "rules[0].name",
+                    value: "a b",
+                    problem: "must be a non-empty name of letters, digits, '_', '.', '-' (it is the descriptor value)",
+                    fix: 'name it e.g. "rule-0"',
+                },
+            ],
+        ],
+        [
+            "a name used twice",
+            { rules: [R({}), R({})] },
+            [
+                {
+                    field: "rules[1].name",
+                    value: "a",
+                    problem: "is used by another rule; the service would merge their counters",
+                    fix: "give every rule a distinct name",
+                },
+            ],
+        ],
+        [
+            "path: null",
+            { rules: [R({ path: null })] as any },
+            [{ field: "rules[0].path", value: null, problem: "needs exactly one of exact, prefix, regex (has none)", fix: "keep one of them" }],
+        ],
+        [
+            "path: {}",
+            { rules: [R({ path: {} })] },
+            [{ field: "rules[0].path", value: {}, problem: "needs exactly one of exact, prefix, regex (has none)", fix: "keep one of them" }],
+        ],
+        [
+            "an empty regex",
+            { rules: [R({ path: { regex: "" } })] },
+            [
+                {
+                    field: "rules[0].path.regex",
+                    value: "",
+                    problem: "is not a valid RE2 regular expression (empty)",
+                    fix: 'write an RE2 expression matching the whole path, e.g. "/items/[0-9]+"',
+                },
+            ],
+        ],
+        [
+            "a regex that is not a string",
+            { rules: [R({ path: { regex: 7 } })] as any },
+            [
+                {
+                    field: "rules[0].path.regex",
+                    value: 7,
+                    problem: "is not a valid RE2 regular expression (empty)",
+                    fix: 'write an RE2 expression matching the whole path, e.g. "/items/[0-9]+"',
+                },
+            ],
+        ],
+        [
+            "a path with leading slashes and a query: the fix keeps one slash and drops the query",
+            { rules: [R({ path: { exact: "//x?y" } })] },
+            [
+                {
+                    field: "rules[0].path.exact",
+                    value: "//x?y",
+                    problem: "must be a path starting with '/', without spaces, query or fragment",
+                    fix: 'use e.g. "/x"',
+                },
+            ],
+        ],
+        [
+            "header: null",
+            { rules: [R({ header: null })] as any },
+            [{ field: "rules[0].header.name", value: undefined, problem: "must be a lower-case HTTP header name", fix: 'use "x-api-key"' }],
+        ],
+        [
+            "a header name with capitals and a trailing space: the fix is its lower-case, trimmed form",
+            { rules: [R({ header: { name: "X-Key " } })] },
+            [{ field: "rules[0].header.name", value: "X-Key ", problem: "must be a lower-case HTTP header name", fix: 'use "x-key"' }],
+        ],
+        [
+            "a header name that cannot be fixed by lower-casing",
+            { rules: [R({ header: { name: "x key" } })] },
+            [{ field: "rules[0].header.name", value: "x key", problem: "must be a lower-case HTTP header name", fix: 'use "x-api-key"' }],
+        ],
+        [
+            "an empty header value",
+            { rules: [R({ header: { name: "x-a", value: "" } })] },
+            [
+                {
+                    field: "rules[0].header.value",
+                    value: "",
+                    problem: "must be a non-empty string",
+                    fix: "omit value to match on presence, or give the exact value",
+                },
+            ],
+        ],
+        [
+            "a header value that is not a string",
+            { rules: [R({ header: { name: "x-a", value: 1 } })] as any },
+            [
+                {
+                    field: "rules[0].header.value",
+                    value: 1,
+                    problem: "must be a non-empty string",
+                    fix: "omit value to match on presence, or give the exact value",
+                },
+            ],
+        ],
+        [
+            "value with perValue",
+            { rules: [R({ header: { name: "x-a", value: "1", perValue: true } })] },
+            [
+                {
+                    field: "rules[0].header.perValue",
+                    value: true,
+                    problem: "cannot be combined with header.value (one fixed value has one counter)",
+                    fix: "remove value, or set perValue to false",
+                },
+            ],
+        ],
+        [
+            "perClientAddress not a boolean",
+            { rules: [R({ perClientAddress: "yes" })] as any },
+            [{ field: "rules[0].perClientAddress", value: "yes", problem: "must be true or false", fix: "set perClientAddress to true or false" }],
+        ],
+        [
+            "route: null",
+            { rules: [R({ route: null })] as any },
+            [
+                {
+                    field: "rules[0].route.name",
+                    value: undefined,
+                    problem: "must name a route (VirtualService http[].name)",
+                    fix: "set route.name to the route's name, or remove route",
+                },
+            ],
+        ],
+        [
+            "shadow not a boolean",
+            { rules: [R({ shadow: "yes" })] as any },
+            [{ field: "rules[0].shadow", value: "yes", problem: "must be true or false", fix: "set shadow to true (observe only) or false" }],
+        ],
+        [
+            "a missing limit",
+            { rules: [{ name: "a" }] as any },
+            [
+                {
+                    field: "rules[0].requestsPerUnit",
+                    value: undefined,
+                    problem: "must be a whole number of at least 1",
+                    fix: "set requestsPerUnit to e.g. 100",
+                },
+                { field: "rules[0].unit", value: undefined, problem: "must be one of second, minute, hour, day", fix: MINUTE_FIX },
+            ],
+        ],
+        [
+            "pathKey unknown",
+            { rules: [R({})], pathKey: "query" as PathKeyMode },
+            [{ field: "pathKey", value: "query", problem: "must be one of url-path, literal", fix: 'use PathKeyMode.UrlPath ("url-path")' }],
+        ],
+        [
+            "ruleKey empty",
+            { rules: [R({})], ruleKey: "" },
+            [{ field: "ruleKey", value: "", problem: "must be a non-empty descriptor key of letters, digits, '_', '.', '-'", fix: 'use "rule"' }],
+        ],
+        [
+            "ruleKey with a space",
+            { rules: [R({})], ruleKey: "my key" },
+            [{ field: "ruleKey", value: "my key", problem: "must be a non-empty descriptor key of letters, digits, '_', '.', '-'", fix: 'use "rule"' }],
+        ],
+        [
+            "rules not a list",
+            { rules: "a" as any },
+            [{ field: "rules", value: "a", problem: "must be a list of rules", fix: "give [] or a list of { name, requestsPerUnit, unit, ... }" }],
+        ],
+        [
+            "perPath.descriptorKey empty",
+            { perPath: { descriptorKey: "", eachPath: { requestsPerUnit: 1, unit: M } } },
+            [{ field: "perPath.descriptorKey", value: "", problem: "must be a non-empty descriptor key", fix: 'use "PATH"' }],
+        ],
+        [
+            "perPath.descriptorKey with a space",
+            { perPath: { descriptorKey: "a b", eachPath: { requestsPerUnit: 1, unit: M } } },
+            [{ field: "perPath.descriptorKey", value: "a b", problem: "must be a non-empty descriptor key", fix: 'use "PATH"' }],
+        ],
+        [
+            "perPath without paths or eachPath",
+            { perPath: {} },
+            [{ field: "perPath", value: {}, problem: "limits nothing (no paths and no eachPath)", fix: "give paths and/or eachPath, or remove perPath" }],
+        ],
+        [
+            "perPath with an empty path list",
+            { perPath: { paths: [] } },
+            [
+                {
+                    field: "perPath",
+                    value: { paths: [] },
+                    problem: "limits nothing (no paths and no eachPath)",
+                    fix: "give paths and/or eachPath, or remove perPath",
+                },
+            ],
+        ],
+        [
+            "a per-path entry that is null",
+            { perPath: { paths: [null] } } as any,
+            [
+                {
+                    field: "perPath.paths[0].path",
+                    value: undefined,
+                    problem: "must be a path starting with '/', without spaces, query or fragment",
+                    fix: 'use e.g. "/"',
+                },
+                {
+                    field: "perPath.paths[0].requestsPerUnit",
+                    value: undefined,
+                    problem: "must be a whole number of at least 1",
+                    fix: "set requestsPerUnit to e.g. 100",
+                },
+                { field: "perPath.paths[0].unit", value: undefined, problem: "must be one of second, minute, hour, day", fix: MINUTE_FIX },
+            ],
+        ],
+        [
+            "a per-path entry twice",
+            {
+                perPath: {
+                    paths: [
+                        { path: "/a", requestsPerUnit: 1, unit: M },
+                        { path: "/a", requestsPerUnit: 2, unit: M },
+                    ],
+                },
+            },
+            [
+                {
+                    field: "perPath.paths[1].path",
+                    value: "/a",
+                    problem: "appears twice; the service rejects duplicate descriptors",
+                    fix: "remove one of the two entries",
+                },
+            ],
+        ],
+        [
+            "a bad eachPath limit",
+            { perPath: { eachPath: { requestsPerUnit: 0, unit: M } } },
+            [{ field: "perPath.eachPath.requestsPerUnit", value: 0, problem: "must be a whole number of at least 1", fix: "set requestsPerUnit to e.g. 100" }],
+        ],
+        [
+            "ruleKey equal to the per-path key with a nested rule",
+            { rules: [R({ perClientAddress: true })], ruleKey: "PATH", perPath: { eachPath: { requestsPerUnit: 1, unit: M } } },
+            [
+                {
+                    field: "ruleKey",
+                    value: "PATH",
+                    problem: "equals perPath.descriptorKey, so rule 'a' (nested descriptors) would share the key with the per-path counters",
+                    fix: 'use a different ruleKey, e.g. "rule"',
+                },
+            ],
+        ],
+        [
+            "ruleKey equal to the per-path key with a header-per-value rule (reported once)",
+            {
+                rules: [R({ header: { name: "x-a", perValue: true } }), R({ name: "b", perClientAddress: true })],
+                ruleKey: "PATH",
+                perPath: { eachPath: { requestsPerUnit: 1, unit: M } },
+            },
+            [
+                {
+                    field: "ruleKey",
+                    value: "PATH",
+                    problem: "equals perPath.descriptorKey, so rule 'a' (nested descriptors) would share the key with the per-path counters",
+                    fix: 'use a different ruleKey, e.g. "rule"',
+                },
+            ],
+        ],
+        [
+            "ruleKey equal to the per-path key with flat rules only: allowed",
+            { rules: [R({ path: { exact: "/x" } })], ruleKey: "PATH", perPath: { eachPath: { requestsPerUnit: 1, unit: M } } },
+            [],
+        ],
         ["distinct keys with a nested rule: allowed", { rules: [R({ perClientAddress: true })], perPath: { eachPath: { requestsPerUnit: 1, unit: M } } }, []],
         ["ruleKey equal to the per-path key without perPath: allowed", { rules: [R({ perClientAddress: true })], ruleKey: "PATH" }, []],
     ];
@@ -217,7 +543,12 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
 
     it("rules on the same route share one patch; the same route name on another virtual host gets its own", () => {
         const c = compileGlobalLimits({
-            rules: [R({ name: "a", route: { name: "r", virtualHost: "*:80" } }), R({ name: "b", route: { name: "r", virtualHost: "*:80" } }), R({ name: "c", route: { name: "r", virtualHost: "*:8080" } }), R({ name: "d", route: { name: "s", virtualHost: "*:80" } })],
+            rules: [
+                R({ name: "a", route: { name: "r", virtualHost: "*:80" } }),
+                R({ name: "b", route: { name: "r", virtualHost: "*:80" } }),
+                R({ name: "c", route: { name: "r", virtualHost: "*:8080" } }),
+                R({ name: "d", route: { name: "s", virtualHost: "*:80" } }),
+            ],
         });
         expect(c.routePatches.map((p) => [p.virtualHost, p.route, p.rateLimits.length])).to.deep.equal([
             ["*:80", "r", 2],
@@ -245,10 +576,20 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
 
 /** A user's setup that is not bookinfo: a shop behind its own gateway on port 80. */
 export function shopObjects(rules: RateLimitRuleArgs[]): K8sObject[] {
-    const plan = planGlobalRateLimit({ domain: "shop", gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] }, namespace: "shop", rules });
+    const plan = planGlobalRateLimit({
+        domain: "shop",
+        gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] },
+        namespace: "shop",
+        rules,
+    });
     expect(plan.problems).to.deep.equal([]);
     return [
-        { apiVersion: "networking.istio.io/v1beta1", kind: "Gateway", metadata: { name: "shop-gw", namespace: "shop" }, spec: { selector: { app: "shop-gateway" }, servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] } },
+        {
+            apiVersion: "networking.istio.io/v1beta1",
+            kind: "Gateway",
+            metadata: { name: "shop-gw", namespace: "shop" },
+            spec: { selector: { app: "shop-gateway" }, servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] },
+        },
         {
             apiVersion: "networking.istio.io/v1beta1",
             kind: "VirtualService",
@@ -262,7 +603,12 @@ export function shopObjects(rules: RateLimitRuleArgs[]): K8sObject[] {
                 ],
             },
         },
-        ...plan.filters.map((f) => ({ apiVersion: "networking.istio.io/v1alpha3", kind: "EnvoyFilter", metadata: { name: f.name, namespace: f.namespace }, spec: f.spec })),
+        ...plan.filters.map((f) => ({
+            apiVersion: "networking.istio.io/v1alpha3",
+            kind: "EnvoyFilter",
+            metadata: { name: f.name, namespace: f.namespace },
+            spec: f.spec,
+        })),
         { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ratelimit-config", namespace: "shop" }, data: { "config.yaml": plan.configYaml } },
     ] as K8sObject[];
 }
@@ -285,7 +631,10 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
         m = gatewayModel(shopObjects(SHOP_RULES));
     });
     const hits = (p: string, headers: Record<string, string> = {}, clientAddress = "198.51.100.7") =>
-        explainWith(m, p, { headers, clientAddress }).descriptors.map((d) => `${d.entries.map((e) => `${e.key}=${e.value}`).join(",")} -> ${d.limit ? `${d.limit.requestsPerUnit}/${d.limit.unit}${d.limit.shadow ? " shadow" : ""}` : "none"}`);
+        explainWith(m, p, { headers, clientAddress }).descriptors.map(
+            (d) =>
+                `${d.entries.map((e) => `${e.key}=${e.value}`).join(",")} -> ${d.limit ? `${d.limit.requestsPerUnit}/${d.limit.unit}${d.limit.shadow ? " shadow" : ""}` : "none"}`,
+        );
 
     it("the model reads the user's Gateway, VirtualService and the component's filters and config", () => {
         expect(m.domain).to.equal("shop");
@@ -298,7 +647,10 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
 
     it("/login per client: with any query, each client its own counter", () => {
         for (const q of ["", "?next=/x", "?a=1&b=2", `?pad=${"x".repeat(3000)}`]) {
-            expect(hits(`/login${q}`), q).to.deep.equal(["rule=login-per-client,remote_address=198.51.100.7 -> 5/minute", "rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+            expect(hits(`/login${q}`), q).to.deep.equal([
+                "rule=login-per-client,remote_address=198.51.100.7 -> 5/minute",
+                "rule=per-client,remote_address=198.51.100.7 -> 300/minute",
+            ]);
         }
         const b1 = explainWith(m, "/login", { clientAddress: "198.51.100.7" }).descriptors[0].bucket;
         const b2 = explainWith(m, "/login", { clientAddress: "203.0.113.9" }).descriptors[0].bucket;
@@ -315,7 +667,10 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
     });
 
     it("a header rule counts only requests that carry the header, each value apart; the others keep theirs", () => {
-        expect(hits("/", { "x-api-key": "k1" })).to.deep.equal(["rule=per-api-key,x-api-key=k1 -> 20/minute", "rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+        expect(hits("/", { "x-api-key": "k1" })).to.deep.equal([
+            "rule=per-api-key,x-api-key=k1 -> 20/minute",
+            "rule=per-client,remote_address=198.51.100.7 -> 300/minute",
+        ]);
         const k1 = explainWith(m, "/", { headers: { "x-api-key": "k1" } }).descriptors[0].bucket;
         const k2 = explainWith(m, "/", { headers: { "x-api-key": "k2" } }).descriptors[0].bucket;
         expect(k1).to.not.equal(k2);
@@ -353,7 +708,11 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
                 {
                     domain: "shop",
                     descriptors: [
-                        { key: "rule", value: "login-per-client", descriptors: [{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 5 } }] },
+                        {
+                            key: "rule",
+                            value: "login-per-client",
+                            descriptors: [{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 5 } }],
+                        },
                         { key: "rule", value: "search", rate_limit: { unit: "minute", requests_per_unit: 100 } },
                         { key: "rule", value: "items", rate_limit: { unit: "minute", requests_per_unit: 50 } },
                         { key: "rule", value: "per-api-key", descriptors: [{ key: "x-api-key", rate_limit: { unit: "minute", requests_per_unit: 20 } }] },

@@ -129,7 +129,9 @@ describe("settings: fix styles and error text", () => {
         expect(PULUMI_FIX.rename("varient", "variant", "B")).to.equal("pulumi config rm varient && pulumi config set variant 'B'");
         expect(PULUMI_FIX.rename("servicelabel", "serviceLabel", "a b")).to.equal("pulumi config rm servicelabel && pulumi config set serviceLabel 'a b'");
         // 'it's' would be an unterminated quote in the shell: the fix could not even be pasted.
-        expect(PULUMI_FIX.rename("servicelabel", "serviceLabel", "it's")).to.equal(`pulumi config rm servicelabel && pulumi config set serviceLabel 'it'\\''s'`);
+        expect(PULUMI_FIX.rename("servicelabel", "serviceLabel", "it's")).to.equal(
+            `pulumi config rm servicelabel && pulumi config set serviceLabel 'it'\\''s'`,
+        );
     });
 
     it("problem(): a fixed text has no fixWith; a style function is phrased for pulumi and kept", () => {
@@ -138,7 +140,13 @@ describe("settings: fix styles and error text", () => {
         expect(fixed).not.to.have.property("fixWith");
         const f = (s: FixStyle) => `${s.rm("apiLimit")}, or ${s.set("variant", "A")}`;
         const styled = problem("apiLimit", undefined, "only A", f);
-        expect(styled).to.deep.equal({ key: "apiLimit", value: undefined, problem: "only A", fix: "pulumi config rm apiLimit, or pulumi config set variant A", fixWith: f });
+        expect(styled).to.deep.equal({
+            key: "apiLimit",
+            value: undefined,
+            problem: "only A",
+            fix: "pulumi config rm apiLimit, or pulumi config set variant A",
+            fixWith: f,
+        });
         expect(styled.fixWith!(STYLE)).to.equal("RM apiLimit, or SET variant=A");
     });
 
@@ -151,7 +159,10 @@ describe("settings: fix styles and error text", () => {
     });
 
     it("formatProblems: several problems, an unset value and a value with quotes", () => {
-        const text = formatProblems([P("espServiceName", undefined, "is required", "set it"), P("domain", 'a"b\\c', "bad chars", "pulumi config set domain abc")]);
+        const text = formatProblems([
+            P("espServiceName", undefined, "is required", "set it"),
+            P("domain", 'a"b\\c', "bad chars", "pulumi config set domain abc"),
+        ]);
         expect(text).to.equal(
             "invalid stack configuration (2 problems); nothing was created:\n" +
                 "  - mesh-ratelimit:espServiceName = (not set): is required\n" +
@@ -165,9 +176,13 @@ describe("settings: fix styles and error text", () => {
         const styled = problem("unit", "weeks", "bad unit", (s) => s.set("unit", "minute"));
         const fixed = problem("descriptors", "[]", "empty", "remove one");
         expect(formatProblems([styled, fixed], STYLE)).to.equal(
-            "H(2)\n" + `  - mesh-ratelimit:unit = "weeks": bad unit\n    fix: SET unit=minute\n` + `  - mesh-ratelimit:descriptors = "[]": empty\n    fix: remove one`,
+            "H(2)\n" +
+                `  - mesh-ratelimit:unit = "weeks": bad unit\n    fix: SET unit=minute\n` +
+                `  - mesh-ratelimit:descriptors = "[]": empty\n    fix: remove one`,
         );
-        expect(formatProblems([styled])).to.equal(`invalid stack configuration (1 problem); nothing was created:\n  - mesh-ratelimit:unit = "weeks": bad unit\n    fix: pulumi config set unit minute`);
+        expect(formatProblems([styled])).to.equal(
+            `invalid stack configuration (1 problem); nothing was created:\n  - mesh-ratelimit:unit = "weeks": bad unit\n    fix: pulumi config set unit minute`,
+        );
     });
 
     it("ConfigError: a RunError (no stack trace from the CLI) whose message is the formatted problems", () => {
@@ -177,7 +192,9 @@ describe("settings: fix styles and error text", () => {
         expect(err).to.be.instanceOf(Error);
         expect(err.name).to.equal("ConfigError");
         expect(err.problems).to.equal(problems);
-        expect(err.message).to.equal(`invalid stack configuration (1 problem); nothing was created:\n  - mesh-ratelimit:unit = "weeks": bad unit\n    fix: pulumi config set unit minute`);
+        expect(err.message).to.equal(
+            `invalid stack configuration (1 problem); nothing was created:\n  - mesh-ratelimit:unit = "weeks": bad unit\n    fix: pulumi config set unit minute`,
+        );
     });
 
     it("the README's example error, word for word", () => {
@@ -295,7 +312,10 @@ describe("settings: rawConfigFromAll", () => {
             P("varient", "B", "unknown configuration key", "did you mean 'variant'? pulumi config rm varient && pulumi config set variant 'B'"),
             P("frobnicate", "5", "unknown configuration key", "pulumi config rm frobnicate (see the README for the list of keys)"),
         ]);
-        expect(unknown.map((p) => p.fixWith!(STYLE))).to.deep.equal(["did you mean 'variant'? MV varient->variant=B", "RM frobnicate (see the README for the list of keys)"]);
+        expect(unknown.map((p) => p.fixWith!(STYLE))).to.deep.equal([
+            "did you mean 'variant'? MV varient->variant=B",
+            "RM frobnicate (see the README for the list of keys)",
+        ]);
     });
 });
 
@@ -338,7 +358,21 @@ describe("settings: small validators", () => {
 
     it("isCidr: IPv4 with prefix 0..32, octets 0..255 without leading zeros", () => {
         for (const ok of ["0.0.0.0/0", "10.4.0.0/14", "10.4.0.0/9", "255.255.255.255/32", "192.168.1.1/32"]) expect(isCidr(ok), ok).to.equal(true);
-        for (const bad of ["10.4.0.0/33", "10.4.0.0/100", "256.0.0.0/8", "10.04.0.0/8", "010.4.0.0/8", "10.4.0/8", "10.4.0.0.0/8", "10.4.0.0", "10.4.0.0/", "/8", "10.4.0.0/14/1", "pods/14", ""]) {
+        for (const bad of [
+            "10.4.0.0/33",
+            "10.4.0.0/100",
+            "256.0.0.0/8",
+            "10.04.0.0/8",
+            "010.4.0.0/8",
+            "10.4.0/8",
+            "10.4.0.0.0/8",
+            "10.4.0.0",
+            "10.4.0.0/",
+            "/8",
+            "10.4.0.0/14/1",
+            "pods/14",
+            "",
+        ]) {
             expect(isCidr(bad), bad).to.equal(false);
         }
     });
@@ -354,7 +388,8 @@ describe("settings: small validators", () => {
     });
 
     it("isCidr: IPv6 with prefix 0..128", () => {
-        for (const ok of ["fd00::/8", "FD00::/8", "::/0", "::1/128", "2001:db8::/32", "1:2:3:4:5:6:7:8/64", "1:2:3:4:5:6:7::/112"]) expect(isCidr(ok), ok).to.equal(true);
+        for (const ok of ["fd00::/8", "FD00::/8", "::/0", "::1/128", "2001:db8::/32", "1:2:3:4:5:6:7:8/64", "1:2:3:4:5:6:7::/112"])
+            expect(isCidr(ok), ok).to.equal(true);
         for (const bad of ["::/129", "1::2::3/64", "fd00::g/8", "fe80::1%eth0/64"]) expect(isCidr(bad), bad).to.equal(false);
     });
 
@@ -473,15 +508,47 @@ const s = (k: string, v: string) => `pulumi config set ${k} ${v}`;
 const READER_CASES: Case[] = [
     // oneOf: the closest allowed value, the value as given (trimmed)
     { name: "variant ' b ' (case)", set: { variant: " b " }, problems: [P("variant", "b", "must be one of 'A', 'B'", s("variant", "B"))] },
-    { name: "variant C: A is assumed, so apiLimit stays allowed", set: { variant: "C", apiLimit: "3" }, problems: [P("variant", "C", "must be one of 'A', 'B'", s("variant", "A"))] },
+    {
+        name: "variant C: A is assumed, so apiLimit stays allowed",
+        set: { variant: "C", apiLimit: "3" },
+        problems: [P("variant", "C", "must be one of 'A', 'B'", s("variant", "A"))],
+    },
     { name: "apiProfile SEED", set: { apiProfile: "SEED" }, problems: [P("apiProfile", "SEED", "must be one of 'current', 'seed'", s("apiProfile", "seed"))] },
-    { name: "unit Minutes", set: { unit: "Minutes" }, problems: [P("unit", "Minutes", "must be one of 'second', 'minute', 'hour', 'day'", s("unit", "minute"))] },
-    { name: "pathKey url_path", set: { pathKey: "url_path" }, problems: [P("pathKey", "url_path", "must be one of 'url-path', 'literal'", s("pathKey", "url-path"))] },
-    { name: "pathKey LITERAL", set: { pathKey: "LITERAL" }, problems: [P("pathKey", "LITERAL", "must be one of 'url-path', 'literal'", s("pathKey", "literal"))] },
-    { name: "log level warning", set: { ratelimitLogLevel: "warning" }, problems: [P("ratelimitLogLevel", "warning", "must be one of 'warn', 'debug', 'info', 'error'", s("ratelimitLogLevel", "warn"))] },
-    { name: "log level ERROR", set: { ratelimitLogLevel: "ERROR" }, problems: [P("ratelimitLogLevel", "ERROR", "must be one of 'warn', 'debug', 'info', 'error'", s("ratelimitLogLevel", "error"))] },
-    { name: "log level trace: the default", set: { ratelimitLogLevel: "trace" }, problems: [P("ratelimitLogLevel", "trace", "must be one of 'warn', 'debug', 'info', 'error'", s("ratelimitLogLevel", "warn"))] },
-    { name: "placement all", set: { localPlacement: "all" }, problems: [P("localPlacement", "all", "must be one of 'all-routes', 'single-route'", s("localPlacement", "all-routes"))] },
+    {
+        name: "unit Minutes",
+        set: { unit: "Minutes" },
+        problems: [P("unit", "Minutes", "must be one of 'second', 'minute', 'hour', 'day'", s("unit", "minute"))],
+    },
+    {
+        name: "pathKey url_path",
+        set: { pathKey: "url_path" },
+        problems: [P("pathKey", "url_path", "must be one of 'url-path', 'literal'", s("pathKey", "url-path"))],
+    },
+    {
+        name: "pathKey LITERAL",
+        set: { pathKey: "LITERAL" },
+        problems: [P("pathKey", "LITERAL", "must be one of 'url-path', 'literal'", s("pathKey", "literal"))],
+    },
+    {
+        name: "log level warning",
+        set: { ratelimitLogLevel: "warning" },
+        problems: [P("ratelimitLogLevel", "warning", "must be one of 'warn', 'debug', 'info', 'error'", s("ratelimitLogLevel", "warn"))],
+    },
+    {
+        name: "log level ERROR",
+        set: { ratelimitLogLevel: "ERROR" },
+        problems: [P("ratelimitLogLevel", "ERROR", "must be one of 'warn', 'debug', 'info', 'error'", s("ratelimitLogLevel", "error"))],
+    },
+    {
+        name: "log level trace: the default",
+        set: { ratelimitLogLevel: "trace" },
+        problems: [P("ratelimitLogLevel", "trace", "must be one of 'warn', 'debug', 'info', 'error'", s("ratelimitLogLevel", "warn"))],
+    },
+    {
+        name: "placement all",
+        set: { localPlacement: "all" },
+        problems: [P("localPlacement", "all", "must be one of 'all-routes', 'single-route'", s("localPlacement", "all-routes"))],
+    },
     { name: "port mode TCP", set: { espPortMode: "TCP" }, problems: [P("espPortMode", "TCP", "must be one of 'http', 'tcp'", s("espPortMode", "tcp"))] },
 
     // int: a fraction → the nearest whole number within the range; not a number → the default
@@ -492,39 +559,101 @@ const READER_CASES: Case[] = [
     { name: "port http: the default", set: { localServicePort: "http" }, problems: [P("localServicePort", "http", INT, s("localServicePort", "9080"))] },
     { name: "replicas two: the default", set: { ratelimitReplicas: "two" }, problems: [P("ratelimitReplicas", "two", INT, s("ratelimitReplicas", "2"))] },
     { name: "bucket many: the variant's default", set: { localBucket: "many" }, problems: [P("localBucket", "many", INT, s("localBucket", "4"))] },
-    { name: "cache size 1e3: the number it writes", set: { localCacheSizeInBytes: "1e3" }, problems: [P("localCacheSizeInBytes", "1e3", INT, s("localCacheSizeInBytes", "1000"))] },
+    {
+        name: "cache size 1e3: the number it writes",
+        set: { localCacheSizeInBytes: "1e3" },
+        problems: [P("localCacheSizeInBytes", "1e3", INT, s("localCacheSizeInBytes", "1000"))],
+    },
     { name: "pool size Infinity: the default", set: { redisPoolSize: "Infinity" }, problems: [P("redisPoolSize", "Infinity", INT, s("redisPoolSize", "10"))] },
-    { name: "port beyond the safe integers: the maximum", set: { gatewayPort: "99999999999999999999" }, problems: [P("gatewayPort", "99999999999999999999", INT, s("gatewayPort", "65535"))] },
+    {
+        name: "port beyond the safe integers: the maximum",
+        set: { gatewayPort: "99999999999999999999" },
+        problems: [P("gatewayPort", "99999999999999999999", INT, s("gatewayPort", "65535"))],
+    },
     { name: "limit 0", set: { limitedPathLimit: "0" }, problems: [P("limitedPathLimit", "0", "must be at least 1", s("limitedPathLimit", "1"))] },
-    { name: "pipeline limit -1", set: { redisPipelineLimit: "-1" }, problems: [P("redisPipelineLimit", "-1", "must be at least 0", s("redisPipelineLimit", "0"))] },
-    { name: "cache size -5", set: { localCacheSizeInBytes: "-5" }, problems: [P("localCacheSizeInBytes", "-5", "must be at least 0", s("localCacheSizeInBytes", "0"))] },
+    {
+        name: "pipeline limit -1",
+        set: { redisPipelineLimit: "-1" },
+        problems: [P("redisPipelineLimit", "-1", "must be at least 0", s("redisPipelineLimit", "0"))],
+    },
+    {
+        name: "cache size -5",
+        set: { localCacheSizeInBytes: "-5" },
+        problems: [P("localCacheSizeInBytes", "-5", "must be at least 0", s("localCacheSizeInBytes", "0"))],
+    },
     { name: "port 65536", set: { gatewayPort: "65536" }, problems: [P("gatewayPort", "65536", "must be between 1 and 65535", s("gatewayPort", "65535"))] },
     { name: "port 0", set: { localServicePort: "0" }, problems: [P("localServicePort", "0", "must be between 1 and 65535", s("localServicePort", "1"))] },
-    { name: "replicas 101", set: { ratelimitReplicas: "101" }, problems: [P("ratelimitReplicas", "101", "must be between 1 and 100", s("ratelimitReplicas", "100"))] },
-    { name: "bucket 1000000001", set: { localBucket: "1000000001" }, problems: [P("localBucket", "1000000001", "must be between 1 and 1000000000", s("localBucket", "1000000000"))] },
-    { name: "pool size 10001", set: { redisPoolSize: "10001" }, problems: [P("redisPoolSize", "10001", "must be between 1 and 10000", s("redisPoolSize", "10000"))] },
+    {
+        name: "replicas 101",
+        set: { ratelimitReplicas: "101" },
+        problems: [P("ratelimitReplicas", "101", "must be between 1 and 100", s("ratelimitReplicas", "100"))],
+    },
+    {
+        name: "bucket 1000000001",
+        set: { localBucket: "1000000001" },
+        problems: [P("localBucket", "1000000001", "must be between 1 and 1000000000", s("localBucket", "1000000000"))],
+    },
+    {
+        name: "pool size 10001",
+        set: { redisPoolSize: "10001" },
+        problems: [P("redisPoolSize", "10001", "must be between 1 and 10000", s("redisPoolSize", "10000"))],
+    },
     { name: "pool size 0", set: { redisPoolSize: "0" }, problems: [P("redisPoolSize", "0", "must be between 1 and 10000", s("redisPoolSize", "1"))] },
 
     // bool: yes/y/on/1 → true, no/n/off/0 → false (any case), anything else → the key's default
-    ...["yes", "Y", "ON", "1"].map((v): Case => ({ name: `shadowMode ${v}`, set: { shadowMode: v }, problems: [P("shadowMode", v, BOOL, s("shadowMode", "true"))] })),
-    ...["no", "N", "Off", "0"].map((v): Case => ({ name: `failureModeDeny ${v}`, set: { failureModeDeny: v }, problems: [P("failureModeDeny", v, BOOL, s("failureModeDeny", "false"))] })),
-    { name: "failureModeDeny maybe: its default true", set: { failureModeDeny: "maybe" }, problems: [P("failureModeDeny", "maybe", BOOL, s("failureModeDeny", "true"))] },
-    { name: "prometheus maybe: its default false", set: { ratelimitPrometheus: "Maybe" }, problems: [P("ratelimitPrometheus", "Maybe", BOOL, s("ratelimitPrometheus", "false"))] },
+    ...["yes", "Y", "ON", "1"].map((v): Case => ({
+        name: `shadowMode ${v}`,
+        set: { shadowMode: v },
+        problems: [P("shadowMode", v, BOOL, s("shadowMode", "true"))],
+    })),
+    ...["no", "N", "Off", "0"].map((v): Case => ({
+        name: `failureModeDeny ${v}`,
+        set: { failureModeDeny: v },
+        problems: [P("failureModeDeny", v, BOOL, s("failureModeDeny", "false"))],
+    })),
+    {
+        name: "failureModeDeny maybe: its default true",
+        set: { failureModeDeny: "maybe" },
+        problems: [P("failureModeDeny", "maybe", BOOL, s("failureModeDeny", "true"))],
+    },
+    {
+        name: "prometheus maybe: its default false",
+        set: { ratelimitPrometheus: "Maybe" },
+        problems: [P("ratelimitPrometheus", "Maybe", BOOL, s("ratelimitPrometheus", "false"))],
+    },
     { name: "awaitRollout 2: its default true", set: { awaitRollout: "2" }, problems: [P("awaitRollout", "2", BOOL, s("awaitRollout", "true"))] },
     {
         name: "managedApi maybe: read as its default (true), so the managed-API keys are checked as well",
         set: { managedApi: "maybe", includeIpRanges: undefined, espServiceName: undefined },
         problems: [
             P("managedApi", "maybe", BOOL, s("managedApi", "true")),
-            P("includeIpRanges", undefined, "is required: the cluster's pod and service CIDRs differ per cluster and cannot be guessed (spec 1.6)", "pulumi config set includeIpRanges 10.4.0.0/14,10.7.240.0/20   (your cluster's pod and service CIDRs), or pulumi config set managedApi false"),
-            P("espServiceName", undefined, "is required: ESP needs the Cloud Endpoints service it serves (--service)", "pulumi config set espServiceName echo-api.endpoints.MY_PROJECT.cloud.goog, or pulumi config set managedApi false"),
+            P(
+                "includeIpRanges",
+                undefined,
+                "is required: the cluster's pod and service CIDRs differ per cluster and cannot be guessed (spec 1.6)",
+                "pulumi config set includeIpRanges 10.4.0.0/14,10.7.240.0/20   (your cluster's pod and service CIDRs), or pulumi config set managedApi false",
+            ),
+            P(
+                "espServiceName",
+                undefined,
+                "is required: ESP needs the Cloud Endpoints service it serves (--service)",
+                "pulumi config set espServiceName echo-api.endpoints.MY_PROJECT.cloud.goog, or pulumi config set managedApi false",
+            ),
         ],
     },
 
     // path: a leading '/', no white space
-    { name: "limitedPath productpage", set: { limitedPath: "productpage" }, problems: [P("limitedPath", "productpage", PATH, s("limitedPath", "/productpage"))] },
+    {
+        name: "limitedPath productpage",
+        set: { limitedPath: "productpage" },
+        problems: [P("limitedPath", "productpage", PATH, s("limitedPath", "/productpage"))],
+    },
     { name: "pagePath '///a b'", set: { pagePath: "///a b" }, problems: [P("pagePath", "///a b", PATH, s("pagePath", "/ab"))] },
-    { name: "staticPrefix with a space", set: { staticPrefix: "/static files" }, problems: [P("staticPrefix", "/static files", PATH, s("staticPrefix", "/staticfiles"))] },
+    {
+        name: "staticPrefix with a space",
+        set: { staticPrefix: "/static files" },
+        problems: [P("staticPrefix", "/static files", PATH, s("staticPrefix", "/staticfiles"))],
+    },
     { name: "logoutPath with a tab", set: { logoutPath: "/log\tout" }, problems: [P("logoutPath", "/log\tout", PATH, s("logoutPath", "/logout"))] },
     { name: "loginPath 'log  in'", set: { loginPath: "log  in" }, problems: [P("loginPath", "log  in", PATH, s("loginPath", "/login"))] },
     { name: "ingressPath echo", set: { ingressPath: "echo" }, problems: [P("ingressPath", "echo", PATH, s("ingressPath", "/echo"))] },
@@ -532,23 +661,63 @@ const READER_CASES: Case[] = [
     // protoDuration: what was meant, in seconds with 's', at least the minimum
     { name: "timeout 60", set: { rateLimitTimeout: "60" }, problems: [P("rateLimitTimeout", "60", PROTO, s("rateLimitTimeout", "60s"))] },
     { name: "fill interval 1m", set: { localFillInterval: "1m" }, problems: [P("localFillInterval", "1m", PROTO, s("localFillInterval", "60s"))] },
-    { name: "fill interval 2m is 120s, not 60s", set: { localFillInterval: "2m" }, problems: [P("localFillInterval", "2m", PROTO, s("localFillInterval", "120s"))] },
-    { name: "timeout 500ms is 0.5s (the README's example), not 60s", set: { rateLimitTimeout: "500ms" }, problems: [P("rateLimitTimeout", "500ms", PROTO, s("rateLimitTimeout", "0.5s"))] },
+    {
+        name: "fill interval 2m is 120s, not 60s",
+        set: { localFillInterval: "2m" },
+        problems: [P("localFillInterval", "2m", PROTO, s("localFillInterval", "120s"))],
+    },
+    {
+        name: "timeout 500ms is 0.5s (the README's example), not 60s",
+        set: { rateLimitTimeout: "500ms" },
+        problems: [P("rateLimitTimeout", "500ms", PROTO, s("rateLimitTimeout", "0.5s"))],
+    },
     { name: "timeout 1h", set: { rateLimitTimeout: "1h" }, problems: [P("rateLimitTimeout", "1h", PROTO, s("rateLimitTimeout", "3600s"))] },
     { name: "timeout .5s", set: { rateLimitTimeout: ".5s" }, problems: [P("rateLimitTimeout", ".5s", PROTO, s("rateLimitTimeout", "0.5s"))] },
     { name: "fill interval 1.5", set: { localFillInterval: "1.5" }, problems: [P("localFillInterval", "1.5", PROTO, s("localFillInterval", "1.5s"))] },
     { name: "timeout 1.s", set: { rateLimitTimeout: "1.s" }, problems: [P("rateLimitTimeout", "1.s", PROTO, s("rateLimitTimeout", "1s"))] },
-    { name: "fill interval 0.0000000001ms: the minimum", set: { localFillInterval: "0.0000000001ms" }, problems: [P("localFillInterval", "0.0000000001ms", PROTO, s("localFillInterval", "0.05s"))] },
-    { name: "timeout too long to write in seconds: its default", set: { rateLimitTimeout: "99999999999999999999h" }, problems: [P("rateLimitTimeout", "99999999999999999999h", PROTO, s("rateLimitTimeout", "10s"))] },
+    {
+        name: "fill interval 0.0000000001ms: the minimum",
+        set: { localFillInterval: "0.0000000001ms" },
+        problems: [P("localFillInterval", "0.0000000001ms", PROTO, s("localFillInterval", "0.05s"))],
+    },
+    {
+        name: "timeout too long to write in seconds: its default",
+        set: { rateLimitTimeout: "99999999999999999999h" },
+        problems: [P("rateLimitTimeout", "99999999999999999999h", PROTO, s("rateLimitTimeout", "10s"))],
+    },
     { name: "fill interval '90 s'", set: { localFillInterval: "90 s" }, problems: [P("localFillInterval", "90 s", PROTO, s("localFillInterval", "90s"))] },
-    { name: "timeout with 10 decimals: 9 kept", set: { rateLimitTimeout: "1.0000000001s" }, problems: [P("rateLimitTimeout", "1.0000000001s", PROTO, s("rateLimitTimeout", "1s"))] },
-    { name: "fill interval 0: '0s' would be refused, the minimum", set: { localFillInterval: "0" }, problems: [P("localFillInterval", "0", PROTO, s("localFillInterval", "0.05s"))] },
+    {
+        name: "timeout with 10 decimals: 9 kept",
+        set: { rateLimitTimeout: "1.0000000001s" },
+        problems: [P("rateLimitTimeout", "1.0000000001s", PROTO, s("rateLimitTimeout", "1s"))],
+    },
+    {
+        name: "fill interval 0: '0s' would be refused, the minimum",
+        set: { localFillInterval: "0" },
+        problems: [P("localFillInterval", "0", PROTO, s("localFillInterval", "0.05s"))],
+    },
     { name: "timeout 0: the minimum", set: { rateLimitTimeout: "0" }, problems: [P("rateLimitTimeout", "0", PROTO, s("rateLimitTimeout", "0.001s"))] },
-    { name: "timeout 0.1ms: the minimum", set: { rateLimitTimeout: "0.1ms" }, problems: [P("rateLimitTimeout", "0.1ms", PROTO, s("rateLimitTimeout", "0.001s"))] },
+    {
+        name: "timeout 0.1ms: the minimum",
+        set: { rateLimitTimeout: "0.1ms" },
+        problems: [P("rateLimitTimeout", "0.1ms", PROTO, s("rateLimitTimeout", "0.001s"))],
+    },
     { name: "timeout soon: its default", set: { rateLimitTimeout: "soon" }, problems: [P("rateLimitTimeout", "soon", PROTO, s("rateLimitTimeout", "10s"))] },
-    { name: "fill interval -1s: its default", set: { localFillInterval: "-1s" }, problems: [P("localFillInterval", "-1s", PROTO, s("localFillInterval", "60s"))] },
-    { name: "fill interval 0.049999999s", set: { localFillInterval: "0.049999999s" }, problems: [P("localFillInterval", "0.049999999s", "must be at least 0.05s", s("localFillInterval", "0.05s"))] },
-    { name: "timeout 0s", set: { rateLimitTimeout: "0s" }, problems: [P("rateLimitTimeout", "0s", "must be at least 0.001s", s("rateLimitTimeout", "0.001s"))] },
+    {
+        name: "fill interval -1s: its default",
+        set: { localFillInterval: "-1s" },
+        problems: [P("localFillInterval", "-1s", PROTO, s("localFillInterval", "60s"))],
+    },
+    {
+        name: "fill interval 0.049999999s",
+        set: { localFillInterval: "0.049999999s" },
+        problems: [P("localFillInterval", "0.049999999s", "must be at least 0.05s", s("localFillInterval", "0.05s"))],
+    },
+    {
+        name: "timeout 0s",
+        set: { rateLimitTimeout: "0s" },
+        problems: [P("rateLimitTimeout", "0s", "must be at least 0.001s", s("rateLimitTimeout", "0.001s"))],
+    },
 
     // goDuration: white space removed when that makes one, else the key's default
     {
@@ -559,10 +728,21 @@ const READER_CASES: Case[] = [
     {
         name: "pipeline window '150 us' with the in-cluster Redis: both problems in one round",
         set: { redisPipelineWindow: "150 us" },
-        problems: [P("redisPipelineWindow", "150 us", GO, s("redisPipelineWindow", "150us")), P("redisPipelineWindow", "150 us", WINDOW_CLUSTER_ONLY, "pulumi config rm redisPipelineWindow, or pulumi config set redisMode cluster")],
+        problems: [
+            P("redisPipelineWindow", "150 us", GO, s("redisPipelineWindow", "150us")),
+            P("redisPipelineWindow", "150 us", WINDOW_CLUSTER_ONLY, "pulumi config rm redisPipelineWindow, or pulumi config set redisMode cluster"),
+        ],
     },
-    { name: "pipeline window abc: the default 0 (150us is refused without Redis Cluster)", set: { redisPipelineWindow: "abc" }, problems: [P("redisPipelineWindow", "abc", GO, s("redisPipelineWindow", "0"))] },
-    { name: "pipeline window 1d with Redis Cluster: the default 0", set: { redisMode: "cluster", redisAddress: "n0:6379", redisPipelineWindow: "1d" }, problems: [P("redisPipelineWindow", "1d", GO, s("redisPipelineWindow", "0"))] },
+    {
+        name: "pipeline window abc: the default 0 (150us is refused without Redis Cluster)",
+        set: { redisPipelineWindow: "abc" },
+        problems: [P("redisPipelineWindow", "abc", GO, s("redisPipelineWindow", "0"))],
+    },
+    {
+        name: "pipeline window 1d with Redis Cluster: the default 0",
+        set: { redisMode: "cluster", redisAddress: "n0:6379", redisPipelineWindow: "1d" },
+        problems: [P("redisPipelineWindow", "1d", GO, s("redisPipelineWindow", "0"))],
+    },
 
     // json
     ...[
@@ -575,32 +755,61 @@ const READER_CASES: Case[] = [
         } catch (e) {
             message = (e as Error).message;
         }
-        return { name: `${k} ${v}`, set: { [k]: v }, problems: [P(k, v, `is not valid JSON (${message})`, `pulumi config set ${k} '<json>' (see the README for the shape), or pulumi config rm ${k}`)] };
+        return {
+            name: `${k} ${v}`,
+            set: { [k]: v },
+            problems: [P(k, v, `is not valid JSON (${message})`, `pulumi config set ${k} '<json>' (see the README for the shape), or pulumi config rm ${k}`)],
+        };
     }),
 
     // dnsName
-    { name: "meshNamespace Istio.System", set: { meshNamespace: "Istio.System" }, problems: [P("meshNamespace", "Istio.System", LABEL, s("meshNamespace", "istio-system"))] },
-    { name: "gatewayName Book_Info.GW", set: { gatewayName: "Book_Info.GW" }, problems: [P("gatewayName", "Book_Info.GW", SUBDOMAIN, s("gatewayName", "book-info.gw"))] },
+    {
+        name: "meshNamespace Istio.System",
+        set: { meshNamespace: "Istio.System" },
+        problems: [P("meshNamespace", "Istio.System", LABEL, s("meshNamespace", "istio-system"))],
+    },
+    {
+        name: "gatewayName Book_Info.GW",
+        set: { gatewayName: "Book_Info.GW" },
+        problems: [P("gatewayName", "Book_Info.GW", SUBDOMAIN, s("gatewayName", "book-info.gw"))],
+    },
 ];
 
 const VSR = "virtualServiceRoutes";
 const ROUTE_CASES: Case[] = [
-    { name: "an object, not a list", set: { [VSR]: '{"exact":["/a"]}' }, problems: [P(VSR, '{"exact":["/a"]}', "must be a non-empty JSON list of routes", ROUTES_FIX)] },
+    {
+        name: "an object, not a list",
+        set: { [VSR]: '{"exact":["/a"]}' },
+        problems: [P(VSR, '{"exact":["/a"]}', "must be a non-empty JSON list of routes", ROUTES_FIX)],
+    },
     { name: "an empty list", set: { [VSR]: " [] " }, problems: [P(VSR, "[]", "must be a non-empty JSON list of routes", ROUTES_FIX)] },
     // No route is left: the default routes stand, so the api route is not reported missing as well.
     { name: "an entry that is a number", set: { [VSR]: " [1] " }, problems: [P(VSR, "[1]", NEEDS(1), ROUTES_FIX)] },
     { name: "an entry that is null", set: { [VSR]: "[null]" }, problems: [P(VSR, "[null]", NEEDS(1), ROUTES_FIX)] },
     { name: "an entry that is a list", set: { [VSR]: '[["/a"]]' }, problems: [P(VSR, '[["/a"]]', NEEDS(1), ROUTES_FIX)] },
-    ...['{"exact":"/productpage"}', '{"exact":["productpage"]}', '{"prefix":[7]}', '{"exact":[],"prefix":[]}', '{"name":"main"}', '{"exact":["/a"],"prefix":"/b"}'].map(
-        (bad): Case => ({ name: `second route ${bad}`, set: { [VSR]: `[${API_ROUTE},${bad}]` }, problems: [P(VSR, `[${API_ROUTE},${bad}]`, NEEDS(2), ROUTES_FIX)] }),
-    ),
-    ...['{"name":"","exact":["/p"]}', '{"name":5,"exact":["/p"]}', '{"name":null,"exact":["/p"]}'].map(
-        (bad): Case => ({ name: `second route ${bad}`, set: { [VSR]: `[${API_ROUTE},${bad}]` }, problems: [P(VSR, `[${API_ROUTE},${bad}]`, "route #2 has an invalid 'name'", ROUTES_FIX)] }),
-    ),
+    ...[
+        '{"exact":"/productpage"}',
+        '{"exact":["productpage"]}',
+        '{"prefix":[7]}',
+        '{"exact":[],"prefix":[]}',
+        '{"name":"main"}',
+        '{"exact":["/a"],"prefix":"/b"}',
+    ].map((bad): Case => ({
+        name: `second route ${bad}`,
+        set: { [VSR]: `[${API_ROUTE},${bad}]` },
+        problems: [P(VSR, `[${API_ROUTE},${bad}]`, NEEDS(2), ROUTES_FIX)],
+    })),
+    ...['{"name":"","exact":["/p"]}', '{"name":5,"exact":["/p"]}', '{"name":null,"exact":["/p"]}'].map((bad): Case => ({
+        name: `second route ${bad}`,
+        set: { [VSR]: `[${API_ROUTE},${bad}]` },
+        problems: [P(VSR, `[${API_ROUTE},${bad}]`, "route #2 has an invalid 'name'", ROUTES_FIX)],
+    })),
     {
         name: "a name used twice",
         set: { [VSR]: '[{"name":"api","prefix":["/a"]},{"name":"api","prefix":["/b"]}]' },
-        problems: [P(VSR, '[{"name":"api","prefix":["/a"]},{"name":"api","prefix":["/b"]}]', "route name 'api' appears twice", "give every route a distinct name")],
+        problems: [
+            P(VSR, '[{"name":"api","prefix":["/a"]},{"name":"api","prefix":["/b"]}]', "route name 'api' appears twice", "give every route a distinct name"),
+        ],
     },
 ];
 
@@ -608,36 +817,61 @@ const DS = "descriptors";
 const DESCRIPTOR_CASES: Case[] = [
     { name: "an object, not a list", set: { [DS]: D("") }, problems: [P(DS, D(""), "must be a non-empty JSON list of descriptors", DESC_FIX)] },
     { name: "an empty list", set: { [DS]: "[]" }, problems: [P(DS, "[]", "must be a non-empty JSON list of descriptors", DESC_FIX)] },
-    ...["1", "null", '"PATH"'].map((e): Case => ({ name: `an entry ${e}`, set: { [DS]: `[${D("")},${e}]` }, problems: [P(DS, `[${D("")},${e}]`, `descriptor #2 is not an object`, DESC_FIX)] })),
-    { name: "unknown fields", set: { [DS]: `[${D(',"limit":5,"x":1')}]` }, problems: [P(DS, `[${D(',"limit":5,"x":1')}]`, "descriptor #1 has unknown field(s) limit, x", "allowed fields: key, value, unit, requestsPerUnit")] },
+    ...["1", "null", '"PATH"'].map((e): Case => ({
+        name: `an entry ${e}`,
+        set: { [DS]: `[${D("")},${e}]` },
+        problems: [P(DS, `[${D("")},${e}]`, `descriptor #2 is not an object`, DESC_FIX)],
+    })),
+    {
+        name: "unknown fields",
+        set: { [DS]: `[${D(',"limit":5,"x":1')}]` },
+        problems: [P(DS, `[${D(',"limit":5,"x":1')}]`, "descriptor #1 has unknown field(s) limit, x", "allowed fields: key, value, unit, requestsPerUnit")],
+    },
     ...['{"unit":"minute","requestsPerUnit":1}', '{"key":"","unit":"minute","requestsPerUnit":1}', '{"key":5,"unit":"minute","requestsPerUnit":1}'].map(
-        (d): Case => ({ name: `key missing or empty: ${d}`, set: { [DS]: `[${d}]` }, problems: [P(DS, `[${d}]`, "descriptor #1 has an empty or missing 'key'", 'set "key":"PATH"')] }),
+        (d): Case => ({
+            name: `key missing or empty: ${d}`,
+            set: { [DS]: `[${d}]` },
+            problems: [P(DS, `[${d}]`, "descriptor #1 has an empty or missing 'key'", 'set "key":"PATH"')],
+        }),
     ),
     {
         name: "a key the gateway never sends",
         set: { [DS]: '[{"key":"path","unit":"minute","requestsPerUnit":1}]' },
-        problems: [P(DS, '[{"key":"path","unit":"minute","requestsPerUnit":1}]', "descriptor #1 uses key 'path', but the gateway filters only send 'PATH': it would never match", 'set "key":"PATH"')],
+        problems: [
+            P(
+                DS,
+                '[{"key":"path","unit":"minute","requestsPerUnit":1}]',
+                "descriptor #1 uses key 'path', but the gateway filters only send 'PATH': it would never match",
+                'set "key":"PATH"',
+            ),
+        ],
     },
-    ...[',"value":""', ',"value":5', ',"value":null'].map(
-        (f): Case => ({ name: `value${f}`, set: { [DS]: `[${D(f)}]` }, problems: [P(DS, `[${D(f)}]`, "descriptor #1 has an empty or non-string 'value'", "omit 'value' for the catch-all, or give a non-empty string")] }),
-    ),
+    ...[',"value":""', ',"value":5', ',"value":null'].map((f): Case => ({
+        name: `value${f}`,
+        set: { [DS]: `[${D(f)}]` },
+        problems: [P(DS, `[${D(f)}]`, "descriptor #1 has an empty or non-string 'value'", "omit 'value' for the catch-all, or give a non-empty string")],
+    })),
     ...[
         ['{"key":"PATH","unit":"minutes","requestsPerUnit":1}', 'unit "minutes"'],
         ['{"key":"PATH","unit":"Minute","requestsPerUnit":1}', 'unit "Minute"'],
         ['{"key":"PATH","requestsPerUnit":1}', "unit undefined"],
-    ].map(([d, what]): Case => ({ name: `bad ${what}`, set: { [DS]: `[${d}]` }, problems: [P(DS, `[${d}]`, `descriptor #1 has ${what}`, "use one of second, minute, hour, day")] })),
+    ].map(([d, what]): Case => ({
+        name: `bad ${what}`,
+        set: { [DS]: `[${d}]` },
+        problems: [P(DS, `[${d}]`, `descriptor #1 has ${what}`, "use one of second, minute, hour, day")],
+    })),
     ...[
         ["0", "0"],
         ["-1", "-1"],
         ["1.5", "1.5"],
         ['"5"', '"5"'],
-    ].map(
-        ([n, shown]): Case => ({
-            name: `requestsPerUnit ${n}`,
-            set: { [DS]: `[{"key":"PATH","unit":"minute","requestsPerUnit":${n}}]` },
-            problems: [P(DS, `[{"key":"PATH","unit":"minute","requestsPerUnit":${n}}]`, `descriptor #1 has requestsPerUnit ${shown}`, "use a whole number of at least 1")],
-        }),
-    ),
+    ].map(([n, shown]): Case => ({
+        name: `requestsPerUnit ${n}`,
+        set: { [DS]: `[{"key":"PATH","unit":"minute","requestsPerUnit":${n}}]` },
+        problems: [
+            P(DS, `[{"key":"PATH","unit":"minute","requestsPerUnit":${n}}]`, `descriptor #1 has requestsPerUnit ${shown}`, "use a whole number of at least 1"),
+        ],
+    })),
     {
         name: "requestsPerUnit missing",
         set: { [DS]: '[{"key":"PATH","unit":"minute"}]' },
@@ -646,22 +880,61 @@ const DESCRIPTOR_CASES: Case[] = [
     {
         name: "a value twice",
         set: { [DS]: `[${D(',"value":"/a"')},${D(',"value":"/a"')}]` },
-        problems: [P(DS, `[${D(',"value":"/a"')},${D(',"value":"/a"')}]`, "descriptor #2 duplicates 'PATH=/a'; the rate-limit service rejects duplicate descriptors", "remove one of the two entries")],
+        problems: [
+            P(
+                DS,
+                `[${D(',"value":"/a"')},${D(',"value":"/a"')}]`,
+                "descriptor #2 duplicates 'PATH=/a'; the rate-limit service rejects duplicate descriptors",
+                "remove one of the two entries",
+            ),
+        ],
     },
     {
         name: "the catch-all twice",
         set: { [DS]: `[${D("")},${D("")}]` },
-        problems: [P(DS, `[${D("")},${D("")}]`, "descriptor #2 duplicates the catch-all for 'PATH'; the rate-limit service rejects duplicate descriptors", "remove one of the two entries")],
+        problems: [
+            P(
+                DS,
+                `[${D("")},${D("")}]`,
+                "descriptor #2 duplicates the catch-all for 'PATH'; the rate-limit service rejects duplicate descriptors",
+                "remove one of the two entries",
+            ),
+        ],
     },
     {
         name: "every problem of one descriptor at once, in order",
         set: { [DS]: '[{"key":"path","value":"","unit":"week","requestsPerUnit":0,"x":1}]' },
         problems: [
-            P(DS, '[{"key":"path","value":"","unit":"week","requestsPerUnit":0,"x":1}]', "descriptor #1 has unknown field(s) x", "allowed fields: key, value, unit, requestsPerUnit"),
-            P(DS, '[{"key":"path","value":"","unit":"week","requestsPerUnit":0,"x":1}]', "descriptor #1 uses key 'path', but the gateway filters only send 'PATH': it would never match", 'set "key":"PATH"'),
-            P(DS, '[{"key":"path","value":"","unit":"week","requestsPerUnit":0,"x":1}]', "descriptor #1 has an empty or non-string 'value'", "omit 'value' for the catch-all, or give a non-empty string"),
-            P(DS, '[{"key":"path","value":"","unit":"week","requestsPerUnit":0,"x":1}]', 'descriptor #1 has unit "week"', "use one of second, minute, hour, day"),
-            P(DS, '[{"key":"path","value":"","unit":"week","requestsPerUnit":0,"x":1}]', "descriptor #1 has requestsPerUnit 0", "use a whole number of at least 1"),
+            P(
+                DS,
+                '[{"key":"path","value":"","unit":"week","requestsPerUnit":0,"x":1}]',
+                "descriptor #1 has unknown field(s) x",
+                "allowed fields: key, value, unit, requestsPerUnit",
+            ),
+            P(
+                DS,
+                '[{"key":"path","value":"","unit":"week","requestsPerUnit":0,"x":1}]',
+                "descriptor #1 uses key 'path', but the gateway filters only send 'PATH': it would never match",
+                'set "key":"PATH"',
+            ),
+            P(
+                DS,
+                '[{"key":"path","value":"","unit":"week","requestsPerUnit":0,"x":1}]',
+                "descriptor #1 has an empty or non-string 'value'",
+                "omit 'value' for the catch-all, or give a non-empty string",
+            ),
+            P(
+                DS,
+                '[{"key":"path","value":"","unit":"week","requestsPerUnit":0,"x":1}]',
+                'descriptor #1 has unit "week"',
+                "use one of second, minute, hour, day",
+            ),
+            P(
+                DS,
+                '[{"key":"path","value":"","unit":"week","requestsPerUnit":0,"x":1}]',
+                "descriptor #1 has requestsPerUnit 0",
+                "use a whole number of at least 1",
+            ),
         ],
     },
 ];
@@ -682,7 +955,17 @@ describe("settings: Reader methods through resolveSettings, one key changed (who
     it("every problem's fix is also phrased in another style", () => {
         const err = (() => {
             try {
-                resolveSettings({ ...BASE, unit: "hours", gatewayPort: "0", shadowMode: "on", pagePath: "p", localFillInterval: "60", redisPipelineWindow: "x", descriptors: "[", meshNamespace: "A" });
+                resolveSettings({
+                    ...BASE,
+                    unit: "hours",
+                    gatewayPort: "0",
+                    shadowMode: "on",
+                    pagePath: "p",
+                    localFillInterval: "60",
+                    redisPipelineWindow: "x",
+                    descriptors: "[",
+                    meshNamespace: "A",
+                });
             } catch (e) {
                 return e as ConfigError;
             }
@@ -703,23 +986,90 @@ describe("settings: Reader methods through resolveSettings, one key changed (who
 
 describe("settings: accepted values", () => {
     it("booleans in any case", () => {
-        const t = resolveSettings({ ...BASE, failureModeDeny: "FALSE", shadowMode: "True", mutualTls: "fAlSe", awaitRollout: "TRUE", ratelimitPrometheus: "true", accessPolicies: "False" });
-        expect([t.global.failureModeDeny, t.ratelimit.shadowMode, t.mesh.mutualTls, t.awaitRollout, t.ratelimit.prometheus, t.access.enabled]).to.deep.equal([false, true, false, true, true, false]);
+        const t = resolveSettings({
+            ...BASE,
+            failureModeDeny: "FALSE",
+            shadowMode: "True",
+            mutualTls: "fAlSe",
+            awaitRollout: "TRUE",
+            ratelimitPrometheus: "true",
+            accessPolicies: "False",
+        });
+        expect([t.global.failureModeDeny, t.ratelimit.shadowMode, t.mesh.mutualTls, t.awaitRollout, t.ratelimit.prometheus, t.access.enabled]).to.deep.equal([
+            false,
+            true,
+            false,
+            true,
+            true,
+            false,
+        ]);
         const d = resolveSettings(BASE);
-        expect([d.global.failureModeDeny, d.ratelimit.shadowMode, d.mesh.mutualTls, d.awaitRollout, d.ratelimit.prometheus, d.access.enabled]).to.deep.equal([true, false, true, true, false, true]);
+        expect([d.global.failureModeDeny, d.ratelimit.shadowMode, d.mesh.mutualTls, d.awaitRollout, d.ratelimit.prometheus, d.access.enabled]).to.deep.equal([
+            true,
+            false,
+            true,
+            true,
+            false,
+            true,
+        ]);
         expect(resolveSettings({ ...BASE, managedApi: "FALSE" }).managedApi).to.equal(undefined);
     });
 
     it("whole numbers at both ends of their range, with surrounding spaces", () => {
-        const lo = resolveSettings({ ...BASE, limitedPathLimit: " 1 ", gatewayPort: "1", ratelimitReplicas: "1", localBucket: "1", redisPipelineLimit: "0", localCacheSizeInBytes: "0", redisPoolSize: "1", localServicePort: "1" });
-        expect([lo.global.descriptors[0].requestsPerUnit, lo.bookinfo.gatewayPort, lo.ratelimit.replicas, lo.local.bucket, lo.ratelimit.redisPipelineLimit, lo.ratelimit.localCacheSizeInBytes, lo.ratelimit.redisPoolSize, lo.local.servicePort]).to.deep.equal([1, 1, 1, 1, 0, 0, 1, 1]);
-        const hi = resolveSettings({ ...BASE, gatewayPort: "65535", ratelimitReplicas: "100", localBucket: "1000000000", redisPoolSize: "10000", localServicePort: "65535", ratelimitGrpcPort: "65535" });
-        expect([hi.bookinfo.gatewayPort, hi.ratelimit.replicas, hi.local.bucket, hi.ratelimit.redisPoolSize, hi.local.servicePort, hi.ratelimit.grpcPort]).to.deep.equal([65535, 100, 1000000000, 10000, 65535, 65535]);
+        const lo = resolveSettings({
+            ...BASE,
+            limitedPathLimit: " 1 ",
+            gatewayPort: "1",
+            ratelimitReplicas: "1",
+            localBucket: "1",
+            redisPipelineLimit: "0",
+            localCacheSizeInBytes: "0",
+            redisPoolSize: "1",
+            localServicePort: "1",
+        });
+        expect([
+            lo.global.descriptors[0].requestsPerUnit,
+            lo.bookinfo.gatewayPort,
+            lo.ratelimit.replicas,
+            lo.local.bucket,
+            lo.ratelimit.redisPipelineLimit,
+            lo.ratelimit.localCacheSizeInBytes,
+            lo.ratelimit.redisPoolSize,
+            lo.local.servicePort,
+        ]).to.deep.equal([1, 1, 1, 1, 0, 0, 1, 1]);
+        const hi = resolveSettings({
+            ...BASE,
+            gatewayPort: "65535",
+            ratelimitReplicas: "100",
+            localBucket: "1000000000",
+            redisPoolSize: "10000",
+            localServicePort: "65535",
+            ratelimitGrpcPort: "65535",
+        });
+        expect([
+            hi.bookinfo.gatewayPort,
+            hi.ratelimit.replicas,
+            hi.local.bucket,
+            hi.ratelimit.redisPoolSize,
+            hi.local.servicePort,
+            hi.ratelimit.grpcPort,
+        ]).to.deep.equal([65535, 100, 1000000000, 10000, 65535, 65535]);
     });
 
     it("unset, empty or blank values are the defaults (the variant's where it has one)", () => {
         for (const blank of [undefined, "", "   "]) {
-            const a = resolveSettings({ ...BASE, domain: blank, unit: blank, limitedPath: blank, localBucket: blank, apiLimit: blank, catchAllLimit: blank, localFillInterval: blank, redisPipelineWindow: blank, failureModeDeny: blank });
+            const a = resolveSettings({
+                ...BASE,
+                domain: blank,
+                unit: blank,
+                limitedPath: blank,
+                localBucket: blank,
+                apiLimit: blank,
+                catchAllLimit: blank,
+                localFillInterval: blank,
+                redisPipelineWindow: blank,
+                failureModeDeny: blank,
+            });
             expect(a.global.domain).to.equal("ratelimit");
             expect(a.global.descriptors).to.deep.equal([
                 { key: "PATH", value: "/productpage", unit: "minute", requestsPerUnit: 1 },
@@ -741,13 +1091,21 @@ describe("settings: accepted values", () => {
         const t = resolveSettings({ ...BASE, localFillInterval: "0.05s", rateLimitTimeout: "0.001s" });
         expect([t.local.fillInterval, t.global.timeout]).to.deep.equal(["0.05s", "0.001s"]);
         for (const w of ["0", "150us", "2ms", "1µs", "1h2m3.5s", "10ns"]) {
-            expect(resolveSettings({ ...BASE, redisMode: "cluster", redisAddress: "n0:6379", redisPipelineWindow: w }).ratelimit.redisPipelineWindow, w).to.equal(w);
+            expect(
+                resolveSettings({ ...BASE, redisMode: "cluster", redisAddress: "n0:6379", redisPipelineWindow: w }).ratelimit.redisPipelineWindow,
+                w,
+            ).to.equal(w);
         }
     });
 
     it("include ranges: IPv4 and IPv6 CIDRs, spaces around commas", () => {
-        expect(resolveSettings({ ...BASE, includeIpRanges: " 10.4.0.0/14 , fd00::/8 ," }).managedApi!.includeIpRanges).to.deep.equal(["10.4.0.0/14", "fd00::/8"]);
-        expect(problemsOf({ includeIpRanges: "10.4.0.0/14,10.0.0.0/08" })).to.deep.equal([P("includeIpRanges", "10.4.0.0/14,10.0.0.0/08", "has invalid CIDR(s): 10.0.0.0/08", "use comma-separated CIDRs such as 10.4.0.0/14,10.7.240.0/20")]);
+        expect(resolveSettings({ ...BASE, includeIpRanges: " 10.4.0.0/14 , fd00::/8 ," }).managedApi!.includeIpRanges).to.deep.equal([
+            "10.4.0.0/14",
+            "fd00::/8",
+        ]);
+        expect(problemsOf({ includeIpRanges: "10.4.0.0/14,10.0.0.0/08" })).to.deep.equal([
+            P("includeIpRanges", "10.4.0.0/14,10.0.0.0/08", "has invalid CIDR(s): 10.0.0.0/08", "use comma-separated CIDRs such as 10.4.0.0/14,10.7.240.0/20"),
+        ]);
     });
 });
 
@@ -772,7 +1130,10 @@ describe("settings: descriptors (readDescriptors), whole problem list", () => {
     for (const c of DESCRIPTOR_CASES) caseTest(c);
 
     it("accepted descriptors are used as written, the catch-all without a value", () => {
-        const t = resolveSettings({ ...BASE, [DS]: '[{"key":"PATH","value":"/a","unit":"second","requestsPerUnit":3},{"key":"PATH","value":"/b","unit":"hour","requestsPerUnit":1},{"key":"PATH","unit":"day","requestsPerUnit":1000}]' });
+        const t = resolveSettings({
+            ...BASE,
+            [DS]: '[{"key":"PATH","value":"/a","unit":"second","requestsPerUnit":3},{"key":"PATH","value":"/b","unit":"hour","requestsPerUnit":1},{"key":"PATH","unit":"day","requestsPerUnit":1000}]',
+        });
         expect(t.global.descriptors).to.deep.equal([
             { key: "PATH", value: "/a", unit: "second", requestsPerUnit: 3 },
             { key: "PATH", value: "/b", unit: "hour", requestsPerUnit: 1 },
@@ -788,11 +1149,20 @@ describe("settings: checks a mutation run showed untested (docs/mutation.md)", (
     });
 
     it("several invalid CIDRs are listed comma-separated", () => {
-        expect(problemsOf({ includeIpRanges: "10.0.0.0/8,ten,11.0.0.0/33" })).to.deep.equal([P("includeIpRanges", "10.0.0.0/8,ten,11.0.0.0/33", "has invalid CIDR(s): ten, 11.0.0.0/33", "use comma-separated CIDRs such as 10.4.0.0/14,10.7.240.0/20")]);
+        expect(problemsOf({ includeIpRanges: "10.0.0.0/8,ten,11.0.0.0/33" })).to.deep.equal([
+            P(
+                "includeIpRanges",
+                "10.0.0.0/8,ten,11.0.0.0/33",
+                "has invalid CIDR(s): ten, 11.0.0.0/33",
+                "use comma-separated CIDRs such as 10.4.0.0/14,10.7.240.0/20",
+            ),
+        ]);
     });
 
     it("a domain with spaces: the fix keeps its valid characters", () => {
-        expect(problemsOf({ domain: "shop limits" })).to.deep.equal([P("domain", "shop limits", "must be non-empty and use only letters, digits, '_', '.', '-'", "pulumi config set domain shoplimits")]);
+        expect(problemsOf({ domain: "shop limits" })).to.deep.equal([
+            P("domain", "shop limits", "must be non-empty and use only letters, digits, '_', '.', '-'", "pulumi config set domain shoplimits"),
+        ]);
     });
 
     it("an invalid RE2 regex: the engine's message without its generic prefix", () => {
@@ -803,8 +1173,11 @@ describe("settings: checks a mutation run showed untested (docs/mutation.md)", (
         expect(p.problem.length).to.be.greaterThan("is not a valid RE2 regular expression ()".length);
     });
 
-    it("a descriptor value \"\" is one problem (its own), not also a duplicate of the catch-all", () => {
-        const descriptors = JSON.stringify([{ key: "PATH", unit: "minute", requestsPerUnit: 5 }, { key: "PATH", value: "", unit: "minute", requestsPerUnit: 1 }]);
+    it('a descriptor value "" is one problem (its own), not also a duplicate of the catch-all', () => {
+        const descriptors = JSON.stringify([
+            { key: "PATH", unit: "minute", requestsPerUnit: 5 },
+            { key: "PATH", value: "", unit: "minute", requestsPerUnit: 1 },
+        ]);
         expect(problemsOf({ descriptors }).map((p) => p.problem)).to.deep.equal(["descriptor #2 has an empty or non-string 'value'"]);
     });
 

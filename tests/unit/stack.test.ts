@@ -63,9 +63,14 @@ describe("stack objects (spec section 2)", function () {
                 it("literal tables (vhostScope all, filterNamespaces root, mutualTlsScope mesh): every filter in istio-system, vhost '', no listener port, mesh-wide mutual TLS", async () => {
                     const r = await get(variant, profile, { vhostScope: "all", filterNamespaces: "root", mutualTlsScope: "mesh" });
                     for (const name of r.names("EnvoyFilter")) expect(r.get("EnvoyFilter", name).metadata.namespace, name).to.equal("istio-system");
-                    expect(r.get("EnvoyFilter", "filter-ratelimit-svc").spec.configPatches.map((p: any) => p.match.routeConfiguration.vhost.name)).to.deep.equal([""]);
+                    expect(
+                        r.get("EnvoyFilter", "filter-ratelimit-svc").spec.configPatches.map((p: any) => p.match.routeConfiguration.vhost.name),
+                    ).to.deep.equal([""]);
                     expect(r.get("EnvoyFilter", "filter-ratelimit").spec.configPatches.map((p: any) => p.match.listener.portNumber)).to.deep.equal([undefined]);
-                    if (variant === "A") expect(r.get("EnvoyFilter", "filter-ratelimit-svc-api").spec.configPatches.map((p: any) => p.match.routeConfiguration.vhost.name)).to.deep.equal(["*:8080"]);
+                    if (variant === "A")
+                        expect(
+                            r.get("EnvoyFilter", "filter-ratelimit-svc-api").spec.configPatches.map((p: any) => p.match.routeConfiguration.vhost.name),
+                        ).to.deep.equal(["*:8080"]);
                     expect(r.find("PeerAuthentication", "mesh-ratelimit-mtls", "default")).to.equal(undefined);
                     if (profile === "seed") expect((r.find("ConfigMap", "istio", "istio-system") as any).data.mesh).to.match(/^authPolicy: MUTUAL_TLS$/m);
                     else expect((r.find("PeerAuthentication", "default", "istio-system") as any).spec).to.deep.equal({ mtls: { mode: "STRICT" } });
@@ -147,7 +152,12 @@ describe("stack objects (spec section 2)", function () {
                     }
                     if (variant === "A") {
                         expect(vs.spec.http).to.have.length(2);
-                        expect(uris(vs.spec.http[0])).to.deep.equal([{ exact: "/productpage" }, { exact: "/login" }, { exact: "/logout" }, { prefix: "/static" }]);
+                        expect(uris(vs.spec.http[0])).to.deep.equal([
+                            { exact: "/productpage" },
+                            { exact: "/login" },
+                            { exact: "/logout" },
+                            { prefix: "/static" },
+                        ]);
                         expect(vs.spec.http[1].name).to.equal("api");
                         expect(uris(vs.spec.http[1])).to.deep.equal([{ prefix: "/api/v1/products" }]);
                     } else {
@@ -189,7 +199,8 @@ describe("stack objects (spec section 2)", function () {
                         expect(re.test(`/api/v1/products/${n}?a=b&c`), `n=${n} with a query`).to.equal(true);
                     }
                     expect(re.test("/api/v1/products/7?")).to.equal(true);
-                    for (const bad of ["0", "100", "", "abc", "7a", "01", "7/reviews", "7/?x", "100?x=1", "7#x"]) expect(re.test(`/api/v1/products/${bad}`), `n='${bad}'`).to.equal(false);
+                    for (const bad of ["0", "100", "", "abc", "7a", "01", "7/reviews", "7/?x", "100?x=1", "7#x"])
+                        expect(re.test(`/api/v1/products/${bad}`), `n='${bad}'`).to.equal(false);
                     expect(re.test("/api/v1/products")).to.equal(false);
                     expect(re.test("/api/v1/products?n=7")).to.equal(false);
                 });
@@ -266,7 +277,10 @@ describe("stack objects (spec section 2)", function () {
                     const pas = r.objects.filter((o) => o.kind === "PeerAuthentication") as any[];
                     expect(pas.map((p) => `${p.metadata.namespace}/${p.metadata.name}`)).to.deep.equal(["default/mesh-ratelimit-mtls"]);
                     expect(pas[0].apiVersion).to.equal("security.istio.io/v1");
-                    expect(pas[0].spec).to.deep.equal({ selector: { matchLabels: { "app.kubernetes.io/part-of": "mesh-ratelimit" } }, mtls: { mode: "STRICT" } });
+                    expect(pas[0].spec).to.deep.equal({
+                        selector: { matchLabels: { "app.kubernetes.io/part-of": "mesh-ratelimit" } },
+                        mtls: { mode: "STRICT" },
+                    });
                     // Every pod the stack runs carries that label (so every one of them is covered).
                     for (const d of r.objects.filter((o) => o.kind === "Deployment") as any[]) {
                         expect(d.spec.template.metadata.labels["app.kubernetes.io/part-of"], d.metadata.name).to.equal("mesh-ratelimit");
@@ -324,7 +338,11 @@ describe("stack objects (spec section 2)", function () {
             expect(vol.configMap.name).to.equal("ratelimit-config");
             expect(c.readinessProbe.httpGet).to.deep.equal({ path: "/healthcheck", port: 8080 });
             const svc = r.get("Service", "ratelimit", "default");
-            expect(svc.spec.ports.map((p: any) => [p.name, p.port])).to.deep.equal([["http", 8080], ["grpc", 8081], ["http-debug", 6070]]);
+            expect(svc.spec.ports.map((p: any) => [p.name, p.port])).to.deep.equal([
+                ["http", 8080],
+                ["grpc", 8081],
+                ["http-debug", 6070],
+            ]);
         });
 
         it("a config change changes the pod template (so it reaches running pods)", async () => {
@@ -348,7 +366,10 @@ describe("stack objects (spec section 2)", function () {
         it("cluster_name and authority follow the Service's name, namespace and port", async () => {
             const r = await get("A", "current", { ratelimitServiceName: "rls", ratelimitNamespace: "limits", ratelimitGrpcPort: "9091" });
             const tc = r.get("EnvoyFilter", "filter-ratelimit").spec.configPatches[0].patch.value.typed_config;
-            expect(tc.rate_limit_service.grpc_service.envoy_grpc).to.deep.equal({ cluster_name: "outbound|9091||rls.limits.svc.cluster.local", authority: "rls.limits.svc.cluster.local" });
+            expect(tc.rate_limit_service.grpc_service.envoy_grpc).to.deep.equal({
+                cluster_name: "outbound|9091||rls.limits.svc.cluster.local",
+                authority: "rls.limits.svc.cluster.local",
+            });
             expect(r.get("Service", "rls", "limits").spec.ports.find((p: any) => p.name === "grpc").port).to.equal(9091);
         });
 
@@ -390,7 +411,8 @@ describe("rendered files", function () {
         const held = fsm.readdirSync(pathm.join(dir, "not-appliable")).sort();
         expect(held).to.deep.equal(["configmap_istio-system_istio.yaml", "secret_default_redis-auth.yaml"]);
         const docs = [...read("all.yaml"), ...held.flatMap((f) => read(`not-appliable/${f}`))];
-        const byId = (l: any[]) => [...l].sort((a, b) => `${a.kind}/${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.kind}/${b.metadata.namespace}/${b.metadata.name}`));
+        const byId = (l: any[]) =>
+            [...l].sort((a, b) => `${a.kind}/${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.kind}/${b.metadata.namespace}/${b.metadata.name}`));
         expect(byId(docs)).to.deep.equal(byId(JSON.parse(JSON.stringify(r.objects))));
         expect(fsm.readdirSync(dir).length).to.equal(r.objects.length - held.length + 3); // + all.yaml, the manifest and not-appliable/
         fsm.rmSync(dir, { recursive: true });

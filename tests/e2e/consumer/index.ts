@@ -12,14 +12,29 @@ const orders = new k8s.apps.v1.Deployment(
     "orders",
     {
         metadata: { name: "orders", namespace: "shop", annotations: { "pulumi.com/skipAwait": "true" } },
-        spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "orders", image: "docker.io/library/nginx:1.27-alpine", ports: [{ name: "http", containerPort: 8080 }] }] } } },
+        spec: {
+            selector: { matchLabels: labels },
+            template: {
+                metadata: { labels },
+                spec: { containers: [{ name: "orders", image: "docker.io/library/nginx:1.27-alpine", ports: [{ name: "http", containerPort: 8080 }] }] },
+            },
+        },
     },
     { dependsOn: [ns] },
 );
-new k8s.core.v1.Service("orders", { metadata: { name: "orders", namespace: "shop" }, spec: { selector: labels, ports: [{ name: "http", port: 8080 }] } }, { dependsOn: [ns] });
+new k8s.core.v1.Service(
+    "orders",
+    { metadata: { name: "orders", namespace: "shop" }, spec: { selector: labels, ports: [{ name: "http", port: 8080 }] } },
+    { dependsOn: [ns] },
+);
 new k8s.apiextensions.CustomResource(
     "shop-gw",
-    { apiVersion: "networking.istio.io/v1beta1", kind: "Gateway", metadata: { name: "shop-gw", namespace: "shop" }, spec: { selector: { istio: "ingressgateway" }, servers: [{ port: { number: 8080, name: "http", protocol: "HTTP" }, hosts: ["shop.example"] }] } },
+    {
+        apiVersion: "networking.istio.io/v1beta1",
+        kind: "Gateway",
+        metadata: { name: "shop-gw", namespace: "shop" },
+        spec: { selector: { istio: "ingressgateway" }, servers: [{ port: { number: 8080, name: "http", protocol: "HTTP" }, hosts: ["shop.example"] }] },
+    },
     { dependsOn: [ns] },
 );
 new k8s.apiextensions.CustomResource(
@@ -28,7 +43,11 @@ new k8s.apiextensions.CustomResource(
         apiVersion: "networking.istio.io/v1beta1",
         kind: "VirtualService",
         metadata: { name: "shop", namespace: "shop" },
-        spec: { hosts: ["shop.example"], gateways: ["shop-gw"], http: [{ name: "orders", match: [{ uri: { prefix: "/" } }], route: [{ destination: { host: "orders", port: { number: 8080 } } }] }] },
+        spec: {
+            hosts: ["shop.example"],
+            gateways: ["shop-gw"],
+            http: [{ name: "orders", match: [{ uri: { prefix: "/" } }], route: [{ destination: { host: "orders", port: { number: 8080 } } }] }],
+        },
     },
     { dependsOn: [ns] },
 );
@@ -48,7 +67,11 @@ const limits = new GlobalRateLimit(
     },
     { dependsOn: [ns] },
 );
-const bucket = new LocalRateLimit("orders-bucket", { selector: labels, port: 8080, bucket: 20, fillInterval: "1s", namespace: "shop" }, { dependsOn: [orders] });
+const bucket = new LocalRateLimit(
+    "orders-bucket",
+    { selector: labels, port: 8080, bucket: 20, fillInterval: "1s", namespace: "shop" },
+    { dependsOn: [orders] },
+);
 
 export const grpcAddress = limits.grpcAddress;
 export const filterNames = limits.filterNames;

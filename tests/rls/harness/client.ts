@@ -67,7 +67,9 @@ export class RlsClient {
                     overallCode: res.overallCode as Code,
                     statuses: (res.statuses ?? []).map((s: any) => ({
                         code: s.code as Code,
-                        currentLimit: s.currentLimit ? { requestsPerUnit: s.currentLimit.requestsPerUnit, unit: s.currentLimit.unit, name: s.currentLimit.name } : undefined,
+                        currentLimit: s.currentLimit
+                            ? { requestsPerUnit: s.currentLimit.requestsPerUnit, unit: s.currentLimit.unit, name: s.currentLimit.name }
+                            : undefined,
                         limitRemaining: s.limitRemaining,
                         durationUntilResetSeconds: s.durationUntilReset ? Number(s.durationUntilReset.seconds) : undefined,
                     })),

@@ -21,7 +21,12 @@ function redisCliBin(): string {
 /** One redis-server process (a Cluster node, a master or replica, or a Sentinel). */
 export class RedisNode {
     proc?: Proc;
-    constructor(readonly port: number, readonly password: string, readonly args: string[], readonly sentinel = false) {}
+    constructor(
+        readonly port: number,
+        readonly password: string,
+        readonly args: string[],
+        readonly sentinel = false,
+    ) {}
 
     get address(): string {
         return `127.0.0.1:${this.port}`;
@@ -72,7 +77,12 @@ export class RedisNode {
     /** `INFO <section>` as key → value. */
     async info(section: string): Promise<Record<string, string>> {
         const text = String(await this.command("INFO", section));
-        return Object.fromEntries(text.split(/\r?\n/).filter((l) => l.includes(":")).map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1)]));
+        return Object.fromEntries(
+            text
+                .split(/\r?\n/)
+                .filter((l) => l.includes(":"))
+                .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1)]),
+        );
     }
 }
 
@@ -88,16 +98,50 @@ export class RedisClusterSet {
             for (let i = 0; i < masters * (1 + replicas); i++) {
                 const port = await freePort();
                 const n = new RedisNode(port, c.password, [
-                    "--bind", "127.0.0.1", "--port", String(port), "--requirepass", c.password, "--masterauth", c.password,
-                    "--cluster-enabled", "yes", "--cluster-config-file", path.join(c.dir, `nodes-${port}.conf`), "--cluster-node-timeout", String(nodeTimeoutMs),
-                    "--dir", c.dir, "--save", "", "--appendonly", "no", "--loglevel", "warning",
+                    "--bind",
+                    "127.0.0.1",
+                    "--port",
+                    String(port),
+                    "--requirepass",
+                    c.password,
+                    "--masterauth",
+                    c.password,
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    path.join(c.dir, `nodes-${port}.conf`),
+                    "--cluster-node-timeout",
+                    String(nodeTimeoutMs),
+                    "--dir",
+                    c.dir,
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--loglevel",
+                    "warning",
                     // Replicas sync at once (the default waits 5 s for more replicas to share a transfer).
-                    "--repl-diskless-sync-delay", "0",
+                    "--repl-diskless-sync-delay",
+                    "0",
                 ]);
                 c.nodes.push(n);
             }
             await Promise.all(c.nodes.map((n) => n.start()));
-            execFileSync(redisCliBin(), ["-a", c.password, "--no-auth-warning", "--cluster", "create", ...c.nodes.map((n) => n.address), "--cluster-replicas", String(replicas), "--cluster-yes"], { stdio: "pipe", timeout: 30_000 });
+            execFileSync(
+                redisCliBin(),
+                [
+                    "-a",
+                    c.password,
+                    "--no-auth-warning",
+                    "--cluster",
+                    "create",
+                    ...c.nodes.map((n) => n.address),
+                    "--cluster-replicas",
+                    String(replicas),
+                    "--cluster-yes",
+                ],
+                { stdio: "pipe", timeout: 30_000 },
+            );
             await c.waitHealthy(20_000);
             return c;
         } catch (e) {
@@ -116,19 +160,24 @@ export class RedisClusterSet {
      * is up (a replica that never synced does not take part in a failover).
      */
     async waitHealthy(timeoutMs: number): Promise<number> {
-        return waitFor("cluster_state:ok on every live node, replicas in sync", async () => {
-            for (const n of this.nodes.filter((x) => x.alive())) {
-                try {
-                    const info = String(await n.command("CLUSTER", "INFO"));
-                    if (!/cluster_state:ok/.test(info)) return false;
-                    const repl = await n.info("replication");
-                    if (repl.role === "slave" && repl.master_link_status !== "up") return false;
-                } catch {
-                    return false;
+        return waitFor(
+            "cluster_state:ok on every live node, replicas in sync",
+            async () => {
+                for (const n of this.nodes.filter((x) => x.alive())) {
+                    try {
+                        const info = String(await n.command("CLUSTER", "INFO"));
+                        if (!/cluster_state:ok/.test(info)) return false;
+                        const repl = await n.info("replication");
+                        if (repl.role === "slave" && repl.master_link_status !== "up") return false;
+                    } catch {
+                        return false;
+                    }
                 }
-            }
-            return true;
-        }, timeoutMs, 100);
+                return true;
+            },
+            timeoutMs,
+            100,
+        );
     }
 
     /** The live masters, by `ROLE`. */
@@ -183,7 +232,26 @@ export class SentinelSet {
     static async start(replicas = 1, sentinels = 3, downAfterMs = 1_000): Promise<SentinelSet> {
         const s = new SentinelSet(fs.mkdtempSync(path.join(os.tmpdir(), "mesh-rl-sentinel-")));
         try {
-            const serverArgs = (port: number) => ["--bind", "127.0.0.1", "--port", String(port), "--requirepass", s.password, "--masterauth", s.password, "--save", "", "--appendonly", "no", "--dir", s.dir, "--loglevel", "warning", "--repl-diskless-sync-delay", "0"];
+            const serverArgs = (port: number) => [
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                String(port),
+                "--requirepass",
+                s.password,
+                "--masterauth",
+                s.password,
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                s.dir,
+                "--loglevel",
+                "warning",
+                "--repl-diskless-sync-delay",
+                "0",
+            ];
             const mport = await freePort();
             s.servers.push(new RedisNode(mport, s.password, serverArgs(mport)));
             for (let i = 0; i < replicas; i++) {
@@ -196,15 +264,21 @@ export class SentinelSet {
                 const p = await freePort();
                 const conf = path.join(s.dir, `sentinel-${p}.conf`);
                 // Sentinel rewrites its config file, so each has its own.
-                fs.writeFileSync(conf, [
-                    `port ${p}`, "bind 127.0.0.1", `dir ${s.dir}`, `requirepass ${s.password}`,
-                    `sentinel monitor ${s.masterName} 127.0.0.1 ${mport} ${quorum}`,
-                    `sentinel auth-pass ${s.masterName} ${s.password}`,
-                    `sentinel down-after-milliseconds ${s.masterName} ${downAfterMs}`,
-                    `sentinel failover-timeout ${s.masterName} 10000`,
-                    `sentinel parallel-syncs ${s.masterName} 1`,
-                    "",
-                ].join("\n"));
+                fs.writeFileSync(
+                    conf,
+                    [
+                        `port ${p}`,
+                        "bind 127.0.0.1",
+                        `dir ${s.dir}`,
+                        `requirepass ${s.password}`,
+                        `sentinel monitor ${s.masterName} 127.0.0.1 ${mport} ${quorum}`,
+                        `sentinel auth-pass ${s.masterName} ${s.password}`,
+                        `sentinel down-after-milliseconds ${s.masterName} ${downAfterMs}`,
+                        `sentinel failover-timeout ${s.masterName} 10000`,
+                        `sentinel parallel-syncs ${s.masterName} 1`,
+                        "",
+                    ].join("\n"),
+                );
                 s.sentinels.push(new RedisNode(p, s.password, [conf, "--sentinel", "--loglevel", "warning"], true));
             }
             await Promise.all(s.sentinels.map((n) => n.start()));
@@ -235,24 +309,30 @@ export class SentinelSet {
 
     /** Waits until the replicas are in sync and every Sentinel knows the replicas and the other Sentinels. */
     async waitSynced(timeoutMs: number): Promise<number> {
-        return waitFor("replicas synced and Sentinels agreeing", async () => {
-            try {
-                const m = this.master(await this.masterPort());
-                const info = await m.info("replication");
-                if (Number(info.connected_slaves) !== this.servers.filter((x) => x.alive()).length - 1) return false;
-                for (const r of this.servers.filter((x) => x.alive() && x !== m)) if ((await r.info("replication")).master_link_status !== "up") return false;
-                for (const s of this.sentinels) {
-                    const r = (await s.command("SENTINEL", "master", this.masterName)) as string[];
-                    const f: Record<string, string> = {};
-                    for (let i = 0; i + 1 < r.length; i += 2) f[r[i]] = r[i + 1];
-                    if (Number(f["num-other-sentinels"]) !== this.sentinels.length - 1) return false;
-                    if (Number(f["num-slaves"]) < this.servers.length - 1) return false;
+        return waitFor(
+            "replicas synced and Sentinels agreeing",
+            async () => {
+                try {
+                    const m = this.master(await this.masterPort());
+                    const info = await m.info("replication");
+                    if (Number(info.connected_slaves) !== this.servers.filter((x) => x.alive()).length - 1) return false;
+                    for (const r of this.servers.filter((x) => x.alive() && x !== m))
+                        if ((await r.info("replication")).master_link_status !== "up") return false;
+                    for (const s of this.sentinels) {
+                        const r = (await s.command("SENTINEL", "master", this.masterName)) as string[];
+                        const f: Record<string, string> = {};
+                        for (let i = 0; i + 1 < r.length; i += 2) f[r[i]] = r[i + 1];
+                        if (Number(f["num-other-sentinels"]) !== this.sentinels.length - 1) return false;
+                        if (Number(f["num-slaves"]) < this.servers.length - 1) return false;
+                    }
+                    return true;
+                } catch {
+                    return false;
                 }
-                return true;
-            } catch {
-                return false;
-            }
-        }, timeoutMs, 200);
+            },
+            timeoutMs,
+            200,
+        );
     }
 
     async stop(): Promise<void> {

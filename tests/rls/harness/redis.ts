@@ -29,7 +29,19 @@ export class RedisServer {
         const bin = redisServerBin();
         if (!bin) throw new Error("redis-server is not installed (run scripts/tools/build-ratelimit.sh)");
         // Password on stdin-free config: pass as an argument (loopback, test-only secret).
-        this.proc = start(bin, ["--bind", "127.0.0.1", "--port", String(this.port), "--requirepass", this.password, ...this.serverArgs, "--protected-mode", "yes", "--loglevel", "warning"]);
+        this.proc = start(bin, [
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            String(this.port),
+            "--requirepass",
+            this.password,
+            ...this.serverArgs,
+            "--protected-mode",
+            "yes",
+            "--loglevel",
+            "warning",
+        ]);
         await waitFor(`redis on ${this.address}`, async () => {
             if (this.proc!.exited()) throw new Error(`redis-server exited: ${this.proc!.output()}`);
             return isListening(this.port);

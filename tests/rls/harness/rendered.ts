@@ -108,7 +108,7 @@ export function serviceEnv(r: RenderedRatelimit, w: Rewrites): { env: Record<str
         if (e.value !== undefined) {
             env[e.name] = e.value;
         } else if ((e.name === "REDIS_AUTH" || e.name === "REDIS_SENTINEL_AUTH") && e.valueFrom?.secretKeyRef) {
-            env[e.name] = e.name === "REDIS_SENTINEL_AUTH" ? w.sentinelPassword ?? w.redisPassword : w.redisPassword;
+            env[e.name] = e.name === "REDIS_SENTINEL_AUTH" ? (w.sentinelPassword ?? w.redisPassword) : w.redisPassword;
             rewritten.push(`${e.name} (secretKeyRef resolved)`);
         } else {
             throw new Error(`env ${e.name}: valueFrom ${JSON.stringify(e.valueFrom)} cannot be resolved by the harness`);

@@ -13,7 +13,6 @@ export class RespClient {
     private waiting: { resolve: (r: Reply) => void; reject: (e: Error) => void }[] = [];
     private closedError?: Error;
 
-
     static async connect(port: number, password?: string, host = "127.0.0.1"): Promise<RespClient> {
         const c = new RespClient();
         await new Promise<void>((resolve, reject) => {

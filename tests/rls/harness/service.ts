@@ -80,7 +80,16 @@ export class RateLimitProcess {
         // The ConfigMap goes where the Deployment mounts it (under the stand-in root).
         writeConfigMapVolume(path.join(fsRoot, rendered.mountPath), rendered.configMap.data);
         const [httpPort, grpcPort, debugPort, metricsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
-        const { env, rewritten } = serviceEnv(rendered, { redisAddress: opts.redisAddress, redisPassword: opts.redisPassword, sentinelPassword: opts.sentinelPassword, fsRoot, httpPort, grpcPort, debugPort, metricsPort });
+        const { env, rewritten } = serviceEnv(rendered, {
+            redisAddress: opts.redisAddress,
+            redisPassword: opts.redisPassword,
+            sentinelPassword: opts.sentinelPassword,
+            fsRoot,
+            httpPort,
+            grpcPort,
+            debugPort,
+            metricsPort,
+        });
         for (const [k, v] of Object.entries(opts.envOverrides ?? {})) {
             if (v === null) delete env[k];
             else env[k] = v;

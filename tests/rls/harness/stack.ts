@@ -14,6 +14,10 @@ export function tierOverrides(): Record<string, string> {
     return text ? (JSON.parse(text) as Record<string, string>) : {};
 }
 
-export async function renderVariant(variant: Variant, overrides: Record<string, string> = {}, apiProfile: "current" | "seed" = "current"): Promise<K8sObject[]> {
+export async function renderVariant(
+    variant: Variant,
+    overrides: Record<string, string> = {},
+    apiProfile: "current" | "seed" = "current",
+): Promise<K8sObject[]> {
     return (await renderStack({ variant, apiProfile, overrides: { ...tierOverrides(), ...overrides } })) as K8sObject[];
 }

@@ -6,7 +6,7 @@ import { sleep } from "./ports";
 
 /** Seconds left in the current minute. */
 export function secondsLeftInMinute(now = Date.now()): number {
-    return 60 - (now / 1000) % 60;
+    return 60 - ((now / 1000) % 60);
 }
 
 /** Waits for the next minute when fewer than `needSeconds` remain; returns the ms waited. */
