@@ -1,7 +1,6 @@
 /**
  * Small helpers shared by the components: labels and the rollout-await annotation.
  */
-import { StackSettings } from "./settings";
 
 export const PART_OF = "mesh-ratelimit";
 
@@ -31,7 +30,7 @@ export function serviceAccountManifest(
  * `pulumi.com/skipAwait` on Deployments when the user opted out of waiting for rollouts (clusters
  * without nodes, GitOps-style applies).
  */
-export function awaitAnnotations(s: Pick<StackSettings, "awaitRollout">): Record<string, string> | undefined {
+export function awaitAnnotations(s: { awaitRollout: boolean }): Record<string, string> | undefined {
     return s.awaitRollout ? undefined : { "pulumi.com/skipAwait": "true" };
 }
 

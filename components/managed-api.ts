@@ -14,9 +14,11 @@ import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "./commo
 import { ComponentArgsError, configDefault, dnsProblem } from "./global-ratelimit";
 import { ApiProfileName, EspPortModeName } from "./mesh-enums";
 import { ECHO_UID, restrictedContainerSecurityContext } from "./pod-security";
-import { ISTIO_INGRESS_CONTROLLER } from "./preflight";
 import { RuleProblem } from "./rules";
 import { StackSettings, isCidr } from "./settings";
+
+/** The controller name Istio serves an IngressClass for. */
+export const ISTIO_INGRESS_CONTROLLER = "istio.io/ingress-controller";
 
 export const ESP_NAME = "esp-echo";
 export const ESP_HTTP_PORT = 8081;

@@ -25,11 +25,12 @@
  * everything").
  */
 import { PART_OF } from "./common";
+import { ISTIO_INGRESS_CONTROLLER } from "./managed-api";
 import { globalArgsFromSettings, localArgsFromSettings } from "./mesh-ratelimit";
 import { planGlobalRateLimit } from "./global-ratelimit";
 import { ConfigProblem, StackSettings } from "./settings";
 
-export const ISTIO_INGRESS_CONTROLLER = "istio.io/ingress-controller";
+export { ISTIO_INGRESS_CONTROLLER };
 export const MESH_PEER_AUTHENTICATION = "default";
 const PART_OF_LABEL = "app.kubernetes.io/part-of";
 

@@ -14,7 +14,8 @@
  * the Redis servers (`user:password` works too), `REDIS_SENTINEL_AUTH` that of the Sentinels;
  * `REDIS_TLS` and `REDIS_TLS_CACERT` (a PEM file) for TLS.
  */
-import { type Fix, isDnsName, suggestedDnsName } from "./settings";
+import { isDnsName, suggestedDnsName } from "./dns-names";
+import type { Fix } from "./fix-style";
 
 export type RedisMode = "in-cluster" | "external" | "sentinel" | "cluster";
 export const REDIS_MODES: readonly RedisMode[] = ["in-cluster", "external", "sentinel", "cluster"];

@@ -9,7 +9,9 @@ import { isIPv6 } from "net";
 import { RE2 } from "re2-wasm";
 import { CONFIG_KEYS, CONFIG_KEY_NAMES, ConfigKeySpec, PROJECT } from "./config-schema";
 import { RedisConnection, readRedisConnection } from "./redis-connection";
-import { PRINCIPAL_PROBLEM, parsePrincipal, suggestedPrincipal } from "./access-policies";
+import { PRINCIPAL_PROBLEM, parsePrincipal, suggestedPrincipal } from "./principal";
+import { dnsNameProblem, isDnsName, suggestedDnsName } from "./dns-names";
+import { Fix, FixStyle } from "./fix-style";
 import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem, redisTimeoutFor } from "./failure-bounds";
 
 export type Variant = "A" | "B";
@@ -164,19 +166,6 @@ export interface ConfigProblem {
     fixWith?: (style: FixStyle) => string;
 }
 
-/**
- * How a fix names a change to one config key: `pulumi config ...` for the program, the `--set`
- * and flags the user typed for the render and explain CLIs (render/args.ts).
- */
-export interface FixStyle {
-    set(key: string, value: string): string;
-    rm(key: string): string;
-    /** Replace a misspelt key by the known one, keeping the value. */
-    rename(from: string, to: string, value: string): string;
-    /** The error's first line, for n problems. */
-    header(n: number): string;
-}
-
 /** Quotes a value for a POSIX shell when it needs it. */
 export function shellQuote(v: string): string {
     return /^[A-Za-z0-9_./:,=@+%-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
@@ -188,9 +177,6 @@ export const PULUMI_FIX: FixStyle = {
     rename: (from, to, v) => `pulumi config rm ${from} && pulumi config set ${to} '${v.replace(/'/g, `'\\''`)}'`,
     header: (n) => `invalid stack configuration (${n} problem${n === 1 ? "" : "s"}); nothing was created:`,
 };
-
-/** A fix: fixed text, or text built from a style's commands. */
-export type Fix = string | ((style: FixStyle) => string);
 
 /** A problem whose fix is phrased in every style. */
 export function problem(key: string, value: string | undefined, text: string, fix: Fix): ConfigProblem {
@@ -335,41 +321,15 @@ export function hideSecretValues(problems: ConfigProblem[], raw: RawConfig, secr
 // ---------------------------------------------------------------------------------------------
 // Validation helpers
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+export { dnsNameProblem, isDnsName, suggestedDnsName };
+export type { Fix, FixStyle };
+
 /** Protobuf JSON duration, the form Istio passes to Envoy: seconds with up to 9 decimals and `s`. */
 const PROTO_DURATION = /^(\d+)(\.\d{1,9})?s$/;
 /** Go `time.ParseDuration` form used by envoyproxy/ratelimit's environment. */
 const GO_DURATION = /^(0|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-
-/** Whether `v` is a Kubernetes DNS-1123 label (63 characters at most) or subdomain (253). */
-export function isDnsName(v: unknown, kind: "label" | "subdomain"): v is string {
-    return typeof v === "string" && (kind === "label" ? DNS1123_LABEL : DNS1123_SUBDOMAIN).test(v) && v.length <= (kind === "label" ? 63 : 253);
-}
-
-/** The problem text of a bad DNS name (stack config and component arguments alike). */
-export function dnsNameProblem(kind: "label" | "subdomain"): string {
-    return `must be a Kubernetes DNS-1123 ${kind} (lower-case letters, digits, '-'${kind === "subdomain" ? ", '.'" : ""})`;
-}
-
-/**
- * A valid DNS name close to a bad one, for the fix: lower case, other characters (and, in a label,
- * dots) made '-', empty parts dropped, cut to the length limit; "name" when nothing is left.
- */
-export function suggestedDnsName(v: unknown, kind: "label" | "subdomain"): string {
-    const max = kind === "label" ? 63 : 253;
-    const parts = String(v ?? "")
-        .toLowerCase()
-        .replace(kind === "label" ? /[^a-z0-9-]/g : /[^a-z0-9.-]/g, "-")
-        .split(".");
-    const joined = parts
-        .map((p) => p.replace(/^-+|-+$/g, ""))
-        .filter(Boolean)
-        .join(".");
-    return joined.slice(0, max).replace(/[-.]+$/, "") || "name";
-}
 
 /** Seconds of a protobuf duration string, or undefined when it is not one. Exported for testing. */
 export function protoDurationSeconds(s: string): number | undefined {
