@@ -340,7 +340,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         kind: "string",
         default: "in-cluster",
         description:
-            "Which Redis counts: `in-cluster` (one Redis the stack deploys, password generated), `external` (one existing Redis at `redisAddress`), `sentinel` (Redis Sentinel: `redisAddress` lists the Sentinels, `redisSentinelMaster` names the master) or `cluster` (Redis Cluster: `redisAddress` lists some nodes). With any but `in-cluster` the stack deploys no Redis. README, Redis choices.",
+            "Which Redis counts: `in-cluster` (one Redis the stack deploys, password generated), `external` (one existing Redis at `redisAddress`), `sentinel` (Redis Sentinel: `redisAddress` lists the Sentinels, `redisSentinelMaster` names the master) or `cluster` (Redis Cluster: `redisAddress` lists some nodes). With any but `in-cluster` the stack deploys no Redis. docs/operations.md, Redis choices.",
     },
     {
         group: "service",
@@ -401,7 +401,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         kind: "boolean",
         default: "true",
         description:
-            "Least privilege (README, Security model): Istio AuthorizationPolicies and Kubernetes NetworkPolicies so that only the ingress gateway (`gatewayPrincipal`, pods `gatewaySelector`) may call the rate-limit service's gRPC port and only the rate-limit service may reach the in-cluster Redis. The service and Redis always run under ServiceAccounts of their own.",
+            "Least privilege (docs/security.md): Istio AuthorizationPolicies and Kubernetes NetworkPolicies so that only the ingress gateway (`gatewayPrincipal`, pods `gatewaySelector`) may call the rate-limit service's gRPC port and only the rate-limit service may reach the in-cluster Redis. The service and Redis always run under ServiceAccounts of their own.",
     },
     {
         group: "service",
@@ -436,7 +436,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         default: "",
         defaultNote: "`workloadNamespace`",
         description:
-            "Namespace of the managed-API service (ESP, echo backend, Ingress; must exist). ESP's image runs as root, so it meets Pod Security `baseline` only: a namespace of its own lets the others enforce `restricted` (README, Pod Security).",
+            "Namespace of the managed-API service (ESP, echo backend, Ingress; must exist). ESP's image runs as root, so it meets Pod Security `baseline` only: a namespace of its own lets the others enforce `restricted` (docs/security.md, Pod Security).",
     },
     {
         group: "managed-api",

@@ -108,7 +108,7 @@ export interface MeshRateLimitArgs {
     ratelimitPrometheus?: boolean;
     /** Observe-only rollout (`SHADOW_MODE`): every request is still counted and an over-limit one is reported (its descriptor status says OVER_LIMIT, counter `global_shadow_mode`), but the answer is OK and nothing is refused. Deploy new limits this way first, watch the counters, then set `false`. Defaults to `false`. */
     shadowMode?: boolean;
-    /** Which Redis counts: `in-cluster` (one Redis the stack deploys, password generated), `external` (one existing Redis at `redisAddress`), `sentinel` (Redis Sentinel: `redisAddress` lists the Sentinels, `redisSentinelMaster` names the master) or `cluster` (Redis Cluster: `redisAddress` lists some nodes). With any but `in-cluster` the stack deploys no Redis. README, Redis choices. Defaults to `in-cluster`. */
+    /** Which Redis counts: `in-cluster` (one Redis the stack deploys, password generated), `external` (one existing Redis at `redisAddress`), `sentinel` (Redis Sentinel: `redisAddress` lists the Sentinels, `redisSentinelMaster` names the master) or `cluster` (Redis Cluster: `redisAddress` lists some nodes). With any but `in-cluster` the stack deploys no Redis. docs/operations.md, Redis choices. Defaults to `in-cluster`. */
     redisMode?: string;
     /** `host:port` of the existing Redis (`external`), or comma-separated `host:port` of the Sentinels (`sentinel`) or of Cluster nodes (`cluster`). Defaults to required unless `redisMode` is `in-cluster`. */
     redisAddress?: string;
@@ -124,7 +124,7 @@ export interface MeshRateLimitArgs {
     redisTls?: boolean;
     /** With `redisTls`: Secret whose `ca.crt` verifies the server certificate (mounted, `REDIS_TLS_CACERT`); unset: the image's system roots. Defaults to unset. */
     redisTlsCaSecret?: string;
-    /** Least privilege (README, Security model): Istio AuthorizationPolicies and Kubernetes NetworkPolicies so that only the ingress gateway (`gatewayPrincipal`, pods `gatewaySelector`) may call the rate-limit service's gRPC port and only the rate-limit service may reach the in-cluster Redis. The service and Redis always run under ServiceAccounts of their own. Defaults to `true`. */
+    /** Least privilege (docs/security.md): Istio AuthorizationPolicies and Kubernetes NetworkPolicies so that only the ingress gateway (`gatewayPrincipal`, pods `gatewaySelector`) may call the rate-limit service's gRPC port and only the rate-limit service may reach the in-cluster Redis. The service and Redis always run under ServiceAccounts of their own. Defaults to `true`. */
     accessPolicies?: boolean;
     /** Istio identity (`<trust domain>/ns/<namespace>/sa/<service account>`) of the ingress gateway: the only caller the rate-limit service accepts. Its namespace is also where the NetworkPolicy admits the gateway pods from; its trust domain names the rate-limit service's identity. Defaults to `cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account`. */
     gatewayPrincipal?: string;
@@ -134,7 +134,7 @@ export interface MeshRateLimitArgs {
     redisMaxMemory?: string;
     /** Deploy the managed-API service (ESP + echo backend + Ingress). Defaults to `true`. */
     managedApi?: boolean;
-    /** Namespace of the managed-API service (ESP, echo backend, Ingress; must exist). ESP's image runs as root, so it meets Pod Security `baseline` only: a namespace of its own lets the others enforce `restricted` (README, Pod Security). Defaults to `workloadNamespace`. */
+    /** Namespace of the managed-API service (ESP, echo backend, Ingress; must exist). ESP's image runs as root, so it meets Pod Security `baseline` only: a namespace of its own lets the others enforce `restricted` (docs/security.md, Pod Security). Defaults to `workloadNamespace`. */
     managedApiNamespace?: string;
     /** Comma-separated CIDRs of the cluster's pod and service ranges; only these go through the sidecar, so ESP reaches Google Service Control directly (e.g. `10.4.0.0/14,10.7.240.0/20`). Defaults to required when `managedApi` is true. */
     includeIpRanges?: string[];

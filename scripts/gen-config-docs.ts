@@ -1,6 +1,6 @@
 /**
- * Writes the README's config-key table (between the `config-keys` markers) from
- * components/config-schema.ts. `--check` exits 1 when the README is out of date.
+ * Writes the config-key reference (between the `config-keys` markers of docs/configuration.md) from
+ * components/config-schema.ts. `--check` exits 1 when the page is out of date.
  */
 import * as fs from "fs";
 import * as path from "path";
@@ -36,17 +36,17 @@ export function configTable(): string {
 export function readmeWithTable(readme: string): string {
     const a = readme.indexOf(BEGIN);
     const b = readme.indexOf(END);
-    if (a < 0 || b < a) throw new Error(`README.md lacks the markers ${BEGIN} ... ${END}`);
+    if (a < 0 || b < a) throw new Error(`docs/configuration.md lacks the markers ${BEGIN} ... ${END}`);
     return `${readme.slice(0, a + BEGIN.length)}\n${configTable()}${readme.slice(b)}`;
 }
 
 if (require.main === module) {
-    const file = path.resolve(__dirname, "..", "README.md");
+    const file = path.resolve(__dirname, "..", "docs", "configuration.md");
     const text = fs.readFileSync(file, "utf8");
     const next = readmeWithTable(text);
     if (process.argv.includes("--check")) {
         if (next !== text) {
-            console.error("README.md's config table is out of date: run `npm run gen:docs`");
+            console.error("docs/configuration.md's config table is out of date: run `npm run gen:docs`");
             process.exit(1);
         }
     } else {

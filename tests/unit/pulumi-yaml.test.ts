@@ -31,9 +31,9 @@ describe("Pulumi.yaml declarations", () => {
         expect(text).to.match(/# Read and validated by the program but not declared above: apiLimit, localBucket\./);
     });
 
-    it("kubernetes:enableConfigMapMutable is set and the README explains it", () => {
+    it("kubernetes:enableConfigMapMutable is set and the configuration reference explains it", () => {
         expect((parse(text).config as Record<string, unknown>)["kubernetes:enableConfigMapMutable"]).to.equal(true);
-        const readme = fs.readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
+        const readme = fs.readFileSync(path.join(__dirname, "..", "..", "docs", "configuration.md"), "utf8");
         expect(readme).to.match(/`kubernetes:enableConfigMapMutable: true`[^\n]*\n[^\n]*in place/);
     });
 });

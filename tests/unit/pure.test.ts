@@ -132,10 +132,10 @@ describe("Pulumi.yaml", () => {
     });
 });
 
-describe("README", () => {
+describe("docs/configuration.md", () => {
     it("documents every config key (table in sync with components/config-schema.ts)", () => {
         const { readmeWithTable } = require("../../scripts/gen-config-docs") as typeof import("../../scripts/gen-config-docs");
-        const readme = fs.readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
+        const readme = fs.readFileSync(path.join(__dirname, "..", "..", "docs", "configuration.md"), "utf8");
         expect(readme, "run `npm run gen:docs`").to.equal(readmeWithTable(readme));
         for (const k of require("../../components/config-schema").CONFIG_KEYS) expect(readme).to.contain(`| \`${k.key}\` |`);
     });
