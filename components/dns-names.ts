@@ -1,6 +1,7 @@
 /**
- * Kubernetes DNS-1123 names: the check, the problem text and a suggested valid name, shared by the
- * stack config, the component arguments and the Redis Secret names. Pure, no imports.
+ * Kubernetes names: DNS-1123 names (the check, the problem text and a suggested valid name) and
+ * label keys and values, shared by the stack config, the component arguments and the Redis Secret
+ * names. Pure, no imports.
  */
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -32,3 +33,8 @@ export function suggestedDnsName(v: unknown, kind: "label" | "subdomain"): strin
         .join(".");
     return joined.slice(0, max).replace(/[-.]+$/, "") || "name";
 }
+
+/** A label key: an optional DNS-subdomain prefix and `/`, then a name of letters, digits, `-`, `_`, `.`. */
+export const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+/** A label value (63 characters at most, checked apart): empty, or letters and digits at both ends. */
+export const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;

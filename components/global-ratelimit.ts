@@ -28,7 +28,8 @@ import {
     redisUrl,
 } from "./redis-connection";
 import { CompiledLimits, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs, RoutePatch, RuleProblem, compileGlobalLimits, formatRuleProblems } from "./rules";
-import { StackSettings, dnsNameProblem, isDnsName, isGatewayHost, protoDurationSeconds, resolveSettings, suggestedDnsName } from "./settings";
+import { LABEL_KEY, LABEL_VALUE } from "./dns-names";
+import { GO_DURATION, StackSettings, dnsNameProblem, isDnsName, isGatewayHost, protoDurationSeconds, resolveSettings, suggestedDnsName } from "./settings";
 
 /** `LOG_LEVEL` of the rate-limit service. */
 export enum ServiceLogLevel {
@@ -204,8 +205,6 @@ export interface AccessPolicyArgs {
     gatewayPrincipal: string;
 }
 
-const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 export const DEFAULT_FILTER_PREFIX = "filter-ratelimit";
 
 /** A config key's documented default (config-schema.ts is the one source of the defaults). */
@@ -340,7 +339,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             });
         }
     }
-    if (svc.redisPipelineWindow !== undefined && !/^(0|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/.test(String(svc.redisPipelineWindow))) {
+    if (svc.redisPipelineWindow !== undefined && !GO_DURATION.test(String(svc.redisPipelineWindow))) {
         problems.push({
             field: "service.redisPipelineWindow",
             value: svc.redisPipelineWindow,

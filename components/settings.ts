@@ -10,7 +10,8 @@ import { RE2 } from "re2-wasm";
 import { CONFIG_KEYS, CONFIG_KEY_NAMES, ConfigKeySpec, PROJECT } from "./config-schema";
 import { RedisConnection, readRedisConnection } from "./redis-connection";
 import { PRINCIPAL_PROBLEM, parsePrincipal, suggestedPrincipal } from "./principal";
-import { dnsNameProblem, isDnsName, suggestedDnsName } from "./dns-names";
+import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "./dns-names";
+import { editDistance } from "./edit-distance";
 import { Fix, FixStyle } from "./fix-style";
 import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem, redisTimeoutFor } from "./failure-bounds";
 
@@ -244,17 +245,6 @@ export function closestValue(value: string, allowed: readonly string[], fallback
     return bestD <= Math.max(2, Math.floor(v.length / 3)) ? best : fallback;
 }
 
-function editDistance(a: string, b: string): number {
-    const dp = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
-    for (let j = 1; j <= b.length; j++) dp[0][j] = j;
-    for (let i = 1; i <= a.length; i++) {
-        for (let j = 1; j <= b.length; j++) {
-            dp[i][j] = Math.min(dp[i - 1][j] + 1, dp[i][j - 1] + 1, dp[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-        }
-    }
-    return dp[a.length][b.length];
-}
-
 /**
  * Turns the CLI's whole config map (`project:key` → value) into RawConfig, reporting keys of this
  * project that the stack does not know (typos would otherwise be silently ignored).
@@ -327,9 +317,8 @@ export type { Fix, FixStyle };
 /** Protobuf JSON duration, the form Istio passes to Envoy: seconds with up to 9 decimals and `s`. */
 const PROTO_DURATION = /^(\d+)(\.\d{1,9})?s$/;
 /** Go `time.ParseDuration` form used by envoyproxy/ratelimit's environment. */
-const GO_DURATION = /^(0|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+/** Go `time.ParseDuration` form used by envoyproxy/ratelimit's environment (the stack config and GlobalRateLimit's args). */
+export const GO_DURATION = /^(0|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/;
 
 /** Seconds of a protobuf duration string, or undefined when it is not one. Exported for testing. */
 export function protoDurationSeconds(s: string): number | undefined {

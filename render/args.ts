@@ -4,6 +4,7 @@
  * problems are phrased as the flags the user typed (`cliFix`), not as `pulumi config` commands.
  */
 import { CONFIG_KEY_NAMES } from "../components/config-schema";
+import { editDistance } from "../components/edit-distance";
 import { closestKey, ConfigError, FixStyle, formatProblems, shellQuote } from "../components/settings";
 
 /** Flags that set one config key each (both CLIs). */
@@ -38,17 +39,6 @@ export interface CliSpec {
     valueFlags?: string[];
     switches?: string[];
     positional?: boolean;
-}
-
-function editDistance(a: string, b: string): number {
-    const dp = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
-    for (let j = 1; j <= b.length; j++) dp[0][j] = j;
-    for (let i = 1; i <= a.length; i++) {
-        for (let j = 1; j <= b.length; j++) {
-            dp[i][j] = Math.min(dp[i - 1][j] + 1, dp[i][j - 1] + 1, dp[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-        }
-    }
-    return dp[a.length][b.length];
 }
 
 /** The known flag nearest to a mistyped one, when it is close. */
