@@ -1,12 +1,13 @@
 /**
  * Istio's bookinfo sample (the workloads the limits protect), its Gateway and VirtualService.
  */
+import { DEFAULTS } from "./defaults";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
 import { Gateway, GatewaySpec, VirtualService, VirtualServiceSpec } from "./crds";
 import { LOCAL_STAT_PREFIX, gatewayVirtualHosts } from "./envoy-filters";
-import { ComponentArgsError, configDefault, dnsProblem, portProblem, selectorProblems } from "./global-ratelimit";
+import { ComponentArgsError, dnsProblem, portProblem, selectorProblems } from "./global-ratelimit";
 import { HttpRouteArgs } from "./mesh-enums";
 import { BOOKINFO_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "./pod-security";
 import { RuleProblem } from "./rules";
@@ -93,7 +94,7 @@ export function planBookinfo(args: BookinfoArgs): {
     statsApp: string;
 } {
     const a: BookinfoArgs = args ?? {};
-    const d = (k: string) => configDefault(k);
+    const d = (k: keyof typeof DEFAULTS) => String(DEFAULTS[k]);
     const paths = {
         limited: d("limitedPath"),
         page: d("pagePath"),

@@ -8,6 +8,8 @@
  * Pulumi.yaml default because a declared key without a default is required by the Pulumi CLI.
  */
 
+import { DEFAULTS } from "./defaults";
+
 export type ConfigKind = "string" | "integer" | "boolean" | "json";
 
 export interface ConfigKeySpec {
@@ -39,7 +41,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "variant",
         key: "apiProfile",
         kind: "string",
-        default: "current",
+        default: String(DEFAULTS.apiProfile),
         description:
             "`current`: API versions today's clusters serve (networking.k8s.io/v1 Ingress, PeerAuthentication). `seed`: exactly the versions the specification names (extensions/v1beta1 Ingress, `authPolicy` in the mesh ConfigMap).",
     },
@@ -49,14 +51,32 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "paths",
         key: "limitedPath",
         kind: "string",
-        default: "/productpage",
+        default: String(DEFAULTS.limitedPath),
         description: "Exact request path limited globally to `limitedPathLimit` per unit (spec `<limited_path>`).",
     },
-    { group: "paths", key: "pagePath", kind: "string", default: "/productpage", description: "Exact path of the product page route (spec `<page_path>`)." },
-    { group: "paths", key: "loginPath", kind: "string", default: "/login", description: "Exact login path (spec `<login_path>`)." },
-    { group: "paths", key: "logoutPath", kind: "string", default: "/logout", description: "Exact logout path (spec `<logout_path>`)." },
-    { group: "paths", key: "staticPrefix", kind: "string", default: "/static", description: "Path prefix of static assets (spec `<static_prefix>`)." },
-    { group: "paths", key: "apiPrefix", kind: "string", default: "/api/v1/products", description: "Path prefix of the product API (spec `<api_prefix>`)." },
+    {
+        group: "paths",
+        key: "pagePath",
+        kind: "string",
+        default: String(DEFAULTS.pagePath),
+        description: "Exact path of the product page route (spec `<page_path>`).",
+    },
+    { group: "paths", key: "loginPath", kind: "string", default: String(DEFAULTS.loginPath), description: "Exact login path (spec `<login_path>`)." },
+    { group: "paths", key: "logoutPath", kind: "string", default: String(DEFAULTS.logoutPath), description: "Exact logout path (spec `<logout_path>`)." },
+    {
+        group: "paths",
+        key: "staticPrefix",
+        kind: "string",
+        default: String(DEFAULTS.staticPrefix),
+        description: "Path prefix of static assets (spec `<static_prefix>`).",
+    },
+    {
+        group: "paths",
+        key: "apiPrefix",
+        kind: "string",
+        default: String(DEFAULTS.apiPrefix),
+        description: "Path prefix of the product API (spec `<api_prefix>`).",
+    },
     {
         group: "paths",
         key: "virtualServiceRoutes",
@@ -69,7 +89,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "paths",
         key: "apiRoute",
         kind: "string",
-        default: "api",
+        default: String(DEFAULTS.apiRoute),
         description: "Variant A: name of the VirtualService route that carries the route-level limit (spec 2.6). Must name one of the routes.",
     },
     {
@@ -143,7 +163,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "limits",
         key: "rateLimitTimeout",
         kind: "string",
-        default: "10s",
+        default: String(DEFAULTS.rateLimitTimeout),
         description: "Timeout of the gateway's call to the rate-limit service (protobuf duration, e.g. `10s`, `0.5s`).",
     },
 
@@ -169,7 +189,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "local",
         key: "serviceLabel",
         kind: "string",
-        default: "productpage",
+        default: String(DEFAULTS.serviceLabel),
         description: "Value of the `app` label of the workload whose sidecar gets the local limit (spec `<service_label>`).",
     },
     {
@@ -185,7 +205,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "names",
         key: "meshNamespace",
         kind: "string",
-        default: "istio-system",
+        default: String(DEFAULTS.meshNamespace),
         description:
             "Istio's root namespace (its `rootNamespace`): an EnvoyFilter there reaches matching pods in every namespace. Holds the mesh-wide PeerAuthentication and the mesh ConfigMap (`mutualTlsScope` `mesh`) and, with `filterNamespaces` `root`, every EnvoyFilter.",
     },
@@ -193,7 +213,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "names",
         key: "gatewaySelector",
         kind: "string",
-        default: "istio=ingressgateway",
+        default: String(DEFAULTS.gatewaySelector),
         description: "Label `key=value` of the ingress gateway pods the bookinfo Gateway and the global filters select.",
     },
     {
@@ -208,7 +228,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "names",
         key: "gatewayHosts",
         kind: "string",
-        default: "*",
+        default: String(DEFAULTS.gatewayHosts),
         description:
             "Comma-separated hosts of the bookinfo Gateway and VirtualService (spec 2.5: `*`). The gateway patches name exactly their virtual hosts `<host>:<gatewayPort>` (Istio's names), so another team's host on the same gateway is never limited.",
     },
@@ -216,15 +236,15 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "names",
         key: "workloadNamespace",
         kind: "string",
-        default: "default",
+        default: String(DEFAULTS.workloadNamespace),
         description: "Namespace of bookinfo, Redis and the managed-API service (must exist).",
     },
-    { group: "names", key: "gatewayName", kind: "string", default: "bookinfo-gateway", description: "Name of the bookinfo Gateway." },
+    { group: "names", key: "gatewayName", kind: "string", default: String(DEFAULTS.gatewayName), description: "Name of the bookinfo Gateway." },
     {
         group: "names",
         key: "gatewayPort",
         kind: "integer",
-        default: "8080",
+        default: String(DEFAULTS.gatewayPort),
         description:
             "Port of the Gateway's HTTP server: the only gateway listener the rate-limit filter goes on; the virtual hosts are `<host>:<gatewayPort>`.",
     },
@@ -232,10 +252,16 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "names",
         key: "virtualServiceName",
         kind: "string",
-        default: "bookinfo",
+        default: String(DEFAULTS.virtualServiceName),
         description: "Name of the bookinfo VirtualService (spec `<virtual_service_name>`).",
     },
-    { group: "names", key: "configName", kind: "string", default: "ratelimit-config", description: "Name of the rate-limit ConfigMap (spec `<config_name>`)." },
+    {
+        group: "names",
+        key: "configName",
+        kind: "string",
+        default: String(DEFAULTS.configName),
+        description: "Name of the rate-limit ConfigMap (spec `<config_name>`).",
+    },
 
     // Shared mesh: how far the stack reaches
     {
@@ -264,42 +290,60 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     },
 
     // Rate-limit service
-    { group: "service", key: "ratelimitNamespace", kind: "string", default: "default", description: "Namespace of the rate-limit Service and Deployment." },
+    {
+        group: "service",
+        key: "ratelimitNamespace",
+        kind: "string",
+        default: String(DEFAULTS.ratelimitNamespace),
+        description: "Namespace of the rate-limit Service and Deployment.",
+    },
     {
         group: "service",
         key: "ratelimitServiceName",
         kind: "string",
-        default: "ratelimit",
+        default: String(DEFAULTS.ratelimitServiceName),
         description: "Name of the rate-limit Service; the filter's `cluster_name` and `authority` are derived from it.",
     },
-    { group: "service", key: "ratelimitGrpcPort", kind: "integer", default: "8081", description: "gRPC port of the rate-limit Service." },
+    {
+        group: "service",
+        key: "ratelimitGrpcPort",
+        kind: "integer",
+        default: String(DEFAULTS.ratelimitGrpcPort),
+        description: "gRPC port of the rate-limit Service.",
+    },
     {
         group: "service",
         key: "ratelimitImage",
         kind: "string",
-        default: "docker.io/envoyproxy/ratelimit:3fb70258",
+        default: String(DEFAULTS.ratelimitImage),
         description: "envoyproxy/ratelimit image (tagged by commit; matches the build the tests run).",
     },
     {
         group: "service",
         key: "ratelimitReplicas",
         kind: "integer",
-        default: "2",
+        default: String(DEFAULTS.ratelimitReplicas),
         description: "Replicas of the rate-limit service (they share Redis, so limits stay exact).",
     },
     {
         group: "service",
         key: "ratelimitLogLevel",
         kind: "string",
-        default: "warn",
+        default: String(DEFAULTS.ratelimitLogLevel),
         description: "`LOG_LEVEL` of the service: `debug`, `info`, `warn` or `error`.",
     },
-    { group: "service", key: "redisPoolSize", kind: "integer", default: "10", description: "`REDIS_POOL_SIZE`: connections per service process." },
+    {
+        group: "service",
+        key: "redisPoolSize",
+        kind: "integer",
+        default: String(DEFAULTS.redisPoolSize),
+        description: "`REDIS_POOL_SIZE`: connections per service process.",
+    },
     {
         group: "service",
         key: "redisPipelineWindow",
         kind: "string",
-        default: "0",
+        default: String(DEFAULTS.redisPipelineWindow),
         description:
             "`REDIS_PIPELINE_WINDOW` (Go duration, e.g. `150us`; `0` flushes every write at once). The pinned service applies it to Redis Cluster only (`redisMode` `cluster`; setting it otherwise is a config error): its single and Sentinel clients already send each request's commands as one pipeline. At low load it delays each call by up to the window.",
     },
@@ -307,14 +351,14 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "service",
         key: "redisPipelineLimit",
         kind: "integer",
-        default: "0",
+        default: String(DEFAULTS.redisPipelineLimit),
         description: "`REDIS_PIPELINE_LIMIT`: has no effect in the pinned service (radix v4 ignores it); kept for older images.",
     },
     {
         group: "service",
         key: "localCacheSizeInBytes",
         kind: "integer",
-        default: "1048576",
+        default: String(DEFAULTS.localCacheSizeInBytes),
         description:
             "`LOCAL_CACHE_SIZE_IN_BYTES`: cache of over-limit keys in each service process (0 disables). 1 MiB answers repeat over-limit requests without Redis until the window ends: −28 % service CPU and −53 % Redis CPU per decision in the benchmark, limits still exact (docs/rls.md).",
     },
@@ -322,7 +366,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "service",
         key: "ratelimitPrometheus",
         kind: "boolean",
-        default: "false",
+        default: String(DEFAULTS.ratelimitPrometheus),
         description:
             "Serve the service's counters for Prometheus on port 9090 at `/metrics` (`USE_PROMETHEUS`) and mark the pods a scrape target (`prometheus.io/scrape`, `/port`, `/path` annotations; with a sidecar Istio's metrics merging serves them on 15020). `false` sets `DISABLE_STATS=true`: with statsd off, this service version otherwise writes one log line per decision.",
     },
@@ -330,7 +374,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "service",
         key: "shadowMode",
         kind: "boolean",
-        default: "false",
+        default: String(DEFAULTS.shadowMode),
         description:
             "Observe-only rollout (`SHADOW_MODE`): every request is still counted and an over-limit one is reported (its descriptor status says OVER_LIMIT, counter `global_shadow_mode`), but the answer is OK and nothing is refused. Deploy new limits this way first, watch the counters, then set `false`.",
     },
@@ -411,12 +455,12 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         description:
             "Istio identity (`<trust domain>/ns/<namespace>/sa/<service account>`) of the ingress gateway: the only caller the rate-limit service accepts. Its namespace is also where the NetworkPolicy admits the gateway pods from; its trust domain names the rate-limit service's identity.",
     },
-    { group: "service", key: "redisImage", kind: "string", default: "docker.io/library/redis:7.0.15-alpine", description: "Redis image." },
+    { group: "service", key: "redisImage", kind: "string", default: String(DEFAULTS.redisImage), description: "Redis image." },
     {
         group: "service",
         key: "redisMaxMemory",
         kind: "string",
-        default: "160mb",
+        default: String(DEFAULTS.redisMaxMemory),
         description:
             "`maxmemory` of the in-cluster Redis, with policy `volatile-ttl`: clients choose the paths the per-path counters are keyed by, so a flood of distinct paths would otherwise grow Redis until it is killed; at the bound Redis evicts the counters closest to expiry and keeps answering. At most 192mb (75 % of its 256Mi memory limit).",
     },
@@ -466,7 +510,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "managed-api",
         key: "espPortMode",
         kind: "string",
-        default: "http",
+        default: String(DEFAULTS.espPortMode),
         description:
             "`http`: Service port 80 → 8081 named `http` (mesh mutual TLS, spec 2.9). `tcp`: named `tcp`, the sidecar passes bytes through (spec 5.4, not recommended).",
     },
@@ -474,24 +518,30 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "managed-api",
         key: "ingressName",
         kind: "string",
-        default: "simple-ingress",
+        default: String(DEFAULTS.ingressName),
         description: "Name of the Ingress for the managed-API service (spec `<ingress_name>`).",
     },
     {
         group: "managed-api",
         key: "ingressClassName",
         kind: "string",
-        default: "istio",
+        default: String(DEFAULTS.ingressClassName),
         description:
             "Ingress class of the managed-API Ingress. `seed`: the `kubernetes.io/ingress.class` annotation (Istio serves it when it equals the mesh config's `ingressClass`, `istio` by default). `current`: `ingressClassName`; the stack creates an IngressClass of this name with controller `istio.io/ingress-controller` only when the cluster has none, and leaves an existing one alone (another controller: config error).",
     },
-    { group: "managed-api", key: "ingressPath", kind: "string", default: "/echo", description: "Path prefix routed by the Ingress to ESP." },
-    { group: "managed-api", key: "espImage", kind: "string", default: "gcr.io/endpoints-release/endpoints-runtime:1", description: "ESP image." },
+    {
+        group: "managed-api",
+        key: "ingressPath",
+        kind: "string",
+        default: String(DEFAULTS.ingressPath),
+        description: "Path prefix routed by the Ingress to ESP.",
+    },
+    { group: "managed-api", key: "espImage", kind: "string", default: String(DEFAULTS.espImage), description: "ESP image." },
     {
         group: "managed-api",
         key: "echoImage",
         kind: "string",
-        default: "gcr.io/google-samples/echo-python:1.0",
+        default: String(DEFAULTS.echoImage),
         description: "Echo backend image (listens on 8080).",
     },
     {
@@ -503,7 +553,13 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     },
 
     // Operations
-    { group: "operations", key: "bookinfoVersion", kind: "string", default: "1.20.2", description: "Tag of the `docker.io/istio/examples-bookinfo-*` images." },
+    {
+        group: "operations",
+        key: "bookinfoVersion",
+        kind: "string",
+        default: String(DEFAULTS.bookinfoVersion),
+        description: "Tag of the `docker.io/istio/examples-bookinfo-*` images.",
+    },
     {
         group: "operations",
         key: "awaitRollout",
@@ -514,3 +570,10 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
 ];
 
 export const CONFIG_KEY_NAMES: ReadonlySet<string> = new Set(CONFIG_KEYS.map((k) => k.key));
+
+/** A config key's documented default. */
+export function configDefault(key: string): string {
+    const k = CONFIG_KEYS.find((c) => c.key === key);
+    if (!k) throw new Error(`internal: no config key ${key}`);
+    return k.default;
+}

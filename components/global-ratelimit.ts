@@ -8,8 +8,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { AccessTarget, PRINCIPAL_PROBLEM, authorizationPolicyManifests, networkPolicyManifests, parsePrincipal, suggestedPrincipal } from "./access-policies";
 import { stackLabels } from "./common";
-import { CONFIG_KEYS } from "./config-schema";
 import { EnvoyFilter } from "./crds";
+import { DEFAULTS } from "./defaults";
 import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem, redisTimeoutFor } from "./failure-bounds";
 import { EnvoyFilterSpec, FilterTarget, GATEWAY_NAME_LABEL, ratelimitHttpFilter, routeRateLimitsFilter, vhostRateLimitsFilter } from "./envoy-filters";
 import { configYaml } from "./ratelimit-config";
@@ -29,7 +29,7 @@ import {
 } from "./redis-connection";
 import { CompiledLimits, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs, RoutePatch, RuleProblem, compileGlobalLimits, formatRuleProblems } from "./rules";
 import { LABEL_KEY, LABEL_VALUE } from "./dns-names";
-import { GO_DURATION, StackSettings, dnsNameProblem, isDnsName, isGatewayHost, protoDurationSeconds, resolveSettings, suggestedDnsName } from "./settings";
+import { GO_DURATION, StackSettings, dnsNameProblem, isDnsName, isGatewayHost, protoDurationSeconds, suggestedDnsName } from "./settings";
 
 /** `LOG_LEVEL` of the rate-limit service. */
 export enum ServiceLogLevel {
@@ -207,13 +207,6 @@ export interface AccessPolicyArgs {
 
 export const DEFAULT_FILTER_PREFIX = "filter-ratelimit";
 
-/** A config key's documented default (config-schema.ts is the one source of the defaults). */
-export function configDefault(key: string): string {
-    const k = CONFIG_KEYS.find((c) => c.key === key);
-    if (!k) throw new Error(`internal: no config key ${key}`);
-    return k.default;
-}
-
 /** Label-selector problems, shared by the components. Exported for testing. */
 export function selectorProblems(field: string, selector: unknown): RuleProblem[] {
     if (typeof selector !== "object" || selector === null || Array.isArray(selector) || Object.keys(selector).length === 0) {
@@ -289,7 +282,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             fix: "use true (fail closed) or false (fail open)",
         });
     }
-    const timeout = a.timeout ?? configDefault("rateLimitTimeout");
+    const timeout = a.timeout ?? DEFAULTS.rateLimitTimeout;
     const secs = typeof timeout === "string" ? protoDurationSeconds(timeout) : undefined;
     if (secs === undefined || secs < 0.001) {
         problems.push({
@@ -300,11 +293,11 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         });
     }
     const svc = a.service ?? {};
-    const name = svc.name ?? configDefault("ratelimitServiceName");
-    const configName = svc.configName ?? configDefault("configName");
-    const grpcPort = svc.grpcPort ?? Number(configDefault("ratelimitGrpcPort"));
-    const replicas = svc.replicas ?? Number(configDefault("ratelimitReplicas"));
-    const logLevel = svc.logLevel ?? (configDefault("ratelimitLogLevel") as ServiceLogLevel);
+    const name = svc.name ?? DEFAULTS.ratelimitServiceName;
+    const configName = svc.configName ?? DEFAULTS.configName;
+    const grpcPort = svc.grpcPort ?? DEFAULTS.ratelimitGrpcPort;
+    const replicas = svc.replicas ?? DEFAULTS.ratelimitReplicas;
+    const logLevel = svc.logLevel ?? (DEFAULTS.ratelimitLogLevel as ServiceLogLevel);
     problems.push(
         ...dnsProblem("service.name", name, "label"),
         ...dnsProblem("service.configName", configName, "subdomain"),
@@ -335,7 +328,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
                 field: `service.${f}`,
                 value: v,
                 problem: `must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : " up"}`,
-                fix: `omit it for ${configDefault(f)}`,
+                fix: `omit it for ${DEFAULTS[f as "redisPoolSize" | "redisPipelineLimit" | "localCacheSizeInBytes"]}`,
             });
         }
     }
@@ -352,7 +345,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             field: "service.image",
             value: svc.image,
             problem: "must be an image reference",
-            fix: `omit it for ${configDefault("ratelimitImage")}`,
+            fix: `omit it for ${DEFAULTS.ratelimitImage}`,
         });
     }
     const redis = redisConnectionOf(a.redis ?? {}, problems);
@@ -693,10 +686,28 @@ export function redisOptionsOf(c: RedisConnection, image: string, maxMemory: str
     };
 }
 
-let defaults: StackSettings["ratelimit"] | undefined;
-/** The service settings of the stack's defaults (every tuning key at its documented default). */
+/** The service settings at the components' defaults (defaults.ts; the stack config prints the same values). */
 function serviceDefaults(): StackSettings["ratelimit"] {
-    return (defaults ??= resolveSettings({ managedApi: "false" }).ratelimit);
+    return {
+        namespace: DEFAULTS.ratelimitNamespace,
+        serviceName: DEFAULTS.ratelimitServiceName,
+        grpcPort: DEFAULTS.ratelimitGrpcPort,
+        httpPort: 8080,
+        debugPort: 6070,
+        configName: DEFAULTS.configName,
+        image: DEFAULTS.ratelimitImage,
+        replicas: DEFAULTS.ratelimitReplicas,
+        logLevel: DEFAULTS.ratelimitLogLevel,
+        redisPoolSize: DEFAULTS.redisPoolSize,
+        redisPipelineWindow: DEFAULTS.redisPipelineWindow,
+        redisPipelineLimit: DEFAULTS.redisPipelineLimit,
+        localCacheSizeInBytes: DEFAULTS.localCacheSizeInBytes,
+        prometheus: DEFAULTS.ratelimitPrometheus,
+        shadowMode: DEFAULTS.shadowMode,
+        redisImage: DEFAULTS.redisImage,
+        redisMaxMemory: DEFAULTS.redisMaxMemory,
+        redisTimeout: redisTimeoutFor(protoDurationSeconds(DEFAULTS.rateLimitTimeout)!),
+    };
 }
 
 /** Invalid component arguments. A `RunError` so the Pulumi CLI prints the message without a stack trace. */

@@ -8,10 +8,11 @@
  * Istio installs no IngressClass, so the stack creates one when the cluster lacks it (preflight.ts
  * decides; an existing one is left alone).
  */
+import { DEFAULTS } from "./defaults";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
-import { ComponentArgsError, configDefault, dnsProblem } from "./global-ratelimit";
+import { ComponentArgsError, dnsProblem } from "./global-ratelimit";
 import { ApiProfileName, EspPortModeName } from "./mesh-enums";
 import { ECHO_UID, restrictedContainerSecurityContext } from "./pod-security";
 import { RuleProblem } from "./rules";
@@ -155,7 +156,7 @@ export function planManagedApi(args: ManagedApiArgs): {
     awaitRollout: boolean;
 } {
     const a: Partial<ManagedApiArgs> = args ?? {};
-    const d = (k: string) => configDefault(k);
+    const d = (k: keyof typeof DEFAULTS) => String(DEFAULTS[k]);
     const m: ManagedApiSettings = {
         namespace: a.namespace ?? d("workloadNamespace"),
         includeIpRanges: a.includeIpRanges ?? [],

@@ -14,10 +14,11 @@
  *   Instead a small dynamic resource edits that one line, remembers the original text and puts it
  *   back byte for byte on destroy. It uses `kubectl` with the same kubeconfig/context as the provider.
  */
+import { DEFAULTS } from "./defaults";
 import * as pulumi from "@pulumi/pulumi";
 import { PART_OF, stackLabels } from "./common";
 import { PeerAuthentication } from "./crds";
-import { ComponentArgsError, configDefault, dnsProblem, selectorProblems } from "./global-ratelimit";
+import { ComponentArgsError, dnsProblem, selectorProblems } from "./global-ratelimit";
 import { restoredText, setTopLevel } from "./mesh-config-text";
 import { ApiProfileName, MutualTlsScope } from "./mesh-enums";
 import { RuleProblem } from "./rules";
@@ -151,8 +152,8 @@ export interface MeshMutualTlsArgs {
 export class MeshMutualTls extends pulumi.ComponentResource {
     constructor(name: string, args: MeshMutualTlsArgs, opts?: pulumi.ComponentResourceOptions) {
         const a: MeshMutualTlsArgs = args ?? {};
-        const profile = a.apiProfile ?? (configDefault("apiProfile") as ApiProfileName);
-        const meshNamespace = a.meshNamespace ?? configDefault("meshNamespace");
+        const profile = a.apiProfile ?? (DEFAULTS.apiProfile as ApiProfileName);
+        const meshNamespace = a.meshNamespace ?? DEFAULTS.meshNamespace;
         const scope = a.scope ?? MutualTlsScope.Workloads;
         const selector = a.selector ?? { "app.kubernetes.io/part-of": PART_OF };
         const problems: RuleProblem[] = dnsProblem("meshNamespace", meshNamespace, "label");

@@ -8,13 +8,12 @@
  */
 import { expect } from "chai";
 import { parse } from "yaml";
-import { CONFIG_KEYS } from "../../components/config-schema";
+import { CONFIG_KEYS, configDefault } from "../../components/config-schema";
 import {
     GlobalRateLimitArgs,
     ComponentArgsError,
     RedisModeName,
     ServiceLogLevel,
-    configDefault,
     dnsProblem,
     planGlobalRateLimit,
     redisOptionsOf,
