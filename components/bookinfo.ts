@@ -7,7 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
 import { Gateway, GatewaySpec, VirtualService, VirtualServiceSpec } from "./crds";
 import { LOCAL_STAT_PREFIX, gatewayVirtualHosts } from "./envoy-filters";
-import { ComponentArgsError, dnsProblem, portProblem, selectorProblems } from "./global-ratelimit";
+import { ComponentArgsError, dnsProblem, portProblem, selectorProblems } from "./arg-checks";
 import { HttpRouteArgs } from "./mesh-enums";
 import { BOOKINFO_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "./pod-security";
 import { RuleProblem } from "./rules";

@@ -7,29 +7,34 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { AccessTarget, PRINCIPAL_PROBLEM, authorizationPolicyManifests, networkPolicyManifests, parsePrincipal, suggestedPrincipal } from "./access-policies";
+import { ComponentArgsError, dnsProblem, portProblem, selectorProblems } from "./arg-checks";
 import { stackLabels } from "./common";
 import { EnvoyFilter } from "./crds";
 import { DEFAULTS } from "./defaults";
-import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem, redisTimeoutFor } from "./failure-bounds";
-import { EnvoyFilterSpec, FilterTarget, GATEWAY_NAME_LABEL, ratelimitHttpFilter, routeRateLimitsFilter, vhostRateLimitsFilter } from "./envoy-filters";
+import { redisTimeoutFor } from "./failure-bounds";
+import { EnvoyFilterSpec, ratelimitHttpFilter, routeRateLimitsFilter, vhostRateLimitsFilter } from "./envoy-filters";
+import { GatewayTargetArgs, gatewayTargetOf, isVirtualHostName, routePatchesFor } from "./gateway-target";
 import { configYaml } from "./ratelimit-config";
 import { RateLimitService } from "./ratelimit-service";
 import { Redis } from "./redis";
-import {
-    RedisConnection,
-    RedisMode,
-    SECRET_DATA_KEY_PROBLEM,
-    SENTINEL_MASTER_PROBLEM,
-    SecretKey,
-    cleanSentinelMaster,
-    deploysRedis,
-    isHostPort,
-    isSecretDataKey,
-    redisUrl,
-} from "./redis-connection";
-import { CompiledLimits, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs, RoutePatch, RuleProblem, compileGlobalLimits, formatRuleProblems } from "./rules";
-import { LABEL_KEY, LABEL_VALUE } from "./dns-names";
-import { GO_DURATION, StackSettings, dnsNameProblem, isDnsName, isGatewayHost, protoDurationSeconds, suggestedDnsName } from "./settings";
+import { deploysRedis, redisUrl } from "./redis-connection";
+import { RedisModeName, RedisOptionsArgs, SecretKeyArgs, redisConnectionOf, redisOptionsOf } from "./redis-options";
+import { CompiledLimits, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs, RuleProblem, compileGlobalLimits } from "./rules";
+import { GO_DURATION, StackSettings, protoDurationSeconds } from "./settings";
+
+// Re-exported: the package entry and the tests name them from here.
+export {
+    ComponentArgsError,
+    GatewayTargetArgs,
+    RedisModeName,
+    RedisOptionsArgs,
+    SecretKeyArgs,
+    dnsProblem,
+    isVirtualHostName,
+    portProblem,
+    redisOptionsOf,
+    selectorProblems,
+};
 
 /** `LOG_LEVEL` of the rate-limit service. */
 export enum ServiceLogLevel {
@@ -37,90 +42,6 @@ export enum ServiceLogLevel {
     Info = "info",
     Warn = "warn",
     Error = "error",
-}
-
-/** The gateway the limits apply to: its pods, its namespace, the virtual hosts the rules may act on. */
-export interface GatewayTargetArgs {
-    /**
-     * Labels of the gateway's pods, e.g. `{ istio: "ingressgateway" }` (a gateway deployment such as
-     * Istio's default one or the istio/gateway Helm chart's). Give this or `gatewayApiName`.
-     */
-    selector?: Record<string, string>;
-    /**
-     * Name of a Kubernetes Gateway API `Gateway` (class `istio`) in `namespace`: the filters then
-     * target it (`targetRefs`) and reach exactly its pods, whatever other gateways' labels are. Give
-     * this or `selector`. Defaults to none.
-     */
-    gatewayApiName?: string;
-    /**
-     * Namespace of the gateway's pods, where the EnvoyFilters are created. In Istio's root namespace
-     * (`istio-system` by default) a selector-based filter applies to pods with those labels in
-     * **every** namespace: give the gateway pods a label of their own, or use `gatewayApiName`.
-     * Required with `gatewayApiName` (the Gateway's namespace). Defaults to `istio-system`.
-     */
-    namespace?: string;
-    /**
-     * Istio's names of the gateway's virtual hosts the rules act on, `<host>:<port>` as Istio builds
-     * them from your Gateway and VirtualService/HTTPRoute hosts: `shop.example.com:80`, or `*:8080`
-     * for host `*`. Only these hosts are limited; the rate-limit filter goes on their ports' listeners
-     * only, so other teams' hosts on the same gateway are never limited and never see this service's
-     * failures. A route rule's `virtualHost` must be one of them; a route rule without one applies on
-     * each. Required unless `allVirtualHosts` is true.
-     */
-    virtualHosts?: string[];
-    /**
-     * Act on **every** virtual host of the gateway (Istio's empty name `""`) and put the rate-limit
-     * filter on every listener: other teams' hosts on the same gateway are then limited too, and fail
-     * with HTTP 500 when the service is down (`failureModeDeny`). Only for a gateway you have to
-     * yourself. Defaults to `false`.
-     */
-    allVirtualHosts?: boolean;
-}
-
-/** Which Redis the service counts in. */
-export enum RedisModeName {
-    /** A single Redis deployed by the component (password generated, kept in Secret `redis-auth`). */
-    InCluster = "in-cluster",
-    /** One Redis that already exists (`addresses`: one `host:port`). */
-    External = "external",
-    /** Redis Sentinel (`addresses`: the Sentinels; `sentinelMaster`: the master's name). */
-    Sentinel = "sentinel",
-    /** Redis Cluster (`addresses`: seed nodes). */
-    Cluster = "cluster",
-}
-
-/** A key of a Kubernetes Secret. */
-export interface SecretKeyArgs {
-    /** The Secret's name. */
-    name: string;
-    /** The key inside it. Defaults to `password`. */
-    key?: string;
-}
-
-/** Redis for the counters. */
-export interface RedisOptionsArgs {
-    /** Deploy one, or use an existing Redis, Sentinel or Cluster. Defaults to `RedisModeName.InCluster`. */
-    mode?: RedisModeName;
-    /** Image of the Redis the component deploys (in-cluster only). Defaults to `docker.io/library/redis:7.0.15-alpine`. */
-    image?: string;
-    /**
-     * `maxmemory` of the Redis the component deploys (in-cluster only), with eviction policy
-     * `volatile-ttl` (only counters, which all expire, are evicted). At most `192mb` (75 % of the
-     * container's 256Mi limit). Defaults to `160mb`.
-     */
-    maxMemory?: string;
-    /** `host:port` of the existing Redis, of the Sentinels, or of the Cluster's seed nodes. Defaults to none (in-cluster). */
-    addresses?: string[];
-    /** Sentinel: the master's name as the Sentinels know it. */
-    sentinelMaster?: string;
-    /** Secret (in the service's namespace) with the Redis password. Defaults to none (no AUTH) for an existing Redis. */
-    passwordSecret?: SecretKeyArgs;
-    /** Sentinel: Secret with the Sentinels' own password. Defaults to none. */
-    sentinelPasswordSecret?: SecretKeyArgs;
-    /** Connect with TLS. Defaults to `false`. */
-    tls?: boolean;
-    /** Secret whose `ca.crt` verifies the server (TLS). Defaults to the system roots. */
-    tlsCaSecret?: string;
 }
 
 /** The envoyproxy/ratelimit service. */
@@ -206,32 +127,6 @@ export interface AccessPolicyArgs {
 }
 
 export const DEFAULT_FILTER_PREFIX = "filter-ratelimit";
-
-/** Label-selector problems, shared by the components. Exported for testing. */
-export function selectorProblems(field: string, selector: unknown): RuleProblem[] {
-    if (typeof selector !== "object" || selector === null || Array.isArray(selector) || Object.keys(selector).length === 0) {
-        return [{ field, value: selector, problem: "must name at least one pod label", fix: 'give e.g. { istio: "ingressgateway" }' }];
-    }
-    return Object.entries(selector as Record<string, unknown>)
-        .filter(([k, v]) => !LABEL_KEY.test(k) || typeof v !== "string" || !LABEL_VALUE.test(v) || v.length > 63)
-        .map(([k, v]) => ({
-            field: `${field}.${k}`,
-            value: v,
-            problem: "is not a valid label key and value",
-            fix: "use Kubernetes label syntax (letters, digits, '-', '_', '.')",
-        }));
-}
-
-/** A DNS name problem, or nothing. Exported for testing. */
-export function dnsProblem(field: string, value: unknown, kind: "label" | "subdomain"): RuleProblem[] {
-    return isDnsName(value, kind) ? [] : [{ field, value, problem: dnsNameProblem(kind), fix: `use "${suggestedDnsName(value, kind)}"` }];
-}
-
-export function portProblem(field: string, value: unknown): RuleProblem[] {
-    return Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= 65535
-        ? []
-        : [{ field, value, problem: "must be a port number from 1 to 65535", fix: "use e.g. 8081" }];
-}
 
 /** Everything the component creates, computed and validated before any resource is registered. */
 export interface GlobalRateLimitPlan {
@@ -425,267 +320,6 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     };
 }
 
-/** The gateway target, checked: which pods, where, which virtual hosts and listener ports. */
-interface ResolvedGateway {
-    target: FilterTarget;
-    /** Labels of the gateway's pods (the NetworkPolicy admits them). */
-    podLabels: Record<string, string>;
-    namespace: string;
-    virtualHosts: string[];
-    all: boolean;
-    /** Listener ports of the rate-limit filter (empty: every listener). */
-    ports: number[];
-}
-
-/** `<host>:<port>` with host `*`, `*.<domain>` or a DNS name, port 1..65535. Exported for testing. */
-export function isVirtualHostName(v: unknown): v is string {
-    if (typeof v !== "string") return false;
-    const m = /^(.+):(\d{1,5})$/.exec(v);
-    return !!m && isGatewayHost(m[1]!) && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
-}
-
-function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: RuleProblem[]): ResolvedGateway {
-    const none: ResolvedGateway = { target: { selector: {} }, podLabels: {}, namespace: "istio-system", virtualHosts: [], all: false, ports: [] };
-    if (typeof g !== "object" || g === null) {
-        problems.push({
-            field: "gateway",
-            value: g,
-            problem: "is required",
-            fix: 'give { selector: { istio: "ingressgateway" }, virtualHosts: ["shop.example.com:80"] }',
-        });
-        return none;
-    }
-    let target: FilterTarget = { selector: {} };
-    let podLabels: Record<string, string> = {};
-    if (g.gatewayApiName !== undefined && g.selector !== undefined) {
-        problems.push({
-            field: "gateway.gatewayApiName",
-            value: g.gatewayApiName,
-            problem: "and gateway.selector are both given; the filters target one or the other",
-            fix: "remove gateway.selector (a Gateway API Gateway is targeted by name) or gateway.gatewayApiName",
-        });
-    } else if (g.gatewayApiName !== undefined) {
-        problems.push(...dnsProblem("gateway.gatewayApiName", g.gatewayApiName, "subdomain"));
-        if (g.namespace === undefined)
-            problems.push({
-                field: "gateway.namespace",
-                value: undefined,
-                problem: "is required with gateway.gatewayApiName: the filters must live in the Gateway's namespace",
-                fix: 'give the Gateway\'s namespace, e.g. "shop"',
-            });
-        target = { gatewayApiName: String(g.gatewayApiName) };
-        // Istio labels the pods of a Gateway API Gateway with its name.
-        podLabels = { [GATEWAY_NAME_LABEL]: String(g.gatewayApiName) };
-    } else {
-        problems.push(...selectorProblems("gateway.selector", g.selector));
-        target = { selector: (g.selector ?? {}) as Record<string, string> };
-        podLabels = target.selector;
-    }
-    if (g.namespace !== undefined) problems.push(...dnsProblem("gateway.namespace", g.namespace, "label"));
-    if (g.allVirtualHosts !== undefined && typeof g.allVirtualHosts !== "boolean") {
-        problems.push({
-            field: "gateway.allVirtualHosts",
-            value: g.allVirtualHosts,
-            problem: "must be a boolean",
-            fix: "use false (only gateway.virtualHosts) or true (every host of the gateway)",
-        });
-    }
-    const all = g.allVirtualHosts === true;
-    let virtualHosts: string[] = [];
-    if (g.virtualHosts != null && !Array.isArray(g.virtualHosts)) {
-        problems.push({
-            field: "gateway.virtualHosts",
-            value: g.virtualHosts,
-            problem: "must be a list of Istio's virtual host names <host>:<port>",
-            fix: 'give e.g. ["shop.example.com:80"]',
-        });
-    } else {
-        virtualHosts = g.virtualHosts ?? [];
-        virtualHosts.forEach((v, i) => {
-            if (!isVirtualHostName(v)) {
-                problems.push({
-                    field: `gateway.virtualHosts[${i}]`,
-                    value: v,
-                    problem: "must be Istio's virtual host name <host>:<port> (host '*', '*.<domain>' or a DNS name; the port of the Gateway server)",
-                    fix: `use e.g. "${typeof v === "string" && isGatewayHost(v) ? `${v}:80` : "shop.example.com:80"}" (Istio silently ignores a patch that names no virtual host)`,
-                });
-            } else if (virtualHosts.indexOf(v) !== i) {
-                problems.push({ field: `gateway.virtualHosts[${i}]`, value: v, problem: "appears twice", fix: "remove one of the two entries" });
-            }
-        });
-        if (!virtualHosts.length && !all) {
-            problems.push({
-                field: "gateway.virtualHosts",
-                value: g.virtualHosts,
-                problem: "must name the gateway's virtual hosts to limit: without them the limits would reach every host on the gateway, other teams' included",
-                fix: 'give e.g. ["shop.example.com:80"] (Istio\'s <host>:<port> for each host of your Gateway server), or set gateway.allVirtualHosts: true for a gateway you have to yourself',
-            });
-        }
-    }
-    const valid = virtualHosts.filter(isVirtualHostName);
-    const ports = all ? [] : [...new Set(valid.map((v) => Number(v.slice(v.lastIndexOf(":") + 1))))];
-    return { target, podLabels, namespace: g.namespace ?? "istio-system", virtualHosts: valid, all, ports };
-}
-
-/**
- * Route patches on named virtual hosts: a route rule's `virtualHost` must be one the gateway args
- * list; a route rule without one goes on each of them (on `""`, every virtual host, only when
- * `allVirtualHosts` is set and no list is given).
- */
-function routePatchesFor(patches: RoutePatch[], rules: RateLimitRuleArgs[], gw: ResolvedGateway, problems: RuleProblem[]): RoutePatch[] {
-    (Array.isArray(rules) ? rules : []).forEach((r, i) => {
-        const vh = r?.route?.virtualHost;
-        if (vh === undefined || !gw.virtualHosts.length) return;
-        if (!gw.virtualHosts.includes(vh)) {
-            problems.push({
-                field: `rules[${i}].route.virtualHost`,
-                value: vh,
-                problem: `is not one of gateway.virtualHosts (${gw.virtualHosts.join(", ")}): Istio would silently ignore the patch, or it would act on a host these arguments do not vouch for`,
-                fix: `use one of ${gw.virtualHosts.map((v) => JSON.stringify(v)).join(", ")}, or add it to gateway.virtualHosts`,
-            });
-        }
-    });
-    const out: RoutePatch[] = [];
-    for (const p of patches) {
-        if (p.virtualHost !== "") out.push(p);
-        else if (gw.virtualHosts.length) for (const v of gw.virtualHosts) out.push({ ...p, virtualHost: v });
-        else out.push(p);
-    }
-    return out;
-}
-
-/** The typed Redis choice → the connection the service environment is built from (components/redis-connection.ts). */
-function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]): RedisConnection {
-    const mode = r.mode ?? RedisModeName.InCluster;
-    const knownMode = (Object.values(RedisModeName) as string[]).includes(mode);
-    if (!knownMode) {
-        problems.push({
-            field: "redis.mode",
-            value: mode,
-            problem: `must be one of ${Object.values(RedisModeName).join(", ")}`,
-            fix: "use RedisModeName.InCluster",
-        });
-    }
-    const addresses: string[] = Array.isArray(r.addresses) ? r.addresses : [];
-    const key = (k: SecretKeyArgs | undefined, field: string): SecretKey | undefined => {
-        if (!k) return undefined;
-        problems.push(...dnsProblem(`${field}.name`, k.name, "subdomain"));
-        const secretKey = k.key ?? "password";
-        if (!isSecretDataKey(secretKey)) {
-            problems.push({ field: `${field}.key`, value: k.key, problem: SECRET_DATA_KEY_PROBLEM, fix: 'use e.g. "password"' });
-        }
-        return { name: k.name, key: secretKey };
-    };
-    if (!knownMode) {
-        // The other Redis checks depend on the mode; they would only add noise to the mode's problem.
-    } else if (mode === RedisModeName.InCluster) {
-        if (r.maxMemory !== undefined) {
-            const p = redisMaxMemoryProblem(r.maxMemory);
-            if (p) problems.push({ field: "redis.maxMemory", value: r.maxMemory, problem: p, fix: `use "${DEFAULT_REDIS_MAXMEMORY}"` });
-        }
-        for (const f of ["addresses", "sentinelMaster", "passwordSecret", "sentinelPasswordSecret", "tls", "tlsCaSecret"] as const) {
-            // `tls: false` is the default spelled out (the stack config accepts redisTls=false too).
-            if (r[f] !== undefined && !(f === "tls" && r.tls === false))
-                problems.push({
-                    field: `redis.${f}`,
-                    value: r[f],
-                    problem: "applies only to an existing Redis (mode external, sentinel or cluster)",
-                    fix: `remove redis.${f}, or set redis.mode`,
-                });
-        }
-    } else {
-        if (r.image !== undefined)
-            problems.push({
-                field: "redis.image",
-                value: r.image,
-                problem: "has no effect: no Redis is deployed for an existing one",
-                fix: "remove redis.image",
-            });
-        if (r.maxMemory !== undefined)
-            problems.push({
-                field: "redis.maxMemory",
-                value: r.maxMemory,
-                problem: "has no effect: no Redis is deployed for an existing one (set maxmemory on that Redis)",
-                fix: "remove redis.maxMemory",
-            });
-        const want = mode === RedisModeName.External ? "exactly one" : "at least one";
-        if (r.addresses !== undefined && !Array.isArray(r.addresses)) {
-            problems.push({
-                field: "redis.addresses",
-                value: r.addresses,
-                problem: "must be a list of host:port",
-                fix: 'give e.g. ["redis.cache.svc.cluster.local:6379"]',
-            });
-        } else if (mode === RedisModeName.External ? addresses.length !== 1 : addresses.length < 1) {
-            problems.push({
-                field: "redis.addresses",
-                value: addresses,
-                problem: `needs ${want} host:port for mode ${mode}`,
-                fix: 'give e.g. ["redis.cache.svc.cluster.local:6379"]',
-            });
-        }
-        addresses.forEach((x, i) => {
-            if (typeof x !== "string" || !isHostPort(x))
-                problems.push({ field: `redis.addresses[${i}]`, value: x, problem: "must be host:port", fix: 'use e.g. "redis.cache.svc.cluster.local:6379"' });
-        });
-        if (mode === RedisModeName.Sentinel && !r.sentinelMaster) {
-            problems.push({
-                field: "redis.sentinelMaster",
-                value: r.sentinelMaster,
-                problem: "is required for mode sentinel",
-                fix: 'give the master\'s name, e.g. "mymaster"',
-            });
-        } else if (mode === RedisModeName.Sentinel && cleanSentinelMaster(String(r.sentinelMaster)) !== String(r.sentinelMaster)) {
-            problems.push({
-                field: "redis.sentinelMaster",
-                value: r.sentinelMaster,
-                problem: SENTINEL_MASTER_PROBLEM,
-                fix: `use "${cleanSentinelMaster(String(r.sentinelMaster))}"`,
-            });
-        }
-        if (mode !== RedisModeName.Sentinel && (r.sentinelMaster !== undefined || r.sentinelPasswordSecret !== undefined)) {
-            const f = r.sentinelMaster !== undefined ? "sentinelMaster" : "sentinelPasswordSecret";
-            problems.push({
-                field: `redis.${f}`,
-                value: r[f],
-                problem: "applies only to mode sentinel",
-                fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret",
-            });
-        }
-        if (r.tlsCaSecret !== undefined && !r.tls)
-            problems.push({
-                field: "redis.tlsCaSecret",
-                value: r.tlsCaSecret,
-                problem: "needs tls: true",
-                fix: "set redis.tls to true, or remove redis.tlsCaSecret",
-            });
-        if (r.tlsCaSecret !== undefined) problems.push(...dnsProblem("redis.tlsCaSecret", r.tlsCaSecret, "subdomain"));
-    }
-    return {
-        mode: mode as RedisMode,
-        addresses,
-        ...(r.sentinelMaster !== undefined ? { sentinelMaster: r.sentinelMaster } : {}),
-        ...(r.passwordSecret ? { password: key(r.passwordSecret, "redis.passwordSecret") } : {}),
-        ...(r.sentinelPasswordSecret ? { sentinelPassword: key(r.sentinelPasswordSecret, "redis.sentinelPasswordSecret") } : {}),
-        tls: r.tls ?? false,
-        ...(r.tlsCaSecret !== undefined ? { tlsCaSecret: r.tlsCaSecret } : {}),
-    };
-}
-
-/** The typed Redis choice of a connection read from stack config (the inverse of the above). */
-export function redisOptionsOf(c: RedisConnection, image: string, maxMemory: string): RedisOptionsArgs {
-    if (c.mode === "in-cluster") return { image, maxMemory };
-    return {
-        mode: c.mode as RedisModeName,
-        addresses: c.addresses,
-        ...(c.sentinelMaster !== undefined ? { sentinelMaster: c.sentinelMaster } : {}),
-        ...(c.password ? { passwordSecret: c.password } : {}),
-        ...(c.sentinelPassword ? { sentinelPasswordSecret: c.sentinelPassword } : {}),
-        ...(c.tls ? { tls: true } : {}),
-        ...(c.tlsCaSecret !== undefined ? { tlsCaSecret: c.tlsCaSecret } : {}),
-    };
-}
-
 /** The service settings at the components' defaults (defaults.ts; the stack config prints the same values). */
 function serviceDefaults(): StackSettings["ratelimit"] {
     return {
@@ -708,17 +342,6 @@ function serviceDefaults(): StackSettings["ratelimit"] {
         redisMaxMemory: DEFAULTS.redisMaxMemory,
         redisTimeout: redisTimeoutFor(protoDurationSeconds(DEFAULTS.rateLimitTimeout)!),
     };
-}
-
-/** Invalid component arguments. A `RunError` so the Pulumi CLI prints the message without a stack trace. */
-export class ComponentArgsError extends pulumi.RunError {
-    constructor(
-        component: string,
-        public readonly problems: RuleProblem[],
-    ) {
-        super(formatRuleProblems(component, problems));
-        this.name = "ComponentArgsError";
-    }
 }
 
 export class GlobalRateLimit extends pulumi.ComponentResource {

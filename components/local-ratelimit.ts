@@ -6,7 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { stackLabels } from "./common";
 import { EnvoyFilter } from "./crds";
 import { EnvoyFilterSpec, localBucketFilter } from "./envoy-filters";
-import { ComponentArgsError, dnsProblem, portProblem, selectorProblems } from "./global-ratelimit";
+import { ComponentArgsError, dnsProblem, portProblem, selectorProblems } from "./arg-checks";
 import { RuleProblem } from "./rules";
 import { protoDurationSeconds } from "./settings";
 

@@ -12,7 +12,7 @@ import { DEFAULTS } from "./defaults";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
-import { ComponentArgsError, dnsProblem } from "./global-ratelimit";
+import { ComponentArgsError, dnsProblem } from "./arg-checks";
 import { ApiProfileName, EspPortModeName } from "./mesh-enums";
 import { ECHO_UID, restrictedContainerSecurityContext } from "./pod-security";
 import { RuleProblem } from "./rules";

@@ -18,7 +18,7 @@ import { DEFAULTS } from "./defaults";
 import * as pulumi from "@pulumi/pulumi";
 import { PART_OF, stackLabels } from "./common";
 import { PeerAuthentication } from "./crds";
-import { ComponentArgsError, dnsProblem, selectorProblems } from "./global-ratelimit";
+import { ComponentArgsError, dnsProblem, selectorProblems } from "./arg-checks";
 import { restoredText, setTopLevel } from "./mesh-config-text";
 import { ApiProfileName, MutualTlsScope } from "./mesh-enums";
 import { RuleProblem } from "./rules";

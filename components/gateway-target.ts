@@ -1,0 +1,176 @@
+/**
+ * GlobalRateLimit's gateway target: which gateway pods the filters reach (a label selector, or a
+ * Gateway API Gateway by name), in which namespace, which virtual hosts the rules act on and which
+ * listener ports the rate-limit filter goes on; checked, with every problem named.
+ */
+import { dnsProblem, selectorProblems } from "./arg-checks";
+import { FilterTarget, GATEWAY_NAME_LABEL } from "./envoy-filters";
+import { RateLimitRuleArgs, RoutePatch, RuleProblem } from "./rules";
+import { isGatewayHost } from "./settings";
+
+/** The gateway the limits apply to: its pods, its namespace, the virtual hosts the rules may act on. */
+export interface GatewayTargetArgs {
+    /**
+     * Labels of the gateway's pods, e.g. `{ istio: "ingressgateway" }` (a gateway deployment such as
+     * Istio's default one or the istio/gateway Helm chart's). Give this or `gatewayApiName`.
+     */
+    selector?: Record<string, string>;
+    /**
+     * Name of a Kubernetes Gateway API `Gateway` (class `istio`) in `namespace`: the filters then
+     * target it (`targetRefs`) and reach exactly its pods, whatever other gateways' labels are. Give
+     * this or `selector`. Defaults to none.
+     */
+    gatewayApiName?: string;
+    /**
+     * Namespace of the gateway's pods, where the EnvoyFilters are created. In Istio's root namespace
+     * (`istio-system` by default) a selector-based filter applies to pods with those labels in
+     * **every** namespace: give the gateway pods a label of their own, or use `gatewayApiName`.
+     * Required with `gatewayApiName` (the Gateway's namespace). Defaults to `istio-system`.
+     */
+    namespace?: string;
+    /**
+     * Istio's names of the gateway's virtual hosts the rules act on, `<host>:<port>` as Istio builds
+     * them from your Gateway and VirtualService/HTTPRoute hosts: `shop.example.com:80`, or `*:8080`
+     * for host `*`. Only these hosts are limited; the rate-limit filter goes on their ports' listeners
+     * only, so other teams' hosts on the same gateway are never limited and never see this service's
+     * failures. A route rule's `virtualHost` must be one of them; a route rule without one applies on
+     * each. Required unless `allVirtualHosts` is true.
+     */
+    virtualHosts?: string[];
+    /**
+     * Act on **every** virtual host of the gateway (Istio's empty name `""`) and put the rate-limit
+     * filter on every listener: other teams' hosts on the same gateway are then limited too, and fail
+     * with HTTP 500 when the service is down (`failureModeDeny`). Only for a gateway you have to
+     * yourself. Defaults to `false`.
+     */
+    allVirtualHosts?: boolean;
+}
+
+/** The gateway target, checked: which pods, where, which virtual hosts and listener ports. */
+export interface ResolvedGateway {
+    target: FilterTarget;
+    /** Labels of the gateway's pods (the NetworkPolicy admits them). */
+    podLabels: Record<string, string>;
+    namespace: string;
+    virtualHosts: string[];
+    all: boolean;
+    /** Listener ports of the rate-limit filter (empty: every listener). */
+    ports: number[];
+}
+
+/** `<host>:<port>` with host `*`, `*.<domain>` or a DNS name, port 1..65535. Exported for testing. */
+export function isVirtualHostName(v: unknown): v is string {
+    if (typeof v !== "string") return false;
+    const m = /^(.+):(\d{1,5})$/.exec(v);
+    return !!m && isGatewayHost(m[1]!) && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
+}
+
+export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: RuleProblem[]): ResolvedGateway {
+    const none: ResolvedGateway = { target: { selector: {} }, podLabels: {}, namespace: "istio-system", virtualHosts: [], all: false, ports: [] };
+    if (typeof g !== "object" || g === null) {
+        problems.push({
+            field: "gateway",
+            value: g,
+            problem: "is required",
+            fix: 'give { selector: { istio: "ingressgateway" }, virtualHosts: ["shop.example.com:80"] }',
+        });
+        return none;
+    }
+    let target: FilterTarget = { selector: {} };
+    let podLabels: Record<string, string> = {};
+    if (g.gatewayApiName !== undefined && g.selector !== undefined) {
+        problems.push({
+            field: "gateway.gatewayApiName",
+            value: g.gatewayApiName,
+            problem: "and gateway.selector are both given; the filters target one or the other",
+            fix: "remove gateway.selector (a Gateway API Gateway is targeted by name) or gateway.gatewayApiName",
+        });
+    } else if (g.gatewayApiName !== undefined) {
+        problems.push(...dnsProblem("gateway.gatewayApiName", g.gatewayApiName, "subdomain"));
+        if (g.namespace === undefined)
+            problems.push({
+                field: "gateway.namespace",
+                value: undefined,
+                problem: "is required with gateway.gatewayApiName: the filters must live in the Gateway's namespace",
+                fix: 'give the Gateway\'s namespace, e.g. "shop"',
+            });
+        target = { gatewayApiName: String(g.gatewayApiName) };
+        // Istio labels the pods of a Gateway API Gateway with its name.
+        podLabels = { [GATEWAY_NAME_LABEL]: String(g.gatewayApiName) };
+    } else {
+        problems.push(...selectorProblems("gateway.selector", g.selector));
+        target = { selector: (g.selector ?? {}) as Record<string, string> };
+        podLabels = target.selector;
+    }
+    if (g.namespace !== undefined) problems.push(...dnsProblem("gateway.namespace", g.namespace, "label"));
+    if (g.allVirtualHosts !== undefined && typeof g.allVirtualHosts !== "boolean") {
+        problems.push({
+            field: "gateway.allVirtualHosts",
+            value: g.allVirtualHosts,
+            problem: "must be a boolean",
+            fix: "use false (only gateway.virtualHosts) or true (every host of the gateway)",
+        });
+    }
+    const all = g.allVirtualHosts === true;
+    let virtualHosts: string[] = [];
+    if (g.virtualHosts != null && !Array.isArray(g.virtualHosts)) {
+        problems.push({
+            field: "gateway.virtualHosts",
+            value: g.virtualHosts,
+            problem: "must be a list of Istio's virtual host names <host>:<port>",
+            fix: 'give e.g. ["shop.example.com:80"]',
+        });
+    } else {
+        virtualHosts = g.virtualHosts ?? [];
+        virtualHosts.forEach((v, i) => {
+            if (!isVirtualHostName(v)) {
+                problems.push({
+                    field: `gateway.virtualHosts[${i}]`,
+                    value: v,
+                    problem: "must be Istio's virtual host name <host>:<port> (host '*', '*.<domain>' or a DNS name; the port of the Gateway server)",
+                    fix: `use e.g. "${typeof v === "string" && isGatewayHost(v) ? `${v}:80` : "shop.example.com:80"}" (Istio silently ignores a patch that names no virtual host)`,
+                });
+            } else if (virtualHosts.indexOf(v) !== i) {
+                problems.push({ field: `gateway.virtualHosts[${i}]`, value: v, problem: "appears twice", fix: "remove one of the two entries" });
+            }
+        });
+        if (!virtualHosts.length && !all) {
+            problems.push({
+                field: "gateway.virtualHosts",
+                value: g.virtualHosts,
+                problem: "must name the gateway's virtual hosts to limit: without them the limits would reach every host on the gateway, other teams' included",
+                fix: 'give e.g. ["shop.example.com:80"] (Istio\'s <host>:<port> for each host of your Gateway server), or set gateway.allVirtualHosts: true for a gateway you have to yourself',
+            });
+        }
+    }
+    const valid = virtualHosts.filter(isVirtualHostName);
+    const ports = all ? [] : [...new Set(valid.map((v) => Number(v.slice(v.lastIndexOf(":") + 1))))];
+    return { target, podLabels, namespace: g.namespace ?? "istio-system", virtualHosts: valid, all, ports };
+}
+
+/**
+ * Route patches on named virtual hosts: a route rule's `virtualHost` must be one the gateway args
+ * list; a route rule without one goes on each of them (on `""`, every virtual host, only when
+ * `allVirtualHosts` is set and no list is given).
+ */
+export function routePatchesFor(patches: RoutePatch[], rules: RateLimitRuleArgs[], gw: ResolvedGateway, problems: RuleProblem[]): RoutePatch[] {
+    (Array.isArray(rules) ? rules : []).forEach((r, i) => {
+        const vh = r?.route?.virtualHost;
+        if (vh === undefined || !gw.virtualHosts.length) return;
+        if (!gw.virtualHosts.includes(vh)) {
+            problems.push({
+                field: `rules[${i}].route.virtualHost`,
+                value: vh,
+                problem: `is not one of gateway.virtualHosts (${gw.virtualHosts.join(", ")}): Istio would silently ignore the patch, or it would act on a host these arguments do not vouch for`,
+                fix: `use one of ${gw.virtualHosts.map((v) => JSON.stringify(v)).join(", ")}, or add it to gateway.virtualHosts`,
+            });
+        }
+    });
+    const out: RoutePatch[] = [];
+    for (const p of patches) {
+        if (p.virtualHost !== "") out.push(p);
+        else if (gw.virtualHosts.length) for (const v of gw.virtualHosts) out.push({ ...p, virtualHost: v });
+        else out.push(p);
+    }
+    return out;
+}
