@@ -4,349 +4,36 @@
  * Pure: no Pulumi runtime, no I/O. `resolveSettings` collects *every* problem before failing, so a
  * user fixes their config in one round; the error names the key, the value and the fix.
  */
-import * as pulumi from "@pulumi/pulumi";
-import { isIPv6 } from "net";
-import { RE2 } from "re2-wasm";
-import { CONFIG_KEYS, CONFIG_KEY_NAMES, ConfigKeySpec, PROJECT } from "./config-schema";
-import { RedisConnection, readRedisConnection } from "./redis-connection";
+import { CONFIG_KEYS, ConfigKeySpec } from "./config-schema";
+import { readRedisConnection } from "./redis-connection";
 import { PRINCIPAL_PROBLEM, parsePrincipal, suggestedPrincipal } from "./principal";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "./dns-names";
-import { editDistance } from "./edit-distance";
 import { Fix, FixStyle } from "./fix-style";
 import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem, redisTimeoutFor } from "./failure-bounds";
 
-export type Variant = "A" | "B";
-export type ApiProfile = "seed" | "current";
-export type LocalPlacement = "all-routes" | "single-route";
-export type VhostScope = "gateway-hosts" | "all";
-export type FilterNamespacesMode = "own" | "root";
-export type MutualTlsScopeName = "workloads" | "mesh";
-export type EspPortMode = "http" | "tcp";
-export type RateLimitUnit = "second" | "minute" | "hour" | "day";
-/**
- * What the gateway's descriptors key a request on: `url-path`, the path without its query (the
- * specification's behaviour: limits per path); `literal`, the `:path` header as the specification's
- * field tables write it (query included, route limits replace the virtual host's).
- */
-export type PathKey = "url-path" | "literal";
-export const PATH_KEYS: readonly PathKey[] = ["url-path", "literal"];
-export const RATE_LIMIT_UNITS: readonly RateLimitUnit[] = ["second", "minute", "hour", "day"];
-
-/** The descriptor key every filter action of this stack produces (spec 2.4, 2.6). */
-export const DESCRIPTOR_KEY = "PATH";
-
-export interface DescriptorLimit {
-    key: string;
-    /** Absent: catch-all for the key (each distinct value gets its own counter). */
-    value?: string;
-    unit: RateLimitUnit;
-    requestsPerUnit: number;
-}
-
-export interface HttpRoute {
-    name?: string;
-    exact: string[];
-    prefix: string[];
-}
-
-/** Route-level limit (spec 2.6, variant A). */
-export interface ApiRouteLimit {
-    route: string;
-    regex: string;
-    descriptorValue: string;
-}
-
-export interface StackSettings {
-    variant: Variant;
-    apiProfile: ApiProfile;
-    paths: { limited: string; page: string; login: string; logout: string; staticPrefix: string; apiPrefix: string };
-    global: {
-        domain: string;
-        descriptors: DescriptorLimit[];
-        failureModeDeny: boolean;
-        timeout: string;
-        /** How requests are keyed: by path without its query (default), or the literal `:path`. */
-        pathKey: PathKey;
-        /** Present in variant A only. */
-        apiRoute?: ApiRouteLimit;
-    };
-    local: {
-        bucket: number;
-        fillInterval: string;
-        placement: LocalPlacement;
-        serviceLabel: string;
-        servicePort: number;
-    };
-    mesh: {
-        /** Istio's root namespace. */
-        namespace: string;
-        gatewaySelector: { key: string; value: string };
-        /** Namespace of the gateway's pods (and of the gateway filters unless `filterNamespaces` is `root`). */
-        gatewayNamespace: string;
-        vhostScope: VhostScope;
-        filterNamespaces: FilterNamespacesMode;
-        mutualTls: boolean;
-        mutualTlsScope: MutualTlsScopeName;
-    };
-    bookinfo: {
-        namespace: string;
-        /** Hosts of the Gateway's server and of the VirtualService. */
-        hosts: string[];
-        version: string;
-        gatewayName: string;
-        gatewayPort: number;
-        virtualServiceName: string;
-        routes: HttpRoute[];
-    };
-    ratelimit: {
-        namespace: string;
-        serviceName: string;
-        grpcPort: number;
-        httpPort: number;
-        debugPort: number;
-        configName: string;
-        image: string;
-        replicas: number;
-        logLevel: string;
-        redisPoolSize: number;
-        redisPipelineWindow: string;
-        redisPipelineLimit: number;
-        localCacheSizeInBytes: number;
-        prometheus: boolean;
-        /** Limits counted and reported, nothing refused (`SHADOW_MODE`; components/safe-rollout.ts). */
-        shadowMode: boolean;
-        redisImage: string;
-        /** `maxmemory` of the in-cluster Redis (components/failure-bounds.ts). */
-        redisMaxMemory: string;
-        /** The service's `REDIS_TIMEOUT`, derived from the gateway's timeout (components/failure-bounds.ts). */
-        redisTimeout: string;
-    };
-    /** Which Redis the service counts in (components/redis-connection.ts). */
-    redis: RedisConnection;
-    /** Who may call the rate-limit service and Redis (components/access-policies.ts). */
-    access: { enabled: boolean; gatewayPrincipal: string };
-    managedApi?: {
-        namespace: string;
-        includeIpRanges: string[];
-        serviceName: string;
-        serviceAccountSecret?: string;
-        portMode: EspPortMode;
-        ingressName: string;
-        ingressClassName: string;
-        ingressPath: string;
-        espImage: string;
-        echoImage: string;
-    };
-    awaitRollout: boolean;
-}
-
-/** What differs between the two variants of the specification (docs/specification.md, "The two variants"). */
-export interface VariantPreset {
-    domain: string;
-    apiLimit?: number;
-    localBucket: number;
-    /** Whether the VirtualService splits off the `api` route and the route-level patch exists. */
-    routeSplit: boolean;
-}
-
-export const VARIANT_PRESETS: Readonly<Record<Variant, VariantPreset>> = {
-    A: { domain: "ratelimit", apiLimit: 2, localBucket: 4, routeSplit: true },
-    B: { domain: "productpage-ratelimit", localBucket: 10, routeSplit: false },
-};
-
-// ---------------------------------------------------------------------------------------------
-// Errors
-
-export interface ConfigProblem {
-    key: string;
-    value?: string;
-    problem: string;
-    /** The fix as `pulumi config` commands (what the Pulumi program prints). */
-    fix: string;
-    /** The same fix in another style (the render and explain CLIs phrase it as their flags). */
-    fixWith?: (style: FixStyle) => string;
-}
-
-/** Quotes a value for a POSIX shell when it needs it. */
-export function shellQuote(v: string): string {
-    return /^[A-Za-z0-9_./:,=@+%-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
-}
-
-export const PULUMI_FIX: FixStyle = {
-    set: (k, v) => `pulumi config set ${k} ${shellQuote(v)}`,
-    rm: (k) => `pulumi config rm ${k}`,
-    rename: (from, to, v) => `pulumi config rm ${from} && pulumi config set ${to} '${v.replace(/'/g, `'\\''`)}'`,
-    header: (n) => `invalid stack configuration (${n} problem${n === 1 ? "" : "s"}); nothing was created:`,
-};
-
-/** A problem whose fix is phrased in every style. */
-export function problem(key: string, value: string | undefined, text: string, fix: Fix): ConfigProblem {
-    return typeof fix === "string" ? { key, value, problem: text, fix } : { key, value, problem: text, fix: fix(PULUMI_FIX), fixWith: fix };
-}
-
-/**
- * Invalid stack config. A `RunError` so the Pulumi CLI prints the message without a stack trace.
- */
-export class ConfigError extends pulumi.RunError {
-    constructor(public readonly problems: ConfigProblem[]) {
-        super(formatProblems(problems));
-        this.name = "ConfigError";
-    }
-}
-
-export function formatProblems(problems: ConfigProblem[], style: FixStyle = PULUMI_FIX): string {
-    const lines = problems.map((p) => {
-        const shown = p.value === undefined ? "(not set)" : JSON.stringify(p.value);
-        return `  - ${PROJECT}:${p.key} = ${shown}: ${p.problem}\n    fix: ${p.fixWith ? p.fixWith(style) : p.fix}`;
-    });
-    return `${style.header(problems.length)}\n${lines.join("\n")}`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reading
-
-/** Raw config as the CLI hands it over: key (without project prefix) → string. */
-export type RawConfig = Record<string, string | undefined>;
-
-/** Closest known key by edit distance, to suggest a fix for a typo. */
-export function closestKey(key: string): string | undefined {
-    let best: string | undefined;
-    let bestD = Infinity;
-    for (const k of CONFIG_KEY_NAMES) {
-        const d = editDistance(key.toLowerCase(), k.toLowerCase());
-        if (d < bestD) {
-            bestD = d;
-            best = k;
-        }
-    }
-    return bestD <= Math.max(2, Math.floor(key.length / 4)) ? best : undefined;
-}
-
-/**
- * The allowed value a mistyped one most likely meant: same letters in another case, then one that
- * starts the other (`minutes` → `minute`, `sec` → `second`, `https` → `http`), then the nearest by
- * edit distance when it is close; otherwise `fallback` (the key's default), never simply the first.
- */
-export function closestValue(value: string, allowed: readonly string[], fallback: string): string {
-    const v = value.trim().toLowerCase();
-    const ci = allowed.find((a) => a.toLowerCase() === v);
-    if (ci) return ci;
-    const prefixed = allowed.filter((a) => v.length >= 2 && (v.startsWith(a.toLowerCase()) || a.toLowerCase().startsWith(v)));
-    if (prefixed.length) return prefixed.sort((a, b) => Math.abs(a.length - v.length) - Math.abs(b.length - v.length))[0];
-    let best = fallback;
-    let bestD = Infinity;
-    for (const a of allowed) {
-        const d = editDistance(v, a.toLowerCase());
-        if (d < bestD) {
-            bestD = d;
-            best = a;
-        }
-    }
-    return bestD <= Math.max(2, Math.floor(v.length / 3)) ? best : fallback;
-}
-
-/**
- * Turns the CLI's whole config map (`project:key` → value) into RawConfig, reporting keys of this
- * project that the stack does not know (typos would otherwise be silently ignored).
- */
-export function rawConfigFromAll(
-    all: Record<string, string>,
-    isSecret: (fullKey: string) => boolean = () => false,
-): { raw: RawConfig; unknown: ConfigProblem[]; secretKeys: Set<string> } {
-    const raw: RawConfig = {};
-    const unknown: ConfigProblem[] = [];
-    const secretKeys = new Set<string>();
-    for (const [fullKey, value] of Object.entries(all)) {
-        const prefix = `${PROJECT}:`;
-        if (!fullKey.startsWith(prefix)) continue;
-        const key = fullKey.slice(prefix.length);
-        const secret = isSecret(fullKey);
-        if (secret) secretKeys.add(key);
-        if (CONFIG_KEY_NAMES.has(key)) {
-            // Strings from the Pulumi CLI; a number or boolean (a typed default, a YAML scalar) is read the same way.
-            raw[key] = typeof value === "string" ? value : JSON.stringify(value);
-        } else {
-            const near = closestKey(key);
-            // A secret's value is never printed: the fix moves it without showing it, and keeps it secret.
-            const move = secret ? `pulumi config set --secret ${near} "$(pulumi config get ${key})" && pulumi config rm ${key}` : undefined;
-            unknown.push(
-                problem(key, secret ? SECRET_SHOWN : String(value), "unknown configuration key", (s) =>
-                    near ? `did you mean '${near}'? ${move ?? s.rename(key, near, String(value))}` : `${s.rm(key)} (see the README for the list of keys)`,
-                ),
-            );
-        }
-    }
-    return { raw, unknown, secretKeys };
-}
-
-/** How a secret config value appears in an error. */
-export const SECRET_SHOWN = "[secret]";
-
-/**
- * The problems with the values of secret config keys hidden: the value itself, and wherever the
- * problem text or the fix quotes it (Pulumi hands the program secrets decrypted).
- */
-export function hideSecretValues(problems: ConfigProblem[], raw: RawConfig, secretKeys: ReadonlySet<string>): ConfigProblem[] {
-    const secrets = [...secretKeys].map((k) => raw[k]?.trim()).filter((v): v is string => !!v);
-    if (!secrets.length) return problems;
-    const hide = (text: string) => secrets.reduce((t, v) => t.split(v).join(SECRET_SHOWN), text);
-    // A suggested value for a secret key may be derived from the secret: none is shown, and the
-    // command keeps the new value secret.
-    const keepSecret = (style: FixStyle): FixStyle => ({
-        ...style,
-        set: (k, v) => (secretKeys.has(k) ? style.set(k, "<corrected value>").replace(/^pulumi config set /, "pulumi config set --secret ") : style.set(k, v)),
-    });
-    return problems.map((p) => {
-        const fixWith = p.fixWith;
-        return {
-            ...p,
-            value: p.value === undefined ? undefined : secretKeys.has(p.key) ? SECRET_SHOWN : hide(p.value),
-            problem: hide(p.problem),
-            fix: hide(fixWith ? fixWith(keepSecret(PULUMI_FIX)) : p.fix),
-            ...(fixWith ? { fixWith: (style: FixStyle) => hide(fixWith(keepSecret(style))) } : {}),
-        };
-    });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Validation helpers
-
+export * from "./settings-types";
+export * from "./config-problems";
+export * from "./formats";
 export { dnsNameProblem, isDnsName, suggestedDnsName };
 export type { Fix, FixStyle };
-
-/** Protobuf JSON duration, the form Istio passes to Envoy: seconds with up to 9 decimals and `s`. */
-const PROTO_DURATION = /^(\d+)(\.\d{1,9})?s$/;
-/** Go `time.ParseDuration` form used by envoyproxy/ratelimit's environment. */
-/** Go `time.ParseDuration` form used by envoyproxy/ratelimit's environment (the stack config and GlobalRateLimit's args). */
-export const GO_DURATION = /^(0|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/;
-
-/** Seconds of a protobuf duration string, or undefined when it is not one. Exported for testing. */
-export function protoDurationSeconds(s: string): number | undefined {
-    const m = PROTO_DURATION.exec(s);
-    return m ? Number(m[1] + (m[2] ?? "")) : undefined;
-}
-
-/** Compiles an RE2 regex anchored for a full match (Envoy's semantics). Throws on invalid RE2. */
-export function compileFullMatch(regex: string): { test(s: string): boolean } {
-    // Alone first: the anchoring group would balance an invalid `a)|(b` into a valid expression.
-    new RE2(regex, "u");
-    return new RE2(`^(?:${regex})$`, "u");
-}
-
-/** Validates an IPv4/IPv6 CIDR. Exported for testing. */
-export function isCidr(s: string): boolean {
-    const [addr, bits, ...rest] = s.split("/");
-    // No leading zero in the length: Istio parses the ranges with Go's netip.ParsePrefix, which refuses one.
-    if (rest.length || bits === undefined || !/^(0|[1-9]\d{0,2})$/.test(bits)) return false;
-    const n = Number(bits);
-    if (/^\d{1,3}(\.\d{1,3}){3}$/.test(addr)) {
-        return n <= 32 && addr.split(".").every((o) => Number(o) <= 255 && String(Number(o)) === o);
-    }
-    if (/^[0-9a-fA-F:]+$/.test(addr) && isIPv6(addr)) {
-        return n <= 128;
-    }
-    return false;
-}
+import type {
+    ApiProfile,
+    DescriptorLimit,
+    EspPortMode,
+    FilterNamespacesMode,
+    HttpRoute,
+    LocalPlacement,
+    MutualTlsScopeName,
+    PathKey,
+    RateLimitUnit,
+    StackSettings,
+    Variant,
+    VhostScope,
+    ApiRouteLimit,
+} from "./settings-types";
+import { DESCRIPTOR_KEY, PATH_KEYS, RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
+import { ConfigError, ConfigProblem, RawConfig, closestValue, problem } from "./config-problems";
+import { GO_DURATION, compileFullMatch, isCidr, isGatewayHost, protoDurationSeconds } from "./formats";
 
 const UNIT_SECONDS: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60, h: 3600 };
 
@@ -858,11 +545,6 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
 
 // ---------------------------------------------------------------------------------------------
 // Values derived from settings: computed once, never typed twice.
-
-/** A host of a Gateway server or VirtualService: `*`, `*.<domain>` or a DNS name (no port, lower case). */
-export function isGatewayHost(h: string): boolean {
-    return h === "*" || isDnsName(h.startsWith("*.") ? h.slice(2) : h, "subdomain");
-}
 
 /** Name Istio gives the sidecar's inbound virtual host for the workload port. */
 export function inboundVhostName(s: StackSettings): string {
