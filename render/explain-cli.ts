@@ -7,7 +7,8 @@
  */
 import { cliError, parseCli, UsageError } from "./args";
 import { renderStack } from "./render";
-import { explainWith, formatExplanation, gatewayModel, HostNotServed, K8sObject } from "./explain";
+import { explainWith, gatewayModel, HostNotServed, K8sObject } from "./explain";
+import { formatExplanation } from "./explain-format";
 
 const USAGE =
     "usage: npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--host <host>] [--json] <path>...";

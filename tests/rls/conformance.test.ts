@@ -7,7 +7,7 @@ import { expect } from "chai";
 import { World } from "./harness/fixture";
 import { ensureWindow, minuteOf } from "./harness/window";
 import { gatewayOutcome } from "./harness/client";
-import { windowStart } from "../../render/explain";
+import { windowStart } from "../../render/explain-format";
 
 /** The specification's numbers (spec 2.1 / 8), asserted against the real service. */
 const SPEC = {

@@ -9,7 +9,8 @@
 import { expect } from "chai";
 import { spawn } from "child_process";
 import type { K8sObject } from "../../render/explain";
-import { explain, gatewayModel, windowStart } from "../../render/explain";
+import { explain, gatewayModel } from "../../render/explain";
+import { windowStart } from "../../render/explain-format";
 import { REDIS_EVICTION_POLICY, redisMemoryBytes, redisServerArgs, redisTimeoutFor } from "../../components/failure-bounds";
 import { protoDurationSeconds } from "../../components/settings";
 import { RlsClient, Decision } from "./harness/client";

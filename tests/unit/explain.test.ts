@@ -3,7 +3,8 @@
  * model's answer follows (no constant of the specification inside it). Also the CLI's arguments.
  */
 import { expect } from "chai";
-import { explain, formatExplanation } from "../../render/explain";
+import { explain } from "../../render/explain";
+import { formatExplanation } from "../../render/explain-format";
 import { parseExplainArgs } from "../../render/explain-cli";
 import { renderVariant } from "../rls/harness/stack";
 

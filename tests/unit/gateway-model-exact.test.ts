@@ -18,11 +18,9 @@ import {
     K8sObject,
     ModelRoute,
     VhRateLimits,
-    bindingDescriptor,
     descriptorFor,
     explain,
     explainWith,
-    formatExplanation,
     fullMatch,
     gatewayModel,
     HostNotServed,
@@ -32,8 +30,8 @@ import {
     normalizePath,
     selectRoute,
     urlPath,
-    windowStart,
 } from "../../render/explain";
+import { bindingDescriptor, formatExplanation, windowStart } from "../../render/explain-format";
 
 // ---------------------------------------------------------------------------------------------
 // Builders (called from inside each test)

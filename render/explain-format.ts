@@ -1,0 +1,56 @@
+/**
+ * MODEL output: how the gateway model's explanation of a request is printed (npm run explain), the
+ * counter's current window and which descriptor's limit binds first. Pure.
+ */
+import type { DescriptorExplanation, Explanation } from "./explain";
+
+const UNIT_SECONDS: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86400 };
+
+/** Start of the fixed, epoch-aligned window containing `nowMs` (seconds since the epoch). */
+export function windowStart(unit: string, nowMs: number): number {
+    const d = UNIT_SECONDS[unit];
+    if (!d) throw new Error(`unit ${unit} has no fixed window length in this model`);
+    return Math.floor(nowMs / 1000 / d) * d;
+}
+
+/** Human-readable lines for the CLI. */
+/** The descriptor whose limit is reached first (the smallest allowance per second), if any. */
+export function bindingDescriptor(x: Explanation): DescriptorExplanation | undefined {
+    const rate = (d: DescriptorExplanation) => d.limit!.requestsPerUnit / (UNIT_SECONDS[d.limit!.unit] ?? 1);
+    return x.descriptors.filter((d) => d.limit && !d.limit.unlimited && !d.limit.shadow).sort((a, b) => rate(a) - rate(b))[0];
+}
+
+/** Human-readable lines for the CLI. */
+export function formatExplanation(x: Explanation, nowMs: number = Date.now()): string {
+    const out: string[] = [`GET ${x.path}`];
+    if (x.normalizedPath !== x.path) out.push(`  normalized path: ${x.normalizedPath}`);
+    out.push(`  virtual host: ${x.virtualHost}`);
+    if (!x.route) {
+        out.push("  route: none matches (Envoy answers 404; the rate-limit service is not asked)");
+        return out.join("\n");
+    }
+    out.push(`  route: ${x.route.name ?? "(unnamed)"} (${x.route.virtualService} [${x.route.index}], ${x.route.match})`);
+    out.push(
+        `  rate_limits: ${x.rateLimitsFrom.level === "none" ? "none" : `from the ${x.rateLimitsFrom.level} (EnvoyFilter ${x.rateLimitsFrom.envoyFilter})`}` +
+            (x.rateLimitsFrom.level === "route" ? "; they replace the virtual host's" : ""),
+    );
+    out.push(`  domain: ${x.domain}`);
+    if (!x.descriptors.length) out.push("  descriptors: none (nothing is sent: never limited globally)");
+    const binding = bindingDescriptor(x);
+    x.descriptors.forEach((d, i) => {
+        out.push(`  descriptor ${i + 1}: ${d.entries.map((e) => `${e.key}=${e.value}`).join(", ")}`);
+        if (!d.limit) {
+            out.push("    limit: none in the config (the service answers OK: never limited)");
+        } else if (d.limit.unlimited) {
+            out.push(`    limit: unlimited (config entry ${d.limit.entry})`);
+        } else {
+            out.push(
+                `    limit: ${d.limit.requestsPerUnit} per ${d.limit.unit} (config entry ${d.limit.entry})${d.limit.shadow ? " [shadow: counted and reported, never refused]" : ""}${x.descriptors.length > 1 && d === binding ? " <- binds first" : ""}`,
+            );
+            const w = windowStart(d.limit.unit, nowMs);
+            out.push(`    bucket: ${d.bucket!.replace("{window}", String(w))} (window starting ${new Date(w * 1000).toISOString()}, fixed and epoch-aligned)`);
+        }
+    });
+    if (x.descriptors.length > 1) out.push("  every descriptor is counted; the request is refused (429) when any one is over its limit");
+    return out.join("\n");
+}
