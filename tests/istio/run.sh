@@ -412,6 +412,62 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_SHARED:-1}" != 0 && -f "$root/render/cli.ts
   fi
   echo "shared mesh: 2 renders and the generator in $(( $(date +%s) - t0 ))s"
 fi
+# Gateway API Gateway by name (xdscheck/gateway_api_test.go): the package's GlobalRateLimit with
+# gateway.gatewayApiName shop-gw in namespace shop (tests/istio/render-gateway-api.ts) renders its
+# EnvoyFilters in shop with targetRefs to Gateway shop-gw and no workloadSelector. istioctl validate
+# on each filter (its warnings must be listed in gateway-api-allow.txt; a typo inside the typed
+# config must be flagged), then Istio's generator for three gateway pods labelled as Istio labels a
+# Gateway API Gateway's pods: shop/shop-gw (targeted), shop/other-gw and team-c/shop-gw, all serving
+# the same virtual host. Only the first may get the filter and the rate_limits; the controls aim the
+# filters elsewhere (other name, other namespace, root namespace, wrong group, a root-namespace label
+# selector) and the matching checks must fail. ISTIO_CHECK_GWAPI=0 skips the section.
+if [[ -n "$xdsbin" && "${ISTIO_CHECK_GWAPI:-1}" != 0 ]]; then
+  gw_t0=$(date +%s)
+  gdir="$work/gateway-api"
+  if ! (cd "$root" && npx tsx tests/istio/render-gateway-api.ts "$gdir") > "$gdir.log" 2>&1; then
+    ko "gateway API render failed (npx tsx tests/istio/render-gateway-api.ts): $(grep -vE '^npm warn' "$gdir.log" | tail -3 | tr '\n' ' ')"
+  else
+    # validate_file reads its explanations from $allow: the Gateway API render has its own list.
+    gw_allow_saved="$allow"
+    allow="$here/gateway-api-allow.txt"
+    gw_n=0
+    for f in "$gdir"/envoyfilter_*.yaml; do
+      [[ -f "$f" ]] || continue
+      gw_n=$((gw_n + 1))
+      if validate_file "$f"; then
+        ok "gateway API validate $(basename "$f")"
+      else
+        ko "gateway API validate $(basename "$f"): $validate_problem"
+      fi
+    done
+    [[ $gw_n -eq 3 ]] || ko "gateway API validate: expected 3 EnvoyFilters (filter-ratelimit, -svc, -svc-api) in $gdir, found $gw_n"
+    gw_src="$gdir/envoyfilter_shop_filter-ratelimit.yaml"
+    if [[ -f "$gw_src" ]]; then
+      sed 's/failure_mode_deny/failure_mode_dny/' "$gw_src" > "$gdir.typo.yaml"
+      if validate_file "$gdir.typo.yaml"; then
+        ko "control: gateway API validate accepted a typo (failure_mode_dny) inside EnvoyFilter shop/filter-ratelimit typed_config"
+      else
+        ok "control: gateway API validate flags a typo inside EnvoyFilter shop/filter-ratelimit typed_config (${validate_problem:0:120}...)"
+      fi
+    fi
+    allow="$gw_allow_saved"
+    glog="$gdir.xds.log"
+    XDSCHECK_GWAPI_DIR="$gdir" "$xdsbin" -test.run '^TestGatewayAPI' -test.v -test.count=1 > "$glog" 2>&1 || true
+    while IFS= read -r line; do
+      name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
+      if [[ "$line" == *"--- PASS"* ]]; then
+        ok "gateway API generator $name: $(grep -m1 -F "FINDING: ${name#*/}: " "$glog" | sed -E 's/^.*FINDING: [^ ]+ //' | cut -c1-300)"
+      else
+        ko "gateway API generator $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$glog" | sed -E 's/^.*FAILED: [^ ]+ //')"
+      fi
+    done < <(grep -E '^ +--- (PASS|FAIL): TestGatewayAPI[A-Za-z]*/' "$glog" || true)
+    # Every check and every control must have run (8 checks, 5 controls).
+    if (( $(grep -cE '^ +--- (PASS|FAIL): TestGatewayAPI/' "$glog") < 8 )) || (( $(grep -cE '^ +--- (PASS|FAIL): TestGatewayAPIControls/' "$glog") < 5 )); then
+      ko "gateway API generator: not every check and control ran (log $glog): $(grep -E 'FAILED: input|panic' "$glog" | head -2 | tr '\n' ' ')"
+    fi
+  fi
+  echo "gateway API: render, validate and the generator in $(( $(date +%s) - gw_t0 ))s"
+fi
 # ---- kube-score on the rate-limit service and Redis -------------------------------------------
 # kube-score (scripts/tools/build-kube-score.sh, v1.20.0) on the rendered Deployments, Services,
 # PodDisruptionBudgets and NetworkPolicies of the rate-limit service and Redis (metadata label
