@@ -7,6 +7,13 @@
  * The one exemption (README, "Pod Security"): ESP's image runs as root, so the managed-API service
  * goes to its own namespace at `baseline` (config key managedApiNamespace).
  *
+ * The rate-limit service and Redis (both in ratelimitNamespace) run in a `restricted` namespace;
+ * their pod templates carry the sidecar label and annotation, ephemeral storage, the tcpSocket
+ * liveness probes, Redis's uid/gid 10001 and the bounded emptyDir: the test checks that the render
+ * has them, that the admitted pods still have every rendered field (nothing dropped or changed by
+ * admission), and that every Deployment reports Available. What Istio's injector then adds to those
+ * pods is tests/cluster/sidecar-injection.test.ts.
+ *
  * The render is read generically (every YAML document under its folder, whatever the layout); the
  * seed profile's mesh-ConfigMap patch is not an object to apply (tests/cluster/mesh-configmap.test.ts
  * drives that edit) and is left out, recognised by its `mesh-ratelimit/patch` annotation.
@@ -17,13 +24,13 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { parseAllDocuments } from "yaml";
-import { deleteNamespace, ensureNamespace, kubeconfig, kubectl, kubectlJson, kubectlRaw, podSecurityLabels, waitFor, waitForDeploymentPods, warnings } from "./kube";
+import { NODE_EPHEMERAL_STORAGE, deleteNamespace, ensureNamespace, kubeconfig, kubectl, kubectlJson, kubectlRaw, podSecurityLabels, waitFor, waitForDeploymentPods, warnings } from "./kube";
 
 const ROOT = path.resolve(__dirname, "../..");
 const APPS_NS = "mesh-rl-apps"; // bookinfo (workloadNamespace)
 const LIMITS_NS = "mesh-rl-limits"; // rate-limit service and Redis (ratelimitNamespace)
 const ESP_NS = "mesh-rl-esp"; // managed-API service (managedApiNamespace): the baseline exemption
-const MESH_NS = "istio-system"; // EnvoyFilters, PeerAuthentication (no pods)
+const MESH_NS = "istio-system"; // gateway EnvoyFilters; with the literal placement all EnvoyFilters and PeerAuthentication default (no pods)
 const WATCHED_NS = [APPS_NS, LIMITS_NS, ESP_NS, MESH_NS];
 const PATCH_ANNOTATION = "mesh-ratelimit/patch";
 const FIELD_MANAGER = "mesh-rl-cluster-test";
@@ -87,6 +94,42 @@ function snapshot(clusterScoped: Obj[]): Set<string> {
 
 const diff = (a: Set<string>, b: Set<string>) => [...a].filter((x) => !b.has(x));
 
+/**
+ * Paths (`.a.b[0]`) where `actual` lacks or differs from a field `expected` has. Extra fields in
+ * `actual` are fine (API defaults), and so are extra objects in a list of objects (the service
+ * account token volume and mounts admission adds); lists of strings (args, command) must be equal.
+ */
+function notKept(actual: any, expected: any, at = ""): string[] {
+    if (expected === null || typeof expected !== "object") return actual === expected ? [] : [`${at}: rendered ${JSON.stringify(expected)}, admitted ${JSON.stringify(actual)}`];
+    if (Array.isArray(expected)) {
+        if (!Array.isArray(actual)) return [`${at}: rendered a list, admitted ${JSON.stringify(actual)}`];
+        if (expected.every((e) => e === null || typeof e !== "object")) return JSON.stringify(actual) === JSON.stringify(expected) ? [] : [`${at}: rendered ${JSON.stringify(expected)}, admitted ${JSON.stringify(actual)}`];
+        return expected.flatMap((e, i) => (actual.some((a) => notKept(a, e).length === 0) ? [] : [`${at}[${i}]: rendered ${JSON.stringify(e)}, not among the admitted ${JSON.stringify(actual)}`]));
+    }
+    return Object.entries(expected).flatMap(([k, v]) => notKept(actual?.[k], v, `${at}.${k}`));
+}
+
+/**
+ * The fields of ad6cbc7 on the rate-limit service's and Redis's pod templates, as rendered: without
+ * them the admission checks below would prove nothing about them.
+ */
+function expectSidecarAndBounds(d: Obj): void {
+    const t = d.spec.template;
+    const what = `${d.metadata.namespace}/${d.metadata.name}`;
+    expect(t.metadata.labels?.["sidecar.istio.io/inject"], `${what}: inject label`).to.equal("true");
+    expect(JSON.parse(t.metadata.annotations?.["proxy.istio.io/config"] ?? "{}"), `${what}: proxy config`).to.deep.equal({ holdApplicationUntilProxyStarts: true });
+    for (const c of t.spec.containers) {
+        expect(c.resources?.requests?.["ephemeral-storage"], `${what}/${c.name}: ephemeral-storage request`).to.be.a("string");
+        expect(c.resources?.limits?.["ephemeral-storage"], `${what}/${c.name}: ephemeral-storage limit`).to.be.a("string");
+        expect(c.livenessProbe?.tcpSocket?.port, `${what}/${c.name}: tcpSocket liveness probe`).to.be.a("number");
+    }
+    if (d.metadata.name === "redis") {
+        expect(t.spec.securityContext).to.include({ runAsUser: 10001, runAsGroup: 10001, fsGroup: 10001, runAsNonRoot: true });
+        expect(t.spec.volumes.map((v: any) => v.emptyDir?.sizeLimit)).to.deep.equal(["64Mi"]);
+        expect(t.spec.containers[0].args.join(" ")).to.contain("--maxmemory 160mb --maxmemory-policy volatile-ttl");
+    }
+}
+
 interface Combination {
     name: string;
     args: string[];
@@ -103,6 +146,18 @@ for (const variant of ["A", "B"]) {
         combinations.push({ name: `${variant} seed ${placement} (managedApi=false)`, args: ["--variant", variant, "--profile", "seed", "--local-placement", placement, "--set", "managedApi=false"] });
     }
 }
+// The specification's literal placement (every EnvoyFilter and, current profile, PeerAuthentication
+// default in the mesh namespace; seed profile: the mesh-ConfigMap patch), still reachable through
+// config: one combination per profile.
+const LITERAL_ARGS = ["--set", "vhostScope=all", "--set", "filterNamespaces=root", "--set", "mutualTlsScope=mesh"];
+combinations.push({
+    name: "A current all-routes http, literal placement (vhostScope=all filterNamespaces=root mutualTlsScope=mesh)",
+    args: ["--variant", "A", "--profile", "current", "--local-placement", "all-routes", "--port-mode", "http", ...LITERAL_ARGS],
+});
+combinations.push({
+    name: "A seed all-routes (managedApi=false), literal placement",
+    args: ["--variant", "A", "--profile", "seed", "--local-placement", "all-routes", "--set", "managedApi=false", ...LITERAL_ARGS],
+});
 const NAMESPACE_ARGS = ["--set", `workloadNamespace=${APPS_NS}`, "--set", `ratelimitNamespace=${LIMITS_NS}`, "--set", `managedApiNamespace=${ESP_NS}`, "--set", `meshNamespace=${MESH_NS}`];
 
 describe("cluster: every rendered combination admitted under Pod Security restricted, scheduled, and removed without a trace", function () {
@@ -128,7 +183,10 @@ describe("cluster: every rendered combination admitted under Pod Security restri
                 annotations: { "node.alpha.kubernetes.io/ttl": "0", "kwok.x-k8s.io/node": "fake" },
                 labels: { "kubernetes.io/hostname": EXTRA_NODE, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", type: "kwok" },
             },
-            status: { allocatable: { cpu: "32", memory: "256Gi", pods: "110" }, capacity: { cpu: "32", memory: "256Gi", pods: "110" } },
+            status: {
+                allocatable: { cpu: "32", memory: "256Gi", pods: "110", "ephemeral-storage": NODE_EPHEMERAL_STORAGE },
+                capacity: { cpu: "32", memory: "256Gi", pods: "110", "ephemeral-storage": NODE_EPHEMERAL_STORAGE },
+            },
         }));
         await waitFor(`node ${EXTRA_NODE} Ready`, () => kubectl(["get", "node", EXTRA_NODE, "-o", "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}"]).trim() === "True");
     });
@@ -166,11 +224,26 @@ describe("cluster: every rendered combination admitted under Pod Security restri
             const dir = renderCombination([...c.args, ...NAMESPACE_ARGS]);
             try {
                 const { objects, patches } = readRender(dir);
-                expect(patches.length, "mesh ConfigMap patch only in the seed profile").to.equal(c.args.includes("seed") ? 1 : 0);
+                // The mesh-ConfigMap patch: seed profile with mesh-wide mutual TLS only (mutualTlsScope=mesh);
+                // by default mutual TLS is the stack's own PeerAuthentications, in both profiles.
+                expect(patches.length, "mesh ConfigMap patch only in the seed profile with mutualTlsScope=mesh").to.equal(c.args.includes("seed") && c.args.includes("mutualTlsScope=mesh") ? 1 : 0);
                 const clusterScoped = objects.filter((o) => !o.metadata.namespace);
                 for (const o of objects.filter((x) => x.metadata.namespace)) expect(WATCHED_NS, id(o)).to.include(o.metadata.namespace);
                 const deployments = objects.filter((o) => o.kind === "Deployment");
                 expect(deployments.length).to.be.greaterThan(0);
+                // The rate-limit service and Redis: rendered with the new fields, placed in restricted namespaces.
+                const bounded = deployments.filter((d) => d.metadata.name === "ratelimit" || d.metadata.name === "redis");
+                expect(bounded.map((d) => `${d.metadata.namespace}/${d.metadata.name}`).sort()).to.deep.equal([`${LIMITS_NS}/ratelimit`, `${LIMITS_NS}/redis`]);
+                // Placement: the local bucket in the workload's namespace and mutual TLS by the stack's own
+                // policies, or (literal) both in the mesh namespace.
+                const literal = c.args.includes("filterNamespaces=root");
+                const local = objects.find((o) => o.kind === "EnvoyFilter" && o.metadata.name === "filter-local-ratelimit-svc")!;
+                expect(local.metadata.namespace).to.equal(literal ? MESH_NS : APPS_NS);
+                expect(objects.filter((o) => o.kind === "PeerAuthentication" && o.metadata.namespace === MESH_NS).map((o) => o.metadata.name)).to.deep.equal(literal && c.args.includes("current") ? ["default"] : []);
+                for (const d of bounded) {
+                    expectSidecarAndBounds(d);
+                    expect(kubectlJson(["get", "namespace", d.metadata.namespace!]).metadata.labels["pod-security.kubernetes.io/enforce"]).to.equal("restricted");
+                }
 
                 const before = snapshot(clusterScoped);
                 const file = path.join(dir, "apply-list.json");
@@ -187,8 +260,21 @@ describe("cluster: every rendered combination admitted under Pod Security restri
                 for (const d of deployments) {
                     const ns = d.metadata.namespace!;
                     const want = d.spec.replicas ?? 1;
-                    await waitForDeploymentPods(d);
+                    const pods = await waitForDeploymentPods(d);
                     await waitFor(`${ns}/${d.metadata.name} ready`, () => (kubectlJson<any>(["get", "deployment", "-n", ns, d.metadata.name]).status?.readyReplicas ?? 0) === want, 60_000);
+                    await waitFor(`${ns}/${d.metadata.name} Available`, () => kubectlJson<any>(["get", "deployment", "-n", ns, d.metadata.name]).status?.conditions?.some((c: any) => c.type === "Available" && c.status === "True"), 60_000);
+                    // Admission kept every rendered field of the pod template (labels, annotations, probes, resources, security contexts, volumes).
+                    for (const p of pods) {
+                        const lost = [...notKept(p.metadata, d.spec.template.metadata, "metadata"), ...notKept(p.spec, d.spec.template.spec, "spec")];
+                        expect(lost, `${ns}/${p.metadata.name}`).to.deep.equal([]);
+                        // Negative control: the comparison sees a probe or a sizeLimit that is gone.
+                        if (d.metadata.name === "redis") {
+                            const stripped = JSON.parse(JSON.stringify(p.spec));
+                            delete stripped.containers[0].livenessProbe;
+                            delete stripped.volumes.find((v: any) => v.name === "data").emptyDir.sizeLimit;
+                            expect(notKept(stripped, d.spec.template.spec, "spec")).to.have.length(2);
+                        }
+                    }
                 }
                 // The rate-limit service's replicas spread over the two nodes.
                 const rls = deployments.find((d) => d.metadata.name === "ratelimit")!;

@@ -117,3 +117,24 @@ export async function waitForDeploymentPods(d: { metadata: { name: string; names
     );
     return pods();
 }
+
+/** Local disk a fake node reports (`ephemeral-storage`), as every kubelet does for its node. */
+export const NODE_EPHEMERAL_STORAGE = "100Gi";
+
+/**
+ * Gives every kwok node (label `type=kwok`) the `ephemeral-storage` capacity a real kubelet reports.
+ * scripts/cluster/up.sh registers kwok-node-0 with cpu, memory and pods only; the scheduler then
+ * treats its ephemeral storage as 0 and never places a pod that requests some (the rate-limit
+ * service and Redis do: "Insufficient ephemeral-storage"). kwok keeps the node's allocatable as
+ * written (its node-initialize stage copies it), so one status patch is enough. Idempotent.
+ */
+export function ensureNodeEphemeralStorage(): string[] {
+    const patched: string[] = [];
+    for (const n of kubectlJson<{ items: any[] }>(["get", "nodes", "-l", "type=kwok"]).items) {
+        if (n.status?.allocatable?.["ephemeral-storage"] && n.status?.capacity?.["ephemeral-storage"]) continue;
+        const patch = { status: { capacity: { "ephemeral-storage": NODE_EPHEMERAL_STORAGE }, allocatable: { "ephemeral-storage": NODE_EPHEMERAL_STORAGE } } };
+        kubectl(["patch", "node", n.metadata.name, "--subresource=status", "--type=merge", "-p", JSON.stringify(patch)]);
+        patched.push(n.metadata.name);
+    }
+    return patched;
+}

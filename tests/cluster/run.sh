@@ -46,6 +46,11 @@ export KUBECONFIG="${env_line#export KUBECONFIG=}"
 [[ -f "$KUBECONFIG" ]] || die "cluster: up.sh printed no kubeconfig ('$env_line')"
 log "cluster: control plane up in $(( $(date +%s) - t0 ))s (kube-apiserver $KUBE_VERSION)"
 
+# istioctl (built by the istio tier / `npm run tools`, never built here): its injection template for
+# tests/cluster/sidecar-injection.test.ts; that test alone is SKIPPED when it is missing.
+istioctl_bin=$(bash "$ROOT/scripts/tools/build-istioctl.sh" --print-path 2>/dev/null || true)
+if [[ -n "$istioctl_bin" && -x "$istioctl_bin" ]]; then export MESH_RL_ISTIOCTL="$istioctl_bin"; fi
+
 rc=0
 run_mocha_tier cluster tests/cluster/.mocharc.json "$@" || rc=$?
 log "cluster: whole tier $(( $(date +%s) - t0 ))s"

@@ -9,10 +9,16 @@
  *
  * Each test uses its own mesh namespace and IngressClass names, so the other cluster-tier files
  * (which apply the default names) are not disturbed.
+ *
+ * Most tests pin the literal placement (`vhostScope=all filterNamespaces=root mutualTlsScope=mesh`):
+ * every EnvoyFilter and PeerAuthentication `default` in the mesh namespace, so that namespace holds
+ * all the fixed-name objects the decision table covers. The default placement (filters in the
+ * gateway's and the workload's namespaces, mutual TLS through the stack's own selector policies)
+ * has a test of its own at the end.
  */
 import { expect } from "chai";
 import { lookupSharedObjects } from "../../components/cluster-lookup";
-import { LiveObject, SharedObjectsPlan, planSharedObjects, sharedObjectRefs } from "../../components/preflight";
+import { LiveObject, SharedObjectsPlan, planSharedObjects, refName, sharedObjectRefs } from "../../components/preflight";
 import { ConfigError, StackSettings, resolveSettings } from "../../components/settings";
 import { K8sObject, registerProgram, toObjects } from "../../render/render";
 import { ensureNamespace, kubectl, kubectlJson, kubectlRaw } from "./kube";
@@ -26,12 +32,18 @@ const DEV: Record<string, string> = {
 
 const tag = `${process.pid}`;
 const meshNs = `shared-mesh-${tag}`;
+/** The default placement's own namespaces: the gateway's (its filters) and the workload's (local filter, Redis, rate-limit service). */
+const gwNs = `shared-gw-${tag}`;
+const appsNs = `shared-apps-${tag}`;
 let classSeq = 0;
 /** A fresh IngressClass name per test (cluster-scoped, so never shared with other tests). */
 const newClass = () => `istio-t${tag}-${++classSeq}`;
 
+/** The specification's literal placement: every shared object in the mesh namespace. */
+const LITERAL: Record<string, string> = { vhostScope: "all", filterNamespaces: "root", mutualTlsScope: "mesh" };
+
 function config(over: Record<string, string>): Record<string, string> {
-    return { ...DEV, meshNamespace: meshNs, ...over };
+    return { ...DEV, meshNamespace: meshNs, ...LITERAL, ...over };
 }
 
 /** The preflight as `pulumi preview` runs it: settings → refs → kubectl → decisions. */
@@ -91,14 +103,16 @@ describe("cluster: objects shared with the cluster (preflight against a real API
     this.timeout(120_000);
     const cleanupClasses: string[] = [];
 
-    before(() => ensureNamespace(meshNs));
+    before(() => {
+        for (const ns of [meshNs, gwNs, appsNs]) ensureNamespace(ns);
+    });
     afterEach(() => {
-        kubectlRaw(["delete", "peerauthentications.security.istio.io,envoyfilters.networking.istio.io", "--all", "-n", meshNs, "--wait=true"]);
+        for (const ns of [meshNs, gwNs, appsNs]) kubectlRaw(["delete", "peerauthentications.security.istio.io,envoyfilters.networking.istio.io", "--all", "-n", ns, "--wait=true"]);
         for (const c of cleanupClasses.splice(0)) kubectlRaw(["delete", "ingressclasses.networking.k8s.io", c, "--ignore-not-found"]);
     });
     // Not waited for: the namespace is empty by now (afterEach), and its removal needs the namespace
     // controller, which a control-plane-only cluster (MESH_RL_FAKE_NODES=0) does not run.
-    after(() => kubectlRaw(["delete", "namespace", meshNs, "--ignore-not-found", "--wait=false"]));
+    after(() => kubectlRaw(["delete", "namespace", meshNs, gwNs, appsNs, "--ignore-not-found", "--wait=false"]));
 
     it("IngressClass and PeerAuthentication absent: created, then managed on the next run, removed by destroy", async () => {
         const cls = newClass();
@@ -215,5 +229,51 @@ describe("cluster: objects shared with the cluster (preflight against a real API
         expect(r.stderr).to.match(/AlreadyExists|already exists/);
         kubectl(["label", "peerauthentications.security.istio.io", "default", "-n", meshNs, "touched=yes"]);
         expect(snapshot("PeerAuthentication", "default", meshNs)).to.not.deep.equal(before);
+    });
+    it("default placement: filters in the gateway's and the workload's namespaces, mutual TLS by the stack's own selector policies; a foreign PERMISSIVE `default` in the mesh namespace no longer stops it", async () => {
+        const cls = newClass();
+        cleanupClasses.push(cls);
+        // No LITERAL: vhostScope gateway-hosts, filterNamespaces own, mutualTlsScope workloads.
+        const base = { ...DEV, meshNamespace: meshNs, gatewayNamespace: gwNs, workloadNamespace: appsNs, ratelimitNamespace: appsNs, ingressClassName: cls };
+        const refs = sharedObjectRefs(resolveSettings(base));
+        expect(refs.map(refName).sort()).to.deep.equal(
+            [
+                `IngressClass ${cls}`,
+                `EnvoyFilter ${gwNs}/filter-ratelimit`,
+                `EnvoyFilter ${gwNs}/filter-ratelimit-svc`,
+                `EnvoyFilter ${gwNs}/filter-ratelimit-svc-api`,
+                `EnvoyFilter ${appsNs}/filter-local-ratelimit-svc`,
+            ].sort(),
+        );
+        createForeign(peerAuth("PERMISSIVE")); // what stops the literal placement (test above)
+        const paBefore = snapshot("PeerAuthentication", "default", meshNs);
+
+        const reports: string[] = [];
+        const { registrations } = await registerProgram({ base, cluster: lookupSharedObjects(refs), onReport: (m) => reports.push(m) });
+        const all = toObjects(registrations);
+        expect(all.filter((o) => o.metadata.namespace === meshNs), "nothing in the mesh namespace").to.deep.equal([]);
+        const objects = all.filter((o) => o.kind === "IngressClass" || o.kind === "EnvoyFilter" || o.kind === "PeerAuthentication");
+        expect(objects.map((o) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`).sort()).to.deep.equal(
+            [...refs.map(refName), `PeerAuthentication ${appsNs}/mesh-ratelimit-mtls`].sort(),
+        );
+        const mtls = objects.find((o) => o.kind === "PeerAuthentication")! as any;
+        expect(mtls.spec).to.deep.equal({ selector: { matchLabels: { "app.kubernetes.io/part-of": "mesh-ratelimit" } }, mtls: { mode: "STRICT" } });
+        expect(reports.join("\n")).to.not.contain("PeerAuthentication");
+
+        // up: the real API server takes them (schema incl. the selector policy); the foreign policy is untouched.
+        up(objects);
+        expect(kubectlJson(["get", "peerauthentications.security.istio.io", "mesh-ratelimit-mtls", "-n", appsNs]).spec.selector.matchLabels).to.deep.equal({ "app.kubernetes.io/part-of": "mesh-ratelimit" });
+        expect(kubectlJson(["get", "envoyfilters.networking.istio.io", "-n", gwNs]).items.map((o: any) => o.metadata.name).sort()).to.deep.equal(["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"]);
+        destroy(objects);
+        expect(snapshot("PeerAuthentication", "default", meshNs)).to.deep.equal(paBefore);
+
+        // The collision check follows the filters: a foreign filter-ratelimit in the mesh namespace
+        // is no longer in the way; one in the gateway's namespace is.
+        createForeign({ apiVersion: "networking.istio.io/v1alpha3", kind: "EnvoyFilter", metadata: { name: "filter-ratelimit", namespace: meshNs }, spec: { workloadSelector: { labels: { istio: "ingressgateway" } } } });
+        await registerProgram({ base, cluster: lookupSharedObjects(refs), onReport: () => undefined });
+        createForeign({ apiVersion: "networking.istio.io/v1alpha3", kind: "EnvoyFilter", metadata: { name: "filter-ratelimit", namespace: gwNs }, spec: { workloadSelector: { labels: { istio: "ingressgateway" } } } });
+        const refused = await registerProgram({ base, cluster: lookupSharedObjects(refs), onReport: () => undefined }).then(() => undefined, (e: unknown) => e);
+        expect(refused).to.be.instanceOf(ConfigError);
+        expect((refused as Error).message).to.contain(`EnvoyFilter ${gwNs}/filter-ratelimit already exists and was not created by this stack`);
     });
 });
