@@ -237,7 +237,8 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "workloadNamespace",
         kind: "string",
         default: String(DEFAULTS.workloadNamespace),
-        description: "Namespace of bookinfo, Redis and the managed-API service (must exist).",
+        description:
+            "Namespace of bookinfo and of the local bucket's EnvoyFilter, and by default of the managed-API service (must exist). The rate-limit service and Redis go to `ratelimitNamespace`.",
     },
     { group: "names", key: "gatewayName", kind: "string", default: String(DEFAULTS.gatewayName), description: "Name of the bookinfo Gateway." },
     {

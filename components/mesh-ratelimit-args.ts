@@ -68,7 +68,7 @@ export interface MeshRateLimitArgs {
     gatewayNamespace?: string;
     /** Comma-separated hosts of the bookinfo Gateway and VirtualService (spec 2.5: `*`). The gateway patches name exactly their virtual hosts `<host>:<gatewayPort>` (Istio's names), so another team's host on the same gateway is never limited. Defaults to `*`. */
     gatewayHosts?: string[];
-    /** Namespace of bookinfo, Redis and the managed-API service (must exist). Defaults to `default`. */
+    /** Namespace of bookinfo and of the local bucket's EnvoyFilter, and by default of the managed-API service (must exist). The rate-limit service and Redis go to `ratelimitNamespace`. Defaults to `default`. */
     workloadNamespace?: string;
     /** Name of the bookinfo Gateway. Defaults to `bookinfo-gateway`. */
     gatewayName?: string;

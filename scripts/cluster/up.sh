@@ -147,8 +147,8 @@ metadata:
     kubernetes.io/arch: amd64
     type: kwok
 status:
-  allocatable: {cpu: "32", memory: 256Gi, pods: "110"}
-  capacity: {cpu: "32", memory: 256Gi, pods: "110"}
+  allocatable: {cpu: "32", memory: 256Gi, pods: "110", ephemeral-storage: 100Gi}
+  capacity: {cpu: "32", memory: 256Gi, pods: "110", ephemeral-storage: 100Gi}
 NODE
   wait_for 60 "fake node Ready" bash -c "kubectl --kubeconfig '$KUBECONFIG_FILE' get node kwok-node-0 -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}' | grep -qx True" ||
     { tail -20 "$CL/logs/kwok.log" >&2; die "kwok did not make the fake node Ready"; }

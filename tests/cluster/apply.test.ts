@@ -24,7 +24,19 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { parseAllDocuments } from "yaml";
-import { NODE_EPHEMERAL_STORAGE, deleteNamespace, ensureNamespace, kubeconfig, kubectl, kubectlJson, kubectlRaw, podSecurityLabels, waitFor, waitForDeploymentPods, warnings } from "./kube";
+import {
+    NODE_EPHEMERAL_STORAGE,
+    deleteNamespace,
+    ensureNamespace,
+    kubeconfig,
+    kubectl,
+    kubectlJson,
+    kubectlRaw,
+    podSecurityLabels,
+    waitFor,
+    waitForDeploymentPods,
+    warnings,
+} from "./kube";
 
 const ROOT = path.resolve(__dirname, "../..");
 const APPS_NS = "mesh-rl-apps"; // bookinfo (workloadNamespace)
@@ -100,11 +112,19 @@ const diff = (a: Set<string>, b: Set<string>) => [...a].filter((x) => !b.has(x))
  * account token volume and mounts admission adds); lists of strings (args, command) must be equal.
  */
 function notKept(actual: any, expected: any, at = ""): string[] {
-    if (expected === null || typeof expected !== "object") return actual === expected ? [] : [`${at}: rendered ${JSON.stringify(expected)}, admitted ${JSON.stringify(actual)}`];
+    if (expected === null || typeof expected !== "object")
+        return actual === expected ? [] : [`${at}: rendered ${JSON.stringify(expected)}, admitted ${JSON.stringify(actual)}`];
     if (Array.isArray(expected)) {
         if (!Array.isArray(actual)) return [`${at}: rendered a list, admitted ${JSON.stringify(actual)}`];
-        if (expected.every((e) => e === null || typeof e !== "object")) return JSON.stringify(actual) === JSON.stringify(expected) ? [] : [`${at}: rendered ${JSON.stringify(expected)}, admitted ${JSON.stringify(actual)}`];
-        return expected.flatMap((e, i) => (actual.some((a) => notKept(a, e).length === 0) ? [] : [`${at}[${i}]: rendered ${JSON.stringify(e)}, not among the admitted ${JSON.stringify(actual)}`]));
+        if (expected.every((e) => e === null || typeof e !== "object"))
+            return JSON.stringify(actual) === JSON.stringify(expected)
+                ? []
+                : [`${at}: rendered ${JSON.stringify(expected)}, admitted ${JSON.stringify(actual)}`];
+        return expected.flatMap((e, i) =>
+            actual.some((a) => notKept(a, e).length === 0)
+                ? []
+                : [`${at}[${i}]: rendered ${JSON.stringify(e)}, not among the admitted ${JSON.stringify(actual)}`],
+        );
     }
     return Object.entries(expected).flatMap(([k, v]) => notKept(actual?.[k], v, `${at}.${k}`));
 }
@@ -117,7 +137,9 @@ function expectSidecarAndBounds(d: Obj): void {
     const t = d.spec.template;
     const what = `${d.metadata.namespace}/${d.metadata.name}`;
     expect(t.metadata.labels?.["sidecar.istio.io/inject"], `${what}: inject label`).to.equal("true");
-    expect(JSON.parse(t.metadata.annotations?.["proxy.istio.io/config"] ?? "{}"), `${what}: proxy config`).to.deep.equal({ holdApplicationUntilProxyStarts: true });
+    expect(JSON.parse(t.metadata.annotations?.["proxy.istio.io/config"] ?? "{}"), `${what}: proxy config`).to.deep.equal({
+        holdApplicationUntilProxyStarts: true,
+    });
     for (const c of t.spec.containers) {
         expect(c.resources?.requests?.["ephemeral-storage"], `${what}/${c.name}: ephemeral-storage request`).to.be.a("string");
         expect(c.resources?.limits?.["ephemeral-storage"], `${what}/${c.name}: ephemeral-storage limit`).to.be.a("string");
@@ -139,11 +161,17 @@ const combinations: Combination[] = [];
 for (const variant of ["A", "B"]) {
     for (const placement of ["all-routes", "single-route"]) {
         for (const portMode of ["http", "tcp"]) {
-            combinations.push({ name: `${variant} current ${placement} ${portMode}`, args: ["--variant", variant, "--profile", "current", "--local-placement", placement, "--port-mode", portMode] });
+            combinations.push({
+                name: `${variant} current ${placement} ${portMode}`,
+                args: ["--variant", variant, "--profile", "current", "--local-placement", placement, "--port-mode", portMode],
+            });
         }
         // Seed: its extensions/v1beta1 Ingress is not served since Kubernetes 1.22, so the managed
         // API is off (the stack's preflight refuses that combination on such clusters too).
-        combinations.push({ name: `${variant} seed ${placement} (managedApi=false)`, args: ["--variant", variant, "--profile", "seed", "--local-placement", placement, "--set", "managedApi=false"] });
+        combinations.push({
+            name: `${variant} seed ${placement} (managedApi=false)`,
+            args: ["--variant", variant, "--profile", "seed", "--local-placement", placement, "--set", "managedApi=false"],
+        });
     }
 }
 // The specification's literal placement (every EnvoyFilter and, current profile, PeerAuthentication
@@ -158,7 +186,16 @@ combinations.push({
     name: "A seed all-routes (managedApi=false), literal placement",
     args: ["--variant", "A", "--profile", "seed", "--local-placement", "all-routes", "--set", "managedApi=false", ...LITERAL_ARGS],
 });
-const NAMESPACE_ARGS = ["--set", `workloadNamespace=${APPS_NS}`, "--set", `ratelimitNamespace=${LIMITS_NS}`, "--set", `managedApiNamespace=${ESP_NS}`, "--set", `meshNamespace=${MESH_NS}`];
+const NAMESPACE_ARGS = [
+    "--set",
+    `workloadNamespace=${APPS_NS}`,
+    "--set",
+    `ratelimitNamespace=${LIMITS_NS}`,
+    "--set",
+    `managedApiNamespace=${ESP_NS}`,
+    "--set",
+    `meshNamespace=${MESH_NS}`,
+];
 
 describe("cluster: every rendered combination admitted under Pod Security restricted, scheduled, and removed without a trace", function () {
     before(async function () {
@@ -168,27 +205,36 @@ describe("cluster: every rendered combination admitted under Pod Security restri
         ensureNamespace(ESP_NS, podSecurityLabels("baseline"));
         // What the controllers add to a new namespace must be there before the first snapshot.
         for (const ns of [APPS_NS, LIMITS_NS, ESP_NS]) {
-            await waitFor(`${ns}: default ServiceAccount and kube-root-ca.crt`, () => kubectlRaw(["get", "serviceaccount/default", "configmap/kube-root-ca.crt", "-n", ns]).status === 0);
+            await waitFor(
+                `${ns}: default ServiceAccount and kube-root-ca.crt`,
+                () => kubectlRaw(["get", "serviceaccount/default", "configmap/kube-root-ca.crt", "-n", ns]).status === 0,
+            );
         }
         listableTypes = kubectl(["api-resources", "--verbs=list", "--namespaced", "-o", "name"])
             .split("\n")
             .map((s) => s.trim())
             .filter((s) => s && s !== "events" && s !== "events.events.k8s.io");
         // A second fake node, so the rate-limit service's spread over nodes can show.
-        kubectl(["apply", "-f", "-"], JSON.stringify({
-            apiVersion: "v1",
-            kind: "Node",
-            metadata: {
-                name: EXTRA_NODE,
-                annotations: { "node.alpha.kubernetes.io/ttl": "0", "kwok.x-k8s.io/node": "fake" },
-                labels: { "kubernetes.io/hostname": EXTRA_NODE, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", type: "kwok" },
-            },
-            status: {
-                allocatable: { cpu: "32", memory: "256Gi", pods: "110", "ephemeral-storage": NODE_EPHEMERAL_STORAGE },
-                capacity: { cpu: "32", memory: "256Gi", pods: "110", "ephemeral-storage": NODE_EPHEMERAL_STORAGE },
-            },
-        }));
-        await waitFor(`node ${EXTRA_NODE} Ready`, () => kubectl(["get", "node", EXTRA_NODE, "-o", "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}"]).trim() === "True");
+        kubectl(
+            ["apply", "-f", "-"],
+            JSON.stringify({
+                apiVersion: "v1",
+                kind: "Node",
+                metadata: {
+                    name: EXTRA_NODE,
+                    annotations: { "node.alpha.kubernetes.io/ttl": "0", "kwok.x-k8s.io/node": "fake" },
+                    labels: { "kubernetes.io/hostname": EXTRA_NODE, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", type: "kwok" },
+                },
+                status: {
+                    allocatable: { cpu: "32", memory: "256Gi", pods: "110", "ephemeral-storage": NODE_EPHEMERAL_STORAGE },
+                    capacity: { cpu: "32", memory: "256Gi", pods: "110", "ephemeral-storage": NODE_EPHEMERAL_STORAGE },
+                },
+            }),
+        );
+        await waitFor(
+            `node ${EXTRA_NODE} Ready`,
+            () => kubectl(["get", "node", EXTRA_NODE, "-o", 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']).trim() === "True",
+        );
     });
 
     after(async function () {
@@ -226,7 +272,9 @@ describe("cluster: every rendered combination admitted under Pod Security restri
                 const { objects, patches } = readRender(dir);
                 // The mesh-ConfigMap patch: seed profile with mesh-wide mutual TLS only (mutualTlsScope=mesh);
                 // by default mutual TLS is the stack's own PeerAuthentications, in both profiles.
-                expect(patches.length, "mesh ConfigMap patch only in the seed profile with mutualTlsScope=mesh").to.equal(c.args.includes("seed") && c.args.includes("mutualTlsScope=mesh") ? 1 : 0);
+                expect(patches.length, "mesh ConfigMap patch only in the seed profile with mutualTlsScope=mesh").to.equal(
+                    c.args.includes("seed") && c.args.includes("mutualTlsScope=mesh") ? 1 : 0,
+                );
                 const clusterScoped = objects.filter((o) => !o.metadata.namespace);
                 for (const o of objects.filter((x) => x.metadata.namespace)) expect(WATCHED_NS, id(o)).to.include(o.metadata.namespace);
                 const deployments = objects.filter((o) => o.kind === "Deployment");
@@ -239,10 +287,14 @@ describe("cluster: every rendered combination admitted under Pod Security restri
                 const literal = c.args.includes("filterNamespaces=root");
                 const local = objects.find((o) => o.kind === "EnvoyFilter" && o.metadata.name === "filter-local-ratelimit-svc")!;
                 expect(local.metadata.namespace).to.equal(literal ? MESH_NS : APPS_NS);
-                expect(objects.filter((o) => o.kind === "PeerAuthentication" && o.metadata.namespace === MESH_NS).map((o) => o.metadata.name)).to.deep.equal(literal && c.args.includes("current") ? ["default"] : []);
+                expect(objects.filter((o) => o.kind === "PeerAuthentication" && o.metadata.namespace === MESH_NS).map((o) => o.metadata.name)).to.deep.equal(
+                    literal && c.args.includes("current") ? ["default"] : [],
+                );
                 for (const d of bounded) {
                     expectSidecarAndBounds(d);
-                    expect(kubectlJson(["get", "namespace", d.metadata.namespace!]).metadata.labels["pod-security.kubernetes.io/enforce"]).to.equal("restricted");
+                    expect(kubectlJson(["get", "namespace", d.metadata.namespace!]).metadata.labels["pod-security.kubernetes.io/enforce"]).to.equal(
+                        "restricted",
+                    );
                 }
 
                 const before = snapshot(clusterScoped);
@@ -261,8 +313,19 @@ describe("cluster: every rendered combination admitted under Pod Security restri
                     const ns = d.metadata.namespace!;
                     const want = d.spec.replicas ?? 1;
                     const pods = await waitForDeploymentPods(d);
-                    await waitFor(`${ns}/${d.metadata.name} ready`, () => (kubectlJson<any>(["get", "deployment", "-n", ns, d.metadata.name]).status?.readyReplicas ?? 0) === want, 60_000);
-                    await waitFor(`${ns}/${d.metadata.name} Available`, () => kubectlJson<any>(["get", "deployment", "-n", ns, d.metadata.name]).status?.conditions?.some((c: any) => c.type === "Available" && c.status === "True"), 60_000);
+                    await waitFor(
+                        `${ns}/${d.metadata.name} ready`,
+                        () => (kubectlJson<any>(["get", "deployment", "-n", ns, d.metadata.name]).status?.readyReplicas ?? 0) === want,
+                        60_000,
+                    );
+                    await waitFor(
+                        `${ns}/${d.metadata.name} Available`,
+                        () =>
+                            kubectlJson<any>(["get", "deployment", "-n", ns, d.metadata.name]).status?.conditions?.some(
+                                (c: any) => c.type === "Available" && c.status === "True",
+                            ),
+                        60_000,
+                    );
                     // Admission kept every rendered field of the pod template (labels, annotations, probes, resources, security contexts, volumes).
                     for (const p of pods) {
                         const lost = [...notKept(p.metadata, d.spec.template.metadata, "metadata"), ...notKept(p.spec, d.spec.template.spec, "spec")];
@@ -281,7 +344,11 @@ describe("cluster: every rendered combination admitted under Pod Security restri
                 const nodes = kubectlJson<{ items: any[] }>(["get", "pods", "-n", LIMITS_NS, "-l", "app=ratelimit"]).items.map((p) => p.spec.nodeName);
                 expect(new Set(nodes).size, `ratelimit pods on ${nodes.join(", ")}`).to.equal(Math.min(rls.spec.replicas, 2));
                 const pdb = kubectlJson<any>(["get", "poddisruptionbudget", "-n", LIMITS_NS, "ratelimit"]);
-                await waitFor("PodDisruptionBudget ratelimit observes its pods", () => kubectlJson<any>(["get", "poddisruptionbudget", "-n", LIMITS_NS, "ratelimit"]).status?.expectedPods === rls.spec.replicas, 30_000);
+                await waitFor(
+                    "PodDisruptionBudget ratelimit observes its pods",
+                    () => kubectlJson<any>(["get", "poddisruptionbudget", "-n", LIMITS_NS, "ratelimit"]).status?.expectedPods === rls.spec.replicas,
+                    30_000,
+                );
                 expect(pdb.spec.maxUnavailable).to.equal(1);
                 // The render created more than it listed (ReplicaSets, Pods, EndpointSlices): all must go.
                 const during = snapshot(clusterScoped);
@@ -291,7 +358,13 @@ describe("cluster: every rendered combination admitted under Pod Security restri
                 const del = kubectlRaw(["delete", "-f", file, "--cascade=foreground", "--wait=true", "--timeout=120s"]);
                 expect(del.status, del.stderr).to.equal(0);
                 let left: string[] = [];
-                await waitFor("nothing the render created remains", () => (left = diff(snapshot(clusterScoped), before)).length === 0, 90_000, 1000, () => left.join(", "));
+                await waitFor(
+                    "nothing the render created remains",
+                    () => (left = diff(snapshot(clusterScoped), before)).length === 0,
+                    90_000,
+                    1000,
+                    () => left.join(", "),
+                );
                 expect(diff(before, snapshot(clusterScoped)), "objects that existed before and are gone").to.deep.equal([]);
             } finally {
                 fs.rmSync(dir, { recursive: true, force: true });

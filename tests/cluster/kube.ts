@@ -50,7 +50,13 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Polls `check` until it returns a truthy value (returned) or `timeoutMs` passes; then throws with
  * `what` and the last value `describe` gives, so a timeout says what was still missing.
  */
-export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 60_000, intervalMs = 500, describe?: () => string): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+    what: string,
+    check: () => T | Promise<T>,
+    timeoutMs = 60_000,
+    intervalMs = 500,
+    describe?: () => string,
+): Promise<NonNullable<T>> {
     const deadline = Date.now() + timeoutMs;
     let last: unknown;
     for (;;) {
@@ -62,7 +68,9 @@ export async function waitFor<T>(what: string, check: () => T | Promise<T>, time
             last = e instanceof Error ? e.message : e;
         }
         if (Date.now() > deadline) {
-            throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}${describe ? `: ${describe()}` : last !== undefined ? ` (last: ${String(last)})` : ""}`);
+            throw new Error(
+                `timed out after ${timeoutMs / 1000}s waiting for ${what}${describe ? `: ${describe()}` : last !== undefined ? ` (last: ${String(last)})` : ""}`,
+            );
         }
         await sleep(intervalMs);
     }
@@ -99,7 +107,9 @@ export function podSecurityLabels(level: "restricted" | "baseline" | "privileged
  */
 export async function waitForDeploymentPods(d: { metadata: { name: string; namespace?: string }; spec?: any }, timeoutMs = 90_000): Promise<any[]> {
     const ns = d.metadata.namespace!;
-    const selector = Object.entries<string>(d.spec.selector.matchLabels).map(([k, v]) => `${k}=${v}`).join(",");
+    const selector = Object.entries<string>(d.spec.selector.matchLabels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(",");
     const want = d.spec.replicas ?? 1;
     const pods = () => kubectlJson<{ items: any[] }>(["get", "pods", "-n", ns, "-l", selector]).items;
     await waitFor(
@@ -111,7 +121,17 @@ export async function waitForDeploymentPods(d: { metadata: { name: string; names
         timeoutMs,
         500,
         () => {
-            const ev = kubectlRaw(["get", "events", "-n", ns, "--field-selector", "type=Warning", "-o", "custom-columns=REASON:.reason,MSG:.message", "--no-headers"]).stdout.trim();
+            const ev = kubectlRaw([
+                "get",
+                "events",
+                "-n",
+                ns,
+                "--field-selector",
+                "type=Warning",
+                "-o",
+                "custom-columns=REASON:.reason,MSG:.message",
+                "--no-headers",
+            ]).stdout.trim();
             return `pods: ${kubectlRaw(["get", "pods", "-n", ns, "-l", selector, "-o", "wide", "--no-headers"]).stdout.trim() || "none"}; warning events: ${ev || "none"}`;
         },
     );
@@ -123,10 +143,11 @@ export const NODE_EPHEMERAL_STORAGE = "100Gi";
 
 /**
  * Gives every kwok node (label `type=kwok`) the `ephemeral-storage` capacity a real kubelet reports.
- * scripts/cluster/up.sh registers kwok-node-0 with cpu, memory and pods only; the scheduler then
- * treats its ephemeral storage as 0 and never places a pod that requests some (the rate-limit
- * service and Redis do: "Insufficient ephemeral-storage"). kwok keeps the node's allocatable as
- * written (its node-initialize stage copies it), so one status patch is enough. Idempotent.
+ * scripts/cluster/up.sh registers kwok-node-0 with it; a node registered without it (an older
+ * up.sh, a hand-made node) would make the scheduler treat its ephemeral storage as 0 and never place
+ * a pod that requests some (the rate-limit service and Redis do: "Insufficient ephemeral-storage").
+ * kwok keeps the node's allocatable as written (its node-initialize stage copies it), so one status
+ * patch is enough. Idempotent.
  */
 export function ensureNodeEphemeralStorage(): string[] {
     const patched: string[] = [];

@@ -117,7 +117,10 @@ describe("cluster: seed profile's mesh ConfigMap edit (dynamic provider against 
 
     it("someone else's edit of another `mesh` line (and a new key) survives delete; only the stack's line is reverted", async function () {
         const outs = await create();
-        const theirs = (text: string) => text.replace('accessLogFile: "/dev/stdout"', 'accessLogFile: ""').replace("  proxyAdminPort: 15000\n", "  proxyAdminPort: 15000\n  concurrency: 2\n");
+        const theirs = (text: string) =>
+            text
+                .replace('accessLogFile: "/dev/stdout"', 'accessLogFile: ""')
+                .replace("  proxyAdminPort: 15000\n", "  proxyAdminPort: 15000\n  concurrency: 2\n");
         editByOthers((cm) => {
             cm.data.mesh = theirs(cm.data.mesh);
             cm.data.extra = "added by someone else";

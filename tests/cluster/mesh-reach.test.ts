@@ -95,7 +95,11 @@ async function preview(over: Record<string, string> = {}): Promise<Preview> {
 }
 
 const where = (o: K8sObject) => `${o.kind} ${o.metadata.namespace ?? ""}/${o.metadata.name}`;
-const filtersIn = (p: Preview, ns: string) => p.objects.filter((o) => o.kind === "EnvoyFilter" && o.metadata.namespace === ns).map((o) => o.metadata.name).sort();
+const filtersIn = (p: Preview, ns: string) =>
+    p.objects
+        .filter((o) => o.kind === "EnvoyFilter" && o.metadata.namespace === ns)
+        .map((o) => o.metadata.name)
+        .sort();
 const GATEWAY_FILTERS = ["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"];
 
 function expectPasses(p: Preview): void {
@@ -126,7 +130,10 @@ async function deletePod(ns: string, name: string): Promise<void> {
 }
 
 function createPeerAuthentication(ns: string, name: string, spec: Record<string, unknown>): void {
-    kubectl(["create", "-f", "-"], JSON.stringify({ apiVersion: "security.istio.io/v1", kind: "PeerAuthentication", metadata: { name, namespace: ns, labels: { team: "mesh" } }, spec }));
+    kubectl(
+        ["create", "-f", "-"],
+        JSON.stringify({ apiVersion: "security.istio.io/v1", kind: "PeerAuthentication", metadata: { name, namespace: ns, labels: { team: "mesh" } }, spec }),
+    );
 }
 
 describe("cluster: the reach preflight (gateway selector, mesh-wide mutual TLS) with kubectl against a real API server", function () {
@@ -137,7 +144,9 @@ describe("cluster: the reach preflight (gateway selector, mesh-wide mutual TLS) 
         ensureNamespace(TEAM_B);
         ensureNamespace(OWN_GW);
         // The tests decide which gateway pods and root-namespace policies exist: none to start with.
-        expect(kubectl(["get", "pods", "--all-namespaces", "-l", "istio=ingressgateway", "-o", "name"]).trim(), "gateway pods left by another test").to.equal("");
+        expect(kubectl(["get", "pods", "--all-namespaces", "-l", "istio=ingressgateway", "-o", "name"]).trim(), "gateway pods left by another test").to.equal(
+            "",
+        );
         expect(kubectl(["get", PA, "-n", ROOT_NS, "-o", "name"]).trim(), "PeerAuthentications left in istio-system").to.equal("");
     });
 
@@ -165,7 +174,9 @@ describe("cluster: the reach preflight (gateway selector, mesh-wide mutual TLS) 
         const p = await preview();
         expectPasses(p);
         // lookupMeshReach read the real API server: the very pod just created (same uid).
-        expect(p.answers[0].gatewayPods.map((o) => `${o.metadata.namespace}/${o.metadata.name}/${o.metadata.uid}`)).to.deep.equal([`${ROOT_NS}/${STACK_GW_POD}/${uid}`]);
+        expect(p.answers[0].gatewayPods.map((o) => `${o.metadata.namespace}/${o.metadata.name}/${o.metadata.uid}`)).to.deep.equal([
+            `${ROOT_NS}/${STACK_GW_POD}/${uid}`,
+        ]);
         expect(p.reports.join("\n")).to.not.contain("no pod labelled");
         expect(filtersIn(p, ROOT_NS)).to.deep.equal(GATEWAY_FILTERS);
     });
@@ -213,7 +224,9 @@ describe("cluster: the reach preflight (gateway selector, mesh-wide mutual TLS) 
         const workloads = await preview();
         expectPasses(workloads);
         expect(workloads.answers[0].peerAuthentications.map((o) => o.metadata.name)).to.deep.equal(["legacy-mesh"]);
-        expect(workloads.reports.join("\n")).to.contain(`mesh-wide PeerAuthentication in ${ROOT_NS}: legacy-mesh (PERMISSIVE); it keeps governing every other workload`);
+        expect(workloads.reports.join("\n")).to.contain(
+            `mesh-wide PeerAuthentication in ${ROOT_NS}: legacy-mesh (PERMISSIVE); it keeps governing every other workload`,
+        );
         // The stack's own pods get STRICT through their own selector policy; nothing goes to istio-system.
         expect(workloads.objects.filter((o) => o.kind === "PeerAuthentication").map(where)).to.deep.equal(["PeerAuthentication default/mesh-ratelimit-mtls"]);
 

@@ -30,22 +30,34 @@ describe("cluster: the package's GlobalRateLimit on its own (a user's gateway): 
     });
 
     it("rules on the shop's gateway, with accessPolicy: every object admitted without a warning, ratelimit and Redis pods Running, deleted cleanly", async () => {
-        const { objects } = await registerComponents(() => {
-            new GlobalRateLimit("shop-limits", {
-                domain: "shop",
-                gateway: { selector: { app: "shop-gateway" }, namespace: NS, virtualHosts: ["*:80"] },
-                namespace: NS,
-                rules: [{ name: "login", path: { exact: "/login" }, perClientAddress: true, requestsPerUnit: 5, unit: LimitUnit.Minute }],
-                accessPolicy: { gatewayPrincipal: `cluster.local/ns/${NS}/sa/shop-gateway` },
-            });
-        }, "shop", "cluster");
+        const { objects } = await registerComponents(
+            () => {
+                new GlobalRateLimit("shop-limits", {
+                    domain: "shop",
+                    gateway: { selector: { app: "shop-gateway" }, namespace: NS, virtualHosts: ["*:80"] },
+                    namespace: NS,
+                    rules: [{ name: "login", path: { exact: "/login" }, perClientAddress: true, requestsPerUnit: 5, unit: LimitUnit.Minute }],
+                    accessPolicy: { gatewayPrincipal: `cluster.local/ns/${NS}/sa/shop-gateway` },
+                });
+            },
+            "shop",
+            "cluster",
+        );
         // The password Secret's value is redacted in a render; give it a real one for the apply.
         for (const o of objects as any[]) {
             if (o.kind !== "Secret") continue;
             o.stringData = Object.fromEntries(Object.keys(o.stringData ?? o.data ?? {}).map((k) => [k, "cluster-test-password"]));
             delete o.data;
         }
-        expect(objects.map((o) => o.kind)).to.include.members(["ServiceAccount", "Deployment", "Service", "ConfigMap", "EnvoyFilter", "AuthorizationPolicy", "NetworkPolicy"]);
+        expect(objects.map((o) => o.kind)).to.include.members([
+            "ServiceAccount",
+            "Deployment",
+            "Service",
+            "ConfigMap",
+            "EnvoyFilter",
+            "AuthorizationPolicy",
+            "NetworkPolicy",
+        ]);
 
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mesh-rl-standalone-"));
         const file = path.join(dir, "list.json");

@@ -69,7 +69,11 @@ async function programShared(over: Record<string, string>): Promise<{ objects: K
 }
 
 function resourceOf(o: { kind: string }): string {
-    return { IngressClass: "ingressclasses.networking.k8s.io", PeerAuthentication: "peerauthentications.security.istio.io", EnvoyFilter: "envoyfilters.networking.istio.io" }[o.kind]!;
+    return {
+        IngressClass: "ingressclasses.networking.k8s.io",
+        PeerAuthentication: "peerauthentications.security.istio.io",
+        EnvoyFilter: "envoyfilters.networking.istio.io",
+    }[o.kind]!;
 }
 
 /** `pulumi up` for the shared objects: a plain create of each (fails on AlreadyExists). */
@@ -96,8 +100,18 @@ function createForeign(o: LiveObject & { apiVersion: string }): void {
     kubectl(["create", "-f", "-"], JSON.stringify(o));
 }
 
-const ingressClass = (name: string, controller: string) => ({ apiVersion: "networking.k8s.io/v1", kind: "IngressClass", metadata: { name, labels: { team: "platform" } }, spec: { controller } });
-const peerAuth = (mode: string) => ({ apiVersion: "security.istio.io/v1", kind: "PeerAuthentication", metadata: { name: "default", namespace: meshNs, labels: { team: "mesh" } }, spec: { mtls: { mode } } });
+const ingressClass = (name: string, controller: string) => ({
+    apiVersion: "networking.k8s.io/v1",
+    kind: "IngressClass",
+    metadata: { name, labels: { team: "platform" } },
+    spec: { controller },
+});
+const peerAuth = (mode: string) => ({
+    apiVersion: "security.istio.io/v1",
+    kind: "PeerAuthentication",
+    metadata: { name: "default", namespace: meshNs, labels: { team: "mesh" } },
+    spec: { mtls: { mode } },
+});
 
 describe("cluster: objects shared with the cluster (preflight against a real API server)", function () {
     this.timeout(120_000);
@@ -107,7 +121,8 @@ describe("cluster: objects shared with the cluster (preflight against a real API
         for (const ns of [meshNs, gwNs, appsNs]) ensureNamespace(ns);
     });
     afterEach(() => {
-        for (const ns of [meshNs, gwNs, appsNs]) kubectlRaw(["delete", "peerauthentications.security.istio.io,envoyfilters.networking.istio.io", "--all", "-n", ns, "--wait=true"]);
+        for (const ns of [meshNs, gwNs, appsNs])
+            kubectlRaw(["delete", "peerauthentications.security.istio.io,envoyfilters.networking.istio.io", "--all", "-n", ns, "--wait=true"]);
         for (const c of cleanupClasses.splice(0)) kubectlRaw(["delete", "ingressclasses.networking.k8s.io", c, "--ignore-not-found"]);
     });
     // Not waited for: the namespace is empty by now (afterEach), and its removal needs the namespace
@@ -120,7 +135,14 @@ describe("cluster: objects shared with the cluster (preflight against a real API
         const first = await programShared({ ingressClassName: cls });
         expect(first.error).to.equal(undefined);
         expect(first.objects.map((o) => `${o.kind}/${o.metadata.name}`).sort()).to.deep.equal(
-            [`IngressClass/${cls}`, "PeerAuthentication/default", "EnvoyFilter/filter-ratelimit", "EnvoyFilter/filter-ratelimit-svc", "EnvoyFilter/filter-ratelimit-svc-api", "EnvoyFilter/filter-local-ratelimit-svc"].sort(),
+            [
+                `IngressClass/${cls}`,
+                "PeerAuthentication/default",
+                "EnvoyFilter/filter-ratelimit",
+                "EnvoyFilter/filter-ratelimit-svc",
+                "EnvoyFilter/filter-ratelimit-svc-api",
+                "EnvoyFilter/filter-local-ratelimit-svc",
+            ].sort(),
         );
         expect(first.reports.join("\n")).to.contain(`IngressClass ${cls}: not in the cluster; the stack creates it`);
         up(first.objects);
@@ -210,7 +232,12 @@ describe("cluster: objects shared with the cluster (preflight against a real API
     });
 
     it("a foreign EnvoyFilter filter-ratelimit in the mesh namespace: config error, the filter is untouched", async () => {
-        createForeign({ apiVersion: "networking.istio.io/v1alpha3", kind: "EnvoyFilter", metadata: { name: "filter-ratelimit", namespace: meshNs }, spec: { workloadSelector: { labels: { istio: "ingressgateway" } } } });
+        createForeign({
+            apiVersion: "networking.istio.io/v1alpha3",
+            kind: "EnvoyFilter",
+            metadata: { name: "filter-ratelimit", namespace: meshNs },
+            spec: { workloadSelector: { labels: { istio: "ingressgateway" } } },
+        });
         const before = snapshot("EnvoyFilter", "filter-ratelimit", meshNs);
         const run = await programShared({ ingressClassName: newClass() });
         expect(run.error).to.be.instanceOf(ConfigError);
@@ -251,7 +278,10 @@ describe("cluster: objects shared with the cluster (preflight against a real API
         const reports: string[] = [];
         const { registrations } = await registerProgram({ base, cluster: lookupSharedObjects(refs), onReport: (m) => reports.push(m) });
         const all = toObjects(registrations);
-        expect(all.filter((o) => o.metadata.namespace === meshNs), "nothing in the mesh namespace").to.deep.equal([]);
+        expect(
+            all.filter((o) => o.metadata.namespace === meshNs),
+            "nothing in the mesh namespace",
+        ).to.deep.equal([]);
         const objects = all.filter((o) => o.kind === "IngressClass" || o.kind === "EnvoyFilter" || o.kind === "PeerAuthentication");
         expect(objects.map((o) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`).sort()).to.deep.equal(
             [...refs.map(refName), `PeerAuthentication ${appsNs}/mesh-ratelimit-mtls`].sort(),
@@ -262,17 +292,36 @@ describe("cluster: objects shared with the cluster (preflight against a real API
 
         // up: the real API server takes them (schema incl. the selector policy); the foreign policy is untouched.
         up(objects);
-        expect(kubectlJson(["get", "peerauthentications.security.istio.io", "mesh-ratelimit-mtls", "-n", appsNs]).spec.selector.matchLabels).to.deep.equal({ "app.kubernetes.io/part-of": "mesh-ratelimit" });
-        expect(kubectlJson(["get", "envoyfilters.networking.istio.io", "-n", gwNs]).items.map((o: any) => o.metadata.name).sort()).to.deep.equal(["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"]);
+        expect(kubectlJson(["get", "peerauthentications.security.istio.io", "mesh-ratelimit-mtls", "-n", appsNs]).spec.selector.matchLabels).to.deep.equal({
+            "app.kubernetes.io/part-of": "mesh-ratelimit",
+        });
+        expect(
+            kubectlJson(["get", "envoyfilters.networking.istio.io", "-n", gwNs])
+                .items.map((o: any) => o.metadata.name)
+                .sort(),
+        ).to.deep.equal(["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"]);
         destroy(objects);
         expect(snapshot("PeerAuthentication", "default", meshNs)).to.deep.equal(paBefore);
 
         // The collision check follows the filters: a foreign filter-ratelimit in the mesh namespace
         // is no longer in the way; one in the gateway's namespace is.
-        createForeign({ apiVersion: "networking.istio.io/v1alpha3", kind: "EnvoyFilter", metadata: { name: "filter-ratelimit", namespace: meshNs }, spec: { workloadSelector: { labels: { istio: "ingressgateway" } } } });
+        createForeign({
+            apiVersion: "networking.istio.io/v1alpha3",
+            kind: "EnvoyFilter",
+            metadata: { name: "filter-ratelimit", namespace: meshNs },
+            spec: { workloadSelector: { labels: { istio: "ingressgateway" } } },
+        });
         await registerProgram({ base, cluster: lookupSharedObjects(refs), onReport: () => undefined });
-        createForeign({ apiVersion: "networking.istio.io/v1alpha3", kind: "EnvoyFilter", metadata: { name: "filter-ratelimit", namespace: gwNs }, spec: { workloadSelector: { labels: { istio: "ingressgateway" } } } });
-        const refused = await registerProgram({ base, cluster: lookupSharedObjects(refs), onReport: () => undefined }).then(() => undefined, (e: unknown) => e);
+        createForeign({
+            apiVersion: "networking.istio.io/v1alpha3",
+            kind: "EnvoyFilter",
+            metadata: { name: "filter-ratelimit", namespace: gwNs },
+            spec: { workloadSelector: { labels: { istio: "ingressgateway" } } },
+        });
+        const refused = await registerProgram({ base, cluster: lookupSharedObjects(refs), onReport: () => undefined }).then(
+            () => undefined,
+            (e: unknown) => e,
+        );
         expect(refused).to.be.instanceOf(ConfigError);
         expect((refused as Error).message).to.contain(`EnvoyFilter ${gwNs}/filter-ratelimit already exists and was not created by this stack`);
     });

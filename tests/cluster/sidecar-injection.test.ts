@@ -22,7 +22,18 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { parseAllDocuments, stringify } from "yaml";
-import { deleteNamespace, ensureNamespace, kubeconfig, kubectl, kubectlJson, kubectlRaw, podSecurityLabels, waitFor, waitForDeploymentPods, warnings } from "./kube";
+import {
+    deleteNamespace,
+    ensureNamespace,
+    kubeconfig,
+    kubectl,
+    kubectlJson,
+    kubectlRaw,
+    podSecurityLabels,
+    waitFor,
+    waitForDeploymentPods,
+    warnings,
+} from "./kube";
 
 const ROOT = path.resolve(__dirname, "../..");
 const NS = "mesh-rl-inject"; // workloadNamespace and ratelimitNamespace, restricted
@@ -36,7 +47,14 @@ interface Obj {
 }
 
 function run(cmd: string, args: string[], input?: string): string {
-    const r = spawnSync(cmd, args, { cwd: ROOT, input, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 120_000, env: { ...process.env, KUBECONFIG: kubeconfig() } });
+    const r = spawnSync(cmd, args, {
+        cwd: ROOT,
+        input,
+        encoding: "utf8",
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: 120_000,
+        env: { ...process.env, KUBECONFIG: kubeconfig() },
+    });
     if (r.error) throw r.error;
     if (r.status !== 0) throw new Error(`${path.basename(cmd)} ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
     return r.stdout;
@@ -63,14 +81,21 @@ function inject(istioctl: string, dir: string, d: Obj, [config, values, mesh]: s
     const file = path.join(dir, `${d.metadata.name}.yaml`);
     fs.writeFileSync(file, stringify(d));
     const out = run(istioctl, ["kube-inject", "-f", file, "--injectConfigFile", config, "--valuesFile", values, "--meshConfigFile", mesh]);
-    const docs = parseAllDocuments(out).map((x) => x.toJS() as Obj).filter((o) => o?.kind === "Deployment");
+    const docs = parseAllDocuments(out)
+        .map((x) => x.toJS() as Obj)
+        .filter((o) => o?.kind === "Deployment");
     expect(docs, `kube-inject ${d.metadata.name}`).to.have.length(1);
     return docs[0];
 }
 
 /** The Pod the Deployment's ReplicaSet would create (what Pod Security enforces on). */
 function podOf(d: Obj): Obj {
-    return { apiVersion: "v1", kind: "Pod", metadata: { ...d.spec.template.metadata, name: `${d.metadata.name}-probe`, namespace: d.metadata.namespace }, spec: d.spec.template.spec };
+    return {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { ...d.spec.template.metadata, name: `${d.metadata.name}-probe`, namespace: d.metadata.namespace },
+        spec: d.spec.template.spec,
+    };
 }
 
 function dryRunCreate(o: Obj): { status: number; stderr: string } {
@@ -87,7 +112,8 @@ describe("cluster: the rate-limit service's and Redis's pods after Istio's sidec
 
     before(async function () {
         if (!istioctl || !fs.existsSync(istioctl)) {
-            const msg = "SKIPPED: cluster: sidecar-injection.test.ts: istioctl not built (MESH_RL_ISTIOCTL unset); run 'npm run tools' (scripts/tools/build-istioctl.sh)";
+            const msg =
+                "SKIPPED: cluster: sidecar-injection.test.ts: istioctl not built (MESH_RL_ISTIOCTL unset); run 'npm run tools' (scripts/tools/build-istioctl.sh)";
             if (process.env.CI === "true" || process.env.MESH_RL_REQUIRE_TOOLS === "1") throw new Error(msg);
             console.log(msg);
             this.skip();
@@ -96,7 +122,9 @@ describe("cluster: the rate-limit service's and Redis's pods after Istio's sidec
         await waitFor(`${NS}: default ServiceAccount`, () => kubectlRaw(["get", "serviceaccount/default", "-n", NS]).status === 0);
         dir = fs.mkdtempSync(path.join(os.tmpdir(), "mesh-rl-inject-"));
         run("npx", ["tsx", "render/cli.ts", "--set", `workloadNamespace=${NS}`, "--set", `ratelimitNamespace=${NS}`, "--out", path.join(dir, "render")]);
-        rendered = parseAllDocuments(fs.readFileSync(path.join(dir, "render", "all.yaml"), "utf8"), { version: "1.1" }).map((x) => x.toJS() as Obj).filter((o) => o?.kind);
+        rendered = parseAllDocuments(fs.readFileSync(path.join(dir, "render", "all.yaml"), "utf8"), { version: "1.1" })
+            .map((x) => x.toJS() as Obj)
+            .filter((o) => o?.kind);
         deployments = ["ratelimit", "redis"].map((n) => rendered.find((o) => o.kind === "Deployment" && o.metadata.name === n)!);
         for (const d of deployments) {
             expect(d.metadata.namespace).to.equal(NS);
@@ -147,9 +175,15 @@ describe("cluster: the rate-limit service's and Redis's pods after Istio's sidec
         for (const inj of injected) {
             const t = inj.spec.template;
             const name = inj.metadata.name;
-            expect(t.spec.initContainers.map((c: any) => c.name), name).to.deep.equal(["istio-validation"]);
+            expect(
+                t.spec.initContainers.map((c: any) => c.name),
+                name,
+            ).to.deep.equal(["istio-validation"]);
             // holdApplicationUntilProxyStarts: the proxy is the first container and blocks the next one until ready.
-            expect(t.spec.containers.map((c: any) => c.name), name).to.deep.equal(["istio-proxy", name]);
+            expect(
+                t.spec.containers.map((c: any) => c.name),
+                name,
+            ).to.deep.equal(["istio-proxy", name]);
             expect(t.spec.containers[0].lifecycle?.postStart?.exec?.command).to.deep.equal(["pilot-agent", "wait"]);
             // The app's tcpSocket liveness probe goes through the agent (port 15020), which dials the app's own port.
             const app = t.spec.containers[1];
@@ -157,7 +191,9 @@ describe("cluster: the rate-limit service's and Redis's pods after Istio's sidec
             const probers = JSON.parse(t.spec.containers[0].env.find((e: any) => e.name === "ISTIO_KUBE_APP_PROBERS").value);
             const original = deployments.find((d) => d.metadata.name === name)!.spec.template.spec.containers[0].livenessProbe.tcpSocket;
             expect(probers[`/app-health/${name}/livez`]).to.deep.equal({ tcpSocket: original });
-            expect(app.resources, "the app's ephemeral-storage bounds survive injection").to.deep.equal(deployments.find((d) => d.metadata.name === name)!.spec.template.spec.containers[0].resources);
+            expect(app.resources, "the app's ephemeral-storage bounds survive injection").to.deep.equal(
+                deployments.find((d) => d.metadata.name === name)!.spec.template.spec.containers[0].resources,
+            );
 
             const r = dryRunCreate(podOf(inj));
             expect(r.status, r.stderr).to.equal(0);
@@ -170,7 +206,14 @@ describe("cluster: the rate-limit service's and Redis's pods after Istio's sidec
         expect(warnings(applied.stderr)).to.deep.equal([]);
         for (const d of injected) {
             const pods = await waitForDeploymentPods(d);
-            await waitFor(`${NS}/${d.metadata.name} Available`, () => kubectlJson<any>(["get", "deployment", "-n", NS, d.metadata.name]).status?.conditions?.some((c: any) => c.type === "Available" && c.status === "True"), 60_000);
+            await waitFor(
+                `${NS}/${d.metadata.name} Available`,
+                () =>
+                    kubectlJson<any>(["get", "deployment", "-n", NS, d.metadata.name]).status?.conditions?.some(
+                        (c: any) => c.type === "Available" && c.status === "True",
+                    ),
+                60_000,
+            );
             for (const p of pods) {
                 expect(p.metadata.labels["sidecar.istio.io/inject"]).to.equal("true");
                 expect(p.spec.containers.map((c: any) => c.name)).to.deep.equal(["istio-proxy", d.metadata.name]);
