@@ -139,6 +139,23 @@ export interface GlobalRateLimitPlan {
     /** The AuthorizationPolicies and NetworkPolicies of `accessPolicy` (none without it). */
     policies: any[];
     grpcAddress: string;
+    /**
+     * The gateway listeners the rate-limit filter goes on, one key each (`<namespace>|<pods>|<port
+     * or *>`): two instances must not share one, or each would send every descriptor of the listener
+     * to its own service.
+     */
+    listenerKeys: string[];
+}
+
+/** Which GlobalRateLimit of this program holds each gateway listener (program, stack and key → component name). */
+const LISTENERS = new Map<string, string>();
+
+/** The name of another GlobalRateLimit of this program already on one of these listeners, or undefined. Exported for testing. */
+export function claimListeners(component: string, keys: string[], scope: string = `${pulumi.getProject()}/${pulumi.getStack()}`): string | undefined {
+    const taken = keys.map((k) => LISTENERS.get(`${scope}|${k}`)).find((holder) => holder !== undefined && holder !== component);
+    if (taken !== undefined) return taken;
+    for (const k of keys) LISTENERS.set(`${scope}|${k}`, component);
+    return undefined;
 }
 
 /** Validates the arguments and computes every object (pure; exported for the tests and the renderer). */
@@ -317,6 +334,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         configYaml: configYaml(a.domain ?? "", compiled.configDescriptors),
         filters,
         grpcAddress: `${host}:${grpcPort}`,
+        listenerKeys: (gw.all ? ["*"] : gw.ports.map(String)).map((port) => `${gw.namespace}|${JSON.stringify(gw.target)}|${port}`),
     };
 }
 
@@ -360,26 +378,44 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
         // Validate before anything is registered: a bad rule creates nothing.
         const plan = planGlobalRateLimit(args);
         if (plan.problems.length) throw new ComponentArgsError(`GlobalRateLimit ${name}`, plan.problems);
+        // One rate-limit filter per gateway listener: a second instance there would read the first's
+        // descriptors too (Envoy's filter sends every rate_limits entry of the route to its service).
+        const holder = claimListeners(name, plan.listenerKeys);
+        if (holder !== undefined) {
+            throw new ComponentArgsError(`GlobalRateLimit ${name}`, [
+                {
+                    field: "gateway",
+                    value: args.gateway,
+                    problem: `the same gateway pods and listener port as GlobalRateLimit ${holder}: two rate-limit filters on one listener would each send every descriptor of its routes to their own service`,
+                    fix: `put both sets of rules into GlobalRateLimit ${holder} (one domain and one service per gateway listener), or target another gateway or port`,
+                },
+            ]);
+        }
         super("mesh-ratelimit:index:GlobalRateLimit", name, {}, opts);
 
         let redis: Redis | undefined;
-        if (deploysRedis(plan.service.redis)) redis = new Redis("redis", { settings: plan.service }, { parent: this });
+        // Children are named after the component, so any number of instances coexist in one program.
+        if (deploysRedis(plan.service.redis)) redis = new Redis(`${name}-redis`, { settings: plan.service }, { parent: this });
         const inClusterAddress = redis?.address ?? "";
         // The service crash-loops while Redis is unreachable, so Redis comes first.
         const service = new RateLimitService(
-            "ratelimit",
+            `${name}-ratelimit`,
             { settings: plan.service, redisAddress: inClusterAddress, configYaml: plan.configYaml },
             { parent: this, dependsOn: redis ? [redis] : [] },
         );
         for (const m of plan.policies) {
             const opts = { parent: this, dependsOn: [service] };
-            if (m.kind === "NetworkPolicy") new k8s.networking.v1.NetworkPolicy(m.metadata.name, m, opts);
-            else new k8s.apiextensions.CustomResource(m.metadata.name, m, opts);
+            if (m.kind === "NetworkPolicy") new k8s.networking.v1.NetworkPolicy(`${name}-${m.metadata.name}`, m, opts);
+            else new k8s.apiextensions.CustomResource(`${name}-${m.metadata.name}`, m, opts);
         }
         // With failure_mode_deny the gateway refuses everything until the service answers: filters last.
         const labels = stackLabels("global-ratelimit");
         for (const f of plan.filters) {
-            new EnvoyFilter(f.name, { metadata: { name: f.name, namespace: f.namespace, labels }, spec: f.spec }, { parent: this, dependsOn: [service] });
+            new EnvoyFilter(
+                `${name}-${f.name}`,
+                { metadata: { name: f.name, namespace: f.namespace, labels }, spec: f.spec },
+                { parent: this, dependsOn: [service] },
+            );
         }
         this.grpcAddress = plan.grpcAddress;
         this.domain = args.domain;

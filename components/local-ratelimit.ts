@@ -115,8 +115,9 @@ export class LocalRateLimit extends pulumi.ComponentResource {
         const plan = planLocalRateLimit(name, args);
         if (plan.problems.length) throw new ComponentArgsError(`LocalRateLimit ${name}`, plan.problems);
         super("mesh-ratelimit:index:LocalRateLimit", name, {}, opts);
+        // Named after the component (its Pulumi name), so instances with the same filterName in different namespaces coexist.
         new EnvoyFilter(
-            plan.filterName,
+            name,
             { metadata: { name: plan.filterName, namespace: plan.namespace, labels: stackLabels("local-ratelimit") }, spec: plan.spec },
             { parent: this },
         );

@@ -16,6 +16,7 @@ import {
     MutualTlsScope,
     RedisModeName,
 } from "../../components/index";
+import { claimListeners } from "../../components/global-ratelimit";
 import { K8sObject, registerComponents } from "../../render/render";
 import { explain } from "../../render/explain";
 import { SHOP_RULES, shopObjects } from "./rules.test";
@@ -330,5 +331,93 @@ describe("package components on their own (a shop, not bookinfo)", function () {
         expect(err?.message).to.include("  - port = 70000: must be a port number from 1 to 65535");
         expect(err?.message).to.include("  - bucket = 0: must be a whole number");
         expect(err?.message).to.include('  - fillInterval = "10ms": must be a protobuf duration of at least 0.05s');
+    });
+});
+
+describe("package components: several instances in one program", function () {
+    this.timeout(60_000);
+    const rule = [{ name: "all", requestsPerUnit: 10, unit: LimitUnit.Minute }];
+
+    it("two GlobalRateLimits on two gateways and two LocalRateLimits with the same filter name: every resource has a name of its own (no duplicate URN)", async () => {
+        const { all, objects } = await registered(() => {
+            new GlobalRateLimit("shop-limits", {
+                domain: "shop",
+                gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["shop.example.com:80"] },
+                namespace: "shop",
+                rules: rule,
+            });
+            new GlobalRateLimit("blog-limits", {
+                domain: "blog",
+                gateway: { selector: { app: "blog-gateway" }, namespace: "blog", virtualHosts: ["blog.example.com:80"] },
+                namespace: "blog",
+                rules: rule,
+            });
+            new LocalRateLimit("shop-bucket", { selector: { app: "orders" }, port: 8080, bucket: 5, namespace: "shop", filterName: "bucket" });
+            new LocalRateLimit("blog-bucket", { selector: { app: "orders" }, port: 8080, bucket: 5, namespace: "blog", filterName: "bucket" });
+        });
+        // Both instances sit at the root of the program, so a child's URN is its type chain and name:
+        // a repeated (type, name) pair would be a duplicate URN, which the engine refuses.
+        const keys = all.map((r) => `${r.type}::${r.name}`);
+        const repeated = keys.filter((k, i) => keys.indexOf(k) !== i);
+        expect(repeated, "registered twice").to.deep.equal([]);
+        // The Kubernetes objects keep their documented names, in their own namespaces.
+        const filters = objects
+            .filter((o) => o.kind === "EnvoyFilter")
+            .map((o) => `${o.metadata.namespace}/${o.metadata.name}`)
+            .sort();
+        expect(filters).to.deep.equal([
+            "blog/bucket",
+            "blog/filter-ratelimit",
+            "blog/filter-ratelimit-svc",
+            "shop/bucket",
+            "shop/filter-ratelimit",
+            "shop/filter-ratelimit-svc",
+        ]);
+        expect(
+            objects
+                .filter((o) => o.kind === "Deployment")
+                .map((o) => `${o.metadata.namespace}/${o.metadata.name}`)
+                .sort(),
+        ).to.deep.equal(["blog/ratelimit", "blog/redis", "shop/ratelimit", "shop/redis"]);
+    });
+
+    it("two GlobalRateLimits on the same gateway listener are refused, naming the first; another port of the same gateway is fine", async () => {
+        let err: Error | undefined;
+        const { all } = await registered(() => {
+            new GlobalRateLimit("team-a", {
+                domain: "a",
+                gateway: { selector: { app: "edge" }, namespace: "edge", virtualHosts: ["a.example.com:80"] },
+                namespace: "team-a",
+                rules: rule,
+            });
+            new GlobalRateLimit("team-c", {
+                domain: "c",
+                gateway: { selector: { app: "edge" }, namespace: "edge", virtualHosts: ["c.example.com:8443"] },
+                namespace: "team-c",
+                rules: rule,
+            });
+            try {
+                new GlobalRateLimit("team-b", {
+                    domain: "b",
+                    gateway: { selector: { app: "edge" }, namespace: "edge", virtualHosts: ["b.example.com:80"] },
+                    namespace: "team-b",
+                    rules: rule,
+                });
+            } catch (e) {
+                err = e as Error;
+            }
+        });
+        expect(err?.name).to.equal("ComponentArgsError");
+        expect(err?.message).to.match(/^GlobalRateLimit team-b: invalid arguments \(1 problem\); nothing was created:/);
+        expect(err?.message).to.contain("the same gateway pods and listener port as GlobalRateLimit team-a");
+        expect(err?.message).to.contain("fix: put both sets of rules into GlobalRateLimit team-a");
+        expect(all.filter((r) => r.type === "mesh-ratelimit:index:GlobalRateLimit").map((r) => r.name)).to.deep.equal(["team-a", "team-c"]);
+    });
+
+    it("the listener claim: the same component again is not a conflict (a program evaluated twice), another component is; programs apart", () => {
+        expect(claimListeners("x", ["ns|{}|80"], "p/s1")).to.equal(undefined);
+        expect(claimListeners("x", ["ns|{}|80"], "p/s1")).to.equal(undefined);
+        expect(claimListeners("y", ["ns|{}|443", "ns|{}|80"], "p/s1")).to.equal("x");
+        expect(claimListeners("y", ["ns|{}|80"], "p/s2")).to.equal(undefined);
     });
 });
