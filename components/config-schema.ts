@@ -452,9 +452,10 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "service",
         key: "gatewayPrincipal",
         kind: "string",
-        default: "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account",
+        default: "",
+        defaultNote: "`cluster.local/ns/<gatewayNamespace>/sa/istio-ingressgateway-service-account`",
         description:
-            "Istio identity (`<trust domain>/ns/<namespace>/sa/<service account>`) of the ingress gateway: the only caller the rate-limit service accepts. Its namespace is also where the NetworkPolicy admits the gateway pods from; its trust domain names the rate-limit service's identity.",
+            "Istio identity (`<trust domain>/ns/<namespace>/sa/<service account>`) of the ingress gateway: the only caller the rate-limit service accepts. Not set: the default gateway's service account in `gatewayNamespace`; set, its namespace must be `gatewayNamespace` (else the access policies would refuse the gateway). Its namespace is also where the NetworkPolicy admits the gateway pods from; its trust domain names the rate-limit service's identity.",
     },
     { group: "service", key: "redisImage", kind: "string", default: String(DEFAULTS.redisImage), description: "Redis image." },
     {

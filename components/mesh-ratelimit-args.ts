@@ -126,7 +126,7 @@ export interface MeshRateLimitArgs {
     redisTlsCaSecret?: string;
     /** Least privilege (docs/security.md): Istio AuthorizationPolicies and Kubernetes NetworkPolicies so that only the ingress gateway (`gatewayPrincipal`, pods `gatewaySelector`) may call the rate-limit service's gRPC port and only the rate-limit service may reach the in-cluster Redis. The service and Redis always run under ServiceAccounts of their own. Defaults to `true`. */
     accessPolicies?: boolean;
-    /** Istio identity (`<trust domain>/ns/<namespace>/sa/<service account>`) of the ingress gateway: the only caller the rate-limit service accepts. Its namespace is also where the NetworkPolicy admits the gateway pods from; its trust domain names the rate-limit service's identity. Defaults to `cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account`. */
+    /** Istio identity (`<trust domain>/ns/<namespace>/sa/<service account>`) of the ingress gateway: the only caller the rate-limit service accepts. Not set: the default gateway's service account in `gatewayNamespace`; set, its namespace must be `gatewayNamespace` (else the access policies would refuse the gateway). Its namespace is also where the NetworkPolicy admits the gateway pods from; its trust domain names the rate-limit service's identity. Defaults to `cluster.local/ns/<gatewayNamespace>/sa/istio-ingressgateway-service-account`. */
     gatewayPrincipal?: string;
     /** Redis image. Defaults to `docker.io/library/redis:7.0.15-alpine`. */
     redisImage?: string;

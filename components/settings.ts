@@ -6,7 +6,7 @@
  */
 import { CONFIG_KEYS, ConfigKeySpec } from "./config-schema";
 import { readRedisConnection } from "./redis-connection";
-import { PRINCIPAL_PROBLEM, parsePrincipal, suggestedPrincipal } from "./principal";
+import { DEFAULT_GATEWAY_PRINCIPAL, PRINCIPAL_PROBLEM, parsePrincipal, principalOf, suggestedPrincipal } from "./principal";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "./dns-names";
 import { Fix, FixStyle } from "./fix-style";
 import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem, redisTimeoutFor } from "./failure-bounds";
@@ -463,9 +463,25 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
     }
 
     const redis = readRedisConnection(r, ratelimit.redisPipelineWindow);
-    const access = { enabled: r.bool("accessPolicies"), gatewayPrincipal: r.str("gatewayPrincipal") };
-    if (!parsePrincipal(access.gatewayPrincipal)) {
+    // Not given: the default gateway's service account, in the gateway's namespace.
+    const access = {
+        enabled: r.bool("accessPolicies"),
+        gatewayPrincipal: r.given("gatewayPrincipal") ?? principalOf({ ...parsePrincipal(DEFAULT_GATEWAY_PRINCIPAL)!, namespace: mesh.gatewayNamespace }),
+    };
+    const principal = parsePrincipal(access.gatewayPrincipal);
+    if (!principal) {
         r.fail("gatewayPrincipal", access.gatewayPrincipal, PRINCIPAL_PROBLEM, (s) => s.set("gatewayPrincipal", suggestedPrincipal(access.gatewayPrincipal)));
+    } else if (access.enabled && principal.namespace !== mesh.gatewayNamespace) {
+        // The access policies admit only this identity: one of another namespace than the gateway's
+        // pods would refuse every call of the gateway (HTTP 500 for every limited request).
+        const fixed = principalOf({ ...principal, namespace: mesh.gatewayNamespace });
+        r.fail(
+            "gatewayPrincipal",
+            access.gatewayPrincipal,
+            `names namespace ${principal.namespace}, but the gateway runs in gatewayNamespace ${mesh.gatewayNamespace}: the access policies would refuse the gateway's calls`,
+            (s) =>
+                `${s.set("gatewayPrincipal", fixed)}   (the gateway's service account in ${mesh.gatewayNamespace}), or ${s.set("gatewayNamespace", principal.namespace)}`,
+        );
     }
 
     // Managed API -------------------------------------------------------------------------------

@@ -86,8 +86,31 @@ describe("access policies: who may talk to whom", () => {
         expect(rd.policyTypes).to.deep.equal(["Ingress"]);
     });
 
+    it("the gateway's namespace moves the default principal: the default gateway's service account there", async () => {
+        const c = await render({ overrides: { gatewayNamespace: "edge" } });
+        const labels = pod(c, "ratelimit").metadata.labels;
+        expect(allowed(c, "default", labels, "cluster.local/ns/edge/sa/istio-ingressgateway-service-account", 8081)).to.equal(true);
+        expect(allowed(c, "default", labels, GW, 8081)).to.equal(false);
+    });
+
+    it("a principal of another namespace than the gateway's is refused (the policies would refuse the gateway), naming both fixes", async () => {
+        let err: Error | undefined;
+        try {
+            await render({ overrides: { gatewayPrincipal: "example.org/ns/gateways/sa/public-gw" } });
+        } catch (e) {
+            err = e as Error;
+        }
+        expect(err?.message).to.contain(
+            'mesh-ratelimit:gatewayPrincipal = "example.org/ns/gateways/sa/public-gw": names namespace gateways, but the gateway runs in gatewayNamespace istio-system',
+        );
+        expect(err?.message).to.contain("fix: pulumi config set gatewayPrincipal example.org/ns/istio-system/sa/public-gw");
+        expect(err?.message).to.contain("or pulumi config set gatewayNamespace gateways");
+        // Without access policies the principal admits nothing, so it need not match.
+        await render({ overrides: { gatewayPrincipal: "example.org/ns/gateways/sa/public-gw", accessPolicies: "false" } });
+    });
+
     it("a custom gateway principal moves the allowed identity and the NetworkPolicy's namespace", async () => {
-        const c = await render({ overrides: { gatewayPrincipal: "example.org/ns/gateways/sa/public-gw" } });
+        const c = await render({ overrides: { gatewayPrincipal: "example.org/ns/gateways/sa/public-gw", gatewayNamespace: "gateways" } });
         const labels = pod(c, "ratelimit").metadata.labels;
         expect(allowed(c, "default", labels, "example.org/ns/gateways/sa/public-gw", 8081)).to.equal(true);
         expect(allowed(c, "default", labels, GW, 8081)).to.equal(false);
