@@ -29,4 +29,15 @@ export {
     StackVariant,
     VirtualHostScope,
 } from "./mesh-enums";
-export { HeaderMatchArgs, LimitArgs, LimitUnit, PathKeyMode, PathLimitArgs, PathMatchArgs, PerPathLimitsArgs, RateLimitRuleArgs, RouteRefArgs } from "./rules";
+export {
+    HeaderMatchArgs,
+    LimitArgs,
+    LimitUnit,
+    MissingHeader,
+    PathKeyMode,
+    PathLimitArgs,
+    PathMatchArgs,
+    PerPathLimitsArgs,
+    RateLimitRuleArgs,
+    RouteRefArgs,
+} from "./rules";

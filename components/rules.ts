@@ -13,7 +13,11 @@
  *    rule has no condition, `generic_key` with the same key and value. A request that fails a
  *    condition sends nothing for that rule.
  * 2. `header.perValue`: `request_headers` (descriptor key = the header name): each distinct value
- *    its own counter. The rule then applies only to requests that carry the header.
+ *    its own counter. A request without the header (`skip_if_absent`) sends the rule's descriptor
+ *    alone, which the config counts on the rule's own node: one shared counter at the same limit
+ *    (`whenMissing` SharedCounter, the default), or a limit of 0 (Refuse); with Ignore the request
+ *    sends nothing for the rule. `header.invert` counts the requests whose header is not `value`,
+ *    a missing header included.
  * 3. `perClientAddress`: `remote_address` (key `remote_address`): each client address its own
  *    counter (the address Envoy trusts: the downstream peer, or the X-Forwarded-For entry chosen by
  *    Istio's `numTrustedProxies`).
@@ -52,6 +56,16 @@ export interface PathMatchArgs {
     regex?: string;
 }
 
+/** What a per-value header rule does with a request that lacks the header. */
+export enum MissingHeader {
+    /** Every request without the header counts against one shared counter, at the rule's limit. */
+    SharedCounter = "shared-counter",
+    /** Every request without the header is refused (429): the rule's counter allows none. */
+    Refuse = "refuse",
+    /** Requests without the header are not counted by this rule (a client escapes it by leaving the header out). */
+    Ignore = "ignore",
+}
+
 /** A request header a rule applies to. Without `value` or `perValue` the rule applies when the header is present. */
 export interface HeaderMatchArgs {
     /** Header name in lower case, e.g. `x-api-key`. */
@@ -59,10 +73,18 @@ export interface HeaderMatchArgs {
     /** Applies only to requests whose header has exactly this value (all of them share one counter). */
     value?: string;
     /**
-     * Each distinct value of the header gets its own counter (e.g. one per API key). Requests
-     * without the header are not counted by this rule. Defaults to `false`.
+     * With `value`: applies to the requests whose header does NOT have that value, requests without
+     * the header included (Envoy's `invert_match` with `treat_missing_header_as_empty`). Defaults to `false`.
      */
+    invert?: boolean;
+    /** Each distinct value of the header gets its own counter (e.g. one per API key). Defaults to `false`. */
     perValue?: boolean;
+    /**
+     * With `perValue`: what happens to a request without the header. Defaults to
+     * `MissingHeader.SharedCounter` (one counter for all of them, at the same limit), so leaving the
+     * header out never escapes the limit.
+     */
+    whenMissing?: MissingHeader;
 }
 
 /** A route of the gateway's route configuration (a VirtualService `http[].name`). */
@@ -325,6 +347,31 @@ function validateRule(r: any, i: number, names: Set<string>, problems: RuleProbl
                 fix: "omit value to match on presence, or give the exact value",
             });
         }
+        if (h?.invert !== undefined && typeof h.invert !== "boolean") {
+            problems.push({ field: `${at}.header.invert`, value: h.invert, problem: "must be true or false", fix: "set invert to true or false" });
+        } else if (h?.invert && h?.value === undefined) {
+            problems.push({
+                field: `${at}.header.invert`,
+                value: true,
+                problem: "needs header.value (it counts the requests whose header is not that value)",
+                fix: "give header.value, or remove invert",
+            });
+        }
+        if (h?.whenMissing !== undefined && !(Object.values(MissingHeader) as string[]).includes(h.whenMissing)) {
+            problems.push({
+                field: `${at}.header.whenMissing`,
+                value: h.whenMissing,
+                problem: `must be one of ${Object.values(MissingHeader).join(", ")}`,
+                fix: "use MissingHeader.SharedCounter",
+            });
+        } else if (h?.whenMissing !== undefined && !h?.perValue) {
+            problems.push({
+                field: `${at}.header.whenMissing`,
+                value: h.whenMissing,
+                problem: "applies only with header.perValue",
+                fix: "remove whenMissing, or set perValue to true",
+            });
+        }
         if (h?.value !== undefined && h?.perValue) {
             problems.push({
                 field: `${at}.header.perValue`,
@@ -357,23 +404,45 @@ function validateRule(r: any, i: number, names: Set<string>, problems: RuleProbl
 function ruleActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Record<string, unknown>[] {
     const conditions: Record<string, unknown>[] = [];
     if (r.path) conditions.push({ name: ":path", safe_regex_match: { google_re2: {}, regex: pathRegex(r.path, mode) } });
-    if (r.header && r.header.value !== undefined) conditions.push({ name: r.header.name, string_match: { exact: r.header.value } });
-    else if (r.header && !r.header.perValue) conditions.push({ name: r.header.name, present_match: true });
+    if (r.header && r.header.value !== undefined) {
+        conditions.push({
+            name: r.header.name,
+            string_match: { exact: r.header.value },
+            // A missing header is compared as "": inverted, it counts too.
+            ...(r.header.invert ? { invert_match: true, treat_missing_header_as_empty: true } : {}),
+        });
+    } else if (r.header && !r.header.perValue) conditions.push({ name: r.header.name, present_match: true });
     const actions: Record<string, unknown>[] = [
         conditions.length
             ? { header_value_match: { descriptor_key: key, descriptor_value: r.name, headers: conditions } }
             : { generic_key: { descriptor_key: key, descriptor_value: r.name } },
     ];
-    if (r.header?.perValue) actions.push({ request_headers: { header_name: r.header.name, descriptor_key: r.header.name } });
+    if (r.header?.perValue) {
+        // Without the header, the entry is left out (skip_if_absent) and the request still sends the
+        // rule's descriptor, which the config counts in the rule's own (shared or refusing) counter.
+        const counted = missingOf(r) !== MissingHeader.Ignore;
+        actions.push({ request_headers: { header_name: r.header.name, descriptor_key: r.header.name, ...(counted ? { skip_if_absent: true } : {}) } });
+    }
     if (r.perClientAddress) actions.push({ remote_address: {} });
     return actions;
+}
+
+function missingOf(r: RateLimitRuleArgs): MissingHeader {
+    return r.header?.whenMissing ?? MissingHeader.SharedCounter;
 }
 
 function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor {
     const keys = [...(r.header?.perValue ? [r.header.name] : []), ...(r.perClientAddress ? [REMOTE_ADDRESS_KEY] : [])];
     let leaf: ConfigDescriptor | undefined;
-    for (const k of keys.reverse()) leaf = leaf ? { key: k, descriptors: [leaf] } : { key: k, ...limitOf(r) };
-    return leaf ? { key, value: r.name, descriptors: [leaf] } : { key, value: r.name, ...limitOf(r) };
+    for (const k of [...keys].reverse()) leaf = leaf ? { key: k, descriptors: [leaf] } : { key: k, ...limitOf(r) };
+    if (!leaf) return { key, value: r.name, ...limitOf(r) };
+    const missing = r.header?.perValue ? missingOf(r) : MissingHeader.Ignore;
+    if (missing === MissingHeader.Ignore) return { key, value: r.name, descriptors: [leaf] };
+    // A request without the header sends the rule's entry (and its client address) only: the counter
+    // for all of them sits on the rule's node (or beside the header's, per client address).
+    const missingLimit = missing === MissingHeader.Refuse ? { ...limitOf(r), rate_limit: { unit: r.unit, requests_per_unit: 0 } } : limitOf(r);
+    if (r.perClientAddress) return { key, value: r.name, descriptors: [leaf, { key: REMOTE_ADDRESS_KEY, ...missingLimit }] };
+    return { key, value: r.name, ...missingLimit, descriptors: [leaf] };
 }
 
 /** Validates and compiles the limits. Problems are returned, never thrown. */

@@ -444,7 +444,8 @@ export function descriptorFor(rateLimit: any, headers: Record<string, string>, c
 }
 
 function headerMatches(h: any, headers: Record<string, string>): boolean {
-    const v = headers[h.name];
+    // `treat_missing_header_as_empty`: a missing header is matched as the empty value.
+    const v = headers[h.name] ?? (field(h, "treat_missing_header_as_empty") === true ? "" : undefined);
     const invert = field(h, "invert_match") === true;
     let ok: boolean;
     const srm = field(h, "safe_regex_match");

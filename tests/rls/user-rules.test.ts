@@ -1,13 +1,24 @@
 /**
  * User-defined rules on the REAL envoyproxy/ratelimit service and Redis: a shop's gateway (not
  * bookinfo) limited by GlobalRateLimit's typed rules (header per value, header presence, client
- * address, per client on one path, shadow). The component is evaluated under Pulumi's mocks; the
- * gateway MODEL turns each request into descriptors from the rendered filters; the real service
- * decides with the rendered config.yaml and environment. Counts are exact (one window, one process).
- * The path rules cover an exact path (`/login`) and a prefix (`/search`).
+ * address, per client on one path, shadow; a request without the header, an inverted header). The
+ * component is evaluated under Pulumi's mocks; the gateway MODEL turns each request into descriptors
+ * from the rendered filters; the real service decides with the rendered config.yaml and environment.
+ * Counts are exact (one window, one process). The path rules cover an exact path (`/login`) and a
+ * prefix (`/search`).
+ *
+ * Requests reach the model as Envoy's HTTP/1 codec hands them on (`envoyHeaders`): header names in
+ * lower case, leading and trailing spaces and tabs of a value removed (RFC 9110 §5.5; HTTP/2 and 3
+ * refuse upper-case names). An empty value stays a value: Envoy's `request_headers` action sends it
+ * (it skips only an absent header), and `header_value_match` compares it as "".
+ *
+ * The rendered service caches an over-limit key in the process (LOCAL_CACHE_SIZE_IN_BYTES) until
+ * the window ends, whatever Redis holds after the flush between tests. So each counter that runs out
+ * belongs to one test: every request of a test that is not about the API key carries a key of its
+ * own (`ownKey`), since the default per-api-key rule counts all requests without one together.
  */
 import { expect } from "chai";
-import { GlobalRateLimit, LimitUnit, RateLimitRuleArgs } from "../../components/index";
+import { GlobalRateLimit, LimitUnit, MissingHeader, RateLimitRuleArgs } from "../../components/index";
 import { ModelRequest, explain } from "../../render/explain";
 import type { K8sObject } from "../../render/explain";
 import { registerComponents } from "../../render/render";
@@ -19,12 +30,35 @@ import { ensureWindow, minuteOf } from "./harness/window";
 
 const M = LimitUnit.Minute;
 const RULES: RateLimitRuleArgs[] = [
+    // whenMissing left out: MissingHeader.SharedCounter, all requests without x-api-key share one counter of 3.
     { name: "per-api-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 3, unit: M },
     { name: "has-token", header: { name: "authorization" }, requestsPerUnit: 4, unit: M },
     { name: "per-client", perClientAddress: true, requestsPerUnit: 6, unit: M },
     { name: "login-per-client", path: { exact: "/login" }, perClientAddress: true, requestsPerUnit: 2, unit: M },
     { name: "search", path: { prefix: "/search" }, requestsPerUnit: 3, unit: M },
     { name: "beta", header: { name: "x-beta", value: "on" }, requestsPerUnit: 1, unit: M, shadow: true },
+];
+
+/** A second shop gateway: what happens without the header, and an inverted header. Each rule on its own path. */
+const MISSING_RULES: RateLimitRuleArgs[] = [
+    {
+        name: "partner",
+        path: { prefix: "/partner" },
+        header: { name: "x-partner-id", perValue: true, whenMissing: MissingHeader.Refuse },
+        requestsPerUnit: 2,
+        unit: M,
+    },
+    { name: "feed", path: { prefix: "/feed" }, header: { name: "x-session", perValue: true, whenMissing: MissingHeader.Ignore }, requestsPerUnit: 2, unit: M },
+    { name: "external-reports", path: { prefix: "/reports" }, header: { name: "x-env", value: "internal", invert: true }, requestsPerUnit: 3, unit: M },
+    { name: "upload", path: { prefix: "/upload" }, header: { name: "x-api-key", perValue: true }, perClientAddress: true, requestsPerUnit: 2, unit: M },
+    {
+        name: "b2b",
+        path: { prefix: "/b2b" },
+        header: { name: "x-partner-id", perValue: true, whenMissing: MissingHeader.Refuse },
+        perClientAddress: true,
+        requestsPerUnit: 2,
+        unit: M,
+    },
 ];
 
 /** The shop's own Gateway and VirtualService (what the user already has). */
@@ -43,14 +77,14 @@ const USER_OBJECTS: K8sObject[] = [
     },
 ];
 
-async function renderComponent(): Promise<K8sObject[]> {
+async function renderComponent(rules: RateLimitRuleArgs[]): Promise<K8sObject[]> {
     const { objects } = await registerComponents(
         () => {
             new GlobalRateLimit("shop-limits", {
                 domain: "shop",
                 gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] },
                 namespace: "shop",
-                rules: RULES,
+                rules,
             });
         },
         "shop",
@@ -59,36 +93,53 @@ async function renderComponent(): Promise<K8sObject[]> {
     return objects;
 }
 
-describe("rls: user-defined rules (header, client address, combined, shadow) on the real service; a shop's gateway via the model", function () {
-    let objects: K8sObject[];
-    let redis: RedisServer;
-    let service: RateLimitProcess;
-    let client: RlsClient;
+/** The headers as Envoy's HTTP/1 codec passes them on: lower-case names, values without leading/trailing spaces or tabs. */
+function envoyHeaders(headers: Record<string, string> = {}): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) {
+        const n = name.toLowerCase();
+        if (n in out) throw new Error(`header ${n} given twice`);
+        out[n] = value.replace(/^[ \t]+|[ \t]+$/g, "");
+    }
+    return out;
+}
 
+type Headers = Record<string, string>;
+
+let keys = 0;
+/** A fresh API key: the per-api-key rule (3 per key) never binds and the shared key-less counter is never touched. */
+const ownKey = () => ({ "x-api-key": `own-${++keys}` });
+
+/**
+ * A shop gateway with these rules: the component rendered under mocks, its own Redis and service
+ * process (started before the describe's tests, flushed before each).
+ */
+function useShop(rules: RateLimitRuleArgs[]) {
+    const shop = {} as { objects: K8sObject[]; redis: RedisServer; service: RateLimitProcess; client: RlsClient };
     before(async () => {
-        objects = [...USER_OBJECTS, ...(await renderComponent())];
-        const rendered = renderedRatelimit(objects);
-        redis = await RedisServer.start();
-        service = await RateLimitProcess.start(rendered, { redisAddress: redis.address, redisPassword: redis.password });
-        client = service.client();
-        await client.waitForReady();
+        shop.objects = [...USER_OBJECTS, ...(await renderComponent(rules))];
+        const rendered = renderedRatelimit(shop.objects);
+        shop.redis = await RedisServer.start();
+        shop.service = await RateLimitProcess.start(rendered, { redisAddress: shop.redis.address, redisPassword: shop.redis.password });
+        shop.client = shop.service.client();
+        await shop.client.waitForReady();
     });
     after(async () => {
-        client?.close();
-        await service?.stop();
-        await redis?.stop();
+        shop.client?.close();
+        await shop.service?.stop();
+        await shop.redis?.stop();
     });
     beforeEach(async () => {
-        await redis.flushAll();
+        await shop.redis.flushAll();
     });
 
     /** What the gateway would send for this request (model), decided by the real service. */
     async function send(path: string, request: ModelRequest) {
-        const x = explain(objects, path, request);
+        const x = explain(shop.objects, path, { ...request, headers: envoyHeaders(request.headers) });
         return {
             x,
             d: x.descriptors.length
-                ? await client.shouldRateLimit(
+                ? await shop.client.shouldRateLimit(
                       x.domain,
                       x.descriptors.map((d) => d.entries),
                   )
@@ -100,43 +151,128 @@ describe("rls: user-defined rules (header, client address, combined, shadow) on 
         for (let i = 0; i < n; i++) if ((await send(path(i), request(i))).d?.overallCode === "OK") ok++;
         return ok;
     };
+    /** One rule's descriptor in an answer: its entries and the service's status for it (undefined: the request sent nothing for that rule). */
+    const ruleOf = (r: Awaited<ReturnType<typeof send>>, rule: string) => {
+        const i = r.x.descriptors.findIndex((d) => d.entries[0].key === "rule" && d.entries[0].value === rule);
+        return i < 0 ? undefined : { entries: r.x.descriptors[i].entries.map((e) => `${e.key}=${e.value}`), status: r.d!.statuses[i] };
+    };
+    /** The Redis counters of one rule (`<domain>_rule_<name>_..._<window>`, the service's key format). */
+    const counters = async (rule: string) => (await shop.redis.keys()).filter((k) => k.startsWith(`shop_rule_${rule}_`)).sort();
+    return { shop, send, okCount, ruleOf, counters };
+}
 
-    it("the service loaded the config the rules compiled to (it answers with the rules' limits)", async () => {
+describe("rls: user-defined rules (header, client address, combined, shadow) on the real service; a shop's gateway via the model", function () {
+    const { send, okCount, ruleOf, counters } = useShop(RULES);
+
+    it("the service loaded the config the rules compiled to (it answers with the rules' limits, a request without the key included)", async () => {
         const { d } = await send("/", { headers: { "x-api-key": "k" }, clientAddress: "198.51.100.1" });
         expect(d!.statuses.map((s) => s.currentLimit?.requestsPerUnit)).to.deep.equal([3, 6]);
+        // Without the key: the per-api-key rule's own counter (3, shared), not nothing.
+        const noKey = await send("/", { clientAddress: "198.51.100.1" });
+        expect(noKey.x.descriptors.map((x) => x.entries.map((e) => `${e.key}=${e.value}`))).to.deep.equal([
+            ["rule=per-api-key"],
+            ["rule=per-client", "remote_address=198.51.100.1"],
+        ]);
+        expect(noKey.d!.statuses.map((s) => s.currentLimit?.requestsPerUnit)).to.deep.equal([3, 6]);
     });
 
-    it("header per value: each API key gets 3 per minute of its own; a request without the key is not counted by that rule", async () => {
-        await ensureWindow(10);
+    // The only test that spends the key-less counter (the service then caches it as over the limit
+    // until the minute ends). Each request from its own address: the per-client rule never binds.
+    it("header per value, default whenMissing (SharedCounter): each API key 3 per minute of its own; all requests without a key share ONE counter of 3 that keyed requests never use", async () => {
+        await ensureWindow(15);
         const t0 = Date.now();
-        // Different client addresses so the per-client rule (6/min) never binds first.
+        let host = 0;
+        const from = () => `192.0.2.${++host}`;
         expect(
             await okCount(
                 5,
                 () => "/items",
-                (i) => ({ headers: { "x-api-key": "alpha" }, clientAddress: `192.0.2.${i + 1}` }),
+                () => ({ headers: { "x-api-key": "alpha" }, clientAddress: from() }),
             ),
         ).to.equal(3);
         expect(
             await okCount(
                 5,
                 () => "/items?page=2",
-                (i) => ({ headers: { "x-api-key": "beta" }, clientAddress: `192.0.2.${i + 11}` }),
+                () => ({ headers: { "x-api-key": "beta" }, clientAddress: from() }),
             ),
         ).to.equal(3);
-        const noKey = await send("/items", { clientAddress: "192.0.2.99" });
-        expect(noKey.x.descriptors.map((x) => x.entries[0].value)).to.deep.equal(["per-client"]);
-        expect(noKey.d!.overallCode).to.equal("OK");
+        expect(await counters("per-api-key"), "keyed requests: one counter per key, none without a key").to.have.length(2);
+        // Without the key, from 5 different clients and paths: one counter of 3 for all of them.
+        const noKey: string[] = [];
+        for (let i = 0; i < 5; i++) {
+            const r = await send(`/items/${i}?q=${i}`, { clientAddress: from() });
+            const rule = ruleOf(r, "per-api-key")!;
+            expect(rule.entries, "the rule's descriptor alone").to.deep.equal(["rule=per-api-key"]);
+            expect(rule.status.currentLimit?.requestsPerUnit).to.equal(3);
+            noKey.push(r.d!.overallCode);
+        }
+        expect(noKey).to.deep.equal(["OK", "OK", "OK", "OVER_LIMIT", "OVER_LIMIT"]);
+        // The spent key-less counter refuses no keyed request: a new key still has its 3.
+        expect(
+            await okCount(
+                4,
+                () => "/items",
+                () => ({ headers: { "x-api-key": "gamma" }, clientAddress: from() }),
+            ),
+        ).to.equal(3);
+        expect((await send("/items", { clientAddress: from() })).d!.overallCode, "still refused without a key").to.equal("OVER_LIMIT");
+        expect(await counters("per-api-key")).to.have.length(4); // alpha, beta, gamma, key-less
         expect(minuteOf(Date.now())).to.equal(minuteOf(t0));
     });
 
+    // What a client would send instead of the key, or to reuse a spent one. An empty value is a value
+    // (Envoy's request_headers skips only an absent header): one more counter of 3, shared by every
+    // client that sends it empty, apart from the key-less one. Spaces around a key are stripped by
+    // Envoy, letter case of the NAME is lowered: both land on the key's own counter.
+    it("header per value, what a client tries instead: an empty key (one shared counter of 3, apart from the key-less one), spaces only, spaces around a spent key, X-API-Key in other letter case", async () => {
+        await ensureWindow(15);
+        const t0 = Date.now();
+        let host = 0;
+        const from = () => `192.0.2.${100 + ++host}`;
+        const perKey = async (headers: Record<string, string>) => {
+            const r = await send("/items", { headers, clientAddress: from() });
+            const rule = ruleOf(r, "per-api-key")!;
+            expect(rule.status.code, JSON.stringify(headers)).to.equal(r.d!.overallCode);
+            return { entries: rule.entries, code: rule.status.code };
+        };
+        // Empty, then spaces only (sent empty), then empty again: one counter of 3, then refused.
+        const empty: Headers[] = [{ "x-api-key": "" }, { "x-api-key": "   " }, { "X-Api-Key": "\t" }, { "x-api-key": "" }, { "x-api-key": " " }];
+        const got = [];
+        for (const h of empty) got.push(await perKey(h));
+        expect(got.map((g) => g.entries)).to.deep.equal(Array(5).fill(["rule=per-api-key", "x-api-key="]));
+        expect(got.map((g) => g.code)).to.deep.equal(["OK", "OK", "OK", "OVER_LIMIT", "OVER_LIMIT"]);
+        const emptyCounters = await counters("per-api-key");
+        expect(emptyCounters, "the empty value's counter, not the key-less one").to.have.length(1);
+        expect(emptyCounters[0]).to.match(/^shop_rule_per-api-key_x-api-key__[0-9]+$/);
+        // Spend key delta, then reuse it in other spellings: all on delta's counter.
+        for (let i = 0; i < 3; i++) expect((await perKey({ "x-api-key": "delta" })).code).to.equal("OK");
+        for (const h of <Headers[]>[
+            { "X-API-Key": "delta" },
+            { "X-API-KEY": "delta" },
+            { "x-api-key": " delta " },
+            { "x-api-key": "\tdelta" },
+            { "x-api-key": "delta  " },
+        ]) {
+            const g = await perKey(h);
+            expect(g.entries, JSON.stringify(h)).to.deep.equal(["rule=per-api-key", "x-api-key=delta"]);
+            expect(g.code, JSON.stringify(h)).to.equal("OVER_LIMIT");
+        }
+        // A space INSIDE the value, or the value's letter case, makes another key (per value, by design).
+        expect((await perKey({ "x-api-key": "del ta" })).code).to.equal("OK");
+        expect((await perKey({ "x-api-key": "Delta" })).code).to.equal("OK");
+        expect(await counters("per-api-key")).to.have.length(4); // empty, delta, "del ta", Delta
+        expect(minuteOf(Date.now())).to.equal(minuteOf(t0));
+    });
+
+    // From here on every request carries its own API key (`ownKey`): the per-api-key rule never binds.
     it("header presence: 4 per minute for all requests carrying authorization together, whatever its value", async () => {
         await ensureWindow(10);
         expect(
             await okCount(
                 7,
                 (i) => `/p${i}`,
-                (i) => ({ headers: { authorization: `Bearer t${i}` }, clientAddress: `198.51.100.${i + 1}` }),
+                (i) => ({ headers: { authorization: `Bearer t${i}`, ...ownKey() }, clientAddress: `198.51.100.${i + 1}` }),
             ),
         ).to.equal(4);
     });
@@ -147,14 +283,14 @@ describe("rls: user-defined rules (header, client address, combined, shadow) on 
             await okCount(
                 9,
                 (i) => `/any/${i}?q=${i}`,
-                () => ({ clientAddress: "203.0.113.7" }),
+                () => ({ headers: ownKey(), clientAddress: "203.0.113.7" }),
             ),
         ).to.equal(6);
         expect(
             await okCount(
                 9,
                 (i) => `/any/${i}`,
-                () => ({ clientAddress: "203.0.113.8" }),
+                () => ({ headers: ownKey(), clientAddress: "203.0.113.8" }),
             ),
         ).to.equal(6);
     });
@@ -165,14 +301,14 @@ describe("rls: user-defined rules (header, client address, combined, shadow) on 
             await okCount(
                 4,
                 (i) => `/login?next=/x${i}`,
-                () => ({ clientAddress: "203.0.113.20" }),
+                () => ({ headers: ownKey(), clientAddress: "203.0.113.20" }),
             ),
         ).to.equal(2);
         expect(
             await okCount(
                 4,
                 () => "/login",
-                () => ({ clientAddress: "203.0.113.21" }),
+                () => ({ headers: ownKey(), clientAddress: "203.0.113.21" }),
             ),
         ).to.equal(2);
         // The same client elsewhere: only its per-client rule (6/min, 4 used) counts.
@@ -180,7 +316,7 @@ describe("rls: user-defined rules (header, client address, combined, shadow) on 
             await okCount(
                 2,
                 () => "/cart",
-                () => ({ clientAddress: "203.0.113.20" }),
+                () => ({ headers: ownKey(), clientAddress: "203.0.113.20" }),
             ),
         ).to.equal(2);
     });
@@ -195,12 +331,12 @@ describe("rls: user-defined rules (header, client address, combined, shadow) on 
         await ensureWindow(15);
         const t0 = Date.now();
         let client = 0;
-        const from = () => ({ clientAddress: `198.51.100.${++client}` });
+        const from = () => ({ headers: ownKey(), clientAddress: `198.51.100.${++client}` });
         const searchStatus = (r: Awaited<ReturnType<typeof send>>) => {
             const i = r.x.descriptors.findIndex((d) => d.entries[0].value === "search");
             return i < 0 ? undefined : r.d!.statuses[i].code;
         };
-        const searchKeys = async () => (await redis.keys()).filter((k) => k.startsWith("shop_rule_search_"));
+        const searchKeys = () => counters("search");
         // Must not count: the prefix elsewhere in the path, without a separator after it, in the
         // query, or left by dot segments. Sent first: none of them may create the counter.
         const notCounted = [
@@ -265,17 +401,224 @@ describe("rls: user-defined rules (header, client address, combined, shadow) on 
     // and counts the excess in the limit's shadow_mode statistic; the counter still runs out.
     it("shadow rule: over its limit the descriptor's status stays OK with nothing remaining, the request passes", async () => {
         await ensureWindow(10);
-        const first = await send("/", { headers: { "x-beta": "on" }, clientAddress: "192.0.2.200" });
-        const second = await send("/", { headers: { "x-beta": "on" }, clientAddress: "192.0.2.201" });
+        const first = await send("/", { headers: { "x-beta": "on", ...ownKey() }, clientAddress: "192.0.2.200" });
+        const second = await send("/", { headers: { "x-beta": "on", ...ownKey() }, clientAddress: "192.0.2.201" });
         expect(first.d!.overallCode).to.equal("OK");
         expect(second.d!.overallCode).to.equal("OK");
         const i = second.x.descriptors.findIndex((d) => d.entries[0].value === "beta");
         expect(second.d!.statuses[i].code).to.equal("OK");
         expect(second.d!.statuses[i].limitRemaining).to.equal(0);
         expect(second.d!.statuses[i].currentLimit?.requestsPerUnit).to.equal(1);
-        const third = await send("/", { headers: { "x-beta": "on" }, clientAddress: "192.0.2.202" });
+        const third = await send("/", { headers: { "x-beta": "on", ...ownKey() }, clientAddress: "192.0.2.202" });
         expect(third.d!.overallCode).to.equal("OK");
-        expect(explain(objects, "/", { headers: { "x-beta": "on" } }).descriptors[i].limit?.shadow).to.equal(true);
+        expect(second.x.descriptors[i].limit?.shadow, "the model reads the beta entry as shadow").to.equal(true);
         expect(second.x.limited).to.equal(true); // the per-client rule still applies
+    });
+});
+
+// Each rule sits on its own path prefix, so a test's requests meet one rule only: the answer's
+// overall code is that rule's. Each counter that runs out belongs to one test (see the top comment).
+describe("rls: user-defined rules, a request without the header (whenMissing Refuse, Ignore, per client) and an inverted header (invert) on the real service; a shop's gateway via the model", function () {
+    const { shop, send, okCount, ruleOf, counters } = useShop(MISSING_RULES);
+
+    // Refuse puts `requests_per_unit: 0` on the rule's own node. The pinned service loads it (no
+    // check for 0 in config_impl.go) and refuses from the first hit: 1 > 0 in base_limiter.go.
+    it("whenMissing Refuse: every request without x-partner-id is refused from the first one (limit 0 on the real service), from any client; each partner id still gets 2 per minute", async () => {
+        await ensureWindow(15);
+        const t0 = Date.now();
+        expect(await shop.service.rlconfig()).to.include("shop.rule_partner: unit=MINUTE requests_per_unit=0");
+        for (let i = 0; i < 4; i++) {
+            const r = await send(`/partner/orders?page=${i}`, { clientAddress: `198.51.100.${i + 1}` });
+            const rule = ruleOf(r, "partner")!;
+            expect(rule.entries, "the rule's descriptor alone").to.deep.equal(["rule=partner"]);
+            expect(rule.status.code).to.equal("OVER_LIMIT");
+            expect(rule.status.currentLimit?.requestsPerUnit).to.equal(0);
+            expect(rule.status.limitRemaining).to.equal(0);
+            expect(r.d!.overallCode).to.equal("OVER_LIMIT");
+        }
+        // With the header: counted per value, 2 each, whatever the client address.
+        for (const id of ["p1", "p2"]) {
+            expect(
+                await okCount(
+                    4,
+                    (i) => `/partner/orders/${i}`,
+                    (i) => ({ headers: { "x-partner-id": id }, clientAddress: `198.51.100.${i + 10}` }),
+                ),
+                id,
+            ).to.equal(2);
+        }
+        // The refusal is on the rule's path only: elsewhere the gateway sends nothing, the request passes.
+        const elsewhere = await send("/catalog", { clientAddress: "198.51.100.1" });
+        expect(elsewhere.x.descriptors).to.deep.equal([]);
+        expect((await send("/partner", { clientAddress: "198.51.100.99" })).d!.overallCode, "still refused without the header").to.equal("OVER_LIMIT");
+        expect(minuteOf(Date.now())).to.equal(minuteOf(t0));
+    });
+
+    // An EMPTY header is not a missing one: Envoy's request_headers action sends the value "" (it
+    // skips only an absent header), which the service counts under the header's catch-all like any
+    // other value. So Refuse refuses the client that leaves x-partner-id out, not the one that sends
+    // it empty: that one gets the rule's 2 per minute, shared with every other empty sender.
+    it("whenMissing Refuse, what a client tries instead: an empty x-partner-id is a value (2 per minute, one counter for every empty sender), not refused; spaces only are empty; a spent id in other letter case or with spaces stays spent", async () => {
+        await ensureWindow(15);
+        const t0 = Date.now();
+        let host = 0;
+        const partner = async (headers: Record<string, string>) => {
+            const r = await send("/partner/orders", { headers, clientAddress: `192.0.2.${++host}` });
+            const rule = ruleOf(r, "partner")!;
+            return { entries: rule.entries, code: rule.status.code, limit: rule.status.currentLimit?.requestsPerUnit };
+        };
+        const empty = [];
+        for (const h of <Headers[]>[{ "x-partner-id": "" }, { "x-partner-id": "  " }, { "X-Partner-Id": "" }]) empty.push(await partner(h));
+        expect(empty.map((e) => e.entries)).to.deep.equal(Array(3).fill(["rule=partner", "x-partner-id="]));
+        expect(empty.map((e) => [e.code, e.limit])).to.deep.equal([
+            ["OK", 2],
+            ["OK", 2],
+            ["OVER_LIMIT", 2],
+        ]);
+        for (let i = 0; i < 2; i++) expect((await partner({ "x-partner-id": "p9" })).code).to.equal("OK");
+        for (const h of <Headers[]>[{ "X-Partner-ID": "p9" }, { "x-partner-id": " p9" }, { "x-partner-id": "p9\t" }]) {
+            const g = await partner(h);
+            expect(g.entries, JSON.stringify(h)).to.deep.equal(["rule=partner", "x-partner-id=p9"]);
+            expect(g.code, JSON.stringify(h)).to.equal("OVER_LIMIT");
+        }
+        expect(await counters("partner")).to.have.length(2); // "" and p9; nothing sent without the header
+        expect(minuteOf(Date.now())).to.equal(minuteOf(t0));
+    });
+
+    it("whenMissing Ignore (the opt-out): requests without x-session send nothing for the rule and all pass; each session still gets 2 per minute", async () => {
+        await ensureWindow(15);
+        const t0 = Date.now();
+        for (let i = 0; i < 6; i++) {
+            const r = await send(`/feed?page=${i}`, { clientAddress: "203.0.113.5" });
+            expect(r.x.descriptors, "no descriptor: Envoy does not ask the service").to.deep.equal([]);
+            expect(r.d).to.equal(undefined);
+        }
+        expect(await counters("feed"), "nothing counted without the header").to.deep.equal([]);
+        expect(
+            await okCount(
+                4,
+                () => "/feed",
+                () => ({ headers: { "x-session": "s1" }, clientAddress: "203.0.113.5" }),
+            ),
+        ).to.equal(2);
+        expect(
+            await okCount(
+                4,
+                () => "/feed",
+                () => ({ headers: { "x-session": "s2" }, clientAddress: "203.0.113.5" }),
+            ),
+        ).to.equal(2);
+        // An empty x-session is sent, and counted like a value.
+        const empty = await send("/feed", { headers: { "x-session": "" }, clientAddress: "203.0.113.5" });
+        expect(ruleOf(empty, "feed")!.entries).to.deep.equal(["rule=feed", "x-session="]);
+        expect(empty.d!.overallCode).to.equal("OK");
+        expect(await counters("feed")).to.have.length(3);
+        expect(minuteOf(Date.now())).to.equal(minuteOf(t0));
+    });
+
+    // invert_match + treat_missing_header_as_empty: a request counts when x-env is absent or is
+    // anything but `internal`, compared exactly (case-sensitive) after Envoy strips the spaces around
+    // the value and lowers the NAME; one counter for all of them. One test: the counter, once spent,
+    // stays cached as over the limit in the service process until the minute ends.
+    it("header invert: x-env: other, an empty x-env and no x-env share one counter of 3 per minute; then Internal, INTERNAL, 'in ternal', internal-x, spaces only, X-Env: other are refused by it; x-env: internal (also X-Env: internal, ' internal ') is never counted", async () => {
+        await ensureWindow(15);
+        const t0 = Date.now();
+        const reports = (headers?: Headers) => send("/reports/daily", { headers, clientAddress: "203.0.113.30" });
+        const counted = async (h?: Headers) => {
+            const r = await reports(h);
+            const rule = ruleOf(r, "external-reports");
+            expect(rule?.entries, JSON.stringify(h)).to.deep.equal(["rule=external-reports"]);
+            expect(rule!.status.currentLimit?.requestsPerUnit).to.equal(3);
+            return r.d!.overallCode;
+        };
+        const got = [];
+        for (const h of [{ "x-env": "other" }, undefined, { "x-env": "" }]) got.push(await counted(h));
+        expect(got, "other, absent, empty: 3 of 3").to.deep.equal(["OK", "OK", "OK"]);
+        expect(await counters("external-reports"), "one counter for all of them").to.have.length(1);
+        // What a client would send to pass as internal: each counts, and is refused now.
+        const tries = <(Headers | undefined)[]>[
+            { "x-env": "other" },
+            undefined,
+            { "x-env": "" },
+            { "x-env": "   " },
+            { "x-env": "Internal" },
+            { "x-env": "INTERNAL" },
+            { "x-env": "in ternal" },
+            { "x-env": "internal-x" },
+            { "x-env": "internal," },
+            { "X-Env": "other" },
+            { "x-envx": "internal" },
+        ];
+        for (const h of tries) expect(await counted(h), JSON.stringify(h)).to.equal("OVER_LIMIT");
+        // x-env: internal, however the client spells the name or pads the value: never counted.
+        for (const h of <Headers[]>[
+            { "x-env": "internal" },
+            { "X-Env": "internal" },
+            { "X-ENV": "internal" },
+            { "x-env": " internal " },
+            { "x-env": "\tinternal" },
+        ]) {
+            const r = await reports(h);
+            expect(r.x.descriptors, JSON.stringify(h)).to.deep.equal([]);
+        }
+        expect(await counters("external-reports")).to.have.length(1);
+        expect(minuteOf(Date.now())).to.equal(minuteOf(t0));
+    });
+
+    it("with perClientAddress: requests without the header share one counter PER CLIENT ADDRESS (default, 2 each), or are refused per client (Refuse); with the header, per value and client", async () => {
+        await ensureWindow(15);
+        const t0 = Date.now();
+        const upload = (addr: string, headers?: Record<string, string>) => send("/upload", { headers, clientAddress: addr });
+        const noKeyA = await upload("203.0.113.50");
+        expect(ruleOf(noKeyA, "upload")!.entries).to.deep.equal(["rule=upload", "remote_address=203.0.113.50"]);
+        expect(noKeyA.d!.overallCode).to.equal("OK");
+        expect(
+            await okCount(
+                3,
+                () => "/upload/x",
+                () => ({ clientAddress: "203.0.113.50" }),
+            ),
+            "client A without a key: 1 more",
+        ).to.equal(1);
+        expect(
+            await okCount(
+                3,
+                () => "/upload",
+                () => ({ clientAddress: "203.0.113.51" }),
+            ),
+            "client B without a key: its own 2",
+        ).to.equal(2);
+        expect(
+            await okCount(
+                3,
+                () => "/upload",
+                () => ({ headers: { "x-api-key": "k1" }, clientAddress: "203.0.113.50" }),
+            ),
+            "client A with k1: its own 2",
+        ).to.equal(2);
+        expect(
+            await okCount(
+                3,
+                () => "/upload",
+                () => ({ headers: { "x-api-key": "k1" }, clientAddress: "203.0.113.51" }),
+            ),
+            "client B with k1: its own 2",
+        ).to.equal(2);
+        expect(await counters("upload")).to.have.length(4);
+        // Refuse per client: without the header refused from the first request, from each address.
+        for (const addr of ["203.0.113.60", "203.0.113.61"]) {
+            const r = await send("/b2b/orders", { clientAddress: addr });
+            expect(ruleOf(r, "b2b")!.entries).to.deep.equal(["rule=b2b", `remote_address=${addr}`]);
+            expect(ruleOf(r, "b2b")!.status.currentLimit?.requestsPerUnit).to.equal(0);
+            expect(r.d!.overallCode).to.equal("OVER_LIMIT");
+        }
+        expect(
+            await okCount(
+                3,
+                () => "/b2b/orders",
+                () => ({ headers: { "x-partner-id": "p1" }, clientAddress: "203.0.113.60" }),
+            ),
+        ).to.equal(2);
+        expect(minuteOf(Date.now())).to.equal(minuteOf(t0));
     });
 });

@@ -83,6 +83,8 @@ describe("package components on their own (a shop, not bookinfo)", function () {
         const x = explain([...user, ...objects], "/login?next=/cart", { clientAddress: "203.0.113.5" });
         expect(x.descriptors.map((d) => d.limit?.entry)).to.deep.equal([
             "rule=login-per-client / remote_address (catch-all)",
+            // No x-api-key: the per-value rule's shared counter.
+            "rule=per-api-key",
             "rule=per-client / remote_address (catch-all)",
         ]);
         expect(x.descriptors[0].bucket).to.equal("shop_rule_login-per-client_remote_address_203.0.113.5_{window}");

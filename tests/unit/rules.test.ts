@@ -1,12 +1,22 @@
 /**
  * Typed rules → Envoy actions and service config (components/rules.ts), and a user's gateway (not
  * bookinfo) through the gateway MODEL: requests hit the config entries the rules name, queries do
- * not escape, a header rule counts only requests with the header.
+ * not escape, a per-value header rule counts requests without the header in one shared counter.
  */
 import { expect } from "chai";
 import { stringify } from "yaml";
 import { planGlobalRateLimit } from "../../components/global-ratelimit";
-import { LimitUnit, PathKeyMode, RateLimitRuleArgs, RuleProblem, compileGlobalLimits, escapeRe2, formatRuleProblems, pathRegex } from "../../components/rules";
+import {
+    LimitUnit,
+    MissingHeader,
+    PathKeyMode,
+    RateLimitRuleArgs,
+    RuleProblem,
+    compileGlobalLimits,
+    escapeRe2,
+    formatRuleProblems,
+    pathRegex,
+} from "../../components/rules";
 import { compileFullMatch } from "../../components/settings";
 import { GatewayModel, K8sObject, explainWith, gatewayModel } from "../../render/explain";
 import { beforeAllTests } from "./helpers";
@@ -69,12 +79,63 @@ describe("rules: table of rules → actions and config entries", () => {
             config: { key: "rule", value: "has-token", rate_limit: { unit: "minute", requests_per_unit: 50 } },
         },
         {
+            // Requests without the header send `rule=per-key` alone and share the rule's own counter.
             rule: { name: "per-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 10, unit: LimitUnit.Hour },
             actions: [
                 { generic_key: { descriptor_key: "rule", descriptor_value: "per-key" } },
+                { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key", skip_if_absent: true } },
+            ],
+            config: {
+                key: "rule",
+                value: "per-key",
+                rate_limit: { unit: "hour", requests_per_unit: 10 },
+                descriptors: [{ key: "x-api-key", rate_limit: { unit: "hour", requests_per_unit: 10 } }],
+            },
+        },
+        {
+            rule: {
+                name: "per-key-refuse",
+                header: { name: "x-api-key", perValue: true, whenMissing: MissingHeader.Refuse },
+                requestsPerUnit: 10,
+                unit: LimitUnit.Hour,
+            },
+            actions: [
+                { generic_key: { descriptor_key: "rule", descriptor_value: "per-key-refuse" } },
+                { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key", skip_if_absent: true } },
+            ],
+            config: {
+                key: "rule",
+                value: "per-key-refuse",
+                rate_limit: { unit: "hour", requests_per_unit: 0 },
+                descriptors: [{ key: "x-api-key", rate_limit: { unit: "hour", requests_per_unit: 10 } }],
+            },
+        },
+        {
+            // The opt-out: requests without the header send nothing for the rule.
+            rule: {
+                name: "per-key-ignore",
+                header: { name: "x-api-key", perValue: true, whenMissing: MissingHeader.Ignore },
+                requestsPerUnit: 10,
+                unit: LimitUnit.Hour,
+            },
+            actions: [
+                { generic_key: { descriptor_key: "rule", descriptor_value: "per-key-ignore" } },
                 { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key" } },
             ],
-            config: { key: "rule", value: "per-key", descriptors: [{ key: "x-api-key", rate_limit: { unit: "hour", requests_per_unit: 10 } }] },
+            config: { key: "rule", value: "per-key-ignore", descriptors: [{ key: "x-api-key", rate_limit: { unit: "hour", requests_per_unit: 10 } }] },
+        },
+        {
+            rule: { name: "not-internal", header: { name: "x-env", value: "internal", invert: true }, requestsPerUnit: 7, unit: M },
+            actions: [
+                {
+                    header_value_match: {
+                        descriptor_key: "rule",
+                        descriptor_value: "not-internal",
+                        headers: [{ name: "x-env", string_match: { exact: "internal" }, invert_match: true, treat_missing_header_as_empty: true }],
+                    },
+                },
+            ],
+            config: { key: "rule", value: "not-internal", rate_limit: { unit: "minute", requests_per_unit: 7 } },
         },
         {
             rule: { name: "per-client", perClientAddress: true, requestsPerUnit: 100, unit: M },
@@ -99,13 +160,17 @@ describe("rules: table of rules → actions and config entries", () => {
             rule: { name: "key-per-client", header: { name: "x-api-key", perValue: true }, perClientAddress: true, requestsPerUnit: 1, unit: LimitUnit.Day },
             actions: [
                 { generic_key: { descriptor_key: "rule", descriptor_value: "key-per-client" } },
-                { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key" } },
+                { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key", skip_if_absent: true } },
                 { remote_address: {} },
             ],
             config: {
                 key: "rule",
                 value: "key-per-client",
-                descriptors: [{ key: "x-api-key", descriptors: [{ key: "remote_address", rate_limit: { unit: "day", requests_per_unit: 1 } }] }],
+                // Without the header: `rule=key-per-client, remote_address=<ip>`, one counter per client.
+                descriptors: [
+                    { key: "x-api-key", descriptors: [{ key: "remote_address", rate_limit: { unit: "day", requests_per_unit: 1 } }] },
+                    { key: "remote_address", rate_limit: { unit: "day", requests_per_unit: 1 } },
+                ],
             },
         },
         {
@@ -649,24 +714,27 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
         for (const q of ["", "?next=/x", "?a=1&b=2", `?pad=${"x".repeat(3000)}`]) {
             expect(hits(`/login${q}`), q).to.deep.equal([
                 "rule=login-per-client,remote_address=198.51.100.7 -> 5/minute",
+                // Without x-api-key the request still counts for per-api-key, in its shared counter.
+                "rule=per-api-key -> 20/minute",
                 "rule=per-client,remote_address=198.51.100.7 -> 300/minute",
             ]);
         }
         const b1 = explainWith(m, "/login", { clientAddress: "198.51.100.7" }).descriptors[0].bucket;
         const b2 = explainWith(m, "/login", { clientAddress: "203.0.113.9" }).descriptors[0].bucket;
         expect(b1).to.not.equal(b2);
-        expect(hits("/login/")).to.deep.equal(["rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+        expect(hits("/login/")).to.deep.equal(["rule=per-api-key -> 20/minute", "rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
     });
 
     it("prefix and regex rules match with queries and not beyond their paths", () => {
         expect(hits("/search?q=shoes")[0]).to.equal("rule=search -> 100/minute");
         expect(hits("/search/deep/x")[0]).to.equal("rule=search -> 100/minute");
-        expect(hits("/searchx")).to.deep.equal(["rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+        expect(hits("/searchx")).to.deep.equal(["rule=per-api-key -> 20/minute", "rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
         expect(hits("/items/17?color=red")[0]).to.equal("rule=items -> 50/minute");
-        expect(hits("/items/x")).to.have.length(1);
+        // Not the items rule: only the header-less per-api-key counter and the per-client one.
+        expect(hits("/items/x")).to.deep.equal(["rule=per-api-key -> 20/minute", "rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
     });
 
-    it("a header rule counts only requests that carry the header, each value apart; the others keep theirs", () => {
+    it("a per-value header rule: each value apart; requests without the header share one counter at the same limit (leaving it out never escapes)", () => {
         expect(hits("/", { "x-api-key": "k1" })).to.deep.equal([
             "rule=per-api-key,x-api-key=k1 -> 20/minute",
             "rule=per-client,remote_address=198.51.100.7 -> 300/minute",
@@ -674,7 +742,12 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
         const k1 = explainWith(m, "/", { headers: { "x-api-key": "k1" } }).descriptors[0].bucket;
         const k2 = explainWith(m, "/", { headers: { "x-api-key": "k2" } }).descriptors[0].bucket;
         expect(k1).to.not.equal(k2);
-        expect(hits("/")).to.deep.equal(["rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+        expect(hits("/")).to.deep.equal(["rule=per-api-key -> 20/minute", "rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+        // One counter for every header-less request, apart from every keyed one.
+        const none1 = explainWith(m, "/", {}).descriptors[0].bucket;
+        const none2 = explainWith(m, "/other", {}).descriptors[0].bucket;
+        expect(none1).to.equal(none2);
+        expect(none1).to.not.equal(k1);
     });
 
     it("a shadow rule is counted but does not make the request limited", () => {
@@ -685,8 +758,12 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
     });
 
     it("the route rule applies on its route only, and the route keeps the virtual host's rules (INCLUDE)", () => {
-        expect(hits("/checkout/pay?x=1")).to.deep.equal(["rule=checkout -> 10/minute", "rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
-        expect(hits("/cart")).to.deep.equal(["rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+        expect(hits("/checkout/pay?x=1")).to.deep.equal([
+            "rule=checkout -> 10/minute",
+            "rule=per-api-key -> 20/minute",
+            "rule=per-client,remote_address=198.51.100.7 -> 300/minute",
+        ]);
+        expect(hits("/cart")).to.deep.equal(["rule=per-api-key -> 20/minute", "rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
     });
 
     it("every descriptor the gateway can send has a config entry (the two sides agree), on many requests", () => {
@@ -715,7 +792,12 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
                         },
                         { key: "rule", value: "search", rate_limit: { unit: "minute", requests_per_unit: 100 } },
                         { key: "rule", value: "items", rate_limit: { unit: "minute", requests_per_unit: 50 } },
-                        { key: "rule", value: "per-api-key", descriptors: [{ key: "x-api-key", rate_limit: { unit: "minute", requests_per_unit: 20 } }] },
+                        {
+                            key: "rule",
+                            value: "per-api-key",
+                            rate_limit: { unit: "minute", requests_per_unit: 20 },
+                            descriptors: [{ key: "x-api-key", rate_limit: { unit: "minute", requests_per_unit: 20 } }],
+                        },
                         { key: "rule", value: "beta", rate_limit: { unit: "minute", requests_per_unit: 2 }, shadow_mode: true },
                         { key: "rule", value: "per-client", descriptors: [{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 300 } }] },
                         { key: "rule", value: "checkout", rate_limit: { unit: "minute", requests_per_unit: 10 } },
@@ -724,5 +806,63 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
                 { lineWidth: 0 },
             ),
         );
+    });
+});
+
+describe("rules: a header that is missing, or inverted (what a client would use to get around a header rule)", () => {
+    const R = (header: Record<string, unknown>): RateLimitRuleArgs => ({ name: "h", header: header as any, requestsPerUnit: 3, unit: LimitUnit.Minute });
+    const problems = (header: Record<string, unknown>) => compileGlobalLimits({ rules: [R(header)] }).problems;
+
+    it("checks: invert needs a value and a boolean; whenMissing needs perValue and a known choice", () => {
+        expect(problems({ name: "x-env", value: "a", invert: true })).to.deep.equal([]);
+        expect(problems({ name: "x-env", invert: true })).to.deep.equal([
+            {
+                field: "rules[0].header.invert",
+                value: true,
+                problem: "needs header.value (it counts the requests whose header is not that value)",
+                fix: "give header.value, or remove invert",
+            },
+        ]);
+        expect(problems({ name: "x-env", value: "a", invert: "yes" })).to.deep.equal([
+            { field: "rules[0].header.invert", value: "yes", problem: "must be true or false", fix: "set invert to true or false" },
+        ]);
+        expect(problems({ name: "x-key", perValue: true, whenMissing: MissingHeader.Refuse })).to.deep.equal([]);
+        expect(problems({ name: "x-key", whenMissing: MissingHeader.Refuse })).to.deep.equal([
+            {
+                field: "rules[0].header.whenMissing",
+                value: "refuse",
+                problem: "applies only with header.perValue",
+                fix: "remove whenMissing, or set perValue to true",
+            },
+        ]);
+        expect(problems({ name: "x-key", perValue: true, whenMissing: "drop" })).to.deep.equal([
+            {
+                field: "rules[0].header.whenMissing",
+                value: "drop",
+                problem: "must be one of shared-counter, refuse, ignore",
+                fix: "use MissingHeader.SharedCounter",
+            },
+        ]);
+    });
+
+    it("through the gateway model: an inverted match counts a missing header and any other value, never the value itself", () => {
+        const objs = shopObjects([R({ name: "x-env", value: "internal", invert: true })]);
+        const m = gatewayModel(objs);
+        const sent = (headers: Record<string, string>) =>
+            explainWith(m, "/", { headers }).descriptors.map((d) => d.entries.map((e) => `${e.key}=${e.value}`).join(","));
+        expect(sent({})).to.deep.equal(["rule=h"]);
+        expect(sent({ "x-env": "other" })).to.deep.equal(["rule=h"]);
+        expect(sent({ "x-env": "" })).to.deep.equal(["rule=h"]);
+        expect(sent({ "x-env": "internal" })).to.deep.equal([]);
+    });
+
+    it("through the gateway model: whenMissing Refuse sends the rule alone and the config answers it with a limit of 0; Ignore sends nothing", () => {
+        const refuse = gatewayModel(shopObjects([R({ name: "x-key", perValue: true, whenMissing: MissingHeader.Refuse })]));
+        const [d] = explainWith(refuse, "/", {}).descriptors;
+        expect(d.entries).to.deep.equal([{ key: "rule", value: "h" }]);
+        expect(d.limit?.requestsPerUnit).to.equal(0);
+        expect(explainWith(refuse, "/", { headers: { "x-key": "k" } }).descriptors[0].limit?.requestsPerUnit).to.equal(3);
+        const ignore = gatewayModel(shopObjects([R({ name: "x-key", perValue: true, whenMissing: MissingHeader.Ignore })]));
+        expect(explainWith(ignore, "/", {}).descriptors).to.deep.equal([]);
     });
 });

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 
@@ -156,7 +157,12 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 			case a.GetGenericKey() != nil:
 				got = append(got, fmt.Sprintf("generic_key %s=%s", a.GetGenericKey().GetDescriptorKey(), a.GetGenericKey().GetDescriptorValue()))
 			case a.GetRequestHeaders() != nil:
-				got = append(got, fmt.Sprintf("request_headers %s->%s", a.GetRequestHeaders().GetHeaderName(), a.GetRequestHeaders().GetDescriptorKey()))
+				rh := a.GetRequestHeaders()
+				s := fmt.Sprintf("request_headers %s->%s", rh.GetHeaderName(), rh.GetDescriptorKey())
+				if rh.GetSkipIfAbsent() {
+					s += " skip_if_absent"
+				}
+				got = append(got, s)
 			case a.GetRemoteAddress() != nil:
 				got = append(got, "remote_address")
 			default:
@@ -170,7 +176,9 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 	}
 	res["vhost-login-per-client"] = expectActions("login-per-client", `header_value_match rule=login-per-client [:path~(?:/login)(?:\?.*)?]`, "remote_address")
 	res["vhost-search-prefix"] = expectActions("search", `header_value_match rule=search [:path~/search(?:[/?].*)?]`)
-	res["vhost-header-per-value"] = expectActions("per-api-key", "generic_key rule=per-api-key", "request_headers x-api-key->x-api-key")
+	// per-api-key (perValue, whenMissing defaults to SharedCounter): without the header the request
+	// still sends the rule's entry (skip_if_absent), counted on one shared counter.
+	res["vhost-header-per-value"] = expectActions("per-api-key", "generic_key rule=per-api-key", "request_headers x-api-key->x-api-key skip_if_absent")
 	res["vhost-header-presence"] = expectActions("has-token", "header_value_match rule=has-token [authorization present]")
 	res["vhost-per-client"] = expectActions("per-client", "generic_key rule=per-client", "remote_address")
 	if _, onVhost := rules["checkout"]; onVhost {
@@ -266,14 +274,20 @@ func TestUserGatewayControls(t *testing.T) {
 		{"route-name-typo", "filter-ratelimit-svc-api", []string{"match", "routeConfiguration", "vhost", "route", "name"}, "checkou", "route-checkout", nil, ""},
 		{"other-gateway-selector", "filter-ratelimit", []string{"@selector"}, map[string]any{"app": "other"}, "http-filter", nil, ""},
 		// Regexes that mean something else than the rule: the request checks name the request.
-		{"search-regex-anywhere", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleRegex("search", `.*/search(?:[/?].*)?`), sends("/x/search", perClient(clientA), searchRule)},
-		{"search-regex-no-separator", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleRegex("search", `/search.*`), sends("/searchx", perClient(clientA), searchRule)},
-		{"search-regex-no-query", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleRegex("search", `/search(?:/.*)?`), sends("/search?q=1", perClient(clientA))},
-		{"login-regex-no-query", "filter-ratelimit-svc", nil, nil, "requests-login-per-client", setRuleRegex("login-per-client", `/login`), sends("/login?next=/x", perClient(clientA))},
-		{"login-regex-prefix", "filter-ratelimit-svc", nil, nil, "requests-login-per-client", setRuleRegex("login-per-client", `/login.*`), sends("/loginx", loginPerClient(clientA), perClient(clientA))},
+		{"search-regex-anywhere", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleRegex("search", `.*/search(?:[/?].*)?`), sends("/x/search", perClient(clientA), perAPIKeyShared, searchRule)},
+		{"search-regex-no-separator", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleRegex("search", `/search.*`), sends("/searchx", perClient(clientA), perAPIKeyShared, searchRule)},
+		{"search-regex-no-query", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleRegex("search", `/search(?:/.*)?`), sends("/search?q=1", perClient(clientA), perAPIKeyShared)},
+		{"login-regex-no-query", "filter-ratelimit-svc", nil, nil, "requests-login-per-client", setRuleRegex("login-per-client", `/login`), sends("/login?next=/x", perClient(clientA), perAPIKeyShared)},
+		{"login-regex-prefix", "filter-ratelimit-svc", nil, nil, "requests-login-per-client", setRuleRegex("login-per-client", `/login.*`), sends("/loginx", loginPerClient(clientA), perClient(clientA), perAPIKeyShared)},
 		// Fields the action strings do not show: only the request checks see them.
-		{"search-expect-match-false", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleField("search", "expect_match", false), sends("/search", perClient(clientA))},
-		{"has-token-inverted", "filter-ratelimit-svc", nil, nil, "requests-has-token", setRuleHeaderField("has-token", "invert_match", true), sends("/items {authorization: Bearer t1}", perClient(clientA))},
+		{"search-expect-match-false", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleField("search", "expect_match", false), sends("/search", perClient(clientA), perAPIKeyShared)},
+		{"has-token-inverted", "filter-ratelimit-svc", nil, nil, "requests-has-token", setRuleHeaderField("has-token", "invert_match", true), sends("/items {authorization: Bearer t1}", perClient(clientA), perAPIKeyShared)},
+		// per-api-key's request_headers without skip_if_absent (MissingHeader.Ignore's form): Envoy
+		// then sends nothing for the rule when x-api-key is absent, so a client escapes the limit
+		// by leaving the header out. The request check must name that request; the action string
+		// must show the flag is gone.
+		{"per-api-key-no-skip-if-absent", "filter-ratelimit-svc", nil, nil, "requests-per-api-key", setRuleRequestHeadersField("per-api-key", "skip_if_absent", nil), sends("/items", perClient(clientA))},
+		{"per-api-key-no-skip-if-absent-action", "filter-ratelimit-svc", nil, nil, "vhost-header-per-value", setRuleRequestHeadersField("per-api-key", "skip_if_absent", nil), `"request_headers x-api-key->x-api-key"], want`},
 	}
 	for _, c := range controls {
 		c := c
@@ -387,7 +401,63 @@ func setRuleRegex(rule, regex string) func(Doc) error {
 	}
 }
 
-// sends: the problem text of a request from clientA that sends exactly these descriptors.
+// ruleRequestHeaders: the request_headers action of the virtual-host rate_limits entry of a rule
+// (first action generic_key or header_value_match with descriptor value = the rule's name) in the
+// EnvoyFilter's patch value.
+func ruleRequestHeaders(f Doc, rule string) (map[string]any, error) {
+	for _, p := range Patches(f) {
+		value, _ := Dig(p, "patch", "value").(map[string]any)
+		rls, _ := value["rate_limits"].([]any)
+		for _, rl := range rls {
+			actions, _ := rl.(map[string]any)["actions"].([]any)
+			if len(actions) == 0 {
+				continue
+			}
+			first, _ := actions[0].(map[string]any)
+			var named map[string]any
+			for _, k := range []string{"generic_key", "header_value_match"} {
+				if m, ok := first[k].(map[string]any); ok {
+					named = m
+				}
+			}
+			if named == nil || named["descriptor_value"] != rule {
+				continue
+			}
+			for _, a := range actions[1:] {
+				if rh, ok := a.(map[string]any)["request_headers"].(map[string]any); ok {
+					return rh, nil
+				}
+			}
+			return nil, fmt.Errorf("rule %s: no request_headers action in EnvoyFilter %s", rule, f.Name())
+		}
+	}
+	return nil, fmt.Errorf("no rate_limits entry for rule %s in EnvoyFilter %s", rule, f.Name())
+}
+
+// setRuleRequestHeadersField sets a field of the rule's request_headers action (v nil: removes it;
+// the field must be there).
+func setRuleRequestHeadersField(rule, field string, v any) func(Doc) error {
+	return func(f Doc) error {
+		rh, err := ruleRequestHeaders(f, rule)
+		if err != nil {
+			return err
+		}
+		if v == nil {
+			if _, ok := rh[field]; !ok {
+				return fmt.Errorf("rule %s: request_headers has no %s to remove: %s", rule, field, jsonOf(rh))
+			}
+			delete(rh, field)
+			return nil
+		}
+		rh[field] = v
+		return nil
+	}
+}
+
+// sends: the problem text of a request from clientA that sends exactly these descriptors (in the
+// sorted order the request checks print).
 func sends(request string, descriptors ...string) string {
-	return fmt.Sprintf("%s from %s: sends [%s]", request, clientA, strings.Join(descriptors, " ; "))
+	ds := append([]string{}, descriptors...)
+	sort.Strings(ds)
+	return fmt.Sprintf("%s from %s: sends [%s]", request, clientA, strings.Join(ds, " ; "))
 }

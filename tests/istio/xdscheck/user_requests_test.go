@@ -210,6 +210,12 @@ func descriptorOf(rl *routev3.RateLimit, r userRequest) (string, bool, error) {
 			}
 			entries = append(entries, k+"="+h.GetDescriptorValue())
 		case a.GetRequestHeaders() != nil:
+			// Envoy's RateLimit.Action.RequestHeaders with the header absent (go-control-plane's
+			// route_components.pb.go, SkipIfAbsent): false (default) "Envoy does NOT call the rate
+			// limiting service for this descriptor" (the whole entry yields nothing); true "Envoy
+			// calls the rate limiting service but omits this descriptor" (this action's entry is
+			// left out, the other actions' entries are still sent). A present header, even empty,
+			// gives its value.
 			rh := a.GetRequestHeaders()
 			v, ok := r.header(rh.GetHeaderName())
 			if !ok {
@@ -308,10 +314,21 @@ func perClient(addr string) string      { return "rule=per-client,remote_address
 func loginPerClient(addr string) string { return "rule=login-per-client,remote_address=" + addr }
 func perAPIKey(key string) string       { return "rule=per-api-key,x-api-key=" + key }
 
+// perAPIKeyOf: per-api-key has no condition and whenMissing defaults to SharedCounter, so every
+// request sends it: its own x-api-key's counter, or, without the header, the rule alone (one
+// counter shared by every request without a key).
+func perAPIKeyOf(r userRequest) string {
+	if k, ok := r.headers["x-api-key"]; ok {
+		return perAPIKey(k)
+	}
+	return perAPIKeyShared
+}
+
 const (
-	searchRule   = "rule=search"
-	hasTokenRule = "rule=has-token"
-	checkoutRule = "rule=checkout"
+	perAPIKeyShared = "rule=per-api-key"
+	searchRule      = "rule=search"
+	hasTokenRule    = "rule=has-token"
+	checkoutRule    = "rule=checkout"
 )
 
 func req(path string, addr string, headers ...string) userRequest {
@@ -323,14 +340,19 @@ func req(path string, addr string, headers ...string) userRequest {
 }
 
 // userRequestTable: per rule of render-user.ts, the requests that must and must not count against
-// it. Every request also carries the per-client rule (no condition: every request, per address).
-// The VirtualService routes /checkout (prefix) to route checkout and everything else to web.
+// it. Every request also carries the two rules without a condition: per-client (per address) and
+// per-api-key (per x-api-key, or the shared counter without it: perAPIKeyOf); per-api-key's own
+// table spells every descriptor out instead. The VirtualService routes /checkout (prefix) to route
+// checkout and everything else to web.
 func userRequestTable() map[string][]userRequestCase {
 	web := func(r userRequest, extra ...string) userRequestCase {
-		return userRequestCase{req: r, route: "web", want: append([]string{perClient(r.addr)}, extra...)}
+		return userRequestCase{req: r, route: "web", want: append([]string{perClient(r.addr), perAPIKeyOf(r)}, extra...)}
 	}
 	checkout := func(r userRequest, extra ...string) userRequestCase {
-		return userRequestCase{req: r, route: "checkout", want: append([]string{checkoutRule, perClient(r.addr)}, extra...)}
+		return userRequestCase{req: r, route: "checkout", want: append([]string{checkoutRule, perClient(r.addr), perAPIKeyOf(r)}, extra...)}
+	}
+	exactly := func(route string, r userRequest, want ...string) userRequestCase {
+		return userRequestCase{req: r, route: route, want: want}
 	}
 	return map[string][]userRequestCase{
 		// prefix /search: /search, /search/..., /search?... whatever the query; not /searchx,
@@ -367,12 +389,20 @@ func userRequestTable() map[string][]userRequestCase {
 			web(req("/x/login", clientA)),
 			web(req("/x?r=/login", clientA)),
 		},
-		// x-api-key per value: its own counter per key; nothing from this rule without the header.
+		// x-api-key per value: its own counter per key, whatever the client; without the header
+		// (skip_if_absent) the rule's entry alone, one counter for all of them, never nothing.
 		"requests-per-api-key": {
-			web(req("/items", clientA, "x-api-key", "k1"), perAPIKey("k1")),
-			web(req("/items?page=2", clientA, "x-api-key", "k2"), perAPIKey("k2")),
-			web(req("/items", clientA)),
-			web(req("/items", clientA, "x-api-keys", "k1")),
+			exactly("web", req("/items", clientA, "x-api-key", "k1"), perClient(clientA), "rule=per-api-key,x-api-key=k1"),
+			exactly("web", req("/items", clientB, "x-api-key", "k1"), perClient(clientB), "rule=per-api-key,x-api-key=k1"),
+			exactly("web", req("/items?page=2", clientA, "x-api-key", "k2"), perClient(clientA), "rule=per-api-key,x-api-key=k2"),
+			exactly("web", req("/items", clientA), perClient(clientA), "rule=per-api-key"),
+			exactly("web", req("/items", clientB), perClient(clientB), "rule=per-api-key"),
+			exactly("web", req("/items", clientA, "x-api-keys", "k1"), perClient(clientA), "rule=per-api-key"),
+			exactly("web", req("/items", clientA, "authorization", "k1"), perClient(clientA), hasTokenRule, "rule=per-api-key"),
+			exactly("web", req("/login", clientA), loginPerClient(clientA), perClient(clientA), "rule=per-api-key"),
+			exactly("web", req("/search", clientA, "x-api-key", "k3"), perClient(clientA), searchRule, "rule=per-api-key,x-api-key=k3"),
+			exactly("checkout", req("/checkout", clientA), checkoutRule, perClient(clientA), "rule=per-api-key"),
+			exactly("checkout", req("/checkout", clientA, "x-api-key", "k1"), checkoutRule, perClient(clientA), "rule=per-api-key,x-api-key=k1"),
 		},
 		// authorization present, whatever its value; nothing without it.
 		"requests-has-token": {
@@ -385,7 +415,7 @@ func userRequestTable() map[string][]userRequestCase {
 		"requests-per-client": {
 			web(req("/", clientA)),
 			web(req("/", clientB)),
-			web(req("/search?q=1", clientB, "x-api-key", "k9", "authorization", "Bearer t"), searchRule, perAPIKey("k9"), hasTokenRule),
+			web(req("/search?q=1", clientB, "x-api-key", "k9", "authorization", "Bearer t"), searchRule, hasTokenRule),
 			web(req("/login?next=/search", clientB, "authorization", "Bearer t"), loginPerClient(clientB), hasTokenRule),
 		},
 		// The checkout route (VirtualService prefix /checkout): its own rule, and the virtual
@@ -394,7 +424,7 @@ func userRequestTable() map[string][]userRequestCase {
 			checkout(req("/checkout", clientA)),
 			checkout(req("/checkout/pay?x=1", clientA)),
 			checkout(req("/checkout/search", clientA)),
-			checkout(req("/checkout", clientB, "x-api-key", "k1"), perAPIKey("k1")),
+			checkout(req("/checkout", clientB, "x-api-key", "k1")),
 			web(req("/x/checkout", clientA)),
 			web(req("/search/checkout", clientA), searchRule),
 		},
