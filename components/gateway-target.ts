@@ -3,7 +3,7 @@
  * Gateway API Gateway by name), in which namespace, which virtual hosts the rules act on and which
  * listener ports the rate-limit filter goes on; checked, with every problem named.
  */
-import { dnsProblem, selectorProblems } from "./arg-checks";
+import { dnsProblem, portProblem, selectorProblems } from "./arg-checks";
 import { FilterTarget, GATEWAY_NAME_LABEL } from "./envoy-filters";
 import { RateLimitRuleArgs, RoutePatch, RuleProblem } from "./rules";
 import { isGatewayHost } from "./settings";
@@ -31,12 +31,22 @@ export interface GatewayTargetArgs {
     /**
      * Istio's names of the gateway's virtual hosts the rules act on, `<host>:<port>` as Istio builds
      * them from your Gateway and VirtualService/HTTPRoute hosts: `shop.example.com:80`, or `*:8080`
-     * for host `*`. Only these hosts are limited; the rate-limit filter goes on their ports' listeners
-     * only, so other teams' hosts on the same gateway are never limited and never see this service's
-     * failures. A route rule's `virtualHost` must be one of them; a route rule without one applies on
-     * each. Required unless `allVirtualHosts` is true.
+     * for host `*`; the port is the Gateway server's). Only these hosts are limited: other teams' hosts
+     * on the same gateway are never limited and never see this service's failures. A route rule's
+     * `virtualHost` must be one of them; a route rule without one applies on each. Required unless
+     * `allVirtualHosts` is true.
      */
     virtualHosts?: string[];
+    /**
+     * The ports the gateway pods' listeners bind, where the rate-limit filter goes (only there).
+     * Istio binds a Gateway server's port as it is, except when the gateway's Service has that port:
+     * then it binds the Service's `targetPort` (the default istio-ingressgateway Service maps 80 to
+     * 8080, so a Gateway server on port 80 gives virtual hosts `<host>:80` on listener 8080). Give the
+     * pod ports in that case, or the filter lands nowhere and the limits silently do not apply.
+     * Defaults to the ports of `virtualHosts` (right when the Gateway's port is the pods' own port, as
+     * for Istio's bookinfo gateway on 8080 and for Gateway API gateways).
+     */
+    listenerPorts?: number[];
     /**
      * Act on **every** virtual host of the gateway (Istio's empty name `""`) and put the rate-limit
      * filter on every listener: other teams' hosts on the same gateway are then limited too, and fail
@@ -144,7 +154,27 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Rule
         }
     }
     const valid = virtualHosts.filter(isVirtualHostName);
-    const ports = all ? [] : [...new Set(valid.map((v) => Number(v.slice(v.lastIndexOf(":") + 1))))];
+    let ports = all ? [] : [...new Set(valid.map((v) => Number(v.slice(v.lastIndexOf(":") + 1))))];
+    if (g.listenerPorts !== undefined) {
+        if (!Array.isArray(g.listenerPorts) || !g.listenerPorts.length) {
+            problems.push({
+                field: "gateway.listenerPorts",
+                value: g.listenerPorts,
+                problem: "must be a non-empty list of ports",
+                fix: "give e.g. [8080], or omit it for the virtual hosts' ports",
+            });
+        } else {
+            g.listenerPorts.forEach((p, i) => problems.push(...portProblem(`gateway.listenerPorts[${i}]`, p)));
+            if (all)
+                problems.push({
+                    field: "gateway.listenerPorts",
+                    value: g.listenerPorts,
+                    problem: "has no effect with allVirtualHosts (the filter goes on every listener)",
+                    fix: "remove gateway.listenerPorts, or allVirtualHosts",
+                });
+            else ports = [...new Set(g.listenerPorts)];
+        }
+    }
     return { target, podLabels, namespace: g.namespace ?? "istio-system", virtualHosts: valid, all, ports };
 }
 

@@ -268,7 +268,17 @@ export function planMeshReach(s: StackSettings, state: MeshReachState): { proble
     const meshWide = state.peerAuthentications.filter((pa) => isMeshWide(pa) && (pa.metadata.namespace ?? s.mesh.namespace) === s.mesh.namespace);
     if (s.mesh.mutualTls && meshWide.length) {
         const names = meshWide.map((pa) => `${pa.metadata.name} (${pa.spec?.mtls?.mode ?? "mode unset"})`).join(", ");
-        if (s.mesh.mutualTlsScope === "workloads") {
+        const disabled = meshWide.filter((pa) => pa.spec?.mtls?.mode === "DISABLE");
+        if (s.mesh.mutualTlsScope === "workloads" && disabled.length) {
+            // Clients choose mutual TLS from namespace- and mesh-wide policies only: with a mesh-wide
+            // DISABLE they send plain text, which the stack's STRICT pods refuse.
+            problems.push({
+                key: "mutualTlsScope",
+                value: s.mesh.mutualTlsScope,
+                problem: `the mesh-wide PeerAuthentication ${disabled.map((pa) => `${s.mesh.namespace}/${pa.metadata.name}`).join(", ")} has mode DISABLE: clients decide from it to send plain text, which the stack's STRICT pods (workload-level policies) would refuse, so the gateway's calls to the rate-limit service and bookinfo's calls would fail`,
+                fix: "pulumi config set mutualTls false   (the stack's pods then follow the mesh), or change that policy's mode",
+            });
+        } else if (s.mesh.mutualTlsScope === "workloads") {
             messages.push(
                 `mesh-wide PeerAuthentication in ${s.mesh.namespace}: ${names}; it keeps governing every other workload. The stack's own pods are STRICT through their workload-level PeerAuthentications, which take precedence`,
             );
@@ -279,7 +289,7 @@ export function planMeshReach(s: StackSettings, state: MeshReachState): { proble
                     key: "mutualTlsScope",
                     value: s.mesh.mutualTlsScope,
                     problem: `the mesh already has a mesh-wide PeerAuthentication under another name: ${foreign.map((pa) => `${s.mesh.namespace}/${pa.metadata.name} (${pa.spec?.mtls?.mode ?? "mode unset"})`).join(", ")}. Istio applies only the oldest mesh-wide policy, so PeerAuthentication ${MESH_PEER_AUTHENTICATION} would be ignored or would silently take its place`,
-                    fix: `pulumi config set mutualTlsScope workloads   (STRICT for the stack's own pods, whatever the mesh-wide policy says), or make the existing policy STRICT yourself and pulumi config set mutualTls false`,
+                    fix: `pulumi config set mutualTlsScope workloads   (STRICT for the stack's own pods only), or make the existing policy STRICT yourself and pulumi config set mutualTls false`,
                 });
             }
         }

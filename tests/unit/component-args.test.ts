@@ -297,6 +297,32 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
                 },
             ],
         ],
+        ["listenerPorts given (a Gateway port the gateway's Service maps to another pod port)", GW({ listenerPorts: [8080] }), []],
+        ["listenerPorts: a bad port", GW({ listenerPorts: [0] }), [{ field: "gateway.listenerPorts[0]", value: 0, problem: PORT, fix: "use e.g. 8081" }]],
+        [
+            "listenerPorts: []",
+            GW({ listenerPorts: [] }),
+            [
+                {
+                    field: "gateway.listenerPorts",
+                    value: [],
+                    problem: "must be a non-empty list of ports",
+                    fix: "give e.g. [8080], or omit it for the virtual hosts' ports",
+                },
+            ],
+        ],
+        [
+            "listenerPorts with allVirtualHosts",
+            GW({ listenerPorts: [8080], allVirtualHosts: true }),
+            [
+                {
+                    field: "gateway.listenerPorts",
+                    value: [8080],
+                    problem: "has no effect with allVirtualHosts (the filter goes on every listener)",
+                    fix: "remove gateway.listenerPorts, or allVirtualHosts",
+                },
+            ],
+        ],
         [
             "virtualHosts: one name instead of a list (no TypeError)",
             GW({ virtualHosts: "*:80" }),
@@ -1049,6 +1075,10 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
             ["*.shop.example.com:80", "checkout"],
         ]);
         for (const f of plan.filters) expect((f.spec as any).priority, f.name).to.equal(10);
+        // Virtual hosts named after the Gateway's port 80, listener on the pods' 8080 (a Service mapping 80 to 8080).
+        const mapped = planGlobalRateLimit(G({ gateway: { selector: { app: "shop-gateway" }, virtualHosts: ["shop.example.com:80"], listenerPorts: [8080] } }));
+        expect((mapped.filters[0].spec as any).configPatches.map((p: any) => p.match.listener.portNumber)).to.deep.equal([8080]);
+        expect((mapped.filters[1].spec as any).configPatches.map((p: any) => p.match.routeConfiguration.vhost.name)).to.deep.equal(["shop.example.com:80"]);
     });
 
     it("a Gateway API Gateway: the filters target it by name in its namespace (no workload selector); the NetworkPolicy admits its pods by Istio's label", () => {
@@ -1594,7 +1624,7 @@ describe("MeshRateLimit arguments: settingsFromArgs", () => {
             [
                 "virtualServiceRoutes",
                 "[",
-                `set virtualServiceRoutes: "<json>" in MeshRateLimit's args (see the README for the shape), or remove virtualServiceRoutes from MeshRateLimit's args`,
+                `set virtualServiceRoutes: "<json>" in MeshRateLimit's args (docs/configuration.md gives the shape), or remove virtualServiceRoutes from MeshRateLimit's args`,
             ],
         ]);
         const shape = problemsOf(() => settingsFromArgs({ managedApi: false, virtualServiceRoutes: [{}] } as any)).problems;

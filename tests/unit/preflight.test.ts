@@ -393,3 +393,28 @@ describe("reach: the gateway filters reach only the stack's gateway; mesh-wide m
         expect(reports.some((m) => m.startsWith("mesh-wide PeerAuthentication in istio-system: legacy (PERMISSIVE)"))).to.equal(true);
     });
 });
+
+describe("reach: a mesh-wide DISABLE policy and the stack's STRICT pods", () => {
+    const pa = (name: string, mode: string): LiveObject => ({
+        apiVersion: "security.istio.io/v1",
+        kind: "PeerAuthentication",
+        metadata: { name, namespace: "istio-system" },
+        spec: { mtls: { mode } },
+    });
+    const gw: LiveObject = { apiVersion: "v1", kind: "Pod", metadata: { name: "gw-0", namespace: "istio-system" } };
+    const reach = (over: Record<string, string>, pas: LiveObject[]) =>
+        planMeshReach(resolveSettings({ ...DEV, ...over }), { gatewayPods: [gw], peerAuthentications: pas });
+
+    it("refused with the default scope: clients would send plain text to pods that accept only mutual TLS", () => {
+        const r = reach({}, [pa("mesh-off", "DISABLE")]);
+        expect(r.problems.map((p) => [p.key, p.value])).to.deep.equal([["mutualTlsScope", "workloads"]]);
+        expect(r.problems[0].problem).to.contain("istio-system/mesh-off has mode DISABLE");
+        expect(r.problems[0].fix).to.match(/^pulumi config set mutualTls false/);
+    });
+
+    it("not refused: PERMISSIVE or STRICT mesh-wide, or mutualTls off", () => {
+        expect(reach({}, [pa("m", "PERMISSIVE")]).problems).to.deep.equal([]);
+        expect(reach({}, [pa("m", "STRICT")]).problems).to.deep.equal([]);
+        expect(reach({ mutualTls: "false" }, [pa("m", "DISABLE")]).problems).to.deep.equal([]);
+    });
+});
