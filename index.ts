@@ -1,6 +1,6 @@
 /**
  * mesh-ratelimit: the Pulumi program. Reads stack config, validates it, builds the stack.
- * See README.md for every config key.
+ * docs/configuration.md lists every config key.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { execFileSync } from "child_process";

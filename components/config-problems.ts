@@ -125,7 +125,7 @@ export function rawConfigFromAll(
             const move = secret ? `pulumi config set --secret ${near} "$(pulumi config get ${key})" && pulumi config rm ${key}` : undefined;
             unknown.push(
                 problem(key, secret ? SECRET_SHOWN : String(value), "unknown configuration key", (s) =>
-                    near ? `did you mean '${near}'? ${move ?? s.rename(key, near, String(value))}` : `${s.rm(key)} (see the README for the list of keys)`,
+                    near ? `did you mean '${near}'? ${move ?? s.rename(key, near, String(value))}` : `${s.rm(key)} (docs/configuration.md lists every key)`,
                 ),
             );
         }

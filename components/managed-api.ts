@@ -38,7 +38,7 @@ type ManagedApiSettings = NonNullable<StackSettings["managedApi"]>;
  * ESP's container security. The `endpoints-runtime:1` image must run as root: its start script
  * writes the nginx config under /etc/nginx and starts cron, and nginx's master switches its workers
  * to user `nginx`, which needs the setuid/setgid capabilities. So it meets Pod Security `baseline`,
- * not `restricted` (README, "Pod Security"): no privilege escalation, the runtime's seccomp profile,
+ * not `restricted` (docs/security.md, "Pod Security"): no privilege escalation, the runtime's seccomp profile,
  * the default capability set.
  */
 export const ESP_SECURITY_CONTEXT = { allowPrivilegeEscalation: false, seccompProfile: { type: "RuntimeDefault" } };

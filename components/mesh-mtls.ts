@@ -143,7 +143,7 @@ export interface MeshMutualTlsArgs {
     /** kubectl context for the seed profile's ConfigMap edit (the provider's `kubernetes:context`). Defaults to the current context. */
     kubeContext?: string;
     /**
-     * Current profile: whether the stack creates PeerAuthentication `default` (false when the mesh
+     * Mesh scope, current profile: whether the stack creates PeerAuthentication `default` (false when the mesh
      * already has a STRICT one that the stack did not create; see preflight.ts). Defaults to `true`.
      */
     createPeerAuthentication?: boolean;

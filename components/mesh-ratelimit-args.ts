@@ -4,8 +4,8 @@ import { ServiceLogLevel } from "./global-ratelimit";
 import { LimitUnit, PathKeyMode } from "./rules";
 
 /**
- * The whole specified stack (docs/specification.md): one field per stack config key (README,
- * "Configuration"), typed. Every field is optional; the defaults are the stack's.
+ * The whole specified stack (docs/specification.md): one field per stack config key (docs/configuration.md),
+ * typed. Every field is optional; the defaults are the stack's.
  */
 export interface MeshRateLimitArgs {
     /** Preset of the specification: `A` (domain `ratelimit`, `api` route limit, bucket 4) or `B` (domain `productpage-ratelimit`, no route split, bucket 10). Defaults to `A`. */
@@ -54,11 +54,11 @@ export interface MeshRateLimitArgs {
     localBucket?: number;
     /** Bucket refill interval (protobuf duration, at least `0.05s`). Defaults to `60s`. */
     localFillInterval?: string;
-    /** `all-routes`: the whole filter on the sidecar's inbound HTTP chain. `single-route`: filter holds only `stat_prefix`, the bucket is set per route on virtual host `inbound|http|<localServicePort>`. Defaults to `all-routes`. */
+    /** `all-routes`: the whole filter on the sidecar's inbound HTTP chain of `localServicePort` (only that port). `single-route`: filter holds only `stat_prefix`, the bucket is set per route on virtual host `inbound|http|<localServicePort>`. Defaults to `all-routes`. */
     localPlacement?: LocalPlacementMode;
     /** Value of the `app` label of the workload whose sidecar gets the local limit (spec `<service_label>`). Defaults to `productpage`. */
     serviceLabel?: string;
-    /** Service port of that workload (names the inbound virtual host `inbound|http|<port>`). Defaults to `9080`. */
+    /** Port of that workload: its Service port and the container port the Service targets (the two must be equal: the bucket goes on the inbound chain of the container port, and the inbound virtual host `inbound|http|<port>` is named after the Service port). Defaults to `9080`. */
     localServicePort?: number;
     /** Istio's root namespace (its `rootNamespace`): an EnvoyFilter there reaches matching pods in every namespace. Holds the mesh-wide PeerAuthentication and the mesh ConfigMap (`mutualTlsScope` `mesh`) and, with `filterNamespaces` `root`, every EnvoyFilter. Defaults to `istio-system`. */
     meshNamespace?: string;
@@ -72,7 +72,7 @@ export interface MeshRateLimitArgs {
     workloadNamespace?: string;
     /** Name of the bookinfo Gateway. Defaults to `bookinfo-gateway`. */
     gatewayName?: string;
-    /** Port of the Gateway's HTTP server: the only gateway listener the rate-limit filter goes on; the virtual hosts are `<host>:<gatewayPort>`. Defaults to `8080`. */
+    /** Port of the Gateway's HTTP server; the virtual hosts are `<host>:<gatewayPort>` and the rate-limit filter goes on this listener port only. It must be a port the gateway pods bind: when the gateway's Service has this port, Istio binds its `targetPort` instead (the default istio-ingressgateway Service maps 80 to 8080 and 443 to 8443), and the filter would land nowhere. 8080, as in the specification, is the pods' own port. Defaults to `8080`. */
     gatewayPort?: number;
     /** Name of the bookinfo VirtualService (spec `<virtual_service_name>`). Defaults to `bookinfo`. */
     virtualServiceName?: string;
@@ -82,7 +82,7 @@ export interface MeshRateLimitArgs {
     vhostScope?: VirtualHostScope;
     /** Where the EnvoyFilters live. `own`: the gateway filters in `gatewayNamespace`, the sidecar's local bucket in `workloadNamespace` (it then reaches only that namespace's pods). `root`: all in `meshNamespace` (spec 2.2 literally): the local bucket then reaches every `app: <serviceLabel>` pod of **every namespace**. Defaults to `own`. */
     filterNamespaces?: FilterNamespaces;
-    /** With `mutualTls`: `workloads`: STRICT mutual TLS for the stack's own pods only (a PeerAuthentication `mesh-ratelimit-mtls` selecting `app.kubernetes.io/part-of=mesh-ratelimit` in each of its namespaces), whatever the mesh-wide policy says. `mesh`: spec 2.10 literally, for **the whole mesh**: PeerAuthentication `default` in `meshNamespace` (`current`) or `authPolicy: MUTUAL_TLS` in the mesh ConfigMap (`seed`); clients without sidecars anywhere in the mesh are then refused. Defaults to `workloads`. */
+    /** With `mutualTls`: `workloads`: STRICT mutual TLS for the stack's own pods only (a PeerAuthentication `mesh-ratelimit-mtls` selecting `app.kubernetes.io/part-of=mesh-ratelimit` in each of its namespaces), whatever the mesh-wide policy says, except a mesh-wide `DISABLE` (clients would then send plain text, which these pods refuse: `pulumi preview` stops). `mesh`: spec 2.10 literally, for **the whole mesh**: PeerAuthentication `default` in `meshNamespace` (`current`) or `authPolicy: MUTUAL_TLS` in the mesh ConfigMap (`seed`); clients without sidecars anywhere in the mesh are then refused. Defaults to `workloads`. */
     mutualTlsScope?: MutualTlsScope;
     /** Namespace of the rate-limit Service and Deployment. Defaults to `default`. */
     ratelimitNamespace?: string;

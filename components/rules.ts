@@ -91,7 +91,7 @@ export interface HeaderMatchArgs {
 export interface RouteRefArgs {
     /** The route's name (VirtualService `http[].name`). */
     name: string;
-    /** Istio's virtual host name `<host>:<port>`, e.g. `*:8080`. Defaults to any virtual host. */
+    /** Istio's virtual host name `<host>:<port>`; one of `gateway.virtualHosts`. Defaults to each of them (every virtual host only with `gateway.allVirtualHosts`). */
     virtualHost?: string;
 }
 
@@ -101,11 +101,11 @@ export interface RateLimitRuleArgs {
     name: string;
     /** Only requests whose path matches. Defaults to every path. */
     path?: PathMatchArgs;
-    /** Only requests with this header (value, presence) or one counter per header value. Defaults to none. */
+    /** Requests with this header value or presence, all but one value (`invert`), or one counter per value (header-less requests per `whenMissing`). Defaults to none. */
     header?: HeaderMatchArgs;
     /** One counter per client address. Defaults to `false` (one counter for all clients). */
     perClientAddress?: boolean;
-    /** Only requests on this route (the rule sits on the route). Defaults to every route of the gateway. */
+    /** Only requests on this route (the rule sits on the route). Defaults to every route of `gateway.virtualHosts`. */
     route?: RouteRefArgs;
     /** Requests allowed per `unit` (per counter). */
     requestsPerUnit: number;

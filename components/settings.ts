@@ -117,7 +117,12 @@ class Reader {
         try {
             return JSON.parse(v) as T;
         } catch (e) {
-            this.fail(key, v, `is not valid JSON (${(e as Error).message})`, (s) => `${s.set(key, "<json>")} (see the README for the shape), or ${s.rm(key)}`);
+            this.fail(
+                key,
+                v,
+                `is not valid JSON (${(e as Error).message})`,
+                (s) => `${s.set(key, "<json>")} (docs/configuration.md gives the shape), or ${s.rm(key)}`,
+            );
             return undefined;
         }
     }

@@ -85,7 +85,7 @@ export function renderFiles(
     }
     const head = [
         `# ${title}: every object that applies as written (${appliable.length}), for review, diffs and validation.`,
-        '# The stack is deployed with `pulumi up`, which also does what this file cannot (README, "What the render is for").',
+        '# The stack is deployed with `pulumi up`, which also does what this file cannot (docs/operations.md, "The offline render").',
         ...(held.length
             ? [
                   `# NOT in this file (${NOT_APPLIABLE_DIR}/), so it is not the whole stack; to apply it by hand, first:`,

@@ -49,8 +49,8 @@ import { ServiceLogLevel } from "./global-ratelimit";
 import { LimitUnit, PathKeyMode } from "./rules";
 
 /**
- * The whole specified stack (docs/specification.md): one field per stack config key (README,
- * "Configuration"), typed. Every field is optional; the defaults are the stack's.
+ * The whole specified stack (docs/specification.md): one field per stack config key (docs/configuration.md),
+ * typed. Every field is optional; the defaults are the stack's.
  */
 export interface MeshRateLimitArgs {
 ${fields}

@@ -310,11 +310,11 @@ describe("settings: rawConfigFromAll", () => {
         expect(raw).to.deep.equal({ unit: "hour" });
         expect(unknown.map(plain)).to.deep.equal([
             P("varient", "B", "unknown configuration key", "did you mean 'variant'? pulumi config rm varient && pulumi config set variant 'B'"),
-            P("frobnicate", "5", "unknown configuration key", "pulumi config rm frobnicate (see the README for the list of keys)"),
+            P("frobnicate", "5", "unknown configuration key", "pulumi config rm frobnicate (docs/configuration.md lists every key)"),
         ]);
         expect(unknown.map((p) => p.fixWith!(STYLE))).to.deep.equal([
             "did you mean 'variant'? MV varient->variant=B",
-            "RM frobnicate (see the README for the list of keys)",
+            "RM frobnicate (docs/configuration.md lists every key)",
         ]);
     });
 });
@@ -758,7 +758,9 @@ const READER_CASES: Case[] = [
         return {
             name: `${k} ${v}`,
             set: { [k]: v },
-            problems: [P(k, v, `is not valid JSON (${message})`, `pulumi config set ${k} '<json>' (see the README for the shape), or pulumi config rm ${k}`)],
+            problems: [
+                P(k, v, `is not valid JSON (${message})`, `pulumi config set ${k} '<json>' (docs/configuration.md gives the shape), or pulumi config rm ${k}`),
+            ],
         };
     }),
 
@@ -974,7 +976,7 @@ describe("settings: Reader methods through resolveSettings, one key changed (who
         expect(err.problems.map((p) => p.fixWith!(STYLE))).to.deep.equal([
             "SET pagePath=/p",
             "SET unit=hour",
-            "SET descriptors=<json> (see the README for the shape), or RM descriptors",
+            "SET descriptors=<json> (docs/configuration.md gives the shape), or RM descriptors",
             "SET localFillInterval=60s",
             "SET meshNamespace=a",
             "SET gatewayPort=1",
