@@ -307,7 +307,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
                 target: gw.target,
                 ports: gw.ports,
                 domain: a.domain ?? "",
-                failureModeDeny: a.failureModeDeny === false ? false : true,
+                failureModeDeny: a.failureModeDeny !== false,
                 timeout,
                 clusterName: `outbound|${grpcPort}||${host}`,
                 authority: host,

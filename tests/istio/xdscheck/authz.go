@@ -117,19 +117,7 @@ func sidecarListeners(t test.Failer, docs []Doc, apps []string) (map[string][]*l
 			if len(svc.Spec.Selector) == 0 || !selects(svc.Spec.Selector, w.labels) {
 				continue
 			}
-			for _, sp := range svc.Spec.Ports {
-				mp, found := ms.Ports.GetByPort(int(sp.Port))
-				if !found {
-					continue
-				}
-				target := sp.Port
-				if sp.TargetPort.IntVal != 0 {
-					target = sp.TargetPort.IntVal
-				}
-				instances = append(instances, &model.ServiceInstance{Service: ms, ServicePort: mp, Endpoint: &model.IstioEndpoint{
-					Addresses: []string{w.ip}, EndpointPort: uint32(target), ServicePortName: mp.Name, Labels: w.labels, Namespace: svc.Namespace,
-				}})
-			}
+			instances = append(instances, serviceInstances(ms, svc, w.ip, w.labels, nil)...)
 		}
 	}
 	cg := core.NewConfigGenTest(t, core.TestOptions{ConfigString: text, Services: services, Instances: instances})

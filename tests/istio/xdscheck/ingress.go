@@ -321,28 +321,11 @@ func registry(docs []Doc, svcs []*corev1.Service) ([]*model.Service, []*model.Se
 			if len(svc.Spec.Selector) == 0 || !selects(svc.Spec.Selector, w.labels) {
 				continue
 			}
-			for _, sp := range svc.Spec.Ports {
-				mp, found := ms.Ports.GetByPort(int(sp.Port))
-				if !found || mp == nil {
-					continue
-				}
-				target := sp.Port
-				if sp.TargetPort.IntVal != 0 {
-					target = sp.TargetPort.IntVal
-				} else if sp.TargetPort.StrVal != "" {
-					target = w.ports[sp.TargetPort.StrVal]
-				}
-				ep := &model.IstioEndpoint{
-					Addresses:       []string{w.ip},
-					EndpointPort:    uint32(target),
-					ServicePortName: mp.Name,
-					Labels:          w.labels,
-					Namespace:       svc.Namespace,
-				}
+			for _, si := range serviceInstances(ms, svc, w.ip, w.labels, w.ports) {
 				if w.mesh {
-					ep.TLSMode = model.IstioMutualTLSModeLabel
+					si.Endpoint.TLSMode = model.IstioMutualTLSModeLabel
 				}
-				instances = append(instances, &model.ServiceInstance{Service: ms, ServicePort: mp, Endpoint: ep})
+				instances = append(instances, si)
 			}
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 
+	"istio.io/istio/pilot/pkg/model"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	sigyaml "sigs.k8s.io/yaml"
 )
@@ -152,4 +154,35 @@ func Dig(m map[string]any, keys ...string) any {
 		cur = mm[k]
 	}
 	return cur
+}
+
+// serviceInstances: the endpoints a Service gets on one pod it selects (its address, labels and named
+// container ports), one per Service port, with the targetPort resolved as Kubernetes does (a number,
+// or the name of a container port; with no named ports given, a name keeps the Service port).
+func serviceInstances(ms *model.Service, svc corev1.Service, ip string, labels map[string]string, namedPorts map[string]int32) []*model.ServiceInstance {
+	var out []*model.ServiceInstance
+	for _, sp := range svc.Spec.Ports {
+		mp, found := ms.Ports.GetByPort(int(sp.Port))
+		if !found || mp == nil {
+			continue
+		}
+		target := sp.Port
+		if sp.TargetPort.IntVal != 0 {
+			target = sp.TargetPort.IntVal
+		} else if sp.TargetPort.StrVal != "" && namedPorts != nil {
+			target = namedPorts[sp.TargetPort.StrVal]
+		}
+		out = append(out, &model.ServiceInstance{
+			Service:     ms,
+			ServicePort: mp,
+			Endpoint: &model.IstioEndpoint{
+				Addresses:       []string{ip},
+				EndpointPort:    uint32(target),
+				ServicePortName: mp.Name,
+				Labels:          labels,
+				Namespace:       svc.Namespace,
+			},
+		})
+	}
+	return out
 }

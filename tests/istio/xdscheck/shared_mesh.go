@@ -250,29 +250,7 @@ func GenerateShared(t test.Failer, render []Doc) (*SharedGenerated, error) {
 			if w.ns != svc.Namespace || !selects(svc.Spec.Selector, w.labels) {
 				continue
 			}
-			for _, sp := range svc.Spec.Ports {
-				mp, found := ms.Ports.GetByPort(int(sp.Port))
-				if !found || mp == nil {
-					continue
-				}
-				target := sp.Port
-				if sp.TargetPort.IntVal != 0 {
-					target = sp.TargetPort.IntVal
-				} else if sp.TargetPort.StrVal != "" {
-					target = w.ports[sp.TargetPort.StrVal]
-				}
-				instances = append(instances, &model.ServiceInstance{
-					Service:     ms,
-					ServicePort: mp,
-					Endpoint: &model.IstioEndpoint{
-						Addresses:       []string{w.ip},
-						EndpointPort:    uint32(target),
-						ServicePortName: mp.Name,
-						Labels:          w.labels,
-						Namespace:       svc.Namespace,
-					},
-				})
-			}
+			instances = append(instances, serviceInstances(ms, svc, w.ip, w.labels, w.ports)...)
 		}
 	}
 	find := func(ns, app string) *sharedWorkload {
