@@ -1,95 +1,43 @@
 /**
- * mesh-ratelimit: the Pulumi program. Reads stack config, validates it, builds the stack.
- * docs/configuration.md lists every config key.
+ * The package entry: the components and their argument types. Importing it runs nothing (no stack
+ * config is read, no resource is created); `package/` makes it a Pulumi plugin for every language.
  */
-import * as pulumi from "@pulumi/pulumi";
-import { execFileSync } from "child_process";
-import { lookupMeshReach, lookupSharedObjects } from "./components/cluster-lookup";
-import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef, refName } from "./components/preflight";
-import { buildProgram } from "./components/program";
-import { missingApis } from "./components/served-apis";
-import { StackSettings } from "./components/settings";
-
-const kubeContext = new pulumi.Config("kubernetes").get("context");
-
-/** Asks the cluster which API versions it serves; skipped with a warning when kubectl cannot reach it. */
-function checkCluster(s: StackSettings) {
-    let out: string;
-    try {
-        out = execFileSync("kubectl", [...(kubeContext ? ["--context", kubeContext] : []), "api-versions"], {
-            encoding: "utf8",
-            timeout: 20_000,
-            stdio: ["ignore", "pipe", "pipe"],
-        });
-    } catch (e: any) {
-        pulumi.log.warn(
-            `could not list the cluster's API versions with kubectl (${
-                String(e.stderr || e.message)
-                    .trim()
-                    .split("\n")[0]
-            }); skipping the served-API check`,
-        );
-        return [];
-    }
-    return missingApis(
-        s,
-        new Set(
-            out
-                .split("\n")
-                .map((l) => l.trim())
-                .filter(Boolean),
-        ),
-    );
-}
-
-/**
- * Reads the fixed-name objects outside the stack's namespaces (IngressClass, PeerAuthentication
- * `default`, the EnvoyFilters in the mesh namespace) so the program can decide, before anything is
- * created, to create, leave or refuse each one (components/preflight.ts).
- */
-function lookupShared(refs: SharedObjectRef[]): LiveObject[] {
-    try {
-        return lookupSharedObjects(refs, kubeContext);
-    } catch (e: any) {
-        pulumi.log.warn(
-            `could not look up ${refs.map(refName).join(", ")} with kubectl (${
-                String(e.stderr || e.message)
-                    .trim()
-                    .split("\n")[0]
-            }); assuming the cluster lacks them: if one exists, pulumi up stops with AlreadyExists when it reaches it`,
-        );
-        return [];
-    }
-}
-
-/**
- * Reads the pods with the gateway's label in every namespace and the PeerAuthentications of Istio's
- * root namespace, so the program can refuse a gateway selector that reaches other teams' gateways
- * and see the mesh-wide mutual TLS policies (components/preflight.ts, planMeshReach).
- */
-function meshReach(q: MeshReachQuery): MeshReachState {
-    try {
-        return lookupMeshReach(q, kubeContext);
-    } catch (e: any) {
-        pulumi.log.warn(
-            `could not list the pods labelled ${q.gatewaySelector} or the PeerAuthentications of ${q.meshNamespace} with kubectl (${
-                String(e.stderr || e.message)
-                    .trim()
-                    .split("\n")[0]
-            }); skipping the check that the gateway filters reach only the stack's gateway`,
-        );
-        return { gatewayPods: [], peerAuthentications: [] };
-    }
-}
-
-const { settings, stack } = buildProgram(pulumi.runtime.allConfig(), { checkCluster, lookupShared, lookupMeshReach: meshReach, kubeContext });
-
-export const variant = settings.variant;
-export const apiProfile = settings.apiProfile;
-export const domain = settings.global.domain;
-/** Paths to try through the ingress gateway. */
-export const gatewayPaths = stack.gatewayPaths;
-/** gRPC address of the rate-limit service (what the gateway filter calls). */
-export const rateLimitService = stack.rateLimitService;
-export const limits = stack.limits;
-export const managedApiPath = settings.managedApi?.ingressPath;
+export {
+    GlobalRateLimit,
+    GlobalRateLimitArgs,
+    GatewayTargetArgs,
+    RateLimitServiceOptionsArgs,
+    RedisOptionsArgs,
+    RedisModeName,
+    SecretKeyArgs,
+    ServiceLogLevel,
+} from "./components/global-ratelimit";
+export { LocalRateLimit, LocalRateLimitArgs } from "./components/local-ratelimit";
+export { MeshRateLimit, LimitRowOutput } from "./stack/mesh-ratelimit";
+export { Bookinfo, BookinfoArgs } from "./components/bookinfo";
+export { ManagedApi, ManagedApiArgs } from "./components/managed-api";
+export { MeshMutualTls, MeshMutualTlsArgs } from "./components/mesh-mtls";
+export { MeshRateLimitArgs } from "./stack/mesh-ratelimit-args";
+export {
+    ApiProfileName,
+    DescriptorArgs,
+    EspPortModeName,
+    FilterNamespaces,
+    HttpRouteArgs,
+    LocalPlacementMode,
+    MutualTlsScope,
+    StackVariant,
+    VirtualHostScope,
+} from "./components/mesh-enums";
+export {
+    HeaderMatchArgs,
+    LimitArgs,
+    LimitUnit,
+    MissingHeader,
+    PathKeyMode,
+    PathLimitArgs,
+    PathMatchArgs,
+    PerPathLimitsArgs,
+    RateLimitRuleArgs,
+    RouteRefArgs,
+} from "./builders/rules";

@@ -15,16 +15,16 @@
  * pure policy builders; GlobalRateLimit creates the policies when its `accessPolicy` argument names
  * the gateway's principal.
  */
-import { stackLabels } from "./common";
+import { stackLabels } from "../lib/common";
 import { REDIS_NAME, REDIS_PORT } from "./redis";
-import { deploysRedis } from "./redis-connection";
-import { parsePrincipal, principalOf } from "./principal";
-import type { StackSettings } from "./settings";
+import { deploysRedis } from "../builders/redis-connection";
+import { parsePrincipal, principalOf } from "../lib/principal";
+import type { ServiceSettings } from "./service-settings";
 
-export { DEFAULT_GATEWAY_PRINCIPAL, PRINCIPAL_PROBLEM, Principal, parsePrincipal, principalOf, suggestedPrincipal } from "./principal";
+export { DEFAULT_GATEWAY_PRINCIPAL, PRINCIPAL_PROBLEM, Principal, parsePrincipal, principalOf, suggestedPrincipal } from "../lib/principal";
 
 /** What the policy builders need: the service and its Redis, and who may call the service. */
-export interface AccessTarget extends Pick<StackSettings, "ratelimit" | "redis"> {
+export interface AccessTarget extends Pick<ServiceSettings, "ratelimit" | "redis"> {
     /** The gateway's mesh identity, `<trust domain>/ns/<namespace>/sa/<service account>`. */
     gatewayPrincipal: string;
     /** Labels of the gateway's pods (in the principal's namespace), for the NetworkPolicy. */
@@ -32,7 +32,7 @@ export interface AccessTarget extends Pick<StackSettings, "ratelimit" | "redis">
 }
 
 /** ServiceAccount of the rate-limit service's pods (named after its Service). */
-export function ratelimitServiceAccount(s: Pick<StackSettings, "ratelimit">): string {
+export function ratelimitServiceAccount(s: Pick<ServiceSettings, "ratelimit">): string {
     return s.ratelimit.serviceName;
 }
 

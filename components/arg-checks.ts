@@ -3,8 +3,8 @@
  * a component throws, before registering anything, when one fails.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "./dns-names";
-import { RuleProblem, formatRuleProblems } from "./rules";
+import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
+import { RuleProblem, formatRuleProblems } from "../builders/rules";
 
 /** Label-selector problems, shared by the components. Exported for testing. */
 export function selectorProblems(field: string, selector: unknown): RuleProblem[] {

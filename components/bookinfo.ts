@@ -4,14 +4,15 @@
 import { DEFAULTS } from "./defaults";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
+import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "../lib/common";
 import { Gateway, GatewaySpec, VirtualService, VirtualServiceSpec } from "./crds";
-import { LOCAL_STAT_PREFIX, gatewayVirtualHosts } from "./envoy-filters";
+import { LOCAL_STAT_PREFIX, gatewayVirtualHosts } from "../builders/envoy-filters";
 import { ComponentArgsError, dnsProblem, portProblem, selectorProblems } from "./arg-checks";
 import { HttpRouteArgs } from "./mesh-enums";
-import { BOOKINFO_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "./pod-security";
-import { RuleProblem } from "./rules";
-import { HttpRoute, StackSettings, defaultRoutes, isGatewayHost } from "./settings";
+import { BOOKINFO_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "../lib/pod-security";
+import { RuleProblem } from "../builders/rules";
+import { HttpRoute, defaultRoutes } from "../builders/routes";
+import { isGatewayHost } from "../lib/formats";
 
 export const BOOKINFO_PORT = 9080;
 
@@ -23,13 +24,25 @@ export const BOOKINFO_APPS: readonly { app: string; versions: string[] }[] = [
     { app: "productpage", versions: ["v1"] },
 ];
 
+/** The sample's Gateway and VirtualService, as the stack's settings and Bookinfo's args resolve them. */
+export interface BookinfoSettings {
+    namespace: string;
+    /** Hosts of the Gateway's server and of the VirtualService. */
+    hosts: string[];
+    version: string;
+    gatewayName: string;
+    gatewayPort: number;
+    virtualServiceName: string;
+    routes: HttpRoute[];
+}
+
 /** Gateway with one HTTP server on `port` for `hosts`, for the gateway pods `selector` selects. */
 export function gatewaySpecFor(selector: Record<string, string>, port: number, hosts: string[]): GatewaySpec {
     return { selector, servers: [{ port: { number: port, name: "http", protocol: "HTTP" }, hosts: [...hosts] }] };
 }
 
 /** Spec 2.5: routes to productpage; in variant A the API prefix is a separate route named `api`. */
-export function virtualServiceSpec(s: Pick<StackSettings, "bookinfo">): VirtualServiceSpec {
+export function virtualServiceSpec(s: { bookinfo: BookinfoSettings }): VirtualServiceSpec {
     const destination = { host: "productpage", port: { number: BOOKINFO_PORT } };
     return {
         hosts: [...s.bookinfo.hosts],
@@ -89,7 +102,7 @@ export interface BookinfoArgs {
 /** What the component needs, defaults filled in and checked (pure; exported for testing). */
 export function planBookinfo(args: BookinfoArgs): {
     problems: RuleProblem[];
-    s: Pick<StackSettings, "bookinfo" | "awaitRollout">;
+    s: { bookinfo: BookinfoSettings; awaitRollout: boolean };
     selector: Record<string, string>;
     statsApp: string;
 } {

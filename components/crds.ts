@@ -4,7 +4,7 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { EnvoyFilterSpec } from "./envoy-filters";
+import { EnvoyFilterSpec } from "../builders/envoy-filters";
 
 interface Meta {
     name: string;

@@ -4,9 +4,9 @@
  * listener ports the rate-limit filter goes on; checked, with every problem named.
  */
 import { dnsProblem, portProblem, selectorProblems } from "./arg-checks";
-import { FilterTarget, GATEWAY_NAME_LABEL } from "./envoy-filters";
-import { RateLimitRuleArgs, RoutePatch, RuleProblem } from "./rules";
-import { isGatewayHost } from "./settings";
+import { FilterTarget, GATEWAY_NAME_LABEL } from "../builders/envoy-filters";
+import { RateLimitRuleArgs, RoutePatch, RuleProblem } from "../builders/rules";
+import { isGatewayHost } from "../lib/formats";
 
 /** The gateway the limits apply to: its pods, its namespace, the virtual hosts the rules may act on. */
 export interface GatewayTargetArgs {

@@ -1,5 +1,5 @@
 /**
- * GlobalRateLimit: global limits for any Istio gateway, from typed rules (components/rules.ts).
+ * GlobalRateLimit: global limits for any Istio gateway, from typed rules (builders/rules.ts).
  * Deploys the envoyproxy/ratelimit service (ConfigMap, Deployment, Service, PodDisruptionBudget),
  * Redis (or uses an existing one) and the gateway's EnvoyFilters (the rate-limit HTTP filter, the
  * virtual-host actions and the route actions), all derived from the same rules.
@@ -8,19 +8,22 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { AccessTarget, PRINCIPAL_PROBLEM, authorizationPolicyManifests, networkPolicyManifests, parsePrincipal, suggestedPrincipal } from "./access-policies";
 import { ComponentArgsError, dnsProblem, portProblem, selectorProblems } from "./arg-checks";
-import { stackLabels } from "./common";
+import { stackLabels } from "../lib/common";
 import { EnvoyFilter } from "./crds";
 import { DEFAULTS } from "./defaults";
-import { redisTimeoutFor } from "./failure-bounds";
-import { EnvoyFilterSpec, ratelimitHttpFilter, routeRateLimitsFilter, vhostRateLimitsFilter } from "./envoy-filters";
+import { redisTimeoutFor } from "../builders/failure-bounds";
+import { EnvoyFilterSpec, ratelimitHttpFilter, routeRateLimitsFilter, vhostRateLimitsFilter } from "../builders/envoy-filters";
 import { GatewayTargetArgs, gatewayTargetOf, isVirtualHostName, routePatchesFor } from "./gateway-target";
-import { configYaml } from "./ratelimit-config";
+import { configYaml } from "../builders/ratelimit-config";
 import { RateLimitService } from "./ratelimit-service";
 import { Redis } from "./redis";
-import { deploysRedis, redisUrl } from "./redis-connection";
+import { deploysRedis, redisUrl } from "../builders/redis-connection";
 import { RedisModeName, RedisOptionsArgs, SecretKeyArgs, redisConnectionOf, redisOptionsOf } from "./redis-options";
-import { CompiledLimits, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs, RuleProblem, compileGlobalLimits } from "./rules";
-import { GO_DURATION, StackSettings, protoDurationSeconds } from "./settings";
+import { CompiledLimits, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs, RuleProblem, compileGlobalLimits } from "../builders/rules";
+import { GO_DURATION, protoDurationSeconds } from "../lib/formats";
+import { RateLimitServiceSettings, ServiceLogLevel, ServiceSettings } from "./service-settings";
+
+export { ServiceLogLevel };
 
 // Re-exported: the package entry and the tests name them from here.
 export {
@@ -35,14 +38,6 @@ export {
     redisOptionsOf,
     selectorProblems,
 };
-
-/** `LOG_LEVEL` of the rate-limit service. */
-export enum ServiceLogLevel {
-    Debug = "debug",
-    Info = "info",
-    Warn = "warn",
-    Error = "error",
-}
 
 /** The envoyproxy/ratelimit service. */
 export interface RateLimitServiceOptionsArgs {
@@ -133,7 +128,7 @@ export interface GlobalRateLimitPlan {
     problems: RuleProblem[];
     compiled: CompiledLimits;
     /** Settings of the service and Redis (internal components), defaults filled in. */
-    service: Pick<StackSettings, "ratelimit" | "redis" | "awaitRollout">;
+    service: ServiceSettings;
     configYaml: string;
     filters: { name: string; namespace: string; spec: EnvoyFilterSpec }[];
     /** The AuthorizationPolicies and NetworkPolicies of `accessPolicy` (none without it). */
@@ -209,7 +204,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     const configName = svc.configName ?? DEFAULTS.configName;
     const grpcPort = svc.grpcPort ?? DEFAULTS.ratelimitGrpcPort;
     const replicas = svc.replicas ?? DEFAULTS.ratelimitReplicas;
-    const logLevel = svc.logLevel ?? (DEFAULTS.ratelimitLogLevel as ServiceLogLevel);
+    const logLevel: ServiceLogLevel = svc.logLevel ?? DEFAULTS.ratelimitLogLevel;
     problems.push(
         ...dnsProblem("service.name", name, "label"),
         ...dnsProblem("service.configName", configName, "subdomain"),
@@ -339,7 +334,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
 }
 
 /** The service settings at the components' defaults (defaults.ts; the stack config prints the same values). */
-function serviceDefaults(): StackSettings["ratelimit"] {
+function serviceDefaults(): RateLimitServiceSettings {
     return {
         namespace: DEFAULTS.ratelimitNamespace,
         serviceName: DEFAULTS.ratelimitServiceName,

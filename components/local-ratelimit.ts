@@ -3,12 +3,12 @@
  * pod, no service needed. Over the limit: 429, body `local_rate_limited`, header `x-local-rate-limit: true`.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { stackLabels } from "./common";
+import { stackLabels } from "../lib/common";
 import { EnvoyFilter } from "./crds";
-import { EnvoyFilterSpec, localBucketFilter } from "./envoy-filters";
+import { EnvoyFilterSpec, localBucketFilter } from "../builders/envoy-filters";
 import { ComponentArgsError, dnsProblem, portProblem, selectorProblems } from "./arg-checks";
-import { RuleProblem } from "./rules";
-import { protoDurationSeconds } from "./settings";
+import { RuleProblem } from "../builders/rules";
+import { protoDurationSeconds } from "../lib/formats";
 
 export interface LocalRateLimitArgs {
     /** Pod labels of the workload, e.g. `{ app: "orders" }`. */

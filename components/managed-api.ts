@@ -11,12 +11,12 @@
 import { DEFAULTS } from "./defaults";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "./common";
+import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "../lib/common";
 import { ComponentArgsError, dnsProblem } from "./arg-checks";
 import { ApiProfileName, EspPortModeName } from "./mesh-enums";
-import { ECHO_UID, restrictedContainerSecurityContext } from "./pod-security";
-import { RuleProblem } from "./rules";
-import { StackSettings, isCidr } from "./settings";
+import { ECHO_UID, restrictedContainerSecurityContext } from "../lib/pod-security";
+import { RuleProblem } from "../builders/rules";
+import { isCidr } from "../lib/formats";
 
 /** The controller name Istio serves an IngressClass for. */
 export const ISTIO_INGRESS_CONTROLLER = "istio.io/ingress-controller";
@@ -32,7 +32,19 @@ export const INCLUDE_RANGES_ANNOTATION = "traffic.sidecar.istio.io/includeOutbou
 const CREDS_DIR = "/etc/esp/creds";
 const CREDS_FILE = "service-account-creds.json";
 
-type ManagedApiSettings = NonNullable<StackSettings["managedApi"]>;
+/** ESP, its backend and the Ingress, as the stack's settings and ManagedApi's args resolve them. */
+export interface ManagedApiSettings {
+    namespace: string;
+    includeIpRanges: string[];
+    serviceName: string;
+    serviceAccountSecret?: string;
+    portMode: EspPortModeName;
+    ingressName: string;
+    ingressClassName: string;
+    ingressPath: string;
+    espImage: string;
+    echoImage: string;
+}
 
 /**
  * ESP's container security. The `endpoints-runtime:1` image must run as root: its start script
@@ -62,7 +74,7 @@ export function espArgs(m: ManagedApiSettings): string[] {
 }
 
 /** Spec 2.9: port 80 → 8081, named `http` (mesh mTLS) or `tcp` (sidecar passes bytes through). */
-export function espServicePort(m: ManagedApiSettings, profile: StackSettings["apiProfile"]) {
+export function espServicePort(m: ManagedApiSettings, profile: ApiProfileName) {
     return {
         port: ESP_SERVICE_PORT,
         targetPort: ESP_HTTP_PORT,
@@ -74,7 +86,7 @@ export function espServicePort(m: ManagedApiSettings, profile: StackSettings["ap
 }
 
 /** Spec 2.8 as specified (`seed`) or as served today (`current`). */
-export function ingressManifest(m: ManagedApiSettings, profile: StackSettings["apiProfile"], labels: Record<string, string>) {
+export function ingressManifest(m: ManagedApiSettings, profile: ApiProfileName, labels: Record<string, string>) {
     const metadata = { name: m.ingressName, namespace: m.namespace, labels, annotations: SKIP_AWAIT };
     if (profile === "seed") {
         return {
@@ -152,7 +164,7 @@ export interface ManagedApiArgs {
 export function planManagedApi(args: ManagedApiArgs): {
     problems: RuleProblem[];
     m: ManagedApiSettings;
-    profile: StackSettings["apiProfile"];
+    profile: ApiProfileName;
     awaitRollout: boolean;
 } {
     const a: Partial<ManagedApiArgs> = args ?? {};
@@ -162,14 +174,14 @@ export function planManagedApi(args: ManagedApiArgs): {
         includeIpRanges: a.includeIpRanges ?? [],
         serviceName: a.serviceName ?? "",
         serviceAccountSecret: a.serviceAccountSecret,
-        portMode: a.portMode ?? (d("espPortMode") as EspPortModeName),
+        portMode: a.portMode ?? DEFAULTS.espPortMode,
         ingressName: a.ingressName ?? d("ingressName"),
         ingressClassName: a.ingressClassName ?? d("ingressClassName"),
         ingressPath: a.ingressPath ?? d("ingressPath"),
         espImage: a.espImage ?? d("espImage"),
         echoImage: a.echoImage ?? d("echoImage"),
     };
-    const profile = (a.apiProfile ?? d("apiProfile")) as StackSettings["apiProfile"];
+    const profile: ApiProfileName = a.apiProfile ?? DEFAULTS.apiProfile;
     const problems: RuleProblem[] = [
         ...dnsProblem("serviceName", m.serviceName, "subdomain"),
         ...dnsProblem("namespace", m.namespace, "label"),

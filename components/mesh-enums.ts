@@ -1,56 +1,63 @@
 /**
  * Typed forms of the stack config values that are one of a few words or JSON, for the
- * MeshRateLimit component's arguments (components/mesh-ratelimit-args.ts).
+ * MeshRateLimit component's arguments (stack/mesh-ratelimit-args.ts).
  */
-import { LimitUnit } from "./rules";
+import { LimitUnit } from "../builders/rules";
 
 /** Preset of the specification (docs/specification.md, "The two variants"). */
-export enum StackVariant {
-    A = "A",
-    B = "B",
-}
+export const StackVariant = {
+    A: "A",
+    B: "B",
+} as const;
+export type StackVariant = (typeof StackVariant)[keyof typeof StackVariant];
 
 /** Which API versions the stack creates: today's, or exactly the specification's. */
-export enum ApiProfileName {
-    Current = "current",
-    Seed = "seed",
-}
+export const ApiProfileName = {
+    Current: "current",
+    Seed: "seed",
+} as const;
+export type ApiProfileName = (typeof ApiProfileName)[keyof typeof ApiProfileName];
 
 /** Where the local bucket sits: the whole filter, or per route of the inbound virtual host. */
-export enum LocalPlacementMode {
-    AllRoutes = "all-routes",
-    SingleRoute = "single-route",
-}
+export const LocalPlacementMode = {
+    AllRoutes: "all-routes",
+    SingleRoute: "single-route",
+} as const;
+export type LocalPlacementMode = (typeof LocalPlacementMode)[keyof typeof LocalPlacementMode];
 
 /** How the managed-API Service port is named. */
-export enum EspPortModeName {
-    Http = "http",
-    Tcp = "tcp",
-}
+export const EspPortModeName = {
+    Http: "http",
+    Tcp: "tcp",
+} as const;
+export type EspPortModeName = (typeof EspPortModeName)[keyof typeof EspPortModeName];
 
 /** Which virtual hosts of the gateway the global limits apply to. */
-export enum VirtualHostScope {
+export const VirtualHostScope = {
     /** Only the stack's own Gateway's virtual hosts, and the rate-limit filter only on its port. */
-    GatewayHosts = "gateway-hosts",
+    GatewayHosts: "gateway-hosts",
     /** Spec 2.4 literally: every virtual host of the gateway (other teams' too) and every listener. */
-    All = "all",
-}
+    All: "all",
+} as const;
+export type VirtualHostScope = (typeof VirtualHostScope)[keyof typeof VirtualHostScope];
 
 /** Where the stack's EnvoyFilters live. */
-export enum FilterNamespaces {
+export const FilterNamespaces = {
     /** The gateway filters in the gateway's namespace, the local bucket in the workload's. */
-    Own = "own",
+    Own: "own",
     /** Spec 2.2 literally: all in Istio's root namespace (they reach matching pods of every namespace). */
-    Root = "root",
-}
+    Root: "root",
+} as const;
+export type FilterNamespaces = (typeof FilterNamespaces)[keyof typeof FilterNamespaces];
 
 /** How far mutual TLS reaches. */
-export enum MutualTlsScope {
+export const MutualTlsScope = {
     /** STRICT for the stack's own pods only (a PeerAuthentication with a selector in each of its namespaces). */
-    Workloads = "workloads",
+    Workloads: "workloads",
     /** Spec 2.10 literally: the whole mesh (PeerAuthentication `default` in the root namespace, or the mesh ConfigMap's `authPolicy`). */
-    Mesh = "mesh",
-}
+    Mesh: "mesh",
+} as const;
+export type MutualTlsScope = (typeof MutualTlsScope)[keyof typeof MutualTlsScope];
 
 /** A VirtualService HTTP route of the bookinfo sample. */
 export interface HttpRouteArgs {

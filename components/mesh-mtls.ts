@@ -16,12 +16,12 @@
  */
 import { DEFAULTS } from "./defaults";
 import * as pulumi from "@pulumi/pulumi";
-import { PART_OF, stackLabels } from "./common";
+import { PART_OF, stackLabels } from "../lib/common";
 import { PeerAuthentication } from "./crds";
 import { ComponentArgsError, dnsProblem, selectorProblems } from "./arg-checks";
-import { restoredText, setTopLevel } from "./mesh-config-text";
+import { restoredText, setTopLevel } from "../builders/mesh-config-text";
 import { ApiProfileName, MutualTlsScope } from "./mesh-enums";
-import { RuleProblem } from "./rules";
+import { RuleProblem } from "../builders/rules";
 
 export const MESH_CONFIGMAP = "istio";
 export const MESH_CONFIG_KEY = "mesh";
@@ -152,7 +152,7 @@ export interface MeshMutualTlsArgs {
 export class MeshMutualTls extends pulumi.ComponentResource {
     constructor(name: string, args: MeshMutualTlsArgs, opts?: pulumi.ComponentResourceOptions) {
         const a: MeshMutualTlsArgs = args ?? {};
-        const profile = a.apiProfile ?? (DEFAULTS.apiProfile as ApiProfileName);
+        const profile: ApiProfileName = a.apiProfile ?? DEFAULTS.apiProfile;
         const meshNamespace = a.meshNamespace ?? DEFAULTS.meshNamespace;
         const scope = a.scope ?? MutualTlsScope.Workloads;
         const selector = a.selector ?? { "app.kubernetes.io/part-of": PART_OF };

@@ -5,13 +5,13 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 import { ratelimitServiceAccount } from "./access-policies";
-import { INJECT_LABEL, SIDECAR_FIRST_ANNOTATIONS, SKIP_AWAIT, awaitAnnotations, serviceAccountManifest, stackLabels } from "./common";
-import { RATELIMIT_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "./pod-security";
-import { CONFIG_FILE_KEY } from "./ratelimit-config";
+import { INJECT_LABEL, SIDECAR_FIRST_ANNOTATIONS, SKIP_AWAIT, awaitAnnotations, serviceAccountManifest, stackLabels } from "../lib/common";
+import { RATELIMIT_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "../lib/pod-security";
+import { CONFIG_FILE_KEY } from "../builders/ratelimit-config";
 import { REDIS_SECRET, REDIS_SECRET_KEY } from "./redis";
-import { redisConnectionEnv, redisTlsVolumes } from "./redis-connection";
+import { redisConnectionEnv, redisTlsVolumes } from "../builders/redis-connection";
 import { METRICS_PORT, prometheusScrapeAnnotations, shadowModeEnv } from "./safe-rollout";
-import { StackSettings } from "./settings";
+import { ServiceSettings } from "./service-settings";
 
 /** Where the service reads its config: $RUNTIME_ROOT/$RUNTIME_SUBDIRECTORY/config/*.yaml. */
 export const RUNTIME_ROOT = "/data";
@@ -31,7 +31,7 @@ export interface EnvVar {
  * The container environment. Pure, exported for the tests and the conformance harness, which runs
  * the real service with exactly this environment.
  */
-export function ratelimitEnv(s: Pick<StackSettings, "ratelimit" | "redis">, redisAddress: string): EnvVar[] {
+export function ratelimitEnv(s: Pick<ServiceSettings, "ratelimit" | "redis">, redisAddress: string): EnvVar[] {
     const r = s.ratelimit;
     return [
         { name: "LOG_LEVEL", value: r.logLevel },
@@ -41,7 +41,7 @@ export function ratelimitEnv(s: Pick<StackSettings, "ratelimit" | "redis">, redi
         // REDIS_TYPE, REDIS_URL, REDIS_AUTH and TLS/Sentinel variables of the chosen Redis (redisAddress: the deployed one's).
         ...redisConnectionEnv(s.redis, redisAddress, { name: REDIS_SECRET, key: REDIS_SECRET_KEY }),
         // Bounds opening a connection to Redis (derived from the gateway's timeout, half of it, at most
-        // 1 s; components/failure-bounds.ts). In this service version it does not bound a command on an
+        // 1 s; builders/failure-bounds.ts). In this service version it does not bound a command on an
         // open connection: a Redis that hangs is bounded only by the gateway's own timeout.
         { name: "REDIS_TIMEOUT", value: r.redisTimeout },
         // /healthcheck fails while the service has no live Redis connection: readiness then takes the
@@ -76,8 +76,8 @@ export function ratelimitEnv(s: Pick<StackSettings, "ratelimit" | "redis">, redi
 /** Internal: built by the GlobalRateLimit component from its own arguments. */
 export interface RateLimitServiceArgs {
     /** The service part of the settings (names, ports, image, tuning), its Redis and whether to await rollouts. */
-    settings: Pick<StackSettings, "ratelimit" | "redis" | "awaitRollout">;
-    /** The text of `config.yaml` (components/ratelimit-config.ts, from the compiled rules). */
+    settings: Pick<ServiceSettings, "ratelimit" | "redis" | "awaitRollout">;
+    /** The text of `config.yaml` (builders/ratelimit-config.ts, from the compiled rules). */
     configYaml: string;
     /** `host:port` of the deployed Redis (unused when `settings.redis` names an existing one). */
     redisAddress: string;

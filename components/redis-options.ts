@@ -4,7 +4,7 @@
  * (redis-connection.ts).
  */
 import { dnsProblem } from "./arg-checks";
-import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem } from "./failure-bounds";
+import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem } from "../builders/failure-bounds";
 import {
     RedisConnection,
     RedisMode,
@@ -14,20 +14,21 @@ import {
     cleanSentinelMaster,
     isHostPort,
     isSecretDataKey,
-} from "./redis-connection";
-import { RuleProblem } from "./rules";
+} from "../builders/redis-connection";
+import { RuleProblem } from "../builders/rules";
 
 /** Which Redis the service counts in. */
-export enum RedisModeName {
+export const RedisModeName = {
     /** A single Redis deployed by the component (password generated, kept in Secret `redis-auth`). */
-    InCluster = "in-cluster",
+    InCluster: "in-cluster",
     /** One Redis that already exists (`addresses`: one `host:port`). */
-    External = "external",
+    External: "external",
     /** Redis Sentinel (`addresses`: the Sentinels; `sentinelMaster`: the master's name). */
-    Sentinel = "sentinel",
+    Sentinel: "sentinel",
     /** Redis Cluster (`addresses`: seed nodes). */
-    Cluster = "cluster",
-}
+    Cluster: "cluster",
+} as const;
+export type RedisModeName = (typeof RedisModeName)[keyof typeof RedisModeName];
 
 /** A key of a Kubernetes Secret. */
 export interface SecretKeyArgs {
@@ -63,7 +64,7 @@ export interface RedisOptionsArgs {
     tlsCaSecret?: string;
 }
 
-/** The typed Redis choice → the connection the service environment is built from (components/redis-connection.ts). */
+/** The typed Redis choice → the connection the service environment is built from (builders/redis-connection.ts). */
 export function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]): RedisConnection {
     const mode = r.mode ?? RedisModeName.InCluster;
     const knownMode = (Object.values(RedisModeName) as string[]).includes(mode);
@@ -185,7 +186,7 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]):
 export function redisOptionsOf(c: RedisConnection, image: string, maxMemory: string): RedisOptionsArgs {
     if (c.mode === "in-cluster") return { image, maxMemory };
     return {
-        mode: c.mode as RedisModeName,
+        mode: c.mode,
         addresses: c.addresses,
         ...(c.sentinelMaster !== undefined ? { sentinelMaster: c.sentinelMaster } : {}),
         ...(c.password ? { passwordSecret: c.password } : {}),

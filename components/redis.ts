@@ -5,10 +5,10 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
-import { INJECT_LABEL, SIDECAR_FIRST_ANNOTATIONS, SKIP_AWAIT, awaitAnnotations, serviceAccountManifest, stackLabels } from "./common";
-import { REDIS_MEMORY_LIMIT, redisServerArgs } from "./failure-bounds";
-import { REDIS_GID, REDIS_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "./pod-security";
-import { StackSettings } from "./settings";
+import { INJECT_LABEL, SIDECAR_FIRST_ANNOTATIONS, SKIP_AWAIT, awaitAnnotations, serviceAccountManifest, stackLabels } from "../lib/common";
+import { REDIS_MEMORY_LIMIT, redisServerArgs } from "../builders/failure-bounds";
+import { REDIS_GID, REDIS_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "../lib/pod-security";
+import { ServiceSettings } from "./service-settings";
 
 export const REDIS_PORT = 6379;
 export const REDIS_NAME = "redis";
@@ -19,7 +19,7 @@ export const REDIS_SECRET_KEY = "password";
 /** Internal: built by the GlobalRateLimit component from its own arguments. */
 export interface RedisArgs {
     /** Namespace, image and memory bound (`ratelimit.namespace`, `.redisImage`, `.redisMaxMemory`) and whether to await the rollout. */
-    settings: Pick<StackSettings, "ratelimit" | "awaitRollout">;
+    settings: Pick<ServiceSettings, "ratelimit" | "awaitRollout">;
 }
 
 export class Redis extends pulumi.ComponentResource {

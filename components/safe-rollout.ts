@@ -8,7 +8,7 @@
  * the request through; the service counts each such answer in `ratelimit_server.global_shadow_mode`
  * (`ratelimit_service_global_shadow_mode` in Prometheus) and the per-key `over_limit` counters.
  */
-import { StackSettings } from "./settings";
+import { ServiceSettings } from "./service-settings";
 
 /** Port the service serves Prometheus metrics on (`PROMETHEUS_ADDR`). */
 export const METRICS_PORT = 9090;
@@ -21,7 +21,7 @@ export interface PlainEnvVar {
 }
 
 /** Environment for shadow mode: only set when on (the service's default is off). */
-export function shadowModeEnv(s: Pick<StackSettings, "ratelimit">): PlainEnvVar[] {
+export function shadowModeEnv(s: Pick<ServiceSettings, "ratelimit">): PlainEnvVar[] {
     return s.ratelimit.shadowMode ? [{ name: "SHADOW_MODE", value: "true" }] : [];
 }
 
@@ -32,7 +32,7 @@ export function shadowModeEnv(s: Pick<StackSettings, "ratelimit">): PlainEnvVar[
  * sidecar, Istio rewrites them to its merged endpoint on port 15020 and serves the service's own
  * metrics there too, so scraping works under STRICT mutual TLS. Empty when Prometheus is off.
  */
-export function prometheusScrapeAnnotations(s: Pick<StackSettings, "ratelimit">): Record<string, string> {
+export function prometheusScrapeAnnotations(s: Pick<ServiceSettings, "ratelimit">): Record<string, string> {
     if (!s.ratelimit.prometheus) return {};
     return { "prometheus.io/scrape": "true", "prometheus.io/port": String(METRICS_PORT), "prometheus.io/path": METRICS_PATH };
 }

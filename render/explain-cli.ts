@@ -3,11 +3,11 @@
  *
  * For each request path: the route the gateway picks, the descriptors it sends to the rate-limit
  * service, the limit of the config that answers them and the counter (bucket) they share.
- * Computed by the gateway MODEL in render/explain.ts from the objects the stack renders.
+ * Computed by the gateway MODEL in gateway-model/explain.ts from the objects the stack renders.
  */
 import { cliError, parseCli, UsageError } from "./args";
 import { renderStack } from "./render";
-import { explainWith, gatewayModel, HostNotServed, K8sObject } from "./explain";
+import { explainWith, gatewayModel, HostNotServed, K8sObject } from "../gateway-model/explain";
 import { formatExplanation } from "./explain-format";
 
 const USAGE =

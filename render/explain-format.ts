@@ -2,7 +2,7 @@
  * MODEL output: how the gateway model's explanation of a request is printed (npm run explain), the
  * counter's current window and which descriptor's limit binds first. Pure.
  */
-import type { DescriptorExplanation, Explanation } from "./explain";
+import type { DescriptorExplanation, Explanation } from "../gateway-model/explain";
 
 const UNIT_SECONDS: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86400 };
 

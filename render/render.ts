@@ -6,9 +6,9 @@ import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
-import { PROJECT } from "../components/config-schema";
-import { LiveObject, MeshReachState } from "../components/preflight";
-import { StackSettings } from "../components/settings";
+import { PROJECT } from "../stack/config/config-schema";
+import { LiveObject, MeshReachState } from "../stack/preflight";
+import { StackSettings } from "../stack/config/settings";
 
 export interface K8sObject {
     apiVersion: string;
@@ -33,7 +33,7 @@ export interface RenderOptions {
     /** Called for each resource as it is registered (tests use it to prove nothing was registered). */
     onRegister?: (r: Registration) => void;
     /**
-     * Objects the cluster already has, for the shared-object preflight (components/preflight.ts).
+     * Objects the cluster already has, for the shared-object preflight (stack/preflight.ts).
      * Absent: the cluster lacks every one of them (the offline default).
      */
     cluster?: LiveObject[];
@@ -99,7 +99,7 @@ export function registerProgram(opts: RenderOptions): Promise<{ settings: StackS
         );
         pulumi.runtime.setAllConfig(programConfig(opts));
         // Loaded after the mocks are in place.
-        const { buildProgram } = require("../components/program") as typeof import("../components/program");
+        const { buildProgram } = require("../stack/program") as typeof import("../stack/program");
         const { settings } = buildProgram(pulumi.runtime.allConfig(), {
             ...(opts.cluster ? { lookupShared: () => opts.cluster!, report: opts.onReport } : {}),
             ...(opts.meshReach ? { lookupMeshReach: () => opts.meshReach!, report: opts.onReport } : {}),

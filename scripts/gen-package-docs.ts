@@ -1,19 +1,25 @@
 /**
  * Writes docs/package.md: every component of the package, its inputs and outputs, and every type
  * they use, from the schema Pulumi's own analyzer infers (`ComponentProvider.getSchema()`, the
- * schema `pulumi package add` uses). `--check` exits 1 when the file is out of date.
+ * schema `pulumi package add` uses), and plugin/schema.json, that schema as committed (a test fails when
+ * the analyzer's schema changes and the file was not regenerated). `--check` exits 1 when either is out of date.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { ComponentProvider } from "@pulumi/pulumi/provider/experimental";
 import * as fs from "fs";
 import * as path from "path";
 
-export const PACKAGE_DIR = path.join(__dirname, "..", "package");
+export const PACKAGE_DIR = path.join(__dirname, "..", "plugin");
 export const OUT = path.join(__dirname, "..", "docs", "package.md");
+export const SCHEMA_OUT = path.join(PACKAGE_DIR, "schema.json");
+
+/** The committed schema text: stable key order as the analyzer emits it, two-space JSON. */
+export const schemaText = (schema: unknown) => `${JSON.stringify(schema, null, 2)}\n`;
 
 /** The package's schema, as Pulumi's analyzer infers it from the Args interfaces. */
 export async function packageSchema(): Promise<any> {
-    const entry = require(path.join(PACKAGE_DIR, "index.ts"));
+    // Loaded as Pulumi's Node.js plugin runner loads it: require() of the folder.
+    const entry = require(PACKAGE_DIR);
     const components = Object.values<any>(entry).filter((v) => typeof v === "function" && v.prototype instanceof pulumi.ComponentResource);
     return JSON.parse(await new ComponentProvider({ components, name: "mesh-ratelimit", dirname: PACKAGE_DIR }).getSchema());
 }
@@ -91,13 +97,15 @@ if (require.main === module) {
     packageSchema().then((schema) => {
         const text = render(schema);
         if (process.argv.includes("--check")) {
-            if (!fs.existsSync(OUT) || fs.readFileSync(OUT, "utf8") !== text) {
-                console.error("docs/package.md is out of date: run npm run gen:package-docs");
+            const stale = (f: string, t: string) => !fs.existsSync(f) || fs.readFileSync(f, "utf8") !== t;
+            if (stale(OUT, text) || stale(SCHEMA_OUT, schemaText(schema))) {
+                console.error("docs/package.md or plugin/schema.json is out of date: run npm run gen:package-docs");
                 process.exit(1);
             }
         } else {
             fs.writeFileSync(OUT, text);
-            console.log("wrote docs/package.md");
+            fs.writeFileSync(SCHEMA_OUT, schemaText(schema));
+            console.log("wrote docs/package.md and plugin/schema.json");
         }
     });
 }

@@ -1,7 +1,7 @@
 /**
- * The reach preflight (components/preflight.ts, planMeshReach) against a real API server: the
- * program as `pulumi preview` runs it (components/program.ts, buildProgram) with the kubectl lookups
- * index.ts passes (components/cluster-lookup.ts: lookupSharedObjects, lookupMeshReach). kubectl
+ * The reach preflight (stack/preflight.ts, planMeshReach) against a real API server: the
+ * program as `pulumi preview` runs it (stack/program.ts, buildProgram) with the kubectl lookups
+ * index.ts passes (cluster/cluster-lookup.ts: lookupSharedObjects, lookupMeshReach). kubectl
  * reaches the tier's API server through the KUBECONFIG that tests/cluster/run.sh exports, as it
  * reaches a real cluster through the user's; nothing is mocked but Pulumi's engine.
  *
@@ -17,10 +17,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
-import { lookupMeshReach, lookupSharedObjects } from "../../components/cluster-lookup";
-import { PROJECT } from "../../components/config-schema";
-import { MeshReachQuery, MeshReachState, meshReachQuery } from "../../components/preflight";
-import { ConfigError, resolveSettings } from "../../components/settings";
+import { lookupMeshReach, lookupSharedObjects } from "../../cluster/cluster-lookup";
+import { PROJECT } from "../../stack/config/config-schema";
+import { MeshReachQuery, MeshReachState, meshReachQuery } from "../../stack/preflight";
+import { ConfigError, resolveSettings } from "../../stack/config/settings";
 import { K8sObject, Registration, programConfig, toObjects } from "../../render/render";
 import { deleteNamespace, ensureNamespace, kubeconfig, kubectl, kubectlJson, kubectlRaw, waitFor } from "./kube";
 
@@ -74,7 +74,7 @@ async function preview(over: Record<string, string> = {}): Promise<Preview> {
     );
     pulumi.runtime.setAllConfig(programConfig({ base: { ...DEV, ...over } }));
     // Loaded after the mocks are in place (as render/render.ts does).
-    const { buildProgram } = require("../../components/program") as typeof import("../../components/program");
+    const { buildProgram } = require("../../stack/program") as typeof import("../../stack/program");
     try {
         buildProgram(pulumi.runtime.allConfig(), {
             lookupShared: (refs) => lookupSharedObjects(refs),

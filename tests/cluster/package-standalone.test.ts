@@ -9,7 +9,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { GlobalRateLimit, LimitUnit } from "../../components/index";
+import { GlobalRateLimit, LimitUnit } from "../../index";
 import { registerComponents } from "../../render/render";
 import { deleteNamespace, ensureNamespace, kubeconfig, kubectlJson, kubectlRaw, podSecurityLabels, waitFor, waitForDeploymentPods, warnings } from "./kube";
 

@@ -1,6 +1,6 @@
 /**
- * Objects shared with the cluster (components/preflight.ts) against a real API server: the
- * preflight reads the cluster with kubectl (components/cluster-lookup.ts, the code `pulumi preview`
+ * Objects shared with the cluster (stack/preflight.ts) against a real API server: the
+ * preflight reads the cluster with kubectl (cluster/cluster-lookup.ts, the code `pulumi preview`
  * runs), decides, and the program registers only what it may create. "up" here creates exactly the
  * shared objects the program registered, with a plain create (POST) as pulumi-kubernetes ≥ 4.29
  * does, so an object that exists fails with AlreadyExists just as `pulumi up` would; "destroy"
@@ -17,9 +17,9 @@
  * has a test of its own at the end.
  */
 import { expect } from "chai";
-import { lookupSharedObjects } from "../../components/cluster-lookup";
-import { LiveObject, SharedObjectsPlan, planSharedObjects, refName, sharedObjectRefs } from "../../components/preflight";
-import { ConfigError, StackSettings, resolveSettings } from "../../components/settings";
+import { lookupSharedObjects } from "../../cluster/cluster-lookup";
+import { LiveObject, SharedObjectsPlan, planSharedObjects, refName, sharedObjectRefs } from "../../stack/preflight";
+import { ConfigError, StackSettings, resolveSettings } from "../../stack/config/settings";
 import { K8sObject, registerProgram, toObjects } from "../../render/render";
 import { ensureNamespace, kubectl, kubectlJson, kubectlRaw } from "./kube";
 

@@ -10,7 +10,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { parseAllDocuments } from "yaml";
-import { explainWith, gatewayModel, gatewayModelFromEnvoy, K8sObject } from "../../render/explain";
+import { explainWith, gatewayModel, gatewayModelFromEnvoy, K8sObject } from "../../gateway-model/explain";
 
 /** The paths: the limited path, each route, the api range edges, and what clients send to dodge limits. */
 export function agreementPaths(): string[] {

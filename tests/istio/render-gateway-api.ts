@@ -14,7 +14,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { stringify } from "yaml";
-import { GlobalRateLimit, LimitUnit, RateLimitRuleArgs } from "../../components/index";
+import { GlobalRateLimit, LimitUnit, RateLimitRuleArgs } from "../../index";
 import { K8sObject, registerComponents } from "../../render/render";
 
 /** The Gateway API Gateway the limits target, its namespace and the one virtual host it serves. */

@@ -9,7 +9,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { stringify } from "yaml";
-import { GlobalRateLimit, LimitUnit, RateLimitRuleArgs } from "../../components/index";
+import { GlobalRateLimit, LimitUnit, RateLimitRuleArgs } from "../../index";
 import { K8sObject, registerComponents } from "../../render/render";
 
 const M = LimitUnit.Minute;

@@ -267,7 +267,7 @@ check_combo() {
       ko "$combo generator: no expectation evaluated"
       tail -20 "$log" | sed 's/^/     /'
     fi
-    # 5. The gateway model (render/explain.ts) from the render and from Istio's generated routes agree.
+    # 5. The gateway model (gateway-model/explain.ts) from the render and from Istio's generated routes agree.
     local dump="$work/gateway-routes-$v-$p-$pl.json" agree_out
     if [[ ! -s "$dump" ]]; then
       ko "$combo model agreement: the generator wrote no route configuration dump (see $log)"

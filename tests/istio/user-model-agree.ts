@@ -11,7 +11,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { parseAllDocuments } from "yaml";
-import { K8sObject, explainWith, gatewayModel, gatewayModelFromEnvoy } from "../../render/explain";
+import { K8sObject, explainWith, gatewayModel, gatewayModelFromEnvoy } from "../../gateway-model/explain";
 
 function main(): number {
     const [dir, dumpFile] = process.argv.slice(2);

@@ -18,7 +18,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { spawn } from "child_process";
-import { explainWith, gatewayModel } from "../../render/explain";
+import { explainWith, gatewayModel } from "../../gateway-model/explain";
 import { cpuSeconds } from "./harness/procs";
 import { RedisServer } from "./harness/redis";
 import { RedisClusterSet } from "./harness/redis-topology";

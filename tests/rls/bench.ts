@@ -31,7 +31,7 @@ import { renderedRatelimit, RenderedRatelimit } from "./harness/rendered";
 import { renderVariant } from "./harness/stack";
 import { RlsClient, Descriptor } from "./harness/client";
 import { redisBenchmarkBin, RATELIMIT_COMMIT, cacheDir } from "./harness/tools";
-import { explainWith, gatewayModel } from "../../render/explain";
+import { explainWith, gatewayModel } from "../../gateway-model/explain";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const HIGH = Number(process.env.BENCH_CONCURRENCY ?? 64);

@@ -1,7 +1,7 @@
 /**
  * Spec 8, checks 1 and 2, against the REAL envoyproxy/ratelimit service and a real Redis, run with
  * exactly the settings the stack renders. Request paths become rate-limit requests through the
- * gateway MODEL (render/explain.ts), which reads the rendered EnvoyFilters and VirtualService.
+ * gateway MODEL (gateway-model/explain.ts), which reads the rendered EnvoyFilters and VirtualService.
  */
 import { expect } from "chai";
 import { World } from "./harness/fixture";

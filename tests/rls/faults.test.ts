@@ -12,7 +12,7 @@ import { renderedRatelimit } from "./harness/rendered";
 import { renderVariant } from "./harness/stack";
 import { ensureWindow } from "./harness/window";
 import { sleep, waitFor } from "./harness/ports";
-import { gatewayModel } from "../../render/explain";
+import { gatewayModel } from "../../gateway-model/explain";
 
 type Answer = { sentAt: number; at: number; result: Decision | Error };
 

@@ -1,7 +1,7 @@
 /**
  * Limits that hold: request sequences a client would use to get around the global limits (query
  * strings, path variants, unmatched API paths, encodings, long queries), turned into rate-limit
- * requests by the gateway MODEL (render/explain.ts) and decided by the REAL envoyproxy/ratelimit
+ * requests by the gateway MODEL (gateway-model/explain.ts) and decided by the REAL envoyproxy/ratelimit
  * service and Redis with the rendered config. Where a request yields several descriptors, the real
  * service decides.
  *

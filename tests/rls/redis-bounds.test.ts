@@ -1,5 +1,5 @@
 /**
- * The failure bounds of commit ad6cbc7 (components/failure-bounds.ts) on the REAL service and Redis,
+ * The failure bounds of commit ad6cbc7 (builders/failure-bounds.ts) on the REAL service and Redis,
  * run with the rendered settings: Redis's memory under a flood of distinct paths (rendered
  * `redisServerArgs`), the service's answer time while Redis hangs (rendered `REDIS_TIMEOUT`), and
  * `/healthcheck` while Redis is down (rendered `REDIS_HEALTH_CHECK_ACTIVE_CONNECTION`). Every value
@@ -8,11 +8,11 @@
  */
 import { expect } from "chai";
 import { spawn } from "child_process";
-import type { K8sObject } from "../../render/explain";
-import { explain, gatewayModel } from "../../render/explain";
+import type { K8sObject } from "../../gateway-model/explain";
+import { explain, gatewayModel } from "../../gateway-model/explain";
 import { windowStart } from "../../render/explain-format";
-import { REDIS_EVICTION_POLICY, redisMemoryBytes, redisServerArgs, redisTimeoutFor } from "../../components/failure-bounds";
-import { protoDurationSeconds } from "../../components/settings";
+import { REDIS_EVICTION_POLICY, redisMemoryBytes, redisServerArgs, redisTimeoutFor } from "../../builders/failure-bounds";
+import { protoDurationSeconds } from "../../stack/config/settings";
 import { RlsClient, Decision } from "./harness/client";
 import { RedisServer } from "./harness/redis";
 import { RateLimitProcess } from "./harness/service";

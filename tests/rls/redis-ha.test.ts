@@ -20,7 +20,7 @@
  * docs/rls.md, "Redis failover: what is promised".
  */
 import { expect } from "chai";
-import { explain, K8sObject } from "../../render/explain";
+import { explain, K8sObject } from "../../gateway-model/explain";
 import { Decision, RlsClient } from "./harness/client";
 import { sleep, waitFor } from "./harness/ports";
 import { RedisClusterSet, RedisNode, SentinelSet } from "./harness/redis-topology";

@@ -18,9 +18,9 @@
  * own (`ownKey`), since the default per-api-key rule counts all requests without one together.
  */
 import { expect } from "chai";
-import { GlobalRateLimit, LimitUnit, MissingHeader, RateLimitRuleArgs } from "../../components/index";
-import { ModelRequest, explain } from "../../render/explain";
-import type { K8sObject } from "../../render/explain";
+import { GlobalRateLimit, LimitUnit, MissingHeader, RateLimitRuleArgs } from "../../index";
+import { ModelRequest, explain } from "../../gateway-model/explain";
+import type { K8sObject } from "../../gateway-model/explain";
 import { registerComponents } from "../../render/render";
 import { RlsClient } from "./harness/client";
 import { RedisServer } from "./harness/redis";

@@ -2,13 +2,13 @@
 import { expect } from "chai";
 import { parse } from "yaml";
 import { gatewaySpecFor, virtualServiceSpec } from "../../components/bookinfo";
-import { localBucketValue } from "../../components/envoy-filters";
+import { localBucketValue } from "../../builders/envoy-filters";
 import { planGlobalRateLimit } from "../../components/global-ratelimit";
 import { planLocalRateLimit } from "../../components/local-ratelimit";
-import { globalArgsFromSettings, localArgsFromSettings } from "../../components/mesh-ratelimit";
+import { globalArgsFromSettings, localArgsFromSettings } from "../../stack/mesh-ratelimit";
 import { espArgs, ingressManifest } from "../../components/managed-api";
 import { ratelimitEnv } from "../../components/ratelimit-service";
-import { StackSettings, resolveSettings } from "../../components/settings";
+import { StackSettings, resolveSettings } from "../../stack/config/settings";
 import { DEV } from "./helpers";
 
 const A = resolveSettings(DEV);

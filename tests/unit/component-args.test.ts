@@ -1,14 +1,14 @@
 /**
  * Argument validation of the package's components, check by check: GlobalRateLimit
  * (planGlobalRateLimit and its helpers), LocalRateLimit (planLocalRateLimit) and MeshRateLimit's
- * typed arguments (components/mesh-args.ts). Each case starts from valid arguments, changes one
+ * typed arguments (stack/mesh-args.ts). Each case starts from valid arguments, changes one
  * thing and compares the WHOLE problem list (field, value, problem, fix). Expected values are
  * written from the doc comments and config-schema.ts defaults, not read from the code; everything
  * is computed inside each `it` (Stryker's per-test coverage).
  */
 import { expect } from "chai";
 import { parse } from "yaml";
-import { CONFIG_KEYS, configDefault } from "../../components/config-schema";
+import { CONFIG_KEYS, configDefault } from "../../stack/config/config-schema";
 import {
     GlobalRateLimitArgs,
     ComponentArgsError,
@@ -21,9 +21,9 @@ import {
     selectorProblems,
 } from "../../components/global-ratelimit";
 import { LocalRateLimit, LocalRateLimitArgs, planLocalRateLimit } from "../../components/local-ratelimit";
-import { ARGS_FIX, argsToRaw, rawToArgs, settingsFromArgs } from "../../components/mesh-args";
-import { LimitUnit, PathKeyMode, RuleProblem } from "../../components/rules";
-import { ConfigError, resolveSettings } from "../../components/settings";
+import { ARGS_FIX, argsToRaw, rawToArgs, settingsFromArgs } from "../../stack/mesh-args";
+import { LimitUnit, PathKeyMode, RuleProblem } from "../../builders/rules";
+import { ConfigError, resolveSettings } from "../../stack/config/settings";
 
 const M = LimitUnit.Minute;
 const LABEL = "must be a Kubernetes DNS-1123 label (lower-case letters, digits, '-')";

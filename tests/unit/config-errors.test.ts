@@ -5,13 +5,13 @@
 import { expect } from "chai";
 import { spawnSync } from "child_process";
 import * as path from "path";
-import { closestValue, ConfigError, formatProblems, RawConfig, rawConfigFromAll, resolveSettings } from "../../components/settings";
+import { closestValue, ConfigError, formatProblems, RawConfig, rawConfigFromAll, resolveSettings } from "../../stack/config/settings";
 import { cliFix, parseCli, UsageError } from "../../render/args";
 import { parseArgs } from "../../render/cli";
 import { parseExplainArgs } from "../../render/explain-cli";
 import { programConfig, registerProgram } from "../../render/render";
 import * as pulumi from "@pulumi/pulumi";
-import { buildProgram, isConfigSecret } from "../../components/program";
+import { buildProgram, isConfigSecret } from "../../stack/program";
 
 /** The dev stack's config: valid, so each case below fails only for what it changes. */
 const BASE: Record<string, string> = {
@@ -378,7 +378,7 @@ const CASES: Case[] = [
         fix: /distinct name/,
     },
     { name: "empty domain characters", set: { domain: "rate limit" }, key: "domain", says: /letters, digits/, fix: /domain ratelimit/ },
-    // Redis choices (components/redis-connection.ts)
+    // Redis choices (builders/redis-connection.ts)
     {
         name: "unknown redis mode",
         set: { redisMode: "sentinels" },

@@ -3,12 +3,12 @@
  * model's answer follows (no constant of the specification inside it). Also the CLI's arguments.
  */
 import { expect } from "chai";
-import { explain } from "../../render/explain";
+import { explain } from "../../gateway-model/explain";
 import { formatExplanation } from "../../render/explain-format";
 import { parseExplainArgs } from "../../render/explain-cli";
 import { renderVariant } from "../rls/harness/stack";
 
-describe("gateway model (render/explain.ts): answers follow the rendered objects", function () {
+describe("gateway model (gateway-model/explain.ts): answers follow the rendered objects", function () {
     it("a different route regex in the stack config changes which api paths send PATH=api (model)", async () => {
         const objs = await renderVariant("A", { apiRouteRegex: "/api/v1/products/[0-9]+" });
         expect(explain(objs, "/api/v1/products/100").descriptors.map((d) => d.entries)).to.deep.equal([

@@ -1,5 +1,5 @@
 /**
- * What keeps a failing Redis from spreading (components/failure-bounds.ts), and how the rendered
+ * What keeps a failing Redis from spreading (builders/failure-bounds.ts), and how the rendered
  * rate-limit service and Redis carry it: memory bound and eviction, the Redis timeout below the
  * gateway's, health that reflects Redis, probes that differ, sidecars started first, ephemeral
  * storage bounds. The rls tier runs the real service and Redis with these values
@@ -14,10 +14,10 @@ import {
     redisMemoryBytes,
     redisServerArgs,
     redisTimeoutFor,
-} from "../../components/failure-bounds";
+} from "../../builders/failure-bounds";
 import { planGlobalRateLimit } from "../../components/global-ratelimit";
-import { LimitUnit } from "../../components/rules";
-import { protoDurationSeconds } from "../../components/settings";
+import { LimitUnit } from "../../builders/rules";
+import { protoDurationSeconds } from "../../stack/config/settings";
 import { render } from "./helpers";
 
 const MiB = 1024 * 1024;

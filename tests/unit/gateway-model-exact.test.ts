@@ -1,5 +1,5 @@
 /**
- * The gateway MODEL (render/explain.ts), function by function, with exact expectations.
+ * The gateway MODEL (gateway-model/explain.ts), function by function, with exact expectations.
  *
  * Every expectation is reasoned from how the real components behave (docs/upstream.md, docs/rls.md
  * and the functions' doc comments): Envoy's path normalization (Istio's default `BASE`, RFC 3986),
@@ -30,7 +30,7 @@ import {
     normalizePath,
     selectRoute,
     urlPath,
-} from "../../render/explain";
+} from "../../gateway-model/explain";
 import { bindingDescriptor, formatExplanation, windowStart } from "../../render/explain-format";
 
 // ---------------------------------------------------------------------------------------------
@@ -236,7 +236,7 @@ function bookinfoObjects(extra: K8sObject[] = [], opts: { apiMode?: VhRateLimits
 
 // ---------------------------------------------------------------------------------------------
 
-describe("the gateway model (render/explain.ts): normalizePath, Envoy's RFC 3986 normalization (Istio BASE)", () => {
+describe("the gateway model (gateway-model/explain.ts): normalizePath, Envoy's RFC 3986 normalization (Istio BASE)", () => {
     it("resolves `.` and `..` segments as RFC 3986 remove_dot_segments does", () => {
         const table: [string, string][] = [
             ["/a/b/c/./../../g", "/a/g"], // RFC 3986 5.2.4
@@ -325,7 +325,7 @@ describe("the gateway model (render/explain.ts): normalizePath, Envoy's RFC 3986
     });
 });
 
-describe("the gateway model (render/explain.ts): urlPath, CEL's request.url_path", () => {
+describe("the gateway model (gateway-model/explain.ts): urlPath, CEL's request.url_path", () => {
     it("is the path without its query and fragment", () => {
         const table: [string, string][] = [
             ["/a/b?c=d#e", "/a/b"],
@@ -342,7 +342,7 @@ describe("the gateway model (render/explain.ts): urlPath, CEL's request.url_path
     });
 });
 
-describe("the gateway model (render/explain.ts): fullMatch, RE2 full match as Envoy's safe_regex", () => {
+describe("the gateway model (gateway-model/explain.ts): fullMatch, RE2 full match as Envoy's safe_regex", () => {
     it("must match the whole string, not a part of it", () => {
         const re = "/api/v1/products/[1-9][0-9]?";
         expect(fullMatch(re, "/api/v1/products/7")).to.equal(true);
@@ -385,7 +385,7 @@ describe("the gateway model (render/explain.ts): fullMatch, RE2 full match as En
     });
 });
 
-describe("the gateway model (render/explain.ts): selectRoute, Envoy's route matching", () => {
+describe("the gateway model (gateway-model/explain.ts): selectRoute, Envoy's route matching", () => {
     function routed(): GatewayModel {
         const m = bookinfoModel();
         m.routes = [
@@ -457,7 +457,7 @@ describe("the gateway model (render/explain.ts): selectRoute, Envoy's route matc
     });
 });
 
-describe("the gateway model (render/explain.ts): descriptorFor, one rate_limits entry → one descriptor", () => {
+describe("the gateway model (gateway-model/explain.ts): descriptorFor, one rate_limits entry → one descriptor", () => {
     it("request_headers sends the header's value under descriptor_key; `:path` is the value with its query", () => {
         expect(descriptorFor({ actions: [{ request_headers: { header_name: "x-user", descriptor_key: "USER" } }] }, { "x-user": "alice" })).to.deep.equal([
             { key: "USER", value: "alice" },
@@ -561,7 +561,7 @@ describe("the gateway model (render/explain.ts): descriptorFor, one rate_limits 
     });
 });
 
-describe("the gateway model (render/explain.ts): descriptorFor, header_value_match and its header matchers", () => {
+describe("the gateway model (gateway-model/explain.ts): descriptorFor, header_value_match and its header matchers", () => {
     const hvm = (headers: any[], extra: Record<string, unknown> = {}) => ({
         actions: [{ header_value_match: { descriptor_key: "rule", descriptor_value: "r", headers, ...extra } }],
     });
@@ -692,7 +692,7 @@ describe("the gateway model (render/explain.ts): descriptorFor, header_value_mat
     });
 });
 
-describe("the gateway model (render/explain.ts): lookupLimit, envoyproxy/ratelimit's config lookup", () => {
+describe("the gateway model (gateway-model/explain.ts): lookupLimit, envoyproxy/ratelimit's config lookup", () => {
     const config = () => ({
         domain: "d",
         descriptors: [
@@ -785,7 +785,7 @@ describe("the gateway model (render/explain.ts): lookupLimit, envoyproxy/ratelim
     });
 });
 
-describe("the gateway model (render/explain.ts): explainWith, what the gateway sends for a request", () => {
+describe("the gateway model (gateway-model/explain.ts): explainWith, what the gateway sends for a request", () => {
     it("a request to the limited path, with any query, fragment or dot segments, sends PATH=/productpage (1 per minute)", () => {
         for (const p of [
             "/productpage",
@@ -1007,7 +1007,7 @@ describe("the gateway model (render/explain.ts): explainWith, what the gateway s
     });
 });
 
-describe("the gateway model (render/explain.ts): gatewayModel, reading the rendered objects", () => {
+describe("the gateway model (gateway-model/explain.ts): gatewayModel, reading the rendered objects", () => {
     it("reads variant A's objects into the model: gateway, virtual host, routes, filters, domain and config", () => {
         const m = gatewayModel(bookinfoObjects());
         expect(m).to.deep.equal({
@@ -1395,7 +1395,7 @@ describe("the gateway model (render/explain.ts): gatewayModel, reading the rende
     });
 });
 
-describe("the gateway model (render/explain.ts): gatewayModelFromEnvoy, reading Istio's generated routes", () => {
+describe("the gateway model (gateway-model/explain.ts): gatewayModelFromEnvoy, reading Istio's generated routes", () => {
     const rc = (routes: any[], vh: Record<string, unknown> = {}) => ({
         name: "http.8080",
         virtualHosts: [
@@ -1527,7 +1527,7 @@ describe("the gateway model (render/explain.ts): gatewayModelFromEnvoy, reading 
     });
 });
 
-describe("the gateway model (render/explain.ts): windowStart, envoyproxy/ratelimit's fixed epoch-aligned windows", () => {
+describe("the gateway model (gateway-model/explain.ts): windowStart, envoyproxy/ratelimit's fixed epoch-aligned windows", () => {
     it("second, minute, hour and day windows start on UTC boundaries counted from the Unix epoch", () => {
         const now = Date.UTC(2026, 0, 1, 12, 34, 56, 789);
         expect(windowStart("second", now)).to.equal(Date.UTC(2026, 0, 1, 12, 34, 56) / 1000);
@@ -1557,7 +1557,7 @@ describe("the gateway model (render/explain.ts): windowStart, envoyproxy/ratelim
     });
 });
 
-describe("the gateway model (render/explain.ts): bindingDescriptor, the limit reached first", () => {
+describe("the gateway model (gateway-model/explain.ts): bindingDescriptor, the limit reached first", () => {
     const d = (value: string, requestsPerUnit: number, unit: string, more: Partial<AppliedLimit> = {}): DescriptorExplanation => ({
         entries: [{ key: "K", value }],
         limit: { entry: `K=${value}`, unit, requestsPerUnit, unlimited: false, shadow: false, ...more },
@@ -1600,7 +1600,7 @@ describe("the gateway model (render/explain.ts): bindingDescriptor, the limit re
     });
 });
 
-describe("the gateway model (render/explain.ts): formatExplanation, the CLI's text", () => {
+describe("the gateway model (gateway-model/explain.ts): formatExplanation, the CLI's text", () => {
     const NOW = Date.UTC(2026, 0, 1, 12, 34, 56, 789);
     const MINUTE = Date.UTC(2026, 0, 1, 12, 34) / 1000;
 
@@ -1725,7 +1725,7 @@ describe("the gateway model (render/explain.ts): formatExplanation, the CLI's te
     });
 });
 
-describe("the gateway model (render/explain.ts): checks a mutation run showed untested (docs/mutation.md)", () => {
+describe("the gateway model (gateway-model/explain.ts): checks a mutation run showed untested (docs/mutation.md)", () => {
     it("an exact route compares text, not a regex: '/v1.0' does not match '/v1x0'", () => {
         const m = { routes: [route("exact", 0, [{ kind: "exact", value: "/v1.0" }])] } as unknown as GatewayModel;
         expect(selectRoute(m, "/v1x0")).to.equal(undefined);

@@ -1,5 +1,5 @@
 /**
- * The gateway MODEL (render/explain.ts) in the unit tier: no rate-limit service needed.
+ * The gateway MODEL (gateway-model/explain.ts) in the unit tier: no rate-limit service needed.
  * Limits hold against the requests a client would use to get around them: query strings, path
  * variants, unmatched API paths. The real service deciding on these descriptors is the rls tier's
  * job (tests/rls/limits-hold.test.ts); the model agreeing with Istio's generator is the istio tier's.
@@ -14,7 +14,7 @@ import {
     K8sObject,
     normalizePath,
     urlPath,
-} from "../../render/explain";
+} from "../../gateway-model/explain";
 import { renderVariant } from "../rls/harness/stack";
 import { beforeAllTests } from "./helpers";
 

@@ -5,9 +5,9 @@
  * (docs/mutation.md) showed these texts and branches could change without a failing test.
  */
 import { expect } from "chai";
-import { effectiveLimits, formatLimits } from "../../components/limits-table";
-import { missingApis, requiredApiVersions } from "../../components/served-apis";
-import { resolveSettings } from "../../components/settings";
+import { effectiveLimits, formatLimits } from "../../stack/limits-table";
+import { missingApis, requiredApiVersions } from "../../stack/served-apis";
+import { resolveSettings } from "../../stack/config/settings";
 import { DEV } from "./helpers";
 
 const ALL_SERVED = new Set([

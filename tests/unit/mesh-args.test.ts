@@ -5,15 +5,15 @@
 import { expect } from "chai";
 import * as fs from "fs";
 import { OUT, generate } from "../../scripts/gen-mesh-args";
-import { argsToRaw, rawToArgs, settingsFromArgs } from "../../components/mesh-args";
-import { CONFIG_KEYS } from "../../components/config-schema";
+import { argsToRaw, rawToArgs, settingsFromArgs } from "../../stack/mesh-args";
+import { CONFIG_KEYS } from "../../stack/config/config-schema";
 import { StackVariant } from "../../components/mesh-enums";
-import { LimitUnit } from "../../components/rules";
-import { resolveSettings } from "../../components/settings";
+import { LimitUnit } from "../../builders/rules";
+import { resolveSettings } from "../../stack/config/settings";
 import { DEV } from "./helpers";
 
 describe("MeshRateLimit arguments", () => {
-    it("components/mesh-ratelimit-args.ts is generated from components/config-schema.ts (run npm run gen:mesh-args)", () => {
+    it("stack/mesh-ratelimit-args.ts is generated from stack/config/config-schema.ts (run npm run gen:mesh-args)", () => {
         expect(fs.readFileSync(OUT, "utf8")).to.equal(generate());
     });
 

@@ -5,20 +5,10 @@
  */
 import { expect } from "chai";
 import { parse } from "yaml";
-import {
-    ApiProfileName,
-    Bookinfo,
-    GlobalRateLimit,
-    LimitUnit,
-    LocalRateLimit,
-    ManagedApi,
-    MeshMutualTls,
-    MutualTlsScope,
-    RedisModeName,
-} from "../../components/index";
+import { ApiProfileName, Bookinfo, GlobalRateLimit, LimitUnit, LocalRateLimit, ManagedApi, MeshMutualTls, MutualTlsScope, RedisModeName } from "../../index";
 import { claimListeners } from "../../components/global-ratelimit";
 import { K8sObject, registerComponents } from "../../render/render";
-import { explain } from "../../render/explain";
+import { explain } from "../../gateway-model/explain";
 import { SHOP_RULES, shopObjects } from "./rules.test";
 
 /** Runs `build` under mocks and returns every registration (components included). */

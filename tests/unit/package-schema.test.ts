@@ -1,8 +1,9 @@
 /**
  * The component package for every Pulumi language: Pulumi's own schema analyzer
  * (`ComponentProvider.getSchema()`, no CLI, no gRPC server) accepts every exported component, with
- * typed inputs and outputs; `package/` is a folder Pulumi's plugin loader accepts; importing the
- * entry registers nothing.
+ * typed inputs and outputs; `plugin/` is a folder Pulumi's plugin loader accepts and loads the way its
+ * Node.js plugin runner does (`require(<folder>)`); the schema is committed; importing the entry
+ * registers nothing.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { ComponentProvider } from "@pulumi/pulumi/provider/experimental";
@@ -10,11 +11,13 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
-import { CONFIG_KEYS } from "../../components/config-schema";
-import { OUT as PACKAGE_DOCS, render as renderPackageDocs } from "../../scripts/gen-package-docs";
+import { CONFIG_KEYS } from "../../stack/config/config-schema";
+import { OUT as PACKAGE_DOCS, SCHEMA_OUT, render as renderPackageDocs, schemaText } from "../../scripts/gen-package-docs";
+// What the pinned SDK's plugin runner (cmd/run-plugin/run.js) calls on the required module.
+import { getPulumiComponents } from "@pulumi/pulumi/provider/experimental/provider";
 
 const ROOT = path.join(__dirname, "..", "..");
-const PKG = path.join(ROOT, "package");
+const PKG = path.join(ROOT, "plugin");
 /** Every component the package offers. */
 export const PACKAGE_COMPONENTS = ["GlobalRateLimit", "LocalRateLimit", "MeshRateLimit", "Bookinfo", "ManagedApi", "MeshMutualTls"];
 
@@ -26,7 +29,12 @@ describe("component package: schema from Pulumi's analyzer", function () {
     this.timeout(120_000);
     let schema: any;
     before(async () => {
-        const entry = require(path.join(PKG, "index.ts"));
+        // As Pulumi's Node.js plugin runner does (cmd/run-plugin/run.js): require() of the folder's
+        // absolute path, then the components it exports, then the provider name from package.json.
+        const entry = require(PKG);
+        const hosted = getPulumiComponents(entry);
+        expect(hosted.map((c: any) => c.name)).to.have.members(PACKAGE_COMPONENTS);
+        expect(JSON.parse(fs.readFileSync(path.join(PKG, "package.json"), "utf8")).name).to.equal("mesh-ratelimit");
         schema = JSON.parse(await new ComponentProvider({ components: componentsOf(entry), name: "mesh-ratelimit", dirname: PKG }).getSchema());
     });
 
@@ -78,6 +86,10 @@ describe("component package: schema from Pulumi's analyzer", function () {
         expect(missing).to.deep.equal([]);
     });
 
+    it("the committed schema (plugin/schema.json) is the one the analyzer infers now: run npm run gen:package-docs after changing an Args interface", () => {
+        expect(fs.readFileSync(SCHEMA_OUT, "utf8")).to.equal(schemaText(schema));
+    });
+
     it("docs/package.md lists every argument from this schema (run npm run gen:package-docs)", () => {
         expect(fs.readFileSync(PACKAGE_DOCS, "utf8")).to.equal(renderPackageDocs(schema));
     });
@@ -99,7 +111,7 @@ describe("component package: schema from Pulumi's analyzer", function () {
 });
 
 describe("component package: the plugin folder", () => {
-    it("package/ holds PulumiPlugin.yaml (runtime nodejs) and no Pulumi.yaml (the loader refuses both in one folder)", () => {
+    it("plugin/ holds PulumiPlugin.yaml (runtime nodejs) and no Pulumi.yaml (the loader refuses both in one folder)", () => {
         expect(parse(fs.readFileSync(path.join(PKG, "PulumiPlugin.yaml"), "utf8"))).to.deep.equal({ runtime: "nodejs" });
         expect(fs.existsSync(path.join(PKG, "Pulumi.yaml"))).to.equal(false);
         expect(fs.existsSync(path.join(ROOT, "PulumiPlugin.yaml"))).to.equal(false);
@@ -117,8 +129,8 @@ describe("component package: the plugin folder", () => {
             false,
         );
         pulumi.runtime.setAllConfig({ "mesh-ratelimit:variant": "not-a-variant" });
-        for (const k of Object.keys(require.cache)) if (k.includes(`${path.sep}components${path.sep}index.ts`)) delete require.cache[k];
-        const mod = require(path.join(ROOT, "components", "index.ts"));
+        for (const k of Object.keys(require.cache)) if (k === path.join(ROOT, "index.ts")) delete require.cache[k];
+        const mod = require(path.join(ROOT, "index.ts"));
         await new Promise((r) => setTimeout(r, 50));
         expect(registered).to.deep.equal([]);
         expect(componentsOf(mod).map((c) => c.name)).to.have.members(PACKAGE_COMPONENTS);

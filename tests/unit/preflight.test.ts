@@ -1,12 +1,12 @@
 /**
- * Objects shared with the cluster (components/preflight.ts): the decision table, what the program
+ * Objects shared with the cluster (stack/preflight.ts): the decision table, what the program
  * registers for each answer of the cluster, and the config errors. The cluster's answer is a fixture
  * (`cluster` in the render options); the cluster tier (tests/cluster/shared-objects.test.ts) asks a
  * real API server.
  */
 import { expect } from "chai";
-import { LiveObject, meshReachQuery, planMeshReach, planSharedObjects, sharedObjectRefs } from "../../components/preflight";
-import { ConfigError, resolveSettings } from "../../components/settings";
+import { LiveObject, meshReachQuery, planMeshReach, planSharedObjects, sharedObjectRefs } from "../../stack/preflight";
+import { ConfigError, resolveSettings } from "../../stack/config/settings";
 import { Registration, registerProgram } from "../../render/render";
 import { DEV, render } from "./helpers";
 

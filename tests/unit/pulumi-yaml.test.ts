@@ -6,7 +6,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
-import { CONFIG_KEYS, PROJECT } from "../../components/config-schema";
+import { CONFIG_KEYS, PROJECT } from "../../stack/config/config-schema";
 
 const text = fs.readFileSync(path.join(__dirname, "..", "..", "Pulumi.yaml"), "utf8");
 const config: Record<string, { type: string; default: unknown }> = parse(text).config;
@@ -35,5 +35,14 @@ describe("Pulumi.yaml declarations", () => {
         expect((parse(text).config as Record<string, unknown>)["kubernetes:enableConfigMapMutable"]).to.equal(true);
         const readme = fs.readFileSync(path.join(__dirname, "..", "..", "docs", "configuration.md"), "utf8");
         expect(readme).to.match(/`kubernetes:enableConfigMapMutable: true`[^\n]*\n[^\n]*in place/);
+    });
+
+    it("the program is main.ts (Pulumi.yaml main), not the package entry that package.json names", () => {
+        const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8"));
+        expect(parse(text).main).to.equal("main.ts");
+        expect(fs.existsSync(path.join(__dirname, "..", "..", "main.ts"))).to.equal(true);
+        // Without main, Pulumi's Node.js runner runs package.json's exports/main: the package entry, an empty stack.
+        expect(pkg.main).to.not.match(/main/);
+        expect(fs.readFileSync(path.join(__dirname, "..", "..", "main.ts"), "utf8")).to.match(/buildProgram\(pulumi\.runtime\.allConfig\(\)/);
     });
 });

@@ -4,8 +4,8 @@
  * in-cluster Redis objects when an existing one is chosen.
  */
 import { expect } from "chai";
-import { isHostPort, redisConnectionEnv, withRedisConnection } from "../../components/redis-connection";
-import { resolveSettings } from "../../components/settings";
+import { isHostPort, redisConnectionEnv, withRedisConnection } from "../../builders/redis-connection";
+import { resolveSettings } from "../../stack/config/settings";
 import { DEV, render } from "./helpers";
 
 const AUTH = { name: "redis-auth", key: "password" };

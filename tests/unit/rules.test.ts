@@ -1,5 +1,5 @@
 /**
- * Typed rules → Envoy actions and service config (components/rules.ts), and a user's gateway (not
+ * Typed rules → Envoy actions and service config (builders/rules.ts), and a user's gateway (not
  * bookinfo) through the gateway MODEL: requests hit the config entries the rules name, queries do
  * not escape, a per-value header rule counts requests without the header in one shared counter.
  */
@@ -16,9 +16,9 @@ import {
     escapeRe2,
     formatRuleProblems,
     pathRegex,
-} from "../../components/rules";
-import { compileFullMatch } from "../../components/settings";
-import { GatewayModel, K8sObject, explainWith, gatewayModel } from "../../render/explain";
+} from "../../builders/rules";
+import { compileFullMatch } from "../../stack/config/settings";
+import { GatewayModel, K8sObject, explainWith, gatewayModel } from "../../gateway-model/explain";
 import { beforeAllTests } from "./helpers";
 
 const M = LimitUnit.Minute;

@@ -1,5 +1,5 @@
 /**
- * components/settings.ts outside `resolveSettings`' own checks, exactly: the fix styles and error
+ * stack/config/settings.ts outside `resolveSettings`' own checks, exactly: the fix styles and error
  * text, key and value suggestions, the raw-config reader, the small validators and DNS-name
  * suggestions, the derived defaults, and every `Reader` method and the `virtualServiceRoutes` /
  * `descriptors` readers as `resolveSettings` reaches them (one key changed from a valid base; the
@@ -9,6 +9,7 @@
  * Expected values are written from the README, the doc comments and config-schema.ts defaults, not
  * read from the code; everything is computed inside each `it` (Stryker's per-test coverage).
  */
+import { defaultApiRegex, defaultRoutes } from "../../builders/routes";
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import {
@@ -17,8 +18,6 @@ import {
     compileFullMatch,
     ConfigError,
     ConfigProblem,
-    defaultApiRegex,
-    defaultRoutes,
     dnsNameProblem,
     FixStyle,
     formatProblems,
@@ -33,7 +32,7 @@ import {
     resolveSettings,
     shellQuote,
     suggestedDnsName,
-} from "../../components/settings";
+} from "../../stack/config/settings";
 
 /** The dev stack's config (as in config-errors.test.ts): valid, so each case fails only for what it changes. */
 const BASE: RawConfig = {

@@ -4,7 +4,7 @@
  * tests/e2e/run.sh (section 3c) from a copy that keeps the path to ../../../components.
  */
 import * as k8s from "@pulumi/kubernetes";
-import { GlobalRateLimit, LimitUnit, LocalRateLimit } from "../../../components";
+import { GlobalRateLimit, LimitUnit, LocalRateLimit } from "../../../index";
 
 const ns = new k8s.core.v1.Namespace("shop", { metadata: { name: "shop", labels: { "istio-injection": "enabled" } } });
 const labels = { app: "orders" };

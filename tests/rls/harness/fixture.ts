@@ -1,6 +1,6 @@
 /** A test's world: one Redis, N real rate-limit processes run with the rendered settings. */
-import type { K8sObject } from "../../../render/explain";
-import { explain, Explanation } from "../../../render/explain";
+import type { K8sObject } from "../../../gateway-model/explain";
+import { explain, Explanation } from "../../../gateway-model/explain";
 import { RlsClient, Decision, Descriptor } from "./client";
 import { RedisServer } from "./redis";
 import { RateLimitProcess } from "./service";

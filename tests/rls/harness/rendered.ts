@@ -3,7 +3,7 @@
  * command, probes, config mount) and the ConfigMap's `config.yaml`. Nothing is hard-coded here:
  * the container is found by its RUNTIME_ROOT env, the ConfigMap through the mounted volume.
  */
-import type { K8sObject } from "../../../render/explain";
+import type { K8sObject } from "../../../gateway-model/explain";
 
 export interface EnvVar {
     name: string;

@@ -1,16 +1,16 @@
 /**
- * The specified stack's global limits as typed rules (components/rules.ts): the per-path counters
+ * The specified stack's global limits as typed rules (builders/rules.ts): the per-path counters
  * of spec 2.4 (`PATH=<path>`, `limitedPath` and the catch-all) and, in variant A, the `api` route's
  * shared limit of spec 2.6 as a rule on that route. Pure; the one mapping from settings to rules,
  * used by the MeshRateLimit component and by the settings-based builders.
  */
-import { GlobalLimitsInput, LimitUnit, PathKeyMode, RateLimitRuleArgs } from "./rules";
-import { DESCRIPTOR_KEY, DescriptorLimit, StackSettings } from "./settings";
+import { GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rules";
+import { DESCRIPTOR_KEY, DescriptorLimit, StackSettings } from "./config/settings";
 
 /** The route rule names no virtual host: GlobalRateLimit puts it on each of the Gateway's (`*:8080` by default, spec 2.6). */
 export function globalLimitsFromSettings(s: StackSettings): GlobalLimitsInput {
     const api = s.global.apiRoute;
-    const limit = (d: DescriptorLimit) => ({ requestsPerUnit: d.requestsPerUnit, unit: d.unit as LimitUnit });
+    const limit = (d: DescriptorLimit) => ({ requestsPerUnit: d.requestsPerUnit, unit: d.unit });
     const catchAll = s.global.descriptors.find((d) => d.value === undefined);
     const apiEntry = api ? s.global.descriptors.find((d) => d.value === api.descriptorValue) : undefined;
     // Without an entry of its own the service counted PATH=<api value> under the catch-all: same limit.
@@ -18,7 +18,7 @@ export function globalLimitsFromSettings(s: StackSettings): GlobalLimitsInput {
     const rules: RateLimitRuleArgs[] =
         api && apiLimit ? [{ name: api.descriptorValue, path: { regex: api.regex }, route: { name: api.route }, ...limit(apiLimit) }] : [];
     return {
-        pathKey: s.global.pathKey as PathKeyMode,
+        pathKey: s.global.pathKey,
         ruleKey: DESCRIPTOR_KEY,
         perPath: {
             descriptorKey: DESCRIPTOR_KEY,

@@ -1,25 +1,42 @@
 /**
  * The validated, fully-defaulted settings of the stack (what `resolveSettings` returns) and the
- * specification's variant presets. Types and constants only.
+ * specification's variant presets. Types and constants only. Each choice is the package's const
+ * object and its type (components/mesh-enums.ts, builders/rules.ts); the names here are aliases.
  */
-import { RedisConnection } from "./redis-connection";
+import { RedisConnection } from "../../builders/redis-connection";
+import { HttpRoute, SpecPaths } from "../../builders/routes";
+import { LimitUnit, PathKeyMode } from "../../builders/rules";
+import {
+    ApiProfileName,
+    EspPortModeName,
+    FilterNamespaces,
+    LocalPlacementMode,
+    MutualTlsScope,
+    StackVariant,
+    VirtualHostScope,
+} from "../../components/mesh-enums";
+import { BookinfoSettings } from "../../components/bookinfo";
+import { ManagedApiSettings } from "../../components/managed-api";
+import { RateLimitServiceSettings } from "../../components/service-settings";
 
-export type Variant = "A" | "B";
-export type ApiProfile = "seed" | "current";
-export type LocalPlacement = "all-routes" | "single-route";
-export type VhostScope = "gateway-hosts" | "all";
-export type FilterNamespacesMode = "own" | "root";
-export type MutualTlsScopeName = "workloads" | "mesh";
-export type EspPortMode = "http" | "tcp";
-export type RateLimitUnit = "second" | "minute" | "hour" | "day";
+export type { BookinfoSettings, HttpRoute, SpecPaths, ManagedApiSettings, RateLimitServiceSettings };
+
+export type Variant = StackVariant;
+export type ApiProfile = ApiProfileName;
+export type LocalPlacement = LocalPlacementMode;
+export type VhostScope = VirtualHostScope;
+export type FilterNamespacesMode = FilterNamespaces;
+export type MutualTlsScopeName = MutualTlsScope;
+export type EspPortMode = EspPortModeName;
+export type RateLimitUnit = LimitUnit;
 /**
  * What the gateway's descriptors key a request on: `url-path`, the path without its query (the
  * specification's behaviour: limits per path); `literal`, the `:path` header as the specification's
  * field tables write it (query included, route limits replace the virtual host's).
  */
-export type PathKey = "url-path" | "literal";
-export const PATH_KEYS: readonly PathKey[] = ["url-path", "literal"];
-export const RATE_LIMIT_UNITS: readonly RateLimitUnit[] = ["second", "minute", "hour", "day"];
+export type PathKey = PathKeyMode;
+export const PATH_KEYS: readonly PathKey[] = Object.values(PathKeyMode);
+export const RATE_LIMIT_UNITS: readonly RateLimitUnit[] = Object.values(LimitUnit);
 
 /** The descriptor key every filter action of this stack produces (spec 2.4, 2.6). */
 export const DESCRIPTOR_KEY = "PATH";
@@ -32,12 +49,6 @@ export interface DescriptorLimit {
     requestsPerUnit: number;
 }
 
-export interface HttpRoute {
-    name?: string;
-    exact: string[];
-    prefix: string[];
-}
-
 /** Route-level limit (spec 2.6, variant A). */
 export interface ApiRouteLimit {
     route: string;
@@ -48,7 +59,7 @@ export interface ApiRouteLimit {
 export interface StackSettings {
     variant: Variant;
     apiProfile: ApiProfile;
-    paths: { limited: string; page: string; login: string; logout: string; staticPrefix: string; apiPrefix: string };
+    paths: SpecPaths;
     global: {
         domain: string;
         descriptors: DescriptorLimit[];
@@ -77,55 +88,13 @@ export interface StackSettings {
         mutualTls: boolean;
         mutualTlsScope: MutualTlsScopeName;
     };
-    bookinfo: {
-        namespace: string;
-        /** Hosts of the Gateway's server and of the VirtualService. */
-        hosts: string[];
-        version: string;
-        gatewayName: string;
-        gatewayPort: number;
-        virtualServiceName: string;
-        routes: HttpRoute[];
-    };
-    ratelimit: {
-        namespace: string;
-        serviceName: string;
-        grpcPort: number;
-        httpPort: number;
-        debugPort: number;
-        configName: string;
-        image: string;
-        replicas: number;
-        logLevel: string;
-        redisPoolSize: number;
-        redisPipelineWindow: string;
-        redisPipelineLimit: number;
-        localCacheSizeInBytes: number;
-        prometheus: boolean;
-        /** Limits counted and reported, nothing refused (`SHADOW_MODE`; components/safe-rollout.ts). */
-        shadowMode: boolean;
-        redisImage: string;
-        /** `maxmemory` of the in-cluster Redis (components/failure-bounds.ts). */
-        redisMaxMemory: string;
-        /** The service's `REDIS_TIMEOUT`, derived from the gateway's timeout (components/failure-bounds.ts). */
-        redisTimeout: string;
-    };
-    /** Which Redis the service counts in (components/redis-connection.ts). */
+    bookinfo: BookinfoSettings;
+    ratelimit: RateLimitServiceSettings;
+    /** Which Redis the service counts in (builders/redis-connection.ts). */
     redis: RedisConnection;
     /** Who may call the rate-limit service and Redis (components/access-policies.ts). */
     access: { enabled: boolean; gatewayPrincipal: string };
-    managedApi?: {
-        namespace: string;
-        includeIpRanges: string[];
-        serviceName: string;
-        serviceAccountSecret?: string;
-        portMode: EspPortMode;
-        ingressName: string;
-        ingressClassName: string;
-        ingressPath: string;
-        espImage: string;
-        echoImage: string;
-    };
+    managedApi?: ManagedApiSettings;
     awaitRollout: boolean;
 }
 

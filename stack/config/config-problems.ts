@@ -5,8 +5,8 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { CONFIG_KEY_NAMES, PROJECT } from "./config-schema";
-import { editDistance } from "./edit-distance";
-import { Fix, FixStyle } from "./fix-style";
+import { editDistance } from "../../lib/edit-distance";
+import { Fix, FixStyle } from "../../lib/fix-style";
 
 // ---------------------------------------------------------------------------------------------
 // Errors

@@ -4,7 +4,7 @@
  * the provider's `kubernetes:context`, as the served-API check does.
  */
 import { execFileSync } from "child_process";
-import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef } from "./preflight";
+import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef } from "../stack/preflight";
 
 function kubectlGet(args: string[], kubeContext: string | undefined): LiveObject[] {
     const out = execFileSync("kubectl", [...(kubeContext ? ["--context", kubeContext] : []), "get", ...args, "--ignore-not-found", "-o", "json"], {
@@ -45,4 +45,19 @@ export function lookupMeshReach(q: MeshReachQuery, kubeContext?: string): MeshRe
         gatewayPods: kubectlGet(["pods", "--all-namespaces", "-l", q.gatewaySelector], kubeContext),
         peerAuthentications: kubectlGet(["peerauthentications.security.istio.io", "-n", q.meshNamespace], kubeContext),
     };
+}
+
+/** The `group/version`s the cluster serves (`kubectl api-versions`). Throws when kubectl fails. */
+export function lookupServedApiVersions(kubeContext?: string): Set<string> {
+    const out = execFileSync("kubectl", [...(kubeContext ? ["--context", kubeContext] : []), "api-versions"], {
+        encoding: "utf8",
+        timeout: 20_000,
+        stdio: ["ignore", "pipe", "pipe"],
+    });
+    return new Set(
+        out
+            .split("\n")
+            .map((l) => l.trim())
+            .filter(Boolean),
+    );
 }

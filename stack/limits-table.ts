@@ -1,8 +1,8 @@
 /**
  * The effective limits, as a table users can read (stack output and `npm run render`).
  */
-import { LOCAL_RATE_LIMIT_HEADER } from "./envoy-filters";
-import { StackSettings } from "./settings";
+import { LOCAL_RATE_LIMIT_HEADER } from "../builders/envoy-filters";
+import { StackSettings } from "./config/settings";
 
 export interface LimitRow {
     scope: "global" | "local";

@@ -14,8 +14,8 @@
  * the Redis servers (`user:password` works too), `REDIS_SENTINEL_AUTH` that of the Sentinels;
  * `REDIS_TLS` and `REDIS_TLS_CACERT` (a PEM file) for TLS.
  */
-import { isDnsName, suggestedDnsName } from "./dns-names";
-import type { Fix } from "./fix-style";
+import { isDnsName, suggestedDnsName } from "../lib/dns-names";
+import type { Fix } from "../lib/fix-style";
 
 export type RedisMode = "in-cluster" | "external" | "sentinel" | "cluster";
 export const REDIS_MODES: readonly RedisMode[] = ["in-cluster", "external", "sentinel", "cluster"];
@@ -59,7 +59,7 @@ export function cleanSentinelMaster(master: string): string {
 export const TLS_CA_DIR = "/etc/ratelimit/redis-tls";
 export const TLS_CA_VOLUME = "redis-tls-ca";
 
-/** What resolveSettings' reader offers (components/settings.ts). */
+/** What resolveSettings' reader offers (stack/config/settings.ts). */
 export interface ConfigReader {
     given(key: string): string | undefined;
     str(key: string): string;

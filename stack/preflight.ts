@@ -24,11 +24,11 @@
  * cluster-lookup.ts asks kubectl; offline renders pass an empty list, "the cluster lacks
  * everything").
  */
-import { PART_OF } from "./common";
-import { ISTIO_INGRESS_CONTROLLER } from "./managed-api";
+import { PART_OF } from "../lib/common";
+import { ISTIO_INGRESS_CONTROLLER } from "../components/managed-api";
 import { globalArgsFromSettings, localArgsFromSettings } from "./mesh-ratelimit";
-import { planGlobalRateLimit } from "./global-ratelimit";
-import { ConfigProblem, StackSettings } from "./settings";
+import { planGlobalRateLimit } from "../components/global-ratelimit";
+import { ConfigProblem, StackSettings } from "./config/settings";
 
 export { ISTIO_INGRESS_CONTROLLER };
 export const MESH_PEER_AUTHENTICATION = "default";
@@ -200,7 +200,7 @@ export function planWithoutCluster(s: StackSettings): SharedObjectsPlan {
 
 // ---------------------------------------------------------------------------------------------
 // Reach: which gateway pods the gateway filters would apply to, and the mesh-wide mutual TLS
-// policies already in force. Decided before anything is registered (components/cluster-lookup.ts
+// policies already in force. Decided before anything is registered (cluster/cluster-lookup.ts
 // asks kubectl; offline renders skip it).
 
 /** What the program asks the cluster for the reach checks. */

@@ -4,17 +4,16 @@
  * local bucket (LocalRateLimit), bookinfo, the managed API and mesh mutual TLS.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { Bookinfo, BookinfoArgs, bookinfoVirtualHosts, planBookinfo } from "./bookinfo";
-import { FILTER_NAMES } from "./envoy-filters";
-import { GlobalRateLimit, GlobalRateLimitArgs, ServiceLogLevel, redisOptionsOf } from "./global-ratelimit";
+import { Bookinfo, BookinfoArgs, bookinfoVirtualHosts, planBookinfo } from "../components/bookinfo";
+import { FILTER_NAMES } from "../builders/envoy-filters";
+import { GlobalRateLimit, GlobalRateLimitArgs, redisOptionsOf } from "../components/global-ratelimit";
 import { effectiveLimits } from "./limits-table";
-import { LocalRateLimit, LocalRateLimitArgs } from "./local-ratelimit";
-import { ManagedApi, ManagedApiArgs } from "./managed-api";
+import { LocalRateLimit, LocalRateLimitArgs } from "../components/local-ratelimit";
+import { ManagedApi, ManagedApiArgs } from "../components/managed-api";
 import { settingsFromArgs } from "./mesh-args";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
-import { ApiProfileName, EspPortModeName, MutualTlsScope } from "./mesh-enums";
-import { MeshMutualTls } from "./mesh-mtls";
-import { StackSettings } from "./settings";
+import { MeshMutualTls } from "../components/mesh-mtls";
+import { StackSettings } from "./config/settings";
 import { globalLimitsFromSettings } from "./spec-limits";
 
 export { MeshRateLimitArgs };
@@ -53,7 +52,7 @@ export function globalArgsFromSettings(s: StackSettings): GlobalRateLimitArgs {
             grpcPort: r.grpcPort,
             image: r.image,
             replicas: r.replicas,
-            logLevel: r.logLevel as ServiceLogLevel,
+            logLevel: r.logLevel,
             redisPoolSize: r.redisPoolSize,
             redisPipelineWindow: r.redisPipelineWindow,
             redisPipelineLimit: r.redisPipelineLimit,
@@ -116,13 +115,13 @@ export function managedApiArgsFromSettings(s: StackSettings): ManagedApiArgs {
         includeIpRanges: m.includeIpRanges,
         namespace: m.namespace,
         ...(m.serviceAccountSecret !== undefined ? { serviceAccountSecret: m.serviceAccountSecret } : {}),
-        portMode: m.portMode as EspPortModeName,
+        portMode: m.portMode,
         ingressName: m.ingressName,
         ingressClassName: m.ingressClassName,
         ingressPath: m.ingressPath,
         espImage: m.espImage,
         echoImage: m.echoImage,
-        apiProfile: s.apiProfile as ApiProfileName,
+        apiProfile: s.apiProfile,
         awaitRollout: s.awaitRollout,
     };
 }
@@ -151,8 +150,8 @@ export class MeshRateLimit extends pulumi.ComponentResource {
             new MeshMutualTls(
                 "mesh-mtls",
                 {
-                    apiProfile: s.apiProfile as ApiProfileName,
-                    scope: s.mesh.mutualTlsScope as MutualTlsScope,
+                    apiProfile: s.apiProfile,
+                    scope: s.mesh.mutualTlsScope,
                     meshNamespace: s.mesh.namespace,
                     namespaces: stackNamespaces(s),
                     kubeContext: args.kubeContext,

@@ -31,7 +31,7 @@
  *   `<domain>_<key>_<value>_<window start>`, so a catch-all counts each distinct value apart.
  */
 import { parse } from "yaml";
-import { compileFullMatch } from "../components/settings";
+import { compileFullMatch } from "../lib/formats";
 
 export interface K8sObject {
     apiVersion: string;

@@ -3,9 +3,9 @@
  * Pure. The component validates its arguments with the same `resolveSettings` as the program, so
  * every config rule (and its message) holds for both; only the fix is phrased for arguments.
  */
-import { CONFIG_KEYS, CONFIG_KEY_NAMES } from "./config-schema";
+import { CONFIG_KEYS, CONFIG_KEY_NAMES } from "./config/config-schema";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
-import { ConfigError, ConfigProblem, FixStyle, RawConfig, StackSettings, formatProblems, resolveSettings, shellQuote } from "./settings";
+import { ConfigError, ConfigProblem, FixStyle, RawConfig, StackSettings, formatProblems, resolveSettings, shellQuote } from "./config/settings";
 
 /** Keys whose config value is a comma-separated list and whose argument is a list of strings. */
 const LIST_KEYS = new Set(["includeIpRanges", "gatewayHosts"]);

@@ -1,6 +1,6 @@
 /**
  * Pure builder of envoyproxy/ratelimit's `config.yaml` (spec 2.1): its descriptors come from the
- * compiled rules (components/rules.ts), the same source as the gateway's actions.
+ * compiled rules (builders/rules.ts), the same source as the gateway's actions.
  */
 import { stringify } from "yaml";
 import { ConfigDescriptor } from "./rules";

@@ -8,7 +8,7 @@
  * Pulumi.yaml default because a declared key without a default is required by the Pulumi CLI.
  */
 
-import { DEFAULTS } from "./defaults";
+import { DEFAULTS } from "../../components/defaults";
 
 export type ConfigKind = "string" | "integer" | "boolean" | "json";
 

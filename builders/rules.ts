@@ -28,23 +28,25 @@
  * a prefix ending in `/` is followed by anything). With `PathKeyMode.Literal` the path is matched
  * as written (query included), as the specification's tables do.
  */
-import { compileFullMatch } from "./settings";
+import { compileFullMatch } from "../lib/formats";
 
 /** Time unit of a limit (envoyproxy/ratelimit's units). */
-export enum LimitUnit {
-    Second = "second",
-    Minute = "minute",
-    Hour = "hour",
-    Day = "day",
-}
+export const LimitUnit = {
+    Second: "second",
+    Minute: "minute",
+    Hour: "hour",
+    Day: "day",
+} as const;
+export type LimitUnit = (typeof LimitUnit)[keyof typeof LimitUnit];
 
 /** What a request's path is counted by. */
-export enum PathKeyMode {
+export const PathKeyMode = {
     /** The path without its query string (CEL `request.url_path`); route limits include the virtual host's. */
-    UrlPath = "url-path",
+    UrlPath: "url-path",
     /** `:path` as written, query included; a route's own limits replace the virtual host's (the specification's tables). */
-    Literal = "literal",
-}
+    Literal: "literal",
+} as const;
+export type PathKeyMode = (typeof PathKeyMode)[keyof typeof PathKeyMode];
 
 /** Which paths a rule applies to: exactly one of `exact`, `prefix`, `regex`. */
 export interface PathMatchArgs {
@@ -57,14 +59,15 @@ export interface PathMatchArgs {
 }
 
 /** What a per-value header rule does with a request that lacks the header. */
-export enum MissingHeader {
+export const MissingHeader = {
     /** Every request without the header counts against one shared counter, at the rule's limit. */
-    SharedCounter = "shared-counter",
+    SharedCounter: "shared-counter",
     /** Every request without the header is refused (429): the rule's counter allows none. */
-    Refuse = "refuse",
+    Refuse: "refuse",
     /** Requests without the header are not counted by this rule (a client escapes it by leaving the header out). */
-    Ignore = "ignore",
-}
+    Ignore: "ignore",
+} as const;
+export type MissingHeader = (typeof MissingHeader)[keyof typeof MissingHeader];
 
 /** A request header a rule applies to. Without `value` or `perValue` the rule applies when the header is present. */
 export interface HeaderMatchArgs {

@@ -16,7 +16,7 @@ import {
     planSharedObjects,
     sharedObjectRefs,
 } from "./preflight";
-import { ConfigError, ConfigProblem, StackSettings, hideSecretValues, rawConfigFromAll, resolveSettings } from "./settings";
+import { ConfigError, ConfigProblem, StackSettings, hideSecretValues, rawConfigFromAll, resolveSettings } from "./config/settings";
 
 export interface ProgramOptions {
     /** Extra checks against the live cluster (skipped by the offline renderer and unit tests). */

@@ -5,15 +5,15 @@
  * user fixes their config in one round; the error names the key, the value and the fix.
  */
 import { CONFIG_KEYS, ConfigKeySpec } from "./config-schema";
-import { readRedisConnection } from "./redis-connection";
-import { DEFAULT_GATEWAY_PRINCIPAL, PRINCIPAL_PROBLEM, parsePrincipal, principalOf, suggestedPrincipal } from "./principal";
-import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "./dns-names";
-import { Fix, FixStyle } from "./fix-style";
-import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem, redisTimeoutFor } from "./failure-bounds";
+import { readRedisConnection } from "../../builders/redis-connection";
+import { DEFAULT_GATEWAY_PRINCIPAL, PRINCIPAL_PROBLEM, parsePrincipal, principalOf, suggestedPrincipal } from "../../lib/principal";
+import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../../lib/dns-names";
+import { Fix, FixStyle } from "../../lib/fix-style";
+import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem, redisTimeoutFor } from "../../builders/failure-bounds";
 
 export * from "./settings-types";
 export * from "./config-problems";
-export * from "./formats";
+export * from "../../lib/formats";
 export { dnsNameProblem, isDnsName, suggestedDnsName };
 export type { Fix, FixStyle };
 import type {
@@ -33,7 +33,8 @@ import type {
 } from "./settings-types";
 import { DESCRIPTOR_KEY, PATH_KEYS, RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
 import { ConfigError, ConfigProblem, RawConfig, closestValue, problem } from "./config-problems";
-import { GO_DURATION, compileFullMatch, isCidr, isGatewayHost, protoDurationSeconds } from "./formats";
+import { defaultApiRegex, defaultRoutes } from "../../builders/routes";
+import { GO_DURATION, compileFullMatch, isCidr, isGatewayHost, protoDurationSeconds } from "../../lib/formats";
 
 const UNIT_SECONDS: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60, h: 3600 };
 
@@ -169,23 +170,6 @@ class Reader {
 
 // ---------------------------------------------------------------------------------------------
 // Resolution
-
-/** Full-match RE2 for `<prefix>/<n>` with n from 1 to 99 (no leading zero). */
-export function defaultApiRegex(apiPrefix: string): string {
-    return `${apiPrefix}/[1-9][0-9]?`;
-}
-
-/** Default VirtualService routes: spec 2.5 for variant A; one catch-all-matches route for B. */
-export function defaultRoutes(p: StackSettings["paths"], split: boolean, apiRoute: string): HttpRoute[] {
-    const exact = [...new Set([p.page, p.login, p.logout])];
-    if (split) {
-        return [
-            { exact, prefix: [p.staticPrefix] },
-            { name: apiRoute, exact: [], prefix: [p.apiPrefix] },
-        ];
-    }
-    return [{ exact, prefix: [p.staticPrefix, p.apiPrefix] }];
-}
 
 function readRoutes(r: Reader, key: string, fallback: HttpRoute[]): HttpRoute[] {
     const parsed = r.json<unknown>(key);

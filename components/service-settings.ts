@@ -1,0 +1,48 @@
+/**
+ * The rate-limit service's settings, as the components that deploy it (GlobalRateLimit's service, its
+ * Redis, their access policies) take them. The stack's settings hold one of these; the components never
+ * read stack config.
+ */
+import { RedisConnection } from "../builders/redis-connection";
+
+/** `LOG_LEVEL` of the rate-limit service. */
+export const ServiceLogLevel = {
+    Debug: "debug",
+    Info: "info",
+    Warn: "warn",
+    Error: "error",
+} as const;
+export type ServiceLogLevel = (typeof ServiceLogLevel)[keyof typeof ServiceLogLevel];
+
+export interface RateLimitServiceSettings {
+    namespace: string;
+    serviceName: string;
+    grpcPort: number;
+    httpPort: number;
+    debugPort: number;
+    configName: string;
+    image: string;
+    replicas: number;
+    logLevel: ServiceLogLevel;
+    redisPoolSize: number;
+    redisPipelineWindow: string;
+    redisPipelineLimit: number;
+    localCacheSizeInBytes: number;
+    prometheus: boolean;
+    /** Limits counted and reported, nothing refused (`SHADOW_MODE`; components/safe-rollout.ts). */
+    shadowMode: boolean;
+    redisImage: string;
+    /** `maxmemory` of the in-cluster Redis (builders/failure-bounds.ts). */
+    redisMaxMemory: string;
+    /** The service's `REDIS_TIMEOUT`, derived from the gateway's timeout (builders/failure-bounds.ts). */
+    redisTimeout: string;
+}
+
+/** What the service, its Redis and their policies are built from. */
+export interface ServiceSettings {
+    ratelimit: RateLimitServiceSettings;
+    /** Which Redis the service counts in (builders/redis-connection.ts). */
+    redis: RedisConnection;
+    /** Whether Pulumi waits for the Deployments to roll out. */
+    awaitRollout: boolean;
+}

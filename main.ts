@@ -1,0 +1,74 @@
+/**
+ * mesh-ratelimit: the Pulumi program (Pulumi.yaml `main`). Reads stack config, validates it, builds the
+ * stack. The package's entry is index.ts; this file is not part of the package.
+ * docs/configuration.md lists every config key.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { lookupMeshReach, lookupServedApiVersions, lookupSharedObjects } from "./cluster/cluster-lookup";
+import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef, refName } from "./stack/preflight";
+import { buildProgram } from "./stack/program";
+import { missingApis } from "./stack/served-apis";
+import { StackSettings } from "./stack/config/settings";
+
+const kubeContext = new pulumi.Config("kubernetes").get("context");
+
+/** Asks the cluster which API versions it serves; skipped with a warning when kubectl cannot reach it. */
+function checkCluster(s: StackSettings) {
+    try {
+        return missingApis(s, lookupServedApiVersions(kubeContext));
+    } catch (e: any) {
+        pulumi.log.warn(`could not list the cluster's API versions with kubectl (${firstLine(e)}); skipping the served-API check`);
+        return [];
+    }
+}
+
+/** The first line of a failed kubectl call's stderr (or of the error). */
+function firstLine(e: any): string {
+    return String(e.stderr || e.message)
+        .trim()
+        .split("\n")[0];
+}
+
+/**
+ * Reads the fixed-name objects outside the stack's namespaces (IngressClass, PeerAuthentication
+ * `default`, the EnvoyFilters in the mesh namespace) so the program can decide, before anything is
+ * created, to create, leave or refuse each one (stack/preflight.ts).
+ */
+function lookupShared(refs: SharedObjectRef[]): LiveObject[] {
+    try {
+        return lookupSharedObjects(refs, kubeContext);
+    } catch (e: any) {
+        pulumi.log.warn(
+            `could not look up ${refs.map(refName).join(", ")} with kubectl (${firstLine(e)}); assuming the cluster lacks them: if one exists, pulumi up stops with AlreadyExists when it reaches it`,
+        );
+        return [];
+    }
+}
+
+/**
+ * Reads the pods with the gateway's label in every namespace and the PeerAuthentications of Istio's
+ * root namespace, so the program can refuse a gateway selector that reaches other teams' gateways
+ * and see the mesh-wide mutual TLS policies (stack/preflight.ts, planMeshReach).
+ */
+function meshReach(q: MeshReachQuery): MeshReachState {
+    try {
+        return lookupMeshReach(q, kubeContext);
+    } catch (e: any) {
+        pulumi.log.warn(
+            `could not list the pods labelled ${q.gatewaySelector} or the PeerAuthentications of ${q.meshNamespace} with kubectl (${firstLine(e)}); skipping the check that the gateway filters reach only the stack's gateway`,
+        );
+        return { gatewayPods: [], peerAuthentications: [] };
+    }
+}
+
+const { settings, stack } = buildProgram(pulumi.runtime.allConfig(), { checkCluster, lookupShared, lookupMeshReach: meshReach, kubeContext });
+
+export const variant = settings.variant;
+export const apiProfile = settings.apiProfile;
+export const domain = settings.global.domain;
+/** Paths to try through the ingress gateway. */
+export const gatewayPaths = stack.gatewayPaths;
+/** gRPC address of the rate-limit service (what the gateway filter calls). */
+export const rateLimitService = stack.rateLimitService;
+export const limits = stack.limits;
+export const managedApiPath = settings.managedApi?.ingressPath;
