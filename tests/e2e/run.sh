@@ -106,7 +106,7 @@ mesh_data > "$W/mesh-before.json"
 # ---------------------------------------------------------------- project copy + stacks
 P=$W/project
 mkdir -p "$P"
-cp -r Pulumi.yaml index.ts tsconfig.json package.json components "$P/"
+cp -r Pulumi.yaml main.ts index.ts tsconfig.json package.json lib builders components stack cluster "$P/"
 [[ -d render ]] && cp -r render "$P/"
 ln -s "$REPO_ROOT/node_modules" "$P/node_modules"
 pl() { (cd "$P" && pulumi "$@"); }
@@ -240,7 +240,7 @@ check "seed: nothing of the stack remains" bash -c "compare_out=\$(npx tsx '$her
 # A user's own program (tests/e2e/consumer) imports the package's components and deploys a shop's
 # limits; then `pulumi package add` of the plugin folder (package/) from a program in another language.
 section "3c. a second program consumes the package"
-C=$P/tests/e2e/consumer   # keeps ../../../components pointing at the project copy's components
+C=$P/tests/e2e/consumer   # keeps ../../../index pointing at the project copy's package entry
 mkdir -p "$C" && cp "$here/consumer/Pulumi.yaml" "$here/consumer/package.json" "$here/consumer/tsconfig.json" "$here/consumer/index.ts" "$C/"
 (cd "$C" && pulumi stack init e2e-shop) > "$W/shop-init.log" 2>&1
 t0=$(now)
@@ -263,11 +263,11 @@ check "consumer: no EnvoyFilter of the consumer remains" bash -c \
   "! kubectl get envoyfilter -A -o name 2>/dev/null | grep -Eq 'shop-ratelimit|orders-bucket'"
 Y=$W/yaml-consumer
 mkdir -p "$Y" && printf 'name: shop-yaml\nruntime: yaml\n' > "$Y/Pulumi.yaml"
-if (cd "$Y" && pulumi package add "$REPO_ROOT/package") > "$W/package-add.log" 2>&1; then
-  pass "pulumi package add package/ from a YAML program (the schema from the components' Args)"
+if (cd "$Y" && pulumi package add "$REPO_ROOT/plugin") > "$W/package-add.log" 2>&1; then
+  pass "pulumi package add plugin/ from a YAML program (the schema from the components' Args)"
   check "  ... the program now names the mesh-ratelimit package" grep -q "mesh-ratelimit" "$Y/Pulumi.yaml"
 else
-  fail "pulumi package add package/"; tail -30 "$W/package-add.log"
+  fail "pulumi package add plugin/"; tail -30 "$W/package-add.log"
 fi
 
 # ================================================================ 4. bad config
