@@ -29,6 +29,7 @@ export {
     StackVariant,
     VirtualHostScope,
 } from "./mesh-enums";
+export { ClientCidrArgs } from "./client-cidr";
 export {
     HeaderMatchArgs,
     LimitArgs,
