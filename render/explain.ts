@@ -21,8 +21,9 @@
  *   `vh_rate_limits`: OVERRIDE (default: the virtual host's only when the route has none),
  *   INCLUDE (both), IGNORE (the route's only).
  * - One `rate_limits` element yields one descriptor, and only if every action yields an entry:
- *   `request_headers` (`:path` → the full path, query included; another header → its value, and
- *   nothing when it is absent), `header_value_match` (RE2 full match, exact, presence),
+ *   `request_headers` (`:path` → the full path, query included; another header → its value, the
+ *   first one when repeated, and nothing when it is absent), `header_value_match` (RE2 full match,
+ *   exact, presence; a repeated header's values joined with `,`: getAllOfHeaderAsString),
  *   `generic_key`, `remote_address` (the trusted client address, render/client-address.ts),
  *   `masked_remote_address` (that address with its host bits cleared, `<network>/<length>`), and the
  *   CEL extension with `request.url_path` (path without query) or `request.path` (with it).
@@ -404,7 +405,12 @@ export function selectRoute(m: GatewayModel, path: string): { route: ModelRoute;
 }
 
 /** The entries one `rate_limits` element produces for a request with these headers, or undefined. */
-export function descriptorFor(rateLimit: any, headers: Record<string, string>, clientAddress?: string): Entry[] | undefined {
+export function descriptorFor(
+    rateLimit: any,
+    headers: Record<string, string>,
+    clientAddress?: string,
+    firstValues?: Record<string, string>,
+): Entry[] | undefined {
     const entries: Entry[] = [];
     for (const action of rateLimit.actions ?? []) {
         const rh = field(action, "request_headers");
@@ -425,7 +431,8 @@ export function descriptorFor(rateLimit: any, headers: Record<string, string>, c
             if (clientAddress === undefined) return undefined;
             entries.push({ key: "remote_address", value: clientAddress });
         } else if (rh) {
-            const v = headers[field(rh, "header_name")];
+            // A repeated header: `request_headers` sends its first value (router_ratelimit.cc).
+            const v = (firstValues ?? headers)[field(rh, "header_name")];
             if (v === undefined) {
                 if (field(rh, "skip_if_absent")) continue;
                 return undefined;
@@ -525,8 +532,8 @@ export function lookupLimit(config: GatewayModel["config"], domain: string, entr
 
 /** The client a request comes from, as the model assumes it (the path is given apart). */
 export interface ModelRequest {
-    /** Request headers (lower-case names); `:path` and `:method` are set by the model. */
-    headers?: Record<string, string>;
+    /** Request headers (lower-case names; a list: the header repeated); `:path` and `:method` are set by the model. */
+    headers?: Record<string, string | string[]>;
     /**
      * The connection's source address (the downstream peer). Defaults to `DEFAULT_CLIENT_ADDRESS`.
      * `remote_address` sends it unless `xffNumTrustedHops` makes an X-Forwarded-For entry the
@@ -555,14 +562,23 @@ export function explainWith(m: GatewayModel, path: string, request: ModelRequest
     const level: Explanation["rateLimitsFrom"]["level"] =
         own.length && useVh && vh.length ? "route and virtual host" : own.length ? "route" : useVh && vh.length ? "virtual host" : "none";
     const envoyFilter = [own.length ? route.envoyFilter : undefined, useVh && vh.length ? vhFilters : undefined].filter(Boolean).join(", ") || undefined;
-    const headers = { ...(request.headers ?? {}), ":path": normalizedPath, ":method": "GET" };
+    const joined: Record<string, string> = {};
+    const first: Record<string, string> = {};
+    for (const [name, v] of Object.entries(request.headers ?? {})) {
+        const values = Array.isArray(v) ? v : [v];
+        if (!values.length) continue;
+        joined[name] = values.join(",");
+        first[name] = values[0];
+    }
+    const pseudo = { ":path": normalizedPath, ":method": "GET" };
+    const headers = { ...joined, ...pseudo };
     const client = trustedClientAddress({
         peer: request.clientAddress ?? DEFAULT_CLIENT_ADDRESS,
-        xForwardedFor: request.headers?.["x-forwarded-for"],
+        xForwardedFor: joined["x-forwarded-for"],
         xffNumTrustedHops: request.xffNumTrustedHops,
     });
     const descriptors = rateLimits
-        .map((rl) => descriptorFor(rl, headers, client))
+        .map((rl) => descriptorFor(rl, headers, client, { ...first, ...pseudo }))
         .filter((d): d is Entry[] => d !== undefined)
         .map((entries) => lookupLimit(m.config, m.domain, entries));
     return {

@@ -1,9 +1,10 @@
 /**
  * User-defined rules on the REAL envoyproxy/ratelimit service and Redis: a shop's gateway (not
  * bookinfo) limited by GlobalRateLimit's typed rules (header per value, header presence, client
- * address, per client on one path, shadow; a request without the header, an inverted header). The
- * component is evaluated under Pulumi's mocks; the gateway MODEL turns each request into descriptors
- * from the rendered filters; the real service decides with the rendered config.yaml and environment.
+ * address, per client on one path, shadow; a request without the header, an inverted header, a
+ * repeated header). The component is evaluated under Pulumi's mocks; the gateway MODEL turns each
+ * request into descriptors from the rendered filters; the real service decides with the rendered
+ * config.yaml and environment.
  * Counts are exact (one window, one process). The path rules cover an exact path (`/login`) and a
  * prefix (`/search`).
  *
@@ -53,6 +54,16 @@ const MISSING_RULES: RateLimitRuleArgs[] = [
         requestsPerUnit: 2,
         unit: M,
     },
+    // A repeated header, each rule on its own path: per value with Refuse, per value shared (default), invert.
+    {
+        name: "tenant",
+        path: { prefix: "/tenant" },
+        header: { name: "x-tenant", perValue: true, whenMissing: MissingHeader.Refuse },
+        requestsPerUnit: 2,
+        unit: M,
+    },
+    { name: "orders", path: { prefix: "/orders" }, header: { name: "x-key", perValue: true }, requestsPerUnit: 2, unit: M },
+    { name: "audit", path: { prefix: "/audit" }, header: { name: "x-env", value: "internal", invert: true }, requestsPerUnit: 2, unit: M },
 ];
 
 type Headers = Record<string, string>;
@@ -519,6 +530,53 @@ describe("rls: user-defined rules, a request without the header (whenMissing Ref
                 () => ({ headers: { "x-partner-id": "p1" }, clientAddress: "203.0.113.60" }),
             ),
         ).to.equal(2);
+        expect(minuteOf(Date.now())).to.equal(minuteOf(t0));
+    });
+
+    // Envoy (model side, no Envoy here): `request_headers` sends a repeated header's FIRST value
+    // (router_ratelimit.cc); `header_value_match` compares all its values joined with ","
+    // (HeaderUtility::getAllOfHeaderAsString). The service then decides on what is sent.
+    it("a repeated header, what a client tries instead: per value, the first value is counted (a fresh value after a spent one is still refused; an empty first value is a value); invert, x-env: internal twice is 'internal,internal' and counted", async () => {
+        await ensureWindow(20);
+        const t0 = Date.now();
+        const at = (path: string, headers: Record<string, string | string[]>) => send(path, { headers, clientAddress: "203.0.113.40" });
+        const entriesOf = async (path: string, rule: string, headers: Record<string, string | string[]>) => {
+            const r = await at(path, headers);
+            const d = ruleOf(r, rule);
+            return d ? [...d.entries, d.status.code] : ["nothing sent"];
+        };
+        // whenMissing Refuse: t1 spends its 2, then t1 with a fresh value after it stays refused.
+        expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": "t1" })).to.deep.equal(["rule=tenant", "x-tenant=t1", "OK"]);
+        expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": ["t1", "t1"] })).to.deep.equal(["rule=tenant", "x-tenant=t1", "OK"]);
+        expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": ["t1", "fresh-1"] })).to.deep.equal(["rule=tenant", "x-tenant=t1", "OVER_LIMIT"]);
+        expect(await entriesOf("/tenant/x", "tenant", { "X-Tenant": ["t1", "fresh-2"] })).to.deep.equal(["rule=tenant", "x-tenant=t1", "OVER_LIMIT"]);
+        // A fresh value first: counted under it (its own 2), not free.
+        expect(
+            await okCount(
+                3,
+                () => "/tenant/y",
+                () => ({ headers: { "x-tenant": ["t2", "t1"] }, clientAddress: "203.0.113.40" }),
+            ),
+        ).to.equal(2);
+        // An empty first value is a value (counted under ""), neither refused as missing nor free.
+        expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": ["", "t9"] })).to.deep.equal(["rule=tenant", "x-tenant=", "OK"]);
+        // Per value, default SharedCounter: the first value too.
+        expect(
+            await okCount(
+                3,
+                () => "/orders",
+                () => ({ headers: { "x-key": ["k1", "k2"] }, clientAddress: "203.0.113.40" }),
+            ),
+        ).to.equal(2);
+        expect(await entriesOf("/orders", "orders", { "x-key": ["k1", "k3"] })).to.deep.equal(["rule=orders", "x-key=k1", "OVER_LIMIT"]);
+        expect(await entriesOf("/orders", "orders", { "x-key": ["k3", "k1"] })).to.deep.equal(["rule=orders", "x-key=k3", "OK"]);
+        // invert on x-env: internal: the exempt value once is exempt; repeated, or with another value, it is counted.
+        expect(await entriesOf("/audit", "audit", { "x-env": "internal" })).to.deep.equal(["nothing sent"]);
+        expect(await entriesOf("/audit", "audit", { "x-env": ["internal", "internal"] })).to.deep.equal(["rule=audit", "OK"]);
+        expect(await entriesOf("/audit", "audit", { "x-env": ["other", "internal"] })).to.deep.equal(["rule=audit", "OK"]);
+        expect(await entriesOf("/audit", "audit", { "X-Env": ["internal", " internal"] })).to.deep.equal(["rule=audit", "OVER_LIMIT"]);
+        expect(await entriesOf("/audit", "audit", {})).to.deep.equal(["rule=audit", "OVER_LIMIT"]);
+        expect(await entriesOf("/audit", "audit", { "x-env": "internal" })).to.deep.equal(["nothing sent"]);
         expect(minuteOf(Date.now())).to.equal(minuteOf(t0));
     });
 });

@@ -44,13 +44,17 @@ async function renderComponent(rules: RateLimitRuleArgs[]): Promise<K8sObject[]>
     return objects;
 }
 
-/** The headers as Envoy's HTTP/1 codec passes them on: lower-case names, values without leading/trailing spaces or tabs. */
-export function envoyHeaders(headers: Record<string, string> = {}): Record<string, string> {
-    const out: Record<string, string> = {};
+/**
+ * The headers as Envoy's HTTP/1 codec passes them on: lower-case names, values without leading or
+ * trailing spaces or tabs. A list is the header sent several times (in that order).
+ */
+export function envoyHeaders(headers: Record<string, string | string[]> = {}): Record<string, string | string[]> {
+    const out: Record<string, string | string[]> = {};
+    const trim = (v: string) => v.replace(/^[ \t]+|[ \t]+$/g, "");
     for (const [name, value] of Object.entries(headers)) {
         const n = name.toLowerCase();
         if (n in out) throw new Error(`header ${n} given twice`);
-        out[n] = value.replace(/^[ \t]+|[ \t]+$/g, "");
+        out[n] = Array.isArray(value) ? value.map(trim) : trim(value);
     }
     return out;
 }
