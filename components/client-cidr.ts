@@ -18,8 +18,9 @@
  *
  * CIDRs must not overlap: an address inside two would be counted in both. Then, for each length
  * L, an address masked at L equals a configured CIDR of length L exactly when it is inside it, and
- * at most one CIDR matches. In an entry whose family has no CIDR of that length, the other
- * family's mask is a length no CIDR of that family uses, so its value matches nothing.
+ * at most one CIDR matches. Each entry pairs an IPv4 length with an IPv6 one; when one family has
+ * more distinct lengths than the other, the other family's mask in the extra entries is a length
+ * none of its CIDRs uses, so the value it yields matches nothing.
  *
  * Pure: no Pulumi runtime, no I/O.
  */
