@@ -29,6 +29,7 @@ export {
     StackVariant,
     VirtualHostScope,
 } from "./components/mesh-enums";
+export { ClientCidrArgs } from "./builders/client-cidr";
 export {
     HeaderMatchArgs,
     LimitArgs,

@@ -21,6 +21,10 @@
  * 3. `perClientAddress`: `remote_address` (key `remote_address`): each client address its own
  *    counter (the address Envoy trusts: the downstream peer, or the X-Forwarded-For entry chosen by
  *    Istio's `numTrustedProxies`).
+ * 4. `clientCidr` (builders/client-cidr.ts): `masked_remote_address` (key `masked_remote_address`,
+ *    the client's network at the CIDR's length, e.g. `10.0.0.0/8`), one `rate_limits` entry per
+ *    distinct prefix length; the config has one child per CIDR (the limit on it, or with `perAddress`
+ *    on a `remote_address` child under it). Addresses outside every CIDR match no entry.
  * The config nests one level per action and puts the limit (and `shadow_mode`) on the last one.
  *
  * Paths are matched WITHOUT the query string (`:path` carries it): exact `/p` and regex `r` become
@@ -28,7 +32,10 @@
  * a prefix ending in `/` is followed by anything). With `PathKeyMode.Literal` the path is matched
  * as written (query included), as the specification's tables do.
  */
+import { ClientCidrArgs, MASKED_REMOTE_ADDRESS_KEY, checkClientCidr, cidrsOf, maskedRemoteAddressActions } from "./client-cidr";
 import { compileFullMatch } from "../lib/formats";
+
+export type { ClientCidrArgs } from "./client-cidr";
 
 /** Time unit of a limit (envoyproxy/ratelimit's units). */
 export const LimitUnit = {
@@ -108,6 +115,8 @@ export interface RateLimitRuleArgs {
     header?: HeaderMatchArgs;
     /** One counter per client address. Defaults to `false` (one counter for all clients). */
     perClientAddress?: boolean;
+    /** Only clients whose address is inside a CIDR: one counter per CIDR, or per address within it (`perAddress`). Defaults to every client. */
+    clientCidr?: ClientCidrArgs;
     /** Only requests on this route (the rule sits on the route). Defaults to every route of `gateway.virtualHosts`. */
     route?: RouteRefArgs;
     /** Requests allowed per `unit` (per counter). */
@@ -392,6 +401,25 @@ function validateRule(r: any, i: number, names: Set<string>, problems: RuleProbl
             fix: "set perClientAddress to true or false",
         });
     }
+    if (r.clientCidr !== undefined) {
+        checkClientCidr(`${at}.clientCidr`, r.clientCidr, problems);
+        if (r.perClientAddress === true) {
+            problems.push({
+                field: `${at}.perClientAddress`,
+                value: true,
+                problem: "cannot be combined with clientCidr",
+                fix: "remove perClientAddress and set clientCidr.perAddress: true (one counter per address within the CIDRs)",
+            });
+        }
+        if (r.header?.perValue === true) {
+            problems.push({
+                field: `${at}.header.perValue`,
+                value: true,
+                problem: "cannot be combined with clientCidr",
+                fix: "make two rules: one per header value, one with clientCidr",
+            });
+        }
+    }
     if (r.route !== undefined && (typeof r.route?.name !== "string" || r.route.name === "")) {
         problems.push({
             field: `${at}.route.name`,
@@ -402,6 +430,14 @@ function validateRule(r: any, i: number, names: Set<string>, problems: RuleProbl
     }
     checkLimit(at, r, problems);
     return problems.length === before;
+}
+
+/** The `rate_limits` entries of a rule: one, or with `clientCidr` one per distinct prefix length. */
+function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): RateLimitEntry[] {
+    const actions = ruleActions(r, mode, key);
+    if (!r.clientCidr) return [{ actions }];
+    const tail = r.clientCidr.perAddress ? [{ remote_address: {} }] : [];
+    return maskedRemoteAddressActions(r.clientCidr).map((masked) => ({ actions: [...actions, masked, ...tail] }));
 }
 
 function ruleActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Record<string, unknown>[] {
@@ -435,6 +471,15 @@ function missingOf(r: RateLimitRuleArgs): MissingHeader {
 }
 
 function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor {
+    if (r.clientCidr) {
+        const perAddress = r.clientCidr.perAddress === true;
+        const children = cidrsOf(r.clientCidr).map((c) =>
+            perAddress
+                ? { key: MASKED_REMOTE_ADDRESS_KEY, value: c.text, descriptors: [{ key: REMOTE_ADDRESS_KEY, ...limitOf(r) }] }
+                : { key: MASKED_REMOTE_ADDRESS_KEY, value: c.text, ...limitOf(r) },
+        );
+        return { key, value: r.name, descriptors: children };
+    }
     const keys = [...(r.header?.perValue ? [r.header.name] : []), ...(r.perClientAddress ? [REMOTE_ADDRESS_KEY] : [])];
     let leaf: ConfigDescriptor | undefined;
     for (const k of [...keys].reverse()) leaf = leaf ? { key: k, descriptors: [leaf] } : { key: k, ...limitOf(r) };
@@ -508,7 +553,7 @@ export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
         // Rule names cannot start with '/', paths always do: the values never collide, but the
         // per-path catch-all would also count a rule's descriptor value. Keep them apart unless needed.
         for (const r of valid)
-            if (r.header?.perValue || r.perClientAddress) {
+            if (r.header?.perValue || r.perClientAddress || r.clientCidr) {
                 problems.push({
                     field: "ruleKey",
                     value: ruleKey,
@@ -523,15 +568,15 @@ export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
     const routePatches: RoutePatch[] = [];
     if (perPath) vhostRateLimits.push({ actions: [pathDescriptorAction(mode, pathKey)] });
     for (const r of valid) {
-        const entry = { actions: ruleActions(r, mode, ruleKey) };
+        const entries = ruleEntries(r, mode, ruleKey);
         if (!r.route) {
-            vhostRateLimits.push(entry);
+            vhostRateLimits.push(...entries);
             continue;
         }
         const vh = r.route.virtualHost ?? "";
         let patch = routePatches.find((p) => p.virtualHost === vh && p.route === r.route!.name);
         if (!patch) routePatches.push((patch = { virtualHost: vh, route: r.route.name, rateLimits: [] }));
-        patch.rateLimits.push(entry);
+        patch.rateLimits.push(...entries);
     }
     const configDescriptors: ConfigDescriptor[] = [
         // A null entry is a problem above; it must not crash the compile (every problem is reported at once).

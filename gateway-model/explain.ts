@@ -21,17 +21,21 @@
  *   `vh_rate_limits`: OVERRIDE (default: the virtual host's only when the route has none),
  *   INCLUDE (both), IGNORE (the route's only).
  * - One `rate_limits` element yields one descriptor, and only if every action yields an entry:
- *   `request_headers` (`:path` → the full path, query included; another header → its value, and
- *   nothing when it is absent), `header_value_match` (RE2 full match, exact, presence),
- *   `generic_key`, `remote_address` (the client address, assumed by the caller), and the CEL
- *   extension with `request.url_path` (path without query) or `request.path` (with it).
+ *   `request_headers` (`:path` → the full path, query included; another header → its value, the
+ *   first one when repeated, and nothing when it is absent), `header_value_match` (RE2 full match,
+ *   exact, presence; a repeated header's values joined with `,`: getAllOfHeaderAsString),
+ *   `generic_key`, `remote_address` (the trusted client address, gateway-model/client-address.ts),
+ *   `masked_remote_address` (that address with its host bits cleared, `<network>/<length>`), and the
+ *   CEL extension with `request.url_path` (path without query) or `request.path` (with it).
  * - A config entry with `shadow_mode: true` is counted but never refuses (not `limited`).
  * - The rate-limit service looks each descriptor up in its config: `key_value`, then a wildcard
  *   value (`prefix*`), then the key's catch-all; the counter (bucket) key is
  *   `<domain>_<key>_<value>_<window start>`, so a catch-all counts each distinct value apart.
  */
 import { parse } from "yaml";
+import { maskedRemoteAddress } from "../builders/client-cidr";
 import { compileFullMatch } from "../lib/formats";
+import { trustedClientAddress } from "./client-address";
 
 export interface K8sObject {
     apiVersion: string;
@@ -401,7 +405,12 @@ export function selectRoute(m: GatewayModel, path: string): { route: ModelRoute;
 }
 
 /** The entries one `rate_limits` element produces for a request with these headers, or undefined. */
-export function descriptorFor(rateLimit: any, headers: Record<string, string>, clientAddress?: string): Entry[] | undefined {
+export function descriptorFor(
+    rateLimit: any,
+    headers: Record<string, string>,
+    clientAddress?: string,
+    firstValues?: Record<string, string>,
+): Entry[] | undefined {
     const entries: Entry[] = [];
     for (const action of rateLimit.actions ?? []) {
         const rh = field(action, "request_headers");
@@ -409,12 +418,21 @@ export function descriptorFor(rateLimit: any, headers: Record<string, string>, c
         const gk = field(action, "generic_key");
         const ext = action.extension;
         const ra = field(action, "remote_address");
-        if (ra) {
+        const mra = field(action, "masked_remote_address");
+        if (mra) {
+            const masked =
+                clientAddress === undefined
+                    ? undefined
+                    : maskedRemoteAddress(clientAddress, field(mra, "v4_prefix_mask_len") ?? 32, field(mra, "v6_prefix_mask_len") ?? 128);
+            if (masked === undefined) return undefined;
+            entries.push({ key: "masked_remote_address", value: masked });
+        } else if (ra) {
             // The address Envoy trusts (downstream peer or the chosen X-Forwarded-For entry), assumed here.
             if (clientAddress === undefined) return undefined;
             entries.push({ key: "remote_address", value: clientAddress });
         } else if (rh) {
-            const v = headers[field(rh, "header_name")];
+            // A repeated header: `request_headers` sends its first value (router_ratelimit.cc).
+            const v = (firstValues ?? headers)[field(rh, "header_name")];
             if (v === undefined) {
                 if (field(rh, "skip_if_absent")) continue;
                 return undefined;
@@ -514,10 +532,16 @@ export function lookupLimit(config: GatewayModel["config"], domain: string, entr
 
 /** The client a request comes from, as the model assumes it (the path is given apart). */
 export interface ModelRequest {
-    /** Request headers (lower-case names); `:path` and `:method` are set by the model. */
-    headers?: Record<string, string>;
-    /** The client address `remote_address` sends. Defaults to `DEFAULT_CLIENT_ADDRESS`. */
+    /** Request headers (lower-case names; a list: the header repeated); `:path` and `:method` are set by the model. */
+    headers?: Record<string, string | string[]>;
+    /**
+     * The connection's source address (the downstream peer). Defaults to `DEFAULT_CLIENT_ADDRESS`.
+     * `remote_address` sends it unless `xffNumTrustedHops` makes an X-Forwarded-For entry the
+     * trusted client address (gateway-model/client-address.ts).
+     */
     clientAddress?: string;
+    /** The gateway's `xff_num_trusted_hops` (Istio's `numTrustedProxies`). Defaults to 0: X-Forwarded-For is ignored. */
+    xffNumTrustedHops?: number;
 }
 
 /** The client address assumed when none is given (TEST-NET-1, RFC 5737). */
@@ -538,9 +562,23 @@ export function explainWith(m: GatewayModel, path: string, request: ModelRequest
     const level: Explanation["rateLimitsFrom"]["level"] =
         own.length && useVh && vh.length ? "route and virtual host" : own.length ? "route" : useVh && vh.length ? "virtual host" : "none";
     const envoyFilter = [own.length ? route.envoyFilter : undefined, useVh && vh.length ? vhFilters : undefined].filter(Boolean).join(", ") || undefined;
-    const headers = { ...(request.headers ?? {}), ":path": normalizedPath, ":method": "GET" };
+    const joined: Record<string, string> = {};
+    const first: Record<string, string> = {};
+    for (const [name, v] of Object.entries(request.headers ?? {})) {
+        const values = Array.isArray(v) ? v : [v];
+        if (!values.length) continue;
+        joined[name] = values.join(",");
+        first[name] = values[0];
+    }
+    const pseudo = { ":path": normalizedPath, ":method": "GET" };
+    const headers = { ...joined, ...pseudo };
+    const client = trustedClientAddress({
+        peer: request.clientAddress ?? DEFAULT_CLIENT_ADDRESS,
+        xForwardedFor: joined["x-forwarded-for"],
+        xffNumTrustedHops: request.xffNumTrustedHops,
+    });
     const descriptors = rateLimits
-        .map((rl) => descriptorFor(rl, headers, request.clientAddress ?? DEFAULT_CLIENT_ADDRESS))
+        .map((rl) => descriptorFor(rl, headers, client, { ...first, ...pseudo }))
         .filter((d): d is Entry[] => d !== undefined)
         .map((entries) => lookupLimit(m.config, m.domain, entries));
     return {

@@ -1,5 +1,5 @@
 /**
- * `npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement ...] [--port-mode ...] [--set key=value]... [--json] <path>...`
+ * `npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement ...] [--port-mode ...] [--set key=value]... [--host <host>] [--client-address <ip>] [--xff <list>] [--trusted-hops <n>] [--json] <path>...`
  *
  * For each request path: the route the gateway picks, the descriptors it sends to the rate-limit
  * service, the limit of the config that answers them and the counter (bucket) they share.
@@ -7,11 +7,13 @@
  */
 import { cliError, parseCli, UsageError } from "./args";
 import { renderStack } from "./render";
-import { explainWith, gatewayModel, HostNotServed, K8sObject } from "../gateway-model/explain";
+import { trustedClientAddress } from "../gateway-model/client-address";
+import { DEFAULT_CLIENT_ADDRESS, explainWith, gatewayModel, HostNotServed, K8sObject, ModelRequest } from "../gateway-model/explain";
+import { parseIp } from "../builders/client-cidr";
 import { formatExplanation } from "./explain-format";
 
 const USAGE =
-    "usage: npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--host <host>] [--json] <path>...";
+    "usage: npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--host <host>] [--client-address <ip>] [--xff <list>] [--trusted-hops <n>] [--json] <path>...";
 
 /** The same flags as `npm run render` (render/args.ts), plus `--host`, `--json` and the request paths. */
 export function parseExplainArgs(argv: string[]): {
@@ -22,19 +24,35 @@ export function parseExplainArgs(argv: string[]): {
     paths: string[];
     host?: string;
     help?: true;
+    client: ModelRequest & { xForwardedFor?: string };
 } {
-    // --host <name>: the request's Host header (which virtual host of the VirtualService serves it).
     const rest = [...argv];
-    let host: string | undefined;
-    const i = rest.indexOf("--host");
-    if (i >= 0) {
-        host = rest[i + 1];
-        if (!host || host.startsWith("-")) throw new UsageError(`--host needs a host name, e.g. --host bookinfo.example.com\n${USAGE}`);
+    const take = (flag: string, example: string): string | undefined => {
+        const i = rest.indexOf(flag);
+        if (i < 0) return undefined;
+        const v = rest[i + 1];
+        if (v === undefined || v === "" || v.startsWith("--")) throw new UsageError(`${flag} needs a value, e.g. ${flag} ${example}\n${USAGE}`);
         rest.splice(i, 2);
-    }
+        return v;
+    };
+    // --host <name>: the request's Host header (which virtual host of the VirtualService serves it).
+    const host = take("--host", "bookinfo.example.com");
+    // The client (gateway MODEL): the connection's source address, the X-Forwarded-For it arrives
+    // with, and the gateway's xff_num_trusted_hops (Istio's numTrustedProxies).
+    const clientAddress = take("--client-address", "203.0.113.7");
+    if (clientAddress !== undefined && !parseIp(clientAddress))
+        throw new UsageError(`--client-address needs an IPv4 or IPv6 address, got '${clientAddress}'\n${USAGE}`);
+    const xForwardedFor = take("--xff", '"198.51.100.1, 203.0.113.7"');
+    const hops = take("--trusted-hops", "1");
+    if (hops !== undefined && !/^[0-9]{1,3}$/.test(hops)) throw new UsageError(`--trusted-hops needs a whole number, got '${hops}'\n${USAGE}`);
+    const client = {
+        ...(clientAddress !== undefined ? { clientAddress } : {}),
+        ...(xForwardedFor !== undefined ? { xForwardedFor, headers: { "x-forwarded-for": xForwardedFor } } : {}),
+        ...(hops !== undefined ? { xffNumTrustedHops: Number(hops) } : {}),
+    };
     const a = parseCli(rest, { usage: USAGE, switches: ["--json"], positional: true });
     const { variant, apiProfile, ...overrides } = a.overrides;
-    if (a.help) return { overrides, json: a.json, paths: a.positional, help: true };
+    if (a.help) return { overrides, json: a.json, paths: a.positional, help: true, client };
     for (const p of a.positional) if (!p.startsWith("/")) throw new UsageError(`a request path starts with '/', got '${p}'\n${USAGE}`);
     if (!a.positional.length) throw new UsageError(`give at least one request path\n${USAGE}`);
     return {
@@ -44,6 +62,7 @@ export function parseExplainArgs(argv: string[]): {
         json: a.json,
         paths: a.positional,
         ...(host !== undefined ? { host } : {}),
+        client,
     };
 }
 
@@ -63,7 +82,8 @@ async function main(): Promise<void> {
         console.log(`Gateway model (no Envoy here): host ${args.host}: ${e.message}`);
         return;
     }
-    const results = args.paths.map((p) => explainWith(model, p));
+    const { xForwardedFor, ...request } = args.client;
+    const results = args.paths.map((p) => explainWith(model, p, request));
     if (args.json) {
         console.log(JSON.stringify(results, null, 2));
         return;
@@ -75,6 +95,11 @@ async function main(): Promise<void> {
     const hosts = model.virtualHosts ?? [];
     console.log(
         `Virtual hosts of the VirtualService: ${hosts.map((v) => `${v.name} (${v.limited ? "limited" : "NOT limited: no rate_limits reach it"})`).join(", ")}`,
+    );
+    const peer = request.clientAddress ?? DEFAULT_CLIENT_ADDRESS;
+    const trusted = trustedClientAddress({ peer, xForwardedFor, xffNumTrustedHops: request.xffNumTrustedHops });
+    console.log(
+        `Client: peer ${peer}${xForwardedFor !== undefined ? `, X-Forwarded-For "${xForwardedFor}"` : ""}, xff_num_trusted_hops ${request.xffNumTrustedHops ?? 0}: remote_address sends ${trusted}`,
     );
     console.log("Any other host on the gateway is not this stack's: no descriptor, no rate-limit call, unaffected by the service's failures.\n");
     for (const r of results) console.log(`${formatExplanation(r)}\n`);

@@ -20,6 +20,21 @@ export const USER_RULES: RateLimitRuleArgs[] = [
     { name: "has-token", header: { name: "authorization" }, requestsPerUnit: 50, unit: M },
     { name: "per-client", perClientAddress: true, requestsPerUnit: 300, unit: M },
     { name: "checkout", route: { name: "checkout", virtualHost: "*:80" }, requestsPerUnit: 10, unit: M },
+    // Client CIDRs on route partners: one counter per CIDR (two prefix lengths: two entries), and per address within one.
+    {
+        name: "partners-cidr",
+        route: { name: "partners", virtualHost: "*:80" },
+        clientCidr: { cidrs: ["10.0.0.0/8", "2001:db8::/32", "172.16.0.0/12"] },
+        requestsPerUnit: 30,
+        unit: M,
+    },
+    {
+        name: "partners-per-address",
+        route: { name: "partners", virtualHost: "*:80" },
+        clientCidr: { cidr: "192.168.4.0/22", perAddress: true },
+        requestsPerUnit: 5,
+        unit: M,
+    },
 ];
 
 function app(name: string, port: number): K8sObject[] {
@@ -60,6 +75,7 @@ export const USER_OBJECTS: K8sObject[] = [
             gateways: ["shop-gw"],
             http: [
                 { name: "checkout", match: [{ uri: { prefix: "/checkout" } }], route: [{ destination: { host: "checkout", port: { number: 8080 } } }] },
+                { name: "partners", match: [{ uri: { prefix: "/partners" } }], route: [{ destination: { host: "web", port: { number: 8080 } } }] },
                 { name: "web", match: [{ uri: { prefix: "/" } }], route: [{ destination: { host: "web", port: { number: 8080 } } }] },
             ],
         },

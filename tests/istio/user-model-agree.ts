@@ -1,9 +1,9 @@
 /**
  * The gateway MODEL against Istio's generator for a user's gateway that is not bookinfo
- * (tests/istio/render-user.ts): requests (paths × headers × client addresses) go through the model
- * built from the rendered objects and through the model built from the route configuration Istio
- * generated (dumped by TestUserGateway, XDSCHECK_USER_DUMP); both must send the same descriptors
- * with the same limits.
+ * (tests/istio/render-user.ts): requests (paths × headers × client addresses, inside and outside the
+ * client CIDRs) go through the model built from the rendered objects and through the model built
+ * from the route configuration Istio generated (dumped by TestUserGateway, XDSCHECK_USER_DUMP);
+ * both must send the same descriptors with the same limits.
  *
  *   npx tsx tests/istio/user-model-agree.ts <user render dir> <dump.json>
  * Prints `ok`/`FAIL` lines and exits 1 on any disagreement.
@@ -43,9 +43,12 @@ function main(): number {
         "/checkout/pay?x",
         "/other",
         "//login",
+        "/partners",
+        "/partners/x?y=1",
     ];
     const headerSets: Record<string, string>[] = [{}, { "x-api-key": "k1" }, { authorization: "Bearer t" }, { "x-api-key": "k2", authorization: "x" }];
-    const clients = ["192.0.2.1", "198.51.100.9"];
+    // Inside and outside the client CIDRs of route partners (10.0.0.0/8, 172.16.0.0/12, 2001:db8::/32; per address in 192.168.4.0/22).
+    const clients = ["192.0.2.1", "198.51.100.9", "10.1.2.3", "172.20.0.1", "172.32.0.1", "192.168.5.5", "192.168.8.0", "2001:db8:ffff::9", "2001:db9::1"];
     const summary = (x: ReturnType<typeof explainWith>) =>
         JSON.stringify({ route: x.route?.name ?? "404", descriptors: x.descriptors.map((d) => [d.entries, d.limit?.entry, d.limit?.requestsPerUnit]) });
     let bad = 0;

@@ -1,9 +1,10 @@
 /**
  * User-defined rules on the REAL envoyproxy/ratelimit service and Redis: a shop's gateway (not
  * bookinfo) limited by GlobalRateLimit's typed rules (header per value, header presence, client
- * address, per client on one path, shadow; a request without the header, an inverted header). The
- * component is evaluated under Pulumi's mocks; the gateway MODEL turns each request into descriptors
- * from the rendered filters; the real service decides with the rendered config.yaml and environment.
+ * address, per client on one path, shadow; a request without the header, an inverted header, a
+ * repeated header). The component is evaluated under Pulumi's mocks; the gateway MODEL turns each
+ * request into descriptors from the rendered filters; the real service decides with the rendered
+ * config.yaml and environment.
  * Counts are exact (one window, one process). The path rules cover an exact path (`/login`) and a
  * prefix (`/search`).
  *
@@ -18,14 +19,8 @@
  * own (`ownKey`), since the default per-api-key rule counts all requests without one together.
  */
 import { expect } from "chai";
-import { GlobalRateLimit, LimitUnit, MissingHeader, RateLimitRuleArgs } from "../../index";
-import { ModelRequest, explain } from "../../gateway-model/explain";
-import type { K8sObject } from "../../gateway-model/explain";
-import { registerComponents } from "../../render/render";
-import { RlsClient } from "./harness/client";
-import { RedisServer } from "./harness/redis";
-import { renderedRatelimit } from "./harness/rendered";
-import { RateLimitProcess } from "./harness/service";
+import { LimitUnit, MissingHeader, RateLimitRuleArgs } from "../../index";
+import { useShop } from "./harness/shop";
 import { ensureWindow, minuteOf } from "./harness/window";
 
 const M = LimitUnit.Minute;
@@ -59,107 +54,23 @@ const MISSING_RULES: RateLimitRuleArgs[] = [
         requestsPerUnit: 2,
         unit: M,
     },
-];
-
-/** The shop's own Gateway and VirtualService (what the user already has). */
-const USER_OBJECTS: K8sObject[] = [
+    // A repeated header, each rule on its own path: per value with Refuse, per value shared (default), invert.
     {
-        apiVersion: "networking.istio.io/v1beta1",
-        kind: "Gateway",
-        metadata: { name: "shop-gw", namespace: "shop" },
-        spec: { selector: { app: "shop-gateway" }, servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] },
+        name: "tenant",
+        path: { prefix: "/tenant" },
+        header: { name: "x-tenant", perValue: true, whenMissing: MissingHeader.Refuse },
+        requestsPerUnit: 2,
+        unit: M,
     },
-    {
-        apiVersion: "networking.istio.io/v1beta1",
-        kind: "VirtualService",
-        metadata: { name: "shop", namespace: "shop" },
-        spec: { hosts: ["*"], gateways: ["shop-gw"], http: [{ name: "web", match: [{ uri: { prefix: "/" } }], route: [{ destination: { host: "web" } }] }] },
-    },
+    { name: "orders", path: { prefix: "/orders" }, header: { name: "x-key", perValue: true }, requestsPerUnit: 2, unit: M },
+    { name: "audit", path: { prefix: "/audit" }, header: { name: "x-env", value: "internal", invert: true }, requestsPerUnit: 2, unit: M },
 ];
-
-async function renderComponent(rules: RateLimitRuleArgs[]): Promise<K8sObject[]> {
-    const { objects } = await registerComponents(
-        () => {
-            new GlobalRateLimit("shop-limits", {
-                domain: "shop",
-                gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] },
-                namespace: "shop",
-                rules,
-            });
-        },
-        "shop",
-        "rls",
-    );
-    return objects;
-}
-
-/** The headers as Envoy's HTTP/1 codec passes them on: lower-case names, values without leading/trailing spaces or tabs. */
-function envoyHeaders(headers: Record<string, string> = {}): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const [name, value] of Object.entries(headers)) {
-        const n = name.toLowerCase();
-        if (n in out) throw new Error(`header ${n} given twice`);
-        out[n] = value.replace(/^[ \t]+|[ \t]+$/g, "");
-    }
-    return out;
-}
 
 type Headers = Record<string, string>;
 
 let keys = 0;
 /** A fresh API key: the per-api-key rule (3 per key) never binds and the shared key-less counter is never touched. */
 const ownKey = () => ({ "x-api-key": `own-${++keys}` });
-
-/**
- * A shop gateway with these rules: the component rendered under mocks, its own Redis and service
- * process (started before the describe's tests, flushed before each).
- */
-function useShop(rules: RateLimitRuleArgs[]) {
-    const shop = {} as { objects: K8sObject[]; redis: RedisServer; service: RateLimitProcess; client: RlsClient };
-    before(async () => {
-        shop.objects = [...USER_OBJECTS, ...(await renderComponent(rules))];
-        const rendered = renderedRatelimit(shop.objects);
-        shop.redis = await RedisServer.start();
-        shop.service = await RateLimitProcess.start(rendered, { redisAddress: shop.redis.address, redisPassword: shop.redis.password });
-        shop.client = shop.service.client();
-        await shop.client.waitForReady();
-    });
-    after(async () => {
-        shop.client?.close();
-        await shop.service?.stop();
-        await shop.redis?.stop();
-    });
-    beforeEach(async () => {
-        await shop.redis.flushAll();
-    });
-
-    /** What the gateway would send for this request (model), decided by the real service. */
-    async function send(path: string, request: ModelRequest) {
-        const x = explain(shop.objects, path, { ...request, headers: envoyHeaders(request.headers) });
-        return {
-            x,
-            d: x.descriptors.length
-                ? await shop.client.shouldRateLimit(
-                      x.domain,
-                      x.descriptors.map((d) => d.entries),
-                  )
-                : undefined,
-        };
-    }
-    const okCount = async (n: number, path: (i: number) => string, request: (i: number) => ModelRequest) => {
-        let ok = 0;
-        for (let i = 0; i < n; i++) if ((await send(path(i), request(i))).d?.overallCode === "OK") ok++;
-        return ok;
-    };
-    /** One rule's descriptor in an answer: its entries and the service's status for it (undefined: the request sent nothing for that rule). */
-    const ruleOf = (r: Awaited<ReturnType<typeof send>>, rule: string) => {
-        const i = r.x.descriptors.findIndex((d) => d.entries[0].key === "rule" && d.entries[0].value === rule);
-        return i < 0 ? undefined : { entries: r.x.descriptors[i].entries.map((e) => `${e.key}=${e.value}`), status: r.d!.statuses[i] };
-    };
-    /** The Redis counters of one rule (`<domain>_rule_<name>_..._<window>`, the service's key format). */
-    const counters = async (rule: string) => (await shop.redis.keys()).filter((k) => k.startsWith(`shop_rule_${rule}_`)).sort();
-    return { shop, send, okCount, ruleOf, counters };
-}
 
 describe("rls: user-defined rules (header, client address, combined, shadow) on the real service; a shop's gateway via the model", function () {
     const { send, okCount, ruleOf, counters } = useShop(RULES);
@@ -619,6 +530,53 @@ describe("rls: user-defined rules, a request without the header (whenMissing Ref
                 () => ({ headers: { "x-partner-id": "p1" }, clientAddress: "203.0.113.60" }),
             ),
         ).to.equal(2);
+        expect(minuteOf(Date.now())).to.equal(minuteOf(t0));
+    });
+
+    // Envoy (model side, no Envoy here): `request_headers` sends a repeated header's FIRST value
+    // (router_ratelimit.cc); `header_value_match` compares all its values joined with ","
+    // (HeaderUtility::getAllOfHeaderAsString). The service then decides on what is sent.
+    it("a repeated header, what a client tries instead: per value, the first value is counted (a fresh value after a spent one is still refused; an empty first value is a value); invert, x-env: internal twice is 'internal,internal' and counted", async () => {
+        await ensureWindow(20);
+        const t0 = Date.now();
+        const at = (path: string, headers: Record<string, string | string[]>) => send(path, { headers, clientAddress: "203.0.113.40" });
+        const entriesOf = async (path: string, rule: string, headers: Record<string, string | string[]>) => {
+            const r = await at(path, headers);
+            const d = ruleOf(r, rule);
+            return d ? [...d.entries, d.status.code] : ["nothing sent"];
+        };
+        // whenMissing Refuse: t1 spends its 2, then t1 with a fresh value after it stays refused.
+        expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": "t1" })).to.deep.equal(["rule=tenant", "x-tenant=t1", "OK"]);
+        expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": ["t1", "t1"] })).to.deep.equal(["rule=tenant", "x-tenant=t1", "OK"]);
+        expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": ["t1", "fresh-1"] })).to.deep.equal(["rule=tenant", "x-tenant=t1", "OVER_LIMIT"]);
+        expect(await entriesOf("/tenant/x", "tenant", { "X-Tenant": ["t1", "fresh-2"] })).to.deep.equal(["rule=tenant", "x-tenant=t1", "OVER_LIMIT"]);
+        // A fresh value first: counted under it (its own 2), not free.
+        expect(
+            await okCount(
+                3,
+                () => "/tenant/y",
+                () => ({ headers: { "x-tenant": ["t2", "t1"] }, clientAddress: "203.0.113.40" }),
+            ),
+        ).to.equal(2);
+        // An empty first value is a value (counted under ""), neither refused as missing nor free.
+        expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": ["", "t9"] })).to.deep.equal(["rule=tenant", "x-tenant=", "OK"]);
+        // Per value, default SharedCounter: the first value too.
+        expect(
+            await okCount(
+                3,
+                () => "/orders",
+                () => ({ headers: { "x-key": ["k1", "k2"] }, clientAddress: "203.0.113.40" }),
+            ),
+        ).to.equal(2);
+        expect(await entriesOf("/orders", "orders", { "x-key": ["k1", "k3"] })).to.deep.equal(["rule=orders", "x-key=k1", "OVER_LIMIT"]);
+        expect(await entriesOf("/orders", "orders", { "x-key": ["k3", "k1"] })).to.deep.equal(["rule=orders", "x-key=k3", "OK"]);
+        // invert on x-env: internal: the exempt value once is exempt; repeated, or with another value, it is counted.
+        expect(await entriesOf("/audit", "audit", { "x-env": "internal" })).to.deep.equal(["nothing sent"]);
+        expect(await entriesOf("/audit", "audit", { "x-env": ["internal", "internal"] })).to.deep.equal(["rule=audit", "OK"]);
+        expect(await entriesOf("/audit", "audit", { "x-env": ["other", "internal"] })).to.deep.equal(["rule=audit", "OK"]);
+        expect(await entriesOf("/audit", "audit", { "X-Env": ["internal", " internal"] })).to.deep.equal(["rule=audit", "OVER_LIMIT"]);
+        expect(await entriesOf("/audit", "audit", {})).to.deep.equal(["rule=audit", "OVER_LIMIT"]);
+        expect(await entriesOf("/audit", "audit", { "x-env": "internal" })).to.deep.equal(["nothing sent"]);
         expect(minuteOf(Date.now())).to.equal(minuteOf(t0));
     });
 });

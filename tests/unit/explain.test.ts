@@ -63,9 +63,24 @@ describe("gateway model (gateway-model/explain.ts): answers follow the rendered 
             overrides: { domain: "x" },
             json: false,
             paths: ["/p", "/q"],
+            client: {},
         });
         expect(() => parseExplainArgs(["--variant", "C", "/p"])).to.throw(/A or B/);
         expect(() => parseExplainArgs(["--variant", "A"])).to.throw(/at least one request path/);
         expect(() => parseExplainArgs(["productpage"])).to.throw(/starts with '\/'/);
+    });
+
+    it("explain CLI client arguments (gateway MODEL): --client-address, --xff, --trusted-hops; a bad address or count is refused", () => {
+        expect(parseExplainArgs(["--client-address", "2001:db8::7", "--xff", "10.0.0.1, 198.51.100.4", "--trusted-hops", "1", "/p"]).client).to.deep.equal({
+            clientAddress: "2001:db8::7",
+            xForwardedFor: "10.0.0.1, 198.51.100.4",
+            headers: { "x-forwarded-for": "10.0.0.1, 198.51.100.4" },
+            xffNumTrustedHops: 1,
+        });
+        expect(() => parseExplainArgs(["--client-address", "10.0.0.300", "/p"])).to.throw(/--client-address needs an IPv4 or IPv6 address, got '10.0.0.300'/);
+        expect(() => parseExplainArgs(["--client-address", "/p"])).to.throw(/needs an IPv4 or IPv6 address, got '\/p'/);
+        expect(() => parseExplainArgs(["--trusted-hops", "-1", "/p"])).to.throw(/--trusted-hops needs a whole number, got '-1'/);
+        expect(() => parseExplainArgs(["--trusted-hops", "one", "/p"])).to.throw(/--trusted-hops needs a whole number, got 'one'/);
+        expect(() => parseExplainArgs(["--xff", "--json", "/p"])).to.throw(/--xff needs a value/);
     });
 });

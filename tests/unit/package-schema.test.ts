@@ -62,7 +62,19 @@ describe("component package: schema from Pulumi's analyzer", function () {
         expect(r.inputProperties.rules.items.$ref).to.equal("#/types/mesh-ratelimit:index:RateLimitRuleArgs");
         expect(r.requiredInputs).to.have.members(["domain", "gateway"]);
         const rule = schema.types["mesh-ratelimit:index:RateLimitRuleArgs"];
-        expect(Object.keys(rule.properties)).to.have.members(["name", "path", "header", "perClientAddress", "route", "requestsPerUnit", "unit", "shadow"]);
+        expect(Object.keys(rule.properties)).to.have.members([
+            "name",
+            "path",
+            "header",
+            "perClientAddress",
+            "clientCidr",
+            "route",
+            "requestsPerUnit",
+            "unit",
+            "shadow",
+        ]);
+        expect(rule.properties.clientCidr.$ref).to.equal("#/types/mesh-ratelimit:index:ClientCidrArgs");
+        expect(Object.keys(schema.types["mesh-ratelimit:index:ClientCidrArgs"].properties)).to.have.members(["cidr", "cidrs", "perAddress"]);
         expect(rule.properties.path.$ref).to.equal("#/types/mesh-ratelimit:index:PathMatchArgs");
         expect(rule.properties.header.$ref).to.equal("#/types/mesh-ratelimit:index:HeaderMatchArgs");
         expect(rule.properties.requestsPerUnit.type).to.equal("number");

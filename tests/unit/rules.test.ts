@@ -695,7 +695,7 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
     beforeAllTests(() => {
         m = gatewayModel(shopObjects(SHOP_RULES));
     });
-    const hits = (p: string, headers: Record<string, string> = {}, clientAddress = "198.51.100.7") =>
+    const hits = (p: string, headers: Record<string, string | string[]> = {}, clientAddress = "198.51.100.7") =>
         explainWith(m, p, { headers, clientAddress }).descriptors.map(
             (d) =>
                 `${d.entries.map((e) => `${e.key}=${e.value}`).join(",")} -> ${d.limit ? `${d.limit.requestsPerUnit}/${d.limit.unit}${d.limit.shadow ? " shadow" : ""}` : "none"}`,
@@ -748,6 +748,14 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
         const none2 = explainWith(m, "/other", {}).descriptors[0].bucket;
         expect(none1).to.equal(none2);
         expect(none1).to.not.equal(k1);
+    });
+
+    it("a repeated header (Envoy: request_headers sends the first value, header_value_match compares the values joined with ',')", () => {
+        expect(hits("/", { "x-api-key": ["k1", "k2"] })[0]).to.equal("rule=per-api-key,x-api-key=k1 -> 20/minute");
+        expect(hits("/", { "x-api-key": ["", "k2"] })[0]).to.equal("rule=per-api-key,x-api-key= -> 20/minute");
+        expect(hits("/", { "x-beta": ["on"] })).to.include("rule=beta -> 2/minute shadow");
+        expect(hits("/", { "x-beta": ["on", "on"] })).to.not.include("rule=beta -> 2/minute shadow");
+        expect(hits("/", { "x-api-key": [] })[0]).to.equal("rule=per-api-key -> 20/minute");
     });
 
     it("a shadow rule is counted but does not make the request limited", () => {

@@ -165,6 +165,8 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 				got = append(got, s)
 			case a.GetRemoteAddress() != nil:
 				got = append(got, "remote_address")
+			case a.GetMaskedRemoteAddress() != nil:
+				got = append(got, maskedString(a.GetMaskedRemoteAddress()))
 			default:
 				got = append(got, jsonOf(a))
 			}
@@ -197,6 +199,45 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 		}
 		return vhRateLimitsProblem(r)
 	}()
+	// Route partners: the client-CIDR rules, in the rules' order: partners-cidr one entry per prefix
+	// length (10.0.0.0/8 with 2001:db8::/32, then 172.16.0.0/12 with IPv6 at 128, a length none of
+	// its IPv6 CIDRs has), partners-per-address its CIDR's length then remote_address. Written from
+	// render-user.ts, not read from the render.
+	res["route-partners-client-cidr"] = func() string {
+		r := findRoute(vh, "partners")
+		if r == nil {
+			return fmt.Sprintf("no route partners; have %v", routeNames(vh))
+		}
+		want := []string{
+			"generic_key rule=partners-cidr | masked_remote_address v4=8 v6=32",
+			"generic_key rule=partners-cidr | masked_remote_address v4=12 v6=128",
+			"generic_key rule=partners-per-address | masked_remote_address v4=22 v6=128 | remote_address",
+		}
+		var got []string
+		for _, rl := range r.GetRoute().GetRateLimits() {
+			var as []string
+			for _, a := range rl.GetActions() {
+				switch {
+				case a.GetGenericKey() != nil:
+					as = append(as, fmt.Sprintf("generic_key %s=%s", a.GetGenericKey().GetDescriptorKey(), a.GetGenericKey().GetDescriptorValue()))
+				case a.GetMaskedRemoteAddress() != nil:
+					as = append(as, maskedString(a.GetMaskedRemoteAddress()))
+				case a.GetRemoteAddress() != nil:
+					as = append(as, "remote_address")
+				default:
+					as = append(as, jsonOf(a))
+				}
+			}
+			got = append(got, strings.Join(as, " | "))
+		}
+		if strings.Join(got, " ; ") != strings.Join(want, " ; ") {
+			return fmt.Sprintf("route rate_limits %q, want %q", got, want)
+		}
+		if _, onVhost := rules["partners-cidr"]; onVhost {
+			return "rule partners-cidr (a route rule) is on the virtual host"
+		}
+		return vhRateLimitsProblem(r)
+	}()
 	// What the actions do with concrete requests (user_requests_test.go).
 	for id, problem := range userRequestChecks(vh) {
 		res[id] = problem
@@ -212,6 +253,18 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 		return ""
 	}()
 	return res
+}
+
+// maskedString: a masked_remote_address action with the lengths Envoy applies (32 and 128 when unset).
+func maskedString(m *routev3.RateLimit_Action_MaskedRemoteAddress) string {
+	v4, v6 := uint32(32), uint32(128)
+	if m.GetV4PrefixMaskLen() != nil {
+		v4 = m.GetV4PrefixMaskLen().GetValue()
+	}
+	if m.GetV6PrefixMaskLen() != nil {
+		v6 = m.GetV6PrefixMaskLen().GetValue()
+	}
+	return fmt.Sprintf("masked_remote_address v4=%d v6=%d", v4, v6)
 }
 
 func userDocs(t *testing.T) []Doc {
@@ -288,6 +341,10 @@ func TestUserGatewayControls(t *testing.T) {
 		// must show the flag is gone.
 		{"per-api-key-no-skip-if-absent", "filter-ratelimit-svc", nil, nil, "requests-per-api-key", setRuleRequestHeadersField("per-api-key", "skip_if_absent", nil), sends("/items", perClient(clientA))},
 		{"per-api-key-no-skip-if-absent-action", "filter-ratelimit-svc", nil, nil, "vhost-header-per-value", setRuleRequestHeadersField("per-api-key", "skip_if_absent", nil), `"request_headers x-api-key->x-api-key"], want`},
+		// A client-CIDR entry masked at another length than its CIDR's: the action check names it,
+		// and a request from inside 10.0.0.0/8 no longer sends the CIDR as its value.
+		{"partners-cidr-mask-16", "filter-ratelimit-svc-api", nil, nil, "route-partners-client-cidr", setRuleMaskLen("partners-cidr", "v4_prefix_mask_len", 16), "masked_remote_address v4=16 v6=32"},
+		{"partners-cidr-mask-16-requests", "filter-ratelimit-svc-api", nil, nil, "requests-partners-client-cidr", setRuleMaskLen("partners-cidr", "v4_prefix_mask_len", 16), "masked_remote_address=10.1.0.0/16"},
 	}
 	for _, c := range controls {
 		c := c
@@ -460,4 +517,37 @@ func sends(request string, descriptors ...string) string {
 	ds := append([]string{}, descriptors...)
 	sort.Strings(ds)
 	return fmt.Sprintf("%s from %s: sends [%s]", request, clientA, strings.Join(ds, " ; "))
+}
+
+// setRuleMaskLen sets a mask length of the masked_remote_address action of the rule's first
+// rate_limits entry in the EnvoyFilter's patch values (route or virtual-host patches).
+func setRuleMaskLen(rule, field string, v int) func(Doc) error {
+	return func(f Doc) error {
+		for _, p := range Patches(f) {
+			value, _ := Dig(p, "patch", "value").(map[string]any)
+			var rls []any
+			if rv, ok := value["route"].(map[string]any); ok {
+				rls, _ = rv["rate_limits"].([]any)
+			} else {
+				rls, _ = value["rate_limits"].([]any)
+			}
+			for _, rl := range rls {
+				actions, _ := rl.(map[string]any)["actions"].([]any)
+				if len(actions) < 2 {
+					continue
+				}
+				first, _ := actions[0].(map[string]any)["generic_key"].(map[string]any)
+				if first == nil || first["descriptor_value"] != rule {
+					continue
+				}
+				m, _ := actions[1].(map[string]any)["masked_remote_address"].(map[string]any)
+				if m == nil {
+					return fmt.Errorf("rule %s: no masked_remote_address action in EnvoyFilter %s", rule, f.Name())
+				}
+				m[field] = v
+				return nil
+			}
+		}
+		return fmt.Errorf("no rate_limits entry for rule %s in EnvoyFilter %s", rule, f.Name())
+	}
 }

@@ -2,6 +2,7 @@ package xdscheck
 
 import (
 	"fmt"
+	"net/netip"
 	"regexp"
 	"sort"
 	"strings"
@@ -227,6 +228,29 @@ func descriptorOf(rl *routev3.RateLimit, r userRequest) (string, bool, error) {
 			entries = append(entries, rh.GetDescriptorKey()+"="+v)
 		case a.GetRemoteAddress() != nil:
 			entries = append(entries, "remote_address="+r.addr)
+		case a.GetMaskedRemoteAddress() != nil:
+			// Envoy: the address with its host bits cleared at the family's length (32 and 128
+			// when unset), printed as "<network>/<length>"; net/netip prints IPv6 compressed.
+			m := a.GetMaskedRemoteAddress()
+			addr, err := netip.ParseAddr(r.addr)
+			if err != nil {
+				return "", false, err
+			}
+			bits := 32
+			if m.GetV4PrefixMaskLen() != nil {
+				bits = int(m.GetV4PrefixMaskLen().GetValue())
+			}
+			if addr.Is6() {
+				bits = 128
+				if m.GetV6PrefixMaskLen() != nil {
+					bits = int(m.GetV6PrefixMaskLen().GetValue())
+				}
+			}
+			prefix, err := addr.Prefix(bits)
+			if err != nil {
+				return "", false, err
+			}
+			entries = append(entries, "masked_remote_address="+prefix.String())
 		default:
 			return "", false, fmt.Errorf("action %s is not evaluated by this check", jsonOf(a))
 		}
@@ -354,6 +378,9 @@ func userRequestTable() map[string][]userRequestCase {
 	exactly := func(route string, r userRequest, want ...string) userRequestCase {
 		return userRequestCase{req: r, route: route, want: want}
 	}
+	partners := func(r userRequest, extra ...string) userRequestCase {
+		return userRequestCase{req: r, route: "partners", want: append([]string{perClient(r.addr), perAPIKeyOf(r)}, extra...)}
+	}
 	return map[string][]userRequestCase{
 		// prefix /search: /search, /search/..., /search?... whatever the query; not /searchx,
 		// not the prefix further in the path or in the query.
@@ -427,6 +454,31 @@ func userRequestTable() map[string][]userRequestCase {
 			checkout(req("/checkout", clientB, "x-api-key", "k1")),
 			web(req("/x/checkout", clientA)),
 			web(req("/search/checkout", clientA), searchRule),
+		},
+		// Route partners, client CIDRs: every entry sends the client's network at its length (a
+		// value the service has only for a configured CIDR), per address also the address.
+		// partners-cidr: 10.0.0.0/8 and 2001:db8::/32 (v4 8, v6 32), 172.16.0.0/12 (v4 12, v6 128);
+		// partners-per-address: 192.168.4.0/22 (v4 22, v6 128).
+		"requests-partners-client-cidr": {
+			partners(req("/partners", "10.1.2.3"),
+				"rule=partners-cidr,masked_remote_address=10.0.0.0/8",
+				"rule=partners-cidr,masked_remote_address=10.0.0.0/12",
+				"rule=partners-per-address,masked_remote_address=10.1.0.0/22,remote_address=10.1.2.3"),
+			partners(req("/partners/x?y=1", "172.20.0.1"),
+				"rule=partners-cidr,masked_remote_address=172.0.0.0/8",
+				"rule=partners-cidr,masked_remote_address=172.16.0.0/12",
+				"rule=partners-per-address,masked_remote_address=172.20.0.0/22,remote_address=172.20.0.1"),
+			partners(req("/partners", "192.168.5.5"),
+				"rule=partners-cidr,masked_remote_address=192.0.0.0/8",
+				"rule=partners-cidr,masked_remote_address=192.160.0.0/12",
+				"rule=partners-per-address,masked_remote_address=192.168.4.0/22,remote_address=192.168.5.5"),
+			partners(req("/partners", "2001:db8:ffff::9"),
+				"rule=partners-cidr,masked_remote_address=2001:db8::/32",
+				"rule=partners-cidr,masked_remote_address=2001:db8:ffff::9/128",
+				"rule=partners-per-address,masked_remote_address=2001:db8:ffff::9/128,remote_address=2001:db8:ffff::9"),
+			// Not on route partners: none of its entries.
+			web(req("/partner", "10.1.2.3")),
+			web(req("/x/partners", "10.1.2.3")),
 		},
 	}
 }

@@ -1,0 +1,111 @@
+/**
+ * A user's shop gateway (not bookinfo) limited by GlobalRateLimit's typed rules, for the rls tier:
+ * the component rendered under Pulumi's mocks, the gateway MODEL (render/explain.ts, no Envoy here)
+ * turning each request into descriptors, the REAL envoyproxy/ratelimit service and Redis deciding.
+ */
+import { GlobalRateLimit, RateLimitRuleArgs } from "../../../index";
+import { ModelRequest, explain } from "../../../gateway-model/explain";
+import type { K8sObject } from "../../../gateway-model/explain";
+import { registerComponents } from "../../../render/render";
+import { RlsClient } from "./client";
+import { RedisServer } from "./redis";
+import { renderedRatelimit } from "./rendered";
+import { RateLimitProcess } from "./service";
+
+/** The shop's own Gateway and VirtualService (what the user already has). */
+const USER_OBJECTS: K8sObject[] = [
+    {
+        apiVersion: "networking.istio.io/v1beta1",
+        kind: "Gateway",
+        metadata: { name: "shop-gw", namespace: "shop" },
+        spec: { selector: { app: "shop-gateway" }, servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] },
+    },
+    {
+        apiVersion: "networking.istio.io/v1beta1",
+        kind: "VirtualService",
+        metadata: { name: "shop", namespace: "shop" },
+        spec: { hosts: ["*"], gateways: ["shop-gw"], http: [{ name: "web", match: [{ uri: { prefix: "/" } }], route: [{ destination: { host: "web" } }] }] },
+    },
+];
+
+async function renderComponent(rules: RateLimitRuleArgs[]): Promise<K8sObject[]> {
+    const { objects } = await registerComponents(
+        () => {
+            new GlobalRateLimit("shop-limits", {
+                domain: "shop",
+                gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] },
+                namespace: "shop",
+                rules,
+            });
+        },
+        "shop",
+        "rls",
+    );
+    return objects;
+}
+
+/**
+ * The headers as Envoy's HTTP/1 codec passes them on: lower-case names, values without leading or
+ * trailing spaces or tabs. A list is the header sent several times (in that order).
+ */
+export function envoyHeaders(headers: Record<string, string | string[]> = {}): Record<string, string | string[]> {
+    const out: Record<string, string | string[]> = {};
+    const trim = (v: string) => v.replace(/^[ \t]+|[ \t]+$/g, "");
+    for (const [name, value] of Object.entries(headers)) {
+        const n = name.toLowerCase();
+        if (n in out) throw new Error(`header ${n} given twice`);
+        out[n] = Array.isArray(value) ? value.map(trim) : trim(value);
+    }
+    return out;
+}
+
+/**
+ * A shop gateway with these rules: the component rendered under mocks, its own Redis and service
+ * process (started before the describe's tests, flushed before each).
+ */
+export function useShop(rules: RateLimitRuleArgs[]) {
+    const shop = {} as { objects: K8sObject[]; redis: RedisServer; service: RateLimitProcess; client: RlsClient };
+    before(async () => {
+        shop.objects = [...USER_OBJECTS, ...(await renderComponent(rules))];
+        const rendered = renderedRatelimit(shop.objects);
+        shop.redis = await RedisServer.start();
+        shop.service = await RateLimitProcess.start(rendered, { redisAddress: shop.redis.address, redisPassword: shop.redis.password });
+        shop.client = shop.service.client();
+        await shop.client.waitForReady();
+    });
+    after(async () => {
+        shop.client?.close();
+        await shop.service?.stop();
+        await shop.redis?.stop();
+    });
+    beforeEach(async () => {
+        await shop.redis.flushAll();
+    });
+
+    /** What the gateway would send for this request (model), decided by the real service. */
+    async function send(path: string, request: ModelRequest) {
+        const x = explain(shop.objects, path, { ...request, headers: envoyHeaders(request.headers) });
+        return {
+            x,
+            d: x.descriptors.length
+                ? await shop.client.shouldRateLimit(
+                      x.domain,
+                      x.descriptors.map((d) => d.entries),
+                  )
+                : undefined,
+        };
+    }
+    const okCount = async (n: number, path: (i: number) => string, request: (i: number) => ModelRequest) => {
+        let ok = 0;
+        for (let i = 0; i < n; i++) if ((await send(path(i), request(i))).d?.overallCode === "OK") ok++;
+        return ok;
+    };
+    /** One rule's descriptor in an answer: its entries and the service's status for it (undefined: the request sent nothing for that rule). */
+    const ruleOf = (r: Awaited<ReturnType<typeof send>>, rule: string) => {
+        const i = r.x.descriptors.findIndex((d) => d.entries[0].key === "rule" && d.entries[0].value === rule);
+        return i < 0 ? undefined : { entries: r.x.descriptors[i].entries.map((e) => `${e.key}=${e.value}`), status: r.d!.statuses[i] };
+    };
+    /** The Redis counters of one rule (`<domain>_rule_<name>_..._<window>`, the service's key format). */
+    const counters = async (rule: string) => (await shop.redis.keys()).filter((k) => k.startsWith(`shop_rule_${rule}_`)).sort();
+    return { shop, send, okCount, ruleOf, counters };
+}
