@@ -140,7 +140,10 @@ export interface MeshMutualTlsArgs {
     apiProfile?: ApiProfileName;
     /** Istio's root namespace (PeerAuthentication, mesh ConfigMap `istio`). Defaults to `istio-system`. */
     meshNamespace?: string;
-    /** kubectl context for the seed profile's ConfigMap edit (the provider's `kubernetes:context`). Defaults to the current context. */
+    /**
+     * kubectl context for the seed profile's ConfigMap edit (the provider's `kubernetes:context`). Defaults to the
+     * current context; required when a provider is passed in opts (kubectl cannot use its kubeconfig).
+     */
     kubeContext?: string;
     /**
      * Mesh scope, current profile: whether the stack creates PeerAuthentication `default` (false when the mesh
@@ -172,6 +175,17 @@ export class MeshMutualTls extends pulumi.ComponentResource {
             else a.namespaces.forEach((n, i) => problems.push(...dnsProblem(`namespaces[${i}]`, n, "label")));
             problems.push(...selectorProblems("selector", selector));
         }
+        // kubectl cannot use an explicit provider's kubeconfig: without a context naming that cluster,
+        // the edit would go to whatever cluster the ambient kubeconfig points at.
+        const explicitProvider = opts?.provider !== undefined || (opts?.providers !== undefined && Object.keys(opts.providers).length > 0);
+        if (scope === MutualTlsScope.Mesh && profile === ApiProfileName.Seed && explicitProvider && !a.kubeContext)
+            problems.push({
+                field: "kubeContext",
+                value: a.kubeContext,
+                problem:
+                    "must name the provider's cluster: the seed profile edits the mesh ConfigMap with kubectl, which cannot use the kubeconfig of the provider passed in opts",
+                fix: "give the kubeconfig context of that cluster (kubeContext), or use apiProfile current (a PeerAuthentication, created through the provider)",
+            });
         if (problems.length) throw new ComponentArgsError(`MeshMutualTls ${name}`, problems);
         super("mesh-ratelimit:index:MeshMutualTls", name, {}, opts);
         const s = { apiProfile: profile, mesh: { namespace: meshNamespace } };

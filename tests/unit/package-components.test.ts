@@ -310,6 +310,27 @@ describe("package components on their own (a shop, not bookinfo)", function () {
         ]);
     });
 
+    it("MeshMutualTls seed profile with a provider in opts: refused without kubeContext (kubectl cannot use that provider's kubeconfig), accepted with it", async () => {
+        const k8s = await import("@pulumi/kubernetes");
+        let err: Error | undefined;
+        const refused = await registered(() => {
+            const provider = new k8s.Provider("shop-cluster", { kubeconfig: "{}" });
+            try {
+                new MeshMutualTls("mtls", { scope: MutualTlsScope.Mesh, apiProfile: ApiProfileName.Seed }, { provider });
+            } catch (e) {
+                err = e as Error;
+            }
+        });
+        expect(err?.message).to.match(/kubeContext = \(not set\): must name the provider's cluster/);
+        expect(err?.message).to.include("or use apiProfile current");
+        expect(refused.all.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic"))).to.deep.equal([]);
+        const accepted = await registered(() => {
+            const provider = new k8s.Provider("shop-cluster", { kubeconfig: "{}" });
+            new MeshMutualTls("mtls", { scope: MutualTlsScope.Mesh, apiProfile: ApiProfileName.Seed, kubeContext: "shop" }, { provider });
+        });
+        expect(accepted.all.find((r) => r.type.startsWith("pulumi-nodejs:dynamic"))?.inputs).to.deep.include({ kubeContext: "shop" });
+    });
+
     it("LocalRateLimit with bad arguments: the field, the value and the fix", async () => {
         let err: Error | undefined;
         const { all } = await registered(() => {

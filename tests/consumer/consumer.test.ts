@@ -1,0 +1,220 @@
+/**
+ * Consumer tier: the package as a user gets it. Builds the compiled package (npm run build), packs
+ * the tarball, installs it into an empty temporary program with npm, type-checks a TypeScript
+ * consumer against the installed .d.ts files and runs it and a plain JavaScript consumer under
+ * Pulumi's mocks in the consumer's own node_modules (tests/consumer/app/mock-run.js).
+ */
+import { expect } from "chai";
+import { spawnSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+
+const ROOT = path.join(__dirname, "..", "..");
+const APP_SRC = path.join(__dirname, "app");
+const rootPkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
+
+function run(cmd: string, args: string[], cwd: string) {
+    const r = spawnSync(cmd, args, { cwd, encoding: "utf8", maxBuffer: 64 << 20 });
+    return { code: r.status, out: `${r.stdout ?? ""}${r.stderr ?? ""}`, stdout: r.stdout ?? "" };
+}
+function mustRun(cmd: string, args: string[], cwd: string): string {
+    const r = run(cmd, args, cwd);
+    if (r.code !== 0) throw new Error(`${cmd} ${args.join(" ")} (in ${cwd}) exited ${r.code}:\n${r.out.slice(-4000)}`);
+    return r.stdout;
+}
+
+interface Registration {
+    type: string;
+    name: string;
+    custom: boolean;
+    provider: string | null;
+    inputs: any;
+}
+interface MockRun {
+    error: string | null;
+    spawned: string[];
+    registrations: Registration[];
+    samePulumi: boolean;
+    entry: string;
+}
+
+describe("consumer: the packed package installed into a user's empty program", function () {
+    this.timeout(600_000);
+    let work: string;
+    let app: string;
+    let tarFiles: string[];
+    let packedPkg: any;
+    const mock = (target: string): MockRun => JSON.parse(mustRun(process.execPath, ["mock-run.js", target], app).trim().split("\n").pop()!);
+
+    before(() => {
+        work = fs.mkdtempSync(path.join(os.tmpdir(), "mesh-rl-consumer-"));
+        mustRun("npm", ["run", "-s", "build"], ROOT);
+        const packed = JSON.parse(mustRun("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], ROOT));
+        const tgz = path.join(work, packed[0].filename);
+        tarFiles = mustRun("tar", ["-tzf", tgz], work)
+            .split("\n")
+            .filter(Boolean)
+            .map((f) => f.replace(/^package\//, ""));
+        packedPkg = JSON.parse(mustRun("tar", ["-xzOf", tgz, "package/package.json"], work));
+        app = path.join(work, "app");
+        fs.mkdirSync(app);
+        for (const f of fs.readdirSync(APP_SRC)) fs.copyFileSync(path.join(APP_SRC, f), path.join(app, f));
+        const deps = rootPkg.dependencies;
+        fs.writeFileSync(
+            path.join(app, "package.json"),
+            JSON.stringify(
+                {
+                    name: "shop-infra",
+                    private: true,
+                    dependencies: {
+                        "mesh-ratelimit": `file:${tgz}`,
+                        "@pulumi/pulumi": deps["@pulumi/pulumi"],
+                        "@pulumi/kubernetes": deps["@pulumi/kubernetes"],
+                    },
+                },
+                null,
+                2,
+            ),
+        );
+        // --ignore-scripts: @pulumi/kubernetes's install script would fetch its provider plugin; the mocks need none.
+        mustRun("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts"], app);
+    });
+
+    after(() => {
+        if (work && !process.env.MESH_RL_KEEP_CONSUMER) fs.rmSync(work, { recursive: true, force: true });
+    });
+
+    it("the tarball holds the compiled package and its types, and no tests, scripts, stack config or program", () => {
+        expect(tarFiles).to.include.members([
+            "package.json",
+            "README.md",
+            "CHANGELOG.md",
+            "dist/index.js",
+            "dist/index.d.ts",
+            "dist/components/global-ratelimit.js",
+        ]);
+        const stray = tarFiles.filter(
+            (f) => /^(tests|scripts|plugin|render|gateway-model|cluster)\//.test(f) || /^Pulumi\..*ya?ml$/.test(f) || f === "main.ts",
+        );
+        expect(stray).to.deep.equal([]);
+        expect(tarFiles.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).to.deep.equal([]);
+        expect(packedPkg.main).to.equal("dist/index.js");
+        expect(packedPkg.exports["."]).to.deep.equal({ types: "./dist/index.d.ts", default: "./dist/index.js" });
+        expect(packedPkg.version).to.match(/^\d+\.\d+\.\d+$/);
+    });
+
+    it("importing it by name registers nothing, reads no stack config and starts no process", () => {
+        const r = mock("--import-only");
+        expect(r.error).to.equal(null);
+        expect(r.entry).to.match(/node_modules\/mesh-ratelimit\/dist\/index\.js$/);
+        expect(r.registrations).to.deep.equal([]);
+        expect(r.spawned).to.deep.equal([]);
+    });
+
+    it("a TypeScript consumer type-checks against the installed .d.ts files; a wrong argument type does not", () => {
+        const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc");
+        mustRun(process.execPath, [tsc, "-p", "tsconfig.json"], app);
+        fs.writeFileSync(
+            path.join(app, "bad.ts"),
+            'import { GlobalRateLimit } from "mesh-ratelimit";\nnew GlobalRateLimit("x", { domain: "d", gateway: { selector: { a: "b" }, virtualHosts: ["h:80"] }, rules: [{ name: "r", requestsPerUnit: "5", unit: "minute" }] });\n',
+        );
+        fs.writeFileSync(
+            path.join(app, "tsconfig.bad.json"),
+            JSON.stringify({ extends: "./tsconfig.json", compilerOptions: { noEmit: true }, files: ["bad.ts"] }),
+        );
+        const bad = run(process.execPath, [tsc, "-p", "tsconfig.bad.json"], app);
+        expect(bad.code).to.not.equal(0);
+        expect(bad.out).to.match(/bad\.ts.*error TS2322: Type 'string' is not assignable to type 'number'/);
+    });
+
+    describe("the TypeScript consumer under mocks: two gateways, two GlobalRateLimits, a LocalRateLimit, an explicit provider", () => {
+        let r: MockRun;
+        before(() => {
+            r = mock(path.join("out", "shop.js"));
+        });
+        const filters = () => r.registrations.filter((x) => x.inputs?.kind === "EnvoyFilter");
+
+        it("runs without error, in the consumer's own @pulumi/pulumi, and starts no process", () => {
+            expect(r.error).to.equal(null);
+            expect(r.samePulumi).to.equal(true);
+            expect(r.spawned).to.deep.equal([]);
+            expect(r.registrations.length).to.be.greaterThan(20);
+        });
+
+        it("no two resources share a type and name (so no duplicate URN)", () => {
+            const seen = r.registrations.map((x) => `${x.type}::${x.name}`);
+            expect(seen.filter((k, i) => seen.indexOf(k) !== i)).to.deep.equal([]);
+        });
+
+        it("every Kubernetes object goes through the provider passed in opts", () => {
+            const k8sObjects = r.registrations.filter((x) => x.custom && x.type.startsWith("kubernetes:"));
+            expect(k8sObjects.length).to.be.greaterThan(15);
+            const other = k8sObjects.filter((x) => !(x.provider ?? "").includes("::pulumi:providers:kubernetes::shop-cluster::"));
+            expect(other.map((x) => `${x.type} ${x.name} -> ${x.provider}`)).to.deep.equal([]);
+        });
+
+        it("each gateway's filters select its own gateway pods and call its own rate-limit service, on its own virtual host", () => {
+            const http = filters().filter((f) => JSON.stringify(f.inputs.spec).includes("envoy.filters.http.ratelimit"));
+            const byNs = Object.fromEntries(http.map((f) => [f.inputs.metadata.namespace, f.inputs.spec]));
+            expect(Object.keys(byNs).sort()).to.deep.equal(["istio-system", "partners"]);
+            expect(byNs["istio-system"].workloadSelector.labels).to.deep.equal({ istio: "ingressgateway" });
+            expect(byNs["partners"].workloadSelector.labels).to.deep.equal({ istio: "partner-gateway" });
+            const text = (ns: string) => JSON.stringify(byNs[ns]);
+            expect(text("istio-system")).to.match(/outbound\|8081\|\|[a-z-]+\.shop\.svc\.cluster\.local/);
+            expect(text("istio-system")).to.not.include(".partners.svc");
+            expect(text("partners")).to.match(/outbound\|8081\|\|[a-z-]+\.partners\.svc\.cluster\.local/);
+            const vhosts = (ns: string) =>
+                filters()
+                    .filter((f) => f.inputs.metadata.namespace === ns)
+                    .flatMap((f) => f.inputs.spec.configPatches.map((p: any) => p.match?.routeConfiguration?.vhost?.name))
+                    .filter(Boolean);
+            expect([...new Set(vhosts("istio-system"))]).to.deep.equal(["shop.example:8080"]);
+            expect([...new Set(vhosts("partners"))]).to.deep.equal(["api.partner.example:8443"]);
+        });
+
+        it("each service gets its own domain's config: shop's login and checkout, the partners' per-key limit", () => {
+            const configs = r.registrations.filter((x) => x.inputs?.kind === "ConfigMap" && x.inputs?.data?.["config.yaml"]);
+            const byNs = Object.fromEntries(configs.map((c) => [c.inputs.metadata.namespace, c.inputs.data["config.yaml"] as string]));
+            expect(byNs.shop).to.match(/^domain: shop$/m);
+            expect(byNs.shop).to.include("requests_per_unit: 5").and.include("requests_per_unit: 50");
+            expect(byNs.partners).to.match(/^domain: partners$/m);
+            expect(byNs.partners).to.include("requests_per_unit: 100");
+            expect(byNs.partners).to.not.include("requests_per_unit: 50");
+        });
+
+        it("the local bucket: 20 tokens a second on the orders workload's port 8080, in namespace shop", () => {
+            const local = filters().filter((f) => JSON.stringify(f.inputs.spec).includes("local_ratelimit") && f.inputs.metadata.namespace === "shop");
+            expect(local).to.have.length(1);
+            const spec = local[0].inputs.spec;
+            expect(spec.workloadSelector.labels).to.deep.equal({ app: "orders" });
+            const text = JSON.stringify(spec);
+            expect(text).to.include('"max_tokens":20').and.include('"tokens_per_fill":20').and.include('"fill_interval":"1s"');
+            expect(text).to.include('"portNumber":8080');
+        });
+    });
+
+    describe("the JavaScript consumer under mocks: two teams' gateways in a loop", () => {
+        let r: MockRun;
+        before(() => {
+            r = mock("shop.js");
+        });
+
+        it("runs, with no duplicate resource, every object through its provider, no process", () => {
+            expect(r.error).to.equal(null);
+            const seen = r.registrations.map((x) => `${x.type}::${x.name}`);
+            expect(seen.filter((k, i) => seen.indexOf(k) !== i)).to.deep.equal([]);
+            const k8sObjects = r.registrations.filter((x) => x.custom && x.type.startsWith("kubernetes:"));
+            expect(k8sObjects.filter((x) => !(x.provider ?? "").includes("::js-cluster::"))).to.deep.equal([]);
+            expect(r.spawned).to.deep.equal([]);
+        });
+
+        it("two domains, each in its own namespace", () => {
+            const configs = r.registrations.filter((x) => x.inputs?.kind === "ConfigMap" && x.inputs?.data?.["config.yaml"]);
+            expect(configs.map((c) => [c.inputs.metadata.namespace, /^domain: (\S+)$/m.exec(c.inputs.data["config.yaml"])?.[1]]).sort()).to.deep.equal([
+                ["blue", "blue"],
+                ["green", "green"],
+            ]);
+        });
+    });
+});
