@@ -9,6 +9,7 @@ import { cliError, parseCli, UsageError } from "./args";
 import { renderStack } from "./render";
 import { explainWith, gatewayModel, HostNotServed, K8sObject } from "./explain";
 import { formatExplanation } from "./explain-format";
+import { formatPreLimit, preLimitDescriptors, readPreLimit } from "./pre-limit-model";
 
 const USAGE =
     "usage: npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--host <host>] [--json] <path>...";
@@ -64,8 +65,13 @@ async function main(): Promise<void> {
         return;
     }
     const results = args.paths.map((p) => explainWith(model, p));
+    const pre = readPreLimit(objects, model);
     if (args.json) {
-        console.log(JSON.stringify(results, null, 2));
+        const withPre = results.map((r) => ({
+            ...r,
+            preLimit: pre ? { envoyFilter: pre.envoyFilter, descriptors: preLimitDescriptors(model, pre, r.path), buckets: pre.descriptors } : null,
+        }));
+        console.log(JSON.stringify(withPre, null, 2));
         return;
     }
     console.log(
@@ -77,7 +83,7 @@ async function main(): Promise<void> {
         `Virtual hosts of the VirtualService: ${hosts.map((v) => `${v.name} (${v.limited ? "limited" : "NOT limited: no rate_limits reach it"})`).join(", ")}`,
     );
     console.log("Any other host on the gateway is not this stack's: no descriptor, no rate-limit call, unaffected by the service's failures.\n");
-    for (const r of results) console.log(`${formatExplanation(r)}\n`);
+    for (const r of results) console.log(`${formatExplanation(r)}\n${formatPreLimit(model, pre, r.path)}\n`);
 }
 
 if (require.main === module) {
