@@ -69,7 +69,7 @@ export interface PreLimitPlan {
 /** Why a per-value counter cannot have a static bucket, and what Envoy offers instead. */
 export const PER_VALUE_REASON =
     "one counter per distinct value (per path, per header value or per client address): a static local descriptor names one value only. " +
-    "Envoy 1.35 and later (Istio 1.27+) have wildcard descriptors (an entry without value, one bucket per value) but keep at most " +
+    "Envoy after 1.32 has wildcard descriptors (an entry without value, one bucket per value) but keeps at most " +
     "max_dynamic_descriptors buckets in an LRU cache (20 by default): a flood of distinct values evicts buckets, which come back full, so it bounds nothing";
 
 function describe(chain: PreLimitEntry[], catchAllKey?: string): string {

@@ -118,16 +118,38 @@ export function readPreLimit(objects: K8sObject[], m: GatewayModel): PreLimitCon
     }
     if (!config) return undefined;
     if (!inserted) throw new Error(`EnvoyFilter ${config.filter} configures ${LOCAL_RATELIMIT_FILTER} on ${m.virtualHost}, but no patch inserts the filter`);
-    const c = config.value;
+    return parseLocalConfig(`EnvoyFilter ${config.filter}`, config.filter, config.value);
+}
+
+/** protobuf JSON (camelCase) → the snake_case field names of the rendered filters. */
+function snakeKeys(o: any): any {
+    if (Array.isArray(o)) return o.map(snakeKeys);
+    if (o === null || typeof o !== "object") return o;
+    return Object.fromEntries(Object.entries(o).map(([k, v]) => [k.startsWith("@") ? k : k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snakeKeys(v)]));
+}
+
+/**
+ * The same model read from the route configuration Istio generated (protobuf JSON): the virtual
+ * host's `typed_per_filter_config` of the local filter; undefined when it has none.
+ */
+export function preLimitFromEnvoy(routeConfiguration: any, virtualHost: string): PreLimitConfigModel | undefined {
+    const vhs = routeConfiguration?.virtualHosts ?? routeConfiguration?.virtual_hosts ?? [];
+    const vh = vhs.find((v: any) => v.name === virtualHost);
+    if (!vh) throw new Error(`route configuration ${routeConfiguration?.name} has no virtual host ${virtualHost}`);
+    const c = (vh.typedPerFilterConfig ?? vh.typed_per_filter_config ?? {})[LOCAL_RATELIMIT_FILTER];
+    return c ? parseLocalConfig(`generated virtual host ${virtualHost}`, "(generated)", snakeKeys(c)) : undefined;
+}
+
+function parseLocalConfig(where: string, envoyFilter: string, c: any): PreLimitConfigModel {
     if (!fullPercent(c.filter_enabled) || !fullPercent(c.filter_enforced))
-        throw new Error(`EnvoyFilter ${config.filter}: a pre-limit not enabled and enforced at 100 % is not modelled`);
+        throw new Error(`${where}: a pre-limit not enabled and enforced at 100 % is not modelled`);
     if (c.stage || c.rate_limits || c.local_rate_limit_per_downstream_connection || c.local_cluster_rate_limit)
-        throw new Error(`EnvoyFilter ${config.filter}: stage, rate_limits, per-connection and cluster-wide buckets are not modelled`);
+        throw new Error(`${where}: stage, rate_limits, per-connection and cluster-wide buckets are not modelled`);
     return {
-        envoyFilter: config.filter,
+        envoyFilter,
         vhMode: c.vh_rate_limits ?? "OVERRIDE",
         descriptors: (c.descriptors ?? []).map((d: any) => {
-            if ((d.entries ?? []).some((e: any) => !e.value)) throw new Error(`EnvoyFilter ${config!.filter}: wildcard descriptors are not modelled`);
+            if ((d.entries ?? []).some((e: any) => !e.value)) throw new Error(`${where}: wildcard descriptors are not modelled`);
             return { entries: d.entries.map((e: any) => ({ key: e.key, value: e.value })), ...bucketOf(d.token_bucket) };
         }),
         defaultBucket: bucketOf(c.token_bucket),

@@ -109,7 +109,7 @@ describe("pre-limit: buckets from the compiled rules (components/pre-limit.ts)",
             "PATH (each value)",
         ]);
         expect(why["PATH (each value)"])
-            .to.match(/Envoy 1\.35/)
+            .to.match(/Envoy after 1\.32/)
             .and.match(/max_dynamic_descriptors/);
         expect(why["rule=observe"]).to.match(/shadow/);
         expect(why["rule=keyless"]).to.match(/limit of 0/);
