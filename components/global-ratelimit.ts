@@ -121,8 +121,9 @@ export interface GlobalRateLimitArgs {
      * descriptor names (a rule, a named path): 2 × the limit, refilled by the limit per window. It
      * refuses (429, `x-mesh-ratelimit: pre-limit`) only what the service would refuse too while
      * traffic stays within the limits, so a flood no longer reaches the service. Per-value counters
-     * (each path, header value or client address) stay with the service alone. A boolean; `false`
-     * sends every request to the service. Defaults to `true`.
+     * (each path, header value or client address) stay with the service alone, and so does
+     * everything in the service's shadow mode (`service.shadowMode`: no pre-limit). A boolean;
+     * `false` sends every request to the service. Defaults to `true`.
      */
     preLimit?: boolean;
 }
@@ -342,7 +343,8 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             fix: "use true (the default) or false",
         });
     }
-    const pre = a.preLimit === false ? undefined : preLimitPlan(compiled.configDescriptors);
+    // In global shadow mode the service refuses nothing, so neither may the pre-limit.
+    const pre = a.preLimit === false || svc.shadowMode === true ? undefined : preLimitPlan(compiled.configDescriptors);
     if (pre?.buckets.length) {
         // In the global filter's EnvoyFilter, after its insertion: the local filter lands directly before it.
         const vhMode = mode === PathKeyMode.Literal ? "OVERRIDE" : "INCLUDE";

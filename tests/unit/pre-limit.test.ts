@@ -128,6 +128,9 @@ describe("pre-limit: buckets from the compiled rules (components/pre-limit.ts)",
         expect(off.problems).to.deep.equal([]);
         expect(JSON.stringify(off.filters)).to.not.include(LOCAL_RATELIMIT_FILTER);
         expect(off.preLimit).to.equal(undefined);
+        // The service's shadow mode refuses nothing: no pre-limit either.
+        const shadow = planGlobalRateLimit({ ...args, service: { shadowMode: true } });
+        expect(JSON.stringify(shadow.filters)).to.not.include(LOCAL_RATELIMIT_FILTER);
         const bad = planGlobalRateLimit({ ...args, preLimit: "no" as unknown as boolean });
         expect(bad.problems.map((p) => [p.field, p.fix])).to.deep.equal([["preLimit", "use true (the default) or false"]]);
     });
