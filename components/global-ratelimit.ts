@@ -14,6 +14,7 @@ import { DEFAULTS } from "./defaults";
 import { redisTimeoutFor } from "../builders/failure-bounds";
 import { EnvoyFilterSpec, ratelimitHttpFilter, routeRateLimitsFilter, vhostRateLimitsFilter } from "../builders/envoy-filters";
 import { GatewayTargetArgs, gatewayTargetOf, isVirtualHostName, routePatchesFor } from "./gateway-target";
+import { PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../builders/pre-limit";
 import { configYaml } from "../builders/ratelimit-config";
 import { RateLimitService } from "./ratelimit-service";
 import { Redis } from "./redis";
@@ -109,6 +110,17 @@ export interface GlobalRateLimitArgs {
      * identity cannot be derived from its selector.
      */
     accessPolicy?: AccessPolicyArgs;
+    /**
+     * A pre-limit on the gateway: Envoy's local rate-limit filter before the rate-limit filter, on
+     * the same listeners and virtual hosts, with one token bucket per pod for every limit a fixed
+     * descriptor names (a rule, a named path): 2 × the limit, refilled by the limit per window. It
+     * refuses (429, `x-mesh-ratelimit: pre-limit`) only what the service would refuse too while
+     * traffic stays within the limits, so a flood no longer reaches the service. Per-value counters
+     * (each path, header value or client address) stay with the service alone, and so does
+     * everything in the service's shadow mode (`service.shadowMode`: no pre-limit). A boolean;
+     * `false` sends every request to the service. Defaults to `true`.
+     */
+    preLimit?: boolean;
 }
 
 /** Who may call the rate-limit service. */
@@ -140,6 +152,8 @@ export interface GlobalRateLimitPlan {
      * to its own service.
      */
     listenerKeys: string[];
+    /** The pre-limit's buckets and the limits it leaves to the service; undefined with `preLimit: false`. */
+    preLimit?: PreLimitPlan;
 }
 
 /** Which GlobalRateLimit of this program holds each gateway listener (program, stack and key → component name). */
@@ -316,6 +330,22 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             spec: vhostRateLimitsFilter(gw.target, gw.all ? [""] : gw.virtualHosts, compiled.vhostRateLimits),
         });
     }
+    if (a.preLimit !== undefined && typeof a.preLimit !== "boolean") {
+        problems.push({
+            field: "preLimit",
+            value: a.preLimit,
+            problem: "must be a boolean: true puts a local pre-limit before the rate-limit filter, false sends every request to the service",
+            fix: "use true (the default) or false",
+        });
+    }
+    // In global shadow mode the service refuses nothing, so neither may the pre-limit.
+    const pre = a.preLimit === false || svc.shadowMode === true ? undefined : preLimitPlan(compiled.configDescriptors);
+    if (pre?.buckets.length) {
+        // In the global filter's EnvoyFilter, after its insertion: the local filter lands directly before it.
+        const vhMode = mode === PathKeyMode.Literal ? "OVERRIDE" : "INCLUDE";
+        const placement = { ports: gw.ports, virtualHosts: gw.all ? [""] : gw.virtualHosts };
+        filters[0]!.spec.configPatches.push(...preLimitPatches(placement, preLimitConfig(pre.buckets, vhMode)));
+    }
     const routes = routeRateLimitsFilter(gw.target, routePatches, mode);
     if (routes) filters.push({ name: `${prefix}-svc-api`, namespace: gw.namespace, spec: routes });
     const access: AccessTarget | undefined = a.accessPolicy
@@ -329,6 +359,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         configYaml: configYaml(a.domain ?? "", compiled.configDescriptors),
         filters,
         grpcAddress: `${host}:${grpcPort}`,
+        preLimit: pre,
         listenerKeys: (gw.all ? ["*"] : gw.ports.map(String)).map((port) => `${gw.namespace}|${JSON.stringify(gw.target)}|${port}`),
     };
 }

@@ -11,6 +11,7 @@ import { trustedClientAddress } from "../gateway-model/client-address";
 import { DEFAULT_CLIENT_ADDRESS, explainWith, gatewayModel, HostNotServed, K8sObject, ModelRequest } from "../gateway-model/explain";
 import { parseIp } from "../builders/client-cidr";
 import { formatExplanation } from "./explain-format";
+import { formatPreLimit, preLimitDescriptors, readPreLimit } from "../gateway-model/pre-limit-model";
 
 const USAGE =
     "usage: npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--host <host>] [--client-address <ip>] [--xff <list>] [--trusted-hops <n>] [--json] <path>...";
@@ -84,8 +85,13 @@ async function main(): Promise<void> {
     }
     const { xForwardedFor, ...request } = args.client;
     const results = args.paths.map((p) => explainWith(model, p, request));
+    const pre = readPreLimit(objects, model);
     if (args.json) {
-        console.log(JSON.stringify(results, null, 2));
+        const withPre = results.map((r) => ({
+            ...r,
+            preLimit: pre ? { envoyFilter: pre.envoyFilter, descriptors: preLimitDescriptors(model, pre, r.path), buckets: pre.descriptors } : null,
+        }));
+        console.log(JSON.stringify(withPre, null, 2));
         return;
     }
     console.log(
@@ -102,7 +108,7 @@ async function main(): Promise<void> {
         `Client: peer ${peer}${xForwardedFor !== undefined ? `, X-Forwarded-For "${xForwardedFor}"` : ""}, xff_num_trusted_hops ${request.xffNumTrustedHops ?? 0}: remote_address sends ${trusted}`,
     );
     console.log("Any other host on the gateway is not this stack's: no descriptor, no rate-limit call, unaffected by the service's failures.\n");
-    for (const r of results) console.log(`${formatExplanation(r)}\n`);
+    for (const r of results) console.log(`${formatExplanation(r)}\n${formatPreLimit(model, pre, r.path)}\n`);
 }
 
 if (require.main === module) {

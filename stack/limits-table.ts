@@ -2,7 +2,10 @@
  * The effective limits, as a table users can read (stack output and `npm run render`).
  */
 import { LOCAL_RATE_LIMIT_HEADER } from "../builders/envoy-filters";
+import { PRE_LIMIT_HEADER, PRE_LIMIT_HEADER_VALUE, preLimitPlan } from "../builders/pre-limit";
+import { compileGlobalLimits } from "../builders/rules";
 import { StackSettings } from "./config/settings";
+import { globalLimitsFromSettings } from "./spec-limits";
 
 export interface LimitRow {
     scope: "global" | "local";
@@ -15,6 +18,8 @@ export interface LimitRow {
 
 export function effectiveLimits(s: StackSettings): LimitRow[] {
     const gw = `ingress gateway (${s.mesh.gatewaySelector.key}=${s.mesh.gatewaySelector.value}), 429`;
+    const buckets =
+        s.global.preLimit && !s.ratelimit.shadowMode ? preLimitPlan(compileGlobalLimits(globalLimitsFromSettings(s)).configDescriptors).buckets : [];
     const rows: LimitRow[] = s.global.descriptors.map((d) => {
         let match: string;
         const query = s.global.pathKey === "literal" ? "; the query counts as part of the path" : ", with or without a query";
@@ -26,7 +31,12 @@ export function effectiveLimits(s: StackSettings): LimitRow[] {
         else if (s.global.apiRoute && d.value === s.global.apiRoute.descriptorValue)
             match = `paths matching ${s.global.apiRoute.regex} on route '${s.global.apiRoute.route}'${query}, shared [${d.key}=${d.value}]`;
         else match = `path ${d.value}${query} [${d.key}=${d.value}]`;
-        return { scope: "global", match, limit: `${d.requestsPerUnit}/${d.unit}`, enforcedBy: `${gw}; domain '${s.global.domain}'` };
+        // The gateway's pre-limit bucket for this descriptor, from the same compiled limits GlobalRateLimit gets.
+        const b = buckets.find((x) => x.entries.length === 1 && x.entries[0]!.key === d.key && x.entries[0]!.value === d.value);
+        const pre = b
+            ? `; pre-limit first: ${b.maxTokens} per gateway pod, +${b.tokensPerFill} per ${b.fillInterval} (429, ${PRE_LIMIT_HEADER}: ${PRE_LIMIT_HEADER_VALUE})`
+            : "";
+        return { scope: "global", match, limit: `${d.requestsPerUnit}/${d.unit}`, enforcedBy: `${gw}; domain '${s.global.domain}'${pre}` };
     });
     rows.push({
         scope: "local",

@@ -50,6 +50,8 @@ export interface MeshRateLimitArgs {
     failureModeDeny?: boolean;
     /** Timeout of the gateway's call to the rate-limit service (protobuf duration, e.g. `10s`, `0.5s`). Defaults to `10s`. */
     rateLimitTimeout?: string;
+    /** A local pre-limit on the gateway, before the rate-limit filter: per pod a token bucket of 2 × each limit a fixed descriptor names (`/productpage`, `api`), refilled by the limit per window, so a flood is refused (429, `x-mesh-ratelimit: pre-limit`) without calling the service; it never refuses traffic that stays within the limits. Per-path counters stay with the service; with `shadowMode` there is no pre-limit. `false`: every request asks the service. Defaults to `true`. */
+    preLimit?: boolean;
     /** Token bucket size per pod (`max_tokens` = `tokens_per_fill`). Defaults to A: `4`, B: `10`. */
     localBucket?: number;
     /** Bucket refill interval (protobuf duration, at least `0.05s`). Defaults to `60s`. */

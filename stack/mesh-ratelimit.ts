@@ -45,6 +45,7 @@ export function globalArgsFromSettings(s: StackSettings): GlobalRateLimitArgs {
         },
         namespace: r.namespace,
         failureModeDeny: s.global.failureModeDeny,
+        preLimit: s.global.preLimit,
         timeout: s.global.timeout,
         service: {
             name: r.serviceName,

@@ -166,6 +166,14 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         default: String(DEFAULTS.rateLimitTimeout),
         description: "Timeout of the gateway's call to the rate-limit service (protobuf duration, e.g. `10s`, `0.5s`).",
     },
+    {
+        group: "limits",
+        key: "preLimit",
+        kind: "boolean",
+        default: "true",
+        description:
+            "A local pre-limit on the gateway, before the rate-limit filter: per pod a token bucket of 2 × each limit a fixed descriptor names (`/productpage`, `api`), refilled by the limit per window, so a flood is refused (429, `x-mesh-ratelimit: pre-limit`) without calling the service; it never refuses traffic that stays within the limits. Per-path counters stay with the service; with `shadowMode` there is no pre-limit. `false`: every request asks the service.",
+    },
 
     // Local limit
     {

@@ -64,6 +64,8 @@ export interface StackSettings {
         domain: string;
         descriptors: DescriptorLimit[];
         failureModeDeny: boolean;
+        /** The gateway's local pre-limit before the rate-limit filter. */
+        preLimit: boolean;
         timeout: string;
         /** How requests are keyed: by path without its query (default), or the literal `:path`. */
         pathKey: PathKey;

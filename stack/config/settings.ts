@@ -347,6 +347,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
 
     const pathKey = r.oneOf<PathKey>("pathKey", PATH_KEYS);
     const failureModeDeny = r.bool("failureModeDeny");
+    const preLimit = r.bool("preLimit");
     const timeout = r.protoDuration("rateLimitTimeout", 0.001);
 
     // Local limit -----------------------------------------------------------------------------
@@ -536,7 +537,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
         variant,
         apiProfile,
         paths,
-        global: { domain, descriptors, failureModeDeny, timeout, pathKey, apiRoute },
+        global: { domain, descriptors, failureModeDeny, preLimit, timeout, pathKey, apiRoute },
         local,
         mesh,
         bookinfo,

@@ -338,6 +338,26 @@ else
       fi
     fi
   fi
+  # The pre-limit turned off (preLimit=false): no local filter on the gateway, no buckets on its
+  # virtual host (xdscheck/prelimit.go with XDSCHECK_PRELIMIT=off); the rest of the check still passes.
+  if [[ -n "$xdsbin" && "${ISTIO_CHECK_PRELIMIT_OFF:-1}" != 0 ]]; then
+    dir="$work/pre-limit-off"
+    if ! (cd "$root" && npm run --silent render -- --variant A --profile current --set preLimit=false --out "$dir") > "$dir.log" 2>&1; then
+      ko "A/current/preLimit=false render failed: $(tail -3 "$dir.log" | tr '\n' ' ')"
+    else
+      XDSCHECK_DIR="$dir" XDSCHECK_VARIANT=A XDSCHECK_PROFILE=current XDSCHECK_PRELIMIT=off \
+        "$xdsbin" -test.run '^TestGeneratedConfig$' -test.v -test.count=1 > "$dir.xds.log" 2>&1 || true
+      while IFS= read -r line; do
+        name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
+        if [[ "$line" == *"--- PASS"* ]]; then
+          [[ "$name" == *pre-limit* ]] && ok "A/current/preLimit=false generator $name"
+        else
+          ko "A/current/preLimit=false generator $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$dir.xds.log" | sed -E 's/^.*FAILED: [^ ]+ //')"
+        fi
+      done < <(grep -E '^ +--- (PASS|FAIL): TestGeneratedConfig/' "$dir.xds.log" || true)
+      grep -qE '^ +--- PASS: TestGeneratedConfig/gateway/pre-limit-buckets' "$dir.xds.log" || ko "A/current/preLimit=false generator: pre-limit not checked (log $dir.xds.log)"
+    fi
+  fi
 fi
 # A user's gateway that is not bookinfo, limited by the package's GlobalRateLimit (typed rules):
 # tests/istio/render-user.ts renders it, xdscheck/user_gateway_test.go checks what Istio generates,

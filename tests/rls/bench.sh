@@ -5,7 +5,8 @@
 # BENCH_RECORD=1 to tests/rls/results/, the tracked record the docs cite. Not a test: it reports.
 # Env: BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_LIGHT_CONCURRENCY, BENCH_SWEEP=1, BENCH_OVERRIDES, BENCH_OUT, BENCH_RECORD=1,
 # BENCH_GO=0 (Node client only), BENCH_SCALE=0 (skip the second part, tests/rls/bench-scale.ts: request mixes,
-# one Redis vs Redis Cluster). Each row is measured with the Node client and the Go load generator.
+# one Redis vs Redis Cluster), BENCH_FLOOD=0 (skip the flood row, tests/rls/bench-flood.ts: the gateway
+# pre-limit), BENCH_FLOOD_ONLY=1 (only the flood row). Each row is measured with the Node client and the Go load generator.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -32,7 +33,15 @@ mkdir -p "$BENCH_OUT"
 export BENCH_OUT
 log "bench:rls: results go to $BENCH_OUT (BENCH_RECORD=1: tests/rls/results/, the tracked record)"
 log "bench:rls: load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other work on this machine skews wall-clock figures; CPU per decision does not)"
+# BENCH_FLOOD_ONLY=1: only the flood row (tests/rls/bench-flood.ts); BENCH_FLOOD=0 skips it.
+if [[ "${BENCH_FLOOD_ONLY:-}" == 1 ]]; then
+  exec npx tsx tests/rls/bench-flood.ts
+fi
 npx tsx tests/rls/bench.ts
+# The flood row: service calls and CPU per client request with and without the gateway's pre-limit.
+if [[ "${BENCH_FLOOD:-1}" == 1 ]]; then
+  npx tsx tests/rls/bench-flood.ts
+fi
 # Second part (tests/rls/bench-scale.ts): both request mixes against one Redis and a 3-master Redis
 # Cluster, CPU per decision and the ceiling it implies. BENCH_SCALE=0 skips it.
 if [[ "${BENCH_SCALE:-1}" == 1 && "${BENCH_GO:-1}" != 0 ]]; then

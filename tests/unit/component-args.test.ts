@@ -21,6 +21,7 @@ import {
     selectorProblems,
 } from "../../components/global-ratelimit";
 import { LocalRateLimit, LocalRateLimitArgs, planLocalRateLimit } from "../../components/local-ratelimit";
+import { RATELIMIT_FILTER } from "../../builders/envoy-filters";
 import { ARGS_FIX, argsToRaw, rawToArgs, settingsFromArgs } from "../../stack/mesh-args";
 import { LimitUnit, PathKeyMode, RuleProblem } from "../../builders/rules";
 import { ConfigError, resolveSettings } from "../../stack/config/settings";
@@ -1053,7 +1054,11 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
             }),
         );
         expect(plan.problems).to.deep.equal([]);
-        expect((plan.filters[0].spec as any).configPatches.map((p: any) => p.match.listener.portNumber)).to.deep.equal([undefined]);
+        expect(
+            (plan.filters[0].spec as any).configPatches
+                .filter((p: any) => p.patch.value.name === RATELIMIT_FILTER)
+                .map((p: any) => p.match.listener.portNumber),
+        ).to.deep.equal([undefined]);
         expect((plan.filters[1].spec as any).configPatches.map((p: any) => p.match.routeConfiguration.vhost.name)).to.deep.equal([""]);
         expect((plan.filters[2].spec as any).configPatches.map((p: any) => p.match.routeConfiguration.vhost.name)).to.deep.equal(["*:8080"]);
     });
@@ -1066,7 +1071,11 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
             }),
         );
         expect(plan.problems).to.deep.equal([]);
-        expect((plan.filters[0].spec as any).configPatches.map((p: any) => p.match.listener.portNumber)).to.deep.equal([80, 443]);
+        expect(
+            (plan.filters[0].spec as any).configPatches
+                .filter((p: any) => p.patch.value.name === RATELIMIT_FILTER)
+                .map((p: any) => p.match.listener.portNumber),
+        ).to.deep.equal([80, 443]);
         expect(
             (plan.filters[1].spec as any).configPatches.map((p: any) => [p.match.routeConfiguration.vhost.name, p.match.routeConfiguration.vhost.route.name]),
         ).to.deep.equal([
@@ -1077,7 +1086,11 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
         for (const f of plan.filters) expect((f.spec as any).priority, f.name).to.equal(10);
         // Virtual hosts named after the Gateway's port 80, listener on the pods' 8080 (a Service mapping 80 to 8080).
         const mapped = planGlobalRateLimit(G({ gateway: { selector: { app: "shop-gateway" }, virtualHosts: ["shop.example.com:80"], listenerPorts: [8080] } }));
-        expect((mapped.filters[0].spec as any).configPatches.map((p: any) => p.match.listener.portNumber)).to.deep.equal([8080]);
+        expect(
+            (mapped.filters[0].spec as any).configPatches
+                .filter((p: any) => p.patch.value.name === RATELIMIT_FILTER)
+                .map((p: any) => p.match.listener.portNumber),
+        ).to.deep.equal([8080]);
         expect((mapped.filters[1].spec as any).configPatches.map((p: any) => p.match.routeConfiguration.vhost.name)).to.deep.equal(["shop.example.com:80"]);
     });
 

@@ -29,7 +29,18 @@ describe("limits table: what each row says", () => {
         expect(page.match).to.equal("path /productpage, with or without a query [PATH=/productpage]");
         expect(api.match).to.equal("paths matching /api/v1/products/[1-9][0-9]? on route 'api', with or without a query, shared [PATH=api]");
         expect(other.match).to.equal("any other path (each path its own counter, query ignored; 'api' route paths count here too) [PATH]");
-        for (const g of [page, api, other]) expect(g.enforcedBy).to.equal("ingress gateway (istio=ingressgateway), 429; domain 'ratelimit'");
+        expect(other.enforcedBy).to.equal("ingress gateway (istio=ingressgateway), 429; domain 'ratelimit'");
+        // The pre-limit: 2 × the limit per pod for the named descriptors (1/min, 2/min), none for the catch-all.
+        expect(page.enforcedBy).to.equal(
+            "ingress gateway (istio=ingressgateway), 429; domain 'ratelimit'; pre-limit first: 2 per gateway pod, +1 per 60s (429, x-mesh-ratelimit: pre-limit)",
+        );
+        expect(api.enforcedBy).to.equal(
+            "ingress gateway (istio=ingressgateway), 429; domain 'ratelimit'; pre-limit first: 4 per gateway pod, +2 per 60s (429, x-mesh-ratelimit: pre-limit)",
+        );
+        const off = effectiveLimits(resolveSettings({ ...DEV, preLimit: "false" }));
+        for (const g of off.slice(0, 3)) expect(g.enforcedBy).to.equal("ingress gateway (istio=ingressgateway), 429; domain 'ratelimit'");
+        const shadow = effectiveLimits(resolveSettings({ ...DEV, shadowMode: "true" }));
+        for (const g of shadow.slice(0, 3)) expect(g.enforcedBy).to.not.include("pre-limit");
         expect(local.match).to.equal("inbound HTTP to app=productpage:9080 (all-routes)");
         expect(local.limit).to.equal("4/60s per pod");
         expect(local.enforcedBy).to.equal("sidecar, 429 with x-local-rate-limit: true");
@@ -51,7 +62,10 @@ describe("limits table: what each row says", () => {
             "any other path (each path its own counter, query ignored) [PATH]",
             "inbound HTTP to app=web:8000 (single-route)",
         ]);
-        expect(rows[0].enforcedBy).to.equal("ingress gateway (app=edge), 429; domain 'productpage-ratelimit'");
+        expect(rows[0].enforcedBy).to.equal(
+            "ingress gateway (app=edge), 429; domain 'productpage-ratelimit'; pre-limit first: 2 per gateway pod, +1 per 60s (429, x-mesh-ratelimit: pre-limit)",
+        );
+        expect(rows[1].enforcedBy).to.equal("ingress gateway (app=edge), 429; domain 'productpage-ratelimit'");
     });
 
     it("the api row is recognised by the configured descriptor value, not by the word 'api'", () => {

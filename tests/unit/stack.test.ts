@@ -12,6 +12,7 @@ import { writeRender } from "../../render/cli";
 import { compileFullMatch } from "../../stack/config/settings";
 import { REDACTED } from "../../render/render";
 import { DEV, MUTATION_RUN, Rendered, rateLimitConfig, render } from "./helpers";
+import { RATELIMIT_FILTER } from "../../builders/envoy-filters";
 
 const GLOBAL_FILTERS = ["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"];
 
@@ -66,7 +67,12 @@ describe("stack objects (spec section 2)", function () {
                     expect(
                         r.get("EnvoyFilter", "filter-ratelimit-svc").spec.configPatches.map((p: any) => p.match.routeConfiguration.vhost.name),
                     ).to.deep.equal([""]);
-                    expect(r.get("EnvoyFilter", "filter-ratelimit").spec.configPatches.map((p: any) => p.match.listener.portNumber)).to.deep.equal([undefined]);
+                    expect(
+                        r
+                            .get("EnvoyFilter", "filter-ratelimit")
+                            .spec.configPatches.filter((p: any) => p.patch.value.name === RATELIMIT_FILTER)
+                            .map((p: any) => p.match.listener.portNumber),
+                    ).to.deep.equal([undefined]);
                     if (variant === "A")
                         expect(
                             r.get("EnvoyFilter", "filter-ratelimit-svc-api").spec.configPatches.map((p: any) => p.match.routeConfiguration.vhost.name),

@@ -327,6 +327,7 @@ func check(t test.Failer, docs []Doc, e Expect, withOrder bool) []Finding {
 	fs := &findings{list: input}
 	checkGateway(fs, docs, g, e)
 	checkGatewayScope(fs, docs, g, e)
+	checkPreLimit(fs, docs, g, e)
 	if withOrder {
 		checkFilterOrder(fs, t, docs, e)
 	}
@@ -723,8 +724,14 @@ func probeFilter(e Expect, created time.Time) Doc {
 // closer to it. The stack's filter must run after another team's priority-0 filter (a request
 // that filter refuses spends no quota) and before the router, whichever was created first.
 func checkFilterOrder(fs *findings, t test.Failer, docs []Doc, e Expect) {
-	exp := fmt.Sprintf("with another team's %s inserted before the router at priority 0 (EnvoyFilter %s/%s, written by the test), the HTTP filters on %s end [..., %s, %s, %s], created before or after the stack's filters",
-		FilterExtAuthz, e.GatewayNamespace, probeFilterName, e.GatewayListener(), FilterExtAuthz, FilterRateLimit, FilterRouter)
+	// The stack's filters after the other team's: the pre-limit (when on), the rate limit, the router.
+	tail := []string{FilterExtAuthz}
+	if preLimitExpected(e) != nil {
+		tail = append(tail, FilterLocalRateLimit)
+	}
+	tail = append(tail, FilterRateLimit, FilterRouter)
+	exp := fmt.Sprintf("with another team's %s inserted before the router at priority 0 (EnvoyFilter %s/%s, written by the test), the HTTP filters on %s end [..., %s], created before or after the stack's filters",
+		FilterExtAuthz, e.GatewayNamespace, probeFilterName, e.GatewayListener(), strings.Join(tail, ", "))
 	stackCreated := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	var probs, seen []string
 	for _, c := range []struct {
@@ -753,10 +760,10 @@ func checkFilterOrder(fs *findings, t test.Failer, docs []Doc, e Expect) {
 			n++
 			names := httpFilterNames(h)
 			k := len(names)
-			if k < 3 || names[k-3] != FilterExtAuthz || names[k-2] != FilterRateLimit || names[k-1] != FilterRouter {
+			if k < len(tail) || strings.Join(names[k-len(tail):], ",") != strings.Join(tail, ",") {
 				probs = append(probs, fmt.Sprintf("%s: HTTP filters %v", c.label, names))
 			} else if len(seen) < 2 {
-				seen = append(seen, fmt.Sprintf("%s: [... %s]", c.label, strings.Join(names[k-3:], ", ")))
+				seen = append(seen, fmt.Sprintf("%s: [... %s]", c.label, strings.Join(names[k-len(tail):], ", ")))
 			}
 		}
 		if n == 0 {

@@ -408,15 +408,20 @@ func vhostRateLimitLeaks(vh *routev3.VirtualHost) []string {
 	if len(vh.RateLimits) > 0 {
 		out = append(out, fmt.Sprintf("virtual host rate_limits %s", rateLimitsText(vh.RateLimits)))
 	}
-	if _, ok := vh.TypedPerFilterConfig[FilterRateLimit]; ok {
-		out = append(out, "virtual host typed_per_filter_config["+FilterRateLimit+"]")
+	// The rate-limit filter's per-route config, and the pre-limit's (its buckets live there).
+	for _, f := range []string{FilterRateLimit, FilterLocalRateLimit} {
+		if _, ok := vh.TypedPerFilterConfig[f]; ok {
+			out = append(out, "virtual host typed_per_filter_config["+f+"]")
+		}
 	}
 	for _, r := range vh.Routes {
 		if rls := r.GetRoute().GetRateLimits(); len(rls) > 0 {
 			out = append(out, fmt.Sprintf("route %q rate_limits %s", r.Name, rateLimitsText(rls)))
 		}
-		if _, ok := r.TypedPerFilterConfig[FilterRateLimit]; ok {
-			out = append(out, fmt.Sprintf("route %q typed_per_filter_config[%s]", r.Name, FilterRateLimit))
+		for _, f := range []string{FilterRateLimit, FilterLocalRateLimit} {
+			if _, ok := r.TypedPerFilterConfig[f]; ok {
+				out = append(out, fmt.Sprintf("route %q typed_per_filter_config[%s]", r.Name, f))
+			}
 		}
 	}
 	return out
@@ -566,7 +571,7 @@ func SharedFindings(g *SharedGenerated) []Finding {
 
 	// 2. The tenant's virtual host, on the same gateway and route configuration, gets nothing.
 	tvh := findVhost(gw.Routes, rcName, shopVhostName)
-	exp = fmt.Sprintf("the tenant's virtual host %s (Gateway shop/shop-gateway, VirtualService shop/shop) in %s of the shared gateway carries no rate_limits (virtual host or routes) and no typed_per_filter_config[%s], so a tenant request makes no descriptor and never calls the service", shopVhostName, rcName, FilterRateLimit)
+	exp = fmt.Sprintf("the tenant's virtual host %s (Gateway shop/shop-gateway, VirtualService shop/shop) in %s of the shared gateway carries no rate_limits (virtual host or routes) and no typed_per_filter_config[%s] or [%s] (the pre-limit's buckets), so a tenant request makes no descriptor, never calls the service and meets no pre-limit", shopVhostName, rcName, FilterRateLimit, FilterLocalRateLimit)
 	obj := objRef(docs, "EnvoyFilter", EFVhost) + ", " + objRef(docs, "EnvoyFilter", EFRouteAPI)
 	switch {
 	case tvh == nil:

@@ -87,6 +87,9 @@ func (deleteKeyT) String() string { return "<removed>" }
 
 func always(Expect) bool { return true }
 
+// preLimitOn: the render has the pre-limit (not XDSCHECK_PRELIMIT=off).
+func preLimitOn(e Expect) bool { return preLimitExpected(e) != nil }
+
 // positional: a control with only the basic fields.
 func positional(name, filter string, patchIdx int, path []string, value any, wantFail string, when func(Expect) bool) mutation {
 	return mutation{name: name, filter: filter, patchIdx: patchIdx, path: path, value: value, wantFail: wantFail, when: when}
@@ -156,6 +159,18 @@ var mutations = []mutation{
 		wantFail: "sidecar/local-filter-scope", when: always, wantProblem: "generated: also on inbound chain"},
 	{name: "local-in-root-namespace", filter: EFLocal, onMeta: true, path: []string{"namespace"}, value: IstioSystem,
 		wantFail: "sidecar/local-filter-scope", when: always, wantProblem: "rendered in namespace " + IstioSystem},
+	// The pre-limit (prelimit.go): after the router instead of before the rate-limit filter, on
+	// another virtual host, a bucket of L instead of 2L, on every listener.
+	positional("pre-limit-before-router", EFGlobal, 1, []string{"match", "listener", "filterChain", "filter", "subFilter", "name"}, FilterRouter,
+		PreLimitOrder, preLimitOn),
+	positional("pre-limit-vhost-name", EFGlobal, 2, []string{"match", "routeConfiguration", "vhost", "name"}, "*:80",
+		PreLimitBuckets, preLimitOn),
+	positional("pre-limit-bucket-of-L", EFGlobal, 2, []string{"patch", "value", "typed_per_filter_config", FilterLocalRateLimit, "descriptors", "0", "token_bucket", "max_tokens"}, 1,
+		PreLimitBuckets, preLimitOn),
+	positional("pre-limit-consumes-default", EFGlobal, 2, []string{"patch", "value", "typed_per_filter_config", FilterLocalRateLimit, "always_consume_default_token_bucket"}, true,
+		PreLimitBuckets, preLimitOn),
+	{name: "pre-limit-without-port", filter: EFGlobal, patchIdx: 1, path: []string{"match", "listener", "portNumber"}, value: deleteKey,
+		wantFail: PreLimitPort, when: preLimitOn, wantProblem: "no match.listener.portNumber"},
 	// Without its priority the stack's filter is applied in creation order with another team's
 	// priority-0 filter: created after it, that filter lands between the rate limit and the router.
 	{name: "global-priority-removed", filter: EFGlobal, onSpec: true, path: []string{"priority"}, value: deleteKey,
