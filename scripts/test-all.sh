@@ -10,7 +10,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-tiers=${MESH_RL_TIERS:-"lint typecheck unit rls istio cluster e2e"}
+tiers=${MESH_RL_TIERS:-"lint typecheck unit consumer rls istio cluster e2e"}
 passed=0 failed=0 skipped=0
 summary=()
 strict=0
@@ -57,13 +57,13 @@ for t in $tiers; do
     lint) run_tier lint npm run --silent lint ;;
     typecheck) run_tier typecheck npx tsc --noEmit ;;
     unit) run_tier unit npx mocha ;;
-    rls|istio|cluster|e2e)
+    consumer|rls|istio|cluster|e2e)
       if [ -f "tests/$t/run.sh" ]; then run_tier "$t" bash "tests/$t/run.sh"
       else
         echo "SKIPPED: $t: tests/$t/run.sh does not exist"; skipped=$((skipped + 1)); summary+=("$t: SKIPPED (not present)")
         [ "$strict" -eq 1 ] && { failed=$((failed + 1)); summary[-1]+=" [counts as failed under CI]"; }
       fi ;;
-    *) echo "unknown tier '$t' (known: lint typecheck unit rls istio cluster e2e)"; exit 2 ;;
+    *) echo "unknown tier '$t' (known: lint typecheck unit consumer rls istio cluster e2e)"; exit 2 ;;
   esac
 done
 
