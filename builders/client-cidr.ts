@@ -24,6 +24,7 @@
  *
  * Pure: no Pulumi runtime, no I/O.
  */
+import { Problem } from "../lib/problems";
 
 /** Client addresses a rule applies to. Exactly one of `cidr`, `cidrs`. */
 export interface ClientCidrArgs {
@@ -151,30 +152,26 @@ export function maskedRemoteAddress(address: string, v4PrefixMaskLen = 32, v6Pre
     return `${formatIp({ family: a.family, bits: networkOf(a, length) })}/${length}`;
 }
 
-export interface CidrProblem {
-    field: string;
-    value?: unknown;
-    problem: string;
-    fix: string;
-}
+/** A problem of a CIDR (lib/problems.ts): `key` is its field path. */
+export type CidrProblem = Problem;
 
 /** Parses one CIDR; a problem (with the fix) when it is not a valid network. */
 export function parseCidr(field: string, s: unknown): Cidr | CidrProblem {
     const example = 'write e.g. "10.0.0.0/8" or "2001:db8::/32"';
-    if (typeof s !== "string" || s.trim() === "") return { field, value: s, problem: "must be a CIDR: an address, '/', a prefix length", fix: example };
+    if (typeof s !== "string" || s.trim() === "") return { key: field, value: s, problem: "must be a CIDR: an address, '/', a prefix length", fix: example };
     const m = /^([^/]*)\/([0-9]{1,3})$/.exec(s);
     const a = parseIp(m ? m[1] : s);
     if (!m) {
         if (a)
             return {
-                field,
+                key: field,
                 value: s,
                 problem: "has no prefix length",
                 fix: `give the length: "${s}/${WIDTH[a.family]}" for this one address, or its network's`,
             };
         const trimmed = s.replace(/\s+/g, "");
         return {
-            field,
+            key: field,
             value: s,
             problem: "is not a CIDR (an IPv4 or IPv6 address, '/', a prefix length)",
             fix: trimmed !== s && !isProblem(parseCidr(field, trimmed)) ? `remove the spaces: "${trimmed}"` : example,
@@ -183,7 +180,7 @@ export function parseCidr(field: string, s: unknown): Cidr | CidrProblem {
     if (!a) {
         const trimmed = s.replace(/\s+/g, "");
         return {
-            field,
+            key: field,
             value: s,
             problem: `'${m[1]}' is not an IPv4 or IPv6 address (IPv4: four numbers 0-255 without leading zeros; IPv6: no zone)`,
             fix: trimmed !== s && !isProblem(parseCidr(field, trimmed)) ? `remove the spaces: "${trimmed}"` : example,
@@ -193,7 +190,7 @@ export function parseCidr(field: string, s: unknown): Cidr | CidrProblem {
     const width = WIDTH[a.family];
     if (length > width) {
         return {
-            field,
+            key: field,
             value: s,
             problem: `prefix length ${length} is longer than an IPv${a.family} address (0-${width})`,
             fix: `use a length from 0 to ${width}, e.g. "${m[1]}/${width}"`,
@@ -202,7 +199,7 @@ export function parseCidr(field: string, s: unknown): Cidr | CidrProblem {
     if (a.family === 6 && a.bits >> 32n === V4_MAPPED >> 32n && length >= 96) {
         const v4 = formatIpv4(networkOf(a, length) & 0xffffffffn);
         return {
-            field,
+            key: field,
             value: s,
             problem:
                 "is an IPv4-mapped IPv6 range: Envoy masks an IPv4 client (also one reaching a dual-stack listener) as IPv4, so this range would never match it",
@@ -212,7 +209,12 @@ export function parseCidr(field: string, s: unknown): Cidr | CidrProblem {
     const network = networkOf(a, length);
     const text = `${formatIp({ family: a.family, bits: network })}/${length}`;
     if (network !== a.bits) {
-        return { field, value: s, problem: `has host bits set: ${m[1]} is not the first address of a /${length} network`, fix: `use the network: "${text}"` };
+        return {
+            key: field,
+            value: s,
+            problem: `has host bits set: ${m[1]} is not the first address of a /${length} network`,
+            fix: `use the network: "${text}"`,
+        };
     }
     return { family: a.family, bits: network, length, text };
 }
@@ -234,14 +236,14 @@ function listOf(c: ClientCidrArgs): { list: unknown[]; field: (i: number) => str
 /** Checks a rule's `clientCidr` (at `at`, e.g. `rules[2].clientCidr`); problems are appended. */
 export function checkClientCidr(at: string, c: unknown, problems: CidrProblem[]): void {
     if (typeof c !== "object" || c === null || Array.isArray(c)) {
-        problems.push({ field: at, value: c, problem: "must be an object { cidr } or { cidrs }", fix: 'give e.g. { cidr: "10.0.0.0/8" }' });
+        problems.push({ key: at, value: c, problem: "must be an object { cidr } or { cidrs }", fix: 'give e.g. { cidr: "10.0.0.0/8" }' });
         return;
     }
     const cc = c as ClientCidrArgs;
     const kinds = (["cidr", "cidrs"] as const).filter((k) => cc[k] !== undefined);
     if (kinds.length !== 1) {
         problems.push({
-            field: at,
+            key: at,
             value: c,
             problem: `needs exactly one of cidr, cidrs (has ${kinds.length ? kinds.join(", ") : "none"})`,
             fix: kinds.length ? "keep one of them (put every CIDR into cidrs)" : 'give cidr: "10.0.0.0/8" or cidrs: [...]',
@@ -250,7 +252,7 @@ export function checkClientCidr(at: string, c: unknown, problems: CidrProblem[])
     }
     if (cc.perAddress !== undefined && typeof cc.perAddress !== "boolean") {
         problems.push({
-            field: `${at}.perAddress`,
+            key: `${at}.perAddress`,
             value: cc.perAddress,
             problem: "must be true or false",
             fix: "set perAddress to true (one counter per address) or false",
@@ -258,7 +260,7 @@ export function checkClientCidr(at: string, c: unknown, problems: CidrProblem[])
     }
     if (cc.cidrs !== undefined && (!Array.isArray(cc.cidrs) || cc.cidrs.length === 0)) {
         problems.push({
-            field: `${at}.cidrs`,
+            key: `${at}.cidrs`,
             value: cc.cidrs,
             problem: Array.isArray(cc.cidrs) ? "is empty: the rule would apply to no client" : "must be a list of CIDRs",
             fix: 'give at least one CIDR, e.g. ["10.0.0.0/8"], or remove clientCidr',
@@ -277,7 +279,7 @@ export function checkClientCidr(at: string, c: unknown, problems: CidrProblem[])
         if (other) {
             const same = other.cidr.text === p.text;
             problems.push({
-                field: `${at}.${field(i)}`,
+                key: `${at}.${field(i)}`,
                 value: s,
                 problem: same
                     ? `is the same network as ${field(other.i)} (${other.cidr.text}); the service rejects duplicate descriptors`

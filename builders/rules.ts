@@ -34,6 +34,7 @@
  */
 import { ClientCidrArgs, MASKED_REMOTE_ADDRESS_KEY, checkClientCidr, cidrsOf, maskedRemoteAddressActions } from "./client-cidr";
 import { compileFullMatch } from "../lib/formats";
+import { Problem } from "../lib/problems";
 
 export type { ClientCidrArgs } from "./client-cidr";
 
@@ -173,13 +174,8 @@ export interface GlobalLimitsInput {
     ruleKey?: string;
 }
 
-export interface RuleProblem {
-    /** Field path, e.g. `rules[2].path.prefix`. */
-    field: string;
-    value?: unknown;
-    problem: string;
-    fix: string;
-}
+/** A problem of a rule or argument: `key` is its field path, e.g. `rules[2].path.prefix` (lib/problems.ts). */
+export type { Problem };
 
 /** A config.yaml descriptor entry of envoyproxy/ratelimit. */
 export interface ConfigDescriptor {
@@ -208,7 +204,7 @@ export interface CompiledLimits {
     routePatches: RoutePatch[];
     /** The `descriptors` of the service's config.yaml. */
     configDescriptors: ConfigDescriptor[];
-    problems: RuleProblem[];
+    problems: Problem[];
 }
 
 export const DEFAULT_RULE_KEY = "rule";
@@ -249,10 +245,10 @@ function limitOf(l: { requestsPerUnit: number; unit: LimitUnit; shadow?: boolean
     return { rate_limit: { unit: l.unit, requests_per_unit: l.requestsPerUnit }, ...(l.shadow ? { shadow_mode: true } : {}) };
 }
 
-function checkLimit(field: string, l: any, problems: RuleProblem[]): void {
+function checkLimit(field: string, l: any, problems: Problem[]): void {
     if (!Number.isSafeInteger(l?.requestsPerUnit) || l.requestsPerUnit < 1) {
         problems.push({
-            field: `${field}.requestsPerUnit`,
+            key: `${field}.requestsPerUnit`,
             value: l?.requestsPerUnit,
             problem: "must be a whole number of at least 1",
             fix: "set requestsPerUnit to e.g. 100",
@@ -260,21 +256,21 @@ function checkLimit(field: string, l: any, problems: RuleProblem[]): void {
     }
     if (!UNITS.includes(l?.unit)) {
         problems.push({
-            field: `${field}.unit`,
+            key: `${field}.unit`,
             value: l?.unit,
             problem: `must be one of ${UNITS.join(", ")}`,
             fix: 'use LimitUnit.Minute ("minute") or another LimitUnit',
         });
     }
     if (l?.shadow !== undefined && typeof l.shadow !== "boolean") {
-        problems.push({ field: `${field}.shadow`, value: l.shadow, problem: "must be true or false", fix: "set shadow to true (observe only) or false" });
+        problems.push({ key: `${field}.shadow`, value: l.shadow, problem: "must be true or false", fix: "set shadow to true (observe only) or false" });
     }
 }
 
-function checkPath(field: string, p: unknown, problems: RuleProblem[]): void {
+function checkPath(field: string, p: unknown, problems: Problem[]): void {
     if (typeof p !== "string" || !p.startsWith("/") || /[\s?#]/.test(p)) {
         problems.push({
-            field,
+            key: field,
             value: p,
             problem: "must be a path starting with '/', without spaces, query or fragment",
             fix: `use e.g. "/${
@@ -286,23 +282,23 @@ function checkPath(field: string, p: unknown, problems: RuleProblem[]): void {
     }
 }
 
-function validateRule(r: any, i: number, names: Set<string>, problems: RuleProblem[]): boolean {
+function validateRule(r: any, i: number, names: Set<string>, problems: Problem[]): boolean {
     const at = `rules[${i}]`;
     const before = problems.length;
     if (typeof r !== "object" || r === null) {
-        problems.push({ field: at, value: r, problem: "must be an object", fix: "give { name, requestsPerUnit, unit, ... }" });
+        problems.push({ key: at, value: r, problem: "must be an object", fix: "give { name, requestsPerUnit, unit, ... }" });
         return false;
     }
     if (typeof r.name !== "string" || !NAME.test(r.name)) {
         problems.push({
-            field: `${at}.name`,
+            key: `${at}.name`,
             value: r.name,
             problem: "must be a non-empty name of letters, digits, '_', '.', '-' (it is the descriptor value)",
             fix: `name it e.g. "rule-${i}"`,
         });
     } else if (names.has(r.name)) {
         problems.push({
-            field: `${at}.name`,
+            key: `${at}.name`,
             value: r.name,
             problem: "is used by another rule; the service would merge their counters",
             fix: "give every rule a distinct name",
@@ -312,7 +308,7 @@ function validateRule(r: any, i: number, names: Set<string>, problems: RuleProbl
         const kinds = ["exact", "prefix", "regex"].filter((k) => r.path?.[k] !== undefined);
         if (kinds.length !== 1) {
             problems.push({
-                field: `${at}.path`,
+                key: `${at}.path`,
                 value: r.path,
                 problem: `needs exactly one of exact, prefix, regex (has ${kinds.length ? kinds.join(", ") : "none"})`,
                 fix: "keep one of them",
@@ -323,7 +319,7 @@ function validateRule(r: any, i: number, names: Set<string>, problems: RuleProbl
                 compileFullMatch(r.path.regex);
             } catch (e) {
                 problems.push({
-                    field: `${at}.path.regex`,
+                    key: `${at}.path.regex`,
                     value: r.path.regex,
                     problem: `is not a valid RE2 regular expression (${(e as Error).message})`,
                     fix: 'write an RE2 expression matching the whole path, e.g. "/items/[0-9]+"',
@@ -337,7 +333,7 @@ function validateRule(r: any, i: number, names: Set<string>, problems: RuleProbl
         const h = r.header;
         if (h?.name === ":path") {
             problems.push({
-                field: `${at}.header.name`,
+                key: `${at}.header.name`,
                 value: h.name,
                 problem: "':path' carries the query string",
                 fix: "match the path with the rule's `path` field instead",
@@ -345,7 +341,7 @@ function validateRule(r: any, i: number, names: Set<string>, problems: RuleProbl
         } else if (typeof h?.name !== "string" || !HEADER_NAME.test(h.name)) {
             const fixed = typeof h?.name === "string" ? h.name.toLowerCase().trim() : "x-api-key";
             problems.push({
-                field: `${at}.header.name`,
+                key: `${at}.header.name`,
                 value: h?.name,
                 problem: "must be a lower-case HTTP header name",
                 fix: `use "${HEADER_NAME.test(fixed) ? fixed : "x-api-key"}"`,
@@ -353,17 +349,17 @@ function validateRule(r: any, i: number, names: Set<string>, problems: RuleProbl
         }
         if (h?.value !== undefined && (typeof h.value !== "string" || h.value === "")) {
             problems.push({
-                field: `${at}.header.value`,
+                key: `${at}.header.value`,
                 value: h.value,
                 problem: "must be a non-empty string",
                 fix: "omit value to match on presence, or give the exact value",
             });
         }
         if (h?.invert !== undefined && typeof h.invert !== "boolean") {
-            problems.push({ field: `${at}.header.invert`, value: h.invert, problem: "must be true or false", fix: "set invert to true or false" });
+            problems.push({ key: `${at}.header.invert`, value: h.invert, problem: "must be true or false", fix: "set invert to true or false" });
         } else if (h?.invert && h?.value === undefined) {
             problems.push({
-                field: `${at}.header.invert`,
+                key: `${at}.header.invert`,
                 value: true,
                 problem: "needs header.value (it counts the requests whose header is not that value)",
                 fix: "give header.value, or remove invert",
@@ -371,14 +367,14 @@ function validateRule(r: any, i: number, names: Set<string>, problems: RuleProbl
         }
         if (h?.whenMissing !== undefined && !(Object.values(MissingHeader) as string[]).includes(h.whenMissing)) {
             problems.push({
-                field: `${at}.header.whenMissing`,
+                key: `${at}.header.whenMissing`,
                 value: h.whenMissing,
                 problem: `must be one of ${Object.values(MissingHeader).join(", ")}`,
                 fix: "use MissingHeader.SharedCounter",
             });
         } else if (h?.whenMissing !== undefined && !h?.perValue) {
             problems.push({
-                field: `${at}.header.whenMissing`,
+                key: `${at}.header.whenMissing`,
                 value: h.whenMissing,
                 problem: "applies only with header.perValue",
                 fix: "remove whenMissing, or set perValue to true",
@@ -386,7 +382,7 @@ function validateRule(r: any, i: number, names: Set<string>, problems: RuleProbl
         }
         if (h?.value !== undefined && h?.perValue) {
             problems.push({
-                field: `${at}.header.perValue`,
+                key: `${at}.header.perValue`,
                 value: true,
                 problem: "cannot be combined with header.value (one fixed value has one counter)",
                 fix: "remove value, or set perValue to false",
@@ -395,7 +391,7 @@ function validateRule(r: any, i: number, names: Set<string>, problems: RuleProbl
     }
     if (r.perClientAddress !== undefined && typeof r.perClientAddress !== "boolean") {
         problems.push({
-            field: `${at}.perClientAddress`,
+            key: `${at}.perClientAddress`,
             value: r.perClientAddress,
             problem: "must be true or false",
             fix: "set perClientAddress to true or false",
@@ -405,7 +401,7 @@ function validateRule(r: any, i: number, names: Set<string>, problems: RuleProbl
         checkClientCidr(`${at}.clientCidr`, r.clientCidr, problems);
         if (r.perClientAddress === true) {
             problems.push({
-                field: `${at}.perClientAddress`,
+                key: `${at}.perClientAddress`,
                 value: true,
                 problem: "cannot be combined with clientCidr",
                 fix: "remove perClientAddress and set clientCidr.perAddress: true (one counter per address within the CIDRs)",
@@ -413,7 +409,7 @@ function validateRule(r: any, i: number, names: Set<string>, problems: RuleProbl
         }
         if (r.header?.perValue === true) {
             problems.push({
-                field: `${at}.header.perValue`,
+                key: `${at}.header.perValue`,
                 value: true,
                 problem: "cannot be combined with clientCidr",
                 fix: "make two rules: one per header value, one with clientCidr",
@@ -422,7 +418,7 @@ function validateRule(r: any, i: number, names: Set<string>, problems: RuleProbl
     }
     if (r.route !== undefined && (typeof r.route?.name !== "string" || r.route.name === "")) {
         problems.push({
-            field: `${at}.route.name`,
+            key: `${at}.route.name`,
             value: r.route?.name,
             problem: "must name a route (VirtualService http[].name)",
             fix: "set route.name to the route's name, or remove route",
@@ -495,11 +491,11 @@ function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor {
 
 /** Validates and compiles the limits. Problems are returned, never thrown. */
 export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
-    const problems: RuleProblem[] = [];
+    const problems: Problem[] = [];
     const mode = input.pathKey ?? PathKeyMode.UrlPath;
     if (!(Object.values(PathKeyMode) as string[]).includes(mode)) {
         problems.push({
-            field: "pathKey",
+            key: "pathKey",
             value: mode,
             problem: `must be one of ${Object.values(PathKeyMode).join(", ")}`,
             fix: 'use PathKeyMode.UrlPath ("url-path")',
@@ -508,7 +504,7 @@ export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
     const ruleKey = input.ruleKey ?? DEFAULT_RULE_KEY;
     if (typeof ruleKey !== "string" || !NAME.test(ruleKey)) {
         problems.push({
-            field: "ruleKey",
+            key: "ruleKey",
             value: ruleKey,
             problem: "must be a non-empty descriptor key of letters, digits, '_', '.', '-'",
             fix: `use "${DEFAULT_RULE_KEY}"`,
@@ -516,7 +512,7 @@ export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
     }
     const rules = input.rules ?? [];
     if (!Array.isArray(rules))
-        problems.push({ field: "rules", value: rules, problem: "must be a list of rules", fix: "give [] or a list of { name, requestsPerUnit, unit, ... }" });
+        problems.push({ key: "rules", value: rules, problem: "must be a list of rules", fix: "give [] or a list of { name, requestsPerUnit, unit, ... }" });
     const names = new Set<string>();
     const valid = (Array.isArray(rules) ? rules : []).filter((r, i) => validateRule(r, i, names, problems));
 
@@ -524,14 +520,14 @@ export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
     const pathKey = perPath?.descriptorKey ?? DEFAULT_PATH_KEY;
     if (perPath) {
         if (typeof pathKey !== "string" || !NAME.test(pathKey)) {
-            problems.push({ field: "perPath.descriptorKey", value: pathKey, problem: "must be a non-empty descriptor key", fix: `use "${DEFAULT_PATH_KEY}"` });
+            problems.push({ key: "perPath.descriptorKey", value: pathKey, problem: "must be a non-empty descriptor key", fix: `use "${DEFAULT_PATH_KEY}"` });
         }
         const seen = new Set<string>();
         (perPath.paths ?? []).forEach((p, i) => {
             checkPath(`perPath.paths[${i}].path`, p?.path, problems);
             if (seen.has(p?.path))
                 problems.push({
-                    field: `perPath.paths[${i}].path`,
+                    key: `perPath.paths[${i}].path`,
                     value: p.path,
                     problem: "appears twice; the service rejects duplicate descriptors",
                     fix: "remove one of the two entries",
@@ -542,7 +538,7 @@ export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
         if (perPath.eachPath) checkLimit("perPath.eachPath", perPath.eachPath, problems);
         if (!perPath.eachPath && !(perPath.paths ?? []).length) {
             problems.push({
-                field: "perPath",
+                key: "perPath",
                 value: perPath,
                 problem: "limits nothing (no paths and no eachPath)",
                 fix: "give paths and/or eachPath, or remove perPath",
@@ -555,7 +551,7 @@ export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
         for (const r of valid)
             if (r.header?.perValue || r.perClientAddress || r.clientCidr) {
                 problems.push({
-                    field: "ruleKey",
+                    key: "ruleKey",
                     value: ruleKey,
                     problem: `equals perPath.descriptorKey, so rule '${r.name}' (nested descriptors) would share the key with the per-path counters`,
                     fix: `use a different ruleKey, e.g. "${DEFAULT_RULE_KEY}"`,
@@ -585,10 +581,4 @@ export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
         ...(perPath?.eachPath ? [{ key: pathKey, ...limitOf(perPath.eachPath) }] : []),
     ];
     return { vhostRateLimits, routePatches, configDescriptors, problems };
-}
-
-/** One readable message for a list of problems (what a component throws). */
-export function formatRuleProblems(component: string, problems: RuleProblem[]): string {
-    const lines = problems.map((p) => `  - ${p.field} = ${p.value === undefined ? "(not set)" : JSON.stringify(p.value)}: ${p.problem}\n    fix: ${p.fix}`);
-    return `${component}: invalid arguments (${problems.length} problem${problems.length === 1 ? "" : "s"}); nothing was created:\n${lines.join("\n")}`;
 }

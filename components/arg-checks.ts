@@ -2,19 +2,19 @@
  * Checks every component shares for its arguments (label selectors, DNS names, ports) and the error
  * a component throws, before registering anything, when one fails.
  */
-import * as pulumi from "@pulumi/pulumi";
+import { InputError, formatArgsProblems } from "../lib/problems";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
-import { RuleProblem, formatRuleProblems } from "../builders/rules";
+import { Problem } from "../builders/rules";
 
 /** Label-selector problems, shared by the components. Exported for testing. */
-export function selectorProblems(field: string, selector: unknown): RuleProblem[] {
+export function selectorProblems(field: string, selector: unknown): Problem[] {
     if (typeof selector !== "object" || selector === null || Array.isArray(selector) || Object.keys(selector).length === 0) {
-        return [{ field, value: selector, problem: "must name at least one pod label", fix: 'give e.g. { istio: "ingressgateway" }' }];
+        return [{ key: field, value: selector, problem: "must name at least one pod label", fix: 'give e.g. { istio: "ingressgateway" }' }];
     }
     return Object.entries(selector as Record<string, unknown>)
         .filter(([k, v]) => !LABEL_KEY.test(k) || typeof v !== "string" || !LABEL_VALUE.test(v) || v.length > 63)
         .map(([k, v]) => ({
-            field: `${field}.${k}`,
+            key: `${field}.${k}`,
             value: v,
             problem: "is not a valid label key and value",
             fix: "use Kubernetes label syntax (letters, digits, '-', '_', '.')",
@@ -22,23 +22,17 @@ export function selectorProblems(field: string, selector: unknown): RuleProblem[
 }
 
 /** A DNS name problem, or nothing. Exported for testing. */
-export function dnsProblem(field: string, value: unknown, kind: "label" | "subdomain"): RuleProblem[] {
-    return isDnsName(value, kind) ? [] : [{ field, value, problem: dnsNameProblem(kind), fix: `use "${suggestedDnsName(value, kind)}"` }];
+export function dnsProblem(field: string, value: unknown, kind: "label" | "subdomain"): Problem[] {
+    return isDnsName(value, kind) ? [] : [{ key: field, value, problem: dnsNameProblem(kind), fix: `use "${suggestedDnsName(value, kind)}"` }];
 }
 
-export function portProblem(field: string, value: unknown): RuleProblem[] {
+export function portProblem(field: string, value: unknown): Problem[] {
     return Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= 65535
         ? []
-        : [{ field, value, problem: "must be a port number from 1 to 65535", fix: "use e.g. 8081" }];
+        : [{ key: field, value, problem: "must be a port number from 1 to 65535", fix: "use e.g. 8081" }];
 }
 
-/** Invalid component arguments. A `RunError` so the Pulumi CLI prints the message without a stack trace. */
-export class ComponentArgsError extends pulumi.RunError {
-    constructor(
-        component: string,
-        public readonly problems: RuleProblem[],
-    ) {
-        super(formatRuleProblems(component, problems));
-        this.name = "ComponentArgsError";
-    }
+/** Invalid component arguments: every problem, each with its field path (lib/problems.ts). */
+export function argsError(component: string, problems: Problem[]): InputError {
+    return new InputError({ kind: "component-args", component }, problems, formatArgsProblems(component, problems));
 }

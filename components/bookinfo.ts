@@ -7,10 +7,10 @@ import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "../lib/common";
 import { Gateway, GatewaySpec, VirtualService, VirtualServiceSpec } from "./crds";
 import { LOCAL_STAT_PREFIX, gatewayVirtualHosts } from "../builders/envoy-filters";
-import { ComponentArgsError, dnsProblem, portProblem, selectorProblems } from "./arg-checks";
+import { dnsProblem, portProblem, selectorProblems, argsError } from "./arg-checks";
 import { HttpRouteArgs } from "./mesh-enums";
 import { BOOKINFO_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "../lib/pod-security";
-import { RuleProblem } from "../builders/rules";
+import { Problem } from "../builders/rules";
 import { HttpRoute, defaultRoutes } from "../builders/routes";
 import { isGatewayHost } from "../lib/formats";
 
@@ -101,7 +101,7 @@ export interface BookinfoArgs {
 
 /** What the component needs, defaults filled in and checked (pure; exported for testing). */
 export function planBookinfo(args: BookinfoArgs): {
-    problems: RuleProblem[];
+    problems: Problem[];
     s: { bookinfo: BookinfoSettings; awaitRollout: boolean };
     selector: Record<string, string>;
     statsApp: string;
@@ -136,7 +136,7 @@ export function planBookinfo(args: BookinfoArgs): {
         },
     };
     const b = s.bookinfo;
-    const problems: RuleProblem[] = [
+    const problems: Problem[] = [
         ...dnsProblem("namespace", b.namespace, "label"),
         ...dnsProblem("gatewayName", b.gatewayName, "subdomain"),
         ...dnsProblem("virtualServiceName", b.virtualServiceName, "subdomain"),
@@ -144,22 +144,21 @@ export function planBookinfo(args: BookinfoArgs): {
         ...selectorProblems("gatewaySelector", selector),
     ];
     if (typeof b.version !== "string" || !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(b.version))
-        problems.push({ field: "version", value: b.version, problem: "must be an image tag", fix: `use "${d("bookinfoVersion")}"` });
+        problems.push({ key: "version", value: b.version, problem: "must be an image tag", fix: `use "${d("bookinfoVersion")}"` });
     if (!Array.isArray(b.hosts) || !b.hosts.length || b.hosts.some((h) => typeof h !== "string" || !isGatewayHost(h))) {
         problems.push({
-            field: "hosts",
+            key: "hosts",
             value: a.hosts,
             problem: "must be a non-empty list of hosts ('*', '*.<domain>' or DNS names, no port)",
             fix: 'use e.g. ["bookinfo.example.com"], or omit it for ["*"]',
         });
     }
-    if (!routes.length)
-        problems.push({ field: "routes", value: a.routes, problem: "must hold at least one route", fix: "omit routes for the specification's" });
+    if (!routes.length) problems.push({ key: "routes", value: a.routes, problem: "must hold at least one route", fix: "omit routes for the specification's" });
     routes.forEach((r, i) => {
         const bad = [...r.exact, ...r.prefix].filter((p) => typeof p !== "string" || !p.startsWith("/"));
         if (bad.length || r.exact.length + r.prefix.length === 0)
             problems.push({
-                field: `routes[${i}]`,
+                key: `routes[${i}]`,
                 value: r,
                 problem: "needs exact and/or prefix paths starting with '/'",
                 fix: 'give e.g. { exact: ["/productpage"] }',
@@ -167,7 +166,7 @@ export function planBookinfo(args: BookinfoArgs): {
     });
     const names = routes.map((r) => r.name).filter(Boolean);
     if (new Set(names).size !== names.length)
-        problems.push({ field: "routes", value: names, problem: "route names must be distinct", fix: "rename one of them" });
+        problems.push({ key: "routes", value: names, problem: "route names must be distinct", fix: "rename one of them" });
     return { problems, s, selector, statsApp: a.localStatsApp ?? d("serviceLabel") };
 }
 
@@ -189,7 +188,7 @@ export class Bookinfo extends pulumi.ComponentResource {
 
     constructor(name: string, args: BookinfoArgs, opts?: pulumi.ComponentResourceOptions) {
         const plan = planBookinfo(args);
-        if (plan.problems.length) throw new ComponentArgsError(`Bookinfo ${name}`, plan.problems);
+        if (plan.problems.length) throw argsError(`Bookinfo ${name}`, plan.problems);
         super("mesh-ratelimit:index:Bookinfo", name, {}, opts);
         const s = plan.s;
         const ns = s.bookinfo.namespace;

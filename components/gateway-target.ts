@@ -5,7 +5,7 @@
  */
 import { dnsProblem, portProblem, selectorProblems } from "./arg-checks";
 import { FilterTarget, GATEWAY_NAME_LABEL } from "../builders/envoy-filters";
-import { RateLimitRuleArgs, RoutePatch, RuleProblem } from "../builders/rules";
+import { RateLimitRuleArgs, RoutePatch, Problem } from "../builders/rules";
 import { isGatewayHost } from "../lib/formats";
 
 /** The gateway the limits apply to: its pods, its namespace, the virtual hosts the rules may act on. */
@@ -75,11 +75,11 @@ export function isVirtualHostName(v: unknown): v is string {
     return !!m && isGatewayHost(m[1]!) && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
 }
 
-export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: RuleProblem[]): ResolvedGateway {
+export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Problem[]): ResolvedGateway {
     const none: ResolvedGateway = { target: { selector: {} }, podLabels: {}, namespace: "istio-system", virtualHosts: [], all: false, ports: [] };
     if (typeof g !== "object" || g === null) {
         problems.push({
-            field: "gateway",
+            key: "gateway",
             value: g,
             problem: "is required",
             fix: 'give { selector: { istio: "ingressgateway" }, virtualHosts: ["shop.example.com:80"] }',
@@ -90,7 +90,7 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Rule
     let podLabels: Record<string, string> = {};
     if (g.gatewayApiName !== undefined && g.selector !== undefined) {
         problems.push({
-            field: "gateway.gatewayApiName",
+            key: "gateway.gatewayApiName",
             value: g.gatewayApiName,
             problem: "and gateway.selector are both given; the filters target one or the other",
             fix: "remove gateway.selector (a Gateway API Gateway is targeted by name) or gateway.gatewayApiName",
@@ -99,7 +99,7 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Rule
         problems.push(...dnsProblem("gateway.gatewayApiName", g.gatewayApiName, "subdomain"));
         if (g.namespace === undefined)
             problems.push({
-                field: "gateway.namespace",
+                key: "gateway.namespace",
                 value: undefined,
                 problem: "is required with gateway.gatewayApiName: the filters must live in the Gateway's namespace",
                 fix: 'give the Gateway\'s namespace, e.g. "shop"',
@@ -115,7 +115,7 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Rule
     if (g.namespace !== undefined) problems.push(...dnsProblem("gateway.namespace", g.namespace, "label"));
     if (g.allVirtualHosts !== undefined && typeof g.allVirtualHosts !== "boolean") {
         problems.push({
-            field: "gateway.allVirtualHosts",
+            key: "gateway.allVirtualHosts",
             value: g.allVirtualHosts,
             problem: "must be a boolean",
             fix: "use false (only gateway.virtualHosts) or true (every host of the gateway)",
@@ -125,7 +125,7 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Rule
     let virtualHosts: string[] = [];
     if (g.virtualHosts != null && !Array.isArray(g.virtualHosts)) {
         problems.push({
-            field: "gateway.virtualHosts",
+            key: "gateway.virtualHosts",
             value: g.virtualHosts,
             problem: "must be a list of Istio's virtual host names <host>:<port>",
             fix: 'give e.g. ["shop.example.com:80"]',
@@ -135,18 +135,18 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Rule
         virtualHosts.forEach((v, i) => {
             if (!isVirtualHostName(v)) {
                 problems.push({
-                    field: `gateway.virtualHosts[${i}]`,
+                    key: `gateway.virtualHosts[${i}]`,
                     value: v,
                     problem: "must be Istio's virtual host name <host>:<port> (host '*', '*.<domain>' or a DNS name; the port of the Gateway server)",
                     fix: `use e.g. "${typeof v === "string" && isGatewayHost(v) ? `${v}:80` : "shop.example.com:80"}" (Istio silently ignores a patch that names no virtual host)`,
                 });
             } else if (virtualHosts.indexOf(v) !== i) {
-                problems.push({ field: `gateway.virtualHosts[${i}]`, value: v, problem: "appears twice", fix: "remove one of the two entries" });
+                problems.push({ key: `gateway.virtualHosts[${i}]`, value: v, problem: "appears twice", fix: "remove one of the two entries" });
             }
         });
         if (!virtualHosts.length && !all) {
             problems.push({
-                field: "gateway.virtualHosts",
+                key: "gateway.virtualHosts",
                 value: g.virtualHosts,
                 problem: "must name the gateway's virtual hosts to limit: without them the limits would reach every host on the gateway, other teams' included",
                 fix: 'give e.g. ["shop.example.com:80"] (Istio\'s <host>:<port> for each host of your Gateway server), or set gateway.allVirtualHosts: true for a gateway you have to yourself',
@@ -158,7 +158,7 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Rule
     if (g.listenerPorts !== undefined) {
         if (!Array.isArray(g.listenerPorts) || !g.listenerPorts.length) {
             problems.push({
-                field: "gateway.listenerPorts",
+                key: "gateway.listenerPorts",
                 value: g.listenerPorts,
                 problem: "must be a non-empty list of ports",
                 fix: "give e.g. [8080], or omit it for the virtual hosts' ports",
@@ -167,7 +167,7 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Rule
             g.listenerPorts.forEach((p, i) => problems.push(...portProblem(`gateway.listenerPorts[${i}]`, p)));
             if (all)
                 problems.push({
-                    field: "gateway.listenerPorts",
+                    key: "gateway.listenerPorts",
                     value: g.listenerPorts,
                     problem: "has no effect with allVirtualHosts (the filter goes on every listener)",
                     fix: "remove gateway.listenerPorts, or allVirtualHosts",
@@ -183,13 +183,13 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Rule
  * list; a route rule without one goes on each of them (on `""`, every virtual host, only when
  * `allVirtualHosts` is set and no list is given).
  */
-export function routePatchesFor(patches: RoutePatch[], rules: RateLimitRuleArgs[], gw: ResolvedGateway, problems: RuleProblem[]): RoutePatch[] {
+export function routePatchesFor(patches: RoutePatch[], rules: RateLimitRuleArgs[], gw: ResolvedGateway, problems: Problem[]): RoutePatch[] {
     (Array.isArray(rules) ? rules : []).forEach((r, i) => {
         const vh = r?.route?.virtualHost;
         if (vh === undefined || !gw.virtualHosts.length) return;
         if (!gw.virtualHosts.includes(vh)) {
             problems.push({
-                field: `rules[${i}].route.virtualHost`,
+                key: `rules[${i}].route.virtualHost`,
                 value: vh,
                 problem: `is not one of gateway.virtualHosts (${gw.virtualHosts.join(", ")}): Istio would silently ignore the patch, or it would act on a host these arguments do not vouch for`,
                 fix: `use one of ${gw.virtualHosts.map((v) => JSON.stringify(v)).join(", ")}, or add it to gateway.virtualHosts`,

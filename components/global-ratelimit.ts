@@ -7,7 +7,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { AccessTarget, PRINCIPAL_PROBLEM, authorizationPolicyManifests, networkPolicyManifests, parsePrincipal, suggestedPrincipal } from "./access-policies";
-import { ComponentArgsError, dnsProblem, portProblem, selectorProblems } from "./arg-checks";
+import { dnsProblem, portProblem, selectorProblems, argsError } from "./arg-checks";
 import { stackLabels } from "../lib/common";
 import { EnvoyFilter } from "./crds";
 import { DEFAULTS } from "./defaults";
@@ -20,7 +20,7 @@ import { RateLimitService } from "./ratelimit-service";
 import { Redis } from "./redis";
 import { deploysRedis, redisUrl } from "../builders/redis-connection";
 import { RedisModeName, RedisOptionsArgs, SecretKeyArgs, redisConnectionOf, redisOptionsOf } from "./redis-options";
-import { CompiledLimits, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs, RuleProblem, compileGlobalLimits } from "../builders/rules";
+import { CompiledLimits, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs, Problem, compileGlobalLimits } from "../builders/rules";
 import { GO_DURATION, protoDurationSeconds } from "../lib/formats";
 import { RateLimitServiceSettings, ServiceLogLevel, ServiceSettings } from "./service-settings";
 
@@ -28,7 +28,7 @@ export { ServiceLogLevel };
 
 // Re-exported: the package entry and the tests name them from here.
 export {
-    ComponentArgsError,
+    argsError,
     GatewayTargetArgs,
     RedisModeName,
     RedisOptionsArgs,
@@ -137,7 +137,7 @@ export const DEFAULT_FILTER_PREFIX = "filter-ratelimit";
 
 /** Everything the component creates, computed and validated before any resource is registered. */
 export interface GlobalRateLimitPlan {
-    problems: RuleProblem[];
+    problems: Problem[];
     compiled: CompiledLimits;
     /** Settings of the service and Redis (internal components), defaults filled in. */
     service: ServiceSettings;
@@ -171,10 +171,10 @@ export function claimListeners(component: string, keys: string[], scope: string 
 export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitPlan {
     const a: Partial<GlobalRateLimitArgs> = args ?? {};
     const compiled = compileGlobalLimits({ rules: a.rules, perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey });
-    const problems: RuleProblem[] = [...compiled.problems];
+    const problems: Problem[] = [...compiled.problems];
     if (!(a.rules ?? []).length && !a.perPath) {
         problems.push({
-            field: "rules",
+            key: "rules",
             value: a.rules,
             problem: "no rule and no perPath: the component would limit nothing",
             fix: "give at least one rule (or perPath)",
@@ -182,7 +182,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     }
     if (typeof a.domain !== "string" || !/^[A-Za-z0-9_.-]+$/.test(a.domain)) {
         problems.push({
-            field: "domain",
+            key: "domain",
             value: a.domain,
             problem: "must be non-empty and use only letters, digits, '_', '.', '-'",
             fix: `use "${
@@ -197,7 +197,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     problems.push(...dnsProblem("namespace", ns, "label"));
     if (a.failureModeDeny !== undefined && typeof a.failureModeDeny !== "boolean") {
         problems.push({
-            field: "failureModeDeny",
+            key: "failureModeDeny",
             value: a.failureModeDeny,
             problem: "must be a boolean: true refuses requests (HTTP 500) when the service cannot answer, false lets them through",
             fix: "use true (fail closed) or false (fail open)",
@@ -207,7 +207,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     const secs = typeof timeout === "string" ? protoDurationSeconds(timeout) : undefined;
     if (secs === undefined || secs < 0.001) {
         problems.push({
-            field: "timeout",
+            key: "timeout",
             value: timeout,
             problem: "must be a protobuf duration of at least 0.001s (seconds with an 's' suffix)",
             fix: 'use e.g. "10s" or "0.5s"',
@@ -225,14 +225,14 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         ...portProblem("service.grpcPort", grpcPort),
     );
     if (grpcPort === 8080 || grpcPort === 6070) {
-        problems.push({ field: "service.grpcPort", value: grpcPort, problem: "collides with the service's HTTP (8080) or debug (6070) port", fix: "use 8081" });
+        problems.push({ key: "service.grpcPort", value: grpcPort, problem: "collides with the service's HTTP (8080) or debug (6070) port", fix: "use 8081" });
     }
     if (!Number.isSafeInteger(replicas) || replicas < 1 || replicas > 100) {
-        problems.push({ field: "service.replicas", value: replicas, problem: "must be a whole number from 1 to 100", fix: "use 2" });
+        problems.push({ key: "service.replicas", value: replicas, problem: "must be a whole number from 1 to 100", fix: "use 2" });
     }
     if (!(Object.values(ServiceLogLevel) as string[]).includes(logLevel)) {
         problems.push({
-            field: "service.logLevel",
+            key: "service.logLevel",
             value: logLevel,
             problem: `must be one of ${Object.values(ServiceLogLevel).join(", ")}`,
             fix: "use ServiceLogLevel.Warn",
@@ -246,7 +246,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     for (const [f, v, min, max] of counts) {
         if (v !== undefined && (!Number.isSafeInteger(v) || v < min || v > max)) {
             problems.push({
-                field: `service.${f}`,
+                key: `service.${f}`,
                 value: v,
                 problem: `must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : " up"}`,
                 fix: `omit it for ${DEFAULTS[f as "redisPoolSize" | "redisPipelineLimit" | "localCacheSizeInBytes"]}`,
@@ -255,7 +255,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     }
     if (svc.redisPipelineWindow !== undefined && !GO_DURATION.test(String(svc.redisPipelineWindow))) {
         problems.push({
-            field: "service.redisPipelineWindow",
+            key: "service.redisPipelineWindow",
             value: svc.redisPipelineWindow,
             problem: "must be a Go duration such as '0', '150us' or '2ms'",
             fix: 'use "0"',
@@ -263,7 +263,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     }
     if (svc.image !== undefined && (typeof svc.image !== "string" || !svc.image.trim())) {
         problems.push({
-            field: "service.image",
+            key: "service.image",
             value: svc.image,
             problem: "must be an image reference",
             fix: `omit it for ${DEFAULTS.ratelimitImage}`,
@@ -273,7 +273,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     if (a.accessPolicy !== undefined) {
         const p = typeof a.accessPolicy === "object" && a.accessPolicy !== null ? a.accessPolicy.gatewayPrincipal : undefined;
         if (typeof p !== "string" || !parsePrincipal(p)) {
-            problems.push({ field: "accessPolicy.gatewayPrincipal", value: p, problem: PRINCIPAL_PROBLEM, fix: `use "${suggestedPrincipal(p)}"` });
+            problems.push({ key: "accessPolicy.gatewayPrincipal", value: p, problem: PRINCIPAL_PROBLEM, fix: `use "${suggestedPrincipal(p)}"` });
         }
     }
     const prefix = a.filterNamePrefix ?? DEFAULT_FILTER_PREFIX;
@@ -332,7 +332,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     }
     if (a.preLimit !== undefined && typeof a.preLimit !== "boolean") {
         problems.push({
-            field: "preLimit",
+            key: "preLimit",
             value: a.preLimit,
             problem: "must be a boolean: true puts a local pre-limit before the rate-limit filter, false sends every request to the service",
             fix: "use true (the default) or false",
@@ -403,14 +403,14 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
     constructor(name: string, args: GlobalRateLimitArgs, opts?: pulumi.ComponentResourceOptions) {
         // Validate before anything is registered: a bad rule creates nothing.
         const plan = planGlobalRateLimit(args);
-        if (plan.problems.length) throw new ComponentArgsError(`GlobalRateLimit ${name}`, plan.problems);
+        if (plan.problems.length) throw argsError(`GlobalRateLimit ${name}`, plan.problems);
         // One rate-limit filter per gateway listener: a second instance there would read the first's
         // descriptors too (Envoy's filter sends every rate_limits entry of the route to its service).
         const holder = claimListeners(name, plan.listenerKeys);
         if (holder !== undefined) {
-            throw new ComponentArgsError(`GlobalRateLimit ${name}`, [
+            throw argsError(`GlobalRateLimit ${name}`, [
                 {
-                    field: "gateway",
+                    key: "gateway",
                     value: args.gateway,
                     problem: `the same gateway pods and listener port as GlobalRateLimit ${holder}: two rate-limit filters on one listener would each send every descriptor of its routes to their own service`,
                     fix: `put both sets of rules into GlobalRateLimit ${holder} (one domain and one service per gateway listener), or target another gateway or port`,

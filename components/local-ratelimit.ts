@@ -6,8 +6,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { stackLabels } from "../lib/common";
 import { EnvoyFilter } from "./crds";
 import { EnvoyFilterSpec, localBucketFilter } from "../builders/envoy-filters";
-import { ComponentArgsError, dnsProblem, portProblem, selectorProblems } from "./arg-checks";
-import { RuleProblem } from "../builders/rules";
+import { dnsProblem, portProblem, selectorProblems, argsError } from "./arg-checks";
+import { Problem } from "../builders/rules";
 import { protoDurationSeconds } from "../lib/formats";
 
 export interface LocalRateLimitArgs {
@@ -49,17 +49,17 @@ export interface LocalRateLimitArgs {
 export function planLocalRateLimit(
     name: string,
     args: LocalRateLimitArgs,
-): { problems: RuleProblem[]; filterName: string; namespace: string; spec: EnvoyFilterSpec } {
+): { problems: Problem[]; filterName: string; namespace: string; spec: EnvoyFilterSpec } {
     const a: Partial<LocalRateLimitArgs> = args ?? {};
-    const problems: RuleProblem[] = [...selectorProblems("selector", a.selector), ...portProblem("port", a.port)];
+    const problems: Problem[] = [...selectorProblems("selector", a.selector), ...portProblem("port", a.port)];
     if (!Number.isSafeInteger(a.bucket) || a.bucket! < 1 || a.bucket! > 1_000_000_000) {
-        problems.push({ field: "bucket", value: a.bucket, problem: "must be a whole number from 1 to 1000000000", fix: "use e.g. 10" });
+        problems.push({ key: "bucket", value: a.bucket, problem: "must be a whole number from 1 to 1000000000", fix: "use e.g. 10" });
     }
     const fillInterval = a.fillInterval ?? "60s";
     const secs = typeof fillInterval === "string" ? protoDurationSeconds(fillInterval) : undefined;
     if (secs === undefined || secs < 0.05) {
         problems.push({
-            field: "fillInterval",
+            key: "fillInterval",
             value: fillInterval,
             problem: "must be a protobuf duration of at least 0.05s (Envoy refuses shorter ones)",
             fix: /^\d+$/.test(String(fillInterval)) && Number(fillInterval) >= 1 ? `use "${fillInterval}s"` : 'use e.g. "60s"',
@@ -67,11 +67,11 @@ export function planLocalRateLimit(
     }
     if (a.routes !== undefined) {
         if (!Array.isArray(a.routes))
-            problems.push({ field: "routes", value: a.routes, problem: "must be a list of route names", fix: "give [] for every route, or names" });
+            problems.push({ key: "routes", value: a.routes, problem: "must be a list of route names", fix: "give [] for every route, or names" });
         else
             a.routes.forEach((r, i) => {
                 if (typeof r !== "string" || r === "")
-                    problems.push({ field: `routes[${i}]`, value: r, problem: "must be a route name", fix: "remove it, or name the route" });
+                    problems.push({ key: `routes[${i}]`, value: r, problem: "must be a route name", fix: "remove it, or name the route" });
             });
     }
     const namespace = a.namespace as string;
@@ -79,7 +79,7 @@ export function planLocalRateLimit(
     const filterName = a.filterName ?? name;
     if (a.namespace === undefined) {
         problems.push({
-            field: "namespace",
+            key: "namespace",
             value: undefined,
             problem: "is required: the workload's namespace (the filter then reaches only that namespace's pods)",
             fix: 'give the workload\'s namespace, e.g. "shop"',
@@ -87,11 +87,11 @@ export function planLocalRateLimit(
     } else problems.push(...dnsProblem("namespace", namespace, "label"));
     problems.push(...dnsProblem("rootNamespace", rootNamespace, "label"), ...dnsProblem("filterName", filterName, "subdomain"));
     if (a.reachAllNamespaces !== undefined && typeof a.reachAllNamespaces !== "boolean") {
-        problems.push({ field: "reachAllNamespaces", value: a.reachAllNamespaces, problem: "must be a boolean", fix: "remove it (false), or use true" });
+        problems.push({ key: "reachAllNamespaces", value: a.reachAllNamespaces, problem: "must be a boolean", fix: "remove it (false), or use true" });
     }
     if (namespace === rootNamespace && a.reachAllNamespaces !== true) {
         problems.push({
-            field: "namespace",
+            key: "namespace",
             value: namespace,
             problem: `is Istio's root namespace: the bucket would apply to every pod labelled ${JSON.stringify(a.selector ?? {})} in every namespace, other teams' included`,
             fix: "give the workload's own namespace, or set reachAllNamespaces: true if that reach is intended",
@@ -113,7 +113,7 @@ export class LocalRateLimit extends pulumi.ComponentResource {
 
     constructor(name: string, args: LocalRateLimitArgs, opts?: pulumi.ComponentResourceOptions) {
         const plan = planLocalRateLimit(name, args);
-        if (plan.problems.length) throw new ComponentArgsError(`LocalRateLimit ${name}`, plan.problems);
+        if (plan.problems.length) throw argsError(`LocalRateLimit ${name}`, plan.problems);
         super("mesh-ratelimit:index:LocalRateLimit", name, {}, opts);
         // Named after the component (its Pulumi name), so instances with the same filterName in different namespaces coexist.
         new EnvoyFilter(

@@ -12,10 +12,10 @@ import { DEFAULTS } from "./defaults";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "../lib/common";
-import { ComponentArgsError, dnsProblem } from "./arg-checks";
+import { dnsProblem, argsError } from "./arg-checks";
 import { ApiProfileName, EspPortModeName } from "./mesh-enums";
 import { ECHO_UID, restrictedContainerSecurityContext } from "../lib/pod-security";
-import { RuleProblem } from "../builders/rules";
+import { Problem } from "../builders/rules";
 import { isCidr } from "../lib/formats";
 
 /** The controller name Istio serves an IngressClass for. */
@@ -162,7 +162,7 @@ export interface ManagedApiArgs {
 
 /** Defaults filled in and checked (pure; exported for testing). */
 export function planManagedApi(args: ManagedApiArgs): {
-    problems: RuleProblem[];
+    problems: Problem[];
     m: ManagedApiSettings;
     profile: ApiProfileName;
     awaitRollout: boolean;
@@ -182,7 +182,7 @@ export function planManagedApi(args: ManagedApiArgs): {
         echoImage: a.echoImage ?? d("echoImage"),
     };
     const profile: ApiProfileName = a.apiProfile ?? DEFAULTS.apiProfile;
-    const problems: RuleProblem[] = [
+    const problems: Problem[] = [
         ...dnsProblem("serviceName", m.serviceName, "subdomain"),
         ...dnsProblem("namespace", m.namespace, "label"),
         ...dnsProblem("ingressName", m.ingressName, "subdomain"),
@@ -191,7 +191,7 @@ export function planManagedApi(args: ManagedApiArgs): {
     ];
     if (!Array.isArray(m.includeIpRanges) || m.includeIpRanges.length === 0) {
         problems.push({
-            field: "includeIpRanges",
+            key: "includeIpRanges",
             value: a.includeIpRanges,
             problem: "is required: the cluster's pod and service CIDRs differ per cluster and cannot be guessed",
             fix: 'give e.g. ["10.4.0.0/14", "10.7.240.0/20"] (your cluster\'s)',
@@ -199,15 +199,15 @@ export function planManagedApi(args: ManagedApiArgs): {
     } else {
         m.includeIpRanges.forEach((c, i) => {
             if (typeof c !== "string" || !isCidr(c))
-                problems.push({ field: `includeIpRanges[${i}]`, value: c, problem: "is not a CIDR", fix: 'use e.g. "10.4.0.0/14"' });
+                problems.push({ key: `includeIpRanges[${i}]`, value: c, problem: "is not a CIDR", fix: 'use e.g. "10.4.0.0/14"' });
         });
     }
     if (!(Object.values(EspPortModeName) as string[]).includes(m.portMode))
-        problems.push({ field: "portMode", value: m.portMode, problem: "must be http or tcp", fix: "use EspPortModeName.Http" });
+        problems.push({ key: "portMode", value: m.portMode, problem: "must be http or tcp", fix: "use EspPortModeName.Http" });
     if (!(Object.values(ApiProfileName) as string[]).includes(profile))
-        problems.push({ field: "apiProfile", value: profile, problem: "must be current or seed", fix: "use ApiProfileName.Current" });
+        problems.push({ key: "apiProfile", value: profile, problem: "must be current or seed", fix: "use ApiProfileName.Current" });
     if (typeof m.ingressPath !== "string" || !m.ingressPath.startsWith("/") || /\s/.test(m.ingressPath))
-        problems.push({ field: "ingressPath", value: m.ingressPath, problem: "must be a path starting with '/'", fix: 'use "/echo"' });
+        problems.push({ key: "ingressPath", value: m.ingressPath, problem: "must be a path starting with '/'", fix: 'use "/echo"' });
     return { problems, m, profile, awaitRollout: a.awaitRollout ?? true };
 }
 
@@ -221,7 +221,7 @@ export class ManagedApi extends pulumi.ComponentResource {
 
     constructor(name: string, args: ManagedApiArgs, opts?: pulumi.ComponentResourceOptions) {
         const plan = planManagedApi(args);
-        if (plan.problems.length) throw new ComponentArgsError(`ManagedApi ${name}`, plan.problems);
+        if (plan.problems.length) throw argsError(`ManagedApi ${name}`, plan.problems);
         super("mesh-ratelimit:index:ManagedApi", name, {}, opts);
         const m = plan.m;
         const s = { apiProfile: plan.profile, awaitRollout: plan.awaitRollout };

@@ -18,10 +18,10 @@ import { DEFAULTS } from "./defaults";
 import * as pulumi from "@pulumi/pulumi";
 import { PART_OF, stackLabels } from "../lib/common";
 import { PeerAuthentication } from "./crds";
-import { ComponentArgsError, dnsProblem, selectorProblems } from "./arg-checks";
+import { dnsProblem, selectorProblems, argsError } from "./arg-checks";
 import { restoredText, setTopLevel } from "../builders/mesh-config-text";
 import { ApiProfileName, MutualTlsScope } from "./mesh-enums";
-import { RuleProblem } from "../builders/rules";
+import { Problem } from "../builders/rules";
 
 export const MESH_CONFIGMAP = "istio";
 export const MESH_CONFIG_KEY = "mesh";
@@ -159,15 +159,15 @@ export class MeshMutualTls extends pulumi.ComponentResource {
         const meshNamespace = a.meshNamespace ?? DEFAULTS.meshNamespace;
         const scope = a.scope ?? MutualTlsScope.Workloads;
         const selector = a.selector ?? { "app.kubernetes.io/part-of": PART_OF };
-        const problems: RuleProblem[] = dnsProblem("meshNamespace", meshNamespace, "label");
+        const problems: Problem[] = dnsProblem("meshNamespace", meshNamespace, "label");
         if (!(Object.values(ApiProfileName) as string[]).includes(profile))
-            problems.push({ field: "apiProfile", value: profile, problem: "must be current or seed", fix: "use ApiProfileName.Current" });
+            problems.push({ key: "apiProfile", value: profile, problem: "must be current or seed", fix: "use ApiProfileName.Current" });
         if (!(Object.values(MutualTlsScope) as string[]).includes(scope))
-            problems.push({ field: "scope", value: scope, problem: "must be workloads or mesh", fix: "use MutualTlsScope.Workloads" });
+            problems.push({ key: "scope", value: scope, problem: "must be workloads or mesh", fix: "use MutualTlsScope.Workloads" });
         if (scope === MutualTlsScope.Workloads) {
             if (!Array.isArray(a.namespaces) || !a.namespaces.length)
                 problems.push({
-                    field: "namespaces",
+                    key: "namespaces",
                     value: a.namespaces,
                     problem: "must list the namespaces of the pods (scope workloads)",
                     fix: 'give e.g. ["shop"]',
@@ -180,13 +180,13 @@ export class MeshMutualTls extends pulumi.ComponentResource {
         const explicitProvider = opts?.provider !== undefined || (opts?.providers !== undefined && Object.keys(opts.providers).length > 0);
         if (scope === MutualTlsScope.Mesh && profile === ApiProfileName.Seed && explicitProvider && !a.kubeContext)
             problems.push({
-                field: "kubeContext",
+                key: "kubeContext",
                 value: a.kubeContext,
                 problem:
                     "must name the provider's cluster: the seed profile edits the mesh ConfigMap with kubectl, which cannot use the kubeconfig of the provider passed in opts",
                 fix: "give the kubeconfig context of that cluster (kubeContext), or use apiProfile current (a PeerAuthentication, created through the provider)",
             });
-        if (problems.length) throw new ComponentArgsError(`MeshMutualTls ${name}`, problems);
+        if (problems.length) throw argsError(`MeshMutualTls ${name}`, problems);
         super("mesh-ratelimit:index:MeshMutualTls", name, {}, opts);
         const s = { apiProfile: profile, mesh: { namespace: meshNamespace } };
         if (scope === MutualTlsScope.Workloads) {

@@ -15,7 +15,7 @@ import {
     isHostPort,
     isSecretDataKey,
 } from "../builders/redis-connection";
-import { RuleProblem } from "../builders/rules";
+import { Problem } from "../builders/rules";
 
 /** Which Redis the service counts in. */
 export const RedisModeName = {
@@ -65,12 +65,12 @@ export interface RedisOptionsArgs {
 }
 
 /** The typed Redis choice → the connection the service environment is built from (builders/redis-connection.ts). */
-export function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]): RedisConnection {
+export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): RedisConnection {
     const mode = r.mode ?? RedisModeName.InCluster;
     const knownMode = (Object.values(RedisModeName) as string[]).includes(mode);
     if (!knownMode) {
         problems.push({
-            field: "redis.mode",
+            key: "redis.mode",
             value: mode,
             problem: `must be one of ${Object.values(RedisModeName).join(", ")}`,
             fix: "use RedisModeName.InCluster",
@@ -82,7 +82,7 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]):
         problems.push(...dnsProblem(`${field}.name`, k.name, "subdomain"));
         const secretKey = k.key ?? "password";
         if (!isSecretDataKey(secretKey)) {
-            problems.push({ field: `${field}.key`, value: k.key, problem: SECRET_DATA_KEY_PROBLEM, fix: 'use e.g. "password"' });
+            problems.push({ key: `${field}.key`, value: k.key, problem: SECRET_DATA_KEY_PROBLEM, fix: 'use e.g. "password"' });
         }
         return { name: k.name, key: secretKey };
     };
@@ -91,13 +91,13 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]):
     } else if (mode === RedisModeName.InCluster) {
         if (r.maxMemory !== undefined) {
             const p = redisMaxMemoryProblem(r.maxMemory);
-            if (p) problems.push({ field: "redis.maxMemory", value: r.maxMemory, problem: p, fix: `use "${DEFAULT_REDIS_MAXMEMORY}"` });
+            if (p) problems.push({ key: "redis.maxMemory", value: r.maxMemory, problem: p, fix: `use "${DEFAULT_REDIS_MAXMEMORY}"` });
         }
         for (const f of ["addresses", "sentinelMaster", "passwordSecret", "sentinelPasswordSecret", "tls", "tlsCaSecret"] as const) {
             // `tls: false` is the default spelled out (the stack config accepts redisTls=false too).
             if (r[f] !== undefined && !(f === "tls" && r.tls === false))
                 problems.push({
-                    field: `redis.${f}`,
+                    key: `redis.${f}`,
                     value: r[f],
                     problem: "applies only to an existing Redis (mode external, sentinel or cluster)",
                     fix: `remove redis.${f}, or set redis.mode`,
@@ -106,14 +106,14 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]):
     } else {
         if (r.image !== undefined)
             problems.push({
-                field: "redis.image",
+                key: "redis.image",
                 value: r.image,
                 problem: "has no effect: no Redis is deployed for an existing one",
                 fix: "remove redis.image",
             });
         if (r.maxMemory !== undefined)
             problems.push({
-                field: "redis.maxMemory",
+                key: "redis.maxMemory",
                 value: r.maxMemory,
                 problem: "has no effect: no Redis is deployed for an existing one (set maxmemory on that Redis)",
                 fix: "remove redis.maxMemory",
@@ -121,14 +121,14 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]):
         const want = mode === RedisModeName.External ? "exactly one" : "at least one";
         if (r.addresses !== undefined && !Array.isArray(r.addresses)) {
             problems.push({
-                field: "redis.addresses",
+                key: "redis.addresses",
                 value: r.addresses,
                 problem: "must be a list of host:port",
                 fix: 'give e.g. ["redis.cache.svc.cluster.local:6379"]',
             });
         } else if (mode === RedisModeName.External ? addresses.length !== 1 : addresses.length < 1) {
             problems.push({
-                field: "redis.addresses",
+                key: "redis.addresses",
                 value: addresses,
                 problem: `needs ${want} host:port for mode ${mode}`,
                 fix: 'give e.g. ["redis.cache.svc.cluster.local:6379"]',
@@ -136,18 +136,18 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]):
         }
         addresses.forEach((x, i) => {
             if (typeof x !== "string" || !isHostPort(x))
-                problems.push({ field: `redis.addresses[${i}]`, value: x, problem: "must be host:port", fix: 'use e.g. "redis.cache.svc.cluster.local:6379"' });
+                problems.push({ key: `redis.addresses[${i}]`, value: x, problem: "must be host:port", fix: 'use e.g. "redis.cache.svc.cluster.local:6379"' });
         });
         if (mode === RedisModeName.Sentinel && !r.sentinelMaster) {
             problems.push({
-                field: "redis.sentinelMaster",
+                key: "redis.sentinelMaster",
                 value: r.sentinelMaster,
                 problem: "is required for mode sentinel",
                 fix: 'give the master\'s name, e.g. "mymaster"',
             });
         } else if (mode === RedisModeName.Sentinel && cleanSentinelMaster(String(r.sentinelMaster)) !== String(r.sentinelMaster)) {
             problems.push({
-                field: "redis.sentinelMaster",
+                key: "redis.sentinelMaster",
                 value: r.sentinelMaster,
                 problem: SENTINEL_MASTER_PROBLEM,
                 fix: `use "${cleanSentinelMaster(String(r.sentinelMaster))}"`,
@@ -156,7 +156,7 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]):
         if (mode !== RedisModeName.Sentinel && (r.sentinelMaster !== undefined || r.sentinelPasswordSecret !== undefined)) {
             const f = r.sentinelMaster !== undefined ? "sentinelMaster" : "sentinelPasswordSecret";
             problems.push({
-                field: `redis.${f}`,
+                key: `redis.${f}`,
                 value: r[f],
                 problem: "applies only to mode sentinel",
                 fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret",
@@ -164,7 +164,7 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: RuleProblem[]):
         }
         if (r.tlsCaSecret !== undefined && !r.tls)
             problems.push({
-                field: "redis.tlsCaSecret",
+                key: "redis.tlsCaSecret",
                 value: r.tlsCaSecret,
                 problem: "needs tls: true",
                 fix: "set redis.tls to true, or remove redis.tlsCaSecret",

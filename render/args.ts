@@ -5,7 +5,7 @@
  */
 import { CONFIG_KEY_NAMES } from "../stack/config/config-schema";
 import { editDistance } from "../lib/edit-distance";
-import { closestKey, ConfigError, FixStyle, formatProblems, shellQuote } from "../stack/config/settings";
+import { closestKey, FixStyle, formatProblems, shellQuote, isStackConfigError } from "../stack/config/settings";
 
 /** Flags that set one config key each (both CLIs). */
 export const KEY_FLAGS: Readonly<Record<string, string>> = {
@@ -126,7 +126,7 @@ export function cliFix(command: string): FixStyle {
 
 /** What both CLIs print for an error, and the exit code: 2 for usage and config errors, 1 otherwise. */
 export function cliError(e: unknown, command: string): { message: string; code: number } {
-    if (e instanceof ConfigError) return { message: `error: ${formatProblems(e.problems, cliFix(command))}`, code: 2 };
+    if (isStackConfigError(e)) return { message: `error: ${formatProblems(e.problems, cliFix(command))}`, code: 2 };
     if (e instanceof UsageError) return { message: `error: ${e.message}`, code: 2 };
     if (e instanceof Error && e.name === "OutDirError") return { message: `error: ${e.message}`, code: 2 };
     return { message: `error: ${e instanceof Error ? e.message : String(e)}`, code: 1 };

@@ -5,7 +5,7 @@
  */
 import { CONFIG_KEYS, CONFIG_KEY_NAMES } from "./config/config-schema";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
-import { ConfigError, ConfigProblem, FixStyle, RawConfig, StackSettings, formatProblems, resolveSettings, shellQuote } from "./config/settings";
+import { Problem, FixStyle, RawConfig, StackSettings, formatProblems, resolveSettings, shellQuote, configError, isStackConfigError } from "./config/settings";
 
 /** Keys whose config value is a comma-separated list and whose argument is a list of strings. */
 const LIST_KEYS = new Set(["includeIpRanges", "gatewayHosts"]);
@@ -53,16 +53,16 @@ export function rawToArgs(raw: RawConfig): MeshRateLimitArgs {
 /** Fields of the arguments that are not stack config keys. */
 const EXTRA_FIELDS = new Set(["kubeContext", "createIngressClass", "createPeerAuthentication"]);
 
-/** Validated settings of MeshRateLimit's arguments; throws `ConfigError` with argument-phrased fixes. */
+/** Validated settings of MeshRateLimit's arguments; throws an `InputError` with argument-phrased fixes. */
 export function settingsFromArgs(args: MeshRateLimitArgs): StackSettings {
-    const unknown: ConfigProblem[] = Object.keys(args ?? {})
+    const unknown: Problem[] = Object.keys(args ?? {})
         .filter((k) => !CONFIG_KEY_NAMES.has(k) && !EXTRA_FIELDS.has(k))
         .map((k) => ({ key: k, value: String((args as Record<string, unknown>)[k]), problem: "is not an argument of MeshRateLimit", fix: ARGS_FIX.rm(k) }));
     try {
         return resolveSettings(argsToRaw(args ?? {}), unknown);
     } catch (e) {
-        if (!(e instanceof ConfigError)) throw e;
-        const err = new ConfigError(e.problems);
+        if (!isStackConfigError(e)) throw e;
+        const err = configError(e.problems);
         err.message = formatProblems(e.problems, ARGS_FIX).replace(/mesh-ratelimit:/g, "");
         throw err;
     }

@@ -28,7 +28,7 @@ import { PART_OF } from "../lib/common";
 import { ISTIO_INGRESS_CONTROLLER } from "../components/managed-api";
 import { globalArgsFromSettings, localArgsFromSettings } from "./mesh-ratelimit";
 import { planGlobalRateLimit } from "../components/global-ratelimit";
-import { ConfigProblem, StackSettings } from "./config/settings";
+import { Problem, StackSettings } from "./config/settings";
 
 export { ISTIO_INGRESS_CONTROLLER };
 export const MESH_PEER_AUTHENTICATION = "default";
@@ -70,7 +70,7 @@ export interface SharedDecision {
 export interface SharedObjectsPlan {
     decisions: SharedDecision[];
     /** Non-empty: the program must stop before registering anything. */
-    problems: ConfigProblem[];
+    problems: Problem[];
     /** Whether the stack registers IngressClass `<ingressClassName>` (current profile, managed API). */
     ingressClass: boolean;
     /** Whether the stack registers PeerAuthentication `default` (current profile, mutualTls). */
@@ -240,8 +240,8 @@ export function isMeshWide(pa: LiveObject): boolean {
  *   with `mesh`, one under another name than `default` is a problem (Istio applies only the oldest
  *   mesh-wide policy, so the stack's would be ignored or would silently replace it).
  */
-export function planMeshReach(s: StackSettings, state: MeshReachState): { problems: ConfigProblem[]; messages: string[] } {
-    const problems: ConfigProblem[] = [];
+export function planMeshReach(s: StackSettings, state: MeshReachState): { problems: Problem[]; messages: string[] } {
+    const problems: Problem[] = [];
     const messages: string[] = [];
     const sel = `${s.mesh.gatewaySelector.key}=${s.mesh.gatewaySelector.value}`;
     const filterNs = s.mesh.filterNamespaces === "root" ? s.mesh.namespace : s.mesh.gatewayNamespace;

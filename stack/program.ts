@@ -16,11 +16,11 @@ import {
     planSharedObjects,
     sharedObjectRefs,
 } from "./preflight";
-import { ConfigError, ConfigProblem, StackSettings, hideSecretValues, rawConfigFromAll, resolveSettings } from "./config/settings";
+import { Problem, StackSettings, hideSecretValues, rawConfigFromAll, resolveSettings, configError, isStackConfigError } from "./config/settings";
 
 export interface ProgramOptions {
     /** Extra checks against the live cluster (skipped by the offline renderer and unit tests). */
-    checkCluster?: (s: StackSettings) => ConfigProblem[];
+    checkCluster?: (s: StackSettings) => Problem[];
     /**
      * Which of the fixed-name objects outside the stack's namespaces (preflight.ts) already exist.
      * Absent (offline render, unit tests): the cluster lacks all of them.
@@ -49,7 +49,7 @@ export function isConfigSecret(fullKey: string): boolean {
 }
 
 /**
- * Validates the whole config, asks the cluster (served APIs, shared objects), throws `ConfigError`
+ * Validates the whole config, asks the cluster (served APIs, shared objects), throws an `InputError` (stack config)
  * before any resource is registered, then builds the stack.
  */
 export function buildProgram(
@@ -57,12 +57,12 @@ export function buildProgram(
     opts: ProgramOptions = {},
 ): { settings: StackSettings; stack: MeshRateLimit; shared: SharedObjectsPlan } {
     const { raw, unknown, secretKeys } = rawConfigFromAll(allConfig, opts.isSecret ?? isConfigSecret);
-    const fail = (problems: ConfigProblem[]) => new ConfigError(hideSecretValues(problems, raw, secretKeys));
+    const fail = (problems: Problem[]) => configError(hideSecretValues(problems, raw, secretKeys));
     let settings: StackSettings;
     try {
         settings = resolveSettings(raw, unknown);
     } catch (e) {
-        throw e instanceof ConfigError ? fail(e.problems) : e;
+        throw isStackConfigError(e) ? fail(e.problems) : e;
     }
     const clusterProblems = opts.checkCluster?.(settings) ?? [];
     if (clusterProblems.length) throw fail(clusterProblems);

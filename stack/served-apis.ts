@@ -2,7 +2,7 @@
  * Checks, before anything is created, that the cluster serves every API version the chosen profile
  * uses (the `seed` profile's extensions/v1beta1 Ingress is gone since Kubernetes 1.22).
  */
-import { ConfigProblem, StackSettings } from "./config/settings";
+import { Problem, StackSettings } from "./config/settings";
 
 /**
  * An API version the stack would create objects of, with what to say when the cluster lacks it: the
@@ -97,7 +97,7 @@ export function requiredApiVersions(s: StackSettings): RequiredApi[] {
 }
 
 /** Problems for every required API version missing from `served` (the output of `kubectl api-versions`). */
-export function missingApis(s: StackSettings, served: Set<string>): ConfigProblem[] {
+export function missingApis(s: StackSettings, served: Set<string>): Problem[] {
     return requiredApiVersions(s)
         .filter((r) => !served.has(r.apiVersion))
         .map((r) => ({ key: r.key, value: r.value, problem: r.problem ?? `the cluster does not serve ${r.apiVersion} (${r.what})`, fix: r.fix }));

@@ -3,23 +3,17 @@
  * error that lists them all, how fixes are phrased, did-you-mean for keys and values, reading the
  * CLI's config map, and hiding secret values. Pure but for the error class (a Pulumi RunError).
  */
-import * as pulumi from "@pulumi/pulumi";
 import { CONFIG_KEY_NAMES, PROJECT } from "./config-schema";
 import { editDistance } from "../../lib/edit-distance";
 import { Fix, FixStyle } from "../../lib/fix-style";
+import { InputError, Problem, isStackConfigError, shownValue } from "../../lib/problems";
+
+export { InputError, isStackConfigError };
 
 // ---------------------------------------------------------------------------------------------
 // Errors
 
-export interface ConfigProblem {
-    key: string;
-    value?: string;
-    problem: string;
-    /** The fix as `pulumi config` commands (what the Pulumi program prints). */
-    fix: string;
-    /** The same fix in another style (the render and explain CLIs phrase it as their flags). */
-    fixWith?: (style: FixStyle) => string;
-}
+export type { Problem };
 
 /** Quotes a value for a POSIX shell when it needs it. */
 export function shellQuote(v: string): string {
@@ -34,23 +28,18 @@ export const PULUMI_FIX: FixStyle = {
 };
 
 /** A problem whose fix is phrased in every style. */
-export function problem(key: string, value: string | undefined, text: string, fix: Fix): ConfigProblem {
+export function problem(key: string, value: string | undefined, text: string, fix: Fix): Problem {
     return typeof fix === "string" ? { key, value, problem: text, fix } : { key, value, problem: text, fix: fix(PULUMI_FIX), fixWith: fix };
 }
 
-/**
- * Invalid stack config. A `RunError` so the Pulumi CLI prints the message without a stack trace.
- */
-export class ConfigError extends pulumi.RunError {
-    constructor(public readonly problems: ConfigProblem[]) {
-        super(formatProblems(problems));
-        this.name = "ConfigError";
-    }
+/** Invalid stack config: every problem, phrased as `pulumi config` commands (lib/problems.ts). */
+export function configError(problems: Problem[]): InputError {
+    return new InputError({ kind: "stack-config" }, problems, formatProblems(problems));
 }
 
-export function formatProblems(problems: ConfigProblem[], style: FixStyle = PULUMI_FIX): string {
+export function formatProblems(problems: Problem[], style: FixStyle = PULUMI_FIX): string {
     const lines = problems.map((p) => {
-        const shown = p.value === undefined ? "(not set)" : JSON.stringify(p.value);
+        const shown = shownValue(p.value);
         return `  - ${PROJECT}:${p.key} = ${shown}: ${p.problem}\n    fix: ${p.fixWith ? p.fixWith(style) : p.fix}`;
     });
     return `${style.header(problems.length)}\n${lines.join("\n")}`;
@@ -106,9 +95,9 @@ export function closestValue(value: string, allowed: readonly string[], fallback
 export function rawConfigFromAll(
     all: Record<string, string>,
     isSecret: (fullKey: string) => boolean = () => false,
-): { raw: RawConfig; unknown: ConfigProblem[]; secretKeys: Set<string> } {
+): { raw: RawConfig; unknown: Problem[]; secretKeys: Set<string> } {
     const raw: RawConfig = {};
-    const unknown: ConfigProblem[] = [];
+    const unknown: Problem[] = [];
     const secretKeys = new Set<string>();
     for (const [fullKey, value] of Object.entries(all)) {
         const prefix = `${PROJECT}:`;
@@ -140,7 +129,7 @@ export const SECRET_SHOWN = "[secret]";
  * The problems with the values of secret config keys hidden: the value itself, and wherever the
  * problem text or the fix quotes it (Pulumi hands the program secrets decrypted).
  */
-export function hideSecretValues(problems: ConfigProblem[], raw: RawConfig, secretKeys: ReadonlySet<string>): ConfigProblem[] {
+export function hideSecretValues(problems: Problem[], raw: RawConfig, secretKeys: ReadonlySet<string>): Problem[] {
     const secrets = [...secretKeys].map((k) => raw[k]?.trim()).filter((v): v is string => !!v);
     if (!secrets.length) return problems;
     const hide = (text: string) => secrets.reduce((t, v) => t.split(v).join(SECRET_SHOWN), text);
@@ -154,7 +143,7 @@ export function hideSecretValues(problems: ConfigProblem[], raw: RawConfig, secr
         const fixWith = p.fixWith;
         return {
             ...p,
-            value: p.value === undefined ? undefined : secretKeys.has(p.key) ? SECRET_SHOWN : hide(p.value),
+            value: p.value === undefined ? undefined : secretKeys.has(p.key) ? SECRET_SHOWN : hide(String(p.value)),
             problem: hide(p.problem),
             fix: hide(fixWith ? fixWith(keepSecret(PULUMI_FIX)) : p.fix),
             ...(fixWith ? { fixWith: (style: FixStyle) => hide(fixWith(keepSecret(style))) } : {}),

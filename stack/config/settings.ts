@@ -32,7 +32,7 @@ import type {
     ApiRouteLimit,
 } from "./settings-types";
 import { DESCRIPTOR_KEY, PATH_KEYS, RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
-import { ConfigError, ConfigProblem, RawConfig, closestValue, problem } from "./config-problems";
+import { Problem, RawConfig, closestValue, problem, configError } from "./config-problems";
 import { defaultApiRegex, defaultRoutes } from "../../builders/routes";
 import { GO_DURATION, compileFullMatch, isCidr, isGatewayHost, protoDurationSeconds } from "../../lib/formats";
 
@@ -48,7 +48,7 @@ function secondsOfLoose(v: string): number | undefined {
 }
 
 class Reader {
-    readonly problems: ConfigProblem[] = [];
+    readonly problems: Problem[] = [];
     constructor(private readonly raw: RawConfig) {}
 
     private spec(key: string): ConfigKeySpec {
@@ -260,10 +260,10 @@ function readDescriptors(r: Reader, key: string, fallback: DescriptorLimit[]): D
 }
 
 /**
- * Validates raw stack config and applies the variant presets. Throws `ConfigError` listing every
+ * Validates raw stack config and applies the variant presets. Throws an `InputError` (stack config) listing every
  * problem. `extraProblems` (e.g. unknown keys) are reported together with the rest.
  */
-export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] = []): StackSettings {
+export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): StackSettings {
     const r = new Reader(raw);
     r.problems.push(...extraProblems);
 
@@ -531,7 +531,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: ConfigProblem[] =
 
     const awaitRollout = r.bool("awaitRollout");
 
-    if (r.problems.length) throw new ConfigError(r.problems);
+    if (r.problems.length) throw configError(r.problems);
 
     return {
         variant,

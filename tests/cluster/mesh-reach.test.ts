@@ -20,7 +20,7 @@ import { expect } from "chai";
 import { lookupMeshReach, lookupSharedObjects } from "../../cluster/cluster-lookup";
 import { PROJECT } from "../../stack/config/config-schema";
 import { MeshReachQuery, MeshReachState, meshReachQuery } from "../../stack/preflight";
-import { ConfigError, resolveSettings } from "../../stack/config/settings";
+import { resolveSettings, InputError } from "../../stack/config/settings";
 import { K8sObject, Registration, programConfig, toObjects } from "../../render/render";
 import { deleteNamespace, ensureNamespace, kubeconfig, kubectl, kubectlJson, kubectlRaw, waitFor } from "./kube";
 
@@ -108,7 +108,7 @@ function expectPasses(p: Preview): void {
 }
 
 function expectRefused(p: Preview): string {
-    expect(p.error, "the preview must be refused").to.be.instanceOf(ConfigError);
+    expect(p.error, "the preview must be refused").to.be.instanceOf(InputError);
     expect(p.objects.map(where), "nothing registered before the refusal").to.deep.equal([]);
     return (p.error as Error).message;
 }

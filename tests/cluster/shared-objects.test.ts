@@ -19,7 +19,7 @@
 import { expect } from "chai";
 import { lookupSharedObjects } from "../../cluster/cluster-lookup";
 import { LiveObject, SharedObjectsPlan, planSharedObjects, refName, sharedObjectRefs } from "../../stack/preflight";
-import { ConfigError, StackSettings, resolveSettings } from "../../stack/config/settings";
+import { StackSettings, resolveSettings, InputError } from "../../stack/config/settings";
 import { K8sObject, registerProgram, toObjects } from "../../render/render";
 import { ensureNamespace, kubectl, kubectlJson, kubectlRaw } from "./kube";
 
@@ -182,7 +182,7 @@ describe("cluster: objects shared with the cluster (preflight against a real API
         createForeign(ingressClass(cls, "k8s.io/ingress-nginx"));
         const before = snapshot("IngressClass", cls);
         const run = await programShared({ ingressClassName: cls });
-        expect(run.error).to.be.instanceOf(ConfigError);
+        expect(run.error).to.be.instanceOf(InputError);
         expect((run.error as Error).message).to.contain(`IngressClass ${cls} already exists with controller 'k8s.io/ingress-nginx'`);
         expect(run.objects).to.deep.equal([]);
         expect(exists("PeerAuthentication", "default", meshNs)).to.equal(false);
@@ -208,7 +208,7 @@ describe("cluster: objects shared with the cluster (preflight against a real API
         const before = snapshot("PeerAuthentication", "default", meshNs);
         const cls = newClass();
         const run = await programShared({ ingressClassName: cls });
-        expect(run.error).to.be.instanceOf(ConfigError);
+        expect(run.error).to.be.instanceOf(InputError);
         const msg = (run.error as Error).message;
         expect(msg).to.contain(`PeerAuthentication ${meshNs}/default already exists with mtls.mode PERMISSIVE`);
         expect(msg).to.contain(`kubectl -n ${meshNs} patch peerauthentication default`);
@@ -240,7 +240,7 @@ describe("cluster: objects shared with the cluster (preflight against a real API
         });
         const before = snapshot("EnvoyFilter", "filter-ratelimit", meshNs);
         const run = await programShared({ ingressClassName: newClass() });
-        expect(run.error).to.be.instanceOf(ConfigError);
+        expect(run.error).to.be.instanceOf(InputError);
         expect((run.error as Error).message).to.contain(`EnvoyFilter ${meshNs}/filter-ratelimit already exists and was not created by this stack`);
         expect(snapshot("EnvoyFilter", "filter-ratelimit", meshNs)).to.deep.equal(before);
     });
@@ -322,7 +322,7 @@ describe("cluster: objects shared with the cluster (preflight against a real API
             () => undefined,
             (e: unknown) => e,
         );
-        expect(refused).to.be.instanceOf(ConfigError);
+        expect(refused).to.be.instanceOf(InputError);
         expect((refused as Error).message).to.contain(`EnvoyFilter ${gwNs}/filter-ratelimit already exists and was not created by this stack`);
     });
 });

@@ -13,7 +13,7 @@ import { BlockList } from "node:net";
 import { parse } from "yaml";
 import { formatIp, maskedRemoteAddress, parseCidr, parseIp } from "../../builders/client-cidr";
 import { planGlobalRateLimit } from "../../components/global-ratelimit";
-import { LimitUnit, RateLimitRuleArgs, RuleProblem, compileGlobalLimits } from "../../builders/rules";
+import { LimitUnit, RateLimitRuleArgs, Problem, compileGlobalLimits } from "../../builders/rules";
 import { trustedClientAddress, xffEntry } from "../../gateway-model/client-address";
 import { GatewayModel, explainWith, gatewayModel } from "../../gateway-model/explain";
 import { beforeAllTests } from "./helpers";
@@ -178,14 +178,14 @@ describe("clientCidr: rules → Envoy actions and config entries", () => {
 describe("clientCidr: checks name the field and the fix", () => {
     const R = (clientCidr: unknown, extra: Partial<RateLimitRuleArgs> = {}): RateLimitRuleArgs =>
         ({ name: "r", clientCidr, requestsPerUnit: 1, unit: M, ...extra }) as RateLimitRuleArgs;
-    const problems = (rule: RateLimitRuleArgs): RuleProblem[] => compileGlobalLimits({ rules: [rule] }).problems;
-    const cases: [string, RateLimitRuleArgs, RuleProblem[]][] = [
+    const problems = (rule: RateLimitRuleArgs): Problem[] => compileGlobalLimits({ rules: [rule] }).problems;
+    const cases: [string, RateLimitRuleArgs, Problem[]][] = [
         [
             "host bits set",
             R({ cidr: "10.1.2.3/8" }),
             [
                 {
-                    field: "rules[0].clientCidr.cidr",
+                    key: "rules[0].clientCidr.cidr",
                     value: "10.1.2.3/8",
                     problem: "has host bits set: 10.1.2.3 is not the first address of a /8 network",
                     fix: 'use the network: "10.0.0.0/8"',
@@ -197,7 +197,7 @@ describe("clientCidr: checks name the field and the fix", () => {
             R({ cidrs: ["2001:db8::1/64"] }),
             [
                 {
-                    field: "rules[0].clientCidr.cidrs[0]",
+                    key: "rules[0].clientCidr.cidrs[0]",
                     value: "2001:db8::1/64",
                     problem: "has host bits set: 2001:db8::1 is not the first address of a /64 network",
                     fix: 'use the network: "2001:db8::/64"',
@@ -209,7 +209,7 @@ describe("clientCidr: checks name the field and the fix", () => {
             R({ cidr: "192.0.2.7" }),
             [
                 {
-                    field: "rules[0].clientCidr.cidr",
+                    key: "rules[0].clientCidr.cidr",
                     value: "192.0.2.7",
                     problem: "has no prefix length",
                     fix: 'give the length: "192.0.2.7/32" for this one address, or its network\'s',
@@ -221,7 +221,7 @@ describe("clientCidr: checks name the field and the fix", () => {
             R({ cidr: "10.0.0.0/33" }),
             [
                 {
-                    field: "rules[0].clientCidr.cidr",
+                    key: "rules[0].clientCidr.cidr",
                     value: "10.0.0.0/33",
                     problem: "prefix length 33 is longer than an IPv4 address (0-32)",
                     fix: 'use a length from 0 to 32, e.g. "10.0.0.0/32"',
@@ -233,7 +233,7 @@ describe("clientCidr: checks name the field and the fix", () => {
             R({ cidr: "2001:db8::/129" }),
             [
                 {
-                    field: "rules[0].clientCidr.cidr",
+                    key: "rules[0].clientCidr.cidr",
                     value: "2001:db8::/129",
                     problem: "prefix length 129 is longer than an IPv6 address (0-128)",
                     fix: 'use a length from 0 to 128, e.g. "2001:db8::/128"',
@@ -245,7 +245,7 @@ describe("clientCidr: checks name the field and the fix", () => {
             R({ cidr: "::ffff:192.168.0.0/112" }),
             [
                 {
-                    field: "rules[0].clientCidr.cidr",
+                    key: "rules[0].clientCidr.cidr",
                     value: "::ffff:192.168.0.0/112",
                     problem:
                         "is an IPv4-mapped IPv6 range: Envoy masks an IPv4 client (also one reaching a dual-stack listener) as IPv4, so this range would never match it",
@@ -258,19 +258,19 @@ describe("clientCidr: checks name the field and the fix", () => {
             R({ cidr: v }),
             [
                 {
-                    field: "rules[0].clientCidr.cidr",
+                    key: "rules[0].clientCidr.cidr",
                     value: v,
                     problem: `'${v.split("/")[0]}' is not an IPv4 or IPv6 address (IPv4: four numbers 0-255 without leading zeros; IPv6: no zone)`,
                     fix: 'write e.g. "10.0.0.0/8" or "2001:db8::/32"',
                 },
             ],
-        ]) as [string, RateLimitRuleArgs, RuleProblem[]][]),
+        ]) as [string, RateLimitRuleArgs, Problem[]][]),
         [
             "spaces",
             R({ cidr: " 10.0.0.0 / 8" }),
             [
                 {
-                    field: "rules[0].clientCidr.cidr",
+                    key: "rules[0].clientCidr.cidr",
                     value: " 10.0.0.0 / 8",
                     problem: "is not a CIDR (an IPv4 or IPv6 address, '/', a prefix length)",
                     fix: 'remove the spaces: "10.0.0.0/8"',
@@ -282,7 +282,7 @@ describe("clientCidr: checks name the field and the fix", () => {
             R({ cidrs: [] }),
             [
                 {
-                    field: "rules[0].clientCidr.cidrs",
+                    key: "rules[0].clientCidr.cidrs",
                     value: [],
                     problem: "is empty: the rule would apply to no client",
                     fix: 'give at least one CIDR, e.g. ["10.0.0.0/8"], or remove clientCidr',
@@ -294,7 +294,7 @@ describe("clientCidr: checks name the field and the fix", () => {
             R({ cidr: "10.0.0.0/8", cidrs: ["11.0.0.0/8"] }),
             [
                 {
-                    field: "rules[0].clientCidr",
+                    key: "rules[0].clientCidr",
                     value: { cidr: "10.0.0.0/8", cidrs: ["11.0.0.0/8"] },
                     problem: "needs exactly one of cidr, cidrs (has cidr, cidrs)",
                     fix: "keep one of them (put every CIDR into cidrs)",
@@ -306,7 +306,7 @@ describe("clientCidr: checks name the field and the fix", () => {
             R({ perAddress: true }),
             [
                 {
-                    field: "rules[0].clientCidr",
+                    key: "rules[0].clientCidr",
                     value: { perAddress: true },
                     problem: "needs exactly one of cidr, cidrs (has none)",
                     fix: 'give cidr: "10.0.0.0/8" or cidrs: [...]',
@@ -318,7 +318,7 @@ describe("clientCidr: checks name the field and the fix", () => {
             R("10.0.0.0/8"),
             [
                 {
-                    field: "rules[0].clientCidr",
+                    key: "rules[0].clientCidr",
                     value: "10.0.0.0/8",
                     problem: "must be an object { cidr } or { cidrs }",
                     fix: 'give e.g. { cidr: "10.0.0.0/8" }',
@@ -330,7 +330,7 @@ describe("clientCidr: checks name the field and the fix", () => {
             R({ cidrs: ["10.0.0.0/8", "192.168.0.0/16", "10.20.0.0/16"] }),
             [
                 {
-                    field: "rules[0].clientCidr.cidrs[2]",
+                    key: "rules[0].clientCidr.cidrs[2]",
                     value: "10.20.0.0/16",
                     problem: "overlaps cidrs[0] (10.0.0.0/8): an address in both would be counted in two counters",
                     fix: "keep the wider one, or give CIDRs that do not overlap",
@@ -342,7 +342,7 @@ describe("clientCidr: checks name the field and the fix", () => {
             R({ cidrs: ["2001:db8::/32", "2001:0DB8:0::/32"] }),
             [
                 {
-                    field: "rules[0].clientCidr.cidrs[1]",
+                    key: "rules[0].clientCidr.cidrs[1]",
                     value: "2001:0DB8:0::/32",
                     problem: "is the same network as cidrs[0] (2001:db8::/32); the service rejects duplicate descriptors",
                     fix: "remove one of the two",
@@ -354,7 +354,7 @@ describe("clientCidr: checks name the field and the fix", () => {
             R({ cidr: "10.0.0.0/8", perAddress: "yes" }),
             [
                 {
-                    field: "rules[0].clientCidr.perAddress",
+                    key: "rules[0].clientCidr.perAddress",
                     value: "yes",
                     problem: "must be true or false",
                     fix: "set perAddress to true (one counter per address) or false",
@@ -366,7 +366,7 @@ describe("clientCidr: checks name the field and the fix", () => {
             R({ cidr: "10.0.0.0/8" }, { perClientAddress: true }),
             [
                 {
-                    field: "rules[0].perClientAddress",
+                    key: "rules[0].perClientAddress",
                     value: true,
                     problem: "cannot be combined with clientCidr",
                     fix: "remove perClientAddress and set clientCidr.perAddress: true (one counter per address within the CIDRs)",
@@ -378,7 +378,7 @@ describe("clientCidr: checks name the field and the fix", () => {
             R({ cidr: "10.0.0.0/8" }, { header: { name: "x-api-key", perValue: true } }),
             [
                 {
-                    field: "rules[0].header.perValue",
+                    key: "rules[0].header.perValue",
                     value: true,
                     problem: "cannot be combined with clientCidr",
                     fix: "make two rules: one per header value, one with clientCidr",
@@ -406,7 +406,7 @@ describe("clientCidr: checks name the field and the fix", () => {
             namespace: "shop",
             rules: [R({ cidr: "10.0.0.1/8" })],
         });
-        expect(plan.problems.map((p) => p.field)).to.deep.equal(["rules[0].clientCidr.cidr"]);
+        expect(plan.problems.map((p) => p.key)).to.deep.equal(["rules[0].clientCidr.cidr"]);
     });
 });
 

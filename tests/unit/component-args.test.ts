@@ -11,7 +11,6 @@ import { parse } from "yaml";
 import { CONFIG_KEYS, configDefault } from "../../stack/config/config-schema";
 import {
     GlobalRateLimitArgs,
-    ComponentArgsError,
     RedisModeName,
     ServiceLogLevel,
     dnsProblem,
@@ -19,12 +18,13 @@ import {
     redisOptionsOf,
     portProblem,
     selectorProblems,
+    argsError,
 } from "../../components/global-ratelimit";
 import { LocalRateLimit, LocalRateLimitArgs, planLocalRateLimit } from "../../components/local-ratelimit";
 import { RATELIMIT_FILTER } from "../../builders/envoy-filters";
 import { ARGS_FIX, argsToRaw, rawToArgs, settingsFromArgs } from "../../stack/mesh-args";
-import { LimitUnit, PathKeyMode, RuleProblem } from "../../builders/rules";
-import { ConfigError, resolveSettings } from "../../stack/config/settings";
+import { LimitUnit, PathKeyMode, Problem } from "../../builders/rules";
+import { resolveSettings, InputError } from "../../stack/config/settings";
 
 const M = LimitUnit.Minute;
 const LABEL = "must be a Kubernetes DNS-1123 label (lower-case letters, digits, '-')";
@@ -64,21 +64,21 @@ const REDIS = (redis: Record<string, unknown>) => G({ redis });
 const EXT = (redis: Record<string, unknown>) => REDIS({ mode: RedisModeName.External, addresses: ["redis.cache:6379"], ...redis });
 
 describe("GlobalRateLimit arguments: every validation problem, exactly (field, value, problem, fix)", () => {
-    const cases: [string, GlobalRateLimitArgs, RuleProblem[]][] = [
+    const cases: [string, GlobalRateLimitArgs, Problem[]][] = [
         ["the valid base arguments", G(), []],
 
         // rules / perPath
         [
             "an empty rule list and no perPath",
             G({ rules: [] }),
-            [{ field: "rules", value: [], problem: "no rule and no perPath: the component would limit nothing", fix: "give at least one rule (or perPath)" }],
+            [{ key: "rules", value: [], problem: "no rule and no perPath: the component would limit nothing", fix: "give at least one rule (or perPath)" }],
         ],
         [
             "no rules at all and no perPath",
             G({ rules: undefined }),
             [
                 {
-                    field: "rules",
+                    key: "rules",
                     value: undefined,
                     problem: "no rule and no perPath: the component would limit nothing",
                     fix: "give at least one rule (or perPath)",
@@ -92,7 +92,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             G({ rules: [{ name: "a b", requestsPerUnit: 1, unit: M }] }),
             [
                 {
-                    field: "rules[0].name",
+                    key: "rules[0].name",
                     value: "a b",
                     problem: "must be a non-empty name of letters, digits, '_', '.', '-' (it is the descriptor value)",
                     fix: 'name it e.g. "rule-0"',
@@ -105,58 +105,58 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         [
             "a domain with a space: the fix joins the words with '-'",
             G({ domain: "shop limits" }),
-            [{ field: "domain", value: "shop limits", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "shop-limits"' }],
+            [{ key: "domain", value: "shop limits", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "shop-limits"' }],
         ],
         [
             "a domain with surrounding spaces: the fix trims them",
             G({ domain: " shop " }),
-            [{ field: "domain", value: " shop ", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "shop"' }],
+            [{ key: "domain", value: " shop ", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "shop"' }],
         ],
         [
             "a domain with a run of bad characters: one '-'",
             G({ domain: "shop  &  limits" }),
-            [{ field: "domain", value: "shop  &  limits", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "shop-limits"' }],
+            [{ key: "domain", value: "shop  &  limits", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "shop-limits"' }],
         ],
         [
             "no domain",
             G({ domain: undefined }),
-            [{ field: "domain", value: undefined, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "my-gateway"' }],
+            [{ key: "domain", value: undefined, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "my-gateway"' }],
         ],
         [
             "an empty domain",
             G({ domain: "" }),
-            [{ field: "domain", value: "", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "my-gateway"' }],
+            [{ key: "domain", value: "", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "my-gateway"' }],
         ],
         [
             "a domain that is not a string",
             G({ domain: 7 }),
-            [{ field: "domain", value: 7, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "7"' }],
+            [{ key: "domain", value: 7, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "7"' }],
         ],
 
         // gateway
-        ["no gateway", G({ gateway: undefined }), [{ field: "gateway", value: undefined, problem: "is required", fix: GATEWAY_FIX }]],
-        ["gateway: null", G({ gateway: null }), [{ field: "gateway", value: null, problem: "is required", fix: GATEWAY_FIX }]],
+        ["no gateway", G({ gateway: undefined }), [{ key: "gateway", value: undefined, problem: "is required", fix: GATEWAY_FIX }]],
+        ["gateway: null", G({ gateway: null }), [{ key: "gateway", value: null, problem: "is required", fix: GATEWAY_FIX }]],
         [
             "gateway: a string",
             G({ gateway: "istio=ingressgateway" }),
-            [{ field: "gateway", value: "istio=ingressgateway", problem: "is required", fix: GATEWAY_FIX }],
+            [{ key: "gateway", value: "istio=ingressgateway", problem: "is required", fix: GATEWAY_FIX }],
         ],
-        ["gateway.selector: {}", GW({ selector: {} }), [{ field: "gateway.selector", value: {}, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
-        ["gateway.selector: null", GW({ selector: null }), [{ field: "gateway.selector", value: null, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
+        ["gateway.selector: {}", GW({ selector: {} }), [{ key: "gateway.selector", value: {}, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
+        ["gateway.selector: null", GW({ selector: null }), [{ key: "gateway.selector", value: null, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
         [
             "gateway.selector missing",
             G({ gateway: { virtualHosts: ["shop.example.com:80"] } }),
-            [{ field: "gateway.selector", value: undefined, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }],
+            [{ key: "gateway.selector", value: undefined, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }],
         ],
         [
             "gateway.selector: a list",
             GW({ selector: ["app=gw"] }),
-            [{ field: "gateway.selector", value: ["app=gw"], problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }],
+            [{ key: "gateway.selector", value: ["app=gw"], problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }],
         ],
         [
             "gateway.selector: a string",
             GW({ selector: "app=gw" }),
-            [{ field: "gateway.selector", value: "app=gw", problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }],
+            [{ key: "gateway.selector", value: "app=gw", problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }],
         ],
         [
             "a selector with a prefixed key, an empty value and a 63-character value: allowed",
@@ -166,38 +166,38 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         [
             "a selector key with a space",
             GW({ selector: { "my app": "gw" } }),
-            [{ field: "gateway.selector.my app", value: "gw", problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
+            [{ key: "gateway.selector.my app", value: "gw", problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
         ],
         [
             "a selector value with a space",
             GW({ selector: { app: "shop gw" } }),
-            [{ field: "gateway.selector.app", value: "shop gw", problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
+            [{ key: "gateway.selector.app", value: "shop gw", problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
         ],
         [
             "a selector value of 64 characters",
             GW({ selector: { app: "a".repeat(64) } }),
-            [{ field: "gateway.selector.app", value: "a".repeat(64), problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
+            [{ key: "gateway.selector.app", value: "a".repeat(64), problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
         ],
         [
             "a selector value that is not a string",
             GW({ selector: { app: 1 } }),
-            [{ field: "gateway.selector.app", value: 1, problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
+            [{ key: "gateway.selector.app", value: 1, problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
         ],
         [
             "two bad selector entries beside a good one",
             GW({ selector: { app: "gw", "-x": "1", tier: "-edge" } }),
             [
-                { field: "gateway.selector.-x", value: "1", problem: LABEL_BAD, fix: LABEL_BAD_FIX },
-                { field: "gateway.selector.tier", value: "-edge", problem: LABEL_BAD, fix: LABEL_BAD_FIX },
+                { key: "gateway.selector.-x", value: "1", problem: LABEL_BAD, fix: LABEL_BAD_FIX },
+                { key: "gateway.selector.tier", value: "-edge", problem: LABEL_BAD, fix: LABEL_BAD_FIX },
             ],
         ],
         ["gateway.namespace given", GW({ namespace: "shop-edge" }), []],
         [
             "gateway.namespace not a DNS label",
             GW({ namespace: "Shop_Edge" }),
-            [{ field: "gateway.namespace", value: "Shop_Edge", problem: LABEL, fix: 'use "shop-edge"' }],
+            [{ key: "gateway.namespace", value: "Shop_Edge", problem: LABEL, fix: 'use "shop-edge"' }],
         ],
-        ["gateway.namespace empty", GW({ namespace: "" }), [{ field: "gateway.namespace", value: "", problem: LABEL, fix: 'use "name"' }]],
+        ["gateway.namespace empty", GW({ namespace: "" }), [{ key: "gateway.namespace", value: "", problem: LABEL, fix: 'use "name"' }]],
         // A Gateway API Gateway, by name, in its own namespace.
         [
             "gatewayApiName with its namespace (no selector)",
@@ -209,7 +209,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             G({ gateway: { gatewayApiName: "shop-gw", virtualHosts: ["shop.example.com:80"] } }),
             [
                 {
-                    field: "gateway.namespace",
+                    key: "gateway.namespace",
                     value: undefined,
                     problem: "is required with gateway.gatewayApiName: the filters must live in the Gateway's namespace",
                     fix: 'give the Gateway\'s namespace, e.g. "shop"',
@@ -221,7 +221,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             GW({ gatewayApiName: "shop-gw", namespace: "shop" }),
             [
                 {
-                    field: "gateway.gatewayApiName",
+                    key: "gateway.gatewayApiName",
                     value: "shop-gw",
                     problem: "and gateway.selector are both given; the filters target one or the other",
                     fix: "remove gateway.selector (a Gateway API Gateway is targeted by name) or gateway.gatewayApiName",
@@ -231,7 +231,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         [
             "gatewayApiName not a DNS name",
             G({ gateway: { gatewayApiName: "Shop GW", namespace: "shop", virtualHosts: ["shop.example.com:80"] } }),
-            [{ field: "gateway.gatewayApiName", value: "Shop GW", problem: SUBDOMAIN, fix: 'use "shop-gw"' }],
+            [{ key: "gateway.gatewayApiName", value: "Shop GW", problem: SUBDOMAIN, fix: 'use "shop-gw"' }],
         ],
         // Virtual hosts: required (the scope), each Istio's <host>:<port>.
         ["virtualHosts of <host>:<port> names", GW({ virtualHosts: ["*:80", "shop.example.com:443", "*.shop.example.com:8080"] }), []],
@@ -240,17 +240,17 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             GW({ virtualHosts: ["*:80", "*", "a b:80", 8080, "*:80x", ":80", "shop.example.com:0", "Shop.example.com:80"] }),
             [
                 {
-                    field: "gateway.virtualHosts[1]",
+                    key: "gateway.virtualHosts[1]",
                     value: "*",
                     problem: VHOST,
                     fix: 'use e.g. "*:80" (Istio silently ignores a patch that names no virtual host)',
                 },
-                { field: "gateway.virtualHosts[2]", value: "a b:80", problem: VHOST, fix: VHOST_FIX },
-                { field: "gateway.virtualHosts[3]", value: 8080, problem: VHOST, fix: VHOST_FIX },
-                { field: "gateway.virtualHosts[4]", value: "*:80x", problem: VHOST, fix: VHOST_FIX },
-                { field: "gateway.virtualHosts[5]", value: ":80", problem: VHOST, fix: VHOST_FIX },
-                { field: "gateway.virtualHosts[6]", value: "shop.example.com:0", problem: VHOST, fix: VHOST_FIX },
-                { field: "gateway.virtualHosts[7]", value: "Shop.example.com:80", problem: VHOST, fix: VHOST_FIX },
+                { key: "gateway.virtualHosts[2]", value: "a b:80", problem: VHOST, fix: VHOST_FIX },
+                { key: "gateway.virtualHosts[3]", value: 8080, problem: VHOST, fix: VHOST_FIX },
+                { key: "gateway.virtualHosts[4]", value: "*:80x", problem: VHOST, fix: VHOST_FIX },
+                { key: "gateway.virtualHosts[5]", value: ":80", problem: VHOST, fix: VHOST_FIX },
+                { key: "gateway.virtualHosts[6]", value: "shop.example.com:0", problem: VHOST, fix: VHOST_FIX },
+                { key: "gateway.virtualHosts[7]", value: "Shop.example.com:80", problem: VHOST, fix: VHOST_FIX },
             ],
         ],
         [
@@ -258,7 +258,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             GW({ virtualHosts: ["shop.example.com"] }),
             [
                 {
-                    field: "gateway.virtualHosts[0]",
+                    key: "gateway.virtualHosts[0]",
                     value: "shop.example.com",
                     problem: VHOST,
                     fix: 'use e.g. "shop.example.com:80" (Istio silently ignores a patch that names no virtual host)',
@@ -268,19 +268,19 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         [
             "a virtual host twice",
             GW({ virtualHosts: ["shop.example.com:80", "shop.example.com:80"] }),
-            [{ field: "gateway.virtualHosts[1]", value: "shop.example.com:80", problem: "appears twice", fix: "remove one of the two entries" }],
+            [{ key: "gateway.virtualHosts[1]", value: "shop.example.com:80", problem: "appears twice", fix: "remove one of the two entries" }],
         ],
         [
             "virtualHosts: null, and not allVirtualHosts",
             GW({ virtualHosts: null }),
-            [{ field: "gateway.virtualHosts", value: null, problem: VHOSTS_REQUIRED, fix: VHOSTS_REQUIRED_FIX }],
+            [{ key: "gateway.virtualHosts", value: null, problem: VHOSTS_REQUIRED, fix: VHOSTS_REQUIRED_FIX }],
         ],
         [
             "virtualHosts missing",
             G({ gateway: { selector: { app: "shop-gateway" } } }),
-            [{ field: "gateway.virtualHosts", value: undefined, problem: VHOSTS_REQUIRED, fix: VHOSTS_REQUIRED_FIX }],
+            [{ key: "gateway.virtualHosts", value: undefined, problem: VHOSTS_REQUIRED, fix: VHOSTS_REQUIRED_FIX }],
         ],
-        ["virtualHosts: []", GW({ virtualHosts: [] }), [{ field: "gateway.virtualHosts", value: [], problem: VHOSTS_REQUIRED, fix: VHOSTS_REQUIRED_FIX }]],
+        ["virtualHosts: []", GW({ virtualHosts: [] }), [{ key: "gateway.virtualHosts", value: [], problem: VHOSTS_REQUIRED, fix: VHOSTS_REQUIRED_FIX }]],
         [
             "allVirtualHosts: true without virtualHosts (every host of the gateway)",
             G({ gateway: { selector: { app: "shop-gateway" }, allVirtualHosts: true } }),
@@ -291,7 +291,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             GW({ allVirtualHosts: "yes" }),
             [
                 {
-                    field: "gateway.allVirtualHosts",
+                    key: "gateway.allVirtualHosts",
                     value: "yes",
                     problem: "must be a boolean",
                     fix: "use false (only gateway.virtualHosts) or true (every host of the gateway)",
@@ -299,13 +299,13 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             ],
         ],
         ["listenerPorts given (a Gateway port the gateway's Service maps to another pod port)", GW({ listenerPorts: [8080] }), []],
-        ["listenerPorts: a bad port", GW({ listenerPorts: [0] }), [{ field: "gateway.listenerPorts[0]", value: 0, problem: PORT, fix: "use e.g. 8081" }]],
+        ["listenerPorts: a bad port", GW({ listenerPorts: [0] }), [{ key: "gateway.listenerPorts[0]", value: 0, problem: PORT, fix: "use e.g. 8081" }]],
         [
             "listenerPorts: []",
             GW({ listenerPorts: [] }),
             [
                 {
-                    field: "gateway.listenerPorts",
+                    key: "gateway.listenerPorts",
                     value: [],
                     problem: "must be a non-empty list of ports",
                     fix: "give e.g. [8080], or omit it for the virtual hosts' ports",
@@ -317,7 +317,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             GW({ listenerPorts: [8080], allVirtualHosts: true }),
             [
                 {
-                    field: "gateway.listenerPorts",
+                    key: "gateway.listenerPorts",
                     value: [8080],
                     problem: "has no effect with allVirtualHosts (the filter goes on every listener)",
                     fix: "remove gateway.listenerPorts, or allVirtualHosts",
@@ -329,7 +329,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             GW({ virtualHosts: "*:80" }),
             [
                 {
-                    field: "gateway.virtualHosts",
+                    key: "gateway.virtualHosts",
                     value: "*:80",
                     problem: "must be a list of Istio's virtual host names <host>:<port>",
                     fix: 'give e.g. ["shop.example.com:80"]',
@@ -347,7 +347,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             G({ rules: [{ name: "co", route: { name: "checkout", virtualHost: "nothere.example.com:80" }, requestsPerUnit: 1, unit: M }] }),
             [
                 {
-                    field: "rules[0].route.virtualHost",
+                    key: "rules[0].route.virtualHost",
                     value: "nothere.example.com:80",
                     problem:
                         "is not one of gateway.virtualHosts (shop.example.com:80): Istio would silently ignore the patch, or it would act on a host these arguments do not vouch for",
@@ -360,7 +360,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             G({ rules: [{ name: "co", route: { name: "checkout", virtualHost: "*:80" }, requestsPerUnit: 1, unit: M }] }),
             [
                 {
-                    field: "rules[0].route.virtualHost",
+                    key: "rules[0].route.virtualHost",
                     value: "*:80",
                     problem:
                         "is not one of gateway.virtualHosts (shop.example.com:80): Istio would silently ignore the patch, or it would act on a host these arguments do not vouch for",
@@ -376,7 +376,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             G({ failureModeDeny: "yes" }),
             [
                 {
-                    field: "failureModeDeny",
+                    key: "failureModeDeny",
                     value: "yes",
                     problem: "must be a boolean: true refuses requests (HTTP 500) when the service cannot answer, false lets them through",
                     fix: "use true (fail closed) or false (fail open)",
@@ -389,174 +389,166 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         [
             "namespace of 64 characters: the fix is cut to 63",
             G({ namespace: "a".repeat(64) }),
-            [{ field: "namespace", value: "a".repeat(64), problem: LABEL, fix: `use "${"a".repeat(63)}"` }],
+            [{ key: "namespace", value: "a".repeat(64), problem: LABEL, fix: `use "${"a".repeat(63)}"` }],
         ],
         [
             "namespace too long: the cut fix does not end in '-'",
             G({ namespace: `${"a".repeat(62)}-bc` }),
-            [{ field: "namespace", value: `${"a".repeat(62)}-bc`, problem: LABEL, fix: `use "${"a".repeat(62)}"` }],
+            [{ key: "namespace", value: `${"a".repeat(62)}-bc`, problem: LABEL, fix: `use "${"a".repeat(62)}"` }],
         ],
         [
             "namespace with capitals and '_'",
             G({ namespace: "Shop_Limits" }),
-            [{ field: "namespace", value: "Shop_Limits", problem: LABEL, fix: 'use "shop-limits"' }],
+            [{ key: "namespace", value: "Shop_Limits", problem: LABEL, fix: 'use "shop-limits"' }],
         ],
         [
             "namespace with a dot (a label has none): the fix has none either",
             G({ namespace: "shop.limits" }),
-            [{ field: "namespace", value: "shop.limits", problem: LABEL, fix: 'use "shop-limits"' }],
+            [{ key: "namespace", value: "shop.limits", problem: LABEL, fix: 'use "shop-limits"' }],
         ],
-        ["namespace with leading and trailing '-'", G({ namespace: "-shop-" }), [{ field: "namespace", value: "-shop-", problem: LABEL, fix: 'use "shop"' }]],
-        ['namespace empty: the fix is "name"', G({ namespace: "" }), [{ field: "namespace", value: "", problem: LABEL, fix: 'use "name"' }]],
+        ["namespace with leading and trailing '-'", G({ namespace: "-shop-" }), [{ key: "namespace", value: "-shop-", problem: LABEL, fix: 'use "shop"' }]],
+        ['namespace empty: the fix is "name"', G({ namespace: "" }), [{ key: "namespace", value: "", problem: LABEL, fix: 'use "name"' }]],
 
         // timeout
         ["timeout 0.001s", G({ timeout: "0.001s" }), []],
         ["timeout with 9 decimals", G({ timeout: "1.123456789s" }), []],
-        ["timeout 0.0009s", G({ timeout: "0.0009s" }), [{ field: "timeout", value: "0.0009s", problem: TIMEOUT, fix: TIMEOUT_FIX }]],
-        ["timeout 0s", G({ timeout: "0s" }), [{ field: "timeout", value: "0s", problem: TIMEOUT, fix: TIMEOUT_FIX }]],
-        ["timeout without the s", G({ timeout: "10" }), [{ field: "timeout", value: "10", problem: TIMEOUT, fix: TIMEOUT_FIX }]],
-        ["timeout in milliseconds", G({ timeout: "500ms" }), [{ field: "timeout", value: "500ms", problem: TIMEOUT, fix: TIMEOUT_FIX }]],
-        ["timeout a number", G({ timeout: 10 }), [{ field: "timeout", value: 10, problem: TIMEOUT, fix: TIMEOUT_FIX }]],
+        ["timeout 0.0009s", G({ timeout: "0.0009s" }), [{ key: "timeout", value: "0.0009s", problem: TIMEOUT, fix: TIMEOUT_FIX }]],
+        ["timeout 0s", G({ timeout: "0s" }), [{ key: "timeout", value: "0s", problem: TIMEOUT, fix: TIMEOUT_FIX }]],
+        ["timeout without the s", G({ timeout: "10" }), [{ key: "timeout", value: "10", problem: TIMEOUT, fix: TIMEOUT_FIX }]],
+        ["timeout in milliseconds", G({ timeout: "500ms" }), [{ key: "timeout", value: "500ms", problem: TIMEOUT, fix: TIMEOUT_FIX }]],
+        ["timeout a number", G({ timeout: 10 }), [{ key: "timeout", value: 10, problem: TIMEOUT, fix: TIMEOUT_FIX }]],
 
         // service
-        [
-            "service.name not a DNS label",
-            SVC({ name: "Rate Limit" }),
-            [{ field: "service.name", value: "Rate Limit", problem: LABEL, fix: 'use "rate-limit"' }],
-        ],
-        [
-            "service.name with a dot",
-            SVC({ name: "ratelimit.v2" }),
-            [{ field: "service.name", value: "ratelimit.v2", problem: LABEL, fix: 'use "ratelimit-v2"' }],
-        ],
+        ["service.name not a DNS label", SVC({ name: "Rate Limit" }), [{ key: "service.name", value: "Rate Limit", problem: LABEL, fix: 'use "rate-limit"' }]],
+        ["service.name with a dot", SVC({ name: "ratelimit.v2" }), [{ key: "service.name", value: "ratelimit.v2", problem: LABEL, fix: 'use "ratelimit-v2"' }]],
         ["service.configName with dots", SVC({ configName: "ratelimit.config" }), []],
         ["service.configName of 253 characters", SVC({ configName: "a".repeat(253) }), []],
         [
             "service.configName of 254 characters: the fix is cut to 253",
             SVC({ configName: "a".repeat(254) }),
-            [{ field: "service.configName", value: "a".repeat(254), problem: SUBDOMAIN, fix: `use "${"a".repeat(253)}"` }],
+            [{ key: "service.configName", value: "a".repeat(254), problem: SUBDOMAIN, fix: `use "${"a".repeat(253)}"` }],
         ],
         [
             "service.configName not a DNS subdomain",
             SVC({ configName: "RateLimit Config" }),
-            [{ field: "service.configName", value: "RateLimit Config", problem: SUBDOMAIN, fix: 'use "ratelimit-config"' }],
+            [{ key: "service.configName", value: "RateLimit Config", problem: SUBDOMAIN, fix: 'use "ratelimit-config"' }],
         ],
         [
             "service.configName with an empty part",
             SVC({ configName: "Rate..Limit." }),
-            [{ field: "service.configName", value: "Rate..Limit.", problem: SUBDOMAIN, fix: 'use "rate.limit"' }],
+            [{ key: "service.configName", value: "Rate..Limit.", problem: SUBDOMAIN, fix: 'use "rate.limit"' }],
         ],
         ["service.grpcPort 1", SVC({ grpcPort: 1 }), []],
         ["service.grpcPort 65535", SVC({ grpcPort: 65535 }), []],
-        ["service.grpcPort 0", SVC({ grpcPort: 0 }), [{ field: "service.grpcPort", value: 0, problem: PORT, fix: "use e.g. 8081" }]],
-        ["service.grpcPort 65536", SVC({ grpcPort: 65536 }), [{ field: "service.grpcPort", value: 65536, problem: PORT, fix: "use e.g. 8081" }]],
-        ["service.grpcPort 8081.5", SVC({ grpcPort: 8081.5 }), [{ field: "service.grpcPort", value: 8081.5, problem: PORT, fix: "use e.g. 8081" }]],
-        ["service.grpcPort a string", SVC({ grpcPort: "8081" }), [{ field: "service.grpcPort", value: "8081", problem: PORT, fix: "use e.g. 8081" }]],
+        ["service.grpcPort 0", SVC({ grpcPort: 0 }), [{ key: "service.grpcPort", value: 0, problem: PORT, fix: "use e.g. 8081" }]],
+        ["service.grpcPort 65536", SVC({ grpcPort: 65536 }), [{ key: "service.grpcPort", value: 65536, problem: PORT, fix: "use e.g. 8081" }]],
+        ["service.grpcPort 8081.5", SVC({ grpcPort: 8081.5 }), [{ key: "service.grpcPort", value: 8081.5, problem: PORT, fix: "use e.g. 8081" }]],
+        ["service.grpcPort a string", SVC({ grpcPort: "8081" }), [{ key: "service.grpcPort", value: "8081", problem: PORT, fix: "use e.g. 8081" }]],
         [
             "service.grpcPort 8080 (the service's HTTP port)",
             SVC({ grpcPort: 8080 }),
-            [{ field: "service.grpcPort", value: 8080, problem: "collides with the service's HTTP (8080) or debug (6070) port", fix: "use 8081" }],
+            [{ key: "service.grpcPort", value: 8080, problem: "collides with the service's HTTP (8080) or debug (6070) port", fix: "use 8081" }],
         ],
         [
             "service.grpcPort 6070 (the service's debug port)",
             SVC({ grpcPort: 6070 }),
-            [{ field: "service.grpcPort", value: 6070, problem: "collides with the service's HTTP (8080) or debug (6070) port", fix: "use 8081" }],
+            [{ key: "service.grpcPort", value: 6070, problem: "collides with the service's HTTP (8080) or debug (6070) port", fix: "use 8081" }],
         ],
         ["service.replicas 1", SVC({ replicas: 1 }), []],
         ["service.replicas 100", SVC({ replicas: 100 }), []],
-        ["service.replicas 0", SVC({ replicas: 0 }), [{ field: "service.replicas", value: 0, problem: "must be a whole number from 1 to 100", fix: "use 2" }]],
+        ["service.replicas 0", SVC({ replicas: 0 }), [{ key: "service.replicas", value: 0, problem: "must be a whole number from 1 to 100", fix: "use 2" }]],
         [
             "service.replicas 101",
             SVC({ replicas: 101 }),
-            [{ field: "service.replicas", value: 101, problem: "must be a whole number from 1 to 100", fix: "use 2" }],
+            [{ key: "service.replicas", value: 101, problem: "must be a whole number from 1 to 100", fix: "use 2" }],
         ],
         [
             "service.replicas 1.5",
             SVC({ replicas: 1.5 }),
-            [{ field: "service.replicas", value: 1.5, problem: "must be a whole number from 1 to 100", fix: "use 2" }],
+            [{ key: "service.replicas", value: 1.5, problem: "must be a whole number from 1 to 100", fix: "use 2" }],
         ],
-        ...Object.values(ServiceLogLevel).map((l): [string, GlobalRateLimitArgs, RuleProblem[]] => [`service.logLevel ${l}`, SVC({ logLevel: l }), []]),
+        ...Object.values(ServiceLogLevel).map((l): [string, GlobalRateLimitArgs, Problem[]] => [`service.logLevel ${l}`, SVC({ logLevel: l }), []]),
         [
             "service.logLevel unknown",
             SVC({ logLevel: "verbose" }),
-            [{ field: "service.logLevel", value: "verbose", problem: "must be one of debug, info, warn, error", fix: "use ServiceLogLevel.Warn" }],
+            [{ key: "service.logLevel", value: "verbose", problem: "must be one of debug, info, warn, error", fix: "use ServiceLogLevel.Warn" }],
         ],
         ["service.redisPoolSize 1", SVC({ redisPoolSize: 1 }), []],
         ["service.redisPoolSize 10000", SVC({ redisPoolSize: 10_000 }), []],
         [
             "service.redisPoolSize 0",
             SVC({ redisPoolSize: 0 }),
-            [{ field: "service.redisPoolSize", value: 0, problem: "must be a whole number from 1 to 10000", fix: "omit it for 10" }],
+            [{ key: "service.redisPoolSize", value: 0, problem: "must be a whole number from 1 to 10000", fix: "omit it for 10" }],
         ],
         [
             "service.redisPoolSize 10001",
             SVC({ redisPoolSize: 10_001 }),
-            [{ field: "service.redisPoolSize", value: 10_001, problem: "must be a whole number from 1 to 10000", fix: "omit it for 10" }],
+            [{ key: "service.redisPoolSize", value: 10_001, problem: "must be a whole number from 1 to 10000", fix: "omit it for 10" }],
         ],
         [
             "service.redisPoolSize 2.5",
             SVC({ redisPoolSize: 2.5 }),
-            [{ field: "service.redisPoolSize", value: 2.5, problem: "must be a whole number from 1 to 10000", fix: "omit it for 10" }],
+            [{ key: "service.redisPoolSize", value: 2.5, problem: "must be a whole number from 1 to 10000", fix: "omit it for 10" }],
         ],
         ["service.redisPipelineLimit 0", SVC({ redisPipelineLimit: 0 }), []],
         ["service.redisPipelineLimit the largest safe integer", SVC({ redisPipelineLimit: Number.MAX_SAFE_INTEGER }), []],
         [
             "service.redisPipelineLimit -1",
             SVC({ redisPipelineLimit: -1 }),
-            [{ field: "service.redisPipelineLimit", value: -1, problem: "must be a whole number from 0 up", fix: "omit it for 0" }],
+            [{ key: "service.redisPipelineLimit", value: -1, problem: "must be a whole number from 0 up", fix: "omit it for 0" }],
         ],
         [
             "service.redisPipelineLimit 1.5",
             SVC({ redisPipelineLimit: 1.5 }),
-            [{ field: "service.redisPipelineLimit", value: 1.5, problem: "must be a whole number from 0 up", fix: "omit it for 0" }],
+            [{ key: "service.redisPipelineLimit", value: 1.5, problem: "must be a whole number from 0 up", fix: "omit it for 0" }],
         ],
         ["service.localCacheSizeInBytes 0", SVC({ localCacheSizeInBytes: 0 }), []],
         [
             "service.localCacheSizeInBytes -1",
             SVC({ localCacheSizeInBytes: -1 }),
-            [{ field: "service.localCacheSizeInBytes", value: -1, problem: "must be a whole number from 0 up", fix: "omit it for 1048576" }],
+            [{ key: "service.localCacheSizeInBytes", value: -1, problem: "must be a whole number from 0 up", fix: "omit it for 1048576" }],
         ],
         [
             "service.localCacheSizeInBytes 2^53 (not a safe integer)",
             SVC({ localCacheSizeInBytes: 2 ** 53 }),
-            [{ field: "service.localCacheSizeInBytes", value: 2 ** 53, problem: "must be a whole number from 0 up", fix: "omit it for 1048576" }],
+            [{ key: "service.localCacheSizeInBytes", value: 2 ** 53, problem: "must be a whole number from 0 up", fix: "omit it for 1048576" }],
         ],
         [
             "service.localCacheSizeInBytes a string",
             SVC({ localCacheSizeInBytes: "1024" }),
-            [{ field: "service.localCacheSizeInBytes", value: "1024", problem: "must be a whole number from 0 up", fix: "omit it for 1048576" }],
+            [{ key: "service.localCacheSizeInBytes", value: "1024", problem: "must be a whole number from 0 up", fix: "omit it for 1048576" }],
         ],
-        ...["0", "150us", "2ms", "1µs", "1h2m3.5s"].map((w): [string, GlobalRateLimitArgs, RuleProblem[]] => [
+        ...["0", "150us", "2ms", "1µs", "1h2m3.5s"].map((w): [string, GlobalRateLimitArgs, Problem[]] => [
             `service.redisPipelineWindow ${w}`,
             SVC({ redisPipelineWindow: w }),
             [],
         ]),
-        ...["1 ms", "5", "", "1d", "ms", "0s0"].map((w): [string, GlobalRateLimitArgs, RuleProblem[]] => [
+        ...["1 ms", "5", "", "1d", "ms", "0s0"].map((w): [string, GlobalRateLimitArgs, Problem[]] => [
             `service.redisPipelineWindow ${JSON.stringify(w)}`,
             SVC({ redisPipelineWindow: w }),
-            [{ field: "service.redisPipelineWindow", value: w, problem: WINDOW, fix: 'use "0"' }],
+            [{ key: "service.redisPipelineWindow", value: w, problem: WINDOW, fix: 'use "0"' }],
         ]),
         ["service.image given", SVC({ image: "registry.example/ratelimit:1" }), []],
         [
             "service.image empty",
             SVC({ image: "" }),
-            [{ field: "service.image", value: "", problem: "must be an image reference", fix: "omit it for docker.io/envoyproxy/ratelimit:3fb70258" }],
+            [{ key: "service.image", value: "", problem: "must be an image reference", fix: "omit it for docker.io/envoyproxy/ratelimit:3fb70258" }],
         ],
         [
             "service.image blank",
             SVC({ image: "  " }),
-            [{ field: "service.image", value: "  ", problem: "must be an image reference", fix: "omit it for docker.io/envoyproxy/ratelimit:3fb70258" }],
+            [{ key: "service.image", value: "  ", problem: "must be an image reference", fix: "omit it for docker.io/envoyproxy/ratelimit:3fb70258" }],
         ],
         [
             "service.image not a string",
             SVC({ image: 1 }),
-            [{ field: "service.image", value: 1, problem: "must be an image reference", fix: "omit it for docker.io/envoyproxy/ratelimit:3fb70258" }],
+            [{ key: "service.image", value: 1, problem: "must be an image reference", fix: "omit it for docker.io/envoyproxy/ratelimit:3fb70258" }],
         ],
 
         // redis: in-cluster
         ["redis in-cluster, explicit, with an image", REDIS({ mode: RedisModeName.InCluster, image: "redis:7" }), []],
         ...(["addresses", "sentinelMaster", "passwordSecret", "sentinelPasswordSecret", "tls", "tlsCaSecret"] as const).map(
-            (f): [string, GlobalRateLimitArgs, RuleProblem[]] => {
+            (f): [string, GlobalRateLimitArgs, Problem[]] => {
                 const value = {
                     addresses: ["redis:6379"],
                     sentinelMaster: "mymaster",
@@ -568,21 +560,21 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
                 return [
                     `redis in-cluster with ${f}`,
                     REDIS({ [f]: value }),
-                    [{ field: `redis.${f}`, value, problem: EXISTING_ONLY, fix: `remove redis.${f}, or set redis.mode` }],
+                    [{ key: `redis.${f}`, value, problem: EXISTING_ONLY, fix: `remove redis.${f}, or set redis.mode` }],
                 ];
             },
         ),
         [
             "redis in-cluster with addresses: one string instead of a list",
             REDIS({ addresses: "redis:6379" }),
-            [{ field: "redis.addresses", value: "redis:6379", problem: EXISTING_ONLY, fix: "remove redis.addresses, or set redis.mode" }],
+            [{ key: "redis.addresses", value: "redis:6379", problem: EXISTING_ONLY, fix: "remove redis.addresses, or set redis.mode" }],
         ],
         [
             "redis mode unknown",
             REDIS({ mode: "standalone", addresses: ["redis:6379"] }),
             [
                 {
-                    field: "redis.mode",
+                    key: "redis.mode",
                     value: "standalone",
                     problem: "must be one of in-cluster, external, sentinel, cluster",
                     fix: "use RedisModeName.InCluster",
@@ -595,7 +587,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             REDIS({ mode: "standalone" }),
             [
                 {
-                    field: "redis.mode",
+                    key: "redis.mode",
                     value: "standalone",
                     problem: "must be one of in-cluster, external, sentinel, cluster",
                     fix: "use RedisModeName.InCluster",
@@ -615,27 +607,27 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         [
             "redis external with an image",
             EXT({ image: "redis:7" }),
-            [{ field: "redis.image", value: "redis:7", problem: "has no effect: no Redis is deployed for an existing one", fix: "remove redis.image" }],
+            [{ key: "redis.image", value: "redis:7", problem: "has no effect: no Redis is deployed for an existing one", fix: "remove redis.image" }],
         ],
         [
             "redis external without addresses",
             REDIS({ mode: RedisModeName.External }),
-            [{ field: "redis.addresses", value: [], problem: "needs exactly one host:port for mode external", fix: ADDRESSES_FIX }],
+            [{ key: "redis.addresses", value: [], problem: "needs exactly one host:port for mode external", fix: ADDRESSES_FIX }],
         ],
         [
             "redis external with an empty address list",
             REDIS({ mode: RedisModeName.External, addresses: [] }),
-            [{ field: "redis.addresses", value: [], problem: "needs exactly one host:port for mode external", fix: ADDRESSES_FIX }],
+            [{ key: "redis.addresses", value: [], problem: "needs exactly one host:port for mode external", fix: ADDRESSES_FIX }],
         ],
         [
             "redis external with two addresses",
             REDIS({ mode: RedisModeName.External, addresses: ["a:6379", "b:6379"] }),
-            [{ field: "redis.addresses", value: ["a:6379", "b:6379"], problem: "needs exactly one host:port for mode external", fix: ADDRESSES_FIX }],
+            [{ key: "redis.addresses", value: ["a:6379", "b:6379"], problem: "needs exactly one host:port for mode external", fix: ADDRESSES_FIX }],
         ],
         [
             "redis external with one address as a string, not a list (no TypeError)",
             REDIS({ mode: RedisModeName.External, addresses: "redis:6379" }),
-            [{ field: "redis.addresses", value: "redis:6379", problem: "must be a list of host:port", fix: ADDRESSES_FIX }],
+            [{ key: "redis.addresses", value: "redis:6379", problem: "must be a list of host:port", fix: ADDRESSES_FIX }],
         ],
         [
             "redis cluster with three seeds, IPv4 and IPv6",
@@ -645,23 +637,23 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         [
             "redis cluster without addresses",
             REDIS({ mode: RedisModeName.Cluster, addresses: [] }),
-            [{ field: "redis.addresses", value: [], problem: "needs at least one host:port for mode cluster", fix: ADDRESSES_FIX }],
+            [{ key: "redis.addresses", value: [], problem: "needs at least one host:port for mode cluster", fix: ADDRESSES_FIX }],
         ],
         [
             "redis sentinel without addresses",
             REDIS({ mode: RedisModeName.Sentinel, sentinelMaster: "mymaster" }),
-            [{ field: "redis.addresses", value: [], problem: "needs at least one host:port for mode sentinel", fix: ADDRESSES_FIX }],
+            [{ key: "redis.addresses", value: [], problem: "needs at least one host:port for mode sentinel", fix: ADDRESSES_FIX }],
         ],
         [
             "redis addresses that are not host:port",
             REDIS({ mode: RedisModeName.Cluster, addresses: ["redis:6379", "redis", "redis:0", "redis:65536", "redis:", 6379, "a b:1"] }),
             [
-                { field: "redis.addresses[1]", value: "redis", problem: "must be host:port", fix: HOST_PORT_FIX },
-                { field: "redis.addresses[2]", value: "redis:0", problem: "must be host:port", fix: HOST_PORT_FIX },
-                { field: "redis.addresses[3]", value: "redis:65536", problem: "must be host:port", fix: HOST_PORT_FIX },
-                { field: "redis.addresses[4]", value: "redis:", problem: "must be host:port", fix: HOST_PORT_FIX },
-                { field: "redis.addresses[5]", value: 6379, problem: "must be host:port", fix: HOST_PORT_FIX },
-                { field: "redis.addresses[6]", value: "a b:1", problem: "must be host:port", fix: HOST_PORT_FIX },
+                { key: "redis.addresses[1]", value: "redis", problem: "must be host:port", fix: HOST_PORT_FIX },
+                { key: "redis.addresses[2]", value: "redis:0", problem: "must be host:port", fix: HOST_PORT_FIX },
+                { key: "redis.addresses[3]", value: "redis:65536", problem: "must be host:port", fix: HOST_PORT_FIX },
+                { key: "redis.addresses[4]", value: "redis:", problem: "must be host:port", fix: HOST_PORT_FIX },
+                { key: "redis.addresses[5]", value: 6379, problem: "must be host:port", fix: HOST_PORT_FIX },
+                { key: "redis.addresses[6]", value: "a b:1", problem: "must be host:port", fix: HOST_PORT_FIX },
             ],
         ],
         [
@@ -677,19 +669,19 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         [
             "redis sentinel without a master",
             REDIS({ mode: RedisModeName.Sentinel, addresses: ["s-0:26379"] }),
-            [{ field: "redis.sentinelMaster", value: undefined, problem: "is required for mode sentinel", fix: 'give the master\'s name, e.g. "mymaster"' }],
+            [{ key: "redis.sentinelMaster", value: undefined, problem: "is required for mode sentinel", fix: 'give the master\'s name, e.g. "mymaster"' }],
         ],
         [
             "redis sentinel with an empty master",
             REDIS({ mode: RedisModeName.Sentinel, addresses: ["s-0:26379"], sentinelMaster: "" }),
-            [{ field: "redis.sentinelMaster", value: "", problem: "is required for mode sentinel", fix: 'give the master\'s name, e.g. "mymaster"' }],
+            [{ key: "redis.sentinelMaster", value: "", problem: "is required for mode sentinel", fix: 'give the master\'s name, e.g. "mymaster"' }],
         ],
         [
             "redis sentinel master with a comma (REDIS_URL is split on commas)",
             REDIS({ mode: RedisModeName.Sentinel, addresses: ["s-0:26379"], sentinelMaster: "my,master" }),
             [
                 {
-                    field: "redis.sentinelMaster",
+                    key: "redis.sentinelMaster",
                     value: "my,master",
                     problem: "must not contain commas or spaces (the service splits REDIS_URL on commas)",
                     fix: 'use "mymaster"',
@@ -701,7 +693,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             REDIS({ mode: RedisModeName.Sentinel, addresses: ["s-0:26379"], sentinelMaster: " " }),
             [
                 {
-                    field: "redis.sentinelMaster",
+                    key: "redis.sentinelMaster",
                     value: " ",
                     problem: "must not contain commas or spaces (the service splits REDIS_URL on commas)",
                     fix: 'use "mymaster"',
@@ -713,7 +705,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             EXT({ sentinelMaster: "mymaster" }),
             [
                 {
-                    field: "redis.sentinelMaster",
+                    key: "redis.sentinelMaster",
                     value: "mymaster",
                     problem: "applies only to mode sentinel",
                     fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret",
@@ -725,7 +717,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             REDIS({ mode: RedisModeName.Cluster, addresses: ["r:6379"], sentinelPasswordSecret: { name: "s-auth" } }),
             [
                 {
-                    field: "redis.sentinelPasswordSecret",
+                    key: "redis.sentinelPasswordSecret",
                     value: { name: "s-auth" },
                     problem: "applies only to mode sentinel",
                     fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret",
@@ -737,7 +729,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             EXT({ sentinelMaster: "m", sentinelPasswordSecret: { name: "s-auth" } }),
             [
                 {
-                    field: "redis.sentinelMaster",
+                    key: "redis.sentinelMaster",
                     value: "m",
                     problem: "applies only to mode sentinel",
                     fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret",
@@ -747,49 +739,49 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         [
             "redis tlsCaSecret without tls",
             EXT({ tlsCaSecret: "redis-ca" }),
-            [{ field: "redis.tlsCaSecret", value: "redis-ca", problem: "needs tls: true", fix: "set redis.tls to true, or remove redis.tlsCaSecret" }],
+            [{ key: "redis.tlsCaSecret", value: "redis-ca", problem: "needs tls: true", fix: "set redis.tls to true, or remove redis.tlsCaSecret" }],
         ],
         [
             "redis tlsCaSecret with tls: false",
             EXT({ tls: false, tlsCaSecret: "redis-ca" }),
-            [{ field: "redis.tlsCaSecret", value: "redis-ca", problem: "needs tls: true", fix: "set redis.tls to true, or remove redis.tlsCaSecret" }],
+            [{ key: "redis.tlsCaSecret", value: "redis-ca", problem: "needs tls: true", fix: "set redis.tls to true, or remove redis.tlsCaSecret" }],
         ],
         [
             "redis tlsCaSecret not a Secret name",
             EXT({ tls: true, tlsCaSecret: "Redis_CA" }),
-            [{ field: "redis.tlsCaSecret", value: "Redis_CA", problem: SUBDOMAIN, fix: 'use "redis-ca"' }],
+            [{ key: "redis.tlsCaSecret", value: "Redis_CA", problem: SUBDOMAIN, fix: 'use "redis-ca"' }],
         ],
         [
             "redis password Secret name not a DNS subdomain",
             EXT({ passwordSecret: { name: "My_Secret" } }),
-            [{ field: "redis.passwordSecret.name", value: "My_Secret", problem: SUBDOMAIN, fix: 'use "my-secret"' }],
+            [{ key: "redis.passwordSecret.name", value: "My_Secret", problem: SUBDOMAIN, fix: 'use "my-secret"' }],
         ],
         [
             "redis password Secret without a name",
             EXT({ passwordSecret: {} }),
-            [{ field: "redis.passwordSecret.name", value: undefined, problem: SUBDOMAIN, fix: 'use "name"' }],
+            [{ key: "redis.passwordSecret.name", value: undefined, problem: SUBDOMAIN, fix: 'use "name"' }],
         ],
         [
             "redis password Secret key not a Secret data key",
             EXT({ passwordSecret: { name: "auth", key: "pass word" } }),
-            [{ field: "redis.passwordSecret.key", value: "pass word", problem: SECRET_KEY, fix: 'use e.g. "password"' }],
+            [{ key: "redis.passwordSecret.key", value: "pass word", problem: SECRET_KEY, fix: 'use e.g. "password"' }],
         ],
         [
             "redis password Secret key empty",
             EXT({ passwordSecret: { name: "auth", key: "" } }),
-            [{ field: "redis.passwordSecret.key", value: "", problem: SECRET_KEY, fix: 'use e.g. "password"' }],
+            [{ key: "redis.passwordSecret.key", value: "", problem: SECRET_KEY, fix: 'use e.g. "password"' }],
         ],
         [
             "redis password Secret key not a string",
             EXT({ passwordSecret: { name: "auth", key: 5 } }),
-            [{ field: "redis.passwordSecret.key", value: 5, problem: SECRET_KEY, fix: 'use e.g. "password"' }],
+            [{ key: "redis.passwordSecret.key", value: 5, problem: SECRET_KEY, fix: 'use e.g. "password"' }],
         ],
         [
             "redis Sentinels' password Secret with a bad name and key",
             REDIS({ mode: RedisModeName.Sentinel, addresses: ["s:26379"], sentinelMaster: "m", sentinelPasswordSecret: { name: "S", key: "a/b" } }),
             [
-                { field: "redis.sentinelPasswordSecret.name", value: "S", problem: SUBDOMAIN, fix: 'use "s"' },
-                { field: "redis.sentinelPasswordSecret.key", value: "a/b", problem: SECRET_KEY, fix: 'use e.g. "password"' },
+                { key: "redis.sentinelPasswordSecret.name", value: "S", problem: SUBDOMAIN, fix: 'use "s"' },
+                { key: "redis.sentinelPasswordSecret.key", value: "a/b", problem: SECRET_KEY, fix: 'use e.g. "password"' },
             ],
         ],
 
@@ -798,24 +790,24 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         [
             "accessPolicy: null",
             G({ accessPolicy: null }),
-            [{ field: "accessPolicy.gatewayPrincipal", value: undefined, problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }],
+            [{ key: "accessPolicy.gatewayPrincipal", value: undefined, problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }],
         ],
         [
             "accessPolicy without a principal",
             G({ accessPolicy: {} }),
-            [{ field: "accessPolicy.gatewayPrincipal", value: undefined, problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }],
+            [{ key: "accessPolicy.gatewayPrincipal", value: undefined, problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }],
         ],
         [
             "accessPolicy: the principal alone, not in an object",
             G({ accessPolicy: "cluster.local/ns/a/sa/b" }),
-            [{ field: "accessPolicy.gatewayPrincipal", value: undefined, problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }],
+            [{ key: "accessPolicy.gatewayPrincipal", value: undefined, problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }],
         ],
         [
             "accessPolicy principal with spiffe://: the fix drops it",
             G({ accessPolicy: { gatewayPrincipal: "spiffe://cluster.local/ns/shop/sa/gw" } }),
             [
                 {
-                    field: "accessPolicy.gatewayPrincipal",
+                    key: "accessPolicy.gatewayPrincipal",
                     value: "spiffe://cluster.local/ns/shop/sa/gw",
                     problem: PRINCIPAL,
                     fix: 'use "cluster.local/ns/shop/sa/gw"',
@@ -825,12 +817,12 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         [
             "accessPolicy principal that is a service account name only: the default gateway's",
             G({ accessPolicy: { gatewayPrincipal: "shop-gateway" } }),
-            [{ field: "accessPolicy.gatewayPrincipal", value: "shop-gateway", problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }],
+            [{ key: "accessPolicy.gatewayPrincipal", value: "shop-gateway", problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }],
         ],
         [
             "accessPolicy principal not a string",
             G({ accessPolicy: { gatewayPrincipal: 1 } }),
-            [{ field: "accessPolicy.gatewayPrincipal", value: 1, problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }],
+            [{ key: "accessPolicy.gatewayPrincipal", value: 1, problem: PRINCIPAL, fix: DEFAULT_PRINCIPAL_FIX }],
         ],
 
         // filterNamePrefix
@@ -838,9 +830,9 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         [
             "filterNamePrefix not a DNS subdomain",
             G({ filterNamePrefix: "Filter_RL" }),
-            [{ field: "filterNamePrefix", value: "Filter_RL", problem: SUBDOMAIN, fix: 'use "filter-rl"' }],
+            [{ key: "filterNamePrefix", value: "Filter_RL", problem: SUBDOMAIN, fix: 'use "filter-rl"' }],
         ],
-        ["filterNamePrefix empty", G({ filterNamePrefix: "" }), [{ field: "filterNamePrefix", value: "", problem: SUBDOMAIN, fix: 'use "name"' }]],
+        ["filterNamePrefix empty", G({ filterNamePrefix: "" }), [{ key: "filterNamePrefix", value: "", problem: SUBDOMAIN, fix: 'use "name"' }]],
 
         // Several at once: every problem, in the order of the arguments.
         [
@@ -848,21 +840,21 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             null as unknown as GlobalRateLimitArgs,
             [
                 {
-                    field: "rules",
+                    key: "rules",
                     value: undefined,
                     problem: "no rule and no perPath: the component would limit nothing",
                     fix: "give at least one rule (or perPath)",
                 },
-                { field: "domain", value: undefined, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "my-gateway"' },
-                { field: "gateway", value: undefined, problem: "is required", fix: GATEWAY_FIX },
+                { key: "domain", value: undefined, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "my-gateway"' },
+                { key: "gateway", value: undefined, problem: "is required", fix: GATEWAY_FIX },
             ],
         ],
         [
             "a bad port that is also not 8080/6070 is reported once; a bad replica count beside it",
             SVC({ grpcPort: 0, replicas: 0 }),
             [
-                { field: "service.grpcPort", value: 0, problem: PORT, fix: "use e.g. 8081" },
-                { field: "service.replicas", value: 0, problem: "must be a whole number from 1 to 100", fix: "use 2" },
+                { key: "service.grpcPort", value: 0, problem: PORT, fix: "use e.g. 8081" },
+                { key: "service.replicas", value: 0, problem: "must be a whole number from 1 to 100", fix: "use 2" },
             ],
         ],
     ];
@@ -1208,7 +1200,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
 
     it("bad arguments still give a plan (no TypeError): every problem is reported at once", () => {
         const plan = planGlobalRateLimit(G({ gateway: null, domain: undefined, accessPolicy: null }));
-        expect(plan.problems.map((p) => p.field)).to.deep.equal(["domain", "gateway", "accessPolicy.gatewayPrincipal"]);
+        expect(plan.problems.map((p) => p.key)).to.deep.equal(["domain", "gateway", "accessPolicy.gatewayPrincipal"]);
         expect(plan.filters[0].spec.workloadSelector).to.deep.equal({ labels: {} });
         expect(plan.policies).to.deep.equal([]);
     });
@@ -1226,18 +1218,18 @@ describe("GlobalRateLimit helpers", () => {
         expect(dnsProblem("f", "a.b", "subdomain")).to.deep.equal([]);
         expect(dnsProblem("f", "a".repeat(253), "subdomain")).to.deep.equal([]);
         expect(dnsProblem("f", "a".repeat(64), "subdomain")).to.deep.equal([]);
-        expect(dnsProblem("f", "a.b", "label")).to.deep.equal([{ field: "f", value: "a.b", problem: LABEL, fix: 'use "a-b"' }]);
+        expect(dnsProblem("f", "a.b", "label")).to.deep.equal([{ key: "f", value: "a.b", problem: LABEL, fix: 'use "a-b"' }]);
         expect(dnsProblem("f", "a".repeat(254), "subdomain")).to.deep.equal([
-            { field: "f", value: "a".repeat(254), problem: SUBDOMAIN, fix: `use "${"a".repeat(253)}"` },
+            { key: "f", value: "a".repeat(254), problem: SUBDOMAIN, fix: `use "${"a".repeat(253)}"` },
         ]);
-        expect(dnsProblem("f", undefined, "label")).to.deep.equal([{ field: "f", value: undefined, problem: LABEL, fix: 'use "name"' }]);
-        expect(dnsProblem("f", null, "subdomain")).to.deep.equal([{ field: "f", value: null, problem: SUBDOMAIN, fix: 'use "name"' }]);
-        expect(dnsProblem("f", "--", "label")).to.deep.equal([{ field: "f", value: "--", problem: LABEL, fix: 'use "name"' }]);
+        expect(dnsProblem("f", undefined, "label")).to.deep.equal([{ key: "f", value: undefined, problem: LABEL, fix: 'use "name"' }]);
+        expect(dnsProblem("f", null, "subdomain")).to.deep.equal([{ key: "f", value: null, problem: SUBDOMAIN, fix: 'use "name"' }]);
+        expect(dnsProblem("f", "--", "label")).to.deep.equal([{ key: "f", value: "--", problem: LABEL, fix: 'use "name"' }]);
         expect(dnsProblem("f", ".Shop_Limits.", "subdomain")).to.deep.equal([
-            { field: "f", value: ".Shop_Limits.", problem: SUBDOMAIN, fix: 'use "shop-limits"' },
+            { key: "f", value: ".Shop_Limits.", problem: SUBDOMAIN, fix: 'use "shop-limits"' },
         ]);
-        expect(dnsProblem("f", "a.-b-.c", "subdomain")).to.deep.equal([{ field: "f", value: "a.-b-.c", problem: SUBDOMAIN, fix: 'use "a.b.c"' }]);
-        expect(dnsProblem("f", 5, "label")).to.deep.equal([{ field: "f", value: 5, problem: LABEL, fix: 'use "5"' }]);
+        expect(dnsProblem("f", "a.-b-.c", "subdomain")).to.deep.equal([{ key: "f", value: "a.-b-.c", problem: SUBDOMAIN, fix: 'use "a.b.c"' }]);
+        expect(dnsProblem("f", 5, "label")).to.deep.equal([{ key: "f", value: 5, problem: LABEL, fix: 'use "5"' }]);
     });
 
     it("dnsProblem: every suggested fix is itself valid", () => {
@@ -1268,15 +1260,15 @@ describe("GlobalRateLimit helpers", () => {
     it("portProblem: 1 to 65535, whole numbers only", () => {
         for (const ok of [1, 80, 65535]) expect(portProblem("p", ok), String(ok)).to.deep.equal([]);
         for (const bad of [0, -1, 65536, 1.5, "80", undefined, null, NaN]) {
-            expect(portProblem("p", bad), String(bad)).to.deep.equal([{ field: "p", value: bad, problem: PORT, fix: "use e.g. 8081" }]);
+            expect(portProblem("p", bad), String(bad)).to.deep.equal([{ key: "p", value: bad, problem: PORT, fix: "use e.g. 8081" }]);
         }
     });
 
     it("selectorProblems: the field prefix is the caller's", () => {
         expect(selectorProblems("gatewaySelector", { app: "a b" })).to.deep.equal([
-            { field: "gatewaySelector.app", value: "a b", problem: LABEL_BAD, fix: LABEL_BAD_FIX },
+            { key: "gatewaySelector.app", value: "a b", problem: LABEL_BAD, fix: LABEL_BAD_FIX },
         ]);
-        expect(selectorProblems("s", [])).to.deep.equal([{ field: "s", value: [], problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]);
+        expect(selectorProblems("s", [])).to.deep.equal([{ key: "s", value: [], problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]);
         expect(selectorProblems("s", { "a.b/c_d.e-f": "X_y.z-1" })).to.deep.equal([]);
     });
 });
@@ -1286,86 +1278,86 @@ describe("LocalRateLimit arguments: every validation problem, exactly", () => {
     const FILL = "must be a protobuf duration of at least 0.05s (Envoy refuses shorter ones)";
     const L = (change: Record<string, unknown> = {}): LocalRateLimitArgs =>
         ({ selector: { app: "orders" }, port: 8080, bucket: 10, namespace: "shop", ...change }) as LocalRateLimitArgs;
-    const cases: [string, LocalRateLimitArgs, RuleProblem[]][] = [
+    const cases: [string, LocalRateLimitArgs, Problem[]][] = [
         ["the valid base arguments", L(), []],
-        ["selector {}", L({ selector: {} }), [{ field: "selector", value: {}, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
-        ["selector null", L({ selector: null }), [{ field: "selector", value: null, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
-        ["selector a list", L({ selector: [] }), [{ field: "selector", value: [], problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
+        ["selector {}", L({ selector: {} }), [{ key: "selector", value: {}, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
+        ["selector null", L({ selector: null }), [{ key: "selector", value: null, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
+        ["selector a list", L({ selector: [] }), [{ key: "selector", value: [], problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
         [
             "selector with a bad key",
             L({ selector: { "app name": "orders" } }),
-            [{ field: "selector.app name", value: "orders", problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
+            [{ key: "selector.app name", value: "orders", problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
         ],
         [
             "selector with a 64-character value",
             L({ selector: { app: "o".repeat(64) } }),
-            [{ field: "selector.app", value: "o".repeat(64), problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
+            [{ key: "selector.app", value: "o".repeat(64), problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
         ],
         ["port 1", L({ port: 1 }), []],
         ["port 65535", L({ port: 65535 }), []],
-        ...[0, 65536, 80.5, "8080", undefined].map((port): [string, LocalRateLimitArgs, RuleProblem[]] => [
+        ...[0, 65536, 80.5, "8080", undefined].map((port): [string, LocalRateLimitArgs, Problem[]] => [
             `port ${JSON.stringify(port)}`,
             L({ port }),
-            [{ field: "port", value: port, problem: PORT, fix: "use e.g. 8081" }],
+            [{ key: "port", value: port, problem: PORT, fix: "use e.g. 8081" }],
         ]),
         ["bucket 1", L({ bucket: 1 }), []],
         ["bucket 1e9", L({ bucket: 1e9 }), []],
-        ...[0, 1e9 + 1, 1.5, -1, "10", undefined].map((bucket): [string, LocalRateLimitArgs, RuleProblem[]] => [
+        ...[0, 1e9 + 1, 1.5, -1, "10", undefined].map((bucket): [string, LocalRateLimitArgs, Problem[]] => [
             `bucket ${JSON.stringify(bucket)}`,
             L({ bucket }),
-            [{ field: "bucket", value: bucket, problem: BUCKET, fix: "use e.g. 10" }],
+            [{ key: "bucket", value: bucket, problem: BUCKET, fix: "use e.g. 10" }],
         ]),
         ["fillInterval 0.05s", L({ fillInterval: "0.05s" }), []],
         ["fillInterval 1s", L({ fillInterval: "1s" }), []],
-        ["fillInterval 0.04s", L({ fillInterval: "0.04s" }), [{ field: "fillInterval", value: "0.04s", problem: FILL, fix: 'use e.g. "60s"' }]],
+        ["fillInterval 0.04s", L({ fillInterval: "0.04s" }), [{ key: "fillInterval", value: "0.04s", problem: FILL, fix: 'use e.g. "60s"' }]],
         [
             'fillInterval "60" (seconds without s): the fix adds the s',
             L({ fillInterval: "60" }),
-            [{ field: "fillInterval", value: "60", problem: FILL, fix: 'use "60s"' }],
+            [{ key: "fillInterval", value: "60", problem: FILL, fix: 'use "60s"' }],
         ],
-        ["fillInterval 60 (a number): the fix adds the s", L({ fillInterval: 60 }), [{ field: "fillInterval", value: 60, problem: FILL, fix: 'use "60s"' }]],
-        ['fillInterval "1": the fix adds the s', L({ fillInterval: "1" }), [{ field: "fillInterval", value: "1", problem: FILL, fix: 'use "1s"' }]],
+        ["fillInterval 60 (a number): the fix adds the s", L({ fillInterval: 60 }), [{ key: "fillInterval", value: 60, problem: FILL, fix: 'use "60s"' }]],
+        ['fillInterval "1": the fix adds the s', L({ fillInterval: "1" }), [{ key: "fillInterval", value: "1", problem: FILL, fix: 'use "1s"' }]],
         [
             'fillInterval "0": adding the s would still be too short',
             L({ fillInterval: "0" }),
-            [{ field: "fillInterval", value: "0", problem: FILL, fix: 'use e.g. "60s"' }],
+            [{ key: "fillInterval", value: "0", problem: FILL, fix: 'use e.g. "60s"' }],
         ],
-        ["fillInterval 1m", L({ fillInterval: "1m" }), [{ field: "fillInterval", value: "1m", problem: FILL, fix: 'use e.g. "60s"' }]],
-        ['fillInterval "60s "', L({ fillInterval: "60s " }), [{ field: "fillInterval", value: "60s ", problem: FILL, fix: 'use e.g. "60s"' }]],
-        ["fillInterval empty", L({ fillInterval: "" }), [{ field: "fillInterval", value: "", problem: FILL, fix: 'use e.g. "60s"' }]],
+        ["fillInterval 1m", L({ fillInterval: "1m" }), [{ key: "fillInterval", value: "1m", problem: FILL, fix: 'use e.g. "60s"' }]],
+        ['fillInterval "60s "', L({ fillInterval: "60s " }), [{ key: "fillInterval", value: "60s ", problem: FILL, fix: 'use e.g. "60s"' }]],
+        ["fillInterval empty", L({ fillInterval: "" }), [{ key: "fillInterval", value: "", problem: FILL, fix: 'use e.g. "60s"' }]],
         ["routes []", L({ routes: [] }), []],
         ["routes named", L({ routes: ["a", "b"] }), []],
         [
             "routes not a list",
             L({ routes: "orders-api" }),
-            [{ field: "routes", value: "orders-api", problem: "must be a list of route names", fix: "give [] for every route, or names" }],
+            [{ key: "routes", value: "orders-api", problem: "must be a list of route names", fix: "give [] for every route, or names" }],
         ],
         [
             "routes with an empty name, a number and null",
             L({ routes: ["a", "", 5, null] }),
             [
-                { field: "routes[1]", value: "", problem: "must be a route name", fix: "remove it, or name the route" },
-                { field: "routes[2]", value: 5, problem: "must be a route name", fix: "remove it, or name the route" },
-                { field: "routes[3]", value: null, problem: "must be a route name", fix: "remove it, or name the route" },
+                { key: "routes[1]", value: "", problem: "must be a route name", fix: "remove it, or name the route" },
+                { key: "routes[2]", value: 5, problem: "must be a route name", fix: "remove it, or name the route" },
+                { key: "routes[3]", value: null, problem: "must be a route name", fix: "remove it, or name the route" },
             ],
         ],
-        ["namespace not a DNS label", L({ namespace: "Shop_NS" }), [{ field: "namespace", value: "Shop_NS", problem: LABEL, fix: 'use "shop-ns"' }]],
-        ["namespace with a dot", L({ namespace: "shop.ns" }), [{ field: "namespace", value: "shop.ns", problem: LABEL, fix: 'use "shop-ns"' }]],
+        ["namespace not a DNS label", L({ namespace: "Shop_NS" }), [{ key: "namespace", value: "Shop_NS", problem: LABEL, fix: 'use "shop-ns"' }]],
+        ["namespace with a dot", L({ namespace: "shop.ns" }), [{ key: "namespace", value: "shop.ns", problem: LABEL, fix: 'use "shop-ns"' }]],
         ["filterName with a dot", L({ filterName: "orders.bucket" }), []],
         [
             "filterName not a DNS subdomain",
             L({ filterName: "Orders_Bucket" }),
-            [{ field: "filterName", value: "Orders_Bucket", problem: SUBDOMAIN, fix: 'use "orders-bucket"' }],
+            [{ key: "filterName", value: "Orders_Bucket", problem: SUBDOMAIN, fix: 'use "orders-bucket"' }],
         ],
         [
             "null arguments: selector, port, bucket and namespace",
             null as unknown as LocalRateLimitArgs,
             [
-                { field: "selector", value: undefined, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX },
-                { field: "port", value: undefined, problem: PORT, fix: "use e.g. 8081" },
-                { field: "bucket", value: undefined, problem: BUCKET, fix: "use e.g. 10" },
+                { key: "selector", value: undefined, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX },
+                { key: "port", value: undefined, problem: PORT, fix: "use e.g. 8081" },
+                { key: "bucket", value: undefined, problem: BUCKET, fix: "use e.g. 10" },
                 {
-                    field: "namespace",
+                    key: "namespace",
                     value: undefined,
                     problem: "is required: the workload's namespace (the filter then reaches only that namespace's pods)",
                     fix: 'give the workload\'s namespace, e.g. "shop"',
@@ -1377,7 +1369,7 @@ describe("LocalRateLimit arguments: every validation problem, exactly", () => {
             L({ namespace: "istio-system" }),
             [
                 {
-                    field: "namespace",
+                    key: "namespace",
                     value: "istio-system",
                     problem:
                         'is Istio\'s root namespace: the bucket would apply to every pod labelled {"app":"orders"} in every namespace, other teams\' included',
@@ -1390,7 +1382,7 @@ describe("LocalRateLimit arguments: every validation problem, exactly", () => {
             L({ namespace: "mesh-root", rootNamespace: "mesh-root" }),
             [
                 {
-                    field: "namespace",
+                    key: "namespace",
                     value: "mesh-root",
                     problem:
                         'is Istio\'s root namespace: the bucket would apply to every pod labelled {"app":"orders"} in every namespace, other teams\' included',
@@ -1402,7 +1394,7 @@ describe("LocalRateLimit arguments: every validation problem, exactly", () => {
         [
             "reachAllNamespaces: a string",
             L({ reachAllNamespaces: "yes" }),
-            [{ field: "reachAllNamespaces", value: "yes", problem: "must be a boolean", fix: "remove it (false), or use true" }],
+            [{ key: "reachAllNamespaces", value: "yes", problem: "must be a boolean", fix: "remove it (false), or use true" }],
         ],
     ];
     for (const [name, args, want] of cases) {
@@ -1413,7 +1405,7 @@ describe("LocalRateLimit arguments: every validation problem, exactly", () => {
 
     it("the filter name defaults to the component's name, and is checked", () => {
         expect(planLocalRateLimit("Orders Bucket", L()).problems).to.deep.equal([
-            { field: "filterName", value: "Orders Bucket", problem: SUBDOMAIN, fix: 'use "orders-bucket"' },
+            { key: "filterName", value: "Orders Bucket", problem: SUBDOMAIN, fix: 'use "orders-bucket"' },
         ]);
         const plan = planLocalRateLimit("orders-bucket", L());
         expect([plan.filterName, plan.namespace]).to.deep.equal(["orders-bucket", "shop"]);
@@ -1565,15 +1557,15 @@ describe("MeshRateLimit arguments: settingsFromArgs", () => {
         try {
             f();
         } catch (e) {
-            expect(e).to.be.instanceOf(ConfigError);
-            const err = e as ConfigError;
-            expect(err.name).to.equal("ConfigError");
+            expect(e).to.be.instanceOf(InputError);
+            const err = e as InputError;
+            expect(err.name).to.equal("InputError");
             return {
                 message: err.message,
                 problems: err.problems.map((p) => ({ key: p.key, value: p.value, problem: p.problem, fix: p.fixWith ? p.fixWith(ARGS_FIX) : p.fix })),
             };
         }
-        throw new Error("expected a ConfigError");
+        throw new Error("expected an InputError about stack config");
     };
 
     it("valid arguments: the same settings as the stack config they stand for", () => {
@@ -1651,7 +1643,7 @@ describe("MeshRateLimit arguments: settingsFromArgs", () => {
         ]);
     });
 
-    it("an error that is not a ConfigError is rethrown as it is", () => {
+    it("an error that is not a stack-config InputError is rethrown as it is", () => {
         const routes: any[] = [];
         routes.push({ exact: ["/a"], self: routes });
         expect(() => settingsFromArgs({ managedApi: false, virtualServiceRoutes: routes } as any)).to.throw(TypeError, /circular/i);
@@ -1661,17 +1653,17 @@ describe("MeshRateLimit arguments: settingsFromArgs", () => {
 describe("component arguments: checks a mutation run showed untested (docs/mutation.md)", () => {
     it("a virtual host given as a nested list is refused (its string form would look valid)", () => {
         expect(planGlobalRateLimit(GW({ virtualHosts: [["*:80"]] })).problems).to.deep.equal([
-            { field: "gateway.virtualHosts[0]", value: ["*:80"], problem: VHOST, fix: VHOST_FIX },
+            { key: "gateway.virtualHosts[0]", value: ["*:80"], problem: VHOST, fix: VHOST_FIX },
         ]);
     });
 
     it("a timeout given as a list is refused (its string form would look valid)", () => {
-        expect(planGlobalRateLimit(G({ timeout: ["10s"] })).problems).to.deep.equal([{ field: "timeout", value: ["10s"], problem: TIMEOUT, fix: TIMEOUT_FIX }]);
+        expect(planGlobalRateLimit(G({ timeout: ["10s"] })).problems).to.deep.equal([{ key: "timeout", value: ["10s"], problem: TIMEOUT, fix: TIMEOUT_FIX }]);
     });
 
     it("tls: false spelled out does not excuse another existing-Redis field with the in-cluster Redis", () => {
         expect(planGlobalRateLimit(REDIS({ tls: false, addresses: ["redis:6379"] })).problems).to.deep.equal([
-            { field: "redis.addresses", value: ["redis:6379"], problem: EXISTING_ONLY, fix: "remove redis.addresses, or set redis.mode" },
+            { key: "redis.addresses", value: ["redis:6379"], problem: EXISTING_ONLY, fix: "remove redis.addresses, or set redis.mode" },
         ]);
     });
 
@@ -1691,16 +1683,29 @@ describe("component arguments: checks a mutation run showed untested (docs/mutat
         });
     });
 
-    it("bad arguments throw a ComponentArgsError named so, its message headed by the component and its name", () => {
-        const err = new ComponentArgsError("GlobalRateLimit edge", [{ field: "domain", value: "", problem: "p", fix: "f" }]);
-        expect(err.name).to.equal("ComponentArgsError");
+    it("bad arguments throw an InputError (component arguments), its message headed by the component and its name", () => {
+        const err = argsError("GlobalRateLimit edge", [{ key: "domain", value: "", problem: "p", fix: "f" }]);
+        expect(err.name).to.equal("InputError");
         let thrown: Error | undefined;
         try {
             new LocalRateLimit("orders-bucket", { selector: {}, port: 8080, bucket: 10, namespace: "shop" });
         } catch (e) {
             thrown = e as Error;
         }
-        expect(thrown?.name).to.equal("ComponentArgsError");
+        expect(thrown?.name).to.equal("InputError");
         expect(thrown?.message).to.match(/^LocalRateLimit orders-bucket: invalid arguments \(1 problem\); nothing was created:/);
+        // One error class for both inputs: a component's arguments and the stack's config differ only in subject.
+        expect(thrown).to.be.instanceOf(InputError);
+        expect((thrown as InputError).subject).to.deep.equal({ kind: "component-args", component: "LocalRateLimit orders-bucket" });
+        expect((thrown as InputError).problems.map((p) => p.key)).to.deep.equal(["selector"]);
+        let config: unknown;
+        try {
+            resolveSettings({ localBucket: "0" });
+        } catch (e) {
+            config = e;
+        }
+        expect(config).to.be.instanceOf(InputError);
+        expect((config as InputError).subject).to.deep.equal({ kind: "stack-config" });
+        expect((config as InputError).problems.map((p) => p.key)).to.include("localBucket");
     });
 });

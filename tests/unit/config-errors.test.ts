@@ -5,7 +5,7 @@
 import { expect } from "chai";
 import { spawnSync } from "child_process";
 import * as path from "path";
-import { closestValue, ConfigError, formatProblems, RawConfig, rawConfigFromAll, resolveSettings } from "../../stack/config/settings";
+import { closestValue, formatProblems, RawConfig, rawConfigFromAll, resolveSettings, InputError } from "../../stack/config/settings";
 import { cliFix, parseCli, UsageError } from "../../render/args";
 import { parseArgs } from "../../render/cli";
 import { parseExplainArgs } from "../../render/explain-cli";
@@ -498,8 +498,8 @@ function problemsOf(set: RawConfig) {
     try {
         resolveSettings({ ...BASE, ...set });
     } catch (e) {
-        expect(e).to.be.instanceOf(ConfigError);
-        return e as ConfigError;
+        expect(e).to.be.instanceOf(InputError);
+        return e as InputError;
     }
     throw new Error(`config ${JSON.stringify(set)} was accepted`);
 }
@@ -575,7 +575,7 @@ describe("config errors (table-driven)", () => {
         } catch (e) {
             error = e;
         }
-        expect(error).to.be.instanceOf(ConfigError);
+        expect(error).to.be.instanceOf(InputError);
         expect(seen, "resources registered despite the bad config").to.deep.equal([]);
         // The same counter sees a valid run's resources: the check above could have failed.
         await registerProgram({ base: { ...BASE }, onRegister: (r) => seen.push(r.type) });
@@ -598,7 +598,7 @@ describe("config errors never print a secret config value", () => {
         try {
             buildProgram(all, isSecret ? { isSecret } : {});
         } catch (e) {
-            expect(e).to.be.instanceOf(ConfigError);
+            expect(e).to.be.instanceOf(InputError);
             return (e as Error).message;
         }
         throw new Error("the config was accepted");

@@ -80,11 +80,11 @@ describe("failure bounds: Redis memory and the service's Redis timeout (pure)", 
             rules: [{ name: "all", requestsPerUnit: 1, unit: LimitUnit.Minute }],
         };
         expect(planGlobalRateLimit({ ...base, timeout: "0.2s" }).service.ratelimit.redisTimeout).to.equal("100ms");
-        expect(planGlobalRateLimit({ ...base, redis: { maxMemory: "300mb" } }).problems.map((p) => [p.field, p.fix])).to.deep.equal([
+        expect(planGlobalRateLimit({ ...base, redis: { maxMemory: "300mb" } }).problems.map((p) => [p.key, p.fix])).to.deep.equal([
             ["redis.maxMemory", 'use "160mb"'],
         ]);
         expect(
-            planGlobalRateLimit({ ...base, redis: { mode: "external" as any, addresses: ["r:6379"], maxMemory: "100mb" } }).problems.map((p) => p.field),
+            planGlobalRateLimit({ ...base, redis: { mode: "external" as any, addresses: ["r:6379"], maxMemory: "100mb" } }).problems.map((p) => p.key),
         ).to.deep.equal(["redis.maxMemory"]);
     });
 
@@ -97,7 +97,7 @@ describe("failure bounds: Redis memory and the service's Redis timeout (pure)", 
         for (const v of ["yes", "false", 0, 1, null]) {
             const plan = planGlobalRateLimit({ ...base, failureModeDeny: v as any });
             expect(
-                plan.problems.map((p) => p.field),
+                plan.problems.map((p) => p.key),
                 String(v),
             ).to.deep.equal(["failureModeDeny"]);
         }

@@ -420,7 +420,7 @@ describe("package components: several instances in one program", function () {
                 err = e as Error;
             }
         });
-        expect(err?.name).to.equal("ComponentArgsError");
+        expect(err?.name).to.equal("InputError");
         expect(err?.message).to.match(/^GlobalRateLimit team-b: invalid arguments \(1 problem\); nothing was created:/);
         expect(err?.message).to.contain("the same gateway pods and listener port as GlobalRateLimit team-a");
         expect(err?.message).to.contain("fix: put both sets of rules into GlobalRateLimit team-a");

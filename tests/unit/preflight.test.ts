@@ -6,7 +6,7 @@
  */
 import { expect } from "chai";
 import { LiveObject, meshReachQuery, planMeshReach, planSharedObjects, sharedObjectRefs } from "../../stack/preflight";
-import { ConfigError, resolveSettings } from "../../stack/config/settings";
+import { resolveSettings, InputError } from "../../stack/config/settings";
 import { Registration, registerProgram } from "../../render/render";
 import { DEV, render } from "./helpers";
 
@@ -231,9 +231,9 @@ describe("shared objects: what the program registers for each answer of the clus
         expect(kinds("IngressClass")).to.have.length(1);
     });
 
-    it("IngressClass present with another controller: ConfigError before any registration", async () => {
+    it("IngressClass present with another controller: InputError before any registration", async () => {
         const { seen, error } = await run([ingressClass("istio", "k8s.io/ingress-nginx")]);
-        expect(error).to.be.instanceOf(ConfigError);
+        expect(error).to.be.instanceOf(InputError);
         expect((error as Error).message).to.match(
             /mesh-ratelimit:ingressClassName = "istio": IngressClass istio already exists with controller 'k8s\.io\/ingress-nginx'/,
         );
@@ -257,9 +257,9 @@ describe("shared objects: what the program registers for each answer of the clus
         expect(kinds("EnvoyFilter")).to.have.length(4);
     });
 
-    it("PeerAuthentication default PERMISSIVE: ConfigError naming the object and the fix, nothing registered", async () => {
+    it("PeerAuthentication default PERMISSIVE: InputError naming the object and the fix, nothing registered", async () => {
         const { seen, error } = await run([peerAuth({ mtls: { mode: "PERMISSIVE" } })]);
-        expect(error).to.be.instanceOf(ConfigError);
+        expect(error).to.be.instanceOf(InputError);
         const msg = (error as Error).message;
         expect(msg).to.contain("PeerAuthentication istio-system/default already exists with mtls.mode PERMISSIVE");
         expect(msg).to.contain("pulumi config set mutualTls false");
@@ -273,14 +273,14 @@ describe("shared objects: what the program registers for each answer of the clus
         expect(kinds("PeerAuthentication")).to.deep.equal([]);
     });
 
-    it("a foreign EnvoyFilter filter-ratelimit: ConfigError, nothing registered", async () => {
+    it("a foreign EnvoyFilter filter-ratelimit: InputError, nothing registered", async () => {
         const { seen, error } = await run([envoyFilter("filter-ratelimit")]);
-        expect(error).to.be.instanceOf(ConfigError);
+        expect(error).to.be.instanceOf(InputError);
         expect((error as Error).message).to.contain("EnvoyFilter istio-system/filter-ratelimit already exists");
         expect(seen).to.deep.equal([]);
     });
 
-    it("every problem at once: one ConfigError listing all three", async () => {
+    it("every problem at once: one InputError listing all three", async () => {
         const { error } = await run([ingressClass("istio", "example.com/x"), peerAuth({ mtls: { mode: "DISABLE" } }), envoyFilter("filter-ratelimit-svc")]);
         expect((error as Error).message).to.match(/invalid stack configuration \(3 problems\)/);
     });
@@ -379,7 +379,7 @@ describe("reach: the gateway filters reach only the stack's gateway; mesh-wide m
         } catch (e) {
             error = e;
         }
-        expect(error).to.be.instanceOf(ConfigError);
+        expect(error).to.be.instanceOf(InputError);
         expect((error as Error).message).to.match(
             /mesh-ratelimit:gatewaySelector = "istio=ingressgateway": also selects gateway pods outside istio-system: team-b \(gw\)/,
         );

@@ -3,20 +3,11 @@
  * bookinfo) through the gateway MODEL: requests hit the config entries the rules name, queries do
  * not escape, a per-value header rule counts requests without the header in one shared counter.
  */
+import { formatArgsProblems } from "../../lib/problems";
 import { expect } from "chai";
 import { stringify } from "yaml";
 import { planGlobalRateLimit } from "../../components/global-ratelimit";
-import {
-    LimitUnit,
-    MissingHeader,
-    PathKeyMode,
-    RateLimitRuleArgs,
-    RuleProblem,
-    compileGlobalLimits,
-    escapeRe2,
-    formatRuleProblems,
-    pathRegex,
-} from "../../builders/rules";
+import { LimitUnit, MissingHeader, PathKeyMode, RateLimitRuleArgs, Problem, compileGlobalLimits, escapeRe2, pathRegex } from "../../builders/rules";
 import { compileFullMatch } from "../../stack/config/settings";
 import { GatewayModel, K8sObject, explainWith, gatewayModel } from "../../gateway-model/explain";
 import { beforeAllTests } from "./helpers";
@@ -269,10 +260,10 @@ describe("rules: validation names the field, the value and the fix", () => {
         it(name, () => {
             const p = problemsOf(rules);
             expect(
-                p.map((x) => x.field),
+                p.map((x) => x.key),
                 JSON.stringify(p),
             ).to.include(field);
-            const hit = p.find((x) => x.field === field)!;
+            const hit = p.find((x) => x.key === field)!;
             expect(hit.problem).to.match(text);
             expect(hit.fix).to.be.a("string").and.not.equal("");
         });
@@ -283,7 +274,7 @@ describe("rules: validation names the field, the value and the fix", () => {
             { name: "b", requestsPerUnit: 1, unit: M },
             { name: "a", requestsPerUnit: 2, unit: M },
         ]);
-        expect(p.map((x) => x.field)).to.deep.equal(["rules[2].name"]);
+        expect(p.map((x) => x.key)).to.deep.equal(["rules[2].name"]);
     });
     it("every problem is reported at once, and an invalid rule emits nothing", () => {
         const c = compileGlobalLimits({
@@ -292,7 +283,7 @@ describe("rules: validation names the field, the value and the fix", () => {
                 { name: "bad", path: { prefix: "x" }, requestsPerUnit: 0, unit: M },
             ] as RateLimitRuleArgs[],
         });
-        expect(c.problems.map((x) => x.field)).to.deep.equal(["rules[1].path.prefix", "rules[1].requestsPerUnit"]);
+        expect(c.problems.map((x) => x.key)).to.deep.equal(["rules[1].path.prefix", "rules[1].requestsPerUnit"]);
         expect(c.configDescriptors.map((d) => d.value)).to.deep.equal(["ok"]);
     });
     it("per-path: duplicate paths and a path with a query are refused", () => {
@@ -305,25 +296,25 @@ describe("rules: validation names the field, the value and the fix", () => {
                 ],
             },
         }).problems;
-        expect(p.map((x) => x.field)).to.deep.equal(["perPath.paths[1].path", "perPath.paths[2].path"]);
+        expect(p.map((x) => x.key)).to.deep.equal(["perPath.paths[1].path", "perPath.paths[2].path"]);
     });
 });
 
 describe("rules: every validation problem, exactly (field, value, problem, fix)", () => {
     const R = (extra: object) => ({ name: "a", requestsPerUnit: 1, unit: M, ...extra });
     const MINUTE_FIX = 'use LimitUnit.Minute ("minute") or another LimitUnit';
-    const cases: [string, Parameters<typeof compileGlobalLimits>[0], RuleProblem[]][] = [
+    const cases: [string, Parameters<typeof compileGlobalLimits>[0], Problem[]][] = [
         [
             "a rule that is not an object (and nothing else is checked for it)",
             { rules: [null, R({ name: "b" })] as any },
-            [{ field: "rules[0]", value: null, problem: "must be an object", fix: "give { name, requestsPerUnit, unit, ... }" }],
+            [{ key: "rules[0]", value: null, problem: "must be an object", fix: "give { name, requestsPerUnit, unit, ... }" }],
         ],
         [
             "a name with a space",
             { rules: [R({ name: "a b" })] },
             [
                 {
-                    field: "rules[0].name",
+                    key: "rules[0].name",
                     value: "a b",
                     problem: "must be a non-empty name of letters, digits, '_', '.', '-' (it is the descriptor value)",
                     fix: 'name it e.g. "rule-0"',
@@ -335,7 +326,7 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
             { rules: [R({}), R({})] },
             [
                 {
-                    field: "rules[1].name",
+                    key: "rules[1].name",
                     value: "a",
                     problem: "is used by another rule; the service would merge their counters",
                     fix: "give every rule a distinct name",
@@ -345,19 +336,19 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
         [
             "path: null",
             { rules: [R({ path: null })] as any },
-            [{ field: "rules[0].path", value: null, problem: "needs exactly one of exact, prefix, regex (has none)", fix: "keep one of them" }],
+            [{ key: "rules[0].path", value: null, problem: "needs exactly one of exact, prefix, regex (has none)", fix: "keep one of them" }],
         ],
         [
             "path: {}",
             { rules: [R({ path: {} })] },
-            [{ field: "rules[0].path", value: {}, problem: "needs exactly one of exact, prefix, regex (has none)", fix: "keep one of them" }],
+            [{ key: "rules[0].path", value: {}, problem: "needs exactly one of exact, prefix, regex (has none)", fix: "keep one of them" }],
         ],
         [
             "an empty regex",
             { rules: [R({ path: { regex: "" } })] },
             [
                 {
-                    field: "rules[0].path.regex",
+                    key: "rules[0].path.regex",
                     value: "",
                     problem: "is not a valid RE2 regular expression (empty)",
                     fix: 'write an RE2 expression matching the whole path, e.g. "/items/[0-9]+"',
@@ -369,7 +360,7 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
             { rules: [R({ path: { regex: 7 } })] as any },
             [
                 {
-                    field: "rules[0].path.regex",
+                    key: "rules[0].path.regex",
                     value: 7,
                     problem: "is not a valid RE2 regular expression (empty)",
                     fix: 'write an RE2 expression matching the whole path, e.g. "/items/[0-9]+"',
@@ -381,7 +372,7 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
             { rules: [R({ path: { exact: "//x?y" } })] },
             [
                 {
-                    field: "rules[0].path.exact",
+                    key: "rules[0].path.exact",
                     value: "//x?y",
                     problem: "must be a path starting with '/', without spaces, query or fragment",
                     fix: 'use e.g. "/x"',
@@ -391,24 +382,24 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
         [
             "header: null",
             { rules: [R({ header: null })] as any },
-            [{ field: "rules[0].header.name", value: undefined, problem: "must be a lower-case HTTP header name", fix: 'use "x-api-key"' }],
+            [{ key: "rules[0].header.name", value: undefined, problem: "must be a lower-case HTTP header name", fix: 'use "x-api-key"' }],
         ],
         [
             "a header name with capitals and a trailing space: the fix is its lower-case, trimmed form",
             { rules: [R({ header: { name: "X-Key " } })] },
-            [{ field: "rules[0].header.name", value: "X-Key ", problem: "must be a lower-case HTTP header name", fix: 'use "x-key"' }],
+            [{ key: "rules[0].header.name", value: "X-Key ", problem: "must be a lower-case HTTP header name", fix: 'use "x-key"' }],
         ],
         [
             "a header name that cannot be fixed by lower-casing",
             { rules: [R({ header: { name: "x key" } })] },
-            [{ field: "rules[0].header.name", value: "x key", problem: "must be a lower-case HTTP header name", fix: 'use "x-api-key"' }],
+            [{ key: "rules[0].header.name", value: "x key", problem: "must be a lower-case HTTP header name", fix: 'use "x-api-key"' }],
         ],
         [
             "an empty header value",
             { rules: [R({ header: { name: "x-a", value: "" } })] },
             [
                 {
-                    field: "rules[0].header.value",
+                    key: "rules[0].header.value",
                     value: "",
                     problem: "must be a non-empty string",
                     fix: "omit value to match on presence, or give the exact value",
@@ -420,7 +411,7 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
             { rules: [R({ header: { name: "x-a", value: 1 } })] as any },
             [
                 {
-                    field: "rules[0].header.value",
+                    key: "rules[0].header.value",
                     value: 1,
                     problem: "must be a non-empty string",
                     fix: "omit value to match on presence, or give the exact value",
@@ -432,7 +423,7 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
             { rules: [R({ header: { name: "x-a", value: "1", perValue: true } })] },
             [
                 {
-                    field: "rules[0].header.perValue",
+                    key: "rules[0].header.perValue",
                     value: true,
                     problem: "cannot be combined with header.value (one fixed value has one counter)",
                     fix: "remove value, or set perValue to false",
@@ -442,14 +433,14 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
         [
             "perClientAddress not a boolean",
             { rules: [R({ perClientAddress: "yes" })] as any },
-            [{ field: "rules[0].perClientAddress", value: "yes", problem: "must be true or false", fix: "set perClientAddress to true or false" }],
+            [{ key: "rules[0].perClientAddress", value: "yes", problem: "must be true or false", fix: "set perClientAddress to true or false" }],
         ],
         [
             "route: null",
             { rules: [R({ route: null })] as any },
             [
                 {
-                    field: "rules[0].route.name",
+                    key: "rules[0].route.name",
                     value: undefined,
                     problem: "must name a route (VirtualService http[].name)",
                     fix: "set route.name to the route's name, or remove route",
@@ -459,62 +450,62 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
         [
             "shadow not a boolean",
             { rules: [R({ shadow: "yes" })] as any },
-            [{ field: "rules[0].shadow", value: "yes", problem: "must be true or false", fix: "set shadow to true (observe only) or false" }],
+            [{ key: "rules[0].shadow", value: "yes", problem: "must be true or false", fix: "set shadow to true (observe only) or false" }],
         ],
         [
             "a missing limit",
             { rules: [{ name: "a" }] as any },
             [
                 {
-                    field: "rules[0].requestsPerUnit",
+                    key: "rules[0].requestsPerUnit",
                     value: undefined,
                     problem: "must be a whole number of at least 1",
                     fix: "set requestsPerUnit to e.g. 100",
                 },
-                { field: "rules[0].unit", value: undefined, problem: "must be one of second, minute, hour, day", fix: MINUTE_FIX },
+                { key: "rules[0].unit", value: undefined, problem: "must be one of second, minute, hour, day", fix: MINUTE_FIX },
             ],
         ],
         [
             "pathKey unknown",
             { rules: [R({})], pathKey: "query" as PathKeyMode },
-            [{ field: "pathKey", value: "query", problem: "must be one of url-path, literal", fix: 'use PathKeyMode.UrlPath ("url-path")' }],
+            [{ key: "pathKey", value: "query", problem: "must be one of url-path, literal", fix: 'use PathKeyMode.UrlPath ("url-path")' }],
         ],
         [
             "ruleKey empty",
             { rules: [R({})], ruleKey: "" },
-            [{ field: "ruleKey", value: "", problem: "must be a non-empty descriptor key of letters, digits, '_', '.', '-'", fix: 'use "rule"' }],
+            [{ key: "ruleKey", value: "", problem: "must be a non-empty descriptor key of letters, digits, '_', '.', '-'", fix: 'use "rule"' }],
         ],
         [
             "ruleKey with a space",
             { rules: [R({})], ruleKey: "my key" },
-            [{ field: "ruleKey", value: "my key", problem: "must be a non-empty descriptor key of letters, digits, '_', '.', '-'", fix: 'use "rule"' }],
+            [{ key: "ruleKey", value: "my key", problem: "must be a non-empty descriptor key of letters, digits, '_', '.', '-'", fix: 'use "rule"' }],
         ],
         [
             "rules not a list",
             { rules: "a" as any },
-            [{ field: "rules", value: "a", problem: "must be a list of rules", fix: "give [] or a list of { name, requestsPerUnit, unit, ... }" }],
+            [{ key: "rules", value: "a", problem: "must be a list of rules", fix: "give [] or a list of { name, requestsPerUnit, unit, ... }" }],
         ],
         [
             "perPath.descriptorKey empty",
             { perPath: { descriptorKey: "", eachPath: { requestsPerUnit: 1, unit: M } } },
-            [{ field: "perPath.descriptorKey", value: "", problem: "must be a non-empty descriptor key", fix: 'use "PATH"' }],
+            [{ key: "perPath.descriptorKey", value: "", problem: "must be a non-empty descriptor key", fix: 'use "PATH"' }],
         ],
         [
             "perPath.descriptorKey with a space",
             { perPath: { descriptorKey: "a b", eachPath: { requestsPerUnit: 1, unit: M } } },
-            [{ field: "perPath.descriptorKey", value: "a b", problem: "must be a non-empty descriptor key", fix: 'use "PATH"' }],
+            [{ key: "perPath.descriptorKey", value: "a b", problem: "must be a non-empty descriptor key", fix: 'use "PATH"' }],
         ],
         [
             "perPath without paths or eachPath",
             { perPath: {} },
-            [{ field: "perPath", value: {}, problem: "limits nothing (no paths and no eachPath)", fix: "give paths and/or eachPath, or remove perPath" }],
+            [{ key: "perPath", value: {}, problem: "limits nothing (no paths and no eachPath)", fix: "give paths and/or eachPath, or remove perPath" }],
         ],
         [
             "perPath with an empty path list",
             { perPath: { paths: [] } },
             [
                 {
-                    field: "perPath",
+                    key: "perPath",
                     value: { paths: [] },
                     problem: "limits nothing (no paths and no eachPath)",
                     fix: "give paths and/or eachPath, or remove perPath",
@@ -526,18 +517,18 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
             { perPath: { paths: [null] } } as any,
             [
                 {
-                    field: "perPath.paths[0].path",
+                    key: "perPath.paths[0].path",
                     value: undefined,
                     problem: "must be a path starting with '/', without spaces, query or fragment",
                     fix: 'use e.g. "/"',
                 },
                 {
-                    field: "perPath.paths[0].requestsPerUnit",
+                    key: "perPath.paths[0].requestsPerUnit",
                     value: undefined,
                     problem: "must be a whole number of at least 1",
                     fix: "set requestsPerUnit to e.g. 100",
                 },
-                { field: "perPath.paths[0].unit", value: undefined, problem: "must be one of second, minute, hour, day", fix: MINUTE_FIX },
+                { key: "perPath.paths[0].unit", value: undefined, problem: "must be one of second, minute, hour, day", fix: MINUTE_FIX },
             ],
         ],
         [
@@ -552,7 +543,7 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
             },
             [
                 {
-                    field: "perPath.paths[1].path",
+                    key: "perPath.paths[1].path",
                     value: "/a",
                     problem: "appears twice; the service rejects duplicate descriptors",
                     fix: "remove one of the two entries",
@@ -562,14 +553,14 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
         [
             "a bad eachPath limit",
             { perPath: { eachPath: { requestsPerUnit: 0, unit: M } } },
-            [{ field: "perPath.eachPath.requestsPerUnit", value: 0, problem: "must be a whole number of at least 1", fix: "set requestsPerUnit to e.g. 100" }],
+            [{ key: "perPath.eachPath.requestsPerUnit", value: 0, problem: "must be a whole number of at least 1", fix: "set requestsPerUnit to e.g. 100" }],
         ],
         [
             "ruleKey equal to the per-path key with a nested rule",
             { rules: [R({ perClientAddress: true })], ruleKey: "PATH", perPath: { eachPath: { requestsPerUnit: 1, unit: M } } },
             [
                 {
-                    field: "ruleKey",
+                    key: "ruleKey",
                     value: "PATH",
                     problem: "equals perPath.descriptorKey, so rule 'a' (nested descriptors) would share the key with the per-path counters",
                     fix: 'use a different ruleKey, e.g. "rule"',
@@ -585,7 +576,7 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
             },
             [
                 {
-                    field: "ruleKey",
+                    key: "ruleKey",
                     value: "PATH",
                     problem: "equals perPath.descriptorKey, so rule 'a' (nested descriptors) would share the key with the per-path counters",
                     fix: 'use a different ruleKey, e.g. "rule"',
@@ -627,13 +618,13 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
         expect(pathRegex({ prefix: "/a" }, PathKeyMode.UrlPath)).to.equal("/a(?:[/?].*)?");
     });
 
-    it("formatRuleProblems: one line per problem with the value as JSON or (not set), the fix below it, singular and plural", () => {
-        const one: RuleProblem = { field: "rules[0].unit", value: undefined, problem: "must be one of second, minute, hour, day", fix: "use LimitUnit.Minute" };
-        const two: RuleProblem = { field: "domain", value: "a b", problem: "bad", fix: 'use "a-b"' };
-        expect(formatRuleProblems("GlobalRateLimit x", [one])).to.equal(
+    it("formatArgsProblems: one line per problem with the value as JSON or (not set), the fix below it, singular and plural", () => {
+        const one: Problem = { key: "rules[0].unit", value: undefined, problem: "must be one of second, minute, hour, day", fix: "use LimitUnit.Minute" };
+        const two: Problem = { key: "domain", value: "a b", problem: "bad", fix: 'use "a-b"' };
+        expect(formatArgsProblems("GlobalRateLimit x", [one])).to.equal(
             "GlobalRateLimit x: invalid arguments (1 problem); nothing was created:\n  - rules[0].unit = (not set): must be one of second, minute, hour, day\n    fix: use LimitUnit.Minute",
         );
-        expect(formatRuleProblems("C", [one, two])).to.equal(
+        expect(formatArgsProblems("C", [one, two])).to.equal(
             'C: invalid arguments (2 problems); nothing was created:\n  - rules[0].unit = (not set): must be one of second, minute, hour, day\n    fix: use LimitUnit.Minute\n  - domain = "a b": bad\n    fix: use "a-b"',
         );
     });
@@ -825,19 +816,19 @@ describe("rules: a header that is missing, or inverted (what a client would use 
         expect(problems({ name: "x-env", value: "a", invert: true })).to.deep.equal([]);
         expect(problems({ name: "x-env", invert: true })).to.deep.equal([
             {
-                field: "rules[0].header.invert",
+                key: "rules[0].header.invert",
                 value: true,
                 problem: "needs header.value (it counts the requests whose header is not that value)",
                 fix: "give header.value, or remove invert",
             },
         ]);
         expect(problems({ name: "x-env", value: "a", invert: "yes" })).to.deep.equal([
-            { field: "rules[0].header.invert", value: "yes", problem: "must be true or false", fix: "set invert to true or false" },
+            { key: "rules[0].header.invert", value: "yes", problem: "must be true or false", fix: "set invert to true or false" },
         ]);
         expect(problems({ name: "x-key", perValue: true, whenMissing: MissingHeader.Refuse })).to.deep.equal([]);
         expect(problems({ name: "x-key", whenMissing: MissingHeader.Refuse })).to.deep.equal([
             {
-                field: "rules[0].header.whenMissing",
+                key: "rules[0].header.whenMissing",
                 value: "refuse",
                 problem: "applies only with header.perValue",
                 fix: "remove whenMissing, or set perValue to true",
@@ -845,7 +836,7 @@ describe("rules: a header that is missing, or inverted (what a client would use 
         ]);
         expect(problems({ name: "x-key", perValue: true, whenMissing: "drop" })).to.deep.equal([
             {
-                field: "rules[0].header.whenMissing",
+                key: "rules[0].header.whenMissing",
                 value: "drop",
                 problem: "must be one of shared-counter, refuse, ignore",
                 fix: "use MissingHeader.SharedCounter",

@@ -16,8 +16,7 @@ import {
     closestKey,
     closestValue,
     compileFullMatch,
-    ConfigError,
-    ConfigProblem,
+    Problem,
     dnsNameProblem,
     FixStyle,
     formatProblems,
@@ -32,6 +31,9 @@ import {
     resolveSettings,
     shellQuote,
     suggestedDnsName,
+    configError,
+    isStackConfigError,
+    InputError,
 } from "../../stack/config/settings";
 
 /** The dev stack's config (as in config-errors.test.ts): valid, so each case fails only for what it changes. */
@@ -50,16 +52,16 @@ const STYLE: FixStyle = {
     header: (n) => `H(${n})`,
 };
 
-type Plain = Omit<ConfigProblem, "fixWith">;
+type Plain = Omit<Problem, "fixWith">;
 const P = (key: string, value: string | undefined, text: string, fix: string): Plain => ({ key, value, problem: text, fix });
-const plain = ({ fixWith: _f, ...p }: ConfigProblem): Plain => p;
+const plain = ({ fixWith: _f, ...p }: Problem): Plain => p;
 
 /** The problems of BASE + `set`, without the style functions; [] when the config is accepted. */
 function problemsOf(set: RawConfig): Plain[] {
     try {
         resolveSettings({ ...BASE, ...set });
     } catch (e) {
-        if (!(e instanceof ConfigError)) throw e;
+        if (!isStackConfigError(e)) throw e;
         return e.problems.map(plain);
     }
     return [];
@@ -184,12 +186,12 @@ describe("settings: fix styles and error text", () => {
         );
     });
 
-    it("ConfigError: a RunError (no stack trace from the CLI) whose message is the formatted problems", () => {
+    it("InputError (stack config): a RunError (no stack trace from the CLI) whose message is the formatted problems", () => {
         const problems = [problem("unit", "weeks", "bad unit", (s) => s.set("unit", "minute"))];
-        const err = new ConfigError(problems);
+        const err = configError(problems);
         expect(err).to.be.instanceOf(pulumi.RunError);
         expect(err).to.be.instanceOf(Error);
-        expect(err.name).to.equal("ConfigError");
+        expect(err.name).to.equal("InputError");
         expect(err.problems).to.equal(problems);
         expect(err.message).to.equal(
             `invalid stack configuration (1 problem); nothing was created:\n  - mesh-ratelimit:unit = "weeks": bad unit\n    fix: pulumi config set unit minute`,
@@ -968,7 +970,7 @@ describe("settings: Reader methods through resolveSettings, one key changed (who
                     meshNamespace: "A",
                 });
             } catch (e) {
-                return e as ConfigError;
+                return e as InputError;
             }
             throw new Error("accepted");
         })();

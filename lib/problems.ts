@@ -1,0 +1,54 @@
+/**
+ * One vocabulary for bad input, whether it came from stack config or from a component's arguments:
+ * a `Problem` names where (`key`: a config key such as `localBucket`, or an argument's field path such
+ * as `rules[2].path.prefix`), the value, what is wrong and the fix; an `InputError` carries every
+ * problem of one input at once. How the lines are phrased belongs to the caller (stack config prints
+ * `pulumi config` commands, a component its argument names).
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { FixStyle } from "./fix-style";
+
+export interface Problem {
+    /** Where: a stack config key, or a component argument's field path. */
+    key: string;
+    value?: unknown;
+    problem: string;
+    /** The fix, phrased for the input it came from (`pulumi config` commands for stack config). */
+    fix: string;
+    /** The same fix in another style (the render and explain CLIs phrase it as their flags). */
+    fixWith?: (style: FixStyle) => string;
+}
+
+/** What the input was: the stack's config, or the arguments of the named component. */
+export type InputSubject = { kind: "stack-config" } | { kind: "component-args"; component: string };
+
+/**
+ * Invalid input, with every problem found. A `RunError`, so the Pulumi CLI prints the message
+ * without a stack trace. Thrown before anything is registered.
+ */
+export class InputError extends pulumi.RunError {
+    constructor(
+        public readonly subject: InputSubject,
+        public readonly problems: Problem[],
+        message: string,
+    ) {
+        super(message);
+        this.name = "InputError";
+    }
+}
+
+/** Whether `e` is an InputError about stack config (what the CLIs re-phrase with their flags). */
+export function isStackConfigError(e: unknown): e is InputError {
+    return e instanceof InputError && e.subject.kind === "stack-config";
+}
+
+/** `"value"`, or `(not set)`. */
+export function shownValue(v: unknown): string {
+    return v === undefined ? "(not set)" : JSON.stringify(v);
+}
+
+/** One readable message for a component's problems, each with its field path, value and fix. */
+export function formatArgsProblems(component: string, problems: Problem[]): string {
+    const lines = problems.map((p) => `  - ${p.key} = ${shownValue(p.value)}: ${p.problem}\n    fix: ${p.fix}`);
+    return `${component}: invalid arguments (${problems.length} problem${problems.length === 1 ? "" : "s"}); nothing was created:\n${lines.join("\n")}`;
+}
