@@ -53,8 +53,22 @@ export function rawToArgs(raw: RawConfig): MeshRateLimitArgs {
 /** Fields of the arguments that are not stack config keys. */
 const EXTRA_FIELDS = new Set(["kubeContext", "createIngressClass", "createPeerAuthentication"]);
 
+/**
+ * Settings already resolved for an arguments object (by the program, from the same stack config the
+ * arguments were mapped from), so MeshRateLimit does not read them a second time.
+ */
+const RESOLVED = new WeakMap<MeshRateLimitArgs, StackSettings>();
+
+/** Records that `args` (built by the program from raw config) resolve to `settings`. */
+export function rememberSettings(args: MeshRateLimitArgs, settings: StackSettings): MeshRateLimitArgs {
+    RESOLVED.set(args, settings);
+    return args;
+}
+
 /** Validated settings of MeshRateLimit's arguments; throws an `InputError` with argument-phrased fixes. */
 export function settingsFromArgs(args: MeshRateLimitArgs): StackSettings {
+    const known = args ? RESOLVED.get(args) : undefined;
+    if (known) return known;
     const unknown: Problem[] = Object.keys(args ?? {})
         .filter((k) => !CONFIG_KEY_NAMES.has(k) && !EXTRA_FIELDS.has(k))
         .map((k) => ({ key: k, value: String((args as Record<string, unknown>)[k]), problem: "is not an argument of MeshRateLimit", fix: ARGS_FIX.rm(k) }));

@@ -3,7 +3,8 @@
  * config → validated settings → preflight against the cluster → components.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { rawToArgs } from "./mesh-args";
+import { rawToArgs, rememberSettings } from "./mesh-args";
+import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 import { MeshRateLimit } from "./mesh-ratelimit";
 import {
     LiveObject,
@@ -55,7 +56,7 @@ export function isConfigSecret(fullKey: string): boolean {
 export function buildProgram(
     allConfig: Record<string, string>,
     opts: ProgramOptions = {},
-): { settings: StackSettings; stack: MeshRateLimit; shared: SharedObjectsPlan } {
+): { settings: StackSettings; args: MeshRateLimitArgs; stack: MeshRateLimit; shared: SharedObjectsPlan } {
     const { raw, unknown, secretKeys } = rawConfigFromAll(allConfig, opts.isSecret ?? isConfigSecret);
     const fail = (problems: Problem[]) => configError(hideSecretValues(problems, raw, secretKeys));
     let settings: StackSettings;
@@ -73,13 +74,12 @@ export function buildProgram(
     if (reach.problems.length) throw fail(reach.problems);
     for (const d of shared.decisions) if (d.action !== "create" || opts.lookupShared) report(d.message);
     for (const m of reach.messages) report(m);
-    // Stack config → MeshRateLimit's typed arguments; the component checks them again itself.
-    const args = {
-        ...rawToArgs(raw),
-        kubeContext: opts.kubeContext,
-        createIngressClass: shared.ingressClass,
-        createPeerAuthentication: shared.peerAuthentication,
-    };
+    // Stack config → MeshRateLimit's typed arguments, with the settings just resolved from the same
+    // config (the component would read the same values again otherwise).
+    const args = rememberSettings(
+        { ...rawToArgs(raw), kubeContext: opts.kubeContext, createIngressClass: shared.ingressClass, createPeerAuthentication: shared.peerAuthentication },
+        settings,
+    );
     const stack = new MeshRateLimit("mesh-ratelimit", args);
-    return { settings, stack, shared };
+    return { settings, args, stack, shared };
 }

@@ -2,10 +2,12 @@
  * MeshRateLimit's typed arguments: generated from the config table, the program's stack config
  * maps to them without loss, and the component validates them itself (fixes phrased as arguments).
  */
+import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
+import { buildProgram } from "../../stack/program";
 import * as fs from "fs";
 import { OUT, generate } from "../../scripts/gen-mesh-args";
-import { argsToRaw, rawToArgs, settingsFromArgs } from "../../stack/mesh-args";
+import { argsToRaw, rawToArgs, rememberSettings, settingsFromArgs } from "../../stack/mesh-args";
 import { CONFIG_KEYS } from "../../stack/config/config-schema";
 import { StackVariant } from "../../components/mesh-enums";
 import { LimitUnit } from "../../builders/rules";
@@ -85,5 +87,33 @@ describe("MeshRateLimit arguments", () => {
             missing = e as Error;
         }
         expect(missing?.message).to.include(`set includeIpRanges: ["10.4.0.0/14","10.7.240.0/20"] in MeshRateLimit's args`);
+    });
+});
+
+describe("the program resolves stack config once", () => {
+    const raws = [
+        DEV,
+        { ...DEV, variant: "B" },
+        { ...DEV, apiProfile: "seed", localPlacement: "single-route", globalLimits: '[{"key":"PATH","value":"/x","unit":"hour","requestsPerUnit":3}]' },
+    ];
+
+    it("settings remembered for an arguments object are the ones MeshRateLimit uses, and equal what the arguments resolve to", () => {
+        for (const raw of raws) {
+            const settings = resolveSettings(raw);
+            const args = rememberSettings(rawToArgs(raw), settings);
+            expect(settingsFromArgs(args)).to.equal(settings);
+            // A copy of the same arguments is resolved afresh, to equal settings.
+            const again = settingsFromArgs({ ...args });
+            expect(again).to.not.equal(settings);
+            expect(again).to.deep.equal(settings);
+        }
+    });
+
+    it("buildProgram: the arguments it gives MeshRateLimit carry the settings object it resolved", async () => {
+        await pulumi.runtime.setMocks({ newResource: (a) => ({ id: "x", state: a.inputs }), call: (a) => a.inputs }, "mesh-ratelimit", "dev", false);
+        const all = Object.fromEntries(Object.entries(DEV).map(([k, v]) => [`mesh-ratelimit:${k}`, String(v)]));
+        const { settings, args } = buildProgram(all, { report: () => {} });
+        expect(settingsFromArgs(args)).to.equal(settings);
+        expect(args.variant).to.equal(settings.variant);
     });
 });
