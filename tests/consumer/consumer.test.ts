@@ -128,6 +128,34 @@ describe("consumer: the packed package installed into a user's empty program", f
         expect(bad.out).to.match(/bad\.ts.*error TS2322: Type 'string' is not assignable to type 'number'/);
     });
 
+    it("the plugin folder of a fresh copy, after npm install there alone (what a git-URL plugin install runs), loads as Pulumi's plugin runner loads it", () => {
+        // A copy of the tracked files, without the repository's node_modules.
+        const copy = path.join(work, "repo");
+        const files = mustRun("git", ["ls-files"], ROOT).split("\n").filter(Boolean);
+        for (const f of files) {
+            if (!fs.existsSync(path.join(ROOT, f))) continue;
+            fs.mkdirSync(path.dirname(path.join(copy, f)), { recursive: true });
+            fs.copyFileSync(path.join(ROOT, f), path.join(copy, f));
+        }
+        const plugin = path.join(copy, "plugin");
+        // --ignore-scripts keeps @pulumi/kubernetes from fetching its provider binary; the plugin's own
+        // install script is then run as npm would run it.
+        mustRun("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts"], plugin);
+        expect(fs.existsSync(path.join(copy, "node_modules"))).to.equal(false);
+        mustRun("npm", ["run", "-s", "postinstall"], plugin);
+        expect(fs.lstatSync(path.join(copy, "node_modules")).isSymbolicLink()).to.equal(true);
+        // Run again: an existing ../node_modules is left alone.
+        mustRun("npm", ["run", "-s", "postinstall"], plugin);
+        const probe = [
+            "const { getPulumiComponents } = require('@pulumi/pulumi/provider/experimental/provider');",
+            `const entry = require(${JSON.stringify(plugin)});`,
+            "process.stdout.write(JSON.stringify(getPulumiComponents(entry).map((c) => c.name).sort()));",
+        ].join("\n");
+        const tsx = path.join(ROOT, "node_modules", "tsx", "dist", "cjs", "index.cjs");
+        const names = JSON.parse(mustRun(process.execPath, ["-r", tsx, "-e", probe], plugin));
+        expect(names).to.deep.equal(["Bookinfo", "GlobalRateLimit", "LocalRateLimit", "ManagedApi", "MeshMutualTls", "MeshRateLimit"]);
+    });
+
     describe("the TypeScript consumer under mocks: two gateways, two GlobalRateLimits, a LocalRateLimit, an explicit provider", () => {
         let r: MockRun;
         before(() => {
