@@ -128,6 +128,23 @@ describe("consumer: the packed package installed into a user's empty program", f
         expect(bad.out).to.match(/bad\.ts.*error TS2322: Type 'string' is not assignable to type 'number'/);
     });
 
+    it("the e2e tier's consumer program (tests/e2e/consumer) type-checks against the tarball and runs under mocks", () => {
+        const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc");
+        const e2e = path.join(ROOT, "tests", "e2e", "consumer");
+        fs.copyFileSync(path.join(e2e, "index.ts"), path.join(app, "e2e-shop.ts"));
+        const own = JSON.parse(fs.readFileSync(path.join(e2e, "tsconfig.json"), "utf8"));
+        fs.writeFileSync(
+            path.join(app, "tsconfig.e2e.json"),
+            JSON.stringify({ ...own, compilerOptions: { ...own.compilerOptions, outDir: "out-e2e" }, files: ["e2e-shop.ts"] }),
+        );
+        mustRun(process.execPath, [tsc, "-p", "tsconfig.e2e.json"], app);
+        const r = mock(path.join("out-e2e", "e2e-shop.js"));
+        expect(r.error).to.equal(null);
+        expect(r.spawned).to.deep.equal([]);
+        const filters = r.registrations.filter((x) => x.inputs?.kind === "EnvoyFilter").map((x) => x.inputs.metadata.name);
+        expect(filters).to.include.members(["shop-ratelimit", "shop-ratelimit-svc", "orders-bucket"]);
+    });
+
     it("the plugin folder of a fresh copy, after npm install there alone (what a git-URL plugin install runs), loads as Pulumi's plugin runner loads it", () => {
         // A copy of the tracked files, without the repository's node_modules.
         const copy = path.join(work, "repo");

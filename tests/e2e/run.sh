@@ -237,11 +237,17 @@ check "seed: mesh ConfigMap byte-for-byte as before the first up" cmp "$W/mesh-b
 check "seed: nothing of the stack remains" bash -c "compare_out=\$(npx tsx '$here/compare.ts' absent '$W/render-seed' --skip ConfigMap/istio-system/istio 2>&1) && test -z \"\$(kubectl get deploy,svc,cm,secret,envoyfilter,gateway,virtualservice -A -l app.kubernetes.io/managed-by=pulumi -o name)\""
 
 # ================================================================ 3c. a second program
-# A user's own program (tests/e2e/consumer) imports the package's components and deploys a shop's
-# limits; then `pulumi package add` of the plugin folder (package/) from a program in another language.
+# A user's own program (tests/e2e/consumer) installs the packed package, imports its components by
+# name and deploys a shop's limits; then `pulumi package add` of the plugin folder (plugin/) from a
+# program in another language.
 section "3c. a second program consumes the package"
-C=$P/tests/e2e/consumer   # keeps ../../../index pointing at the project copy's package entry
+C=$W/shop-consumer
 mkdir -p "$C" && cp "$here/consumer/Pulumi.yaml" "$here/consumer/package.json" "$here/consumer/tsconfig.json" "$here/consumer/index.ts" "$C/"
+(cd "$REPO_ROOT" && npm run -s build && npm pack --ignore-scripts --pack-destination "$W") > "$W/pack.log" 2>&1 || { fail "npm pack of the package"; tail -20 "$W/pack.log"; }
+pv() { node -p "require('$REPO_ROOT/package.json').dependencies['$1']"; }
+(cd "$C" && npm install --no-audit --no-fund --prefer-offline --ignore-scripts "$W"/mesh-ratelimit-*.tgz \
+  "@pulumi/pulumi@$(pv @pulumi/pulumi)" "@pulumi/kubernetes@$(pv @pulumi/kubernetes)") > "$W/shop-install.log" 2>&1 &&
+  pass "consumer program: the packed tarball installed by npm" || { fail "consumer program: npm install of the tarball"; tail -20 "$W/shop-install.log"; }
 (cd "$C" && pulumi stack init e2e-shop) > "$W/shop-init.log" 2>&1
 t0=$(now)
 if (cd "$C" && pulumi up --yes --skip-preview --stack e2e-shop) > "$W/up-shop.log" 2>&1; then

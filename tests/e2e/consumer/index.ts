@@ -1,10 +1,11 @@
 /**
  * A user's program (not this repository's stack): its own namespace, Gateway and VirtualService
- * for a shop, limited by the package's components imported as any TypeScript program would. Run by
- * tests/e2e/run.sh (section 3c) from a copy that keeps the path to ../../../components.
+ * for a shop, limited by the package's components imported by name from the packed tarball, as any
+ * TypeScript program would. Run by tests/e2e/run.sh (section 3c), which installs the tarball; the
+ * consumer tier type-checks it and runs it under mocks against the same tarball.
  */
 import * as k8s from "@pulumi/kubernetes";
-import { GlobalRateLimit, LimitUnit, LocalRateLimit } from "../../../index";
+import { GlobalRateLimit, LimitUnit, LocalRateLimit } from "mesh-ratelimit";
 
 const ns = new k8s.core.v1.Namespace("shop", { metadata: { name: "shop", labels: { "istio-injection": "enabled" } } });
 const labels = { app: "orders" };
