@@ -42,3 +42,5 @@ export {
     RateLimitRuleArgs,
     RouteRefArgs,
 } from "./builders/rules";
+// Bad arguments throw an InputError listing every Problem (field path, value, what is wrong, the fix).
+export { InputError, Problem } from "./lib/problems";
