@@ -1,8 +1,9 @@
 /**
  * The package entry: the components and their argument types. Importing it runs nothing (no stack
- * config is read, no resource is created); `package/` makes it a Pulumi plugin for every language.
+ * config is read, no resource is created); `plugin/` makes it a Pulumi plugin for every language.
  */
 export {
+    AccessPolicyArgs,
     GlobalRateLimit,
     GlobalRateLimitArgs,
     GatewayTargetArgs,

@@ -1,5 +1,5 @@
 /**
- * The kubectl side of the preflight (preflight.ts holds the decisions): reads the fixed-name objects
+ * The kubectl side of the preflight (stack/preflight.ts holds the decisions): reads the fixed-name objects
  * the stack would create outside its own namespaces. Uses the ambient kubeconfig (`KUBECONFIG`) and
  * the provider's `kubernetes:context`, as the served-API check does.
  */

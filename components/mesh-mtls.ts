@@ -12,7 +12,8 @@
  *   That ConfigMap belongs to the Istio installation. A ConfigMapPatch cannot be used: it would have
  *   to force-own the whole `mesh` key and deleting it removes that key (pulumi-kubernetes#2104).
  *   Instead a small dynamic resource edits that one line, remembers the original text and puts it
- *   back byte for byte on destroy. It uses `kubectl` with the same kubeconfig/context as the provider.
+ *   back byte for byte on destroy. It uses `kubectl` with the ambient kubeconfig and `kubeContext` (required when a provider is passed in opts:
+ *   kubectl cannot use the provider's kubeconfig).
  */
 import { DEFAULTS } from "./defaults";
 import * as pulumi from "@pulumi/pulumi";
@@ -147,7 +148,7 @@ export interface MeshMutualTlsArgs {
     kubeContext?: string;
     /**
      * Mesh scope, current profile: whether the stack creates PeerAuthentication `default` (false when the mesh
-     * already has a STRICT one that the stack did not create; see preflight.ts). Defaults to `true`.
+     * already has a STRICT one that the stack did not create; see stack/preflight.ts). Defaults to `true`.
      */
     createPeerAuthentication?: boolean;
 }

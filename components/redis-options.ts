@@ -1,7 +1,7 @@
 /**
  * GlobalRateLimit's typed Redis choice (deploy one, or use an existing Redis, Sentinel or Cluster),
  * checked, and its mapping to and from the connection the service's environment is built from
- * (redis-connection.ts).
+ * (builders/redis-connection.ts).
  */
 import { dnsProblem } from "./arg-checks";
 import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem } from "../builders/failure-bounds";
@@ -64,7 +64,7 @@ export interface RedisOptionsArgs {
     tlsCaSecret?: string;
 }
 
-/** The typed Redis choice → the connection the service environment is built from (builders/redis-connection.ts). */
+/** The typed Redis choice → the connection the service environment is built from (builders/builders/redis-connection.ts). */
 export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): RedisConnection {
     const mode = r.mode ?? RedisModeName.InCluster;
     const knownMode = (Object.values(RedisModeName) as string[]).includes(mode);

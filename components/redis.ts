@@ -82,7 +82,7 @@ export class Redis extends pulumi.ComponentResource {
                                     livenessProbe: { tcpSocket: { port: REDIS_PORT }, initialDelaySeconds: 10, periodSeconds: 10, failureThreshold: 6 },
                                     resources: {
                                         requests: { cpu: "50m", memory: "64Mi", "ephemeral-storage": "32Mi" },
-                                        // maxmemory (failure-bounds.ts) stays below this limit, so Redis evicts before it is killed.
+                                        // maxmemory (builders/failure-bounds.ts) stays below this limit, so Redis evicts before it is killed.
                                         limits: { cpu: "500m", memory: REDIS_MEMORY_LIMIT, "ephemeral-storage": "128Mi" },
                                     },
                                     // Read-only image; Redis's working directory /data is an emptyDir (nothing is persisted: --save "").

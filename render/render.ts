@@ -37,7 +37,7 @@ export interface RenderOptions {
      * Absent: the cluster lacks every one of them (the offline default).
      */
     cluster?: LiveObject[];
-    /** The cluster's gateway pods and root-namespace PeerAuthentications for the reach checks (preflight.ts); absent: not checked. */
+    /** The cluster's gateway pods and root-namespace PeerAuthentications for the reach checks (stack/preflight.ts); absent: not checked. */
     meshReach?: MeshReachState;
     /** Receives the preflight's messages (what `pulumi preview` would print). */
     onReport?: (message: string) => void;

@@ -21,7 +21,7 @@
  * created and a message says so) or the program stops with the object's name and the fix.
  *
  * Pure: the cluster's answer comes in as a list of objects (`lookupSharedObjects` in
- * cluster-lookup.ts asks kubectl; offline renders pass an empty list, "the cluster lacks
+ * cluster/cluster-lookup.ts asks kubectl; offline renders pass an empty list, "the cluster lacks
  * everything").
  */
 import { PART_OF } from "../lib/common";
@@ -200,7 +200,7 @@ export function planWithoutCluster(s: StackSettings): SharedObjectsPlan {
 
 // ---------------------------------------------------------------------------------------------
 // Reach: which gateway pods the gateway filters would apply to, and the mesh-wide mutual TLS
-// policies already in force. Decided before anything is registered (cluster/cluster-lookup.ts
+// policies already in force. Decided before anything is registered (cluster/cluster/cluster-lookup.ts
 // asks kubectl; offline renders skip it).
 
 /** What the program asks the cluster for the reach checks. */

@@ -1,5 +1,5 @@
 /**
- * The program body, shared by `index.ts` (the Pulumi program) and the offline renderer:
+ * The program body, shared by `main.ts` (the Pulumi program) and the offline renderer:
  * config → validated settings → preflight against the cluster → components.
  */
 import * as pulumi from "@pulumi/pulumi";

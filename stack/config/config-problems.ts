@@ -1,7 +1,7 @@
 /**
  * The problems of stack config: one problem per bad key (key, value, what is wrong, the fix), the
- * error that lists them all, how fixes are phrased, did-you-mean for keys and values, reading the
- * CLI's config map, and hiding secret values. Pure but for the error class (a Pulumi RunError).
+ * `InputError` that lists them all (`configError`; the class is lib/problems.ts's), how fixes are
+ * phrased, did-you-mean for keys and values, reading the CLI's config map, and hiding secret values.
  */
 import { CONFIG_KEY_NAMES, PROJECT } from "./config-schema";
 import { editDistance } from "../../lib/edit-distance";

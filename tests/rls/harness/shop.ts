@@ -1,6 +1,6 @@
 /**
  * A user's shop gateway (not bookinfo) limited by GlobalRateLimit's typed rules, for the rls tier:
- * the component rendered under Pulumi's mocks, the gateway MODEL (render/explain.ts, no Envoy here)
+ * the component rendered under Pulumi's mocks, the gateway MODEL (gateway-model/explain.ts, no Envoy here)
  * turning each request into descriptors, the REAL envoyproxy/ratelimit service and Redis deciding.
  */
 import { GlobalRateLimit, RateLimitRuleArgs } from "../../../index";
