@@ -494,3 +494,87 @@ describe("clientCidr: a user's gateway through the gateway MODEL (no Envoy here)
         expect(hits("/", "172.16.0.2", { "x-forwarded-for": "::ffff:10.0.0.1" }, 1)).to.deep.equal(["rule=office,masked_remote_address=::/32 -> none"]);
     });
 });
+
+describe("client CIDRs: the address and CIDR grammar at its edges (gaps a mutation run found)", () => {
+    const v6 = (s: string) => {
+        const a = parseIp(s);
+        return a && a.family === 6 ? a.bits.toString(16).padStart(32, "0") : a;
+    };
+
+    it("IPv6 text: one '::' at most, a dotted quad only last, at most 4 hex digits a group, '::' standing for at least one group", () => {
+        expect(parseIp("1::2::3")).to.equal(undefined);
+        expect(parseIp("1:2:3:4:5:1.2.3.4:7")).to.equal(undefined);
+        expect(parseIp("1:2:3:4:5:6:7:12345")).to.equal(undefined);
+        expect(parseIp("1:2:3:4::5:6:7:8")).to.equal(undefined);
+        // Seven groups and '::': the '::' is one zero group.
+        expect(v6("1:2:3:4:5:6::7")).to.equal("00010002000300040005000600000007");
+        expect(v6("::1.2.3.4")).to.equal("00000000000000000000000001020304");
+        // Not a string: not an address (and no exception).
+        expect(parseIp(5 as unknown as string)).to.equal(undefined);
+    });
+
+    it("IPv6 printed as glibc's inet_ntop does: the longest zero run (the first of equal ones, at least two) as '::'; a dotted quad only for ::a.b.c.d and ::ffff:a.b.c.d", () => {
+        // Node's URL serializer follows the same compression rule (RFC 5952) and has no dotted form.
+        const urlForm = (s: string) => new URL(`http://[${s}]/`).hostname.slice(1, -1);
+        const rnd = (n: number) => Math.floor(Math.random() * n);
+        for (let t = 0; t < 500; t++) {
+            const words = Array.from({ length: 8 }, () => (rnd(3) === 0 ? 0 : 1 + rnd(0xffff)));
+            const start = rnd(8);
+            const len = rnd(8 - start + 1);
+            for (let i = start; i < start + len; i++) words[i] = 0;
+            const text = words.map((w) => w.toString(16)).join(":");
+            const a = parseIp(text)!;
+            // glibc's dotted forms: leave them to the cases below.
+            if (words.slice(0, 6).every((w) => w === 0) || (words.slice(0, 5).every((w) => w === 0) && words[5] === 0xffff)) continue;
+            expect(formatIp(a), text).to.equal(urlForm(text));
+        }
+        const f = (s: string) => formatIp(parseIp(s)!);
+        expect(f("::ffff:1.2.3.4")).to.equal("::ffff:1.2.3.4");
+        expect(f("::1.2.3.4")).to.equal("::1.2.3.4");
+        expect(f("::1")).to.equal("::1");
+        expect(f("::")).to.equal("::");
+        // A zero run of four before ffff, or one before a word that is not ffff: no dotted quad.
+        expect(f("0:0:0:0:1:ffff:102:304")).to.equal("::1:ffff:102:304");
+        expect(f("::1:102:304")).to.equal("::1:102:304");
+        expect(f("1:0:2:0:0:3:0:0")).to.equal("1:0:2::3:0:0");
+    });
+
+    it("parseCidr: blank, text around the CIDR, spaces inside, IPv4-mapped ranges at and above /96", () => {
+        expect(parseCidr("c", "   ")).to.deep.include({ problem: "must be a CIDR: an address, '/', a prefix length" });
+        for (const s of ["a/10.0.0.0/8", "10.0.0.0/8x", "x10.0.0.0/8"]) expect((parseCidr("c", s) as Problem).problem, s).to.be.a("string");
+        // Spaces: the fix gives the CIDR without them when that one is valid, else the example.
+        expect(parseCidr("c", " 10.0.0.0/8")).to.deep.include({ fix: 'remove the spaces: "10.0.0.0/8"' });
+        expect(parseCidr("c", "10.0.0.0 /8")).to.deep.include({ fix: 'remove the spaces: "10.0.0.0/8"' });
+        expect(parseCidr("c", "10.0.0 .1/8")).to.deep.include({ fix: 'write e.g. "10.0.0.0/8" or "2001:db8::/32"' });
+        expect(parseCidr("c", "10.0.0.0.0/8")).to.deep.include({ fix: 'write e.g. "10.0.0.0/8" or "2001:db8::/32"' });
+        expect(parseCidr("c", "10.0.0.0/8")).to.deep.include({ family: 4, length: 8, text: "10.0.0.0/8" });
+        expect(parseCidr("c", "::ffff:10.0.0.0/104")).to.deep.include({ fix: 'write it as IPv4: "10.0.0.0/8"' });
+        expect(parseCidr("c", "::ffff:0.0.0.0/96")).to.deep.include({ fix: 'write it as IPv4: "0.0.0.0/0"' });
+        // Below /96 the range holds more than the mapped addresses: judged as an ordinary IPv6 CIDR.
+        expect(parseCidr("c", "::ffff:0:0/95")).to.deep.include({ fix: 'use the network: "::fffe:0:0/95"' });
+        expect(parseCidr("c", "::fffe:0:0/95")).to.deep.include({ family: 6, length: 95, text: "::fffe:0:0/95" });
+        expect(parseCidr("c", "::/0")).to.deep.include({ family: 6, length: 0 });
+    });
+
+    it("checkClientCidr: a non-list cidrs, a null clientCidr, and a narrower CIDR listed before the wider one", () => {
+        const problems = (c: unknown) => {
+            const out: Problem[] = [];
+            const { checkClientCidr } = require("../../builders/client-cidr");
+            checkClientCidr("r.clientCidr", c, out);
+            return out;
+        };
+        expect(problems({ cidrs: "10.0.0.0/8" })).to.deep.equal([
+            {
+                key: "r.clientCidr.cidrs",
+                value: "10.0.0.0/8",
+                problem: "must be a list of CIDRs",
+                fix: 'give at least one CIDR, e.g. ["10.0.0.0/8"], or remove clientCidr',
+            },
+        ]);
+        expect(problems(null).map((p) => p.key)).to.deep.equal(["r.clientCidr"]);
+        expect(problems({ cidrs: ["10.1.0.0/16", "10.0.0.0/8"] }).map((p) => p.problem)).to.deep.equal([
+            "overlaps cidrs[0] (10.1.0.0/16): an address in both would be counted in two counters",
+        ]);
+        expect(problems({ cidrs: ["10.0.0.0/16", "10.1.0.0/16"] })).to.deep.equal([]);
+    });
+});

@@ -289,3 +289,21 @@ describe("pre-limit MODEL read from the render: requests a client would use to g
         expect(formatPreLimit(model, undefined, "/productpage")).to.match(/the rate-limit service decides every request/);
     });
 });
+
+describe("pre-limit: limits a bucket cannot hold (gaps a mutation run found)", () => {
+    const plan = (requests_per_unit: number, unit = "minute") => preLimitPlan([{ key: "PATH", value: "/x", rate_limit: { unit, requests_per_unit } }]);
+    const tooBig = (L: number) => ({ descriptor: "PATH=/x", reason: `2 × ${L} tokens do not fit Envoy's uint32 max_tokens` });
+
+    it("2L must fit Envoy's uint32 max_tokens: 2,147,483,647 fits (4,294,967,294 tokens), 2,147,483,648 does not", () => {
+        expect(plan(2147483647).buckets.map((b) => b.maxTokens)).to.deep.equal([4294967294]);
+        expect(plan(2147483647).unbounded).to.deep.equal([]);
+        expect(plan(2147483648)).to.deep.equal({ buckets: [], unbounded: [tooBig(2147483648)] });
+    });
+
+    it("a limit that is not a whole number, or a unit without a window length, gets no bucket", () => {
+        expect(plan(1.5)).to.deep.equal({ buckets: [], unbounded: [tooBig(1.5)] });
+        expect(plan(10, "fortnight").buckets).to.deep.equal([]);
+        expect(plan(10, "fortnight").unbounded).to.have.length(1);
+        expect(plan(10, "hour").buckets.map((b) => [b.maxTokens, b.tokensPerFill, b.fillInterval])).to.deep.equal([[20, 10, "3600s"]]);
+    });
+});
