@@ -152,11 +152,8 @@ export function maskedRemoteAddress(address: string, v4PrefixMaskLen = 32, v6Pre
     return `${formatIp({ family: a.family, bits: networkOf(a, length) })}/${length}`;
 }
 
-/** A problem of a CIDR (lib/problems.ts): `key` is its field path. */
-export type CidrProblem = Problem;
-
 /** Parses one CIDR; a problem (with the fix) when it is not a valid network. */
-export function parseCidr(field: string, s: unknown): Cidr | CidrProblem {
+export function parseCidr(field: string, s: unknown): Cidr | Problem {
     const example = 'write e.g. "10.0.0.0/8" or "2001:db8::/32"';
     if (typeof s !== "string" || s.trim() === "") return { key: field, value: s, problem: "must be a CIDR: an address, '/', a prefix length", fix: example };
     const m = /^([^/]*)\/([0-9]{1,3})$/.exec(s);
@@ -219,8 +216,8 @@ export function parseCidr(field: string, s: unknown): Cidr | CidrProblem {
     return { family: a.family, bits: network, length, text };
 }
 
-function isProblem(x: Cidr | CidrProblem): x is CidrProblem {
-    return (x as CidrProblem).problem !== undefined;
+function isProblem(x: Cidr | Problem): x is Problem {
+    return (x as Problem).problem !== undefined;
 }
 
 function contains(outer: Cidr, inner: Cidr): boolean {
@@ -234,7 +231,7 @@ function listOf(c: ClientCidrArgs): { list: unknown[]; field: (i: number) => str
 }
 
 /** Checks a rule's `clientCidr` (at `at`, e.g. `rules[2].clientCidr`); problems are appended. */
-export function checkClientCidr(at: string, c: unknown, problems: CidrProblem[]): void {
+export function checkClientCidr(at: string, c: unknown, problems: Problem[]): void {
     if (typeof c !== "object" || c === null || Array.isArray(c)) {
         problems.push({ key: at, value: c, problem: "must be an object { cidr } or { cidrs }", fix: 'give e.g. { cidr: "10.0.0.0/8" }' });
         return;

@@ -174,9 +174,6 @@ export interface GlobalLimitsInput {
     ruleKey?: string;
 }
 
-/** A problem of a rule or argument: `key` is its field path, e.g. `rules[2].path.prefix` (lib/problems.ts). */
-export type { Problem };
-
 /** A config.yaml descriptor entry of envoyproxy/ratelimit. */
 export interface ConfigDescriptor {
     key: string;

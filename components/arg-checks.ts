@@ -2,9 +2,8 @@
  * Checks every component shares for its arguments (label selectors, DNS names, ports) and the error
  * a component throws, before registering anything, when one fails.
  */
-import { InputError, formatArgsProblems } from "../lib/problems";
+import { InputError, formatArgsProblems, Problem } from "../lib/problems";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
-import { Problem } from "../builders/rules";
 
 /** Label-selector problems, shared by the components. Exported for testing. */
 export function selectorProblems(field: string, selector: unknown): Problem[] {

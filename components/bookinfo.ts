@@ -2,6 +2,7 @@
  * Istio's bookinfo sample (the workloads the limits protect), its Gateway and VirtualService.
  */
 import { DEFAULTS } from "./defaults";
+import { Problem } from "../lib/problems";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "../lib/common";
@@ -10,7 +11,7 @@ import { LOCAL_STAT_PREFIX, gatewayVirtualHosts } from "../builders/envoy-filter
 import { dnsProblem, portProblem, selectorProblems, argsError } from "./arg-checks";
 import { HttpRouteArgs } from "./mesh-enums";
 import { BOOKINFO_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "../lib/pod-security";
-import { Problem } from "../builders/rules";
+
 import { HttpRoute, defaultRoutes } from "../builders/routes";
 import { isGatewayHost } from "../lib/formats";
 

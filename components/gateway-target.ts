@@ -4,8 +4,9 @@
  * listener ports the rate-limit filter goes on; checked, with every problem named.
  */
 import { dnsProblem, portProblem, selectorProblems } from "./arg-checks";
+import { Problem } from "../lib/problems";
 import { FilterTarget, GATEWAY_NAME_LABEL } from "../builders/envoy-filters";
-import { RateLimitRuleArgs, RoutePatch, Problem } from "../builders/rules";
+import { RateLimitRuleArgs, RoutePatch } from "../builders/rules";
 import { isGatewayHost } from "../lib/formats";
 
 /** The gateway the limits apply to: its pods, its namespace, the virtual hosts the rules may act on. */

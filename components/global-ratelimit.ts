@@ -5,6 +5,7 @@
  * virtual-host actions and the route actions), all derived from the same rules.
  */
 import * as k8s from "@pulumi/kubernetes";
+import { Problem } from "../lib/problems";
 import * as pulumi from "@pulumi/pulumi";
 import { AccessTarget, PRINCIPAL_PROBLEM, authorizationPolicyManifests, networkPolicyManifests, parsePrincipal, suggestedPrincipal } from "./access-policies";
 import { dnsProblem, portProblem, selectorProblems, argsError } from "./arg-checks";
@@ -20,7 +21,7 @@ import { RateLimitService } from "./ratelimit-service";
 import { Redis } from "./redis";
 import { deploysRedis, redisUrl } from "../builders/redis-connection";
 import { RedisModeName, RedisOptionsArgs, SecretKeyArgs, redisConnectionOf, redisOptionsOf } from "./redis-options";
-import { CompiledLimits, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs, Problem, compileGlobalLimits } from "../builders/rules";
+import { CompiledLimits, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs, compileGlobalLimits } from "../builders/rules";
 import { GO_DURATION, protoDurationSeconds } from "../lib/formats";
 import { RateLimitServiceSettings, ServiceLogLevel, ServiceSettings } from "./service-settings";
 

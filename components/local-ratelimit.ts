@@ -3,11 +3,12 @@
  * pod, no service needed. Over the limit: 429, body `local_rate_limited`, header `x-local-rate-limit: true`.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { Problem } from "../lib/problems";
 import { stackLabels } from "../lib/common";
 import { EnvoyFilter } from "./crds";
 import { EnvoyFilterSpec, localBucketFilter } from "../builders/envoy-filters";
 import { dnsProblem, portProblem, selectorProblems, argsError } from "./arg-checks";
-import { Problem } from "../builders/rules";
+
 import { protoDurationSeconds } from "../lib/formats";
 
 export interface LocalRateLimitArgs {

@@ -9,13 +9,14 @@
  * decides; an existing one is left alone).
  */
 import { DEFAULTS } from "./defaults";
+import { Problem } from "../lib/problems";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "../lib/common";
 import { dnsProblem, argsError } from "./arg-checks";
 import { ApiProfileName, EspPortModeName } from "./mesh-enums";
 import { ECHO_UID, restrictedContainerSecurityContext } from "../lib/pod-security";
-import { Problem } from "../builders/rules";
+
 import { isCidr } from "../lib/formats";
 
 /** The controller name Istio serves an IngressClass for. */

@@ -16,13 +16,13 @@
  *   kubectl cannot use the provider's kubeconfig).
  */
 import { DEFAULTS } from "./defaults";
+import { Problem } from "../lib/problems";
 import * as pulumi from "@pulumi/pulumi";
 import { PART_OF, stackLabels } from "../lib/common";
 import { PeerAuthentication } from "./crds";
 import { dnsProblem, selectorProblems, argsError } from "./arg-checks";
 import { restoredText, setTopLevel } from "../builders/mesh-config-text";
 import { ApiProfileName, MutualTlsScope } from "./mesh-enums";
-import { Problem } from "../builders/rules";
 
 export const MESH_CONFIGMAP = "istio";
 export const MESH_CONFIG_KEY = "mesh";

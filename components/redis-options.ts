@@ -4,6 +4,7 @@
  * (builders/redis-connection.ts).
  */
 import { dnsProblem } from "./arg-checks";
+import { Problem } from "../lib/problems";
 import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem } from "../builders/failure-bounds";
 import {
     RedisConnection,
@@ -15,7 +16,6 @@ import {
     isHostPort,
     isSecretDataKey,
 } from "../builders/redis-connection";
-import { Problem } from "../builders/rules";
 
 /** Which Redis the service counts in. */
 export const RedisModeName = {

@@ -9,11 +9,12 @@
  * `net.BlockList` for "is this address inside this CIDR".
  */
 import { expect } from "chai";
+import { Problem } from "../../lib/problems";
 import { BlockList } from "node:net";
 import { parse } from "yaml";
 import { formatIp, maskedRemoteAddress, parseCidr, parseIp } from "../../builders/client-cidr";
 import { planGlobalRateLimit } from "../../components/global-ratelimit";
-import { LimitUnit, RateLimitRuleArgs, Problem, compileGlobalLimits } from "../../builders/rules";
+import { LimitUnit, RateLimitRuleArgs, compileGlobalLimits } from "../../builders/rules";
 import { trustedClientAddress, xffEntry } from "../../gateway-model/client-address";
 import { GatewayModel, explainWith, gatewayModel } from "../../gateway-model/explain";
 import { beforeAllTests } from "./helpers";

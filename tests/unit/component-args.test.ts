@@ -7,6 +7,7 @@
  * is computed inside each `it` (Stryker's per-test coverage).
  */
 import { expect } from "chai";
+import { Problem } from "../../lib/problems";
 import { parse } from "yaml";
 import { CONFIG_KEYS, configDefault } from "../../stack/config/config-schema";
 import {
@@ -23,7 +24,7 @@ import {
 import { LocalRateLimit, LocalRateLimitArgs, planLocalRateLimit } from "../../components/local-ratelimit";
 import { RATELIMIT_FILTER } from "../../builders/envoy-filters";
 import { ARGS_FIX, argsToRaw, rawToArgs, settingsFromArgs } from "../../stack/mesh-args";
-import { LimitUnit, PathKeyMode, Problem } from "../../builders/rules";
+import { LimitUnit, PathKeyMode } from "../../builders/rules";
 import { resolveSettings, InputError } from "../../stack/config/settings";
 
 const M = LimitUnit.Minute;

@@ -3,11 +3,11 @@
  * bookinfo) through the gateway MODEL: requests hit the config entries the rules name, queries do
  * not escape, a per-value header rule counts requests without the header in one shared counter.
  */
-import { formatArgsProblems } from "../../lib/problems";
+import { formatArgsProblems, Problem } from "../../lib/problems";
 import { expect } from "chai";
 import { stringify } from "yaml";
 import { planGlobalRateLimit } from "../../components/global-ratelimit";
-import { LimitUnit, MissingHeader, PathKeyMode, RateLimitRuleArgs, Problem, compileGlobalLimits, escapeRe2, pathRegex } from "../../builders/rules";
+import { LimitUnit, MissingHeader, PathKeyMode, RateLimitRuleArgs, compileGlobalLimits, escapeRe2, pathRegex } from "../../builders/rules";
 import { compileFullMatch } from "../../stack/config/settings";
 import { GatewayModel, K8sObject, explainWith, gatewayModel } from "../../gateway-model/explain";
 import { beforeAllTests } from "./helpers";
