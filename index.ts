@@ -4,6 +4,8 @@
  */
 export {
     AccessPolicyArgs,
+    ErrorStatus,
+    FilterLayout,
     GlobalRateLimit,
     GlobalRateLimitArgs,
     GatewayTargetArgs,

@@ -19,6 +19,63 @@ export const RATELIMIT_PER_ROUTE_TYPE = `${TYPE_URL_PREFIX}/envoy.extensions.fil
 export const LOCAL_STAT_PREFIX = "http_local_rate_limiter";
 export const LOCAL_RATE_LIMIT_HEADER = "x-local-rate-limit";
 
+/**
+ * How a GlobalRateLimit's filters share a gateway listener with other rate-limit filters.
+ *
+ * - `per-instance`: the HTTP filters carry names of their own (`instanceFilterName`) and the
+ *   descriptors go only into `typed_per_filter_config` under those names (`RateLimitPerRoute`
+ *   `{domain, rate_limits}` on the instance's virtual hosts and routes); the rate-limit filter runs
+ *   at `PER_INSTANCE_STAGE`, so it never reads another filter's route or virtual-host `rate_limits`
+ *   (stage 0). Any number of instances, from any number of programs, share one listener; each
+ *   request calls only the service of the instance that owns its virtual host. Needs Envoy 1.33
+ *   (`RateLimitPerRoute.rate_limits`), i.e. Istio 1.25 or later.
+ * - `shared`: the specification's layout (spec 2.3–2.6): the canonical filter names and route and
+ *   virtual-host `rate_limits`, which every rate-limit filter of stage 0 on the listener reads. One
+ *   instance per listener; works on Istio 1.24.
+ */
+export const FilterLayout = {
+    PerInstance: "per-instance",
+    Shared: "shared",
+} as const;
+export type FilterLayout = (typeof FilterLayout)[keyof typeof FilterLayout];
+
+/**
+ * The rate-limit filter's `stage` in the per-instance layout (Envoy allows 0..10). Route and
+ * virtual-host `rate_limits` of other stages are never read by it; everything hand-written (and the
+ * shared layout) uses stage 0, the default. Its own descriptors come from `RateLimitPerRoute`
+ * under its name, where Envoy ignores the stage.
+ */
+export const PER_INSTANCE_STAGE = 10;
+
+/** The earliest Istio release whose Envoy (1.33) reads `RateLimitPerRoute.rate_limits`. */
+export const PER_INSTANCE_MIN_ISTIO = "1.25";
+
+/**
+ * The HTTP filter name of one instance: `<canonical name>/<namespace>/<name>`, e.g.
+ * `envoy.filters.http.ratelimit/team-a/ratelimit`. Envoy finds per-route config by the filter's
+ * configured name (no fallback to the canonical name since 1.32), so two filters named apart never
+ * read each other's `typed_per_filter_config`. Namespace and name are DNS names (no `/`), so two
+ * different pairs never give the same name.
+ */
+export function instanceFilterName(canonical: string, namespace: string, name: string): string {
+    return `${canonical}/${namespace}/${name}`;
+}
+
+/**
+ * The status Envoy answers with when the rate-limit service cannot answer and `failure_mode_deny`
+ * is on (`status_on_error`, Envoy 1.29+). The specification says only that the request is denied;
+ * Envoy's default is 500. Names of Envoy's `type.v3.StatusCode`.
+ */
+export const ErrorStatus = {
+    /** 500, Envoy's default. */
+    InternalServerError: "InternalServerError",
+    /** 503: a client or load balancer may retry elsewhere. */
+    ServiceUnavailable: "ServiceUnavailable",
+    /** 429, as if the limit had been reached. */
+    TooManyRequests: "TooManyRequests",
+} as const;
+export type ErrorStatus = (typeof ErrorStatus)[keyof typeof ErrorStatus];
+
 /** metadata.name of each filter (spec 2.2). */
 export const FILTER_NAMES = {
     global: "filter-ratelimit",
@@ -109,6 +166,12 @@ export interface RateLimitFilterOptions {
     clusterName: string;
     /** Host name of the service (the gRPC authority). */
     authority: string;
+    /** The HTTP filter's name. Defaults to `envoy.filters.http.ratelimit` (the shared layout). */
+    filterName?: string;
+    /** The filter's `stage`; absent: Envoy's 0. */
+    stage?: number;
+    /** `status_on_error`; absent: Envoy's 500. */
+    statusOnError?: ErrorStatus;
 }
 
 /**
@@ -131,11 +194,13 @@ export function ratelimitHttpFilter(o: RateLimitFilterOptions): EnvoyFilterSpec 
             patch: {
                 operation: "INSERT_BEFORE",
                 value: {
-                    name: RATELIMIT_FILTER,
+                    name: o.filterName ?? RATELIMIT_FILTER,
                     typed_config: {
                         "@type": RATELIMIT_TYPE,
                         domain: o.domain,
+                        ...(o.stage !== undefined ? { stage: o.stage } : {}),
                         failure_mode_deny: o.failureModeDeny,
+                        ...(o.statusOnError !== undefined ? { status_on_error: { code: o.statusOnError } } : {}),
                         timeout: o.timeout,
                         rate_limit_service: {
                             grpc_service: {
@@ -193,6 +258,67 @@ export function routeRateLimitsFilter(target: FilterTarget, patches: RoutePatch[
     };
 }
 
+/** `RateLimitPerRoute` for one instance's filter: its domain and the only descriptors it sends there. */
+export function rateLimitPerRoute(domain: string, rateLimits: RateLimitEntry[]): Record<string, unknown> {
+    return { "@type": RATELIMIT_PER_ROUTE_TYPE, domain, rate_limits: rateLimits };
+}
+
+/**
+ * Per-instance layout: the virtual hosts' descriptors as `RateLimitPerRoute` under the instance's
+ * filter name (never as virtual-host `rate_limits`, which every rate-limit filter reads).
+ */
+export function vhostPerFilterRateLimits(
+    target: FilterTarget,
+    filterName: string,
+    domain: string,
+    virtualHosts: string[],
+    rateLimits: RateLimitEntry[],
+): EnvoyFilterSpec {
+    return {
+        ...targetOf(target),
+        priority: FILTER_PRIORITY,
+        configPatches: virtualHosts.map((name) => ({
+            applyTo: "VIRTUAL_HOST",
+            match: { context: "GATEWAY", routeConfiguration: { vhost: { name, route: { action: "ANY" } } } },
+            patch: { operation: "MERGE", value: { typed_per_filter_config: { [filterName]: rateLimitPerRoute(domain, rateLimits) } } },
+        })),
+    };
+}
+
+/**
+ * The descriptors a patched route sends in the per-instance layout. A route's `RateLimitPerRoute`
+ * replaces the virtual host's (Envoy picks the most specific config, and with `rate_limits` set it
+ * sends only those), so with `url-path` the virtual host's entries are repeated after the route's
+ * (what `vh_rate_limits: INCLUDE` does in the shared layout); `literal`: the route's only (OVERRIDE).
+ */
+export function routeDescriptors(p: RoutePatch, vhostRateLimits: RateLimitEntry[], mode: PathKeyMode): RateLimitEntry[] {
+    return mode === PathKeyMode.Literal ? p.rateLimits : [...p.rateLimits, ...vhostRateLimits];
+}
+
+/** Per-instance layout: each patched route's descriptors as `RateLimitPerRoute` under the instance's filter name. */
+export function routePerFilterRateLimits(
+    target: FilterTarget,
+    filterName: string,
+    domain: string,
+    patches: RoutePatch[],
+    vhostRateLimits: RateLimitEntry[],
+    mode: PathKeyMode,
+): EnvoyFilterSpec | undefined {
+    if (!patches.length) return undefined;
+    return {
+        ...targetOf(target),
+        priority: FILTER_PRIORITY,
+        configPatches: patches.map((p) => ({
+            applyTo: "HTTP_ROUTE",
+            match: { context: "GATEWAY", routeConfiguration: { vhost: { name: p.virtualHost, route: { name: p.route, action: "ANY" } } } },
+            patch: {
+                operation: "MERGE",
+                value: { typed_per_filter_config: { [filterName]: rateLimitPerRoute(domain, routeDescriptors(p, vhostRateLimits, mode)) } },
+            },
+        })),
+    };
+}
+
 /** The LocalRateLimit message body (spec 2.7 table): a bucket of `bucket` tokens refilled every `fillInterval`. */
 export function localBucketValue(bucket: number, fillInterval: string): Record<string, unknown> {
     const percent = (runtimeKey: string) => ({ runtime_key: runtimeKey, default_value: { numerator: 100, denominator: "HUNDRED" } });
@@ -224,6 +350,8 @@ export interface LocalBucketOptions {
      * host, otherwise the named routes.
      */
     routes?: string[];
+    /** The HTTP filter's name (per-route config is found by it). Defaults to `envoy.filters.http.local_ratelimit`. */
+    filterName?: string;
 }
 
 /**
@@ -232,10 +360,11 @@ export interface LocalBucketOptions {
  * against the inbound filter chain's port, the container port the Service targets).
  */
 export function localBucketFilter(o: LocalBucketOptions): EnvoyFilterSpec {
+    const filterName = o.filterName ?? LOCAL_RATELIMIT_FILTER;
     const httpFilterPatch = (value: Record<string, unknown>) => ({
         applyTo: "HTTP_FILTER",
         match: { context: "SIDECAR_INBOUND", listener: { portNumber: o.port, filterChain: { filter: { name: HCM_FILTER } } } },
-        patch: { operation: "INSERT_BEFORE", value: { name: LOCAL_RATELIMIT_FILTER, typed_config: typedStruct(value) } },
+        patch: { operation: "INSERT_BEFORE", value: { name: filterName, typed_config: typedStruct(value) } },
     });
     const selector = { labels: o.selector };
     const value = localBucketValue(o.bucket, o.fillInterval);
@@ -253,7 +382,7 @@ export function localBucketFilter(o: LocalBucketOptions): EnvoyFilterSpec {
                 match: { context: "SIDECAR_INBOUND", routeConfiguration: { vhost: { name: `inbound|http|${o.port}`, route } } },
                 patch: {
                     operation: "MERGE",
-                    value: { typed_per_filter_config: { [LOCAL_RATELIMIT_FILTER]: typedStruct(value) } },
+                    value: { typed_per_filter_config: { [filterName]: typedStruct(value) } },
                 },
             })),
         ],

@@ -16,7 +16,7 @@
  * Pure: no Pulumi runtime, no I/O.
  */
 import { HCM_FILTER, LOCAL_RATELIMIT_FILTER, LOCAL_RATELIMIT_TYPE, RATELIMIT_FILTER } from "./envoy-filters";
-import { ConfigDescriptor } from "./rules";
+import { ConfigDescriptor, RateLimitEntry } from "./rules";
 
 /** The local filter's `stat_prefix` on the gateway: `<prefix>.http_local_rate_limit.rate_limited` counts its refusals. */
 export const PRE_LIMIT_STAT_PREFIX = "mesh_ratelimit_pre_limit";
@@ -116,9 +116,11 @@ export type PreLimitVhMode = "INCLUDE" | "OVERRIDE";
  * The LocalRateLimit of the stack's virtual hosts: the descriptors' buckets, a default bucket that
  * refuses nothing, enabled and enforced at 100 %, refusals marked with `x-mesh-ratelimit: pre-limit`.
  * The descriptors are built from the same route and virtual-host `rate_limits` the global filter
- * sends (stage 0), combined by `vhMode` like the global filter's `vh_rate_limits`.
+ * sends (stage 0), combined by `vhMode` like the global filter's `vh_rate_limits`. With
+ * `rateLimits` (the per-instance layout) the config carries its own `rate_limits`, the same entries
+ * its instance's rate-limit filter sends there, and reads no route or virtual-host `rate_limits`.
  */
-export function preLimitConfig(buckets: PreLimitBucket[], vhMode: PreLimitVhMode): Record<string, unknown> {
+export function preLimitConfig(buckets: PreLimitBucket[], vhMode: PreLimitVhMode, rateLimits?: RateLimitEntry[]): Record<string, unknown> {
     const percent = (runtimeKey: string) => ({ runtime_key: runtimeKey, default_value: { numerator: 100, denominator: "HUNDRED" } });
     return {
         "@type": LOCAL_RATELIMIT_TYPE,
@@ -127,7 +129,7 @@ export function preLimitConfig(buckets: PreLimitBucket[], vhMode: PreLimitVhMode
         filter_enabled: percent(`${PRE_LIMIT_STAT_PREFIX}_enabled`),
         filter_enforced: percent(`${PRE_LIMIT_STAT_PREFIX}_enforced`),
         always_consume_default_token_bucket: false,
-        vh_rate_limits: vhMode,
+        ...(rateLimits ? { rate_limits: rateLimits } : { vh_rate_limits: vhMode }),
         response_headers_to_add: [{ append_action: "OVERWRITE_IF_EXISTS_OR_ADD", header: { key: PRE_LIMIT_HEADER, value: PRE_LIMIT_HEADER_VALUE } }],
         descriptors: buckets.map((b) => ({
             entries: b.entries.map((e) => ({ key: e.key, value: e.value })),
@@ -142,6 +144,12 @@ export interface PreLimitPlacement {
     ports: number[];
     /** Virtual host names; `[""]`: every virtual host (allVirtualHosts). */
     virtualHosts: string[];
+    /** The local filter's name. Defaults to `envoy.filters.http.local_ratelimit`. */
+    localFilterName?: string;
+    /** The name of the rate-limit filter it goes before. Defaults to `envoy.filters.http.ratelimit`. */
+    globalFilterName?: string;
+    /** Per-route configs (the per-instance layout: a route with descriptors of its own). Defaults to none. */
+    routes?: { virtualHost: string; route: string; config: Record<string, unknown> }[];
 }
 
 /**
@@ -153,22 +161,28 @@ export interface PreLimitPlacement {
  */
 export function preLimitPatches(p: PreLimitPlacement, config: Record<string, unknown>): Record<string, unknown>[] {
     const listeners = p.ports.length ? p.ports.map((portNumber) => ({ portNumber })) : [{}];
+    const local = p.localFilterName ?? LOCAL_RATELIMIT_FILTER;
     return [
         ...listeners.map((port) => ({
             applyTo: "HTTP_FILTER",
             match: {
                 context: "GATEWAY",
-                listener: { ...port, filterChain: { filter: { name: HCM_FILTER, subFilter: { name: RATELIMIT_FILTER } } } },
+                listener: { ...port, filterChain: { filter: { name: HCM_FILTER, subFilter: { name: p.globalFilterName ?? RATELIMIT_FILTER } } } },
             },
             patch: {
                 operation: "INSERT_BEFORE",
-                value: { name: LOCAL_RATELIMIT_FILTER, typed_config: { "@type": LOCAL_RATELIMIT_TYPE, stat_prefix: PRE_LIMIT_STAT_PREFIX } },
+                value: { name: local, typed_config: { "@type": LOCAL_RATELIMIT_TYPE, stat_prefix: PRE_LIMIT_STAT_PREFIX } },
             },
         })),
         ...p.virtualHosts.map((name) => ({
             applyTo: "VIRTUAL_HOST",
             match: { context: "GATEWAY", routeConfiguration: { vhost: { name, route: { action: "ANY" } } } },
-            patch: { operation: "MERGE", value: { typed_per_filter_config: { [LOCAL_RATELIMIT_FILTER]: config } } },
+            patch: { operation: "MERGE", value: { typed_per_filter_config: { [local]: config } } },
+        })),
+        ...(p.routes ?? []).map((r) => ({
+            applyTo: "HTTP_ROUTE",
+            match: { context: "GATEWAY", routeConfiguration: { vhost: { name: r.virtualHost, route: { name: r.route, action: "ANY" } } } },
+            patch: { operation: "MERGE", value: { typed_per_filter_config: { [local]: r.config } } },
         })),
     ];
 }

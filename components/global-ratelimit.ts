@@ -13,7 +13,22 @@ import { stackLabels } from "../lib/common";
 import { EnvoyFilter } from "./crds";
 import { DEFAULTS } from "./defaults";
 import { redisTimeoutFor } from "../builders/failure-bounds";
-import { EnvoyFilterSpec, ratelimitHttpFilter, routeRateLimitsFilter, vhostRateLimitsFilter } from "../builders/envoy-filters";
+import {
+    EnvoyFilterSpec,
+    ErrorStatus,
+    FilterLayout,
+    LOCAL_RATELIMIT_FILTER,
+    PER_INSTANCE_MIN_ISTIO,
+    PER_INSTANCE_STAGE,
+    RATELIMIT_FILTER,
+    instanceFilterName,
+    ratelimitHttpFilter,
+    routeDescriptors,
+    routePerFilterRateLimits,
+    routeRateLimitsFilter,
+    vhostPerFilterRateLimits,
+    vhostRateLimitsFilter,
+} from "../builders/envoy-filters";
 import { GatewayTargetArgs, gatewayTargetOf, isVirtualHostName, routePatchesFor } from "./gateway-target";
 import { PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../builders/pre-limit";
 import { configYaml } from "../builders/ratelimit-config";
@@ -25,7 +40,7 @@ import { CompiledLimits, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs, comp
 import { GO_DURATION, protoDurationSeconds } from "../lib/formats";
 import { RateLimitServiceSettings, ServiceLogLevel, ServiceSettings } from "./service-settings";
 
-export { ServiceLogLevel };
+export { ErrorStatus, FilterLayout, ServiceLogLevel };
 
 // Re-exported: the package entry and the tests name them from here.
 export {
@@ -91,6 +106,25 @@ export interface GlobalRateLimitArgs {
      * never takes their traffic down with it). A boolean; anything else is refused. Defaults to `true`.
      */
     failureModeDeny?: boolean;
+    /**
+     * The status of a request refused because the service could not answer (`failureModeDeny`;
+     * Envoy's `status_on_error`, Envoy 1.29+): `ErrorStatus.ServiceUnavailable` (503) lets clients
+     * and load balancers tell an outage from a bug, `ErrorStatus.TooManyRequests` (429) makes it look
+     * like a limit. The specification says only "deny". Only with `failureModeDeny: true`. Defaults
+     * to none (Envoy's 500).
+     */
+    statusOnError?: ErrorStatus;
+    /**
+     * How the filters share the gateway listener. `FilterLayout.PerInstance`: HTTP filters named
+     * after this instance's service (`envoy.filters.http.ratelimit/<namespace>/<service.name>`, the
+     * pre-limit `envoy.filters.http.local_ratelimit/<namespace>/<service.name>`), descriptors only as
+     * `RateLimitPerRoute` under that name, stage 10: any number of instances and programs share one
+     * listener, and a request calls only the service of the instance owning its virtual host. Needs
+     * Istio 1.25 or later (Envoy 1.33). `FilterLayout.Shared`: the specification's layout (canonical
+     * filter names, route and virtual-host `rate_limits`, read by every rate-limit filter on the
+     * listener): one instance per listener, for Istio 1.24. Defaults to `FilterLayout.PerInstance`.
+     */
+    filterLayout?: FilterLayout;
     /** Timeout of the gateway's call to the service (protobuf duration). Defaults to `10s`. */
     timeout?: string;
     /** The rate-limit service. Defaults as documented on each field. */
@@ -99,7 +133,9 @@ export interface GlobalRateLimitArgs {
     redis?: RedisOptionsArgs;
     /**
      * Prefix of the EnvoyFilter names: `<prefix>` (HTTP filter), `<prefix>-svc` (virtual-host
-     * actions), `<prefix>-svc-api` (route actions). Defaults to `filter-ratelimit`.
+     * actions), `<prefix>-svc-api` (route actions). Defaults to `<namespace>-<service.name>` (unique in
+     * the cluster, as the service is) with `FilterLayout.PerInstance`, `filter-ratelimit` (the
+     * specification's names) with `FilterLayout.Shared`.
      */
     filterNamePrefix?: string;
     /** Wait for the Deployments to become ready. Defaults to `true`. */
@@ -155,6 +191,8 @@ export interface GlobalRateLimitPlan {
     listenerKeys: string[];
     /** The pre-limit's buckets and the limits it leaves to the service; undefined with `preLimit: false`. */
     preLimit?: PreLimitPlan;
+    /** The HTTP filters' names on the gateway (the pre-limit's only when it has buckets). */
+    httpFilterNames: { global: string; local?: string };
 }
 
 /** Which GlobalRateLimit of this program holds each gateway listener (program, stack and key → component name). */
@@ -277,8 +315,34 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             problems.push({ key: "accessPolicy.gatewayPrincipal", value: p, problem: PRINCIPAL_PROBLEM, fix: `use "${suggestedPrincipal(p)}"` });
         }
     }
-    const prefix = a.filterNamePrefix ?? DEFAULT_FILTER_PREFIX;
-    problems.push(...dnsProblem("filterNamePrefix", prefix, "subdomain"));
+    const layout = a.filterLayout ?? FilterLayout.PerInstance;
+    if (!(Object.values(FilterLayout) as unknown[]).includes(layout)) {
+        problems.push({
+            key: "filterLayout",
+            value: layout,
+            problem: `must be one of ${Object.values(FilterLayout).join(", ")}`,
+            fix: `use FilterLayout.PerInstance (Istio ${PER_INSTANCE_MIN_ISTIO} or later), or FilterLayout.Shared on Istio 1.24`,
+        });
+    }
+    const perInstance = layout === FilterLayout.PerInstance;
+    if (a.statusOnError !== undefined && !(Object.values(ErrorStatus) as unknown[]).includes(a.statusOnError)) {
+        problems.push({
+            key: "statusOnError",
+            value: a.statusOnError,
+            problem: `must be one of ${Object.values(ErrorStatus).join(", ")}`,
+            fix: "use ErrorStatus.ServiceUnavailable, or omit it for Envoy's 500",
+        });
+    } else if (a.statusOnError !== undefined && a.failureModeDeny === false) {
+        problems.push({
+            key: "statusOnError",
+            value: a.statusOnError,
+            problem: "has no effect with failureModeDeny: false (the request passes when the service cannot answer)",
+            fix: "omit statusOnError, or set failureModeDeny: true",
+        });
+    }
+    const prefix = a.filterNamePrefix ?? (perInstance ? `${ns}-${name}` : DEFAULT_FILTER_PREFIX);
+    // A derived prefix is made of checked names: only a given one can be wrong.
+    if (a.filterNamePrefix !== undefined) problems.push(...dnsProblem("filterNamePrefix", prefix, "subdomain"));
 
     // Every other service setting keeps the stack's documented default.
     const base = serviceDefaults();
@@ -309,6 +373,11 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     const host = `${name}.${ns}.svc.cluster.local`;
     const mode = a.pathKey ?? PathKeyMode.UrlPath;
     const routePatches = routePatchesFor(compiled.routePatches, a.rules ?? [], gw, problems);
+    const domain = a.domain ?? "";
+    // Computed once: the rate-limit filter's name is where its per-route config goes.
+    const globalName = perInstance ? instanceFilterName(RATELIMIT_FILTER, ns, name) : RATELIMIT_FILTER;
+    const localName = perInstance ? instanceFilterName(LOCAL_RATELIMIT_FILTER, ns, name) : LOCAL_RATELIMIT_FILTER;
+    const vhostNames = gw.all ? [""] : gw.virtualHosts;
     const filters: GlobalRateLimitPlan["filters"] = [
         {
             name: prefix,
@@ -316,11 +385,13 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             spec: ratelimitHttpFilter({
                 target: gw.target,
                 ports: gw.ports,
-                domain: a.domain ?? "",
+                domain,
                 failureModeDeny: a.failureModeDeny !== false,
                 timeout,
                 clusterName: `outbound|${grpcPort}||${host}`,
                 authority: host,
+                ...(perInstance ? { filterName: globalName, stage: PER_INSTANCE_STAGE } : {}),
+                ...(a.statusOnError !== undefined ? { statusOnError: a.statusOnError } : {}),
             }),
         },
     ];
@@ -328,7 +399,9 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         filters.push({
             name: `${prefix}-svc`,
             namespace: gw.namespace,
-            spec: vhostRateLimitsFilter(gw.target, gw.all ? [""] : gw.virtualHosts, compiled.vhostRateLimits),
+            spec: perInstance
+                ? vhostPerFilterRateLimits(gw.target, globalName, domain, vhostNames, compiled.vhostRateLimits)
+                : vhostRateLimitsFilter(gw.target, vhostNames, compiled.vhostRateLimits),
         });
     }
     if (a.preLimit !== undefined && typeof a.preLimit !== "boolean") {
@@ -344,10 +417,25 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     if (pre?.buckets.length) {
         // In the global filter's EnvoyFilter, after its insertion: the local filter lands directly before it.
         const vhMode = mode === PathKeyMode.Literal ? "OVERRIDE" : "INCLUDE";
-        const placement = { ports: gw.ports, virtualHosts: gw.all ? [""] : gw.virtualHosts };
-        filters[0]!.spec.configPatches.push(...preLimitPatches(placement, preLimitConfig(pre.buckets, vhMode)));
+        const placement = perInstance
+            ? {
+                  ports: gw.ports,
+                  virtualHosts: vhostNames,
+                  localFilterName: localName,
+                  globalFilterName: globalName,
+                  routes: routePatches.map((p) => ({
+                      virtualHost: p.virtualHost,
+                      route: p.route,
+                      config: preLimitConfig(pre.buckets, vhMode, routeDescriptors(p, compiled.vhostRateLimits, mode)),
+                  })),
+              }
+            : { ports: gw.ports, virtualHosts: vhostNames };
+        const vhostConfig = preLimitConfig(pre.buckets, vhMode, perInstance ? compiled.vhostRateLimits : undefined);
+        filters[0]!.spec.configPatches.push(...preLimitPatches(placement, vhostConfig));
     }
-    const routes = routeRateLimitsFilter(gw.target, routePatches, mode);
+    const routes = perInstance
+        ? routePerFilterRateLimits(gw.target, globalName, domain, routePatches, compiled.vhostRateLimits, mode)
+        : routeRateLimitsFilter(gw.target, routePatches, mode);
     if (routes) filters.push({ name: `${prefix}-svc-api`, namespace: gw.namespace, spec: routes });
     const access: AccessTarget | undefined = a.accessPolicy
         ? { ...service, gatewayPrincipal: a.accessPolicy.gatewayPrincipal, gatewaySelector: gw.podLabels }
@@ -357,11 +445,13 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         compiled,
         service,
         policies: access && !problems.length ? [...authorizationPolicyManifests(access), ...networkPolicyManifests(access)] : [],
-        configYaml: configYaml(a.domain ?? "", compiled.configDescriptors),
+        configYaml: configYaml(domain, compiled.configDescriptors),
         filters,
         grpcAddress: `${host}:${grpcPort}`,
         preLimit: pre,
-        listenerKeys: (gw.all ? ["*"] : gw.ports.map(String)).map((port) => `${gw.namespace}|${JSON.stringify(gw.target)}|${port}`),
+        // Only the shared layout reads the listener's route rate_limits: per-instance filters never meet.
+        listenerKeys: perInstance ? [] : (gw.all ? ["*"] : gw.ports.map(String)).map((port) => `${gw.namespace}|${JSON.stringify(gw.target)}|${port}`),
+        httpFilterNames: { global: globalName, ...(pre?.buckets.length ? { local: localName } : {}) },
     };
 }
 
@@ -398,6 +488,8 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
     public readonly configYaml: string;
     /** Names of the EnvoyFilters created. */
     public readonly filterNames: string[];
+    /** Name of the rate-limit HTTP filter on the gateway (where its per-route config is keyed). */
+    public readonly httpFilterName: string;
     /** What the service's `REDIS_URL` says: the Redis, Sentinels or Cluster seeds it uses. */
     public readonly redisUrl: string;
 
@@ -413,8 +505,8 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
                 {
                     key: "gateway",
                     value: args.gateway,
-                    problem: `the same gateway pods and listener port as GlobalRateLimit ${holder}: two rate-limit filters on one listener would each send every descriptor of its routes to their own service`,
-                    fix: `put both sets of rules into GlobalRateLimit ${holder} (one domain and one service per gateway listener), or target another gateway or port`,
+                    problem: `the same gateway pods and listener port as GlobalRateLimit ${holder}, both with filterLayout "shared": two rate-limit filters on one listener would each send every descriptor of its routes to their own service`,
+                    fix: `use filterLayout: FilterLayout.PerInstance (the default; Istio ${PER_INSTANCE_MIN_ISTIO} or later) on both, or put both sets of rules into GlobalRateLimit ${holder}, or target another gateway or port`,
                 },
             ]);
         }
@@ -448,12 +540,14 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
         this.domain = args.domain;
         this.configYaml = plan.configYaml;
         this.filterNames = plan.filters.map((f) => f.name);
+        this.httpFilterName = plan.httpFilterNames.global;
         this.redisUrl = redisUrl(plan.service.redis, inClusterAddress);
         this.registerOutputs({
             grpcAddress: this.grpcAddress,
             domain: this.domain,
             configYaml: this.configYaml,
             filterNames: this.filterNames,
+            httpFilterName: this.httpFilterName,
             redisUrl: this.redisUrl,
         });
     }

@@ -6,7 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { Problem } from "../lib/problems";
 import { stackLabels } from "../lib/common";
 import { EnvoyFilter } from "./crds";
-import { EnvoyFilterSpec, localBucketFilter } from "../builders/envoy-filters";
+import { EnvoyFilterSpec, FilterLayout, LOCAL_RATELIMIT_FILTER, instanceFilterName, localBucketFilter } from "../builders/envoy-filters";
 import { dnsProblem, portProblem, selectorProblems, argsError } from "./arg-checks";
 
 import { protoDurationSeconds } from "../lib/formats";
@@ -44,13 +44,21 @@ export interface LocalRateLimitArgs {
     reachAllNamespaces?: boolean;
     /** Name of the EnvoyFilter. Defaults to the component's name. */
     filterName?: string;
+    /**
+     * The HTTP filter's name. `FilterLayout.PerInstance`:
+     * `envoy.filters.http.local_ratelimit/<namespace>/<filterName>`, so two LocalRateLimits on the
+     * same pods never read each other's per-route bucket (Envoy finds it by the filter's name).
+     * `FilterLayout.Shared`: `envoy.filters.http.local_ratelimit` (spec 2.7). Defaults to
+     * `FilterLayout.PerInstance`.
+     */
+    filterLayout?: FilterLayout;
 }
 
 /** Validates and builds the filter (pure; exported for the tests). */
 export function planLocalRateLimit(
     name: string,
     args: LocalRateLimitArgs,
-): { problems: Problem[]; filterName: string; namespace: string; spec: EnvoyFilterSpec } {
+): { problems: Problem[]; filterName: string; namespace: string; spec: EnvoyFilterSpec; httpFilterName: string } {
     const a: Partial<LocalRateLimitArgs> = args ?? {};
     const problems: Problem[] = [...selectorProblems("selector", a.selector), ...portProblem("port", a.port)];
     if (!Number.isSafeInteger(a.bucket) || a.bucket! < 1 || a.bucket! > 1_000_000_000) {
@@ -98,14 +106,25 @@ export function planLocalRateLimit(
             fix: "give the workload's own namespace, or set reachAllNamespaces: true if that reach is intended",
         });
     }
+    const layout = a.filterLayout ?? FilterLayout.PerInstance;
+    if (!(Object.values(FilterLayout) as unknown[]).includes(layout)) {
+        problems.push({
+            key: "filterLayout",
+            value: layout,
+            problem: `must be one of ${Object.values(FilterLayout).join(", ")}`,
+            fix: "use FilterLayout.PerInstance, or FilterLayout.Shared for the specification's filter name",
+        });
+    }
+    const httpFilterName = layout === FilterLayout.Shared ? LOCAL_RATELIMIT_FILTER : instanceFilterName(LOCAL_RATELIMIT_FILTER, namespace, filterName);
     const spec = localBucketFilter({
+        filterName: httpFilterName,
         selector: a.selector ?? {},
         port: a.port ?? 0,
         bucket: a.bucket ?? 0,
         fillInterval,
         routes: Array.isArray(a.routes) ? a.routes : undefined,
     });
-    return { problems, filterName, namespace, spec };
+    return { problems, filterName, namespace, spec, httpFilterName };
 }
 
 export class LocalRateLimit extends pulumi.ComponentResource {

@@ -20,6 +20,12 @@
  * - A route's own `rate_limits` and the virtual host's combine by the rate-limit filter's per-route
  *   `vh_rate_limits`: OVERRIDE (default: the virtual host's only when the route has none),
  *   INCLUDE (both), IGNORE (the route's only).
+ * - Several rate-limit filters may share a listener. A filter finds its per-route config by its own
+ *   configured name (`envoy.filters.http.ratelimit` or a name of its own such as
+ *   `envoy.filters.http.ratelimit/<namespace>/<service>`): the route's, else the virtual host's. A
+ *   `RateLimitPerRoute` with `rate_limits` makes the filter send exactly those (its `domain`, when
+ *   set, replaces the filter's); otherwise the filter reads the route's and virtual host's own
+ *   `rate_limits` of its `stage` (0 by default), which every filter of that stage reads.
  * - One `rate_limits` element yields one descriptor, and only if every action yields an entry:
  *   `request_headers` (`:path` → the full path, query included; another header → its value, the
  *   first one when repeated, and nothing when it is absent), `header_value_match` (RE2 full match,
@@ -76,8 +82,11 @@ export interface Explanation {
     virtualHost: string;
     /** Undefined: no route matches, Envoy answers 404 without asking the rate-limit service. */
     route?: { name?: string; index: number; match: string; virtualService: string };
-    /** Where the `rate_limits` came from. */
-    rateLimitsFrom: { level: "route" | "virtual host" | "route and virtual host" | "none"; envoyFilter?: string };
+    /** Where the `rate_limits` came from (`per-filter`: `RateLimitPerRoute` under the filter's name). */
+    rateLimitsFrom: {
+        level: "route" | "virtual host" | "route and virtual host" | "route per-filter" | "virtual host per-filter" | "none";
+        envoyFilter?: string;
+    };
     domain: string;
     descriptors: DescriptorExplanation[];
     /** True when at least one descriptor has a limit, i.e. the request can be refused with 429. */
@@ -100,6 +109,8 @@ export interface ModelRoute {
     vhRateLimits: VhRateLimits;
     /** The EnvoyFilter(s) that gave the route its rate_limits, when known. */
     envoyFilter?: string;
+    /** `RateLimitPerRoute.rate_limits` under the rate-limit filter's name on this route: then only these are sent. */
+    perFilter?: { rateLimits: any[]; envoyFilter: string };
 }
 
 export interface GatewayModel {
@@ -115,10 +126,34 @@ export interface GatewayModel {
     failureModeDeny: boolean;
     filterNames: string[];
     vhostRateLimits: { rateLimits: any[]; envoyFilter: string }[];
+    /** `RateLimitPerRoute.rate_limits` under the filter's name on the virtual host (routes without their own use it). */
+    vhostPerFilter?: { rateLimits: any[]; envoyFilter: string };
+    /** The rate-limit HTTP filter's configured name (where its per-route config is found). */
+    httpFilterName?: string;
+    /** The filter's `stage`: route and virtual-host `rate_limits` of another stage are not its. */
+    stage?: number;
     config: { domain: string; descriptors: any[] };
 }
 
 const RATELIMIT_FILTER = "envoy.filters.http.ratelimit";
+const RATELIMIT_TYPE_SUFFIX = "envoy.extensions.filters.http.ratelimit.v3.RateLimit";
+
+/** Whether an HTTP filter is Envoy's rate-limit filter (by its type, whatever its configured name). */
+export function isRateLimitFilter(value: any): boolean {
+    const t = field(value, "typed_config")?.["@type"];
+    return value?.name === RATELIMIT_FILTER || (typeof t === "string" && t.endsWith(`/${RATELIMIT_TYPE_SUFFIX}`));
+}
+
+/** The `rate_limits` entries a filter of `stage` reads from a route or virtual host (Envoy: an entry's `stage`, default 0). */
+export function entriesOfStage(rateLimits: any[] | undefined, stage: number): any[] {
+    return (rateLimits ?? []).filter((e) => Number(e?.stage ?? 0) === stage);
+}
+
+/** `RateLimitPerRoute.rate_limits` under `name` in a `typed_per_filter_config` map, when set and non-empty. */
+export function perFilterRateLimits(typedPerFilterConfig: any, name: string): any[] | undefined {
+    const rl = field(typedPerFilterConfig?.[name], "rate_limits");
+    return Array.isArray(rl) && rl.length ? rl : undefined;
+}
 const EXPR_EXTENSION = "envoy.rate_limit_descriptors.expr";
 
 /** snake_case or camelCase field of an Envoy/Istio JSON object (both are valid). */
@@ -134,8 +169,8 @@ function isSubset(sub: Record<string, string> | undefined, sup: Record<string, s
 }
 
 /** `vh_rate_limits` of a `typed_per_filter_config` map, when it configures the rate-limit filter. */
-function vhRateLimitsOf(typedPerFilterConfig: any): VhRateLimits | undefined {
-    const c = typedPerFilterConfig?.[RATELIMIT_FILTER];
+function vhRateLimitsOf(typedPerFilterConfig: any, name: string = RATELIMIT_FILTER): VhRateLimits | undefined {
+    const c = typedPerFilterConfig?.[name];
     if (!c) return undefined;
     const v = field(c, "vh_rate_limits") ?? "OVERRIDE";
     if (v === "OVERRIDE" || v === "INCLUDE" || v === "IGNORE") return v;
@@ -215,6 +250,24 @@ export function gatewayModel(objects: K8sObject[], requestHost?: string): Gatewa
     // Only filters that select the gateway's pods and patch the GATEWAY context (or ANY, Istio's
     // default when `context` is absent) act on it.
     const filters = objects.filter((o) => o.kind === "EnvoyFilter" && isSubset(o.spec?.workloadSelector?.labels, gateway.selector));
+    // First the rate-limit filter on this listener: its name and stage decide which patches it reads.
+    let httpFilterName: string | undefined;
+    let stage = 0;
+    for (const f of filters) {
+        for (const p of f.spec?.configPatches ?? []) {
+            const context = p.match?.context ?? "ANY";
+            const port = field(p.match?.listener, "port_number");
+            const value = p.patch?.value ?? {};
+            if (field(p, "apply_to") !== "HTTP_FILTER" || (context !== "GATEWAY" && context !== "ANY")) continue;
+            if ((port !== undefined && Number(port) !== gateway.port) || !isRateLimitFilter(value)) continue;
+            if (httpFilterName !== undefined && httpFilterName !== value.name)
+                throw new Error(`two rate-limit filters (${httpFilterName}, ${value.name}) on one listener: use listenerCalls (gateway-model/listener.ts)`);
+            httpFilterName = value.name;
+            stage = Number(field(field(value, "typed_config"), "stage") ?? 0);
+        }
+    }
+    const rlName = httpFilterName ?? RATELIMIT_FILTER;
+    let vhostPerFilter: GatewayModel["vhostPerFilter"];
     let domain: string | undefined;
     let failureModeDeny = false;
     let vhostMode: VhRateLimits | undefined;
@@ -231,7 +284,7 @@ export function gatewayModel(objects: K8sObject[], requestHost?: string): Gatewa
             // A listener port other than the Gateway server's: the filter is not on this listener.
             const port = field(match.listener, "port_number");
             if (applyTo === "HTTP_FILTER" && port !== undefined && Number(port) !== gateway.port) continue;
-            if (applyTo === "HTTP_FILTER" && value.name === RATELIMIT_FILTER) {
+            if (applyTo === "HTTP_FILTER" && value.name === rlName && isRateLimitFilter(value)) {
                 const tc = field(value, "typed_config") ?? {};
                 if (domain !== undefined && domain !== tc.domain) throw new Error(`two ratelimit filters with different domains (${domain}, ${tc.domain})`);
                 domain = tc.domain;
@@ -242,20 +295,28 @@ export function gatewayModel(objects: K8sObject[], requestHost?: string): Gatewa
             const vhName: string | undefined = vh?.name;
             const vhMatches = vhName === undefined || vhName === "" || vhName === virtualHost;
             if (applyTo === "VIRTUAL_HOST" && vhMatches) {
-                if (field(value, "rate_limits")) {
-                    vhostRateLimits.push({ rateLimits: field(value, "rate_limits"), envoyFilter: f.metadata.name });
+                const own = entriesOfStage(field(value, "rate_limits"), stage);
+                if (own.length) {
+                    vhostRateLimits.push({ rateLimits: own, envoyFilter: f.metadata.name });
                     filterNames.push(f.metadata.name);
                 }
-                vhostMode = vhRateLimitsOf(field(value, "typed_per_filter_config")) ?? vhostMode;
+                const per = perFilterRateLimits(field(value, "typed_per_filter_config"), rlName);
+                if (per) {
+                    vhostPerFilter = { rateLimits: per, envoyFilter: f.metadata.name };
+                    filterNames.push(f.metadata.name);
+                }
+                vhostMode = vhRateLimitsOf(field(value, "typed_per_filter_config"), rlName) ?? vhostMode;
             }
             if (applyTo === "HTTP_ROUTE" && vhMatches) {
                 const routeName: string | undefined = vh?.route?.name;
-                const own = field(value.route, "rate_limits");
-                const mode = vhRateLimitsOf(field(value, "typed_per_filter_config"));
-                if (!own && !mode) continue;
+                const own = entriesOfStage(field(value.route, "rate_limits"), stage);
+                const mode = vhRateLimitsOf(field(value, "typed_per_filter_config"), rlName);
+                const per = perFilterRateLimits(field(value, "typed_per_filter_config"), rlName);
+                if (!own.length && !mode && !per) continue;
                 if (!routeName) throw new Error(`EnvoyFilter ${f.metadata.name}: a route patch without route name is not modelled`);
                 for (const r of routes.filter((r) => r.name === routeName)) {
-                    if (own) r.rateLimits.push(...own);
+                    if (per) r.perFilter = { rateLimits: per, envoyFilter: f.metadata.name };
+                    if (own.length) r.rateLimits.push(...own);
                     if (mode) {
                         r.vhRateLimits = mode;
                         ownMode.add(r);
@@ -276,7 +337,13 @@ export function gatewayModel(objects: K8sObject[], requestHost?: string): Gatewa
                 const context = p.match?.context ?? "ANY";
                 const vhName: string | undefined = field(p.match ?? {}, "route_configuration")?.vhost?.name;
                 const value = p.patch?.value ?? {};
-                const has = applyTo === "VIRTUAL_HOST" ? !!field(value, "rate_limits") : applyTo === "HTTP_ROUTE" ? !!field(value.route, "rate_limits") : false;
+                const per = !!perFilterRateLimits(field(value, "typed_per_filter_config"), rlName);
+                const has =
+                    applyTo === "VIRTUAL_HOST"
+                        ? per || entriesOfStage(field(value, "rate_limits"), stage).length > 0
+                        : applyTo === "HTTP_ROUTE"
+                          ? per || entriesOfStage(field(value.route, "rate_limits"), stage).length > 0
+                          : false;
                 return has && (context === "GATEWAY" || context === "ANY") && (vhName === undefined || vhName === "" || vhName === name);
             }),
         ),
@@ -294,6 +361,9 @@ export function gatewayModel(objects: K8sObject[], requestHost?: string): Gatewa
         failureModeDeny,
         filterNames: [...new Set(filterNames)],
         vhostRateLimits,
+        ...(vhostPerFilter ? { vhostPerFilter } : {}),
+        httpFilterName: rlName,
+        stage,
         config: readConfig(objects),
     };
 }
@@ -547,6 +617,24 @@ export interface ModelRequest {
 /** The client address assumed when none is given (TEST-NET-1, RFC 5737). */
 export const DEFAULT_CLIENT_ADDRESS = "192.0.2.1";
 
+/**
+ * The `rate_limits` the model's filter sends on a route: `RateLimitPerRoute.rate_limits` under its
+ * name (the route's, else the virtual host's) alone when present; else the route's and virtual
+ * host's own entries of its stage, combined by `vh_rate_limits`.
+ */
+export function rateLimitsOf(m: GatewayModel, route: ModelRoute): { rateLimits: any[]; level: Explanation["rateLimitsFrom"]["level"]; envoyFilter?: string } {
+    if (route.perFilter) return { rateLimits: route.perFilter.rateLimits, level: "route per-filter", envoyFilter: route.perFilter.envoyFilter };
+    if (m.vhostPerFilter) return { rateLimits: m.vhostPerFilter.rateLimits, level: "virtual host per-filter", envoyFilter: m.vhostPerFilter.envoyFilter };
+    const vh = m.vhostRateLimits.flatMap((r) => r.rateLimits);
+    const vhFilters = m.vhostRateLimits.map((r) => r.envoyFilter).join(", ");
+    const own = route.rateLimits;
+    const useVh = route.vhRateLimits === "INCLUDE" || (route.vhRateLimits === "OVERRIDE" && own.length === 0);
+    const level: Explanation["rateLimitsFrom"]["level"] =
+        own.length && useVh && vh.length ? "route and virtual host" : own.length ? "route" : useVh && vh.length ? "virtual host" : "none";
+    const envoyFilter = [own.length ? route.envoyFilter : undefined, useVh && vh.length ? vhFilters : undefined].filter(Boolean).join(", ") || undefined;
+    return { rateLimits: [...own, ...(useVh ? vh : [])], level, ...(envoyFilter ? { envoyFilter } : {}) };
+}
+
 /** Explains one request path against a gateway model. */
 export function explainWith(m: GatewayModel, path: string, request: ModelRequest = {}): Explanation {
     const normalizedPath = normalizePath(path);
@@ -554,14 +642,7 @@ export function explainWith(m: GatewayModel, path: string, request: ModelRequest
     const base = { path, normalizedPath, virtualHost: m.virtualHost, domain: m.domain };
     if (!sel) return { ...base, route: undefined, rateLimitsFrom: { level: "none" }, descriptors: [], limited: false };
     const { route, match } = sel;
-    const vh = m.vhostRateLimits.flatMap((r) => r.rateLimits);
-    const vhFilters = m.vhostRateLimits.map((r) => r.envoyFilter).join(", ");
-    const own = route.rateLimits;
-    const useVh = route.vhRateLimits === "INCLUDE" || (route.vhRateLimits === "OVERRIDE" && own.length === 0);
-    const rateLimits = [...own, ...(useVh ? vh : [])];
-    const level: Explanation["rateLimitsFrom"]["level"] =
-        own.length && useVh && vh.length ? "route and virtual host" : own.length ? "route" : useVh && vh.length ? "virtual host" : "none";
-    const envoyFilter = [own.length ? route.envoyFilter : undefined, useVh && vh.length ? vhFilters : undefined].filter(Boolean).join(", ") || undefined;
+    const { rateLimits, level, envoyFilter } = rateLimitsOf(m, route);
     const joined: Record<string, string> = {};
     const first: Record<string, string> = {};
     for (const [name, v] of Object.entries(request.headers ?? {})) {

@@ -23,6 +23,11 @@
 import { LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER } from "../builders/envoy-filters";
 import { Entry, GatewayModel, K8sObject, ModelRequest, DEFAULT_CLIENT_ADDRESS, descriptorFor, normalizePath, selectRoute } from "./explain";
 
+/** Whether an HTTP filter name is the local rate-limit filter's, canonical or of one instance (`<canonical>/<namespace>/<name>`). */
+function isLocalName(name: unknown): name is string {
+    return name === LOCAL_RATELIMIT_FILTER || (typeof name === "string" && name.startsWith(`${LOCAL_RATELIMIT_FILTER}/`));
+}
+
 /** Envoy's `AtomicTokenBucketImpl`, one whole token per request. */
 export class TokenBucketModel {
     private timeInSeconds: number;
@@ -69,6 +74,10 @@ export interface PreLimitConfigModel {
     /** The header a refusal carries. */
     header?: { key: string; value: string };
     statPrefix: string;
+    /** The config's own `rate_limits` (per-instance layout): then it reads no route or virtual-host `rate_limits`. */
+    rateLimits?: any[];
+    /** Per-route configs by route name (per-instance layout); a route without one uses this config. */
+    routes?: Record<string, PreLimitConfigModel>;
 }
 
 function seconds(d: unknown): number {
@@ -93,32 +102,50 @@ function bucketOf(tb: any) {
  */
 export function readPreLimit(objects: K8sObject[], m: GatewayModel): PreLimitConfigModel | undefined {
     const selects = (o: K8sObject) => Object.entries(o.spec?.workloadSelector?.labels ?? {}).every(([k, v]) => m.gateway.selector[k] === v);
-    let inserted: string | undefined;
-    let config: { filter: string; value: any } | undefined;
-    for (const f of objects.filter((o) => o.kind === "EnvoyFilter" && selects(o))) {
+    const globalName = m.httpFilterName ?? RATELIMIT_FILTER;
+    let inserted: { envoyFilter: string; name: string } | undefined;
+    const gateway = objects.filter((o) => o.kind === "EnvoyFilter" && selects(o));
+    // The local filter inserted directly before the model's rate-limit filter, on the gateway's port.
+    for (const f of gateway) {
         for (const p of f.spec?.configPatches ?? []) {
             const context = p.match?.context ?? "ANY";
             if (context !== "GATEWAY" && context !== "ANY") continue;
             const value = p.patch?.value ?? {};
-            if (p.applyTo === "HTTP_FILTER" && value.name === LOCAL_RATELIMIT_FILTER) {
+            if (p.applyTo === "HTTP_FILTER" && isLocalName(value.name)) {
                 const port = p.match?.listener?.portNumber;
                 if (port !== undefined && Number(port) !== m.gateway.port) continue;
                 const before = p.match?.listener?.filterChain?.filter?.subFilter?.name;
-                if (p.patch?.operation !== "INSERT_BEFORE" || before !== RATELIMIT_FILTER)
-                    throw new Error(`EnvoyFilter ${f.metadata.name}: the local filter is not inserted directly before ${RATELIMIT_FILTER}: not modelled`);
+                if (before !== globalName && (before === RATELIMIT_FILTER || String(before).startsWith(`${RATELIMIT_FILTER}/`))) continue; // another instance's
+                if (p.patch?.operation !== "INSERT_BEFORE" || before !== globalName)
+                    throw new Error(`EnvoyFilter ${f.metadata.name}: the local filter is not inserted directly before ${globalName}: not modelled`);
                 if (value.typed_config?.token_bucket || value.typed_config?.filter_enabled)
                     throw new Error(`EnvoyFilter ${f.metadata.name}: a listener-wide local bucket is not modelled`);
-                inserted = f.metadata.name;
+                inserted = { envoyFilter: f.metadata.name, name: value.name };
             }
+        }
+    }
+    const localName = inserted?.name ?? LOCAL_RATELIMIT_FILTER;
+    let config: { filter: string; value: any } | undefined;
+    const routes: { route: string; filter: string; value: any }[] = [];
+    for (const f of gateway) {
+        for (const p of f.spec?.configPatches ?? []) {
+            const context = p.match?.context ?? "ANY";
+            if (context !== "GATEWAY" && context !== "ANY") continue;
+            const value = p.patch?.value ?? {};
             const vh = p.match?.routeConfiguration?.vhost?.name;
-            const local = value.typed_per_filter_config?.[LOCAL_RATELIMIT_FILTER];
-            if (p.applyTo === "VIRTUAL_HOST" && local && (vh === undefined || vh === "" || vh === m.virtualHost))
-                config = { filter: f.metadata.name, value: local };
+            const local = value.typed_per_filter_config?.[localName];
+            if (!local || !(vh === undefined || vh === "" || vh === m.virtualHost)) continue;
+            if (p.applyTo === "VIRTUAL_HOST") config = { filter: f.metadata.name, value: local };
+            const route = p.match?.routeConfiguration?.vhost?.route?.name;
+            if (p.applyTo === "HTTP_ROUTE" && route) routes.push({ route, filter: f.metadata.name, value: local });
         }
     }
     if (!config) return undefined;
-    if (!inserted) throw new Error(`EnvoyFilter ${config.filter} configures ${LOCAL_RATELIMIT_FILTER} on ${m.virtualHost}, but no patch inserts the filter`);
-    return parseLocalConfig(`EnvoyFilter ${config.filter}`, config.filter, config.value);
+    if (!inserted) throw new Error(`EnvoyFilter ${config.filter} configures ${localName} on ${m.virtualHost}, but no patch inserts the filter`);
+    const out = parseLocalConfig(`EnvoyFilter ${config.filter}`, config.filter, config.value);
+    if (routes.length)
+        out.routes = Object.fromEntries(routes.map((r) => [r.route, parseLocalConfig(`EnvoyFilter ${r.filter} route ${r.route}`, r.filter, r.value)]));
+    return out;
 }
 
 /** protobuf JSON (camelCase) → the snake_case field names of the rendered filters. */
@@ -143,9 +170,10 @@ export function preLimitFromEnvoy(routeConfiguration: any, virtualHost: string):
 function parseLocalConfig(where: string, envoyFilter: string, c: any): PreLimitConfigModel {
     if (!fullPercent(c.filter_enabled) || !fullPercent(c.filter_enforced))
         throw new Error(`${where}: a pre-limit not enabled and enforced at 100 % is not modelled`);
-    if (c.stage || c.rate_limits || c.local_rate_limit_per_downstream_connection || c.local_cluster_rate_limit)
-        throw new Error(`${where}: stage, rate_limits, per-connection and cluster-wide buckets are not modelled`);
+    if (c.stage || c.local_rate_limit_per_downstream_connection || c.local_cluster_rate_limit)
+        throw new Error(`${where}: stage, per-connection and cluster-wide buckets are not modelled`);
     return {
+        ...(Array.isArray(c.rate_limits) && c.rate_limits.length ? { rateLimits: c.rate_limits } : {}),
         envoyFilter,
         vhMode: c.vh_rate_limits ?? "OVERRIDE",
         descriptors: (c.descriptors ?? []).map((d: any) => {
@@ -164,6 +192,13 @@ export function preLimitDescriptors(m: GatewayModel, cfg: PreLimitConfigModel, p
     const normalized = normalizePath(path);
     const sel = selectRoute(m, normalized);
     if (!sel) return [];
+    const headers0 = { ...(request.headers ?? {}), ":path": normalized, ":method": "GET" };
+    // Per-instance: the route's own config (else the virtual host's) with its own rate_limits.
+    const c = (sel.route.name !== undefined ? cfg.routes?.[sel.route.name] : undefined) ?? cfg;
+    if (c.rateLimits)
+        return c.rateLimits
+            .map((rl) => descriptorFor(rl, headers0, request.clientAddress ?? DEFAULT_CLIENT_ADDRESS))
+            .filter((d): d is Entry[] => d !== undefined);
     const own = sel.route.rateLimits;
     const vh = m.vhostRateLimits.flatMap((r) => r.rateLimits);
     const useVh = cfg.vhMode === "INCLUDE" || (cfg.vhMode === "OVERRIDE" && own.length === 0);

@@ -22,6 +22,8 @@ export const ENUM_KEYS: Readonly<Record<string, string>> = {
     vhostScope: "VirtualHostScope",
     filterNamespaces: "FilterNamespaces",
     mutualTlsScope: "MutualTlsScope",
+    filterLayout: "FilterLayout",
+    statusOnError: "ErrorStatus",
 };
 /** Keys whose config value is JSON or a list: the typed form. */
 export const TYPED_KEYS: Readonly<Record<string, string>> = {
@@ -47,6 +49,7 @@ export function generate(): string {
 import { ApiProfileName, DescriptorArgs, EspPortModeName, FilterNamespaces, HttpRouteArgs, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
 import { ServiceLogLevel } from "../components/global-ratelimit";
 import { LimitUnit, PathKeyMode } from "../builders/rules";
+import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
 
 /**
  * The whole specified stack (docs/specification.md): one field per stack config key (docs/configuration.md),

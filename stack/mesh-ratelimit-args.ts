@@ -2,6 +2,7 @@
 import { ApiProfileName, DescriptorArgs, EspPortModeName, FilterNamespaces, HttpRouteArgs, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
 import { ServiceLogLevel } from "../components/global-ratelimit";
 import { LimitUnit, PathKeyMode } from "../builders/rules";
+import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
 
 /**
  * The whole specified stack (docs/specification.md): one field per stack config key (docs/configuration.md),
@@ -48,6 +49,10 @@ export interface MeshRateLimitArgs {
     descriptors?: DescriptorArgs[];
     /** Deny requests (HTTP 500) when the rate-limit service cannot answer. Defaults to `true`. */
     failureModeDeny?: boolean;
+    /** The status of a request refused because the rate-limit service could not answer (`failureModeDeny=true`; Envoy's `status_on_error`): `InternalServerError` (500), `ServiceUnavailable` (503) or `TooManyRequests` (429). The specification says only that the request is denied. Defaults to unset (Envoy's 500). */
+    statusOnError?: ErrorStatus;
+    /** How the gateway filters share their listener. `shared` (default): the specification's layout (filters `envoy.filters.http.ratelimit` and `envoy.filters.http.local_ratelimit`, EnvoyFilters `filter-ratelimit`, `filter-ratelimit-svc`, `filter-ratelimit-svc-api`, route and virtual-host `rate_limits`), which every rate-limit filter on the listener reads: one stack per gateway listener; Istio 1.24 or later. `per-instance`: HTTP filters and EnvoyFilters named after the stack's rate-limit service (`<ratelimitNamespace>-<ratelimitServiceName>`), descriptors only under those names (`RateLimitPerRoute`), so any number of stacks and other teams' rate-limit filters share one gateway listener; Istio 1.25 or later. Defaults to `shared`. */
+    filterLayout?: FilterLayout;
     /** Timeout of the gateway's call to the rate-limit service (protobuf duration, e.g. `10s`, `0.5s`). Defaults to `10s`. */
     rateLimitTimeout?: string;
     /** A local pre-limit on the gateway, before the rate-limit filter: per pod a token bucket of 2 × each limit a fixed descriptor names (`/productpage`, `api`), refilled by the limit per window, so a flood is refused (429, `x-mesh-ratelimit: pre-limit`) without calling the service; it never refuses traffic that stays within the limits. Per-path counters stay with the service; with `shadowMode` there is no pre-limit. `false`: every request asks the service. Defaults to `true`. */

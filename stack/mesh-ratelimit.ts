@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { Bookinfo, BookinfoArgs, bookinfoVirtualHosts, planBookinfo } from "../components/bookinfo";
-import { FILTER_NAMES } from "../builders/envoy-filters";
+import { FILTER_NAMES, FilterLayout } from "../builders/envoy-filters";
 import { GlobalRateLimit, GlobalRateLimitArgs, redisOptionsOf } from "../components/global-ratelimit";
 import { effectiveLimits } from "./limits-table";
 import { LocalRateLimit, LocalRateLimitArgs } from "../components/local-ratelimit";
@@ -62,7 +62,10 @@ export function globalArgsFromSettings(s: StackSettings): GlobalRateLimitArgs {
             shadowMode: r.shadowMode,
         },
         redis: redisOptionsOf(s.redis, r.redisImage, r.redisMaxMemory),
-        filterNamePrefix: FILTER_NAMES.global,
+        // The specification's names in its own layout; per-instance names otherwise (unique on a shared gateway).
+        ...(s.global.filterLayout === FilterLayout.Shared ? { filterNamePrefix: FILTER_NAMES.global } : {}),
+        filterLayout: s.global.filterLayout,
+        ...(s.global.statusOnError !== undefined ? { statusOnError: s.global.statusOnError } : {}),
         awaitRollout: s.awaitRollout,
         // Who may call the service and Redis (components/access-policies.ts).
         ...(s.access.enabled ? { accessPolicy: { gatewayPrincipal: s.access.gatewayPrincipal } } : {}),
@@ -88,6 +91,7 @@ export function localArgsFromSettings(s: StackSettings): LocalRateLimitArgs {
         rootNamespace: s.mesh.namespace,
         ...(s.mesh.filterNamespaces === "root" ? { reachAllNamespaces: true } : {}),
         filterName: FILTER_NAMES.local,
+        filterLayout: s.global.filterLayout,
     };
 }
 

@@ -161,6 +161,23 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     },
     {
         group: "limits",
+        key: "statusOnError",
+        kind: "string",
+        default: "",
+        defaultNote: "unset (Envoy's 500)",
+        description:
+            "The status of a request refused because the rate-limit service could not answer (`failureModeDeny=true`; Envoy's `status_on_error`): `InternalServerError` (500), `ServiceUnavailable` (503) or `TooManyRequests` (429). The specification says only that the request is denied.",
+    },
+    {
+        group: "limits",
+        key: "filterLayout",
+        kind: "string",
+        default: "shared",
+        description:
+            "How the gateway filters share their listener. `shared` (default): the specification's layout (filters `envoy.filters.http.ratelimit` and `envoy.filters.http.local_ratelimit`, EnvoyFilters `filter-ratelimit`, `filter-ratelimit-svc`, `filter-ratelimit-svc-api`, route and virtual-host `rate_limits`), which every rate-limit filter on the listener reads: one stack per gateway listener; Istio 1.24 or later. `per-instance`: HTTP filters and EnvoyFilters named after the stack's rate-limit service (`<ratelimitNamespace>-<ratelimitServiceName>`), descriptors only under those names (`RateLimitPerRoute`), so any number of stacks and other teams' rate-limit filters share one gateway listener; Istio 1.25 or later.",
+    },
+    {
+        group: "limits",
         key: "rateLimitTimeout",
         kind: "string",
         default: String(DEFAULTS.rateLimitTimeout),

@@ -6,6 +6,7 @@
 import { RedisConnection } from "../../builders/redis-connection";
 import { HttpRoute, SpecPaths } from "../../builders/routes";
 import { LimitUnit, PathKeyMode } from "../../builders/rules";
+import { ErrorStatus, FilterLayout } from "../../builders/envoy-filters";
 import {
     ApiProfileName,
     EspPortModeName,
@@ -69,6 +70,10 @@ export interface StackSettings {
         timeout: string;
         /** How requests are keyed: by path without its query (default), or the literal `:path`. */
         pathKey: PathKey;
+        /** How the gateway filters share their listener (shared: the specification's names). */
+        filterLayout: FilterLayout;
+        /** `status_on_error`; undefined: Envoy's 500. */
+        statusOnError?: ErrorStatus;
         /** Present in variant A only. */
         apiRoute?: ApiRouteLimit;
     };

@@ -34,6 +34,7 @@ import type {
 import { DESCRIPTOR_KEY, PATH_KEYS, RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
 import { Problem, RawConfig, closestValue, problem, configError } from "./config-problems";
 import { defaultApiRegex, defaultRoutes } from "../../builders/routes";
+import { ErrorStatus, FilterLayout } from "../../builders/envoy-filters";
 import { GO_DURATION, compileFullMatch, isCidr, isGatewayHost, protoDurationSeconds } from "../../lib/formats";
 
 const UNIT_SECONDS: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60, h: 3600 };
@@ -348,6 +349,13 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
     const pathKey = r.oneOf<PathKey>("pathKey", PATH_KEYS);
     const failureModeDeny = r.bool("failureModeDeny");
     const preLimit = r.bool("preLimit");
+    const filterLayout = r.oneOf<FilterLayout>("filterLayout", Object.values(FilterLayout));
+    const statusOnError = r.given("statusOnError") === undefined ? undefined : r.oneOf<ErrorStatus>("statusOnError", Object.values(ErrorStatus));
+    if (statusOnError !== undefined && !failureModeDeny) {
+        r.fail("statusOnError", statusOnError, "has no effect with failureModeDeny=false (the request passes when the service cannot answer)", (s) =>
+            s.rm("statusOnError"),
+        );
+    }
     const timeout = r.protoDuration("rateLimitTimeout", 0.001);
 
     // Local limit -----------------------------------------------------------------------------
@@ -537,7 +545,17 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
         variant,
         apiProfile,
         paths,
-        global: { domain, descriptors, failureModeDeny, preLimit, timeout, pathKey, apiRoute },
+        global: {
+            domain,
+            descriptors,
+            failureModeDeny,
+            preLimit,
+            timeout,
+            pathKey,
+            filterLayout,
+            ...(statusOnError !== undefined ? { statusOnError } : {}),
+            apiRoute,
+        },
         local,
         mesh,
         bookinfo,

@@ -22,7 +22,7 @@ import {
     argsError,
 } from "../../components/global-ratelimit";
 import { LocalRateLimit, LocalRateLimitArgs, planLocalRateLimit } from "../../components/local-ratelimit";
-import { RATELIMIT_FILTER } from "../../builders/envoy-filters";
+import { FilterLayout, RATELIMIT_FILTER } from "../../builders/envoy-filters";
 import { ARGS_FIX, argsToRaw, rawToArgs, settingsFromArgs } from "../../stack/mesh-args";
 import { LimitUnit, PathKeyMode } from "../../builders/rules";
 import { resolveSettings, InputError } from "../../stack/config/settings";
@@ -899,15 +899,27 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
         });
         expect(plan.grpcAddress).to.equal("ratelimit.default.svc.cluster.local:8081");
         expect(plan.policies).to.deep.equal([]);
+        // Per-instance layout (the default): named after the service's namespace and name, unique in the cluster.
         expect(plan.filters.map((f) => [f.name, f.namespace])).to.deep.equal([
-            ["filter-ratelimit", "istio-system"],
-            ["filter-ratelimit-svc", "istio-system"],
+            ["default-ratelimit", "istio-system"],
+            ["default-ratelimit-svc", "istio-system"],
         ]);
+        expect(plan.httpFilterNames).to.deep.equal({
+            global: "envoy.filters.http.ratelimit/default/ratelimit",
+            local: "envoy.filters.http.local_ratelimit/default/ratelimit",
+        });
+        expect(plan.listenerKeys).to.deep.equal([]);
+        // The specification's names with the shared layout.
+        const shared = planGlobalRateLimit(G({ filterLayout: FilterLayout.Shared }));
+        expect(shared.filters.map((f) => f.name)).to.deep.equal(["filter-ratelimit", "filter-ratelimit-svc"]);
+        expect(shared.httpFilterNames.global).to.equal(RATELIMIT_FILTER);
         const http = plan.filters[0].spec as any;
         expect(http.workloadSelector).to.deep.equal({ labels: { app: "shop-gateway" } });
         expect(http.configPatches[0].patch.value.typed_config).to.deep.equal({
             "@type": HTTP_TYPE,
             domain: "shop",
+            // Per-instance: a stage no hand-written route rate_limits use (0 is the default).
+            stage: 10,
             failure_mode_deny: true,
             timeout: "10s",
             rate_limit_service: {
@@ -1049,7 +1061,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
         expect(plan.problems).to.deep.equal([]);
         expect(
             (plan.filters[0].spec as any).configPatches
-                .filter((p: any) => p.patch.value.name === RATELIMIT_FILTER)
+                .filter((p: any) => p.patch.value.name === "envoy.filters.http.ratelimit/default/ratelimit")
                 .map((p: any) => p.match.listener.portNumber),
         ).to.deep.equal([undefined]);
         expect((plan.filters[1].spec as any).configPatches.map((p: any) => p.match.routeConfiguration.vhost.name)).to.deep.equal([""]);
@@ -1066,7 +1078,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
         expect(plan.problems).to.deep.equal([]);
         expect(
             (plan.filters[0].spec as any).configPatches
-                .filter((p: any) => p.patch.value.name === RATELIMIT_FILTER)
+                .filter((p: any) => p.patch.value.name === "envoy.filters.http.ratelimit/default/ratelimit")
                 .map((p: any) => p.match.listener.portNumber),
         ).to.deep.equal([80, 443]);
         expect(
@@ -1081,7 +1093,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
         const mapped = planGlobalRateLimit(G({ gateway: { selector: { app: "shop-gateway" }, virtualHosts: ["shop.example.com:80"], listenerPorts: [8080] } }));
         expect(
             (mapped.filters[0].spec as any).configPatches
-                .filter((p: any) => p.patch.value.name === RATELIMIT_FILTER)
+                .filter((p: any) => p.patch.value.name === "envoy.filters.http.ratelimit/default/ratelimit")
                 .map((p: any) => p.match.listener.portNumber),
         ).to.deep.equal([8080]);
         expect((mapped.filters[1].spec as any).configPatches.map((p: any) => p.match.routeConfiguration.vhost.name)).to.deep.equal(["shop.example.com:80"]);
@@ -1107,7 +1119,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
     it("filters: <prefix>-svc only with virtual-host limits, <prefix>-svc-api only with route limits", () => {
         const routeOnly = planGlobalRateLimit(G({ rules: [{ name: "api", route: { name: "api" }, requestsPerUnit: 1, unit: M }] }));
         expect(routeOnly.problems).to.deep.equal([]);
-        expect(routeOnly.filters.map((f) => f.name)).to.deep.equal(["filter-ratelimit", "filter-ratelimit-svc-api"]);
+        expect(routeOnly.filters.map((f) => f.name)).to.deep.equal(["default-ratelimit", "default-ratelimit-svc-api"]);
         const both = planGlobalRateLimit(
             G({
                 rules: [
@@ -1115,6 +1127,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
                     { name: "api", route: { name: "api", virtualHost: "*:80" }, requestsPerUnit: 1, unit: M },
                 ],
                 gateway: { selector: { app: "gw" }, namespace: "edge" },
+                filterLayout: FilterLayout.Shared,
             }),
         );
         expect(both.filters.map((f) => [f.name, f.namespace])).to.deep.equal([
@@ -1127,10 +1140,44 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
         expect(api.configPatches.map((p: any) => p.match.routeConfiguration.vhost)).to.deep.equal([{ name: "*:80", route: { name: "api", action: "ANY" } }]);
         // url-path (the default) keeps the virtual host's limits on the route; literal replaces them.
         expect(api.configPatches[0].patch.value.typed_per_filter_config["envoy.filters.http.ratelimit"].vh_rate_limits).to.equal("INCLUDE");
-        const literal = planGlobalRateLimit(G({ pathKey: PathKeyMode.Literal, rules: [{ name: "api", route: { name: "api" }, requestsPerUnit: 1, unit: M }] }));
+        const literal = planGlobalRateLimit(
+            G({
+                pathKey: PathKeyMode.Literal,
+                filterLayout: FilterLayout.Shared,
+                rules: [{ name: "api", route: { name: "api" }, requestsPerUnit: 1, unit: M }],
+            }),
+        );
         expect(literal.filters[1].spec.configPatches[0]).to.not.have.nested.property("patch.value.typed_per_filter_config");
         const perPathOnly = planGlobalRateLimit(G({ rules: undefined, perPath: { eachPath: { requestsPerUnit: 5, unit: M } } }));
-        expect(perPathOnly.filters.map((f) => f.name)).to.deep.equal(["filter-ratelimit", "filter-ratelimit-svc"]);
+        expect(perPathOnly.filters.map((f) => f.name)).to.deep.equal(["default-ratelimit", "default-ratelimit-svc"]);
+    });
+
+    it("per-instance: the route's RateLimitPerRoute holds its own actions, then the virtual host's (url-path) or its own only (literal); nothing at stage 0", () => {
+        const rules = [
+            { name: "all", requestsPerUnit: 10, unit: M },
+            { name: "api", route: { name: "api" }, requestsPerUnit: 1, unit: M },
+        ];
+        const NAME = "envoy.filters.http.ratelimit/default/ratelimit";
+        const per = (pathKey: PathKeyMode) => {
+            const plan = planGlobalRateLimit(G({ rules, pathKey }));
+            expect(plan.problems).to.deep.equal([]);
+            const vh = (plan.filters[1].spec.configPatches[0] as any).patch.value;
+            const route = (plan.filters[2].spec.configPatches[0] as any).patch.value;
+            expect(Object.keys(vh)).to.deep.equal(["typed_per_filter_config"]);
+            expect(Object.keys(route)).to.deep.equal(["typed_per_filter_config"]);
+            return { vh: vh.typed_per_filter_config[NAME], route: route.typed_per_filter_config[NAME] };
+        };
+        const u = per(PathKeyMode.UrlPath);
+        expect(u.vh["@type"]).to.equal("type.googleapis.com/envoy.extensions.filters.http.ratelimit.v3.RateLimitPerRoute");
+        expect([u.vh.domain, u.route.domain]).to.deep.equal(["shop", "shop"]);
+        // "all" is a virtual-host rule: one entry; "api" a route rule: one entry, then the virtual host's.
+        expect(u.vh.rate_limits).to.have.length(1);
+        expect(u.route.rate_limits).to.have.length(2);
+        expect(u.route.rate_limits[1]).to.deep.equal(u.vh.rate_limits[0]);
+        expect(u.route.rate_limits[0]).to.not.deep.equal(u.vh.rate_limits[0]);
+        const l = per(PathKeyMode.Literal);
+        expect(l.route.rate_limits).to.have.length(1);
+        expect(l.route.rate_limits[0]).to.deep.equal(u.route.rate_limits[0]);
     });
 
     it('the Redis connection: an existing Redis with its password Secret (key defaults to "password")', () => {
@@ -1428,9 +1475,10 @@ describe("LocalRateLimit arguments: every validation problem, exactly", () => {
         expect(every.configPatches.slice(1).map((p: any) => p.match.routeConfiguration.vhost)).to.deep.equal([
             { name: "inbound|http|8080", route: { action: "ANY" } },
         ]);
-        expect(every.configPatches[1].patch.value.typed_per_filter_config["envoy.filters.http.local_ratelimit"].value.token_bucket.fill_interval).to.equal(
-            "0.05s",
-        );
+        expect(every.configPatches[0].patch.value.name).to.equal("envoy.filters.http.local_ratelimit/shop/b");
+        expect(
+            every.configPatches[1].patch.value.typed_per_filter_config["envoy.filters.http.local_ratelimit/shop/b"].value.token_bucket.fill_interval,
+        ).to.equal("0.05s");
         const named = planLocalRateLimit("b", L({ routes: ["a", "b"], port: 9000 })).spec as any;
         expect(named.configPatches.slice(1).map((p: any) => p.match.routeConfiguration.vhost)).to.deep.equal([
             { name: "inbound|http|9000", route: { name: "a", action: "ANY" } },

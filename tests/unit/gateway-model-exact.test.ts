@@ -1041,6 +1041,9 @@ describe("the gateway model (gateway-model/explain.ts): gatewayModel, reading th
             failureModeDeny: true,
             filterNames: ["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"],
             vhostRateLimits: [{ rateLimits: [{ actions: [celUrlPath()] }], envoyFilter: "filter-ratelimit-svc" }],
+            // The stack's default layout is the specification's: the canonical name at stage 0.
+            httpFilterName: "envoy.filters.http.ratelimit",
+            stage: 0,
             config: bookinfoConfig(),
         });
     });

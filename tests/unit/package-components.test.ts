@@ -5,7 +5,18 @@
  */
 import { expect } from "chai";
 import { parse } from "yaml";
-import { ApiProfileName, Bookinfo, GlobalRateLimit, LimitUnit, LocalRateLimit, ManagedApi, MeshMutualTls, MutualTlsScope, RedisModeName } from "../../index";
+import {
+    ApiProfileName,
+    Bookinfo,
+    FilterLayout,
+    GlobalRateLimit,
+    LimitUnit,
+    LocalRateLimit,
+    ManagedApi,
+    MeshMutualTls,
+    MutualTlsScope,
+    RedisModeName,
+} from "../../index";
 import { claimListeners } from "../../components/global-ratelimit";
 import { K8sObject, registerComponents } from "../../render/render";
 import { explain } from "../../gateway-model/explain";
@@ -40,12 +51,12 @@ describe("package components on their own (a shop, not bookinfo)", function () {
         ]);
         const filters = objects.filter((o) => o.kind === "EnvoyFilter") as any[];
         expect(filters.map((f) => `${f.metadata.namespace}/${f.metadata.name}`).sort()).to.deep.equal([
-            "shop/filter-ratelimit",
-            "shop/filter-ratelimit-svc",
-            "shop/filter-ratelimit-svc-api",
+            "shop/shop-ratelimit",
+            "shop/shop-ratelimit-svc",
+            "shop/shop-ratelimit-svc-api",
         ]);
         for (const f of filters) expect(f.spec.workloadSelector.labels).to.deep.equal({ app: "shop-gateway" });
-        const http = find(objects, "EnvoyFilter", "filter-ratelimit").spec.configPatches[0].patch.value.typed_config;
+        const http = find(objects, "EnvoyFilter", "shop-ratelimit").spec.configPatches[0].patch.value.typed_config;
         expect(http.domain).to.equal("shop");
         expect(http.rate_limit_service.grpc_service.envoy_grpc).to.deep.equal({
             cluster_name: "outbound|8081||ratelimit.shop.svc.cluster.local",
@@ -99,7 +110,7 @@ describe("package components on their own (a shop, not bookinfo)", function () {
                 .filter((o) => o.kind === "EnvoyFilter")
                 .map((o) => o.metadata.name)
                 .sort(),
-        ).to.deep.equal(["filter-ratelimit", "filter-ratelimit-svc"]);
+        ).to.deep.equal(["limits-ratelimit", "limits-ratelimit-svc"]);
     });
 
     it("GlobalRateLimit with bad arguments: nothing is registered, not even the component; every field is named with its fix", async () => {
@@ -243,7 +254,8 @@ describe("package components on their own (a shop, not bookinfo)", function () {
             ["inbound|http|8080", "orders-api"],
             ["inbound|http|8080", "orders-admin"],
         ]);
-        const bucket = routes[0].patch.value.typed_per_filter_config["envoy.filters.http.local_ratelimit"].value;
+        expect(filter.patch.value.name).to.equal("envoy.filters.http.local_ratelimit/shop/orders-bucket");
+        const bucket = routes[0].patch.value.typed_per_filter_config["envoy.filters.http.local_ratelimit/shop/orders-bucket"].value;
         expect(bucket.token_bucket).to.deep.equal({ max_tokens: 20, tokens_per_fill: 20, fill_interval: "1s" });
         expect(bucket.filter_enforced.default_value).to.deep.equal({ numerator: 100, denominator: "HUNDRED" });
     });
@@ -379,12 +391,12 @@ describe("package components: several instances in one program", function () {
             .map((o) => `${o.metadata.namespace}/${o.metadata.name}`)
             .sort();
         expect(filters).to.deep.equal([
+            "blog/blog-ratelimit",
+            "blog/blog-ratelimit-svc",
             "blog/bucket",
-            "blog/filter-ratelimit",
-            "blog/filter-ratelimit-svc",
             "shop/bucket",
-            "shop/filter-ratelimit",
-            "shop/filter-ratelimit-svc",
+            "shop/shop-ratelimit",
+            "shop/shop-ratelimit-svc",
         ]);
         expect(
             objects
@@ -394,7 +406,36 @@ describe("package components: several instances in one program", function () {
         ).to.deep.equal(["blog/ratelimit", "blog/redis", "shop/ratelimit", "shop/redis"]);
     });
 
-    it("two GlobalRateLimits on the same gateway listener are refused, naming the first; another port of the same gateway is fine", async () => {
+    it("per-instance (the default): two GlobalRateLimits on one gateway listener, each with EnvoyFilters and HTTP filters of its own, descriptors only under its own name", async () => {
+        const { objects } = await registered(() => {
+            for (const team of ["team-a", "team-b"])
+                new GlobalRateLimit(team, {
+                    domain: team,
+                    gateway: { selector: { app: "edge" }, namespace: "edge", virtualHosts: [`${team}.example.com:80`] },
+                    namespace: team,
+                    rules: rule,
+                });
+        });
+        const filters = objects.filter((o) => o.kind === "EnvoyFilter") as any[];
+        expect(filters.map((f) => `${f.metadata.namespace}/${f.metadata.name}`).sort()).to.deep.equal([
+            "edge/team-a-ratelimit",
+            "edge/team-a-ratelimit-svc",
+            "edge/team-b-ratelimit",
+            "edge/team-b-ratelimit-svc",
+        ]);
+        // No route or virtual-host rate_limits that every filter on the listener would read.
+        const patchValues = filters.flatMap((f) => f.spec.configPatches.map((p: any) => p.patch.value));
+        expect(patchValues.filter((v: any) => v.rate_limits !== undefined || v.route?.rate_limits !== undefined)).to.deep.equal([]);
+        for (const team of ["team-a", "team-b"]) {
+            const svc = filters.find((f) => f.metadata.name === `${team}-ratelimit-svc`);
+            const value = svc.spec.configPatches[0].patch.value;
+            expect(Object.keys(value)).to.deep.equal(["typed_per_filter_config"]);
+            expect(Object.keys(value.typed_per_filter_config)).to.deep.equal([`envoy.filters.http.ratelimit/${team}/ratelimit`]);
+            expect(value.typed_per_filter_config[`envoy.filters.http.ratelimit/${team}/ratelimit`].domain).to.equal(team);
+        }
+    });
+
+    it("shared layout: two GlobalRateLimits on the same gateway listener are refused, naming the first; another port of the same gateway is fine", async () => {
         let err: Error | undefined;
         const { all } = await registered(() => {
             new GlobalRateLimit("team-a", {
@@ -402,12 +443,15 @@ describe("package components: several instances in one program", function () {
                 gateway: { selector: { app: "edge" }, namespace: "edge", virtualHosts: ["a.example.com:80"] },
                 namespace: "team-a",
                 rules: rule,
+                filterLayout: FilterLayout.Shared,
             });
             new GlobalRateLimit("team-c", {
                 domain: "c",
                 gateway: { selector: { app: "edge" }, namespace: "edge", virtualHosts: ["c.example.com:8443"] },
                 namespace: "team-c",
                 rules: rule,
+                filterLayout: FilterLayout.Shared,
+                filterNamePrefix: "team-c",
             });
             try {
                 new GlobalRateLimit("team-b", {
@@ -415,6 +459,7 @@ describe("package components: several instances in one program", function () {
                     gateway: { selector: { app: "edge" }, namespace: "edge", virtualHosts: ["b.example.com:80"] },
                     namespace: "team-b",
                     rules: rule,
+                    filterLayout: FilterLayout.Shared,
                 });
             } catch (e) {
                 err = e as Error;
@@ -423,7 +468,9 @@ describe("package components: several instances in one program", function () {
         expect(err?.name).to.equal("InputError");
         expect(err?.message).to.match(/^GlobalRateLimit team-b: invalid arguments \(1 problem\); nothing was created:/);
         expect(err?.message).to.contain("the same gateway pods and listener port as GlobalRateLimit team-a");
-        expect(err?.message).to.contain("fix: put both sets of rules into GlobalRateLimit team-a");
+        expect(err?.message).to.contain(
+            "fix: use filterLayout: FilterLayout.PerInstance (the default; Istio 1.25 or later) on both, or put both sets of rules into GlobalRateLimit team-a",
+        );
         expect(all.filter((r) => r.type === "mesh-ratelimit:index:GlobalRateLimit").map((r) => r.name)).to.deep.equal(["team-a", "team-c"]);
     });
 

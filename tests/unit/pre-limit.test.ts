@@ -6,7 +6,7 @@
  */
 import { expect } from "chai";
 import { LimitUnit, MissingHeader } from "../../index";
-import { LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER } from "../../builders/envoy-filters";
+import { FilterLayout, LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER } from "../../builders/envoy-filters";
 import { GlobalRateLimitArgs, planGlobalRateLimit } from "../../components/global-ratelimit";
 import { compileGlobalLimits } from "../../builders/rules";
 import { preLimitPlan } from "../../builders/pre-limit";
@@ -123,7 +123,9 @@ describe("pre-limit: buckets from the compiled rules (builders/pre-limit.ts)", (
         };
         const on = planGlobalRateLimit(args);
         const names = (plan: typeof on) => plan.filters.flatMap((f) => (f.spec.configPatches as any[]).map((p) => p.patch.value.name ?? p.applyTo));
-        expect(names(on)).to.include(LOCAL_RATELIMIT_FILTER);
+        // Per-instance layout (the default): the local filter is named after the instance's service.
+        expect(names(on)).to.include("envoy.filters.http.local_ratelimit/default/ratelimit");
+        expect(names(planGlobalRateLimit({ ...args, filterLayout: FilterLayout.Shared }))).to.include(LOCAL_RATELIMIT_FILTER);
         const off = planGlobalRateLimit({ ...args, preLimit: false });
         expect(off.problems).to.deep.equal([]);
         expect(JSON.stringify(off.filters)).to.not.include(LOCAL_RATELIMIT_FILTER);
@@ -142,15 +144,18 @@ describe("pre-limit: buckets from the compiled rules (builders/pre-limit.ts)", (
             rules: [{ name: "all", requestsPerUnit: 5, unit: M }],
         });
         const patches = plan.filters[0].spec.configPatches as any[];
-        const local = patches.filter((p) => p.patch.value.name === LOCAL_RATELIMIT_FILTER);
+        const localName = "envoy.filters.http.local_ratelimit/default/ratelimit";
+        const globalName = "envoy.filters.http.ratelimit/default/ratelimit";
+        const local = patches.filter((p) => p.patch.value.name === localName);
         expect(local.map((p) => [p.match.listener.portNumber, p.match.listener.filterChain.filter.subFilter.name, p.patch.operation])).to.deep.equal([
-            [80, RATELIMIT_FILTER, "INSERT_BEFORE"],
-            [8443, RATELIMIT_FILTER, "INSERT_BEFORE"],
+            [80, globalName, "INSERT_BEFORE"],
+            [8443, globalName, "INSERT_BEFORE"],
         ]);
+        expect(JSON.stringify(plan.filters)).to.not.include(`"${RATELIMIT_FILTER}"`).and.not.include(`"${LOCAL_RATELIMIT_FILTER}"`);
         // The listener-wide config holds no bucket and is not enabled: another team's host on the port is untouched.
         expect(Object.keys(local[0].patch.value.typed_config).sort()).to.deep.equal(["@type", "stat_prefix"]);
         // Applied after the insertion of the rate-limit filter (same EnvoyFilter, later patch).
-        expect(patches.findIndex((p) => p.patch.value.name === RATELIMIT_FILTER)).to.be.lessThan(patches.indexOf(local[0]));
+        expect(patches.findIndex((p) => p.patch.value.name === globalName)).to.be.lessThan(patches.indexOf(local[0]));
         const vhosts = patches.filter((p) => p.applyTo === "VIRTUAL_HOST").map((p) => p.match.routeConfiguration.vhost.name);
         const svc = (plan.filters[1].spec.configPatches as any[]).map((p) => p.match.routeConfiguration.vhost.name);
         expect(vhosts).to.deep.equal(svc).and.deep.equal(["shop.example.com:80", "api.example.com:8443"]);

@@ -695,10 +695,16 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
     it("the model reads the user's Gateway, VirtualService and the component's filters and config", () => {
         expect(m.domain).to.equal("shop");
         expect(m.virtualHost).to.equal("*:80");
-        expect(m.routes.map((r) => [r.name, r.vhRateLimits, r.rateLimits.length])).to.deep.equal([
-            ["checkout", "INCLUDE", 1],
-            ["web", "OVERRIDE", 0],
+        // Per-instance layout (the default): no route or virtual-host rate_limits of the filter's stage;
+        // the checkout route's RateLimitPerRoute holds its one action and then the virtual host's.
+        expect(m.routes.map((r) => [r.name, r.rateLimits.length, r.perFilter?.rateLimits.length ?? 0])).to.deep.equal([
+            ["checkout", 0, 1 + m.vhostPerFilter!.rateLimits.length],
+            ["web", 0, 0],
         ]);
+        expect(m.vhostRateLimits).to.deep.equal([]);
+        expect(m.vhostPerFilter!.rateLimits.length).to.be.greaterThan(0);
+        expect(m.routes[0].perFilter!.rateLimits.slice(1)).to.deep.equal(m.vhostPerFilter!.rateLimits);
+        expect(m.httpFilterName).to.match(/^envoy\.filters\.http\.ratelimit\/shop\//);
     });
 
     it("/login per client: with any query, each client its own counter", () => {
