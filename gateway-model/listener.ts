@@ -1,0 +1,198 @@
+/**
+ * MODEL (there is no Envoy here) of one gateway listener that several rate-limit filters share:
+ * several stacks' EnvoyFilters, or hand-written ones, on the same gateway pods and port. For a
+ * request to a virtual host (and route), it says which rate-limit filter calls which service with
+ * which descriptors, and what a client gets when some of those services are down. The istio tier
+ * checks the same question on the listener and routes Istio's generator builds.
+ *
+ * Envoy behaviour modelled (docs/upstream.md, "Several rate-limit filters on one listener"):
+ * - Every rate-limit HTTP filter on the listener runs for every request, in chain order.
+ * - A filter looks for per-route config under its own configured name only (the route's, else the
+ *   virtual host's). `RateLimitPerRoute.rate_limits` there: it sends exactly those, under the
+ *   config's `domain` when set. Otherwise: the route's own `rate_limits` of the filter's `stage`,
+ *   plus the virtual host's when the route has none (`vh_rate_limits` OVERRIDE, the default) or
+ *   with `vh_rate_limits: INCLUDE` in that per-route config.
+ * - A filter calls its service only when those entries produce a descriptor; when the service
+ *   cannot answer, `failure_mode_deny` refuses the request with `status_on_error` (500 by default),
+ *   otherwise the request goes on.
+ * - Istio applies the EnvoyFilters in order (priority, then as given here); a `VIRTUAL_HOST` or
+ *   `HTTP_ROUTE` MERGE appends `rate_limits` and replaces `typed_per_filter_config` entries by key;
+ *   a virtual-host name `""` (or none) matches every virtual host.
+ *
+ * Not modelled: limits themselves (the service's answers other than "down"), the order of filters
+ * by `INSERT_BEFORE` anchors (every filter runs; their order changes nothing modelled here).
+ * Pure functions, no I/O.
+ */
+import { Entry, K8sObject, descriptorFor, entriesOfStage, isRateLimitFilter } from "./explain";
+
+/** One rate-limit filter on the listener. */
+export interface ListenerFilter {
+    /** The EnvoyFilter (`<namespace>/<name>`) that inserts it. */
+    envoyFilter: string;
+    /** Its configured HTTP filter name. */
+    name: string;
+    domain: string;
+    stage: number;
+    /** The service it calls: the gRPC cluster name. */
+    cluster: string;
+    failureModeDeny: boolean;
+    /** HTTP status when it refuses for want of an answer. */
+    statusOnError: number;
+}
+
+interface PerRouteScope {
+    rateLimits: any[];
+    typedPerFilterConfig: Record<string, any>;
+}
+
+export interface ListenerModel {
+    port: number;
+    filters: ListenerFilter[];
+    /** Per virtual host: its own patches and its routes' (by route name). */
+    virtualHosts: Record<string, PerRouteScope & { routes: Record<string, PerRouteScope> }>;
+}
+
+/** The listener's virtual hosts and their route names, as Istio names them. */
+export interface ListenerLayout {
+    port: number;
+    /** Labels of the gateway's pods. */
+    podLabels: Record<string, string>;
+    /** Namespace of the gateway's pods; EnvoyFilters here and in `rootNamespace` reach them. */
+    namespace: string;
+    rootNamespace?: string;
+    virtualHosts: { name: string; routes: string[] }[];
+}
+
+const STATUS_CODES: Record<string, number> = { InternalServerError: 500, ServiceUnavailable: 503, TooManyRequests: 429 };
+
+function statusOf(v: any): number {
+    const code = v?.code;
+    if (code === undefined) return 500;
+    if (typeof code === "number") return code;
+    const n = STATUS_CODES[String(code)];
+    if (n === undefined) throw new Error(`status_on_error ${JSON.stringify(code)} is not modelled`);
+    return n;
+}
+
+/** Reads the listener from the EnvoyFilters of any number of stacks (and hand-written ones). */
+export function listenerModel(envoyFilters: K8sObject[], layout: ListenerLayout): ListenerModel {
+    const root = layout.rootNamespace ?? "istio-system";
+    const reaches = (o: K8sObject) =>
+        o.kind === "EnvoyFilter" &&
+        [layout.namespace, root].includes(String(o.metadata.namespace)) &&
+        Object.entries(o.spec?.workloadSelector?.labels ?? {}).every(([k, v]) => layout.podLabels[k] === v);
+    const ordered = envoyFilters.filter(reaches).sort((a, b) => Number(a.spec?.priority ?? 0) - Number(b.spec?.priority ?? 0));
+    const filters: ListenerFilter[] = [];
+    const virtualHosts: ListenerModel["virtualHosts"] = {};
+    for (const vh of layout.virtualHosts) {
+        virtualHosts[vh.name] = {
+            rateLimits: [],
+            typedPerFilterConfig: {},
+            routes: Object.fromEntries(vh.routes.map((r) => [r, { rateLimits: [], typedPerFilterConfig: {} }])),
+        };
+    }
+    for (const f of ordered) {
+        const id = `${f.metadata.namespace}/${f.metadata.name}`;
+        for (const p of f.spec?.configPatches ?? []) {
+            const context = p.match?.context ?? "ANY";
+            if (context !== "GATEWAY" && context !== "ANY") continue;
+            const value = p.patch?.value ?? {};
+            if (p.applyTo === "HTTP_FILTER") {
+                const port = p.match?.listener?.portNumber;
+                if (port !== undefined && Number(port) !== layout.port) continue;
+                if (!isRateLimitFilter(value)) continue;
+                const tc = value.typed_config ?? {};
+                filters.push({
+                    envoyFilter: id,
+                    name: value.name,
+                    domain: tc.domain,
+                    stage: Number(tc.stage ?? 0),
+                    cluster: tc.rate_limit_service?.grpc_service?.envoy_grpc?.cluster_name,
+                    failureModeDeny: tc.failure_mode_deny === true,
+                    statusOnError: statusOf(tc.status_on_error),
+                });
+                continue;
+            }
+            const vhMatch = p.match?.routeConfiguration?.vhost;
+            const targets = Object.entries(virtualHosts).filter(([name]) => !vhMatch?.name || vhMatch.name === name);
+            for (const [, vh] of targets) {
+                let scopes: PerRouteScope[] = [];
+                if (p.applyTo === "VIRTUAL_HOST") scopes = [vh];
+                else if (p.applyTo === "HTTP_ROUTE") {
+                    const rn = vhMatch?.route?.name;
+                    scopes = rn ? (vh.routes[rn] ? [vh.routes[rn]] : []) : Object.values(vh.routes);
+                } else continue;
+                for (const s of scopes) {
+                    const rl = p.applyTo === "VIRTUAL_HOST" ? value.rate_limits : value.route?.rate_limits;
+                    if (Array.isArray(rl)) s.rateLimits.push(...rl);
+                    Object.assign(s.typedPerFilterConfig, value.typed_per_filter_config ?? {});
+                }
+            }
+        }
+    }
+    return { port: layout.port, filters, virtualHosts };
+}
+
+/** A request on the listener. */
+export interface ListenerRequest {
+    virtualHost: string;
+    /** The route it is routed to (a name of `ListenerLayout.virtualHosts[].routes`). */
+    route: string;
+    path: string;
+    headers?: Record<string, string>;
+    clientAddress?: string;
+}
+
+/** What one filter does for a request. */
+export interface FilterCall {
+    filter: ListenerFilter;
+    /** The descriptors it sends (none: it does not call its service). */
+    descriptors: Entry[][];
+    /** The domain of the call (the per-route config's, else the filter's). */
+    domain: string;
+    /** Where its entries came from. */
+    from: "per-filter route" | "per-filter virtual host" | "route and virtual host rate_limits" | "none";
+}
+
+/** Which filters call which service, with which descriptors, for one request. */
+export function listenerCalls(m: ListenerModel, req: ListenerRequest): FilterCall[] {
+    const vh = m.virtualHosts[req.virtualHost];
+    if (!vh) throw new Error(`virtual host ${req.virtualHost} is not on the modelled listener`);
+    const route = vh.routes[req.route];
+    if (!route) throw new Error(`route ${req.route} is not on virtual host ${req.virtualHost}`);
+    const headers = { ...(req.headers ?? {}), ":path": req.path, ":method": "GET" };
+    return m.filters.map((filter) => {
+        const cfg = route.typedPerFilterConfig[filter.name] ?? vh.typedPerFilterConfig[filter.name];
+        let entries: any[];
+        let from: FilterCall["from"];
+        if (Array.isArray(cfg?.rate_limits) && cfg.rate_limits.length) {
+            entries = cfg.rate_limits;
+            from = route.typedPerFilterConfig[filter.name] ? "per-filter route" : "per-filter virtual host";
+        } else {
+            const own = entriesOfStage(route.rateLimits, filter.stage);
+            const vhMode = cfg?.vh_rate_limits ?? "OVERRIDE";
+            const useVh = vhMode === "INCLUDE" || (vhMode === "OVERRIDE" && own.length === 0);
+            entries = [...own, ...(useVh ? entriesOfStage(vh.rateLimits, filter.stage) : [])];
+            from = entries.length ? "route and virtual host rate_limits" : "none";
+        }
+        const descriptors = entries.map((rl) => descriptorFor(rl, headers, req.clientAddress ?? "192.0.2.1")).filter((d): d is Entry[] => d !== undefined);
+        return { filter, descriptors, domain: cfg?.domain ?? filter.domain, from: descriptors.length ? from : "none" };
+    });
+}
+
+/**
+ * The answer when the services of `down` (cluster names) cannot answer and every other service
+ * allows the request: the status of the first fail-closed filter that called a service that is
+ * down, else 200.
+ */
+export function answerWith(calls: FilterCall[], down: ReadonlySet<string>): number {
+    for (const c of calls) if (c.descriptors.length && down.has(c.filter.cluster) && c.filter.failureModeDeny) return c.filter.statusOnError;
+    return 200;
+}
+
+/** Calls to each service (cluster name → number of calls) for one request. */
+export function callsPerService(calls: FilterCall[]): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const c of calls) if (c.descriptors.length) out[c.filter.cluster] = (out[c.filter.cluster] ?? 0) + 1;
+    return out;
+}
