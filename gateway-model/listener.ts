@@ -116,12 +116,9 @@ export function listenerModel(envoyFilters: K8sObject[], layout: ListenerLayout)
             const vhMatch = p.match?.routeConfiguration?.vhost;
             const targets = Object.entries(virtualHosts).filter(([name]) => !vhMatch?.name || vhMatch.name === name);
             for (const [, vh] of targets) {
-                let scopes: PerRouteScope[] = [];
-                if (p.applyTo === "VIRTUAL_HOST") scopes = [vh];
-                else if (p.applyTo === "HTTP_ROUTE") {
-                    const rn = vhMatch?.route?.name;
-                    scopes = rn ? (vh.routes[rn] ? [vh.routes[rn]] : []) : Object.values(vh.routes);
-                } else continue;
+                if (p.applyTo !== "VIRTUAL_HOST" && p.applyTo !== "HTTP_ROUTE") continue;
+                const rn = vhMatch?.route?.name;
+                const scopes: PerRouteScope[] = p.applyTo === "VIRTUAL_HOST" ? [vh] : rn ? (vh.routes[rn] ? [vh.routes[rn]] : []) : Object.values(vh.routes);
                 for (const s of scopes) {
                     const rl = p.applyTo === "VIRTUAL_HOST" ? value.rate_limits : value.route?.rate_limits;
                     if (Array.isArray(rl)) s.rateLimits.push(...rl);
