@@ -37,13 +37,16 @@ export function lookupSharedObjects(refs: SharedObjectRef[], kubeContext?: strin
 }
 
 /**
- * The reach checks' answer: pods with the gateway's label in every namespace, and the
- * PeerAuthentications of Istio's root namespace. Throws when kubectl fails.
+ * The reach checks' answer: pods with the gateway's label in every namespace, the
+ * PeerAuthentications of Istio's root namespace, and the EnvoyFilters of the gateway's namespace and
+ * the root namespace. Throws when kubectl fails.
  */
 export function lookupMeshReach(q: MeshReachQuery, kubeContext?: string): MeshReachState {
     return {
         gatewayPods: kubectlGet(["pods", "--all-namespaces", "-l", q.gatewaySelector], kubeContext),
         peerAuthentications: kubectlGet(["peerauthentications.security.istio.io", "-n", q.meshNamespace], kubeContext),
+        // Other rate-limit filters on the gateway's listener (stack/preflight.ts classifyNeighbours).
+        envoyFilters: q.envoyFilterNamespaces.flatMap((ns) => kubectlGet(["envoyfilters.networking.istio.io", "-n", ns], kubeContext)),
     };
 }
 

@@ -42,6 +42,9 @@ import { parse } from "yaml";
 import { maskedRemoteAddress } from "../builders/client-cidr";
 import { compileFullMatch } from "../lib/formats";
 import { trustedClientAddress } from "./client-address";
+import { entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
+
+export { entriesOfStage, isRateLimitFilter };
 
 export interface K8sObject {
     apiVersion: string;
@@ -136,19 +139,6 @@ export interface GatewayModel {
 }
 
 const RATELIMIT_FILTER = "envoy.filters.http.ratelimit";
-const RATELIMIT_TYPE_SUFFIX = "envoy.extensions.filters.http.ratelimit.v3.RateLimit";
-
-/** Whether an HTTP filter is Envoy's rate-limit filter (by its type, whatever its configured name). */
-export function isRateLimitFilter(value: any): boolean {
-    const t = field(value, "typed_config")?.["@type"];
-    return value?.name === RATELIMIT_FILTER || (typeof t === "string" && t.endsWith(`/${RATELIMIT_TYPE_SUFFIX}`));
-}
-
-/** The `rate_limits` entries a filter of `stage` reads from a route or virtual host (Envoy: an entry's `stage`, default 0). */
-export function entriesOfStage(rateLimits: any[] | undefined, stage: number): any[] {
-    return (rateLimits ?? []).filter((e) => Number(e?.stage ?? 0) === stage);
-}
-
 /** `RateLimitPerRoute.rate_limits` under `name` in a `typed_per_filter_config` map, when set and non-empty. */
 export function perFilterRateLimits(typedPerFilterConfig: any, name: string): any[] | undefined {
     const rl = field(typedPerFilterConfig?.[name], "rate_limits");

@@ -28,6 +28,7 @@ import { PART_OF } from "../lib/common";
 import { ISTIO_INGRESS_CONTROLLER } from "../components/managed-api";
 import { globalArgsFromSettings, localArgsFromSettings } from "./mesh-ratelimit";
 import { planGlobalRateLimit } from "../components/global-ratelimit";
+import { FilterLayout, PER_INSTANCE_MIN_ISTIO, entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
 import { Problem, StackSettings } from "./config/settings";
 
 export { ISTIO_INGRESS_CONTROLLER };
@@ -209,16 +210,24 @@ export interface MeshReachQuery {
     gatewaySelector: string;
     /** Istio's root namespace, where mesh-wide PeerAuthentications live. */
     meshNamespace: string;
+    /** Namespaces whose EnvoyFilters reach the gateway's pods (its own and the root namespace). */
+    envoyFilterNamespaces: string[];
 }
 
 /** The cluster's answer: the gateway pods of every namespace, and the PeerAuthentications of the root namespace. */
 export interface MeshReachState {
     gatewayPods: LiveObject[];
     peerAuthentications: LiveObject[];
+    /** The EnvoyFilters of `envoyFilterNamespaces` (other stacks', hand-written ones, the stack's own). Absent: not checked. */
+    envoyFilters?: LiveObject[];
 }
 
 export function meshReachQuery(s: StackSettings): MeshReachQuery {
-    return { gatewaySelector: `${s.mesh.gatewaySelector.key}=${s.mesh.gatewaySelector.value}`, meshNamespace: s.mesh.namespace };
+    return {
+        gatewaySelector: `${s.mesh.gatewaySelector.key}=${s.mesh.gatewaySelector.value}`,
+        meshNamespace: s.mesh.namespace,
+        envoyFilterNamespaces: [...new Set([s.mesh.gatewayNamespace, s.mesh.namespace])],
+    };
 }
 
 /** A PeerAuthentication without a workload selector: in the root namespace, it governs the whole mesh. */
@@ -293,6 +302,163 @@ export function planMeshReach(s: StackSettings, state: MeshReachState): { proble
                 });
             }
         }
+    }
+    const neighbours = planListenerNeighbours(s, state);
+    return { problems: [...problems, ...neighbours.problems], messages: [...messages, ...neighbours.messages] };
+}
+
+/** Another rate-limit filter found on the stack's gateway pods and listener port, and what it means. */
+export interface Neighbour {
+    envoyFilter: string;
+    httpFilter: string;
+    domain: string;
+    verdict: "coexists" | "leaks";
+    why: string;
+}
+
+/**
+ * The other rate-limit filters on the stack's gateway pods and listener port (other stacks'
+ * EnvoyFilters, hand-written ones) and whether they coexist with the stack's filters or leak:
+ * - a filter reads the route and virtual-host `rate_limits` of its `stage` on every host of the
+ *   listener, and per-route config under its own name only (docs/upstream.md);
+ * - per-instance layout (stage 10, descriptors under its own name): another filter leaks into the
+ *   stack's hosts only when its own patches put `rate_limits` of its stage (or config under its
+ *   name) on them: a virtual host named `""` or not named, or one of the stack's. Then requests to
+ *   the stack's hosts also call that filter's service (and fail with it when it fails closed): a
+ *   message naming it and the fix for its owner;
+ * - shared layout (the specification's: canonical name, stage 0): another filter at stage 0 reads
+ *   the stack's `rate_limits` on the stack's hosts, so each request calls both services: a problem,
+ *   fixed by the per-instance layout.
+ */
+export function classifyNeighbours(s: StackSettings, state: MeshReachState): Neighbour[] {
+    const plan = planGlobalRateLimit(globalArgsFromSettings(s));
+    const gatewayNs = s.mesh.filterNamespaces === "root" ? s.mesh.namespace : s.mesh.gatewayNamespace;
+    const ownObjects = new Set(plan.filters.map((f) => `${gatewayNs}/${f.name}`));
+    const ownHosts = new Set(s.mesh.vhostScope === "all" ? [] : (globalArgsFromSettings(s).gateway.virtualHosts ?? []));
+    const port = s.bookinfo.gatewayPort;
+    const podLabels = state.gatewayPods.filter((p) => (p.metadata.namespace ?? "default") === s.mesh.gatewayNamespace).map((p) => p.metadata.labels ?? {});
+    const shared = s.global.filterLayout === FilterLayout.Shared;
+    const ownStage = shared ? 0 : 10;
+    const out: Neighbour[] = [];
+    for (const f of state.envoyFilters ?? []) {
+        const id = `${f.metadata.namespace}/${f.metadata.name}`;
+        if (ownObjects.has(id)) continue;
+        if (![s.mesh.gatewayNamespace, s.mesh.namespace].includes(String(f.metadata.namespace))) continue;
+        const sel: Record<string, string> = f.spec?.workloadSelector?.labels ?? {};
+        // Reaches the gateway's pods (with no pod known, the stack's selector stands for them).
+        const known = podLabels.length ? podLabels : [{ [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value }];
+        if (!known.some((labels) => Object.entries(sel).every(([k, v]) => labels[k] === v))) continue;
+        const patches: any[] = f.spec?.configPatches ?? [];
+        for (const p of patches) {
+            const value = p.patch?.value ?? {};
+            const pPort = p.match?.listener?.portNumber;
+            if (p.applyTo !== "HTTP_FILTER" || !isRateLimitFilter(value) || (pPort !== undefined && Number(pPort) !== port)) continue;
+            const stage = Number(value.typed_config?.stage ?? 0);
+            const name: string = value.name;
+            const base = { envoyFilter: id, httpFilter: name, domain: String(value.typed_config?.domain ?? "") };
+            if (name === plan.httpFilterNames.global) {
+                out.push({
+                    ...base,
+                    verdict: "leaks",
+                    why: `it has the stack's own HTTP filter name ${name}: it reads the stack's per-route config and the stack reads its`,
+                });
+                continue;
+            }
+            if (shared && stage === ownStage) {
+                out.push({
+                    ...base,
+                    verdict: "leaks",
+                    why: `both run at stage 0 on listener ${port}: it reads the stack's route and virtual-host rate_limits, so every request to the stack's hosts also calls its service (domain ${base.domain}), and the stack's filter reads its`,
+                });
+                continue;
+            }
+            // Which virtual hosts its own descriptors reach.
+            const reached = patches.filter((q) => {
+                const v = q.patch?.value ?? {};
+                const vh = q.match?.routeConfiguration?.vhost?.name;
+                const onOurs = vh === undefined || vh === "" || ownHosts.has(vh) || s.mesh.vhostScope === "all";
+                const rl = q.applyTo === "VIRTUAL_HOST" ? v.rate_limits : q.applyTo === "HTTP_ROUTE" ? v.route?.rate_limits : undefined;
+                const per = v.typed_per_filter_config?.[name]?.rate_limits;
+                return onOurs && (entriesOfStage(rl, stage).length > 0 || (Array.isArray(per) && per.length > 0));
+            });
+            if (reached.length) {
+                out.push({
+                    ...base,
+                    verdict: "leaks",
+                    why: `its descriptors reach the stack's virtual hosts (a patch names ${[...new Set(reached.map((q) => JSON.stringify(q.match?.routeConfiguration?.vhost?.name ?? "(none)")))].join(", ")}): requests to them also call its service (domain ${base.domain})${value.typed_config?.failure_mode_deny ? " and get 500 when it is down (failure_mode_deny)" : ""}`,
+                });
+            } else {
+                out.push({
+                    ...base,
+                    verdict: "coexists",
+                    why: shared
+                        ? `it runs at stage ${stage} and its descriptors sit on its own hosts: it never reads the stack's stage-0 rate_limits`
+                        : `it reads only ${stage === ownStage ? "" : `stage-${stage} `}rate_limits and config under its own name, on its own hosts; the stack's descriptors are RateLimitPerRoute under ${plan.httpFilterNames.global}`,
+                });
+            }
+        }
+    }
+    return out;
+}
+
+/** `major.minor` of an image tag such as `1.24.3` or `1.26.0-distroless`; undefined for other tags. */
+export function istioVersionOfImage(image: string | undefined): string | undefined {
+    const m = /:(\d+)\.(\d+)(?:\.\d+)?(?:-[\w.]+)?$/.exec(image ?? "");
+    return m ? `${m[1]}.${m[2]}` : undefined;
+}
+
+function atLeast(version: string, min: string): boolean {
+    const [a, b] = version.split(".").map(Number);
+    const [c, d] = min.split(".").map(Number);
+    return a! > c! || (a === c && b! >= d!);
+}
+
+/** The Istio version of each gateway pod in `gatewayNamespace`, read from its `istio-proxy` container's image tag (pods with another tag are skipped). */
+export function gatewayProxyVersions(s: StackSettings, state: MeshReachState): { pod: string; version: string }[] {
+    return state.gatewayPods
+        .filter((p) => (p.metadata.namespace ?? "default") === s.mesh.gatewayNamespace)
+        .flatMap((p) => {
+            const c = (p.spec?.containers ?? []).find((x: any) => x.name === "istio-proxy");
+            const version = istioVersionOfImage(c?.image);
+            return version ? [{ pod: p.metadata.name, version }] : [];
+        });
+}
+
+/** The neighbours as preview lines: a message for each, a problem when the stack's own layout leaks. */
+export function planListenerNeighbours(s: StackSettings, state: MeshReachState): { problems: Problem[]; messages: string[] } {
+    const problems: Problem[] = [];
+    const messages: string[] = [];
+    const shared = s.global.filterLayout === FilterLayout.Shared;
+    if (!shared) {
+        const old = gatewayProxyVersions(s, state).filter((v) => !atLeast(v.version, PER_INSTANCE_MIN_ISTIO));
+        if (old.length) {
+            problems.push({
+                key: "filterLayout",
+                value: s.global.filterLayout,
+                problem: `the gateway's proxies run Istio ${[...new Set(old.map((v) => v.version))].join(", ")} (${old
+                    .slice(0, 3)
+                    .map((v) => v.pod)
+                    .join(
+                        ", ",
+                    )}): per-instance filters need Istio ${PER_INSTANCE_MIN_ISTIO} or later (Envoy 1.33's RateLimitPerRoute.rate_limits); there the limits would not apply`,
+                fix: `pulumi config set filterLayout shared   (the specification's layout, one stack per gateway listener), or upgrade the gateway to Istio ${PER_INSTANCE_MIN_ISTIO} or later`,
+            });
+        }
+    }
+    for (const n of classifyNeighbours(s, state)) {
+        const head = `rate-limit filter ${n.httpFilter} (EnvoyFilter ${n.envoyFilter}) on the gateway's listener ${s.bookinfo.gatewayPort}`;
+        if (n.verdict === "coexists") messages.push(`${head}: coexists safely: ${n.why}`);
+        else if (shared)
+            problems.push({
+                key: "filterLayout",
+                value: s.global.filterLayout,
+                problem: `${head} would leak: ${n.why}`,
+                fix: `pulumi config set filterLayout per-instance   (needs Istio ${PER_INSTANCE_MIN_ISTIO} or later; descriptors under the stack's own filter name)`,
+            });
+        else
+            messages.push(
+                `${head} would leak into the stack's hosts: ${n.why}. The fix is its owner's: name its own virtual hosts in its patches (vhost name <host>:<port>, never ""), or move to per-filter RateLimitPerRoute config under a filter name of its own`,
+            );
     }
     return { problems, messages };
 }

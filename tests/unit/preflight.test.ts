@@ -5,7 +5,9 @@
  * real API server.
  */
 import { expect } from "chai";
-import { LiveObject, meshReachQuery, planMeshReach, planSharedObjects, sharedObjectRefs } from "../../stack/preflight";
+import { LiveObject, classifyNeighbours, meshReachQuery, planMeshReach, planSharedObjects, sharedObjectRefs } from "../../stack/preflight";
+import { FilterLayout, GlobalRateLimitArgs, planGlobalRateLimit } from "../../components/global-ratelimit";
+import { LimitUnit } from "../../builders/rules";
 import { resolveSettings, InputError } from "../../stack/config/settings";
 import { Registration, registerProgram } from "../../render/render";
 import { DEV, render } from "./helpers";
@@ -314,6 +316,8 @@ describe("reach: the gateway filters reach only the stack's gateway; mesh-wide m
         expect(meshReachQuery(resolveSettings({ ...DEV, gatewaySelector: "app=edge", meshNamespace: "mesh-root" }))).to.deep.equal({
             gatewaySelector: "app=edge",
             meshNamespace: "mesh-root",
+            // The gateway's namespace and the root namespace: their EnvoyFilters reach the gateway's pods.
+            envoyFilterNamespaces: ["istio-system", "mesh-root"],
         });
     });
 
@@ -416,5 +420,141 @@ describe("reach: a mesh-wide DISABLE policy and the stack's STRICT pods", () => 
         expect(reach({}, [pa("m", "PERMISSIVE")]).problems).to.deep.equal([]);
         expect(reach({}, [pa("m", "STRICT")]).problems).to.deep.equal([]);
         expect(reach({ mutualTls: "false" }, [pa("m", "DISABLE")]).problems).to.deep.equal([]);
+    });
+});
+
+describe("reach: other rate-limit filters on the gateway's pods and listener (many teams, one gateway)", () => {
+    const gw: LiveObject = {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "gw-0", namespace: "istio-system", labels: { istio: "ingressgateway", app: "gw" } },
+    };
+    const envoyFilter = (name: string, spec: any, namespace = "istio-system"): LiveObject => ({
+        apiVersion: "networking.istio.io/v1alpha3",
+        kind: "EnvoyFilter",
+        metadata: { name, namespace },
+        spec,
+    });
+    /** Another team's GlobalRateLimit, planned in its own program. */
+    const team = (layout: FilterLayout, host = "shop.example.com:8080"): LiveObject[] => {
+        const args: GlobalRateLimitArgs = {
+            domain: "shop",
+            gateway: { selector: { istio: "ingressgateway" }, virtualHosts: [host] },
+            namespace: "shop",
+            rules: [{ name: "all", requestsPerUnit: 10, unit: LimitUnit.Minute }],
+            filterLayout: layout,
+            ...(layout === FilterLayout.Shared ? { filterNamePrefix: "shop-limits" } : {}),
+        };
+        return planGlobalRateLimit(args).filters.map((f) => envoyFilter(f.name, f.spec, f.namespace));
+    };
+    /** A hand-written filter: canonical name, stage 0, rate_limits on the virtual host named `vhost`. */
+    const handWritten = (vhost: string | undefined, port?: number) =>
+        envoyFilter("legacy-ratelimit", {
+            workloadSelector: { labels: { istio: "ingressgateway" } },
+            configPatches: [
+                {
+                    applyTo: "HTTP_FILTER",
+                    match: {
+                        context: "GATEWAY",
+                        listener: { ...(port ? { portNumber: port } : {}), filterChain: { filter: { name: "envoy.filters.network.http_connection_manager" } } },
+                    },
+                    patch: {
+                        operation: "INSERT_BEFORE",
+                        value: {
+                            name: "envoy.filters.http.ratelimit",
+                            typed_config: {
+                                "@type": "type.googleapis.com/envoy.extensions.filters.http.ratelimit.v3.RateLimit",
+                                domain: "legacy",
+                                failure_mode_deny: true,
+                            },
+                        },
+                    },
+                },
+                {
+                    applyTo: "VIRTUAL_HOST",
+                    match: { context: "GATEWAY", routeConfiguration: { vhost: vhost === undefined ? {} : { name: vhost } } },
+                    patch: { operation: "MERGE", value: { rate_limits: [{ actions: [{ generic_key: { descriptor_value: "x" } }] }] } },
+                },
+            ],
+        });
+    const check = (over: Record<string, string>, envoyFilters: LiveObject[]) => {
+        const s = resolveSettings({ ...DEV, ...over });
+        return {
+            verdicts: classifyNeighbours(s, { gatewayPods: [gw], peerAuthentications: [], envoyFilters }).map((n) => [n.envoyFilter, n.verdict]),
+            plan: planMeshReach(s, { gatewayPods: [gw], peerAuthentications: [], envoyFilters }),
+        };
+    };
+
+    it("per-instance stack: another per-instance stack and a hand-written filter on its own host coexist (messages, no problem)", () => {
+        const r = check({ filterLayout: "per-instance" }, [...team(FilterLayout.PerInstance), handWritten("legacy.example.com:8080")]);
+        expect(r.verdicts).to.deep.equal([
+            ["istio-system/shop-ratelimit", "coexists"],
+            ["istio-system/legacy-ratelimit", "coexists"],
+        ]);
+        expect(r.plan.problems).to.deep.equal([]);
+        expect(r.plan.messages.filter((m) => m.includes("coexists safely"))).to.have.length(2);
+    });
+
+    it("per-instance stack: a hand-written filter whose rate_limits name every virtual host (\"\" or none) leaks into the stack's hosts: said, with the owner's fix", () => {
+        for (const vhost of ["", undefined]) {
+            const r = check({ filterLayout: "per-instance" }, [handWritten(vhost)]);
+            expect(r.verdicts, String(vhost)).to.deep.equal([["istio-system/legacy-ratelimit", "leaks"]]);
+            expect(r.plan.problems).to.deep.equal([]);
+            expect(r.plan.messages.join("\n")).to.contain("would leak into the stack's hosts").and.contain("500 when it is down").and.contain('never ""');
+        }
+        // Its rate_limits on the stack's own virtual host: the same.
+        expect(check({ filterLayout: "per-instance" }, [handWritten("*:8080")]).verdicts).to.deep.equal([["istio-system/legacy-ratelimit", "leaks"]]);
+    });
+
+    it("shared stack (the specification's layout): another stage-0 filter on the listener is a problem naming the setting and the minimum Istio version", () => {
+        const r = check({}, team(FilterLayout.Shared));
+        expect(r.verdicts).to.deep.equal([["istio-system/shop-limits", "leaks"]]);
+        expect(r.plan.problems.map((p) => [p.key, p.value])).to.deep.equal([["filterLayout", "shared"]]);
+        expect(r.plan.problems[0].fix).to.equal(
+            "pulumi config set filterLayout per-instance   (needs Istio 1.25 or later; descriptors under the stack's own filter name)",
+        );
+        expect(check({}, [handWritten("legacy.example.com:8080")]).plan.problems).to.have.length(1);
+    });
+
+    it("shared stack: a per-instance neighbour coexists (stage 10, config under its own name)", () => {
+        const r = check({}, team(FilterLayout.PerInstance));
+        expect(r.verdicts).to.deep.equal([["istio-system/shop-ratelimit", "coexists"]]);
+        expect(r.plan.problems).to.deep.equal([]);
+    });
+
+    it("negative controls: another listener port, other pods, another namespace, and the stack's own filters are not neighbours", () => {
+        expect(check({}, [handWritten("", 9443)]).verdicts).to.deep.equal([]);
+        const otherPods = handWritten("");
+        otherPods.spec.workloadSelector.labels = { istio: "eastwestgateway" };
+        expect(check({}, [otherPods]).verdicts).to.deep.equal([]);
+        expect(check({}, [{ ...handWritten(""), metadata: { name: "legacy-ratelimit", namespace: "team-x" } }]).verdicts).to.deep.equal([]);
+        const s = resolveSettings({ ...DEV });
+        // The stack's own EnvoyFilter (same namespace and name) is not a neighbour.
+        const ownFilter = envoyFilter("filter-ratelimit", handWritten("").spec);
+        expect(classifyNeighbours(s, { gatewayPods: [gw], peerAuthentications: [], envoyFilters: [ownFilter] })).to.deep.equal([]);
+    });
+});
+
+describe("reach: the per-instance layout and the gateway's Istio version", () => {
+    const gwPod = (image: string): LiveObject => ({
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "gw-0", namespace: "istio-system", labels: { istio: "ingressgateway" } },
+        spec: { containers: [{ name: "istio-proxy", image }] },
+    });
+    const reach = (over: Record<string, string>, image: string) =>
+        planMeshReach(resolveSettings({ ...DEV, ...over }), { gatewayPods: [gwPod(image)], peerAuthentications: [], envoyFilters: [] });
+
+    it("Istio 1.24 gateway proxies with filterLayout=per-instance: refused, naming the minimum version and the setting", () => {
+        const r = reach({ filterLayout: "per-instance" }, "docker.io/istio/proxyv2:1.24.3");
+        expect(r.problems.map((p) => [p.key, p.value])).to.deep.equal([["filterLayout", "per-instance"]]);
+        expect(r.problems[0].problem).to.contain("Istio 1.24").and.contain("need Istio 1.25 or later");
+        expect(r.problems[0].fix).to.match(/^pulumi config set filterLayout shared/);
+    });
+
+    it("not refused: 1.25, 1.26-distroless, 2.0, an unversioned tag, or the shared layout on 1.24", () => {
+        for (const image of ["docker.io/istio/proxyv2:1.25.0", "gcr.io/istio-release/proxyv2:1.26.1-distroless", "x/proxyv2:2.0.0", "x/proxyv2:latest"])
+            expect(reach({ filterLayout: "per-instance" }, image).problems, image).to.deep.equal([]);
+        expect(reach({}, "docker.io/istio/proxyv2:1.24.3").problems).to.deep.equal([]);
     });
 });
