@@ -45,9 +45,18 @@ export function lookupMeshReach(q: MeshReachQuery, kubeContext?: string): MeshRe
     return {
         gatewayPods: kubectlGet(["pods", "--all-namespaces", "-l", q.gatewaySelector], kubeContext),
         peerAuthentications: kubectlGet(["peerauthentications.security.istio.io", "-n", q.meshNamespace], kubeContext),
-        // Other rate-limit filters on the gateway's listener (stack/preflight.ts classifyNeighbours).
-        envoyFilters: q.envoyFilterNamespaces.flatMap((ns) => kubectlGet(["envoyfilters.networking.istio.io", "-n", ns], kubeContext)),
+        // Other rate-limit filters on the gateway's listener (stack/preflight.ts classifyNeighbours);
+        // absent (not checked) when the cluster does not serve EnvoyFilters.
+        ...envoyFiltersOf(q.envoyFilterNamespaces, kubeContext),
     };
+}
+
+function envoyFiltersOf(namespaces: string[], kubeContext: string | undefined): { envoyFilters?: LiveObject[] } {
+    try {
+        return { envoyFilters: namespaces.flatMap((ns) => kubectlGet(["envoyfilters.networking.istio.io", "-n", ns], kubeContext)) };
+    } catch {
+        return {};
+    }
 }
 
 /** The `group/version`s the cluster serves (`kubectl api-versions`). Throws when kubectl fails. */

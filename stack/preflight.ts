@@ -340,14 +340,18 @@ export function classifyNeighbours(s: StackSettings, state: MeshReachState): Nei
     const shared = s.global.filterLayout === FilterLayout.Shared;
     const ownStage = shared ? 0 : 10;
     const out: Neighbour[] = [];
-    for (const f of state.envoyFilters ?? []) {
-        const id = `${f.metadata.namespace}/${f.metadata.name}`;
-        if (ownObjects.has(id)) continue;
-        if (![s.mesh.gatewayNamespace, s.mesh.namespace].includes(String(f.metadata.namespace))) continue;
+    // Not the stack's own, in a namespace whose filters reach the gateway, selecting its pods.
+    const known = podLabels.length ? podLabels : [{ [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value }];
+    const reaching = (state.envoyFilters ?? []).filter((f) => {
+        if (ownObjects.has(`${f.metadata.namespace}/${f.metadata.name}`)) return false;
+        if (![s.mesh.gatewayNamespace, s.mesh.namespace].includes(String(f.metadata.namespace))) return false;
         const sel: Record<string, string> = f.spec?.workloadSelector?.labels ?? {};
-        // Reaches the gateway's pods (with no pod known, the stack's selector stands for them).
-        const known = podLabels.length ? podLabels : [{ [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value }];
-        if (!known.some((labels) => Object.entries(sel).every(([k, v]) => labels[k] === v))) continue;
+        return known.some((labels) => Object.entries(sel).every(([k, v]) => labels[k] === v));
+    });
+    // Every descriptor patch of those filters, wherever it sits (a filter and its rate_limits are often in separate objects).
+    const allPatches: any[] = reaching.flatMap((f) => f.spec?.configPatches ?? []);
+    for (const f of reaching) {
+        const id = `${f.metadata.namespace}/${f.metadata.name}`;
         const patches: any[] = f.spec?.configPatches ?? [];
         for (const p of patches) {
             const value = p.patch?.value ?? {};
@@ -373,7 +377,7 @@ export function classifyNeighbours(s: StackSettings, state: MeshReachState): Nei
                 continue;
             }
             // Which virtual hosts its own descriptors reach.
-            const reached = patches.filter((q) => {
+            const reached = allPatches.filter((q) => {
                 const v = q.patch?.value ?? {};
                 const vh = q.match?.routeConfiguration?.vhost?.name;
                 const onOurs = vh === undefined || vh === "" || ownHosts.has(vh) || s.mesh.vhostScope === "all";

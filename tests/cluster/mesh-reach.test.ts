@@ -21,6 +21,8 @@ import { lookupMeshReach, lookupSharedObjects } from "../../cluster/cluster-look
 import { PROJECT } from "../../stack/config/config-schema";
 import { MeshReachQuery, MeshReachState, meshReachQuery } from "../../stack/preflight";
 import { resolveSettings, InputError } from "../../stack/config/settings";
+import { FilterLayout, planGlobalRateLimit } from "../../components/global-ratelimit";
+import { LimitUnit } from "../../builders/rules";
 import { K8sObject, Registration, programConfig, toObjects } from "../../render/render";
 import { deleteNamespace, ensureNamespace, kubeconfig, kubectl, kubectlJson, kubectlRaw, waitFor } from "./kube";
 
@@ -161,7 +163,7 @@ describe("cluster: the reach preflight (gateway selector, mesh-wide mutual TLS) 
     it("no gateway pod anywhere: nothing refused; preview says no pod labelled istio=ingressgateway runs in istio-system", async () => {
         const p = await preview();
         expectPasses(p);
-        expect(p.queries).to.deep.equal([{ gatewaySelector: "istio=ingressgateway", meshNamespace: ROOT_NS }]);
+        expect(p.queries).to.deep.equal([{ gatewaySelector: "istio=ingressgateway", meshNamespace: ROOT_NS, envoyFilterNamespaces: [ROOT_NS] }]);
         expect(p.queries[0]).to.deep.equal(meshReachQuery(resolveSettings(DEV)));
         expect(p.answers[0].gatewayPods).to.deep.equal([]);
         expect(p.reports.join("\n")).to.contain(`no pod labelled istio=ingressgateway runs in ${ROOT_NS} (gatewayNamespace)`);
@@ -254,5 +256,76 @@ describe("cluster: the reach preflight (gateway selector, mesh-wide mutual TLS) 
         const mesh = await preview({ mutualTlsScope: "mesh" });
         expectPasses(mesh);
         expect(mesh.objects.filter((o) => o.kind === "PeerAuthentication").map(where)).to.deep.equal([`PeerAuthentication ${ROOT_NS}/default`]);
+    });
+});
+
+describe("cluster: other rate-limit filters on the gateway's listener (many teams, one gateway), with kubectl against a real API server", function () {
+    this.timeout(180_000);
+    const POD = "istio-ingressgateway-neighbours-0";
+    const EF = "envoyfilters.networking.istio.io";
+    /** Another team's program, applied as it would be: its EnvoyFilters in istio-system. */
+    const teamX = (layout: FilterLayout) =>
+        planGlobalRateLimit({
+            domain: "team-x",
+            gateway: { selector: { istio: "ingressgateway" }, virtualHosts: ["x.example.com:8080"] },
+            namespace: "team-x",
+            rules: [{ name: "all", requestsPerUnit: 10, unit: LimitUnit.Minute }],
+            filterLayout: layout,
+            filterNamePrefix: layout === FilterLayout.Shared ? "team-x-shared" : "team-x-own",
+        }).filters.map((f) => ({
+            apiVersion: "networking.istio.io/v1alpha3",
+            kind: "EnvoyFilter",
+            metadata: { name: f.name, namespace: ROOT_NS, labels: { team: "x" } },
+            spec: f.spec,
+        }));
+    const apply = (objects: object[]) => {
+        for (const o of objects) kubectl(["create", "-f", "-"], JSON.stringify(o));
+    };
+    const cleanup = () => kubectlRaw(["delete", EF, "-n", ROOT_NS, "-l", "team=x", "--ignore-not-found"]);
+
+    before(function () {
+        kubeconfig();
+        createPod(ROOT_NS, POD, GW_LABELS);
+        cleanup();
+    });
+    after(async function () {
+        cleanup();
+        await deletePod(ROOT_NS, POD);
+    });
+
+    it("the default (shared) layout beside another team's shared-layout filters: refused at preview, naming them, filterLayout and the minimum Istio version; nothing registered", async () => {
+        apply(teamX(FilterLayout.Shared));
+        const p = await preview();
+        // lookupMeshReach read them from the real API server.
+        expect((p.answers[0].envoyFilters ?? []).map((o) => o.metadata.name)).to.include("team-x-shared");
+        const msg = expectRefused(p);
+        expect(msg).to.contain(`${PROJECT}:filterLayout = "shared"`);
+        expect(msg).to.contain(`(EnvoyFilter ${ROOT_NS}/team-x-shared)`).and.contain("would leak");
+        expect(msg).to.contain("pulumi config set filterLayout per-instance").and.contain("Istio 1.25");
+    });
+
+    it("filterLayout=per-instance beside the same filters: passes, preview says each coexists; a hand-written one on every virtual host is reported as leaking, with its owner's fix", async () => {
+        const p = await preview({ filterLayout: "per-instance" });
+        expectPasses(p);
+        expect(p.reports.join("\n")).to.contain(`(EnvoyFilter ${ROOT_NS}/team-x-shared) on the gateway's listener 8080: coexists safely`);
+        const leaky = teamX(FilterLayout.Shared)
+            .filter((o) => o.metadata.name === "team-x-shared-svc")
+            .map((o) => ({ ...o, metadata: { ...o.metadata, name: "team-x-every-host" } }));
+        for (const patch of (leaky[0] as any).spec.configPatches) patch.match.routeConfiguration.vhost.name = "";
+        // The hand-written filter's HTTP filter: it comes with the shared-layout filter already applied.
+        apply(leaky);
+        const q = await preview({ filterLayout: "per-instance" });
+        expectPasses(q);
+        expect(q.reports.join("\n")).to.contain(`(EnvoyFilter ${ROOT_NS}/team-x-shared) on the gateway's listener 8080 would leak into the stack's hosts`);
+        expect(q.reports.join("\n")).to.contain('never ""');
+    });
+
+    it("negative control: without other filters, neither layout reports a neighbour", async () => {
+        cleanup();
+        for (const over of [{}, { filterLayout: "per-instance" }] as Record<string, string>[]) {
+            const p = await preview(over);
+            expectPasses(p);
+            expect(p.reports.join("\n")).to.not.contain("rate-limit filter envoy.filters.http.ratelimit");
+        }
     });
 });

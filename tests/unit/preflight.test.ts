@@ -506,6 +506,14 @@ describe("reach: other rate-limit filters on the gateway's pods and listener (ma
         expect(check({ filterLayout: "per-instance" }, [handWritten("*:8080")]).verdicts).to.deep.equal([["istio-system/legacy-ratelimit", "leaks"]]);
     });
 
+    it("per-instance stack: another team's shared-layout objects whose virtual-host rate_limits (a separate EnvoyFilter) name every host leak into the stack's hosts", () => {
+        const objs = team(FilterLayout.Shared);
+        expect(check({ filterLayout: "per-instance" }, objs).verdicts).to.deep.equal([["istio-system/shop-limits", "coexists"]]);
+        const svc = objs.find((o) => o.metadata.name === "shop-limits-svc")!;
+        for (const p of svc.spec.configPatches) p.match.routeConfiguration.vhost.name = "";
+        expect(check({ filterLayout: "per-instance" }, objs).verdicts).to.deep.equal([["istio-system/shop-limits", "leaks"]]);
+    });
+
     it("shared stack (the specification's layout): another stage-0 filter on the listener is a problem naming the setting and the minimum Istio version", () => {
         const r = check({}, team(FilterLayout.Shared));
         expect(r.verdicts).to.deep.equal([["istio-system/shop-limits", "leaks"]]);
