@@ -32,7 +32,10 @@ export interface RedisConnection {
     addresses: string[];
     /** Sentinel only: the master's name as the Sentinels know it. */
     sentinelMaster?: string;
-    /** Password of the Redis servers (in-cluster: the generated one, set by the caller). */
+    /**
+     * Password of the Redis servers. In-cluster: a Secret the user manages, which the deployed Redis
+     * and the service both read; absent, the stack generates one (components/redis.ts).
+     */
     password?: SecretKey;
     /** Sentinel only: password of the Sentinels themselves. */
     sentinelPassword?: SecretKey;
@@ -79,8 +82,12 @@ export function isHostPort(s: string): boolean {
     return HOST.test(host) && /^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535;
 }
 
-/** Keys that only mean something for a Redis the stack does not deploy. */
-const EXISTING_ONLY = ["redisAddress", "redisPasswordSecret", "redisTls", "redisTlsCaSecret"] as const;
+/**
+ * Keys that only mean something for a Redis the stack does not deploy. (`redisPasswordSecret` is
+ * not one: with the in-cluster Redis it names a Secret the user manages, instead of a generated
+ * password.)
+ */
+const EXISTING_ONLY = ["redisAddress", "redisTls", "redisTlsCaSecret"] as const;
 
 /**
  * Reads and checks the Redis keys; every bad combination is a config problem. `pipelineWindow` is
@@ -107,7 +114,7 @@ export function readRedisConnection(r: ConfigReader, pipelineWindow: string): Re
                 r.fail(
                     k,
                     v,
-                    "applies only to a Redis the stack does not deploy (redisMode external, sentinel or cluster); the in-cluster Redis has its own generated password and no TLS",
+                    "applies only to a Redis the stack does not deploy (redisMode external, sentinel or cluster); the in-cluster Redis has no TLS",
                     (s) => `${s.rm(k)}, or ${s.set("redisMode", k === "redisAddress" && v.includes(",") ? "cluster" : "external")}`,
                 );
             }
@@ -229,11 +236,11 @@ export function redisUrl(c: RedisConnection, inClusterAddress: string): string {
 }
 
 /**
- * The service's Redis variables for a connection. `inClusterAuth` is the deployed Redis's password
- * Secret (used in mode in-cluster only).
+ * The service's Redis variables for a connection. `inClusterAuth` is the deployed Redis's generated
+ * password Secret (used in mode in-cluster when the connection names no Secret of its own).
  */
 export function redisConnectionEnv(c: RedisConnection, inClusterAddress: string, inClusterAuth: SecretKey): RedisEnvVar[] {
-    const auth = c.mode === "in-cluster" ? inClusterAuth : c.password;
+    const auth = c.mode === "in-cluster" ? (c.password ?? inClusterAuth) : c.password;
     return [
         { name: "REDIS_TYPE", value: redisType(c.mode) },
         { name: "REDIS_URL", value: redisUrl(c, inClusterAddress) },

@@ -54,7 +54,13 @@ export interface RedisOptionsArgs {
     addresses?: string[];
     /** Sentinel: the master's name as the Sentinels know it. */
     sentinelMaster?: string;
-    /** Secret (in the service's namespace) with the Redis password. Defaults to none (no AUTH) for an existing Redis. */
+    /**
+     * Secret (in the service's namespace) with the Redis password. For an existing Redis: its
+     * password; defaults to none (no AUTH). For the Redis the component deploys (`InCluster`): a
+     * Secret you manage (created before `pulumi up`, never changed or deleted by the component),
+     * which that Redis requires and the service sends; defaults to a password the component
+     * generates (Pulumi's Random provider) and keeps in a Secret of its own.
+     */
     passwordSecret?: SecretKeyArgs;
     /** Sentinel: Secret with the Sentinels' own password. Defaults to none. */
     sentinelPasswordSecret?: SecretKeyArgs;
@@ -93,7 +99,8 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): Red
             const p = redisMaxMemoryProblem(r.maxMemory);
             if (p) problems.push({ key: "redis.maxMemory", value: r.maxMemory, problem: p, fix: `use "${DEFAULT_REDIS_MAXMEMORY}"` });
         }
-        for (const f of ["addresses", "sentinelMaster", "passwordSecret", "sentinelPasswordSecret", "tls", "tlsCaSecret"] as const) {
+        // passwordSecret is allowed: the deployed Redis then uses the user's Secret instead of a generated password.
+        for (const f of ["addresses", "sentinelMaster", "sentinelPasswordSecret", "tls", "tlsCaSecret"] as const) {
             // `tls: false` is the default spelled out (the stack config accepts redisTls=false too).
             if (r[f] !== undefined && !(f === "tls" && r.tls === false))
                 problems.push({
@@ -184,7 +191,7 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): Red
 
 /** The typed Redis choice of a connection read from stack config (the inverse of the above). */
 export function redisOptionsOf(c: RedisConnection, image: string, maxMemory: string): RedisOptionsArgs {
-    if (c.mode === "in-cluster") return { image, maxMemory };
+    if (c.mode === "in-cluster") return { image, maxMemory, ...(c.password ? { passwordSecret: c.password } : {}) };
     return {
         mode: c.mode,
         addresses: c.addresses,

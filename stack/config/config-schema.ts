@@ -419,7 +419,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         kind: "string",
         default: "",
         description:
-            "Existing Redis only: Secret in `ratelimitNamespace` holding the Redis password (`REDIS_AUTH`; `user:password` for an ACL user). Unset: no AUTH.",
+            "Secret in `ratelimitNamespace` holding the Redis password (`REDIS_AUTH`; `user:password` for an ACL user). An existing Redis: its password; unset, no AUTH. The in-cluster Redis: a Secret you manage, created before `pulumi up` and only read by the stack (no Random provider needed); unset, the stack generates the password.",
     },
     {
         group: "service",

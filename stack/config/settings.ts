@@ -57,11 +57,16 @@ class Reader {
         return s;
     }
 
-    /** The user's value, or undefined when unset or empty. */
+    /**
+     * The user's value, or undefined when unset, empty or equal to the key's declared default. The
+     * Pulumi CLI merges the defaults Pulumi.yaml declares into the config a program reads, so a
+     * program cannot tell a declared default from a value the user set: a rule about a key the user
+     * gave must not fire on its default.
+     */
     given(key: string): string | undefined {
-        this.spec(key);
-        const v = this.raw[key];
-        return v === undefined || v.trim() === "" ? undefined : v.trim();
+        const spec = this.spec(key);
+        const v = this.raw[key]?.trim();
+        return v === undefined || v === "" || v === spec.default ? undefined : v;
     }
 
     fail(key: string, value: string | undefined, text: string, fix: Fix): void {
