@@ -119,8 +119,10 @@ skipped_blocked() {
 # Pinned versions (keep in step with package.json's @pulumi/* SDKs).
 PULUMI_VERSION=${PULUMI_VERSION:-v3.248.0}
 PULUMI_LANGHOST_COMMIT=${PULUMI_LANGHOST_COMMIT:-dc7edd58bc13}
-PULUMI_K8S_VERSION=${PULUMI_K8S_VERSION:-4.32.0}
-PULUMI_K8S_COMMIT=${PULUMI_K8S_COMMIT:-a03ff6ba58d2}
+# The Kubernetes provider: the proxy serves only this pseudo-version of provider/v4, the commit the
+# upstream tag v4.25.0 points at (scripts/tools/build-pulumi-kubernetes.sh); the npm SDK is 4.25.0.
+PULUMI_K8S_VERSION=${PULUMI_K8S_VERSION:-4.25.0}
+PULUMI_K8S_PSEUDO=${PULUMI_K8S_PSEUDO:-v4.0.0-20260115033456-f47bc2d6f199}
 PULUMI_RANDOM_VERSION=${PULUMI_RANDOM_VERSION:-4.21.1}
 PULUMI_RANDOM_COMMIT=${PULUMI_RANDOM_COMMIT:-f2d8b029d0f7}
 ETCD_VERSION=${ETCD_VERSION:-v3.6.14}
