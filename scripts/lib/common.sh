@@ -3,7 +3,7 @@
 #   CACHE        tool/build cache outside the work tree
 #   REPO_ROOT    the repository root
 # Functions: log, warn, die, need_cmd, skipped, timing_record, tool_dir, go_wrapper_build,
-#   go_proxy_has, blocked, reuse_or_blocked, skipped_blocked, free_port, wait_for
+#   go_proxy_has, blocked, reuse_or_blocked, free_port, wait_for
 # shellcheck shell=bash
 
 CACHE=${MESH_RL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mesh-ratelimit}
@@ -105,16 +105,9 @@ reuse_or_blocked() {
   if command -v go >/dev/null && go_proxy_has "$mod"; then
     die "the Go module proxy now serves $mod: add its wrapper build ($needs) to build-$tool.sh"
   fi
-  blocked "$tool $version" "the Go module proxy refuses every version of ${mod%@*} (403); put the binary at $bin to run the e2e tier"
+  blocked "$tool $version" "the Go module proxy refuses every version of ${mod%@*} (403); the e2e tier uses it where a binary is at $bin"
 }
 
-# A tier that cannot run because a tool is blocked (not merely unbuilt): never a pass, never a
-# silent skip. Prints `SKIPPED: <tier>: BLOCKED: <reason>`; returns 0 even under CI, because no
-# step of any machine's CI could make the tool appear (see docs/e2e.md).
-skipped_blocked() {
-  printf 'SKIPPED: %s: BLOCKED: %s\n' "$1" "$2"
-  return 0
-}
 
 # Pinned versions (keep in step with package.json's @pulumi/* SDKs).
 PULUMI_VERSION=${PULUMI_VERSION:-v3.248.0}
