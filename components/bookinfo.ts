@@ -100,7 +100,7 @@ export interface BookinfoArgs {
     awaitRollout?: boolean;
 }
 
-/** What the component needs, defaults filled in and checked (pure; exported for testing). */
+/** What the component needs, defaults filled in and checked (pure; MeshRateLimit reads the virtual-host names from it). */
 export function planBookinfo(args: BookinfoArgs): {
     problems: Problem[];
     s: { bookinfo: BookinfoSettings; awaitRollout: boolean };

@@ -69,7 +69,7 @@ export interface ResolvedGateway {
     ports: number[];
 }
 
-/** `<host>:<port>` with host `*`, `*.<domain>` or a DNS name, port 1..65535. Exported for testing. */
+/** `<host>:<port>` with host `*`, `*.<domain>` or a DNS name, port 1..65535 (GlobalRateLimit checks its virtual hosts with it). */
 export function isVirtualHostName(v: unknown): v is string {
     if (typeof v !== "string") return false;
     const m = /^(.+):(\d{1,5})$/.exec(v);

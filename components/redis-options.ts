@@ -64,7 +64,7 @@ export interface RedisOptionsArgs {
     tlsCaSecret?: string;
 }
 
-/** The typed Redis choice → the connection the service environment is built from (builders/builders/redis-connection.ts). */
+/** The typed Redis choice → the connection the service environment is built from (builders/redis-connection.ts). */
 export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): RedisConnection {
     const mode = r.mode ?? RedisModeName.InCluster;
     const knownMode = (Object.values(RedisModeName) as string[]).includes(mode);
