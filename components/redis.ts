@@ -63,47 +63,7 @@ export class Redis extends pulumi.ComponentResource {
             name,
             {
                 metadata: { name: REDIS_NAME, namespace: ns, labels, annotations: awaitAnnotations(s) },
-                spec: {
-                    replicas: 1,
-                    selector: { matchLabels: { app: REDIS_NAME } },
-                    template: {
-                        // A sidecar of its own (whatever the namespace's injection label says), started
-                        // before Redis: the password and the counters then travel only inside mutual TLS,
-                        // and the AuthorizationPolicy that admits only the rate-limit service is enforced.
-                        metadata: { labels: { ...labels, ...INJECT_LABEL }, annotations: SIDECAR_FIRST_ANNOTATIONS },
-                        spec: {
-                            // Pod Security `restricted`, under an id above the host's system range (REDIS_UID).
-                            securityContext: restrictedPodSecurityContext(REDIS_UID, REDIS_GID),
-                            serviceAccountName: REDIS_NAME,
-                            containers: [
-                                {
-                                    name: "redis",
-                                    image: s.ratelimit.redisImage,
-                                    // Kubernetes expands $(REDIS_PASSWORD) from the env below; the value never appears in the spec.
-                                    args: ["--requirepass", "$(REDIS_PASSWORD)", ...redisServerArgs(s.ratelimit.redisMaxMemory)],
-                                    env: [{ name: "REDIS_PASSWORD", valueFrom: { secretKeyRef: { name: auth.name, key: auth.key } } }],
-                                    ports: [{ name: "redis", containerPort: REDIS_PORT }],
-                                    readinessProbe: {
-                                        exec: { command: ["sh", "-c", 'redis-cli -a "$REDIS_PASSWORD" --no-auth-warning ping | grep -q PONG'] },
-                                        periodSeconds: 5,
-                                    },
-                                    // Restarted only when it no longer accepts connections (a different check from
-                                    // readiness, so a slow PING under load takes it out of service without a restart).
-                                    livenessProbe: { tcpSocket: { port: REDIS_PORT }, initialDelaySeconds: 10, periodSeconds: 10, failureThreshold: 6 },
-                                    resources: {
-                                        requests: { cpu: "50m", memory: "64Mi", "ephemeral-storage": "32Mi" },
-                                        // maxmemory (builders/failure-bounds.ts) stays below this limit, so Redis evicts before it is killed.
-                                        limits: { cpu: "500m", memory: REDIS_MEMORY_LIMIT, "ephemeral-storage": "128Mi" },
-                                    },
-                                    // Read-only image; Redis's working directory /data is an emptyDir (nothing is persisted: --save "").
-                                    securityContext: restrictedContainerSecurityContext(true),
-                                    volumeMounts: [{ name: "data", mountPath: "/data" }],
-                                },
-                            ],
-                            volumes: [{ name: "data", emptyDir: { sizeLimit: "64Mi" } }],
-                        },
-                    },
-                },
+                spec: redisDeploymentSpec(s, labels, auth),
             },
             { parent: this, dependsOn: [...owned, account] },
         );
@@ -124,4 +84,56 @@ export class Redis extends pulumi.ComponentResource {
         this.secretName = auth.name;
         this.registerOutputs({ address: this.address, secretName: this.secretName });
     }
+}
+
+/** The Deployment's spec: one pod with its own sidecar started first, under Pod Security `restricted`. */
+function redisDeploymentSpec(
+    s: RedisArgs["settings"],
+    labels: Record<string, string>,
+    auth: { name: string; key: string },
+): k8s.types.input.apps.v1.DeploymentSpec {
+    return {
+        replicas: 1,
+        selector: { matchLabels: { app: REDIS_NAME } },
+        template: {
+            // A sidecar of its own (whatever the namespace's injection label says), started
+            // before Redis: the password and the counters then travel only inside mutual TLS,
+            // and the AuthorizationPolicy that admits only the rate-limit service is enforced.
+            metadata: { labels: { ...labels, ...INJECT_LABEL }, annotations: SIDECAR_FIRST_ANNOTATIONS },
+            spec: {
+                // Pod Security `restricted`, under an id above the host's system range (REDIS_UID).
+                securityContext: restrictedPodSecurityContext(REDIS_UID, REDIS_GID),
+                serviceAccountName: REDIS_NAME,
+                containers: [redisContainer(s, auth)],
+                volumes: [{ name: "data", emptyDir: { sizeLimit: "64Mi" } }],
+            },
+        },
+    };
+}
+
+/** Redis itself: password from the Secret, bounded memory and storage, read-only image. */
+function redisContainer(s: RedisArgs["settings"], auth: { name: string; key: string }): k8s.types.input.core.v1.Container {
+    return {
+        name: "redis",
+        image: s.ratelimit.redisImage,
+        // Kubernetes expands $(REDIS_PASSWORD) from the env below; the value never appears in the spec.
+        args: ["--requirepass", "$(REDIS_PASSWORD)", ...redisServerArgs(s.ratelimit.redisMaxMemory)],
+        env: [{ name: "REDIS_PASSWORD", valueFrom: { secretKeyRef: { name: auth.name, key: auth.key } } }],
+        ports: [{ name: "redis", containerPort: REDIS_PORT }],
+        readinessProbe: {
+            exec: { command: ["sh", "-c", 'redis-cli -a "$REDIS_PASSWORD" --no-auth-warning ping | grep -q PONG'] },
+            periodSeconds: 5,
+        },
+        // Restarted only when it no longer accepts connections (a different check from
+        // readiness, so a slow PING under load takes it out of service without a restart).
+        livenessProbe: { tcpSocket: { port: REDIS_PORT }, initialDelaySeconds: 10, periodSeconds: 10, failureThreshold: 6 },
+        resources: {
+            requests: { cpu: "50m", memory: "64Mi", "ephemeral-storage": "32Mi" },
+            // maxmemory (builders/failure-bounds.ts) stays below this limit, so Redis evicts before it is killed.
+            limits: { cpu: "500m", memory: REDIS_MEMORY_LIMIT, "ephemeral-storage": "128Mi" },
+        },
+        // Read-only image; Redis's working directory /data is an emptyDir (nothing is persisted: --save "").
+        securityContext: restrictedContainerSecurityContext(true),
+        volumeMounts: [{ name: "data", mountPath: "/data" }],
+    };
 }
