@@ -16,7 +16,7 @@ source "$here/../lib/common.sh"
 
 # Cheapest and most useful first (the istio tier's istioctl and kube-score); the cluster tier's
 # tools, then the e2e group, which starts with the checks for the blocked tools.
-all=(debian ratelimit istioctl kube-score etcd kube-apiserver kwok pulumi-kubernetes pulumi-random pulumi)
+all=(debian ratelimit istioctl kube-score prometheus etcd kube-apiserver kwok pulumi-kubernetes pulumi-random pulumi)
 e2e_only=(pulumi)
 explicit=$#
 tools=("$@"); ((${#tools[@]})) || tools=("${all[@]}")
