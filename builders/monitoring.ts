@@ -25,8 +25,14 @@ export const ServiceMetric = {
     ShadowMode: "ratelimit_service_rate_limit_shadow_mode",
     /** `err_type`: `redis_error`, `service_error`. */
     CallError: "ratelimit_service_should_rate_limit_error",
-    /** Histogram of the answer time (`grpc_method="ShouldRateLimit"`). */
+    /**
+     * Histogram of the answer time (`grpc_method="ShouldRateLimit"`). Despite its name its values are
+     * whole MILLISECONDS (the service records `time.Since(start).Milliseconds()`, the mapper only
+     * names it), in Prometheus's default buckets (0.005 … 10): 0 for an answer under 1 ms.
+     */
     ResponseTime: "ratelimit_service_response_time_seconds",
+    /** Open connections of the service's Redis pool (a gauge per process; 0: Redis unreachable). */
+    RedisConnections: "ratelimit_redis_pool_cx_active",
     ConfigLoadSuccess: "ratelimit_service_config_load_success",
     ConfigLoadError: "ratelimit_service_config_load_error",
     /** Answers turned OK by the global shadow mode (`SHADOW_MODE`); not in the mapper, so its statsd name escaped. */
@@ -276,18 +282,33 @@ export function dashboardModel(m: MonitoringInput, window: string = RATE_WINDOW)
     });
     add({
         type: "timeseries",
-        title: "Service answer time",
-        targets: [0.5, 0.99].map((q, i) =>
-            target(`histogram_quantile(${q}, sum by (le) (rate(${ServiceMetric.ResponseTime}_bucket{${svc}}[${window}])))`, `p${q * 100}`, i),
-        ),
-        fieldConfig: { defaults: { unit: "s" }, overrides: [] },
+        title: "Service answer time (ms)",
+        description:
+            "The service records whole milliseconds under a name ending in _seconds, in buckets up to 10 (ms): an answer under 1 ms counts as 0, one over 10 ms lands in +Inf.",
+        targets: [
+            target(
+                `sum(rate(${ServiceMetric.ResponseTime}_sum{${svc}}[${window}])) / sum(rate(${ServiceMetric.ResponseTime}_count{${svc}}[${window}]))`,
+                "mean",
+                0,
+            ),
+            target(`histogram_quantile(0.99, sum by (le) (rate(${ServiceMetric.ResponseTime}_bucket{${svc}}[${window}])))`, "p99 (10 = 10 ms or more)", 1),
+        ],
+        fieldConfig: { defaults: { unit: "ms" }, overrides: [] },
     });
     add({
         type: "timeseries",
-        title: "Config loads",
+        title: "Redis connections per service pod",
+        description: "Open connections of each service process's Redis pool: 0 while Redis is unreachable.",
+        targets: [target(`sum by (pod) (${ServiceMetric.RedisConnections}{${svc}})`, "{{pod}}", 0)],
+    });
+    add({
+        type: "timeseries",
+        title: "Config loads since each pod started",
+        description:
+            "Counters since the pod started (a load at start is the counter's first value, which rate() and increase() cannot see): a rising 'refused' means an update was rejected and the previous config is in force.",
         targets: [
-            target(`sum(increase(${ServiceMetric.ConfigLoadSuccess}{${svc}}[${window}]))`, "loaded", 0),
-            target(`sum(increase(${ServiceMetric.ConfigLoadError}{${svc}}[${window}]))`, "refused", 1),
+            target(`sum by (pod) (${ServiceMetric.ConfigLoadSuccess}{${svc}})`, "loaded {{pod}}", 0),
+            target(`sum by (pod) (${ServiceMetric.ConfigLoadError}{${svc}})`, "refused {{pod}}", 1),
         ],
     });
     add({
@@ -377,6 +398,15 @@ export const REDIS_MEMORY_RATIO = 0.9;
 export const RUNBOOK_DOC = "docs/monitoring.md";
 const RUNBOOK = `${RUNBOOK_DOC}#`;
 
+/**
+ * A counter that rose within `window`, or appeared within it. The service creates an error counter
+ * at its first error, with that error already counted, and `rate` never counts a series' first
+ * value: without the second term the first errors of a process would never fire.
+ */
+export function risingOrNew(selector: string, window: string): string {
+    return `(sum(rate(${selector}[${window}])) > 0 or sum(${selector} unless ${selector} offset ${window}) > 0)`;
+}
+
 /** The alert rules: one group per instance. */
 export function alertRules(m: MonitoringInput): RuleGroup[] {
     const svc = m.serviceSelector;
@@ -393,14 +423,14 @@ export function alertRules(m: MonitoringInput): RuleGroup[] {
     const rules: AlertRule[] = [
         rule(
             AlertName.ServiceErrors,
-            `sum(rate(${ServiceMetric.CallError}{${svc},err_type="service_error"}[5m])) > 0`,
+            risingOrNew(`${ServiceMetric.CallError}{${svc},err_type="service_error"}`, "5m"),
             "2m",
             page,
             `The rate-limit service of domain ${m.domain} fails calls: ${closed}.`,
         ),
         rule(
             AlertName.RedisErrors,
-            `sum(rate(${ServiceMetric.CallError}{${svc},err_type="redis_error"}[2m])) > 0`,
+            risingOrNew(`${ServiceMetric.CallError}{${svc},err_type="redis_error"}`, "2m"),
             "1m",
             page,
             `The rate-limit service of domain ${m.domain} cannot reach Redis: ${closed}.`,
@@ -408,7 +438,7 @@ export function alertRules(m: MonitoringInput): RuleGroup[] {
         rule(AlertName.NoServicePod, `(sum(up{${svc}}) or vector(0)) == 0`, "2m", page, `No rate-limit service pod of domain ${m.domain} answers: ${closed}.`),
         rule(
             AlertName.ConfigNotLoaded,
-            `sum(increase(${ServiceMetric.ConfigLoadError}{${svc}}[10m])) > 0 or (sum(up{${svc}}) > 0 unless sum(${ServiceMetric.ConfigLoadSuccess}{${svc}}) > 0)`,
+            `${risingOrNew(`${ServiceMetric.ConfigLoadError}{${svc}}`, "10m")} or (sum(up{${svc}}) > 0 unless sum(${ServiceMetric.ConfigLoadSuccess}{${svc}}) > 0)`,
             "5m",
             "warning",
             `The rate-limit service of domain ${m.domain} refused a config update or has no config loaded: the limits in force are not the ones deployed.`,

@@ -116,8 +116,10 @@ describe("monitoring: the dashboard", () => {
         ]);
         for (const t of page.targets!)
             expect(t.expr).to.contain('key1="PATH_/productpage"').and.to.contain('app="ratelimit"').and.to.contain("[$__rate_interval]");
-        expect(titles.filter((t) => /Shadow mode|errors|answer time|Config loads|pods answering|Gateway|Local bucket/.test(t))).to.have.length(8);
-        expect(d.panels).to.have.length(1 + 3 + 8);
+        expect(
+            titles.filter((t) => /Shadow mode|errors|answer time|Redis connections|Config loads|pods answering|Gateway|Local bucket/.test(t)),
+        ).to.have.length(9);
+        expect(d.panels).to.have.length(1 + 3 + 9);
     });
 
     it("the gateway and local panels use Envoy's stat names in Prometheus form; the pre-limit's prefix is the one given", () => {
