@@ -4,8 +4,10 @@
  * local bucket (LocalRateLimit), bookinfo, the managed API and mesh mutual TLS.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { Bookinfo, BookinfoArgs, bookinfoVirtualHosts, planBookinfo } from "../components/bookinfo";
-import { FILTER_NAMES } from "../builders/envoy-filters";
+import { BOOKINFO_PORT, Bookinfo, BookinfoArgs, bookinfoVirtualHosts, planBookinfo } from "../components/bookinfo";
+import { FILTER_NAMES, LOCAL_STAT_PREFIX } from "../builders/envoy-filters";
+import { escapeRe2 } from "../builders/rules";
+import { podMatchers } from "../components/ratelimit-monitoring";
 import { GlobalRateLimit, GlobalRateLimitArgs, redisOptionsOf } from "../components/global-ratelimit";
 import { effectiveLimits } from "./limits-table";
 import { LocalRateLimit, LocalRateLimitArgs } from "../components/local-ratelimit";
@@ -63,6 +65,18 @@ export function globalArgsFromSettings(s: StackSettings): GlobalRateLimitArgs {
         },
         redis: redisOptionsOf(s.redis, r.redisImage, r.redisMaxMemory),
         filterNamePrefix: FILTER_NAMES.global,
+        monitoring: {
+            dashboard: s.monitoring.dashboard,
+            dashboardNamespace: s.monitoring.dashboardNamespace,
+            dashboardLabel: s.monitoring.dashboardLabel,
+            alerts: s.monitoring.alerts,
+            ruleLabels: s.monitoring.ruleLabels,
+            // The gateway's rate-limit counters are kept per route target cluster: bookinfo's productpage only.
+            gatewayClusters: escapeRe2(`outbound|${BOOKINFO_PORT}||productpage.${s.bookinfo.namespace}.svc.cluster.local`),
+            localBuckets: [
+                { title: s.local.serviceLabel, selector: podMatchers(s.bookinfo.namespace, { app: s.local.serviceLabel }), statPrefix: LOCAL_STAT_PREFIX },
+            ],
+        },
         awaitRollout: s.awaitRollout,
         // Who may call the service and Redis (components/access-policies.ts).
         ...(s.access.enabled ? { accessPolicy: { gatewayPrincipal: s.access.gatewayPrincipal } } : {}),

@@ -128,6 +128,10 @@ ETCD_BIN=$(tool_dir etcd "$ETCD_VERSION")/etcd
 KUBE_BIN_DIR=$(tool_dir kubernetes "$KUBE_VERSION")
 KWOK_DIR=$(tool_dir kwok "$KWOK_VERSION")
 
+# Prometheus (server and promtool) for the rls tier's monitoring checks (scripts/tools/build-prometheus.sh).
+PROMETHEUS_VERSION=${PROMETHEUS_VERSION:-v0.316.0}
+PROMETHEUS_DIR=$(tool_dir prometheus "$PROMETHEUS_VERSION")
+
 # free_port: prints a TCP port on 127.0.0.1 that nothing listens on (random in 20000-31999, below
 # the kernel's ephemeral range 32768-60999, so an outgoing connection cannot be holding it).
 free_port() {

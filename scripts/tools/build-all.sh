@@ -14,8 +14,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../lib/common.sh"
 
 # Cheapest and most useful first (the istio tier's istioctl and kube-score); the cluster tier's
-# tools, then the e2e group (the Pulumi CLI and Kubernetes provider; the Random provider's check).
-all=(debian ratelimit istioctl kube-score etcd kube-apiserver kwok pulumi pulumi-kubernetes pulumi-random)
+# tools, then the rls tier's Prometheus, then the e2e group (the Pulumi CLI and Kubernetes provider;
+# the Random provider's check).
+all=(debian ratelimit istioctl kube-score prometheus etcd kube-apiserver kwok pulumi pulumi-kubernetes pulumi-random)
 tools=("$@"); ((${#tools[@]})) || tools=("${all[@]}")
 failed=() blocked_tools=()
 t_all=$(date +%s)

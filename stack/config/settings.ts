@@ -534,6 +534,32 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
         };
     }
 
+    // Monitoring ---------------------------------------------------------------------------------
+    const labelOf = (text: string): [string, string] | undefined => {
+        const [k, v, ...more] = text.split("=");
+        return more.length || !k || v === undefined || !LABEL_KEY.test(k.trim()) || !LABEL_VALUE.test(v.trim()) || v.length > 63
+            ? undefined
+            : [k.trim(), v.trim()];
+    };
+    const dashboardLabel = r.str("monitoringDashboardLabel");
+    if (!labelOf(dashboardLabel)) {
+        r.fail("monitoringDashboardLabel", dashboardLabel, "must be one label written name=value", (s) =>
+            s.set("monitoringDashboardLabel", "grafana_dashboard=1"),
+        );
+    }
+    const ruleLabelsText = r.str("monitoringRuleLabels");
+    const ruleLabels: Record<string, string> = {};
+    for (const part of ruleLabelsText.split(",").filter((t) => t.trim())) {
+        const kv = labelOf(part);
+        if (kv) ruleLabels[kv[0]] = kv[1];
+        else
+            r.fail("monitoringRuleLabels", ruleLabelsText, `'${part}' is not a label written name=value`, (s) =>
+                s.set("monitoringRuleLabels", "release=kube-prometheus-stack"),
+            );
+    }
+    const dashboardNamespace = r.given("monitoringDashboardNamespace")?.trim() ? r.dnsName("monitoringDashboardNamespace", "label") : ratelimit.namespace;
+    const monitoring = { dashboard: r.bool("monitoringDashboard"), dashboardNamespace, dashboardLabel, alerts: r.bool("monitoringAlerts"), ruleLabels };
+
     const awaitRollout = r.bool("awaitRollout");
 
     if (r.problems.length) throw configError(r.problems);
@@ -550,6 +576,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
         redis,
         access,
         managedApi,
+        monitoring,
         awaitRollout,
     };
 }
