@@ -4,7 +4,8 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-    { ignores: ["node_modules/**", "reports/**", ".stryker-tmp/**", "package/node_modules/**", "**/*.js", "**/*.mjs"] },
+    // ESLint also ignores every node_modules folder by default (plugin/node_modules after an install there).
+    { ignores: ["node_modules/**", "reports/**", ".stryker-tmp/**", "**/*.js", "**/*.mjs"] },
     js.configs.recommended,
     ...tseslint.configs.recommended,
     {

@@ -32,7 +32,10 @@ export interface RedisConnection {
     addresses: string[];
     /** Sentinel only: the master's name as the Sentinels know it. */
     sentinelMaster?: string;
-    /** Password of the Redis servers (in-cluster: the generated one, set by the caller). */
+    /**
+     * Password of the Redis servers. In-cluster: a Secret the user manages, which the deployed Redis
+     * and the service both read; absent, the stack generates one (components/redis.ts).
+     */
     password?: SecretKey;
     /** Sentinel only: password of the Sentinels themselves. */
     sentinelPassword?: SecretKey;
@@ -79,8 +82,12 @@ export function isHostPort(s: string): boolean {
     return HOST.test(host) && /^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535;
 }
 
-/** Keys that only mean something for a Redis the stack does not deploy. */
-const EXISTING_ONLY = ["redisAddress", "redisPasswordSecret", "redisTls", "redisTlsCaSecret"] as const;
+/**
+ * Keys that only mean something for a Redis the stack does not deploy. (`redisPasswordSecret` is
+ * not one: with the in-cluster Redis it names a Secret the user manages, instead of a generated
+ * password.)
+ */
+const EXISTING_ONLY = ["redisAddress", "redisTls", "redisTlsCaSecret"] as const;
 
 /**
  * Reads and checks the Redis keys; every bad combination is a config problem. `pipelineWindow` is
@@ -100,6 +107,24 @@ export function readRedisConnection(r: ConfigReader, pipelineWindow: string): Re
     const tls = r.bool("redisTls");
     const caSecret = r.given("redisTlsCaSecret");
 
+    checkRedisAddressKeys(r, mode, addressText, addresses);
+    checkSentinelKeys(r, mode, master);
+    checkRedisSecretKeys(r, { secret, secretKey, sentinelSecret, tls, caSecret });
+    checkPipelineWindow(r, mode, pipelineWindow);
+
+    return {
+        mode,
+        addresses: mode === "in-cluster" ? [] : addresses,
+        sentinelMaster: mode === "sentinel" ? master : undefined,
+        password: secret !== undefined ? { name: secret, key: secretKey } : undefined,
+        sentinelPassword: mode === "sentinel" && sentinelSecret !== undefined ? { name: sentinelSecret, key: secretKey } : undefined,
+        tls,
+        tlsCaSecret: tls ? caSecret : undefined,
+    };
+}
+
+/** In-cluster: no key of an existing Redis; otherwise `redisAddress` is required, each entry host:port, as many as the mode takes, none twice. */
+function checkRedisAddressKeys(r: ConfigReader, mode: RedisMode, addressText: string | undefined, addresses: string[]): void {
     if (mode === "in-cluster") {
         for (const k of EXISTING_ONLY) {
             const v = r.given(k);
@@ -107,7 +132,7 @@ export function readRedisConnection(r: ConfigReader, pipelineWindow: string): Re
                 r.fail(
                     k,
                     v,
-                    "applies only to a Redis the stack does not deploy (redisMode external, sentinel or cluster); the in-cluster Redis has its own generated password and no TLS",
+                    "applies only to a Redis the stack does not deploy (redisMode external, sentinel or cluster); the in-cluster Redis has no TLS",
                     (s) => `${s.rm(k)}, or ${s.set("redisMode", k === "redisAddress" && v.includes(",") ? "cluster" : "external")}`,
                 );
             }
@@ -148,7 +173,10 @@ export function readRedisConnection(r: ConfigReader, pipelineWindow: string): Re
             r.fail("redisAddress", addressText, "names an address twice", (s) => s.set("redisAddress", [...new Set(addresses)].join(",")));
         }
     }
+}
 
+/** Sentinel: `redisSentinelMaster` is required and clean; any other mode: no Sentinel key. */
+function checkSentinelKeys(r: ConfigReader, mode: RedisMode, master: string | undefined): void {
     if (mode === "sentinel") {
         if (master === undefined) {
             r.fail(
@@ -166,14 +194,17 @@ export function readRedisConnection(r: ConfigReader, pipelineWindow: string): Re
                 r.fail(k, r.given(k), `applies only to redisMode sentinel (redisMode is ${mode})`, (s) => `${s.rm(k)}, or ${s.set("redisMode", "sentinel")}`);
         }
     }
+}
 
+/** The Secrets' names, the password key (only with a password Secret, a valid data key) and the CA Secret (only with TLS). */
+function checkRedisSecretKeys(r: ConfigReader, c: { secret?: string; secretKey: string; sentinelSecret?: string; tls: boolean; caSecret?: string }): void {
     for (const k of ["redisPasswordSecret", "redisSentinelPasswordSecret", "redisTlsCaSecret"]) {
         const v = r.given(k);
         if (v !== undefined && !isDnsName(v, "subdomain")) {
             r.fail(k, v, "must be the name of a Secret in ratelimitNamespace (a DNS-1123 subdomain)", (s) => s.set(k, suggestedDnsName(v, "subdomain")));
         }
     }
-    if (r.given("redisPasswordSecretKey") !== undefined && secret === undefined && sentinelSecret === undefined) {
+    if (r.given("redisPasswordSecretKey") !== undefined && c.secret === undefined && c.sentinelSecret === undefined) {
         r.fail(
             "redisPasswordSecretKey",
             r.given("redisPasswordSecretKey"),
@@ -181,12 +212,16 @@ export function readRedisConnection(r: ConfigReader, pipelineWindow: string): Re
             (s) => `${s.set("redisPasswordSecret", "<secret name>")}, or ${s.rm("redisPasswordSecretKey")}`,
         );
     }
-    if (!isSecretDataKey(secretKey)) {
-        r.fail("redisPasswordSecretKey", secretKey, SECRET_DATA_KEY_PROBLEM, (s) => s.set("redisPasswordSecretKey", "password"));
+    if (!isSecretDataKey(c.secretKey)) {
+        r.fail("redisPasswordSecretKey", c.secretKey, SECRET_DATA_KEY_PROBLEM, (s) => s.set("redisPasswordSecretKey", "password"));
     }
-    if (caSecret !== undefined && !tls) {
-        r.fail("redisTlsCaSecret", caSecret, "is only read with redisTls true", (s) => `${s.set("redisTls", "true")}, or ${s.rm("redisTlsCaSecret")}`);
+    if (c.caSecret !== undefined && !c.tls) {
+        r.fail("redisTlsCaSecret", c.caSecret, "is only read with redisTls true", (s) => `${s.set("redisTls", "true")}, or ${s.rm("redisTlsCaSecret")}`);
     }
+}
+
+/** A pipeline window set for a mode the pinned service does not apply it to is a problem. */
+function checkPipelineWindow(r: ConfigReader, mode: RedisMode, pipelineWindow: string): void {
     // Without white space, as the fix for a window like "150 us" suggests it: both problems in one round.
     const window = pipelineWindow.replace(/\s+/g, "");
     const windowIsSet = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(window) && /[1-9]/.test(window);
@@ -198,16 +233,6 @@ export function readRedisConnection(r: ConfigReader, pipelineWindow: string): Re
             (s) => `${s.rm("redisPipelineWindow")}, or ${s.set("redisMode", "cluster")}`,
         );
     }
-
-    return {
-        mode,
-        addresses: mode === "in-cluster" ? [] : addresses,
-        sentinelMaster: mode === "sentinel" ? master : undefined,
-        password: secret !== undefined ? { name: secret, key: secretKey } : undefined,
-        sentinelPassword: mode === "sentinel" && sentinelSecret !== undefined ? { name: sentinelSecret, key: secretKey } : undefined,
-        tls,
-        tlsCaSecret: tls ? caSecret : undefined,
-    };
 }
 
 export interface RedisEnvVar {
@@ -229,11 +254,11 @@ export function redisUrl(c: RedisConnection, inClusterAddress: string): string {
 }
 
 /**
- * The service's Redis variables for a connection. `inClusterAuth` is the deployed Redis's password
- * Secret (used in mode in-cluster only).
+ * The service's Redis variables for a connection. `inClusterAuth` is the deployed Redis's generated
+ * password Secret (used in mode in-cluster when the connection names no Secret of its own).
  */
 export function redisConnectionEnv(c: RedisConnection, inClusterAddress: string, inClusterAuth: SecretKey): RedisEnvVar[] {
-    const auth = c.mode === "in-cluster" ? inClusterAuth : c.password;
+    const auth = c.mode === "in-cluster" ? (c.password ?? inClusterAuth) : c.password;
     return [
         { name: "REDIS_TYPE", value: redisType(c.mode) },
         { name: "REDIS_URL", value: redisUrl(c, inClusterAddress) },

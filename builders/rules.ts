@@ -515,33 +515,7 @@ export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
 
     const perPath = input.perPath;
     const pathKey = perPath?.descriptorKey ?? DEFAULT_PATH_KEY;
-    if (perPath) {
-        if (typeof pathKey !== "string" || !NAME.test(pathKey)) {
-            problems.push({ key: "perPath.descriptorKey", value: pathKey, problem: "must be a non-empty descriptor key", fix: `use "${DEFAULT_PATH_KEY}"` });
-        }
-        const seen = new Set<string>();
-        (perPath.paths ?? []).forEach((p, i) => {
-            checkPath(`perPath.paths[${i}].path`, p?.path, problems);
-            if (seen.has(p?.path))
-                problems.push({
-                    key: `perPath.paths[${i}].path`,
-                    value: p.path,
-                    problem: "appears twice; the service rejects duplicate descriptors",
-                    fix: "remove one of the two entries",
-                });
-            seen.add(p?.path);
-            checkLimit(`perPath.paths[${i}]`, p, problems);
-        });
-        if (perPath.eachPath) checkLimit("perPath.eachPath", perPath.eachPath, problems);
-        if (!perPath.eachPath && !(perPath.paths ?? []).length) {
-            problems.push({
-                key: "perPath",
-                value: perPath,
-                problem: "limits nothing (no paths and no eachPath)",
-                fix: "give paths and/or eachPath, or remove perPath",
-            });
-        }
-    }
+    if (perPath) checkPerPath(perPath, pathKey, problems);
     if (perPath && pathKey === ruleKey) {
         // Rule names cannot start with '/', paths always do: the values never collide, but the
         // per-path catch-all would also count a rule's descriptor value. Keep them apart unless needed.
@@ -557,9 +531,58 @@ export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
             }
     }
 
+    const { vhostRateLimits, routePatches } = gatewayRateLimits(valid, mode, ruleKey, perPath ? pathKey : undefined);
+    const configDescriptors: ConfigDescriptor[] = [
+        // A null entry is a problem above; it must not crash the compile (every problem is reported at once).
+        ...(perPath?.paths ?? []).filter((p) => typeof p === "object" && p !== null).map((p) => ({ key: pathKey, value: p.path, ...limitOf(p) })),
+        ...valid.map((r) => ruleConfig(r, ruleKey)),
+        ...(perPath?.eachPath ? [{ key: pathKey, ...limitOf(perPath.eachPath) }] : []),
+    ];
+    return { vhostRateLimits, routePatches, configDescriptors, problems };
+}
+
+/** The per-path limits: a valid descriptor key, each path once and checked, at least one limit. */
+function checkPerPath(perPath: PerPathLimitsArgs, pathKey: string, problems: Problem[]): void {
+    if (typeof pathKey !== "string" || !NAME.test(pathKey)) {
+        problems.push({ key: "perPath.descriptorKey", value: pathKey, problem: "must be a non-empty descriptor key", fix: `use "${DEFAULT_PATH_KEY}"` });
+    }
+    const seen = new Set<string>();
+    (perPath.paths ?? []).forEach((p, i) => {
+        checkPath(`perPath.paths[${i}].path`, p?.path, problems);
+        if (seen.has(p?.path))
+            problems.push({
+                key: `perPath.paths[${i}].path`,
+                value: p.path,
+                problem: "appears twice; the service rejects duplicate descriptors",
+                fix: "remove one of the two entries",
+            });
+        seen.add(p?.path);
+        checkLimit(`perPath.paths[${i}]`, p, problems);
+    });
+    if (perPath.eachPath) checkLimit("perPath.eachPath", perPath.eachPath, problems);
+    if (!perPath.eachPath && !(perPath.paths ?? []).length) {
+        problems.push({
+            key: "perPath",
+            value: perPath,
+            problem: "limits nothing (no paths and no eachPath)",
+            fix: "give paths and/or eachPath, or remove perPath",
+        });
+    }
+}
+
+/**
+ * The gateway's `rate_limits`: the per-path action first (when `pathKey` is given: there are
+ * per-path limits), then each rule's entries on the virtual host, or on its named route.
+ */
+function gatewayRateLimits(
+    valid: RateLimitRuleArgs[],
+    mode: PathKeyMode,
+    ruleKey: string,
+    pathKey: string | undefined,
+): Pick<CompiledLimits, "vhostRateLimits" | "routePatches"> {
     const vhostRateLimits: RateLimitEntry[] = [];
     const routePatches: RoutePatch[] = [];
-    if (perPath) vhostRateLimits.push({ actions: [pathDescriptorAction(mode, pathKey)] });
+    if (pathKey !== undefined) vhostRateLimits.push({ actions: [pathDescriptorAction(mode, pathKey)] });
     for (const r of valid) {
         const entries = ruleEntries(r, mode, ruleKey);
         if (!r.route) {
@@ -571,11 +594,5 @@ export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
         if (!patch) routePatches.push((patch = { virtualHost: vh, route: r.route.name, rateLimits: [] }));
         patch.rateLimits.push(...entries);
     }
-    const configDescriptors: ConfigDescriptor[] = [
-        // A null entry is a problem above; it must not crash the compile (every problem is reported at once).
-        ...(perPath?.paths ?? []).filter((p) => typeof p === "object" && p !== null).map((p) => ({ key: pathKey, value: p.path, ...limitOf(p) })),
-        ...valid.map((r) => ruleConfig(r, ruleKey)),
-        ...(perPath?.eachPath ? [{ key: pathKey, ...limitOf(perPath.eachPath) }] : []),
-    ];
-    return { vhostRateLimits, routePatches, configDescriptors, problems };
+    return { vhostRateLimits, routePatches };
 }

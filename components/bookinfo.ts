@@ -100,7 +100,7 @@ export interface BookinfoArgs {
     awaitRollout?: boolean;
 }
 
-/** What the component needs, defaults filled in and checked (pure; exported for testing). */
+/** What the component needs, defaults filled in and checked (pure; MeshRateLimit reads the virtual-host names from it). */
 export function planBookinfo(args: BookinfoArgs): {
     problems: Problem[];
     s: { bookinfo: BookinfoSettings; awaitRollout: boolean };
@@ -205,42 +205,12 @@ export class Bookinfo extends pulumi.ComponentResource {
                 },
                 { parent: this },
             );
-            const writable = BOOKINFO_WRITABLE_DIRS[app] ?? [];
             for (const version of versions) {
-                const podLabels = { ...labels, version, ...INJECT_LABEL };
-                // Export the local limiter's counters from the sidecar (they are filtered out by default).
-                const podAnnotations =
-                    app === plan.statsApp
-                        ? { "proxy.istio.io/config": JSON.stringify({ proxyStatsMatcher: { inclusionRegexps: [`.*${LOCAL_STAT_PREFIX}.*`] } }) }
-                        : undefined;
                 new k8s.apps.v1.Deployment(
                     `${app}-${version}`,
                     {
                         metadata: { name: `${app}-${version}`, namespace: ns, labels: { ...labels, version }, annotations: awaitAnnotations(s) },
-                        spec: {
-                            replicas: 1,
-                            selector: { matchLabels: { app, version } },
-                            template: {
-                                metadata: { labels: podLabels, annotations: podAnnotations },
-                                spec: {
-                                    serviceAccountName: `bookinfo-${app}`,
-                                    // Pod Security `restricted`, as the images' own unprivileged user.
-                                    securityContext: restrictedPodSecurityContext(BOOKINFO_UID),
-                                    containers: [
-                                        {
-                                            name: app,
-                                            image: `docker.io/istio/examples-bookinfo-${app}-${version}:${s.bookinfo.version}`,
-                                            ports: [{ containerPort: BOOKINFO_PORT }],
-                                            ...(app === "reviews" ? { env: [{ name: "LOG_DIR", value: "/tmp/logs" }] } : {}),
-                                            ...(writable.length ? { volumeMounts: writable } : {}),
-                                            resources: BOOKINFO_RESOURCES[app],
-                                            securityContext: restrictedContainerSecurityContext(true),
-                                        },
-                                    ],
-                                    ...(writable.length ? { volumes: writable.map((w) => ({ name: w.name, emptyDir: {} })) } : {}),
-                                },
-                            },
-                        },
+                        spec: bookinfoDeploymentSpec(app, version, labels, s.bookinfo.version, plan.statsApp),
                     },
                     { parent: this },
                 );
@@ -272,4 +242,43 @@ export class Bookinfo extends pulumi.ComponentResource {
             virtualHosts: this.virtualHosts,
         });
     }
+}
+
+/** The Deployment's spec of one version of one bookinfo app: one pod, Pod Security `restricted`, writable folders as emptyDirs. */
+function bookinfoDeploymentSpec(
+    app: string,
+    version: string,
+    labels: Record<string, string>,
+    imageTag: string,
+    statsApp: string,
+): k8s.types.input.apps.v1.DeploymentSpec {
+    const writable = BOOKINFO_WRITABLE_DIRS[app] ?? [];
+    const podLabels = { ...labels, version, ...INJECT_LABEL };
+    // Export the local limiter's counters from the sidecar (they are filtered out by default).
+    const podAnnotations =
+        app === statsApp ? { "proxy.istio.io/config": JSON.stringify({ proxyStatsMatcher: { inclusionRegexps: [`.*${LOCAL_STAT_PREFIX}.*`] } }) } : undefined;
+    return {
+        replicas: 1,
+        selector: { matchLabels: { app, version } },
+        template: {
+            metadata: { labels: podLabels, annotations: podAnnotations },
+            spec: {
+                serviceAccountName: `bookinfo-${app}`,
+                // Pod Security `restricted`, as the images' own unprivileged user.
+                securityContext: restrictedPodSecurityContext(BOOKINFO_UID),
+                containers: [
+                    {
+                        name: app,
+                        image: `docker.io/istio/examples-bookinfo-${app}-${version}:${imageTag}`,
+                        ports: [{ containerPort: BOOKINFO_PORT }],
+                        ...(app === "reviews" ? { env: [{ name: "LOG_DIR", value: "/tmp/logs" }] } : {}),
+                        ...(writable.length ? { volumeMounts: writable } : {}),
+                        resources: BOOKINFO_RESOURCES[app],
+                        securityContext: restrictedContainerSecurityContext(true),
+                    },
+                ],
+                ...(writable.length ? { volumes: writable.map((w) => ({ name: w.name, emptyDir: {} })) } : {}),
+            },
+        },
+    };
 }

@@ -17,6 +17,7 @@ export const DEFAULTS = {
     localCacheSizeInBytes: 1048576,
     ratelimitPrometheus: false,
     shadowMode: false,
+    monitoringDashboardLabel: "grafana_dashboard=1",
     redisImage: "docker.io/library/redis:7.0.15-alpine",
     redisMaxMemory: "160mb",
     ratelimitNamespace: "default",

@@ -69,7 +69,7 @@ export interface ResolvedGateway {
     ports: number[];
 }
 
-/** `<host>:<port>` with host `*`, `*.<domain>` or a DNS name, port 1..65535. Exported for testing. */
+/** `<host>:<port>` with host `*`, `*.<domain>` or a DNS name, port 1..65535 (GlobalRateLimit checks its virtual hosts with it). */
 export function isVirtualHostName(v: unknown): v is string {
     if (typeof v !== "string") return false;
     const m = /^(.+):(\d{1,5})$/.exec(v);
@@ -87,32 +87,7 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Prob
         });
         return none;
     }
-    let target: FilterTarget = { selector: {} };
-    let podLabels: Record<string, string> = {};
-    if (g.gatewayApiName !== undefined && g.selector !== undefined) {
-        problems.push({
-            key: "gateway.gatewayApiName",
-            value: g.gatewayApiName,
-            problem: "and gateway.selector are both given; the filters target one or the other",
-            fix: "remove gateway.selector (a Gateway API Gateway is targeted by name) or gateway.gatewayApiName",
-        });
-    } else if (g.gatewayApiName !== undefined) {
-        problems.push(...dnsProblem("gateway.gatewayApiName", g.gatewayApiName, "subdomain"));
-        if (g.namespace === undefined)
-            problems.push({
-                key: "gateway.namespace",
-                value: undefined,
-                problem: "is required with gateway.gatewayApiName: the filters must live in the Gateway's namespace",
-                fix: 'give the Gateway\'s namespace, e.g. "shop"',
-            });
-        target = { gatewayApiName: String(g.gatewayApiName) };
-        // Istio labels the pods of a Gateway API Gateway with its name.
-        podLabels = { [GATEWAY_NAME_LABEL]: String(g.gatewayApiName) };
-    } else {
-        problems.push(...selectorProblems("gateway.selector", g.selector));
-        target = { selector: (g.selector ?? {}) as Record<string, string> };
-        podLabels = target.selector;
-    }
+    const { target, podLabels } = gatewayPods(g, problems);
     if (g.namespace !== undefined) problems.push(...dnsProblem("gateway.namespace", g.namespace, "label"));
     if (g.allVirtualHosts !== undefined && typeof g.allVirtualHosts !== "boolean") {
         problems.push({
@@ -123,7 +98,41 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Prob
         });
     }
     const all = g.allVirtualHosts === true;
-    let virtualHosts: string[] = [];
+    const valid = gatewayVirtualHosts(g, all, problems).filter(isVirtualHostName);
+    const ports = gatewayListenerPorts(g, all, valid, problems);
+    return { target, podLabels, namespace: g.namespace ?? "istio-system", virtualHosts: valid, all, ports };
+}
+
+/** Which pods the filters reach: a Gateway API Gateway by name, or a label selector. */
+function gatewayPods(g: GatewayTargetArgs, problems: Problem[]): Pick<ResolvedGateway, "target" | "podLabels"> {
+    if (g.gatewayApiName !== undefined && g.selector !== undefined) {
+        problems.push({
+            key: "gateway.gatewayApiName",
+            value: g.gatewayApiName,
+            problem: "and gateway.selector are both given; the filters target one or the other",
+            fix: "remove gateway.selector (a Gateway API Gateway is targeted by name) or gateway.gatewayApiName",
+        });
+        return { target: { selector: {} }, podLabels: {} };
+    }
+    if (g.gatewayApiName !== undefined) {
+        problems.push(...dnsProblem("gateway.gatewayApiName", g.gatewayApiName, "subdomain"));
+        if (g.namespace === undefined)
+            problems.push({
+                key: "gateway.namespace",
+                value: undefined,
+                problem: "is required with gateway.gatewayApiName: the filters must live in the Gateway's namespace",
+                fix: 'give the Gateway\'s namespace, e.g. "shop"',
+            });
+        // Istio labels the pods of a Gateway API Gateway with its name.
+        return { target: { gatewayApiName: String(g.gatewayApiName) }, podLabels: { [GATEWAY_NAME_LABEL]: String(g.gatewayApiName) } };
+    }
+    problems.push(...selectorProblems("gateway.selector", g.selector));
+    const selector = (g.selector ?? {}) as Record<string, string>;
+    return { target: { selector }, podLabels: selector };
+}
+
+/** The virtual hosts as given (a list, each Istio's `<host>:<port>` once), or none when they are not a list. */
+function gatewayVirtualHosts(g: GatewayTargetArgs, all: boolean, problems: Problem[]): string[] {
     if (g.virtualHosts != null && !Array.isArray(g.virtualHosts)) {
         problems.push({
             key: "gateway.virtualHosts",
@@ -131,52 +140,54 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Prob
             problem: "must be a list of Istio's virtual host names <host>:<port>",
             fix: 'give e.g. ["shop.example.com:80"]',
         });
-    } else {
-        virtualHosts = g.virtualHosts ?? [];
-        virtualHosts.forEach((v, i) => {
-            if (!isVirtualHostName(v)) {
-                problems.push({
-                    key: `gateway.virtualHosts[${i}]`,
-                    value: v,
-                    problem: "must be Istio's virtual host name <host>:<port> (host '*', '*.<domain>' or a DNS name; the port of the Gateway server)",
-                    fix: `use e.g. "${typeof v === "string" && isGatewayHost(v) ? `${v}:80` : "shop.example.com:80"}" (Istio silently ignores a patch that names no virtual host)`,
-                });
-            } else if (virtualHosts.indexOf(v) !== i) {
-                problems.push({ key: `gateway.virtualHosts[${i}]`, value: v, problem: "appears twice", fix: "remove one of the two entries" });
-            }
+        return [];
+    }
+    const virtualHosts = g.virtualHosts ?? [];
+    virtualHosts.forEach((v, i) => {
+        if (!isVirtualHostName(v)) {
+            problems.push({
+                key: `gateway.virtualHosts[${i}]`,
+                value: v,
+                problem: "must be Istio's virtual host name <host>:<port> (host '*', '*.<domain>' or a DNS name; the port of the Gateway server)",
+                fix: `use e.g. "${typeof v === "string" && isGatewayHost(v) ? `${v}:80` : "shop.example.com:80"}" (Istio silently ignores a patch that names no virtual host)`,
+            });
+        } else if (virtualHosts.indexOf(v) !== i) {
+            problems.push({ key: `gateway.virtualHosts[${i}]`, value: v, problem: "appears twice", fix: "remove one of the two entries" });
+        }
+    });
+    if (!virtualHosts.length && !all) {
+        problems.push({
+            key: "gateway.virtualHosts",
+            value: g.virtualHosts,
+            problem: "must name the gateway's virtual hosts to limit: without them the limits would reach every host on the gateway, other teams' included",
+            fix: 'give e.g. ["shop.example.com:80"] (Istio\'s <host>:<port> for each host of your Gateway server), or set gateway.allVirtualHosts: true for a gateway you have to yourself',
         });
-        if (!virtualHosts.length && !all) {
-            problems.push({
-                key: "gateway.virtualHosts",
-                value: g.virtualHosts,
-                problem: "must name the gateway's virtual hosts to limit: without them the limits would reach every host on the gateway, other teams' included",
-                fix: 'give e.g. ["shop.example.com:80"] (Istio\'s <host>:<port> for each host of your Gateway server), or set gateway.allVirtualHosts: true for a gateway you have to yourself',
-            });
-        }
     }
-    const valid = virtualHosts.filter(isVirtualHostName);
-    let ports = all ? [] : [...new Set(valid.map((v) => Number(v.slice(v.lastIndexOf(":") + 1))))];
-    if (g.listenerPorts !== undefined) {
-        if (!Array.isArray(g.listenerPorts) || !g.listenerPorts.length) {
-            problems.push({
-                key: "gateway.listenerPorts",
-                value: g.listenerPorts,
-                problem: "must be a non-empty list of ports",
-                fix: "give e.g. [8080], or omit it for the virtual hosts' ports",
-            });
-        } else {
-            g.listenerPorts.forEach((p, i) => problems.push(...portProblem(`gateway.listenerPorts[${i}]`, p)));
-            if (all)
-                problems.push({
-                    key: "gateway.listenerPorts",
-                    value: g.listenerPorts,
-                    problem: "has no effect with allVirtualHosts (the filter goes on every listener)",
-                    fix: "remove gateway.listenerPorts, or allVirtualHosts",
-                });
-            else ports = [...new Set(g.listenerPorts)];
-        }
+    return virtualHosts;
+}
+
+/** The listener ports of the rate-limit filter: those given, else the valid virtual hosts' ports (none with allVirtualHosts: every listener). */
+function gatewayListenerPorts(g: GatewayTargetArgs, all: boolean, valid: string[], problems: Problem[]): number[] {
+    const ports = all ? [] : [...new Set(valid.map((v) => Number(v.slice(v.lastIndexOf(":") + 1))))];
+    if (g.listenerPorts === undefined) return ports;
+    if (!Array.isArray(g.listenerPorts) || !g.listenerPorts.length) {
+        problems.push({
+            key: "gateway.listenerPorts",
+            value: g.listenerPorts,
+            problem: "must be a non-empty list of ports",
+            fix: "give e.g. [8080], or omit it for the virtual hosts' ports",
+        });
+        return ports;
     }
-    return { target, podLabels, namespace: g.namespace ?? "istio-system", virtualHosts: valid, all, ports };
+    g.listenerPorts.forEach((p, i) => problems.push(...portProblem(`gateway.listenerPorts[${i}]`, p)));
+    if (!all) return [...new Set(g.listenerPorts)];
+    problems.push({
+        key: "gateway.listenerPorts",
+        value: g.listenerPorts,
+        problem: "has no effect with allVirtualHosts (the filter goes on every listener)",
+        fix: "remove gateway.listenerPorts, or allVirtualHosts",
+    });
+    return ports;
 }
 
 /**

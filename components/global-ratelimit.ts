@@ -39,6 +39,7 @@ import { RedisModeName, RedisOptionsArgs, SecretKeyArgs, redisConnectionOf, redi
 import { CompiledLimits, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs, compileGlobalLimits } from "../builders/rules";
 import { GO_DURATION, protoDurationSeconds } from "../lib/formats";
 import { RateLimitServiceSettings, ServiceLogLevel, ServiceSettings } from "./service-settings";
+import { MonitoringArgs, MonitoringPlan, RateLimitMonitoring, monitoringPlanOf } from "./ratelimit-monitoring";
 
 export { ErrorStatus, FilterLayout, ServiceLogLevel };
 
@@ -158,6 +159,12 @@ export interface GlobalRateLimitArgs {
      * `false` sends every request to the service. Defaults to `true`.
      */
     preLimit?: boolean;
+    /**
+     * What a platform team looks at: a Grafana dashboard ConfigMap (on by default) and alert rules
+     * as a `PrometheusRule` (off by default), generated from the same rules. Defaults as documented
+     * on each field.
+     */
+    monitoring?: MonitoringArgs;
 }
 
 /** Who may call the rate-limit service. */
@@ -193,6 +200,21 @@ export interface GlobalRateLimitPlan {
     preLimit?: PreLimitPlan;
     /** The HTTP filters' names on the gateway (the pre-limit's only when it has buckets). */
     httpFilterNames: { global: string; local?: string };
+    /** The dashboard and alert rules (builders/monitoring.ts), from the same compiled limits. */
+    monitoring: MonitoringPlan;
+}
+
+/** The `stat_prefix` of the gateway's pre-limit in the built filters (undefined: no pre-limit), read from what was built. */
+export function preLimitStatPrefixOf(filters: { spec: EnvoyFilterSpec }[]): string | undefined {
+    for (const f of filters) {
+        for (const p of f.spec.configPatches as { patch?: { value?: { name?: string; typed_config?: { stat_prefix?: string } } } }[]) {
+            // The shared layout's name, or the per-instance layout's `<name>/<namespace>/<service>`.
+            const n = p.patch?.value?.name;
+            if ((n === LOCAL_RATELIMIT_FILTER || n?.startsWith(`${LOCAL_RATELIMIT_FILTER}/`)) && typeof p.patch?.value?.typed_config?.stat_prefix === "string")
+                return p.patch.value.typed_config.stat_prefix;
+        }
+    }
+    return undefined;
 }
 
 /** Which GlobalRateLimit of this program holds each gateway listener (program, stack and key → component name). */
@@ -437,6 +459,22 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         ? routePerFilterRateLimits(gw.target, globalName, domain, routePatches, compiled.vhostRateLimits, mode)
         : routeRateLimitsFilter(gw.target, routePatches, mode);
     if (routes) filters.push({ name: `${prefix}-svc-api`, namespace: gw.namespace, spec: routes });
+    const monitoring = monitoringPlanOf(
+        a.monitoring,
+        {
+            instance: name,
+            domain: a.domain ?? "",
+            namespace: ns,
+            serviceName: name,
+            descriptors: compiled.configDescriptors,
+            gatewayNamespace: gw.namespace,
+            gatewayPodLabels: gw.podLabels,
+            preLimitStatPrefix: preLimitStatPrefixOf(filters),
+            failureModeDeny: a.failureModeDeny !== false,
+            serviceMetrics: service.ratelimit.prometheus,
+        },
+        problems,
+    );
     const access: AccessTarget | undefined = a.accessPolicy
         ? { ...service, gatewayPrincipal: a.accessPolicy.gatewayPrincipal, gatewaySelector: gw.podLabels }
         : undefined;
@@ -449,6 +487,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         filters,
         grpcAddress: `${host}:${grpcPort}`,
         preLimit: pre,
+        monitoring,
         // Only the shared layout reads the listener's route rate_limits: per-instance filters never meet.
         listenerKeys: perInstance ? [] : (gw.all ? ["*"] : gw.ports.map(String)).map((port) => `${gw.namespace}|${JSON.stringify(gw.target)}|${port}`),
         httpFilterNames: { global: globalName, ...(pre?.buckets.length ? { local: localName } : {}) },
@@ -535,6 +574,9 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
                 { metadata: { name: f.name, namespace: f.namespace, labels }, spec: f.spec },
                 { parent: this, dependsOn: [service] },
             );
+        }
+        if (plan.monitoring.dashboard || plan.monitoring.rules) {
+            new RateLimitMonitoring(`${name}-monitoring`, { plan: plan.monitoring }, { parent: this, dependsOn: [service] });
         }
         this.grpcAddress = plan.grpcAddress;
         this.domain = args.domain;

@@ -26,8 +26,6 @@ export const ESP_NAME = "esp-echo";
 export const ESP_HTTP_PORT = 8081;
 export const ECHO_PORT = 8080;
 export const ESP_SERVICE_PORT = 80;
-/** Default ingress class (`ingressClassName`): the mesh config's default `ingressClass`. */
-export const INGRESS_CLASS = "istio";
 /** Pod annotation that `istioctl kube-inject --includeIPRanges` sets. */
 export const INCLUDE_RANGES_ANNOTATION = "traffic.sidecar.istio.io/includeOutboundIPRanges";
 const CREDS_DIR = "/etc/esp/creds";
@@ -161,8 +159,8 @@ export interface ManagedApiArgs {
     awaitRollout?: boolean;
 }
 
-/** Defaults filled in and checked (pure; exported for testing). */
-export function planManagedApi(args: ManagedApiArgs): {
+/** Defaults filled in and checked (pure). */
+function planManagedApi(args: ManagedApiArgs): {
     problems: Problem[];
     m: ManagedApiSettings;
     profile: ApiProfileName;

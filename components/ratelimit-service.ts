@@ -114,87 +114,14 @@ export class RateLimitService extends pulumi.ComponentResource {
             name,
             {
                 metadata: { name: r.serviceName, namespace: r.namespace, labels, annotations: awaitAnnotations(s) },
-                spec: {
-                    replicas: r.replicas,
-                    selector: { matchLabels: { app: r.serviceName } },
-                    template: {
-                        metadata: {
-                            // Its own sidecar, started first: the gateway's calls arrive over mutual TLS (so the
-                            // AuthorizationPolicy can check the caller) and Redis is reached through the mesh.
-                            labels: { ...labels, ...INJECT_LABEL },
-                            annotations: {
-                                ...SIDECAR_FIRST_ANNOTATIONS,
-                                [CONFIG_DIGEST_ANNOTATION]: createHash("sha256").update(configText).digest("hex"),
-                                ...prometheusScrapeAnnotations(s),
-                            },
-                        },
-                        spec: {
-                            // Pod Security `restricted` (the image's user is root; the binary needs none).
-                            securityContext: restrictedPodSecurityContext(RATELIMIT_UID),
-                            serviceAccountName: ratelimitServiceAccount(s),
-                            // Replicas on different nodes where there are several (soft: one node still schedules all).
-                            topologySpreadConstraints: [
-                                {
-                                    maxSkew: 1,
-                                    topologyKey: "kubernetes.io/hostname",
-                                    whenUnsatisfiable: "ScheduleAnyway",
-                                    labelSelector: { matchLabels: { app: r.serviceName } },
-                                },
-                            ],
-                            containers: [
-                                {
-                                    name: "ratelimit",
-                                    image: r.image,
-                                    command: ["/bin/ratelimit"],
-                                    env: ratelimitEnv(s, args.redisAddress),
-                                    ports: [
-                                        { name: "http", containerPort: r.httpPort },
-                                        { name: "grpc", containerPort: r.grpcPort },
-                                        { name: "http-debug", containerPort: r.debugPort },
-                                        ...(r.prometheus ? [{ name: "http-metrics", containerPort: METRICS_PORT }] : []),
-                                    ],
-                                    // The service opens no port until Redis answers; give it up to 5 minutes
-                                    // before liveness may restart it.
-                                    startupProbe: { tcpSocket: { port: r.grpcPort }, periodSeconds: 5, failureThreshold: 60 },
-                                    // Ready (in the gateway's endpoints) only while it has its config and a live
-                                    // Redis connection (REDIS_HEALTH_CHECK_ACTIVE_CONNECTION above).
-                                    readinessProbe: { httpGet: { path: "/healthcheck", port: r.httpPort }, periodSeconds: 5, failureThreshold: 2 },
-                                    // Restarted only when the process stops serving gRPC, never because Redis is down
-                                    // (a restart cannot fix Redis, and the service exits at start without it).
-                                    livenessProbe: { tcpSocket: { port: r.grpcPort }, periodSeconds: 10, failureThreshold: 6 },
-                                    // Whole-directory mount (no subPath) so ConfigMap updates reach the running process.
-                                    volumeMounts: [{ name: "config", mountPath: CONFIG_MOUNT_PATH, readOnly: true }, ...redisTlsVolumes(s.redis).volumeMounts],
-                                    // Ephemeral storage: it writes no file; the bound covers its container log.
-                                    resources: {
-                                        requests: { cpu: "100m", memory: "64Mi", "ephemeral-storage": "32Mi" },
-                                        limits: { cpu: "1", memory: "256Mi", "ephemeral-storage": "256Mi" },
-                                    },
-                                    // It writes no file: the config is a read-only mount.
-                                    securityContext: restrictedContainerSecurityContext(true),
-                                },
-                            ],
-                            volumes: [{ name: "config", configMap: { name: r.configName } }, ...redisTlsVolumes(s.redis).volumes],
-                        },
-                    },
-                },
+                spec: ratelimitDeploymentSpec(s, labels, configText, args.redisAddress),
             },
             { parent: this, dependsOn: [this.configMap, account] },
         );
 
         this.service = new k8s.core.v1.Service(
             name,
-            {
-                metadata: { name: r.serviceName, namespace: r.namespace, labels, annotations: SKIP_AWAIT },
-                spec: {
-                    selector: { app: r.serviceName },
-                    ports: [
-                        { name: "http", port: r.httpPort, targetPort: r.httpPort, protocol: "TCP" },
-                        // Named grpc so Istio speaks HTTP/2 to it.
-                        { name: "grpc", port: r.grpcPort, targetPort: r.grpcPort, protocol: "TCP", appProtocol: "grpc" },
-                        { name: "http-debug", port: r.debugPort, targetPort: r.debugPort, protocol: "TCP" },
-                    ],
-                },
-            },
+            { metadata: { name: r.serviceName, namespace: r.namespace, labels, annotations: SKIP_AWAIT }, spec: ratelimitServiceSpec(r) },
             { parent: this },
         );
 
@@ -211,4 +138,94 @@ export class RateLimitService extends pulumi.ComponentResource {
         this.grpcAddress = `${r.serviceName}.${r.namespace}.svc.cluster.local:${r.grpcPort}`;
         this.registerOutputs({ grpcAddress: this.grpcAddress });
     }
+}
+
+/** The Deployment's spec: its pods, with their own sidecar started first, spread over nodes, under Pod Security `restricted`. */
+function ratelimitDeploymentSpec(
+    s: RateLimitServiceArgs["settings"],
+    labels: Record<string, string>,
+    configText: string,
+    redisAddress: string,
+): k8s.types.input.apps.v1.DeploymentSpec {
+    const r = s.ratelimit;
+    return {
+        replicas: r.replicas,
+        selector: { matchLabels: { app: r.serviceName } },
+        template: {
+            metadata: {
+                // Its own sidecar, started first: the gateway's calls arrive over mutual TLS (so the
+                // AuthorizationPolicy can check the caller) and Redis is reached through the mesh.
+                labels: { ...labels, ...INJECT_LABEL },
+                annotations: {
+                    ...SIDECAR_FIRST_ANNOTATIONS,
+                    [CONFIG_DIGEST_ANNOTATION]: createHash("sha256").update(configText).digest("hex"),
+                    ...prometheusScrapeAnnotations(s),
+                },
+            },
+            spec: {
+                // Pod Security `restricted` (the image's user is root; the binary needs none).
+                securityContext: restrictedPodSecurityContext(RATELIMIT_UID),
+                serviceAccountName: ratelimitServiceAccount(s),
+                // Replicas on different nodes where there are several (soft: one node still schedules all).
+                topologySpreadConstraints: [
+                    {
+                        maxSkew: 1,
+                        topologyKey: "kubernetes.io/hostname",
+                        whenUnsatisfiable: "ScheduleAnyway",
+                        labelSelector: { matchLabels: { app: r.serviceName } },
+                    },
+                ],
+                containers: [ratelimitContainer(s, redisAddress)],
+                volumes: [{ name: "config", configMap: { name: r.configName } }, ...redisTlsVolumes(s.redis).volumes],
+            },
+        },
+    };
+}
+
+/** The service's container: its environment, ports, probes, config mount and bounds. */
+function ratelimitContainer(s: RateLimitServiceArgs["settings"], redisAddress: string): k8s.types.input.core.v1.Container {
+    const r = s.ratelimit;
+    return {
+        name: "ratelimit",
+        image: r.image,
+        command: ["/bin/ratelimit"],
+        env: ratelimitEnv(s, redisAddress),
+        ports: [
+            { name: "http", containerPort: r.httpPort },
+            { name: "grpc", containerPort: r.grpcPort },
+            { name: "http-debug", containerPort: r.debugPort },
+            ...(r.prometheus ? [{ name: "http-metrics", containerPort: METRICS_PORT }] : []),
+        ],
+        // The service opens no port until Redis answers; give it up to 5 minutes
+        // before liveness may restart it.
+        startupProbe: { tcpSocket: { port: r.grpcPort }, periodSeconds: 5, failureThreshold: 60 },
+        // Ready (in the gateway's endpoints) only while it has its config and a live
+        // Redis connection (REDIS_HEALTH_CHECK_ACTIVE_CONNECTION above).
+        readinessProbe: { httpGet: { path: "/healthcheck", port: r.httpPort }, periodSeconds: 5, failureThreshold: 2 },
+        // Restarted only when the process stops serving gRPC, never because Redis is down
+        // (a restart cannot fix Redis, and the service exits at start without it).
+        livenessProbe: { tcpSocket: { port: r.grpcPort }, periodSeconds: 10, failureThreshold: 6 },
+        // Whole-directory mount (no subPath) so ConfigMap updates reach the running process.
+        volumeMounts: [{ name: "config", mountPath: CONFIG_MOUNT_PATH, readOnly: true }, ...redisTlsVolumes(s.redis).volumeMounts],
+        // Ephemeral storage: it writes no file; the bound covers its container log.
+        resources: {
+            requests: { cpu: "100m", memory: "64Mi", "ephemeral-storage": "32Mi" },
+            limits: { cpu: "1", memory: "256Mi", "ephemeral-storage": "256Mi" },
+        },
+        // It writes no file: the config is a read-only mount.
+        securityContext: restrictedContainerSecurityContext(true),
+    };
+}
+
+/** The Service's spec: the HTTP, gRPC and debug ports. */
+function ratelimitServiceSpec(r: RateLimitServiceArgs["settings"]["ratelimit"]): k8s.types.input.core.v1.ServiceSpec {
+    return {
+        selector: { app: r.serviceName },
+        ports: [
+            { name: "http", port: r.httpPort, targetPort: r.httpPort, protocol: "TCP" },
+            // Named grpc so Istio speaks HTTP/2 to it.
+            { name: "grpc", port: r.grpcPort, targetPort: r.grpcPort, protocol: "TCP", appProtocol: "grpc" },
+            { name: "http-debug", port: r.debugPort, targetPort: r.debugPort, protocol: "TCP" },
+        ],
+    };
 }

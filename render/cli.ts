@@ -58,8 +58,8 @@ export function notAppliable(o: K8sObject): { why: string; instead: string } | u
     return undefined;
 }
 
-/** Files of a render: relative path → text. Exported for tests. */
-export function renderFiles(
+/** Files of a render: relative path → text (writeRender writes them). */
+function renderFiles(
     objects: K8sObject[],
     title = "mesh-ratelimit offline render",
 ): { files: Map<string, string>; appliable: K8sObject[]; held: { object: K8sObject; file: string; why: string; instead: string }[] } {

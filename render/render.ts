@@ -61,7 +61,22 @@ export function stackFileConfig(stack = "dev"): Record<string, string> {
     return out;
 }
 
-/** Builds the full `project:key` config map the program reads. */
+/**
+ * The config values Pulumi.yaml declares as defaults, as the Pulumi CLI hands them to a program
+ * (strings; booleans and numbers in their text form), keyed `namespace:key`. The CLI merges them
+ * under the stack's own values, so the render does the same.
+ */
+export function declaredDefaults(): Record<string, string> {
+    const doc = parse(fs.readFileSync(path.join(REPO_ROOT, "Pulumi.yaml"), "utf8")) ?? {};
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries<unknown>(doc.config ?? {})) {
+        const value = v !== null && typeof v === "object" ? (v as { default?: unknown }).default : v;
+        if (value !== undefined) out[k] = typeof value === "string" ? value : JSON.stringify(value);
+    }
+    return out;
+}
+
+/** Builds the full `project:key` config map the program reads: Pulumi.yaml's declared defaults, then the stack's values. */
 export function programConfig(opts: RenderOptions): Record<string, string> {
     const merged: Record<string, string> = {
         ...(opts.base ?? stackFileConfig()),
@@ -69,7 +84,7 @@ export function programConfig(opts: RenderOptions): Record<string, string> {
         ...(opts.apiProfile ? { apiProfile: opts.apiProfile } : {}),
         ...(opts.overrides ?? {}),
     };
-    return Object.fromEntries(Object.entries(merged).map(([k, v]) => [`${PROJECT}:${k}`, v]));
+    return { ...declaredDefaults(), ...Object.fromEntries(Object.entries(merged).map(([k, v]) => [`${PROJECT}:${k}`, v])) };
 }
 
 let queue: Promise<unknown> = Promise.resolve();

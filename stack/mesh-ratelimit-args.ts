@@ -113,6 +113,16 @@ export interface MeshRateLimitArgs {
     localCacheSizeInBytes?: number;
     /** Serve the service's counters for Prometheus on port 9090 at `/metrics` (`USE_PROMETHEUS`) and mark the pods a scrape target (`prometheus.io/scrape`, `/port`, `/path` annotations; with a sidecar Istio's metrics merging serves them on 15020). `false` sets `DISABLE_STATS=true`: with statsd off, this service version otherwise writes one log line per decision. Defaults to `false`. */
     ratelimitPrometheus?: boolean;
+    /** Create a Grafana dashboard of the limits (a ConfigMap with the label of `monitoringDashboardLabel`, which Grafana's dashboard sidecar loads): decisions per limit and outcome, service and Redis errors, answer time, config loads, the gateway's filter and pre-limit, the local bucket per pod (docs/monitoring.md). The service's panels need `ratelimitPrometheus=true`. Defaults to `true`. */
+    monitoringDashboard?: boolean;
+    /** Namespace of the dashboard ConfigMap: one Grafana's dashboard sidecar watches (must exist). Defaults to `ratelimitNamespace`. */
+    monitoringDashboardNamespace?: string;
+    /** The label, `name=value`, on the dashboard ConfigMap that Grafana's dashboard sidecar looks for (a setting of the Grafana chart). Defaults to `grafana_dashboard=1`. */
+    monitoringDashboardLabel?: string;
+    /** Create alert rules as a `PrometheusRule` (monitoring.coreos.com/v1, the Prometheus operator) in `ratelimitNamespace`: the gateway failing closed or about to, the config not loaded, a limit refusing most of its traffic (docs/monitoring.md, runbook). Off by default because it reaches the cluster's alerting; preview stops when the cluster does not serve the kind. Defaults to `false`. */
+    monitoringAlerts?: boolean;
+    /** Labels on the `PrometheusRule`, `name=value` comma-separated (e.g. `release=kube-prometheus-stack` for an operator that selects rules by label). Default none. Defaults to unset. */
+    monitoringRuleLabels?: string;
     /** Observe-only rollout (`SHADOW_MODE`): every request is still counted and an over-limit one is reported (its descriptor status says OVER_LIMIT, counter `global_shadow_mode`), but the answer is OK and nothing is refused. Deploy new limits this way first, watch the counters, then set `false`. Defaults to `false`. */
     shadowMode?: boolean;
     /** Which Redis counts: `in-cluster` (one Redis the stack deploys, password generated), `external` (one existing Redis at `redisAddress`), `sentinel` (Redis Sentinel: `redisAddress` lists the Sentinels, `redisSentinelMaster` names the master) or `cluster` (Redis Cluster: `redisAddress` lists some nodes). With any but `in-cluster` the stack deploys no Redis. docs/operations.md, Redis choices. Defaults to `in-cluster`. */
@@ -121,7 +131,7 @@ export interface MeshRateLimitArgs {
     redisAddress?: string;
     /** Name the Sentinels monitor the master under (`REDIS_URL` becomes `<name>,<sentinel>,...`). Defaults to required with `redisMode` `sentinel`. */
     redisSentinelMaster?: string;
-    /** Existing Redis only: Secret in `ratelimitNamespace` holding the Redis password (`REDIS_AUTH`; `user:password` for an ACL user). Unset: no AUTH. Defaults to unset. */
+    /** Secret in `ratelimitNamespace` holding the Redis password (`REDIS_AUTH`; `user:password` for an ACL user). An existing Redis: its password; unset, no AUTH. The in-cluster Redis: a Secret you manage, created before `pulumi up` and only read by the stack (no Random provider needed); unset, the stack generates the password. Defaults to unset. */
     redisPasswordSecret?: string;
     /** Key of the password in `redisPasswordSecret` (and in `redisSentinelPasswordSecret`). Defaults to `password`. */
     redisPasswordSecretKey?: string;

@@ -4,8 +4,10 @@
  * local bucket (LocalRateLimit), bookinfo, the managed API and mesh mutual TLS.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { Bookinfo, BookinfoArgs, bookinfoVirtualHosts, planBookinfo } from "../components/bookinfo";
-import { FILTER_NAMES, FilterLayout } from "../builders/envoy-filters";
+import { BOOKINFO_PORT, Bookinfo, BookinfoArgs, bookinfoVirtualHosts, planBookinfo } from "../components/bookinfo";
+import { FILTER_NAMES, FilterLayout, LOCAL_STAT_PREFIX } from "../builders/envoy-filters";
+import { escapeRe2 } from "../builders/rules";
+import { podMatchers } from "../components/ratelimit-monitoring";
 import { GlobalRateLimit, GlobalRateLimitArgs, redisOptionsOf } from "../components/global-ratelimit";
 import { effectiveLimits } from "./limits-table";
 import { LocalRateLimit, LocalRateLimitArgs } from "../components/local-ratelimit";
@@ -66,6 +68,18 @@ export function globalArgsFromSettings(s: StackSettings): GlobalRateLimitArgs {
         ...(s.global.filterLayout === FilterLayout.Shared ? { filterNamePrefix: FILTER_NAMES.global } : {}),
         filterLayout: s.global.filterLayout,
         ...(s.global.statusOnError !== undefined ? { statusOnError: s.global.statusOnError } : {}),
+        monitoring: {
+            dashboard: s.monitoring.dashboard,
+            dashboardNamespace: s.monitoring.dashboardNamespace,
+            dashboardLabel: s.monitoring.dashboardLabel,
+            alerts: s.monitoring.alerts,
+            ruleLabels: s.monitoring.ruleLabels,
+            // The gateway's rate-limit counters are kept per route target cluster: bookinfo's productpage only.
+            gatewayClusters: escapeRe2(`outbound|${BOOKINFO_PORT}||productpage.${s.bookinfo.namespace}.svc.cluster.local`),
+            localBuckets: [
+                { title: s.local.serviceLabel, selector: podMatchers(s.bookinfo.namespace, { app: s.local.serviceLabel }), statPrefix: LOCAL_STAT_PREFIX },
+            ],
+        },
         awaitRollout: s.awaitRollout,
         // Who may call the service and Redis (components/access-policies.ts).
         ...(s.access.enabled ? { accessPolicy: { gatewayPrincipal: s.access.gatewayPrincipal } } : {}),

@@ -194,14 +194,9 @@ export function planSharedObjects(s: StackSettings, live: LiveObject[]): SharedO
     return plan;
 }
 
-/** The plan when the cluster is not asked (no lookup function): everything is created. */
-export function planWithoutCluster(s: StackSettings): SharedObjectsPlan {
-    return planSharedObjects(s, []);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Reach: which gateway pods the gateway filters would apply to, and the mesh-wide mutual TLS
-// policies already in force. Decided before anything is registered (cluster/cluster/cluster-lookup.ts
+// policies already in force. Decided before anything is registered (cluster/cluster-lookup.ts
 // asks kubectl; offline renders skip it).
 
 /** What the program asks the cluster for the reach checks. */

@@ -83,6 +83,16 @@ export function requiredApiVersions(s: StackSettings): RequiredApi[] {
             },
         );
     }
+    if (s.monitoring.alerts) {
+        // components/ratelimit-monitoring.ts: the alert rules are a PrometheusRule of the Prometheus operator.
+        req.push({
+            apiVersion: "monitoring.coreos.com/v1",
+            what: "PrometheusRule (the Prometheus operator's CRDs)",
+            key: "monitoringAlerts",
+            value: "true",
+            fix: "install the Prometheus operator (its CRDs) first, or pulumi config set monitoringAlerts false   (the dashboard does not need it)",
+        });
+    }
     // One entry per version: the first requirement names its key; every kind and its fix are listed.
     const merged: RequiredApi[] = [];
     for (const r of req) {

@@ -3,7 +3,7 @@
 #   CACHE        tool/build cache outside the work tree
 #   REPO_ROOT    the repository root
 # Functions: log, warn, die, need_cmd, skipped, timing_record, tool_dir, go_wrapper_build,
-#   go_proxy_has, blocked, reuse_or_blocked, skipped_blocked, free_port, wait_for
+#   go_proxy_has, blocked, reuse_or_blocked, free_port, wait_for
 # shellcheck shell=bash
 
 CACHE=${MESH_RL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mesh-ratelimit}
@@ -105,22 +105,17 @@ reuse_or_blocked() {
   if command -v go >/dev/null && go_proxy_has "$mod"; then
     die "the Go module proxy now serves $mod: add its wrapper build ($needs) to build-$tool.sh"
   fi
-  blocked "$tool $version" "the Go module proxy refuses every version of ${mod%@*} (403); put the binary at $bin to run the e2e tier"
+  blocked "$tool $version" "the Go module proxy refuses every version of ${mod%@*} (403); the e2e tier uses it where a binary is at $bin"
 }
 
-# A tier that cannot run because a tool is blocked (not merely unbuilt): never a pass, never a
-# silent skip. Prints `SKIPPED: <tier>: BLOCKED: <reason>`; returns 0 even under CI, because no
-# step of any machine's CI could make the tool appear (see docs/e2e.md).
-skipped_blocked() {
-  printf 'SKIPPED: %s: BLOCKED: %s\n' "$1" "$2"
-  return 0
-}
 
 # Pinned versions (keep in step with package.json's @pulumi/* SDKs).
 PULUMI_VERSION=${PULUMI_VERSION:-v3.248.0}
 PULUMI_LANGHOST_COMMIT=${PULUMI_LANGHOST_COMMIT:-dc7edd58bc13}
-PULUMI_K8S_VERSION=${PULUMI_K8S_VERSION:-4.32.0}
-PULUMI_K8S_COMMIT=${PULUMI_K8S_COMMIT:-a03ff6ba58d2}
+# The Kubernetes provider: the proxy serves only this pseudo-version of provider/v4, the commit the
+# upstream tag v4.25.0 points at (scripts/tools/build-pulumi-kubernetes.sh); the npm SDK is 4.25.0.
+PULUMI_K8S_VERSION=${PULUMI_K8S_VERSION:-4.25.0}
+PULUMI_K8S_PSEUDO=${PULUMI_K8S_PSEUDO:-v4.0.0-20260115033456-f47bc2d6f199}
 PULUMI_RANDOM_VERSION=${PULUMI_RANDOM_VERSION:-4.21.1}
 PULUMI_RANDOM_COMMIT=${PULUMI_RANDOM_COMMIT:-f2d8b029d0f7}
 ETCD_VERSION=${ETCD_VERSION:-v3.6.14}
@@ -132,6 +127,10 @@ PULUMI_RANDOM_BIN=$(tool_dir pulumi-random "$PULUMI_RANDOM_VERSION")/pulumi-reso
 ETCD_BIN=$(tool_dir etcd "$ETCD_VERSION")/etcd
 KUBE_BIN_DIR=$(tool_dir kubernetes "$KUBE_VERSION")
 KWOK_DIR=$(tool_dir kwok "$KWOK_VERSION")
+
+# Prometheus (server and promtool) for the rls tier's monitoring checks (scripts/tools/build-prometheus.sh).
+PROMETHEUS_VERSION=${PROMETHEUS_VERSION:-v0.316.0}
+PROMETHEUS_DIR=$(tool_dir prometheus "$PROMETHEUS_VERSION")
 
 # free_port: prints a TCP port on 127.0.0.1 that nothing listens on (random in 20000-31999, below
 # the kernel's ephemeral range 32768-60999, so an outgoing connection cannot be holding it).

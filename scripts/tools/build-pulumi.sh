@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Pulumi CLI into $CACHE/tools/pulumi-<version>/ from the Go module proxy, writes the
-# dynamic-provider launcher beside it, and reuses a Node.js language host found there (blocked: see below).
+# dynamic-provider launcher beside it. No Node.js language host is needed: programs run in-process
+# (scripts/pulumi/run-in-process.ts); one found beside the CLI is used by `pulumi package add` only.
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 pver=$PULUMI_VERSION
@@ -29,9 +30,9 @@ SH
 fi
 
 # Language host: module github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3 (no tags;
-# pkg/v3.248.0's commit is dc7edd58bc13). BLOCKED here: the Go module proxy refuses every version
-# of it (403), and the repo may not carry a recipe that builds a fetched copy of the source. A
-# binary already beside the CLI (placed by hand) is reused; otherwise exit 3 (blocked).
+# pkg/v3.248.0's commit is dc7edd58bc13). The Go module proxy refuses every version of it (403). It
+# is not needed to run a program (see above); only `pulumi package add` of plugin/ needs it, and the
+# e2e tier reports that part BLOCKED. A binary already beside the CLI (placed by hand) is used.
 lh_spec=github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3@$PULUMI_LANGHOST_COMMIT
 if [[ -x "$PULUMI_BIN_DIR/pulumi-language-nodejs" ]]; then
   log "pulumi-language-nodejs: reusing $PULUMI_BIN_DIR/pulumi-language-nodejs (placed by hand; see this script)"
@@ -39,5 +40,5 @@ elif go_proxy_has "$lh_spec"; then
   GWB_OUT="$PULUMI_BIN_DIR" GWB_WRAPPER="pulumi-$pver" go_wrapper_build pulumi-language-nodejs "$pver" pulumi-language-nodejs \
     "${lh_spec%@*}" "$ldflags" "$lh_spec" "github.com/pulumi/pulumi/pkg/v3@$pver" "github.com/pulumi/pulumi/sdk/v3@$pver"
 else
-  blocked "pulumi-language-nodejs" "the Go module proxy refuses every version of ${lh_spec%@*} (403); put the binary beside $PULUMI_BIN_DIR/pulumi to run the e2e tier" || exit $?
+  log "pulumi-language-nodejs: not served by the Go module proxy (403); programs run in-process, and the e2e tier reports 'pulumi package add' BLOCKED"
 fi

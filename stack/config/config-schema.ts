@@ -398,6 +398,45 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
             "Serve the service's counters for Prometheus on port 9090 at `/metrics` (`USE_PROMETHEUS`) and mark the pods a scrape target (`prometheus.io/scrape`, `/port`, `/path` annotations; with a sidecar Istio's metrics merging serves them on 15020). `false` sets `DISABLE_STATS=true`: with statsd off, this service version otherwise writes one log line per decision.",
     },
     {
+        group: "operations",
+        key: "monitoringDashboard",
+        kind: "boolean",
+        default: "true",
+        description:
+            "Create a Grafana dashboard of the limits (a ConfigMap with the label of `monitoringDashboardLabel`, which Grafana's dashboard sidecar loads): decisions per limit and outcome, service and Redis errors, answer time, config loads, the gateway's filter and pre-limit, the local bucket per pod (docs/monitoring.md). The service's panels need `ratelimitPrometheus=true`.",
+    },
+    {
+        group: "operations",
+        key: "monitoringDashboardNamespace",
+        kind: "string",
+        default: "",
+        defaultNote: "`ratelimitNamespace`",
+        description: "Namespace of the dashboard ConfigMap: one Grafana's dashboard sidecar watches (must exist).",
+    },
+    {
+        group: "operations",
+        key: "monitoringDashboardLabel",
+        kind: "string",
+        default: DEFAULTS.monitoringDashboardLabel,
+        description: "The label, `name=value`, on the dashboard ConfigMap that Grafana's dashboard sidecar looks for (a setting of the Grafana chart).",
+    },
+    {
+        group: "operations",
+        key: "monitoringAlerts",
+        kind: "boolean",
+        default: "false",
+        description:
+            "Create alert rules as a `PrometheusRule` (monitoring.coreos.com/v1, the Prometheus operator) in `ratelimitNamespace`: the gateway failing closed or about to, the config not loaded, a limit refusing most of its traffic (docs/monitoring.md, runbook). Off by default because it reaches the cluster's alerting; preview stops when the cluster does not serve the kind.",
+    },
+    {
+        group: "operations",
+        key: "monitoringRuleLabels",
+        kind: "string",
+        default: "",
+        description:
+            "Labels on the `PrometheusRule`, `name=value` comma-separated (e.g. `release=kube-prometheus-stack` for an operator that selects rules by label). Default none.",
+    },
+    {
         group: "service",
         key: "shadowMode",
         kind: "boolean",
@@ -436,7 +475,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         kind: "string",
         default: "",
         description:
-            "Existing Redis only: Secret in `ratelimitNamespace` holding the Redis password (`REDIS_AUTH`; `user:password` for an ACL user). Unset: no AUTH.",
+            "Secret in `ratelimitNamespace` holding the Redis password (`REDIS_AUTH`; `user:password` for an ACL user). An existing Redis: its password; unset, no AUTH. The in-cluster Redis: a Secret you manage, created before `pulumi up` and only read by the stack (no Random provider needed); unset, the stack generates the password.",
     },
     {
         group: "service",

@@ -102,6 +102,8 @@ export interface StackSettings {
     /** Who may call the rate-limit service and Redis (components/access-policies.ts). */
     access: { enabled: boolean; gatewayPrincipal: string };
     managedApi?: ManagedApiSettings;
+    /** The dashboard and alert rules (components/ratelimit-monitoring.ts). */
+    monitoring: { dashboard: boolean; dashboardNamespace: string; dashboardLabel: string; alerts: boolean; ruleLabels: Record<string, string> };
     awaitRollout: boolean;
 }
 

@@ -58,11 +58,16 @@ class Reader {
         return s;
     }
 
-    /** The user's value, or undefined when unset or empty. */
+    /**
+     * The user's value, or undefined when unset, empty or equal to the key's declared default. The
+     * Pulumi CLI merges the defaults Pulumi.yaml declares into the config a program reads, so a
+     * program cannot tell a declared default from a value the user set: a rule about a key the user
+     * gave must not fire on its default.
+     */
     given(key: string): string | undefined {
-        this.spec(key);
-        const v = this.raw[key];
-        return v === undefined || v.trim() === "" ? undefined : v.trim();
+        const spec = this.spec(key);
+        const v = this.raw[key]?.trim();
+        return v === undefined || v === "" || v === spec.default ? undefined : v;
     }
 
     fail(key: string, value: string | undefined, text: string, fix: Fix): void {
@@ -537,6 +542,32 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
         };
     }
 
+    // Monitoring ---------------------------------------------------------------------------------
+    const labelOf = (text: string): [string, string] | undefined => {
+        const [k, v, ...more] = text.split("=");
+        return more.length || !k || v === undefined || !LABEL_KEY.test(k.trim()) || !LABEL_VALUE.test(v.trim()) || v.length > 63
+            ? undefined
+            : [k.trim(), v.trim()];
+    };
+    const dashboardLabel = r.str("monitoringDashboardLabel");
+    if (!labelOf(dashboardLabel)) {
+        r.fail("monitoringDashboardLabel", dashboardLabel, "must be one label written name=value", (s) =>
+            s.set("monitoringDashboardLabel", "grafana_dashboard=1"),
+        );
+    }
+    const ruleLabelsText = r.str("monitoringRuleLabels");
+    const ruleLabels: Record<string, string> = {};
+    for (const part of ruleLabelsText.split(",").filter((t) => t.trim())) {
+        const kv = labelOf(part);
+        if (kv) ruleLabels[kv[0]] = kv[1];
+        else
+            r.fail("monitoringRuleLabels", ruleLabelsText, `'${part}' is not a label written name=value`, (s) =>
+                s.set("monitoringRuleLabels", "release=kube-prometheus-stack"),
+            );
+    }
+    const dashboardNamespace = r.given("monitoringDashboardNamespace")?.trim() ? r.dnsName("monitoringDashboardNamespace", "label") : ratelimit.namespace;
+    const monitoring = { dashboard: r.bool("monitoringDashboard"), dashboardNamespace, dashboardLabel, alerts: r.bool("monitoringAlerts"), ruleLabels };
+
     const awaitRollout = r.bool("awaitRollout");
 
     if (r.problems.length) throw configError(r.problems);
@@ -563,6 +594,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
         redis,
         access,
         managedApi,
+        monitoring,
         awaitRollout,
     };
 }

@@ -163,13 +163,18 @@ describe("consumer: the packed package installed into a user's empty program", f
         expect(fs.lstatSync(path.join(copy, "node_modules")).isSymbolicLink()).to.equal(true);
         // Run again: an existing ../node_modules is left alone.
         mustRun("npm", ["run", "-s", "postinstall"], plugin);
+        // The file Node loads for the folder must be the one package.json's main names: when main
+        // points at a missing file, Node falls back to the folder's index file and the require works.
         const probe = [
             "const { getPulumiComponents } = require('@pulumi/pulumi/provider/experimental/provider');",
             `const entry = require(${JSON.stringify(plugin)});`,
-            "process.stdout.write(JSON.stringify(getPulumiComponents(entry).map((c) => c.name).sort()));",
+            `const loaded = require.resolve(${JSON.stringify(plugin)});`,
+            "process.stdout.write(JSON.stringify({ loaded, names: getPulumiComponents(entry).map((c) => c.name).sort() }));",
         ].join("\n");
         const tsx = path.join(ROOT, "node_modules", "tsx", "dist", "cjs", "index.cjs");
-        const names = JSON.parse(mustRun(process.execPath, ["-r", tsx, "-e", probe], plugin));
+        const { loaded, names } = JSON.parse(mustRun(process.execPath, ["-r", tsx, "-e", probe], plugin));
+        const main = JSON.parse(fs.readFileSync(path.join(plugin, "package.json"), "utf8")).main;
+        expect(loaded, "the plugin's entry is the file package.json main names").to.equal(path.resolve(plugin, main));
         expect(names).to.deep.equal(["Bookinfo", "GlobalRateLimit", "LocalRateLimit", "ManagedApi", "MeshMutualTls", "MeshRateLimit"]);
     });
 

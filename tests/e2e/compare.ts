@@ -263,10 +263,35 @@ export function loadRender(dir: string): Obj[] {
     );
 }
 
+/**
+ * `gone STATE_FILE`: every Kubernetes object a stack's state says it created (a `pulumi stack
+ * export` taken before the destroy) is gone from the server. Judged from the state, not from a
+ * label: the provider applies objects server-side and adds no label of its own.
+ */
+function goneFromState(file: string): number {
+    const st = JSON.parse(fs.readFileSync(file, "utf8"));
+    const objects = (st.deployment?.resources ?? [])
+        .filter((r: Obj) => String(r.type).startsWith("kubernetes:") && !String(r.type).startsWith("pulumi:providers:"))
+        .map((r: Obj) => r.outputs ?? r.inputs)
+        .filter((o: Obj | undefined) => o?.kind && o?.metadata?.name);
+    let bad = 0;
+    for (const o of objects) {
+        const id = objectId(o);
+        if (getLive(o)) {
+            bad++;
+            console.log(`  FAIL ${id}: still exists`);
+        } else console.log(`  ok   ${id}: gone`);
+    }
+    console.log(`compare gone: ${objects.length} objects in the state, ${bad} still on the server`);
+    if (objects.length === 0) console.log("  FAIL the state names no Kubernetes object: nothing was checked");
+    return objects.length === 0 ? 1 : bad;
+}
+
 function main() {
     const [mode, dir, ...rest] = process.argv.slice(2);
+    if (mode === "gone" && dir) process.exit(goneFromState(dir) ? 1 : 0);
     if ((mode !== "present" && mode !== "absent") || !dir) {
-        console.error("usage: tsx tests/e2e/compare.ts present|absent RENDER_DIR [--skip Kind/ns/name,...]");
+        console.error("usage: tsx tests/e2e/compare.ts present|absent RENDER_DIR [--skip Kind/ns/name,...] | gone STATE_FILE");
         process.exit(2);
     }
     const skip = new Set<string>();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Rate-limit tier (npm run test:rls): the real envoyproxy/ratelimit service and a real Redis, run
-# with the settings the stack renders. Builds/reuses the tools first (scripts/tools/build-ratelimit.sh).
+# with the settings the stack renders, and a real Prometheus over them. Builds/reuses the tools first
+# (scripts/tools/build-ratelimit.sh, scripts/tools/build-prometheus.sh).
 # Prints a final `N passed, M failed` line; exits non-zero on any failure. Missing tools: a loud
 # SKIPPED line, non-zero under CI=true or MESH_RL_REQUIRE_TOOLS=1.
 set -euo pipefail
@@ -14,6 +15,11 @@ t0=$(date +%s)
 if ! bash scripts/tools/build-ratelimit.sh; then
   skipped "rls" "envoyproxy/ratelimit or redis-server could not be built/installed (see above)" || exit 1
   exit 0
+fi
+# Prometheus and promtool for the monitoring tests (tests/rls/monitoring.test.ts). Without them the
+# rest of the tier runs and those tests print SKIPPED; under CI=true that fails the tier.
+if ! bash scripts/tools/build-prometheus.sh; then
+  skipped "rls monitoring" "Prometheus could not be built (see above)" || exit 1
 fi
 log "rls: tools ready in $(( $(date +%s) - t0 ))s"
 

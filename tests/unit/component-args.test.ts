@@ -548,23 +548,21 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
 
         // redis: in-cluster
         ["redis in-cluster, explicit, with an image", REDIS({ mode: RedisModeName.InCluster, image: "redis:7" }), []],
-        ...(["addresses", "sentinelMaster", "passwordSecret", "sentinelPasswordSecret", "tls", "tlsCaSecret"] as const).map(
-            (f): [string, GlobalRateLimitArgs, Problem[]] => {
-                const value = {
-                    addresses: ["redis:6379"],
-                    sentinelMaster: "mymaster",
-                    passwordSecret: { name: "auth" },
-                    sentinelPasswordSecret: { name: "s-auth" },
-                    tls: true,
-                    tlsCaSecret: "ca",
-                }[f];
-                return [
-                    `redis in-cluster with ${f}`,
-                    REDIS({ [f]: value }),
-                    [{ key: `redis.${f}`, value, problem: EXISTING_ONLY, fix: `remove redis.${f}, or set redis.mode` }],
-                ];
-            },
-        ),
+        ["redis in-cluster with a password Secret the user manages", REDIS({ passwordSecret: { name: "my-redis-auth" } }), []],
+        ...(["addresses", "sentinelMaster", "sentinelPasswordSecret", "tls", "tlsCaSecret"] as const).map((f): [string, GlobalRateLimitArgs, Problem[]] => {
+            const value = {
+                addresses: ["redis:6379"],
+                sentinelMaster: "mymaster",
+                sentinelPasswordSecret: { name: "s-auth" },
+                tls: true,
+                tlsCaSecret: "ca",
+            }[f];
+            return [
+                `redis in-cluster with ${f}`,
+                REDIS({ [f]: value }),
+                [{ key: `redis.${f}`, value, problem: EXISTING_ONLY, fix: `remove redis.${f}, or set redis.mode` }],
+            ];
+        }),
         [
             "redis in-cluster with addresses: one string instead of a list",
             REDIS({ addresses: "redis:6379" }),

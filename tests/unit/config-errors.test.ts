@@ -415,11 +415,11 @@ const CASES: Case[] = [
         fix: /redisMode cluster/,
     },
     {
-        name: "password secret with the in-cluster redis",
-        set: { redisPasswordSecret: "my-redis" },
-        key: "redisPasswordSecret",
-        says: /generated password/,
-        fix: /config rm redisPasswordSecret/,
+        name: "password secret key without a password secret",
+        set: { redisPasswordSecretKey: "pw" },
+        key: "redisPasswordSecretKey",
+        says: /names a key of redisPasswordSecret, which is not set/,
+        fix: /config rm redisPasswordSecretKey/,
     },
     { name: "TLS with the in-cluster redis", set: { redisTls: "true" }, key: "redisTls", says: /no TLS/, fix: /config rm redisTls/ },
     {

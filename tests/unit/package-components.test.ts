@@ -48,6 +48,8 @@ describe("package components on their own (a shop, not bookinfo)", function () {
             "mesh-ratelimit:index:GlobalRateLimit",
             "mesh-ratelimit:index:Redis",
             "mesh-ratelimit:index:RateLimitService",
+            // The dashboard ConfigMap, on by default (monitoring.dashboard).
+            "mesh-ratelimit:index:RateLimitMonitoring",
         ]);
         const filters = objects.filter((o) => o.kind === "EnvoyFilter") as any[];
         expect(filters.map((f) => `${f.metadata.namespace}/${f.metadata.name}`).sort()).to.deep.equal([

@@ -31,6 +31,10 @@ describe("component package: schema from Pulumi's analyzer", function () {
     before(async () => {
         // As Pulumi's Node.js plugin runner does (cmd/run-plugin/run.js): require() of the folder's
         // absolute path, then the components it exports, then the provider name from package.json.
+        // The file Node loads must be the one package.json's main names: when main points at a
+        // missing file, Node falls back to the folder's index file and the require still works.
+        const main = JSON.parse(fs.readFileSync(path.join(PKG, "package.json"), "utf8")).main;
+        expect(require.resolve(PKG), "the plugin's entry is the file package.json main names").to.equal(path.resolve(PKG, main));
         const entry = require(PKG);
         const hosted = getPulumiComponents(entry);
         expect(hosted.map((c: any) => c.name)).to.have.members(PACKAGE_COMPONENTS);

@@ -122,6 +122,31 @@ describe("Redis choices in the render", () => {
         });
     }
 
+    it("in-cluster with a password Secret the user manages: no generated password, Redis and the service both read the user's Secret", async () => {
+        const regs: string[] = [];
+        const r = await render({
+            overrides: { redisPasswordSecret: "team-redis-auth", redisPasswordSecretKey: "pw" },
+            onRegister: (reg) => regs.push(reg.type),
+        });
+        expect(regs, "no RandomPassword: the Random provider is not needed").to.not.include("random:index/randomPassword:RandomPassword");
+        expect(redisObjects(r.objects)).to.not.include("Secret/redis-auth");
+        expect(redisObjects(r.objects)).to.include("Deployment/redis");
+        const redisEnv = asMap(r.get("Deployment", "redis").spec.template.spec.containers[0].env);
+        expect(redisEnv.REDIS_PASSWORD).to.deep.equal({ secretKeyRef: { name: "team-redis-auth", key: "pw" } });
+        const svcEnv = asMap(r.get("Deployment", "ratelimit").spec.template.spec.containers[0].env);
+        expect(svcEnv.REDIS_AUTH).to.deep.equal({ secretKeyRef: { name: "team-redis-auth", key: "pw" } });
+        expect(svcEnv.REDIS_URL).to.equal("redis.default.svc.cluster.local:6379");
+        expect(JSON.stringify(r.objects)).to.not.contain('"redis-auth"');
+    });
+
+    it("in-cluster without one (negative control): the generated password's Secret, read by both", async () => {
+        const regs: string[] = [];
+        const r = await render({ onRegister: (reg) => regs.push(reg.type) });
+        expect(regs).to.include("random:index/randomPassword:RandomPassword");
+        const svcEnv = asMap(r.get("Deployment", "ratelimit").spec.template.spec.containers[0].env);
+        expect(svcEnv.REDIS_AUTH).to.deep.equal({ secretKeyRef: { name: "redis-auth", key: "password" } });
+    });
+
     it("TLS CA Secret: mounted read-only where REDIS_TLS_CACERT points", async () => {
         const r = await render({ overrides: { redisMode: "external", redisAddress: "r:6379", redisTls: "true", redisTlsCaSecret: "redis-ca" } });
         const pod = r.get("Deployment", "ratelimit").spec.template.spec;

@@ -10,7 +10,7 @@
  * value derived from such an output (the password in the Secret's `stringData`) arrive wrapped, as
  * in a real `pulumi up`.
  *
- * Note: @pulumi/kubernetes 4.32.0's `Secret` class already wraps `data`/`stringData` inputs in
+ * Note: @pulumi/kubernetes 4.25.0's `Secret` class already wraps `data`/`stringData` inputs in
  * `pulumi.secret` and adds the same `additionalSecretOutputs` itself, so removing the option from
  * components/redis.ts alone changes nothing that reaches state today. The program's own option is
  * what keeps the password secret under an SDK that does not do this; one test hides the SDK's
@@ -64,7 +64,7 @@ function plainStrings(v: unknown, path = ""): { path: string; value: string }[] 
 }
 
 /**
- * @pulumi/kubernetes 4.32.0's `Secret` class adds `additionalSecretOutputs: ["data", "stringData"]`
+ * @pulumi/kubernetes 4.25.0's `Secret` class adds `additionalSecretOutputs: ["data", "stringData"]`
  * itself (through `pulumi.mergeOptions`). Within `run` that addition is dropped, as
  * with an SDK that does not make it, so what is left is what the program itself declares.
  */

@@ -33,6 +33,8 @@ try {
         pulumi.runtime.setAllConfig({ "mesh-ratelimit:variant": "not-a-variant", "consumer:anything": "x" });
         require("mesh-ratelimit");
     } else {
+        // The e2e tier's shop program reads its Redis password from its own stack config.
+        pulumi.runtime.setAllConfig({ "consumer:redisPassword": "mock-password" }, ["consumer:redisPassword"]);
         require(require("path").resolve(target));
     }
 } catch (e) {

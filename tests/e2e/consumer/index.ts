@@ -5,9 +5,17 @@
  * consumer tier type-checks it and runs it under mocks against the same tarball.
  */
 import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
 import { GlobalRateLimit, LimitUnit, LocalRateLimit } from "mesh-ratelimit";
 
 const ns = new k8s.core.v1.Namespace("shop", { metadata: { name: "shop", labels: { "istio-injection": "enabled" } } });
+// The shop manages its Redis password itself (a secret of its stack config, `pulumi config set
+// --secret redisPassword ...`); the component's Redis and rate-limit service only read the Secret.
+const redisAuth = new k8s.core.v1.Secret(
+    "shop-redis-auth",
+    { metadata: { name: "shop-redis-auth", namespace: "shop" }, stringData: { password: new pulumi.Config().requireSecret("redisPassword") } },
+    { dependsOn: [ns] },
+);
 const labels = { app: "orders" };
 const orders = new k8s.apps.v1.Deployment(
     "orders",
@@ -64,9 +72,10 @@ const limits = new GlobalRateLimit(
             { name: "login-per-client", path: { exact: "/login" }, perClientAddress: true, requestsPerUnit: 5, unit: LimitUnit.Minute },
             { name: "per-api-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 20, unit: LimitUnit.Minute },
         ],
+        redis: { passwordSecret: { name: "shop-redis-auth" } },
         awaitRollout: false,
     },
-    { dependsOn: [ns] },
+    { dependsOn: [ns, redisAuth] },
 );
 const bucket = new LocalRateLimit(
     "orders-bucket",

@@ -17,14 +17,20 @@ export class World {
         readonly clients: RlsClient[],
     ) {}
 
-    static async start(variant: Variant, processes = 1, overrides: Record<string, string> = {}): Promise<World> {
+    /** `envOverrides`: changes on top of the rendered environment, for a test that says why (the default: none). */
+    static async start(
+        variant: Variant,
+        processes = 1,
+        overrides: Record<string, string> = {},
+        envOverrides: Record<string, string | null> = {},
+    ): Promise<World> {
         const objects = await renderVariant(variant, overrides);
         const rendered = renderedRatelimit(objects);
         const redis = await RedisServer.start();
         const services: RateLimitProcess[] = [];
         try {
             for (let i = 0; i < processes; i++) {
-                services.push(await RateLimitProcess.start(rendered, { redisAddress: redis.address, redisPassword: redis.password }));
+                services.push(await RateLimitProcess.start(rendered, { redisAddress: redis.address, redisPassword: redis.password, envOverrides }));
             }
         } catch (e) {
             await Promise.all(services.map((s) => s.stop()));

@@ -1,0 +1,40 @@
+/**
+ * The rendered objects of every case of tests/golden/in/ equal the committed files of
+ * tests/golden/out/<case>/ (tests/golden/golden.ts). A change of behaviour shows up as a diff of
+ * those files: `npm run golden:update` rewrites them, and the reviewer reads the diff.
+ */
+import { expect } from "chai";
+import { REDACTED } from "../../render/render";
+import { caseFiles, committedFiles, differences, goldenCases, renderCase, UPDATE_COMMAND } from "../golden/golden";
+
+describe("golden files: the rendered objects of each case (tests/golden/)", function () {
+    this.timeout(120_000);
+    const cases = goldenCases();
+
+    it("has the cases: A/B × current/seed, and a GlobalRateLimit with typed rules and client CIDRs", () => {
+        expect(cases.map((c) => c.name)).to.include.members(["A-current", "A-seed", "B-current", "B-seed", "shop-rules-client-cidr"]);
+    });
+
+    for (const c of cases) {
+        it(`${c.name}: tests/golden/out/${c.name}/ is the render of tests/golden/in/${c.name}.yaml`, async () => {
+            const rendered = await caseFiles(c);
+            const diff = differences(c, rendered, committedFiles(c));
+            if (diff.length)
+                expect.fail(
+                    `${diff.length} golden file(s) disagree with the render:\n  ${diff.join("\n  ")}\n` +
+                        `If the change is intended, run ${UPDATE_COMMAND} and review git diff tests/golden/out.`,
+                );
+        });
+    }
+
+    it("no golden file holds a secret value: every Secret's values are the render's placeholder", async () => {
+        for (const c of cases) {
+            for (const o of await renderCase(c)) {
+                if (o.kind !== "Secret") continue;
+                for (const field of ["data", "stringData"])
+                    for (const [k, v] of Object.entries((o[field] ?? {}) as Record<string, unknown>))
+                        expect(v, `${c.name}: Secret ${o.metadata.name} ${field}.${k}`).to.equal(REDACTED);
+            }
+        }
+    });
+});
