@@ -224,7 +224,7 @@ fi
 
 # ================================================================ 2. variant B update
 section "2. pulumi config set variant B; preview; up"
-render "$W/render-B" --variant B --profile current
+render "$W/render-B" --variant B --profile current --set redisPasswordSecret=$USER_SECRET
 rs_before=$(kubectl get deploy ratelimit -n default -o jsonpath='{.spec.template.metadata.annotations}')
 pl config set variant B --stack e2e-dev
 pl preview --stack e2e-dev --json > "$W/preview-B.json" 2> "$W/preview-B.err" || { fail "preview of variant B"; tail -20 "$W/preview-B.err"; }
@@ -234,7 +234,7 @@ check "preview: no replacements" bash -c "! grep -Eq '^ +(replace|create-replace
 check "preview: deletes EnvoyFilter filter-ratelimit-svc-api" grep -Eq '^ +delete.*EnvoyFilter.*filter-ratelimit-svc-api' "$W/preview-B.steps"
 check "preview: updates ConfigMap ratelimit-config in place" grep -Eq '^ +update.*ConfigMap.*ratelimit-config' "$W/preview-B.steps"
 check "preview: updates the domain in EnvoyFilter filter-ratelimit" grep -Eq '^ +update.*EnvoyFilter.*filter-ratelimit$' "$W/preview-B.steps"
-check "preview: updates the local bucket (EnvoyFilter filter-local-ratelimit-svc)" grep -Eq '^ +update.*EnvoyFilter.*filter-local-ratelimit-svc' "$W/preview-B.steps"
+check "preview: updates the local bucket (LocalRateLimit's EnvoyFilter)" grep -Eq '^ +update.*LocalRateLimit\$kubernetes:networking.istio.io/v1alpha3:EnvoyFilter' "$W/preview-B.steps"
 t0=$(now)
 if pl up --yes --skip-preview --stack e2e-dev > "$W/up-B.log" 2>&1; then
   T[pulumi_update]=$(elapsed "$t0" "$(now)"); pass "pulumi up (update to variant B) in ${T[pulumi_update]}s"
@@ -279,6 +279,9 @@ check "mesh ConfigMap byte-for-byte as before the first up" cmp "$W/mesh-before.
 section "3b. seed profile"
 new_stack e2e-seed
 pl config set apiProfile seed --stack e2e-seed
+# Spec 2.10 literally: mesh-wide mutual TLS through the mesh ConfigMap's authPolicy (the default
+# scope is the stack's own workloads, which the seed profile does with a PeerAuthentication).
+pl config set mutualTlsScope mesh --stack e2e-seed
 pl preview --stack e2e-seed > "$W/seed-preview.log" 2>&1 && rc=0 || rc=$?
 check "seed + managedApi: preview fails (API server does not serve extensions/v1beta1)" test "$rc" -ne 0
 check "  ... with the stack's message naming extensions/v1beta1 and the fix" \
@@ -287,7 +290,7 @@ check "  ... and no provider error or stack trace" bash -c \
   "! grep -Eq 'panic:|goroutine [0-9]+|rpc error|^\s+at .*\.(js|ts):[0-9]+' '$W/seed-preview.log'"
 sed -n '/error:/,$p' "$W/seed-preview.log" | head -8 | sed 's/^/    /'
 pl config set managedApi false --stack e2e-seed
-render "$W/render-seed" --variant A --profile seed --set managedApi=false --set redisPasswordSecret=$USER_SECRET
+render "$W/render-seed" --variant A --profile seed --set managedApi=false --set mutualTlsScope=mesh --set redisPasswordSecret=$USER_SECRET
 t0=$(now)
 if pl up --yes --skip-preview --stack e2e-seed > "$W/up-seed.log" 2>&1; then
   T[pulumi_up_seed]=$(elapsed "$t0" "$(now)"); pass "pulumi up (seed profile, managedApi false) in ${T[pulumi_up_seed]}s"
