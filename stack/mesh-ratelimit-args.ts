@@ -131,7 +131,7 @@ export interface MeshRateLimitArgs {
     redisAddress?: string;
     /** Name the Sentinels monitor the master under (`REDIS_URL` becomes `<name>,<sentinel>,...`). Defaults to required with `redisMode` `sentinel`. */
     redisSentinelMaster?: string;
-    /** Secret in `ratelimitNamespace` holding the Redis password (`REDIS_AUTH`; `user:password` for an ACL user). An existing Redis: its password; unset, no AUTH. The in-cluster Redis: a Secret you manage, created before `pulumi up` and only read by the stack (no Random provider needed); unset, the stack generates the password. Defaults to unset. */
+    /** Secret in `ratelimitNamespace` holding the Redis password (`REDIS_AUTH`; `user:password` for an ACL user). An existing Redis: its password; unset, no AUTH. The in-cluster Redis: a Secret you manage, created before `pulumi up` and only read by the stack (no Random provider needed); unset, the stack generates the password. It is a name, not a secret: `pulumi config set --plaintext redisPasswordSecret <name>` (the CLI asks because of the key's name). Defaults to unset. */
     redisPasswordSecret?: string;
     /** Key of the password in `redisPasswordSecret` (and in `redisSentinelPasswordSecret`). Defaults to `password`. */
     redisPasswordSecretKey?: string;

@@ -46,7 +46,7 @@ else
   if ! kubectl get secret local-redis-auth -n default >/dev/null 2>&1; then
     kubectl create secret generic local-redis-auth -n default --from-literal=password="$(openssl rand -hex 16)" >/dev/null
   fi
-  (cd "$P" && pulumi config set redisPasswordSecret local-redis-auth)
+  (cd "$P" && pulumi config set --plaintext redisPasswordSecret local-redis-auth)
   log "local: Pulumi's Random provider is not in the cache: the in-cluster Redis uses Secret default/local-redis-auth"
 fi
 cp "$P/Pulumi.local.yaml" "$L/Pulumi.local.yaml"

@@ -475,7 +475,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         kind: "string",
         default: "",
         description:
-            "Secret in `ratelimitNamespace` holding the Redis password (`REDIS_AUTH`; `user:password` for an ACL user). An existing Redis: its password; unset, no AUTH. The in-cluster Redis: a Secret you manage, created before `pulumi up` and only read by the stack (no Random provider needed); unset, the stack generates the password.",
+            "Secret in `ratelimitNamespace` holding the Redis password (`REDIS_AUTH`; `user:password` for an ACL user). An existing Redis: its password; unset, no AUTH. The in-cluster Redis: a Secret you manage, created before `pulumi up` and only read by the stack (no Random provider needed); unset, the stack generates the password. It is a name, not a secret: `pulumi config set --plaintext redisPasswordSecret <name>` (the CLI asks because of the key's name).",
     },
     {
         group: "service",

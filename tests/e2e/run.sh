@@ -154,7 +154,7 @@ new_stack() { # new_stack <name> [--generated-password]: a stack with the dev st
   pl stack init "$1" >/dev/null
   if [[ $fake_nodes == 0 ]]; then pl config set awaitRollout false --stack "$1"; fi
   # Unless the scenario is about the generated password: the user's own Secret (no Random provider).
-  [[ "${2:-}" == --generated-password ]] || pl config set redisPasswordSecret "$USER_SECRET" --stack "$1"
+  [[ "${2:-}" == --generated-password ]] || pl config set --plaintext redisPasswordSecret "$USER_SECRET" --stack "$1"
 }
 STATES=() # every stack's last state export, for the final "gone" check
 render() { # render <outdir> <render args...>

@@ -22,7 +22,7 @@ const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const INPUTS = ["length", "special", "upper", "lower", "number", "numeric", "minLower", "minUpper", "minNumeric", "minSpecial", "overrideSpecial", "keepers"];
 
 function typeOf(urn) {
-    return urn.split("::")[2];
+    return urn.split("::")[2].split("$").pop();
 }
 
 function password(length) {
