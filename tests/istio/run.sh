@@ -18,6 +18,7 @@
 #      ISTIO_CHECK_RENDER_DIR=<dir> checks an already rendered dir (needs ISTIO_CHECK_VARIANTS and
 #      ISTIO_CHECK_PLACEMENTS with one value each) instead of calling the renderer.
 #      ISTIO_CHECK_SHARED=0 skips the shared-mesh scenario (xdscheck/shared_mesh_test.go).
+#      ISTIO_CHECK_MANY_TEAMS=0 skips many teams, one gateway (xdscheck/many_teams_test.go).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -431,6 +432,38 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_SHARED:-1}" != 0 && -f "$root/render/cli.ts
     fi
   fi
   echo "shared mesh: 2 renders and the generator in $(( $(date +%s) - t0 ))s"
+fi
+# Many teams, one gateway (issue 26; xdscheck/many_teams_test.go): team A (team-a, a.example.com) and
+# team B (team-b, b.example.com) as two separate programs, each its own Gateway, VirtualService and
+# GlobalRateLimit on the shared ingress gateway's port 8080 (tests/istio/render-many-teams.ts: one
+# Pulumi mock run per team), plus a hand-written team C filter (route-level rate_limits on
+# c.example.com, written by the test). Istio's generator builds the gateway's one listener and route
+# configuration: with the per-instance layout no team's filter reads another team's virtual host,
+# names are unique and each pre-limit acts on its own host only (TestManyTeams); with
+# FilterLayout.Shared each of those checks must fail for the leak it names (TestManyTeamsControls).
+# ISTIO_CHECK_MANY_TEAMS=0 skips the section.
+if [[ -n "$xdsbin" && "${ISTIO_CHECK_MANY_TEAMS:-1}" != 0 ]]; then
+  mt_t0=$(date +%s)
+  mdir="$work/many-teams"
+  if ! (cd "$root" && npx tsx tests/istio/render-many-teams.ts "$mdir") > "$mdir.log" 2>&1; then
+    ko "many teams render failed (npx tsx tests/istio/render-many-teams.ts): $(grep -vE '^npm warn' "$mdir.log" | tail -3 | tr '\n' ' ')"
+  else
+    mlog="$mdir.xds.log"
+    XDSCHECK_MANY_DIR="$mdir" "$xdsbin" -test.run '^TestManyTeams' -test.v -test.count=1 > "$mlog" 2>&1 || true
+    while IFS= read -r line; do
+      name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
+      if [[ "$line" == *"--- PASS"* ]]; then
+        ok "many teams generator $name: $(grep -m1 -F "FINDING: ${name#*/}: " "$mlog" | sed -E 's/^.*FINDING: [^ ]+ //' | cut -c1-300)"
+      else
+        ko "many teams generator $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$mlog" | sed -E 's/^.*FAILED: [^ ]+ //')"
+      fi
+    done < <(grep -E '^ +--- (PASS|FAIL): TestManyTeams[A-Za-z]*/' "$mlog" || true)
+    # Every check and every control must have run (5 checks, 5 controls).
+    if (( $(grep -cE '^ +--- (PASS|FAIL): TestManyTeams/' "$mlog") < 5 )) || (( $(grep -cE '^ +--- (PASS|FAIL): TestManyTeamsControls/' "$mlog") < 5 )); then
+      ko "many teams generator: not every check and control ran (log $mlog): $(grep -E 'FAILED: input|panic' "$mlog" | head -2 | tr '\n' ' ')"
+    fi
+  fi
+  echo "many teams: 4 renders (2 programs x 2 layouts) and the generator in $(( $(date +%s) - mt_t0 ))s"
 fi
 # Gateway API Gateway by name (xdscheck/gateway_api_test.go): the package's GlobalRateLimit with
 # gateway.gatewayApiName shop-gw in namespace shop (tests/istio/render-gateway-api.ts) renders its
