@@ -205,7 +205,12 @@ describe("consumer: the packed package installed into a user's empty program", f
         });
 
         it("each gateway's filters select its own gateway pods and call its own rate-limit service, on its own virtual host", () => {
-            const http = filters().filter((f) => JSON.stringify(f.inputs.spec).includes("envoy.filters.http.ratelimit"));
+            // The EnvoyFilter that inserts the rate-limit HTTP filter (its per-route configs name the filter too).
+            const http = filters().filter((f) =>
+                f.inputs.spec.configPatches.some(
+                    (p: any) => p.applyTo === "HTTP_FILTER" && String(p.patch?.value?.name ?? "").startsWith("envoy.filters.http.ratelimit"),
+                ),
+            );
             const byNs = Object.fromEntries(http.map((f) => [f.inputs.metadata.namespace, f.inputs.spec]));
             expect(Object.keys(byNs).sort()).to.deep.equal(["istio-system", "partners"]);
             expect(byNs["istio-system"].workloadSelector.labels).to.deep.equal({ istio: "ingressgateway" });

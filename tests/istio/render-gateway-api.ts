@@ -14,7 +14,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { stringify } from "yaml";
-import { GlobalRateLimit, LimitUnit, RateLimitRuleArgs } from "../../index";
+import { FilterLayout, GlobalRateLimit, LimitUnit, RateLimitRuleArgs } from "../../index";
 import { K8sObject, registerComponents } from "../../render/render";
 
 /** The Gateway API Gateway the limits target, its namespace and the one virtual host it serves. */
@@ -34,6 +34,9 @@ export async function renderGatewayApiSetup(): Promise<K8sObject[]> {
         () => {
             new GlobalRateLimit("shop-gwapi-limits", {
                 domain: "shop",
+                // The layout these checks were written for (route and virtual-host rate_limits, the
+                // specification's filter names); the per-instance layout is checked by the many-teams scenario.
+                filterLayout: FilterLayout.Shared,
                 gateway: { gatewayApiName: GWAPI_GATEWAY, namespace: GWAPI_NAMESPACE, virtualHosts: [GWAPI_VHOST] },
                 namespace: GWAPI_NAMESPACE,
                 rules: GWAPI_RULES,

@@ -9,7 +9,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { stringify } from "yaml";
-import { GlobalRateLimit, LimitUnit, RateLimitRuleArgs } from "../../index";
+import { FilterLayout, GlobalRateLimit, LimitUnit, RateLimitRuleArgs } from "../../index";
 import { K8sObject, registerComponents } from "../../render/render";
 
 const M = LimitUnit.Minute;
@@ -89,6 +89,9 @@ export async function renderUserSetup(): Promise<K8sObject[]> {
         () => {
             new GlobalRateLimit("shop-limits", {
                 domain: "shop",
+                // The layout these checks were written for (route and virtual-host rate_limits, the
+                // specification's filter names); the per-instance layout is checked by the many-teams scenario.
+                filterLayout: FilterLayout.Shared,
                 gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] },
                 namespace: "shop",
                 rules: USER_RULES,
