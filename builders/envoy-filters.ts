@@ -238,6 +238,16 @@ export function vhostRateLimitsFilter(target: FilterTarget, virtualHosts: string
  * request on it still counts against the virtual host's limits. Undefined when there is no patch.
  */
 export function routeRateLimitsFilter(target: FilterTarget, patches: RoutePatch[], mode: PathKeyMode): EnvoyFilterSpec | undefined {
+    return routeMergeFilter(target, patches, (p) => ({
+        route: { rate_limits: p.rateLimits },
+        ...(mode === PathKeyMode.Literal
+            ? {}
+            : { typed_per_filter_config: { [RATELIMIT_FILTER]: { "@type": RATELIMIT_PER_ROUTE_TYPE, vh_rate_limits: "INCLUDE" } } }),
+    }));
+}
+
+/** One gateway `HTTP_ROUTE` MERGE patch per named route, each merging `valueOf(route)`; undefined without routes. */
+function routeMergeFilter(target: FilterTarget, patches: RoutePatch[], valueOf: (p: RoutePatch) => object): EnvoyFilterSpec | undefined {
     if (!patches.length) return undefined;
     return {
         ...targetOf(target),
@@ -245,15 +255,7 @@ export function routeRateLimitsFilter(target: FilterTarget, patches: RoutePatch[
         configPatches: patches.map((p) => ({
             applyTo: "HTTP_ROUTE",
             match: { context: "GATEWAY", routeConfiguration: { vhost: { name: p.virtualHost, route: { name: p.route, action: "ANY" } } } },
-            patch: {
-                operation: "MERGE",
-                value: {
-                    route: { rate_limits: p.rateLimits },
-                    ...(mode === PathKeyMode.Literal
-                        ? {}
-                        : { typed_per_filter_config: { [RATELIMIT_FILTER]: { "@type": RATELIMIT_PER_ROUTE_TYPE, vh_rate_limits: "INCLUDE" } } }),
-                },
-            },
+            patch: { operation: "MERGE", value: valueOf(p) },
         })),
     };
 }
@@ -304,19 +306,9 @@ export function routePerFilterRateLimits(
     vhostRateLimits: RateLimitEntry[],
     mode: PathKeyMode,
 ): EnvoyFilterSpec | undefined {
-    if (!patches.length) return undefined;
-    return {
-        ...targetOf(target),
-        priority: FILTER_PRIORITY,
-        configPatches: patches.map((p) => ({
-            applyTo: "HTTP_ROUTE",
-            match: { context: "GATEWAY", routeConfiguration: { vhost: { name: p.virtualHost, route: { name: p.route, action: "ANY" } } } },
-            patch: {
-                operation: "MERGE",
-                value: { typed_per_filter_config: { [filterName]: rateLimitPerRoute(domain, routeDescriptors(p, vhostRateLimits, mode)) } },
-            },
-        })),
-    };
+    return routeMergeFilter(target, patches, (p) => ({
+        typed_per_filter_config: { [filterName]: rateLimitPerRoute(domain, routeDescriptors(p, vhostRateLimits, mode)) },
+    }));
 }
 
 /** The LocalRateLimit message body (spec 2.7 table): a bucket of `bucket` tokens refilled every `fillInterval`. */
