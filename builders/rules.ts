@@ -279,13 +279,8 @@ function checkPath(field: string, p: unknown, problems: Problem[]): void {
     }
 }
 
-function validateRule(r: any, i: number, names: Set<string>, problems: Problem[]): boolean {
-    const at = `rules[${i}]`;
-    const before = problems.length;
-    if (typeof r !== "object" || r === null) {
-        problems.push({ key: at, value: r, problem: "must be an object", fix: "give { name, requestsPerUnit, unit, ... }" });
-        return false;
-    }
+/** The rule's name: a valid descriptor value, not used by another rule (`names` collects them). */
+function checkRuleName(at: string, r: any, i: number, names: Set<string>, problems: Problem[]): void {
     if (typeof r.name !== "string" || !NAME.test(r.name)) {
         problems.push({
             key: `${at}.name`,
@@ -301,91 +296,102 @@ function validateRule(r: any, i: number, names: Set<string>, problems: Problem[]
             fix: "give every rule a distinct name",
         });
     } else names.add(r.name);
-    if (r.path !== undefined) {
-        const kinds = ["exact", "prefix", "regex"].filter((k) => r.path?.[k] !== undefined);
-        if (kinds.length !== 1) {
+}
+
+/** The rule's `path`: exactly one of exact, prefix, regex, and that one valid. */
+function checkRulePath(at: string, path: any, problems: Problem[]): void {
+    const kinds = ["exact", "prefix", "regex"].filter((k) => path?.[k] !== undefined);
+    if (kinds.length !== 1) {
+        problems.push({
+            key: `${at}.path`,
+            value: path,
+            problem: `needs exactly one of exact, prefix, regex (has ${kinds.length ? kinds.join(", ") : "none"})`,
+            fix: "keep one of them",
+        });
+    } else if (kinds[0] === "regex") {
+        try {
+            if (typeof path.regex !== "string" || path.regex === "") throw new Error("empty");
+            compileFullMatch(path.regex);
+        } catch (e) {
             problems.push({
-                key: `${at}.path`,
-                value: r.path,
-                problem: `needs exactly one of exact, prefix, regex (has ${kinds.length ? kinds.join(", ") : "none"})`,
-                fix: "keep one of them",
+                key: `${at}.path.regex`,
+                value: path.regex,
+                problem: `is not a valid RE2 regular expression (${(e as Error).message})`,
+                fix: 'write an RE2 expression matching the whole path, e.g. "/items/[0-9]+"',
             });
-        } else if (kinds[0] === "regex") {
-            try {
-                if (typeof r.path.regex !== "string" || r.path.regex === "") throw new Error("empty");
-                compileFullMatch(r.path.regex);
-            } catch (e) {
-                problems.push({
-                    key: `${at}.path.regex`,
-                    value: r.path.regex,
-                    problem: `is not a valid RE2 regular expression (${(e as Error).message})`,
-                    fix: 'write an RE2 expression matching the whole path, e.g. "/items/[0-9]+"',
-                });
-            }
-        } else {
-            checkPath(`${at}.path.${kinds[0]}`, r.path[kinds[0]], problems);
         }
+    } else {
+        checkPath(`${at}.path.${kinds[0]}`, path[kinds[0]], problems);
     }
-    if (r.header !== undefined) {
-        const h = r.header;
-        if (h?.name === ":path") {
-            problems.push({
-                key: `${at}.header.name`,
-                value: h.name,
-                problem: "':path' carries the query string",
-                fix: "match the path with the rule's `path` field instead",
-            });
-        } else if (typeof h?.name !== "string" || !HEADER_NAME.test(h.name)) {
-            const fixed = typeof h?.name === "string" ? h.name.toLowerCase().trim() : "x-api-key";
-            problems.push({
-                key: `${at}.header.name`,
-                value: h?.name,
-                problem: "must be a lower-case HTTP header name",
-                fix: `use "${HEADER_NAME.test(fixed) ? fixed : "x-api-key"}"`,
-            });
-        }
-        if (h?.value !== undefined && (typeof h.value !== "string" || h.value === "")) {
-            problems.push({
-                key: `${at}.header.value`,
-                value: h.value,
-                problem: "must be a non-empty string",
-                fix: "omit value to match on presence, or give the exact value",
-            });
-        }
-        if (h?.invert !== undefined && typeof h.invert !== "boolean") {
-            problems.push({ key: `${at}.header.invert`, value: h.invert, problem: "must be true or false", fix: "set invert to true or false" });
-        } else if (h?.invert && h?.value === undefined) {
-            problems.push({
-                key: `${at}.header.invert`,
-                value: true,
-                problem: "needs header.value (it counts the requests whose header is not that value)",
-                fix: "give header.value, or remove invert",
-            });
-        }
-        if (h?.whenMissing !== undefined && !(Object.values(MissingHeader) as string[]).includes(h.whenMissing)) {
-            problems.push({
-                key: `${at}.header.whenMissing`,
-                value: h.whenMissing,
-                problem: `must be one of ${Object.values(MissingHeader).join(", ")}`,
-                fix: "use MissingHeader.SharedCounter",
-            });
-        } else if (h?.whenMissing !== undefined && !h?.perValue) {
-            problems.push({
-                key: `${at}.header.whenMissing`,
-                value: h.whenMissing,
-                problem: "applies only with header.perValue",
-                fix: "remove whenMissing, or set perValue to true",
-            });
-        }
-        if (h?.value !== undefined && h?.perValue) {
-            problems.push({
-                key: `${at}.header.perValue`,
-                value: true,
-                problem: "cannot be combined with header.value (one fixed value has one counter)",
-                fix: "remove value, or set perValue to false",
-            });
-        }
+}
+
+/** The header's name (not `:path`, a lower-case HTTP header name) and value (non-empty when given). */
+function checkHeaderNameAndValue(at: string, h: any, problems: Problem[]): void {
+    if (h?.name === ":path") {
+        problems.push({
+            key: `${at}.header.name`,
+            value: h.name,
+            problem: "':path' carries the query string",
+            fix: "match the path with the rule's `path` field instead",
+        });
+    } else if (typeof h?.name !== "string" || !HEADER_NAME.test(h.name)) {
+        const fixed = typeof h?.name === "string" ? h.name.toLowerCase().trim() : "x-api-key";
+        problems.push({
+            key: `${at}.header.name`,
+            value: h?.name,
+            problem: "must be a lower-case HTTP header name",
+            fix: `use "${HEADER_NAME.test(fixed) ? fixed : "x-api-key"}"`,
+        });
     }
+    if (h?.value !== undefined && (typeof h.value !== "string" || h.value === "")) {
+        problems.push({
+            key: `${at}.header.value`,
+            value: h.value,
+            problem: "must be a non-empty string",
+            fix: "omit value to match on presence, or give the exact value",
+        });
+    }
+}
+
+/** The header's `invert`, `whenMissing` and `perValue`, alone and with each other and `value`. */
+function checkHeaderOptions(at: string, h: any, problems: Problem[]): void {
+    if (h?.invert !== undefined && typeof h.invert !== "boolean") {
+        problems.push({ key: `${at}.header.invert`, value: h.invert, problem: "must be true or false", fix: "set invert to true or false" });
+    } else if (h?.invert && h?.value === undefined) {
+        problems.push({
+            key: `${at}.header.invert`,
+            value: true,
+            problem: "needs header.value (it counts the requests whose header is not that value)",
+            fix: "give header.value, or remove invert",
+        });
+    }
+    if (h?.whenMissing !== undefined && !(Object.values(MissingHeader) as string[]).includes(h.whenMissing)) {
+        problems.push({
+            key: `${at}.header.whenMissing`,
+            value: h.whenMissing,
+            problem: `must be one of ${Object.values(MissingHeader).join(", ")}`,
+            fix: "use MissingHeader.SharedCounter",
+        });
+    } else if (h?.whenMissing !== undefined && !h?.perValue) {
+        problems.push({
+            key: `${at}.header.whenMissing`,
+            value: h.whenMissing,
+            problem: "applies only with header.perValue",
+            fix: "remove whenMissing, or set perValue to true",
+        });
+    }
+    if (h?.value !== undefined && h?.perValue) {
+        problems.push({
+            key: `${at}.header.perValue`,
+            value: true,
+            problem: "cannot be combined with header.value (one fixed value has one counter)",
+            fix: "remove value, or set perValue to false",
+        });
+    }
+}
+
+/** `perClientAddress` and `clientCidr`, and what neither combines with. */
+function checkRuleClient(at: string, r: any, problems: Problem[]): void {
     if (r.perClientAddress !== undefined && typeof r.perClientAddress !== "boolean") {
         problems.push({
             key: `${at}.perClientAddress`,
@@ -394,25 +400,41 @@ function validateRule(r: any, i: number, names: Set<string>, problems: Problem[]
             fix: "set perClientAddress to true or false",
         });
     }
-    if (r.clientCidr !== undefined) {
-        checkClientCidr(`${at}.clientCidr`, r.clientCidr, problems);
-        if (r.perClientAddress === true) {
-            problems.push({
-                key: `${at}.perClientAddress`,
-                value: true,
-                problem: "cannot be combined with clientCidr",
-                fix: "remove perClientAddress and set clientCidr.perAddress: true (one counter per address within the CIDRs)",
-            });
-        }
-        if (r.header?.perValue === true) {
-            problems.push({
-                key: `${at}.header.perValue`,
-                value: true,
-                problem: "cannot be combined with clientCidr",
-                fix: "make two rules: one per header value, one with clientCidr",
-            });
-        }
+    if (r.clientCidr === undefined) return;
+    checkClientCidr(`${at}.clientCidr`, r.clientCidr, problems);
+    if (r.perClientAddress === true) {
+        problems.push({
+            key: `${at}.perClientAddress`,
+            value: true,
+            problem: "cannot be combined with clientCidr",
+            fix: "remove perClientAddress and set clientCidr.perAddress: true (one counter per address within the CIDRs)",
+        });
     }
+    if (r.header?.perValue === true) {
+        problems.push({
+            key: `${at}.header.perValue`,
+            value: true,
+            problem: "cannot be combined with clientCidr",
+            fix: "make two rules: one per header value, one with clientCidr",
+        });
+    }
+}
+
+/** Checks rule `i` (every problem, field paths under `rules[i]`); true when it has none. */
+function validateRule(r: any, i: number, names: Set<string>, problems: Problem[]): boolean {
+    const at = `rules[${i}]`;
+    const before = problems.length;
+    if (typeof r !== "object" || r === null) {
+        problems.push({ key: at, value: r, problem: "must be an object", fix: "give { name, requestsPerUnit, unit, ... }" });
+        return false;
+    }
+    checkRuleName(at, r, i, names, problems);
+    if (r.path !== undefined) checkRulePath(at, r.path, problems);
+    if (r.header !== undefined) {
+        checkHeaderNameAndValue(at, r.header, problems);
+        checkHeaderOptions(at, r.header, problems);
+    }
+    checkRuleClient(at, r, problems);
     if (r.route !== undefined && (typeof r.route?.name !== "string" || r.route.name === "")) {
         problems.push({
             key: `${at}.route.name`,
