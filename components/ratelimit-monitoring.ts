@@ -113,9 +113,8 @@ export interface MonitoringContext {
     serviceMetrics: boolean;
 }
 
-/** Checks the arguments (every problem, field paths under `monitoring.`) and computes the objects. */
-export function monitoringPlanOf(args: MonitoringArgs | undefined, c: MonitoringContext, problems: Problem[]): MonitoringPlan {
-    const a: MonitoringArgs = typeof args === "object" && args !== null ? args : {};
+/** The arguments as an object (a problem when they are given and are not one). */
+function argsObject(args: MonitoringArgs | undefined, problems: Problem[]): MonitoringArgs {
     if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
         problems.push({
             key: "monitoring",
@@ -124,6 +123,10 @@ export function monitoringPlanOf(args: MonitoringArgs | undefined, c: Monitoring
             fix: "give { dashboard: true, alerts: false } or omit it",
         });
     }
+    return typeof args === "object" && args !== null ? args : {};
+}
+
+function checkSwitches(a: MonitoringArgs, problems: Problem[]): void {
     for (const f of ["dashboard", "alerts"] as const) {
         if (a[f] !== undefined && typeof a[f] !== "boolean") {
             problems.push({
@@ -134,9 +137,13 @@ export function monitoringPlanOf(args: MonitoringArgs | undefined, c: Monitoring
             });
         }
     }
-    const dashboardNamespace = a.dashboardNamespace ?? c.namespace;
+}
+
+/** The dashboard's namespace and its label's name and value. */
+function dashboardPlacement(a: MonitoringArgs, c: MonitoringContext, problems: Problem[]): { namespace: string; labelKey: string; labelValue: string } {
+    const namespace = a.dashboardNamespace ?? c.namespace;
     // Not given: the service's namespace, whose problems are the service's.
-    if (a.dashboardNamespace !== undefined) problems.push(...dnsProblem("monitoring.dashboardNamespace", dashboardNamespace, "label"));
+    if (a.dashboardNamespace !== undefined) problems.push(...dnsProblem("monitoring.dashboardNamespace", namespace, "label"));
     const labelText = a.dashboardLabel ?? DEFAULT_DASHBOARD_LABEL;
     const [lk, lv, ...rest] = typeof labelText === "string" ? labelText.split("=") : [];
     if (rest.length || !lk || lv === undefined || !LABEL_KEY.test(lk) || !LABEL_VALUE.test(lv) || lv.length > 63) {
@@ -147,6 +154,11 @@ export function monitoringPlanOf(args: MonitoringArgs | undefined, c: Monitoring
             fix: `use "${DEFAULT_DASHBOARD_LABEL}"`,
         });
     }
+    return { namespace, labelKey: lk, labelValue: lv };
+}
+
+/** `ruleLabels` as given (or none), each label checked. */
+function checkedRuleLabels(a: MonitoringArgs, problems: Problem[]): Record<string, string> {
     const ruleLabels = a.ruleLabels ?? {};
     if (typeof ruleLabels !== "object" || ruleLabels === null || Array.isArray(ruleLabels)) {
         problems.push({
@@ -155,18 +167,27 @@ export function monitoringPlanOf(args: MonitoringArgs | undefined, c: Monitoring
             problem: "must be an object of label names and values",
             fix: 'give e.g. { release: "kube-prometheus-stack" }',
         });
-    } else {
-        for (const [k, v] of Object.entries(ruleLabels)) {
-            if (!LABEL_KEY.test(k) || typeof v !== "string" || !LABEL_VALUE.test(v) || v.length > 63) {
-                problems.push({
-                    key: `monitoring.ruleLabels.${k}`,
-                    value: v,
-                    problem: "is not a valid label name and value",
-                    fix: "use Kubernetes label syntax (letters, digits, '-', '_', '.')",
-                });
-            }
+        return ruleLabels;
+    }
+    for (const [k, v] of Object.entries(ruleLabels)) {
+        if (!LABEL_KEY.test(k) || typeof v !== "string" || !LABEL_VALUE.test(v) || v.length > 63) {
+            problems.push({
+                key: `monitoring.ruleLabels.${k}`,
+                value: v,
+                problem: "is not a valid label name and value",
+                fix: "use Kubernetes label syntax (letters, digits, '-', '_', '.')",
+            });
         }
     }
+    return ruleLabels;
+}
+
+/** The service's and the gateway's selectors and the gateway's clusters, given or derived. */
+function metricSelectors(
+    a: MonitoringArgs,
+    c: MonitoringContext,
+    problems: Problem[],
+): Pick<MonitoringInput, "serviceSelector" | "gatewaySelector" | "gatewayClusters"> {
     // Only given selectors are checked: a derived one is as good as the namespace and labels it comes from, whose problems are theirs.
     const serviceSelector = a.serviceSelector ?? podMatchers(c.namespace, { app: c.serviceName });
     if (a.serviceSelector !== undefined)
@@ -178,6 +199,38 @@ export function monitoringPlanOf(args: MonitoringArgs | undefined, c: Monitoring
     if (typeof gatewayClusters !== "string" || !gatewayClusters) {
         problems.push({ key: "monitoring.gatewayClusters", value: gatewayClusters, problem: "must be a non-empty RE2 expression", fix: 'use ".*"' });
     }
+    return { serviceSelector, gatewaySelector, gatewayClusters };
+}
+
+/** One `localBuckets` entry, checked; an entry that is no object becomes an empty one. */
+function localBucketOf(b: LocalBucketMetricsArgs, i: number, problems: Problem[]): MonitoringInput["localBuckets"][number] {
+    const example = podMatchers("default", { app: "productpage" });
+    if (typeof b !== "object" || b === null) {
+        problems.push({
+            key: `monitoring.localBuckets[${i}]`,
+            value: b,
+            problem: "must be { title, selector, statPrefix? }",
+            fix: `give { title: "productpage", selector: ${JSON.stringify(example)} }`,
+        });
+        return { title: "", selector: "", statPrefix: LOCAL_STAT_PREFIX };
+    }
+    if (typeof b.title !== "string" || !b.title.trim()) {
+        problems.push({ key: `monitoring.localBuckets[${i}].title`, value: b.title, problem: "must be a non-empty text", fix: 'use e.g. "productpage"' });
+    }
+    problems.push(...matcherProblem(`monitoring.localBuckets[${i}].selector`, b.selector, example));
+    const statPrefix = b.statPrefix ?? LOCAL_STAT_PREFIX;
+    if (typeof statPrefix !== "string" || !/^[A-Za-z0-9_.]+$/.test(statPrefix)) {
+        problems.push({
+            key: `monitoring.localBuckets[${i}].statPrefix`,
+            value: statPrefix,
+            problem: "must be an Envoy stat prefix (letters, digits, '_', '.')",
+            fix: `use "${LOCAL_STAT_PREFIX}"`,
+        });
+    }
+    return { title: String(b.title), selector: String(b.selector), statPrefix: String(statPrefix) };
+}
+
+function localBucketsOf(a: MonitoringArgs, problems: Problem[]): MonitoringInput["localBuckets"] {
     const locals = a.localBuckets ?? [];
     if (!Array.isArray(locals)) {
         problems.push({
@@ -187,32 +240,17 @@ export function monitoringPlanOf(args: MonitoringArgs | undefined, c: Monitoring
             fix: 'give [{ title: "productpage", selector: "namespace=\\"default\\",app=\\"productpage\\"" }] or omit it',
         });
     }
-    const localBuckets = (Array.isArray(locals) ? locals : []).map((b, i) => {
-        const example = podMatchers("default", { app: "productpage" });
-        if (typeof b !== "object" || b === null) {
-            problems.push({
-                key: `monitoring.localBuckets[${i}]`,
-                value: b,
-                problem: "must be { title, selector, statPrefix? }",
-                fix: `give { title: "productpage", selector: ${JSON.stringify(example)} }`,
-            });
-            return { title: "", selector: "", statPrefix: LOCAL_STAT_PREFIX };
-        }
-        if (typeof b.title !== "string" || !b.title.trim()) {
-            problems.push({ key: `monitoring.localBuckets[${i}].title`, value: b.title, problem: "must be a non-empty text", fix: 'use e.g. "productpage"' });
-        }
-        problems.push(...matcherProblem(`monitoring.localBuckets[${i}].selector`, b.selector, example));
-        const statPrefix = b.statPrefix ?? LOCAL_STAT_PREFIX;
-        if (typeof statPrefix !== "string" || !/^[A-Za-z0-9_.]+$/.test(statPrefix)) {
-            problems.push({
-                key: `monitoring.localBuckets[${i}].statPrefix`,
-                value: statPrefix,
-                problem: "must be an Envoy stat prefix (letters, digits, '_', '.')",
-                fix: `use "${LOCAL_STAT_PREFIX}"`,
-            });
-        }
-        return { title: String(b.title), selector: String(b.selector), statPrefix: String(statPrefix) };
-    });
+    return (Array.isArray(locals) ? locals : []).map((b, i) => localBucketOf(b, i, problems));
+}
+
+/** Checks the arguments (every problem, field paths under `monitoring.`) and computes the objects. */
+export function monitoringPlanOf(args: MonitoringArgs | undefined, c: MonitoringContext, problems: Problem[]): MonitoringPlan {
+    const a = argsObject(args, problems);
+    checkSwitches(a, problems);
+    const placement = dashboardPlacement(a, c, problems);
+    const ruleLabels = checkedRuleLabels(a, problems);
+    const selectors = metricSelectors(a, c, problems);
+    const localBuckets = localBucketsOf(a, problems);
     if (a.redisSelector !== undefined)
         problems.push(...matcherProblem("monitoring.redisSelector", a.redisSelector, podMatchers(c.namespace, { app: "redis" })));
 
@@ -221,9 +259,7 @@ export function monitoringPlanOf(args: MonitoringArgs | undefined, c: Monitoring
         domain: c.domain,
         namespace: c.namespace,
         descriptors: c.descriptors,
-        serviceSelector,
-        gatewaySelector,
-        gatewayClusters,
+        ...selectors,
         ...(c.preLimitStatPrefix !== undefined ? { preLimitStatPrefix: c.preLimitStatPrefix } : {}),
         localBuckets,
         ...(a.redisSelector !== undefined ? { redisSelector: a.redisSelector } : {}),
@@ -233,9 +269,10 @@ export function monitoringPlanOf(args: MonitoringArgs | undefined, c: Monitoring
     const plan: MonitoringPlan = { input };
     const base = objectName(`mesh-ratelimit-${c.namespace}-${c.serviceName}`);
     if (a.dashboard !== false) {
+        const { labelKey: lk, labelValue: lv } = placement;
         plan.dashboard = {
             name: objectName(`${base}-dashboard`),
-            namespace: dashboardNamespace,
+            namespace: placement.namespace,
             labels: { ...stackLabels("monitoring"), ...(lk && lv !== undefined ? { [lk]: lv } : {}) },
             key: `${base}.json`,
             json: problems.length ? "" : JSON.stringify(dashboardModel(input), null, 2),
