@@ -231,118 +231,151 @@ export function dashboardUid(namespace: string, instance: string): string {
 
 const DS = { type: "prometheus", uid: "${datasource}" };
 
-/** The dashboard. `window` replaces Grafana's rate interval (for evaluating the queries elsewhere). */
-export function dashboardModel(m: MonitoringInput, window: string = RATE_WINDOW): Dashboard {
-    const panels: DashboardPanel[] = [];
-    // Rows of two half-width panels (24 columns), left to right, top to bottom.
-    let x = 0;
-    let y = 0;
-    let rowHeight = 0;
-    const add = (p: Omit<DashboardPanel, "id" | "gridPos" | "datasource">, w = 12, h = 8): void => {
-        if (x + w > 24) [x, y, rowHeight] = [0, y + rowHeight, 0];
-        panels.push({ id: panels.length + 1, gridPos: { x, y, w, h }, ...(p.type === "text" ? {} : { datasource: DS }), ...p });
-        [x, rowHeight] = [x + w, Math.max(rowHeight, h)];
-    };
-    const target = (expr: string, legendFormat: string, i: number): DashboardTarget => ({ expr, legendFormat, refId: String.fromCharCode(65 + i) });
-    const svc = m.serviceSelector;
+/** A panel before the grid gives it its id, place and data source. */
+type PanelContent = Omit<DashboardPanel, "id" | "gridPos" | "datasource">;
+
+/** Lays panels out in rows of 24 columns, left to right, top to bottom, numbering them from 1. */
+class PanelGrid {
+    readonly panels: DashboardPanel[] = [];
+    private x = 0;
+    private y = 0;
+    private rowHeight = 0;
+
+    add(p: PanelContent, w = 12, h = 8): void {
+        if (this.x + w > 24) [this.x, this.y, this.rowHeight] = [0, this.y + this.rowHeight, 0];
+        const { x, y } = this;
+        this.panels.push({ id: this.panels.length + 1, gridPos: { x, y, w, h }, ...(p.type === "text" ? {} : { datasource: DS }), ...p });
+        [this.x, this.rowHeight] = [x + w, Math.max(this.rowHeight, h)];
+    }
+}
+
+/** A panel's query `i` (refId A, B, ...). */
+function target(expr: string, legendFormat: string, i: number): DashboardTarget {
+    return { expr, legendFormat, refId: String.fromCharCode(65 + i) };
+}
+
+/** The text panel on top: what the dashboard shows and what it needs. */
+function aboutPanel(m: MonitoringInput): PanelContent {
     const notes = [
         `Limits of domain \`${m.domain}\` (rate-limit service in namespace \`${m.namespace}\`), generated from the same plan as its \`config.yaml\`.`,
         m.serviceMetrics ? "" : "**The service's metrics are off** (`ratelimitPrometheus` / `service.prometheus`): its panels stay empty until they are on.",
         "Gateway panels need the gateway's Envoy stats exported (docs/monitoring.md).",
     ].filter(Boolean);
-    add({ type: "text", title: "About", options: { mode: "markdown", content: notes.join("\n\n") } }, 24, 3);
-    const limits = limitSeries(m.domain, m.descriptors);
-    for (const l of limits) {
-        const outcomes: [LimitOutcome, string][] = [
-            [LimitOutcome.Allowed, "allowed"],
-            [LimitOutcome.Refused, "refused"],
-            [LimitOutcome.NearLimit, "near limit"],
-            [LimitOutcome.Shadow, "shadow (over, let through)"],
-        ];
-        add({
+    return { type: "text", title: "About", options: { mode: "markdown", content: notes.join("\n\n") } };
+}
+
+/** One panel per limit of the service's config: its decisions by outcome. */
+function limitPanels(m: MonitoringInput, window: string): PanelContent[] {
+    const outcomes: [LimitOutcome, string][] = [
+        [LimitOutcome.Allowed, "allowed"],
+        [LimitOutcome.Refused, "refused"],
+        [LimitOutcome.NearLimit, "near limit"],
+        [LimitOutcome.Shadow, "shadow (over, let through)"],
+    ];
+    return limitSeries(m.domain, m.descriptors).map((l): PanelContent => ({
+        type: "timeseries",
+        title: `${l.title}: ${l.requestsPerUnit}/${l.unit}${l.shadow ? " (shadow)" : ""}`,
+        description: `Decisions per second of the service for descriptor ${l.title} (stats key ${m.domain}.${l.statsKey}), by outcome.`,
+        targets: outcomes.map(([o, legend], i) => target(`sum(rate(${l.selector(o, m.serviceSelector)}[${window}]))`, legend, i)),
+        fieldConfig: { defaults: { unit: "reqps" }, overrides: [] },
+    }));
+}
+
+/** The service's answers across its limits: the global shadow mode's, its errors and its answer time. */
+function serviceAnswerPanels(svc: string, window: string): PanelContent[] {
+    return [
+        {
             type: "timeseries",
-            title: `${l.title}: ${l.requestsPerUnit}/${l.unit}${l.shadow ? " (shadow)" : ""}`,
-            description: `Decisions per second of the service for descriptor ${l.title} (stats key ${m.domain}.${l.statsKey}), by outcome.`,
-            targets: outcomes.map(([o, legend], i) => target(`sum(rate(${l.selector(o, svc)}[${window}]))`, legend, i)),
+            title: "Shadow mode: answers over a limit, let through",
+            description: "The global shadow mode's answers (every limit observed only); a limit with shadow_mode has its own series in its panel.",
+            targets: [target(`sum(rate(${ServiceMetric.GlobalShadowMode}{${svc}}[${window}]))`, "global shadow mode", 0)],
             fieldConfig: { defaults: { unit: "reqps" }, overrides: [] },
-        });
-    }
-    add({
-        type: "timeseries",
-        title: "Shadow mode: answers over a limit, let through",
-        description: "The global shadow mode's answers (every limit observed only); a limit with shadow_mode has its own series in its panel.",
-        targets: [target(`sum(rate(${ServiceMetric.GlobalShadowMode}{${svc}}[${window}]))`, "global shadow mode", 0)],
-        fieldConfig: { defaults: { unit: "reqps" }, overrides: [] },
-    });
-    add({
-        type: "timeseries",
-        title: "Service errors (the gateway answers 500 while failing closed)",
-        targets: [target(`sum by (err_type) (rate(${ServiceMetric.CallError}{${svc}}[${window}]))`, "{{err_type}}", 0)],
-        fieldConfig: { defaults: { unit: "reqps" }, overrides: [] },
-    });
-    add({
-        type: "timeseries",
-        title: "Service answer time (ms)",
-        description:
-            "The service records whole milliseconds under a name ending in _seconds, in buckets up to 10 (ms): an answer under 1 ms counts as 0, one over 10 ms lands in +Inf.",
-        targets: [
-            target(
-                `sum(rate(${ServiceMetric.ResponseTime}_sum{${svc}}[${window}])) / sum(rate(${ServiceMetric.ResponseTime}_count{${svc}}[${window}]))`,
-                "mean",
-                0,
-            ),
-            target(`histogram_quantile(0.99, sum by (le) (rate(${ServiceMetric.ResponseTime}_bucket{${svc}}[${window}])))`, "p99 (10 = 10 ms or more)", 1),
-        ],
-        fieldConfig: { defaults: { unit: "ms" }, overrides: [] },
-    });
-    add({
-        type: "timeseries",
-        title: "Redis connections per service pod",
-        description: "Open connections of each service process's Redis pool: 0 while Redis is unreachable.",
-        targets: [target(`sum by (pod) (${ServiceMetric.RedisConnections}{${svc}})`, "{{pod}}", 0)],
-    });
-    add({
-        type: "timeseries",
-        title: "Config loads since each pod started",
-        description:
-            "Counters since the pod started (a load at start is the counter's first value, which rate() and increase() cannot see): a rising 'refused' means an update was rejected and the previous config is in force.",
-        targets: [
-            target(`sum by (pod) (${ServiceMetric.ConfigLoadSuccess}{${svc}})`, "loaded {{pod}}", 0),
-            target(`sum by (pod) (${ServiceMetric.ConfigLoadError}{${svc}})`, "refused {{pod}}", 1),
-        ],
-    });
-    add({
-        type: "timeseries",
-        title: "Service pods answering",
-        targets: [target(`sum(up{${svc}})`, "pods up", 0)],
-    });
+        },
+        {
+            type: "timeseries",
+            title: "Service errors (the gateway answers 500 while failing closed)",
+            targets: [target(`sum by (err_type) (rate(${ServiceMetric.CallError}{${svc}}[${window}]))`, "{{err_type}}", 0)],
+            fieldConfig: { defaults: { unit: "reqps" }, overrides: [] },
+        },
+        {
+            type: "timeseries",
+            title: "Service answer time (ms)",
+            description:
+                "The service records whole milliseconds under a name ending in _seconds, in buckets up to 10 (ms): an answer under 1 ms counts as 0, one over 10 ms lands in +Inf.",
+            targets: [
+                target(
+                    `sum(rate(${ServiceMetric.ResponseTime}_sum{${svc}}[${window}])) / sum(rate(${ServiceMetric.ResponseTime}_count{${svc}}[${window}]))`,
+                    "mean",
+                    0,
+                ),
+                target(`histogram_quantile(0.99, sum by (le) (rate(${ServiceMetric.ResponseTime}_bucket{${svc}}[${window}])))`, "p99 (10 = 10 ms or more)", 1),
+            ],
+            fieldConfig: { defaults: { unit: "ms" }, overrides: [] },
+        },
+    ];
+}
+
+/** The service's pods: their Redis connections, config loads, and how many answer. */
+function servicePodPanels(svc: string): PanelContent[] {
+    return [
+        {
+            type: "timeseries",
+            title: "Redis connections per service pod",
+            description: "Open connections of each service process's Redis pool: 0 while Redis is unreachable.",
+            targets: [target(`sum by (pod) (${ServiceMetric.RedisConnections}{${svc}})`, "{{pod}}", 0)],
+        },
+        {
+            type: "timeseries",
+            title: "Config loads since each pod started",
+            description:
+                "Counters since the pod started (a load at start is the counter's first value, which rate() and increase() cannot see): a rising 'refused' means an update was rejected and the previous config is in force.",
+            targets: [
+                target(`sum by (pod) (${ServiceMetric.ConfigLoadSuccess}{${svc}})`, "loaded {{pod}}", 0),
+                target(`sum by (pod) (${ServiceMetric.ConfigLoadError}{${svc}})`, "refused {{pod}}", 1),
+            ],
+        },
+        {
+            type: "timeseries",
+            title: "Service pods answering",
+            targets: [target(`sum(up{${svc}})`, "pods up", 0)],
+        },
+    ];
+}
+
+/** The gateway's rate-limit filter decisions, and the pre-limit's refusals where there is one. */
+function gatewayPanels(m: MonitoringInput, window: string): PanelContent[] {
     const gw = `${m.gatewaySelector}${m.gatewaySelector ? "," : ""}cluster_name=~${promString(m.gatewayClusters)}`;
-    add({
-        type: "timeseries",
-        title: "Gateway: rate-limit filter decisions",
-        description: "Envoy's rate-limit filter on the gateway pods, for the routes the stack limits.",
-        targets: GATEWAY_RATELIMIT_STATS.map((s, i) => target(`sum(rate(${gatewayRatelimitMetric(s).prometheus}{${gw}}[${window}]))`, s, i)),
-        fieldConfig: { defaults: { unit: "reqps" }, overrides: [] },
-    });
+    const panels: PanelContent[] = [
+        {
+            type: "timeseries",
+            title: "Gateway: rate-limit filter decisions",
+            description: "Envoy's rate-limit filter on the gateway pods, for the routes the stack limits.",
+            targets: GATEWAY_RATELIMIT_STATS.map((s, i) => target(`sum(rate(${gatewayRatelimitMetric(s).prometheus}{${gw}}[${window}]))`, s, i)),
+            fieldConfig: { defaults: { unit: "reqps" }, overrides: [] },
+        },
+    ];
     if (m.preLimitStatPrefix) {
         const pre = localRatelimitMetric(m.preLimitStatPrefix, "rate_limited").prometheus;
-        add({
+        panels.push({
             type: "timeseries",
             title: "Gateway: pre-limit refusals (429, x-mesh-ratelimit: pre-limit)",
             targets: [target(`sum by (pod) (rate(${pre}{${m.gatewaySelector}}[${window}]))`, "{{pod}}", 0)],
             fieldConfig: { defaults: { unit: "reqps" }, overrides: [] },
         });
     }
-    for (const b of m.localBuckets) {
-        add({
-            type: "timeseries",
-            title: `Local bucket refusals per pod: ${b.title}`,
-            targets: [target(`sum by (pod) (rate(${localRatelimitMetric(b.statPrefix, "rate_limited").prometheus}{${b.selector}}[${window}]))`, "{{pod}}", 0)],
-            fieldConfig: { defaults: { unit: "reqps" }, overrides: [] },
-        });
-    }
+    return panels;
+}
+
+/** The local token buckets' refusals per pod, and Redis's memory where an exporter is named. */
+function localAndRedisPanels(m: MonitoringInput, window: string): PanelContent[] {
+    const panels: PanelContent[] = m.localBuckets.map((b): PanelContent => ({
+        type: "timeseries",
+        title: `Local bucket refusals per pod: ${b.title}`,
+        targets: [target(`sum by (pod) (rate(${localRatelimitMetric(b.statPrefix, "rate_limited").prometheus}{${b.selector}}[${window}]))`, "{{pod}}", 0)],
+        fieldConfig: { defaults: { unit: "reqps" }, overrides: [] },
+    }));
     if (m.redisSelector !== undefined) {
-        add({
+        panels.push({
             type: "timeseries",
             title: "Redis memory against maxmemory",
             targets: [
@@ -352,6 +385,22 @@ export function dashboardModel(m: MonitoringInput, window: string = RATE_WINDOW)
             fieldConfig: { defaults: { unit: "bytes" }, overrides: [] },
         });
     }
+    return panels;
+}
+
+/** The dashboard. `window` replaces Grafana's rate interval (for evaluating the queries elsewhere). */
+export function dashboardModel(m: MonitoringInput, window: string = RATE_WINDOW): Dashboard {
+    const grid = new PanelGrid();
+    grid.add(aboutPanel(m), 24, 3);
+    const svc = m.serviceSelector;
+    for (const p of [
+        ...limitPanels(m, window),
+        ...serviceAnswerPanels(svc, window),
+        ...servicePodPanels(svc),
+        ...gatewayPanels(m, window),
+        ...localAndRedisPanels(m, window),
+    ])
+        grid.add(p);
     return {
         uid: dashboardUid(m.namespace, m.instance),
         title: `Rate limits: ${m.instance} (${m.namespace}, domain ${m.domain})`,
@@ -360,7 +409,7 @@ export function dashboardModel(m: MonitoringInput, window: string = RATE_WINDOW)
         time: { from: "now-1h", to: "now" },
         refresh: "30s",
         templating: { list: [{ name: "datasource", type: "datasource", query: "prometheus", label: "Prometheus" }] },
-        panels,
+        panels: grid.panels,
     };
 }
 
