@@ -199,18 +199,17 @@ export function pickHost(hosts: string[], requestHost: string): string | undefin
     return hosts.includes("*") ? "*" : undefined;
 }
 
-/**
- * Reads the gateway-side rate-limit model from the rendered objects for requests to `requestHost`
- * (default: the VirtualService's first host). Throws when a piece is missing or no host of the
- * VirtualService serves `requestHost`.
- */
-export function gatewayModel(objects: K8sObject[], requestHost?: string): GatewayModel {
-    const gateway = readGateway(objects);
+/** The one VirtualService bound to the Gateway (by its name, or `<namespace>/<name>`). */
+function boundVirtualService(objects: K8sObject[], gateway: GatewayModel["gateway"]): K8sObject {
     const vss = objects.filter(
         (o) => o.kind === "VirtualService" && (o.spec?.gateways ?? []).some((g: string) => g === gateway.name || g.endsWith(`/${gateway.name}`)),
     );
     if (vss.length !== 1) throw new Error(`expected one VirtualService bound to Gateway ${gateway.name}, found ${vss.length}`);
-    const vs = vss[0];
+    return vss[0];
+}
+
+/** The VirtualService's hosts and the one serving `requestHost` (default: the first); throws HostNotServed when none does. */
+function servedHost(vs: K8sObject, requestHost: string | undefined): { host: string; hosts: string[] } {
     const hosts: string[] = vs.spec?.hosts ?? [];
     if (!hosts.length) throw new Error(`VirtualService ${vs.metadata.name} has no host`);
     const host = requestHost === undefined ? hosts[0] : pickHost(hosts, requestHost);
@@ -218,128 +217,189 @@ export function gatewayModel(objects: K8sObject[], requestHost?: string): Gatewa
         throw new HostNotServed(
             `no host of VirtualService ${vs.metadata.name} (${hosts.join(", ")}) serves host ${requestHost}: this stack routes none of its requests, sends no descriptor and never calls the rate-limit service for it`,
         );
-    const virtualHost = `${host}:${gateway.port}`;
-    const allVirtualHosts = hosts.map((h) => `${h}:${gateway.port}`);
+    return { host, hosts };
+}
 
-    const routes: ModelRoute[] = (vs.spec?.http ?? []).map((h: any, index: number) => {
+/** One VirtualService `http[].match[]` entry in Envoy's terms (only `uri` is modelled). */
+function routeMatchOf(mt: any): RouteMatch {
+    if (Object.keys(mt).some((k) => !["uri", "name"].includes(k))) {
+        throw new Error(`VirtualService match fields ${Object.keys(mt).join(", ")} are not modelled`);
+    }
+    const uri = mt.uri;
+    if (uri === undefined) return { kind: "prefix", value: "/" };
+    if (uri.exact !== undefined) return { kind: "exact", value: uri.exact };
+    if (uri.prefix !== undefined) return { kind: "prefix", value: uri.prefix };
+    if (uri.regex !== undefined) return { kind: "regex", value: uri.regex };
+    throw new Error(`VirtualService uri match ${JSON.stringify(uri)} is not modelled`);
+}
+
+/** The VirtualService's routes, before any patch gives them rate_limits. */
+function virtualServiceRoutes(vs: K8sObject): ModelRoute[] {
+    return (vs.spec?.http ?? []).map((h: any, index: number) => {
         // Istio: a route whose match list is empty (or absent) matches everything.
-        const matches: RouteMatch[] = (h.match?.length ? h.match : [{}]).map((mt: any) => {
-            if (Object.keys(mt).some((k) => !["uri", "name"].includes(k))) {
-                throw new Error(`VirtualService match fields ${Object.keys(mt).join(", ")} are not modelled`);
-            }
-            const uri = mt.uri;
-            if (uri === undefined) return { kind: "prefix", value: "/" };
-            if (uri.exact !== undefined) return { kind: "exact", value: uri.exact };
-            if (uri.prefix !== undefined) return { kind: "prefix", value: uri.prefix };
-            if (uri.regex !== undefined) return { kind: "regex", value: uri.regex };
-            throw new Error(`VirtualService uri match ${JSON.stringify(uri)} is not modelled`);
-        });
+        const matches: RouteMatch[] = (h.match?.length ? h.match : [{}]).map(routeMatchOf);
         return { name: h.name, index, matches, rateLimits: [], vhRateLimits: "OVERRIDE" as VhRateLimits };
     });
+}
+
+/** A patch's `match.context` acts on the gateway: GATEWAY, or ANY (Istio's default when absent). */
+function onGateway(context: string | undefined): boolean {
+    const c = context ?? "ANY";
+    return c === "GATEWAY" || c === "ANY";
+}
+
+/** The rate-limit HTTP filter on the gateway's listener: its configured name (when inserted) and stage. */
+function listenerRateLimitFilter(filters: K8sObject[], gatewayPort: number): { name?: string; stage: number } {
+    let name: string | undefined;
+    let stage = 0;
+    for (const f of filters) {
+        for (const p of f.spec?.configPatches ?? []) {
+            const port = field(p.match?.listener, "port_number");
+            const value = p.patch?.value ?? {};
+            if (field(p, "apply_to") !== "HTTP_FILTER" || !onGateway(p.match?.context)) continue;
+            if ((port !== undefined && Number(port) !== gatewayPort) || !isRateLimitFilter(value)) continue;
+            if (name !== undefined && name !== value.name)
+                throw new Error(`two rate-limit filters (${name}, ${value.name}) on one listener: use listenerCalls (gateway-model/listener.ts)`);
+            name = value.name;
+            stage = Number(field(field(value, "typed_config"), "stage") ?? 0);
+        }
+    }
+    return { name, stage };
+}
+
+/** Where the patches are read for: the Gateway server's port, the request's virtual host, the rate-limit filter's name and stage. */
+interface PatchTarget {
+    port: number;
+    virtualHost: string;
+    rlName: string;
+    stage: number;
+}
+
+/** What the EnvoyFilters' patches say, collected patch by patch. */
+interface PatchFindings {
+    domain?: string;
+    failureModeDeny: boolean;
+    vhostPerFilter?: GatewayModel["vhostPerFilter"];
+    /** `vh_rate_limits` of the virtual host's RateLimitPerRoute. */
+    vhostMode?: VhRateLimits;
+    vhostRateLimits: GatewayModel["vhostRateLimits"];
+    filterNames: string[];
+    /** The routes whose own RateLimitPerRoute sets `vh_rate_limits`. */
+    ownMode: Set<ModelRoute>;
+}
+
+/** An HTTP_FILTER patch inserting the listener's rate-limit filter: its domain and failure mode. */
+function readFilterPatch(f: K8sObject, value: any, t: PatchTarget, found: PatchFindings): void {
+    if (value.name !== t.rlName || !isRateLimitFilter(value)) return;
+    const tc = field(value, "typed_config") ?? {};
+    if (found.domain !== undefined && found.domain !== tc.domain)
+        throw new Error(`two ratelimit filters with different domains (${found.domain}, ${tc.domain})`);
+    found.domain = tc.domain;
+    found.failureModeDeny = field(tc, "failure_mode_deny") === true;
+    found.filterNames.push(f.metadata.name);
+}
+
+/** A VIRTUAL_HOST patch: the virtual host's own rate_limits of the stage, and its RateLimitPerRoute. */
+function readVirtualHostPatch(f: K8sObject, value: any, t: PatchTarget, found: PatchFindings): void {
+    const own = entriesOfStage(field(value, "rate_limits"), t.stage);
+    if (own.length) {
+        found.vhostRateLimits.push({ rateLimits: own, envoyFilter: f.metadata.name });
+        found.filterNames.push(f.metadata.name);
+    }
+    const per = perFilterRateLimits(field(value, "typed_per_filter_config"), t.rlName);
+    if (per) {
+        found.vhostPerFilter = { rateLimits: per, envoyFilter: f.metadata.name };
+        found.filterNames.push(f.metadata.name);
+    }
+    found.vhostMode = vhRateLimitsOf(field(value, "typed_per_filter_config"), t.rlName) ?? found.vhostMode;
+}
+
+/** An HTTP_ROUTE patch: the named routes' own rate_limits of the stage and their RateLimitPerRoute. */
+function readRoutePatch(f: K8sObject, value: any, routeName: string | undefined, t: PatchTarget, routes: ModelRoute[], found: PatchFindings): void {
+    const own = entriesOfStage(field(value.route, "rate_limits"), t.stage);
+    const mode = vhRateLimitsOf(field(value, "typed_per_filter_config"), t.rlName);
+    const per = perFilterRateLimits(field(value, "typed_per_filter_config"), t.rlName);
+    if (!own.length && !mode && !per) return;
+    if (!routeName) throw new Error(`EnvoyFilter ${f.metadata.name}: a route patch without route name is not modelled`);
+    for (const r of routes.filter((r) => r.name === routeName)) {
+        if (per) r.perFilter = { rateLimits: per, envoyFilter: f.metadata.name };
+        if (own.length) r.rateLimits.push(...own);
+        if (mode) {
+            r.vhRateLimits = mode;
+            found.ownMode.add(r);
+        }
+        r.envoyFilter = [r.envoyFilter, f.metadata.name].filter(Boolean).join(", ");
+    }
+    found.filterNames.push(f.metadata.name);
+}
+
+/** One patch of an EnvoyFilter on the gateway's pods, read into `found` (and the routes). */
+function readPatch(f: K8sObject, p: any, t: PatchTarget, routes: ModelRoute[], found: PatchFindings): void {
+    const applyTo = field(p, "apply_to");
+    const match = p.match ?? {};
+    if (!onGateway(match.context)) return;
+    const value = p.patch?.value ?? {};
+    if (applyTo === "HTTP_FILTER") {
+        // A listener port other than the Gateway server's: the filter is not on this listener.
+        const port = field(match.listener, "port_number");
+        if (port === undefined || Number(port) === t.port) readFilterPatch(f, value, t, found);
+        return;
+    }
+    const vh = field(match, "route_configuration")?.vhost;
+    const vhName: string | undefined = vh?.name;
+    if (!(vhName === undefined || vhName === "" || vhName === t.virtualHost)) return;
+    if (applyTo === "VIRTUAL_HOST") readVirtualHostPatch(f, value, t, found);
+    if (applyTo === "HTTP_ROUTE") readRoutePatch(f, value, vh?.route?.name, t, routes, found);
+}
+
+/** A patch gives the virtual host `name` rate_limits of the stage (its own or per filter). */
+function patchLimits(p: any, name: string, rlName: string, stage: number): boolean {
+    const applyTo = field(p, "apply_to");
+    const vhName: string | undefined = field(p.match ?? {}, "route_configuration")?.vhost?.name;
+    const value = p.patch?.value ?? {};
+    const per = !!perFilterRateLimits(field(value, "typed_per_filter_config"), rlName);
+    const has =
+        applyTo === "VIRTUAL_HOST"
+            ? per || entriesOfStage(field(value, "rate_limits"), stage).length > 0
+            : applyTo === "HTTP_ROUTE"
+              ? per || entriesOfStage(field(value.route, "rate_limits"), stage).length > 0
+              : false;
+    return has && onGateway(p.match?.context) && (vhName === undefined || vhName === "" || vhName === name);
+}
+
+/**
+ * Reads the gateway-side rate-limit model from the rendered objects for requests to `requestHost`
+ * (default: the VirtualService's first host). Throws when a piece is missing or no host of the
+ * VirtualService serves `requestHost`.
+ */
+export function gatewayModel(objects: K8sObject[], requestHost?: string): GatewayModel {
+    const gateway = readGateway(objects);
+    const vs = boundVirtualService(objects, gateway);
+    const { host, hosts } = servedHost(vs, requestHost);
+    const virtualHost = `${host}:${gateway.port}`;
+    const routes = virtualServiceRoutes(vs);
 
     // Only filters that select the gateway's pods and patch the GATEWAY context (or ANY, Istio's
     // default when `context` is absent) act on it.
     const filters = objects.filter((o) => o.kind === "EnvoyFilter" && isSubset(o.spec?.workloadSelector?.labels, gateway.selector));
     // First the rate-limit filter on this listener: its name and stage decide which patches it reads.
-    let httpFilterName: string | undefined;
-    let stage = 0;
-    for (const f of filters) {
-        for (const p of f.spec?.configPatches ?? []) {
-            const context = p.match?.context ?? "ANY";
-            const port = field(p.match?.listener, "port_number");
-            const value = p.patch?.value ?? {};
-            if (field(p, "apply_to") !== "HTTP_FILTER" || (context !== "GATEWAY" && context !== "ANY")) continue;
-            if ((port !== undefined && Number(port) !== gateway.port) || !isRateLimitFilter(value)) continue;
-            if (httpFilterName !== undefined && httpFilterName !== value.name)
-                throw new Error(`two rate-limit filters (${httpFilterName}, ${value.name}) on one listener: use listenerCalls (gateway-model/listener.ts)`);
-            httpFilterName = value.name;
-            stage = Number(field(field(value, "typed_config"), "stage") ?? 0);
-        }
-    }
-    const rlName = httpFilterName ?? RATELIMIT_FILTER;
-    let vhostPerFilter: GatewayModel["vhostPerFilter"];
-    let domain: string | undefined;
-    let failureModeDeny = false;
-    let vhostMode: VhRateLimits | undefined;
-    const vhostRateLimits: GatewayModel["vhostRateLimits"] = [];
-    const filterNames: string[] = [];
-    const ownMode = new Set<ModelRoute>();
-    for (const f of filters) {
-        for (const p of f.spec?.configPatches ?? []) {
-            const applyTo = field(p, "apply_to");
-            const match = p.match ?? {};
-            const context = match.context ?? "ANY";
-            if (context !== "GATEWAY" && context !== "ANY") continue;
-            const value = p.patch?.value ?? {};
-            // A listener port other than the Gateway server's: the filter is not on this listener.
-            const port = field(match.listener, "port_number");
-            if (applyTo === "HTTP_FILTER" && port !== undefined && Number(port) !== gateway.port) continue;
-            if (applyTo === "HTTP_FILTER" && value.name === rlName && isRateLimitFilter(value)) {
-                const tc = field(value, "typed_config") ?? {};
-                if (domain !== undefined && domain !== tc.domain) throw new Error(`two ratelimit filters with different domains (${domain}, ${tc.domain})`);
-                domain = tc.domain;
-                failureModeDeny = field(tc, "failure_mode_deny") === true;
-                filterNames.push(f.metadata.name);
-            }
-            const vh = field(match, "route_configuration")?.vhost;
-            const vhName: string | undefined = vh?.name;
-            const vhMatches = vhName === undefined || vhName === "" || vhName === virtualHost;
-            if (applyTo === "VIRTUAL_HOST" && vhMatches) {
-                const own = entriesOfStage(field(value, "rate_limits"), stage);
-                if (own.length) {
-                    vhostRateLimits.push({ rateLimits: own, envoyFilter: f.metadata.name });
-                    filterNames.push(f.metadata.name);
-                }
-                const per = perFilterRateLimits(field(value, "typed_per_filter_config"), rlName);
-                if (per) {
-                    vhostPerFilter = { rateLimits: per, envoyFilter: f.metadata.name };
-                    filterNames.push(f.metadata.name);
-                }
-                vhostMode = vhRateLimitsOf(field(value, "typed_per_filter_config"), rlName) ?? vhostMode;
-            }
-            if (applyTo === "HTTP_ROUTE" && vhMatches) {
-                const routeName: string | undefined = vh?.route?.name;
-                const own = entriesOfStage(field(value.route, "rate_limits"), stage);
-                const mode = vhRateLimitsOf(field(value, "typed_per_filter_config"), rlName);
-                const per = perFilterRateLimits(field(value, "typed_per_filter_config"), rlName);
-                if (!own.length && !mode && !per) continue;
-                if (!routeName) throw new Error(`EnvoyFilter ${f.metadata.name}: a route patch without route name is not modelled`);
-                for (const r of routes.filter((r) => r.name === routeName)) {
-                    if (per) r.perFilter = { rateLimits: per, envoyFilter: f.metadata.name };
-                    if (own.length) r.rateLimits.push(...own);
-                    if (mode) {
-                        r.vhRateLimits = mode;
-                        ownMode.add(r);
-                    }
-                    r.envoyFilter = [r.envoyFilter, f.metadata.name].filter(Boolean).join(", ");
-                }
-                filterNames.push(f.metadata.name);
-            }
-        }
-    }
+    const listenerFilter = listenerRateLimitFilter(filters, gateway.port);
+    const rlName = listenerFilter.name ?? RATELIMIT_FILTER;
+    const stage = listenerFilter.stage;
+    const target: PatchTarget = { port: gateway.port, virtualHost, rlName, stage };
+    const found: PatchFindings = { failureModeDeny: false, vhostRateLimits: [], filterNames: [], ownMode: new Set() };
+    for (const f of filters) for (const p of f.spec?.configPatches ?? []) readPatch(f, p, target, routes, found);
+    const { domain, vhostPerFilter, vhostMode } = found;
     if (domain === undefined) throw new Error(`no EnvoyFilter inserts ${RATELIMIT_FILTER} into Gateway ${gateway.name}'s pods on port ${gateway.port}`);
     // Which of the VirtualService's virtual hosts any rate_limits reach (a patch names it, or names none / "").
-    const virtualHosts = allVirtualHosts.map((name) => ({
-        name,
-        limited: filters.some((f) =>
-            (f.spec?.configPatches ?? []).some((p: any) => {
-                const applyTo = field(p, "apply_to");
-                const context = p.match?.context ?? "ANY";
-                const vhName: string | undefined = field(p.match ?? {}, "route_configuration")?.vhost?.name;
-                const value = p.patch?.value ?? {};
-                const per = !!perFilterRateLimits(field(value, "typed_per_filter_config"), rlName);
-                const has =
-                    applyTo === "VIRTUAL_HOST"
-                        ? per || entriesOfStage(field(value, "rate_limits"), stage).length > 0
-                        : applyTo === "HTTP_ROUTE"
-                          ? per || entriesOfStage(field(value.route, "rate_limits"), stage).length > 0
-                          : false;
-                return has && (context === "GATEWAY" || context === "ANY") && (vhName === undefined || vhName === "" || vhName === name);
-            }),
-        ),
-    }));
+    const virtualHosts = hosts
+        .map((h) => `${h}:${gateway.port}`)
+        .map((name) => ({
+            name,
+            limited: filters.some((f) => (f.spec?.configPatches ?? []).some((p: any) => patchLimits(p, name, rlName, stage))),
+        }));
     // Envoy resolves RateLimitPerRoute most specific first: the route's own, else the virtual host's.
-    if (vhostMode) for (const r of routes) if (!ownMode.has(r)) r.vhRateLimits = vhostMode;
+    if (vhostMode) for (const r of routes) if (!found.ownMode.has(r)) r.vhRateLimits = vhostMode;
 
     return {
         source: `VirtualService ${vs.metadata.name}`,
@@ -348,9 +408,9 @@ export function gatewayModel(objects: K8sObject[], requestHost?: string): Gatewa
         virtualHosts,
         routes,
         domain,
-        failureModeDeny,
-        filterNames: [...new Set(filterNames)],
-        vhostRateLimits,
+        failureModeDeny: found.failureModeDeny,
+        filterNames: [...new Set(found.filterNames)],
+        vhostRateLimits: found.vhostRateLimits,
         ...(vhostPerFilter ? { vhostPerFilter } : {}),
         httpFilterName: rlName,
         stage,
