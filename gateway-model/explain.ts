@@ -43,15 +43,10 @@ import { maskedRemoteAddress } from "../builders/client-cidr";
 import { compileFullMatch } from "../lib/formats";
 import { trustedClientAddress } from "./client-address";
 import { entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
+import { K8sObject } from "../lib/k8s-object";
 
 export { entriesOfStage, isRateLimitFilter };
-
-export interface K8sObject {
-    apiVersion: string;
-    kind: string;
-    metadata: { name: string; namespace?: string; [k: string]: unknown };
-    [k: string]: any;
-}
+export type { K8sObject };
 
 export interface Entry {
     key: string;

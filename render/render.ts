@@ -9,13 +9,9 @@ import { parse } from "yaml";
 import { PROJECT } from "../stack/config/config-schema";
 import { LiveObject, MeshReachState } from "../stack/preflight";
 import { StackSettings } from "../stack/config/settings";
+import { K8sObject } from "../lib/k8s-object";
 
-export interface K8sObject {
-    apiVersion: string;
-    kind: string;
-    metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-    [field: string]: unknown;
-}
+export type { K8sObject };
 
 export interface Registration {
     type: string;
