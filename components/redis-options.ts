@@ -8,7 +8,7 @@ import { Problem } from "../lib/problems";
 import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem } from "../builders/failure-bounds";
 import {
     RedisConnection,
-    RedisMode,
+    RedisModeName,
     SECRET_DATA_KEY_PROBLEM,
     SENTINEL_MASTER_PROBLEM,
     SecretKey,
@@ -17,18 +17,7 @@ import {
     isSecretDataKey,
 } from "../builders/redis-connection";
 
-/** Which Redis the service counts in. */
-export const RedisModeName = {
-    /** A single Redis deployed by the component (password generated, kept in Secret `redis-auth`). */
-    InCluster: "in-cluster",
-    /** One Redis that already exists (`addresses`: one `host:port`). */
-    External: "external",
-    /** Redis Sentinel (`addresses`: the Sentinels; `sentinelMaster`: the master's name). */
-    Sentinel: "sentinel",
-    /** Redis Cluster (`addresses`: seed nodes). */
-    Cluster: "cluster",
-} as const;
-export type RedisModeName = (typeof RedisModeName)[keyof typeof RedisModeName];
+export { RedisModeName };
 
 /** A key of a Kubernetes Secret. */
 export interface SecretKeyArgs {
@@ -91,7 +80,7 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): Red
         existingRedisProblems(r, mode, addresses, problems);
     }
     return {
-        mode: mode as RedisMode,
+        mode: mode as RedisModeName,
         addresses,
         ...(r.sentinelMaster !== undefined ? { sentinelMaster: r.sentinelMaster } : {}),
         ...(r.passwordSecret ? { password: secretKeyOf(r.passwordSecret, "redis.passwordSecret", problems) } : {}),

@@ -16,21 +16,18 @@ export * from "./config-problems";
 export * from "../../lib/formats";
 export { dnsNameProblem, isDnsName, suggestedDnsName };
 export type { Fix, FixStyle };
-import type {
-    ApiProfile,
-    DescriptorLimit,
-    EspPortMode,
-    FilterNamespacesMode,
-    HttpRoute,
-    LocalPlacement,
-    MutualTlsScopeName,
-    PathKey,
-    RateLimitUnit,
-    StackSettings,
-    Variant,
-    VhostScope,
-    ApiRouteLimit,
-} from "./settings-types";
+import type { DescriptorLimit, StackSettings, ApiRouteLimit } from "./settings-types";
+import type { HttpRoute } from "../../builders/routes";
+import { LimitUnit, PathKeyMode } from "../../builders/rules";
+import {
+    ApiProfileName,
+    EspPortModeName,
+    FilterNamespaces,
+    LocalPlacementMode,
+    MutualTlsScope,
+    StackVariant,
+    VirtualHostScope,
+} from "../../components/mesh-enums";
 import { DESCRIPTOR_KEY, PATH_KEYS, RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
 import { Problem, RawConfig, closestValue, problem, configError } from "./config-problems";
 import { defaultApiRegex, defaultRoutes } from "../../builders/routes";
@@ -273,8 +270,8 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
     const r = new Reader(raw);
     r.problems.push(...extraProblems);
 
-    const variant = r.oneOf<Variant>("variant", ["A", "B"]);
-    const apiProfile = r.oneOf<ApiProfile>("apiProfile", ["current", "seed"]);
+    const variant = r.oneOf<StackVariant>("variant", ["A", "B"]);
+    const apiProfile = r.oneOf<ApiProfileName>("apiProfile", ["current", "seed"]);
     const preset = VARIANT_PRESETS[variant];
 
     const paths = {
@@ -293,7 +290,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
             s.set("domain", domain.replace(/[^A-Za-z0-9_.-]/g, "") || preset.domain),
         );
     }
-    const unit = r.oneOf<RateLimitUnit>("unit", RATE_LIMIT_UNITS);
+    const unit = r.oneOf<LimitUnit>("unit", RATE_LIMIT_UNITS);
     const limitedPathLimit = r.int("limitedPathLimit", { min: 1 });
     const catchAllLimit = r.int("catchAllLimit", { min: 1 });
     let apiLimit: number | undefined;
@@ -351,7 +348,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
         }
     }
 
-    const pathKey = r.oneOf<PathKey>("pathKey", PATH_KEYS);
+    const pathKey = r.oneOf<PathKeyMode>("pathKey", PATH_KEYS);
     const failureModeDeny = r.bool("failureModeDeny");
     const preLimit = r.bool("preLimit");
     const filterLayout = r.oneOf<FilterLayout>("filterLayout", Object.values(FilterLayout));
@@ -368,7 +365,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
         bucket: r.int("localBucket", { min: 1, max: 1_000_000_000, fallback: preset.localBucket }),
         // Envoy refuses fill intervals below 50 ms.
         fillInterval: r.protoDuration("localFillInterval", 0.05),
-        placement: r.oneOf<LocalPlacement>("localPlacement", ["all-routes", "single-route"]),
+        placement: r.oneOf<LocalPlacementMode>("localPlacement", ["all-routes", "single-route"]),
         serviceLabel: r.str("serviceLabel"),
         servicePort: r.int("localServicePort", { min: 1, max: 65535 }),
     };
@@ -386,10 +383,10 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
         namespace: r.dnsName("meshNamespace", "label"),
         gatewaySelector: { key: selKey ?? "istio", value: selValue ?? "ingressgateway" },
         gatewayNamespace: r.dnsName("gatewayNamespace", "label"),
-        vhostScope: r.oneOf<VhostScope>("vhostScope", ["gateway-hosts", "all"]),
-        filterNamespaces: r.oneOf<FilterNamespacesMode>("filterNamespaces", ["own", "root"]),
+        vhostScope: r.oneOf<VirtualHostScope>("vhostScope", ["gateway-hosts", "all"]),
+        filterNamespaces: r.oneOf<FilterNamespaces>("filterNamespaces", ["own", "root"]),
         mutualTls: r.bool("mutualTls"),
-        mutualTlsScope: r.oneOf<MutualTlsScopeName>("mutualTlsScope", ["workloads", "mesh"]),
+        mutualTlsScope: r.oneOf<MutualTlsScope>("mutualTlsScope", ["workloads", "mesh"]),
     };
     const hostsText = r.str("gatewayHosts");
     const hosts = hostsText
@@ -533,7 +530,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
             includeIpRanges: ranges,
             serviceName: serviceName ?? "",
             serviceAccountSecret: secret,
-            portMode: r.oneOf<EspPortMode>("espPortMode", ["http", "tcp"]),
+            portMode: r.oneOf<EspPortModeName>("espPortMode", ["http", "tcp"]),
             ingressName: r.dnsName("ingressName", "subdomain"),
             ingressClassName: r.dnsName("ingressClassName", "subdomain"),
             ingressPath: r.path("ingressPath"),
