@@ -8,7 +8,7 @@ import * as k8s from "@pulumi/kubernetes";
 import { Problem } from "../lib/problems";
 import * as pulumi from "@pulumi/pulumi";
 import { AccessTarget, PRINCIPAL_PROBLEM, authorizationPolicyManifests, networkPolicyManifests, parsePrincipal, suggestedPrincipal } from "./access-policies";
-import { dnsProblem, portProblem, selectorProblems, argsError } from "./arg-checks";
+import { PlannedOptions, dnsProblem, planOrCompute, portProblem, selectorProblems, argsError } from "./arg-checks";
 import { stackLabels } from "../lib/common";
 import { EnvoyFilter } from "./crds";
 import { DEFAULTS } from "./defaults";
@@ -181,6 +181,8 @@ export const DEFAULT_FILTER_PREFIX = "filter-ratelimit";
 
 /** Everything the component creates, computed and validated before any resource is registered. */
 export interface GlobalRateLimitPlan {
+    /** The arguments planned (the very object given). */
+    args: GlobalRateLimitArgs;
     problems: Problem[];
     compiled: CompiledLimits;
     /** Settings of the service and Redis (internal components), defaults filled in. */
@@ -479,6 +481,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         ? { ...service, gatewayPrincipal: a.accessPolicy.gatewayPrincipal, gatewaySelector: gw.podLabels }
         : undefined;
     return {
+        args,
         problems,
         compiled,
         service,
@@ -532,9 +535,10 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
     /** What the service's `REDIS_URL` says: the Redis, Sentinels or Cluster seeds it uses. */
     public readonly redisUrl: string;
 
-    constructor(name: string, args: GlobalRateLimitArgs, opts?: pulumi.ComponentResourceOptions) {
+    /** `opts.plan`: the `planGlobalRateLimit` of these same `args`, when the caller has it already. */
+    constructor(name: string, args: GlobalRateLimitArgs, opts?: PlannedOptions<GlobalRateLimitPlan>) {
         // Validate before anything is registered: a bad rule creates nothing.
-        const plan = planGlobalRateLimit(args);
+        const { plan, opts: options } = planOrCompute(`GlobalRateLimit ${name}`, args, opts, planGlobalRateLimit);
         if (plan.problems.length) throw argsError(`GlobalRateLimit ${name}`, plan.problems);
         // One rate-limit filter per gateway listener: a second instance there would read the first's
         // descriptors too (Envoy's filter sends every rate_limits entry of the route to its service).
@@ -549,7 +553,7 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
                 },
             ]);
         }
-        super("mesh-ratelimit:index:GlobalRateLimit", name, {}, opts);
+        super("mesh-ratelimit:index:GlobalRateLimit", name, {}, options);
 
         let redis: Redis | undefined;
         // Children are named after the component, so any number of instances coexist in one program.

@@ -29,7 +29,7 @@ import {
     VirtualHostScope,
 } from "../../components/mesh-enums";
 import { DESCRIPTOR_KEY, PATH_KEYS, RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
-import { Problem, RawConfig, closestValue, problem, configError } from "./config-problems";
+import { LIST_KEYS, Problem, RawConfig, argsOfConfig, closestValue, problem, configError } from "./config-problems";
 import { defaultApiRegex, defaultRoutes } from "../../builders/routes";
 import { ErrorStatus, FilterLayout } from "../../builders/envoy-filters";
 import { GO_DURATION, compileFullMatch, isCidr, isGatewayHost, protoDurationSeconds } from "../../lib/formats";
@@ -45,9 +45,25 @@ function secondsOfLoose(v: string): number | undefined {
     return m ? Number((Number(m[1]) * UNIT_SECONDS[m[2] ?? "s"]).toFixed(9)) : undefined;
 }
 
+/**
+ * MeshRateLimit's arguments by key (one per stack config key, stack/mesh-ratelimit-args.ts): typed
+ * values, or text (what a program passes as a string, or config text that `argsOfConfig` could not
+ * convert), which the checks read the same way.
+ */
+export type ArgValues = Readonly<Record<string, unknown>>;
+
+/** Reads MeshRateLimit's arguments, key by key, collecting every problem. */
 class Reader {
     readonly problems: Problem[] = [];
-    constructor(private readonly raw: RawConfig) {}
+    constructor(private readonly values: ArgValues) {}
+
+    /** An argument as the checks and messages read it: the config form of its value (a list comma-separated, JSON written out). */
+    private text(key: string): string | undefined {
+        const v = this.values[key];
+        if (v === undefined || v === null) return undefined;
+        if (LIST_KEYS.has(key) && Array.isArray(v)) return v.join(",");
+        return (typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v)).trim();
+    }
 
     private spec(key: string): ConfigKeySpec {
         const s = CONFIG_KEYS.find((k) => k.key === key);
@@ -63,7 +79,7 @@ class Reader {
      */
     given(key: string): string | undefined {
         const spec = this.spec(key);
-        const v = this.raw[key]?.trim();
+        const v = this.text(key);
         return v === undefined || v === "" || v === spec.default ? undefined : v;
     }
 
@@ -118,6 +134,8 @@ class Reader {
     json<T>(key: string): T | undefined {
         const v = this.given(key);
         if (v === undefined) return undefined;
+        // A typed value is taken as it is; text (config, or a program's string) is parsed.
+        if (typeof this.values[key] !== "string") return this.values[key] as T;
         try {
             return JSON.parse(v) as T;
         } catch (e) {
@@ -263,11 +281,22 @@ function readDescriptors(r: Reader, key: string, fallback: DescriptorLimit[]): D
 }
 
 /**
- * Validates raw stack config and applies the variant presets. Throws an `InputError` (stack config) listing every
- * problem. `extraProblems` (e.g. unknown keys) are reported together with the rest.
+ * Stack config → MeshRateLimit's arguments (`argsOfConfig`, lenient) → their checks
+ * (`validateMeshArgs`): the settings, or an `InputError` (stack config) listing every problem, each
+ * under its config key. `extraProblems` (e.g. unknown keys) are reported together with the rest.
  */
 export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): StackSettings {
-    const r = new Reader(raw);
+    return validateMeshArgs(argsOfConfig(raw), extraProblems);
+}
+
+/**
+ * MeshRateLimit's arguments checked, every one and every combination, and the variant presets
+ * applied: the validated, fully-defaulted settings. Pure. Throws an `InputError` (kind stack-config)
+ * listing every problem under its key (a config key and an argument have one name); each fix is
+ * phrased for config or for arguments when the error is rendered (`formatProblems`).
+ */
+export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = []): StackSettings {
+    const r = new Reader(values);
     r.problems.push(...extraProblems);
 
     const variant = r.oneOf<StackVariant>("variant", ["A", "B"]);

@@ -7,7 +7,8 @@ import { expect } from "chai";
 import { buildProgram } from "../../stack/program";
 import * as fs from "fs";
 import { OUT, generate } from "../../scripts/gen-mesh-args";
-import { argsToRaw, rawToArgs, rememberSettings, settingsFromArgs } from "../../stack/mesh-args";
+import { rawToArgs, settingsFromArgs } from "../../stack/mesh-args";
+import { bookinfoArgsFromSettings, globalArgsFromSettings, planMeshRateLimit } from "../../stack/mesh-ratelimit";
 import { CONFIG_KEYS } from "../../stack/config/config-schema";
 import { StackVariant } from "../../components/mesh-enums";
 import { LimitUnit } from "../../builders/rules";
@@ -56,7 +57,7 @@ describe("MeshRateLimit arguments", () => {
                 if (spec.kind === "boolean") expect(v, k).to.be.a("boolean");
                 if (spec.kind === "json") expect(v, k).to.be.an("array");
             }
-            expect(argsToRaw(args).variant).to.equal(raw.variant);
+            expect(args.variant).to.equal(raw.variant);
         });
     }
 
@@ -97,23 +98,28 @@ describe("the program resolves stack config once", () => {
         { ...DEV, apiProfile: "seed", localPlacement: "single-route", globalLimits: '[{"key":"PATH","value":"/x","unit":"hour","requestsPerUnit":3}]' },
     ];
 
-    it("settings remembered for an arguments object are the ones MeshRateLimit uses, and equal what the arguments resolve to", () => {
+    it("the plan of an arguments object carries the settings they validate to, and its component plans are of those settings", () => {
         for (const raw of raws) {
-            const settings = resolveSettings(raw);
-            const args = rememberSettings(rawToArgs(raw), settings);
-            expect(settingsFromArgs(args)).to.equal(settings);
-            // A copy of the same arguments is resolved afresh, to equal settings.
-            const again = settingsFromArgs({ ...args });
-            expect(again).to.not.equal(settings);
-            expect(again).to.deep.equal(settings);
+            const args = rawToArgs(raw);
+            const plan = planMeshRateLimit(args);
+            expect(plan.args).to.equal(args);
+            expect(plan.settings).to.deep.equal(resolveSettings(raw));
+            expect(plan.bookinfo.args).to.deep.equal(bookinfoArgsFromSettings(plan.settings));
+            expect(plan.global.args).to.deep.equal(globalArgsFromSettings(plan.settings));
+            // The same plan with the options the program learns from the cluster: nothing computed again.
+            const withOptions = plan.withOptions({ kubeContext: "kind", createIngressClass: false });
+            expect([withOptions.settings, withOptions.global, withOptions.bookinfo]).to.deep.equal([plan.settings, plan.global, plan.bookinfo]);
+            expect(withOptions.settings).to.equal(plan.settings);
+            expect(withOptions.args).to.deep.equal({ ...args, kubeContext: "kind", createIngressClass: false });
         }
     });
 
-    it("buildProgram: the arguments it gives MeshRateLimit carry the settings object it resolved", async () => {
+    it("buildProgram: the plan it gives MeshRateLimit is of its arguments and carries the settings object it resolved", async () => {
         await pulumi.runtime.setMocks({ newResource: (a) => ({ id: "x", state: a.inputs }), call: (a) => a.inputs }, "mesh-ratelimit", "dev", false);
         const all = Object.fromEntries(Object.entries(DEV).map(([k, v]) => [`mesh-ratelimit:${k}`, String(v)]));
-        const { settings, args } = buildProgram(all, { report: () => {} });
-        expect(settingsFromArgs(args)).to.equal(settings);
+        const { settings, args, plan } = buildProgram(all, { report: () => {} });
+        expect(plan.settings).to.equal(settings);
+        expect(plan.args).to.equal(args);
         expect(args.variant).to.equal(settings.variant);
     });
 });
