@@ -34,7 +34,7 @@ import { PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../
 import { configYaml } from "../builders/ratelimit-config";
 import { RateLimitService } from "./ratelimit-service";
 import { Redis } from "./redis";
-import { deploysRedis, redisUrl } from "../builders/redis-connection";
+import { RedisConnection, deploysRedis, redisUrl } from "../builders/redis-connection";
 import { RedisModeName, RedisOptionsArgs, SecretKeyArgs, redisConnectionOf, redisOptionsOf } from "./redis-options";
 import { CompiledLimits, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs, compileGlobalLimits } from "../builders/rules";
 import { GO_DURATION, protoDurationSeconds } from "../lib/formats";
@@ -235,6 +235,74 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     const a: Partial<GlobalRateLimitArgs> = args ?? {};
     const compiled = compileGlobalLimits({ rules: a.rules, perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey });
     const problems: Problem[] = [...compiled.problems];
+    scopeProblems(a, problems);
+    const gw = gatewayTargetOf(a.gateway, problems);
+    const ns = a.namespace ?? "default";
+    problems.push(...dnsProblem("namespace", ns, "label"));
+    const { timeout, secs } = failureProblems(a, problems);
+    const svc = a.service ?? {};
+    const { name, configName, grpcPort, replicas, logLevel } = serviceOptionsOf(svc, problems);
+    const redis = redisConnectionOf(a.redis ?? {}, problems);
+    accessPolicyProblems(a, problems);
+    const layout = layoutOf(a, problems);
+    const perInstance = layout === FilterLayout.PerInstance;
+    const prefix = a.filterNamePrefix ?? (perInstance ? `${ns}-${name}` : DEFAULT_FILTER_PREFIX);
+    // A derived prefix is made of checked names: only a given one can be wrong.
+    if (a.filterNamePrefix !== undefined) problems.push(...dnsProblem("filterNamePrefix", prefix, "subdomain"));
+    const service = serviceSettingsOf(a, { ns, name, configName, grpcPort, replicas, logLevel, redis, secs });
+    const host = `${name}.${ns}.svc.cluster.local`;
+    // Computed once: the rate-limit filter's name is where its per-route config goes.
+    const globalName = perInstance ? instanceFilterName(RATELIMIT_FILTER, ns, name) : RATELIMIT_FILTER;
+    const localName = perInstance ? instanceFilterName(LOCAL_RATELIMIT_FILTER, ns, name) : LOCAL_RATELIMIT_FILTER;
+    const domain = a.domain ?? "";
+    const { filters, pre } = gatewayFilters(a, compiled, gw, problems, {
+        prefix,
+        perInstance,
+        globalName,
+        localName,
+        domain,
+        timeout,
+        clusterName: `outbound|${grpcPort}||${host}`,
+        authority: host,
+    });
+    const monitoring = monitoringPlanOf(
+        a.monitoring,
+        {
+            instance: name,
+            domain: a.domain ?? "",
+            namespace: ns,
+            serviceName: name,
+            descriptors: compiled.configDescriptors,
+            gatewayNamespace: gw.namespace,
+            gatewayPodLabels: gw.podLabels,
+            preLimitStatPrefix: preLimitStatPrefixOf(filters),
+            failureModeDeny: a.failureModeDeny !== false,
+            serviceMetrics: service.ratelimit.prometheus,
+        },
+        problems,
+    );
+    const access: AccessTarget | undefined = a.accessPolicy
+        ? { ...service, gatewayPrincipal: a.accessPolicy.gatewayPrincipal, gatewaySelector: gw.podLabels }
+        : undefined;
+    return {
+        args,
+        problems,
+        compiled,
+        service,
+        policies: access && !problems.length ? [...authorizationPolicyManifests(access), ...networkPolicyManifests(access)] : [],
+        configYaml: configYaml(domain, compiled.configDescriptors),
+        filters,
+        grpcAddress: `${host}:${grpcPort}`,
+        preLimit: pre,
+        monitoring,
+        // Only the shared layout reads the listener's route rate_limits: per-instance filters never meet.
+        listenerKeys: perInstance ? [] : (gw.all ? ["*"] : gw.ports.map(String)).map((port) => `${gw.namespace}|${JSON.stringify(gw.target)}|${port}`),
+        httpFilterNames: { global: globalName, ...(pre?.buckets.length ? { local: localName } : {}) },
+    };
+}
+
+/** A component that limits nothing, and a domain the service would refuse. */
+function scopeProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): void {
     if (!(a.rules ?? []).length && !a.perPath) {
         problems.push({
             key: "rules",
@@ -255,9 +323,10 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             }"`,
         });
     }
-    const gw = gatewayTargetOf(a.gateway, problems);
-    const ns = a.namespace ?? "default";
-    problems.push(...dnsProblem("namespace", ns, "label"));
+}
+
+/** `failureModeDeny` a boolean, and `timeout` (defaulted) a protobuf duration of at least 1 ms; `secs` undefined when it is not. */
+function failureProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): { timeout: string; secs: number | undefined } {
     if (a.failureModeDeny !== undefined && typeof a.failureModeDeny !== "boolean") {
         problems.push({
             key: "failureModeDeny",
@@ -276,7 +345,11 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             fix: 'use e.g. "10s" or "0.5s"',
         });
     }
-    const svc = a.service ?? {};
+    return { timeout, secs };
+}
+
+/** The service's options, defaults filled in (defaults.ts), each checked. */
+function serviceOptionsOf(svc: RateLimitServiceOptionsArgs, problems: Problem[]) {
     const name = svc.name ?? DEFAULTS.ratelimitServiceName;
     const configName = svc.configName ?? DEFAULTS.configName;
     const grpcPort = svc.grpcPort ?? DEFAULTS.ratelimitGrpcPort;
@@ -332,13 +405,21 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             fix: `omit it for ${DEFAULTS.ratelimitImage}`,
         });
     }
-    const redis = redisConnectionOf(a.redis ?? {}, problems);
+    return { name, configName, grpcPort, replicas, logLevel };
+}
+
+/** `accessPolicy.gatewayPrincipal` an Istio principal. */
+function accessPolicyProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): void {
     if (a.accessPolicy !== undefined) {
         const p = typeof a.accessPolicy === "object" && a.accessPolicy !== null ? a.accessPolicy.gatewayPrincipal : undefined;
         if (typeof p !== "string" || !parsePrincipal(p)) {
             problems.push({ key: "accessPolicy.gatewayPrincipal", value: p, problem: PRINCIPAL_PROBLEM, fix: `use "${suggestedPrincipal(p)}"` });
         }
     }
+}
+
+/** The filter layout (defaulted, checked) and `statusOnError` (a known status, only when failing closed). */
+function layoutOf(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): FilterLayout {
     const layout = a.filterLayout ?? FilterLayout.PerInstance;
     if (!(Object.values(FilterLayout) as unknown[]).includes(layout)) {
         problems.push({
@@ -348,7 +429,6 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             fix: `use FilterLayout.PerInstance (Istio ${PER_INSTANCE_MIN_ISTIO} or later), or FilterLayout.Shared on Istio 1.24`,
         });
     }
-    const perInstance = layout === FilterLayout.PerInstance;
     if (a.statusOnError !== undefined && !(Object.values(ErrorStatus) as unknown[]).includes(a.statusOnError)) {
         problems.push({
             key: "statusOnError",
@@ -364,13 +444,28 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             fix: "omit statusOnError, or set failureModeDeny: true",
         });
     }
-    const prefix = a.filterNamePrefix ?? (perInstance ? `${ns}-${name}` : DEFAULT_FILTER_PREFIX);
-    // A derived prefix is made of checked names: only a given one can be wrong.
-    if (a.filterNamePrefix !== undefined) problems.push(...dnsProblem("filterNamePrefix", prefix, "subdomain"));
+    return layout;
+}
 
+/** The settings of the service and Redis (internal components): the arguments over the components' defaults. */
+function serviceSettingsOf(
+    a: Partial<GlobalRateLimitArgs>,
+    o: {
+        ns: string;
+        name: string;
+        configName: string;
+        grpcPort: number;
+        replicas: number;
+        logLevel: ServiceLogLevel;
+        redis: RedisConnection;
+        secs: number | undefined;
+    },
+): ServiceSettings {
+    const { ns, name, configName, grpcPort, replicas, logLevel, redis, secs } = o;
+    const svc = a.service ?? {};
     // Every other service setting keeps the stack's documented default.
     const base = serviceDefaults();
-    const service: GlobalRateLimitPlan["service"] = {
+    return {
         awaitRollout: a.awaitRollout ?? true,
         redis,
         ratelimit: {
@@ -394,13 +489,32 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             redisTimeout: redisTimeoutFor(secs ?? 10),
         },
     };
-    const host = `${name}.${ns}.svc.cluster.local`;
+}
+
+/** Where and how the gateway's filters go (computed once by the plan). */
+interface FilterPlacement {
+    prefix: string;
+    perInstance: boolean;
+    globalName: string;
+    localName: string;
+    domain: string;
+    timeout: string;
+    clusterName: string;
+    authority: string;
+}
+
+/** The gateway's EnvoyFilters: the rate-limit filter (with the pre-limit's patches), the virtual-host and the route actions. */
+function gatewayFilters(
+    a: Partial<GlobalRateLimitArgs>,
+    compiled: CompiledLimits,
+    gw: ReturnType<typeof gatewayTargetOf>,
+    problems: Problem[],
+    f: FilterPlacement,
+): { filters: GlobalRateLimitPlan["filters"]; pre: PreLimitPlan | undefined } {
+    const { prefix, perInstance, globalName, localName, domain } = f;
+    const svc = a.service ?? {};
     const mode = a.pathKey ?? PathKeyMode.UrlPath;
     const routePatches = routePatchesFor(compiled.routePatches, a.rules ?? [], gw, problems);
-    const domain = a.domain ?? "";
-    // Computed once: the rate-limit filter's name is where its per-route config goes.
-    const globalName = perInstance ? instanceFilterName(RATELIMIT_FILTER, ns, name) : RATELIMIT_FILTER;
-    const localName = perInstance ? instanceFilterName(LOCAL_RATELIMIT_FILTER, ns, name) : LOCAL_RATELIMIT_FILTER;
     const vhostNames = gw.all ? [""] : gw.virtualHosts;
     const filters: GlobalRateLimitPlan["filters"] = [
         {
@@ -411,9 +525,9 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
                 ports: gw.ports,
                 domain,
                 failureModeDeny: a.failureModeDeny !== false,
-                timeout,
-                clusterName: `outbound|${grpcPort}||${host}`,
-                authority: host,
+                timeout: f.timeout,
+                clusterName: f.clusterName,
+                authority: f.authority,
                 ...(perInstance ? { filterName: globalName, stage: PER_INSTANCE_STAGE } : {}),
                 ...(a.statusOnError !== undefined ? { statusOnError: a.statusOnError } : {}),
             }),
@@ -461,40 +575,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         ? routePerFilterRateLimits(gw.target, globalName, domain, routePatches, compiled.vhostRateLimits, mode)
         : routeRateLimitsFilter(gw.target, routePatches, mode);
     if (routes) filters.push({ name: `${prefix}-svc-api`, namespace: gw.namespace, spec: routes });
-    const monitoring = monitoringPlanOf(
-        a.monitoring,
-        {
-            instance: name,
-            domain: a.domain ?? "",
-            namespace: ns,
-            serviceName: name,
-            descriptors: compiled.configDescriptors,
-            gatewayNamespace: gw.namespace,
-            gatewayPodLabels: gw.podLabels,
-            preLimitStatPrefix: preLimitStatPrefixOf(filters),
-            failureModeDeny: a.failureModeDeny !== false,
-            serviceMetrics: service.ratelimit.prometheus,
-        },
-        problems,
-    );
-    const access: AccessTarget | undefined = a.accessPolicy
-        ? { ...service, gatewayPrincipal: a.accessPolicy.gatewayPrincipal, gatewaySelector: gw.podLabels }
-        : undefined;
-    return {
-        args,
-        problems,
-        compiled,
-        service,
-        policies: access && !problems.length ? [...authorizationPolicyManifests(access), ...networkPolicyManifests(access)] : [],
-        configYaml: configYaml(domain, compiled.configDescriptors),
-        filters,
-        grpcAddress: `${host}:${grpcPort}`,
-        preLimit: pre,
-        monitoring,
-        // Only the shared layout reads the listener's route rate_limits: per-instance filters never meet.
-        listenerKeys: perInstance ? [] : (gw.all ? ["*"] : gw.ports.map(String)).map((port) => `${gw.namespace}|${JSON.stringify(gw.target)}|${port}`),
-        httpFilterNames: { global: globalName, ...(pre?.buckets.length ? { local: localName } : {}) },
-    };
+    return { filters, pre };
 }
 
 /** The service settings at the components' defaults (defaults.ts; the stack config prints the same values). */

@@ -17,7 +17,7 @@ export * from "../../lib/formats";
 export { dnsNameProblem, isDnsName, suggestedDnsName };
 export type { Fix, FixStyle };
 import type { DescriptorLimit, StackSettings, ApiRouteLimit } from "./settings-types";
-import type { HttpRoute } from "../../builders/routes";
+import type { HttpRoute, SpecPaths } from "../../builders/routes";
 import { LimitUnit, PathKeyMode } from "../../builders/rules";
 import {
     ApiProfileName,
@@ -298,11 +298,9 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
 export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = []): StackSettings {
     const r = new Reader(values);
     r.problems.push(...extraProblems);
-
+    // Read in this order: the problems are reported in it.
     const variant = r.oneOf<StackVariant>("variant", ["A", "B"]);
     const apiProfile = r.oneOf<ApiProfileName>("apiProfile", ["current", "seed"]);
-    const preset = VARIANT_PRESETS[variant];
-
     const paths = {
         limited: r.path("limitedPath"),
         page: r.path("pagePath"),
@@ -311,8 +309,43 @@ export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = [
         staticPrefix: r.path("staticPrefix"),
         apiPrefix: r.path("apiPrefix"),
     };
+    const limits = readGlobalLimits(r, variant, paths);
+    const filter = readGlobalFilter(r);
+    const local = readLocal(r, variant);
+    const { mesh, hosts } = readMesh(r);
+    const bookinfo = readBookinfo(r, variant, paths, hosts, limits);
+    const ratelimit = readRatelimitService(r, filter.timeout);
+    const redis = readRedisConnection(r, ratelimit.redisPipelineWindow);
+    const access = readAccess(r, mesh);
+    const managedApi = readManagedApi(r, bookinfo.namespace);
+    const monitoring = readMonitoring(r, ratelimit.namespace);
+    const awaitRollout = r.bool("awaitRollout");
+    if (r.problems.length) throw configError(r.problems);
+    const { domain, descriptors, apiRoute } = limits;
+    return {
+        variant,
+        apiProfile,
+        paths,
+        global: { domain, descriptors, ...filter, apiRoute },
+        local,
+        mesh,
+        bookinfo,
+        ratelimit,
+        redis,
+        access,
+        managedApi,
+        monitoring,
+        awaitRollout,
+    };
+}
 
-    // Global limits ---------------------------------------------------------------------------
+/** The global limits: the domain, the descriptors (the variant's preset, or the whole list given) and variant A's route limit. */
+function readGlobalLimits(
+    r: Reader,
+    variant: StackVariant,
+    paths: SpecPaths,
+): { domain: string; descriptors: DescriptorLimit[]; apiRoute?: ApiRouteLimit; apiRouteName: string } {
+    const preset = VARIANT_PRESETS[variant];
     const domain = r.given("domain") ?? preset.domain;
     if (!/^[A-Za-z0-9_.-]+$/.test(domain)) {
         r.fail("domain", domain, "must be non-empty and use only letters, digits, '_', '.', '-'", (s) =>
@@ -376,7 +409,11 @@ export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = [
             }
         }
     }
+    return { domain, descriptors, apiRoute, apiRouteName };
+}
 
+/** How the gateway's rate-limit filter asks the service. */
+function readGlobalFilter(r: Reader): Omit<StackSettings["global"], "domain" | "descriptors" | "apiRoute"> {
     const pathKey = r.oneOf<PathKeyMode>("pathKey", PATH_KEYS);
     const failureModeDeny = r.bool("failureModeDeny");
     const preLimit = r.bool("preLimit");
@@ -388,8 +425,12 @@ export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = [
         );
     }
     const timeout = r.protoDuration("rateLimitTimeout", 0.001);
+    return { failureModeDeny, preLimit, timeout, pathKey, filterLayout, ...(statusOnError !== undefined ? { statusOnError } : {}) };
+}
 
-    // Local limit -----------------------------------------------------------------------------
+/** The sidecar's local token bucket. */
+function readLocal(r: Reader, variant: StackVariant): StackSettings["local"] {
+    const preset = VARIANT_PRESETS[variant];
     const local = {
         bucket: r.int("localBucket", { min: 1, max: 1_000_000_000, fallback: preset.localBucket }),
         // Envoy refuses fill intervals below 50 ms.
@@ -401,8 +442,11 @@ export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = [
     if (!LABEL_VALUE.test(local.serviceLabel) || local.serviceLabel === "" || local.serviceLabel.length > 63) {
         r.fail("serviceLabel", local.serviceLabel, "must be a valid label value", (s) => s.set("serviceLabel", "productpage"));
     }
+    return local;
+}
 
-    // Mesh --------------------------------------------------------------------------------------
+/** The mesh: root namespace, the gateway (selector, namespace, hosts), scopes and mutual TLS. */
+function readMesh(r: Reader): { mesh: StackSettings["mesh"]; hosts: string[] } {
     const selectorText = r.str("gatewaySelector");
     const [selKey, selValue, ...selRest] = selectorText.split("=");
     if (selRest.length || !selKey || selValue === undefined || !LABEL_KEY.test(selKey) || !LABEL_VALUE.test(selValue)) {
@@ -436,8 +480,19 @@ export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = [
             (s) => s.set("gatewayHosts", fixed.length ? fixed.join(",") : "*"),
         );
     }
+    return { mesh, hosts };
+}
 
-    // Bookinfo ----------------------------------------------------------------------------------
+/** Bookinfo: its namespace, Gateway and VirtualService (whose routes must name variant A's route). */
+function readBookinfo(
+    r: Reader,
+    variant: StackVariant,
+    paths: SpecPaths,
+    hosts: string[],
+    global: { apiRoute?: ApiRouteLimit; apiRouteName: string },
+): StackSettings["bookinfo"] {
+    const preset = VARIANT_PRESETS[variant];
+    const { apiRoute, apiRouteName } = global;
     const workloadNamespace = r.dnsName("workloadNamespace", "label");
     const routes = readRoutes(r, "virtualServiceRoutes", defaultRoutes(paths, preset.routeSplit, apiRouteName));
     if (apiRoute && !routes.some((rt) => rt.name === apiRoute!.route)) {
@@ -458,8 +513,11 @@ export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = [
         virtualServiceName: r.dnsName("virtualServiceName", "subdomain"),
         routes,
     };
+    return bookinfo;
+}
 
-    // Rate-limit service --------------------------------------------------------------------------
+/** The rate-limit service and the Redis it deploys; its Redis timeout follows the gateway's timeout. */
+function readRatelimitService(r: Reader, timeout: string): StackSettings["ratelimit"] {
     const ratelimit = {
         namespace: r.dnsName("ratelimitNamespace", "label"),
         serviceName: r.dnsName("ratelimitServiceName", "label"),
@@ -490,8 +548,11 @@ export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = [
             (s) => s.set("ratelimitGrpcPort", "8081"),
         );
     }
+    return ratelimit;
+}
 
-    const redis = readRedisConnection(r, ratelimit.redisPipelineWindow);
+/** Who may call the service and Redis: the gateway's principal, in the gateway's namespace. */
+function readAccess(r: Reader, mesh: StackSettings["mesh"]): StackSettings["access"] {
     // Not given: the default gateway's service account, in the gateway's namespace.
     const access = {
         enabled: r.bool("accessPolicies"),
@@ -512,8 +573,11 @@ export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = [
                 `${s.set("gatewayPrincipal", fixed)}   (the gateway's service account in ${mesh.gatewayNamespace}), or ${s.set("gatewayNamespace", principal.namespace)}`,
         );
     }
+    return access;
+}
 
-    // Managed API -------------------------------------------------------------------------------
+/** The managed API (ESP), when `managedApi` is on: its required keys have no default. */
+function readManagedApi(r: Reader, workloadNamespace: string): StackSettings["managedApi"] {
     let managedApi: StackSettings["managedApi"];
     if (r.bool("managedApi")) {
         const rangesText = r.given("includeIpRanges");
@@ -567,8 +631,11 @@ export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = [
             echoImage: r.str("echoImage"),
         };
     }
+    return managedApi;
+}
 
-    // Monitoring ---------------------------------------------------------------------------------
+/** The dashboard and alert rules; the dashboard goes to the service's namespace unless given. */
+function readMonitoring(r: Reader, ratelimitNamespace: string): StackSettings["monitoring"] {
     const labelOf = (text: string): [string, string] | undefined => {
         const [k, v, ...more] = text.split("=");
         return more.length || !k || v === undefined || !LABEL_KEY.test(k.trim()) || !LABEL_VALUE.test(v.trim()) || v.length > 63
@@ -591,38 +658,9 @@ export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = [
                 s.set("monitoringRuleLabels", "release=kube-prometheus-stack"),
             );
     }
-    const dashboardNamespace = r.given("monitoringDashboardNamespace")?.trim() ? r.dnsName("monitoringDashboardNamespace", "label") : ratelimit.namespace;
+    const dashboardNamespace = r.given("monitoringDashboardNamespace")?.trim() ? r.dnsName("monitoringDashboardNamespace", "label") : ratelimitNamespace;
     const monitoring = { dashboard: r.bool("monitoringDashboard"), dashboardNamespace, dashboardLabel, alerts: r.bool("monitoringAlerts"), ruleLabels };
-
-    const awaitRollout = r.bool("awaitRollout");
-
-    if (r.problems.length) throw configError(r.problems);
-
-    return {
-        variant,
-        apiProfile,
-        paths,
-        global: {
-            domain,
-            descriptors,
-            failureModeDeny,
-            preLimit,
-            timeout,
-            pathKey,
-            filterLayout,
-            ...(statusOnError !== undefined ? { statusOnError } : {}),
-            apiRoute,
-        },
-        local,
-        mesh,
-        bookinfo,
-        ratelimit,
-        redis,
-        access,
-        managedApi,
-        monitoring,
-        awaitRollout,
-    };
+    return monitoring;
 }
 
 // ---------------------------------------------------------------------------------------------
