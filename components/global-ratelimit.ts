@@ -237,7 +237,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     const problems: Problem[] = [...compiled.problems];
     scopeProblems(a, problems);
     const gw = gatewayTargetOf(a.gateway, problems);
-    const ns = a.namespace ?? "default";
+    const ns = a.namespace ?? DEFAULTS.ratelimitNamespace;
     problems.push(...dnsProblem("namespace", ns, "label"));
     const { timeout, secs } = failureProblems(a, problems);
     const svc = a.service ?? {};
@@ -360,8 +360,13 @@ function serviceOptionsOf(svc: RateLimitServiceOptionsArgs, problems: Problem[])
         ...dnsProblem("service.configName", configName, "subdomain"),
         ...portProblem("service.grpcPort", grpcPort),
     );
-    if (grpcPort === 8080 || grpcPort === 6070) {
-        problems.push({ key: "service.grpcPort", value: grpcPort, problem: "collides with the service's HTTP (8080) or debug (6070) port", fix: "use 8081" });
+    if (grpcPort === DEFAULTS.ratelimitHttpPort || grpcPort === DEFAULTS.ratelimitDebugPort) {
+        problems.push({
+            key: "service.grpcPort",
+            value: grpcPort,
+            problem: `collides with the service's HTTP (${DEFAULTS.ratelimitHttpPort}) or debug (${DEFAULTS.ratelimitDebugPort}) port`,
+            fix: `use ${DEFAULTS.ratelimitGrpcPort}`,
+        });
     }
     if (!Number.isSafeInteger(replicas) || replicas < 1 || replicas > 100) {
         problems.push({ key: "service.replicas", value: replicas, problem: "must be a whole number from 1 to 100", fix: "use 2" });
@@ -584,8 +589,8 @@ function serviceDefaults(): RateLimitServiceSettings {
         namespace: DEFAULTS.ratelimitNamespace,
         serviceName: DEFAULTS.ratelimitServiceName,
         grpcPort: DEFAULTS.ratelimitGrpcPort,
-        httpPort: 8080,
-        debugPort: 6070,
+        httpPort: DEFAULTS.ratelimitHttpPort,
+        debugPort: DEFAULTS.ratelimitDebugPort,
         configName: DEFAULTS.configName,
         image: DEFAULTS.ratelimitImage,
         replicas: DEFAULTS.ratelimitReplicas,

@@ -3,6 +3,7 @@
  * checked, and its mapping to and from the connection the service's environment is built from
  * (builders/redis-connection.ts).
  */
+import { DEFAULTS } from "./defaults";
 import { dnsProblem } from "./arg-checks";
 import { Problem } from "../lib/problems";
 import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem } from "../builders/failure-bounds";
@@ -93,7 +94,7 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): Red
 /** A Secret's key, checked (a DNS subdomain name, a valid data key; the key defaults to `password`). */
 function secretKeyOf(k: SecretKeyArgs, field: string, problems: Problem[]): SecretKey {
     problems.push(...dnsProblem(`${field}.name`, k.name, "subdomain"));
-    const secretKey = k.key ?? "password";
+    const secretKey = k.key ?? DEFAULTS.redisPasswordSecretKey;
     if (!isSecretDataKey(secretKey)) {
         problems.push({ key: `${field}.key`, value: k.key, problem: SECRET_DATA_KEY_PROBLEM, fix: 'use e.g. "password"' });
     }

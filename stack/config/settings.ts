@@ -4,6 +4,7 @@
  * Pure: no Pulumi runtime, no I/O. `resolveSettings` collects *every* problem before failing, so a
  * user fixes their config in one round; the error names the key, the value and the fix.
  */
+import { DEFAULTS } from "../../components/defaults";
 import { CONFIG_KEYS, ConfigKeySpec } from "./config-schema";
 import { readRedisConnection } from "../../builders/redis-connection";
 import { DEFAULT_GATEWAY_PRINCIPAL, PRINCIPAL_PROBLEM, parsePrincipal, principalOf, suggestedPrincipal } from "../../lib/principal";
@@ -522,8 +523,8 @@ function readRatelimitService(r: Reader, timeout: string): StackSettings["rateli
         namespace: r.dnsName("ratelimitNamespace", "label"),
         serviceName: r.dnsName("ratelimitServiceName", "label"),
         grpcPort: r.int("ratelimitGrpcPort", { min: 1, max: 65535 }),
-        httpPort: 8080,
-        debugPort: 6070,
+        httpPort: DEFAULTS.ratelimitHttpPort,
+        debugPort: DEFAULTS.ratelimitDebugPort,
         configName: r.dnsName("configName", "subdomain"),
         image: r.str("ratelimitImage"),
         replicas: r.int("ratelimitReplicas", { min: 1, max: 100 }),
