@@ -311,18 +311,41 @@ function scopeProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): vo
             fix: "give at least one rule (or perPath)",
         });
     }
-    if (typeof a.domain !== "string" || !/^[A-Za-z0-9_.-]+$/.test(a.domain)) {
-        problems.push({
-            key: "domain",
-            value: a.domain,
-            problem: "must be non-empty and use only letters, digits, '_', '.', '-'",
-            fix: `use "${
-                String(a.domain ?? "")
-                    .trim()
-                    .replace(/[^A-Za-z0-9_.-]+/g, "-") || "my-gateway"
-            }"`,
-        });
-    }
+    problems.push(...domainProblems(a.domain));
+}
+
+/*
+ * The rules below are GlobalRateLimit's, each with its one message; the stack's config checks use
+ * them too (stack/config/settings.ts, which names the config key of each field).
+ */
+
+/** `domain`: non-empty, letters, digits, '_', '.', '-' (what the service accepts). */
+export function domainProblems(domain: unknown): Problem[] {
+    if (typeof domain === "string" && /^[A-Za-z0-9_.-]+$/.test(domain)) return [];
+    const fixed =
+        String(domain ?? "")
+            .trim()
+            .replace(/[^A-Za-z0-9_.-]+/g, "-") || "my-gateway";
+    return [{ key: "domain", value: domain, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: `use "${fixed}"` }];
+}
+
+/** `service.grpcPort`: not one of the service's own HTTP and debug ports. */
+export function grpcPortProblems(grpcPort: unknown): Problem[] {
+    if (grpcPort !== DEFAULTS.ratelimitHttpPort && grpcPort !== DEFAULTS.ratelimitDebugPort) return [];
+    return [
+        {
+            key: "service.grpcPort",
+            value: grpcPort,
+            problem: `collides with the service's HTTP (${DEFAULTS.ratelimitHttpPort}) or debug (${DEFAULTS.ratelimitDebugPort}) port`,
+            fix: `use ${DEFAULTS.ratelimitGrpcPort}`,
+        },
+    ];
+}
+
+/** `service.redisPipelineWindow` (when given): a Go duration. */
+export function pipelineWindowProblems(window: unknown): Problem[] {
+    if (window === undefined || GO_DURATION.test(String(window))) return [];
+    return [{ key: "service.redisPipelineWindow", value: window, problem: "must be a Go duration such as '0', '150us' or '2ms'", fix: 'use "0"' }];
 }
 
 /** `failureModeDeny` a boolean, and `timeout` (defaulted) a protobuf duration of at least 1 ms; `secs` undefined when it is not. */
@@ -360,14 +383,7 @@ function serviceOptionsOf(svc: RateLimitServiceOptionsArgs, problems: Problem[])
         ...dnsProblem("service.configName", configName, "subdomain"),
         ...portProblem("service.grpcPort", grpcPort),
     );
-    if (grpcPort === DEFAULTS.ratelimitHttpPort || grpcPort === DEFAULTS.ratelimitDebugPort) {
-        problems.push({
-            key: "service.grpcPort",
-            value: grpcPort,
-            problem: `collides with the service's HTTP (${DEFAULTS.ratelimitHttpPort}) or debug (${DEFAULTS.ratelimitDebugPort}) port`,
-            fix: `use ${DEFAULTS.ratelimitGrpcPort}`,
-        });
-    }
+    problems.push(...grpcPortProblems(grpcPort));
     if (!Number.isSafeInteger(replicas) || replicas < 1 || replicas > 100) {
         problems.push({ key: "service.replicas", value: replicas, problem: "must be a whole number from 1 to 100", fix: "use 2" });
     }
@@ -394,14 +410,7 @@ function serviceOptionsOf(svc: RateLimitServiceOptionsArgs, problems: Problem[])
             });
         }
     }
-    if (svc.redisPipelineWindow !== undefined && !GO_DURATION.test(String(svc.redisPipelineWindow))) {
-        problems.push({
-            key: "service.redisPipelineWindow",
-            value: svc.redisPipelineWindow,
-            problem: "must be a Go duration such as '0', '150us' or '2ms'",
-            fix: 'use "0"',
-        });
-    }
+    problems.push(...pipelineWindowProblems(svc.redisPipelineWindow));
     if (svc.image !== undefined && (typeof svc.image !== "string" || !svc.image.trim())) {
         problems.push({
             key: "service.image",

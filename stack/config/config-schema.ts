@@ -14,6 +14,41 @@ import { BOOKINFO_PORT } from "../../components/bookinfo";
 import { RedisModeName } from "../../builders/redis-connection";
 import { PathKeyMode } from "../../builders/rules";
 
+/**
+ * GlobalRateLimit's argument fields → the config key (the MeshRateLimit argument of the same name)
+ * that sets each, the one table by which a component's problem is reported for stack config.
+ */
+export const CONFIG_KEY_OF_FIELD: Readonly<Record<string, string>> = {
+    domain: "domain",
+    timeout: "rateLimitTimeout",
+    failureModeDeny: "failureModeDeny",
+    statusOnError: "statusOnError",
+    filterLayout: "filterLayout",
+    preLimit: "preLimit",
+    pathKey: "pathKey",
+    namespace: "ratelimitNamespace",
+    "service.name": "ratelimitServiceName",
+    "service.configName": "configName",
+    "service.grpcPort": "ratelimitGrpcPort",
+    "service.image": "ratelimitImage",
+    "service.replicas": "ratelimitReplicas",
+    "service.logLevel": "ratelimitLogLevel",
+    "service.redisPoolSize": "redisPoolSize",
+    "service.redisPipelineWindow": "redisPipelineWindow",
+    "service.redisPipelineLimit": "redisPipelineLimit",
+    "service.localCacheSizeInBytes": "localCacheSizeInBytes",
+    "service.prometheus": "ratelimitPrometheus",
+    "service.shadowMode": "shadowMode",
+    "redis.mode": "redisMode",
+    "redis.image": "redisImage",
+    "redis.maxMemory": "redisMaxMemory",
+    "redis.addresses": "redisAddress",
+    "redis.sentinelMaster": "redisSentinelMaster",
+    "redis.tls": "redisTls",
+    "redis.tlsCaSecret": "redisTlsCaSecret",
+    "accessPolicy.gatewayPrincipal": "gatewayPrincipal",
+};
+
 export type ConfigKind = "string" | "integer" | "boolean" | "json";
 
 export interface ConfigKeySpec {

@@ -5,7 +5,8 @@
  * user fixes their config in one round; the error names the key, the value and the fix.
  */
 import { DEFAULTS } from "../../components/defaults";
-import { CONFIG_KEYS, ConfigKeySpec } from "./config-schema";
+import { CONFIG_KEYS, CONFIG_KEY_OF_FIELD, ConfigKeySpec } from "./config-schema";
+import { domainProblems, grpcPortProblems, pipelineWindowProblems } from "../../components/global-ratelimit";
 import { readRedisConnection } from "../../builders/redis-connection";
 import { DEFAULT_GATEWAY_PRINCIPAL, PRINCIPAL_PROBLEM, parsePrincipal, principalOf, suggestedPrincipal } from "../../lib/principal";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../../lib/dns-names";
@@ -181,12 +182,22 @@ class Reader {
 
     goDuration(key: string): string {
         const v = this.str(key);
-        if (!GO_DURATION.test(v)) {
-            this.fail(key, v, "must be a Go duration such as '0', '150us' or '2ms'", (s) =>
-                s.set(key, v.replace(/\s+/g, "") !== v && GO_DURATION.test(v.replace(/\s+/g, "")) ? v.replace(/\s+/g, "") : this.spec(key).default),
-            );
-        }
+        const squeezed = v.replace(/\s+/g, "");
+        this.byComponent(pipelineWindowProblems(v), v, (s) => s.set(key, squeezed !== v && GO_DURATION.test(squeezed) ? squeezed : this.spec(key).default));
         return v;
+    }
+
+    /**
+     * A key checked by a component's own rule (its one message): each of the component's problems is
+     * reported under the config key that sets its field (config-schema.ts CONFIG_KEY_OF_FIELD), with
+     * the value as read and the fix phrased for config.
+     */
+    byComponent(problems: Problem[], value: string, fix: Fix): void {
+        for (const p of problems) {
+            const key = CONFIG_KEY_OF_FIELD[p.key];
+            if (key === undefined) throw new Error(`internal: no config key sets the component field ${p.key}`);
+            this.fail(key, value, p.problem, fix);
+        }
     }
 }
 
@@ -348,11 +359,7 @@ function readGlobalLimits(
 ): { domain: string; descriptors: DescriptorLimit[]; apiRoute?: ApiRouteLimit; apiRouteName: string } {
     const preset = VARIANT_PRESETS[variant];
     const domain = r.given("domain") ?? preset.domain;
-    if (!/^[A-Za-z0-9_.-]+$/.test(domain)) {
-        r.fail("domain", domain, "must be non-empty and use only letters, digits, '_', '.', '-'", (s) =>
-            s.set("domain", domain.replace(/[^A-Za-z0-9_.-]/g, "") || preset.domain),
-        );
-    }
+    r.byComponent(domainProblems(domain), domain, (s) => s.set("domain", domain.replace(/[^A-Za-z0-9_.-]/g, "") || preset.domain));
     const unit = r.oneOf<LimitUnit>("unit", RATE_LIMIT_UNITS);
     const limitedPathLimit = r.int("limitedPathLimit", { min: 1 });
     const catchAllLimit = r.int("catchAllLimit", { min: 1 });
@@ -541,14 +548,7 @@ function readRatelimitService(r: Reader, timeout: string): StackSettings["rateli
     };
     const maxMemoryProblem = redisMaxMemoryProblem(ratelimit.redisMaxMemory);
     if (maxMemoryProblem) r.fail("redisMaxMemory", ratelimit.redisMaxMemory, maxMemoryProblem, (s) => s.set("redisMaxMemory", DEFAULT_REDIS_MAXMEMORY));
-    if (ratelimit.grpcPort === ratelimit.httpPort || ratelimit.grpcPort === ratelimit.debugPort) {
-        r.fail(
-            "ratelimitGrpcPort",
-            String(ratelimit.grpcPort),
-            `collides with the service's HTTP (${ratelimit.httpPort}) or debug (${ratelimit.debugPort}) port`,
-            (s) => s.set("ratelimitGrpcPort", "8081"),
-        );
-    }
+    r.byComponent(grpcPortProblems(ratelimit.grpcPort), String(ratelimit.grpcPort), (s) => s.set("ratelimitGrpcPort", String(DEFAULTS.ratelimitGrpcPort)));
     return ratelimit;
 }
 

@@ -9,7 +9,10 @@ import * as fs from "fs";
 import { OUT, generate } from "../../scripts/gen-mesh-args";
 import { rawToArgs, settingsFromArgs } from "../../stack/mesh-args";
 import { bookinfoArgsFromSettings, globalArgsFromSettings, planMeshRateLimit } from "../../stack/mesh-ratelimit";
-import { CONFIG_KEYS } from "../../stack/config/config-schema";
+import { CONFIG_KEYS, CONFIG_KEY_NAMES, CONFIG_KEY_OF_FIELD } from "../../stack/config/config-schema";
+import { domainProblems, grpcPortProblems, pipelineWindowProblems } from "../../components/global-ratelimit";
+import { DEFAULTS } from "../../components/defaults";
+import { InputError } from "../../lib/problems";
 import { StackVariant } from "../../components/mesh-enums";
 import { LimitUnit } from "../../builders/rules";
 import { resolveSettings } from "../../stack/config/settings";
@@ -123,3 +126,40 @@ describe("the program resolves stack config once", () => {
         expect(args.variant).to.equal(settings.variant);
     });
 });
+
+describe("one message per rule: the components' rules, reported for stack config", () => {
+    it("every component field of CONFIG_KEY_OF_FIELD is set by a config key", () => {
+        for (const [field, key] of Object.entries(CONFIG_KEY_OF_FIELD)) expect(CONFIG_KEY_NAMES.has(key), `${field} → ${key}`).to.equal(true);
+    });
+
+    it("a component's rule names the config key and keeps the component's message", () => {
+        const config = problemsOfConfig({
+            ...DEV,
+            domain: "a b",
+            ratelimitGrpcPort: "6070",
+            redisMode: "cluster",
+            redisAddress: "r:6379",
+            redisPipelineWindow: "2 x",
+        });
+        const component = [...domainProblems("a b"), ...grpcPortProblems(DEFAULTS.ratelimitDebugPort), ...pipelineWindowProblems("2 x")];
+        expect(config.map((p) => [p.key, p.problem])).to.deep.equal([
+            ["domain", component[0].problem],
+            ["redisPipelineWindow", component[2].problem],
+            ["ratelimitGrpcPort", component[1].problem],
+        ]);
+        expect(config.map((p) => p.fix)).to.deep.equal([
+            "pulumi config set domain ab",
+            "pulumi config set redisPipelineWindow 0",
+            "pulumi config set ratelimitGrpcPort 8081",
+        ]);
+    });
+});
+
+function problemsOfConfig(raw: Record<string, string>) {
+    try {
+        resolveSettings(raw);
+    } catch (e) {
+        return (e as InputError).problems;
+    }
+    throw new Error("expected an InputError");
+}
