@@ -130,9 +130,13 @@ function findLive(live: LiveObject[], r: SharedObjectRef): LiveObject | undefine
  * | PeerAuthentication default | create | manage | mesh-wide STRICT: leave; anything else: problem |
  * | EnvoyFilter filter-ratelimit* | create | manage | problem (the stack needs its own content there) |
  */
-export function planSharedObjects(s: StackSettings, live: LiveObject[]): SharedObjectsPlan {
+export function planSharedObjects(
+    s: StackSettings,
+    live: LiveObject[],
+    global: GlobalRateLimitPlan = planGlobalRateLimit(globalArgsFromSettings(s)),
+): SharedObjectsPlan {
     const plan: SharedObjectsPlan = { decisions: [], problems: [], ingressClass: false, peerAuthentication: false };
-    for (const ref of sharedObjectRefs(s)) {
+    for (const ref of sharedObjectRefs(s, global)) {
         const o = findLive(live, ref);
         const name = refName(ref);
         let action: SharedAction | undefined;

@@ -70,7 +70,7 @@ export function buildProgram(
     const settings = plan.settings;
     const clusterProblems = opts.checkCluster?.(settings) ?? [];
     if (clusterProblems.length) throw fail(clusterProblems);
-    const shared = planSharedObjects(settings, opts.lookupShared?.(sharedObjectRefs(settings, plan.global)) ?? []);
+    const shared = planSharedObjects(settings, opts.lookupShared?.(sharedObjectRefs(settings, plan.global)) ?? [], plan.global);
     if (shared.problems.length) throw fail(shared.problems);
     const report = opts.report ?? ((m: string) => void pulumi.log.info(m));
     const reach = opts.lookupMeshReach ? planMeshReach(settings, opts.lookupMeshReach(meshReachQuery(settings)), plan.global) : { problems: [], messages: [] };
