@@ -127,7 +127,7 @@ export function planBookinfo(args: BookinfoArgs): {
     const [selKey, selValue] = d("gatewaySelector").split("=");
     const selector = a.gatewaySelector ?? { [selKey]: selValue };
     const s = {
-        awaitRollout: a.awaitRollout ?? true,
+        awaitRollout: a.awaitRollout ?? DEFAULTS.awaitRollout,
         bookinfo: {
             namespace: a.namespace ?? d("workloadNamespace"),
             version: a.version ?? d("bookinfoVersion"),

@@ -276,7 +276,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             gatewayNamespace: gw.namespace,
             gatewayPodLabels: gw.podLabels,
             preLimitStatPrefix: preLimitStatPrefixOf(filters),
-            failureModeDeny: a.failureModeDeny !== false,
+            failureModeDeny: (a.failureModeDeny ?? DEFAULTS.failureModeDeny) !== false,
             serviceMetrics: service.ratelimit.prometheus,
         },
         problems,
@@ -480,7 +480,7 @@ function serviceSettingsOf(
     // Every other service setting keeps the stack's documented default.
     const base = serviceDefaults();
     return {
-        awaitRollout: a.awaitRollout ?? true,
+        awaitRollout: a.awaitRollout ?? DEFAULTS.awaitRollout,
         redis,
         ratelimit: {
             ...base,
@@ -538,7 +538,7 @@ function gatewayFilters(
                 target: gw.target,
                 ports: gw.ports,
                 domain,
-                failureModeDeny: a.failureModeDeny !== false,
+                failureModeDeny: (a.failureModeDeny ?? DEFAULTS.failureModeDeny) !== false,
                 timeout: f.timeout,
                 clusterName: f.clusterName,
                 authority: f.authority,
@@ -565,7 +565,7 @@ function gatewayFilters(
         });
     }
     // In global shadow mode the service refuses nothing, so neither may the pre-limit.
-    const pre = a.preLimit === false || svc.shadowMode === true ? undefined : preLimitPlan(compiled.configDescriptors);
+    const pre = (a.preLimit ?? DEFAULTS.preLimit) === false || svc.shadowMode === true ? undefined : preLimitPlan(compiled.configDescriptors);
     if (pre?.buckets.length) {
         // In the global filter's EnvoyFilter, after its insertion: the local filter lands directly before it.
         const vhMode = mode === PathKeyMode.Literal ? "OVERRIDE" : "INCLUDE";

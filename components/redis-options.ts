@@ -86,7 +86,7 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): Red
         ...(r.sentinelMaster !== undefined ? { sentinelMaster: r.sentinelMaster } : {}),
         ...(r.passwordSecret ? { password: secretKeyOf(r.passwordSecret, "redis.passwordSecret", problems) } : {}),
         ...(r.sentinelPasswordSecret ? { sentinelPassword: secretKeyOf(r.sentinelPasswordSecret, "redis.sentinelPasswordSecret", problems) } : {}),
-        tls: r.tls ?? false,
+        tls: r.tls ?? DEFAULTS.redisTls,
         ...(r.tlsCaSecret !== undefined ? { tlsCaSecret: r.tlsCaSecret } : {}),
     };
 }

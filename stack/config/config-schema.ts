@@ -195,7 +195,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "limits",
         key: "failureModeDeny",
         kind: "boolean",
-        default: "true",
+        default: String(DEFAULTS.failureModeDeny),
         description: "Deny requests (HTTP 500) when the rate-limit service cannot answer.",
     },
     {
@@ -226,7 +226,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "limits",
         key: "preLimit",
         kind: "boolean",
-        default: "true",
+        default: String(DEFAULTS.preLimit),
         description:
             "A local pre-limit on the gateway, before the rate-limit filter: per pod a token bucket of 2 × each limit a fixed descriptor names (`/productpage`, `api`), refilled by the limit per window, so a flood is refused (429, `x-mesh-ratelimit: pre-limit`) without calling the service; it never refuses traffic that stays within the limits. Per-path counters stay with the service; with `shadowMode` there is no pre-limit. `false`: every request asks the service.",
     },
@@ -540,7 +540,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "service",
         key: "redisTls",
         kind: "boolean",
-        default: "false",
+        default: String(DEFAULTS.redisTls),
         description: "Existing Redis only: connect with TLS (`REDIS_TLS`), to the servers and the Sentinels.",
     },
     {
@@ -676,7 +676,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "operations",
         key: "awaitRollout",
         kind: "boolean",
-        default: "true",
+        default: String(DEFAULTS.awaitRollout),
         description: "Wait for Deployments to become ready. `false` adds `pulumi.com/skipAwait` (for clusters without nodes, or GitOps-style applies).",
     },
 ];
