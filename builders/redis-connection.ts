@@ -17,8 +17,19 @@
 import { isDnsName, suggestedDnsName } from "../lib/dns-names";
 import type { Fix } from "../lib/fix-style";
 
-export type RedisMode = "in-cluster" | "external" | "sentinel" | "cluster";
-export const REDIS_MODES: readonly RedisMode[] = ["in-cluster", "external", "sentinel", "cluster"];
+/** Which Redis the service counts in. */
+export const RedisModeName = {
+    /** A single Redis deployed by the component (password generated, kept in Secret `redis-auth`). */
+    InCluster: "in-cluster",
+    /** One Redis that already exists (`addresses`: one `host:port`). */
+    External: "external",
+    /** Redis Sentinel (`addresses`: the Sentinels; `sentinelMaster`: the master's name). */
+    Sentinel: "sentinel",
+    /** Redis Cluster (`addresses`: seed nodes). */
+    Cluster: "cluster",
+} as const;
+export type RedisModeName = (typeof RedisModeName)[keyof typeof RedisModeName];
+export const REDIS_MODES: readonly RedisModeName[] = Object.values(RedisModeName);
 
 /** A key of a Kubernetes Secret in the rate-limit service's namespace. */
 export interface SecretKey {
@@ -27,7 +38,7 @@ export interface SecretKey {
 }
 
 export interface RedisConnection {
-    mode: RedisMode;
+    mode: RedisModeName;
     /** `host:port` addresses: the one Redis (external), the Sentinels, or the Cluster's seed nodes. Empty for in-cluster. */
     addresses: string[];
     /** Sentinel only: the master's name as the Sentinels know it. */
@@ -94,7 +105,7 @@ const EXISTING_ONLY = ["redisAddress", "redisTls", "redisTlsCaSecret"] as const;
  * `redisPipelineWindow` as read (the pinned service applies it to Redis Cluster only).
  */
 export function readRedisConnection(r: ConfigReader, pipelineWindow: string): RedisConnection {
-    const mode = r.oneOf<RedisMode>("redisMode", REDIS_MODES);
+    const mode = r.oneOf<RedisModeName>("redisMode", REDIS_MODES);
     const addressText = r.given("redisAddress");
     const addresses = (addressText ?? "")
         .split(",")
@@ -124,7 +135,7 @@ export function readRedisConnection(r: ConfigReader, pipelineWindow: string): Re
 }
 
 /** In-cluster: no key of an existing Redis; otherwise `redisAddress` is required, each entry host:port, as many as the mode takes, none twice. */
-function checkRedisAddressKeys(r: ConfigReader, mode: RedisMode, addressText: string | undefined, addresses: string[]): void {
+function checkRedisAddressKeys(r: ConfigReader, mode: RedisModeName, addressText: string | undefined, addresses: string[]): void {
     if (mode === "in-cluster") {
         for (const k of EXISTING_ONLY) {
             const v = r.given(k);
@@ -176,7 +187,7 @@ function checkRedisAddressKeys(r: ConfigReader, mode: RedisMode, addressText: st
 }
 
 /** Sentinel: `redisSentinelMaster` is required and clean; any other mode: no Sentinel key. */
-function checkSentinelKeys(r: ConfigReader, mode: RedisMode, master: string | undefined): void {
+function checkSentinelKeys(r: ConfigReader, mode: RedisModeName, master: string | undefined): void {
     if (mode === "sentinel") {
         if (master === undefined) {
             r.fail(
@@ -221,7 +232,7 @@ function checkRedisSecretKeys(r: ConfigReader, c: { secret?: string; secretKey: 
 }
 
 /** A pipeline window set for a mode the pinned service does not apply it to is a problem. */
-function checkPipelineWindow(r: ConfigReader, mode: RedisMode, pipelineWindow: string): void {
+function checkPipelineWindow(r: ConfigReader, mode: RedisModeName, pipelineWindow: string): void {
     // Without white space, as the fix for a window like "150 us" suggests it: both problems in one round.
     const window = pipelineWindow.replace(/\s+/g, "");
     const windowIsSet = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(window) && /[1-9]/.test(window);
@@ -242,7 +253,7 @@ export interface RedisEnvVar {
 }
 
 /** `REDIS_TYPE` of a mode. */
-export function redisType(mode: RedisMode): "SINGLE" | "SENTINEL" | "CLUSTER" {
+export function redisType(mode: RedisModeName): "SINGLE" | "SENTINEL" | "CLUSTER" {
     return mode === "sentinel" ? "SENTINEL" : mode === "cluster" ? "CLUSTER" : "SINGLE";
 }
 

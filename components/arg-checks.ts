@@ -2,6 +2,7 @@
  * Checks every component shares for its arguments (label selectors, DNS names, ports) and the error
  * a component throws, before registering anything, when one fails.
  */
+import * as pulumi from "@pulumi/pulumi";
 import { InputError, formatArgsProblems, Problem } from "../lib/problems";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
 
@@ -34,4 +35,27 @@ export function portProblem(field: string, value: unknown): Problem[] {
 /** Invalid component arguments: every problem, each with its field path (lib/problems.ts). */
 export function argsError(component: string, problems: Problem[]): InputError {
     return new InputError({ kind: "component-args", component }, problems, formatArgsProblems(component, problems));
+}
+
+/**
+ * A component's options, with the plan its caller already computed from the very same arguments
+ * (the component then uses it instead of computing it again: one plan per run).
+ */
+export interface PlannedOptions<P> extends pulumi.ComponentResourceOptions {
+    plan?: P;
+}
+
+/**
+ * The component's plan: the one in `opts` (made of these same arguments; anything else is a
+ * programming error), or one computed now. The options without the plan, for `super`.
+ */
+export function planOrCompute<A, P extends { args: A }>(
+    component: string,
+    args: A,
+    opts: PlannedOptions<P> | undefined,
+    plan: (a: A) => P,
+): { plan: P; opts: pulumi.ComponentResourceOptions } {
+    const { plan: given, ...rest } = opts ?? {};
+    if (given !== undefined && given.args !== args) throw new Error(`internal: ${component} was given a plan of other arguments`);
+    return { plan: given ?? plan(args), opts: rest };
 }

@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "../lib/common";
 import { Gateway, GatewaySpec, VirtualService, VirtualServiceSpec } from "./crds";
 import { LOCAL_STAT_PREFIX, gatewayVirtualHosts } from "../builders/envoy-filters";
-import { dnsProblem, portProblem, selectorProblems, argsError } from "./arg-checks";
+import { PlannedOptions, dnsProblem, planOrCompute, portProblem, selectorProblems, argsError } from "./arg-checks";
 import { HttpRouteArgs } from "./mesh-enums";
 import { BOOKINFO_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "../lib/pod-security";
 
@@ -102,6 +102,8 @@ export interface BookinfoArgs {
 
 /** What the component needs, defaults filled in and checked (pure; MeshRateLimit reads the virtual-host names from it). */
 export function planBookinfo(args: BookinfoArgs): {
+    /** The arguments planned (the very object given). */
+    args: BookinfoArgs;
     problems: Problem[];
     s: { bookinfo: BookinfoSettings; awaitRollout: boolean };
     selector: Record<string, string>;
@@ -125,7 +127,7 @@ export function planBookinfo(args: BookinfoArgs): {
     const [selKey, selValue] = d("gatewaySelector").split("=");
     const selector = a.gatewaySelector ?? { [selKey]: selValue };
     const s = {
-        awaitRollout: a.awaitRollout ?? true,
+        awaitRollout: a.awaitRollout ?? DEFAULTS.awaitRollout,
         bookinfo: {
             namespace: a.namespace ?? d("workloadNamespace"),
             version: a.version ?? d("bookinfoVersion"),
@@ -168,11 +170,14 @@ export function planBookinfo(args: BookinfoArgs): {
     const names = routes.map((r) => r.name).filter(Boolean);
     if (new Set(names).size !== names.length)
         problems.push({ key: "routes", value: names, problem: "route names must be distinct", fix: "rename one of them" });
-    return { problems, s, selector, statsApp: a.localStatsApp ?? d("serviceLabel") };
+    return { args, problems, s, selector, statsApp: a.localStatsApp ?? d("serviceLabel") };
 }
 
+/** What `planBookinfo` computes. */
+export type BookinfoPlan = ReturnType<typeof planBookinfo>;
+
 /** Istio's names of the virtual hosts the sample's Gateway and VirtualService give the gateway (`*:8080` by default). */
-export function bookinfoVirtualHosts(plan: Pick<ReturnType<typeof planBookinfo>, "s" | "selector">): string[] {
+export function bookinfoVirtualHosts(plan: Pick<BookinfoPlan, "s" | "selector">): string[] {
     const b = plan.s.bookinfo;
     return gatewayVirtualHosts(gatewaySpecFor(plan.selector, b.gatewayPort, b.hosts).servers, virtualServiceSpec(plan.s).hosts);
 }
@@ -187,10 +192,11 @@ export class Bookinfo extends pulumi.ComponentResource {
     /** Istio's names (`<host>:<port>`) of the gateway virtual hosts its Gateway and VirtualService make. */
     public readonly virtualHosts: string[];
 
-    constructor(name: string, args: BookinfoArgs, opts?: pulumi.ComponentResourceOptions) {
-        const plan = planBookinfo(args);
+    /** `opts.plan`: the `planBookinfo` of these same `args`, when the caller has it already. */
+    constructor(name: string, args: BookinfoArgs, opts?: PlannedOptions<BookinfoPlan>) {
+        const { plan, opts: options } = planOrCompute(`Bookinfo ${name}`, args, opts, planBookinfo);
         if (plan.problems.length) throw argsError(`Bookinfo ${name}`, plan.problems);
-        super("mesh-ratelimit:index:Bookinfo", name, {}, opts);
+        super("mesh-ratelimit:index:Bookinfo", name, {}, options);
         const s = plan.s;
         const ns = s.bookinfo.namespace;
 

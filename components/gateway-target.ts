@@ -3,6 +3,7 @@
  * Gateway API Gateway by name), in which namespace, which virtual hosts the rules act on and which
  * listener ports the rate-limit filter goes on; checked, with every problem named.
  */
+import { DEFAULTS } from "./defaults";
 import { dnsProblem, portProblem, selectorProblems } from "./arg-checks";
 import { Problem } from "../lib/problems";
 import { FilterTarget, GATEWAY_NAME_LABEL } from "../builders/envoy-filters";
@@ -77,7 +78,7 @@ export function isVirtualHostName(v: unknown): v is string {
 }
 
 export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Problem[]): ResolvedGateway {
-    const none: ResolvedGateway = { target: { selector: {} }, podLabels: {}, namespace: "istio-system", virtualHosts: [], all: false, ports: [] };
+    const none: ResolvedGateway = { target: { selector: {} }, podLabels: {}, namespace: DEFAULTS.gatewayNamespace, virtualHosts: [], all: false, ports: [] };
     if (typeof g !== "object" || g === null) {
         problems.push({
             key: "gateway",
@@ -100,7 +101,7 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Prob
     const all = g.allVirtualHosts === true;
     const valid = gatewayVirtualHosts(g, all, problems).filter(isVirtualHostName);
     const ports = gatewayListenerPorts(g, all, valid, problems);
-    return { target, podLabels, namespace: g.namespace ?? "istio-system", virtualHosts: valid, all, ports };
+    return { target, podLabels, namespace: g.namespace ?? DEFAULTS.gatewayNamespace, virtualHosts: valid, all, ports };
 }
 
 /** Which pods the filters reach: a Gateway API Gateway by name, or a label selector. */

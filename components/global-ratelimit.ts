@@ -8,7 +8,7 @@ import * as k8s from "@pulumi/kubernetes";
 import { Problem } from "../lib/problems";
 import * as pulumi from "@pulumi/pulumi";
 import { AccessTarget, PRINCIPAL_PROBLEM, authorizationPolicyManifests, networkPolicyManifests, parsePrincipal, suggestedPrincipal } from "./access-policies";
-import { dnsProblem, portProblem, selectorProblems, argsError } from "./arg-checks";
+import { PlannedOptions, dnsProblem, planOrCompute, portProblem, selectorProblems, argsError } from "./arg-checks";
 import { stackLabels } from "../lib/common";
 import { EnvoyFilter } from "./crds";
 import { DEFAULTS } from "./defaults";
@@ -34,7 +34,7 @@ import { PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../
 import { configYaml } from "../builders/ratelimit-config";
 import { RateLimitService } from "./ratelimit-service";
 import { Redis } from "./redis";
-import { deploysRedis, redisUrl } from "../builders/redis-connection";
+import { RedisConnection, deploysRedis, redisUrl } from "../builders/redis-connection";
 import { RedisModeName, RedisOptionsArgs, SecretKeyArgs, redisConnectionOf, redisOptionsOf } from "./redis-options";
 import { CompiledLimits, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs, compileGlobalLimits } from "../builders/rules";
 import { GO_DURATION, protoDurationSeconds } from "../lib/formats";
@@ -181,6 +181,8 @@ export const DEFAULT_FILTER_PREFIX = "filter-ratelimit";
 
 /** Everything the component creates, computed and validated before any resource is registered. */
 export interface GlobalRateLimitPlan {
+    /** The arguments planned (the very object given). */
+    args: GlobalRateLimitArgs;
     problems: Problem[];
     compiled: CompiledLimits;
     /** Settings of the service and Redis (internal components), defaults filled in. */
@@ -233,6 +235,74 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     const a: Partial<GlobalRateLimitArgs> = args ?? {};
     const compiled = compileGlobalLimits({ rules: a.rules, perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey });
     const problems: Problem[] = [...compiled.problems];
+    scopeProblems(a, problems);
+    const gw = gatewayTargetOf(a.gateway, problems);
+    const ns = a.namespace ?? DEFAULTS.ratelimitNamespace;
+    problems.push(...dnsProblem("namespace", ns, "label"));
+    const { timeout, secs } = failureProblems(a, problems);
+    const svc = a.service ?? {};
+    const { name, configName, grpcPort, replicas, logLevel } = serviceOptionsOf(svc, problems);
+    const redis = redisConnectionOf(a.redis ?? {}, problems);
+    accessPolicyProblems(a, problems);
+    const layout = layoutOf(a, problems);
+    const perInstance = layout === FilterLayout.PerInstance;
+    const prefix = a.filterNamePrefix ?? (perInstance ? `${ns}-${name}` : DEFAULT_FILTER_PREFIX);
+    // A derived prefix is made of checked names: only a given one can be wrong.
+    if (a.filterNamePrefix !== undefined) problems.push(...dnsProblem("filterNamePrefix", prefix, "subdomain"));
+    const service = serviceSettingsOf(a, { ns, name, configName, grpcPort, replicas, logLevel, redis, secs });
+    const host = `${name}.${ns}.svc.cluster.local`;
+    // Computed once: the rate-limit filter's name is where its per-route config goes.
+    const globalName = perInstance ? instanceFilterName(RATELIMIT_FILTER, ns, name) : RATELIMIT_FILTER;
+    const localName = perInstance ? instanceFilterName(LOCAL_RATELIMIT_FILTER, ns, name) : LOCAL_RATELIMIT_FILTER;
+    const domain = a.domain ?? "";
+    const { filters, pre } = gatewayFilters(a, compiled, gw, problems, {
+        prefix,
+        perInstance,
+        globalName,
+        localName,
+        domain,
+        timeout,
+        clusterName: `outbound|${grpcPort}||${host}`,
+        authority: host,
+    });
+    const monitoring = monitoringPlanOf(
+        a.monitoring,
+        {
+            instance: name,
+            domain: a.domain ?? "",
+            namespace: ns,
+            serviceName: name,
+            descriptors: compiled.configDescriptors,
+            gatewayNamespace: gw.namespace,
+            gatewayPodLabels: gw.podLabels,
+            preLimitStatPrefix: preLimitStatPrefixOf(filters),
+            failureModeDeny: (a.failureModeDeny ?? DEFAULTS.failureModeDeny) !== false,
+            serviceMetrics: service.ratelimit.prometheus,
+        },
+        problems,
+    );
+    const access: AccessTarget | undefined = a.accessPolicy
+        ? { ...service, gatewayPrincipal: a.accessPolicy.gatewayPrincipal, gatewaySelector: gw.podLabels }
+        : undefined;
+    return {
+        args,
+        problems,
+        compiled,
+        service,
+        policies: access && !problems.length ? [...authorizationPolicyManifests(access), ...networkPolicyManifests(access)] : [],
+        configYaml: configYaml(domain, compiled.configDescriptors),
+        filters,
+        grpcAddress: `${host}:${grpcPort}`,
+        preLimit: pre,
+        monitoring,
+        // Only the shared layout reads the listener's route rate_limits: per-instance filters never meet.
+        listenerKeys: perInstance ? [] : (gw.all ? ["*"] : gw.ports.map(String)).map((port) => `${gw.namespace}|${JSON.stringify(gw.target)}|${port}`),
+        httpFilterNames: { global: globalName, ...(pre?.buckets.length ? { local: localName } : {}) },
+    };
+}
+
+/** A component that limits nothing, and a domain the service would refuse. */
+function scopeProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): void {
     if (!(a.rules ?? []).length && !a.perPath) {
         problems.push({
             key: "rules",
@@ -241,21 +311,45 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             fix: "give at least one rule (or perPath)",
         });
     }
-    if (typeof a.domain !== "string" || !/^[A-Za-z0-9_.-]+$/.test(a.domain)) {
-        problems.push({
-            key: "domain",
-            value: a.domain,
-            problem: "must be non-empty and use only letters, digits, '_', '.', '-'",
-            fix: `use "${
-                String(a.domain ?? "")
-                    .trim()
-                    .replace(/[^A-Za-z0-9_.-]+/g, "-") || "my-gateway"
-            }"`,
-        });
-    }
-    const gw = gatewayTargetOf(a.gateway, problems);
-    const ns = a.namespace ?? "default";
-    problems.push(...dnsProblem("namespace", ns, "label"));
+    problems.push(...domainProblems(a.domain));
+}
+
+/*
+ * The rules below are GlobalRateLimit's, each with its one message; the stack's config checks use
+ * them too (stack/config/settings.ts, which names the config key of each field).
+ */
+
+/** `domain`: non-empty, letters, digits, '_', '.', '-' (what the service accepts). */
+export function domainProblems(domain: unknown): Problem[] {
+    if (typeof domain === "string" && /^[A-Za-z0-9_.-]+$/.test(domain)) return [];
+    const fixed =
+        String(domain ?? "")
+            .trim()
+            .replace(/[^A-Za-z0-9_.-]+/g, "-") || "my-gateway";
+    return [{ key: "domain", value: domain, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: `use "${fixed}"` }];
+}
+
+/** `service.grpcPort`: not one of the service's own HTTP and debug ports. */
+export function grpcPortProblems(grpcPort: unknown): Problem[] {
+    if (grpcPort !== DEFAULTS.ratelimitHttpPort && grpcPort !== DEFAULTS.ratelimitDebugPort) return [];
+    return [
+        {
+            key: "service.grpcPort",
+            value: grpcPort,
+            problem: `collides with the service's HTTP (${DEFAULTS.ratelimitHttpPort}) or debug (${DEFAULTS.ratelimitDebugPort}) port`,
+            fix: `use ${DEFAULTS.ratelimitGrpcPort}`,
+        },
+    ];
+}
+
+/** `service.redisPipelineWindow` (when given): a Go duration. */
+export function pipelineWindowProblems(window: unknown): Problem[] {
+    if (window === undefined || GO_DURATION.test(String(window))) return [];
+    return [{ key: "service.redisPipelineWindow", value: window, problem: "must be a Go duration such as '0', '150us' or '2ms'", fix: 'use "0"' }];
+}
+
+/** `failureModeDeny` a boolean, and `timeout` (defaulted) a protobuf duration of at least 1 ms; `secs` undefined when it is not. */
+function failureProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): { timeout: string; secs: number | undefined } {
     if (a.failureModeDeny !== undefined && typeof a.failureModeDeny !== "boolean") {
         problems.push({
             key: "failureModeDeny",
@@ -274,7 +368,11 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             fix: 'use e.g. "10s" or "0.5s"',
         });
     }
-    const svc = a.service ?? {};
+    return { timeout, secs };
+}
+
+/** The service's options, defaults filled in (defaults.ts), each checked. */
+function serviceOptionsOf(svc: RateLimitServiceOptionsArgs, problems: Problem[]) {
     const name = svc.name ?? DEFAULTS.ratelimitServiceName;
     const configName = svc.configName ?? DEFAULTS.configName;
     const grpcPort = svc.grpcPort ?? DEFAULTS.ratelimitGrpcPort;
@@ -285,9 +383,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         ...dnsProblem("service.configName", configName, "subdomain"),
         ...portProblem("service.grpcPort", grpcPort),
     );
-    if (grpcPort === 8080 || grpcPort === 6070) {
-        problems.push({ key: "service.grpcPort", value: grpcPort, problem: "collides with the service's HTTP (8080) or debug (6070) port", fix: "use 8081" });
-    }
+    problems.push(...grpcPortProblems(grpcPort));
     if (!Number.isSafeInteger(replicas) || replicas < 1 || replicas > 100) {
         problems.push({ key: "service.replicas", value: replicas, problem: "must be a whole number from 1 to 100", fix: "use 2" });
     }
@@ -314,14 +410,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             });
         }
     }
-    if (svc.redisPipelineWindow !== undefined && !GO_DURATION.test(String(svc.redisPipelineWindow))) {
-        problems.push({
-            key: "service.redisPipelineWindow",
-            value: svc.redisPipelineWindow,
-            problem: "must be a Go duration such as '0', '150us' or '2ms'",
-            fix: 'use "0"',
-        });
-    }
+    problems.push(...pipelineWindowProblems(svc.redisPipelineWindow));
     if (svc.image !== undefined && (typeof svc.image !== "string" || !svc.image.trim())) {
         problems.push({
             key: "service.image",
@@ -330,13 +419,21 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             fix: `omit it for ${DEFAULTS.ratelimitImage}`,
         });
     }
-    const redis = redisConnectionOf(a.redis ?? {}, problems);
+    return { name, configName, grpcPort, replicas, logLevel };
+}
+
+/** `accessPolicy.gatewayPrincipal` an Istio principal. */
+function accessPolicyProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): void {
     if (a.accessPolicy !== undefined) {
         const p = typeof a.accessPolicy === "object" && a.accessPolicy !== null ? a.accessPolicy.gatewayPrincipal : undefined;
         if (typeof p !== "string" || !parsePrincipal(p)) {
             problems.push({ key: "accessPolicy.gatewayPrincipal", value: p, problem: PRINCIPAL_PROBLEM, fix: `use "${suggestedPrincipal(p)}"` });
         }
     }
+}
+
+/** The filter layout (defaulted, checked) and `statusOnError` (a known status, only when failing closed). */
+function layoutOf(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): FilterLayout {
     const layout = a.filterLayout ?? FilterLayout.PerInstance;
     if (!(Object.values(FilterLayout) as unknown[]).includes(layout)) {
         problems.push({
@@ -346,7 +443,6 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             fix: `use FilterLayout.PerInstance (Istio ${PER_INSTANCE_MIN_ISTIO} or later), or FilterLayout.Shared on Istio 1.24`,
         });
     }
-    const perInstance = layout === FilterLayout.PerInstance;
     if (a.statusOnError !== undefined && !(Object.values(ErrorStatus) as unknown[]).includes(a.statusOnError)) {
         problems.push({
             key: "statusOnError",
@@ -362,14 +458,29 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             fix: "omit statusOnError, or set failureModeDeny: true",
         });
     }
-    const prefix = a.filterNamePrefix ?? (perInstance ? `${ns}-${name}` : DEFAULT_FILTER_PREFIX);
-    // A derived prefix is made of checked names: only a given one can be wrong.
-    if (a.filterNamePrefix !== undefined) problems.push(...dnsProblem("filterNamePrefix", prefix, "subdomain"));
+    return layout;
+}
 
+/** The settings of the service and Redis (internal components): the arguments over the components' defaults. */
+function serviceSettingsOf(
+    a: Partial<GlobalRateLimitArgs>,
+    o: {
+        ns: string;
+        name: string;
+        configName: string;
+        grpcPort: number;
+        replicas: number;
+        logLevel: ServiceLogLevel;
+        redis: RedisConnection;
+        secs: number | undefined;
+    },
+): ServiceSettings {
+    const { ns, name, configName, grpcPort, replicas, logLevel, redis, secs } = o;
+    const svc = a.service ?? {};
     // Every other service setting keeps the stack's documented default.
     const base = serviceDefaults();
-    const service: GlobalRateLimitPlan["service"] = {
-        awaitRollout: a.awaitRollout ?? true,
+    return {
+        awaitRollout: a.awaitRollout ?? DEFAULTS.awaitRollout,
         redis,
         ratelimit: {
             ...base,
@@ -392,13 +503,32 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             redisTimeout: redisTimeoutFor(secs ?? 10),
         },
     };
-    const host = `${name}.${ns}.svc.cluster.local`;
+}
+
+/** Where and how the gateway's filters go (computed once by the plan). */
+interface FilterPlacement {
+    prefix: string;
+    perInstance: boolean;
+    globalName: string;
+    localName: string;
+    domain: string;
+    timeout: string;
+    clusterName: string;
+    authority: string;
+}
+
+/** The gateway's EnvoyFilters: the rate-limit filter (with the pre-limit's patches), the virtual-host and the route actions. */
+function gatewayFilters(
+    a: Partial<GlobalRateLimitArgs>,
+    compiled: CompiledLimits,
+    gw: ReturnType<typeof gatewayTargetOf>,
+    problems: Problem[],
+    f: FilterPlacement,
+): { filters: GlobalRateLimitPlan["filters"]; pre: PreLimitPlan | undefined } {
+    const { prefix, perInstance, globalName, localName, domain } = f;
+    const svc = a.service ?? {};
     const mode = a.pathKey ?? PathKeyMode.UrlPath;
     const routePatches = routePatchesFor(compiled.routePatches, a.rules ?? [], gw, problems);
-    const domain = a.domain ?? "";
-    // Computed once: the rate-limit filter's name is where its per-route config goes.
-    const globalName = perInstance ? instanceFilterName(RATELIMIT_FILTER, ns, name) : RATELIMIT_FILTER;
-    const localName = perInstance ? instanceFilterName(LOCAL_RATELIMIT_FILTER, ns, name) : LOCAL_RATELIMIT_FILTER;
     const vhostNames = gw.all ? [""] : gw.virtualHosts;
     const filters: GlobalRateLimitPlan["filters"] = [
         {
@@ -408,10 +538,10 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
                 target: gw.target,
                 ports: gw.ports,
                 domain,
-                failureModeDeny: a.failureModeDeny !== false,
-                timeout,
-                clusterName: `outbound|${grpcPort}||${host}`,
-                authority: host,
+                failureModeDeny: (a.failureModeDeny ?? DEFAULTS.failureModeDeny) !== false,
+                timeout: f.timeout,
+                clusterName: f.clusterName,
+                authority: f.authority,
                 ...(perInstance ? { filterName: globalName, stage: PER_INSTANCE_STAGE } : {}),
                 ...(a.statusOnError !== undefined ? { statusOnError: a.statusOnError } : {}),
             }),
@@ -435,7 +565,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         });
     }
     // In global shadow mode the service refuses nothing, so neither may the pre-limit.
-    const pre = a.preLimit === false || svc.shadowMode === true ? undefined : preLimitPlan(compiled.configDescriptors);
+    const pre = (a.preLimit ?? DEFAULTS.preLimit) === false || svc.shadowMode === true ? undefined : preLimitPlan(compiled.configDescriptors);
     if (pre?.buckets.length) {
         // In the global filter's EnvoyFilter, after its insertion: the local filter lands directly before it.
         const vhMode = mode === PathKeyMode.Literal ? "OVERRIDE" : "INCLUDE";
@@ -459,39 +589,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         ? routePerFilterRateLimits(gw.target, globalName, domain, routePatches, compiled.vhostRateLimits, mode)
         : routeRateLimitsFilter(gw.target, routePatches, mode);
     if (routes) filters.push({ name: `${prefix}-svc-api`, namespace: gw.namespace, spec: routes });
-    const monitoring = monitoringPlanOf(
-        a.monitoring,
-        {
-            instance: name,
-            domain: a.domain ?? "",
-            namespace: ns,
-            serviceName: name,
-            descriptors: compiled.configDescriptors,
-            gatewayNamespace: gw.namespace,
-            gatewayPodLabels: gw.podLabels,
-            preLimitStatPrefix: preLimitStatPrefixOf(filters),
-            failureModeDeny: a.failureModeDeny !== false,
-            serviceMetrics: service.ratelimit.prometheus,
-        },
-        problems,
-    );
-    const access: AccessTarget | undefined = a.accessPolicy
-        ? { ...service, gatewayPrincipal: a.accessPolicy.gatewayPrincipal, gatewaySelector: gw.podLabels }
-        : undefined;
-    return {
-        problems,
-        compiled,
-        service,
-        policies: access && !problems.length ? [...authorizationPolicyManifests(access), ...networkPolicyManifests(access)] : [],
-        configYaml: configYaml(domain, compiled.configDescriptors),
-        filters,
-        grpcAddress: `${host}:${grpcPort}`,
-        preLimit: pre,
-        monitoring,
-        // Only the shared layout reads the listener's route rate_limits: per-instance filters never meet.
-        listenerKeys: perInstance ? [] : (gw.all ? ["*"] : gw.ports.map(String)).map((port) => `${gw.namespace}|${JSON.stringify(gw.target)}|${port}`),
-        httpFilterNames: { global: globalName, ...(pre?.buckets.length ? { local: localName } : {}) },
-    };
+    return { filters, pre };
 }
 
 /** The service settings at the components' defaults (defaults.ts; the stack config prints the same values). */
@@ -500,8 +598,8 @@ function serviceDefaults(): RateLimitServiceSettings {
         namespace: DEFAULTS.ratelimitNamespace,
         serviceName: DEFAULTS.ratelimitServiceName,
         grpcPort: DEFAULTS.ratelimitGrpcPort,
-        httpPort: 8080,
-        debugPort: 6070,
+        httpPort: DEFAULTS.ratelimitHttpPort,
+        debugPort: DEFAULTS.ratelimitDebugPort,
         configName: DEFAULTS.configName,
         image: DEFAULTS.ratelimitImage,
         replicas: DEFAULTS.ratelimitReplicas,
@@ -532,9 +630,10 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
     /** What the service's `REDIS_URL` says: the Redis, Sentinels or Cluster seeds it uses. */
     public readonly redisUrl: string;
 
-    constructor(name: string, args: GlobalRateLimitArgs, opts?: pulumi.ComponentResourceOptions) {
+    /** `opts.plan`: the `planGlobalRateLimit` of these same `args`, when the caller has it already. */
+    constructor(name: string, args: GlobalRateLimitArgs, opts?: PlannedOptions<GlobalRateLimitPlan>) {
         // Validate before anything is registered: a bad rule creates nothing.
-        const plan = planGlobalRateLimit(args);
+        const { plan, opts: options } = planOrCompute(`GlobalRateLimit ${name}`, args, opts, planGlobalRateLimit);
         if (plan.problems.length) throw argsError(`GlobalRateLimit ${name}`, plan.problems);
         // One rate-limit filter per gateway listener: a second instance there would read the first's
         // descriptors too (Envoy's filter sends every rate_limits entry of the route to its service).
@@ -549,7 +648,7 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
                 },
             ]);
         }
-        super("mesh-ratelimit:index:GlobalRateLimit", name, {}, opts);
+        super("mesh-ratelimit:index:GlobalRateLimit", name, {}, options);
 
         let redis: Redis | undefined;
         // Children are named after the component, so any number of instances coexist in one program.

@@ -2,6 +2,7 @@
  * LocalRateLimit: a token bucket on any workload's sidecar (Envoy's local rate-limit filter), per
  * pod, no service needed. Over the limit: 429, body `local_rate_limited`, header `x-local-rate-limit: true`.
  */
+import { DEFAULTS } from "./defaults";
 import * as pulumi from "@pulumi/pulumi";
 import { Problem } from "../lib/problems";
 import { stackLabels } from "../lib/common";
@@ -64,7 +65,7 @@ export function planLocalRateLimit(
     if (!Number.isSafeInteger(a.bucket) || a.bucket! < 1 || a.bucket! > 1_000_000_000) {
         problems.push({ key: "bucket", value: a.bucket, problem: "must be a whole number from 1 to 1000000000", fix: "use e.g. 10" });
     }
-    const fillInterval = a.fillInterval ?? "60s";
+    const fillInterval = a.fillInterval ?? DEFAULTS.localFillInterval;
     const secs = typeof fillInterval === "string" ? protoDurationSeconds(fillInterval) : undefined;
     if (secs === undefined || secs < 0.05) {
         problems.push({
@@ -84,7 +85,7 @@ export function planLocalRateLimit(
             });
     }
     const namespace = a.namespace as string;
-    const rootNamespace = a.rootNamespace ?? "istio-system";
+    const rootNamespace = a.rootNamespace ?? DEFAULTS.meshNamespace;
     const filterName = a.filterName ?? name;
     if (a.namespace === undefined) {
         problems.push({

@@ -207,7 +207,7 @@ function planManagedApi(args: ManagedApiArgs): {
         problems.push({ key: "apiProfile", value: profile, problem: "must be current or seed", fix: "use ApiProfileName.Current" });
     if (typeof m.ingressPath !== "string" || !m.ingressPath.startsWith("/") || /\s/.test(m.ingressPath))
         problems.push({ key: "ingressPath", value: m.ingressPath, problem: "must be a path starting with '/'", fix: 'use "/echo"' });
-    return { problems, m, profile, awaitRollout: a.awaitRollout ?? true };
+    return { problems, m, profile, awaitRollout: a.awaitRollout ?? DEFAULTS.awaitRollout };
 }
 
 export class ManagedApi extends pulumi.ComponentResource {

@@ -3,12 +3,13 @@
  * checked, and its mapping to and from the connection the service's environment is built from
  * (builders/redis-connection.ts).
  */
+import { DEFAULTS } from "./defaults";
 import { dnsProblem } from "./arg-checks";
 import { Problem } from "../lib/problems";
 import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem } from "../builders/failure-bounds";
 import {
     RedisConnection,
-    RedisMode,
+    RedisModeName,
     SECRET_DATA_KEY_PROBLEM,
     SENTINEL_MASTER_PROBLEM,
     SecretKey,
@@ -17,18 +18,7 @@ import {
     isSecretDataKey,
 } from "../builders/redis-connection";
 
-/** Which Redis the service counts in. */
-export const RedisModeName = {
-    /** A single Redis deployed by the component (password generated, kept in Secret `redis-auth`). */
-    InCluster: "in-cluster",
-    /** One Redis that already exists (`addresses`: one `host:port`). */
-    External: "external",
-    /** Redis Sentinel (`addresses`: the Sentinels; `sentinelMaster`: the master's name). */
-    Sentinel: "sentinel",
-    /** Redis Cluster (`addresses`: seed nodes). */
-    Cluster: "cluster",
-} as const;
-export type RedisModeName = (typeof RedisModeName)[keyof typeof RedisModeName];
+export { RedisModeName };
 
 /** A key of a Kubernetes Secret. */
 export interface SecretKeyArgs {
@@ -91,12 +81,12 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): Red
         existingRedisProblems(r, mode, addresses, problems);
     }
     return {
-        mode: mode as RedisMode,
+        mode: mode as RedisModeName,
         addresses,
         ...(r.sentinelMaster !== undefined ? { sentinelMaster: r.sentinelMaster } : {}),
         ...(r.passwordSecret ? { password: secretKeyOf(r.passwordSecret, "redis.passwordSecret", problems) } : {}),
         ...(r.sentinelPasswordSecret ? { sentinelPassword: secretKeyOf(r.sentinelPasswordSecret, "redis.sentinelPasswordSecret", problems) } : {}),
-        tls: r.tls ?? false,
+        tls: r.tls ?? DEFAULTS.redisTls,
         ...(r.tlsCaSecret !== undefined ? { tlsCaSecret: r.tlsCaSecret } : {}),
     };
 }
@@ -104,7 +94,7 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): Red
 /** A Secret's key, checked (a DNS subdomain name, a valid data key; the key defaults to `password`). */
 function secretKeyOf(k: SecretKeyArgs, field: string, problems: Problem[]): SecretKey {
     problems.push(...dnsProblem(`${field}.name`, k.name, "subdomain"));
-    const secretKey = k.key ?? "password";
+    const secretKey = k.key ?? DEFAULTS.redisPasswordSecretKey;
     if (!isSecretDataKey(secretKey)) {
         problems.push({ key: `${field}.key`, value: k.key, problem: SECRET_DATA_KEY_PROBLEM, fix: 'use e.g. "password"' });
     }

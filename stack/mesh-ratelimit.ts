@@ -4,18 +4,19 @@
  * local bucket (LocalRateLimit), bookinfo, the managed API and mesh mutual TLS.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { BOOKINFO_PORT, Bookinfo, BookinfoArgs, bookinfoVirtualHosts, planBookinfo } from "../components/bookinfo";
+import { BOOKINFO_PORT, Bookinfo, BookinfoArgs, BookinfoPlan, bookinfoVirtualHosts, planBookinfo } from "../components/bookinfo";
 import { FILTER_NAMES, FilterLayout, LOCAL_STAT_PREFIX } from "../builders/envoy-filters";
 import { escapeRe2 } from "../builders/rules";
 import { podMatchers } from "../components/ratelimit-monitoring";
-import { GlobalRateLimit, GlobalRateLimitArgs, redisOptionsOf } from "../components/global-ratelimit";
+import { GlobalRateLimit, GlobalRateLimitArgs, GlobalRateLimitPlan, planGlobalRateLimit, redisOptionsOf } from "../components/global-ratelimit";
 import { effectiveLimits } from "./limits-table";
+import { PlannedOptions, planOrCompute } from "../components/arg-checks";
 import { LocalRateLimit, LocalRateLimitArgs } from "../components/local-ratelimit";
 import { ManagedApi, ManagedApiArgs } from "../components/managed-api";
 import { settingsFromArgs } from "./mesh-args";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 import { MeshMutualTls } from "../components/mesh-mtls";
-import { StackSettings } from "./config/settings";
+import { Problem, StackSettings } from "./config/settings";
 import { globalLimitsFromSettings } from "./spec-limits";
 
 export { MeshRateLimitArgs };
@@ -32,8 +33,14 @@ export interface LimitRowOutput {
     enforcedBy: string;
 }
 
-/** The GlobalRateLimit arguments of the specified stack (pure; exported for testing). */
-export function globalArgsFromSettings(s: StackSettings): GlobalRateLimitArgs {
+/**
+ * The GlobalRateLimit arguments of the specified stack (pure; exported for testing). `bookinfo`: the
+ * plan of the stack's Bookinfo, whose virtual hosts the limits go on (computed when not given).
+ */
+export function globalArgsFromSettings(
+    s: StackSettings,
+    bookinfo: Pick<BookinfoPlan, "s" | "selector"> = planBookinfo(bookinfoArgsFromSettings(s)),
+): GlobalRateLimitArgs {
     const r = s.ratelimit;
     return {
         ...globalLimitsFromSettings(s),
@@ -42,7 +49,7 @@ export function globalArgsFromSettings(s: StackSettings): GlobalRateLimitArgs {
             selector: { [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value },
             namespace: s.mesh.filterNamespaces === "root" ? s.mesh.namespace : s.mesh.gatewayNamespace,
             // Istio's names of the virtual hosts of the Gateway and VirtualService Bookinfo creates.
-            virtualHosts: bookinfoVirtualHosts(planBookinfo(bookinfoArgsFromSettings(s))),
+            virtualHosts: bookinfoVirtualHosts(bookinfo),
             ...(s.mesh.vhostScope === "all" ? { allVirtualHosts: true } : {}),
         },
         namespace: r.namespace,
@@ -145,6 +152,47 @@ export function managedApiArgsFromSettings(s: StackSettings): ManagedApiArgs {
     };
 }
 
+/** Only `planMeshRateLimit` makes a MeshRateLimitPlan. */
+const PLAN_MAKER = Symbol("planMeshRateLimit");
+
+/**
+ * MeshRateLimit's arguments, validated (every problem reported before anything is registered), and
+ * what they make: the settings and the plans of the components that are computed before any of them
+ * is registered. Made only by `planMeshRateLimit`; the program reads its settings for the preflight
+ * and hands it to MeshRateLimit (`opts.plan`), so nothing is validated or computed twice.
+ */
+export class MeshRateLimitPlan {
+    /** The Bookinfo and GlobalRateLimit of the stack: their arguments' plans (the component checks `plan.args`). */
+    readonly bookinfo: BookinfoPlan;
+    readonly global: GlobalRateLimitPlan;
+
+    constructor(
+        maker: typeof PLAN_MAKER,
+        /** The arguments, as given (the fields that are not stack config keys included). */
+        readonly args: MeshRateLimitArgs,
+        /** The validated, fully-defaulted settings. */
+        readonly settings: StackSettings,
+        plans?: { bookinfo: BookinfoPlan; global: GlobalRateLimitPlan },
+    ) {
+        if (maker !== PLAN_MAKER) throw new Error("internal: a MeshRateLimitPlan is made by planMeshRateLimit");
+        this.bookinfo = plans?.bookinfo ?? planBookinfo(bookinfoArgsFromSettings(settings));
+        this.global = plans?.global ?? planGlobalRateLimit(globalArgsFromSettings(settings, this.bookinfo));
+    }
+
+    /**
+     * The same plan for arguments that differ only in the fields that are not stack config keys
+     * (what the program learns from the cluster: `kubeContext`, `createIngressClass`, `createPeerAuthentication`).
+     */
+    withOptions(options: Pick<MeshRateLimitArgs, "kubeContext" | "createIngressClass" | "createPeerAuthentication">): MeshRateLimitPlan {
+        return new MeshRateLimitPlan(PLAN_MAKER, { ...this.args, ...options }, this.settings, { bookinfo: this.bookinfo, global: this.global });
+    }
+}
+
+/** Validates MeshRateLimit's arguments (an `InputError` with argument-phrased fixes) and computes its plan. Pure. */
+export function planMeshRateLimit(args: MeshRateLimitArgs, extraProblems: Problem[] = []): MeshRateLimitPlan {
+    return new MeshRateLimitPlan(PLAN_MAKER, args, settingsFromArgs(args, extraProblems));
+}
+
 export class MeshRateLimit extends pulumi.ComponentResource {
     /** The variant deployed. */
     public readonly variant: string;
@@ -155,13 +203,15 @@ export class MeshRateLimit extends pulumi.ComponentResource {
     /** The effective global and local limits, one row each. */
     public readonly limits: LimitRowOutput[];
 
-    constructor(name: string, args: MeshRateLimitArgs, opts?: pulumi.ComponentResourceOptions) {
+    /** `opts.plan`: the `planMeshRateLimit` of these same `args`, when the caller has it already (the program does). */
+    constructor(name: string, args: MeshRateLimitArgs, opts?: PlannedOptions<MeshRateLimitPlan>) {
         // Every argument is checked (and every problem reported) before anything is registered.
-        const s = settingsFromArgs(args);
-        super("mesh-ratelimit:index:MeshRateLimit", name, {}, opts);
+        const { plan, opts: options } = planOrCompute(`MeshRateLimit ${name}`, args, opts, planMeshRateLimit);
+        const s = plan.settings;
+        super("mesh-ratelimit:index:MeshRateLimit", name, {}, options);
 
-        const global = new GlobalRateLimit("global-ratelimit", globalArgsFromSettings(s), { parent: this });
-        new Bookinfo("bookinfo", bookinfoArgsFromSettings(s), { parent: this });
+        const global = new GlobalRateLimit("global-ratelimit", plan.global.args, { parent: this, plan: plan.global });
+        new Bookinfo("bookinfo", plan.bookinfo.args, { parent: this, plan: plan.bookinfo });
         new LocalRateLimit("local-ratelimit", localArgsFromSettings(s), { parent: this });
         if (s.managedApi)
             new ManagedApi("managed-api", { ...managedApiArgsFromSettings(s), createIngressClass: args.createIngressClass ?? true }, { parent: this });

@@ -27,7 +27,7 @@
 import { PART_OF } from "../lib/common";
 import { ISTIO_INGRESS_CONTROLLER } from "../components/managed-api";
 import { globalArgsFromSettings, localArgsFromSettings } from "./mesh-ratelimit";
-import { planGlobalRateLimit } from "../components/global-ratelimit";
+import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit";
 import { FilterLayout, PER_INSTANCE_MIN_ISTIO, entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
 import { Problem, StackSettings } from "./config/settings";
 
@@ -83,7 +83,7 @@ export function refName(r: SharedObjectRef): string {
 }
 
 /** Every fixed-name object outside the stack's own namespaces that these settings would create. */
-export function sharedObjectRefs(s: StackSettings): SharedObjectRef[] {
+export function sharedObjectRefs(s: StackSettings, global: GlobalRateLimitPlan = planGlobalRateLimit(globalArgsFromSettings(s))): SharedObjectRef[] {
     const refs: SharedObjectRef[] = [];
     if (s.managedApi && s.apiProfile === "current") {
         refs.push({
@@ -104,7 +104,7 @@ export function sharedObjectRefs(s: StackSettings): SharedObjectRef[] {
     }
     // The names and namespaces come from the same plans the components build their filters from.
     const local = localArgsFromSettings(s);
-    const filters = [...planGlobalRateLimit(globalArgsFromSettings(s)).filters, { name: local.filterName!, namespace: local.namespace! }];
+    const filters = [...global.filters, { name: local.filterName!, namespace: local.namespace! }];
     for (const { name, namespace } of filters) {
         refs.push({ kind: "EnvoyFilter", apiVersion: "networking.istio.io/v1alpha3", name, namespace, resource: "envoyfilters.networking.istio.io" });
     }
@@ -130,9 +130,13 @@ function findLive(live: LiveObject[], r: SharedObjectRef): LiveObject | undefine
  * | PeerAuthentication default | create | manage | mesh-wide STRICT: leave; anything else: problem |
  * | EnvoyFilter filter-ratelimit* | create | manage | problem (the stack needs its own content there) |
  */
-export function planSharedObjects(s: StackSettings, live: LiveObject[]): SharedObjectsPlan {
+export function planSharedObjects(
+    s: StackSettings,
+    live: LiveObject[],
+    global: GlobalRateLimitPlan = planGlobalRateLimit(globalArgsFromSettings(s)),
+): SharedObjectsPlan {
     const plan: SharedObjectsPlan = { decisions: [], problems: [], ingressClass: false, peerAuthentication: false };
-    for (const ref of sharedObjectRefs(s)) {
+    for (const ref of sharedObjectRefs(s, global)) {
         const o = findLive(live, ref);
         const name = refName(ref);
         let action: SharedAction | undefined;
@@ -244,7 +248,11 @@ export function isMeshWide(pa: LiveObject): boolean {
  *   with `mesh`, one under another name than `default` is a problem (Istio applies only the oldest
  *   mesh-wide policy, so the stack's would be ignored or would silently replace it).
  */
-export function planMeshReach(s: StackSettings, state: MeshReachState): { problems: Problem[]; messages: string[] } {
+export function planMeshReach(
+    s: StackSettings,
+    state: MeshReachState,
+    global: GlobalRateLimitPlan = planGlobalRateLimit(globalArgsFromSettings(s)),
+): { problems: Problem[]; messages: string[] } {
     const problems: Problem[] = [];
     const messages: string[] = [];
     const sel = `${s.mesh.gatewaySelector.key}=${s.mesh.gatewaySelector.value}`;
@@ -298,7 +306,7 @@ export function planMeshReach(s: StackSettings, state: MeshReachState): { proble
             }
         }
     }
-    const neighbours = planListenerNeighbours(s, state);
+    const neighbours = planListenerNeighbours(s, state, global);
     return { problems: [...problems, ...neighbours.problems], messages: [...messages, ...neighbours.messages] };
 }
 
@@ -325,11 +333,14 @@ export interface Neighbour {
  *   the stack's `rate_limits` on the stack's hosts, so each request calls both services: a problem,
  *   fixed by the per-instance layout.
  */
-export function classifyNeighbours(s: StackSettings, state: MeshReachState): Neighbour[] {
-    const plan = planGlobalRateLimit(globalArgsFromSettings(s));
+export function classifyNeighbours(
+    s: StackSettings,
+    state: MeshReachState,
+    plan: GlobalRateLimitPlan = planGlobalRateLimit(globalArgsFromSettings(s)),
+): Neighbour[] {
     const gatewayNs = s.mesh.filterNamespaces === "root" ? s.mesh.namespace : s.mesh.gatewayNamespace;
     const ownObjects = new Set(plan.filters.map((f) => `${gatewayNs}/${f.name}`));
-    const ownHosts = new Set(s.mesh.vhostScope === "all" ? [] : (globalArgsFromSettings(s).gateway.virtualHosts ?? []));
+    const ownHosts = new Set(s.mesh.vhostScope === "all" ? [] : (plan.args.gateway.virtualHosts ?? []));
     const port = s.bookinfo.gatewayPort;
     const podLabels = state.gatewayPods.filter((p) => (p.metadata.namespace ?? "default") === s.mesh.gatewayNamespace).map((p) => p.metadata.labels ?? {});
     const shared = s.global.filterLayout === FilterLayout.Shared;
@@ -424,7 +435,11 @@ export function gatewayProxyVersions(s: StackSettings, state: MeshReachState): {
 }
 
 /** The neighbours as preview lines: a message for each, a problem when the stack's own layout leaks. */
-export function planListenerNeighbours(s: StackSettings, state: MeshReachState): { problems: Problem[]; messages: string[] } {
+export function planListenerNeighbours(
+    s: StackSettings,
+    state: MeshReachState,
+    global: GlobalRateLimitPlan = planGlobalRateLimit(globalArgsFromSettings(s)),
+): { problems: Problem[]; messages: string[] } {
     const problems: Problem[] = [];
     const messages: string[] = [];
     const shared = s.global.filterLayout === FilterLayout.Shared;
@@ -444,7 +459,7 @@ export function planListenerNeighbours(s: StackSettings, state: MeshReachState):
             });
         }
     }
-    for (const n of classifyNeighbours(s, state)) {
+    for (const n of classifyNeighbours(s, state, global)) {
         const head = `rate-limit filter ${n.httpFilter} (EnvoyFilter ${n.envoyFilter}) on the gateway's listener ${s.bookinfo.gatewayPort}`;
         if (n.verdict === "coexists") messages.push(`${head}: coexists safely: ${n.why}`);
         else if (shared)

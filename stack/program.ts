@@ -3,9 +3,9 @@
  * config → validated settings → preflight against the cluster → components.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { rawToArgs, rememberSettings } from "./mesh-args";
+import { rawToArgs } from "./mesh-args";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
-import { MeshRateLimit } from "./mesh-ratelimit";
+import { MeshRateLimit, MeshRateLimitPlan, planMeshRateLimit } from "./mesh-ratelimit";
 import {
     LiveObject,
     MeshReachQuery,
@@ -17,7 +17,7 @@ import {
     planSharedObjects,
     sharedObjectRefs,
 } from "./preflight";
-import { Problem, StackSettings, hideSecretValues, rawConfigFromAll, resolveSettings, configError, isStackConfigError } from "./config/settings";
+import { Problem, StackSettings, hideSecretValues, rawConfigFromAll, configError, isStackConfigError } from "./config/settings";
 
 export interface ProgramOptions {
     /** Extra checks against the live cluster (skipped by the offline renderer and unit tests). */
@@ -56,30 +56,29 @@ export function isConfigSecret(fullKey: string): boolean {
 export function buildProgram(
     allConfig: Record<string, string>,
     opts: ProgramOptions = {},
-): { settings: StackSettings; args: MeshRateLimitArgs; stack: MeshRateLimit; shared: SharedObjectsPlan } {
+): { settings: StackSettings; args: MeshRateLimitArgs; plan: MeshRateLimitPlan; stack: MeshRateLimit; shared: SharedObjectsPlan } {
     const { raw, unknown, secretKeys } = rawConfigFromAll(allConfig, opts.isSecret ?? isConfigSecret);
     const fail = (problems: Problem[]) => configError(hideSecretValues(problems, raw, secretKeys));
-    let settings: StackSettings;
+    // Stack config → MeshRateLimit's typed arguments (lenient: the arguments' checks report what does
+    // not parse), checked once: the problems are rendered for stack config (keys, `pulumi config` fixes).
+    let plan: MeshRateLimitPlan;
     try {
-        settings = resolveSettings(raw, unknown);
+        plan = planMeshRateLimit(rawToArgs(raw), unknown);
     } catch (e) {
         throw isStackConfigError(e) ? fail(e.problems) : e;
     }
+    const settings = plan.settings;
     const clusterProblems = opts.checkCluster?.(settings) ?? [];
     if (clusterProblems.length) throw fail(clusterProblems);
-    const shared = planSharedObjects(settings, opts.lookupShared?.(sharedObjectRefs(settings)) ?? []);
+    const shared = planSharedObjects(settings, opts.lookupShared?.(sharedObjectRefs(settings, plan.global)) ?? [], plan.global);
     if (shared.problems.length) throw fail(shared.problems);
     const report = opts.report ?? ((m: string) => void pulumi.log.info(m));
-    const reach = opts.lookupMeshReach ? planMeshReach(settings, opts.lookupMeshReach(meshReachQuery(settings))) : { problems: [], messages: [] };
+    const reach = opts.lookupMeshReach ? planMeshReach(settings, opts.lookupMeshReach(meshReachQuery(settings)), plan.global) : { problems: [], messages: [] };
     if (reach.problems.length) throw fail(reach.problems);
     for (const d of shared.decisions) if (d.action !== "create" || opts.lookupShared) report(d.message);
     for (const m of reach.messages) report(m);
-    // Stack config → MeshRateLimit's typed arguments, with the settings just resolved from the same
-    // config (the component would read the same values again otherwise).
-    const args = rememberSettings(
-        { ...rawToArgs(raw), kubeContext: opts.kubeContext, createIngressClass: shared.ingressClass, createPeerAuthentication: shared.peerAuthentication },
-        settings,
-    );
-    const stack = new MeshRateLimit("mesh-ratelimit", args);
-    return { settings, args, stack, shared };
+    // What the cluster decided, as the arguments' options; the plan (settings, component plans) stays the one computed above.
+    plan = plan.withOptions({ kubeContext: opts.kubeContext, createIngressClass: shared.ingressClass, createPeerAuthentication: shared.peerAuthentication });
+    const stack = new MeshRateLimit("mesh-ratelimit", plan.args, { plan });
+    return { settings, args: plan.args, plan, stack, shared };
 }

@@ -3,7 +3,7 @@
  * `InputError` that lists them all (`configError`; the class is lib/problems.ts's), how fixes are
  * phrased, did-you-mean for keys and values, reading the CLI's config map, and hiding secret values.
  */
-import { CONFIG_KEY_NAMES, PROJECT } from "./config-schema";
+import { CONFIG_KEYS, CONFIG_KEY_NAMES, PROJECT } from "./config-schema";
 import { editDistance } from "../../lib/edit-distance";
 import { Fix, FixStyle } from "../../lib/fix-style";
 import { InputError, Problem, isStackConfigError, shownValue } from "../../lib/problems";
@@ -120,6 +120,45 @@ export function rawConfigFromAll(
         }
     }
     return { raw, unknown, secretKeys };
+}
+
+/** Keys whose config value is a comma-separated list and whose argument is a list of strings. */
+export const LIST_KEYS: ReadonlySet<string> = new Set(["includeIpRanges", "gatewayHosts"]);
+
+/**
+ * Stack config → MeshRateLimit's arguments, key by key (trimmed; empty value = unset). Lenient: a
+ * value is converted to its argument's type where it parses (a list split on commas, a whole number,
+ * `true`/`false` in any case, JSON); any other text is passed through as it is, so the arguments'
+ * checks (settings.ts `validateMeshArgs`) report it once, with the value as the user wrote it.
+ * Checks nothing.
+ */
+export function argsOfConfig(raw: RawConfig): Record<string, unknown> {
+    const args: Record<string, unknown> = {};
+    for (const k of CONFIG_KEYS) {
+        const v = raw[k.key]?.trim();
+        if (v !== undefined && v !== "") args[k.key] = argOfText(k.key, k.kind, v);
+    }
+    return args;
+}
+
+function argOfText(key: string, kind: string, v: string): unknown {
+    if (LIST_KEYS.has(key)) {
+        const items = v
+            .split(",")
+            .map((i) => i.trim())
+            .filter(Boolean);
+        return items.length ? items : v;
+    }
+    if (kind === "integer") return /^-?\d+$/.test(v) && Number.isSafeInteger(Number(v)) ? Number(v) : v;
+    if (kind === "boolean") return v.toLowerCase() === "true" ? true : v.toLowerCase() === "false" ? false : v;
+    if (kind === "json") {
+        try {
+            return JSON.parse(v);
+        } catch {
+            return v;
+        }
+    }
+    return v;
 }
 
 /** How a secret config value appears in an error. */

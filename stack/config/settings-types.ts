@@ -1,43 +1,20 @@
 /**
  * The validated, fully-defaulted settings of the stack (what `resolveSettings` returns) and the
  * specification's variant presets. Types and constants only. Each choice is the package's const
- * object and its type (components/mesh-enums.ts, builders/rules.ts); the names here are aliases.
+ * object and its type (components/mesh-enums.ts, builders/rules.ts), named here by that one name.
  */
 import { RedisConnection } from "../../builders/redis-connection";
-import { HttpRoute, SpecPaths } from "../../builders/routes";
+import { SpecPaths } from "../../builders/routes";
 import { LimitUnit, PathKeyMode } from "../../builders/rules";
 import { ErrorStatus, FilterLayout } from "../../builders/envoy-filters";
-import {
-    ApiProfileName,
-    EspPortModeName,
-    FilterNamespaces,
-    LocalPlacementMode,
-    MutualTlsScope,
-    StackVariant,
-    VirtualHostScope,
-} from "../../components/mesh-enums";
+import { ApiProfileName, FilterNamespaces, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../../components/mesh-enums";
 import { BookinfoSettings } from "../../components/bookinfo";
 import { ManagedApiSettings } from "../../components/managed-api";
 import { RateLimitServiceSettings } from "../../components/service-settings";
 
-export type { BookinfoSettings, HttpRoute, SpecPaths, ManagedApiSettings, RateLimitServiceSettings };
-
-export type Variant = StackVariant;
-export type ApiProfile = ApiProfileName;
-export type LocalPlacement = LocalPlacementMode;
-export type VhostScope = VirtualHostScope;
-export type FilterNamespacesMode = FilterNamespaces;
-export type MutualTlsScopeName = MutualTlsScope;
-export type EspPortMode = EspPortModeName;
-export type RateLimitUnit = LimitUnit;
-/**
- * What the gateway's descriptors key a request on: `url-path`, the path without its query (the
- * specification's behaviour: limits per path); `literal`, the `:path` header as the specification's
- * field tables write it (query included, route limits replace the virtual host's).
- */
-export type PathKey = PathKeyMode;
-export const PATH_KEYS: readonly PathKey[] = Object.values(PathKeyMode);
-export const RATE_LIMIT_UNITS: readonly RateLimitUnit[] = Object.values(LimitUnit);
+/** What the gateway's descriptors key a request on (builders/rules.ts `PathKeyMode`), every value. */
+export const PATH_KEYS: readonly PathKeyMode[] = Object.values(PathKeyMode);
+export const RATE_LIMIT_UNITS: readonly LimitUnit[] = Object.values(LimitUnit);
 
 /** The descriptor key every filter action of this stack produces (spec 2.4, 2.6). */
 export const DESCRIPTOR_KEY = "PATH";
@@ -46,7 +23,7 @@ export interface DescriptorLimit {
     key: string;
     /** Absent: catch-all for the key (each distinct value gets its own counter). */
     value?: string;
-    unit: RateLimitUnit;
+    unit: LimitUnit;
     requestsPerUnit: number;
 }
 
@@ -58,8 +35,8 @@ export interface ApiRouteLimit {
 }
 
 export interface StackSettings {
-    variant: Variant;
-    apiProfile: ApiProfile;
+    variant: StackVariant;
+    apiProfile: ApiProfileName;
     paths: SpecPaths;
     global: {
         domain: string;
@@ -69,7 +46,7 @@ export interface StackSettings {
         preLimit: boolean;
         timeout: string;
         /** How requests are keyed: by path without its query (default), or the literal `:path`. */
-        pathKey: PathKey;
+        pathKey: PathKeyMode;
         /** How the gateway filters share their listener (shared: the specification's names). */
         filterLayout: FilterLayout;
         /** `status_on_error`; undefined: Envoy's 500. */
@@ -80,7 +57,7 @@ export interface StackSettings {
     local: {
         bucket: number;
         fillInterval: string;
-        placement: LocalPlacement;
+        placement: LocalPlacementMode;
         serviceLabel: string;
         servicePort: number;
     };
@@ -90,10 +67,10 @@ export interface StackSettings {
         gatewaySelector: { key: string; value: string };
         /** Namespace of the gateway's pods (and of the gateway filters unless `filterNamespaces` is `root`). */
         gatewayNamespace: string;
-        vhostScope: VhostScope;
-        filterNamespaces: FilterNamespacesMode;
+        vhostScope: VirtualHostScope;
+        filterNamespaces: FilterNamespaces;
         mutualTls: boolean;
-        mutualTlsScope: MutualTlsScopeName;
+        mutualTlsScope: MutualTlsScope;
     };
     bookinfo: BookinfoSettings;
     ratelimit: RateLimitServiceSettings;
@@ -116,7 +93,7 @@ export interface VariantPreset {
     routeSplit: boolean;
 }
 
-export const VARIANT_PRESETS: Readonly<Record<Variant, VariantPreset>> = {
+export const VARIANT_PRESETS: Readonly<Record<StackVariant, VariantPreset>> = {
     A: { domain: "ratelimit", apiLimit: 2, localBucket: 4, routeSplit: true },
     B: { domain: "productpage-ratelimit", localBucket: 10, routeSplit: false },
 };

@@ -4,7 +4,9 @@
  * Pure: no Pulumi runtime, no I/O. `resolveSettings` collects *every* problem before failing, so a
  * user fixes their config in one round; the error names the key, the value and the fix.
  */
-import { CONFIG_KEYS, ConfigKeySpec } from "./config-schema";
+import { DEFAULTS } from "../../components/defaults";
+import { CONFIG_KEYS, CONFIG_KEY_OF_FIELD, ConfigKeySpec } from "./config-schema";
+import { domainProblems, grpcPortProblems, pipelineWindowProblems } from "../../components/global-ratelimit";
 import { readRedisConnection } from "../../builders/redis-connection";
 import { DEFAULT_GATEWAY_PRINCIPAL, PRINCIPAL_PROBLEM, parsePrincipal, principalOf, suggestedPrincipal } from "../../lib/principal";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../../lib/dns-names";
@@ -16,23 +18,20 @@ export * from "./config-problems";
 export * from "../../lib/formats";
 export { dnsNameProblem, isDnsName, suggestedDnsName };
 export type { Fix, FixStyle };
-import type {
-    ApiProfile,
-    DescriptorLimit,
-    EspPortMode,
-    FilterNamespacesMode,
-    HttpRoute,
-    LocalPlacement,
-    MutualTlsScopeName,
-    PathKey,
-    RateLimitUnit,
-    StackSettings,
-    Variant,
-    VhostScope,
-    ApiRouteLimit,
-} from "./settings-types";
+import type { DescriptorLimit, StackSettings, ApiRouteLimit } from "./settings-types";
+import type { HttpRoute, SpecPaths } from "../../builders/routes";
+import { LimitUnit, PathKeyMode } from "../../builders/rules";
+import {
+    ApiProfileName,
+    EspPortModeName,
+    FilterNamespaces,
+    LocalPlacementMode,
+    MutualTlsScope,
+    StackVariant,
+    VirtualHostScope,
+} from "../../components/mesh-enums";
 import { DESCRIPTOR_KEY, PATH_KEYS, RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
-import { Problem, RawConfig, closestValue, problem, configError } from "./config-problems";
+import { LIST_KEYS, Problem, RawConfig, argsOfConfig, closestValue, problem, configError } from "./config-problems";
 import { defaultApiRegex, defaultRoutes } from "../../builders/routes";
 import { ErrorStatus, FilterLayout } from "../../builders/envoy-filters";
 import { GO_DURATION, compileFullMatch, isCidr, isGatewayHost, protoDurationSeconds } from "../../lib/formats";
@@ -48,9 +47,25 @@ function secondsOfLoose(v: string): number | undefined {
     return m ? Number((Number(m[1]) * UNIT_SECONDS[m[2] ?? "s"]).toFixed(9)) : undefined;
 }
 
+/**
+ * MeshRateLimit's arguments by key (one per stack config key, stack/mesh-ratelimit-args.ts): typed
+ * values, or text (what a program passes as a string, or config text that `argsOfConfig` could not
+ * convert), which the checks read the same way.
+ */
+export type ArgValues = Readonly<Record<string, unknown>>;
+
+/** Reads MeshRateLimit's arguments, key by key, collecting every problem. */
 class Reader {
     readonly problems: Problem[] = [];
-    constructor(private readonly raw: RawConfig) {}
+    constructor(private readonly values: ArgValues) {}
+
+    /** An argument as the checks and messages read it: the config form of its value (a list comma-separated, JSON written out). */
+    private text(key: string): string | undefined {
+        const v = this.values[key];
+        if (v === undefined || v === null) return undefined;
+        if (LIST_KEYS.has(key) && Array.isArray(v)) return v.join(",");
+        return (typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v)).trim();
+    }
 
     private spec(key: string): ConfigKeySpec {
         const s = CONFIG_KEYS.find((k) => k.key === key);
@@ -66,7 +81,7 @@ class Reader {
      */
     given(key: string): string | undefined {
         const spec = this.spec(key);
-        const v = this.raw[key]?.trim();
+        const v = this.text(key);
         return v === undefined || v === "" || v === spec.default ? undefined : v;
     }
 
@@ -121,6 +136,8 @@ class Reader {
     json<T>(key: string): T | undefined {
         const v = this.given(key);
         if (v === undefined) return undefined;
+        // A typed value is taken as it is; text (config, or a program's string) is parsed.
+        if (typeof this.values[key] !== "string") return this.values[key] as T;
         try {
             return JSON.parse(v) as T;
         } catch (e) {
@@ -165,12 +182,22 @@ class Reader {
 
     goDuration(key: string): string {
         const v = this.str(key);
-        if (!GO_DURATION.test(v)) {
-            this.fail(key, v, "must be a Go duration such as '0', '150us' or '2ms'", (s) =>
-                s.set(key, v.replace(/\s+/g, "") !== v && GO_DURATION.test(v.replace(/\s+/g, "")) ? v.replace(/\s+/g, "") : this.spec(key).default),
-            );
-        }
+        const squeezed = v.replace(/\s+/g, "");
+        this.byComponent(pipelineWindowProblems(v), v, (s) => s.set(key, squeezed !== v && GO_DURATION.test(squeezed) ? squeezed : this.spec(key).default));
         return v;
+    }
+
+    /**
+     * A key checked by a component's own rule (its one message): each of the component's problems is
+     * reported under the config key that sets its field (config-schema.ts CONFIG_KEY_OF_FIELD), with
+     * the value as read and the fix phrased for config.
+     */
+    byComponent(problems: Problem[], value: string, fix: Fix): void {
+        for (const p of problems) {
+            const key = CONFIG_KEY_OF_FIELD[p.key];
+            if (key === undefined) throw new Error(`internal: no config key sets the component field ${p.key}`);
+            this.fail(key, value, p.problem, fix);
+        }
     }
 }
 
@@ -266,17 +293,26 @@ function readDescriptors(r: Reader, key: string, fallback: DescriptorLimit[]): D
 }
 
 /**
- * Validates raw stack config and applies the variant presets. Throws an `InputError` (stack config) listing every
- * problem. `extraProblems` (e.g. unknown keys) are reported together with the rest.
+ * Stack config → MeshRateLimit's arguments (`argsOfConfig`, lenient) → their checks
+ * (`validateMeshArgs`): the settings, or an `InputError` (stack config) listing every problem, each
+ * under its config key. `extraProblems` (e.g. unknown keys) are reported together with the rest.
  */
 export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): StackSettings {
-    const r = new Reader(raw);
+    return validateMeshArgs(argsOfConfig(raw), extraProblems);
+}
+
+/**
+ * MeshRateLimit's arguments checked, every one and every combination, and the variant presets
+ * applied: the validated, fully-defaulted settings. Pure. Throws an `InputError` (kind stack-config)
+ * listing every problem under its key (a config key and an argument have one name); each fix is
+ * phrased for config or for arguments when the error is rendered (`formatProblems`).
+ */
+export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = []): StackSettings {
+    const r = new Reader(values);
     r.problems.push(...extraProblems);
-
-    const variant = r.oneOf<Variant>("variant", ["A", "B"]);
-    const apiProfile = r.oneOf<ApiProfile>("apiProfile", ["current", "seed"]);
-    const preset = VARIANT_PRESETS[variant];
-
+    // Read in this order: the problems are reported in it.
+    const variant = r.oneOf<StackVariant>("variant", ["A", "B"]);
+    const apiProfile = r.oneOf<ApiProfileName>("apiProfile", ["current", "seed"]);
     const paths = {
         limited: r.path("limitedPath"),
         page: r.path("pagePath"),
@@ -285,15 +321,46 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
         staticPrefix: r.path("staticPrefix"),
         apiPrefix: r.path("apiPrefix"),
     };
+    const limits = readGlobalLimits(r, variant, paths);
+    const filter = readGlobalFilter(r);
+    const local = readLocal(r, variant);
+    const { mesh, hosts } = readMesh(r);
+    const bookinfo = readBookinfo(r, variant, paths, hosts, limits);
+    const ratelimit = readRatelimitService(r, filter.timeout);
+    const redis = readRedisConnection(r, ratelimit.redisPipelineWindow);
+    const access = readAccess(r, mesh);
+    const managedApi = readManagedApi(r, bookinfo.namespace);
+    const monitoring = readMonitoring(r, ratelimit.namespace);
+    const awaitRollout = r.bool("awaitRollout");
+    if (r.problems.length) throw configError(r.problems);
+    const { domain, descriptors, apiRoute } = limits;
+    return {
+        variant,
+        apiProfile,
+        paths,
+        global: { domain, descriptors, ...filter, apiRoute },
+        local,
+        mesh,
+        bookinfo,
+        ratelimit,
+        redis,
+        access,
+        managedApi,
+        monitoring,
+        awaitRollout,
+    };
+}
 
-    // Global limits ---------------------------------------------------------------------------
+/** The global limits: the domain, the descriptors (the variant's preset, or the whole list given) and variant A's route limit. */
+function readGlobalLimits(
+    r: Reader,
+    variant: StackVariant,
+    paths: SpecPaths,
+): { domain: string; descriptors: DescriptorLimit[]; apiRoute?: ApiRouteLimit; apiRouteName: string } {
+    const preset = VARIANT_PRESETS[variant];
     const domain = r.given("domain") ?? preset.domain;
-    if (!/^[A-Za-z0-9_.-]+$/.test(domain)) {
-        r.fail("domain", domain, "must be non-empty and use only letters, digits, '_', '.', '-'", (s) =>
-            s.set("domain", domain.replace(/[^A-Za-z0-9_.-]/g, "") || preset.domain),
-        );
-    }
-    const unit = r.oneOf<RateLimitUnit>("unit", RATE_LIMIT_UNITS);
+    r.byComponent(domainProblems(domain), domain, (s) => s.set("domain", domain.replace(/[^A-Za-z0-9_.-]/g, "") || preset.domain));
+    const unit = r.oneOf<LimitUnit>("unit", RATE_LIMIT_UNITS);
     const limitedPathLimit = r.int("limitedPathLimit", { min: 1 });
     const catchAllLimit = r.int("catchAllLimit", { min: 1 });
     let apiLimit: number | undefined;
@@ -350,8 +417,12 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
             }
         }
     }
+    return { domain, descriptors, apiRoute, apiRouteName };
+}
 
-    const pathKey = r.oneOf<PathKey>("pathKey", PATH_KEYS);
+/** How the gateway's rate-limit filter asks the service. */
+function readGlobalFilter(r: Reader): Omit<StackSettings["global"], "domain" | "descriptors" | "apiRoute"> {
+    const pathKey = r.oneOf<PathKeyMode>("pathKey", PATH_KEYS);
     const failureModeDeny = r.bool("failureModeDeny");
     const preLimit = r.bool("preLimit");
     const filterLayout = r.oneOf<FilterLayout>("filterLayout", Object.values(FilterLayout));
@@ -362,21 +433,28 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
         );
     }
     const timeout = r.protoDuration("rateLimitTimeout", 0.001);
+    return { failureModeDeny, preLimit, timeout, pathKey, filterLayout, ...(statusOnError !== undefined ? { statusOnError } : {}) };
+}
 
-    // Local limit -----------------------------------------------------------------------------
+/** The sidecar's local token bucket. */
+function readLocal(r: Reader, variant: StackVariant): StackSettings["local"] {
+    const preset = VARIANT_PRESETS[variant];
     const local = {
         bucket: r.int("localBucket", { min: 1, max: 1_000_000_000, fallback: preset.localBucket }),
         // Envoy refuses fill intervals below 50 ms.
         fillInterval: r.protoDuration("localFillInterval", 0.05),
-        placement: r.oneOf<LocalPlacement>("localPlacement", ["all-routes", "single-route"]),
+        placement: r.oneOf<LocalPlacementMode>("localPlacement", ["all-routes", "single-route"]),
         serviceLabel: r.str("serviceLabel"),
         servicePort: r.int("localServicePort", { min: 1, max: 65535 }),
     };
     if (!LABEL_VALUE.test(local.serviceLabel) || local.serviceLabel === "" || local.serviceLabel.length > 63) {
         r.fail("serviceLabel", local.serviceLabel, "must be a valid label value", (s) => s.set("serviceLabel", "productpage"));
     }
+    return local;
+}
 
-    // Mesh --------------------------------------------------------------------------------------
+/** The mesh: root namespace, the gateway (selector, namespace, hosts), scopes and mutual TLS. */
+function readMesh(r: Reader): { mesh: StackSettings["mesh"]; hosts: string[] } {
     const selectorText = r.str("gatewaySelector");
     const [selKey, selValue, ...selRest] = selectorText.split("=");
     if (selRest.length || !selKey || selValue === undefined || !LABEL_KEY.test(selKey) || !LABEL_VALUE.test(selValue)) {
@@ -386,10 +464,10 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
         namespace: r.dnsName("meshNamespace", "label"),
         gatewaySelector: { key: selKey ?? "istio", value: selValue ?? "ingressgateway" },
         gatewayNamespace: r.dnsName("gatewayNamespace", "label"),
-        vhostScope: r.oneOf<VhostScope>("vhostScope", ["gateway-hosts", "all"]),
-        filterNamespaces: r.oneOf<FilterNamespacesMode>("filterNamespaces", ["own", "root"]),
+        vhostScope: r.oneOf<VirtualHostScope>("vhostScope", ["gateway-hosts", "all"]),
+        filterNamespaces: r.oneOf<FilterNamespaces>("filterNamespaces", ["own", "root"]),
         mutualTls: r.bool("mutualTls"),
-        mutualTlsScope: r.oneOf<MutualTlsScopeName>("mutualTlsScope", ["workloads", "mesh"]),
+        mutualTlsScope: r.oneOf<MutualTlsScope>("mutualTlsScope", ["workloads", "mesh"]),
     };
     const hostsText = r.str("gatewayHosts");
     const hosts = hostsText
@@ -410,8 +488,19 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
             (s) => s.set("gatewayHosts", fixed.length ? fixed.join(",") : "*"),
         );
     }
+    return { mesh, hosts };
+}
 
-    // Bookinfo ----------------------------------------------------------------------------------
+/** Bookinfo: its namespace, Gateway and VirtualService (whose routes must name variant A's route). */
+function readBookinfo(
+    r: Reader,
+    variant: StackVariant,
+    paths: SpecPaths,
+    hosts: string[],
+    global: { apiRoute?: ApiRouteLimit; apiRouteName: string },
+): StackSettings["bookinfo"] {
+    const preset = VARIANT_PRESETS[variant];
+    const { apiRoute, apiRouteName } = global;
     const workloadNamespace = r.dnsName("workloadNamespace", "label");
     const routes = readRoutes(r, "virtualServiceRoutes", defaultRoutes(paths, preset.routeSplit, apiRouteName));
     if (apiRoute && !routes.some((rt) => rt.name === apiRoute!.route)) {
@@ -432,14 +521,17 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
         virtualServiceName: r.dnsName("virtualServiceName", "subdomain"),
         routes,
     };
+    return bookinfo;
+}
 
-    // Rate-limit service --------------------------------------------------------------------------
+/** The rate-limit service and the Redis it deploys; its Redis timeout follows the gateway's timeout. */
+function readRatelimitService(r: Reader, timeout: string): StackSettings["ratelimit"] {
     const ratelimit = {
         namespace: r.dnsName("ratelimitNamespace", "label"),
         serviceName: r.dnsName("ratelimitServiceName", "label"),
         grpcPort: r.int("ratelimitGrpcPort", { min: 1, max: 65535 }),
-        httpPort: 8080,
-        debugPort: 6070,
+        httpPort: DEFAULTS.ratelimitHttpPort,
+        debugPort: DEFAULTS.ratelimitDebugPort,
         configName: r.dnsName("configName", "subdomain"),
         image: r.str("ratelimitImage"),
         replicas: r.int("ratelimitReplicas", { min: 1, max: 100 }),
@@ -456,16 +548,12 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
     };
     const maxMemoryProblem = redisMaxMemoryProblem(ratelimit.redisMaxMemory);
     if (maxMemoryProblem) r.fail("redisMaxMemory", ratelimit.redisMaxMemory, maxMemoryProblem, (s) => s.set("redisMaxMemory", DEFAULT_REDIS_MAXMEMORY));
-    if (ratelimit.grpcPort === ratelimit.httpPort || ratelimit.grpcPort === ratelimit.debugPort) {
-        r.fail(
-            "ratelimitGrpcPort",
-            String(ratelimit.grpcPort),
-            `collides with the service's HTTP (${ratelimit.httpPort}) or debug (${ratelimit.debugPort}) port`,
-            (s) => s.set("ratelimitGrpcPort", "8081"),
-        );
-    }
+    r.byComponent(grpcPortProblems(ratelimit.grpcPort), String(ratelimit.grpcPort), (s) => s.set("ratelimitGrpcPort", String(DEFAULTS.ratelimitGrpcPort)));
+    return ratelimit;
+}
 
-    const redis = readRedisConnection(r, ratelimit.redisPipelineWindow);
+/** Who may call the service and Redis: the gateway's principal, in the gateway's namespace. */
+function readAccess(r: Reader, mesh: StackSettings["mesh"]): StackSettings["access"] {
     // Not given: the default gateway's service account, in the gateway's namespace.
     const access = {
         enabled: r.bool("accessPolicies"),
@@ -486,8 +574,11 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
                 `${s.set("gatewayPrincipal", fixed)}   (the gateway's service account in ${mesh.gatewayNamespace}), or ${s.set("gatewayNamespace", principal.namespace)}`,
         );
     }
+    return access;
+}
 
-    // Managed API -------------------------------------------------------------------------------
+/** The managed API (ESP), when `managedApi` is on: its required keys have no default. */
+function readManagedApi(r: Reader, workloadNamespace: string): StackSettings["managedApi"] {
     let managedApi: StackSettings["managedApi"];
     if (r.bool("managedApi")) {
         const rangesText = r.given("includeIpRanges");
@@ -533,7 +624,7 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
             includeIpRanges: ranges,
             serviceName: serviceName ?? "",
             serviceAccountSecret: secret,
-            portMode: r.oneOf<EspPortMode>("espPortMode", ["http", "tcp"]),
+            portMode: r.oneOf<EspPortModeName>("espPortMode", ["http", "tcp"]),
             ingressName: r.dnsName("ingressName", "subdomain"),
             ingressClassName: r.dnsName("ingressClassName", "subdomain"),
             ingressPath: r.path("ingressPath"),
@@ -541,8 +632,11 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
             echoImage: r.str("echoImage"),
         };
     }
+    return managedApi;
+}
 
-    // Monitoring ---------------------------------------------------------------------------------
+/** The dashboard and alert rules; the dashboard goes to the service's namespace unless given. */
+function readMonitoring(r: Reader, ratelimitNamespace: string): StackSettings["monitoring"] {
     const labelOf = (text: string): [string, string] | undefined => {
         const [k, v, ...more] = text.split("=");
         return more.length || !k || v === undefined || !LABEL_KEY.test(k.trim()) || !LABEL_VALUE.test(v.trim()) || v.length > 63
@@ -565,38 +659,9 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
                 s.set("monitoringRuleLabels", "release=kube-prometheus-stack"),
             );
     }
-    const dashboardNamespace = r.given("monitoringDashboardNamespace")?.trim() ? r.dnsName("monitoringDashboardNamespace", "label") : ratelimit.namespace;
+    const dashboardNamespace = r.given("monitoringDashboardNamespace")?.trim() ? r.dnsName("monitoringDashboardNamespace", "label") : ratelimitNamespace;
     const monitoring = { dashboard: r.bool("monitoringDashboard"), dashboardNamespace, dashboardLabel, alerts: r.bool("monitoringAlerts"), ruleLabels };
-
-    const awaitRollout = r.bool("awaitRollout");
-
-    if (r.problems.length) throw configError(r.problems);
-
-    return {
-        variant,
-        apiProfile,
-        paths,
-        global: {
-            domain,
-            descriptors,
-            failureModeDeny,
-            preLimit,
-            timeout,
-            pathKey,
-            filterLayout,
-            ...(statusOnError !== undefined ? { statusOnError } : {}),
-            apiRoute,
-        },
-        local,
-        mesh,
-        bookinfo,
-        ratelimit,
-        redis,
-        access,
-        managedApi,
-        monitoring,
-        awaitRollout,
-    };
+    return monitoring;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ import {
 } from "../../components/global-ratelimit";
 import { LocalRateLimit, LocalRateLimitArgs, planLocalRateLimit } from "../../components/local-ratelimit";
 import { FilterLayout, RATELIMIT_FILTER } from "../../builders/envoy-filters";
-import { ARGS_FIX, argsToRaw, rawToArgs, settingsFromArgs } from "../../stack/mesh-args";
+import { ARGS_FIX, rawToArgs, settingsFromArgs } from "../../stack/mesh-args";
 import { LimitUnit, PathKeyMode } from "../../builders/rules";
 import { resolveSettings, InputError } from "../../stack/config/settings";
 
@@ -1526,40 +1526,7 @@ describe("MeshRateLimit arguments: fixes phrased as arguments (ARGS_FIX)", () =>
     });
 });
 
-describe("MeshRateLimit arguments: argsToRaw and rawToArgs", () => {
-    it("argsToRaw: lists joined, numbers and booleans as text, JSON keys as JSON, unset and unknown fields dropped", () => {
-        const raw = argsToRaw({
-            includeIpRanges: ["10.0.0.0/8", "10.1.0.0/16"],
-            catchAllLimit: 7,
-            localBucket: 0,
-            managedApi: false,
-            mutualTls: true,
-            variant: "B",
-            descriptors: [{ key: "PATH", unit: M, requestsPerUnit: 1 }],
-            virtualServiceRoutes: '[{"exact":["/a"]}]',
-            domain: undefined,
-            unit: null,
-            bogus: 1,
-            kubeContext: "kind",
-        } as any);
-        expect(raw).to.deep.equal({
-            includeIpRanges: "10.0.0.0/8,10.1.0.0/16",
-            catchAllLimit: "7",
-            localBucket: "0",
-            managedApi: "false",
-            mutualTls: "true",
-            variant: "B",
-            descriptors: '[{"key":"PATH","unit":"minute","requestsPerUnit":1}]',
-            virtualServiceRoutes: '[{"exact":["/a"]}]',
-        });
-    });
-
-    it("argsToRaw: includeIpRanges as one string is kept; an object for a string key becomes JSON (and is then refused)", () => {
-        expect(argsToRaw({ includeIpRanges: "10.0.0.0/8" } as any)).to.deep.equal({ includeIpRanges: "10.0.0.0/8" });
-        expect(argsToRaw({ domain: { a: 1 }, gatewaySelector: ["istio=gw"] } as any)).to.deep.equal({ domain: '{"a":1}', gatewaySelector: '["istio=gw"]' });
-        expect(argsToRaw({})).to.deep.equal({});
-    });
-
+describe("MeshRateLimit arguments: rawToArgs", () => {
     it("rawToArgs: trimmed, empty = unset, typed by the key's kind, unknown keys dropped", () => {
         const args = rawToArgs({
             includeIpRanges: " 10.0.0.0/8 , ,10.1.0.0/16 ",
@@ -1585,17 +1552,6 @@ describe("MeshRateLimit arguments: argsToRaw and rawToArgs", () => {
             awaitRollout: false,
             domain: "shop",
         });
-    });
-
-    it("argsToRaw inverts rawToArgs for every kind", () => {
-        const raw = {
-            includeIpRanges: "10.0.0.0/8,10.1.0.0/16",
-            catchAllLimit: "7",
-            managedApi: "false",
-            variant: "B",
-            virtualServiceRoutes: '[{"exact":["/a"]}]',
-        };
-        expect(argsToRaw(rawToArgs(raw))).to.deep.equal(raw);
     });
 });
 

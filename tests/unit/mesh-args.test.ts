@@ -7,8 +7,12 @@ import { expect } from "chai";
 import { buildProgram } from "../../stack/program";
 import * as fs from "fs";
 import { OUT, generate } from "../../scripts/gen-mesh-args";
-import { argsToRaw, rawToArgs, rememberSettings, settingsFromArgs } from "../../stack/mesh-args";
-import { CONFIG_KEYS } from "../../stack/config/config-schema";
+import { rawToArgs, settingsFromArgs } from "../../stack/mesh-args";
+import { bookinfoArgsFromSettings, globalArgsFromSettings, planMeshRateLimit } from "../../stack/mesh-ratelimit";
+import { CONFIG_KEYS, CONFIG_KEY_NAMES, CONFIG_KEY_OF_FIELD } from "../../stack/config/config-schema";
+import { domainProblems, grpcPortProblems, pipelineWindowProblems } from "../../components/global-ratelimit";
+import { DEFAULTS } from "../../components/defaults";
+import { InputError } from "../../lib/problems";
 import { StackVariant } from "../../components/mesh-enums";
 import { LimitUnit } from "../../builders/rules";
 import { resolveSettings } from "../../stack/config/settings";
@@ -56,7 +60,7 @@ describe("MeshRateLimit arguments", () => {
                 if (spec.kind === "boolean") expect(v, k).to.be.a("boolean");
                 if (spec.kind === "json") expect(v, k).to.be.an("array");
             }
-            expect(argsToRaw(args).variant).to.equal(raw.variant);
+            expect(args.variant).to.equal(raw.variant);
         });
     }
 
@@ -97,23 +101,65 @@ describe("the program resolves stack config once", () => {
         { ...DEV, apiProfile: "seed", localPlacement: "single-route", globalLimits: '[{"key":"PATH","value":"/x","unit":"hour","requestsPerUnit":3}]' },
     ];
 
-    it("settings remembered for an arguments object are the ones MeshRateLimit uses, and equal what the arguments resolve to", () => {
+    it("the plan of an arguments object carries the settings they validate to, and its component plans are of those settings", () => {
         for (const raw of raws) {
-            const settings = resolveSettings(raw);
-            const args = rememberSettings(rawToArgs(raw), settings);
-            expect(settingsFromArgs(args)).to.equal(settings);
-            // A copy of the same arguments is resolved afresh, to equal settings.
-            const again = settingsFromArgs({ ...args });
-            expect(again).to.not.equal(settings);
-            expect(again).to.deep.equal(settings);
+            const args = rawToArgs(raw);
+            const plan = planMeshRateLimit(args);
+            expect(plan.args).to.equal(args);
+            expect(plan.settings).to.deep.equal(resolveSettings(raw));
+            expect(plan.bookinfo.args).to.deep.equal(bookinfoArgsFromSettings(plan.settings));
+            expect(plan.global.args).to.deep.equal(globalArgsFromSettings(plan.settings));
+            // The same plan with the options the program learns from the cluster: nothing computed again.
+            const withOptions = plan.withOptions({ kubeContext: "kind", createIngressClass: false });
+            expect([withOptions.settings, withOptions.global, withOptions.bookinfo]).to.deep.equal([plan.settings, plan.global, plan.bookinfo]);
+            expect(withOptions.settings).to.equal(plan.settings);
+            expect(withOptions.args).to.deep.equal({ ...args, kubeContext: "kind", createIngressClass: false });
         }
     });
 
-    it("buildProgram: the arguments it gives MeshRateLimit carry the settings object it resolved", async () => {
+    it("buildProgram: the plan it gives MeshRateLimit is of its arguments and carries the settings object it resolved", async () => {
         await pulumi.runtime.setMocks({ newResource: (a) => ({ id: "x", state: a.inputs }), call: (a) => a.inputs }, "mesh-ratelimit", "dev", false);
         const all = Object.fromEntries(Object.entries(DEV).map(([k, v]) => [`mesh-ratelimit:${k}`, String(v)]));
-        const { settings, args } = buildProgram(all, { report: () => {} });
-        expect(settingsFromArgs(args)).to.equal(settings);
+        const { settings, args, plan } = buildProgram(all, { report: () => {} });
+        expect(plan.settings).to.equal(settings);
+        expect(plan.args).to.equal(args);
         expect(args.variant).to.equal(settings.variant);
     });
 });
+
+describe("one message per rule: the components' rules, reported for stack config", () => {
+    it("every component field of CONFIG_KEY_OF_FIELD is set by a config key", () => {
+        for (const [field, key] of Object.entries(CONFIG_KEY_OF_FIELD)) expect(CONFIG_KEY_NAMES.has(key), `${field} → ${key}`).to.equal(true);
+    });
+
+    it("a component's rule names the config key and keeps the component's message", () => {
+        const config = problemsOfConfig({
+            ...DEV,
+            domain: "a b",
+            ratelimitGrpcPort: "6070",
+            redisMode: "cluster",
+            redisAddress: "r:6379",
+            redisPipelineWindow: "2 x",
+        });
+        const component = [...domainProblems("a b"), ...grpcPortProblems(DEFAULTS.ratelimitDebugPort), ...pipelineWindowProblems("2 x")];
+        expect(config.map((p) => [p.key, p.problem])).to.deep.equal([
+            ["domain", component[0].problem],
+            ["redisPipelineWindow", component[2].problem],
+            ["ratelimitGrpcPort", component[1].problem],
+        ]);
+        expect(config.map((p) => p.fix)).to.deep.equal([
+            "pulumi config set domain ab",
+            "pulumi config set redisPipelineWindow 0",
+            "pulumi config set ratelimitGrpcPort 8081",
+        ]);
+    });
+});
+
+function problemsOfConfig(raw: Record<string, string>) {
+    try {
+        resolveSettings(raw);
+    } catch (e) {
+        return (e as InputError).problems;
+    }
+    throw new Error("expected an InputError");
+}
