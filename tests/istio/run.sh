@@ -19,7 +19,17 @@
 #      ISTIO_CHECK_PLACEMENTS with one value each) instead of calling the renderer.
 #      ISTIO_CHECK_SHARED=0 skips the shared-mesh scenario (xdscheck/shared_mesh_test.go).
 #      ISTIO_CHECK_MANY_TEAMS=0 skips many teams, one gateway (xdscheck/many_teams_test.go).
+#      ISTIO_CHECK_ENVOY_GOLDEN=0 skips the Envoy golden files (xdscheck/envoy_golden_test.go).
+# --update-envoy-golden: only rewrite tests/golden/envoy/ from the committed tests/golden/out/ (the
+#      Envoy configuration Istio generates for each stack case), print what changed, and exit.
 set -euo pipefail
+
+update_envoy_golden=0
+case "${1:-}" in
+  --update-envoy-golden) update_envoy_golden=1 ;;
+  "") ;;
+  *) echo "usage: $0 [--update-envoy-golden]" >&2; exit 2 ;;
+esac
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -56,7 +66,8 @@ echo "istioctl: $ISTIOCTL ($(( $(date +%s) - t0 ))s to build or reuse)"
 
 # The generator check is compiled once per run. -trimpath as in build-istioctl.sh, so the two
 # share compiled packages in the Go build cache (without it every istio package is compiled twice).
-xdsbin="$CACHE/tools/xdscheck/xdscheck.test"
+# One binary per checkout (worktrees share the cache): another checkout's build never stands in for this one.
+xdsbin="$CACHE/tools/xdscheck/$(printf '%s' "$here" | sha256sum | cut -c1-12)/xdscheck.test"
 mkdir -p "$(dirname "$xdsbin")"
 t0=$(date +%s)
 kind=cold
@@ -73,6 +84,42 @@ else
   echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) xdscheck $kind $secs" >> "$CACHE/timings.log"
   echo "xdscheck: built ($kind, ${secs}s)"
 fi
+
+# ---- Envoy golden files --------------------------------------------------------------------
+# For every stack case of tests/golden/in, Istio's generator reads the committed rendered objects of
+# tests/golden/out/<case>/ and its Envoy configuration (the gateway's HTTP filters, route
+# configuration and rate-limit cluster, the productpage sidecar's inbound HTTP filters) must equal
+# tests/golden/envoy/<case>/ (xdscheck/envoy_golden_test.go). A difference is shown as `diff -u`.
+golden="$root/tests/golden"
+if [[ $update_envoy_golden -eq 1 ]]; then
+  [[ -n "$xdsbin" ]] || exit 1
+  XDSCHECK_GOLDEN="$golden" XDSCHECK_GOLDEN_UPDATE=1 "$xdsbin" -test.run '^TestEnvoyGolden$' -test.v -test.count=1 > "$CACHE/logs/envoy-golden-update.log" 2>&1 ||
+    { grep -E 'FAILED:|panic' "$CACHE/logs/envoy-golden-update.log" | head -10; echo "update failed (log: $CACHE/logs/envoy-golden-update.log)"; exit 1; }
+  grep -E 'wrote tests/golden/envoy/' "$CACHE/logs/envoy-golden-update.log" | sed -E 's/^.*(wrote )/\1/'
+  (cd "$root" && git status --short -- tests/golden/envoy)
+  echo "review with: git diff tests/golden/envoy"
+  exit 0
+fi
+envoy_golden() {
+  local log="$work/envoy-golden.log" actual="$work/envoy-golden" line name n=0
+  XDSCHECK_GOLDEN="$golden" XDSCHECK_GOLDEN_ACTUAL="$actual" \
+    "$xdsbin" -test.run '^TestEnvoyGolden$' -test.v -test.count=1 > "$log" 2>&1 || true
+  while IFS= read -r line; do
+    n=$((n + 1))
+    name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
+    if [[ "$line" == *"--- PASS"* ]]; then
+      ok "envoy golden ${name#*/}: $(grep -m1 -F "FINDING: ${name#*/}: " "$log" | sed -E 's/^.*FINDING: [^ ]+ //')"
+    else
+      ko "envoy golden ${name#*/}: $(grep -m1 -F "FAILED: ${name#*/}: " "$log" | sed -E 's/^.*FAILED: [^ ]+ //' | cut -c1-600)"
+      if [[ -d "$actual/${name#*/}" ]]; then
+        diff -ru "$golden/envoy/${name#*/}" "$actual/${name#*/}" | head -80 | sed 's/^/     /' || true
+      fi
+    fi
+  done < <(grep -E '^ +--- (PASS|FAIL): TestEnvoyGolden/' "$log" || true)
+  if [[ $n -eq 0 ]]; then
+    ko "envoy golden: no case compared (log $log): $(grep -E 'FAILED:|panic' "$log" | head -2 | tr '\n' ' ')"
+  fi
+}
 
 # ---- matrix ------------------------------------------------------------------------------
 read -r -a variants <<< "${ISTIO_CHECK_VARIANTS:-A B}"
@@ -442,6 +489,11 @@ fi
 # names are unique and each pre-limit acts on its own host only (TestManyTeams); with
 # FilterLayout.Shared each of those checks must fail for the leak it names (TestManyTeamsControls).
 # ISTIO_CHECK_MANY_TEAMS=0 skips the section.
+if [[ -n "$xdsbin" && "${ISTIO_CHECK_ENVOY_GOLDEN:-1}" != 0 ]]; then
+  eg_t0=$(date +%s)
+  envoy_golden
+  echo "envoy golden: generated and compared in $(( $(date +%s) - eg_t0 ))s"
+fi
 if [[ -n "$xdsbin" && "${ISTIO_CHECK_MANY_TEAMS:-1}" != 0 ]]; then
   mt_t0=$(date +%s)
   mdir="$work/many-teams"
