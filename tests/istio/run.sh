@@ -252,6 +252,34 @@ analyze_set() {
   fi
 }
 
+# xds_input RENDER OUT: the generator check reads one OUT/all.yaml: the render's all.yaml plus the
+# objects the render keeps out of it (not-appliable/: the seed mesh ConfigMap patch, the Secret with
+# placeholder values).
+xds_input() {
+  local f
+  mkdir -p "$2"
+  { cat "$1/all.yaml"; for f in "$1"/not-appliable/*.yaml; do if [[ -f "$f" ]]; then echo "---"; cat "$f"; fi; done; } > "$2/all.yaml"
+}
+
+# report_subtests LABEL LOG TEST [WIDTH]: one ok/FAIL line per subtest of the Go tests whose name
+# matches TEST (a regex) in LOG. A failure carries the test's "FAILED: <id>: ..." text; with WIDTH a
+# pass carries its "FINDING: <id>: ..." text, cut to WIDTH characters (0: whole).
+report_subtests() {
+  local label=$1 log=$2 test=$3 width=${4:-} line name text
+  while IFS= read -r line; do
+    name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
+    if [[ "$line" != *"--- PASS"* ]]; then
+      ko "$label $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$log" | sed -E 's/^.*FAILED: [^ ]+ //')"
+    elif [[ -z "$width" ]]; then
+      ok "$label $name"
+    else
+      text="$(grep -m1 -F "FINDING: ${name#*/}: " "$log" | sed -E 's/^.*FINDING: [^ ]+ //' || true)"
+      [[ "$width" == 0 ]] || text="$(cut -c1-"$width" <<< "$text")"
+      ok "$label $name: $text"
+    fi
+  done < <(grep -E "^ +--- (PASS|FAIL): ($test)/" "$log" || true)
+}
+
 is_istio() { grep -qE '^apiVersion: *(networking|security|telemetry|extensions)\.istio\.io/' "$1"; }
 
 check_combo() {
@@ -287,11 +315,8 @@ check_combo() {
   if [[ -n "$xdsbin" ]]; then
     local log="$work/xds-$v-$p-$pl.log"
     rc=0
-    # The generator check reads one all.yaml: the render's, plus the objects it keeps out of it
-    # (not-appliable/: the seed mesh ConfigMap patch, the Secret with placeholder values).
     local xin="$work/xds-in-$v-$p-$pl"
-    mkdir -p "$xin"
-    { cat "$dir/all.yaml"; for f in "$dir"/not-appliable/*.yaml; do if [[ -f "$f" ]]; then echo "---"; cat "$f"; fi; done; } > "$xin/all.yaml"
+    xds_input "$dir" "$xin"
     XDSCHECK_DIR="$xin" XDSCHECK_VARIANT="$v" XDSCHECK_PLACEMENT="$pl" XDSCHECK_PROFILE="$p" \
       XDSCHECK_DUMP="$work/gateway-routes-$v-$p-$pl.json" \
       "$xdsbin" -test.v -test.count=1 > "$log" 2>&1 || rc=$?
@@ -360,11 +385,7 @@ else
       { ko "A/$p/tcp render failed: $(tail -3 "$dir.log" | tr '\n' ' ')"; continue; }
     XDSCHECK_DIR="$dir" XDSCHECK_VARIANT=A XDSCHECK_PROFILE="$p" XDSCHECK_PORT_MODE=tcp \
       "$xdsbin" -test.run '^TestIngress' -test.v -test.count=1 > "$dir.xds.log" 2>&1 || true
-    while IFS= read -r line; do
-      name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
-      [[ "$line" == *"--- PASS"* ]] && ok "A/$p/tcp generator $name" ||
-        ko "A/$p/tcp generator $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$dir.xds.log" | sed -E 's/^.*FAILED: [^ ]+ //')"
-    done < <(grep -E '^ +--- (PASS|FAIL): TestIngress[A-Za-z]*/' "$dir.xds.log" || true)
+    report_subtests "A/$p/tcp generator" "$dir.xds.log" 'TestIngress[A-Za-z]*'
     grep -qE '^ +--- PASS: TestIngress/echo-route-to-esp' "$dir.xds.log" || ko "A/$p/tcp generator: managed-API route not checked (log $dir.xds.log)"
   done
   # The seed profile's mesh-wide switch: only with mutualTlsScope=mesh does the render edit the mesh
@@ -375,8 +396,7 @@ else
     if ! (cd "$root" && npm run --silent render -- --variant A --profile seed --set mutualTlsScope=mesh --out "$dir") > "$dir.log" 2>&1; then
       ko "A/seed/mutualTlsScope=mesh render failed: $(tail -3 "$dir.log" | tr '\n' ' ')"
     else
-      mkdir -p "$dir.xin"
-      { cat "$dir/all.yaml"; for f in "$dir"/not-appliable/*.yaml; do if [[ -f "$f" ]]; then echo "---"; cat "$f"; fi; done; } > "$dir.xin/all.yaml"
+      xds_input "$dir" "$dir.xin"
       XDSCHECK_DIR="$dir.xin" XDSCHECK_VARIANT=A XDSCHECK_PROFILE=seed \
         "$xdsbin" -test.run '^TestSeedMeshConfigPatch$' -test.v -test.count=1 > "$dir.xds.log" 2>&1 || true
       if grep -qE '^--- PASS: TestSeedMeshConfigPatch' "$dir.xds.log"; then
@@ -417,11 +437,7 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_USER:-1}" != 0 ]]; then
   else
     XDSCHECK_USER_DIR="$udir" XDSCHECK_USER_DUMP="$udir/routes.json" \
       "$xdsbin" -test.run '^TestUserGateway' -test.v -test.count=1 > "$udir.xds.log" 2>&1 || true
-    while IFS= read -r line; do
-      name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
-      [[ "$line" == *"--- PASS"* ]] && ok "user gateway generator $name" ||
-        ko "user gateway generator $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$udir.xds.log" | sed -E 's/^.*FAILED: [^ ]+ //')"
-    done < <(grep -E '^ +--- (PASS|FAIL): TestUserGateway[A-Za-z]*/' "$udir.xds.log" || true)
+    report_subtests "user gateway generator" "$udir.xds.log" 'TestUserGateway[A-Za-z]*'
     grep -qE '^ +--- PASS: TestUserGateway/vhost-per-client' "$udir.xds.log" || ko "user gateway generator: rules not checked (log $udir.xds.log)"
     if [[ -s "$udir/routes.json" ]]; then
       uagree="$(cd "$root" && npx tsx tests/istio/user-model-agree.ts "$udir" "$udir/routes.json" 2>&1)" || true
@@ -453,8 +469,7 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_SHARED:-1}" != 0 && -f "$root/render/cli.ts
       continue
     fi
     # As for the matrix: all.yaml plus the objects kept out of it (not-appliable/).
-    mkdir -p "$sdir/xin-$kind"
-    { cat "$sdir/$kind/all.yaml"; for f in "$sdir/$kind"/not-appliable/*.yaml; do if [[ -f "$f" ]]; then echo "---"; cat "$f"; fi; done; } > "$sdir/xin-$kind/all.yaml"
+    xds_input "$sdir/$kind" "$sdir/xin-$kind"
     sxin[$kind]="$sdir/xin-$kind"
   done
   if [[ -n "${sxin[scoped]:-}" || -n "${sxin[literal]:-}" ]]; then
@@ -462,14 +477,7 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_SHARED:-1}" != 0 && -f "$root/render/cli.ts
     XDSCHECK_SHARED_DIR="${sxin[scoped]:-}" XDSCHECK_SHARED_LITERAL_DIR="${sxin[literal]:-}" \
       XDSCHECK_VARIANT=A XDSCHECK_PLACEMENT=all-routes \
       "$xdsbin" -test.run '^TestSharedMesh' -test.v -test.count=1 > "$slog" 2>&1 || true
-    while IFS= read -r line; do
-      name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
-      if [[ "$line" == *"--- PASS"* ]]; then
-        ok "shared mesh generator $name: $(grep -m1 -F "FINDING: ${name#*/}: " "$slog" | sed -E 's/^.*FINDING: [^ ]+ //')"
-      else
-        ko "shared mesh generator $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$slog" | sed -E 's/^.*FAILED: [^ ]+ //')"
-      fi
-    done < <(grep -E '^ +--- (PASS|FAIL): TestSharedMesh[A-Za-z]*/' "$slog" || true)
+    report_subtests "shared mesh generator" "$slog" 'TestSharedMesh[A-Za-z]*' 0
     # Every check and every control must have run (8 checks, 5 controls).
     if [[ -n "${sxin[scoped]:-}" ]] && (( $(grep -cE '^ +--- (PASS|FAIL): TestSharedMesh/' "$slog") < 8 )); then
       ko "shared mesh generator: not every check ran (log $slog): $(grep -E 'FAILED: input|panic' "$slog" | head -2 | tr '\n' ' ')"
@@ -502,14 +510,7 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_MANY_TEAMS:-1}" != 0 ]]; then
   else
     mlog="$mdir.xds.log"
     XDSCHECK_MANY_DIR="$mdir" "$xdsbin" -test.run '^TestManyTeams' -test.v -test.count=1 > "$mlog" 2>&1 || true
-    while IFS= read -r line; do
-      name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
-      if [[ "$line" == *"--- PASS"* ]]; then
-        ok "many teams generator $name: $(grep -m1 -F "FINDING: ${name#*/}: " "$mlog" | sed -E 's/^.*FINDING: [^ ]+ //' | cut -c1-300)"
-      else
-        ko "many teams generator $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$mlog" | sed -E 's/^.*FAILED: [^ ]+ //')"
-      fi
-    done < <(grep -E '^ +--- (PASS|FAIL): TestManyTeams[A-Za-z]*/' "$mlog" || true)
+    report_subtests "many teams generator" "$mlog" 'TestManyTeams[A-Za-z]*' 300
     # Every check and every control must have run (5 checks, 5 controls).
     if (( $(grep -cE '^ +--- (PASS|FAIL): TestManyTeams/' "$mlog") < 5 )) || (( $(grep -cE '^ +--- (PASS|FAIL): TestManyTeamsControls/' "$mlog") < 5 )); then
       ko "many teams generator: not every check and control ran (log $mlog): $(grep -E 'FAILED: input|panic' "$mlog" | head -2 | tr '\n' ' ')"
@@ -558,14 +559,7 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_GWAPI:-1}" != 0 ]]; then
     allow="$gw_allow_saved"
     glog="$gdir.xds.log"
     XDSCHECK_GWAPI_DIR="$gdir" "$xdsbin" -test.run '^TestGatewayAPI' -test.v -test.count=1 > "$glog" 2>&1 || true
-    while IFS= read -r line; do
-      name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
-      if [[ "$line" == *"--- PASS"* ]]; then
-        ok "gateway API generator $name: $(grep -m1 -F "FINDING: ${name#*/}: " "$glog" | sed -E 's/^.*FINDING: [^ ]+ //' | cut -c1-300)"
-      else
-        ko "gateway API generator $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$glog" | sed -E 's/^.*FAILED: [^ ]+ //')"
-      fi
-    done < <(grep -E '^ +--- (PASS|FAIL): TestGatewayAPI[A-Za-z]*/' "$glog" || true)
+    report_subtests "gateway API generator" "$glog" 'TestGatewayAPI[A-Za-z]*' 300
     # Every check and every control must have run (8 checks, 5 controls).
     if (( $(grep -cE '^ +--- (PASS|FAIL): TestGatewayAPI/' "$glog") < 8 )) || (( $(grep -cE '^ +--- (PASS|FAIL): TestGatewayAPIControls/' "$glog") < 5 )); then
       ko "gateway API generator: not every check and control ran (log $glog): $(grep -E 'FAILED: input|panic' "$glog" | head -2 | tr '\n' ' ')"
