@@ -19,7 +19,17 @@
 #      ISTIO_CHECK_PLACEMENTS with one value each) instead of calling the renderer.
 #      ISTIO_CHECK_SHARED=0 skips the shared-mesh scenario (xdscheck/shared_mesh_test.go).
 #      ISTIO_CHECK_MANY_TEAMS=0 skips many teams, one gateway (xdscheck/many_teams_test.go).
+#      ISTIO_CHECK_ENVOY_GOLDEN=0 skips the Envoy golden files (xdscheck/envoy_golden_test.go).
+# --update-envoy-golden: only rewrite tests/golden/envoy/ from the committed tests/golden/out/ (the
+#      Envoy configuration Istio generates for each stack case), print what changed, and exit.
 set -euo pipefail
+
+update_envoy_golden=0
+case "${1:-}" in
+  --update-envoy-golden) update_envoy_golden=1 ;;
+  "") ;;
+  *) echo "usage: $0 [--update-envoy-golden]" >&2; exit 2 ;;
+esac
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -56,7 +66,8 @@ echo "istioctl: $ISTIOCTL ($(( $(date +%s) - t0 ))s to build or reuse)"
 
 # The generator check is compiled once per run. -trimpath as in build-istioctl.sh, so the two
 # share compiled packages in the Go build cache (without it every istio package is compiled twice).
-xdsbin="$CACHE/tools/xdscheck/xdscheck.test"
+# One binary per checkout (worktrees share the cache): another checkout's build never stands in for this one.
+xdsbin="$CACHE/tools/xdscheck/$(printf '%s' "$here" | sha256sum | cut -c1-12)/xdscheck.test"
 mkdir -p "$(dirname "$xdsbin")"
 t0=$(date +%s)
 kind=cold
@@ -73,6 +84,42 @@ else
   echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) xdscheck $kind $secs" >> "$CACHE/timings.log"
   echo "xdscheck: built ($kind, ${secs}s)"
 fi
+
+# ---- Envoy golden files --------------------------------------------------------------------
+# For every stack case of tests/golden/in, Istio's generator reads the committed rendered objects of
+# tests/golden/out/<case>/ and its Envoy configuration (the gateway's HTTP filters, route
+# configuration and rate-limit cluster, the productpage sidecar's inbound HTTP filters) must equal
+# tests/golden/envoy/<case>/ (xdscheck/envoy_golden_test.go). A difference is shown as `diff -u`.
+golden="$root/tests/golden"
+if [[ $update_envoy_golden -eq 1 ]]; then
+  [[ -n "$xdsbin" ]] || exit 1
+  XDSCHECK_GOLDEN="$golden" XDSCHECK_GOLDEN_UPDATE=1 "$xdsbin" -test.run '^TestEnvoyGolden$' -test.v -test.count=1 > "$CACHE/logs/envoy-golden-update.log" 2>&1 ||
+    { grep -E 'FAILED:|panic' "$CACHE/logs/envoy-golden-update.log" | head -10; echo "update failed (log: $CACHE/logs/envoy-golden-update.log)"; exit 1; }
+  grep -E 'wrote tests/golden/envoy/' "$CACHE/logs/envoy-golden-update.log" | sed -E 's/^.*(wrote )/\1/'
+  (cd "$root" && git status --short -- tests/golden/envoy)
+  echo "review with: git diff tests/golden/envoy"
+  exit 0
+fi
+envoy_golden() {
+  local log="$work/envoy-golden.log" actual="$work/envoy-golden" line name n=0
+  XDSCHECK_GOLDEN="$golden" XDSCHECK_GOLDEN_ACTUAL="$actual" \
+    "$xdsbin" -test.run '^TestEnvoyGolden$' -test.v -test.count=1 > "$log" 2>&1 || true
+  while IFS= read -r line; do
+    n=$((n + 1))
+    name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
+    if [[ "$line" == *"--- PASS"* ]]; then
+      ok "envoy golden ${name#*/}: $(grep -m1 -F "FINDING: ${name#*/}: " "$log" | sed -E 's/^.*FINDING: [^ ]+ //')"
+    else
+      ko "envoy golden ${name#*/}: $(grep -m1 -F "FAILED: ${name#*/}: " "$log" | sed -E 's/^.*FAILED: [^ ]+ //' | cut -c1-600)"
+      if [[ -d "$actual/${name#*/}" ]]; then
+        diff -ru "$golden/envoy/${name#*/}" "$actual/${name#*/}" | head -80 | sed 's/^/     /' || true
+      fi
+    fi
+  done < <(grep -E '^ +--- (PASS|FAIL): TestEnvoyGolden/' "$log" || true)
+  if [[ $n -eq 0 ]]; then
+    ko "envoy golden: no case compared (log $log): $(grep -E 'FAILED:|panic' "$log" | head -2 | tr '\n' ' ')"
+  fi
+}
 
 # ---- matrix ------------------------------------------------------------------------------
 read -r -a variants <<< "${ISTIO_CHECK_VARIANTS:-A B}"
@@ -205,6 +252,34 @@ analyze_set() {
   fi
 }
 
+# xds_input RENDER OUT: the generator check reads one OUT/all.yaml: the render's all.yaml plus the
+# objects the render keeps out of it (not-appliable/: the seed mesh ConfigMap patch, the Secret with
+# placeholder values).
+xds_input() {
+  local f
+  mkdir -p "$2"
+  { cat "$1/all.yaml"; for f in "$1"/not-appliable/*.yaml; do if [[ -f "$f" ]]; then echo "---"; cat "$f"; fi; done; } > "$2/all.yaml"
+}
+
+# report_subtests LABEL LOG TEST [WIDTH]: one ok/FAIL line per subtest of the Go tests whose name
+# matches TEST (a regex) in LOG. A failure carries the test's "FAILED: <id>: ..." text; with WIDTH a
+# pass carries its "FINDING: <id>: ..." text, cut to WIDTH characters (0: whole).
+report_subtests() {
+  local label=$1 log=$2 test=$3 width=${4:-} line name text
+  while IFS= read -r line; do
+    name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
+    if [[ "$line" != *"--- PASS"* ]]; then
+      ko "$label $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$log" | sed -E 's/^.*FAILED: [^ ]+ //')"
+    elif [[ -z "$width" ]]; then
+      ok "$label $name"
+    else
+      text="$(grep -m1 -F "FINDING: ${name#*/}: " "$log" | sed -E 's/^.*FINDING: [^ ]+ //' || true)"
+      [[ "$width" == 0 ]] || text="$(cut -c1-"$width" <<< "$text")"
+      ok "$label $name: $text"
+    fi
+  done < <(grep -E "^ +--- (PASS|FAIL): ($test)/" "$log" || true)
+}
+
 is_istio() { grep -qE '^apiVersion: *(networking|security|telemetry|extensions)\.istio\.io/' "$1"; }
 
 check_combo() {
@@ -240,11 +315,8 @@ check_combo() {
   if [[ -n "$xdsbin" ]]; then
     local log="$work/xds-$v-$p-$pl.log"
     rc=0
-    # The generator check reads one all.yaml: the render's, plus the objects it keeps out of it
-    # (not-appliable/: the seed mesh ConfigMap patch, the Secret with placeholder values).
     local xin="$work/xds-in-$v-$p-$pl"
-    mkdir -p "$xin"
-    { cat "$dir/all.yaml"; for f in "$dir"/not-appliable/*.yaml; do if [[ -f "$f" ]]; then echo "---"; cat "$f"; fi; done; } > "$xin/all.yaml"
+    xds_input "$dir" "$xin"
     XDSCHECK_DIR="$xin" XDSCHECK_VARIANT="$v" XDSCHECK_PLACEMENT="$pl" XDSCHECK_PROFILE="$p" \
       XDSCHECK_DUMP="$work/gateway-routes-$v-$p-$pl.json" \
       "$xdsbin" -test.v -test.count=1 > "$log" 2>&1 || rc=$?
@@ -313,11 +385,7 @@ else
       { ko "A/$p/tcp render failed: $(tail -3 "$dir.log" | tr '\n' ' ')"; continue; }
     XDSCHECK_DIR="$dir" XDSCHECK_VARIANT=A XDSCHECK_PROFILE="$p" XDSCHECK_PORT_MODE=tcp \
       "$xdsbin" -test.run '^TestIngress' -test.v -test.count=1 > "$dir.xds.log" 2>&1 || true
-    while IFS= read -r line; do
-      name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
-      [[ "$line" == *"--- PASS"* ]] && ok "A/$p/tcp generator $name" ||
-        ko "A/$p/tcp generator $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$dir.xds.log" | sed -E 's/^.*FAILED: [^ ]+ //')"
-    done < <(grep -E '^ +--- (PASS|FAIL): TestIngress[A-Za-z]*/' "$dir.xds.log" || true)
+    report_subtests "A/$p/tcp generator" "$dir.xds.log" 'TestIngress[A-Za-z]*'
     grep -qE '^ +--- PASS: TestIngress/echo-route-to-esp' "$dir.xds.log" || ko "A/$p/tcp generator: managed-API route not checked (log $dir.xds.log)"
   done
   # The seed profile's mesh-wide switch: only with mutualTlsScope=mesh does the render edit the mesh
@@ -328,8 +396,7 @@ else
     if ! (cd "$root" && npm run --silent render -- --variant A --profile seed --set mutualTlsScope=mesh --out "$dir") > "$dir.log" 2>&1; then
       ko "A/seed/mutualTlsScope=mesh render failed: $(tail -3 "$dir.log" | tr '\n' ' ')"
     else
-      mkdir -p "$dir.xin"
-      { cat "$dir/all.yaml"; for f in "$dir"/not-appliable/*.yaml; do if [[ -f "$f" ]]; then echo "---"; cat "$f"; fi; done; } > "$dir.xin/all.yaml"
+      xds_input "$dir" "$dir.xin"
       XDSCHECK_DIR="$dir.xin" XDSCHECK_VARIANT=A XDSCHECK_PROFILE=seed \
         "$xdsbin" -test.run '^TestSeedMeshConfigPatch$' -test.v -test.count=1 > "$dir.xds.log" 2>&1 || true
       if grep -qE '^--- PASS: TestSeedMeshConfigPatch' "$dir.xds.log"; then
@@ -370,11 +437,7 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_USER:-1}" != 0 ]]; then
   else
     XDSCHECK_USER_DIR="$udir" XDSCHECK_USER_DUMP="$udir/routes.json" \
       "$xdsbin" -test.run '^TestUserGateway' -test.v -test.count=1 > "$udir.xds.log" 2>&1 || true
-    while IFS= read -r line; do
-      name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
-      [[ "$line" == *"--- PASS"* ]] && ok "user gateway generator $name" ||
-        ko "user gateway generator $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$udir.xds.log" | sed -E 's/^.*FAILED: [^ ]+ //')"
-    done < <(grep -E '^ +--- (PASS|FAIL): TestUserGateway[A-Za-z]*/' "$udir.xds.log" || true)
+    report_subtests "user gateway generator" "$udir.xds.log" 'TestUserGateway[A-Za-z]*'
     grep -qE '^ +--- PASS: TestUserGateway/vhost-per-client' "$udir.xds.log" || ko "user gateway generator: rules not checked (log $udir.xds.log)"
     if [[ -s "$udir/routes.json" ]]; then
       uagree="$(cd "$root" && npx tsx tests/istio/user-model-agree.ts "$udir" "$udir/routes.json" 2>&1)" || true
@@ -406,8 +469,7 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_SHARED:-1}" != 0 && -f "$root/render/cli.ts
       continue
     fi
     # As for the matrix: all.yaml plus the objects kept out of it (not-appliable/).
-    mkdir -p "$sdir/xin-$kind"
-    { cat "$sdir/$kind/all.yaml"; for f in "$sdir/$kind"/not-appliable/*.yaml; do if [[ -f "$f" ]]; then echo "---"; cat "$f"; fi; done; } > "$sdir/xin-$kind/all.yaml"
+    xds_input "$sdir/$kind" "$sdir/xin-$kind"
     sxin[$kind]="$sdir/xin-$kind"
   done
   if [[ -n "${sxin[scoped]:-}" || -n "${sxin[literal]:-}" ]]; then
@@ -415,14 +477,7 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_SHARED:-1}" != 0 && -f "$root/render/cli.ts
     XDSCHECK_SHARED_DIR="${sxin[scoped]:-}" XDSCHECK_SHARED_LITERAL_DIR="${sxin[literal]:-}" \
       XDSCHECK_VARIANT=A XDSCHECK_PLACEMENT=all-routes \
       "$xdsbin" -test.run '^TestSharedMesh' -test.v -test.count=1 > "$slog" 2>&1 || true
-    while IFS= read -r line; do
-      name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
-      if [[ "$line" == *"--- PASS"* ]]; then
-        ok "shared mesh generator $name: $(grep -m1 -F "FINDING: ${name#*/}: " "$slog" | sed -E 's/^.*FINDING: [^ ]+ //')"
-      else
-        ko "shared mesh generator $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$slog" | sed -E 's/^.*FAILED: [^ ]+ //')"
-      fi
-    done < <(grep -E '^ +--- (PASS|FAIL): TestSharedMesh[A-Za-z]*/' "$slog" || true)
+    report_subtests "shared mesh generator" "$slog" 'TestSharedMesh[A-Za-z]*' 0
     # Every check and every control must have run (8 checks, 5 controls).
     if [[ -n "${sxin[scoped]:-}" ]] && (( $(grep -cE '^ +--- (PASS|FAIL): TestSharedMesh/' "$slog") < 8 )); then
       ko "shared mesh generator: not every check ran (log $slog): $(grep -E 'FAILED: input|panic' "$slog" | head -2 | tr '\n' ' ')"
@@ -442,6 +497,11 @@ fi
 # names are unique and each pre-limit acts on its own host only (TestManyTeams); with
 # FilterLayout.Shared each of those checks must fail for the leak it names (TestManyTeamsControls).
 # ISTIO_CHECK_MANY_TEAMS=0 skips the section.
+if [[ -n "$xdsbin" && "${ISTIO_CHECK_ENVOY_GOLDEN:-1}" != 0 ]]; then
+  eg_t0=$(date +%s)
+  envoy_golden
+  echo "envoy golden: generated and compared in $(( $(date +%s) - eg_t0 ))s"
+fi
 if [[ -n "$xdsbin" && "${ISTIO_CHECK_MANY_TEAMS:-1}" != 0 ]]; then
   mt_t0=$(date +%s)
   mdir="$work/many-teams"
@@ -450,14 +510,7 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_MANY_TEAMS:-1}" != 0 ]]; then
   else
     mlog="$mdir.xds.log"
     XDSCHECK_MANY_DIR="$mdir" "$xdsbin" -test.run '^TestManyTeams' -test.v -test.count=1 > "$mlog" 2>&1 || true
-    while IFS= read -r line; do
-      name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
-      if [[ "$line" == *"--- PASS"* ]]; then
-        ok "many teams generator $name: $(grep -m1 -F "FINDING: ${name#*/}: " "$mlog" | sed -E 's/^.*FINDING: [^ ]+ //' | cut -c1-300)"
-      else
-        ko "many teams generator $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$mlog" | sed -E 's/^.*FAILED: [^ ]+ //')"
-      fi
-    done < <(grep -E '^ +--- (PASS|FAIL): TestManyTeams[A-Za-z]*/' "$mlog" || true)
+    report_subtests "many teams generator" "$mlog" 'TestManyTeams[A-Za-z]*' 300
     # Every check and every control must have run (5 checks, 5 controls).
     if (( $(grep -cE '^ +--- (PASS|FAIL): TestManyTeams/' "$mlog") < 5 )) || (( $(grep -cE '^ +--- (PASS|FAIL): TestManyTeamsControls/' "$mlog") < 5 )); then
       ko "many teams generator: not every check and control ran (log $mlog): $(grep -E 'FAILED: input|panic' "$mlog" | head -2 | tr '\n' ' ')"
@@ -506,14 +559,7 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_GWAPI:-1}" != 0 ]]; then
     allow="$gw_allow_saved"
     glog="$gdir.xds.log"
     XDSCHECK_GWAPI_DIR="$gdir" "$xdsbin" -test.run '^TestGatewayAPI' -test.v -test.count=1 > "$glog" 2>&1 || true
-    while IFS= read -r line; do
-      name="$(sed -E 's/^ *--- (PASS|FAIL): ([^ ]+).*/\2/' <<< "$line")"
-      if [[ "$line" == *"--- PASS"* ]]; then
-        ok "gateway API generator $name: $(grep -m1 -F "FINDING: ${name#*/}: " "$glog" | sed -E 's/^.*FINDING: [^ ]+ //' | cut -c1-300)"
-      else
-        ko "gateway API generator $name: $(grep -m1 -F "FAILED: ${name#*/}: " "$glog" | sed -E 's/^.*FAILED: [^ ]+ //')"
-      fi
-    done < <(grep -E '^ +--- (PASS|FAIL): TestGatewayAPI[A-Za-z]*/' "$glog" || true)
+    report_subtests "gateway API generator" "$glog" 'TestGatewayAPI[A-Za-z]*' 300
     # Every check and every control must have run (8 checks, 5 controls).
     if (( $(grep -cE '^ +--- (PASS|FAIL): TestGatewayAPI/' "$glog") < 8 )) || (( $(grep -cE '^ +--- (PASS|FAIL): TestGatewayAPIControls/' "$glog") < 5 )); then
       ko "gateway API generator: not every check and control ran (log $glog): $(grep -E 'FAILED: input|panic' "$glog" | head -2 | tr '\n' ' ')"

@@ -10,13 +10,9 @@
  */
 import { expect } from "chai";
 import {
-    AppliedLimit,
     DEFAULT_CLIENT_ADDRESS,
-    DescriptorExplanation,
-    Explanation,
     GatewayModel,
     K8sObject,
-    ModelRoute,
     VhRateLimits,
     descriptorFor,
     explain,
@@ -31,208 +27,28 @@ import {
     selectRoute,
     urlPath,
 } from "../../gateway-model/explain";
-import { bindingDescriptor, formatExplanation, windowStart } from "../../render/explain-format";
-
-// ---------------------------------------------------------------------------------------------
-// Builders (called from inside each test)
-// ---------------------------------------------------------------------------------------------
-
-const RL = "envoy.filters.http.ratelimit";
-const PER_ROUTE_TYPE = "type.googleapis.com/envoy.extensions.filters.http.ratelimit.v3.RateLimitPerRoute";
-const SELECTOR = { istio: "ingressgateway" };
-
-/** The CEL descriptor the stack uses by default: the path without its query. */
-const celUrlPath = (key = "PATH") => ({
-    extension: {
-        name: "envoy.rate_limit_descriptors.expr",
-        typed_config: {
-            "@type": "type.googleapis.com/envoy.extensions.rate_limit_descriptors.expr.v3.Descriptor",
-            descriptor_key: key,
-            text: "request.url_path",
-        },
-    },
-});
-/** `request_headers` on `:path` (pathKey=literal): the path as sent, query included. */
-const literalPath = (key = "PATH") => ({ request_headers: { header_name: ":path", descriptor_key: key } });
-const apiMatch = () => ({
-    header_value_match: {
-        descriptor_key: "PATH",
-        descriptor_value: "api",
-        headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: "(?:/api/v1/products/[1-9][0-9]?)(?:\\?.*)?" } }],
-    },
-});
-
-/** The ratelimit config of spec variant A (docs/specification.md): /productpage 1, api 2, catch-all 100 per minute. */
-const bookinfoConfig = (domain = "ratelimit") => ({
-    domain,
-    descriptors: [
-        { key: "PATH", value: "/productpage", rate_limit: { unit: "minute", requests_per_unit: 1 } },
-        { key: "PATH", value: "api", rate_limit: { unit: "minute", requests_per_unit: 2 } },
-        { key: "PATH", rate_limit: { unit: "minute", requests_per_unit: 100 } },
-    ],
-});
-
-function route(
-    name: string | undefined,
-    index: number,
-    matches: ModelRoute["matches"],
-    rateLimits: any[] = [],
-    vhRateLimits: VhRateLimits = "OVERRIDE",
-    envoyFilter?: string,
-): ModelRoute {
-    return { name, index, matches, rateLimits, vhRateLimits, ...(envoyFilter ? { envoyFilter } : {}) };
-}
-
-/** A gateway model like the stack's variant A, written by hand. */
-function bookinfoModel(opts: { apiMode?: VhRateLimits; vhActions?: any[]; config?: GatewayModel["config"]; domain?: string } = {}): GatewayModel {
-    return {
-        source: "VirtualService bookinfo",
-        gateway: { name: "bookinfo-gateway", port: 8080, selector: SELECTOR },
-        virtualHost: "*:8080",
-        routes: [
-            route("pages", 0, [
-                { kind: "exact", value: "/productpage" },
-                { kind: "exact", value: "/login" },
-                { kind: "exact", value: "/logout" },
-                { kind: "prefix", value: "/static" },
-            ]),
-            route(
-                "api",
-                1,
-                [{ kind: "prefix", value: "/api/v1/products" }],
-                [{ actions: [apiMatch()] }],
-                opts.apiMode ?? "INCLUDE",
-                "filter-ratelimit-svc-api",
-            ),
-        ],
-        domain: opts.domain ?? "ratelimit",
-        failureModeDeny: true,
-        filterNames: ["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"],
-        vhostRateLimits: [{ rateLimits: [{ actions: opts.vhActions ?? [celUrlPath()] }], envoyFilter: "filter-ratelimit-svc" }],
-        config: opts.config ?? bookinfoConfig(),
-    };
-}
-
-const entries = (x: Explanation) => x.descriptors.map((d) => d.entries);
-
-// Kubernetes objects, as the stack renders them (rendered/*.yaml), reduced to what the model reads.
-
-function gatewayObj(
-    name = "bookinfo-gateway",
-    servers: any[] = [{ port: { number: 8080, name: "http", protocol: "HTTP" }, hosts: ["*"] }],
-    selector: Record<string, string> = SELECTOR,
-): K8sObject {
-    return { apiVersion: "networking.istio.io/v1beta1", kind: "Gateway", metadata: { name, namespace: "default" }, spec: { selector, servers } };
-}
-
-function virtualServiceObj(http: any[], gateways: string[] = ["bookinfo-gateway"], hosts: string[] = ["*"], name = "bookinfo"): K8sObject {
-    return { apiVersion: "networking.istio.io/v1beta1", kind: "VirtualService", metadata: { name, namespace: "default" }, spec: { gateways, hosts, http } };
-}
-
-function envoyFilterObj(name: string, configPatches: any[], labels: Record<string, string> | undefined = SELECTOR): K8sObject {
-    return {
-        apiVersion: "networking.istio.io/v1alpha3",
-        kind: "EnvoyFilter",
-        metadata: { name, namespace: "istio-system" },
-        spec: { ...(labels ? { workloadSelector: { labels } } : {}), configPatches },
-    };
-}
-
-/** `null` leaves the field out. */
-function globalFilterPatch(domain = "ratelimit", failureModeDeny: boolean | null = true, context: string | null = "GATEWAY") {
-    return {
-        applyTo: "HTTP_FILTER",
-        match: {
-            ...(context !== null ? { context } : {}),
-            listener: { filterChain: { filter: { name: "envoy.filters.network.http_connection_manager", subFilter: { name: "envoy.filters.http.router" } } } },
-        },
-        patch: {
-            operation: "INSERT_BEFORE",
-            value: {
-                name: RL,
-                typed_config: {
-                    "@type": "type.googleapis.com/envoy.extensions.filters.http.ratelimit.v3.RateLimit",
-                    domain,
-                    ...(failureModeDeny === null ? {} : { failure_mode_deny: failureModeDeny }),
-                },
-            },
-        },
-    };
-}
-
-function vhostPatch(rateLimits: any[] | undefined, vhostName: string | undefined = "", mode?: VhRateLimits, context = "GATEWAY") {
-    return {
-        applyTo: "VIRTUAL_HOST",
-        match: { context, routeConfiguration: { vhost: vhostName === undefined ? undefined : { name: vhostName, route: { action: "ANY" } } } },
-        patch: {
-            operation: "MERGE",
-            value: {
-                ...(rateLimits ? { rate_limits: rateLimits } : {}),
-                ...(mode ? { typed_per_filter_config: { [RL]: { "@type": PER_ROUTE_TYPE, vh_rate_limits: mode } } } : {}),
-            },
-        },
-    };
-}
-
-function routePatch(routeName: string | undefined, rateLimits: any[] | undefined, mode?: VhRateLimits | number, vhostName = "*:8080") {
-    return {
-        applyTo: "HTTP_ROUTE",
-        match: { context: "GATEWAY", routeConfiguration: { vhost: { name: vhostName, route: { ...(routeName ? { name: routeName } : {}), action: "ANY" } } } },
-        patch: {
-            operation: "MERGE",
-            value: {
-                ...(rateLimits ? { route: { rate_limits: rateLimits } } : {}),
-                ...(mode !== undefined ? { typed_per_filter_config: { [RL]: { "@type": PER_ROUTE_TYPE, vh_rate_limits: mode } } } : {}),
-            },
-        },
-    };
-}
-
-function configMapObj(yamlText: string, name = "ratelimit-config"): K8sObject {
-    return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" }, data: { "config.yaml": yamlText } };
-}
-
-const BOOKINFO_CONFIG_YAML = [
-    "domain: ratelimit",
-    "descriptors:",
-    "  - key: PATH",
-    "    value: /productpage",
-    "    rate_limit:",
-    "      unit: minute",
-    "      requests_per_unit: 1",
-    "  - key: PATH",
-    "    value: api",
-    "    rate_limit:",
-    "      unit: minute",
-    "      requests_per_unit: 2",
-    "  - key: PATH",
-    "    rate_limit:",
-    "      unit: minute",
-    "      requests_per_unit: 100",
-    "",
-].join("\n");
-
-const BOOKINFO_HTTP = () => [
-    {
-        match: [{ uri: { exact: "/productpage" } }, { uri: { exact: "/login" } }, { uri: { exact: "/logout" } }, { uri: { prefix: "/static" } }],
-        route: [{ destination: { host: "productpage" } }],
-    },
-    { name: "api", match: [{ uri: { prefix: "/api/v1/products" } }], route: [{ destination: { host: "productpage" } }] },
-];
-
-/** The objects of variant A (rendered/*.yaml), plus whatever a test adds. */
-function bookinfoObjects(extra: K8sObject[] = [], opts: { apiMode?: VhRateLimits | null } = {}): K8sObject[] {
-    const apiMode = opts.apiMode === undefined ? "INCLUDE" : opts.apiMode;
-    return [
-        gatewayObj(),
-        virtualServiceObj(BOOKINFO_HTTP()),
-        envoyFilterObj("filter-ratelimit", [globalFilterPatch()]),
-        envoyFilterObj("filter-ratelimit-svc", [vhostPatch([{ actions: [celUrlPath()] }])]),
-        envoyFilterObj("filter-ratelimit-svc-api", [routePatch("api", [{ actions: [apiMatch()] }], apiMode ?? undefined)]),
-        configMapObj(BOOKINFO_CONFIG_YAML),
-        ...extra,
-    ];
-}
+import {
+    RL,
+    PER_ROUTE_TYPE,
+    SELECTOR,
+    celUrlPath,
+    literalPath,
+    apiMatch,
+    bookinfoConfig,
+    route,
+    bookinfoModel,
+    entries,
+    gatewayObj,
+    virtualServiceObj,
+    envoyFilterObj,
+    globalFilterPatch,
+    vhostPatch,
+    routePatch,
+    configMapObj,
+    BOOKINFO_CONFIG_YAML,
+    BOOKINFO_HTTP,
+    bookinfoObjects,
+} from "./gateway-model-fixtures";
 
 // ---------------------------------------------------------------------------------------------
 
@@ -1527,204 +1343,6 @@ describe("the gateway model (gateway-model/explain.ts): gatewayModelFromEnvoy, r
             const b = explainWith(fromEnvoy, p);
             expect([b.route?.name, b.descriptors], p).to.deep.equal([a.route?.name, a.descriptors]);
         }
-    });
-});
-
-describe("the gateway model (gateway-model/explain.ts): windowStart, envoyproxy/ratelimit's fixed epoch-aligned windows", () => {
-    it("second, minute, hour and day windows start on UTC boundaries counted from the Unix epoch", () => {
-        const now = Date.UTC(2026, 0, 1, 12, 34, 56, 789);
-        expect(windowStart("second", now)).to.equal(Date.UTC(2026, 0, 1, 12, 34, 56) / 1000);
-        expect(windowStart("minute", now)).to.equal(Date.UTC(2026, 0, 1, 12, 34) / 1000);
-        expect(windowStart("hour", now)).to.equal(Date.UTC(2026, 0, 1, 12) / 1000);
-        expect(windowStart("day", now)).to.equal(Date.UTC(2026, 0, 1) / 1000);
-    });
-
-    it("on a boundary the new window starts; one millisecond earlier it is still the previous one", () => {
-        const minute = Date.UTC(2026, 5, 30, 23, 59);
-        expect(windowStart("minute", minute)).to.equal(minute / 1000);
-        expect(windowStart("minute", minute - 1)).to.equal(minute / 1000 - 60);
-        const day = Date.UTC(2026, 6, 1);
-        expect(windowStart("day", day)).to.equal(day / 1000);
-        expect(windowStart("day", day - 1)).to.equal(day / 1000 - 86400);
-        expect(windowStart("hour", day - 1)).to.equal(day / 1000 - 3600);
-        expect(windowStart("second", 1_700_000_000_999)).to.equal(1_700_000_000);
-        expect(windowStart("second", 1_700_000_001_000)).to.equal(1_700_000_001);
-        expect(windowStart("minute", 0)).to.equal(0);
-        expect(windowStart("day", 86_399_999)).to.equal(0);
-    });
-
-    it("a unit without a fixed window in this model is refused", () => {
-        expect(() => windowStart("week", 0)).to.throw("unit week has no fixed window length in this model");
-        expect(() => windowStart("MINUTE", 0)).to.throw("unit MINUTE has no fixed window length in this model");
-        expect(() => windowStart("", 0)).to.throw("unit  has no fixed window length in this model");
-    });
-});
-
-describe("the gateway model (gateway-model/explain.ts): bindingDescriptor, the limit reached first", () => {
-    const d = (value: string, requestsPerUnit: number, unit: string, more: Partial<AppliedLimit> = {}): DescriptorExplanation => ({
-        entries: [{ key: "K", value }],
-        limit: { entry: `K=${value}`, unit, requestsPerUnit, unlimited: false, shadow: false, ...more },
-        bucket: `d_K_${value}_{window}`,
-    });
-    const x = (descriptors: DescriptorExplanation[]): Explanation => ({
-        path: "/",
-        normalizedPath: "/",
-        virtualHost: "*:80",
-        route: { name: "r", index: 0, match: "prefix /", virtualService: "VirtualService v" },
-        rateLimitsFrom: { level: "virtual host", envoyFilter: "f" },
-        domain: "d",
-        descriptors,
-        limited: true,
-    });
-    const binds = (ds: DescriptorExplanation[]) => bindingDescriptor(x(ds))?.entries[0].value;
-
-    it("the smallest allowance per second binds, units converted (2/minute before 100/minute and 1/second)", () => {
-        expect(binds([d("a", 100, "minute"), d("b", 2, "minute"), d("c", 1, "second")])).to.equal("b");
-        // 100 per minute is 1.67/s, more than 1 per second.
-        expect(binds([d("a", 100, "minute"), d("b", 1, "second")])).to.equal("b");
-        expect(binds([d("a", 1, "second"), d("b", 100, "minute")])).to.equal("a");
-        // 10 per hour (0.0028/s) against 200 per day (0.0023/s).
-        expect(binds([d("a", 10, "hour"), d("b", 200, "day")])).to.equal("b");
-        expect(binds([d("a", 23, "hour"), d("b", 600, "day")])).to.equal("a");
-        // 59 per minute is less than 1 per second.
-        expect(binds([d("a", 1, "second"), d("b", 59, "minute")])).to.equal("b");
-    });
-
-    it("equal allowances: the first descriptor binds", () => {
-        expect(binds([d("a", 2, "minute"), d("b", 120, "hour")])).to.equal("a");
-        expect(binds([d("b", 120, "hour"), d("a", 2, "minute")])).to.equal("b");
-    });
-
-    it("descriptors that can never refuse do not bind: shadow, unlimited, no limit", () => {
-        const none: DescriptorExplanation = { entries: [{ key: "K", value: "none" }] };
-        expect(binds([d("s", 1, "minute", { shadow: true }), d("u", 0, "", { unlimited: true }), none, d("real", 5, "minute")])).to.equal("real");
-        expect(bindingDescriptor(x([d("s", 1, "minute", { shadow: true }), d("u", 0, "", { unlimited: true }), none]))).to.equal(undefined);
-        expect(bindingDescriptor(x([]))).to.equal(undefined);
-    });
-});
-
-describe("the gateway model (gateway-model/explain.ts): formatExplanation, the CLI's text", () => {
-    const NOW = Date.UTC(2026, 0, 1, 12, 34, 56, 789);
-    const MINUTE = Date.UTC(2026, 0, 1, 12, 34) / 1000;
-
-    it("no route: the request line, the normalized path when it differs, the virtual host and the 404", () => {
-        expect(formatExplanation(explainWith(bookinfoModel(), "/nope/../x?y#f"), NOW)).to.equal(
-            [
-                "GET /nope/../x?y#f",
-                "  normalized path: /x?y",
-                "  virtual host: *:8080",
-                "  route: none matches (Envoy answers 404; the rate-limit service is not asked)",
-            ].join("\n"),
-        );
-        expect(formatExplanation(explainWith(bookinfoModel(), "/nope"), NOW)).to.equal(
-            ["GET /nope", "  virtual host: *:8080", "  route: none matches (Envoy answers 404; the rate-limit service is not asked)"].join("\n"),
-        );
-    });
-
-    it("one descriptor from the virtual host, with its limit and the counter of the current minute", () => {
-        expect(formatExplanation(explainWith(bookinfoModel(), "/productpage"), NOW)).to.equal(
-            [
-                "GET /productpage",
-                "  virtual host: *:8080",
-                "  route: pages (VirtualService bookinfo [0], exact /productpage)",
-                "  rate_limits: from the virtual host (EnvoyFilter filter-ratelimit-svc)",
-                "  domain: ratelimit",
-                "  descriptor 1: PATH=/productpage",
-                "    limit: 1 per minute (config entry PATH=/productpage)",
-                `    bucket: ratelimit_PATH_/productpage_${MINUTE} (window starting 2026-01-01T12:34:00.000Z, fixed and epoch-aligned)`,
-            ].join("\n"),
-        );
-    });
-
-    it("route and virtual host: two descriptors, the one that binds first marked, and the any-one-refuses rule", () => {
-        expect(formatExplanation(explainWith(bookinfoModel(), "/api/v1/products/7?x=1"), NOW)).to.equal(
-            [
-                "GET /api/v1/products/7?x=1",
-                "  virtual host: *:8080",
-                "  route: api (VirtualService bookinfo [1], prefix /api/v1/products)",
-                "  rate_limits: from the route and virtual host (EnvoyFilter filter-ratelimit-svc-api, filter-ratelimit-svc)",
-                "  domain: ratelimit",
-                "  descriptor 1: PATH=api",
-                "    limit: 2 per minute (config entry PATH=api) <- binds first",
-                `    bucket: ratelimit_PATH_api_${MINUTE} (window starting 2026-01-01T12:34:00.000Z, fixed and epoch-aligned)`,
-                "  descriptor 2: PATH=/api/v1/products/7",
-                "    limit: 100 per minute (config entry PATH (catch-all))",
-                `    bucket: ratelimit_PATH_/api/v1/products/7_${MINUTE} (window starting 2026-01-01T12:34:00.000Z, fixed and epoch-aligned)`,
-                "  every descriptor is counted; the request is refused (429) when any one is over its limit",
-            ].join("\n"),
-        );
-    });
-
-    it("route only (OVERRIDE) and nothing sent: the route's list replaces the virtual host's", () => {
-        expect(formatExplanation(explainWith(bookinfoModel({ apiMode: "OVERRIDE" }), "/api/v1/products/100"), NOW)).to.equal(
-            [
-                "GET /api/v1/products/100",
-                "  virtual host: *:8080",
-                "  route: api (VirtualService bookinfo [1], prefix /api/v1/products)",
-                "  rate_limits: from the route (EnvoyFilter filter-ratelimit-svc-api); they replace the virtual host's",
-                "  domain: ratelimit",
-                "  descriptors: none (nothing is sent: never limited globally)",
-            ].join("\n"),
-        );
-    });
-
-    it("no rate_limits, an unnamed route; limits that never refuse: none, unlimited, shadow (with an hour window)", () => {
-        const m = bookinfoModel();
-        m.routes = [route(undefined, 0, [{ kind: "prefix", value: "/" }], [], "IGNORE")];
-        expect(formatExplanation(explainWith(m, "/a"), NOW)).to.equal(
-            [
-                "GET /a",
-                "  virtual host: *:8080",
-                "  route: (unnamed) (VirtualService bookinfo [0], prefix /)",
-                "  rate_limits: none",
-                "  domain: ratelimit",
-                "  descriptors: none (nothing is sent: never limited globally)",
-            ].join("\n"),
-        );
-        const gk = (v: string) => ({ actions: [{ generic_key: { descriptor_key: "rule", descriptor_value: v } }] });
-        const n = bookinfoModel({
-            config: {
-                domain: "ratelimit",
-                descriptors: [
-                    { key: "rule", value: "free", rate_limit: { unlimited: true } },
-                    { key: "rule", value: "beta", shadow_mode: true, rate_limit: { unit: "hour", requests_per_unit: 3 } },
-                ],
-            },
-        });
-        n.vhostRateLimits = [{ rateLimits: [gk("none"), gk("free"), gk("beta")], envoyFilter: "f" }];
-        expect(formatExplanation(explainWith(n, "/login"), NOW)).to.equal(
-            [
-                "GET /login",
-                "  virtual host: *:8080",
-                "  route: pages (VirtualService bookinfo [0], exact /login)",
-                "  rate_limits: from the virtual host (EnvoyFilter f)",
-                "  domain: ratelimit",
-                "  descriptor 1: rule=none",
-                "    limit: none in the config (the service answers OK: never limited)",
-                "  descriptor 2: rule=free",
-                "    limit: unlimited (config entry rule=free)",
-                "  descriptor 3: rule=beta",
-                "    limit: 3 per hour (config entry rule=beta) [shadow: counted and reported, never refused]",
-                `    bucket: ratelimit_rule_beta_${Date.UTC(2026, 0, 1, 12) / 1000} (window starting 2026-01-01T12:00:00.000Z, fixed and epoch-aligned)`,
-                "  every descriptor is counted; the request is refused (429) when any one is over its limit",
-            ].join("\n"),
-        );
-    });
-
-    it("a multi-entry descriptor is printed key=value, comma-separated; a day window starts at UTC midnight", () => {
-        const m = bookinfoModel({
-            vhActions: [{ generic_key: { descriptor_key: "rule", descriptor_value: "login" } }, { remote_address: {} }],
-            config: {
-                domain: "ratelimit",
-                descriptors: [{ key: "rule", value: "login", descriptors: [{ key: "remote_address", rate_limit: { unit: "day", requests_per_unit: 1000 } }] }],
-            },
-        });
-        const text = formatExplanation(explainWith(m, "/login", { clientAddress: "198.51.100.7" }), Date.UTC(2026, 2, 3, 23, 59, 59, 999));
-        expect(text.split("\n").slice(5)).to.deep.equal([
-            "  descriptor 1: rule=login, remote_address=198.51.100.7",
-            "    limit: 1000 per day (config entry rule=login / remote_address (catch-all))",
-            `    bucket: ratelimit_rule_login_remote_address_198.51.100.7_${Date.UTC(2026, 2, 3) / 1000} (window starting 2026-03-03T00:00:00.000Z, fixed and epoch-aligned)`,
-        ]);
     });
 });
 

@@ -1,21 +1,21 @@
 /**
- * MeshRateLimit's typed arguments: generated from the config table, the program's stack config
- * maps to them without loss, and the component validates them itself (fixes phrased as arguments).
+ * MeshRateLimit's typed arguments (stack/mesh-args.ts): generated from the config table, the
+ * program's stack config maps to them without loss, and the component validates them itself
+ * (fixes phrased as arguments); ARGS_FIX, rawToArgs and settingsFromArgs exactly.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { buildProgram } from "../../stack/program";
 import * as fs from "fs";
 import { OUT, generate } from "../../scripts/gen-mesh-args";
-import { rawToArgs, settingsFromArgs } from "../../stack/mesh-args";
+import { ARGS_FIX, rawToArgs, settingsFromArgs } from "../../stack/mesh-args";
 import { bookinfoArgsFromSettings, globalArgsFromSettings, planMeshRateLimit } from "../../stack/mesh-ratelimit";
 import { CONFIG_KEYS, CONFIG_KEY_NAMES, CONFIG_KEY_OF_FIELD } from "../../stack/config/config-schema";
 import { domainProblems, grpcPortProblems, pipelineWindowProblems } from "../../components/global-ratelimit";
 import { DEFAULTS } from "../../components/defaults";
-import { InputError } from "../../lib/problems";
 import { StackVariant } from "../../components/mesh-enums";
 import { LimitUnit } from "../../builders/rules";
-import { resolveSettings } from "../../stack/config/settings";
+import { InputError, resolveSettings } from "../../stack/config/settings";
 import { DEV } from "./helpers";
 
 describe("MeshRateLimit arguments", () => {
@@ -163,3 +163,169 @@ function problemsOfConfig(raw: Record<string, string>) {
     }
     throw new Error("expected an InputError");
 }
+
+describe("MeshRateLimit arguments: fixes phrased as arguments (ARGS_FIX)", () => {
+    const sets: [string, string, string][] = [
+        ["includeIpRanges", "10.0.0.0/8,10.1.0.0/16", `set includeIpRanges: ["10.0.0.0/8","10.1.0.0/16"] in MeshRateLimit's args`],
+        ["includeIpRanges", "10.0.0.0/8", `set includeIpRanges: ["10.0.0.0/8"] in MeshRateLimit's args`],
+        ["catchAllLimit", "100", "set catchAllLimit: 100 in MeshRateLimit's args"],
+        ["catchAllLimit", "0", "set catchAllLimit: 0 in MeshRateLimit's args"],
+        ["x", "-1", `set x: "-1" in MeshRateLimit's args`],
+        ["x", "1.5", `set x: "1.5" in MeshRateLimit's args`],
+        ["x", "12a", `set x: "12a" in MeshRateLimit's args`],
+        ["x", "a12", `set x: "a12" in MeshRateLimit's args`],
+        ["managedApi", "true", "set managedApi: true in MeshRateLimit's args"],
+        ["managedApi", "false", "set managedApi: false in MeshRateLimit's args"],
+        ["x", "True", `set x: "True" in MeshRateLimit's args`],
+        ["x", "truex", `set x: "truex" in MeshRateLimit's args`],
+        ["x", "notfalse", `set x: "notfalse" in MeshRateLimit's args`],
+        ["descriptors", '[{"key":"PATH"}]', `set descriptors: [{"key":"PATH"}] in MeshRateLimit's args`],
+        ["x", '{"a":1}', `set x: {"a":1} in MeshRateLimit's args`],
+        ["x", "a[1]", `set x: "a[1]" in MeshRateLimit's args`],
+        ["x", "<json>", `set x: "<json>" in MeshRateLimit's args`],
+        ["variant", "A", `set variant: "A" in MeshRateLimit's args`],
+        ["x", 'say "hi"', `set x: "say \\"hi\\"" in MeshRateLimit's args`],
+        ["x", "", `set x: "" in MeshRateLimit's args`],
+    ];
+    for (const [k, v, want] of sets) {
+        it(`set(${k}, ${JSON.stringify(v)})`, () => {
+            expect(ARGS_FIX.set(k, v)).to.equal(want);
+        });
+    }
+
+    it("rm, rename (value shell-quoted when needed), header singular and plural", () => {
+        expect(ARGS_FIX.rm("descriptorz")).to.equal("remove descriptorz from MeshRateLimit's args");
+        expect(ARGS_FIX.rename("descriptorz", "descriptors", "x")).to.equal("rename descriptorz to descriptors (value x)");
+        expect(ARGS_FIX.rename("a", "b", "x y")).to.equal("rename a to b (value 'x y')");
+        expect(ARGS_FIX.header(1)).to.equal("MeshRateLimit: invalid arguments (1 problem); nothing was created:");
+        expect(ARGS_FIX.header(2)).to.equal("MeshRateLimit: invalid arguments (2 problems); nothing was created:");
+        expect(ARGS_FIX.header(0)).to.equal("MeshRateLimit: invalid arguments (0 problems); nothing was created:");
+    });
+});
+
+describe("MeshRateLimit arguments: rawToArgs", () => {
+    it("rawToArgs: trimmed, empty = unset, typed by the key's kind, unknown keys dropped", () => {
+        const args = rawToArgs({
+            includeIpRanges: " 10.0.0.0/8 , ,10.1.0.0/16 ",
+            descriptors: ' [{"key":"PATH","unit":"hour","requestsPerUnit":9}] ',
+            catchAllLimit: " 7 ",
+            localBucket: "0",
+            managedApi: "TRUE",
+            mutualTls: "False",
+            awaitRollout: "false",
+            domain: "  shop  ",
+            variant: "",
+            unit: "   ",
+            apiLimit: undefined,
+            bogus: "x",
+        });
+        expect(args).to.deep.equal({
+            includeIpRanges: ["10.0.0.0/8", "10.1.0.0/16"],
+            descriptors: [{ key: "PATH", unit: "hour", requestsPerUnit: 9 }],
+            catchAllLimit: 7,
+            localBucket: 0,
+            managedApi: true,
+            mutualTls: false,
+            awaitRollout: false,
+            domain: "shop",
+        });
+    });
+});
+
+describe("MeshRateLimit arguments: settingsFromArgs", () => {
+    const problemsOf = (f: () => unknown) => {
+        try {
+            f();
+        } catch (e) {
+            expect(e).to.be.instanceOf(InputError);
+            const err = e as InputError;
+            expect(err.name).to.equal("InputError");
+            return {
+                message: err.message,
+                problems: err.problems.map((p) => ({ key: p.key, value: p.value, problem: p.problem, fix: p.fixWith ? p.fixWith(ARGS_FIX) : p.fix })),
+            };
+        }
+        throw new Error("expected an InputError about stack config");
+    };
+
+    it("valid arguments: the same settings as the stack config they stand for", () => {
+        const s = settingsFromArgs({
+            managedApi: false,
+            variant: "B" as any,
+            catchAllLimit: 7,
+            kubeContext: "kind",
+            createIngressClass: false,
+            createPeerAuthentication: true,
+        });
+        expect(s).to.deep.equal(resolveSettings({ managedApi: "false", variant: "B", catchAllLimit: "7" }));
+        expect([s.variant, s.global.domain, s.managedApi]).to.deep.equal(["B", "productpage-ratelimit", undefined]);
+    });
+
+    it("no arguments (and null): the two required keys, phrased as arguments, without the project prefix", () => {
+        const want =
+            "MeshRateLimit: invalid arguments (2 problems); nothing was created:\n" +
+            "  - includeIpRanges = (not set): is required: the cluster's pod and service CIDRs differ per cluster and cannot be guessed (spec 1.6)\n" +
+            `    fix: set includeIpRanges: ["10.4.0.0/14","10.7.240.0/20"] in MeshRateLimit's args   (your cluster's pod and service CIDRs), or set managedApi: false in MeshRateLimit's args\n` +
+            "  - espServiceName = (not set): is required: ESP needs the Cloud Endpoints service it serves (--service)\n" +
+            `    fix: set espServiceName: "echo-api.endpoints.MY_PROJECT.cloud.goog" in MeshRateLimit's args, or set managedApi: false in MeshRateLimit's args`;
+        expect(problemsOf(() => settingsFromArgs({})).message).to.equal(want);
+        expect(problemsOf(() => settingsFromArgs(null as any)).message).to.equal(want);
+    });
+
+    it("an unknown argument, a bad word, number and boolean: every problem, exactly, the unknown one first", () => {
+        const { message, problems } = problemsOf(() =>
+            settingsFromArgs({ managedApi: false, variant: "c", catchAllLimit: 0, awaitRollout: "yes", bogus: 1 } as any),
+        );
+        expect(problems).to.deep.equal([
+            { key: "bogus", value: "1", problem: "is not an argument of MeshRateLimit", fix: "remove bogus from MeshRateLimit's args" },
+            { key: "variant", value: "c", problem: "must be one of 'A', 'B'", fix: `set variant: "A" in MeshRateLimit's args` },
+            { key: "catchAllLimit", value: "0", problem: "must be at least 1", fix: "set catchAllLimit: 1 in MeshRateLimit's args" },
+            { key: "awaitRollout", value: "yes", problem: "must be true or false", fix: "set awaitRollout: true in MeshRateLimit's args" },
+        ]);
+        expect(message).to.equal(
+            [
+                "MeshRateLimit: invalid arguments (4 problems); nothing was created:",
+                '  - bogus = "1": is not an argument of MeshRateLimit',
+                "    fix: remove bogus from MeshRateLimit's args",
+                "  - variant = \"c\": must be one of 'A', 'B'",
+                `    fix: set variant: "A" in MeshRateLimit's args`,
+                '  - catchAllLimit = "0": must be at least 1',
+                "    fix: set catchAllLimit: 1 in MeshRateLimit's args",
+                '  - awaitRollout = "yes": must be true or false',
+                "    fix: set awaitRollout: true in MeshRateLimit's args",
+            ].join("\n"),
+        );
+    });
+
+    it("one unknown argument alone: singular header", () => {
+        expect(problemsOf(() => settingsFromArgs({ managedApi: false, kubeContxt: "kind" } as any)).message).to.equal(
+            'MeshRateLimit: invalid arguments (1 problem); nothing was created:\n  - kubeContxt = "kind": is not an argument of MeshRateLimit\n    fix: remove kubeContxt from MeshRateLimit\'s args',
+        );
+    });
+
+    it("JSON arguments: a bad JSON text and a bad shape, fixes phrased as arguments", () => {
+        const bad = problemsOf(() => settingsFromArgs({ managedApi: false, virtualServiceRoutes: "[" } as any)).problems;
+        expect(bad.map((p) => [p.key, p.value, p.fix])).to.deep.equal([
+            [
+                "virtualServiceRoutes",
+                "[",
+                `set virtualServiceRoutes: "<json>" in MeshRateLimit's args (docs/configuration.md gives the shape), or remove virtualServiceRoutes from MeshRateLimit's args`,
+            ],
+        ]);
+        const shape = problemsOf(() => settingsFromArgs({ managedApi: false, virtualServiceRoutes: [{}] } as any)).problems;
+        expect(shape).to.deep.equal([
+            {
+                key: "virtualServiceRoutes",
+                value: "[{}]",
+                problem: "route #1 needs 'exact' and/or 'prefix': non-empty lists of paths starting with '/'",
+                fix: `set virtualServiceRoutes: [{"exact":["/productpage"],"prefix":["/static"]},{"name":"api","prefix":["/api/v1/products"]}] in MeshRateLimit's args`,
+            },
+        ]);
+    });
+
+    it("an error that is not a stack-config InputError is rethrown as it is", () => {
+        const routes: any[] = [];
+        routes.push({ exact: ["/a"], self: routes });
+        expect(() => settingsFromArgs({ managedApi: false, virtualServiceRoutes: routes } as any)).to.throw(TypeError, /circular/i);
+    });
+});

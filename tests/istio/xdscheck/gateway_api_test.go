@@ -11,13 +11,10 @@ import (
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	rlv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ratelimit/v3"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"istio.io/istio/pilot/pkg/model"
 	"istio.io/istio/pilot/pkg/networking/core"
-	kubereg "istio.io/istio/pilot/pkg/serviceregistry/kube"
-	"istio.io/istio/pkg/cluster"
 	"istio.io/istio/pkg/config"
 	"istio.io/istio/pkg/config/mesh"
 )
@@ -162,24 +159,7 @@ func generateGatewayAPI(t *testing.T, render []Doc) map[string]*gwapiProxyConfig
 	if err != nil {
 		t.Fatalf("FAILED: input: routing: %v", err)
 	}
-	var istio []Doc
-	var services []*model.Service
-	for i, d := range append(Clone(render), routing...) {
-		if d.IsIstio() {
-			istio = append(istio, d)
-		}
-		if d.Kind() != "Service" || d.APIVersion() != "v1" {
-			continue
-		}
-		var svc corev1.Service
-		b, _ := json.Marshal(d)
-		if err := json.Unmarshal(b, &svc); err != nil {
-			t.Fatalf("FAILED: input: %s: %v", d.Ref(), err)
-		}
-		svc.Spec.ClusterIP = fmt.Sprintf("10.96.3.%d", 10+i) // the API server would allocate one
-		services = append(services, kubereg.ConvertService(svc, nil, domainSuffix, cluster.ID("Kubernetes"), domainSuffix))
-	}
-	text, err := ToYAML(istio)
+	text, services, err := istioAndServices(append(Clone(render), routing...), 3)
 	if err != nil {
 		t.Fatalf("FAILED: input: %v", err)
 	}
@@ -190,17 +170,8 @@ func generateGatewayAPI(t *testing.T, render []Doc) map[string]*gwapiProxyConfig
 	cg.PushContext().GatewayAPIController = noGatewayAPIController{}
 	out := map[string]*gwapiProxyConfig{}
 	for _, gp := range gwapiProxyAll {
-		labels := gwapiPodLabels(gp.gateway)
-		p := cg.SetupProxy(&model.Proxy{
-			Type:            model.Router,
-			ID:              gp.gateway + "-istio-0." + gp.ns,
-			ConfigNamespace: gp.ns,
-			IPAddresses:     []string{gp.ip},
-			Labels:          labels,
-			Metadata:        &model.NodeMetadata{Namespace: gp.ns, Labels: labels, IstioVersion: "1.30.3"},
-		})
-		ls := cg.Listeners(p)
-		pc := &gwapiProxyConfig{proxy: gp, listeners: ls, routes: cg.RoutesFromListeners(p, ls)}
+		p, ls, rcs := gatewayProxy(cg, gp.gateway+"-istio-0."+gp.ns, gp.ns, gp.ip, gwapiPodLabels(gp.gateway))
+		pc := &gwapiProxyConfig{proxy: gp, listeners: ls, routes: rcs}
 		seen := map[string]bool{}
 		if m := cg.PushContext().EnvoyFilters(p); m != nil {
 			for _, cps := range m.Patches {

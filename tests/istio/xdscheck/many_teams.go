@@ -1,21 +1,15 @@
 package xdscheck
 
 import (
-	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	rlv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ratelimit/v3"
 	"google.golang.org/protobuf/types/known/anypb"
-	corev1 "k8s.io/api/core/v1"
 
-	"istio.io/istio/pilot/pkg/model"
 	"istio.io/istio/pilot/pkg/networking/core"
-	kubereg "istio.io/istio/pilot/pkg/serviceregistry/kube"
-	"istio.io/istio/pkg/cluster"
 	"istio.io/istio/pkg/test"
 )
 
@@ -205,38 +199,13 @@ func GenerateManyTeams(t test.Failer, in *MTInput) (*MTGenerated, error) {
 	all = append(all, in.A.Docs...)
 	all = append(all, in.B.Docs...)
 	all = append(all, in.C.Docs...)
-	var istio []Doc
-	var services []*model.Service
-	for i, d := range all {
-		if d.IsIstio() {
-			istio = append(istio, d)
-		}
-		if d.Kind() != "Service" || d.APIVersion() != "v1" {
-			continue
-		}
-		var svc corev1.Service
-		b, _ := json.Marshal(d)
-		if err := json.Unmarshal(b, &svc); err != nil {
-			return nil, fmt.Errorf("%s: %v", d.Ref(), err)
-		}
-		svc.Spec.ClusterIP = fmt.Sprintf("10.96.3.%d", 10+i)
-		services = append(services, kubereg.ConvertService(svc, nil, domainSuffix, cluster.ID("Kubernetes"), domainSuffix))
-	}
-	text, err := ToYAML(istio)
+	text, services, err := istioAndServices(all, 3)
 	if err != nil {
 		return nil, err
 	}
 	cg := core.NewConfigGenTest(t, core.TestOptions{ConfigString: text, Services: services})
-	p := cg.SetupProxy(&model.Proxy{
-		Type:            model.Router,
-		ID:              "istio-ingressgateway-0.istio-system",
-		ConfigNamespace: IstioSystem,
-		IPAddresses:     []string{"10.244.3.1"},
-		Labels:          mtGatewayLabels,
-		Metadata:        &model.NodeMetadata{Namespace: IstioSystem, Labels: mtGatewayLabels, IstioVersion: "1.30.3"},
-	})
-	ls := cg.Listeners(p)
-	return &MTGenerated{In: in, Listeners: ls, Routes: cg.RoutesFromListeners(p, ls)}, nil
+	_, ls, rcs := gatewayProxy(cg, "istio-ingressgateway-0.istio-system", IstioSystem, "10.244.3.1", mtGatewayLabels)
+	return &MTGenerated{In: in, Listeners: ls, Routes: rcs}, nil
 }
 
 // mtFilter: one rate-limit or local rate-limit HTTP filter of the listener.
@@ -447,7 +416,7 @@ func ManyTeamsFindings(g *MTGenerated) []Finding {
 	for _, n := range names {
 		count[n]++
 	}
-	for _, n := range mtKeys(count) {
+	for _, n := range sortedKeys(count) {
 		if count[n] > 1 {
 			probs = append(probs, fmt.Sprintf("HTTP filter %s %d times on %s", n, count[n], mtListener))
 		}
@@ -549,7 +518,7 @@ func ManyTeamsFindings(g *MTGenerated) []Finding {
 			}
 		}
 		var on []string
-		for _, v := range mtKeys(acted) {
+		for _, v := range sortedKeys(acted) {
 			on = append(on, v)
 			if v != t.Vhost {
 				probs = append(probs, fmt.Sprintf("%s's local filter %s acts on %s", strings.ToUpper(t.ID), t.Local, v))
@@ -565,16 +534,6 @@ func ManyTeamsFindings(g *MTGenerated) []Finding {
 	}
 	fs.add(MTPreLimit, efs(in.A)+"; "+efs(in.B), exp, strings.Join(probs, "; "))
 	return fs.list
-}
-
-// mtKeys: the map's keys, sorted.
-func mtKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // mtUnique: the strings in their first order, each once (two filters of one shared name act alike).

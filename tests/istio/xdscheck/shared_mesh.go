@@ -264,16 +264,8 @@ func GenerateShared(t test.Failer, render []Doc) (*SharedGenerated, error) {
 
 	cg := core.NewConfigGenTest(t, core.TestOptions{ConfigString: text, Services: services, Instances: instances})
 	router := func(ns, ip string) proxyConfig {
-		p := cg.SetupProxy(&model.Proxy{
-			Type:            model.Router,
-			ID:              "istio-ingressgateway-0." + ns,
-			ConfigNamespace: ns,
-			IPAddresses:     []string{ip},
-			Labels:          sharedGatewayLabels,
-			Metadata:        &model.NodeMetadata{Namespace: ns, Labels: sharedGatewayLabels, IstioVersion: "1.30.3"},
-		})
-		ls := cg.Listeners(p)
-		return proxyConfig{Ref: "gateway " + ns + "/istio-ingressgateway", Listeners: ls, Routes: cg.RoutesFromListeners(p, ls)}
+		_, ls, rcs := gatewayProxy(cg, "istio-ingressgateway-0."+ns, ns, ip, sharedGatewayLabels)
+		return proxyConfig{Ref: "gateway " + ns + "/istio-ingressgateway", Listeners: ls, Routes: rcs}
 	}
 	sidecar := func(w *sharedWorkload) proxyConfig {
 		p := cg.SetupProxy(&model.Proxy{

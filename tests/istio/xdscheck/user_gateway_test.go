@@ -12,12 +12,8 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	rlv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ratelimit/v3"
 	"google.golang.org/protobuf/encoding/protojson"
-	corev1 "k8s.io/api/core/v1"
 
-	"istio.io/istio/pilot/pkg/model"
 	"istio.io/istio/pilot/pkg/networking/core"
-	kubereg "istio.io/istio/pilot/pkg/serviceregistry/kube"
-	"istio.io/istio/pkg/cluster"
 )
 
 // A user's gateway that is not bookinfo (tests/istio/render-user.ts): pods app=shop-gateway in
@@ -39,38 +35,13 @@ var userGatewayLabels = map[string]string{"app": "shop-gateway"}
 // generateUserGateway runs Istio's generator for the shop's gateway pod.
 func generateUserGateway(t *testing.T, docs []Doc) ([]*listenerv3.Listener, []*routev3.RouteConfiguration) {
 	t.Helper()
-	var istio []Doc
-	var services []*model.Service
-	for i, d := range docs {
-		if d.IsIstio() {
-			istio = append(istio, d)
-		}
-		if d.Kind() != "Service" || d.APIVersion() != "v1" {
-			continue
-		}
-		var svc corev1.Service
-		b, _ := json.Marshal(d)
-		if err := json.Unmarshal(b, &svc); err != nil {
-			t.Fatalf("FAILED: input: %s: %v", d.Ref(), err)
-		}
-		svc.Spec.ClusterIP = fmt.Sprintf("10.96.1.%d", 10+i)
-		services = append(services, kubereg.ConvertService(svc, nil, domainSuffix, cluster.ID("Kubernetes"), domainSuffix))
-	}
-	text, err := ToYAML(istio)
+	text, services, err := istioAndServices(docs, 1)
 	if err != nil {
 		t.Fatalf("FAILED: input: %v", err)
 	}
 	cg := core.NewConfigGenTest(t, core.TestOptions{ConfigString: text, Services: services})
-	gw := cg.SetupProxy(&model.Proxy{
-		Type:            model.Router,
-		ID:              "shop-gateway-0.shop",
-		ConfigNamespace: userNamespace,
-		IPAddresses:     []string{"10.244.2.1"},
-		Labels:          userGatewayLabels,
-		Metadata:        &model.NodeMetadata{Namespace: userNamespace, Labels: userGatewayLabels, IstioVersion: "1.30.3"},
-	})
-	ls := cg.Listeners(gw)
-	return ls, cg.RoutesFromListeners(gw, ls)
+	_, ls, rcs := gatewayProxy(cg, "shop-gateway-0.shop", userNamespace, "10.244.2.1", userGatewayLabels)
+	return ls, rcs
 }
 
 // firstValue: the descriptor value of a rate_limits entry's first action (the rule's name).
@@ -376,21 +347,6 @@ func TestUserGatewayControls(t *testing.T) {
 			}
 		})
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := range keys {
-		for j := i + 1; j < len(keys); j++ {
-			if keys[j] < keys[i] {
-				keys[i], keys[j] = keys[j], keys[i]
-			}
-		}
-	}
-	return keys
 }
 
 // ruleHeaderValueMatch: the header_value_match of the virtual-host rate_limits entry of a rule

@@ -1,0 +1,185 @@
+/**
+ * LocalRateLimit's arguments (components/local-ratelimit.ts, planLocalRateLimit), check by check:
+ * each case starts from valid arguments, changes one thing and compares the WHOLE problem list
+ * (field, value, problem, fix). Expected values are written from the doc comments, not read from
+ * the code; everything is computed inside each `it` (Stryker's per-test coverage).
+ */
+import { expect } from "chai";
+import { Problem } from "../../lib/problems";
+import { LocalRateLimitArgs, planLocalRateLimit } from "../../components/local-ratelimit";
+
+const LABEL = "must be a Kubernetes DNS-1123 label (lower-case letters, digits, '-')";
+const SUBDOMAIN = "must be a Kubernetes DNS-1123 subdomain (lower-case letters, digits, '-', '.')";
+const PORT = "must be a port number from 1 to 65535";
+const SELECTOR_EMPTY = "must name at least one pod label";
+const SELECTOR_EMPTY_FIX = 'give e.g. { istio: "ingressgateway" }';
+const LABEL_BAD = "is not a valid label key and value";
+const LABEL_BAD_FIX = "use Kubernetes label syntax (letters, digits, '-', '_', '.')";
+
+describe("LocalRateLimit arguments: every validation problem, exactly", () => {
+    const BUCKET = "must be a whole number from 1 to 1000000000";
+    const FILL = "must be a protobuf duration of at least 0.05s (Envoy refuses shorter ones)";
+    const L = (change: Record<string, unknown> = {}): LocalRateLimitArgs =>
+        ({ selector: { app: "orders" }, port: 8080, bucket: 10, namespace: "shop", ...change }) as LocalRateLimitArgs;
+    const cases: [string, LocalRateLimitArgs, Problem[]][] = [
+        ["the valid base arguments", L(), []],
+        ["selector {}", L({ selector: {} }), [{ key: "selector", value: {}, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
+        ["selector null", L({ selector: null }), [{ key: "selector", value: null, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
+        ["selector a list", L({ selector: [] }), [{ key: "selector", value: [], problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
+        [
+            "selector with a bad key",
+            L({ selector: { "app name": "orders" } }),
+            [{ key: "selector.app name", value: "orders", problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
+        ],
+        [
+            "selector with a 64-character value",
+            L({ selector: { app: "o".repeat(64) } }),
+            [{ key: "selector.app", value: "o".repeat(64), problem: LABEL_BAD, fix: LABEL_BAD_FIX }],
+        ],
+        ["port 1", L({ port: 1 }), []],
+        ["port 65535", L({ port: 65535 }), []],
+        ...[0, 65536, 80.5, "8080", undefined].map((port): [string, LocalRateLimitArgs, Problem[]] => [
+            `port ${JSON.stringify(port)}`,
+            L({ port }),
+            [{ key: "port", value: port, problem: PORT, fix: "use e.g. 8081" }],
+        ]),
+        ["bucket 1", L({ bucket: 1 }), []],
+        ["bucket 1e9", L({ bucket: 1e9 }), []],
+        ...[0, 1e9 + 1, 1.5, -1, "10", undefined].map((bucket): [string, LocalRateLimitArgs, Problem[]] => [
+            `bucket ${JSON.stringify(bucket)}`,
+            L({ bucket }),
+            [{ key: "bucket", value: bucket, problem: BUCKET, fix: "use e.g. 10" }],
+        ]),
+        ["fillInterval 0.05s", L({ fillInterval: "0.05s" }), []],
+        ["fillInterval 1s", L({ fillInterval: "1s" }), []],
+        ["fillInterval 0.04s", L({ fillInterval: "0.04s" }), [{ key: "fillInterval", value: "0.04s", problem: FILL, fix: 'use e.g. "60s"' }]],
+        [
+            'fillInterval "60" (seconds without s): the fix adds the s',
+            L({ fillInterval: "60" }),
+            [{ key: "fillInterval", value: "60", problem: FILL, fix: 'use "60s"' }],
+        ],
+        ["fillInterval 60 (a number): the fix adds the s", L({ fillInterval: 60 }), [{ key: "fillInterval", value: 60, problem: FILL, fix: 'use "60s"' }]],
+        ['fillInterval "1": the fix adds the s', L({ fillInterval: "1" }), [{ key: "fillInterval", value: "1", problem: FILL, fix: 'use "1s"' }]],
+        [
+            'fillInterval "0": adding the s would still be too short',
+            L({ fillInterval: "0" }),
+            [{ key: "fillInterval", value: "0", problem: FILL, fix: 'use e.g. "60s"' }],
+        ],
+        ["fillInterval 1m", L({ fillInterval: "1m" }), [{ key: "fillInterval", value: "1m", problem: FILL, fix: 'use e.g. "60s"' }]],
+        ['fillInterval "60s "', L({ fillInterval: "60s " }), [{ key: "fillInterval", value: "60s ", problem: FILL, fix: 'use e.g. "60s"' }]],
+        ["fillInterval empty", L({ fillInterval: "" }), [{ key: "fillInterval", value: "", problem: FILL, fix: 'use e.g. "60s"' }]],
+        ["routes []", L({ routes: [] }), []],
+        ["routes named", L({ routes: ["a", "b"] }), []],
+        [
+            "routes not a list",
+            L({ routes: "orders-api" }),
+            [{ key: "routes", value: "orders-api", problem: "must be a list of route names", fix: "give [] for every route, or names" }],
+        ],
+        [
+            "routes with an empty name, a number and null",
+            L({ routes: ["a", "", 5, null] }),
+            [
+                { key: "routes[1]", value: "", problem: "must be a route name", fix: "remove it, or name the route" },
+                { key: "routes[2]", value: 5, problem: "must be a route name", fix: "remove it, or name the route" },
+                { key: "routes[3]", value: null, problem: "must be a route name", fix: "remove it, or name the route" },
+            ],
+        ],
+        ["namespace not a DNS label", L({ namespace: "Shop_NS" }), [{ key: "namespace", value: "Shop_NS", problem: LABEL, fix: 'use "shop-ns"' }]],
+        ["namespace with a dot", L({ namespace: "shop.ns" }), [{ key: "namespace", value: "shop.ns", problem: LABEL, fix: 'use "shop-ns"' }]],
+        ["filterName with a dot", L({ filterName: "orders.bucket" }), []],
+        [
+            "filterName not a DNS subdomain",
+            L({ filterName: "Orders_Bucket" }),
+            [{ key: "filterName", value: "Orders_Bucket", problem: SUBDOMAIN, fix: 'use "orders-bucket"' }],
+        ],
+        [
+            "null arguments: selector, port, bucket and namespace",
+            null as unknown as LocalRateLimitArgs,
+            [
+                { key: "selector", value: undefined, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX },
+                { key: "port", value: undefined, problem: PORT, fix: "use e.g. 8081" },
+                { key: "bucket", value: undefined, problem: BUCKET, fix: "use e.g. 10" },
+                {
+                    key: "namespace",
+                    value: undefined,
+                    problem: "is required: the workload's namespace (the filter then reaches only that namespace's pods)",
+                    fix: 'give the workload\'s namespace, e.g. "shop"',
+                },
+            ],
+        ],
+        [
+            "Istio's root namespace without reachAllNamespaces",
+            L({ namespace: "istio-system" }),
+            [
+                {
+                    key: "namespace",
+                    value: "istio-system",
+                    problem:
+                        'is Istio\'s root namespace: the bucket would apply to every pod labelled {"app":"orders"} in every namespace, other teams\' included',
+                    fix: "give the workload's own namespace, or set reachAllNamespaces: true if that reach is intended",
+                },
+            ],
+        ],
+        [
+            "a root namespace of another name",
+            L({ namespace: "mesh-root", rootNamespace: "mesh-root" }),
+            [
+                {
+                    key: "namespace",
+                    value: "mesh-root",
+                    problem:
+                        'is Istio\'s root namespace: the bucket would apply to every pod labelled {"app":"orders"} in every namespace, other teams\' included',
+                    fix: "give the workload's own namespace, or set reachAllNamespaces: true if that reach is intended",
+                },
+            ],
+        ],
+        ["the root namespace on purpose (reachAllNamespaces)", L({ namespace: "istio-system", reachAllNamespaces: true }), []],
+        [
+            "reachAllNamespaces: a string",
+            L({ reachAllNamespaces: "yes" }),
+            [{ key: "reachAllNamespaces", value: "yes", problem: "must be a boolean", fix: "remove it (false), or use true" }],
+        ],
+    ];
+    for (const [name, args, want] of cases) {
+        it(name, () => {
+            expect(planLocalRateLimit("orders-bucket", args).problems).to.deep.equal(want);
+        });
+    }
+
+    it("the filter name defaults to the component's name, and is checked", () => {
+        expect(planLocalRateLimit("Orders Bucket", L()).problems).to.deep.equal([
+            { key: "filterName", value: "Orders Bucket", problem: SUBDOMAIN, fix: 'use "orders-bucket"' },
+        ]);
+        const plan = planLocalRateLimit("orders-bucket", L());
+        expect([plan.filterName, plan.namespace]).to.deep.equal(["orders-bucket", "shop"]);
+        const given = planLocalRateLimit("orders-bucket", L({ filterName: "my-bucket", namespace: "orders" }));
+        expect([given.filterName, given.namespace]).to.deep.equal(["my-bucket", "orders"]);
+        // The bucket on the workload's port only.
+        expect((plan.spec.configPatches[0] as any).match.listener.portNumber).to.equal(8080);
+    });
+
+    it("defaults: the whole filter on the inbound chain, refilled every 60s", () => {
+        const spec = planLocalRateLimit("orders-bucket", L()).spec as any;
+        expect(spec.workloadSelector).to.deep.equal({ labels: { app: "orders" } });
+        expect(spec.configPatches).to.have.length(1);
+        expect(spec.configPatches[0].patch.value.typed_config.value.token_bucket).to.deep.equal({ max_tokens: 10, tokens_per_fill: 10, fill_interval: "60s" });
+    });
+
+    it("routes: [] sets the bucket on every route of inbound|http|<port>; names on those routes", () => {
+        const every = planLocalRateLimit("b", L({ routes: [], fillInterval: "0.05s" })).spec as any;
+        expect(every.configPatches.slice(1).map((p: any) => p.match.routeConfiguration.vhost)).to.deep.equal([
+            { name: "inbound|http|8080", route: { action: "ANY" } },
+        ]);
+        expect(every.configPatches[0].patch.value.name).to.equal("envoy.filters.http.local_ratelimit/shop/b");
+        expect(
+            every.configPatches[1].patch.value.typed_per_filter_config["envoy.filters.http.local_ratelimit/shop/b"].value.token_bucket.fill_interval,
+        ).to.equal("0.05s");
+        const named = planLocalRateLimit("b", L({ routes: ["a", "b"], port: 9000 })).spec as any;
+        expect(named.configPatches.slice(1).map((p: any) => p.match.routeConfiguration.vhost)).to.deep.equal([
+            { name: "inbound|http|9000", route: { name: "a", action: "ANY" } },
+            { name: "inbound|http|9000", route: { name: "b", action: "ANY" } },
+        ]);
+        // routes that are not a list: reported above, and the plan still builds (no TypeError).
+        expect((planLocalRateLimit("b", L({ routes: "a" })).spec as any).configPatches).to.have.length(1);
+    });
+});
