@@ -16,11 +16,11 @@ export {
     ServiceLogLevel,
 } from "./components/global-ratelimit";
 export { LocalRateLimit, LocalRateLimitArgs } from "./components/local-ratelimit";
-export { MeshRateLimit, LimitRowOutput } from "./stack/mesh-ratelimit";
+export { MeshRateLimit, LimitRowOutput } from "./mesh/mesh-ratelimit";
 export { Bookinfo, BookinfoArgs } from "./components/bookinfo";
 export { ManagedApi, ManagedApiArgs } from "./components/managed-api";
 export { MeshMutualTls, MeshMutualTlsArgs } from "./components/mesh-mtls";
-export { MeshRateLimitArgs } from "./stack/mesh-ratelimit-args";
+export { MeshRateLimitArgs } from "./mesh/mesh-ratelimit-args";
 export {
     ApiProfileName,
     DescriptorArgs,

@@ -5,10 +5,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { lookupMeshReach, lookupServedApiVersions, lookupSharedObjects } from "./cluster/cluster-lookup";
-import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef, refName } from "./stack/preflight";
-import { buildProgram } from "./stack/program";
-import { missingApis } from "./stack/served-apis";
-import { StackSettings } from "./stack/config/settings";
+import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef, refName } from "./program/preflight";
+import { buildProgram } from "./program/program";
+import { missingApis } from "./program/served-apis";
+import { StackSettings } from "./mesh/settings";
 
 const kubeContext = new pulumi.Config("kubernetes").get("context");
 
@@ -32,7 +32,7 @@ function firstLine(e: any): string {
 /**
  * Reads the fixed-name objects outside the stack's namespaces (IngressClass, PeerAuthentication
  * `default`, the EnvoyFilters in the mesh namespace) so the program can decide, before anything is
- * created, to create, leave or refuse each one (stack/preflight.ts).
+ * created, to create, leave or refuse each one (program/preflight.ts).
  */
 function lookupShared(refs: SharedObjectRef[]): LiveObject[] {
     try {
@@ -48,7 +48,7 @@ function lookupShared(refs: SharedObjectRef[]): LiveObject[] {
 /**
  * Reads the pods with the gateway's label in every namespace and the PeerAuthentications of Istio's
  * root namespace, so the program can refuse a gateway selector that reaches other teams' gateways
- * and see the mesh-wide mutual TLS policies (stack/preflight.ts, planMeshReach).
+ * and see the mesh-wide mutual TLS policies (program/preflight.ts, planMeshReach).
  */
 function meshReach(q: MeshReachQuery): MeshReachState {
     try {

@@ -73,7 +73,7 @@ export function cleanSentinelMaster(master: string): string {
 export const TLS_CA_DIR = "/etc/ratelimit/redis-tls";
 export const TLS_CA_VOLUME = "redis-tls-ca";
 
-/** What resolveSettings' reader offers (stack/config/settings.ts). */
+/** What resolveSettings' reader offers (mesh/settings.ts). */
 export interface ConfigReader {
     given(key: string): string | undefined;
     str(key: string): string;

@@ -1,10 +1,10 @@
 /**
- * The kubectl side of the preflight (stack/preflight.ts holds the decisions): reads the fixed-name objects
+ * The kubectl side of the preflight (program/preflight.ts holds the decisions): reads the fixed-name objects
  * the stack would create outside its own namespaces. Uses the ambient kubeconfig (`KUBECONFIG`) and
  * the provider's `kubernetes:context`, as the served-API check does.
  */
 import { execFileSync } from "child_process";
-import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef } from "../stack/preflight";
+import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef } from "../program/preflight";
 
 function kubectlGet(args: string[], kubeContext: string | undefined): LiveObject[] {
     const out = execFileSync("kubectl", [...(kubeContext ? ["--context", kubeContext] : []), "get", ...args, "--ignore-not-found", "-o", "json"], {
@@ -45,7 +45,7 @@ export function lookupMeshReach(q: MeshReachQuery, kubeContext?: string): MeshRe
     return {
         gatewayPods: kubectlGet(["pods", "--all-namespaces", "-l", q.gatewaySelector], kubeContext),
         peerAuthentications: kubectlGet(["peerauthentications.security.istio.io", "-n", q.meshNamespace], kubeContext),
-        // Other rate-limit filters on the gateway's listener (stack/preflight.ts classifyNeighbours);
+        // Other rate-limit filters on the gateway's listener (program/preflight.ts classifyNeighbours);
         // absent (not checked) when the cluster does not serve EnvoyFilters.
         ...envoyFiltersOf(q.envoyFilterNamespaces, kubeContext),
     };

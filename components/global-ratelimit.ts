@@ -316,7 +316,7 @@ function scopeProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): vo
 
 /*
  * The rules below are GlobalRateLimit's, each with its one message; the stack's config checks use
- * them too (stack/config/settings.ts, which names the config key of each field).
+ * them too (mesh/settings.ts, which names the config key of each field).
  */
 
 /** `domain`: non-empty, letters, digits, '_', '.', '-' (what the service accepts). */

@@ -5,7 +5,7 @@
  * The `current` profile's Ingress names its class (`ingressClassName`). Istio serves such an Ingress
  * only when an IngressClass of that name has controller `istio.io/ingress-controller`; without the
  * object it applies the mesh config's `ingressControllerMode` (STRICT by default) and ignores it.
- * Istio installs no IngressClass, so the stack creates one when the cluster lacks it (stack/preflight.ts
+ * Istio installs no IngressClass, so the stack creates one when the cluster lacks it (program/preflight.ts
  * decides; an existing one is left alone).
  */
 import { DEFAULTS } from "./defaults";
@@ -152,7 +152,7 @@ export interface ManagedApiArgs {
     apiProfile?: ApiProfileName;
     /**
      * `current` profile: whether the stack creates IngressClass `<ingressClassName>` (false when the
-     * cluster already has one for Istio that the stack did not create; see stack/preflight.ts). Defaults to `true`.
+     * cluster already has one for Istio that the stack did not create; see program/preflight.ts). Defaults to `true`.
      */
     createIngressClass?: boolean;
     /** Wait for the Deployment to become ready. Defaults to `true`. */

@@ -1,6 +1,6 @@
 /**
  * Typed forms of the stack config values that are one of a few words or JSON, for the
- * MeshRateLimit component's arguments (stack/mesh-ratelimit-args.ts).
+ * MeshRateLimit component's arguments (mesh/mesh-ratelimit-args.ts).
  */
 import { LimitUnit } from "../builders/rules";
 

@@ -148,7 +148,7 @@ export interface MeshMutualTlsArgs {
     kubeContext?: string;
     /**
      * Mesh scope, current profile: whether the stack creates PeerAuthentication `default` (false when the mesh
-     * already has a STRICT one that the stack did not create; see stack/preflight.ts). Defaults to `true`.
+     * already has a STRICT one that the stack did not create; see program/preflight.ts). Defaults to `true`.
      */
     createPeerAuthentication?: boolean;
 }

@@ -3,9 +3,9 @@
  * config keys in both, bad input is a `UsageError` (exit 2, like a bad config), and config
  * problems are phrased as the flags the user typed (`cliFix`), not as `pulumi config` commands.
  */
-import { CONFIG_KEY_NAMES } from "../stack/config/config-schema";
+import { CONFIG_KEY_NAMES } from "../mesh/config-schema";
 import { editDistance } from "../lib/edit-distance";
-import { closestKey, FixStyle, formatProblems, shellQuote, isStackConfigError } from "../stack/config/settings";
+import { closestKey, FixStyle, formatProblems, shellQuote, isStackConfigError } from "../mesh/settings";
 
 /** Flags that set one config key each (both CLIs). */
 export const KEY_FLAGS: Readonly<Record<string, string>> = {

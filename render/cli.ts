@@ -8,7 +8,7 @@
  */
 import * as path from "path";
 import { stringify } from "yaml";
-import { effectiveLimits, formatLimits } from "../stack/limits-table";
+import { effectiveLimits, formatLimits } from "../mesh/limits-table";
 import { K8sObject, objectFileName, REDACTED, registerProgram, RenderOptions, toObjects } from "./render";
 import { cliError, parseCli } from "./args";
 import { WriteResult, writeFilesSafely } from "./write";

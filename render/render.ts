@@ -6,9 +6,9 @@ import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
-import { PROJECT } from "../stack/config/config-schema";
-import { LiveObject, MeshReachState } from "../stack/preflight";
-import { StackSettings } from "../stack/config/settings";
+import { PROJECT } from "../mesh/config-schema";
+import { LiveObject, MeshReachState } from "../program/preflight";
+import { StackSettings } from "../mesh/settings";
 import { K8sObject } from "../lib/k8s-object";
 
 export type { K8sObject };
@@ -29,11 +29,11 @@ export interface RenderOptions {
     /** Called for each resource as it is registered (tests use it to prove nothing was registered). */
     onRegister?: (r: Registration) => void;
     /**
-     * Objects the cluster already has, for the shared-object preflight (stack/preflight.ts).
+     * Objects the cluster already has, for the shared-object preflight (program/preflight.ts).
      * Absent: the cluster lacks every one of them (the offline default).
      */
     cluster?: LiveObject[];
-    /** The cluster's gateway pods and root-namespace PeerAuthentications for the reach checks (stack/preflight.ts); absent: not checked. */
+    /** The cluster's gateway pods and root-namespace PeerAuthentications for the reach checks (program/preflight.ts); absent: not checked. */
     meshReach?: MeshReachState;
     /** Receives the preflight's messages (what `pulumi preview` would print). */
     onReport?: (message: string) => void;
@@ -110,7 +110,7 @@ export function registerProgram(opts: RenderOptions): Promise<{ settings: StackS
         );
         pulumi.runtime.setAllConfig(programConfig(opts));
         // Loaded after the mocks are in place.
-        const { buildProgram } = require("../stack/program") as typeof import("../stack/program");
+        const { buildProgram } = require("../program/program") as typeof import("../program/program");
         const { settings } = buildProgram(pulumi.runtime.allConfig(), {
             ...(opts.cluster ? { lookupShared: () => opts.cluster!, report: opts.onReport } : {}),
             ...(opts.meshReach ? { lookupMeshReach: () => opts.meshReach!, report: opts.onReport } : {}),

@@ -1,6 +1,6 @@
 /**
- * The reach preflight (stack/preflight.ts, planMeshReach) against a real API server: the
- * program as `pulumi preview` runs it (stack/program.ts, buildProgram) with the kubectl lookups
+ * The reach preflight (program/preflight.ts, planMeshReach) against a real API server: the
+ * program as `pulumi preview` runs it (program/program.ts, buildProgram) with the kubectl lookups
  * index.ts passes (cluster/cluster-lookup.ts: lookupSharedObjects, lookupMeshReach). kubectl
  * reaches the tier's API server through the KUBECONFIG that tests/cluster/run.sh exports, as it
  * reaches a real cluster through the user's; nothing is mocked but Pulumi's engine.
@@ -18,9 +18,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { lookupMeshReach, lookupSharedObjects } from "../../cluster/cluster-lookup";
-import { PROJECT } from "../../stack/config/config-schema";
-import { MeshReachQuery, MeshReachState, meshReachQuery } from "../../stack/preflight";
-import { resolveSettings, InputError } from "../../stack/config/settings";
+import { PROJECT } from "../../mesh/config-schema";
+import { MeshReachQuery, MeshReachState, meshReachQuery } from "../../program/preflight";
+import { resolveSettings, InputError } from "../../mesh/settings";
 import { FilterLayout, planGlobalRateLimit } from "../../components/global-ratelimit";
 import { LimitUnit } from "../../builders/rules";
 import { K8sObject, Registration, programConfig, toObjects } from "../../render/render";
@@ -76,7 +76,7 @@ async function preview(over: Record<string, string> = {}): Promise<Preview> {
     );
     pulumi.runtime.setAllConfig(programConfig({ base: { ...DEV, ...over } }));
     // Loaded after the mocks are in place (as render/render.ts does).
-    const { buildProgram } = require("../../stack/program") as typeof import("../../stack/program");
+    const { buildProgram } = require("../../program/program") as typeof import("../../program/program");
     try {
         buildProgram(pulumi.runtime.allConfig(), {
             lookupShared: (refs) => lookupSharedObjects(refs),

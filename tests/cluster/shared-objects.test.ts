@@ -1,5 +1,5 @@
 /**
- * Objects shared with the cluster (stack/preflight.ts) against a real API server: the
+ * Objects shared with the cluster (program/preflight.ts) against a real API server: the
  * preflight reads the cluster with kubectl (cluster/cluster-lookup.ts, the code `pulumi preview`
  * runs), decides, and the program registers only what it may create. "up" here creates exactly the
  * shared objects the program registered, with a plain create (POST) as pulumi-kubernetes ≥ 4.29
@@ -18,8 +18,8 @@
  */
 import { expect } from "chai";
 import { lookupSharedObjects } from "../../cluster/cluster-lookup";
-import { LiveObject, SharedObjectsPlan, planSharedObjects, refName, sharedObjectRefs } from "../../stack/preflight";
-import { StackSettings, resolveSettings, InputError } from "../../stack/config/settings";
+import { LiveObject, SharedObjectsPlan, planSharedObjects, refName, sharedObjectRefs } from "../../program/preflight";
+import { StackSettings, resolveSettings, InputError } from "../../mesh/settings";
 import { K8sObject, registerProgram, toObjects } from "../../render/render";
 import { ensureNamespace, kubectl, kubectlJson, kubectlRaw } from "./kube";
 

@@ -141,7 +141,7 @@ echo "cluster listing before any stack: $(wc -l < "$W/listing-before.txt") objec
 # ---------------------------------------------------------------- project copy + stacks
 P=$W/project
 mkdir -p "$P"
-cp -r Pulumi.yaml main.ts index.ts tsconfig.json package.json lib builders components stack cluster "$P/"
+cp -r Pulumi.yaml main.ts index.ts tsconfig.json package.json lib builders components mesh program cluster "$P/"
 [[ -d render ]] && cp -r render "$P/"
 ln -s "$REPO_ROOT/node_modules" "$P/node_modules"
 if [[ $RANDOM_KIND == model ]]; then

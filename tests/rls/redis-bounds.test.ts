@@ -12,7 +12,7 @@ import type { K8sObject } from "../../gateway-model/explain";
 import { explain, gatewayModel } from "../../gateway-model/explain";
 import { windowStart } from "../../render/explain-format";
 import { REDIS_EVICTION_POLICY, redisMemoryBytes, redisServerArgs, redisTimeoutFor } from "../../builders/failure-bounds";
-import { protoDurationSeconds } from "../../stack/config/settings";
+import { protoDurationSeconds } from "../../mesh/settings";
 import { RlsClient, Decision } from "./harness/client";
 import { RedisServer } from "./harness/redis";
 import { RateLimitProcess } from "./harness/service";

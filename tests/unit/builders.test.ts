@@ -5,10 +5,10 @@ import { gatewaySpecFor, virtualServiceSpec } from "../../components/bookinfo";
 import { localBucketValue } from "../../builders/envoy-filters";
 import { planGlobalRateLimit } from "../../components/global-ratelimit";
 import { planLocalRateLimit } from "../../components/local-ratelimit";
-import { globalArgsFromSettings, localArgsFromSettings } from "../../stack/mesh-ratelimit";
+import { globalArgsFromSettings, localArgsFromSettings } from "../../mesh/mesh-ratelimit";
 import { espArgs, ingressManifest } from "../../components/managed-api";
 import { ratelimitEnv } from "../../components/ratelimit-service";
-import { StackSettings, resolveSettings } from "../../stack/config/settings";
+import { StackSettings, resolveSettings } from "../../mesh/settings";
 import { DEV } from "./helpers";
 
 const A = resolveSettings(DEV);

@@ -5,13 +5,14 @@
 import { expect } from "chai";
 import { spawnSync } from "child_process";
 import * as path from "path";
-import { closestValue, formatProblems, RawConfig, rawConfigFromAll, resolveSettings, InputError } from "../../stack/config/settings";
+import { closestValue, formatProblems, RawConfig, resolveSettings, InputError } from "../../mesh/settings";
 import { cliFix, parseCli, UsageError } from "../../render/args";
 import { parseArgs } from "../../render/cli";
 import { parseExplainArgs } from "../../render/explain-cli";
 import { programConfig, registerProgram } from "../../render/render";
 import * as pulumi from "@pulumi/pulumi";
-import { buildProgram, isConfigSecret } from "../../stack/program";
+import { buildProgram, isConfigSecret } from "../../program/program";
+import { rawConfigFromAll } from "../../program/stack-config";
 
 /** The dev stack's config: valid, so each case below fails only for what it changes. */
 const BASE: Record<string, string> = {

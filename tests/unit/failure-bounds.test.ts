@@ -17,7 +17,7 @@ import {
 } from "../../builders/failure-bounds";
 import { planGlobalRateLimit } from "../../components/global-ratelimit";
 import { LimitUnit } from "../../builders/rules";
-import { protoDurationSeconds } from "../../stack/config/settings";
+import { protoDurationSeconds } from "../../mesh/settings";
 import { render } from "./helpers";
 
 const MiB = 1024 * 1024;

@@ -9,7 +9,7 @@
 import { expect } from "chai";
 import { Problem } from "../../lib/problems";
 import { parse } from "yaml";
-import { CONFIG_KEYS, configDefault } from "../../stack/config/config-schema";
+import { CONFIG_KEYS, configDefault } from "../../mesh/config-schema";
 import {
     GlobalRateLimitArgs,
     RedisModeName,
@@ -24,7 +24,7 @@ import {
 import { LocalRateLimit } from "../../components/local-ratelimit";
 import { FilterLayout, RATELIMIT_FILTER } from "../../builders/envoy-filters";
 import { LimitUnit, PathKeyMode } from "../../builders/rules";
-import { resolveSettings, InputError } from "../../stack/config/settings";
+import { resolveSettings, InputError } from "../../mesh/settings";
 
 const M = LimitUnit.Minute;
 const LABEL = "must be a Kubernetes DNS-1123 label (lower-case letters, digits, '-')";

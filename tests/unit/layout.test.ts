@@ -15,7 +15,7 @@ const ARCHITECTURE = path.join(ROOT, "docs", "architecture.md");
 /** Folders outside the layout: the tests and the scripts (tool builds, generators, the runner). */
 const OUTSIDE = ["tests/", "scripts/", "node_modules/", "dist/", "bin/", "reports/", ".stryker-tmp/"];
 
-/** The layout's folders, most specific first (`stack/config/` before `stack/`). */
+/** The layout's folders, most specific first (a nested folder before the folder holding it). */
 function folderOf(file: string, folders: string[]): string | undefined {
     return [...folders].sort((a, b) => b.length - a.length).find((f) => (f.endsWith("/") ? file.startsWith(f) : file === f));
 }

@@ -5,9 +5,9 @@
  * (docs/mutation.md) showed these texts and branches could change without a failing test.
  */
 import { expect } from "chai";
-import { effectiveLimits, formatLimits } from "../../stack/limits-table";
-import { missingApis, requiredApiVersions } from "../../stack/served-apis";
-import { resolveSettings } from "../../stack/config/settings";
+import { effectiveLimits, formatLimits } from "../../mesh/limits-table";
+import { missingApis, requiredApiVersions } from "../../program/served-apis";
+import { resolveSettings } from "../../mesh/settings";
 import { DEV } from "./helpers";
 
 const ALL_SERVED = new Set([

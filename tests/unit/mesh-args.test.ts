@@ -1,25 +1,25 @@
 /**
- * MeshRateLimit's typed arguments (stack/mesh-args.ts): generated from the config table, the
+ * MeshRateLimit's typed arguments (mesh/mesh-args.ts): generated from the config table, the
  * program's stack config maps to them without loss, and the component validates them itself
  * (fixes phrased as arguments); ARGS_FIX, rawToArgs and settingsFromArgs exactly.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
-import { buildProgram } from "../../stack/program";
+import { buildProgram } from "../../program/program";
 import * as fs from "fs";
 import { OUT, generate } from "../../scripts/gen-mesh-args";
-import { ARGS_FIX, rawToArgs, settingsFromArgs } from "../../stack/mesh-args";
-import { bookinfoArgsFromSettings, globalArgsFromSettings, planMeshRateLimit } from "../../stack/mesh-ratelimit";
-import { CONFIG_KEYS, CONFIG_KEY_NAMES, CONFIG_KEY_OF_FIELD } from "../../stack/config/config-schema";
+import { ARGS_FIX, rawToArgs, settingsFromArgs } from "../../mesh/mesh-args";
+import { bookinfoArgsFromSettings, globalArgsFromSettings, planMeshRateLimit } from "../../mesh/mesh-ratelimit";
+import { CONFIG_KEYS, CONFIG_KEY_NAMES, CONFIG_KEY_OF_FIELD } from "../../mesh/config-schema";
 import { domainProblems, grpcPortProblems, pipelineWindowProblems } from "../../components/global-ratelimit";
 import { DEFAULTS } from "../../components/defaults";
 import { StackVariant } from "../../components/mesh-enums";
 import { LimitUnit } from "../../builders/rules";
-import { InputError, resolveSettings } from "../../stack/config/settings";
+import { InputError, resolveSettings } from "../../mesh/settings";
 import { DEV } from "./helpers";
 
 describe("MeshRateLimit arguments", () => {
-    it("stack/mesh-ratelimit-args.ts is generated from stack/config/config-schema.ts (run npm run gen:mesh-args)", () => {
+    it("mesh/mesh-ratelimit-args.ts is generated from mesh/config-schema.ts (run npm run gen:mesh-args)", () => {
         expect(fs.readFileSync(OUT, "utf8")).to.equal(generate());
     });
 

@@ -24,8 +24,8 @@ import {
 import { planGlobalRateLimit, preLimitStatPrefixOf } from "../../components/global-ratelimit";
 import { monitoringPlanOf, podMatchers } from "../../components/ratelimit-monitoring";
 import { Problem } from "../../lib/problems";
-import { requiredApiVersions } from "../../stack/served-apis";
-import { resolveSettings } from "../../stack/config/settings";
+import { requiredApiVersions } from "../../program/served-apis";
+import { resolveSettings } from "../../mesh/settings";
 import { DEV } from "./helpers";
 
 /** Variant A's limits as the specification states them (docs/specification.md section 8). */

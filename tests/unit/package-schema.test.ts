@@ -11,7 +11,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
-import { CONFIG_KEYS } from "../../stack/config/config-schema";
+import { CONFIG_KEYS } from "../../mesh/config-schema";
 import { OUT as PACKAGE_DOCS, SCHEMA_OUT, render as renderPackageDocs, schemaText } from "../../scripts/gen-package-docs";
 // What the pinned SDK's plugin runner (cmd/run-plugin/run.js) calls on the required module.
 import { getPulumiComponents } from "@pulumi/pulumi/provider/experimental/provider";

@@ -1,14 +1,14 @@
 /**
- * Objects shared with the cluster (stack/preflight.ts): the decision table, what the program
+ * Objects shared with the cluster (program/preflight.ts): the decision table, what the program
  * registers for each answer of the cluster, and the config errors. The cluster's answer is a fixture
  * (`cluster` in the render options); the cluster tier (tests/cluster/shared-objects.test.ts) asks a
  * real API server.
  */
 import { expect } from "chai";
-import { LiveObject, classifyNeighbours, meshReachQuery, planMeshReach, planSharedObjects, sharedObjectRefs } from "../../stack/preflight";
+import { LiveObject, classifyNeighbours, meshReachQuery, planMeshReach, planSharedObjects, sharedObjectRefs } from "../../program/preflight";
 import { FilterLayout, GlobalRateLimitArgs, planGlobalRateLimit } from "../../components/global-ratelimit";
 import { LimitUnit } from "../../builders/rules";
-import { resolveSettings, InputError } from "../../stack/config/settings";
+import { resolveSettings, InputError } from "../../mesh/settings";
 import { Registration, registerProgram } from "../../render/render";
 import { DEV, render } from "./helpers";
 

@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { isHostPort, redisConnectionEnv, withRedisConnection } from "../../builders/redis-connection";
-import { resolveSettings } from "../../stack/config/settings";
+import { resolveSettings } from "../../mesh/settings";
 import { DEV, render } from "./helpers";
 
 const AUTH = { name: "redis-auth", key: "password" };

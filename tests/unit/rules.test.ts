@@ -8,7 +8,7 @@ import { expect } from "chai";
 import { stringify } from "yaml";
 import { planGlobalRateLimit } from "../../components/global-ratelimit";
 import { LimitUnit, MissingHeader, PathKeyMode, RateLimitRuleArgs, compileGlobalLimits, escapeRe2, pathRegex } from "../../builders/rules";
-import { compileFullMatch } from "../../stack/config/settings";
+import { compileFullMatch } from "../../mesh/settings";
 import { GatewayModel, K8sObject, explainWith, gatewayModel } from "../../gateway-model/explain";
 import { beforeAllTests } from "./helpers";
 

@@ -1,7 +1,7 @@
 /** Shadow mode and the Prometheus scrape target, in the builders and in the rendered Deployment. */
 import { expect } from "chai";
 import { prometheusScrapeAnnotations, shadowModeEnv } from "../../components/safe-rollout";
-import { resolveSettings } from "../../stack/config/settings";
+import { resolveSettings } from "../../mesh/settings";
 import { DEV, render } from "./helpers";
 
 function ratelimitPod(objects: any[]): any {

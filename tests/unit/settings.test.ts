@@ -1,5 +1,5 @@
 /**
- * stack/config/settings.ts outside `resolveSettings`' own checks, exactly: the fix styles and error
+ * mesh/settings.ts outside `resolveSettings`' own checks, exactly: the fix styles and error
  * text, key and value suggestions, the raw-config reader, the small validators and DNS-name
  * suggestions, the derived defaults, and every `Reader` method and the `virtualServiceRoutes` /
  * `descriptors` readers as `resolveSettings` reaches them (one key changed from a valid base; the
@@ -27,14 +27,14 @@ import {
     protoDurationSeconds,
     PULUMI_FIX,
     RawConfig,
-    rawConfigFromAll,
     resolveSettings,
     shellQuote,
     suggestedDnsName,
     configError,
     isStackConfigError,
     InputError,
-} from "../../stack/config/settings";
+} from "../../mesh/settings";
+import { rawConfigFromAll } from "../../program/stack-config";
 
 /** The dev stack's config (as in config-errors.test.ts): valid, so each case fails only for what it changes. */
 const BASE: RawConfig = {

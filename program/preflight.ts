@@ -26,10 +26,10 @@
  */
 import { PART_OF } from "../lib/common";
 import { ISTIO_INGRESS_CONTROLLER } from "../components/managed-api";
-import { globalArgsFromSettings, localArgsFromSettings } from "./mesh-ratelimit";
+import { globalArgsFromSettings, localArgsFromSettings } from "../mesh/mesh-ratelimit";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit";
 import { FilterLayout, PER_INSTANCE_MIN_ISTIO, entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
-import { Problem, StackSettings } from "./config/settings";
+import { Problem, StackSettings } from "../mesh/settings";
 
 export { ISTIO_INGRESS_CONTROLLER };
 export const MESH_PEER_AUTHENTICATION = "default";

@@ -16,7 +16,7 @@ import { ManagedApi, ManagedApiArgs } from "../components/managed-api";
 import { settingsFromArgs } from "./mesh-args";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 import { MeshMutualTls } from "../components/mesh-mtls";
-import { Problem, StackSettings } from "./config/settings";
+import { Problem, StackSettings } from "./settings";
 import { globalLimitsFromSettings } from "./spec-limits";
 
 export { MeshRateLimitArgs };

@@ -3,14 +3,14 @@
  * specification's variant presets. Types and constants only. Each choice is the package's const
  * object and its type (components/mesh-enums.ts, builders/rules.ts), named here by that one name.
  */
-import { RedisConnection } from "../../builders/redis-connection";
-import { SpecPaths } from "../../builders/routes";
-import { LimitUnit, PathKeyMode } from "../../builders/rules";
-import { ErrorStatus, FilterLayout } from "../../builders/envoy-filters";
-import { ApiProfileName, FilterNamespaces, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../../components/mesh-enums";
-import { BookinfoSettings } from "../../components/bookinfo";
-import { ManagedApiSettings } from "../../components/managed-api";
-import { RateLimitServiceSettings } from "../../components/service-settings";
+import { RedisConnection } from "../builders/redis-connection";
+import { SpecPaths } from "../builders/routes";
+import { LimitUnit, PathKeyMode } from "../builders/rules";
+import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
+import { ApiProfileName, FilterNamespaces, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
+import { BookinfoSettings } from "../components/bookinfo";
+import { ManagedApiSettings } from "../components/managed-api";
+import { RateLimitServiceSettings } from "../components/service-settings";
 
 /** What the gateway's descriptors key a request on (builders/rules.ts `PathKeyMode`), every value. */
 export const PATH_KEYS: readonly PathKeyMode[] = Object.values(PathKeyMode);

@@ -9,10 +9,10 @@
  * Pulumi.yaml default because a declared key without a default is required by the Pulumi CLI.
  */
 
-import { DEFAULTS } from "../../components/defaults";
-import { BOOKINFO_PORT } from "../../components/bookinfo";
-import { RedisModeName } from "../../builders/redis-connection";
-import { PathKeyMode } from "../../builders/rules";
+import { DEFAULTS } from "../components/defaults";
+import { BOOKINFO_PORT } from "../components/bookinfo";
+import { RedisModeName } from "../builders/redis-connection";
+import { PathKeyMode } from "../builders/rules";
 
 /**
  * GlobalRateLimit's argument fields → the config key (the MeshRateLimit argument of the same name)

@@ -4,23 +4,23 @@
  * Pure: no Pulumi runtime, no I/O. `resolveSettings` collects *every* problem before failing, so a
  * user fixes their config in one round; the error names the key, the value and the fix.
  */
-import { DEFAULTS } from "../../components/defaults";
+import { DEFAULTS } from "../components/defaults";
 import { CONFIG_KEYS, CONFIG_KEY_OF_FIELD, ConfigKeySpec } from "./config-schema";
-import { domainProblems, grpcPortProblems, pipelineWindowProblems } from "../../components/global-ratelimit";
-import { readRedisConnection } from "../../builders/redis-connection";
-import { DEFAULT_GATEWAY_PRINCIPAL, PRINCIPAL_PROBLEM, parsePrincipal, principalOf, suggestedPrincipal } from "../../lib/principal";
-import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../../lib/dns-names";
-import { Fix, FixStyle } from "../../lib/fix-style";
-import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem, redisTimeoutFor } from "../../builders/failure-bounds";
+import { domainProblems, grpcPortProblems, pipelineWindowProblems } from "../components/global-ratelimit";
+import { readRedisConnection } from "../builders/redis-connection";
+import { DEFAULT_GATEWAY_PRINCIPAL, PRINCIPAL_PROBLEM, parsePrincipal, principalOf, suggestedPrincipal } from "../lib/principal";
+import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
+import { Fix, FixStyle } from "../lib/fix-style";
+import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem, redisTimeoutFor } from "../builders/failure-bounds";
 
 export * from "./settings-types";
 export * from "./config-problems";
-export * from "../../lib/formats";
+export * from "../lib/formats";
 export { dnsNameProblem, isDnsName, suggestedDnsName };
 export type { Fix, FixStyle };
 import type { DescriptorLimit, StackSettings, ApiRouteLimit } from "./settings-types";
-import type { HttpRoute, SpecPaths } from "../../builders/routes";
-import { LimitUnit, PathKeyMode } from "../../builders/rules";
+import type { HttpRoute, SpecPaths } from "../builders/routes";
+import { LimitUnit, PathKeyMode } from "../builders/rules";
 import {
     ApiProfileName,
     EspPortModeName,
@@ -29,12 +29,12 @@ import {
     MutualTlsScope,
     StackVariant,
     VirtualHostScope,
-} from "../../components/mesh-enums";
+} from "../components/mesh-enums";
 import { DESCRIPTOR_KEY, PATH_KEYS, RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
 import { LIST_KEYS, Problem, RawConfig, argsOfConfig, closestValue, problem, configError } from "./config-problems";
-import { defaultApiRegex, defaultRoutes } from "../../builders/routes";
-import { ErrorStatus, FilterLayout } from "../../builders/envoy-filters";
-import { GO_DURATION, compileFullMatch, isCidr, isGatewayHost, protoDurationSeconds } from "../../lib/formats";
+import { defaultApiRegex, defaultRoutes } from "../builders/routes";
+import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
+import { GO_DURATION, compileFullMatch, isCidr, isGatewayHost, protoDurationSeconds } from "../lib/formats";
 
 const UNIT_SECONDS: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60, h: 3600 };
 
@@ -48,7 +48,7 @@ function secondsOfLoose(v: string): number | undefined {
 }
 
 /**
- * MeshRateLimit's arguments by key (one per stack config key, stack/mesh-ratelimit-args.ts): typed
+ * MeshRateLimit's arguments by key (one per stack config key, mesh/mesh-ratelimit-args.ts): typed
  * values, or text (what a program passes as a string, or config text that `argsOfConfig` could not
  * convert), which the checks read the same way.
  */

@@ -3,9 +3,9 @@
  * config → validated settings → preflight against the cluster → components.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { rawToArgs } from "./mesh-args";
-import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
-import { MeshRateLimit, MeshRateLimitPlan, planMeshRateLimit } from "./mesh-ratelimit";
+import { rawToArgs } from "../mesh/mesh-args";
+import { MeshRateLimitArgs } from "../mesh/mesh-ratelimit-args";
+import { MeshRateLimit, MeshRateLimitPlan, planMeshRateLimit } from "../mesh/mesh-ratelimit";
 import {
     LiveObject,
     MeshReachQuery,
@@ -17,7 +17,8 @@ import {
     planSharedObjects,
     sharedObjectRefs,
 } from "./preflight";
-import { Problem, StackSettings, hideSecretValues, rawConfigFromAll, configError, isStackConfigError } from "./config/settings";
+import { Problem, StackSettings, configError, isStackConfigError } from "../mesh/settings";
+import { hideSecretValues, rawConfigFromAll } from "./stack-config";
 
 export interface ProgramOptions {
     /** Extra checks against the live cluster (skipped by the offline renderer and unit tests). */

@@ -1,9 +1,9 @@
 /**
  * MeshRateLimit's typed arguments: the stack config they are mapped from (`rawToArgs`, lenient:
- * stack/config/config-problems.ts `argsOfConfig`), and their checks (`settingsFromArgs`, the same
+ * mesh/config-problems.ts `argsOfConfig`), and their checks (`settingsFromArgs`, the same
  * `validateMeshArgs` the program's config goes through), with fixes phrased for arguments. Pure.
  */
-import { CONFIG_KEY_NAMES } from "./config/config-schema";
+import { CONFIG_KEY_NAMES } from "./config-schema";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 import {
     ArgValues,
@@ -18,7 +18,7 @@ import {
     configError,
     isStackConfigError,
     validateMeshArgs,
-} from "./config/settings";
+} from "./settings";
 
 /** Fixes phrased as argument changes (what a user of the component edits). */
 export const ARGS_FIX: FixStyle = {

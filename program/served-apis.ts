@@ -2,7 +2,7 @@
  * Checks, before anything is created, that the cluster serves every API version the chosen profile
  * uses (the `seed` profile's extensions/v1beta1 Ingress is gone since Kubernetes 1.22).
  */
-import { Problem, StackSettings } from "./config/settings";
+import { Problem, StackSettings } from "../mesh/settings";
 
 /**
  * An API version the stack would create objects of, with what to say when the cluster lacks it: the
