@@ -2,19 +2,12 @@
  * The package entry: the components and their argument types. Importing it runs nothing (no stack
  * config is read, no resource is created); `plugin/` makes it a Pulumi plugin for every language.
  */
-export {
-    AccessPolicyArgs,
-    ErrorStatus,
-    FilterLayout,
-    GlobalRateLimit,
-    GlobalRateLimitArgs,
-    GatewayTargetArgs,
-    RateLimitServiceOptionsArgs,
-    RedisOptionsArgs,
-    RedisModeName,
-    SecretKeyArgs,
-    ServiceLogLevel,
-} from "./components/global-ratelimit";
+export { AccessPolicyArgs, GlobalRateLimit, GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./components/global-ratelimit";
+export { ErrorStatus, FilterLayout } from "./builders/envoy-filters";
+export { GatewayTargetArgs } from "./components/gateway-target";
+export { RedisOptionsArgs, SecretKeyArgs } from "./components/redis-options";
+export { RedisModeName } from "./builders/redis-connection";
+export { ServiceLogLevel } from "./components/service-settings";
 export { LocalRateLimit, LocalRateLimitArgs } from "./components/local-ratelimit";
 export { MeshRateLimit, LimitRowOutput } from "./mesh/mesh-ratelimit";
 export { Bookinfo, BookinfoArgs } from "./components/bookinfo";

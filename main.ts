@@ -8,7 +8,7 @@ import { lookupMeshReach, lookupServedApiVersions, lookupSharedObjects } from ".
 import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef, refName } from "./program/preflight";
 import { buildProgram } from "./program/program";
 import { missingApis } from "./program/served-apis";
-import { StackSettings } from "./mesh/settings";
+import { StackSettings } from "./mesh/settings-types";
 
 const kubeContext = new pulumi.Config("kubernetes").get("context");
 

@@ -3,9 +3,7 @@
  * docs/names.md. They return plain objects, shared by the components, the offline renderer, the
  * conformance model and the tests.
  */
-import { EXPR_DESCRIPTOR_EXTENSION, EXPR_DESCRIPTOR_TYPE, PathKeyMode, RateLimitEntry, RoutePatch, URL_PATH_EXPRESSION } from "./rules";
-
-export { EXPR_DESCRIPTOR_EXTENSION, EXPR_DESCRIPTOR_TYPE, URL_PATH_EXPRESSION };
+import { PathKeyMode, RateLimitEntry, RoutePatch } from "./rules";
 
 export const TYPE_URL_PREFIX = "type.googleapis.com";
 export const HCM_FILTER = "envoy.filters.network.http_connection_manager";

@@ -36,8 +36,6 @@ import { ClientCidrArgs, MASKED_REMOTE_ADDRESS_KEY, checkClientCidr, cidrsOf, ma
 import { compileFullMatch } from "../lib/formats";
 import { Problem } from "../lib/problems";
 
-export type { ClientCidrArgs } from "./client-cidr";
-
 /** Time unit of a limit (envoyproxy/ratelimit's units). */
 export const LimitUnit = {
     Second: "second",

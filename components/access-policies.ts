@@ -21,8 +21,6 @@ import { deploysRedis } from "../builders/redis-connection";
 import { parsePrincipal, principalOf } from "../lib/principal";
 import type { ServiceSettings } from "./service-settings";
 
-export { DEFAULT_GATEWAY_PRINCIPAL, PRINCIPAL_PROBLEM, Principal, parsePrincipal, principalOf, suggestedPrincipal } from "../lib/principal";
-
 /** What the policy builders need: the service and its Redis, and who may call the service. */
 export interface AccessTarget extends Pick<ServiceSettings, "ratelimit" | "redis"> {
     /** The gateway's mesh identity, `<trust domain>/ns/<namespace>/sa/<service account>`. */

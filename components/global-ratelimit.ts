@@ -7,8 +7,9 @@
 import * as k8s from "@pulumi/kubernetes";
 import { Problem } from "../lib/problems";
 import * as pulumi from "@pulumi/pulumi";
-import { AccessTarget, PRINCIPAL_PROBLEM, authorizationPolicyManifests, networkPolicyManifests, parsePrincipal, suggestedPrincipal } from "./access-policies";
-import { PlannedOptions, dnsProblem, planOrCompute, portProblem, selectorProblems, argsError } from "./arg-checks";
+import { AccessTarget, authorizationPolicyManifests, networkPolicyManifests } from "./access-policies";
+import { PRINCIPAL_PROBLEM, parsePrincipal, suggestedPrincipal } from "../lib/principal";
+import { PlannedOptions, dnsProblem, planOrCompute, portProblem, argsError } from "./arg-checks";
 import { stackLabels } from "../lib/common";
 import { EnvoyFilter } from "./crds";
 import { DEFAULTS } from "./defaults";
@@ -29,33 +30,18 @@ import {
     vhostPerFilterRateLimits,
     vhostRateLimitsFilter,
 } from "../builders/envoy-filters";
-import { GatewayTargetArgs, gatewayTargetOf, isVirtualHostName, routePatchesFor } from "./gateway-target";
+import { GatewayTargetArgs, gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../builders/pre-limit";
 import { configYaml } from "../builders/ratelimit-config";
 import { RateLimitService } from "./ratelimit-service";
 import { Redis } from "./redis";
 import { RedisConnection, deploysRedis, redisUrl } from "../builders/redis-connection";
-import { RedisModeName, RedisOptionsArgs, SecretKeyArgs, redisConnectionOf, redisOptionsOf } from "./redis-options";
+
+import { RedisOptionsArgs, redisConnectionOf } from "./redis-options";
 import { CompiledLimits, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs, compileGlobalLimits } from "../builders/rules";
 import { GO_DURATION, protoDurationSeconds } from "../lib/formats";
 import { RateLimitServiceSettings, ServiceLogLevel, ServiceSettings } from "./service-settings";
 import { MonitoringArgs, MonitoringPlan, RateLimitMonitoring, monitoringPlanOf } from "./ratelimit-monitoring";
-
-export { ErrorStatus, FilterLayout, ServiceLogLevel };
-
-// Re-exported: the package entry and the tests name them from here.
-export {
-    argsError,
-    GatewayTargetArgs,
-    RedisModeName,
-    RedisOptionsArgs,
-    SecretKeyArgs,
-    dnsProblem,
-    isVirtualHostName,
-    portProblem,
-    redisOptionsOf,
-    selectorProblems,
-};
 
 /** The envoyproxy/ratelimit service. */
 export interface RateLimitServiceOptionsArgs {

@@ -19,7 +19,6 @@ export const RUNTIME_SUBDIRECTORY = "ratelimit";
 export const CONFIG_MOUNT_PATH = `${RUNTIME_ROOT}/${RUNTIME_SUBDIRECTORY}/config`;
 /** Pod-template annotation carrying the config digest: a config change rolls the pods. */
 export const CONFIG_DIGEST_ANNOTATION = "mesh-ratelimit/config-sha256";
-export { METRICS_PORT };
 
 export interface EnvVar {
     name: string;

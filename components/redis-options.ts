@@ -18,8 +18,6 @@ import {
     isSecretDataKey,
 } from "../builders/redis-connection";
 
-export { RedisModeName };
-
 /** A key of a Kubernetes Secret. */
 export interface SecretKeyArgs {
     /** The Secret's name. */

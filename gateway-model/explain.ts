@@ -45,9 +45,6 @@ import { trustedClientAddress } from "./client-address";
 import { entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
 import { K8sObject } from "../lib/k8s-object";
 
-export { entriesOfStage, isRateLimitFilter };
-export type { K8sObject };
-
 export interface Entry {
     key: string;
     value: string;

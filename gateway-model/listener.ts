@@ -23,7 +23,9 @@
  * by `INSERT_BEFORE` anchors (every filter runs; their order changes nothing modelled here).
  * Pure functions, no I/O.
  */
-import { Entry, K8sObject, descriptorFor, entriesOfStage, isRateLimitFilter } from "./explain";
+import { Entry, descriptorFor } from "./explain";
+import { K8sObject } from "../lib/k8s-object";
+import { entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
 
 /** One rate-limit filter on the listener. */
 export interface ListenerFilter {

@@ -21,7 +21,8 @@
  * - One bucket set per gateway pod (per Envoy process, shared by its worker threads).
  */
 import { LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER } from "../builders/envoy-filters";
-import { Entry, GatewayModel, K8sObject, ModelRequest, DEFAULT_CLIENT_ADDRESS, descriptorFor, normalizePath, selectRoute } from "./explain";
+import { Entry, GatewayModel, ModelRequest, DEFAULT_CLIENT_ADDRESS, descriptorFor, normalizePath, selectRoute } from "./explain";
+import { K8sObject } from "../lib/k8s-object";
 
 /** Whether an HTTP filter name is the local rate-limit filter's, canonical or of one instance (`<canonical>/<namespace>/<name>`). */
 function isLocalName(name: unknown): name is string {

@@ -6,14 +6,10 @@
 import { CONFIG_KEYS, CONFIG_KEY_NAMES, PROJECT } from "./config-schema";
 import { editDistance } from "../lib/edit-distance";
 import { Fix, FixStyle } from "../lib/fix-style";
-import { InputError, Problem, isStackConfigError, shownValue } from "../lib/problems";
-
-export { InputError, isStackConfigError };
+import { InputError, Problem, shownValue } from "../lib/problems";
 
 // ---------------------------------------------------------------------------------------------
 // Errors
-
-export type { Problem };
 
 /** Quotes a value for a POSIX shell when it needs it. */
 export function shellQuote(v: string): string {

@@ -5,20 +5,11 @@
  */
 import { CONFIG_KEY_NAMES } from "./config-schema";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
-import {
-    ArgValues,
-    LIST_KEYS,
-    Problem,
-    FixStyle,
-    RawConfig,
-    StackSettings,
-    argsOfConfig,
-    formatProblems,
-    shellQuote,
-    configError,
-    isStackConfigError,
-    validateMeshArgs,
-} from "./settings";
+import { ArgValues, validateMeshArgs } from "./settings";
+import { LIST_KEYS, RawConfig, argsOfConfig, formatProblems, shellQuote, configError } from "./config-problems";
+import { Problem, isStackConfigError } from "../lib/problems";
+import { FixStyle } from "../lib/fix-style";
+import { StackSettings } from "./settings-types";
 
 /** Fixes phrased as argument changes (what a user of the component edits). */
 export const ARGS_FIX: FixStyle = {

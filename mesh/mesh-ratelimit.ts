@@ -8,7 +8,8 @@ import { BOOKINFO_PORT, Bookinfo, BookinfoArgs, BookinfoPlan, bookinfoVirtualHos
 import { FILTER_NAMES, FilterLayout, LOCAL_STAT_PREFIX } from "../builders/envoy-filters";
 import { escapeRe2 } from "../builders/rules";
 import { podMatchers } from "../components/ratelimit-monitoring";
-import { GlobalRateLimit, GlobalRateLimitArgs, GlobalRateLimitPlan, planGlobalRateLimit, redisOptionsOf } from "../components/global-ratelimit";
+import { GlobalRateLimit, GlobalRateLimitArgs, GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit";
+import { redisOptionsOf } from "../components/redis-options";
 import { effectiveLimits } from "./limits-table";
 import { PlannedOptions, planOrCompute } from "../components/arg-checks";
 import { LocalRateLimit, LocalRateLimitArgs } from "../components/local-ratelimit";
@@ -16,10 +17,9 @@ import { ManagedApi, ManagedApiArgs } from "../components/managed-api";
 import { settingsFromArgs } from "./mesh-args";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 import { MeshMutualTls } from "../components/mesh-mtls";
-import { Problem, StackSettings } from "./settings";
+import { Problem } from "../lib/problems";
+import { StackSettings } from "./settings-types";
 import { globalLimitsFromSettings } from "./spec-limits";
-
-export { MeshRateLimitArgs };
 
 /** One effective limit, as the stack output `limits` shows it. */
 export interface LimitRowOutput {

@@ -13,11 +13,6 @@ import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } f
 import { Fix, FixStyle } from "../lib/fix-style";
 import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem, redisTimeoutFor } from "../builders/failure-bounds";
 
-export * from "./settings-types";
-export * from "./config-problems";
-export * from "../lib/formats";
-export { dnsNameProblem, isDnsName, suggestedDnsName };
-export type { Fix, FixStyle };
 import type { DescriptorLimit, StackSettings, ApiRouteLimit } from "./settings-types";
 import type { HttpRoute, SpecPaths } from "../builders/routes";
 import { LimitUnit, PathKeyMode } from "../builders/rules";
@@ -31,7 +26,8 @@ import {
     VirtualHostScope,
 } from "../components/mesh-enums";
 import { DESCRIPTOR_KEY, PATH_KEYS, RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
-import { LIST_KEYS, Problem, RawConfig, argsOfConfig, closestValue, problem, configError } from "./config-problems";
+import { LIST_KEYS, RawConfig, argsOfConfig, closestValue, problem, configError } from "./config-problems";
+import { Problem } from "../lib/problems";
 import { defaultApiRegex, defaultRoutes } from "../builders/routes";
 import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
 import { GO_DURATION, compileFullMatch, isCidr, isGatewayHost, protoDurationSeconds } from "../lib/formats";

@@ -5,7 +5,7 @@
  * used by the MeshRateLimit component and by the settings-based builders.
  */
 import { GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rules";
-import { DESCRIPTOR_KEY, DescriptorLimit, StackSettings } from "./settings";
+import { DESCRIPTOR_KEY, DescriptorLimit, StackSettings } from "./settings-types";
 
 /** The route rule names no virtual host: GlobalRateLimit puts it on each of the Gateway's (`*:8080` by default, spec 2.6). */
 export function globalLimitsFromSettings(s: StackSettings): GlobalLimitsInput {

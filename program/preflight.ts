@@ -29,9 +29,9 @@ import { ISTIO_INGRESS_CONTROLLER } from "../components/managed-api";
 import { globalArgsFromSettings, localArgsFromSettings } from "../mesh/mesh-ratelimit";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit";
 import { FilterLayout, PER_INSTANCE_MIN_ISTIO, entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
-import { Problem, StackSettings } from "../mesh/settings";
+import { Problem } from "../lib/problems";
+import { StackSettings } from "../mesh/settings-types";
 
-export { ISTIO_INGRESS_CONTROLLER };
 export const MESH_PEER_AUTHENTICATION = "default";
 const PART_OF_LABEL = "app.kubernetes.io/part-of";
 

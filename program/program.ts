@@ -17,7 +17,9 @@ import {
     planSharedObjects,
     sharedObjectRefs,
 } from "./preflight";
-import { Problem, StackSettings, configError, isStackConfigError } from "../mesh/settings";
+import { Problem, isStackConfigError } from "../lib/problems";
+import { StackSettings } from "../mesh/settings-types";
+import { configError } from "../mesh/config-problems";
 import { hideSecretValues, rawConfigFromAll } from "./stack-config";
 
 export interface ProgramOptions {

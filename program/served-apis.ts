@@ -2,7 +2,8 @@
  * Checks, before anything is created, that the cluster serves every API version the chosen profile
  * uses (the `seed` profile's extensions/v1beta1 Ingress is gone since Kubernetes 1.22).
  */
-import { Problem, StackSettings } from "../mesh/settings";
+import { Problem } from "../lib/problems";
+import { StackSettings } from "../mesh/settings-types";
 
 /**
  * An API version the stack would create objects of, with what to say when the cluster lacks it: the

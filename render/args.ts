@@ -5,7 +5,9 @@
  */
 import { CONFIG_KEY_NAMES } from "../mesh/config-schema";
 import { editDistance } from "../lib/edit-distance";
-import { closestKey, FixStyle, formatProblems, shellQuote, isStackConfigError } from "../mesh/settings";
+import { closestKey, formatProblems, shellQuote } from "../mesh/config-problems";
+import { FixStyle } from "../lib/fix-style";
+import { isStackConfigError } from "../lib/problems";
 
 /** Flags that set one config key each (both CLIs). */
 export const KEY_FLAGS: Readonly<Record<string, string>> = {

@@ -9,7 +9,8 @@
 import * as path from "path";
 import { stringify } from "yaml";
 import { effectiveLimits, formatLimits } from "../mesh/limits-table";
-import { K8sObject, objectFileName, REDACTED, registerProgram, RenderOptions, toObjects } from "./render";
+import { K8sObject } from "../lib/k8s-object";
+import { objectFileName, REDACTED, registerProgram, RenderOptions, toObjects } from "./render";
 import { cliError, parseCli } from "./args";
 import { WriteResult, writeFilesSafely } from "./write";
 

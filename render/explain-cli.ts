@@ -8,7 +8,8 @@
 import { cliError, parseCli, UsageError } from "./args";
 import { renderStack } from "./render";
 import { trustedClientAddress } from "../gateway-model/client-address";
-import { DEFAULT_CLIENT_ADDRESS, explainWith, gatewayModel, HostNotServed, K8sObject, ModelRequest } from "../gateway-model/explain";
+import { DEFAULT_CLIENT_ADDRESS, explainWith, gatewayModel, HostNotServed, ModelRequest } from "../gateway-model/explain";
+import { K8sObject } from "../lib/k8s-object";
 import { parseIp } from "../builders/client-cidr";
 import { formatExplanation } from "./explain-format";
 import { formatPreLimit, preLimitDescriptors, readPreLimit } from "../gateway-model/pre-limit-model";

@@ -8,10 +8,8 @@ import * as path from "path";
 import { parse } from "yaml";
 import { PROJECT } from "../mesh/config-schema";
 import { LiveObject, MeshReachState } from "../program/preflight";
-import { StackSettings } from "../mesh/settings";
+import { StackSettings } from "../mesh/settings-types";
 import { K8sObject } from "../lib/k8s-object";
-
-export type { K8sObject };
 
 export interface Registration {
     type: string;

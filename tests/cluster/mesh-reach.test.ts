@@ -20,10 +20,13 @@ import { expect } from "chai";
 import { lookupMeshReach, lookupSharedObjects } from "../../cluster/cluster-lookup";
 import { PROJECT } from "../../mesh/config-schema";
 import { MeshReachQuery, MeshReachState, meshReachQuery } from "../../program/preflight";
-import { resolveSettings, InputError } from "../../mesh/settings";
-import { FilterLayout, planGlobalRateLimit } from "../../components/global-ratelimit";
+import { resolveSettings } from "../../mesh/settings";
+import { InputError } from "../../lib/problems";
+import { FilterLayout } from "../../builders/envoy-filters";
+import { planGlobalRateLimit } from "../../components/global-ratelimit";
 import { LimitUnit } from "../../builders/rules";
-import { K8sObject, Registration, programConfig, toObjects } from "../../render/render";
+import { K8sObject } from "../../lib/k8s-object";
+import { Registration, programConfig, toObjects } from "../../render/render";
 import { deleteNamespace, ensureNamespace, kubeconfig, kubectl, kubectlJson, kubectlRaw, waitFor } from "./kube";
 
 const DEV: Record<string, string> = {

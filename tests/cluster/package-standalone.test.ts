@@ -9,7 +9,8 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { GlobalRateLimit, LimitUnit } from "../../index";
+import { GlobalRateLimit } from "../../components/global-ratelimit";
+import { LimitUnit } from "../../builders/rules";
 import { registerComponents } from "../../render/render";
 import { deleteNamespace, ensureNamespace, kubeconfig, kubectlJson, kubectlRaw, podSecurityLabels, waitFor, waitForDeploymentPods, warnings } from "./kube";
 

@@ -19,8 +19,11 @@
 import { expect } from "chai";
 import { lookupSharedObjects } from "../../cluster/cluster-lookup";
 import { LiveObject, SharedObjectsPlan, planSharedObjects, refName, sharedObjectRefs } from "../../program/preflight";
-import { StackSettings, resolveSettings, InputError } from "../../mesh/settings";
-import { K8sObject, registerProgram, toObjects } from "../../render/render";
+import { StackSettings } from "../../mesh/settings-types";
+import { resolveSettings } from "../../mesh/settings";
+import { InputError } from "../../lib/problems";
+import { K8sObject } from "../../lib/k8s-object";
+import { registerProgram, toObjects } from "../../render/render";
 import { ensureNamespace, kubectl, kubectlJson, kubectlRaw } from "./kube";
 
 const DEV: Record<string, string> = {

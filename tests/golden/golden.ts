@@ -17,8 +17,9 @@
 import * as fs from "fs";
 import * as path from "path";
 import { parse, stringify } from "yaml";
-import { K8sObject, objectFileName, registerComponents, renderStack } from "../../render/render";
-import { GlobalRateLimit } from "../../index";
+import { K8sObject } from "../../lib/k8s-object";
+import { objectFileName, registerComponents, renderStack } from "../../render/render";
+import { GlobalRateLimit } from "../../components/global-ratelimit";
 
 export const GOLDEN_DIR = __dirname;
 export const IN_DIR = path.join(GOLDEN_DIR, "in");

@@ -10,7 +10,8 @@
 import * as fs from "fs";
 import * as path from "path";
 import { parseAllDocuments } from "yaml";
-import { explainWith, gatewayModel, gatewayModelFromEnvoy, GatewayModel, K8sObject } from "../../gateway-model/explain";
+import { explainWith, gatewayModel, gatewayModelFromEnvoy, GatewayModel } from "../../gateway-model/explain";
+import { K8sObject } from "../../lib/k8s-object";
 import {
     PreLimitConfigModel,
     PreLimitPod,

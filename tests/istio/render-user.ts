@@ -9,8 +9,11 @@
 import * as fs from "fs";
 import * as path from "path";
 import { stringify } from "yaml";
-import { FilterLayout, GlobalRateLimit, LimitUnit, RateLimitRuleArgs } from "../../index";
-import { K8sObject, registerComponents } from "../../render/render";
+import { FilterLayout } from "../../builders/envoy-filters";
+import { GlobalRateLimit } from "../../components/global-ratelimit";
+import { LimitUnit, RateLimitRuleArgs } from "../../builders/rules";
+import { K8sObject } from "../../lib/k8s-object";
+import { registerComponents } from "../../render/render";
 
 const M = LimitUnit.Minute;
 export const USER_RULES: RateLimitRuleArgs[] = [

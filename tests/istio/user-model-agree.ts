@@ -11,7 +11,8 @@
 import * as fs from "fs";
 import * as path from "path";
 import { parseAllDocuments } from "yaml";
-import { K8sObject, explainWith, gatewayModel, gatewayModelFromEnvoy } from "../../gateway-model/explain";
+import { K8sObject } from "../../lib/k8s-object";
+import { explainWith, gatewayModel, gatewayModelFromEnvoy } from "../../gateway-model/explain";
 
 function main(): number {
     const [dir, dumpFile] = process.argv.slice(2);

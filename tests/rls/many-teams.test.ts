@@ -9,8 +9,10 @@
  * old layout (shared names, route and virtual-host rate_limits) in the same test.
  */
 import { expect } from "chai";
-import { FilterLayout, GlobalRateLimit, LimitUnit } from "../../index";
-import { K8sObject } from "../../gateway-model/explain";
+import { FilterLayout } from "../../builders/envoy-filters";
+import { GlobalRateLimit } from "../../components/global-ratelimit";
+import { LimitUnit } from "../../builders/rules";
+import { K8sObject } from "../../lib/k8s-object";
 import { ListenerModel, listenerCalls, listenerModel } from "../../gateway-model/listener";
 import { registerComponents } from "../../render/render";
 import { RlsClient } from "./harness/client";

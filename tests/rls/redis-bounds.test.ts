@@ -8,11 +8,11 @@
  */
 import { expect } from "chai";
 import { spawn } from "child_process";
-import type { K8sObject } from "../../gateway-model/explain";
+import type { K8sObject } from "../../lib/k8s-object";
 import { explain, gatewayModel } from "../../gateway-model/explain";
 import { windowStart } from "../../render/explain-format";
 import { REDIS_EVICTION_POLICY, redisMemoryBytes, redisServerArgs, redisTimeoutFor } from "../../builders/failure-bounds";
-import { protoDurationSeconds } from "../../mesh/settings";
+import { protoDurationSeconds } from "../../lib/formats";
 import { RlsClient, Decision } from "./harness/client";
 import { RedisServer } from "./harness/redis";
 import { RateLimitProcess } from "./harness/service";

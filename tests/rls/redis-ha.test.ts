@@ -20,7 +20,8 @@
  * docs/rls.md, "Redis failover: what is promised".
  */
 import { expect } from "chai";
-import { explain, K8sObject } from "../../gateway-model/explain";
+import { explain } from "../../gateway-model/explain";
+import { K8sObject } from "../../lib/k8s-object";
 import { Decision, RlsClient } from "./harness/client";
 import { sleep, waitFor } from "./harness/ports";
 import { RedisClusterSet, RedisNode, SentinelSet } from "./harness/redis-topology";

@@ -8,7 +8,8 @@ import { planLocalRateLimit } from "../../components/local-ratelimit";
 import { globalArgsFromSettings, localArgsFromSettings } from "../../mesh/mesh-ratelimit";
 import { espArgs, ingressManifest } from "../../components/managed-api";
 import { ratelimitEnv } from "../../components/ratelimit-service";
-import { StackSettings, resolveSettings } from "../../mesh/settings";
+import { StackSettings } from "../../mesh/settings-types";
+import { resolveSettings } from "../../mesh/settings";
 import { DEV } from "./helpers";
 
 const A = resolveSettings(DEV);

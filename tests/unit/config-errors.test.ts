@@ -5,7 +5,9 @@
 import { expect } from "chai";
 import { spawnSync } from "child_process";
 import * as path from "path";
-import { closestValue, formatProblems, RawConfig, resolveSettings, InputError } from "../../mesh/settings";
+import { closestValue, formatProblems, RawConfig } from "../../mesh/config-problems";
+import { resolveSettings } from "../../mesh/settings";
+import { InputError } from "../../lib/problems";
 import { cliFix, parseCli, UsageError } from "../../render/args";
 import { parseArgs } from "../../render/cli";
 import { parseExplainArgs } from "../../render/explain-cli";

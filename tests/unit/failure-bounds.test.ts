@@ -17,7 +17,7 @@ import {
 } from "../../builders/failure-bounds";
 import { planGlobalRateLimit } from "../../components/global-ratelimit";
 import { LimitUnit } from "../../builders/rules";
-import { protoDurationSeconds } from "../../mesh/settings";
+import { protoDurationSeconds } from "../../lib/formats";
 import { render } from "./helpers";
 
 const MiB = 1024 * 1024;

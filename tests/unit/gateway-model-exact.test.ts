@@ -12,7 +12,6 @@ import { expect } from "chai";
 import {
     DEFAULT_CLIENT_ADDRESS,
     GatewayModel,
-    K8sObject,
     VhRateLimits,
     descriptorFor,
     explain,
@@ -27,6 +26,7 @@ import {
     selectRoute,
     urlPath,
 } from "../../gateway-model/explain";
+import { K8sObject } from "../../lib/k8s-object";
 import {
     RL,
     PER_ROUTE_TYPE,

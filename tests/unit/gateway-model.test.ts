@@ -5,16 +5,8 @@
  * job (tests/rls/limits-hold.test.ts); the model agreeing with Istio's generator is the istio tier's.
  */
 import { expect } from "chai";
-import {
-    explain as explainObjects,
-    explainWith,
-    gatewayModel,
-    gatewayModelFromEnvoy,
-    GatewayModel,
-    K8sObject,
-    normalizePath,
-    urlPath,
-} from "../../gateway-model/explain";
+import { explain as explainObjects, explainWith, gatewayModel, gatewayModelFromEnvoy, GatewayModel, normalizePath, urlPath } from "../../gateway-model/explain";
+import { K8sObject } from "../../lib/k8s-object";
 import { renderVariant } from "../rls/harness/stack";
 import { beforeAllTests } from "./helpers";
 

@@ -5,7 +5,7 @@
  * context), not by their names, so the check does not depend on how the filters are named.
  */
 import { expect } from "chai";
-import { K8sObject } from "../../render/render";
+import { K8sObject } from "../../lib/k8s-object";
 import { render } from "./helpers";
 
 const GATEWAY_NS = "edge-gw";

@@ -10,21 +10,16 @@ import { expect } from "chai";
 import { Problem } from "../../lib/problems";
 import { parse } from "yaml";
 import { CONFIG_KEYS, configDefault } from "../../mesh/config-schema";
-import {
-    GlobalRateLimitArgs,
-    RedisModeName,
-    ServiceLogLevel,
-    dnsProblem,
-    planGlobalRateLimit,
-    redisOptionsOf,
-    portProblem,
-    selectorProblems,
-    argsError,
-} from "../../components/global-ratelimit";
+import { GlobalRateLimitArgs, planGlobalRateLimit } from "../../components/global-ratelimit";
+import { RedisModeName } from "../../builders/redis-connection";
+import { ServiceLogLevel } from "../../components/service-settings";
+import { dnsProblem, portProblem, selectorProblems, argsError } from "../../components/arg-checks";
+import { redisOptionsOf } from "../../components/redis-options";
 import { LocalRateLimit } from "../../components/local-ratelimit";
 import { FilterLayout, RATELIMIT_FILTER } from "../../builders/envoy-filters";
 import { LimitUnit, PathKeyMode } from "../../builders/rules";
-import { resolveSettings, InputError } from "../../mesh/settings";
+import { resolveSettings } from "../../mesh/settings";
+import { InputError } from "../../lib/problems";
 
 const M = LimitUnit.Minute;
 const LABEL = "must be a Kubernetes DNS-1123 label (lower-case letters, digits, '-')";

@@ -1,6 +1,7 @@
 /** Shared test helpers: render the program under mocks and look objects up. */
 import { parse } from "yaml";
-import { K8sObject, RenderOptions, renderStack } from "../../render/render";
+import { K8sObject } from "../../lib/k8s-object";
+import { RenderOptions, renderStack } from "../../render/render";
 
 /**
  * True inside a Stryker mutation run (`npm run test:mutation`): its mocha runner keeps its

@@ -15,7 +15,8 @@ import { domainProblems, grpcPortProblems, pipelineWindowProblems } from "../../
 import { DEFAULTS } from "../../components/defaults";
 import { StackVariant } from "../../components/mesh-enums";
 import { LimitUnit } from "../../builders/rules";
-import { InputError, resolveSettings } from "../../mesh/settings";
+import { InputError } from "../../lib/problems";
+import { resolveSettings } from "../../mesh/settings";
 import { DEV } from "./helpers";
 
 describe("MeshRateLimit arguments", () => {

@@ -5,20 +5,18 @@
  */
 import { expect } from "chai";
 import { parse } from "yaml";
-import {
-    ApiProfileName,
-    Bookinfo,
-    FilterLayout,
-    GlobalRateLimit,
-    LimitUnit,
-    LocalRateLimit,
-    ManagedApi,
-    MeshMutualTls,
-    MutualTlsScope,
-    RedisModeName,
-} from "../../index";
+import { ApiProfileName, MutualTlsScope } from "../../components/mesh-enums";
+import { Bookinfo } from "../../components/bookinfo";
+import { FilterLayout } from "../../builders/envoy-filters";
+import { GlobalRateLimit } from "../../components/global-ratelimit";
+import { LimitUnit } from "../../builders/rules";
+import { LocalRateLimit } from "../../components/local-ratelimit";
+import { ManagedApi } from "../../components/managed-api";
+import { MeshMutualTls } from "../../components/mesh-mtls";
+import { RedisModeName } from "../../builders/redis-connection";
 import { claimListeners } from "../../components/global-ratelimit";
-import { K8sObject, registerComponents } from "../../render/render";
+import { K8sObject } from "../../lib/k8s-object";
+import { registerComponents } from "../../render/render";
 import { explain } from "../../gateway-model/explain";
 import { SHOP_RULES, shopObjects } from "./rules.test";
 

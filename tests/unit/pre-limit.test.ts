@@ -5,7 +5,7 @@
  * allows" is a fixed-window counter written in this file, not the code under test.
  */
 import { expect } from "chai";
-import { LimitUnit, MissingHeader } from "../../index";
+import { LimitUnit, MissingHeader } from "../../builders/rules";
 import { FilterLayout, LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER } from "../../builders/envoy-filters";
 import { GlobalRateLimitArgs, planGlobalRateLimit } from "../../components/global-ratelimit";
 import { compileGlobalLimits } from "../../builders/rules";

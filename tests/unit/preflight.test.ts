@@ -6,9 +6,11 @@
  */
 import { expect } from "chai";
 import { LiveObject, classifyNeighbours, meshReachQuery, planMeshReach, planSharedObjects, sharedObjectRefs } from "../../program/preflight";
-import { FilterLayout, GlobalRateLimitArgs, planGlobalRateLimit } from "../../components/global-ratelimit";
+import { FilterLayout } from "../../builders/envoy-filters";
+import { GlobalRateLimitArgs, planGlobalRateLimit } from "../../components/global-ratelimit";
 import { LimitUnit } from "../../builders/rules";
-import { resolveSettings, InputError } from "../../mesh/settings";
+import { resolveSettings } from "../../mesh/settings";
+import { InputError } from "../../lib/problems";
 import { Registration, registerProgram } from "../../render/render";
 import { DEV, render } from "./helpers";
 

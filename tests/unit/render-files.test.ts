@@ -8,7 +8,8 @@ import * as os from "os";
 import * as path from "path";
 import { writeRender } from "../../render/cli";
 import { parseAllDocuments } from "yaml";
-import { K8sObject, REDACTED, registerProgram, toObjects } from "../../render/render";
+import { K8sObject } from "../../lib/k8s-object";
+import { REDACTED, registerProgram, toObjects } from "../../render/render";
 import { dangerousTarget, MANIFEST, OutDirError } from "../../render/write";
 
 const REPO = path.resolve(__dirname, "..", "..");

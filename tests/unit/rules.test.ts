@@ -8,8 +8,9 @@ import { expect } from "chai";
 import { stringify } from "yaml";
 import { planGlobalRateLimit } from "../../components/global-ratelimit";
 import { LimitUnit, MissingHeader, PathKeyMode, RateLimitRuleArgs, compileGlobalLimits, escapeRe2, pathRegex } from "../../builders/rules";
-import { compileFullMatch } from "../../mesh/settings";
-import { GatewayModel, K8sObject, explainWith, gatewayModel } from "../../gateway-model/explain";
+import { compileFullMatch } from "../../lib/formats";
+import { GatewayModel, explainWith, gatewayModel } from "../../gateway-model/explain";
+import { K8sObject } from "../../lib/k8s-object";
 import { beforeAllTests } from "./helpers";
 
 const M = LimitUnit.Minute;

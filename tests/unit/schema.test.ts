@@ -3,7 +3,7 @@
  * (including the seed profile's extensions/v1beta1 Ingress) and `@kubernetes-models/istio` for Istio's.
  */
 import { expect } from "chai";
-import { K8sObject } from "../../render/render";
+import { K8sObject } from "../../lib/k8s-object";
 import { render } from "./helpers";
 
 /** Module that exports the model class of an apiVersion. */

@@ -12,28 +12,12 @@
 import { defaultApiRegex, defaultRoutes } from "../../builders/routes";
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
-import {
-    closestKey,
-    closestValue,
-    compileFullMatch,
-    Problem,
-    dnsNameProblem,
-    FixStyle,
-    formatProblems,
-    inboundVhostName,
-    isCidr,
-    isDnsName,
-    problem,
-    protoDurationSeconds,
-    PULUMI_FIX,
-    RawConfig,
-    resolveSettings,
-    shellQuote,
-    suggestedDnsName,
-    configError,
-    isStackConfigError,
-    InputError,
-} from "../../mesh/settings";
+import { closestKey, closestValue, formatProblems, problem, PULUMI_FIX, RawConfig, shellQuote, configError } from "../../mesh/config-problems";
+import { compileFullMatch, isCidr, protoDurationSeconds } from "../../lib/formats";
+import { Problem, isStackConfigError, InputError } from "../../lib/problems";
+import { dnsNameProblem, isDnsName, suggestedDnsName } from "../../lib/dns-names";
+import { FixStyle } from "../../lib/fix-style";
+import { inboundVhostName, resolveSettings } from "../../mesh/settings";
 import { rawConfigFromAll } from "../../program/stack-config";
 
 /** The dev stack's config (as in config-errors.test.ts): valid, so each case fails only for what it changes. */

@@ -7,9 +7,10 @@
  * and virtual-host rate_limits) is the negative control.
  */
 import { expect } from "chai";
-import { FilterLayout, GlobalRateLimitArgs, planGlobalRateLimit } from "../../components/global-ratelimit";
+import { FilterLayout } from "../../builders/envoy-filters";
+import { GlobalRateLimitArgs, planGlobalRateLimit } from "../../components/global-ratelimit";
 import { LimitUnit } from "../../builders/rules";
-import { K8sObject } from "../../gateway-model/explain";
+import { K8sObject } from "../../lib/k8s-object";
 import { ListenerLayout, answerWith, callsPerService, listenerCalls, listenerModel } from "../../gateway-model/listener";
 
 const M = LimitUnit.Minute;

@@ -9,7 +9,7 @@ import * as os from "os";
 import * as pathm from "path";
 import { parseAllDocuments } from "yaml";
 import { writeRender } from "../../render/cli";
-import { compileFullMatch } from "../../mesh/settings";
+import { compileFullMatch } from "../../lib/formats";
 import { REDACTED } from "../../render/render";
 import { DEV, MUTATION_RUN, Rendered, rateLimitConfig, render } from "./helpers";
 import { RATELIMIT_FILTER } from "../../builders/envoy-filters";

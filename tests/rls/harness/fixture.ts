@@ -1,5 +1,5 @@
 /** A test's world: one Redis, N real rate-limit processes run with the rendered settings. */
-import type { K8sObject } from "../../../gateway-model/explain";
+import type { K8sObject } from "../../../lib/k8s-object";
 import { explain, Explanation } from "../../../gateway-model/explain";
 import { RlsClient, Decision, Descriptor } from "./client";
 import { RedisServer } from "./redis";

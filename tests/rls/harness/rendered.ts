@@ -3,7 +3,7 @@
  * command, probes, config mount) and the ConfigMap's `config.yaml`. Nothing is hard-coded here:
  * the container is found by its RUNTIME_ROOT env, the ConfigMap through the mounted volume.
  */
-import type { K8sObject } from "../../../gateway-model/explain";
+import type { K8sObject } from "../../../lib/k8s-object";
 
 export interface EnvVar {
     name: string;

@@ -3,9 +3,10 @@
  * the component rendered under Pulumi's mocks, the gateway MODEL (gateway-model/explain.ts, no Envoy here)
  * turning each request into descriptors, the REAL envoyproxy/ratelimit service and Redis deciding.
  */
-import { GlobalRateLimit, RateLimitRuleArgs } from "../../../index";
+import { GlobalRateLimit } from "../../../components/global-ratelimit";
+import { RateLimitRuleArgs } from "../../../builders/rules";
 import { ModelRequest, explain } from "../../../gateway-model/explain";
-import type { K8sObject } from "../../../gateway-model/explain";
+import type { K8sObject } from "../../../lib/k8s-object";
 import { registerComponents } from "../../../render/render";
 import { RlsClient } from "./client";
 import { RedisServer } from "./redis";

@@ -1,6 +1,6 @@
 /** The stack's rendered objects, straight from the lead's renderer (render/render.ts). */
 import { renderStack } from "../../../render/render";
-import type { K8sObject } from "../../../gateway-model/explain";
+import type { K8sObject } from "../../../lib/k8s-object";
 
 export type Variant = "A" | "B";
 
