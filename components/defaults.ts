@@ -24,6 +24,8 @@ export const DEFAULTS = {
     preLimit: true,
     awaitRollout: true,
     redisTls: false,
+    monitoringDashboard: true,
+    monitoringAlerts: false,
     monitoringDashboardLabel: "grafana_dashboard=1",
     redisImage: "docker.io/library/redis:7.0.15-alpine",
     redisMaxMemory: "160mb",

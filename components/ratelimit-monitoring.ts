@@ -133,7 +133,7 @@ function checkSwitches(a: MonitoringArgs, problems: Problem[]): void {
                 key: `monitoring.${f}`,
                 value: a[f],
                 problem: "must be a boolean",
-                fix: `use ${f === "dashboard"} (the default) or ${f !== "dashboard"}`,
+                fix: `use ${DEFAULTS[f === "dashboard" ? "monitoringDashboard" : "monitoringAlerts"]} (the default) or ${!DEFAULTS[f === "dashboard" ? "monitoringDashboard" : "monitoringAlerts"]}`,
             });
         }
     }
@@ -268,7 +268,7 @@ export function monitoringPlanOf(args: MonitoringArgs | undefined, c: Monitoring
     };
     const plan: MonitoringPlan = { input };
     const base = objectName(`mesh-ratelimit-${c.namespace}-${c.serviceName}`);
-    if (a.dashboard !== false) {
+    if (a.dashboard ?? DEFAULTS.monitoringDashboard) {
         const { labelKey: lk, labelValue: lv } = placement;
         plan.dashboard = {
             name: objectName(`${base}-dashboard`),
@@ -278,7 +278,7 @@ export function monitoringPlanOf(args: MonitoringArgs | undefined, c: Monitoring
             json: problems.length ? "" : JSON.stringify(dashboardModel(input), null, 2),
         };
     }
-    if (a.alerts === true) {
+    if (a.alerts ?? DEFAULTS.monitoringAlerts) {
         plan.rules = {
             name: objectName(`${c.serviceName}-alerts`),
             namespace: c.namespace,

@@ -446,7 +446,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "operations",
         key: "monitoringDashboard",
         kind: "boolean",
-        default: "true",
+        default: String(DEFAULTS.monitoringDashboard),
         description:
             "Create a Grafana dashboard of the limits (a ConfigMap with the label of `monitoringDashboardLabel`, which Grafana's dashboard sidecar loads): decisions per limit and outcome, service and Redis errors, answer time, config loads, the gateway's filter and pre-limit, the local bucket per pod (docs/monitoring.md). The service's panels need `ratelimitPrometheus=true`.",
     },
@@ -469,7 +469,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         group: "operations",
         key: "monitoringAlerts",
         kind: "boolean",
-        default: "false",
+        default: String(DEFAULTS.monitoringAlerts),
         description:
             "Create alert rules as a `PrometheusRule` (monitoring.coreos.com/v1, the Prometheus operator) in `ratelimitNamespace`: the gateway failing closed or about to, the config not loaded, a limit refusing most of its traffic (docs/monitoring.md, runbook). Off by default because it reaches the cluster's alerting; preview stops when the cluster does not serve the kind.",
     },

@@ -454,11 +454,12 @@ function readMesh(r: Reader): { mesh: StackSettings["mesh"]; hosts: string[] } {
     const selectorText = r.str("gatewaySelector");
     const [selKey, selValue, ...selRest] = selectorText.split("=");
     if (selRest.length || !selKey || selValue === undefined || !LABEL_KEY.test(selKey) || !LABEL_VALUE.test(selValue)) {
-        r.fail("gatewaySelector", selectorText, "must be one label written key=value", (s) => s.set("gatewaySelector", "istio=ingressgateway"));
+        r.fail("gatewaySelector", selectorText, "must be one label written key=value", (s) => s.set("gatewaySelector", DEFAULTS.gatewaySelector));
     }
     const mesh = {
         namespace: r.dnsName("meshNamespace", "label"),
-        gatewaySelector: { key: selKey ?? "istio", value: selValue ?? "ingressgateway" },
+        // (A bad selector is reported above; the default's parts only keep the type whole until then.)
+        gatewaySelector: { key: selKey ?? DEFAULTS.gatewaySelector.split("=")[0], value: selValue ?? DEFAULTS.gatewaySelector.split("=")[1] },
         gatewayNamespace: r.dnsName("gatewayNamespace", "label"),
         vhostScope: r.oneOf<VirtualHostScope>("vhostScope", ["gateway-hosts", "all"]),
         filterNamespaces: r.oneOf<FilterNamespaces>("filterNamespaces", ["own", "root"]),
