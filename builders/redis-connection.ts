@@ -57,18 +57,6 @@ export interface RedisConnection {
 /** Key of the CA certificate in `redisTlsCaSecret` (the `kubernetes.io/tls` and cert-manager convention). */
 export const TLS_CA_KEY = "ca.crt";
 /** Where the CA Secret is mounted in the service container. */
-/** Whether `k` can be a key of a Secret's data (Kubernetes: letters, digits, '-', '_', '.'). */
-export function isSecretDataKey(k: unknown): k is string {
-    return typeof k === "string" && /^[-._a-zA-Z0-9]+$/.test(k);
-}
-export const SECRET_DATA_KEY_PROBLEM = "must be a Secret data key (letters, digits, '-', '_', '.')";
-
-export const SENTINEL_MASTER_PROBLEM = "must not contain commas or spaces (the service splits REDIS_URL on commas)";
-/** A Sentinel master name without commas or white space: the name itself when it has none, else the suggested fix. */
-export function cleanSentinelMaster(master: string): string {
-    return master.replace(/[,\s]+/g, "") || "mymaster";
-}
-
 export const TLS_CA_DIR = "/etc/ratelimit/redis-tls";
 export const TLS_CA_VOLUME = "redis-tls-ca";
 

@@ -7,16 +7,19 @@ import { DEFAULTS } from "./defaults";
 import { isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { Problem } from "../lib/problems";
 import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem } from "../builders/failure-bounds";
-import {
-    RedisConnection,
-    RedisModeName,
-    SECRET_DATA_KEY_PROBLEM,
-    SENTINEL_MASTER_PROBLEM,
-    SecretKey,
-    cleanSentinelMaster,
-    isHostPort,
-    isSecretDataKey,
-} from "../builders/redis-connection";
+import { RedisConnection, RedisModeName, SecretKey, isHostPort } from "../builders/redis-connection";
+
+/** Whether `k` can be a key of a Secret's data (Kubernetes: letters, digits, '-', '_', '.'). */
+function isSecretDataKey(k: unknown): k is string {
+    return typeof k === "string" && /^[-._a-zA-Z0-9]+$/.test(k);
+}
+const SECRET_DATA_KEY_PROBLEM = "must be a Secret data key (letters, digits, '-', '_', '.')";
+
+const SENTINEL_MASTER_PROBLEM = "must not contain commas or spaces (the service splits REDIS_URL on commas)";
+/** A Sentinel master name without commas or white space: the name itself when it has none, else the suggested fix. */
+function cleanSentinelMaster(master: string): string {
+    return master.replace(/[,\s]+/g, "") || "mymaster";
+}
 
 /** A key of a Kubernetes Secret. */
 export interface SecretKeyArgs {
