@@ -1,6 +1,7 @@
 /**
- * Which Redis the rate-limit service counts in, from stack config, and the service environment
- * that connects to it. Pure: no Pulumi runtime, no I/O.
+ * Which Redis the rate-limit service counts in, and the service environment that connects to it.
+ * Pure: no Pulumi runtime, no I/O. The checks of a Redis choice are GlobalRateLimit's
+ * (components/redis-options.ts redisOptionsProblems); the stack's config runs them too.
  *
  * - `in-cluster` (default): the single Redis this stack deploys (components/redis.ts).
  * - `external`: one Redis that already exists (`host:port`), optionally with a password Secret and TLS.
@@ -14,8 +15,6 @@
  * the Redis servers (`user:password` works too), `REDIS_SENTINEL_AUTH` that of the Sentinels;
  * `REDIS_TLS` and `REDIS_TLS_CACERT` (a PEM file) for TLS.
  */
-import { isDnsName, suggestedDnsName } from "../lib/dns-names";
-import type { Fix } from "../lib/fix-style";
 
 /** Which Redis the service counts in. */
 export const RedisModeName = {
@@ -58,29 +57,8 @@ export interface RedisConnection {
 /** Key of the CA certificate in `redisTlsCaSecret` (the `kubernetes.io/tls` and cert-manager convention). */
 export const TLS_CA_KEY = "ca.crt";
 /** Where the CA Secret is mounted in the service container. */
-/** Whether `k` can be a key of a Secret's data (Kubernetes: letters, digits, '-', '_', '.'). */
-export function isSecretDataKey(k: unknown): k is string {
-    return typeof k === "string" && /^[-._a-zA-Z0-9]+$/.test(k);
-}
-export const SECRET_DATA_KEY_PROBLEM = "must be a Secret data key (letters, digits, '-', '_', '.')";
-
-export const SENTINEL_MASTER_PROBLEM = "must not contain commas or spaces (the service splits REDIS_URL on commas)";
-/** A Sentinel master name without commas or white space: the name itself when it has none, else the suggested fix. */
-export function cleanSentinelMaster(master: string): string {
-    return master.replace(/[,\s]+/g, "") || "mymaster";
-}
-
 export const TLS_CA_DIR = "/etc/ratelimit/redis-tls";
 export const TLS_CA_VOLUME = "redis-tls-ca";
-
-/** What resolveSettings' reader offers (mesh/settings.ts). */
-export interface ConfigReader {
-    given(key: string): string | undefined;
-    str(key: string): string;
-    bool(key: string): boolean;
-    oneOf<T extends string>(key: string, allowed: readonly T[]): T;
-    fail(key: string, value: string | undefined, text: string, fix: Fix): void;
-}
 
 const HOST = /^([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])$/;
 
@@ -91,159 +69,6 @@ export function isHostPort(s: string): boolean {
     const host = s.slice(0, i);
     const port = s.slice(i + 1);
     return HOST.test(host) && /^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535;
-}
-
-/**
- * Keys that only mean something for a Redis the stack does not deploy. (`redisPasswordSecret` is
- * not one: with the in-cluster Redis it names a Secret the user manages, instead of a generated
- * password.)
- */
-const EXISTING_ONLY = ["redisAddress", "redisTls", "redisTlsCaSecret"] as const;
-
-/**
- * Reads and checks the Redis keys; every bad combination is a config problem. `pipelineWindow` is
- * `redisPipelineWindow` as read (the pinned service applies it to Redis Cluster only).
- */
-export function readRedisConnection(r: ConfigReader, pipelineWindow: string): RedisConnection {
-    const mode = r.oneOf<RedisModeName>("redisMode", REDIS_MODES);
-    const addressText = r.given("redisAddress");
-    const addresses = (addressText ?? "")
-        .split(",")
-        .map((a) => a.trim())
-        .filter(Boolean);
-    const master = r.given("redisSentinelMaster");
-    const secret = r.given("redisPasswordSecret");
-    const secretKey = r.str("redisPasswordSecretKey");
-    const sentinelSecret = r.given("redisSentinelPasswordSecret");
-    const tls = r.bool("redisTls");
-    const caSecret = r.given("redisTlsCaSecret");
-
-    checkRedisAddressKeys(r, mode, addressText, addresses);
-    checkSentinelKeys(r, mode, master);
-    checkRedisSecretKeys(r, { secret, secretKey, sentinelSecret, tls, caSecret });
-    checkPipelineWindow(r, mode, pipelineWindow);
-
-    return {
-        mode,
-        addresses: mode === "in-cluster" ? [] : addresses,
-        sentinelMaster: mode === "sentinel" ? master : undefined,
-        password: secret !== undefined ? { name: secret, key: secretKey } : undefined,
-        sentinelPassword: mode === "sentinel" && sentinelSecret !== undefined ? { name: sentinelSecret, key: secretKey } : undefined,
-        tls,
-        tlsCaSecret: tls ? caSecret : undefined,
-    };
-}
-
-/** In-cluster: no key of an existing Redis; otherwise `redisAddress` is required, each entry host:port, as many as the mode takes, none twice. */
-function checkRedisAddressKeys(r: ConfigReader, mode: RedisModeName, addressText: string | undefined, addresses: string[]): void {
-    if (mode === "in-cluster") {
-        for (const k of EXISTING_ONLY) {
-            const v = r.given(k);
-            if (v !== undefined && !(k === "redisTls" && v === "false")) {
-                r.fail(
-                    k,
-                    v,
-                    "applies only to a Redis the stack does not deploy (redisMode external, sentinel or cluster); the in-cluster Redis has no TLS",
-                    (s) => `${s.rm(k)}, or ${s.set("redisMode", k === "redisAddress" && v.includes(",") ? "cluster" : "external")}`,
-                );
-            }
-        }
-    } else if (addresses.length === 0) {
-        const example =
-            mode === "external"
-                ? "redis.cache.svc.cluster.local:6379"
-                : mode === "sentinel"
-                  ? "sentinel-0.redis:26379,sentinel-1.redis:26379,sentinel-2.redis:26379"
-                  : "redis-0.redis:6379,redis-1.redis:6379,redis-2.redis:6379";
-        r.fail(
-            "redisAddress",
-            addressText,
-            `is required with redisMode ${mode}: ${mode === "external" ? "the Redis's host:port" : mode === "sentinel" ? "the Sentinels' host:port, comma-separated" : "some of the Cluster's nodes (host:port, comma-separated)"}`,
-            (s) => `${s.set("redisAddress", example)}, or ${s.rm("redisMode")}`,
-        );
-    } else {
-        const bad = addresses.filter((a) => !isHostPort(a));
-        if (bad.length) {
-            r.fail("redisAddress", addressText, `has address(es) that are not host:port: ${bad.join(", ")}`, (s) =>
-                s.set(
-                    "redisAddress",
-                    addresses.map((a) => (isHostPort(a) ? a : `${a.replace(/:.*$/, "") || "redis"}:${mode === "sentinel" ? 26379 : 6379}`)).join(","),
-                ),
-            );
-        }
-        if (mode === "external" && addresses.length > 1) {
-            r.fail(
-                "redisAddress",
-                addressText,
-                "names several servers, but redisMode external is one Redis; several addresses are the Sentinels of a Sentinel setup or the nodes of a Redis Cluster",
-                (s) =>
-                    `${s.set("redisMode", "cluster")}, or ${s.set("redisMode", "sentinel")} with redisSentinelMaster, or ${s.set("redisAddress", addresses[0])}`,
-            );
-        }
-        if (new Set(addresses).size !== addresses.length) {
-            r.fail("redisAddress", addressText, "names an address twice", (s) => s.set("redisAddress", [...new Set(addresses)].join(",")));
-        }
-    }
-}
-
-/** Sentinel: `redisSentinelMaster` is required and clean; any other mode: no Sentinel key. */
-function checkSentinelKeys(r: ConfigReader, mode: RedisModeName, master: string | undefined): void {
-    if (mode === "sentinel") {
-        if (master === undefined) {
-            r.fail(
-                "redisSentinelMaster",
-                undefined,
-                "is required with redisMode sentinel: the name the Sentinels monitor the master under (`sentinel monitor <name> ...`)",
-                (s) => s.set("redisSentinelMaster", "mymaster"),
-            );
-        } else if (cleanSentinelMaster(master) !== master) {
-            r.fail("redisSentinelMaster", master, SENTINEL_MASTER_PROBLEM, (s) => s.set("redisSentinelMaster", cleanSentinelMaster(master)));
-        }
-    } else {
-        for (const k of ["redisSentinelMaster", "redisSentinelPasswordSecret"]) {
-            if (r.given(k) !== undefined)
-                r.fail(k, r.given(k), `applies only to redisMode sentinel (redisMode is ${mode})`, (s) => `${s.rm(k)}, or ${s.set("redisMode", "sentinel")}`);
-        }
-    }
-}
-
-/** The Secrets' names, the password key (only with a password Secret, a valid data key) and the CA Secret (only with TLS). */
-function checkRedisSecretKeys(r: ConfigReader, c: { secret?: string; secretKey: string; sentinelSecret?: string; tls: boolean; caSecret?: string }): void {
-    for (const k of ["redisPasswordSecret", "redisSentinelPasswordSecret", "redisTlsCaSecret"]) {
-        const v = r.given(k);
-        if (v !== undefined && !isDnsName(v, "subdomain")) {
-            r.fail(k, v, "must be the name of a Secret in ratelimitNamespace (a DNS-1123 subdomain)", (s) => s.set(k, suggestedDnsName(v, "subdomain")));
-        }
-    }
-    if (r.given("redisPasswordSecretKey") !== undefined && c.secret === undefined && c.sentinelSecret === undefined) {
-        r.fail(
-            "redisPasswordSecretKey",
-            r.given("redisPasswordSecretKey"),
-            "names a key of redisPasswordSecret, which is not set",
-            (s) => `${s.set("redisPasswordSecret", "<secret name>")}, or ${s.rm("redisPasswordSecretKey")}`,
-        );
-    }
-    if (!isSecretDataKey(c.secretKey)) {
-        r.fail("redisPasswordSecretKey", c.secretKey, SECRET_DATA_KEY_PROBLEM, (s) => s.set("redisPasswordSecretKey", "password"));
-    }
-    if (c.caSecret !== undefined && !c.tls) {
-        r.fail("redisTlsCaSecret", c.caSecret, "is only read with redisTls true", (s) => `${s.set("redisTls", "true")}, or ${s.rm("redisTlsCaSecret")}`);
-    }
-}
-
-/** A pipeline window set for a mode the pinned service does not apply it to is a problem. */
-function checkPipelineWindow(r: ConfigReader, mode: RedisModeName, pipelineWindow: string): void {
-    // Without white space, as the fix for a window like "150 us" suggests it: both problems in one round.
-    const window = pipelineWindow.replace(/\s+/g, "");
-    const windowIsSet = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(window) && /[1-9]/.test(window);
-    if (mode !== "cluster" && windowIsSet) {
-        r.fail(
-            "redisPipelineWindow",
-            pipelineWindow,
-            `has no effect with redisMode ${mode}: the pinned service applies REDIS_PIPELINE_WINDOW to Redis Cluster only (its single and Sentinel clients pipeline each request's commands already)`,
-            (s) => `${s.rm("redisPipelineWindow")}, or ${s.set("redisMode", "cluster")}`,
-        );
-    }
 }
 
 export interface RedisEnvVar {

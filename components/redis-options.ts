@@ -4,19 +4,22 @@
  * (builders/redis-connection.ts).
  */
 import { DEFAULTS } from "./defaults";
-import { dnsProblem } from "./arg-checks";
+import { isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { Problem } from "../lib/problems";
 import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem } from "../builders/failure-bounds";
-import {
-    RedisConnection,
-    RedisModeName,
-    SECRET_DATA_KEY_PROBLEM,
-    SENTINEL_MASTER_PROBLEM,
-    SecretKey,
-    cleanSentinelMaster,
-    isHostPort,
-    isSecretDataKey,
-} from "../builders/redis-connection";
+import { RedisConnection, RedisModeName, SecretKey, isHostPort } from "../builders/redis-connection";
+
+/** Whether `k` can be a key of a Secret's data (Kubernetes: letters, digits, '-', '_', '.'). */
+function isSecretDataKey(k: unknown): k is string {
+    return typeof k === "string" && /^[-._a-zA-Z0-9]+$/.test(k);
+}
+const SECRET_DATA_KEY_PROBLEM = "must be a Secret data key (letters, digits, '-', '_', '.')";
+
+const SENTINEL_MASTER_PROBLEM = "must not contain commas or spaces (the service splits REDIS_URL on commas)";
+/** A Sentinel master name without commas or white space: the name itself when it has none, else the suggested fix. */
+function cleanSentinelMaster(master: string): string {
+    return master.replace(/[,\s]+/g, "") || "mymaster";
+}
 
 /** A key of a Kubernetes Secret. */
 export interface SecretKeyArgs {
@@ -61,72 +64,39 @@ export interface RedisOptionsArgs {
 /** The typed Redis choice → the connection the service environment is built from (builders/redis-connection.ts). */
 export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): RedisConnection {
     const mode = r.mode ?? RedisModeName.InCluster;
-    const knownMode = (Object.values(RedisModeName) as string[]).includes(mode);
-    if (!knownMode) {
+    if (!(Object.values(RedisModeName) as string[]).includes(mode)) {
+        // The other Redis checks depend on the mode; they would only add noise to the mode's problem.
         problems.push({
             key: "redis.mode",
             value: mode,
             problem: `must be one of ${Object.values(RedisModeName).join(", ")}`,
             fix: "use RedisModeName.InCluster",
         });
-    }
-    const addresses: string[] = Array.isArray(r.addresses) ? r.addresses : [];
-    if (!knownMode) {
-        // The other Redis checks depend on the mode; they would only add noise to the mode's problem.
-    } else if (mode === RedisModeName.InCluster) {
-        inClusterRedisProblems(r, problems);
     } else {
-        existingRedisProblems(r, mode, addresses, problems);
+        problems.push(...deployedRedisProblems(r, mode));
+        problems.push(...redisOptionsProblems(r).map((p) => ({ key: p.key, value: p.value, problem: p.problem, fix: p.fix(REDIS_ARGS_FIX) })));
     }
+    const secretKey = (k: SecretKeyArgs): SecretKey => ({ name: k.name, key: k.key ?? DEFAULTS.redisPasswordSecretKey });
     return {
         mode: mode as RedisModeName,
-        addresses,
+        addresses: Array.isArray(r.addresses) ? r.addresses : [],
         ...(r.sentinelMaster !== undefined ? { sentinelMaster: r.sentinelMaster } : {}),
-        ...(r.passwordSecret ? { password: secretKeyOf(r.passwordSecret, "redis.passwordSecret", problems) } : {}),
-        ...(r.sentinelPasswordSecret ? { sentinelPassword: secretKeyOf(r.sentinelPasswordSecret, "redis.sentinelPasswordSecret", problems) } : {}),
+        ...(r.passwordSecret ? { password: secretKey(r.passwordSecret) } : {}),
+        ...(r.sentinelPasswordSecret ? { sentinelPassword: secretKey(r.sentinelPasswordSecret) } : {}),
         tls: r.tls ?? DEFAULTS.redisTls,
         ...(r.tlsCaSecret !== undefined ? { tlsCaSecret: r.tlsCaSecret } : {}),
     };
 }
 
-/** A Secret's key, checked (a DNS subdomain name, a valid data key; the key defaults to `password`). */
-function secretKeyOf(k: SecretKeyArgs, field: string, problems: Problem[]): SecretKey {
-    problems.push(...dnsProblem(`${field}.name`, k.name, "subdomain"));
-    const secretKey = k.key ?? DEFAULTS.redisPasswordSecretKey;
-    if (!isSecretDataKey(secretKey)) {
-        problems.push({ key: `${field}.key`, value: k.key, problem: SECRET_DATA_KEY_PROBLEM, fix: 'use e.g. "password"' });
+/** The options of the Redis the component deploys: a valid maxMemory in-cluster, neither option for an existing Redis. */
+function deployedRedisProblems(r: RedisOptionsArgs, mode: RedisModeName): Problem[] {
+    if (mode === RedisModeName.InCluster) {
+        const p = r.maxMemory === undefined ? undefined : redisMaxMemoryProblem(r.maxMemory);
+        return p ? [{ key: "redis.maxMemory", value: r.maxMemory, problem: p, fix: `use "${DEFAULT_REDIS_MAXMEMORY}"` }] : [];
     }
-    return { name: k.name, key: secretKey };
-}
-
-/** The Redis the component deploys: a valid maxMemory, and none of the fields of an existing Redis. */
-function inClusterRedisProblems(r: RedisOptionsArgs, problems: Problem[]): void {
-    if (r.maxMemory !== undefined) {
-        const p = redisMaxMemoryProblem(r.maxMemory);
-        if (p) problems.push({ key: "redis.maxMemory", value: r.maxMemory, problem: p, fix: `use "${DEFAULT_REDIS_MAXMEMORY}"` });
-    }
-    // passwordSecret is allowed: the deployed Redis then uses the user's Secret instead of a generated password.
-    for (const f of ["addresses", "sentinelMaster", "sentinelPasswordSecret", "tls", "tlsCaSecret"] as const) {
-        // `tls: false` is the default spelled out (the stack config accepts redisTls=false too).
-        if (r[f] !== undefined && !(f === "tls" && r.tls === false))
-            problems.push({
-                key: `redis.${f}`,
-                value: r[f],
-                problem: "applies only to an existing Redis (mode external, sentinel or cluster)",
-                fix: `remove redis.${f}, or set redis.mode`,
-            });
-    }
-}
-
-/** An existing Redis: nothing of a deployed one, its addresses, the Sentinel fields only for Sentinel, the CA only with TLS. */
-function existingRedisProblems(r: RedisOptionsArgs, mode: RedisModeName, addresses: string[], problems: Problem[]): void {
+    const problems: Problem[] = [];
     if (r.image !== undefined)
-        problems.push({
-            key: "redis.image",
-            value: r.image,
-            problem: "has no effect: no Redis is deployed for an existing one",
-            fix: "remove redis.image",
-        });
+        problems.push({ key: "redis.image", value: r.image, problem: "has no effect: no Redis is deployed for an existing one", fix: "remove redis.image" });
     if (r.maxMemory !== undefined)
         problems.push({
             key: "redis.maxMemory",
@@ -134,63 +104,177 @@ function existingRedisProblems(r: RedisOptionsArgs, mode: RedisModeName, address
             problem: "has no effect: no Redis is deployed for an existing one (set maxmemory on that Redis)",
             fix: "remove redis.maxMemory",
         });
-    const want = mode === RedisModeName.External ? "exactly one" : "at least one";
-    if (r.addresses !== undefined && !Array.isArray(r.addresses)) {
-        problems.push({
-            key: "redis.addresses",
-            value: r.addresses,
-            problem: "must be a list of host:port",
-            fix: 'give e.g. ["redis.cache.svc.cluster.local:6379"]',
-        });
-    } else if (mode === RedisModeName.External ? addresses.length !== 1 : addresses.length < 1) {
-        problems.push({
-            key: "redis.addresses",
-            value: addresses,
-            problem: `needs ${want} host:port for mode ${mode}`,
-            fix: 'give e.g. ["redis.cache.svc.cluster.local:6379"]',
-        });
-    }
-    addresses.forEach((x, i) => {
-        if (typeof x !== "string" || !isHostPort(x))
-            problems.push({ key: `redis.addresses[${i}]`, value: x, problem: "must be host:port", fix: 'use e.g. "redis.cache.svc.cluster.local:6379"' });
-    });
-    sentinelProblems(r, mode, problems);
-    if (r.tlsCaSecret !== undefined && !r.tls)
-        problems.push({
-            key: "redis.tlsCaSecret",
-            value: r.tlsCaSecret,
-            problem: "needs tls: true",
-            fix: "set redis.tls to true, or remove redis.tlsCaSecret",
-        });
-    if (r.tlsCaSecret !== undefined) problems.push(...dnsProblem("redis.tlsCaSecret", r.tlsCaSecret, "subdomain"));
+    return problems;
 }
 
-/** Sentinel: `sentinelMaster` required and clean; any other mode: no Sentinel field. */
-function sentinelProblems(r: RedisOptionsArgs, mode: RedisModeName, problems: Problem[]): void {
-    if (mode === RedisModeName.Sentinel && !r.sentinelMaster) {
-        problems.push({
-            key: "redis.sentinelMaster",
-            value: r.sentinelMaster,
-            problem: "is required for mode sentinel",
-            fix: 'give the master\'s name, e.g. "mymaster"',
+/**
+ * How a Redis rule's fix names a change to one field (`redis.addresses`, ...): phrased for
+ * GlobalRateLimit's arguments here, for the stack's config keys by mesh/redis-settings.ts.
+ * Values are given as text (a list comma-separated, a boolean `true`).
+ */
+export interface RedisFieldFix {
+    set(field: string, value: string): string;
+    rm(field: string): string;
+}
+
+/** One problem of the Redis choice: its fix phrased through a `RedisFieldFix`. */
+export interface RedisProblem {
+    /** The field path, e.g. `redis.addresses` or `redis.passwordSecret.key`. */
+    key: string;
+    value: unknown;
+    problem: string;
+    fix: (f: RedisFieldFix) => string;
+}
+
+/** GlobalRateLimit's phrasing of a Redis fix. */
+export const REDIS_ARGS_FIX: RedisFieldFix = {
+    set: (field, value) =>
+        `set ${field} to ${field === "redis.addresses" ? JSON.stringify(value.split(",")) : field === "redis.tls" ? value : JSON.stringify(value)}`,
+    rm: (field) => `remove ${field}`,
+};
+
+/**
+ * The Redis connection's checks, each rule once with one message: GlobalRateLimit runs them on its
+ * `redis` argument, the stack's config on the `redis` its keys map to (mesh/redis-settings.ts). A
+ * mode that is not one of RedisModeName is the caller's problem (nothing else is checked then).
+ */
+export function redisOptionsProblems(r: RedisOptionsArgs): RedisProblem[] {
+    const mode = r.mode ?? RedisModeName.InCluster;
+    const problems: RedisProblem[] = [];
+    if (mode === RedisModeName.InCluster) problems.push(...existingOnlyProblems(r));
+    else problems.push(...addressProblems(r.addresses, mode));
+    problems.push(...sentinelProblems(r, mode));
+    if (mode !== RedisModeName.InCluster) problems.push(...tlsCaProblems(r));
+    if (r.passwordSecret) problems.push(...secretKeyProblems(r.passwordSecret, "redis.passwordSecret"));
+    if (r.sentinelPasswordSecret) problems.push(...secretKeyProblems(r.sentinelPasswordSecret, "redis.sentinelPasswordSecret"));
+    return problems;
+}
+
+/** The Redis the component deploys: none of the fields of an existing Redis (`tls: false`, the default spelled out, is accepted). */
+function existingOnlyProblems(r: RedisOptionsArgs): RedisProblem[] {
+    // passwordSecret is allowed: the deployed Redis then uses the user's Secret instead of a generated password.
+    return (["addresses", "tls", "tlsCaSecret"] as const)
+        .filter((f) => r[f] !== undefined && !(f === "tls" && r.tls === false))
+        .map((f) => {
+            const several = f === "addresses" && (Array.isArray(r.addresses) ? r.addresses.length > 1 : String(r.addresses).includes(","));
+            return {
+                key: `redis.${f}`,
+                value: r[f],
+                problem: "applies only to an existing Redis (mode external, sentinel or cluster)",
+                fix: (x: RedisFieldFix) => `${x.rm(`redis.${f}`)}, or ${x.set("redis.mode", several ? "cluster" : "external")}`,
+            };
         });
-    } else if (mode === RedisModeName.Sentinel && cleanSentinelMaster(String(r.sentinelMaster)) !== String(r.sentinelMaster)) {
+}
+
+const ADDRESS_EXAMPLES: Readonly<Record<string, [string, string]>> = {
+    external: ["the Redis's host:port", "redis.cache.svc.cluster.local:6379"],
+    sentinel: ["the Sentinels' host:port", "sentinel-0.redis:26379,sentinel-1.redis:26379,sentinel-2.redis:26379"],
+    cluster: ["some of the Cluster's nodes (host:port)", "redis-0.redis:6379,redis-1.redis:6379,redis-2.redis:6379"],
+};
+
+/** An existing Redis: a list of host:port, as many as the mode takes, none twice. */
+function addressProblems(given: unknown, mode: RedisModeName): RedisProblem[] {
+    const key = "redis.addresses";
+    const [what, example] = ADDRESS_EXAMPLES[mode];
+    if (given !== undefined && !Array.isArray(given))
+        return [{ key, value: given, problem: "must be a list of host:port", fix: (x) => x.set(key, ADDRESS_EXAMPLES.external[1]) }];
+    const addresses: unknown[] = given ?? [];
+    if (addresses.length === 0)
+        return [{ key, value: addresses, problem: `is required with mode ${mode}: ${what}`, fix: (x) => `${x.set(key, example)}, or ${x.rm("redis.mode")}` }];
+    const problems: RedisProblem[] = [];
+    const ok = (a: unknown): a is string => typeof a === "string" && isHostPort(a);
+    const bad = addresses.filter((a) => !ok(a));
+    if (bad.length) {
+        const port = mode === RedisModeName.Sentinel ? 26379 : 6379;
+        const fixed = addresses.map((a) => (ok(a) ? a : `${String(a).replace(/:.*$/, "") || "redis"}:${port}`)).join(",");
+        problems.push({ key, value: given, problem: `has address(es) that are not host:port: ${bad.join(", ")}`, fix: (x) => x.set(key, fixed) });
+    }
+    if (mode === RedisModeName.External && addresses.length > 1) {
         problems.push({
-            key: "redis.sentinelMaster",
-            value: r.sentinelMaster,
-            problem: SENTINEL_MASTER_PROBLEM,
-            fix: `use "${cleanSentinelMaster(String(r.sentinelMaster))}"`,
+            key,
+            value: given,
+            problem:
+                "names several servers, but mode external is one Redis; several addresses are the Sentinels of a Sentinel setup or the nodes of a Redis Cluster",
+            fix: (x) =>
+                `${x.set("redis.mode", "cluster")}, or ${x.set("redis.mode", "sentinel")} with the master's name, or ${x.set(key, String(addresses[0]))}`,
         });
     }
-    if (mode !== RedisModeName.Sentinel && (r.sentinelMaster !== undefined || r.sentinelPasswordSecret !== undefined)) {
-        const f = r.sentinelMaster !== undefined ? "sentinelMaster" : "sentinelPasswordSecret";
-        problems.push({
-            key: `redis.${f}`,
-            value: r[f],
-            problem: "applies only to mode sentinel",
-            fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret",
-        });
+    if (new Set(addresses).size !== addresses.length)
+        problems.push({ key, value: given, problem: "names an address twice", fix: (x) => x.set(key, [...new Set(addresses)].join(",")) });
+    return problems;
+}
+
+/** Sentinel: `sentinelMaster` required and clean; any other mode: no Sentinel field (reported once). */
+function sentinelProblems(r: RedisOptionsArgs, mode: RedisModeName): RedisProblem[] {
+    const key = "redis.sentinelMaster";
+    const master = r.sentinelMaster;
+    if (mode === RedisModeName.Sentinel && !master) {
+        return [
+            {
+                key,
+                value: master,
+                problem: "is required with mode sentinel: the name the Sentinels monitor the master under (`sentinel monitor <name> ...`)",
+                fix: (x) => x.set(key, "mymaster"),
+            },
+        ];
     }
+    if (mode === RedisModeName.Sentinel && cleanSentinelMaster(String(master)) !== String(master))
+        return [{ key, value: master, problem: SENTINEL_MASTER_PROBLEM, fix: (x) => x.set(key, cleanSentinelMaster(String(master))) }];
+    const given = (["sentinelMaster", "sentinelPasswordSecret"] as const).filter((f) => r[f] !== undefined);
+    if (mode === RedisModeName.Sentinel || !given.length) return [];
+    return [
+        {
+            key: `redis.${given[0]}`,
+            value: r[given[0]],
+            problem: `applies only to mode sentinel (the mode is ${mode})`,
+            fix: (x) => `${given.map((f) => x.rm(`redis.${f}`)).join(" and ")}, or ${x.set("redis.mode", "sentinel")}`,
+        },
+    ];
+}
+
+/** The CA Secret: only with TLS, and the name of a Secret. */
+function tlsCaProblems(r: RedisOptionsArgs): RedisProblem[] {
+    if (r.tlsCaSecret === undefined) return [];
+    const key = "redis.tlsCaSecret";
+    return [
+        ...(!r.tls
+            ? [
+                  {
+                      key,
+                      value: r.tlsCaSecret,
+                      problem: "is only read with tls true",
+                      fix: (x: RedisFieldFix) => `${x.set("redis.tls", "true")}, or ${x.rm(key)}`,
+                  },
+              ]
+            : []),
+        ...secretNameProblems(key, r.tlsCaSecret),
+    ];
+}
+
+/** The name of a Secret in the service's namespace. */
+function secretNameProblems(key: string, name: unknown): RedisProblem[] {
+    if (isDnsName(name, "subdomain")) return [];
+    return [
+        {
+            key,
+            value: name,
+            problem: "must be the name of a Secret in the service's namespace (a DNS-1123 subdomain)",
+            fix: (x) => x.set(key, suggestedDnsName(name, "subdomain")),
+        },
+    ];
+}
+
+/** A Secret's key: its name, and a valid data key (defaults to `password`). */
+function secretKeyProblems(k: SecretKeyArgs, field: string): RedisProblem[] {
+    const problems = secretNameProblems(`${field}.name`, k.name);
+    if (!isSecretDataKey(k.key ?? DEFAULTS.redisPasswordSecretKey))
+        problems.push({
+            key: `${field}.key`,
+            value: k.key,
+            problem: SECRET_DATA_KEY_PROBLEM,
+            fix: (x) => x.set(`${field}.key`, DEFAULTS.redisPasswordSecretKey),
+        });
+    return problems;
 }
 
 /** The typed Redis choice of a connection read from stack config (the inverse of the above). */

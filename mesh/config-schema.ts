@@ -44,10 +44,22 @@ export const CONFIG_KEY_OF_FIELD: Readonly<Record<string, string>> = {
     "redis.maxMemory": "redisMaxMemory",
     "redis.addresses": "redisAddress",
     "redis.sentinelMaster": "redisSentinelMaster",
+    "redis.sentinelPasswordSecret": "redisSentinelPasswordSecret",
+    "redis.sentinelPasswordSecret.name": "redisSentinelPasswordSecret",
+    "redis.sentinelPasswordSecret.key": "redisPasswordSecretKey",
+    "redis.passwordSecret.name": "redisPasswordSecret",
+    "redis.passwordSecret.key": "redisPasswordSecretKey",
     "redis.tls": "redisTls",
     "redis.tlsCaSecret": "redisTlsCaSecret",
     "accessPolicy.gatewayPrincipal": "gatewayPrincipal",
 };
+
+/** The config key that sets a component's field (CONFIG_KEY_OF_FIELD); a field no key sets is an internal error. */
+export function configKeyOfField(field: string): string {
+    const key = CONFIG_KEY_OF_FIELD[field];
+    if (key === undefined) throw new Error(`internal: no config key sets the component field ${field}`);
+    return key;
+}
 
 export type ConfigKind = "string" | "integer" | "boolean" | "json";
 

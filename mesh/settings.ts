@@ -5,9 +5,9 @@
  * user fixes their config in one round; the error names the key, the value and the fix.
  */
 import { DEFAULTS } from "../components/defaults";
-import { CONFIG_KEYS, CONFIG_KEY_OF_FIELD, ConfigKeySpec } from "./config-schema";
+import { CONFIG_KEYS, ConfigKeySpec, configKeyOfField } from "./config-schema";
 import { domainProblems, grpcPortProblems, pipelineWindowProblems } from "../components/global-ratelimit";
-import { readRedisConnection } from "../builders/redis-connection";
+import { readRedisConnection } from "./redis-settings";
 import { DEFAULT_GATEWAY_PRINCIPAL, PRINCIPAL_PROBLEM, parsePrincipal, principalOf, suggestedPrincipal } from "../lib/principal";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { Fix, FixStyle } from "../lib/fix-style";
@@ -189,11 +189,7 @@ class Reader {
      * the value as read and the fix phrased for config.
      */
     byComponent(problems: Problem[], value: string, fix: Fix): void {
-        for (const p of problems) {
-            const key = CONFIG_KEY_OF_FIELD[p.key];
-            if (key === undefined) throw new Error(`internal: no config key sets the component field ${p.key}`);
-            this.fail(key, value, p.problem, fix);
-        }
+        for (const p of problems) this.fail(configKeyOfField(p.key), value, p.problem, fix);
     }
 }
 

@@ -30,8 +30,9 @@ const SELECTOR_EMPTY_FIX = 'give e.g. { istio: "ingressgateway" }';
 const LABEL_BAD = "is not a valid label key and value";
 const LABEL_BAD_FIX = "use Kubernetes label syntax (letters, digits, '-', '_', '.')";
 const EXISTING_ONLY = "applies only to an existing Redis (mode external, sentinel or cluster)";
-const ADDRESSES_FIX = 'give e.g. ["redis.cache.svc.cluster.local:6379"]';
-const HOST_PORT_FIX = 'use e.g. "redis.cache.svc.cluster.local:6379"';
+const ADDRESSES_FIX = 'set redis.addresses to ["redis.cache.svc.cluster.local:6379"]';
+const SENTINEL_MASTER_REQUIRED = "is required with mode sentinel: the name the Sentinels monitor the master under (`sentinel monitor <name> ...`)";
+const SECRET_NAME = "must be the name of a Secret in the service's namespace (a DNS-1123 subdomain)";
 const PRINCIPAL = "must be an Istio principal '<trust domain>/ns/<namespace>/sa/<service account>' (no spiffe:// prefix)";
 const DEFAULT_PRINCIPAL_FIX = 'use "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"';
 const TIMEOUT = "must be a protobuf duration of at least 0.001s (seconds with an 's' suffix)";
@@ -551,16 +552,24 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
                 tls: true,
                 tlsCaSecret: "ca",
             }[f];
+            const sentinel = f === "sentinelMaster" || f === "sentinelPasswordSecret";
             return [
                 `redis in-cluster with ${f}`,
                 REDIS({ [f]: value }),
-                [{ key: `redis.${f}`, value, problem: EXISTING_ONLY, fix: `remove redis.${f}, or set redis.mode` }],
+                [
+                    {
+                        key: `redis.${f}`,
+                        value,
+                        problem: sentinel ? "applies only to mode sentinel (the mode is in-cluster)" : EXISTING_ONLY,
+                        fix: `remove redis.${f}, or set redis.mode to "${sentinel ? "sentinel" : "external"}"`,
+                    },
+                ],
             ];
         }),
         [
             "redis in-cluster with addresses: one string instead of a list",
             REDIS({ addresses: "redis:6379" }),
-            [{ key: "redis.addresses", value: "redis:6379", problem: EXISTING_ONLY, fix: "remove redis.addresses, or set redis.mode" }],
+            [{ key: "redis.addresses", value: "redis:6379", problem: EXISTING_ONLY, fix: 'remove redis.addresses, or set redis.mode to "external"' }],
         ],
         [
             "redis mode unknown",
@@ -605,17 +614,39 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         [
             "redis external without addresses",
             REDIS({ mode: RedisModeName.External }),
-            [{ key: "redis.addresses", value: [], problem: "needs exactly one host:port for mode external", fix: ADDRESSES_FIX }],
+            [
+                {
+                    key: "redis.addresses",
+                    value: [],
+                    problem: "is required with mode external: the Redis's host:port",
+                    fix: 'set redis.addresses to ["redis.cache.svc.cluster.local:6379"], or remove redis.mode',
+                },
+            ],
         ],
         [
             "redis external with an empty address list",
             REDIS({ mode: RedisModeName.External, addresses: [] }),
-            [{ key: "redis.addresses", value: [], problem: "needs exactly one host:port for mode external", fix: ADDRESSES_FIX }],
+            [
+                {
+                    key: "redis.addresses",
+                    value: [],
+                    problem: "is required with mode external: the Redis's host:port",
+                    fix: 'set redis.addresses to ["redis.cache.svc.cluster.local:6379"], or remove redis.mode',
+                },
+            ],
         ],
         [
             "redis external with two addresses",
             REDIS({ mode: RedisModeName.External, addresses: ["a:6379", "b:6379"] }),
-            [{ key: "redis.addresses", value: ["a:6379", "b:6379"], problem: "needs exactly one host:port for mode external", fix: ADDRESSES_FIX }],
+            [
+                {
+                    key: "redis.addresses",
+                    value: ["a:6379", "b:6379"],
+                    problem:
+                        "names several servers, but mode external is one Redis; several addresses are the Sentinels of a Sentinel setup or the nodes of a Redis Cluster",
+                    fix: 'set redis.mode to "cluster", or set redis.mode to "sentinel" with the master\'s name, or set redis.addresses to ["a:6379"]',
+                },
+            ],
         ],
         [
             "redis external with one address as a string, not a list (no TypeError)",
@@ -630,23 +661,37 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         [
             "redis cluster without addresses",
             REDIS({ mode: RedisModeName.Cluster, addresses: [] }),
-            [{ key: "redis.addresses", value: [], problem: "needs at least one host:port for mode cluster", fix: ADDRESSES_FIX }],
+            [
+                {
+                    key: "redis.addresses",
+                    value: [],
+                    problem: "is required with mode cluster: some of the Cluster's nodes (host:port)",
+                    fix: 'set redis.addresses to ["redis-0.redis:6379","redis-1.redis:6379","redis-2.redis:6379"], or remove redis.mode',
+                },
+            ],
         ],
         [
             "redis sentinel without addresses",
             REDIS({ mode: RedisModeName.Sentinel, sentinelMaster: "mymaster" }),
-            [{ key: "redis.addresses", value: [], problem: "needs at least one host:port for mode sentinel", fix: ADDRESSES_FIX }],
+            [
+                {
+                    key: "redis.addresses",
+                    value: [],
+                    problem: "is required with mode sentinel: the Sentinels' host:port",
+                    fix: 'set redis.addresses to ["sentinel-0.redis:26379","sentinel-1.redis:26379","sentinel-2.redis:26379"], or remove redis.mode',
+                },
+            ],
         ],
         [
             "redis addresses that are not host:port",
             REDIS({ mode: RedisModeName.Cluster, addresses: ["redis:6379", "redis", "redis:0", "redis:65536", "redis:", 6379, "a b:1"] }),
             [
-                { key: "redis.addresses[1]", value: "redis", problem: "must be host:port", fix: HOST_PORT_FIX },
-                { key: "redis.addresses[2]", value: "redis:0", problem: "must be host:port", fix: HOST_PORT_FIX },
-                { key: "redis.addresses[3]", value: "redis:65536", problem: "must be host:port", fix: HOST_PORT_FIX },
-                { key: "redis.addresses[4]", value: "redis:", problem: "must be host:port", fix: HOST_PORT_FIX },
-                { key: "redis.addresses[5]", value: 6379, problem: "must be host:port", fix: HOST_PORT_FIX },
-                { key: "redis.addresses[6]", value: "a b:1", problem: "must be host:port", fix: HOST_PORT_FIX },
+                {
+                    key: "redis.addresses",
+                    value: ["redis:6379", "redis", "redis:0", "redis:65536", "redis:", 6379, "a b:1"],
+                    problem: "has address(es) that are not host:port: redis, redis:0, redis:65536, redis:, 6379, a b:1",
+                    fix: 'set redis.addresses to ["redis:6379","redis:6379","redis:6379","redis:6379","redis:6379","6379:6379","a b:6379"]',
+                },
             ],
         ],
         [
@@ -662,12 +707,12 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         [
             "redis sentinel without a master",
             REDIS({ mode: RedisModeName.Sentinel, addresses: ["s-0:26379"] }),
-            [{ key: "redis.sentinelMaster", value: undefined, problem: "is required for mode sentinel", fix: 'give the master\'s name, e.g. "mymaster"' }],
+            [{ key: "redis.sentinelMaster", value: undefined, problem: SENTINEL_MASTER_REQUIRED, fix: 'set redis.sentinelMaster to "mymaster"' }],
         ],
         [
             "redis sentinel with an empty master",
             REDIS({ mode: RedisModeName.Sentinel, addresses: ["s-0:26379"], sentinelMaster: "" }),
-            [{ key: "redis.sentinelMaster", value: "", problem: "is required for mode sentinel", fix: 'give the master\'s name, e.g. "mymaster"' }],
+            [{ key: "redis.sentinelMaster", value: "", problem: SENTINEL_MASTER_REQUIRED, fix: 'set redis.sentinelMaster to "mymaster"' }],
         ],
         [
             "redis sentinel master with a comma (REDIS_URL is split on commas)",
@@ -677,7 +722,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
                     key: "redis.sentinelMaster",
                     value: "my,master",
                     problem: "must not contain commas or spaces (the service splits REDIS_URL on commas)",
-                    fix: 'use "mymaster"',
+                    fix: 'set redis.sentinelMaster to "mymaster"',
                 },
             ],
         ],
@@ -689,7 +734,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
                     key: "redis.sentinelMaster",
                     value: " ",
                     problem: "must not contain commas or spaces (the service splits REDIS_URL on commas)",
-                    fix: 'use "mymaster"',
+                    fix: 'set redis.sentinelMaster to "mymaster"',
                 },
             ],
         ],
@@ -700,8 +745,8 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
                 {
                     key: "redis.sentinelMaster",
                     value: "mymaster",
-                    problem: "applies only to mode sentinel",
-                    fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret",
+                    problem: "applies only to mode sentinel (the mode is external)",
+                    fix: 'remove redis.sentinelMaster, or set redis.mode to "sentinel"',
                 },
             ],
         ],
@@ -712,8 +757,8 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
                 {
                     key: "redis.sentinelPasswordSecret",
                     value: { name: "s-auth" },
-                    problem: "applies only to mode sentinel",
-                    fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret",
+                    problem: "applies only to mode sentinel (the mode is cluster)",
+                    fix: 'remove redis.sentinelPasswordSecret, or set redis.mode to "sentinel"',
                 },
             ],
         ],
@@ -724,57 +769,57 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
                 {
                     key: "redis.sentinelMaster",
                     value: "m",
-                    problem: "applies only to mode sentinel",
-                    fix: "remove redis.sentinelMaster and redis.sentinelPasswordSecret",
+                    problem: "applies only to mode sentinel (the mode is external)",
+                    fix: 'remove redis.sentinelMaster and remove redis.sentinelPasswordSecret, or set redis.mode to "sentinel"',
                 },
             ],
         ],
         [
             "redis tlsCaSecret without tls",
             EXT({ tlsCaSecret: "redis-ca" }),
-            [{ key: "redis.tlsCaSecret", value: "redis-ca", problem: "needs tls: true", fix: "set redis.tls to true, or remove redis.tlsCaSecret" }],
+            [{ key: "redis.tlsCaSecret", value: "redis-ca", problem: "is only read with tls true", fix: "set redis.tls to true, or remove redis.tlsCaSecret" }],
         ],
         [
             "redis tlsCaSecret with tls: false",
             EXT({ tls: false, tlsCaSecret: "redis-ca" }),
-            [{ key: "redis.tlsCaSecret", value: "redis-ca", problem: "needs tls: true", fix: "set redis.tls to true, or remove redis.tlsCaSecret" }],
+            [{ key: "redis.tlsCaSecret", value: "redis-ca", problem: "is only read with tls true", fix: "set redis.tls to true, or remove redis.tlsCaSecret" }],
         ],
         [
             "redis tlsCaSecret not a Secret name",
             EXT({ tls: true, tlsCaSecret: "Redis_CA" }),
-            [{ key: "redis.tlsCaSecret", value: "Redis_CA", problem: SUBDOMAIN, fix: 'use "redis-ca"' }],
+            [{ key: "redis.tlsCaSecret", value: "Redis_CA", problem: SECRET_NAME, fix: 'set redis.tlsCaSecret to "redis-ca"' }],
         ],
         [
             "redis password Secret name not a DNS subdomain",
             EXT({ passwordSecret: { name: "My_Secret" } }),
-            [{ key: "redis.passwordSecret.name", value: "My_Secret", problem: SUBDOMAIN, fix: 'use "my-secret"' }],
+            [{ key: "redis.passwordSecret.name", value: "My_Secret", problem: SECRET_NAME, fix: 'set redis.passwordSecret.name to "my-secret"' }],
         ],
         [
             "redis password Secret without a name",
             EXT({ passwordSecret: {} }),
-            [{ key: "redis.passwordSecret.name", value: undefined, problem: SUBDOMAIN, fix: 'use "name"' }],
+            [{ key: "redis.passwordSecret.name", value: undefined, problem: SECRET_NAME, fix: 'set redis.passwordSecret.name to "name"' }],
         ],
         [
             "redis password Secret key not a Secret data key",
             EXT({ passwordSecret: { name: "auth", key: "pass word" } }),
-            [{ key: "redis.passwordSecret.key", value: "pass word", problem: SECRET_KEY, fix: 'use e.g. "password"' }],
+            [{ key: "redis.passwordSecret.key", value: "pass word", problem: SECRET_KEY, fix: 'set redis.passwordSecret.key to "password"' }],
         ],
         [
             "redis password Secret key empty",
             EXT({ passwordSecret: { name: "auth", key: "" } }),
-            [{ key: "redis.passwordSecret.key", value: "", problem: SECRET_KEY, fix: 'use e.g. "password"' }],
+            [{ key: "redis.passwordSecret.key", value: "", problem: SECRET_KEY, fix: 'set redis.passwordSecret.key to "password"' }],
         ],
         [
             "redis password Secret key not a string",
             EXT({ passwordSecret: { name: "auth", key: 5 } }),
-            [{ key: "redis.passwordSecret.key", value: 5, problem: SECRET_KEY, fix: 'use e.g. "password"' }],
+            [{ key: "redis.passwordSecret.key", value: 5, problem: SECRET_KEY, fix: 'set redis.passwordSecret.key to "password"' }],
         ],
         [
             "redis Sentinels' password Secret with a bad name and key",
             REDIS({ mode: RedisModeName.Sentinel, addresses: ["s:26379"], sentinelMaster: "m", sentinelPasswordSecret: { name: "S", key: "a/b" } }),
             [
-                { key: "redis.sentinelPasswordSecret.name", value: "S", problem: SUBDOMAIN, fix: 'use "s"' },
-                { key: "redis.sentinelPasswordSecret.key", value: "a/b", problem: SECRET_KEY, fix: 'use e.g. "password"' },
+                { key: "redis.sentinelPasswordSecret.name", value: "S", problem: SECRET_NAME, fix: 'set redis.sentinelPasswordSecret.name to "s"' },
+                { key: "redis.sentinelPasswordSecret.key", value: "a/b", problem: SECRET_KEY, fix: 'set redis.sentinelPasswordSecret.key to "password"' },
             ],
         ],
 
@@ -1326,7 +1371,7 @@ describe("component arguments: checks a mutation run showed untested (docs/mutat
 
     it("tls: false spelled out does not excuse another existing-Redis field with the in-cluster Redis", () => {
         expect(planGlobalRateLimit(REDIS({ tls: false, addresses: ["redis:6379"] })).problems).to.deep.equal([
-            { key: "redis.addresses", value: ["redis:6379"], problem: EXISTING_ONLY, fix: "remove redis.addresses, or set redis.mode" },
+            { key: "redis.addresses", value: ["redis:6379"], problem: EXISTING_ONLY, fix: 'remove redis.addresses, or set redis.mode to "external"' },
         ]);
     });
 
