@@ -46,7 +46,7 @@ tool_dir() { printf '%s/tools/%s-%s' "$CACHE" "$1" "$2"; }
 #   wrapper_prepare <wrapper-dir>   runs after `go mod init`, before `go get`
 #   wrapper_finish  <wrapper-dir>   runs after `go get`, before `go build`
 # Overrides: GWB_WRAPPER (wrapper dir name, to share one wrapper between several
-# binaries of one module), GWB_OUT (output directory).
+# binaries of one module), GWB_OUT (output directory), GWB_TAGS (go build -tags).
 # Reuses an existing binary unless MESH_RL_REBUILD=1. A build is "cold" when the
 # wrapper module did not exist yet, "warm" otherwise (module + build caches populated).
 go_wrapper_build() {
@@ -70,7 +70,7 @@ go_wrapper_build() {
     if (($#)); then go get "$@"; fi
     if declare -F wrapper_finish >/dev/null; then wrapper_finish "$wdir"; fi
     log "$tool $version: go build $pkg ($kind)"
-    go build -trimpath -ldflags "-s -w $ldflags" -o "$out/$bin.tmp" "$pkg"
+    go build -trimpath ${GWB_TAGS:+-tags "$GWB_TAGS"} -ldflags "-s -w $ldflags" -o "$out/$bin.tmp" "$pkg"
     mv "$out/$bin.tmp" "$out/$bin"
     touch ".built-$tool"
   )
