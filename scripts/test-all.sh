@@ -6,6 +6,9 @@
 # `pulumi package add`); the rest of that tier runs. Last step: the tiers must leave `git status` as they found it (no tracked file
 # changed, no new file that .gitignore does not cover); under CI a difference fails the run.
 # Pick tiers with MESH_RL_TIERS="unit rls" (default: all).
+# Beside a background `build-all.sh` (as `.ci/run` runs it): MESH_RL_BUILD_STATUS=<its status dir>
+# makes each tier wait until the tools it needs are built (or failed), and MESH_RL_BUILD_PID=<pid>
+# stops the wait if that build process ends first. The tiers without Go-built tools start at once.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,7 +57,10 @@ run_tier() {
   rm -f "$log"
 }
 
+source scripts/lib/tier-tools.sh
+
 for t in $tiers; do
+  await_tools "$t"
   case $t in
     lint) run_tier lint npm run --silent lint ;;
     typecheck) run_tier typecheck npx tsc --noEmit ;;
@@ -84,5 +90,6 @@ fi
 echo
 echo "=== summary"
 printf '  %s\n' "${summary[@]}"
+((${#waits[@]} == 0)) || echo "  waited for the background build: ${waits[*]}"
 echo "tiers: ${passed} passed, ${failed} failed, ${skipped} skipped"
 [ "$failed" -eq 0 ]
