@@ -29,7 +29,12 @@ source "$here/../../scripts/lib/common.sh"
 cd "$REPO_ROOT"
 
 # ---------------------------------------------------------------- tools
-# Built from the Go module proxy (npm run tools): a missing one is SKIPPED, which fails under CI=true.
+# Built from the Go module proxy: what the cache lacks is built first (the tier's tools in
+# scripts/lib/tier-tools.sh; each build script reuses a binary it finds), so the tier runs on a
+# machine that never built them. A tool still missing after that is SKIPPED, which fails under CI=true.
+source "$REPO_ROOT/scripts/lib/tier-tools.sh"
+# shellcheck disable=SC2086 # the table's entry is a list of words
+bash "$REPO_ROOT/scripts/tools/build-all.sh" ${tier_tools[e2e]} || warn "e2e: a tool build failed (above)"
 missing=()
 for b in "$PULUMI_BIN_DIR/pulumi" "$PULUMI_BIN_DIR/pulumi-resource-pulumi-nodejs" "$PULUMI_K8S_BIN" "$ETCD_BIN" \
   "$KUBE_BIN_DIR/kube-apiserver" "$KUBE_BIN_DIR/kube-controller-manager" "$KUBE_BIN_DIR/kube-scheduler" "$KWOK_DIR/kwok"; do
