@@ -52,14 +52,16 @@ function awaitTier(tier: string, env: Record<string, string>, before = ""): { ou
     const t0 = Date.now();
     const r = spawnSync("bash", ["-c", `${before}\nsource "${TIER_TOOLS}"; await_tools ${tier}; echo "waits=\${waits[*]}"`], {
         encoding: "utf8",
-        env: { ...process.env, MESH_RL_BUILD_POLL: "0.2", ...env },
+        // The runner's own MESH_RL_BUILD_* (set when .ci/run runs this tier beside a build) never leak in.
+        env: { ...process.env, MESH_RL_BUILD_STATUS: "", MESH_RL_BUILD_PID: "", MESH_RL_BUILD_POLL: "0.2", ...env },
         timeout: 20_000,
     });
     expect(r.status, r.stderr).to.equal(0);
     return { out: r.stdout, ms: Date.now() - t0 };
 }
 
-describe("scripts/lib/tier-tools.sh: the tiers beside a background build", () => {
+describe("scripts/lib/tier-tools.sh: the tiers beside a background build", function () {
+    this.timeout(20_000);
     it("every tool a tier waits for is built by build-all.sh, and every tier with tools is a tier of test-all.sh", () => {
         const order = buildOrder();
         const tiers = tierOrder();
