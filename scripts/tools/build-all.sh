@@ -28,13 +28,15 @@ status_dir=${MESH_RL_BUILD_STATUS:-}
 [[ -z $status_dir ]] || mkdir -p "$status_dir"
 # status <tool> <word> <seconds>: what a waiting tier reads (nothing without MESH_RL_BUILD_STATUS).
 status() { [[ -z $status_dir ]] || printf '%s %s\n' "$2" "$3" > "$status_dir/$1"; }
+# script_of <tool>: the script that builds (or installs) it.
+script_of() { if [[ $1 == debian ]]; then echo "$here/install-debian.sh"; else echo "$here/build-$1.sh"; fi; }
+# Every name is checked before the first build, so a typo stops the run before anything is built.
 for t in "${tools[@]}"; do
-  if [[ $t == debian ]]; then script="$here/install-debian.sh"; else script="$here/build-$t.sh"; fi
-  [[ -f "$script" ]] || { status all-done failed 0; die "build-all: unknown tool '$t' (no $(basename "$script"))"; }
+  [[ -f "$(script_of "$t")" ]] || { status all-done failed 0; die "build-all: unknown tool '$t' (no $(basename "$(script_of "$t")"))"; }
 done
 t_all=$(date +%s)
 for t in "${tools[@]}"; do
-  if [[ $t == debian ]]; then script="$here/install-debian.sh"; else script="$here/build-$t.sh"; fi
+  script=$(script_of "$t")
   log "build-all: $t"
   t0=$(date +%s)
   rc=0; bash "$script" || rc=$?

@@ -33,8 +33,8 @@ cd "$REPO_ROOT"
 # scripts/lib/tier-tools.sh; each build script reuses a binary it finds), so the tier runs on a
 # machine that never built them. A tool still missing after that is SKIPPED, which fails under CI=true.
 source "$REPO_ROOT/scripts/lib/tier-tools.sh"
+# No status into the folder of a background build that .ci/run may have started: its figures stay its own.
 # shellcheck disable=SC2086 # the table's entry is a list of words
-# (not into the status folder of a background build that .ci/run may have started: its figures stay its own)
 MESH_RL_BUILD_STATUS="" bash "$REPO_ROOT/scripts/tools/build-all.sh" ${tier_tools[e2e]} || warn "e2e: a tool build failed (above)"
 missing=()
 for b in "$PULUMI_BIN_DIR/pulumi" "$PULUMI_BIN_DIR/pulumi-resource-pulumi-nodejs" "$PULUMI_K8S_BIN" "$ETCD_BIN" \
