@@ -4,7 +4,8 @@
  * docs/configuration.md lists every config key.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { lookupMeshReach, lookupServedApiVersions, lookupSharedObjects } from "./cluster/cluster-lookup";
+import { lookupMeshReach, lookupObjects, lookupServedApiVersions, lookupSharedObjects } from "./cluster/cluster-lookup";
+import { LiveObjectMeta, ObjectRef } from "./components/ownership";
 import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef, refName } from "./program/preflight";
 import { buildProgram } from "./program/program";
 import { missingApis } from "./program/served-apis";
@@ -61,7 +62,28 @@ function meshReach(q: MeshReachQuery): MeshReachState {
     }
 }
 
-const { settings, stack } = buildProgram(pulumi.runtime.allConfig(), { checkCluster, lookupShared, lookupMeshReach: meshReach, kubeContext });
+/**
+ * Looks up every object the stack would create, so the program can refuse, before anything is
+ * created, any that exists and is not this stack's (program/preflight.ts ownershipProblems). When
+ * kubectl cannot answer, the program stops: going on could take someone else's objects.
+ */
+function objectsOf(refs: ObjectRef[]): LiveObjectMeta[] {
+    try {
+        return lookupObjects(refs, kubeContext);
+    } catch (e: any) {
+        throw new pulumi.RunError(
+            `could not look up the ${refs.length} objects the stack would create with kubectl (${firstLine(e)}); the stack creates nothing it has not checked. Make kubectl reach the cluster Pulumi deploys to (KUBECONFIG, kubernetes:context) and run again`,
+        );
+    }
+}
+
+const { settings, stack } = buildProgram(pulumi.runtime.allConfig(), {
+    checkCluster,
+    lookupShared,
+    lookupMeshReach: meshReach,
+    lookupObjects: objectsOf,
+    kubeContext,
+});
 
 export const variant = settings.variant;
 export const apiProfile = settings.apiProfile;

@@ -5,13 +5,18 @@
  */
 import { execFileSync } from "child_process";
 import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef } from "../program/preflight";
+import { LiveObjectMeta, ObjectRef } from "../components/ownership";
 
 function kubectlGet(args: string[], kubeContext: string | undefined): LiveObject[] {
-    const out = execFileSync("kubectl", [...(kubeContext ? ["--context", kubeContext] : []), "get", ...args, "--ignore-not-found", "-o", "json"], {
-        encoding: "utf8",
-        timeout: 20_000,
-        stdio: ["ignore", "pipe", "pipe"],
-    });
+    const out = execFileSync(
+        "kubectl",
+        [...(kubeContext ? ["--context", kubeContext] : []), "get", ...args, "--ignore-not-found", "--show-managed-fields", "-o", "json"],
+        {
+            encoding: "utf8",
+            timeout: 20_000,
+            stdio: ["ignore", "pipe", "pipe"],
+        },
+    );
     if (!out.trim()) return [];
     const doc = JSON.parse(out);
     // One name asked: the object itself; several: a List of those found.
@@ -33,6 +38,27 @@ export function lookupSharedObjects(refs: SharedObjectRef[], kubeContext?: strin
         const names = rs.map((r) => `${r.resource}/${r.name}`);
         found.push(...kubectlGet([...(ns ? ["-n", ns] : []), ...names], kubeContext));
     }
+    return found;
+}
+
+/** kubectl's resource argument for an object's kind: `deployment.apps`, `secret` (core), `envoyfilter.networking.istio.io`. */
+export function resourceArg(r: { apiVersion: string; kind: string }): string {
+    const group = r.apiVersion.includes("/") ? r.apiVersion.split("/")[0] : "";
+    return `${r.kind.toLowerCase()}${group ? `.${group}` : ""}`;
+}
+
+/**
+ * Every object among `refs` that exists, with its annotations, labels and field managers: one kubectl
+ * call per namespace (plus one for the cluster-scoped objects). Throws when kubectl fails.
+ */
+export function lookupObjects(refs: ObjectRef[], kubeContext?: string): LiveObjectMeta[] {
+    const groups = new Map<string, string[]>();
+    for (const r of refs) {
+        const k = r.namespace ?? "";
+        groups.set(k, [...new Set([...(groups.get(k) ?? []), `${resourceArg(r)}/${r.name}`])]);
+    }
+    const found: LiveObjectMeta[] = [];
+    for (const [ns, names] of groups) found.push(...kubectlGet([...(ns ? ["-n", ns] : []), ...names], kubeContext));
     return found;
 }
 

@@ -25,6 +25,15 @@ export const LocalPlacementMode = {
 } as const;
 export type LocalPlacementMode = (typeof LocalPlacementMode)[keyof typeof LocalPlacementMode];
 
+/** Whether the stack deploys bookinfo or puts its limits on a bookinfo that already runs. */
+export const BookinfoMode = {
+    /** The stack deploys the sample (Deployments, Services, ServiceAccounts, Gateway, VirtualService). */
+    Deploy: "deploy",
+    /** Bookinfo already runs in the workload namespace (Istio's own sample): the stack deploys only the limits. */
+    Existing: "existing",
+} as const;
+export type BookinfoMode = (typeof BookinfoMode)[keyof typeof BookinfoMode];
+
 /** How the managed-API Service port is named. */
 export const EspPortModeName = {
     Http: "http",

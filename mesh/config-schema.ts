@@ -679,6 +679,14 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     // Operations
     {
         group: "operations",
+        key: "bookinfo",
+        kind: "string",
+        default: "deploy",
+        description:
+            "`deploy`: the stack deploys bookinfo (ServiceAccounts, Services, Deployments, Gateway, VirtualService) in `workloadNamespace`. `existing`: bookinfo already runs there (Istio's own sample, with its Gateway and VirtualService named by `gatewayName`, `virtualServiceName`): the stack creates none of it and deploys only the limits on it (variant B only: Istio's sample VirtualService has no `api` route). Preview refuses to create bookinfo over objects that already exist.",
+    },
+    {
+        group: "operations",
         key: "bookinfoVersion",
         kind: "string",
         default: String(DEFAULTS.bookinfoVersion),

@@ -17,6 +17,7 @@ import { ManagedApi, ManagedApiArgs } from "../components/managed-api";
 import { settingsFromArgs } from "./mesh-args";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 import { MeshMutualTls } from "../components/mesh-mtls";
+import { BookinfoMode } from "../components/mesh-enums";
 import { Problem } from "../lib/problems";
 import { StackSettings } from "./settings-types";
 import { globalLimitsFromSettings } from "./spec-limits";
@@ -211,7 +212,9 @@ export class MeshRateLimit extends pulumi.ComponentResource {
         super("mesh-ratelimit:index:MeshRateLimit", name, {}, options);
 
         const global = new GlobalRateLimit("global-ratelimit", plan.global.args, { parent: this, plan: plan.global });
-        new Bookinfo("bookinfo", plan.bookinfo.args, { parent: this, plan: plan.bookinfo });
+        // An existing bookinfo (`bookinfo: existing`) gets the limits only: its Gateway and VirtualService
+        // are the ones the plan names, so the virtual hosts the filters patch are the same.
+        if (s.bookinfoMode === BookinfoMode.Deploy) new Bookinfo("bookinfo", plan.bookinfo.args, { parent: this, plan: plan.bookinfo });
         new LocalRateLimit("local-ratelimit", localArgsFromSettings(s), { parent: this });
         if (s.managedApi)
             new ManagedApi("managed-api", { ...managedApiArgsFromSettings(s), createIngressClass: args.createIngressClass ?? true }, { parent: this });

@@ -7,7 +7,7 @@ import { RedisConnection } from "../builders/redis-connection";
 import { SpecPaths } from "../builders/routes";
 import { LimitUnit, PathKeyMode } from "../builders/rules";
 import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
-import { ApiProfileName, FilterNamespaces, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
+import { ApiProfileName, BookinfoMode, FilterNamespaces, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
 import { BookinfoSettings } from "../components/bookinfo";
 import { ManagedApiSettings } from "../components/managed-api";
 import { RateLimitServiceSettings } from "../components/service-settings";
@@ -73,6 +73,8 @@ export interface StackSettings {
         mutualTlsScope: MutualTlsScope;
     };
     bookinfo: BookinfoSettings;
+    /** `deploy`: the stack deploys bookinfo; `existing`: it only puts its limits on the one that runs. */
+    bookinfoMode: BookinfoMode;
     ratelimit: RateLimitServiceSettings;
     /** Which Redis the service counts in (builders/redis-connection.ts). */
     redis: RedisConnection;

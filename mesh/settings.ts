@@ -18,6 +18,7 @@ import type { HttpRoute, SpecPaths } from "../builders/routes";
 import { LimitUnit, PathKeyMode } from "../builders/rules";
 import {
     ApiProfileName,
+    BookinfoMode,
     EspPortModeName,
     FilterNamespaces,
     LocalPlacementMode,
@@ -318,6 +319,15 @@ export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = [
     const local = readLocal(r, variant);
     const { mesh, hosts } = readMesh(r);
     const bookinfo = readBookinfo(r, variant, paths, hosts, limits);
+    const bookinfoMode = r.oneOf<BookinfoMode>("bookinfo", [BookinfoMode.Deploy, BookinfoMode.Existing]);
+    if (bookinfoMode === BookinfoMode.Existing && limits.apiRoute) {
+        r.fail(
+            "bookinfo",
+            bookinfoMode,
+            "variant A limits the VirtualService route named 'api', which only the stack's own bookinfo has (Istio's sample VirtualService has one route): on an existing bookinfo the api limit would silently never apply",
+            (s) => s.set("variant", "B"),
+        );
+    }
     const ratelimit = readRatelimitService(r, filter.timeout);
     const redis = readRedisConnection(r, ratelimit.redisPipelineWindow);
     const access = readAccess(r, mesh);
@@ -334,6 +344,7 @@ export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = [
         local,
         mesh,
         bookinfo,
+        bookinfoMode,
         ratelimit,
         redis,
         access,

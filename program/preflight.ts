@@ -15,8 +15,10 @@
  *   (in the workload's): the stack's own names, but Istio's rate-limit task uses the same names, so
  *   a mesh that followed it already has them.
  *
- * Rule: an object that carries the label `app.kubernetes.io/part-of=mesh-ratelimit` was created by
- * this stack (an earlier `pulumi up`) and stays managed by it. Any other existing object is never
+ * Rule: an object that carries this stack's owner annotation (`mesh-ratelimit.io/owner:
+ * <organization>/<project>/<stack>`, components/ownership.ts) was created by this very stack (an
+ * earlier `pulumi up`) and stays managed by it; the `part-of` label, which every stack of the
+ * program carries, proves nothing. Any other existing object is never
  * modified, adopted or deleted: either it already gives what the stack needs (then nothing is
  * created and a message says so) or the program stops with the object's name and the fix.
  *
@@ -24,7 +26,7 @@
  * cluster/cluster-lookup.ts asks kubectl; offline renders pass an empty list, "the cluster lacks
  * everything").
  */
-import { PART_OF } from "../lib/common";
+import { DuplicateObject, OWNER_ANNOTATION, OwnershipVerdict, describeHolder, kubectlGetCommand, objectId } from "../components/ownership";
 import { ISTIO_INGRESS_CONTROLLER } from "../components/managed-api";
 import { globalArgsFromSettings, localArgsFromSettings } from "../mesh/mesh-ratelimit";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit";
@@ -33,13 +35,20 @@ import { Problem } from "../lib/problems";
 import { StackSettings } from "../mesh/settings-types";
 
 export const MESH_PEER_AUTHENTICATION = "default";
-const PART_OF_LABEL = "app.kubernetes.io/part-of";
 
 /** An object as `kubectl get -o json` returns it (only the fields the decisions read). */
 export interface LiveObject {
     apiVersion?: string;
     kind: string;
-    metadata: { name: string; namespace?: string; labels?: Record<string, string>; resourceVersion?: string; uid?: string };
+    metadata: {
+        name: string;
+        namespace?: string;
+        labels?: Record<string, string>;
+        annotations?: Record<string, string>;
+        managedFields?: { manager?: string }[];
+        resourceVersion?: string;
+        uid?: string;
+    };
     spec?: any;
 }
 
@@ -111,9 +120,9 @@ export function sharedObjectRefs(s: StackSettings, global: GlobalRateLimitPlan =
     return refs;
 }
 
-/** True when the object carries this stack's `part-of` label (the label every object of the stack gets). */
-export function isStackOwned(o: LiveObject): boolean {
-    return o.metadata.labels?.[PART_OF_LABEL] === PART_OF;
+/** True when the object carries this stack's owner annotation (`owner`: `<organization>/<project>/<stack>`). */
+export function isStackOwned(o: LiveObject, owner: string): boolean {
+    return o.metadata.annotations?.[OWNER_ANNOTATION] === owner;
 }
 
 function findLive(live: LiveObject[], r: SharedObjectRef): LiveObject | undefined {
@@ -134,6 +143,7 @@ export function planSharedObjects(
     s: StackSettings,
     live: LiveObject[],
     global: GlobalRateLimitPlan = planGlobalRateLimit(globalArgsFromSettings(s)),
+    owner = "",
 ): SharedObjectsPlan {
     const plan: SharedObjectsPlan = { decisions: [], problems: [], ingressClass: false, peerAuthentication: false };
     for (const ref of sharedObjectRefs(s, global)) {
@@ -144,9 +154,9 @@ export function planSharedObjects(
         if (!o) {
             action = "create";
             message = `${name}: not in the cluster; the stack creates it and deletes it on destroy`;
-        } else if (isStackOwned(o)) {
+        } else if (isStackOwned(o, owner)) {
             action = "manage";
-            message = `${name}: created by this stack (label ${PART_OF_LABEL}=${PART_OF}); kept under its management`;
+            message = `${name}: created by this stack (${OWNER_ANNOTATION}=${owner}); kept under its management`;
         } else if (ref.kind === "IngressClass") {
             const controller: unknown = o.spec?.controller;
             if (controller === ISTIO_INGRESS_CONTROLLER) {
@@ -184,7 +194,7 @@ export function planSharedObjects(
             plan.problems.push({
                 key: "meshNamespace",
                 value: s.mesh.namespace,
-                problem: `${name} already exists and was not created by this stack (no label ${PART_OF_LABEL}=${PART_OF}); creating it would fail with AlreadyExists and taking it over would replace someone else's rate limiting`,
+                problem: `${name} already exists and was not created by this stack (${o.metadata.annotations?.[OWNER_ANNOTATION] !== undefined ? `it belongs to stack ${o.metadata.annotations[OWNER_ANNOTATION]}` : `no ${OWNER_ANNOTATION}=${owner} annotation`}); creating it would merge into it or stop pulumi up halfway, and taking it over would replace someone else's rate limiting`,
                 fix: `if it is left from Istio's rate-limit task or an earlier install, remove it first: kubectl -n ${ref.namespace} delete envoyfilter ${ref.name}; otherwise remove the other rate-limit setup before deploying this stack`,
             });
         }
@@ -196,6 +206,89 @@ export function planSharedObjects(
         }
     }
     return plan;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ownership: every object the stack would create, looked up before anything is registered
+// (components/ownership.ts records them; cluster/cluster-lookup.ts lookupObjects asks kubectl).
+
+/** Which config keys move a component's objects elsewhere, by component type. */
+const RELOCATE_FIX: Readonly<Record<string, string>> = {
+    "mesh-ratelimit:index:Bookinfo":
+        "pulumi config set bookinfo existing   (bookinfo already runs there: the stack deploys only its limits on it), or pulumi config set workloadNamespace <namespace>   (a namespace of the stack's own, which must exist, for its own bookinfo)",
+    "mesh-ratelimit:index:Redis":
+        "pulumi config set ratelimitNamespace <namespace>   (a namespace of the stack's own for the rate-limit service and its Redis), or pulumi config set redisMode external with redisAddress",
+    "mesh-ratelimit:index:RateLimitService":
+        "pulumi config set ratelimitNamespace <namespace>   (a namespace of the stack's own), or pulumi config set ratelimitServiceName <name> and configName <name>",
+    "mesh-ratelimit:index:AccessPolicies":
+        "pulumi config set ratelimitNamespace <namespace>   (a namespace of the stack's own), or pulumi config set accessPolicies false",
+    "mesh-ratelimit:index:RateLimitMonitoring":
+        "pulumi config set ratelimitNamespace <namespace>, or monitoringDashboardNamespace <namespace>, or pulumi config set monitoringDashboard false",
+    "mesh-ratelimit:index:GlobalRateLimit":
+        "pulumi config set filterLayout per-instance   (filters named after the stack's own service), or gatewayNamespace; if it is left from Istio's rate-limit task, remove it first",
+    "mesh-ratelimit:index:LocalRateLimit": "pulumi config set workloadNamespace <namespace>; if it is left from Istio's rate-limit task, remove it first",
+    "mesh-ratelimit:index:ManagedApi": "pulumi config set managedApiNamespace <namespace>, or ingressName <name>, or pulumi config set managedApi false",
+    "mesh-ratelimit:index:MeshMutualTls": "pulumi config set mutualTls false, or give the stack namespaces of its own (workloadNamespace, ratelimitNamespace)",
+};
+
+/** The config key that places a component's objects (the problem's key). */
+const PLACE_KEY: Readonly<Record<string, string>> = {
+    "mesh-ratelimit:index:Bookinfo": "bookinfo",
+    "mesh-ratelimit:index:Redis": "ratelimitNamespace",
+    "mesh-ratelimit:index:RateLimitService": "ratelimitNamespace",
+    "mesh-ratelimit:index:AccessPolicies": "ratelimitNamespace",
+    "mesh-ratelimit:index:RateLimitMonitoring": "ratelimitNamespace",
+    "mesh-ratelimit:index:GlobalRateLimit": "gatewayNamespace",
+    "mesh-ratelimit:index:LocalRateLimit": "workloadNamespace",
+    "mesh-ratelimit:index:ManagedApi": "managedApiNamespace",
+    "mesh-ratelimit:index:MeshMutualTls": "mutualTls",
+};
+
+/**
+ * The ownership decisions as problems: every object that exists and is not this stack's, named with
+ * who holds it and the fix; every object two of the stack's components would both write. Empty: every
+ * object is absent (created) or this stack's own (kept).
+ */
+export function ownershipProblems(verdicts: OwnershipVerdict[], duplicates: DuplicateObject[], owner: string): Problem[] {
+    const problems: Problem[] = [];
+    for (const v of verdicts) {
+        if (v.state !== "foreign") continue;
+        const c = v.ref.component ?? "";
+        const ours = v.labels?.["app.kubernetes.io/part-of"] === "mesh-ratelimit" && v.otherOwner === undefined;
+        const relocate = RELOCATE_FIX[c] ?? "give the stack names or namespaces of its own";
+        problems.push({
+            key: PLACE_KEY[c] ?? "workloadNamespace",
+            problem: `${objectId(v.ref)} already exists and is not this stack's (${owner}): ${describeHolder(v)}. Creating it would merge into it by server-side apply (or stop pulumi up halfway on a conflicting field) and pulumi destroy would then delete it; the stack takes nothing it did not create (see it: ${kubectlGetCommand(v.ref)})`,
+            fix:
+                v.otherOwner !== undefined
+                    ? `two stacks need objects of their own: ${relocate}; or destroy stack ${v.otherOwner} first`
+                    : ours
+                      ? `${relocate}. If it is this very stack's, made before owner annotations existed: kubectl annotate ${v.ref.kind.toLowerCase()} ${v.ref.name}${v.ref.namespace ? ` -n ${v.ref.namespace}` : ""} ${OWNER_ANNOTATION}=${owner}`
+                      : relocate,
+        });
+    }
+    for (const d of duplicates) {
+        problems.push({
+            key: "workloadNamespace",
+            problem: `${d.id} would be written by two of the stack's resources: ${d.resources.join(", ")}`,
+            fix: "give the components separate namespaces or names (ratelimitNamespace, workloadNamespace, managedApiNamespace)",
+        });
+    }
+    return problems;
+}
+
+/** One line for the preview: how many objects were checked and what each kind's decisions were. */
+export function ownershipSummary(verdicts: OwnershipVerdict[]): string {
+    const byKind = new Map<string, { absent: number; ours: number; foreign: number }>();
+    for (const v of verdicts) {
+        const c = byKind.get(v.ref.kind) ?? { absent: 0, ours: 0, foreign: 0 };
+        c[v.state]++;
+        byKind.set(v.ref.kind, c);
+    }
+    const kinds = [...byKind.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, c]) => `${k} ${c.absent + c.ours + c.foreign}${c.ours ? ` (${c.ours} this stack's)` : ""}${c.foreign ? ` (${c.foreign} refused)` : ""}`);
+    return `checked ${verdicts.length} objects in the cluster before creating any: ${kinds.join(", ")}`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -13,6 +13,8 @@ import {
     SharedObjectRef,
     SharedObjectsPlan,
     meshReachQuery,
+    ownershipProblems,
+    ownershipSummary,
     planMeshReach,
     planSharedObjects,
     sharedObjectRefs,
@@ -21,6 +23,7 @@ import { Problem, isStackConfigError } from "../lib/problems";
 import { StackSettings } from "../mesh/settings-types";
 import { configError } from "../mesh/config-problems";
 import { hideSecretValues, rawConfigFromAll } from "./stack-config";
+import { LiveObjectMeta, ObjectRef, OwnershipGuard, currentStackOwner } from "../components/ownership";
 
 export interface ProgramOptions {
     /** Extra checks against the live cluster (skipped by the offline renderer and unit tests). */
@@ -37,6 +40,13 @@ export interface ProgramOptions {
     lookupMeshReach?: (q: MeshReachQuery) => MeshReachState;
     /** Where the preflight's decisions are reported (default: `pulumi.log.info`, shown by `pulumi preview`). */
     report?: (message: string) => void;
+    /**
+     * Every object the stack would create, as it exists in the cluster (preflight.ts
+     * ownershipProblems). Absent (offline render, unit tests): the cluster lacks all of them.
+     */
+    lookupObjects?: (refs: ObjectRef[]) => LiveObjectMeta[];
+    /** The stack's owner value (default: `<organization>/<project>/<stack>` of the running stack). */
+    owner?: string;
     kubeContext?: string;
     /** Whether a config key (`project:key`) holds a secret (default: the Pulumi runtime's own record). */
     isSecret?: (fullKey: string) => boolean;
@@ -73,7 +83,8 @@ export function buildProgram(
     const settings = plan.settings;
     const clusterProblems = opts.checkCluster?.(settings) ?? [];
     if (clusterProblems.length) throw fail(clusterProblems);
-    const shared = planSharedObjects(settings, opts.lookupShared?.(sharedObjectRefs(settings, plan.global)) ?? [], plan.global);
+    const owner = opts.owner ?? currentStackOwner();
+    const shared = planSharedObjects(settings, opts.lookupShared?.(sharedObjectRefs(settings, plan.global)) ?? [], plan.global, owner);
     if (shared.problems.length) throw fail(shared.problems);
     const report = opts.report ?? ((m: string) => void pulumi.log.info(m));
     const reach = opts.lookupMeshReach ? planMeshReach(settings, opts.lookupMeshReach(meshReachQuery(settings)), plan.global) : { problems: [], messages: [] };
@@ -82,6 +93,19 @@ export function buildProgram(
     for (const m of reach.messages) report(m);
     // What the cluster decided, as the arguments' options; the plan (settings, component plans) stays the one computed above.
     plan = plan.withOptions({ kubeContext: opts.kubeContext, createIngressClass: shared.ingressClass, createPeerAuthentication: shared.peerAuthentication });
-    const stack = new MeshRateLimit("mesh-ratelimit", plan.args, { plan });
+    // Every object is recorded and marked as it is constructed, and held back until the cluster has
+    // been asked about all of them: a refusal creates nothing (components/ownership.ts).
+    const guard = new OwnershipGuard(owner);
+    const stack = new MeshRateLimit("mesh-ratelimit", plan.args, { plan, transformations: [guard.transformation] });
+    try {
+        const { verdicts, duplicates } = guard.check(opts.lookupObjects?.(guard.recorded) ?? []);
+        const owned = ownershipProblems(verdicts, duplicates, owner);
+        if (owned.length) throw fail(owned);
+        if (opts.lookupObjects) report(ownershipSummary(verdicts));
+    } catch (e) {
+        guard.refuse(e instanceof Error ? e : new Error(String(e)));
+        throw e;
+    }
+    guard.open();
     return { settings, args: plan.args, plan, stack, shared };
 }

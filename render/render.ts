@@ -83,6 +83,9 @@ export function programConfig(opts: RenderOptions): Record<string, string> {
 
 let queue: Promise<unknown> = Promise.resolve();
 
+/** The organization the render's stacks run in: the one Pulumi's self-managed backends report. */
+export const RENDER_ORGANIZATION = "organization";
+
 /**
  * Runs the program under mocks and returns what it registered. Calls are serialized: the Pulumi
  * runtime is process-global.
@@ -105,6 +108,7 @@ export function registerProgram(opts: RenderOptions): Promise<{ settings: StackS
             PROJECT,
             "render",
             false,
+            RENDER_ORGANIZATION,
         );
         pulumi.runtime.setAllConfig(programConfig(opts));
         // Loaded after the mocks are in place.
@@ -143,6 +147,7 @@ export function registerComponents(build: () => void, project = "components", st
             project,
             stack,
             false,
+            RENDER_ORGANIZATION,
         );
         build();
         await (require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> }).waitForRPCs();

@@ -13,19 +13,26 @@ import { resolveSettings } from "../../mesh/settings";
 import { InputError } from "../../lib/problems";
 import { Registration, registerProgram } from "../../render/render";
 import { DEV, render } from "./helpers";
+import { OWNER_ANNOTATION } from "../../components/ownership";
 
-const OURS = { "app.kubernetes.io/part-of": "mesh-ratelimit" };
+/** The stack the offline render runs as (render/render.ts: organization, project, stack "render"). */
+const RENDER_OWNER = "organization/mesh-ratelimit/render";
+/** Metadata of an object this very stack created: its owner annotation. */
+const OURS = { annotations: { [OWNER_ANNOTATION]: RENDER_OWNER }, labels: { "app.kubernetes.io/part-of": "mesh-ratelimit" } };
+/** Another stack of the same program: the same part-of label, another owner. */
+const SECOND_STACK = { annotations: { [OWNER_ANNOTATION]: "organization/mesh-ratelimit/second" }, labels: { "app.kubernetes.io/part-of": "mesh-ratelimit" } };
+type Marks = { labels?: Record<string, string>; annotations?: Record<string, string> };
 
-function ingressClass(name: string, controller: string, labels?: Record<string, string>): LiveObject {
-    return { apiVersion: "networking.k8s.io/v1", kind: "IngressClass", metadata: { name, labels }, spec: { controller } };
+function ingressClass(name: string, controller: string, marks: Marks = {}): LiveObject {
+    return { apiVersion: "networking.k8s.io/v1", kind: "IngressClass", metadata: { name, ...marks }, spec: { controller } };
 }
 
-function peerAuth(spec: any, labels?: Record<string, string>, namespace = "istio-system"): LiveObject {
-    return { apiVersion: "security.istio.io/v1", kind: "PeerAuthentication", metadata: { name: "default", namespace, labels }, spec };
+function peerAuth(spec: any, marks: Marks = {}, namespace = "istio-system"): LiveObject {
+    return { apiVersion: "security.istio.io/v1", kind: "PeerAuthentication", metadata: { name: "default", namespace, ...marks }, spec };
 }
 
-function envoyFilter(name: string, labels?: Record<string, string>): LiveObject {
-    return { apiVersion: "networking.istio.io/v1alpha3", kind: "EnvoyFilter", metadata: { name, namespace: "istio-system", labels }, spec: {} };
+function envoyFilter(name: string, marks: Marks = {}): LiveObject {
+    return { apiVersion: "networking.istio.io/v1alpha3", kind: "EnvoyFilter", metadata: { name, namespace: "istio-system", ...marks }, spec: {} };
 }
 
 /** The PeerAuthentication `default` decisions concern mutual TLS for the whole mesh (`mutualTlsScope` mesh). */
@@ -151,10 +158,24 @@ describe("shared objects: the decision table", () => {
             error: /EnvoyFilter istio-system\/filter-ratelimit already exists and was not created by this stack/,
         },
         { name: "EnvoyFilter filter-ratelimit of this stack", live: [envoyFilter("filter-ratelimit", OURS)], ingressClass: "create", ic: true, pa: true },
+        {
+            name: "EnvoyFilter filter-ratelimit of another stack of this program (same part-of label, another owner)",
+            live: [envoyFilter("filter-ratelimit", SECOND_STACK)],
+            ic: true,
+            pa: true,
+            error: /EnvoyFilter istio-system\/filter-ratelimit already exists and was not created by this stack \(it belongs to stack organization\/mesh-ratelimit\/second\)/,
+        },
+        {
+            name: "IngressClass istio labelled part-of mesh-ratelimit, no owner annotation: left alone, never managed",
+            live: [ingressClass("istio", "istio.io/ingress-controller", { labels: OURS.labels })],
+            ingressClass: "leave",
+            ic: false,
+            pa: true,
+        },
     ];
     for (const c of table) {
         it(c.name, () => {
-            const plan = planSharedObjects(settings(), c.live);
+            const plan = planSharedObjects(settings(), c.live, undefined, RENDER_OWNER);
             const action = (kind: string) => plan.decisions.find((d) => d.ref.kind === kind)?.action;
             if (c.error) {
                 expect(plan.problems, "problems").to.have.length(1);
@@ -191,7 +212,8 @@ describe("shared objects: what the program registers for each answer of the clus
         expect(ic.apiVersion).to.equal("networking.k8s.io/v1");
         expect(ic.metadata.namespace).to.equal(undefined);
         expect(ic.spec).to.deep.equal({ controller: "istio.io/ingress-controller" });
-        expect(ic.metadata.labels).to.include(OURS);
+        expect(ic.metadata.labels).to.include(OURS.labels);
+        expect(ic.metadata.annotations).to.include(OURS.annotations);
         expect(r.get("Ingress", "simple-ingress", "default").spec.ingressClassName).to.equal("istio");
         // Mutual TLS for the stack's own pods by default: nothing mesh-wide.
         expect(r.find("PeerAuthentication", "default", "istio-system")).to.equal(undefined);

@@ -1,0 +1,222 @@
+/**
+ * Which objects a Pulumi stack owns, and a guard that keeps it from taking anything else.
+ *
+ * Every Kubernetes object registered under the guard carries the annotation
+ * `mesh-ratelimit.io/owner: <organization>/<project>/<stack>`: one value per stack, never shared by
+ * two stacks of the same program (the label `app.kubernetes.io/part-of=mesh-ratelimit` is the same
+ * for every stack and so says nothing about ownership).
+ *
+ * The guard is a resource transformation. It records each Kubernetes object (kind, namespace, name) as
+ * it is constructed, adds the owner annotation, and holds back every registration (components
+ * included) behind one gate: nothing reaches the engine until the program has looked up the recorded
+ * objects in the cluster and opened the gate. When an object exists without this stack's annotation
+ * the program refuses, the gate fails, and no object is created or changed (the Kubernetes provider
+ * 4.25 creates by server-side apply, which merges into an existing object of the same name instead of
+ * failing, so it cannot be relied on to notice).
+ *
+ * Pure but for the transformation's registration; the cluster's answer comes in as a list of objects.
+ */
+import * as pulumi from "@pulumi/pulumi";
+
+/** The annotation that names the stack an object belongs to. */
+export const OWNER_ANNOTATION = "mesh-ratelimit.io/owner";
+
+/** The owner value of the stack being deployed: `<organization>/<project>/<stack>`. */
+export function currentStackOwner(): string {
+    let organization = "organization";
+    try {
+        organization = pulumi.getOrganization();
+    } catch {
+        // Unit tests under mocks set no organization: the self-managed backends' name stands in.
+    }
+    return `${organization}/${pulumi.getProject()}/${pulumi.getStack()}`;
+}
+
+/** A Kubernetes object a program would create. */
+export interface ObjectRef {
+    apiVersion: string;
+    kind: string;
+    /** Absent for cluster-scoped objects (or when the program leaves it to the provider's default). */
+    namespace?: string;
+    name: string;
+    /** The type of the nearest component it was constructed in (`mesh-ratelimit:index:Redis`), if any. */
+    component?: string;
+    /** The Pulumi resource name. */
+    resourceName: string;
+}
+
+/** An object as `kubectl get -o json --show-managed-fields` returns it (the fields read here). */
+export interface LiveObjectMeta {
+    apiVersion?: string;
+    kind: string;
+    metadata: {
+        name: string;
+        namespace?: string;
+        labels?: Record<string, string>;
+        annotations?: Record<string, string>;
+        managedFields?: { manager?: string }[];
+    };
+}
+
+export function objectId(r: { kind: string; namespace?: string; name: string }): string {
+    return `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name}`;
+}
+
+/** `apps/v1` and `Deployment` of a resource type token such as `kubernetes:apps/v1:Deployment` (`v1` for core). */
+export function apiOfType(type: string): { apiVersion: string; kind: string } | undefined {
+    const m = /^kubernetes:([^:]+):([^:]+)$/.exec(type);
+    if (!m || m[2] === "Provider" || m[1]!.startsWith("yaml") || m[1]!.startsWith("helm")) return undefined;
+    const [group, version] = m[1]!.split("/");
+    return { apiVersion: group === "core" ? version! : `${group}/${version}`, kind: m[2]! };
+}
+
+/** What a recorded object is in the cluster. */
+export interface OwnershipVerdict {
+    ref: ObjectRef;
+    state: "absent" | "ours" | "foreign";
+    /** For a foreign object: the owner annotation it carries (another stack's), if any. */
+    otherOwner?: string;
+    /** For a foreign object: its field managers and labels, for the message. */
+    managers?: string[];
+    labels?: Record<string, string>;
+}
+
+/** Two recorded objects with one kind, namespace and name (two components of one program). */
+export interface DuplicateObject {
+    id: string;
+    resources: string[];
+}
+
+function sameObject(a: { kind: string; namespace?: string; name: string }, b: { kind: string; namespace?: string; name: string }): boolean {
+    return a.kind === b.kind && a.name === b.name && (a.namespace ?? "") === (b.namespace ?? "");
+}
+
+/**
+ * The decision for every recorded object: absent (the stack creates it), ours (it carries this
+ * stack's owner annotation: an earlier `pulumi up` of this very stack created it) or foreign
+ * (anything else: a user's object, another stack's, an older release's without the annotation).
+ */
+export function classifyObjects(planned: ObjectRef[], live: LiveObjectMeta[], owner: string): OwnershipVerdict[] {
+    return planned.map((ref) => {
+        const o = live.find((l) => sameObject({ kind: l.kind, namespace: l.metadata.namespace, name: l.metadata.name }, ref));
+        if (!o) return { ref, state: "absent" };
+        const theirs = o.metadata.annotations?.[OWNER_ANNOTATION];
+        if (theirs === owner) return { ref, state: "ours" };
+        const managers = [...new Set((o.metadata.managedFields ?? []).map((f) => f.manager ?? "").filter((m) => m))].sort();
+        return { ref, state: "foreign", ...(theirs !== undefined ? { otherOwner: theirs } : {}), managers, labels: o.metadata.labels ?? {} };
+    });
+}
+
+/** Objects recorded more than once (same kind, namespace and name), with the Pulumi resources that would write them. */
+export function duplicateObjects(planned: ObjectRef[]): DuplicateObject[] {
+    const byId = new Map<string, ObjectRef[]>();
+    for (const r of planned) byId.set(objectId(r), [...(byId.get(objectId(r)) ?? []), r]);
+    return [...byId.entries()]
+        .filter(([, rs]) => rs.length > 1)
+        .map(([id, rs]) => ({ id, resources: rs.map((r) => `${r.resourceName} (${r.component ?? "no component"})`) }));
+}
+
+/** Who holds a foreign object, in words: its owner annotation, field managers and a few labels. */
+export function describeHolder(v: OwnershipVerdict): string {
+    const parts: string[] = [];
+    parts.push(v.otherOwner !== undefined ? `it belongs to stack ${v.otherOwner} (${OWNER_ANNOTATION})` : `it has no ${OWNER_ANNOTATION} annotation`);
+    if (v.managers?.length) parts.push(`field managers: ${v.managers.join(", ")}`);
+    const labels = Object.entries(v.labels ?? {});
+    if (labels.length)
+        parts.push(
+            `labels: ${labels
+                .slice(0, 4)
+                .map(([k, val]) => `${k}=${val}`)
+                .join(", ")}${labels.length > 4 ? ", ..." : ""}`,
+        );
+    return parts.join("; ");
+}
+
+/** The kubectl command that lists one object, for messages. */
+export function kubectlGetCommand(r: ObjectRef): string {
+    const group = r.apiVersion.includes("/") ? `.${r.apiVersion.split("/")[0]}` : "";
+    return `kubectl get ${r.kind.toLowerCase()}${group} ${r.name}${r.namespace ? ` -n ${r.namespace}` : ""} --show-managed-fields -o yaml`;
+}
+
+function withGate(dependsOn: pulumi.ResourceOptions["dependsOn"], gate: Promise<pulumi.Resource[]>): pulumi.ResourceOptions["dependsOn"] {
+    // The SDK gathers dependencies through nested lists and promises (runtime/dependsOn.js), so a
+    // promise of no resources holds the registration until it settles and adds no dependency.
+    const held = gate as unknown as pulumi.Input<pulumi.Resource>;
+    return dependsOn === undefined ? [held] : [held, dependsOn as pulumi.Input<pulumi.Resource>];
+}
+
+function componentOf(parent: pulumi.Resource | undefined): string | undefined {
+    for (let p: any = parent; p; p = p.__parentResource) {
+        const t: unknown = p.__pulumiType;
+        if (typeof t === "string" && t !== "pulumi:pulumi:Stack") return t;
+    }
+    return undefined;
+}
+
+/**
+ * Records every Kubernetes object constructed after it, marks each with `owner`, and holds every
+ * registration until `open()` (or fails it with `refuse(error)`). Construct it before the components,
+ * then call `check(live)` or decide yourself, then `open()` or `refuse()`; exactly one of them must
+ * be called, or the program waits forever.
+ */
+export class OwnershipGuard {
+    readonly recorded: ObjectRef[] = [];
+    private settle!: { open: () => void; refuse: (e: Error) => void };
+    private readonly gate: Promise<pulumi.Resource[]>;
+    private settled = false;
+
+    constructor(readonly owner: string = currentStackOwner()) {
+        this.gate = new Promise<pulumi.Resource[]>((resolve, reject) => {
+            this.settle = { open: () => resolve([]), refuse: reject };
+        });
+        // A refusal is reported by the program itself; the held registrations only stop.
+        this.gate.catch(() => undefined);
+    }
+
+    /**
+     * The transformation: pass it in a component's options (`transformations: [guard.transformation]`,
+     * which reaches every child) or register it for the whole stack
+     * (`pulumi.runtime.registerStackTransformation(guard.transformation)`).
+     */
+    readonly transformation: pulumi.ResourceTransformation = (a) => this.transform(a);
+
+    private transform(a: pulumi.ResourceTransformationArgs): pulumi.ResourceTransformationResult | undefined {
+        const opts = { ...a.opts, dependsOn: withGate(a.opts.dependsOn, this.gate) };
+        const api = apiOfType(a.type);
+        if (!api || a.opts.id !== undefined) return { props: a.props, opts };
+        const props = a.props as any;
+        const meta = props.metadata ?? {};
+        const apiVersion = typeof props.apiVersion === "string" ? props.apiVersion : api.apiVersion;
+        const kind = typeof props.kind === "string" ? props.kind : api.kind;
+        const component = componentOf(a.opts.parent);
+        this.recorded.push({
+            apiVersion,
+            kind,
+            ...(typeof meta.namespace === "string" ? { namespace: meta.namespace } : {}),
+            name: typeof meta.name === "string" ? meta.name : `(not known before deployment: ${a.name})`,
+            ...(component ? { component } : {}),
+            resourceName: a.name,
+        });
+        const annotations = pulumi.output(meta.annotations ?? {}).apply((an: Record<string, string>) => ({ ...an, [OWNER_ANNOTATION]: this.owner }));
+        return { props: { ...props, metadata: { ...meta, annotations } }, opts };
+    }
+
+    /** Decides every recorded object against the cluster's answer. */
+    check(live: LiveObjectMeta[]): { verdicts: OwnershipVerdict[]; duplicates: DuplicateObject[] } {
+        return { verdicts: classifyObjects(this.recorded, live, this.owner), duplicates: duplicateObjects(this.recorded) };
+    }
+
+    /** Lets every held registration go on. */
+    open(): void {
+        if (this.settled) return;
+        this.settled = true;
+        this.settle.open();
+    }
+
+    /** Stops every held registration: nothing is created or changed. */
+    refuse(e: Error): void {
+        if (this.settled) return;
+        this.settled = true;
+        this.settle.refuse(e);
+    }
+}
