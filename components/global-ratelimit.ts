@@ -34,7 +34,7 @@ import { GatewayTargetArgs, gatewayTargetOf, routePatchesFor } from "./gateway-t
 import { PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../builders/pre-limit";
 import { configYaml } from "../builders/ratelimit-config";
 import { RateLimitService } from "./ratelimit-service";
-import { Redis } from "./redis";
+import { REDIS_NAME, Redis } from "./redis";
 import { RedisConnection, deploysRedis, redisUrl } from "../builders/redis-connection";
 
 import { RedisOptionsArgs, redisConnectionOf } from "./redis-options";
@@ -214,6 +214,13 @@ export function claimListeners(component: string, keys: string[], scope: string 
     if (taken !== undefined) return taken;
     for (const k of keys) LISTENERS.set(`${scope}|${k}`, component);
     return undefined;
+}
+
+/** The objects a GlobalRateLimit writes under names its arguments fix, as claim keys and in words. */
+function ownNamedObjects(service: ServiceSettings): { keys: string[]; names: string } {
+    const r = service.ratelimit;
+    const named = [`Service/Deployment ${r.serviceName}`, `ConfigMap ${r.configName}`, ...(deploysRedis(service.redis) ? [`Deployment/Service ${REDIS_NAME}`] : [])];
+    return { keys: named.map((n) => `${r.namespace}|${n}`), names: named.join(", ") };
 }
 
 /** Validates the arguments and computes every object (pure; exported for the tests and the renderer). */
@@ -631,6 +638,20 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
                     value: args.gateway,
                     problem: `the same gateway pods and listener port as GlobalRateLimit ${holder}, both with filterLayout "shared": two rate-limit filters on one listener would each send every descriptor of its routes to their own service`,
                     fix: `use filterLayout: FilterLayout.PerInstance (the default; Istio ${PER_INSTANCE_MIN_ISTIO} or later) on both, or put both sets of rules into GlobalRateLimit ${holder}, or target another gateway or port`,
+                },
+            ]);
+        }
+        // Objects under fixed or argument-given names in its namespace: two instances of one program
+        // there would write the same objects (the first's would be overwritten, and destroyed with the second).
+        const objects = ownNamedObjects(plan.service);
+        const sharer = claimListeners(name, objects.keys, `${pulumi.getProject()}/${pulumi.getStack()}|objects`);
+        if (sharer !== undefined) {
+            throw argsError(`GlobalRateLimit ${name}`, [
+                {
+                    key: "namespace",
+                    value: plan.service.ratelimit.namespace,
+                    problem: `GlobalRateLimit ${sharer} of this program already writes ${objects.names} in namespace ${plan.service.ratelimit.namespace}: two instances there would overwrite each other's service, config and Redis`,
+                    fix: `give this instance a namespace of its own (namespace), or service.name and service.configName of its own with an existing Redis (redis.address); or put both sets of rules into GlobalRateLimit ${sharer}`,
                 },
             ]);
         }

@@ -1,20 +1,20 @@
 /**
- * Which objects a Pulumi stack owns, and a guard that keeps it from taking anything else.
+ * Which objects a Pulumi stack owns, and the check that keeps it from taking anything else.
  *
- * Every Kubernetes object registered under the guard carries the annotation
+ * Every Kubernetes object the stack creates carries the annotation
  * `mesh-ratelimit.io/owner: <organization>/<project>/<stack>`: one value per stack, never shared by
  * two stacks of the same program (the label `app.kubernetes.io/part-of=mesh-ratelimit` is the same
  * for every stack and so says nothing about ownership).
  *
- * The guard is a resource transformation. It records each Kubernetes object (kind, namespace, name) as
- * it is constructed, adds the owner annotation, and holds back every registration (components
- * included) behind one gate: nothing reaches the engine until the program has looked up the recorded
- * objects in the cluster and opened the gate. When an object exists without this stack's annotation
- * the program refuses, the gate fails, and no object is created or changed (the Kubernetes provider
+ * Before anything is registered, `plannedObjects` constructs the components once against an
+ * in-memory monitor, in a Pulumi runtime context of its own, and returns every Kubernetes object
+ * (kind, namespace, name) they would create. The program looks those up in the cluster and refuses
+ * any that exists without this stack's annotation; only then does it construct the components for
+ * real, with `ownerTransformation`, so a refusal registers nothing at all. (The Kubernetes provider
  * 4.25 creates by server-side apply, which merges into an existing object of the same name instead of
- * failing, so it cannot be relied on to notice).
+ * failing, so it cannot be relied on to notice.)
  *
- * Pure but for the transformation's registration; the cluster's answer comes in as a list of objects.
+ * The decisions are pure: the cluster's answer comes in as a list of objects.
  */
 import * as pulumi from "@pulumi/pulumi";
 
@@ -138,13 +138,6 @@ export function kubectlGetCommand(r: ObjectRef): string {
     return `kubectl get ${r.kind.toLowerCase()}${group} ${r.name}${r.namespace ? ` -n ${r.namespace}` : ""} --show-managed-fields -o yaml`;
 }
 
-function withGate(dependsOn: pulumi.ResourceOptions["dependsOn"], gate: Promise<pulumi.Resource[]>): pulumi.ResourceOptions["dependsOn"] {
-    // The SDK gathers dependencies through nested lists and promises (runtime/dependsOn.js), so a
-    // promise of no resources holds the registration until it settles and adds no dependency.
-    const held = gate as unknown as pulumi.Input<pulumi.Resource>;
-    return dependsOn === undefined ? [held] : [held, dependsOn as pulumi.Input<pulumi.Resource>];
-}
-
 function componentOf(parent: pulumi.Resource | undefined): string | undefined {
     for (let p: any = parent; p; p = p.__parentResource) {
         const t: unknown = p.__pulumiType;
@@ -153,70 +146,75 @@ function componentOf(parent: pulumi.Resource | undefined): string | undefined {
     return undefined;
 }
 
+/** The Kubernetes object a resource registration would write, or undefined (a component, a provider, another provider's resource, a read). */
+export function objectOfRegistration(a: pulumi.ResourceTransformationArgs): ObjectRef | undefined {
+    const api = apiOfType(a.type);
+    if (!api || a.opts.id !== undefined) return undefined;
+    const props = a.props as any;
+    const meta = props.metadata ?? {};
+    const component = componentOf(a.opts.parent);
+    return {
+        apiVersion: typeof props.apiVersion === "string" ? props.apiVersion : api.apiVersion,
+        kind: typeof props.kind === "string" ? props.kind : api.kind,
+        ...(typeof meta.namespace === "string" ? { namespace: meta.namespace } : {}),
+        name: typeof meta.name === "string" ? meta.name : `(not known before deployment: ${a.name})`,
+        ...(component ? { component } : {}),
+        resourceName: a.name,
+    };
+}
+
 /**
- * Records every Kubernetes object constructed after it, marks each with `owner`, and holds every
- * registration until `open()` (or fails it with `refuse(error)`). Construct it before the components,
- * then call `check(live)` or decide yourself, then `open()` or `refuse()`; exactly one of them must
- * be called, or the program waits forever.
+ * The transformation that marks every Kubernetes object with `owner` (`OWNER_ANNOTATION`): pass it
+ * in a component's options (`transformations: [ownerTransformation(owner)]`, which reaches every
+ * child) or register it for the whole stack.
  */
-export class OwnershipGuard {
-    readonly recorded: ObjectRef[] = [];
-    private settle!: { open: () => void; refuse: (e: Error) => void };
-    private readonly gate: Promise<pulumi.Resource[]>;
-    private settled = false;
-
-    constructor(readonly owner: string = currentStackOwner()) {
-        this.gate = new Promise<pulumi.Resource[]>((resolve, reject) => {
-            this.settle = { open: () => resolve([]), refuse: reject };
-        });
-        // A refusal is reported by the program itself; the held registrations only stop.
-        this.gate.catch(() => undefined);
-    }
-
-    /**
-     * The transformation: pass it in a component's options (`transformations: [guard.transformation]`,
-     * which reaches every child) or register it for the whole stack
-     * (`pulumi.runtime.registerStackTransformation(guard.transformation)`).
-     */
-    readonly transformation: pulumi.ResourceTransformation = (a) => this.transform(a);
-
-    private transform(a: pulumi.ResourceTransformationArgs): pulumi.ResourceTransformationResult | undefined {
-        const opts = { ...a.opts, dependsOn: withGate(a.opts.dependsOn, this.gate) };
-        const api = apiOfType(a.type);
-        if (!api || a.opts.id !== undefined) return { props: a.props, opts };
+export function ownerTransformation(owner: string = currentStackOwner()): pulumi.ResourceTransformation {
+    return (a) => {
+        if (!objectOfRegistration(a)) return undefined;
         const props = a.props as any;
         const meta = props.metadata ?? {};
-        const apiVersion = typeof props.apiVersion === "string" ? props.apiVersion : api.apiVersion;
-        const kind = typeof props.kind === "string" ? props.kind : api.kind;
-        const component = componentOf(a.opts.parent);
-        this.recorded.push({
-            apiVersion,
-            kind,
-            ...(typeof meta.namespace === "string" ? { namespace: meta.namespace } : {}),
-            name: typeof meta.name === "string" ? meta.name : `(not known before deployment: ${a.name})`,
-            ...(component ? { component } : {}),
-            resourceName: a.name,
+        const annotations = pulumi.output(meta.annotations ?? {}).apply((an: Record<string, string>) => ({ ...an, [OWNER_ANNOTATION]: owner }));
+        return { props: { ...props, metadata: { ...meta, annotations } }, opts: a.opts };
+    };
+}
+
+/** Marks the in-memory monitor of `plannedObjects` (tests that watch every monitor tell it apart). */
+export const PLANNING_MONITOR = Symbol.for("mesh-ratelimit.planning-monitor");
+
+/**
+ * Every Kubernetes object `build` would create, found by running it once against an in-memory
+ * monitor in a Pulumi runtime context of its own: nothing reaches the engine, and the program's own
+ * context is untouched. `build` constructs the components with the transformation it is given in
+ * their options. Call it before constructing them for real; the objects are the same as long as
+ * `build` depends only on its arguments (no cluster lookups inside).
+ *
+ * It uses the runtime's per-run context and in-memory monitor (`@pulumi/pulumi/runtime/state`,
+ * `runtime/mocks`), the ones Pulumi's Automation API and unit-test mocks use; @pulumi/pulumi is
+ * pinned and a unit test fails if they change.
+ */
+export function plannedObjects(build: (record: pulumi.ResourceTransformation) => void): ObjectRef[] {
+    const state = require("@pulumi/pulumi/runtime/state") as {
+        withLocalStorage<T>(f: () => T): T;
+        getStore(): any;
+    };
+    const { MockMonitor } = require("@pulumi/pulumi/runtime/mocks") as { MockMonitor: new (mocks: pulumi.runtime.Mocks) => unknown };
+    const outer = { project: pulumi.getProject(), stack: pulumi.getStack(), organization: currentStackOwner().split("/")[0] };
+    const recorded: ObjectRef[] = [];
+    const record: pulumi.ResourceTransformation = (a) => {
+        const ref = objectOfRegistration(a);
+        if (ref) recorded.push(ref);
+        return undefined;
+    };
+    state.withLocalStorage(() => {
+        const store = state.getStore();
+        Object.assign(store.settings.options, { ...outer, monitorAddr: "mock", engineAddr: "", dryRun: true });
+        const monitor = new MockMonitor({
+            newResource: (r) => ({ id: `${r.name}-planned`, state: r.inputs }),
+            call: (c) => c.inputs,
         });
-        const annotations = pulumi.output(meta.annotations ?? {}).apply((an: Record<string, string>) => ({ ...an, [OWNER_ANNOTATION]: this.owner }));
-        return { props: { ...props, metadata: { ...meta, annotations } }, opts };
-    }
-
-    /** Decides every recorded object against the cluster's answer. */
-    check(live: LiveObjectMeta[]): { verdicts: OwnershipVerdict[]; duplicates: DuplicateObject[] } {
-        return { verdicts: classifyObjects(this.recorded, live, this.owner), duplicates: duplicateObjects(this.recorded) };
-    }
-
-    /** Lets every held registration go on. */
-    open(): void {
-        if (this.settled) return;
-        this.settled = true;
-        this.settle.open();
-    }
-
-    /** Stops every held registration: nothing is created or changed. */
-    refuse(e: Error): void {
-        if (this.settled) return;
-        this.settled = true;
-        this.settle.refuse(e);
-    }
+        store.settings.monitor = Object.assign(monitor as object, { [PLANNING_MONITOR]: true });
+        Object.assign(store, { supportsSecrets: true, supportsResourceReferences: true, supportsDeletedWith: true, supportsAliasSpecs: true });
+        build(record);
+    });
+    return recorded;
 }

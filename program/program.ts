@@ -23,7 +23,7 @@ import { Problem, isStackConfigError } from "../lib/problems";
 import { StackSettings } from "../mesh/settings-types";
 import { configError } from "../mesh/config-problems";
 import { hideSecretValues, rawConfigFromAll } from "./stack-config";
-import { LiveObjectMeta, ObjectRef, OwnershipGuard, currentStackOwner } from "../components/ownership";
+import { LiveObjectMeta, ObjectRef, classifyObjects, currentStackOwner, duplicateObjects, ownerTransformation, plannedObjects } from "../components/ownership";
 
 export interface ProgramOptions {
     /** Extra checks against the live cluster (skipped by the offline renderer and unit tests). */
@@ -93,19 +93,14 @@ export function buildProgram(
     for (const m of reach.messages) report(m);
     // What the cluster decided, as the arguments' options; the plan (settings, component plans) stays the one computed above.
     plan = plan.withOptions({ kubeContext: opts.kubeContext, createIngressClass: shared.ingressClass, createPeerAuthentication: shared.peerAuthentication });
-    // Every object is recorded and marked as it is constructed, and held back until the cluster has
-    // been asked about all of them: a refusal creates nothing (components/ownership.ts).
-    const guard = new OwnershipGuard(owner);
-    const stack = new MeshRateLimit("mesh-ratelimit", plan.args, { plan, transformations: [guard.transformation] });
-    try {
-        const { verdicts, duplicates } = guard.check(opts.lookupObjects?.(guard.recorded) ?? []);
-        const owned = ownershipProblems(verdicts, duplicates, owner);
-        if (owned.length) throw fail(owned);
-        if (opts.lookupObjects) report(ownershipSummary(verdicts));
-    } catch (e) {
-        guard.refuse(e instanceof Error ? e : new Error(String(e)));
-        throw e;
-    }
-    guard.open();
+    // Every object the stack would create, found by constructing it once against an in-memory
+    // monitor, is looked up before anything is registered: a refusal registers nothing
+    // (components/ownership.ts). The real construction marks each object with the stack's owner.
+    const planned = plannedObjects((record) => new MeshRateLimit("mesh-ratelimit", plan.args, { plan, transformations: [record] }));
+    const verdicts = classifyObjects(planned, opts.lookupObjects?.(planned) ?? [], owner);
+    const owned = ownershipProblems(verdicts, duplicateObjects(planned), owner);
+    if (owned.length) throw fail(owned);
+    if (opts.lookupObjects) report(ownershipSummary(verdicts));
+    const stack = new MeshRateLimit("mesh-ratelimit", plan.args, { plan, transformations: [ownerTransformation(owner)] });
     return { settings, args: plan.args, plan, stack, shared };
 }

@@ -3,6 +3,7 @@
  * returns every Kubernetes object the stack would create or patch, as plain objects.
  */
 import * as pulumi from "@pulumi/pulumi";
+import type { LiveObjectMeta, ObjectRef } from "../components/ownership";
 import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
@@ -35,6 +36,13 @@ export interface RenderOptions {
     meshReach?: MeshReachState;
     /** Receives the preflight's messages (what `pulumi preview` would print). */
     onReport?: (message: string) => void;
+    /**
+     * The cluster's answer for every object the stack would create (the ownership check,
+     * program/preflight.ts ownershipProblems). Absent: not asked (the cluster lacks all of them).
+     */
+    objects?: LiveObjectMeta[];
+    /** Receives the objects the ownership check asked about. */
+    onLookupObjects?: (refs: ObjectRef[]) => void;
 }
 
 export const REPO_ROOT = path.resolve(__dirname, "..");
@@ -116,6 +124,15 @@ export function registerProgram(opts: RenderOptions): Promise<{ settings: StackS
         const { settings } = buildProgram(pulumi.runtime.allConfig(), {
             ...(opts.cluster ? { lookupShared: () => opts.cluster!, report: opts.onReport } : {}),
             ...(opts.meshReach ? { lookupMeshReach: () => opts.meshReach!, report: opts.onReport } : {}),
+            ...(opts.objects
+                ? {
+                      lookupObjects: (refs: ObjectRef[]) => {
+                          opts.onLookupObjects?.(refs);
+                          return opts.objects!;
+                      },
+                      report: opts.onReport,
+                  }
+                : {}),
         });
         await (require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> }).waitForRPCs();
         return { settings, registrations };

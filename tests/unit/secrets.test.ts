@@ -18,6 +18,7 @@
  */
 import { expect } from "chai";
 import * as structproto from "google-protobuf/google/protobuf/struct_pb";
+import { PLANNING_MONITOR } from "../../components/ownership";
 import { MockMonitor } from "@pulumi/pulumi/runtime/mocks";
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { registerProgram } from "../../render/render";
@@ -85,6 +86,9 @@ async function registrations(overrides: Record<string, string>, hideSdkSecretDef
     const proto = MockMonitor.prototype as any;
     const original = proto.registerResource;
     proto.registerResource = function (req: any, callback: (err: any, resp: any) => void) {
+        // The ownership check's construction against its own in-memory monitor (components/ownership.ts
+        // plannedObjects) reaches no engine: only the program's own registrations are recorded.
+        if (this[PLANNING_MONITOR]) return original.call(this, req, callback);
         const entry: Seen = {
             type: req.getType(),
             name: req.getName(),
