@@ -219,7 +219,11 @@ export function claimListeners(component: string, keys: string[], scope: string 
 /** The objects a GlobalRateLimit writes under names its arguments fix, as claim keys and in words. */
 function ownNamedObjects(service: ServiceSettings): { keys: string[]; names: string } {
     const r = service.ratelimit;
-    const named = [`Service/Deployment ${r.serviceName}`, `ConfigMap ${r.configName}`, ...(deploysRedis(service.redis) ? [`Deployment/Service ${REDIS_NAME}`] : [])];
+    const named = [
+        `Service/Deployment ${r.serviceName}`,
+        `ConfigMap ${r.configName}`,
+        ...(deploysRedis(service.redis) ? [`Deployment/Service ${REDIS_NAME}`] : []),
+    ];
     return { keys: named.map((n) => `${r.namespace}|${n}`), names: named.join(", ") };
 }
 
