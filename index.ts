@@ -16,6 +16,7 @@ export { MeshMutualTls, MeshMutualTlsArgs } from "./components/mesh-mtls";
 export { MeshRateLimitArgs } from "./mesh/mesh-ratelimit-args";
 export {
     ApiProfileName,
+    BookinfoMode,
     DescriptorArgs,
     EspPortModeName,
     FilterNamespaces,
@@ -38,5 +39,17 @@ export {
     RateLimitRuleArgs,
     RouteRefArgs,
 } from "./builders/rules";
+// Ownership per stack: the owner annotation, and the check a program runs before it registers anything.
+export {
+    LiveObjectMeta,
+    OWNER_ANNOTATION,
+    ObjectRef,
+    OwnershipVerdict,
+    classifyObjects,
+    currentStackOwner,
+    duplicateObjects,
+    ownerTransformation,
+    plannedObjects,
+} from "./components/ownership";
 // Bad arguments throw an InputError listing every Problem (field path, value, what is wrong, the fix).
 export { InputError, Problem } from "./lib/problems";

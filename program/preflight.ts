@@ -191,11 +191,15 @@ export function planSharedObjects(
                 });
             }
         } else {
+            const other = o.metadata.annotations?.[OWNER_ANNOTATION];
             plan.problems.push({
                 key: "meshNamespace",
                 value: s.mesh.namespace,
                 problem: `${name} already exists and was not created by this stack (${o.metadata.annotations?.[OWNER_ANNOTATION] !== undefined ? `it belongs to stack ${o.metadata.annotations[OWNER_ANNOTATION]}` : `no ${OWNER_ANNOTATION}=${owner} annotation`}); creating it would merge into it or stop pulumi up halfway, and taking it over would replace someone else's rate limiting`,
-                fix: `if it is left from Istio's rate-limit task or an earlier install, remove it first: kubectl -n ${ref.namespace} delete envoyfilter ${ref.name}; otherwise remove the other rate-limit setup before deploying this stack`,
+                fix:
+                    other !== undefined
+                        ? `two stacks need objects of their own: pulumi config set filterLayout per-instance   (gateway filters named after the stack's own service) with namespaces of the stack's own (workloadNamespace, ratelimitNamespace); or destroy stack ${other} first`
+                        : `if it is left from Istio's rate-limit task or an earlier install, remove it first: kubectl -n ${ref.namespace} delete envoyfilter ${ref.name}; otherwise remove the other rate-limit setup before deploying this stack`,
             });
         }
         if (action) {

@@ -30,6 +30,8 @@ export interface CliArgs {
     /** Config keys the flags and `--set` gave, in the order typed (later wins). */
     overrides: Record<string, string>;
     out?: string;
+    /** `--stack`: the stack name the render runs as (its objects' owner annotation). */
+    stack?: string;
     json: boolean;
     positional: string[];
     help: boolean;
@@ -84,6 +86,8 @@ export function parseCli(argv: string[], spec: CliSpec): CliArgs {
             i++;
             if (flag === "--out") {
                 args.out = value;
+            } else if (flag === "--stack") {
+                args.stack = value;
             } else if (flag === "--set") {
                 const eq = value.indexOf("=");
                 if (eq < 1) throw new UsageError(`--set takes key=value, got '${value}'\n${usage}`);

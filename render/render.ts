@@ -41,6 +41,8 @@ export interface RenderOptions {
      * program/preflight.ts ownershipProblems). Absent: not asked (the cluster lacks all of them).
      */
     objects?: LiveObjectMeta[];
+    /** The stack name the program runs as (default `render`): the objects' owner annotation names it. */
+    stack?: string;
     /** Receives the objects the ownership check asked about. */
     onLookupObjects?: (refs: ObjectRef[]) => void;
 }
@@ -114,7 +116,7 @@ export function registerProgram(opts: RenderOptions): Promise<{ settings: StackS
                 call: (args: pulumi.runtime.MockCallArgs) => args.inputs,
             },
             PROJECT,
-            "render",
+            opts.stack ?? "render",
             false,
             RENDER_ORGANIZATION,
         );

@@ -53,7 +53,8 @@ function config(over: Record<string, string>): Record<string, string> {
 function preflight(over: Record<string, string>): { s: StackSettings; live: LiveObject[]; plan: SharedObjectsPlan } {
     const s = resolveSettings(config(over));
     const live = lookupSharedObjects(sharedObjectRefs(s));
-    return { s, live, plan: planSharedObjects(s, live) };
+    // The render runs as stack `render` (render/render.ts): what it applied carries that owner.
+    return { s, live, plan: planSharedObjects(s, live, undefined, "organization/mesh-ratelimit/render") };
 }
 
 /** Runs the program with the cluster's answer; returns the shared objects it would create. */

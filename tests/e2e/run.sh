@@ -203,7 +203,7 @@ mcheck "every object in the shipped dev stack's state is gone" gone_from_state "
 # ================================================================ 1. up (variant A, current)
 section "1. pulumi up: dev stack, variant A, current profile (the user's Redis password Secret: no Random provider)"
 new_stack e2e-dev
-render "$W/render-A" --variant A --profile current --set redisPasswordSecret=$USER_SECRET
+render "$W/render-A" --stack e2e-dev --variant A --profile current --set redisPasswordSecret=$USER_SECRET
 t0=$(now)
 if pl up --yes --skip-preview --stack e2e-dev > "$W/up-A.log" 2>&1; then
   T[pulumi_up]=$(elapsed "$t0" "$(now)"); pass "pulumi up (variant A, current) in ${T[pulumi_up]}s"
@@ -230,7 +230,7 @@ fi
 
 # ================================================================ 2. variant B update
 section "2. pulumi config set variant B; preview; up"
-render "$W/render-B" --variant B --profile current --set redisPasswordSecret=$USER_SECRET
+render "$W/render-B" --stack e2e-dev --variant B --profile current --set redisPasswordSecret=$USER_SECRET
 rs_before=$(kubectl get deploy ratelimit -n default -o jsonpath='{.spec.template.metadata.annotations}')
 pl config set variant B --stack e2e-dev
 pl preview --stack e2e-dev --json > "$W/preview-B.json" 2> "$W/preview-B.err" || { fail "preview of variant B"; tail -20 "$W/preview-B.err"; }
@@ -296,7 +296,7 @@ check "  ... and no provider error or stack trace" bash -c \
   "! grep -Eq 'panic:|goroutine [0-9]+|rpc error|^\s+at .*\.(js|ts):[0-9]+' '$W/seed-preview.log'"
 sed -n '/error:/,$p' "$W/seed-preview.log" | head -8 | sed 's/^/    /'
 pl config set managedApi false --stack e2e-seed
-render "$W/render-seed" --variant A --profile seed --set managedApi=false --set mutualTlsScope=mesh --set redisPasswordSecret=$USER_SECRET
+render "$W/render-seed" --stack e2e-seed --variant A --profile seed --set managedApi=false --set mutualTlsScope=mesh --set redisPasswordSecret=$USER_SECRET
 t0=$(now)
 if pl up --yes --skip-preview --stack e2e-seed > "$W/up-seed.log" 2>&1; then
   T[pulumi_up_seed]=$(elapsed "$t0" "$(now)"); pass "pulumi up (seed profile, managedApi false) in ${T[pulumi_up_seed]}s"
@@ -368,6 +368,103 @@ if [[ $LANGHOST == 1 ]]; then
 else
   blocked_part "pulumi package add plugin/: needs the Node.js language host (pulumi-language-nodejs), which the Go module proxy serves at no version (the consumer tier loads the plugin folder as the host would)"
 fi
+
+# ================================================================ 3d. a stack owns only what it created
+# Provider 4.25.0 creates by server-side apply: an object that exists with the same fields is shared
+# silently, and the stack that "created" it deletes it on destroy. The program looks up every object
+# it would create before registering any (components/ownership.ts, program/preflight.ts).
+section "3d. a stack owns only what it created"
+# Resources in a stack's state besides the stack itself (a failed `up` still records the root Stack resource).
+state_count() { (cd "$P" && pulumi stack export --stack "$1" | jq '[.deployment.resources // [] | .[] | select(.type != "pulumi:pulumi:Stack")] | length'); }
+rv() { kubectl get "$@" -o jsonpath='{.metadata.resourceVersion}' 2>/dev/null; }
+# (a) two stacks of the program, same config, different stack names.
+new_stack e2e-first
+pl up --yes --skip-preview --stack e2e-first > "$W/up-first.log" 2>&1 && pass "(a) stack e2e-first: pulumi up" || { fail "(a) stack e2e-first: pulumi up"; tail -30 "$W/up-first.log"; }
+pl stack export --stack e2e-first --file "$W/state-first.json"; STATES+=("$W/state-first.json")
+check "(a) every object of e2e-first carries its owner annotation (organization/mesh-ratelimit/e2e-first)" bash -c \
+  "kubectl get deploy,svc,cm,envoyfilter.networking.istio.io -A -l app.kubernetes.io/part-of=mesh-ratelimit -o json | jq -e '[.items[].metadata.annotations[\"mesh-ratelimit.io/owner\"]] | length > 10 and all(. == \"organization/mesh-ratelimit/e2e-first\")' >/dev/null"
+full_listing > "$W/listing-first.txt"
+new_stack e2e-second
+pl preview --stack e2e-second > "$W/preview-second.log" 2>&1 && rc=0 || rc=$?
+check "(a) a second stack with the same config: preview refused (exit $rc)" test "$rc" -ne 0
+check "(a)   ... naming the first stack as the owner, and the fix" bash -c \
+  "grep -q 'it belongs to stack organization/mesh-ratelimit/e2e-first' '$W/preview-second.log' && grep -q 'destroy stack organization/mesh-ratelimit/e2e-first first' '$W/preview-second.log'"
+grep -m3 'already exists and is not this stack' "$W/preview-second.log" | cut -c1-200 | sed 's/^/    /'
+pl up --yes --skip-preview --stack e2e-second > "$W/up-second.log" 2>&1 && rc=0 || rc=$?
+n=$(state_count e2e-second)
+check "(a) pulumi up of the second stack refused too, before creating anything (exit $rc; state: $n resources besides the stack)" test "$rc" -ne 0 -a "$n" = 0
+full_listing > "$W/listing-second.txt"
+check "(a) the cluster lists exactly what it listed after the first stack's up" diff -q "$W/listing-first.txt" "$W/listing-second.txt"
+# Negative control: what the provider did before owner annotations. A server-side apply (the
+# provider's create) of the second stack's objects, as 0.2.0 rendered them (no owner annotation),
+# under another field manager merges into the first stack's objects without a word.
+render "$W/render-second" --stack e2e-second --variant A --profile current --set redisPasswordSecret=$USER_SECRET
+npx tsx "$here/render-to-json.ts" "$W/render-second" "$W/render-second.json" > /dev/null
+jq '.items |= map(del(.metadata.annotations["mesh-ratelimit.io/owner"]))' "$W/render-second.json" > "$W/render-second-0.2.json"
+check "(a) negative control: kubectl apply --server-side of the second stack's objects without owner annotations succeeds on the first stack's objects (dry run)" \
+  kubectl apply --server-side --dry-run=server --field-manager=pulumi-kubernetes-second -f "$W/render-second-0.2.json"
+pl destroy --yes --skip-preview --stack e2e-second > "$W/destroy-second.log" 2>&1
+full_listing > "$W/listing-second-destroyed.txt"
+check "(a) pulumi destroy of the refused second stack leaves the first stack's objects" diff -q "$W/listing-first.txt" "$W/listing-second-destroyed.txt"
+pl destroy --yes --skip-preview --stack e2e-first > "$W/destroy-first.log" 2>&1 && pass "(a) destroy of e2e-first" || { fail "(a) destroy of e2e-first"; tail -20 "$W/destroy-first.log"; }
+
+# (b) Istio's bookinfo and a team's redis already in default, created with kubectl.
+kubectl create namespace limits >/dev/null
+kubectl create serviceaccount bookinfo-productpage -n default >/dev/null
+kubectl create deployment productpage-v1 -n default --image=docker.io/istio/examples-bookinfo-productpage-v1:1.20.3 --port=9080 >/dev/null
+kubectl label deployment productpage-v1 -n default app=productpage version=v1 --overwrite >/dev/null
+kubectl create service clusterip productpage -n default --tcp=9080:9080 >/dev/null
+kubectl create deployment redis -n default --image=docker.io/library/redis:7.0.15-alpine --port=6379 >/dev/null
+kubectl create service clusterip redis -n default --tcp=6379:6379 >/dev/null
+kubectl create secret generic redis-auth -n default --from-literal=password=team-redis >/dev/null
+user_rvs() { for o in "deployment productpage-v1" "service productpage" "serviceaccount bookinfo-productpage" "deployment redis" "service redis" "secret redis-auth"; do echo "$o $(rv $o -n default)"; done; }
+user_rvs > "$W/user-rvs-before.txt"
+full_listing > "$W/listing-user.txt"
+# The stack reads the user's own Redis password Secret (no Random provider): the team's Secret
+# redis-auth is no name the stack writes then, and stays as it is.
+new_stack e2e-crowded
+pl preview --stack e2e-crowded > "$W/preview-crowded.log" 2>&1 && rc=0 || rc=$?
+check "(b) bookinfo and a redis already in default: preview refused (exit $rc)" test "$rc" -ne 0
+for o in "Deployment default/productpage-v1" "Service default/productpage" "Deployment default/redis" "Service default/redis"; do
+  check "(b)   ... names $o and who manages it" bash -c "grep -F '$o already exists' '$W/preview-crowded.log' | grep -q 'field managers: '"
+done
+check "(b)   ... names ServiceAccount default/bookinfo-productpage" grep -qF "ServiceAccount default/bookinfo-productpage already exists" "$W/preview-crowded.log"
+check "(b)   ... with the fixes: bookinfo existing, workloadNamespace, ratelimitNamespace" bash -c \
+  "grep -q 'pulumi config set bookinfo existing' '$W/preview-crowded.log' && grep -q 'pulumi config set workloadNamespace' '$W/preview-crowded.log' && grep -q 'pulumi config set ratelimitNamespace' '$W/preview-crowded.log'"
+pl up --yes --skip-preview --stack e2e-crowded > "$W/up-crowded.log" 2>&1 && rc=0 || rc=$?
+n=$(state_count e2e-crowded)
+check "(b) pulumi up refused before creating anything (exit $rc; state: $n resources besides the stack)" test "$rc" -ne 0 -a "$n" = 0
+full_listing > "$W/listing-user-after.txt"
+check "(b) nothing created or changed: the cluster lists the same objects, the user's objects keep their resourceVersion" bash -c \
+  "diff -q '$W/listing-user.txt' '$W/listing-user-after.txt' && diff <(cat '$W/user-rvs-before.txt') <($(declare -f rv user_rvs); user_rvs)"
+grep 'ownership\|checked [0-9]* objects' "$W/up-crowded.log" | head -2 | sed 's/^/    /'
+# The user's choice: limits on the bookinfo that runs, rate-limit service and its Redis in a namespace of the stack's own.
+pl config set bookinfo existing --stack e2e-crowded; pl config set variant B --stack e2e-crowded; pl config set ratelimitNamespace limits --stack e2e-crowded
+pl up --yes --skip-preview --stack e2e-crowded > "$W/up-crowded2.log" 2>&1 && pass "(b) bookinfo existing + ratelimitNamespace limits: pulumi up" || { fail "(b) bookinfo existing: pulumi up"; tail -30 "$W/up-crowded2.log"; }
+grep -o 'checked [0-9]* objects in the cluster before creating any[^"]*' "$W/up-crowded2.log" | head -1 | cut -c1-240 | sed 's/^/    /'
+pl stack export --stack e2e-crowded --file "$W/state-crowded.json"; STATES+=("$W/state-crowded.json")
+check "(b)   ... the stack created no bookinfo object and its Redis runs in limits" bash -c \
+  "! jq -e '.deployment.resources[] | select(.outputs.metadata.name == \"productpage-v1\" or .outputs.metadata.name == \"bookinfo-gateway\")' '$W/state-crowded.json' >/dev/null && kubectl get deploy redis -n limits >/dev/null"
+check "(b)   ... the user's objects unchanged (resourceVersion)" bash -c "diff <(cat '$W/user-rvs-before.txt') <($(declare -f rv user_rvs); user_rvs)"
+pl destroy --yes --skip-preview --stack e2e-crowded > "$W/destroy-crowded.log" 2>&1 && pass "(b) destroy" || { fail "(b) destroy"; tail -20 "$W/destroy-crowded.log"; }
+check "(b) after destroy: the user's bookinfo and redis are still there, unchanged" bash -c "diff <(cat '$W/user-rvs-before.txt') <($(declare -f rv user_rvs); user_rvs)"
+kubectl delete deployment productpage-v1 redis -n default >/dev/null; kubectl delete service productpage redis -n default >/dev/null
+kubectl delete serviceaccount bookinfo-productpage -n default >/dev/null; kubectl delete secret redis-auth -n default >/dev/null; kubectl delete namespace limits --wait=true >/dev/null
+
+# (d) an object that merges without conflict: the stack's own ConfigMap, the same fields, applied by
+# someone else (no owner annotation). Server-side apply would share it; the stack refuses it.
+render "$W/render-d" --stack e2e-merge --variant A --profile current --set redisPasswordSecret=$USER_SECRET
+npx tsx "$here/render-to-json.ts" "$W/render-d" "$W/render-d.json" > /dev/null
+jq '.items[] | select(.kind=="ConfigMap" and .metadata.name=="ratelimit-config") | del(.metadata.annotations["mesh-ratelimit.io/owner"])' "$W/render-d.json" > "$W/cm-d.json"
+kubectl apply --server-side --field-manager=another-team -f "$W/cm-d.json" >/dev/null
+cm_rv=$(rv configmap ratelimit-config -n default)
+new_stack e2e-merge
+pl up --yes --skip-preview --stack e2e-merge > "$W/up-merge.log" 2>&1 && rc=0 || rc=$?
+check "(d) the same ConfigMap, identical fields, someone else's: pulumi up refused (exit $rc), naming it and its manager another-team" bash -c \
+  "test $rc -ne 0 && grep -q 'ConfigMap default/ratelimit-config already exists' '$W/up-merge.log' && grep -q 'field managers: another-team' '$W/up-merge.log'"
+check "(d) never adopted: state empty, ConfigMap unchanged (resourceVersion), no owner annotation" bash -c \
+  "test '$(state_count e2e-merge)' = 0 && test \"\$(kubectl get cm ratelimit-config -n default -o jsonpath='{.metadata.resourceVersion}')\" = '$cm_rv' && test -z \"\$(kubectl get cm ratelimit-config -n default -o jsonpath='{.metadata.annotations.mesh-ratelimit\.io/owner}')\""
+kubectl delete configmap ratelimit-config -n default >/dev/null
 
 # ================================================================ 4. bad config
 section "4. bad config: preview fails with the stack's message and creates nothing"

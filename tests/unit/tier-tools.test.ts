@@ -92,8 +92,10 @@ describe("scripts/lib/tier-tools.sh: the tiers beside a background build", funct
             const writer = `( sleep 1; echo "ok 5" > "${dir}/ratelimit"; sleep 1; echo "failed 9" > "${dir}/prometheus" ) &`;
             const { out, ms } = awaitTier("rls", { MESH_RL_BUILD_STATUS: dir }, writer);
             expect(ms).to.be.at.least(1900);
-            expect(out).to.match(/=== tier rls: waited [12]s for its tools: debian=ok ratelimit=ok prometheus=failed/);
-            expect(out).to.match(/waits=rls [12]s/);
+            // The seconds it prints are wall-clock and grow on a loaded machine (bash start-up, the
+            // polls): that it waited is shown by the time above, not by the printed count.
+            expect(out).to.match(/=== tier rls: waited [1-9][0-9]*s for its tools: debian=ok ratelimit=ok prometheus=failed/);
+            expect(out).to.match(/waits=rls [1-9][0-9]*s/);
         } finally {
             fs.rmSync(dir, { recursive: true, force: true });
         }
