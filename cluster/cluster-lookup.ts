@@ -5,7 +5,7 @@
  */
 import { execFileSync } from "child_process";
 import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef } from "../program/preflight";
-import { LiveObjectMeta, ObjectRef } from "../components/ownership";
+import { LiveObjectMeta, ObjectRef, kubectlResource } from "../components/ownership";
 
 function kubectlGet(args: string[], kubeContext: string | undefined): LiveObject[] {
     const out = execFileSync(
@@ -23,43 +23,27 @@ function kubectlGet(args: string[], kubeContext: string | undefined): LiveObject
     return doc.kind === "List" ? (doc.items ?? []) : [doc];
 }
 
-/**
- * The objects among `refs` that exist. One kubectl call per namespace (plus one for the
- * cluster-scoped ones). Throws when kubectl fails (the caller decides what that means).
- */
+/** The objects named `<resource>/<name>` that exist: one kubectl call per namespace ("" for cluster-scoped ones). Throws when kubectl fails. */
+function getNamed(named: { namespace?: string; arg: string }[], kubeContext: string | undefined): LiveObject[] {
+    const groups = new Map<string, Set<string>>();
+    for (const { namespace, arg } of named) groups.set(namespace ?? "", (groups.get(namespace ?? "") ?? new Set()).add(arg));
+    return [...groups].flatMap(([ns, args]) => kubectlGet([...(ns ? ["-n", ns] : []), ...args], kubeContext));
+}
+
+/** The objects among `refs` that exist. Throws when kubectl fails (the caller decides what that means). */
 export function lookupSharedObjects(refs: SharedObjectRef[], kubeContext?: string): LiveObject[] {
-    const groups = new Map<string, SharedObjectRef[]>();
-    for (const r of refs) {
-        const k = r.namespace ?? "";
-        groups.set(k, [...(groups.get(k) ?? []), r]);
-    }
-    const found: LiveObject[] = [];
-    for (const [ns, rs] of groups) {
-        const names = rs.map((r) => `${r.resource}/${r.name}`);
-        found.push(...kubectlGet([...(ns ? ["-n", ns] : []), ...names], kubeContext));
-    }
-    return found;
+    return getNamed(
+        refs.map((r) => ({ namespace: r.namespace, arg: `${r.resource}/${r.name}` })),
+        kubeContext,
+    );
 }
 
-/** kubectl's resource argument for an object's kind: `deployment.apps`, `secret` (core), `envoyfilter.networking.istio.io`. */
-export function resourceArg(r: { apiVersion: string; kind: string }): string {
-    const group = r.apiVersion.includes("/") ? r.apiVersion.split("/")[0] : "";
-    return `${r.kind.toLowerCase()}${group ? `.${group}` : ""}`;
-}
-
-/**
- * Every object among `refs` that exists, with its annotations, labels and field managers: one kubectl
- * call per namespace (plus one for the cluster-scoped objects). Throws when kubectl fails.
- */
+/** Every object among `refs` that exists, with its annotations, labels and field managers. Throws when kubectl fails. */
 export function lookupObjects(refs: ObjectRef[], kubeContext?: string): LiveObjectMeta[] {
-    const groups = new Map<string, string[]>();
-    for (const r of refs) {
-        const k = r.namespace ?? "";
-        groups.set(k, [...new Set([...(groups.get(k) ?? []), `${resourceArg(r)}/${r.name}`])]);
-    }
-    const found: LiveObjectMeta[] = [];
-    for (const [ns, names] of groups) found.push(...kubectlGet([...(ns ? ["-n", ns] : []), ...names], kubeContext));
-    return found;
+    return getNamed(
+        refs.map((r) => ({ namespace: r.namespace, arg: `${kubectlResource(r)}/${r.name}` })),
+        kubeContext,
+    );
 }
 
 /**

@@ -21,15 +21,23 @@ import * as pulumi from "@pulumi/pulumi";
 /** The annotation that names the stack an object belongs to. */
 export const OWNER_ANNOTATION = "mesh-ratelimit.io/owner";
 
+/** The running stack's organization (`organization`, the self-managed backends' name, when unit-test mocks set none). */
+function currentOrganization(): string {
+    try {
+        return pulumi.getOrganization();
+    } catch {
+        return "organization";
+    }
+}
+
 /** The owner value of the stack being deployed: `<organization>/<project>/<stack>`. */
 export function currentStackOwner(): string {
-    let organization = "organization";
-    try {
-        organization = pulumi.getOrganization();
-    } catch {
-        // Unit tests under mocks set no organization: the self-managed backends' name stands in.
-    }
-    return `${organization}/${pulumi.getProject()}/${pulumi.getStack()}`;
+    return `${currentOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
+}
+
+/** Whether `o` carries `owner`'s annotation: the only proof that this very stack created it. */
+export function isOwnedBy(o: Pick<LiveObjectMeta, "metadata">, owner: string): boolean {
+    return o.metadata.annotations?.[OWNER_ANNOTATION] === owner;
 }
 
 /** A Kubernetes object a program would create. */
@@ -100,8 +108,8 @@ export function classifyObjects(planned: ObjectRef[], live: LiveObjectMeta[], ow
     return planned.map((ref) => {
         const o = live.find((l) => sameObject({ kind: l.kind, namespace: l.metadata.namespace, name: l.metadata.name }, ref));
         if (!o) return { ref, state: "absent" };
+        if (isOwnedBy(o, owner)) return { ref, state: "ours" };
         const theirs = o.metadata.annotations?.[OWNER_ANNOTATION];
-        if (theirs === owner) return { ref, state: "ours" };
         const managers = [...new Set((o.metadata.managedFields ?? []).map((f) => f.manager ?? "").filter((m) => m))].sort();
         return { ref, state: "foreign", ...(theirs !== undefined ? { otherOwner: theirs } : {}), managers, labels: o.metadata.labels ?? {} };
     });
@@ -132,10 +140,15 @@ export function describeHolder(v: OwnershipVerdict): string {
     return parts.join("; ");
 }
 
+/** kubectl's resource argument for an object's kind: `deployment.apps`, `secret` (core), `envoyfilter.networking.istio.io`. */
+export function kubectlResource(r: { apiVersion: string; kind: string }): string {
+    const group = r.apiVersion.includes("/") ? `.${r.apiVersion.split("/")[0]}` : "";
+    return `${r.kind.toLowerCase()}${group}`;
+}
+
 /** The kubectl command that lists one object, for messages. */
 export function kubectlGetCommand(r: ObjectRef): string {
-    const group = r.apiVersion.includes("/") ? `.${r.apiVersion.split("/")[0]}` : "";
-    return `kubectl get ${r.kind.toLowerCase()}${group} ${r.name}${r.namespace ? ` -n ${r.namespace}` : ""} --show-managed-fields -o yaml`;
+    return `kubectl get ${kubectlResource(r)} ${r.name}${r.namespace ? ` -n ${r.namespace}` : ""} --show-managed-fields -o yaml`;
 }
 
 function componentOf(parent: pulumi.Resource | undefined): string | undefined {
@@ -198,7 +211,7 @@ export function plannedObjects(build: (record: pulumi.ResourceTransformation) =>
         getStore(): any;
     };
     const { MockMonitor } = require("@pulumi/pulumi/runtime/mocks") as { MockMonitor: new (mocks: pulumi.runtime.Mocks) => unknown };
-    const outer = { project: pulumi.getProject(), stack: pulumi.getStack(), organization: currentStackOwner().split("/")[0] };
+    const outer = { project: pulumi.getProject(), stack: pulumi.getStack(), organization: currentOrganization() };
     const recorded: ObjectRef[] = [];
     const record: pulumi.ResourceTransformation = (a) => {
         const ref = objectOfRegistration(a);

@@ -26,7 +26,16 @@
  * cluster/cluster-lookup.ts asks kubectl; offline renders pass an empty list, "the cluster lacks
  * everything").
  */
-import { DuplicateObject, OWNER_ANNOTATION, OwnershipVerdict, describeHolder, kubectlGetCommand, objectId } from "../components/ownership";
+import {
+    DuplicateObject,
+    LiveObjectMeta,
+    OWNER_ANNOTATION,
+    OwnershipVerdict,
+    describeHolder,
+    isOwnedBy,
+    kubectlGetCommand,
+    objectId,
+} from "../components/ownership";
 import { ISTIO_INGRESS_CONTROLLER } from "../components/managed-api";
 import { globalArgsFromSettings, localArgsFromSettings } from "../mesh/mesh-ratelimit";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit";
@@ -37,18 +46,8 @@ import { StackSettings } from "../mesh/settings-types";
 export const MESH_PEER_AUTHENTICATION = "default";
 
 /** An object as `kubectl get -o json` returns it (only the fields the decisions read). */
-export interface LiveObject {
-    apiVersion?: string;
-    kind: string;
-    metadata: {
-        name: string;
-        namespace?: string;
-        labels?: Record<string, string>;
-        annotations?: Record<string, string>;
-        managedFields?: { manager?: string }[];
-        resourceVersion?: string;
-        uid?: string;
-    };
+export interface LiveObject extends LiveObjectMeta {
+    metadata: LiveObjectMeta["metadata"] & { resourceVersion?: string; uid?: string };
     spec?: any;
 }
 
@@ -88,7 +87,7 @@ export interface SharedObjectsPlan {
 }
 
 export function refName(r: SharedObjectRef): string {
-    return `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name}`;
+    return objectId(r);
 }
 
 /** Every fixed-name object outside the stack's own namespaces that these settings would create. */
@@ -120,11 +119,6 @@ export function sharedObjectRefs(s: StackSettings, global: GlobalRateLimitPlan =
     return refs;
 }
 
-/** True when the object carries this stack's owner annotation (`owner`: `<organization>/<project>/<stack>`). */
-export function isStackOwned(o: LiveObject, owner: string): boolean {
-    return o.metadata.annotations?.[OWNER_ANNOTATION] === owner;
-}
-
 function findLive(live: LiveObject[], r: SharedObjectRef): LiveObject | undefined {
     return live.find((o) => o.kind === r.kind && o.metadata.name === r.name && (r.namespace === undefined || o.metadata.namespace === r.namespace));
 }
@@ -154,7 +148,7 @@ export function planSharedObjects(
         if (!o) {
             action = "create";
             message = `${name}: not in the cluster; the stack creates it and deletes it on destroy`;
-        } else if (isStackOwned(o, owner)) {
+        } else if (isOwnedBy(o, owner)) {
             action = "manage";
             message = `${name}: created by this stack (${OWNER_ANNOTATION}=${owner}); kept under its management`;
         } else if (ref.kind === "IngressClass") {
@@ -195,7 +189,7 @@ export function planSharedObjects(
             plan.problems.push({
                 key: "meshNamespace",
                 value: s.mesh.namespace,
-                problem: `${name} already exists and was not created by this stack (${o.metadata.annotations?.[OWNER_ANNOTATION] !== undefined ? `it belongs to stack ${o.metadata.annotations[OWNER_ANNOTATION]}` : `no ${OWNER_ANNOTATION}=${owner} annotation`}); creating it would merge into it or stop pulumi up halfway, and taking it over would replace someone else's rate limiting`,
+                problem: `${name} already exists and was not created by this stack (${other !== undefined ? `it belongs to stack ${other}` : `no ${OWNER_ANNOTATION}=${owner} annotation`}); creating it would merge into it or stop pulumi up halfway, and taking it over would replace someone else's rate limiting`,
                 fix:
                     other !== undefined
                         ? `two stacks need objects of their own: pulumi config set filterLayout per-instance   (gateway filters named after the stack's own service) with namespaces of the stack's own (workloadNamespace, ratelimitNamespace); or destroy stack ${other} first`
@@ -216,36 +210,44 @@ export function planSharedObjects(
 // Ownership: every object the stack would create, looked up before anything is registered
 // (components/ownership.ts records them; cluster/cluster-lookup.ts lookupObjects asks kubectl).
 
-/** Which config keys move a component's objects elsewhere, by component type. */
-const RELOCATE_FIX: Readonly<Record<string, string>> = {
-    "mesh-ratelimit:index:Bookinfo":
-        "pulumi config set bookinfo existing   (bookinfo already runs there: the stack deploys only its limits on it), or pulumi config set workloadNamespace <namespace>   (a namespace of the stack's own, which must exist, for its own bookinfo)",
-    "mesh-ratelimit:index:Redis":
-        "pulumi config set ratelimitNamespace <namespace>   (a namespace of the stack's own for the rate-limit service and its Redis), or pulumi config set redisMode external with redisAddress",
-    "mesh-ratelimit:index:RateLimitService":
-        "pulumi config set ratelimitNamespace <namespace>   (a namespace of the stack's own), or pulumi config set ratelimitServiceName <name> and configName <name>",
-    "mesh-ratelimit:index:AccessPolicies":
-        "pulumi config set ratelimitNamespace <namespace>   (a namespace of the stack's own), or pulumi config set accessPolicies false",
-    "mesh-ratelimit:index:RateLimitMonitoring":
-        "pulumi config set ratelimitNamespace <namespace>, or monitoringDashboardNamespace <namespace>, or pulumi config set monitoringDashboard false",
-    "mesh-ratelimit:index:GlobalRateLimit":
-        "pulumi config set filterLayout per-instance   (filters named after the stack's own service), or gatewayNamespace; if it is left from Istio's rate-limit task, remove it first",
-    "mesh-ratelimit:index:LocalRateLimit": "pulumi config set workloadNamespace <namespace>; if it is left from Istio's rate-limit task, remove it first",
-    "mesh-ratelimit:index:ManagedApi": "pulumi config set managedApiNamespace <namespace>, or ingressName <name>, or pulumi config set managedApi false",
-    "mesh-ratelimit:index:MeshMutualTls": "pulumi config set mutualTls false, or give the stack namespaces of its own (workloadNamespace, ratelimitNamespace)",
-};
-
-/** The config key that places a component's objects (the problem's key). */
-const PLACE_KEY: Readonly<Record<string, string>> = {
-    "mesh-ratelimit:index:Bookinfo": "bookinfo",
-    "mesh-ratelimit:index:Redis": "ratelimitNamespace",
-    "mesh-ratelimit:index:RateLimitService": "ratelimitNamespace",
-    "mesh-ratelimit:index:AccessPolicies": "ratelimitNamespace",
-    "mesh-ratelimit:index:RateLimitMonitoring": "ratelimitNamespace",
-    "mesh-ratelimit:index:GlobalRateLimit": "gatewayNamespace",
-    "mesh-ratelimit:index:LocalRateLimit": "workloadNamespace",
-    "mesh-ratelimit:index:ManagedApi": "managedApiNamespace",
-    "mesh-ratelimit:index:MeshMutualTls": "mutualTls",
+/** Per component type: the config key that places its objects (the problem's key) and the fix that moves them. */
+const PLACEMENT: Readonly<Record<string, { key: string; fix: string }>> = {
+    "mesh-ratelimit:index:Bookinfo": {
+        key: "bookinfo",
+        fix: "pulumi config set bookinfo existing   (bookinfo already runs there: the stack deploys only its limits on it), or pulumi config set workloadNamespace <namespace>   (a namespace of the stack's own, which must exist, for its own bookinfo)",
+    },
+    "mesh-ratelimit:index:Redis": {
+        key: "ratelimitNamespace",
+        fix: "pulumi config set ratelimitNamespace <namespace>   (a namespace of the stack's own for the rate-limit service and its Redis), or pulumi config set redisMode external with redisAddress",
+    },
+    "mesh-ratelimit:index:RateLimitService": {
+        key: "ratelimitNamespace",
+        fix: "pulumi config set ratelimitNamespace <namespace>   (a namespace of the stack's own), or pulumi config set ratelimitServiceName <name> and configName <name>",
+    },
+    "mesh-ratelimit:index:AccessPolicies": {
+        key: "ratelimitNamespace",
+        fix: "pulumi config set ratelimitNamespace <namespace>   (a namespace of the stack's own), or pulumi config set accessPolicies false",
+    },
+    "mesh-ratelimit:index:RateLimitMonitoring": {
+        key: "ratelimitNamespace",
+        fix: "pulumi config set ratelimitNamespace <namespace>, or monitoringDashboardNamespace <namespace>, or pulumi config set monitoringDashboard false",
+    },
+    "mesh-ratelimit:index:GlobalRateLimit": {
+        key: "gatewayNamespace",
+        fix: "pulumi config set filterLayout per-instance   (filters named after the stack's own service), or gatewayNamespace; if it is left from Istio's rate-limit task, remove it first",
+    },
+    "mesh-ratelimit:index:LocalRateLimit": {
+        key: "workloadNamespace",
+        fix: "pulumi config set workloadNamespace <namespace>; if it is left from Istio's rate-limit task, remove it first",
+    },
+    "mesh-ratelimit:index:ManagedApi": {
+        key: "managedApiNamespace",
+        fix: "pulumi config set managedApiNamespace <namespace>, or ingressName <name>, or pulumi config set managedApi false",
+    },
+    "mesh-ratelimit:index:MeshMutualTls": {
+        key: "mutualTls",
+        fix: "pulumi config set mutualTls false, or give the stack namespaces of its own (workloadNamespace, ratelimitNamespace)",
+    },
 };
 
 /**
@@ -257,11 +259,11 @@ export function ownershipProblems(verdicts: OwnershipVerdict[], duplicates: Dupl
     const problems: Problem[] = [];
     for (const v of verdicts) {
         if (v.state !== "foreign") continue;
-        const c = v.ref.component ?? "";
+        const place = PLACEMENT[v.ref.component ?? ""] ?? { key: "workloadNamespace", fix: "give the stack names or namespaces of its own" };
         const ours = v.labels?.["app.kubernetes.io/part-of"] === "mesh-ratelimit" && v.otherOwner === undefined;
-        const relocate = RELOCATE_FIX[c] ?? "give the stack names or namespaces of its own";
+        const relocate = place.fix;
         problems.push({
-            key: PLACE_KEY[c] ?? "workloadNamespace",
+            key: place.key,
             problem: `${objectId(v.ref)} already exists and is not this stack's (${owner}): ${describeHolder(v)}. Creating it would merge into it by server-side apply (or stop pulumi up halfway on a conflicting field) and pulumi destroy would then delete it; the stack takes nothing it did not create (see it: ${kubectlGetCommand(v.ref)})`,
             fix:
                 v.otherOwner !== undefined
