@@ -58,7 +58,20 @@ export function lookupMeshReach(q: MeshReachQuery, kubeContext?: string): MeshRe
         // Other rate-limit filters on the gateway's listener (program/preflight.ts classifyNeighbours);
         // absent (not checked) when the cluster does not serve EnvoyFilters.
         ...envoyFiltersOf(q.envoyFilterNamespaces, kubeContext),
+        ...routingOf(kubeContext),
     };
+}
+
+/** The Istio Gateways and VirtualServices of every namespace; absent (not checked) when the cluster does not serve them. */
+function routingOf(kubeContext: string | undefined): { gateways?: LiveObject[]; virtualServices?: LiveObject[] } {
+    try {
+        return {
+            gateways: kubectlGet(["gateways.networking.istio.io", "--all-namespaces"], kubeContext),
+            virtualServices: kubectlGet(["virtualservices.networking.istio.io", "--all-namespaces"], kubeContext),
+        };
+    } catch {
+        return {};
+    }
 }
 
 function envoyFiltersOf(namespaces: string[], kubeContext: string | undefined): { envoyFilters?: LiveObject[] } {

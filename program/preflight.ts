@@ -36,6 +36,7 @@ import {
     kubectlGetCommand,
     objectId,
 } from "../components/ownership";
+import { IstioRouting, StackHosts, hostSharers } from "./host-sharers";
 import { ISTIO_INGRESS_CONTROLLER } from "../components/managed-api";
 import { globalArgsFromSettings, localArgsFromSettings } from "../mesh/mesh-ratelimit";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit";
@@ -318,6 +319,9 @@ export interface MeshReachState {
     peerAuthentications: LiveObject[];
     /** The EnvoyFilters of `envoyFilterNamespaces` (other stacks', hand-written ones, the stack's own). Absent: not checked. */
     envoyFilters?: LiveObject[];
+    /** The Istio Gateways and VirtualServices of every namespace (program/host-sharers.ts). Absent: not checked. */
+    gateways?: IstioRouting[];
+    virtualServices?: IstioRouting[];
 }
 
 export function meshReachQuery(s: StackSettings): MeshReachQuery {
@@ -406,7 +410,25 @@ export function planMeshReach(
         }
     }
     const neighbours = planListenerNeighbours(s, state, global);
-    return { problems: [...problems, ...neighbours.problems], messages: [...messages, ...neighbours.messages] };
+    const sharers = s.mesh.vhostScope === "all" ? [] : hostSharers(stackHostsOf(s, state, global), state.gateways ?? [], state.virtualServices ?? []);
+    return { problems: [...problems, ...neighbours.problems], messages: [...messages, ...neighbours.messages, ...sharers.map((h) => h.message)] };
+}
+
+/** The stack's limited virtual hosts on its gateway, for the host-sharing check. */
+export function stackHostsOf(s: StackSettings, state: Pick<MeshReachState, "gatewayPods">, global: GlobalRateLimitPlan): StackHosts {
+    return {
+        virtualHosts: global.args.gateway.virtualHosts ?? [],
+        port: s.bookinfo.gatewayPort,
+        gatewayPodLabels: gatewayPodLabels(s, state),
+        ownGateway: `${s.bookinfo.namespace}/${s.bookinfo.gatewayName}`,
+        ownVirtualService: `${s.bookinfo.namespace}/${s.bookinfo.virtualServiceName}`,
+    };
+}
+
+/** The labels of the gateway pods in `gatewayNamespace`; without any, the selector's own label stands in. */
+function gatewayPodLabels(s: StackSettings, state: Pick<MeshReachState, "gatewayPods">): Record<string, string>[] {
+    const podLabels = state.gatewayPods.filter((p) => (p.metadata.namespace ?? "default") === s.mesh.gatewayNamespace).map((p) => p.metadata.labels ?? {});
+    return podLabels.length ? podLabels : [{ [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value }];
 }
 
 /** Another rate-limit filter found on the stack's gateway pods and listener port, and what it means. */
@@ -441,12 +463,11 @@ export function classifyNeighbours(
     const ownObjects = new Set(plan.filters.map((f) => `${gatewayNs}/${f.name}`));
     const ownHosts = new Set(s.mesh.vhostScope === "all" ? [] : (plan.args.gateway.virtualHosts ?? []));
     const port = s.bookinfo.gatewayPort;
-    const podLabels = state.gatewayPods.filter((p) => (p.metadata.namespace ?? "default") === s.mesh.gatewayNamespace).map((p) => p.metadata.labels ?? {});
     const shared = s.global.filterLayout === FilterLayout.Shared;
     const ownStage = shared ? 0 : 10;
     const out: Neighbour[] = [];
     // Not the stack's own, in a namespace whose filters reach the gateway, selecting its pods.
-    const known = podLabels.length ? podLabels : [{ [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value }];
+    const known = gatewayPodLabels(s, state);
     const reaching = (state.envoyFilters ?? []).filter((f) => {
         if (ownObjects.has(`${f.metadata.namespace}/${f.metadata.name}`)) return false;
         if (![s.mesh.gatewayNamespace, s.mesh.namespace].includes(String(f.metadata.namespace))) return false;

@@ -486,6 +486,17 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_SHARED:-1}" != 0 && -f "$root/render/cli.ts
       ko "shared mesh generator: not every control ran (log $slog): $(grep -E 'FAILED: input|panic' "$slog" | head -2 | tr '\n' ' ')"
     fi
   fi
+  # A tenant with host "*" on the stack's gateway port (fixtures/tenant-star.yaml): Istio merges its
+  # routes into the stack's virtual host (xdscheck/tenant_merge_test.go); the preflight names it
+  # (program/host-sharers.ts, unit tier on the same file).
+  if [[ -n "${sxin[scoped]:-}" ]]; then
+    tlog="$sdir/tenant-star.log"
+    XDSCHECK_SHARED_DIR="${sxin[scoped]}" XDSCHECK_TENANT_STAR="$here/fixtures/tenant-star.yaml" XDSCHECK_VARIANT=A XDSCHECK_PLACEMENT=all-routes \
+      "$xdsbin" -test.run '^TestTenantStarMerge$' -test.v -test.count=1 > "$tlog" 2>&1 || true
+    report_subtests "tenant on the stack's host" "$tlog" 'TestTenantStarMerge' 0
+    (( $(grep -cE '^ +--- (PASS|FAIL): TestTenantStarMerge/' "$tlog") == 2 )) ||
+      ko "tenant on the stack's host: not both checks ran (log $tlog): $(grep -E 'FAILED|panic' "$tlog" | head -2 | tr '\n' ' ')"
+  fi
   echo "shared mesh: 2 renders and the generator in $(( $(date +%s) - t0 ))s"
 fi
 # Many teams, one gateway (issue 26; xdscheck/many_teams_test.go): team A (team-a, a.example.com) and
