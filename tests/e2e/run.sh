@@ -466,6 +466,17 @@ check "(d) never adopted: state empty, ConfigMap unchanged (resourceVersion), no
   "test '$(state_count e2e-merge)' = 0 && test \"\$(kubectl get cm ratelimit-config -n default -o jsonpath='{.metadata.resourceVersion}')\" = '$cm_rv' && test -z \"\$(kubectl get cm ratelimit-config -n default -o jsonpath='{.metadata.annotations.mesh-ratelimit\.io/owner}')\""
 kubectl delete configmap ratelimit-config -n default >/dev/null
 
+# (e) a tenant on the stack's host and port (tests/istio/fixtures/tenant-star.yaml: a Gateway and a
+# VirtualService for "*" on port 8080, which Istio merges into the stack's virtual host *:8080; the
+# istio tier shows the merge in Istio's generated routes): preview names both and the fix.
+kubectl create namespace team-star >/dev/null
+kubectl apply -f "$REPO_ROOT/tests/istio/fixtures/tenant-star.yaml" >/dev/null
+pl preview --stack e2e-merge > "$W/preview-tenant.log" 2>&1
+check "(e) preview names the tenant's VirtualService merged into the stack's virtual host *:8080, and the fix" bash -c \
+  "grep -q 'VirtualService team-star/star (host \*, Gateway team-star/star-gateway) is merged by Istio into the stack.s virtual host \*:8080' '$W/preview-tenant.log' && grep -q 'pulumi config set gatewayHosts' '$W/preview-tenant.log'"
+check "(e)   ... and the tenant's Gateway server for * on port 8080" grep -q "Gateway team-star/star-gateway has a server on the stack's gateway port 8080 for host \*" "$W/preview-tenant.log"
+kubectl delete namespace team-star --wait=true >/dev/null
+
 # ================================================================ 4. bad config
 section "4. bad config: preview fails with the stack's message and creates nothing"
 new_stack e2e-bad
