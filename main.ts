@@ -4,7 +4,7 @@
  * docs/configuration.md lists every config key.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { lookupMeshReach, lookupObjects, lookupServedApiVersions, lookupSharedObjects } from "./cluster/cluster-lookup";
+import { lookupIngressClassUsers, lookupMeshReach, lookupObjects, lookupServedApiVersions, lookupSharedObjects } from "./cluster/cluster-lookup";
 import { LiveObjectMeta, ObjectRef } from "./components/ownership";
 import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef, refName } from "./program/preflight";
 import { buildProgram } from "./program/program";
@@ -77,7 +77,18 @@ function objectsOf(refs: ObjectRef[]): LiveObjectMeta[] {
     }
 }
 
+/** The Ingresses that use the IngressClass the stack creates: with any, destroy leaves the class (program/program.ts). */
+function ingressClassUsers(className: string): string[] {
+    try {
+        return lookupIngressClassUsers(className, kubeContext);
+    } catch (e: any) {
+        pulumi.log.warn(`could not list the Ingresses with kubectl (${firstLine(e)}); pulumi destroy will delete IngressClass ${className} with the stack`);
+        return [];
+    }
+}
+
 const { settings, stack } = buildProgram(pulumi.runtime.allConfig(), {
+    lookupIngressClassUsers: ingressClassUsers,
     checkCluster,
     lookupShared,
     lookupMeshReach: meshReach,

@@ -82,6 +82,17 @@ function envoyFiltersOf(namespaces: string[], kubeContext: string | undefined): 
     }
 }
 
+/**
+ * `<namespace>/<name>` of every Ingress that uses IngressClass `className` (`spec.ingressClassName`,
+ * or the older `kubernetes.io/ingress.class` annotation). Throws when kubectl fails.
+ */
+export function lookupIngressClassUsers(className: string, kubeContext?: string): string[] {
+    return kubectlGet(["ingresses.networking.k8s.io", "--all-namespaces"], kubeContext)
+        .filter((i: any) => i.spec?.ingressClassName === className || i.metadata.annotations?.["kubernetes.io/ingress.class"] === className)
+        .map((i) => `${i.metadata.namespace}/${i.metadata.name}`)
+        .sort();
+}
+
 /** The `group/version`s the cluster serves (`kubectl api-versions`). Throws when kubectl fails. */
 export function lookupServedApiVersions(kubeContext?: string): Set<string> {
     const out = execFileSync("kubectl", [...(kubeContext ? ["--context", kubeContext] : []), "api-versions"], {

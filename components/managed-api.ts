@@ -155,6 +155,11 @@ export interface ManagedApiArgs {
      * cluster already has one for Istio that the stack did not create; see program/preflight.ts). Defaults to `true`.
      */
     createIngressClass?: boolean;
+    /**
+     * `current` profile, with `createIngressClass`: `pulumi destroy` leaves the IngressClass in place
+     * (Pulumi's `retainOnDelete`), for a class that other Ingresses use. Decided at `pulumi up`. Defaults to `false`.
+     */
+    keepIngressClassOnDestroy?: boolean;
     /** Wait for the Deployment to become ready. Defaults to `true`. */
     awaitRollout?: boolean;
 }
@@ -285,7 +290,7 @@ export class ManagedApi extends pulumi.ComponentResource {
             ingressClass = new k8s.networking.v1.IngressClass(
                 `ingressclass-${m.ingressClassName}`,
                 ingressClassManifest(m, stackLabels("managed-api")) as k8s.networking.v1.IngressClassArgs,
-                { parent: this },
+                { parent: this, retainOnDelete: args.keepIngressClassOnDestroy === true },
             );
         }
         const ingress = ingressManifest(m, s.apiProfile, labels);

@@ -182,9 +182,11 @@ export class MeshRateLimitPlan {
 
     /**
      * The same plan for arguments that differ only in the fields that are not stack config keys
-     * (what the program learns from the cluster: `kubeContext`, `createIngressClass`, `createPeerAuthentication`).
+     * (what the program learns from the cluster: `kubeContext`, `createIngressClass`, `keepIngressClassOnDestroy`, `createPeerAuthentication`).
      */
-    withOptions(options: Pick<MeshRateLimitArgs, "kubeContext" | "createIngressClass" | "createPeerAuthentication">): MeshRateLimitPlan {
+    withOptions(
+        options: Pick<MeshRateLimitArgs, "kubeContext" | "createIngressClass" | "keepIngressClassOnDestroy" | "createPeerAuthentication">,
+    ): MeshRateLimitPlan {
         return new MeshRateLimitPlan(PLAN_MAKER, { ...this.args, ...options }, this.settings, { bookinfo: this.bookinfo, global: this.global });
     }
 }
@@ -217,7 +219,15 @@ export class MeshRateLimit extends pulumi.ComponentResource {
         if (s.bookinfoMode === BookinfoMode.Deploy) new Bookinfo("bookinfo", plan.bookinfo.args, { parent: this, plan: plan.bookinfo });
         new LocalRateLimit("local-ratelimit", localArgsFromSettings(s), { parent: this });
         if (s.managedApi)
-            new ManagedApi("managed-api", { ...managedApiArgsFromSettings(s), createIngressClass: args.createIngressClass ?? true }, { parent: this });
+            new ManagedApi(
+                "managed-api",
+                {
+                    ...managedApiArgsFromSettings(s),
+                    createIngressClass: args.createIngressClass ?? true,
+                    keepIngressClassOnDestroy: args.keepIngressClassOnDestroy ?? false,
+                },
+                { parent: this },
+            );
         if (s.mesh.mutualTls) {
             new MeshMutualTls(
                 "mesh-mtls",

@@ -34,6 +34,11 @@ export interface ProgramOptions {
      */
     lookupShared?: (refs: SharedObjectRef[]) => LiveObject[];
     /**
+     * The Ingresses (`<namespace>/<name>`) of every namespace that use an IngressClass of this name.
+     * Absent (offline render, unit tests): none.
+     */
+    lookupIngressClassUsers?: (className: string) => string[];
+    /**
      * The gateway pods of every namespace and the root namespace's PeerAuthentications
      * (preflight.ts, planMeshReach). Absent (offline render, unit tests): not checked.
      */
@@ -92,7 +97,14 @@ export function buildProgram(
     for (const d of shared.decisions) if (d.action !== "create" || opts.lookupShared) report(d.message);
     for (const m of reach.messages) report(m);
     // What the cluster decided, as the arguments' options; the plan (settings, component plans) stays the one computed above.
-    plan = plan.withOptions({ kubeContext: opts.kubeContext, createIngressClass: shared.ingressClass, createPeerAuthentication: shared.peerAuthentication });
+    const keepIngressClass = ingressClassKept(settings, shared, opts.lookupIngressClassUsers);
+    if (keepIngressClass) report(keepIngressClass);
+    plan = plan.withOptions({
+        kubeContext: opts.kubeContext,
+        createIngressClass: shared.ingressClass,
+        keepIngressClassOnDestroy: keepIngressClass !== undefined,
+        createPeerAuthentication: shared.peerAuthentication,
+    });
     // Every object the stack would create, found by constructing it once against an in-memory
     // monitor, is looked up before anything is registered: a refusal registers nothing
     // (components/ownership.ts). The real construction marks each object with the stack's owner.
@@ -103,4 +115,17 @@ export function buildProgram(
     if (opts.lookupObjects) report(ownershipSummary(verdicts));
     const stack = new MeshRateLimit("mesh-ratelimit", plan.args, { plan, transformations: [ownerTransformation(owner)] });
     return { settings, args: plan.args, plan, stack, shared };
+}
+
+/**
+ * When the stack registers the IngressClass and other Ingresses (not the stack's own) use it, the
+ * message saying that `pulumi destroy` will leave it; undefined otherwise. Decided at each `pulumi up`:
+ * an Ingress that starts to use the class later is seen by the next `up`.
+ */
+export function ingressClassKept(s: StackSettings, shared: SharedObjectsPlan, usersOf: ((className: string) => string[]) | undefined): string | undefined {
+    if (!shared.ingressClass || !s.managedApi || !usersOf) return undefined;
+    const own = `${s.managedApi.namespace}/${s.managedApi.ingressName}`;
+    const others = usersOf(s.managedApi.ingressClassName).filter((id) => id !== own);
+    if (!others.length) return undefined;
+    return `IngressClass ${s.managedApi.ingressClassName}: other Ingresses use it (${others.slice(0, 5).join(", ")}${others.length > 5 ? ", ..." : ""}); pulumi destroy will leave it in place (retained), so their traffic keeps flowing. An Ingress that starts to use it later is seen by the next pulumi up: run one before destroy`;
 }

@@ -62,6 +62,8 @@ ${fields}
     kubeContext?: string;
     /** \`current\` profile: create IngressClass \`<ingressClassName>\` (false when the cluster has one for Istio). Defaults to \`true\`. */
     createIngressClass?: boolean;
+    /** \`current\` profile: \`pulumi destroy\` leaves the IngressClass the stack created (other Ingresses use it). Defaults to \`false\`. */
+    keepIngressClassOnDestroy?: boolean;
     /** \`current\` profile: create PeerAuthentication \`default\` (false when the mesh has a STRICT one). Defaults to \`true\`. */
     createPeerAuthentication?: boolean;
 }

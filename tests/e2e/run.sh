@@ -466,6 +466,23 @@ check "(d) never adopted: state empty, ConfigMap unchanged (resourceVersion), no
   "test '$(state_count e2e-merge)' = 0 && test \"\$(kubectl get cm ratelimit-config -n default -o jsonpath='{.metadata.resourceVersion}')\" = '$cm_rv' && test -z \"\$(kubectl get cm ratelimit-config -n default -o jsonpath='{.metadata.annotations.mesh-ratelimit\.io/owner}')\""
 kubectl delete configmap ratelimit-config -n default >/dev/null
 
+# (c) another team's Ingress of class istio: the stack creates IngressClass istio (absent before), and
+# pulumi destroy leaves it, since team-c's Ingress uses it. (Without another user, section 3 shows
+# destroy deleting it: no object of either render remains.)
+kubectl create namespace team-c >/dev/null
+kubectl create ingress web -n team-c --class=istio --rule="team-c.example.com/*=web:80" >/dev/null
+new_stack e2e-class
+pl up --yes --skip-preview --stack e2e-class > "$W/up-class.log" 2>&1 && pass "(c) pulumi up with team-c's Ingress of class istio in the cluster" || { fail "(c) pulumi up"; tail -20 "$W/up-class.log"; }
+check "(c)   ... it says destroy will leave IngressClass istio, naming team-c/web" grep -q "IngressClass istio: other Ingresses use it (team-c/web); pulumi destroy will leave it in place" "$W/up-class.log"
+check "(c)   ... and the stack created the class (owner annotation organization/mesh-ratelimit/e2e-class)" bash -c \
+  "test \"\$(kubectl get ingressclass istio -o jsonpath='{.metadata.annotations.mesh-ratelimit\.io/owner}')\" = organization/mesh-ratelimit/e2e-class"
+pl stack export --stack e2e-class --file "$W/state-class.json"
+pl destroy --yes --skip-preview --stack e2e-class > "$W/destroy-class.log" 2>&1 && pass "(c) pulumi destroy" || { fail "(c) pulumi destroy"; tail -20 "$W/destroy-class.log"; }
+check "(c) after destroy: IngressClass istio is still there for team-c/web, the stack's Deployments are gone" bash -c \
+  "kubectl get ingressclass istio >/dev/null && kubectl get ingress web -n team-c >/dev/null && test -z \"\$(kubectl get deploy -n default -o name)\""
+kubectl delete namespace team-c --wait=true >/dev/null; kubectl delete ingressclass istio >/dev/null
+STATES+=("$W/state-class.json")
+
 # (e) a tenant on the stack's host and port (tests/istio/fixtures/tenant-star.yaml: a Gateway and a
 # VirtualService for "*" on port 8080, which Istio merges into the stack's virtual host *:8080; the
 # istio tier shows the merge in Istio's generated routes): preview names both and the fix.

@@ -22,6 +22,9 @@ import { GlobalRateLimit } from "../../components/global-ratelimit";
 import { InputError } from "../../lib/problems";
 import { Registration, registerComponents, registerProgram } from "../../render/render";
 import { DEV, render } from "./helpers";
+import { ingressClassKept } from "../../program/program";
+import { SharedObjectsPlan } from "../../program/preflight";
+import { resolveSettings } from "../../mesh/settings";
 import { SHOP_RULES } from "./rules.test";
 
 /** The stack the offline render runs as (render/render.ts). */
@@ -299,5 +302,19 @@ describe("ownership: the owner value", () => {
             "proj",
             "named",
         );
+    });
+});
+
+describe("ownership: pulumi destroy leaves an IngressClass others use", () => {
+    const s = resolveSettings(DEV);
+    const created = { ingressClass: true } as SharedObjectsPlan;
+    it("other Ingresses of the class: the message says destroy leaves it, naming them; the stack's own Ingress does not count", () => {
+        const m = ingressClassKept(s, created, () => ["default/simple-ingress", "team-c/web"]);
+        expect(m).to.match(/^IngressClass istio: other Ingresses use it \(team-c\/web\); pulumi destroy will leave it in place/);
+    });
+    it("controls: only the stack's own Ingress, a class the stack does not create, or no lookup: deleted with the stack", () => {
+        expect(ingressClassKept(s, created, () => ["default/simple-ingress"])).to.equal(undefined);
+        expect(ingressClassKept(s, { ingressClass: false } as SharedObjectsPlan, () => ["team-c/web"])).to.equal(undefined);
+        expect(ingressClassKept(s, created, undefined)).to.equal(undefined);
     });
 });
