@@ -4,7 +4,14 @@
  * docs/configuration.md lists every config key.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { lookupIngressClassUsers, lookupMeshReach, lookupObjects, lookupServedApiVersions, lookupSharedObjects } from "./cluster/cluster-lookup";
+import {
+    lookupIngressClassUsers,
+    lookupMeshNamespaces,
+    lookupMeshReach,
+    lookupObjects,
+    lookupServedApiVersions,
+    lookupSharedObjects,
+} from "./cluster/cluster-lookup";
 import { LiveObjectMeta, ObjectRef } from "./components/ownership";
 import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef, refName } from "./program/preflight";
 import { buildProgram } from "./program/program";
@@ -87,8 +94,19 @@ function ingressClassUsers(className: string): string[] {
     }
 }
 
+/** The namespaces whose pods run a sidecar: with any outside the stack's, destroy leaves a mesh-wide PeerAuthentication it created. */
+function meshNamespaces(): string[] {
+    try {
+        return lookupMeshNamespaces(kubeContext);
+    } catch (e: any) {
+        pulumi.log.warn(`could not list the pods with kubectl (${firstLine(e)}); pulumi destroy will delete a mesh-wide PeerAuthentication the stack created`);
+        return [];
+    }
+}
+
 const { settings, stack } = buildProgram(pulumi.runtime.allConfig(), {
     lookupIngressClassUsers: ingressClassUsers,
+    lookupMeshNamespaces: meshNamespaces,
     checkCluster,
     lookupShared,
     lookupMeshReach: meshReach,

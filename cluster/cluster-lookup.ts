@@ -93,6 +93,14 @@ export function lookupIngressClassUsers(className: string, kubeContext?: string)
         .sort();
 }
 
+/** The namespaces of every pod with an Istio sidecar (a container named `istio-proxy`). Throws when kubectl fails. */
+export function lookupMeshNamespaces(kubeContext?: string): string[] {
+    const pods = kubectlGet(["pods", "--all-namespaces"], kubeContext) as any[];
+    return [
+        ...new Set(pods.filter((p) => (p.spec?.containers ?? []).some((c: any) => c.name === "istio-proxy")).map((p) => String(p.metadata.namespace))),
+    ].sort();
+}
+
 /** The `group/version`s the cluster serves (`kubectl api-versions`). Throws when kubectl fails. */
 export function lookupServedApiVersions(kubeContext?: string): Set<string> {
     const out = execFileSync("kubectl", [...(kubeContext ? ["--context", kubeContext] : []), "api-versions"], {

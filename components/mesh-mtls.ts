@@ -151,6 +151,12 @@ export interface MeshMutualTlsArgs {
      * already has a STRICT one that the stack did not create; see program/preflight.ts). Defaults to `true`.
      */
     createPeerAuthentication?: boolean;
+    /**
+     * Mesh scope, current profile, with `createPeerAuthentication`: `pulumi destroy` leaves PeerAuthentication
+     * `default` in place (Pulumi's `retainOnDelete`), for a mesh whose other workloads now run under it.
+     * Decided at `pulumi up`. Defaults to `false`.
+     */
+    keepPeerAuthenticationOnDestroy?: boolean;
 }
 
 export class MeshMutualTls extends pulumi.ComponentResource {
@@ -206,7 +212,7 @@ export class MeshMutualTls extends pulumi.ComponentResource {
                 new PeerAuthentication(
                     "default",
                     { metadata: { name: "default", namespace: s.mesh.namespace, labels: stackLabels("mesh-mtls") }, spec: { mtls: { mode: "STRICT" } } },
-                    { parent: this },
+                    { parent: this, retainOnDelete: args.keepPeerAuthenticationOnDestroy === true },
                 );
             }
         } else {

@@ -185,7 +185,10 @@ export class MeshRateLimitPlan {
      * (what the program learns from the cluster: `kubeContext`, `createIngressClass`, `keepIngressClassOnDestroy`, `createPeerAuthentication`).
      */
     withOptions(
-        options: Pick<MeshRateLimitArgs, "kubeContext" | "createIngressClass" | "keepIngressClassOnDestroy" | "createPeerAuthentication">,
+        options: Pick<
+            MeshRateLimitArgs,
+            "kubeContext" | "createIngressClass" | "keepIngressClassOnDestroy" | "createPeerAuthentication" | "keepPeerAuthenticationOnDestroy"
+        >,
     ): MeshRateLimitPlan {
         return new MeshRateLimitPlan(PLAN_MAKER, { ...this.args, ...options }, this.settings, { bookinfo: this.bookinfo, global: this.global });
     }
@@ -238,6 +241,7 @@ export class MeshRateLimit extends pulumi.ComponentResource {
                     namespaces: stackNamespaces(s),
                     kubeContext: args.kubeContext,
                     createPeerAuthentication: args.createPeerAuthentication ?? true,
+                    keepPeerAuthenticationOnDestroy: args.keepPeerAuthenticationOnDestroy ?? false,
                 },
                 { parent: this },
             );

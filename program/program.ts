@@ -5,7 +5,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { rawToArgs } from "../mesh/mesh-args";
 import { MeshRateLimitArgs } from "../mesh/mesh-ratelimit-args";
-import { MeshRateLimit, MeshRateLimitPlan, planMeshRateLimit } from "../mesh/mesh-ratelimit";
+import { MeshRateLimit, MeshRateLimitPlan, planMeshRateLimit, stackNamespaces } from "../mesh/mesh-ratelimit";
 import {
     LiveObject,
     MeshReachQuery,
@@ -38,6 +38,8 @@ export interface ProgramOptions {
      * Absent (offline render, unit tests): none.
      */
     lookupIngressClassUsers?: (className: string) => string[];
+    /** The namespaces of every pod with an Istio sidecar (`istio-proxy`). Absent (offline render, unit tests): none. */
+    lookupMeshNamespaces?: () => string[];
     /**
      * The gateway pods of every namespace and the root namespace's PeerAuthentications
      * (preflight.ts, planMeshReach). Absent (offline render, unit tests): not checked.
@@ -99,11 +101,14 @@ export function buildProgram(
     // What the cluster decided, as the arguments' options; the plan (settings, component plans) stays the one computed above.
     const keepIngressClass = ingressClassKept(settings, shared, opts.lookupIngressClassUsers);
     if (keepIngressClass) report(keepIngressClass);
+    const keepPeerAuthentication = peerAuthenticationKept(settings, shared, opts.lookupMeshNamespaces);
+    if (keepPeerAuthentication) report(keepPeerAuthentication);
     plan = plan.withOptions({
         kubeContext: opts.kubeContext,
         createIngressClass: shared.ingressClass,
         keepIngressClassOnDestroy: keepIngressClass !== undefined,
         createPeerAuthentication: shared.peerAuthentication,
+        keepPeerAuthenticationOnDestroy: keepPeerAuthentication !== undefined,
     });
     // Every object the stack would create, found by constructing it once against an in-memory
     // monitor, is looked up before anything is registered: a refusal registers nothing
@@ -128,4 +133,17 @@ export function ingressClassKept(s: StackSettings, shared: SharedObjectsPlan, us
     const others = usersOf(s.managedApi.ingressClassName).filter((id) => id !== own);
     if (!others.length) return undefined;
     return `IngressClass ${s.managedApi.ingressClassName}: other Ingresses use it (${others.slice(0, 5).join(", ")}${others.length > 5 ? ", ..." : ""}); pulumi destroy will leave it in place (retained), so their traffic keeps flowing. An Ingress that starts to use it later is seen by the next pulumi up: run one before destroy`;
+}
+
+/**
+ * When the stack registers the mesh-wide PeerAuthentication `default` and sidecars run outside the
+ * stack's namespaces (they are STRICT through it now), the message saying that `pulumi destroy` will
+ * leave it; undefined otherwise. Decided at each `pulumi up`, like `ingressClassKept`.
+ */
+export function peerAuthenticationKept(s: StackSettings, shared: SharedObjectsPlan, meshNamespaces: (() => string[]) | undefined): string | undefined {
+    if (!shared.peerAuthentication || !meshNamespaces) return undefined;
+    const own = new Set(stackNamespaces(s));
+    const others = [...new Set(meshNamespaces())].filter((ns) => !own.has(ns)).sort();
+    if (!others.length) return undefined;
+    return `PeerAuthentication ${s.mesh.namespace}/default: workloads outside the stack's namespaces run under it (sidecars in ${others.slice(0, 5).join(", ")}${others.length > 5 ? ", ..." : ""}); pulumi destroy will leave it in place (retained), so their mutual TLS does not silently drop to PERMISSIVE. Workloads that join later are seen by the next pulumi up: run one before destroy`;
 }

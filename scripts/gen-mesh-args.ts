@@ -66,6 +66,8 @@ ${fields}
     keepIngressClassOnDestroy?: boolean;
     /** \`current\` profile: create PeerAuthentication \`default\` (false when the mesh has a STRICT one). Defaults to \`true\`. */
     createPeerAuthentication?: boolean;
+    /** \`current\` profile: \`pulumi destroy\` leaves PeerAuthentication \`default\` the stack created (other workloads run under it). Defaults to \`false\`. */
+    keepPeerAuthenticationOnDestroy?: boolean;
 }
 `;
 }

@@ -483,6 +483,29 @@ check "(c) after destroy: IngressClass istio is still there for team-c/web, the 
 kubectl delete namespace team-c --wait=true >/dev/null; kubectl delete ingressclass istio >/dev/null
 STATES+=("$W/state-class.json")
 
+# (c) the same for the mesh-wide PeerAuthentication default (mutualTlsScope=mesh): a workload with a
+# sidecar in team-m runs under it, so destroy leaves it.
+kubectl create namespace team-m >/dev/null
+kubectl apply -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: app, namespace: team-m}
+spec:
+  containers:
+    - {name: app, image: docker.io/library/busybox:1.36}
+    - {name: istio-proxy, image: docker.io/istio/proxyv2:1.30.0}
+YAML
+new_stack e2e-meshtls
+pl config set mutualTlsScope mesh --stack e2e-meshtls
+pl up --yes --skip-preview --stack e2e-meshtls > "$W/up-meshtls.log" 2>&1 && pass "(c) pulumi up with mutualTlsScope=mesh and a sidecar in team-m" || { fail "(c) pulumi up (mesh scope)"; tail -20 "$W/up-meshtls.log"; }
+check "(c)   ... it says destroy will leave PeerAuthentication istio-system/default, naming team-m" grep -q "PeerAuthentication istio-system/default: workloads outside the stack's namespaces run under it (sidecars in team-m); pulumi destroy will leave it in place" "$W/up-meshtls.log"
+pl stack export --stack e2e-meshtls --file "$W/state-meshtls.json"
+pl destroy --yes --skip-preview --stack e2e-meshtls > "$W/destroy-meshtls.log" 2>&1 && pass "(c) pulumi destroy (mesh scope)" || { fail "(c) pulumi destroy (mesh scope)"; tail -20 "$W/destroy-meshtls.log"; }
+check "(c) after destroy: PeerAuthentication istio-system/default (STRICT) is still there, the stack's Deployments are gone" bash -c \
+  "test \"\$(kubectl get peerauthentication.security.istio.io default -n istio-system -o jsonpath='{.spec.mtls.mode}')\" = STRICT && test -z \"\$(kubectl get deploy -n default -o name)\""
+kubectl delete namespace team-m --wait=true >/dev/null; kubectl delete peerauthentication.security.istio.io default -n istio-system >/dev/null
+STATES+=("$W/state-meshtls.json")
+
 # (e) a tenant on the stack's host and port (tests/istio/fixtures/tenant-star.yaml: a Gateway and a
 # VirtualService for "*" on port 8080, which Istio merges into the stack's virtual host *:8080; the
 # istio tier shows the merge in Istio's generated routes): preview names both and the fix.

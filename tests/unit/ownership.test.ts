@@ -22,7 +22,7 @@ import { GlobalRateLimit } from "../../components/global-ratelimit";
 import { InputError } from "../../lib/problems";
 import { Registration, registerComponents, registerProgram } from "../../render/render";
 import { DEV, render } from "./helpers";
-import { ingressClassKept } from "../../program/program";
+import { ingressClassKept, peerAuthenticationKept } from "../../program/program";
 import { SharedObjectsPlan } from "../../program/preflight";
 import { resolveSettings } from "../../mesh/settings";
 import { SHOP_RULES } from "./rules.test";
@@ -316,5 +316,20 @@ describe("ownership: pulumi destroy leaves an IngressClass others use", () => {
         expect(ingressClassKept(s, created, () => ["default/simple-ingress"])).to.equal(undefined);
         expect(ingressClassKept(s, { ingressClass: false } as SharedObjectsPlan, () => ["team-c/web"])).to.equal(undefined);
         expect(ingressClassKept(s, created, undefined)).to.equal(undefined);
+    });
+});
+
+describe("ownership: pulumi destroy leaves a mesh-wide PeerAuthentication other workloads run under", () => {
+    const s = resolveSettings({ ...DEV, mutualTlsScope: "mesh" });
+    const created = { peerAuthentication: true } as SharedObjectsPlan;
+    it("sidecars outside the stack's namespaces: the message says destroy leaves it, naming their namespaces", () => {
+        expect(peerAuthenticationKept(s, created, () => ["default", "team-m", "shop", "team-m"])).to.match(
+            /^PeerAuthentication istio-system\/default: workloads outside the stack's namespaces run under it \(sidecars in shop, team-m\); pulumi destroy will leave it in place/,
+        );
+    });
+    it("controls: sidecars only in the stack's namespaces, a policy the stack does not create, or no lookup: deleted with the stack", () => {
+        expect(peerAuthenticationKept(s, created, () => ["default"])).to.equal(undefined);
+        expect(peerAuthenticationKept(s, { peerAuthentication: false } as SharedObjectsPlan, () => ["team-m"])).to.equal(undefined);
+        expect(peerAuthenticationKept(s, created, undefined)).to.equal(undefined);
     });
 });
