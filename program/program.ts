@@ -5,7 +5,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { rawToArgs } from "../mesh/mesh-args";
 import { MeshRateLimitArgs } from "../mesh/mesh-ratelimit-args";
-import { MeshRateLimit, MeshRateLimitPlan, planMeshRateLimit, stackNamespaces } from "../mesh/mesh-ratelimit";
+import { MeshRateLimit, MeshRateLimitPlan, planMeshRateLimit } from "../mesh/mesh-ratelimit";
+import { ingressClassKept, peerAuthenticationKept } from "./kept-on-destroy";
 import {
     LiveObject,
     MeshReachQuery,
@@ -120,30 +121,4 @@ export function buildProgram(
     if (opts.lookupObjects) report(ownershipSummary(verdicts));
     const stack = new MeshRateLimit("mesh-ratelimit", plan.args, { plan, transformations: [ownerTransformation(owner)] });
     return { settings, args: plan.args, plan, stack, shared };
-}
-
-/**
- * When the stack registers the IngressClass and other Ingresses (not the stack's own) use it, the
- * message saying that `pulumi destroy` will leave it; undefined otherwise. Decided at each `pulumi up`:
- * an Ingress that starts to use the class later is seen by the next `up`.
- */
-export function ingressClassKept(s: StackSettings, shared: SharedObjectsPlan, usersOf: ((className: string) => string[]) | undefined): string | undefined {
-    if (!shared.ingressClass || !s.managedApi || !usersOf) return undefined;
-    const own = `${s.managedApi.namespace}/${s.managedApi.ingressName}`;
-    const others = usersOf(s.managedApi.ingressClassName).filter((id) => id !== own);
-    if (!others.length) return undefined;
-    return `IngressClass ${s.managedApi.ingressClassName}: other Ingresses use it (${others.slice(0, 5).join(", ")}${others.length > 5 ? ", ..." : ""}); pulumi destroy will leave it in place (retained), so their traffic keeps flowing. An Ingress that starts to use it later is seen by the next pulumi up: run one before destroy`;
-}
-
-/**
- * When the stack registers the mesh-wide PeerAuthentication `default` and sidecars run outside the
- * stack's namespaces (they are STRICT through it now), the message saying that `pulumi destroy` will
- * leave it; undefined otherwise. Decided at each `pulumi up`, like `ingressClassKept`.
- */
-export function peerAuthenticationKept(s: StackSettings, shared: SharedObjectsPlan, meshNamespaces: (() => string[]) | undefined): string | undefined {
-    if (!shared.peerAuthentication || !meshNamespaces) return undefined;
-    const own = new Set(stackNamespaces(s));
-    const others = [...new Set(meshNamespaces())].filter((ns) => !own.has(ns)).sort();
-    if (!others.length) return undefined;
-    return `PeerAuthentication ${s.mesh.namespace}/default: workloads outside the stack's namespaces run under it (sidecars in ${others.slice(0, 5).join(", ")}${others.length > 5 ? ", ..." : ""}); pulumi destroy will leave it in place (retained), so their mutual TLS does not silently drop to PERMISSIVE. Workloads that join later are seen by the next pulumi up: run one before destroy`;
 }

@@ -22,7 +22,7 @@ import { GlobalRateLimit } from "../../components/global-ratelimit";
 import { InputError } from "../../lib/problems";
 import { Registration, registerComponents, registerProgram } from "../../render/render";
 import { DEV, render } from "./helpers";
-import { ingressClassKept, peerAuthenticationKept } from "../../program/program";
+import { ingressClassKept, peerAuthenticationKept } from "../../program/kept-on-destroy";
 import { SharedObjectsPlan } from "../../program/preflight";
 import { resolveSettings } from "../../mesh/settings";
 import { SHOP_RULES } from "./rules.test";
