@@ -245,7 +245,7 @@ export function routeRateLimitsFilter(target: FilterTarget, patches: RoutePatch[
 }
 
 /** One gateway `HTTP_ROUTE` MERGE patch per named route, each merging `valueOf(route)`; undefined without routes. */
-function routeMergeFilter(target: FilterTarget, patches: RoutePatch[], valueOf: (p: RoutePatch) => object): EnvoyFilterSpec | undefined {
+export function routeMergeFilter(target: FilterTarget, patches: RoutePatch[], valueOf: (p: RoutePatch) => object): EnvoyFilterSpec | undefined {
     if (!patches.length) return undefined;
     return {
         ...targetOf(target),

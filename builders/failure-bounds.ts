@@ -24,6 +24,12 @@ export const REDIS_MAXMEMORY_SHARE = 0.75;
 export const DEFAULT_REDIS_MAXMEMORY = "160mb";
 /** Evicts the keys closest to expiry among those with a TTL: every counter has one. */
 export const REDIS_EVICTION_POLICY = "volatile-ttl";
+/**
+ * The per-value store's policy (builders/counter-stores.ts): full, it refuses new writes instead of
+ * forgetting counters, the service reports the Redis error (`redis_error`) and the per-value
+ * filter lets the request pass; memory comes back as counters expire with their window.
+ */
+export const PER_VALUE_EVICTION_POLICY = "noeviction";
 
 const UNIT_BYTES: Record<string, number> = { "": 1, k: 1000, kb: 1024, m: 1000 * 1000, mb: 1024 * 1024, g: 1000 * 1000 * 1000, gb: 1024 * 1024 * 1024 };
 
@@ -50,8 +56,8 @@ export function redisMaxMemoryProblem(text: unknown): string | undefined {
  * The arguments of the in-cluster `redis-server`, after the password: no persistence (counters
  * live one window), memory bounded, counters evicted closest-to-expiry first.
  */
-export function redisServerArgs(maxMemory: string): string[] {
-    return ["--save", "", "--appendonly", "no", "--maxmemory", maxMemory, "--maxmemory-policy", REDIS_EVICTION_POLICY];
+export function redisServerArgs(maxMemory: string, policy: string = REDIS_EVICTION_POLICY): string[] {
+    return ["--save", "", "--appendonly", "no", "--maxmemory", maxMemory, "--maxmemory-policy", policy];
 }
 
 /** The service's `REDIS_TIMEOUT` for a gateway timeout: half of it, at most 1 s (a Go duration in whole milliseconds, at least 1ms). */

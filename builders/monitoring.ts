@@ -173,6 +173,10 @@ export interface MonitoringInput {
     descriptors: ConfigDescriptor[];
     /** PromQL label matchers of the service's metrics, e.g. `namespace="default",app="ratelimit"`. */
     serviceSelector: string;
+    /** PromQL label matchers of the per-value counters' service (`counterStore: split`); undefined: one service. */
+    perValueServiceSelector?: string;
+    /** With a per-value service: the matchers of the fixed counters' service alone (its errors refuse requests when fail-closed). */
+    fixedServiceSelector?: string;
     /** PromQL label matchers of the gateway pods' metrics. */
     gatewaySelector: string;
     /** RE2 over the gateway's route target clusters (`cluster_name`) whose requests the stack limits. */
@@ -434,6 +438,7 @@ export const AlertName = {
     GatewayErrors: "MeshRateLimitGatewayErrors",
     ConfigNotLoaded: "MeshRateLimitConfigNotLoaded",
     RedisNearMemoryBound: "MeshRateLimitRedisNearMemoryBound",
+    PerValueStoreRefusing: "MeshRateLimitPerValueStoreRefusing",
     MostlyRefused: "MeshRateLimitMostlyRefused",
 } as const;
 export type AlertName = (typeof AlertName)[keyof typeof AlertName];
@@ -479,7 +484,7 @@ export function alertRules(m: MonitoringInput): RuleGroup[] {
         ),
         rule(
             AlertName.RedisErrors,
-            risingOrNew(`${ServiceMetric.CallError}{${svc},err_type="redis_error"}`, "2m"),
+            risingOrNew(`${ServiceMetric.CallError}{${m.fixedServiceSelector ?? svc},err_type="redis_error"}`, "2m"),
             "1m",
             page,
             `The rate-limit service of domain ${m.domain} cannot reach Redis: ${closed}.`,
@@ -500,6 +505,17 @@ export function alertRules(m: MonitoringInput): RuleGroup[] {
             `The gateway's calls to the rate-limit service of domain ${m.domain} fail: ${closed}.`,
         ),
     ];
+    if (m.perValueServiceSelector !== undefined) {
+        rules.push(
+            rule(
+                AlertName.PerValueStoreRefusing,
+                risingOrNew(`${ServiceMetric.CallError}{${m.perValueServiceSelector},err_type="redis_error"}`, "2m"),
+                "1m",
+                "warning",
+                `The per-value counters of domain ${m.domain} (per path, per header value, per client) cannot be counted: their Redis is full (a flood of new keys) or down. Those requests pass uncounted unless perValueStore.failureModeDeny; the fixed limits are not affected.`,
+            ),
+        );
+    }
     if (m.redisSelector !== undefined) {
         rules.push(
             rule(

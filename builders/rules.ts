@@ -236,7 +236,7 @@ export function pathDescriptorAction(mode: PathKeyMode, key: string = DEFAULT_PA
     return { extension: { name: EXPR_DESCRIPTOR_EXTENSION, typed_config: { "@type": EXPR_DESCRIPTOR_TYPE, descriptor_key: key, text: URL_PATH_EXPRESSION } } };
 }
 
-function limitOf(l: { requestsPerUnit: number; unit: LimitUnit; shadow?: boolean }): Pick<ConfigDescriptor, "rate_limit" | "shadow_mode"> {
+export function limitOf(l: { requestsPerUnit: number; unit: LimitUnit; shadow?: boolean }): Pick<ConfigDescriptor, "rate_limit" | "shadow_mode"> {
     return { rate_limit: { unit: l.unit, requests_per_unit: l.requestsPerUnit }, ...(l.shadow ? { shadow_mode: true } : {}) };
 }
 
@@ -446,7 +446,7 @@ function validateRule(r: any, i: number, names: Set<string>, problems: Problem[]
 }
 
 /** The `rate_limits` entries of a rule: one, or with `clientCidr` one per distinct prefix length. */
-function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): RateLimitEntry[] {
+export function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): RateLimitEntry[] {
     const actions = ruleActions(r, mode, key);
     if (!r.clientCidr) return [{ actions }];
     const tail = r.clientCidr.perAddress ? [{ remote_address: {} }] : [];
@@ -483,7 +483,7 @@ function missingOf(r: RateLimitRuleArgs): MissingHeader {
     return r.header?.whenMissing ?? MissingHeader.SharedCounter;
 }
 
-function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor {
+export function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor {
     if (r.clientCidr) {
         const perAddress = r.clientCidr.perAddress === true;
         const children = cidrsOf(r.clientCidr).map((c) =>

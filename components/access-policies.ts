@@ -16,7 +16,7 @@
  * the gateway's principal.
  */
 import { stackLabels } from "../lib/common";
-import { REDIS_NAME, REDIS_PORT } from "./redis";
+import { REDIS_PORT } from "./redis";
 import { deploysRedis } from "../builders/redis-connection";
 import { parsePrincipal, principalOf } from "../lib/principal";
 import type { ServiceSettings } from "./service-settings";
@@ -59,9 +59,9 @@ export function authorizationPolicyManifests(s: AccessTarget): any[] {
         out.push({
             apiVersion: "security.istio.io/v1",
             kind: "AuthorizationPolicy",
-            metadata: { name: `${REDIS_NAME}-from-ratelimit`, namespace: ns, labels: stackLabels("redis") },
+            metadata: { name: `${s.ratelimit.redisName}-from-ratelimit`, namespace: ns, labels: stackLabels("redis") },
             spec: {
-                selector: { matchLabels: { app: REDIS_NAME } },
+                selector: { matchLabels: { app: s.ratelimit.redisName } },
                 action: "ALLOW",
                 rules: [{ from: [{ source: { principals: [ratelimitPrincipal(s)] } }], to: [{ operation: { ports: [String(REDIS_PORT)] } }] }],
             },
@@ -115,9 +115,9 @@ export function networkPolicyManifests(s: AccessTarget): any[] {
         out.push({
             apiVersion: "networking.k8s.io/v1",
             kind: "NetworkPolicy",
-            metadata: { name: `${REDIS_NAME}-from-ratelimit`, namespace: ns, labels: stackLabels("redis") },
+            metadata: { name: `${s.ratelimit.redisName}-from-ratelimit`, namespace: ns, labels: stackLabels("redis") },
             spec: {
-                podSelector: { matchLabels: { app: REDIS_NAME } },
+                podSelector: { matchLabels: { app: s.ratelimit.redisName } },
                 policyTypes: ["Ingress"],
                 ingress: [{ from: [{ podSelector: { matchLabels: { app: s.ratelimit.serviceName } } }], ports: [{ protocol: "TCP", port: REDIS_PORT }] }],
             },

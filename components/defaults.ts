@@ -22,6 +22,7 @@ export const DEFAULTS = {
     shadowMode: false,
     failureModeDeny: true,
     preLimit: true,
+    counterStore: "split",
     awaitRollout: true,
     redisTls: false,
     monitoringDashboard: true,

@@ -33,6 +33,9 @@ import {
 import { GatewayTargetArgs, gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../builders/pre-limit";
 import { configYaml } from "../builders/ratelimit-config";
+import { CounterStore, OTHER_PATHS_KEY, SplitLimits, hasBothKinds, sideAsCompiled, splitLimits } from "../builders/counter-stores";
+import { perValueFilters } from "../builders/per-value-filters";
+import { PER_VALUE_EVICTION_POLICY, REDIS_EVICTION_POLICY } from "../builders/failure-bounds";
 import { RateLimitService } from "./ratelimit-service";
 import { REDIS_NAME, Redis } from "./redis";
 import { RedisConnection, deploysRedis, redisUrl } from "../builders/redis-connection";
@@ -119,6 +122,18 @@ export interface GlobalRateLimitArgs {
     /** Redis. Defaults to one deployed by the component. */
     redis?: RedisOptionsArgs;
     /**
+     * Where the counters live. `CounterStore.Split`: when the rules make both fixed counters (a named
+     * path, a rule without a per-value split) and per-value ones (`perPath.eachPath`,
+     * `header.perValue`, `perClientAddress`, `clientCidr.perAddress`), the per-value ones go to a
+     * service and a Redis of their own (`<service.name>-per-value`, `redis-per-value`), so no flood
+     * of new keys can evict, reset or slow a fixed limit (builders/counter-stores.ts).
+     * `CounterStore.Single`: the specification's layout, one service and one Redis for all (a flood
+     * of new paths can then evict a live fixed counter). Defaults to `CounterStore.Split`.
+     */
+    counterStore?: CounterStore;
+    /** The per-value side of `CounterStore.Split`. Defaults as documented on each field. */
+    perValueStore?: PerValueStoreArgs;
+    /**
      * Prefix of the EnvoyFilter names: `<prefix>` (HTTP filter), `<prefix>-svc` (virtual-host
      * actions), `<prefix>-svc-api` (route actions). Defaults to `<namespace>-<service.name>` (unique in
      * the cluster, as the service is) with `FilterLayout.PerInstance`, `filter-ratelimit` (the
@@ -151,6 +166,22 @@ export interface GlobalRateLimitArgs {
      * on each field.
      */
     monitoring?: MonitoringArgs;
+}
+
+/** The service and Redis of the per-value counters (`counterStore: CounterStore.Split`). */
+export interface PerValueStoreArgs {
+    /**
+     * Redis of the per-value counters: never the fixed counters' Redis. Its `maxmemory` bounds them;
+     * full, it refuses new counters (`noeviction`) rather than forgetting live ones. Defaults to one
+     * deployed by the component (`redis-per-value`).
+     */
+    redis?: RedisOptionsArgs;
+    /**
+     * When the per-value service cannot answer (down, or its Redis full): `false` lets the request
+     * through uncounted by the per-value rules, `true` refuses it (`statusOnError`, else 500). The
+     * fixed limits keep `failureModeDeny`. A boolean. Defaults to `false`.
+     */
+    failureModeDeny?: boolean;
 }
 
 /** Who may call the rate-limit service. */
@@ -190,6 +221,16 @@ export interface GlobalRateLimitPlan {
     httpFilterNames: { global: string; local?: string };
     /** The dashboard and alert rules (builders/monitoring.ts), from the same compiled limits. */
     monitoring: MonitoringPlan;
+    /** The per-value side (its own service and Redis) with `CounterStore.Split` and both kinds of counters; undefined otherwise. */
+    perValue?: PerValuePlan;
+}
+
+/** The per-value counters' service, Redis, config and the gateway's second filter. */
+export interface PerValuePlan {
+    service: ServiceSettings;
+    configYaml: string;
+    grpcAddress: string;
+    httpFilterName: string;
 }
 
 /** The `stat_prefix` of the gateway's pre-limit in the built filters (undefined: no pre-limit), read from what was built. */
@@ -217,14 +258,17 @@ export function claimListeners(component: string, keys: string[], scope: string 
 }
 
 /** The objects a GlobalRateLimit writes under names its arguments fix, as claim keys and in words. */
-function ownNamedObjects(service: ServiceSettings): { keys: string[]; names: string } {
-    const r = service.ratelimit;
-    const named = [
-        `Service/Deployment ${r.serviceName}`,
-        `ConfigMap ${r.configName}`,
-        ...(deploysRedis(service.redis) ? [`Deployment/Service ${REDIS_NAME}`] : []),
-    ];
-    return { keys: named.map((n) => `${r.namespace}|${n}`), names: named.join(", ") };
+function ownNamedObjects(services: ServiceSettings[]): { keys: string[]; names: string } {
+    const named = services.flatMap((service) => {
+        const r = service.ratelimit;
+        return [
+            `Service/Deployment ${r.serviceName}`,
+            `ConfigMap ${r.configName}`,
+            ...(deploysRedis(service.redis) ? [`Deployment/Service ${r.redisName}`] : []),
+        ];
+    });
+    const ns = services[0]!.ratelimit.namespace;
+    return { keys: named.map((n) => `${ns}|${n}`), names: named.join(", ") };
 }
 
 /** Validates the arguments and computes every object (pure; exported for the tests and the renderer). */
@@ -247,12 +291,14 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     // A derived prefix is made of checked names: only a given one can be wrong.
     if (a.filterNamePrefix !== undefined) problems.push(...dnsProblem("filterNamePrefix", prefix, "subdomain"));
     const service = serviceSettingsOf(a, { ns, name, configName, grpcPort, replicas, logLevel, redis, secs });
+    const split = splitOf(a, compiled, problems);
+    const fixed = split ? sideAsCompiled(split.fixed) : compiled;
     const host = `${name}.${ns}.svc.cluster.local`;
     // Computed once: the rate-limit filter's name is where its per-route config goes.
     const globalName = perInstance ? instanceFilterName(RATELIMIT_FILTER, ns, name) : RATELIMIT_FILTER;
     const localName = perInstance ? instanceFilterName(LOCAL_RATELIMIT_FILTER, ns, name) : LOCAL_RATELIMIT_FILTER;
     const domain = a.domain ?? "";
-    const { filters, pre } = gatewayFilters(a, compiled, gw, problems, {
+    const { filters, pre } = gatewayFilters(a, fixed, gw, problems, {
         prefix,
         perInstance,
         globalName,
@@ -262,6 +308,34 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         clusterName: `outbound|${grpcPort}||${host}`,
         authority: host,
     });
+    const perValue = split ? perValuePlanOf(a, service, problems) : undefined;
+    if (split && perValue) {
+        const pvHost = `${perValue.service.ratelimit.serviceName}.${ns}.svc.cluster.local`;
+        const pvDeny = a.perValueStore?.failureModeDeny ?? false;
+        filters.push(
+            // Routes resolved to the gateway's virtual hosts as the fixed side's are (their problems are reported there).
+            ...perValueFilters(
+                { ...split.perValue, routePatches: routePatchesFor(split.perValue.routePatches, [], gw, []) },
+                {
+                    target: gw.target,
+                    ports: gw.ports,
+                    virtualHosts: gw.all ? [""] : gw.virtualHosts,
+                    perInstance,
+                    filterName: perValue.httpFilterName,
+                    domain,
+                    failureModeDeny: pvDeny,
+                    ...(a.statusOnError !== undefined ? { statusOnError: a.statusOnError } : {}),
+                    timeout,
+                    clusterName: `outbound|${grpcPort}||${pvHost}`,
+                    authority: pvHost,
+                    prefix: `${prefix}-per-value`,
+                    namespace: gw.namespace,
+                },
+            ),
+        );
+        perValue.configYaml = configYaml(domain, split.perValue.configDescriptors);
+        perValue.grpcAddress = `${pvHost}:${grpcPort}`;
+    }
     const monitoring = monitoringPlanOf(
         a.monitoring,
         {
@@ -269,7 +343,8 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             domain: a.domain ?? "",
             namespace: ns,
             serviceName: name,
-            descriptors: compiled.configDescriptors,
+            descriptors: split ? [...split.fixed.configDescriptors, ...split.perValue.configDescriptors] : compiled.configDescriptors,
+            ...(perValue ? { perValueServiceName: perValue.service.ratelimit.serviceName } : {}),
             gatewayNamespace: gw.namespace,
             gatewayPodLabels: gw.podLabels,
             preLimitStatPrefix: preLimitStatPrefixOf(filters),
@@ -278,16 +353,16 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         },
         problems,
     );
-    const access: AccessTarget | undefined = a.accessPolicy
-        ? { ...service, gatewayPrincipal: a.accessPolicy.gatewayPrincipal, gatewaySelector: gw.podLabels }
-        : undefined;
+    const accessOf = (s: ServiceSettings): AccessTarget[] =>
+        a.accessPolicy ? [{ ...s, gatewayPrincipal: a.accessPolicy.gatewayPrincipal, gatewaySelector: gw.podLabels }] : [];
+    const access = [...accessOf(service), ...(perValue ? accessOf(perValue.service) : [])];
     return {
         args,
         problems,
         compiled,
         service,
-        policies: access && !problems.length ? [...authorizationPolicyManifests(access), ...networkPolicyManifests(access)] : [],
-        configYaml: configYaml(domain, compiled.configDescriptors),
+        policies: problems.length ? [] : access.flatMap((t) => [...authorizationPolicyManifests(t), ...networkPolicyManifests(t)]),
+        configYaml: configYaml(domain, fixed.configDescriptors),
         filters,
         grpcAddress: `${host}:${grpcPort}`,
         preLimit: pre,
@@ -295,6 +370,75 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         // Only the shared layout reads the listener's route rate_limits: per-instance filters never meet.
         listenerKeys: perInstance ? [] : (gw.all ? ["*"] : gw.ports.map(String)).map((port) => `${gw.namespace}|${JSON.stringify(gw.target)}|${port}`),
         httpFilterNames: { global: globalName, ...(pre?.buckets.length ? { local: localName } : {}) },
+        ...(perValue ? { perValue } : {}),
+    };
+}
+
+/** `counterStore` (checked) and, with `CounterStore.Split` and both kinds of counters in valid limits, the split. */
+function splitOf(a: Partial<GlobalRateLimitArgs>, compiled: CompiledLimits, problems: Problem[]): SplitLimits | undefined {
+    const store = a.counterStore ?? CounterStore.Split;
+    if (!(Object.values(CounterStore) as unknown[]).includes(store)) {
+        problems.push({
+            key: "counterStore",
+            value: store,
+            problem: `must be one of ${Object.values(CounterStore).join(", ")}`,
+            fix: "use CounterStore.Split (fixed and per-value counters apart) or CounterStore.Single (the specification's one store)",
+        });
+        return undefined;
+    }
+    if (a.perValueStore !== undefined && a.perValueStore?.failureModeDeny !== undefined && typeof a.perValueStore.failureModeDeny !== "boolean") {
+        problems.push({
+            key: "perValueStore.failureModeDeny",
+            value: a.perValueStore.failureModeDeny,
+            problem: "must be a boolean: false lets a request through when the per-value service cannot answer, true refuses it",
+            fix: "use false (the default) or true",
+        });
+    }
+    const input = { rules: a.rules, perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey };
+    if (store !== CounterStore.Split || compiled.problems.length || !hasBothKinds(input)) return undefined;
+    for (const [field, key] of [
+        ["ruleKey", a.ruleKey],
+        ["perPath.descriptorKey", a.perPath?.descriptorKey],
+    ] as const) {
+        if (key === OTHER_PATHS_KEY) {
+            problems.push({
+                key: field,
+                value: key,
+                problem: `is the key the per-value side puts in front of the per-path counters (counterStore: split)`,
+                fix: "use another key, or counterStore: CounterStore.Single",
+            });
+        }
+    }
+    return splitLimits(input);
+}
+
+/** The per-value side's service and Redis: the fixed side's settings under names of their own, a Redis that refuses when full. */
+function perValuePlanOf(a: Partial<GlobalRateLimitArgs>, fixed: ServiceSettings, problems: Problem[]): PerValuePlan {
+    const r = fixed.ratelimit;
+    const pvRedis = a.perValueStore?.redis ?? {};
+    const given = redisConnectionOf(pvRedis, problems);
+    // A deployed per-value Redis reads the password Secret the user gave for the fixed side's Redis,
+    // when there is one (no generated password, no Random provider); otherwise it generates its own.
+    const redis = a.perValueStore?.redis === undefined && fixed.redis.password ? { ...given, password: fixed.redis.password } : given;
+    const serviceName = `${r.serviceName}-per-value`;
+    problems.push(...dnsProblem("service.name", serviceName, "label"));
+    return {
+        service: {
+            ...fixed,
+            redis,
+            ratelimit: {
+                ...r,
+                serviceName,
+                configName: `${r.configName}-per-value`,
+                redisName: `${r.redisName}-per-value`,
+                redisEvictionPolicy: PER_VALUE_EVICTION_POLICY,
+                redisImage: pvRedis.image ?? r.redisImage,
+                redisMaxMemory: pvRedis.maxMemory ?? r.redisMaxMemory,
+            },
+        },
+        configYaml: "",
+        grpcAddress: "",
+        httpFilterName: instanceFilterName(RATELIMIT_FILTER, r.namespace, serviceName),
     };
 }
 
@@ -496,6 +640,8 @@ function serviceSettingsOf(
             shadowMode: svc.shadowMode ?? base.shadowMode,
             redisImage: a.redis?.image ?? base.redisImage,
             redisMaxMemory: a.redis?.maxMemory ?? base.redisMaxMemory,
+            redisName: base.redisName,
+            redisEvictionPolicy: base.redisEvictionPolicy,
             // The service gives up on a hung Redis while the gateway still waits for its answer.
             redisTimeout: redisTimeoutFor(secs ?? 10),
         },
@@ -609,6 +755,8 @@ function serviceDefaults(): RateLimitServiceSettings {
         shadowMode: DEFAULTS.shadowMode,
         redisImage: DEFAULTS.redisImage,
         redisMaxMemory: DEFAULTS.redisMaxMemory,
+        redisName: REDIS_NAME,
+        redisEvictionPolicy: REDIS_EVICTION_POLICY,
         redisTimeout: redisTimeoutFor(protoDurationSeconds(DEFAULTS.rateLimitTimeout)!),
     };
 }
@@ -626,6 +774,10 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
     public readonly httpFilterName: string;
     /** What the service's `REDIS_URL` says: the Redis, Sentinels or Cluster seeds it uses. */
     public readonly redisUrl: string;
+    /** gRPC address of the per-value counters' service (`counterStore: split` with both kinds of counters); `""` without one. */
+    public readonly perValueGrpcAddress: string;
+    /** That service's `config.yaml`; `""` without one. */
+    public readonly perValueConfigYaml: string;
 
     /** `opts.plan`: the `planGlobalRateLimit` of these same `args`, when the caller has it already. */
     constructor(name: string, args: GlobalRateLimitArgs, opts?: PlannedOptions<GlobalRateLimitPlan>) {
@@ -647,7 +799,7 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
         }
         // Objects under fixed or argument-given names in its namespace: two instances of one program
         // there would write the same objects (the first's would be overwritten, and destroyed with the second).
-        const objects = ownNamedObjects(plan.service);
+        const objects = ownNamedObjects([plan.service, ...(plan.perValue ? [plan.perValue.service] : [])]);
         const sharer = claimListeners(name, objects.keys, `${pulumi.getProject()}/${pulumi.getStack()}|objects`);
         if (sharer !== undefined) {
             throw argsError(`GlobalRateLimit ${name}`, [
@@ -661,28 +813,33 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
         }
         super("mesh-ratelimit:index:GlobalRateLimit", name, {}, options);
 
-        let redis: Redis | undefined;
-        // Children are named after the component, so any number of instances coexist in one program.
-        if (deploysRedis(plan.service.redis)) redis = new Redis(`${name}-redis`, { settings: plan.service }, { parent: this });
-        const inClusterAddress = redis?.address ?? "";
-        // The service crash-loops while Redis is unreachable, so Redis comes first.
-        const service = new RateLimitService(
-            `${name}-ratelimit`,
-            { settings: plan.service, redisAddress: inClusterAddress, configYaml: plan.configYaml },
-            { parent: this, dependsOn: redis ? [redis] : [] },
+        // The access policies first: no pod of the service or Redis runs a moment without them.
+        const policies: pulumi.Resource[] = plan.policies.map((m) =>
+            m.kind === "NetworkPolicy"
+                ? new k8s.networking.v1.NetworkPolicy(`${name}-${m.metadata.name}`, m, { parent: this })
+                : new k8s.apiextensions.CustomResource(`${name}-${m.metadata.name}`, m, { parent: this }),
         );
-        for (const m of plan.policies) {
-            const opts = { parent: this, dependsOn: [service] };
-            if (m.kind === "NetworkPolicy") new k8s.networking.v1.NetworkPolicy(`${name}-${m.metadata.name}`, m, opts);
-            else new k8s.apiextensions.CustomResource(`${name}-${m.metadata.name}`, m, opts);
-        }
+        // Children are named after the component, so any number of instances coexist in one program.
+        const side = (suffix: string, settings: ServiceSettings, configText: string) => {
+            const redis = deploysRedis(settings.redis) ? new Redis(`${name}${suffix}-redis`, { settings }, { parent: this, dependsOn: policies }) : undefined;
+            // The service crash-loops while Redis is unreachable, so Redis comes first.
+            const service = new RateLimitService(
+                `${name}${suffix}-ratelimit`,
+                { settings, redisAddress: redis?.address ?? "", configYaml: configText },
+                { parent: this, dependsOn: [...policies, ...(redis ? [redis] : [])] },
+            );
+            return { service, address: redis?.address ?? "" };
+        };
+        const { service, address: inClusterAddress } = side("", plan.service, plan.configYaml);
+        const services: pulumi.Resource[] = [service];
+        if (plan.perValue) services.push(side("-per-value", plan.perValue.service, plan.perValue.configYaml).service);
         // With failure_mode_deny the gateway refuses everything until the service answers: filters last.
         const labels = stackLabels("global-ratelimit");
         for (const f of plan.filters) {
             new EnvoyFilter(
                 `${name}-${f.name}`,
                 { metadata: { name: f.name, namespace: f.namespace, labels }, spec: f.spec },
-                { parent: this, dependsOn: [service] },
+                { parent: this, dependsOn: services },
             );
         }
         if (plan.monitoring.dashboard || plan.monitoring.rules) {
@@ -694,7 +851,11 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
         this.filterNames = plan.filters.map((f) => f.name);
         this.httpFilterName = plan.httpFilterNames.global;
         this.redisUrl = redisUrl(plan.service.redis, inClusterAddress);
+        this.perValueGrpcAddress = plan.perValue?.grpcAddress ?? "";
+        this.perValueConfigYaml = plan.perValue?.configYaml ?? "";
         this.registerOutputs({
+            perValueGrpcAddress: this.perValueGrpcAddress,
+            perValueConfigYaml: this.perValueConfigYaml,
             grpcAddress: this.grpcAddress,
             domain: this.domain,
             configYaml: this.configYaml,

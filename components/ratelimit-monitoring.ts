@@ -105,6 +105,8 @@ export interface MonitoringContext {
     domain: string;
     namespace: string;
     serviceName: string;
+    /** The per-value counters' service (`counterStore: split`), whose pods the service metrics include. */
+    perValueServiceName?: string;
     descriptors: MonitoringInput["descriptors"];
     gatewayNamespace: string;
     gatewayPodLabels: Record<string, string>;
@@ -187,9 +189,14 @@ function metricSelectors(
     a: MonitoringArgs,
     c: MonitoringContext,
     problems: Problem[],
-): Pick<MonitoringInput, "serviceSelector" | "gatewaySelector" | "gatewayClusters"> {
+): Pick<MonitoringInput, "serviceSelector" | "gatewaySelector" | "gatewayClusters" | "perValueServiceSelector" | "fixedServiceSelector"> {
     // Only given selectors are checked: a derived one is as good as the namespace and labels it comes from, whose problems are theirs.
-    const serviceSelector = a.serviceSelector ?? podMatchers(c.namespace, { app: c.serviceName });
+    // With a per-value service, the default takes both services' pods (their limits are disjoint).
+    const both = c.perValueServiceName
+        ? `namespace=${JSON.stringify(c.namespace)},app=~${JSON.stringify(`${c.serviceName}|${c.perValueServiceName}`)}`
+        : undefined;
+    const serviceSelector = a.serviceSelector ?? both ?? podMatchers(c.namespace, { app: c.serviceName });
+    const perValueServiceSelector = c.perValueServiceName ? podMatchers(c.namespace, { app: c.perValueServiceName }) : undefined;
     if (a.serviceSelector !== undefined)
         problems.push(...matcherProblem("monitoring.serviceSelector", serviceSelector, podMatchers(c.namespace, { app: c.serviceName })));
     const gatewaySelector = a.gatewaySelector ?? podMatchers(c.gatewayNamespace, c.gatewayPodLabels);
@@ -199,7 +206,14 @@ function metricSelectors(
     if (typeof gatewayClusters !== "string" || !gatewayClusters) {
         problems.push({ key: "monitoring.gatewayClusters", value: gatewayClusters, problem: "must be a non-empty RE2 expression", fix: 'use ".*"' });
     }
-    return { serviceSelector, gatewaySelector, gatewayClusters };
+    const fixedServiceSelector = a.serviceSelector === undefined && perValueServiceSelector ? podMatchers(c.namespace, { app: c.serviceName }) : undefined;
+    return {
+        serviceSelector,
+        gatewaySelector,
+        gatewayClusters,
+        ...(perValueServiceSelector ? { perValueServiceSelector } : {}),
+        ...(fixedServiceSelector ? { fixedServiceSelector } : {}),
+    };
 }
 
 /** One `localBuckets` entry, checked; an entry that is no object becomes an empty one. */

@@ -8,7 +8,7 @@ import { ratelimitServiceAccount } from "./access-policies";
 import { INJECT_LABEL, SIDECAR_FIRST_ANNOTATIONS, SKIP_AWAIT, awaitAnnotations, serviceAccountManifest, stackLabels } from "../lib/common";
 import { RATELIMIT_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "../lib/pod-security";
 import { CONFIG_FILE_KEY } from "../builders/ratelimit-config";
-import { REDIS_SECRET, REDIS_SECRET_KEY } from "./redis";
+import { REDIS_SECRET_KEY, redisSecretName } from "./redis";
 import { redisConnectionEnv, redisTlsVolumes } from "../builders/redis-connection";
 import { METRICS_PORT, prometheusScrapeAnnotations, shadowModeEnv } from "./safe-rollout";
 import { ServiceSettings } from "./service-settings";
@@ -19,6 +19,11 @@ export const RUNTIME_SUBDIRECTORY = "ratelimit";
 export const CONFIG_MOUNT_PATH = `${RUNTIME_ROOT}/${RUNTIME_SUBDIRECTORY}/config`;
 /** Pod-template annotation carrying the config digest: a config change rolls the pods. */
 export const CONFIG_DIGEST_ANNOTATION = "mesh-ratelimit/config-sha256";
+
+/** Where the service's JSON API and debug server listen: the pod's loopback only. */
+export const LOOPBACK = "127.0.0.1";
+/** The gRPC health service name the service reports under (NOT_SERVING without config or a live Redis connection). */
+export const GRPC_HEALTH_SERVICE = "ratelimit";
 
 export interface EnvVar {
     name: string;
@@ -38,7 +43,7 @@ export function ratelimitEnv(s: Pick<ServiceSettings, "ratelimit" | "redis">, re
         // The default is a unix socket; Redis is a TCP Service here.
         { name: "REDIS_SOCKET_TYPE", value: "tcp" },
         // REDIS_TYPE, REDIS_URL, REDIS_AUTH and TLS/Sentinel variables of the chosen Redis (redisAddress: the deployed one's).
-        ...redisConnectionEnv(s.redis, redisAddress, { name: REDIS_SECRET, key: REDIS_SECRET_KEY }),
+        ...redisConnectionEnv(s.redis, redisAddress, { name: redisSecretName(r.redisName), key: REDIS_SECRET_KEY }),
         // Bounds opening a connection to Redis (derived from the gateway's timeout, half of it, at most
         // 1 s; builders/failure-bounds.ts). In this service version it does not bound a command on an
         // open connection: a Redis that hangs is bounded only by the gateway's own timeout.
@@ -65,8 +70,13 @@ export function ratelimitEnv(s: Pick<ServiceSettings, "ratelimit" | "redis">, re
         // ConfigMap volumes swap a `..data` symlink: watch the config dir itself and skip dot files.
         { name: "RUNTIME_WATCH_ROOT", value: "false" },
         { name: "RUNTIME_IGNOREDOTFILES", value: "true" },
+        // Only the gRPC API the gateway calls listens on the pod's address. The JSON API (PORT) and
+        // the debug server (DEBUG_PORT: config dump, pprof) listen on the pod's loopback only:
+        // nothing else in the mesh can reach them, whatever the policies say.
+        { name: "HOST", value: LOOPBACK },
         { name: "PORT", value: String(r.httpPort) },
         { name: "GRPC_PORT", value: String(r.grpcPort) },
+        { name: "DEBUG_HOST", value: LOOPBACK },
         { name: "DEBUG_PORT", value: String(r.debugPort) },
         ...shadowModeEnv(s),
     ];
@@ -189,18 +199,14 @@ function ratelimitContainer(s: RateLimitServiceArgs["settings"], redisAddress: s
         image: r.image,
         command: ["/bin/ratelimit"],
         env: ratelimitEnv(s, redisAddress),
-        ports: [
-            { name: "http", containerPort: r.httpPort },
-            { name: "grpc", containerPort: r.grpcPort },
-            { name: "http-debug", containerPort: r.debugPort },
-            ...(r.prometheus ? [{ name: "http-metrics", containerPort: METRICS_PORT }] : []),
-        ],
+        ports: [{ name: "grpc", containerPort: r.grpcPort }, ...(r.prometheus ? [{ name: "http-metrics", containerPort: METRICS_PORT }] : [])],
         // The service opens no port until Redis answers; give it up to 5 minutes
         // before liveness may restart it.
         startupProbe: { tcpSocket: { port: r.grpcPort }, periodSeconds: 5, failureThreshold: 60 },
-        // Ready (in the gateway's endpoints) only while it has its config and a live
-        // Redis connection (REDIS_HEALTH_CHECK_ACTIVE_CONNECTION above).
-        readinessProbe: { httpGet: { path: "/healthcheck", port: r.httpPort }, periodSeconds: 5, failureThreshold: 2 },
+        // Ready (in the gateway's endpoints) only while it has its config and a live Redis
+        // connection (REDIS_HEALTH_CHECK_ACTIVE_CONNECTION above): the gRPC health service reports
+        // the same state as /healthcheck, which listens on loopback only.
+        readinessProbe: { grpc: { port: r.grpcPort, service: GRPC_HEALTH_SERVICE }, periodSeconds: 5, failureThreshold: 2 },
         // Restarted only when the process stops serving gRPC, never because Redis is down
         // (a restart cannot fix Redis, and the service exits at start without it).
         livenessProbe: { tcpSocket: { port: r.grpcPort }, periodSeconds: 10, failureThreshold: 6 },
@@ -216,15 +222,11 @@ function ratelimitContainer(s: RateLimitServiceArgs["settings"], redisAddress: s
     };
 }
 
-/** The Service's spec: the HTTP, gRPC and debug ports. */
+/** The Service's spec: the gRPC port only (the gateway's calls; Prometheus scrapes the pods themselves). */
 function ratelimitServiceSpec(r: RateLimitServiceArgs["settings"]["ratelimit"]): k8s.types.input.core.v1.ServiceSpec {
     return {
         selector: { app: r.serviceName },
-        ports: [
-            { name: "http", port: r.httpPort, targetPort: r.httpPort, protocol: "TCP" },
-            // Named grpc so Istio speaks HTTP/2 to it.
-            { name: "grpc", port: r.grpcPort, targetPort: r.grpcPort, protocol: "TCP", appProtocol: "grpc" },
-            { name: "http-debug", port: r.debugPort, targetPort: r.debugPort, protocol: "TCP" },
-        ],
+        // Named grpc so Istio speaks HTTP/2 to it.
+        ports: [{ name: "grpc", port: r.grpcPort, targetPort: r.grpcPort, protocol: "TCP", appProtocol: "grpc" }],
     };
 }

@@ -13,9 +13,24 @@ import { ServiceSettings } from "./service-settings";
 
 export const REDIS_PORT = 6379;
 export const REDIS_NAME = "redis";
-/** Secret holding the Redis password under key `password`. */
-export const REDIS_SECRET = "redis-auth";
+/** Secret holding the generated Redis password under key `password`: `<Redis name>-auth` (`redis-auth` for the default name). */
+export function redisSecretName(redisName: string): string {
+    return `${redisName}-auth`;
+}
+export const REDIS_SECRET = redisSecretName(REDIS_NAME);
 export const REDIS_SECRET_KEY = "password";
+
+/**
+ * Starts redis-server (as the container's main process, `exec`) with the password from the
+ * environment as config on its stdin (a here-document; quotes and backslashes escaped for Redis's
+ * config syntax by sed, which reads it on stdin too); "$@": the other arguments.
+ */
+export const REDIS_START_SCRIPT = [
+    `escaped=$(printf '%s' "$REDIS_PASSWORD" | sed 's/[\\\\"]/\\\\&/g')`,
+    'exec redis-server - "$@" <<EOF',
+    'requirepass "$escaped"',
+    "EOF",
+].join("\n");
 
 /** Internal: built by the GlobalRateLimit component from its own arguments. */
 export interface RedisArgs {
@@ -37,17 +52,18 @@ export class Redis extends pulumi.ComponentResource {
         super("mesh-ratelimit:index:Redis", name, {}, opts);
         const s = args.settings;
         const ns = s.ratelimit.namespace;
-        const labels = stackLabels("redis", { app: REDIS_NAME });
+        const redisName = s.ratelimit.redisName;
+        const labels = stackLabels("redis", { app: redisName });
 
         // A Secret the user manages is only read; otherwise a generated password in a Secret of our own.
-        const auth = s.redis.password ?? { name: REDIS_SECRET, key: REDIS_SECRET_KEY };
+        const auth = s.redis.password ?? { name: redisSecretName(redisName), key: REDIS_SECRET_KEY };
         const owned: pulumi.Resource[] = [];
         if (!s.redis.password) {
             const password = new random.RandomPassword(`${name}-password`, { length: 32, special: false }, { parent: this });
             const secret = new k8s.core.v1.Secret(
                 `${name}-auth`,
                 {
-                    metadata: { name: REDIS_SECRET, namespace: ns, labels },
+                    metadata: { name: redisSecretName(redisName), namespace: ns, labels },
                     type: "Opaque",
                     stringData: { [REDIS_SECRET_KEY]: password.result },
                 },
@@ -57,12 +73,12 @@ export class Redis extends pulumi.ComponentResource {
         }
 
         // Its own identity, the one the access policies name (components/access-policies.ts).
-        const account = new k8s.core.v1.ServiceAccount(`${name}-sa`, serviceAccountManifest(REDIS_NAME, ns, "redis"), { parent: this });
+        const account = new k8s.core.v1.ServiceAccount(`${name}-sa`, serviceAccountManifest(redisName, ns, "redis"), { parent: this });
 
         this.deployment = new k8s.apps.v1.Deployment(
             name,
             {
-                metadata: { name: REDIS_NAME, namespace: ns, labels, annotations: awaitAnnotations(s) },
+                metadata: { name: redisName, namespace: ns, labels, annotations: awaitAnnotations(s) },
                 spec: redisDeploymentSpec(s, labels, auth),
             },
             { parent: this, dependsOn: [...owned, account] },
@@ -71,16 +87,16 @@ export class Redis extends pulumi.ComponentResource {
         this.service = new k8s.core.v1.Service(
             name,
             {
-                metadata: { name: REDIS_NAME, namespace: ns, labels, annotations: SKIP_AWAIT },
+                metadata: { name: redisName, namespace: ns, labels, annotations: SKIP_AWAIT },
                 spec: {
-                    selector: { app: REDIS_NAME },
+                    selector: { app: redisName },
                     ports: [{ name: "tcp-redis", port: REDIS_PORT, targetPort: REDIS_PORT, protocol: "TCP" }],
                 },
             },
             { parent: this },
         );
 
-        this.address = `${REDIS_NAME}.${ns}.svc.cluster.local:${REDIS_PORT}`;
+        this.address = `${redisName}.${ns}.svc.cluster.local:${REDIS_PORT}`;
         this.secretName = auth.name;
         this.registerOutputs({ address: this.address, secretName: this.secretName });
     }
@@ -94,7 +110,7 @@ function redisDeploymentSpec(
 ): k8s.types.input.apps.v1.DeploymentSpec {
     return {
         replicas: 1,
-        selector: { matchLabels: { app: REDIS_NAME } },
+        selector: { matchLabels: { app: s.ratelimit.redisName } },
         template: {
             // A sidecar of its own (whatever the namespace's injection label says), started
             // before Redis: the password and the counters then travel only inside mutual TLS,
@@ -103,7 +119,7 @@ function redisDeploymentSpec(
             spec: {
                 // Pod Security `restricted`, under an id above the host's system range (REDIS_UID).
                 securityContext: restrictedPodSecurityContext(REDIS_UID, REDIS_GID),
-                serviceAccountName: REDIS_NAME,
+                serviceAccountName: s.ratelimit.redisName,
                 containers: [redisContainer(s, auth)],
                 volumes: [{ name: "data", emptyDir: { sizeLimit: "64Mi" } }],
             },
@@ -116,12 +132,18 @@ function redisContainer(s: RedisArgs["settings"], auth: { name: string; key: str
     return {
         name: "redis",
         image: s.ratelimit.redisImage,
-        // Kubernetes expands $(REDIS_PASSWORD) from the env below; the value never appears in the spec.
-        args: ["--requirepass", "$(REDIS_PASSWORD)", ...redisServerArgs(s.ratelimit.redisMaxMemory)],
-        env: [{ name: "REDIS_PASSWORD", valueFrom: { secretKeyRef: { name: auth.name, key: auth.key } } }],
+        // The password never reaches a process's arguments (readable in /proc/<pid>/cmdline on the
+        // node): the shell's printf (a builtin) writes it to redis-server's stdin as config (`-`),
+        // and redis-cli reads it from REDISCLI_AUTH. The other arguments follow "$@" as given.
+        command: ["sh", "-c", REDIS_START_SCRIPT, "redis-server"],
+        args: redisServerArgs(s.ratelimit.redisMaxMemory, s.ratelimit.redisEvictionPolicy),
+        env: [
+            { name: "REDIS_PASSWORD", valueFrom: { secretKeyRef: { name: auth.name, key: auth.key } } },
+            { name: "REDISCLI_AUTH", valueFrom: { secretKeyRef: { name: auth.name, key: auth.key } } },
+        ],
         ports: [{ name: "redis", containerPort: REDIS_PORT }],
         readinessProbe: {
-            exec: { command: ["sh", "-c", 'redis-cli -a "$REDIS_PASSWORD" --no-auth-warning ping | grep -q PONG'] },
+            exec: { command: ["sh", "-c", "redis-cli ping | grep -q PONG"] },
             periodSeconds: 5,
         },
         // Restarted only when it no longer accepts connections (a different check from

@@ -34,6 +34,10 @@ export interface RateLimitServiceSettings {
     redisImage: string;
     /** `maxmemory` of the in-cluster Redis (builders/failure-bounds.ts). */
     redisMaxMemory: string;
+    /** Name of the in-cluster Redis (Deployment, Service, ServiceAccount, `app` label); its generated password's Secret is `<name>-auth`. */
+    redisName: string;
+    /** `maxmemory-policy` of the in-cluster Redis (builders/failure-bounds.ts). */
+    redisEvictionPolicy: string;
     /** The service's `REDIS_TIMEOUT`, derived from the gateway's timeout (builders/failure-bounds.ts). */
     redisTimeout: string;
 }

@@ -62,6 +62,8 @@ export interface AppliedLimit {
 
 export interface DescriptorExplanation {
     entries: Entry[];
+    /** The rate-limit service this descriptor is sent to (the calling filter's gRPC cluster), when known. */
+    service?: string;
     /** Undefined: the config has no limit for it; the service answers OK (never limited). */
     limit?: AppliedLimit;
     /** Counter key the service increments in Redis, with the window start left as `{window}`. */
@@ -84,6 +86,11 @@ export interface Explanation {
     };
     domain: string;
     descriptors: DescriptorExplanation[];
+    /**
+     * The calls the gateway makes for the request: one per rate-limit filter that produced
+     * descriptors (a filter with none makes no call), in the filters' order.
+     */
+    calls: { filter: string; service: string; domain: string; descriptors: DescriptorExplanation[] }[];
     /** True when at least one descriptor has a limit, i.e. the request can be refused with 429. */
     limited: boolean;
 }
@@ -99,8 +106,10 @@ export interface ModelRoute {
     /** Position of the route's source (VirtualService `http[]` entry, or Envoy route). */
     index: number;
     matches: RouteMatch[];
-    /** The route's own rate_limits. */
+    /** The route's own rate_limits (of the model's filter's stage). */
     rateLimits: any[];
+    /** The route has `rate_limits` of any stage (Envoy's OVERRIDE then ignores the virtual host's, whatever the filter's stage). */
+    anyRateLimits?: boolean;
     vhRateLimits: VhRateLimits;
     /** The EnvoyFilter(s) that gave the route its rate_limits, when known. */
     envoyFilter?: string;
@@ -127,7 +136,11 @@ export interface GatewayModel {
     httpFilterName?: string;
     /** The filter's `stage`: route and virtual-host `rate_limits` of another stage are not its. */
     stage?: number;
+    /** The service the filter calls (its gRPC cluster name), when known. */
+    service?: string;
     config: { domain: string; descriptors: any[] };
+    /** The other rate-limit filters on the listener, each its own model (they run too, in this order). */
+    others?: GatewayModel[];
 }
 
 const RATELIMIT_FILTER = "envoy.filters.http.ratelimit";
@@ -160,8 +173,18 @@ function vhRateLimitsOf(typedPerFilterConfig: any, name: string = RATELIMIT_FILT
     throw new Error(`vh_rate_limits ${JSON.stringify(v)} is not modelled`);
 }
 
-function readConfig(objects: K8sObject[]): GatewayModel["config"] {
-    const cm = objects.find((o) => o.kind === "ConfigMap" && typeof o.data?.["config.yaml"] === "string" && /(^|\n)domain:/.test(o.data["config.yaml"]));
+/**
+ * The config of the service a filter calls: the ConfigMap mounted by the Deployment named like the
+ * cluster's service (`outbound|<port>||<service>.<namespace>.svc...`), else the only rate-limit ConfigMap.
+ */
+function readConfig(objects: K8sObject[], cluster?: string): GatewayModel["config"] {
+    const isConfig = (o: K8sObject) => o.kind === "ConfigMap" && typeof o.data?.["config.yaml"] === "string" && /(^|\n)domain:/.test(o.data["config.yaml"]);
+    const host = cluster?.split("|")[3];
+    const [svc, ns] = host ? host.split(".") : [];
+    const deployment = objects.find((o) => o.kind === "Deployment" && o.metadata.name === svc && (o.metadata.namespace ?? "default") === ns);
+    const mounted: string[] = (deployment?.spec?.template?.spec?.volumes ?? []).map((v: any) => v.configMap?.name).filter(Boolean);
+    const cm =
+        objects.find((o) => isConfig(o) && mounted.includes(o.metadata.name) && (o.metadata.namespace ?? "default") === ns) ?? objects.find((o) => isConfig(o));
     if (!cm) throw new Error("no rate-limit ConfigMap (data['config.yaml'] with a domain) in the rendered objects");
     const config = parse(cm.data["config.yaml"]);
     return { domain: config?.domain, descriptors: config?.descriptors ?? [] };
@@ -240,23 +263,23 @@ function onGateway(context: string | undefined): boolean {
     return c === "GATEWAY" || c === "ANY";
 }
 
-/** The rate-limit HTTP filter on the gateway's listener: its configured name (when inserted) and stage. */
-function listenerRateLimitFilter(filters: K8sObject[], gatewayPort: number): { name?: string; stage: number } {
-    let name: string | undefined;
-    let stage = 0;
+/** The rate-limit HTTP filters on the gateway's listener, in the order inserted: configured name, stage and the service's cluster. */
+function listenerRateLimitFilters(filters: K8sObject[], gatewayPort: number): { name: string; stage: number; cluster?: string }[] {
+    const out: { name: string; stage: number; cluster?: string }[] = [];
     for (const f of filters) {
         for (const p of f.spec?.configPatches ?? []) {
             const port = field(p.match?.listener, "port_number");
             const value = p.patch?.value ?? {};
             if (field(p, "apply_to") !== "HTTP_FILTER" || !onGateway(p.match?.context)) continue;
             if ((port !== undefined && Number(port) !== gatewayPort) || !isRateLimitFilter(value)) continue;
-            if (name !== undefined && name !== value.name)
-                throw new Error(`two rate-limit filters (${name}, ${value.name}) on one listener: use listenerCalls (gateway-model/listener.ts)`);
-            name = value.name;
-            stage = Number(field(field(value, "typed_config"), "stage") ?? 0);
+            const name = value.name ?? RATELIMIT_FILTER;
+            if (out.some((x) => x.name === name)) continue;
+            const tc = field(value, "typed_config");
+            const cluster = field(field(field(field(tc, "rate_limit_service"), "grpc_service"), "envoy_grpc"), "cluster_name");
+            out.push({ name, stage: Number(field(tc, "stage") ?? 0), ...(cluster ? { cluster } : {}) });
         }
     }
-    return { name, stage };
+    return out;
 }
 
 /** Where the patches are read for: the Gateway server's port, the request's virtual host, the rate-limit filter's name and stage. */
@@ -308,12 +331,16 @@ function readVirtualHostPatch(f: K8sObject, value: any, t: PatchTarget, found: P
 
 /** An HTTP_ROUTE patch: the named routes' own rate_limits of the stage and their RateLimitPerRoute. */
 function readRoutePatch(f: K8sObject, value: any, routeName: string | undefined, t: PatchTarget, routes: ModelRoute[], found: PatchFindings): void {
-    const own = entriesOfStage(field(value.route, "rate_limits"), t.stage);
+    const all = field(value.route, "rate_limits");
+    const own = entriesOfStage(all, t.stage);
     const mode = vhRateLimitsOf(field(value, "typed_per_filter_config"), t.rlName);
     const per = perFilterRateLimits(field(value, "typed_per_filter_config"), t.rlName);
-    if (!own.length && !mode && !per) return;
+    const any = Array.isArray(all) && all.length > 0;
+    if (!any && !mode && !per) return;
     if (!routeName) throw new Error(`EnvoyFilter ${f.metadata.name}: a route patch without route name is not modelled`);
     for (const r of routes.filter((r) => r.name === routeName)) {
+        if (any) r.anyRateLimits = true;
+        if (!own.length && !mode && !per) continue;
         if (per) r.perFilter = { rateLimits: per, envoyFilter: f.metadata.name };
         if (own.length) r.rateLimits.push(...own);
         if (mode) {
@@ -322,7 +349,8 @@ function readRoutePatch(f: K8sObject, value: any, routeName: string | undefined,
         }
         r.envoyFilter = [r.envoyFilter, f.metadata.name].filter(Boolean).join(", ");
     }
-    found.filterNames.push(f.metadata.name);
+    // Only another stage's entries: a patch of another filter, not one this filter reads.
+    if (own.length || mode || per) found.filterNames.push(f.metadata.name);
 }
 
 /** One patch of an EnvoyFilter on the gateway's pods, read into `found` (and the routes). */
@@ -364,19 +392,36 @@ function patchLimits(p: any, name: string, rlName: string, stage: number): boole
  * (default: the VirtualService's first host). Throws when a piece is missing or no host of the
  * VirtualService serves `requestHost`.
  */
-export function gatewayModel(objects: K8sObject[], requestHost?: string): GatewayModel {
+export function gatewayModel(objects: K8sObject[], requestHost?: string, filterName?: string): GatewayModel {
     const gateway = readGateway(objects);
     const vs = boundVirtualService(objects, gateway);
-    const { host, hosts } = servedHost(vs, requestHost);
-    const virtualHost = `${host}:${gateway.port}`;
-    const routes = virtualServiceRoutes(vs);
-
     // Only filters that select the gateway's pods and patch the GATEWAY context (or ANY, Istio's
     // default when `context` is absent) act on it.
     const filters = objects.filter((o) => o.kind === "EnvoyFilter" && isSubset(o.spec?.workloadSelector?.labels, gateway.selector));
-    // First the rate-limit filter on this listener: its name and stage decide which patches it reads.
-    const listenerFilter = listenerRateLimitFilter(filters, gateway.port);
-    const rlName = listenerFilter.name ?? RATELIMIT_FILTER;
+    // First the rate-limit filters on this listener: each one's name and stage decide which patches it reads.
+    const listed = listenerRateLimitFilters(filters, gateway.port);
+    // Lower stages first (the shared layout's fixed filter at 0, its per-value filter at 1), else as inserted.
+    const chosen = (filterName === undefined ? listed : listed.filter((f) => f.name === filterName)).sort((a, b) => a.stage - b.stage);
+    if (filterName !== undefined && !chosen.length)
+        throw new Error(`no rate-limit filter named ${filterName} on Gateway ${gateway.name}'s port ${gateway.port}`);
+    const models = (chosen.length ? chosen : [{ name: RATELIMIT_FILTER, stage: 0 }]).map((f) => filterModel(objects, gateway, vs, filters, f, requestHost));
+    const [first, ...others] = models;
+    return others.length ? { ...first!, others } : first!;
+}
+
+/** The model of one rate-limit filter on the listener (its patches, domain and service config). */
+function filterModel(
+    objects: K8sObject[],
+    gateway: GatewayModel["gateway"],
+    vs: K8sObject,
+    filters: K8sObject[],
+    listenerFilter: { name: string; stage: number; cluster?: string },
+    requestHost: string | undefined,
+): GatewayModel {
+    const { host, hosts } = servedHost(vs, requestHost);
+    const virtualHost = `${host}:${gateway.port}`;
+    const routes = virtualServiceRoutes(vs);
+    const rlName = listenerFilter.name;
     const stage = listenerFilter.stage;
     const target: PatchTarget = { port: gateway.port, virtualHost, rlName, stage };
     const found: PatchFindings = { failureModeDeny: false, vhostRateLimits: [], filterNames: [], ownMode: new Set() };
@@ -406,7 +451,8 @@ export function gatewayModel(objects: K8sObject[], requestHost?: string): Gatewa
         ...(vhostPerFilter ? { vhostPerFilter } : {}),
         httpFilterName: rlName,
         stage,
-        config: readConfig(objects),
+        ...(listenerFilter.cluster ? { service: listenerFilter.cluster } : {}),
+        config: readConfig(objects, listenerFilter.cluster),
     };
 }
 
@@ -418,9 +464,10 @@ export function gatewayModel(objects: K8sObject[], requestHost?: string): Gatewa
 export function gatewayModelFromEnvoy(
     routeConfiguration: any,
     virtualHost: string,
-    filter: { domain: string; failureModeDeny: boolean },
+    filter: { domain: string; failureModeDeny: boolean; stage?: number; cluster?: string },
     objects: K8sObject[],
 ): GatewayModel {
+    const stage = filter.stage ?? 0;
     const vh = (field(routeConfiguration, "virtual_hosts") ?? []).find((v: any) => v.name === virtualHost);
     if (!vh) throw new Error(`route configuration ${routeConfiguration?.name} has no virtual host ${virtualHost}`);
     const vhMode = vhRateLimitsOf(field(vh, "typed_per_filter_config")) ?? "OVERRIDE";
@@ -439,12 +486,13 @@ export function gatewayModelFromEnvoy(
             name: r.name,
             index,
             matches: [match],
-            rateLimits: field(r.route, "rate_limits") ?? [],
+            rateLimits: entriesOfStage(field(r.route, "rate_limits"), stage),
+            ...((field(r.route, "rate_limits") ?? []).length ? { anyRateLimits: true } : {}),
             vhRateLimits: vhRateLimitsOf(field(r, "typed_per_filter_config")) ?? vhMode,
             envoyFilter: "(generated)",
         };
     });
-    const vhRl = field(vh, "rate_limits") ?? [];
+    const vhRl = entriesOfStage(field(vh, "rate_limits"), stage);
     return {
         source: "Istio-generated route configuration",
         gateway: readGateway(objects),
@@ -454,7 +502,9 @@ export function gatewayModelFromEnvoy(
         failureModeDeny: filter.failureModeDeny,
         filterNames: [],
         vhostRateLimits: vhRl.length ? [{ rateLimits: vhRl, envoyFilter: "(generated)" }] : [],
-        config: readConfig(objects),
+        stage,
+        ...(filter.cluster ? { service: filter.cluster } : {}),
+        config: readConfig(objects, filter.cluster),
     };
 }
 
@@ -670,19 +720,38 @@ export function rateLimitsOf(m: GatewayModel, route: ModelRoute): { rateLimits: 
     const vh = m.vhostRateLimits.flatMap((r) => r.rateLimits);
     const vhFilters = m.vhostRateLimits.map((r) => r.envoyFilter).join(", ");
     const own = route.rateLimits;
-    const useVh = route.vhRateLimits === "INCLUDE" || (route.vhRateLimits === "OVERRIDE" && own.length === 0);
+    const useVh = route.vhRateLimits === "INCLUDE" || (route.vhRateLimits === "OVERRIDE" && own.length === 0 && !route.anyRateLimits);
     const level: Explanation["rateLimitsFrom"]["level"] =
         own.length && useVh && vh.length ? "route and virtual host" : own.length ? "route" : useVh && vh.length ? "virtual host" : "none";
     const envoyFilter = [own.length ? route.envoyFilter : undefined, useVh && vh.length ? vhFilters : undefined].filter(Boolean).join(", ") || undefined;
     return { rateLimits: [...own, ...(useVh ? vh : [])], level, ...(envoyFilter ? { envoyFilter } : {}) };
 }
 
-/** Explains one request path against a gateway model. */
+/**
+ * Explains one request path against a gateway model: its own filter's descriptors, then those of
+ * every other rate-limit filter on the listener (`others`), each call to its own service.
+ */
 export function explainWith(m: GatewayModel, path: string, request: ModelRequest = {}): Explanation {
+    const own = explainOne(m, path, request);
+    const rest = (m.others ?? []).map((o) => explainOne(o, path, request));
+    if (!rest.length) return own;
+    const all = [own, ...rest];
+    // Where the descriptors came from: the one filter that sends any, else the first filter's view.
+    const sending = all.filter((x) => x.descriptors.length);
+    return {
+        ...own,
+        rateLimitsFrom: sending.length === 1 ? sending[0]!.rateLimitsFrom : own.rateLimitsFrom,
+        descriptors: all.flatMap((x) => x.descriptors),
+        calls: all.flatMap((x) => x.calls),
+        limited: all.some((x) => x.limited),
+    };
+}
+
+function explainOne(m: GatewayModel, path: string, request: ModelRequest): Explanation {
     const normalizedPath = normalizePath(path);
     const sel = selectRoute(m, normalizedPath);
     const base = { path, normalizedPath, virtualHost: m.virtualHost, domain: m.domain };
-    if (!sel) return { ...base, route: undefined, rateLimitsFrom: { level: "none" }, descriptors: [], limited: false };
+    if (!sel) return { ...base, route: undefined, rateLimitsFrom: { level: "none" }, descriptors: [], calls: [], limited: false };
     const { route, match } = sel;
     const { rateLimits, level, envoyFilter } = rateLimitsOf(m, route);
     const joined: Record<string, string> = {};
@@ -703,12 +772,14 @@ export function explainWith(m: GatewayModel, path: string, request: ModelRequest
     const descriptors = rateLimits
         .map((rl) => descriptorFor(rl, headers, client, { ...first, ...pseudo }))
         .filter((d): d is Entry[] => d !== undefined)
-        .map((entries) => lookupLimit(m.config, m.domain, entries));
+        .map((entries) => ({ ...lookupLimit(m.config, m.domain, entries), ...(m.service ? { service: m.service } : {}) }));
+    const filter = m.httpFilterName ?? RATELIMIT_FILTER;
     return {
         ...base,
         route: { name: route.name, index: route.index, match: matchText(match), virtualService: m.source },
         rateLimitsFrom: { level, envoyFilter },
         descriptors,
+        calls: descriptors.length ? [{ filter, service: m.service ?? "", domain: m.domain, descriptors }] : [],
         limited: descriptors.some((d) => d.limit && !d.limit.unlimited && !d.limit.shadow),
     };
 }

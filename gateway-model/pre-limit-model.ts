@@ -21,7 +21,7 @@
  * - One bucket set per gateway pod (per Envoy process, shared by its worker threads).
  */
 import { LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER } from "../builders/envoy-filters";
-import { Entry, GatewayModel, ModelRequest, DEFAULT_CLIENT_ADDRESS, descriptorFor, normalizePath, selectRoute } from "./explain";
+import { Entry, GatewayModel, ModelRequest, DEFAULT_CLIENT_ADDRESS, descriptorFor, explainWith, normalizePath, selectRoute } from "./explain";
 import { K8sObject } from "../lib/k8s-object";
 
 /** Whether an HTTP filter name is the local rate-limit filter's, canonical or of one instance (`<canonical>/<namespace>/<name>`). */
@@ -259,7 +259,13 @@ export class PreLimitPod {
 export function formatPreLimit(m: GatewayModel, cfg: PreLimitConfigModel | undefined, path: string, request: ModelRequest = {}): string {
     if (!cfg) return "  pre-limit: none on this virtual host: the rate-limit service decides every request";
     const descriptors = preLimitDescriptors(m, cfg, path, request);
-    if (!descriptors.length) return "  pre-limit: no descriptor, nothing to count: the request passes it";
+    if (!descriptors.length) {
+        // Per-value counters in a store of their own: another filter sends them, the pre-limit never sees them.
+        const perValue = (m.others ?? []).some((o) => explainWith(o, path, request).descriptors.length > 0);
+        return perValue
+            ? "  pre-limit: no bucket (per-value counters, sent by the per-value filter to their own service): only the service counts them\n  who decides: the service, for every such request (the pre-limit cannot bound these counters)"
+            : "  pre-limit: no descriptor, nothing to count: the request passes it";
+    }
     const out: string[] = [];
     for (const entries of descriptors) {
         const d = matchingDescriptor(cfg, entries);

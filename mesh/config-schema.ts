@@ -25,6 +25,7 @@ export const CONFIG_KEY_OF_FIELD: Readonly<Record<string, string>> = {
     statusOnError: "statusOnError",
     filterLayout: "filterLayout",
     preLimit: "preLimit",
+    counterStore: "counterStore",
     pathKey: "pathKey",
     namespace: "ratelimitNamespace",
     "service.name": "ratelimitServiceName",
@@ -241,6 +242,15 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         default: String(DEFAULTS.preLimit),
         description:
             "A local pre-limit on the gateway, before the rate-limit filter: per pod a token bucket of 2 × each limit a fixed descriptor names (`/productpage`, `api`), refilled by the limit per window, so a flood is refused (429, `x-mesh-ratelimit: pre-limit`) without calling the service; it never refuses traffic that stays within the limits. Per-path counters stay with the service; with `shadowMode` there is no pre-limit. `false`: every request asks the service.",
+    },
+
+    {
+        group: "limits",
+        key: "counterStore",
+        kind: "string",
+        default: String(DEFAULTS.counterStore),
+        description:
+            "Where the counters live. `split` (default): the per-path counters (one per distinct path, which any client can create at will) go to a rate-limit service and a Redis of their own (`<ratelimitServiceName>-per-value`, `redis-per-value`); `/productpage` and `api` keep theirs, which no flood of new paths can evict, reset or slow. A request calls one of the two. `single`: the specification's layout, one service, one Redis, one config with the three descriptors; a flood of new paths can then evict a live `/productpage` counter and reset its limit.",
     },
 
     // Local limit

@@ -4,6 +4,7 @@
 import { LOCAL_RATE_LIMIT_HEADER } from "../builders/envoy-filters";
 import { PRE_LIMIT_HEADER, PRE_LIMIT_HEADER_VALUE, preLimitPlan } from "../builders/pre-limit";
 import { compileGlobalLimits } from "../builders/rules";
+import { CounterStore, hasBothKinds } from "../builders/counter-stores";
 import { StackSettings } from "./settings-types";
 import { globalLimitsFromSettings } from "./spec-limits";
 
@@ -20,6 +21,7 @@ export function effectiveLimits(s: StackSettings): LimitRow[] {
     const gw = `ingress gateway (${s.mesh.gatewaySelector.key}=${s.mesh.gatewaySelector.value}), 429`;
     const buckets =
         s.global.preLimit && !s.ratelimit.shadowMode ? preLimitPlan(compileGlobalLimits(globalLimitsFromSettings(s)).configDescriptors).buckets : [];
+    const split = s.global.counterStore === CounterStore.Split && hasBothKinds(globalLimitsFromSettings(s));
     const rows: LimitRow[] = s.global.descriptors.map((d) => {
         let match: string;
         const query = s.global.pathKey === "literal" ? "; the query counts as part of the path" : ", with or without a query";
@@ -27,7 +29,7 @@ export function effectiveLimits(s: StackSettings): LimitRow[] {
             match =
                 s.global.pathKey === "literal"
                     ? `any other :path, query included (each its own counter) [${d.key}]`
-                    : `any other path (each path its own counter, query ignored${s.global.apiRoute ? `; '${s.global.apiRoute.route}' route paths count here too` : ""}) [${d.key}]`;
+                    : `any other path (each path its own counter, query ignored${apiOther(s)}) [${d.key}]`;
         else if (s.global.apiRoute && d.value === s.global.apiRoute.descriptorValue)
             match = `paths matching ${s.global.apiRoute.regex} on route '${s.global.apiRoute.route}'${query}, shared [${d.key}=${d.value}]`;
         else match = `path ${d.value}${query} [${d.key}=${d.value}]`;
@@ -36,7 +38,10 @@ export function effectiveLimits(s: StackSettings): LimitRow[] {
         const pre = b
             ? `; pre-limit first: ${b.maxTokens} per gateway pod, +${b.tokensPerFill} per ${b.fillInterval} (429, ${PRE_LIMIT_HEADER}: ${PRE_LIMIT_HEADER_VALUE})`
             : "";
-        return { scope: "global", match, limit: `${d.requestsPerUnit}/${d.unit}`, enforcedBy: `${gw}; domain '${s.global.domain}'${pre}` };
+        // With the per-path counters in a store of their own, say which service counts each row.
+        const perValue = split && d.value === undefined;
+        const service = split ? `; service ${s.ratelimit.serviceName}${perValue ? "-per-value (its own Redis)" : ""}` : "";
+        return { scope: "global", match, limit: `${d.requestsPerUnit}/${d.unit}`, enforcedBy: `${gw}; domain '${s.global.domain}'${service}${pre}` };
     });
     rows.push({
         scope: "local",
@@ -45,6 +50,17 @@ export function effectiveLimits(s: StackSettings): LimitRow[] {
         enforcedBy: `sidecar, 429 with ${LOCAL_RATE_LIMIT_HEADER}: true`,
     });
     return rows;
+}
+
+/**
+ * What the catch-all says of the api route's paths: with one store they count there too; split,
+ * those the api limit counts are left out (it refuses first: builders/counter-stores.ts).
+ */
+function apiOther(s: StackSettings): string {
+    const api = s.global.apiRoute;
+    if (!api) return "";
+    if (s.global.counterStore === CounterStore.Split && s.global.pathKey !== "literal") return `; '${api.route}' route paths the api limit counts are left out`;
+    return `; '${api.route}' route paths count here too`;
 }
 
 export function formatLimits(rows: LimitRow[]): string {

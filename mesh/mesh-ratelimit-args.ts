@@ -3,6 +3,7 @@ import { ApiProfileName, BookinfoMode, DescriptorArgs, EspPortModeName, FilterNa
 import { ServiceLogLevel } from "../components/service-settings";
 import { LimitUnit, PathKeyMode } from "../builders/rules";
 import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
+import { CounterStore } from "../builders/counter-stores";
 
 /**
  * The whole specified stack (docs/specification.md): one field per stack config key (docs/configuration.md),
@@ -57,6 +58,8 @@ export interface MeshRateLimitArgs {
     rateLimitTimeout?: string;
     /** A local pre-limit on the gateway, before the rate-limit filter: per pod a token bucket of 2 × each limit a fixed descriptor names (`/productpage`, `api`), refilled by the limit per window, so a flood is refused (429, `x-mesh-ratelimit: pre-limit`) without calling the service; it never refuses traffic that stays within the limits. Per-path counters stay with the service; with `shadowMode` there is no pre-limit. `false`: every request asks the service. Defaults to `true`. */
     preLimit?: boolean;
+    /** Where the counters live. `split` (default): the per-path counters (one per distinct path, which any client can create at will) go to a rate-limit service and a Redis of their own (`<ratelimitServiceName>-per-value`, `redis-per-value`); `/productpage` and `api` keep theirs, which no flood of new paths can evict, reset or slow. A request calls one of the two. `single`: the specification's layout, one service, one Redis, one config with the three descriptors; a flood of new paths can then evict a live `/productpage` counter and reset its limit. Defaults to `split`. */
+    counterStore?: CounterStore;
     /** Token bucket size per pod (`max_tokens` = `tokens_per_fill`). Defaults to A: `4`, B: `10`. */
     localBucket?: number;
     /** Bucket refill interval (protobuf duration, at least `0.05s`). Defaults to `60s`. */

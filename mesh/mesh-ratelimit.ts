@@ -56,6 +56,7 @@ export function globalArgsFromSettings(
         namespace: r.namespace,
         failureModeDeny: s.global.failureModeDeny,
         preLimit: s.global.preLimit,
+        counterStore: s.global.counterStore,
         timeout: s.global.timeout,
         service: {
             name: r.serviceName,

@@ -6,6 +6,7 @@
 import { RedisConnection } from "../builders/redis-connection";
 import { SpecPaths } from "../builders/routes";
 import { LimitUnit, PathKeyMode } from "../builders/rules";
+import { CounterStore } from "../builders/counter-stores";
 import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
 import { ApiProfileName, BookinfoMode, FilterNamespaces, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
 import { BookinfoSettings } from "../components/bookinfo";
@@ -44,6 +45,8 @@ export interface StackSettings {
         failureModeDeny: boolean;
         /** The gateway's local pre-limit before the rate-limit filter. */
         preLimit: boolean;
+        /** Fixed and per-value counters in stores of their own (split), or one store (the specification's). */
+        counterStore: CounterStore;
         timeout: string;
         /** How requests are keyed: by path without its query (default), or the literal `:path`. */
         pathKey: PathKeyMode;

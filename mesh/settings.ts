@@ -11,11 +11,13 @@ import { readRedisConnection } from "./redis-settings";
 import { DEFAULT_GATEWAY_PRINCIPAL, PRINCIPAL_PROBLEM, parsePrincipal, principalOf, suggestedPrincipal } from "../lib/principal";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { Fix, FixStyle } from "../lib/fix-style";
-import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem, redisTimeoutFor } from "../builders/failure-bounds";
+import { DEFAULT_REDIS_MAXMEMORY, REDIS_EVICTION_POLICY, redisMaxMemoryProblem, redisTimeoutFor } from "../builders/failure-bounds";
+import { REDIS_NAME } from "../components/redis";
 
 import type { DescriptorLimit, StackSettings, ApiRouteLimit } from "./settings-types";
 import type { HttpRoute, SpecPaths } from "../builders/routes";
 import { LimitUnit, PathKeyMode } from "../builders/rules";
+import { CounterStore } from "../builders/counter-stores";
 import {
     ApiProfileName,
     BookinfoMode,
@@ -428,6 +430,7 @@ function readGlobalFilter(r: Reader): Omit<StackSettings["global"], "domain" | "
     const pathKey = r.oneOf<PathKeyMode>("pathKey", PATH_KEYS);
     const failureModeDeny = r.bool("failureModeDeny");
     const preLimit = r.bool("preLimit");
+    const counterStore = r.oneOf<CounterStore>("counterStore", Object.values(CounterStore));
     const filterLayout = r.oneOf<FilterLayout>("filterLayout", Object.values(FilterLayout));
     const statusOnError = r.given("statusOnError") === undefined ? undefined : r.oneOf<ErrorStatus>("statusOnError", Object.values(ErrorStatus));
     if (statusOnError !== undefined && !failureModeDeny) {
@@ -436,7 +439,7 @@ function readGlobalFilter(r: Reader): Omit<StackSettings["global"], "domain" | "
         );
     }
     const timeout = r.protoDuration("rateLimitTimeout", 0.001);
-    return { failureModeDeny, preLimit, timeout, pathKey, filterLayout, ...(statusOnError !== undefined ? { statusOnError } : {}) };
+    return { failureModeDeny, preLimit, counterStore, timeout, pathKey, filterLayout, ...(statusOnError !== undefined ? { statusOnError } : {}) };
 }
 
 /** The sidecar's local token bucket. */
@@ -548,6 +551,8 @@ function readRatelimitService(r: Reader, timeout: string): StackSettings["rateli
         shadowMode: r.bool("shadowMode"),
         redisImage: r.str("redisImage"),
         redisMaxMemory: r.str("redisMaxMemory"),
+        redisName: REDIS_NAME,
+        redisEvictionPolicy: REDIS_EVICTION_POLICY,
         redisTimeout: redisTimeoutFor(protoDurationSeconds(timeout) ?? 10),
     };
     const maxMemoryProblem = redisMaxMemoryProblem(ratelimit.redisMaxMemory);

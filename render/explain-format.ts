@@ -13,11 +13,16 @@ export function windowStart(unit: string, nowMs: number): number {
     return Math.floor(nowMs / 1000 / d) * d;
 }
 
-/** Human-readable lines for the CLI. */
 /** The descriptor whose limit is reached first (the smallest allowance per second), if any. */
 export function bindingDescriptor(x: Explanation): DescriptorExplanation | undefined {
     const rate = (d: DescriptorExplanation) => d.limit!.requestsPerUnit / (UNIT_SECONDS[d.limit!.unit] ?? 1);
     return x.descriptors.filter((d) => d.limit && !d.limit.unlimited && !d.limit.shadow).sort((a, b) => rate(a) - rate(b))[0];
+}
+
+/** `<service>.<namespace>` of an Istio outbound cluster name (`outbound|<port>||<host>`), or the name as it is. */
+function serviceOfCluster(cluster: string): string {
+    const host = cluster.split("|")[3];
+    return host ? host.split(".").slice(0, 2).join(".") : cluster;
 }
 
 /** Human-readable lines for the CLI. */
@@ -36,6 +41,9 @@ export function formatExplanation(x: Explanation, nowMs: number = Date.now()): s
     );
     out.push(`  domain: ${x.domain}`);
     if (!x.descriptors.length) out.push("  descriptors: none (nothing is sent: never limited globally)");
+    // The calls the gateway makes: one per rate-limit filter with descriptors, each to its own service.
+    if (x.calls.some((c) => c.service))
+        out.push(`  calls: ${x.calls.length} (${x.calls.map((c) => `${serviceOfCluster(c.service)}: ${c.descriptors.length} descriptor(s)`).join("; ")})`);
     const binding = bindingDescriptor(x);
     x.descriptors.forEach((d, i) => {
         out.push(`  descriptor ${i + 1}: ${d.entries.map((e) => `${e.key}=${e.value}`).join(", ")}`);

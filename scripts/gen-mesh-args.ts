@@ -24,6 +24,7 @@ export const ENUM_KEYS: Readonly<Record<string, string>> = {
     filterNamespaces: "FilterNamespaces",
     mutualTlsScope: "MutualTlsScope",
     filterLayout: "FilterLayout",
+    counterStore: "CounterStore",
     statusOnError: "ErrorStatus",
 };
 /** Keys whose config value is JSON or a list: the typed form. */
@@ -51,6 +52,7 @@ import { ApiProfileName, BookinfoMode, DescriptorArgs, EspPortModeName, FilterNa
 import { ServiceLogLevel } from "../components/service-settings";
 import { LimitUnit, PathKeyMode } from "../builders/rules";
 import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
+import { CounterStore } from "../builders/counter-stores";
 
 /**
  * The whole specified stack (docs/specification.md): one field per stack config key (docs/configuration.md),

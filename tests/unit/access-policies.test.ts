@@ -131,8 +131,14 @@ describe("access policies: who may talk to whom", () => {
 
     it("an existing Redis: no Redis policies or ServiceAccount; accessPolicies=false: no policies at all, ServiceAccounts kept", async () => {
         const ext = await render({ overrides: { redisMode: "external", redisAddress: "redis.cache:6379" } });
-        expect(ext.names("AuthorizationPolicy")).to.deep.equal(["ratelimit-from-gateway"]);
-        expect(ext.names("NetworkPolicy")).to.deep.equal(["ratelimit-from-gateway"]);
+        // The existing Redis holds the fixed counters; the per-path counters get a Redis of their
+        // own (never the user's), with its policies.
+        expect(ext.names("AuthorizationPolicy")).to.deep.equal([
+            "ratelimit-from-gateway",
+            "ratelimit-per-value-from-gateway",
+            "redis-per-value-from-ratelimit",
+        ]);
+        expect(ext.names("NetworkPolicy")).to.deep.equal(["ratelimit-from-gateway", "ratelimit-per-value-from-gateway", "redis-per-value-from-ratelimit"]);
         expect(ext.find("ServiceAccount", "redis")).to.equal(undefined);
         const off = await render({ overrides: { accessPolicies: "false" } });
         expect(off.names("AuthorizationPolicy")).to.deep.equal([]);

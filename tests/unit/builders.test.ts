@@ -12,8 +12,9 @@ import { StackSettings } from "../../mesh/settings-types";
 import { resolveSettings } from "../../mesh/settings";
 import { DEV } from "./helpers";
 
-const A = resolveSettings(DEV);
-const B = resolveSettings({ ...DEV, variant: "B" });
+// The specification's one counter store: its config and filters are what these tables describe.
+const A = resolveSettings({ ...DEV, counterStore: "single" });
+const B = resolveSettings({ ...DEV, variant: "B", counterStore: "single" });
 /** The stack's gateway filters, by name, as the GlobalRateLimit component plans them. */
 const filters = (s: StackSettings) => Object.fromEntries(planGlobalRateLimit(globalArgsFromSettings(s)).filters.map((f) => [f.name, f.spec as any]));
 /** The rate-limit service's config.yaml, as the GlobalRateLimit component plans it. */

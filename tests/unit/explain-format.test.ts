@@ -54,6 +54,7 @@ describe("the explain CLI's formatting (render/explain-format.ts): bindingDescri
         rateLimitsFrom: { level: "virtual host", envoyFilter: "f" },
         domain: "d",
         descriptors,
+        calls: [{ filter: "envoy.filters.http.ratelimit", service: "", domain: "d", descriptors }],
         limited: true,
     });
     const binds = (ds: DescriptorExplanation[]) => bindingDescriptor(x(ds))?.entries[0].value;

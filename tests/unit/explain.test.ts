@@ -11,12 +11,15 @@ import { renderVariant } from "../rls/harness/stack";
 describe("gateway model (gateway-model/explain.ts): answers follow the rendered objects", function () {
     it("a different route regex in the stack config changes which api paths send PATH=api (model)", async () => {
         const objs = await renderVariant("A", { apiRouteRegex: "/api/v1/products/[0-9]+" });
-        expect(explain(objs, "/api/v1/products/100").descriptors.map((d) => d.entries)).to.deep.equal([
-            [{ key: "PATH", value: "api" }],
-            [{ key: "PATH", value: "/api/v1/products/100" }],
-        ]);
+        // Counted by the api limit, which refuses before the per-path catch-all could: no per-path counter.
+        expect(explain(objs, "/api/v1/products/100").descriptors.map((d) => d.entries)).to.deep.equal([[{ key: "PATH", value: "api" }]]);
         const dflt = await renderVariant("A");
-        expect(explain(dflt, "/api/v1/products/100").descriptors.map((d) => d.entries)).to.deep.equal([[{ key: "PATH", value: "/api/v1/products/100" }]]);
+        expect(explain(dflt, "/api/v1/products/100").descriptors.map((d) => d.entries)).to.deep.equal([
+            [
+                { key: "other_paths", value: "each" },
+                { key: "PATH", value: "/api/v1/products/100" },
+            ],
+        ]);
     });
 
     it("domain, limited path and limits come from the rendered filter and ConfigMap (model)", async () => {
@@ -24,7 +27,7 @@ describe("gateway model (gateway-model/explain.ts): answers follow the rendered 
         const x = explain(objs, "/login");
         expect(x.domain).to.equal("shop");
         expect(x.descriptors[0].limit).to.deep.include({ entry: "PATH=/login", requestsPerUnit: 7, unit: "minute" });
-        expect(explain(objs, "/productpage").descriptors[0].limit?.entry).to.equal("PATH (catch-all)");
+        expect(explain(objs, "/productpage").descriptors[0].limit?.entry).to.equal("other_paths=each / PATH (catch-all)");
     });
 
     it("variant A's api route name is read from the VirtualService and the route patch (model)", async () => {
@@ -38,7 +41,7 @@ describe("gateway model (gateway-model/explain.ts): answers follow the rendered 
         const x = explain(objs, "/api/v1/products/3");
         expect(x.route?.name).to.equal("products");
         expect(x.rateLimitsFrom.level).to.equal("route and virtual host");
-        expect(x.descriptors.map((d) => d.entries)).to.deep.equal([[{ key: "PATH", value: "api" }], [{ key: "PATH", value: "/api/v1/products/3" }]]);
+        expect(x.descriptors.map((d) => d.entries)).to.deep.equal([[{ key: "PATH", value: "api" }]]);
     });
 
     it("the printed explanation names route, descriptor, limit and the bucket of the current window (model)", async () => {
@@ -49,9 +52,12 @@ describe("gateway model (gateway-model/explain.ts): answers follow the rendered 
         expect(text).to.include("descriptor 1: PATH=api");
         expect(text).to.include("limit: 2 per minute (config entry PATH=api)");
         expect(text).to.include(`bucket: ratelimit_PATH_api_${Date.UTC(2026, 0, 1, 12, 34) / 1000}`);
-        expect(text).to.include("limit: 2 per minute (config entry PATH=api) <- binds first");
-        expect(text).to.include("descriptor 2: PATH=/api/v1/products/7");
-        expect(formatExplanation(explain(objs, "/api/v1/products/100"), at)).to.include("limit: 100 per minute (config entry PATH (catch-all))");
+        // One call, to the fixed counters' service: the api limit refuses before a per-path counter could.
+        expect(text).to.include("calls: 1 (ratelimit.default: 1 descriptor(s))");
+        expect(text).to.not.include("descriptor 2");
+        const other = formatExplanation(explain(objs, "/api/v1/products/100"), at);
+        expect(other).to.include("limit: 100 per minute (config entry other_paths=each / PATH (catch-all))");
+        expect(other).to.include("calls: 1 (ratelimit-per-value.default: 1 descriptor(s))");
         const literal = await renderVariant("A", { pathKey: "literal" });
         expect(formatExplanation(explain(literal, "/api/v1/products/100"), at)).to.include("descriptors: none");
     });

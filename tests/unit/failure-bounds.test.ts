@@ -118,9 +118,9 @@ describe("failure bounds in the rendered stack: the rate-limit service and Redis
         const c = r.get("Deployment", "ratelimit").spec.template.spec.containers[0];
         expect(goMillis(env(c).REDIS_TIMEOUT)).to.be.lessThan(gatewayTimeout * 1000);
         expect(env(c).REDIS_HEALTH_CHECK_ACTIVE_CONNECTION).to.equal("true");
-        // Readiness asks /healthcheck (it fails without a Redis connection); liveness does not, so a Redis
-        // outage takes pods out of the endpoints without restarting them.
-        expect(c.readinessProbe.httpGet).to.include({ path: "/healthcheck" });
+        // Readiness asks the gRPC health service "ratelimit" (NOT_SERVING without a Redis connection, as
+        // /healthcheck); liveness does not, so a Redis outage takes pods out of the endpoints without restarting them.
+        expect(c.readinessProbe.grpc).to.deep.equal({ port: 8081, service: "ratelimit" });
         expect(c.livenessProbe.httpGet).to.equal(undefined);
         expect(c.livenessProbe).to.not.deep.equal(c.readinessProbe);
     });

@@ -638,6 +638,21 @@ describe("the gateway model (gateway-model/explain.ts): explainWith, what the ga
                     bucket: "ratelimit_PATH_/productpage_{window}",
                 },
             ],
+            // One call, from the model's one filter (a hand-built model names no service cluster).
+            calls: [
+                {
+                    filter: "envoy.filters.http.ratelimit",
+                    service: "",
+                    domain: "ratelimit",
+                    descriptors: [
+                        {
+                            entries: [{ key: "PATH", value: "/productpage" }],
+                            limit: { entry: "PATH=/productpage", unit: "minute", requestsPerUnit: 1, unlimited: false, shadow: false },
+                            bucket: "ratelimit_PATH_/productpage_{window}",
+                        },
+                    ],
+                },
+            ],
             limited: true,
         });
     });
@@ -653,6 +668,7 @@ describe("the gateway model (gateway-model/explain.ts): explainWith, what the ga
                 route: undefined,
                 rateLimitsFrom: { level: "none" },
                 descriptors: [],
+                calls: [],
                 limited: false,
             });
         }
@@ -849,6 +865,7 @@ describe("the gateway model (gateway-model/explain.ts): gatewayModel, reading th
                     index: 1,
                     matches: [{ kind: "prefix", value: "/api/v1/products" }],
                     rateLimits: [{ actions: [apiMatch()] }],
+                    anyRateLimits: true,
                     vhRateLimits: "INCLUDE",
                     envoyFilter: "filter-ratelimit-svc-api",
                 },
@@ -1272,6 +1289,7 @@ describe("the gateway model (gateway-model/explain.ts): gatewayModelFromEnvoy, r
                     index: 2,
                     matches: [{ kind: "regex", value: "/api/.*" }],
                     rateLimits: [{ actions: [apiMatch()] }],
+                    anyRateLimits: true,
                     vhRateLimits: "INCLUDE",
                     envoyFilter: "(generated)",
                 },
@@ -1280,6 +1298,7 @@ describe("the gateway model (gateway-model/explain.ts): gatewayModelFromEnvoy, r
                     index: 3,
                     matches: [{ kind: "regex", value: "/c" }],
                     rateLimits: [{ actions: [] }],
+                    anyRateLimits: true,
                     vhRateLimits: "IGNORE",
                     envoyFilter: "(generated)",
                 },
@@ -1288,6 +1307,7 @@ describe("the gateway model (gateway-model/explain.ts): gatewayModelFromEnvoy, r
             failureModeDeny: false,
             filterNames: [],
             vhostRateLimits: [{ rateLimits: [{ actions: [celUrlPath()] }], envoyFilter: "(generated)" }],
+            stage: 0,
             config: bookinfoConfig(),
         });
     });

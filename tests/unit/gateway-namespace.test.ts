@@ -27,8 +27,8 @@ describe("stack config gatewayNamespace: where the gateway's filters land", func
         it(`variant ${variant}: filterNamespaces own (the default) puts every gateway filter in gatewayNamespace, the sidecar's in the workload's`, async () => {
             const r = await render({ variant, overrides: { gatewayNamespace: GATEWAY_NS } });
             const ns = filterNamespaces(r.objects);
-            // A has three gateway filters (the api route's own), B two.
-            expect(ns.gateway).to.have.length(variant === "A" ? 3 : 2);
+            // A has three gateway filters (the api route's own) and three of the per-path counters' side, B two and two.
+            expect(ns.gateway).to.have.length(variant === "A" ? 6 : 4);
             expect(ns.gateway).to.deep.equal(ns.gateway.map(() => GATEWAY_NS));
             expect(ns.other).to.deep.equal(["default"]);
         });
@@ -37,13 +37,13 @@ describe("stack config gatewayNamespace: where the gateway's filters land", func
     it("filterNamespaces root: every filter in meshNamespace, whatever gatewayNamespace says", async () => {
         const r = await render({ overrides: { gatewayNamespace: GATEWAY_NS, filterNamespaces: "root", meshNamespace: "mesh-root" } });
         const ns = filterNamespaces(r.objects);
-        expect(ns.gateway).to.deep.equal(["mesh-root", "mesh-root", "mesh-root"]);
+        expect(ns.gateway).to.deep.equal(Array(6).fill("mesh-root"));
         expect(ns.other).to.deep.equal(["mesh-root"]);
     });
 
     it("not set: the gateway filters in istio-system (the default gateway's namespace)", async () => {
         const r = await render();
         const ns = filterNamespaces(r.objects);
-        expect(ns.gateway).to.deep.equal(["istio-system", "istio-system", "istio-system"]);
+        expect(ns.gateway).to.deep.equal(Array(6).fill("istio-system"));
     });
 });

@@ -930,6 +930,8 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
                 shadowMode: false,
                 redisImage: "docker.io/library/redis:7.0.15-alpine",
                 redisMaxMemory: "160mb",
+                redisName: "redis",
+                redisEvictionPolicy: "volatile-ttl",
                 // Half the gateway's 10 s timeout, capped at 1 s.
                 redisTimeout: "1000ms",
             },
@@ -1061,6 +1063,8 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
                 shadowMode: true,
                 redisImage: "redis:7",
                 redisMaxMemory: "100mb",
+                redisName: "redis",
+                redisEvictionPolicy: "volatile-ttl",
                 // Half the gateway's 0.5 s timeout.
                 redisTimeout: "250ms",
             },

@@ -28,17 +28,19 @@ describe("limits table: what each row says", () => {
         const [page, api, other, local] = rows;
         expect(page.match).to.equal("path /productpage, with or without a query [PATH=/productpage]");
         expect(api.match).to.equal("paths matching /api/v1/products/[1-9][0-9]? on route 'api', with or without a query, shared [PATH=api]");
-        expect(other.match).to.equal("any other path (each path its own counter, query ignored; 'api' route paths count here too) [PATH]");
-        expect(other.enforcedBy).to.equal("ingress gateway (istio=ingressgateway), 429; domain 'ratelimit'");
+        expect(other.match).to.equal("any other path (each path its own counter, query ignored; 'api' route paths the api limit counts are left out) [PATH]");
+        expect(other.enforcedBy).to.equal("ingress gateway (istio=ingressgateway), 429; domain 'ratelimit'; service ratelimit-per-value (its own Redis)");
         // The pre-limit: 2 × the limit per pod for the named descriptors (1/min, 2/min), none for the catch-all.
         expect(page.enforcedBy).to.equal(
-            "ingress gateway (istio=ingressgateway), 429; domain 'ratelimit'; pre-limit first: 2 per gateway pod, +1 per 60s (429, x-mesh-ratelimit: pre-limit)",
+            "ingress gateway (istio=ingressgateway), 429; domain 'ratelimit'; service ratelimit; pre-limit first: 2 per gateway pod, +1 per 60s (429, x-mesh-ratelimit: pre-limit)",
         );
         expect(api.enforcedBy).to.equal(
-            "ingress gateway (istio=ingressgateway), 429; domain 'ratelimit'; pre-limit first: 4 per gateway pod, +2 per 60s (429, x-mesh-ratelimit: pre-limit)",
+            "ingress gateway (istio=ingressgateway), 429; domain 'ratelimit'; service ratelimit; pre-limit first: 4 per gateway pod, +2 per 60s (429, x-mesh-ratelimit: pre-limit)",
         );
-        const off = effectiveLimits(resolveSettings({ ...DEV, preLimit: "false" }));
-        for (const g of off.slice(0, 3)) expect(g.enforcedBy).to.equal("ingress gateway (istio=ingressgateway), 429; domain 'ratelimit'");
+        // One store (the specification's): the api paths count under the catch-all too, one service.
+        const single = effectiveLimits(resolveSettings({ ...DEV, counterStore: "single", preLimit: "false" }));
+        expect(single[2]!.match).to.equal("any other path (each path its own counter, query ignored; 'api' route paths count here too) [PATH]");
+        for (const g of single.slice(0, 3)) expect(g.enforcedBy).to.equal("ingress gateway (istio=ingressgateway), 429; domain 'ratelimit'");
         const shadow = effectiveLimits(resolveSettings({ ...DEV, shadowMode: "true" }));
         for (const g of shadow.slice(0, 3)) expect(g.enforcedBy).to.not.include("pre-limit");
         expect(local.match).to.equal("inbound HTTP to app=productpage:9080 (all-routes)");
@@ -63,9 +65,9 @@ describe("limits table: what each row says", () => {
             "inbound HTTP to app=web:8000 (single-route)",
         ]);
         expect(rows[0].enforcedBy).to.equal(
-            "ingress gateway (app=edge), 429; domain 'productpage-ratelimit'; pre-limit first: 2 per gateway pod, +1 per 60s (429, x-mesh-ratelimit: pre-limit)",
+            "ingress gateway (app=edge), 429; domain 'productpage-ratelimit'; service ratelimit; pre-limit first: 2 per gateway pod, +1 per 60s (429, x-mesh-ratelimit: pre-limit)",
         );
-        expect(rows[1].enforcedBy).to.equal("ingress gateway (app=edge), 429; domain 'productpage-ratelimit'");
+        expect(rows[1].enforcedBy).to.equal("ingress gateway (app=edge), 429; domain 'productpage-ratelimit'; service ratelimit-per-value (its own Redis)");
     });
 
     it("the api row is recognised by the configured descriptor value, not by the word 'api'", () => {

@@ -259,7 +259,7 @@ describe("ownership: per stack, and per component instance", function () {
         const [p] = (error as InputError).problems;
         expect(p!.key).to.equal("namespace");
         expect(p!.problem).to.match(
-            /GlobalRateLimit orders of this program already writes Service\/Deployment ratelimit, ConfigMap ratelimit-config, Deployment\/Service redis in namespace shop/,
+            /GlobalRateLimit orders of this program already writes Service\/Deployment ratelimit, ConfigMap ratelimit-config, Deployment\/Service redis, Service\/Deployment ratelimit-per-value, ConfigMap ratelimit-config-per-value, Deployment\/Service redis-per-value in namespace shop/,
         );
     });
 

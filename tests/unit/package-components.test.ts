@@ -46,12 +46,18 @@ describe("package components on their own (a shop, not bookinfo)", function () {
             "mesh-ratelimit:index:GlobalRateLimit",
             "mesh-ratelimit:index:Redis",
             "mesh-ratelimit:index:RateLimitService",
+            // The per-value counters' own service and Redis (counterStore: split, the default).
+            "mesh-ratelimit:index:Redis",
+            "mesh-ratelimit:index:RateLimitService",
             // The dashboard ConfigMap, on by default (monitoring.dashboard).
             "mesh-ratelimit:index:RateLimitMonitoring",
         ]);
         const filters = objects.filter((o) => o.kind === "EnvoyFilter") as any[];
         expect(filters.map((f) => `${f.metadata.namespace}/${f.metadata.name}`).sort()).to.deep.equal([
             "shop/shop-ratelimit",
+            "shop/shop-ratelimit-per-value",
+            "shop/shop-ratelimit-per-value-svc",
+            "shop/shop-ratelimit-per-value-svc-api",
             "shop/shop-ratelimit-svc",
             "shop/shop-ratelimit-svc-api",
         ]);
@@ -64,16 +70,11 @@ describe("package components on their own (a shop, not bookinfo)", function () {
         });
         const cfg = parse(find(objects, "ConfigMap", "ratelimit-config").data["config.yaml"]);
         expect(cfg.domain).to.equal("shop");
-        expect(cfg.descriptors.map((d: any) => d.value)).to.deep.equal([
-            "login-per-client",
-            "search",
-            "items",
-            "per-api-key",
-            "beta",
-            "per-client",
-            "checkout",
-        ]);
-        expect(cfg.descriptors[0].descriptors).to.deep.equal([{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 5 } }]);
+        // Fixed counters here; the per-value rules' counters in the per-value service's config.
+        expect(cfg.descriptors.map((d: any) => d.value)).to.deep.equal(["search", "items", "beta", "checkout"]);
+        const perValue = parse(find(objects, "ConfigMap", "ratelimit-config-per-value").data["config.yaml"]);
+        expect(perValue.descriptors.map((d: any) => d.value)).to.deep.equal(["login-per-client", "per-api-key", "per-client"]);
+        expect(perValue.descriptors[0].descriptors).to.deep.equal([{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 5 } }]);
         const svc = find(objects, "Deployment", "ratelimit");
         expect(svc.metadata.namespace).to.equal("shop");
         expect(env(svc).REDIS_URL).to.equal("redis.shop.svc.cluster.local:6379");
@@ -159,7 +160,7 @@ describe("package components on their own (a shop, not bookinfo)", function () {
             });
         });
         const deployments = objects.filter((o) => o.kind === "Deployment") as any[];
-        expect(deployments.map((d) => d.metadata.name).sort()).to.deep.equal(["ratelimit", "redis"]);
+        expect(deployments.map((d) => d.metadata.name).sort()).to.deep.equal(["ratelimit", "ratelimit-per-value", "redis", "redis-per-value"]);
         for (const d of deployments) {
             const sa = d.spec.template.spec.serviceAccountName;
             expect(sa, `${d.metadata.name} runs under its own ServiceAccount`).to.be.a("string").and.not.equal("default");

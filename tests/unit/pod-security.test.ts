@@ -100,8 +100,10 @@ describe("Pod Security Standards, resources and availability of the stack's work
                     "esp-echo",
                     "productpage-v1",
                     "ratelimit",
+                    "ratelimit-per-value",
                     "ratings-v1",
                     "redis",
+                    "redis-per-value",
                     "reviews-v1",
                     "reviews-v2",
                     "reviews-v3",
@@ -162,7 +164,7 @@ describe("Pod Security Standards, resources and availability of the stack's work
                     for (const res of ["cpu", "memory"]) expect(c.resources?.[side]?.[res], `${name}/${c.name} ${side}.${res}`).to.be.a("string");
             }
         }
-        expect(n).to.equal(10);
+        expect(n).to.equal(12);
     });
 
     it("rate-limit service: PodDisruptionBudget (maxUnavailable 1) and a soft spread over nodes, both selecting its pods", async function () {
@@ -175,7 +177,7 @@ describe("Pod Security Standards, resources and availability of the stack's work
         expect(dep.spec.template.spec.topologySpreadConstraints).to.deep.equal([
             { maxSkew: 1, topologyKey: "kubernetes.io/hostname", whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: { app: "rls" } } },
         ]);
-        expect(r.names("PodDisruptionBudget")).to.deep.equal(["rls"]);
+        expect(r.names("PodDisruptionBudget")).to.deep.equal(["rls", "rls-per-value"]);
     });
 
     it("managedApiNamespace moves ESP, its Service and Ingress (only those, and a mutual TLS policy for them) to a namespace of their own", async function () {

@@ -62,6 +62,9 @@ describe("shared objects: which fixed-name objects outside the stack's namespace
             "EnvoyFilter/istio-system/filter-ratelimit",
             "EnvoyFilter/istio-system/filter-ratelimit-svc",
             "EnvoyFilter/istio-system/filter-ratelimit-svc-api",
+            "EnvoyFilter/istio-system/filter-ratelimit-per-value",
+            "EnvoyFilter/istio-system/filter-ratelimit-per-value-svc",
+            "EnvoyFilter/istio-system/filter-ratelimit-per-value-svc-api",
             "EnvoyFilter/default/filter-local-ratelimit-svc",
         ]);
     });
@@ -75,7 +78,7 @@ describe("shared objects: which fixed-name objects outside the stack's namespace
         const kinds = sharedObjectRefs(settings({ apiProfile: "seed" })).map((r) => r.kind);
         expect(kinds).to.not.include("IngressClass");
         expect(kinds).to.not.include("PeerAuthentication");
-        expect(kinds.filter((k) => k === "EnvoyFilter")).to.have.length(4);
+        expect(kinds.filter((k) => k === "EnvoyFilter")).to.have.length(7);
     });
 
     it("variant B has no route filter; managedApi=false no IngressClass; mutualTls=false no PeerAuthentication", () => {
@@ -280,7 +283,7 @@ describe("shared objects: what the program registers for each answer of the clus
             /PeerAuthentication istio-system\/default: already exists with mtls\.mode STRICT .*never changes or deletes this one/,
         );
         // Everything else is still deployed.
-        expect(kinds("EnvoyFilter")).to.have.length(4);
+        expect(kinds("EnvoyFilter")).to.have.length(7);
     });
 
     it("PeerAuthentication default PERMISSIVE: InputError naming the object and the fix, nothing registered", async () => {

@@ -95,13 +95,20 @@ describe("Redis choices in the render", () => {
             .sort();
 
     it("in-cluster (default) renders the Redis Deployment, Service, password Secret, ServiceAccount and who may reach it", async () => {
+        // Two: the fixed counters' and the per-path counters' (counterStore split, the default).
         expect(redisObjects((await render()).objects)).to.deep.equal([
             "AuthorizationPolicy/redis-from-ratelimit",
+            "AuthorizationPolicy/redis-per-value-from-ratelimit",
             "Deployment/redis",
+            "Deployment/redis-per-value",
             "NetworkPolicy/redis-from-ratelimit",
+            "NetworkPolicy/redis-per-value-from-ratelimit",
             "Secret/redis-auth",
+            "Secret/redis-per-value-auth",
             "Service/redis",
+            "Service/redis-per-value",
             "ServiceAccount/redis",
+            "ServiceAccount/redis-per-value",
         ]);
     });
 
@@ -110,15 +117,17 @@ describe("Redis choices in the render", () => {
         ["sentinel", { redisMode: "sentinel", redisAddress: "s0:26379,s1:26379", redisSentinelMaster: "mymaster" }],
         ["cluster", { redisMode: "cluster", redisAddress: "n0:6379,n1:6379,n2:6379" }],
     ] as const) {
-        it(`${mode}: no in-cluster Redis objects; the service's env names the chosen Redis`, async () => {
+        it(`${mode}: no in-cluster Redis objects for the fixed counters; the service's env names the chosen Redis`, async () => {
             const r = await render({ overrides: set });
-            expect(redisObjects(r.objects)).to.deep.equal([]);
+            // The per-path counters never go to the user's Redis: they keep a deployed one of their own.
+            expect(redisObjects(r.objects).filter((o) => !o.includes("per-value"))).to.deep.equal([]);
             const d = r.get("Deployment", "ratelimit");
             const env = asMap(d.spec.template.spec.containers[0].env);
             expect(env.REDIS_TYPE).to.equal({ external: "SINGLE", sentinel: "SENTINEL", cluster: "CLUSTER" }[mode]);
             expect(env.REDIS_URL).to.contain(set.redisAddress.split(",")[0]);
             // Nothing still points at the Secret the stack no longer creates.
             expect(JSON.stringify(d)).to.not.contain('"redis-auth"');
+            expect(JSON.stringify(r.get("Deployment", "ratelimit-per-value"))).to.not.contain(set.redisAddress.split(",")[0]);
         });
     }
 

@@ -188,11 +188,11 @@ describe("rendered files mark what cannot be applied as written", function () {
         const scoped = writeRender(toObjects((await registerProgram({ apiProfile: "seed" })).registrations), tmp, opts()).held.map(
             (h) => `${h.object.kind}/${h.object.metadata.namespace}/${h.object.metadata.name}`,
         );
-        expect(scoped).to.deep.equal(["Secret/default/redis-auth"]);
+        expect(scoped).to.deep.equal(["Secret/default/redis-auth", "Secret/default/redis-per-value-auth"]);
         const { registrations } = await registerProgram({ apiProfile: "seed", overrides: { mutualTlsScope: "mesh" } });
         const held = writeRender(toObjects(registrations), tmp, opts()).held.map(
             (h) => `${h.object.kind}/${h.object.metadata.namespace}/${h.object.metadata.name}`,
         );
-        expect(held.sort()).to.deep.equal(["ConfigMap/istio-system/istio", "Secret/default/redis-auth"]);
+        expect(held.sort()).to.deep.equal(["ConfigMap/istio-system/istio", "Secret/default/redis-auth", "Secret/default/redis-per-value-auth"]);
     });
 });

@@ -6,7 +6,7 @@
 import { formatArgsProblems, Problem } from "../../lib/problems";
 import { expect } from "chai";
 import { stringify } from "yaml";
-import { planGlobalRateLimit } from "../../components/global-ratelimit";
+import { GlobalRateLimitPlan, planGlobalRateLimit } from "../../components/global-ratelimit";
 import { LimitUnit, MissingHeader, PathKeyMode, RateLimitRuleArgs, compileGlobalLimits, escapeRe2, pathRegex } from "../../builders/rules";
 import { compileFullMatch } from "../../lib/formats";
 import { GatewayModel, explainWith, gatewayModel } from "../../gateway-model/explain";
@@ -666,8 +666,28 @@ export function shopObjects(rules: RateLimitRuleArgs[]): K8sObject[] {
             metadata: { name: f.name, namespace: f.namespace },
             spec: f.spec,
         })),
-        { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ratelimit-config", namespace: "shop" }, data: { "config.yaml": plan.configYaml } },
+        ...serviceObjects(plan),
     ] as K8sObject[];
+}
+
+/**
+ * The parts of a plan's services the gateway model reads: each service's ConfigMap and a Deployment
+ * (name and config volume only) that ties it to the cluster its filter calls; with a per-value side, both.
+ */
+export function serviceObjects(plan: GlobalRateLimitPlan): K8sObject[] {
+    const sides = [
+        { r: plan.service.ratelimit, text: plan.configYaml },
+        ...(plan.perValue ? [{ r: plan.perValue.service.ratelimit, text: plan.perValue.configYaml }] : []),
+    ];
+    return sides.flatMap(({ r, text }) => [
+        { apiVersion: "v1", kind: "ConfigMap", metadata: { name: r.configName, namespace: r.namespace }, data: { "config.yaml": text } },
+        {
+            apiVersion: "apps/v1",
+            kind: "Deployment",
+            metadata: { name: r.serviceName, namespace: r.namespace },
+            spec: { template: { spec: { volumes: [{ name: "config", configMap: { name: r.configName } }] } } },
+        },
+    ]) as K8sObject[];
 }
 
 export const SHOP_RULES: RateLimitRuleArgs[] = [
@@ -784,33 +804,33 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
         }
     });
 
-    it("the config.yaml is what the rules say (read back as YAML)", () => {
-        const cm = shopObjects(SHOP_RULES).find((o) => o.kind === "ConfigMap")!;
-        expect(cm.data["config.yaml"]).to.equal(
-            stringify(
+    it("the config.yaml is what the rules say (read back as YAML): the fixed rules in one, the per-value ones in the other", () => {
+        const configs = shopObjects(SHOP_RULES).filter((o) => o.kind === "ConfigMap");
+        expect(configs.map((c) => c.metadata.name)).to.deep.equal(["ratelimit-config", "ratelimit-config-per-value"]);
+        const text = (descriptors: unknown[]) => stringify({ domain: "shop", descriptors }, { lineWidth: 0 });
+        expect(configs[0]!.data["config.yaml"]).to.equal(
+            text([
+                { key: "rule", value: "search", rate_limit: { unit: "minute", requests_per_unit: 100 } },
+                { key: "rule", value: "items", rate_limit: { unit: "minute", requests_per_unit: 50 } },
+                { key: "rule", value: "beta", rate_limit: { unit: "minute", requests_per_unit: 2 }, shadow_mode: true },
+                { key: "rule", value: "checkout", rate_limit: { unit: "minute", requests_per_unit: 10 } },
+            ]),
+        );
+        expect(configs[1]!.data["config.yaml"]).to.equal(
+            text([
                 {
-                    domain: "shop",
-                    descriptors: [
-                        {
-                            key: "rule",
-                            value: "login-per-client",
-                            descriptors: [{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 5 } }],
-                        },
-                        { key: "rule", value: "search", rate_limit: { unit: "minute", requests_per_unit: 100 } },
-                        { key: "rule", value: "items", rate_limit: { unit: "minute", requests_per_unit: 50 } },
-                        {
-                            key: "rule",
-                            value: "per-api-key",
-                            rate_limit: { unit: "minute", requests_per_unit: 20 },
-                            descriptors: [{ key: "x-api-key", rate_limit: { unit: "minute", requests_per_unit: 20 } }],
-                        },
-                        { key: "rule", value: "beta", rate_limit: { unit: "minute", requests_per_unit: 2 }, shadow_mode: true },
-                        { key: "rule", value: "per-client", descriptors: [{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 300 } }] },
-                        { key: "rule", value: "checkout", rate_limit: { unit: "minute", requests_per_unit: 10 } },
-                    ],
+                    key: "rule",
+                    value: "login-per-client",
+                    descriptors: [{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 5 } }],
                 },
-                { lineWidth: 0 },
-            ),
+                {
+                    key: "rule",
+                    value: "per-api-key",
+                    rate_limit: { unit: "minute", requests_per_unit: 20 },
+                    descriptors: [{ key: "x-api-key", rate_limit: { unit: "minute", requests_per_unit: 20 } }],
+                },
+                { key: "rule", value: "per-client", descriptors: [{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 300 } }] },
+            ]),
         );
     });
 });

@@ -19,7 +19,10 @@ const GLOBAL_FILTERS = ["filter-ratelimit", "filter-ratelimit-svc", "filter-rate
 describe("stack objects (spec section 2)", function () {
     this.timeout(120_000);
     const cache = new Map<string, Rendered>();
-    const get = async (variant: "A" | "B", apiProfile: "seed" | "current", overrides: Record<string, string> = {}) => {
+    // The specification's tables describe its one counter store (counterStore=single); the default
+    // split layout is checked against them in counter-stores.test.ts.
+    const get = async (variant: "A" | "B", apiProfile: "seed" | "current", given: Record<string, string> = {}) => {
+        const overrides = { counterStore: "single", ...given };
         const key = JSON.stringify([variant, apiProfile, overrides]);
         // No sharing across tests in a mutation run (helpers.ts, beforeAllTests).
         if (MUTATION_RUN || !cache.has(key)) cache.set(key, await render({ variant, apiProfile, overrides }));
@@ -342,13 +345,15 @@ describe("stack objects (spec section 2)", function () {
             expect(mount.mountPath).to.equal(`${env.RUNTIME_ROOT}/${env.RUNTIME_SUBDIRECTORY}/config`);
             const vol = dep.spec.template.spec.volumes.find((v: any) => v.name === mount.name);
             expect(vol.configMap.name).to.equal("ratelimit-config");
-            expect(c.readinessProbe.httpGet).to.deep.equal({ path: "/healthcheck", port: 8080 });
+            // The JSON API and the debug server (config dump, pprof) listen on loopback only; the
+            // gRPC health service (name "ratelimit" in envoyproxy/ratelimit) tells readiness.
+            expect(env.HOST).to.equal("127.0.0.1");
+            expect(env.DEBUG_HOST).to.equal("127.0.0.1");
+            expect(env.GRPC_HOST).to.equal(undefined);
+            expect(c.readinessProbe.grpc).to.deep.equal({ port: 8081, service: "ratelimit" });
+            expect(c.ports.map((p: any) => p.containerPort)).to.deep.equal([8081]);
             const svc = r.get("Service", "ratelimit", "default");
-            expect(svc.spec.ports.map((p: any) => [p.name, p.port])).to.deep.equal([
-                ["http", 8080],
-                ["grpc", 8081],
-                ["http-debug", 6070],
-            ]);
+            expect(svc.spec.ports.map((p: any) => [p.name, p.port])).to.deep.equal([["grpc", 8081]]);
         });
 
         it("a config change changes the pod template (so it reaches running pods)", async () => {
@@ -366,7 +371,13 @@ describe("stack objects (spec section 2)", function () {
             expect(secret.stringData.password).to.equal(REDACTED);
             expect(JSON.stringify(r.objects)).to.not.contain("mock-password");
             const redis = r.get("Deployment", "redis", "default").spec.template.spec.containers[0];
-            expect(redis.args).to.include("$(REDIS_PASSWORD)");
+            // Nor in a process's arguments: no $(VAR) expansion of a secret variable in command or args
+            // (the password reaches redis-server on stdin, redis-cli through REDISCLI_AUTH).
+            const secretVars = redis.env.filter((e: any) => e.valueFrom?.secretKeyRef).map((e: any) => e.name);
+            expect(secretVars).to.deep.equal(["REDIS_PASSWORD", "REDISCLI_AUTH"]);
+            for (const a of [...redis.command, ...redis.args, ...redis.readinessProbe.exec.command])
+                expect(a).to.not.match(/\$\((REDIS_PASSWORD|REDISCLI_AUTH)\)/);
+            expect(redis.readinessProbe.exec.command.join(" ")).to.not.contain("-a ");
         });
 
         it("cluster_name and authority follow the Service's name, namespace and port", async () => {
@@ -415,7 +426,7 @@ describe("rendered files", function () {
         const read = (f: string) => parseAllDocuments(fsm.readFileSync(pathm.join(dir, f), "utf8"), { version: "1.1" }).map((d) => d.toJS());
         // all.yaml holds what applies as written; the Secret's placeholders and the mesh ConfigMap patch are in not-appliable/.
         const held = fsm.readdirSync(pathm.join(dir, "not-appliable")).sort();
-        expect(held).to.deep.equal(["configmap_istio-system_istio.yaml", "secret_default_redis-auth.yaml"]);
+        expect(held).to.deep.equal(["configmap_istio-system_istio.yaml", "secret_default_redis-auth.yaml", "secret_default_redis-per-value-auth.yaml"]);
         const docs = [...read("all.yaml"), ...held.flatMap((f) => read(`not-appliable/${f}`))];
         const byId = (l: any[]) =>
             [...l].sort((a, b) => `${a.kind}/${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.kind}/${b.metadata.namespace}/${b.metadata.name}`));

@@ -1,0 +1,204 @@
+/**
+ * Two counter stores: the limits a flood cannot touch apart from the ones it can.
+ *
+ * A counter is *fixed* when the configuration bounds how many of them exist: a named path, a rule
+ * without a per-value split (a path, a header value or presence, a CIDR, a route). A counter is
+ * *per-value* when a client creates one by sending a new value: the per-path catch-all
+ * (`perPath.eachPath`), `header.perValue`, `perClientAddress`, `clientCidr.perAddress`. In one Redis,
+ * a flood of new per-value counters fills memory and Redis evicts live fixed counters with them (the
+ * fixed limit is reset); in one service, the flood's calls slow the fixed decisions too.
+ *
+ * `splitLimits` gives each kind its own descriptors, so each can go to a service and a Redis of its
+ * own, while the gateway still calls at most one of the two for a request that matches only one
+ * kind (the default stack's traffic): a named path or a fixed path rule sends its descriptor to the
+ * fixed side only, and the per-path catch-all carries, in front of the path, an entry that is
+ * present only when the request's path matches none of them (`header_value_match` with
+ * `expect_match: false`), so those requests send nothing to the per-value side.
+ *
+ * Which fixed rules the catch-all leaves out: only those that would refuse a request before the
+ * catch-all could (non-shadow, a path as their only condition, a window at least as long and a
+ * limit no higher): a path's own count in a window never exceeds the rule's count over all its
+ * paths in the enclosing window, so every decision stays what it was with one store. A rule on a
+ * route is left out on that route only.
+ *
+ * Pure: no Pulumi runtime, no I/O.
+ */
+import { UNIT_SECONDS } from "./pre-limit";
+import {
+    CompiledLimits,
+    ConfigDescriptor,
+    DEFAULT_PATH_KEY,
+    DEFAULT_RULE_KEY,
+    GlobalLimitsInput,
+    LimitArgs,
+    PathKeyMode,
+    RateLimitEntry,
+    RateLimitRuleArgs,
+    RoutePatch,
+    limitOf,
+    pathDescriptorAction,
+    pathRegex,
+    ruleConfig,
+    ruleEntries,
+} from "./rules";
+
+/** Where the counters live. */
+export const CounterStore = {
+    /**
+     * Fixed counters in one service and Redis, per-value counters in another service and Redis
+     * (`<service>-per-value`, `redis-per-value`): no flood of new keys can evict, reset or slow a
+     * fixed limit.
+     */
+    Split: "split",
+    /** The specification's layout: one service, one Redis, one config for every counter. A flood of new paths can evict a live fixed counter. */
+    Single: "single",
+} as const;
+export type CounterStore = (typeof CounterStore)[keyof typeof CounterStore];
+
+/**
+ * The key of the entry that puts a path under the per-path catch-all (its value is
+ * `OTHER_PATHS_VALUE`): present only when the path matches no fixed path the catch-all leaves out.
+ */
+export const OTHER_PATHS_KEY = "other_paths";
+export const OTHER_PATHS_VALUE = "each";
+
+/** One side's gateway actions and service config. */
+export interface SideLimits {
+    vhostRateLimits: RateLimitEntry[];
+    /**
+     * Route entries. On the per-value side each already holds the virtual host's entries it needs
+     * (with the route's own exclusions), so it replaces the virtual host's (`vh_rate_limits` OVERRIDE);
+     * a route may have none (it then sends nothing to that side).
+     */
+    routePatches: RoutePatch[];
+    configDescriptors: ConfigDescriptor[];
+}
+
+export interface SplitLimits {
+    fixed: SideLimits;
+    perValue: SideLimits;
+}
+
+/** Whether a rule makes one counter per value a client sends. */
+export function isPerValueRule(r: RateLimitRuleArgs): boolean {
+    return r.header?.perValue === true || r.perClientAddress === true || r.clientCidr?.perAddress === true;
+}
+
+/** Whether the compiled limits have both kinds (only then is a second store of any use). */
+export function hasBothKinds(input: GlobalLimitsInput): boolean {
+    const rules = input.rules ?? [];
+    const fixed = rules.some((r) => !isPerValueRule(r)) || (input.perPath?.paths ?? []).length > 0;
+    const perValue = rules.some(isPerValueRule) || input.perPath?.eachPath !== undefined;
+    return fixed && perValue;
+}
+
+/** A fixed rule the catch-all may leave out: it refuses first, on every path it matches. */
+function refusesBeforeCatchAll(r: RateLimitRuleArgs, each: LimitArgs): boolean {
+    const pathOnly = r.path !== undefined && r.header === undefined && r.clientCidr === undefined && !r.perClientAddress;
+    return pathOnly && !r.shadow && (UNIT_SECONDS[r.unit] ?? 0) >= (UNIT_SECONDS[each.unit] ?? Infinity) && r.requestsPerUnit <= each.requestsPerUnit;
+}
+
+/**
+ * The catch-all's entry: the path, behind the "matches none of `excluded`" entry when the config
+ * has that level (`scoped`; a `generic_key` where nothing is left out on this virtual host or route).
+ */
+function catchAllEntry(excluded: string[], scoped: boolean, mode: PathKeyMode, pathKey: string): RateLimitEntry {
+    const path = pathDescriptorAction(mode, pathKey);
+    if (!scoped) return { actions: [path] };
+    if (!excluded.length) return { actions: [{ generic_key: { descriptor_key: OTHER_PATHS_KEY, descriptor_value: OTHER_PATHS_VALUE } }, path] };
+    const regex = excluded.map((r) => `(?:${r})`).join("|");
+    return {
+        actions: [
+            {
+                header_value_match: {
+                    descriptor_key: OTHER_PATHS_KEY,
+                    descriptor_value: OTHER_PATHS_VALUE,
+                    expect_match: false,
+                    headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex } }],
+                },
+            },
+            path,
+        ],
+    };
+}
+
+/** Splits valid limits (no problems) into their fixed and per-value sides. */
+export function splitLimits(input: GlobalLimitsInput): SplitLimits {
+    const mode = input.pathKey ?? PathKeyMode.UrlPath;
+    const ruleKey = input.ruleKey ?? DEFAULT_RULE_KEY;
+    const pathKey = input.perPath?.descriptorKey ?? DEFAULT_PATH_KEY;
+    const rules = input.rules ?? [];
+    const named = input.perPath?.paths ?? [];
+    const each = input.perPath?.eachPath;
+
+    const fixed: SideLimits = { vhostRateLimits: [], routePatches: [], configDescriptors: [] };
+    const perValue: SideLimits = { vhostRateLimits: [], routePatches: [], configDescriptors: [] };
+    // Named paths: one fixed descriptor each, the same one the catch-all's action sent for them.
+    for (const p of named) {
+        fixed.vhostRateLimits.push({
+            actions: [
+                {
+                    header_value_match: {
+                        descriptor_key: pathKey,
+                        descriptor_value: p.path,
+                        headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: pathRegex({ exact: p.path }, mode) } }],
+                    },
+                },
+            ],
+        });
+        fixed.configDescriptors.push({ key: pathKey, value: p.path, ...limitOf(p) });
+    }
+    const vhostExcluded = named.map((p) => pathRegex({ exact: p.path }, mode));
+    const routeExcluded = new Map<string, string[]>();
+    const routeKey = (vh: string, route: string) => `${vh}\u0000${route}`;
+    const routes: { virtualHost: string; route: string }[] = [];
+    const perValueRouteRules = new Map<string, RateLimitEntry[]>();
+    for (const r of rules) {
+        const side = isPerValueRule(r) ? perValue : fixed;
+        const entries = ruleEntries(r, mode, ruleKey);
+        side.configDescriptors.push(ruleConfig(r, ruleKey));
+        const excluded = each && side === fixed && refusesBeforeCatchAll(r, each) ? pathRegex(r.path!, mode) : undefined;
+        if (!r.route) {
+            side.vhostRateLimits.push(...entries);
+            if (excluded) vhostExcluded.push(excluded);
+            continue;
+        }
+        const vh = r.route.virtualHost ?? "";
+        const k = routeKey(vh, r.route.name);
+        if (!routes.some((x) => routeKey(x.virtualHost, x.route) === k)) routes.push({ virtualHost: vh, route: r.route.name });
+        if (side === fixed) {
+            let patch = fixed.routePatches.find((p) => routeKey(p.virtualHost, p.route) === k);
+            if (!patch) fixed.routePatches.push((patch = { virtualHost: vh, route: r.route.name, rateLimits: [] }));
+            patch.rateLimits.push(...entries);
+            if (excluded) routeExcluded.set(k, [...(routeExcluded.get(k) ?? []), excluded]);
+        } else {
+            perValueRouteRules.set(k, [...(perValueRouteRules.get(k) ?? []), ...entries]);
+        }
+    }
+    const perValueVhostRules = [...perValue.vhostRateLimits];
+    const scoped = vhostExcluded.length > 0 || routeExcluded.size > 0;
+    if (each) {
+        perValue.vhostRateLimits = [catchAllEntry(vhostExcluded, scoped, mode, pathKey), ...perValueVhostRules];
+        perValue.configDescriptors.push(
+            scoped ? { key: OTHER_PATHS_KEY, value: OTHER_PATHS_VALUE, descriptors: [{ key: pathKey, ...limitOf(each) }] } : { key: pathKey, ...limitOf(each) },
+        );
+    }
+    // Every route a rule names gets the per-value entries it must send (the fixed side keeps
+    // Envoy's include of the virtual host's): its own, then (url-path) the virtual host's with the
+    // route's exclusions added; in literal mode a route's own replace the virtual host's.
+    for (const { virtualHost, route } of routes) {
+        const k = routeKey(virtualHost, route);
+        const own = perValueRouteRules.get(k) ?? [];
+        const fromVhost =
+            mode === PathKeyMode.Literal
+                ? []
+                : [...(each ? [catchAllEntry([...vhostExcluded, ...(routeExcluded.get(k) ?? [])], scoped, mode, pathKey)] : []), ...perValueVhostRules];
+        perValue.routePatches.push({ virtualHost, route, rateLimits: [...own, ...fromVhost] });
+    }
+    return { fixed, perValue };
+}
+
+/** One side as the compiled limits a GlobalRateLimit's filters are built from (no problems: they were checked). */
+export function sideAsCompiled(side: SideLimits): CompiledLimits {
+    return { ...side, problems: [] };
+}
