@@ -16,6 +16,7 @@
 import {
     EnvoyFilterSpec,
     ErrorStatus,
+    FILTER_PRIORITY,
     FilterTarget,
     PER_INSTANCE_STAGE,
     ratelimitHttpFilter,
@@ -29,6 +30,14 @@ import { SideLimits } from "./counter-stores";
 
 /** The per-value filter's `stage` in the shared layout (the fixed filter keeps Envoy's 0). */
 export const PER_VALUE_STAGE = 1;
+
+/**
+ * The `priority` of the per-value side's EnvoyFilters: after the fixed side's (`FILTER_PRIORITY`),
+ * so Istio inserts the per-value filter after the fixed one, nearer the router. A request the
+ * fixed limits refuse is answered before the per-value filter runs: its answer never waits for the
+ * per-value service, however busy a flood makes it.
+ */
+export const PER_VALUE_PRIORITY = FILTER_PRIORITY + 1;
 
 /** Where and how the per-value filter goes. */
 export interface PerValueFilterOptions {
@@ -85,7 +94,7 @@ export function perValueFilters(side: SideLimits, o: PerValueFilterOptions): { n
     }
     const routes = perValueRouteFilter(side.routePatches, o);
     if (routes) out.push({ name: `${o.prefix}-svc-api`, namespace: o.namespace, spec: routes });
-    return out;
+    return out.map((f) => ({ ...f, spec: { ...f.spec, priority: PER_VALUE_PRIORITY } }));
 }
 
 /** The route entries: complete per route (the virtual host's are already in them). */

@@ -397,7 +397,10 @@ export function gatewayModel(objects: K8sObject[], requestHost?: string, filterN
     const vs = boundVirtualService(objects, gateway);
     // Only filters that select the gateway's pods and patch the GATEWAY context (or ANY, Istio's
     // default when `context` is absent) act on it.
-    const filters = objects.filter((o) => o.kind === "EnvoyFilter" && isSubset(o.spec?.workloadSelector?.labels, gateway.selector));
+    // In Istio's order: lower priority first (a later patch inserts its filter nearer the router, so it runs later).
+    const filters = objects
+        .filter((o) => o.kind === "EnvoyFilter" && isSubset(o.spec?.workloadSelector?.labels, gateway.selector))
+        .sort((a, b) => Number(a.spec?.priority ?? 0) - Number(b.spec?.priority ?? 0));
     // First the rate-limit filters on this listener: each one's name and stage decide which patches it reads.
     const listed = listenerRateLimitFilters(filters, gateway.port);
     // Lower stages first (the shared layout's fixed filter at 0, its per-value filter at 1), else as inserted.

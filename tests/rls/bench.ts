@@ -33,6 +33,9 @@ import { RlsClient, Descriptor } from "./harness/client";
 import { redisBenchmarkBin, RATELIMIT_COMMIT, cacheDir } from "./harness/tools";
 import { explainWith, gatewayModel } from "../../gateway-model/explain";
 
+/** One store for every counter (counterStore single, the specification's layout): this file is about one service and its Redis, not the split. */
+const ONE_STORE = { counterStore: "single" };
+
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const HIGH = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const LIGHT = Number(process.env.BENCH_LIGHT_CONCURRENCY ?? 4);
@@ -357,7 +360,7 @@ function fmt(n: number, d = 2): string {
 
 async function main(): Promise<void> {
     const overrides = JSON.parse(process.env.BENCH_OVERRIDES ?? "{}");
-    const objects = await renderVariant("A", overrides);
+    const objects = await renderVariant("A", { ...ONE_STORE, ...overrides });
     const rendered = renderedRatelimit(objects);
     const redis = await RedisServer.start();
     const rows: Row[] = [];

@@ -34,7 +34,7 @@ describe("rls: client-CIDR rules (one counter per CIDR, per address within it) o
         (await send(path, { clientAddress, headers, xffNumTrustedHops })).d?.overallCode ?? "nothing sent";
 
     it("the service loaded the CIDR values as config values: masked_remote_address_10.0.0.0/8 and _2001:db8::/32 with the rules' limits", async () => {
-        const cfg = await shop.service.rlconfig();
+        const cfg = await shop.rlconfig();
         for (const line of [
             "shop.rule_v4.masked_remote_address_10.0.0.0/8: unit=MINUTE requests_per_unit=3",
             "shop.rule_v4.masked_remote_address_172.16.0.0/12: unit=MINUTE requests_per_unit=3",

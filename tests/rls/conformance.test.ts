@@ -27,6 +27,7 @@ for (const variant of ["A", "B"] as const) {
         });
         beforeEach(async () => {
             await w.redis.flushAll();
+            await w.perValue?.redis.flushAll();
         });
 
         it(`the rendered domain is ${spec.domain} in both the filter and the config`, () => {
@@ -76,7 +77,9 @@ for (const variant of ["A", "B"] as const) {
             await w.send("/static/bucket.css");
             const x = w.explain("/static/bucket.css");
             const expected = x.descriptors[0].bucket!.replace("{window}", String(windowStart("minute", now)));
-            expect(await w.redis.keys()).to.deep.equal([expected]);
+            // A per-path counter: in the per-value counters' own Redis (counterStore split), none in the fixed one.
+            expect(await w.perValue!.redis.keys()).to.deep.equal([expected]);
+            expect(await w.redis.keys()).to.deep.equal([]);
         });
 
         it("paths that match no route produce no descriptor (model: Envoy answers 404 and never asks)", () => {
@@ -101,15 +104,13 @@ for (const variant of ["A", "B"] as const) {
                 expect(d!.statuses[0].currentLimit).to.deep.include({ requestsPerUnit: spec.api, unit: "MINUTE" });
             });
 
-            it("api route: PATH=api and the path itself are sent (route limits plus the virtual host's, vh_rate_limits INCLUDE) (model)", () => {
+            it("api route: PATH=api alone is sent, in one call to the fixed counters' service (the api limit refuses before a per-path counter could) (model)", () => {
                 for (const n of [1, 9, 11, 55, 99]) {
                     const x = w.explain(`/api/v1/products/${n}`);
                     expect(x.route?.name).to.equal("api");
                     expect(x.rateLimitsFrom.level).to.equal("route and virtual host");
-                    expect(x.descriptors.map((d) => d.entries)).to.deep.equal([
-                        [{ key: "PATH", value: "api" }],
-                        [{ key: "PATH", value: `/api/v1/products/${n}` }],
-                    ]);
+                    expect(x.descriptors.map((d) => d.entries)).to.deep.equal([[{ key: "PATH", value: "api" }]]);
+                    expect(x.calls.map((c) => c.service)).to.deep.equal([`outbound|8081||ratelimit.default.svc.cluster.local`]);
                 }
             });
 
@@ -137,7 +138,12 @@ for (const variant of ["A", "B"] as const) {
                     expect(
                         x.descriptors.map((d) => d.entries),
                         p,
-                    ).to.deep.equal([[{ key: "PATH", value: p }]]);
+                    ).to.deep.equal([
+                        [
+                            { key: "other_paths", value: "each" },
+                            { key: "PATH", value: p },
+                        ],
+                    ]);
                     const codes = await Promise.all(Array.from({ length: spec.catchAll + 3 }, () => w.send(p)));
                     expect(codes.filter((d) => d!.overallCode === "OK").length, p).to.equal(spec.catchAll);
                 }
@@ -148,7 +154,12 @@ for (const variant of ["A", "B"] as const) {
                 await ensureWindow(15);
                 const x = w.explain("/api/v1/products/7");
                 expect(x.rateLimitsFrom.level).to.equal("virtual host");
-                expect(x.descriptors.map((d) => d.entries)).to.deep.equal([[{ key: "PATH", value: "/api/v1/products/7" }]]);
+                expect(x.descriptors.map((d) => d.entries)).to.deep.equal([
+                    [
+                        { key: "other_paths", value: "each" },
+                        { key: "PATH", value: "/api/v1/products/7" },
+                    ],
+                ]);
                 const codes = await Promise.all(Array.from({ length: 103 }, () => w.send("/api/v1/products/7")));
                 expect(codes.filter((d) => d!.overallCode === "OK")).to.have.length(spec.catchAll);
                 expect((await w.send("/api/v1/products/8"))!.overallCode).to.equal("OK");

@@ -14,6 +14,9 @@ import { ensureWindow } from "./harness/window";
 import { sleep, waitFor } from "./harness/ports";
 import { gatewayModel } from "../../gateway-model/explain";
 
+/** One store for every counter (counterStore single, the specification's layout): this file is about one service and its Redis, not the split. */
+const ONE_STORE = { counterStore: "single" };
+
 type Answer = { sentAt: number; at: number; result: Decision | Error };
 
 /** Sends requests for fresh catch-all paths (each would be OK) from `workers` loops until `stop()`. */
@@ -54,7 +57,7 @@ describe("rls faults, variant A: real service + Redis with the rendered settings
     describe("Redis stops mid-run and comes back", function () {
         let w: World;
         before(async () => {
-            w = await World.start("A");
+            w = await World.start("A", 1, ONE_STORE);
         });
         after(async () => {
             await w?.stop();
@@ -135,7 +138,7 @@ describe("rls faults, variant A: real service + Redis with the rendered settings
         });
 
         it("it never answers OK and the rendered readiness probe fails until Redis is up; then it serves correct answers", async () => {
-            const objects = await renderVariant("A");
+            const objects = await renderVariant("A", ONE_STORE);
             const rendered = renderedRatelimit(objects);
             redis = await RedisServer.start();
             await redis.stop(); // keep its port and password, but nothing listens there yet

@@ -36,6 +36,7 @@ for (const variant of ["A", "B"] as const) {
             });
             beforeEach(async () => {
                 await w.redis.flushAll();
+                await w.perValue?.redis.flushAll();
             });
 
             // One test touches /productpage per service process: its over-limit answer is then cached
@@ -65,7 +66,8 @@ for (const variant of ["A", "B"] as const) {
                 await ensureWindow(15);
                 const ds = await Promise.all(Array.from({ length: 150 }, (_, i) => w.send(`/login?r=${i}`)));
                 expect(ds.filter((d) => d!.overallCode === "OK")).to.have.length(100);
-                expect((await w.redis.keys()).filter((k) => k.includes("/login"))).to.have.length(1);
+                // Per-path counters live in the per-value counters' own Redis (counterStore split).
+                expect((await w.perValue!.redis.keys()).filter((k) => k.includes("/login"))).to.have.length(1);
             });
 
             it("150 requests to /api/v1/products/100 (no api match): 100 OK, then refused", async () => {
@@ -115,15 +117,13 @@ for (const variant of ["A", "B"] as const) {
                     expect((await w.redis.keys()).filter((k) => k.includes("_PATH_api_"))).to.have.length(1);
                 });
 
-                it("the api limit binds even though the per-path descriptor alone would allow it (the real service refuses on any descriptor)", async () => {
+                it("the api limit binds on every api path, and no per-path counter is spent on them (the api limit refuses first)", async () => {
                     await ensureWindow(10);
                     await codes(w, ["/api/v1/products/1", "/api/v1/products/2"]);
                     const d = await w.send("/api/v1/products/3");
                     expect(d!.overallCode).to.equal("OVER_LIMIT");
-                    expect(d!.statuses.map((s) => [s.code, s.currentLimit?.requestsPerUnit])).to.deep.equal([
-                        ["OVER_LIMIT", 2],
-                        ["OK", 100],
-                    ]);
+                    expect(d!.statuses.map((s) => [s.code, s.currentLimit?.requestsPerUnit])).to.deep.equal([["OVER_LIMIT", 2]]);
+                    expect((await w.perValue!.redis.keys()).filter((k) => k.includes("/api/"))).to.deep.equal([]);
                 });
             }
         });
@@ -141,6 +141,7 @@ describe("rls limits hold, negative control: pathKey=literal (the specification'
 
     it("a query string escapes the 1-per-minute limit and an unmatched api path is never limited (why url-path is the default)", async () => {
         await w.redis.flushAll();
+        await w.perValue?.redis.flushAll();
         await ensureWindow(10);
         const got = await codes(
             w,

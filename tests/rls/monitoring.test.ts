@@ -33,6 +33,9 @@ import { sleep, waitFor, freePort } from "./harness/ports";
 import { PrometheusServer, prometheusMissing, promtoolCheckRules } from "./harness/prometheus";
 import { missingTools } from "./harness/tools";
 
+/** One store for every counter (counterStore single, the specification's layout): this file is about one service and its Redis, not the split. */
+const ONE_STORE = { counterStore: "single" };
+
 const RATE_WINDOW = "20s";
 const FLUSH = { STATS_FLUSH_INTERVAL: "1s" };
 
@@ -101,10 +104,10 @@ describe("rls monitoring: the rendered dashboard and alerts on a real Prometheus
             ["team-a", "default"],
             ["team-b", "team-b"],
         ] as const) {
-            const world = await World.start("A", 1, { ...common, ratelimitNamespace: ns, workloadNamespace: ns }, FLUSH);
+            const world = await World.start("A", 1, { ...common, ...ONE_STORE, ratelimitNamespace: ns, workloadNamespace: ns }, FLUSH);
             teams.push({ name, world, namespace: ns, ...renderedMonitoring(world) });
         }
-        shadow = await World.start("A", 1, { ...common, ratelimitNamespace: "shadow", workloadNamespace: "shadow", shadowMode: "true" }, FLUSH);
+        shadow = await World.start("A", 1, { ...common, ...ONE_STORE, ratelimitNamespace: "shadow", workloadNamespace: "shadow", shadowMode: "true" }, FLUSH);
         const modelPort = await freePort();
         // Written from Envoy's documented stat names (model), in Envoy's Prometheus form under Istio.
         const cluster = (ns: string) => `outbound|9080||productpage.${ns}.svc.cluster.local`;

@@ -7,7 +7,6 @@
  * setting the stack rendered before (figures in docs/rls.md, "Failure bounds").
  */
 import { expect } from "chai";
-import { spawn } from "child_process";
 import type { K8sObject } from "../../lib/k8s-object";
 import { explain, gatewayModel } from "../../gateway-model/explain";
 import { windowStart } from "../../render/explain-format";
@@ -16,21 +15,23 @@ import { protoDurationSeconds } from "../../lib/formats";
 import { RlsClient, Decision } from "./harness/client";
 import { RedisServer } from "./harness/redis";
 import { RateLimitProcess } from "./harness/service";
-import { renderedRatelimit, RenderedRatelimit } from "./harness/rendered";
+import { renderedRatelimit, RenderedRatelimit, renderedRedis } from "./harness/rendered";
 import { renderVariant } from "./harness/stack";
-import { redisCliBin } from "./harness/tools";
+import { UNIT_DIVIDER, UPSTREAM_EXPIRATION_JITTER_MAX_SECONDS, pipeCounters, redisInfo } from "./harness/counters";
 import { ensureWindow } from "./harness/window";
 import { sleep, waitFor } from "./harness/ports";
 
-/** The in-cluster Redis container's arguments after `--requirepass $(REDIS_PASSWORD)`, as rendered. */
+/** The in-cluster Redis container's arguments (the password reaches it on stdin), as rendered. */
 function renderedRedisArgs(objects: K8sObject[]): string[] {
-    const containers = objects
-        .filter((o) => o.kind === "Deployment")
-        .flatMap((d) => d.spec?.template?.spec?.containers ?? [])
-        .filter((c: any) => Array.isArray(c.args) && c.args[0] === "--requirepass");
-    if (containers.length !== 1) throw new Error(`expected one rendered redis-server container, found ${containers.length}`);
-    return containers[0].args.slice(2);
+    return renderedRedis(objects, "redis").args;
 }
+
+/**
+ * These bounds are those of one store for every counter (counterStore single, the specification's
+ * layout): the flood of distinct paths reaches the same Redis as the fixed counters. With the
+ * default split, that flood goes to the per-value store (tests/rls/flood.test.ts).
+ */
+const ONE_STORE = { counterStore: "single" };
 
 function argValue(args: string[], flag: string): string | undefined {
     const i = args.indexOf(flag);
@@ -53,66 +54,8 @@ function gatewayTimeoutSeconds(objects: K8sObject[]): number {
     return s;
 }
 
-/** `utils.UnitToDivider` of the service: its window length, and the base of the TTL it sets on a counter. */
-const UNIT_DIVIDER: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86400 };
-/**
- * The service adds `rand(0, EXPIRATION_JITTER_MAX_SECONDS)` to every EXPIRE (redis/fixed_cache_impl.go);
- * the stack does not render the variable, so the upstream default applies (settings/settings.go).
- */
-const UPSTREAM_EXPIRATION_JITTER_MAX_SECONDS = 300;
-
-async function redisInfo(r: RedisServer): Promise<Record<string, string>> {
-    const c = await r.client();
-    try {
-        const text = String(await c.command("INFO", "all"));
-        const out: Record<string, string> = {};
-        for (const line of text.split("\r\n")) {
-            const i = line.indexOf(":");
-            if (i > 0 && !line.startsWith("#")) out[line.slice(0, i)] = line.slice(i + 1);
-        }
-        return out;
-    } finally {
-        c.close();
-    }
-}
-
 const MiB = 1024 * 1024;
 const mib = (n: number) => `${(n / MiB).toFixed(1)} MiB`;
-
-function resp(args: string[]): string {
-    let s = `*${args.length}\r\n`;
-    for (const a of args) s += `$${Buffer.byteLength(a)}\r\n${a}\r\n`;
-    return s;
-}
-
-/**
- * Writes `count` counters the way the service writes one under-limit decision (INCRBY key 1, then
- * EXPIRE key ttl; limiter/cache_key.go + redis/fixed_cache_impl.go `pipelineAppend`), through
- * `redis-cli --pipe`. `keyOf(i)` and `ttlOf(i)` give the i-th key and its TTL.
- */
-async function pipeCounters(r: RedisServer, keyOf: (i: number) => string, from: number, count: number, ttlOf: (i: number) => number): Promise<void> {
-    const cli = redisCliBin();
-    if (!cli) throw new Error("redis-cli is not installed (run scripts/tools/build-ratelimit.sh)");
-    const p = spawn(cli, ["-h", "127.0.0.1", "-p", String(r.port), "--no-auth-warning", "-a", r.password, "--pipe"], { stdio: ["pipe", "pipe", "pipe"] });
-    let out = "";
-    p.stdout.on("data", (d) => (out += d));
-    p.stderr.on("data", (d) => (out += d));
-    const exited = new Promise<number | null>((resolve) => p.on("exit", resolve));
-    const chunk = 5_000;
-    for (let i = from; i < from + count; i += chunk) {
-        let s = "";
-        for (let k = i; k < Math.min(i + chunk, from + count); k++) {
-            const key = keyOf(k);
-            s += resp(["INCRBY", key, "1"]) + resp(["EXPIRE", key, String(ttlOf(k))]);
-        }
-        if (!p.stdin.write(s)) await new Promise((resolve) => p.stdin.once("drain", resolve));
-    }
-    p.stdin.end();
-    const code = await exited;
-    const summary = /errors: (\d+), replies: (\d+)/.exec(out);
-    if (code !== 0 || !summary || summary[1] !== "0" || Number(summary[2]) !== 2 * count)
-        throw new Error(`redis-cli --pipe failed (exit ${code}): ${out.slice(-500)}`);
-}
 
 interface Bench {
     objects: K8sObject[];
@@ -125,7 +68,7 @@ interface Bench {
 }
 
 async function startBench(redisArgs: string[] | undefined, envOverrides: Record<string, string | null> = {}): Promise<Bench> {
-    const objects = await renderVariant("A");
+    const objects = await renderVariant("A", ONE_STORE);
     const rendered = renderedRatelimit(objects);
     const redis = await RedisServer.start(undefined, redisArgs ? { serverArgs: redisArgs } : {});
     let svc: RateLimitProcess;
@@ -350,7 +293,7 @@ describe("rls redis bounds, variant A: real service + Redis with the rendered fa
         });
 
         it("Redis stays at its maxmemory and evicts counters; every service answer is OK/OVER_LIMIT; /productpage still refuses its second request", async () => {
-            const objects = await renderVariant("A");
+            const objects = await renderVariant("A", ONE_STORE);
             const bound = renderedBound(objects);
             expect(argValue(bound.args, "--maxmemory-policy")).to.equal(REDIS_EVICTION_POLICY);
             b = await startBench(bound.args);
@@ -387,7 +330,7 @@ describe("rls redis bounds, variant A: real service + Redis with the rendered fa
         });
 
         it("negative control: the same flood against Redis without maxmemory (the args rendered before) grows past the bound", async () => {
-            const objects = await renderVariant("A");
+            const objects = await renderVariant("A", ONE_STORE);
             const bound = renderedBound(objects);
             const oldArgs = without(bound.args, "--maxmemory", "--maxmemory-policy");
             b = await startBench(oldArgs);
@@ -410,7 +353,7 @@ describe("rls redis bounds, variant A: real service + Redis with the rendered fa
         });
 
         it("the service does not answer before the gateway's own timeout, whatever REDIS_TIMEOUT says (known gap: it bounds only the dial); never OK; /healthcheck stays 200; after SIGCONT it answers OK at once", async () => {
-            const objects = await renderVariant("A");
+            const objects = await renderVariant("A", ONE_STORE);
             const gatewayMs = gatewayTimeoutSeconds(objects) * 1000;
             b = await startBench(renderedBound(objects).args);
             const redisTimeout = b.svc.env.REDIS_TIMEOUT;
@@ -472,7 +415,7 @@ describe("rls redis bounds, variant A: real service + Redis with the rendered fa
         });
 
         it("control: with REDIS_TIMEOUT unset (the upstream default, 10s), the same: no answer before the gateway's timeout", async () => {
-            const objects = await renderVariant("A");
+            const objects = await renderVariant("A", ONE_STORE);
             const gatewayMs = gatewayTimeoutSeconds(objects) * 1000;
             b = await startBench(renderedBound(objects).args, { REDIS_TIMEOUT: null });
             expect(b.svc.env.REDIS_TIMEOUT).to.equal(undefined);
@@ -493,7 +436,7 @@ describe("rls redis bounds, variant A: real service + Redis with the rendered fa
         });
 
         it("/healthcheck turns 500 within about 5 s of Redis dying and 200 again within the reconnect backoff once Redis is back; calls made while the pool is empty wait, and only as many as the pool has connections are answered when Redis is back", async () => {
-            const objects = await renderVariant("A");
+            const objects = await renderVariant("A", ONE_STORE);
             const gatewayMs = gatewayTimeoutSeconds(objects) * 1000;
             b = await startBench(renderedBound(objects).args);
             expect(b.svc.env.REDIS_HEALTH_CHECK_ACTIVE_CONNECTION).to.equal("true");
@@ -544,7 +487,7 @@ describe("rls redis bounds, variant A: real service + Redis with the rendered fa
         });
 
         it("control: without REDIS_HEALTH_CHECK_ACTIVE_CONNECTION (as rendered before), /healthcheck stays 200 while Redis is down", async () => {
-            const objects = await renderVariant("A");
+            const objects = await renderVariant("A", ONE_STORE);
             b = await startBench(renderedBound(objects).args, { REDIS_HEALTH_CHECK_ACTIVE_CONNECTION: null });
             await b.redis.kill();
             const down = await watchHealth(b.svc, RADIX_ALL_PINGS_MS + MARGIN_MS, "200");

@@ -30,6 +30,9 @@ import { renderedRatelimit } from "./harness/rendered";
 import { RateLimitProcess } from "./harness/service";
 import { renderVariant } from "./harness/stack";
 
+/** One store for every counter (counterStore single, the specification's layout): this file is about one service and its Redis, not the split. */
+const ONE_STORE = { counterStore: "single" };
+
 const LIMIT = 20;
 const BASE = { unit: "day", catchAllLimit: String(LIMIT), redisPasswordSecret: "redis-auth" };
 const RUN = Date.now().toString(36);
@@ -78,7 +81,7 @@ class Services {
     ) {}
 
     static async start(overrides: Record<string, string>, url: string, password: string, n: number): Promise<Services> {
-        const objects = await renderVariant("A", { ...BASE, ...overrides });
+        const objects = await renderVariant("A", { ...BASE, ...ONE_STORE, ...overrides });
         const rendered = renderedRatelimit(objects);
         const procs: RateLimitProcess[] = [];
         try {

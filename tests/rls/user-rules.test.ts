@@ -337,7 +337,7 @@ describe("rls: user-defined rules, a request without the header (whenMissing Ref
     it("whenMissing Refuse: every request without x-partner-id is refused from the first one (limit 0 on the real service), from any client; each partner id still gets 2 per minute", async () => {
         await ensureWindow(15);
         const t0 = Date.now();
-        expect(await shop.service.rlconfig()).to.include("shop.rule_partner: unit=MINUTE requests_per_unit=0");
+        expect(await shop.rlconfig()).to.include("shop.rule_partner: unit=MINUTE requests_per_unit=0");
         for (let i = 0; i < 4; i++) {
             const r = await send(`/partner/orders?page=${i}`, { clientAddress: `198.51.100.${i + 1}` });
             const rule = ruleOf(r, "partner")!;

@@ -88,6 +88,27 @@ export class RlsClient {
     }
 }
 
+const HEALTH_PROTO = path.join(__dirname, "..", "proto", "health.proto");
+let healthCtor: grpc.ServiceClientConstructor | undefined;
+
+/**
+ * The gRPC health check the kubelet's `grpc` probe makes: the status the server reports for
+ * `service` (`SERVING`, `NOT_SERVING`, ...), or "unreachable" when the call fails.
+ */
+export function grpcHealth(address: string, service: string, timeoutMs = 2_000): Promise<string> {
+    if (!healthCtor) {
+        const def = protoLoader.loadSync(HEALTH_PROTO, { keepCase: false, enums: String, defaults: true });
+        healthCtor = (grpc.loadPackageDefinition(def) as any).grpc.health.v1.Health as grpc.ServiceClientConstructor;
+    }
+    const c = new healthCtor(address, grpc.credentials.createInsecure()) as grpc.Client & Record<string, any>;
+    return new Promise((resolve) => {
+        c.Check({ service }, { deadline: new Date(Date.now() + timeoutMs) }, (err: grpc.ServiceError | null, res: any) => {
+            c.close();
+            resolve(err ? "unreachable" : String(res.status));
+        });
+    });
+}
+
 /**
  * What a gateway with `failure_mode_deny: true` makes of an answer (model of Envoy's ratelimit
  * filter): an error → 500 (fail closed), OVER_LIMIT → 429, any other code → the request passes.

@@ -1,9 +1,11 @@
 /** A Debian redis-server on loopback with a password, owned by the test that starts it. */
 import * as crypto from "crypto";
+import * as path from "path";
 import { redisServerBin } from "./tools";
 import { freePort, isListening, waitFor } from "./ports";
 import { Proc, start } from "./procs";
 import { RespClient } from "./resp";
+import type { RenderedRedis } from "./rendered";
 
 export class RedisServer {
     readonly password = crypto.randomBytes(12).toString("hex");
@@ -12,7 +14,20 @@ export class RedisServer {
         readonly port: number,
         /** Server arguments after the password (default: no persistence); e.g. the stack's `redisServerArgs(...)`. */
         readonly serverArgs: string[] = ["--save", "", "--appendonly", "no"],
+        /** The rendered container, run as it is (its command and arguments, its secret variables set to the password). */
+        readonly rendered?: RenderedRedis,
     ) {}
+
+    /**
+     * Redis as the stack renders it: the container's command and arguments (the password reaches
+     * redis-server on stdin, never in an argument), with only loopback, the port and the log level
+     * added; every variable the container reads from a Secret holds the test's password.
+     */
+    static async startRendered(rendered: RenderedRedis, port?: number): Promise<RedisServer> {
+        const r = new RedisServer(port ?? (await freePort()), rendered.args, rendered);
+        await r.resume();
+        return r;
+    }
 
     static async start(port?: number, opts: { serverArgs?: string[] } = {}): Promise<RedisServer> {
         const r = new RedisServer(port ?? (await freePort()), opts.serverArgs);
@@ -28,20 +43,28 @@ export class RedisServer {
     async resume(): Promise<void> {
         const bin = redisServerBin();
         if (!bin) throw new Error("redis-server is not installed (run scripts/tools/build-ratelimit.sh)");
-        // Password on stdin-free config: pass as an argument (loopback, test-only secret).
-        this.proc = start(bin, [
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            String(this.port),
-            "--requirepass",
-            this.password,
-            ...this.serverArgs,
-            "--protected-mode",
-            "yes",
-            "--loglevel",
-            "warning",
-        ]);
+        const local = ["--bind", "127.0.0.1", "--port", String(this.port), "--protected-mode", "yes", "--loglevel", "warning"];
+        if (this.rendered) {
+            const [cmd, ...rest] = this.rendered.command;
+            if (!cmd) throw new Error("the rendered Redis container has no command");
+            const secrets = this.rendered.env.filter((e) => e.valueFrom?.secretKeyRef).map((e) => [e.name, this.password]);
+            const dir = path.dirname(bin);
+            this.proc = start(cmd, [...rest, ...this.rendered.args, ...local], { env: { PATH: `${dir}:/usr/bin:/bin`, ...Object.fromEntries(secrets) } });
+        } else
+            // Password on stdin-free config: pass as an argument (loopback, test-only secret).
+            this.proc = start(bin, [
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                String(this.port),
+                "--requirepass",
+                this.password,
+                ...this.serverArgs,
+                "--protected-mode",
+                "yes",
+                "--loglevel",
+                "warning",
+            ]);
         await waitFor(`redis on ${this.address}`, async () => {
             if (this.proc!.exited()) throw new Error(`redis-server exited: ${this.proc!.output()}`);
             return isListening(this.port);

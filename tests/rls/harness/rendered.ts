@@ -34,14 +34,36 @@ function envValue(env: EnvVar[], name: string): string | undefined {
     return env.find((e) => e.name === name)?.value;
 }
 
-/** Throws with a message naming the stack bug when the rendered Deployment is inconsistent. */
-export function renderedRatelimit(objects: K8sObject[]): RenderedRatelimit {
-    const candidates = objects
+/** Every rate-limit service the stack renders (a container with RUNTIME_ROOT), by Deployment name. */
+function serviceContainers(objects: K8sObject[]): { d: K8sObject; c: any }[] {
+    return objects
         .filter((o) => o.kind === "Deployment")
         .flatMap((d) => (d.spec?.template?.spec?.containers ?? []).map((c: any) => ({ d, c })))
         .filter(({ c }) => (c.env ?? []).some((e: EnvVar) => e.name === "RUNTIME_ROOT"));
-    if (candidates.length !== 1) throw new Error(`expected one container with RUNTIME_ROOT in its env (the rate-limit service), found ${candidates.length}`);
-    const { d: deployment, c: container } = candidates[0];
+}
+
+/** Every rendered rate-limit service: the fixed counters' first, then (counterStore split) the per-value one. */
+export function renderedRatelimits(objects: K8sObject[]): RenderedRatelimit[] {
+    const names = serviceContainers(objects)
+        .map(({ d }) => String(d.metadata.name))
+        .sort((a, b) => a.length - b.length);
+    return names.map((n) => renderedRatelimit(objects, n));
+}
+
+/**
+ * The rendered rate-limit service named `name`; without a name, the only one, or the fixed
+ * counters' (the shortest name: the per-value one is `<name>-per-value`). Throws with a message
+ * naming the stack bug when the rendered Deployment is inconsistent.
+ */
+export function renderedRatelimit(objects: K8sObject[], name?: string): RenderedRatelimit {
+    const all = serviceContainers(objects);
+    if (!all.length) throw new Error("expected a container with RUNTIME_ROOT in its env (the rate-limit service), found none");
+    const candidates =
+        name !== undefined
+            ? all.filter(({ d }) => d.metadata.name === name)
+            : [[...all].sort((a, b) => a.d.metadata.name.length - b.d.metadata.name.length)[0]!];
+    if (candidates.length !== 1) throw new Error(`expected one rate-limit service named ${name}, found ${candidates.length}`);
+    const { d: deployment, c: container } = candidates[0]!;
     const env: EnvVar[] = container.env ?? [];
     const root = envValue(env, "RUNTIME_ROOT");
     const sub = envValue(env, "RUNTIME_SUBDIRECTORY") ?? "";
@@ -126,4 +148,19 @@ export function serviceEnv(r: RenderedRatelimit, w: Rewrites): { env: Record<str
     set("DEBUG_PORT", String(w.debugPort));
     if (env.PROMETHEUS_ADDR !== undefined && w.metricsPort !== undefined) set("PROMETHEUS_ADDR", `127.0.0.1:${w.metricsPort}`);
     return { env, rewritten };
+}
+
+/** What the stack renders for one in-cluster Redis (Deployment `name`): its container's command, arguments and environment. */
+export interface RenderedRedis {
+    command: string[];
+    args: string[];
+    env: EnvVar[];
+}
+
+/** The rendered Redis Deployment `name` (`redis`, or the per-value counters' `redis-per-value`). */
+export function renderedRedis(objects: K8sObject[], name = "redis"): RenderedRedis {
+    const d = objects.find((o) => o.kind === "Deployment" && o.metadata.name === name);
+    const c = d?.spec?.template?.spec?.containers?.find((x: any) => x.name === "redis");
+    if (!c) throw new Error(`the stack renders no Redis Deployment ${name}`);
+    return { command: c.command ?? [], args: c.args ?? [], env: c.env ?? [] };
 }

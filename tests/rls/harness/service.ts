@@ -9,7 +9,7 @@ import { ratelimitBin } from "./tools";
 import { freePort, isListening, waitFor } from "./ports";
 import { Proc, start } from "./procs";
 import { RenderedRatelimit, serviceEnv } from "./rendered";
-import { RlsClient } from "./client";
+import { RlsClient, grpcHealth } from "./client";
 
 /**
  * Writes the ConfigMap's files the way the kubelet lays out a ConfigMap volume: a timestamped
@@ -121,10 +121,12 @@ export class RateLimitProcess {
         );
     }
 
-    /** Runs the Deployment's readinessProbe (httpGet) against this process: true = ready. */
+    /** Runs the Deployment's readinessProbe (gRPC health or httpGet) against this process: true = ready. */
     async ready(): Promise<boolean> {
+        const grpcProbe = this.rendered.readinessProbe?.grpc;
+        if (grpcProbe) return (await grpcHealth(`127.0.0.1:${this.mapPort(grpcProbe.port)}`, grpcProbe.service ?? "")) === "SERVING";
         const probe = this.rendered.readinessProbe?.httpGet;
-        if (!probe) throw new Error("the rendered rate-limit container has no httpGet readinessProbe");
+        if (!probe) throw new Error("the rendered rate-limit container has no grpc or httpGet readinessProbe");
         const port = this.mapPort(probe.port);
         const a = await httpGet(port, probe.path ?? "/");
         return a !== "refused" && a.status >= 200 && a.status < 400;

@@ -3,18 +3,18 @@
  * the component rendered under Pulumi's mocks, the gateway MODEL (gateway-model/explain.ts, no Envoy here)
  * turning each request into descriptors, the REAL envoyproxy/ratelimit service and Redis deciding.
  */
-import { GlobalRateLimit } from "../../../components/global-ratelimit";
+import { GlobalRateLimit, GlobalRateLimitArgs } from "../../../components/global-ratelimit";
 import { RateLimitRuleArgs } from "../../../builders/rules";
 import { ModelRequest, explain } from "../../../gateway-model/explain";
 import type { K8sObject } from "../../../lib/k8s-object";
 import { registerComponents } from "../../../render/render";
-import { RlsClient } from "./client";
+import { Decision, RlsClient } from "./client";
 import { RedisServer } from "./redis";
-import { renderedRatelimit } from "./rendered";
+import { renderedRatelimits } from "./rendered";
 import { RateLimitProcess } from "./service";
 
 /** The shop's own Gateway and VirtualService (what the user already has). */
-const USER_OBJECTS: K8sObject[] = [
+export const USER_OBJECTS: K8sObject[] = [
     {
         apiVersion: "networking.istio.io/v1beta1",
         kind: "Gateway",
@@ -29,7 +29,7 @@ const USER_OBJECTS: K8sObject[] = [
     },
 ];
 
-async function renderComponent(rules: RateLimitRuleArgs[]): Promise<K8sObject[]> {
+export async function renderComponent(rules: RateLimitRuleArgs[], extra: Partial<GlobalRateLimitArgs> = {}): Promise<K8sObject[]> {
     const { objects } = await registerComponents(
         () => {
             new GlobalRateLimit("shop-limits", {
@@ -37,6 +37,7 @@ async function renderComponent(rules: RateLimitRuleArgs[]): Promise<K8sObject[]>
                 gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] },
                 namespace: "shop",
                 rules,
+                ...extra,
             });
         },
         "shop",
@@ -61,40 +62,61 @@ export function envoyHeaders(headers: Record<string, string | string[]> = {}): R
 }
 
 /**
- * A shop gateway with these rules: the component rendered under mocks, its own Redis and service
- * process (started before the describe's tests, flushed before each).
+ * A shop gateway with these rules: the component rendered under mocks, and each service it
+ * renders (with counterStore split: the fixed and the per-value counters' services) run with a
+ * Redis of its own (started before the describe's tests, flushed before each).
  */
 export function useShop(rules: RateLimitRuleArgs[]) {
-    const shop = {} as { objects: K8sObject[]; redis: RedisServer; service: RateLimitProcess; client: RlsClient };
+    const shop = {} as {
+        objects: K8sObject[];
+        sides: { name: string; redis: RedisServer; service: RateLimitProcess; client: RlsClient }[];
+        /** The loaded config of every service (the debug endpoint's view), one after the other. */
+        rlconfig: () => Promise<string>;
+    };
     before(async () => {
         shop.objects = [...USER_OBJECTS, ...(await renderComponent(rules))];
-        const rendered = renderedRatelimit(shop.objects);
-        shop.redis = await RedisServer.start();
-        shop.service = await RateLimitProcess.start(rendered, { redisAddress: shop.redis.address, redisPassword: shop.redis.password });
-        shop.client = shop.service.client();
-        await shop.client.waitForReady();
+        shop.sides = [];
+        for (const rendered of renderedRatelimits(shop.objects)) {
+            const redis = await RedisServer.start();
+            const service = await RateLimitProcess.start(rendered, { redisAddress: redis.address, redisPassword: redis.password });
+            const client = service.client();
+            await client.waitForReady();
+            shop.sides.push({ name: String(rendered.deployment.metadata.name), redis, service, client });
+        }
+        shop.rlconfig = async () => (await Promise.all(shop.sides.map((x) => x.service.rlconfig()))).join("\n");
     });
     after(async () => {
-        shop.client?.close();
-        await shop.service?.stop();
-        await shop.redis?.stop();
+        for (const x of shop.sides ?? []) {
+            x.client.close();
+            await x.service.stop();
+            await x.redis.stop();
+        }
     });
     beforeEach(async () => {
-        await shop.redis.flushAll();
+        for (const x of shop.sides) await x.redis.flushAll();
     });
+    /** The side a call goes to: the service its cluster names (`outbound|<port>||<name>.<ns>...`). */
+    const sideOf = (cluster: string) => shop.sides.find((x) => x.name === cluster.split("|")[3]?.split(".")[0]) ?? shop.sides[0]!;
 
     /** What the gateway would send for this request (model), decided by the real service. */
     async function send(path: string, request: ModelRequest) {
         const x = explain(shop.objects, path, { ...request, headers: envoyHeaders(request.headers) });
-        return {
-            x,
-            d: x.descriptors.length
-                ? await shop.client.shouldRateLimit(
-                      x.domain,
-                      x.descriptors.map((d) => d.entries),
-                  )
-                : undefined,
+        if (!x.descriptors.length) return { x, d: undefined };
+        // One call per filter that sends descriptors, each to its service; statuses in the order of
+        // x.descriptors (the calls' order), OVER_LIMIT when any call says so (as Envoy merges them).
+        const answers = await Promise.all(
+            x.calls.map((c) =>
+                sideOf(c.service).client.shouldRateLimit(
+                    c.domain,
+                    c.descriptors.map((d) => d.entries),
+                ),
+            ),
+        );
+        const d: Decision = {
+            overallCode: answers.some((a) => a.overallCode === "OVER_LIMIT") ? "OVER_LIMIT" : "OK",
+            statuses: answers.flatMap((a) => a.statuses),
         };
+        return { x, d };
     }
     const okCount = async (n: number, path: (i: number) => string, request: (i: number) => ModelRequest) => {
         let ok = 0;
@@ -107,6 +129,10 @@ export function useShop(rules: RateLimitRuleArgs[]) {
         return i < 0 ? undefined : { entries: r.x.descriptors[i].entries.map((e) => `${e.key}=${e.value}`), status: r.d!.statuses[i] };
     };
     /** The Redis counters of one rule (`<domain>_rule_<name>_..._<window>`, the service's key format). */
-    const counters = async (rule: string) => (await shop.redis.keys()).filter((k) => k.startsWith(`shop_rule_${rule}_`)).sort();
+    const counters = async (rule: string) =>
+        (await Promise.all(shop.sides.map((x) => x.redis.keys())))
+            .flat()
+            .filter((k) => k.startsWith(`shop_rule_${rule}_`))
+            .sort();
     return { shop, send, okCount, ruleOf, counters };
 }
