@@ -21,6 +21,11 @@ fi
 if ! bash scripts/tools/build-prometheus.sh; then
   skipped "rls monitoring" "Prometheus could not be built (see above)" || exit 1
 fi
+# The project's own Go load generator drives the flood test (tests/rls/flood.test.ts): a few seconds
+# to build, sharing the Go build cache with envoyproxy/ratelimit.
+if ! bash tests/rls/build-loadgen.sh > /dev/null; then
+  skipped "rls flood" "the load generator could not be built (see above)" || exit 1
+fi
 log "rls: tools ready in $(( $(date +%s) - t0 ))s"
 
 rc=0

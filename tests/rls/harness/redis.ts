@@ -16,6 +16,8 @@ export class RedisServer {
         readonly serverArgs: string[] = ["--save", "", "--appendonly", "no"],
         /** The rendered container, run as it is (its command and arguments, its secret variables set to the password). */
         readonly rendered?: RenderedRedis,
+        /** CPUs it runs on (`taskset -c`); undefined: any. */
+        readonly cpus?: string,
     ) {}
 
     /**
@@ -23,8 +25,8 @@ export class RedisServer {
      * redis-server on stdin, never in an argument), with only loopback, the port and the log level
      * added; every variable the container reads from a Secret holds the test's password.
      */
-    static async startRendered(rendered: RenderedRedis, port?: number): Promise<RedisServer> {
-        const r = new RedisServer(port ?? (await freePort()), rendered.args, rendered);
+    static async startRendered(rendered: RenderedRedis, opts: { port?: number; cpus?: string } = {}): Promise<RedisServer> {
+        const r = new RedisServer(opts.port ?? (await freePort()), rendered.args, rendered, opts.cpus);
         await r.resume();
         return r;
     }
@@ -49,7 +51,9 @@ export class RedisServer {
             if (!cmd) throw new Error("the rendered Redis container has no command");
             const secrets = this.rendered.env.filter((e) => e.valueFrom?.secretKeyRef).map((e) => [e.name, this.password]);
             const dir = path.dirname(bin);
-            this.proc = start(cmd, [...rest, ...this.rendered.args, ...local], { env: { PATH: `${dir}:/usr/bin:/bin`, ...Object.fromEntries(secrets) } });
+            const argv = [...rest, ...this.rendered.args, ...local];
+            const env = { env: { PATH: `${dir}:/usr/bin:/bin`, ...Object.fromEntries(secrets) } };
+            this.proc = this.cpus ? start("taskset", ["-c", this.cpus, cmd, ...argv], env) : start(cmd, argv, env);
         } else
             // Password on stdin-free config: pass as an argument (loopback, test-only secret).
             this.proc = start(bin, [

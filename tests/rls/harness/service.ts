@@ -59,6 +59,8 @@ export interface StartOptions {
     envOverrides?: Record<string, string | null>;
     /** Write the service's log to this file instead of keeping it in memory. */
     logFile?: string;
+    /** Run it on these CPUs only (`taskset -c`), as a pod with a CPU budget of its own. */
+    cpus?: string;
 }
 
 export class RateLimitProcess {
@@ -95,7 +97,8 @@ export class RateLimitProcess {
             else env[k] = v;
         }
         const args: string[] = rendered.container.args ?? [];
-        const proc = start(ratelimitBin("service_cmd"), args, { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env }, logFile: opts.logFile });
+        const [cmd, cmdArgs] = opts.cpus ? ["taskset", ["-c", opts.cpus, ratelimitBin("service_cmd"), ...args]] : [ratelimitBin("service_cmd"), args];
+        const proc = start(cmd, cmdArgs, { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env }, logFile: opts.logFile });
         const p = new RateLimitProcess(rendered, proc, env, rewritten, fsRoot, httpPort, grpcPort, debugPort, metricsPort);
         if (opts.waitReady ?? true) await p.waitReady();
         return p;

@@ -22,6 +22,11 @@ function which(cmd: string): string | undefined {
     }
 }
 
+/** The project's Go load generator (tests/rls/build-loadgen.sh); RLS_LOADGEN overrides. */
+export function loadgenBin(): string {
+    return process.env.RLS_LOADGEN ?? path.join(cacheDir(), "tools", "rls-loadgen", "rls-loadgen");
+}
+
 export function redisServerBin(): string | undefined {
     return which("redis-server");
 }

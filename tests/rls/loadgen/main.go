@@ -309,6 +309,7 @@ func main() {
 	wlFile := flag.String("workload", "", `JSON file {"domain": D, "requests": [[[{"key":K,"value":V},...],...],...]}: requests sent round-robin`)
 	hitsAddend := flag.Uint("hits-addend", 0, "hits_addend of each request (0: the service counts 1)")
 	timeout := flag.Duration("timeout", 10*time.Second, "deadline of each call")
+	count := flag.Int64("count", 0, "stop after this many calls in all (0: run for -warmup plus -duration); with a workload of as many requests, each is sent once")
 	var descs multiFlag
 	flag.Var(&descs, "desc", `one request, repeatable, round-robin: "k=v,k=v;k=v" (';' separates descriptors); e.g. -desc PATH=/productpage`)
 	flag.Parse()
@@ -386,7 +387,11 @@ func main() {
 				if !t.Before(end) {
 					break
 				}
-				i := int(next.Add(1) - 1)
+				n := next.Add(1) - 1
+				if *count > 0 && n >= *count {
+					break
+				}
+				i := int(n)
 				out, err := call(ctx, w%*conns, i)
 				now := time.Now()
 				total.Add(1)
