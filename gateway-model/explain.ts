@@ -467,13 +467,14 @@ function filterModel(
 export function gatewayModelFromEnvoy(
     routeConfiguration: any,
     virtualHost: string,
-    filter: { domain: string; failureModeDeny: boolean; stage?: number; cluster?: string },
+    filter: { domain: string; failureModeDeny: boolean; stage?: number; cluster?: string; name?: string },
     objects: K8sObject[],
 ): GatewayModel {
     const stage = filter.stage ?? 0;
+    const rlName = filter.name ?? RATELIMIT_FILTER;
     const vh = (field(routeConfiguration, "virtual_hosts") ?? []).find((v: any) => v.name === virtualHost);
     if (!vh) throw new Error(`route configuration ${routeConfiguration?.name} has no virtual host ${virtualHost}`);
-    const vhMode = vhRateLimitsOf(field(vh, "typed_per_filter_config")) ?? "OVERRIDE";
+    const vhMode = vhRateLimitsOf(field(vh, "typed_per_filter_config"), rlName) ?? "OVERRIDE";
     const routes: ModelRoute[] = (vh.routes ?? []).map((r: any, index: number) => {
         const m = r.match ?? {};
         const known = ["path", "prefix", "safe_regex", "safeRegex", "path_separated_prefix", "pathSeparatedPrefix", "case_sensitive", "caseSensitive"];
@@ -491,7 +492,7 @@ export function gatewayModelFromEnvoy(
             matches: [match],
             rateLimits: entriesOfStage(field(r.route, "rate_limits"), stage),
             ...((field(r.route, "rate_limits") ?? []).length ? { anyRateLimits: true } : {}),
-            vhRateLimits: vhRateLimitsOf(field(r, "typed_per_filter_config")) ?? vhMode,
+            vhRateLimits: vhRateLimitsOf(field(r, "typed_per_filter_config"), rlName) ?? vhMode,
             envoyFilter: "(generated)",
         };
     });
@@ -506,6 +507,7 @@ export function gatewayModelFromEnvoy(
         filterNames: [],
         vhostRateLimits: vhRl.length ? [{ rateLimits: vhRl, envoyFilter: "(generated)" }] : [],
         stage,
+        httpFilterName: rlName,
         ...(filter.cluster ? { service: filter.cluster } : {}),
         config: readConfig(objects, filter.cluster),
     };

@@ -42,8 +42,75 @@ function loadRender(dir: string): K8sObject[] {
     );
 }
 
+/**
+ * The model of Istio's generated gateway: one per rate-limit filter on the generated listener (in
+ * chain order), each reading the generated routes for its own stage and per-filter config; the
+ * first carries the others (as the model from the render does). An older dump names one filter.
+ */
+function modelFromDump(dump: any, objects: K8sObject[]): GatewayModel {
+    const filters: any[] = dump.rateLimitFilters?.length
+        ? dump.rateLimitFilters
+        : [{ domain: dump.domain, failureModeDeny: dump.failureModeDeny === true, stage: 0 }];
+    const models = filters.map((f) =>
+        gatewayModelFromEnvoy(
+            dump.routeConfiguration,
+            dump.virtualHost,
+            {
+                domain: f.domain,
+                failureModeDeny: f.failureModeDeny === true,
+                stage: Number(f.stage ?? 0),
+                ...(f.cluster ? { cluster: f.cluster } : {}),
+                ...(f.name ? { name: f.name } : {}),
+            },
+            objects,
+        ),
+    );
+    const [first, ...others] = models;
+    return others.length ? { ...first!, others } : first!;
+}
+
+/**
+ * With the per-value counters in a store of their own (`--split`): on Istio's generated gateway,
+ * the fixed limits' requests call the fixed service only and other paths the per-value service
+ * only, one call per request, and two filters are on the listener.
+ */
+function splitCalls(label: string, m: GatewayModel, objects: K8sObject[]): number {
+    const services = [m, ...(m.others ?? [])].map((x) => x.service ?? "");
+    const fail = (what: string) => (console.log(`FAIL ${label} split calls: ${what}`), 1);
+    if (services.length !== 2) return fail(`expected two rate-limit filters on the generated listener, found ${services.length}: ${services.join(", ")}`);
+    const fixed = services.find((s) => !s.includes("-per-value."));
+    const perValue = services.find((s) => s.includes("-per-value."));
+    if (!fixed || !perValue) return fail(`expected a fixed and a per-value service, found ${services.join(", ")}`);
+    const hasApi = objects.some((o) => o.kind === "EnvoyFilter" && o.metadata?.name === "filter-ratelimit-svc-api");
+    const random = `/static/${Math.random().toString(36).slice(2)}`;
+    const cases: [string, string][] = [
+        ["/productpage", fixed],
+        ["/productpage?x=1", fixed],
+        [random, perValue],
+        [`${random}?q`, perValue],
+        ["/login", perValue],
+        ...(hasApi
+            ? ([
+                  ["/api/v1/products/7", fixed],
+                  ["/api/v1/products/99?a=b", fixed],
+                  ["/api/v1/products/100", perValue],
+              ] as [string, string][])
+            : ([["/api/v1/products/7", perValue]] as [string, string][])),
+    ];
+    let bad = 0;
+    for (const [p, want] of cases) {
+        const calls = explainWith(m, p).calls.map((c) => c.service);
+        if (calls.length !== 1 || calls[0] !== want) bad += fail(`${p}: calls ${JSON.stringify(calls)}, want exactly one, to ${want}`);
+    }
+    if (!bad)
+        console.log(`ok   ${label} split calls: ${cases.length} requests on Istio's generated gateway, each one call, to ${fixed} or ${perValue} as expected`);
+    return bad;
+}
+
 function main(): number {
-    const [dir, dumpFile, label = ""] = process.argv.slice(2);
+    const args = process.argv.slice(2);
+    const split = args.includes("--split");
+    const [dir, dumpFile, label = ""] = args.filter((a) => a !== "--split");
     if (!dir || !dumpFile) {
         console.error("usage: tsx tests/istio/model-agree.ts <render dir> <dump.json> [label]");
         return 2;
@@ -51,17 +118,14 @@ function main(): number {
     const objects = loadRender(dir);
     const dump = JSON.parse(fs.readFileSync(dumpFile, "utf8"));
     const fromRender = gatewayModel(objects);
-    const fromIstio = gatewayModelFromEnvoy(
-        dump.routeConfiguration,
-        dump.virtualHost,
-        { domain: dump.domain, failureModeDeny: dump.failureModeDeny === true },
-        objects,
-    );
+    const fromIstio = modelFromDump(dump, objects);
     let bad = 0;
+    // Each descriptor with the service it goes to (the calling filter's cluster): with several
+    // rate-limit filters on the listener, the two models must also agree on who is asked.
     const summary = (x: ReturnType<typeof explainWith>) =>
         JSON.stringify({
             route: x.route?.name ?? (x.route ? "(unnamed)" : "404"),
-            descriptors: x.descriptors.map((d) => [d.entries, d.limit?.entry, d.limit?.requestsPerUnit]),
+            descriptors: x.descriptors.map((d) => [d.entries, d.limit?.entry, d.limit?.requestsPerUnit, d.service ?? ""]),
         });
     if (fromRender.domain !== fromIstio.domain) {
         console.log(`FAIL ${label} model agreement: domain ${fromRender.domain} (rendered) vs ${fromIstio.domain} (generated)`);
@@ -80,6 +144,7 @@ function main(): number {
         console.log(
             `ok   ${label} model agreement: ${paths.length} paths, the model from the render and from Istio's generated routes send the same descriptors`,
         );
+    if (split) bad += splitCalls(label, fromIstio, objects);
     bad += preLimitAgreement(
         label,
         paths,

@@ -14,6 +14,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { stringify } from "yaml";
+import { CounterStore } from "../../builders/counter-stores";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { GlobalRateLimit } from "../../components/global-ratelimit";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rules";
@@ -40,6 +41,8 @@ export async function renderGatewayApiSetup(): Promise<K8sObject[]> {
                 // The layout these checks were written for (route and virtual-host rate_limits, the
                 // specification's filter names); the per-instance layout is checked by the many-teams scenario.
                 filterLayout: FilterLayout.Shared,
+                // One counter store: the checks of this render name the spec-shaped filters; the split is checked on the stack's render.
+                counterStore: CounterStore.Single,
                 gateway: { gatewayApiName: GWAPI_GATEWAY, namespace: GWAPI_NAMESPACE, virtualHosts: [GWAPI_VHOST] },
                 namespace: GWAPI_NAMESPACE,
                 rules: GWAPI_RULES,

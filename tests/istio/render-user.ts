@@ -9,6 +9,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { stringify } from "yaml";
+import { CounterStore } from "../../builders/counter-stores";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { GlobalRateLimit } from "../../components/global-ratelimit";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rules";
@@ -95,6 +96,8 @@ export async function renderUserSetup(): Promise<K8sObject[]> {
                 // The layout these checks were written for (route and virtual-host rate_limits, the
                 // specification's filter names); the per-instance layout is checked by the many-teams scenario.
                 filterLayout: FilterLayout.Shared,
+                // One counter store: the checks of this render name the spec-shaped filters; the split is checked on the stack's render.
+                counterStore: CounterStore.Single,
                 gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] },
                 namespace: "shop",
                 rules: USER_RULES,

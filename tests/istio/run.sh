@@ -357,6 +357,11 @@ check_combo() {
   fi
 }
 
+# The checks below name the specification's EnvoyFilters and its one counter store
+# (counterStore=single); the default split layout, with the per-path counters' own filter and
+# service, is checked after them ("split layout").
+ONE_STORE=(--set counterStore=single)
+
 start=$(date +%s)
 if [[ -n "${ISTIO_CHECK_RENDER_DIR:-}" ]]; then
   [[ ${#variants[@]} -eq 1 && ${#placements[@]} -eq 1 ]] || { echo "ISTIO_CHECK_RENDER_DIR needs one variant and one placement" >&2; exit 2; }
@@ -368,7 +373,7 @@ else
       for pl in "${placements[@]}"; do
         dir="$work/$v-$p-$pl"
         if ! (cd "$root" && npm run --silent render -- --variant "$v" --profile "$p" \
-                --local-placement "$pl" --out "$dir") > "$work/render-$v-$p-$pl.log" 2>&1; then
+                --local-placement "$pl" "${ONE_STORE[@]}" --out "$dir") > "$work/render-$v-$p-$pl.log" 2>&1; then
           ko "$v/$p/$pl render: npm run render failed: $(tail -5 "$work/render-$v-$p-$pl.log" | tr '\n' ' ')"
           continue
         fi
@@ -381,7 +386,7 @@ else
   for p in "${profiles[@]}"; do
     [[ -n "$xdsbin" ]] || break
     dir="$work/ingress-tcp-$p"
-    (cd "$root" && npm run --silent render -- --variant A --profile "$p" --set espPortMode=tcp --out "$dir") > "$dir.log" 2>&1 ||
+    (cd "$root" && npm run --silent render -- --variant A --profile "$p" --set espPortMode=tcp "${ONE_STORE[@]}" --out "$dir") > "$dir.log" 2>&1 ||
       { ko "A/$p/tcp render failed: $(tail -3 "$dir.log" | tr '\n' ' ')"; continue; }
     XDSCHECK_DIR="$dir" XDSCHECK_VARIANT=A XDSCHECK_PROFILE="$p" XDSCHECK_PORT_MODE=tcp \
       "$xdsbin" -test.run '^TestIngress' -test.v -test.count=1 > "$dir.xds.log" 2>&1 || true
@@ -393,7 +398,7 @@ else
   # own mesh-config loader reads the patched text (xdscheck_test.go TestSeedMeshConfigPatch).
   if [[ -n "$xdsbin" && " ${profiles[*]} " == *" seed "* ]]; then
     dir="$work/seed-mesh-scope"
-    if ! (cd "$root" && npm run --silent render -- --variant A --profile seed --set mutualTlsScope=mesh --out "$dir") > "$dir.log" 2>&1; then
+    if ! (cd "$root" && npm run --silent render -- --variant A --profile seed --set mutualTlsScope=mesh "${ONE_STORE[@]}" --out "$dir") > "$dir.log" 2>&1; then
       ko "A/seed/mutualTlsScope=mesh render failed: $(tail -3 "$dir.log" | tr '\n' ' ')"
     else
       xds_input "$dir" "$dir.xin"
@@ -410,7 +415,7 @@ else
   # virtual host (xdscheck/prelimit.go with XDSCHECK_PRELIMIT=off); the rest of the check still passes.
   if [[ -n "$xdsbin" && "${ISTIO_CHECK_PRELIMIT_OFF:-1}" != 0 ]]; then
     dir="$work/pre-limit-off"
-    if ! (cd "$root" && npm run --silent render -- --variant A --profile current --set preLimit=false --out "$dir") > "$dir.log" 2>&1; then
+    if ! (cd "$root" && npm run --silent render -- --variant A --profile current --set preLimit=false "${ONE_STORE[@]}" --out "$dir") > "$dir.log" 2>&1; then
       ko "A/current/preLimit=false render failed: $(tail -3 "$dir.log" | tr '\n' ' ')"
     else
       XDSCHECK_DIR="$dir" XDSCHECK_VARIANT=A XDSCHECK_PROFILE=current XDSCHECK_PRELIMIT=off \
@@ -426,6 +431,35 @@ else
       grep -qE '^ +--- PASS: TestGeneratedConfig/gateway/pre-limit-buckets' "$dir.xds.log" || ko "A/current/preLimit=false generator: pre-limit not checked (log $dir.xds.log)"
     fi
   fi
+fi
+# Split layout (counterStore=split, the default): the per-path counters have a rate-limit filter,
+# service and Redis of their own. For A and B, Istio's generator builds the gateway from the default
+# render (xdscheck TestSplitDump); the gateway model from the render and from the generated routes
+# must agree on every path, descriptor and service asked, and each request of /productpage, the api
+# paths and a random path must make exactly one call, to the expected service (model-agree --split).
+if [[ -n "$xdsbin" && "${ISTIO_CHECK_SPLIT:-1}" != 0 ]]; then
+  for v in "${variants[@]}"; do
+    sdir="$work/split-$v"
+    if ! (cd "$root" && npm run --silent render -- --variant "$v" --profile current --out "$sdir") > "$sdir.log" 2>&1; then
+      ko "$v/split render failed: $(tail -3 "$sdir.log" | tr '\n' ' ')"
+      continue
+    fi
+    for f in "$sdir"/*per-value*.yaml; do
+      validate_file "$f" && ok "$v/split validate $(basename "$f")" || ko "$v/split validate $(basename "$f"): $validate_problem"
+    done
+    xds_input "$sdir" "$sdir-xds"
+    XDSCHECK_SPLIT_DIR="$sdir-xds" XDSCHECK_VARIANT="$v" XDSCHECK_SPLIT_DUMP="$sdir/routes.json" \
+      "$xdsbin" -test.run '^TestSplitDump$' -test.v -test.count=1 > "$sdir.xds.log" 2>&1 || true
+    if [[ ! -s "$sdir/routes.json" ]]; then
+      ko "$v/split generator: no dump (log $sdir.xds.log): $(grep -m1 FAILED "$sdir.xds.log" || true)"
+      continue
+    fi
+    sagree="$(cd "$root" && npx tsx tests/istio/model-agree.ts --split "$sdir" "$sdir/routes.json" "$v/split" 2>&1)" || true
+    while IFS= read -r line; do
+      case "$line" in ok\ *) ok "${line#ok   }" ;; FAIL\ *) ko "${line#FAIL }" ;; esac
+    done <<< "$sagree"
+    grep -qE '^ok +'"$v"'/split split calls' <<< "$sagree" || ko "$v/split: the one-call check did not run: $(tail -3 <<< "$sagree" | tr '\n' ' ')"
+  done
 fi
 # A user's gateway that is not bookinfo, limited by the package's GlobalRateLimit (typed rules):
 # tests/istio/render-user.ts renders it, xdscheck/user_gateway_test.go checks what Istio generates,
@@ -464,7 +498,7 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_SHARED:-1}" != 0 && -f "$root/render/cli.ts
   for kind in scoped literal; do
     flags=()
     [[ $kind == literal ]] && flags=(--set vhostScope=all --set filterNamespaces=root --set mutualTlsScope=mesh)
-    if ! (cd "$root" && npm run --silent render -- --variant A --profile current "${flags[@]}" --out "$sdir/$kind") > "$sdir/render-$kind.log" 2>&1; then
+    if ! (cd "$root" && npm run --silent render -- --variant A --profile current "${flags[@]}" "${ONE_STORE[@]}" --out "$sdir/$kind") > "$sdir/render-$kind.log" 2>&1; then
       ko "shared mesh $kind render failed (npm run render -- --variant A --profile current ${flags[*]}): $(grep -E 'error|mesh-ratelimit:' "$sdir/render-$kind.log" | head -4 | tr '\n' ' ')"
       continue
     fi

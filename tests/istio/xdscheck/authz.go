@@ -41,20 +41,24 @@ const (
 
 // AuthzCase is one inbound port of one workload and who must (not) get through.
 type AuthzCase struct {
-	ID       string
-	App      string // app label of the workload
-	Port     uint32 // container port of the inbound chain
-	Allow    []string
-	Deny     []string
-	Object   string // rendered object the finding names
-	TCP      bool   // network RBAC (TCP chain) instead of HTTP RBAC
-	DenyPort uint32 // another port of the workload the allowed identity may not use (0: none)
+	ID     string
+	App    string // app label of the workload
+	Port   uint32 // container port of the inbound chain
+	Allow  []string
+	Deny   []string
+	Object string // rendered object the finding names
+	TCP    bool   // network RBAC (TCP chain) instead of HTTP RBAC
+	// Other ports of the workload that no identity may use, the allowed one included: the service's
+	// JSON API and debug server (config dump, pprof), which it serves on its loopback only, so no
+	// Service or container port names them and a connection to them reaches the sidecar's
+	// passthrough chains, whose RBAC must refuse it.
+	DenyPorts []uint32
 }
 
 // AuthzCases: the gateway alone on the gRPC port; the rate-limit service alone on Redis.
 var AuthzCases = []AuthzCase{
 	{ID: "authz/ratelimit-grpc", App: "ratelimit", Port: 8081, Allow: []string{GatewayIdentity},
-		Deny: []string{ProductpageIdentity, RatelimitIdentity, OtherGatewayNS}, Object: "AuthorizationPolicy default/ratelimit-from-gateway", DenyPort: 8080},
+		Deny: []string{ProductpageIdentity, RatelimitIdentity, OtherGatewayNS}, Object: "AuthorizationPolicy default/ratelimit-from-gateway", DenyPorts: []uint32{8080, 6070}},
 	{ID: "authz/redis", App: "redis", Port: 6379, TCP: true, Allow: []string{RatelimitIdentity},
 		Deny: []string{GatewayIdentity, ProductpageIdentity}, Object: "AuthorizationPolicy default/redis-from-ratelimit"},
 }
@@ -178,6 +182,40 @@ func inboundRBAC(ls []*listenerv3.Listener, port uint32, tcp bool) ([]*rbacv3.RB
 		}
 	}
 	return rules, chains, nil
+}
+
+// passthroughRBAC: the RBAC rules (HTTP and network) of the virtual inbound listener's chains that
+// match no destination port: what a connection to a port no container declares goes through.
+func passthroughRBAC(ls []*listenerv3.Listener) []*rbacv3.RBAC {
+	l := findListener(ls, model.VirtualInboundListenerName)
+	if l == nil {
+		return nil
+	}
+	var rules []*rbacv3.RBAC
+	for _, fc := range l.FilterChains {
+		if fc.GetFilterChainMatch().GetDestinationPort().GetValue() != 0 {
+			continue
+		}
+		for _, f := range fc.Filters {
+			if f.Name == FilterNetworkRBAC {
+				r := &rbacnetv3.RBAC{}
+				if err := f.GetTypedConfig().UnmarshalTo(r); err == nil && r.Rules != nil {
+					rules = append(rules, r.Rules)
+				}
+			}
+		}
+		if h := hcmOf(fc); h != nil {
+			for _, f := range h.HttpFilters {
+				if f.Name == FilterHTTPRBAC {
+					r := &rbachttpv3.RBAC{}
+					if err := f.GetTypedConfig().UnmarshalTo(r); err == nil && r.Rules != nil {
+						rules = append(rules, r.Rules)
+					}
+				}
+			}
+		}
+	}
+	return rules
 }
 
 // Request is what the evaluator knows of a connection: the peer's identity and the local port.
@@ -373,9 +411,19 @@ func CheckAuthz(t test.Failer, docs []Doc) []Finding {
 					probs = append(probs, "lets through "+id)
 				}
 			}
-			if c.DenyPort != 0 {
-				if other, _, _ := inboundRBAC(ls, c.DenyPort, false); len(other) == 0 || Allowed(other, Request{Principal: c.Allow[0], Port: c.DenyPort}) {
-					probs = append(probs, fmt.Sprintf("port %d is open to %s", c.DenyPort, c.Allow[0]))
+			for _, port := range c.DenyPorts {
+				other, named, _ := inboundRBAC(ls, port, false)
+				if len(named) == 0 {
+					// No chain of its own: the passthrough chains (HTTP and TCP) take the connection.
+					other = passthroughRBAC(ls)
+				}
+				if len(other) == 0 {
+					probs = append(probs, fmt.Sprintf("port %d has no RBAC", port))
+				}
+				for _, id := range append([]string{c.Allow[0]}, c.Deny...) {
+					if len(other) > 0 && Allowed(other, Request{Principal: id, Port: port}) {
+						probs = append(probs, fmt.Sprintf("port %d is open to %s", port, id))
+					}
 				}
 			}
 		}

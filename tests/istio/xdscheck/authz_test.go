@@ -1,6 +1,7 @@
 package xdscheck
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -42,6 +43,12 @@ func TestAuthzControls(t *testing.T) {
 			delete(rules[0].(map[string]any), "from")
 		}, "authz/redis"},
 		{"ratelimit-policy-missing", "ratelimit-from-gateway", nil, "authz/ratelimit-grpc"},
+		// The gateway's rule without its port: the JSON API (8080) and debug server (6070) would be
+		// open to it through the passthrough chains; the check must name them.
+		{"ratelimit-every-port", "ratelimit-from-gateway", func(d Doc) {
+			rules := Dig(d, "spec", "rules").([]any)
+			delete(rules[0].(map[string]any), "to")
+		}, "authz/ratelimit-grpc"},
 		{"redis-principal-gateway", "redis-from-ratelimit", func(d Doc) {
 			setPrincipals(d, []any{"cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"})
 		}, "authz/redis"},
@@ -67,6 +74,8 @@ func TestAuthzControls(t *testing.T) {
 				if f.ID == c.want {
 					if f.OK() {
 						t.Errorf("FAILED: %s: control: %s still passes", c.name, c.want)
+					} else if c.name == "ratelimit-every-port" && !(strings.Contains(f.Problem, "port 8080 is open") && strings.Contains(f.Problem, "port 6070 is open")) {
+						t.Errorf("FAILED: %s: control: %s fails, but not on ports 8080 and 6070: %s", c.name, c.want, f.Problem)
 					} else {
 						t.Logf("control %s: %s fails as it must: %s", c.name, c.want, f.Problem)
 					}

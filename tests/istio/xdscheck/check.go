@@ -1261,6 +1261,7 @@ func DumpGateway(t test.Failer, docs []Doc, e Expect, out string) error {
 		return fmt.Errorf("no route configuration %s; have %v", rcName, routeConfigSummary(g.GatewayRoutes))
 	}
 	dump := map[string]any{"virtualHost": e.GatewayVhost()}
+	var filters []map[string]any
 	l := findListener(g.GatewayListeners, e.GatewayListener())
 	if l != nil {
 		for _, fc := range l.FilterChains {
@@ -1269,21 +1270,32 @@ func DumpGateway(t test.Failer, docs []Doc, e Expect, out string) error {
 				continue
 			}
 			for _, f := range h.HttpFilters {
-				if f.Name != FilterRateLimit {
+				// Every rate-limit filter, by its type (the per-value side's has a name of its own), in chain order.
+				rl := &rlv3.RateLimit{}
+				if f.GetTypedConfig() == nil || !f.GetTypedConfig().MessageIs(rl) {
 					continue
 				}
-				rl := &rlv3.RateLimit{}
 				if err := f.GetTypedConfig().UnmarshalTo(rl); err != nil {
 					return err
 				}
-				dump["domain"] = rl.Domain
-				dump["failureModeDeny"] = rl.FailureModeDeny
+				filters = append(filters, map[string]any{
+					"name":            f.Name,
+					"stage":           rl.Stage,
+					"domain":          rl.Domain,
+					"failureModeDeny": rl.FailureModeDeny,
+					"cluster":         rl.GetRateLimitService().GetGrpcService().GetEnvoyGrpc().GetClusterName(),
+				})
+				if f.Name == FilterRateLimit {
+					dump["domain"] = rl.Domain
+					dump["failureModeDeny"] = rl.FailureModeDeny
+				}
 			}
 		}
 	}
 	if _, ok := dump["domain"]; !ok {
 		return fmt.Errorf("no %s filter on the gateway listener", FilterRateLimit)
 	}
+	dump["rateLimitFilters"] = filters
 	b, err := protojson.Marshal(rc)
 	if err != nil {
 		return err
