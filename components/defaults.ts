@@ -52,7 +52,8 @@ export const DEFAULTS = {
     virtualServiceName: "bookinfo",
     serviceLabel: "productpage",
     echoImage: "gcr.io/google-samples/echo-python:1.0",
-    espImage: "gcr.io/endpoints-release/endpoints-runtime:1",
+    // A fixed patch release of ESP v1 (the floating `:1` tag moves under a running stack).
+    espImage: "gcr.io/endpoints-release/endpoints-runtime:1.57.0",
     espPortMode: "http",
     ingressClassName: "istio",
     ingressName: "simple-ingress",

@@ -144,7 +144,7 @@ export interface ManagedApiArgs {
     ingressClassName?: string;
     /** Path prefix the Ingress routes to ESP. Defaults to `/echo`. */
     ingressPath?: string;
-    /** ESP image. Defaults to `gcr.io/endpoints-release/endpoints-runtime:1`. */
+    /** ESP image: a pinned release of ESP v1 (the floating `:1` tag would change under a running stack). Defaults to `gcr.io/endpoints-release/endpoints-runtime:1.57.0`. */
     espImage?: string;
     /** Echo backend image (listens on 8080). Defaults to `gcr.io/google-samples/echo-python:1.0`. */
     echoImage?: string;
@@ -245,6 +245,9 @@ export class ManagedApi extends pulumi.ComponentResource {
                             annotations: { [INCLUDE_RANGES_ANNOTATION]: m.includeIpRanges.join(",") },
                         },
                         spec: {
+                            // ESP talks to Google's Service Control with its own key (serviceAccountSecret),
+                            // never to the Kubernetes API: no ServiceAccount token in its pod.
+                            automountServiceAccountToken: false,
                             containers: [
                                 {
                                     name: "esp",

@@ -170,7 +170,7 @@ export interface MeshRateLimitArgs {
     ingressClassName?: string;
     /** Path prefix routed by the Ingress to ESP. Defaults to `/echo`. */
     ingressPath?: string;
-    /** ESP image. Defaults to `gcr.io/endpoints-release/endpoints-runtime:1`. */
+    /** ESP image: a pinned release of ESP v1 (the floating `:1` tag would change under a running stack). Defaults to `gcr.io/endpoints-release/endpoints-runtime:1.57.0`. */
     espImage?: string;
     /** Echo backend image (listens on 8080). Defaults to `gcr.io/google-samples/echo-python:1.0`. */
     echoImage?: string;

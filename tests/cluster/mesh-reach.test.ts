@@ -105,7 +105,15 @@ const filtersIn = (p: Preview, ns: string) =>
         .filter((o) => o.kind === "EnvoyFilter" && o.metadata.namespace === ns)
         .map((o) => o.metadata.name)
         .sort();
-const GATEWAY_FILTERS = ["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"];
+// The specification's three gateway filters and the per-path counters' own three (counterStore split).
+const GATEWAY_FILTERS = [
+    "filter-ratelimit",
+    "filter-ratelimit-per-value",
+    "filter-ratelimit-per-value-svc",
+    "filter-ratelimit-per-value-svc-api",
+    "filter-ratelimit-svc",
+    "filter-ratelimit-svc-api",
+];
 
 function expectPasses(p: Preview): void {
     if (p.error) throw new Error(`expected the preview to pass, it was refused: ${(p.error as Error).message}`);

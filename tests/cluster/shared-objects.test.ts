@@ -145,6 +145,9 @@ describe("cluster: objects shared with the cluster (preflight against a real API
                 "EnvoyFilter/filter-ratelimit",
                 "EnvoyFilter/filter-ratelimit-svc",
                 "EnvoyFilter/filter-ratelimit-svc-api",
+                "EnvoyFilter/filter-ratelimit-per-value",
+                "EnvoyFilter/filter-ratelimit-per-value-svc",
+                "EnvoyFilter/filter-ratelimit-per-value-svc-api",
                 "EnvoyFilter/filter-local-ratelimit-svc",
             ].sort(),
         );
@@ -157,9 +160,10 @@ describe("cluster: objects shared with the cluster (preflight against a real API
         // (a skipped registration would make Pulumi delete them).
         const second = preflight({ ingressClassName: cls });
         expect(second.plan.problems).to.deep.equal([]);
-        expect(second.plan.decisions.map((d) => d.action)).to.deep.equal(["manage", "manage", "manage", "manage", "manage", "manage"]);
+        // The IngressClass, the PeerAuthentication and the seven EnvoyFilters (three of them the per-path counters').
+        expect(second.plan.decisions.map((d) => d.action)).to.deep.equal(Array(9).fill("manage"));
         const again = await programShared({ ingressClassName: cls });
-        expect(again.objects).to.have.length(6);
+        expect(again.objects).to.have.length(9);
 
         destroy(first.objects);
         expect(exists("IngressClass", cls)).to.equal(false);
@@ -229,7 +233,7 @@ describe("cluster: objects shared with the cluster (preflight against a real API
         const before = [snapshot("IngressClass", cls), snapshot("PeerAuthentication", "default", meshNs)];
         const run = await programShared({ ingressClassName: cls });
         expect(run.error).to.equal(undefined);
-        expect(run.objects.map((o) => o.kind).sort()).to.deep.equal(["EnvoyFilter", "EnvoyFilter", "EnvoyFilter", "EnvoyFilter"]);
+        expect(run.objects.map((o) => o.kind).sort()).to.deep.equal(Array(7).fill("EnvoyFilter"));
         up(run.objects);
         destroy(run.objects);
         expect([snapshot("IngressClass", cls), snapshot("PeerAuthentication", "default", meshNs)]).to.deep.equal(before);
@@ -273,6 +277,9 @@ describe("cluster: objects shared with the cluster (preflight against a real API
                 `EnvoyFilter ${gwNs}/filter-ratelimit`,
                 `EnvoyFilter ${gwNs}/filter-ratelimit-svc`,
                 `EnvoyFilter ${gwNs}/filter-ratelimit-svc-api`,
+                `EnvoyFilter ${gwNs}/filter-ratelimit-per-value`,
+                `EnvoyFilter ${gwNs}/filter-ratelimit-per-value-svc`,
+                `EnvoyFilter ${gwNs}/filter-ratelimit-per-value-svc-api`,
                 `EnvoyFilter ${appsNs}/filter-local-ratelimit-svc`,
             ].sort(),
         );
@@ -303,7 +310,14 @@ describe("cluster: objects shared with the cluster (preflight against a real API
             kubectlJson(["get", "envoyfilters.networking.istio.io", "-n", gwNs])
                 .items.map((o: any) => o.metadata.name)
                 .sort(),
-        ).to.deep.equal(["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"]);
+        ).to.deep.equal([
+            "filter-ratelimit",
+            "filter-ratelimit-per-value",
+            "filter-ratelimit-per-value-svc",
+            "filter-ratelimit-per-value-svc-api",
+            "filter-ratelimit-svc",
+            "filter-ratelimit-svc-api",
+        ]);
         destroy(objects);
         expect(snapshot("PeerAuthentication", "default", meshNs)).to.deep.equal(paBefore);
 

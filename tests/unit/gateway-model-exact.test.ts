@@ -1308,6 +1308,7 @@ describe("the gateway model (gateway-model/explain.ts): gatewayModelFromEnvoy, r
             filterNames: [],
             vhostRateLimits: [{ rateLimits: [{ actions: [celUrlPath()] }], envoyFilter: "(generated)" }],
             stage: 0,
+            httpFilterName: "envoy.filters.http.ratelimit",
             config: bookinfoConfig(),
         });
     });

@@ -1,0 +1,158 @@
+/**
+ * builders/counter-stores.ts and what the stack does with it: which counters go to the per-value
+ * store, which fixed rules the per-path catch-all leaves out (and which it must keep), and the
+ * hardening that comes with it (nothing of the service but gRPC published, no secret in a process's
+ * arguments, ESP without a token and on a pinned image). Expected values are written from the
+ * reasoning in the comments, not read back from the code.
+ */
+import { expect } from "chai";
+import { CounterStore, OTHER_PATHS_KEY, hasBothKinds, splitLimits } from "../../builders/counter-stores";
+import { LimitUnit, RateLimitRuleArgs } from "../../builders/rules";
+import { planGlobalRateLimit } from "../../components/global-ratelimit";
+import { explainWith, gatewayModel } from "../../gateway-model/explain";
+import { render } from "./helpers";
+import { shopObjects } from "./rules.test";
+
+const M = LimitUnit.Minute;
+const each = { requestsPerUnit: 100, unit: M };
+
+describe("counter stores: which counters a flood of new keys can reach", () => {
+    it("fixed and per-value rules go to their sides; named paths stay fixed, the catch-all is per-value", () => {
+        const rules: RateLimitRuleArgs[] = [
+            { name: "search", path: { prefix: "/search" }, requestsPerUnit: 50, unit: M },
+            { name: "per-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 20, unit: M },
+            { name: "per-client", perClientAddress: true, requestsPerUnit: 300, unit: M },
+            { name: "lab", clientCidr: { cidr: "10.0.0.0/8", perAddress: true }, requestsPerUnit: 5, unit: M },
+            { name: "office", clientCidr: { cidr: "10.0.0.0/8" }, requestsPerUnit: 5, unit: M },
+        ];
+        const s = splitLimits({ rules, perPath: { paths: [{ path: "/productpage", requestsPerUnit: 1, unit: M }], eachPath: each } });
+        const values = (d: { key: string; value?: string }[]) => d.map((x) => `${x.key}=${x.value ?? "*"}`);
+        expect(values(s.fixed.configDescriptors)).to.deep.equal(["PATH=/productpage", "rule=search", "rule=office"]);
+        expect(values(s.perValue.configDescriptors)).to.deep.equal(["rule=per-key", "rule=per-client", "rule=lab", `${OTHER_PATHS_KEY}=each`]);
+    });
+
+    it("the catch-all leaves out only the paths a fixed limit refuses first: a named path, a path-only rule with a window as long and a limit no higher", () => {
+        const rules: RateLimitRuleArgs[] = [
+            { name: "tight", path: { exact: "/a" }, requestsPerUnit: 2, unit: M },
+            { name: "hourly", path: { exact: "/b" }, requestsPerUnit: 50, unit: LimitUnit.Hour },
+            // Higher than the catch-all's 100: each /c path could pass 100 a minute only under the catch-all.
+            { name: "loose", path: { exact: "/c" }, requestsPerUnit: 1000, unit: M },
+            // A shorter window: 2 a second is 120 a minute, over the catch-all's 100.
+            { name: "per-second", path: { exact: "/d" }, requestsPerUnit: 2, unit: LimitUnit.Second },
+            // Shadow never refuses; a header condition does not cover every request of the path.
+            { name: "observe", path: { exact: "/e" }, requestsPerUnit: 1, unit: M, shadow: true },
+            { name: "with-header", path: { exact: "/f" }, header: { name: "x-plan", value: "free" }, requestsPerUnit: 1, unit: M },
+        ];
+        const s = splitLimits({ rules, perPath: { paths: [{ path: "/p", requestsPerUnit: 1, unit: M }], eachPath: each } });
+        const [exclusion] = s.perValue.vhostRateLimits[0]!.actions as any[];
+        expect(exclusion.header_value_match.expect_match).to.equal(false);
+        const regex: string = exclusion.header_value_match.headers[0].safe_regex_match.regex;
+        for (const p of ["/p", "/a", "/b"]) expect(regex, p).to.contain(`(?:${p})`);
+        for (const p of ["/c", "/d", "/e", "/f"]) expect(regex, p).to.not.contain(`(?:${p})`);
+    });
+
+    it("a fixed rule on a route is left out of the catch-all on that route only; the route's per-value list replaces the virtual host's", () => {
+        const rules: RateLimitRuleArgs[] = [{ name: "api", path: { regex: "/api/[0-9]+" }, route: { name: "api" }, requestsPerUnit: 2, unit: M }];
+        const s = splitLimits({ rules, perPath: { eachPath: each } });
+        const regexOf = (e: any) => e.actions[0].header_value_match?.headers[0].safe_regex_match.regex;
+        // Nothing named on the virtual host: its catch-all entry has the (always present) scope entry only.
+        expect(s.perValue.vhostRateLimits[0]!.actions[0]).to.deep.equal({ generic_key: { descriptor_key: OTHER_PATHS_KEY, descriptor_value: "each" } });
+        expect(s.perValue.routePatches).to.have.length(1);
+        expect(regexOf(s.perValue.routePatches[0]!.rateLimits[0])).to.equal("(?:(?:/api/[0-9]+)(?:\\?.*)?)");
+    });
+
+    it("both kinds are needed for a second store; CounterStore.Single keeps one service", () => {
+        expect(hasBothKinds({ perPath: { eachPath: each } })).to.equal(false);
+        expect(hasBothKinds({ rules: [{ name: "a", requestsPerUnit: 1, unit: M }] })).to.equal(false);
+        expect(hasBothKinds({ rules: [{ name: "a", requestsPerUnit: 1, unit: M }], perPath: { eachPath: each } })).to.equal(true);
+        const args = (counterStore?: CounterStore) => ({
+            domain: "shop",
+            gateway: { selector: { app: "gw" }, namespace: "shop", virtualHosts: ["*:80"] },
+            namespace: "shop",
+            rules: [
+                { name: "a", path: { exact: "/a" }, requestsPerUnit: 1, unit: M },
+                { name: "k", header: { name: "x-k", perValue: true }, requestsPerUnit: 1, unit: M },
+            ],
+            ...(counterStore ? { counterStore } : {}),
+        });
+        expect(planGlobalRateLimit(args()).perValue?.service.ratelimit.serviceName).to.equal("ratelimit-per-value");
+        expect(planGlobalRateLimit(args(CounterStore.Single)).perValue).to.equal(undefined);
+        expect(planGlobalRateLimit({ ...args(), counterStore: "both" as never }).problems.map((p) => p.key)).to.deep.equal(["counterStore"]);
+    });
+
+    it("a request matching a fixed and a per-value rule calls the fixed service first; the per-value filter comes after it on the listener (priority 11)", () => {
+        const m = gatewayModel(
+            shopObjects([
+                { name: "a", path: { exact: "/a" }, requestsPerUnit: 1, unit: M },
+                { name: "k", perClientAddress: true, requestsPerUnit: 9, unit: M },
+            ]),
+        );
+        const x = explainWith(m, "/a");
+        expect(x.calls.map((c) => c.service)).to.deep.equal([
+            "outbound|8081||ratelimit.shop.svc.cluster.local",
+            "outbound|8081||ratelimit-per-value.shop.svc.cluster.local",
+        ]);
+    });
+});
+
+describe("hardening of the rate-limit service, Redis and ESP (the rendered stack)", function () {
+    this.timeout(120_000);
+
+    it("no container's command or arguments hold a secret: no $(VAR) of a variable read from a Secret, no redis-cli -a (every variant, profile and Redis mode)", async () => {
+        let containers = 0;
+        for (const [variant, apiProfile, overrides] of [
+            ["A", "current", {}],
+            ["B", "seed", {}],
+            ["A", "current", { redisPasswordSecret: "team-redis" }],
+            ["A", "current", { redisMode: "external", redisAddress: "cache:6379", redisPasswordSecret: "cache-auth" }],
+        ] as const) {
+            const r = await render({ variant, apiProfile, overrides });
+            for (const d of r.objects.filter((o) => o.kind === "Deployment")) {
+                for (const c of [...(d.spec.template.spec.containers ?? []), ...(d.spec.template.spec.initContainers ?? [])]) {
+                    containers++;
+                    const secretVars = (c.env ?? []).filter((e: any) => e.valueFrom?.secretKeyRef).map((e: any) => e.name);
+                    const argv = [
+                        ...(c.command ?? []),
+                        ...(c.args ?? []),
+                        ...(c.readinessProbe?.exec?.command ?? []),
+                        ...(c.livenessProbe?.exec?.command ?? []),
+                    ].join(" ");
+                    for (const v of secretVars) expect(argv, `${d.metadata.name}/${c.name}`).to.not.contain(`$(${v})`);
+                    expect(argv, `${d.metadata.name}/${c.name}`).to.not.match(/redis-cli[^|]* -a /);
+                }
+            }
+        }
+        expect(containers).to.be.greaterThan(20);
+    });
+
+    it("negative control: the arguments as rendered before (--requirepass $(REDIS_PASSWORD)) are what the check above refuses", () => {
+        const before = {
+            env: [{ name: "REDIS_PASSWORD", valueFrom: { secretKeyRef: { name: "redis-auth", key: "password" } } }],
+            args: ["--requirepass", "$(REDIS_PASSWORD)"],
+        };
+        const argv = before.args.join(" ");
+        expect(before.env.some((e) => argv.includes(`$(${e.name})`))).to.equal(true);
+    });
+
+    it("ESP: no ServiceAccount token in its pod and an image pinned to a release (not a floating major tag)", async () => {
+        const r = await render();
+        const esp = r.get("Deployment", "esp-echo", "default").spec.template.spec;
+        expect(esp.automountServiceAccountToken).to.equal(false);
+        const image: string = esp.containers.find((c: any) => c.name === "esp").image;
+        expect(image).to.match(/^gcr\.io\/endpoints-release\/endpoints-runtime:1\.\d+\.\d+$/);
+    });
+
+    it("the policies are registered before the pods they guard (created first, the Deployments depend on them)", async () => {
+        const order: string[] = [];
+        await render({ onRegister: (reg) => order.push(`${reg.type.split("/").pop()}/${(reg.inputs.metadata as any)?.name ?? reg.name}`) });
+        const first = (prefix: string) => order.findIndex((o) => o.startsWith(prefix));
+        for (const [policy, deployment] of [
+            ["v1:AuthorizationPolicy/ratelimit-from-gateway", "v1:Deployment/ratelimit"],
+            ["v1:NetworkPolicy/redis-from-ratelimit", "v1:Deployment/redis"],
+            ["v1:AuthorizationPolicy/ratelimit-per-value-from-gateway", "v1:Deployment/ratelimit-per-value"],
+        ]) {
+            expect(first(policy), policy).to.be.greaterThan(-1);
+            expect(first(policy), `${policy} before ${deployment}`).to.be.lessThan(first(deployment));
+        }
+    });
+});
