@@ -62,6 +62,24 @@ export type CounterStore = (typeof CounterStore)[keyof typeof CounterStore];
 export const OTHER_PATHS_KEY = "other_paths";
 export const OTHER_PATHS_VALUE = "each";
 
+/**
+ * The longest path (bytes, without its query) the per-path catch-all counts on its own. A longer
+ * path is counted under one shared counter, `LONG_PATH_VALUE`, at the catch-all's limit: no
+ * client gets a new Redis key per request by sending ever longer paths, and a key stays below about
+ * 1.2 kB, so the per-value store's `maxmemory` bounds the number of counters too. No route of a
+ * real site needs a path that long; Envoy itself accepts up to its header size limit (60 KiB).
+ */
+export const MAX_COUNTED_PATH_BYTES = 1024;
+/** The value every path over `MAX_COUNTED_PATH_BYTES` is counted under (no path has it: it has no leading '/'). */
+export const LONG_PATH_VALUE = "(path over 1024 bytes)";
+
+/**
+ * The CEL expression of the per-value catch-all in url-path mode: the path without its query, or
+ * `LONG_PATH_VALUE` when it is longer than `MAX_COUNTED_PATH_BYTES` (CEL's `size` of a string
+ * counts code points; Envoy's path is ASCII after percent-encoding, so that is bytes).
+ */
+export const BOUNDED_URL_PATH_EXPRESSION = `size(request.url_path) <= ${MAX_COUNTED_PATH_BYTES} ? request.url_path : "${LONG_PATH_VALUE}"`;
+
 /** One side's gateway actions and service config. */
 export interface SideLimits {
     vhostRateLimits: RateLimitEntry[];
@@ -103,7 +121,7 @@ function refusesBeforeCatchAll(r: RateLimitRuleArgs, each: LimitArgs): boolean {
  * has that level (`scoped`; a `generic_key` where nothing is left out on this virtual host or route).
  */
 function catchAllEntry(excluded: string[], scoped: boolean, mode: PathKeyMode, pathKey: string): RateLimitEntry {
-    const path = pathDescriptorAction(mode, pathKey);
+    const path = boundedPathAction(mode, pathKey);
     if (!scoped) return { actions: [path] };
     if (!excluded.length) return { actions: [{ generic_key: { descriptor_key: OTHER_PATHS_KEY, descriptor_value: OTHER_PATHS_VALUE } }, path] };
     const regex = excluded.map((r) => `(?:${r})`).join("|");
@@ -120,6 +138,16 @@ function catchAllEntry(excluded: string[], scoped: boolean, mode: PathKeyMode, p
             path,
         ],
     };
+}
+
+/**
+ * The catch-all's path action: in url-path mode the path bounded to `MAX_COUNTED_PATH_BYTES`
+ * (longer paths share one counter); `literal` keeps the specification's `:path` as sent.
+ */
+function boundedPathAction(mode: PathKeyMode, pathKey: string): Record<string, unknown> {
+    const action = pathDescriptorAction(mode, pathKey) as { extension?: { typed_config: Record<string, unknown> } };
+    if (!action.extension) return action;
+    return { extension: { ...action.extension, typed_config: { ...action.extension.typed_config, text: BOUNDED_URL_PATH_EXPRESSION } } };
 }
 
 /** Splits valid limits (no problems) into their fixed and per-value sides. */

@@ -32,7 +32,8 @@
  *   exact, presence; a repeated header's values joined with `,`: getAllOfHeaderAsString),
  *   `generic_key`, `remote_address` (the trusted client address, gateway-model/client-address.ts),
  *   `masked_remote_address` (that address with its host bits cleared, `<network>/<length>`), and the
- *   CEL extension with `request.url_path` (path without query) or `request.path` (with it).
+ *   CEL extension with `request.url_path` (path without query), `request.path` (with it), or
+ *   `size(request.url_path) <= N ? request.url_path : "<value>"` (the path up to N code points).
  * - A config entry with `shadow_mode: true` is counted but never refuses (not `limited`).
  * - The rate-limit service looks each descriptor up in its config: `key_value`, then a wildcard
  *   value (`prefix*`), then the key's catch-all; the counter (bucket) key is
@@ -617,8 +618,12 @@ export function descriptorFor(
             const text = tc.text;
             const path = headers[":path"];
             let value: string;
+            const bounded = /^size\(request\.url_path\) <= (\d+) \? request\.url_path : "([^"\\]*)"$/.exec(String(text));
             if (text === "request.url_path") value = urlPath(path);
             else if (text === "request.path") value = path;
+            // The per-value catch-all's bound: the path, or one shared value when it is longer (CEL
+            // `size` counts code points; the normalized path is ASCII).
+            else if (bounded) value = [...urlPath(path)].length <= Number(bounded[1]) ? urlPath(path) : bounded[2]!;
             else throw new Error(`CEL descriptor expression ${JSON.stringify(text)} is not modelled`);
             entries.push({ key: field(tc, "descriptor_key"), value });
         } else {

@@ -670,7 +670,13 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         default: String(DEFAULTS.ingressPath),
         description: "Path prefix routed by the Ingress to ESP.",
     },
-    { group: "managed-api", key: "espImage", kind: "string", default: String(DEFAULTS.espImage), description: "ESP image: a pinned release of ESP v1 (the floating `:1` tag would change under a running stack)." },
+    {
+        group: "managed-api",
+        key: "espImage",
+        kind: "string",
+        default: String(DEFAULTS.espImage),
+        description: "ESP image: a pinned release of ESP v1 (the floating `:1` tag would change under a running stack).",
+    },
     {
         group: "managed-api",
         key: "echoImage",

@@ -32,6 +32,7 @@ import { renderVariant } from "./harness/stack";
 import { UNIT_DIVIDER, UPSTREAM_EXPIRATION_JITTER_MAX_SECONDS, pipeCounters, redisInfo } from "./harness/counters";
 import { USER_OBJECTS, renderComponent } from "./harness/shop";
 import { ensureWindow, minuteOf } from "./harness/window";
+import { World } from "./harness/fixture";
 import { loadgenBin } from "./harness/tools";
 import { LimitUnit } from "../../builders/rules";
 import { CounterStore } from "../../builders/counter-stores";
@@ -352,6 +353,22 @@ describe("rls flood: fixed counters used BEFORE a flood of new keys still refuse
             console.log(`      ${label}, control: ${single}`);
         });
     }
+
+    it("paths over 1,024 bytes share one counter on the real service: 102 distinct 2,000-byte paths, 100 allowed, one Redis key (gateway MODEL)", async () => {
+        const w = await World.start("A");
+        try {
+            await ensureWindow(15);
+            const codes: string[] = [];
+            for (let i = 0; i < 102; i++) codes.push((await w.send(floodPath("/static/long-", i, 2000)))?.overallCode ?? "none");
+            expect(codes.filter((c) => c === "OK")).to.have.length(100);
+            expect(codes.slice(100)).to.deep.equal(["OVER_LIMIT", "OVER_LIMIT"]);
+            const keys = await w.perValue!.redis.keys();
+            expect(keys, "one counter for every long path").to.have.length(1);
+            expect(keys[0]).to.contain("(path over 1024 bytes)");
+        } finally {
+            await w.stop();
+        }
+    });
 
     it("a package program: a per-value header rule (rotating x-api-key) next to a fixed rule: /checkout used first still refuses; negative control: one store forgets it", async () => {
         const rules = [

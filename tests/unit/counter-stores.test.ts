@@ -9,7 +9,7 @@ import { expect } from "chai";
 import { CounterStore, OTHER_PATHS_KEY, hasBothKinds, splitLimits } from "../../builders/counter-stores";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rules";
 import { planGlobalRateLimit } from "../../components/global-ratelimit";
-import { explainWith, gatewayModel } from "../../gateway-model/explain";
+import { explain, explainWith, gatewayModel } from "../../gateway-model/explain";
 import { render } from "./helpers";
 import { shopObjects } from "./rules.test";
 
@@ -92,6 +92,27 @@ describe("counter stores: which counters a flood of new keys can reach", () => {
             "outbound|8081||ratelimit.shop.svc.cluster.local",
             "outbound|8081||ratelimit-per-value.shop.svc.cluster.local",
         ]);
+    });
+});
+
+describe("per-path counters: a path longer than the bound shares one counter (gateway MODEL, rendered stack)", function () {
+    this.timeout(60_000);
+    const long = (n: number, i = 0) => `/static/${i}/${"x".repeat(n - `/static/${i}/`.length)}`;
+
+    it("1,024 bytes: its own counter; 1,025 and 60,000 bytes: one shared counter for every such path", async () => {
+        const objs = (await render()).objects;
+        const last = (p: string) => explain(objs, p).descriptors.at(-1)!.entries.at(-1)!;
+        expect(last(long(1024))).to.deep.equal({ key: "PATH", value: long(1024) });
+        expect(last(`${long(1024)}?q=${"a".repeat(5000)}`), "the query does not count").to.deep.equal({ key: "PATH", value: long(1024) });
+        for (const p of [long(1025), long(1025, 7), long(60_000)])
+            expect(last(p), `${p.length} bytes`).to.deep.equal({ key: "PATH", value: "(path over 1024 bytes)" });
+        expect(explain(objs, long(5000)).descriptors.at(-1)!.limit?.requestsPerUnit, "at the catch-all's limit").to.equal(100);
+    });
+
+    it("negative control: one store (counterStore single, the specification's action) counts each long path apart", async () => {
+        const objs = (await render({ overrides: { counterStore: "single" } })).objects;
+        const buckets = new Set([1, 2, 3].map((i) => explain(objs, long(5000, i)).descriptors[0]!.bucket));
+        expect(buckets.size).to.equal(3);
     });
 });
 
