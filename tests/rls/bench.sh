@@ -6,7 +6,8 @@
 # Env: BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_LIGHT_CONCURRENCY, BENCH_SWEEP=1, BENCH_OVERRIDES, BENCH_OUT, BENCH_RECORD=1,
 # BENCH_GO=0 (Node client only), BENCH_SCALE=0 (skip the second part, tests/rls/bench-scale.ts: request mixes,
 # one Redis vs Redis Cluster), BENCH_FLOOD=0 (skip the flood row, tests/rls/bench-flood.ts: the gateway
-# pre-limit), BENCH_FLOOD_ONLY=1 (only the flood row). Each row is measured with the Node client and the Go load generator.
+# pre-limit), BENCH_FLOOD_ONLY=1 (only the flood row), BENCH_SATURATION=0 (skip the saturation row,
+# tests/rls/bench-saturation.ts: fixed limits while the per-value side is flooded). Each row is measured with the Node client and the Go load generator.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -41,6 +42,11 @@ npx tsx tests/rls/bench.ts
 # The flood row: service calls and CPU per client request with and without the gateway's pre-limit.
 if [[ "${BENCH_FLOOD:-1}" == 1 ]]; then
   npx tsx tests/rls/bench-flood.ts
+fi
+# The saturation row (tests/rls/bench-saturation.ts): fixed-limit decisions/s and p99 while a flood of
+# new per-path counters saturates the service counting them, one store versus split. BENCH_SATURATION=0 skips it.
+if [[ "${BENCH_SATURATION:-1}" == 1 && "${BENCH_GO:-1}" != 0 ]]; then
+  npx tsx tests/rls/bench-saturation.ts
 fi
 # Second part (tests/rls/bench-scale.ts): both request mixes against one Redis and a 3-master Redis
 # Cluster, CPU per decision and the ceiling it implies. BENCH_SCALE=0 skips it.
