@@ -286,7 +286,7 @@ function limitPanels(m: MonitoringInput, window: string): PanelContent[] {
 }
 
 /** The service's answers across its limits: the global shadow mode's, its errors and its answer time. */
-function serviceAnswerPanels(svc: string, window: string): PanelContent[] {
+function serviceAnswerPanels(svc: string, window: string, perValueSvc?: string): PanelContent[] {
     return [
         {
             type: "timeseries",
@@ -298,7 +298,18 @@ function serviceAnswerPanels(svc: string, window: string): PanelContent[] {
         {
             type: "timeseries",
             title: "Service errors (the gateway answers 500 while failing closed)",
-            targets: [target(`sum by (err_type) (rate(${ServiceMetric.CallError}{${svc}}[${window}]))`, "{{err_type}}", 0)],
+            ...(perValueSvc
+                ? {
+                      description:
+                          "With the per-value counters in a store of their own: its redis_error means that store is full or down; those requests pass uncounted (MeshRateLimitPerValueStoreRefusing).",
+                  }
+                : {}),
+            targets: [
+                target(`sum by (err_type) (rate(${ServiceMetric.CallError}{${svc}}[${window}]))`, "{{err_type}}", 0),
+                ...(perValueSvc
+                    ? [target(`sum(rate(${ServiceMetric.CallError}{${perValueSvc},err_type="redis_error"}[${window}]))`, "per-value store refusing", 1)]
+                    : []),
+            ],
             fieldConfig: { defaults: { unit: "reqps" }, overrides: [] },
         },
         {
@@ -399,7 +410,7 @@ export function dashboardModel(m: MonitoringInput, window: string = RATE_WINDOW)
     const svc = m.serviceSelector;
     for (const p of [
         ...limitPanels(m, window),
-        ...serviceAnswerPanels(svc, window),
+        ...serviceAnswerPanels(svc, window, m.perValueServiceSelector),
         ...servicePodPanels(svc),
         ...gatewayPanels(m, window),
         ...localAndRedisPanels(m, window),

@@ -32,6 +32,7 @@ import { ensureWindow } from "./harness/window";
 import { sleep, waitFor, freePort } from "./harness/ports";
 import { PrometheusServer, prometheusMissing, promtoolCheckRules } from "./harness/prometheus";
 import { missingTools } from "./harness/tools";
+import { renderVariant } from "./harness/stack";
 
 /** One store for every counter (counterStore single, the specification's layout): this file is about one service and its Redis, not the split. */
 const ONE_STORE = { counterStore: "single" };
@@ -168,6 +169,17 @@ describe("rls monitoring: the rendered dashboard and alerts on a real Prometheus
                 expect(r.output).to.match(/SUCCESS: \d+ rules found/);
                 for (const g of t.groups) for (const rule of g.rules) expect(rule.for).to.match(/^[1-9]\d*m$/);
             }
+            // The default split layout's rule group too (its per-value store alert on its own service).
+            const split = await renderVariant("A", { ratelimitPrometheus: "true", monitoringAlerts: "true" });
+            const rule = split.find((o) => o.kind === "PrometheusRule")!;
+            const names = rule.spec.groups.flatMap((g: any) => g.rules.map((r: any) => r.alert));
+            expect(names).to.include("MeshRateLimitPerValueStoreRefusing");
+            const perValue = rule.spec.groups.flatMap((g: any) => g.rules).find((r: any) => r.alert === "MeshRateLimitPerValueStoreRefusing");
+            expect(perValue.expr).to.contain('app="ratelimit-per-value"').and.to.contain('err_type="redis_error"');
+            const file = path.join(dir, "split.yaml");
+            fs.writeFileSync(file, stringify({ groups: rule.spec.groups }));
+            const r = promtoolCheckRules(file);
+            expect(r.ok, r.output).to.equal(true);
         } finally {
             fs.rmSync(dir, { recursive: true, force: true });
         }
