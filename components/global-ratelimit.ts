@@ -33,9 +33,10 @@ import {
 import { GatewayTargetArgs, gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../builders/pre-limit";
 import { configYaml } from "../builders/ratelimit-config";
-import { CounterStore, OTHER_PATHS_KEY, SplitLimits, hasBothKinds, sideAsCompiled, splitLimits } from "../builders/counter-stores";
+import { CounterStore, sideAsCompiled } from "../builders/counter-stores";
+import { PerValuePlan, PerValueStoreArgs, perValuePlanOf, splitOf } from "./per-value-store";
 import { perValueFilters } from "../builders/per-value-filters";
-import { PER_VALUE_EVICTION_POLICY, REDIS_EVICTION_POLICY } from "../builders/failure-bounds";
+import { REDIS_EVICTION_POLICY } from "../builders/failure-bounds";
 import { RateLimitService } from "./ratelimit-service";
 import { REDIS_NAME, Redis } from "./redis";
 import { RedisConnection, deploysRedis, redisUrl } from "../builders/redis-connection";
@@ -168,22 +169,6 @@ export interface GlobalRateLimitArgs {
     monitoring?: MonitoringArgs;
 }
 
-/** The service and Redis of the per-value counters (`counterStore: CounterStore.Split`). */
-export interface PerValueStoreArgs {
-    /**
-     * Redis of the per-value counters: never the fixed counters' Redis. Its `maxmemory` bounds them;
-     * full, it refuses new counters (`noeviction`) rather than forgetting live ones. Defaults to one
-     * deployed by the component (`redis-per-value`).
-     */
-    redis?: RedisOptionsArgs;
-    /**
-     * When the per-value service cannot answer (down, or its Redis full): `false` lets the request
-     * through uncounted by the per-value rules, `true` refuses it (`statusOnError`, else 500). The
-     * fixed limits keep `failureModeDeny`. A boolean. Defaults to `false`.
-     */
-    failureModeDeny?: boolean;
-}
-
 /** Who may call the rate-limit service. */
 export interface AccessPolicyArgs {
     /**
@@ -223,14 +208,6 @@ export interface GlobalRateLimitPlan {
     monitoring: MonitoringPlan;
     /** The per-value side (its own service and Redis) with `CounterStore.Split` and both kinds of counters; undefined otherwise. */
     perValue?: PerValuePlan;
-}
-
-/** The per-value counters' service, Redis, config and the gateway's second filter. */
-export interface PerValuePlan {
-    service: ServiceSettings;
-    configYaml: string;
-    grpcAddress: string;
-    httpFilterName: string;
 }
 
 /** The `stat_prefix` of the gateway's pre-limit in the built filters (undefined: no pre-limit), read from what was built. */
@@ -371,74 +348,6 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         listenerKeys: perInstance ? [] : (gw.all ? ["*"] : gw.ports.map(String)).map((port) => `${gw.namespace}|${JSON.stringify(gw.target)}|${port}`),
         httpFilterNames: { global: globalName, ...(pre?.buckets.length ? { local: localName } : {}) },
         ...(perValue ? { perValue } : {}),
-    };
-}
-
-/** `counterStore` (checked) and, with `CounterStore.Split` and both kinds of counters in valid limits, the split. */
-function splitOf(a: Partial<GlobalRateLimitArgs>, compiled: CompiledLimits, problems: Problem[]): SplitLimits | undefined {
-    const store = a.counterStore ?? CounterStore.Split;
-    if (!(Object.values(CounterStore) as unknown[]).includes(store)) {
-        problems.push({
-            key: "counterStore",
-            value: store,
-            problem: `must be one of ${Object.values(CounterStore).join(", ")}`,
-            fix: "use CounterStore.Split (fixed and per-value counters apart) or CounterStore.Single (the specification's one store)",
-        });
-        return undefined;
-    }
-    if (a.perValueStore !== undefined && a.perValueStore?.failureModeDeny !== undefined && typeof a.perValueStore.failureModeDeny !== "boolean") {
-        problems.push({
-            key: "perValueStore.failureModeDeny",
-            value: a.perValueStore.failureModeDeny,
-            problem: "must be a boolean: false lets a request through when the per-value service cannot answer, true refuses it",
-            fix: "use false (the default) or true",
-        });
-    }
-    const input = { rules: a.rules, perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey };
-    if (store !== CounterStore.Split || compiled.problems.length || !hasBothKinds(input)) return undefined;
-    for (const [field, key] of [
-        ["ruleKey", a.ruleKey],
-        ["perPath.descriptorKey", a.perPath?.descriptorKey],
-    ] as const) {
-        if (key === OTHER_PATHS_KEY) {
-            problems.push({
-                key: field,
-                value: key,
-                problem: `is the key the per-value side puts in front of the per-path counters (counterStore: split)`,
-                fix: "use another key, or counterStore: CounterStore.Single",
-            });
-        }
-    }
-    return splitLimits(input);
-}
-
-/** The per-value side's service and Redis: the fixed side's settings under names of their own, a Redis that refuses when full. */
-function perValuePlanOf(a: Partial<GlobalRateLimitArgs>, fixed: ServiceSettings, problems: Problem[]): PerValuePlan {
-    const r = fixed.ratelimit;
-    const pvRedis = a.perValueStore?.redis ?? {};
-    const given = redisConnectionOf(pvRedis, problems);
-    // A deployed per-value Redis reads the password Secret the user gave for the fixed side's Redis,
-    // when there is one (no generated password, no Random provider); otherwise it generates its own.
-    const redis = a.perValueStore?.redis === undefined && fixed.redis.password ? { ...given, password: fixed.redis.password } : given;
-    const serviceName = `${r.serviceName}-per-value`;
-    problems.push(...dnsProblem("service.name", serviceName, "label"));
-    return {
-        service: {
-            ...fixed,
-            redis,
-            ratelimit: {
-                ...r,
-                serviceName,
-                configName: `${r.configName}-per-value`,
-                redisName: `${r.redisName}-per-value`,
-                redisEvictionPolicy: PER_VALUE_EVICTION_POLICY,
-                redisImage: pvRedis.image ?? r.redisImage,
-                redisMaxMemory: pvRedis.maxMemory ?? r.redisMaxMemory,
-            },
-        },
-        configYaml: "",
-        grpcAddress: "",
-        httpFilterName: instanceFilterName(RATELIMIT_FILTER, r.namespace, serviceName),
     };
 }
 

@@ -234,7 +234,10 @@ describe("consumer: the packed package installed into a user's empty program", f
 
         it("each service gets its own domain's config: shop's login and checkout, the partners' per-key limit", () => {
             const configs = r.registrations.filter((x) => x.inputs?.kind === "ConfigMap" && x.inputs?.data?.["config.yaml"]);
-            const byNs = Object.fromEntries(configs.map((c) => [c.inputs.metadata.namespace, c.inputs.data["config.yaml"] as string]));
+            // Per namespace every config.yaml the services there load (with per-value rules, the
+            // per-value counters' service has its own: counterStore split, the default).
+            const byNs: Record<string, string> = {};
+            for (const c of configs) byNs[c.inputs.metadata.namespace] = `${byNs[c.inputs.metadata.namespace] ?? ""}${c.inputs.data["config.yaml"]}\n`;
             expect(byNs.shop).to.match(/^domain: shop$/m);
             expect(byNs.shop).to.include("requests_per_unit: 5").and.include("requests_per_unit: 50");
             expect(byNs.partners).to.match(/^domain: partners$/m);
