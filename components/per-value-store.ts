@@ -5,14 +5,13 @@
  * gateway filters).
  */
 import { Problem } from "../lib/problems";
-import { CompiledLimits } from "../builders/rules";
+import { CompiledLimits, GlobalLimitsInput } from "../builders/rules";
 import { CounterStore, OTHER_PATHS_KEY, SplitLimits, hasBothKinds, splitLimits } from "../builders/counter-stores";
 import { PER_VALUE_EVICTION_POLICY } from "../builders/failure-bounds";
 import { RATELIMIT_FILTER, instanceFilterName } from "../builders/envoy-filters";
 import { dnsProblem } from "./arg-checks";
 import { RedisOptionsArgs, redisConnectionOf } from "./redis-options";
 import { ServiceSettings } from "./service-settings";
-import type { GlobalRateLimitArgs } from "./global-ratelimit";
 
 /** The service and Redis of the per-value counters (`counterStore: CounterStore.Split`). */
 export interface PerValueStoreArgs {
@@ -39,7 +38,13 @@ export interface PerValuePlan {
 }
 
 /** `counterStore` (checked) and, with `CounterStore.Split` and both kinds of counters in valid limits, the split. */
-export function splitOf(a: Partial<GlobalRateLimitArgs>, compiled: CompiledLimits, problems: Problem[]): SplitLimits | undefined {
+/** What the per-value side reads of GlobalRateLimit's arguments (its limits and its two fields). */
+export interface PerValueInput extends GlobalLimitsInput {
+    counterStore?: CounterStore;
+    perValueStore?: PerValueStoreArgs;
+}
+
+export function splitOf(a: PerValueInput, compiled: CompiledLimits, problems: Problem[]): SplitLimits | undefined {
     const store = a.counterStore ?? CounterStore.Split;
     if (!(Object.values(CounterStore) as unknown[]).includes(store)) {
         problems.push({
@@ -77,7 +82,7 @@ export function splitOf(a: Partial<GlobalRateLimitArgs>, compiled: CompiledLimit
 }
 
 /** The per-value side's service and Redis: the fixed side's settings under names of their own, a Redis that refuses when full. */
-export function perValuePlanOf(a: Partial<GlobalRateLimitArgs>, fixed: ServiceSettings, problems: Problem[]): PerValuePlan {
+export function perValuePlanOf(a: PerValueInput, fixed: ServiceSettings, problems: Problem[]): PerValuePlan {
     const r = fixed.ratelimit;
     const pvRedis = a.perValueStore?.redis ?? {};
     const given = redisConnectionOf(pvRedis, problems);
