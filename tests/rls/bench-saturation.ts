@@ -11,7 +11,6 @@
  * store, its one service on CPU 0 takes the flood too). Not a test: it reports.
  * Env: BENCH_SATURATION_SECONDS (default 10), BENCH_OUT (the directory bench.sh gives).
  */
-import { spawn } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -21,7 +20,7 @@ import { RedisServer } from "./harness/redis";
 import { RateLimitProcess } from "./harness/service";
 import { RenderedRatelimit, renderedRatelimits, renderedRedis } from "./harness/rendered";
 import { renderVariant } from "./harness/stack";
-import { loadgenBin } from "./harness/tools";
+import { runLoadgenWorkload } from "./harness/loadgen";
 
 const SECONDS = Number(process.env.BENCH_SATURATION_SECONDS ?? 10);
 const PINNED = os.cpus().length >= 2;
@@ -46,40 +45,8 @@ function callOf(objects: K8sObject[], p: string, service: string) {
 }
 
 function loadgen(target: string, domain: string, requests: unknown[], concurrency: number): Promise<any> {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "mesh-rl-sat-")), "w.json");
-    fs.writeFileSync(file, JSON.stringify({ domain, requests }));
-    const args = [
-        "-mode",
-        "grpc",
-        "-target",
-        target,
-        "-workload",
-        file,
-        "-warmup",
-        "1s",
-        "-duration",
-        `${SECONDS}s`,
-        "-concurrency",
-        String(concurrency),
-        "-conns",
-        "4",
-    ];
-    const [cmd, argv] = PINNED ? ["taskset", ["-c", "1", loadgenBin(), ...args]] : [loadgenBin(), args];
-    return new Promise((resolve, reject) => {
-        const child = spawn(cmd, argv, { stdio: ["ignore", "pipe", "pipe"] });
-        let out = "";
-        let err = "";
-        child.stdout.on("data", (d) => (out += d));
-        child.stderr.on("data", (d) => (err += d));
-        child.on("close", (code) => {
-            fs.rmSync(path.dirname(file), { recursive: true, force: true });
-            try {
-                resolve(JSON.parse(out));
-            } catch {
-                reject(new Error(`rls-loadgen exited ${code}: ${err.trim() || out.trim()}`));
-            }
-        });
-    });
+    const args = ["-target", target, "-warmup", "1s", "-duration", `${SECONDS}s`, "-concurrency", String(concurrency), "-conns", "4"];
+    return runLoadgenWorkload(domain, requests, args, PINNED ? "1" : undefined);
 }
 
 async function row(layout: "single" | "split"): Promise<Record<string, string | number>> {

@@ -17,10 +17,7 @@
  * counter, and the second request is allowed again.
  */
 import { expect } from "chai";
-import { spawn } from "child_process";
-import * as fs from "fs";
 import * as os from "os";
-import * as path from "path";
 import type { K8sObject } from "../../lib/k8s-object";
 import { explain } from "../../gateway-model/explain";
 import { windowStart } from "../../render/explain-format";
@@ -33,7 +30,7 @@ import { UNIT_DIVIDER, UPSTREAM_EXPIRATION_JITTER_MAX_SECONDS, pipeCounters, red
 import { USER_OBJECTS, renderComponent } from "./harness/shop";
 import { ensureWindow, minuteOf } from "./harness/window";
 import { World } from "./harness/fixture";
-import { loadgenBin } from "./harness/tools";
+import { runLoadgenWorkload } from "./harness/loadgen";
 import { LimitUnit } from "../../builders/rules";
 import { CounterStore } from "../../builders/counter-stores";
 
@@ -202,15 +199,9 @@ async function decisions(objects: K8sObject[], side: Side, shape: FloodShape, fr
         domain = call.domain;
         requests.push(call.descriptors.map((d) => d.entries));
     }
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "mesh-rl-flood-")), "workload.json");
-    fs.writeFileSync(file, JSON.stringify({ domain, requests }));
     const args = [
-        "-mode",
-        "grpc",
         "-target",
         side.svc.grpcAddress,
-        "-workload",
-        file,
         "-count",
         String(n),
         "-warmup",
@@ -224,23 +215,7 @@ async function decisions(objects: K8sObject[], side: Side, shape: FloodShape, fr
         "-timeout",
         "5s",
     ];
-    const [cmd, argv] = CPUS ? ["taskset", ["-c", CPUS.perValue, loadgenBin(), ...args]] : [loadgenBin(), args];
-    return new Promise((resolve, reject) => {
-        const child = spawn(cmd, argv, { stdio: ["ignore", "pipe", "pipe"] });
-        let out = "";
-        let err = "";
-        child.stdout.on("data", (d) => (out += d));
-        child.stderr.on("data", (d) => (err += d));
-        child.on("error", reject);
-        child.on("close", (code) => {
-            fs.rmSync(path.dirname(file), { recursive: true, force: true });
-            try {
-                resolve(JSON.parse(out));
-            } catch {
-                reject(new Error(`rls-loadgen exited ${code}: ${err.trim() || out.trim()}`));
-            }
-        });
-    });
+    return runLoadgenWorkload(domain, requests, args, CPUS?.perValue);
 }
 
 const DECISIONS = 30_000;
