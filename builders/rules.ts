@@ -33,7 +33,7 @@
  * as written (query included), as the specification's tables do.
  */
 import { ClientCidrArgs, MASKED_REMOTE_ADDRESS_KEY, checkClientCidr, cidrsOf, maskedRemoteAddressActions } from "./client-cidr";
-import { compileFullMatch } from "../lib/formats";
+import { UNSENDABLE_PATH, compileFullMatch, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
 
 /** Time unit of a limit (envoyproxy/ratelimit's units). */
@@ -240,6 +240,19 @@ export function limitOf(l: { requestsPerUnit: number; unit: LimitUnit; shadow?: 
     return { rate_limit: { unit: l.unit, requests_per_unit: l.requestsPerUnit }, ...(l.shadow ? { shadow_mode: true } : {}) };
 }
 
+/** The most requests per unit the rate-limit service can count: its `requests_per_unit` is a uint32 (envoyproxy/ratelimit config). */
+export const MAX_REQUESTS_PER_UNIT = 4_294_967_295;
+
+/** The problem of a limit over the service's uint32, for the field `key` (shared with the stack's limit keys). */
+export function overUint32Problem(key: string, value: number): Problem {
+    return {
+        key,
+        value,
+        problem: `is more than the rate-limit service can count: its requests_per_unit is a 32-bit unsigned number (at most ${MAX_REQUESTS_PER_UNIT}), and a config.yaml with more does not load`,
+        fix: `give at most ${MAX_REQUESTS_PER_UNIT}, or the same rate in a shorter unit`,
+    };
+}
+
 function checkLimit(field: string, l: any, problems: Problem[]): void {
     if (!Number.isSafeInteger(l?.requestsPerUnit) || l.requestsPerUnit < 1) {
         problems.push({
@@ -248,7 +261,7 @@ function checkLimit(field: string, l: any, problems: Problem[]): void {
             problem: "must be a whole number of at least 1",
             fix: "set requestsPerUnit to e.g. 100",
         });
-    }
+    } else if (l.requestsPerUnit > MAX_REQUESTS_PER_UNIT) problems.push(overUint32Problem(`${field}.requestsPerUnit`, l.requestsPerUnit));
     if (!UNITS.includes(l?.unit)) {
         problems.push({
             key: `${field}.unit`,
@@ -274,7 +287,7 @@ function checkPath(field: string, p: unknown, problems: Problem[]): void {
                     .split(/[?#\s]/)[0]
             }"`,
         });
-    }
+    } else if (pathAsSent(p) !== p) problems.push({ key: field, value: p, problem: UNSENDABLE_PATH, fix: `use "${pathAsSent(p)}"` });
 }
 
 /** The rule's name: a valid descriptor value, not used by another rule (`names` collects them). */

@@ -5,6 +5,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { InputError, formatArgsProblems, Problem } from "../lib/problems";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
+import { editDistance } from "../lib/edit-distance";
+import { ARG_TYPES, COMPONENT_ARGS, FieldShape } from "./arg-shapes";
 
 /** Label-selector problems, shared by the components. Exported for testing. */
 export function selectorProblems(field: string, selector: unknown): Problem[] {
@@ -58,4 +60,62 @@ export function planOrCompute<A, P extends { args: A }>(
     const { plan: given, ...rest } = opts ?? {};
     if (given !== undefined && given.args !== args) throw new Error(`internal: ${component} was given a plan of other arguments`);
     return { plan: given ?? plan(args), opts: rest };
+}
+
+/** The known name closest to `name` (case aside, a prefix of it, or within a third of its length), if any is close. */
+export function closestName(name: string, known: readonly string[]): string | undefined {
+    let best: string | undefined;
+    let bestDistance = Infinity;
+    const lower = name.toLowerCase();
+    for (const k of known) {
+        const kl = k.toLowerCase();
+        // A name that extends or shortens a known one (bucketSize, fillInt) is as close as a typo.
+        const d =
+            kl === lower
+                ? 0
+                : Math.min(editDistance(lower, kl), kl.length >= 3 && lower.length >= 3 && (lower.startsWith(kl) || kl.startsWith(lower)) ? 1 : Infinity);
+        if (d < bestDistance) [best, bestDistance] = [k, d];
+    }
+    return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v) && !pulumi.Output.isInstance(v) && typeof (v as { then?: unknown }).then !== "function";
+
+function unknownIn(at: string, owner: string, value: unknown, fields: Readonly<Record<string, FieldShape>>, out: Problem[]): void {
+    if (!isPlainObject(value)) return;
+    const known = Object.keys(fields);
+    for (const [k, v] of Object.entries(value)) {
+        const where = at ? `${at}.${k}` : k;
+        if (!(k in fields)) {
+            if (v === undefined) continue;
+            const near = closestName(k, known);
+            out.push({
+                key: where,
+                value: v,
+                problem: `is not ${owner}`,
+                fix: near !== undefined ? `rename ${k} to ${near}` : `remove ${k}; the fields are ${known.join(", ")}`,
+            });
+        } else shapeIn(where, v, fields[k], out);
+    }
+}
+
+function shapeIn(at: string, value: unknown, shape: FieldShape, out: Problem[]): void {
+    if (shape === null || value === undefined) return;
+    if (typeof shape === "string") unknownIn(at, `a field of ${shape}`, value, ARG_TYPES[shape], out);
+    else if ("list" in shape) {
+        if (Array.isArray(value)) value.forEach((v, i) => shapeIn(`${at}[${i}]`, v, shape.list, out));
+    } else if (isPlainObject(value)) for (const [k, v] of Object.entries(value)) shapeIn(`${at}.${k}`, v, shape.map, out);
+}
+
+/**
+ * Every argument and nested field of `args` that `component` does not know (components/arg-shapes.ts,
+ * from the package schema), each with the closest known name: a program without a type checker
+ * (Python, YAML, JavaScript) would otherwise have a misspelt field ignored, or a misspelt rule field
+ * widen the rule to every request.
+ */
+export function unknownFieldProblems(component: keyof typeof COMPONENT_ARGS, args: unknown): Problem[] {
+    const out: Problem[] = [];
+    unknownIn("", `an argument of ${component}`, args, COMPONENT_ARGS[component], out);
+    return out;
 }

@@ -8,12 +8,12 @@ import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "../lib/common";
 import { Gateway, GatewaySpec, VirtualService, VirtualServiceSpec } from "./crds";
 import { LOCAL_STAT_PREFIX, gatewayVirtualHosts } from "../builders/envoy-filters";
-import { PlannedOptions, dnsProblem, planOrCompute, portProblem, selectorProblems, argsError } from "./arg-checks";
+import { PlannedOptions, dnsProblem, planOrCompute, portProblem, selectorProblems, argsError, unknownFieldProblems } from "./arg-checks";
 import { HttpRouteArgs } from "./mesh-enums";
 import { BOOKINFO_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "../lib/pod-security";
 
 import { HttpRoute, defaultRoutes } from "../builders/routes";
-import { isGatewayHost } from "../lib/formats";
+import { UNSENDABLE_PATH, isGatewayHost, pathAsSent } from "../lib/formats";
 
 export const BOOKINFO_PORT = 9080;
 
@@ -140,6 +140,7 @@ export function planBookinfo(args: BookinfoArgs): {
     };
     const b = s.bookinfo;
     const problems: Problem[] = [
+        ...unknownFieldProblems("Bookinfo", args),
         ...dnsProblem("namespace", b.namespace, "label"),
         ...dnsProblem("gatewayName", b.gatewayName, "subdomain"),
         ...dnsProblem("virtualServiceName", b.virtualServiceName, "subdomain"),
@@ -166,7 +167,27 @@ export function planBookinfo(args: BookinfoArgs): {
                 problem: "needs exact and/or prefix paths starting with '/'",
                 fix: 'give e.g. { exact: ["/productpage"] }',
             });
+        for (const kind of ["exact", "prefix"] as const)
+            r[kind].forEach((p, j) => {
+                if (typeof p === "string" && p.startsWith("/") && pathAsSent(p) !== p)
+                    problems.push({ key: `routes[${i}].${kind}[${j}]`, value: p, problem: UNSENDABLE_PATH, fix: `use "${pathAsSent(p)}"` });
+            });
     });
+    // Istio serves a request by the first route that matches it: an exact path a route before holds already is dead.
+    const firstRouteOf = new Map<unknown, number>();
+    routes.forEach((r, i) =>
+        r.exact.forEach((p, j) => {
+            const first = firstRouteOf.get(p);
+            if (first === undefined) firstRouteOf.set(p, i);
+            else
+                problems.push({
+                    key: `routes[${i}].exact[${j}]`,
+                    value: p,
+                    problem: `is matched by routes[${first}] ${first === i ? "already" : "first"}: Istio serves a request by the first route that matches it, so this match is dropped`,
+                    fix: "keep the path in one route only",
+                });
+        }),
+    );
     const names = routes.map((r) => r.name).filter(Boolean);
     if (new Set(names).size !== names.length)
         problems.push({ key: "routes", value: names, problem: "route names must be distinct", fix: "rename one of them" });

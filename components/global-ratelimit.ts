@@ -9,7 +9,7 @@ import { Problem } from "../lib/problems";
 import * as pulumi from "@pulumi/pulumi";
 import { AccessTarget, authorizationPolicyManifests, networkPolicyManifests } from "./access-policies";
 import { PRINCIPAL_PROBLEM, parsePrincipal, suggestedPrincipal } from "../lib/principal";
-import { PlannedOptions, dnsProblem, planOrCompute, portProblem, argsError } from "./arg-checks";
+import { PlannedOptions, dnsProblem, planOrCompute, portProblem, argsError, unknownFieldProblems } from "./arg-checks";
 import { stackLabels } from "../lib/common";
 import { EnvoyFilter } from "./crds";
 import { DEFAULTS } from "./defaults";
@@ -252,7 +252,7 @@ function ownNamedObjects(services: ServiceSettings[]): { keys: string[]; names: 
 export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitPlan {
     const a: Partial<GlobalRateLimitArgs> = args ?? {};
     const compiled = compileGlobalLimits({ rules: a.rules, perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey });
-    const problems: Problem[] = [...compiled.problems];
+    const problems: Problem[] = [...unknownFieldProblems("GlobalRateLimit", args), ...compiled.problems];
     scopeProblems(a, problems);
     const gw = gatewayTargetOf(a.gateway, problems);
     const ns = a.namespace ?? DEFAULTS.ratelimitNamespace;

@@ -8,7 +8,7 @@ import { Problem } from "../lib/problems";
 import { stackLabels } from "../lib/common";
 import { EnvoyFilter } from "./crds";
 import { EnvoyFilterSpec, FilterLayout, LOCAL_RATELIMIT_FILTER, instanceFilterName, localBucketFilter } from "../builders/envoy-filters";
-import { dnsProblem, portProblem, selectorProblems, argsError } from "./arg-checks";
+import { dnsProblem, portProblem, selectorProblems, argsError, unknownFieldProblems } from "./arg-checks";
 
 import { protoDurationSeconds } from "../lib/formats";
 
@@ -61,7 +61,7 @@ export function planLocalRateLimit(
     args: LocalRateLimitArgs,
 ): { problems: Problem[]; filterName: string; namespace: string; spec: EnvoyFilterSpec; httpFilterName: string } {
     const a: Partial<LocalRateLimitArgs> = args ?? {};
-    const problems: Problem[] = [...selectorProblems("selector", a.selector), ...portProblem("port", a.port)];
+    const problems: Problem[] = [...unknownFieldProblems("LocalRateLimit", args), ...selectorProblems("selector", a.selector), ...portProblem("port", a.port)];
     if (!Number.isSafeInteger(a.bucket) || a.bucket! < 1 || a.bucket! > 1_000_000_000) {
         problems.push({ key: "bucket", value: a.bucket, problem: "must be a whole number from 1 to 1000000000", fix: "use e.g. 10" });
     }

@@ -13,7 +13,7 @@ import { Problem } from "../lib/problems";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "../lib/common";
-import { dnsProblem, argsError } from "./arg-checks";
+import { dnsProblem, argsError, unknownFieldProblems } from "./arg-checks";
 import { ApiProfileName, EspPortModeName } from "./mesh-enums";
 import { ECHO_UID, restrictedContainerSecurityContext } from "../lib/pod-security";
 
@@ -187,6 +187,7 @@ function planManagedApi(args: ManagedApiArgs): {
     };
     const profile: ApiProfileName = a.apiProfile ?? DEFAULTS.apiProfile;
     const problems: Problem[] = [
+        ...unknownFieldProblems("ManagedApi", args),
         ...dnsProblem("serviceName", m.serviceName, "subdomain"),
         ...dnsProblem("namespace", m.namespace, "label"),
         ...dnsProblem("ingressName", m.ingressName, "subdomain"),

@@ -20,7 +20,7 @@ import { Problem } from "../lib/problems";
 import * as pulumi from "@pulumi/pulumi";
 import { PART_OF, stackLabels } from "../lib/common";
 import { PeerAuthentication } from "./crds";
-import { dnsProblem, selectorProblems, argsError } from "./arg-checks";
+import { dnsProblem, selectorProblems, argsError, unknownFieldProblems } from "./arg-checks";
 import { restoredText, setTopLevel } from "../builders/mesh-config-text";
 import { ApiProfileName, MutualTlsScope } from "./mesh-enums";
 
@@ -166,7 +166,7 @@ export class MeshMutualTls extends pulumi.ComponentResource {
         const meshNamespace = a.meshNamespace ?? DEFAULTS.meshNamespace;
         const scope = a.scope ?? MutualTlsScope.Workloads;
         const selector = a.selector ?? { "app.kubernetes.io/part-of": PART_OF };
-        const problems: Problem[] = dnsProblem("meshNamespace", meshNamespace, "label");
+        const problems: Problem[] = [...unknownFieldProblems("MeshMutualTls", args), ...dnsProblem("meshNamespace", meshNamespace, "label")];
         if (!(Object.values(ApiProfileName) as string[]).includes(profile))
             problems.push({ key: "apiProfile", value: profile, problem: "must be current or seed", fix: "use ApiProfileName.Current" });
         if (!(Object.values(MutualTlsScope) as string[]).includes(scope))

@@ -44,3 +44,21 @@ export function isCidr(s: string): boolean {
 export function isGatewayHost(h: string): boolean {
     return h === "*" || isDnsName(h.startsWith("*.") ? h.slice(2) : h, "subdomain");
 }
+
+/** One character a request path carries as it is: RFC 3986 `pchar` (unreserved, sub-delims, `:`, `@`), `/`, and `%` of an escape. */
+const PATH_CHAR = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/%]$/;
+
+/**
+ * The path as a client sends it on the wire: every other character percent-encoded as UTF-8 bytes
+ * (`/café` → `/caf%C3%A9`). Envoy compares `:path` byte for byte, so a path that differs from this
+ * form never matches a request.
+ */
+export function pathAsSent(p: string): string {
+    return [...p]
+        .map((c) => (PATH_CHAR.test(c) ? c : [...Buffer.from(c, "utf8")].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join("")))
+        .join("");
+}
+
+/** The problem text of a path that cannot match as written (the fix is `pathAsSent`). */
+export const UNSENDABLE_PATH =
+    "cannot match as written: clients send such characters percent-encoded (RFC 3986) and the gateway compares the path byte for byte";

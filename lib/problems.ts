@@ -42,9 +42,11 @@ export function isStackConfigError(e: unknown): e is InputError {
     return e instanceof InputError && e.subject.kind === "stack-config";
 }
 
-/** `"value"`, or `(not set)`. */
+/** `"value"`, or `(not set)`; a number JSON cannot spell (`NaN`, `Infinity`) as itself, not as JSON's `null`. */
 export function shownValue(v: unknown): string {
-    return v === undefined ? "(not set)" : JSON.stringify(v);
+    if (v === undefined) return "(not set)";
+    if (typeof v === "number" && !Number.isFinite(v)) return String(v);
+    return JSON.stringify(v, (_k, x) => (typeof x === "number" && !Number.isFinite(x) ? String(x) : x));
 }
 
 /** One readable message for a component's problems, each with its field path, value and fix. */

@@ -3,7 +3,7 @@
  * mesh/config-problems.ts `argsOfConfig`), and their checks (`settingsFromArgs`, the same
  * `validateMeshArgs` the program's config goes through), with fixes phrased for arguments. Pure.
  */
-import { CONFIG_KEY_NAMES } from "./config-schema";
+import { unknownFieldProblems } from "../components/arg-checks";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 import { ArgValues, validateMeshArgs } from "./settings";
 import { LIST_KEYS, RawConfig, argsOfConfig, formatProblems, shellQuote, configError } from "./config-problems";
@@ -25,17 +25,15 @@ export function rawToArgs(raw: RawConfig): MeshRateLimitArgs {
     return argsOfConfig(raw) as MeshRateLimitArgs;
 }
 
-/** Fields of the arguments that are not stack config keys. */
-const EXTRA_FIELDS = new Set(["kubeContext", "createIngressClass", "createPeerAuthentication"]);
-
 /**
  * Validated settings of MeshRateLimit's arguments; throws an `InputError` with argument-phrased fixes
  * (its problems keep every style: the program renders them for stack config). `extraProblems` are reported with the rest.
  */
 export function settingsFromArgs(args: MeshRateLimitArgs, extraProblems: Problem[] = []): StackSettings {
-    const unknown: Problem[] = Object.keys(args ?? {})
-        .filter((k) => !CONFIG_KEY_NAMES.has(k) && !EXTRA_FIELDS.has(k))
-        .map((k) => ({ key: k, value: String((args as Record<string, unknown>)[k]), problem: "is not an argument of MeshRateLimit", fix: ARGS_FIX.rm(k) }));
+    // Unknown arguments, and unknown fields of the route list (the descriptor list checks its own, as stack config does).
+    const unknown: Problem[] = unknownFieldProblems("MeshRateLimit", args)
+        .filter((p) => !p.key.startsWith("descriptors["))
+        .map((p) => (p.key.includes(".") ? p : { ...p, value: String(p.value), fix: p.fix.startsWith("rename") ? p.fix : ARGS_FIX.rm(p.key) }));
     try {
         return validateMeshArgs((args ?? {}) as ArgValues, [...unknown, ...extraProblems]);
     } catch (e) {

@@ -16,7 +16,7 @@ import { REDIS_NAME } from "../components/redis";
 
 import type { DescriptorLimit, StackSettings, ApiRouteLimit } from "./settings-types";
 import type { HttpRoute, SpecPaths } from "../builders/routes";
-import { LimitUnit, PathKeyMode } from "../builders/rules";
+import { LimitUnit, MAX_REQUESTS_PER_UNIT, PathKeyMode } from "../builders/rules";
 import { CounterStore } from "../builders/counter-stores";
 import {
     ApiProfileName,
@@ -33,7 +33,7 @@ import { LIST_KEYS, RawConfig, argsOfConfig, closestValue, problem, configError 
 import { Problem } from "../lib/problems";
 import { defaultApiRegex, defaultRoutes } from "../builders/routes";
 import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
-import { GO_DURATION, compileFullMatch, isCidr, isGatewayHost, protoDurationSeconds } from "../lib/formats";
+import { GO_DURATION, UNSENDABLE_PATH, compileFullMatch, isCidr, isGatewayHost, pathAsSent, protoDurationSeconds } from "../lib/formats";
 
 const UNIT_SECONDS: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60, h: 3600 };
 
@@ -66,7 +66,7 @@ class Reader {
         return (typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v)).trim();
     }
 
-    private spec(key: string): ConfigKeySpec {
+    spec(key: string): ConfigKeySpec {
         const s = CONFIG_KEYS.find((k) => k.key === key);
         if (!s) throw new Error(`internal: config key ${key} is not in CONFIG_KEYS`);
         return s;
@@ -101,7 +101,8 @@ class Reader {
         return allowed[0];
     }
 
-    int(key: string, opts: { min: number; max?: number; fallback?: number }): number {
+    /** `limit`: the max is the rate-limit service's (a 32-bit unsigned number); a value under the min reads as before it had one. */
+    int(key: string, opts: { min: number; max?: number; fallback?: number; limit?: boolean }): number {
         const given = this.given(key);
         const text = given ?? this.spec(key).default;
         if (text === "") return opts.fallback ?? opts.min;
@@ -115,7 +116,12 @@ class Reader {
             return opts.fallback ?? opts.min;
         }
         if (n < opts.min || n > max) {
-            const range = opts.max === undefined ? `at least ${opts.min}` : `between ${opts.min} and ${max}`;
+            const range =
+                opts.limit && n > max
+                    ? `at most ${max}: the rate-limit service counts in a 32-bit unsigned number`
+                    : opts.max === undefined || opts.limit
+                      ? `at least ${opts.min}`
+                      : `between ${opts.min} and ${max}`;
             this.fail(key, text, `must be ${range}`, (s) => s.set(key, String(Math.min(Math.max(n, opts.min), max))));
             return opts.fallback ?? opts.min;
         }
@@ -154,7 +160,7 @@ class Reader {
         const v = this.str(key);
         if (!v.startsWith("/") || /\s/.test(v)) {
             this.fail(key, v, "must be a URL path starting with '/' and without spaces", (s) => s.set(key, `/${v.replace(/^\/*/, "").replace(/\s+/g, "")}`));
-        }
+        } else if (pathAsSent(v) !== v) this.fail(key, v, UNSENDABLE_PATH, (s) => s.set(key, pathAsSent(v)));
         return v;
     }
 
@@ -271,6 +277,13 @@ function readDescriptors(r: Reader, key: string, fallback: DescriptorLimit[]): D
         }
         if (!Number.isSafeInteger(d.requestsPerUnit) || d.requestsPerUnit < 1) {
             r.fail(key, r.given(key), `${where} has requestsPerUnit ${JSON.stringify(d.requestsPerUnit)}`, "use a whole number of at least 1");
+        } else if (d.requestsPerUnit > MAX_REQUESTS_PER_UNIT) {
+            r.fail(
+                key,
+                r.given(key),
+                `${where} has requestsPerUnit ${d.requestsPerUnit}, more than the rate-limit service can count (a 32-bit unsigned number)`,
+                `use at most ${MAX_REQUESTS_PER_UNIT}, or the same rate in a shorter unit`,
+            );
         }
         const id = `${d.key}=${d.value ?? "*"}`;
         if (seen.has(id)) {
@@ -302,6 +315,27 @@ export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): 
  * listing every problem under its key (a config key and an argument have one name); each fix is
  * phrased for config or for arguments when the error is rendered (`formatProblems`).
  */
+/**
+ * The default routes hold the page, login and logout paths as one list of exact paths: two of them
+ * equal would leave one of the three without a route of its own (the login route silently gone).
+ */
+function distinctRoutePaths(r: Reader, paths: SpecPaths): void {
+    const named = [
+        ["pagePath", paths.page],
+        ["loginPath", paths.login],
+        ["logoutPath", paths.logout],
+    ] as const;
+    named.forEach(([key, v], i) => {
+        const first = named.findIndex(([, w]) => w === v);
+        if (first === i) return;
+        const def = r.spec(key).default;
+        const own = def !== v && !named.some(([, w]) => w === def) ? def : `${v.replace(/\/+$/, "")}-${key.replace("Path", "")}`;
+        r.fail(key, v, `equals ${named[first][0]}: the VirtualService would route the path once, and the ${key.replace("Path", "")} route is dropped`, (s) =>
+            s.set(key, own),
+        );
+    });
+}
+
 export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = []): StackSettings {
     const r = new Reader(values);
     r.problems.push(...extraProblems);
@@ -316,6 +350,7 @@ export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = [
         staticPrefix: r.path("staticPrefix"),
         apiPrefix: r.path("apiPrefix"),
     };
+    if (r.given("virtualServiceRoutes") === undefined) distinctRoutePaths(r, paths);
     const limits = readGlobalLimits(r, variant, paths);
     const filter = readGlobalFilter(r);
     const local = readLocal(r, variant);
@@ -366,11 +401,11 @@ function readGlobalLimits(
     const domain = r.given("domain") ?? preset.domain;
     r.byComponent(domainProblems(domain), domain, (s) => s.set("domain", domain.replace(/[^A-Za-z0-9_.-]/g, "") || preset.domain));
     const unit = r.oneOf<LimitUnit>("unit", RATE_LIMIT_UNITS);
-    const limitedPathLimit = r.int("limitedPathLimit", { min: 1 });
-    const catchAllLimit = r.int("catchAllLimit", { min: 1 });
+    const limitedPathLimit = r.int("limitedPathLimit", { min: 1, max: MAX_REQUESTS_PER_UNIT, limit: true });
+    const catchAllLimit = r.int("catchAllLimit", { min: 1, max: MAX_REQUESTS_PER_UNIT, limit: true });
     let apiLimit: number | undefined;
     if (preset.routeSplit) {
-        apiLimit = r.int("apiLimit", { min: 1, fallback: preset.apiLimit });
+        apiLimit = r.int("apiLimit", { min: 1, max: MAX_REQUESTS_PER_UNIT, limit: true, fallback: preset.apiLimit });
     } else if (r.given("apiLimit") !== undefined) {
         r.fail(
             "apiLimit",

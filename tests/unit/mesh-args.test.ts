@@ -298,9 +298,9 @@ describe("MeshRateLimit arguments: settingsFromArgs", () => {
         );
     });
 
-    it("one unknown argument alone: singular header", () => {
+    it("one unknown argument alone: singular header, and the argument it is closest to", () => {
         expect(problemsOf(() => settingsFromArgs({ managedApi: false, kubeContxt: "kind" } as any)).message).to.equal(
-            'MeshRateLimit: invalid arguments (1 problem); nothing was created:\n  - kubeContxt = "kind": is not an argument of MeshRateLimit\n    fix: remove kubeContxt from MeshRateLimit\'s args',
+            'MeshRateLimit: invalid arguments (1 problem); nothing was created:\n  - kubeContxt = "kind": is not an argument of MeshRateLimit\n    fix: rename kubeContxt to kubeContext',
         );
     });
 

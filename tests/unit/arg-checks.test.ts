@@ -1,0 +1,170 @@
+/**
+ * components/arg-checks.ts: what every component refuses before it registers anything. The
+ * mistakes are the ones a program without a type checker makes (Python, YAML, plain JavaScript):
+ * a misspelt argument or nested field, a number the rate-limit service cannot hold, a path no
+ * client can send as written, a route match that is never reached. Expected texts are written
+ * here, not read from the code.
+ */
+import { expect } from "chai";
+import * as fs from "fs";
+import { ARG_TYPES, COMPONENT_ARGS } from "../../components/arg-shapes";
+import { closestName, unknownFieldProblems } from "../../components/arg-checks";
+import { Bookinfo } from "../../components/bookinfo";
+import { GlobalRateLimit } from "../../components/global-ratelimit";
+import { LocalRateLimit } from "../../components/local-ratelimit";
+import { ManagedApi } from "../../components/managed-api";
+import { MeshMutualTls } from "../../components/mesh-mtls";
+import { MeshRateLimit } from "../../mesh/mesh-ratelimit";
+import { compileGlobalLimits } from "../../builders/rules";
+import { pathAsSent } from "../../lib/formats";
+import { registerComponents } from "../../render/render";
+import { OUT, SCHEMA, render } from "../../scripts/gen-arg-shapes";
+import { PACKAGE_COMPONENTS } from "./package-schema.test";
+
+const GATEWAY = { selector: { istio: "shop-gateway" }, namespace: "shop", virtualHosts: ["shop.example:8080"] };
+const RULE = { name: "login", path: { exact: "/login" }, requestsPerUnit: 5, unit: "minute" };
+
+/** The error `build` throws under Pulumi's mocks, and what it registered first (nothing, when refused). */
+async function refusal(build: () => void): Promise<{ message: string; registered: string[] }> {
+    let registered: string[] = [];
+    try {
+        registered = (await registerComponents(build, "arg-checks", "test")).all.map((r) => r.type);
+    } catch (e) {
+        return { message: (e as Error).message, registered };
+    }
+    throw new Error(`accepted; registered ${registered.join(", ")}`);
+}
+
+describe("components refuse what they do not know (components/arg-checks.ts)", function () {
+    this.timeout(60_000);
+
+    it("the field table is generated from the committed package schema, and names every component", () => {
+        expect(fs.readFileSync(OUT, "utf8"), "run npm run gen:arg-shapes").to.equal(render(JSON.parse(fs.readFileSync(SCHEMA, "utf8"))));
+        expect(Object.keys(COMPONENT_ARGS)).to.have.members(PACKAGE_COMPONENTS);
+        expect(Object.keys(ARG_TYPES.RateLimitRuleArgs)).to.include.members(["name", "path", "header", "requestsPerUnit", "unit"]);
+    });
+
+    it("closest names: a typo, a longer or shorter name, another case; nothing for a stranger", () => {
+        expect(closestName("failureModeDenny", ["failureModeDeny", "timeout"])).to.equal("failureModeDeny");
+        expect(closestName("bucketSize", ["bucket", "fillInterval"])).to.equal("bucket");
+        expect(closestName("paths", ["path", "header"])).to.equal("path");
+        expect(closestName("FillInterval", ["bucket", "fillInterval"])).to.equal("fillInterval");
+        expect(closestName("colour", ["bucket", "fillInterval"])).to.equal(undefined);
+    });
+
+    it("a misspelt rule field would widen the rule to every request: refused, with the field it meant", () => {
+        // What the check guards against: without `path` the rule has no condition, so it counts every request.
+        const widened = compileGlobalLimits({ rules: [{ ...RULE, path: undefined, paths: { exact: "/login" } } as any] });
+        expect(widened.problems).to.deep.equal([]);
+        expect(widened.vhostRateLimits[0].actions[0]).to.have.property("generic_key");
+        expect(unknownFieldProblems("GlobalRateLimit", { rules: [{ ...RULE, path: undefined, paths: { exact: "/login" } }] })).to.deep.equal([
+            { key: "rules[0].paths", value: { exact: "/login" }, problem: "is not a field of RateLimitRuleArgs", fix: "rename paths to path" },
+        ]);
+    });
+
+    it("nested fields at any depth, in lists and maps; label maps and unset fields are free", () => {
+        const problems = unknownFieldProblems("GlobalRateLimit", {
+            gateway: { ...GATEWAY, selector: { "any-label": "x" }, virtualHost: ["a:80"] },
+            rules: [RULE, { ...RULE, name: "k", path: undefined, header: { name: "x-key", perValues: true } }],
+            redis: { mode: "single", passwordSecret: { nam: "s", key: "p" } },
+            perValueStore: { failModeDeny: true },
+            extra: undefined,
+        });
+        expect(problems.map((p) => `${p.key}: ${p.fix}`)).to.deep.equal([
+            "gateway.virtualHost: rename virtualHost to virtualHosts",
+            "rules[1].header.perValues: rename perValues to perValue",
+            "redis.passwordSecret.nam: rename nam to name",
+            "perValueStore.failModeDeny: rename failModeDeny to failureModeDeny",
+        ]);
+    });
+
+    it("a field with no near name is listed with every known one", () => {
+        expect(unknownFieldProblems("MeshMutualTls", { colour: "red" })).to.deep.equal([
+            {
+                key: "colour",
+                value: "red",
+                problem: "is not an argument of MeshMutualTls",
+                fix: `remove colour; the fields are ${Object.keys(COMPONENT_ARGS.MeshMutualTls).join(", ")}`,
+            },
+        ]);
+    });
+
+    const cases: [string, () => void, string][] = [
+        [
+            "GlobalRateLimit",
+            () => new GlobalRateLimit("g", { domain: "shop", namespace: "shop", gateway: GATEWAY, failureModeDenny: false } as any),
+            "failureModeDenny",
+        ],
+        [
+            "LocalRateLimit",
+            () => new LocalRateLimit("l", { selector: { app: "shop" }, port: 9080, bucket: 5, bucketSize: 5, namespace: "shop" } as any),
+            "bucketSize",
+        ],
+        ["Bookinfo", () => new Bookinfo("b", { namespace: "shop", gatewayNme: "gw" } as any), "gatewayNme"],
+        [
+            "ManagedApi",
+            () => new ManagedApi("m", { serviceName: "a.endpoints.p.cloud.goog", includeIpRanges: ["10.0.0.0/8"], ingresPath: "/x" } as any),
+            "ingresPath",
+        ],
+        ["MeshMutualTls", () => new MeshMutualTls("t", { namespaces: ["shop"], scop: "workloads" } as any), "scop"],
+        ["MeshRateLimit", () => new MeshRateLimit("s", { managedApi: false, localBuckt: 3 } as any), "localBuckt"],
+    ];
+    for (const [component, build, field] of cases)
+        it(`${component} refuses a misspelt argument in its constructor, names the closest one, and registers nothing`, async () => {
+            const { message, registered } = await refusal(build);
+            expect(message).to.match(new RegExp(`^${component} [a-z]+: invalid arguments|^${component}: invalid arguments`));
+            expect(message).to.include(`- ${field} = `);
+            expect(message).to.include(`is not an argument of ${component}`);
+            expect(message).to.match(/fix: rename \w+ to \w+/);
+            expect(registered).to.deep.equal([]);
+        });
+
+    it("a limit the service cannot hold (its requests_per_unit is a uint32) is refused; the largest one is written", () => {
+        const at = (n: number) => compileGlobalLimits({ rules: [{ ...RULE, requestsPerUnit: n } as any] });
+        expect(at(4_294_967_295).problems).to.deep.equal([]);
+        expect(JSON.stringify(at(4_294_967_295).configDescriptors)).to.include('"requests_per_unit":4294967295');
+        expect(at(4_294_967_296).problems.map((p) => `${p.key} ${p.value}`)).to.deep.equal(["rules[0].requestsPerUnit 4294967296"]);
+        expect(at(5e9).problems[0].problem).to.include("at most 4294967295");
+    });
+
+    it("NaN and Infinity are shown as themselves, not as JSON's null", async () => {
+        const { message } = await refusal(
+            () => new GlobalRateLimit("n", { domain: "shop", namespace: "nan", gateway: GATEWAY, rules: [{ ...RULE, requestsPerUnit: NaN }] } as any),
+        );
+        expect(message).to.include("rules[0].requestsPerUnit = NaN: must be a whole number of at least 1");
+    });
+
+    it("a path no client sends as written is refused with its percent-encoded form", () => {
+        expect(pathAsSent("/café")).to.equal("/caf%C3%A9");
+        expect(pathAsSent("/a b[1]")).to.equal("/a%20b%5B1%5D");
+        expect(pathAsSent("/ok-._~!$&'()*+,;=:@%41/")).to.equal("/ok-._~!$&'()*+,;=:@%41/");
+        const r = compileGlobalLimits({ rules: [{ ...RULE, path: { prefix: "/café" } } as any] });
+        expect(r.problems.map((p) => `${p.key}: ${p.fix}`)).to.deep.equal(['rules[0].path.prefix: use "/caf%C3%A9"']);
+        expect(compileGlobalLimits({ rules: [{ ...RULE, path: { exact: "/caf%C3%A9" } } as any] }).problems).to.deep.equal([]);
+    });
+
+    it("Bookinfo: a non-ASCII route path, and an exact path a route before holds already (that match is dropped)", async () => {
+        const { message } = await refusal(
+            () =>
+                new Bookinfo("b", {
+                    namespace: "shop",
+                    routes: [{ exact: ["/productpage", "/login"] }, { name: "api", exact: ["/login"], prefix: ["/ümlaut"] }],
+                }),
+        );
+        expect(message).to.include('routes[1].exact[0] = "/login": is matched by routes[0] first');
+        expect(message).to.include('routes[1].prefix[0] = "/ümlaut": cannot match as written');
+        expect(message).to.include('fix: use "/%C3%BCmlaut"');
+    });
+
+    it("MeshRateLimit: loginPath equal to the product page's path is refused (the login route would be dropped)", async () => {
+        const { message } = await refusal(() => new MeshRateLimit("s", { managedApi: false, loginPath: "/productpage" }));
+        expect(message).to.include('loginPath = "/productpage": equals pagePath');
+        expect(message).to.include('fix: set loginPath: "/login" in MeshRateLimit\'s args');
+        // With routes of its own, the three paths do not make the routes: nothing is dropped.
+        const routes = [{ exact: ["/productpage"] }];
+        const r = await registerComponents(
+            () => new MeshRateLimit("t", { managedApi: false, loginPath: "/productpage", virtualServiceRoutes: routes, variant: "B" }),
+        );
+        expect(r.all.length).to.be.greaterThan(0);
+    });
+});
