@@ -46,6 +46,7 @@ import { CompiledLimits, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs, comp
 import { GO_DURATION, protoDurationSeconds } from "../lib/formats";
 import { RateLimitServiceSettings, ServiceLogLevel, ServiceSettings } from "./service-settings";
 import { MonitoringArgs, MonitoringPlan, RateLimitMonitoring, monitoringPlanOf } from "./ratelimit-monitoring";
+import { oversizeProblems } from "./object-size";
 
 /** The envoyproxy/ratelimit service. */
 export interface RateLimitServiceOptionsArgs {
@@ -330,6 +331,9 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         },
         problems,
     );
+    const config = configYaml(domain, fixed.configDescriptors);
+    const limits = countLimits(compiled.configDescriptors);
+    problems.push(...sizeProblems(a, { config, perValue, filters, monitoring, configName: service.ratelimit.configName, limits }));
     const accessOf = (s: ServiceSettings): AccessTarget[] =>
         a.accessPolicy ? [{ ...s, gatewayPrincipal: a.accessPolicy.gatewayPrincipal, gatewaySelector: gw.podLabels }] : [];
     const access = [...accessOf(service), ...(perValue ? accessOf(perValue.service) : [])];
@@ -339,7 +343,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         compiled,
         service,
         policies: problems.length ? [] : access.flatMap((t) => [...authorizationPolicyManifests(t), ...networkPolicyManifests(t)]),
-        configYaml: configYaml(domain, fixed.configDescriptors),
+        configYaml: config,
         filters,
         grpcAddress: `${host}:${grpcPort}`,
         preLimit: pre,
@@ -349,6 +353,57 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         httpFilterNames: { global: globalName, ...(pre?.buckets.length ? { local: localName } : {}) },
         ...(perValue ? { perValue } : {}),
     };
+}
+
+/** The limits of a descriptor tree: its entries with a `rate_limit`. */
+function countLimits(descriptors: { rate_limit?: unknown; descriptors?: unknown[] }[]): number {
+    return descriptors.reduce((n, d) => n + (d.rate_limit ? 1 : 0) + countLimits((d.descriptors ?? []) as typeof descriptors), 0);
+}
+
+/** The objects the rule list grows, each within the API server's bound (components/object-size.ts). */
+function sizeProblems(
+    a: Partial<GlobalRateLimitArgs>,
+    o: {
+        config: string;
+        perValue?: PerValuePlan;
+        filters: { name: string; spec: EnvoyFilterSpec }[];
+        monitoring: MonitoringPlan;
+        configName: string;
+        limits: number;
+    },
+): Problem[] {
+    const by = `with ${o.limits} limits,`;
+    const rules = `(${(a.rules ?? []).length} rules)`;
+    const fewer = "give fewer rules, or split them over GlobalRateLimit instances of their own (each its own domain and gateway listener)";
+    return oversizeProblems([
+        { what: `ConfigMap ${o.configName}`, text: o.config, key: "rules", value: rules, by, fix: fewer },
+        ...(o.perValue ? [{ what: "the per-value ConfigMap", text: o.perValue.configYaml, key: "rules", value: rules, by, fix: fewer }] : []),
+        ...o.filters.map((f) => ({ what: `EnvoyFilter ${f.name}`, text: JSON.stringify(f.spec), key: "rules", value: rules, by, fix: fewer })),
+        ...(o.monitoring.dashboard
+            ? [
+                  {
+                      what: `the dashboard ConfigMap ${o.monitoring.dashboard.name} (a panel row per limit)`,
+                      text: o.monitoring.dashboard.json,
+                      key: "monitoring.dashboard",
+                      value: a.monitoring?.dashboard ?? true,
+                      by,
+                      fix: `set monitoring.dashboard to false (the service's metrics and the alert rules stay), or ${fewer}`,
+                  },
+              ]
+            : []),
+        ...(o.monitoring.rules
+            ? [
+                  {
+                      what: "the PrometheusRule",
+                      text: JSON.stringify(o.monitoring.rules.groups),
+                      key: "monitoring.alerts",
+                      value: a.monitoring?.alerts,
+                      by,
+                      fix: fewer,
+                  },
+              ]
+            : []),
+    ]);
 }
 
 /** A component that limits nothing, and a domain the service would refuse. */

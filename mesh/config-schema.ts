@@ -53,6 +53,10 @@ export const CONFIG_KEY_OF_FIELD: Readonly<Record<string, string>> = {
     "redis.tls": "redisTls",
     "redis.tlsCaSecret": "redisTlsCaSecret",
     "accessPolicy.gatewayPrincipal": "gatewayPrincipal",
+    "monitoring.dashboard": "monitoringDashboard",
+    "monitoring.alerts": "monitoringAlerts",
+    // The stack's limits are GlobalRateLimit's per-path limits, from the descriptor list (or the three limit keys).
+    rules: "descriptors",
 };
 
 /** The config key that sets a component's field (CONFIG_KEY_OF_FIELD); a field no key sets is an internal error. */

@@ -6,7 +6,8 @@
 import { unknownFieldProblems } from "../components/arg-checks";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 import { ArgValues, validateMeshArgs } from "./settings";
-import { LIST_KEYS, RawConfig, argsOfConfig, formatProblems, shellQuote, configError } from "./config-problems";
+import { LIST_KEYS, RawConfig, argsOfConfig, formatProblems, problem, shellQuote, configError } from "./config-problems";
+import { configKeyOfField } from "./config-schema";
 import { Problem, isStackConfigError } from "../lib/problems";
 import { FixStyle } from "../lib/fix-style";
 import { StackSettings } from "./settings-types";
@@ -23,6 +24,23 @@ export const ARGS_FIX: FixStyle = {
 /** MeshRateLimit's arguments from stack config (keys without the project prefix; empty value = unset). Checks nothing. */
 export function rawToArgs(raw: RawConfig): MeshRateLimitArgs {
     return argsOfConfig(raw) as MeshRateLimitArgs;
+}
+
+/**
+ * The problems only the components' plans show (an object over the API server's bound), under the
+ * argument that sets each field, phrased as the argument checks' are (a stack-config InputError, so
+ * the program phrases its fixes for config).
+ */
+export function planProblemsError(problems: Problem[]): Error {
+    const asArgs = problems.map((p) => {
+        const key = configKeyOfField(p.key);
+        return key === "monitoringDashboard"
+            ? problem(key, String(p.value), p.problem, (s) => s.set(key, "false"))
+            : problem(key, undefined, p.problem, "give fewer descriptors");
+    });
+    const err = configError(asArgs);
+    err.message = formatProblems(asArgs, ARGS_FIX).replace(/mesh-ratelimit:/g, "");
+    return err;
 }
 
 /**

@@ -14,7 +14,7 @@ import { effectiveLimits } from "./limits-table";
 import { PlannedOptions, planOrCompute } from "../components/arg-checks";
 import { LocalRateLimit, LocalRateLimitArgs } from "../components/local-ratelimit";
 import { ManagedApi, ManagedApiArgs } from "../components/managed-api";
-import { settingsFromArgs } from "./mesh-args";
+import { planProblemsError, settingsFromArgs } from "./mesh-args";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 import { MeshMutualTls } from "../components/mesh-mtls";
 import { BookinfoMode } from "../components/mesh-enums";
@@ -197,7 +197,10 @@ export class MeshRateLimitPlan {
 
 /** Validates MeshRateLimit's arguments (an `InputError` with argument-phrased fixes) and computes its plan. Pure. */
 export function planMeshRateLimit(args: MeshRateLimitArgs, extraProblems: Problem[] = []): MeshRateLimitPlan {
-    return new MeshRateLimitPlan(PLAN_MAKER, args, settingsFromArgs(args, extraProblems));
+    const plan = new MeshRateLimitPlan(PLAN_MAKER, args, settingsFromArgs(args, extraProblems));
+    // The settings are checked; what only the built objects show (their size) is reported here, before any is registered.
+    if (plan.global.problems.length) throw planProblemsError(plan.global.problems);
+    return plan;
 }
 
 export class MeshRateLimit extends pulumi.ComponentResource {

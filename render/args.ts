@@ -3,9 +3,11 @@
  * config keys in both, bad input is a `UsageError` (exit 2, like a bad config), and config
  * problems are phrased as the flags the user typed (`cliFix`), not as `pulumi config` commands.
  */
-import { CONFIG_KEY_NAMES } from "../mesh/config-schema";
+import * as fs from "fs";
+import { parse as parseYaml } from "yaml";
+import { CONFIG_KEY_NAMES, PROJECT } from "../mesh/config-schema";
 import { editDistance } from "../lib/edit-distance";
-import { closestKey, formatProblems, shellQuote } from "../mesh/config-problems";
+import { LIST_KEYS, closestKey, formatProblems, shellQuote } from "../mesh/config-problems";
 import { FixStyle } from "../lib/fix-style";
 import { isStackConfigError } from "../lib/problems";
 
@@ -62,7 +64,7 @@ export function closestFlag(flag: string, known: string[]): string | undefined {
 
 export function parseCli(argv: string[], spec: CliSpec): CliArgs {
     const { usage } = spec;
-    const valueFlags = ["--set", ...Object.keys(KEY_FLAGS), ...(spec.valueFlags ?? [])];
+    const valueFlags = ["--set", "--config", ...Object.keys(KEY_FLAGS), ...(spec.valueFlags ?? [])];
     const switches = spec.switches ?? [];
     const known = [...valueFlags, ...switches, "--help"];
     const args: CliArgs = { overrides: {}, json: false, positional: [], help: false };
@@ -99,6 +101,8 @@ export function parseCli(argv: string[], spec: CliSpec): CliArgs {
                     throw new UsageError(`--set ${value} has an empty value: ${note} (remove '--set ${value}')\n${usage}`);
                 }
                 args.overrides[key] = value.slice(eq + 1);
+            } else if (flag === "--config") {
+                Object.assign(args.overrides, configFileOverrides(value, usage));
             } else if (flag === "--variant") {
                 const v = value.toUpperCase();
                 if (v !== "A" && v !== "B") throw new UsageError(`--variant takes A or B, got '${value}'\n${usage}`);
@@ -118,6 +122,43 @@ export function parseCli(argv: string[], spec: CliSpec): CliArgs {
         args.positional.push(flag);
     }
     return args;
+}
+
+/**
+ * The config keys of a stack config file (`--config <file>`): a Pulumi stack file
+ * (`config: { mesh-ratelimit:<key>: <value> }`, e.g. Pulumi.dev.yaml), for a config too large for
+ * the command line. A list or object value (Pulumi's structured config) is read as the JSON text
+ * the program would read; a list of a comma-separated key is joined with commas. Secret values
+ * (`secure:`) cannot be decrypted offline: refused, with the `--set` that replaces them.
+ */
+export function configFileOverrides(file: string, usage: string): Record<string, string> {
+    let doc: unknown;
+    try {
+        doc = parseYaml(fs.readFileSync(file, "utf8"));
+    } catch (e) {
+        throw new UsageError(`--config ${file}: ${(e as Error).message.split("\n")[0]}\n${usage}`);
+    }
+    const config = (doc as { config?: unknown } | null)?.config;
+    if (typeof config !== "object" || config === null || Array.isArray(config))
+        throw new UsageError(`--config ${file}: not a stack config file: it needs a 'config:' map of ${PROJECT}:<key>: <value>\n${usage}`);
+    const out: Record<string, string> = {};
+    for (const [name, v] of Object.entries(config as Record<string, unknown>)) {
+        const [project, key] = name.includes(":") ? name.split(/:(.*)/s) : [PROJECT, name];
+        if (project !== PROJECT) throw new UsageError(`--config ${file}: ${name} is another project's key (this one's are ${PROJECT}:<key>)\n${usage}`);
+        if (typeof v === "object" && v !== null && "secure" in v)
+            throw new UsageError(
+                `--config ${file}: ${name} is a secret, which the offline render cannot decrypt: give a stand-in with --set ${key}=...\n${usage}`,
+            );
+        out[key] =
+            typeof v === "string"
+                ? v
+                : Array.isArray(v) && LIST_KEYS.has(key)
+                  ? v.join(",")
+                  : typeof v === "object" && v !== null
+                    ? JSON.stringify(v)
+                    : String(v);
+    }
+    return out;
 }
 
 /** Config fixes phrased as the CLI's own flags: `--variant B`, `--set unit=minute`. */

@@ -1,6 +1,6 @@
 /**
  * `npm run render -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route]
- *                    [--port-mode http|tcp] [--set key=value ...] [--out DIR] [--stack NAME]`
+ *                    [--port-mode http|tcp] [--set key=value ...] [--config FILE] [--out DIR] [--stack NAME]`
  *
  * Writes every Kubernetes object the stack would create or patch as YAML (one file each, plus
  * all.yaml of those that apply as written; placeholders and patches go to not-appliable/) and
@@ -15,7 +15,7 @@ import { cliError, parseCli } from "./args";
 import { WriteResult, writeFilesSafely } from "./write";
 
 const USAGE =
-    "usage: npm run render -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--out DIR] [--stack NAME]";
+    "usage: npm run render -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--config FILE] [--out DIR] [--stack NAME]";
 
 export function parseArgs(argv: string[]): { opts: RenderOptions; out: string; help: boolean } {
     const a = parseCli(argv, { usage: USAGE, valueFlags: ["--out", "--stack"] });

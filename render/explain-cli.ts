@@ -1,5 +1,5 @@
 /**
- * `npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement ...] [--port-mode ...] [--set key=value]... [--host <host>] [--client-address <ip>] [--xff <list>] [--trusted-hops <n>] [--json] <path>...`
+ * `npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement ...] [--port-mode ...] [--set key=value]... [--config FILE] [--host <host>] [--client-address <ip>] [--xff <list>] [--trusted-hops <n>] [--json] <path>...`
  *
  * For each request path: the route the gateway picks, the descriptors it sends to the rate-limit
  * service, the limit of the config that answers them and the counter (bucket) they share.
@@ -15,7 +15,7 @@ import { formatExplanation } from "./explain-format";
 import { formatPreLimit, preLimitDescriptors, readPreLimit } from "../gateway-model/pre-limit-model";
 
 const USAGE =
-    "usage: npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--host <host>] [--client-address <ip>] [--xff <list>] [--trusted-hops <n>] [--json] <path>...";
+    "usage: npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--config FILE] [--host <host>] [--client-address <ip>] [--xff <list>] [--trusted-hops <n>] [--json] <path>...";
 
 /** The same flags as `npm run render` (render/args.ts), plus `--host`, `--json` and the request paths. */
 export function parseExplainArgs(argv: string[]): {
