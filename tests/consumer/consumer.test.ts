@@ -45,7 +45,17 @@ describe("consumer: the packed package installed into a user's empty program", f
     let app: string;
     let tarFiles: string[];
     let packedPkg: any;
-    const mock = (target: string): MockRun => JSON.parse(mustRun(process.execPath, ["mock-run.js", target], app).trim().split("\n").pop()!);
+    const mock = (target: string, env: Record<string, string> = {}): MockRun =>
+        JSON.parse(
+            (() => {
+                const r = spawnSync(process.execPath, ["mock-run.js", target], { cwd: app, encoding: "utf8", env: { ...process.env, ...env } });
+                if (r.status !== 0) throw new Error(`mock-run.js ${target} exited ${r.status}:\n${r.stderr}`);
+                return r.stdout;
+            })()
+                .trim()
+                .split("\n")
+                .pop()!,
+        );
 
     before(() => {
         work = fs.mkdtempSync(path.join(os.tmpdir(), "mesh-rl-consumer-"));
@@ -278,5 +288,33 @@ describe("consumer: the packed package installed into a user's empty program", f
                 ["green", "green"],
             ]);
         });
+    });
+
+    describe("plain JavaScript mistakes (no type checker): each refused at construction with the field, the value and the fix", () => {
+        // [mistake, the field and value the message names, the fix it gives]
+        const cases: [string, string, string][] = [
+            ["rule-field-misspelt", 'rules[0].paths = {"exact":"/login"}: is not a field of RateLimitRuleArgs', "fix: rename paths to path"],
+            ["argument-misspelt", "failureModeDenny = false: is not an argument of GlobalRateLimit", "fix: rename failureModeDenny to failureModeDeny"],
+            ["local-argument-misspelt", "bucketSize = 20: is not an argument of LocalRateLimit", "fix: rename bucketSize to bucket"],
+            ["limit-over-uint32", "rules[0].requestsPerUnit = 5000000000: is more than the rate-limit service can count", "fix: give at most 4294967295"],
+            ["limit-not-a-number", "rules[0].requestsPerUnit = NaN: must be a whole number of at least 1", "fix: set requestsPerUnit to e.g. 100"],
+            ["path-not-as-sent", 'rules[0].path.exact = "/café": cannot match as written', 'fix: use "/caf%C3%A9"'],
+            ["dashboard-over-1mib", "monitoring.dashboard = true: with 1000 limits, makes the dashboard ConfigMap", "fix: set monitoring.dashboard to false"],
+            ["login-route-dropped", 'loginPath = "/productpage": equals pagePath', 'fix: set loginPath: "/login" in MeshRateLimit\'s args'],
+            [
+                "mesh-limit-over-uint32",
+                'catchAllLimit = "1000000000000": must be at most 4294967295',
+                "fix: set catchAllLimit: 4294967295 in MeshRateLimit's args",
+            ],
+        ];
+        for (const [mistake, names, fix] of cases)
+            it(mistake, () => {
+                const r = mock("mistakes.js", { MISTAKE: mistake });
+                expect(r.error, "refused").to.be.a("string");
+                expect(r.error).to.include("invalid arguments").and.include("nothing was created");
+                expect(r.error).to.include(names);
+                expect(r.error).to.include(fix);
+                expect(r.registrations, "nothing registered").to.deep.equal([]);
+            });
     });
 });
