@@ -196,6 +196,13 @@ describe("documentation links and named documents", () => {
         });
     }
 
+    it("the README is a user's guide of at most 350 lines (tiers and timings live in docs/testing.md, deviations in docs/specification.md)", () => {
+        const lines = read("README.md").split("\n").length - 1;
+        expect(lines).to.be.at.most(350);
+        expect(read("docs/specification.md")).to.include("## Where the stack departs from the text");
+        expect(read("docs/testing.md")).to.include("| tier | what it shows |");
+    });
+
     it("the README links every document in docs/", () => {
         const linked = new Set(linkTargets(read("README.md")).map((l) => path.posix.normalize(l.target.split("#")[0])));
         const missing = files.filter((f) => f.startsWith("docs/") && !linked.has(f));
