@@ -2,7 +2,8 @@
  * The package entry: the components and their argument types. Importing it runs nothing (no stack
  * config is read, no resource is created); `plugin/` makes it a Pulumi plugin for every language.
  */
-export { AccessPolicyArgs, GlobalRateLimit, GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./components/global-ratelimit";
+export { AccessPolicyArgs, GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./components/global-ratelimit-args";
+export { GlobalRateLimit } from "./components/global-ratelimit";
 export { PerValueStoreArgs } from "./components/per-value-store";
 export { CounterStore } from "./builders/counter-stores";
 export { ErrorStatus, FilterLayout } from "./builders/envoy-filters";

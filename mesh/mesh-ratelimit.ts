@@ -8,7 +8,9 @@ import { BOOKINFO_PORT, Bookinfo, BookinfoArgs, BookinfoPlan, bookinfoVirtualHos
 import { FILTER_NAMES, FilterLayout, LOCAL_STAT_PREFIX } from "../builders/envoy-filters";
 import { escapeRe2 } from "../builders/rules";
 import { podMatchers } from "../components/ratelimit-monitoring";
-import { GlobalRateLimit, GlobalRateLimitArgs, GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit";
+import { GlobalRateLimit } from "../components/global-ratelimit";
+import { GlobalRateLimitArgs } from "../components/global-ratelimit-args";
+import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit-plan";
 import { redisOptionsOf } from "../components/redis-options";
 import { effectiveLimits } from "./limits-table";
 import { PlannedOptions, planOrCompute } from "../components/arg-checks";

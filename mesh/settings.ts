@@ -6,7 +6,7 @@
  */
 import { DEFAULTS } from "../components/defaults";
 import { CONFIG_KEYS, ConfigKeySpec, configKeyOfField } from "./config-schema";
-import { domainProblems, grpcPortProblems, pipelineWindowProblems } from "../components/global-ratelimit";
+import { domainProblems, grpcPortProblems, pipelineWindowProblems } from "../components/global-ratelimit-checks";
 import { readRedisConnection } from "./redis-settings";
 import { DEFAULT_GATEWAY_PRINCIPAL, PRINCIPAL_PROBLEM, parsePrincipal, principalOf, suggestedPrincipal } from "../lib/principal";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";

@@ -39,7 +39,7 @@ import {
 import { IstioRouting, StackHosts, hostSharers } from "./host-sharers";
 import { ISTIO_INGRESS_CONTROLLER } from "../components/managed-api";
 import { globalArgsFromSettings, localArgsFromSettings } from "../mesh/mesh-ratelimit";
-import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit";
+import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit-plan";
 import { FilterLayout, PER_INSTANCE_MIN_ISTIO, entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
 import { Problem } from "../lib/problems";
 import { StackSettings } from "../mesh/settings-types";

@@ -23,7 +23,7 @@ import { MeshReachQuery, MeshReachState, meshReachQuery } from "../../program/pr
 import { resolveSettings } from "../../mesh/settings";
 import { InputError } from "../../lib/problems";
 import { FilterLayout } from "../../builders/envoy-filters";
-import { planGlobalRateLimit } from "../../components/global-ratelimit";
+import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { LimitUnit } from "../../builders/rules";
 import { K8sObject } from "../../lib/k8s-object";
 import { Registration, programConfig, toObjects } from "../../render/render";

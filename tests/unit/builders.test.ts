@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { parse } from "yaml";
 import { gatewaySpecFor, virtualServiceSpec } from "../../components/bookinfo";
 import { localBucketValue } from "../../builders/envoy-filters";
-import { planGlobalRateLimit } from "../../components/global-ratelimit";
+import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { planLocalRateLimit } from "../../components/local-ratelimit";
 import { globalArgsFromSettings, localArgsFromSettings } from "../../mesh/mesh-ratelimit";
 import { espArgs, ingressManifest } from "../../components/managed-api";

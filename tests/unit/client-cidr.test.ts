@@ -13,7 +13,7 @@ import { Problem } from "../../lib/problems";
 import { BlockList } from "node:net";
 import { parse } from "yaml";
 import { formatIp, maskedRemoteAddress, parseCidr, parseIp } from "../../builders/client-cidr";
-import { planGlobalRateLimit } from "../../components/global-ratelimit";
+import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { LimitUnit, RateLimitRuleArgs, compileGlobalLimits } from "../../builders/rules";
 import { trustedClientAddress, xffEntry } from "../../gateway-model/client-address";
 import { GatewayModel, explainWith, gatewayModel } from "../../gateway-model/explain";

@@ -8,7 +8,7 @@
 import { expect } from "chai";
 import { CounterStore, OTHER_PATHS_KEY, hasBothKinds, splitLimits } from "../../builders/counter-stores";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rules";
-import { planGlobalRateLimit } from "../../components/global-ratelimit";
+import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { explain, explainWith, gatewayModel } from "../../gateway-model/explain";
 import { render } from "./helpers";
 import { shopObjects } from "./rules.test";

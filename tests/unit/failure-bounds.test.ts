@@ -15,7 +15,7 @@ import {
     redisServerArgs,
     redisTimeoutFor,
 } from "../../builders/failure-bounds";
-import { planGlobalRateLimit } from "../../components/global-ratelimit";
+import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { LimitUnit } from "../../builders/rules";
 import { protoDurationSeconds } from "../../lib/formats";
 import { render } from "./helpers";

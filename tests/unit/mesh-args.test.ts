@@ -11,7 +11,7 @@ import { OUT, generate } from "../../scripts/gen-mesh-args";
 import { ARGS_FIX, rawToArgs, settingsFromArgs } from "../../mesh/mesh-args";
 import { bookinfoArgsFromSettings, globalArgsFromSettings, planMeshRateLimit } from "../../mesh/mesh-ratelimit";
 import { CONFIG_KEYS, CONFIG_KEY_NAMES, CONFIG_KEY_OF_FIELD } from "../../mesh/config-schema";
-import { domainProblems, grpcPortProblems, pipelineWindowProblems } from "../../components/global-ratelimit";
+import { domainProblems, grpcPortProblems, pipelineWindowProblems } from "../../components/global-ratelimit-checks";
 import { DEFAULTS } from "../../components/defaults";
 import { StackVariant } from "../../components/mesh-enums";
 import { LimitUnit } from "../../builders/rules";

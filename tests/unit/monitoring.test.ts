@@ -21,7 +21,7 @@ import {
     serviceSeriesOf,
     MonitoringInput,
 } from "../../builders/monitoring";
-import { planGlobalRateLimit, preLimitStatPrefixOf } from "../../components/global-ratelimit";
+import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { monitoringPlanOf, podMatchers } from "../../components/ratelimit-monitoring";
 import { Problem } from "../../lib/problems";
 import { requiredApiVersions } from "../../program/served-apis";
@@ -259,8 +259,14 @@ describe("monitoring: the component's plan (GlobalRateLimit's monitoring args)",
         const model = JSON.parse(d.json);
         expect(model.panels.some((x: any) => x.title === "PATH (each value): 10/minute")).to.equal(true);
         expect(p.monitoring.input.gatewaySelector).to.equal('namespace="shop-gw",app="shop-gateway"');
-        // The pre-limit's prefix is read from the built filter.
-        expect(p.monitoring.input.preLimitStatPrefix).to.equal(preLimitStatPrefixOf(p.filters));
+        // Per-path counters only: no pre-limit bucket, so no pre-limit filter and no panel for it.
+        expect(p.monitoring.input.preLimitStatPrefix).to.equal(undefined);
+        expect(JSON.stringify(p.filters)).to.not.include("mesh_ratelimit_pre_limit");
+        // A fixed limit: the dashboard's pre-limit panels read the stat prefix the built filter carries.
+        const fixed = { ...base, perPath: { paths: [{ path: "/login", requestsPerUnit: 5, unit: LimitUnit.Minute }] } };
+        expect(planGlobalRateLimit(fixed).monitoring.input.preLimitStatPrefix).to.equal("mesh_ratelimit_pre_limit");
+        expect(JSON.stringify(planGlobalRateLimit(fixed).filters)).to.include('"stat_prefix":"mesh_ratelimit_pre_limit"');
+        expect(planGlobalRateLimit({ ...fixed, preLimit: false }).monitoring.input.preLimitStatPrefix).to.equal(undefined);
         expect(planGlobalRateLimit({ ...base, monitoring: { dashboard: false } }).monitoring.dashboard).to.equal(undefined);
     });
 

@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { MAX_OBJECT_BYTES, oversizeProblems } from "../../components/object-size";
-import { planGlobalRateLimit } from "../../components/global-ratelimit";
+import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { MeshRateLimit } from "../../mesh/mesh-ratelimit";
 import { registerComponents } from "../../render/render";
 

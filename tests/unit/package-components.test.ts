@@ -14,7 +14,7 @@ import { LocalRateLimit } from "../../components/local-ratelimit";
 import { ManagedApi } from "../../components/managed-api";
 import { MeshMutualTls } from "../../components/mesh-mtls";
 import { RedisModeName } from "../../builders/redis-connection";
-import { claimListeners } from "../../components/global-ratelimit";
+import { claimListeners } from "../../components/listener-claims";
 import { K8sObject } from "../../lib/k8s-object";
 import { registerComponents } from "../../render/render";
 import { explain } from "../../gateway-model/explain";

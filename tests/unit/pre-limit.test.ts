@@ -7,7 +7,8 @@
 import { expect } from "chai";
 import { LimitUnit, MissingHeader } from "../../builders/rules";
 import { FilterLayout, LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER } from "../../builders/envoy-filters";
-import { GlobalRateLimitArgs, planGlobalRateLimit } from "../../components/global-ratelimit";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
+import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { compileGlobalLimits } from "../../builders/rules";
 import { preLimitPlan } from "../../builders/pre-limit";
 import { Entry, GatewayModel, HostNotServed, gatewayModel } from "../../gateway-model/explain";

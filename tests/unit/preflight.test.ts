@@ -7,7 +7,8 @@
 import { expect } from "chai";
 import { LiveObject, classifyNeighbours, meshReachQuery, planMeshReach, planSharedObjects, sharedObjectRefs } from "../../program/preflight";
 import { FilterLayout } from "../../builders/envoy-filters";
-import { GlobalRateLimitArgs, planGlobalRateLimit } from "../../components/global-ratelimit";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
+import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { LimitUnit } from "../../builders/rules";
 import { resolveSettings } from "../../mesh/settings";
 import { InputError } from "../../lib/problems";

@@ -6,7 +6,7 @@
 import { formatArgsProblems, Problem } from "../../lib/problems";
 import { expect } from "chai";
 import { stringify } from "yaml";
-import { GlobalRateLimitPlan, planGlobalRateLimit } from "../../components/global-ratelimit";
+import { GlobalRateLimitPlan, planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { LimitUnit, MissingHeader, PathKeyMode, RateLimitRuleArgs, compileGlobalLimits, escapeRe2, pathRegex } from "../../builders/rules";
 import { compileFullMatch } from "../../lib/formats";
 import { GatewayModel, explainWith, gatewayModel } from "../../gateway-model/explain";

@@ -8,7 +8,8 @@
  */
 import { expect } from "chai";
 import { FilterLayout } from "../../builders/envoy-filters";
-import { GlobalRateLimitArgs, planGlobalRateLimit } from "../../components/global-ratelimit";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
+import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { LimitUnit } from "../../builders/rules";
 import { K8sObject } from "../../lib/k8s-object";
 import { ListenerLayout, answerWith, callsPerService, listenerCalls, listenerModel } from "../../gateway-model/listener";

@@ -3,7 +3,8 @@
  * the component rendered under Pulumi's mocks, the gateway MODEL (gateway-model/explain.ts, no Envoy here)
  * turning each request into descriptors, the REAL envoyproxy/ratelimit service and Redis deciding.
  */
-import { GlobalRateLimit, GlobalRateLimitArgs } from "../../../components/global-ratelimit";
+import { GlobalRateLimit } from "../../../components/global-ratelimit";
+import { GlobalRateLimitArgs } from "../../../components/global-ratelimit-args";
 import { RateLimitRuleArgs } from "../../../builders/rules";
 import { ModelRequest, explain } from "../../../gateway-model/explain";
 import type { K8sObject } from "../../../lib/k8s-object";

@@ -1,0 +1,146 @@
+/**
+ * GlobalRateLimit's arguments: the gateway it targets, the rules, the service, Redis, the per-value
+ * store, monitoring and access policies, each documented with its default (the package schema and
+ * docs/package.md are generated from these interfaces).
+ */
+import { CounterStore } from "../builders/counter-stores";
+import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
+import { GatewayTargetArgs } from "./gateway-target";
+import { PerValueStoreArgs } from "./per-value-store";
+
+import { PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs } from "../builders/rules";
+import { MonitoringArgs } from "./ratelimit-monitoring";
+import { RedisOptionsArgs } from "./redis-options";
+import { ServiceLogLevel } from "./service-settings";
+
+/** The envoyproxy/ratelimit service. */
+export interface RateLimitServiceOptionsArgs {
+    /** Name of its Service and Deployment (the gateway's cluster name is derived from it). Defaults to `ratelimit`. */
+    name?: string;
+    /** Name of its ConfigMap. Defaults to `ratelimit-config`. */
+    configName?: string;
+    /** gRPC port. Defaults to `8081`. */
+    grpcPort?: number;
+    /** Image. Defaults to `docker.io/envoyproxy/ratelimit:3fb70258`. */
+    image?: string;
+    /** Replicas (they share Redis, so limits stay exact). Defaults to `2`. */
+    replicas?: number;
+    /** Log level. Defaults to `ServiceLogLevel.Warn`. */
+    logLevel?: ServiceLogLevel;
+    /** `REDIS_POOL_SIZE`: connections per service process. Defaults to `10`. */
+    redisPoolSize?: number;
+    /** `REDIS_PIPELINE_WINDOW` (Go duration; `0` flushes every write at once). Defaults to `0`. */
+    redisPipelineWindow?: string;
+    /** `REDIS_PIPELINE_LIMIT`. Defaults to `0`. */
+    redisPipelineLimit?: number;
+    /** `LOCAL_CACHE_SIZE_IN_BYTES`: cache of over-limit keys per process (0 disables). Defaults to `1048576`. */
+    localCacheSizeInBytes?: number;
+    /** Serve Prometheus metrics on port 9090 (`USE_PROMETHEUS`); `false` turns stats off. Defaults to `false`. */
+    prometheus?: boolean;
+    /** Global shadow mode (`SHADOW_MODE`): every limit counted and reported, nothing refused. Defaults to `false`. */
+    shadowMode?: boolean;
+}
+
+export interface GlobalRateLimitArgs {
+    /** Rate-limit domain, written once for both the gateway filter and the service config. */
+    domain: string;
+    /** The gateway whose requests are limited. */
+    gateway: GatewayTargetArgs;
+    /** Typed rules: what to count (path, header, client address, route) and how much. Defaults to none. */
+    rules?: RateLimitRuleArgs[];
+    /** Per-path counters (every distinct path its own counter). Defaults to none. */
+    perPath?: PerPathLimitsArgs;
+    /** What a path is counted by. Defaults to `PathKeyMode.UrlPath` (the path without its query string). */
+    pathKey?: PathKeyMode;
+    /** Descriptor key of each rule's first entry (its value is the rule's name). Defaults to `rule`. */
+    ruleKey?: string;
+    /** Namespace of the service, its ConfigMap and Redis (must exist). Defaults to `default`. */
+    namespace?: string;
+    /**
+     * When the service cannot answer (down, unreachable, Redis failing, or slower than `timeout`):
+     * `true` refuses the request with HTTP 500 (fail closed, the specification's choice); `false`
+     * lets it through unlimited (fail open: on a gateway other teams share, a rate-limit outage then
+     * never takes their traffic down with it). A boolean; anything else is refused. Defaults to `true`.
+     */
+    failureModeDeny?: boolean;
+    /**
+     * The status of a request refused because the service could not answer (`failureModeDeny`;
+     * Envoy's `status_on_error`, Envoy 1.29+): `ErrorStatus.ServiceUnavailable` (503) lets clients
+     * and load balancers tell an outage from a bug, `ErrorStatus.TooManyRequests` (429) makes it look
+     * like a limit. The specification says only "deny". Only with `failureModeDeny: true`. Defaults
+     * to none (Envoy's 500).
+     */
+    statusOnError?: ErrorStatus;
+    /**
+     * How the filters share the gateway listener. `FilterLayout.PerInstance`: HTTP filters named
+     * after this instance's service (`envoy.filters.http.ratelimit/<namespace>/<service.name>`, the
+     * pre-limit `envoy.filters.http.local_ratelimit/<namespace>/<service.name>`), descriptors only as
+     * `RateLimitPerRoute` under that name, stage 10: any number of instances and programs share one
+     * listener, and a request calls only the service of the instance owning its virtual host. Needs
+     * Istio 1.25 or later (Envoy 1.33). `FilterLayout.Shared`: the specification's layout (canonical
+     * filter names, route and virtual-host `rate_limits`, read by every rate-limit filter on the
+     * listener): one instance per listener, for Istio 1.24. Defaults to `FilterLayout.PerInstance`.
+     */
+    filterLayout?: FilterLayout;
+    /** Timeout of the gateway's call to the service (protobuf duration). Defaults to `10s`. */
+    timeout?: string;
+    /** The rate-limit service. Defaults as documented on each field. */
+    service?: RateLimitServiceOptionsArgs;
+    /** Redis. Defaults to one deployed by the component. */
+    redis?: RedisOptionsArgs;
+    /**
+     * Where the counters live. `CounterStore.Split`: when the rules make both fixed counters (a named
+     * path, a rule without a per-value split) and per-value ones (`perPath.eachPath`,
+     * `header.perValue`, `perClientAddress`, `clientCidr.perAddress`), the per-value ones go to a
+     * service and a Redis of their own (`<service.name>-per-value`, `redis-per-value`), so no flood
+     * of new keys can evict, reset or slow a fixed limit (builders/counter-stores.ts).
+     * `CounterStore.Single`: the specification's layout, one service and one Redis for all (a flood
+     * of new paths can then evict a live fixed counter). Defaults to `CounterStore.Split`.
+     */
+    counterStore?: CounterStore;
+    /** The per-value side of `CounterStore.Split`. Defaults as documented on each field. */
+    perValueStore?: PerValueStoreArgs;
+    /**
+     * Prefix of the EnvoyFilter names: `<prefix>` (HTTP filter), `<prefix>-svc` (virtual-host
+     * actions), `<prefix>-svc-api` (route actions). Defaults to `<namespace>-<service.name>` (unique in
+     * the cluster, as the service is) with `FilterLayout.PerInstance`, `filter-ratelimit` (the
+     * specification's names) with `FilterLayout.Shared`.
+     */
+    filterNamePrefix?: string;
+    /** Wait for the Deployments to become ready. Defaults to `true`. */
+    awaitRollout?: boolean;
+    /**
+     * Least privilege: when given, an Istio AuthorizationPolicy and a Kubernetes NetworkPolicy let
+     * only the gateway call the service's gRPC port, and only the service reach the Redis the
+     * component deploys. Defaults to none (any pod may call the service), because the gateway's
+     * identity cannot be derived from its selector.
+     */
+    accessPolicy?: AccessPolicyArgs;
+    /**
+     * A pre-limit on the gateway: Envoy's local rate-limit filter before the rate-limit filter, on
+     * the same listeners and virtual hosts, with one token bucket per pod for every limit a fixed
+     * descriptor names (a rule, a named path): 2 × the limit, refilled by the limit per window. It
+     * refuses (429, `x-mesh-ratelimit: pre-limit`) only what the service would refuse too while
+     * traffic stays within the limits, so a flood no longer reaches the service. Per-value counters
+     * (each path, header value or client address) stay with the service alone, and so does
+     * everything in the service's shadow mode (`service.shadowMode`: no pre-limit). A boolean;
+     * `false` sends every request to the service. Defaults to `true`.
+     */
+    preLimit?: boolean;
+    /**
+     * What a platform team looks at: a Grafana dashboard ConfigMap (on by default) and alert rules
+     * as a `PrometheusRule` (off by default), generated from the same rules. Defaults as documented
+     * on each field.
+     */
+    monitoring?: MonitoringArgs;
+}
+
+/** Who may call the rate-limit service. */
+export interface AccessPolicyArgs {
+    /**
+     * The gateway's mesh identity, `<trust domain>/ns/<namespace>/sa/<service account>` (no
+     * `spiffe://` prefix), e.g. `cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account`.
+     * The NetworkPolicy admits the gateway's pods (`gateway.selector`) from that namespace.
+     */
+    gatewayPrincipal: string;
+}

@@ -1,0 +1,335 @@
+/**
+ * GlobalRateLimit's plan: every object it creates, computed from the arguments and validated before
+ * any resource is registered (pure; the program's preflight, the renderer and the tests read it).
+ */
+import { sideAsCompiled } from "../builders/counter-stores";
+import {
+    EnvoyFilterSpec,
+    FilterLayout,
+    LOCAL_RATELIMIT_FILTER,
+    PER_INSTANCE_STAGE,
+    RATELIMIT_FILTER,
+    instanceFilterName,
+    ratelimitHttpFilter,
+    routeDescriptors,
+    routePerFilterRateLimits,
+    routeRateLimitsFilter,
+    vhostPerFilterRateLimits,
+    vhostRateLimitsFilter,
+} from "../builders/envoy-filters";
+import { REDIS_EVICTION_POLICY, redisTimeoutFor } from "../builders/failure-bounds";
+import { perValueFilters } from "../builders/per-value-filters";
+import { PRE_LIMIT_STAT_PREFIX, PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../builders/pre-limit";
+import { configYaml } from "../builders/ratelimit-config";
+import { RedisConnection } from "../builders/redis-connection";
+import { Problem } from "../lib/problems";
+import { AccessTarget, authorizationPolicyManifests, networkPolicyManifests } from "./access-policies";
+import { dnsProblem, unknownFieldProblems } from "./arg-checks";
+import { DEFAULTS } from "./defaults";
+import { gatewayTargetOf, routePatchesFor } from "./gateway-target";
+import { PerValuePlan, perValuePlanOf, splitOf } from "./per-value-store";
+import { REDIS_NAME } from "./redis";
+
+import { CompiledLimits, PathKeyMode, compileGlobalLimits } from "../builders/rules";
+import { protoDurationSeconds } from "../lib/formats";
+import { GlobalRateLimitArgs } from "./global-ratelimit-args";
+import { accessPolicyProblems, countLimits, failureProblems, layoutOf, scopeProblems, serviceOptionsOf, sizeProblems } from "./global-ratelimit-checks";
+import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
+import { redisConnectionOf } from "./redis-options";
+import { RateLimitServiceSettings, ServiceLogLevel, ServiceSettings } from "./service-settings";
+
+export const DEFAULT_FILTER_PREFIX = "filter-ratelimit";
+
+/** Everything the component creates, computed and validated before any resource is registered. */
+export interface GlobalRateLimitPlan {
+    /** The arguments planned (the very object given). */
+    args: GlobalRateLimitArgs;
+    problems: Problem[];
+    compiled: CompiledLimits;
+    /** Settings of the service and Redis (internal components), defaults filled in. */
+    service: ServiceSettings;
+    configYaml: string;
+    filters: { name: string; namespace: string; spec: EnvoyFilterSpec }[];
+    /** The AuthorizationPolicies and NetworkPolicies of `accessPolicy` (none without it). */
+    policies: any[];
+    grpcAddress: string;
+    /**
+     * The gateway listeners the rate-limit filter goes on, one key each (`<namespace>|<pods>|<port
+     * or *>`): two instances must not share one, or each would send every descriptor of the listener
+     * to its own service.
+     */
+    listenerKeys: string[];
+    /** The pre-limit's buckets and the limits it leaves to the service; undefined with `preLimit: false`. */
+    preLimit?: PreLimitPlan;
+    /** The HTTP filters' names on the gateway (the pre-limit's only when it has buckets). */
+    httpFilterNames: { global: string; local?: string };
+    /** The dashboard and alert rules (builders/monitoring.ts), from the same compiled limits. */
+    monitoring: MonitoringPlan;
+    /** The per-value side (its own service and Redis) with `CounterStore.Split` and both kinds of counters; undefined otherwise. */
+    perValue?: PerValuePlan;
+}
+
+/** Validates the arguments and computes every object (pure; exported for the tests and the renderer). */
+export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitPlan {
+    const a: Partial<GlobalRateLimitArgs> = args ?? {};
+    const compiled = compileGlobalLimits({ rules: a.rules, perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey });
+    const problems: Problem[] = [...unknownFieldProblems("GlobalRateLimit", args), ...compiled.problems];
+    scopeProblems(a, problems);
+    const gw = gatewayTargetOf(a.gateway, problems);
+    const ns = a.namespace ?? DEFAULTS.ratelimitNamespace;
+    problems.push(...dnsProblem("namespace", ns, "label"));
+    const { timeout, secs } = failureProblems(a, problems);
+    const svc = a.service ?? {};
+    const { name, configName, grpcPort, replicas, logLevel } = serviceOptionsOf(svc, problems);
+    const redis = redisConnectionOf(a.redis ?? {}, problems);
+    accessPolicyProblems(a, problems);
+    const layout = layoutOf(a, problems);
+    const perInstance = layout === FilterLayout.PerInstance;
+    const prefix = a.filterNamePrefix ?? (perInstance ? `${ns}-${name}` : DEFAULT_FILTER_PREFIX);
+    // A derived prefix is made of checked names: only a given one can be wrong.
+    if (a.filterNamePrefix !== undefined) problems.push(...dnsProblem("filterNamePrefix", prefix, "subdomain"));
+    const service = serviceSettingsOf(a, { ns, name, configName, grpcPort, replicas, logLevel, redis, secs });
+    const split = splitOf(a, compiled, problems);
+    const fixed = split ? sideAsCompiled(split.fixed) : compiled;
+    const host = `${name}.${ns}.svc.cluster.local`;
+    // Computed once: the rate-limit filter's name is where its per-route config goes.
+    const globalName = perInstance ? instanceFilterName(RATELIMIT_FILTER, ns, name) : RATELIMIT_FILTER;
+    const localName = perInstance ? instanceFilterName(LOCAL_RATELIMIT_FILTER, ns, name) : LOCAL_RATELIMIT_FILTER;
+    const domain = a.domain ?? "";
+    const { filters, pre } = gatewayFilters(a, fixed, gw, problems, {
+        prefix,
+        perInstance,
+        globalName,
+        localName,
+        domain,
+        timeout,
+        clusterName: `outbound|${grpcPort}||${host}`,
+        authority: host,
+    });
+    const perValue = split ? perValuePlanOf(a, service, problems) : undefined;
+    if (split && perValue) {
+        const pvHost = `${perValue.service.ratelimit.serviceName}.${ns}.svc.cluster.local`;
+        const pvDeny = a.perValueStore?.failureModeDeny ?? false;
+        filters.push(
+            // Routes resolved to the gateway's virtual hosts as the fixed side's are (their problems are reported there).
+            ...perValueFilters(
+                { ...split.perValue, routePatches: routePatchesFor(split.perValue.routePatches, [], gw, []) },
+                {
+                    target: gw.target,
+                    ports: gw.ports,
+                    virtualHosts: gw.all ? [""] : gw.virtualHosts,
+                    perInstance,
+                    filterName: perValue.httpFilterName,
+                    domain,
+                    failureModeDeny: pvDeny,
+                    ...(a.statusOnError !== undefined ? { statusOnError: a.statusOnError } : {}),
+                    timeout,
+                    clusterName: `outbound|${grpcPort}||${pvHost}`,
+                    authority: pvHost,
+                    prefix: `${prefix}-per-value`,
+                    namespace: gw.namespace,
+                },
+            ),
+        );
+        perValue.configYaml = configYaml(domain, split.perValue.configDescriptors);
+        perValue.grpcAddress = `${pvHost}:${grpcPort}`;
+    }
+    const monitoring = monitoringPlanOf(
+        a.monitoring,
+        {
+            instance: name,
+            domain: a.domain ?? "",
+            namespace: ns,
+            serviceName: name,
+            descriptors: split ? [...split.fixed.configDescriptors, ...split.perValue.configDescriptors] : compiled.configDescriptors,
+            ...(perValue ? { perValueServiceName: perValue.service.ratelimit.serviceName } : {}),
+            gatewayNamespace: gw.namespace,
+            gatewayPodLabels: gw.podLabels,
+            preLimitStatPrefix: pre?.buckets.length ? PRE_LIMIT_STAT_PREFIX : undefined,
+            failureModeDeny: (a.failureModeDeny ?? DEFAULTS.failureModeDeny) !== false,
+            serviceMetrics: service.ratelimit.prometheus,
+        },
+        problems,
+    );
+    const config = configYaml(domain, fixed.configDescriptors);
+    const limits = countLimits(compiled.configDescriptors);
+    problems.push(...sizeProblems(a, { config, perValue, filters, monitoring, configName: service.ratelimit.configName, limits }));
+    const accessOf = (s: ServiceSettings): AccessTarget[] =>
+        a.accessPolicy ? [{ ...s, gatewayPrincipal: a.accessPolicy.gatewayPrincipal, gatewaySelector: gw.podLabels }] : [];
+    const access = [...accessOf(service), ...(perValue ? accessOf(perValue.service) : [])];
+    return {
+        args,
+        problems,
+        compiled,
+        service,
+        policies: problems.length ? [] : access.flatMap((t) => [...authorizationPolicyManifests(t), ...networkPolicyManifests(t)]),
+        configYaml: config,
+        filters,
+        grpcAddress: `${host}:${grpcPort}`,
+        preLimit: pre,
+        monitoring,
+        // Only the shared layout reads the listener's route rate_limits: per-instance filters never meet.
+        listenerKeys: perInstance ? [] : (gw.all ? ["*"] : gw.ports.map(String)).map((port) => `${gw.namespace}|${JSON.stringify(gw.target)}|${port}`),
+        httpFilterNames: { global: globalName, ...(pre?.buckets.length ? { local: localName } : {}) },
+        ...(perValue ? { perValue } : {}),
+    };
+}
+
+/** The settings of the service and Redis (internal components): the arguments over the components' defaults. */
+function serviceSettingsOf(
+    a: Partial<GlobalRateLimitArgs>,
+    o: {
+        ns: string;
+        name: string;
+        configName: string;
+        grpcPort: number;
+        replicas: number;
+        logLevel: ServiceLogLevel;
+        redis: RedisConnection;
+        secs: number | undefined;
+    },
+): ServiceSettings {
+    const { ns, name, configName, grpcPort, replicas, logLevel, redis, secs } = o;
+    const svc = a.service ?? {};
+    // Every other service setting keeps the stack's documented default.
+    const base = serviceDefaults();
+    return {
+        awaitRollout: a.awaitRollout ?? DEFAULTS.awaitRollout,
+        redis,
+        ratelimit: {
+            ...base,
+            namespace: ns,
+            serviceName: name,
+            configName,
+            grpcPort,
+            replicas,
+            logLevel,
+            image: svc.image ?? base.image,
+            redisPoolSize: svc.redisPoolSize ?? base.redisPoolSize,
+            redisPipelineWindow: svc.redisPipelineWindow ?? base.redisPipelineWindow,
+            redisPipelineLimit: svc.redisPipelineLimit ?? base.redisPipelineLimit,
+            localCacheSizeInBytes: svc.localCacheSizeInBytes ?? base.localCacheSizeInBytes,
+            prometheus: svc.prometheus ?? base.prometheus,
+            shadowMode: svc.shadowMode ?? base.shadowMode,
+            redisImage: a.redis?.image ?? base.redisImage,
+            redisMaxMemory: a.redis?.maxMemory ?? base.redisMaxMemory,
+            redisName: base.redisName,
+            redisEvictionPolicy: base.redisEvictionPolicy,
+            // The service gives up on a hung Redis while the gateway still waits for its answer.
+            redisTimeout: redisTimeoutFor(secs ?? 10),
+        },
+    };
+}
+
+/** Where and how the gateway's filters go (computed once by the plan). */
+interface FilterPlacement {
+    prefix: string;
+    perInstance: boolean;
+    globalName: string;
+    localName: string;
+    domain: string;
+    timeout: string;
+    clusterName: string;
+    authority: string;
+}
+
+/** The gateway's EnvoyFilters: the rate-limit filter (with the pre-limit's patches), the virtual-host and the route actions. */
+function gatewayFilters(
+    a: Partial<GlobalRateLimitArgs>,
+    compiled: CompiledLimits,
+    gw: ReturnType<typeof gatewayTargetOf>,
+    problems: Problem[],
+    f: FilterPlacement,
+): { filters: GlobalRateLimitPlan["filters"]; pre: PreLimitPlan | undefined } {
+    const { prefix, perInstance, globalName, localName, domain } = f;
+    const svc = a.service ?? {};
+    const mode = a.pathKey ?? PathKeyMode.UrlPath;
+    const routePatches = routePatchesFor(compiled.routePatches, a.rules ?? [], gw, problems);
+    const vhostNames = gw.all ? [""] : gw.virtualHosts;
+    const filters: GlobalRateLimitPlan["filters"] = [
+        {
+            name: prefix,
+            namespace: gw.namespace,
+            spec: ratelimitHttpFilter({
+                target: gw.target,
+                ports: gw.ports,
+                domain,
+                failureModeDeny: (a.failureModeDeny ?? DEFAULTS.failureModeDeny) !== false,
+                timeout: f.timeout,
+                clusterName: f.clusterName,
+                authority: f.authority,
+                ...(perInstance ? { filterName: globalName, stage: PER_INSTANCE_STAGE } : {}),
+                ...(a.statusOnError !== undefined ? { statusOnError: a.statusOnError } : {}),
+            }),
+        },
+    ];
+    if (compiled.vhostRateLimits.length) {
+        filters.push({
+            name: `${prefix}-svc`,
+            namespace: gw.namespace,
+            spec: perInstance
+                ? vhostPerFilterRateLimits(gw.target, globalName, domain, vhostNames, compiled.vhostRateLimits)
+                : vhostRateLimitsFilter(gw.target, vhostNames, compiled.vhostRateLimits),
+        });
+    }
+    if (a.preLimit !== undefined && typeof a.preLimit !== "boolean") {
+        problems.push({
+            key: "preLimit",
+            value: a.preLimit,
+            problem: "must be a boolean: true puts a local pre-limit before the rate-limit filter, false sends every request to the service",
+            fix: "use true (the default) or false",
+        });
+    }
+    // In global shadow mode the service refuses nothing, so neither may the pre-limit.
+    const pre = (a.preLimit ?? DEFAULTS.preLimit) === false || svc.shadowMode === true ? undefined : preLimitPlan(compiled.configDescriptors);
+    if (pre?.buckets.length) {
+        // In the global filter's EnvoyFilter, after its insertion: the local filter lands directly before it.
+        const vhMode = mode === PathKeyMode.Literal ? "OVERRIDE" : "INCLUDE";
+        const placement = perInstance
+            ? {
+                  ports: gw.ports,
+                  virtualHosts: vhostNames,
+                  localFilterName: localName,
+                  globalFilterName: globalName,
+                  routes: routePatches.map((p) => ({
+                      virtualHost: p.virtualHost,
+                      route: p.route,
+                      config: preLimitConfig(pre.buckets, vhMode, routeDescriptors(p, compiled.vhostRateLimits, mode)),
+                  })),
+              }
+            : { ports: gw.ports, virtualHosts: vhostNames };
+        const vhostConfig = preLimitConfig(pre.buckets, vhMode, perInstance ? compiled.vhostRateLimits : undefined);
+        filters[0]!.spec.configPatches.push(...preLimitPatches(placement, vhostConfig));
+    }
+    const routes = perInstance
+        ? routePerFilterRateLimits(gw.target, globalName, domain, routePatches, compiled.vhostRateLimits, mode)
+        : routeRateLimitsFilter(gw.target, routePatches, mode);
+    if (routes) filters.push({ name: `${prefix}-svc-api`, namespace: gw.namespace, spec: routes });
+    return { filters, pre };
+}
+
+/** The service settings at the components' defaults (defaults.ts; the stack config prints the same values). */
+function serviceDefaults(): RateLimitServiceSettings {
+    return {
+        namespace: DEFAULTS.ratelimitNamespace,
+        serviceName: DEFAULTS.ratelimitServiceName,
+        grpcPort: DEFAULTS.ratelimitGrpcPort,
+        httpPort: DEFAULTS.ratelimitHttpPort,
+        debugPort: DEFAULTS.ratelimitDebugPort,
+        configName: DEFAULTS.configName,
+        image: DEFAULTS.ratelimitImage,
+        replicas: DEFAULTS.ratelimitReplicas,
+        logLevel: DEFAULTS.ratelimitLogLevel,
+        redisPoolSize: DEFAULTS.redisPoolSize,
+        redisPipelineWindow: DEFAULTS.redisPipelineWindow,
+        redisPipelineLimit: DEFAULTS.redisPipelineLimit,
+        localCacheSizeInBytes: DEFAULTS.localCacheSizeInBytes,
+        prometheus: DEFAULTS.ratelimitPrometheus,
+        shadowMode: DEFAULTS.shadowMode,
+        redisImage: DEFAULTS.redisImage,
+        redisMaxMemory: DEFAULTS.redisMaxMemory,
+        redisName: REDIS_NAME,
+        redisEvictionPolicy: REDIS_EVICTION_POLICY,
+        redisTimeout: redisTimeoutFor(protoDurationSeconds(DEFAULTS.rateLimitTimeout)!),
+    };
+}
