@@ -23,11 +23,11 @@
  *
  * Pure: no Pulumi runtime, no I/O.
  */
-import { UNIT_SECONDS } from "./pre-limit";
 import {
     CompiledLimits,
     ConfigDescriptor,
     DEFAULT_PATH_KEY,
+    LIMIT_UNIT_SECONDS,
     DEFAULT_RULE_KEY,
     GlobalLimitsInput,
     LimitArgs,
@@ -113,7 +113,9 @@ export function hasBothKinds(input: GlobalLimitsInput): boolean {
 /** A fixed rule the catch-all may leave out: it refuses first, on every path it matches. */
 function refusesBeforeCatchAll(r: RateLimitRuleArgs, each: LimitArgs): boolean {
     const pathOnly = r.path !== undefined && r.header === undefined && r.clientCidr === undefined && !r.perClientAddress;
-    return pathOnly && !r.shadow && (UNIT_SECONDS[r.unit] ?? 0) >= (UNIT_SECONDS[each.unit] ?? Infinity) && r.requestsPerUnit <= each.requestsPerUnit;
+    return (
+        pathOnly && !r.shadow && (LIMIT_UNIT_SECONDS[r.unit] ?? 0) >= (LIMIT_UNIT_SECONDS[each.unit] ?? Infinity) && r.requestsPerUnit <= each.requestsPerUnit
+    );
 }
 
 /**

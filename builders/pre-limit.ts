@@ -16,7 +16,7 @@
  * Pure: no Pulumi runtime, no I/O.
  */
 import { HCM_FILTER, LOCAL_RATELIMIT_FILTER, LOCAL_RATELIMIT_TYPE, RATELIMIT_FILTER } from "./envoy-filters";
-import { ConfigDescriptor, RateLimitEntry } from "./rules";
+import { ConfigDescriptor, LIMIT_UNIT_SECONDS, LimitUnit, RateLimitEntry } from "./rules";
 
 /** The local filter's `stat_prefix` on the gateway: `<prefix>.http_local_rate_limit.rate_limited` counts its refusals. */
 export const PRE_LIMIT_STAT_PREFIX = "mesh_ratelimit_pre_limit";
@@ -31,7 +31,6 @@ export const PRE_LIMIT_HEADER_VALUE = "pre-limit";
 export const UNBOUNDED_TOKENS = 4294967295;
 
 /** Seconds of a limit's window (envoyproxy/ratelimit's units). */
-export const UNIT_SECONDS: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86400 };
 
 /** One descriptor entry. */
 export interface PreLimitEntry {
@@ -94,7 +93,7 @@ export function preLimitPlan(descriptors: ConfigDescriptor[]): PreLimitPlan {
             const rl = n.rate_limit;
             if (rl) {
                 const L = rl.requests_per_unit;
-                const seconds = UNIT_SECONDS[rl.unit];
+                const seconds = LIMIT_UNIT_SECONDS[rl.unit as LimitUnit];
                 if (open !== undefined) unbounded.push({ descriptor: name, reason: PER_VALUE_REASON });
                 else if (n.shadow_mode) unbounded.push({ descriptor: name, reason: "shadow mode: the service never refuses it, so neither may the pre-limit" });
                 else if (L === 0) unbounded.push({ descriptor: name, reason: "a limit of 0: the service refuses every request at once" });

@@ -45,6 +45,9 @@ export const LimitUnit = {
 } as const;
 export type LimitUnit = (typeof LimitUnit)[keyof typeof LimitUnit];
 
+/** Seconds in one window of each limit unit (the service's fixed windows). */
+export const LIMIT_UNIT_SECONDS: Readonly<Record<LimitUnit, number>> = { second: 1, minute: 60, hour: 3600, day: 86400 };
+
 /** What a request's path is counted by. */
 export const PathKeyMode = {
     /** The path without its query string (CEL `request.url_path`); route limits include the virtual host's. */

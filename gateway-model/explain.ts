@@ -43,7 +43,8 @@ import { parse } from "yaml";
 import { maskedRemoteAddress } from "../builders/client-cidr";
 import { compileFullMatch } from "../lib/formats";
 import { trustedClientAddress } from "./client-address";
-import { entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
+import { RATELIMIT_FILTER, entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
+import { EXPR_DESCRIPTOR_EXTENSION } from "../builders/rules";
 import { K8sObject } from "../lib/k8s-object";
 
 export interface Entry {
@@ -144,13 +145,11 @@ export interface GatewayModel {
     others?: GatewayModel[];
 }
 
-const RATELIMIT_FILTER = "envoy.filters.http.ratelimit";
 /** `RateLimitPerRoute.rate_limits` under `name` in a `typed_per_filter_config` map, when set and non-empty. */
 export function perFilterRateLimits(typedPerFilterConfig: any, name: string): any[] | undefined {
     const rl = field(typedPerFilterConfig?.[name], "rate_limits");
     return Array.isArray(rl) && rl.length ? rl : undefined;
 }
-const EXPR_EXTENSION = "envoy.rate_limit_descriptors.expr";
 
 /** snake_case or camelCase field of an Envoy/Istio JSON object (both are valid). */
 function field(o: any, snake: string): any {
@@ -613,7 +612,7 @@ export function descriptorFor(
             entries.push({ key: field(hvm, "descriptor_key") ?? "header_match", value: field(hvm, "descriptor_value") });
         } else if (gk) {
             entries.push({ key: field(gk, "descriptor_key") ?? "generic_key", value: field(gk, "descriptor_value") });
-        } else if (ext && ext.name === EXPR_EXTENSION) {
+        } else if (ext && ext.name === EXPR_DESCRIPTOR_EXTENSION) {
             const tc = field(ext, "typed_config") ?? {};
             const text = tc.text;
             const path = headers[":path"];

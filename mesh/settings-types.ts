@@ -17,9 +17,6 @@ import { RateLimitServiceSettings } from "../components/service-settings";
 export const PATH_KEYS: readonly PathKeyMode[] = Object.values(PathKeyMode);
 export const RATE_LIMIT_UNITS: readonly LimitUnit[] = Object.values(LimitUnit);
 
-/** The descriptor key every filter action of this stack produces (spec 2.4, 2.6). */
-export const DESCRIPTOR_KEY = "PATH";
-
 export interface DescriptorLimit {
     key: string;
     /** Absent: catch-all for the key (each distinct value gets its own counter). */

@@ -16,7 +16,7 @@ import { REDIS_NAME } from "../components/redis";
 
 import type { DescriptorLimit, StackSettings, ApiRouteLimit } from "./settings-types";
 import type { HttpRoute, SpecPaths } from "../builders/routes";
-import { LimitUnit, MAX_REQUESTS_PER_UNIT, PathKeyMode } from "../builders/rules";
+import { DEFAULT_PATH_KEY, LimitUnit, MAX_REQUESTS_PER_UNIT, PathKeyMode } from "../builders/rules";
 import { CounterStore } from "../builders/counter-stores";
 import {
     ApiProfileName,
@@ -28,14 +28,14 @@ import {
     StackVariant,
     VirtualHostScope,
 } from "../components/mesh-enums";
-import { DESCRIPTOR_KEY, PATH_KEYS, RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
+import { PATH_KEYS, RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
 import { LIST_KEYS, RawConfig, argsOfConfig, closestValue, problem, configError } from "./config-problems";
 import { Problem } from "../lib/problems";
 import { defaultApiRegex, defaultRoutes } from "../builders/routes";
 import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
 import { GO_DURATION, UNSENDABLE_PATH, compileFullMatch, isCidr, isGatewayHost, pathAsSent, protoDurationSeconds } from "../lib/formats";
 
-const UNIT_SECONDS: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60, h: 3600 };
+const DURATION_UNIT_SECONDS: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60, h: 3600 };
 
 /**
  * Seconds of a duration written loosely (a bare number of seconds, or with `ms`, `s`, `m`, `h`; white
@@ -43,7 +43,7 @@ const UNIT_SECONDS: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60,
  */
 function secondsOfLoose(v: string): number | undefined {
     const m = /^(\d+(?:\.\d*)?|\.\d+)(ms|s|m|h)?$/.exec(v.replace(/\s+/g, ""));
-    return m ? Number((Number(m[1]) * UNIT_SECONDS[m[2] ?? "s"]).toFixed(9)) : undefined;
+    return m ? Number((Number(m[1]) * DURATION_UNIT_SECONDS[m[2] ?? "s"]).toFixed(9)) : undefined;
 }
 
 /**
@@ -258,15 +258,15 @@ function readDescriptors(r: Reader, key: string, fallback: DescriptorLimit[]): D
             r.fail(key, r.given(key), `${where} has unknown field(s) ${extra.join(", ")}`, "allowed fields: key, value, unit, requestsPerUnit");
         }
         if (typeof d.key !== "string" || d.key === "") {
-            r.fail(key, r.given(key), `${where} has an empty or missing 'key'`, `set "key":"${DESCRIPTOR_KEY}"`);
+            r.fail(key, r.given(key), `${where} has an empty or missing 'key'`, `set "key":"${DEFAULT_PATH_KEY}"`);
             return;
         }
-        if (d.key !== DESCRIPTOR_KEY) {
+        if (d.key !== DEFAULT_PATH_KEY) {
             r.fail(
                 key,
                 r.given(key),
-                `${where} uses key '${d.key}', but the gateway filters only send '${DESCRIPTOR_KEY}': it would never match`,
-                `set "key":"${DESCRIPTOR_KEY}"`,
+                `${where} uses key '${d.key}', but the gateway filters only send '${DEFAULT_PATH_KEY}': it would never match`,
+                `set "key":"${DEFAULT_PATH_KEY}"`,
             );
         }
         if (d.value !== undefined && (typeof d.value !== "string" || d.value === "")) {
@@ -442,9 +442,9 @@ function readGlobalLimits(
     }
 
     const presetDescriptors: DescriptorLimit[] = [
-        { key: DESCRIPTOR_KEY, value: paths.limited, unit, requestsPerUnit: limitedPathLimit },
-        ...(apiLimit !== undefined ? [{ key: DESCRIPTOR_KEY, value: descriptorValue, unit, requestsPerUnit: apiLimit }] : []),
-        { key: DESCRIPTOR_KEY, unit, requestsPerUnit: catchAllLimit },
+        { key: DEFAULT_PATH_KEY, value: paths.limited, unit, requestsPerUnit: limitedPathLimit },
+        ...(apiLimit !== undefined ? [{ key: DEFAULT_PATH_KEY, value: descriptorValue, unit, requestsPerUnit: apiLimit }] : []),
+        { key: DEFAULT_PATH_KEY, unit, requestsPerUnit: catchAllLimit },
     ];
     if (presetDescriptors[0].value === descriptorValue && apiLimit !== undefined) {
         r.fail("apiDescriptorValue", descriptorValue, "equals limitedPath, so two descriptors would collide", (s) => s.set("apiDescriptorValue", "api"));

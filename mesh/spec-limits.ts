@@ -4,8 +4,8 @@
  * shared limit of spec 2.6 as a rule on that route. Pure; the one mapping from settings to rules,
  * used by the MeshRateLimit component and by the settings-based builders.
  */
-import { GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rules";
-import { DESCRIPTOR_KEY, DescriptorLimit, StackSettings } from "./settings-types";
+import { DEFAULT_PATH_KEY, GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rules";
+import { DescriptorLimit, StackSettings } from "./settings-types";
 
 /** The route rule names no virtual host: GlobalRateLimit puts it on each of the Gateway's (`*:8080` by default, spec 2.6). */
 export function globalLimitsFromSettings(s: StackSettings): GlobalLimitsInput {
@@ -19,9 +19,9 @@ export function globalLimitsFromSettings(s: StackSettings): GlobalLimitsInput {
         api && apiLimit ? [{ name: api.descriptorValue, path: { regex: api.regex }, route: { name: api.route }, ...limit(apiLimit) }] : [];
     return {
         pathKey: s.global.pathKey,
-        ruleKey: DESCRIPTOR_KEY,
+        ruleKey: DEFAULT_PATH_KEY,
         perPath: {
-            descriptorKey: DESCRIPTOR_KEY,
+            descriptorKey: DEFAULT_PATH_KEY,
             paths: s.global.descriptors.filter((d) => d.value !== undefined && d !== apiEntry).map((d) => ({ path: d.value!, ...limit(d) })),
             ...(catchAll ? { eachPath: limit(catchAll) } : {}),
         },

@@ -3,19 +3,18 @@
  * counter's current window and which descriptor's limit binds first. Pure.
  */
 import type { DescriptorExplanation, Explanation } from "../gateway-model/explain";
-
-const UNIT_SECONDS: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86400 };
+import { LIMIT_UNIT_SECONDS, LimitUnit } from "../builders/rules";
 
 /** Start of the fixed, epoch-aligned window containing `nowMs` (seconds since the epoch). */
 export function windowStart(unit: string, nowMs: number): number {
-    const d = UNIT_SECONDS[unit];
+    const d = LIMIT_UNIT_SECONDS[unit as LimitUnit];
     if (!d) throw new Error(`unit ${unit} has no fixed window length in this model`);
     return Math.floor(nowMs / 1000 / d) * d;
 }
 
 /** The descriptor whose limit is reached first (the smallest allowance per second), if any. */
 export function bindingDescriptor(x: Explanation): DescriptorExplanation | undefined {
-    const rate = (d: DescriptorExplanation) => d.limit!.requestsPerUnit / (UNIT_SECONDS[d.limit!.unit] ?? 1);
+    const rate = (d: DescriptorExplanation) => d.limit!.requestsPerUnit / (LIMIT_UNIT_SECONDS[d.limit!.unit as LimitUnit] ?? 1);
     return x.descriptors.filter((d) => d.limit && !d.limit.unlimited && !d.limit.shadow).sort((a, b) => rate(a) - rate(b))[0];
 }
 
