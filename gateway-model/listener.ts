@@ -23,7 +23,8 @@
  * by `INSERT_BEFORE` anchors (every filter runs; their order changes nothing modelled here).
  * Pure functions, no I/O.
  */
-import { Entry, descriptorFor } from "./explain";
+import { Entry } from "./model";
+import { descriptorFor } from "./evaluate";
 import { K8sObject } from "../lib/k8s-object";
 import { entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
 

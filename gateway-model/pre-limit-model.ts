@@ -21,7 +21,9 @@
  * - One bucket set per gateway pod (per Envoy process, shared by its worker threads).
  */
 import { LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER } from "../builders/envoy-filters";
-import { Entry, GatewayModel, ModelRequest, DEFAULT_CLIENT_ADDRESS, descriptorFor, explainWith, normalizePath, selectRoute } from "./explain";
+import { Entry, GatewayModel, ModelRequest, DEFAULT_CLIENT_ADDRESS } from "./model";
+import { descriptorFor, normalizePath, selectRoute } from "./evaluate";
+import { explainWith } from "./explain";
 import { K8sObject } from "../lib/k8s-object";
 
 /** Whether an HTTP filter name is the local rate-limit filter's, canonical or of one instance (`<canonical>/<namespace>/<name>`). */

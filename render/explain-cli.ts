@@ -8,7 +8,9 @@
 import { cliError, parseCli, UsageError } from "./args";
 import { renderStack } from "./render";
 import { trustedClientAddress } from "../gateway-model/client-address";
-import { DEFAULT_CLIENT_ADDRESS, explainWith, gatewayModel, HostNotServed, ModelRequest } from "../gateway-model/explain";
+import { DEFAULT_CLIENT_ADDRESS, ModelRequest } from "../gateway-model/model";
+import { explainWith } from "../gateway-model/explain";
+import { gatewayModel, HostNotServed } from "../gateway-model/read-rendered";
 import { K8sObject } from "../lib/k8s-object";
 import { parseIp } from "../builders/client-cidr";
 import { formatExplanation } from "./explain-format";

@@ -2,7 +2,7 @@
  * MODEL output: how the gateway model's explanation of a request is printed (npm run explain), the
  * counter's current window and which descriptor's limit binds first. Pure.
  */
-import type { DescriptorExplanation, Explanation } from "../gateway-model/explain";
+import type { DescriptorExplanation, Explanation } from "../gateway-model/model";
 import { LIMIT_UNIT_SECONDS, LimitUnit } from "../builders/rules";
 
 /** Start of the fixed, epoch-aligned window containing `nowMs` (seconds since the epoch). */

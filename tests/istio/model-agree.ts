@@ -10,7 +10,10 @@
 import * as fs from "fs";
 import * as path from "path";
 import { parseAllDocuments } from "yaml";
-import { explainWith, gatewayModel, gatewayModelFromEnvoy, GatewayModel } from "../../gateway-model/explain";
+import { explainWith } from "../../gateway-model/explain";
+import { gatewayModel } from "../../gateway-model/read-rendered";
+import { gatewayModelFromEnvoy } from "../../gateway-model/read-envoy";
+import { GatewayModel } from "../../gateway-model/model";
 import { K8sObject } from "../../lib/k8s-object";
 import {
     PreLimitConfigModel,

@@ -12,7 +12,9 @@ import * as fs from "fs";
 import * as path from "path";
 import { parseAllDocuments } from "yaml";
 import { K8sObject } from "../../lib/k8s-object";
-import { explainWith, gatewayModel, gatewayModelFromEnvoy } from "../../gateway-model/explain";
+import { explainWith } from "../../gateway-model/explain";
+import { gatewayModel } from "../../gateway-model/read-rendered";
+import { gatewayModelFromEnvoy } from "../../gateway-model/read-envoy";
 
 function main(): number {
     const [dir, dumpFile] = process.argv.slice(2);

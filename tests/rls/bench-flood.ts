@@ -18,7 +18,8 @@ import { RateLimitProcess } from "./harness/service";
 import { renderedRatelimit } from "./harness/rendered";
 import { renderVariant } from "./harness/stack";
 import { RlsClient } from "./harness/client";
-import { explainWith, gatewayModel } from "../../gateway-model/explain";
+import { explainWith } from "../../gateway-model/explain";
+import { gatewayModel } from "../../gateway-model/read-rendered";
 import { PreLimitPod, preLimitDescriptors, readPreLimit } from "../../gateway-model/pre-limit-model";
 
 const SECONDS = Number(process.env.BENCH_FLOOD_SECONDS ?? 10);

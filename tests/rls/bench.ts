@@ -31,7 +31,8 @@ import { renderedRatelimit, RenderedRatelimit } from "./harness/rendered";
 import { renderVariant } from "./harness/stack";
 import { RlsClient, Descriptor } from "./harness/client";
 import { redisBenchmarkBin, RATELIMIT_COMMIT, cacheDir } from "./harness/tools";
-import { explainWith, gatewayModel } from "../../gateway-model/explain";
+import { explainWith } from "../../gateway-model/explain";
+import { gatewayModel } from "../../gateway-model/read-rendered";
 
 /** One store for every counter (counterStore single, the specification's layout): this file is about one service and its Redis, not the split. */
 const ONE_STORE = { counterStore: "single" };

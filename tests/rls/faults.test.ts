@@ -12,7 +12,7 @@ import { renderedRatelimit } from "./harness/rendered";
 import { renderVariant } from "./harness/stack";
 import { ensureWindow } from "./harness/window";
 import { sleep, waitFor } from "./harness/ports";
-import { gatewayModel } from "../../gateway-model/explain";
+import { gatewayModel } from "../../gateway-model/read-rendered";
 
 /** One store for every counter (counterStore single, the specification's layout): this file is about one service and its Redis, not the split. */
 const ONE_STORE = { counterStore: "single" };

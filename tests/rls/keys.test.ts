@@ -6,7 +6,7 @@
 import { expect } from "chai";
 import { parse } from "yaml";
 import { World } from "./harness/fixture";
-import { gatewayModel } from "../../gateway-model/explain";
+import { gatewayModel } from "../../gateway-model/read-rendered";
 
 /** Paths that exercise every route and every rate_limits element of the rendered filters. */
 const PROBES = ["/productpage", "/login", "/logout", "/static/x.js", "/api/v1/products/7", "/api/v1/products/99"];

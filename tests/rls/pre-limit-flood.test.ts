@@ -10,7 +10,8 @@
  * bucket starts with 2L tokens and refills L per window T); with 3 pods, 3 times that.
  */
 import { expect } from "chai";
-import { GatewayModel, gatewayModel } from "../../gateway-model/explain";
+import { GatewayModel } from "../../gateway-model/model";
+import { gatewayModel } from "../../gateway-model/read-rendered";
 import { PreLimitConfigModel, PreLimitPod, preLimitDescriptors, readPreLimit } from "../../gateway-model/pre-limit-model";
 import { World } from "./harness/fixture";
 import { ensureWindow, minuteOf } from "./harness/window";

@@ -8,7 +8,8 @@
  */
 import { expect } from "chai";
 import type { K8sObject } from "../../lib/k8s-object";
-import { explain, gatewayModel } from "../../gateway-model/explain";
+import { explain } from "../../gateway-model/explain";
+import { gatewayModel } from "../../gateway-model/read-rendered";
 import { windowStart } from "../../render/explain-format";
 import { REDIS_EVICTION_POLICY, redisMemoryBytes, redisServerArgs, redisTimeoutFor } from "../../builders/failure-bounds";
 import { protoDurationSeconds } from "../../lib/formats";

@@ -16,7 +16,9 @@ import { formatIp, maskedRemoteAddress, parseCidr, parseIp } from "../../builder
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { LimitUnit, RateLimitRuleArgs, compileGlobalLimits } from "../../builders/rules";
 import { trustedClientAddress, xffEntry } from "../../gateway-model/client-address";
-import { GatewayModel, explainWith, gatewayModel } from "../../gateway-model/explain";
+import { GatewayModel } from "../../gateway-model/model";
+import { explainWith } from "../../gateway-model/explain";
+import { gatewayModel } from "../../gateway-model/read-rendered";
 import { beforeAllTests } from "./helpers";
 import { shopObjects } from "./rules.test";
 

@@ -9,7 +9,8 @@ import { expect } from "chai";
 import { CounterStore, OTHER_PATHS_KEY, hasBothKinds, splitLimits } from "../../builders/counter-stores";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rules";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { explain, explainWith, gatewayModel } from "../../gateway-model/explain";
+import { explain, explainWith } from "../../gateway-model/explain";
+import { gatewayModel } from "../../gateway-model/read-rendered";
 import { render } from "./helpers";
 import { shopObjects } from "./rules.test";
 

@@ -5,7 +5,8 @@
  * gateway models (gateway-model-fixtures.ts), built inside each test.
  */
 import { expect } from "chai";
-import { AppliedLimit, DescriptorExplanation, Explanation, explainWith } from "../../gateway-model/explain";
+import { AppliedLimit, DescriptorExplanation, Explanation } from "../../gateway-model/model";
+import { explainWith } from "../../gateway-model/explain";
 import { bindingDescriptor, formatExplanation, windowStart } from "../../render/explain-format";
 
 import { bookinfoModel, route } from "./gateway-model-fixtures";

@@ -9,23 +9,11 @@
  * inside each test (no results computed while the file loads, so per-test coverage sees them).
  */
 import { expect } from "chai";
-import {
-    DEFAULT_CLIENT_ADDRESS,
-    GatewayModel,
-    VhRateLimits,
-    descriptorFor,
-    explain,
-    explainWith,
-    fullMatch,
-    gatewayModel,
-    HostNotServed,
-    pickHost,
-    gatewayModelFromEnvoy,
-    lookupLimit,
-    normalizePath,
-    selectRoute,
-    urlPath,
-} from "../../gateway-model/explain";
+import { DEFAULT_CLIENT_ADDRESS, GatewayModel, VhRateLimits } from "../../gateway-model/model";
+import { descriptorFor, fullMatch, lookupLimit, normalizePath, selectRoute, urlPath } from "../../gateway-model/evaluate";
+import { explain, explainWith } from "../../gateway-model/explain";
+import { gatewayModel, HostNotServed, pickHost } from "../../gateway-model/read-rendered";
+import { gatewayModelFromEnvoy } from "../../gateway-model/read-envoy";
 import { K8sObject } from "../../lib/k8s-object";
 import {
     RL,

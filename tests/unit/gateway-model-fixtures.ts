@@ -4,7 +4,7 @@
  * render/explain-format.ts): a model like variant A's, and the Kubernetes objects the stack renders,
  * reduced to what the model reads. Each is a function or a constant, called from inside a test.
  */
-import { Explanation, GatewayModel, ModelRoute, VhRateLimits } from "../../gateway-model/explain";
+import { Explanation, GatewayModel, ModelRoute, VhRateLimits } from "../../gateway-model/model";
 import { K8sObject } from "../../lib/k8s-object";
 
 // ---------------------------------------------------------------------------------------------

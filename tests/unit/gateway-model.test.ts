@@ -5,7 +5,11 @@
  * job (tests/rls/limits-hold.test.ts); the model agreeing with Istio's generator is the istio tier's.
  */
 import { expect } from "chai";
-import { explain as explainObjects, explainWith, gatewayModel, gatewayModelFromEnvoy, GatewayModel, normalizePath, urlPath } from "../../gateway-model/explain";
+import { explain as explainObjects, explainWith } from "../../gateway-model/explain";
+import { gatewayModel } from "../../gateway-model/read-rendered";
+import { gatewayModelFromEnvoy } from "../../gateway-model/read-envoy";
+import { GatewayModel } from "../../gateway-model/model";
+import { normalizePath, urlPath } from "../../gateway-model/evaluate";
 import { K8sObject } from "../../lib/k8s-object";
 import { renderVariant } from "../rls/harness/stack";
 import { beforeAllTests } from "./helpers";

@@ -11,7 +11,8 @@ import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { compileGlobalLimits } from "../../builders/rules";
 import { preLimitPlan } from "../../builders/pre-limit";
-import { Entry, GatewayModel, HostNotServed, gatewayModel } from "../../gateway-model/explain";
+import { Entry, GatewayModel } from "../../gateway-model/model";
+import { HostNotServed, gatewayModel } from "../../gateway-model/read-rendered";
 import { PreLimitConfigModel, PreLimitPod, TokenBucketModel, formatPreLimit, preLimitDescriptors, readPreLimit } from "../../gateway-model/pre-limit-model";
 import { renderVariant } from "../rls/harness/stack";
 

@@ -9,7 +9,9 @@ import { stringify } from "yaml";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { LimitUnit, MissingHeader, PathKeyMode, RateLimitRuleArgs, compileGlobalLimits, escapeRe2, pathRegex } from "../../builders/rules";
 import { compileFullMatch } from "../../lib/formats";
-import { GatewayModel, explainWith, gatewayModel } from "../../gateway-model/explain";
+import { GatewayModel } from "../../gateway-model/model";
+import { explainWith } from "../../gateway-model/explain";
+import { gatewayModel } from "../../gateway-model/read-rendered";
 import { K8sObject } from "../../lib/k8s-object";
 import { beforeAllTests } from "./helpers";
 

@@ -4,7 +4,8 @@
  * per-value counters' service, as the stack deploys them).
  */
 import type { K8sObject } from "../../../lib/k8s-object";
-import { explain, Explanation } from "../../../gateway-model/explain";
+import { explain } from "../../../gateway-model/explain";
+import { Explanation } from "../../../gateway-model/model";
 import { RlsClient, Decision, Descriptor } from "./client";
 import { RedisServer } from "./redis";
 import { RateLimitProcess } from "./service";

@@ -6,7 +6,8 @@
 import { GlobalRateLimit } from "../../../components/global-ratelimit";
 import { GlobalRateLimitArgs } from "../../../components/global-ratelimit-args";
 import { RateLimitRuleArgs } from "../../../builders/rules";
-import { ModelRequest, explain } from "../../../gateway-model/explain";
+import { ModelRequest } from "../../../gateway-model/model";
+import { explain } from "../../../gateway-model/explain";
 import type { K8sObject } from "../../../lib/k8s-object";
 import { registerComponents } from "../../../render/render";
 import { Decision, RlsClient } from "./client";

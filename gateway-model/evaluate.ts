@@ -1,0 +1,215 @@
+/**
+ * One request through the gateway MODEL: the path normalised as Envoy does, the route selected,
+ * the descriptors each `rate_limits` element yields, and the limit of the service's config that
+ * answers each. Pure.
+ */
+import { maskedRemoteAddress } from "../builders/client-cidr";
+import { EXPR_DESCRIPTOR_EXTENSION } from "../builders/rules";
+import { compileFullMatch } from "../lib/formats";
+import { DescriptorExplanation, Entry, Explanation, field, GatewayModel, ModelRoute, RouteMatch } from "./model";
+
+/**
+ * The request path as Envoy's RFC 3986 normalization (Istio's default `BASE`) leaves it: `\` → `/`,
+ * `%2E`/`%2e` → `.`, dot segments resolved; the query is kept as sent; a fragment is dropped.
+ */
+export function normalizePath(path: string): string {
+    const hash = path.indexOf("#");
+    const noFragment = hash >= 0 ? path.slice(0, hash) : path;
+    const q = noFragment.indexOf("?");
+    const rawPath = q >= 0 ? noFragment.slice(0, q) : noFragment;
+    const query = q >= 0 ? noFragment.slice(q) : "";
+    const p = rawPath.replace(/\\/g, "/").replace(/%2e/gi, ".");
+    const out: string[] = [];
+    const segs = p.split("/");
+    if (segs[0] === "") segs.shift();
+    segs.forEach((seg, i) => {
+        const last = i === segs.length - 1;
+        if (seg === ".") {
+            if (last) out.push("");
+        } else if (seg === "..") {
+            out.pop();
+            if (last) out.push("");
+        } else out.push(seg);
+    });
+    return `/${out.join("/")}${query}`;
+}
+
+/** The path without its query (and fragment): CEL's `request.url_path`. */
+export function urlPath(path: string): string {
+    return path.split(/[?#]/)[0];
+}
+
+function routeMatches(m: RouteMatch, path: string): boolean {
+    if (m.kind === "exact") return urlPath(path) === m.value;
+    if (m.kind === "prefix") return path.startsWith(m.value);
+    return fullMatch(m.value, urlPath(path));
+}
+
+export function matchText(m: RouteMatch): string {
+    return `${m.kind} ${m.value}`;
+}
+
+/** RE2 full match, as Envoy's `safe_regex` (google_re2): the same compiler the config validation uses. */
+export function fullMatch(regex: string, s: string): boolean {
+    let re = compiled.get(regex);
+    if (!re) compiled.set(regex, (re = compileFullMatch(regex)));
+    return re.test(s);
+}
+const compiled = new Map<string, { test(s: string): boolean }>();
+
+/** Route the gateway picks for a normalized `path`, or undefined (404). */
+export function selectRoute(m: GatewayModel, path: string): { route: ModelRoute; match: RouteMatch } | undefined {
+    for (const route of m.routes) {
+        const match = route.matches.find((mt) => routeMatches(mt, path));
+        if (match) return { route, match };
+    }
+    return undefined;
+}
+
+/** The entries one `rate_limits` element produces for a request with these headers, or undefined. */
+export function descriptorFor(
+    rateLimit: any,
+    headers: Record<string, string>,
+    clientAddress?: string,
+    firstValues?: Record<string, string>,
+): Entry[] | undefined {
+    const entries: Entry[] = [];
+    for (const action of rateLimit.actions ?? []) {
+        const rh = field(action, "request_headers");
+        const hvm = field(action, "header_value_match");
+        const gk = field(action, "generic_key");
+        const ext = action.extension;
+        const ra = field(action, "remote_address");
+        const mra = field(action, "masked_remote_address");
+        if (mra) {
+            const masked =
+                clientAddress === undefined
+                    ? undefined
+                    : maskedRemoteAddress(clientAddress, field(mra, "v4_prefix_mask_len") ?? 32, field(mra, "v6_prefix_mask_len") ?? 128);
+            if (masked === undefined) return undefined;
+            entries.push({ key: "masked_remote_address", value: masked });
+        } else if (ra) {
+            // The address Envoy trusts (downstream peer or the chosen X-Forwarded-For entry), assumed here.
+            if (clientAddress === undefined) return undefined;
+            entries.push({ key: "remote_address", value: clientAddress });
+        } else if (rh) {
+            // A repeated header: `request_headers` sends its first value (router_ratelimit.cc).
+            const v = (firstValues ?? headers)[field(rh, "header_name")];
+            if (v === undefined) {
+                if (field(rh, "skip_if_absent")) continue;
+                return undefined;
+            }
+            entries.push({ key: field(rh, "descriptor_key"), value: v });
+        } else if (hvm) {
+            const all = (hvm.headers ?? []).every((h: any) => headerMatches(h, headers));
+            const expect = field(hvm, "expect_match") ?? true;
+            if (all !== expect) return undefined;
+            entries.push({ key: field(hvm, "descriptor_key") ?? "header_match", value: field(hvm, "descriptor_value") });
+        } else if (gk) {
+            entries.push({ key: field(gk, "descriptor_key") ?? "generic_key", value: field(gk, "descriptor_value") });
+        } else if (ext && ext.name === EXPR_DESCRIPTOR_EXTENSION) {
+            const tc = field(ext, "typed_config") ?? {};
+            const text = tc.text;
+            const path = headers[":path"];
+            let value: string;
+            const bounded = /^size\(request\.url_path\) <= (\d+) \? request\.url_path : "([^"\\]*)"$/.exec(String(text));
+            if (text === "request.url_path") value = urlPath(path);
+            else if (text === "request.path") value = path;
+            // The per-value catch-all's bound: the path, or one shared value when it is longer (CEL
+            // `size` counts code points; the normalized path is ASCII).
+            else if (bounded) value = [...urlPath(path)].length <= Number(bounded[1]) ? urlPath(path) : bounded[2]!;
+            else throw new Error(`CEL descriptor expression ${JSON.stringify(text)} is not modelled`);
+            entries.push({ key: field(tc, "descriptor_key"), value });
+        } else {
+            throw new Error(`rate-limit action ${JSON.stringify(action)} is not modelled`);
+        }
+    }
+    return entries.length ? entries : undefined;
+}
+
+function headerMatches(h: any, headers: Record<string, string>): boolean {
+    // `treat_missing_header_as_empty`: a missing header is matched as the empty value.
+    const v = headers[h.name] ?? (field(h, "treat_missing_header_as_empty") === true ? "" : undefined);
+    const invert = field(h, "invert_match") === true;
+    let ok: boolean;
+    const srm = field(h, "safe_regex_match");
+    const sm = field(h, "string_match");
+    if (v === undefined) {
+        // Envoy (HeaderUtility::matchHeaders): a missing header matches only a presence test,
+        // `present_match: false`, or `present_match: true` inverted; never an inverted value matcher.
+        const present = field(h, "present_match");
+        return present !== undefined && present === invert;
+    } else if (srm) {
+        ok = fullMatch(srm.regex, v);
+    } else if (field(h, "exact_match") !== undefined) {
+        ok = v === field(h, "exact_match");
+    } else if (field(h, "prefix_match") !== undefined) {
+        ok = v.startsWith(field(h, "prefix_match"));
+    } else if (sm) {
+        // `ignore_case` applies to exact/prefix/suffix/contains, not to safe_regex.
+        const c = field(sm, "ignore_case") === true ? (s: string) => s.toLowerCase() : (s: string) => s;
+        if (sm.exact !== undefined) ok = c(v) === c(sm.exact);
+        else if (sm.prefix !== undefined) ok = c(v).startsWith(c(sm.prefix));
+        else if (sm.suffix !== undefined) ok = c(v).endsWith(c(sm.suffix));
+        else if (sm.contains !== undefined) ok = c(v).includes(c(sm.contains));
+        else if (field(sm, "safe_regex")) ok = fullMatch(field(sm, "safe_regex").regex, v);
+        else throw new Error(`string_match ${JSON.stringify(sm)} is not modelled`);
+    } else if (field(h, "present_match") !== undefined) {
+        ok = field(h, "present_match") === true;
+    } else {
+        throw new Error(`header matcher ${JSON.stringify(h)} is not modelled`);
+    }
+    return invert ? !ok : ok;
+}
+
+/**
+ * What the rate-limit service's config says about one descriptor (its lookup, modelled):
+ * `key_value`, then a `value` ending in `*` as a prefix, then the key alone.
+ */
+export function lookupLimit(config: GatewayModel["config"], domain: string, entries: Entry[]): DescriptorExplanation {
+    if (config.domain !== domain) return { entries };
+    let level: any[] = config.descriptors;
+    let node: any;
+    const names: string[] = [];
+    for (const e of entries) {
+        node =
+            level.find((d) => d.key === e.key && d.value === e.value) ??
+            level.find((d) => d.key === e.key && typeof d.value === "string" && d.value.endsWith("*") && e.value.startsWith(d.value.slice(0, -1))) ??
+            level.find((d) => d.key === e.key && d.value === undefined);
+        if (!node) return { entries };
+        names.push(node.value === undefined ? `${node.key} (catch-all)` : `${node.key}=${node.value}`);
+        level = node.descriptors ?? [];
+    }
+    const rl = node?.rate_limit;
+    if (!rl) return { entries };
+    const bucket = `${domain}_${entries.map((e) => `${e.key}_${e.value}_`).join("")}{window}`;
+    return {
+        entries,
+        limit: {
+            entry: names.join(" / "),
+            unit: String(rl.unit ?? "").toLowerCase(),
+            requestsPerUnit: Number(rl.requests_per_unit ?? 0),
+            unlimited: rl.unlimited === true,
+            shadow: field(node, "shadow_mode") === true,
+        },
+        bucket,
+    };
+}
+
+/**
+ * The `rate_limits` the model's filter sends on a route: `RateLimitPerRoute.rate_limits` under its
+ * name (the route's, else the virtual host's) alone when present; else the route's and virtual
+ * host's own entries of its stage, combined by `vh_rate_limits`.
+ */
+export function rateLimitsOf(m: GatewayModel, route: ModelRoute): { rateLimits: any[]; level: Explanation["rateLimitsFrom"]["level"]; envoyFilter?: string } {
+    if (route.perFilter) return { rateLimits: route.perFilter.rateLimits, level: "route per-filter", envoyFilter: route.perFilter.envoyFilter };
+    if (m.vhostPerFilter) return { rateLimits: m.vhostPerFilter.rateLimits, level: "virtual host per-filter", envoyFilter: m.vhostPerFilter.envoyFilter };
+    const vh = m.vhostRateLimits.flatMap((r) => r.rateLimits);
+    const vhFilters = m.vhostRateLimits.map((r) => r.envoyFilter).join(", ");
+    const own = route.rateLimits;
+    const useVh = route.vhRateLimits === "INCLUDE" || (route.vhRateLimits === "OVERRIDE" && own.length === 0 && !route.anyRateLimits);
+    const level: Explanation["rateLimitsFrom"]["level"] =
+        own.length && useVh && vh.length ? "route and virtual host" : own.length ? "route" : useVh && vh.length ? "virtual host" : "none";
+    const envoyFilter = [own.length ? route.envoyFilter : undefined, useVh && vh.length ? vhFilters : undefined].filter(Boolean).join(", ") || undefined;
+    return { rateLimits: [...own, ...(useVh ? vh : [])], level, ...(envoyFilter ? { envoyFilter } : {}) };
+}

@@ -1,0 +1,185 @@
+/**
+ * The MODEL of the ingress gateway, its types (there is no Envoy binary here) (there is no Envoy binary here): what rate-limit request Envoy
+ * builds for a request from the gateway's route configuration, and which limit of the rate-limit
+ * service's `config.yaml` answers it.
+ *
+ * Two front ends build the same model, and the istio tier checks that they agree:
+ * - `gatewayModel(objects)` reads the objects this stack renders (Gateway, VirtualService,
+ *   EnvoyFilters, the rate-limit ConfigMap); nothing is a constant of the specification.
+ * - `gatewayModelFromEnvoy(...)` reads the route configuration Istio's own generator produced.
+ * Pure functions, no I/O.
+ *
+ * Envoy behaviour modelled (docs/upstream.md has the sources):
+ * - Path normalization before routing (Istio's default `pathNormalization: BASE`, RFC 3986): `\`
+ *   becomes `/`, `.`/`..` segments (also written `%2E`) are resolved; repeated slashes are kept;
+ *   other percent-encodings are left as they are. The query string is never touched; a fragment
+ *   is never part of the path (Envoy strips or refuses it).
+ * - Route selection: the routes of the virtual host in order, the first whose match applies wins:
+ *   `exact`/`path` compares the path without its query, `prefix` the start of the whole `:path`,
+ *   `regex` the path without its query (RE2 full match); none → 404 and no rate-limit call.
+ * - A route's own `rate_limits` and the virtual host's combine by the rate-limit filter's per-route
+ *   `vh_rate_limits`: OVERRIDE (default: the virtual host's only when the route has none),
+ *   INCLUDE (both), IGNORE (the route's only).
+ * - Several rate-limit filters may share a listener. A filter finds its per-route config by its own
+ *   configured name (`envoy.filters.http.ratelimit` or a name of its own such as
+ *   `envoy.filters.http.ratelimit/<namespace>/<service>`): the route's, else the virtual host's. A
+ *   `RateLimitPerRoute` with `rate_limits` makes the filter send exactly those (its `domain`, when
+ *   set, replaces the filter's); otherwise the filter reads the route's and virtual host's own
+ *   `rate_limits` of its `stage` (0 by default), which every filter of that stage reads.
+ * - One `rate_limits` element yields one descriptor, and only if every action yields an entry:
+ *   `request_headers` (`:path` → the full path, query included; another header → its value, the
+ *   first one when repeated, and nothing when it is absent), `header_value_match` (RE2 full match,
+ *   exact, presence; a repeated header's values joined with `,`: getAllOfHeaderAsString),
+ *   `generic_key`, `remote_address` (the trusted client address, gateway-model/client-address.ts),
+ *   `masked_remote_address` (that address with its host bits cleared, `<network>/<length>`), and the
+ *   CEL extension with `request.url_path` (path without query), `request.path` (with it), or
+ *   `size(request.url_path) <= N ? request.url_path : "<value>"` (the path up to N code points).
+ * - A config entry with `shadow_mode: true` is counted but never refuses (not `limited`).
+ * - The rate-limit service looks each descriptor up in its config: `key_value`, then a wildcard
+ *   value (`prefix*`), then the key's catch-all; the counter (bucket) key is
+ *   `<domain>_<key>_<value>_<window start>`, so a catch-all counts each distinct value apart.
+ */
+import { RATELIMIT_FILTER } from "../builders/envoy-filters";
+
+export interface Entry {
+    key: string;
+    value: string;
+}
+
+export interface AppliedLimit {
+    /** Config entry that matched, e.g. `PATH=api` or `PATH (catch-all)`. */
+    entry: string;
+    unit: string;
+    requestsPerUnit: number;
+    unlimited: boolean;
+    /** `shadow_mode`: counted and reported, never refused. */
+    shadow: boolean;
+}
+
+export interface DescriptorExplanation {
+    entries: Entry[];
+    /** The rate-limit service this descriptor is sent to (the calling filter's gRPC cluster), when known. */
+    service?: string;
+    /** Undefined: the config has no limit for it; the service answers OK (never limited). */
+    limit?: AppliedLimit;
+    /** Counter key the service increments in Redis, with the window start left as `{window}`. */
+    bucket?: string;
+}
+
+export type VhRateLimits = "OVERRIDE" | "INCLUDE" | "IGNORE";
+
+export interface Explanation {
+    path: string;
+    /** The path after Envoy's normalization (what routing and the descriptors see). */
+    normalizedPath: string;
+    virtualHost: string;
+    /** Undefined: no route matches, Envoy answers 404 without asking the rate-limit service. */
+    route?: { name?: string; index: number; match: string; virtualService: string };
+    /** Where the `rate_limits` came from (`per-filter`: `RateLimitPerRoute` under the filter's name). */
+    rateLimitsFrom: {
+        level: "route" | "virtual host" | "route and virtual host" | "route per-filter" | "virtual host per-filter" | "none";
+        envoyFilter?: string;
+    };
+    domain: string;
+    descriptors: DescriptorExplanation[];
+    /**
+     * The calls the gateway makes for the request: one per rate-limit filter that produced
+     * descriptors (a filter with none makes no call), in the filters' order.
+     */
+    calls: { filter: string; service: string; domain: string; descriptors: DescriptorExplanation[] }[];
+    /** True when at least one descriptor has a limit, i.e. the request can be refused with 429. */
+    limited: boolean;
+}
+
+/** One route match of the model, in Envoy's terms. */
+export interface RouteMatch {
+    kind: "exact" | "prefix" | "regex";
+    value: string;
+}
+
+export interface ModelRoute {
+    name?: string;
+    /** Position of the route's source (VirtualService `http[]` entry, or Envoy route). */
+    index: number;
+    matches: RouteMatch[];
+    /** The route's own rate_limits (of the model's filter's stage). */
+    rateLimits: any[];
+    /** The route has `rate_limits` of any stage (Envoy's OVERRIDE then ignores the virtual host's, whatever the filter's stage). */
+    anyRateLimits?: boolean;
+    vhRateLimits: VhRateLimits;
+    /** The EnvoyFilter(s) that gave the route its rate_limits, when known. */
+    envoyFilter?: string;
+    /** `RateLimitPerRoute.rate_limits` under the rate-limit filter's name on this route: then only these are sent. */
+    perFilter?: { rateLimits: any[]; envoyFilter: string };
+}
+
+export interface GatewayModel {
+    /** Where the model was read from, e.g. `VirtualService bookinfo` or `Istio-generated route configuration`. */
+    source: string;
+    gateway: { name: string; port: number; selector: Record<string, string> };
+    /** The virtual host the model's request is routed on (`<host>:<port>`). */
+    virtualHost: string;
+    /** Every virtual host of the VirtualService on the gateway, and whether any `rate_limits` reach it. */
+    virtualHosts?: { name: string; limited: boolean }[];
+    routes: ModelRoute[];
+    domain: string;
+    failureModeDeny: boolean;
+    filterNames: string[];
+    vhostRateLimits: { rateLimits: any[]; envoyFilter: string }[];
+    /** `RateLimitPerRoute.rate_limits` under the filter's name on the virtual host (routes without their own use it). */
+    vhostPerFilter?: { rateLimits: any[]; envoyFilter: string };
+    /** The rate-limit HTTP filter's configured name (where its per-route config is found). */
+    httpFilterName?: string;
+    /** The filter's `stage`: route and virtual-host `rate_limits` of another stage are not its. */
+    stage?: number;
+    /** The service the filter calls (its gRPC cluster name), when known. */
+    service?: string;
+    config: { domain: string; descriptors: any[] };
+    /** The other rate-limit filters on the listener, each its own model (they run too, in this order). */
+    others?: GatewayModel[];
+}
+
+/** `RateLimitPerRoute.rate_limits` under `name` in a `typed_per_filter_config` map, when set and non-empty. */
+export function perFilterRateLimits(typedPerFilterConfig: any, name: string): any[] | undefined {
+    const rl = field(typedPerFilterConfig?.[name], "rate_limits");
+    return Array.isArray(rl) && rl.length ? rl : undefined;
+}
+
+/** snake_case or camelCase field of an Envoy/Istio JSON object (both are valid). */
+export function field(o: any, snake: string): any {
+    if (o == null) return undefined;
+    if (o[snake] !== undefined) return o[snake];
+    const camel = snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+    return o[camel];
+}
+
+export function isSubset(sub: Record<string, string> | undefined, sup: Record<string, string>): boolean {
+    return Object.entries(sub ?? {}).every(([k, v]) => sup[k] === v);
+}
+
+/** `vh_rate_limits` of a `typed_per_filter_config` map, when it configures the rate-limit filter. */
+export function vhRateLimitsOf(typedPerFilterConfig: any, name: string = RATELIMIT_FILTER): VhRateLimits | undefined {
+    const c = typedPerFilterConfig?.[name];
+    if (!c) return undefined;
+    const v = field(c, "vh_rate_limits") ?? "OVERRIDE";
+    if (v === "OVERRIDE" || v === "INCLUDE" || v === "IGNORE") return v;
+    if (v === 0 || v === 1 || v === 2) return (["OVERRIDE", "INCLUDE", "IGNORE"] as const)[v];
+    throw new Error(`vh_rate_limits ${JSON.stringify(v)} is not modelled`);
+}
+
+/** The client a request comes from, as the model assumes it (the path is given apart). */
+export interface ModelRequest {
+    /** Request headers (lower-case names; a list: the header repeated); `:path` and `:method` are set by the model. */
+    headers?: Record<string, string | string[]>;
+    /**
+     * The connection's source address (the downstream peer). Defaults to `DEFAULT_CLIENT_ADDRESS`.
+     * `remote_address` sends it unless `xffNumTrustedHops` makes an X-Forwarded-For entry the
+     * trusted client address (gateway-model/client-address.ts).
+     */
+    clientAddress?: string;
+    /** The gateway's `xff_num_trusted_hops` (Istio's `numTrustedProxies`). Defaults to 0: X-Forwarded-For is ignored. */
+    xffNumTrustedHops?: number;
+}
+
+/** The client address assumed when none is given (TEST-NET-1, RFC 5737). */
+export const DEFAULT_CLIENT_ADDRESS = "192.0.2.1";
