@@ -41,7 +41,7 @@ export {
     PerPathLimitsArgs,
     RateLimitRuleArgs,
     RouteRefArgs,
-} from "./builders/rules";
+} from "./builders/rule-args";
 // Ownership per stack: the owner annotation, and the check a program runs before it registers anything.
 export {
     LiveObjectMeta,

@@ -27,13 +27,8 @@ import {
     CompiledLimits,
     ConfigDescriptor,
     DEFAULT_PATH_KEY,
-    LIMIT_UNIT_SECONDS,
     DEFAULT_RULE_KEY,
-    GlobalLimitsInput,
-    LimitArgs,
-    PathKeyMode,
     RateLimitEntry,
-    RateLimitRuleArgs,
     RoutePatch,
     limitOf,
     pathDescriptorAction,
@@ -41,6 +36,7 @@ import {
     ruleConfig,
     ruleEntries,
 } from "./rules";
+import { LIMIT_UNIT_SECONDS, GlobalLimitsInput, LimitArgs, PathKeyMode, RateLimitRuleArgs } from "./rule-args";
 
 /** Where the counters live. */
 export const CounterStore = {

@@ -3,7 +3,8 @@
  * docs/names.md. They return plain objects, shared by the components, the offline renderer, the
  * conformance model and the tests.
  */
-import { PathKeyMode, RateLimitEntry, RoutePatch } from "./rules";
+import { PathKeyMode } from "./rule-args";
+import { RateLimitEntry, RoutePatch } from "./rules";
 
 export const TYPE_URL_PREFIX = "type.googleapis.com";
 export const HCM_FILTER = "envoy.filters.network.http_connection_manager";

@@ -25,7 +25,8 @@ import {
     vhostPerFilterRateLimits,
     vhostRateLimitsFilter,
 } from "./envoy-filters";
-import { PathKeyMode, RateLimitEntry, RoutePatch } from "./rules";
+import { PathKeyMode } from "./rule-args";
+import { RateLimitEntry, RoutePatch } from "./rules";
 import { SideLimits } from "./counter-stores";
 
 /** The per-value filter's `stage` in the shared layout (the fixed filter keeps Envoy's 0). */

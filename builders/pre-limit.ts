@@ -16,7 +16,8 @@
  * Pure: no Pulumi runtime, no I/O.
  */
 import { HCM_FILTER, LOCAL_RATELIMIT_FILTER, LOCAL_RATELIMIT_TYPE, RATELIMIT_FILTER } from "./envoy-filters";
-import { ConfigDescriptor, LIMIT_UNIT_SECONDS, LimitUnit, RateLimitEntry } from "./rules";
+import { ConfigDescriptor, RateLimitEntry } from "./rules";
+import { LIMIT_UNIT_SECONDS, LimitUnit } from "./rule-args";
 
 /** The local filter's `stat_prefix` on the gateway: `<prefix>.http_local_rate_limit.rate_limited` counts its refusals. */
 export const PRE_LIMIT_STAT_PREFIX = "mesh_ratelimit_pre_limit";

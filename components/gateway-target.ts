@@ -7,7 +7,8 @@ import { DEFAULTS } from "./defaults";
 import { dnsProblem, portProblem, selectorProblems } from "./arg-checks";
 import { Problem } from "../lib/problems";
 import { FilterTarget, GATEWAY_NAME_LABEL } from "../builders/envoy-filters";
-import { RateLimitRuleArgs, RoutePatch } from "../builders/rules";
+import { RateLimitRuleArgs } from "../builders/rule-args";
+import { RoutePatch } from "../builders/rules";
 import { isGatewayHost } from "../lib/formats";
 
 /** The gateway the limits apply to: its pods, its namespace, the virtual hosts the rules may act on. */

@@ -8,7 +8,7 @@ import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
 import { GatewayTargetArgs } from "./gateway-target";
 import { PerValueStoreArgs } from "./per-value-store";
 
-import { PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs } from "../builders/rules";
+import { PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs } from "../builders/rule-args";
 import { MonitoringArgs } from "./ratelimit-monitoring";
 import { RedisOptionsArgs } from "./redis-options";
 import { ServiceLogLevel } from "./service-settings";

@@ -30,7 +30,8 @@ import { gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { PerValuePlan, perValuePlanOf, splitOf } from "./per-value-store";
 import { REDIS_NAME } from "./redis";
 
-import { CompiledLimits, PathKeyMode, compileGlobalLimits } from "../builders/rules";
+import { CompiledLimits, compileGlobalLimits } from "../builders/rules";
+import { PathKeyMode } from "../builders/rule-args";
 import { protoDurationSeconds } from "../lib/formats";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import { accessPolicyProblems, countLimits, failureProblems, layoutOf, scopeProblems, serviceOptionsOf, sizeProblems } from "./global-ratelimit-checks";

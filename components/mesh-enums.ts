@@ -2,7 +2,7 @@
  * Typed forms of the stack config values that are one of a few words or JSON, for the
  * MeshRateLimit component's arguments (mesh/mesh-ratelimit-args.ts).
  */
-import { LimitUnit } from "../builders/rules";
+import { LimitUnit } from "../builders/rule-args";
 
 /** Preset of the specification (docs/specification.md, "The two variants"). */
 export const StackVariant = {

@@ -5,7 +5,8 @@
  * gateway filters).
  */
 import { Problem } from "../lib/problems";
-import { CompiledLimits, GlobalLimitsInput } from "../builders/rules";
+import { CompiledLimits } from "../builders/rules";
+import { GlobalLimitsInput } from "../builders/rule-args";
 import { CounterStore, OTHER_PATHS_KEY, SplitLimits, hasBothKinds, splitLimits } from "../builders/counter-stores";
 import { PER_VALUE_EVICTION_POLICY } from "../builders/failure-bounds";
 import { RATELIMIT_FILTER, instanceFilterName } from "../builders/envoy-filters";

@@ -12,7 +12,7 @@
 import { DEFAULTS } from "../components/defaults";
 import { BOOKINFO_PORT } from "../components/bookinfo";
 import { RedisModeName } from "../builders/redis-connection";
-import { PathKeyMode } from "../builders/rules";
+import { PathKeyMode } from "../builders/rule-args";
 
 /**
  * GlobalRateLimit's argument fields → the config key (the MeshRateLimit argument of the same name)

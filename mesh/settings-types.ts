@@ -5,7 +5,7 @@
  */
 import { RedisConnection } from "../builders/redis-connection";
 import { SpecPaths } from "../builders/routes";
-import { LimitUnit, PathKeyMode } from "../builders/rules";
+import { LimitUnit, PathKeyMode } from "../builders/rule-args";
 import { CounterStore } from "../builders/counter-stores";
 import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
 import { ApiProfileName, BookinfoMode, FilterNamespaces, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";

@@ -16,7 +16,9 @@ import { REDIS_NAME } from "../components/redis";
 
 import type { DescriptorLimit, StackSettings, ApiRouteLimit } from "./settings-types";
 import type { HttpRoute, SpecPaths } from "../builders/routes";
-import { DEFAULT_PATH_KEY, LimitUnit, MAX_REQUESTS_PER_UNIT, PathKeyMode } from "../builders/rules";
+import { DEFAULT_PATH_KEY } from "../builders/rules";
+import { LimitUnit, PathKeyMode } from "../builders/rule-args";
+import { MAX_REQUESTS_PER_UNIT } from "../builders/rule-checks";
 import { CounterStore } from "../builders/counter-stores";
 import {
     ApiProfileName,

@@ -4,7 +4,8 @@
  * shared limit of spec 2.6 as a rule on that route. Pure; the one mapping from settings to rules,
  * used by the MeshRateLimit component and by the settings-based builders.
  */
-import { DEFAULT_PATH_KEY, GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rules";
+import { DEFAULT_PATH_KEY } from "../builders/rules";
+import { GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rule-args";
 import { DescriptorLimit, StackSettings } from "./settings-types";
 
 /** The route rule names no virtual host: GlobalRateLimit puts it on each of the Gateway's (`*:8080` by default, spec 2.6). */

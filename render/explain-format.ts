@@ -3,7 +3,7 @@
  * counter's current window and which descriptor's limit binds first. Pure.
  */
 import type { DescriptorExplanation, Explanation } from "../gateway-model/model";
-import { LIMIT_UNIT_SECONDS, LimitUnit } from "../builders/rules";
+import { LIMIT_UNIT_SECONDS, LimitUnit } from "../builders/rule-args";
 
 /** Start of the fixed, epoch-aligned window containing `nowMs` (seconds since the epoch). */
 export function windowStart(unit: string, nowMs: number): number {

@@ -24,7 +24,7 @@ import { resolveSettings } from "../../mesh/settings";
 import { InputError } from "../../lib/problems";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { LimitUnit } from "../../builders/rules";
+import { LimitUnit } from "../../builders/rule-args";
 import { K8sObject } from "../../lib/k8s-object";
 import { Registration, programConfig, toObjects } from "../../render/render";
 import { deleteNamespace, ensureNamespace, kubeconfig, kubectl, kubectlJson, kubectlRaw, waitFor } from "./kube";

@@ -17,7 +17,7 @@ import { stringify } from "yaml";
 import { CounterStore } from "../../builders/counter-stores";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { GlobalRateLimit } from "../../components/global-ratelimit";
-import { LimitUnit, RateLimitRuleArgs } from "../../builders/rules";
+import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
 import { K8sObject } from "../../lib/k8s-object";
 import { registerComponents } from "../../render/render";
 

@@ -19,7 +19,7 @@ import * as path from "path";
 import { stringify } from "yaml";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { GlobalRateLimit } from "../../components/global-ratelimit";
-import { LimitUnit } from "../../builders/rules";
+import { LimitUnit } from "../../builders/rule-args";
 import { K8sObject } from "../../lib/k8s-object";
 import { registerComponents } from "../../render/render";
 

@@ -12,7 +12,7 @@
  * caches an over-limit key until the window ends, whatever the flush between tests).
  */
 import { expect } from "chai";
-import { LimitUnit, RateLimitRuleArgs } from "../../builders/rules";
+import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
 import { useShop } from "./harness/shop";
 import { ensureWindow } from "./harness/window";
 

@@ -31,7 +31,7 @@ import { USER_OBJECTS, renderComponent } from "./harness/shop";
 import { ensureWindow, minuteOf } from "./harness/window";
 import { World } from "./harness/fixture";
 import { runLoadgenWorkload } from "./harness/loadgen";
-import { LimitUnit } from "../../builders/rules";
+import { LimitUnit } from "../../builders/rule-args";
 import { CounterStore } from "../../builders/counter-stores";
 
 /** The service's side of a rendered stack: a Redis started as rendered, one service process. */

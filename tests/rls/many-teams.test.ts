@@ -11,7 +11,7 @@
 import { expect } from "chai";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { GlobalRateLimit } from "../../components/global-ratelimit";
-import { LimitUnit } from "../../builders/rules";
+import { LimitUnit } from "../../builders/rule-args";
 import { K8sObject } from "../../lib/k8s-object";
 import { ListenerModel, listenerCalls, listenerModel } from "../../gateway-model/listener";
 import { registerComponents } from "../../render/render";

@@ -19,7 +19,7 @@
  * own (`ownKey`), since the default per-api-key rule counts all requests without one together.
  */
 import { expect } from "chai";
-import { LimitUnit, MissingHeader, RateLimitRuleArgs } from "../../builders/rules";
+import { LimitUnit, MissingHeader, RateLimitRuleArgs } from "../../builders/rule-args";
 import { useShop } from "./harness/shop";
 import { ensureWindow, minuteOf } from "./harness/window";
 

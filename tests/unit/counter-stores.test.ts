@@ -7,7 +7,7 @@
  */
 import { expect } from "chai";
 import { CounterStore, OTHER_PATHS_KEY, hasBothKinds, splitLimits } from "../../builders/counter-stores";
-import { LimitUnit, RateLimitRuleArgs } from "../../builders/rules";
+import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { explain, explainWith } from "../../gateway-model/explain";
 import { gatewayModel } from "../../gateway-model/read-rendered";

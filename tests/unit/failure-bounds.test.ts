@@ -16,7 +16,7 @@ import {
     redisTimeoutFor,
 } from "../../builders/failure-bounds";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { LimitUnit } from "../../builders/rules";
+import { LimitUnit } from "../../builders/rule-args";
 import { protoDurationSeconds } from "../../lib/formats";
 import { render } from "./helpers";
 

@@ -18,7 +18,7 @@ import { dnsProblem, portProblem, selectorProblems, argsError } from "../../comp
 import { redisOptionsOf } from "../../components/redis-options";
 import { LocalRateLimit } from "../../components/local-ratelimit";
 import { FilterLayout, RATELIMIT_FILTER } from "../../builders/envoy-filters";
-import { LimitUnit, PathKeyMode } from "../../builders/rules";
+import { LimitUnit, PathKeyMode } from "../../builders/rule-args";
 import { resolveSettings } from "../../mesh/settings";
 import { InputError } from "../../lib/problems";
 

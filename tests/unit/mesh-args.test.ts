@@ -14,7 +14,7 @@ import { CONFIG_KEYS, CONFIG_KEY_NAMES, CONFIG_KEY_OF_FIELD } from "../../mesh/c
 import { domainProblems, grpcPortProblems, pipelineWindowProblems } from "../../components/global-ratelimit-checks";
 import { DEFAULTS } from "../../components/defaults";
 import { StackVariant } from "../../components/mesh-enums";
-import { LimitUnit } from "../../builders/rules";
+import { LimitUnit } from "../../builders/rule-args";
 import { InputError } from "../../lib/problems";
 import { resolveSettings } from "../../mesh/settings";
 import { DEV } from "./helpers";

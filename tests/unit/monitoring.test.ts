@@ -7,7 +7,8 @@
 import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
-import { compileGlobalLimits, ConfigDescriptor, LimitUnit } from "../../builders/rules";
+import { compileGlobalLimits, ConfigDescriptor } from "../../builders/rules";
+import { LimitUnit } from "../../builders/rule-args";
 import {
     AlertName,
     LimitOutcome,

@@ -9,7 +9,7 @@ import { ApiProfileName, MutualTlsScope } from "../../components/mesh-enums";
 import { Bookinfo } from "../../components/bookinfo";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { GlobalRateLimit } from "../../components/global-ratelimit";
-import { LimitUnit } from "../../builders/rules";
+import { LimitUnit } from "../../builders/rule-args";
 import { LocalRateLimit } from "../../components/local-ratelimit";
 import { ManagedApi } from "../../components/managed-api";
 import { MeshMutualTls } from "../../components/mesh-mtls";

@@ -5,7 +5,7 @@
  * allows" is a fixed-window counter written in this file, not the code under test.
  */
 import { expect } from "chai";
-import { LimitUnit, MissingHeader } from "../../builders/rules";
+import { LimitUnit, MissingHeader } from "../../builders/rule-args";
 import { FilterLayout, LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER } from "../../builders/envoy-filters";
 import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";

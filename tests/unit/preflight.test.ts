@@ -9,7 +9,7 @@ import { LiveObject, classifyNeighbours, meshReachQuery, planMeshReach, planShar
 import { FilterLayout } from "../../builders/envoy-filters";
 import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { LimitUnit } from "../../builders/rules";
+import { LimitUnit } from "../../builders/rule-args";
 import { resolveSettings } from "../../mesh/settings";
 import { InputError } from "../../lib/problems";
 import { Registration, registerProgram } from "../../render/render";

@@ -10,7 +10,7 @@ import { expect } from "chai";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { LimitUnit } from "../../builders/rules";
+import { LimitUnit } from "../../builders/rule-args";
 import { K8sObject } from "../../lib/k8s-object";
 import { ListenerLayout, answerWith, callsPerService, listenerCalls, listenerModel } from "../../gateway-model/listener";
 

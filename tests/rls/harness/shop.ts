@@ -5,7 +5,7 @@
  */
 import { GlobalRateLimit } from "../../../components/global-ratelimit";
 import { GlobalRateLimitArgs } from "../../../components/global-ratelimit-args";
-import { RateLimitRuleArgs } from "../../../builders/rules";
+import { RateLimitRuleArgs } from "../../../builders/rule-args";
 import { ModelRequest } from "../../../gateway-model/model";
 import { explain } from "../../../gateway-model/explain";
 import type { K8sObject } from "../../../lib/k8s-object";

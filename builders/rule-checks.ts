@@ -1,0 +1,262 @@
+/**
+ * The checks of the typed rules: each field path (`rules[2].path.prefix`), the value and the fix,
+ * for the limit, the path, the name, the header, the client and the per-path limits. Pure; collects
+ * problems, throws nothing.
+ */
+import { UNSENDABLE_PATH, compileFullMatch, pathAsSent } from "../lib/formats";
+import { Problem } from "../lib/problems";
+import { checkClientCidr } from "./client-cidr";
+
+import { LimitUnit, MissingHeader, PerPathLimitsArgs } from "./rule-args";
+import { DEFAULT_PATH_KEY } from "./rules";
+
+export const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+export const HEADER_NAME = /^(:authority|:method|:scheme|[a-z0-9!#$%&'*+.^_`|~-]+)$/;
+export const UNITS = Object.values(LimitUnit) as string[];
+
+/** The most requests per unit the rate-limit service can count: its `requests_per_unit` is a uint32 (envoyproxy/ratelimit config). */
+export const MAX_REQUESTS_PER_UNIT = 4_294_967_295;
+
+/** The problem of a limit over the service's uint32, for the field `key` (shared with the stack's limit keys). */
+export function overUint32Problem(key: string, value: number): Problem {
+    return {
+        key,
+        value,
+        problem: `is more than the rate-limit service can count: its requests_per_unit is a 32-bit unsigned number (at most ${MAX_REQUESTS_PER_UNIT}), and a config.yaml with more does not load`,
+        fix: `give at most ${MAX_REQUESTS_PER_UNIT}, or the same rate in a shorter unit`,
+    };
+}
+
+export function checkLimit(field: string, l: any, problems: Problem[]): void {
+    if (!Number.isSafeInteger(l?.requestsPerUnit) || l.requestsPerUnit < 1) {
+        problems.push({
+            key: `${field}.requestsPerUnit`,
+            value: l?.requestsPerUnit,
+            problem: "must be a whole number of at least 1",
+            fix: "set requestsPerUnit to e.g. 100",
+        });
+    } else if (l.requestsPerUnit > MAX_REQUESTS_PER_UNIT) problems.push(overUint32Problem(`${field}.requestsPerUnit`, l.requestsPerUnit));
+    if (!UNITS.includes(l?.unit)) {
+        problems.push({
+            key: `${field}.unit`,
+            value: l?.unit,
+            problem: `must be one of ${UNITS.join(", ")}`,
+            fix: 'use LimitUnit.Minute ("minute") or another LimitUnit',
+        });
+    }
+    if (l?.shadow !== undefined && typeof l.shadow !== "boolean") {
+        problems.push({ key: `${field}.shadow`, value: l.shadow, problem: "must be true or false", fix: "set shadow to true (observe only) or false" });
+    }
+}
+
+export function checkPath(field: string, p: unknown, problems: Problem[]): void {
+    if (typeof p !== "string" || !p.startsWith("/") || /[\s?#]/.test(p)) {
+        problems.push({
+            key: field,
+            value: p,
+            problem: "must be a path starting with '/', without spaces, query or fragment",
+            fix: `use e.g. "/${
+                String(p ?? "")
+                    .replace(/^\/*/, "")
+                    .split(/[?#\s]/)[0]
+            }"`,
+        });
+    } else if (pathAsSent(p) !== p) problems.push({ key: field, value: p, problem: UNSENDABLE_PATH, fix: `use "${pathAsSent(p)}"` });
+}
+
+/** The rule's name: a valid descriptor value, not used by another rule (`names` collects them). */
+export function checkRuleName(at: string, r: any, i: number, names: Set<string>, problems: Problem[]): void {
+    if (typeof r.name !== "string" || !NAME.test(r.name)) {
+        problems.push({
+            key: `${at}.name`,
+            value: r.name,
+            problem: "must be a non-empty name of letters, digits, '_', '.', '-' (it is the descriptor value)",
+            fix: `name it e.g. "rule-${i}"`,
+        });
+    } else if (names.has(r.name)) {
+        problems.push({
+            key: `${at}.name`,
+            value: r.name,
+            problem: "is used by another rule; the service would merge their counters",
+            fix: "give every rule a distinct name",
+        });
+    } else names.add(r.name);
+}
+
+/** The rule's `path`: exactly one of exact, prefix, regex, and that one valid. */
+export function checkRulePath(at: string, path: any, problems: Problem[]): void {
+    const kinds = ["exact", "prefix", "regex"].filter((k) => path?.[k] !== undefined);
+    if (kinds.length !== 1) {
+        problems.push({
+            key: `${at}.path`,
+            value: path,
+            problem: `needs exactly one of exact, prefix, regex (has ${kinds.length ? kinds.join(", ") : "none"})`,
+            fix: "keep one of them",
+        });
+    } else if (kinds[0] === "regex") {
+        try {
+            if (typeof path.regex !== "string" || path.regex === "") throw new Error("empty");
+            compileFullMatch(path.regex);
+        } catch (e) {
+            problems.push({
+                key: `${at}.path.regex`,
+                value: path.regex,
+                problem: `is not a valid RE2 regular expression (${(e as Error).message})`,
+                fix: 'write an RE2 expression matching the whole path, e.g. "/items/[0-9]+"',
+            });
+        }
+    } else {
+        checkPath(`${at}.path.${kinds[0]}`, path[kinds[0]], problems);
+    }
+}
+
+/** The header's name (not `:path`, a lower-case HTTP header name) and value (non-empty when given). */
+export function checkHeaderNameAndValue(at: string, h: any, problems: Problem[]): void {
+    if (h?.name === ":path") {
+        problems.push({
+            key: `${at}.header.name`,
+            value: h.name,
+            problem: "':path' carries the query string",
+            fix: "match the path with the rule's `path` field instead",
+        });
+    } else if (typeof h?.name !== "string" || !HEADER_NAME.test(h.name)) {
+        const fixed = typeof h?.name === "string" ? h.name.toLowerCase().trim() : "x-api-key";
+        problems.push({
+            key: `${at}.header.name`,
+            value: h?.name,
+            problem: "must be a lower-case HTTP header name",
+            fix: `use "${HEADER_NAME.test(fixed) ? fixed : "x-api-key"}"`,
+        });
+    }
+    if (h?.value !== undefined && (typeof h.value !== "string" || h.value === "")) {
+        problems.push({
+            key: `${at}.header.value`,
+            value: h.value,
+            problem: "must be a non-empty string",
+            fix: "omit value to match on presence, or give the exact value",
+        });
+    }
+}
+
+/** The header's `invert`, `whenMissing` and `perValue`, alone and with each other and `value`. */
+export function checkHeaderOptions(at: string, h: any, problems: Problem[]): void {
+    if (h?.invert !== undefined && typeof h.invert !== "boolean") {
+        problems.push({ key: `${at}.header.invert`, value: h.invert, problem: "must be true or false", fix: "set invert to true or false" });
+    } else if (h?.invert && h?.value === undefined) {
+        problems.push({
+            key: `${at}.header.invert`,
+            value: true,
+            problem: "needs header.value (it counts the requests whose header is not that value)",
+            fix: "give header.value, or remove invert",
+        });
+    }
+    if (h?.whenMissing !== undefined && !(Object.values(MissingHeader) as string[]).includes(h.whenMissing)) {
+        problems.push({
+            key: `${at}.header.whenMissing`,
+            value: h.whenMissing,
+            problem: `must be one of ${Object.values(MissingHeader).join(", ")}`,
+            fix: "use MissingHeader.SharedCounter",
+        });
+    } else if (h?.whenMissing !== undefined && !h?.perValue) {
+        problems.push({
+            key: `${at}.header.whenMissing`,
+            value: h.whenMissing,
+            problem: "applies only with header.perValue",
+            fix: "remove whenMissing, or set perValue to true",
+        });
+    }
+    if (h?.value !== undefined && h?.perValue) {
+        problems.push({
+            key: `${at}.header.perValue`,
+            value: true,
+            problem: "cannot be combined with header.value (one fixed value has one counter)",
+            fix: "remove value, or set perValue to false",
+        });
+    }
+}
+
+/** `perClientAddress` and `clientCidr`, and what neither combines with. */
+export function checkRuleClient(at: string, r: any, problems: Problem[]): void {
+    if (r.perClientAddress !== undefined && typeof r.perClientAddress !== "boolean") {
+        problems.push({
+            key: `${at}.perClientAddress`,
+            value: r.perClientAddress,
+            problem: "must be true or false",
+            fix: "set perClientAddress to true or false",
+        });
+    }
+    if (r.clientCidr === undefined) return;
+    checkClientCidr(`${at}.clientCidr`, r.clientCidr, problems);
+    if (r.perClientAddress === true) {
+        problems.push({
+            key: `${at}.perClientAddress`,
+            value: true,
+            problem: "cannot be combined with clientCidr",
+            fix: "remove perClientAddress and set clientCidr.perAddress: true (one counter per address within the CIDRs)",
+        });
+    }
+    if (r.header?.perValue === true) {
+        problems.push({
+            key: `${at}.header.perValue`,
+            value: true,
+            problem: "cannot be combined with clientCidr",
+            fix: "make two rules: one per header value, one with clientCidr",
+        });
+    }
+}
+
+/** Checks rule `i` (every problem, field paths under `rules[i]`); true when it has none. */
+export function validateRule(r: any, i: number, names: Set<string>, problems: Problem[]): boolean {
+    const at = `rules[${i}]`;
+    const before = problems.length;
+    if (typeof r !== "object" || r === null) {
+        problems.push({ key: at, value: r, problem: "must be an object", fix: "give { name, requestsPerUnit, unit, ... }" });
+        return false;
+    }
+    checkRuleName(at, r, i, names, problems);
+    if (r.path !== undefined) checkRulePath(at, r.path, problems);
+    if (r.header !== undefined) {
+        checkHeaderNameAndValue(at, r.header, problems);
+        checkHeaderOptions(at, r.header, problems);
+    }
+    checkRuleClient(at, r, problems);
+    if (r.route !== undefined && (typeof r.route?.name !== "string" || r.route.name === "")) {
+        problems.push({
+            key: `${at}.route.name`,
+            value: r.route?.name,
+            problem: "must name a route (VirtualService http[].name)",
+            fix: "set route.name to the route's name, or remove route",
+        });
+    }
+    checkLimit(at, r, problems);
+    return problems.length === before;
+}
+
+/** The per-path limits: a valid descriptor key, each path once and checked, at least one limit. */
+export function checkPerPath(perPath: PerPathLimitsArgs, pathKey: string, problems: Problem[]): void {
+    if (typeof pathKey !== "string" || !NAME.test(pathKey)) {
+        problems.push({ key: "perPath.descriptorKey", value: pathKey, problem: "must be a non-empty descriptor key", fix: `use "${DEFAULT_PATH_KEY}"` });
+    }
+    const seen = new Set<string>();
+    (perPath.paths ?? []).forEach((p, i) => {
+        checkPath(`perPath.paths[${i}].path`, p?.path, problems);
+        if (seen.has(p?.path))
+            problems.push({
+                key: `perPath.paths[${i}].path`,
+                value: p.path,
+                problem: "appears twice; the service rejects duplicate descriptors",
+                fix: "remove one of the two entries",
+            });
+        seen.add(p?.path);
+        checkLimit(`perPath.paths[${i}]`, p, problems);
+    });
+    if (perPath.eachPath) checkLimit("perPath.eachPath", perPath.eachPath, problems);
+    if (!perPath.eachPath && !(perPath.paths ?? []).length) {
+        problems.push({
+            key: "perPath",
+            value: perPath,
+            problem: "limits nothing (no paths and no eachPath)",
+            fix: "give paths and/or eachPath, or remove perPath",
+        });
+    }
+}
