@@ -13,7 +13,8 @@ import {
     lookupSharedObjects,
 } from "./cluster/cluster-lookup";
 import { LiveObjectMeta, ObjectRef } from "./components/ownership";
-import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef, refName } from "./program/preflight";
+import { LiveObject, SharedObjectRef, refName } from "./program/preflight";
+import { MeshReachQuery, MeshReachState } from "./program/mesh-reach";
 import { buildProgram } from "./program/program";
 import { missingApis } from "./program/served-apis";
 import { StackSettings } from "./mesh/settings-types";

@@ -4,7 +4,8 @@
  * the provider's `kubernetes:context`, as the served-API check does.
  */
 import { execFileSync } from "child_process";
-import { LiveObject, MeshReachQuery, MeshReachState, SharedObjectRef } from "../program/preflight";
+import { LiveObject, SharedObjectRef } from "../program/preflight";
+import { MeshReachQuery, MeshReachState } from "../program/mesh-reach";
 import { LiveObjectMeta, ObjectRef, kubectlResource } from "../components/ownership";
 
 function kubectlGet(args: string[], kubeContext: string | undefined): LiveObject[] {

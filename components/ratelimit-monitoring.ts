@@ -12,7 +12,9 @@ import { stackLabels } from "../lib/common";
 import { LABEL_KEY, LABEL_VALUE } from "../lib/dns-names";
 import { dnsProblem } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
-import { MonitoringInput, RuleGroup, alertRules, dashboardModel } from "../builders/monitoring";
+import { MonitoringInput } from "../builders/monitoring";
+import { RuleGroup, alertRules } from "../builders/alerts";
+import { dashboardModel } from "../builders/dashboard";
 import { LOCAL_STAT_PREFIX } from "../builders/envoy-filters";
 
 /** The Prometheus operator's API version of `PrometheusRule`. */

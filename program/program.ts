@@ -7,19 +7,8 @@ import { rawToArgs } from "../mesh/mesh-args";
 import { MeshRateLimitArgs } from "../mesh/mesh-ratelimit-args";
 import { MeshRateLimit, MeshRateLimitPlan, planMeshRateLimit } from "../mesh/mesh-ratelimit";
 import { ingressClassKept, peerAuthenticationKept } from "./kept-on-destroy";
-import {
-    LiveObject,
-    MeshReachQuery,
-    MeshReachState,
-    SharedObjectRef,
-    SharedObjectsPlan,
-    meshReachQuery,
-    ownershipProblems,
-    ownershipSummary,
-    planMeshReach,
-    planSharedObjects,
-    sharedObjectRefs,
-} from "./preflight";
+import { LiveObject, SharedObjectRef, SharedObjectsPlan, ownershipProblems, ownershipSummary, planSharedObjects, sharedObjectRefs } from "./preflight";
+import { MeshReachQuery, MeshReachState, meshReachQuery, planMeshReach } from "./mesh-reach";
 import { Problem, isStackConfigError } from "../lib/problems";
 import { StackSettings } from "../mesh/settings-types";
 import { configError } from "../mesh/config-problems";

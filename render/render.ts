@@ -8,7 +8,8 @@ import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
 import { PROJECT } from "../mesh/config-schema";
-import { LiveObject, MeshReachState } from "../program/preflight";
+import { LiveObject } from "../program/preflight";
+import { MeshReachState } from "../program/mesh-reach";
 import { StackSettings } from "../mesh/settings-types";
 import { K8sObject } from "../lib/k8s-object";
 

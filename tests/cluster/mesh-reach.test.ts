@@ -19,7 +19,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { lookupMeshReach, lookupSharedObjects } from "../../cluster/cluster-lookup";
 import { PROJECT } from "../../mesh/config-schema";
-import { MeshReachQuery, MeshReachState, meshReachQuery } from "../../program/preflight";
+import { MeshReachQuery, MeshReachState, meshReachQuery } from "../../program/mesh-reach";
 import { resolveSettings } from "../../mesh/settings";
 import { InputError } from "../../lib/problems";
 import { FilterLayout } from "../../builders/envoy-filters";

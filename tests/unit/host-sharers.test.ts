@@ -8,7 +8,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { parseAllDocuments } from "yaml";
-import { planMeshReach } from "../../program/preflight";
+import { planMeshReach } from "../../program/mesh-reach";
 import { IstioRouting } from "../../program/host-sharers";
 import { resolveSettings } from "../../mesh/settings";
 import { DEV } from "./helpers";

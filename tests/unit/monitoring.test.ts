@@ -9,12 +9,9 @@ import * as fs from "fs";
 import * as path from "path";
 import { compileGlobalLimits, ConfigDescriptor } from "../../builders/rules";
 import { LimitUnit } from "../../builders/rule-args";
+import { AlertName, alertRules } from "../../builders/alerts";
 import {
-    AlertName,
     LimitOutcome,
-    dashboardModel,
-    dashboardUid,
-    alertRules,
     gatewayRatelimitMetric,
     gatewayStatsInclusion,
     limitSeries,
@@ -22,6 +19,7 @@ import {
     serviceSeriesOf,
     MonitoringInput,
 } from "../../builders/monitoring";
+import { dashboardModel, dashboardUid } from "../../builders/dashboard";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { monitoringPlanOf, podMatchers } from "../../components/ratelimit-monitoring";
 import { Problem } from "../../lib/problems";

@@ -5,7 +5,8 @@
  * real API server.
  */
 import { expect } from "chai";
-import { LiveObject, classifyNeighbours, meshReachQuery, planMeshReach, planSharedObjects, sharedObjectRefs } from "../../program/preflight";
+import { LiveObject, planSharedObjects, sharedObjectRefs } from "../../program/preflight";
+import { classifyNeighbours, meshReachQuery, planMeshReach } from "../../program/mesh-reach";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
