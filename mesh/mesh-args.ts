@@ -5,7 +5,8 @@
  */
 import { unknownFieldProblems } from "../components/arg-checks";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
-import { ArgValues, validateMeshArgs } from "./settings";
+import { ArgValues } from "./config-reader";
+import { validateMeshArgs } from "./settings";
 import { LIST_KEYS, RawConfig, argsOfConfig, formatProblems, problem, shellQuote, configError } from "./config-problems";
 import { configKeyOfField } from "./config-schema";
 import { Problem, isStackConfigError } from "../lib/problems";
