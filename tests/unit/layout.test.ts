@@ -140,4 +140,14 @@ describe("folder layout (docs/architecture.md) against the code's imports", () =
         expect(long).to.deep.equal([]);
         expect(sources("").length).to.be.greaterThan(60);
     });
+
+    it("unit test files no larger than 800 lines (each named after what it tests)", () => {
+        const dir = path.join(ROOT, "tests", "unit");
+        const long = fs
+            .readdirSync(dir)
+            .filter((f) => f.endsWith(".ts"))
+            .map((f) => `${f} ${fs.readFileSync(path.join(dir, f), "utf8").split("\n").length - 1}`)
+            .filter((x) => Number(x.split(" ")[1]) > 800);
+        expect(long).to.deep.equal([]);
+    });
 });
