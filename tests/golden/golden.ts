@@ -9,6 +9,10 @@
  *                     case, Pulumi.dev.yaml is not read. Rendered as `npm run render` renders it.
  *   globalRateLimit:  { name, args }: a GlobalRateLimit on its own, as a user's program creates it
  *                     (typed rules, client CIDRs: what stack config has no keys for).
+ *   localRateLimit:   { name, args }: a LocalRateLimit on its own.
+ * and optionally `only: [kinds]`: the output keeps objects of these kinds alone (a behaviour case,
+ * named after the one rule feature it shows, keeps the EnvoyFilters and ConfigMaps that feature
+ * shapes, so its diff is that feature's and nothing else).
  *
  * `tests/unit/golden.test.ts` renders every case and compares; `npm run golden:update` (this file
  * run with `--update`) rewrites `tests/golden/out/`. Secrets are redacted by the render
@@ -20,6 +24,7 @@ import { parse, stringify } from "yaml";
 import { K8sObject } from "../../lib/k8s-object";
 import { objectFileName, registerComponents, renderStack } from "../../render/render";
 import { GlobalRateLimit } from "../../components/global-ratelimit";
+import { LocalRateLimit } from "../../components/local-ratelimit";
 
 export const GOLDEN_DIR = __dirname;
 export const IN_DIR = path.join(GOLDEN_DIR, "in");
@@ -29,7 +34,12 @@ export const UPDATE_COMMAND = "npm run golden:update";
 export interface GoldenCase {
     /** File name of the input without `.yaml`; also the folder of its output. */
     name: string;
-    input: { stack?: Record<string, unknown>; globalRateLimit?: { name: string; args: any } };
+    input: {
+        stack?: Record<string, unknown>;
+        globalRateLimit?: { name: string; args: any };
+        localRateLimit?: { name: string; args: any };
+        only?: string[];
+    };
 }
 
 /** Every case of `tests/golden/in/`, sorted by name. */
@@ -40,14 +50,25 @@ export function goldenCases(): GoldenCase[] {
         .sort()
         .map((f) => {
             const input = parse(fs.readFileSync(path.join(IN_DIR, f), "utf8")) ?? {};
-            const kinds = ["stack", "globalRateLimit"].filter((k) => k in input);
-            if (kinds.length !== 1) throw new Error(`tests/golden/in/${f}: needs exactly one of stack: or globalRateLimit:, has ${kinds.join(", ") || "none"}`);
+            const kinds = ["stack", "globalRateLimit", "localRateLimit"].filter((k) => k in input);
+            if (kinds.length !== 1)
+                throw new Error(`tests/golden/in/${f}: needs exactly one of stack:, globalRateLimit: or localRateLimit:, has ${kinds.join(", ") || "none"}`);
             return { name: f.slice(0, -".yaml".length), input };
         });
 }
 
-/** The objects of a case. */
+/** The objects of a case (of the `only` kinds, when given). */
 export async function renderCase(c: GoldenCase): Promise<K8sObject[]> {
+    const all = await renderAll(c);
+    const only = c.input.only;
+    return only ? all.filter((o) => only.includes(o.kind)) : all;
+}
+
+async function renderAll(c: GoldenCase): Promise<K8sObject[]> {
+    if (c.input.localRateLimit) {
+        const { name, args } = c.input.localRateLimit;
+        return (await registerComponents(() => new LocalRateLimit(name, args), "golden", "golden")).objects;
+    }
     if (c.input.stack) {
         // Stack config values are strings, as `pulumi config` keeps them.
         const base = Object.fromEntries(Object.entries(c.input.stack).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));

@@ -5,7 +5,9 @@
  */
 import { expect } from "chai";
 import { REDACTED } from "../../render/render";
-import { caseFiles, committedFiles, differences, goldenCases, renderCase, UPDATE_COMMAND } from "../golden/golden";
+import * as fs from "fs";
+import * as path from "path";
+import { IN_DIR, caseFiles, committedFiles, differences, goldenCases, renderCase, UPDATE_COMMAND } from "../golden/golden";
 
 describe("golden files: the rendered objects of each case (tests/golden/)", function () {
     this.timeout(120_000);
@@ -13,6 +15,42 @@ describe("golden files: the rendered objects of each case (tests/golden/)", func
 
     it("has the cases: A/B × current/seed, and a GlobalRateLimit with typed rules and client CIDRs", () => {
         expect(cases.map((c) => c.name)).to.include.members(["A-current", "A-seed", "B-current", "B-seed", "shop-rules-client-cidr"]);
+    });
+
+    it("one case per rule feature, named after the behaviour it shows (a `# Behaviour:` line, and only the objects that feature shapes)", () => {
+        const behaviours = [
+            "rule-path-exact",
+            "rule-path-prefix",
+            "rule-path-regex",
+            "rule-header-value",
+            "rule-header-invert",
+            "rule-header-per-value",
+            "rule-per-client-address",
+            "rule-client-cidr",
+            "rule-route",
+            "rule-shadow",
+            "pre-limit",
+            "layout-shared",
+            "layout-per-instance",
+            "gateway-api-target",
+            "counter-store-split",
+            "local-all-routes",
+            "local-single-route",
+        ];
+        expect(cases.map((c) => c.name)).to.include.members(behaviours);
+        for (const name of behaviours) {
+            const text = fs.readFileSync(path.join(IN_DIR, `${name}.yaml`), "utf8");
+            expect(text, name).to.match(/^# Behaviour: /);
+            const files = [...committedFiles(cases.find((c) => c.name === name)!).keys()];
+            expect(files.length, name).to.be.within(1, 6);
+            expect(
+                files.filter((f) => !/^(envoyfilter|configmap)_/.test(f)),
+                name,
+            ).to.deep.equal([]);
+        }
+        // Each behaviour's objects differ from every other's: no case repeats another.
+        const outputs = behaviours.map((n) => JSON.stringify([...committedFiles(cases.find((c) => c.name === n)!).values()]));
+        expect(new Set(outputs).size).to.equal(behaviours.length);
     });
 
     for (const c of cases) {
