@@ -431,6 +431,28 @@ else
       grep -qE '^ +--- PASS: TestGeneratedConfig/gateway/pre-limit-buckets' "$dir.xds.log" || ko "A/current/preLimit=false generator: pre-limit not checked (log $dir.xds.log)"
     fi
   fi
+  # statusOnError: the status a fail-closed refusal gets. Istio's generator must carry it into the
+  # gateway's rate-limit filter as status_on_error (503 for ServiceUnavailable, the HTTP code Envoy
+  # sends); every other combination checks it is absent (Envoy's 500). Control: the same render
+  # checked against 429 fails.
+  if [[ -n "$xdsbin" && "${ISTIO_CHECK_STATUS_ON_ERROR:-1}" != 0 ]]; then
+    dir="$work/status-on-error"
+    if ! (cd "$root" && npm run --silent render -- --variant A --profile current --set statusOnError=ServiceUnavailable "${ONE_STORE[@]}" --out "$dir") > "$dir.log" 2>&1; then
+      ko "A/current/statusOnError render failed: $(tail -3 "$dir.log" | tr '\n' ' ')"
+    else
+      for want in 503 429; do
+        XDSCHECK_DIR="$dir" XDSCHECK_VARIANT=A XDSCHECK_PROFILE=current XDSCHECK_STATUS_ON_ERROR="$want" \
+          "$xdsbin" -test.run '^TestGeneratedConfig$/^gateway$/^ratelimit-filter-config$' -test.v -test.count=1 > "$dir.$want.log" 2>&1 || true
+        if grep -qE '^ +--- PASS: TestGeneratedConfig/gateway/ratelimit-filter-config' "$dir.$want.log"; then
+          [[ "$want" == 503 ]] && ok "A/current/statusOnError=ServiceUnavailable generator: the gateway's rate-limit filter has status_on_error 503" \
+            || ko "A/current/statusOnError control: the check passed although it expected 429 (log $dir.$want.log)"
+        else
+          [[ "$want" == 429 ]] && ok "A/current/statusOnError control: expecting 429 fails ($(grep -m1 -oE 'status_on_error is [0-9a-z]+' "$dir.$want.log"))" \
+            || ko "A/current/statusOnError=ServiceUnavailable generator: $(grep -m1 -F 'FAILED' "$dir.$want.log" || echo "see $dir.$want.log")"
+        fi
+      done
+    fi
+  fi
 fi
 # Split layout (counterStore=split, the default): the per-path counters have a rate-limit filter,
 # service and Redis of their own. For A and B, Istio's generator builds the gateway from the default

@@ -380,8 +380,11 @@ func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
 	}
 	fs.add("gateway/ratelimit-filter-before-router", e.FilterRef(EFGlobal), exp, problem)
 
-	cfgExp := fmt.Sprintf("RateLimit config domain=%q timeout=%s failure_mode_deny=true grpc cluster %q authority %q transport V3",
-		e.Domain, e.RLSTimeout, e.RLSCluster, e.RLSAuthority)
+	// XDSCHECK_STATUS_ON_ERROR: the HTTP status the render asked for (statusOnError); unset, Envoy's
+	// default (no status_on_error, 500).
+	wantStatus := os.Getenv("XDSCHECK_STATUS_ON_ERROR")
+	cfgExp := fmt.Sprintf("RateLimit config domain=%q timeout=%s failure_mode_deny=true status_on_error=%s grpc cluster %q authority %q transport V3",
+		e.Domain, e.RLSTimeout, orDefault(wantStatus, "unset"), e.RLSCluster, e.RLSAuthority)
 	if rlFilter == nil {
 		fs.add("gateway/ratelimit-filter-config", e.FilterRef(EFGlobal), cfgExp, "filter not found")
 	} else {
@@ -398,6 +401,13 @@ func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
 			}
 			if !rl.FailureModeDeny {
 				probs = append(probs, "failure_mode_deny is false")
+			}
+			got := "unset"
+			if s := rl.GetStatusOnError(); s != nil {
+				got = fmt.Sprint(int32(s.GetCode()))
+			}
+			if got != orDefault(wantStatus, "unset") {
+				probs = append(probs, fmt.Sprintf("status_on_error is %s", got))
 			}
 			eg := rl.GetRateLimitService().GetGrpcService().GetEnvoyGrpc()
 			if eg.GetClusterName() != e.RLSCluster {
@@ -1306,4 +1316,12 @@ func DumpGateway(t test.Failer, docs []Doc, e Expect, out string) error {
 		return err
 	}
 	return os.WriteFile(out, text, 0o644)
+}
+
+// orDefault: v, or def when v is empty.
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }
