@@ -47,6 +47,8 @@ interface Case {
     mutate(cfg: any): any;
     /** What the real checker does with it; "accepts" needs the reason the stack is stricter. */
     service: "rejects" | { accepts: string };
+    /** What the service's own error says, when it rejects (its loader's words). */
+    serviceSays?: RegExp;
 }
 
 const d = (key: string, value: string | undefined, unit: string, requestsPerUnit: number) => ({
@@ -62,6 +64,18 @@ const y = (key: string, value: string | undefined, unit: string, rpu: number) =>
 });
 
 const CASES: Case[] = [
+    {
+        // requests_per_unit is a uint32 in the service's config; one more than it holds does not load.
+        name: "a limit over the service's uint32 (4294967296 per minute)",
+        variant: "B",
+        overrides: { limitedPathLimit: "4294967296" },
+        mutate: (c) => ({
+            ...c,
+            descriptors: c.descriptors.map((e: any) => (e.rate_limit ? { ...e, rate_limit: { ...e.rate_limit, requests_per_unit: 4294967296 } } : e)),
+        }),
+        service: "rejects",
+        serviceSays: /cannot unmarshal !!int `4294967296` into uint32/,
+    },
     {
         name: "duplicate descriptor value",
         variant: "B",
@@ -155,6 +169,13 @@ describe("rls config check: the stack's config vs the service's own config_check
         }
     }
 
+    it("the largest limit the stack accepts, 4294967295 per minute, loads in the service", async () => {
+        const cfg = renderedRatelimit(await renderVariant("B", { limitedPathLimit: "4294967295" })).configYaml;
+        expect(cfg).to.include("requests_per_unit: 4294967295");
+        const r = configCheck(cfg);
+        expect(r.ok, r.output).to.equal(true);
+    });
+
     for (const c of CASES) {
         const verdict = c.service === "rejects" ? "the service rejects it too" : "the service accepts it: stack is stricter (documented)";
         it(`${c.name}: the stack refuses it; ${verdict}`, async () => {
@@ -170,7 +191,8 @@ describe("rls config check: the stack's config vs the service's own config_check
             const r = configCheck(yamlText);
             if (c.service === "rejects") {
                 expect(r.ok, `config_check_cmd accepted:\n${yamlText}\n${r.output}`).to.equal(false);
-                expect(r.output).to.match(/error loading rate limit configs|config error/);
+                expect(r.output).to.match(/error loading rate limit configs|config error|error loading config file/);
+                if (c.serviceSays) expect(r.output).to.match(c.serviceSays);
             } else {
                 expect(r.ok, `config_check_cmd now rejects this case; move it to "rejects": ${r.output}`).to.equal(true);
             }
