@@ -216,13 +216,20 @@ export function layoutOf(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): 
             problem: `must be one of ${Object.values(ErrorStatus).join(", ")}`,
             fix: "use ErrorStatus.ServiceUnavailable, or omit it for Envoy's 500",
         });
-    } else if (a.statusOnError !== undefined && a.failureModeDeny === false) {
-        problems.push({
-            key: "statusOnError",
-            value: a.statusOnError,
-            problem: "has no effect with failureModeDeny: false (the request passes when the service cannot answer)",
-            fix: "omit statusOnError, or set failureModeDeny: true",
-        });
-    }
+    } else problems.push(...statusWithoutDenyProblems(a.statusOnError, a.failureModeDeny));
     return layout;
+}
+
+/** `statusOnError` set while failing open: it would never be sent (the one statement of the rule; the stack config reports it under its keys). */
+export function statusWithoutDenyProblems(statusOnError: unknown, failureModeDeny: unknown): Problem[] {
+    return statusOnError !== undefined && failureModeDeny === false
+        ? [
+              {
+                  key: "statusOnError",
+                  value: statusOnError,
+                  problem: "has no effect with failureModeDeny: false (the request passes when the service cannot answer)",
+                  fix: "omit statusOnError, or set failureModeDeny: true",
+              },
+          ]
+        : [];
 }

@@ -30,9 +30,8 @@ import { gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { PerValuePlan, perValuePlanOf, splitOf } from "./per-value-store";
 import { REDIS_NAME } from "./redis";
 
-import { CompiledLimits, compileGlobalLimits } from "../builders/rules";
 import { PathKeyMode } from "../builders/rule-args";
-import { protoDurationSeconds } from "../lib/formats";
+import { CompiledLimits, compileGlobalLimits } from "../builders/rules";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import { accessPolicyProblems, countLimits, failureProblems, layoutOf, scopeProblems, serviceOptionsOf, sizeProblems } from "./global-ratelimit-checks";
 import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
@@ -310,7 +309,7 @@ function gatewayFilters(
 }
 
 /** The service settings at the components' defaults (defaults.ts; the stack config prints the same values). */
-function serviceDefaults(): RateLimitServiceSettings {
+function serviceDefaults(): Omit<RateLimitServiceSettings, "redisTimeout"> {
     return {
         namespace: DEFAULTS.ratelimitNamespace,
         serviceName: DEFAULTS.ratelimitServiceName,
@@ -331,6 +330,5 @@ function serviceDefaults(): RateLimitServiceSettings {
         redisMaxMemory: DEFAULTS.redisMaxMemory,
         redisName: REDIS_NAME,
         redisEvictionPolicy: REDIS_EVICTION_POLICY,
-        redisTimeout: redisTimeoutFor(protoDurationSeconds(DEFAULTS.rateLimitTimeout)!),
     };
 }

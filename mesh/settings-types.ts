@@ -75,7 +75,8 @@ export interface StackSettings {
     bookinfo: BookinfoSettings;
     /** `deploy`: the stack deploys bookinfo; `existing`: it only puts its limits on the one that runs. */
     bookinfoMode: BookinfoMode;
-    ratelimit: RateLimitServiceSettings;
+    /** The service as the stack config sets it (its Redis timeout is derived by GlobalRateLimit from the gateway's timeout). */
+    ratelimit: Omit<RateLimitServiceSettings, "redisTimeout">;
     /** Which Redis the service counts in (builders/redis-connection.ts). */
     redis: RedisConnection;
     /** Who may call the rate-limit service and Redis (components/access-policies.ts). */

@@ -4,9 +4,9 @@
  * Pure: no Pulumi runtime, no I/O. `resolveSettings` collects *every* problem before failing, so a
  * user fixes their config in one round; the error names the key, the value and the fix.
  */
-import { DEFAULT_REDIS_MAXMEMORY, REDIS_EVICTION_POLICY, redisMaxMemoryProblem, redisTimeoutFor } from "../builders/failure-bounds";
+import { DEFAULT_REDIS_MAXMEMORY, REDIS_EVICTION_POLICY, redisMaxMemoryProblem } from "../builders/failure-bounds";
 import { DEFAULTS } from "../components/defaults";
-import { domainProblems, grpcPortProblems } from "../components/global-ratelimit-checks";
+import { domainProblems, grpcPortProblems, statusWithoutDenyProblems } from "../components/global-ratelimit-checks";
 import { REDIS_NAME } from "../components/redis";
 import { LABEL_KEY, LABEL_VALUE, isDnsName } from "../lib/dns-names";
 import { DEFAULT_GATEWAY_PRINCIPAL, PRINCIPAL_PROBLEM, parsePrincipal, principalOf, suggestedPrincipal } from "../lib/principal";
@@ -29,7 +29,7 @@ import {
     StackVariant,
     VirtualHostScope,
 } from "../components/mesh-enums";
-import { compileFullMatch, isCidr, isGatewayHost, protoDurationSeconds } from "../lib/formats";
+import { compileFullMatch, isCidr, isGatewayHost } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { RawConfig, argsOfConfig, configError } from "./config-problems";
 import { ArgValues, Reader, readDescriptors, readRoutes } from "./config-reader";
@@ -101,7 +101,7 @@ export function validateMeshArgs(values: ArgValues, extraProblems: Problem[] = [
             (s) => s.set("variant", "B"),
         );
     }
-    const ratelimit = readRatelimitService(r, filter.timeout);
+    const ratelimit = readRatelimitService(r);
     const redis = readRedisConnection(r, ratelimit.redisPipelineWindow);
     const access = readAccess(r, mesh);
     const managedApi = readManagedApi(r, bookinfo.namespace);
@@ -204,11 +204,7 @@ function readGlobalFilter(r: Reader): Omit<StackSettings["global"], "domain" | "
     const counterStore = r.oneOf<CounterStore>("counterStore", Object.values(CounterStore));
     const filterLayout = r.oneOf<FilterLayout>("filterLayout", Object.values(FilterLayout));
     const statusOnError = r.given("statusOnError") === undefined ? undefined : r.oneOf<ErrorStatus>("statusOnError", Object.values(ErrorStatus));
-    if (statusOnError !== undefined && !failureModeDeny) {
-        r.fail("statusOnError", statusOnError, "has no effect with failureModeDeny=false (the request passes when the service cannot answer)", (s) =>
-            s.rm("statusOnError"),
-        );
-    }
+    r.byComponent(statusWithoutDenyProblems(statusOnError, failureModeDeny), statusOnError ?? "", (s) => s.rm("statusOnError"));
     const timeout = r.protoDuration("rateLimitTimeout", 0.001);
     return { failureModeDeny, preLimit, counterStore, timeout, pathKey, filterLayout, ...(statusOnError !== undefined ? { statusOnError } : {}) };
 }
@@ -302,8 +298,8 @@ function readBookinfo(
     return bookinfo;
 }
 
-/** The rate-limit service and the Redis it deploys; its Redis timeout follows the gateway's timeout. */
-function readRatelimitService(r: Reader, timeout: string): StackSettings["ratelimit"] {
+/** The rate-limit service and the Redis it deploys (GlobalRateLimit derives its Redis timeout from the gateway's timeout). */
+function readRatelimitService(r: Reader): StackSettings["ratelimit"] {
     const ratelimit = {
         namespace: r.dnsName("ratelimitNamespace", "label"),
         serviceName: r.dnsName("ratelimitServiceName", "label"),
@@ -324,7 +320,6 @@ function readRatelimitService(r: Reader, timeout: string): StackSettings["rateli
         redisMaxMemory: r.str("redisMaxMemory"),
         redisName: REDIS_NAME,
         redisEvictionPolicy: REDIS_EVICTION_POLICY,
-        redisTimeout: redisTimeoutFor(protoDurationSeconds(timeout) ?? 10),
     };
     const maxMemoryProblem = redisMaxMemoryProblem(ratelimit.redisMaxMemory);
     if (maxMemoryProblem) r.fail("redisMaxMemory", ratelimit.redisMaxMemory, maxMemoryProblem, (s) => s.set("redisMaxMemory", DEFAULT_REDIS_MAXMEMORY));

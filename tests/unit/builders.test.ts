@@ -15,6 +15,8 @@ import { DEV } from "./helpers";
 // The specification's one counter store: its config and filters are what these tables describe.
 const A = resolveSettings({ ...DEV, counterStore: "single" });
 const B = resolveSettings({ ...DEV, variant: "B", counterStore: "single" });
+/** The service settings GlobalRateLimit derives for a stack (what its Deployment is built from). */
+const serviceOf = (s: StackSettings) => planGlobalRateLimit(globalArgsFromSettings(s)).service;
 /** The stack's gateway filters, by name, as the GlobalRateLimit component plans them. */
 const filters = (s: StackSettings) => Object.fromEntries(planGlobalRateLimit(globalArgsFromSettings(s)).filters.map((f) => [f.name, f.spec as any]));
 /** The rate-limit service's config.yaml, as the GlobalRateLimit component plans it. */
@@ -69,7 +71,7 @@ describe("pure builders", () => {
     });
 
     it("the service environment points at the given Redis and takes the password from the Secret", () => {
-        const env = ratelimitEnv(A, "redis.x.svc.cluster.local:6379");
+        const env = ratelimitEnv(serviceOf(A), "redis.x.svc.cluster.local:6379");
         expect(env.find((e) => e.name === "REDIS_URL")!.value).to.equal("redis.x.svc.cluster.local:6379");
         expect(env.find((e) => e.name === "REDIS_AUTH")!.value).to.equal(undefined);
         expect(new Set(env.map((e) => e.name)).size).to.equal(env.length);
@@ -86,7 +88,7 @@ describe("pure builders", () => {
 
 describe("rate-limit service statistics", () => {
     it("stats are off by default (no per-decision log lines) and go to Prometheus when asked", () => {
-        const names = (s: typeof A) => ratelimitEnv(s, "r:6379").map((e) => `${e.name}=${e.value}`);
+        const names = (s: typeof A) => ratelimitEnv(serviceOf(s), "r:6379").map((e) => `${e.name}=${e.value}`);
         expect(names(A)).to.include.members(["USE_STATSD=false", "DISABLE_STATS=true"]);
         const prom = resolveSettings({ ...DEV, ratelimitPrometheus: "true" });
         expect(names(prom)).to.include.members(["USE_PROMETHEUS=true", "PROMETHEUS_ADDR=:9090"]);

@@ -2,6 +2,11 @@
 import { expect } from "chai";
 import { prometheusScrapeAnnotations, shadowModeEnv } from "../../components/safe-rollout";
 import { resolveSettings } from "../../mesh/settings";
+import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
+import { globalArgsFromSettings } from "../../mesh/mesh-ratelimit";
+
+/** The service settings GlobalRateLimit derives for the dev stack. */
+const devService = () => planGlobalRateLimit(globalArgsFromSettings(resolveSettings(DEV))).service;
 import { DEV, render } from "./helpers";
 
 function ratelimitPod(objects: any[]): any {
@@ -13,7 +18,7 @@ function ratelimitPod(objects: any[]): any {
 describe("safe rollout: shadow mode and the Prometheus scrape target", () => {
     it("shadowMode defaults to off: no SHADOW_MODE in the service environment", async () => {
         expect(resolveSettings(DEV).ratelimit.shadowMode).to.equal(false);
-        expect(shadowModeEnv(resolveSettings(DEV))).to.deep.equal([]);
+        expect(shadowModeEnv(devService())).to.deep.equal([]);
         const env = ratelimitPod((await render()).objects).spec.containers[0].env.map((e: any) => e.name);
         expect(env).to.not.include("SHADOW_MODE");
     });
@@ -40,7 +45,7 @@ describe("safe rollout: shadow mode and the Prometheus scrape target", () => {
         const pod = ratelimitPod((await render()).objects);
         const keys = Object.keys(pod.metadata.annotations ?? {}).filter((k) => k.startsWith("prometheus.io/"));
         expect(keys).to.deep.equal([]);
-        expect(prometheusScrapeAnnotations(resolveSettings(DEV))).to.deep.equal({});
+        expect(prometheusScrapeAnnotations(devService())).to.deep.equal({});
     });
 
     it("shadowMode must be a boolean (config error names the key)", () => {

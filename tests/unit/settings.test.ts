@@ -486,3 +486,17 @@ describe("settings: checks a mutation run showed untested (docs/mutation.md)", (
         expect(closestValue("minutesx", ["min", "minute", "minutes"], "second")).to.equal("minutes");
     });
 });
+
+describe("settings: rules stated once, by the component that owns the field", () => {
+    it("statusOnError with failureModeDeny=false: GlobalRateLimit's problem under the stack's key, the fix a config command", () => {
+        expect(problemsOf({ statusOnError: "ServiceUnavailable", failureModeDeny: "false" })).to.deep.equal([
+            P(
+                "statusOnError",
+                "ServiceUnavailable",
+                "has no effect with failureModeDeny: false (the request passes when the service cannot answer)",
+                "pulumi config rm statusOnError",
+            ),
+        ]);
+        expect(problemsOf({ statusOnError: "ServiceUnavailable" })).to.deep.equal([]);
+    });
+});
