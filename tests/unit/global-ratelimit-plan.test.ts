@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { parse } from "yaml";
-import { FilterLayout, RATELIMIT_FILTER } from "../../builders/envoy-filters";
+import { FilterLayout } from "../../builders/envoy-filters";
 import { RedisModeName } from "../../builders/redis-connection";
 import { PathKeyMode } from "../../builders/rule-args";
 import { argsError, dnsProblem, portProblem, selectorProblems } from "../../components/arg-checks";
@@ -85,7 +85,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
         // The specification's names with the shared layout.
         const shared = planGlobalRateLimit(G({ filterLayout: FilterLayout.Shared }));
         expect(shared.filters.map((f) => f.name)).to.deep.equal(["filter-ratelimit", "filter-ratelimit-svc"]);
-        expect(shared.httpFilterNames.global).to.equal(RATELIMIT_FILTER);
+        expect(shared.httpFilterNames.global).to.equal("envoy.filters.http.ratelimit");
         const http = plan.filters[0].spec as any;
         expect(http.workloadSelector).to.deep.equal({ labels: { app: "shop-gateway" } });
         expect(http.configPatches[0].patch.value.typed_config).to.deep.equal({

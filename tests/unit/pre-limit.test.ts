@@ -5,15 +5,15 @@
  * allows" is a fixed-window counter written in this file, not the code under test.
  */
 import { expect } from "chai";
+import { FilterLayout } from "../../builders/envoy-filters";
+import { preLimitPlan } from "../../builders/pre-limit";
 import { LimitUnit, MissingHeader } from "../../builders/rule-args";
-import { FilterLayout, LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER } from "../../builders/envoy-filters";
+import { compileGlobalLimits } from "../../builders/rules";
 import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { compileGlobalLimits } from "../../builders/rules";
-import { preLimitPlan } from "../../builders/pre-limit";
 import { Entry, GatewayModel } from "../../gateway-model/model";
-import { HostNotServed, gatewayModel } from "../../gateway-model/read-rendered";
 import { PreLimitConfigModel, PreLimitPod, TokenBucketModel, formatPreLimit, preLimitDescriptors, readPreLimit } from "../../gateway-model/pre-limit-model";
+import { HostNotServed, gatewayModel } from "../../gateway-model/read-rendered";
 import { renderVariant } from "../rls/harness/stack";
 
 const M = LimitUnit.Minute;
@@ -61,7 +61,7 @@ describe("pre-limit: buckets from the compiled rules (builders/pre-limit.ts)", (
         const objs = await renderVariant("A");
         const f = objs.find((o) => o.kind === "EnvoyFilter" && o.metadata.name === "filter-ratelimit")!;
         const vh = f.spec.configPatches.find((p: any) => p.applyTo === "VIRTUAL_HOST");
-        const cfg = vh.patch.value.typed_per_filter_config[LOCAL_RATELIMIT_FILTER];
+        const cfg = vh.patch.value.typed_per_filter_config["envoy.filters.http.local_ratelimit"];
         expect(cfg.descriptors).to.deep.equal([
             { entries: [{ key: "PATH", value: "/productpage" }], token_bucket: { max_tokens: 2, tokens_per_fill: 1, fill_interval: "60s" } },
             { entries: [{ key: "PATH", value: "api" }], token_bucket: { max_tokens: 4, tokens_per_fill: 2, fill_interval: "60s" } },
@@ -79,7 +79,9 @@ describe("pre-limit: buckets from the compiled rules (builders/pre-limit.ts)", (
     it("variant B and other limits: the buckets follow the config (limitedPathLimit 3 per hour → 6 tokens, 3 per 3600 s)", async () => {
         const objs = await renderVariant("B", { limitedPathLimit: "3", unit: "hour" });
         const f = objs.find((o) => o.kind === "EnvoyFilter" && o.metadata.name === "filter-ratelimit")!;
-        const cfg = f.spec.configPatches.find((p: any) => p.applyTo === "VIRTUAL_HOST").patch.value.typed_per_filter_config[LOCAL_RATELIMIT_FILTER];
+        const cfg = f.spec.configPatches.find((p: any) => p.applyTo === "VIRTUAL_HOST").patch.value.typed_per_filter_config[
+            "envoy.filters.http.local_ratelimit"
+        ];
         expect(cfg.descriptors).to.deep.equal([
             { entries: [{ key: "PATH", value: "/productpage" }], token_bucket: { max_tokens: 6, tokens_per_fill: 3, fill_interval: "3600s" } },
         ]);
@@ -127,14 +129,14 @@ describe("pre-limit: buckets from the compiled rules (builders/pre-limit.ts)", (
         const names = (plan: typeof on) => plan.filters.flatMap((f) => (f.spec.configPatches as any[]).map((p) => p.patch.value.name ?? p.applyTo));
         // Per-instance layout (the default): the local filter is named after the instance's service.
         expect(names(on)).to.include("envoy.filters.http.local_ratelimit/default/ratelimit");
-        expect(names(planGlobalRateLimit({ ...args, filterLayout: FilterLayout.Shared }))).to.include(LOCAL_RATELIMIT_FILTER);
+        expect(names(planGlobalRateLimit({ ...args, filterLayout: FilterLayout.Shared }))).to.include("envoy.filters.http.local_ratelimit");
         const off = planGlobalRateLimit({ ...args, preLimit: false });
         expect(off.problems).to.deep.equal([]);
-        expect(JSON.stringify(off.filters)).to.not.include(LOCAL_RATELIMIT_FILTER);
+        expect(JSON.stringify(off.filters)).to.not.include("envoy.filters.http.local_ratelimit");
         expect(off.preLimit).to.equal(undefined);
         // The service's shadow mode refuses nothing: no pre-limit either.
         const shadow = planGlobalRateLimit({ ...args, service: { shadowMode: true } });
-        expect(JSON.stringify(shadow.filters)).to.not.include(LOCAL_RATELIMIT_FILTER);
+        expect(JSON.stringify(shadow.filters)).to.not.include("envoy.filters.http.local_ratelimit");
         const bad = planGlobalRateLimit({ ...args, preLimit: "no" as unknown as boolean });
         expect(bad.problems.map((p) => [p.key, p.fix])).to.deep.equal([["preLimit", "use true (the default) or false"]]);
     });
@@ -153,7 +155,7 @@ describe("pre-limit: buckets from the compiled rules (builders/pre-limit.ts)", (
             [80, globalName, "INSERT_BEFORE"],
             [8443, globalName, "INSERT_BEFORE"],
         ]);
-        expect(JSON.stringify(plan.filters)).to.not.include(`"${RATELIMIT_FILTER}"`).and.not.include(`"${LOCAL_RATELIMIT_FILTER}"`);
+        expect(JSON.stringify(plan.filters)).to.not.include('"envoy.filters.http.ratelimit"').and.not.include('"envoy.filters.http.local_ratelimit"');
         // The listener-wide config holds no bucket and is not enabled: another team's host on the port is untouched.
         expect(Object.keys(local[0].patch.value.typed_config).sort()).to.deep.equal(["@type", "stat_prefix"]);
         // Applied after the insertion of the rate-limit filter (same EnvoyFilter, later patch).

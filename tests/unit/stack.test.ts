@@ -8,11 +8,10 @@ import * as fsm from "fs";
 import * as os from "os";
 import * as pathm from "path";
 import { parseAllDocuments } from "yaml";
-import { writeRender } from "../../render/cli";
 import { compileFullMatch } from "../../lib/formats";
+import { writeRender } from "../../render/cli";
 import { REDACTED } from "../../render/render";
 import { DEV, MUTATION_RUN, Rendered, rateLimitConfig, render } from "./helpers";
-import { RATELIMIT_FILTER } from "../../builders/envoy-filters";
 
 const GLOBAL_FILTERS = ["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"];
 
@@ -73,7 +72,7 @@ describe("stack objects (spec section 2)", function () {
                     expect(
                         r
                             .get("EnvoyFilter", "filter-ratelimit")
-                            .spec.configPatches.filter((p: any) => p.patch.value.name === RATELIMIT_FILTER)
+                            .spec.configPatches.filter((p: any) => p.patch.value.name === "envoy.filters.http.ratelimit")
                             .map((p: any) => p.match.listener.portNumber),
                     ).to.deep.equal([undefined]);
                     if (variant === "A")
