@@ -23,19 +23,8 @@
  *
  * Pure: no Pulumi runtime, no I/O.
  */
-import {
-    CompiledLimits,
-    ConfigDescriptor,
-    DEFAULT_PATH_KEY,
-    DEFAULT_RULE_KEY,
-    RateLimitEntry,
-    RoutePatch,
-    limitOf,
-    pathDescriptorAction,
-    pathRegex,
-    ruleConfig,
-    ruleEntries,
-} from "./rules";
+import { CompiledLimits, ConfigDescriptor, RateLimitEntry, RoutePatch, limitOf, pathDescriptorAction, pathRegex, ruleConfig, ruleEntries } from "./rules";
+import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY } from "./rule-args";
 import { LIMIT_UNIT_SECONDS, GlobalLimitsInput, LimitArgs, PathKeyMode, RateLimitRuleArgs } from "./rule-args";
 
 /** Where the counters live. */

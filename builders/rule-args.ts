@@ -143,3 +143,8 @@ export interface GlobalLimitsInput {
     /** Descriptor key of the rules' first entry. Defaults to `rule`. */
     ruleKey?: string;
 }
+
+/** The descriptor key of a rule's name (`rule=<name>`), unless `ruleKey` says otherwise. */
+export const DEFAULT_RULE_KEY = "rule";
+/** The descriptor key the per-path limits send the path under (the specification's `PATH`), unless `perPath.descriptorKey` says otherwise. */
+export const DEFAULT_PATH_KEY = "PATH";

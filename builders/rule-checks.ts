@@ -7,8 +7,7 @@ import { UNSENDABLE_PATH, compileFullMatch, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { checkClientCidr } from "./client-cidr";
 
-import { LimitUnit, MissingHeader, PerPathLimitsArgs } from "./rule-args";
-import { DEFAULT_PATH_KEY } from "./rules";
+import { DEFAULT_PATH_KEY, LimitUnit, MissingHeader, PerPathLimitsArgs } from "./rule-args";
 
 export const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export const HEADER_NAME = /^(:authority|:method|:scheme|[a-z0-9!#$%&'*+.^_`|~-]+)$/;

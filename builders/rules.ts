@@ -34,8 +34,7 @@
  */
 import { Problem } from "../lib/problems";
 import { MASKED_REMOTE_ADDRESS_KEY, cidrsOf, maskedRemoteAddressActions } from "./client-cidr";
-
-import { GlobalLimitsInput, LimitUnit, MissingHeader, PathKeyMode, PathMatchArgs, RateLimitRuleArgs } from "./rule-args";
+import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, LimitUnit, MissingHeader, PathKeyMode, PathMatchArgs, RateLimitRuleArgs } from "./rule-args";
 import { NAME, checkPerPath, validateRule } from "./rule-checks";
 
 /** A config.yaml descriptor entry of envoyproxy/ratelimit. */
@@ -68,8 +67,6 @@ export interface CompiledLimits {
     problems: Problem[];
 }
 
-export const DEFAULT_RULE_KEY = "rule";
-export const DEFAULT_PATH_KEY = "PATH";
 export const REMOTE_ADDRESS_KEY = "remote_address";
 export const EXPR_DESCRIPTOR_EXTENSION = "envoy.rate_limit_descriptors.expr";
 export const EXPR_DESCRIPTOR_TYPE = "type.googleapis.com/envoy.extensions.rate_limit_descriptors.expr.v3.Descriptor";

@@ -5,7 +5,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { InputError, formatArgsProblems, Problem } from "../lib/problems";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
-import { editDistance } from "../lib/edit-distance";
+import { nearestName } from "../lib/edit-distance";
 import { ARG_TYPES, COMPONENT_ARGS, FieldShape } from "./arg-shapes";
 
 /** Label-selector problems, shared by the components. Exported for testing. */
@@ -64,19 +64,7 @@ export function planOrCompute<A, P extends { args: A }>(
 
 /** The known name closest to `name` (case aside, a prefix of it, or within a third of its length), if any is close. */
 export function closestName(name: string, known: readonly string[]): string | undefined {
-    let best: string | undefined;
-    let bestDistance = Infinity;
-    const lower = name.toLowerCase();
-    for (const k of known) {
-        const kl = k.toLowerCase();
-        // A name that extends or shortens a known one (bucketSize, fillInt) is as close as a typo.
-        const d =
-            kl === lower
-                ? 0
-                : Math.min(editDistance(lower, kl), kl.length >= 3 && lower.length >= 3 && (lower.startsWith(kl) || kl.startsWith(lower)) ? 1 : Infinity);
-        if (d < bestDistance) [best, bestDistance] = [k, d];
-    }
-    return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+    return nearestName(name, known, { divisor: 3, prefixes: true });
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>

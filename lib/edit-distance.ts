@@ -9,3 +9,21 @@ export function editDistance(a: string, b: string): number {
     }
     return dp[a.length][b.length];
 }
+
+/**
+ * The known name nearest to `name` by edit distance, case aside, when it is within
+ * `max(2, ⌊length / divisor⌋)`; the first of equals wins. With `prefixes`, a name that extends or
+ * shortens a known one (both of 3 letters or more: `bucketSize`, `fillInt`) counts as distance 1.
+ */
+export function nearestName(name: string, known: Iterable<string>, opts: { divisor: number; prefixes?: boolean }): string | undefined {
+    const lower = name.toLowerCase();
+    let best: string | undefined;
+    let bestDistance = Infinity;
+    for (const k of known) {
+        const kl = k.toLowerCase();
+        const extends_ = opts.prefixes && kl.length >= 3 && lower.length >= 3 && (lower.startsWith(kl) || kl.startsWith(lower));
+        const d = Math.min(editDistance(lower, kl), extends_ ? 1 : Infinity);
+        if (d < bestDistance) [best, bestDistance] = [k, d];
+    }
+    return bestDistance <= Math.max(2, Math.floor(name.length / opts.divisor)) ? best : undefined;
+}

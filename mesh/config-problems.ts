@@ -3,10 +3,10 @@
  * `InputError` that lists them all (`configError`; the class is lib/problems.ts's), how fixes are
  * phrased, did-you-mean for keys and values, reading the CLI's config map, and hiding secret values.
  */
-import { CONFIG_KEYS, CONFIG_KEY_NAMES, PROJECT } from "./config-schema";
-import { editDistance } from "../lib/edit-distance";
+import { nearestName } from "../lib/edit-distance";
 import { Fix, FixStyle } from "../lib/fix-style";
 import { InputError, Problem, shownValue } from "../lib/problems";
+import { CONFIG_KEYS, CONFIG_KEY_NAMES, PROJECT } from "./config-schema";
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -49,16 +49,7 @@ export type RawConfig = Record<string, string | undefined>;
 
 /** Closest known key by edit distance, to suggest a fix for a typo. */
 export function closestKey(key: string): string | undefined {
-    let best: string | undefined;
-    let bestD = Infinity;
-    for (const k of CONFIG_KEY_NAMES) {
-        const d = editDistance(key.toLowerCase(), k.toLowerCase());
-        if (d < bestD) {
-            bestD = d;
-            best = k;
-        }
-    }
-    return bestD <= Math.max(2, Math.floor(key.length / 4)) ? best : undefined;
+    return nearestName(key, CONFIG_KEY_NAMES, { divisor: 4 });
 }
 
 /**
@@ -72,16 +63,7 @@ export function closestValue(value: string, allowed: readonly string[], fallback
     if (ci) return ci;
     const prefixed = allowed.filter((a) => v.length >= 2 && (v.startsWith(a.toLowerCase()) || a.toLowerCase().startsWith(v)));
     if (prefixed.length) return prefixed.sort((a, b) => Math.abs(a.length - v.length) - Math.abs(b.length - v.length))[0];
-    let best = fallback;
-    let bestD = Infinity;
-    for (const a of allowed) {
-        const d = editDistance(v, a.toLowerCase());
-        if (d < bestD) {
-            bestD = d;
-            best = a;
-        }
-    }
-    return bestD <= Math.max(2, Math.floor(v.length / 3)) ? best : fallback;
+    return nearestName(v, allowed, { divisor: 3 }) ?? fallback;
 }
 
 /** Keys whose config value is a comma-separated list and whose argument is a list of strings. */

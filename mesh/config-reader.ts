@@ -10,7 +10,7 @@ import { CONFIG_KEYS, ConfigKeySpec, configKeyOfField } from "./config-schema";
 
 import type { HttpRoute } from "../builders/routes";
 import { MAX_REQUESTS_PER_UNIT } from "../builders/rule-checks";
-import { DEFAULT_PATH_KEY } from "../builders/rules";
+import { DEFAULT_PATH_KEY } from "../builders/rule-args";
 import { GO_DURATION, UNSENDABLE_PATH, pathAsSent, protoDurationSeconds } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { LIST_KEYS, closestValue, problem } from "./config-problems";

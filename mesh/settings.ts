@@ -18,7 +18,7 @@ import type { SpecPaths } from "../builders/routes";
 import { defaultApiRegex, defaultRoutes } from "../builders/routes";
 import { LimitUnit, PathKeyMode } from "../builders/rule-args";
 import { MAX_REQUESTS_PER_UNIT } from "../builders/rule-checks";
-import { DEFAULT_PATH_KEY } from "../builders/rules";
+import { DEFAULT_PATH_KEY } from "../builders/rule-args";
 import {
     ApiProfileName,
     BookinfoMode,

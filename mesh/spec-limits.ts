@@ -4,7 +4,7 @@
  * shared limit of spec 2.6 as a rule on that route. Pure; the one mapping from settings to rules,
  * used by the MeshRateLimit component and by the settings-based builders.
  */
-import { DEFAULT_PATH_KEY } from "../builders/rules";
+import { DEFAULT_PATH_KEY } from "../builders/rule-args";
 import { GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rule-args";
 import { DescriptorLimit, StackSettings } from "./settings-types";
 

@@ -6,7 +6,7 @@
 import * as fs from "fs";
 import { parse as parseYaml } from "yaml";
 import { CONFIG_KEY_NAMES, PROJECT } from "../mesh/config-schema";
-import { editDistance } from "../lib/edit-distance";
+import { nearestName } from "../lib/edit-distance";
 import { LIST_KEYS, closestKey, formatProblems, shellQuote } from "../mesh/config-problems";
 import { FixStyle } from "../lib/fix-style";
 import { isStackConfigError } from "../lib/problems";
@@ -49,17 +49,7 @@ export interface CliSpec {
 
 /** The known flag nearest to a mistyped one, when it is close. */
 export function closestFlag(flag: string, known: string[]): string | undefined {
-    const name = flag.split("=")[0];
-    let best: string | undefined;
-    let bestD = Infinity;
-    for (const k of known) {
-        const d = editDistance(name.toLowerCase(), k);
-        if (d < bestD) {
-            bestD = d;
-            best = k;
-        }
-    }
-    return bestD <= Math.max(2, Math.floor(name.length / 4)) ? best : undefined;
+    return nearestName(flag.split("=")[0], known, { divisor: 4 });
 }
 
 export function parseCli(argv: string[], spec: CliSpec): CliArgs {
