@@ -8,7 +8,7 @@ import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 import { ArgValues } from "./config-reader";
 import { validateMeshArgs } from "./settings";
 import { LIST_KEYS, RawConfig, argsOfConfig, formatProblems, problem, shellQuote, configError } from "./config-problems";
-import { configKeyOfField } from "./config-schema";
+import { CONFIG_KEY_OF_FIELD } from "./config-schema";
 import { Problem, isStackConfigError } from "../lib/problems";
 import { FixStyle } from "../lib/fix-style";
 import { StackSettings } from "./settings-types";
@@ -34,10 +34,11 @@ export function rawToArgs(raw: RawConfig): MeshRateLimitArgs {
  */
 export function planProblemsError(problems: Problem[]): Error {
     const asArgs = problems.map((p) => {
-        const key = configKeyOfField(p.key);
-        return key === "monitoringDashboard"
-            ? problem(key, String(p.value), p.problem, (s) => s.set(key, "false"))
-            : problem(key, undefined, p.problem, "give fewer descriptors");
+        // A field no config key sets is reported under its own name, with the component's fix.
+        const key = CONFIG_KEY_OF_FIELD[p.key] ?? p.key;
+        if (key === "monitoringDashboard") return problem(key, String(p.value), p.problem, (s) => s.set(key, "false"));
+        if (key === "descriptors") return problem(key, undefined, p.problem, "give fewer descriptors");
+        return problem(key, p.value === undefined ? undefined : String(p.value), p.problem, p.fix);
     });
     const err = configError(asArgs);
     err.message = formatProblems(asArgs, ARGS_FIX).replace(/mesh-ratelimit:/g, "");
