@@ -16,7 +16,18 @@ export { MeshRateLimit, LimitRowOutput } from "./mesh/mesh-ratelimit";
 export { Bookinfo, BookinfoArgs } from "./components/bookinfo";
 export { ManagedApi, ManagedApiArgs } from "./components/managed-api";
 export { MeshMutualTls, MeshMutualTlsArgs } from "./components/mesh-mtls";
-export { MeshRateLimitArgs } from "./mesh/mesh-ratelimit-args";
+export {
+    MeshRateLimitArgs,
+    MeshPathsArgs,
+    MeshLimitsArgs,
+    MeshPlacementArgs,
+    MeshGlobalArgs,
+    MeshAccessPolicyArgs,
+    MeshMonitoringArgs,
+    MeshLocalArgs,
+    MeshBookinfoArgs,
+    MeshManagedApiArgs,
+} from "./mesh/mesh-ratelimit-args";
 export {
     ApiProfileName,
     BookinfoMode,

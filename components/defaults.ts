@@ -1,6 +1,6 @@
 /**
  * The components' own defaults, one typed table. The components take their defaults from here; the
- * stack's config schema (mesh/config-schema.ts) prints these same values as its keys' defaults, so the
+ * stack's config schema (program/config-keys.ts) prints these same values as its keys' defaults, so the
  * stack config layer depends on the components and never the other way round. Pure, no imports.
  */
 export const DEFAULTS = {

@@ -6,7 +6,8 @@
 import { EnvoyFilterSpec, ErrorStatus, FilterLayout, PER_INSTANCE_MIN_ISTIO } from "../builders/envoy-filters";
 import { PRINCIPAL_PROBLEM, parsePrincipal, suggestedPrincipal } from "../lib/principal";
 import { Problem } from "../lib/problems";
-import { dnsProblem, portProblem } from "./arg-checks";
+import { fieldRef } from "../lib/fix-style";
+import { booleanProblems, dnsNameProblems, fieldProblem, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
 import { DEFAULTS } from "./defaults";
 import { PerValuePlan } from "./per-value-store";
 
@@ -81,37 +82,63 @@ export function scopeProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem
 }
 
 /*
- * The rules below are GlobalRateLimit's, each with its one message; the stack's config checks use
- * them too (mesh/settings.ts, which names the config key of each field).
+ * The rules below are GlobalRateLimit's, each with its one message and a fix in every style:
+ * MeshRateLimit reports them under its own fields (`global.` + the field), the program under the
+ * config key that sets each.
  */
 
 /** `domain`: non-empty, letters, digits, '_', '.', '-' (what the service accepts). */
 export function domainProblems(domain: unknown): Problem[] {
     if (typeof domain === "string" && /^[A-Za-z0-9_.-]+$/.test(domain)) return [];
-    const fixed =
-        String(domain ?? "")
-            .trim()
-            .replace(/[^A-Za-z0-9_.-]+/g, "-") || "my-gateway";
-    return [{ key: "domain", value: domain, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: `use "${fixed}"` }];
+    // A string's valid words joined with '-'; anything else gets a name of its own.
+    const fixed = (typeof domain === "string" ? domain : "").trim().replace(/[^A-Za-z0-9_.-]+/g, "-") || "my-gateway";
+    return [fieldProblem("domain", domain, "must be non-empty and use only letters, digits, '_', '.', '-'", (s) => s.set("domain", fixed))];
 }
 
 /** `service.grpcPort`: not one of the service's own HTTP and debug ports. */
 export function grpcPortProblems(grpcPort: unknown): Problem[] {
     if (grpcPort !== DEFAULTS.ratelimitHttpPort && grpcPort !== DEFAULTS.ratelimitDebugPort) return [];
     return [
-        {
-            key: "service.grpcPort",
-            value: grpcPort,
-            problem: `collides with the service's HTTP (${DEFAULTS.ratelimitHttpPort}) or debug (${DEFAULTS.ratelimitDebugPort}) port`,
-            fix: `use ${DEFAULTS.ratelimitGrpcPort}`,
-        },
+        fieldProblem(
+            "service.grpcPort",
+            grpcPort,
+            `collides with the service's HTTP (${DEFAULTS.ratelimitHttpPort}) or debug (${DEFAULTS.ratelimitDebugPort}) port`,
+            (s) => s.set("service.grpcPort", String(DEFAULTS.ratelimitGrpcPort)),
+        ),
     ];
 }
 
 /** `service.redisPipelineWindow` (when given): a Go duration. */
 export function pipelineWindowProblems(window: unknown): Problem[] {
     if (window === undefined || GO_DURATION.test(String(window))) return [];
-    return [{ key: "service.redisPipelineWindow", value: window, problem: "must be a Go duration such as '0', '150us' or '2ms'", fix: 'use "0"' }];
+    // The same window without white space when that reads ("150 us"), else none.
+    const squeezed = String(window).replace(/\s+/g, "");
+    const fix = squeezed !== window && GO_DURATION.test(squeezed) ? squeezed : DEFAULTS.redisPipelineWindow;
+    return [
+        fieldProblem("service.redisPipelineWindow", window, "must be a Go duration such as '0', '150us' or '2ms'", (s) =>
+            s.set("service.redisPipelineWindow", fix),
+        ),
+    ];
+}
+
+/**
+ * A pipeline window set for a Redis the pinned service does not apply it to: it applies
+ * REDIS_PIPELINE_WINDOW to Redis Cluster only, so the window would silently mean nothing.
+ */
+export function pipelineWindowModeProblems(window: unknown, redisMode: unknown): Problem[] {
+    // Without white space, as the fix for a window like "150 us" suggests it: both problems in one round.
+    const w = String(window ?? "").replace(/\s+/g, "");
+    const windowIsSet = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(w) && /[1-9]/.test(w);
+    const mode = String(redisMode ?? "in-cluster");
+    if (mode === "cluster" || !windowIsSet) return [];
+    return [
+        fieldProblem(
+            "service.redisPipelineWindow",
+            window,
+            `has no effect with ${fieldRef("redis.mode")} ${mode}: the pinned service applies REDIS_PIPELINE_WINDOW to Redis Cluster only (its single and Sentinel clients pipeline each request's commands already)`,
+            (s) => `${s.rm("service.redisPipelineWindow")}, or ${s.set("redis.mode", "cluster")}`,
+        ),
+    ];
 }
 
 /** `failureModeDeny` a boolean, and `timeout` (defaulted) a protobuf duration of at least 1 ms; `secs` undefined when it is not. */
@@ -125,58 +152,40 @@ export function failureProblems(a: Partial<GlobalRateLimitArgs>, problems: Probl
         });
     }
     const timeout = a.timeout ?? DEFAULTS.rateLimitTimeout;
-    const secs = typeof timeout === "string" ? protoDurationSeconds(timeout) : undefined;
-    if (secs === undefined || secs < 0.001) {
-        problems.push({
-            key: "timeout",
-            value: timeout,
-            problem: "must be a protobuf duration of at least 0.001s (seconds with an 's' suffix)",
-            fix: 'use e.g. "10s" or "0.5s"',
-        });
-    }
-    return { timeout, secs };
+    const bad = protoDurationProblems("timeout", timeout, 0.001, DEFAULTS.rateLimitTimeout);
+    problems.push(...bad);
+    return { timeout, secs: bad.length ? undefined : protoDurationSeconds(timeout) };
 }
 
 /** The service's options, defaults filled in (defaults.ts), each checked. */
-export function serviceOptionsOf(svc: RateLimitServiceOptionsArgs, problems: Problem[]) {
+export function serviceOptionsOf(svc: RateLimitServiceOptionsArgs, problems: Problem[], redisMode: unknown = undefined) {
     const name = svc.name ?? DEFAULTS.ratelimitServiceName;
     const configName = svc.configName ?? DEFAULTS.configName;
     const grpcPort = svc.grpcPort ?? DEFAULTS.ratelimitGrpcPort;
     const replicas = svc.replicas ?? DEFAULTS.ratelimitReplicas;
     const logLevel: ServiceLogLevel = svc.logLevel ?? DEFAULTS.ratelimitLogLevel;
     problems.push(
-        ...dnsProblem("service.name", name, "label"),
-        ...dnsProblem("service.configName", configName, "subdomain"),
-        ...portProblem("service.grpcPort", grpcPort),
+        ...dnsNameProblems("service.name", name, "label"),
+        ...dnsNameProblems("service.configName", configName, "subdomain"),
+        ...wholeNumberProblems("service.grpcPort", grpcPort, { min: 1, max: 65535, fallback: DEFAULTS.ratelimitGrpcPort }),
     );
     problems.push(...grpcPortProblems(grpcPort));
-    if (!Number.isSafeInteger(replicas) || replicas < 1 || replicas > 100) {
-        problems.push({ key: "service.replicas", value: replicas, problem: "must be a whole number from 1 to 100", fix: "use 2" });
-    }
-    if (!(Object.values(ServiceLogLevel) as string[]).includes(logLevel)) {
-        problems.push({
-            key: "service.logLevel",
-            value: logLevel,
-            problem: `must be one of ${Object.values(ServiceLogLevel).join(", ")}`,
-            fix: "use ServiceLogLevel.Warn",
-        });
-    }
-    const counts: [string, number | undefined, number, number][] = [
+    problems.push(...wholeNumberProblems("service.replicas", replicas, { min: 1, max: 100, fallback: DEFAULTS.ratelimitReplicas }));
+    // The service's own order of its levels (quietest first is not its order; its default first).
+    problems.push(...oneOfProblems("service.logLevel", logLevel, ["warn", "debug", "info", "error"], DEFAULTS.ratelimitLogLevel));
+    const counts: ["redisPoolSize" | "redisPipelineLimit" | "localCacheSizeInBytes", number | undefined, number, number | undefined][] = [
         ["redisPoolSize", svc.redisPoolSize, 1, 10_000],
-        ["redisPipelineLimit", svc.redisPipelineLimit, 0, Number.MAX_SAFE_INTEGER],
-        ["localCacheSizeInBytes", svc.localCacheSizeInBytes, 0, Number.MAX_SAFE_INTEGER],
+        ["redisPipelineLimit", svc.redisPipelineLimit, 0, undefined],
+        ["localCacheSizeInBytes", svc.localCacheSizeInBytes, 0, undefined],
     ];
     for (const [f, v, min, max] of counts) {
-        if (v !== undefined && (!Number.isSafeInteger(v) || v < min || v > max)) {
-            problems.push({
-                key: `service.${f}`,
-                value: v,
-                problem: `must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : " up"}`,
-                fix: `omit it for ${DEFAULTS[f as "redisPoolSize" | "redisPipelineLimit" | "localCacheSizeInBytes"]}`,
-            });
-        }
+        if (v !== undefined) problems.push(...wholeNumberProblems(`service.${f}`, v, { min, ...(max !== undefined ? { max } : {}), fallback: DEFAULTS[f] }));
     }
     problems.push(...pipelineWindowProblems(svc.redisPipelineWindow));
+    problems.push(...pipelineWindowModeProblems(svc.redisPipelineWindow, redisMode));
+    for (const f of ["prometheus", "shadowMode"] as const) {
+        if (svc[f] !== undefined) problems.push(...booleanProblems(`service.${f}`, svc[f], false));
+    }
     if (svc.image !== undefined && (typeof svc.image !== "string" || !svc.image.trim())) {
         problems.push({
             key: "service.image",
@@ -209,14 +218,9 @@ export function layoutOf(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): 
             fix: `use FilterLayout.PerInstance (Istio ${PER_INSTANCE_MIN_ISTIO} or later), or FilterLayout.Shared on Istio 1.24`,
         });
     }
-    if (a.statusOnError !== undefined && !(Object.values(ErrorStatus) as unknown[]).includes(a.statusOnError)) {
-        problems.push({
-            key: "statusOnError",
-            value: a.statusOnError,
-            problem: `must be one of ${Object.values(ErrorStatus).join(", ")}`,
-            fix: "use ErrorStatus.ServiceUnavailable, or omit it for Envoy's 500",
-        });
-    } else problems.push(...statusWithoutDenyProblems(a.statusOnError, a.failureModeDeny));
+    const statusProblems =
+        a.statusOnError === undefined ? [] : oneOfProblems("statusOnError", a.statusOnError, Object.values(ErrorStatus), ErrorStatus.ServiceUnavailable);
+    problems.push(...(statusProblems.length ? statusProblems : statusWithoutDenyProblems(a.statusOnError, a.failureModeDeny)));
     return layout;
 }
 
@@ -224,12 +228,12 @@ export function layoutOf(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): 
 export function statusWithoutDenyProblems(statusOnError: unknown, failureModeDeny: unknown): Problem[] {
     return statusOnError !== undefined && failureModeDeny === false
         ? [
-              {
-                  key: "statusOnError",
-                  value: statusOnError,
-                  problem: "has no effect with failureModeDeny: false (the request passes when the service cannot answer)",
-                  fix: "omit statusOnError, or set failureModeDeny: true",
-              },
+              fieldProblem(
+                  "statusOnError",
+                  statusOnError,
+                  `has no effect with ${fieldRef("failureModeDeny")}: false (the request passes when the service cannot answer)`,
+                  (s) => `${s.rm("statusOnError")}, or ${s.set("failureModeDeny", "true")}`,
+              ),
           ]
         : [];
 }

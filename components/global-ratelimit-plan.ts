@@ -23,6 +23,7 @@ import { PRE_LIMIT_STAT_PREFIX, PreLimitPlan, preLimitConfig, preLimitPatches, p
 import { configYaml } from "../builders/ratelimit-config";
 import { RedisConnection } from "../builders/redis-connection";
 import { Problem } from "../lib/problems";
+import { dnsNameProblems } from "../lib/field-checks";
 import { AccessTarget, authorizationPolicyManifests, networkPolicyManifests } from "./access-policies";
 import { dnsProblem, unknownFieldProblems } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
@@ -77,10 +78,10 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     scopeProblems(a, problems);
     const gw = gatewayTargetOf(a.gateway, problems);
     const ns = a.namespace ?? DEFAULTS.ratelimitNamespace;
-    problems.push(...dnsProblem("namespace", ns, "label"));
+    problems.push(...dnsNameProblems("namespace", ns, "label"));
     const { timeout, secs } = failureProblems(a, problems);
     const svc = a.service ?? {};
-    const { name, configName, grpcPort, replicas, logLevel } = serviceOptionsOf(svc, problems);
+    const { name, configName, grpcPort, replicas, logLevel } = serviceOptionsOf(svc, problems, a.redis?.mode);
     const redis = redisConnectionOf(a.redis ?? {}, problems);
     accessPolicyProblems(a, problems);
     const layout = layoutOf(a, problems);

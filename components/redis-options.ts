@@ -6,6 +6,8 @@
 import { DEFAULTS } from "./defaults";
 import { isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { Problem } from "../lib/problems";
+import { FixStyle } from "../lib/fix-style";
+import { fieldProblem, oneOfProblems } from "../lib/field-checks";
 import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem } from "../builders/failure-bounds";
 import { RedisConnection, RedisModeName, SecretKey, isHostPort } from "../builders/redis-connection";
 
@@ -66,15 +68,18 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): Red
     const mode = r.mode ?? RedisModeName.InCluster;
     if (!(Object.values(RedisModeName) as string[]).includes(mode)) {
         // The other Redis checks depend on the mode; they would only add noise to the mode's problem.
-        problems.push({
-            key: "redis.mode",
-            value: mode,
-            problem: `must be one of ${Object.values(RedisModeName).join(", ")}`,
-            fix: "use RedisModeName.InCluster",
-        });
+        problems.push(...oneOfProblems("redis.mode", mode, Object.values(RedisModeName), RedisModeName.InCluster));
     } else {
         problems.push(...deployedRedisProblems(r, mode));
-        problems.push(...redisOptionsProblems(r).map((p) => ({ key: p.key, value: p.value, problem: p.problem, fix: p.fix(REDIS_ARGS_FIX) })));
+        problems.push(
+            ...redisOptionsProblems(r).map((p) => ({
+                key: p.key,
+                value: p.value,
+                problem: p.problem,
+                fix: p.fix(REDIS_ARGS_FIX),
+                fixWith: (s: FixStyle) => p.fix({ set: (f, v) => s.set(f, v), rm: (f) => s.rm(f) }),
+            })),
+        );
     }
     const secretKey = (k: SecretKeyArgs): SecretKey => ({ name: k.name, key: k.key ?? DEFAULTS.redisPasswordSecretKey });
     return {
@@ -92,7 +97,7 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): Red
 function deployedRedisProblems(r: RedisOptionsArgs, mode: RedisModeName): Problem[] {
     if (mode === RedisModeName.InCluster) {
         const p = r.maxMemory === undefined ? undefined : redisMaxMemoryProblem(r.maxMemory);
-        return p ? [{ key: "redis.maxMemory", value: r.maxMemory, problem: p, fix: `use "${DEFAULT_REDIS_MAXMEMORY}"` }] : [];
+        return p ? [fieldProblem("redis.maxMemory", r.maxMemory, p, (s) => s.set("redis.maxMemory", DEFAULT_REDIS_MAXMEMORY))] : [];
     }
     const problems: Problem[] = [];
     if (r.image !== undefined)

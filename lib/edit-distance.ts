@@ -27,3 +27,17 @@ export function nearestName(name: string, known: Iterable<string>, opts: { divis
     }
     return bestDistance <= Math.max(2, Math.floor(name.length / opts.divisor)) ? best : undefined;
 }
+
+/**
+ * The allowed value a mistyped one most likely meant: same letters in another case, then one that
+ * starts the other (`minutes` → `minute`, `sec` → `second`, `https` → `http`), then the nearest by
+ * edit distance when it is close; otherwise `fallback` (the field's default), never simply the first.
+ */
+export function closestValue(value: string, allowed: readonly string[], fallback: string): string {
+    const v = value.trim().toLowerCase();
+    const ci = allowed.find((a) => a.toLowerCase() === v);
+    if (ci) return ci;
+    const prefixed = allowed.filter((a) => v.length >= 2 && (v.startsWith(a.toLowerCase()) || a.toLowerCase().startsWith(v)));
+    if (prefixed.length) return prefixed.sort((a, b) => Math.abs(a.length - v.length) - Math.abs(b.length - v.length))[0];
+    return nearestName(v, allowed, { divisor: 3 }) ?? fallback;
+}

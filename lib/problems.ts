@@ -17,6 +17,8 @@ export interface Problem {
     fix: string;
     /** The same fix in another style (the render and explain CLIs phrase it as their flags). */
     fixWith?: (style: FixStyle) => string;
+    /** The problem's text in another style, when it names other fields (each named as the style names it). */
+    problemWith?: (style: FixStyle) => string;
 }
 
 /** What the input was: the stack's config, or the arguments of the named component. */

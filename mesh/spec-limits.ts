@@ -9,7 +9,7 @@ import { GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rule-args";
 import { DescriptorLimit, StackSettings } from "./settings-types";
 
 /** The route rule names no virtual host: GlobalRateLimit puts it on each of the Gateway's (`*:8080` by default, spec 2.6). */
-export function globalLimitsFromSettings(s: StackSettings): GlobalLimitsInput {
+export function globalLimitsFromSettings(s: Pick<StackSettings, "global">): GlobalLimitsInput {
     const api = s.global.apiRoute;
     const limit = (d: DescriptorLimit) => ({ requestsPerUnit: d.requestsPerUnit, unit: d.unit });
     const catchAll = s.global.descriptors.find((d) => d.value === undefined);

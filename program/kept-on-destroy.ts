@@ -6,7 +6,7 @@
  */
 import { SharedObjectsPlan } from "./preflight";
 import { StackSettings } from "../mesh/settings-types";
-import { stackNamespaces } from "../mesh/mesh-ratelimit";
+import { stackNamespaces } from "../mesh/mesh-plan";
 
 /** Up to five names, then "...". */
 function fewOf(names: string[]): string {

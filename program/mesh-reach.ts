@@ -4,9 +4,8 @@
  * before anything is registered (cluster/cluster-lookup.ts asks kubectl; offline renders skip it).
  */
 import { FilterLayout, PER_INSTANCE_MIN_ISTIO, entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
-import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit-plan";
+import { GlobalRateLimitPlan } from "../components/global-ratelimit-plan";
 import { Problem } from "../lib/problems";
-import { globalArgsFromSettings } from "../mesh/mesh-ratelimit";
 import { StackSettings } from "../mesh/settings-types";
 import { IstioRouting, StackHosts, hostSharers } from "./host-sharers";
 import { LiveObject, MESH_PEER_AUTHENTICATION } from "./preflight";
@@ -59,11 +58,7 @@ export function isMeshWide(pa: LiveObject): boolean {
  *   with `mesh`, one under another name than `default` is a problem (Istio applies only the oldest
  *   mesh-wide policy, so the stack's would be ignored or would silently replace it).
  */
-export function planMeshReach(
-    s: StackSettings,
-    state: MeshReachState,
-    global: GlobalRateLimitPlan = planGlobalRateLimit(globalArgsFromSettings(s)),
-): { problems: Problem[]; messages: string[] } {
+export function planMeshReach(s: StackSettings, state: MeshReachState, global: GlobalRateLimitPlan): { problems: Problem[]; messages: string[] } {
     const problems: Problem[] = [];
     const messages: string[] = [];
     const sel = `${s.mesh.gatewaySelector.key}=${s.mesh.gatewaySelector.value}`;
@@ -162,11 +157,7 @@ export interface Neighbour {
  *   the stack's `rate_limits` on the stack's hosts, so each request calls both services: a problem,
  *   fixed by the per-instance layout.
  */
-export function classifyNeighbours(
-    s: StackSettings,
-    state: MeshReachState,
-    plan: GlobalRateLimitPlan = planGlobalRateLimit(globalArgsFromSettings(s)),
-): Neighbour[] {
+export function classifyNeighbours(s: StackSettings, state: MeshReachState, plan: GlobalRateLimitPlan): Neighbour[] {
     const gatewayNs = s.mesh.filterNamespaces === "root" ? s.mesh.namespace : s.mesh.gatewayNamespace;
     const ownObjects = new Set(plan.filters.map((f) => `${gatewayNs}/${f.name}`));
     const ownHosts = new Set(s.mesh.vhostScope === "all" ? [] : (plan.args.gateway.virtualHosts ?? []));
@@ -263,11 +254,7 @@ export function gatewayProxyVersions(s: StackSettings, state: MeshReachState): {
 }
 
 /** The neighbours as preview lines: a message for each, a problem when the stack's own layout leaks. */
-export function planListenerNeighbours(
-    s: StackSettings,
-    state: MeshReachState,
-    global: GlobalRateLimitPlan = planGlobalRateLimit(globalArgsFromSettings(s)),
-): { problems: Problem[]; messages: string[] } {
+export function planListenerNeighbours(s: StackSettings, state: MeshReachState, global: GlobalRateLimitPlan): { problems: Problem[]; messages: string[] } {
     const problems: Problem[] = [];
     const messages: string[] = [];
     const shared = s.global.filterLayout === FilterLayout.Shared;

@@ -26,7 +26,7 @@
  * cluster/cluster-lookup.ts asks kubectl; offline renders pass an empty list, "the cluster lacks
  * everything").
  */
-import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit-plan";
+import { GlobalRateLimitPlan } from "../components/global-ratelimit-plan";
 import { ISTIO_INGRESS_CONTROLLER } from "../components/managed-api";
 import {
     DuplicateObject,
@@ -39,7 +39,7 @@ import {
     objectId,
 } from "../components/ownership";
 import { Problem } from "../lib/problems";
-import { globalArgsFromSettings, localArgsFromSettings } from "../mesh/mesh-ratelimit";
+import { localArgsOf } from "../mesh/mesh-plan";
 import { StackSettings } from "../mesh/settings-types";
 
 export const MESH_PEER_AUTHENTICATION = "default";
@@ -90,7 +90,7 @@ export function refName(r: SharedObjectRef): string {
 }
 
 /** Every fixed-name object outside the stack's own namespaces that these settings would create. */
-export function sharedObjectRefs(s: StackSettings, global: GlobalRateLimitPlan = planGlobalRateLimit(globalArgsFromSettings(s))): SharedObjectRef[] {
+export function sharedObjectRefs(s: StackSettings, global: GlobalRateLimitPlan): SharedObjectRef[] {
     const refs: SharedObjectRef[] = [];
     if (s.managedApi && s.apiProfile === "current") {
         refs.push({
@@ -110,7 +110,7 @@ export function sharedObjectRefs(s: StackSettings, global: GlobalRateLimitPlan =
         });
     }
     // The names and namespaces come from the same plans the components build their filters from.
-    const local = localArgsFromSettings(s);
+    const local = localArgsOf(s);
     const filters = [...global.filters, { name: local.filterName!, namespace: local.namespace! }];
     for (const { name, namespace } of filters) {
         refs.push({ kind: "EnvoyFilter", apiVersion: "networking.istio.io/v1alpha3", name, namespace, resource: "envoyfilters.networking.istio.io" });
@@ -132,12 +132,7 @@ function findLive(live: LiveObject[], r: SharedObjectRef): LiveObject | undefine
  * | PeerAuthentication default | create | manage | mesh-wide STRICT: leave; anything else: problem |
  * | EnvoyFilter filter-ratelimit* | create | manage | problem (the stack needs its own content there) |
  */
-export function planSharedObjects(
-    s: StackSettings,
-    live: LiveObject[],
-    global: GlobalRateLimitPlan = planGlobalRateLimit(globalArgsFromSettings(s)),
-    owner = "",
-): SharedObjectsPlan {
+export function planSharedObjects(s: StackSettings, live: LiveObject[], global: GlobalRateLimitPlan, owner = ""): SharedObjectsPlan {
     const plan: SharedObjectsPlan = { decisions: [], problems: [], ingressClass: false, peerAuthentication: false };
     for (const ref of sharedObjectRefs(s, global)) {
         const o = findLive(live, ref);

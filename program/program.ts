@@ -3,15 +3,16 @@
  * config → validated settings → preflight against the cluster → components.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { rawToArgs } from "../mesh/mesh-args";
 import { MeshRateLimitArgs } from "../mesh/mesh-ratelimit-args";
-import { MeshRateLimit, MeshRateLimitPlan, planMeshRateLimit } from "../mesh/mesh-ratelimit";
+import { MeshRateLimit } from "../mesh/mesh-ratelimit";
+import { MeshRateLimitPlan } from "../mesh/mesh-plan";
+import { planOfConfig } from "./config-args";
 import { ingressClassKept, peerAuthenticationKept } from "./kept-on-destroy";
 import { LiveObject, SharedObjectRef, SharedObjectsPlan, ownershipProblems, ownershipSummary, planSharedObjects, sharedObjectRefs } from "./preflight";
 import { MeshReachQuery, MeshReachState, meshReachQuery, planMeshReach } from "./mesh-reach";
 import { Problem, isStackConfigError } from "../lib/problems";
 import { StackSettings } from "../mesh/settings-types";
-import { configError } from "../mesh/config-problems";
+import { configError } from "./config-problems";
 import { hideSecretValues, rawConfigFromAll } from "./stack-config";
 import { LiveObjectMeta, ObjectRef, classifyObjects, currentStackOwner, duplicateObjects, ownerTransformation, plannedObjects } from "../components/ownership";
 
@@ -69,11 +70,11 @@ export function buildProgram(
 ): { settings: StackSettings; args: MeshRateLimitArgs; plan: MeshRateLimitPlan; stack: MeshRateLimit; shared: SharedObjectsPlan } {
     const { raw, unknown, secretKeys } = rawConfigFromAll(allConfig, opts.isSecret ?? isConfigSecret);
     const fail = (problems: Problem[]) => configError(hideSecretValues(problems, raw, secretKeys));
-    // Stack config → MeshRateLimit's typed arguments (lenient: the arguments' checks report what does
-    // not parse), checked once: the problems are rendered for stack config (keys, `pulumi config` fixes).
+    // Stack config → MeshRateLimit's typed arguments, checked once: the problems are rendered for
+    // stack config (keys, `pulumi config` fixes), secret values hidden.
     let plan: MeshRateLimitPlan;
     try {
-        plan = planMeshRateLimit(rawToArgs(raw), unknown);
+        plan = planOfConfig(raw, unknown);
     } catch (e) {
         throw isStackConfigError(e) ? fail(e.problems) : e;
     }

@@ -3,8 +3,8 @@
  * read into RawConfig, keys this project does not know reported, and the values of secret keys kept
  * out of every error message. MeshRateLimit (the package) never sees the config map.
  */
-import { CONFIG_KEY_NAMES, PROJECT } from "../mesh/config-schema";
-import { PULUMI_FIX, RawConfig, closestKey, problem } from "../mesh/config-problems";
+import { CONFIG_KEY_NAMES, PROJECT } from "../program/config-keys";
+import { PULUMI_FIX, RawConfig, closestKey, configProblem } from "./config-problems";
 import { FixStyle } from "../lib/fix-style";
 import { Problem } from "../lib/problems";
 
@@ -33,7 +33,7 @@ export function rawConfigFromAll(
             // A secret's value is never printed: the fix moves it without showing it, and keeps it secret.
             const move = secret ? `pulumi config set --secret ${near} "$(pulumi config get ${key})" && pulumi config rm ${key}` : undefined;
             unknown.push(
-                problem(key, secret ? SECRET_SHOWN : String(value), "unknown configuration key", (s) =>
+                configProblem(key, secret ? SECRET_SHOWN : String(value), "unknown configuration key", (s) =>
                     near ? `did you mean '${near}'? ${move ?? s.rename(key, near, String(value))}` : `${s.rm(key)} (docs/configuration.md lists every key)`,
                 ),
             );
@@ -67,6 +67,7 @@ export function hideSecretValues(problems: Problem[], raw: RawConfig, secretKeys
             problem: hide(p.problem),
             fix: hide(fixWith ? fixWith(keepSecret(PULUMI_FIX)) : p.fix),
             ...(fixWith ? { fixWith: (style: FixStyle) => hide(fixWith(keepSecret(style))) } : {}),
+            ...(p.problemWith ? { problemWith: (style: FixStyle) => hide(p.problemWith!(style)) } : {}),
         };
     });
 }

@@ -5,9 +5,11 @@
  */
 import * as fs from "fs";
 import { parse as parseYaml } from "yaml";
-import { CONFIG_KEY_NAMES, PROJECT } from "../mesh/config-schema";
+import { CONFIG_KEY_NAMES, PROJECT } from "../program/config-keys";
 import { nearestName } from "../lib/edit-distance";
-import { LIST_KEYS, closestKey, formatProblems, shellQuote } from "../mesh/config-problems";
+import { closestKey, formatConfigProblems } from "../program/config-problems";
+import { LIST_KEYS } from "../program/config-args";
+import { shellQuote } from "../mesh/arg-problems";
 import { FixStyle } from "../lib/fix-style";
 import { isStackConfigError } from "../lib/problems";
 
@@ -163,7 +165,7 @@ export function cliFix(command: string): FixStyle {
 
 /** What both CLIs print for an error, and the exit code: 2 for usage and config errors, 1 otherwise. */
 export function cliError(e: unknown, command: string): { message: string; code: number } {
-    if (isStackConfigError(e)) return { message: `error: ${formatProblems(e.problems, cliFix(command))}`, code: 2 };
+    if (isStackConfigError(e)) return { message: `error: ${formatConfigProblems(e.problems, cliFix(command))}`, code: 2 };
     if (e instanceof UsageError) return { message: `error: ${e.message}`, code: 2 };
     if (e instanceof Error && e.name === "OutDirError") return { message: `error: ${e.message}`, code: 2 };
     return { message: `error: ${e instanceof Error ? e.message : String(e)}`, code: 1 };

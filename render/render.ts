@@ -7,7 +7,7 @@ import type { LiveObjectMeta, ObjectRef } from "../components/ownership";
 import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
-import { PROJECT } from "../mesh/config-schema";
+import { PROJECT } from "../program/config-keys";
 import { LiveObject } from "../program/preflight";
 import { MeshReachState } from "../program/mesh-reach";
 import { StackSettings } from "../mesh/settings-types";

@@ -1,12 +1,15 @@
 /**
- * Writes mesh/mesh-ratelimit-args.ts: the MeshRateLimit component's `Args` interface, one
- * field per stack config key of mesh/config-schema.ts (same name, its description and
- * default as JSDoc, a typed value instead of the CLI's string). `--check` exits 1 when the file is
- * out of date (the unit tier runs it).
+ * Writes mesh/mesh-ratelimit-args.ts: the MeshRateLimit component's `Args` interfaces, structured by
+ * the component each field is for (`global` takes GlobalRateLimit's field names, its `service` and
+ * `redis` are GlobalRateLimit's own argument types, `local` LocalRateLimit's, `bookinfo` Bookinfo's,
+ * `managedApi` ManagedApi's), and `MESH_FIELDS`, each field's kind and default. Made from the config
+ * key table (program/config-keys.ts), whose keys each set one field: the description becomes the
+ * field's JSDoc with every key name it quotes replaced by that key's field. `--check` exits 1 when the
+ * file is out of date (the unit tier runs it).
  */
 import * as fs from "fs";
 import * as path from "path";
-import { CONFIG_KEYS, ConfigKeySpec } from "../mesh/config-schema";
+import { CONFIG_KEYS, CONFIG_KEY_OF_FIELD, ConfigKeySpec } from "../program/config-keys";
 
 export const OUT = path.join(__dirname, "..", "mesh", "mesh-ratelimit-args.ts");
 
@@ -18,7 +21,6 @@ export const ENUM_KEYS: Readonly<Record<string, string>> = {
     unit: "LimitUnit",
     localPlacement: "LocalPlacementMode",
     bookinfo: "BookinfoMode",
-    ratelimitLogLevel: "ServiceLogLevel",
     espPortMode: "EspPortModeName",
     vhostScope: "VirtualHostScope",
     filterNamespaces: "FilterNamespaces",
@@ -33,36 +35,104 @@ export const TYPED_KEYS: Readonly<Record<string, string>> = {
     descriptors: "DescriptorArgs[]",
     includeIpRanges: "string[]",
     gatewayHosts: "string[]",
+    monitoringRuleLabels: "{ [label: string]: string }",
 };
+
+/** Groups whose fields are a component's own argument type: that type, not a generated one. */
+const COMPONENT_TYPES: Readonly<Record<string, { type: string; doc: string }>> = {
+    "global.service": {
+        type: "RateLimitServiceOptionsArgs",
+        doc: "The rate-limit service: GlobalRateLimit's `service` argument (its names, images, replicas and Redis client settings). Defaults to GlobalRateLimit's.",
+    },
+    "global.redis": {
+        type: "RedisOptionsArgs",
+        doc: "Which Redis the service counts in: GlobalRateLimit's `redis` argument (the in-cluster Redis by default, or an existing one). Defaults to GlobalRateLimit's.",
+    },
+};
+
+/** Each generated group: its interface name and JSDoc. */
+const GROUPS: Readonly<Record<string, { type: string; doc: string }>> = {
+    "": {
+        type: "MeshRateLimitArgs",
+        doc: "The whole specified stack (docs/specification.md), its arguments grouped by the component each is for. Every field is optional; the defaults are the stack's.",
+    },
+    paths: { type: "MeshPathsArgs", doc: "The bookinfo paths the specification names: the stack's routes and limits are made of them." },
+    limits: { type: "MeshLimitsArgs", doc: "The specification's global limits (spec 2.4, 2.6), which MeshRateLimit turns into GlobalRateLimit's rules." },
+    mesh: {
+        type: "MeshPlacementArgs",
+        doc: "Where the stack sits in the mesh: Istio's root namespace, the ingress gateway, the reach of its filters, mutual TLS.",
+    },
+    global: { type: "MeshGlobalArgs", doc: "The global limits' service and gateway filter: GlobalRateLimit's arguments, by GlobalRateLimit's names." },
+    "global.accessPolicy": { type: "MeshAccessPolicyArgs", doc: "Who may call the rate-limit service and Redis (GlobalRateLimit's `accessPolicy`)." },
+    "global.monitoring": { type: "MeshMonitoringArgs", doc: "The dashboard and alert rules (GlobalRateLimit's `monitoring`)." },
+    local: { type: "MeshLocalArgs", doc: "The local token bucket on a workload's sidecar (LocalRateLimit's arguments)." },
+    bookinfo: { type: "MeshBookinfoArgs", doc: "The bookinfo sample the limits protect (Bookinfo's arguments)." },
+    managedApi: { type: "MeshManagedApiArgs", doc: "The managed API (ESP) in the mesh (ManagedApi's arguments)." },
+};
+
+/** A key name quoted in a description, replaced by the field it sets. */
+function fieldWords(text: string): string {
+    return text.replace(/`([A-Za-z]+)`/g, (whole, k: string) => {
+        const spec = CONFIG_KEYS.find((c) => c.key === k);
+        return spec ? `\`${spec.field}\`` : whole;
+    });
+}
 
 function tsType(k: ConfigKeySpec): string {
     return ENUM_KEYS[k.key] ?? TYPED_KEYS[k.key] ?? (k.kind === "integer" ? "number" : k.kind === "boolean" ? "boolean" : "string");
 }
 
-function doc(k: ConfigKeySpec): string {
-    const def = k.defaultNote ? k.defaultNote : k.default === "" ? "unset" : `\`${k.default}\``;
-    const text = `${k.description} Defaults to ${def}.`.replace(/\*\//g, "*\\/");
-    return `    /** ${text} */`;
+function jsdoc(text: string, indent = "    "): string {
+    return `${indent}/** ${text.replace(/\*\//g, "*\\/")} */`;
 }
 
+function fieldDoc(k: ConfigKeySpec): string {
+    const def = k.defaultNote ? fieldWords(k.defaultNote) : k.default === "" ? "unset" : `\`${k.default}\``;
+    return jsdoc(`${fieldWords(k.description)} Defaults to ${def}.`);
+}
+
+const parentOf = (field: string) => field.split(".").slice(0, -1).join(".");
+const nameOf = (field: string) => field.split(".").pop()!;
+
 export function generate(): string {
-    const fields = CONFIG_KEYS.map((k) => `${doc(k)}\n    ${k.key}?: ${tsType(k)};`).join("\n");
-    return `// Generated by \`npm run gen:mesh-args\` from mesh/config-schema.ts; edit that file instead.
+    const keys = CONFIG_KEYS.filter((k) => !Object.keys(COMPONENT_TYPES).some((g) => k.field.startsWith(`${g}.`)));
+    const blocks = Object.entries(GROUPS).map(([group, { type, doc }]) => {
+        const own = keys.filter((k) => parentOf(k.field) === group).map((k) => `${fieldDoc(k)}\n    ${nameOf(k.field)}?: ${tsType(k)};`);
+        const nested = [...Object.entries(GROUPS), ...Object.entries(COMPONENT_TYPES)]
+            .filter(([g]) => g !== "" && parentOf(g) === group)
+            .map(([g, t]) => `${jsdoc(t.doc)}\n    ${nameOf(g)}?: ${t.type};`);
+        const extra = group === "" ? PROGRAM_OPTIONS : "";
+        return `${jsdoc(doc, "")}\nexport interface ${type} {\n${[...own, ...nested].join("\n")}\n${extra}}`;
+    });
+    const fields = CONFIG_KEYS.map((k) => `    "${k.field}": { kind: "${k.kind}", default: ${JSON.stringify(k.default)} },`).join("\n");
+    // Every key's field is written once and read back by its path; a field no key sets cannot be reported under a key.
+    if (CONFIG_KEYS.some((k) => CONFIG_KEY_OF_FIELD[k.field] !== k.key)) throw new Error("two config keys set one field");
+    return `// Generated by \`npm run gen:mesh-args\` from program/config-keys.ts; edit that file instead.
 import { ApiProfileName, BookinfoMode, DescriptorArgs, EspPortModeName, FilterNamespaces, HttpRouteArgs, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
-import { ServiceLogLevel } from "../components/service-settings";
+import { RateLimitServiceOptionsArgs } from "../components/global-ratelimit-args";
+import { RedisOptionsArgs } from "../components/redis-options";
 import { LimitUnit, PathKeyMode } from "../builders/rule-args";
 import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
 import { CounterStore } from "../builders/counter-stores";
 
-/**
- * The whole specified stack (docs/specification.md): one field per stack config key (docs/configuration.md),
- * typed. Every field is optional; the defaults are the stack's.
- */
-export interface MeshRateLimitArgs {
+${blocks.join("\n\n")}
+
+/** How a field's value is read (\`json\`: a typed list or map) and its default as text ("": the variant's preset or derived). */
+export interface MeshFieldSpec {
+    kind: "string" | "integer" | "boolean" | "json";
+    default: string;
+}
+
+/** Every field of MeshRateLimit's arguments that the stack reads, by its path. */
+export const MESH_FIELDS: Readonly<Record<string, MeshFieldSpec>> = {
 ${fields}
-    /** kubectl context of the seed profile's mesh ConfigMap edit. Defaults to the current context. */
+};
+`;
+}
+
+const PROGRAM_OPTIONS = `    /** kubectl context of the seed profile's mesh ConfigMap edit. Defaults to the current context. */
     kubeContext?: string;
-    /** \`current\` profile: create IngressClass \`<ingressClassName>\` (false when the cluster has one for Istio). Defaults to \`true\`. */
+    /** \`current\` profile: create IngressClass \`<managedApi.ingressClassName>\` (false when the cluster has one for Istio). Defaults to \`true\`. */
     createIngressClass?: boolean;
     /** \`current\` profile: \`pulumi destroy\` leaves the IngressClass the stack created (other Ingresses use it). Defaults to \`false\`. */
     keepIngressClassOnDestroy?: boolean;
@@ -70,9 +140,7 @@ ${fields}
     createPeerAuthentication?: boolean;
     /** \`current\` profile: \`pulumi destroy\` leaves PeerAuthentication \`default\` the stack created (other workloads run under it). Defaults to \`false\`. */
     keepPeerAuthenticationOnDestroy?: boolean;
-}
 `;
-}
 
 if (require.main === module) {
     const text = generate();

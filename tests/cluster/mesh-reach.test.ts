@@ -18,9 +18,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { lookupMeshReach, lookupSharedObjects } from "../../cluster/cluster-lookup";
-import { PROJECT } from "../../mesh/config-schema";
+import { PROJECT } from "../../program/config-keys";
 import { MeshReachQuery, MeshReachState, meshReachQuery } from "../../program/mesh-reach";
-import { resolveSettings } from "../../mesh/settings";
+import { resolveSettings } from "../../program/config-args";
 import { InputError } from "../../lib/problems";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";

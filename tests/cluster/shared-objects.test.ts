@@ -20,7 +20,7 @@ import { expect } from "chai";
 import { lookupSharedObjects } from "../../cluster/cluster-lookup";
 import { LiveObject, SharedObjectsPlan, planSharedObjects, refName, sharedObjectRefs } from "../../program/preflight";
 import { StackSettings } from "../../mesh/settings-types";
-import { resolveSettings } from "../../mesh/settings";
+import { planOfConfig } from "../../program/config-args";
 import { InputError } from "../../lib/problems";
 import { K8sObject } from "../../lib/k8s-object";
 import { registerProgram, toObjects } from "../../render/render";
@@ -51,10 +51,11 @@ function config(over: Record<string, string>): Record<string, string> {
 
 /** The preflight as `pulumi preview` runs it: settings → refs → kubectl → decisions. */
 function preflight(over: Record<string, string>): { s: StackSettings; live: LiveObject[]; plan: SharedObjectsPlan } {
-    const s = resolveSettings(config(over));
-    const live = lookupSharedObjects(sharedObjectRefs(s));
+    const p = planOfConfig(config(over));
+    const s = p.settings;
+    const live = lookupSharedObjects(sharedObjectRefs(s, p.global));
     // The render runs as stack `render` (render/render.ts): what it applied carries that owner.
-    return { s, live, plan: planSharedObjects(s, live, undefined, "organization/mesh-ratelimit/render") };
+    return { s, live, plan: planSharedObjects(s, live, p.global, "organization/mesh-ratelimit/render") };
 }
 
 /** Runs the program with the cluster's answer; returns the shared objects it would create. */
@@ -270,7 +271,8 @@ describe("cluster: objects shared with the cluster (preflight against a real API
         cleanupClasses.push(cls);
         // No LITERAL: vhostScope gateway-hosts, filterNamespaces own, mutualTlsScope workloads.
         const base = { ...DEV, meshNamespace: meshNs, gatewayNamespace: gwNs, workloadNamespace: appsNs, ratelimitNamespace: appsNs, ingressClassName: cls };
-        const refs = sharedObjectRefs(resolveSettings(base));
+        const p = planOfConfig(base);
+        const refs = sharedObjectRefs(p.settings, p.global);
         expect(refs.map(refName).sort()).to.deep.equal(
             [
                 `IngressClass ${cls}`,

@@ -4,7 +4,7 @@
  * Istio's ALLOW semantics with negative controls (another identity, another port).
  */
 import { expect } from "chai";
-import { resolveSettings } from "../../mesh/settings";
+import { resolveSettings } from "../../program/config-args";
 import { DEV, Rendered, beforeAllTests, render } from "./helpers";
 
 const GW = "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account";

@@ -107,7 +107,7 @@ describe("components refuse what they do not know (components/arg-checks.ts)", f
             "ingresPath",
         ],
         ["MeshMutualTls", () => new MeshMutualTls("t", { namespaces: ["shop"], scop: "workloads" } as any), "scop"],
-        ["MeshRateLimit", () => new MeshRateLimit("s", { managedApi: false, localBuckt: 3 } as any), "localBuckt"],
+        ["MeshRateLimit", () => new MeshRateLimit("s", { managedApi: { enabled: false }, localBuckt: 3 } as any), "localBuckt"],
     ];
     for (const [component, build, field] of cases)
         it(`${component} refuses a misspelt argument in its constructor, names the closest one, and registers nothing`, async () => {
@@ -157,13 +157,13 @@ describe("components refuse what they do not know (components/arg-checks.ts)", f
     });
 
     it("MeshRateLimit: loginPath equal to the product page's path is refused (the login route would be dropped)", async () => {
-        const { message } = await refusal(() => new MeshRateLimit("s", { managedApi: false, loginPath: "/productpage" }));
-        expect(message).to.include('loginPath = "/productpage": equals pagePath');
-        expect(message).to.include('fix: set loginPath: "/login" in MeshRateLimit\'s args');
+        const { message } = await refusal(() => new MeshRateLimit("s", { managedApi: { enabled: false }, paths: { login: "/productpage" } }));
+        expect(message).to.include('paths.login = "/productpage": equals paths.page');
+        expect(message).to.include('fix: set paths.login: "/login" in MeshRateLimit\'s args');
         // With routes of its own, the three paths do not make the routes: nothing is dropped.
         const routes = [{ exact: ["/productpage"] }];
         const r = await registerComponents(
-            () => new MeshRateLimit("t", { managedApi: false, loginPath: "/productpage", virtualServiceRoutes: routes, variant: "B" }),
+            () => new MeshRateLimit("t", { managedApi: { enabled: false }, paths: { login: "/productpage" }, bookinfo: { routes }, variant: "B" }),
         );
         expect(r.all.length).to.be.greaterThan(0);
     });

@@ -3,25 +3,27 @@ import { expect } from "chai";
 import { parse } from "yaml";
 import { gatewaySpecFor, virtualServiceSpec } from "../../components/bookinfo";
 import { localBucketValue } from "../../builders/envoy-filters";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { planLocalRateLimit } from "../../components/local-ratelimit";
-import { globalArgsFromSettings, localArgsFromSettings } from "../../mesh/mesh-ratelimit";
+import { localArgsOf } from "../../mesh/mesh-plan";
 import { espArgs, ingressManifest } from "../../components/managed-api";
 import { ratelimitEnv } from "../../components/ratelimit-service";
 import { StackSettings } from "../../mesh/settings-types";
-import { resolveSettings } from "../../mesh/settings";
+import { planOfConfig } from "../../program/config-args";
 import { DEV } from "./helpers";
 
 // The specification's one counter store: its config and filters are what these tables describe.
-const A = resolveSettings({ ...DEV, counterStore: "single" });
-const B = resolveSettings({ ...DEV, variant: "B", counterStore: "single" });
+const planA = planOfConfig({ ...DEV, counterStore: "single" });
+const planB = planOfConfig({ ...DEV, variant: "B", counterStore: "single" });
+const A = planA.settings;
+const B = planB.settings;
+const planOf = (s: StackSettings) => (s === A ? planA : s === B ? planB : undefined)!;
 /** The service settings GlobalRateLimit derives for a stack (what its Deployment is built from). */
-const serviceOf = (s: StackSettings) => planGlobalRateLimit(globalArgsFromSettings(s)).service;
+const serviceOf = (s: StackSettings) => planOf(s).global.service;
 /** The stack's gateway filters, by name, as the GlobalRateLimit component plans them. */
-const filters = (s: StackSettings) => Object.fromEntries(planGlobalRateLimit(globalArgsFromSettings(s)).filters.map((f) => [f.name, f.spec as any]));
+const filters = (s: StackSettings) => Object.fromEntries(planOf(s).global.filters.map((f) => [f.name, f.spec as any]));
 /** The rate-limit service's config.yaml, as the GlobalRateLimit component plans it. */
-const configYaml = (s: StackSettings) => planGlobalRateLimit(globalArgsFromSettings(s)).configYaml;
-const localFilter = (s: StackSettings) => planLocalRateLimit("local", localArgsFromSettings(s)).spec as any;
+const configYaml = (s: StackSettings) => planOf(s).global.configYaml;
+const localFilter = (s: StackSettings) => planLocalRateLimit("local", localArgsOf(s)).spec as any;
 
 describe("pure builders", () => {
     it("config.yaml is YAML the service reads: domain, then descriptors with rate_limit", () => {
@@ -88,9 +90,9 @@ describe("pure builders", () => {
 
 describe("rate-limit service statistics", () => {
     it("stats are off by default (no per-decision log lines) and go to Prometheus when asked", () => {
-        const names = (s: typeof A) => ratelimitEnv(serviceOf(s), "r:6379").map((e) => `${e.name}=${e.value}`);
-        expect(names(A)).to.include.members(["USE_STATSD=false", "DISABLE_STATS=true"]);
-        const prom = resolveSettings({ ...DEV, ratelimitPrometheus: "true" });
+        const names = (p: typeof planA) => ratelimitEnv(p.global.service, "r:6379").map((e) => `${e.name}=${e.value}`);
+        expect(names(planA)).to.include.members(["USE_STATSD=false", "DISABLE_STATS=true"]);
+        const prom = planOfConfig({ ...DEV, ratelimitPrometheus: "true" });
         expect(names(prom)).to.include.members(["USE_PROMETHEUS=true", "PROMETHEUS_ADDR=:9090"]);
         expect(names(prom)).to.not.include("DISABLE_STATS=true");
     });

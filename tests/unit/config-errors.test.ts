@@ -5,8 +5,9 @@
 import { expect } from "chai";
 import { spawnSync } from "child_process";
 import * as path from "path";
-import { closestValue, formatProblems, RawConfig } from "../../mesh/config-problems";
-import { resolveSettings } from "../../mesh/settings";
+import { formatConfigProblems as formatProblems, RawConfig } from "../../program/config-problems";
+import { closestValue } from "../../lib/edit-distance";
+import { resolveSettings } from "../../program/config-args";
 import { InputError } from "../../lib/problems";
 import { cliFix, parseCli, UsageError } from "../../render/args";
 import { parseArgs } from "../../render/cli";
@@ -380,7 +381,7 @@ const CASES: Case[] = [
         says: /appears twice/,
         fix: /distinct name/,
     },
-    { name: "empty domain characters", set: { domain: "rate limit" }, key: "domain", says: /letters, digits/, fix: /domain ratelimit/ },
+    { name: "empty domain characters", set: { domain: "rate limit" }, key: "domain", says: /letters, digits/, fix: /domain rate-limit/ },
     // Redis choices (builders/redis-connection.ts)
     {
         name: "unknown redis mode",

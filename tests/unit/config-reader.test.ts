@@ -6,8 +6,8 @@
  */
 import { expect } from "chai";
 import { InputError } from "../../lib/problems";
-import { RawConfig } from "../../mesh/config-problems";
-import { resolveSettings } from "../../mesh/settings";
+import { RawConfig } from "../../program/config-problems";
+import { resolveSettings } from "../../program/config-args";
 import {
     API_ROUTE,
     BASE,

@@ -5,8 +5,8 @@
  * shipped dev stack's first `pulumi up` would stop before creating anything.
  */
 import { expect } from "chai";
-import { CONFIG_KEYS } from "../../mesh/config-schema";
-import { resolveSettings } from "../../mesh/settings";
+import { CONFIG_KEYS } from "../../program/config-keys";
+import { resolveSettings } from "../../program/config-args";
 import { declaredDefaults, programConfig, registerProgram, stackFileConfig } from "../../render/render";
 import { DEV } from "./helpers";
 

@@ -81,7 +81,7 @@ describe("failure bounds: Redis memory and the service's Redis timeout (pure)", 
         };
         expect(planGlobalRateLimit({ ...base, timeout: "0.2s" }).service.ratelimit.redisTimeout).to.equal("100ms");
         expect(planGlobalRateLimit({ ...base, redis: { maxMemory: "300mb" } }).problems.map((p) => [p.key, p.fix])).to.deep.equal([
-            ["redis.maxMemory", 'use "160mb"'],
+            ["redis.maxMemory", 'set redis.maxMemory to "160mb"'],
         ]);
         expect(
             planGlobalRateLimit({ ...base, redis: { mode: "external" as any, addresses: ["r:6379"], maxMemory: "100mb" } }).problems.map((p) => p.key),

@@ -6,6 +6,7 @@
  * the code; everything is computed inside each `it` (Stryker's per-test coverage).
  */
 import { expect } from "chai";
+import { RedisModeName } from "../../builders/redis-connection";
 import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { ServiceLogLevel } from "../../components/service-settings";
@@ -24,7 +25,8 @@ import {
     SUBDOMAIN,
     SVC,
     TIMEOUT,
-    TIMEOUT_FIX,
+    WHOLE,
+    PORT_RANGE,
     VHOST,
     VHOST_FIX,
     VHOSTS_REQUIRED,
@@ -74,32 +76,46 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         [
             "a domain with a space: the fix joins the words with '-'",
             G({ domain: "shop limits" }),
-            [{ key: "domain", value: "shop limits", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "shop-limits"' }],
+            [
+                {
+                    key: "domain",
+                    value: "shop limits",
+                    problem: "must be non-empty and use only letters, digits, '_', '.', '-'",
+                    fix: 'set domain to "shop-limits"',
+                },
+            ],
         ],
         [
             "a domain with surrounding spaces: the fix trims them",
             G({ domain: " shop " }),
-            [{ key: "domain", value: " shop ", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "shop"' }],
+            [{ key: "domain", value: " shop ", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'set domain to "shop"' }],
         ],
         [
             "a domain with a run of bad characters: one '-'",
             G({ domain: "shop  &  limits" }),
-            [{ key: "domain", value: "shop  &  limits", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "shop-limits"' }],
+            [
+                {
+                    key: "domain",
+                    value: "shop  &  limits",
+                    problem: "must be non-empty and use only letters, digits, '_', '.', '-'",
+                    fix: 'set domain to "shop-limits"',
+                },
+            ],
         ],
         [
             "no domain",
             G({ domain: undefined }),
-            [{ key: "domain", value: undefined, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "my-gateway"' }],
+            [{ key: "domain", value: undefined, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'set domain to "my-gateway"' }],
         ],
         [
             "an empty domain",
             G({ domain: "" }),
-            [{ key: "domain", value: "", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "my-gateway"' }],
+            [{ key: "domain", value: "", problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'set domain to "my-gateway"' }],
         ],
         [
-            "a domain that is not a string",
+            "a domain that is not a string: a name of its own",
             G({ domain: 7 }),
-            [{ key: "domain", value: 7, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'use "7"' }],
+            [{ key: "domain", value: 7, problem: "must be non-empty and use only letters, digits, '_', '.', '-'", fix: 'set domain to "my-gateway"' }],
         ],
 
         // gateway
@@ -268,7 +284,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             ],
         ],
         ["listenerPorts given (a Gateway port the gateway's Service maps to another pod port)", GW({ listenerPorts: [8080] }), []],
-        ["listenerPorts: a bad port", GW({ listenerPorts: [0] }), [{ key: "gateway.listenerPorts[0]", value: 0, problem: PORT, fix: "use e.g. 8081" }]],
+        ["listenerPorts: a bad port", GW({ listenerPorts: [0] }), [{ key: "gateway.listenerPorts[0]", value: 0, problem: PORT_RANGE, fix: "use e.g. 8081" }]],
         [
             "listenerPorts: []",
             GW({ listenerPorts: [] }),
@@ -358,144 +374,201 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         [
             "namespace of 64 characters: the fix is cut to 63",
             G({ namespace: "a".repeat(64) }),
-            [{ key: "namespace", value: "a".repeat(64), problem: LABEL, fix: `use "${"a".repeat(63)}"` }],
+            [{ key: "namespace", value: "a".repeat(64), problem: LABEL, fix: `set namespace to "${"a".repeat(63)}"` }],
         ],
         [
             "namespace too long: the cut fix does not end in '-'",
             G({ namespace: `${"a".repeat(62)}-bc` }),
-            [{ key: "namespace", value: `${"a".repeat(62)}-bc`, problem: LABEL, fix: `use "${"a".repeat(62)}"` }],
+            [{ key: "namespace", value: `${"a".repeat(62)}-bc`, problem: LABEL, fix: `set namespace to "${"a".repeat(62)}"` }],
         ],
         [
             "namespace with capitals and '_'",
             G({ namespace: "Shop_Limits" }),
-            [{ key: "namespace", value: "Shop_Limits", problem: LABEL, fix: 'use "shop-limits"' }],
+            [{ key: "namespace", value: "Shop_Limits", problem: LABEL, fix: 'set namespace to "shop-limits"' }],
         ],
         [
             "namespace with a dot (a label has none): the fix has none either",
             G({ namespace: "shop.limits" }),
-            [{ key: "namespace", value: "shop.limits", problem: LABEL, fix: 'use "shop-limits"' }],
+            [{ key: "namespace", value: "shop.limits", problem: LABEL, fix: 'set namespace to "shop-limits"' }],
         ],
-        ["namespace with leading and trailing '-'", G({ namespace: "-shop-" }), [{ key: "namespace", value: "-shop-", problem: LABEL, fix: 'use "shop"' }]],
-        ['namespace empty: the fix is "name"', G({ namespace: "" }), [{ key: "namespace", value: "", problem: LABEL, fix: 'use "name"' }]],
+        [
+            "namespace with leading and trailing '-'",
+            G({ namespace: "-shop-" }),
+            [{ key: "namespace", value: "-shop-", problem: LABEL, fix: 'set namespace to "shop"' }],
+        ],
+        ['namespace empty: the fix is "name"', G({ namespace: "" }), [{ key: "namespace", value: "", problem: LABEL, fix: 'set namespace to "name"' }]],
 
         // timeout
         ["timeout 0.001s", G({ timeout: "0.001s" }), []],
         ["timeout with 9 decimals", G({ timeout: "1.123456789s" }), []],
-        ["timeout 0.0009s", G({ timeout: "0.0009s" }), [{ key: "timeout", value: "0.0009s", problem: TIMEOUT, fix: TIMEOUT_FIX }]],
-        ["timeout 0s", G({ timeout: "0s" }), [{ key: "timeout", value: "0s", problem: TIMEOUT, fix: TIMEOUT_FIX }]],
-        ["timeout without the s", G({ timeout: "10" }), [{ key: "timeout", value: "10", problem: TIMEOUT, fix: TIMEOUT_FIX }]],
-        ["timeout in milliseconds", G({ timeout: "500ms" }), [{ key: "timeout", value: "500ms", problem: TIMEOUT, fix: TIMEOUT_FIX }]],
-        ["timeout a number", G({ timeout: 10 }), [{ key: "timeout", value: 10, problem: TIMEOUT, fix: TIMEOUT_FIX }]],
+        [
+            "timeout 0.0009s",
+            G({ timeout: "0.0009s" }),
+            [{ key: "timeout", value: "0.0009s", problem: "must be at least 0.001s", fix: 'set timeout to "0.001s"' }],
+        ],
+        ["timeout 0s", G({ timeout: "0s" }), [{ key: "timeout", value: "0s", problem: "must be at least 0.001s", fix: 'set timeout to "0.001s"' }]],
+        [
+            "timeout without the s: the same seconds, with it",
+            G({ timeout: "10" }),
+            [{ key: "timeout", value: "10", problem: TIMEOUT, fix: 'set timeout to "10s"' }],
+        ],
+        [
+            "timeout in milliseconds: the same length in seconds",
+            G({ timeout: "500ms" }),
+            [{ key: "timeout", value: "500ms", problem: TIMEOUT, fix: 'set timeout to "0.5s"' }],
+        ],
+        [
+            "timeout a number: the same seconds, as a duration",
+            G({ timeout: 10 }),
+            [{ key: "timeout", value: 10, problem: TIMEOUT, fix: 'set timeout to "10s"' }],
+        ],
 
         // service
-        ["service.name not a DNS label", SVC({ name: "Rate Limit" }), [{ key: "service.name", value: "Rate Limit", problem: LABEL, fix: 'use "rate-limit"' }]],
-        ["service.name with a dot", SVC({ name: "ratelimit.v2" }), [{ key: "service.name", value: "ratelimit.v2", problem: LABEL, fix: 'use "ratelimit-v2"' }]],
+        [
+            "service.name not a DNS label",
+            SVC({ name: "Rate Limit" }),
+            [{ key: "service.name", value: "Rate Limit", problem: LABEL, fix: 'set service.name to "rate-limit"' }],
+        ],
+        [
+            "service.name with a dot",
+            SVC({ name: "ratelimit.v2" }),
+            [{ key: "service.name", value: "ratelimit.v2", problem: LABEL, fix: 'set service.name to "ratelimit-v2"' }],
+        ],
         ["service.configName with dots", SVC({ configName: "ratelimit.config" }), []],
         ["service.configName of 253 characters", SVC({ configName: "a".repeat(253) }), []],
         [
             "service.configName of 254 characters: the fix is cut to 253",
             SVC({ configName: "a".repeat(254) }),
-            [{ key: "service.configName", value: "a".repeat(254), problem: SUBDOMAIN, fix: `use "${"a".repeat(253)}"` }],
+            [{ key: "service.configName", value: "a".repeat(254), problem: SUBDOMAIN, fix: `set service.configName to "${"a".repeat(253)}"` }],
         ],
         [
             "service.configName not a DNS subdomain",
             SVC({ configName: "RateLimit Config" }),
-            [{ key: "service.configName", value: "RateLimit Config", problem: SUBDOMAIN, fix: 'use "ratelimit-config"' }],
+            [{ key: "service.configName", value: "RateLimit Config", problem: SUBDOMAIN, fix: 'set service.configName to "ratelimit-config"' }],
         ],
         [
             "service.configName with an empty part",
             SVC({ configName: "Rate..Limit." }),
-            [{ key: "service.configName", value: "Rate..Limit.", problem: SUBDOMAIN, fix: 'use "rate.limit"' }],
+            [{ key: "service.configName", value: "Rate..Limit.", problem: SUBDOMAIN, fix: 'set service.configName to "rate.limit"' }],
         ],
         ["service.grpcPort 1", SVC({ grpcPort: 1 }), []],
         ["service.grpcPort 65535", SVC({ grpcPort: 65535 }), []],
-        ["service.grpcPort 0", SVC({ grpcPort: 0 }), [{ key: "service.grpcPort", value: 0, problem: PORT, fix: "use e.g. 8081" }]],
-        ["service.grpcPort 65536", SVC({ grpcPort: 65536 }), [{ key: "service.grpcPort", value: 65536, problem: PORT, fix: "use e.g. 8081" }]],
-        ["service.grpcPort 8081.5", SVC({ grpcPort: 8081.5 }), [{ key: "service.grpcPort", value: 8081.5, problem: PORT, fix: "use e.g. 8081" }]],
-        ["service.grpcPort a string", SVC({ grpcPort: "8081" }), [{ key: "service.grpcPort", value: "8081", problem: PORT, fix: "use e.g. 8081" }]],
+        ["service.grpcPort 0", SVC({ grpcPort: 0 }), [{ key: "service.grpcPort", value: 0, problem: PORT, fix: "set service.grpcPort to 1" }]],
+        ["service.grpcPort 65536", SVC({ grpcPort: 65536 }), [{ key: "service.grpcPort", value: 65536, problem: PORT, fix: "set service.grpcPort to 65535" }]],
+        [
+            "service.grpcPort 8081.5",
+            SVC({ grpcPort: 8081.5 }),
+            [{ key: "service.grpcPort", value: 8081.5, problem: WHOLE, fix: "set service.grpcPort to 8082" }],
+        ],
+        [
+            "service.grpcPort a string",
+            SVC({ grpcPort: "8081" }),
+            [{ key: "service.grpcPort", value: "8081", problem: WHOLE, fix: "set service.grpcPort to 8081" }],
+        ],
         [
             "service.grpcPort 8080 (the service's HTTP port)",
             SVC({ grpcPort: 8080 }),
-            [{ key: "service.grpcPort", value: 8080, problem: "collides with the service's HTTP (8080) or debug (6070) port", fix: "use 8081" }],
+            [
+                {
+                    key: "service.grpcPort",
+                    value: 8080,
+                    problem: "collides with the service's HTTP (8080) or debug (6070) port",
+                    fix: "set service.grpcPort to 8081",
+                },
+            ],
         ],
         [
             "service.grpcPort 6070 (the service's debug port)",
             SVC({ grpcPort: 6070 }),
-            [{ key: "service.grpcPort", value: 6070, problem: "collides with the service's HTTP (8080) or debug (6070) port", fix: "use 8081" }],
+            [
+                {
+                    key: "service.grpcPort",
+                    value: 6070,
+                    problem: "collides with the service's HTTP (8080) or debug (6070) port",
+                    fix: "set service.grpcPort to 8081",
+                },
+            ],
         ],
         ["service.replicas 1", SVC({ replicas: 1 }), []],
         ["service.replicas 100", SVC({ replicas: 100 }), []],
-        ["service.replicas 0", SVC({ replicas: 0 }), [{ key: "service.replicas", value: 0, problem: "must be a whole number from 1 to 100", fix: "use 2" }]],
+        [
+            "service.replicas 0",
+            SVC({ replicas: 0 }),
+            [{ key: "service.replicas", value: 0, problem: "must be between 1 and 100", fix: "set service.replicas to 1" }],
+        ],
         [
             "service.replicas 101",
             SVC({ replicas: 101 }),
-            [{ key: "service.replicas", value: 101, problem: "must be a whole number from 1 to 100", fix: "use 2" }],
+            [{ key: "service.replicas", value: 101, problem: "must be between 1 and 100", fix: "set service.replicas to 100" }],
         ],
-        [
-            "service.replicas 1.5",
-            SVC({ replicas: 1.5 }),
-            [{ key: "service.replicas", value: 1.5, problem: "must be a whole number from 1 to 100", fix: "use 2" }],
-        ],
+        ["service.replicas 1.5", SVC({ replicas: 1.5 }), [{ key: "service.replicas", value: 1.5, problem: WHOLE, fix: "set service.replicas to 2" }]],
         ...Object.values(ServiceLogLevel).map((l): [string, GlobalRateLimitArgs, Problem[]] => [`service.logLevel ${l}`, SVC({ logLevel: l }), []]),
         [
             "service.logLevel unknown",
             SVC({ logLevel: "verbose" }),
-            [{ key: "service.logLevel", value: "verbose", problem: "must be one of debug, info, warn, error", fix: "use ServiceLogLevel.Warn" }],
+            [{ key: "service.logLevel", value: "verbose", problem: "must be one of 'warn', 'debug', 'info', 'error'", fix: 'set service.logLevel to "warn"' }],
         ],
         ["service.redisPoolSize 1", SVC({ redisPoolSize: 1 }), []],
         ["service.redisPoolSize 10000", SVC({ redisPoolSize: 10_000 }), []],
         [
             "service.redisPoolSize 0",
             SVC({ redisPoolSize: 0 }),
-            [{ key: "service.redisPoolSize", value: 0, problem: "must be a whole number from 1 to 10000", fix: "omit it for 10" }],
+            [{ key: "service.redisPoolSize", value: 0, problem: "must be between 1 and 10000", fix: "set service.redisPoolSize to 1" }],
         ],
         [
             "service.redisPoolSize 10001",
             SVC({ redisPoolSize: 10_001 }),
-            [{ key: "service.redisPoolSize", value: 10_001, problem: "must be a whole number from 1 to 10000", fix: "omit it for 10" }],
+            [{ key: "service.redisPoolSize", value: 10_001, problem: "must be between 1 and 10000", fix: "set service.redisPoolSize to 10000" }],
         ],
         [
             "service.redisPoolSize 2.5",
             SVC({ redisPoolSize: 2.5 }),
-            [{ key: "service.redisPoolSize", value: 2.5, problem: "must be a whole number from 1 to 10000", fix: "omit it for 10" }],
+            [{ key: "service.redisPoolSize", value: 2.5, problem: WHOLE, fix: "set service.redisPoolSize to 3" }],
         ],
         ["service.redisPipelineLimit 0", SVC({ redisPipelineLimit: 0 }), []],
         ["service.redisPipelineLimit the largest safe integer", SVC({ redisPipelineLimit: Number.MAX_SAFE_INTEGER }), []],
         [
             "service.redisPipelineLimit -1",
             SVC({ redisPipelineLimit: -1 }),
-            [{ key: "service.redisPipelineLimit", value: -1, problem: "must be a whole number from 0 up", fix: "omit it for 0" }],
+            [{ key: "service.redisPipelineLimit", value: -1, problem: "must be at least 0", fix: "set service.redisPipelineLimit to 0" }],
         ],
         [
             "service.redisPipelineLimit 1.5",
             SVC({ redisPipelineLimit: 1.5 }),
-            [{ key: "service.redisPipelineLimit", value: 1.5, problem: "must be a whole number from 0 up", fix: "omit it for 0" }],
+            [{ key: "service.redisPipelineLimit", value: 1.5, problem: WHOLE, fix: "set service.redisPipelineLimit to 2" }],
         ],
         ["service.localCacheSizeInBytes 0", SVC({ localCacheSizeInBytes: 0 }), []],
         [
             "service.localCacheSizeInBytes -1",
             SVC({ localCacheSizeInBytes: -1 }),
-            [{ key: "service.localCacheSizeInBytes", value: -1, problem: "must be a whole number from 0 up", fix: "omit it for 1048576" }],
+            [{ key: "service.localCacheSizeInBytes", value: -1, problem: "must be at least 0", fix: "set service.localCacheSizeInBytes to 0" }],
         ],
         [
             "service.localCacheSizeInBytes 2^53 (not a safe integer)",
             SVC({ localCacheSizeInBytes: 2 ** 53 }),
-            [{ key: "service.localCacheSizeInBytes", value: 2 ** 53, problem: "must be a whole number from 0 up", fix: "omit it for 1048576" }],
+            [{ key: "service.localCacheSizeInBytes", value: 2 ** 53, problem: WHOLE, fix: `set service.localCacheSizeInBytes to ${Number.MAX_SAFE_INTEGER}` }],
         ],
         [
             "service.localCacheSizeInBytes a string",
             SVC({ localCacheSizeInBytes: "1024" }),
-            [{ key: "service.localCacheSizeInBytes", value: "1024", problem: "must be a whole number from 0 up", fix: "omit it for 1048576" }],
+            [{ key: "service.localCacheSizeInBytes", value: "1024", problem: WHOLE, fix: "set service.localCacheSizeInBytes to 1024" }],
         ],
         ...["0", "150us", "2ms", "1µs", "1h2m3.5s"].map((w): [string, GlobalRateLimitArgs, Problem[]] => [
-            `service.redisPipelineWindow ${w}`,
-            SVC({ redisPipelineWindow: w }),
+            `service.redisPipelineWindow ${w} (a Redis Cluster, the one Redis the pinned service applies it to)`,
+            G({ service: { redisPipelineWindow: w }, redis: { mode: RedisModeName.Cluster, addresses: ["r-0:6379", "r-1:6379", "r-2:6379"] } }),
             [],
         ]),
         ...["1 ms", "5", "", "1d", "ms", "0s0"].map((w): [string, GlobalRateLimitArgs, Problem[]] => [
             `service.redisPipelineWindow ${JSON.stringify(w)}`,
-            SVC({ redisPipelineWindow: w }),
-            [{ key: "service.redisPipelineWindow", value: w, problem: WINDOW, fix: 'use "0"' }],
+            G({ service: { redisPipelineWindow: w }, redis: { mode: RedisModeName.Cluster, addresses: ["r-0:6379", "r-1:6379", "r-2:6379"] } }),
+            [
+                {
+                    key: "service.redisPipelineWindow",
+                    value: w,
+                    problem: WINDOW,
+                    fix: w === "1 ms" ? 'set service.redisPipelineWindow to "1ms"' : "set service.redisPipelineWindow to 0",
+                },
+            ],
         ]),
         ["service.image given", SVC({ image: "registry.example/ratelimit:1" }), []],
         [
@@ -516,7 +589,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
     ];
     for (const [name, args, want] of cases) {
         it(name, () => {
-            expect(planGlobalRateLimit(args).problems).to.deep.equal(want);
+            expect(planGlobalRateLimit(args).problems.map(({ fixWith: _f, ...p }) => p)).to.deep.equal(want);
         });
     }
 });

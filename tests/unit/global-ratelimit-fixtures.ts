@@ -6,7 +6,9 @@ import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 export const M = LimitUnit.Minute;
 export const LABEL = "must be a Kubernetes DNS-1123 label (lower-case letters, digits, '-')";
 export const SUBDOMAIN = "must be a Kubernetes DNS-1123 subdomain (lower-case letters, digits, '-', '.')";
-export const PORT = "must be a port number from 1 to 65535";
+export const PORT = "must be between 1 and 65535";
+/** What LocalRateLimit and the gateway target say of a port (GlobalRateLimit's service port reads as a whole number in a range). */
+export const PORT_RANGE = "must be a port number from 1 to 65535";
 export const SELECTOR_EMPTY = "must name at least one pod label";
 export const SELECTOR_EMPTY_FIX = 'give e.g. { istio: "ingressgateway" }';
 export const LABEL_BAD = "is not a valid label key and value";
@@ -17,8 +19,8 @@ export const SENTINEL_MASTER_REQUIRED = "is required with mode sentinel: the nam
 export const SECRET_NAME = "must be the name of a Secret in the service's namespace (a DNS-1123 subdomain)";
 export const PRINCIPAL = "must be an Istio principal '<trust domain>/ns/<namespace>/sa/<service account>' (no spiffe:// prefix)";
 export const DEFAULT_PRINCIPAL_FIX = 'use "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"';
-export const TIMEOUT = "must be a protobuf duration of at least 0.001s (seconds with an 's' suffix)";
-export const TIMEOUT_FIX = 'use e.g. "10s" or "0.5s"';
+export const TIMEOUT = "must be a protobuf duration: seconds with an 's' suffix (Envoy rejects '60', '1m' or '500ms')";
+export const WHOLE = "must be a whole number";
 export const VHOST = "must be Istio's virtual host name <host>:<port> (host '*', '*.<domain>' or a DNS name; the port of the Gateway server)";
 export const VHOST_FIX = 'use e.g. "shop.example.com:80" (Istio silently ignores a patch that names no virtual host)';
 export const VHOSTS_REQUIRED =

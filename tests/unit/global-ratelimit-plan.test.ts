@@ -14,8 +14,8 @@ import { LocalRateLimit } from "../../components/local-ratelimit";
 import { redisOptionsOf } from "../../components/redis-options";
 import { ServiceLogLevel } from "../../components/service-settings";
 import { InputError } from "../../lib/problems";
-import { CONFIG_KEYS, configDefault } from "../../mesh/config-schema";
-import { resolveSettings } from "../../mesh/settings";
+import { CONFIG_KEYS, configDefault } from "../../program/config-keys";
+import { resolveSettings } from "../../program/config-args";
 import {
     EXISTING_ONLY,
     EXT,
@@ -25,14 +25,13 @@ import {
     LABEL_BAD,
     LABEL_BAD_FIX,
     M,
-    PORT,
     REDIS,
     SELECTOR_EMPTY,
     SELECTOR_EMPTY_FIX,
     SUBDOMAIN,
     SVC,
     TIMEOUT,
-    TIMEOUT_FIX,
+    PORT_RANGE,
     VHOST,
     VHOST_FIX,
 } from "./global-ratelimit-fixtures";
@@ -166,7 +165,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
                     logLevel: ServiceLogLevel.Debug,
                     image: "registry.example/ratelimit:1",
                     redisPoolSize: 20,
-                    redisPipelineWindow: "150us",
+                    redisPipelineWindow: "0ms",
                     redisPipelineLimit: 8,
                     localCacheSizeInBytes: 0,
                     prometheus: true,
@@ -190,7 +189,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
                 replicas: 3,
                 logLevel: "debug",
                 redisPoolSize: 20,
-                redisPipelineWindow: "150us",
+                redisPipelineWindow: "0ms",
                 redisPipelineLimit: 8,
                 localCacheSizeInBytes: 0,
                 prometheus: true,
@@ -483,7 +482,7 @@ describe("GlobalRateLimit helpers", () => {
     it("portProblem: 1 to 65535, whole numbers only", () => {
         for (const ok of [1, 80, 65535]) expect(portProblem("p", ok), String(ok)).to.deep.equal([]);
         for (const bad of [0, -1, 65536, 1.5, "80", undefined, null, NaN]) {
-            expect(portProblem("p", bad), String(bad)).to.deep.equal([{ key: "p", value: bad, problem: PORT, fix: "use e.g. 8081" }]);
+            expect(portProblem("p", bad), String(bad)).to.deep.equal([{ key: "p", value: bad, problem: PORT_RANGE, fix: "use e.g. 8081" }]);
         }
     });
 
@@ -504,11 +503,13 @@ describe("component arguments: checks a mutation run showed untested (docs/mutat
     });
 
     it("a timeout given as a list is refused (its string form would look valid)", () => {
-        expect(planGlobalRateLimit(G({ timeout: ["10s"] })).problems).to.deep.equal([{ key: "timeout", value: ["10s"], problem: TIMEOUT, fix: TIMEOUT_FIX }]);
+        expect(planGlobalRateLimit(G({ timeout: ["10s"] })).problems.map(({ fixWith: _f, ...p }) => p)).to.deep.equal([
+            { key: "timeout", value: ["10s"], problem: TIMEOUT, fix: 'set timeout to "10s"' },
+        ]);
     });
 
     it("tls: false spelled out does not excuse another existing-Redis field with the in-cluster Redis", () => {
-        expect(planGlobalRateLimit(REDIS({ tls: false, addresses: ["redis:6379"] })).problems).to.deep.equal([
+        expect(planGlobalRateLimit(REDIS({ tls: false, addresses: ["redis:6379"] })).problems.map(({ fixWith: _f, ...p }) => p)).to.deep.equal([
             { key: "redis.addresses", value: ["redis:6379"], problem: EXISTING_ONLY, fix: 'remove redis.addresses, or set redis.mode to "external"' },
         ]);
     });

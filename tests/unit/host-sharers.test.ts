@@ -10,7 +10,7 @@ import * as path from "path";
 import { parseAllDocuments } from "yaml";
 import { planMeshReach } from "../../program/mesh-reach";
 import { IstioRouting } from "../../program/host-sharers";
-import { resolveSettings } from "../../mesh/settings";
+import { planOfConfig } from "../../program/config-args";
 import { DEV } from "./helpers";
 
 const TENANT = parseAllDocuments(fs.readFileSync(path.join(__dirname, "..", "istio", "fixtures", "tenant-star.yaml"), "utf8")).map(
@@ -24,12 +24,12 @@ function messages(docs: IstioRouting[], over: Record<string, string> = {}): stri
         kind: "Pod",
         metadata: { name: "istio-ingressgateway-1", namespace: "istio-system", labels: { istio: "ingressgateway", app: "istio-ingressgateway" } },
     };
-    return planMeshReach(resolveSettings({ ...DEV, ...over }), {
-        gatewayPods: [gatewayPod],
-        peerAuthentications: [],
-        gateways: kinds(docs, "Gateway"),
-        virtualServices: kinds(docs, "VirtualService"),
-    }).messages.filter((m) => /team-star|shop/.test(m));
+    const plan = planOfConfig({ ...DEV, ...over });
+    return planMeshReach(
+        plan.settings,
+        { gatewayPods: [gatewayPod], peerAuthentications: [], gateways: kinds(docs, "Gateway"), virtualServices: kinds(docs, "VirtualService") },
+        plan.global,
+    ).messages.filter((m) => /team-star|shop/.test(m));
 }
 
 /** The tenant with one field changed (a deep copy). */

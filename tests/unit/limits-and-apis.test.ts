@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import { effectiveLimits, formatLimits } from "../../mesh/limits-table";
 import { missingApis, requiredApiVersions } from "../../program/served-apis";
-import { resolveSettings } from "../../mesh/settings";
+import { resolveSettings } from "../../program/config-args";
 import { DEV } from "./helpers";
 
 const ALL_SERVED = new Set([

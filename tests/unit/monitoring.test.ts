@@ -24,7 +24,7 @@ import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { monitoringPlanOf, podMatchers } from "../../components/ratelimit-monitoring";
 import { Problem } from "../../lib/problems";
 import { requiredApiVersions } from "../../program/served-apis";
-import { resolveSettings } from "../../mesh/settings";
+import { resolveSettings } from "../../program/config-args";
 import { DEV } from "./helpers";
 
 /** Variant A's limits as the specification states them (docs/specification.md section 8). */

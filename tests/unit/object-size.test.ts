@@ -47,20 +47,24 @@ describe("objects within the API server's bound (components/object-size.ts)", fu
         }
     });
 
-    it("MeshRateLimit: 1,000 descriptors are refused under monitoringDashboard at construction, and nothing is registered", async () => {
+    it("MeshRateLimit: 1,000 descriptors are refused under global.monitoring.dashboard at construction, and nothing is registered", async () => {
         const descriptors = Array.from({ length: 1000 }, (_, i) => ({ key: "PATH", value: `/p/${i}`, unit: "minute" as const, requestsPerUnit: 5 }));
         let registered: string[] = [];
         let message = "";
         try {
-            registered = (await registerComponents(() => new MeshRateLimit("s", { managedApi: false, descriptors }))).all.map((r) => r.type);
+            registered = (await registerComponents(() => new MeshRateLimit("s", { managedApi: { enabled: false }, limits: { descriptors } }))).all.map(
+                (r) => r.type,
+            );
         } catch (e) {
             message = (e as Error).message;
         }
         expect(message).to.match(/^MeshRateLimit: invalid arguments \(1 problem\)/);
-        expect(message).to.include('- monitoringDashboard = "true": with 1000 limits, makes the dashboard ConfigMap');
-        expect(message).to.include("fix: set monitoringDashboard: false in MeshRateLimit's args");
+        expect(message).to.include("- global.monitoring.dashboard = true: with 1000 limits, makes the dashboard ConfigMap");
+        expect(message).to.include("fix: set global.monitoring.dashboard: false in MeshRateLimit's args");
         expect(registered).to.deep.equal([]);
-        const ok = await registerComponents(() => new MeshRateLimit("t", { managedApi: false, descriptors, monitoringDashboard: false }));
+        const ok = await registerComponents(
+            () => new MeshRateLimit("t", { managedApi: { enabled: false }, limits: { descriptors }, global: { monitoring: { dashboard: false } } }),
+        );
         expect(ok.objects.filter((o) => o.kind === "ConfigMap").map((o) => o.metadata.name)).to.include("ratelimit-config");
     });
 });

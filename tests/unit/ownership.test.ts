@@ -24,7 +24,7 @@ import { Registration, registerComponents, registerProgram } from "../../render/
 import { DEV, render } from "./helpers";
 import { ingressClassKept, peerAuthenticationKept } from "../../program/kept-on-destroy";
 import { SharedObjectsPlan } from "../../program/preflight";
-import { resolveSettings } from "../../mesh/settings";
+import { resolveSettings } from "../../program/config-args";
 import { SHOP_RULES } from "./rules.test";
 
 /** The stack the offline render runs as (render/render.ts). */

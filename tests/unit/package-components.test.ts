@@ -147,7 +147,7 @@ describe("package components on their own (a shop, not bookinfo)", function () {
             expect(err?.message).to.include(`  - ${field} = `);
         }
         expect(err?.message).to.include('fix: use e.g. "/api"');
-        expect(err?.message).to.include('fix: use "shop-limits"');
+        expect(err?.message).to.include('fix: set domain to "shop-limits"');
     });
 
     it("GlobalRateLimit on its own creates the ServiceAccount of every pod it runs (a missing one keeps the pods from being created)", async () => {

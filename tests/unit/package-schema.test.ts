@@ -11,7 +11,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
-import { CONFIG_KEYS } from "../../mesh/config-schema";
+import { CONFIG_KEYS } from "../../program/config-keys";
 import { OUT as PACKAGE_DOCS, SCHEMA_OUT, render as renderPackageDocs, schemaText } from "../../scripts/gen-package-docs";
 // What the pinned SDK's plugin runner (cmd/run-plugin/run.js) calls on the required module.
 import { getPulumiComponents } from "@pulumi/pulumi/provider/experimental/provider";
@@ -116,13 +116,30 @@ describe("component package: schema from Pulumi's analyzer", function () {
         expect(r.inputProperties.routes).to.deep.include({ type: "array", optional: true });
     });
 
-    it("MeshRateLimit: one typed input per stack config key", () => {
+    it("MeshRateLimit: every stack config key's field is a typed input, grouped by the component it is for", () => {
         const r = schema.resources["mesh-ratelimit:index:MeshRateLimit"];
-        for (const k of CONFIG_KEYS) expect(r.inputProperties, k.key).to.have.property(k.key);
-        expect(r.inputProperties.variant.$ref).to.equal("#/types/mesh-ratelimit:index:StackVariant");
-        expect(r.inputProperties.descriptors.items.$ref).to.equal("#/types/mesh-ratelimit:index:DescriptorArgs");
-        expect(r.inputProperties.catchAllLimit.type).to.equal("number");
+        /** The schema of a field path: each part a property of the object type the part before refers to. */
+        const at = (field: string): any => {
+            let props = r.inputProperties;
+            let prop: any;
+            for (const part of field.split(".")) {
+                prop = props?.[part];
+                if (!prop) return undefined;
+                const ref = prop.$ref?.replace("#/types/", "");
+                props = ref ? schema.types[ref]?.properties : undefined;
+            }
+            return prop;
+        };
+        for (const k of CONFIG_KEYS) expect(at(k.field), `${k.key} → ${k.field}`).to.exist;
+        expect(at("variant").$ref).to.equal("#/types/mesh-ratelimit:index:StackVariant");
+        expect(at("limits.descriptors").items.$ref).to.equal("#/types/mesh-ratelimit:index:DescriptorArgs");
+        expect(at("limits.catchAll").type).to.equal("number");
+        // The global limits' service and Redis are GlobalRateLimit's own argument types, not copies.
+        expect(at("global.service").$ref).to.equal("#/types/mesh-ratelimit:index:RateLimitServiceOptionsArgs");
+        expect(at("global.redis").$ref).to.equal("#/types/mesh-ratelimit:index:RedisOptionsArgs");
         expect(r.properties.limits.items.$ref).to.equal("#/types/mesh-ratelimit:index:LimitRowOutput");
+        // No flat stack config key is an input any more.
+        for (const k of ["limitedPathLimit", "rateLimitTimeout", "ratelimitReplicas", "espServiceName"]) expect(r.inputProperties).to.not.have.property(k);
     });
 });
 

@@ -11,7 +11,9 @@ import { FilterLayout } from "../../builders/envoy-filters";
 import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { LimitUnit } from "../../builders/rule-args";
-import { resolveSettings } from "../../mesh/settings";
+import { planOfConfig, resolveSettings } from "../../program/config-args";
+import { MeshRateLimitPlan } from "../../mesh/mesh-plan";
+import { MeshReachState } from "../../program/mesh-reach";
 import { InputError } from "../../lib/problems";
 import { Registration, registerProgram } from "../../render/render";
 import { DEV, render } from "./helpers";
@@ -39,7 +41,15 @@ function envoyFilter(name: string, marks: Marks = {}): LiveObject {
 
 /** The PeerAuthentication `default` decisions concern mutual TLS for the whole mesh (`mutualTlsScope` mesh). */
 const MESH_WIDE = { mutualTlsScope: "mesh" };
-const settings = (over: Record<string, string> = {}) => resolveSettings({ ...DEV, ...MESH_WIDE, ...over });
+const stack = (over: Record<string, string> = {}) => planOfConfig({ ...DEV, ...MESH_WIDE, ...over });
+const settings = (over: Record<string, string> = {}) => stack(over).settings;
+/** The shared objects a stack would look up, from its plan. */
+const refsOf = (p: MeshRateLimitPlan) => sharedObjectRefs(p.settings, p.global);
+/** The mesh-reach plan of a stack config (its settings and its GlobalRateLimit plan). */
+const reachOf = (raw: Record<string, string>, state: MeshReachState) => {
+    const p = planOfConfig(raw);
+    return planMeshReach(p.settings, state, p.global);
+};
 
 /** Runs the program under mocks with a cluster fixture; returns registrations, messages and the error. */
 async function run(cluster: LiveObject[], over: Record<string, string> = {}) {
@@ -57,7 +67,7 @@ async function run(cluster: LiveObject[], over: Record<string, string> = {}) {
 
 describe("shared objects: which fixed-name objects outside the stack's namespaces are looked up", () => {
     it("current profile: the IngressClass, PeerAuthentication default and the EnvoyFilters", () => {
-        const refs = sharedObjectRefs(settings()).map((r) => `${r.kind}/${r.namespace ?? "-"}/${r.name}`);
+        const refs = refsOf(stack()).map((r) => `${r.kind}/${r.namespace ?? "-"}/${r.name}`);
         expect(refs).to.deep.equal([
             "IngressClass/-/istio",
             "PeerAuthentication/istio-system/default",
@@ -72,25 +82,25 @@ describe("shared objects: which fixed-name objects outside the stack's namespace
     });
 
     it("mutual TLS for the stack's pods only (the default scope): no mesh-wide PeerAuthentication is looked up or created", () => {
-        const refs = sharedObjectRefs(resolveSettings({ ...DEV })).map((r) => `${r.kind}/${r.namespace ?? "-"}/${r.name}`);
+        const refs = refsOf(planOfConfig({ ...DEV })).map((r) => `${r.kind}/${r.namespace ?? "-"}/${r.name}`);
         expect(refs.filter((r) => r.startsWith("PeerAuthentication"))).to.deep.equal([]);
     });
 
     it("seed profile: no IngressClass (the annotation selects Istio) and no PeerAuthentication", () => {
-        const kinds = sharedObjectRefs(settings({ apiProfile: "seed" })).map((r) => r.kind);
+        const kinds = refsOf(stack({ apiProfile: "seed" })).map((r) => r.kind);
         expect(kinds).to.not.include("IngressClass");
         expect(kinds).to.not.include("PeerAuthentication");
         expect(kinds.filter((k) => k === "EnvoyFilter")).to.have.length(7);
     });
 
     it("variant B has no route filter; managedApi=false no IngressClass; mutualTls=false no PeerAuthentication", () => {
-        expect(sharedObjectRefs(settings({ variant: "B" })).map((r) => r.name)).to.not.include("filter-ratelimit-svc-api");
-        expect(sharedObjectRefs(settings({ managedApi: "false" })).map((r) => r.kind)).to.not.include("IngressClass");
-        expect(sharedObjectRefs(settings({ mutualTls: "false" })).map((r) => r.kind)).to.not.include("PeerAuthentication");
+        expect(refsOf(stack({ variant: "B" })).map((r) => r.name)).to.not.include("filter-ratelimit-svc-api");
+        expect(refsOf(stack({ managedApi: "false" })).map((r) => r.kind)).to.not.include("IngressClass");
+        expect(refsOf(stack({ mutualTls: "false" })).map((r) => r.kind)).to.not.include("PeerAuthentication");
     });
 
     it("the IngressClass looked up is the configured class name", () => {
-        expect(sharedObjectRefs(settings({ ingressClassName: "istio-mesh" })).find((r) => r.kind === "IngressClass")?.name).to.equal("istio-mesh");
+        expect(refsOf(stack({ ingressClassName: "istio-mesh" })).find((r) => r.kind === "IngressClass")?.name).to.equal("istio-mesh");
     });
 });
 
@@ -180,7 +190,7 @@ describe("shared objects: the decision table", () => {
     ];
     for (const c of table) {
         it(c.name, () => {
-            const plan = planSharedObjects(settings(), c.live, undefined, RENDER_OWNER);
+            const plan = planSharedObjects(settings(), c.live, stack().global, RENDER_OWNER);
             const action = (kind: string) => plan.decisions.find((d) => d.ref.kind === kind)?.action;
             if (c.error) {
                 expect(plan.problems, "problems").to.have.length(1);
@@ -196,11 +206,11 @@ describe("shared objects: the decision table", () => {
     }
 
     it("every problem names the object and a fix; the fix never modifies the object silently", () => {
-        const plan = planSharedObjects(settings(), [
-            ingressClass("istio", "example.com/other"),
-            peerAuth({ mtls: { mode: "PERMISSIVE" } }),
-            envoyFilter("filter-ratelimit-svc"),
-        ]);
+        const plan = planSharedObjects(
+            settings(),
+            [ingressClass("istio", "example.com/other"), peerAuth({ mtls: { mode: "PERMISSIVE" } }), envoyFilter("filter-ratelimit-svc")],
+            stack().global,
+        );
         expect(plan.problems.map((p) => p.key)).to.deep.equal(["ingressClassName", "mutualTls", "meshNamespace"]);
         expect(plan.problems[0].fix).to.match(/pulumi config set ingressClassName /);
         expect(plan.problems[1].fix).to.match(/kubectl -n istio-system patch peerauthentication default .*STRICT.*pulumi config set mutualTls false/);
@@ -339,7 +349,7 @@ describe("reach: the gateway filters reach only the stack's gateway; mesh-wide m
     });
     const OURS_GW = pod("istio-system", "istio-ingressgateway-7d9f-abcde");
     const reach = (over: Record<string, string>, gatewayPods: LiveObject[], peerAuthentications: LiveObject[] = []) =>
-        planMeshReach(resolveSettings({ ...DEV, ...over }), { gatewayPods, peerAuthentications });
+        reachOf({ ...DEV, ...over }, { gatewayPods, peerAuthentications });
 
     it("asks for the selector's pods in every namespace and the root namespace's policies", () => {
         expect(meshReachQuery(resolveSettings({ ...DEV, gatewaySelector: "app=edge", meshNamespace: "mesh-root" }))).to.deep.equal({
@@ -435,8 +445,7 @@ describe("reach: a mesh-wide DISABLE policy and the stack's STRICT pods", () => 
         spec: { mtls: { mode } },
     });
     const gw: LiveObject = { apiVersion: "v1", kind: "Pod", metadata: { name: "gw-0", namespace: "istio-system" } };
-    const reach = (over: Record<string, string>, pas: LiveObject[]) =>
-        planMeshReach(resolveSettings({ ...DEV, ...over }), { gatewayPods: [gw], peerAuthentications: pas });
+    const reach = (over: Record<string, string>, pas: LiveObject[]) => reachOf({ ...DEV, ...over }, { gatewayPods: [gw], peerAuthentications: pas });
 
     it("refused with the default scope: clients would send plain text to pods that accept only mutual TLS", () => {
         const r = reach({}, [pa("mesh-off", "DISABLE")]);
@@ -507,10 +516,13 @@ describe("reach: other rate-limit filters on the gateway's pods and listener (ma
             ],
         });
     const check = (over: Record<string, string>, envoyFilters: LiveObject[]) => {
-        const s = resolveSettings({ ...DEV, ...over });
+        const p = planOfConfig({ ...DEV, ...over });
         return {
-            verdicts: classifyNeighbours(s, { gatewayPods: [gw], peerAuthentications: [], envoyFilters }).map((n) => [n.envoyFilter, n.verdict]),
-            plan: planMeshReach(s, { gatewayPods: [gw], peerAuthentications: [], envoyFilters }),
+            verdicts: classifyNeighbours(p.settings, { gatewayPods: [gw], peerAuthentications: [], envoyFilters }, p.global).map((n) => [
+                n.envoyFilter,
+                n.verdict,
+            ]),
+            plan: planMeshReach(p.settings, { gatewayPods: [gw], peerAuthentications: [], envoyFilters }, p.global),
         };
     };
 
@@ -565,10 +577,10 @@ describe("reach: other rate-limit filters on the gateway's pods and listener (ma
         otherPods.spec.workloadSelector.labels = { istio: "eastwestgateway" };
         expect(check({}, [otherPods]).verdicts).to.deep.equal([]);
         expect(check({}, [{ ...handWritten(""), metadata: { name: "legacy-ratelimit", namespace: "team-x" } }]).verdicts).to.deep.equal([]);
-        const s = resolveSettings({ ...DEV });
+        const p = planOfConfig({ ...DEV });
         // The stack's own EnvoyFilter (same namespace and name) is not a neighbour.
         const ownFilter = envoyFilter("filter-ratelimit", handWritten("").spec);
-        expect(classifyNeighbours(s, { gatewayPods: [gw], peerAuthentications: [], envoyFilters: [ownFilter] })).to.deep.equal([]);
+        expect(classifyNeighbours(p.settings, { gatewayPods: [gw], peerAuthentications: [], envoyFilters: [ownFilter] }, p.global)).to.deep.equal([]);
     });
 });
 
@@ -580,7 +592,7 @@ describe("reach: the per-instance layout and the gateway's Istio version", () =>
         spec: { containers: [{ name: "istio-proxy", image }] },
     });
     const reach = (over: Record<string, string>, image: string) =>
-        planMeshReach(resolveSettings({ ...DEV, ...over }), { gatewayPods: [gwPod(image)], peerAuthentications: [], envoyFilters: [] });
+        reachOf({ ...DEV, ...over }, { gatewayPods: [gwPod(image)], peerAuthentications: [], envoyFilters: [] });
 
     it("Istio 1.24 gateway proxies with filterLayout=per-instance: refused, naming the minimum version and the setting", () => {
         const r = reach({ filterLayout: "per-instance" }, "docker.io/istio/proxyv2:1.24.3");

@@ -6,7 +6,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
-import { CONFIG_KEYS, PROJECT } from "../../mesh/config-schema";
+import { CONFIG_KEYS, PROJECT } from "../../program/config-keys";
 
 const text = fs.readFileSync(path.join(__dirname, "..", "..", "Pulumi.yaml"), "utf8");
 const config: Record<string, { type: string; default: unknown }> = parse(text).config;

@@ -6,7 +6,7 @@ import { effectiveLimits, formatLimits } from "../../mesh/limits-table";
 import { getTopLevel, restoredText, setTopLevel } from "../../builders/mesh-config-text";
 import { missingApis } from "../../program/served-apis";
 import { compileFullMatch, isCidr, protoDurationSeconds } from "../../lib/formats";
-import { resolveSettings } from "../../mesh/settings";
+import { resolveSettings } from "../../program/config-args";
 import { parseArgs } from "../../render/cli";
 import { pulumiYamlText } from "../../scripts/gen-pulumi-yaml";
 import { DEV } from "./helpers";
@@ -127,17 +127,17 @@ describe("render CLI arguments", () => {
 });
 
 describe("Pulumi.yaml", () => {
-    it("declares every config key, in sync with mesh/config-schema.ts", () => {
+    it("declares every config key, in sync with program/config-keys.ts", () => {
         const file = fs.readFileSync(path.join(__dirname, "..", "..", "Pulumi.yaml"), "utf8");
         expect(file, "run `npm run gen:pulumi-yaml`").to.equal(pulumiYamlText());
     });
 });
 
 describe("docs/configuration.md", () => {
-    it("documents every config key (table in sync with mesh/config-schema.ts)", () => {
+    it("documents every config key (table in sync with program/config-keys.ts)", () => {
         const { readmeWithTable } = require("../../scripts/gen-config-docs") as typeof import("../../scripts/gen-config-docs");
         const readme = fs.readFileSync(path.join(__dirname, "..", "..", "docs", "configuration.md"), "utf8");
         expect(readme, "run `npm run gen:docs`").to.equal(readmeWithTable(readme));
-        for (const k of require("../../mesh/config-schema").CONFIG_KEYS) expect(readme).to.contain(`| \`${k.key}\` |`);
+        for (const k of require("../../program/config-keys").CONFIG_KEYS) expect(readme).to.contain(`| \`${k.key}\` |`);
     });
 });

@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { isHostPort, redisConnectionEnv, withRedisConnection } from "../../builders/redis-connection";
-import { resolveSettings } from "../../mesh/settings";
+import { resolveSettings } from "../../program/config-args";
 import { DEV, render } from "./helpers";
 
 const AUTH = { name: "redis-auth", key: "password" };

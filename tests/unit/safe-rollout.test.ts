@@ -1,12 +1,10 @@
 /** Shadow mode and the Prometheus scrape target, in the builders and in the rendered Deployment. */
 import { expect } from "chai";
 import { prometheusScrapeAnnotations, shadowModeEnv } from "../../components/safe-rollout";
-import { resolveSettings } from "../../mesh/settings";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { globalArgsFromSettings } from "../../mesh/mesh-ratelimit";
+import { planOfConfig, resolveSettings } from "../../program/config-args";
 
 /** The service settings GlobalRateLimit derives for the dev stack. */
-const devService = () => planGlobalRateLimit(globalArgsFromSettings(resolveSettings(DEV))).service;
+const devService = () => planOfConfig(DEV).global.service;
 import { DEV, render } from "./helpers";
 
 function ratelimitPod(objects: any[]): any {

@@ -1,8 +1,8 @@
 /** Shared inputs of the stack config tests (settings.test.ts, config-reader.test.ts): the dev stack's config, problem helpers and the problem texts they expect (written here, not read from the code). */
 import { FixStyle } from "../../lib/fix-style";
 import { isStackConfigError, Problem } from "../../lib/problems";
-import { RawConfig } from "../../mesh/config-problems";
-import { resolveSettings } from "../../mesh/settings";
+import { RawConfig } from "../../program/config-problems";
+import { resolveSettings } from "../../program/config-args";
 
 /** The dev stack's config (as in config-errors.test.ts): valid, so each case fails only for what it changes. */
 export const BASE: RawConfig = {
@@ -20,9 +20,9 @@ export const STYLE: FixStyle = {
     header: (n) => `H(${n})`,
 };
 
-export type Plain = Omit<Problem, "fixWith">;
+export type Plain = Omit<Problem, "fixWith" | "problemWith">;
 export const P = (key: string, value: string | undefined, text: string, fix: string): Plain => ({ key, value, problem: text, fix });
-export const plain = ({ fixWith: _f, ...p }: Problem): Plain => p;
+export const plain = ({ fixWith: _f, problemWith: _p, ...p }: Problem): Plain => p;
 
 /** The problems of BASE + `set`, without the style functions; [] when the config is accepted. */
 export function problemsOf(set: RawConfig): Plain[] {

@@ -12,8 +12,11 @@ import { defaultApiRegex, defaultRoutes } from "../../builders/routes";
 import { dnsNameProblem, isDnsName, suggestedDnsName } from "../../lib/dns-names";
 import { FixStyle } from "../../lib/fix-style";
 import { compileFullMatch, isCidr, protoDurationSeconds } from "../../lib/formats";
-import { closestKey, closestValue, configError, formatProblems, problem, PULUMI_FIX, shellQuote } from "../../mesh/config-problems";
-import { inboundVhostName, resolveSettings } from "../../mesh/settings";
+import { closestKey, configError, formatConfigProblems as formatProblems, configProblem as problem, PULUMI_FIX } from "../../program/config-problems";
+import { shellQuote } from "../../mesh/arg-problems";
+import { closestValue } from "../../lib/edit-distance";
+import { inboundVhostName } from "../../mesh/mesh-checks";
+import { resolveSettings } from "../../program/config-args";
 import { rawConfigFromAll } from "../../program/stack-config";
 import { BASE, LABEL, P, plain, problemsOf, STYLE, SUBDOMAIN } from "./settings-fixtures";
 
@@ -434,9 +437,9 @@ describe("settings: checks a mutation run showed untested (docs/mutation.md)", (
         ]);
     });
 
-    it("a domain with spaces: the fix keeps its valid characters", () => {
+    it("a domain with spaces: the fix joins its words with '-'", () => {
         expect(problemsOf({ domain: "shop limits" })).to.deep.equal([
-            P("domain", "shop limits", "must be non-empty and use only letters, digits, '_', '.', '-'", "pulumi config set domain shoplimits"),
+            P("domain", "shop limits", "must be non-empty and use only letters, digits, '_', '.', '-'", "pulumi config set domain shop-limits"),
         ]);
     });
 
@@ -494,7 +497,7 @@ describe("settings: rules stated once, by the component that owns the field", ()
                 "statusOnError",
                 "ServiceUnavailable",
                 "has no effect with failureModeDeny: false (the request passes when the service cannot answer)",
-                "pulumi config rm statusOnError",
+                "pulumi config rm statusOnError, or pulumi config set failureModeDeny true",
             ),
         ]);
         expect(problemsOf({ statusOnError: "ServiceUnavailable" })).to.deep.equal([]);

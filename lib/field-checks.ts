@@ -1,0 +1,103 @@
+/**
+ * The checks of one field's value, each rule with one message and a fix in every style (a
+ * component's "set <field> to ...", MeshRateLimit's argument edits, the program's config commands): a
+ * choice of words, a whole number in a range, a protobuf duration, a DNS name, a boolean. The
+ * components run them on their arguments, MeshRateLimit's reader on its own fields. Pure.
+ */
+import { isDnsName, dnsNameProblem, suggestedDnsName } from "./dns-names";
+import { closestValue } from "./edit-distance";
+import { Fix, FixStyle, problemText } from "./fix-style";
+import { protoDurationSeconds } from "./formats";
+import { Problem } from "./problems";
+
+/** A component's own phrasing of a fix: the field and the value to give it (a word or number as it is, other text quoted). */
+export const COMPONENT_FIX: FixStyle = {
+    set: (k, v) => `set ${k} to ${/^(-?\d+(\.\d+)?|true|false)$/.test(v) || /^[[{]/.test(v) ? v : JSON.stringify(v)}`,
+    rm: (k) => `remove ${k}`,
+    rename: (from, to) => `rename ${from} to ${to}`,
+    header: (n) => `invalid arguments (${n} problem${n === 1 ? "" : "s"}); nothing was created:`,
+};
+
+/** A problem of one field, its fix phrased in every style (a component's own: "set <field> to ..."). */
+export function fieldProblem(key: string, value: unknown, text: string, fix: Fix): Problem {
+    const says = problemText(text);
+    return typeof fix === "string" ? { key, value, ...says, fix } : { key, value, ...says, fix: fix(COMPONENT_FIX), fixWith: fix };
+}
+
+/** One of `allowed`; the fix is the allowed value it most likely meant, else `fallback`. */
+export function oneOfProblems(field: string, value: unknown, allowed: readonly string[], fallback: string): Problem[] {
+    const v = String(value);
+    if (typeof value === "string" && allowed.includes(value)) return [];
+    const near = closestValue(v, allowed, allowed.includes(fallback) ? fallback : allowed[0]);
+    return [fieldProblem(field, value, `must be one of ${allowed.map((a) => `'${a}'`).join(", ")}`, (s) => s.set(field, near))];
+}
+
+/**
+ * A whole number from `min` (to `max`): a number (`text`: or text that spells one, what a reader of
+ * text passes). `limit`: the max is the rate-limit service's (a 32-bit unsigned number). The fix: the
+ * nearest whole number in range, or `fallback` for what is no number at all.
+ */
+export function wholeNumberProblems(
+    field: string,
+    value: unknown,
+    opts: { min: number; max?: number; limit?: boolean; fallback: number; text?: boolean },
+): Problem[] {
+    const text = typeof value === "string" ? value : String(value);
+    const n = typeof value === "number" ? value : Number(text);
+    const max = opts.max ?? Number.MAX_SAFE_INTEGER;
+    if ((typeof value !== "number" && !(opts.text && /^-?\d+$/.test(text))) || !Number.isSafeInteger(n)) {
+        // A number with a fraction: the nearest whole one. Not a number at all: the fallback.
+        const near = Number.isFinite(n) && text.trim() !== "" ? Math.min(Math.max(Math.round(n), opts.min), max) : opts.fallback;
+        return [fieldProblem(field, value, "must be a whole number", (s) => s.set(field, String(near)))];
+    }
+    if (n >= opts.min && n <= max) return [];
+    const range =
+        opts.limit && n > max
+            ? `at most ${max}: the rate-limit service counts in a 32-bit unsigned number`
+            : opts.max === undefined || opts.limit
+              ? `at least ${opts.min}`
+              : `between ${opts.min} and ${max}`;
+    return [fieldProblem(field, value, `must be ${range}`, (s) => s.set(field, String(Math.min(Math.max(n, opts.min), max))))];
+}
+
+const DURATION_UNIT_SECONDS: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60, h: 3600 };
+
+/**
+ * Seconds of a duration written loosely (a bare number of seconds, or with `ms`, `s`, `m`, `h`; white
+ * space ignored), to the 9 decimals a protobuf duration holds; undefined when it is not one.
+ */
+function secondsOfLoose(v: string): number | undefined {
+    const m = /^(\d+(?:\.\d*)?|\.\d+)(ms|s|m|h)?$/.exec(v.replace(/\s+/g, ""));
+    return m ? Number((Number(m[1]) * DURATION_UNIT_SECONDS[m[2] ?? "s"]).toFixed(9)) : undefined;
+}
+
+/** A protobuf duration (what Envoy reads) of at least `minSeconds`; the fix is the same length written as one, else `fallback`. */
+export function protoDurationProblems(field: string, value: unknown, minSeconds: number, fallback: string): Problem[] {
+    const v = typeof value === "string" ? value : String(value);
+    const secs = typeof value === "string" ? protoDurationSeconds(value) : undefined;
+    if (secs === undefined) {
+        const meant = secondsOfLoose(v);
+        const text = meant === undefined ? undefined : `${Math.max(meant, minSeconds)}s`;
+        const fix = text !== undefined && protoDurationSeconds(text) !== undefined ? text : fallback;
+        return [
+            fieldProblem(field, value, "must be a protobuf duration: seconds with an 's' suffix (Envoy rejects '60', '1m' or '500ms')", (s) =>
+                s.set(field, fix),
+            ),
+        ];
+    }
+    return secs < minSeconds ? [fieldProblem(field, value, `must be at least ${minSeconds}s`, (s) => s.set(field, `${minSeconds}s`))] : [];
+}
+
+/** A DNS label or subdomain (a Kubernetes name); the fix is the nearest valid name. */
+export function dnsNameProblems(field: string, value: unknown, kind: "label" | "subdomain"): Problem[] {
+    return isDnsName(value, kind) ? [] : [fieldProblem(field, value, dnsNameProblem(kind), (s) => s.set(field, suggestedDnsName(value, kind)))];
+}
+
+/** A boolean (`text`: or text that spells one in any case); the fix reads yes/no/on/off/1/0, else `fallback`. */
+export function booleanProblems(field: string, value: unknown, fallback: boolean, text = false): Problem[] {
+    if (typeof value === "boolean") return [];
+    const v = String(value).toLowerCase();
+    if (text && typeof value === "string" && (v === "true" || v === "false")) return [];
+    const meant = ["yes", "y", "on", "1"].includes(v) ? "true" : ["no", "n", "off", "0"].includes(v) ? "false" : String(fallback);
+    return [fieldProblem(field, value, "must be true or false", (s) => s.set(field, meant))];
+}

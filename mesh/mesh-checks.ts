@@ -1,0 +1,439 @@
+/**
+ * MeshRateLimit's own checks of its arguments: every field that no component it builds owns (the
+ * variant and its presets, the paths, the limits, the mesh placement, the local bucket, bookinfo,
+ * the managed API, monitoring labels) and every rule that spans several fields; the variant presets
+ * applied. The rate-limit service's and Redis's fields, the timeout, the domain and the namespace
+ * are GlobalRateLimit's: its plan checks them (mesh-ratelimit.ts). Pure; returns every problem, each
+ * under its field, its fix phrased for the arguments or for whoever reads them from another input.
+ */
+import { DEFAULT_GATEWAY_PRINCIPAL, PRINCIPAL_PROBLEM, parsePrincipal, principalOf, suggestedPrincipal } from "../lib/principal";
+import { LABEL_KEY, LABEL_VALUE, isDnsName } from "../lib/dns-names";
+import { fieldRef } from "../lib/fix-style";
+import { CounterStore } from "../builders/counter-stores";
+import { FilterLayout } from "../builders/envoy-filters";
+import type { SpecPaths } from "../builders/routes";
+import { defaultApiRegex, defaultRoutes } from "../builders/routes";
+import { LimitUnit, PathKeyMode } from "../builders/rule-args";
+import { MAX_REQUESTS_PER_UNIT } from "../builders/rule-checks";
+import { DEFAULT_PATH_KEY } from "../builders/rule-args";
+import { DEFAULTS } from "../components/defaults";
+import {
+    ApiProfileName,
+    BookinfoMode,
+    EspPortModeName,
+    FilterNamespaces,
+    LocalPlacementMode,
+    MutualTlsScope,
+    StackVariant,
+    VirtualHostScope,
+} from "../components/mesh-enums";
+import { compileFullMatch, isCidr, isGatewayHost } from "../lib/formats";
+import { Problem } from "../lib/problems";
+import { ArgValues, Reader, readDescriptors, readRoutes } from "./field-reader";
+import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+import type { ApiRouteLimit, DescriptorLimit, StackSettings } from "./settings-types";
+import { PATH_KEYS, RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
+
+/** What MeshRateLimit's own checks resolve: the settings of the stack but for the rate-limit service and Redis, which GlobalRateLimit resolves. */
+export type MeshOwnSettings = Omit<StackSettings, "ratelimit" | "redis">;
+
+/**
+ * The default routes hold the page, login and logout paths as one list of exact paths: two of them
+ * equal would leave one of the three without a route of its own (the login route silently gone).
+ */
+function distinctRoutePaths(r: Reader, paths: SpecPaths): void {
+    const named = [
+        ["paths.page", paths.page],
+        ["paths.login", paths.login],
+        ["paths.logout", paths.logout],
+    ] as const;
+    named.forEach(([key, v], i) => {
+        const first = named.findIndex(([, w]) => w === v);
+        if (first === i) return;
+        const def = r.spec(key).default;
+        const route = key.replace("paths.", "");
+        const own = def !== v && !named.some(([, w]) => w === def) ? def : `${v.replace(/\/+$/, "")}-${route}`;
+        r.fail(key, v, `equals ${fieldRef(named[first][0])}: the VirtualService would route the path once, and the ${route} route is dropped`, (s) =>
+            s.set(key, own),
+        );
+    });
+}
+
+/**
+ * MeshRateLimit's arguments checked (its own fields and every combination) and the variant presets
+ * applied: the settings, and every problem (none: the settings are whole).
+ */
+export function checkMeshArgs(values: MeshRateLimitArgs | ArgValues): { settings: MeshOwnSettings; problems: Problem[] } {
+    const r = new Reader(values as ArgValues);
+    // Read in this order: the problems are reported in it.
+    const variant = r.oneOf<StackVariant>("variant", ["A", "B"]);
+    const apiProfile = r.oneOf<ApiProfileName>("apiProfile", ["current", "seed"]);
+    const paths = {
+        limited: r.path("paths.limited"),
+        page: r.path("paths.page"),
+        login: r.path("paths.login"),
+        logout: r.path("paths.logout"),
+        staticPrefix: r.path("paths.staticPrefix"),
+        apiPrefix: r.path("paths.apiPrefix"),
+    };
+    if (r.given("bookinfo.routes") === undefined) distinctRoutePaths(r, paths);
+    const limits = readGlobalLimits(r, variant, paths);
+    const filter = readGlobalFilter(r);
+    const local = readLocal(r, variant);
+    const { mesh, hosts } = readMesh(r);
+    const bookinfo = readBookinfo(r, variant, paths, hosts, limits);
+    const bookinfoMode = r.oneOf<BookinfoMode>("bookinfo.mode", [BookinfoMode.Deploy, BookinfoMode.Existing]);
+    if (bookinfoMode === BookinfoMode.Existing && limits.apiRoute) {
+        r.fail(
+            "bookinfo.mode",
+            bookinfoMode,
+            "variant A limits the VirtualService route named 'api', which only the stack's own bookinfo has (Istio's sample VirtualService has one route): on an existing bookinfo the api limit would silently never apply",
+            (s) => s.set("variant", "B"),
+        );
+    }
+    const access = readAccess(r, mesh);
+    const managedApi = readManagedApi(r, bookinfo.namespace);
+    const monitoring = readMonitoring(r);
+    const awaitRollout = r.bool("awaitRollout");
+    const { domain, descriptors, apiRoute } = limits;
+    return {
+        settings: {
+            variant,
+            apiProfile,
+            paths,
+            global: { domain, descriptors, ...filter, apiRoute },
+            local,
+            mesh,
+            bookinfo,
+            bookinfoMode,
+            access,
+            managedApi,
+            monitoring,
+            awaitRollout,
+        },
+        problems: r.problems,
+    };
+}
+
+/** The global limits: the domain, the descriptors (the variant's preset, or the whole list given) and variant A's route limit. */
+function readGlobalLimits(
+    r: Reader,
+    variant: StackVariant,
+    paths: SpecPaths,
+): { domain: string; descriptors: DescriptorLimit[]; apiRoute?: ApiRouteLimit; apiRouteName: string } {
+    const preset = VARIANT_PRESETS[variant];
+    // GlobalRateLimit checks the domain; the variant presets it.
+    const domain = r.given("global.domain") ?? preset.domain;
+    const unit = r.oneOf<LimitUnit>("limits.unit", RATE_LIMIT_UNITS);
+    const limitedPathLimit = r.int("limits.limitedPath", { min: 1, max: MAX_REQUESTS_PER_UNIT, limit: true });
+    const catchAllLimit = r.int("limits.catchAll", { min: 1, max: MAX_REQUESTS_PER_UNIT, limit: true });
+    let apiLimit: number | undefined;
+    if (preset.routeSplit) {
+        apiLimit = r.int("limits.api", { min: 1, max: MAX_REQUESTS_PER_UNIT, limit: true, fallback: preset.apiLimit });
+    } else if (r.given("limits.api") !== undefined) {
+        r.fail(
+            "limits.api",
+            r.given("limits.api"),
+            `applies only to variant A (variant ${variant} has no '${r.str("limits.apiRoute")}' route limit)`,
+            (s) => `${s.rm("limits.api")}, or ${s.set("variant", "A")}`,
+        );
+    }
+
+    let apiRoute: ApiRouteLimit | undefined;
+    const apiRouteName = r.str("limits.apiRoute");
+    const descriptorValue = r.str("limits.apiDescriptorValue");
+    if (preset.routeSplit) {
+        // The specification writes `<api_prefix>/[1-9]{1,2}`, which misses 10, 20, ... 90 although it
+        // means "a number from 1 to 99"; this form matches exactly 1..99 (README, deviations).
+        const regex = r.given("limits.apiRouteRegex") ?? defaultApiRegex(paths.apiPrefix);
+        try {
+            compileFullMatch(regex);
+        } catch (e) {
+            r.fail(
+                "limits.apiRouteRegex",
+                regex,
+                `is not a valid RE2 regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, "")}); Envoy would reject the route patch`,
+                (s) => s.set("limits.apiRouteRegex", defaultApiRegex(paths.apiPrefix)),
+            );
+        }
+        apiRoute = { route: apiRouteName, regex, descriptorValue };
+    } else {
+        for (const k of ["limits.apiRouteRegex"]) {
+            if (r.given(k) !== undefined) {
+                r.fail(k, r.given(k), "applies only to variant A", (s) => s.rm(k));
+            }
+        }
+    }
+
+    const presetDescriptors: DescriptorLimit[] = [
+        { key: DEFAULT_PATH_KEY, value: paths.limited, unit, requestsPerUnit: limitedPathLimit },
+        ...(apiLimit !== undefined ? [{ key: DEFAULT_PATH_KEY, value: descriptorValue, unit, requestsPerUnit: apiLimit }] : []),
+        { key: DEFAULT_PATH_KEY, unit, requestsPerUnit: catchAllLimit },
+    ];
+    if (presetDescriptors[0].value === descriptorValue && apiLimit !== undefined) {
+        r.fail("limits.apiDescriptorValue", descriptorValue, `equals ${fieldRef("paths.limited")}, so two descriptors would collide`, (s) =>
+            s.set("limits.apiDescriptorValue", "api"),
+        );
+    }
+    const descriptors = readDescriptors(r, "limits.descriptors", presetDescriptors);
+    if (r.given("limits.descriptors") !== undefined) {
+        for (const k of ["limits.limitedPath", "limits.api", "limits.catchAll"]) {
+            if (r.given(k) !== undefined) {
+                r.fail(
+                    k,
+                    r.given(k),
+                    `is ignored because '${fieldRef("limits.descriptors")}' replaces the whole list`,
+                    (s) => `${s.rm(k)}, or ${s.rm("limits.descriptors")}`,
+                );
+            }
+        }
+    }
+    return { domain, descriptors, apiRoute, apiRouteName };
+}
+
+/** How the gateway's rate-limit filter asks the service. */
+/**
+ * How the gateway's rate-limit filter asks the service: the choices MeshRateLimit's other parts
+ * depend on (the path key of its limits, the layout its local bucket shares). The timeout and the
+ * status on error are GlobalRateLimit's alone: its plan checks them, and they are taken as given.
+ */
+function readGlobalFilter(r: Reader): Omit<StackSettings["global"], "domain" | "descriptors" | "apiRoute"> {
+    const pathKey = r.oneOf<PathKeyMode>("global.pathKey", PATH_KEYS);
+    const failureModeDeny = r.bool("global.failureModeDeny");
+    const preLimit = r.bool("global.preLimit");
+    const counterStore = r.oneOf<CounterStore>("global.counterStore", Object.values(CounterStore));
+    const filterLayout = r.oneOf<FilterLayout>("global.filterLayout", Object.values(FilterLayout));
+    const statusOnError = r.value("global.statusOnError") as StackSettings["global"]["statusOnError"];
+    const timeout = r.str("global.timeout");
+    return { failureModeDeny, preLimit, counterStore, timeout, pathKey, filterLayout, ...(statusOnError !== undefined ? { statusOnError } : {}) };
+}
+
+/** The sidecar's local token bucket. */
+function readLocal(r: Reader, variant: StackVariant): StackSettings["local"] {
+    const preset = VARIANT_PRESETS[variant];
+    const local = {
+        bucket: r.int("local.bucket", { min: 1, max: 1_000_000_000, fallback: preset.localBucket }),
+        // Envoy refuses fill intervals below 50 ms.
+        fillInterval: r.protoDuration("local.fillInterval", 0.05),
+        placement: r.oneOf<LocalPlacementMode>("local.placement", ["all-routes", "single-route"]),
+        serviceLabel: r.str("local.serviceLabel"),
+        servicePort: r.int("local.port", { min: 1, max: 65535 }),
+    };
+    if (!LABEL_VALUE.test(local.serviceLabel) || local.serviceLabel === "" || local.serviceLabel.length > 63) {
+        r.fail("local.serviceLabel", local.serviceLabel, "must be a valid label value", (s) => s.set("local.serviceLabel", "productpage"));
+    }
+    return local;
+}
+
+/** The mesh: root namespace, the gateway (selector, namespace, hosts), scopes and mutual TLS. */
+function readMesh(r: Reader): { mesh: StackSettings["mesh"]; hosts: string[] } {
+    const selectorText = r.str("mesh.gatewaySelector");
+    const [selKey, selValue, ...selRest] = selectorText.split("=");
+    if (selRest.length || !selKey || selValue === undefined || !LABEL_KEY.test(selKey) || !LABEL_VALUE.test(selValue)) {
+        r.fail("mesh.gatewaySelector", selectorText, "must be one label written key=value", (s) => s.set("mesh.gatewaySelector", DEFAULTS.gatewaySelector));
+    }
+    const mesh = {
+        namespace: r.dnsName("mesh.namespace", "label"),
+        // (A bad selector is reported above; the default's parts only keep the type whole until then.)
+        gatewaySelector: { key: selKey ?? DEFAULTS.gatewaySelector.split("=")[0], value: selValue ?? DEFAULTS.gatewaySelector.split("=")[1] },
+        gatewayNamespace: r.dnsName("mesh.gatewayNamespace", "label"),
+        vhostScope: r.oneOf<VirtualHostScope>("mesh.vhostScope", ["gateway-hosts", "all"]),
+        filterNamespaces: r.oneOf<FilterNamespaces>("mesh.filterNamespaces", ["own", "root"]),
+        mutualTls: r.bool("mesh.mutualTls"),
+        mutualTlsScope: r.oneOf<MutualTlsScope>("mesh.mutualTlsScope", ["workloads", "mesh"]),
+    };
+    const hostsText = r.str("bookinfo.hosts");
+    const hosts = hostsText
+        .split(",")
+        .map((h) => h.trim())
+        .filter(Boolean);
+    const badHosts = hosts.filter((h) => !isGatewayHost(h));
+    if (!hosts.length || badHosts.length || new Set(hosts).size !== hosts.length) {
+        const fixed = [...new Set(hosts.filter(isGatewayHost))];
+        r.fail(
+            "bookinfo.hosts",
+            hostsText,
+            !hosts.length
+                ? "must name at least one host"
+                : badHosts.length
+                  ? `has invalid host(s): ${badHosts.join(", ")} (each must be '*', '*.<domain>' or a DNS name, without a port)`
+                  : "names a host twice",
+            (s) => s.set("bookinfo.hosts", fixed.length ? fixed.join(",") : "*"),
+        );
+    }
+    return { mesh, hosts };
+}
+
+/** Bookinfo: its namespace, Gateway and VirtualService (whose routes must name variant A's route). */
+function readBookinfo(
+    r: Reader,
+    variant: StackVariant,
+    paths: SpecPaths,
+    hosts: string[],
+    global: { apiRoute?: ApiRouteLimit; apiRouteName: string },
+): StackSettings["bookinfo"] {
+    const preset = VARIANT_PRESETS[variant];
+    const { apiRoute, apiRouteName } = global;
+    const workloadNamespace = r.dnsName("bookinfo.namespace", "label");
+    const routes = readRoutes(r, "bookinfo.routes", defaultRoutes(paths, preset.routeSplit, apiRouteName));
+    if (apiRoute && !routes.some((rt) => rt.name === apiRoute!.route)) {
+        const have = routes.map((rt) => rt.name).filter(Boolean);
+        r.fail(
+            "limits.apiRoute",
+            apiRoute.route,
+            `names no route of the VirtualService (routes: ${have.length ? have.map((n) => `'${n}'`).join(", ") : "none named"}); Istio would silently ignore the route patch`,
+            have.length ? (s) => s.set("limits.apiRoute", have[0]!) : (s) => `name a route in ${s.name ? s.name("bookinfo.routes") : "bookinfo.routes"}`,
+        );
+    }
+    const bookinfo = {
+        namespace: workloadNamespace,
+        hosts,
+        version: r.str("bookinfo.version"),
+        gatewayName: r.dnsName("bookinfo.gatewayName", "subdomain"),
+        gatewayPort: r.int("bookinfo.gatewayPort", { min: 1, max: 65535 }),
+        virtualServiceName: r.dnsName("bookinfo.virtualServiceName", "subdomain"),
+        routes,
+    };
+    return bookinfo;
+}
+
+/** Who may call the service and Redis: the gateway's principal, in the gateway's namespace. */
+function readAccess(r: Reader, mesh: StackSettings["mesh"]): StackSettings["access"] {
+    // Not given: the default gateway's service account, in the gateway's namespace.
+    const access = {
+        enabled: r.bool("global.accessPolicy.enabled"),
+        gatewayPrincipal:
+            r.given("global.accessPolicy.gatewayPrincipal") ?? principalOf({ ...parsePrincipal(DEFAULT_GATEWAY_PRINCIPAL)!, namespace: mesh.gatewayNamespace }),
+    };
+    const principal = parsePrincipal(access.gatewayPrincipal);
+    if (!principal) {
+        r.fail("global.accessPolicy.gatewayPrincipal", access.gatewayPrincipal, PRINCIPAL_PROBLEM, (s) =>
+            s.set("global.accessPolicy.gatewayPrincipal", suggestedPrincipal(access.gatewayPrincipal)),
+        );
+    } else if (access.enabled && principal.namespace !== mesh.gatewayNamespace) {
+        // The access policies admit only this identity: one of another namespace than the gateway's
+        // pods would refuse every call of the gateway (HTTP 500 for every limited request).
+        const fixed = principalOf({ ...principal, namespace: mesh.gatewayNamespace });
+        r.fail(
+            "global.accessPolicy.gatewayPrincipal",
+            access.gatewayPrincipal,
+            `names namespace ${principal.namespace}, but the gateway runs in ${fieldRef("mesh.gatewayNamespace")} ${mesh.gatewayNamespace}: the access policies would refuse the gateway's calls`,
+            (s) =>
+                `${s.set("global.accessPolicy.gatewayPrincipal", fixed)}   (the gateway's service account in ${mesh.gatewayNamespace}), or ${s.set("mesh.gatewayNamespace", principal.namespace)}`,
+        );
+    }
+    return access;
+}
+
+/** The managed API (ESP), when `managedApi` is on: its required keys have no default. */
+function readManagedApi(r: Reader, workloadNamespace: string): StackSettings["managedApi"] {
+    let managedApi: StackSettings["managedApi"];
+    if (r.bool("managedApi.enabled")) {
+        const rangesText = r.given("managedApi.includeIpRanges");
+        const ranges = (rangesText ?? "")
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean);
+        if (!rangesText) {
+            r.fail(
+                "managedApi.includeIpRanges",
+                undefined,
+                "is required: the cluster's pod and service CIDRs differ per cluster and cannot be guessed (spec 1.6)",
+                (s) =>
+                    `${s.set("managedApi.includeIpRanges", "10.4.0.0/14,10.7.240.0/20")}   (your cluster's pod and service CIDRs), or ${s.set("managedApi.enabled", "false")}`,
+            );
+        } else {
+            const bad = ranges.filter((c) => !isCidr(c));
+            if (bad.length || ranges.length === 0) {
+                r.fail(
+                    "managedApi.includeIpRanges",
+                    rangesText,
+                    `has invalid CIDR(s): ${bad.join(", ") || "(empty)"}`,
+                    "use comma-separated CIDRs such as 10.4.0.0/14,10.7.240.0/20",
+                );
+            }
+        }
+        const serviceName = r.given("managedApi.serviceName");
+        if (!serviceName) {
+            r.fail(
+                "managedApi.serviceName",
+                undefined,
+                "is required: ESP needs the Cloud Endpoints service it serves (--service)",
+                (s) => `${s.set("managedApi.serviceName", "echo-api.endpoints.MY_PROJECT.cloud.goog")}, or ${s.set("managedApi.enabled", "false")}`,
+            );
+        } else if (!isDnsName(serviceName, "subdomain")) {
+            r.fail("managedApi.serviceName", serviceName, "must be a DNS name such as echo-api.endpoints.MY_PROJECT.cloud.goog", (s) =>
+                s.set("managedApi.serviceName", "echo-api.endpoints.MY_PROJECT.cloud.goog"),
+            );
+        }
+        const secret = r.given("managedApi.serviceAccountSecret");
+        if (secret !== undefined) r.dnsName("managedApi.serviceAccountSecret", "subdomain");
+        managedApi = {
+            namespace: r.given("managedApi.namespace") ? r.dnsName("managedApi.namespace", "label") : workloadNamespace,
+            includeIpRanges: ranges,
+            serviceName: serviceName ?? "",
+            serviceAccountSecret: secret,
+            portMode: r.oneOf<EspPortModeName>("managedApi.portMode", ["http", "tcp"]),
+            ingressName: r.dnsName("managedApi.ingressName", "subdomain"),
+            ingressClassName: r.dnsName("managedApi.ingressClassName", "subdomain"),
+            ingressPath: r.path("managedApi.ingressPath"),
+            espImage: r.str("managedApi.espImage"),
+            echoImage: r.str("managedApi.echoImage"),
+        };
+    }
+    return managedApi;
+}
+
+/** The dashboard and alert rules; the dashboard goes to the service's namespace unless given. */
+function readMonitoring(r: Reader): StackSettings["monitoring"] {
+    // GlobalRateLimit checks its namespace; the dashboard goes there unless given.
+    const ratelimitNamespace = r.str("global.namespace");
+    const labelOf = (text: string): [string, string] | undefined => {
+        const [k, v, ...more] = text.split("=");
+        return more.length || !k || v === undefined || !LABEL_KEY.test(k.trim()) || !LABEL_VALUE.test(v.trim()) || v.length > 63
+            ? undefined
+            : [k.trim(), v.trim()];
+    };
+    const dashboardLabel = r.str("global.monitoring.dashboardLabel");
+    if (!labelOf(dashboardLabel)) {
+        r.fail("global.monitoring.dashboardLabel", dashboardLabel, "must be one label written name=value", (s) =>
+            s.set("global.monitoring.dashboardLabel", "grafana_dashboard=1"),
+        );
+    }
+    // A map of labels, or text a program passed (`name=value` pairs, comma-separated).
+    const labels = r.value("global.monitoring.ruleLabels");
+    const asMap = labels !== null && typeof labels === "object" && !Array.isArray(labels);
+    const ruleLabelsText = asMap
+        ? Object.entries(labels)
+              .map(([k, v]) => `${k}=${String(v)}`)
+              .join(",")
+        : r.str("global.monitoring.ruleLabels");
+    const ruleLabels: Record<string, string> = {};
+    for (const part of ruleLabelsText.split(",").filter((t) => t.trim())) {
+        const kv = labelOf(part);
+        if (kv) ruleLabels[kv[0]] = kv[1];
+        else
+            r.fail("global.monitoring.ruleLabels", ruleLabelsText, `'${part}' is not a label written name=value`, (s) =>
+                s.set("global.monitoring.ruleLabels", "release=kube-prometheus-stack"),
+            );
+    }
+    const dashboardNamespace = r.given("global.monitoring.dashboardNamespace")?.trim()
+        ? r.dnsName("global.monitoring.dashboardNamespace", "label")
+        : ratelimitNamespace;
+    const monitoring = {
+        dashboard: r.bool("global.monitoring.dashboard"),
+        dashboardNamespace,
+        dashboardLabel,
+        alerts: r.bool("global.monitoring.alerts"),
+        ruleLabels,
+    };
+    return monitoring;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values derived from settings: computed once, never typed twice.
+
+/** Name Istio gives the sidecar's inbound virtual host for the workload port. */
+export function inboundVhostName(s: StackSettings): string {
+    return `inbound|http|${s.local.servicePort}`;
+}

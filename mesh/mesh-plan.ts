@@ -1,0 +1,234 @@
+/**
+ * MeshRateLimit's plan: its arguments checked once and completely, before anything is registered.
+ * Unknown fields, then MeshRateLimit's own fields and the rules that span several (mesh-checks.ts),
+ * then each component's own checks on the arguments MeshRateLimit hands it: GlobalRateLimit checks
+ * `global` (its service, Redis, timeout, domain, namespace and everything its limits grow), Bookinfo
+ * checks `bookinfo`. A component's problem is reported under the field of MeshRateLimit's arguments
+ * that holds it (`global.` + the component's field). Pure.
+ */
+import { BOOKINFO_PORT, BookinfoArgs, BookinfoPlan, bookinfoVirtualHosts, planBookinfo } from "../components/bookinfo";
+import { FILTER_NAMES, FilterLayout, LOCAL_STAT_PREFIX } from "../builders/envoy-filters";
+import { escapeRe2 } from "../builders/rules";
+import { podMatchers } from "../components/ratelimit-monitoring";
+import { GlobalRateLimitArgs } from "../components/global-ratelimit-args";
+import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit-plan";
+import { unknownFieldProblems } from "../components/arg-checks";
+import { LocalRateLimitArgs } from "../components/local-ratelimit";
+import { ManagedApiArgs } from "../components/managed-api";
+import { FixStyle } from "../lib/fix-style";
+import { Problem } from "../lib/problems";
+import { ARGS_FIX, meshArgsError, problem } from "./arg-problems";
+import { MeshOwnSettings, checkMeshArgs } from "./mesh-checks";
+import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+import { ArgValues, valueAt } from "./field-reader";
+import { StackSettings } from "./settings-types";
+import { globalLimitsFromSettings } from "./spec-limits";
+
+/** The GlobalRateLimit arguments of the stack: `global` as given (its service and Redis untouched), the limits, the gateway and the dashboard's selectors MeshRateLimit derives. */
+export function globalArgsOf(args: MeshRateLimitArgs, s: MeshOwnSettings, bookinfo: Pick<BookinfoPlan, "s" | "selector">): GlobalRateLimitArgs {
+    const g = args.global ?? {};
+    return {
+        ...globalLimitsFromSettings(s),
+        domain: s.global.domain,
+        gateway: {
+            selector: { [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value },
+            namespace: s.mesh.filterNamespaces === "root" ? s.mesh.namespace : s.mesh.gatewayNamespace,
+            // Istio's names of the virtual hosts of the Gateway and VirtualService Bookinfo creates.
+            virtualHosts: bookinfoVirtualHosts(bookinfo),
+            ...(s.mesh.vhostScope === "all" ? { allVirtualHosts: true } : {}),
+        },
+        ...(g.namespace !== undefined ? { namespace: g.namespace } : {}),
+        failureModeDeny: s.global.failureModeDeny,
+        preLimit: s.global.preLimit,
+        counterStore: s.global.counterStore,
+        ...(g.timeout !== undefined ? { timeout: g.timeout } : {}),
+        ...(g.service !== undefined ? { service: g.service } : {}),
+        ...(g.redis !== undefined ? { redis: g.redis } : {}),
+        // The specification's names in its own layout; per-instance names otherwise (unique on a shared gateway).
+        ...(s.global.filterLayout === FilterLayout.Shared ? { filterNamePrefix: FILTER_NAMES.global } : {}),
+        filterLayout: s.global.filterLayout,
+        ...(g.statusOnError !== undefined ? { statusOnError: g.statusOnError } : {}),
+        monitoring: {
+            dashboard: s.monitoring.dashboard,
+            dashboardNamespace: s.monitoring.dashboardNamespace,
+            dashboardLabel: s.monitoring.dashboardLabel,
+            alerts: s.monitoring.alerts,
+            ruleLabels: s.monitoring.ruleLabels,
+            // The gateway's rate-limit counters are kept per route target cluster: bookinfo's productpage only.
+            gatewayClusters: escapeRe2(`outbound|${BOOKINFO_PORT}||productpage.${s.bookinfo.namespace}.svc.cluster.local`),
+            localBuckets: [
+                { title: s.local.serviceLabel, selector: podMatchers(s.bookinfo.namespace, { app: s.local.serviceLabel }), statPrefix: LOCAL_STAT_PREFIX },
+            ],
+        },
+        awaitRollout: s.awaitRollout,
+        // Who may call the service and Redis (components/access-policies.ts).
+        ...(s.access.enabled ? { accessPolicy: { gatewayPrincipal: s.access.gatewayPrincipal } } : {}),
+    };
+}
+
+/** The namespaces the stack runs pods in (bookinfo, the rate-limit service and Redis, the managed API), each once. */
+export function stackNamespaces(s: StackSettings): string[] {
+    return [...new Set([s.bookinfo.namespace, s.ratelimit.namespace, ...(s.managedApi ? [s.managedApi.namespace] : [])])];
+}
+
+/** The LocalRateLimit arguments of the stack. */
+export function localArgsOf(s: MeshOwnSettings): LocalRateLimitArgs {
+    return {
+        selector: { app: s.local.serviceLabel },
+        port: s.local.servicePort,
+        bucket: s.local.bucket,
+        fillInterval: s.local.fillInterval,
+        // single-route: the bucket per route on every route of the inbound virtual host.
+        ...(s.local.placement === "single-route" ? { routes: [] } : {}),
+        // The workload's own namespace: the filter then reaches only its pods (root: every namespace's).
+        namespace: s.mesh.filterNamespaces === "root" ? s.mesh.namespace : s.bookinfo.namespace,
+        rootNamespace: s.mesh.namespace,
+        ...(s.mesh.filterNamespaces === "root" ? { reachAllNamespaces: true } : {}),
+        filterName: FILTER_NAMES.local,
+        filterLayout: s.global.filterLayout,
+    };
+}
+
+/** The Bookinfo arguments of the stack: `bookinfo` as checked, the gateway's selector and the local bucket's workload. */
+export function bookinfoArgsOf(s: MeshOwnSettings): BookinfoArgs {
+    const b = s.bookinfo;
+    return {
+        namespace: b.namespace,
+        version: b.version,
+        gatewaySelector: { [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value },
+        gatewayName: b.gatewayName,
+        gatewayPort: b.gatewayPort,
+        hosts: b.hosts,
+        virtualServiceName: b.virtualServiceName,
+        routes: b.routes.map((r) => ({ ...(r.name !== undefined ? { name: r.name } : {}), exact: r.exact, prefix: r.prefix })),
+        localStatsApp: s.local.serviceLabel,
+        awaitRollout: s.awaitRollout,
+    };
+}
+
+/** The ManagedApi arguments of the stack (when it has one). */
+export function managedApiArgsOf(s: MeshOwnSettings): ManagedApiArgs {
+    const m = s.managedApi!;
+    return {
+        serviceName: m.serviceName,
+        includeIpRanges: m.includeIpRanges,
+        namespace: m.namespace,
+        ...(m.serviceAccountSecret !== undefined ? { serviceAccountSecret: m.serviceAccountSecret } : {}),
+        portMode: m.portMode,
+        ingressName: m.ingressName,
+        ingressClassName: m.ingressClassName,
+        ingressPath: m.ingressPath,
+        espImage: m.espImage,
+        echoImage: m.echoImage,
+        apiProfile: s.apiProfile,
+        awaitRollout: s.awaitRollout,
+    };
+}
+
+/** A component field's problem, moved under the field of MeshRateLimit's arguments that holds it (its fix and the fields its text names likewise). */
+function under(prefix: string, p: Problem): Problem {
+    const fixWith = p.fixWith;
+    const moved = (style: FixStyle): FixStyle => ({
+        ...style,
+        set: (f, v) => style.set(`${prefix}${f}`, v),
+        rm: (f) => style.rm(`${prefix}${f}`),
+        rename: (from, to, v) => style.rename(`${prefix}${from}`, `${prefix}${to}`, v),
+        name: (f) => (style.name ? style.name(`${prefix}${f}`) : `${prefix}${f}`),
+    });
+    const problemWith = p.problemWith;
+    return {
+        ...p,
+        key: `${prefix}${p.key}`,
+        ...(problemWith ? { problem: problemWith(moved(ARGS_FIX)), problemWith: (style: FixStyle) => problemWith(moved(style)) } : {}),
+        ...(fixWith ? { fix: fixWith(moved(ARGS_FIX)), fixWith: (style: FixStyle) => fixWith(moved(style)) } : {}),
+    };
+}
+
+/** Whether the user gave the field a problem is about (or the list or object it is in), rather than MeshRateLimit deriving it. */
+function isGiven(args: MeshRateLimitArgs, field: string): boolean {
+    return valueAt(args as ArgValues, field.replace(/\[\d+\].*$/, "")) !== undefined;
+}
+
+/**
+ * A component's problems as MeshRateLimit's, under `prefix` (the field holding the component's
+ * arguments): those of a field the user gave always, unless MeshRateLimit's own checks reported the
+ * field already; those of what MeshRateLimit derived (the rules from the limits, the routes from the
+ * paths, the dashboard from them) only when its own checks passed (else they repeat its problems).
+ * `derived` names where such a problem is reported, with its fix.
+ */
+function componentProblems(
+    args: MeshRateLimitArgs,
+    prefix: string,
+    problems: Problem[],
+    own: Problem[],
+    derived: (p: Problem) => Problem = (p) => p,
+): Problem[] {
+    const ownKeys = new Set(own.map((p) => p.key));
+    const out: Problem[] = [];
+    for (const p of problems) {
+        const moved = under(prefix, p);
+        if (ownKeys.has(moved.key)) continue;
+        if (isGiven(args, moved.key)) out.push(moved);
+        else if (!own.length) out.push(derived(moved));
+    }
+    return out;
+}
+
+/** Where a GlobalRateLimit problem of what MeshRateLimit derived is reported: the rules under the descriptor list, the dashboard under its switch. */
+function derivedGlobalProblem(p: Problem): Problem {
+    if (/^global\.(rules|perPath)\b/.test(p.key)) return problem("limits.descriptors", undefined, p.problem, "give fewer descriptors");
+    if (p.key === "global.monitoring.dashboard") return problem(p.key, p.value, p.problem, (s) => s.set(p.key, "false"));
+    return p;
+}
+
+/** Only `planMeshRateLimit` makes a MeshRateLimitPlan. */
+const PLAN_MAKER = Symbol("planMeshRateLimit");
+
+/**
+ * MeshRateLimit's arguments, validated (every problem reported before anything is registered), and
+ * what they make: the settings the program's checks of the cluster read, and the plans of the
+ * components that are computed before any of them is registered. Made only by `planMeshRateLimit`;
+ * the program hands it to MeshRateLimit (`opts.plan`), so nothing is validated or computed twice.
+ */
+export class MeshRateLimitPlan {
+    constructor(
+        maker: typeof PLAN_MAKER,
+        /** The arguments, as given (the fields that are not checked here included). */
+        readonly args: MeshRateLimitArgs,
+        /** The validated, fully-defaulted settings: MeshRateLimit's own, with the service and Redis as GlobalRateLimit resolved them. */
+        readonly settings: StackSettings,
+        /** The Bookinfo and GlobalRateLimit of the stack: their arguments' plans (the component checks `plan.args`). */
+        readonly bookinfo: BookinfoPlan,
+        readonly global: GlobalRateLimitPlan,
+    ) {
+        if (maker !== PLAN_MAKER) throw new Error("internal: a MeshRateLimitPlan is made by planMeshRateLimit");
+    }
+
+    /**
+     * The same plan for arguments that differ only in what the program learns from the cluster
+     * (`kubeContext`, `createIngressClass`, `keepIngressClassOnDestroy`, `createPeerAuthentication`, `keepPeerAuthenticationOnDestroy`).
+     */
+    withOptions(
+        options: Pick<
+            MeshRateLimitArgs,
+            "kubeContext" | "createIngressClass" | "keepIngressClassOnDestroy" | "createPeerAuthentication" | "keepPeerAuthenticationOnDestroy"
+        >,
+    ): MeshRateLimitPlan {
+        return new MeshRateLimitPlan(PLAN_MAKER, { ...this.args, ...options }, this.settings, this.bookinfo, this.global);
+    }
+}
+
+/** Validates MeshRateLimit's arguments (an `InputError` listing every problem under its field) and computes its plan. Pure. */
+export function planMeshRateLimit(args: MeshRateLimitArgs): MeshRateLimitPlan {
+    const a = args ?? {};
+    // Unknown fields at any depth; the descriptor list reports its own (the same words as its other problems).
+    const unknown = unknownFieldProblems("MeshRateLimit", a).filter((p) => !p.key.startsWith("limits.descriptors["));
+    const { settings: own, problems } = checkMeshArgs(a);
+    const bookinfo = planBookinfo(bookinfoArgsOf(own));
+    const global = planGlobalRateLimit(globalArgsOf(a, own, bookinfo));
+    const all = [...unknown, ...problems];
+    all.push(...componentProblems(a, "global.", global.problems, all, derivedGlobalProblem), ...componentProblems(a, "bookinfo.", bookinfo.problems, all));
+    if (all.length) throw meshArgsError(all);
+    const { ratelimit, redis } = global.service;
+    return new MeshRateLimitPlan(PLAN_MAKER, a, { ...own, ratelimit, redis }, bookinfo, global);
+}

@@ -1,0 +1,124 @@
+/**
+ * Stack config → MeshRateLimit's arguments, once: each key's text converted to its field's type and
+ * set at the field's path (config-keys.ts). Lenient: text that does not parse as the field's type is
+ * passed as it is, so MeshRateLimit's checks report it once, with the value as the user wrote it.
+ * Checked here only what the config has and the arguments have not (a Redis password key without a
+ * Secret: the config splits each Secret into two keys). Then MeshRateLimit's plan, its problems
+ * phrased for config.
+ */
+import { isMeshArgsError } from "../mesh/arg-problems";
+import { MeshRateLimitArgs } from "../mesh/mesh-ratelimit-args";
+import { MeshRateLimitPlan, planMeshRateLimit } from "../mesh/mesh-plan";
+import { StackSettings } from "../mesh/settings-types";
+import { Problem } from "../lib/problems";
+import { CONFIG_KEYS } from "./config-keys";
+import { RawConfig, asConfigProblems, configError, configProblem } from "./config-problems";
+
+/** Keys whose config value is a comma-separated list and whose field is a list of strings. */
+export const LIST_KEYS: ReadonlySet<string> = new Set(["includeIpRanges", "gatewayHosts", "redisAddress"]);
+
+/** The keys that name the Redis Secrets, and the one key that names the password's key inside either. */
+const SECRET_NAME_KEYS = ["redisPasswordSecret", "redisSentinelPasswordSecret"] as const;
+const SECRET_KEY_KEY = "redisPasswordSecretKey";
+
+function setAt(args: Record<string, unknown>, field: string, value: unknown): void {
+    const parts = field.split(".");
+    let o = args;
+    for (const part of parts.slice(0, -1)) {
+        if (typeof o[part] !== "object" || o[part] === null) o[part] = {};
+        o = o[part] as Record<string, unknown>;
+    }
+    o[parts[parts.length - 1]] = value;
+}
+
+/** `name=value` pairs, comma-separated, as a map; undefined when a pair does not read as one. */
+function labelMap(v: string): Record<string, string> | undefined {
+    const map: Record<string, string> = {};
+    for (const part of v.split(",").filter((t) => t.trim())) {
+        const [k, val, ...more] = part.split("=");
+        if (more.length || !k?.trim() || val === undefined) return undefined;
+        map[k.trim()] = val.trim();
+    }
+    return map;
+}
+
+function argOfText(key: string, kind: string, v: string): unknown {
+    if (LIST_KEYS.has(key)) {
+        const items = v
+            .split(",")
+            .map((i) => i.trim())
+            .filter(Boolean);
+        return items.length ? items : v;
+    }
+    if (key === "monitoringRuleLabels") return labelMap(v) ?? v;
+    if (kind === "integer") return /^-?\d+$/.test(v) && Number.isSafeInteger(Number(v)) ? Number(v) : v;
+    if (kind === "boolean") return v.toLowerCase() === "true" ? true : v.toLowerCase() === "false" ? false : v;
+    if (kind === "json") {
+        try {
+            return JSON.parse(v);
+        } catch {
+            return v;
+        }
+    }
+    return v;
+}
+
+/**
+ * MeshRateLimit's arguments from stack config (keys without the project prefix; empty value = unset),
+ * and the problems only the config can have. Checks nothing else.
+ */
+export function argsOfConfig(raw: RawConfig): { args: MeshRateLimitArgs; problems: Problem[] } {
+    const args: Record<string, unknown> = {};
+    // The Pulumi CLI merges the defaults Pulumi.yaml declares into the config a program reads: a
+    // key at its declared default is not a value the user gave, and MeshRateLimit's default is the same.
+    const given = (key: string) => {
+        const v = raw[key]?.trim();
+        return v === undefined || v === "" || v === CONFIG_KEYS.find((k) => k.key === key)?.default ? undefined : v;
+    };
+    for (const k of CONFIG_KEYS) {
+        const v = given(k.key);
+        if (v === undefined || k.key === SECRET_KEY_KEY) continue;
+        setAt(args, k.field, argOfText(k.key, k.kind, v));
+    }
+    const problems: Problem[] = [];
+    const secretKey = given(SECRET_KEY_KEY);
+    if (secretKey !== undefined) {
+        // The key inside whichever Secret is named; without one it names nothing.
+        const named = SECRET_NAME_KEYS.filter((k) => given(k) !== undefined);
+        for (const k of named) setAt(args, CONFIG_KEYS.find((c) => c.key === k)!.field.replace(/\.name$/, ".key"), secretKey);
+        if (!named.length) {
+            problems.push(
+                configProblem(
+                    SECRET_KEY_KEY,
+                    secretKey,
+                    "names a key of redisPasswordSecret, which is not set",
+                    (s) => `${s.set("redisPasswordSecret", "<secret name>")}, or ${s.rm(SECRET_KEY_KEY)}`,
+                ),
+            );
+        }
+    }
+    return { args: args as MeshRateLimitArgs, problems };
+}
+
+/**
+ * Stack config → MeshRateLimit's plan: every problem (`extraProblems` first, e.g. unknown keys; then
+ * the config's own; then MeshRateLimit's, each under its config key) in one `InputError` of stack config.
+ */
+export function planOfConfig(raw: RawConfig, extraProblems: Problem[] = []): MeshRateLimitPlan {
+    const { args, problems } = argsOfConfig(raw);
+    const before = [...extraProblems, ...problems];
+    let plan: MeshRateLimitPlan;
+    try {
+        plan = planMeshRateLimit(args);
+    } catch (e) {
+        if (!isMeshArgsError(e)) throw e;
+        throw configError([...before, ...asConfigProblems(e.problems, raw)]);
+    }
+    if (before.length) throw configError(before);
+    return plan;
+}
+
+/** The validated, fully-defaulted settings of a stack config (what the program's checks of the cluster read). */
+export function resolveSettings(raw: RawConfig, extraProblems: Problem[] = []): StackSettings {
+    return planOfConfig(raw, extraProblems).settings;
+}

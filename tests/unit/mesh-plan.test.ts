@@ -1,0 +1,242 @@
+/**
+ * MeshRateLimit's arguments (mesh/mesh-ratelimit-args.ts, mesh/mesh-plan.ts): grouped by the
+ * component each is for, handed to that component as given, each rule checked once (by the
+ * component that owns the field), and every problem reported under the field that holds it; the
+ * program's stack config maps to them without loss and re-phrases their problems for its keys.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { expect } from "chai";
+import * as fs from "fs";
+import * as path from "path";
+import { OUT, generate } from "../../scripts/gen-mesh-args";
+import { ARGS_FIX, isMeshArgsError } from "../../mesh/arg-problems";
+import { MeshRateLimitArgs } from "../../mesh/mesh-ratelimit-args";
+import { planMeshRateLimit } from "../../mesh/mesh-plan";
+import { CONFIG_KEYS, CONFIG_KEY_OF_FIELD } from "../../program/config-keys";
+import { argsOfConfig, planOfConfig, resolveSettings } from "../../program/config-args";
+import { buildProgram } from "../../program/program";
+import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
+import { StackVariant } from "../../components/mesh-enums";
+import { LimitUnit } from "../../builders/rule-args";
+import { InputError, Problem } from "../../lib/problems";
+import { DEV } from "./helpers";
+
+const ROOT = path.join(__dirname, "..", "..");
+const NO_ESP = { managedApi: { enabled: false } } as const;
+
+/** MeshRateLimit's refusal of these arguments (it must refuse them). */
+function refusal(args: MeshRateLimitArgs): InputError {
+    try {
+        planMeshRateLimit(args);
+    } catch (e) {
+        if (isMeshArgsError(e)) return e;
+        throw e;
+    }
+    throw new Error(`accepted: ${JSON.stringify(args)}`);
+}
+
+/** The stack config's refusal of a config (its problems as the program reports them). */
+function configRefusal(raw: Record<string, string>): Problem[] {
+    try {
+        resolveSettings(raw);
+    } catch (e) {
+        return (e as InputError).problems;
+    }
+    throw new Error(`accepted: ${JSON.stringify(raw)}`);
+}
+
+describe("MeshRateLimit arguments: their shape", () => {
+    it("mesh/mesh-ratelimit-args.ts is generated from program/config-keys.ts (run npm run gen:mesh-args)", () => {
+        expect(fs.readFileSync(OUT, "utf8")).to.equal(generate());
+    });
+
+    it("every config key sets one field, and no two keys the same one", () => {
+        const fields = CONFIG_KEYS.map((k) => k.field);
+        expect(new Set(fields).size).to.equal(fields.length);
+        for (const k of CONFIG_KEYS) expect(CONFIG_KEY_OF_FIELD[k.field], k.key).to.equal(k.key);
+    });
+
+    it("the global limits take GlobalRateLimit's names and its own service and Redis types; no field is named after a config key", () => {
+        const text = fs.readFileSync(OUT, "utf8");
+        expect(text).to.match(/export interface MeshGlobalArgs \{[^}]*\n {4}timeout\?: string;/);
+        expect(text).to.include("service?: RateLimitServiceOptionsArgs;");
+        expect(text).to.include("redis?: RedisOptionsArgs;");
+        for (const flat of ["rateLimitTimeout?:", "ratelimitReplicas?:", "limitedPathLimit?:", "espServiceName?:", "localBucket?:"])
+            expect(text).to.not.include(flat);
+    });
+
+    it("the package ships no stack config wording: no `pulumi config` in what it compiles", () => {
+        const build = JSON.parse(fs.readFileSync(path.join(ROOT, "tsconfig.build.json"), "utf8")).include as string[];
+        const dirs = build.filter((g) => g.endsWith("/**/*.ts")).map((g) => g.replace("/**/*.ts", ""));
+        expect(dirs).to.not.include("program");
+        const files = dirs.flatMap((d) => fs.readdirSync(path.join(ROOT, d)).map((f) => path.join(d, f))).filter((f) => f.endsWith(".ts"));
+        expect(files.length).to.be.greaterThan(40);
+        for (const f of files) expect(fs.readFileSync(path.join(ROOT, f), "utf8"), f).to.not.match(/pulumi config (set|rm)/);
+    });
+});
+
+describe("MeshRateLimit arguments: each component gets its own, as given", () => {
+    it("global.service, global.redis and global.timeout reach GlobalRateLimit unchanged (the very objects)", () => {
+        const service = { replicas: 3, logLevel: "debug" as const, redisPoolSize: 20 };
+        const redis = { maxMemory: "100mb" };
+        const plan = planMeshRateLimit({ ...NO_ESP, global: { service, redis, timeout: "0.5s", namespace: "limits" } });
+        expect(plan.global.args.service).to.equal(service);
+        expect(plan.global.args.redis).to.equal(redis);
+        expect(plan.global.args.timeout).to.equal("0.5s");
+        expect(plan.global.args.namespace).to.equal("limits");
+        // What the program's checks of the cluster read is GlobalRateLimit's resolution of them.
+        expect(plan.settings.ratelimit).to.equal(plan.global.service.ratelimit);
+        expect([plan.settings.ratelimit.replicas, plan.settings.ratelimit.namespace, plan.settings.ratelimit.redisMaxMemory]).to.deep.equal([
+            3,
+            "limits",
+            "100mb",
+        ]);
+    });
+
+    it("stack config → arguments → plan: the same settings, typed values, each key at its field", () => {
+        const raws = [
+            DEV,
+            { ...DEV, variant: "B", counterStore: "single" },
+            {
+                ...DEV,
+                ratelimitReplicas: "3",
+                rateLimitTimeout: "2s",
+                redisPasswordSecret: "redis-auth",
+                redisPasswordSecretKey: "pw",
+                monitoringRuleLabels: "a=b,c=d",
+            },
+        ];
+        for (const raw of raws) {
+            const { args, problems } = argsOfConfig(raw);
+            expect(problems).to.deep.equal([]);
+            expect(planMeshRateLimit(args).settings).to.deep.equal(planOfConfig(raw).settings);
+        }
+        const { args } = argsOfConfig(raws[2]);
+        expect(args.global?.service?.replicas).to.equal(3);
+        expect(args.global?.timeout).to.equal("2s");
+        expect(args.global?.redis?.passwordSecret).to.deep.equal({ name: "redis-auth", key: "pw" });
+        expect(args.global?.monitoring?.ruleLabels).to.deep.equal({ a: "b", c: "d" });
+        expect(args.managedApi?.includeIpRanges).to.be.an("array");
+    });
+
+    it("a config key at the default Pulumi.yaml declares is not given (the CLI merges the declared defaults in)", () => {
+        const { args } = argsOfConfig({ ...DEV, ratelimitReplicas: "2", redisPasswordSecretKey: "password" });
+        expect(args.global?.service?.replicas).to.equal(undefined);
+        expect(args.global?.redis).to.equal(undefined);
+    });
+
+    it("the plan's options are the program's alone: the same plan, nothing computed again", async () => {
+        const plan = planMeshRateLimit(NO_ESP);
+        const withOptions = plan.withOptions({ kubeContext: "kind", createIngressClass: false });
+        expect([withOptions.settings, withOptions.global, withOptions.bookinfo]).to.deep.equal([plan.settings, plan.global, plan.bookinfo]);
+        expect(withOptions.args).to.deep.equal({ ...NO_ESP, kubeContext: "kind", createIngressClass: false });
+        await pulumi.runtime.setMocks({ newResource: (a) => ({ id: "x", state: a.inputs }), call: (a) => a.inputs }, "mesh-ratelimit", "dev", false);
+        const all = Object.fromEntries(Object.entries(DEV).map(([k, v]) => [`mesh-ratelimit:${k}`, String(v)]));
+        const built = buildProgram(all, { report: () => {} });
+        expect(built.plan.settings).to.equal(built.settings);
+        expect(built.plan.args).to.equal(built.args);
+    });
+});
+
+describe("MeshRateLimit arguments: every rule checked once, by the component that owns the field", () => {
+    it("a bad timeout: one problem, GlobalRateLimit's, under global.timeout, its fix an argument edit", () => {
+        const err = refusal({ ...NO_ESP, global: { timeout: "500ms" } });
+        const own = planGlobalRateLimit({
+            domain: "d",
+            gateway: { selector: { app: "gw" }, allVirtualHosts: true },
+            rules: [{ name: "r", requestsPerUnit: 1, unit: LimitUnit.Minute }],
+            timeout: "500ms",
+        }).problems.filter((p) => p.key === "timeout");
+        expect(err.problems.map((p) => [p.key, p.problem, p.fix])).to.deep.equal([
+            ["global.timeout", own[0].problem, `set global.timeout: "0.5s" in MeshRateLimit's args`],
+        ]);
+        // Negative control: the stack config's key names the same rule, the fix a config command.
+        expect(configRefusal({ ...DEV, rateLimitTimeout: "500ms" }).map((p) => [p.key, p.problem, p.fix])).to.deep.equal([
+            ["rateLimitTimeout", own[0].problem, "pulumi config set rateLimitTimeout 0.5s"],
+        ]);
+    });
+
+    it("the service's options, Redis and the domain: GlobalRateLimit's problems under global.*, every one in one round", () => {
+        const err = refusal({
+            ...NO_ESP,
+            global: { domain: "a b", service: { replicas: 0, logLevel: "loud" as any }, redis: { mode: "external" as any } },
+        });
+        expect(err.problems.map((p) => p.key)).to.deep.equal(["global.domain", "global.service.replicas", "global.service.logLevel", "global.redis.addresses"]);
+        expect(err.message).to.include(
+            `- global.service.replicas = 0: must be between 1 and 100\n    fix: set global.service.replicas: 1 in MeshRateLimit's args`,
+        );
+        expect(err.message).to.include(`fix: set global.domain: "a-b" in MeshRateLimit's args`);
+        expect(err.message).to.not.include("pulumi config");
+    });
+
+    it("a field a component does not know is refused, naming the closest one, under its full path", () => {
+        const err = refusal({ ...NO_ESP, global: { service: { replica: 3 } } } as any);
+        expect(err.message).to.include("global.service.replica");
+        expect(err.message).to.include("rename replica to replicas");
+    });
+
+    it("a pipeline window for a Redis that ignores it: one rule, named by each input's words", () => {
+        const err = refusal({ ...NO_ESP, global: { service: { redisPipelineWindow: "150us" } } });
+        expect(err.message).to.include("has no effect with global.redis.mode in-cluster");
+        expect(err.message).to.include(
+            `fix: remove global.service.redisPipelineWindow from MeshRateLimit's args, or set global.redis.mode: "cluster" in MeshRateLimit's args`,
+        );
+        const config = configRefusal({ ...DEV, redisPipelineWindow: "150us" });
+        expect(config[0].problem).to.match(/^has no effect with redisMode in-cluster/);
+        expect(config[0].fix).to.equal("pulumi config rm redisPipelineWindow, or pulumi config set redisMode cluster");
+    });
+
+    it("MeshRateLimit's own fields and its cross-field rules: every problem at once, by field path", () => {
+        const err = refusal({
+            variant: "C" as StackVariant,
+            ...NO_ESP,
+            limits: { catchAll: 0, descriptors: [{ key: "PATH", unit: "minutes" as LimitUnit, requestsPerUnit: 1 }] },
+            paths: { login: "/productpage" },
+        });
+        expect(err.message).to.match(/^MeshRateLimit: invalid arguments \(\d+ problems\); nothing was created:/);
+        expect(err.message).to.include(`variant = "C": must be one of 'A', 'B'`);
+        expect(err.message).to.include(`fix: set variant: "A" in MeshRateLimit's args`);
+        expect(err.message).to.include(`paths.login = "/productpage": equals paths.page`);
+        expect(err.message).to.include('has unit "minutes"');
+        expect(err.message).to.include(`limits.catchAll = "0": must be at least 1`);
+        expect(configRefusal({ ...DEV, loginPath: "/productpage" })[0].problem).to.match(/^equals pagePath:/);
+    });
+
+    it("what MeshRateLimit derives is reported only when its own fields pass (else it would repeat their problems)", () => {
+        // A path with a space breaks the routes made of it: one problem, the path's, not one of the routes too.
+        expect(refusal({ ...NO_ESP, paths: { staticPrefix: "/static files" } }).problems.map((p) => p.key)).to.deep.equal(["paths.staticPrefix"]);
+    });
+
+    it("the managed API's required fields, phrased as arguments", () => {
+        const err = refusal({});
+        expect(err.message).to.include(`set managedApi.includeIpRanges: ["10.4.0.0/14","10.7.240.0/20"] in MeshRateLimit's args`);
+        expect(err.message).to.include("or set managedApi.enabled: false in MeshRateLimit's args");
+    });
+});
+
+describe("MeshRateLimit arguments: fixes phrased as argument edits (ARGS_FIX)", () => {
+    const sets: [string, string, string][] = [
+        ["managedApi.includeIpRanges", "10.0.0.0/8,10.1.0.0/16", `set managedApi.includeIpRanges: ["10.0.0.0/8","10.1.0.0/16"] in MeshRateLimit's args`],
+        ["global.redis.addresses", "r:6379", `set global.redis.addresses: ["r:6379"] in MeshRateLimit's args`],
+        ["limits.catchAll", "100", "set limits.catchAll: 100 in MeshRateLimit's args"],
+        ["x", "-1", `set x: "-1" in MeshRateLimit's args`],
+        ["x", "1.5", `set x: "1.5" in MeshRateLimit's args`],
+        ["managedApi.enabled", "false", "set managedApi.enabled: false in MeshRateLimit's args"],
+        ["x", "True", `set x: "True" in MeshRateLimit's args`],
+        ["limits.descriptors", '[{"key":"PATH"}]', `set limits.descriptors: [{"key":"PATH"}] in MeshRateLimit's args`],
+        ["x", 'say "hi"', `set x: "say \\"hi\\"" in MeshRateLimit's args`],
+        ["x", "", `set x: "" in MeshRateLimit's args`],
+    ];
+    for (const [k, v, want] of sets) {
+        it(`set(${k}, ${JSON.stringify(v)})`, () => {
+            expect(ARGS_FIX.set(k, v)).to.equal(want);
+        });
+    }
+
+    it("rm, rename (value shell-quoted when needed), header singular and plural", () => {
+        expect(ARGS_FIX.rm("limits.descriptorz")).to.equal("remove limits.descriptorz from MeshRateLimit's args");
+        expect(ARGS_FIX.rename("a", "b", "x y")).to.equal("rename a to b (value 'x y')");
+        expect(ARGS_FIX.header(1)).to.equal("MeshRateLimit: invalid arguments (1 problem); nothing was created:");
+        expect(ARGS_FIX.header(2)).to.equal("MeshRateLimit: invalid arguments (2 problems); nothing was created:");
+    });
+});
