@@ -23,10 +23,10 @@ const GROUPS: Record<ConfigKeySpec["group"], string> = {
 export function configTable(): string {
     const out: string[] = [];
     for (const [group, title] of Object.entries(GROUPS)) {
-        out.push(`#### ${title}`, "", "| key | type | default | meaning |", "|---|---|---|---|");
+        out.push(`#### ${title}`, "", "| key | MeshRateLimit field | type | default | meaning |", "|---|---|---|---|---|");
         for (const k of CONFIG_KEYS.filter((c) => c.group === group)) {
             const def = k.defaultNote ?? (k.default === "" ? "(unset)" : `\`${k.default}\``);
-            out.push(`| \`${k.key}\` | ${k.kind} | ${def.replace(/\|/g, "\\|")} | ${k.description.replace(/\|/g, "\\|")} |`);
+            out.push(`| \`${k.key}\` | \`${k.field}\` | ${k.kind} | ${def.replace(/\|/g, "\\|")} | ${k.description.replace(/\|/g, "\\|")} |`);
         }
         out.push("");
     }

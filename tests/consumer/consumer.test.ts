@@ -44,6 +44,7 @@ describe("consumer: the packed package installed into a user's empty program", f
     let work: string;
     let app: string;
     let tarFiles: string[];
+    let packedCode: string;
     let packedPkg: any;
     const mock = (target: string, env: Record<string, string> = {}): MockRun =>
         JSON.parse(
@@ -67,6 +68,8 @@ describe("consumer: the packed package installed into a user's empty program", f
             .filter(Boolean)
             .map((f) => f.replace(/^package\//, ""));
         packedPkg = JSON.parse(mustRun("tar", ["-xzOf", tgz, "package/package.json"], work));
+        // Every compiled file's text, as shipped.
+        packedCode = mustRun("tar", ["-xzOf", tgz, "--wildcards", "package/dist/*"], work);
         app = path.join(work, "app");
         fs.mkdirSync(app);
         for (const f of fs.readdirSync(APP_SRC)) fs.copyFileSync(path.join(APP_SRC, f), path.join(app, f));
@@ -116,6 +119,14 @@ describe("consumer: the packed package installed into a user's empty program", f
         expect(packedPkg.main).to.equal("dist/index.js");
         expect(packedPkg.exports["."]).to.deep.equal({ types: "./dist/index.d.ts", default: "./dist/index.js" });
         expect(packedPkg.version).to.match(/^\d+\.\d+\.\d+$/);
+    });
+
+    it("the package speaks its arguments, not stack config: no `pulumi config` command and no config key table in its code", () => {
+        expect(packedCode.length).to.be.greaterThan(100_000);
+        expect(packedCode).to.include("'s args");
+        expect(packedCode.match(/pulumi config (set|rm)/g) ?? []).to.deep.equal([]);
+        // Negative control: the program, which is not shipped, holds that wording.
+        expect(fs.readFileSync(path.join(ROOT, "program", "config-problems.ts"), "utf8")).to.match(/pulumi config set/);
     });
 
     it("importing it by name registers nothing, reads no stack config and starts no process", () => {
@@ -300,11 +311,17 @@ describe("consumer: the packed package installed into a user's empty program", f
             ["limit-not-a-number", "rules[0].requestsPerUnit = NaN: must be a whole number of at least 1", "fix: set requestsPerUnit to e.g. 100"],
             ["path-not-as-sent", 'rules[0].path.exact = "/café": cannot match as written', 'fix: use "/caf%C3%A9"'],
             ["dashboard-over-1mib", "monitoring.dashboard = true: with 1000 limits, makes the dashboard ConfigMap", "fix: set monitoring.dashboard to false"],
-            ["login-route-dropped", 'loginPath = "/productpage": equals pagePath', 'fix: set loginPath: "/login" in MeshRateLimit\'s args'],
+            ["login-route-dropped", 'paths.login = "/productpage": equals paths.page', 'fix: set paths.login: "/login" in MeshRateLimit\'s args'],
             [
                 "mesh-limit-over-uint32",
-                'catchAllLimit = "1000000000000": must be at most 4294967295',
-                "fix: set catchAllLimit: 4294967295 in MeshRateLimit's args",
+                'limits.catchAll = "1000000000000": must be at most 4294967295',
+                "fix: set limits.catchAll: 4294967295 in MeshRateLimit's args",
+            ],
+            ["mesh-service-option", "global.service.replicas = 0: must be between 1 and 100", "fix: set global.service.replicas: 1 in MeshRateLimit's args"],
+            [
+                "mesh-flat-argument",
+                "catchAllLimit = 5: is not an argument of MeshRateLimit",
+                "fix: remove catchAllLimit; the fields are variant, apiProfile, awaitRollout, paths, limits",
             ],
         ];
         for (const [mistake, names, fix] of cases)

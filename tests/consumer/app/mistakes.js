@@ -13,7 +13,7 @@ const limits = (extra, rule) =>
         ...extra,
         rules: [{ name: "login", requestsPerUnit: 5, unit: "minute", ...rule }],
     });
-const mesh = (args) => new MeshRateLimit("stack", { managedApi: false, ...args });
+const mesh = (args) => new MeshRateLimit("stack", { managedApi: { enabled: false }, ...args });
 
 const MISTAKES = {
     // `paths` for `path`: without the check the rule would count every request, not /login's.
@@ -30,8 +30,12 @@ const MISTAKES = {
             gateway,
             rules: Array.from({ length: 1000 }, (_, i) => ({ name: `item-${i}`, path: { exact: `/items/${i}` }, requestsPerUnit: 5, unit: "minute" })),
         }),
-    "login-route-dropped": () => mesh({ loginPath: "/productpage" }),
-    "mesh-limit-over-uint32": () => mesh({ catchAllLimit: 1e12 }),
+    "login-route-dropped": () => mesh({ paths: { login: "/productpage" } }),
+    "mesh-limit-over-uint32": () => mesh({ limits: { catchAll: 1e12 } }),
+    // GlobalRateLimit's own check, through MeshRateLimit: reported under the field that holds it.
+    "mesh-service-option": () => mesh({ global: { service: { replicas: 0 } } }),
+    // A 0.2.0 (flat) argument: not silently ignored.
+    "mesh-flat-argument": () => mesh({ catchAllLimit: 5 }),
 };
 const mistake = MISTAKES[process.env.MISTAKE];
 if (!mistake) throw new Error(`MISTAKE must be one of ${Object.keys(MISTAKES).join(", ")}`);
