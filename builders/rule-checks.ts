@@ -5,6 +5,7 @@
  */
 import { UNSENDABLE_PATH, compileFullMatch, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
+import { fieldProblem } from "../lib/field-checks";
 import { checkClientCidr } from "./client-cidr";
 
 import { DEFAULT_PATH_KEY, LimitUnit, MissingHeader, PerPathLimitsArgs } from "./rule-args";
@@ -17,13 +18,13 @@ export const UNITS = Object.values(LimitUnit) as string[];
 export const MAX_REQUESTS_PER_UNIT = 4_294_967_295;
 
 /** The problem of a limit over the service's uint32, for the field `key` (shared with the stack's limit keys). */
-export function overUint32Problem(key: string, value: number): Problem {
-    return {
+export function overUint32Problem(key: string, value: unknown): Problem {
+    return fieldProblem(
         key,
         value,
-        problem: `is more than the rate-limit service can count: its requests_per_unit is a 32-bit unsigned number (at most ${MAX_REQUESTS_PER_UNIT}), and a config.yaml with more does not load`,
-        fix: `give at most ${MAX_REQUESTS_PER_UNIT}, or the same rate in a shorter unit`,
-    };
+        `is more than the rate-limit service can count: its requests_per_unit is a 32-bit unsigned number (at most ${MAX_REQUESTS_PER_UNIT}), and a config.yaml with more does not load`,
+        (s) => `${s.set(key, String(MAX_REQUESTS_PER_UNIT))}, or the same rate in a shorter unit`,
+    );
 }
 
 export function checkLimit(field: string, l: any, problems: Problem[]): void {

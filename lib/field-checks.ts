@@ -34,14 +34,9 @@ export function oneOfProblems(field: string, value: unknown, allowed: readonly s
 
 /**
  * A whole number from `min` (to `max`): a number (`text`: or text that spells one, what a reader of
- * text passes). `limit`: the max is the rate-limit service's (a 32-bit unsigned number). The fix: the
- * nearest whole number in range, or `fallback` for what is no number at all.
+ * text passes). The fix: the nearest whole number in range, or `fallback` for what is no number at all.
  */
-export function wholeNumberProblems(
-    field: string,
-    value: unknown,
-    opts: { min: number; max?: number; limit?: boolean; fallback: number; text?: boolean },
-): Problem[] {
+export function wholeNumberProblems(field: string, value: unknown, opts: { min: number; max?: number; fallback: number; text?: boolean }): Problem[] {
     const text = typeof value === "string" ? value : String(value);
     const n = typeof value === "number" ? value : Number(text);
     const max = opts.max ?? Number.MAX_SAFE_INTEGER;
@@ -51,12 +46,7 @@ export function wholeNumberProblems(
         return [fieldProblem(field, value, "must be a whole number", (s) => s.set(field, String(near)))];
     }
     if (n >= opts.min && n <= max) return [];
-    const range =
-        opts.limit && n > max
-            ? `at most ${max}: the rate-limit service counts in a 32-bit unsigned number`
-            : opts.max === undefined || opts.limit
-              ? `at least ${opts.min}`
-              : `between ${opts.min} and ${max}`;
+    const range = opts.max === undefined ? `at least ${opts.min}` : `between ${opts.min} and ${max}`;
     return [fieldProblem(field, value, `must be ${range}`, (s) => s.set(field, String(Math.min(Math.max(n, opts.min), max))))];
 }
 

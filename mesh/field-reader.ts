@@ -7,7 +7,7 @@ import { Fix, FixStyle } from "../lib/fix-style";
 import { MESH_FIELDS, MeshFieldSpec } from "./mesh-ratelimit-args";
 
 import type { HttpRoute } from "../builders/routes";
-import { MAX_REQUESTS_PER_UNIT } from "../builders/rule-checks";
+import { MAX_REQUESTS_PER_UNIT, overUint32Problem } from "../builders/rule-checks";
 import { DEFAULT_PATH_KEY } from "../builders/rule-args";
 import { UNSENDABLE_PATH, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
@@ -88,7 +88,7 @@ export class Reader {
      * A whole number: a number as given, or text that spells one. `limit`: the max is the rate-limit
      * service's (a 32-bit unsigned number); a value under the min reads as before it had one.
      */
-    int(field: string, opts: { min: number; max?: number; fallback?: number; limit?: boolean }): number {
+    int(field: string, opts: { min: number; max?: number; fallback?: number }): number {
         const v = this.value(field);
         const given = typeof v === "number" && v !== Number(this.spec(field).default) ? v : this.given(field);
         const text = given === undefined ? this.spec(field).default : String(given);
@@ -97,6 +97,17 @@ export class Reader {
         const problems = wholeNumberProblems(field, typeof given === "number" ? given : text, { ...opts, fallback: def, text: true });
         this.add(problems.map((p) => ({ ...p, value: text })));
         return problems.length ? (opts.fallback ?? opts.min) : Number(text);
+    }
+
+    /**
+     * A limit's requests per unit: a whole number of at least 1 (read as `int` reads one), and no more
+     * than the rate-limit service counts (the rules' own statement, builders/rule-checks.ts).
+     */
+    requestsPerUnit(field: string, fallback?: number): number {
+        const n = this.int(field, { min: 1, ...(fallback !== undefined ? { fallback } : {}) });
+        if (n <= MAX_REQUESTS_PER_UNIT) return n;
+        this.add([{ ...overUint32Problem(field, n), value: this.given(field) ?? String(n) }]);
+        return fallback ?? 1;
     }
 
     /** A boolean as given, or text that spells one in any case. */
@@ -235,11 +246,12 @@ export function readDescriptors(r: Reader, key: string, fallback: DescriptorLimi
         if (!Number.isSafeInteger(d.requestsPerUnit) || d.requestsPerUnit < 1) {
             r.fail(key, r.given(key), `${where} has requestsPerUnit ${JSON.stringify(d.requestsPerUnit)}`, "use a whole number of at least 1");
         } else if (d.requestsPerUnit > MAX_REQUESTS_PER_UNIT) {
+            // The rules' own statement of the bound; the fix names the entry, not the whole list.
             r.fail(
                 key,
                 r.given(key),
-                `${where} has requestsPerUnit ${d.requestsPerUnit}, more than the rate-limit service can count (a 32-bit unsigned number)`,
-                `use at most ${MAX_REQUESTS_PER_UNIT}, or the same rate in a shorter unit`,
+                `${where} has requestsPerUnit ${d.requestsPerUnit}, which ${overUint32Problem("requestsPerUnit", d.requestsPerUnit).problem}`,
+                `give it at most ${MAX_REQUESTS_PER_UNIT}, or the same rate in a shorter unit`,
             );
         }
         const id = `${d.key}=${d.value ?? "*"}`;

@@ -14,7 +14,6 @@ import { FilterLayout } from "../builders/envoy-filters";
 import type { SpecPaths } from "../builders/routes";
 import { defaultApiRegex, defaultRoutes } from "../builders/routes";
 import { LimitUnit, PathKeyMode } from "../builders/rule-args";
-import { MAX_REQUESTS_PER_UNIT } from "../builders/rule-checks";
 import { DEFAULT_PATH_KEY } from "../builders/rule-args";
 import { DEFAULTS } from "../components/defaults";
 import {
@@ -125,11 +124,11 @@ function readGlobalLimits(
     // GlobalRateLimit checks the domain; the variant presets it.
     const domain = r.given("global.domain") ?? preset.domain;
     const unit = r.oneOf<LimitUnit>("limits.unit", RATE_LIMIT_UNITS);
-    const limitedPathLimit = r.int("limits.limitedPath", { min: 1, max: MAX_REQUESTS_PER_UNIT, limit: true });
-    const catchAllLimit = r.int("limits.catchAll", { min: 1, max: MAX_REQUESTS_PER_UNIT, limit: true });
+    const limitedPathLimit = r.requestsPerUnit("limits.limitedPath");
+    const catchAllLimit = r.requestsPerUnit("limits.catchAll");
     let apiLimit: number | undefined;
     if (preset.routeSplit) {
-        apiLimit = r.int("limits.api", { min: 1, max: MAX_REQUESTS_PER_UNIT, limit: true, fallback: preset.apiLimit });
+        apiLimit = r.requestsPerUnit("limits.api", preset.apiLimit);
     } else if (r.given("limits.api") !== undefined) {
         r.fail(
             "limits.api",
@@ -204,8 +203,7 @@ function readGlobalFilter(r: Reader): Omit<StackSettings["global"], "domain" | "
     const counterStore = r.oneOf<CounterStore>("global.counterStore", Object.values(CounterStore));
     const filterLayout = r.oneOf<FilterLayout>("global.filterLayout", Object.values(FilterLayout));
     const statusOnError = r.value("global.statusOnError") as StackSettings["global"]["statusOnError"];
-    const timeout = r.str("global.timeout");
-    return { failureModeDeny, preLimit, counterStore, timeout, pathKey, filterLayout, ...(statusOnError !== undefined ? { statusOnError } : {}) };
+    return { failureModeDeny, preLimit, counterStore, pathKey, filterLayout, ...(statusOnError !== undefined ? { statusOnError } : {}) };
 }
 
 /** The sidecar's local token bucket. */

@@ -44,7 +44,6 @@ export interface StackSettings {
         preLimit: boolean;
         /** Fixed and per-value counters in stores of their own (split), or one store (the specification's). */
         counterStore: CounterStore;
-        timeout: string;
         /** How requests are keyed: by path without its query (default), or the literal `:path`. */
         pathKey: PathKeyMode;
         /** How the gateway filters share their listener (shared: the specification's names). */

@@ -307,15 +307,19 @@ describe("consumer: the packed package installed into a user's empty program", f
             ["rule-field-misspelt", 'rules[0].paths = {"exact":"/login"}: is not a field of RateLimitRuleArgs', "fix: rename paths to path"],
             ["argument-misspelt", "failureModeDenny = false: is not an argument of GlobalRateLimit", "fix: rename failureModeDenny to failureModeDeny"],
             ["local-argument-misspelt", "bucketSize = 20: is not an argument of LocalRateLimit", "fix: rename bucketSize to bucket"],
-            ["limit-over-uint32", "rules[0].requestsPerUnit = 5000000000: is more than the rate-limit service can count", "fix: give at most 4294967295"],
+            [
+                "limit-over-uint32",
+                "rules[0].requestsPerUnit = 5000000000: is more than the rate-limit service can count",
+                "fix: set rules[0].requestsPerUnit to 4294967295, or the same rate in a shorter unit",
+            ],
             ["limit-not-a-number", "rules[0].requestsPerUnit = NaN: must be a whole number of at least 1", "fix: set requestsPerUnit to e.g. 100"],
             ["path-not-as-sent", 'rules[0].path.exact = "/café": cannot match as written', 'fix: use "/caf%C3%A9"'],
             ["dashboard-over-1mib", "monitoring.dashboard = true: with 1000 limits, makes the dashboard ConfigMap", "fix: set monitoring.dashboard to false"],
             ["login-route-dropped", 'paths.login = "/productpage": equals paths.page', 'fix: set paths.login: "/login" in MeshRateLimit\'s args'],
             [
                 "mesh-limit-over-uint32",
-                'limits.catchAll = "1000000000000": must be at most 4294967295',
-                "fix: set limits.catchAll: 4294967295 in MeshRateLimit's args",
+                'limits.catchAll = "1000000000000": is more than the rate-limit service can count',
+                "fix: set limits.catchAll: 4294967295 in MeshRateLimit's args, or the same rate in a shorter unit",
             ],
             ["mesh-service-option", "global.service.replicas = 0: must be between 1 and 100", "fix: set global.service.replicas: 1 in MeshRateLimit's args"],
             [

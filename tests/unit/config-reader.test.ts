@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import { InputError } from "../../lib/problems";
 import { RawConfig } from "../../program/config-problems";
-import { resolveSettings } from "../../program/config-args";
+import { planOfConfig, resolveSettings } from "../../program/config-args";
 import {
     API_ROUTE,
     BASE,
@@ -618,13 +618,15 @@ describe("settings: accepted values", () => {
     });
 
     it("values are trimmed", () => {
-        const t = resolveSettings({ ...BASE, variant: " B ", limitedPath: "  /x  ", unit: " hour ", rateLimitTimeout: " 0.5s " });
-        expect([t.variant, t.paths.limited, t.global.descriptors[0].unit, t.global.timeout]).to.deep.equal(["B", "/x", "hour", "0.5s"]);
+        const p = planOfConfig({ ...BASE, variant: " B ", limitedPath: "  /x  ", unit: " hour ", rateLimitTimeout: " 0.5s " });
+        const t = p.settings;
+        // The gateway's timeout is GlobalRateLimit's: the plan passes it on as read.
+        expect([t.variant, t.paths.limited, t.global.descriptors[0].unit, p.global.args.timeout]).to.deep.equal(["B", "/x", "hour", "0.5s"]);
     });
 
     it("durations at their minimum, Go durations in every unit", () => {
-        const t = resolveSettings({ ...BASE, localFillInterval: "0.05s", rateLimitTimeout: "0.001s" });
-        expect([t.local.fillInterval, t.global.timeout]).to.deep.equal(["0.05s", "0.001s"]);
+        const p = planOfConfig({ ...BASE, localFillInterval: "0.05s", rateLimitTimeout: "0.001s" });
+        expect([p.settings.local.fillInterval, p.global.args.timeout]).to.deep.equal(["0.05s", "0.001s"]);
         for (const w of ["0", "150us", "2ms", "1µs", "1h2m3.5s", "10ns"]) {
             expect(
                 resolveSettings({ ...BASE, redisMode: "cluster", redisAddress: "n0:6379", redisPipelineWindow: w }).ratelimit.redisPipelineWindow,

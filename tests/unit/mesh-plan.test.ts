@@ -156,6 +156,24 @@ describe("MeshRateLimit arguments: every rule checked once, by the component tha
         ]);
     });
 
+    it("a limit over what the service counts: the rules' one statement, for a rule, a stack limit and its config key", () => {
+        const rule = planGlobalRateLimit({
+            domain: "d",
+            gateway: { selector: { app: "gw" }, allVirtualHosts: true },
+            rules: [{ name: "r", requestsPerUnit: 5e9, unit: LimitUnit.Minute }],
+        }).problems.filter((p) => p.key === "rules[0].requestsPerUnit");
+        const mesh = refusal({ ...NO_ESP, limits: { catchAll: 5e9 } }).problems;
+        expect(mesh.map((p) => [p.key, p.problem, p.fix])).to.deep.equal([
+            ["limits.catchAll", rule[0].problem, "set limits.catchAll: 4294967295 in MeshRateLimit's args, or the same rate in a shorter unit"],
+        ]);
+        expect(rule[0].fix).to.equal("set rules[0].requestsPerUnit to 4294967295, or the same rate in a shorter unit");
+        expect(configRefusal({ ...DEV, catchAllLimit: "5000000000" }).map((p) => [p.key, p.problem, p.fix])).to.deep.equal([
+            ["catchAllLimit", rule[0].problem, "pulumi config set catchAllLimit 4294967295, or the same rate in a shorter unit"],
+        ]);
+        // The largest one is accepted everywhere.
+        expect(() => planMeshRateLimit({ ...NO_ESP, limits: { catchAll: 4_294_967_295 } })).to.not.throw();
+    });
+
     it("the service's options, Redis and the domain: GlobalRateLimit's problems under global.*, every one in one round", () => {
         const err = refusal({
             ...NO_ESP,
