@@ -33,6 +33,7 @@
  * as written (query included), as the specification's tables do.
  */
 import { Problem } from "../lib/problems";
+import { oneOfProblems } from "../lib/field-checks";
 import { MASKED_REMOTE_ADDRESS_KEY, cidrsOf, maskedRemoteAddressActions } from "./client-cidr";
 import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, LimitUnit, MissingHeader, PathKeyMode, PathMatchArgs, RateLimitRuleArgs } from "./rule-args";
 import { NAME, checkPerPath, validateRule } from "./rule-checks";
@@ -164,14 +165,7 @@ export function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor 
 export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
     const problems: Problem[] = [];
     const mode = input.pathKey ?? PathKeyMode.UrlPath;
-    if (!(Object.values(PathKeyMode) as string[]).includes(mode)) {
-        problems.push({
-            key: "pathKey",
-            value: mode,
-            problem: `must be one of ${Object.values(PathKeyMode).join(", ")}`,
-            fix: 'use PathKeyMode.UrlPath ("url-path")',
-        });
-    }
+    problems.push(...oneOfProblems("pathKey", mode, Object.values(PathKeyMode), PathKeyMode.UrlPath));
     const ruleKey = input.ruleKey ?? DEFAULT_RULE_KEY;
     if (typeof ruleKey !== "string" || !NAME.test(ruleKey)) {
         problems.push({

@@ -8,7 +8,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "../lib/common";
 import { Gateway, GatewaySpec, VirtualService, VirtualServiceSpec } from "./crds";
 import { LOCAL_STAT_PREFIX, gatewayVirtualHosts } from "../builders/envoy-filters";
-import { PlannedOptions, dnsProblem, planOrCompute, portProblem, selectorProblems, argsError, unknownFieldProblems } from "./arg-checks";
+import { PlannedOptions, planOrCompute, selectorProblems, argsError, unknownFieldProblems } from "./arg-checks";
+import { dnsNameProblems, wholeNumberProblems } from "../lib/field-checks";
 import { HttpRouteArgs } from "./mesh-enums";
 import { BOOKINFO_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "../lib/pod-security";
 
@@ -101,6 +102,16 @@ export interface BookinfoArgs {
 }
 
 /** What the component needs, defaults filled in and checked (pure; MeshRateLimit reads the virtual-host names from it). */
+/** Bookinfo's names and port, each rule with one message and a fix in every style (MeshRateLimit reports them under `bookinfo.`). */
+export function bookinfoNameProblems(b: Pick<BookinfoSettings, "namespace" | "gatewayName" | "virtualServiceName" | "gatewayPort">): Problem[] {
+    return [
+        ...dnsNameProblems("namespace", b.namespace, "label"),
+        ...dnsNameProblems("gatewayName", b.gatewayName, "subdomain"),
+        ...dnsNameProblems("virtualServiceName", b.virtualServiceName, "subdomain"),
+        ...wholeNumberProblems("gatewayPort", b.gatewayPort, { min: 1, max: 65535, fallback: DEFAULTS.gatewayPort }),
+    ];
+}
+
 export function planBookinfo(args: BookinfoArgs): {
     /** The arguments planned (the very object given). */
     args: BookinfoArgs;
@@ -139,14 +150,7 @@ export function planBookinfo(args: BookinfoArgs): {
         },
     };
     const b = s.bookinfo;
-    const problems: Problem[] = [
-        ...unknownFieldProblems("Bookinfo", args),
-        ...dnsProblem("namespace", b.namespace, "label"),
-        ...dnsProblem("gatewayName", b.gatewayName, "subdomain"),
-        ...dnsProblem("virtualServiceName", b.virtualServiceName, "subdomain"),
-        ...portProblem("gatewayPort", b.gatewayPort),
-        ...selectorProblems("gatewaySelector", selector),
-    ];
+    const problems: Problem[] = [...unknownFieldProblems("Bookinfo", args), ...bookinfoNameProblems(b), ...selectorProblems("gatewaySelector", selector)];
     if (typeof b.version !== "string" || !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(b.version))
         problems.push({ key: "version", value: b.version, problem: "must be an image tag", fix: `use "${d("bookinfoVersion")}"` });
     if (!Array.isArray(b.hosts) || !b.hosts.length || b.hosts.some((h) => typeof h !== "string" || !isGatewayHost(h))) {

@@ -3,11 +3,11 @@
  * the service's options, the failure mode and status, the layout, the access policy, and the size of
  * the objects its limits grow. Each returns or collects problems; none throws.
  */
-import { EnvoyFilterSpec, ErrorStatus, FilterLayout, PER_INSTANCE_MIN_ISTIO } from "../builders/envoy-filters";
+import { EnvoyFilterSpec, ErrorStatus, FilterLayout } from "../builders/envoy-filters";
+import { booleanProblems, dnsNameProblems, fieldProblem, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
+import { fieldRef } from "../lib/fix-style";
 import { PRINCIPAL_PROBLEM, parsePrincipal, suggestedPrincipal } from "../lib/principal";
 import { Problem } from "../lib/problems";
-import { fieldRef } from "../lib/fix-style";
-import { booleanProblems, dnsNameProblems, fieldProblem, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
 import { DEFAULTS } from "./defaults";
 import { PerValuePlan } from "./per-value-store";
 
@@ -143,14 +143,7 @@ export function pipelineWindowModeProblems(window: unknown, redisMode: unknown):
 
 /** `failureModeDeny` a boolean, and `timeout` (defaulted) a protobuf duration of at least 1 ms; `secs` undefined when it is not. */
 export function failureProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): { timeout: string; secs: number | undefined } {
-    if (a.failureModeDeny !== undefined && typeof a.failureModeDeny !== "boolean") {
-        problems.push({
-            key: "failureModeDeny",
-            value: a.failureModeDeny,
-            problem: "must be a boolean: true refuses requests (HTTP 500) when the service cannot answer, false lets them through",
-            fix: "use true (fail closed) or false (fail open)",
-        });
-    }
+    if (a.failureModeDeny !== undefined) problems.push(...booleanProblems("failureModeDeny", a.failureModeDeny, DEFAULTS.failureModeDeny));
     const timeout = a.timeout ?? DEFAULTS.rateLimitTimeout;
     const bad = protoDurationProblems("timeout", timeout, 0.001, DEFAULTS.rateLimitTimeout);
     problems.push(...bad);
@@ -202,7 +195,9 @@ export function accessPolicyProblems(a: Partial<GlobalRateLimitArgs>, problems: 
     if (a.accessPolicy !== undefined) {
         const p = typeof a.accessPolicy === "object" && a.accessPolicy !== null ? a.accessPolicy.gatewayPrincipal : undefined;
         if (typeof p !== "string" || !parsePrincipal(p)) {
-            problems.push({ key: "accessPolicy.gatewayPrincipal", value: p, problem: PRINCIPAL_PROBLEM, fix: `use "${suggestedPrincipal(p)}"` });
+            problems.push(
+                fieldProblem("accessPolicy.gatewayPrincipal", p, PRINCIPAL_PROBLEM, (s) => s.set("accessPolicy.gatewayPrincipal", suggestedPrincipal(p))),
+            );
         }
     }
 }
@@ -210,14 +205,7 @@ export function accessPolicyProblems(a: Partial<GlobalRateLimitArgs>, problems: 
 /** The filter layout (defaulted, checked) and `statusOnError` (a known status, only when failing closed). */
 export function layoutOf(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): FilterLayout {
     const layout = a.filterLayout ?? FilterLayout.PerInstance;
-    if (!(Object.values(FilterLayout) as unknown[]).includes(layout)) {
-        problems.push({
-            key: "filterLayout",
-            value: layout,
-            problem: `must be one of ${Object.values(FilterLayout).join(", ")}`,
-            fix: `use FilterLayout.PerInstance (Istio ${PER_INSTANCE_MIN_ISTIO} or later), or FilterLayout.Shared on Istio 1.24`,
-        });
-    }
+    problems.push(...oneOfProblems("filterLayout", layout, Object.values(FilterLayout), FilterLayout.PerInstance));
     const statusProblems =
         a.statusOnError === undefined ? [] : oneOfProblems("statusOnError", a.statusOnError, Object.values(ErrorStatus), ErrorStatus.ServiceUnavailable);
     problems.push(...(statusProblems.length ? statusProblems : statusWithoutDenyProblems(a.statusOnError, a.failureModeDeny)));

@@ -23,7 +23,7 @@ import { PRE_LIMIT_STAT_PREFIX, PreLimitPlan, preLimitConfig, preLimitPatches, p
 import { configYaml } from "../builders/ratelimit-config";
 import { RedisConnection } from "../builders/redis-connection";
 import { Problem } from "../lib/problems";
-import { dnsNameProblems } from "../lib/field-checks";
+import { booleanProblems, dnsNameProblems } from "../lib/field-checks";
 import { AccessTarget, authorizationPolicyManifests, networkPolicyManifests } from "./access-policies";
 import { dnsProblem, unknownFieldProblems } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
@@ -273,14 +273,7 @@ function gatewayFilters(
                 : vhostRateLimitsFilter(gw.target, vhostNames, compiled.vhostRateLimits),
         });
     }
-    if (a.preLimit !== undefined && typeof a.preLimit !== "boolean") {
-        problems.push({
-            key: "preLimit",
-            value: a.preLimit,
-            problem: "must be a boolean: true puts a local pre-limit before the rate-limit filter, false sends every request to the service",
-            fix: "use true (the default) or false",
-        });
-    }
+    if (a.preLimit !== undefined) problems.push(...booleanProblems("preLimit", a.preLimit, DEFAULTS.preLimit));
     // In global shadow mode the service refuses nothing, so neither may the pre-limit.
     const pre = (a.preLimit ?? DEFAULTS.preLimit) === false || svc.shadowMode === true ? undefined : preLimitPlan(compiled.configDescriptors);
     if (pre?.buckets.length) {

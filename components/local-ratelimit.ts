@@ -8,9 +8,8 @@ import { Problem } from "../lib/problems";
 import { stackLabels } from "../lib/common";
 import { EnvoyFilter } from "./crds";
 import { EnvoyFilterSpec, FilterLayout, LOCAL_RATELIMIT_FILTER, instanceFilterName, localBucketFilter } from "../builders/envoy-filters";
-import { dnsProblem, portProblem, selectorProblems, argsError, unknownFieldProblems } from "./arg-checks";
-
-import { protoDurationSeconds } from "../lib/formats";
+import { dnsProblem, selectorProblems, argsError, unknownFieldProblems } from "./arg-checks";
+import { protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
 
 export interface LocalRateLimitArgs {
     /** Pod labels of the workload, e.g. `{ app: "orders" }`. */
@@ -55,26 +54,40 @@ export interface LocalRateLimitArgs {
     filterLayout?: FilterLayout;
 }
 
+/*
+ * LocalRateLimit's rules for the bucket's own fields, each with one message and a fix in every
+ * style; MeshRateLimit reports them under `local.` with its variant's bucket as the fallback.
+ */
+
+/** `bucket`: a whole number of tokens from 1 to 1,000,000,000; `fallback` is what the fix offers for what is no number. */
+export function bucketProblems(bucket: unknown, fallback = 10): Problem[] {
+    return wholeNumberProblems("bucket", bucket, { min: 1, max: 1_000_000_000, fallback });
+}
+
+/** `fillInterval`: a protobuf duration of at least 0.05 s (Envoy refuses shorter ones). */
+export function fillIntervalProblems(fillInterval: unknown): Problem[] {
+    return protoDurationProblems("fillInterval", fillInterval, 0.05, DEFAULTS.localFillInterval);
+}
+
+/** `port`: the workload's port, a whole number from 1 to 65535. */
+export function bucketPortProblems(port: unknown, fallback = 8080): Problem[] {
+    return wholeNumberProblems("port", port, { min: 1, max: 65535, fallback });
+}
+
 /** Validates and builds the filter (pure; exported for the tests). */
 export function planLocalRateLimit(
     name: string,
     args: LocalRateLimitArgs,
 ): { problems: Problem[]; filterName: string; namespace: string; spec: EnvoyFilterSpec; httpFilterName: string } {
     const a: Partial<LocalRateLimitArgs> = args ?? {};
-    const problems: Problem[] = [...unknownFieldProblems("LocalRateLimit", args), ...selectorProblems("selector", a.selector), ...portProblem("port", a.port)];
-    if (!Number.isSafeInteger(a.bucket) || a.bucket! < 1 || a.bucket! > 1_000_000_000) {
-        problems.push({ key: "bucket", value: a.bucket, problem: "must be a whole number from 1 to 1000000000", fix: "use e.g. 10" });
-    }
     const fillInterval = a.fillInterval ?? DEFAULTS.localFillInterval;
-    const secs = typeof fillInterval === "string" ? protoDurationSeconds(fillInterval) : undefined;
-    if (secs === undefined || secs < 0.05) {
-        problems.push({
-            key: "fillInterval",
-            value: fillInterval,
-            problem: "must be a protobuf duration of at least 0.05s (Envoy refuses shorter ones)",
-            fix: /^\d+$/.test(String(fillInterval)) && Number(fillInterval) >= 1 ? `use "${fillInterval}s"` : 'use e.g. "60s"',
-        });
-    }
+    const problems: Problem[] = [
+        ...unknownFieldProblems("LocalRateLimit", args),
+        ...selectorProblems("selector", a.selector),
+        ...bucketPortProblems(a.port),
+        ...bucketProblems(a.bucket),
+        ...fillIntervalProblems(fillInterval),
+    ];
     if (a.routes !== undefined) {
         if (!Array.isArray(a.routes))
             problems.push({ key: "routes", value: a.routes, problem: "must be a list of route names", fix: "give [] for every route, or names" });

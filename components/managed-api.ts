@@ -13,7 +13,10 @@ import { Problem } from "../lib/problems";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "../lib/common";
-import { dnsProblem, argsError, unknownFieldProblems } from "./arg-checks";
+import { argsError, unknownFieldProblems } from "./arg-checks";
+import { dnsNameProblems, fieldProblem, oneOfProblems } from "../lib/field-checks";
+import { Fix, FixStyle } from "../lib/fix-style";
+import { isDnsName } from "../lib/dns-names";
 import { ApiProfileName, EspPortModeName } from "./mesh-enums";
 import { ECHO_UID, restrictedContainerSecurityContext } from "../lib/pod-security";
 
@@ -164,6 +167,97 @@ export interface ManagedApiArgs {
     awaitRollout?: boolean;
 }
 
+/*
+ * ManagedApi's rules for its own fields, each with one message and a fix in every style;
+ * MeshRateLimit reports them under `managedApi.`. `alternative`: what else fixes a required field
+ * (MeshRateLimit: turning the managed API off), joined to the fix.
+ */
+
+const EXAMPLE_SERVICE = "echo-api.endpoints.MY_PROJECT.cloud.goog";
+const EXAMPLE_RANGES = "10.4.0.0/14,10.7.240.0/20";
+
+/** `serviceName`: required, the Cloud Endpoints service ESP serves (a DNS name). */
+export function espServiceNameProblems(serviceName: unknown, alternative?: Fix): Problem[] {
+    const or = (s: FixStyle) => (alternative === undefined ? "" : `, or ${typeof alternative === "string" ? alternative : alternative(s)}`);
+    if (serviceName === undefined || serviceName === "")
+        return [
+            fieldProblem(
+                "serviceName",
+                undefined,
+                "is required: ESP needs the Cloud Endpoints service it serves (--service)",
+                (s) => `${s.set("serviceName", EXAMPLE_SERVICE)}${or(s)}`,
+            ),
+        ];
+    return isDnsName(serviceName, "subdomain")
+        ? []
+        : [fieldProblem("serviceName", serviceName, `must be a DNS name such as ${EXAMPLE_SERVICE}`, (s) => s.set("serviceName", EXAMPLE_SERVICE))];
+}
+
+/** `includeIpRanges`: required (the cluster's pod and service CIDRs cannot be guessed), each a CIDR. */
+export function ipRangesProblems(ranges: unknown, alternative?: Fix): Problem[] {
+    const or = (s: FixStyle) => (alternative === undefined ? "" : `, or ${typeof alternative === "string" ? alternative : alternative(s)}`);
+    if (ranges === undefined || (Array.isArray(ranges) && ranges.length === 0) || ranges === "")
+        return [
+            fieldProblem(
+                "includeIpRanges",
+                undefined,
+                "is required: the cluster's pod and service CIDRs differ per cluster and cannot be guessed (spec 1.6)",
+                (s) => `${s.set("includeIpRanges", EXAMPLE_RANGES)}   (your cluster's pod and service CIDRs)${or(s)}`,
+            ),
+        ];
+    const list = Array.isArray(ranges) ? ranges : [ranges];
+    const bad = list.filter((c) => typeof c !== "string" || !isCidr(c));
+    const shown = bad
+        .map(String)
+        .filter((c) => c.replace(/[\s,]/g, ""))
+        .join(", ");
+    return bad.length
+        ? [
+              fieldProblem(
+                  "includeIpRanges",
+                  ranges,
+                  `has invalid CIDR(s): ${shown || "(empty)"}`,
+                  (s) => `${s.set("includeIpRanges", EXAMPLE_RANGES)}   (your cluster's pod and service CIDRs)`,
+              ),
+          ]
+        : [];
+}
+
+/** `ingressPath`: a URL path. */
+export function ingressPathProblems(path: unknown): Problem[] {
+    const v = String(path);
+    return typeof path === "string" && path.startsWith("/") && !/\s/.test(path)
+        ? []
+        : [
+              fieldProblem("ingressPath", path, "must be a URL path starting with '/' and without spaces", (s) =>
+                  s.set("ingressPath", `/${v.replace(/^\/*/, "").replace(/\s+/g, "")}`),
+              ),
+          ];
+}
+
+/** `portMode`: how ESP is reached. */
+export function espPortModeProblems(portMode: unknown): Problem[] {
+    return oneOfProblems("portMode", portMode, Object.values(EspPortModeName), EspPortModeName.Http);
+}
+
+/**
+ * Every rule of ManagedApi's own fields, on the fields as given (defaults are valid).
+ * `alternative`: what else fixes a required field.
+ */
+export function managedApiFieldProblems(a: Partial<ManagedApiArgs>, alternative?: Fix): Problem[] {
+    const given = (k: keyof ManagedApiArgs, kind: "label" | "subdomain") => (a[k] !== undefined ? dnsNameProblems(k, a[k], kind) : []);
+    return [
+        ...ipRangesProblems(a.includeIpRanges, alternative),
+        ...espServiceNameProblems(a.serviceName, alternative),
+        ...given("serviceAccountSecret", "subdomain"),
+        ...given("namespace", "label"),
+        ...(a.portMode !== undefined ? espPortModeProblems(a.portMode) : []),
+        ...given("ingressName", "subdomain"),
+        ...given("ingressClassName", "subdomain"),
+        ...(a.ingressPath !== undefined ? ingressPathProblems(a.ingressPath) : []),
+    ];
+}
+
 /** Defaults filled in and checked (pure). */
 function planManagedApi(args: ManagedApiArgs): {
     problems: Problem[];
@@ -188,31 +282,9 @@ function planManagedApi(args: ManagedApiArgs): {
     const profile: ApiProfileName = a.apiProfile ?? DEFAULTS.apiProfile;
     const problems: Problem[] = [
         ...unknownFieldProblems("ManagedApi", args),
-        ...dnsProblem("serviceName", m.serviceName, "subdomain"),
-        ...dnsProblem("namespace", m.namespace, "label"),
-        ...dnsProblem("ingressName", m.ingressName, "subdomain"),
-        ...dnsProblem("ingressClassName", m.ingressClassName, "subdomain"),
-        ...(m.serviceAccountSecret !== undefined ? dnsProblem("serviceAccountSecret", m.serviceAccountSecret, "subdomain") : []),
+        ...managedApiFieldProblems(a),
+        ...oneOfProblems("apiProfile", profile, Object.values(ApiProfileName), ApiProfileName.Current),
     ];
-    if (!Array.isArray(m.includeIpRanges) || m.includeIpRanges.length === 0) {
-        problems.push({
-            key: "includeIpRanges",
-            value: a.includeIpRanges,
-            problem: "is required: the cluster's pod and service CIDRs differ per cluster and cannot be guessed",
-            fix: 'give e.g. ["10.4.0.0/14", "10.7.240.0/20"] (your cluster\'s)',
-        });
-    } else {
-        m.includeIpRanges.forEach((c, i) => {
-            if (typeof c !== "string" || !isCidr(c))
-                problems.push({ key: `includeIpRanges[${i}]`, value: c, problem: "is not a CIDR", fix: 'use e.g. "10.4.0.0/14"' });
-        });
-    }
-    if (!(Object.values(EspPortModeName) as string[]).includes(m.portMode))
-        problems.push({ key: "portMode", value: m.portMode, problem: "must be http or tcp", fix: "use EspPortModeName.Http" });
-    if (!(Object.values(ApiProfileName) as string[]).includes(profile))
-        problems.push({ key: "apiProfile", value: profile, problem: "must be current or seed", fix: "use ApiProfileName.Current" });
-    if (typeof m.ingressPath !== "string" || !m.ingressPath.startsWith("/") || /\s/.test(m.ingressPath))
-        problems.push({ key: "ingressPath", value: m.ingressPath, problem: "must be a path starting with '/'", fix: 'use "/echo"' });
     return { problems, m, profile, awaitRollout: a.awaitRollout ?? DEFAULTS.awaitRollout };
 }
 

@@ -5,6 +5,7 @@
  * gateway filters).
  */
 import { Problem } from "../lib/problems";
+import { oneOfProblems } from "../lib/field-checks";
 import { CompiledLimits } from "../builders/rules";
 import { GlobalLimitsInput } from "../builders/rule-args";
 import { CounterStore, OTHER_PATHS_KEY, SplitLimits, hasBothKinds, splitLimits } from "../builders/counter-stores";
@@ -47,13 +48,9 @@ export interface PerValueInput extends GlobalLimitsInput {
 
 export function splitOf(a: PerValueInput, compiled: CompiledLimits, problems: Problem[]): SplitLimits | undefined {
     const store = a.counterStore ?? CounterStore.Split;
-    if (!(Object.values(CounterStore) as unknown[]).includes(store)) {
-        problems.push({
-            key: "counterStore",
-            value: store,
-            problem: `must be one of ${Object.values(CounterStore).join(", ")}`,
-            fix: "use CounterStore.Split (fixed and per-value counters apart) or CounterStore.Single (the specification's one store)",
-        });
+    const storeProblems = oneOfProblems("counterStore", store, Object.values(CounterStore), CounterStore.Split);
+    if (storeProblems.length) {
+        problems.push(...storeProblems);
         return undefined;
     }
     if (a.perValueStore !== undefined && a.perValueStore?.failureModeDeny !== undefined && typeof a.perValueStore.failureModeDeny !== "boolean") {

@@ -7,15 +7,15 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { Problem } from "../lib/problems";
-import { stackLabels } from "../lib/common";
-import { LABEL_KEY, LABEL_VALUE } from "../lib/dns-names";
-import { dnsProblem } from "./arg-checks";
-import { DEFAULTS } from "./defaults";
-import { MonitoringInput } from "../builders/monitoring";
 import { RuleGroup, alertRules } from "../builders/alerts";
 import { dashboardModel } from "../builders/dashboard";
 import { LOCAL_STAT_PREFIX } from "../builders/envoy-filters";
+import { MonitoringInput } from "../builders/monitoring";
+import { stackLabels } from "../lib/common";
+import { LABEL_KEY, LABEL_VALUE } from "../lib/dns-names";
+import { booleanProblems, dnsNameProblems, fieldProblem } from "../lib/field-checks";
+import { Problem } from "../lib/problems";
+import { DEFAULTS } from "./defaults";
 
 /** The Prometheus operator's API version of `PrometheusRule`. */
 export const PROMETHEUS_RULE_API = "monitoring.coreos.com/v1";
@@ -132,14 +132,8 @@ function argsObject(args: MonitoringArgs | undefined, problems: Problem[]): Moni
 
 function checkSwitches(a: MonitoringArgs, problems: Problem[]): void {
     for (const f of ["dashboard", "alerts"] as const) {
-        if (a[f] !== undefined && typeof a[f] !== "boolean") {
-            problems.push({
-                key: `monitoring.${f}`,
-                value: a[f],
-                problem: "must be a boolean",
-                fix: `use ${DEFAULTS[f === "dashboard" ? "monitoringDashboard" : "monitoringAlerts"]} (the default) or ${!DEFAULTS[f === "dashboard" ? "monitoringDashboard" : "monitoringAlerts"]}`,
-            });
-        }
+        if (a[f] !== undefined)
+            problems.push(...booleanProblems(`monitoring.${f}`, a[f], DEFAULTS[f === "dashboard" ? "monitoringDashboard" : "monitoringAlerts"]));
     }
 }
 
@@ -147,16 +141,15 @@ function checkSwitches(a: MonitoringArgs, problems: Problem[]): void {
 function dashboardPlacement(a: MonitoringArgs, c: MonitoringContext, problems: Problem[]): { namespace: string; labelKey: string; labelValue: string } {
     const namespace = a.dashboardNamespace ?? c.namespace;
     // Not given: the service's namespace, whose problems are the service's.
-    if (a.dashboardNamespace !== undefined) problems.push(...dnsProblem("monitoring.dashboardNamespace", namespace, "label"));
+    if (a.dashboardNamespace !== undefined) problems.push(...dnsNameProblems("monitoring.dashboardNamespace", namespace, "label"));
     const labelText = a.dashboardLabel ?? DEFAULT_DASHBOARD_LABEL;
     const [lk, lv, ...rest] = typeof labelText === "string" ? labelText.split("=") : [];
     if (rest.length || !lk || lv === undefined || !LABEL_KEY.test(lk) || !LABEL_VALUE.test(lv) || lv.length > 63) {
-        problems.push({
-            key: "monitoring.dashboardLabel",
-            value: labelText,
-            problem: "must be one label written name=value",
-            fix: `use "${DEFAULT_DASHBOARD_LABEL}"`,
-        });
+        problems.push(
+            fieldProblem("monitoring.dashboardLabel", labelText, "must be one label written name=value", (s) =>
+                s.set("monitoring.dashboardLabel", DEFAULT_DASHBOARD_LABEL),
+            ),
+        );
     }
     return { namespace, labelKey: lk, labelValue: lv };
 }

@@ -51,3 +51,22 @@ export function meshArgsError(problems: Problem[]): InputError {
 export function isMeshArgsError(e: unknown): e is InputError {
     return e instanceof InputError && e.subject.kind === "component-args" && e.subject.component === MESH_COMPONENT;
 }
+
+/** A component field's problem, moved under the field of MeshRateLimit's arguments that holds it (its fix and the fields its text names likewise). */
+export function underField(prefix: string, p: Problem): Problem {
+    const fixWith = p.fixWith;
+    const moved = (style: FixStyle): FixStyle => ({
+        ...style,
+        set: (f, v) => style.set(`${prefix}${f}`, v),
+        rm: (f) => style.rm(`${prefix}${f}`),
+        rename: (from, to, v) => style.rename(`${prefix}${from}`, `${prefix}${to}`, v),
+        name: (f) => (style.name ? style.name(`${prefix}${f}`) : `${prefix}${f}`),
+    });
+    const problemWith = p.problemWith;
+    return {
+        ...p,
+        key: `${prefix}${p.key}`,
+        ...(problemWith ? { problem: problemWith(moved(ARGS_FIX)), problemWith: (style: FixStyle) => problemWith(moved(style)) } : {}),
+        ...(fixWith ? { fix: fixWith(moved(ARGS_FIX)), fixWith: (style: FixStyle) => fixWith(moved(style)) } : {}),
+    };
+}

@@ -11,7 +11,7 @@ import { MAX_REQUESTS_PER_UNIT, overUint32Problem } from "../builders/rule-check
 import { DEFAULT_PATH_KEY } from "../builders/rule-args";
 import { UNSENDABLE_PATH, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
-import { ARGS_FIX, LIST_FIELDS, problem } from "./arg-problems";
+import { ARGS_FIX, LIST_FIELDS, problem, underField } from "./arg-problems";
 import { booleanProblems, dnsNameProblems, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
 import type { DescriptorLimit } from "./settings-types";
 import { RATE_LIMIT_UNITS } from "./settings-types";
@@ -62,6 +62,14 @@ export class Reader {
         const spec = this.spec(field);
         const v = this.text(field);
         return v === undefined || v === "" || v === spec.default ? undefined : v;
+    }
+
+    /** A field a component checks, as given, or its default (typed by its kind): MeshRateLimit reads it without checking it. */
+    raw<T>(field: string): T {
+        const v = this.value(field);
+        if (v !== undefined) return v as T;
+        const { kind, default: d } = this.spec(field);
+        return (kind === "boolean" ? d === "true" : kind === "integer" ? Number(d) : d) as T;
     }
 
     fail(field: string, value: string | undefined, text: string, fix: Fix): void {
@@ -166,7 +174,7 @@ export class Reader {
      * as given and the component's fix.
      */
     byComponent(prefix: string, problems: Problem[]): void {
-        for (const p of problems) this.problems.push({ ...p, key: `${prefix}${p.key}` });
+        for (const p of problems) this.problems.push(underField(prefix, p));
     }
 }
 

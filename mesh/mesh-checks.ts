@@ -6,16 +6,14 @@
  * are GlobalRateLimit's: its plan checks them (mesh-ratelimit.ts). Pure; returns every problem, each
  * under its field, its fix phrased for the arguments or for whoever reads them from another input.
  */
-import { DEFAULT_GATEWAY_PRINCIPAL, PRINCIPAL_PROBLEM, parsePrincipal, principalOf, suggestedPrincipal } from "../lib/principal";
-import { LABEL_KEY, LABEL_VALUE, isDnsName } from "../lib/dns-names";
-import { fieldRef } from "../lib/fix-style";
 import { CounterStore } from "../builders/counter-stores";
-import { FilterLayout } from "../builders/envoy-filters";
+import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
 import type { SpecPaths } from "../builders/routes";
 import { defaultApiRegex, defaultRoutes } from "../builders/routes";
-import { LimitUnit, PathKeyMode } from "../builders/rule-args";
-import { DEFAULT_PATH_KEY } from "../builders/rule-args";
+import { DEFAULT_PATH_KEY, LimitUnit, PathKeyMode } from "../builders/rule-args";
 import { DEFAULTS } from "../components/defaults";
+import { bucketPortProblems, bucketProblems, fillIntervalProblems } from "../components/local-ratelimit";
+import { ManagedApiArgs, managedApiFieldProblems } from "../components/managed-api";
 import {
     ApiProfileName,
     BookinfoMode,
@@ -26,12 +24,15 @@ import {
     StackVariant,
     VirtualHostScope,
 } from "../components/mesh-enums";
-import { compileFullMatch, isCidr, isGatewayHost } from "../lib/formats";
+import { LABEL_KEY, LABEL_VALUE } from "../lib/dns-names";
+import { fieldRef } from "../lib/fix-style";
+import { compileFullMatch, isGatewayHost } from "../lib/formats";
+import { DEFAULT_GATEWAY_PRINCIPAL, parsePrincipal, principalOf } from "../lib/principal";
 import { Problem } from "../lib/problems";
 import { ArgValues, Reader, readDescriptors, readRoutes } from "./field-reader";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 import type { ApiRouteLimit, DescriptorLimit, StackSettings } from "./settings-types";
-import { PATH_KEYS, RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
+import { RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
 
 /** What MeshRateLimit's own checks resolve: the settings of the stack but for the rate-limit service and Redis, which GlobalRateLimit resolves. */
 export type MeshOwnSettings = Omit<StackSettings, "ratelimit" | "redis">;
@@ -197,25 +198,34 @@ function readGlobalLimits(
  * status on error are GlobalRateLimit's alone: its plan checks them, and they are taken as given.
  */
 function readGlobalFilter(r: Reader): Omit<StackSettings["global"], "domain" | "descriptors" | "apiRoute"> {
-    const pathKey = r.oneOf<PathKeyMode>("global.pathKey", PATH_KEYS);
-    const failureModeDeny = r.bool("global.failureModeDeny");
-    const preLimit = r.bool("global.preLimit");
-    const counterStore = r.oneOf<CounterStore>("global.counterStore", Object.values(CounterStore));
-    const filterLayout = r.oneOf<FilterLayout>("global.filterLayout", Object.values(FilterLayout));
-    const statusOnError = r.value("global.statusOnError") as StackSettings["global"]["statusOnError"];
-    return { failureModeDeny, preLimit, counterStore, pathKey, filterLayout, ...(statusOnError !== undefined ? { statusOnError } : {}) };
+    return {
+        failureModeDeny: r.raw<boolean>("global.failureModeDeny"),
+        preLimit: r.raw<boolean>("global.preLimit"),
+        counterStore: r.raw<CounterStore>("global.counterStore"),
+        pathKey: r.raw<PathKeyMode>("global.pathKey"),
+        filterLayout: r.raw<FilterLayout>("global.filterLayout"),
+        ...(r.value("global.statusOnError") !== undefined ? { statusOnError: r.raw<ErrorStatus>("global.statusOnError") } : {}),
+    };
 }
 
 /** The sidecar's local token bucket. */
 function readLocal(r: Reader, variant: StackVariant): StackSettings["local"] {
     const preset = VARIANT_PRESETS[variant];
+    // The bucket, its interval and its port are LocalRateLimit's: its rules, with the variant's bucket and the stack's port as the fixes' fallbacks.
+    const bucket = r.value("local.bucket") ?? preset.localBucket;
+    const fillInterval = r.value("local.fillInterval") ?? r.spec("local.fillInterval").default;
+    const port = r.value("local.port") ?? Number(r.spec("local.port").default);
+    r.byComponent("local.", [
+        ...bucketProblems(bucket, preset.localBucket),
+        ...fillIntervalProblems(fillInterval),
+        ...bucketPortProblems(port, Number(r.spec("local.port").default)),
+    ]);
     const local = {
-        bucket: r.int("local.bucket", { min: 1, max: 1_000_000_000, fallback: preset.localBucket }),
-        // Envoy refuses fill intervals below 50 ms.
-        fillInterval: r.protoDuration("local.fillInterval", 0.05),
+        bucket: bucket as number,
+        fillInterval: fillInterval as string,
         placement: r.oneOf<LocalPlacementMode>("local.placement", ["all-routes", "single-route"]),
         serviceLabel: r.str("local.serviceLabel"),
-        servicePort: r.int("local.port", { min: 1, max: 65535 }),
+        servicePort: port as number,
     };
     if (!LABEL_VALUE.test(local.serviceLabel) || local.serviceLabel === "" || local.serviceLabel.length > 63) {
         r.fail("local.serviceLabel", local.serviceLabel, "must be a valid label value", (s) => s.set("local.serviceLabel", "productpage"));
@@ -272,7 +282,8 @@ function readBookinfo(
 ): StackSettings["bookinfo"] {
     const preset = VARIANT_PRESETS[variant];
     const { apiRoute, apiRouteName } = global;
-    const workloadNamespace = r.dnsName("bookinfo.namespace", "label");
+    // Bookinfo checks its names and port (mesh-plan.ts reports its problems under `bookinfo.`).
+    const workloadNamespace = r.str("bookinfo.namespace");
     const routes = readRoutes(r, "bookinfo.routes", defaultRoutes(paths, preset.routeSplit, apiRouteName));
     if (apiRoute && !routes.some((rt) => rt.name === apiRoute!.route)) {
         const have = routes.map((rt) => rt.name).filter(Boolean);
@@ -287,9 +298,9 @@ function readBookinfo(
         namespace: workloadNamespace,
         hosts,
         version: r.str("bookinfo.version"),
-        gatewayName: r.dnsName("bookinfo.gatewayName", "subdomain"),
-        gatewayPort: r.int("bookinfo.gatewayPort", { min: 1, max: 65535 }),
-        virtualServiceName: r.dnsName("bookinfo.virtualServiceName", "subdomain"),
+        gatewayName: r.str("bookinfo.gatewayName"),
+        gatewayPort: (r.value("bookinfo.gatewayPort") ?? Number(r.spec("bookinfo.gatewayPort").default)) as number,
+        virtualServiceName: r.str("bookinfo.virtualServiceName"),
         routes,
     };
     return bookinfo;
@@ -303,12 +314,9 @@ function readAccess(r: Reader, mesh: StackSettings["mesh"]): StackSettings["acce
         gatewayPrincipal:
             r.given("global.accessPolicy.gatewayPrincipal") ?? principalOf({ ...parsePrincipal(DEFAULT_GATEWAY_PRINCIPAL)!, namespace: mesh.gatewayNamespace }),
     };
+    // GlobalRateLimit checks the principal's form; the gateway's namespace is MeshRateLimit's to compare.
     const principal = parsePrincipal(access.gatewayPrincipal);
-    if (!principal) {
-        r.fail("global.accessPolicy.gatewayPrincipal", access.gatewayPrincipal, PRINCIPAL_PROBLEM, (s) =>
-            s.set("global.accessPolicy.gatewayPrincipal", suggestedPrincipal(access.gatewayPrincipal)),
-        );
-    } else if (access.enabled && principal.namespace !== mesh.gatewayNamespace) {
+    if (principal && access.enabled && principal.namespace !== mesh.gatewayNamespace) {
         // The access policies admit only this identity: one of another namespace than the gateway's
         // pods would refuse every call of the gateway (HTTP 500 for every limited request).
         const fixed = principalOf({ ...principal, namespace: mesh.gatewayNamespace });
@@ -323,109 +331,39 @@ function readAccess(r: Reader, mesh: StackSettings["mesh"]): StackSettings["acce
     return access;
 }
 
-/** The managed API (ESP), when `managedApi` is on: its required keys have no default. */
+/** The managed API (ESP), when `managedApi.enabled`: ManagedApi's own rules on its fields, turning it off offered for the required ones. */
 function readManagedApi(r: Reader, workloadNamespace: string): StackSettings["managedApi"] {
-    let managedApi: StackSettings["managedApi"];
-    if (r.bool("managedApi.enabled")) {
-        const rangesText = r.given("managedApi.includeIpRanges");
-        const ranges = (rangesText ?? "")
-            .split(",")
-            .map((s) => s.trim())
-            .filter(Boolean);
-        if (!rangesText) {
-            r.fail(
-                "managedApi.includeIpRanges",
-                undefined,
-                "is required: the cluster's pod and service CIDRs differ per cluster and cannot be guessed (spec 1.6)",
-                (s) =>
-                    `${s.set("managedApi.includeIpRanges", "10.4.0.0/14,10.7.240.0/20")}   (your cluster's pod and service CIDRs), or ${s.set("managedApi.enabled", "false")}`,
-            );
-        } else {
-            const bad = ranges.filter((c) => !isCidr(c));
-            if (bad.length || ranges.length === 0) {
-                r.fail(
-                    "managedApi.includeIpRanges",
-                    rangesText,
-                    `has invalid CIDR(s): ${bad.join(", ") || "(empty)"}`,
-                    "use comma-separated CIDRs such as 10.4.0.0/14,10.7.240.0/20",
-                );
-            }
-        }
-        const serviceName = r.given("managedApi.serviceName");
-        if (!serviceName) {
-            r.fail(
-                "managedApi.serviceName",
-                undefined,
-                "is required: ESP needs the Cloud Endpoints service it serves (--service)",
-                (s) => `${s.set("managedApi.serviceName", "echo-api.endpoints.MY_PROJECT.cloud.goog")}, or ${s.set("managedApi.enabled", "false")}`,
-            );
-        } else if (!isDnsName(serviceName, "subdomain")) {
-            r.fail("managedApi.serviceName", serviceName, "must be a DNS name such as echo-api.endpoints.MY_PROJECT.cloud.goog", (s) =>
-                s.set("managedApi.serviceName", "echo-api.endpoints.MY_PROJECT.cloud.goog"),
-            );
-        }
-        const secret = r.given("managedApi.serviceAccountSecret");
-        if (secret !== undefined) r.dnsName("managedApi.serviceAccountSecret", "subdomain");
-        managedApi = {
-            namespace: r.given("managedApi.namespace") ? r.dnsName("managedApi.namespace", "label") : workloadNamespace,
-            includeIpRanges: ranges,
-            serviceName: serviceName ?? "",
-            serviceAccountSecret: secret,
-            portMode: r.oneOf<EspPortModeName>("managedApi.portMode", ["http", "tcp"]),
-            ingressName: r.dnsName("managedApi.ingressName", "subdomain"),
-            ingressClassName: r.dnsName("managedApi.ingressClassName", "subdomain"),
-            ingressPath: r.path("managedApi.ingressPath"),
-            espImage: r.str("managedApi.espImage"),
-            echoImage: r.str("managedApi.echoImage"),
-        };
-    }
-    return managedApi;
+    if (!r.bool("managedApi.enabled")) return undefined;
+    const given = (r.value("managedApi") ?? {}) as Partial<ManagedApiArgs>;
+    r.byComponent(
+        "managedApi.",
+        managedApiFieldProblems(given, (s) => s.set("enabled", "false")),
+    );
+    const ranges = given.includeIpRanges as unknown;
+    return {
+        namespace: given.namespace ?? workloadNamespace,
+        includeIpRanges: Array.isArray(ranges) ? ranges : typeof ranges === "string" && ranges ? [ranges] : [],
+        serviceName: given.serviceName ?? "",
+        serviceAccountSecret: given.serviceAccountSecret,
+        portMode: (given.portMode ?? r.spec("managedApi.portMode").default) as EspPortModeName,
+        ingressName: r.str("managedApi.ingressName"),
+        ingressClassName: r.str("managedApi.ingressClassName"),
+        ingressPath: r.str("managedApi.ingressPath"),
+        espImage: r.str("managedApi.espImage"),
+        echoImage: r.str("managedApi.echoImage"),
+    };
 }
 
 /** The dashboard and alert rules; the dashboard goes to the service's namespace unless given. */
 function readMonitoring(r: Reader): StackSettings["monitoring"] {
-    // GlobalRateLimit checks its namespace; the dashboard goes there unless given.
-    const ratelimitNamespace = r.str("global.namespace");
-    const labelOf = (text: string): [string, string] | undefined => {
-        const [k, v, ...more] = text.split("=");
-        return more.length || !k || v === undefined || !LABEL_KEY.test(k.trim()) || !LABEL_VALUE.test(v.trim()) || v.length > 63
-            ? undefined
-            : [k.trim(), v.trim()];
+    // GlobalRateLimit checks every one; the dashboard goes to the service's namespace unless given.
+    return {
+        dashboard: r.raw<boolean>("global.monitoring.dashboard"),
+        dashboardNamespace: r.given("global.monitoring.dashboardNamespace") ?? r.str("global.namespace"),
+        dashboardLabel: r.raw<string>("global.monitoring.dashboardLabel"),
+        alerts: r.raw<boolean>("global.monitoring.alerts"),
+        ruleLabels: (r.value("global.monitoring.ruleLabels") ?? {}) as Record<string, string>,
     };
-    const dashboardLabel = r.str("global.monitoring.dashboardLabel");
-    if (!labelOf(dashboardLabel)) {
-        r.fail("global.monitoring.dashboardLabel", dashboardLabel, "must be one label written name=value", (s) =>
-            s.set("global.monitoring.dashboardLabel", "grafana_dashboard=1"),
-        );
-    }
-    // A map of labels, or text a program passed (`name=value` pairs, comma-separated).
-    const labels = r.value("global.monitoring.ruleLabels");
-    const asMap = labels !== null && typeof labels === "object" && !Array.isArray(labels);
-    const ruleLabelsText = asMap
-        ? Object.entries(labels)
-              .map(([k, v]) => `${k}=${String(v)}`)
-              .join(",")
-        : r.str("global.monitoring.ruleLabels");
-    const ruleLabels: Record<string, string> = {};
-    for (const part of ruleLabelsText.split(",").filter((t) => t.trim())) {
-        const kv = labelOf(part);
-        if (kv) ruleLabels[kv[0]] = kv[1];
-        else
-            r.fail("global.monitoring.ruleLabels", ruleLabelsText, `'${part}' is not a label written name=value`, (s) =>
-                s.set("global.monitoring.ruleLabels", "release=kube-prometheus-stack"),
-            );
-    }
-    const dashboardNamespace = r.given("global.monitoring.dashboardNamespace")?.trim()
-        ? r.dnsName("global.monitoring.dashboardNamespace", "label")
-        : ratelimitNamespace;
-    const monitoring = {
-        dashboard: r.bool("global.monitoring.dashboard"),
-        dashboardNamespace,
-        dashboardLabel,
-        alerts: r.bool("global.monitoring.alerts"),
-        ruleLabels,
-    };
-    return monitoring;
 }
 
 // ---------------------------------------------------------------------------------------------

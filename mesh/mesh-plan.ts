@@ -15,9 +15,8 @@ import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-r
 import { unknownFieldProblems } from "../components/arg-checks";
 import { LocalRateLimitArgs } from "../components/local-ratelimit";
 import { ManagedApiArgs } from "../components/managed-api";
-import { FixStyle } from "../lib/fix-style";
 import { Problem } from "../lib/problems";
-import { ARGS_FIX, meshArgsError, problem } from "./arg-problems";
+import { meshArgsError, problem, underField } from "./arg-problems";
 import { MeshOwnSettings, checkMeshArgs } from "./mesh-checks";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 import { ArgValues, valueAt } from "./field-reader";
@@ -125,25 +124,6 @@ export function managedApiArgsOf(s: MeshOwnSettings): ManagedApiArgs {
     };
 }
 
-/** A component field's problem, moved under the field of MeshRateLimit's arguments that holds it (its fix and the fields its text names likewise). */
-function under(prefix: string, p: Problem): Problem {
-    const fixWith = p.fixWith;
-    const moved = (style: FixStyle): FixStyle => ({
-        ...style,
-        set: (f, v) => style.set(`${prefix}${f}`, v),
-        rm: (f) => style.rm(`${prefix}${f}`),
-        rename: (from, to, v) => style.rename(`${prefix}${from}`, `${prefix}${to}`, v),
-        name: (f) => (style.name ? style.name(`${prefix}${f}`) : `${prefix}${f}`),
-    });
-    const problemWith = p.problemWith;
-    return {
-        ...p,
-        key: `${prefix}${p.key}`,
-        ...(problemWith ? { problem: problemWith(moved(ARGS_FIX)), problemWith: (style: FixStyle) => problemWith(moved(style)) } : {}),
-        ...(fixWith ? { fix: fixWith(moved(ARGS_FIX)), fixWith: (style: FixStyle) => fixWith(moved(style)) } : {}),
-    };
-}
-
 /** Whether the user gave the field a problem is about (or the list or object it is in), rather than MeshRateLimit deriving it. */
 function isGiven(args: MeshRateLimitArgs, field: string): boolean {
     return valueAt(args as ArgValues, field.replace(/\[\d+\].*$/, "")) !== undefined;
@@ -166,7 +146,7 @@ function componentProblems(
     const ownKeys = new Set(own.map((p) => p.key));
     const out: Problem[] = [];
     for (const p of problems) {
-        const moved = under(prefix, p);
+        const moved = underField(prefix, p);
         if (ownKeys.has(moved.key)) continue;
         if (isGiven(args, moved.key)) out.push(moved);
         else if (!own.length) out.push(derived(moved));
@@ -227,7 +207,9 @@ export function planMeshRateLimit(args: MeshRateLimitArgs): MeshRateLimitPlan {
     const bookinfo = planBookinfo(bookinfoArgsOf(own));
     const global = planGlobalRateLimit(globalArgsOf(a, own, bookinfo));
     const all = [...unknown, ...problems];
-    all.push(...componentProblems(a, "global.", global.problems, all, derivedGlobalProblem), ...componentProblems(a, "bookinfo.", bookinfo.problems, all));
+    // Bookinfo's first: the virtual hosts GlobalRateLimit is given are made of its names and port.
+    all.push(...componentProblems(a, "bookinfo.", bookinfo.problems, all));
+    all.push(...componentProblems(a, "global.", global.problems, all, derivedGlobalProblem));
     if (all.length) throw meshArgsError(all);
     const { ratelimit, redis } = global.service;
     return new MeshRateLimitPlan(PLAN_MAKER, a, { ...own, ratelimit, redis }, bookinfo, global);

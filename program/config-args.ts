@@ -50,7 +50,7 @@ function argOfText(key: string, kind: string, v: string): unknown {
             .filter(Boolean);
         return items.length ? items : v;
     }
-    if (key === "monitoringRuleLabels") return labelMap(v) ?? v;
+    if (key === "monitoringRuleLabels") return labelMap(v);
     if (kind === "integer") return /^-?\d+$/.test(v) && Number.isSafeInteger(Number(v)) ? Number(v) : v;
     if (kind === "boolean") return v.toLowerCase() === "true" ? true : v.toLowerCase() === "false" ? false : v;
     if (kind === "json") {
@@ -61,6 +61,12 @@ function argOfText(key: string, kind: string, v: string): unknown {
         }
     }
     return v;
+}
+
+/** Label text the config holds that is no list of `name=value` pairs (a map in the arguments). */
+function labelsProblem(key: string, v: string): Problem {
+    const part = v.split(",").find((t) => t.trim() && labelMap(t) === undefined) ?? v;
+    return configProblem(key, v, `'${part}' is not a label written name=value`, (s) => s.set(key, "release=kube-prometheus-stack"));
 }
 
 /**
@@ -75,12 +81,14 @@ export function argsOfConfig(raw: RawConfig): { args: MeshRateLimitArgs; problem
         const v = raw[key]?.trim();
         return v === undefined || v === "" || v === CONFIG_KEYS.find((k) => k.key === key)?.default ? undefined : v;
     };
+    const problems: Problem[] = [];
     for (const k of CONFIG_KEYS) {
         const v = given(k.key);
         if (v === undefined || k.key === SECRET_KEY_KEY) continue;
-        setAt(args, k.field, argOfText(k.key, k.kind, v));
+        const arg = argOfText(k.key, k.kind, v);
+        if (arg === undefined) problems.push(labelsProblem(k.key, v));
+        else setAt(args, k.field, arg);
     }
-    const problems: Problem[] = [];
     const secretKey = given(SECRET_KEY_KEY);
     if (secretKey !== undefined) {
         // The key inside whichever Secret is named; without one it names nothing.

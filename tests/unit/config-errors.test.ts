@@ -120,7 +120,7 @@ const CASES: Case[] = [
         set: { includeIpRanges: " , ," },
         key: "includeIpRanges",
         says: /^has invalid CIDR\(s\): \(empty\)$/,
-        fix: /^use comma-separated CIDRs such as 10\.4\.0\.0\/14,10\.7\.240\.0\/20$/,
+        fix: /^pulumi config set includeIpRanges 10\.4\.0\.0\/14,10\.7\.240\.0\/20 {3}\(your cluster.s pod and service CIDRs\)$/,
     },
     {
         name: "ESP service name with capitals",
@@ -239,7 +239,7 @@ const CASES: Case[] = [
         set: { includeIpRanges: "10.4.0.0/33" },
         key: "includeIpRanges",
         says: /invalid CIDR.*10\.4\.0\.0\/33/,
-        fix: /comma-separated CIDRs/,
+        fix: /config set includeIpRanges 10\.4\.0\.0\/14,10\.7\.240\.0\/20/,
     },
     { name: "include range not a CIDR", set: { includeIpRanges: "10.4.0.0/14,pods" }, key: "includeIpRanges", says: /invalid CIDR.*pods/, fix: /CIDRs/ },
     { name: "missing ESP service", set: { espServiceName: "" }, key: "espServiceName", says: /required/, fix: /espServiceName .*cloud\.goog/ },

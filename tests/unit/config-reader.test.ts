@@ -641,7 +641,12 @@ describe("settings: accepted values", () => {
             "fd00::/8",
         ]);
         expect(problemsOf({ includeIpRanges: "10.4.0.0/14,10.0.0.0/08" })).to.deep.equal([
-            P("includeIpRanges", "10.4.0.0/14,10.0.0.0/08", "has invalid CIDR(s): 10.0.0.0/08", "use comma-separated CIDRs such as 10.4.0.0/14,10.7.240.0/20"),
+            P(
+                "includeIpRanges",
+                "10.4.0.0/14,10.0.0.0/08",
+                "has invalid CIDR(s): 10.0.0.0/08",
+                "pulumi config set includeIpRanges 10.4.0.0/14,10.7.240.0/20   (your cluster's pod and service CIDRs)",
+            ),
         ]);
     });
 });

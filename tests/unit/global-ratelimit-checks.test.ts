@@ -363,8 +363,8 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
                 {
                     key: "failureModeDeny",
                     value: "yes",
-                    problem: "must be a boolean: true refuses requests (HTTP 500) when the service cannot answer, false lets them through",
-                    fix: "use true (fail closed) or false (fail open)",
+                    problem: "must be true or false",
+                    fix: "set failureModeDeny to true",
                 },
             ],
         ],

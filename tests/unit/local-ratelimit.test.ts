@@ -10,15 +10,16 @@ import { LocalRateLimitArgs, planLocalRateLimit } from "../../components/local-r
 
 const LABEL = "must be a Kubernetes DNS-1123 label (lower-case letters, digits, '-')";
 const SUBDOMAIN = "must be a Kubernetes DNS-1123 subdomain (lower-case letters, digits, '-', '.')";
-const PORT = "must be a port number from 1 to 65535";
 const SELECTOR_EMPTY = "must name at least one pod label";
 const SELECTOR_EMPTY_FIX = 'give e.g. { istio: "ingressgateway" }';
 const LABEL_BAD = "is not a valid label key and value";
 const LABEL_BAD_FIX = "use Kubernetes label syntax (letters, digits, '-', '_', '.')";
 
 describe("LocalRateLimit arguments: every validation problem, exactly", () => {
-    const BUCKET = "must be a whole number from 1 to 1000000000";
-    const FILL = "must be a protobuf duration of at least 0.05s (Envoy refuses shorter ones)";
+    const BUCKET = "must be between 1 and 1000000000";
+    const WHOLE = "must be a whole number";
+    const RANGE_PORT = "must be between 1 and 65535";
+    const FILL = "must be a protobuf duration: seconds with an 's' suffix (Envoy rejects '60', '1m' or '500ms')";
     const L = (change: Record<string, unknown> = {}): LocalRateLimitArgs =>
         ({ selector: { app: "orders" }, port: 8080, bucket: 10, namespace: "shop", ...change }) as LocalRateLimitArgs;
     const cases: [string, LocalRateLimitArgs, Problem[]][] = [
@@ -38,36 +39,69 @@ describe("LocalRateLimit arguments: every validation problem, exactly", () => {
         ],
         ["port 1", L({ port: 1 }), []],
         ["port 65535", L({ port: 65535 }), []],
-        ...[0, 65536, 80.5, "8080", undefined].map((port): [string, LocalRateLimitArgs, Problem[]] => [
-            `port ${JSON.stringify(port)}`,
+        ...(
+            [
+                [0, RANGE_PORT, 1],
+                [65536, RANGE_PORT, 65535],
+                [80.5, WHOLE, 81],
+                ["8080", WHOLE, 8080],
+                [undefined, WHOLE, 8080],
+            ] as const
+        ).map(([port, says, fixed]): [string, LocalRateLimitArgs, Problem[]] => [
+            `port ${JSON.stringify(port)}: the fix is ${fixed}`,
             L({ port }),
-            [{ key: "port", value: port, problem: PORT, fix: "use e.g. 8081" }],
+            [{ key: "port", value: port, problem: says, fix: `set port to ${fixed}` }],
         ]),
         ["bucket 1", L({ bucket: 1 }), []],
         ["bucket 1e9", L({ bucket: 1e9 }), []],
-        ...[0, 1e9 + 1, 1.5, -1, "10", undefined].map((bucket): [string, LocalRateLimitArgs, Problem[]] => [
-            `bucket ${JSON.stringify(bucket)}`,
+        ...(
+            [
+                [0, BUCKET, 1],
+                [1e9 + 1, BUCKET, 1_000_000_000],
+                [1.5, WHOLE, 2],
+                [-1, BUCKET, 1],
+                ["10", WHOLE, 10],
+                [undefined, WHOLE, 10],
+            ] as const
+        ).map(([bucket, says, fixed]): [string, LocalRateLimitArgs, Problem[]] => [
+            `bucket ${JSON.stringify(bucket)}: the fix is ${fixed}`,
             L({ bucket }),
-            [{ key: "bucket", value: bucket, problem: BUCKET, fix: "use e.g. 10" }],
+            [{ key: "bucket", value: bucket, problem: says, fix: `set bucket to ${fixed}` }],
         ]),
         ["fillInterval 0.05s", L({ fillInterval: "0.05s" }), []],
         ["fillInterval 1s", L({ fillInterval: "1s" }), []],
-        ["fillInterval 0.04s", L({ fillInterval: "0.04s" }), [{ key: "fillInterval", value: "0.04s", problem: FILL, fix: 'use e.g. "60s"' }]],
+        [
+            "fillInterval 0.04s",
+            L({ fillInterval: "0.04s" }),
+            [{ key: "fillInterval", value: "0.04s", problem: "must be at least 0.05s", fix: 'set fillInterval to "0.05s"' }],
+        ],
         [
             'fillInterval "60" (seconds without s): the fix adds the s',
             L({ fillInterval: "60" }),
-            [{ key: "fillInterval", value: "60", problem: FILL, fix: 'use "60s"' }],
+            [{ key: "fillInterval", value: "60", problem: FILL, fix: 'set fillInterval to "60s"' }],
         ],
-        ["fillInterval 60 (a number): the fix adds the s", L({ fillInterval: 60 }), [{ key: "fillInterval", value: 60, problem: FILL, fix: 'use "60s"' }]],
-        ['fillInterval "1": the fix adds the s', L({ fillInterval: "1" }), [{ key: "fillInterval", value: "1", problem: FILL, fix: 'use "1s"' }]],
         [
-            'fillInterval "0": adding the s would still be too short',
-            L({ fillInterval: "0" }),
-            [{ key: "fillInterval", value: "0", problem: FILL, fix: 'use e.g. "60s"' }],
+            "fillInterval 60 (a number): the fix adds the s",
+            L({ fillInterval: 60 }),
+            [{ key: "fillInterval", value: 60, problem: FILL, fix: 'set fillInterval to "60s"' }],
         ],
-        ["fillInterval 1m", L({ fillInterval: "1m" }), [{ key: "fillInterval", value: "1m", problem: FILL, fix: 'use e.g. "60s"' }]],
-        ['fillInterval "60s "', L({ fillInterval: "60s " }), [{ key: "fillInterval", value: "60s ", problem: FILL, fix: 'use e.g. "60s"' }]],
-        ["fillInterval empty", L({ fillInterval: "" }), [{ key: "fillInterval", value: "", problem: FILL, fix: 'use e.g. "60s"' }]],
+        [
+            'fillInterval "1": the fix adds the s',
+            L({ fillInterval: "1" }),
+            [{ key: "fillInterval", value: "1", problem: FILL, fix: 'set fillInterval to "1s"' }],
+        ],
+        [
+            'fillInterval "0": the shortest Envoy takes',
+            L({ fillInterval: "0" }),
+            [{ key: "fillInterval", value: "0", problem: FILL, fix: 'set fillInterval to "0.05s"' }],
+        ],
+        [
+            "fillInterval 1m: the same length in seconds",
+            L({ fillInterval: "1m" }),
+            [{ key: "fillInterval", value: "1m", problem: FILL, fix: 'set fillInterval to "60s"' }],
+        ],
+        ['fillInterval "60s "', L({ fillInterval: "60s " }), [{ key: "fillInterval", value: "60s ", problem: FILL, fix: 'set fillInterval to "60s"' }]],
+        ["fillInterval empty: the default", L({ fillInterval: "" }), [{ key: "fillInterval", value: "", problem: FILL, fix: 'set fillInterval to "60s"' }]],
         ["routes []", L({ routes: [] }), []],
         ["routes named", L({ routes: ["a", "b"] }), []],
         [
@@ -97,8 +131,8 @@ describe("LocalRateLimit arguments: every validation problem, exactly", () => {
             null as unknown as LocalRateLimitArgs,
             [
                 { key: "selector", value: undefined, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX },
-                { key: "port", value: undefined, problem: PORT, fix: "use e.g. 8081" },
-                { key: "bucket", value: undefined, problem: BUCKET, fix: "use e.g. 10" },
+                { key: "port", value: undefined, problem: WHOLE, fix: "set port to 8080" },
+                { key: "bucket", value: undefined, problem: WHOLE, fix: "set bucket to 10" },
                 {
                     key: "namespace",
                     value: undefined,
@@ -142,7 +176,7 @@ describe("LocalRateLimit arguments: every validation problem, exactly", () => {
     ];
     for (const [name, args, want] of cases) {
         it(name, () => {
-            expect(planLocalRateLimit("orders-bucket", args).problems).to.deep.equal(want);
+            expect(planLocalRateLimit("orders-bucket", args).problems.map(({ fixWith: _f, problemWith: _p, ...p }) => p)).to.deep.equal(want);
         });
     }
 

@@ -212,9 +212,9 @@ describe("package components on their own (a shop, not bookinfo)", function () {
 
     it("GlobalRateLimit with a bad accessPolicy principal: nothing registered, the field named, a spiffe:// prefix dropped in the fix", async () => {
         for (const [principal, fix] of [
-            ["spiffe://cluster.local/ns/shop/sa/gw", 'fix: use "cluster.local/ns/shop/sa/gw"'],
-            ["shop-gateway", 'fix: use "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"'],
-            [undefined, 'fix: use "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"'],
+            ["spiffe://cluster.local/ns/shop/sa/gw", 'fix: set accessPolicy.gatewayPrincipal to "cluster.local/ns/shop/sa/gw"'],
+            ["shop-gateway", 'fix: set accessPolicy.gatewayPrincipal to "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"'],
+            [undefined, 'fix: set accessPolicy.gatewayPrincipal to "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"'],
         ] as const) {
             let err: Error | undefined;
             const { all } = await registered(() => {
@@ -301,8 +301,9 @@ describe("package components on their own (a shop, not bookinfo)", function () {
                 err = e as Error;
             }
         });
-        expect(err?.message).to.include('  - serviceName = "": must be a Kubernetes DNS-1123 subdomain');
-        expect(err?.message).to.include('  - includeIpRanges[0] = "10.4.0.0/33": is not a CIDR');
+        expect(err?.message).to.include("  - serviceName = (not set): is required: ESP needs the Cloud Endpoints service it serves (--service)");
+        expect(err?.message).to.include('fix: set serviceName to "echo-api.endpoints.MY_PROJECT.cloud.goog"');
+        expect(err?.message).to.include('  - includeIpRanges = ["10.4.0.0/33"]: has invalid CIDR(s): 10.4.0.0/33');
         const { all } = await registered(() => {
             new MeshMutualTls("mtls", { scope: MutualTlsScope.Mesh, apiProfile: ApiProfileName.Seed, meshNamespace: "mesh" });
         });
@@ -354,9 +355,11 @@ describe("package components on their own (a shop, not bookinfo)", function () {
             }
         });
         expect(all).to.deep.equal([]);
-        expect(err?.message).to.include("  - port = 70000: must be a port number from 1 to 65535");
-        expect(err?.message).to.include("  - bucket = 0: must be a whole number");
-        expect(err?.message).to.include('  - fillInterval = "10ms": must be a protobuf duration of at least 0.05s');
+        expect(err?.message).to.include("  - port = 70000: must be between 1 and 65535\n    fix: set port to 65535");
+        expect(err?.message).to.include("  - bucket = 0: must be between 1 and 1000000000\n    fix: set bucket to 1");
+        expect(err?.message).to.include(
+            "  - fillInterval = \"10ms\": must be a protobuf duration: seconds with an 's' suffix (Envoy rejects '60', '1m' or '500ms')\n    fix: set fillInterval to \"0.05s\"",
+        );
     });
 });
 

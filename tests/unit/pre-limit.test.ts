@@ -138,7 +138,7 @@ describe("pre-limit: buckets from the compiled rules (builders/pre-limit.ts)", (
         const shadow = planGlobalRateLimit({ ...args, service: { shadowMode: true } });
         expect(JSON.stringify(shadow.filters)).to.not.include("envoy.filters.http.local_ratelimit");
         const bad = planGlobalRateLimit({ ...args, preLimit: "no" as unknown as boolean });
-        expect(bad.problems.map((p) => [p.key, p.fix])).to.deep.equal([["preLimit", "use true (the default) or false"]]);
+        expect(bad.problems.map((p) => [p.key, p.fix])).to.deep.equal([["preLimit", "set preLimit to false"]]);
     });
 
     it("scope: the local filter goes on the global filter's listener ports only, directly before it; its buckets on the same virtual hosts as the rate_limits", () => {

@@ -333,7 +333,7 @@ describe("GlobalRateLimit's redis argument (components/redis-options.ts): every 
                     key: "accessPolicy.gatewayPrincipal",
                     value: "spiffe://cluster.local/ns/shop/sa/gw",
                     problem: PRINCIPAL,
-                    fix: 'use "cluster.local/ns/shop/sa/gw"',
+                    fix: 'set accessPolicy.gatewayPrincipal to "cluster.local/ns/shop/sa/gw"',
                 },
             ],
         ],

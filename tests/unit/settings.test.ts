@@ -432,7 +432,7 @@ describe("settings: checks a mutation run showed untested (docs/mutation.md)", (
                 "includeIpRanges",
                 "10.0.0.0/8,ten,11.0.0.0/33",
                 "has invalid CIDR(s): ten, 11.0.0.0/33",
-                "use comma-separated CIDRs such as 10.4.0.0/14,10.7.240.0/20",
+                "pulumi config set includeIpRanges 10.4.0.0/14,10.7.240.0/20   (your cluster's pod and service CIDRs)",
             ),
         ]);
     });
