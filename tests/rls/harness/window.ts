@@ -22,3 +22,21 @@ export async function ensureWindow(needSeconds: number): Promise<number> {
 export function minuteOf(ms: number): number {
     return Math.floor(ms / 60_000);
 }
+
+/**
+ * Waits for the next window of `unitSeconds` when fewer than `needSeconds` of the current one remain;
+ * returns the ms waited. A case that must stay inside one window however long its flood takes uses a
+ * long window (an hour) and needs only a few minutes of it.
+ */
+export async function ensureWindowOf(unitSeconds: number, needSeconds: number): Promise<number> {
+    const left = unitSeconds - ((Date.now() / 1000) % unitSeconds);
+    if (left >= needSeconds) return 0;
+    const ms = Math.ceil(left * 1000) + 100;
+    await sleep(ms);
+    return ms;
+}
+
+/** The epoch-aligned window of `unitSeconds` a timestamp falls in. */
+export function windowOf(ms: number, unitSeconds: number): number {
+    return Math.floor(ms / (unitSeconds * 1000));
+}
