@@ -334,7 +334,11 @@ describe("rls flood: fixed counters used BEFORE a flood of new keys still refuse
                 shape,
             );
             console.log(`      ${label}, split: ${split}`);
-            const single = await singleStoreCase(await renderVariant("A", { counterStore: "single", unit: "hour" }), { path: "/productpage", allowed: 1 }, shape);
+            const single = await singleStoreCase(
+                await renderVariant("A", { counterStore: "single", unit: "hour" }),
+                { path: "/productpage", allowed: 1 },
+                shape,
+            );
             console.log(`      ${label}, control: ${single}`);
         });
     }
