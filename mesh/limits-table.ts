@@ -45,7 +45,7 @@ export function effectiveLimits(s: StackSettings): LimitRow[] {
     });
     rows.push({
         scope: "local",
-        match: `inbound HTTP to app=${s.local.serviceLabel}:${s.local.servicePort} (${s.local.placement})`,
+        match: `inbound HTTP to app=${s.local.serviceLabel}:${s.local.port} (${s.local.placement})`,
         limit: `${s.local.bucket}/${s.local.fillInterval} per pod`,
         enforcedBy: `sidecar, 429 with ${LOCAL_RATE_LIMIT_HEADER}: true`,
     });

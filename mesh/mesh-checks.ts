@@ -225,7 +225,7 @@ function readLocal(r: Reader, variant: StackVariant): StackSettings["local"] {
         fillInterval: fillInterval as string,
         placement: r.oneOf<LocalPlacementMode>("local.placement", ["all-routes", "single-route"]),
         serviceLabel: r.str("local.serviceLabel"),
-        servicePort: port as number,
+        port: port as number,
     };
     if (!LABEL_VALUE.test(local.serviceLabel) || local.serviceLabel === "" || local.serviceLabel.length > 63) {
         r.fail("local.serviceLabel", local.serviceLabel, "must be a valid label value", (s) => s.set("local.serviceLabel", "productpage"));
@@ -371,5 +371,5 @@ function readMonitoring(r: Reader): StackSettings["monitoring"] {
 
 /** Name Istio gives the sidecar's inbound virtual host for the workload port. */
 export function inboundVhostName(s: StackSettings): string {
-    return `inbound|http|${s.local.servicePort}`;
+    return `inbound|http|${s.local.port}`;
 }

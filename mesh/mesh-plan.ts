@@ -74,7 +74,7 @@ export function stackNamespaces(s: StackSettings): string[] {
 export function localArgsOf(s: MeshOwnSettings): LocalRateLimitArgs {
     return {
         selector: { app: s.local.serviceLabel },
-        port: s.local.servicePort,
+        port: s.local.port,
         bucket: s.local.bucket,
         fillInterval: s.local.fillInterval,
         // single-route: the bucket per route on every route of the inbound virtual host.

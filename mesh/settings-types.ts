@@ -58,7 +58,7 @@ export interface StackSettings {
         fillInterval: string;
         placement: LocalPlacementMode;
         serviceLabel: string;
-        servicePort: number;
+        port: number;
     };
     mesh: {
         /** Istio's root namespace. */

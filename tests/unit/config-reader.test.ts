@@ -570,7 +570,7 @@ describe("settings: accepted values", () => {
             lo.ratelimit.redisPipelineLimit,
             lo.ratelimit.localCacheSizeInBytes,
             lo.ratelimit.redisPoolSize,
-            lo.local.servicePort,
+            lo.local.port,
         ]).to.deep.equal([1, 1, 1, 1, 0, 0, 1, 1]);
         const hi = resolveSettings({
             ...BASE,
@@ -586,7 +586,7 @@ describe("settings: accepted values", () => {
             hi.ratelimit.replicas,
             hi.local.bucket,
             hi.ratelimit.redisPoolSize,
-            hi.local.servicePort,
+            hi.local.port,
             hi.ratelimit.grpcPort,
         ]).to.deep.equal([65535, 100, 1000000000, 10000, 65535, 65535]);
     });
