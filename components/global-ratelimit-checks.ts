@@ -128,7 +128,7 @@ export function pipelineWindowProblems(window: unknown): Problem[] {
 export function pipelineWindowModeProblems(window: unknown, redisMode: unknown): Problem[] {
     // Without white space, as the fix for a window like "150 us" suggests it: both problems in one round.
     const w = String(window ?? "").replace(/\s+/g, "");
-    const windowIsSet = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(w) && /[1-9]/.test(w);
+    const windowIsSet = GO_DURATION.test(w) && /[1-9]/.test(w);
     const mode = String(redisMode ?? "in-cluster");
     if (mode === "cluster" || !windowIsSet) return [];
     return [

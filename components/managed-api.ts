@@ -8,17 +8,17 @@
  * Istio installs no IngressClass, so the stack creates one when the cluster lacks it (program/preflight.ts
  * decides; an existing one is left alone).
  */
-import { DEFAULTS } from "./defaults";
-import { Problem } from "../lib/problems";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "../lib/common";
-import { argsError, unknownFieldProblems } from "./arg-checks";
+import { isDnsName } from "../lib/dns-names";
 import { dnsNameProblems, fieldProblem, oneOfProblems } from "../lib/field-checks";
 import { Fix, FixStyle } from "../lib/fix-style";
-import { isDnsName } from "../lib/dns-names";
-import { ApiProfileName, EspPortModeName } from "./mesh-enums";
 import { ECHO_UID, restrictedContainerSecurityContext } from "../lib/pod-security";
+import { Problem } from "../lib/problems";
+import { argsError, unknownFieldProblems } from "./arg-checks";
+import { DEFAULTS } from "./defaults";
+import { ApiProfileName, EspPortModeName } from "./mesh-enums";
 
 import { isCidr } from "../lib/formats";
 
@@ -176,9 +176,14 @@ export interface ManagedApiArgs {
 const EXAMPLE_SERVICE = "echo-api.endpoints.MY_PROJECT.cloud.goog";
 const EXAMPLE_RANGES = "10.4.0.0/14,10.7.240.0/20";
 
+/** What else fixes a required field, joined to its fix (nothing when there is no alternative). */
+function orAlternative(alternative: Fix | undefined): (s: FixStyle) => string {
+    return (s) => (alternative === undefined ? "" : `, or ${typeof alternative === "string" ? alternative : alternative(s)}`);
+}
+
 /** `serviceName`: required, the Cloud Endpoints service ESP serves (a DNS name). */
 export function espServiceNameProblems(serviceName: unknown, alternative?: Fix): Problem[] {
-    const or = (s: FixStyle) => (alternative === undefined ? "" : `, or ${typeof alternative === "string" ? alternative : alternative(s)}`);
+    const or = orAlternative(alternative);
     if (serviceName === undefined || serviceName === "")
         return [
             fieldProblem(
@@ -195,7 +200,7 @@ export function espServiceNameProblems(serviceName: unknown, alternative?: Fix):
 
 /** `includeIpRanges`: required (the cluster's pod and service CIDRs cannot be guessed), each a CIDR. */
 export function ipRangesProblems(ranges: unknown, alternative?: Fix): Problem[] {
-    const or = (s: FixStyle) => (alternative === undefined ? "" : `, or ${typeof alternative === "string" ? alternative : alternative(s)}`);
+    const or = orAlternative(alternative);
     if (ranges === undefined || (Array.isArray(ranges) && ranges.length === 0) || ranges === "")
         return [
             fieldProblem(

@@ -18,10 +18,15 @@ export const COMPONENT_FIX: FixStyle = {
     header: (n) => `invalid arguments (${n} problem${n === 1 ? "" : "s"}); nothing was created:`,
 };
 
+/** A problem whose fix is phrased in every style, `style` the one its `fix` is written in. */
+export function styledProblem(style: FixStyle, key: string, value: unknown, text: string, fix: Fix): Problem {
+    const says = problemText(text);
+    return typeof fix === "string" ? { key, value, ...says, fix } : { key, value, ...says, fix: fix(style), fixWith: fix };
+}
+
 /** A problem of one field, its fix phrased in every style (a component's own: "set <field> to ..."). */
 export function fieldProblem(key: string, value: unknown, text: string, fix: Fix): Problem {
-    const says = problemText(text);
-    return typeof fix === "string" ? { key, value, ...says, fix } : { key, value, ...says, fix: fix(COMPONENT_FIX), fixWith: fix };
+    return styledProblem(COMPONENT_FIX, key, value, text, fix);
 }
 
 /** One of `allowed`; the fix is the allowed value it most likely meant, else `fallback`. */

@@ -4,7 +4,8 @@
  * and texts name fields by their paths (`global.timeout`); whoever reads the arguments from another
  * input (the program, from stack config) phrases them for it with a style of its own. Pure.
  */
-import { Fix, FixStyle, problemText } from "../lib/fix-style";
+import { styledProblem } from "../lib/field-checks";
+import { Fix, FixStyle } from "../lib/fix-style";
 import { InputError, Problem, shownValue } from "../lib/problems";
 
 /** The component whose arguments these are. */
@@ -29,8 +30,7 @@ export const ARGS_FIX: FixStyle = {
 
 /** A problem whose fix is phrased in every style (the arguments' by default). */
 export function problem(key: string, value: unknown, text: string, fix: Fix): Problem {
-    const says = problemText(text);
-    return typeof fix === "string" ? { key, value, ...says, fix } : { key, value, ...says, fix: fix(ARGS_FIX), fixWith: fix };
+    return styledProblem(ARGS_FIX, key, value, text, fix);
 }
 
 /** Every problem, one block each: where (the style's name of the field), the value, what is wrong and the fix. */

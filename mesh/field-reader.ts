@@ -7,12 +7,12 @@ import { Fix, FixStyle } from "../lib/fix-style";
 import { MESH_FIELDS, MeshFieldSpec } from "./mesh-ratelimit-args";
 
 import type { HttpRoute } from "../builders/routes";
-import { MAX_REQUESTS_PER_UNIT, overUint32Problem } from "../builders/rule-checks";
 import { DEFAULT_PATH_KEY } from "../builders/rule-args";
+import { MAX_REQUESTS_PER_UNIT, overUint32Problem } from "../builders/rule-checks";
+import { booleanProblems, dnsNameProblems, oneOfProblems, wholeNumberProblems } from "../lib/field-checks";
 import { UNSENDABLE_PATH, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { ARGS_FIX, LIST_FIELDS, problem, underField } from "./arg-problems";
-import { booleanProblems, dnsNameProblems, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
 import type { DescriptorLimit } from "./settings-types";
 import { RATE_LIMIT_UNITS } from "./settings-types";
 
@@ -159,12 +159,6 @@ export class Reader {
     dnsName(field: string, kind: "label" | "subdomain"): string {
         const v = this.str(field);
         this.add(dnsNameProblems(field, v, kind));
-        return v;
-    }
-
-    protoDuration(field: string, minSeconds: number): string {
-        const v = this.str(field);
-        this.add(protoDurationProblems(field, v, minSeconds, this.spec(field).default));
         return v;
     }
 

@@ -6,16 +6,16 @@
  * Secret: the config splits each Secret into two keys). Then MeshRateLimit's plan, its problems
  * phrased for config.
  */
-import { isMeshArgsError } from "../mesh/arg-problems";
-import { MeshRateLimitArgs } from "../mesh/mesh-ratelimit-args";
-import { MeshRateLimitPlan, planMeshRateLimit } from "../mesh/mesh-plan";
-import { StackSettings } from "../mesh/settings-types";
 import { Problem } from "../lib/problems";
-import { CONFIG_KEYS } from "./config-keys";
+import { LIST_FIELDS, isMeshArgsError } from "../mesh/arg-problems";
+import { MeshRateLimitPlan, planMeshRateLimit } from "../mesh/mesh-plan";
+import { MeshRateLimitArgs } from "../mesh/mesh-ratelimit-args";
+import { StackSettings } from "../mesh/settings-types";
+import { CONFIG_KEYS, CONFIG_KEY_OF_FIELD } from "./config-keys";
 import { RawConfig, asConfigProblems, configError, configProblem } from "./config-problems";
 
 /** Keys whose config value is a comma-separated list and whose field is a list of strings. */
-export const LIST_KEYS: ReadonlySet<string> = new Set(["includeIpRanges", "gatewayHosts", "redisAddress"]);
+export const LIST_KEYS: ReadonlySet<string> = new Set([...LIST_FIELDS].map((f) => CONFIG_KEY_OF_FIELD[f]));
 
 /** The keys that name the Redis Secrets, and the one key that names the password's key inside either. */
 const SECRET_NAME_KEYS = ["redisPasswordSecret", "redisSentinelPasswordSecret"] as const;

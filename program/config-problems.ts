@@ -4,6 +4,7 @@
  * MeshRateLimit's problems (each under an argument field) for the config key that sets the field.
  */
 import { nearestName } from "../lib/edit-distance";
+import { styledProblem } from "../lib/field-checks";
 import { Fix, FixStyle } from "../lib/fix-style";
 import { InputError, Problem } from "../lib/problems";
 import { formatProblems, shellQuote } from "../mesh/arg-problems";
@@ -37,7 +38,7 @@ export function byConfigKey(style: FixStyle): FixStyle {
 
 /** A problem of stack config itself (an unknown key, a value no argument can hold), its fix phrased in every style of config keys. */
 export function configProblem(key: string, value: string | undefined, text: string, fix: Fix): Problem {
-    return typeof fix === "string" ? { key, value, problem: text, fix } : { key, value, problem: text, fix: fix(PULUMI_FIX), fixWith: fix };
+    return styledProblem(PULUMI_FIX, key, value, text, fix);
 }
 
 /** Invalid stack config: every problem, phrased as `pulumi config` commands. */
