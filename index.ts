@@ -6,7 +6,7 @@ export { AccessPolicyArgs, GlobalRateLimitArgs, RateLimitServiceOptionsArgs } fr
 export { GlobalRateLimit } from "./components/global-ratelimit";
 export { PerValueStoreArgs } from "./components/per-value-store";
 export { CounterStore } from "./builders/counter-stores";
-export { ErrorStatus, FilterLayout } from "./builders/envoy-filters";
+export { ErrorStatus, FilterLayout, RateLimitHeaders } from "./builders/envoy-filters";
 export { GatewayTargetArgs } from "./components/gateway-target";
 export { RedisOptionsArgs, SecretKeyArgs } from "./components/redis-options";
 export { RedisModeName } from "./builders/redis-connection";
@@ -43,6 +43,7 @@ export {
 export { ClientCidrArgs } from "./builders/client-cidr";
 export {
     HeaderMatchArgs,
+    QueryMatchArgs,
     LimitArgs,
     LimitUnit,
     MissingHeader,

@@ -3,6 +3,7 @@
  * docs/names.md. They return plain objects, shared by the components, the offline renderer, the
  * conformance model and the tests.
  */
+import { protoDurationSeconds } from "../lib/formats";
 import { PathKeyMode } from "./rule-args";
 import { RateLimitEntry, RoutePatch } from "./rules";
 
@@ -74,6 +75,23 @@ export const ErrorStatus = {
     TooManyRequests: "TooManyRequests",
 } as const;
 export type ErrorStatus = (typeof ErrorStatus)[keyof typeof ErrorStatus];
+
+/** The rate-limit headers a filter adds to the responses it counts (Envoy's `enable_x_ratelimit_headers`). */
+export const RateLimitHeaders = {
+    /**
+     * `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (draft-polli-ratelimit-headers-03)
+     * of the tightest limit that applied to the request, on every response it counted, refusals included.
+     */
+    Draft03: "draft-03",
+    /** None. */
+    Off: "off",
+} as const;
+export type RateLimitHeaders = (typeof RateLimitHeaders)[keyof typeof RateLimitHeaders];
+
+/** Envoy's enum value of a `RateLimitHeaders` choice. */
+export function xRateLimitHeadersOf(h: RateLimitHeaders): "DRAFT_VERSION_03" | "OFF" {
+    return h === RateLimitHeaders.Draft03 ? "DRAFT_VERSION_03" : "OFF";
+}
 
 /** metadata.name of each filter (spec 2.2). */
 export const FILTER_NAMES = {
@@ -171,6 +189,8 @@ export interface RateLimitFilterOptions {
     stage?: number;
     /** `status_on_error`; absent: Envoy's 500. */
     statusOnError?: ErrorStatus;
+    /** `enable_x_ratelimit_headers`; absent: none (Envoy's default). */
+    rateLimitHeaders?: RateLimitHeaders;
 }
 
 /**
@@ -200,6 +220,7 @@ export function ratelimitHttpFilter(o: RateLimitFilterOptions): EnvoyFilterSpec 
                         ...(o.stage !== undefined ? { stage: o.stage } : {}),
                         failure_mode_deny: o.failureModeDeny,
                         ...(o.statusOnError !== undefined ? { status_on_error: { code: o.statusOnError } } : {}),
+                        ...(o.rateLimitHeaders === RateLimitHeaders.Draft03 ? { enable_x_ratelimit_headers: "DRAFT_VERSION_03" } : {}),
                         timeout: o.timeout,
                         rate_limit_service: {
                             grpc_service: {
@@ -310,16 +331,36 @@ export function routePerFilterRateLimits(
     }));
 }
 
-/** The LocalRateLimit message body (spec 2.7 table): a bucket of `bucket` tokens refilled every `fillInterval`. */
-export function localBucketValue(bucket: number, fillInterval: string): Record<string, unknown> {
-    const percent = (runtimeKey: string) => ({ runtime_key: runtimeKey, default_value: { numerator: 100, denominator: "HUNDRED" } });
+/** What a local bucket tells clients, and whether it refuses. */
+export interface LocalBucketBehaviour {
+    /** `enable_x_ratelimit_headers`; absent: none. */
+    rateLimitHeaders?: RateLimitHeaders;
+    /** Counted, never enforced (`filter_enforced` 0 %): the `rate_limited` statistic grows, nothing is refused. */
+    shadow?: boolean;
+}
+
+/** The header that tells a refused client after how many seconds to retry (RFC 9110). */
+export const RETRY_AFTER_HEADER = "retry-after";
+
+/**
+ * The LocalRateLimit message body (spec 2.7 table): a bucket of `bucket` tokens refilled every
+ * `fillInterval`. A refusal carries `Retry-After`: the fill interval rounded up to whole seconds,
+ * by when the bucket has been refilled (the proven Envoy computes no exact value).
+ */
+export function localBucketValue(bucket: number, fillInterval: string, b: LocalBucketBehaviour = {}): Record<string, unknown> {
+    const percent = (runtimeKey: string, numerator: number) => ({ runtime_key: runtimeKey, default_value: { numerator, denominator: "HUNDRED" } });
+    const retryAfter = Math.max(1, Math.ceil(protoDurationSeconds(fillInterval) ?? 1));
     return {
         stat_prefix: LOCAL_STAT_PREFIX,
         token_bucket: { max_tokens: bucket, tokens_per_fill: bucket, fill_interval: fillInterval },
         // Both default to 0 % when absent, which would enforce nothing (istio/istio#42664).
-        filter_enabled: percent("local_rate_limit_enabled"),
-        filter_enforced: percent("local_rate_limit_enforced"),
-        response_headers_to_add: [{ append: false, header: { key: LOCAL_RATE_LIMIT_HEADER, value: "true" } }],
+        filter_enabled: percent("local_rate_limit_enabled", 100),
+        filter_enforced: percent("local_rate_limit_enforced", b.shadow ? 0 : 100),
+        response_headers_to_add: [
+            { append: false, header: { key: LOCAL_RATE_LIMIT_HEADER, value: "true" } },
+            { append: false, header: { key: RETRY_AFTER_HEADER, value: String(retryAfter) } },
+        ],
+        ...(b.rateLimitHeaders === RateLimitHeaders.Draft03 ? { enable_x_ratelimit_headers: "DRAFT_VERSION_03" } : {}),
     };
 }
 
@@ -343,6 +384,8 @@ export interface LocalBucketOptions {
     routes?: string[];
     /** The HTTP filter's name (per-route config is found by it). Defaults to `envoy.filters.http.local_ratelimit`. */
     filterName?: string;
+    /** Headers and shadow mode. Defaults to none and enforced. */
+    behaviour?: LocalBucketBehaviour;
 }
 
 /**
@@ -358,7 +401,7 @@ export function localBucketFilter(o: LocalBucketOptions): EnvoyFilterSpec {
         patch: { operation: "INSERT_BEFORE", value: { name: filterName, typed_config: typedStruct(value) } },
     });
     const selector = { labels: o.selector };
-    const value = localBucketValue(o.bucket, o.fillInterval);
+    const value = localBucketValue(o.bucket, o.fillInterval, o.behaviour);
     if (o.routes === undefined) {
         return { workloadSelector: selector, priority: FILTER_PRIORITY, configPatches: [httpFilterPatch(value)] };
     }

@@ -16,6 +16,7 @@
 import {
     EnvoyFilterSpec,
     ErrorStatus,
+    RateLimitHeaders,
     FILTER_PRIORITY,
     FilterTarget,
     PER_INSTANCE_STAGE,
@@ -52,6 +53,7 @@ export interface PerValueFilterOptions {
     domain: string;
     failureModeDeny: boolean;
     statusOnError?: ErrorStatus;
+    rateLimitHeaders?: RateLimitHeaders;
     timeout: string;
     clusterName: string;
     authority: string;
@@ -81,6 +83,7 @@ export function perValueFilters(side: SideLimits, o: PerValueFilterOptions): { n
                 filterName: o.filterName,
                 stage: o.perInstance ? PER_INSTANCE_STAGE : PER_VALUE_STAGE,
                 ...(o.statusOnError !== undefined && o.failureModeDeny ? { statusOnError: o.statusOnError } : {}),
+                ...(o.rateLimitHeaders !== undefined ? { rateLimitHeaders: o.rateLimitHeaders } : {}),
             }),
         },
     ];

@@ -68,6 +68,22 @@ export interface HeaderMatchArgs {
     whenMissing?: MissingHeader;
 }
 
+/**
+ * A query parameter a rule applies to, matched in the request's `:path` as a client may write it:
+ * each character of the name and value literal or percent-encoded in either case (`%74ier`,
+ * `fr%65e`), a space as `+` or `%20`, a `+` as `+` or `%2B` (form decoding and plain percent
+ * decoding disagree on `+`: both readings count). The parameter may appear anywhere in the query,
+ * and when it is repeated
+ * (`?tier=gold&tier=free`) the rule applies if any occurrence matches, so a client cannot hide a
+ * value behind another one. Without `value` the rule applies when the parameter is present.
+ */
+export interface QueryMatchArgs {
+    /** The parameter's name as the application reads it (decoded), e.g. `tier`. */
+    name: string;
+    /** Applies only when the parameter has exactly this (decoded) value, e.g. `free`. Defaults to any value (presence). */
+    value?: string;
+}
+
 /** A route of the gateway's route configuration (a VirtualService `http[].name`). */
 export interface RouteRefArgs {
     /** The route's name (VirtualService `http[].name`). */
@@ -84,6 +100,14 @@ export interface RateLimitRuleArgs {
     path?: PathMatchArgs;
     /** Requests with this header value or presence, all but one value (`invert`), or one counter per value (header-less requests per `whenMissing`). Defaults to none. */
     header?: HeaderMatchArgs;
+    /**
+     * Only requests with one of these methods, e.g. `["POST", "PUT"]`. Matched without regard to
+     * case (`post` is counted as `POST`: HTTP/1 lets a client send either, and an application that
+     * reads it case-insensitively must not let `post` escape a `POST` limit). Defaults to every method.
+     */
+    methods?: string[];
+    /** Only requests whose query has this parameter (or this value of it). Defaults to none. */
+    query?: QueryMatchArgs;
     /** One counter per client address. Defaults to `false` (one counter for all clients). */
     perClientAddress?: boolean;
     /** Only clients whose address is inside a CIDR: one counter per CIDR, or per address within it (`perAddress`). Defaults to every client. */
@@ -96,6 +120,13 @@ export interface RateLimitRuleArgs {
     unit: LimitUnit;
     /** Observe only: counted (the excess in the service's `shadow_mode` statistic), never refused. Defaults to `false`. */
     shadow?: boolean;
+    /**
+     * `false` keeps this rule out of the `X-RateLimit-*` response headers and the published
+     * `RateLimit-Policy` (a limit that must stay hidden, such as a guard against floods); `true`
+     * shows it even when the filter's `rateLimitHeaders` is `RateLimitHeaders.Off`. Defaults to
+     * the filter's setting.
+     */
+    rateLimitHeaders?: boolean;
 }
 
 /** A limit without a match. */

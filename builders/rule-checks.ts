@@ -7,6 +7,7 @@ import { UNSENDABLE_PATH, compileFullMatch, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { fieldProblem } from "../lib/field-checks";
 import { checkClientCidr } from "./client-cidr";
+import { METHOD_TOKEN, normalizedMethods } from "./request-match";
 
 import { DEFAULT_PATH_KEY, LimitUnit, MissingHeader, PerPathLimitsArgs } from "./rule-args";
 
@@ -175,6 +176,70 @@ export function checkHeaderOptions(at: string, h: any, problems: Problem[]): voi
     }
 }
 
+/** `methods`: a non-empty list of HTTP method tokens, each once whatever its case. */
+export function checkRuleMethods(at: string, methods: unknown, problems: Problem[]): void {
+    if (!Array.isArray(methods) || methods.length === 0) {
+        problems.push(
+            fieldProblem(
+                `${at}.methods`,
+                methods,
+                "must be a non-empty list of HTTP methods",
+                (s) => `${s.set(`${at}.methods`, '["POST"]')}, or remove it (every method)`,
+            ),
+        );
+        return;
+    }
+    methods.forEach((m, j) => {
+        if (typeof m !== "string" || !METHOD_TOKEN.test(m)) {
+            const fixed = typeof m === "string" ? m.trim().toUpperCase() : "";
+            problems.push(
+                fieldProblem(
+                    `${at}.methods[${j}]`,
+                    m,
+                    "must be an HTTP method, e.g. GET or POST (letters, digits and the token characters of RFC 9110)",
+                    (s) => (METHOD_TOKEN.test(fixed) ? s.set(`${at}.methods[${j}]`, fixed) : `remove it, or ${s.set(`${at}.methods[${j}]`, "GET")}`),
+                ),
+            );
+        }
+    });
+    const strings = methods.filter((m): m is string => typeof m === "string");
+    if (normalizedMethods(strings).length !== strings.length) {
+        problems.push(
+            fieldProblem(`${at}.methods`, methods, "lists a method twice (methods are matched without regard to case)", (s) =>
+                s.set(`${at}.methods`, JSON.stringify(normalizedMethods(strings))),
+            ),
+        );
+    }
+}
+
+/** `query`: a non-empty parameter name, and a non-empty value when given. */
+export function checkRuleQuery(at: string, q: any, problems: Problem[]): void {
+    if (typeof q !== "object" || q === null) {
+        problems.push(fieldProblem(`${at}.query`, q, "must be { name, value? }", (s) => s.set(`${at}.query`, '{ name: "tier", value: "free" }')));
+        return;
+    }
+    if (typeof q.name !== "string" || q.name === "" || /[&;=#?]/.test(q.name)) {
+        problems.push(
+            fieldProblem(
+                `${at}.query.name`,
+                q.name,
+                "must be a query parameter's name as the application reads it (decoded), without '&', ';', '=', '#' or '?'",
+                (s) => s.set(`${at}.query.name`, "tier"),
+            ),
+        );
+    }
+    if (q.value !== undefined && (typeof q.value !== "string" || q.value === "")) {
+        problems.push(
+            fieldProblem(
+                `${at}.query.value`,
+                q.value,
+                "must be a non-empty string (the decoded value)",
+                (s) => `${s.rm(`${at}.query.value`)} to match on presence, or give the value`,
+            ),
+        );
+    }
+}
+
 /** `perClientAddress` and `clientCidr`, and what neither combines with. */
 export function checkRuleClient(at: string, r: any, problems: Problem[]): void {
     if (r.perClientAddress !== undefined && typeof r.perClientAddress !== "boolean") {
@@ -218,6 +283,18 @@ export function validateRule(r: any, i: number, names: Set<string>, problems: Pr
     if (r.header !== undefined) {
         checkHeaderNameAndValue(at, r.header, problems);
         checkHeaderOptions(at, r.header, problems);
+    }
+    if (r.methods !== undefined) checkRuleMethods(at, r.methods, problems);
+    if (r.query !== undefined) checkRuleQuery(at, r.query, problems);
+    if (r.rateLimitHeaders !== undefined && typeof r.rateLimitHeaders !== "boolean") {
+        problems.push(
+            fieldProblem(
+                `${at}.rateLimitHeaders`,
+                r.rateLimitHeaders,
+                "must be true or false",
+                (s) => `${s.set(`${at}.rateLimitHeaders`, "false")} to hide the rule, or remove it`,
+            ),
+        );
     }
     checkRuleClient(at, r, problems);
     if (r.route !== undefined && (typeof r.route?.name !== "string" || r.route.name === "")) {

@@ -9,7 +9,8 @@
  * How each rule becomes a descriptor (one `rate_limits` entry per rule, so a rule that yields
  * nothing drops only its own descriptor, never another rule's):
  * 1. The first action names the rule: `header_value_match` (key `ruleKey`, value = the rule's
- *    name) over every condition of the rule (the path, the header value or presence), or, when the
+ *    name) over every condition of the rule (the path, the method, the query parameter, the header
+ *    value or presence: builders/request-match.ts), or, when the
  *    rule has no condition, `generic_key` with the same key and value. A request that fails a
  *    condition sends nothing for that rule.
  * 2. `header.perValue`: `request_headers` (descriptor key = the header name): each distinct value
@@ -26,6 +27,8 @@
  *    distinct prefix length; the config has one child per CIDR (the limit on it, or with `perAddress`
  *    on a `remote_address` child under it). Addresses outside every CIDR match no entry.
  * The config nests one level per action and puts the limit (and `shadow_mode`) on the last one.
+ * A rule's `rateLimitHeaders` becomes its entries' `x_ratelimit_option` (OFF hides the rule from the
+ * X-RateLimit headers the filter builds; DRAFT_VERSION_03 shows it where the filter's are off).
  *
  * Paths are matched WITHOUT the query string (`:path` carries it): exact `/p` and regex `r` become
  * `(?:/p)(?:\?.*)?` / `(?:r)(?:\?.*)?`, prefix `/p` becomes `/p(?:[/?].*)?` (Envoy Gateway's form;
@@ -37,6 +40,7 @@ import { oneOfProblems } from "../lib/field-checks";
 import { MASKED_REMOTE_ADDRESS_KEY, cidrsOf, maskedRemoteAddressActions } from "./client-cidr";
 import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, LimitUnit, MissingHeader, PathKeyMode, PathMatchArgs, RateLimitRuleArgs } from "./rule-args";
 import { NAME, checkPerPath, validateRule } from "./rule-checks";
+import { escapeRe2, methodCondition, queryCondition } from "./request-match";
 
 /** A config.yaml descriptor entry of envoyproxy/ratelimit. */
 export interface ConfigDescriptor {
@@ -49,6 +53,8 @@ export interface ConfigDescriptor {
 
 export interface RateLimitEntry {
     actions: Record<string, unknown>[];
+    /** Envoy's per-descriptor `x_ratelimit_option`: this entry's statuses in the X-RateLimit headers or not. */
+    x_ratelimit_option?: "OFF" | "DRAFT_VERSION_03";
 }
 
 export interface RoutePatch {
@@ -74,10 +80,7 @@ export const EXPR_DESCRIPTOR_TYPE = "type.googleapis.com/envoy.extensions.rate_l
 /** CEL attribute: the request path without its query string (`request.path` keeps the query). */
 export const URL_PATH_EXPRESSION = "request.url_path";
 
-/** RE2-escapes a literal. Exported for testing. */
-export function escapeRe2(s: string): string {
-    return s.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&");
-}
+export { escapeRe2 };
 
 /** The `:path` regex of a path match (query tolerant in url-path mode). Exported for testing. */
 export function pathRegex(m: PathMatchArgs, mode: PathKeyMode = PathKeyMode.UrlPath): string {
@@ -103,14 +106,17 @@ export function limitOf(l: { requestsPerUnit: number; unit: LimitUnit; shadow?: 
 /** The `rate_limits` entries of a rule: one, or with `clientCidr` one per distinct prefix length. */
 export function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): RateLimitEntry[] {
     const actions = ruleActions(r, mode, key);
-    if (!r.clientCidr) return [{ actions }];
+    const headers = r.rateLimitHeaders === undefined ? {} : { x_ratelimit_option: r.rateLimitHeaders ? ("DRAFT_VERSION_03" as const) : ("OFF" as const) };
+    if (!r.clientCidr) return [{ actions, ...headers }];
     const tail = r.clientCidr.perAddress ? [{ remote_address: {} }] : [];
-    return maskedRemoteAddressActions(r.clientCidr).map((masked) => ({ actions: [...actions, masked, ...tail] }));
+    return maskedRemoteAddressActions(r.clientCidr).map((masked) => ({ actions: [...actions, masked, ...tail], ...headers }));
 }
 
 function ruleActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Record<string, unknown>[] {
     const conditions: Record<string, unknown>[] = [];
     if (r.path) conditions.push({ name: ":path", safe_regex_match: { google_re2: {}, regex: pathRegex(r.path, mode) } });
+    if (r.methods?.length) conditions.push(methodCondition(r.methods));
+    if (r.query) conditions.push(queryCondition(r.query));
     if (r.header && r.header.value !== undefined) {
         conditions.push({
             name: r.header.name,

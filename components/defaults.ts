@@ -21,6 +21,7 @@ export const DEFAULTS = {
     ratelimitPrometheus: false,
     shadowMode: false,
     failureModeDeny: true,
+    rateLimitHeaders: "draft-03",
     preLimit: true,
     counterStore: "split",
     awaitRollout: true,

@@ -4,7 +4,7 @@
  * docs/package.md are generated from these interfaces).
  */
 import { CounterStore } from "../builders/counter-stores";
-import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
+import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { GatewayTargetArgs } from "./gateway-target";
 import { PerValueStoreArgs } from "./per-value-store";
 
@@ -71,6 +71,16 @@ export interface GlobalRateLimitArgs {
      * to none (Envoy's 500).
      */
     statusOnError?: ErrorStatus;
+    /**
+     * What the gateway tells clients of their limits. `RateLimitHeaders.Draft03`: every response
+     * the service counted, a refusal included, carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`
+     * and `X-RateLimit-Reset` of the tightest limit that applied (Envoy's
+     * `enable_x_ratelimit_headers`, from the service's answer); a rule with `rateLimitHeaders:
+     * false` stays out of them. With `CounterStore.Split` a request counted by both services gets
+     * one set from each. `RateLimitHeaders.Off`: none, except for rules with `rateLimitHeaders:
+     * true`. Defaults to `RateLimitHeaders.Draft03`.
+     */
+    rateLimitHeaders?: RateLimitHeaders;
     /**
      * How the filters share the gateway listener. `FilterLayout.PerInstance`: HTTP filters named
      * after this instance's service (`envoy.filters.http.ratelimit/<namespace>/<service.name>`, the

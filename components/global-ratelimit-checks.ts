@@ -3,7 +3,7 @@
  * the service's options, the failure mode and status, the layout, the access policy, and the size of
  * the objects its limits grow. Each returns or collects problems; none throws.
  */
-import { EnvoyFilterSpec, ErrorStatus, FilterLayout } from "../builders/envoy-filters";
+import { EnvoyFilterSpec, ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { booleanProblems, dnsNameProblems, fieldProblem, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
 import { fieldRef } from "../lib/fix-style";
 import { PRINCIPAL_PROBLEM, parsePrincipal, suggestedPrincipal } from "../lib/principal";
@@ -202,13 +202,15 @@ export function accessPolicyProblems(a: Partial<GlobalRateLimitArgs>, problems: 
     }
 }
 
-/** The filter layout (defaulted, checked) and `statusOnError` (a known status, only when failing closed). */
+/** The filter layout (defaulted, checked), `statusOnError` (a known status, only when failing closed) and `rateLimitHeaders`. */
 export function layoutOf(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): FilterLayout {
     const layout = a.filterLayout ?? FilterLayout.PerInstance;
     problems.push(...oneOfProblems("filterLayout", layout, Object.values(FilterLayout), FilterLayout.PerInstance));
     const statusProblems =
         a.statusOnError === undefined ? [] : oneOfProblems("statusOnError", a.statusOnError, Object.values(ErrorStatus), ErrorStatus.ServiceUnavailable);
     problems.push(...(statusProblems.length ? statusProblems : statusWithoutDenyProblems(a.statusOnError, a.failureModeDeny)));
+    if (a.rateLimitHeaders !== undefined)
+        problems.push(...oneOfProblems("rateLimitHeaders", a.rateLimitHeaders, Object.values(RateLimitHeaders), RateLimitHeaders.Draft03));
     return layout;
 }
 
@@ -224,4 +226,9 @@ export function statusWithoutDenyProblems(statusOnError: unknown, failureModeDen
               ),
           ]
         : [];
+}
+
+/** The filters' `rateLimitHeaders`, defaulted (checked by `layoutOf`). */
+export function headersOf(a: Partial<GlobalRateLimitArgs>): RateLimitHeaders {
+    return a.rateLimitHeaders ?? (DEFAULTS.rateLimitHeaders as RateLimitHeaders);
 }

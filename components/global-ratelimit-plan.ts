@@ -34,7 +34,16 @@ import { REDIS_NAME } from "./redis";
 import { PathKeyMode } from "../builders/rule-args";
 import { CompiledLimits, compileGlobalLimits } from "../builders/rules";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
-import { accessPolicyProblems, countLimits, failureProblems, layoutOf, scopeProblems, serviceOptionsOf, sizeProblems } from "./global-ratelimit-checks";
+import {
+    accessPolicyProblems,
+    countLimits,
+    failureProblems,
+    headersOf,
+    layoutOf,
+    scopeProblems,
+    serviceOptionsOf,
+    sizeProblems,
+} from "./global-ratelimit-checks";
 import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
 import { redisConnectionOf } from "./redis-options";
 import { RateLimitServiceSettings, ServiceLogLevel, ServiceSettings } from "./service-settings";
@@ -124,6 +133,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
                     domain,
                     failureModeDeny: pvDeny,
                     ...(a.statusOnError !== undefined ? { statusOnError: a.statusOnError } : {}),
+                    rateLimitHeaders: headersOf(a),
                     timeout,
                     clusterName: `outbound|${grpcPort}||${pvHost}`,
                     authority: pvHost,
@@ -261,6 +271,7 @@ function gatewayFilters(
                 authority: f.authority,
                 ...(perInstance ? { filterName: globalName, stage: PER_INSTANCE_STAGE } : {}),
                 ...(a.statusOnError !== undefined ? { statusOnError: a.statusOnError } : {}),
+                rateLimitHeaders: headersOf(a),
             }),
         },
     ];

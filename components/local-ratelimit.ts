@@ -1,15 +1,17 @@
 /**
  * LocalRateLimit: a token bucket on any workload's sidecar (Envoy's local rate-limit filter), per
- * pod, no service needed. Over the limit: 429, body `local_rate_limited`, header `x-local-rate-limit: true`.
+ * pod, no service needed. Over the limit: 429, body `local_rate_limited`, headers `x-local-rate-limit: true`
+ * and `Retry-After` (the fill interval in whole seconds); every counted response carries the
+ * bucket's `X-RateLimit-*` headers unless `rateLimitHeaders` is `RateLimitHeaders.Off`.
  */
 import { DEFAULTS } from "./defaults";
 import * as pulumi from "@pulumi/pulumi";
 import { Problem } from "../lib/problems";
 import { stackLabels } from "../lib/common";
 import { EnvoyFilter } from "./crds";
-import { EnvoyFilterSpec, FilterLayout, LOCAL_RATELIMIT_FILTER, instanceFilterName, localBucketFilter } from "../builders/envoy-filters";
+import { EnvoyFilterSpec, FilterLayout, LOCAL_RATELIMIT_FILTER, RateLimitHeaders, instanceFilterName, localBucketFilter } from "../builders/envoy-filters";
 import { dnsProblem, selectorProblems, argsError, unknownFieldProblems } from "./arg-checks";
-import { protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
+import { booleanProblems, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
 
 export interface LocalRateLimitArgs {
     /** Pod labels of the workload, e.g. `{ app: "orders" }`. */
@@ -23,6 +25,18 @@ export interface LocalRateLimitArgs {
     bucket: number;
     /** Refill interval, a protobuf duration of at least `0.05s`. Defaults to `60s`. */
     fillInterval?: string;
+    /**
+     * What the bucket tells clients. `RateLimitHeaders.Draft03`: every response it counted carries
+     * `X-RateLimit-Limit` (the bucket), `X-RateLimit-Remaining` (tokens left) and
+     * `X-RateLimit-Reset` (seconds to the next fill). `RateLimitHeaders.Off`: none. A refusal carries
+     * `Retry-After` either way. Defaults to `RateLimitHeaders.Draft03`.
+     */
+    rateLimitHeaders?: RateLimitHeaders;
+    /**
+     * Observe only: the bucket counts (Envoy's `local_rate_limit.rate_limited` statistic grows) but
+     * refuses nothing (`filter_enforced` 0 %). Defaults to `false`.
+     */
+    shadow?: boolean;
     /**
      * Limit only these inbound routes (the bucket is set per route; the filter itself holds only its
      * stat prefix). An empty list: every route of the inbound virtual host, set per route. Defaults
@@ -74,6 +88,16 @@ export function bucketPortProblems(port: unknown, fallback = 8080): Problem[] {
     return wholeNumberProblems("port", port, { min: 1, max: 65535, fallback });
 }
 
+/** `rateLimitHeaders`: one of the `RateLimitHeaders`. */
+export function localHeadersProblems(rateLimitHeaders: unknown): Problem[] {
+    return rateLimitHeaders === undefined ? [] : oneOfProblems("rateLimitHeaders", rateLimitHeaders, Object.values(RateLimitHeaders), RateLimitHeaders.Draft03);
+}
+
+/** `shadow`: a boolean. */
+export function shadowProblems(shadow: unknown): Problem[] {
+    return shadow === undefined ? [] : booleanProblems("shadow", shadow, false);
+}
+
 /** Validates and builds the filter (pure; exported for the tests). */
 export function planLocalRateLimit(
     name: string,
@@ -87,6 +111,8 @@ export function planLocalRateLimit(
         ...bucketPortProblems(a.port),
         ...bucketProblems(a.bucket),
         ...fillIntervalProblems(fillInterval),
+        ...localHeadersProblems(a.rateLimitHeaders),
+        ...shadowProblems(a.shadow),
     ];
     if (a.routes !== undefined) {
         if (!Array.isArray(a.routes))
@@ -137,6 +163,7 @@ export function planLocalRateLimit(
         bucket: a.bucket ?? 0,
         fillInterval,
         routes: Array.isArray(a.routes) ? a.routes : undefined,
+        behaviour: { rateLimitHeaders: a.rateLimitHeaders ?? (DEFAULTS.rateLimitHeaders as RateLimitHeaders), shadow: a.shadow === true },
     });
     return { problems, filterName, namespace, spec, httpFilterName };
 }

@@ -45,7 +45,7 @@ function explainOne(m: GatewayModel, path: string, request: ModelRequest): Expla
         joined[name] = values.join(",");
         first[name] = values[0];
     }
-    const pseudo = { ":path": normalizedPath, ":method": "GET" };
+    const pseudo = { ":path": normalizedPath, ":method": request.method ?? "GET" };
     const headers = { ...joined, ...pseudo };
     const client = trustedClientAddress({
         peer: request.clientAddress ?? DEFAULT_CLIENT_ADDRESS,

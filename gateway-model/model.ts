@@ -169,6 +169,8 @@ export function vhRateLimitsOf(typedPerFilterConfig: any, name: string = RATELIM
 
 /** The client a request comes from, as the model assumes it (the path is given apart). */
 export interface ModelRequest {
+    /** The request's method as the client wrote it. Defaults to `GET`. */
+    method?: string;
     /** Request headers (lower-case names; a list: the header repeated); `:path` and `:method` are set by the model. */
     headers?: Record<string, string | string[]>;
     /**

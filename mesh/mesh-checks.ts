@@ -7,12 +7,12 @@
  * under its field, its fix phrased for the arguments or for whoever reads them from another input.
  */
 import { CounterStore } from "../builders/counter-stores";
-import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
+import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import type { SpecPaths } from "../builders/routes";
 import { defaultApiRegex, defaultRoutes } from "../builders/routes";
 import { DEFAULT_PATH_KEY, LimitUnit, PathKeyMode } from "../builders/rule-args";
 import { DEFAULTS } from "../components/defaults";
-import { bucketPortProblems, bucketProblems, fillIntervalProblems } from "../components/local-ratelimit";
+import { bucketPortProblems, bucketProblems, fillIntervalProblems, localHeadersProblems, shadowProblems } from "../components/local-ratelimit";
 import { ManagedApiArgs, managedApiFieldProblems } from "../components/managed-api";
 import {
     ApiProfileName,
@@ -219,6 +219,8 @@ function readLocal(r: Reader, variant: StackVariant): StackSettings["local"] {
         ...bucketProblems(bucket, preset.localBucket),
         ...fillIntervalProblems(fillInterval),
         ...bucketPortProblems(port, Number(r.spec("local.port").default)),
+        ...localHeadersProblems(r.value("local.rateLimitHeaders")),
+        ...shadowProblems(r.value("local.shadow")),
     ]);
     const local = {
         bucket: bucket as number,
@@ -226,6 +228,8 @@ function readLocal(r: Reader, variant: StackVariant): StackSettings["local"] {
         placement: r.oneOf<LocalPlacementMode>("local.placement", ["all-routes", "single-route"]),
         serviceLabel: r.str("local.serviceLabel"),
         port: port as number,
+        rateLimitHeaders: r.raw<RateLimitHeaders>("local.rateLimitHeaders"),
+        shadow: r.raw<boolean>("local.shadow"),
     };
     if (!LABEL_VALUE.test(local.serviceLabel) || local.serviceLabel === "" || local.serviceLabel.length > 63) {
         r.fail("local.serviceLabel", local.serviceLabel, "must be a valid label value", (s) => s.set("local.serviceLabel", "productpage"));

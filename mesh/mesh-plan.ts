@@ -47,6 +47,7 @@ export function globalArgsOf(args: MeshRateLimitArgs, s: MeshOwnSettings, bookin
         ...(s.global.filterLayout === FilterLayout.Shared ? { filterNamePrefix: FILTER_NAMES.global } : {}),
         filterLayout: s.global.filterLayout,
         ...(g.statusOnError !== undefined ? { statusOnError: g.statusOnError } : {}),
+        ...(g.rateLimitHeaders !== undefined ? { rateLimitHeaders: g.rateLimitHeaders } : {}),
         monitoring: {
             dashboard: s.monitoring.dashboard,
             dashboardNamespace: s.monitoring.dashboardNamespace,
@@ -77,6 +78,8 @@ export function localArgsOf(s: MeshOwnSettings): LocalRateLimitArgs {
         port: s.local.port,
         bucket: s.local.bucket,
         fillInterval: s.local.fillInterval,
+        rateLimitHeaders: s.local.rateLimitHeaders,
+        shadow: s.local.shadow,
         // single-route: the bucket per route on every route of the inbound virtual host.
         ...(s.local.placement === "single-route" ? { routes: [] } : {}),
         // The workload's own namespace: the filter then reaches only its pods (root: every namespace's).

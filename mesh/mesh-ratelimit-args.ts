@@ -3,7 +3,7 @@ import { ApiProfileName, BookinfoMode, DescriptorArgs, EspPortModeName, FilterNa
 import { RateLimitServiceOptionsArgs } from "../components/global-ratelimit-args";
 import { RedisOptionsArgs } from "../components/redis-options";
 import { LimitUnit, PathKeyMode } from "../builders/rule-args";
-import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
+import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { CounterStore } from "../builders/counter-stores";
 
 /** The whole specified stack (docs/specification.md), its arguments grouped by the component each is for. Every field is optional; the defaults are the stack's. */
@@ -104,6 +104,8 @@ export interface MeshGlobalArgs {
     failureModeDeny?: boolean;
     /** The status of a request refused because the rate-limit service could not answer (`failureModeDeny=true`; Envoy's `status_on_error`): `InternalServerError` (500), `ServiceUnavailable` (503) or `TooManyRequests` (429). The specification says only that the request is denied. Defaults to unset (Envoy's 500). */
     statusOnError?: ErrorStatus;
+    /** What the gateway tells clients of their global limits: `draft-03` (default) adds `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` of the tightest limit that applied to every response the service counted, refusals included (Envoy's `enable_x_ratelimit_headers: DRAFT_VERSION_03`); `off` adds none. Not in the specification. Defaults to `draft-03`. */
+    rateLimitHeaders?: RateLimitHeaders;
     /** How the gateway filters share their listener. `shared` (default): the specification's layout (filters `envoy.filters.http.ratelimit` and `envoy.filters.http.local_ratelimit`, EnvoyFilters `filter-ratelimit`, `filter-ratelimit-svc`, `filter-ratelimit-svc-api`, route and virtual-host `rate_limits`), which every rate-limit filter on the listener reads: one stack per gateway listener; Istio 1.24 or later. `per-instance`: HTTP filters and EnvoyFilters named after the stack's rate-limit service (`<ratelimitNamespace>-<ratelimitServiceName>`), descriptors only under those names (`RateLimitPerRoute`), so any number of stacks and other teams' rate-limit filters share one gateway listener; Istio 1.25 or later. Defaults to `shared`. */
     filterLayout?: FilterLayout;
     /** Timeout of the gateway's call to the rate-limit service (protobuf duration, e.g. `10s`, `0.5s`). Defaults to `10s`. */
@@ -152,6 +154,10 @@ export interface MeshLocalArgs {
     bucket?: number;
     /** Bucket refill interval (protobuf duration, at least `0.05s`). Defaults to `60s`. */
     fillInterval?: string;
+    /** What the sidecar's bucket tells clients: `draft-03` (default) adds `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` of the bucket to every response it counted; `off` adds none. A refusal carries `Retry-After` (the fill interval in whole seconds) either way. Not in the specification. Defaults to `draft-03`. */
+    rateLimitHeaders?: RateLimitHeaders;
+    /** Observe only: the sidecar's bucket counts (its `rate_limited` statistic grows) but refuses nothing. Not in the specification. Defaults to `false`. */
+    shadow?: boolean;
     /** `all-routes`: the whole filter on the sidecar's inbound HTTP chain of `local.port` (only that port). `single-route`: filter holds only `stat_prefix`, the bucket is set per route on virtual host `inbound|http|<localServicePort>`. Defaults to `all-routes`. */
     placement?: LocalPlacementMode;
     /** Value of the `app` label of the workload whose sidecar gets the local limit (spec `<service_label>`). Defaults to `productpage`. */
@@ -235,12 +241,15 @@ export const MESH_FIELDS: Readonly<Record<string, MeshFieldSpec>> = {
     "limits.descriptors": { kind: "json", default: "" },
     "global.failureModeDeny": { kind: "boolean", default: "true" },
     "global.statusOnError": { kind: "string", default: "" },
+    "global.rateLimitHeaders": { kind: "string", default: "draft-03" },
     "global.filterLayout": { kind: "string", default: "shared" },
     "global.timeout": { kind: "string", default: "10s" },
     "global.preLimit": { kind: "boolean", default: "true" },
     "global.counterStore": { kind: "string", default: "split" },
     "local.bucket": { kind: "integer", default: "" },
     "local.fillInterval": { kind: "string", default: "60s" },
+    "local.rateLimitHeaders": { kind: "string", default: "draft-03" },
+    "local.shadow": { kind: "boolean", default: "false" },
     "local.placement": { kind: "string", default: "all-routes" },
     "local.serviceLabel": { kind: "string", default: "productpage" },
     "local.port": { kind: "integer", default: "9080" },

@@ -7,7 +7,7 @@ import { RedisConnection } from "../builders/redis-connection";
 import { SpecPaths } from "../builders/routes";
 import { LimitUnit, PathKeyMode } from "../builders/rule-args";
 import { CounterStore } from "../builders/counter-stores";
-import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
+import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { ApiProfileName, BookinfoMode, FilterNamespaces, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
 import { BookinfoSettings } from "../components/bookinfo";
 import { ManagedApiSettings } from "../components/managed-api";
@@ -59,6 +59,9 @@ export interface StackSettings {
         placement: LocalPlacementMode;
         serviceLabel: string;
         port: number;
+        /** LocalRateLimit's own values, as given (it checks them). */
+        rateLimitHeaders: RateLimitHeaders;
+        shadow: boolean;
     };
     mesh: {
         /** Istio's root namespace. */

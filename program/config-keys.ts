@@ -223,6 +223,15 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     },
     {
         group: "limits",
+        key: "rateLimitHeaders",
+        field: "global.rateLimitHeaders",
+        kind: "string",
+        default: DEFAULTS.rateLimitHeaders,
+        description:
+            "What the gateway tells clients of their global limits: `draft-03` (default) adds `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` of the tightest limit that applied to every response the service counted, refusals included (Envoy's `enable_x_ratelimit_headers: DRAFT_VERSION_03`); `off` adds none. Not in the specification.",
+    },
+    {
+        group: "limits",
         key: "filterLayout",
         field: "global.filterLayout",
         kind: "string",
@@ -275,6 +284,23 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         kind: "string",
         default: DEFAULTS.localFillInterval,
         description: "Bucket refill interval (protobuf duration, at least `0.05s`).",
+    },
+    {
+        group: "local",
+        key: "localRateLimitHeaders",
+        field: "local.rateLimitHeaders",
+        kind: "string",
+        default: DEFAULTS.rateLimitHeaders,
+        description:
+            "What the sidecar's bucket tells clients: `draft-03` (default) adds `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` of the bucket to every response it counted; `off` adds none. A refusal carries `Retry-After` (the fill interval in whole seconds) either way. Not in the specification.",
+    },
+    {
+        group: "local",
+        key: "localShadow",
+        field: "local.shadow",
+        kind: "boolean",
+        default: "false",
+        description: "Observe only: the sidecar's bucket counts (its `rate_limited` statistic grows) but refuses nothing. Not in the specification.",
     },
     {
         group: "local",

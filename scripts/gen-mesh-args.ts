@@ -28,6 +28,8 @@ export const ENUM_KEYS: Readonly<Record<string, string>> = {
     filterLayout: "FilterLayout",
     counterStore: "CounterStore",
     statusOnError: "ErrorStatus",
+    rateLimitHeaders: "RateLimitHeaders",
+    localRateLimitHeaders: "RateLimitHeaders",
 };
 /** Keys whose config value is JSON or a list: the typed form. */
 export const TYPED_KEYS: Readonly<Record<string, string>> = {
@@ -112,7 +114,7 @@ import { ApiProfileName, BookinfoMode, DescriptorArgs, EspPortModeName, FilterNa
 import { RateLimitServiceOptionsArgs } from "../components/global-ratelimit-args";
 import { RedisOptionsArgs } from "../components/redis-options";
 import { LimitUnit, PathKeyMode } from "../builders/rule-args";
-import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
+import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { CounterStore } from "../builders/counter-stores";
 
 ${blocks.join("\n\n")}

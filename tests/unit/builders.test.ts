@@ -59,7 +59,7 @@ describe("pure builders", () => {
     });
 
     it("single-route placement moves the whole bucket config to the route, leaving only stat_prefix", () => {
-        const bucketA = localBucketValue(A.local.bucket, A.local.fillInterval) as any;
+        const bucketA = localBucketValue(A.local.bucket, A.local.fillInterval, { rateLimitHeaders: "draft-03" }) as any;
         const single = localFilter({ ...A, local: { ...A.local, placement: "single-route" } }).configPatches as any[];
         expect(single[0].patch.value.typed_config.value).to.deep.equal({ stat_prefix: "http_local_rate_limiter" });
         expect(single[1].patch.value.typed_per_filter_config["envoy.filters.http.local_ratelimit"].value).to.deep.equal(bucketA);

@@ -93,6 +93,8 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
             // Per-instance: a stage no hand-written route rate_limits use (0 is the default).
             stage: 10,
             failure_mode_deny: true,
+            // Clients see their limits by default (rateLimitHeaders: draft-03).
+            enable_x_ratelimit_headers: "DRAFT_VERSION_03",
             timeout: "10s",
             rate_limit_service: {
                 grpc_service: {

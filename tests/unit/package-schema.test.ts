@@ -70,13 +70,19 @@ describe("component package: schema from Pulumi's analyzer", function () {
             "name",
             "path",
             "header",
+            "methods",
+            "query",
             "perClientAddress",
             "clientCidr",
             "route",
             "requestsPerUnit",
             "unit",
             "shadow",
+            "rateLimitHeaders",
         ]);
+        expect(rule.properties.query.$ref).to.equal("#/types/mesh-ratelimit:index:QueryMatchArgs");
+        expect(rule.properties.methods.items.type).to.equal("string");
+        expect(r.inputProperties.rateLimitHeaders.$ref).to.equal("#/types/mesh-ratelimit:index:RateLimitHeaders");
         expect(rule.properties.clientCidr.$ref).to.equal("#/types/mesh-ratelimit:index:ClientCidrArgs");
         expect(Object.keys(schema.types["mesh-ratelimit:index:ClientCidrArgs"].properties)).to.have.members(["cidr", "cidrs", "perAddress"]);
         expect(rule.properties.path.$ref).to.equal("#/types/mesh-ratelimit:index:PathMatchArgs");

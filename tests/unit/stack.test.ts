@@ -220,6 +220,16 @@ describe("stack objects (spec section 2)", function () {
                     expect(gw.spec.servers).to.deep.equal([{ port: { number: 8080, name: "http", protocol: "HTTP" }, hosts: ["*"] }]);
                 });
 
+                it("localRateLimitHeaders=off and localShadow=true: no X-RateLimit headers, enforced 0 % (counted, never refused)", async () => {
+                    const r = await get(variant, profile, { localRateLimitHeaders: "off", localShadow: "true", localFillInterval: "0.5s" });
+                    const value = r.get("EnvoyFilter", "filter-local-ratelimit-svc", "default").spec.configPatches[0].patch.value.typed_config.value;
+                    expect(value).to.not.have.property("enable_x_ratelimit_headers");
+                    expect(value.filter_enforced.default_value.numerator).to.equal(0);
+                    expect(value.filter_enabled.default_value.numerator).to.equal(100);
+                    // Under a second: Retry-After is never 0 (a client would retry at once).
+                    expect(value.response_headers_to_add[1].header).to.deep.equal({ key: "retry-after", value: "1" });
+                });
+
                 for (const placement of ["all-routes", "single-route"] as const) {
                     it(`2.7 local filter, ${placement}: bucket ${variant === "A" ? 4 : 10} per 60s, enabled and enforced 100 %`, async () => {
                         const r = await get(variant, profile, { localPlacement: placement });
@@ -238,7 +248,13 @@ describe("stack objects (spec section 2)", function () {
                             token_bucket: { max_tokens: bucket, tokens_per_fill: bucket, fill_interval: "60s" },
                             filter_enabled: { runtime_key: "local_rate_limit_enabled", default_value: { numerator: 100, denominator: "HUNDRED" } },
                             filter_enforced: { runtime_key: "local_rate_limit_enforced", default_value: { numerator: 100, denominator: "HUNDRED" } },
-                            response_headers_to_add: [{ append: false, header: { key: "x-local-rate-limit", value: "true" } }],
+                            // The specification's header, then the two additions docs/specification.md lists:
+                            // Retry-After (the fill interval in seconds) and the draft-03 X-RateLimit headers.
+                            response_headers_to_add: [
+                                { append: false, header: { key: "x-local-rate-limit", value: "true" } },
+                                { append: false, header: { key: "retry-after", value: "60" } },
+                            ],
+                            enable_x_ratelimit_headers: "DRAFT_VERSION_03",
                         };
                         const typed = (value: unknown) => ({
                             "@type": "type.googleapis.com/udpa.type.v1.TypedStruct",

@@ -1,0 +1,69 @@
+/**
+ * A rule's request conditions beyond its path and header: the method and a query parameter, each
+ * an Envoy header matcher (`header_value_match.headers[]`) on a pseudo-header, written so that
+ * every spelling an application reads as the same method or parameter matches too.
+ *
+ * - Method: `:method` against the listed methods, case-insensitively. HTTP/1 lets a client send
+ *   `post`; an application that reads methods without regard to case would serve it as `POST`,
+ *   so it counts as `POST`.
+ * - Query: `:path` against a regular expression of the query string. Each character of the name
+ *   and value may be literal or percent-encoded (either hex case); the name also in either letter
+ *   case; a space as `+` or `%20`, a `+` as `+` or `%2B`. The parameter may stand anywhere among
+ *   `&`- or `;`-separated parameters, so a repeated parameter (`?tier=gold&tier=free`) matches when
+ *   any of its occurrences does: whichever occurrence the application reads, the rule counts it.
+ *
+ * Erring towards a match is deliberate: a limit that counts a request its application reads
+ * differently is stricter, never bypassed. Pure.
+ */
+import { QueryMatchArgs } from "./rule-args";
+
+/** RE2-escapes a literal. */
+export function escapeRe2(s: string): string {
+    return s.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&");
+}
+
+/** An HTTP method: an RFC 9110 token. */
+export const METHOD_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** The distinct methods, upper-cased, in the order given. */
+export function normalizedMethods(methods: string[]): string[] {
+    return [...new Set(methods.map((m) => m.toUpperCase()))];
+}
+
+/** The `:method` matcher of a rule's `methods`. */
+export function methodCondition(methods: string[]): Record<string, unknown> {
+    const alternatives = normalizedMethods(methods).map(escapeRe2).join("|");
+    return { name: ":method", safe_regex_match: { google_re2: {}, regex: `(?i:${alternatives})` } };
+}
+
+/** A percent-encoded byte, either hex case. */
+function encodedByte(b: number): string {
+    const hex = b.toString(16).padStart(2, "0");
+    return `%${[...hex].map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)).join("")}`;
+}
+
+/** Every way a client may write one character of a query name or value. */
+function charPattern(ch: string, anyCase: boolean): string {
+    if (ch === " ") return `(?:\\+|${encodedByte(0x20)})`;
+    const forms = anyCase && ch.toLowerCase() !== ch.toUpperCase() ? [ch.toLowerCase(), ch.toUpperCase()] : [ch];
+    const literal = forms.map(escapeRe2);
+    const encoded = forms.map((f) => [...Buffer.from(f, "utf8")].map(encodedByte).join(""));
+    return `(?:${[...literal, ...encoded].join("|")})`;
+}
+
+/** The pattern of a query name (any letter case) or value (exact case), in every spelling. */
+export function queryTextPattern(text: string, anyCase: boolean): string {
+    return [...text].map((c) => charPattern(c, anyCase)).join("");
+}
+
+/** The `:path` regex (RE2, full match) of a request whose query has the parameter (with the value). */
+export function queryRegex(q: QueryMatchArgs): string {
+    const name = queryTextPattern(q.name, true);
+    const rest = q.value === undefined ? "(?:=[^&;#]*)?" : `=${queryTextPattern(q.value, false)}`;
+    return `[^?#]*\\?(?:[^#]*[&;])?${name}${rest}(?:[&;#].*)?`;
+}
+
+/** The `:path` matcher of a rule's `query`. */
+export function queryCondition(q: QueryMatchArgs): Record<string, unknown> {
+    return { name: ":path", safe_regex_match: { google_re2: {}, regex: queryRegex(q) } };
+}
