@@ -7,7 +7,15 @@ import { RATELIMIT_FILTER } from "../builders/envoy-filters";
 import { K8sObject } from "../lib/k8s-object";
 import { trustedClientAddress } from "./client-address";
 import { descriptorFor, lookupLimit, matchText, normalizePath, rateLimitsOf, selectRoute } from "./evaluate";
-import { DEFAULT_CLIENT_ADDRESS, Entry, Explanation, GatewayModel, ModelRequest } from "./model";
+import { DEFAULT_CLIENT_ADDRESS, Entry, Explanation, GatewayModel, ModelRequest, field } from "./model";
+import { HeadersOption, LimitStatus, windowSeconds, xRateLimitHeaders } from "./rate-limit-headers";
+
+/** A `x_ratelimit_option` as JSON gives it (name or number). */
+function headersOptionOf(v: unknown): HeadersOption {
+    if (v === "OFF" || v === 1) return "OFF";
+    if (v === "DRAFT_VERSION_03" || v === 2) return "DRAFT_VERSION_03";
+    return undefined;
+}
 import { gatewayModel } from "./read-rendered";
 
 /**
@@ -33,7 +41,7 @@ export function explainWith(m: GatewayModel, path: string, request: ModelRequest
 function explainOne(m: GatewayModel, path: string, request: ModelRequest): Explanation {
     const normalizedPath = normalizePath(path);
     const sel = selectRoute(m, normalizedPath);
-    const base = { path, normalizedPath, virtualHost: m.virtualHost, domain: m.domain };
+    const base = { ...(request.method ? { method: request.method } : {}), path, normalizedPath, virtualHost: m.virtualHost, domain: m.domain };
     if (!sel) return { ...base, route: undefined, rateLimitsFrom: { level: "none" }, descriptors: [], calls: [], limited: false };
     const { route, match } = sel;
     const { rateLimits, level, envoyFilter } = rateLimitsOf(m, route);
@@ -53,16 +61,34 @@ function explainOne(m: GatewayModel, path: string, request: ModelRequest): Expla
         xffNumTrustedHops: request.xffNumTrustedHops,
     });
     const descriptors = rateLimits
-        .map((rl) => descriptorFor(rl, headers, client, { ...first, ...pseudo }))
-        .filter((d): d is Entry[] => d !== undefined)
-        .map((entries) => ({ ...lookupLimit(m.config, m.domain, entries), ...(m.service ? { service: m.service } : {}) }));
+        .map((rl) => ({ rl, entries: descriptorFor(rl, headers, client, { ...first, ...pseudo }) }))
+        .filter((d): d is { rl: any; entries: Entry[] } => d.entries !== undefined)
+        .map(({ rl, entries }) => {
+            const option = headersOptionOf(field(rl, "x_ratelimit_option"));
+            return { ...lookupLimit(m.config, m.domain, entries), ...(m.service ? { service: m.service } : {}), ...(option ? { headersOption: option } : {}) };
+        });
     const filter = m.httpFilterName ?? RATELIMIT_FILTER;
+    // The window's first request: each limit has all but this request left, its whole window to go.
+    const statuses: LimitStatus[] = descriptors.map((d) =>
+        d.limit && !d.limit.unlimited
+            ? {
+                  currentLimit: { requestsPerUnit: d.limit.requestsPerUnit, unit: d.limit.unit },
+                  limitRemaining: Math.max(0, d.limit.requestsPerUnit - 1),
+                  durationUntilResetSeconds: windowSeconds(d.limit.unit),
+              }
+            : { limitRemaining: 0 },
+    );
+    const responseHeaders = xRateLimitHeaders(
+        statuses,
+        descriptors.map((d) => d.headersOption),
+        m.rateLimitHeaders === true,
+    );
     return {
         ...base,
         route: { name: route.name, index: route.index, match: matchText(match), virtualService: m.source },
         rateLimitsFrom: { level, envoyFilter },
         descriptors,
-        calls: descriptors.length ? [{ filter, service: m.service ?? "", domain: m.domain, descriptors }] : [],
+        calls: descriptors.length ? [{ filter, service: m.service ?? "", domain: m.domain, descriptors, responseHeaders }] : [],
         limited: descriptors.some((d) => d.limit && !d.limit.unlimited && !d.limit.shadow),
     };
 }

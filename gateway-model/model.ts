@@ -40,6 +40,7 @@
  *   `<domain>_<key>_<value>_<window start>`, so a catch-all counts each distinct value apart.
  */
 import { RATELIMIT_FILTER } from "../builders/envoy-filters";
+import { HeadersOption } from "./rate-limit-headers";
 
 export interface Entry {
     key: string;
@@ -64,11 +65,15 @@ export interface DescriptorExplanation {
     limit?: AppliedLimit;
     /** Counter key the service increments in Redis, with the window start left as `{window}`. */
     bucket?: string;
+    /** The `rate_limits` element's `x_ratelimit_option` (a rule's `rateLimitHeaders`): undefined, the filter's setting. */
+    headersOption?: HeadersOption;
 }
 
 export type VhRateLimits = "OVERRIDE" | "INCLUDE" | "IGNORE";
 
 export interface Explanation {
+    /** The request's method as the client wrote it. */
+    method?: string;
     path: string;
     /** The path after Envoy's normalization (what routing and the descriptors see). */
     normalizedPath: string;
@@ -86,7 +91,18 @@ export interface Explanation {
      * The calls the gateway makes for the request: one per rate-limit filter that produced
      * descriptors (a filter with none makes no call), in the filters' order.
      */
-    calls: { filter: string; service: string; domain: string; descriptors: DescriptorExplanation[] }[];
+    calls: {
+        filter: string;
+        service: string;
+        domain: string;
+        descriptors: DescriptorExplanation[];
+        /**
+         * The X-RateLimit headers this filter adds to the response of the request when it is the
+         * first of its window (remaining: the limit less one; reset: the whole window, its upper
+         * bound); `{}` when it adds none.
+         */
+        responseHeaders: Record<string, string>;
+    }[];
     /** True when at least one descriptor has a limit, i.e. the request can be refused with 429. */
     limited: boolean;
 }
@@ -124,6 +140,8 @@ export interface GatewayModel {
     routes: ModelRoute[];
     domain: string;
     failureModeDeny: boolean;
+    /** The filter's `enable_x_ratelimit_headers` is DRAFT_VERSION_03. */
+    rateLimitHeaders?: boolean;
     filterNames: string[];
     vhostRateLimits: { rateLimits: any[]; envoyFilter: string }[];
     /** `RateLimitPerRoute.rate_limits` under the filter's name on the virtual host (routes without their own use it). */

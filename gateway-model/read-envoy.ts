@@ -15,7 +15,7 @@ import { GatewayModel, ModelRoute, RouteMatch, field, vhRateLimitsOf } from "./m
 export function gatewayModelFromEnvoy(
     routeConfiguration: any,
     virtualHost: string,
-    filter: { domain: string; failureModeDeny: boolean; stage?: number; cluster?: string; name?: string },
+    filter: { domain: string; failureModeDeny: boolean; rateLimitHeaders?: boolean; stage?: number; cluster?: string; name?: string },
     objects: K8sObject[],
 ): GatewayModel {
     const stage = filter.stage ?? 0;
@@ -52,6 +52,7 @@ export function gatewayModelFromEnvoy(
         routes,
         domain: filter.domain,
         failureModeDeny: filter.failureModeDeny,
+        rateLimitHeaders: filter.rateLimitHeaders === true,
         filterNames: [],
         vhostRateLimits: vhRl.length ? [{ rateLimits: vhRl, envoyFilter: "(generated)" }] : [],
         stage,

@@ -129,6 +129,7 @@ interface PatchTarget {
 interface PatchFindings {
     domain?: string;
     failureModeDeny: boolean;
+    rateLimitHeaders?: boolean;
     vhostPerFilter?: GatewayModel["vhostPerFilter"];
     /** `vh_rate_limits` of the virtual host's RateLimitPerRoute. */
     vhostMode?: VhRateLimits;
@@ -146,6 +147,8 @@ function readFilterPatch(f: K8sObject, value: any, t: PatchTarget, found: PatchF
         throw new Error(`two ratelimit filters with different domains (${found.domain}, ${tc.domain})`);
     found.domain = tc.domain;
     found.failureModeDeny = field(tc, "failure_mode_deny") === true;
+    const h = field(tc, "enable_x_ratelimit_headers");
+    found.rateLimitHeaders = h === "DRAFT_VERSION_03" || h === 1;
     found.filterNames.push(f.metadata.name);
 }
 
@@ -284,6 +287,7 @@ function filterModel(
         routes,
         domain,
         failureModeDeny: found.failureModeDeny,
+        rateLimitHeaders: found.rateLimitHeaders === true,
         filterNames: [...new Set(found.filterNames)],
         vhostRateLimits: found.vhostRateLimits,
         ...(vhostPerFilter ? { vhostPerFilter } : {}),

@@ -1,8 +1,9 @@
 /**
- * `npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement ...] [--port-mode ...] [--set key=value]... [--config FILE] [--host <host>] [--client-address <ip>] [--xff <list>] [--trusted-hops <n>] [--json] <path>...`
+ * `npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement ...] [--port-mode ...] [--set key=value]... [--config FILE] [--host <host>] [--client-address <ip>] [--xff <list>] [--trusted-hops <n>] [--method <method>] [--json] <path>...`
  *
  * For each request path: the route the gateway picks, the descriptors it sends to the rate-limit
- * service, the limit of the config that answers them and the counter (bucket) they share.
+ * service, the limit of the config that answers them, the counter (bucket) they share and the
+ * X-RateLimit headers the response carries.
  * Computed by the gateway MODEL in gateway-model/explain.ts from the objects the stack renders.
  */
 import { cliError, parseCli, UsageError } from "./args";
@@ -17,7 +18,7 @@ import { formatExplanation } from "./explain-format";
 import { formatPreLimit, preLimitDescriptors, readPreLimit } from "../gateway-model/pre-limit-model";
 
 const USAGE =
-    "usage: npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--config FILE] [--host <host>] [--client-address <ip>] [--xff <list>] [--trusted-hops <n>] [--json] <path>...";
+    "usage: npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--config FILE] [--host <host>] [--client-address <ip>] [--xff <list>] [--trusted-hops <n>] [--method <method>] [--json] <path>...";
 
 /** The same flags as `npm run render` (render/args.ts), plus `--host`, `--json` and the request paths. */
 export function parseExplainArgs(argv: string[]): {
@@ -48,11 +49,15 @@ export function parseExplainArgs(argv: string[]): {
         throw new UsageError(`--client-address needs an IPv4 or IPv6 address, got '${clientAddress}'\n${USAGE}`);
     const xForwardedFor = take("--xff", '"198.51.100.1, 203.0.113.7"');
     const hops = take("--trusted-hops", "1");
+    // --method: the request's method as the client writes it (a rule's methods match it in any case).
+    const method = take("--method", "POST");
+    if (method !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(method)) throw new UsageError(`--method needs an HTTP method, got '${method}'\n${USAGE}`);
     if (hops !== undefined && !/^[0-9]{1,3}$/.test(hops)) throw new UsageError(`--trusted-hops needs a whole number, got '${hops}'\n${USAGE}`);
     const client = {
         ...(clientAddress !== undefined ? { clientAddress } : {}),
         ...(xForwardedFor !== undefined ? { xForwardedFor, headers: { "x-forwarded-for": xForwardedFor } } : {}),
         ...(hops !== undefined ? { xffNumTrustedHops: Number(hops) } : {}),
+        ...(method !== undefined ? { method } : {}),
     };
     const a = parseCli(rest, { usage: USAGE, switches: ["--json"], positional: true });
     const { variant, apiProfile, ...overrides } = a.overrides;

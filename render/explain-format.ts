@@ -26,7 +26,7 @@ function serviceOfCluster(cluster: string): string {
 
 /** Human-readable lines for the CLI. */
 export function formatExplanation(x: Explanation, nowMs: number = Date.now()): string {
-    const out: string[] = [`GET ${x.path}`];
+    const out: string[] = [`${x.method ?? "GET"} ${x.path}`];
     if (x.normalizedPath !== x.path) out.push(`  normalized path: ${x.normalizedPath}`);
     out.push(`  virtual host: ${x.virtualHost}`);
     if (!x.route) {
@@ -59,5 +59,27 @@ export function formatExplanation(x: Explanation, nowMs: number = Date.now()): s
         }
     });
     if (x.descriptors.length > 1) out.push("  every descriptor is counted; the request is refused (429) when any one is over its limit");
+    out.push(...headerLines(x));
     return out.join("\n");
+}
+
+/** How the headers are written on the wire (HTTP names are case-insensitive; this is Envoy's spelling). */
+const HEADER_NAMES: Record<string, string> = {
+    "x-ratelimit-limit": "X-RateLimit-Limit",
+    "x-ratelimit-remaining": "X-RateLimit-Remaining",
+    "x-ratelimit-reset": "X-RateLimit-Reset",
+};
+
+/** The rate-limit headers the response carries, per filter (a window's first request). */
+function headerLines(x: Explanation): string[] {
+    const sets = x.calls.filter((c) => Object.keys(c.responseHeaders).length);
+    if (!x.calls.length) return [];
+    if (!sets.length) return ["  response headers: no X-RateLimit headers (off, or the tightest limit is hidden by its rule's rateLimitHeaders: false)"];
+    return [
+        "  response headers (the window's first request; Remaining falls with each request, Reset counts down to the window's end):",
+        ...sets.flatMap((c) => [
+            ...(sets.length > 1 ? [`    from ${c.filter}:`] : []),
+            ...Object.entries(c.responseHeaders).map(([k, v]) => `    ${HEADER_NAMES[k] ?? k}: ${v}`),
+        ]),
+    ];
 }

@@ -23,6 +23,8 @@ export const USER_RULES: RateLimitRuleArgs[] = [
     { name: "per-api-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 20, unit: M },
     { name: "has-token", header: { name: "authorization" }, requestsPerUnit: 50, unit: M },
     { name: "per-client", perClientAddress: true, requestsPerUnit: 300, unit: M },
+    { name: "writes", path: { prefix: "/search" }, methods: ["POST", "DELETE"], requestsPerUnit: 10, unit: M },
+    { name: "free-tier", query: { name: "tier", value: "free" }, requestsPerUnit: 20, unit: M, rateLimitHeaders: false },
     { name: "checkout", route: { name: "checkout", virtualHost: "*:80" }, requestsPerUnit: 10, unit: M },
     // Client CIDRs on route partners: one counter per CIDR (two prefix lengths: two entries), and per address within one.
     {

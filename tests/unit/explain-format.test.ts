@@ -55,7 +55,7 @@ describe("the explain CLI's formatting (render/explain-format.ts): bindingDescri
         rateLimitsFrom: { level: "virtual host", envoyFilter: "f" },
         domain: "d",
         descriptors,
-        calls: [{ filter: "envoy.filters.http.ratelimit", service: "", domain: "d", descriptors }],
+        calls: [{ filter: "envoy.filters.http.ratelimit", service: "", domain: "d", descriptors, responseHeaders: {} }],
         limited: true,
     });
     const binds = (ds: DescriptorExplanation[]) => bindingDescriptor(x(ds))?.entries[0].value;
@@ -114,6 +114,10 @@ describe("the explain CLI's formatting (render/explain-format.ts): formatExplana
                 "  descriptor 1: PATH=/productpage",
                 "    limit: 1 per minute (config entry PATH=/productpage)",
                 `    bucket: ratelimit_PATH_/productpage_${MINUTE} (window starting 2026-01-01T12:34:00.000Z, fixed and epoch-aligned)`,
+                "  response headers (the window's first request; Remaining falls with each request, Reset counts down to the window's end):",
+                "    X-RateLimit-Limit: 1, 1;w=60",
+                "    X-RateLimit-Remaining: 0",
+                "    X-RateLimit-Reset: 60",
             ].join("\n"),
         );
     });
@@ -133,6 +137,11 @@ describe("the explain CLI's formatting (render/explain-format.ts): formatExplana
                 "    limit: 100 per minute (config entry PATH (catch-all))",
                 `    bucket: ratelimit_PATH_/api/v1/products/7_${MINUTE} (window starting 2026-01-01T12:34:00.000Z, fixed and epoch-aligned)`,
                 "  every descriptor is counted; the request is refused (429) when any one is over its limit",
+                // The fewest remaining wins (PATH=api: 1 of 2); every limit is listed with its window.
+                "  response headers (the window's first request; Remaining falls with each request, Reset counts down to the window's end):",
+                "    X-RateLimit-Limit: 2, 2;w=60, 100;w=60",
+                "    X-RateLimit-Remaining: 1",
+                "    X-RateLimit-Reset: 60",
             ].join("\n"),
         );
     });
@@ -189,6 +198,11 @@ describe("the explain CLI's formatting (render/explain-format.ts): formatExplana
                 "    limit: 3 per hour (config entry rule=beta) [shadow: counted and reported, never refused]",
                 `    bucket: ratelimit_rule_beta_${Date.UTC(2026, 0, 1, 12) / 1000} (window starting 2026-01-01T12:00:00.000Z, fixed and epoch-aligned)`,
                 "  every descriptor is counted; the request is refused (429) when any one is over its limit",
+                // No limit and unlimited carry no current limit: only the shadow limit shows.
+                "  response headers (the window's first request; Remaining falls with each request, Reset counts down to the window's end):",
+                "    X-RateLimit-Limit: 3, 3;w=3600",
+                "    X-RateLimit-Remaining: 2",
+                "    X-RateLimit-Reset: 3600",
             ].join("\n"),
         );
     });
@@ -206,6 +220,10 @@ describe("the explain CLI's formatting (render/explain-format.ts): formatExplana
             "  descriptor 1: rule=login, remote_address=198.51.100.7",
             "    limit: 1000 per day (config entry rule=login / remote_address (catch-all))",
             `    bucket: ratelimit_rule_login_remote_address_198.51.100.7_${Date.UTC(2026, 2, 3) / 1000} (window starting 2026-03-03T00:00:00.000Z, fixed and epoch-aligned)`,
+            "  response headers (the window's first request; Remaining falls with each request, Reset counts down to the window's end):",
+            "    X-RateLimit-Limit: 1000, 1000;w=86400",
+            "    X-RateLimit-Remaining: 999",
+            "    X-RateLimit-Reset: 86400",
         ]);
     });
 });

@@ -64,6 +64,8 @@ describe("the gateway model: explainWith, what the gateway sends for a request",
                             bucket: "ratelimit_PATH_/productpage_{window}",
                         },
                     ],
+                    // 1 per minute: the window's first request leaves 0, the whole minute to go.
+                    responseHeaders: { "x-ratelimit-limit": "1, 1;w=60", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "60" },
                 },
             ],
             limited: true,

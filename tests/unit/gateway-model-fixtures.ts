@@ -81,6 +81,8 @@ export function bookinfoModel(opts: { apiMode?: VhRateLimits; vhActions?: any[];
         ],
         domain: opts.domain ?? "ratelimit",
         failureModeDeny: true,
+        // The filter's enable_x_ratelimit_headers: DRAFT_VERSION_03, as the stack renders it.
+        rateLimitHeaders: true,
         filterNames: ["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"],
         vhostRateLimits: [{ rateLimits: [{ actions: opts.vhActions ?? [celUrlPath()] }], envoyFilter: "filter-ratelimit-svc" }],
         config: opts.config ?? bookinfoConfig(),

@@ -67,6 +67,8 @@ describe("the gateway model: gatewayModel, reading the rendered objects", () => 
             ],
             domain: "ratelimit",
             failureModeDeny: true,
+            // The fixture's filter has no enable_x_ratelimit_headers.
+            rateLimitHeaders: false,
             filterNames: ["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"],
             vhostRateLimits: [{ rateLimits: [{ actions: [celUrlPath()] }], envoyFilter: "filter-ratelimit-svc" }],
             // The stack's default layout is the specification's: the canonical name at stage 0.
@@ -500,6 +502,7 @@ describe("the gateway model: gatewayModelFromEnvoy, reading Istio's generated ro
             ],
             domain: "ratelimit",
             failureModeDeny: false,
+            rateLimitHeaders: false,
             filterNames: [],
             vhostRateLimits: [{ rateLimits: [{ actions: [celUrlPath()] }], envoyFilter: "(generated)" }],
             stage: 0,

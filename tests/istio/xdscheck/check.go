@@ -383,8 +383,10 @@ func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
 	// XDSCHECK_STATUS_ON_ERROR: the HTTP status the render asked for (statusOnError); unset, Envoy's
 	// default (no status_on_error, 500).
 	wantStatus := os.Getenv("XDSCHECK_STATUS_ON_ERROR")
-	cfgExp := fmt.Sprintf("RateLimit config domain=%q timeout=%s failure_mode_deny=true status_on_error=%s grpc cluster %q authority %q transport V3",
-		e.Domain, e.RLSTimeout, orDefault(wantStatus, "unset"), e.RLSCluster, e.RLSAuthority)
+	// XDSCHECK_RATELIMIT_HEADERS: Envoy's enable_x_ratelimit_headers the render asked for (rateLimitHeaders); unset, draft-03.
+	wantHeaders := orDefault(os.Getenv("XDSCHECK_RATELIMIT_HEADERS"), "DRAFT_VERSION_03")
+	cfgExp := fmt.Sprintf("RateLimit config domain=%q timeout=%s failure_mode_deny=true status_on_error=%s enable_x_ratelimit_headers=%s grpc cluster %q authority %q transport V3",
+		e.Domain, e.RLSTimeout, orDefault(wantStatus, "unset"), wantHeaders, e.RLSCluster, e.RLSAuthority)
 	if rlFilter == nil {
 		fs.add("gateway/ratelimit-filter-config", e.FilterRef(EFGlobal), cfgExp, "filter not found")
 	} else {
@@ -408,6 +410,9 @@ func checkGateway(fs *findings, docs []Doc, g *Generated, e Expect) {
 			}
 			if got != orDefault(wantStatus, "unset") {
 				probs = append(probs, fmt.Sprintf("status_on_error is %s", got))
+			}
+			if h := rl.EnableXRatelimitHeaders.String(); h != wantHeaders {
+				probs = append(probs, fmt.Sprintf("enable_x_ratelimit_headers is %s", h))
 			}
 			eg := rl.GetRateLimitService().GetGrpcService().GetEnvoyGrpc()
 			if eg.GetClusterName() != e.RLSCluster {
@@ -868,8 +873,8 @@ func checkSidecar(fs *findings, g *Generated, e Expect) {
 	}
 	fs.add("sidecar/local-filter-present", ref, fExp, strings.Join(probs, "; "))
 
-	full := fmt.Sprintf("LocalRateLimit stat_prefix http_local_rate_limiter, token bucket %d/%d every %s, enabled+enforced 100%%, header x-local-rate-limit: true",
-		e.Bucket, e.Bucket, e.FillInterval)
+	full := fmt.Sprintf("LocalRateLimit stat_prefix http_local_rate_limiter, token bucket %d/%d every %s, enabled+enforced 100%%, headers x-local-rate-limit: true and retry-after: %d, enable_x_ratelimit_headers DRAFT_VERSION_03",
+		e.Bucket, e.Bucket, e.FillInterval, retryAfterOf(e.FillInterval))
 	probs = nil
 	// Never pass without looking at a filter: the config is checked only on chains where the
 	// filter sits before the router, and every inbound HTTP chain must have one.
@@ -977,16 +982,31 @@ func bucketProblems(l *lrlv3.LocalRateLimit, e Expect) string {
 			p = append(p, fmt.Sprintf("%s is %s (absent means 0%%: nothing enforced)", rf.name, jsonOf(rf.v)))
 		}
 	}
-	found := false
+	found, retry := false, false
 	for _, h := range l.GetResponseHeadersToAdd() {
 		if h.GetHeader().GetKey() == "x-local-rate-limit" && h.GetHeader().GetValue() == "true" {
 			found = true
 		}
+		if strings.EqualFold(h.GetHeader().GetKey(), "retry-after") && h.GetHeader().GetValue() == fmt.Sprint(retryAfterOf(e.FillInterval)) {
+			retry = true
+		}
 	}
-	if !found {
+	if !found || !retry {
 		p = append(p, fmt.Sprintf("response_headers_to_add is %s", jsonOf(l.GetResponseHeadersToAdd())))
 	}
+	if l.GetEnableXRatelimitHeaders().String() != "DRAFT_VERSION_03" {
+		p = append(p, fmt.Sprintf("enable_x_ratelimit_headers is %s", l.GetEnableXRatelimitHeaders()))
+	}
 	return strings.Join(p, "; ")
+}
+
+// retryAfterOf: the Retry-After a refusal of the bucket carries, the fill interval in whole seconds (at least 1).
+func retryAfterOf(fill time.Duration) int {
+	s := int((fill + time.Second - 1) / time.Second)
+	if s < 1 {
+		return 1
+	}
+	return s
 }
 
 // decodeLocalRateLimit reads a LocalRateLimit from a typed config, unwrapping a TypedStruct.

@@ -93,6 +93,10 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 			if rl.Domain != userDomain || rl.GetRateLimitService().GetGrpcService().GetEnvoyGrpc().GetClusterName() != userCluster {
 				return fmt.Sprintf("domain %q cluster %q", rl.Domain, rl.GetRateLimitService().GetGrpcService().GetEnvoyGrpc().GetClusterName())
 			}
+			// Clients see their limits: GlobalRateLimit's default rateLimitHeaders (draft-03).
+			if rl.EnableXRatelimitHeaders != rlv3.RateLimit_DRAFT_VERSION_03 {
+				return fmt.Sprintf("enable_x_ratelimit_headers is %s, want DRAFT_VERSION_03", rl.EnableXRatelimitHeaders)
+			}
 			return ""
 		}
 		return "no HTTP connection manager on the listener"
@@ -154,6 +158,25 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 	res["vhost-header-per-value"] = expectActions("per-api-key", "generic_key rule=per-api-key", "request_headers x-api-key->x-api-key skip_if_absent")
 	res["vhost-header-presence"] = expectActions("has-token", "header_value_match rule=has-token [authorization present]")
 	res["vhost-per-client"] = expectActions("per-client", "generic_key rule=per-client", "remote_address")
+	res["vhost-methods"] = expectActions("writes", `header_value_match rule=writes [:path~/search(?:[/?].*)?,:method~(?i:POST|DELETE)]`)
+	// free-tier is hidden from the X-RateLimit headers (rateLimitHeaders: false); the others inherit the filter's.
+	res["vhost-rule-headers-option"] = func() string {
+		var bad []string
+		for name, rl := range rules {
+			want := routev3.RateLimit_UNSPECIFIED
+			if name == "free-tier" {
+				want = routev3.RateLimit_OFF
+			}
+			if rl.GetXRatelimitOption() != want {
+				bad = append(bad, fmt.Sprintf("rule %s: x_ratelimit_option %s, want %s", name, rl.GetXRatelimitOption(), want))
+			}
+		}
+		if rules["free-tier"] == nil {
+			bad = append(bad, "no rate_limits entry for rule free-tier")
+		}
+		sort.Strings(bad)
+		return strings.Join(bad, "; ")
+	}()
 	if _, onVhost := rules["checkout"]; onVhost {
 		res["route-rule-not-on-vhost"] = "rule checkout (a route rule) is on the virtual host"
 	} else {

@@ -480,6 +480,29 @@ func userRequestTable() map[string][]userRequestCase {
 			web(req("/partner", "10.1.2.3")),
 			web(req("/x/partners", "10.1.2.3")),
 		},
+		// writes: POST or DELETE on /search, the method in any letter case (a client may send
+		// "post"); not GET, not POST elsewhere.
+		"requests-methods": {
+			web(req("/search", clientA, ":method", "POST"), searchRule, "rule=writes"),
+			web(req("/search?q=1", clientA, ":method", "post"), searchRule, "rule=writes"),
+			web(req("/search/x", clientA, ":method", "Delete"), searchRule, "rule=writes"),
+			web(req("/search", clientA, ":method", "GET"), searchRule),
+			web(req("/search", clientA, ":method", "POSTX"), searchRule),
+			web(req("/items", clientA, ":method", "POST")),
+		},
+		// free-tier: query tier=free in every spelling a client may send (encoded name or value,
+		// another letter case in the name, repeated behind another value); not another value.
+		"requests-query": {
+			web(req("/items?tier=free", clientA), "rule=free-tier"),
+			web(req("/items?page=2&tier=free", clientA), "rule=free-tier"),
+			web(req("/items?%74ier=fr%65e", clientA), "rule=free-tier"),
+			web(req("/items?TIER=%66ree", clientA), "rule=free-tier"),
+			web(req("/items?tier=gold&tier=free", clientA), "rule=free-tier"),
+			web(req("/items?tier=gold", clientA)),
+			web(req("/items?tier=freeze", clientA)),
+			web(req("/items?xtier=free", clientA)),
+			web(req("/tier=free", clientA)),
+		},
 	}
 }
 
