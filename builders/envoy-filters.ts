@@ -343,6 +343,35 @@ export interface LocalBucketBehaviour {
 export const RETRY_AFTER_HEADER = "retry-after";
 
 /**
+ * `RateLimit-Policy` on the responses of the named virtual hosts and routes (builders/policy-header.ts
+ * gives the values): a VIRTUAL_HOST and an HTTP_ROUTE MERGE of `response_headers_to_add`, which Envoy
+ * adds to every response of the host or route, refusals included. Undefined when nothing is published.
+ */
+export function policyHeaderFilter(
+    target: FilterTarget,
+    vhosts: { name: string; header: Record<string, unknown> }[],
+    routes: { virtualHost: string; route: string; header: Record<string, unknown> }[],
+): EnvoyFilterSpec | undefined {
+    if (!vhosts.length && !routes.length) return undefined;
+    return {
+        ...targetOf(target),
+        priority: FILTER_PRIORITY,
+        configPatches: [
+            ...vhosts.map((v) => ({
+                applyTo: "VIRTUAL_HOST",
+                match: { context: "GATEWAY", routeConfiguration: { vhost: { name: v.name, route: { action: "ANY" } } } },
+                patch: { operation: "MERGE", value: { response_headers_to_add: [v.header] } },
+            })),
+            ...routes.map((r) => ({
+                applyTo: "HTTP_ROUTE",
+                match: { context: "GATEWAY", routeConfiguration: { vhost: { name: r.virtualHost, route: { name: r.route, action: "ANY" } } } },
+                patch: { operation: "MERGE", value: { response_headers_to_add: [r.header] } },
+            })),
+        ],
+    };
+}
+
+/**
  * The LocalRateLimit message body (spec 2.7 table): a bucket of `bucket` tokens refilled every
  * `fillInterval`. A refusal carries `Retry-After`: the fill interval rounded up to whole seconds,
  * by when the bucket has been refilled (the proven Envoy computes no exact value).

@@ -10,6 +10,7 @@ import {
     PER_INSTANCE_STAGE,
     RATELIMIT_FILTER,
     instanceFilterName,
+    policyHeaderFilter,
     ratelimitHttpFilter,
     routeDescriptors,
     routePerFilterRateLimits,
@@ -32,7 +33,8 @@ import { PerValuePlan, perValuePlanOf, splitOf } from "./per-value-store";
 import { REDIS_NAME } from "./redis";
 
 import { PathKeyMode } from "../builders/rule-args";
-import { CompiledLimits, compileGlobalLimits } from "../builders/rules";
+import { CompiledLimits, RoutePatch, compileGlobalLimits } from "../builders/rules";
+import { policyHeaderOption, policyHeaderValue, policyItems } from "../builders/policy-header";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import {
     accessPolicyProblems,
@@ -310,7 +312,29 @@ function gatewayFilters(
         ? routePerFilterRateLimits(gw.target, globalName, domain, routePatches, compiled.vhostRateLimits, mode)
         : routeRateLimitsFilter(gw.target, routePatches, mode);
     if (routes) filters.push({ name: `${prefix}-svc-api`, namespace: gw.namespace, spec: routes });
+    // In the HTTP filter's EnvoyFilter, as the pre-limit: what this instance adds to the gateway's responses.
+    // Only from limits that all passed their checks (a refused plan creates nothing anyway).
+    const policy = problems.length ? undefined : policyFilter(a, compiled, gw, routePatches);
+    if (policy) filters[0]!.spec.configPatches.push(...policy.configPatches);
     return { filters, pre };
+}
+
+/** `RateLimit-Policy` on the virtual hosts (their per-path limits and rules) and on each route with rules of its own. */
+function policyFilter(
+    a: Partial<GlobalRateLimitArgs>,
+    compiled: CompiledLimits,
+    gw: ReturnType<typeof gatewayTargetOf>,
+    routePatches: RoutePatch[],
+): EnvoyFilterSpec | undefined {
+    const input = { ...a, rules: a.rules ?? [] };
+    const headers = headersOf(a);
+    const vhostValue = policyHeaderValue(policyItems(input, headers));
+    const vhosts = vhostValue === undefined ? [] : (gw.all ? [""] : gw.virtualHosts).map((name) => ({ name, header: policyHeaderOption(vhostValue) }));
+    const routes = routePatches.flatMap((p) => {
+        const value = policyHeaderValue(policyItems(input, headers, { name: p.route, virtualHost: p.virtualHost }));
+        return value === undefined ? [] : [{ virtualHost: p.virtualHost, route: p.route, header: policyHeaderOption(value) }];
+    });
+    return policyHeaderFilter(gw.target, vhosts, routes);
 }
 
 /** The service settings at the components' defaults (defaults.ts; the stack config prints the same values). */

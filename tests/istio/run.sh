@@ -20,6 +20,8 @@
 #      ISTIO_CHECK_SHARED=0 skips the shared-mesh scenario (xdscheck/shared_mesh_test.go).
 #      ISTIO_CHECK_MANY_TEAMS=0 skips many teams, one gateway (xdscheck/many_teams_test.go).
 #      ISTIO_CHECK_ENVOY_GOLDEN=0 skips the Envoy golden files (xdscheck/envoy_golden_test.go).
+#      ISTIO_CHECK_XDSCHECK_BIN=<file> runs that generator-check binary instead of building one
+#      (scripts/istio-versions.sh builds it against another istio.io/istio version).
 # --update-envoy-golden: only rewrite tests/golden/envoy/ from the committed tests/golden/out/ (the
 #      Envoy configuration Istio generates for each stack case), print what changed, and exit.
 set -euo pipefail
@@ -72,7 +74,12 @@ mkdir -p "$(dirname "$xdsbin")"
 t0=$(date +%s)
 kind=cold
 [[ -f "$xdsbin" ]] && kind=warm
-if [[ -x "$xdsbin" && -z "$(find "$here/xdscheck" -type f -newer "$xdsbin" -print -quit)" ]]; then
+if [[ -n "${ISTIO_CHECK_XDSCHECK_BIN:-}" ]]; then
+  # scripts/istio-versions.sh: the generator check built against another istio.io/istio version.
+  xdsbin="$ISTIO_CHECK_XDSCHECK_BIN"
+  [[ -x "$xdsbin" ]] || { echo "ISTIO_CHECK_XDSCHECK_BIN=$xdsbin is not an executable" >&2; exit 2; }
+  echo "xdscheck: $xdsbin (given by ISTIO_CHECK_XDSCHECK_BIN)"
+elif [[ -x "$xdsbin" && -z "$(find "$here/xdscheck" -type f -newer "$xdsbin" -print -quit)" ]]; then
   echo "xdscheck: reusing $xdsbin (sources unchanged)"
 elif ! (cd "$here/xdscheck" && go test -trimpath -c -o "$xdsbin.tmp" .) > "$CACHE/logs/xdscheck-build.log" 2>&1; then
   tail -30 "$CACHE/logs/xdscheck-build.log"

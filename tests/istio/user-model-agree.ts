@@ -30,7 +30,7 @@ function main(): number {
     const fromIstio = gatewayModelFromEnvoy(
         dump.routeConfiguration,
         dump.virtualHost,
-        { domain: dump.domain, failureModeDeny: dump.failureModeDeny === true },
+        { domain: dump.domain, failureModeDeny: dump.failureModeDeny === true, rateLimitHeaders: dump.rateLimitHeaders === true },
         objects,
     );
     const paths = [
@@ -48,28 +48,42 @@ function main(): number {
         "//login",
         "/partners",
         "/partners/x?y=1",
+        // Rule free-tier (query tier=free, hidden from the headers) in the spellings a client may send.
+        "/items?tier=free",
+        "/items?%74ier=fr%65e",
+        "/search?tier=gold&tier=free",
+        "/items?tier=freeze",
     ];
+    // Rule writes (POST or DELETE on /search), the method in any case.
+    const methods = ["GET", "post"];
     const headerSets: Record<string, string>[] = [{}, { "x-api-key": "k1" }, { authorization: "Bearer t" }, { "x-api-key": "k2", authorization: "x" }];
     // Inside and outside the client CIDRs of route partners (10.0.0.0/8, 172.16.0.0/12, 2001:db8::/32; per address in 192.168.4.0/22).
     const clients = ["192.0.2.1", "198.51.100.9", "10.1.2.3", "172.20.0.1", "172.32.0.1", "192.168.5.5", "192.168.8.0", "2001:db8:ffff::9", "2001:db9::1"];
     const summary = (x: ReturnType<typeof explainWith>) =>
-        JSON.stringify({ route: x.route?.name ?? "404", descriptors: x.descriptors.map((d) => [d.entries, d.limit?.entry, d.limit?.requestsPerUnit]) });
+        JSON.stringify({
+            route: x.route?.name ?? "404",
+            descriptors: x.descriptors.map((d) => [d.entries, d.limit?.entry, d.limit?.requestsPerUnit, d.headersOption]),
+            headers: x.calls.map((c) => c.responseHeaders),
+        });
     let bad = 0;
     let n = 0;
     for (const p of paths)
         for (const headers of headerSets)
-            for (const clientAddress of clients) {
-                n++;
-                const a = summary(explainWith(fromRender, p, { headers, clientAddress }));
-                const b = summary(explainWith(fromIstio, p, { headers, clientAddress }));
-                if (a !== b) {
-                    bad++;
-                    console.log(`FAIL user gateway model agreement ${p} ${JSON.stringify(headers)} ${clientAddress}: rendered ${a} vs generated ${b}`);
+            for (const clientAddress of clients)
+                for (const method of methods) {
+                    n++;
+                    const a = summary(explainWith(fromRender, p, { headers, clientAddress, method }));
+                    const b = summary(explainWith(fromIstio, p, { headers, clientAddress, method }));
+                    if (a !== b) {
+                        bad++;
+                        console.log(
+                            `FAIL user gateway model agreement ${method} ${p} ${JSON.stringify(headers)} ${clientAddress}: rendered ${a} vs generated ${b}`,
+                        );
+                    }
                 }
-            }
     if (!bad)
         console.log(
-            `ok   user gateway model agreement: ${n} requests (paths × headers × client addresses), the model from the render and from Istio's generated routes send the same descriptors`,
+            `ok   user gateway model agreement: ${n} requests (paths × headers × client addresses × methods), the model from the render and from Istio's generated routes send the same descriptors and X-RateLimit headers`,
         );
     return bad ? 1 : 0;
 }

@@ -160,7 +160,10 @@ describe("pre-limit: buckets from the compiled rules (builders/pre-limit.ts)", (
         expect(Object.keys(local[0].patch.value.typed_config).sort()).to.deep.equal(["@type", "stat_prefix"]);
         // Applied after the insertion of the rate-limit filter (same EnvoyFilter, later patch).
         expect(patches.findIndex((p) => p.patch.value.name === globalName)).to.be.lessThan(patches.indexOf(local[0]));
-        const vhosts = patches.filter((p) => p.applyTo === "VIRTUAL_HOST").map((p) => p.match.routeConfiguration.vhost.name);
+        // The pre-limit's buckets (the RateLimit-Policy patches of the same EnvoyFilter set no typed_per_filter_config).
+        const vhosts = patches
+            .filter((p) => p.applyTo === "VIRTUAL_HOST" && p.patch.value.typed_per_filter_config)
+            .map((p) => p.match.routeConfiguration.vhost.name);
         const svc = (plan.filters[1].spec.configPatches as any[]).map((p) => p.match.routeConfiguration.vhost.name);
         expect(vhosts).to.deep.equal(svc).and.deep.equal(["shop.example.com:80", "api.example.com:8443"]);
         expect(plan.filters.every((f) => f.spec.priority === 10)).to.equal(true);

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	rlv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ratelimit/v3"
@@ -232,6 +233,36 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 		}
 		return vhRateLimitsProblem(r)
 	}()
+	// RateLimit-Policy, written from USER_RULES: the virtual host lists its rules (free-tier is
+	// hidden by rateLimitHeaders: false), each route with rules of its own lists those.
+	policyOf := func(hs []*corev3.HeaderValueOption) string {
+		var vs []string
+		for _, h := range hs {
+			if h.GetHeader().GetKey() == "ratelimit-policy" {
+				vs = append(vs, h.GetHeader().GetValue())
+			}
+		}
+		return strings.Join(vs, " | ")
+	}
+	wantVhostPolicy := `"login-per-client";q=5;w=60, "search";q=100;w=60, "per-api-key";q=20;w=60, "has-token";q=50;w=60, "per-client";q=300;w=60, "writes";q=10;w=60`
+	if got := policyOf(vh.GetResponseHeadersToAdd()); got != wantVhostPolicy {
+		res["vhost-ratelimit-policy"] = fmt.Sprintf("virtual host %s response header ratelimit-policy %q, want %q", userVhost, got, wantVhostPolicy)
+	} else {
+		res["vhost-ratelimit-policy"] = ""
+	}
+	res["route-ratelimit-policy"] = func() string {
+		var bad []string
+		for route, want := range map[string]string{"checkout": `"checkout";q=10;w=60`, "partners": `"partners-cidr";q=30;w=60, "partners-per-address";q=5;w=60`, "web": ""} {
+			r := findRoute(vh, route)
+			if r == nil {
+				bad = append(bad, "no route "+route)
+			} else if got := policyOf(r.GetResponseHeadersToAdd()); got != want {
+				bad = append(bad, fmt.Sprintf("route %s: ratelimit-policy %q, want %q", route, got, want))
+			}
+		}
+		sort.Strings(bad)
+		return strings.Join(bad, "; ")
+	}()
 	// What the actions do with concrete requests (user_requests_test.go).
 	for id, problem := range userRequestChecks(vh) {
 		res[id] = problem
@@ -247,6 +278,25 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 		return ""
 	}()
 	return res
+}
+
+// userFilterHeaders: the generated rate-limit filter on the shop's listener has enable_x_ratelimit_headers DRAFT_VERSION_03.
+func userFilterHeaders(ls []*listenerv3.Listener) bool {
+	l := findListener(ls, fmt.Sprintf("0.0.0.0_%d", userPort))
+	if l == nil {
+		return false
+	}
+	for _, fc := range l.FilterChains {
+		if h := hcmOf(fc); h != nil {
+			if i := indexOf(httpFilterNames(h), FilterRateLimit); i >= 0 {
+				rl := &rlv3.RateLimit{}
+				if h.HttpFilters[i].GetTypedConfig().UnmarshalTo(rl) == nil {
+					return rl.EnableXRatelimitHeaders == rlv3.RateLimit_DRAFT_VERSION_03
+				}
+			}
+		}
+	}
+	return false
 }
 
 // maskedString: a masked_remote_address action with the lengths Envoy applies (32 and 128 when unset).
@@ -286,7 +336,12 @@ func TestUserGateway(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dump, _ := json.MarshalIndent(map[string]any{"virtualHost": userVhost, "domain": userDomain, "failureModeDeny": true, "routeConfiguration": json.RawMessage(b)}, "", "  ")
+			dump, _ := json.MarshalIndent(map[string]any{
+				"virtualHost": userVhost, "domain": userDomain, "failureModeDeny": true,
+				// Read from the generated filter, so the model's headers follow what Istio produced.
+				"rateLimitHeaders":   userFilterHeaders(ls),
+				"routeConfiguration": json.RawMessage(b),
+			}, "", "  ")
 			if err := os.WriteFile(out, dump, 0o644); err != nil {
 				t.Fatal(err)
 			}

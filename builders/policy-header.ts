@@ -1,0 +1,68 @@
+/**
+ * `RateLimit-Policy` (the IETF draft "RateLimit header fields for HTTP"): the quota policies a
+ * client is held to, published on responses before it is ever refused, generated from the same
+ * rules as the limits. Each policy is one item `"<name>";q=<quota>;w=<window seconds>`: a rule's
+ * name, a named path's path, or `each-path` for the per-path catch-all. No `pk` (partition key)
+ * is sent: it would carry client data (an address, an API key).
+ *
+ * Which limits are published: every rule and per-path limit that can refuse, unless it is hidden
+ * (a rule's `rateLimitHeaders: false`, or every rule when the filter's headers are off and the rule
+ * does not switch them on). Shadow limits never refuse and are not published. Pure.
+ */
+import { RateLimitHeaders } from "./envoy-filters";
+import { GlobalLimitsInput, LIMIT_UNIT_SECONDS, LimitUnit, RateLimitRuleArgs } from "./rule-args";
+
+/** The header's name as Envoy writes it (lower case, as HTTP/2 requires). */
+export const RATELIMIT_POLICY_HEADER = "ratelimit-policy";
+
+/** One published policy. */
+export interface PolicyItem {
+    name: string;
+    quota: number;
+    windowSeconds: number;
+}
+
+/** A structured-field string (RFC 8941): printable ASCII, `"` and `\` escaped; other characters percent-encoded. */
+function sfString(s: string): string {
+    const ascii = [...String(s)].map((c) => (/[\x20-\x7e]/.test(c) ? c : encodeURIComponent(c))).join("");
+    return `"${ascii.replace(/[\\"]/g, "\\$&")}"`;
+}
+
+/** The header value of the items, or undefined when there are none. */
+export function policyHeaderValue(items: PolicyItem[]): string | undefined {
+    return items.length ? items.map((p) => `${sfString(p.name)};q=${p.quota};w=${p.windowSeconds}`).join(", ") : undefined;
+}
+
+function item(name: string, l: { requestsPerUnit: number; unit: LimitUnit }): PolicyItem {
+    return { name, quota: l.requestsPerUnit, windowSeconds: LIMIT_UNIT_SECONDS[l.unit] };
+}
+
+function published(r: Pick<RateLimitRuleArgs, "shadow" | "rateLimitHeaders">, headers: RateLimitHeaders): boolean {
+    return r.shadow !== true && (r.rateLimitHeaders ?? headers === RateLimitHeaders.Draft03) === true;
+}
+
+/**
+ * The policies of a virtual host (`route` undefined: its per-path limits and the rules on no
+ * route) or of one named route (the rules placed on it). Rules and limits that failed their checks
+ * must be left out by the caller.
+ */
+export function policyItems(input: GlobalLimitsInput, headers: RateLimitHeaders, route?: { name: string; virtualHost?: string }): PolicyItem[] {
+    const rules = (input.rules ?? []).filter((r) => published(r, headers));
+    // A rule naming no virtual host sits on the route of every virtual host.
+    if (route)
+        return rules
+            .filter((r) => r.route?.name === route.name && (r.route.virtualHost ?? route.virtualHost) === route.virtualHost)
+            .map((r) => item(r.name, r));
+    const perPath = input.perPath;
+    const pathsShown = headers === RateLimitHeaders.Draft03;
+    return [
+        ...(pathsShown ? (perPath?.paths ?? []).filter((p) => p.shadow !== true).map((p) => item(p.path, p)) : []),
+        ...rules.filter((r) => !r.route).map((r) => item(r.name, r)),
+        ...(pathsShown && perPath?.eachPath && perPath.eachPath.shadow !== true ? [item("each-path", perPath.eachPath)] : []),
+    ];
+}
+
+/** Envoy's `response_headers_to_add` entry publishing the value (added to what a route or host already adds). */
+export function policyHeaderOption(value: string): Record<string, unknown> {
+    return { header: { key: RATELIMIT_POLICY_HEADER, value }, append_action: "APPEND_IF_EXISTS_OR_ADD" };
+}
