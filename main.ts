@@ -6,6 +6,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import {
     lookupIngressClassUsers,
+    lookupIstiodTags,
     lookupMeshNamespaces,
     lookupMeshReach,
     lookupObjects,
@@ -105,6 +106,16 @@ function meshNamespaces(): string[] {
     }
 }
 
+/** The istiod versions of the mesh, so preview can say when one is outside the proven range (program/istio-range.ts). */
+function istioTags(meshNamespace: string): string[] {
+    try {
+        return lookupIstiodTags(meshNamespace, kubeContext);
+    } catch (e: any) {
+        pulumi.log.warn(`could not list istiod in ${meshNamespace} with kubectl (${firstLine(e)}); the Istio version is not checked against the proven range`);
+        return [];
+    }
+}
+
 const { settings, stack } = buildProgram(pulumi.runtime.allConfig(), {
     lookupIngressClassUsers: ingressClassUsers,
     lookupMeshNamespaces: meshNamespaces,
@@ -112,6 +123,7 @@ const { settings, stack } = buildProgram(pulumi.runtime.allConfig(), {
     lookupShared,
     lookupMeshReach: meshReach,
     lookupObjects: objectsOf,
+    lookupIstioTags: istioTags,
     kubeContext,
 });
 

@@ -116,3 +116,13 @@ export function lookupServedApiVersions(kubeContext?: string): Set<string> {
             .filter(Boolean),
     );
 }
+
+/** The image tags of the istiod containers (`discovery`) in the mesh namespace. Throws when kubectl fails. */
+export function lookupIstiodTags(meshNamespace: string, kubeContext?: string): string[] {
+    const deployments = kubectlGet(["deployments", "-n", meshNamespace, "-l", "app=istiod"], kubeContext) as any[];
+    return deployments
+        .flatMap((d) => d.spec?.template?.spec?.containers ?? [])
+        .filter((c: any) => c.name === "discovery" && typeof c.image === "string")
+        .map((c: any) => String(c.image).split("@")[0]!.split("/").pop()!.split(":")[1] ?? "")
+        .filter(Boolean);
+}

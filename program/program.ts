@@ -13,6 +13,7 @@ import { MeshReachQuery, MeshReachState, meshReachQuery, planMeshReach } from ".
 import { Problem, isStackConfigError } from "../lib/problems";
 import { StackSettings } from "../mesh/settings-types";
 import { configError } from "./config-problems";
+import { istioVersionMessages } from "./istio-range";
 import { hideSecretValues, rawConfigFromAll } from "./stack-config";
 import { LiveObjectMeta, ObjectRef, classifyObjects, currentStackOwner, duplicateObjects, ownerTransformation, plannedObjects } from "../components/ownership";
 
@@ -38,6 +39,10 @@ export interface ProgramOptions {
     lookupMeshReach?: (q: MeshReachQuery) => MeshReachState;
     /** Where the preflight's decisions are reported (default: `pulumi.log.info`, shown by `pulumi preview`). */
     report?: (message: string) => void;
+    /** Where the preflight's warnings go (default: `pulumi.log.warn`). */
+    warn?: (message: string) => void;
+    /** The image tags of istiod in the mesh namespace (program/istio-range.ts). Absent (offline render, unit tests): not checked. */
+    lookupIstioTags?: (meshNamespace: string) => string[];
     /**
      * Every object the stack would create, as it exists in the cluster (preflight.ts
      * ownershipProblems). Absent (offline render, unit tests): the cluster lacks all of them.
@@ -89,6 +94,9 @@ export function buildProgram(
     if (reach.problems.length) throw fail(reach.problems);
     for (const d of shared.decisions) if (d.action !== "create" || opts.lookupShared) report(d.message);
     for (const m of reach.messages) report(m);
+    const istio = istioVersionMessages(opts.lookupIstioTags?.(settings.mesh.namespace) ?? []);
+    for (const m of istio.notes) report(m);
+    for (const m of istio.warnings) (opts.warn ?? ((w: string) => void pulumi.log.warn(w)))(m);
     // What the cluster decided, as the arguments' options; the plan (settings, component plans) stays the one computed above.
     const keepIngressClass = ingressClassKept(settings, shared, opts.lookupIngressClassUsers);
     if (keepIngressClass) report(keepIngressClass);

@@ -277,6 +277,66 @@ describe("consumer: the packed package installed into a user's empty program", f
         });
     });
 
+    describe("docs/using-the-package.md, run as written: its Pulumi.yaml and index.ts copied from the page", () => {
+        let r: MockRun;
+        let files: Record<string, string>;
+        before(() => {
+            const page = fs.readFileSync(path.join(ROOT, "docs", "using-the-package.md"), "utf8");
+            files = Object.fromEntries([...page.matchAll(/<!-- file: (\S+) -->\n```\w+\n([\s\S]*?)\n```\n/g)].map((m) => [m[1], `${m[2]}\n`]));
+            const dir = path.join(app, "doc");
+            fs.mkdirSync(dir, { recursive: true });
+            for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+            fs.writeFileSync(
+                path.join(app, "tsconfig.doc.json"),
+                JSON.stringify({ extends: "./tsconfig.json", compilerOptions: { outDir: "out-doc", rootDir: "doc" }, files: ["doc/index.ts"] }),
+            );
+            mustRun(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.doc.json"], app);
+            r = mock(path.join("out-doc", "index.js"));
+        });
+
+        it("the page holds a Pulumi.yaml for a Node.js program and its index.ts", () => {
+            expect(Object.keys(files).sort()).to.deep.equal(["Pulumi.yaml", "index.ts"]);
+            expect(files["Pulumi.yaml"])
+                .to.match(/^name: \S+$/m)
+                .and.match(/^runtime: nodejs$/m);
+        });
+
+        it("runs under mocks without error or process, every Kubernetes object through the provider it creates", () => {
+            expect(r.error).to.equal(null);
+            expect(r.spawned).to.deep.equal([]);
+            const k8sObjects = r.registrations.filter((x) => x.custom && x.type.startsWith("kubernetes:"));
+            expect(k8sObjects.length).to.be.greaterThan(15);
+            expect(k8sObjects.filter((x) => !(x.provider ?? "").includes("::pulumi:providers:kubernetes::shop-cluster::")).map((x) => x.name)).to.deep.equal(
+                [],
+            );
+        });
+
+        it("every new field reaches Envoy: methods, query, a hidden rule, the headers, the policy, the local bucket's shadow", () => {
+            const text = JSON.stringify(r.registrations.filter((x) => x.inputs?.kind === "EnvoyFilter").map((x) => x.inputs.spec));
+            expect(text).to.include("(?i:POST|DELETE)");
+            expect(text).to.include("(?:t|T|%74|%54)");
+            expect(text).to.include('"x_ratelimit_option":"OFF"');
+            expect(text).to.include('"enable_x_ratelimit_headers":"DRAFT_VERSION_03"');
+            expect(text).to.include('"key":"ratelimit-policy"').and.include('\\"order-writes\\";q=30;w=60').and.not.include('flood-guard\\";q');
+            expect(text).to.match(/"filter_enforced":\{"runtime_key":"local_rate_limit_enforced","default_value":\{"numerator":0/);
+        });
+
+        it("the JWT recipe: RequestAuthentication copying sub to x-user, the DENY policy without a token, the per-user rule", () => {
+            const kinds = r.registrations.filter((x) => x.inputs?.apiVersion === "security.istio.io/v1").map((x) => [x.inputs.kind, x.inputs.metadata.name]);
+            expect(kinds).to.deep.equal([
+                ["RequestAuthentication", "shop-jwt"],
+                ["AuthorizationPolicy", "shop-account-needs-jwt"],
+            ]);
+            const ra = r.registrations.find((x) => x.inputs?.kind === "RequestAuthentication")!;
+            expect(ra.inputs.spec.jwtRules[0].outputClaimToHeaders).to.deep.equal([{ header: "x-user", claim: "sub" }]);
+            const config = r.registrations
+                .filter((x) => x.inputs?.data?.["config.yaml"])
+                .map((x) => x.inputs.data["config.yaml"])
+                .join("\n");
+            expect(config).to.match(/value: per-user[\s\S]*?key: x-user/);
+        });
+    });
+
     describe("the JavaScript consumer under mocks: two teams' gateways in a loop", () => {
         let r: MockRun;
         before(() => {

@@ -63,7 +63,7 @@ if (require.main === module) {
     renderGatewayApiSetup().then(
         (objs) => {
             fs.mkdirSync(out, { recursive: true });
-            const text = (o: K8sObject) => stringify(o, { lineWidth: 0 });
+            const text = (o: K8sObject) => stringify(o, { lineWidth: 0, version: "1.1" });
             fs.writeFileSync(path.join(out, "all.yaml"), objs.map(text).join("---\n"));
             let filters = 0;
             for (const o of objs) {

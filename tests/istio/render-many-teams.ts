@@ -96,7 +96,7 @@ async function main(out: string): Promise<void> {
             const objs = await renderTeam(team, layout);
             const d = path.join(out, dir, team);
             fs.mkdirSync(d, { recursive: true });
-            fs.writeFileSync(path.join(d, "all.yaml"), objs.map((o) => stringify(o, { lineWidth: 0 })).join("---\n"));
+            fs.writeFileSync(path.join(d, "all.yaml"), objs.map((o) => stringify(o, { lineWidth: 0, version: "1.1" })).join("---\n"));
             console.log(`${objs.length} objects written to ${path.join(d, "all.yaml")}`);
         }
     }

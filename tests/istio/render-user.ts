@@ -119,7 +119,7 @@ if (require.main === module) {
     }
     renderUserSetup().then((objs) => {
         fs.mkdirSync(out, { recursive: true });
-        fs.writeFileSync(path.join(out, "all.yaml"), objs.map((o) => stringify(o, { lineWidth: 0 })).join("---\n"));
+        fs.writeFileSync(path.join(out, "all.yaml"), objs.map((o) => stringify(o, { lineWidth: 0, version: "1.1" })).join("---\n"));
         console.log(`${objs.length} objects written to ${path.join(out, "all.yaml")}`);
     });
 }

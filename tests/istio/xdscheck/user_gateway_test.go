@@ -394,6 +394,9 @@ func TestUserGatewayControls(t *testing.T) {
 		// and a request from inside 10.0.0.0/8 no longer sends the CIDR as its value.
 		{"partners-cidr-mask-16", "filter-ratelimit-svc-api", nil, nil, "route-partners-client-cidr", setRuleMaskLen("partners-cidr", "v4_prefix_mask_len", 16), "masked_remote_address v4=16 v6=32"},
 		{"partners-cidr-mask-16-requests", "filter-ratelimit-svc-api", nil, nil, "requests-partners-client-cidr", setRuleMaskLen("partners-cidr", "v4_prefix_mask_len", 16), "masked_remote_address=10.1.0.0/16"},
+		// A method matcher that minds case lets "post" through; a naive query matcher lets an encoded name through.
+		{"writes-method-case-sensitive", "filter-ratelimit-svc", nil, nil, "requests-methods", setRuleMatcherRegex("writes", ":method", `POST|DELETE`), "{:method: post}"},
+		{"free-tier-naive-query", "filter-ratelimit-svc", nil, nil, "requests-query", setRuleMatcherRegex("free-tier", ":path", `[^?]*\?(?:.*&)?tier=free(?:&.*)?`), "/items?%74ier=fr%65e"},
 	}
 	for _, c := range controls {
 		c := c
@@ -445,6 +448,24 @@ func ruleHeaderValueMatch(f Doc, rule string) (map[string]any, error) {
 		}
 	}
 	return nil, fmt.Errorf("no header_value_match for rule %s in EnvoyFilter %s", rule, f.Name())
+}
+
+// setRuleMatcherRegex: the safe_regex of a rule's header matcher on `name` (its first one).
+func setRuleMatcherRegex(rule, name, regex string) func(Doc) error {
+	return func(f Doc) error {
+		h, err := ruleHeaderValueMatch(f, rule)
+		if err != nil {
+			return err
+		}
+		hs, _ := h["headers"].([]any)
+		for _, m := range hs {
+			if mm, _ := m.(map[string]any); mm["name"] == name {
+				mm["safe_regex_match"] = map[string]any{"google_re2": map[string]any{}, "regex": regex}
+				return nil
+			}
+		}
+		return fmt.Errorf("rule %s has no matcher on %s", rule, name)
+	}
 }
 
 func setRuleField(rule, field string, v any) func(Doc) error {
