@@ -86,8 +86,18 @@ function aboutPanel(m: MonitoringInput): PanelContent {
         `Limits of domain \`${m.domain}\` (rate-limit service in namespace \`${m.namespace}\`), generated from the same plan as its \`config.yaml\`.`,
         m.serviceMetrics ? "" : "**The service's metrics are off** (`ratelimitPrometheus` / `service.prometheus`): its panels stay empty until they are on.",
         "Gateway panels need the gateway's Envoy stats exported (docs/monitoring.md).",
+        m.clientHeaders
+            ? "Clients see their limits: every counted response carries `X-RateLimit-Limit`, `-Remaining`, `-Reset` of the tightest limit, and `RateLimit-Policy` lists the limits (except those marked hidden)."
+            : "",
     ].filter(Boolean);
     return { type: "text", title: "About", options: { mode: "markdown", content: notes.join("\n\n") } };
+}
+
+/** What the panel's rule counts, from its first entry `<key>=<rule name>`. */
+function summaryOf(m: MonitoringInput, title: string): string {
+    const name = /^[^=> ]+=([^ >]+)/.exec(title)?.[1];
+    const s = name !== undefined ? m.ruleSummaries?.[name] : undefined;
+    return s ? ` Counts: ${s}.` : "";
 }
 
 /** One panel per limit of the service's config: its decisions by outcome. */
@@ -101,7 +111,7 @@ function limitPanels(m: MonitoringInput, window: string): PanelContent[] {
     return limitSeries(m.domain, m.descriptors).map((l): PanelContent => ({
         type: "timeseries",
         title: `${l.title}: ${l.requestsPerUnit}/${l.unit}${l.shadow ? " (shadow)" : ""}`,
-        description: `Decisions per second of the service for descriptor ${l.title} (stats key ${m.domain}.${l.statsKey}), by outcome.`,
+        description: `Decisions per second of the service for descriptor ${l.title} (stats key ${m.domain}.${l.statsKey}), by outcome.${summaryOf(m, l.title)}`,
         targets: outcomes.map(([o, legend], i) => target(`sum(rate(${l.selector(o, m.serviceSelector)}[${window}]))`, legend, i)),
         fieldConfig: { defaults: { unit: "reqps" }, overrides: [] },
     }));

@@ -14,6 +14,7 @@
  *   Envoy's documentation and are checked against a model of them;
  * - a Redis exporter (oliver006/redis_exporter) for Redis's memory, where one runs.
  */
+import { RateLimitRuleArgs } from "./rule-args";
 import { ConfigDescriptor } from "./rules";
 
 /** The service's metrics (Prometheus names as its mapper writes them). */
@@ -191,4 +192,29 @@ export interface MonitoringInput {
     failureModeDeny: boolean;
     /** The service serves Prometheus metrics (`USE_PROMETHEUS`). */
     serviceMetrics: boolean;
+    /** What each rule counts, in words (`ruleSummary`), by rule name: shown on its panel. */
+    ruleSummaries?: Record<string, string>;
+    /** Clients get the X-RateLimit headers and RateLimit-Policy (the filters' `rateLimitHeaders`). */
+    clientHeaders?: boolean;
+}
+
+/** What a rule counts, in words, for its dashboard panel: its matchers, and whether clients see it. */
+export function ruleSummary(r: RateLimitRuleArgs): string {
+    const parts: string[] = [];
+    if (r.methods?.length) parts.push(`methods ${r.methods.map((m) => m.toUpperCase()).join(", ")} (any case)`);
+    if (r.path) parts.push(r.path.exact !== undefined ? `path ${r.path.exact}` : r.path.prefix !== undefined ? `paths under ${r.path.prefix}` : `paths matching ${r.path.regex}`);
+    if (r.query) parts.push(r.query.value !== undefined ? `query ${r.query.name}=${r.query.value} (any spelling)` : `query parameter ${r.query.name} present`);
+    if (r.header)
+        parts.push(
+            r.header.perValue
+                ? `each ${r.header.name} value apart`
+                : r.header.value !== undefined
+                  ? `${r.header.name} ${r.header.invert ? "not " : ""}${r.header.value}`
+                  : `${r.header.name} present`,
+        );
+    if (r.perClientAddress) parts.push("each client address apart");
+    if (r.clientCidr) parts.push("clients in its CIDRs");
+    if (r.route) parts.push(`route ${r.route.name}`);
+    const what = parts.length ? parts.join("; ") : "every request";
+    return `${what}${r.rateLimitHeaders === false ? "; hidden from clients (no X-RateLimit headers, not in RateLimit-Policy)" : ""}`;
 }

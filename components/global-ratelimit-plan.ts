@@ -9,6 +9,7 @@ import {
     LOCAL_RATELIMIT_FILTER,
     PER_INSTANCE_STAGE,
     RATELIMIT_FILTER,
+    RateLimitHeaders,
     instanceFilterName,
     policyHeaderFilter,
     ratelimitHttpFilter,
@@ -35,6 +36,7 @@ import { REDIS_NAME } from "./redis";
 import { PathKeyMode } from "../builders/rule-args";
 import { CompiledLimits, RoutePatch, compileGlobalLimits } from "../builders/rules";
 import { policyHeaderOption, policyHeaderValue, policyItems } from "../builders/policy-header";
+import { ruleSummary } from "../builders/monitoring";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import {
     accessPolicyProblems,
@@ -161,6 +163,10 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             preLimitStatPrefix: pre?.buckets.length ? PRE_LIMIT_STAT_PREFIX : undefined,
             failureModeDeny: (a.failureModeDeny ?? DEFAULTS.failureModeDeny) !== false,
             serviceMetrics: service.ratelimit.prometheus,
+            ruleSummaries: Object.fromEntries(
+                (Array.isArray(a.rules) ? a.rules : []).filter((r) => typeof r?.name === "string").map((r) => [r.name, ruleSummary(r)]),
+            ),
+            clientHeaders: headersOf(a) === RateLimitHeaders.Draft03,
         },
         problems,
     );

@@ -115,6 +115,8 @@ export interface MonitoringContext {
     preLimitStatPrefix?: string;
     failureModeDeny: boolean;
     serviceMetrics: boolean;
+    ruleSummaries?: Record<string, string>;
+    clientHeaders?: boolean;
 }
 
 /** The arguments as an object (a problem when they are given and are not one). */
@@ -274,6 +276,8 @@ export function monitoringPlanOf(args: MonitoringArgs | undefined, c: Monitoring
         ...(a.redisSelector !== undefined ? { redisSelector: a.redisSelector } : {}),
         failureModeDeny: c.failureModeDeny,
         serviceMetrics: c.serviceMetrics,
+        ...(c.ruleSummaries ? { ruleSummaries: c.ruleSummaries } : {}),
+        ...(c.clientHeaders !== undefined ? { clientHeaders: c.clientHeaders } : {}),
     };
     const plan: MonitoringPlan = { input };
     const base = objectName(`mesh-ratelimit-${c.namespace}-${c.serviceName}`);
