@@ -202,7 +202,14 @@ export interface MonitoringInput {
 export function ruleSummary(r: RateLimitRuleArgs): string {
     const parts: string[] = [];
     if (r.methods?.length) parts.push(`methods ${r.methods.map((m) => m.toUpperCase()).join(", ")} (any case)`);
-    if (r.path) parts.push(r.path.exact !== undefined ? `path ${r.path.exact}` : r.path.prefix !== undefined ? `paths under ${r.path.prefix}` : `paths matching ${r.path.regex}`);
+    if (r.path)
+        parts.push(
+            r.path.exact !== undefined
+                ? `path ${r.path.exact}`
+                : r.path.prefix !== undefined
+                  ? `paths under ${r.path.prefix}`
+                  : `paths matching ${r.path.regex}`,
+        );
     if (r.query) parts.push(r.query.value !== undefined ? `query ${r.query.name}=${r.query.value} (any spelling)` : `query parameter ${r.query.name} present`);
     if (r.header)
         parts.push(
