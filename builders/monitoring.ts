@@ -198,6 +198,12 @@ export interface MonitoringInput {
     clientHeaders?: boolean;
 }
 
+/** `ruleSummary` of every named rule, by name (rules that are not a list give none). */
+export function ruleSummaries(rules: unknown): Record<string, string> {
+    const named = (Array.isArray(rules) ? rules : []).filter((r): r is RateLimitRuleArgs => typeof r?.name === "string");
+    return Object.fromEntries(named.map((r) => [r.name, ruleSummary(r)]));
+}
+
 /** What a rule counts, in words, for its dashboard panel: its matchers, and whether clients see it. */
 export function ruleSummary(r: RateLimitRuleArgs): string {
     const parts: string[] = [];

@@ -36,7 +36,7 @@ import { REDIS_NAME } from "./redis";
 import { PathKeyMode } from "../builders/rule-args";
 import { CompiledLimits, RoutePatch, compileGlobalLimits } from "../builders/rules";
 import { policyHeaderOption, policyHeaderValue, policyItems } from "../builders/policy-header";
-import { ruleSummary } from "../builders/monitoring";
+import { ruleSummaries } from "../builders/monitoring";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import {
     accessPolicyProblems,
@@ -163,9 +163,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             preLimitStatPrefix: pre?.buckets.length ? PRE_LIMIT_STAT_PREFIX : undefined,
             failureModeDeny: (a.failureModeDeny ?? DEFAULTS.failureModeDeny) !== false,
             serviceMetrics: service.ratelimit.prometheus,
-            ruleSummaries: Object.fromEntries(
-                (Array.isArray(a.rules) ? a.rules : []).filter((r) => typeof r?.name === "string").map((r) => [r.name, ruleSummary(r)]),
-            ),
+            ruleSummaries: ruleSummaries(a.rules),
             clientHeaders: headersOf(a) === RateLimitHeaders.Draft03,
         },
         problems,

@@ -7,8 +7,18 @@ import { RATELIMIT_FILTER } from "../builders/envoy-filters";
 import { K8sObject } from "../lib/k8s-object";
 import { trustedClientAddress } from "./client-address";
 import { descriptorFor, lookupLimit, matchText, normalizePath, rateLimitsOf, selectRoute } from "./evaluate";
-import { DEFAULT_CLIENT_ADDRESS, Entry, Explanation, GatewayModel, ModelRequest, field } from "./model";
+import { DEFAULT_CLIENT_ADDRESS, Entry, Explanation, GatewayModel, ModelRequest, ModelRoute, field } from "./model";
 import { HeadersOption, LimitStatus, windowSeconds, xRateLimitHeaders } from "./rate-limit-headers";
+
+/**
+ * The response's RateLimit-Policy values on a route: the route's own, then the virtual host's. They
+ * belong to the route and virtual host, not to one filter: every filter's model reads the same
+ * patches, so `explainWith` keeps its own filter's.
+ */
+function policyOf(route: ModelRoute, m: GatewayModel): Pick<Explanation, "rateLimitPolicy"> {
+    const values = [...(route.policy ?? []), ...(m.vhostPolicy ?? [])];
+    return values.length ? { rateLimitPolicy: values } : {};
+}
 
 /** A `x_ratelimit_option` as JSON gives it (name or number). */
 function headersOptionOf(v: unknown): HeadersOption {
@@ -89,6 +99,7 @@ function explainOne(m: GatewayModel, path: string, request: ModelRequest): Expla
         rateLimitsFrom: { level, envoyFilter },
         descriptors,
         calls: descriptors.length ? [{ filter, service: m.service ?? "", domain: m.domain, descriptors, responseHeaders }] : [],
+        ...policyOf(route, m),
         limited: descriptors.some((d) => d.limit && !d.limit.unlimited && !d.limit.shadow),
     };
 }

@@ -105,6 +105,8 @@ export interface Explanation {
     }[];
     /** True when at least one descriptor has a limit, i.e. the request can be refused with 429. */
     limited: boolean;
+    /** The `RateLimit-Policy` values of the response: the route's, then the virtual host's (Envoy's order). */
+    rateLimitPolicy?: string[];
 }
 
 /** One route match of the model, in Envoy's terms. */
@@ -127,6 +129,8 @@ export interface ModelRoute {
     envoyFilter?: string;
     /** `RateLimitPerRoute.rate_limits` under the rate-limit filter's name on this route: then only these are sent. */
     perFilter?: { rateLimits: any[]; envoyFilter: string };
+    /** The route's `RateLimit-Policy` values (`response_headers_to_add`). */
+    policy?: string[];
 }
 
 export interface GatewayModel {
@@ -155,6 +159,16 @@ export interface GatewayModel {
     config: { domain: string; descriptors: any[] };
     /** The other rate-limit filters on the listener, each its own model (they run too, in this order). */
     others?: GatewayModel[];
+    /** The virtual host's `RateLimit-Policy` values (`response_headers_to_add`). */
+    vhostPolicy?: string[];
+}
+
+/** The `RateLimit-Policy` values of a `response_headers_to_add` list (snake_case or camelCase JSON). */
+export function policyValues(headersToAdd: any): string[] {
+    return (Array.isArray(headersToAdd) ? headersToAdd : [])
+        .map((h) => h?.header)
+        .filter((h) => typeof h?.key === "string" && h.key.toLowerCase() === "ratelimit-policy" && typeof h.value === "string")
+        .map((h) => h.value as string);
 }
 
 /** `RateLimitPerRoute.rate_limits` under `name` in a `typed_per_filter_config` map, when set and non-empty. */

@@ -5,7 +5,7 @@
 import { readConfig, readGateway } from "./read-rendered";
 import { RATELIMIT_FILTER, entriesOfStage } from "../builders/envoy-filters";
 import { K8sObject } from "../lib/k8s-object";
-import { GatewayModel, ModelRoute, RouteMatch, field, vhRateLimitsOf } from "./model";
+import { GatewayModel, ModelRoute, RouteMatch, field, policyValues, vhRateLimitsOf } from "./model";
 
 /**
  * The same model read from Envoy's route configuration as Istio generates it (protobuf JSON of a
@@ -41,6 +41,7 @@ export function gatewayModelFromEnvoy(
             rateLimits: entriesOfStage(field(r.route, "rate_limits"), stage),
             ...((field(r.route, "rate_limits") ?? []).length ? { anyRateLimits: true } : {}),
             vhRateLimits: vhRateLimitsOf(field(r, "typed_per_filter_config"), rlName) ?? vhMode,
+            ...(policyValues(field(r, "response_headers_to_add")).length ? { policy: policyValues(field(r, "response_headers_to_add")) } : {}),
             envoyFilter: "(generated)",
         };
     });
@@ -55,6 +56,7 @@ export function gatewayModelFromEnvoy(
         rateLimitHeaders: filter.rateLimitHeaders === true,
         filterNames: [],
         vhostRateLimits: vhRl.length ? [{ rateLimits: vhRl, envoyFilter: "(generated)" }] : [],
+        ...(policyValues(field(vh, "response_headers_to_add")).length ? { vhostPolicy: policyValues(field(vh, "response_headers_to_add")) } : {}),
         stage,
         httpFilterName: rlName,
         ...(filter.cluster ? { service: filter.cluster } : {}),

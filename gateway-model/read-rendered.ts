@@ -6,7 +6,7 @@
 import { parse } from "yaml";
 import { RATELIMIT_FILTER, entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
 import { K8sObject } from "../lib/k8s-object";
-import { GatewayModel, ModelRoute, RouteMatch, VhRateLimits, field, isSubset, perFilterRateLimits, vhRateLimitsOf } from "./model";
+import { GatewayModel, ModelRoute, RouteMatch, VhRateLimits, field, isSubset, perFilterRateLimits, policyValues, vhRateLimitsOf } from "./model";
 
 /**
  * The config of the service a filter calls: the ConfigMap mounted by the Deployment named like the
@@ -137,6 +137,7 @@ interface PatchFindings {
     filterNames: string[];
     /** The routes whose own RateLimitPerRoute sets `vh_rate_limits`. */
     ownMode: Set<ModelRoute>;
+    vhostPolicy: string[];
 }
 
 /** An HTTP_FILTER patch inserting the listener's rate-limit filter: its domain and failure mode. */
@@ -154,6 +155,7 @@ function readFilterPatch(f: K8sObject, value: any, t: PatchTarget, found: PatchF
 
 /** A VIRTUAL_HOST patch: the virtual host's own rate_limits of the stage, and its RateLimitPerRoute. */
 function readVirtualHostPatch(f: K8sObject, value: any, t: PatchTarget, found: PatchFindings): void {
+    found.vhostPolicy.push(...policyValues(field(value, "response_headers_to_add")));
     const own = entriesOfStage(field(value, "rate_limits"), t.stage);
     if (own.length) {
         found.vhostRateLimits.push({ rateLimits: own, envoyFilter: f.metadata.name });
@@ -174,6 +176,8 @@ function readRoutePatch(f: K8sObject, value: any, routeName: string | undefined,
     const mode = vhRateLimitsOf(field(value, "typed_per_filter_config"), t.rlName);
     const per = perFilterRateLimits(field(value, "typed_per_filter_config"), t.rlName);
     const any = Array.isArray(all) && all.length > 0;
+    const policy = policyValues(field(value, "response_headers_to_add"));
+    if (policy.length) for (const r of routes.filter((r) => r.name === routeName)) r.policy = [...(r.policy ?? []), ...policy];
     if (!any && !mode && !per) return;
     if (!routeName) throw new Error(`EnvoyFilter ${f.metadata.name}: a route patch without route name is not modelled`);
     for (const r of routes.filter((r) => r.name === routeName)) {
@@ -265,7 +269,7 @@ function filterModel(
     const rlName = listenerFilter.name;
     const stage = listenerFilter.stage;
     const target: PatchTarget = { port: gateway.port, virtualHost, rlName, stage };
-    const found: PatchFindings = { failureModeDeny: false, vhostRateLimits: [], filterNames: [], ownMode: new Set() };
+    const found: PatchFindings = { failureModeDeny: false, vhostRateLimits: [], filterNames: [], ownMode: new Set(), vhostPolicy: [] };
     for (const f of filters) for (const p of f.spec?.configPatches ?? []) readPatch(f, p, target, routes, found);
     const { domain, vhostPerFilter, vhostMode } = found;
     if (domain === undefined) throw new Error(`no EnvoyFilter inserts ${RATELIMIT_FILTER} into Gateway ${gateway.name}'s pods on port ${gateway.port}`);
@@ -291,6 +295,7 @@ function filterModel(
         filterNames: [...new Set(found.filterNames)],
         vhostRateLimits: found.vhostRateLimits,
         ...(vhostPerFilter ? { vhostPerFilter } : {}),
+        ...(found.vhostPolicy.length ? { vhostPolicy: found.vhostPolicy } : {}),
         httpFilterName: rlName,
         stage,
         ...(listenerFilter.cluster ? { service: listenerFilter.cluster } : {}),

@@ -60,6 +60,7 @@ export function formatExplanation(x: Explanation, nowMs: number = Date.now()): s
     });
     if (x.descriptors.length > 1) out.push("  every descriptor is counted; the request is refused (429) when any one is over its limit");
     out.push(...headerLines(x));
+    for (const v of x.rateLimitPolicy ?? []) out.push(`  RateLimit-Policy: ${v}`);
     return out.join("\n");
 }
 

@@ -61,6 +61,7 @@ function modelFromDump(dump: any, objects: K8sObject[]): GatewayModel {
             {
                 domain: f.domain,
                 failureModeDeny: f.failureModeDeny === true,
+                rateLimitHeaders: f.rateLimitHeaders === true,
                 stage: Number(f.stage ?? 0),
                 ...(f.cluster ? { cluster: f.cluster } : {}),
                 ...(f.name ? { name: f.name } : {}),
@@ -129,6 +130,9 @@ function main(): number {
         JSON.stringify({
             route: x.route?.name ?? (x.route ? "(unnamed)" : "404"),
             descriptors: x.descriptors.map((d) => [d.entries, d.limit?.entry, d.limit?.requestsPerUnit, d.service ?? ""]),
+            // What the client is told: each filter's X-RateLimit headers and the RateLimit-Policy values.
+            headers: x.calls.map((c) => c.responseHeaders),
+            policy: x.rateLimitPolicy ?? [],
         });
     if (fromRender.domain !== fromIstio.domain) {
         console.log(`FAIL ${label} model agreement: domain ${fromRender.domain} (rendered) vs ${fromIstio.domain} (generated)`);

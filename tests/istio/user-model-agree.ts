@@ -64,6 +64,7 @@ function main(): number {
             route: x.route?.name ?? "404",
             descriptors: x.descriptors.map((d) => [d.entries, d.limit?.entry, d.limit?.requestsPerUnit, d.headersOption]),
             headers: x.calls.map((c) => c.responseHeaders),
+            policy: x.rateLimitPolicy ?? [],
         });
     let bad = 0;
     let n = 0;

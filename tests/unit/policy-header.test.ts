@@ -8,6 +8,9 @@ import { RateLimitHeaders } from "../../builders/envoy-filters";
 import { policyHeaderValue, policyItems } from "../../builders/policy-header";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
+import { explainWith } from "../../gateway-model/explain";
+import { gatewayModel } from "../../gateway-model/read-rendered";
+import { renderStack } from "../../render/render";
 
 const M = LimitUnit.Minute;
 const RULES: RateLimitRuleArgs[] = [
@@ -70,5 +73,17 @@ describe("RateLimit-Policy: what a client is told before it is refused", () => {
         });
         const text = JSON.stringify(plan.filters);
         expect(text).to.not.include("ratelimit-policy").and.not.include("enable_x_ratelimit_headers");
+    });
+});
+
+describe("RateLimit-Policy through the gateway MODEL: what explain prints", () => {
+    it("variant A: the api route's own policy, then the virtual host's, in Envoy's order; a page gets the host's only", async () => {
+        const m = gatewayModel((await renderStack({ variant: "A", apiProfile: "current", overrides: {} })) as any[]);
+        // From the specification's presets: /productpage 1/min, the catch-all 100/min, api 2/min.
+        const host = '"/productpage";q=1;w=60, "each-path";q=100;w=60';
+        expect(explainWith(m, "/api/v1/products/3").rateLimitPolicy).to.deep.equal(['"api";q=2;w=60', host]);
+        expect(explainWith(m, "/login").rateLimitPolicy).to.deep.equal([host]);
+        // No route: Envoy answers 404 from no route, so no route or host header is added.
+        expect(explainWith(m, "/nope").rateLimitPolicy).to.equal(undefined);
     });
 });

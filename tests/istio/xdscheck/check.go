@@ -1313,7 +1313,9 @@ func DumpGateway(t test.Failer, docs []Doc, e Expect, out string) error {
 					"stage":           rl.Stage,
 					"domain":          rl.Domain,
 					"failureModeDeny": rl.FailureModeDeny,
-					"cluster":         rl.GetRateLimitService().GetGrpcService().GetEnvoyGrpc().GetClusterName(),
+					// What clients are told, as generated (the model builds the X-RateLimit headers from it).
+					"rateLimitHeaders": rl.EnableXRatelimitHeaders == rlv3.RateLimit_DRAFT_VERSION_03,
+					"cluster":          rl.GetRateLimitService().GetGrpcService().GetEnvoyGrpc().GetClusterName(),
 				})
 				if f.Name == FilterRateLimit {
 					dump["domain"] = rl.Domain
