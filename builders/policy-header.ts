@@ -46,12 +46,19 @@ function published(r: Pick<RateLimitRuleArgs, "shadow" | "rateLimitHeaders">, he
  * route) or of one named route (the rules placed on it). Rules and limits that failed their checks
  * must be left out by the caller.
  */
-export function policyItems(input: GlobalLimitsInput, headers: RateLimitHeaders, route?: { name: string; virtualHost?: string }): PolicyItem[] {
+export function policyItems(
+    input: GlobalLimitsInput,
+    headers: RateLimitHeaders,
+    route?: { name: string; virtualHost: string; namedOnly?: boolean },
+): PolicyItem[] {
     const rules = (input.rules ?? []).filter((r) => published(r, headers));
-    // A rule naming no virtual host sits on the route of every virtual host.
+    // A rule naming no virtual host sits on the route of every virtual host, unless its own patch
+    // (virtual host "", every host) already carries it there (`namedOnly`): listed once.
     if (route)
         return rules
-            .filter((r) => r.route?.name === route.name && (r.route.virtualHost ?? route.virtualHost) === route.virtualHost)
+            .filter(
+                (r) => r.route?.name === route.name && (r.route.virtualHost === route.virtualHost || (r.route.virtualHost === undefined && !route.namedOnly)),
+            )
             .map((r) => item(r.name, r));
     const perPath = input.perPath;
     const pathsShown = headers === RateLimitHeaders.Draft03;

@@ -129,7 +129,8 @@ export function preLimitConfig(buckets: PreLimitBucket[], vhMode: PreLimitVhMode
         filter_enabled: percent(`${PRE_LIMIT_STAT_PREFIX}_enabled`),
         filter_enforced: percent(`${PRE_LIMIT_STAT_PREFIX}_enforced`),
         always_consume_default_token_bucket: false,
-        ...(rateLimits ? { rate_limits: rateLimits } : { vh_rate_limits: vhMode }),
+        // Without the entries' x_ratelimit_option: a local filter would add its own X-RateLimit headers for them.
+        ...(rateLimits ? { rate_limits: rateLimits.map(({ x_ratelimit_option: _x, ...e }) => e) } : { vh_rate_limits: vhMode }),
         response_headers_to_add: [{ append_action: "OVERWRITE_IF_EXISTS_OR_ADD", header: { key: PRE_LIMIT_HEADER, value: PRE_LIMIT_HEADER_VALUE } }],
         descriptors: buckets.map((b) => ({
             entries: b.entries.map((e) => ({ key: e.key, value: e.value })),

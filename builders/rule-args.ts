@@ -124,7 +124,9 @@ export interface RateLimitRuleArgs {
      * `false` keeps this rule out of the `X-RateLimit-*` response headers and the published
      * `RateLimit-Policy` (a limit that must stay hidden, such as a guard against floods); `true`
      * shows it even when the filter's `rateLimitHeaders` is `RateLimitHeaders.Off`. Defaults to
-     * the filter's setting.
+     * the filter's setting, and to `false` for a `shadow` rule (clients are not told of a limit
+     * that never refuses; when it is a request's tightest, that response carries no X-RateLimit
+     * headers). Needs the Envoy of Istio 1.30 or later (a rate-limit entry's `x_ratelimit_option`).
      */
     rateLimitHeaders?: boolean;
 }
@@ -173,6 +175,8 @@ export interface GlobalLimitsInput {
     pathKey?: PathKeyMode;
     /** Descriptor key of the rules' first entry. Defaults to `rule`. */
     ruleKey?: string;
+    /** The rate-limit filter adds X-RateLimit headers (a rule's `rateLimitHeaders` is written only where it differs). Defaults to `true`. */
+    headersOn?: boolean;
 }
 
 /** The descriptor key of a rule's name (`rule=<name>`), unless `ruleKey` says otherwise. */

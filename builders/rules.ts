@@ -104,9 +104,12 @@ export function limitOf(l: { requestsPerUnit: number; unit: LimitUnit; shadow?: 
 }
 
 /** The `rate_limits` entries of a rule: one, or with `clientCidr` one per distinct prefix length. */
-export function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): RateLimitEntry[] {
+export function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, headersOn = true): RateLimitEntry[] {
     const actions = ruleActions(r, mode, key);
-    const headers = r.rateLimitHeaders === undefined ? {} : { x_ratelimit_option: r.rateLimitHeaders ? ("DRAFT_VERSION_03" as const) : ("OFF" as const) };
+    // Written only where the rule differs from its filter: an entry's own option would also switch
+    // the headers on for the gateway's pre-limit (a local rate-limit filter reading the same entries).
+    const shown = r.rateLimitHeaders ?? (r.shadow === true ? false : headersOn);
+    const headers = shown === headersOn ? {} : { x_ratelimit_option: shown ? ("DRAFT_VERSION_03" as const) : ("OFF" as const) };
     if (!r.clientCidr) return [{ actions, ...headers }];
     const tail = r.clientCidr.perAddress ? [{ remote_address: {} }] : [];
     return maskedRemoteAddressActions(r.clientCidr).map((masked) => ({ actions: [...actions, masked, ...tail], ...headers }));
@@ -205,7 +208,7 @@ export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
             }
     }
 
-    const { vhostRateLimits, routePatches } = gatewayRateLimits(valid, mode, ruleKey, perPath ? pathKey : undefined);
+    const { vhostRateLimits, routePatches } = gatewayRateLimits(valid, mode, ruleKey, perPath ? pathKey : undefined, input.headersOn !== false);
     const configDescriptors: ConfigDescriptor[] = [
         // A null entry is a problem above; it must not crash the compile (every problem is reported at once).
         ...(perPath?.paths ?? []).filter((p) => typeof p === "object" && p !== null).map((p) => ({ key: pathKey, value: p.path, ...limitOf(p) })),
@@ -224,12 +227,13 @@ function gatewayRateLimits(
     mode: PathKeyMode,
     ruleKey: string,
     pathKey: string | undefined,
+    headersOn: boolean,
 ): Pick<CompiledLimits, "vhostRateLimits" | "routePatches"> {
     const vhostRateLimits: RateLimitEntry[] = [];
     const routePatches: RoutePatch[] = [];
     if (pathKey !== undefined) vhostRateLimits.push({ actions: [pathDescriptorAction(mode, pathKey)] });
     for (const r of valid) {
-        const entries = ruleEntries(r, mode, ruleKey);
+        const entries = ruleEntries(r, mode, ruleKey, headersOn);
         if (!r.route) {
             vhostRateLimits.push(...entries);
             continue;

@@ -78,7 +78,8 @@ export interface GlobalRateLimitArgs {
      * `enable_x_ratelimit_headers`, from the service's answer); a rule with `rateLimitHeaders:
      * false` stays out of them. With `CounterStore.Split` a request counted by both services gets
      * one set from each. `RateLimitHeaders.Off`: none, except for rules with `rateLimitHeaders:
-     * true`. Defaults to `RateLimitHeaders.Draft03`.
+     * true`. Defaults to `RateLimitHeaders.Draft03`, and to `Off` with `service.shadowMode` (which
+     * refuses nothing, and then publishes no RateLimit-Policy either).
      */
     rateLimitHeaders?: RateLimitHeaders;
     /**

@@ -228,7 +228,7 @@ export function statusWithoutDenyProblems(statusOnError: unknown, failureModeDen
         : [];
 }
 
-/** The filters' `rateLimitHeaders`, defaulted (checked by `layoutOf`). */
+/** The filters' `rateLimitHeaders`, defaulted (checked by `layoutOf`): off by default in the service's shadow mode, which refuses nothing. */
 export function headersOf(a: Partial<GlobalRateLimitArgs>): RateLimitHeaders {
-    return a.rateLimitHeaders ?? (DEFAULTS.rateLimitHeaders as RateLimitHeaders);
+    return a.rateLimitHeaders ?? (a.service?.shadowMode === true ? RateLimitHeaders.Off : (DEFAULTS.rateLimitHeaders as RateLimitHeaders));
 }

@@ -86,7 +86,13 @@ export interface GlobalRateLimitPlan {
 /** Validates the arguments and computes every object (pure; exported for the tests and the renderer). */
 export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitPlan {
     const a: Partial<GlobalRateLimitArgs> = args ?? {};
-    const compiled = compileGlobalLimits({ rules: a.rules, perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey });
+    const compiled = compileGlobalLimits({
+        rules: a.rules,
+        perPath: a.perPath,
+        pathKey: a.pathKey,
+        ruleKey: a.ruleKey,
+        headersOn: headersOf(a) === RateLimitHeaders.Draft03,
+    });
     const problems: Problem[] = [...unknownFieldProblems("GlobalRateLimit", args), ...compiled.problems];
     scopeProblems(a, problems);
     const gw = gatewayTargetOf(a.gateway, problems);
@@ -330,12 +336,22 @@ function policyFilter(
     gw: ReturnType<typeof gatewayTargetOf>,
     routePatches: RoutePatch[],
 ): EnvoyFilterSpec | undefined {
+    // The service's shadow mode refuses nothing: no policy to publish.
+    if (a.service?.shadowMode === true) return undefined;
     const input = { ...a, rules: a.rules ?? [] };
     const headers = headersOf(a);
-    const vhostValue = policyHeaderValue(policyItems(input, headers));
+    // With the literal path key a route's own rules replace the host's, so a host-wide header would
+    // list limits those routes do not apply: then only the routes publish theirs.
+    const literalRoutes = a.pathKey === PathKeyMode.Literal && routePatches.length > 0;
+    const vhostValue = literalRoutes ? undefined : policyHeaderValue(policyItems(input, headers));
     const vhosts = vhostValue === undefined ? [] : (gw.all ? [""] : gw.virtualHosts).map((name) => ({ name, header: policyHeaderOption(vhostValue) }));
+    const everyHost = new Set(routePatches.filter((p) => p.virtualHost === "").map((p) => p.route));
+    const seen = new Set<string>();
     const routes = routePatches.flatMap((p) => {
-        const value = policyHeaderValue(policyItems(input, headers, { name: p.route, virtualHost: p.virtualHost }));
+        if (seen.has(`${p.virtualHost}|${p.route}`)) return [];
+        seen.add(`${p.virtualHost}|${p.route}`);
+        const at = { name: p.route, virtualHost: p.virtualHost, namedOnly: p.virtualHost !== "" && everyHost.has(p.route) };
+        const value = policyHeaderValue(policyItems(input, headers, at));
         return value === undefined ? [] : [{ virtualHost: p.virtualHost, route: p.route, header: policyHeaderOption(value) }];
     });
     return policyHeaderFilter(gw.target, vhosts, routes);

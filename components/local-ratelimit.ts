@@ -29,7 +29,7 @@ export interface LocalRateLimitArgs {
      * What the bucket tells clients. `RateLimitHeaders.Draft03`: every response it counted carries
      * `X-RateLimit-Limit` (the bucket), `X-RateLimit-Remaining` (tokens left) and
      * `X-RateLimit-Reset` (seconds to the next fill). `RateLimitHeaders.Off`: none. A refusal carries
-     * `Retry-After` either way. Defaults to `RateLimitHeaders.Draft03`.
+     * `Retry-After` either way. Defaults to `RateLimitHeaders.Draft03`, and to `Off` with `shadow`.
      */
     rateLimitHeaders?: RateLimitHeaders;
     /**
@@ -163,7 +163,11 @@ export function planLocalRateLimit(
         bucket: a.bucket ?? 0,
         fillInterval,
         routes: Array.isArray(a.routes) ? a.routes : undefined,
-        behaviour: { rateLimitHeaders: a.rateLimitHeaders ?? (DEFAULTS.rateLimitHeaders as RateLimitHeaders), shadow: a.shadow === true },
+        // A bucket in shadow refuses nothing: no headers unless asked for.
+        behaviour: {
+            rateLimitHeaders: a.rateLimitHeaders ?? (a.shadow === true ? RateLimitHeaders.Off : (DEFAULTS.rateLimitHeaders as RateLimitHeaders)),
+            shadow: a.shadow === true,
+        },
     });
     return { problems, filterName, namespace, spec, httpFilterName };
 }

@@ -228,7 +228,7 @@ function readLocal(r: Reader, variant: StackVariant): StackSettings["local"] {
         placement: r.oneOf<LocalPlacementMode>("local.placement", ["all-routes", "single-route"]),
         serviceLabel: r.str("local.serviceLabel"),
         port: port as number,
-        rateLimitHeaders: r.raw<RateLimitHeaders>("local.rateLimitHeaders"),
+        ...(r.value("local.rateLimitHeaders") !== undefined ? { rateLimitHeaders: r.raw<RateLimitHeaders>("local.rateLimitHeaders") } : {}),
         shadow: r.raw<boolean>("local.shadow"),
     };
     if (!LABEL_VALUE.test(local.serviceLabel) || local.serviceLabel === "" || local.serviceLabel.length > 63) {

@@ -78,7 +78,7 @@ export function localArgsOf(s: MeshOwnSettings): LocalRateLimitArgs {
         port: s.local.port,
         bucket: s.local.bucket,
         fillInterval: s.local.fillInterval,
-        rateLimitHeaders: s.local.rateLimitHeaders,
+        ...(s.local.rateLimitHeaders !== undefined ? { rateLimitHeaders: s.local.rateLimitHeaders } : {}),
         shadow: s.local.shadow,
         // single-route: the bucket per route on every route of the inbound virtual host.
         ...(s.local.placement === "single-route" ? { routes: [] } : {}),

@@ -60,7 +60,7 @@ export interface StackSettings {
         serviceLabel: string;
         port: number;
         /** LocalRateLimit's own values, as given (it checks them). */
-        rateLimitHeaders: RateLimitHeaders;
+        rateLimitHeaders?: RateLimitHeaders;
         shadow: boolean;
     };
     mesh: {

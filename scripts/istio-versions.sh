@@ -43,7 +43,7 @@ run_one() {
   # there is reported (what Istio changed), not a failure; any other failed check is.
   golden="$(grep -cE '^FAIL envoy golden' "$log" || true)"
   if [[ -z "$result" ]] || { [[ "$name" == pinned ]] && (( failed > 0 )); } || (( failed > golden )); then rc=1; fi
-  (( golden > 0 )) && result="$result ($golden of them the Envoy golden files, release-1.30's bytes: $(grep -m1 -oE 'differs from what Istio generates, line [0-9]+: committed "[^"]*", generated "[^"]*"' "$log"))"
+  (( golden > 0 )) && result="$result ($golden of them the Envoy golden files, release-1.30's bytes: $(grep -m1 -oE 'differs from what Istio generates, line [0-9]+: committed "[^"]*", generated "[^"]*"' "$log" || true))"
   local release
   release="$(cat "$(go env GOMODCACHE)/istio.io/istio@$v/VERSION" 2>/dev/null || echo '?')"
   summary+=("$v (Istio ${release} branch) built in ${built}s, ran in $((SECONDS - start))s: ${result:-no result (see $log)}")

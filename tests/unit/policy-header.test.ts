@@ -6,8 +6,9 @@
 import { expect } from "chai";
 import { RateLimitHeaders } from "../../builders/envoy-filters";
 import { policyHeaderValue, policyItems } from "../../builders/policy-header";
-import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
+import { LimitUnit, PathKeyMode, RateLimitRuleArgs } from "../../builders/rule-args";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
+import { planLocalRateLimit } from "../../components/local-ratelimit";
 import { explainWith } from "../../gateway-model/explain";
 import { gatewayModel } from "../../gateway-model/read-rendered";
 import { renderStack } from "../../render/render";
@@ -85,5 +86,85 @@ describe("RateLimit-Policy through the gateway MODEL: what explain prints", () =
         expect(explainWith(m, "/login").rateLimitPolicy).to.deep.equal([host]);
         // No route: Envoy answers 404 from no route, so no route or host header is added.
         expect(explainWith(m, "/nope").rateLimitPolicy).to.equal(undefined);
+    });
+});
+
+describe("RateLimit-Policy and the X-RateLimit headers: the corner cases", () => {
+    const gateway = { selector: { app: "gw" }, virtualHosts: ["a.example:80", "b.example:80"] };
+    const policyPatches = (plan: ReturnType<typeof planGlobalRateLimit>) =>
+        (plan.filters[0].spec.configPatches as any[])
+            .filter((p) => p.patch.value.response_headers_to_add)
+            .map((p) => [
+                p.applyTo,
+                p.match.routeConfiguration.vhost.name,
+                p.match.routeConfiguration.vhost.route.name ?? "*",
+                p.patch.value.response_headers_to_add[0].header.value,
+            ]);
+
+    it("a route rule for every host and one for a named host on the same route: each listed once per host", () => {
+        const plan = planGlobalRateLimit({
+            domain: "shop",
+            gateway,
+            rules: [
+                { name: "api-all", route: { name: "api" }, requestsPerUnit: 5, unit: M },
+                { name: "api-a", route: { name: "api", virtualHost: "a.example:80" }, requestsPerUnit: 2, unit: M },
+            ],
+        });
+        expect(plan.problems).to.deep.equal([]);
+        expect(policyPatches(plan).filter((p) => p[0] === "HTTP_ROUTE")).to.deep.equal([
+            ["HTTP_ROUTE", "a.example:80", "api", '"api-all";q=5;w=60, "api-a";q=2;w=60'],
+            ["HTTP_ROUTE", "b.example:80", "api", '"api-all";q=5;w=60'],
+        ]);
+    });
+
+    it("literal path key with route rules: no host-wide policy (a route's own rules replace the host's), the route's own only", () => {
+        const plan = planGlobalRateLimit({
+            domain: "shop",
+            gateway,
+            pathKey: PathKeyMode.Literal,
+            perPath: PER_PATH,
+            rules: [{ name: "checkout", route: { name: "checkout" }, requestsPerUnit: 10, unit: M }],
+        });
+        expect(policyPatches(plan).map((p) => p[0])).to.deep.equal(["HTTP_ROUTE", "HTTP_ROUTE"]);
+        // Negative control: the default path key publishes the host's too.
+        const urlPath = planGlobalRateLimit({
+            domain: "shop",
+            gateway,
+            perPath: PER_PATH,
+            rules: [{ name: "checkout", route: { name: "checkout" }, requestsPerUnit: 10, unit: M }],
+        });
+        expect(policyPatches(urlPath).map((p) => p[0])).to.deep.equal(["VIRTUAL_HOST", "VIRTUAL_HOST", "HTTP_ROUTE", "HTTP_ROUTE"]);
+    });
+
+    it("a rule's option is written only where it differs from the filter; the pre-limit's copies carry none", () => {
+        const rules: RateLimitRuleArgs[] = [
+            { name: "shown", requestsPerUnit: 5, unit: M, rateLimitHeaders: true },
+            { name: "hidden", requestsPerUnit: 7, unit: M, rateLimitHeaders: false },
+            { name: "plain", requestsPerUnit: 9, unit: M },
+        ];
+        const on = planGlobalRateLimit({ domain: "shop", gateway, rules });
+        const options = (p: ReturnType<typeof planGlobalRateLimit>) => p.compiled.vhostRateLimits.map((e) => e.x_ratelimit_option ?? "-");
+        expect(options(on)).to.deep.equal(["-", "OFF", "-"]);
+        const off = planGlobalRateLimit({ domain: "shop", gateway, rules, rateLimitHeaders: RateLimitHeaders.Off });
+        expect(options(off)).to.deep.equal(["DRAFT_VERSION_03", "-", "-"]);
+        // The per-instance pre-limit gets its own copy of the entries: without the option, or the
+        // local filter would add its own X-RateLimit headers (twice the limit) for "shown".
+        const pre = JSON.stringify(
+            (off.filters[0].spec.configPatches as any[]).filter((p) =>
+                String(p.patch.value.typed_per_filter_config ? JSON.stringify(p.patch.value) : "").includes("local_ratelimit"),
+            ),
+        );
+        expect(pre).to.include('"rate_limits"').and.not.include("x_ratelimit_option");
+    });
+
+    it("shadow: the service's shadow mode publishes nothing and adds no headers by default; a shadow bucket adds none", () => {
+        const plan = planGlobalRateLimit({ domain: "shop", gateway, perPath: PER_PATH, service: { shadowMode: true } });
+        const text = JSON.stringify(plan.filters);
+        expect(text).to.not.include("ratelimit-policy").and.not.include("enable_x_ratelimit_headers");
+        const bucket = planLocalRateLimit("orders", { selector: { app: "orders" }, port: 8080, bucket: 5, namespace: "shop", shadow: true });
+        expect(JSON.stringify(bucket.spec)).to.not.include("enable_x_ratelimit_headers");
+        // Negative control: enforced, the bucket tells clients.
+        const enforced = planLocalRateLimit("orders", { selector: { app: "orders" }, port: 8080, bucket: 5, namespace: "shop" });
+        expect(JSON.stringify(enforced.spec)).to.include('"enable_x_ratelimit_headers":"DRAFT_VERSION_03"');
     });
 });

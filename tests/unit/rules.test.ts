@@ -44,7 +44,7 @@ describe("rules: path regexes match the path without its query", () => {
 });
 
 describe("rules: table of rules → actions and config entries", () => {
-    const table: { rule: RateLimitRuleArgs; actions: unknown[]; config: unknown }[] = [
+    const table: { rule: RateLimitRuleArgs; actions: unknown[]; config: unknown; option?: string }[] = [
         {
             rule: { name: "login", path: { exact: "/login" }, requestsPerUnit: 5, unit: M },
             actions: [
@@ -64,6 +64,8 @@ describe("rules: table of rules → actions and config entries", () => {
                 { header_value_match: { descriptor_key: "rule", descriptor_value: "beta", headers: [{ name: "x-beta", string_match: { exact: "1" } }] } },
             ],
             config: { key: "rule", value: "beta", rate_limit: { unit: "second", requests_per_unit: 3 }, shadow_mode: true },
+            // A shadow rule is kept out of the clients' X-RateLimit headers by default.
+            option: "OFF",
         },
         {
             rule: { name: "has-token", header: { name: "authorization" }, requestsPerUnit: 50, unit: M },
@@ -173,11 +175,11 @@ describe("rules: table of rules → actions and config entries", () => {
             config: { key: "rule", value: "everything", rate_limit: { unit: "second", requests_per_unit: 1000 } },
         },
     ];
-    for (const { rule, actions, config } of table) {
+    for (const { rule, actions, config, option } of table) {
         it(`${rule.name}: one rate_limits entry on the virtual host, one config entry`, () => {
             const c = compileGlobalLimits({ rules: [rule] });
             expect(c.problems).to.deep.equal([]);
-            expect(c.vhostRateLimits).to.deep.equal([{ actions }]);
+            expect(c.vhostRateLimits).to.deep.equal([{ actions, ...(option ? { x_ratelimit_option: option } : {}) }]);
             expect(c.routePatches).to.deep.equal([]);
             expect(c.configDescriptors).to.deep.equal([config]);
         });
