@@ -11,6 +11,7 @@
  */
 import { RateLimitHeaders } from "./envoy-filters";
 import { GlobalLimitsInput, LIMIT_UNIT_SECONDS, LimitUnit, RateLimitRuleArgs } from "./rule-args";
+import { ruleHeadersShown } from "./rules";
 
 /** The header's name as Envoy writes it (lower case, as HTTP/2 requires). */
 export const RATELIMIT_POLICY_HEADER = "ratelimit-policy";
@@ -38,7 +39,8 @@ function item(name: string, l: { requestsPerUnit: number; unit: LimitUnit }): Po
 }
 
 function published(r: Pick<RateLimitRuleArgs, "shadow" | "rateLimitHeaders">, headers: RateLimitHeaders): boolean {
-    return r.shadow !== true && (r.rateLimitHeaders ?? headers === RateLimitHeaders.Draft03) === true;
+    // Shown in the headers, and able to refuse (a shadow limit never does).
+    return r.shadow !== true && ruleHeadersShown(r, headers === RateLimitHeaders.Draft03);
 }
 
 /**

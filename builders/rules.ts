@@ -103,12 +103,17 @@ export function limitOf(l: { requestsPerUnit: number; unit: LimitUnit; shadow?: 
     return { rate_limit: { unit: l.unit, requests_per_unit: l.requestsPerUnit }, ...(l.shadow ? { shadow_mode: true } : {}) };
 }
 
+/** Whether a rule's limit shows in the X-RateLimit headers: its own `rateLimitHeaders`, else the filter's (a shadow rule: hidden). */
+export function ruleHeadersShown(r: Pick<RateLimitRuleArgs, "shadow" | "rateLimitHeaders">, headersOn: boolean): boolean {
+    return r.rateLimitHeaders ?? (r.shadow === true ? false : headersOn);
+}
+
 /** The `rate_limits` entries of a rule: one, or with `clientCidr` one per distinct prefix length. */
 export function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, headersOn = true): RateLimitEntry[] {
     const actions = ruleActions(r, mode, key);
     // Written only where the rule differs from its filter: an entry's own option would also switch
     // the headers on for the gateway's pre-limit (a local rate-limit filter reading the same entries).
-    const shown = r.rateLimitHeaders ?? (r.shadow === true ? false : headersOn);
+    const shown = ruleHeadersShown(r, headersOn);
     const headers = shown === headersOn ? {} : { x_ratelimit_option: shown ? ("DRAFT_VERSION_03" as const) : ("OFF" as const) };
     if (!r.clientCidr) return [{ actions, ...headers }];
     const tail = r.clientCidr.perAddress ? [{ remote_address: {} }] : [];

@@ -12,6 +12,12 @@ import { GatewayModel, ModelRoute, RouteMatch, field, policyValues, vhRateLimits
  * `RouteConfiguration`), with the domain and failure mode of the generated rate-limit filter and
  * the rate-limit service's config from the rendered objects.
  */
+/** A route's `RateLimit-Policy` values, as the model's route field (none: no field). */
+function policyOf(headersToAdd: unknown): Pick<ModelRoute, "policy"> {
+    const policy = policyValues(headersToAdd);
+    return policy.length ? { policy } : {};
+}
+
 export function gatewayModelFromEnvoy(
     routeConfiguration: any,
     virtualHost: string,
@@ -41,11 +47,12 @@ export function gatewayModelFromEnvoy(
             rateLimits: entriesOfStage(field(r.route, "rate_limits"), stage),
             ...((field(r.route, "rate_limits") ?? []).length ? { anyRateLimits: true } : {}),
             vhRateLimits: vhRateLimitsOf(field(r, "typed_per_filter_config"), rlName) ?? vhMode,
-            ...(policyValues(field(r, "response_headers_to_add")).length ? { policy: policyValues(field(r, "response_headers_to_add")) } : {}),
+            ...policyOf(field(r, "response_headers_to_add")),
             envoyFilter: "(generated)",
         };
     });
     const vhRl = entriesOfStage(field(vh, "rate_limits"), stage);
+    const vhostPolicy = policyValues(field(vh, "response_headers_to_add"));
     return {
         source: "Istio-generated route configuration",
         gateway: readGateway(objects),
@@ -56,7 +63,7 @@ export function gatewayModelFromEnvoy(
         rateLimitHeaders: filter.rateLimitHeaders === true,
         filterNames: [],
         vhostRateLimits: vhRl.length ? [{ rateLimits: vhRl, envoyFilter: "(generated)" }] : [],
-        ...(policyValues(field(vh, "response_headers_to_add")).length ? { vhostPolicy: policyValues(field(vh, "response_headers_to_add")) } : {}),
+        ...(vhostPolicy.length ? { vhostPolicy } : {}),
         stage,
         httpFilterName: rlName,
         ...(filter.cluster ? { service: filter.cluster } : {}),

@@ -15,6 +15,7 @@ import { gatewayModel, HostNotServed } from "../gateway-model/read-rendered";
 import { K8sObject } from "../lib/k8s-object";
 import { parseIp } from "../builders/client-cidr";
 import { formatExplanation } from "./explain-format";
+import { METHOD_TOKEN } from "../builders/request-match";
 import { formatPreLimit, preLimitDescriptors, readPreLimit } from "../gateway-model/pre-limit-model";
 
 const USAGE =
@@ -51,7 +52,7 @@ export function parseExplainArgs(argv: string[]): {
     const hops = take("--trusted-hops", "1");
     // --method: the request's method as the client writes it (a rule's methods match it in any case).
     const method = take("--method", "POST");
-    if (method !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(method)) throw new UsageError(`--method needs an HTTP method, got '${method}'\n${USAGE}`);
+    if (method !== undefined && !METHOD_TOKEN.test(method)) throw new UsageError(`--method needs an HTTP method, got '${method}'\n${USAGE}`);
     if (hops !== undefined && !/^[0-9]{1,3}$/.test(hops)) throw new UsageError(`--trusted-hops needs a whole number, got '${hops}'\n${USAGE}`);
     const client = {
         ...(clientAddress !== undefined ? { clientAddress } : {}),
