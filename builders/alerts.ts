@@ -99,7 +99,7 @@ export function alertRules(m: MonitoringInput): RuleGroup[] {
                 risingOrNew(`${ServiceMetric.CallError}{${m.perValueServiceSelector},err_type="redis_error"}`, "2m"),
                 "1m",
                 "warning",
-                `The per-value counters of domain ${m.domain} (per path, per header value, per client) cannot be counted: their Redis is full (a flood of new keys) or down. Those requests pass uncounted unless perValueStore.failureModeDeny; the fixed limits are not affected.`,
+                `The per-value counters of domain ${m.domain} (per path, per header or query value, per client) cannot be counted: their Redis is full (a flood of new keys) or down. Those requests pass uncounted unless perValueStore.failureModeDeny; the fixed limits are not affected.`,
             ),
         );
     }

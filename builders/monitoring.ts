@@ -216,7 +216,14 @@ export function ruleSummary(r: RateLimitRuleArgs): string {
                   ? `paths under ${r.path.prefix}`
                   : `paths matching ${r.path.regex}`,
         );
-    if (r.query) parts.push(r.query.value !== undefined ? `query ${r.query.name}=${r.query.value} (any spelling)` : `query parameter ${r.query.name} present`);
+    if (r.query)
+        parts.push(
+            r.query.perValue
+                ? `each ${r.query.name} query value apart (repeated or ambiguous: one shared counter)`
+                : r.query.value !== undefined
+                  ? `query ${r.query.name}=${r.query.value} (any spelling)`
+                  : `query parameter ${r.query.name} present`,
+        );
     if (r.header)
         parts.push(
             r.header.perValue

@@ -68,7 +68,7 @@ export interface PreLimitPlan {
 
 /** Why a per-value counter cannot have a static bucket, and what Envoy offers instead. */
 export const PER_VALUE_REASON =
-    "one counter per distinct value (per path, per header value or per client address): a static local descriptor names one value only. " +
+    "one counter per distinct value (per path, per header or query value, or per client address): a static local descriptor names one value only. " +
     "Envoy after 1.32 has wildcard descriptors (an entry without value, one bucket per value) but keeps at most " +
     "max_dynamic_descriptors buckets in an LRU cache (20 by default): a flood of distinct values evicts buckets, which come back full, so it bounds nothing";
 

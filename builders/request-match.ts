@@ -12,6 +12,14 @@
  *   `&`- or `;`-separated parameters, so a repeated parameter (`?tier=gold&tier=free`) matches when
  *   any of its occurrences does: whichever occurrence the application reads, the rule counts it.
  *
+ * - Per-value query (`query.perValue`): Envoy's `query_parameters` action sends the first
+ *   occurrence whose percent-decoded name is exactly the parameter's, with its percent-decoded value
+ *   (the query split on `&` only, `+` left as `+`). An application may read another occurrence, split
+ *   on `;` as well, or read `+` as a space: then a client could send a fresh value where Envoy looks
+ *   and its real one where the application looks, and get a new counter each time. The ambiguity
+ *   matcher finds those requests (the name twice in any spelling, or a value holding `;` or `+`) so
+ *   that they share one counter instead.
+ *
  * Erring towards a match is deliberate: a limit that counts a request its application reads
  * differently is stricter, never bypassed. Pure.
  */
@@ -56,11 +64,32 @@ export function queryTextPattern(text: string, anyCase: boolean): string {
     return [...text].map((c) => charPattern(c, anyCase)).join("");
 }
 
+/** From the start of `:path` to the start of any query parameter. */
+const PARAMETER_START = "[^?#]*\\?(?:[^#]*[&;])?";
+
 /** The `:path` regex (RE2, full match) of a request whose query has the parameter (with the value). */
 export function queryRegex(q: QueryMatchArgs): string {
     const name = queryTextPattern(q.name, true);
     const rest = q.value === undefined ? "(?:=[^&;#]*)?" : `=${queryTextPattern(q.value, false)}`;
-    return `[^?#]*\\?(?:[^#]*[&;])?${name}${rest}(?:[&;#].*)?`;
+    return `${PARAMETER_START}${name}${rest}(?:[&;#].*)?`;
+}
+
+/**
+ * The `:path` regex (RE2, full match) of a request whose parameter `name` a reader other than
+ * Envoy's `query_parameters` could see with another value: the name at two parameter starts (in
+ * any spelling, `&` or `;` before either), or an occurrence whose value (up to the next `&`) holds
+ * `;` or a literal `+`.
+ */
+export function ambiguousQueryRegex(name: string): string {
+    const n = queryTextPattern(name, true);
+    const twice = `(?:[=&;][^#]*)?[&;]${n}(?:[=&;#].*)?`;
+    const split = `=[^&#;+]*[;+].*`;
+    return `${PARAMETER_START}${n}(?:${twice}|${split})`;
+}
+
+/** The `:path` matcher of the requests whose per-value parameter is ambiguous. */
+export function ambiguousQueryCondition(name: string): Record<string, unknown> {
+    return { name: ":path", safe_regex_match: { google_re2: {}, regex: ambiguousQueryRegex(name) } };
 }
 
 /** The `:path` matcher of a rule's `query`. */

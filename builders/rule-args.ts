@@ -36,13 +36,13 @@ export interface PathMatchArgs {
     regex?: string;
 }
 
-/** What a per-value header rule does with a request that lacks the header. */
+/** What a per-value header (or query parameter) rule does with a request that lacks the header (or parameter). */
 export const MissingHeader = {
-    /** Every request without the header counts against one shared counter, at the rule's limit. */
+    /** Every request without the header (parameter) counts against one shared counter, at the rule's limit. */
     SharedCounter: "shared-counter",
-    /** Every request without the header is refused (429): the rule's counter allows none. */
+    /** Every request without the header (parameter) is refused (429): the rule's counter allows none. */
     Refuse: "refuse",
-    /** Requests without the header are not counted by this rule (a client escapes it by leaving the header out). */
+    /** Requests without the header (parameter) are not counted by this rule (a client escapes it by leaving it out). */
     Ignore: "ignore",
 } as const;
 export type MissingHeader = (typeof MissingHeader)[keyof typeof MissingHeader];
@@ -82,6 +82,23 @@ export interface QueryMatchArgs {
     name: string;
     /** Applies only when the parameter has exactly this (decoded) value, e.g. `free`. Defaults to any value (presence). */
     value?: string;
+    /**
+     * Each distinct (decoded) value of the parameter gets its own counter, e.g. one per `api_key`.
+     * Defaults to `false`. The gateway reads the parameter as Envoy does: the first occurrence whose
+     * percent-decoded name is exactly `name`, its value percent-decoded (`+` kept as `+`). A request
+     * another reader could see differently counts against ONE shared counter at the rule's limit
+     * (none with `whenMissing: MissingHeader.Refuse`), never against a counter of its own: the
+     * parameter given twice in any spelling (`?key=new&KEY=mine`, `?key=new;key=mine`), or a value
+     * holding `;` or a literal `+` (`?key=mine;x=1`, `?key=a+b`: write `%2B` for a plus, `%20` for a
+     * space). So a client cannot mint fresh counters by putting a new value where the application
+     * does not read it.
+     */
+    perValue?: boolean;
+    /**
+     * With `perValue`: what happens to a request without the parameter (under that exact name).
+     * Defaults to `MissingHeader.SharedCounter`: one counter for all of them, at the rule's limit.
+     */
+    whenMissing?: MissingHeader;
 }
 
 /** A route of the gateway's route configuration (a VirtualService `http[].name`). */
@@ -106,7 +123,7 @@ export interface RateLimitRuleArgs {
      * reads it case-insensitively must not let `post` escape a `POST` limit). Defaults to every method.
      */
     methods?: string[];
-    /** Only requests whose query has this parameter (or this value of it). Defaults to none. */
+    /** Only requests whose query has this parameter (or this value of it), or one counter per value of it (`perValue`). Defaults to none. */
     query?: QueryMatchArgs;
     /** One counter per client address. Defaults to `false` (one counter for all clients). */
     perClientAddress?: boolean;

@@ -212,10 +212,12 @@ export function checkRuleMethods(at: string, methods: unknown, problems: Problem
     }
 }
 
-/** `query`: a non-empty parameter name, and a non-empty value when given. */
+/** `query`: a non-empty parameter name, a non-empty value when given, and its per-value options. */
 export function checkRuleQuery(at: string, q: any, problems: Problem[]): void {
     if (typeof q !== "object" || q === null) {
-        problems.push(fieldProblem(`${at}.query`, q, "must be { name, value? }", (s) => s.set(`${at}.query`, '{ name: "tier", value: "free" }')));
+        problems.push(
+            fieldProblem(`${at}.query`, q, "must be { name, value?, perValue?, whenMissing? }", (s) => s.set(`${at}.query`, '{ name: "tier", value: "free" }')),
+        );
         return;
     }
     if (typeof q.name !== "string" || q.name === "" || /[&;=#?]/.test(q.name)) {
@@ -237,6 +239,51 @@ export function checkRuleQuery(at: string, q: any, problems: Problem[]): void {
                 (s) => `${s.rm(`${at}.query.value`)} to match on presence, or give the value`,
             ),
         );
+    }
+    checkQueryPerValue(at, q, problems);
+}
+
+/** `query.perValue` and `query.whenMissing`, alone and with `value`. */
+function checkQueryPerValue(at: string, q: any, problems: Problem[]): void {
+    if (q.perValue !== undefined && typeof q.perValue !== "boolean") {
+        problems.push(fieldProblem(`${at}.query.perValue`, q.perValue, "must be true or false", (s) => s.set(`${at}.query.perValue`, "true")));
+    } else if (q.perValue === true && q.value !== undefined) {
+        problems.push(
+            fieldProblem(
+                `${at}.query.perValue`,
+                true,
+                "cannot be combined with query.value (one fixed value has one counter)",
+                (s) => `${s.rm(`${at}.query.value`)}, or ${s.rm(`${at}.query.perValue`)}`,
+            ),
+        );
+    }
+    if (q.whenMissing !== undefined && !(Object.values(MissingHeader) as string[]).includes(q.whenMissing)) {
+        problems.push(
+            fieldProblem(`${at}.query.whenMissing`, q.whenMissing, `must be one of ${Object.values(MissingHeader).join(", ")}`, (s) =>
+                s.set(`${at}.query.whenMissing`, MissingHeader.SharedCounter),
+            ),
+        );
+    } else if (q.whenMissing !== undefined && q.perValue !== true) {
+        problems.push(
+            fieldProblem(
+                `${at}.query.whenMissing`,
+                q.whenMissing,
+                "applies only with query.perValue",
+                (s) => `${s.rm(`${at}.query.whenMissing`)}, or ${s.set(`${at}.query.perValue`, "true")}`,
+            ),
+        );
+    }
+}
+
+/** One per-value request field per rule: a header or a query parameter, not both. */
+export function checkOnePerValueField(at: string, r: any, problems: Problem[]): void {
+    if (r.header?.perValue === true && r.query?.perValue === true) {
+        problems.push({
+            key: `${at}.query.perValue`,
+            value: true,
+            problem: "cannot be combined with header.perValue in one rule (a request lacking one of the two would match no counter of the service)",
+            fix: "make two rules: one per header value, one per query value",
+        });
     }
 }
 
@@ -268,6 +315,14 @@ export function checkRuleClient(at: string, r: any, problems: Problem[]): void {
             fix: "make two rules: one per header value, one with clientCidr",
         });
     }
+    if (r.query?.perValue === true) {
+        problems.push({
+            key: `${at}.query.perValue`,
+            value: true,
+            problem: "cannot be combined with clientCidr",
+            fix: "make two rules: one per query value, one with clientCidr",
+        });
+    }
 }
 
 /** Checks rule `i` (every problem, field paths under `rules[i]`); true when it has none. */
@@ -286,6 +341,7 @@ export function validateRule(r: any, i: number, names: Set<string>, problems: Pr
     }
     if (r.methods !== undefined) checkRuleMethods(at, r.methods, problems);
     if (r.query !== undefined) checkRuleQuery(at, r.query, problems);
+    checkOnePerValueField(at, r, problems);
     if (r.rateLimitHeaders !== undefined && typeof r.rateLimitHeaders !== "boolean") {
         problems.push(
             fieldProblem(

@@ -19,6 +19,12 @@
  *    (`whenMissing` SharedCounter, the default), or a limit of 0 (Refuse); with Ignore the request
  *    sends nothing for the rule. `header.invert` counts the requests whose header is not `value`,
  *    a missing header included.
+ * 2b. `query.perValue`: `query_parameters` (key `query_value`): each distinct decoded value its own
+ *    counter, a request without the parameter handled as `whenMissing` says (as for a header). A
+ *    second entry, the ambiguity guard, sends the rule's name and `query_ambiguous=yes` for a request
+ *    whose parameter another reader could see with another value (builders/request-match.ts): the
+ *    config counts all of those on one counter at the rule's limit (0 with Refuse, per client with
+ *    `perClientAddress`), so a client cannot mint counters by hiding its real value.
  * 3. `perClientAddress`: `remote_address` (key `remote_address`): each client address its own
  *    counter (the address Envoy trusts: the downstream peer, or the X-Forwarded-For entry chosen by
  *    Istio's `numTrustedProxies`).
@@ -40,7 +46,7 @@ import { oneOfProblems } from "../lib/field-checks";
 import { MASKED_REMOTE_ADDRESS_KEY, cidrsOf, maskedRemoteAddressActions } from "./client-cidr";
 import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, LimitUnit, MissingHeader, PathKeyMode, PathMatchArgs, RateLimitRuleArgs } from "./rule-args";
 import { NAME, checkPerPath, validateRule } from "./rule-checks";
-import { escapeRe2, methodCondition, queryCondition } from "./request-match";
+import { ambiguousQueryCondition, escapeRe2, methodCondition, queryCondition } from "./request-match";
 
 /** A config.yaml descriptor entry of envoyproxy/ratelimit. */
 export interface ConfigDescriptor {
@@ -75,6 +81,11 @@ export interface CompiledLimits {
 }
 
 export const REMOTE_ADDRESS_KEY = "remote_address";
+/** The descriptor key of a per-value query parameter's value. */
+export const QUERY_VALUE_KEY = "query_value";
+/** The descriptor entry of the requests whose per-value parameter is ambiguous (one shared counter). */
+export const QUERY_AMBIGUOUS_KEY = "query_ambiguous";
+export const QUERY_AMBIGUOUS_VALUE = "yes";
 export const EXPR_DESCRIPTOR_EXTENSION = "envoy.rate_limit_descriptors.expr";
 export const EXPR_DESCRIPTOR_TYPE = "type.googleapis.com/envoy.extensions.rate_limit_descriptors.expr.v3.Descriptor";
 /** CEL attribute: the request path without its query string (`request.path` keeps the query). */
@@ -111,20 +122,22 @@ export function ruleHeadersShown(r: Pick<RateLimitRuleArgs, "shadow" | "rateLimi
 /** The `rate_limits` entries of a rule: one, or with `clientCidr` one per distinct prefix length. */
 export function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, headersOn = true): RateLimitEntry[] {
     const actions = ruleActions(r, mode, key);
+    const guard = r.query?.perValue ? [ambiguityGuardActions(r, mode, key)] : [];
     // Written only where the rule differs from its filter: an entry's own option would also switch
     // the headers on for the gateway's pre-limit (a local rate-limit filter reading the same entries).
     const shown = ruleHeadersShown(r, headersOn);
     const headers = shown === headersOn ? {} : { x_ratelimit_option: shown ? ("DRAFT_VERSION_03" as const) : ("OFF" as const) };
-    if (!r.clientCidr) return [{ actions, ...headers }];
+    if (!r.clientCidr) return [actions, ...guard].map((a) => ({ actions: a, ...headers }));
     const tail = r.clientCidr.perAddress ? [{ remote_address: {} }] : [];
     return maskedRemoteAddressActions(r.clientCidr).map((masked) => ({ actions: [...actions, masked, ...tail], ...headers }));
 }
 
-function ruleActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Record<string, unknown>[] {
+/** The first action of a rule's entries: its name, when every condition holds. */
+function nameAction(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Record<string, unknown> {
     const conditions: Record<string, unknown>[] = [];
     if (r.path) conditions.push({ name: ":path", safe_regex_match: { google_re2: {}, regex: pathRegex(r.path, mode) } });
     if (r.methods?.length) conditions.push(methodCondition(r.methods));
-    if (r.query) conditions.push(queryCondition(r.query));
+    if (r.query && !r.query.perValue) conditions.push(queryCondition(r.query));
     if (r.header && r.header.value !== undefined) {
         conditions.push({
             name: r.header.name,
@@ -133,23 +146,44 @@ function ruleActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Reco
             ...(r.header.invert ? { invert_match: true, treat_missing_header_as_empty: true } : {}),
         });
     } else if (r.header && !r.header.perValue) conditions.push({ name: r.header.name, present_match: true });
-    const actions: Record<string, unknown>[] = [
-        conditions.length
-            ? { header_value_match: { descriptor_key: key, descriptor_value: r.name, headers: conditions } }
-            : { generic_key: { descriptor_key: key, descriptor_value: r.name } },
-    ];
+    return conditions.length
+        ? { header_value_match: { descriptor_key: key, descriptor_value: r.name, headers: conditions } }
+        : { generic_key: { descriptor_key: key, descriptor_value: r.name } };
+}
+
+function ruleActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Record<string, unknown>[] {
+    const actions: Record<string, unknown>[] = [nameAction(r, mode, key)];
     if (r.header?.perValue) {
         // Without the header, the entry is left out (skip_if_absent) and the request still sends the
         // rule's descriptor, which the config counts in the rule's own (shared or refusing) counter.
         const counted = missingOf(r) !== MissingHeader.Ignore;
         actions.push({ request_headers: { header_name: r.header.name, descriptor_key: r.header.name, ...(counted ? { skip_if_absent: true } : {}) } });
     }
+    if (r.query?.perValue) {
+        const counted = missingOf(r) !== MissingHeader.Ignore;
+        actions.push({
+            query_parameters: { query_parameter_name: r.query.name, descriptor_key: QUERY_VALUE_KEY, ...(counted ? { skip_if_absent: true } : {}) },
+        });
+    }
     if (r.perClientAddress) actions.push({ remote_address: {} });
     return actions;
 }
 
+/** The ambiguity guard of a per-value query rule: its name and `query_ambiguous=yes` (and the client address). */
+function ambiguityGuardActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Record<string, unknown>[] {
+    const ambiguous = {
+        header_value_match: { descriptor_key: QUERY_AMBIGUOUS_KEY, descriptor_value: QUERY_AMBIGUOUS_VALUE, headers: [ambiguousQueryCondition(r.query!.name)] },
+    };
+    return [nameAction(r, mode, key), ambiguous, ...(r.perClientAddress ? [{ remote_address: {} }] : [])];
+}
+
+/** The descriptor key of a rule's per-value request field (header or query parameter), if any. */
+function perValueKeyOf(r: RateLimitRuleArgs): string | undefined {
+    return r.header?.perValue ? r.header.name : r.query?.perValue ? QUERY_VALUE_KEY : undefined;
+}
+
 function missingOf(r: RateLimitRuleArgs): MissingHeader {
-    return r.header?.whenMissing ?? MissingHeader.SharedCounter;
+    return (r.header?.perValue ? r.header.whenMissing : r.query?.whenMissing) ?? MissingHeader.SharedCounter;
 }
 
 export function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor {
@@ -162,17 +196,28 @@ export function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor 
         );
         return { key, value: r.name, descriptors: children };
     }
-    const keys = [...(r.header?.perValue ? [r.header.name] : []), ...(r.perClientAddress ? [REMOTE_ADDRESS_KEY] : [])];
+    const perValueKey = perValueKeyOf(r);
+    const keys = [...(perValueKey !== undefined ? [perValueKey] : []), ...(r.perClientAddress ? [REMOTE_ADDRESS_KEY] : [])];
     let leaf: ConfigDescriptor | undefined;
     for (const k of [...keys].reverse()) leaf = leaf ? { key: k, descriptors: [leaf] } : { key: k, ...limitOf(r) };
     if (!leaf) return { key, value: r.name, ...limitOf(r) };
-    const missing = r.header?.perValue ? missingOf(r) : MissingHeader.Ignore;
-    if (missing === MissingHeader.Ignore) return { key, value: r.name, descriptors: [leaf] };
-    // A request without the header sends the rule's entry (and its client address) only: the counter
-    // for all of them sits on the rule's node (or beside the header's, per client address).
-    const missingLimit = missing === MissingHeader.Refuse ? { ...limitOf(r), rate_limit: { unit: r.unit, requests_per_unit: 0 } } : limitOf(r);
-    if (r.perClientAddress) return { key, value: r.name, descriptors: [leaf, { key: REMOTE_ADDRESS_KEY, ...missingLimit }] };
-    return { key, value: r.name, ...missingLimit, descriptors: [leaf] };
+    const missing = perValueKey !== undefined ? missingOf(r) : MissingHeader.Ignore;
+    const refusing = { ...limitOf(r), rate_limit: { unit: r.unit, requests_per_unit: 0 } };
+    // The ambiguity guard's one counter (per client with perClientAddress); refusing like a missing value with Refuse.
+    const guardLimit = missing === MissingHeader.Refuse ? refusing : limitOf(r);
+    const guard: ConfigDescriptor[] = r.query?.perValue
+        ? [
+              r.perClientAddress
+                  ? { key: QUERY_AMBIGUOUS_KEY, value: QUERY_AMBIGUOUS_VALUE, descriptors: [{ key: REMOTE_ADDRESS_KEY, ...guardLimit }] }
+                  : { key: QUERY_AMBIGUOUS_KEY, value: QUERY_AMBIGUOUS_VALUE, ...guardLimit },
+          ]
+        : [];
+    if (missing === MissingHeader.Ignore) return { key, value: r.name, descriptors: [leaf, ...guard] };
+    // A request without the header (parameter) sends the rule's entry (and its client address) only:
+    // the counter for all of them sits on the rule's node (or beside the value's, per client address).
+    const missingLimit = missing === MissingHeader.Refuse ? refusing : limitOf(r);
+    if (r.perClientAddress) return { key, value: r.name, descriptors: [leaf, { key: REMOTE_ADDRESS_KEY, ...missingLimit }, ...guard] };
+    return { key, value: r.name, ...missingLimit, descriptors: [leaf, ...guard] };
 }
 
 /** Validates and compiles the limits. Problems are returned, never thrown. */
@@ -202,7 +247,7 @@ export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
         // Rule names cannot start with '/', paths always do: the values never collide, but the
         // per-path catch-all would also count a rule's descriptor value. Keep them apart unless needed.
         for (const r of valid)
-            if (r.header?.perValue || r.perClientAddress || r.clientCidr) {
+            if (r.header?.perValue || r.query?.perValue || r.perClientAddress || r.clientCidr) {
                 problems.push({
                     key: "ruleKey",
                     value: ruleKey,

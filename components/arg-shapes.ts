@@ -43,6 +43,8 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
     QueryMatchArgs: {
         name: null,
         value: null,
+        perValue: null,
+        whenMissing: null,
     },
     ClientCidrArgs: {
         cidr: null,

@@ -102,7 +102,7 @@ export interface GlobalRateLimitArgs {
     /**
      * Where the counters live. `CounterStore.Split`: when the rules make both fixed counters (a named
      * path, a rule without a per-value split) and per-value ones (`perPath.eachPath`,
-     * `header.perValue`, `perClientAddress`, `clientCidr.perAddress`), the per-value ones go to a
+     * `header.perValue`, `query.perValue`, `perClientAddress`, `clientCidr.perAddress`), the per-value ones go to a
      * service and a Redis of their own (`<service.name>-per-value`, `redis-per-value`), so no flood
      * of new keys can evict, reset or slow a fixed limit (builders/counter-stores.ts).
      * `CounterStore.Single`: the specification's layout, one service and one Redis for all (a flood

@@ -57,6 +57,37 @@ export function fullMatch(regex: string, s: string): boolean {
 }
 const compiled = new Map<string, { test(s: string): boolean }>();
 
+/**
+ * Envoy's percent-decoding of a query name or value (`PercentEncoding::decode`): each `%` followed
+ * by two hex digits becomes that byte, anything else (`%zz`, a trailing `%`, `+`) stays as written.
+ * The bytes are read as UTF-8 (the model's one divergence: invalid UTF-8 becomes U+FFFD here).
+ */
+export function envoyPercentDecode(s: string): string {
+    const bytes: number[] = [];
+    for (let i = 0; i < s.length; i++) {
+        if (s[i] === "%" && /^[0-9a-fA-F]{2}$/.test(s.slice(i + 1, i + 3))) {
+            bytes.push(parseInt(s.slice(i + 1, i + 3), 16));
+            i += 2;
+        } else bytes.push(...Buffer.from(s[i]!, "utf8"));
+    }
+    return Buffer.from(bytes).toString("utf8");
+}
+
+/**
+ * The value Envoy's `query_parameters` action reads from `:path`: the query (after the first `?`)
+ * split on `&`, each part at its first `=` (no `=`: the value is empty), name and value
+ * percent-decoded; the first part whose name is exactly `name`, or undefined.
+ */
+export function envoyFirstQueryValue(path: string, name: string): string | undefined {
+    const q = path.indexOf("?");
+    if (q < 0) return undefined;
+    for (const part of path.slice(q + 1).split("&")) {
+        const eq = part.indexOf("=");
+        if (envoyPercentDecode(eq < 0 ? part : part.slice(0, eq)) === name) return eq < 0 ? "" : envoyPercentDecode(part.slice(eq + 1));
+    }
+    return undefined;
+}
+
 /** Route the gateway picks for a normalized `path`, or undefined (404). */
 export function selectRoute(m: GatewayModel, path: string): { route: ModelRoute; match: RouteMatch } | undefined {
     for (const route of m.routes) {
@@ -76,6 +107,7 @@ export function descriptorFor(
     const entries: Entry[] = [];
     for (const action of rateLimit.actions ?? []) {
         const rh = field(action, "request_headers");
+        const qp = field(action, "query_parameters");
         const hvm = field(action, "header_value_match");
         const gk = field(action, "generic_key");
         const ext = action.extension;
@@ -100,6 +132,13 @@ export function descriptorFor(
                 return undefined;
             }
             entries.push({ key: field(rh, "descriptor_key"), value: v });
+        } else if (qp) {
+            const v = envoyFirstQueryValue(headers[":path"] ?? "", field(qp, "query_parameter_name"));
+            if (v === undefined) {
+                if (field(qp, "skip_if_absent")) continue;
+                return undefined;
+            }
+            entries.push({ key: field(qp, "descriptor_key"), value: v });
         } else if (hvm) {
             const all = (hvm.headers ?? []).every((h: any) => headerMatches(h, headers));
             const expect = field(hvm, "expect_match") ?? true;

@@ -30,6 +30,9 @@
  *   `request_headers` (`:path` → the full path, query included; another header → its value, the
  *   first one when repeated, and nothing when it is absent), `header_value_match` (RE2 full match,
  *   exact, presence; a repeated header's values joined with `,`: getAllOfHeaderAsString),
+ *   `query_parameters` (the first occurrence whose percent-decoded name is exactly the parameter's,
+ *   its value percent-decoded, the query split on `&` only, `+` kept: Envoy's
+ *   `parseAndDecodeQueryString` and `getFirstValue`; nothing when it is absent),
  *   `generic_key`, `remote_address` (the trusted client address, gateway-model/client-address.ts),
  *   `masked_remote_address` (that address with its host bits cleared, `<network>/<length>`), and the
  *   CEL extension with `request.url_path` (path without query), `request.path` (with it), or
