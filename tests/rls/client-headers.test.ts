@@ -5,7 +5,10 @@
  * gateway-model/rate-limit-headers.ts, no Envoy here) are right, refusals included; a hidden rule
  * never shows. And the method and query rules hold against what a client sends to get around them:
  * the method in another case, the parameter's name or value percent-encoded or in another case, the
- * parameter repeated behind another value. Every spelling counts against the one counter.
+ * parameter repeated behind another value. Every spelling counts against the one counter. A
+ * per-value query rule (`query.perValue`) gives each decoded value its own counter, and a client
+ * that hides its real value behind fresh ones (repeated, `;`-split, another case, `+`) meets one
+ * shared counter instead of a new one per request; the negative control leaves that guard out.
  *
  * A shop's gateway (tests/rls/harness/shop.ts): GlobalRateLimit rendered under Pulumi's mocks, the
  * model turning each request into descriptors, the real service deciding. Counts are exact (one
@@ -25,6 +28,10 @@ const RULES: RateLimitRuleArgs[] = [
     { name: "free-tier", path: { prefix: "/items" }, query: { name: "tier", value: "free" }, requestsPerUnit: 4, unit: M },
     { name: "per-key", path: { prefix: "/keyed" }, header: { name: "x-api-key", perValue: true }, requestsPerUnit: 5, unit: M },
     { name: "per-client", path: { prefix: "/client" }, perClientAddress: true, requestsPerUnit: 2, unit: LimitUnit.Hour },
+    // One counter per api_key value; three copies on paths of their own, so that each test's shared counters are its own.
+    { name: "per-qkey", path: { prefix: "/qkeyed" }, query: { name: "api_key", perValue: true }, requestsPerUnit: 3, unit: M },
+    { name: "qkey-guard", path: { prefix: "/qguard" }, query: { name: "api_key", perValue: true }, requestsPerUnit: 3, unit: M },
+    { name: "qkey-missing", path: { prefix: "/qmissing" }, query: { name: "api_key", perValue: true }, requestsPerUnit: 3, unit: M },
     // A guard clients must not see, 2 per minute, beside a shown 10 per minute on the same paths (both
     // fixed counters: one filter, one service, one set of headers).
     { name: "guarded-all", path: { prefix: "/guarded" }, requestsPerUnit: 10, unit: M },
@@ -128,5 +135,57 @@ describe("rls: what clients see (X-RateLimit headers from the service's answer) 
         expect(codes).to.deep.equal(["OK", "OK", "OK", "OK", "OVER_LIMIT"]);
         // Other values and other parameters are not this rule's.
         for (const p of ["/items?tier=gold", "/items?tier=freeze", "/items?xtier=free", "/items"]) expect((await ask(p)).code, p).to.equal("NONE");
+    });
+
+    it("query.perValue: each decoded value its own counter of 3, whatever its spelling; its own X-RateLimit count", async () => {
+        await ensureWindow(10);
+        const seen: string[] = [];
+        for (const p of ["/qkeyed?api_key=alpha", "/qkeyed/x?%61pi_key=alpha", "/qkeyed?api_key=%61lpha&x=1", "/qkeyed?api_key=alpha"]) {
+            const r = await ask(p);
+            seen.push(`${r.code} ${r.headers["x-ratelimit-remaining"]}`);
+        }
+        expect(seen).to.deep.equal(["OK 2", "OK 1", "OK 0", "OVER_LIMIT 0"]);
+        const beta = await ask("/qkeyed?api_key=beta");
+        expect(`${beta.code} ${beta.headers["x-ratelimit-limit"]} ${beta.headers["x-ratelimit-remaining"]}`).to.equal("OK 3, 3;w=60 2");
+    });
+
+    // A fresh value where the gateway reads (the first occurrence of the exact name, split on `&`,
+    // `+` kept) and the real one where an application may read (the last, any case, `;`-split): 24
+    // requests, each with a value never sent before. (A literal `+`, read as a space by some
+    // applications, meets the same guard: unit tier, query-per-value.test.ts.)
+    const hidden = (i: number) =>
+        [
+            `/qguard?api_key=fresh${i}&api_key=mine`,
+            `/qguard?api_key=fresh${i};api_key=mine`,
+            `/qguard?API_KEY=mine&api_key=fresh${i}`,
+            `/qguard?api_key=mine;n=${i}`,
+            `/qguard?%61pi_key=fresh${i}&api_key=mine`,
+            `/qguard?api_key=fresh${i}&API_KEY=mine`,
+        ][i % 6]!;
+
+    it("query.perValue: a client hiding its value behind fresh ones gets 3 requests in all, not 3 per request (the guard's one counter)", async () => {
+        await ensureWindow(10);
+        let ok = 0;
+        for (let i = 0; i < 24; i++) {
+            const r = await ask(hidden(i));
+            if (r.code === "OK") ok++;
+            expect(r.statuses.length, hidden(i)).to.equal(2);
+        }
+        expect(ok).to.equal(3);
+    });
+
+    it("negative control: without the guard's descriptor the same 24 requests all pass (a new counter each)", async () => {
+        await ensureWindow(10);
+        let ok = 0;
+        for (let i = 100; i < 124; i++) if ((await send(hidden(i), {}, (e) => e.some((x) => x.key === "query_ambiguous"))).d?.overallCode === "OK") ok++;
+        expect(ok).to.equal(24);
+    });
+
+    it("query.perValue: without the parameter under its exact name (absent, other case, behind ';') one shared counter of 3", async () => {
+        await ensureWindow(10);
+        const codes: string[] = [];
+        for (const p of ["/qmissing", "/qmissing?API_KEY=a1", "/qmissing?x=1;api_key=a2", "/qmissing?Api_Key=a3", "/qmissing/y"])
+            codes.push((await ask(p)).code);
+        expect(codes).to.deep.equal(["OK", "OK", "OK", "OVER_LIMIT", "OVER_LIMIT"]);
     });
 });
