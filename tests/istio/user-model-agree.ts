@@ -53,6 +53,15 @@ function main(): number {
         "/items?%74ier=fr%65e",
         "/search?tier=gold&tier=free",
         "/items?tier=freeze",
+        // Rule per-query-key (one counter per api_key under /api): plain, encoded, absent, other
+        // case, and the ambiguous spellings its guard counts together.
+        "/api?api_key=k1",
+        "/api/v1?%61pi_key=k%31&x=2",
+        "/api",
+        "/api?API_KEY=k1",
+        "/api?api_key=fresh&api_key=mine",
+        "/api?api_key=mine;x=1",
+        "/api?api_key=a+b",
     ];
     // Rule writes (POST or DELETE on /search), the method in any case.
     const methods = ["GET", "post"];

@@ -68,6 +68,47 @@ func byRule(rls []*routev3.RateLimit) map[string]*routev3.RateLimit {
 	return out
 }
 
+// actionString: one rate-limit action as the checks write it.
+func actionString(a *routev3.RateLimit_Action) string {
+	switch {
+	case a.GetHeaderValueMatch() != nil:
+		h := a.GetHeaderValueMatch()
+		var hs []string
+		for _, m := range h.Headers {
+			switch {
+			case m.GetSafeRegexMatch() != nil:
+				hs = append(hs, m.Name+"~"+m.GetSafeRegexMatch().GetRegex())
+			case m.GetStringMatch() != nil:
+				hs = append(hs, m.Name+"="+m.GetStringMatch().GetExact())
+			case m.GetPresentMatch():
+				hs = append(hs, m.Name+" present")
+			}
+		}
+		return fmt.Sprintf("header_value_match %s=%s [%s]", h.GetDescriptorKey(), h.GetDescriptorValue(), strings.Join(hs, ","))
+	case a.GetGenericKey() != nil:
+		return fmt.Sprintf("generic_key %s=%s", a.GetGenericKey().GetDescriptorKey(), a.GetGenericKey().GetDescriptorValue())
+	case a.GetRequestHeaders() != nil:
+		rh := a.GetRequestHeaders()
+		s := fmt.Sprintf("request_headers %s->%s", rh.GetHeaderName(), rh.GetDescriptorKey())
+		if rh.GetSkipIfAbsent() {
+			s += " skip_if_absent"
+		}
+		return s
+	case a.GetQueryParameters() != nil:
+		qp := a.GetQueryParameters()
+		s := fmt.Sprintf("query_parameters %s->%s", qp.GetQueryParameterName(), qp.GetDescriptorKey())
+		if qp.GetSkipIfAbsent() {
+			s += " skip_if_absent"
+		}
+		return s
+	case a.GetRemoteAddress() != nil:
+		return "remote_address"
+	case a.GetMaskedRemoteAddress() != nil:
+		return maskedString(a.GetMaskedRemoteAddress())
+	}
+	return jsonOf(a)
+}
+
 // userChecks: expectation ID -> problem ("" when it holds) for the generated configuration.
 func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) map[string]string {
 	res := map[string]string{}
@@ -115,37 +156,7 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 		}
 		var got []string
 		for _, a := range rl.Actions {
-			switch {
-			case a.GetHeaderValueMatch() != nil:
-				h := a.GetHeaderValueMatch()
-				var hs []string
-				for _, m := range h.Headers {
-					switch {
-					case m.GetSafeRegexMatch() != nil:
-						hs = append(hs, m.Name+"~"+m.GetSafeRegexMatch().GetRegex())
-					case m.GetStringMatch() != nil:
-						hs = append(hs, m.Name+"="+m.GetStringMatch().GetExact())
-					case m.GetPresentMatch():
-						hs = append(hs, m.Name+" present")
-					}
-				}
-				got = append(got, fmt.Sprintf("header_value_match %s=%s [%s]", h.GetDescriptorKey(), h.GetDescriptorValue(), strings.Join(hs, ",")))
-			case a.GetGenericKey() != nil:
-				got = append(got, fmt.Sprintf("generic_key %s=%s", a.GetGenericKey().GetDescriptorKey(), a.GetGenericKey().GetDescriptorValue()))
-			case a.GetRequestHeaders() != nil:
-				rh := a.GetRequestHeaders()
-				s := fmt.Sprintf("request_headers %s->%s", rh.GetHeaderName(), rh.GetDescriptorKey())
-				if rh.GetSkipIfAbsent() {
-					s += " skip_if_absent"
-				}
-				got = append(got, s)
-			case a.GetRemoteAddress() != nil:
-				got = append(got, "remote_address")
-			case a.GetMaskedRemoteAddress() != nil:
-				got = append(got, maskedString(a.GetMaskedRemoteAddress()))
-			default:
-				got = append(got, jsonOf(a))
-			}
+			got = append(got, actionString(a))
 		}
 		if strings.Join(got, " | ") != strings.Join(want, " | ") {
 			return fmt.Sprintf("actions %q, want %q", got, want)
@@ -159,6 +170,33 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 	res["vhost-header-per-value"] = expectActions("per-api-key", "generic_key rule=per-api-key", "request_headers x-api-key->x-api-key skip_if_absent")
 	res["vhost-header-presence"] = expectActions("has-token", "header_value_match rule=has-token [authorization present]")
 	res["vhost-per-client"] = expectActions("per-client", "generic_key rule=per-client", "remote_address")
+	// per-query-key (query.perValue under /api): its value's entry, then the ambiguity guard's
+	// entry (the guard's regex is checked by what it does, requests-per-query-key).
+	res["vhost-query-per-value"] = func() string {
+		var got []string
+		for _, rl := range vh.RateLimits {
+			if firstValue(rl) != "per-query-key" {
+				continue
+			}
+			var as []string
+			for _, a := range rl.Actions {
+				s := actionString(a)
+				if h := a.GetHeaderValueMatch(); h != nil && h.GetDescriptorKey() == "query_ambiguous" {
+					s = fmt.Sprintf("header_value_match query_ambiguous=%s [%d matcher on %s]", h.GetDescriptorValue(), len(h.Headers), h.Headers[0].GetName())
+				}
+				as = append(as, s)
+			}
+			got = append(got, strings.Join(as, " | "))
+		}
+		want := []string{
+			`header_value_match rule=per-query-key [:path~/api(?:[/?].*)?] | query_parameters api_key->query_value skip_if_absent`,
+			`header_value_match rule=per-query-key [:path~/api(?:[/?].*)?] | header_value_match query_ambiguous=yes [1 matcher on :path]`,
+		}
+		if strings.Join(got, " ; ") != strings.Join(want, " ; ") {
+			return fmt.Sprintf("rate_limits of per-query-key %q, want %q", got, want)
+		}
+		return ""
+	}()
 	res["vhost-methods"] = expectActions("writes", `header_value_match rule=writes [:path~/search(?:[/?].*)?,:method~(?i:POST|DELETE)]`)
 	// free-tier is hidden from the X-RateLimit headers (rateLimitHeaders: false); the others inherit the filter's.
 	res["vhost-rule-headers-option"] = func() string {
@@ -244,7 +282,7 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 		}
 		return strings.Join(vs, " | ")
 	}
-	wantVhostPolicy := `"login-per-client";q=5;w=60, "search";q=100;w=60, "per-api-key";q=20;w=60, "has-token";q=50;w=60, "per-client";q=300;w=60, "writes";q=10;w=60`
+	wantVhostPolicy := `"login-per-client";q=5;w=60, "search";q=100;w=60, "per-api-key";q=20;w=60, "has-token";q=50;w=60, "per-client";q=300;w=60, "writes";q=10;w=60, "per-query-key";q=15;w=60`
 	if got := policyOf(vh.GetResponseHeadersToAdd()); got != wantVhostPolicy {
 		res["vhost-ratelimit-policy"] = fmt.Sprintf("virtual host %s response header ratelimit-policy %q, want %q", userVhost, got, wantVhostPolicy)
 	} else {
@@ -397,6 +435,9 @@ func TestUserGatewayControls(t *testing.T) {
 		// A method matcher that minds case lets "post" through; a naive query matcher lets an encoded name through.
 		{"writes-method-case-sensitive", "filter-ratelimit-svc", nil, nil, "requests-methods", setRuleMatcherRegex("writes", ":method", `POST|DELETE`), "{:method: post}"},
 		{"free-tier-naive-query", "filter-ratelimit-svc", nil, nil, "requests-query", setRuleMatcherRegex("free-tier", ":path", `[^?]*\?(?:.*&)?tier=free(?:&.*)?`), "/items?%74ier=fr%65e"},
+		// Without the ambiguity guard a client hides its value behind a fresh one and gets a new
+		// counter per request: the request check names such a request.
+		{"per-query-key-no-guard", "filter-ratelimit-svc", nil, nil, "requests-per-query-key", dropRuleEntry("per-query-key", "query_ambiguous"), "/api?api_key=fresh&api_key=mine from " + clientA + ": sends"},
 	}
 	for _, c := range controls {
 		c := c
@@ -510,6 +551,26 @@ func setRuleRegex(rule, regex string) func(Doc) error {
 		}
 		sr["regex"] = regex
 		return nil
+	}
+}
+
+// dropRuleEntry removes the virtual-host rate_limits entry of a rule (first action's descriptor
+// value = the rule's name) that has an action with this descriptor key.
+func dropRuleEntry(rule, key string) func(Doc) error {
+	return func(f Doc) error {
+		for _, p := range Patches(f) {
+			value, _ := Dig(p, "patch", "value").(map[string]any)
+			rls, _ := value["rate_limits"].([]any)
+			for i, rl := range rls {
+				actions, _ := rl.(map[string]any)["actions"].([]any)
+				if len(actions) < 2 || !strings.Contains(jsonOf(actions[0]), `"descriptor_value":"`+rule+`"`) || !strings.Contains(jsonOf(actions[1:]), `"descriptor_key":"`+key+`"`) {
+					continue
+				}
+				value["rate_limits"] = append(append([]any{}, rls[:i]...), rls[i+1:]...)
+				return nil
+			}
+		}
+		return fmt.Errorf("no rate_limits entry of rule %s with a %s action in EnvoyFilter %s", rule, key, f.Name())
 	}
 }
 

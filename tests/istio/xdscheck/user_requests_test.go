@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
@@ -226,6 +227,19 @@ func descriptorOf(rl *routev3.RateLimit, r userRequest) (string, bool, error) {
 				return "", false, nil
 			}
 			entries = append(entries, rh.GetDescriptorKey()+"="+v)
+		case a.GetQueryParameters() != nil:
+			// Envoy's RateLimit.Action.QueryParameters (envoyproxy/envoy#37875): the first value of
+			// the parameter in the query as Envoy's parseAndDecodeQueryString reads it; absent, as
+			// request_headers with skip_if_absent.
+			qp := a.GetQueryParameters()
+			v, ok := envoyFirstQueryValue(r.path, qp.GetQueryParameterName())
+			if !ok {
+				if qp.GetSkipIfAbsent() {
+					continue
+				}
+				return "", false, nil
+			}
+			entries = append(entries, qp.GetDescriptorKey()+"="+v)
 		case a.GetRemoteAddress() != nil:
 			entries = append(entries, "remote_address="+r.addr)
 		case a.GetMaskedRemoteAddress() != nil:
@@ -259,6 +273,45 @@ func descriptorOf(rl *routev3.RateLimit, r userRequest) (string, bool, error) {
 		return "", false, nil
 	}
 	return strings.Join(entries, ","), true, nil
+}
+
+// envoyPercentDecode: Envoy's PercentEncoding::decode, written here from its tests
+// (test/common/http/utility_test.cc): "%" and two hex digits become that byte, anything else
+// (a broken escape, "+") stays as written.
+func envoyPercentDecode(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// envoyFirstQueryValue: Envoy's QueryParamsMulti::parseAndDecodeQueryString then getFirstValue:
+// the query after the first "?" split on "&" only, each part at its first "=" (none: the empty
+// value), name and value percent-decoded; the first part whose name is exactly name.
+func envoyFirstQueryValue(path, name string) (string, bool) {
+	q := strings.IndexByte(path, '?')
+	if q < 0 {
+		return "", false
+	}
+	for _, part := range strings.Split(path[q+1:], "&") {
+		n, v, hasValue := strings.Cut(part, "=")
+		if envoyPercentDecode(n) != name {
+			continue
+		}
+		if !hasValue {
+			return "", true
+		}
+		return envoyPercentDecode(v), true
+	}
+	return "", false
 }
 
 // vhMode: vh_rate_limits of the rate-limit filter's per-route config, most specific first (the
@@ -503,8 +556,40 @@ func userRequestTable() map[string][]userRequestCase {
 			web(req("/items?xtier=free", clientA)),
 			web(req("/tier=free", clientA)),
 		},
+		// per-query-key: under /api each decoded api_key value its own counter; without the exact
+		// name the rule's shared counter; a request another reader could see with another value (the
+		// name twice in any spelling, a value holding ';' or '+') also the guard's shared counter.
+		"requests-per-query-key": {
+			web(req("/api?api_key=k1", clientA), pqk("k1")),
+			web(req("/api/v1?%61pi_key=k%31&x=2", clientA), pqk("k1")),
+			web(req("/api?x=1&api_key=k1", clientA), pqk("k1")),
+			web(req("/api?api_key=a%2Bb", clientA), pqk("a+b")),
+			web(req("/api?api_key=a%20b", clientA), pqk("a b")),
+			web(req("/api?api_key=", clientA), pqk("")),
+			web(req("/api", clientA), pqkShared),
+			web(req("/api?API_KEY=k1", clientA), pqkShared),
+			web(req("/api?x=1;api_key=k1", clientA), pqkShared),
+			web(req("/api?api_key=fresh&api_key=mine", clientA), pqk("fresh"), pqkGuard),
+			web(req("/api?%61pi_key=fresh&api_key=mine", clientA), pqk("fresh"), pqkGuard),
+			web(req("/api?API_KEY=mine&api_key=fresh", clientA), pqk("fresh"), pqkGuard),
+			web(req("/api?api_key=fresh;api_key=mine", clientA), pqk("fresh;api_key=mine"), pqkGuard),
+			web(req("/api?api_key=mine;x=1", clientA), pqk("mine;x=1"), pqkGuard),
+			web(req("/api?api_key=a+b", clientA), pqk("a+b"), pqkGuard),
+			web(req("/api?api_key=k1&api_keyx=2", clientA), pqk("k1")),
+			web(req("/apix?api_key=k1", clientA)),
+			web(req("/x?api_key=k1", clientA)),
+		},
 	}
 }
+
+// Descriptors of rule per-query-key: its value's counter, the shared one without the parameter,
+// and the ambiguity guard's.
+func pqk(v string) string { return "rule=per-query-key,query_value=" + v }
+
+const (
+	pqkShared = "rule=per-query-key"
+	pqkGuard  = "rule=per-query-key,query_ambiguous=yes"
+)
 
 // userRequestChecks: expectation ID -> problem ("" when it holds), one ID per rule.
 func userRequestChecks(vh *routev3.VirtualHost) map[string]string {
