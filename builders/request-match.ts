@@ -16,9 +16,15 @@
  *   occurrence whose percent-decoded name is exactly the parameter's, with its percent-decoded value
  *   (the query split on `&` only, `+` left as `+`). An application may read another occurrence, split
  *   on `;` as well, or read `+` as a space: then a client could send a fresh value where Envoy looks
- *   and its real one where the application looks, and get a new counter each time. The ambiguity
- *   matcher finds those requests (the name twice in any spelling, or a value holding `;` or `+`) so
- *   that they share one counter instead.
+ *   and its real one where the application looks, and get a new counter each time. The untrusted
+ *   matcher finds those requests (the name twice in any spelling, or a value holding `;` or `+`), and
+ *   those whose value has a percent-encoded byte above 0x7F (it may decode to invalid UTF-8), so
+ *   that they share one counter instead of sending their value.
+ * - Valid UTF-8: the rate-limit service reads descriptor values as protobuf strings and refuses the
+ *   whole call when one is not valid UTF-8; a gateway that fails open then lets the request through
+ *   every limit of that call. A per-value entry therefore sends a value only when it is valid UTF-8
+ *   (RE2 matches no invalid byte sequence with a character class, and the class leaves out the
+ *   surrogates the service also refuses).
  *
  * Erring towards a match is deliberate: a limit that counts a request its application reads
  * differently is stricter, never bypassed. Pure.
@@ -75,21 +81,38 @@ export function queryRegex(q: QueryMatchArgs): string {
 }
 
 /**
- * The `:path` regex (RE2, full match) of a request whose parameter `name` a reader other than
- * Envoy's `query_parameters` could see with another value: the name at two parameter starts (in
- * any spelling, `&` or `;` before either), or an occurrence whose value (up to the next `&`) holds
- * `;` or a literal `+`.
+ * The `:path` regex (RE2, full match) of a request whose parameter `name` must not be sent as its
+ * value: another reader than Envoy's `query_parameters` could see it with another value (the name at
+ * two parameter starts, in any spelling, `&` or `;` before either; an occurrence whose value, up to
+ * the next `&`, holds `;` or a literal `+`), or its value has a percent-encoded byte above 0x7F.
  */
-export function ambiguousQueryRegex(name: string): string {
+export function untrustedQueryRegex(name: string): string {
     const n = queryTextPattern(name, true);
     const twice = `(?:[=&;][^#]*)?[&;]${n}(?:[=&;#].*)?`;
     const split = `=[^&#;+]*[;+].*`;
-    return `${PARAMETER_START}${n}(?:${twice}|${split})`;
+    const highByte = `=[^&#]*%[89a-fA-F][0-9a-fA-F].*`;
+    return `${PARAMETER_START}${n}(?:${twice}|${split}|${highByte})`;
 }
 
-/** The `:path` matcher of the requests whose per-value parameter is ambiguous. */
-export function ambiguousQueryCondition(name: string): Record<string, unknown> {
-    return { name: ":path", safe_regex_match: { google_re2: {}, regex: ambiguousQueryRegex(name) } };
+/** The `:path` matcher of the requests whose per-value parameter is untrusted (`invert`: the others). */
+export function untrustedQueryCondition(name: string, invert = false): Record<string, unknown> {
+    return { name: ":path", safe_regex_match: { google_re2: {}, regex: untrustedQueryRegex(name) }, ...(invert ? { invert_match: true } : {}) };
+}
+
+/** RE2: a string of Unicode scalar values, i.e. valid UTF-8 (surrogates excluded); full match. */
+export const VALID_UTF8_REGEX = "[\\x{0}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*";
+
+/**
+ * The matcher of a header (or `:path`) that is valid UTF-8. `missingMatches`: a missing header
+ * counts as the empty value, which is valid; `invert`: the header is present and not valid UTF-8.
+ */
+export function validUtf8Condition(header: string, o: { invert?: boolean; missingMatches?: boolean } = {}): Record<string, unknown> {
+    return {
+        name: header,
+        safe_regex_match: { google_re2: {}, regex: VALID_UTF8_REGEX },
+        ...(o.invert ? { invert_match: true } : {}),
+        ...(o.missingMatches ? { treat_missing_header_as_empty: true } : {}),
+    };
 }
 
 /** The `:path` matcher of a rule's `query`. */

@@ -58,7 +58,12 @@ export interface HeaderMatchArgs {
      * the header included (Envoy's `invert_match` with `treat_missing_header_as_empty`). Defaults to `false`.
      */
     invert?: boolean;
-    /** Each distinct value of the header gets its own counter (e.g. one per API key). Defaults to `false`. */
+    /**
+     * Each distinct value of the header gets its own counter (e.g. one per API key). Defaults to
+     * `false`. A value that is not valid UTF-8 is never sent to the rate-limit service (it would
+     * refuse the whole call): such requests share one counter at the rule's limit (none with
+     * `whenMissing: MissingHeader.Refuse`).
+     */
     perValue?: boolean;
     /**
      * With `perValue`: what happens to a request without the header. Defaults to
@@ -91,7 +96,8 @@ export interface QueryMatchArgs {
      * parameter given twice in any spelling (`?key=new&KEY=mine`, `?key=new;key=mine`), or a value
      * holding `;` or a literal `+` (`?key=mine;x=1`, `?key=a+b`: write `%2B` for a plus, `%20` for a
      * space). So a client cannot mint fresh counters by putting a new value where the application
-     * does not read it.
+     * does not read it. So does a value with a percent-encoded byte above 0x7F (`%FF`, `%C3%A9`):
+     * decoded it may not be valid UTF-8, which the rate-limit service refuses for the whole call.
      */
     perValue?: boolean;
     /**

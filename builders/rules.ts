@@ -20,11 +20,15 @@
  *    sends nothing for the rule. `header.invert` counts the requests whose header is not `value`,
  *    a missing header included.
  * 2b. `query.perValue`: `query_parameters` (key `query_value`): each distinct decoded value its own
- *    counter, a request without the parameter handled as `whenMissing` says (as for a header). A
- *    second entry, the ambiguity guard, sends the rule's name and `query_ambiguous=yes` for a request
- *    whose parameter another reader could see with another value (builders/request-match.ts): the
- *    config counts all of those on one counter at the rule's limit (0 with Refuse, per client with
- *    `perClientAddress`), so a client cannot mint counters by hiding its real value.
+ *    counter, a request without the parameter handled as `whenMissing` says (as for a header).
+ * 2c. The untrusted-value guard of both: the value entry applies only to a value the service can
+ *    read and no other reader sees differently (valid UTF-8; for a parameter, given once, without
+ *    `;`, `+` or a percent-encoded byte above 0x7F: builders/request-match.ts). Every other request
+ *    sends, in an entry of its own, the rule's name and `untrusted_value=yes`, which the config
+ *    counts on one counter at the rule's limit (0 with Refuse, per client with `perClientAddress`).
+ *    So a value the service would refuse never reaches it (one such value fails the whole call, and
+ *    a gateway failing open then lets the request through every limit of the call), and a client
+ *    cannot mint counters by hiding its real value.
  * 3. `perClientAddress`: `remote_address` (key `remote_address`): each client address its own
  *    counter (the address Envoy trusts: the downstream peer, or the X-Forwarded-For entry chosen by
  *    Istio's `numTrustedProxies`).
@@ -46,7 +50,7 @@ import { oneOfProblems } from "../lib/field-checks";
 import { MASKED_REMOTE_ADDRESS_KEY, cidrsOf, maskedRemoteAddressActions } from "./client-cidr";
 import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, LimitUnit, MissingHeader, PathKeyMode, PathMatchArgs, RateLimitRuleArgs } from "./rule-args";
 import { NAME, checkPerPath, validateRule } from "./rule-checks";
-import { ambiguousQueryCondition, escapeRe2, methodCondition, queryCondition } from "./request-match";
+import { escapeRe2, methodCondition, queryCondition, untrustedQueryCondition, validUtf8Condition } from "./request-match";
 
 /** A config.yaml descriptor entry of envoyproxy/ratelimit. */
 export interface ConfigDescriptor {
@@ -83,9 +87,9 @@ export interface CompiledLimits {
 export const REMOTE_ADDRESS_KEY = "remote_address";
 /** The descriptor key of a per-value query parameter's value. */
 export const QUERY_VALUE_KEY = "query_value";
-/** The descriptor entry of the requests whose per-value parameter is ambiguous (one shared counter). */
-export const QUERY_AMBIGUOUS_KEY = "query_ambiguous";
-export const QUERY_AMBIGUOUS_VALUE = "yes";
+/** The descriptor entry of the requests whose per-value header or parameter is not sent as a value (one shared counter). */
+export const UNTRUSTED_VALUE_KEY = "untrusted_value";
+export const UNTRUSTED_VALUE_VALUE = "shared";
 export const EXPR_DESCRIPTOR_EXTENSION = "envoy.rate_limit_descriptors.expr";
 export const EXPR_DESCRIPTOR_TYPE = "type.googleapis.com/envoy.extensions.rate_limit_descriptors.expr.v3.Descriptor";
 /** CEL attribute: the request path without its query string (`request.path` keeps the query). */
@@ -122,7 +126,7 @@ export function ruleHeadersShown(r: Pick<RateLimitRuleArgs, "shadow" | "rateLimi
 /** The `rate_limits` entries of a rule: one, or with `clientCidr` one per distinct prefix length. */
 export function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, headersOn = true): RateLimitEntry[] {
     const actions = ruleActions(r, mode, key);
-    const guard = r.query?.perValue ? [ambiguityGuardActions(r, mode, key)] : [];
+    const guard = untrustedGuardActions(r, mode, key);
     // Written only where the rule differs from its filter: an entry's own option would also switch
     // the headers on for the gateway's pre-limit (a local rate-limit filter reading the same entries).
     const shown = ruleHeadersShown(r, headersOn);
@@ -132,8 +136,8 @@ export function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string
     return maskedRemoteAddressActions(r.clientCidr).map((masked) => ({ actions: [...actions, masked, ...tail], ...headers }));
 }
 
-/** The first action of a rule's entries: its name, when every condition holds. */
-function nameAction(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Record<string, unknown> {
+/** The first action of a rule's entries: its name, when every condition (and each of `extra`) holds. */
+function nameAction(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, extra: Record<string, unknown>[] = []): Record<string, unknown> {
     const conditions: Record<string, unknown>[] = [];
     if (r.path) conditions.push({ name: ":path", safe_regex_match: { google_re2: {}, regex: pathRegex(r.path, mode) } });
     if (r.methods?.length) conditions.push(methodCondition(r.methods));
@@ -146,13 +150,21 @@ function nameAction(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Recor
             ...(r.header.invert ? { invert_match: true, treat_missing_header_as_empty: true } : {}),
         });
     } else if (r.header && !r.header.perValue) conditions.push({ name: r.header.name, present_match: true });
+    conditions.push(...extra);
     return conditions.length
         ? { header_value_match: { descriptor_key: key, descriptor_value: r.name, headers: conditions } }
         : { generic_key: { descriptor_key: key, descriptor_value: r.name } };
 }
 
+/** The conditions under which a per-value rule sends its value (none for other rules). */
+function trustedValueConditions(r: RateLimitRuleArgs): Record<string, unknown>[] {
+    if (r.header?.perValue) return [validUtf8Condition(r.header.name, { missingMatches: true })];
+    if (r.query?.perValue) return [untrustedQueryCondition(r.query.name, true), validUtf8Condition(":path")];
+    return [];
+}
+
 function ruleActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Record<string, unknown>[] {
-    const actions: Record<string, unknown>[] = [nameAction(r, mode, key)];
+    const actions: Record<string, unknown>[] = [nameAction(r, mode, key, trustedValueConditions(r))];
     if (r.header?.perValue) {
         // Without the header, the entry is left out (skip_if_absent) and the request still sends the
         // rule's descriptor, which the config counts in the rule's own (shared or refusing) counter.
@@ -169,12 +181,22 @@ function ruleActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Reco
     return actions;
 }
 
-/** The ambiguity guard of a per-value query rule: its name and `query_ambiguous=yes` (and the client address). */
-function ambiguityGuardActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Record<string, unknown>[] {
-    const ambiguous = {
-        header_value_match: { descriptor_key: QUERY_AMBIGUOUS_KEY, descriptor_value: QUERY_AMBIGUOUS_VALUE, headers: [ambiguousQueryCondition(r.query!.name)] },
-    };
-    return [nameAction(r, mode, key), ambiguous, ...(r.perClientAddress ? [{ remote_address: {} }] : [])];
+/**
+ * The untrusted-value guard's entries of a per-value rule, one per way a request fails the
+ * trusted-value conditions (so that no request sends the guard's descriptor twice): its name and
+ * `untrusted_value=yes` (and the client address).
+ */
+function untrustedGuardActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Record<string, unknown>[][] {
+    const ways: Record<string, unknown>[][] = r.header?.perValue
+        ? [[validUtf8Condition(r.header.name, { invert: true })]]
+        : r.query?.perValue
+          ? [[untrustedQueryCondition(r.query.name)], [untrustedQueryCondition(r.query.name, true), validUtf8Condition(":path", { invert: true })]]
+          : [];
+    const tail = [
+        { generic_key: { descriptor_key: UNTRUSTED_VALUE_KEY, descriptor_value: UNTRUSTED_VALUE_VALUE } },
+        ...(r.perClientAddress ? [{ remote_address: {} }] : []),
+    ];
+    return ways.map((w) => [nameAction(r, mode, key, w), ...tail]);
 }
 
 /** The descriptor key of a rule's per-value request field (header or query parameter), if any. */
@@ -203,15 +225,16 @@ export function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor 
     if (!leaf) return { key, value: r.name, ...limitOf(r) };
     const missing = perValueKey !== undefined ? missingOf(r) : MissingHeader.Ignore;
     const refusing = { ...limitOf(r), rate_limit: { unit: r.unit, requests_per_unit: 0 } };
-    // The ambiguity guard's one counter (per client with perClientAddress); refusing like a missing value with Refuse.
+    // The untrusted-value guard's one counter (per client with perClientAddress); refusing like a missing value with Refuse.
     const guardLimit = missing === MissingHeader.Refuse ? refusing : limitOf(r);
-    const guard: ConfigDescriptor[] = r.query?.perValue
-        ? [
-              r.perClientAddress
-                  ? { key: QUERY_AMBIGUOUS_KEY, value: QUERY_AMBIGUOUS_VALUE, descriptors: [{ key: REMOTE_ADDRESS_KEY, ...guardLimit }] }
-                  : { key: QUERY_AMBIGUOUS_KEY, value: QUERY_AMBIGUOUS_VALUE, ...guardLimit },
-          ]
-        : [];
+    const guard: ConfigDescriptor[] =
+        perValueKey !== undefined
+            ? [
+                  r.perClientAddress
+                      ? { key: UNTRUSTED_VALUE_KEY, value: UNTRUSTED_VALUE_VALUE, descriptors: [{ key: REMOTE_ADDRESS_KEY, ...guardLimit }] }
+                      : { key: UNTRUSTED_VALUE_KEY, value: UNTRUSTED_VALUE_VALUE, ...guardLimit },
+              ]
+            : [];
     if (missing === MissingHeader.Ignore) return { key, value: r.name, descriptors: [leaf, ...guard] };
     // A request without the header (parameter) sends the rule's entry (and its client address) only:
     // the counter for all of them sits on the rule's node (or beside the value's, per client address).

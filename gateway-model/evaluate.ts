@@ -63,6 +63,11 @@ const compiled = new Map<string, { test(s: string): boolean }>();
  * The bytes are read as UTF-8 (the model's one divergence: invalid UTF-8 becomes U+FFFD here).
  */
 export function envoyPercentDecode(s: string): string {
+    return envoyPercentDecodeBytes(s).toString("utf8");
+}
+
+/** The bytes of Envoy's percent-decoding (what reaches the rate-limit service, invalid UTF-8 included). */
+export function envoyPercentDecodeBytes(s: string): Buffer {
     const bytes: number[] = [];
     for (let i = 0; i < s.length; i++) {
         if (s[i] === "%" && /^[0-9a-fA-F]{2}$/.test(s.slice(i + 1, i + 3))) {
@@ -70,7 +75,7 @@ export function envoyPercentDecode(s: string): string {
             i += 2;
         } else bytes.push(...Buffer.from(s[i]!, "utf8"));
     }
-    return Buffer.from(bytes).toString("utf8");
+    return Buffer.from(bytes);
 }
 
 /**

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project's tests need (idempotent: apt runs only when something
 # is missing). redis-server for the rate-limit tier; openssl for the local cluster's certificates;
-# jq for scripts; curl for health checks.
+# jq for scripts; curl for health checks; g++ and libre2-dev for the unit tier's check of a
+# matcher against the C++ RE2 that Envoy uses (tests/re2/).
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
-pkgs=(redis-server openssl jq curl ca-certificates)
+pkgs=(redis-server openssl jq curl ca-certificates g++ libre2-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -102,6 +102,8 @@ describe("pre-limit: buckets from the compiled rules (builders/pre-limit.ts)", (
         expect(p.buckets.map((b) => [b.entries.map((e) => `${e.key}=${e.value}`).join(","), b.maxTokens, b.tokensPerFill, b.fillInterval])).to.deep.equal([
             ["rule=login", 10, 5, "1s"],
             ["rule=per-key", 14, 7, "86400s"],
+            // A key that is not valid UTF-8 counts on one shared counter: a static bucket too.
+            ["rule=per-key,untrusted_value=shared", 14, 7, "86400s"],
         ]);
         const why = Object.fromEntries(p.unbounded.map((u) => [u.descriptor, u.reason]));
         expect(Object.keys(why)).to.have.members([
@@ -109,6 +111,7 @@ describe("pre-limit: buckets from the compiled rules (builders/pre-limit.ts)", (
             "rule=per-key / x-api-key (each value)",
             "rule=keyless",
             "rule=keyless / x-api-key (each value)",
+            "rule=keyless / untrusted_value=shared",
             "rule=observe",
             "PATH (each value)",
         ]);

@@ -1,6 +1,6 @@
 /**
  * One counter per value of a query parameter (`query.perValue`): how Envoy's `query_parameters`
- * action reads the parameter (the gateway MODEL, gateway-model/evaluate.ts), the ambiguity guard
+ * action reads the parameter (the gateway MODEL, gateway-model/evaluate.ts), the untrusted-value guard
  * that puts every request another reader could see differently on one shared counter (real RE2),
  * what the service's config answers for each (the model's lookup), and the checks of the fields.
  *
@@ -13,7 +13,7 @@
 import { expect } from "chai";
 import { splitLimits } from "../../builders/counter-stores";
 import { ruleSummary } from "../../builders/monitoring";
-import { ambiguousQueryRegex } from "../../builders/request-match";
+import { untrustedQueryRegex } from "../../builders/request-match";
 import { LimitUnit, MissingHeader, RateLimitRuleArgs } from "../../builders/rule-args";
 import { compileGlobalLimits } from "../../builders/rules";
 import { envoyFirstQueryValue, envoyPercentDecode } from "../../gateway-model/evaluate";
@@ -49,9 +49,9 @@ describe("query.perValue: Envoy's reading of a parameter (gateway MODEL of query
     });
 });
 
-describe("query.perValue: the ambiguity guard's :path regex (real RE2, full match)", () => {
-    const re = ambiguousQueryRegex("api_key");
-    const ambiguous = [
+describe("query.perValue: the untrusted-value guard's :path regex (real RE2, full match)", () => {
+    const re = untrustedQueryRegex("api_key");
+    const untrusted = [
         "/a?api_key=fresh&api_key=mine",
         "/a?api_key=fresh;api_key=mine",
         "/a?API_KEY=mine&api_key=fresh",
@@ -62,6 +62,10 @@ describe("query.perValue: the ambiguity guard's :path regex (real RE2, full matc
         "/a?api_key=mine;x=1",
         "/a?api_key=a+b",
         "/a?x=1;api_key=a;api_key=b",
+        // A percent-encoded byte above 0x7F: it may decode to invalid UTF-8, which the service refuses.
+        "/a?api_key=%FF",
+        "/a?api_key=ab%c3%a9",
+        "/a?api_key=%80x",
     ];
     const clear = [
         "/a?api_key=mine",
@@ -74,9 +78,11 @@ describe("query.perValue: the ambiguity guard's :path regex (real RE2, full matc
         "/a?api_key=mine&x=a+b;c",
         "/a",
         "/a;api_key=1?api_key=2",
+        "/a?api_key=%7F%41%25C3",
+        "/a?api_key=ok&other=%FF",
     ];
-    for (const p of ambiguous) it(`ambiguous: ${p}`, () => expect(matches(re, p)).to.equal(true));
-    for (const p of clear) it(`not ambiguous: ${p}`, () => expect(matches(re, p)).to.equal(false));
+    for (const p of untrusted) it(`untrusted: ${p}`, () => expect(matches(re, p)).to.equal(true));
+    for (const p of clear) it(`trusted: ${p}`, () => expect(matches(re, p)).to.equal(false));
 });
 
 describe("query.perValue through the gateway MODEL and the service's config", () => {
@@ -108,48 +114,49 @@ describe("query.perValue through the gateway MODEL and the service's config", ()
     it("without the parameter under its exact name: the rule's one shared counter of 5", () => {
         for (const p of ["/api", "/api?API_KEY=k1", "/api?x=1;api_key=k1"]) expect(sent(p), p).to.deep.equal(["rule=per-key -> rule=per-key 5"]);
     });
-    it("ambiguous: the first value's counter AND the one guard counter shared by all such requests", () => {
-        expect(sent("/api?api_key=fresh1&api_key=mine")).to.deep.equal([
-            "rule=per-key,query_value=fresh1 -> rule=per-key / query_value (catch-all) 5",
-            "rule=per-key,query_ambiguous=yes -> rule=per-key / query_ambiguous=yes 5",
-        ]);
-        expect(sent("/api?API_KEY=mine&api_key=fresh2")[1]).to.equal("rule=per-key,query_ambiguous=yes -> rule=per-key / query_ambiguous=yes 5");
-        expect(sent("/api?api_key=mine;x=3")[1]).to.equal("rule=per-key,query_ambiguous=yes -> rule=per-key / query_ambiguous=yes 5");
+    const GUARD = "rule=per-key,untrusted_value=shared -> rule=per-key / untrusted_value=shared 5";
+    it("untrusted (repeated, ';' or '+' in the value, an encoded byte above 0x7F): only the one guard counter shared by all such requests", () => {
+        for (const p of [
+            "/api?api_key=fresh1&api_key=mine",
+            "/api?API_KEY=mine&api_key=fresh2",
+            "/api?api_key=mine;x=3",
+            "/api?api_key=a+b",
+            "/api?api_key=%FF",
+            "/api?api_key=caf%C3%A9",
+        ])
+            expect(sent(p), p).to.deep.equal([GUARD]);
     });
-    it("negative control: without the guard each attack request would be counted under a value of its own", () => {
-        const attacks = ["/api?api_key=f1&api_key=mine", "/api?api_key=mine;x=2", "/api?API_KEY=mine&api_key=f3", "/api?api_key=a+b", "/api?api_key=a%20b"];
-        const values = attacks.map((p) => sent(p)[0]);
-        expect(new Set(values).size, "distinct first-value counters").to.equal(attacks.length);
-        const guarded = attacks.filter((p) => sent(p).some((d) => d.startsWith("rule=per-key,query_ambiguous=yes")));
+    it("negative control: Envoy's reading would give each attack request a value of its own (a new counter each without the guard)", () => {
+        const attacks = ["/api?api_key=f1&api_key=mine", "/api?api_key=mine;x=2", "/api?API_KEY=mine&api_key=f3", "/api?api_key=a+b", "/api?api_key=%FF1"];
+        const values = attacks.map((p) => envoyFirstQueryValue(p, "api_key"));
+        expect(new Set(values).size, "distinct values as Envoy reads them").to.equal(attacks.length);
+        expect(attacks.filter((p) => sent(p).join() === GUARD)).to.deep.equal(attacks);
         // a%20b is the one unambiguous spelling of "a b": its own counter, like any value.
-        expect(guarded).to.deep.equal(attacks.slice(0, 4));
+        expect(sent("/api?api_key=a%20b")).to.deep.equal(["rule=per-key,query_value=a b -> rule=per-key / query_value (catch-all) 5"]);
     });
     it("whenMissing Refuse: a missing parameter and an ambiguous one meet a limit of 0", () => {
         expect(sent("/strict")).to.deep.equal(["rule=strict-key -> rule=strict-key 0"]);
-        expect(sent("/strict?k=a&k=b")[1]).to.equal("rule=strict-key,query_ambiguous=yes -> rule=strict-key / query_ambiguous=yes 0");
+        expect(sent("/strict?k=a&k=b")).to.deep.equal(["rule=strict-key,untrusted_value=shared -> rule=strict-key / untrusted_value=shared 0"]);
         expect(sent("/strict?k=a")).to.deep.equal(["rule=strict-key,query_value=a -> rule=strict-key / query_value (catch-all) 5"]);
     });
     it("whenMissing Ignore: a missing parameter sends nothing, but an ambiguous one is still counted on the guard", () => {
         expect(sent("/loose")).to.deep.equal([]);
-        expect(sent("/loose?K=a&k=b")).to.deep.equal([
-            "rule=loose-key,query_value=b -> rule=loose-key / query_value (catch-all) 5",
-            "rule=loose-key,query_ambiguous=yes -> rule=loose-key / query_ambiguous=yes 5",
-        ]);
+        expect(sent("/loose?K=a&k=b")).to.deep.equal(["rule=loose-key,untrusted_value=shared -> rule=loose-key / untrusted_value=shared 5"]);
     });
     it("with perClientAddress: per value and client; the missing and the guard counters per client too", () => {
         expect(sent("/both?k=a", "192.0.2.7")).to.deep.equal([
             "rule=key-client,query_value=a,remote_address=192.0.2.7 -> rule=key-client / query_value (catch-all) / remote_address (catch-all) 5",
         ]);
         expect(sent("/both", "192.0.2.7")).to.deep.equal(["rule=key-client,remote_address=192.0.2.7 -> rule=key-client / remote_address (catch-all) 5"]);
-        expect(sent("/both?k=a;b", "192.0.2.7")[1]).to.equal(
-            "rule=key-client,query_ambiguous=yes,remote_address=192.0.2.7 -> rule=key-client / query_ambiguous=yes / remote_address (catch-all) 5",
-        );
+        expect(sent("/both?k=a;b", "192.0.2.7")).to.deep.equal([
+            "rule=key-client,untrusted_value=shared,remote_address=192.0.2.7 -> rule=key-client / untrusted_value=shared / remote_address (catch-all) 5",
+        ]);
     });
     it("counted with the per-value counters (counterStore split), and described so on the dashboard", () => {
         const split = splitLimits({ rules: [...rules, { name: "fixed", path: { exact: "/f" }, requestsPerUnit: 1, unit: M }] });
         expect(split.perValue.configDescriptors.map((d) => d.value)).to.include.members(["per-key", "strict-key", "loose-key", "key-client"]);
         expect(split.fixed.configDescriptors.map((d) => d.value)).to.deep.equal(["fixed"]);
-        expect(ruleSummary(rules[0]!)).to.equal("paths under /api; each api_key query value apart (repeated or ambiguous: one shared counter)");
+        expect(ruleSummary(rules[0]!)).to.equal("paths under /api; each api_key query value apart (repeated, ambiguous or not plain text: one shared counter)");
     });
 });
 

@@ -44,7 +44,28 @@ describe("rules: path regexes match the path without its query", () => {
 });
 
 describe("rules: table of rules → actions and config entries", () => {
-    const table: { rule: RateLimitRuleArgs; actions: unknown[]; config: unknown; option?: string }[] = [
+    // A per-value header rule sends its value only when it is valid UTF-8 (the rate-limit service
+    // refuses a whole call holding one that is not); a missing header is "" and passes. Every other
+    // request sends the rule's name and untrusted_value=yes in a second entry (`guard`).
+    const VALID_UTF8 = "[\\x{0}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*";
+    const keyed = (rule: string) => ({
+        header_value_match: {
+            descriptor_key: "rule",
+            descriptor_value: rule,
+            headers: [{ name: "x-api-key", safe_regex_match: { google_re2: {}, regex: VALID_UTF8 }, treat_missing_header_as_empty: true }],
+        },
+    });
+    const untrusted = (rule: string) => [
+        {
+            header_value_match: {
+                descriptor_key: "rule",
+                descriptor_value: rule,
+                headers: [{ name: "x-api-key", safe_regex_match: { google_re2: {}, regex: VALID_UTF8 }, invert_match: true }],
+            },
+        },
+        { generic_key: { descriptor_key: "untrusted_value", descriptor_value: "shared" } },
+    ];
+    const table: { rule: RateLimitRuleArgs; actions: unknown[]; config: unknown; option?: string; guard?: unknown[] }[] = [
         {
             rule: { name: "login", path: { exact: "/login" }, requestsPerUnit: 5, unit: M },
             actions: [
@@ -77,15 +98,16 @@ describe("rules: table of rules → actions and config entries", () => {
         {
             // Requests without the header send `rule=per-key` alone and share the rule's own counter.
             rule: { name: "per-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 10, unit: LimitUnit.Hour },
-            actions: [
-                { generic_key: { descriptor_key: "rule", descriptor_value: "per-key" } },
-                { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key", skip_if_absent: true } },
-            ],
+            actions: [keyed("per-key"), { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key", skip_if_absent: true } }],
+            guard: untrusted("per-key"),
             config: {
                 key: "rule",
                 value: "per-key",
                 rate_limit: { unit: "hour", requests_per_unit: 10 },
-                descriptors: [{ key: "x-api-key", rate_limit: { unit: "hour", requests_per_unit: 10 } }],
+                descriptors: [
+                    { key: "x-api-key", rate_limit: { unit: "hour", requests_per_unit: 10 } },
+                    { key: "untrusted_value", value: "shared", rate_limit: { unit: "hour", requests_per_unit: 10 } },
+                ],
             },
         },
         {
@@ -95,15 +117,17 @@ describe("rules: table of rules → actions and config entries", () => {
                 requestsPerUnit: 10,
                 unit: LimitUnit.Hour,
             },
-            actions: [
-                { generic_key: { descriptor_key: "rule", descriptor_value: "per-key-refuse" } },
-                { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key", skip_if_absent: true } },
-            ],
+            actions: [keyed("per-key-refuse"), { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key", skip_if_absent: true } }],
+            guard: untrusted("per-key-refuse"),
             config: {
                 key: "rule",
                 value: "per-key-refuse",
                 rate_limit: { unit: "hour", requests_per_unit: 0 },
-                descriptors: [{ key: "x-api-key", rate_limit: { unit: "hour", requests_per_unit: 10 } }],
+                // An unreadable value is refused like a missing one.
+                descriptors: [
+                    { key: "x-api-key", rate_limit: { unit: "hour", requests_per_unit: 10 } },
+                    { key: "untrusted_value", value: "shared", rate_limit: { unit: "hour", requests_per_unit: 0 } },
+                ],
             },
         },
         {
@@ -114,11 +138,17 @@ describe("rules: table of rules → actions and config entries", () => {
                 requestsPerUnit: 10,
                 unit: LimitUnit.Hour,
             },
-            actions: [
-                { generic_key: { descriptor_key: "rule", descriptor_value: "per-key-ignore" } },
-                { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key" } },
-            ],
-            config: { key: "rule", value: "per-key-ignore", descriptors: [{ key: "x-api-key", rate_limit: { unit: "hour", requests_per_unit: 10 } }] },
+            actions: [keyed("per-key-ignore"), { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key" } }],
+            // An unreadable value is not a missing one: it is counted.
+            guard: untrusted("per-key-ignore"),
+            config: {
+                key: "rule",
+                value: "per-key-ignore",
+                descriptors: [
+                    { key: "x-api-key", rate_limit: { unit: "hour", requests_per_unit: 10 } },
+                    { key: "untrusted_value", value: "shared", rate_limit: { unit: "hour", requests_per_unit: 10 } },
+                ],
+            },
         },
         {
             rule: { name: "not-internal", header: { name: "x-env", value: "internal", invert: true }, requestsPerUnit: 7, unit: M },
@@ -155,10 +185,11 @@ describe("rules: table of rules → actions and config entries", () => {
         {
             rule: { name: "key-per-client", header: { name: "x-api-key", perValue: true }, perClientAddress: true, requestsPerUnit: 1, unit: LimitUnit.Day },
             actions: [
-                { generic_key: { descriptor_key: "rule", descriptor_value: "key-per-client" } },
+                keyed("key-per-client"),
                 { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key", skip_if_absent: true } },
                 { remote_address: {} },
             ],
+            guard: [...untrusted("key-per-client"), { remote_address: {} }],
             config: {
                 key: "rule",
                 value: "key-per-client",
@@ -166,6 +197,7 @@ describe("rules: table of rules → actions and config entries", () => {
                 descriptors: [
                     { key: "x-api-key", descriptors: [{ key: "remote_address", rate_limit: { unit: "day", requests_per_unit: 1 } }] },
                     { key: "remote_address", rate_limit: { unit: "day", requests_per_unit: 1 } },
+                    { key: "untrusted_value", value: "shared", descriptors: [{ key: "remote_address", rate_limit: { unit: "day", requests_per_unit: 1 } }] },
                 ],
             },
         },
@@ -175,11 +207,12 @@ describe("rules: table of rules → actions and config entries", () => {
             config: { key: "rule", value: "everything", rate_limit: { unit: "second", requests_per_unit: 1000 } },
         },
     ];
-    for (const { rule, actions, config, option } of table) {
-        it(`${rule.name}: one rate_limits entry on the virtual host, one config entry`, () => {
+    for (const { rule, actions, config, option, guard } of table) {
+        it(`${rule.name}: ${guard ? "its rate_limits entry and its guard's" : "one rate_limits entry"} on the virtual host, one config entry`, () => {
             const c = compileGlobalLimits({ rules: [rule] });
             expect(c.problems).to.deep.equal([]);
-            expect(c.vhostRateLimits).to.deep.equal([{ actions, ...(option ? { x_ratelimit_option: option } : {}) }]);
+            const opt = option ? { x_ratelimit_option: option } : {};
+            expect(c.vhostRateLimits).to.deep.equal([{ actions, ...opt }, ...(guard ? [{ actions: guard, ...opt }] : [])]);
             expect(c.routePatches).to.deep.equal([]);
             expect(c.configDescriptors).to.deep.equal([config]);
         });
@@ -426,7 +459,10 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
                     key: "rule",
                     value: "per-api-key",
                     rate_limit: { unit: "minute", requests_per_unit: 20 },
-                    descriptors: [{ key: "x-api-key", rate_limit: { unit: "minute", requests_per_unit: 20 } }],
+                    descriptors: [
+                        { key: "x-api-key", rate_limit: { unit: "minute", requests_per_unit: 20 } },
+                        { key: "untrusted_value", value: "shared", rate_limit: { unit: "minute", requests_per_unit: 20 } },
+                    ],
                 },
                 { key: "rule", value: "per-client", descriptors: [{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 300 } }] },
             ]),

@@ -1,0 +1,121 @@
+/**
+ * The valid-UTF-8 matcher of per-value rules (builders/request-match.ts VALID_UTF8_REGEX) against
+ * the C++ RE2 library Envoy's `safe_regex` uses (Debian's libre2, default options), on raw bytes:
+ * a per-value entry sends a header or query value only when this matcher accepts it, and the
+ * rate-limit service refuses a whole call holding a value that is not valid UTF-8 (its protobuf
+ * strings; the rls tier shows the refusal). So the matcher must accept exactly the byte strings the
+ * service accepts: valid UTF-8 without surrogates, as WHATWG's strict decoder (Node's TextDecoder
+ * with `fatal`) and Go's utf8.ValidString read it.
+ *
+ * Needs g++ and libre2-dev (scripts/tools/install-debian.sh installs them).
+ */
+import { expect } from "chai";
+import { spawnSync } from "child_process";
+import * as crypto from "crypto";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { VALID_UTF8_REGEX } from "../../builders/request-match";
+
+const SOURCE = path.join(__dirname, "..", "re2", "full-match.cc");
+
+/** Builds the probe once per source version into the temporary directory. */
+function probe(): string {
+    const text = fs.readFileSync(SOURCE);
+    const dir = path.join(os.tmpdir(), `mesh-ratelimit-re2-${crypto.createHash("sha256").update(text).digest("hex").slice(0, 12)}`);
+    const bin = path.join(dir, "full-match");
+    if (fs.existsSync(bin)) return bin;
+    fs.mkdirSync(dir, { recursive: true });
+    const tmp = `${bin}.${process.pid}`;
+    const r = spawnSync("g++", ["-O1", "-std=c++17", SOURCE, "-o", tmp, "-lre2"], { encoding: "utf8" });
+    if (r.error || r.status !== 0)
+        throw new Error(
+            `cannot build the RE2 probe (${r.error?.message ?? r.stderr.trim()}): install g++ and libre2-dev (bash scripts/tools/install-debian.sh)`,
+        );
+    fs.renameSync(tmp, bin);
+    return bin;
+}
+
+/** C++ RE2's full match of `regex` on each input. */
+function re2FullMatch(bin: string, regex: string, inputs: Buffer[]): boolean[] {
+    const r = spawnSync(bin, [regex], { input: inputs.map((b) => b.toString("hex")).join("\n") + "\n", encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`RE2 probe failed: ${r.stderr}`);
+    return r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => l === "1");
+}
+
+const strict = new TextDecoder("utf-8", { fatal: true });
+function validUtf8(b: Buffer): boolean {
+    try {
+        strict.decode(b);
+        return true;
+    } catch {
+        return false;
+    }
+}
+
+/**
+ * Seeded byte strings where UTF-8 goes wrong: ASCII, stray bytes of 0x80–0xFF, and lead bytes
+ * followed (mostly) by as many continuation bytes as they announce, which forms valid characters,
+ * surrogates (0xED 0xA0–0xBF ..), overlong forms (0xC0, 0xE0 0x80–0x9F ..) and code points past
+ * U+10FFFF (0xF4 0x90.., 0xF5–0xF7 ..).
+ */
+function fuzz(n: number): Buffer[] {
+    let seed = 20261126;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const byte = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1));
+    const out: Buffer[] = [];
+    for (let i = 0; i < n; i++) {
+        const bytes: number[] = [];
+        for (let parts = Math.floor(next() * 4); parts > 0; parts--) {
+            const k = next();
+            if (k < 0.2) bytes.push(byte(0x20, 0x7e));
+            else if (k < 0.3) bytes.push(byte(0x80, 0xff));
+            else {
+                const lead = byte(0xc0, 0xf7);
+                const tail = lead < 0xe0 ? 1 : lead < 0xf0 ? 2 : 3;
+                bytes.push(lead);
+                for (let t = 0; t < tail; t++) if (next() < 0.9) bytes.push(byte(0x80, 0xbf));
+            }
+        }
+        out.push(Buffer.from(bytes));
+    }
+    // Every well-formed sequence boundary: U+0000, U+007F, U+0080, U+07FF, U+0800, U+D7FF, U+E000, U+FFFF, U+10000, U+10FFFF.
+    for (const cp of [0, 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xffff, 0x10000, 0x10ffff]) out.push(Buffer.from(String.fromCodePoint(cp), "utf8"));
+    return out;
+}
+
+describe("per-value rules: the valid-UTF-8 matcher on the C++ RE2 Envoy uses (raw bytes)", function () {
+    this.timeout(60_000);
+    let bin = "";
+    before(() => {
+        bin = probe();
+    });
+    const hex = (h: string) => Buffer.from(h, "hex");
+
+    it("accepts text the service reads: ASCII, NUL, 2- to 4-byte characters, the last before and first after the surrogates, U+10FFFF", () => {
+        const ok = ["", "616263", "00", "c3a9", "e282ac", "f09f9880", "ed9fbf", "ee8080", "f48fbfbf", "612c62"].map(hex);
+        expect(re2FullMatch(bin, VALID_UTF8_REGEX, ok)).to.deep.equal(ok.map(() => true));
+    });
+    it("refuses what the service refuses: a stray 0xFF, a lone continuation byte, a cut sequence, an overlong form, a surrogate, a code point past U+10FFFF", () => {
+        const bad = ["61ff", "80", "c3", "e282", "c0af", "e080af", "eda080", "edbfbf", "f4908080", "f8888080"].map(hex);
+        expect(bad.map(validUtf8), "the strict decoder refuses them too").to.deep.equal(bad.map(() => false));
+        expect(re2FullMatch(bin, VALID_UTF8_REGEX, bad)).to.deep.equal(bad.map(() => false));
+    });
+    it("agrees with the strict UTF-8 decoder on 3,000 seeded byte strings", () => {
+        const inputs = fuzz(3000);
+        const got = re2FullMatch(bin, VALID_UTF8_REGEX, inputs);
+        const disagree = inputs.filter((b, i) => got[i] !== validUtf8(b)).map((b) => b.toString("hex"));
+        expect(disagree).to.deep.equal([]);
+        expect(inputs.filter(validUtf8).length, "both kinds are tried").to.be.within(100, 2900);
+    });
+    it("negative control: `(?s:.*)` lets a surrogate through (RE2 reads it as a character; the service refuses it)", () => {
+        const inputs = fuzz(3000);
+        const got = re2FullMatch(bin, "(?s:.*)", inputs);
+        const disagree = inputs.filter((b, i) => got[i] !== validUtf8(b)).map((b) => b.toString("hex"));
+        expect(disagree.length).to.be.greaterThan(0);
+        expect(re2FullMatch(bin, "(?s:.*)", [hex("eda080")])).to.deep.equal([true]);
+    });
+});
