@@ -25,7 +25,7 @@ export const USER_RULES: RateLimitRuleArgs[] = [
     { name: "per-client", perClientAddress: true, requestsPerUnit: 300, unit: M },
     { name: "writes", path: { prefix: "/search" }, methods: ["POST", "DELETE"], requestsPerUnit: 10, unit: M },
     { name: "free-tier", query: { name: "tier", value: "free" }, requestsPerUnit: 20, unit: M, rateLimitHeaders: false },
-    // One counter per api_key value under /api, and the ambiguity guard's shared counter.
+    // One counter per api_key value under /api, and the untrusted-value guard's shared counter.
     { name: "per-query-key", path: { prefix: "/api" }, query: { name: "api_key", perValue: true }, requestsPerUnit: 15, unit: M },
     { name: "checkout", route: { name: "checkout", virtualHost: "*:80" }, requestsPerUnit: 10, unit: M },
     // Client CIDRs on route partners: one counter per CIDR (two prefix lengths: two entries), and per address within one.

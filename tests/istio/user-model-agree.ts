@@ -62,6 +62,8 @@ function main(): number {
         "/api?api_key=fresh&api_key=mine",
         "/api?api_key=mine;x=1",
         "/api?api_key=a+b",
+        "/api?api_key=%FF",
+        "/api?api_key=caf%C3%A9",
     ];
     // Rule writes (POST or DELETE on /search), the method in any case.
     const methods = ["GET", "post"];

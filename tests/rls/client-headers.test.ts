@@ -16,6 +16,7 @@
  */
 import { expect } from "chai";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
+import { envoyFirstQueryValue } from "../../gateway-model/evaluate";
 import { xRateLimitHeaders } from "../../gateway-model/rate-limit-headers";
 import { useShop } from "./harness/shop";
 import { ensureWindow } from "./harness/window";
@@ -39,7 +40,7 @@ const RULES: RateLimitRuleArgs[] = [
 ];
 
 describe("rls: what clients see (X-RateLimit headers from the service's answer) and method and query rules against a client's spellings", function () {
-    const { send } = useShop(RULES);
+    const { shop, send } = useShop(RULES);
 
     /**
      * One request: the decision, and the X-RateLimit headers the gateway adds. Each rate-limit
@@ -169,15 +170,28 @@ describe("rls: what clients see (X-RateLimit headers from the service's answer) 
         for (let i = 0; i < 24; i++) {
             const r = await ask(hidden(i));
             if (r.code === "OK") ok++;
-            expect(r.statuses.length, hidden(i)).to.equal(2);
+            expect(
+                r.x.descriptors.map((d) => d.entries.map((e) => `${e.key}=${e.value}`).join(",")),
+                hidden(i),
+            ).to.deep.equal(["rule=qkey-guard,untrusted_value=shared"]);
         }
         expect(ok).to.equal(3);
     });
 
-    it("negative control: without the guard's descriptor the same 24 requests all pass (a new counter each)", async () => {
+    it("negative control: the value Envoy's query_parameters alone would send for the same 24 requests is new each time: all 24 pass", async () => {
         await ensureWindow(10);
+        const side = shop.sides.find((x) => x.name.endsWith("-per-value")) ?? shop.sides[0]!;
         let ok = 0;
-        for (let i = 100; i < 124; i++) if ((await send(hidden(i), {}, (e) => e.some((x) => x.key === "query_ambiguous"))).d?.overallCode === "OK") ok++;
+        for (let i = 100; i < 124; i++) {
+            const value = envoyFirstQueryValue(hidden(i), "api_key")!;
+            const d = await side.client.shouldRateLimit("shop", [
+                [
+                    { key: "rule", value: "qkey-guard" },
+                    { key: "query_value", value },
+                ],
+            ]);
+            if (d.overallCode === "OK") ok++;
+        }
         expect(ok).to.equal(24);
     });
 

@@ -68,6 +68,57 @@ func byRule(rls []*routev3.RateLimit) map[string]*routev3.RateLimit {
 	return out
 }
 
+// validUTF8: the matcher of a valid UTF-8 value, written from the design (every Unicode scalar value).
+const validUTF8 = `[\x{0}-\x{D7FF}\x{E000}-\x{10FFFF}]*`
+
+// ruleEntriesProblem: the virtual host's rate_limits entries of a rule (first action's value = the
+// rule's name), each written as its actions, in order; matcher regexes other than the valid-UTF-8
+// one and the rule's own path shown as other-regex, `!~` an inverted matcher.
+func ruleEntriesProblem(vh *routev3.VirtualHost, rule string, want ...string) string {
+	var got []string
+	for _, rl := range vh.RateLimits {
+		if firstValue(rl) != rule {
+			continue
+		}
+		var as []string
+		for _, a := range rl.Actions {
+			h := a.GetHeaderValueMatch()
+			if h == nil {
+				as = append(as, actionString(a))
+				continue
+			}
+			var hs []string
+			for _, m := range h.Headers {
+				op, re := "~", m.GetSafeRegexMatch().GetRegex()
+				if m.GetInvertMatch() {
+					op = "!~"
+				}
+				switch {
+				case m.GetSafeRegexMatch() == nil:
+					hs = append(hs, jsonOf(m))
+					continue
+				case re == validUTF8:
+					re = "valid-utf8"
+				case m.GetName() == ":path" && strings.HasPrefix(re, "/"):
+				default:
+					re = "other-regex"
+				}
+				s := m.GetName() + op + re
+				if m.GetTreatMissingHeaderAsEmpty() {
+					s += " (missing as empty)"
+				}
+				hs = append(hs, s)
+			}
+			as = append(as, fmt.Sprintf("header_value_match %s=%s [%s]", h.GetDescriptorKey(), h.GetDescriptorValue(), strings.Join(hs, ",")))
+		}
+		got = append(got, strings.Join(as, " | "))
+	}
+	if strings.Join(got, " ; ") != strings.Join(want, " ; ") {
+		return fmt.Sprintf("rate_limits of %s %q, want %q", rule, got, want)
+	}
+	return ""
+}
+
 // actionString: one rate-limit action as the checks write it.
 func actionString(a *routev3.RateLimit_Action) string {
 	switch {
@@ -167,36 +218,19 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 	res["vhost-search-prefix"] = expectActions("search", `header_value_match rule=search [:path~/search(?:[/?].*)?]`)
 	// per-api-key (perValue, whenMissing defaults to SharedCounter): without the header the request
 	// still sends the rule's entry (skip_if_absent), counted on one shared counter.
-	res["vhost-header-per-value"] = expectActions("per-api-key", "generic_key rule=per-api-key", "request_headers x-api-key->x-api-key skip_if_absent")
+	// Its value only when valid UTF-8 (a missing header as ""); otherwise the untrusted-value guard's entry.
+	res["vhost-header-per-value"] = ruleEntriesProblem(vh, "per-api-key",
+		"header_value_match rule=per-api-key [x-api-key~valid-utf8 (missing as empty)] | request_headers x-api-key->x-api-key skip_if_absent",
+		"header_value_match rule=per-api-key [x-api-key!~valid-utf8] | generic_key untrusted_value=shared")
 	res["vhost-header-presence"] = expectActions("has-token", "header_value_match rule=has-token [authorization present]")
 	res["vhost-per-client"] = expectActions("per-client", "generic_key rule=per-client", "remote_address")
-	// per-query-key (query.perValue under /api): its value's entry, then the ambiguity guard's
-	// entry (the guard's regex is checked by what it does, requests-per-query-key).
-	res["vhost-query-per-value"] = func() string {
-		var got []string
-		for _, rl := range vh.RateLimits {
-			if firstValue(rl) != "per-query-key" {
-				continue
-			}
-			var as []string
-			for _, a := range rl.Actions {
-				s := actionString(a)
-				if h := a.GetHeaderValueMatch(); h != nil && h.GetDescriptorKey() == "query_ambiguous" {
-					s = fmt.Sprintf("header_value_match query_ambiguous=%s [%d matcher on %s]", h.GetDescriptorValue(), len(h.Headers), h.Headers[0].GetName())
-				}
-				as = append(as, s)
-			}
-			got = append(got, strings.Join(as, " | "))
-		}
-		want := []string{
-			`header_value_match rule=per-query-key [:path~/api(?:[/?].*)?] | query_parameters api_key->query_value skip_if_absent`,
-			`header_value_match rule=per-query-key [:path~/api(?:[/?].*)?] | header_value_match query_ambiguous=yes [1 matcher on :path]`,
-		}
-		if strings.Join(got, " ; ") != strings.Join(want, " ; ") {
-			return fmt.Sprintf("rate_limits of per-query-key %q, want %q", got, want)
-		}
-		return ""
-	}()
+	// per-query-key (query.perValue under /api): its value's entry when the parameter is trusted
+	// and the path valid UTF-8, then the untrusted-value guard's two entries (untrusted; trusted
+	// but not valid UTF-8). What the untrusted-query regex means is checked by requests-per-query-key.
+	res["vhost-query-per-value"] = ruleEntriesProblem(vh, "per-query-key",
+		`header_value_match rule=per-query-key [:path~/api(?:[/?].*)?,:path!~other-regex,:path~valid-utf8] | query_parameters api_key->query_value skip_if_absent`,
+		`header_value_match rule=per-query-key [:path~/api(?:[/?].*)?,:path~other-regex] | generic_key untrusted_value=shared`,
+		`header_value_match rule=per-query-key [:path~/api(?:[/?].*)?,:path!~other-regex,:path!~valid-utf8] | generic_key untrusted_value=shared`)
 	res["vhost-methods"] = expectActions("writes", `header_value_match rule=writes [:path~/search(?:[/?].*)?,:method~(?i:POST|DELETE)]`)
 	// free-tier is hidden from the X-RateLimit headers (rateLimitHeaders: false); the others inherit the filter's.
 	res["vhost-rule-headers-option"] = func() string {
@@ -427,7 +461,7 @@ func TestUserGatewayControls(t *testing.T) {
 		// by leaving the header out. The request check must name that request; the action string
 		// must show the flag is gone.
 		{"per-api-key-no-skip-if-absent", "filter-ratelimit-svc", nil, nil, "requests-per-api-key", setRuleRequestHeadersField("per-api-key", "skip_if_absent", nil), sends("/items", perClient(clientA))},
-		{"per-api-key-no-skip-if-absent-action", "filter-ratelimit-svc", nil, nil, "vhost-header-per-value", setRuleRequestHeadersField("per-api-key", "skip_if_absent", nil), `"request_headers x-api-key->x-api-key"], want`},
+		{"per-api-key-no-skip-if-absent-action", "filter-ratelimit-svc", nil, nil, "vhost-header-per-value", setRuleRequestHeadersField("per-api-key", "skip_if_absent", nil), `| request_headers x-api-key->x-api-key" "`},
 		// A client-CIDR entry masked at another length than its CIDR's: the action check names it,
 		// and a request from inside 10.0.0.0/8 no longer sends the CIDR as its value.
 		{"partners-cidr-mask-16", "filter-ratelimit-svc-api", nil, nil, "route-partners-client-cidr", setRuleMaskLen("partners-cidr", "v4_prefix_mask_len", 16), "masked_remote_address v4=16 v6=32"},
@@ -435,9 +469,11 @@ func TestUserGatewayControls(t *testing.T) {
 		// A method matcher that minds case lets "post" through; a naive query matcher lets an encoded name through.
 		{"writes-method-case-sensitive", "filter-ratelimit-svc", nil, nil, "requests-methods", setRuleMatcherRegex("writes", ":method", `POST|DELETE`), "{:method: post}"},
 		{"free-tier-naive-query", "filter-ratelimit-svc", nil, nil, "requests-query", setRuleMatcherRegex("free-tier", ":path", `[^?]*\?(?:.*&)?tier=free(?:&.*)?`), "/items?%74ier=fr%65e"},
-		// Without the ambiguity guard a client hides its value behind a fresh one and gets a new
+		// Without the untrusted-value guard a client hides its value behind a fresh one and gets a new
 		// counter per request: the request check names such a request.
-		{"per-query-key-no-guard", "filter-ratelimit-svc", nil, nil, "requests-per-query-key", dropRuleEntry("per-query-key", "query_ambiguous"), "/api?api_key=fresh&api_key=mine from " + clientA + ": sends"},
+		{"per-query-key-no-guard", "filter-ratelimit-svc", nil, nil, "requests-per-query-key", dropRuleEntry("per-query-key", "untrusted_value"), "/api?api_key=fresh&api_key=mine from " + clientA + ": sends"},
+		// The value's entry without its untrusted-query matcher: a hidden value gets a counter of its own.
+		{"per-query-key-value-always", "filter-ratelimit-svc", nil, nil, "requests-per-query-key", dropRuleMatcher("per-query-key", "query_parameters", 1), "/api?api_key=fresh&api_key=mine from " + clientA + ": sends"},
 	}
 	for _, c := range controls {
 		c := c
@@ -571,6 +607,31 @@ func dropRuleEntry(rule, key string) func(Doc) error {
 			}
 		}
 		return fmt.Errorf("no rate_limits entry of rule %s with a %s action in EnvoyFilter %s", rule, key, f.Name())
+	}
+}
+
+// dropRuleMatcher removes header matcher i of the first action of the rule's virtual-host entry
+// that has an action of this kind.
+func dropRuleMatcher(rule, kind string, i int) func(Doc) error {
+	return func(f Doc) error {
+		for _, p := range Patches(f) {
+			value, _ := Dig(p, "patch", "value").(map[string]any)
+			rls, _ := value["rate_limits"].([]any)
+			for _, rl := range rls {
+				actions, _ := rl.(map[string]any)["actions"].([]any)
+				if len(actions) < 2 || !strings.Contains(jsonOf(actions[0]), `"descriptor_value":"`+rule+`"`) || !strings.Contains(jsonOf(actions[1:]), `"`+kind+`"`) {
+					continue
+				}
+				h, _ := actions[0].(map[string]any)["header_value_match"].(map[string]any)
+				hs, _ := h["headers"].([]any)
+				if i >= len(hs) {
+					return fmt.Errorf("rule %s: no header matcher %d in %s", rule, i, jsonOf(actions[0]))
+				}
+				h["headers"] = append(append([]any{}, hs[:i]...), hs[i+1:]...)
+				return nil
+			}
+		}
+		return fmt.Errorf("no rate_limits entry of rule %s with a %s action in EnvoyFilter %s", rule, kind, f.Name())
 	}
 }
 

@@ -558,7 +558,8 @@ func userRequestTable() map[string][]userRequestCase {
 		},
 		// per-query-key: under /api each decoded api_key value its own counter; without the exact
 		// name the rule's shared counter; a request another reader could see with another value (the
-		// name twice in any spelling, a value holding ';' or '+') also the guard's shared counter.
+		// name twice in any spelling, a value holding ';' or '+') or whose value has a percent-encoded
+		// byte above 0x7F (it may decode to invalid UTF-8) only the guard's shared counter.
 		"requests-per-query-key": {
 			web(req("/api?api_key=k1", clientA), pqk("k1")),
 			web(req("/api/v1?%61pi_key=k%31&x=2", clientA), pqk("k1")),
@@ -569,12 +570,15 @@ func userRequestTable() map[string][]userRequestCase {
 			web(req("/api", clientA), pqkShared),
 			web(req("/api?API_KEY=k1", clientA), pqkShared),
 			web(req("/api?x=1;api_key=k1", clientA), pqkShared),
-			web(req("/api?api_key=fresh&api_key=mine", clientA), pqk("fresh"), pqkGuard),
-			web(req("/api?%61pi_key=fresh&api_key=mine", clientA), pqk("fresh"), pqkGuard),
-			web(req("/api?API_KEY=mine&api_key=fresh", clientA), pqk("fresh"), pqkGuard),
-			web(req("/api?api_key=fresh;api_key=mine", clientA), pqk("fresh;api_key=mine"), pqkGuard),
-			web(req("/api?api_key=mine;x=1", clientA), pqk("mine;x=1"), pqkGuard),
-			web(req("/api?api_key=a+b", clientA), pqk("a+b"), pqkGuard),
+			web(req("/api?api_key=fresh&api_key=mine", clientA), pqkGuard),
+			web(req("/api?%61pi_key=fresh&api_key=mine", clientA), pqkGuard),
+			web(req("/api?API_KEY=mine&api_key=fresh", clientA), pqkGuard),
+			web(req("/api?api_key=fresh;api_key=mine", clientA), pqkGuard),
+			web(req("/api?api_key=mine;x=1", clientA), pqkGuard),
+			web(req("/api?api_key=a+b", clientA), pqkGuard),
+			web(req("/api?api_key=%FF", clientA), pqkGuard),
+			web(req("/api?api_key=caf%C3%A9", clientA), pqkGuard),
+			web(req("/api?api_key=%7E%41", clientA), pqk("~A")),
 			web(req("/api?api_key=k1&api_keyx=2", clientA), pqk("k1")),
 			web(req("/apix?api_key=k1", clientA)),
 			web(req("/x?api_key=k1", clientA)),
@@ -583,12 +587,12 @@ func userRequestTable() map[string][]userRequestCase {
 }
 
 // Descriptors of rule per-query-key: its value's counter, the shared one without the parameter,
-// and the ambiguity guard's.
+// and the untrusted-value guard's.
 func pqk(v string) string { return "rule=per-query-key,query_value=" + v }
 
 const (
 	pqkShared = "rule=per-query-key"
-	pqkGuard  = "rule=per-query-key,query_ambiguous=yes"
+	pqkGuard  = "rule=per-query-key,untrusted_value=shared"
 )
 
 // userRequestChecks: expectation ID -> problem ("" when it holds), one ID per rule.

@@ -2,6 +2,8 @@
  * RLS v3 client over the real gRPC API (`ShouldRateLimit`), using @grpc/grpc-js and the
  * project's own minimal proto (tests/rls/proto/rls.proto).
  */
+import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
@@ -86,6 +88,32 @@ export class RlsClient {
     close(): void {
         this.client.close();
     }
+}
+
+let bytesCtor: grpc.ServiceClientConstructor | undefined;
+/**
+ * One call with descriptor values as raw bytes, which a gateway may send (Envoy copies header bytes
+ * and percent-decoded query bytes into the descriptor) but @grpc/proto-loader cannot encode as a
+ * protobuf string: the same proto with `bytes value` (the wire format is the same). Resolves with the
+ * answer, or with the gRPC error the service returned.
+ */
+export function shouldRateLimitBytes(address: string, domain: string, descriptors: { key: string; value: Buffer }[][]): Promise<Decision | grpc.ServiceError> {
+    if (!bytesCtor) {
+        const text = fs.readFileSync(PROTO, "utf8").replace(/^(\s*)string value = 2;$/m, "$1bytes value = 2;");
+        if (!text.includes("bytes value = 2;")) throw new Error("rls.proto: no `string value = 2;` to read as bytes");
+        const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "rls-bytes-")), "rls.proto");
+        fs.writeFileSync(file, text);
+        const def = protoLoader.loadSync(file, { keepCase: false, longs: Number, enums: String, defaults: true });
+        bytesCtor = (grpc.loadPackageDefinition(def) as any).envoy.service.ratelimit.v3.RateLimitService as grpc.ServiceClientConstructor;
+    }
+    const c = new bytesCtor(address, grpc.credentials.createInsecure()) as grpc.Client & Record<string, any>;
+    const request = { domain, descriptors: descriptors.map((entries) => ({ entries: entries.map((e) => ({ key: e.key, value: e.value })) })), hitsAddend: 0 };
+    return new Promise((resolve) =>
+        c.ShouldRateLimit(request, { deadline: new Date(Date.now() + 10_000) }, (err: grpc.ServiceError | null, res: any) => {
+            c.close();
+            resolve(err ?? { overallCode: res.overallCode as Code, statuses: [] });
+        }),
+    );
 }
 
 const HEALTH_PROTO = path.join(__dirname, "..", "proto", "health.proto");

@@ -6,7 +6,7 @@
 import { GlobalRateLimit } from "../../../components/global-ratelimit";
 import { GlobalRateLimitArgs } from "../../../components/global-ratelimit-args";
 import { RateLimitRuleArgs } from "../../../builders/rule-args";
-import { Entry, ModelRequest } from "../../../gateway-model/model";
+import { ModelRequest } from "../../../gateway-model/model";
 import { explain } from "../../../gateway-model/explain";
 import type { K8sObject } from "../../../lib/k8s-object";
 import { registerComponents } from "../../../render/render";
@@ -100,17 +100,9 @@ export function useShop(rules: RateLimitRuleArgs[]) {
     /** The side a call goes to: the service its cluster names (`outbound|<port>||<name>.<ns>...`). */
     const sideOf = (cluster: string) => shop.sides.find((x) => x.name === cluster.split("|")[3]?.split(".")[0]) ?? shop.sides[0]!;
 
-    /**
-     * What the gateway would send for this request (model), decided by the real service. `omit`
-     * (negative controls only): descriptors it returns true for are left out, as if the rendered
-     * filter had no such entry.
-     */
-    async function send(path: string, request: ModelRequest, omit?: (entries: Entry[]) => boolean) {
+    /** What the gateway would send for this request (model), decided by the real service. */
+    async function send(path: string, request: ModelRequest) {
         const x = explain(shop.objects, path, { ...request, headers: envoyHeaders(request.headers) });
-        if (omit) {
-            x.calls = x.calls.map((c) => ({ ...c, descriptors: c.descriptors.filter((d) => !omit(d.entries)) })).filter((c) => c.descriptors.length);
-            x.descriptors = x.descriptors.filter((d) => !omit(d.entries));
-        }
         if (!x.descriptors.length) return { x, d: undefined };
         // One call per filter that sends descriptors, each to its service; statuses in the order of
         // x.descriptors (the calls' order), OVER_LIMIT when any call says so (as Envoy merges them).
