@@ -24,7 +24,7 @@
  * 2c. The untrusted-value guard of both: the value entry applies only to a value the service can
  *    read and no other reader sees differently (valid UTF-8; for a parameter, given once, without
  *    `;`, `+` or a percent-encoded byte above 0x7F: builders/request-match.ts). Every other request
- *    sends, in an entry of its own, the rule's name and `untrusted_value=yes`, which the config
+ *    sends, in an entry of its own, the rule's name and `untrusted_value=shared`, which the config
  *    counts on one counter at the rule's limit (0 with Refuse, per client with `perClientAddress`).
  *    So a value the service would refuse never reaches it (one such value fails the whole call, and
  *    a gateway failing open then lets the request through every limit of the call), and a client
@@ -184,7 +184,7 @@ function ruleActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Reco
 /**
  * The untrusted-value guard's entries of a per-value rule, one per way a request fails the
  * trusted-value conditions (so that no request sends the guard's descriptor twice): its name and
- * `untrusted_value=yes` (and the client address).
+ * `untrusted_value=shared` (and the client address).
  */
 function untrustedGuardActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Record<string, unknown>[][] {
     const ways: Record<string, unknown>[][] = r.header?.perValue

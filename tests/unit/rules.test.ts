@@ -46,7 +46,7 @@ describe("rules: path regexes match the path without its query", () => {
 describe("rules: table of rules → actions and config entries", () => {
     // A per-value header rule sends its value only when it is valid UTF-8 (the rate-limit service
     // refuses a whole call holding one that is not); a missing header is "" and passes. Every other
-    // request sends the rule's name and untrusted_value=yes in a second entry (`guard`).
+    // request sends the rule's name and untrusted_value=shared in a second entry (`guard`).
     const VALID_UTF8 = "[\\x{0}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*";
     const keyed = (rule: string) => ({
         header_value_match: {
