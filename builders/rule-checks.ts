@@ -212,6 +212,15 @@ export function checkRuleMethods(at: string, methods: unknown, problems: Problem
     }
 }
 
+/**
+ * The longest query name or value a rule takes. Each character becomes several alternatives in the
+ * `:path` matchers (every spelling); at this length the largest of them, four-byte characters
+ * throughout, has an RE2 program of about 8,300, a quarter of what Istio's Envoy accepts
+ * (`re2.max_program_size.error_level` 32,768 in Istio's bootstrap; a larger one fails the whole
+ * route configuration).
+ */
+export const MAX_QUERY_TEXT = 256;
+
 /** `query`: a non-empty parameter name, a non-empty value when given, and its per-value options. */
 export function checkRuleQuery(at: string, q: any, problems: Problem[]): void {
     if (typeof q !== "object" || q === null) {
@@ -229,6 +238,18 @@ export function checkRuleQuery(at: string, q: any, problems: Problem[]): void {
                 (s) => s.set(`${at}.query.name`, "tier"),
             ),
         );
+    }
+    for (const f of ["name", "value"] as const) {
+        if (typeof q[f] === "string" && [...q[f]].length > MAX_QUERY_TEXT) {
+            problems.push(
+                fieldProblem(
+                    `${at}.query.${f}`,
+                    q[f],
+                    `is ${[...q[f]].length} characters long, more than ${MAX_QUERY_TEXT}: the gateway's matchers of every spelling of it would grow past what Envoy accepts`,
+                    (s) => `shorten it to ${MAX_QUERY_TEXT} characters or fewer, or ${s.rm(`${at}.query`)}`,
+                ),
+            );
+        }
     }
     if (q.value !== undefined && (typeof q.value !== "string" || q.value === "")) {
         problems.push(

@@ -175,6 +175,15 @@ describe("query.perValue: bad fields are refused by field, with the fix", () => 
             'rules[0].query.whenMissing: set rules[0].query.whenMissing to "shared-counter"',
         ]);
     });
+    it("a name or value over 256 characters (the matchers of every spelling would outgrow Envoy's RE2 limit)", () => {
+        expect(problemsOf({ query: { name: "k".repeat(257), perValue: true } })).to.deep.equal([
+            "rules[0].query.name: shorten it to 256 characters or fewer, or remove rules[0].query",
+        ]);
+        expect(problemsOf({ query: { name: "k", value: "é".repeat(257) } })).to.deep.equal([
+            "rules[0].query.value: shorten it to 256 characters or fewer, or remove rules[0].query",
+        ]);
+        expect(problemsOf({ query: { name: "k".repeat(256), value: "😀".repeat(256) } })).to.deep.equal([]);
+    });
     it("not with header.perValue in the same rule, nor with clientCidr", () => {
         expect(problemsOf({ query: { name: "k", perValue: true }, header: { name: "x-k", perValue: true } })).to.deep.equal([
             "rules[0].query.perValue: make two rules: one per header value, one per query value",

@@ -7,6 +7,10 @@
  * service accepts: valid UTF-8 without surrogates, as WHATWG's strict decoder (Node's TextDecoder
  * with `fatal`) and Go's utf8.ValidString read it.
  *
+ * And the program size of the query matchers at the longest name and value a rule takes, against
+ * the limit Istio's Envoy runs with (`re2.max_program_size.error_level` 32,768 in Istio's
+ * bootstrap, pkg/bootstrap: a larger program fails the whole route configuration).
+ *
  * Needs g++ and libre2-dev (scripts/tools/install-debian.sh installs them).
  */
 import { expect } from "chai";
@@ -15,7 +19,8 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { VALID_UTF8_REGEX } from "../../builders/request-match";
+import { VALID_UTF8_REGEX, queryRegex, untrustedQueryRegex } from "../../builders/request-match";
+import { MAX_QUERY_TEXT } from "../../builders/rule-checks";
 
 const SOURCE = path.join(__dirname, "..", "re2", "full-match.cc");
 
@@ -34,6 +39,13 @@ function probe(): string {
         );
     fs.renameSync(tmp, bin);
     return bin;
+}
+
+/** C++ RE2's program size of each expression (-1: does not compile). */
+function re2ProgramSizes(bin: string, regexes: string[]): number[] {
+    const r = spawnSync(bin, ["--program-size"], { input: regexes.join("\n") + "\n", encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`RE2 probe failed: ${r.stderr}`);
+    return r.stdout.trim().split("\n").map(Number);
 }
 
 /** C++ RE2's full match of `regex` on each input. */
@@ -117,5 +129,19 @@ describe("per-value rules: the valid-UTF-8 matcher on the C++ RE2 Envoy uses (ra
         const disagree = inputs.filter((b, i) => got[i] !== validUtf8(b)).map((b) => b.toString("hex"));
         expect(disagree.length).to.be.greaterThan(0);
         expect(re2FullMatch(bin, "(?s:.*)", [hex("eda080")])).to.deep.equal([true]);
+    });
+
+    it(`the query matchers at the longest name and value (${MAX_QUERY_TEXT} characters) stay under Istio's RE2 program size limit of 32,768, whatever the characters`, () => {
+        const worst: string[] = [];
+        for (const ch of ["a", "é", "Ω", "😀", "+", " "]) {
+            const t = ch.repeat(MAX_QUERY_TEXT);
+            worst.push(untrustedQueryRegex(t), queryRegex({ name: t, value: t }), queryRegex({ name: t }));
+        }
+        const sizes = re2ProgramSizes(bin, worst);
+        expect(Math.min(...sizes), "every one compiles").to.be.greaterThan(0);
+        expect(Math.max(...sizes)).to.be.below(32768 / 2);
+        // Control: the measure grows with the text, so a longer one would cross the limit.
+        const long = re2ProgramSizes(bin, [untrustedQueryRegex("😀".repeat(MAX_QUERY_TEXT * 4))]);
+        expect(long[0]).to.be.above(32768);
     });
 });
