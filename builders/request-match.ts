@@ -15,16 +15,23 @@
  * - Per-value query (`query.perValue`): Envoy's `query_parameters` action sends the first
  *   occurrence whose percent-decoded name is exactly the parameter's, with its percent-decoded value
  *   (the query split on `&` only, `+` left as `+`). An application may read another occurrence, split
- *   on `;` as well, or read `+` as a space: then a client could send a fresh value where Envoy looks
- *   and its real one where the application looks, and get a new counter each time. The untrusted
- *   matcher finds those requests (the name twice in any spelling, or a value holding `;` or `+`), and
- *   those whose value has a percent-encoded byte above 0x7F (it may decode to invalid UTF-8), so
- *   that they share one counter instead of sending their value.
+ *   on `;` as well, read `+` as a space, or decode the whole query before splitting it: then a
+ *   client could send a fresh value where Envoy looks and its real one where the application looks,
+ *   and get a new counter each time. The untrusted matcher finds those requests (the name twice in
+ *   any spelling, a value holding `;`, `+`, an encoded `&` or `;`), and those whose value has a
+ *   percent-encoded byte above 0x7F (it may decode to invalid UTF-8), so that they share one counter
+ *   instead of sending their value. Names match in every case a case-insensitive reader accepts
+ *   (`caseFolds`: the Kelvin sign is a `k` to Go and Java).
  * - Valid UTF-8: the rate-limit service reads descriptor values as protobuf strings and refuses the
  *   whole call when one is not valid UTF-8; a gateway that fails open then lets the request through
- *   every limit of that call. A per-value entry therefore sends a value only when it is valid UTF-8
- *   (RE2 matches no invalid byte sequence with a character class, and the class leaves out the
- *   surrogates the service also refuses).
+ *   every limit of that call. A per-value entry therefore sends a value only when it is valid UTF-8:
+ *   an RE2 class of exactly the Unicode scalar values (RE2's `.` or a class spanning U+0080 to
+ *   U+10FFFF would also take surrogates, overlong 3- and 4-byte forms and code points past
+ *   U+10FFFF, which the service refuses).
+ * - Per-value header (`header.perValue`): Envoy's `request_headers` sends the first value of a
+ *   repeated header, while an application may read the last: the same trick as a repeated query
+ *   parameter. A header matcher sees a repeated header's values joined with `,`, so a header value
+ *   is sent only when that text holds no comma: the header given once, without a comma.
  *
  * Erring towards a match is deliberate: a limit that counts a request its application reads
  * differently is stricter, never bypassed. Pure.
@@ -56,10 +63,37 @@ function encodedByte(b: number): string {
     return `%${[...hex].map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)).join("")}`;
 }
 
+const caseForms = new Map<string, string[]>();
+
+/**
+ * The characters a case-insensitive reader takes for `ch`: `ch` itself, its lower and upper case,
+ * and every other character (of the Basic Multilingual Plane) with the same lower or upper case,
+ * such as the Kelvin sign for `k`, the long s for `s`, the dotless and dotted i for `i` (Go's
+ * EqualFold, Java's equalsIgnoreCase).
+ */
+export function caseFolds(ch: string): string[] {
+    let forms = caseForms.get(ch);
+    if (forms) return forms;
+    const lower = ch.toLowerCase();
+    const upper = ch.toUpperCase();
+    const found = new Set([ch, ...(lower.length === ch.length ? [lower] : []), ...(upper.length === ch.length ? [upper] : [])]);
+    if (lower !== upper) {
+        for (let c = 0x80; c <= 0xffff; c++) {
+            if (c >= 0xd800 && c <= 0xdfff) continue;
+            const x = String.fromCharCode(c);
+            // Java folds by character: the dotted capital I lowers to "i" there (to "i" and a combining dot here).
+            const xl = x.toLowerCase();
+            if (xl === lower || x.toUpperCase() === upper || (xl.length > 1 && xl[0] === lower && /^\u0307$/.test(xl.slice(1)))) found.add(x);
+        }
+    }
+    caseForms.set(ch, (forms = [...found]));
+    return forms;
+}
+
 /** Every way a client may write one character of a query name or value. */
 function charPattern(ch: string, anyCase: boolean): string {
     if (ch === " ") return `(?:\\+|${encodedByte(0x20)})`;
-    const forms = anyCase && ch.toLowerCase() !== ch.toUpperCase() ? [ch.toLowerCase(), ch.toUpperCase()] : [ch];
+    const forms = anyCase ? caseFolds(ch) : [ch];
     const literal = forms.map(escapeRe2);
     const encoded = forms.map((f) => [...Buffer.from(f, "utf8")].map(encodedByte).join(""));
     return `(?:${[...literal, ...encoded].join("|")})`;
@@ -88,10 +122,12 @@ export function queryRegex(q: QueryMatchArgs): string {
  */
 export function untrustedQueryRegex(name: string): string {
     const n = queryTextPattern(name, true);
-    const twice = `(?:[=&;][^#]*)?[&;]${n}(?:[=&;#].*)?`;
-    const split = `=[^&#;+]*[;+].*`;
-    const highByte = `=[^&#]*%[89a-fA-F][0-9a-fA-F].*`;
-    return `${PARAMETER_START}${n}(?:${twice}|${split}|${highByte})`;
+    // `#` is an ordinary character here, as in Envoy's query reader (a fragment that reached `:path`).
+    const twice = `(?:[=&;].*)?[&;]${n}(?:[=&;#].*)?`;
+    const split = `=[^&;+]*[;+].*`;
+    // A byte above 0x7F, or an encoded `&` or `;` (a reader that decodes the whole query before splitting it).
+    const encoded = `=[^&]*%(?:[89a-fA-F][0-9a-fA-F]|26|3[bB]).*`;
+    return `[^?]*\\?(?:.*[&;])?${n}(?:${twice}|${split}|${encoded})`;
 }
 
 /** The `:path` matcher of the requests whose per-value parameter is untrusted (`invert`: the others). */
@@ -102,14 +138,18 @@ export function untrustedQueryCondition(name: string, invert = false): Record<st
 /** RE2: a string of Unicode scalar values, i.e. valid UTF-8 (surrogates excluded); full match. */
 export const VALID_UTF8_REGEX = "[\\x{0}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*";
 
+/** RE2: valid UTF-8 without a comma (one header value: Envoy joins a repeated header's values with `,`); full match. */
+export const SINGLE_HEADER_VALUE_REGEX = "[\\x{0}-\\x{2B}\\x{2D}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*";
+
 /**
- * The matcher of a header (or `:path`) that is valid UTF-8. `missingMatches`: a missing header
- * counts as the empty value, which is valid; `invert`: the header is present and not valid UTF-8.
+ * The matcher of a header (or `:path`) that is valid UTF-8 (`single`: and one value, without a
+ * comma). `missingMatches`: a missing header counts as the empty value, which matches; `invert`:
+ * the header is present and does not match.
  */
-export function validUtf8Condition(header: string, o: { invert?: boolean; missingMatches?: boolean } = {}): Record<string, unknown> {
+export function validUtf8Condition(header: string, o: { invert?: boolean; missingMatches?: boolean; single?: boolean } = {}): Record<string, unknown> {
     return {
         name: header,
-        safe_regex_match: { google_re2: {}, regex: VALID_UTF8_REGEX },
+        safe_regex_match: { google_re2: {}, regex: o.single ? SINGLE_HEADER_VALUE_REGEX : VALID_UTF8_REGEX },
         ...(o.invert ? { invert_match: true } : {}),
         ...(o.missingMatches ? { treat_missing_header_as_empty: true } : {}),
     };

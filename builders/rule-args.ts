@@ -204,5 +204,12 @@ export interface GlobalLimitsInput {
 
 /** The descriptor key of a rule's name (`rule=<name>`), unless `ruleKey` says otherwise. */
 export const DEFAULT_RULE_KEY = "rule";
+/** The descriptor key of a client address (`perClientAddress`, `clientCidr.perAddress`). */
+export const REMOTE_ADDRESS_KEY = "remote_address";
+/** The descriptor key of a per-value query parameter's value. */
+export const QUERY_VALUE_KEY = "query_value";
+/** The descriptor entry of the requests whose per-value header or parameter is not sent as a value (one shared counter). */
+export const UNTRUSTED_VALUE_KEY = "untrusted_value";
+export const UNTRUSTED_VALUE_VALUE = "shared";
 /** The descriptor key the per-path limits send the path under (the specification's `PATH`), unless `perPath.descriptorKey` says otherwise. */
 export const DEFAULT_PATH_KEY = "PATH";

@@ -6,10 +6,10 @@
 import { UNSENDABLE_PATH, compileFullMatch, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { fieldProblem } from "../lib/field-checks";
-import { checkClientCidr } from "./client-cidr";
+import { MASKED_REMOTE_ADDRESS_KEY, checkClientCidr } from "./client-cidr";
 import { METHOD_TOKEN, normalizedMethods } from "./request-match";
 
-import { DEFAULT_PATH_KEY, LimitUnit, MissingHeader, PerPathLimitsArgs } from "./rule-args";
+import { DEFAULT_PATH_KEY, LimitUnit, MissingHeader, PerPathLimitsArgs, QUERY_VALUE_KEY, REMOTE_ADDRESS_KEY, UNTRUSTED_VALUE_KEY } from "./rule-args";
 
 export const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export const HEADER_NAME = /^(:authority|:method|:scheme|[a-z0-9!#$%&'*+.^_`|~-]+)$/;
@@ -164,6 +164,16 @@ export function checkHeaderOptions(at: string, h: any, problems: Problem[]): voi
             value: h.whenMissing,
             problem: "applies only with header.perValue",
             fix: "remove whenMissing, or set perValue to true",
+        });
+    }
+    // A per-value header's name is its values' descriptor key, beside the rule's other keys.
+    const reserved = [REMOTE_ADDRESS_KEY, MASKED_REMOTE_ADDRESS_KEY, QUERY_VALUE_KEY, UNTRUSTED_VALUE_KEY];
+    if (h?.perValue === true && reserved.includes(h?.name)) {
+        problems.push({
+            key: `${at}.header.name`,
+            value: h.name,
+            problem: `is a descriptor key the rules use themselves (${reserved.join(", ")}): its values would meet those counters`,
+            fix: "count the value of another header, e.g. have the application or a filter copy it into x-<name>",
         });
     }
     if (h?.value !== undefined && h?.perValue) {

@@ -22,8 +22,9 @@
  * 2b. `query.perValue`: `query_parameters` (key `query_value`): each distinct decoded value its own
  *    counter, a request without the parameter handled as `whenMissing` says (as for a header).
  * 2c. The untrusted-value guard of both: the value entry applies only to a value the service can
- *    read and no other reader sees differently (valid UTF-8; for a parameter, given once, without
- *    `;`, `+` or a percent-encoded byte above 0x7F: builders/request-match.ts). Every other request
+ *    read and no other reader sees differently (valid UTF-8; a header given once, without a comma;
+ *    a parameter given once, without `;`, `+` or a percent-encoded byte above 0x7F:
+ *    builders/request-match.ts). Every other request
  *    sends, in an entry of its own, the rule's name and `untrusted_value=shared`, which the config
  *    counts on one counter at the rule's limit (0 with Refuse, per client with `perClientAddress`).
  *    So a value the service would refuse never reaches it (one such value fails the whole call, and
@@ -48,7 +49,20 @@
 import { Problem } from "../lib/problems";
 import { oneOfProblems } from "../lib/field-checks";
 import { MASKED_REMOTE_ADDRESS_KEY, cidrsOf, maskedRemoteAddressActions } from "./client-cidr";
-import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, LimitUnit, MissingHeader, PathKeyMode, PathMatchArgs, RateLimitRuleArgs } from "./rule-args";
+import {
+    DEFAULT_PATH_KEY,
+    DEFAULT_RULE_KEY,
+    GlobalLimitsInput,
+    LimitUnit,
+    MissingHeader,
+    PathKeyMode,
+    PathMatchArgs,
+    QUERY_VALUE_KEY,
+    REMOTE_ADDRESS_KEY,
+    RateLimitRuleArgs,
+    UNTRUSTED_VALUE_KEY,
+    UNTRUSTED_VALUE_VALUE,
+} from "./rule-args";
 import { NAME, checkPerPath, validateRule } from "./rule-checks";
 import { escapeRe2, methodCondition, queryCondition, untrustedQueryCondition, validUtf8Condition } from "./request-match";
 
@@ -84,18 +98,12 @@ export interface CompiledLimits {
     problems: Problem[];
 }
 
-export const REMOTE_ADDRESS_KEY = "remote_address";
-/** The descriptor key of a per-value query parameter's value. */
-export const QUERY_VALUE_KEY = "query_value";
-/** The descriptor entry of the requests whose per-value header or parameter is not sent as a value (one shared counter). */
-export const UNTRUSTED_VALUE_KEY = "untrusted_value";
-export const UNTRUSTED_VALUE_VALUE = "shared";
 export const EXPR_DESCRIPTOR_EXTENSION = "envoy.rate_limit_descriptors.expr";
 export const EXPR_DESCRIPTOR_TYPE = "type.googleapis.com/envoy.extensions.rate_limit_descriptors.expr.v3.Descriptor";
 /** CEL attribute: the request path without its query string (`request.path` keeps the query). */
 export const URL_PATH_EXPRESSION = "request.url_path";
 
-export { escapeRe2 };
+export { escapeRe2, QUERY_VALUE_KEY, REMOTE_ADDRESS_KEY, UNTRUSTED_VALUE_KEY, UNTRUSTED_VALUE_VALUE };
 
 /** The `:path` regex of a path match (query tolerant in url-path mode). Exported for testing. */
 export function pathRegex(m: PathMatchArgs, mode: PathKeyMode = PathKeyMode.UrlPath): string {
@@ -158,7 +166,7 @@ function nameAction(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, extra:
 
 /** The conditions under which a per-value rule sends its value (none for other rules). */
 function trustedValueConditions(r: RateLimitRuleArgs): Record<string, unknown>[] {
-    if (r.header?.perValue) return [validUtf8Condition(r.header.name, { missingMatches: true })];
+    if (r.header?.perValue) return [validUtf8Condition(r.header.name, { missingMatches: true, single: true })];
     if (r.query?.perValue) return [untrustedQueryCondition(r.query.name, true), validUtf8Condition(":path")];
     return [];
 }
@@ -188,7 +196,7 @@ function ruleActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Reco
  */
 function untrustedGuardActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Record<string, unknown>[][] {
     const ways: Record<string, unknown>[][] = r.header?.perValue
-        ? [[validUtf8Condition(r.header.name, { invert: true })]]
+        ? [[validUtf8Condition(r.header.name, { invert: true, single: true })]]
         : r.query?.perValue
           ? [[untrustedQueryCondition(r.query.name)], [untrustedQueryCondition(r.query.name, true), validUtf8Condition(":path", { invert: true })]]
           : [];

@@ -535,8 +535,10 @@ describe("rls: user-defined rules, a request without the header (whenMissing Ref
 
     // Envoy (model side, no Envoy here): `request_headers` sends a repeated header's FIRST value
     // (router_ratelimit.cc); `header_value_match` compares all its values joined with ","
-    // (HeaderUtility::getAllOfHeaderAsString). The service then decides on what is sent.
-    it("a repeated header, what a client tries instead: per value, the first value is counted (a fresh value after a spent one is still refused; an empty first value is a value); invert, x-env: internal twice is 'internal,internal' and counted", async () => {
+    // (HeaderUtility::getAllOfHeaderAsString). A per-value rule sends a value only when that joined
+    // text holds no comma; otherwise the rule's untrusted_value=shared counter (an application
+    // reading the last value would otherwise be served a value the gateway never counted).
+    it("a repeated header, what a client tries instead: per value, a repeated header (a fresh value first or last, an empty first value) sends no value and meets the one untrusted-value counter (0 with Refuse); invert, x-env: internal twice is 'internal,internal' and counted", async () => {
         await ensureWindow(20);
         const t0 = Date.now();
         const at = (path: string, headers: Record<string, string | string[]>) => send(path, { headers, clientAddress: "203.0.113.40" });
@@ -545,31 +547,37 @@ describe("rls: user-defined rules, a request without the header (whenMissing Ref
             const d = ruleOf(r, rule);
             return d ? [...d.entries, d.status.code] : ["nothing sent"];
         };
-        // whenMissing Refuse: t1 spends its 2, then t1 with a fresh value after it stays refused.
+        const untrusted = (rule: string, code: string) => [`rule=${rule}`, "untrusted_value=shared", code];
+        // whenMissing Refuse: one value is counted under it; repeated, in any case, the untrusted counter of 0.
         expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": "t1" })).to.deep.equal(["rule=tenant", "x-tenant=t1", "OK"]);
-        expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": ["t1", "t1"] })).to.deep.equal(["rule=tenant", "x-tenant=t1", "OK"]);
-        expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": ["t1", "fresh-1"] })).to.deep.equal(["rule=tenant", "x-tenant=t1", "OVER_LIMIT"]);
-        expect(await entriesOf("/tenant/x", "tenant", { "X-Tenant": ["t1", "fresh-2"] })).to.deep.equal(["rule=tenant", "x-tenant=t1", "OVER_LIMIT"]);
-        // A fresh value first: counted under it (its own 2), not free.
+        expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": ["t1", "t1"] })).to.deep.equal(untrusted("tenant", "OVER_LIMIT"));
+        expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": ["t1", "fresh-1"] })).to.deep.equal(untrusted("tenant", "OVER_LIMIT"));
+        expect(await entriesOf("/tenant/x", "tenant", { "X-Tenant": ["fresh-2", "t1"] })).to.deep.equal(untrusted("tenant", "OVER_LIMIT"));
+        expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": ["", "t9"] })).to.deep.equal(untrusted("tenant", "OVER_LIMIT"));
+        expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": "t1,t9" })).to.deep.equal(untrusted("tenant", "OVER_LIMIT"));
+        // Negative control: without the comma check the first value would be sent, a fresh one each time a counter of its own.
+        const side = shop.sides.find((x) => x.name.endsWith("-per-value")) ?? shop.sides[0]!;
+        let fresh = 0;
+        for (let i = 0; i < 6; i++) {
+            const d = await side.client.shouldRateLimit("shop", [
+                [
+                    { key: "rule", value: "orders" },
+                    { key: "x-key", value: `fresh-${i}` },
+                ],
+            ]);
+            if (d.overallCode === "OK") fresh++;
+        }
+        expect(fresh).to.equal(6);
+        // Per value, default SharedCounter: every repeated header shares the rule's one untrusted counter of 2, whatever its values.
         expect(
             await okCount(
-                3,
-                () => "/tenant/y",
-                () => ({ headers: { "x-tenant": ["t2", "t1"] }, clientAddress: "203.0.113.40" }),
+                4,
+                (i) => `/orders?n=${i}`,
+                (i) => ({ headers: { "x-key": [`new-${i}`, "k1"] }, clientAddress: "203.0.113.40" }),
             ),
         ).to.equal(2);
-        // An empty first value is a value (counted under ""), neither refused as missing nor free.
-        expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": ["", "t9"] })).to.deep.equal(["rule=tenant", "x-tenant=", "OK"]);
-        // Per value, default SharedCounter: the first value too.
-        expect(
-            await okCount(
-                3,
-                () => "/orders",
-                () => ({ headers: { "x-key": ["k1", "k2"] }, clientAddress: "203.0.113.40" }),
-            ),
-        ).to.equal(2);
-        expect(await entriesOf("/orders", "orders", { "x-key": ["k1", "k3"] })).to.deep.equal(["rule=orders", "x-key=k1", "OVER_LIMIT"]);
-        expect(await entriesOf("/orders", "orders", { "x-key": ["k3", "k1"] })).to.deep.equal(["rule=orders", "x-key=k3", "OK"]);
+        expect(await entriesOf("/orders", "orders", { "x-key": ["k3", "k1"] })).to.deep.equal(untrusted("orders", "OVER_LIMIT"));
+        expect(await entriesOf("/orders", "orders", { "x-key": "k3" })).to.deep.equal(["rule=orders", "x-key=k3", "OK"]);
         // invert on x-env: internal: the exempt value once is exempt; repeated, or with another value, it is counted.
         expect(await entriesOf("/audit", "audit", { "x-env": "internal" })).to.deep.equal(["nothing sent"]);
         expect(await entriesOf("/audit", "audit", { "x-env": ["internal", "internal"] })).to.deep.equal(["rule=audit", "OK"]);

@@ -66,6 +66,16 @@ describe("query.perValue: the untrusted-value guard's :path regex (real RE2, ful
         "/a?api_key=%FF",
         "/a?api_key=ab%c3%a9",
         "/a?api_key=%80x",
+        // Names a case-insensitive Go or Java reader takes for api_key: the Kelvin sign, the dotless i.
+        "/a?api_key=fresh1&api_%E2%84%AAey=mine",
+        "/a?ap%C4%B1_key=mine&api_key=fresh1",
+        "/a?api_key=fresh1&api_\u212Aey=mine",
+        // A reader that decodes the whole query before splitting it: an encoded & or ;.
+        "/a?api_key=mine%26api_key%3Dfresh1",
+        "/a?api_key=mine%3bn%3d1",
+        // A fragment that reached :path is query text to Envoy's reader.
+        "/a?api_key=a#%FF",
+        "/a?x#&api_key=f1&api_key=m",
     ];
     const clear = [
         "/a?api_key=mine",
@@ -82,6 +92,11 @@ describe("query.perValue: the untrusted-value guard's :path regex (real RE2, ful
         "/a?api_key=ok&other=%FF",
     ];
     for (const p of untrusted) it(`untrusted: ${p}`, () => expect(matches(re, p)).to.equal(true));
+    it("a name with a titlecase letter keeps its own spelling among its case forms", () => {
+        const t = untrustedQueryRegex("ǅk");
+        for (const p of ["/a?ǅk=%FF", "/a?ǅk=a&ǅk=b", "/a?ǆk=a&Ǆk=b"]) expect(matches(t, p), p).to.equal(true);
+        expect(matches(t, "/a?ǅk=a")).to.equal(false);
+    });
     for (const p of clear) it(`trusted: ${p}`, () => expect(matches(re, p)).to.equal(false));
 });
 
@@ -183,6 +198,13 @@ describe("query.perValue: bad fields are refused by field, with the fix", () => 
             "rules[0].query.value: shorten it to 256 characters or fewer, or remove rules[0].query",
         ]);
         expect(problemsOf({ query: { name: "k".repeat(256), value: "😀".repeat(256) } })).to.deep.equal([]);
+    });
+    it("a per-value header named after a descriptor key the rules use themselves", () => {
+        for (const name of ["untrusted_value", "query_value", "remote_address", "masked_remote_address"])
+            expect(problemsOf({ header: { name, perValue: true } }), name).to.deep.equal([
+                `rules[0].header.name: count the value of another header, e.g. have the application or a filter copy it into x-<name>`,
+            ]);
+        expect(problemsOf({ header: { name: "x-untrusted_value", perValue: true } })).to.deep.equal([]);
     });
     it("not with header.perValue in the same rule, nor with clientCidr", () => {
         expect(problemsOf({ query: { name: "k", perValue: true }, header: { name: "x-k", perValue: true } })).to.deep.equal([

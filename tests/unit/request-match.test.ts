@@ -33,6 +33,9 @@ describe("rules: query parameters in every spelling a client can send", () => {
         "/search?tier=gold&tier=free",
         "/search?tier=free&tier=gold",
         "/search?tier=free#frag",
+        // Names a case-insensitive Go or Java reader takes for tier: the dotless i, the dotted capital I.
+        "/search?t%C4%B1er=free",
+        "/search?T%C4%B0ER=free",
     ];
     const notCounted = ["/search", "/search?tier=gold", "/search?tier=freeze", "/search?xtier=free", "/search?tier=FREE", "/search?q=tier=free", "/tier=free"];
     for (const p of counted) it(`counts ${p}`, () => expect(matches(tierFree, p)).to.equal(true));

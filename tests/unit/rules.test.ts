@@ -45,9 +45,10 @@ describe("rules: path regexes match the path without its query", () => {
 
 describe("rules: table of rules → actions and config entries", () => {
     // A per-value header rule sends its value only when it is valid UTF-8 (the rate-limit service
-    // refuses a whole call holding one that is not); a missing header is "" and passes. Every other
-    // request sends the rule's name and untrusted_value=shared in a second entry (`guard`).
-    const VALID_UTF8 = "[\\x{0}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*";
+    // refuses a whole call holding one that is not) and one value without a comma (a repeated
+    // header's values are joined with ','); a missing header is "" and passes. Every other request
+    // sends the rule's name and untrusted_value=shared in a second entry (`guard`).
+    const VALID_UTF8 = "[\\x{0}-\\x{2B}\\x{2D}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*";
     const keyed = (rule: string) => ({
         header_value_match: {
             descriptor_key: "rule",
@@ -401,8 +402,11 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
     });
 
     it("a repeated header (Envoy: request_headers sends the first value, header_value_match compares the values joined with ',')", () => {
-        expect(hits("/", { "x-api-key": ["k1", "k2"] })[0]).to.equal("rule=per-api-key,x-api-key=k1 -> 20/minute");
-        expect(hits("/", { "x-api-key": ["", "k2"] })[0]).to.equal("rule=per-api-key,x-api-key= -> 20/minute");
+        // Repeated, or one value holding a comma: no value is sent, one shared counter (the first value could be a fresh one).
+        expect(hits("/", { "x-api-key": ["k1", "k2"] })[0]).to.equal("rule=per-api-key,untrusted_value=shared -> 20/minute");
+        expect(hits("/", { "x-api-key": ["", "k2"] })[0]).to.equal("rule=per-api-key,untrusted_value=shared -> 20/minute");
+        expect(hits("/", { "x-api-key": "k1,k2" })[0]).to.equal("rule=per-api-key,untrusted_value=shared -> 20/minute");
+        expect(hits("/", { "x-api-key": ["k1"] })[0]).to.equal("rule=per-api-key,x-api-key=k1 -> 20/minute");
         expect(hits("/", { "x-beta": ["on"] })).to.include("rule=beta -> 2/minute shadow");
         expect(hits("/", { "x-beta": ["on", "on"] })).to.not.include("rule=beta -> 2/minute shadow");
         expect(hits("/", { "x-api-key": [] })[0]).to.equal("rule=per-api-key -> 20/minute");

@@ -19,7 +19,7 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { VALID_UTF8_REGEX, queryRegex, untrustedQueryRegex } from "../../builders/request-match";
+import { SINGLE_HEADER_VALUE_REGEX, VALID_UTF8_REGEX, queryRegex, untrustedQueryRegex } from "../../builders/request-match";
 import { MAX_QUERY_TEXT } from "../../builders/rule-checks";
 
 const SOURCE = path.join(__dirname, "..", "re2", "full-match.cc");
@@ -123,17 +123,30 @@ describe("per-value rules: the valid-UTF-8 matcher on the C++ RE2 Envoy uses (ra
         expect(disagree).to.deep.equal([]);
         expect(inputs.filter(validUtf8).length, "both kinds are tried").to.be.within(100, 2900);
     });
-    it("negative control: `(?s:.*)` lets a surrogate through (RE2 reads it as a character; the service refuses it)", () => {
+    it("negative control: `(?s:.*)` lets through what the service refuses: surrogates, overlong 3- and 4-byte forms, code points past U+10FFFF", () => {
         const inputs = fuzz(3000);
         const got = re2FullMatch(bin, "(?s:.*)", inputs);
         const disagree = inputs.filter((b, i) => got[i] !== validUtf8(b)).map((b) => b.toString("hex"));
         expect(disagree.length).to.be.greaterThan(0);
-        expect(re2FullMatch(bin, "(?s:.*)", [hex("eda080")])).to.deep.equal([true]);
+        expect(re2FullMatch(bin, "(?s:.*)", ["eda080", "e080af", "f08f8080", "f4908080"].map(hex))).to.deep.equal([true, true, true, true]);
     });
 
+    it("a header's matcher: the same bytes, and no comma (Envoy joins a repeated header's values with ',')", () => {
+        const inputs = fuzz(3000);
+        const got = re2FullMatch(bin, SINGLE_HEADER_VALUE_REGEX, inputs);
+        const want = inputs.map((b) => validUtf8(b) && !b.includes(0x2c));
+        expect(inputs.filter((b, i) => got[i] !== want[i]).map((b) => b.toString("hex"))).to.deep.equal([]);
+        expect(re2FullMatch(bin, SINGLE_HEADER_VALUE_REGEX, ["6b31", "6b312c6b32", "2c", "", "c3a92b2d"].map(hex))).to.deep.equal([
+            true,
+            false,
+            false,
+            true,
+            true,
+        ]);
+    });
     it(`the query matchers at the longest name and value (${MAX_QUERY_TEXT} characters) stay under Istio's RE2 program size limit of 32,768, whatever the characters`, () => {
         const worst: string[] = [];
-        for (const ch of ["a", "é", "Ω", "😀", "+", " "]) {
+        for (const ch of ["a", "i", "k", "é", "Ω", "😀", "+", " "]) {
             const t = ch.repeat(MAX_QUERY_TEXT);
             worst.push(untrustedQueryRegex(t), queryRegex({ name: t, value: t }), queryRegex({ name: t }));
         }

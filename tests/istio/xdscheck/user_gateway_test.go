@@ -68,8 +68,12 @@ func byRule(rls []*routev3.RateLimit) map[string]*routev3.RateLimit {
 	return out
 }
 
-// validUTF8: the matcher of a valid UTF-8 value, written from the design (every Unicode scalar value).
-const validUTF8 = `[\x{0}-\x{D7FF}\x{E000}-\x{10FFFF}]*`
+// validUTF8: the matcher of a valid UTF-8 value, written from the design (every Unicode scalar
+// value); oneHeaderValue: the same without a comma (Envoy joins a repeated header's values with ",").
+const (
+	validUTF8      = `[\x{0}-\x{D7FF}\x{E000}-\x{10FFFF}]*`
+	oneHeaderValue = `[\x{0}-\x{2B}\x{2D}-\x{D7FF}\x{E000}-\x{10FFFF}]*`
+)
 
 // ruleEntriesProblem: the virtual host's rate_limits entries of a rule (first action's value = the
 // rule's name), each written as its actions, in order; matcher regexes other than the valid-UTF-8
@@ -99,6 +103,8 @@ func ruleEntriesProblem(vh *routev3.VirtualHost, rule string, want ...string) st
 					continue
 				case re == validUTF8:
 					re = "valid-utf8"
+				case re == oneHeaderValue:
+					re = "one-value-utf8"
 				case m.GetName() == ":path" && strings.HasPrefix(re, "/"):
 				default:
 					re = "other-regex"
@@ -218,10 +224,11 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 	res["vhost-search-prefix"] = expectActions("search", `header_value_match rule=search [:path~/search(?:[/?].*)?]`)
 	// per-api-key (perValue, whenMissing defaults to SharedCounter): without the header the request
 	// still sends the rule's entry (skip_if_absent), counted on one shared counter.
-	// Its value only when valid UTF-8 (a missing header as ""); otherwise the untrusted-value guard's entry.
+	// Its value only when one valid UTF-8 value without a comma (a missing header as ""); otherwise
+	// the untrusted-value guard's entry.
 	res["vhost-header-per-value"] = ruleEntriesProblem(vh, "per-api-key",
-		"header_value_match rule=per-api-key [x-api-key~valid-utf8 (missing as empty)] | request_headers x-api-key->x-api-key skip_if_absent",
-		"header_value_match rule=per-api-key [x-api-key!~valid-utf8] | generic_key untrusted_value=shared")
+		"header_value_match rule=per-api-key [x-api-key~one-value-utf8 (missing as empty)] | request_headers x-api-key->x-api-key skip_if_absent",
+		"header_value_match rule=per-api-key [x-api-key!~one-value-utf8] | generic_key untrusted_value=shared")
 	res["vhost-header-presence"] = expectActions("has-token", "header_value_match rule=has-token [authorization present]")
 	res["vhost-per-client"] = expectActions("per-client", "generic_key rule=per-client", "remote_address")
 	// per-query-key (query.perValue under /api): its value's entry when the parameter is trusted
@@ -469,8 +476,9 @@ func TestUserGatewayControls(t *testing.T) {
 		// A method matcher that minds case lets "post" through; a naive query matcher lets an encoded name through.
 		{"writes-method-case-sensitive", "filter-ratelimit-svc", nil, nil, "requests-methods", setRuleMatcherRegex("writes", ":method", `POST|DELETE`), "{:method: post}"},
 		{"free-tier-naive-query", "filter-ratelimit-svc", nil, nil, "requests-query", setRuleMatcherRegex("free-tier", ":path", `[^?]*\?(?:.*&)?tier=free(?:&.*)?`), "/items?%74ier=fr%65e"},
-		// Without the untrusted-value guard a client hides its value behind a fresh one and gets a new
-		// counter per request: the request check names such a request.
+		// Without the guard entry a request hiding its value behind a fresh one sends nothing for the
+		// rule (it escapes it); without the value entry's untrusted-query matcher it sends the fresh
+		// value (a new counter each time): the request check names the request either way.
 		{"per-query-key-no-guard", "filter-ratelimit-svc", nil, nil, "requests-per-query-key", dropRuleEntry("per-query-key", "untrusted_value"), "/api?api_key=fresh&api_key=mine from " + clientA + ": sends"},
 		// The value's entry without its untrusted-query matcher: a hidden value gets a counter of its own.
 		{"per-query-key-value-always", "filter-ratelimit-svc", nil, nil, "requests-per-query-key", dropRuleMatcher("per-query-key", "query_parameters", 1), "/api?api_key=fresh&api_key=mine from " + clientA + ": sends"},

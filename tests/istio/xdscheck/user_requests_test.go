@@ -470,7 +470,8 @@ func userRequestTable() map[string][]userRequestCase {
 			web(req("/x?r=/login", clientA)),
 		},
 		// x-api-key per value: its own counter per key, whatever the client; without the header
-		// (skip_if_absent) the rule's entry alone, one counter for all of them, never nothing.
+		// (skip_if_absent) the rule's entry alone, one counter for all of them, never nothing; a value
+		// with a comma (a repeated header) the untrusted-value counter.
 		"requests-per-api-key": {
 			exactly("web", req("/items", clientA, "x-api-key", "k1"), perClient(clientA), "rule=per-api-key,x-api-key=k1"),
 			exactly("web", req("/items", clientB, "x-api-key", "k1"), perClient(clientB), "rule=per-api-key,x-api-key=k1"),
@@ -483,6 +484,10 @@ func userRequestTable() map[string][]userRequestCase {
 			exactly("web", req("/search", clientA, "x-api-key", "k3"), perClient(clientA), searchRule, "rule=per-api-key,x-api-key=k3"),
 			exactly("checkout", req("/checkout", clientA), checkoutRule, perClient(clientA), "rule=per-api-key"),
 			exactly("checkout", req("/checkout", clientA, "x-api-key", "k1"), checkoutRule, perClient(clientA), "rule=per-api-key,x-api-key=k1"),
+			// Two values (as Envoy's header matcher sees a repeated header: joined with ",") or one
+			// holding a comma: no value sent, the untrusted-value counter.
+			exactly("web", req("/items", clientA, "x-api-key", "fresh,k1"), perClient(clientA), "rule=per-api-key,untrusted_value=shared"),
+			exactly("web", req("/items", clientA, "x-api-key", ",k1"), perClient(clientA), "rule=per-api-key,untrusted_value=shared"),
 		},
 		// authorization present, whatever its value; nothing without it.
 		"requests-has-token": {
