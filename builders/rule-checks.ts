@@ -338,21 +338,15 @@ export function checkRuleClient(at: string, r: any, problems: Problem[]): void {
             fix: "remove perClientAddress and set clientCidr.perAddress: true (one counter per address within the CIDRs)",
         });
     }
-    if (r.header?.perValue === true) {
-        problems.push({
-            key: `${at}.header.perValue`,
-            value: true,
-            problem: "cannot be combined with clientCidr",
-            fix: "make two rules: one per header value, one with clientCidr",
-        });
-    }
-    if (r.query?.perValue === true) {
-        problems.push({
-            key: `${at}.query.perValue`,
-            value: true,
-            problem: "cannot be combined with clientCidr",
-            fix: "make two rules: one per query value, one with clientCidr",
-        });
+    for (const f of ["header", "query"] as const) {
+        if (r[f]?.perValue === true) {
+            problems.push({
+                key: `${at}.${f}.perValue`,
+                value: true,
+                problem: "cannot be combined with clientCidr",
+                fix: `make two rules: one per ${f} value, one with clientCidr`,
+            });
+        }
     }
 }
 

@@ -26,8 +26,7 @@ const RULES: RateLimitRuleArgs[] = [
 const unreadable = (i: number) => [`/q?api_key=%FF${i}`, `/q?api_key=k${i}%C3`, `/q?api_key=%ED%A0%80${i}`, `/q?api_key=%C0%AF${i}`][i % 4]!;
 
 describe("rls: values the rate-limit service cannot read (invalid UTF-8) never reach it", function () {
-    const { shop, send } = useShop(RULES);
-    const perValueSide = () => shop.sides.find((x) => x.name.endsWith("-per-value")) ?? shop.sides[0]!;
+    const { send, perValueSide } = useShop(RULES);
 
     it("the real service refuses a whole call when one value is not valid UTF-8 (gRPC INTERNAL); a valid non-ASCII value is read", async () => {
         const addr = perValueSide().client.address;

@@ -330,7 +330,7 @@ describe("rls: user-defined rules (header, client address, combined, shadow) on 
 // Each rule sits on its own path prefix, so a test's requests meet one rule only: the answer's
 // overall code is that rule's. Each counter that runs out belongs to one test (see the top comment).
 describe("rls: user-defined rules, a request without the header (whenMissing Refuse, Ignore, per client) and an inverted header (invert) on the real service; a shop's gateway via the model", function () {
-    const { shop, send, okCount, ruleOf, counters } = useShop(MISSING_RULES);
+    const { shop, send, okCount, ruleOf, counters, perValueSide } = useShop(MISSING_RULES);
 
     // Refuse puts `requests_per_unit: 0` on the rule's own node. The pinned service loads it (no
     // check for 0 in config_impl.go) and refuses from the first hit: 1 > 0 in base_limiter.go.
@@ -556,7 +556,7 @@ describe("rls: user-defined rules, a request without the header (whenMissing Ref
         expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": ["", "t9"] })).to.deep.equal(untrusted("tenant", "OVER_LIMIT"));
         expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": "t1,t9" })).to.deep.equal(untrusted("tenant", "OVER_LIMIT"));
         // Negative control: without the comma check the first value would be sent, a fresh one each time a counter of its own.
-        const side = shop.sides.find((x) => x.name.endsWith("-per-value")) ?? shop.sides[0]!;
+        const side = perValueSide();
         let fresh = 0;
         for (let i = 0; i < 6; i++) {
             const d = await side.client.shouldRateLimit("shop", [

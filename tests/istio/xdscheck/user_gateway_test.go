@@ -598,23 +598,33 @@ func setRuleRegex(rule, regex string) func(Doc) error {
 	}
 }
 
-// dropRuleEntry removes the virtual-host rate_limits entry of a rule (first action's descriptor
-// value = the rule's name) that has an action with this descriptor key.
-func dropRuleEntry(rule, key string) func(Doc) error {
-	return func(f Doc) error {
-		for _, p := range Patches(f) {
-			value, _ := Dig(p, "patch", "value").(map[string]any)
-			rls, _ := value["rate_limits"].([]any)
-			for i, rl := range rls {
-				actions, _ := rl.(map[string]any)["actions"].([]any)
-				if len(actions) < 2 || !strings.Contains(jsonOf(actions[0]), `"descriptor_value":"`+rule+`"`) || !strings.Contains(jsonOf(actions[1:]), `"descriptor_key":"`+key+`"`) {
-					continue
-				}
-				value["rate_limits"] = append(append([]any{}, rls[:i]...), rls[i+1:]...)
-				return nil
+// ruleEntryWith finds the virtual-host rate_limits entry of a rule (first action's descriptor
+// value = the rule's name) whose later actions contain `needle` in their JSON: the patch value
+// holding it, its index and its actions.
+func ruleEntryWith(f Doc, rule, needle string) (map[string]any, int, []any, error) {
+	for _, p := range Patches(f) {
+		value, _ := Dig(p, "patch", "value").(map[string]any)
+		rls, _ := value["rate_limits"].([]any)
+		for i, rl := range rls {
+			actions, _ := rl.(map[string]any)["actions"].([]any)
+			if len(actions) >= 2 && strings.Contains(jsonOf(actions[0]), `"descriptor_value":"`+rule+`"`) && strings.Contains(jsonOf(actions[1:]), needle) {
+				return value, i, actions, nil
 			}
 		}
-		return fmt.Errorf("no rate_limits entry of rule %s with a %s action in EnvoyFilter %s", rule, key, f.Name())
+	}
+	return nil, 0, nil, fmt.Errorf("no rate_limits entry of rule %s with %s in EnvoyFilter %s", rule, needle, f.Name())
+}
+
+// dropRuleEntry removes the rule's virtual-host entry that has an action with this descriptor key.
+func dropRuleEntry(rule, key string) func(Doc) error {
+	return func(f Doc) error {
+		value, i, _, err := ruleEntryWith(f, rule, `"descriptor_key":"`+key+`"`)
+		if err != nil {
+			return err
+		}
+		rls := value["rate_limits"].([]any)
+		value["rate_limits"] = append(append([]any{}, rls[:i]...), rls[i+1:]...)
+		return nil
 	}
 }
 
@@ -622,24 +632,17 @@ func dropRuleEntry(rule, key string) func(Doc) error {
 // that has an action of this kind.
 func dropRuleMatcher(rule, kind string, i int) func(Doc) error {
 	return func(f Doc) error {
-		for _, p := range Patches(f) {
-			value, _ := Dig(p, "patch", "value").(map[string]any)
-			rls, _ := value["rate_limits"].([]any)
-			for _, rl := range rls {
-				actions, _ := rl.(map[string]any)["actions"].([]any)
-				if len(actions) < 2 || !strings.Contains(jsonOf(actions[0]), `"descriptor_value":"`+rule+`"`) || !strings.Contains(jsonOf(actions[1:]), `"`+kind+`"`) {
-					continue
-				}
-				h, _ := actions[0].(map[string]any)["header_value_match"].(map[string]any)
-				hs, _ := h["headers"].([]any)
-				if i >= len(hs) {
-					return fmt.Errorf("rule %s: no header matcher %d in %s", rule, i, jsonOf(actions[0]))
-				}
-				h["headers"] = append(append([]any{}, hs[:i]...), hs[i+1:]...)
-				return nil
-			}
+		_, _, actions, err := ruleEntryWith(f, rule, `"`+kind+`"`)
+		if err != nil {
+			return err
 		}
-		return fmt.Errorf("no rate_limits entry of rule %s with a %s action in EnvoyFilter %s", rule, kind, f.Name())
+		h, _ := actions[0].(map[string]any)["header_value_match"].(map[string]any)
+		hs, _ := h["headers"].([]any)
+		if i >= len(hs) {
+			return fmt.Errorf("rule %s: no header matcher %d in %s", rule, i, jsonOf(actions[0]))
+		}
+		h["headers"] = append(append([]any{}, hs[:i]...), hs[i+1:]...)
+		return nil
 	}
 }
 

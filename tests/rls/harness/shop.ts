@@ -97,6 +97,8 @@ export function useShop(rules: RateLimitRuleArgs[]) {
     beforeEach(async () => {
         for (const x of shop.sides) await x.redis.flushAll();
     });
+    /** The per-value counters' side (counterStore split), or the only one. */
+    const perValueSide = () => shop.sides.find((x) => x.name.endsWith("-per-value")) ?? shop.sides[0]!;
     /** The side a call goes to: the service its cluster names (`outbound|<port>||<name>.<ns>...`). */
     const sideOf = (cluster: string) => shop.sides.find((x) => x.name === cluster.split("|")[3]?.split(".")[0]) ?? shop.sides[0]!;
 
@@ -136,5 +138,5 @@ export function useShop(rules: RateLimitRuleArgs[]) {
             .flat()
             .filter((k) => k.startsWith(`shop_rule_${rule}_`))
             .sort();
-    return { shop, send, okCount, ruleOf, counters };
+    return { shop, send, okCount, ruleOf, counters, perValueSide };
 }
