@@ -164,6 +164,27 @@ export function gatewayVirtualHosts(servers: GatewayServerLike[], vsHosts: strin
     return out;
 }
 
+/**
+ * Whether a Gateway server host admits a VirtualService of `vsNamespace`, by its namespace part:
+ * `<ns>/<host>` only that namespace's, `./<host>` the Gateway's own namespace's, a namespace part
+ * `*` or none every namespace's (Istio, `pickMatchingGatewayHosts`).
+ */
+export function serverHostAdmits(serverHost: string, gatewayNamespace: string, vsNamespace: string): boolean {
+    const i = serverHost.indexOf("/");
+    if (i < 0) return true;
+    const ns = serverHost.slice(0, i);
+    return ns === "*" || (ns === "." ? gatewayNamespace : ns) === vsNamespace;
+}
+
+/**
+ * Istio's names of the virtual hosts a VirtualService of `vsNamespace` gets through the servers of
+ * a Gateway in `gatewayNamespace`: `gatewayVirtualHosts` of the server hosts that admit its namespace.
+ */
+export function admittedVirtualHosts(servers: GatewayServerLike[], vsHosts: string[], gatewayNamespace: string, vsNamespace: string): string[] {
+    const admitting = servers.map((sv) => ({ ...sv, hosts: sv.hosts.filter((h) => serverHostAdmits(h, gatewayNamespace, vsNamespace)) }));
+    return gatewayVirtualHosts(admitting, vsHosts);
+}
+
 /** The spec fields that pick the filter's pods. */
 function targetOf(t: FilterTarget): Pick<EnvoyFilterSpec, "workloadSelector" | "targetRefs"> {
     return "gatewayApiName" in t

@@ -9,8 +9,8 @@ import { INJECT_LABEL, SKIP_AWAIT, awaitAnnotations, stackLabels } from "../lib/
 import { Gateway, GatewaySpec, VirtualService, VirtualServiceSpec } from "./crds";
 import { LOCAL_STAT_PREFIX, gatewayVirtualHosts } from "../builders/envoy-filters";
 import { PlannedOptions, planOrCompute, selectorProblems, argsError, unknownFieldProblems } from "./arg-checks";
-import { dnsNameProblems, wholeNumberProblems } from "../lib/field-checks";
-import { HttpRouteArgs } from "./mesh-enums";
+import { dnsNameProblems, oneOfProblems, wholeNumberProblems } from "../lib/field-checks";
+import { GatewayHostScope, HttpRouteArgs } from "./mesh-enums";
 import { BOOKINFO_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "../lib/pod-security";
 
 import { HttpRoute, defaultRoutes } from "../builders/routes";
@@ -29,8 +29,10 @@ export const BOOKINFO_APPS: readonly { app: string; versions: string[] }[] = [
 /** The sample's Gateway and VirtualService, as the stack's settings and Bookinfo's args resolve them. */
 export interface BookinfoSettings {
     namespace: string;
-    /** Hosts of the Gateway's server and of the VirtualService. */
+    /** Hosts of the VirtualService, and of the Gateway's server (each as `<namespace>/<host>` with `gatewayHostScope` `own-namespace`). */
     hosts: string[];
+    /** Which namespaces' VirtualServices the Gateway admits. */
+    gatewayHostScope: GatewayHostScope;
     version: string;
     gatewayName: string;
     gatewayPort: number;
@@ -41,6 +43,17 @@ export interface BookinfoSettings {
 /** Gateway with one HTTP server on `port` for `hosts`, for the gateway pods `selector` selects. */
 export function gatewaySpecFor(selector: Record<string, string>, port: number, hosts: string[]): GatewaySpec {
     return { selector, servers: [{ port: { number: port, name: "http", protocol: "HTTP" }, hosts: [...hosts] }] };
+}
+
+/**
+ * The hosts of the Gateway's server: with `own-namespace`, Istio's `<namespace>/<host>` form for each
+ * VirtualService host, so only VirtualServices of bookinfo's namespace bind (another namespace's
+ * VirtualService with a host of its own would get a virtual host of its own on the stack's port,
+ * without the patches that name the stack's); `any-namespace`: the hosts as given (spec 2.5).
+ * The namespace part changes no virtual-host name: `default/*` with the VirtualService's `*` is `*:<port>`.
+ */
+export function gatewayServerHosts(b: Pick<BookinfoSettings, "namespace" | "hosts" | "gatewayHostScope">): string[] {
+    return b.gatewayHostScope === GatewayHostScope.AnyNamespace ? [...b.hosts] : b.hosts.map((h) => `${b.namespace}/${h}`);
 }
 
 /** Spec 2.5: routes to productpage; in variant A the API prefix is a separate route named `api`. */
@@ -89,8 +102,10 @@ export interface BookinfoArgs {
     gatewayName?: string;
     /** Port of the Gateway's HTTP server (Istio names its virtual hosts `<host>:<port>`). Defaults to `8080`. */
     gatewayPort?: number;
-    /** Hosts of the Gateway's server and of the VirtualService (spec 2.5: `*`). Defaults to `["*"]`. */
+    /** Hosts of the VirtualService and of the Gateway's server (spec 2.5: `*`). Defaults to `["*"]`. */
     hosts?: string[];
+    /** Which VirtualServices the Gateway admits. `own-namespace`: only those of `namespace` (server hosts `<namespace>/<host>`), so no other namespace can bind a host of its own to the Gateway and reach the sample around the limits. `any-namespace`: spec 2.5 literally (server hosts as given): a VirtualService of any namespace binds, and each host of its own gets a virtual host without the limits. Defaults to `own-namespace`. */
+    gatewayHostScope?: GatewayHostScope;
     /** Name of the VirtualService. Defaults to `bookinfo`. */
     virtualServiceName?: string;
     /** The VirtualService's HTTP routes to productpage. Defaults to the specification's split (page, login, logout, static; then `api` for the API prefix). */
@@ -145,6 +160,7 @@ export function planBookinfo(args: BookinfoArgs): {
             gatewayName: a.gatewayName ?? d("gatewayName"),
             gatewayPort: a.gatewayPort ?? Number(d("gatewayPort")),
             hosts: a.hosts ?? d("gatewayHosts").split(","),
+            gatewayHostScope: a.gatewayHostScope ?? DEFAULTS.gatewayHostScope,
             virtualServiceName: a.virtualServiceName ?? d("virtualServiceName"),
             routes,
         },
@@ -161,6 +177,7 @@ export function planBookinfo(args: BookinfoArgs): {
             fix: 'use e.g. ["bookinfo.example.com"], or omit it for ["*"]',
         });
     }
+    problems.push(...oneOfProblems("gatewayHostScope", b.gatewayHostScope, Object.values(GatewayHostScope), DEFAULTS.gatewayHostScope));
     if (!routes.length) problems.push({ key: "routes", value: a.routes, problem: "must hold at least one route", fix: "omit routes for the specification's" });
     routes.forEach((r, i) => {
         const bad = [...r.exact, ...r.prefix].filter((p) => typeof p !== "string" || !p.startsWith("/"));
@@ -204,7 +221,7 @@ export type BookinfoPlan = ReturnType<typeof planBookinfo>;
 /** Istio's names of the virtual hosts the sample's Gateway and VirtualService give the gateway (`*:8080` by default). */
 export function bookinfoVirtualHosts(plan: Pick<BookinfoPlan, "s" | "selector">): string[] {
     const b = plan.s.bookinfo;
-    return gatewayVirtualHosts(gatewaySpecFor(plan.selector, b.gatewayPort, b.hosts).servers, virtualServiceSpec(plan.s).hosts);
+    return gatewayVirtualHosts(gatewaySpecFor(plan.selector, b.gatewayPort, gatewayServerHosts(b)).servers, virtualServiceSpec(plan.s).hosts);
 }
 
 export class Bookinfo extends pulumi.ComponentResource {
@@ -253,7 +270,7 @@ export class Bookinfo extends pulumi.ComponentResource {
             s.bookinfo.gatewayName,
             {
                 metadata: { name: s.bookinfo.gatewayName, namespace: ns, labels },
-                spec: gatewaySpecFor(plan.selector, s.bookinfo.gatewayPort, s.bookinfo.hosts),
+                spec: gatewaySpecFor(plan.selector, s.bookinfo.gatewayPort, gatewayServerHosts(s.bookinfo)),
             },
             { parent: this },
         );

@@ -50,6 +50,8 @@ export const DEFAULTS = {
     gatewayName: "bookinfo-gateway",
     gatewayPort: 8080,
     gatewayHosts: "*",
+    /** Only bookinfo's own namespace binds VirtualServices to its Gateway (components/mesh-enums.ts GatewayHostScope). */
+    gatewayHostScope: "own-namespace",
     virtualServiceName: "bookinfo",
     serviceLabel: "productpage",
     echoImage: "gcr.io/google-samples/echo-python:1.0",

@@ -50,6 +50,15 @@ export const VirtualHostScope = {
 } as const;
 export type VirtualHostScope = (typeof VirtualHostScope)[keyof typeof VirtualHostScope];
 
+/** Which VirtualServices the bookinfo Gateway admits (the namespace part of its server hosts). */
+export const GatewayHostScope = {
+    /** Only VirtualServices of bookinfo's own namespace (server hosts `<namespace>/<host>`): no other namespace can bind a host of its own to the Gateway. */
+    OwnNamespace: "own-namespace",
+    /** Spec 2.5 literally (server hosts as given, `*`): a VirtualService of any namespace binds, and each host of its own gets a virtual host without the stack's limits. */
+    AnyNamespace: "any-namespace",
+} as const;
+export type GatewayHostScope = (typeof GatewayHostScope)[keyof typeof GatewayHostScope];
+
 /** Where the stack's EnvoyFilters live. */
 export const FilterNamespaces = {
     /** The gateway filters in the gateway's namespace, the local bucket in the workload's. */

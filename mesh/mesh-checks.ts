@@ -19,6 +19,7 @@ import {
     BookinfoMode,
     EspPortModeName,
     FilterNamespaces,
+    GatewayHostScope,
     LocalPlacementMode,
     MutualTlsScope,
     StackVariant,
@@ -305,6 +306,8 @@ function readBookinfo(
         gatewayName: r.str("bookinfo.gatewayName"),
         gatewayPort: (r.value("bookinfo.gatewayPort") ?? Number(r.spec("bookinfo.gatewayPort").default)) as number,
         virtualServiceName: r.str("bookinfo.virtualServiceName"),
+        // Bookinfo checks it (one of GatewayHostScope), as it checks its names.
+        gatewayHostScope: r.str("bookinfo.gatewayHostScope") as GatewayHostScope,
         routes,
     };
     return bookinfo;

@@ -102,6 +102,7 @@ export function bookinfoArgsOf(s: MeshOwnSettings): BookinfoArgs {
         gatewayPort: b.gatewayPort,
         hosts: b.hosts,
         virtualServiceName: b.virtualServiceName,
+        gatewayHostScope: b.gatewayHostScope,
         routes: b.routes.map((r) => ({ ...(r.name !== undefined ? { name: r.name } : {}), exact: r.exact, prefix: r.prefix })),
         localStatsApp: s.local.serviceLabel,
         awaitRollout: s.awaitRollout,

@@ -363,7 +363,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         kind: "string",
         default: String(DEFAULTS.gatewayHosts),
         description:
-            "Comma-separated hosts of the bookinfo Gateway and VirtualService (spec 2.5: `*`). The gateway patches name exactly their virtual hosts `<host>:<gatewayPort>` (Istio's names), so another team's host on the same gateway is never limited.",
+            "Comma-separated hosts of the bookinfo Gateway and VirtualService (spec 2.5: `*`). The gateway patches name exactly their virtual hosts `<host>:<gatewayPort>` (Istio's names), so another team's host on the same gateway is never limited. The Gateway's server takes them as `<namespace>/<host>`, admitting only the VirtualServices of `workloadNamespace` (see `gatewayHostScope`).",
     },
     {
         group: "names",
@@ -417,6 +417,15 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         default: "gateway-hosts",
         description:
             "Which virtual hosts of the gateway the limits apply to. `gateway-hosts`: only the stack's own Gateway's (`<host>:<gatewayPort>` for each of `gatewayHosts`), and the rate-limit filter only on `gatewayPort`. `all`: spec 2.4 literally, virtual host `\"\"` and every listener: **every host on the gateway**, other teams' included, gets the per-path counters and, with `failureModeDeny`, fails with HTTP 500 when the service is down. Only for a gateway the stack has to itself.",
+    },
+    {
+        group: "sharing",
+        key: "gatewayHostScope",
+        field: "bookinfo.gatewayHostScope",
+        kind: "string",
+        default: String(DEFAULTS.gatewayHostScope),
+        description:
+            "Which VirtualServices the bookinfo Gateway admits. `own-namespace`: only those of `workloadNamespace` (its server hosts are Istio's `<namespace>/<host>` for each of `gatewayHosts`, `default/*` by default; the virtual host is still `*:<gatewayPort>`). `any-namespace`: spec 2.5 literally, server hosts `gatewayHosts` as given: a VirtualService of **any namespace** can bind a host of its own to the Gateway, and Istio gives that host a virtual host of its own without the stack's limits, a side door to productpage (`pulumi preview` refuses when one exists). Only for a gateway the stack has to itself.",
     },
     {
         group: "sharing",

@@ -9,7 +9,8 @@
  *
  * Pure: the cluster's Gateways and VirtualServices come in as lists (cluster/cluster-lookup.ts).
  */
-import { LiveObjectMeta } from "../components/ownership";
+import { GatewayServerLike, admittedVirtualHosts } from "../builders/envoy-filters";
+import { LiveObjectMeta, OWNER_ANNOTATION } from "../components/ownership";
 
 /** A Gateway or VirtualService as `kubectl get -o json` returns it (the fields read here). */
 export interface IstioRouting extends LiveObjectMeta {
@@ -27,6 +28,10 @@ export interface StackHosts {
     /** `<namespace>/<name>` of the stack's own Gateway and VirtualService (not reported). */
     ownGateway: string;
     ownVirtualService: string;
+    /** The server hosts of the stack's own Gateway on `port` (`default/*`; `*` with gatewayHostScope any-namespace). */
+    ownGatewayHosts: string[];
+    /** The stack's owner annotation value: a VirtualService that carries it is the stack's own. */
+    owner?: string;
 }
 
 /** One object sharing a limited virtual host. */
@@ -51,11 +56,27 @@ function selectsPods(selector: Record<string, string> | undefined, pods: Record<
 }
 
 /** `<namespace>/<name>` of a VirtualService's gateway reference (`name` is in the VirtualService's namespace). */
-function gatewayRef(ref: string, vsNamespace: string): string {
+export function gatewayRef(ref: string, vsNamespace: string): string {
     return ref.includes("/") ? ref : `${vsNamespace}/${ref}`;
 }
 
-const idOf = (o: LiveObjectMeta) => `${o.metadata.namespace ?? "default"}/${o.metadata.name}`;
+export const idOf = (o: LiveObjectMeta) => `${o.metadata.namespace ?? "default"}/${o.metadata.name}`;
+
+/** Whether a VirtualService is the stack's own: its name, or its owner annotation. */
+export function isStackVirtualService(v: LiveObjectMeta, stack: Pick<StackHosts, "ownVirtualService" | "owner">): boolean {
+    return idOf(v) === stack.ownVirtualService || (stack.owner !== undefined && v.metadata.annotations?.[OWNER_ANNOTATION] === stack.owner);
+}
+
+/** A Gateway on the stack's listener: its namespace and its servers on the stack's port. */
+interface ListenerGateway {
+    namespace: string;
+    servers: GatewayServerLike[];
+}
+
+/** The stack's own Gateway, as the stack creates it (or, for an existing bookinfo, as it runs). */
+export function ownListenerGateway(stack: StackHosts): ListenerGateway {
+    return { namespace: stack.ownGateway.split("/")[0]!, servers: [{ port: { number: stack.port }, hosts: stack.ownGatewayHosts }] };
+}
 
 /**
  * Every other Gateway with a server on the stack's port whose hosts take one of the stack's
@@ -67,13 +88,16 @@ export function hostSharers(stack: StackHosts, gateways: IstioRouting[], virtual
     const hostsOnPort = new Set(stack.virtualHosts.filter((v) => v.endsWith(`:${stack.port}`)).map((v) => v.slice(0, v.lastIndexOf(":"))));
     const out: HostSharer[] = [];
     // Gateways whose pods and port are the stack's: the ones a VirtualService can merge through.
-    const onListener = new Set<string>([stack.ownGateway]);
+    const onListener = new Map<string, ListenerGateway>([[stack.ownGateway, ownListenerGateway(stack)]]);
     for (const g of gateways) {
         const id = idOf(g);
         if (id === stack.ownGateway || !selectsPods(g.spec?.selector, stack.gatewayPodLabels)) continue;
         const servers: any[] = (g.spec?.servers ?? []).filter((sv: any) => Number(sv?.port?.number) === stack.port);
         if (!servers.length) continue;
-        onListener.add(id);
+        onListener.set(id, {
+            namespace: g.metadata.namespace ?? "default",
+            servers: servers.map((sv) => ({ port: { number: stack.port }, hosts: sv.hosts ?? [] })),
+        });
         for (const h of new Set(servers.flatMap((sv) => (sv.hosts ?? []).map(hostOf)))) {
             const shared = h === "*" ? [...hostsOnPort] : hostsOnPort.has(h) ? [h] : [];
             for (const host of shared)
@@ -85,18 +109,23 @@ export function hostSharers(stack: StackHosts, gateways: IstioRouting[], virtual
         }
     }
     for (const v of virtualServices) {
+        if (isStackVirtualService(v, stack)) continue;
         const id = idOf(v);
-        if (id === stack.ownVirtualService) continue;
-        const via = ((v.spec?.gateways ?? []) as string[]).map((r) => gatewayRef(r, v.metadata.namespace ?? "default")).filter((r) => onListener.has(r));
-        if (!via.length) continue;
+        const ns = v.metadata.namespace ?? "default";
+        const refs = [...new Set(((v.spec?.gateways ?? []) as string[]).map((r) => gatewayRef(r, ns)))].filter((r) => onListener.has(r));
         for (const h of (v.spec?.hosts ?? []) as string[]) {
-            const vh = `${h}:${stack.port}`;
-            if (!limited.has(vh)) continue;
-            out.push({
-                object: `VirtualService ${id}`,
-                virtualHost: vh,
-                message: `VirtualService ${id} (host ${h}, Gateway ${via.join(", ")}) is merged by Istio into the stack's virtual host ${vh}: its requests get the stack's per-path limits and pre-limit, and with failureModeDeny a 500 whenever the rate-limit service cannot answer. Fix (its owner's): a host of its own instead of ${h}; or give the stack a host of its own: pulumi config set gatewayHosts <host>`,
-            });
+            // Each limited virtual host this host lands in, through the Gateways whose server hosts admit it.
+            const via = new Map<string, string[]>();
+            for (const r of refs) {
+                const g = onListener.get(r)!;
+                for (const vh of admittedVirtualHosts(g.servers, [h], g.namespace, ns)) if (limited.has(vh)) via.set(vh, [...(via.get(vh) ?? []), r]);
+            }
+            for (const [vh, gws] of via)
+                out.push({
+                    object: `VirtualService ${id}`,
+                    virtualHost: vh,
+                    message: `VirtualService ${id} (host ${h}, Gateway ${gws.join(", ")}) is merged by Istio into the stack's virtual host ${vh}: its requests get the stack's per-path limits and pre-limit, and with failureModeDeny a 500 whenever the rate-limit service cannot answer. Fix (its owner's): a host of its own instead of ${h}; or give the stack a host of its own: pulumi config set gatewayHosts <host>`,
+                });
         }
     }
     return out;

@@ -7,7 +7,10 @@ import { FilterLayout, PER_INSTANCE_MIN_ISTIO, entriesOfStage, isRateLimitFilter
 import { GlobalRateLimitPlan } from "../components/global-ratelimit-plan";
 import { Problem } from "../lib/problems";
 import { StackSettings } from "../mesh/settings-types";
-import { IstioRouting, StackHosts, hostSharers } from "./host-sharers";
+import { IstioRouting, StackHosts, hostSharers, idOf } from "./host-sharers";
+import { sideDoorReport, sideDoors } from "./side-doors";
+import { BookinfoMode } from "../components/mesh-enums";
+import { gatewayServerHosts } from "../components/bookinfo";
 import { LiveObject, MESH_PEER_AUTHENTICATION } from "./preflight";
 
 /** What the program asks the cluster for the reach checks. */
@@ -58,7 +61,12 @@ export function isMeshWide(pa: LiveObject): boolean {
  *   with `mesh`, one under another name than `default` is a problem (Istio applies only the oldest
  *   mesh-wide policy, so the stack's would be ignored or would silently replace it).
  */
-export function planMeshReach(s: StackSettings, state: MeshReachState, global: GlobalRateLimitPlan): { problems: Problem[]; messages: string[] } {
+export function planMeshReach(
+    s: StackSettings,
+    state: MeshReachState,
+    global: GlobalRateLimitPlan,
+    owner?: string,
+): { problems: Problem[]; messages: string[] } {
     const problems: Problem[] = [];
     const messages: string[] = [];
     const sel = `${s.mesh.gatewaySelector.key}=${s.mesh.gatewaySelector.value}`;
@@ -113,18 +121,40 @@ export function planMeshReach(s: StackSettings, state: MeshReachState, global: G
         }
     }
     const neighbours = planListenerNeighbours(s, state, global);
-    const sharers = s.mesh.vhostScope === "all" ? [] : hostSharers(stackHostsOf(s, state, global), state.gateways ?? [], state.virtualServices ?? []);
-    return { problems: [...problems, ...neighbours.problems], messages: [...messages, ...neighbours.messages, ...sharers.map((h) => h.message)] };
+    // With vhostScope all every virtual host of the gateway is limited: no host shares or escapes the stack's.
+    const stack = stackHostsOf(s, state, global, owner);
+    const sharers = s.mesh.vhostScope === "all" ? [] : hostSharers(stack, state.gateways ?? [], state.virtualServices ?? []);
+    const doors =
+        s.mesh.vhostScope === "all" || !state.virtualServices
+            ? { problems: [], messages: [] }
+            : sideDoorReport(s, stack, sideDoors(stack, state.virtualServices));
+    return {
+        problems: [...problems, ...neighbours.problems, ...doors.problems],
+        messages: [...messages, ...neighbours.messages, ...sharers.map((h) => h.message), ...doors.messages],
+    };
 }
 
 /** The stack's limited virtual hosts on its gateway, for the host-sharing check. */
-export function stackHostsOf(s: StackSettings, state: Pick<MeshReachState, "gatewayPods">, global: GlobalRateLimitPlan): StackHosts {
+export function stackHostsOf(
+    s: StackSettings,
+    state: Pick<MeshReachState, "gatewayPods" | "gateways">,
+    global: GlobalRateLimitPlan,
+    owner?: string,
+): StackHosts {
+    const ownGateway = `${s.bookinfo.namespace}/${s.bookinfo.gatewayName}`;
+    // An existing bookinfo's Gateway admits what its own server hosts say; the stack's, what the stack gives it.
+    const live = s.bookinfoMode === BookinfoMode.Existing ? (state.gateways ?? []).find((g) => idOf(g) === ownGateway) : undefined;
+    const liveHosts = ((live?.spec?.servers ?? []) as any[])
+        .filter((sv) => Number(sv?.port?.number) === s.bookinfo.gatewayPort)
+        .flatMap((sv) => sv.hosts ?? []);
     return {
         virtualHosts: global.args.gateway.virtualHosts ?? [],
         port: s.bookinfo.gatewayPort,
         gatewayPodLabels: gatewayPodLabels(s, state),
-        ownGateway: `${s.bookinfo.namespace}/${s.bookinfo.gatewayName}`,
+        ownGateway,
         ownVirtualService: `${s.bookinfo.namespace}/${s.bookinfo.virtualServiceName}`,
+        ownGatewayHosts: live ? liveHosts.map(String) : gatewayServerHosts(s.bookinfo),
+        ...(owner !== undefined ? { owner } : {}),
     };
 }
 

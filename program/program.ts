@@ -90,7 +90,9 @@ export function buildProgram(
     const shared = planSharedObjects(settings, opts.lookupShared?.(sharedObjectRefs(settings, plan.global)) ?? [], plan.global, owner);
     if (shared.problems.length) throw fail(shared.problems);
     const report = opts.report ?? ((m: string) => void pulumi.log.info(m));
-    const reach = opts.lookupMeshReach ? planMeshReach(settings, opts.lookupMeshReach(meshReachQuery(settings)), plan.global) : { problems: [], messages: [] };
+    const reach = opts.lookupMeshReach
+        ? planMeshReach(settings, opts.lookupMeshReach(meshReachQuery(settings)), plan.global, owner)
+        : { problems: [], messages: [] };
     if (reach.problems.length) throw fail(reach.problems);
     for (const d of shared.decisions) if (d.action !== "create" || opts.lookupShared) report(d.message);
     for (const m of reach.messages) report(m);

@@ -283,7 +283,8 @@ describe("package components on their own (a shop, not bookinfo)", function () {
         });
         const gw = find(objects, "Gateway", "demo-gw");
         expect(gw.metadata.namespace).to.equal("demo");
-        expect(gw.spec).to.deep.equal({ selector: { app: "edge" }, servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] });
+        // Only the VirtualServices of namespace demo bind to it.
+        expect(gw.spec).to.deep.equal({ selector: { app: "edge" }, servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["demo/*"] }] });
         expect(find(objects, "VirtualService", "bookinfo").spec.http).to.deep.equal([
             { name: "all", match: [{ uri: { prefix: "/" } }], route: [{ destination: { host: "productpage", port: { number: 9080 } } }] },
         ]);

@@ -217,7 +217,22 @@ describe("stack objects (spec section 2)", function () {
                     const r = await get(variant, profile);
                     const gw = r.get("Gateway", "bookinfo-gateway", "default");
                     expect(gw.spec.selector).to.deep.equal({ istio: "ingressgateway" });
-                    expect(gw.spec.servers).to.deep.equal([{ port: { number: 8080, name: "http", protocol: "HTTP" }, hosts: ["*"] }]);
+                    // Istio's <namespace>/<host>: only VirtualServices of bookinfo's namespace bind (no side door for another namespace's host).
+                    expect(gw.spec.servers).to.deep.equal([{ port: { number: 8080, name: "http", protocol: "HTTP" }, hosts: ["default/*"] }]);
+                    // The VirtualService is in that namespace and names the Gateway there: it still binds.
+                    const vs = r.get("VirtualService", "bookinfo", "default");
+                    expect([vs.metadata.namespace, vs.spec.gateways, vs.spec.hosts]).to.deep.equal(["default", ["bookinfo-gateway"], ["*"]]);
+                });
+
+                it("gatewayHostScope=any-namespace gives the specification's hosts ['*'] back; the namespace part follows workloadNamespace", async () => {
+                    const any = (await get(variant, profile, { gatewayHostScope: "any-namespace" })).get("Gateway", "bookinfo-gateway", "default");
+                    expect(any.spec.servers[0].hosts).to.deep.equal(["*"]);
+                    const shop = (await get(variant, profile, { workloadNamespace: "shop", gatewayHosts: "shop.example.com,*.shop.example.com" })).get(
+                        "Gateway",
+                        "bookinfo-gateway",
+                        "shop",
+                    );
+                    expect(shop.spec.servers[0].hosts).to.deep.equal(["shop/shop.example.com", "shop/*.shop.example.com"]);
                 });
 
                 it("localRateLimitHeaders=off and localShadow=true: no X-RateLimit headers, enforced 0 % (counted, never refused)", async () => {
