@@ -560,7 +560,25 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_SHARED:-1}" != 0 && -f "$root/render/cli.ts
     (( $(grep -cE '^ +--- (PASS|FAIL): TestTenantStarMerge/' "$tlog") == 2 )) ||
       ko "tenant on the stack's host: not both checks ran (log $tlog): $(grep -E 'FAILED|panic' "$tlog" | head -2 | tr '\n' ' ')"
   fi
-  echo "shared mesh: 2 renders and the generator in $(( $(date +%s) - t0 ))s"
+  # Side doors (fixtures/side-door.yaml: team-side's VirtualService with host side.example.com bound
+  # to the stack's Gateway, routing to productpage; xdscheck/side_door_test.go): with the default
+  # Gateway hosts (default/*) Istio binds none of it; the control renders the stack with the
+  # specification's "*" (gatewayHostScope=any-namespace), where Istio makes side.example.com:8080
+  # without the stack's limits. The preflight refuses that case (program/side-doors.ts, unit tier).
+  if [[ -n "${sxin[scoped]:-}" ]]; then
+    if ! (cd "$root" && npm run --silent render -- --variant A --profile current "${ONE_STORE[@]}" --set gatewayHostScope=any-namespace --out "$sdir/side-any") > "$sdir/render-side-any.log" 2>&1; then
+      ko "side door: render with gatewayHostScope=any-namespace failed: $(grep -E 'error|mesh-ratelimit:' "$sdir/render-side-any.log" | head -4 | tr '\n' ' ')"
+    else
+      xds_input "$sdir/side-any" "$sdir/xin-side-any"
+      dlog="$sdir/side-door.log"
+      XDSCHECK_SHARED_DIR="${sxin[scoped]}" XDSCHECK_SIDE_ANY_DIR="$sdir/xin-side-any" XDSCHECK_SIDE_DOOR="$here/fixtures/side-door.yaml" \
+        XDSCHECK_VARIANT=A XDSCHECK_PLACEMENT=all-routes "$xdsbin" -test.run '^TestSideDoor$' -test.v -test.count=1 > "$dlog" 2>&1 || true
+      report_subtests "side door" "$dlog" 'TestSideDoor' 0
+      (( $(grep -cE '^ +--- (PASS|FAIL): TestSideDoor/' "$dlog") == 2 )) ||
+        ko "side door: not both checks ran (log $dlog): $(grep -E 'FAILED|panic' "$dlog" | head -2 | tr '\n' ' ')"
+    fi
+  fi
+  echo "shared mesh: 3 renders and the generator in $(( $(date +%s) - t0 ))s"
 fi
 # Many teams, one gateway (issue 26; xdscheck/many_teams_test.go): team A (team-a, a.example.com) and
 # team B (team-b, b.example.com) as two separate programs, each its own Gateway, VirtualService and
