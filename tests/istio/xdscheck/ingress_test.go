@@ -2,9 +2,11 @@ package xdscheck
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	meshconfig "istio.io/api/mesh/v1alpha1"
 )
 
@@ -129,6 +131,26 @@ func TestIngress(t *testing.T) {
 			return
 		}
 		t.Logf("cluster %s (%s profile, %s port): Istio mutual TLS in %s", e.ESPCluster(), e.Profile, e.PortMode, where)
+	})
+	// The Ingress is no side door to productpage: its route configuration http.80 leads only to ESP.
+	// Control: its backend pointed at productpage:9080 (in memory) and the same rule finds the route.
+	t.Run("ingress-no-productpage", func(t *testing.T) {
+		if g == nil {
+			t.Fatalf("FAILED: ingress-no-productpage: %s: expected a generated route configuration http.80; got: nothing generated", obj)
+		}
+		ctl := Clone(docs)
+		if err := pointIngressAt(ctl, "productpage", 9080); err != nil {
+			t.Fatalf("FAILED: ingress-no-productpage: %s: control: %v", obj, err)
+		}
+		gc, err := GenerateIngress(t, ctl, DefaultMesh())
+		switch got := productpageRoutesOf(g.Routes, "http.80"); {
+		case len(got) > 0:
+			t.Errorf("FAILED: ingress-no-productpage: %s: expected no route of http.80 to productpage; got: %v", obj, got)
+		case err != nil || len(productpageRoutesOf(gc.Routes, "http.80")) == 0:
+			t.Errorf("FAILED: ingress-no-productpage: %s: control: expected the rule to find a route to productpage once the backend is productpage:9080; got none (%v)", obj, err)
+		default:
+			t.Logf("FINDING: ingress-no-productpage: %s: http.80 leads only to %s; with its backend pointed at productpage the same rule finds %v", obj, e.ESPCluster(), productpageRoutesOf(gc.Routes, "http.80"))
+		}
 	})
 	// The server side, which the stack's PeerAuthentication decides: the ESP sidecar accepts only
 	// mutual TLS on the ESP port.
@@ -327,4 +349,46 @@ func TestIngressControls(t *testing.T) {
 			}
 		})
 	}
+}
+
+// productpageRoutesOf: `<virtual host>: <cluster>` of every route of route configuration rc whose
+// cluster is a productpage Service's.
+func productpageRoutesOf(rcs []*routev3.RouteConfiguration, rc string) []string {
+	var out []string
+	for _, r := range rcs {
+		if r.GetName() != rc {
+			continue
+		}
+		for _, vh := range r.GetVirtualHosts() {
+			for _, rt := range vh.GetRoutes() {
+				if c := rt.GetRoute().GetCluster(); strings.Contains(c, "||productpage.") {
+					out = append(out, vh.GetName()+": "+c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// pointIngressAt sets the backend of the Ingress's first path to a Service and port (both API
+// versions' field names).
+func pointIngressAt(docs []Doc, service string, port int) error {
+	rules, _ := Dig(Find(docs, "Ingress", "", IngressName), "spec", "rules").([]any)
+	if len(rules) == 0 {
+		return errNoObject("Ingress " + IngressName + " rules")
+	}
+	ps, _ := Dig(rules[0].(map[string]any), "http", "paths").([]any)
+	if len(ps) == 0 {
+		return errNoObject("Ingress " + IngressName + " paths")
+	}
+	b, _ := ps[0].(map[string]any)["backend"].(map[string]any)
+	if b == nil {
+		return errNoObject("Ingress " + IngressName + " backend")
+	}
+	if _, v1 := b["service"]; v1 {
+		b["service"] = map[string]any{"name": service, "port": map[string]any{"number": port}}
+	} else {
+		b["serviceName"], b["servicePort"] = service, port
+	}
+	return nil
 }
