@@ -340,3 +340,62 @@ describe("cluster: other rate-limit filters on the gateway's listener (many team
         }
     });
 });
+
+describe("cluster: another namespace's VirtualService on the stack's Gateway (side doors), with kubectl against a real API server", function () {
+    this.timeout(120_000);
+    const SIDE_NS = "team-side";
+    const VS = "virtualservices.networking.istio.io";
+    const POD = "istio-ingressgateway-side-0";
+    /** tests/istio/fixtures/side-door.yaml, the object Istio's generator binds only with the hosts "*". */
+    const side = {
+        apiVersion: "networking.istio.io/v1",
+        kind: "VirtualService",
+        metadata: { name: "side", namespace: SIDE_NS },
+        spec: {
+            hosts: ["side.example.com"],
+            gateways: ["default/bookinfo-gateway"],
+            http: [{ name: "side", route: [{ destination: { host: "productpage.default.svc.cluster.local", port: { number: 9080 } } }] }],
+        },
+    };
+
+    before(function () {
+        kubeconfig();
+        ensureNamespace(SIDE_NS);
+        createPod(ROOT_NS, POD, GW_LABELS);
+    });
+    after(async function () {
+        this.timeout(240_000);
+        await deleteNamespace(SIDE_NS);
+        await deletePod(ROOT_NS, POD);
+    });
+
+    it("negative control: no such VirtualService, gatewayHostScope=any-namespace passes", async () => {
+        expectPasses(await preview({ gatewayHostScope: "any-namespace" }));
+    });
+
+    it("with the specification's hosts (*): refused at preview, naming team-side/side, its host, its virtual host, its field manager and the fix; nothing registered", async () => {
+        kubectl(["create", "-f", "-"], JSON.stringify(side));
+        const p = await preview({ gatewayHostScope: "any-namespace" });
+        // lookupMeshReach read it from the real API server, with its managed fields.
+        const found = (p.answers[0].virtualServices ?? []).find((v) => v.metadata.name === "side");
+        expect(found?.metadata.managedFields?.map((f) => f.manager)).to.deep.equal(["kubectl-create"]);
+        const msg = expectRefused(p);
+        expect(msg).to.contain(`${PROJECT}:gatewayHostScope = "any-namespace"`);
+        expect(msg).to.contain(
+            "admits VirtualService team-side/side (hosts side.example.com; no mesh-ratelimit.io/owner annotation; field managers: kubectl-create)",
+        );
+        expect(msg).to.contain("side.example.com:8080").and.contain("productpage.default.svc.cluster.local");
+        expect(msg).to.contain("pulumi config set gatewayHostScope own-namespace");
+    });
+
+    it("the default hosts (default/*): the same VirtualService passes, reported as harmless; the Gateway registered with hosts default/*", async () => {
+        const p = await preview();
+        expectPasses(p);
+        expect(p.reports.join("\n"))
+            .to.contain("VirtualService team-side/side (hosts side.example.com) names the stack's Gateway default/bookinfo-gateway")
+            .and.contain("harmless");
+        const gw = p.objects.find((o) => o.kind === "Gateway" && o.metadata.name === "bookinfo-gateway") as any;
+        expect(gw?.spec?.servers?.[0]?.hosts).to.deep.equal(["default/*"]);
+        kubectl(["delete", VS, "side", "-n", SIDE_NS]);
+    });
+});
