@@ -67,7 +67,10 @@ describe("rls listen: the service run with its rendered listen addresses (ports 
         for (const r of rendered) {
             const svc = await RateLimitProcess.start(r, { redisAddress: redis.address, redisPassword: redis.password, renderedHosts: true });
             try {
-                expect(svc.rewritten.filter((k) => k.endsWith("HOST")), "listen addresses as rendered").to.deep.equal([]);
+                expect(
+                    svc.rewritten.filter((k) => k.endsWith("HOST")),
+                    "listen addresses as rendered",
+                ).to.deep.equal([]);
                 const seen = await reach(svc, domain);
                 console.log(`      ${r.deployment.metadata.name} as rendered: ${JSON.stringify(seen)}`);
                 expect(seen, String(r.deployment.metadata.name)).to.deep.include({ grpcHealth: "SERVING", http: "refused", debug: "refused" });
