@@ -20,6 +20,7 @@ import {
 } from "../builders/counter-stores";
 import {
     PER_VALUE_EVICTION_POLICY,
+    REDIS_BASE_BYTES,
     REDIS_MAXMEMORY_SHARE,
     REDIS_MEMORY_LIMIT_BYTES,
     counterBytes,
@@ -159,7 +160,10 @@ function perValueStoreProblems(p: PerValueStoreArgs): Problem[] {
                 ),
             );
     }
-    if (p.newValuesPerSecond !== undefined) problems.push(...wholeNumberProblems(f("newValuesPerSecond"), p.newValuesPerSecond, { min: 0, max: 1_000_000, fallback: DEFAULTS.perValueNewValuesPerSecond }));
+    if (p.newValuesPerSecond !== undefined)
+        problems.push(
+            ...wholeNumberProblems(f("newValuesPerSecond"), p.newValuesPerSecond, { min: 0, max: 1_000_000, fallback: DEFAULTS.perValueNewValuesPerSecond }),
+        );
     if (p.longestValueBytes !== undefined)
         problems.push(
             ...wholeNumberProblems(f("longestValueBytes"), p.longestValueBytes, {
@@ -184,31 +188,42 @@ export function perValueCallOf(a: PerValueInput & { statusOnError?: ErrorStatus 
  * `newValuesPerSecond` needs (rate × (longest window + jitter) × counter bytes), else the fixed
  * side's. The need is refused over the container's bound, and so is a given `maxMemory` below it.
  */
-export function perValueSizingOf(p: PerValueStoreArgs, side: { domain: string; descriptors: ConfigDescriptor[]; fallback: string }, problems: Problem[]): PerValueSizing {
+export function perValueSizingOf(
+    p: PerValueStoreArgs,
+    side: { domain: string; descriptors: ConfigDescriptor[]; fallback: string },
+    problems: Problem[],
+): PerValueSizing {
     const windows = configWindows(side.descriptors);
     const jitterSeconds = expirationJitterFor(windows);
     const lifeSeconds = Math.max(0, ...windows) + jitterSeconds;
     const valueBytes = Number.isSafeInteger(p.longestValueBytes) ? p.longestValueBytes! : DEFAULTS.perValueLongestValueBytes;
     const keyBytes = longestCounterKeyBytes(side.domain, side.descriptors, valueBytes);
     const rate = Number.isSafeInteger(p.newValuesPerSecond) && p.newValuesPerSecond! > 0 ? p.newValuesPerSecond : undefined;
-    const need = rate !== undefined ? maxMemoryFor({ newValuesPerSecond: rate, windowSeconds: lifeSeconds - jitterSeconds, jitterSeconds, keyBytes }) : undefined;
+    const need =
+        rate !== undefined ? maxMemoryFor({ newValuesPerSecond: rate, windowSeconds: lifeSeconds - jitterSeconds, jitterSeconds, keyBytes }) : undefined;
     const given = p.redis?.maxMemory;
     const inCluster = (p.redis?.mode ?? RedisModeName.InCluster) === RedisModeName.InCluster;
-    const arithmetic = need && `${rate}/s × (${lifeSeconds - jitterSeconds} s window + ${jitterSeconds} s jitter) × ${counterBytes(keyBytes)} B per counter (a ${keyBytes}-byte key) + 2 MiB = ${need.maxMemory}`;
+    const arithmetic =
+        need &&
+        `${rate}/s × (${lifeSeconds - jitterSeconds} s window + ${jitterSeconds} s jitter) × ${counterBytes(keyBytes)} B per counter (a ${keyBytes}-byte key) + 2 MiB = ${need.maxMemory}`;
     if (need && inCluster && given === undefined && redisMaxMemoryProblem(need.maxMemory) !== undefined)
         problems.push(
             fieldProblem(
                 "perValueStore.newValuesPerSecond",
                 rate,
                 `needs ${arithmetic}, more than the per-value Redis may hold (${redisMaxMemoryProblem(need.maxMemory)})`,
-                (s) => `${s.set("perValueStore.newValuesPerSecond", String(Math.max(1, Math.floor((rate! * maxMemoryBound()) / need.bytes))))}, or give the per-value rules shorter windows, or an existing Redis (perValueStore.redis.mode) sized for it`,
+                (s) =>
+                    `${s.set("perValueStore.newValuesPerSecond", String(Math.max(1, Math.floor((maxMemoryBound() - REDIS_BASE_BYTES) / (lifeSeconds * counterBytes(keyBytes))))))}, or give the per-value rules shorter windows, or an existing Redis (perValueStore.redis.mode) sized for it`,
             ),
         );
     const givenBytes = redisMemoryBytes(given);
     if (need && inCluster && givenBytes !== undefined && givenBytes < need.bytes)
         problems.push(
-            fieldProblem("perValueStore.redis.maxMemory", given, `is below what perValueStore.newValuesPerSecond needs: ${arithmetic}`, (s) =>
-                `${s.set("perValueStore.redis.maxMemory", need.maxMemory)}, or ${s.rm("perValueStore.redis.maxMemory")}`,
+            fieldProblem(
+                "perValueStore.redis.maxMemory",
+                given,
+                `is below what perValueStore.newValuesPerSecond needs: ${arithmetic}`,
+                (s) => `${s.set("perValueStore.redis.maxMemory", need.maxMemory)}, or ${s.rm("perValueStore.redis.maxMemory")}`,
             ),
         );
     const maxMemory = given ?? need?.maxMemory ?? side.fallback;
@@ -225,7 +240,12 @@ export function perValueSizingOf(p: PerValueStoreArgs, side: { domain: string; d
 }
 
 /** The per-value side's service and Redis: the fixed side's settings under names of their own, a Redis that evicts the least used when full. */
-export function perValuePlanOf(a: PerValueInput, fixed: ServiceSettings, side: { domain: string; descriptors: ConfigDescriptor[] }, problems: Problem[]): PerValuePlan {
+export function perValuePlanOf(
+    a: PerValueInput,
+    fixed: ServiceSettings,
+    side: { domain: string; descriptors: ConfigDescriptor[] },
+    problems: Problem[],
+): PerValuePlan {
     const r = fixed.ratelimit;
     const pvRedis = a.perValueStore?.redis ?? {};
     const given = redisConnectionOf(pvRedis, problems);

@@ -54,7 +54,7 @@ describe("failure bounds: Redis memory and the service's Redis timeout (pure)", 
         expect(redisMaxMemoryProblem("lots")).to.match(/must be a Redis memory size/);
     });
 
-    it("redis-server arguments: no persistence and the bound; the LFU tuning only where LFU decides (what each policy does to a full store: tests/rls/redis-bounds.test.ts)", () => {
+    it("redis-server arguments: no persistence and the bound; the LFU tuning only where LFU decides (what each policy does to a full store: tests/rls/store-full.test.ts)", () => {
         const fixed = redisServerArgs("160mb");
         expect(fixed.slice(0, 6)).to.deep.equal(["--save", "", "--appendonly", "no", "--maxmemory", "160mb"]);
         expect(fixed).to.not.include("--lfu-log-factor");
