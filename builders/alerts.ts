@@ -104,24 +104,7 @@ export function alertRules(m: MonitoringInput): RuleGroup[] {
             ),
         );
     }
-    if (m.redisSelector !== undefined) {
-        rules.push(
-            rule(
-                AlertName.RedisNearMemoryBound,
-                `max(${RedisExporterMetric.MemoryUsed}{${m.redisSelector}}) / max(${RedisExporterMetric.MemoryMax}{${m.redisSelector}} > 0) > ${REDIS_MEMORY_RATIO}`,
-                "10m",
-                "warning",
-                `Redis of the rate limits of domain ${m.domain} is above ${REDIS_MEMORY_RATIO * 100} % of maxmemory: it evicts counters, and an evicted live counter restarts its limit.`,
-            ),
-            rule(
-                AlertName.RedisEvicting,
-                `sum(rate(${RedisExporterMetric.EvictedKeys}{${m.redisSelector}}[5m])) > 0`,
-                "10m",
-                "warning",
-                `Redis of the rate limits of domain ${m.domain} has evicted counters for 10 minutes: the per-value store holds fewer counters than new values arrive (a flood, or perValueStore.newValuesPerSecond too low), and its counters used once may start again; in the fixed store a live counter restarts its limit.`,
-            ),
-        );
-    }
+    if (m.redisSelector !== undefined) rules.push(...redisRules(m.domain, m.redisSelector, rule));
     for (const l of limitSeries(m.domain, m.descriptors)) {
         if (l.shadow) continue;
         const refused = `sum(rate(${l.selector(LimitOutcome.Refused, svc)}[30m]))`;
@@ -138,4 +121,28 @@ export function alertRules(m: MonitoringInput): RuleGroup[] {
         );
     }
     return [{ name: `mesh-ratelimit.${m.namespace}.${m.instance}`, rules }];
+}
+
+/** How `alertRules` makes one rule (its labels and runbook filled in). */
+type RuleOf = (alert: AlertName, expr: string, forDur: string, severity: string, summary: string) => AlertRule;
+
+/** The Redis exporter's alerts: memory near `maxmemory`, and evictions. */
+function redisRules(domain: string, redisSelector: string, rule: RuleOf): AlertRule[] {
+    const m = { domain, redisSelector };
+    return [
+        rule(
+            AlertName.RedisNearMemoryBound,
+            `max(${RedisExporterMetric.MemoryUsed}{${m.redisSelector}}) / max(${RedisExporterMetric.MemoryMax}{${m.redisSelector}} > 0) > ${REDIS_MEMORY_RATIO}`,
+            "10m",
+            "warning",
+            `Redis of the rate limits of domain ${m.domain} is above ${REDIS_MEMORY_RATIO * 100} % of maxmemory: it evicts counters, and an evicted live counter restarts its limit.`,
+        ),
+        rule(
+            AlertName.RedisEvicting,
+            `sum(rate(${RedisExporterMetric.EvictedKeys}{${m.redisSelector}}[5m])) > 0`,
+            "10m",
+            "warning",
+            `Redis of the rate limits of domain ${m.domain} has evicted counters for 10 minutes: the per-value store holds fewer counters than new values arrive (a flood, or perValueStore.newValuesPerSecond too low), and its counters used once may start again; in the fixed store a live counter restarts its limit.`,
+        ),
+    ];
 }
