@@ -13,6 +13,8 @@
  *    refused, one with one request left gets at most one, a new key sending 10 in a row gets at most
  *    its limit, the fixed rule still refuses. Control: the same case with the `noeviction` store
  *    fails those checks (calls fail, the per-value filter fails open, the new key passes 10 of 10).
+ * 3. How long a counter holds memory: the window plus the rendered jitter (a tenth of the window),
+ *    against the service's own 300 s as the control.
  */
 import { expect } from "chai";
 import type { K8sObject } from "../../lib/k8s-object";
@@ -24,7 +26,9 @@ import { RenderedRedis, renderedRatelimits } from "./harness/rendered";
 import { USER_OBJECTS, renderComponent } from "./harness/shop";
 import { CPUS, FloodShape, Side, decisions, fill, floodPath, send, startSide, stopSide } from "./harness/flood";
 import { redisInfo } from "./harness/counters";
-import { ensureWindowOf, windowOf } from "./harness/window";
+import { ensureWindow, ensureWindowOf, windowOf } from "./harness/window";
+import { RedisServer } from "./harness/redis";
+import { RateLimitProcess } from "./harness/service";
 import { renderVariant } from "./harness/stack";
 import { windowStart } from "../../render/explain-format";
 
@@ -229,5 +233,49 @@ describe("rls store full: what the rendered per-value Redis does to counters tha
         expect(before.counts.hot, "noeviction keeps the counter").to.equal("3");
         expect(before.next.failedOpen, "noeviction: INCRBY on an existing counter is refused, the call fails").to.have.length(1);
         expect(before.after, "and the counter never counts it").to.equal("3");
+    });
+});
+
+describe("rls store full: how long a counter lives with the rendered EXPIRATION_JITTER_MAX_SECONDS (real service and Redis)", function () {
+    this.timeout(120_000);
+
+    /** The TTLs (ms) of 50 new per-path counters written by the per-value service, with `env` changed on top of the rendered one. */
+    async function ttls(env: Record<string, string | null>): Promise<number[]> {
+        const objects = await renderVariant("A");
+        const rendered = renderedRatelimits(objects)[1]!;
+        const redis = await RedisServer.start();
+        const svc = await RateLimitProcess.start(rendered, { redisAddress: redis.address, redisPassword: redis.password, envOverrides: env });
+        const client = svc.client();
+        try {
+            await ensureWindow(20);
+            for (let i = 0; i < 50; i++) {
+                const x = explain(objects, `/static/ttl-${i}`);
+                const call = x.calls.find((c) => c.service.includes(String(rendered.deployment.metadata.name)))!;
+                await client.shouldRateLimit(
+                    call.domain,
+                    call.descriptors.map((d) => d.entries),
+                );
+            }
+            const c = await redis.client();
+            try {
+                const keys = (await c.command("KEYS", "*ttl-*")) as string[];
+                expect(keys).to.have.length(50);
+                return Promise.all(keys.map(async (k) => Number(await c.command("PTTL", k))));
+            } finally {
+                c.close();
+            }
+        } finally {
+            client.close();
+            await svc.stop();
+            await redis.stop();
+        }
+    }
+
+    it("as rendered a one-minute counter lives at most 60 s + 6 s; negative control: without the variable (the service's 300 s) they live up to 6 minutes", async () => {
+        const now = await ttls({});
+        const before = await ttls({ EXPIRATION_JITTER_MAX_SECONDS: null });
+        console.log(`      longest TTL of 50 counters: as rendered ${Math.max(...now)} ms, without the variable ${Math.max(...before)} ms`);
+        expect(Math.max(...now), "as rendered").to.be.at.most(66_000);
+        expect(Math.max(...before), "the service's default jitter").to.be.greaterThan(66_000);
     });
 });
