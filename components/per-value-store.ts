@@ -5,7 +5,8 @@
  * gateway filters).
  */
 import { Problem } from "../lib/problems";
-import { booleanProblems, fieldProblem, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
+import { FixStyle } from "../lib/fix-style";
+import { COMPONENT_FIX, booleanProblems, fieldProblem, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
 import { CompiledLimits, ConfigDescriptor } from "../builders/rules";
 import { GlobalLimitsInput } from "../builders/rule-args";
 import {
@@ -248,7 +249,9 @@ export function perValuePlanOf(
 ): PerValuePlan {
     const r = fixed.ratelimit;
     const pvRedis = a.perValueStore?.redis ?? {};
-    const given = redisConnectionOf(pvRedis, problems);
+    const redisProblems: Problem[] = [];
+    const given = redisConnectionOf(pvRedis, redisProblems);
+    problems.push(...redisProblems.map((p) => underField("perValueStore", p)));
     // A deployed per-value Redis reads the password Secret the user gave for the fixed side's Redis,
     // when there is one (no generated password, no Random provider); otherwise it generates its own.
     const redis = a.perValueStore?.redis === undefined && fixed.redis.password ? { ...given, password: fixed.redis.password } : given;
@@ -285,4 +288,15 @@ function maxMemoryBound(): number {
 /** One line of the sizing, as the `perValueMaxMemory` output and the limits table give it. */
 export function perValueSizingText(z: PerValueSizing): string {
     return `${z.maxMemory}: ${z.countersHeld} counters of ${z.counterBytes} B (a ${z.keyBytes}-byte key), ${z.newValuesPerSecondHeld} new values/s for ${z.lifeSeconds} s (window + ${z.jitterSeconds} s jitter)`;
+}
+
+/**
+ * A problem of the per-value store's Redis, which the Redis rules check as `redis.*`, under the
+ * field it is given in (`perValueStore.redis.*`), its fix naming that field too.
+ */
+function underField(prefix: string, p: Problem): Problem {
+    const at = (f: string) => `${prefix}.${f}`;
+    const style = (s: FixStyle): FixStyle => ({ ...s, set: (f, v) => s.set(at(f), v), rm: (f) => s.rm(at(f)), rename: (a, b, v) => s.rename(at(a), at(b), v) });
+    const fixWith = p.fixWith;
+    return { ...p, key: at(p.key), ...(fixWith ? { fix: fixWith(style(COMPONENT_FIX)), fixWith: (s: FixStyle) => fixWith(style(s)) } : {}) };
 }

@@ -102,4 +102,12 @@ describe("per-value store arguments: timeout, failing closed, sizing", () => {
         const need = /set perValueStore\.redis\.maxMemory to "(\d+mb)"/.exec(low.problems[0]!.fix)![1]!;
         expect(plan({ newValuesPerSecond: 100, redis: { maxMemory: need } }).problems).to.deep.equal([]);
     });
+
+    it("the per-value Redis's own problems are reported under perValueStore.redis, their fixes naming that field (not the fixed side's redis)", () => {
+        const p = plan({ redis: { maxMemory: "300mb", tls: true } });
+        expect(p.problems.map((x) => [x.key, x.fix])).to.deep.equal([
+            ["perValueStore.redis.maxMemory", 'set perValueStore.redis.maxMemory to "160mb"'],
+            ["perValueStore.redis.tls", 'remove perValueStore.redis.tls, or set perValueStore.redis.mode to "external"'],
+        ]);
+    });
 });
