@@ -260,7 +260,9 @@ describe("rls store full: how long a counter lives with the rendered EXPIRATION_
             try {
                 const keys = (await c.command("KEYS", "*ttl-*")) as string[];
                 expect(keys).to.have.length(50);
-                return Promise.all(keys.map(async (k) => Number(await c.command("PTTL", k))));
+                const out: number[] = [];
+                for (const k of keys) out.push(Number(await c.command("PTTL", k)));
+                return out;
             } finally {
                 c.close();
             }
