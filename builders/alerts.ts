@@ -25,7 +25,8 @@ export const AlertName = {
     GatewayErrors: "MeshRateLimitGatewayErrors",
     ConfigNotLoaded: "MeshRateLimitConfigNotLoaded",
     RedisNearMemoryBound: "MeshRateLimitRedisNearMemoryBound",
-    PerValueStoreRefusing: "MeshRateLimitPerValueStoreRefusing",
+    PerValueStoreFailing: "MeshRateLimitPerValueStoreFailing",
+    RedisEvicting: "MeshRateLimitRedisEvicting",
     MostlyRefused: "MeshRateLimitMostlyRefused",
 } as const;
 export type AlertName = (typeof AlertName)[keyof typeof AlertName];
@@ -95,25 +96,15 @@ export function alertRules(m: MonitoringInput): RuleGroup[] {
     if (m.perValueServiceSelector !== undefined) {
         rules.push(
             rule(
-                AlertName.PerValueStoreRefusing,
+                AlertName.PerValueStoreFailing,
                 risingOrNew(`${ServiceMetric.CallError}{${m.perValueServiceSelector},err_type="redis_error"}`, "2m"),
                 "1m",
                 "warning",
-                `The per-value counters of domain ${m.domain} (per path, per header or query value, per client) cannot be counted: their Redis is full (a flood of new keys) or down. Those requests pass uncounted unless perValueStore.failureModeDeny; the fixed limits are not affected.`,
+                `The per-value counters of domain ${m.domain} (per path, per header or query value, per client) cannot be counted: their Redis is down or unreachable (the Redis the component deploys evicts when full, it never refuses). Those requests pass uncounted unless perValueStore.failureModeDeny; the fixed limits are not affected.`,
             ),
         );
     }
-    if (m.redisSelector !== undefined) {
-        rules.push(
-            rule(
-                AlertName.RedisNearMemoryBound,
-                `max(${RedisExporterMetric.MemoryUsed}{${m.redisSelector}}) / max(${RedisExporterMetric.MemoryMax}{${m.redisSelector}} > 0) > ${REDIS_MEMORY_RATIO}`,
-                "10m",
-                "warning",
-                `Redis of the rate limits of domain ${m.domain} is above ${REDIS_MEMORY_RATIO * 100} % of maxmemory: it evicts counters, and an evicted live counter restarts its limit.`,
-            ),
-        );
-    }
+    if (m.redisSelector !== undefined) rules.push(...redisRules(m.domain, m.redisSelector, rule));
     for (const l of limitSeries(m.domain, m.descriptors)) {
         if (l.shadow) continue;
         const refused = `sum(rate(${l.selector(LimitOutcome.Refused, svc)}[30m]))`;
@@ -130,4 +121,28 @@ export function alertRules(m: MonitoringInput): RuleGroup[] {
         );
     }
     return [{ name: `mesh-ratelimit.${m.namespace}.${m.instance}`, rules }];
+}
+
+/** How `alertRules` makes one rule (its labels and runbook filled in). */
+type RuleOf = (alert: AlertName, expr: string, forDur: string, severity: string, summary: string) => AlertRule;
+
+/** The Redis exporter's alerts: memory near `maxmemory`, and evictions. */
+function redisRules(domain: string, redisSelector: string, rule: RuleOf): AlertRule[] {
+    const m = { domain, redisSelector };
+    return [
+        rule(
+            AlertName.RedisNearMemoryBound,
+            `max(${RedisExporterMetric.MemoryUsed}{${m.redisSelector}}) / max(${RedisExporterMetric.MemoryMax}{${m.redisSelector}} > 0) > ${REDIS_MEMORY_RATIO}`,
+            "10m",
+            "warning",
+            `Redis of the rate limits of domain ${m.domain} is above ${REDIS_MEMORY_RATIO * 100} % of maxmemory: it evicts counters, and an evicted live counter restarts its limit.`,
+        ),
+        rule(
+            AlertName.RedisEvicting,
+            `sum(rate(${RedisExporterMetric.EvictedKeys}{${m.redisSelector}}[5m])) > 0`,
+            "10m",
+            "warning",
+            `Redis of the rate limits of domain ${m.domain} has evicted counters for 10 minutes: the per-value store holds fewer counters than new values arrive (a flood, or perValueStore.newValuesPerSecond too low), and its counters used once may start again; in the fixed store a live counter restarts its limit.`,
+        ),
+    ];
 }

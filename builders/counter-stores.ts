@@ -217,3 +217,24 @@ export function splitLimits(input: GlobalLimitsInput): SplitLimits {
 export function sideAsCompiled(side: SideLimits): CompiledLimits {
     return { ...side, problems: [] };
 }
+
+/** Each limited entry of a config, with the entries above it (the service's key is made of the chain). */
+function limitedChains(descriptors: ConfigDescriptor[], above: ConfigDescriptor[] = []): ConfigDescriptor[][] {
+    return descriptors.flatMap((d) => [...(d.rate_limit ? [[...above, d]] : []), ...limitedChains(d.descriptors ?? [], [...above, d])]);
+}
+
+/** The windows (seconds) of every limit a config holds. */
+export function configWindows(descriptors: ConfigDescriptor[]): number[] {
+    return limitedChains(descriptors).map((c) => LIMIT_UNIT_SECONDS[c[c.length - 1]!.rate_limit!.unit as keyof typeof LIMIT_UNIT_SECONDS] ?? 0);
+}
+
+/**
+ * The longest Redis key the service writes for a config: `<domain>_` then `<key>_<value>_` for each
+ * entry of a chain, then the window's start (10 digits); an entry without a value (one counter per
+ * value a client sends) counted at `valueBytes`.
+ */
+export function longestCounterKeyBytes(domain: string, descriptors: ConfigDescriptor[], valueBytes: number): number {
+    const bytes = (s: string) => Buffer.byteLength(s, "utf8");
+    const chainBytes = (c: ConfigDescriptor[]) => c.reduce((n, d) => n + bytes(d.key) + 2 + (d.value !== undefined ? bytes(d.value) : valueBytes), 0);
+    return bytes(domain) + 1 + Math.max(0, ...limitedChains(descriptors).map(chainBytes)) + 10;
+}

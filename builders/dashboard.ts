@@ -133,13 +133,13 @@ function serviceAnswerPanels(svc: string, window: string, perValueSvc?: string):
             ...(perValueSvc
                 ? {
                       description:
-                          "With the per-value counters in a store of their own: its redis_error means that store is full or down; those requests pass uncounted (MeshRateLimitPerValueStoreRefusing).",
+                          "With the per-value counters in a store of their own: its redis_error means that store is down or unreachable (full, it evicts its least used counters and keeps answering); those requests pass uncounted unless perValueStore.failureModeDeny (MeshRateLimitPerValueStoreFailing).",
                   }
                 : {}),
             targets: [
                 target(`sum by (err_type) (rate(${ServiceMetric.CallError}{${svc}}[${window}]))`, "{{err_type}}", 0),
                 ...(perValueSvc
-                    ? [target(`sum(rate(${ServiceMetric.CallError}{${perValueSvc},err_type="redis_error"}[${window}]))`, "per-value store refusing", 1)]
+                    ? [target(`sum(rate(${ServiceMetric.CallError}{${perValueSvc},err_type="redis_error"}[${window}]))`, "per-value store failing", 1)]
                     : []),
             ],
             fieldConfig: { defaults: { unit: "reqps" }, overrides: [] },
@@ -230,6 +230,14 @@ function localAndRedisPanels(m: MonitoringInput, window: string): PanelContent[]
                 target(`max(${RedisExporterMetric.MemoryMax}{${m.redisSelector}})`, "maxmemory", 1),
             ],
             fieldConfig: { defaults: { unit: "bytes" }, overrides: [] },
+        });
+        panels.push({
+            type: "timeseries",
+            title: "Redis evictions",
+            description:
+                "Counters evicted at maxmemory. The per-value store evicts its least used counters (a flood of new keys): counters used once may start again. MeshRateLimitRedisEvicting.",
+            targets: [target(`sum(rate(${RedisExporterMetric.EvictedKeys}{${m.redisSelector}}[${window}]))`, "evicted keys", 0)],
+            fieldConfig: { defaults: { unit: "ops" }, overrides: [] },
         });
     }
     return panels;

@@ -25,11 +25,64 @@ export const DEFAULT_REDIS_MAXMEMORY = "160mb";
 /** Evicts the keys closest to expiry among those with a TTL: every counter has one. */
 export const REDIS_EVICTION_POLICY = "volatile-ttl";
 /**
- * The per-value store's policy (builders/counter-stores.ts): full, it refuses new writes instead of
- * forgetting counters, the service reports the Redis error (`redis_error`) and the per-value
- * filter lets the request pass; memory comes back as counters expire with their window.
+ * The per-value store's policy (builders/counter-stores.ts): full, it evicts the least frequently
+ * used counter and every write goes on. `noeviction` (the earlier choice) refused INCRBY even on
+ * counters that exist, so a flood turned every per-value limit off while the filter failed open.
+ * Redis's LFU counts accesses per key: a new key starts at 5 (`LFU_INIT_VAL`), and the service's
+ * INCRBY and EXPIRE of each decision are two more. With `lfu-log-factor 0` every access counts
+ * (the default 10 makes the second decision count with probability 1/11, so a key used twice looks
+ * like a flood key) and with `lfu-decay-time 0` nothing decays (a counter lives one window plus
+ * the jitter: what it was used in that window is what matters). A flood key, used once, ties only
+ * with counters used once; a counter used k times outlives every key used fewer times.
  */
-export const PER_VALUE_EVICTION_POLICY = "noeviction";
+export const PER_VALUE_EVICTION_POLICY = "allkeys-lfu";
+/** The LFU settings of the per-value store: every access counted, none forgotten while the key lives. */
+export const PER_VALUE_LFU_ARGS: readonly string[] = ["--lfu-log-factor", "0", "--lfu-decay-time", "0"];
+
+/** The service's own default `EXPIRATION_JITTER_MAX_SECONDS`, whatever the window. */
+export const UPSTREAM_JITTER_MAX_SECONDS = 300;
+
+/**
+ * `EXPIRATION_JITTER_MAX_SECONDS` for a service whose config holds windows of `windows` seconds:
+ * a tenth of the shortest, at least 1 and at most the service's own 300. The jitter spreads the
+ * expiry of counters written in one burst; a counter's TTL is its window plus up to the jitter, so
+ * memory held per counter grows with it (300 s made a 60 s counter live up to 6 times its window).
+ */
+export function expirationJitterFor(windows: number[]): number {
+    const shortest = windows.length ? Math.min(...windows) : 1;
+    return Math.min(UPSTREAM_JITTER_MAX_SECONDS, Math.max(1, Math.floor(shortest / 10)));
+}
+
+/**
+ * Bytes one counter takes in Redis (`used_memory` per key, measured on redis-server 7.0.15 with
+ * jemalloc for keys of 38 to 1,061 bytes: 165 B to 1,392 B), as a bound: 128 B of key, expiry and
+ * value entries plus 1.25 bytes per key byte (jemalloc's size classes round up by at most a quarter).
+ */
+export function counterBytes(keyBytes: number): number {
+    return Math.ceil(128 + 1.25 * keyBytes);
+}
+/** What an empty redis-server holds (about 0.9 MB measured) and its clients' buffers: added to every sizing. */
+export const REDIS_BASE_BYTES = 2 * 1024 * 1024;
+
+/** What the per-value store must hold: `rate` new counters a second, each living `window + jitter` seconds. */
+export interface StoreSizing {
+    newValuesPerSecond: number;
+    windowSeconds: number;
+    jitterSeconds: number;
+    keyBytes: number;
+}
+
+/** `maxmemory` (in whole mb) that holds every live counter of `s`: base + rate × (window + jitter) × counter bytes. */
+export function maxMemoryFor(s: StoreSizing): { bytes: number; maxMemory: string } {
+    const bytes = REDIS_BASE_BYTES + s.newValuesPerSecond * (s.windowSeconds + s.jitterSeconds) * counterBytes(s.keyBytes);
+    const mb = Math.max(1, Math.ceil(bytes / (1024 * 1024)));
+    return { bytes, maxMemory: `${mb}mb` };
+}
+
+/** How many counters of `keyBytes` a `maxmemory` of `bytes` holds. */
+export function countersHeld(bytes: number, keyBytes: number): number {
+    return Math.max(0, Math.floor((bytes - REDIS_BASE_BYTES) / counterBytes(keyBytes)));
+}
 
 const UNIT_BYTES: Record<string, number> = { "": 1, k: 1000, kb: 1024, m: 1000 * 1000, mb: 1024 * 1024, g: 1000 * 1000 * 1000, gb: 1024 * 1024 * 1024 };
 
@@ -54,10 +107,12 @@ export function redisMaxMemoryProblem(text: unknown): string | undefined {
 
 /**
  * The arguments of the in-cluster `redis-server`, after the password: no persistence (counters
- * live one window), memory bounded, counters evicted closest-to-expiry first.
+ * live one window), memory bounded, counters evicted closest-to-expiry first (the fixed store) or
+ * least frequently used first (the per-value store, with its LFU settings).
  */
 export function redisServerArgs(maxMemory: string, policy: string = REDIS_EVICTION_POLICY): string[] {
-    return ["--save", "", "--appendonly", "no", "--maxmemory", maxMemory, "--maxmemory-policy", policy];
+    const lfu = policy === PER_VALUE_EVICTION_POLICY ? PER_VALUE_LFU_ARGS : [];
+    return ["--save", "", "--appendonly", "no", "--maxmemory", maxMemory, "--maxmemory-policy", policy, ...lfu];
 }
 
 /** The service's `REDIS_TIMEOUT` for a gateway timeout: half of it, at most 1 s (a Go duration in whole milliseconds, at least 1ms). */

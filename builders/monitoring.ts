@@ -57,6 +57,8 @@ export const RedisExporterMetric = {
     MemoryUsed: "redis_memory_used_bytes",
     MemoryMax: "redis_memory_max_bytes",
     Up: "redis_up",
+    /** Keys evicted at `maxmemory` (Redis's INFO `evicted_keys`). */
+    EvictedKeys: "redis_evicted_keys_total",
 } as const;
 export type RedisExporterMetric = (typeof RedisExporterMetric)[keyof typeof RedisExporterMetric];
 

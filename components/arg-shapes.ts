@@ -103,6 +103,10 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
     PerValueStoreArgs: {
         redis: "RedisOptionsArgs",
         failureModeDeny: null,
+        statusOnError: null,
+        timeout: null,
+        newValuesPerSecond: null,
+        longestValueBytes: null,
     },
     AccessPolicyArgs: {
         gatewayPrincipal: null,
@@ -171,6 +175,7 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         accessPolicy: "MeshAccessPolicyArgs",
         monitoring: "MeshMonitoringArgs",
         service: "RateLimitServiceOptionsArgs",
+        perValueStore: "PerValueStoreArgs",
         redis: "RedisOptionsArgs",
     },
     MeshAccessPolicyArgs: {

@@ -2,7 +2,7 @@
  * GlobalRateLimit's plan: every object it creates, computed from the arguments and validated before
  * any resource is registered (pure; the program's preflight, the renderer and the tests read it).
  */
-import { sideAsCompiled } from "../builders/counter-stores";
+import { configWindows, sideAsCompiled } from "../builders/counter-stores";
 import {
     EnvoyFilterSpec,
     FilterLayout,
@@ -19,7 +19,7 @@ import {
     vhostPerFilterRateLimits,
     vhostRateLimitsFilter,
 } from "../builders/envoy-filters";
-import { REDIS_EVICTION_POLICY, redisTimeoutFor } from "../builders/failure-bounds";
+import { REDIS_EVICTION_POLICY, UPSTREAM_JITTER_MAX_SECONDS, expirationJitterFor, redisTimeoutFor } from "../builders/failure-bounds";
 import { perValueFilters } from "../builders/per-value-filters";
 import { PRE_LIMIT_STAT_PREFIX, PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../builders/pre-limit";
 import { configYaml } from "../builders/ratelimit-config";
@@ -30,7 +30,7 @@ import { AccessTarget, authorizationPolicyManifests, networkPolicyManifests } fr
 import { dnsProblem, unknownFieldProblems } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
 import { gatewayTargetOf, routePatchesFor } from "./gateway-target";
-import { PerValuePlan, perValuePlanOf, splitOf } from "./per-value-store";
+import { PerValuePlan, perValueCallOf, perValuePlanOf, splitOf } from "./per-value-store";
 import { REDIS_NAME } from "./redis";
 
 import { PathKeyMode } from "../builders/rule-args";
@@ -111,6 +111,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     const service = serviceSettingsOf(a, { ns, name, configName, grpcPort, replicas, logLevel, redis, secs });
     const split = splitOf(a, compiled, problems);
     const fixed = split ? sideAsCompiled(split.fixed) : compiled;
+    service.ratelimit.expirationJitterSeconds = expirationJitterFor(configWindows(fixed.configDescriptors));
     const host = `${name}.${ns}.svc.cluster.local`;
     // Computed once: the rate-limit filter's name is where its per-route config goes.
     const globalName = perInstance ? instanceFilterName(RATELIMIT_FILTER, ns, name) : RATELIMIT_FILTER;
@@ -126,10 +127,10 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         clusterName: `outbound|${grpcPort}||${host}`,
         authority: host,
     });
-    const perValue = split ? perValuePlanOf(a, service, problems) : undefined;
+    const perValue = split ? perValuePlanOf(a, service, { domain, descriptors: split.perValue.configDescriptors }, problems) : undefined;
     if (split && perValue) {
         const pvHost = `${perValue.service.ratelimit.serviceName}.${ns}.svc.cluster.local`;
-        const pvDeny = a.perValueStore?.failureModeDeny ?? false;
+        const call = perValueCallOf(a);
         filters.push(
             // Routes resolved to the gateway's virtual hosts as the fixed side's are (their problems are reported there).
             ...perValueFilters(
@@ -141,10 +142,8 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
                     perInstance,
                     filterName: perValue.httpFilterName,
                     domain,
-                    failureModeDeny: pvDeny,
-                    ...(a.statusOnError !== undefined ? { statusOnError: a.statusOnError } : {}),
+                    ...call,
                     rateLimitHeaders: headersOf(a),
-                    timeout,
                     clusterName: `outbound|${grpcPort}||${pvHost}`,
                     authority: pvHost,
                     prefix: `${prefix}-per-value`,
@@ -379,5 +378,6 @@ function serviceDefaults(): Omit<RateLimitServiceSettings, "redisTimeout"> {
         redisMaxMemory: DEFAULTS.redisMaxMemory,
         redisName: REDIS_NAME,
         redisEvictionPolicy: REDIS_EVICTION_POLICY,
+        expirationJitterSeconds: UPSTREAM_JITTER_MAX_SECONDS,
     };
 }

@@ -19,6 +19,7 @@ import { GlobalRateLimitPlan, planGlobalRateLimit } from "./global-ratelimit-pla
 import { claimListeners, ownNamedObjects } from "./listener-claims";
 import { RateLimitMonitoring } from "./ratelimit-monitoring";
 import { ServiceSettings } from "./service-settings";
+import { perValueSizingText } from "./per-value-store";
 
 export class GlobalRateLimit extends pulumi.ComponentResource {
     /** gRPC address of the rate-limit service (what the gateway filter calls). */
@@ -37,6 +38,12 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
     public readonly perValueGrpcAddress: string;
     /** That service's `config.yaml`; `""` without one. */
     public readonly perValueConfigYaml: string;
+    /**
+     * The per-value store's sizing: its `maxmemory`, the counters of the longest key it holds and the
+     * rate of new values it holds for their whole life (`<maxmemory>: <n> counters of <b> B, <r> new values/s
+     * for <s> s`); `""` without a per-value store.
+     */
+    public readonly perValueMaxMemory: string;
 
     /** `opts.plan`: the `planGlobalRateLimit` of these same `args`, when the caller has it already. */
     constructor(name: string, args: GlobalRateLimitArgs, opts?: PlannedOptions<GlobalRateLimitPlan>) {
@@ -112,7 +119,9 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
         this.redisUrl = redisUrl(plan.service.redis, inClusterAddress);
         this.perValueGrpcAddress = plan.perValue?.grpcAddress ?? "";
         this.perValueConfigYaml = plan.perValue?.configYaml ?? "";
+        this.perValueMaxMemory = plan.perValue ? perValueSizingText(plan.perValue.sizing) : "";
         this.registerOutputs({
+            perValueMaxMemory: this.perValueMaxMemory,
             perValueGrpcAddress: this.perValueGrpcAddress,
             perValueConfigYaml: this.perValueConfigYaml,
             grpcAddress: this.grpcAddress,

@@ -5,12 +5,35 @@
  * gateway filters).
  */
 import { Problem } from "../lib/problems";
-import { oneOfProblems } from "../lib/field-checks";
-import { CompiledLimits } from "../builders/rules";
+import { FixStyle } from "../lib/fix-style";
+import { COMPONENT_FIX, booleanProblems, fieldProblem, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
+import { CompiledLimits, ConfigDescriptor } from "../builders/rules";
 import { GlobalLimitsInput } from "../builders/rule-args";
-import { CounterStore, OTHER_PATHS_KEY, SplitLimits, hasBothKinds, splitLimits } from "../builders/counter-stores";
-import { PER_VALUE_EVICTION_POLICY } from "../builders/failure-bounds";
-import { RATELIMIT_FILTER, instanceFilterName } from "../builders/envoy-filters";
+import {
+    CounterStore,
+    MAX_COUNTED_PATH_BYTES,
+    OTHER_PATHS_KEY,
+    SplitLimits,
+    configWindows,
+    hasBothKinds,
+    longestCounterKeyBytes,
+    splitLimits,
+} from "../builders/counter-stores";
+import {
+    PER_VALUE_EVICTION_POLICY,
+    REDIS_BASE_BYTES,
+    REDIS_MAXMEMORY_SHARE,
+    REDIS_MEMORY_LIMIT_BYTES,
+    counterBytes,
+    countersHeld,
+    expirationJitterFor,
+    maxMemoryFor,
+    redisMaxMemoryProblem,
+    redisMemoryBytes,
+} from "../builders/failure-bounds";
+import { ErrorStatus, RATELIMIT_FILTER, instanceFilterName } from "../builders/envoy-filters";
+import { RedisModeName } from "../builders/redis-connection";
+import { DEFAULTS } from "./defaults";
 import { dnsProblem } from "./arg-checks";
 import { RedisOptionsArgs, redisConnectionOf } from "./redis-options";
 import { ServiceSettings } from "./service-settings";
@@ -18,22 +41,69 @@ import { ServiceSettings } from "./service-settings";
 /** The service and Redis of the per-value counters (`counterStore: CounterStore.Split`). */
 export interface PerValueStoreArgs {
     /**
-     * Redis of the per-value counters: never the fixed counters' Redis. Its `maxmemory` bounds them;
-     * full, it refuses new counters (`noeviction`) rather than forgetting live ones. Defaults to one
+     * Redis of the per-value counters: never the fixed counters' Redis. Full, the Redis the
+     * component deploys evicts the least frequently used counter (`allkeys-lfu`, every access
+     * counted, no decay): a flood of new values can make a counter used as rarely as the flood's own
+     * (once) start again, never one used more often, and no call fails because it is full. Its
+     * `maxMemory` defaults to what `newValuesPerSecond` needs, else to `160mb`. Defaults to one
      * deployed by the component (`redis-per-value`).
      */
     redis?: RedisOptionsArgs;
     /**
-     * When the per-value service cannot answer (down, or its Redis full): `false` lets the request
-     * through uncounted by the per-value rules, `true` refuses it (`statusOnError`, else 500). The
-     * fixed limits keep `failureModeDeny`. A boolean. Defaults to `false`.
+     * When the per-value service cannot answer (down, or slower than `timeout`): `false` lets the
+     * request through uncounted by the per-value rules, `true` refuses it (`statusOnError`, else
+     * 500). The fixed limits keep `failureModeDeny`. A rule that must fail closed goes in an
+     * instance with `true`. A boolean. Defaults to `false`.
      */
     failureModeDeny?: boolean;
+    /**
+     * The status of a request the per-value filter refuses because its service could not answer
+     * (Envoy's `status_on_error`). Only with `failureModeDeny: true`. Defaults to GlobalRateLimit's
+     * `statusOnError` (else Envoy's 500).
+     */
+    statusOnError?: ErrorStatus;
+    /**
+     * Timeout of the gateway's call to the per-value service (protobuf duration), apart from the
+     * fixed filter's `timeout`: a decision takes about 2 ms, and a service saturated by a flood
+     * answered at p99 27.5 ms, so a failing per-value service costs a request at most this long.
+     * Defaults to `0.1s`.
+     */
+    timeout?: string;
+    /**
+     * How many new per-value counters a second (new paths, header or query values, client
+     * addresses, all rules together) the store must hold for their whole life (the longest window
+     * of the per-value rules plus the service's expiry jitter) without evicting any: its
+     * `maxmemory` is sized from it (reported as the `perValueMaxMemory` output). `0`: not sized
+     * from a rate (`redis.maxMemory`, else `160mb`; the rate it holds is reported). Defaults to `0`.
+     */
+    newValuesPerSecond?: number;
+    /**
+     * The longest value (bytes) a per-value counter is keyed by, for the sizing: a path over 1,024
+     * bytes shares one counter. Between 1 and 1024. Defaults to `1024`.
+     */
+    longestValueBytes?: number;
+}
+
+/** What the per-value store holds, from the rules and `newValuesPerSecond` (reported; builders/failure-bounds.ts). */
+export interface PerValueSizing {
+    /** The Redis `maxmemory` (the given one, else the one the rate needs, else the default). */
+    maxMemory: string;
+    /** The longest counter key and what one such counter takes in Redis (bytes). */
+    keyBytes: number;
+    counterBytes: number;
+    /** How long a counter lives at most: the longest window of the per-value rules plus the service's jitter. */
+    lifeSeconds: number;
+    /** `EXPIRATION_JITTER_MAX_SECONDS` of the per-value service. */
+    jitterSeconds: number;
+    /** Counters of the longest key `maxMemory` holds, and the rate of new ones it holds for their whole life. */
+    countersHeld: number;
+    newValuesPerSecondHeld: number;
 }
 
 /** The per-value counters' service, Redis, config and the gateway's second filter. */
 export interface PerValuePlan {
     service: ServiceSettings;
+    sizing: PerValueSizing;
     configYaml: string;
     grpcAddress: string;
     httpFilterName: string;
@@ -53,14 +123,7 @@ export function splitOf(a: PerValueInput, compiled: CompiledLimits, problems: Pr
         problems.push(...storeProblems);
         return undefined;
     }
-    if (a.perValueStore !== undefined && a.perValueStore?.failureModeDeny !== undefined && typeof a.perValueStore.failureModeDeny !== "boolean") {
-        problems.push({
-            key: "perValueStore.failureModeDeny",
-            value: a.perValueStore.failureModeDeny,
-            problem: "must be a boolean: false lets a request through when the per-value service cannot answer, true refuses it",
-            fix: "use false (the default) or true",
-        });
-    }
+    problems.push(...perValueStoreProblems(a.perValueStore ?? {}));
     const input = { rules: a.rules, perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey };
     if (store !== CounterStore.Split || compiled.problems.length || !hasBothKinds(input)) return undefined;
     for (const [field, key] of [
@@ -79,16 +142,122 @@ export function splitOf(a: PerValueInput, compiled: CompiledLimits, problems: Pr
     return splitLimits(input);
 }
 
-/** The per-value side's service and Redis: the fixed side's settings under names of their own, a Redis that refuses when full. */
-export function perValuePlanOf(a: PerValueInput, fixed: ServiceSettings, problems: Problem[]): PerValuePlan {
+/** The per-value store's own fields (its Redis is checked with its connection): each refused with its field and fix. */
+function perValueStoreProblems(p: PerValueStoreArgs): Problem[] {
+    const f = (name: string) => `perValueStore.${name}`;
+    const problems: Problem[] = [];
+    if (p.failureModeDeny !== undefined) problems.push(...booleanProblems(f("failureModeDeny"), p.failureModeDeny, DEFAULTS.perValueFailureModeDeny));
+    if (p.timeout !== undefined) problems.push(...protoDurationProblems(f("timeout"), p.timeout, 0.001, DEFAULTS.perValueTimeout));
+    if (p.statusOnError !== undefined) {
+        const bad = oneOfProblems(f("statusOnError"), p.statusOnError, Object.values(ErrorStatus), ErrorStatus.ServiceUnavailable);
+        problems.push(...bad);
+        if (!bad.length && p.failureModeDeny !== true)
+            problems.push(
+                fieldProblem(
+                    f("statusOnError"),
+                    p.statusOnError,
+                    "has no effect unless perValueStore.failureModeDeny is true (the per-value filter lets the request pass when its service cannot answer)",
+                    (s) => `${s.rm(f("statusOnError"))}, or ${s.set(f("failureModeDeny"), "true")}`,
+                ),
+            );
+    }
+    if (p.newValuesPerSecond !== undefined)
+        problems.push(
+            ...wholeNumberProblems(f("newValuesPerSecond"), p.newValuesPerSecond, { min: 0, max: 1_000_000, fallback: DEFAULTS.perValueNewValuesPerSecond }),
+        );
+    if (p.longestValueBytes !== undefined)
+        problems.push(
+            ...wholeNumberProblems(f("longestValueBytes"), p.longestValueBytes, {
+                min: 1,
+                max: MAX_COUNTED_PATH_BYTES,
+                fallback: DEFAULTS.perValueLongestValueBytes,
+            }),
+        );
+    return problems;
+}
+
+/** How the per-value filter calls its service: its own timeout, failure mode and error status. */
+export function perValueCallOf(a: PerValueInput & { statusOnError?: ErrorStatus }): { timeout: string; failureModeDeny: boolean; statusOnError?: ErrorStatus } {
+    const p = a.perValueStore ?? {};
+    const failureModeDeny = p.failureModeDeny === true;
+    const statusOnError = p.statusOnError ?? a.statusOnError;
+    return { timeout: p.timeout ?? DEFAULTS.perValueTimeout, failureModeDeny, ...(failureModeDeny && statusOnError !== undefined ? { statusOnError } : {}) };
+}
+
+/**
+ * The per-value store's `maxmemory` and what it holds: the given `redis.maxMemory`, else what
+ * `newValuesPerSecond` needs (rate × (longest window + jitter) × counter bytes), else the fixed
+ * side's. The need is refused over the container's bound, and so is a given `maxMemory` below it.
+ */
+export function perValueSizingOf(
+    p: PerValueStoreArgs,
+    side: { domain: string; descriptors: ConfigDescriptor[]; fallback: string },
+    problems: Problem[],
+): PerValueSizing {
+    const windows = configWindows(side.descriptors);
+    const jitterSeconds = expirationJitterFor(windows);
+    const lifeSeconds = Math.max(0, ...windows) + jitterSeconds;
+    const valueBytes = Number.isSafeInteger(p.longestValueBytes) ? p.longestValueBytes! : DEFAULTS.perValueLongestValueBytes;
+    const keyBytes = longestCounterKeyBytes(side.domain, side.descriptors, valueBytes);
+    const rate = Number.isSafeInteger(p.newValuesPerSecond) && p.newValuesPerSecond! > 0 ? p.newValuesPerSecond : undefined;
+    const need =
+        rate !== undefined ? maxMemoryFor({ newValuesPerSecond: rate, windowSeconds: lifeSeconds - jitterSeconds, jitterSeconds, keyBytes }) : undefined;
+    const given = p.redis?.maxMemory;
+    const inCluster = (p.redis?.mode ?? RedisModeName.InCluster) === RedisModeName.InCluster;
+    const arithmetic =
+        need &&
+        `${rate}/s × (${lifeSeconds - jitterSeconds} s window + ${jitterSeconds} s jitter) × ${counterBytes(keyBytes)} B per counter (a ${keyBytes}-byte key) + 2 MiB = ${need.maxMemory}`;
+    if (need && inCluster && given === undefined && redisMaxMemoryProblem(need.maxMemory) !== undefined)
+        problems.push(
+            fieldProblem(
+                "perValueStore.newValuesPerSecond",
+                rate,
+                `needs ${arithmetic}, more than the per-value Redis may hold (${redisMaxMemoryProblem(need.maxMemory)})`,
+                (s) =>
+                    `${s.set("perValueStore.newValuesPerSecond", String(Math.max(1, Math.floor((maxMemoryBound() - REDIS_BASE_BYTES) / (lifeSeconds * counterBytes(keyBytes))))))}, or give the per-value rules shorter windows, or an existing Redis (perValueStore.redis.mode) sized for it`,
+            ),
+        );
+    const givenBytes = redisMemoryBytes(given);
+    if (need && inCluster && givenBytes !== undefined && givenBytes < need.bytes)
+        problems.push(
+            fieldProblem(
+                "perValueStore.redis.maxMemory",
+                given,
+                `is below what perValueStore.newValuesPerSecond needs: ${arithmetic}`,
+                (s) => `${s.set("perValueStore.redis.maxMemory", need.maxMemory)}, or ${s.rm("perValueStore.redis.maxMemory")}`,
+            ),
+        );
+    const maxMemory = given ?? need?.maxMemory ?? side.fallback;
+    const held = countersHeld(redisMemoryBytes(maxMemory) ?? 0, keyBytes);
+    return {
+        maxMemory,
+        keyBytes,
+        counterBytes: counterBytes(keyBytes),
+        lifeSeconds,
+        jitterSeconds,
+        countersHeld: held,
+        newValuesPerSecondHeld: Math.floor(held / Math.max(1, lifeSeconds)),
+    };
+}
+
+/** The per-value side's service and Redis: the fixed side's settings under names of their own, a Redis that evicts the least used when full. */
+export function perValuePlanOf(
+    a: PerValueInput,
+    fixed: ServiceSettings,
+    side: { domain: string; descriptors: ConfigDescriptor[] },
+    problems: Problem[],
+): PerValuePlan {
     const r = fixed.ratelimit;
     const pvRedis = a.perValueStore?.redis ?? {};
-    const given = redisConnectionOf(pvRedis, problems);
+    const redisProblems: Problem[] = [];
+    const given = redisConnectionOf(pvRedis, redisProblems);
+    problems.push(...redisProblems.map((p) => underField("perValueStore", p)));
     // A deployed per-value Redis reads the password Secret the user gave for the fixed side's Redis,
     // when there is one (no generated password, no Random provider); otherwise it generates its own.
     const redis = a.perValueStore?.redis === undefined && fixed.redis.password ? { ...given, password: fixed.redis.password } : given;
     const serviceName = `${r.serviceName}-per-value`;
     problems.push(...dnsProblem("service.name", serviceName, "label"));
+    const sizing = perValueSizingOf(a.perValueStore ?? {}, { ...side, fallback: r.redisMaxMemory }, problems);
     return {
         service: {
             ...fixed,
@@ -100,11 +269,34 @@ export function perValuePlanOf(a: PerValueInput, fixed: ServiceSettings, problem
                 redisName: `${r.redisName}-per-value`,
                 redisEvictionPolicy: PER_VALUE_EVICTION_POLICY,
                 redisImage: pvRedis.image ?? r.redisImage,
-                redisMaxMemory: pvRedis.maxMemory ?? r.redisMaxMemory,
+                redisMaxMemory: sizing.maxMemory,
+                expirationJitterSeconds: sizing.jitterSeconds,
             },
         },
+        sizing,
         configYaml: "",
         grpcAddress: "",
         httpFilterName: instanceFilterName(RATELIMIT_FILTER, r.namespace, serviceName),
     };
+}
+
+/** The largest `maxmemory` the deployed Redis may have (bytes). */
+function maxMemoryBound(): number {
+    return Math.floor(REDIS_MEMORY_LIMIT_BYTES * REDIS_MAXMEMORY_SHARE);
+}
+
+/** One line of the sizing, as the `perValueMaxMemory` output and the limits table give it. */
+export function perValueSizingText(z: PerValueSizing): string {
+    return `${z.maxMemory}: ${z.countersHeld} counters of ${z.counterBytes} B (a ${z.keyBytes}-byte key), ${z.newValuesPerSecondHeld} new values/s for ${z.lifeSeconds} s (window + ${z.jitterSeconds} s jitter)`;
+}
+
+/**
+ * A problem of the per-value store's Redis, which the Redis rules check as `redis.*`, under the
+ * field it is given in (`perValueStore.redis.*`), its fix naming that field too.
+ */
+function underField(prefix: string, p: Problem): Problem {
+    const at = (f: string) => `${prefix}.${f}`;
+    const style = (s: FixStyle): FixStyle => ({ ...s, set: (f, v) => s.set(at(f), v), rm: (f) => s.rm(at(f)), rename: (a, b, v) => s.rename(at(a), at(b), v) });
+    const fixWith = p.fixWith;
+    return { ...p, key: at(p.key), ...(fixWith ? { fix: fixWith(style(COMPONENT_FIX)), fixWith: (s: FixStyle) => fixWith(style(s)) } : {}) };
 }

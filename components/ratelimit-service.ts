@@ -51,6 +51,9 @@ export function ratelimitEnv(s: Pick<ServiceSettings, "ratelimit" | "redis">, re
         // /healthcheck fails while the service has no live Redis connection: readiness then takes the
         // pod out of the gateway's endpoints (liveness does not look at Redis).
         { name: "REDIS_HEALTH_CHECK_ACTIVE_CONNECTION", value: "true" },
+        // A counter lives its window plus a random 0 to this many seconds (the service's default 300
+        // whatever the window): a tenth of the shortest window of this config (builders/failure-bounds.ts).
+        { name: "EXPIRATION_JITTER_MAX_SECONDS", value: String(r.expirationJitterSeconds) },
         { name: "REDIS_POOL_SIZE", value: String(r.redisPoolSize) },
         { name: "REDIS_PIPELINE_WINDOW", value: r.redisPipelineWindow },
         { name: "REDIS_PIPELINE_LIMIT", value: String(r.redisPipelineLimit) },

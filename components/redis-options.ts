@@ -39,8 +39,9 @@ export interface RedisOptionsArgs {
     image?: string;
     /**
      * `maxmemory` of the Redis the component deploys (in-cluster only), with eviction policy
-     * `volatile-ttl` (only counters, which all expire, are evicted). At most `192mb` (75 % of the
-     * container's 256Mi limit). Defaults to `160mb`.
+     * `volatile-ttl` (only counters, which all expire, are evicted; the per-value store's Redis:
+     * `allkeys-lfu`, the least used counters first). At most `192mb` (75 % of the container's
+     * 256Mi limit). Defaults to `160mb` (the per-value store's: what its `newValuesPerSecond` needs).
      */
     maxMemory?: string;
     /** `host:port` of the existing Redis, of the Sentinels, or of the Cluster's seed nodes. Defaults to none (in-cluster). */

@@ -38,6 +38,8 @@ export interface RateLimitServiceSettings {
     redisName: string;
     /** `maxmemory-policy` of the in-cluster Redis (builders/failure-bounds.ts). */
     redisEvictionPolicy: string;
+    /** The service's `EXPIRATION_JITTER_MAX_SECONDS`: a tenth of the shortest window of its config (builders/failure-bounds.ts). */
+    expirationJitterSeconds: number;
     /** The service's `REDIS_TIMEOUT`, derived from the gateway's timeout (builders/failure-bounds.ts). */
     redisTimeout: string;
 }

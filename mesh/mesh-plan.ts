@@ -43,6 +43,7 @@ export function globalArgsOf(args: MeshRateLimitArgs, s: MeshOwnSettings, bookin
         ...(g.timeout !== undefined ? { timeout: g.timeout } : {}),
         ...(g.service !== undefined ? { service: g.service } : {}),
         ...(g.redis !== undefined ? { redis: g.redis } : {}),
+        ...(g.perValueStore !== undefined ? { perValueStore: g.perValueStore } : {}),
         // The specification's names in its own layout; per-instance names otherwise (unique on a shared gateway).
         ...(s.global.filterLayout === FilterLayout.Shared ? { filterNamePrefix: FILTER_NAMES.global } : {}),
         filterLayout: s.global.filterLayout,

@@ -2,6 +2,7 @@
 import { ApiProfileName, BookinfoMode, DescriptorArgs, EspPortModeName, FilterNamespaces, GatewayHostScope, HttpRouteArgs, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
 import { RateLimitServiceOptionsArgs } from "../components/global-ratelimit-args";
 import { RedisOptionsArgs } from "../components/redis-options";
+import { PerValueStoreArgs } from "../components/per-value-store";
 import { LimitUnit, PathKeyMode } from "../builders/rule-args";
 import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { CounterStore } from "../builders/counter-stores";
@@ -122,6 +123,8 @@ export interface MeshGlobalArgs {
     monitoring?: MeshMonitoringArgs;
     /** The rate-limit service: GlobalRateLimit's `service` argument (its names, images, replicas and Redis client settings). Defaults to GlobalRateLimit's. */
     service?: RateLimitServiceOptionsArgs;
+    /** The per-path counters' service and Redis (`global.counterStore` split): GlobalRateLimit's `perValueStore` argument. Defaults to GlobalRateLimit's. */
+    perValueStore?: PerValueStoreArgs;
     /** Which Redis the service counts in: GlobalRateLimit's `redis` argument (the in-cluster Redis by default, or an existing one). Defaults to GlobalRateLimit's. */
     redis?: RedisOptionsArgs;
 }
@@ -248,6 +251,11 @@ export const MESH_FIELDS: Readonly<Record<string, MeshFieldSpec>> = {
     "global.timeout": { kind: "string", default: "10s" },
     "global.preLimit": { kind: "boolean", default: "true" },
     "global.counterStore": { kind: "string", default: "split" },
+    "global.perValueStore.timeout": { kind: "string", default: "0.1s" },
+    "global.perValueStore.failureModeDeny": { kind: "boolean", default: "false" },
+    "global.perValueStore.statusOnError": { kind: "string", default: "" },
+    "global.perValueStore.newValuesPerSecond": { kind: "integer", default: "0" },
+    "global.perValueStore.redis.maxMemory": { kind: "string", default: "" },
     "local.bucket": { kind: "integer", default: "" },
     "local.fillInterval": { kind: "string", default: "60s" },
     "local.rateLimitHeaders": { kind: "string", default: "draft-03" },

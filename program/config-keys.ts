@@ -266,6 +266,53 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         description:
             "Where the counters live. `split` (default): the per-path counters (one per distinct path, which any client can create at will) go to a rate-limit service and a Redis of their own (`<ratelimitServiceName>-per-value`, `redis-per-value`); `/productpage` and `api` keep theirs, which no flood of new paths can evict, reset or slow. A request calls one of the two. `single`: the specification's layout, one service, one Redis, one config with the three descriptors; a flood of new paths can then evict a live `/productpage` counter and reset its limit.",
     },
+    {
+        group: "limits",
+        key: "perValueTimeout",
+        field: "global.perValueStore.timeout",
+        kind: "string",
+        default: String(DEFAULTS.perValueTimeout),
+        description:
+            "Timeout of the gateway's call to the per-path counters' service (`counterStore=split`; protobuf duration), apart from `rateLimitTimeout`: a decision takes about 2 ms and a service saturated by a flood answered at p99 27.5 ms, so a failing per-path service delays a request at most this long.",
+    },
+    {
+        group: "limits",
+        key: "perValueFailureModeDeny",
+        field: "global.perValueStore.failureModeDeny",
+        kind: "boolean",
+        default: String(DEFAULTS.perValueFailureModeDeny),
+        description:
+            "When the per-path counters' service cannot answer (down, or slower than `perValueTimeout`): `false` lets the request through uncounted by the per-path limit, `true` refuses it (`perValueStatusOnError`, else 500). `/productpage` and `api` keep `failureModeDeny`.",
+    },
+    {
+        group: "limits",
+        key: "perValueStatusOnError",
+        field: "global.perValueStore.statusOnError",
+        kind: "string",
+        default: "",
+        defaultNote: "`statusOnError`",
+        description:
+            "The status of a request the per-path filter refuses because its service could not answer (`perValueFailureModeDeny=true`): `InternalServerError` (500), `ServiceUnavailable` (503) or `TooManyRequests` (429).",
+    },
+    {
+        group: "limits",
+        key: "perValueNewValuesPerSecond",
+        field: "global.perValueStore.newValuesPerSecond",
+        kind: "integer",
+        default: String(DEFAULTS.perValueNewValuesPerSecond),
+        description:
+            "How many new per-path counters a second the per-path Redis must hold for their whole life (the catch-all's window plus the service's expiry jitter) without evicting one: its `maxmemory` is sized from it (rate × life × bytes per counter of the longest path; preview refuses more than 192mb). `0`: not sized from a rate (`perValueRedisMaxMemory`, else `redisMaxMemory`).",
+    },
+    {
+        group: "limits",
+        key: "perValueRedisMaxMemory",
+        field: "global.perValueStore.redis.maxMemory",
+        kind: "string",
+        default: "",
+        defaultNote: "what `perValueNewValuesPerSecond` needs, else `redisMaxMemory`",
+        description:
+            "`maxmemory` of the per-path counters' Redis (policy `allkeys-lfu`: full, it evicts the least used counter, never refuses a write). At most 192mb.",
+    },
 
     // Local limit
     {

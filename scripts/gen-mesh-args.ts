@@ -47,6 +47,10 @@ const COMPONENT_TYPES: Readonly<Record<string, { type: string; doc: string }>> =
         type: "RateLimitServiceOptionsArgs",
         doc: "The rate-limit service: GlobalRateLimit's `service` argument (its names, images, replicas and Redis client settings). Defaults to GlobalRateLimit's.",
     },
+    "global.perValueStore": {
+        type: "PerValueStoreArgs",
+        doc: "The per-path counters' service and Redis (`global.counterStore` split): GlobalRateLimit's `perValueStore` argument. Defaults to GlobalRateLimit's.",
+    },
     "global.redis": {
         type: "RedisOptionsArgs",
         doc: "Which Redis the service counts in: GlobalRateLimit's `redis` argument (the in-cluster Redis by default, or an existing one). Defaults to GlobalRateLimit's.",
@@ -114,6 +118,7 @@ export function generate(): string {
 import { ApiProfileName, BookinfoMode, DescriptorArgs, EspPortModeName, FilterNamespaces, GatewayHostScope, HttpRouteArgs, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
 import { RateLimitServiceOptionsArgs } from "../components/global-ratelimit-args";
 import { RedisOptionsArgs } from "../components/redis-options";
+import { PerValueStoreArgs } from "../components/per-value-store";
 import { LimitUnit, PathKeyMode } from "../builders/rule-args";
 import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { CounterStore } from "../builders/counter-stores";

@@ -173,8 +173,8 @@ describe("rls monitoring: the rendered dashboard and alerts on a real Prometheus
             const split = await renderVariant("A", { ratelimitPrometheus: "true", monitoringAlerts: "true" });
             const rule = split.find((o) => o.kind === "PrometheusRule")!;
             const names = rule.spec.groups.flatMap((g: any) => g.rules.map((r: any) => r.alert));
-            expect(names).to.include("MeshRateLimitPerValueStoreRefusing");
-            const perValue = rule.spec.groups.flatMap((g: any) => g.rules).find((r: any) => r.alert === "MeshRateLimitPerValueStoreRefusing");
+            expect(names).to.include("MeshRateLimitPerValueStoreFailing");
+            const perValue = rule.spec.groups.flatMap((g: any) => g.rules).find((r: any) => r.alert === "MeshRateLimitPerValueStoreFailing");
             expect(perValue.expr).to.contain('app="ratelimit-per-value"').and.to.contain('err_type="redis_error"');
             const file = path.join(dir, "split.yaml");
             fs.writeFileSync(file, stringify({ groups: rule.spec.groups }));

@@ -15,6 +15,9 @@ import { envoyPercentDecodeBytes } from "../../gateway-model/evaluate";
 import { gatewayOutcome, shouldRateLimitBytes } from "./harness/client";
 import { useShop } from "./harness/shop";
 import { ensureWindow } from "./harness/window";
+import type { K8sObject } from "../../lib/k8s-object";
+import { VALID_UTF8_REGEX } from "../../builders/request-match";
+import { probe, re2FullMatch } from "../re2/probe";
 
 const M = LimitUnit.Minute;
 const RULES: RateLimitRuleArgs[] = [
@@ -26,7 +29,7 @@ const RULES: RateLimitRuleArgs[] = [
 const unreadable = (i: number) => [`/q?api_key=%FF${i}`, `/q?api_key=k${i}%C3`, `/q?api_key=%ED%A0%80${i}`, `/q?api_key=%C0%AF${i}`][i % 4]!;
 
 describe("rls: values the rate-limit service cannot read (invalid UTF-8) never reach it", function () {
-    const { send, perValueSide } = useShop(RULES);
+    const { shop, send, perValueSide } = useShop(RULES);
 
     it("the real service refuses a whole call when one value is not valid UTF-8 (gRPC INTERNAL); a valid non-ASCII value is read", async () => {
         const addr = perValueSide().client.address;
@@ -69,4 +72,72 @@ describe("rls: values the rate-limit service cannot read (invalid UTF-8) never r
         }
         expect(outcomes).to.deep.equal(Array(24).fill("error: allowed"));
     });
+
+    it("a raw :path whose query value is not valid UTF-8 (a UTF-8-encoded surrogate, no percent-encoding), matched by C++ RE2 as Envoy does: only the valid-UTF-8 :path matcher keeps it out, the guard's shared counter takes 24 such requests, 3 pass; negative control: with that matcher widened to (?s:.*) the value is sent, every call fails, 24 of 24 pass", async () => {
+        const bin = probe();
+        // ED A0 80 + i: U+D800..U+D817 written as UTF-8, which the service refuses; no '%' anywhere.
+        const raw = (i: number) => Buffer.concat([Buffer.from(`/q?api_key=s${i}`), Buffer.from([0xed, 0xa0, 0x80 + i])]);
+        // A minute of its own: the shared counter refused in an earlier case stays in the service's local cache for its minute.
+        await ensureWindow(60);
+        const rendered = await rawPathOutcomes(bin, shop.objects, raw);
+        expect(rendered.sent, "the descriptors Envoy sends (as rendered)").to.deep.equal(Array(24).fill("rule=per-qkey,untrusted_value=shared"));
+        expect(rendered.outcomes.filter((o) => o === "allow")).to.have.length(3);
+        await ensureWindow(10);
+        const widened = await rawPathOutcomes(bin, widenValidUtf8(shop.objects), raw);
+        expect(widened.sent[0], "widened: the value itself is sent").to.match(/^rule=per-qkey,query_value=s0/);
+        expect(widened.outcomes, "widened: the call fails, the gateway fails open").to.deep.equal(Array(24).fill("error: allowed"));
+    });
+
+    /** The per-qkey entries' descriptors for each raw :path (C++ RE2 on the bytes), sent to the real per-value service. */
+    async function rawPathOutcomes(bin: string, objects: K8sObject[], raw: (i: number) => Buffer) {
+        const entries = ruleEntries(objects, "per-qkey");
+        expect(entries, "the per-value entry and the guard's two").to.have.length(3);
+        const sent: string[] = [];
+        const outcomes: string[] = [];
+        for (let i = 0; i < 24; i++) {
+            const descriptors = entries.filter((e) => entryMatches(bin, e, raw(i))).map((e) => descriptorOf(e, raw(i)));
+            sent.push(descriptors.map((d) => d.map((x) => `${x.key}=${x.value.toString("latin1")}`).join(",")).join(" | "));
+            const answer = await shouldRateLimitBytes(perValueSide().client.address, "shop", descriptors);
+            outcomes.push(answer instanceof Error ? "error: allowed" : gatewayOutcome(answer));
+        }
+        return { sent, outcomes };
+    }
 });
+
+/** Every `rate_limits` entry of the rendered filters whose first action names `rule`, once each. */
+function ruleEntries(objects: K8sObject[], rule: string): any[] {
+    const seen = new Map<string, any>();
+    const walk = (x: any) => {
+        if (!x || typeof x !== "object") return;
+        if (Array.isArray(x.actions) && x.actions[0]?.header_value_match?.descriptor_value === rule) seen.set(JSON.stringify(x), x);
+        for (const v of Object.values(x)) walk(v);
+    };
+    objects.filter((o) => o.kind === "EnvoyFilter").forEach(walk);
+    return [...seen.values()];
+}
+
+/** Envoy's `header_value_match` of an entry on the raw `:path` bytes: every condition a C++ RE2 full match (or its inverse). */
+function entryMatches(bin: string, entry: any, path: Buffer): boolean {
+    return entry.actions[0].header_value_match.headers.every((h: any) => {
+        if (h.name !== ":path" || !h.safe_regex_match) throw new Error(`condition ${JSON.stringify(h)} is not a :path regex`);
+        return re2FullMatch(bin, h.safe_regex_match.regex, [path])[0] !== (h.invert_match === true);
+    });
+}
+
+/** The descriptor an entry sends: the rule's name, a generic key, or the raw bytes of the query parameter (no '%' to decode). */
+function descriptorOf(entry: any, path: Buffer): { key: string; value: Buffer }[] {
+    return entry.actions.map((a: any) => {
+        if (a.header_value_match) return { key: a.header_value_match.descriptor_key, value: Buffer.from(a.header_value_match.descriptor_value) };
+        if (a.generic_key) return { key: a.generic_key.descriptor_key, value: Buffer.from(a.generic_key.descriptor_value) };
+        if (a.query_parameters) {
+            const at = path.indexOf(`${a.query_parameters.query_parameter_name}=`);
+            return { key: a.query_parameters.descriptor_key, value: path.subarray(at + a.query_parameters.query_parameter_name.length + 1) };
+        }
+        throw new Error(`action ${JSON.stringify(a)} is not modelled here`);
+    });
+}
+
+/** The rendered objects with every valid-UTF-8 matcher widened to `(?s:.*)` (the negative control). */
+function widenValidUtf8(objects: K8sObject[]): K8sObject[] {
+    return JSON.parse(JSON.stringify(objects).split(JSON.stringify(VALID_UTF8_REGEX)).join(JSON.stringify("(?s:.*)")));
+}

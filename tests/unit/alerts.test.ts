@@ -36,6 +36,7 @@ const EMITTED: Readonly<Record<string, readonly string[]>> = {
     redis_memory_used_bytes: [],
     redis_memory_max_bytes: [],
     redis_up: [],
+    redis_evicted_keys_total: [],
 };
 /** err_type values the service writes (`ratelimit.service.call.should_rate_limit.<err_type>`). */
 const ERR_TYPES = ["redis_error", "service_error"];
@@ -117,6 +118,7 @@ describe("alert rules read only series that exist (builders/alerts.ts)", () => {
         const rules = alertRules({ ...input, redisSelector: 'namespace="shop",app="redis"' }).flatMap((g) => g.rules);
         const memory = rules.filter((r) => /redis_memory/.test(r.expr));
         expect(memory.length).to.equal(1);
+        expect(rules.filter((r) => /redis_evicted_keys_total/.test(r.expr)).map((r) => r.alert)).to.deep.equal(["MeshRateLimitRedisEvicting"]);
         expect(rules.flatMap((r) => unknownSeries(r.expr).map((p) => `${r.alert}: ${p}`))).to.deep.equal([]);
     });
 });

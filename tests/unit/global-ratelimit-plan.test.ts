@@ -65,6 +65,8 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
                 redisMaxMemory: "160mb",
                 redisName: "redis",
                 redisEvictionPolicy: "volatile-ttl",
+                // A tenth of the rules' shortest window (one minute).
+                expirationJitterSeconds: 6,
                 // Half the gateway's 10 s timeout, capped at 1 s.
                 redisTimeout: "1000ms",
             },
@@ -200,6 +202,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
                 redisMaxMemory: "100mb",
                 redisName: "redis",
                 redisEvictionPolicy: "volatile-ttl",
+                expirationJitterSeconds: 6,
                 // Half the gateway's 0.5 s timeout.
                 redisTimeout: "250ms",
             },

@@ -132,12 +132,15 @@ describe("monitoring: the dashboard", () => {
         expect(dashboardModel(input({ preLimitStatPrefix: undefined })).panels.some((p) => /pre-limit/.test(p.title))).to.equal(false);
     });
 
-    it("Redis memory against maxmemory only with an exporter's selector; a note when the service's metrics are off", () => {
+    it("Redis memory against maxmemory and its evictions only with an exporter's selector; a note when the service's metrics are off", () => {
         expect(d.panels.some((p) => /Redis memory/.test(p.title))).to.equal(false);
         const r = dashboardModel(input({ redisSelector: 'namespace="default",app="redis"' }));
         expect(r.panels.find((p) => /Redis memory/.test(p.title))!.targets!.map((t) => t.expr)).to.deep.equal([
             'max(redis_memory_used_bytes{namespace="default",app="redis"})',
             'max(redis_memory_max_bytes{namespace="default",app="redis"})',
+        ]);
+        expect(r.panels.find((p) => /Redis evictions/.test(p.title))!.targets!.map((t) => t.expr)).to.deep.equal([
+            'sum(rate(redis_evicted_keys_total{namespace="default",app="redis"}[$__rate_interval]))',
         ]);
         expect(JSON.stringify(dashboardModel(input({ serviceMetrics: false })).panels[0])).to.contain("metrics are off");
         expect(JSON.stringify(d.panels[0])).not.to.contain("metrics are off");

@@ -14,49 +14,9 @@
  * Needs g++ and libre2-dev (scripts/tools/install-debian.sh installs them).
  */
 import { expect } from "chai";
-import { spawnSync } from "child_process";
-import * as crypto from "crypto";
-import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
 import { SINGLE_HEADER_VALUE_REGEX, VALID_UTF8_REGEX, queryRegex, untrustedQueryRegex } from "../../builders/request-match";
 import { MAX_QUERY_TEXT } from "../../builders/rule-checks";
-
-const SOURCE = path.join(__dirname, "..", "re2", "full-match.cc");
-
-/** Builds the probe once per source version into the temporary directory. */
-function probe(): string {
-    const text = fs.readFileSync(SOURCE);
-    const dir = path.join(os.tmpdir(), `mesh-ratelimit-re2-${crypto.createHash("sha256").update(text).digest("hex").slice(0, 12)}`);
-    const bin = path.join(dir, "full-match");
-    if (fs.existsSync(bin)) return bin;
-    fs.mkdirSync(dir, { recursive: true });
-    const tmp = `${bin}.${process.pid}`;
-    const r = spawnSync("g++", ["-O1", "-std=c++17", SOURCE, "-o", tmp, "-lre2"], { encoding: "utf8" });
-    if (r.error || r.status !== 0)
-        throw new Error(
-            `cannot build the RE2 probe (${r.error?.message ?? r.stderr.trim()}): install g++ and libre2-dev (bash scripts/tools/install-debian.sh)`,
-        );
-    fs.renameSync(tmp, bin);
-    return bin;
-}
-
-/** C++ RE2's program size of each expression (-1: does not compile). */
-function re2ProgramSizes(bin: string, regexes: string[]): number[] {
-    const r = spawnSync(bin, ["--program-size"], { input: regexes.join("\n") + "\n", encoding: "utf8" });
-    if (r.status !== 0) throw new Error(`RE2 probe failed: ${r.stderr}`);
-    return r.stdout.trim().split("\n").map(Number);
-}
-
-/** C++ RE2's full match of `regex` on each input. */
-function re2FullMatch(bin: string, regex: string, inputs: Buffer[]): boolean[] {
-    const r = spawnSync(bin, [regex], { input: inputs.map((b) => b.toString("hex")).join("\n") + "\n", encoding: "utf8" });
-    if (r.status !== 0) throw new Error(`RE2 probe failed: ${r.stderr}`);
-    return r.stdout
-        .trim()
-        .split("\n")
-        .map((l) => l === "1");
-}
+import { probe, re2FullMatch, re2ProgramSizes } from "../re2/probe";
 
 const strict = new TextDecoder("utf-8", { fatal: true });
 function validUtf8(b: Buffer): boolean {

@@ -115,11 +115,13 @@ export interface Rewrites {
     debugPort: number;
     /** Loopback port for PROMETHEUS_ADDR when the rendered env serves metrics. */
     metricsPort?: number;
+    /** Keep the rendered listen addresses (HOST, GRPC_HOST, DEBUG_HOST) instead of moving them to 127.0.0.1. */
+    renderedHosts?: boolean;
 }
 
 /**
  * The environment the harness runs the real service with: the rendered env, with only the
- * addresses rewritten to loopback, REDIS_AUTH's secretKeyRef resolved to the test Redis'
+ * addresses rewritten to loopback (the listen addresses kept with `renderedHosts`), REDIS_AUTH's secretKeyRef resolved to the test Redis'
  * password, and RUNTIME_ROOT placed under a temporary directory (the container's filesystem).
  * Every rewrite is listed in the returned `rewritten` for the report.
  */
@@ -142,7 +144,7 @@ export function serviceEnv(r: RenderedRatelimit, w: Rewrites): { env: Record<str
     };
     set("REDIS_URL", w.redisAddress);
     set("RUNTIME_ROOT", w.fsRoot + (env.RUNTIME_ROOT ?? ""));
-    for (const h of ["HOST", "GRPC_HOST", "DEBUG_HOST"]) set(h, "127.0.0.1");
+    if (!w.renderedHosts) for (const h of ["HOST", "GRPC_HOST", "DEBUG_HOST"]) set(h, "127.0.0.1");
     set("PORT", String(w.httpPort));
     set("GRPC_PORT", String(w.grpcPort));
     set("DEBUG_PORT", String(w.debugPort));

@@ -61,6 +61,8 @@ export interface StartOptions {
     logFile?: string;
     /** Run it on these CPUs only (`taskset -c`), as a pod with a CPU budget of its own. */
     cpus?: string;
+    /** Listen where the rendered env says (HOST, GRPC_HOST, DEBUG_HOST), only the ports moved. */
+    renderedHosts?: boolean;
 }
 
 export class RateLimitProcess {
@@ -91,6 +93,7 @@ export class RateLimitProcess {
             grpcPort,
             debugPort,
             metricsPort,
+            renderedHosts: opts.renderedHosts ?? false,
         });
         for (const [k, v] of Object.entries(opts.envOverrides ?? {})) {
             if (v === null) delete env[k];
