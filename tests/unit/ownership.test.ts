@@ -27,8 +27,8 @@ import { SharedObjectsPlan } from "../../program/preflight";
 import { resolveSettings } from "../../program/config-args";
 import { SHOP_RULES } from "./rules.test";
 
-/** The stack the offline render runs as (render/render.ts). */
-const RENDER_OWNER = "organization/mesh-ratelimit/render";
+/** The stack the offline render runs as (render/render.ts), with the render's placeholder stack id. */
+const RENDER_OWNER = "organization/mesh-ratelimit/render@render-only-stack-id";
 
 function live(kind: string, name: string, namespace: string | undefined, meta: Partial<LiveObjectMeta["metadata"]> = {}): LiveObjectMeta {
     return { kind, metadata: { name, ...(namespace ? { namespace } : {}), ...meta } };
@@ -137,7 +137,7 @@ describe("ownership: the program asks about every object before registering any"
         const problems = (error as InputError).problems;
         expect(problems.map((p) => p.key)).to.deep.equal(["bookinfo", "bookinfo", "bookinfo"]);
         const text = problems.map((p) => `${p.problem}\n${p.fix}`).join("\n");
-        expect(text).to.match(/Deployment default\/productpage-v1 already exists and is not this stack's \(organization\/mesh-ratelimit\/render\)/);
+        expect(text).to.match(/Deployment default\/productpage-v1 already exists and is not this stack's \(organization\/mesh-ratelimit\/render@render-only-stack-id\)/);
         expect(text).to.match(/field managers: kube-controller-manager, kubectl-client-side-apply/);
         expect(text).to.match(/pulumi config set bookinfo existing/);
         expect(text).to.match(/pulumi config set workloadNamespace <namespace>/);
