@@ -46,6 +46,8 @@ export interface RenderOptions {
     stack?: string;
     /** Receives the objects the ownership check asked about. */
     onLookupObjects?: (refs: ObjectRef[]) => void;
+    /** Without the `stackId` key: `render` (the default: the render's placeholder id) or `refuse`, as the Pulumi program does. */
+    missingStackId?: "refuse" | "render";
 }
 
 export const REPO_ROOT = path.resolve(__dirname, "..");
@@ -125,6 +127,7 @@ export function registerProgram(opts: RenderOptions): Promise<{ settings: StackS
         // Loaded after the mocks are in place.
         const { buildProgram } = require("../program/program") as typeof import("../program/program");
         const { settings } = buildProgram(pulumi.runtime.allConfig(), {
+            ...(opts.missingStackId ? { missingStackId: opts.missingStackId } : {}),
             ...(opts.cluster ? { lookupShared: () => opts.cluster!, report: opts.onReport } : {}),
             ...(opts.meshReach ? { lookupMeshReach: () => opts.meshReach!, report: opts.onReport } : {}),
             ...(opts.objects
