@@ -7,7 +7,7 @@ import { MeshRateLimitArgs } from "../mesh/mesh-ratelimit-args";
 import { MeshRateLimit } from "../mesh/mesh-ratelimit";
 import { MeshRateLimitPlan } from "../mesh/mesh-plan";
 import { planOfConfig } from "./config-args";
-import { ingressClassKept, peerAuthenticationKept } from "./kept-on-destroy";
+import { ingressClassKept, peerAuthenticationOnDestroy } from "./kept-on-destroy";
 import { LiveObject, SharedObjectRef, SharedObjectsPlan, ownershipProblems, ownershipSummary, planSharedObjects, sharedObjectRefs } from "./preflight";
 import { MeshReachQuery, MeshReachState, meshReachQuery, planMeshReach } from "./mesh-reach";
 import { Problem, isStackConfigError } from "../lib/problems";
@@ -108,14 +108,14 @@ export function buildProgram(
     // What the cluster decided, as the arguments' options; the plan (settings, component plans) stays the one computed above.
     const keepIngressClass = ingressClassKept(settings, shared, opts.lookupIngressClassUsers);
     if (keepIngressClass) report(keepIngressClass);
-    const keepPeerAuthentication = peerAuthenticationKept(settings, shared, opts.lookupMeshNamespaces);
-    if (keepPeerAuthentication) report(keepPeerAuthentication);
+    const peerAuthentication = peerAuthenticationOnDestroy(settings, shared, opts.lookupMeshNamespaces);
+    if (peerAuthentication) report(peerAuthentication.message);
     plan = plan.withOptions({
         kubeContext: opts.kubeContext,
         createIngressClass: shared.ingressClass,
         keepIngressClassOnDestroy: keepIngressClass !== undefined,
         createPeerAuthentication: shared.peerAuthentication,
-        keepPeerAuthenticationOnDestroy: keepPeerAuthentication !== undefined,
+        keepPeerAuthenticationOnDestroy: peerAuthentication?.keep === true,
     });
     // Every object the stack would create, found by constructing it once against an in-memory
     // monitor, is looked up before anything is registered: a refusal registers nothing

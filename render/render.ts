@@ -46,6 +46,8 @@ export interface RenderOptions {
     stack?: string;
     /** Receives the objects the ownership check asked about. */
     onLookupObjects?: (refs: ObjectRef[]) => void;
+    /** The namespaces with sidecars, as the program's lookup answers (kept-on-destroy.ts). Absent: not looked up. */
+    lookupMeshNamespaces?: () => string[];
     /** Without the `stackId` key: `render` (the default: the render's placeholder id) or `refuse`, as the Pulumi program does. */
     missingStackId?: "refuse" | "render";
 }
@@ -128,6 +130,7 @@ export function registerProgram(opts: RenderOptions): Promise<{ settings: StackS
         const { buildProgram } = require("../program/program") as typeof import("../program/program");
         const { settings } = buildProgram(pulumi.runtime.allConfig(), {
             ...(opts.missingStackId ? { missingStackId: opts.missingStackId } : {}),
+            ...(opts.lookupMeshNamespaces ? { lookupMeshNamespaces: opts.lookupMeshNamespaces } : {}),
             ...(opts.cluster ? { lookupShared: () => opts.cluster!, report: opts.onReport } : {}),
             ...(opts.meshReach ? { lookupMeshReach: () => opts.meshReach!, report: opts.onReport } : {}),
             ...(opts.objects

@@ -22,7 +22,7 @@ import { GlobalRateLimit } from "../../components/global-ratelimit";
 import { InputError } from "../../lib/problems";
 import { Registration, registerComponents, registerProgram } from "../../render/render";
 import { DEV, render } from "./helpers";
-import { ingressClassKept, peerAuthenticationKept } from "../../program/kept-on-destroy";
+import { ingressClassKept, peerAuthenticationKept, peerAuthenticationOnDestroy } from "../../program/kept-on-destroy";
 import { SharedObjectsPlan } from "../../program/preflight";
 import { resolveSettings } from "../../program/config-args";
 import { SHOP_RULES } from "./rules.test";
@@ -331,5 +331,28 @@ describe("ownership: pulumi destroy leaves a mesh-wide PeerAuthentication other 
         expect(peerAuthenticationKept(s, created, () => ["default"])).to.equal(undefined);
         expect(peerAuthenticationKept(s, { peerAuthentication: false } as SharedObjectsPlan, () => ["team-m"])).to.equal(undefined);
         expect(peerAuthenticationKept(s, created, undefined)).to.equal(undefined);
+    });
+    it("nobody else runs under it: destroy deletes it, and the message says so (sidecars only in the stack's namespaces, or none)", () => {
+        expect(peerAuthenticationOnDestroy(s, created, () => ["default"])).to.deep.equal({
+            keep: false,
+            message:
+                "PeerAuthentication istio-system/default: no workload outside the stack's namespaces runs under it (sidecars only in the stack's own namespaces: default); pulumi destroy will delete it with the stack. Workloads that join later are seen by the next pulumi up: run one before destroy",
+        });
+        expect(peerAuthenticationOnDestroy(s, created, () => [])!.message).to.contain("(no sidecars in the cluster); pulumi destroy will delete it with the stack");
+        // Control: one sidecar in team-m turns it into a keep.
+        expect(peerAuthenticationOnDestroy(s, created, () => ["default", "team-m"])!.keep).to.equal(true);
+        expect(peerAuthenticationOnDestroy(s, { peerAuthentication: false } as SharedObjectsPlan, () => [])).to.equal(undefined);
+    });
+    it("the program reports which, from the sidecars it finds (preview shows it)", async () => {
+        const reportsOf = async (namespaces: string[]) => {
+            const reports: string[] = [];
+            await registerProgram({ base: DEV, overrides: { mutualTlsScope: "mesh" }, cluster: [], onReport: (m) => reports.push(m), lookupMeshNamespaces: () => namespaces });
+            return reports.join("\n");
+        };
+        const alone = await reportsOf(["default"]);
+        expect(alone).to.contain("PeerAuthentication istio-system/default: no workload outside the stack's namespaces runs under it");
+        expect(alone).to.not.contain("will leave it in place");
+        const shared = await reportsOf(["default", "team-m"]);
+        expect(shared).to.contain("PeerAuthentication istio-system/default: workloads outside the stack's namespaces run under it (sidecars in team-m); pulumi destroy will leave it in place");
     });
 });
