@@ -20,17 +20,39 @@ import { MeshReachQuery, MeshReachState } from "../program/mesh-reach";
 import { ProgramOptions } from "../program/program";
 import { missingApis } from "../program/served-apis";
 import { StackSettings } from "../mesh/settings-types";
+import { Problem } from "../lib/problems";
 
 /** What every lookup needs: kubectl's flags, where they point (for messages), how to warn and to stop. */
 interface Kube {
+    target: ClusterTarget;
     flags: readonly string[];
     where: string;
     warn: (message: string) => void;
     RunError: new (message: string) => Error;
 }
 
+/**
+ * The seed profile's mesh-wide mutual TLS edits the mesh ConfigMap from a dynamic provider that runs
+ * kubectl with the ambient kubeconfig and `kubernetes:context` only (components/mesh-mtls.ts): with
+ * the kubeconfig given as `kubernetes:kubeconfig`, that edit could reach another cluster. Refused.
+ */
+export function seedEditProblems(s: StackSettings, target: ClusterTarget): Problem[] {
+    if (target.kubeconfig === undefined || s.apiProfile !== "seed" || !s.mesh.mutualTls || s.mesh.mutualTlsScope !== "mesh") return [];
+    return [
+        {
+            key: "mutualTlsScope",
+            value: "mesh",
+            problem:
+                "with apiProfile seed, mesh-wide mutual TLS is an edit of the mesh ConfigMap made with kubectl, which reads KUBECONFIG and kubernetes:context, not kubernetes:kubeconfig: the edit could reach another cluster than the one the provider deploys to",
+            fix: "give the kubeconfig as a file through KUBECONFIG (and kubernetes:context) instead of kubernetes:kubeconfig, or pulumi config set mutualTlsScope workloads, or pulumi config set apiProfile current",
+        },
+    ];
+}
+
 /** Asks the cluster which API versions it serves; skipped with a warning when kubectl cannot reach it. */
 function checkCluster(k: Kube, s: StackSettings) {
+    const seed = seedEditProblems(s, k.target);
+    if (seed.length) return seed;
     try {
         return missingApis(s, lookupServedApiVersions(k.flags));
     } catch (e: any) {
@@ -130,7 +152,7 @@ export function programLookups(
     RunError: new (message: string) => Error = Error,
 ): { options: ProgramOptions; close: () => void } {
     const t = openKubectlTarget(target);
-    const k: Kube = { flags: t.flags, where: describeTarget(target), warn, RunError };
+    const k: Kube = { target, flags: t.flags, where: describeTarget(target), warn, RunError };
     return {
         options: {
             checkCluster: (s) => checkCluster(k, s),

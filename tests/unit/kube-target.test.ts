@@ -11,7 +11,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { openKubectlTarget, providerTarget } from "../../cluster/kube-target";
-import { programLookups } from "../../cluster/program-lookups";
+import { programLookups, seedEditProblems } from "../../cluster/program-lookups";
 import { lookupMeshNamespaces } from "../../cluster/cluster-lookup";
 import { planOfConfig } from "../../program/config-args";
 import { meshReachQuery } from "../../program/mesh-reach";
@@ -139,5 +139,14 @@ describe("cluster checks ask the provider's cluster, not kubectl's current conte
         }
         const verbs = new Set(all.map((c) => c.argv[4]));
         expect([...verbs].sort()).to.deep.equal(["api-versions", "get"]);
+    });
+
+    it("seed profile, mesh scope: refused with kubernetes:kubeconfig (its kubectl edit reads KUBECONFIG); accepted without it or on the current profile", () => {
+        const seed = planOfConfig({ ...DEV, apiProfile: "seed", managedApi: "false", mutualTlsScope: "mesh" }).settings;
+        const withConfig = seedEditProblems(seed, { kubeconfig: "{}" });
+        expect(withConfig.map((p) => p.key)).to.deep.equal(["mutualTlsScope"]);
+        expect(withConfig[0]!.problem).to.contain("reads KUBECONFIG and kubernetes:context, not kubernetes:kubeconfig");
+        expect(seedEditProblems(seed, { context: "prod" })).to.deep.equal([]);
+        expect(seedEditProblems(planOfConfig({ ...DEV, mutualTlsScope: "mesh" }).settings, { kubeconfig: "{}" })).to.deep.equal([]);
     });
 });
