@@ -49,7 +49,7 @@ export function stackIdProblem(value: string | undefined, fresh: string = newSta
         return {
             key: STACK_ID_KEY,
             problem:
-                "not set: the stack has no id of its own. The id goes into the owner annotation of every object the stack creates, so that a stack of the same name in another backend (another person's `local`) is another owner",
+                "the stack has no id of its own. The id goes into the owner annotation of every object the stack creates, so that a stack of the same name in another backend (another person's `local`) is another owner",
             fix: `${setStackIdCommand(fresh)}   (a value generated for this stack now; keep it in the stack's own config, never in a file others copy, and never change it while the stack has objects)`,
         };
     }

@@ -53,7 +53,7 @@ describe("stack identity: a random stackId in the owner annotation", function ()
         expect(first.error).to.be.instanceOf(InputError);
         const [p] = (first.error as InputError).problems;
         expect(p!.key).to.equal("stackId");
-        expect(p!.problem).to.match(/not set/);
+        expect(p!.problem).to.match(/^the stack has no id of its own/);
         const fresh = /pulumi config set stackId ([0-9a-f]+)\b/.exec(p!.fix)?.[1];
         expect(fresh, p!.fix).to.match(/^[0-9a-f]{16}$/);
         const again = /pulumi config set stackId ([0-9a-f]+)\b/.exec((second.error as InputError).problems[0]!.fix)?.[1];
