@@ -10,15 +10,11 @@ import { MeshReachQuery, MeshReachState } from "../program/mesh-reach";
 import { LiveObjectMeta, ObjectRef, kubectlResource } from "../components/ownership";
 
 function kubectlGet(args: string[], flags: readonly string[]): LiveObject[] {
-    const out = execFileSync(
-        "kubectl",
-        [...flags, "get", ...args, "--ignore-not-found", "--show-managed-fields", "-o", "json"],
-        {
-            encoding: "utf8",
-            timeout: 20_000,
-            stdio: ["ignore", "pipe", "pipe"],
-        },
-    );
+    const out = execFileSync("kubectl", [...flags, "get", ...args, "--ignore-not-found", "--show-managed-fields", "-o", "json"], {
+        encoding: "utf8",
+        timeout: 20_000,
+        stdio: ["ignore", "pipe", "pipe"],
+    });
     if (!out.trim()) return [];
     const doc = JSON.parse(out);
     // One name asked: the object itself; several: a List of those found.

@@ -96,6 +96,11 @@ export function openKubectlTarget(t: ClusterTarget): KubectlTarget {
 
 /** Where the checks look, in words for messages (never the kubeconfig's contents). */
 export function describeTarget(t: ClusterTarget): string {
-    const from = t.kubeconfig === undefined ? "KUBECONFIG or ~/.kube/config" : kubeconfigPath(t.kubeconfig) ? `kubeconfig ${t.kubeconfig}` : "the kubeconfig in kubernetes:kubeconfig";
+    const from =
+        t.kubeconfig === undefined
+            ? "KUBECONFIG or ~/.kube/config"
+            : kubeconfigPath(t.kubeconfig)
+              ? `kubeconfig ${t.kubeconfig}`
+              : "the kubeconfig in kubernetes:kubeconfig";
     return `${from}, context ${t.context ?? "(its current-context)"}${t.cluster ? `, cluster ${t.cluster}` : ""}`;
 }

@@ -52,7 +52,10 @@ export function peerAuthenticationOnDestroy(s: StackSettings, shared: SharedObje
             message: `${name}: workloads outside the stack's namespaces run under it (sidecars in ${fewOf(others)}); ${LEFT}, so their mutual TLS does not silently drop to PERMISSIVE. ${later}`,
         };
     const where = sidecars.length ? `sidecars only in the stack's own namespaces: ${fewOf(sidecars)}` : "no sidecars in the cluster";
-    return { keep: false, message: `${name}: no workload outside the stack's namespaces runs under it (${where}); pulumi destroy will delete it with the stack. ${later}` };
+    return {
+        keep: false,
+        message: `${name}: no workload outside the stack's namespaces runs under it (${where}); pulumi destroy will delete it with the stack. ${later}`,
+    };
 }
 
 /** The message saying that `pulumi destroy` will leave the mesh-wide PeerAuthentication, when it will; undefined otherwise. */

@@ -77,8 +77,9 @@ describe("cluster checks ask the provider's cluster, not kubectl's current conte
     });
     beforeEach(() => fs.rmSync(log, { force: true }));
     after(() => {
-        for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
+        for (const [k, v] of Object.entries(saved))
+            if (v === undefined) delete process.env[k];
+            else process.env[k] = v;
         fs.rmSync(dir, { recursive: true, force: true });
     });
 

@@ -113,8 +113,12 @@ describe("stack identity: a random stackId in the owner annotation", function ()
         const legacy = meta("EnvoyFilter", "filter-ratelimit", "organization/mesh-ratelimit/local");
         legacy.metadata.namespace = "istio-system";
         const refused = planSharedObjects(settings, [legacy], global, OWNER_A);
-        expect(refused.problems.map((p) => p.problem).join("\n")).to.contain("EnvoyFilter istio-system/filter-ratelimit carries mesh-ratelimit.io/owner=organization/mesh-ratelimit/local");
-        expect(refused.problems[0]!.fix).to.contain(`kubectl annotate envoyfilter.networking.istio.io filter-ratelimit -n istio-system mesh-ratelimit.io/owner=${OWNER_A} --overwrite`);
+        expect(refused.problems.map((p) => p.problem).join("\n")).to.contain(
+            "EnvoyFilter istio-system/filter-ratelimit carries mesh-ratelimit.io/owner=organization/mesh-ratelimit/local",
+        );
+        expect(refused.problems[0]!.fix).to.contain(
+            `kubectl annotate envoyfilter.networking.istio.io filter-ratelimit -n istio-system mesh-ratelimit.io/owner=${OWNER_A} --overwrite`,
+        );
         // Control: the same object re-annotated with the stack's owner value is managed.
         const marked = { ...legacy, metadata: { ...legacy.metadata, annotations: { [OWNER_ANNOTATION]: OWNER_A } } };
         const managed = planSharedObjects(settings, [marked], global, OWNER_A);
