@@ -615,9 +615,9 @@ check "person 1's objects carry $owner1: $n1 in the cluster, $(local_count 1) Ku
 full_listing > "$W/listing-local-1.txt"
 local_stack 2 "$id2"
 plp 2 preview --stack local > "$W/preview-local-2.log" 2>&1 && rc=0 || rc=$?
-check "person 2 (backend 2, stack local, own id): preview refused (exit $rc), naming person 1's owner value and its own" bash -c \
-  "test $rc -ne 0 && grep -q 'it belongs to stack $owner1' '$W/preview-local-2.log' && grep -q 'not this stack.s (organization/mesh-ratelimit/local@$id2)' '$W/preview-local-2.log'"
-grep -m1 'already exists and is not this stack' "$W/preview-local-2.log" | cut -c1-220 | sed 's/^/    /'
+check "person 2 (backend 2, stack local, own id): preview refused (exit $rc), naming person 1's owner value with its id" bash -c \
+  "test $rc -ne 0 && grep -q 'it belongs to stack $owner1' '$W/preview-local-2.log' && grep -q 'destroy stack $owner1 first' '$W/preview-local-2.log'"
+grep -m1 'already exists and' "$W/preview-local-2.log" | cut -c1-220 | sed 's/^/    /'
 plp 2 up --yes --skip-preview --stack local > "$W/up-local-2.log" 2>&1 && rc=0 || rc=$?
 n2=$(local_count 2)
 check "person 2: pulumi up refused before creating anything (exit $rc; state: $n2 Kubernetes resources)" test "$rc" -ne 0 -a "$n2" = 0
