@@ -645,7 +645,7 @@ KUBECONFIG=$EK TMPDIR=$W/tmp-kc pl preview --stack e2e-kubeconfig > "$W/preview-
 key_data=$(kubectl config view --raw -o jsonpath='{.users[0].user.client-key-data}')
 check "kubernetes:kubeconfig (secret) with KUBECONFIG elsewhere: the checks ask the provider's cluster (exit $rc, refused naming $owner1), no kubectl warning, the key never in the output" bash -c \
   "test $rc -ne 0 && grep -q 'it belongs to stack $owner1' '$W/preview-kc.log' && ! grep -q 'could not' '$W/preview-kc.log' && ! grep -qF -- '${key_data:0:40}' '$W/preview-kc.log'"
-check "  ... and its temp kubeconfig is gone (the run's TMPDIR is empty again)" test -z "$(ls -A "$W/tmp-kc")"
+check "  ... and its temp kubeconfig is gone (no mesh-rl-kubeconfig-* in the preview's own TMPDIR)" bash -c "! ls -d '$W/tmp-kc'/mesh-rl-kubeconfig-* >/dev/null 2>&1"
 # Negative control: a third backend's stack local given person 1's id is one owner with it again:
 # the collision the id prevents (up passes and writes person 1's objects; destroy deletes them).
 local_stack 3 "$id1"
