@@ -1,23 +1,20 @@
 /**
  * The kubectl side of the preflight (program/preflight.ts holds the decisions): reads the fixed-name objects
- * the stack would create outside its own namespaces. Uses the ambient kubeconfig (`KUBECONFIG`) and
- * the provider's `kubernetes:context`, as the served-API check does.
+ * the stack would create outside its own namespaces. Every call takes kubectl's global `flags`
+ * (`--kubeconfig`, `--context`, `--cluster`: cluster/kube-target.ts), so it asks the cluster the
+ * Kubernetes provider deploys to.
  */
 import { execFileSync } from "child_process";
 import { LiveObject, SharedObjectRef } from "../program/preflight";
 import { MeshReachQuery, MeshReachState } from "../program/mesh-reach";
 import { LiveObjectMeta, ObjectRef, kubectlResource } from "../components/ownership";
 
-function kubectlGet(args: string[], kubeContext: string | undefined): LiveObject[] {
-    const out = execFileSync(
-        "kubectl",
-        [...(kubeContext ? ["--context", kubeContext] : []), "get", ...args, "--ignore-not-found", "--show-managed-fields", "-o", "json"],
-        {
-            encoding: "utf8",
-            timeout: 20_000,
-            stdio: ["ignore", "pipe", "pipe"],
-        },
-    );
+function kubectlGet(args: string[], flags: readonly string[]): LiveObject[] {
+    const out = execFileSync("kubectl", [...flags, "get", ...args, "--ignore-not-found", "--show-managed-fields", "-o", "json"], {
+        encoding: "utf8",
+        timeout: 20_000,
+        stdio: ["ignore", "pipe", "pipe"],
+    });
     if (!out.trim()) return [];
     const doc = JSON.parse(out);
     // One name asked: the object itself; several: a List of those found.
@@ -25,25 +22,25 @@ function kubectlGet(args: string[], kubeContext: string | undefined): LiveObject
 }
 
 /** The objects named `<resource>/<name>` that exist: one kubectl call per namespace ("" for cluster-scoped ones). Throws when kubectl fails. */
-function getNamed(named: { namespace?: string; arg: string }[], kubeContext: string | undefined): LiveObject[] {
+function getNamed(named: { namespace?: string; arg: string }[], flags: readonly string[]): LiveObject[] {
     const groups = new Map<string, Set<string>>();
     for (const { namespace, arg } of named) groups.set(namespace ?? "", (groups.get(namespace ?? "") ?? new Set()).add(arg));
-    return [...groups].flatMap(([ns, args]) => kubectlGet([...(ns ? ["-n", ns] : []), ...args], kubeContext));
+    return [...groups].flatMap(([ns, args]) => kubectlGet([...(ns ? ["-n", ns] : []), ...args], flags));
 }
 
 /** The objects among `refs` that exist. Throws when kubectl fails (the caller decides what that means). */
-export function lookupSharedObjects(refs: SharedObjectRef[], kubeContext?: string): LiveObject[] {
+export function lookupSharedObjects(refs: SharedObjectRef[], flags: readonly string[]): LiveObject[] {
     return getNamed(
         refs.map((r) => ({ namespace: r.namespace, arg: `${r.resource}/${r.name}` })),
-        kubeContext,
+        flags,
     );
 }
 
 /** Every object among `refs` that exists, with its annotations, labels and field managers. Throws when kubectl fails. */
-export function lookupObjects(refs: ObjectRef[], kubeContext?: string): LiveObjectMeta[] {
+export function lookupObjects(refs: ObjectRef[], flags: readonly string[]): LiveObjectMeta[] {
     return getNamed(
         refs.map((r) => ({ namespace: r.namespace, arg: `${kubectlResource(r)}/${r.name}` })),
-        kubeContext,
+        flags,
     );
 }
 
@@ -52,32 +49,32 @@ export function lookupObjects(refs: ObjectRef[], kubeContext?: string): LiveObje
  * PeerAuthentications of Istio's root namespace, and the EnvoyFilters of the gateway's namespace and
  * the root namespace. Throws when kubectl fails.
  */
-export function lookupMeshReach(q: MeshReachQuery, kubeContext?: string): MeshReachState {
+export function lookupMeshReach(q: MeshReachQuery, flags: readonly string[]): MeshReachState {
     return {
-        gatewayPods: kubectlGet(["pods", "--all-namespaces", "-l", q.gatewaySelector], kubeContext),
-        peerAuthentications: kubectlGet(["peerauthentications.security.istio.io", "-n", q.meshNamespace], kubeContext),
+        gatewayPods: kubectlGet(["pods", "--all-namespaces", "-l", q.gatewaySelector], flags),
+        peerAuthentications: kubectlGet(["peerauthentications.security.istio.io", "-n", q.meshNamespace], flags),
         // Other rate-limit filters on the gateway's listener (program/preflight.ts classifyNeighbours);
         // absent (not checked) when the cluster does not serve EnvoyFilters.
-        ...envoyFiltersOf(q.envoyFilterNamespaces, kubeContext),
-        ...routingOf(kubeContext),
+        ...envoyFiltersOf(q.envoyFilterNamespaces, flags),
+        ...routingOf(flags),
     };
 }
 
 /** The Istio Gateways and VirtualServices of every namespace; absent (not checked) when the cluster does not serve them. */
-function routingOf(kubeContext: string | undefined): { gateways?: LiveObject[]; virtualServices?: LiveObject[] } {
+function routingOf(flags: readonly string[]): { gateways?: LiveObject[]; virtualServices?: LiveObject[] } {
     try {
         return {
-            gateways: kubectlGet(["gateways.networking.istio.io", "--all-namespaces"], kubeContext),
-            virtualServices: kubectlGet(["virtualservices.networking.istio.io", "--all-namespaces"], kubeContext),
+            gateways: kubectlGet(["gateways.networking.istio.io", "--all-namespaces"], flags),
+            virtualServices: kubectlGet(["virtualservices.networking.istio.io", "--all-namespaces"], flags),
         };
     } catch {
         return {};
     }
 }
 
-function envoyFiltersOf(namespaces: string[], kubeContext: string | undefined): { envoyFilters?: LiveObject[] } {
+function envoyFiltersOf(namespaces: string[], flags: readonly string[]): { envoyFilters?: LiveObject[] } {
     try {
-        return { envoyFilters: namespaces.flatMap((ns) => kubectlGet(["envoyfilters.networking.istio.io", "-n", ns], kubeContext)) };
+        return { envoyFilters: namespaces.flatMap((ns) => kubectlGet(["envoyfilters.networking.istio.io", "-n", ns], flags)) };
     } catch {
         return {};
     }
@@ -87,24 +84,24 @@ function envoyFiltersOf(namespaces: string[], kubeContext: string | undefined): 
  * `<namespace>/<name>` of every Ingress that uses IngressClass `className` (`spec.ingressClassName`,
  * or the older `kubernetes.io/ingress.class` annotation). Throws when kubectl fails.
  */
-export function lookupIngressClassUsers(className: string, kubeContext?: string): string[] {
-    return kubectlGet(["ingresses.networking.k8s.io", "--all-namespaces"], kubeContext)
+export function lookupIngressClassUsers(className: string, flags: readonly string[]): string[] {
+    return kubectlGet(["ingresses.networking.k8s.io", "--all-namespaces"], flags)
         .filter((i: any) => i.spec?.ingressClassName === className || i.metadata.annotations?.["kubernetes.io/ingress.class"] === className)
         .map((i) => `${i.metadata.namespace}/${i.metadata.name}`)
         .sort();
 }
 
 /** The namespaces of every pod with an Istio sidecar (a container named `istio-proxy`). Throws when kubectl fails. */
-export function lookupMeshNamespaces(kubeContext?: string): string[] {
-    const pods = kubectlGet(["pods", "--all-namespaces"], kubeContext) as any[];
+export function lookupMeshNamespaces(flags: readonly string[]): string[] {
+    const pods = kubectlGet(["pods", "--all-namespaces"], flags) as any[];
     return [
         ...new Set(pods.filter((p) => (p.spec?.containers ?? []).some((c: any) => c.name === "istio-proxy")).map((p) => String(p.metadata.namespace))),
     ].sort();
 }
 
 /** The `group/version`s the cluster serves (`kubectl api-versions`). Throws when kubectl fails. */
-export function lookupServedApiVersions(kubeContext?: string): Set<string> {
-    const out = execFileSync("kubectl", [...(kubeContext ? ["--context", kubeContext] : []), "api-versions"], {
+export function lookupServedApiVersions(flags: readonly string[]): Set<string> {
+    const out = execFileSync("kubectl", [...flags, "api-versions"], {
         encoding: "utf8",
         timeout: 20_000,
         stdio: ["ignore", "pipe", "pipe"],
@@ -118,8 +115,8 @@ export function lookupServedApiVersions(kubeContext?: string): Set<string> {
 }
 
 /** The image tags of the istiod containers (`discovery`) in the mesh namespace. Throws when kubectl fails. */
-export function lookupIstiodTags(meshNamespace: string, kubeContext?: string): string[] {
-    const deployments = kubectlGet(["deployments", "-n", meshNamespace, "-l", "app=istiod"], kubeContext) as any[];
+export function lookupIstiodTags(meshNamespace: string, flags: readonly string[]): string[] {
+    const deployments = kubectlGet(["deployments", "-n", meshNamespace, "-l", "app=istiod"], flags) as any[];
     return deployments
         .flatMap((d) => d.spec?.template?.spec?.containers ?? [])
         .filter((c: any) => c.name === "discovery" && typeof c.image === "string")

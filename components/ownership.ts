@@ -2,9 +2,12 @@
  * Which objects a Pulumi stack owns, and the check that keeps it from taking anything else.
  *
  * Every Kubernetes object the stack creates carries the annotation
- * `mesh-ratelimit.io/owner: <organization>/<project>/<stack>`: one value per stack, never shared by
- * two stacks of the same program (the label `app.kubernetes.io/part-of=mesh-ratelimit` is the same
- * for every stack and so says nothing about ownership).
+ * `mesh-ratelimit.io/owner: <organization>/<project>/<stack>@<stackId>`: one value per stack, never
+ * shared by two stacks of the same program (the label `app.kubernetes.io/part-of=mesh-ratelimit` is
+ * the same for every stack and so says nothing about ownership). The stack id is a random value kept
+ * with the stack (the program's `stackId` config key): the name alone is not enough, since every
+ * self-managed backend reports the organization `organization`, so two people's stacks `local` would
+ * otherwise be one owner.
  *
  * Before anything is registered, `plannedObjects` constructs the components once against an
  * in-memory monitor, in a Pulumi runtime context of its own, and returns every Kubernetes object
@@ -30,9 +33,29 @@ function currentOrganization(): string {
     }
 }
 
-/** The owner value of the stack being deployed: `<organization>/<project>/<stack>`. */
-export function currentStackOwner(): string {
-    return `${currentOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
+/**
+ * The owner value of the stack being deployed: `<organization>/<project>/<stack>@<stackId>`, or
+ * without `@<stackId>` when none is given (the value earlier releases wrote, which two stacks
+ * of the same name in two self-managed backends share: give an id).
+ */
+export function currentStackOwner(stackId?: string): string {
+    const base = `${currentOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
+    return stackId ? `${base}@${stackId}` : base;
+}
+
+/** The owner value without its stack id: what releases before stack ids wrote for the same stack name. */
+export function ownerWithoutId(owner: string): string {
+    const at = owner.lastIndexOf("@");
+    return at < 0 ? owner : owner.slice(0, at);
+}
+
+/**
+ * Whether `o` carries the id-less owner value of `owner`'s stack name: made by this stack before it
+ * had an id, or by another stack of the same name (another backend). Never proof of ownership.
+ */
+export function hasIdLessOwner(o: Pick<LiveObjectMeta, "metadata">, owner: string): boolean {
+    const base = ownerWithoutId(owner);
+    return base !== owner && o.metadata.annotations?.[OWNER_ANNOTATION] === base;
 }
 
 /** Whether `o` carries `owner`'s annotation: the only proof that this very stack created it. */

@@ -32,11 +32,15 @@ import {
     DuplicateObject,
     LiveObjectMeta,
     OWNER_ANNOTATION,
+    ObjectRef,
     OwnershipVerdict,
     describeHolder,
+    hasIdLessOwner,
     isOwnedBy,
+    kubectlResource,
     kubectlGetCommand,
     objectId,
+    ownerWithoutId,
 } from "../components/ownership";
 import { Problem } from "../lib/problems";
 import { localArgsOf } from "../mesh/mesh-plan";
@@ -145,6 +149,9 @@ export function planSharedObjects(s: StackSettings, live: LiveObject[], global: 
         } else if (isOwnedBy(o, owner)) {
             action = "manage";
             message = `${name}: created by this stack (${OWNER_ANNOTATION}=${owner}); kept under its management`;
+        } else if (hasIdLessOwner(o, owner)) {
+            const key = ref.kind === "IngressClass" ? "ingressClassName" : ref.kind === "PeerAuthentication" ? "mutualTls" : "meshNamespace";
+            plan.problems.push(idLessOwnerProblem({ ...ref, resourceName: ref.name }, owner, key));
         } else if (ref.kind === "IngressClass") {
             const controller: unknown = o.spec?.controller;
             if (controller === ISTIO_INGRESS_CONTROLLER) {
@@ -254,6 +261,10 @@ export function ownershipProblems(verdicts: OwnershipVerdict[], duplicates: Dupl
     for (const v of verdicts) {
         if (v.state !== "foreign") continue;
         const place = PLACEMENT[v.ref.component ?? ""] ?? { key: "workloadNamespace", fix: "give the stack names or namespaces of its own" };
+        if (v.otherOwner !== undefined && v.otherOwner === ownerWithoutId(owner) && v.otherOwner !== owner) {
+            problems.push(idLessOwnerProblem(v.ref, owner, place.key, place.fix));
+            continue;
+        }
         const ours = v.labels?.["app.kubernetes.io/part-of"] === "mesh-ratelimit" && v.otherOwner === undefined;
         const relocate = place.fix;
         problems.push({
@@ -275,6 +286,22 @@ export function ownershipProblems(verdicts: OwnershipVerdict[], duplicates: Dupl
         });
     }
     return problems;
+}
+
+/**
+ * An object that carries this stack name's owner value without a stack id (`<org>/<project>/<stack>`,
+ * as releases before stack ids wrote it). That value is shared by every stack of the name in every
+ * self-managed backend, so it proves nothing: refused, with the fix for each case. Never adopted
+ * silently: adopting it is what let one person's `up` take another's objects.
+ */
+export function idLessOwnerProblem(ref: ObjectRef, owner: string, key: string, relocate?: string): Problem {
+    const old = ownerWithoutId(owner);
+    const ns = ref.namespace ? ` -n ${ref.namespace}` : "";
+    return {
+        key,
+        problem: `${objectId(ref)} carries ${OWNER_ANNOTATION}=${old}, the owner value without a stack id that every stack named ${old.split("/").pop()} writes in every self-managed backend; it may be this stack's (made before stack ids) or another backend's stack of the same name, so the stack does not take it (this stack is ${owner})`,
+        fix: `if this stack's state lists it (pulumi stack export | grep '${ref.name}'), mark it as this stack's: kubectl annotate ${kubectlResource(ref)} ${ref.name}${ns} ${OWNER_ANNOTATION}=${owner} --overwrite; if it does not, it is another stack's: ${relocate ?? "give the stack names or namespaces of its own"}, or that stack's owner destroys it first`,
+    };
 }
 
 /** One line for the preview: how many objects were checked and what each kind's decisions were. */

@@ -7,7 +7,7 @@ import { MeshRateLimitArgs } from "../mesh/mesh-ratelimit-args";
 import { MeshRateLimit } from "../mesh/mesh-ratelimit";
 import { MeshRateLimitPlan } from "../mesh/mesh-plan";
 import { planOfConfig } from "./config-args";
-import { ingressClassKept, peerAuthenticationKept } from "./kept-on-destroy";
+import { ingressClassKept, peerAuthenticationOnDestroy } from "./kept-on-destroy";
 import { LiveObject, SharedObjectRef, SharedObjectsPlan, ownershipProblems, ownershipSummary, planSharedObjects, sharedObjectRefs } from "./preflight";
 import { MeshReachQuery, MeshReachState, meshReachQuery, planMeshReach } from "./mesh-reach";
 import { Problem, isStackConfigError } from "../lib/problems";
@@ -15,6 +15,7 @@ import { StackSettings } from "../mesh/settings-types";
 import { configError } from "./config-problems";
 import { istioVersionMessages } from "./istio-range";
 import { hideSecretValues, rawConfigFromAll } from "./stack-config";
+import { RENDER_STACK_ID, stackIdProblem } from "./stack-identity";
 import { LiveObjectMeta, ObjectRef, classifyObjects, currentStackOwner, duplicateObjects, ownerTransformation, plannedObjects } from "../components/ownership";
 
 export interface ProgramOptions {
@@ -48,8 +49,14 @@ export interface ProgramOptions {
      * ownershipProblems). Absent (offline render, unit tests): the cluster lacks all of them.
      */
     lookupObjects?: (refs: ObjectRef[]) => LiveObjectMeta[];
-    /** The stack's owner value (default: `<organization>/<project>/<stack>` of the running stack). */
+    /** The stack's owner value (default: `<organization>/<project>/<stack>@<stackId>` of the running stack). */
     owner?: string;
+    /**
+     * Without the `stackId` config key: `refuse` (the Pulumi program: stop before anything is
+     * registered, with a fresh id in the fix) or `render` (the default: the offline render and unit
+     * tests write the fixed RENDER_STACK_ID). An invalid id is refused either way.
+     */
+    missingStackId?: "refuse" | "render";
     kubeContext?: string;
     /** Whether a config key (`project:key`) holds a secret (default: the Pulumi runtime's own record). */
     isSecret?: (fullKey: string) => boolean;
@@ -73,20 +80,21 @@ export function buildProgram(
     allConfig: Record<string, string>,
     opts: ProgramOptions = {},
 ): { settings: StackSettings; args: MeshRateLimitArgs; plan: MeshRateLimitPlan; stack: MeshRateLimit; shared: SharedObjectsPlan } {
-    const { raw, unknown, secretKeys } = rawConfigFromAll(allConfig, opts.isSecret ?? isConfigSecret);
+    const { raw, unknown, secretKeys, stackId } = rawConfigFromAll(allConfig, opts.isSecret ?? isConfigSecret);
     const fail = (problems: Problem[]) => configError(hideSecretValues(problems, raw, secretKeys));
+    const idProblem = stackId === undefined && opts.missingStackId !== "refuse" ? undefined : stackIdProblem(stackId);
     // Stack config → MeshRateLimit's typed arguments, checked once: the problems are rendered for
     // stack config (keys, `pulumi config` fixes), secret values hidden.
     let plan: MeshRateLimitPlan;
     try {
-        plan = planOfConfig(raw, unknown);
+        plan = planOfConfig(raw, idProblem ? [...unknown, idProblem] : unknown);
     } catch (e) {
         throw isStackConfigError(e) ? fail(e.problems) : e;
     }
     const settings = plan.settings;
     const clusterProblems = opts.checkCluster?.(settings) ?? [];
     if (clusterProblems.length) throw fail(clusterProblems);
-    const owner = opts.owner ?? currentStackOwner();
+    const owner = opts.owner ?? currentStackOwner(stackId?.trim() || RENDER_STACK_ID);
     const shared = planSharedObjects(settings, opts.lookupShared?.(sharedObjectRefs(settings, plan.global)) ?? [], plan.global, owner);
     if (shared.problems.length) throw fail(shared.problems);
     const report = opts.report ?? ((m: string) => void pulumi.log.info(m));
@@ -102,14 +110,14 @@ export function buildProgram(
     // What the cluster decided, as the arguments' options; the plan (settings, component plans) stays the one computed above.
     const keepIngressClass = ingressClassKept(settings, shared, opts.lookupIngressClassUsers);
     if (keepIngressClass) report(keepIngressClass);
-    const keepPeerAuthentication = peerAuthenticationKept(settings, shared, opts.lookupMeshNamespaces);
-    if (keepPeerAuthentication) report(keepPeerAuthentication);
+    const peerAuthentication = peerAuthenticationOnDestroy(settings, shared, opts.lookupMeshNamespaces);
+    if (peerAuthentication) report(peerAuthentication.message);
     plan = plan.withOptions({
         kubeContext: opts.kubeContext,
         createIngressClass: shared.ingressClass,
         keepIngressClassOnDestroy: keepIngressClass !== undefined,
         createPeerAuthentication: shared.peerAuthentication,
-        keepPeerAuthenticationOnDestroy: keepPeerAuthentication !== undefined,
+        keepPeerAuthenticationOnDestroy: peerAuthentication?.keep === true,
     });
     // Every object the stack would create, found by constructing it once against an in-memory
     // monitor, is looked up before anything is registered: a refusal registers nothing

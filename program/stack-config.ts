@@ -7,6 +7,7 @@ import { CONFIG_KEY_NAMES, PROJECT } from "../program/config-keys";
 import { PULUMI_FIX, RawConfig, closestKey, configProblem } from "./config-problems";
 import { FixStyle } from "../lib/fix-style";
 import { Problem } from "../lib/problems";
+import { STACK_ID_KEY } from "./stack-identity";
 
 /**
  * Turns the CLI's whole config map (`project:key` → value) into RawConfig, reporting keys of this
@@ -15,8 +16,9 @@ import { Problem } from "../lib/problems";
 export function rawConfigFromAll(
     all: Record<string, string>,
     isSecret: (fullKey: string) => boolean = () => false,
-): { raw: RawConfig; unknown: Problem[]; secretKeys: Set<string> } {
+): { raw: RawConfig; unknown: Problem[]; secretKeys: Set<string>; stackId?: string } {
     const raw: RawConfig = {};
+    let stackId: string | undefined;
     const unknown: Problem[] = [];
     const secretKeys = new Set<string>();
     for (const [fullKey, value] of Object.entries(all)) {
@@ -25,7 +27,10 @@ export function rawConfigFromAll(
         const key = fullKey.slice(prefix.length);
         const secret = isSecret(fullKey);
         if (secret) secretKeys.add(key);
-        if (CONFIG_KEY_NAMES.has(key)) {
+        if (key === STACK_ID_KEY) {
+            // The program's own key (program/stack-identity.ts), not an argument of MeshRateLimit.
+            stackId = String(value);
+        } else if (CONFIG_KEY_NAMES.has(key)) {
             // Strings from the Pulumi CLI; a number or boolean (a typed default, a YAML scalar) is read the same way.
             raw[key] = typeof value === "string" ? value : JSON.stringify(value);
         } else {
@@ -39,7 +44,7 @@ export function rawConfigFromAll(
             );
         }
     }
-    return { raw, unknown, secretKeys };
+    return { raw, unknown, secretKeys, ...(stackId !== undefined ? { stackId } : {}) };
 }
 
 /** How a secret config value appears in an error. */

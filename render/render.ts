@@ -46,6 +46,10 @@ export interface RenderOptions {
     stack?: string;
     /** Receives the objects the ownership check asked about. */
     onLookupObjects?: (refs: ObjectRef[]) => void;
+    /** The namespaces with sidecars, as the program's lookup answers (kept-on-destroy.ts). Absent: not looked up. */
+    lookupMeshNamespaces?: () => string[];
+    /** Without the `stackId` key: `render` (the default: the render's placeholder id) or `refuse`, as the Pulumi program does. */
+    missingStackId?: "refuse" | "render";
 }
 
 export const REPO_ROOT = path.resolve(__dirname, "..");
@@ -125,6 +129,8 @@ export function registerProgram(opts: RenderOptions): Promise<{ settings: StackS
         // Loaded after the mocks are in place.
         const { buildProgram } = require("../program/program") as typeof import("../program/program");
         const { settings } = buildProgram(pulumi.runtime.allConfig(), {
+            ...(opts.missingStackId ? { missingStackId: opts.missingStackId } : {}),
+            ...(opts.lookupMeshNamespaces ? { lookupMeshNamespaces: opts.lookupMeshNamespaces } : {}),
             ...(opts.cluster ? { lookupShared: () => opts.cluster!, report: opts.onReport } : {}),
             ...(opts.meshReach ? { lookupMeshReach: () => opts.meshReach!, report: opts.onReport } : {}),
             ...(opts.objects

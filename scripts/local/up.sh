@@ -40,6 +40,11 @@ inproc() { (cd "$P" && node --import "file://$REPO_ROOT/node_modules/tsx/dist/lo
 cp "$REPO_ROOT/Pulumi.dev.yaml" "$P/Pulumi.local.yaml"
 [[ -f "$L/Pulumi.local.yaml" ]] && cp "$L/Pulumi.local.yaml" "$P/Pulumi.local.yaml" # the salt of an existing stack
 (cd "$P" && pulumi stack select local 2>/dev/null || pulumi stack init local >/dev/null)
+# The stack's own random id (mesh-ratelimit:stackId, docs/operations.md "The stack's identity"): made
+# once, kept in $L/Pulumi.local.yaml with the stack; someone else's stack `local` gets another one.
+if ! (cd "$P" && pulumi config get stackId --stack local >/dev/null 2>&1); then
+  (cd "$P" && pulumi config set stackId "$(openssl rand -hex 8)" --stack local)
+fi
 if [[ -x "$PULUMI_RANDOM_BIN" ]]; then
   pulumi plugin install resource random "$PULUMI_RANDOM_VERSION" --file "$PULUMI_RANDOM_BIN" >/dev/null
 else

@@ -82,10 +82,10 @@ async function preview(over: Record<string, string> = {}): Promise<Preview> {
     const { buildProgram } = require("../../program/program") as typeof import("../../program/program");
     try {
         buildProgram(pulumi.runtime.allConfig(), {
-            lookupShared: (refs) => lookupSharedObjects(refs),
+            lookupShared: (refs) => lookupSharedObjects(refs, []),
             lookupMeshReach: (q) => {
                 out.queries.push(q);
-                const a = lookupMeshReach(q);
+                const a = lookupMeshReach(q, []);
                 out.answers.push(a);
                 return a;
             },

@@ -53,7 +53,7 @@ function config(over: Record<string, string>): Record<string, string> {
 function preflight(over: Record<string, string>): { s: StackSettings; live: LiveObject[]; plan: SharedObjectsPlan } {
     const p = planOfConfig(config(over));
     const s = p.settings;
-    const live = lookupSharedObjects(sharedObjectRefs(s, p.global));
+    const live = lookupSharedObjects(sharedObjectRefs(s, p.global), []);
     // The render runs as stack `render` (render/render.ts): what it applied carries that owner.
     return { s, live, plan: planSharedObjects(s, live, p.global, "organization/mesh-ratelimit/render") };
 }
@@ -289,7 +289,7 @@ describe("cluster: objects shared with the cluster (preflight against a real API
         const paBefore = snapshot("PeerAuthentication", "default", meshNs);
 
         const reports: string[] = [];
-        const { registrations } = await registerProgram({ base, cluster: lookupSharedObjects(refs), onReport: (m) => reports.push(m) });
+        const { registrations } = await registerProgram({ base, cluster: lookupSharedObjects(refs, []), onReport: (m) => reports.push(m) });
         const all = toObjects(registrations);
         expect(
             all.filter((o) => o.metadata.namespace === meshNs),
@@ -331,14 +331,14 @@ describe("cluster: objects shared with the cluster (preflight against a real API
             metadata: { name: "filter-ratelimit", namespace: meshNs },
             spec: { workloadSelector: { labels: { istio: "ingressgateway" } } },
         });
-        await registerProgram({ base, cluster: lookupSharedObjects(refs), onReport: () => undefined });
+        await registerProgram({ base, cluster: lookupSharedObjects(refs, []), onReport: () => undefined });
         createForeign({
             apiVersion: "networking.istio.io/v1alpha3",
             kind: "EnvoyFilter",
             metadata: { name: "filter-ratelimit", namespace: gwNs },
             spec: { workloadSelector: { labels: { istio: "ingressgateway" } } },
         });
-        const refused = await registerProgram({ base, cluster: lookupSharedObjects(refs), onReport: () => undefined }).then(
+        const refused = await registerProgram({ base, cluster: lookupSharedObjects(refs, []), onReport: () => undefined }).then(
             () => undefined,
             (e: unknown) => e,
         );

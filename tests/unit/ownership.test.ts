@@ -22,13 +22,13 @@ import { GlobalRateLimit } from "../../components/global-ratelimit";
 import { InputError } from "../../lib/problems";
 import { Registration, registerComponents, registerProgram } from "../../render/render";
 import { DEV, render } from "./helpers";
-import { ingressClassKept, peerAuthenticationKept } from "../../program/kept-on-destroy";
+import { ingressClassKept, peerAuthenticationKept, peerAuthenticationOnDestroy } from "../../program/kept-on-destroy";
 import { SharedObjectsPlan } from "../../program/preflight";
 import { resolveSettings } from "../../program/config-args";
 import { SHOP_RULES } from "./rules.test";
 
-/** The stack the offline render runs as (render/render.ts). */
-const RENDER_OWNER = "organization/mesh-ratelimit/render";
+/** The stack the offline render runs as (render/render.ts), with the render's placeholder stack id. */
+const RENDER_OWNER = "organization/mesh-ratelimit/render@render-only-stack-id";
 
 function live(kind: string, name: string, namespace: string | undefined, meta: Partial<LiveObjectMeta["metadata"]> = {}): LiveObjectMeta {
     return { kind, metadata: { name, ...(namespace ? { namespace } : {}), ...meta } };
@@ -137,7 +137,9 @@ describe("ownership: the program asks about every object before registering any"
         const problems = (error as InputError).problems;
         expect(problems.map((p) => p.key)).to.deep.equal(["bookinfo", "bookinfo", "bookinfo"]);
         const text = problems.map((p) => `${p.problem}\n${p.fix}`).join("\n");
-        expect(text).to.match(/Deployment default\/productpage-v1 already exists and is not this stack's \(organization\/mesh-ratelimit\/render\)/);
+        expect(text).to.match(
+            /Deployment default\/productpage-v1 already exists and is not this stack's \(organization\/mesh-ratelimit\/render@render-only-stack-id\)/,
+        );
         expect(text).to.match(/field managers: kube-controller-manager, kubectl-client-side-apply/);
         expect(text).to.match(/pulumi config set bookinfo existing/);
         expect(text).to.match(/pulumi config set workloadNamespace <namespace>/);
@@ -331,5 +333,38 @@ describe("ownership: pulumi destroy leaves a mesh-wide PeerAuthentication other 
         expect(peerAuthenticationKept(s, created, () => ["default"])).to.equal(undefined);
         expect(peerAuthenticationKept(s, { peerAuthentication: false } as SharedObjectsPlan, () => ["team-m"])).to.equal(undefined);
         expect(peerAuthenticationKept(s, created, undefined)).to.equal(undefined);
+    });
+    it("nobody else runs under it: destroy deletes it, and the message says so (sidecars only in the stack's namespaces, or none)", () => {
+        expect(peerAuthenticationOnDestroy(s, created, () => ["default"])).to.deep.equal({
+            keep: false,
+            message:
+                "PeerAuthentication istio-system/default: no workload outside the stack's namespaces runs under it (sidecars only in the stack's own namespaces: default); pulumi destroy will delete it with the stack. Workloads that join later are seen by the next pulumi up: run one before destroy",
+        });
+        expect(peerAuthenticationOnDestroy(s, created, () => [])!.message).to.contain(
+            "(no sidecars in the cluster); pulumi destroy will delete it with the stack",
+        );
+        // Control: one sidecar in team-m turns it into a keep.
+        expect(peerAuthenticationOnDestroy(s, created, () => ["default", "team-m"])!.keep).to.equal(true);
+        expect(peerAuthenticationOnDestroy(s, { peerAuthentication: false } as SharedObjectsPlan, () => [])).to.equal(undefined);
+    });
+    it("the program reports which, from the sidecars it finds (preview shows it)", async () => {
+        const reportsOf = async (namespaces: string[]) => {
+            const reports: string[] = [];
+            await registerProgram({
+                base: DEV,
+                overrides: { mutualTlsScope: "mesh" },
+                cluster: [],
+                onReport: (m) => reports.push(m),
+                lookupMeshNamespaces: () => namespaces,
+            });
+            return reports.join("\n");
+        };
+        const alone = await reportsOf(["default"]);
+        expect(alone).to.contain("PeerAuthentication istio-system/default: no workload outside the stack's namespaces runs under it");
+        expect(alone).to.not.contain("will leave it in place");
+        const shared = await reportsOf(["default", "team-m"]);
+        expect(shared).to.contain(
+            "PeerAuthentication istio-system/default: workloads outside the stack's namespaces run under it (sidecars in team-m); pulumi destroy will leave it in place",
+        );
     });
 });

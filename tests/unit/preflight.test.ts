@@ -20,7 +20,8 @@ import { DEV, render } from "./helpers";
 import { OWNER_ANNOTATION } from "../../components/ownership";
 
 /** The stack the offline render runs as (render/render.ts: organization, project, stack "render"). */
-const RENDER_OWNER = "organization/mesh-ratelimit/render";
+/** The stack the offline render runs as (render/render.ts), with the render's placeholder stack id. */
+const RENDER_OWNER = "organization/mesh-ratelimit/render@render-only-stack-id";
 /** Metadata of an object this very stack created: its owner annotation. */
 const OURS = { annotations: { [OWNER_ANNOTATION]: RENDER_OWNER }, labels: { "app.kubernetes.io/part-of": "mesh-ratelimit" } };
 /** Another stack of the same program: the same part-of label, another owner. */
