@@ -8,7 +8,7 @@ import { Problem } from "../lib/problems";
 import { oneOfProblems } from "../lib/field-checks";
 import { CompiledLimits } from "../builders/rules";
 import { GlobalLimitsInput } from "../builders/rule-args";
-import { CounterStore, OTHER_PATHS_KEY, SplitLimits, hasBothKinds, splitLimits } from "../builders/counter-stores";
+import { CounterStore, OTHER_PATHS_KEY, LONG_PATH_KEY, SplitLimits, hasBothKinds, splitLimits } from "../builders/counter-stores";
 import { PER_VALUE_EVICTION_POLICY } from "../builders/failure-bounds";
 import { RATELIMIT_FILTER, instanceFilterName } from "../builders/envoy-filters";
 import { dnsProblem } from "./arg-checks";
@@ -61,17 +61,17 @@ export function splitOf(a: PerValueInput, compiled: CompiledLimits, problems: Pr
             fix: "use false (the default) or true",
         });
     }
-    const input = { rules: a.rules, perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey };
+    const input = { rules: a.rules, perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey, clientPrefix: a.clientPrefix };
     if (store !== CounterStore.Split || compiled.problems.length || !hasBothKinds(input)) return undefined;
     for (const [field, key] of [
         ["ruleKey", a.ruleKey],
         ["perPath.descriptorKey", a.perPath?.descriptorKey],
     ] as const) {
-        if (key === OTHER_PATHS_KEY) {
+        if (key === OTHER_PATHS_KEY || key === LONG_PATH_KEY) {
             problems.push({
                 key: field,
                 value: key,
-                problem: `is the key the per-value side puts in front of the per-path counters (counterStore: split)`,
+                problem: `is a key the per-value side uses for the per-path counters (counterStore: split)`,
                 fix: "use another key, or counterStore: CounterStore.Single",
             });
         }
