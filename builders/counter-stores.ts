@@ -151,7 +151,12 @@ function catchAllEntries(excluded: string[], scoped: boolean, mode: PathKeyMode,
             ];
     const entries = [{ actions: [...head, boundedPathAction(mode, pathKey)] }];
     if (mode === PathKeyMode.Literal) return entries;
-    const long = { extension: { name: EXPR_DESCRIPTOR_EXTENSION, typed_config: { "@type": EXPR_DESCRIPTOR_TYPE, descriptor_key: LONG_PATH_KEY, text: LONG_PATH_EXPRESSION } } };
+    const long = {
+        extension: {
+            name: EXPR_DESCRIPTOR_EXTENSION,
+            typed_config: { "@type": EXPR_DESCRIPTOR_TYPE, descriptor_key: LONG_PATH_KEY, text: LONG_PATH_EXPRESSION },
+        },
+    };
     return [...entries, { actions: [...head, long, clientAction(prefix)] }];
 }
 

@@ -218,8 +218,16 @@ function nameAction(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, extra:
  * conditions per way a present value is untrusted, the underscored-name guard (header rules), and
  * the conditions of a request without the field. Undefined for other rules.
  */
-function perValueWays(r: RateLimitRuleArgs):
-    | { trusted: Record<string, unknown>[]; value: Record<string, unknown>; untrusted: Record<string, unknown>[][]; variantGuard?: Record<string, unknown>; missing: Record<string, unknown>[] }
+function perValueWays(
+    r: RateLimitRuleArgs,
+):
+    | {
+          trusted: Record<string, unknown>[];
+          value: Record<string, unknown>;
+          untrusted: Record<string, unknown>[][];
+          variantGuard?: Record<string, unknown>;
+          missing: Record<string, unknown>[];
+      }
     | undefined {
     if (r.header?.perValue) {
         const name = r.header.name;
@@ -238,7 +246,14 @@ function perValueWays(r: RateLimitRuleArgs):
             ],
             // Some underscored spelling is present: "every one absent" does not hold.
             variantGuard: variants.length
-                ? { header_value_match: { descriptor_key: UNTRUSTED_VALUE_KEY, descriptor_value: UNTRUSTED_VALUE_VALUE, expect_match: false, headers: noVariant } }
+                ? {
+                      header_value_match: {
+                          descriptor_key: UNTRUSTED_VALUE_KEY,
+                          descriptor_value: UNTRUSTED_VALUE_VALUE,
+                          expect_match: false,
+                          headers: noVariant,
+                      },
+                  }
                 : undefined,
             missing: [...noVariant, headerAbsent(name)],
         };
@@ -273,26 +288,27 @@ function missingOf(r: RateLimitRuleArgs): MissingHeader {
 
 /** The service's config of a rule: its name's node, with the value's, the client's and the fallbacks' nodes under it. */
 export function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor {
-    const limit = limitOf(r);
+    // A fresh object each time: a shared one would be written as a YAML alias.
+    const limit = () => limitOf(r);
     if (r.clientCidr) {
         const perAddress = r.clientCidr.perAddress === true;
         const children = cidrsOf(r.clientCidr).map((c) =>
             perAddress
-                ? { key: MASKED_REMOTE_ADDRESS_KEY, value: c.text, descriptors: [{ key: CLIENT_KEY, ...limit }] }
-                : { key: MASKED_REMOTE_ADDRESS_KEY, value: c.text, ...limit },
+                ? { key: MASKED_REMOTE_ADDRESS_KEY, value: c.text, descriptors: [{ key: CLIENT_KEY, ...limit() }] }
+                : { key: MASKED_REMOTE_ADDRESS_KEY, value: c.text, ...limit() },
         );
         return { key, value: r.name, descriptors: children };
     }
     const perValueKey = perValueKeyOf(r);
-    const client = r.perClientAddress ? { key: CLIENT_KEY, ...limit } : undefined;
-    if (perValueKey === undefined) return client ? { key, value: r.name, descriptors: [client] } : { key, value: r.name, ...limit };
-    const valueNode: ConfigDescriptor = client ? { key: perValueKey, descriptors: [client] } : { key: perValueKey, ...limit };
+    const client = r.perClientAddress ? { key: CLIENT_KEY, ...limit() } : undefined;
+    if (perValueKey === undefined) return client ? { key, value: r.name, descriptors: [client] } : { key, value: r.name, ...limit() };
+    const valueNode: ConfigDescriptor = client ? { key: perValueKey, descriptors: [client] } : { key: perValueKey, ...limit() };
     const missing = missingOf(r);
     // The fallbacks: one counter per client, or (Refuse) one that allows nothing.
     const fallback = (k: string, v: string): ConfigDescriptor =>
         missing === MissingHeader.Refuse
-            ? { key: k, value: v, ...limit, rate_limit: { unit: r.unit, requests_per_unit: 0 } }
-            : { key: k, value: v, descriptors: [{ key: CLIENT_KEY, ...limit }] };
+            ? { key: k, value: v, ...limit(), rate_limit: { unit: r.unit, requests_per_unit: 0 } }
+            : { key: k, value: v, descriptors: [{ key: CLIENT_KEY, ...limit() }] };
     return {
         key,
         value: r.name,

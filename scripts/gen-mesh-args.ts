@@ -46,6 +46,10 @@ const COMPONENT_TYPES: Readonly<Record<string, { type: string; doc: string }>> =
         type: "RateLimitServiceOptionsArgs",
         doc: "The rate-limit service: GlobalRateLimit's `service` argument (its names, images, replicas and Redis client settings). Defaults to GlobalRateLimit's.",
     },
+    "global.clientPrefix": {
+        type: "ClientPrefixArgs",
+        doc: "What makes one client for the per-client counters: GlobalRateLimit's `clientPrefix` (IPv4 and IPv6 prefix lengths). Defaults to GlobalRateLimit's (/32, /64).",
+    },
     "global.redis": {
         type: "RedisOptionsArgs",
         doc: "Which Redis the service counts in: GlobalRateLimit's `redis` argument (the in-cluster Redis by default, or an existing one). Defaults to GlobalRateLimit's.",
@@ -113,7 +117,7 @@ export function generate(): string {
 import { ApiProfileName, BookinfoMode, DescriptorArgs, EspPortModeName, FilterNamespaces, HttpRouteArgs, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
 import { RateLimitServiceOptionsArgs } from "../components/global-ratelimit-args";
 import { RedisOptionsArgs } from "../components/redis-options";
-import { LimitUnit, PathKeyMode } from "../builders/rule-args";
+import { ClientPrefixArgs, LimitUnit, PathKeyMode } from "../builders/rule-args";
 import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { CounterStore } from "../builders/counter-stores";
 
