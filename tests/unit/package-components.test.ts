@@ -89,7 +89,7 @@ describe("package components on their own (a shop, not bookinfo)", function () {
             "rule=per-api-key / missing_value=shared / masked_remote_address (catch-all)",
             "rule=per-client / masked_remote_address (catch-all)",
         ]);
-        expect(x.descriptors[0].bucket).to.equal("shop_rule_login-per-client_remote_address_203.0.113.5_{window}");
+        expect(x.descriptors[0].bucket).to.equal("shop_rule_login-per-client_masked_remote_address_203.0.113.5/32_{window}");
     });
 
     it("GlobalRateLimit with an existing Redis: no Redis objects, the service points at it with its password Secret", async () => {
