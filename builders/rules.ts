@@ -218,9 +218,7 @@ function nameAction(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, extra:
  * conditions per way a present value is untrusted, the underscored-name guard (header rules), and
  * the conditions of a request without the field. Undefined for other rules.
  */
-function perValueWays(
-    r: RateLimitRuleArgs,
-):
+function perValueWays(r: RateLimitRuleArgs):
     | {
           trusted: Record<string, unknown>[];
           value: Record<string, unknown>;

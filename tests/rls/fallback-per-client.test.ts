@@ -31,7 +31,8 @@ const kPath = (i: number) => `/k/${i}`;
 /** The old layout (before per-client fallbacks): every long path counted by the catch-all as one value, PATH=(path over 1024 bytes). */
 function sharedLongPath(configYaml: string): string {
     const cfg = parse(configYaml);
-    const drop = (ds: any[]): any[] => ds.filter((d) => d.value !== "(path over 1024 bytes)").map((d) => (d.descriptors ? { ...d, descriptors: drop(d.descriptors) } : d));
+    const drop = (ds: any[]): any[] =>
+        ds.filter((d) => d.value !== "(path over 1024 bytes)").map((d) => (d.descriptors ? { ...d, descriptors: drop(d.descriptors) } : d));
     return stringify({ ...cfg, descriptors: drop(cfg.descriptors) });
 }
 
@@ -42,7 +43,13 @@ describe("rls: fallback counters per client (long paths, untrusted and missing v
         const { A, B } = CLIENTS[0]!;
         await ensureWindow(10);
         expect(await okCount(4, longPath, () => ({ clientAddress: A }))).to.equal(3);
-        expect(await okCount(3, (i) => longPath(100 + i), () => ({ clientAddress: B }))).to.equal(3);
+        expect(
+            await okCount(
+                3,
+                (i) => longPath(100 + i),
+                () => ({ clientAddress: B }),
+            ),
+        ).to.equal(3);
         const r = await send(longPath(200), { clientAddress: B });
         expect(r.d?.overallCode).to.equal("OVER_LIMIT");
         const entries = r.x.descriptors.map((d) => d.entries.map((e) => `${e.key}=${e.value}`).join(","));
@@ -65,7 +72,13 @@ describe("rls: fallback counters per client (long paths, untrusted and missing v
         await ensureWindow(10);
         const bad: Record<string, string | string[]>[] = [{ "x-api-key": ["k1", "k2"] }, { "x-api-key": "a\tb" }, { "x-api-key": "u".repeat(300) }];
         expect(await okCount(4, kPath, (i) => ({ clientAddress: A, headers: bad[i % 3]! }))).to.equal(3);
-        expect(await okCount(3, (i) => kPath(10 + i), (i) => ({ clientAddress: B, headers: bad[i % 3]! }))).to.equal(3);
+        expect(
+            await okCount(
+                3,
+                (i) => kPath(10 + i),
+                (i) => ({ clientAddress: B, headers: bad[i % 3]! }),
+            ),
+        ).to.equal(3);
         // The query rule's guard: a 300-character value.
         const q = await send(`/q?api_key=${"z".repeat(300)}`, { clientAddress: A });
         expect(q.x.descriptors.map((d) => d.entries.map((e) => `${e.key}=${e.value}`).join(","))).to.include(
@@ -77,7 +90,13 @@ describe("rls: fallback counters per client (long paths, untrusted and missing v
         const { A, B } = CLIENTS[3]!;
         await ensureWindow(10);
         expect(await okCount(4, kPath, () => ({ clientAddress: A }))).to.equal(3);
-        expect(await okCount(3, (i) => kPath(10 + i), () => ({ clientAddress: B }))).to.equal(3);
+        expect(
+            await okCount(
+                3,
+                (i) => kPath(10 + i),
+                () => ({ clientAddress: B }),
+            ),
+        ).to.equal(3);
     });
 
     it("a legitimate UTF-8 query value (caf%C3%A9) and a + have counters of their own, not the guard", async () => {
@@ -86,9 +105,10 @@ describe("rls: fallback counters per client (long paths, untrusted and missing v
         for (const v of ["caf%C3%A9", "a+b"]) {
             const r = await send(`/q?api_key=${v}`, { clientAddress: A });
             expect(r.d?.overallCode, v).to.equal("OK");
-            expect(r.x.descriptors.map((d) => d.entries.map((e) => `${e.key}=${e.value}`).join(",")), v).to.include(
-                `rule=per-qkey,query_value=${v === "a+b" ? "a+b" : "café"}`,
-            );
+            expect(
+                r.x.descriptors.map((d) => d.entries.map((e) => `${e.key}=${e.value}`).join(",")),
+                v,
+            ).to.include(`rule=per-qkey,query_value=${v === "a+b" ? "a+b" : "café"}`);
         }
     });
 
@@ -107,7 +127,13 @@ describe("rls: negative control, the old shared long-path counter (every long pa
         const { A, B } = CLIENTS[0]!;
         await ensureWindow(10);
         expect(await okCount(3, longPath, () => ({ clientAddress: A }))).to.equal(3);
-        expect(await okCount(3, (i) => longPath(100 + i), () => ({ clientAddress: B }))).to.equal(0);
+        expect(
+            await okCount(
+                3,
+                (i) => longPath(100 + i),
+                () => ({ clientAddress: B }),
+            ),
+        ).to.equal(0);
     });
 });
 
@@ -117,6 +143,12 @@ describe("rls: negative control, clients keyed by the full address (clientPrefix
     it("2001:db8:1:2::1 fills its counter; 2001:db8:1:2::ffff, in the same /64, gets 3 more", async () => {
         await ensureWindow(10);
         expect(await okCount(4, longPath, () => ({ clientAddress: "2001:db8:1:2::1" }))).to.equal(3);
-        expect(await okCount(3, (i) => longPath(100 + i), () => ({ clientAddress: "2001:db8:1:2::ffff" }))).to.equal(3);
+        expect(
+            await okCount(
+                3,
+                (i) => longPath(100 + i),
+                () => ({ clientAddress: "2001:db8:1:2::ffff" }),
+            ),
+        ).to.equal(3);
     });
 });

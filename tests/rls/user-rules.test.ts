@@ -115,7 +115,11 @@ describe("rls: user-defined rules (header, client address, combined, shadow) on 
             const client = from();
             const r = await send(`/items/${i}?q=${i}`, { clientAddress: client });
             const rule = ruleOf(r, "per-api-key")!;
-            expect(rule.entries, "the rule, missing_value and the client").to.deep.equal(["rule=per-api-key", "missing_value=shared", `masked_remote_address=${client}/32`]);
+            expect(rule.entries, "the rule, missing_value and the client").to.deep.equal([
+                "rule=per-api-key",
+                "missing_value=shared",
+                `masked_remote_address=${client}/32`,
+            ]);
             expect(rule.status.currentLimit?.requestsPerUnit).to.equal(3);
             noKey.push(r.d!.overallCode);
         }

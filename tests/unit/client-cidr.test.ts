@@ -96,7 +96,13 @@ describe("clientCidr: rules → Envoy actions and config entries", () => {
     it("per address: the same entry, then the client's prefix (masked_remote_address at /32 and /64); the limit on its catch-all under the CIDR", () => {
         const c = compileGlobalLimits({ rules: [{ name: "lab", clientCidr: { cidr: "2001:db8::/32", perAddress: true }, requestsPerUnit: 2, unit: M }] });
         expect(c.vhostRateLimits).to.deep.equal([
-            { actions: [ruleAction("lab"), { masked_remote_address: { v4_prefix_mask_len: 32, v6_prefix_mask_len: 32 } }, { masked_remote_address: { v4_prefix_mask_len: 32, v6_prefix_mask_len: 64 } }] },
+            {
+                actions: [
+                    ruleAction("lab"),
+                    { masked_remote_address: { v4_prefix_mask_len: 32, v6_prefix_mask_len: 32 } },
+                    { masked_remote_address: { v4_prefix_mask_len: 32, v6_prefix_mask_len: 64 } },
+                ],
+            },
         ]);
         expect(c.configDescriptors).to.deep.equal([
             {

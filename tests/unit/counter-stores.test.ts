@@ -103,7 +103,12 @@ describe("per-path counters: a path longer than the bound is counted per client,
     const limited = (objs: Parameters<typeof explain>[0], p: string, clientAddress = "192.0.2.1") =>
         explain(objs, p, { clientAddress })
             .descriptors.filter((d) => d.limit !== undefined && d.entries[0]?.key === "other_paths")
-            .map((d) => d.entries.slice(1).map((e) => `${e.key}=${e.value}`).join(","));
+            .map((d) =>
+                d.entries
+                    .slice(1)
+                    .map((e) => `${e.key}=${e.value}`)
+                    .join(","),
+            );
 
     it("1,024 bytes: its own counter; 1,025 and 60,000 bytes: the long-path counter of the client (/32, /64), at the catch-all's limit", async () => {
         const objs = (await render()).objects;

@@ -15,7 +15,9 @@ describe("gateway model (gateway-model/explain.ts): answers follow the rendered 
         expect(explain(objs, "/api/v1/products/100").descriptors.map((d) => d.entries)).to.deep.equal([[{ key: "PATH", value: "api" }]]);
         const dflt = await renderVariant("A");
         // The catch-all's second entry (the long-path marker and the client) meets no limit for a short path.
-        expect(explain(dflt, "/api/v1/products/100").descriptors.map((d) => [d.entries.map((e) => `${e.key}=${e.value}`).join(","), d.limit !== undefined])).to.deep.equal([
+        expect(
+            explain(dflt, "/api/v1/products/100").descriptors.map((d) => [d.entries.map((e) => `${e.key}=${e.value}`).join(","), d.limit !== undefined]),
+        ).to.deep.equal([
             ["other_paths=each,PATH=/api/v1/products/100", true],
             ["other_paths=each,long_path=within-1024-bytes,masked_remote_address=192.0.2.1/32", false],
         ]);

@@ -144,7 +144,8 @@ describe("per-value rules: the valid-UTF-8 matcher on the C++ RE2 Envoy uses (ra
     it("a header's matcher: valid UTF-8 without a comma (Envoy joins a repeated header's values with ',') or a control character", () => {
         const inputs = [...fuzz(3000), ...["00", "09", "1f", "7f", "c280", "c29f", "c2a0"].map(hex)];
         const got = re2FullMatch(bin, headerValueRegex(), inputs);
-        const want = inputs.map((b) => validUtf8(b) && ![...b.toString("utf8")].some((c) => c === "," || /[\u0000-\u001f\u007f-\u009f]/.test(c)));
+        const control = (c: string) => c.codePointAt(0)! < 0x20 || (c.codePointAt(0)! >= 0x7f && c.codePointAt(0)! <= 0x9f);
+        const want = inputs.map((b) => validUtf8(b) && ![...b.toString("utf8")].some((c) => c === "," || control(c)));
         expect(inputs.filter((b, i) => got[i] !== want[i]).map((b) => b.toString("hex"))).to.deep.equal([]);
         expect(re2FullMatch(bin, headerValueRegex(), ["6b31", "6b312c6b32", "2c", "", "c3a92b2d", "6100", "61096b"].map(hex))).to.deep.equal([
             true,

@@ -81,7 +81,9 @@ export function useShop(rules: RateLimitRuleArgs[], extra: Partial<GlobalRateLim
         for (const given of renderedRatelimits(shop.objects)) {
             // A negative control may run the services with an edited config (an older layout).
             const file = Object.keys(given.configMap.data).find((k) => given.configMap.data[k] === given.configYaml)!;
-            const rendered = editConfig ? { ...given, configMap: { ...given.configMap, data: { ...given.configMap.data, [file]: editConfig(given.configYaml) } } } : given;
+            const rendered = editConfig
+                ? { ...given, configMap: { ...given.configMap, data: { ...given.configMap.data, [file]: editConfig(given.configYaml) } } }
+                : given;
             const redis = await RedisServer.start();
             const service = await RateLimitProcess.start(rendered, { redisAddress: redis.address, redisPassword: redis.password });
             const client = service.client();
