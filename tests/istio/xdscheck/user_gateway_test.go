@@ -232,7 +232,7 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 		}
 		return ""
 	}
-	res["vhost-login-per-client"] = expectActions("login-per-client", `header_value_match rule=login-per-client [:path~(?:/login)(?:\?.*)?]`, "remote_address")
+	res["vhost-login-per-client"] = expectActions("login-per-client", `header_value_match rule=login-per-client [:path~(?:/login)(?:\?.*)?]`, "masked_remote_address v4=32 v6=64")
 	res["vhost-search-prefix"] = expectActions("search", `header_value_match rule=search [:path~/search(?:[/?].*)?]`)
 	// per-api-key (perValue, whenMissing defaults to SharedCounter). With no underscored spelling of
 	// the name present (x_api-key, x-api_key, x_api_key): its value when of the value characters and
@@ -306,7 +306,7 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 		want := []string{
 			"generic_key rule=partners-cidr | masked_remote_address v4=8 v6=32",
 			"generic_key rule=partners-cidr | masked_remote_address v4=12 v6=128",
-			"generic_key rule=partners-per-address | masked_remote_address v4=22 v6=128 | remote_address",
+			"generic_key rule=partners-per-address | masked_remote_address v4=22 v6=128 | masked_remote_address v4=32 v6=64",
 		}
 		var got []string
 		for _, rl := range r.GetRoute().GetRateLimits() {
