@@ -42,6 +42,7 @@ export {
 } from "./components/mesh-enums";
 export { ClientCidrArgs } from "./builders/client-cidr";
 export {
+    ClientPrefixArgs,
     HeaderMatchArgs,
     QueryMatchArgs,
     LimitArgs,
@@ -53,6 +54,7 @@ export {
     PerPathLimitsArgs,
     RateLimitRuleArgs,
     RouteRefArgs,
+    ValueCharset,
 } from "./builders/rule-args";
 // Ownership per stack: the owner annotation, and the check a program runs before it registers anything.
 export {

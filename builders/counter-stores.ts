@@ -23,8 +23,23 @@
  *
  * Pure: no Pulumi runtime, no I/O.
  */
-import { CompiledLimits, ConfigDescriptor, RateLimitEntry, RoutePatch, limitOf, pathDescriptorAction, pathRegex, ruleConfig, ruleEntries } from "./rules";
-import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY } from "./rule-args";
+import {
+    ClientPrefix,
+    CompiledLimits,
+    ConfigDescriptor,
+    EXPR_DESCRIPTOR_EXTENSION,
+    EXPR_DESCRIPTOR_TYPE,
+    RateLimitEntry,
+    RoutePatch,
+    clientAction,
+    clientPrefixOf,
+    limitOf,
+    pathDescriptorAction,
+    pathRegex,
+    ruleConfig,
+    ruleEntries,
+} from "./rules";
+import { CLIENT_KEY, DEFAULT_PATH_KEY, DEFAULT_RULE_KEY } from "./rule-args";
 import { LIMIT_UNIT_SECONDS, GlobalLimitsInput, LimitArgs, PathKeyMode, RateLimitRuleArgs } from "./rule-args";
 
 /** Where the counters live. */
@@ -65,6 +80,17 @@ export const LONG_PATH_VALUE = "(path over 1024 bytes)";
  */
 export const BOUNDED_URL_PATH_EXPRESSION = `size(request.url_path) <= ${MAX_COUNTED_PATH_BYTES} ? request.url_path : "${LONG_PATH_VALUE}"`;
 
+/**
+ * The per-client counter of the paths over `MAX_COUNTED_PATH_BYTES`: the catch-all's second entry
+ * sends `long_path` (`LONG_PATH_OVER` for such a path, `LONG_PATH_WITHIN` otherwise, which no
+ * config node names) and the client's address prefix, so one client's long paths use up its own
+ * counter only; the first entry's `LONG_PATH_VALUE` has a config node without a limit.
+ */
+export const LONG_PATH_KEY = "long_path";
+export const LONG_PATH_OVER = `over-${MAX_COUNTED_PATH_BYTES}-bytes`;
+export const LONG_PATH_WITHIN = `within-${MAX_COUNTED_PATH_BYTES}-bytes`;
+export const LONG_PATH_EXPRESSION = `size(request.url_path) > ${MAX_COUNTED_PATH_BYTES} ? "${LONG_PATH_OVER}" : "${LONG_PATH_WITHIN}"`;
+
 /** One side's gateway actions and service config. */
 export interface SideLimits {
     vhostRateLimits: RateLimitEntry[];
@@ -104,27 +130,44 @@ function refusesBeforeCatchAll(r: RateLimitRuleArgs, each: LimitArgs): boolean {
 }
 
 /**
- * The catch-all's entry: the path, behind the "matches none of `excluded`" entry when the config
- * has that level (`scoped`; a `generic_key` where nothing is left out on this virtual host or route).
+ * The catch-all's entries: the path, behind the "matches none of `excluded`" entry when the config
+ * has that level (`scoped`; a `generic_key` where nothing is left out on this virtual host or route);
+ * in url-path mode a second entry, the same way, with the long-path marker and the client.
  */
-function catchAllEntry(excluded: string[], scoped: boolean, mode: PathKeyMode, pathKey: string): RateLimitEntry {
-    const path = boundedPathAction(mode, pathKey);
-    if (!scoped) return { actions: [path] };
-    if (!excluded.length) return { actions: [{ generic_key: { descriptor_key: OTHER_PATHS_KEY, descriptor_value: OTHER_PATHS_VALUE } }, path] };
-    const regex = excluded.map((r) => `(?:${r})`).join("|");
-    return {
-        actions: [
-            {
-                header_value_match: {
-                    descriptor_key: OTHER_PATHS_KEY,
-                    descriptor_value: OTHER_PATHS_VALUE,
-                    expect_match: false,
-                    headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex } }],
+function catchAllEntries(excluded: string[], scoped: boolean, mode: PathKeyMode, pathKey: string, prefix: ClientPrefix): RateLimitEntry[] {
+    const head: Record<string, unknown>[] = !scoped
+        ? []
+        : !excluded.length
+          ? [{ generic_key: { descriptor_key: OTHER_PATHS_KEY, descriptor_value: OTHER_PATHS_VALUE } }]
+          : [
+                {
+                    header_value_match: {
+                        descriptor_key: OTHER_PATHS_KEY,
+                        descriptor_value: OTHER_PATHS_VALUE,
+                        expect_match: false,
+                        headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: excluded.map((r) => `(?:${r})`).join("|") } }],
+                    },
                 },
-            },
-            path,
-        ],
+            ];
+    const entries = [{ actions: [...head, boundedPathAction(mode, pathKey)] }];
+    if (mode === PathKeyMode.Literal) return entries;
+    const long = {
+        extension: {
+            name: EXPR_DESCRIPTOR_EXTENSION,
+            typed_config: { "@type": EXPR_DESCRIPTOR_TYPE, descriptor_key: LONG_PATH_KEY, text: LONG_PATH_EXPRESSION },
+        },
     };
+    return [...entries, { actions: [...head, long, clientAction(prefix)] }];
+}
+
+/** The catch-all's config: each path its counter, none for `LONG_PATH_VALUE`, long paths per client (url-path mode). */
+function catchAllConfig(each: LimitArgs, mode: PathKeyMode, pathKey: string): ConfigDescriptor[] {
+    if (mode === PathKeyMode.Literal) return [{ key: pathKey, ...limitOf(each) }];
+    return [
+        { key: pathKey, ...limitOf(each) },
+        { key: pathKey, value: LONG_PATH_VALUE },
+        { key: LONG_PATH_KEY, value: LONG_PATH_OVER, descriptors: [{ key: CLIENT_KEY, ...limitOf(each) }] },
+    ];
 }
 
 /**
@@ -145,6 +188,7 @@ export function splitLimits(input: GlobalLimitsInput): SplitLimits {
     const rules = input.rules ?? [];
     const named = input.perPath?.paths ?? [];
     const each = input.perPath?.eachPath;
+    const prefix = clientPrefixOf(input.clientPrefix);
 
     const fixed: SideLimits = { vhostRateLimits: [], routePatches: [], configDescriptors: [] };
     const perValue: SideLimits = { vhostRateLimits: [], routePatches: [], configDescriptors: [] };
@@ -170,7 +214,7 @@ export function splitLimits(input: GlobalLimitsInput): SplitLimits {
     const perValueRouteRules = new Map<string, RateLimitEntry[]>();
     for (const r of rules) {
         const side = isPerValueRule(r) ? perValue : fixed;
-        const entries = ruleEntries(r, mode, ruleKey);
+        const entries = ruleEntries(r, mode, ruleKey, undefined, prefix);
         side.configDescriptors.push(ruleConfig(r, ruleKey));
         const excluded = each && side === fixed && refusesBeforeCatchAll(r, each) ? pathRegex(r.path!, mode) : undefined;
         if (!r.route) {
@@ -193,10 +237,9 @@ export function splitLimits(input: GlobalLimitsInput): SplitLimits {
     const perValueVhostRules = [...perValue.vhostRateLimits];
     const scoped = vhostExcluded.length > 0 || routeExcluded.size > 0;
     if (each) {
-        perValue.vhostRateLimits = [catchAllEntry(vhostExcluded, scoped, mode, pathKey), ...perValueVhostRules];
-        perValue.configDescriptors.push(
-            scoped ? { key: OTHER_PATHS_KEY, value: OTHER_PATHS_VALUE, descriptors: [{ key: pathKey, ...limitOf(each) }] } : { key: pathKey, ...limitOf(each) },
-        );
+        perValue.vhostRateLimits = [...catchAllEntries(vhostExcluded, scoped, mode, pathKey, prefix), ...perValueVhostRules];
+        const config = catchAllConfig(each, mode, pathKey);
+        perValue.configDescriptors.push(...(scoped ? [{ key: OTHER_PATHS_KEY, value: OTHER_PATHS_VALUE, descriptors: config }] : config));
     }
     // Every route a rule names gets the per-value entries it must send (the fixed side keeps
     // Envoy's include of the virtual host's): its own, then (url-path) the virtual host's with the
@@ -207,7 +250,7 @@ export function splitLimits(input: GlobalLimitsInput): SplitLimits {
         const fromVhost =
             mode === PathKeyMode.Literal
                 ? []
-                : [...(each ? [catchAllEntry([...vhostExcluded, ...(routeExcluded.get(k) ?? [])], scoped, mode, pathKey)] : []), ...perValueVhostRules];
+                : [...(each ? catchAllEntries([...vhostExcluded, ...(routeExcluded.get(k) ?? [])], scoped, mode, pathKey, prefix) : []), ...perValueVhostRules];
         perValue.routePatches.push({ virtualHost, route, rateLimits: [...own, ...fromVhost] });
     }
     return { fixed, perValue };

@@ -221,7 +221,7 @@ export function ruleSummary(r: RateLimitRuleArgs): string {
     if (r.query)
         parts.push(
             r.query.perValue
-                ? `each ${r.query.name} query value apart (repeated, ambiguous or not plain text: one shared counter)`
+                ? `each ${r.query.name} query value apart (repeated, ambiguous, too long or unreadable: a guard counter per client)`
                 : r.query.value !== undefined
                   ? `query ${r.query.name}=${r.query.value} (any spelling)`
                   : `query parameter ${r.query.name} present`,

@@ -36,7 +36,7 @@
  * Erring towards a match is deliberate: a limit that counts a request its application reads
  * differently is stricter, never bypassed. Pure.
  */
-import { QueryMatchArgs } from "./rule-args";
+import { MAX_VALUE_BYTES, QueryMatchArgs, ValueCharset } from "./rule-args";
 
 /** RE2-escapes a literal. */
 export function escapeRe2(s: string): string {
@@ -114,25 +114,109 @@ export function queryRegex(q: QueryMatchArgs): string {
     return `${PARAMETER_START}${name}${rest}(?:[&;#].*)?`;
 }
 
-/**
- * The `:path` regex (RE2, full match) of a request whose parameter `name` must not be sent as its
- * value: another reader than Envoy's `query_parameters` could see it with another value (the name at
- * two parameter starts, in any spelling, `&` or `;` before either; an occurrence whose value, up to
- * the next `&`, holds `;` or a literal `+`), or its value has a percent-encoded byte above 0x7F.
- */
-export function untrustedQueryRegex(name: string): string {
-    const n = queryTextPattern(name, true);
-    // `#` is an ordinary character here, as in Envoy's query reader (a fragment that reached `:path`).
-    const twice = `(?:[=&;].*)?[&;]${n}(?:[=&;#].*)?`;
-    const split = `=[^&;+]*[;+].*`;
-    // A byte above 0x7F, or an encoded `&` or `;` (a reader that decodes the whole query before splitting it).
-    const encoded = `=[^&]*%(?:[89a-fA-F][0-9a-fA-F]|26|3[bB]).*`;
-    return `[^?]*\\?(?:.*[&;])?${n}(?:${twice}|${split}|${encoded})`;
+/** A query name in any spelling a reader may take for it, at a parameter start (`?`, `&` or `;` before it), `#` read as query text (Envoy's reader). */
+function anyNameAt(name: string): string {
+    return `[^?]*\\?(?:.*[&;])?${queryTextPattern(name, true)}`;
 }
 
-/** The `:path` matcher of the requests whose per-value parameter is untrusted (`invert`: the others). */
-export function untrustedQueryCondition(name: string, invert = false): Record<string, unknown> {
-    return { name: ":path", safe_regex_match: { google_re2: {}, regex: untrustedQueryRegex(name) }, ...(invert ? { invert_match: true } : {}) };
+/**
+ * The `:path` regex (RE2, full match) of a request whose parameter `name` readers may see with
+ * different values: the name at two parameter starts in any spelling (`&` or `;` before either), an
+ * occurrence whose value holds `;`, or an encoded `&`, `;` (a reader that decodes the whole query
+ * before splitting it) or space (`%20`: a form reader takes a literal `+` for a space, and `+` is
+ * sent as written, so `%20` would be a second counter for the same value).
+ */
+export function ambiguousQueryRegex(name: string): string {
+    const n = queryTextPattern(name, true);
+    const twice = `(?:[=&;].*)?[&;]${n}(?:[=&;#].*)?`;
+    const split = `=[^&;]*;.*`;
+    const encoded = `=[^&]*%(?:26|3[bB]|20).*`;
+    return `${anyNameAt(name)}(?:${twice}|${split}|${encoded})`;
+}
+
+/** The `:path` regex of a request holding the parameter in any spelling of its name (with or without a value). */
+export function queryPresentRegex(name: string): string {
+    return `${anyNameAt(name)}(?:[=&;#].*)?`;
+}
+
+/** An escape `%XX` of a continuation byte (0x80-0xBF). */
+const CONT = "%[89aAbB][0-9a-fA-F]";
+
+/**
+ * One unit of a trusted query value: a literal printable ASCII character other than `#`, `%`, `&`,
+ * `;` (clients percent-encode the others), or the escape of a printable ASCII byte (`%21`-`%7E`),
+ * or (UTF-8) the escapes of one whole well-formed UTF-8 character from U+00A0 on (no overlong form,
+ * surrogate or code point past U+10FFFF).
+ */
+function queryValueUnit(charset: ValueCharset): string {
+    const ascii = "!\"$'-:<-~";
+    const asciiEscape = "%(?:2[1-9a-fA-F]|[3-6][0-9a-fA-F]|7[0-9a-eA-E])";
+    if (charset === ValueCharset.PrintableAscii) return `(?:[${ascii}]|${asciiEscape})`;
+    const utf8 = [
+        `%[cC]2%[aAbB][0-9a-fA-F]`,
+        `%(?:[cC][3-9a-fA-F]|[dD][0-9a-fA-F])${CONT}`,
+        `%[eE]0%[aAbB][0-9a-fA-F]${CONT}`,
+        `%[eE][1-9a-cA-CeEfF]${CONT}${CONT}`,
+        `%[eE][dD]%[89][0-9a-fA-F]${CONT}`,
+        `%[fF]0%[9aAbB][0-9a-fA-F]${CONT}${CONT}`,
+        `%[fF][1-3]${CONT}${CONT}${CONT}`,
+        `%[fF]4%8[0-9a-fA-F]${CONT}${CONT}`,
+    ];
+    return `(?:[${ascii}]|${asciiEscape}|${utf8.join("|")})`;
+}
+
+/**
+ * The `:path` regex of a request whose parameter, under exactly `name` (each character literal or
+ * percent-encoded, as Envoy's reader decodes names), has a value every unit of which is trusted
+ * (`queryValueUnit`). With the request not ambiguous (the name once in any spelling), that one
+ * occurrence is the one Envoy's `query_parameters` sends.
+ */
+export function trustedQueryValueRegex(name: string, charset: ValueCharset = ValueCharset.Utf8): string {
+    const exact = [...name].map((c) => (c === " " ? encodedByte(0x20) : charPattern(c, false))).join("");
+    return `[^?]*\\?(?:.*&)?${exact}(?:=${queryValueUnit(charset)}*)?(?:&.*)?`;
+}
+
+/**
+ * The `:path` regex of a request whose parameter (any spelling) has a value of more than
+ * `MAX_VALUE_BYTES` bytes as written (percent-encoded: `%C3%A9` is 6). It is asked only of a value
+ * the trusted matcher accepts, which is printable ASCII as written: one instruction per byte.
+ */
+export function longQueryValueRegex(name: string): string {
+    return `${anyNameAt(name)}=[\\x{21}-\\x{25}\\x{27}-\\x{7E}]{${MAX_VALUE_BYTES + 1}}.*`;
+}
+
+/** A `:path` matcher (`invert`: the requests it does not match). */
+export function pathCondition(regex: string, invert = false): Record<string, unknown> {
+    return { name: ":path", safe_regex_match: { google_re2: {}, regex }, ...(invert ? { invert_match: true } : {}) };
+}
+
+/** RE2: one header value a per-value rule may send: valid UTF-8 (or printable ASCII), no comma, no control character; full match. */
+export function headerValueRegex(charset: ValueCharset = ValueCharset.Utf8): string {
+    const utf8 = charset === ValueCharset.PrintableAscii ? "" : "\\x{A0}-\\x{D7FF}\\x{E000}-\\x{10FFFF}";
+    return `[\\x{20}-\\x{2B}\\x{2D}-\\x{7E}${utf8}]*`;
+}
+
+/**
+ * RE2: a header value of more than `MAX_VALUE_BYTES` bytes; full match. `\\C` is one byte even in
+ * UTF-8 mode: one instruction per byte (a character class would take some twenty).
+ */
+export const LONG_HEADER_VALUE_REGEX = `\\C{${MAX_VALUE_BYTES + 1}}\\C*`;
+
+/** The most hyphens a per-value header's name may hold: each is `-` or `_` in a spelling the guard must see (2^n - 1 matchers). */
+export const MAX_HEADER_HYPHENS = 4;
+
+/** The other spellings of a header name with `_` for some or all of its `-` (CGI, WSGI and nginx read them as the same name). */
+export function underscoreVariants(name: string): string[] {
+    const parts = name.split("-");
+    const n = parts.length - 1;
+    const out: string[] = [];
+    for (let mask = 1; mask < 1 << n; mask++) out.push(parts.reduce((a, p, i) => (i === 0 ? p : `${a}${mask & (1 << (i - 1)) ? "_" : "-"}${p}`), ""));
+    return out;
+}
+
+/** A header matcher that holds when the header is absent. */
+export function headerAbsent(name: string): Record<string, unknown> {
+    return { name, present_match: true, invert_match: true };
 }
 
 /** RE2: a string of Unicode scalar values, i.e. valid UTF-8 (surrogates excluded); full match. */

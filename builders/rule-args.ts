@@ -47,6 +47,23 @@ export const MissingHeader = {
 } as const;
 export type MissingHeader = (typeof MissingHeader)[keyof typeof MissingHeader];
 
+/** Which characters a per-value header or query value may hold to get a counter of its own. */
+export const ValueCharset = {
+    /** Any Unicode text the service can read (valid UTF-8), without control characters (U+0000-U+001F, U+007F-U+009F). */
+    Utf8: "utf-8",
+    /** Printable ASCII only (U+0020-U+007E), for credential-like keys (API keys, tokens): any other value goes to the guard. */
+    PrintableAscii: "printable-ascii",
+} as const;
+export type ValueCharset = (typeof ValueCharset)[keyof typeof ValueCharset];
+
+/**
+ * The longest per-value header or query value that gets a counter of its own, in bytes as the
+ * request carries it (a query value percent-encoded); longer ones go to the rule's guard counter.
+ * Bytes, not characters: they bound the service's counter key exactly, and RE2 counts a byte with
+ * one instruction (a character of any script takes some twenty).
+ */
+export const MAX_VALUE_BYTES = 256;
+
 /** A request header a rule applies to. Without `value` or `perValue` the rule applies when the header is present. */
 export interface HeaderMatchArgs {
     /** Header name in lower case, e.g. `x-api-key`. */
@@ -60,15 +77,21 @@ export interface HeaderMatchArgs {
     invert?: boolean;
     /**
      * Each distinct value of the header gets its own counter (e.g. one per API key). Defaults to
-     * `false`. A value that is not valid UTF-8 is never sent to the rate-limit service (it would
-     * refuse the whole call): such requests share one counter at the rule's limit (none with
-     * `whenMissing: MissingHeader.Refuse`).
+     * `false`. Only a value the service can read and no reader sees differently is sent: valid
+     * UTF-8, given once and without a comma, at most 256 bytes, without control characters
+     * (and only printable ASCII with `valueCharset: ValueCharset.PrintableAscii`); and only when the
+     * request carries no spelling of the name with `_` for `-` (`x_api_key` for `x-api-key`: CGI,
+     * WSGI and nginx read both as one name). Every other request counts on the rule's guard
+     * counter, kept per client (`clientPrefix`), at the rule's limit (none with
+     * `whenMissing: MissingHeader.Refuse`). The name may hold at most 4 hyphens.
      */
     perValue?: boolean;
+    /** With `perValue`: the characters a value may hold to get its own counter. Defaults to `ValueCharset.Utf8`. */
+    valueCharset?: ValueCharset;
     /**
      * With `perValue`: what happens to a request without the header. Defaults to
-     * `MissingHeader.SharedCounter` (one counter for all of them, at the same limit), so leaving the
-     * header out never escapes the limit.
+     * `MissingHeader.SharedCounter` (one counter per client for all of them, at the same limit), so
+     * leaving the header out never escapes the limit.
      */
     whenMissing?: MissingHeader;
 }
@@ -90,19 +113,24 @@ export interface QueryMatchArgs {
     /**
      * Each distinct (decoded) value of the parameter gets its own counter, e.g. one per `api_key`.
      * Defaults to `false`. The gateway reads the parameter as Envoy does: the first occurrence whose
-     * percent-decoded name is exactly `name`, its value percent-decoded (`+` kept as `+`). A request
-     * another reader could see differently counts against ONE shared counter at the rule's limit
-     * (none with `whenMissing: MissingHeader.Refuse`), never against a counter of its own: the
-     * parameter given twice in any spelling (`?key=new&KEY=mine`, `?key=new;key=mine`), or a value
-     * holding `;` or a literal `+` (`?key=mine;x=1`, `?key=a+b`: write `%2B` for a plus, `%20` for a
-     * space). So a client cannot mint fresh counters by putting a new value where the application
-     * does not read it. So does a value with a percent-encoded byte above 0x7F (`%FF`, `%C3%A9`):
-     * decoded it may not be valid UTF-8, which the rate-limit service refuses for the whole call.
+     * percent-decoded name is exactly `name`, its value percent-decoded (`+` kept as `+`). A value
+     * gets its own counter when it is given once, under exactly that name, its decoded text valid
+     * UTF-8 (`caf%C3%A9` is `café`) without control characters, at most 256 bytes as written
+     * (`%C3%A9` is 6; characters other than printable ASCII percent-encoded), and (with `valueCharset: ValueCharset.PrintableAscii`)
+     * printable ASCII. Every other request counts on the rule's guard counter, kept per client
+     * (`clientPrefix`), at the rule's limit (none with `whenMissing: MissingHeader.Refuse`):
+     * the parameter given twice in any spelling (`?key=new&KEY=mine`, `?key=new;key=mine`), under
+     * another spelling only (`?KEY=mine`), a value holding `;`, an encoded `&` or `;`, or an encoded
+     * space `%20` (a form reader takes a literal `+` for a space: `+` is sent as written, so `%20`
+     * would be a second counter for the same value). So a client cannot mint fresh counters by
+     * putting a new value where the application does not read it.
      */
     perValue?: boolean;
+    /** With `perValue`: the characters a (decoded) value may hold to get its own counter. Defaults to `ValueCharset.Utf8`. */
+    valueCharset?: ValueCharset;
     /**
-     * With `perValue`: what happens to a request without the parameter (under that exact name).
-     * Defaults to `MissingHeader.SharedCounter`: one counter for all of them, at the rule's limit.
+     * With `perValue`: what happens to a request without the parameter (in any spelling of its name).
+     * Defaults to `MissingHeader.SharedCounter`: one counter per client for all of them, at the rule's limit.
      */
     whenMissing?: MissingHeader;
 }
@@ -131,7 +159,7 @@ export interface RateLimitRuleArgs {
     methods?: string[];
     /** Only requests whose query has this parameter (or this value of it), or one counter per value of it (`perValue`). Defaults to none. */
     query?: QueryMatchArgs;
-    /** One counter per client address. Defaults to `false` (one counter for all clients). */
+    /** One counter per client: per address prefix (`clientPrefix`: /32 for IPv4, /64 for IPv6 by default). Defaults to `false` (one counter for all clients). */
     perClientAddress?: boolean;
     /** Only clients whose address is inside a CIDR: one counter per CIDR, or per address within it (`perAddress`). Defaults to every client. */
     clientCidr?: ClientCidrArgs;
@@ -190,6 +218,21 @@ export interface PerPathLimitsArgs {
     eachPath?: LimitArgs;
 }
 
+/**
+ * How many leading bits of a client's address make one client for the per-client counters
+ * (`perClientAddress`, `clientCidr.perAddress`, and the per-client fallback counters: long paths,
+ * untrusted values, a missing per-value header or parameter). Envoy's `masked_remote_address`.
+ */
+export interface ClientPrefixArgs {
+    /** Prefix length of an IPv4 client, 0-32. Defaults to 32 (each address). */
+    v4?: number;
+    /** Prefix length of an IPv6 client, 0-128. Defaults to 64 (one /64, what a single subscriber or host is given). */
+    v6?: number;
+}
+
+/** The default client prefix lengths. */
+export const DEFAULT_CLIENT_PREFIX = { v4: 32, v6: 64 } as const;
+
 /** Everything the gateway and the service must agree on. */
 export interface GlobalLimitsInput {
     rules?: RateLimitRuleArgs[];
@@ -198,18 +241,25 @@ export interface GlobalLimitsInput {
     pathKey?: PathKeyMode;
     /** Descriptor key of the rules' first entry. Defaults to `rule`. */
     ruleKey?: string;
+    /** Defaults to `{ v4: 32, v6: 64 }`. */
+    clientPrefix?: ClientPrefixArgs;
     /** The rate-limit filter adds X-RateLimit headers (a rule's `rateLimitHeaders` is written only where it differs). Defaults to `true`. */
     headersOn?: boolean;
 }
 
 /** The descriptor key of a rule's name (`rule=<name>`), unless `ruleKey` says otherwise. */
 export const DEFAULT_RULE_KEY = "rule";
-/** The descriptor key of a client address (`perClientAddress`, `clientCidr.perAddress`). */
+/** The descriptor key of Envoy's `remote_address` action (a client's full address; the rules key clients by prefix instead). */
 export const REMOTE_ADDRESS_KEY = "remote_address";
+/** The descriptor key of Envoy's `masked_remote_address` action: every per-client counter (`<network>/<length>`). */
+export const CLIENT_KEY = "masked_remote_address";
 /** The descriptor key of a per-value query parameter's value. */
 export const QUERY_VALUE_KEY = "query_value";
 /** The descriptor entry of the requests whose per-value header or parameter is not sent as a value (one shared counter). */
 export const UNTRUSTED_VALUE_KEY = "untrusted_value";
 export const UNTRUSTED_VALUE_VALUE = "shared";
+/** The descriptor entry of the requests without a per-value rule's header or parameter (`whenMissing: SharedCounter` or `Refuse`). */
+export const MISSING_VALUE_KEY = "missing_value";
+export const MISSING_VALUE_VALUE = "shared";
 /** The descriptor key the per-path limits send the path under (the specification's `PATH`), unless `perPath.descriptorKey` says otherwise. */
 export const DEFAULT_PATH_KEY = "PATH";

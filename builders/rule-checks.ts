@@ -7,9 +7,20 @@ import { UNSENDABLE_PATH, compileFullMatch, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { fieldProblem } from "../lib/field-checks";
 import { MASKED_REMOTE_ADDRESS_KEY, checkClientCidr } from "./client-cidr";
-import { METHOD_TOKEN, normalizedMethods } from "./request-match";
+import { MAX_HEADER_HYPHENS, METHOD_TOKEN, normalizedMethods } from "./request-match";
 
-import { DEFAULT_PATH_KEY, LimitUnit, MissingHeader, PerPathLimitsArgs, QUERY_VALUE_KEY, REMOTE_ADDRESS_KEY, UNTRUSTED_VALUE_KEY } from "./rule-args";
+import {
+    DEFAULT_CLIENT_PREFIX,
+    DEFAULT_PATH_KEY,
+    LimitUnit,
+    MISSING_VALUE_KEY,
+    MissingHeader,
+    PerPathLimitsArgs,
+    QUERY_VALUE_KEY,
+    REMOTE_ADDRESS_KEY,
+    UNTRUSTED_VALUE_KEY,
+    ValueCharset,
+} from "./rule-args";
 
 export const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export const HEADER_NAME = /^(:authority|:method|:scheme|[a-z0-9!#$%&'*+.^_`|~-]+)$/;
@@ -167,7 +178,7 @@ export function checkHeaderOptions(at: string, h: any, problems: Problem[]): voi
         });
     }
     // A per-value header's name is its values' descriptor key, beside the rule's other keys.
-    const reserved = [REMOTE_ADDRESS_KEY, MASKED_REMOTE_ADDRESS_KEY, QUERY_VALUE_KEY, UNTRUSTED_VALUE_KEY];
+    const reserved = [REMOTE_ADDRESS_KEY, MASKED_REMOTE_ADDRESS_KEY, QUERY_VALUE_KEY, UNTRUSTED_VALUE_KEY, MISSING_VALUE_KEY];
     if (h?.perValue === true && reserved.includes(h?.name)) {
         problems.push({
             key: `${at}.header.name`,
@@ -176,6 +187,16 @@ export function checkHeaderOptions(at: string, h: any, problems: Problem[]): voi
             fix: "count the value of another header, e.g. have the application or a filter copy it into x-<name>",
         });
     }
+    const hyphens = typeof h?.name === "string" ? h.name.split("-").length - 1 : 0;
+    if (h?.perValue === true && hyphens > MAX_HEADER_HYPHENS) {
+        problems.push({
+            key: `${at}.header.name`,
+            value: h.name,
+            problem: `has ${hyphens} hyphens, more than ${MAX_HEADER_HYPHENS}: the gateway must see every spelling with '_' for '-' (CGI, WSGI and nginx read them as one name), ${2 ** hyphens - 1} matchers in each of the rule's entries`,
+            fix: `count a header whose name has at most ${MAX_HEADER_HYPHENS} hyphens (have the client or a filter in front copy the value into it), or on a gateway you own alone, reject underscored names for every host (connection manager's headers_with_underscores_action: REJECT_REQUEST) and count a shorter alias`,
+        });
+    }
+    checkValueCharset(`${at}.header`, h, problems);
     if (h?.value !== undefined && h?.perValue) {
         problems.push({
             key: `${at}.header.perValue`,
@@ -183,6 +204,57 @@ export function checkHeaderOptions(at: string, h: any, problems: Problem[]): voi
             problem: "cannot be combined with header.value (one fixed value has one counter)",
             fix: "remove value, or set perValue to false",
         });
+    }
+}
+
+/** `valueCharset` (of `header` or `query`, at `at`): one of the charsets, and only with `perValue`. */
+export function checkValueCharset(at: string, f: any, problems: Problem[]): void {
+    if (f?.valueCharset === undefined) return;
+    const charsets = Object.values(ValueCharset) as string[];
+    if (!charsets.includes(f.valueCharset)) {
+        problems.push(
+            fieldProblem(`${at}.valueCharset`, f.valueCharset, `must be one of ${charsets.join(", ")}`, (s) =>
+                s.set(`${at}.valueCharset`, ValueCharset.PrintableAscii),
+            ),
+        );
+    } else if (f.perValue !== true) {
+        problems.push(
+            fieldProblem(
+                `${at}.valueCharset`,
+                f.valueCharset,
+                "applies only with perValue (it says which values get a counter of their own)",
+                (s) => `${s.rm(`${at}.valueCharset`)}, or ${s.set(`${at}.perValue`, "true")}`,
+            ),
+        );
+    }
+}
+
+/** `clientPrefix`: whole prefix lengths, IPv4 0-32 and IPv6 0-128. */
+export function checkClientPrefix(p: any, problems: Problem[]): void {
+    if (p === undefined) return;
+    if (typeof p !== "object" || p === null || Array.isArray(p)) {
+        problems.push(
+            fieldProblem("clientPrefix", p, "must be { v4?, v6? } (prefix lengths)", (s) =>
+                s.set("clientPrefix", `{ v4: ${DEFAULT_CLIENT_PREFIX.v4}, v6: ${DEFAULT_CLIENT_PREFIX.v6} }`),
+            ),
+        );
+        return;
+    }
+    for (const [f, width] of [
+        ["v4", 32],
+        ["v6", 128],
+    ] as const) {
+        const v = p[f];
+        if (v !== undefined && (!Number.isSafeInteger(v) || v < 0 || v > width)) {
+            problems.push(
+                fieldProblem(
+                    `clientPrefix.${f}`,
+                    v,
+                    `must be a whole prefix length from 0 to ${width} (the leading bits of an IPv${f[1]} client address that make one client)`,
+                    (s) => s.set(`clientPrefix.${f}`, String(DEFAULT_CLIENT_PREFIX[f])),
+                ),
+            );
+        }
     }
 }
 
@@ -272,6 +344,7 @@ export function checkRuleQuery(at: string, q: any, problems: Problem[]): void {
         );
     }
     checkQueryPerValue(at, q, problems);
+    checkValueCharset(`${at}.query`, q, problems);
 }
 
 /** `query.perValue` and `query.whenMissing`, alone and with `value`. */

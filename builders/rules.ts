@@ -50,6 +50,11 @@ import { Problem } from "../lib/problems";
 import { oneOfProblems } from "../lib/field-checks";
 import { MASKED_REMOTE_ADDRESS_KEY, cidrsOf, maskedRemoteAddressActions } from "./client-cidr";
 import {
+    CLIENT_KEY,
+    ClientPrefixArgs,
+    DEFAULT_CLIENT_PREFIX,
+    MISSING_VALUE_KEY,
+    MISSING_VALUE_VALUE,
     DEFAULT_PATH_KEY,
     DEFAULT_RULE_KEY,
     GlobalLimitsInput,
@@ -63,8 +68,21 @@ import {
     UNTRUSTED_VALUE_KEY,
     UNTRUSTED_VALUE_VALUE,
 } from "./rule-args";
-import { NAME, checkPerPath, validateRule } from "./rule-checks";
-import { escapeRe2, methodCondition, queryCondition, untrustedQueryCondition, validUtf8Condition } from "./request-match";
+import { NAME, checkClientPrefix, checkPerPath, validateRule } from "./rule-checks";
+import {
+    ambiguousQueryRegex,
+    escapeRe2,
+    headerAbsent,
+    headerValueRegex,
+    LONG_HEADER_VALUE_REGEX,
+    longQueryValueRegex,
+    methodCondition,
+    pathCondition,
+    queryCondition,
+    queryPresentRegex,
+    trustedQueryValueRegex,
+    underscoreVariants,
+} from "./request-match";
 
 /** A config.yaml descriptor entry of envoyproxy/ratelimit. */
 export interface ConfigDescriptor {
@@ -131,17 +149,47 @@ export function ruleHeadersShown(r: Pick<RateLimitRuleArgs, "shadow" | "rateLimi
     return r.rateLimitHeaders ?? (r.shadow === true ? false : headersOn);
 }
 
-/** The `rate_limits` entries of a rule: one, or with `clientCidr` one per distinct prefix length. */
-export function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, headersOn = true): RateLimitEntry[] {
-    const actions = ruleActions(r, mode, key);
-    const guard = untrustedGuardActions(r, mode, key);
+/** The client prefix lengths in force (`clientPrefix` with its defaults). */
+export interface ClientPrefix {
+    v4: number;
+    v6: number;
+}
+
+/** `clientPrefix` with its defaults filled in. */
+export function clientPrefixOf(p: ClientPrefixArgs | undefined): ClientPrefix {
+    return { v4: p?.v4 ?? DEFAULT_CLIENT_PREFIX.v4, v6: p?.v6 ?? DEFAULT_CLIENT_PREFIX.v6 };
+}
+
+/** The action keying a request by its client: the trusted address's leading `prefix` bits (`masked_remote_address`). */
+export function clientAction(prefix: ClientPrefix): Record<string, unknown> {
+    return { masked_remote_address: { v4_prefix_mask_len: prefix.v4, v6_prefix_mask_len: prefix.v6 } };
+}
+
+/** The `rate_limits` entries of a rule: its value's (or its own), its fallbacks', or with `clientCidr` one per distinct prefix length. */
+export function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, headersOn = true, prefix = clientPrefixOf(undefined)): RateLimitEntry[] {
     // Written only where the rule differs from its filter: an entry's own option would also switch
     // the headers on for the gateway's pre-limit (a local rate-limit filter reading the same entries).
     const shown = ruleHeadersShown(r, headersOn);
     const headers = shown === headersOn ? {} : { x_ratelimit_option: shown ? ("DRAFT_VERSION_03" as const) : ("OFF" as const) };
-    if (!r.clientCidr) return [actions, ...guard].map((a) => ({ actions: a, ...headers }));
-    const tail = r.clientCidr.perAddress ? [{ remote_address: {} }] : [];
-    return maskedRemoteAddressActions(r.clientCidr).map((masked) => ({ actions: [...actions, masked, ...tail], ...headers }));
+    if (r.clientCidr) {
+        const tail = r.clientCidr.perAddress ? [clientAction(prefix)] : [];
+        return maskedRemoteAddressActions(r.clientCidr).map((masked) => ({ actions: [nameAction(r, mode, key), masked, ...tail], ...headers }));
+    }
+    const client = r.perClientAddress ? [clientAction(prefix)] : [];
+    const ways = perValueWays(r);
+    if (!ways) return [{ actions: [nameAction(r, mode, key), ...client], ...headers }];
+    const refusing = missingOf(r) === MissingHeader.Refuse;
+    // The fallbacks' counters are per client (none needed where they refuse everyone).
+    const fallbackClient = refusing ? [] : [clientAction(prefix)];
+    const untrusted = { generic_key: { descriptor_key: UNTRUSTED_VALUE_KEY, descriptor_value: UNTRUSTED_VALUE_VALUE } };
+    const missing = { generic_key: { descriptor_key: MISSING_VALUE_KEY, descriptor_value: MISSING_VALUE_VALUE } };
+    const entries: Record<string, unknown>[][] = [
+        [nameAction(r, mode, key, ways.trusted), ways.value, ...client],
+        ...ways.untrusted.map((w) => [nameAction(r, mode, key, w), untrusted, ...fallbackClient]),
+        ...(ways.variantGuard ? [[nameAction(r, mode, key), ways.variantGuard, ...fallbackClient]] : []),
+        ...(missingOf(r) === MissingHeader.Ignore ? [] : [[nameAction(r, mode, key, ways.missing), missing, ...fallbackClient]]),
+    ];
+    return entries.map((actions) => ({ actions, ...headers }));
 }
 
 /** The first action of a rule's entries: its name, when every condition (and each of `extra`) holds. */
@@ -164,47 +212,67 @@ function nameAction(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, extra:
         : { generic_key: { descriptor_key: key, descriptor_value: r.name } };
 }
 
-/** The conditions under which a per-value rule sends its value (none for other rules). */
-function trustedValueConditions(r: RateLimitRuleArgs): Record<string, unknown>[] {
-    if (r.header?.perValue) return [validUtf8Condition(r.header.name, { missingMatches: true, single: true })];
-    if (r.query?.perValue) return [untrustedQueryCondition(r.query.name, true), validUtf8Condition(":path")];
-    return [];
-}
-
-function ruleActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Record<string, unknown>[] {
-    const actions: Record<string, unknown>[] = [nameAction(r, mode, key, trustedValueConditions(r))];
+/**
+ * How a per-value rule splits its requests, so that each request sends exactly one of its entries:
+ * the conditions under which the value is sent (`trusted`, with the `value` action), one list of
+ * conditions per way a present value is untrusted, the underscored-name guard (header rules), and
+ * the conditions of a request without the field. Undefined for other rules.
+ */
+function perValueWays(r: RateLimitRuleArgs):
+    | {
+          trusted: Record<string, unknown>[];
+          value: Record<string, unknown>;
+          untrusted: Record<string, unknown>[][];
+          variantGuard?: Record<string, unknown>;
+          missing: Record<string, unknown>[];
+      }
+    | undefined {
     if (r.header?.perValue) {
-        // Without the header, the entry is left out (skip_if_absent) and the request still sends the
-        // rule's descriptor, which the config counts in the rule's own (shared or refusing) counter.
-        const counted = missingOf(r) !== MissingHeader.Ignore;
-        actions.push({ request_headers: { header_name: r.header.name, descriptor_key: r.header.name, ...(counted ? { skip_if_absent: true } : {}) } });
+        const name = r.header.name;
+        const variants = underscoreVariants(name);
+        const noVariant = variants.map(headerAbsent);
+        const good = { name, safe_regex_match: { google_re2: {}, regex: headerValueRegex(r.header.valueCharset) } };
+        const long = { name, safe_regex_match: { google_re2: {}, regex: LONG_HEADER_VALUE_REGEX } };
+        const not = (m: Record<string, unknown>) => ({ ...m, invert_match: true });
+        return {
+            trusted: [...noVariant, good, not(long)],
+            value: { request_headers: { header_name: name, descriptor_key: name } },
+            // A missing header matches no inverted value matcher (Envoy): these hold for a present, untrusted value.
+            untrusted: [
+                [...noVariant, not(good)],
+                [...noVariant, good, long],
+            ],
+            // Some underscored spelling is present: "every one absent" does not hold.
+            variantGuard: variants.length
+                ? {
+                      header_value_match: {
+                          descriptor_key: UNTRUSTED_VALUE_KEY,
+                          descriptor_value: UNTRUSTED_VALUE_VALUE,
+                          expect_match: false,
+                          headers: noVariant,
+                      },
+                  }
+                : undefined,
+            missing: [...noVariant, headerAbsent(name)],
+        };
     }
     if (r.query?.perValue) {
-        const counted = missingOf(r) !== MissingHeader.Ignore;
-        actions.push({
-            query_parameters: { query_parameter_name: r.query.name, descriptor_key: QUERY_VALUE_KEY, ...(counted ? { skip_if_absent: true } : {}) },
-        });
+        const name = r.query.name;
+        const ambiguous = ambiguousQueryRegex(name);
+        const good = trustedQueryValueRegex(name, r.query.valueCharset);
+        const long = longQueryValueRegex(name);
+        return {
+            trusted: [pathCondition(ambiguous, true), pathCondition(good), pathCondition(long, true)],
+            value: { query_parameters: { query_parameter_name: name, descriptor_key: QUERY_VALUE_KEY } },
+            untrusted: [
+                [pathCondition(ambiguous)],
+                [pathCondition(ambiguous, true), pathCondition(queryPresentRegex(name)), pathCondition(good, true)],
+                [pathCondition(ambiguous, true), pathCondition(good), pathCondition(long)],
+            ],
+            missing: [pathCondition(queryPresentRegex(name), true)],
+        };
     }
-    if (r.perClientAddress) actions.push({ remote_address: {} });
-    return actions;
-}
-
-/**
- * The untrusted-value guard's entries of a per-value rule, one per way a request fails the
- * trusted-value conditions (so that no request sends the guard's descriptor twice): its name and
- * `untrusted_value=shared` (and the client address).
- */
-function untrustedGuardActions(r: RateLimitRuleArgs, mode: PathKeyMode, key: string): Record<string, unknown>[][] {
-    const ways: Record<string, unknown>[][] = r.header?.perValue
-        ? [[validUtf8Condition(r.header.name, { invert: true, single: true })]]
-        : r.query?.perValue
-          ? [[untrustedQueryCondition(r.query.name)], [untrustedQueryCondition(r.query.name, true), validUtf8Condition(":path", { invert: true })]]
-          : [];
-    const tail = [
-        { generic_key: { descriptor_key: UNTRUSTED_VALUE_KEY, descriptor_value: UNTRUSTED_VALUE_VALUE } },
-        ...(r.perClientAddress ? [{ remote_address: {} }] : []),
-    ];
-    return ways.map((w) => [nameAction(r, mode, key, w), ...tail]);
+    return undefined;
 }
 
 /** The descriptor key of a rule's per-value request field (header or query parameter), if any. */
@@ -216,39 +284,38 @@ function missingOf(r: RateLimitRuleArgs): MissingHeader {
     return (r.header?.perValue ? r.header.whenMissing : r.query?.whenMissing) ?? MissingHeader.SharedCounter;
 }
 
+/** The service's config of a rule: its name's node, with the value's, the client's and the fallbacks' nodes under it. */
 export function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor {
+    // A fresh object each time: a shared one would be written as a YAML alias.
+    const limit = () => limitOf(r);
     if (r.clientCidr) {
         const perAddress = r.clientCidr.perAddress === true;
         const children = cidrsOf(r.clientCidr).map((c) =>
             perAddress
-                ? { key: MASKED_REMOTE_ADDRESS_KEY, value: c.text, descriptors: [{ key: REMOTE_ADDRESS_KEY, ...limitOf(r) }] }
-                : { key: MASKED_REMOTE_ADDRESS_KEY, value: c.text, ...limitOf(r) },
+                ? { key: MASKED_REMOTE_ADDRESS_KEY, value: c.text, descriptors: [{ key: CLIENT_KEY, ...limit() }] }
+                : { key: MASKED_REMOTE_ADDRESS_KEY, value: c.text, ...limit() },
         );
         return { key, value: r.name, descriptors: children };
     }
     const perValueKey = perValueKeyOf(r);
-    const keys = [...(perValueKey !== undefined ? [perValueKey] : []), ...(r.perClientAddress ? [REMOTE_ADDRESS_KEY] : [])];
-    let leaf: ConfigDescriptor | undefined;
-    for (const k of [...keys].reverse()) leaf = leaf ? { key: k, descriptors: [leaf] } : { key: k, ...limitOf(r) };
-    if (!leaf) return { key, value: r.name, ...limitOf(r) };
-    const missing = perValueKey !== undefined ? missingOf(r) : MissingHeader.Ignore;
-    const refusing = { ...limitOf(r), rate_limit: { unit: r.unit, requests_per_unit: 0 } };
-    // The untrusted-value guard's one counter (per client with perClientAddress); refusing like a missing value with Refuse.
-    const guardLimit = missing === MissingHeader.Refuse ? refusing : limitOf(r);
-    const guard: ConfigDescriptor[] =
-        perValueKey !== undefined
-            ? [
-                  r.perClientAddress
-                      ? { key: UNTRUSTED_VALUE_KEY, value: UNTRUSTED_VALUE_VALUE, descriptors: [{ key: REMOTE_ADDRESS_KEY, ...guardLimit }] }
-                      : { key: UNTRUSTED_VALUE_KEY, value: UNTRUSTED_VALUE_VALUE, ...guardLimit },
-              ]
-            : [];
-    if (missing === MissingHeader.Ignore) return { key, value: r.name, descriptors: [leaf, ...guard] };
-    // A request without the header (parameter) sends the rule's entry (and its client address) only:
-    // the counter for all of them sits on the rule's node (or beside the value's, per client address).
-    const missingLimit = missing === MissingHeader.Refuse ? refusing : limitOf(r);
-    if (r.perClientAddress) return { key, value: r.name, descriptors: [leaf, { key: REMOTE_ADDRESS_KEY, ...missingLimit }, ...guard] };
-    return { key, value: r.name, ...missingLimit, descriptors: [leaf, ...guard] };
+    const client = r.perClientAddress ? { key: CLIENT_KEY, ...limit() } : undefined;
+    if (perValueKey === undefined) return client ? { key, value: r.name, descriptors: [client] } : { key, value: r.name, ...limit() };
+    const valueNode: ConfigDescriptor = client ? { key: perValueKey, descriptors: [client] } : { key: perValueKey, ...limit() };
+    const missing = missingOf(r);
+    // The fallbacks: one counter per client, or (Refuse) one that allows nothing.
+    const fallback = (k: string, v: string): ConfigDescriptor =>
+        missing === MissingHeader.Refuse
+            ? { key: k, value: v, ...limit(), rate_limit: { unit: r.unit, requests_per_unit: 0 } }
+            : { key: k, value: v, descriptors: [{ key: CLIENT_KEY, ...limit() }] };
+    return {
+        key,
+        value: r.name,
+        descriptors: [
+            valueNode,
+            fallback(UNTRUSTED_VALUE_KEY, UNTRUSTED_VALUE_VALUE),
+            ...(missing === MissingHeader.Ignore ? [] : [fallback(MISSING_VALUE_KEY, MISSING_VALUE_VALUE)]),
+        ],
+    };
 }
 
 /** Validates and compiles the limits. Problems are returned, never thrown. */
@@ -289,7 +356,9 @@ export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
             }
     }
 
-    const { vhostRateLimits, routePatches } = gatewayRateLimits(valid, mode, ruleKey, perPath ? pathKey : undefined, input.headersOn !== false);
+    checkClientPrefix(input.clientPrefix, problems);
+    const prefix = clientPrefixOf(input.clientPrefix);
+    const { vhostRateLimits, routePatches } = gatewayRateLimits(valid, mode, ruleKey, perPath ? pathKey : undefined, input.headersOn !== false, prefix);
     const configDescriptors: ConfigDescriptor[] = [
         // A null entry is a problem above; it must not crash the compile (every problem is reported at once).
         ...(perPath?.paths ?? []).filter((p) => typeof p === "object" && p !== null).map((p) => ({ key: pathKey, value: p.path, ...limitOf(p) })),
@@ -309,12 +378,13 @@ function gatewayRateLimits(
     ruleKey: string,
     pathKey: string | undefined,
     headersOn: boolean,
+    prefix: ClientPrefix,
 ): Pick<CompiledLimits, "vhostRateLimits" | "routePatches"> {
     const vhostRateLimits: RateLimitEntry[] = [];
     const routePatches: RoutePatch[] = [];
     if (pathKey !== undefined) vhostRateLimits.push({ actions: [pathDescriptorAction(mode, pathKey)] });
     for (const r of valid) {
-        const entries = ruleEntries(r, mode, ruleKey, headersOn);
+        const entries = ruleEntries(r, mode, ruleKey, headersOn, prefix);
         if (!r.route) {
             vhostRateLimits.push(...entries);
             continue;

@@ -38,12 +38,14 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         value: null,
         invert: null,
         perValue: null,
+        valueCharset: null,
         whenMissing: null,
     },
     QueryMatchArgs: {
         name: null,
         value: null,
         perValue: null,
+        valueCharset: null,
         whenMissing: null,
     },
     ClientCidrArgs: {
@@ -70,6 +72,10 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         requestsPerUnit: null,
         unit: null,
         shadow: null,
+    },
+    ClientPrefixArgs: {
+        v4: null,
+        v6: null,
     },
     RateLimitServiceOptionsArgs: {
         name: null,
@@ -244,6 +250,7 @@ export const COMPONENT_ARGS: Readonly<Record<string, Readonly<Record<string, Fie
         perPath: "PerPathLimitsArgs",
         pathKey: null,
         ruleKey: null,
+        clientPrefix: "ClientPrefixArgs",
         namespace: null,
         failureModeDeny: null,
         statusOnError: null,

@@ -8,7 +8,7 @@ import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-f
 import { GatewayTargetArgs } from "./gateway-target";
 import { PerValueStoreArgs } from "./per-value-store";
 
-import { PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs } from "../builders/rule-args";
+import { ClientPrefixArgs, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs } from "../builders/rule-args";
 import { MonitoringArgs } from "./ratelimit-monitoring";
 import { RedisOptionsArgs } from "./redis-options";
 import { ServiceLogLevel } from "./service-settings";
@@ -54,6 +54,14 @@ export interface GlobalRateLimitArgs {
     pathKey?: PathKeyMode;
     /** Descriptor key of each rule's first entry (its value is the rule's name). Defaults to `rule`. */
     ruleKey?: string;
+    /**
+     * What makes one client for every per-client counter (`perClientAddress`, `clientCidr.perAddress`,
+     * and the fallback counters of long paths, untrusted per-value values and missing per-value
+     * fields): the leading bits of its trusted address (Envoy's `masked_remote_address`). Defaults
+     * to `{ v4: 32, v6: 64 }`: each IPv4 address, each IPv6 /64 (whoever holds a /64 can use any of
+     * its addresses).
+     */
+    clientPrefix?: ClientPrefixArgs;
     /** Namespace of the service, its ConfigMap and Redis (must exist). Defaults to `default`. */
     namespace?: string;
     /**

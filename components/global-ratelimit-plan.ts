@@ -91,6 +91,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         perPath: a.perPath,
         pathKey: a.pathKey,
         ruleKey: a.ruleKey,
+        clientPrefix: a.clientPrefix,
         headersOn: headersOf(a) === RateLimitHeaders.Draft03,
     });
     const problems: Problem[] = [...unknownFieldProblems("GlobalRateLimit", args), ...compiled.problems];

@@ -11,6 +11,7 @@ import { CompiledLimits, ConfigDescriptor } from "../builders/rules";
 import { GlobalLimitsInput } from "../builders/rule-args";
 import {
     CounterStore,
+    LONG_PATH_KEY,
     MAX_COUNTED_PATH_BYTES,
     OTHER_PATHS_KEY,
     SplitLimits,
@@ -124,17 +125,17 @@ export function splitOf(a: PerValueInput, compiled: CompiledLimits, problems: Pr
         return undefined;
     }
     problems.push(...perValueStoreProblems(a.perValueStore ?? {}));
-    const input = { rules: a.rules, perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey };
+    const input = { rules: a.rules, perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey, clientPrefix: a.clientPrefix };
     if (store !== CounterStore.Split || compiled.problems.length || !hasBothKinds(input)) return undefined;
     for (const [field, key] of [
         ["ruleKey", a.ruleKey],
         ["perPath.descriptorKey", a.perPath?.descriptorKey],
     ] as const) {
-        if (key === OTHER_PATHS_KEY) {
+        if (key === OTHER_PATHS_KEY || key === LONG_PATH_KEY) {
             problems.push({
                 key: field,
                 value: key,
-                problem: `is the key the per-value side puts in front of the per-path counters (counterStore: split)`,
+                problem: `is a key the per-value side uses for the per-path counters (counterStore: split)`,
                 fix: "use another key, or counterStore: CounterStore.Single",
             });
         }

@@ -157,11 +157,14 @@ export function descriptorFor(
             const path = headers[":path"];
             let value: string;
             const bounded = /^size\(request\.url_path\) <= (\d+) \? request\.url_path : "([^"\\]*)"$/.exec(String(text));
+            const over = /^size\(request\.url_path\) > (\d+) \? "([^"\\]*)" : "([^"\\]*)"$/.exec(String(text));
             if (text === "request.url_path") value = urlPath(path);
             else if (text === "request.path") value = path;
             // The per-value catch-all's bound: the path, or one shared value when it is longer (CEL
             // `size` counts code points; the normalized path is ASCII).
             else if (bounded) value = [...urlPath(path)].length <= Number(bounded[1]) ? urlPath(path) : bounded[2]!;
+            // The long-path marker of the catch-all's per-client entry.
+            else if (over) value = [...urlPath(path)].length > Number(over[1]) ? over[2]! : over[3]!;
             else throw new Error(`CEL descriptor expression ${JSON.stringify(text)} is not modelled`);
             entries.push({ key: field(tc, "descriptor_key"), value });
         } else {

@@ -41,6 +41,7 @@ export function globalArgsOf(args: MeshRateLimitArgs, s: MeshOwnSettings, bookin
         preLimit: s.global.preLimit,
         counterStore: s.global.counterStore,
         ...(g.timeout !== undefined ? { timeout: g.timeout } : {}),
+        ...(g.clientPrefix !== undefined ? { clientPrefix: g.clientPrefix } : {}),
         ...(g.service !== undefined ? { service: g.service } : {}),
         ...(g.redis !== undefined ? { redis: g.redis } : {}),
         ...(g.perValueStore !== undefined ? { perValueStore: g.perValueStore } : {}),

@@ -3,7 +3,7 @@ import { ApiProfileName, BookinfoMode, DescriptorArgs, EspPortModeName, FilterNa
 import { RateLimitServiceOptionsArgs } from "../components/global-ratelimit-args";
 import { RedisOptionsArgs } from "../components/redis-options";
 import { PerValueStoreArgs } from "../components/per-value-store";
-import { LimitUnit, PathKeyMode } from "../builders/rule-args";
+import { ClientPrefixArgs, LimitUnit, PathKeyMode } from "../builders/rule-args";
 import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { CounterStore } from "../builders/counter-stores";
 
@@ -125,6 +125,8 @@ export interface MeshGlobalArgs {
     service?: RateLimitServiceOptionsArgs;
     /** The per-path counters' service and Redis (`global.counterStore` split): GlobalRateLimit's `perValueStore` argument. Defaults to GlobalRateLimit's. */
     perValueStore?: PerValueStoreArgs;
+    /** What makes one client for the per-client counters: GlobalRateLimit's `clientPrefix` (IPv4 and IPv6 prefix lengths). Defaults to GlobalRateLimit's (/32, /64). */
+    clientPrefix?: ClientPrefixArgs;
     /** Which Redis the service counts in: GlobalRateLimit's `redis` argument (the in-cluster Redis by default, or an existing one). Defaults to GlobalRateLimit's. */
     redis?: RedisOptionsArgs;
 }
@@ -248,6 +250,8 @@ export const MESH_FIELDS: Readonly<Record<string, MeshFieldSpec>> = {
     "global.statusOnError": { kind: "string", default: "" },
     "global.rateLimitHeaders": { kind: "string", default: "draft-03" },
     "global.filterLayout": { kind: "string", default: "shared" },
+    "global.clientPrefix.v4": { kind: "integer", default: "32" },
+    "global.clientPrefix.v6": { kind: "integer", default: "64" },
     "global.timeout": { kind: "string", default: "10s" },
     "global.preLimit": { kind: "boolean", default: "true" },
     "global.counterStore": { kind: "string", default: "split" },

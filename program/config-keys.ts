@@ -14,7 +14,7 @@
 import { DEFAULTS } from "../components/defaults";
 import { BOOKINFO_PORT } from "../components/bookinfo";
 import { RedisModeName } from "../builders/redis-connection";
-import { PathKeyMode } from "../builders/rule-args";
+import { DEFAULT_CLIENT_PREFIX, PathKeyMode } from "../builders/rule-args";
 
 export type ConfigKind = "string" | "integer" | "boolean" | "json";
 
@@ -238,6 +238,24 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         default: "shared",
         description:
             "How the gateway filters share their listener. `shared` (default): the specification's layout (filters `envoy.filters.http.ratelimit` and `envoy.filters.http.local_ratelimit`, EnvoyFilters `filter-ratelimit`, `filter-ratelimit-svc`, `filter-ratelimit-svc-api`, route and virtual-host `rate_limits`), which every rate-limit filter on the listener reads: one stack per gateway listener; Istio 1.24 or later. `per-instance`: HTTP filters and EnvoyFilters named after the stack's rate-limit service (`<ratelimitNamespace>-<ratelimitServiceName>`), descriptors only under those names (`RateLimitPerRoute`), so any number of stacks and other teams' rate-limit filters share one gateway listener; Istio 1.25 or later.",
+    },
+    {
+        group: "limits",
+        key: "clientPrefixV4",
+        field: "global.clientPrefix.v4",
+        kind: "integer",
+        default: String(DEFAULT_CLIENT_PREFIX.v4),
+        description:
+            "Leading bits of an IPv4 client address that make one client (0-32) for every per-client counter: the per-client fallback counter of paths over 1024 bytes, and rules' `perClientAddress` (Envoy's `masked_remote_address`).",
+    },
+    {
+        group: "limits",
+        key: "clientPrefixV6",
+        field: "global.clientPrefix.v6",
+        kind: "integer",
+        default: String(DEFAULT_CLIENT_PREFIX.v6),
+        description:
+            "Leading bits of an IPv6 client address that make one client (0-128) for every per-client counter. 64: whoever holds a /64 (one subscriber or host) is one client, whichever of its addresses it uses; 128 keys each address.",
     },
     {
         group: "limits",

@@ -51,6 +51,10 @@ const COMPONENT_TYPES: Readonly<Record<string, { type: string; doc: string }>> =
         type: "PerValueStoreArgs",
         doc: "The per-path counters' service and Redis (`global.counterStore` split): GlobalRateLimit's `perValueStore` argument. Defaults to GlobalRateLimit's.",
     },
+    "global.clientPrefix": {
+        type: "ClientPrefixArgs",
+        doc: "What makes one client for the per-client counters: GlobalRateLimit's `clientPrefix` (IPv4 and IPv6 prefix lengths). Defaults to GlobalRateLimit's (/32, /64).",
+    },
     "global.redis": {
         type: "RedisOptionsArgs",
         doc: "Which Redis the service counts in: GlobalRateLimit's `redis` argument (the in-cluster Redis by default, or an existing one). Defaults to GlobalRateLimit's.",
@@ -119,7 +123,7 @@ import { ApiProfileName, BookinfoMode, DescriptorArgs, EspPortModeName, FilterNa
 import { RateLimitServiceOptionsArgs } from "../components/global-ratelimit-args";
 import { RedisOptionsArgs } from "../components/redis-options";
 import { PerValueStoreArgs } from "../components/per-value-store";
-import { LimitUnit, PathKeyMode } from "../builders/rule-args";
+import { ClientPrefixArgs, LimitUnit, PathKeyMode } from "../builders/rule-args";
 import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { CounterStore } from "../builders/counter-stores";
 

@@ -64,12 +64,34 @@ function main(): number {
         "/api?api_key=a+b",
         "/api?api_key=%FF",
         "/api?api_key=caf%C3%A9",
+        "/api?api_key=a%20b",
+        `/api?api_key=${"z".repeat(300)}`,
     ];
     // Rule writes (POST or DELETE on /search), the method in any case.
     const methods = ["GET", "post"];
-    const headerSets: Record<string, string>[] = [{}, { "x-api-key": "k1" }, { authorization: "Bearer t" }, { "x-api-key": "k2", authorization: "x" }];
+    // Per-api-key's guard: a value over 256 bytes, a control character, an underscored spelling of the name.
+    const headerSets: Record<string, string>[] = [
+        {},
+        { "x-api-key": "k1" },
+        { authorization: "Bearer t" },
+        { "x-api-key": "k2", authorization: "x" },
+        { "x-api-key": "v".repeat(300) },
+        { "x-api-key": "a\tb" },
+        { "x-api-key": "fresh", x_api_key: "mine" },
+    ];
     // Inside and outside the client CIDRs of route partners (10.0.0.0/8, 172.16.0.0/12, 2001:db8::/32; per address in 192.168.4.0/22).
-    const clients = ["192.0.2.1", "198.51.100.9", "10.1.2.3", "172.20.0.1", "172.32.0.1", "192.168.5.5", "192.168.8.0", "2001:db8:ffff::9", "2001:db9::1"];
+    const clients = [
+        "192.0.2.1",
+        "198.51.100.9",
+        "10.1.2.3",
+        "172.20.0.1",
+        "172.32.0.1",
+        "192.168.5.5",
+        "192.168.8.0",
+        "2001:db8:ffff::9",
+        "2001:db8:ffff::1:9",
+        "2001:db9::1",
+    ];
     const summary = (x: ReturnType<typeof explainWith>) =>
         JSON.stringify({
             route: x.route?.name ?? "404",

@@ -39,7 +39,7 @@ describe("rls: client-CIDR rules (one counter per CIDR, per address within it) o
             "shop.rule_v4.masked_remote_address_10.0.0.0/8: unit=MINUTE requests_per_unit=3",
             "shop.rule_v4.masked_remote_address_172.16.0.0/12: unit=MINUTE requests_per_unit=3",
             "shop.rule_v6.masked_remote_address_2001:db8::/32: unit=MINUTE requests_per_unit=3",
-            "shop.rule_lab.masked_remote_address_192.168.4.0/22.remote_address: unit=MINUTE requests_per_unit=2",
+            "shop.rule_lab.masked_remote_address_192.168.4.0/22.masked_remote_address: unit=MINUTE requests_per_unit=2",
         ]) {
             expect(cfg).to.include(line);
         }
@@ -135,7 +135,8 @@ describe("rls: client-CIDR rules (one counter per CIDR, per address within it) o
         }
         const r = await send("/lab/x", { clientAddress: "192.168.5.5" });
         const lab = ruleOf(r, "lab")!;
-        expect(lab.entries).to.deep.equal(["rule=lab", "masked_remote_address=192.168.4.0/22", "remote_address=192.168.5.5"]);
+        // The client within the CIDR by its prefix (/32 for IPv4 by default).
+        expect(lab.entries).to.deep.equal(["rule=lab", "masked_remote_address=192.168.4.0/22", "masked_remote_address=192.168.5.5/32"]);
         expect([lab.status.code, lab.status.currentLimit?.requestsPerUnit, lab.status.limitRemaining]).to.deep.equal(["OK", 2, 1]);
         expect(await counters("lab")).to.have.length(4);
     });

@@ -173,7 +173,7 @@ describe("rls: what clients see (X-RateLimit headers from the service's answer) 
             expect(
                 r.x.descriptors.map((d) => d.entries.map((e) => `${e.key}=${e.value}`).join(",")),
                 hidden(i),
-            ).to.deep.equal(["rule=qkey-guard,untrusted_value=shared"]);
+            ).to.deep.equal(["rule=qkey-guard,untrusted_value=shared,masked_remote_address=192.0.2.1/32"]);
         }
         expect(ok).to.equal(3);
     });
@@ -195,11 +195,19 @@ describe("rls: what clients see (X-RateLimit headers from the service's answer) 
         expect(ok).to.equal(24);
     });
 
-    it("query.perValue: without the parameter under its exact name (absent, other case, behind ';') one shared counter of 3", async () => {
+    it("query.perValue: without the parameter, the client's missing counter of 3; under another spelling only (other case, behind ';'), the client's guard counter of 3", async () => {
         await ensureWindow(10);
-        const codes: string[] = [];
-        for (const p of ["/qmissing", "/qmissing?API_KEY=a1", "/qmissing?x=1;api_key=a2", "/qmissing?Api_Key=a3", "/qmissing/y"])
-            codes.push((await ask(p)).code);
-        expect(codes).to.deep.equal(["OK", "OK", "OK", "OVER_LIMIT", "OVER_LIMIT"]);
+        const codes = async (paths: string[]) => {
+            const out: string[] = [];
+            for (const p of paths) out.push((await ask(p)).code);
+            return out;
+        };
+        expect(await codes(["/qmissing", "/qmissing/y", "/qmissing?x=1", "/qmissing/z"])).to.deep.equal(["OK", "OK", "OK", "OVER_LIMIT"]);
+        expect(await codes(["/qmissing?API_KEY=a1", "/qmissing?x=1;api_key=a2", "/qmissing?Api_Key=a3", "/qmissing?API_KEY=a4"])).to.deep.equal([
+            "OK",
+            "OK",
+            "OK",
+            "OVER_LIMIT",
+        ]);
     });
 });

@@ -159,7 +159,7 @@ describe("rls flood: fixed counters used BEFORE a flood of new keys still refuse
         });
     }
 
-    it("paths over 1,024 bytes share one counter on the real service: 102 distinct 2,000-byte paths, 100 allowed, one Redis key (gateway MODEL)", async () => {
+    it("paths over 1,024 bytes share one counter per client on the real service: 102 distinct 2,000-byte paths from one client, 100 allowed, one Redis key (gateway MODEL)", async () => {
         const w = await World.start("A");
         try {
             await ensureWindow(15);
@@ -168,8 +168,8 @@ describe("rls flood: fixed counters used BEFORE a flood of new keys still refuse
             expect(codes.filter((c) => c === "OK")).to.have.length(100);
             expect(codes.slice(100)).to.deep.equal(["OVER_LIMIT", "OVER_LIMIT"]);
             const keys = await w.perValue!.redis.keys();
-            expect(keys, "one counter for every long path").to.have.length(1);
-            expect(keys[0]).to.contain("(path over 1024 bytes)");
+            expect(keys, "one counter for every long path of the client").to.have.length(1);
+            expect(keys[0]).to.contain("long_path_over-1024-bytes_masked_remote_address_192.0.2.1/32");
         } finally {
             await w.stop();
         }

@@ -4,9 +4,9 @@
  * other descriptor of that call goes uncounted, and a gateway failing open (`failureModeDeny`
  * false, the default) lets the request through. A client writes such a value with plain ASCII:
  * `?api_key=%FF` (Envoy's `query_parameters` percent-decodes it into the byte 0xFF), or raw bytes
- * in a header. Per-value rules therefore send a value only when it is valid UTF-8 and, for a query
- * parameter, holds no percent-encoded byte above 0x7F; other requests share one counter
- * (`untrusted_value=shared`). The gateway MODEL (no Envoy here) turns requests into descriptors; the
+ * in a header. Per-value rules therefore send a value only when it is valid UTF-8 (for a query
+ * parameter: its percent-encoded bytes form whole, well-formed UTF-8 characters); other requests
+ * share the client's guard counter (`untrusted_value=shared` and the client's prefix). The gateway MODEL (no Envoy here) turns requests into descriptors; the
  * negative control sends the bytes Envoy's reading would give.
  */
 import { expect } from "chai";
@@ -40,13 +40,13 @@ describe("rls: values the rate-limit service cannot read (invalid UTF-8) never r
         expect(good instanceof Error ? "error" : (good as any).overallCode).to.equal("OK");
     });
 
-    it("query.perValue: 24 requests whose value decodes to invalid UTF-8 send no value; they share one counter of 3", async () => {
+    it("query.perValue: 24 requests from one client whose value decodes to invalid UTF-8 send no value; they share the client's guard counter of 3", async () => {
         await ensureWindow(10);
         let ok = 0;
         for (let i = 0; i < 24; i++) {
             const r = await send(unreadable(i), {});
             const entries = r.x.descriptors.map((d) => d.entries.map((e) => `${e.key}=${e.value}`).join(","));
-            expect(entries, unreadable(i)).to.include("rule=per-qkey,untrusted_value=shared");
+            expect(entries, unreadable(i)).to.include("rule=per-qkey,untrusted_value=shared,masked_remote_address=192.0.2.1/32");
             expect(
                 entries.some((e) => e.includes("query_value")),
                 unreadable(i),

@@ -78,18 +78,18 @@ describe("rls: user-defined rules (header, client address, combined, shadow) on 
     it("the service loaded the config the rules compiled to (it answers with the rules' limits, a request without the key included)", async () => {
         const { d } = await send("/", { headers: { "x-api-key": "k" }, clientAddress: "198.51.100.1" });
         expect(d!.statuses.map((s) => s.currentLimit?.requestsPerUnit)).to.deep.equal([3, 6]);
-        // Without the key: the per-api-key rule's own counter (3, shared), not nothing.
+        // Without the key: the per-api-key rule's missing counter of the client (3), not nothing.
         const noKey = await send("/", { clientAddress: "198.51.100.1" });
         expect(noKey.x.descriptors.map((x) => x.entries.map((e) => `${e.key}=${e.value}`))).to.deep.equal([
-            ["rule=per-api-key"],
-            ["rule=per-client", "remote_address=198.51.100.1"],
+            ["rule=per-api-key", "missing_value=shared", "masked_remote_address=198.51.100.1/32"],
+            ["rule=per-client", "masked_remote_address=198.51.100.1/32"],
         ]);
         expect(noKey.d!.statuses.map((s) => s.currentLimit?.requestsPerUnit)).to.deep.equal([3, 6]);
     });
 
     // The only test that spends the key-less counter (the service then caches it as over the limit
     // until the minute ends). Each request from its own address: the per-client rule never binds.
-    it("header per value, default whenMissing (SharedCounter): each API key 3 per minute of its own; all requests without a key share ONE counter of 3 that keyed requests never use", async () => {
+    it("header per value, default whenMissing (SharedCounter): each API key 3 per minute of its own; requests without a key share ONE counter of 3 per client that keyed requests never use", async () => {
         await ensureWindow(15);
         const t0 = Date.now();
         let host = 0;
@@ -109,16 +109,30 @@ describe("rls: user-defined rules (header, client address, combined, shadow) on 
             ),
         ).to.equal(3);
         expect(await counters("per-api-key"), "keyed requests: one counter per key, none without a key").to.have.length(2);
-        // Without the key, from 5 different clients and paths: one counter of 3 for all of them.
+        // Without the key, from 5 different clients and paths: each client its own missing counter, so all pass.
         const noKey: string[] = [];
         for (let i = 0; i < 5; i++) {
-            const r = await send(`/items/${i}?q=${i}`, { clientAddress: from() });
+            const client = from();
+            const r = await send(`/items/${i}?q=${i}`, { clientAddress: client });
             const rule = ruleOf(r, "per-api-key")!;
-            expect(rule.entries, "the rule's descriptor alone").to.deep.equal(["rule=per-api-key"]);
+            expect(rule.entries, "the rule, missing_value and the client").to.deep.equal([
+                "rule=per-api-key",
+                "missing_value=shared",
+                `masked_remote_address=${client}/32`,
+            ]);
             expect(rule.status.currentLimit?.requestsPerUnit).to.equal(3);
             noKey.push(r.d!.overallCode);
         }
-        expect(noKey).to.deep.equal(["OK", "OK", "OK", "OVER_LIMIT", "OVER_LIMIT"]);
+        expect(noKey).to.deep.equal(["OK", "OK", "OK", "OK", "OK"]);
+        // One client without a key: 3, then refused.
+        const one = from();
+        expect(
+            await okCount(
+                5,
+                (i) => `/items/k${i}`,
+                () => ({ clientAddress: one }),
+            ),
+        ).to.equal(3);
         // The spent key-less counter refuses no keyed request: a new key still has its 3.
         expect(
             await okCount(
@@ -127,8 +141,8 @@ describe("rls: user-defined rules (header, client address, combined, shadow) on 
                 () => ({ headers: { "x-api-key": "gamma" }, clientAddress: from() }),
             ),
         ).to.equal(3);
-        expect((await send("/items", { clientAddress: from() })).d!.overallCode, "still refused without a key").to.equal("OVER_LIMIT");
-        expect(await counters("per-api-key")).to.have.length(4); // alpha, beta, gamma, key-less
+        expect((await send("/items", { clientAddress: one })).d!.overallCode, "still refused without a key").to.equal("OVER_LIMIT");
+        expect(await counters("per-api-key")).to.have.length(9); // alpha, beta, gamma, and the key-less counter of 6 clients
         expect(minuteOf(Date.now())).to.equal(minuteOf(t0));
     });
 
@@ -337,11 +351,11 @@ describe("rls: user-defined rules, a request without the header (whenMissing Ref
     it("whenMissing Refuse: every request without x-partner-id is refused from the first one (limit 0 on the real service), from any client; each partner id still gets 2 per minute", async () => {
         await ensureWindow(15);
         const t0 = Date.now();
-        expect(await shop.rlconfig()).to.include("shop.rule_partner: unit=MINUTE requests_per_unit=0");
+        expect(await shop.rlconfig()).to.include("shop.rule_partner.missing_value_shared: unit=MINUTE requests_per_unit=0");
         for (let i = 0; i < 4; i++) {
             const r = await send(`/partner/orders?page=${i}`, { clientAddress: `198.51.100.${i + 1}` });
             const rule = ruleOf(r, "partner")!;
-            expect(rule.entries, "the rule's descriptor alone").to.deep.equal(["rule=partner"]);
+            expect(rule.entries, "the rule and missing_value: no client, it refuses all").to.deep.equal(["rule=partner", "missing_value=shared"]);
             expect(rule.status.code).to.equal("OVER_LIMIT");
             expect(rule.status.currentLimit?.requestsPerUnit).to.equal(0);
             expect(rule.status.limitRemaining).to.equal(0);
@@ -481,7 +495,7 @@ describe("rls: user-defined rules, a request without the header (whenMissing Ref
         const t0 = Date.now();
         const upload = (addr: string, headers?: Record<string, string>) => send("/upload", { headers, clientAddress: addr });
         const noKeyA = await upload("203.0.113.50");
-        expect(ruleOf(noKeyA, "upload")!.entries).to.deep.equal(["rule=upload", "remote_address=203.0.113.50"]);
+        expect(ruleOf(noKeyA, "upload")!.entries).to.deep.equal(["rule=upload", "missing_value=shared", "masked_remote_address=203.0.113.50/32"]);
         expect(noKeyA.d!.overallCode).to.equal("OK");
         expect(
             await okCount(
@@ -519,7 +533,7 @@ describe("rls: user-defined rules, a request without the header (whenMissing Ref
         // Refuse per client: without the header refused from the first request, from each address.
         for (const addr of ["203.0.113.60", "203.0.113.61"]) {
             const r = await send("/b2b/orders", { clientAddress: addr });
-            expect(ruleOf(r, "b2b")!.entries).to.deep.equal(["rule=b2b", `remote_address=${addr}`]);
+            expect(ruleOf(r, "b2b")!.entries).to.deep.equal(["rule=b2b", "missing_value=shared"]);
             expect(ruleOf(r, "b2b")!.status.currentLimit?.requestsPerUnit).to.equal(0);
             expect(r.d!.overallCode).to.equal("OVER_LIMIT");
         }
@@ -547,7 +561,13 @@ describe("rls: user-defined rules, a request without the header (whenMissing Ref
             const d = ruleOf(r, rule);
             return d ? [...d.entries, d.status.code] : ["nothing sent"];
         };
-        const untrusted = (rule: string, code: string) => [`rule=${rule}`, "untrusted_value=shared", code];
+        // Refusing (0): one counter for all; counting: the client's own guard counter.
+        const untrusted = (rule: string, code: string, perClient = false) => [
+            `rule=${rule}`,
+            "untrusted_value=shared",
+            ...(perClient ? ["masked_remote_address=203.0.113.40/32"] : []),
+            code,
+        ];
         // whenMissing Refuse: one value is counted under it; repeated, in any case, the untrusted counter of 0.
         expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": "t1" })).to.deep.equal(["rule=tenant", "x-tenant=t1", "OK"]);
         expect(await entriesOf("/tenant/x", "tenant", { "x-tenant": ["t1", "t1"] })).to.deep.equal(untrusted("tenant", "OVER_LIMIT"));
@@ -568,7 +588,7 @@ describe("rls: user-defined rules, a request without the header (whenMissing Ref
             if (d.overallCode === "OK") fresh++;
         }
         expect(fresh).to.equal(6);
-        // Per value, default SharedCounter: every repeated header shares the rule's one untrusted counter of 2, whatever its values.
+        // Per value, default SharedCounter: every repeated header of this client shares its untrusted counter of 2, whatever its values.
         expect(
             await okCount(
                 4,
@@ -576,7 +596,7 @@ describe("rls: user-defined rules, a request without the header (whenMissing Ref
                 (i) => ({ headers: { "x-key": [`new-${i}`, "k1"] }, clientAddress: "203.0.113.40" }),
             ),
         ).to.equal(2);
-        expect(await entriesOf("/orders", "orders", { "x-key": ["k3", "k1"] })).to.deep.equal(untrusted("orders", "OVER_LIMIT"));
+        expect(await entriesOf("/orders", "orders", { "x-key": ["k3", "k1"] })).to.deep.equal(untrusted("orders", "OVER_LIMIT", true));
         expect(await entriesOf("/orders", "orders", { "x-key": "k3" })).to.deep.equal(["rule=orders", "x-key=k3", "OK"]);
         // invert on x-env: internal: the exempt value once is exempt; repeated, or with another value, it is counted.
         expect(await entriesOf("/audit", "audit", { "x-env": "internal" })).to.deep.equal(["nothing sent"]);

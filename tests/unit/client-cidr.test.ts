@@ -93,16 +93,22 @@ describe("clientCidr: rules → Envoy actions and config entries", () => {
         ]);
     });
 
-    it("per address: the same entry, then remote_address with no value; the limit on a remote_address catch-all under the CIDR", () => {
+    it("per address: the same entry, then the client's prefix (masked_remote_address at /32 and /64); the limit on its catch-all under the CIDR", () => {
         const c = compileGlobalLimits({ rules: [{ name: "lab", clientCidr: { cidr: "2001:db8::/32", perAddress: true }, requestsPerUnit: 2, unit: M }] });
         expect(c.vhostRateLimits).to.deep.equal([
-            { actions: [ruleAction("lab"), { masked_remote_address: { v4_prefix_mask_len: 32, v6_prefix_mask_len: 32 } }, { remote_address: {} }] },
+            {
+                actions: [
+                    ruleAction("lab"),
+                    { masked_remote_address: { v4_prefix_mask_len: 32, v6_prefix_mask_len: 32 } },
+                    { masked_remote_address: { v4_prefix_mask_len: 32, v6_prefix_mask_len: 64 } },
+                ],
+            },
         ]);
         expect(c.configDescriptors).to.deep.equal([
             {
                 key: "rule",
                 value: "lab",
-                descriptors: [{ key: "masked_remote_address", value: "2001:db8::/32", descriptors: [{ key: "remote_address", ...limit(2) }] }],
+                descriptors: [{ key: "masked_remote_address", value: "2001:db8::/32", descriptors: [{ key: "masked_remote_address", ...limit(2) }] }],
             },
         ]);
     });
@@ -173,8 +179,8 @@ describe("clientCidr: rules → Envoy actions and config entries", () => {
         expect(
             config.descriptors[0].descriptors.map((d: any) => [d.key, d.value, d.descriptors[0].key, d.descriptors[0].rate_limit.requests_per_unit]),
         ).to.deep.equal([
-            ["masked_remote_address", "10.0.0.0/8", "remote_address", 4],
-            ["masked_remote_address", "2001:db8::/32", "remote_address", 4],
+            ["masked_remote_address", "10.0.0.0/8", "masked_remote_address", 4],
+            ["masked_remote_address", "2001:db8::/32", "masked_remote_address", 4],
         ]);
     });
 });
@@ -473,7 +479,7 @@ describe("clientCidr: a user's gateway through the gateway MODEL (no Envoy here)
     it("per address within the CIDR: each address its own counter; 192.168.7.255 is inside /22, 192.168.8.0 is not", () => {
         expect(hits("/lab", "192.168.7.255")).to.deep.equal([
             "rule=office,masked_remote_address=192.0.0.0/8 -> none",
-            "rule=lab,masked_remote_address=192.168.4.0/22,remote_address=192.168.7.255 -> 2/minute",
+            "rule=lab,masked_remote_address=192.168.4.0/22,masked_remote_address=192.168.7.255/32 -> 2/minute",
         ]);
         const b = (a: string) => explainWith(m, "/lab", { clientAddress: a }).descriptors[1].bucket;
         expect(b("192.168.4.1")).to.not.equal(b("192.168.4.2"));

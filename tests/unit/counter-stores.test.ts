@@ -96,18 +96,29 @@ describe("counter stores: which counters a flood of new keys can reach", () => {
     });
 });
 
-describe("per-path counters: a path longer than the bound shares one counter (gateway MODEL, rendered stack)", function () {
+describe("per-path counters: a path longer than the bound is counted per client, not per path (gateway MODEL, rendered stack)", function () {
     this.timeout(60_000);
     const long = (n: number, i = 0) => `/static/${i}/${"x".repeat(n - `/static/${i}/`.length)}`;
+    /** The entries of the descriptor that meets a limit, for the catch-all's two entries (the path's, the long path's). */
+    const limited = (objs: Parameters<typeof explain>[0], p: string, clientAddress = "192.0.2.1") =>
+        explain(objs, p, { clientAddress })
+            .descriptors.filter((d) => d.limit !== undefined && d.entries[0]?.key === "other_paths")
+            .map((d) =>
+                d.entries
+                    .slice(1)
+                    .map((e) => `${e.key}=${e.value}`)
+                    .join(","),
+            );
 
-    it("1,024 bytes: its own counter; 1,025 and 60,000 bytes: one shared counter for every such path", async () => {
+    it("1,024 bytes: its own counter; 1,025 and 60,000 bytes: the long-path counter of the client (/32, /64), at the catch-all's limit", async () => {
         const objs = (await render()).objects;
-        const last = (p: string) => explain(objs, p).descriptors.at(-1)!.entries.at(-1)!;
-        expect(last(long(1024))).to.deep.equal({ key: "PATH", value: long(1024) });
-        expect(last(`${long(1024)}?q=${"a".repeat(5000)}`), "the query does not count").to.deep.equal({ key: "PATH", value: long(1024) });
+        expect(limited(objs, long(1024))).to.deep.equal([`PATH=${long(1024)}`]);
+        expect(limited(objs, `${long(1024)}?q=${"a".repeat(5000)}`), "the query does not count").to.deep.equal([`PATH=${long(1024)}`]);
         for (const p of [long(1025), long(1025, 7), long(60_000)])
-            expect(last(p), `${p.length} bytes`).to.deep.equal({ key: "PATH", value: "(path over 1024 bytes)" });
-        expect(explain(objs, long(5000)).descriptors.at(-1)!.limit?.requestsPerUnit, "at the catch-all's limit").to.equal(100);
+            expect(limited(objs, p), `${p.length} bytes`).to.deep.equal(["long_path=over-1024-bytes,masked_remote_address=192.0.2.1/32"]);
+        expect(limited(objs, long(5000), "2001:db8:7:8::1")).to.deep.equal(["long_path=over-1024-bytes,masked_remote_address=2001:db8:7:8::/64"]);
+        const d = explain(objs, long(5000), { clientAddress: "192.0.2.1" }).descriptors.find((x) => x.entries.some((e) => e.key === "long_path"));
+        expect(d!.limit?.requestsPerUnit, "at the catch-all's limit").to.equal(100);
     });
 
     it("negative control: one store (counterStore single, the specification's action) counts each long path apart", async () => {

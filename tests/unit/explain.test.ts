@@ -14,11 +14,12 @@ describe("gateway model (gateway-model/explain.ts): answers follow the rendered 
         // Counted by the api limit, which refuses before the per-path catch-all could: no per-path counter.
         expect(explain(objs, "/api/v1/products/100").descriptors.map((d) => d.entries)).to.deep.equal([[{ key: "PATH", value: "api" }]]);
         const dflt = await renderVariant("A");
-        expect(explain(dflt, "/api/v1/products/100").descriptors.map((d) => d.entries)).to.deep.equal([
-            [
-                { key: "other_paths", value: "each" },
-                { key: "PATH", value: "/api/v1/products/100" },
-            ],
+        // The catch-all's second entry (the long-path marker and the client) meets no limit for a short path.
+        expect(
+            explain(dflt, "/api/v1/products/100").descriptors.map((d) => [d.entries.map((e) => `${e.key}=${e.value}`).join(","), d.limit !== undefined]),
+        ).to.deep.equal([
+            ["other_paths=each,PATH=/api/v1/products/100", true],
+            ["other_paths=each,long_path=within-1024-bytes,masked_remote_address=192.0.2.1/32", false],
         ]);
     });
 
@@ -57,7 +58,7 @@ describe("gateway model (gateway-model/explain.ts): answers follow the rendered 
         expect(text).to.not.include("descriptor 2");
         const other = formatExplanation(explain(objs, "/api/v1/products/100"), at);
         expect(other).to.include("limit: 100 per minute (config entry other_paths=each / PATH (catch-all))");
-        expect(other).to.include("calls: 1 (ratelimit-per-value.default: 1 descriptor(s))");
+        expect(other).to.include("calls: 1 (ratelimit-per-value.default: 2 descriptor(s))");
         const literal = await renderVariant("A", { pathKey: "literal" });
         expect(formatExplanation(explain(literal, "/api/v1/products/100"), at)).to.include("descriptors: none");
     });

@@ -131,7 +131,12 @@ describe("gateway model: limits hold against what clients send (unit tier, no se
                     ]) {
                         const x = explain(objs, p);
                         expect(x.route?.name, p).to.equal("api");
-                        expect(entriesOf(objs, p), p).to.deep.equal([`other_paths=each,PATH=${urlPath(p)}`]);
+                        // The catch-all's second entry, the long-path marker with the client, meets no limit on a short path.
+                        expect(entriesOf(objs, p), p).to.deep.equal([
+                            `other_paths=each,PATH=${urlPath(p)}`,
+                            "other_paths=each,long_path=within-1024-bytes,masked_remote_address=192.0.2.1/32",
+                        ]);
+                        expect(x.descriptors[1]!.limit, p).to.equal(undefined);
                         expect(x.descriptors[0].limit?.entry).to.equal("other_paths=each / PATH (catch-all)");
                     }
                 });

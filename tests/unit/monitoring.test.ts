@@ -69,7 +69,7 @@ describe("monitoring: series of every limit, from the compiled plan", () => {
         expect(compiled.problems).to.deep.equal([]);
         const s = limitSeries("shop", compiled.configDescriptors);
         expect(s.map((l) => [l.statsKey, l.shadow])).to.deep.equal([
-            ["rule_login.remote_address", false],
+            ["rule_login.masked_remote_address", false],
             ["rule_search", true],
         ]);
         // One entry: labelled by the mapper's glob rules.

@@ -74,7 +74,7 @@ describe("package components on their own (a shop, not bookinfo)", function () {
         expect(cfg.descriptors.map((d: any) => d.value)).to.deep.equal(["search", "items", "beta", "checkout"]);
         const perValue = parse(find(objects, "ConfigMap", "ratelimit-config-per-value").data["config.yaml"]);
         expect(perValue.descriptors.map((d: any) => d.value)).to.deep.equal(["login-per-client", "per-api-key", "per-client"]);
-        expect(perValue.descriptors[0].descriptors).to.deep.equal([{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 5 } }]);
+        expect(perValue.descriptors[0].descriptors).to.deep.equal([{ key: "masked_remote_address", rate_limit: { unit: "minute", requests_per_unit: 5 } }]);
         const svc = find(objects, "Deployment", "ratelimit");
         expect(svc.metadata.namespace).to.equal("shop");
         expect(env(svc).REDIS_URL).to.equal("redis.shop.svc.cluster.local:6379");
@@ -84,12 +84,12 @@ describe("package components on their own (a shop, not bookinfo)", function () {
         const user = shopObjects(SHOP_RULES).filter((o) => o.kind === "Gateway" || o.kind === "VirtualService");
         const x = explain([...user, ...objects], "/login?next=/cart", { clientAddress: "203.0.113.5" });
         expect(x.descriptors.map((d) => d.limit?.entry)).to.deep.equal([
-            "rule=login-per-client / remote_address (catch-all)",
-            // No x-api-key: the per-value rule's shared counter.
-            "rule=per-api-key",
-            "rule=per-client / remote_address (catch-all)",
+            "rule=login-per-client / masked_remote_address (catch-all)",
+            // No x-api-key: the per-value rule's missing counter, per client.
+            "rule=per-api-key / missing_value=shared / masked_remote_address (catch-all)",
+            "rule=per-client / masked_remote_address (catch-all)",
         ]);
-        expect(x.descriptors[0].bucket).to.equal("shop_rule_login-per-client_remote_address_203.0.113.5_{window}");
+        expect(x.descriptors[0].bucket).to.equal("shop_rule_login-per-client_masked_remote_address_203.0.113.5/32_{window}");
     });
 
     it("GlobalRateLimit with an existing Redis: no Redis objects, the service points at it with its password Secret", async () => {

@@ -87,7 +87,7 @@ describe("pre-limit: buckets from the compiled rules (builders/pre-limit.ts)", (
         ]);
     });
 
-    it("rule kinds: a plain rule and header-less requests of a per-value rule get a bucket; per client, per header value, per path, shadow and refusing limits do not, each with its reason", () => {
+    it("rule kinds: a plain rule gets a bucket; per client (the fallback counters too), per header value, per path, shadow and refusing limits do not, each with its reason", () => {
         const c = compileGlobalLimits({
             rules: [
                 { name: "login", path: { exact: "/login" }, requestsPerUnit: 5, unit: LimitUnit.Second },
@@ -101,25 +101,25 @@ describe("pre-limit: buckets from the compiled rules (builders/pre-limit.ts)", (
         const p = preLimitPlan(c.configDescriptors);
         expect(p.buckets.map((b) => [b.entries.map((e) => `${e.key}=${e.value}`).join(","), b.maxTokens, b.tokensPerFill, b.fillInterval])).to.deep.equal([
             ["rule=login", 10, 5, "1s"],
-            ["rule=per-key", 14, 7, "86400s"],
-            // A key that is not valid UTF-8 counts on one shared counter: a static bucket too.
-            ["rule=per-key,untrusted_value=shared", 14, 7, "86400s"],
         ]);
         const why = Object.fromEntries(p.unbounded.map((u) => [u.descriptor, u.reason]));
         expect(Object.keys(why)).to.have.members([
-            "rule=per-client / remote_address (each value)",
+            "rule=per-client / masked_remote_address (each value)",
             "rule=per-key / x-api-key (each value)",
-            "rule=keyless",
+            // The fallback counters are per client: no static bucket names one.
+            "rule=per-key / untrusted_value=shared / masked_remote_address (each value)",
+            "rule=per-key / missing_value=shared / masked_remote_address (each value)",
             "rule=keyless / x-api-key (each value)",
             "rule=keyless / untrusted_value=shared",
-            "rule=observe",
+            "rule=keyless / missing_value=shared",
             "PATH (each value)",
+            "rule=observe",
         ]);
         expect(why["PATH (each value)"])
             .to.match(/Envoy after 1\.32/)
             .and.match(/max_dynamic_descriptors/);
         expect(why["rule=observe"]).to.match(/shadow/);
-        expect(why["rule=keyless"]).to.match(/limit of 0/);
+        expect(why["rule=keyless / missing_value=shared"]).to.match(/limit of 0/);
     });
 
     it("preLimit: false renders no local filter; a non-boolean is refused naming the field and the fix", () => {

@@ -7,6 +7,7 @@ import { expect } from "chai";
 import { stringify } from "yaml";
 import { LimitUnit, MissingHeader, PathKeyMode, RateLimitRuleArgs } from "../../builders/rule-args";
 import { compileGlobalLimits, escapeRe2, pathRegex } from "../../builders/rules";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { explainWith } from "../../gateway-model/explain";
 import { GatewayModel } from "../../gateway-model/model";
@@ -44,29 +45,43 @@ describe("rules: path regexes match the path without its query", () => {
 });
 
 describe("rules: table of rules → actions and config entries", () => {
-    // A per-value header rule sends its value only when it is valid UTF-8 (the rate-limit service
-    // refuses a whole call holding one that is not) and one value without a comma (a repeated
-    // header's values are joined with ','); a missing header is "" and passes. Every other request
-    // sends the rule's name and untrusted_value=shared in a second entry (`guard`).
-    const VALID_UTF8 = "[\\x{0}-\\x{2B}\\x{2D}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*";
-    const keyed = (rule: string) => ({
-        header_value_match: {
-            descriptor_key: "rule",
-            descriptor_value: rule,
-            headers: [{ name: "x-api-key", safe_regex_match: { google_re2: {}, regex: VALID_UTF8 }, treat_missing_header_as_empty: true }],
-        },
+    // A per-value header rule sends its value only when no underscored spelling of the name is
+    // present (x_api_key), and the value is one value (no comma), valid UTF-8 without control
+    // characters, at most 256 bytes. Every other present value sends the rule's name and
+    // untrusted_value=shared (one entry per way: a bad value, a long one, an underscored name); a
+    // missing header sends missing_value=shared: both with the client's prefix (/32, /64), so one
+    // client fills only its own fallback counter.
+    const CHARS = "[\\x{20}-\\x{2B}\\x{2D}-\\x{7E}\\x{A0}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*";
+    const LONG = "\\C{257}\\C*";
+    const CLIENT = { masked_remote_address: { v4_prefix_mask_len: 32, v6_prefix_mask_len: 64 } };
+    // Every spelling with '_' for some '-' (CGI maps both to HTTP_X_API_KEY).
+    const noUnderscore = ["x_api-key", "x-api_key", "x_api_key"].map((name) => ({ name, present_match: true, invert_match: true }));
+    const re = (regex: string, invert = false) => ({
+        name: "x-api-key",
+        safe_regex_match: { google_re2: {}, regex },
+        ...(invert ? { invert_match: true } : {}),
     });
-    const untrusted = (rule: string) => [
-        {
-            header_value_match: {
-                descriptor_key: "rule",
-                descriptor_value: rule,
-                headers: [{ name: "x-api-key", safe_regex_match: { google_re2: {}, regex: VALID_UTF8 }, invert_match: true }],
-            },
-        },
-        { generic_key: { descriptor_key: "untrusted_value", descriptor_value: "shared" } },
-    ];
-    const table: { rule: RateLimitRuleArgs; actions: unknown[]; config: unknown; option?: string; guard?: unknown[] }[] = [
+    const named = (rule: string, headers: unknown[]) => ({ header_value_match: { descriptor_key: "rule", descriptor_value: rule, headers } });
+    const keyed = (rule: string) => named(rule, [...noUnderscore, re(CHARS), re(LONG, true)]);
+    const UNTRUSTED = { generic_key: { descriptor_key: "untrusted_value", descriptor_value: "shared" } };
+    const MISSING = { generic_key: { descriptor_key: "missing_value", descriptor_value: "shared" } };
+    /** The fallback entries: bad value, long value, underscored name, (missing); each per client unless refusing. */
+    const fallbacks = (rule: string, o: { missing: boolean; client: boolean }) => {
+        const c = o.client ? [CLIENT] : [];
+        return [
+            [named(rule, [...noUnderscore, re(CHARS, true)]), UNTRUSTED, ...c],
+            [named(rule, [...noUnderscore, re(CHARS), re(LONG)]), UNTRUSTED, ...c],
+            [
+                { generic_key: { descriptor_key: "rule", descriptor_value: rule } },
+                { header_value_match: { descriptor_key: "untrusted_value", descriptor_value: "shared", expect_match: false, headers: noUnderscore } },
+                ...c,
+            ],
+            ...(o.missing ? [[named(rule, [...noUnderscore, { name: "x-api-key", present_match: true, invert_match: true }]), MISSING, ...c]] : []),
+        ];
+    };
+    const hour = (n: number) => ({ rate_limit: { unit: "hour", requests_per_unit: n } });
+    const perClient = (limit: object) => ({ descriptors: [{ key: "masked_remote_address", ...limit }] });
+    const table: { rule: RateLimitRuleArgs; actions: unknown[]; config: unknown; option?: string; guard?: unknown[][] }[] = [
         {
             rule: { name: "login", path: { exact: "/login" }, requestsPerUnit: 5, unit: M },
             actions: [
@@ -97,17 +112,17 @@ describe("rules: table of rules → actions and config entries", () => {
             config: { key: "rule", value: "has-token", rate_limit: { unit: "minute", requests_per_unit: 50 } },
         },
         {
-            // Requests without the header send `rule=per-key` alone and share the rule's own counter.
+            // Requests without the header share a missing counter per client, at the rule's limit.
             rule: { name: "per-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 10, unit: LimitUnit.Hour },
-            actions: [keyed("per-key"), { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key", skip_if_absent: true } }],
-            guard: untrusted("per-key"),
+            actions: [keyed("per-key"), { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key" } }],
+            guard: fallbacks("per-key", { missing: true, client: true }),
             config: {
                 key: "rule",
                 value: "per-key",
-                rate_limit: { unit: "hour", requests_per_unit: 10 },
                 descriptors: [
-                    { key: "x-api-key", rate_limit: { unit: "hour", requests_per_unit: 10 } },
-                    { key: "untrusted_value", value: "shared", rate_limit: { unit: "hour", requests_per_unit: 10 } },
+                    { key: "x-api-key", ...hour(10) },
+                    { key: "untrusted_value", value: "shared", ...perClient(hour(10)) },
+                    { key: "missing_value", value: "shared", ...perClient(hour(10)) },
                 ],
             },
         },
@@ -118,16 +133,17 @@ describe("rules: table of rules → actions and config entries", () => {
                 requestsPerUnit: 10,
                 unit: LimitUnit.Hour,
             },
-            actions: [keyed("per-key-refuse"), { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key", skip_if_absent: true } }],
-            guard: untrusted("per-key-refuse"),
+            actions: [keyed("per-key-refuse"), { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key" } }],
+            // Refusing everyone: no client needed.
+            guard: fallbacks("per-key-refuse", { missing: true, client: false }),
             config: {
                 key: "rule",
                 value: "per-key-refuse",
-                rate_limit: { unit: "hour", requests_per_unit: 0 },
                 // An unreadable value is refused like a missing one.
                 descriptors: [
-                    { key: "x-api-key", rate_limit: { unit: "hour", requests_per_unit: 10 } },
-                    { key: "untrusted_value", value: "shared", rate_limit: { unit: "hour", requests_per_unit: 0 } },
+                    { key: "x-api-key", ...hour(10) },
+                    { key: "untrusted_value", value: "shared", ...hour(0) },
+                    { key: "missing_value", value: "shared", ...hour(0) },
                 ],
             },
         },
@@ -141,13 +157,13 @@ describe("rules: table of rules → actions and config entries", () => {
             },
             actions: [keyed("per-key-ignore"), { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key" } }],
             // An unreadable value is not a missing one: it is counted.
-            guard: untrusted("per-key-ignore"),
+            guard: fallbacks("per-key-ignore", { missing: false, client: true }),
             config: {
                 key: "rule",
                 value: "per-key-ignore",
                 descriptors: [
-                    { key: "x-api-key", rate_limit: { unit: "hour", requests_per_unit: 10 } },
-                    { key: "untrusted_value", value: "shared", rate_limit: { unit: "hour", requests_per_unit: 10 } },
+                    { key: "x-api-key", ...hour(10) },
+                    { key: "untrusted_value", value: "shared", ...perClient(hour(10)) },
                 ],
             },
         },
@@ -166,8 +182,12 @@ describe("rules: table of rules → actions and config entries", () => {
         },
         {
             rule: { name: "per-client", perClientAddress: true, requestsPerUnit: 100, unit: M },
-            actions: [{ generic_key: { descriptor_key: "rule", descriptor_value: "per-client" } }, { remote_address: {} }],
-            config: { key: "rule", value: "per-client", descriptors: [{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 100 } }] },
+            actions: [{ generic_key: { descriptor_key: "rule", descriptor_value: "per-client" } }, CLIENT],
+            config: {
+                key: "rule",
+                value: "per-client",
+                descriptors: [{ key: "masked_remote_address", rate_limit: { unit: "minute", requests_per_unit: 100 } }],
+            },
         },
         {
             rule: { name: "login-per-client", path: { prefix: "/login" }, perClientAddress: true, requestsPerUnit: 2, unit: M },
@@ -179,26 +199,25 @@ describe("rules: table of rules → actions and config entries", () => {
                         headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: "/login(?:[/?].*)?" } }],
                     },
                 },
-                { remote_address: {} },
+                CLIENT,
             ],
-            config: { key: "rule", value: "login-per-client", descriptors: [{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 2 } }] },
+            config: {
+                key: "rule",
+                value: "login-per-client",
+                descriptors: [{ key: "masked_remote_address", rate_limit: { unit: "minute", requests_per_unit: 2 } }],
+            },
         },
         {
             rule: { name: "key-per-client", header: { name: "x-api-key", perValue: true }, perClientAddress: true, requestsPerUnit: 1, unit: LimitUnit.Day },
-            actions: [
-                keyed("key-per-client"),
-                { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key", skip_if_absent: true } },
-                { remote_address: {} },
-            ],
-            guard: [...untrusted("key-per-client"), { remote_address: {} }],
+            actions: [keyed("key-per-client"), { request_headers: { header_name: "x-api-key", descriptor_key: "x-api-key" } }, CLIENT],
+            guard: fallbacks("key-per-client", { missing: true, client: true }),
             config: {
                 key: "rule",
                 value: "key-per-client",
-                // Without the header: `rule=key-per-client, remote_address=<ip>`, one counter per client.
                 descriptors: [
-                    { key: "x-api-key", descriptors: [{ key: "remote_address", rate_limit: { unit: "day", requests_per_unit: 1 } }] },
-                    { key: "remote_address", rate_limit: { unit: "day", requests_per_unit: 1 } },
-                    { key: "untrusted_value", value: "shared", descriptors: [{ key: "remote_address", rate_limit: { unit: "day", requests_per_unit: 1 } }] },
+                    { key: "x-api-key", descriptors: [{ key: "masked_remote_address", rate_limit: { unit: "day", requests_per_unit: 1 } }] },
+                    { key: "untrusted_value", value: "shared", ...perClient({ rate_limit: { unit: "day", requests_per_unit: 1 } }) },
+                    { key: "missing_value", value: "shared", ...perClient({ rate_limit: { unit: "day", requests_per_unit: 1 } }) },
                 ],
             },
         },
@@ -213,7 +232,7 @@ describe("rules: table of rules → actions and config entries", () => {
             const c = compileGlobalLimits({ rules: [rule] });
             expect(c.problems).to.deep.equal([]);
             const opt = option ? { x_ratelimit_option: option } : {};
-            expect(c.vhostRateLimits).to.deep.equal([{ actions, ...opt }, ...(guard ? [{ actions: guard, ...opt }] : [])]);
+            expect(c.vhostRateLimits).to.deep.equal([{ actions, ...opt }, ...(guard ?? []).map((g) => ({ actions: g, ...opt }))]);
             expect(c.routePatches).to.deep.equal([]);
             expect(c.configDescriptors).to.deep.equal([config]);
         });
@@ -265,12 +284,13 @@ describe("rules: table of rules → actions and config entries", () => {
 });
 
 /** A user's setup that is not bookinfo: a shop behind its own gateway on port 80. */
-export function shopObjects(rules: RateLimitRuleArgs[]): K8sObject[] {
+export function shopObjects(rules: RateLimitRuleArgs[], more: Partial<GlobalRateLimitArgs> = {}): K8sObject[] {
     const plan = planGlobalRateLimit({
         domain: "shop",
         gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] },
         namespace: "shop",
         rules,
+        ...more,
     });
     expect(plan.problems).to.deep.equal([]);
     return [
@@ -364,36 +384,48 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
     it("/login per client: with any query, each client its own counter", () => {
         for (const q of ["", "?next=/x", "?a=1&b=2", `?pad=${"x".repeat(3000)}`]) {
             expect(hits(`/login${q}`), q).to.deep.equal([
-                "rule=login-per-client,remote_address=198.51.100.7 -> 5/minute",
+                "rule=login-per-client,masked_remote_address=198.51.100.7/32 -> 5/minute",
                 // Without x-api-key the request still counts for per-api-key, in its shared counter.
-                "rule=per-api-key -> 20/minute",
-                "rule=per-client,remote_address=198.51.100.7 -> 300/minute",
+                "rule=per-api-key,missing_value=shared,masked_remote_address=198.51.100.7/32 -> 20/minute",
+                "rule=per-client,masked_remote_address=198.51.100.7/32 -> 300/minute",
             ]);
         }
         const b1 = explainWith(m, "/login", { clientAddress: "198.51.100.7" }).descriptors[0].bucket;
         const b2 = explainWith(m, "/login", { clientAddress: "203.0.113.9" }).descriptors[0].bucket;
         expect(b1).to.not.equal(b2);
-        expect(hits("/login/")).to.deep.equal(["rule=per-api-key -> 20/minute", "rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+        expect(hits("/login/")).to.deep.equal([
+            "rule=per-api-key,missing_value=shared,masked_remote_address=198.51.100.7/32 -> 20/minute",
+            "rule=per-client,masked_remote_address=198.51.100.7/32 -> 300/minute",
+        ]);
     });
 
     it("prefix and regex rules match with queries and not beyond their paths", () => {
         expect(hits("/search?q=shoes")[0]).to.equal("rule=search -> 100/minute");
         expect(hits("/search/deep/x")[0]).to.equal("rule=search -> 100/minute");
-        expect(hits("/searchx")).to.deep.equal(["rule=per-api-key -> 20/minute", "rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+        expect(hits("/searchx")).to.deep.equal([
+            "rule=per-api-key,missing_value=shared,masked_remote_address=198.51.100.7/32 -> 20/minute",
+            "rule=per-client,masked_remote_address=198.51.100.7/32 -> 300/minute",
+        ]);
         expect(hits("/items/17?color=red")[0]).to.equal("rule=items -> 50/minute");
         // Not the items rule: only the header-less per-api-key counter and the per-client one.
-        expect(hits("/items/x")).to.deep.equal(["rule=per-api-key -> 20/minute", "rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+        expect(hits("/items/x")).to.deep.equal([
+            "rule=per-api-key,missing_value=shared,masked_remote_address=198.51.100.7/32 -> 20/minute",
+            "rule=per-client,masked_remote_address=198.51.100.7/32 -> 300/minute",
+        ]);
     });
 
     it("a per-value header rule: each value apart; requests without the header share one counter at the same limit (leaving it out never escapes)", () => {
         expect(hits("/", { "x-api-key": "k1" })).to.deep.equal([
             "rule=per-api-key,x-api-key=k1 -> 20/minute",
-            "rule=per-client,remote_address=198.51.100.7 -> 300/minute",
+            "rule=per-client,masked_remote_address=198.51.100.7/32 -> 300/minute",
         ]);
         const k1 = explainWith(m, "/", { headers: { "x-api-key": "k1" } }).descriptors[0].bucket;
         const k2 = explainWith(m, "/", { headers: { "x-api-key": "k2" } }).descriptors[0].bucket;
         expect(k1).to.not.equal(k2);
-        expect(hits("/")).to.deep.equal(["rule=per-api-key -> 20/minute", "rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+        expect(hits("/")).to.deep.equal([
+            "rule=per-api-key,missing_value=shared,masked_remote_address=198.51.100.7/32 -> 20/minute",
+            "rule=per-client,masked_remote_address=198.51.100.7/32 -> 300/minute",
+        ]);
         // One counter for every header-less request, apart from every keyed one.
         const none1 = explainWith(m, "/", {}).descriptors[0].bucket;
         const none2 = explainWith(m, "/other", {}).descriptors[0].bucket;
@@ -403,13 +435,17 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
 
     it("a repeated header (Envoy: request_headers sends the first value, header_value_match compares the values joined with ',')", () => {
         // Repeated, or one value holding a comma: no value is sent, one shared counter (the first value could be a fresh one).
-        expect(hits("/", { "x-api-key": ["k1", "k2"] })[0]).to.equal("rule=per-api-key,untrusted_value=shared -> 20/minute");
-        expect(hits("/", { "x-api-key": ["", "k2"] })[0]).to.equal("rule=per-api-key,untrusted_value=shared -> 20/minute");
-        expect(hits("/", { "x-api-key": "k1,k2" })[0]).to.equal("rule=per-api-key,untrusted_value=shared -> 20/minute");
+        expect(hits("/", { "x-api-key": ["k1", "k2"] })[0]).to.equal(
+            "rule=per-api-key,untrusted_value=shared,masked_remote_address=198.51.100.7/32 -> 20/minute",
+        );
+        expect(hits("/", { "x-api-key": ["", "k2"] })[0]).to.equal(
+            "rule=per-api-key,untrusted_value=shared,masked_remote_address=198.51.100.7/32 -> 20/minute",
+        );
+        expect(hits("/", { "x-api-key": "k1,k2" })[0]).to.equal("rule=per-api-key,untrusted_value=shared,masked_remote_address=198.51.100.7/32 -> 20/minute");
         expect(hits("/", { "x-api-key": ["k1"] })[0]).to.equal("rule=per-api-key,x-api-key=k1 -> 20/minute");
         expect(hits("/", { "x-beta": ["on"] })).to.include("rule=beta -> 2/minute shadow");
         expect(hits("/", { "x-beta": ["on", "on"] })).to.not.include("rule=beta -> 2/minute shadow");
-        expect(hits("/", { "x-api-key": [] })[0]).to.equal("rule=per-api-key -> 20/minute");
+        expect(hits("/", { "x-api-key": [] })[0]).to.equal("rule=per-api-key,missing_value=shared,masked_remote_address=198.51.100.7/32 -> 20/minute");
     });
 
     it("a shadow rule is counted but does not make the request limited", () => {
@@ -422,10 +458,13 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
     it("the route rule applies on its route only, and the route keeps the virtual host's rules (INCLUDE)", () => {
         expect(hits("/checkout/pay?x=1")).to.deep.equal([
             "rule=checkout -> 10/minute",
-            "rule=per-api-key -> 20/minute",
-            "rule=per-client,remote_address=198.51.100.7 -> 300/minute",
+            "rule=per-api-key,missing_value=shared,masked_remote_address=198.51.100.7/32 -> 20/minute",
+            "rule=per-client,masked_remote_address=198.51.100.7/32 -> 300/minute",
         ]);
-        expect(hits("/cart")).to.deep.equal(["rule=per-api-key -> 20/minute", "rule=per-client,remote_address=198.51.100.7 -> 300/minute"]);
+        expect(hits("/cart")).to.deep.equal([
+            "rule=per-api-key,missing_value=shared,masked_remote_address=198.51.100.7/32 -> 20/minute",
+            "rule=per-client,masked_remote_address=198.51.100.7/32 -> 300/minute",
+        ]);
     });
 
     it("every descriptor the gateway can send has a config entry (the two sides agree), on many requests", () => {
@@ -457,18 +496,26 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
                 {
                     key: "rule",
                     value: "login-per-client",
-                    descriptors: [{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 5 } }],
+                    descriptors: [{ key: "masked_remote_address", rate_limit: { unit: "minute", requests_per_unit: 5 } }],
                 },
                 {
                     key: "rule",
                     value: "per-api-key",
-                    rate_limit: { unit: "minute", requests_per_unit: 20 },
                     descriptors: [
                         { key: "x-api-key", rate_limit: { unit: "minute", requests_per_unit: 20 } },
-                        { key: "untrusted_value", value: "shared", rate_limit: { unit: "minute", requests_per_unit: 20 } },
+                        {
+                            key: "untrusted_value",
+                            value: "shared",
+                            descriptors: [{ key: "masked_remote_address", rate_limit: { unit: "minute", requests_per_unit: 20 } }],
+                        },
+                        {
+                            key: "missing_value",
+                            value: "shared",
+                            descriptors: [{ key: "masked_remote_address", rate_limit: { unit: "minute", requests_per_unit: 20 } }],
+                        },
                     ],
                 },
-                { key: "rule", value: "per-client", descriptors: [{ key: "remote_address", rate_limit: { unit: "minute", requests_per_unit: 300 } }] },
+                { key: "rule", value: "per-client", descriptors: [{ key: "masked_remote_address", rate_limit: { unit: "minute", requests_per_unit: 300 } }] },
             ]),
         );
     });
@@ -521,10 +568,13 @@ describe("rules: a header that is missing, or inverted (what a client would use 
         expect(sent({ "x-env": "internal" })).to.deep.equal([]);
     });
 
-    it("through the gateway model: whenMissing Refuse sends the rule alone and the config answers it with a limit of 0; Ignore sends nothing", () => {
+    it("through the gateway model: whenMissing Refuse sends the rule and missing_value and the config answers it with a limit of 0; Ignore sends nothing", () => {
         const refuse = gatewayModel(shopObjects([R({ name: "x-key", perValue: true, whenMissing: MissingHeader.Refuse })]));
         const [d] = explainWith(refuse, "/", {}).descriptors;
-        expect(d.entries).to.deep.equal([{ key: "rule", value: "h" }]);
+        expect(d.entries).to.deep.equal([
+            { key: "rule", value: "h" },
+            { key: "missing_value", value: "shared" },
+        ]);
         expect(d.limit?.requestsPerUnit).to.equal(0);
         expect(explainWith(refuse, "/", { headers: { "x-key": "k" } }).descriptors[0].limit?.requestsPerUnit).to.equal(3);
         const ignore = gatewayModel(shopObjects([R({ name: "x-key", perValue: true, whenMissing: MissingHeader.Ignore })]));

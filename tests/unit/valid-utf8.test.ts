@@ -14,7 +14,17 @@
  * Needs g++ and libre2-dev (scripts/tools/install-debian.sh installs them).
  */
 import { expect } from "chai";
-import { SINGLE_HEADER_VALUE_REGEX, VALID_UTF8_REGEX, queryRegex, untrustedQueryRegex } from "../../builders/request-match";
+import {
+    LONG_HEADER_VALUE_REGEX,
+    VALID_UTF8_REGEX,
+    ambiguousQueryRegex,
+    headerValueRegex,
+    longQueryValueRegex,
+    queryPresentRegex,
+    queryRegex,
+    trustedQueryValueRegex,
+} from "../../builders/request-match";
+import { ValueCharset } from "../../builders/rule-args";
 import { MAX_QUERY_TEXT } from "../../builders/rule-checks";
 import { probe, re2FullMatch, re2ProgramSizes } from "../re2/probe";
 
@@ -91,30 +101,56 @@ describe("per-value rules: the valid-UTF-8 matcher on the C++ RE2 Envoy uses (ra
         expect(re2FullMatch(bin, "(?s:.*)", ["eda080", "e080af", "f08f8080", "f4908080"].map(hex))).to.deep.equal([true, true, true, true]);
     });
 
-    it("a header's matcher: the same bytes, and no comma (Envoy joins a repeated header's values with ',')", () => {
-        const inputs = fuzz(3000);
-        const got = re2FullMatch(bin, SINGLE_HEADER_VALUE_REGEX, inputs);
-        const want = inputs.map((b) => validUtf8(b) && !b.includes(0x2c));
+    it("a header's matcher: valid UTF-8 without a comma (Envoy joins a repeated header's values with ',') or a control character", () => {
+        const inputs = [...fuzz(3000), ...["00", "09", "1f", "7f", "c280", "c29f", "c2a0"].map(hex)];
+        const got = re2FullMatch(bin, headerValueRegex(), inputs);
+        const control = (c: string) => c.codePointAt(0)! < 0x20 || (c.codePointAt(0)! >= 0x7f && c.codePointAt(0)! <= 0x9f);
+        const want = inputs.map((b) => validUtf8(b) && ![...b.toString("utf8")].some((c) => c === "," || control(c)));
         expect(inputs.filter((b, i) => got[i] !== want[i]).map((b) => b.toString("hex"))).to.deep.equal([]);
-        expect(re2FullMatch(bin, SINGLE_HEADER_VALUE_REGEX, ["6b31", "6b312c6b32", "2c", "", "c3a92b2d"].map(hex))).to.deep.equal([
+        expect(re2FullMatch(bin, headerValueRegex(), ["6b31", "6b312c6b32", "2c", "", "c3a92b2d", "6100", "61096b"].map(hex))).to.deep.equal([
             true,
             false,
             false,
             true,
             true,
+            false,
+            false,
         ]);
+    });
+    it("printable ASCII only: U+0020 to U+007E without the comma; control: the UTF-8 matcher takes é", () => {
+        const inputs = ["4162632d395f7e", "20", "c3a9", "7f", "2c"].map(hex);
+        expect(re2FullMatch(bin, headerValueRegex(ValueCharset.PrintableAscii), inputs)).to.deep.equal([true, true, false, false, false]);
+        expect(re2FullMatch(bin, headerValueRegex(ValueCharset.Utf8), inputs)).to.deep.equal([true, true, true, false, false]);
+    });
+    it("a header value over 256 bytes: bytes, whatever the characters (\\C is one byte in UTF-8 mode)", () => {
+        const inputs = ["a".repeat(256), "a".repeat(257), "é".repeat(128), "é".repeat(128) + "a", "😀".repeat(64), "😀".repeat(64) + "a"].map((t) =>
+            Buffer.from(t, "utf8"),
+        );
+        expect(re2FullMatch(bin, LONG_HEADER_VALUE_REGEX, inputs)).to.deep.equal([false, true, false, true, false, true]);
+        // Control: a character count would let 128 two-byte characters (256 of them, 512 bytes) pass as short.
+        expect(re2FullMatch(bin, "(?s:.){257}(?s:.)*", [Buffer.from("é".repeat(256), "utf8")])).to.deep.equal([false]);
     });
     it(`the query matchers at the longest name and value (${MAX_QUERY_TEXT} characters) stay under Istio's RE2 program size limit of 32,768, whatever the characters`, () => {
         const worst: string[] = [];
         for (const ch of ["a", "i", "k", "é", "Ω", "😀", "+", " "]) {
             const t = ch.repeat(MAX_QUERY_TEXT);
-            worst.push(untrustedQueryRegex(t), queryRegex({ name: t, value: t }), queryRegex({ name: t }));
+            worst.push(
+                ambiguousQueryRegex(t),
+                queryPresentRegex(t),
+                trustedQueryValueRegex(t),
+                longQueryValueRegex(t),
+                queryRegex({ name: t, value: t }),
+                queryRegex({ name: t }),
+            );
         }
         const sizes = re2ProgramSizes(bin, worst);
         expect(Math.min(...sizes), "every one compiles").to.be.greaterThan(0);
         expect(Math.max(...sizes)).to.be.below(32768 / 2);
+        // The value matchers, whatever the name: small.
+        const values = re2ProgramSizes(bin, [headerValueRegex(), LONG_HEADER_VALUE_REGEX, trustedQueryValueRegex("k"), longQueryValueRegex("k")]);
+        expect(Math.max(...values)).to.be.below(2000);
         // Control: the measure grows with the text, so a longer one would cross the limit.
-        const long = re2ProgramSizes(bin, [untrustedQueryRegex("😀".repeat(MAX_QUERY_TEXT * 4))]);
+        const long = re2ProgramSizes(bin, [ambiguousQueryRegex("😀".repeat(MAX_QUERY_TEXT * 4))]);
         expect(long[0]).to.be.above(32768);
     });
 });

@@ -210,6 +210,8 @@ func rateLimitActionsText(rls []*routev3.RateLimit) string {
 				as = append(as, fmt.Sprintf("generic_key %s=%s", a.GetGenericKey().GetDescriptorKey(), a.GetGenericKey().GetDescriptorValue()))
 			case a.GetRemoteAddress() != nil:
 				as = append(as, "remote_address")
+			case a.GetMaskedRemoteAddress() != nil:
+				as = append(as, maskedString(a.GetMaskedRemoteAddress()))
 			default:
 				as = append(as, jsonOf(a))
 			}
@@ -329,7 +331,7 @@ func gatewayAPIFindings(render []Doc, g map[string]*gwapiProxyConfig) []Finding 
 	fs.add(GWShopFilter, efRef(EFGlobal), exp, strings.Join(probs, "; "))
 
 	// ...the virtual host's rate_limits...
-	const wantVhost = "generic_key rule=per-client + remote_address"
+	const wantVhost = "generic_key rule=per-client + masked_remote_address v4=32 v6=64"
 	exp = fmt.Sprintf("%s: virtual host %s of %s carries rate_limits [%s] (rule per-client)", gwapiShop.ref(), gwapiVhost, gwapiRC, wantVhost)
 	vh := findVhost(shop.routes, gwapiRC, gwapiVhost)
 	switch {

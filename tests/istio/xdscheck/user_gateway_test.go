@@ -70,9 +70,12 @@ func byRule(rls []*routev3.RateLimit) map[string]*routev3.RateLimit {
 
 // validUTF8: the matcher of a valid UTF-8 value, written from the design (every Unicode scalar
 // value); oneHeaderValue: the same without a comma (Envoy joins a repeated header's values with ",").
+// valueChars: the characters a per-value header may hold to be sent (valid UTF-8 from U+0020 on,
+// no comma, no control character); overLimit: a value over 256 bytes (RE2's \C is one byte).
 const (
-	validUTF8      = `[\x{0}-\x{D7FF}\x{E000}-\x{10FFFF}]*`
-	oneHeaderValue = `[\x{0}-\x{2B}\x{2D}-\x{D7FF}\x{E000}-\x{10FFFF}]*`
+	validUTF8  = `[\x{0}-\x{D7FF}\x{E000}-\x{10FFFF}]*`
+	valueChars = `[\x{20}-\x{2B}\x{2D}-\x{7E}\x{A0}-\x{D7FF}\x{E000}-\x{10FFFF}]*`
+	overLimit  = `\C{257}\C*`
 )
 
 // ruleEntriesProblem: the virtual host's rate_limits entries of a rule (first action's value = the
@@ -98,13 +101,18 @@ func ruleEntriesProblem(vh *routev3.VirtualHost, rule string, want ...string) st
 					op = "!~"
 				}
 				switch {
+				case m.GetPresentMatch() && m.GetInvertMatch():
+					hs = append(hs, m.GetName()+" absent")
+					continue
 				case m.GetSafeRegexMatch() == nil:
 					hs = append(hs, jsonOf(m))
 					continue
 				case re == validUTF8:
 					re = "valid-utf8"
-				case re == oneHeaderValue:
-					re = "one-value-utf8"
+				case re == valueChars:
+					re = "value-chars"
+				case re == overLimit:
+					re = "over-256-bytes"
 				case m.GetName() == ":path" && strings.HasPrefix(re, "/"):
 				default:
 					re = "other-regex"
@@ -115,7 +123,11 @@ func ruleEntriesProblem(vh *routev3.VirtualHost, rule string, want ...string) st
 				}
 				hs = append(hs, s)
 			}
-			as = append(as, fmt.Sprintf("header_value_match %s=%s [%s]", h.GetDescriptorKey(), h.GetDescriptorValue(), strings.Join(hs, ",")))
+			not := ""
+			if h.GetExpectMatch() != nil && !h.GetExpectMatch().GetValue() {
+				not = " unless"
+			}
+			as = append(as, fmt.Sprintf("header_value_match %s=%s%s [%s]", h.GetDescriptorKey(), h.GetDescriptorValue(), not, strings.Join(hs, ",")))
 		}
 		got = append(got, strings.Join(as, " | "))
 	}
@@ -220,24 +232,33 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 		}
 		return ""
 	}
-	res["vhost-login-per-client"] = expectActions("login-per-client", `header_value_match rule=login-per-client [:path~(?:/login)(?:\?.*)?]`, "remote_address")
+	res["vhost-login-per-client"] = expectActions("login-per-client", `header_value_match rule=login-per-client [:path~(?:/login)(?:\?.*)?]`, "masked_remote_address v4=32 v6=64")
 	res["vhost-search-prefix"] = expectActions("search", `header_value_match rule=search [:path~/search(?:[/?].*)?]`)
-	// per-api-key (perValue, whenMissing defaults to SharedCounter): without the header the request
-	// still sends the rule's entry (skip_if_absent), counted on one shared counter.
-	// Its value only when one valid UTF-8 value without a comma (a missing header as ""); otherwise
-	// the untrusted-value guard's entry.
+	// per-api-key (perValue, whenMissing defaults to SharedCounter). With no underscored spelling of
+	// the name present (x_api-key, x-api_key, x_api_key): its value when of the value characters and
+	// at most 256 bytes; else the guard's entries (a bad value, a long one), per client. Any
+	// underscored spelling: the guard, per client. Without the header: the missing counter, per client.
+	const noVariant = "x_api-key absent,x-api_key absent,x_api_key absent"
+	const client = "masked_remote_address v4=32 v6=64"
 	res["vhost-header-per-value"] = ruleEntriesProblem(vh, "per-api-key",
-		"header_value_match rule=per-api-key [x-api-key~one-value-utf8 (missing as empty)] | request_headers x-api-key->x-api-key skip_if_absent",
-		"header_value_match rule=per-api-key [x-api-key!~one-value-utf8] | generic_key untrusted_value=shared")
+		"header_value_match rule=per-api-key ["+noVariant+",x-api-key~value-chars,x-api-key!~over-256-bytes] | request_headers x-api-key->x-api-key",
+		"header_value_match rule=per-api-key ["+noVariant+",x-api-key!~value-chars] | generic_key untrusted_value=shared | "+client,
+		"header_value_match rule=per-api-key ["+noVariant+",x-api-key~value-chars,x-api-key~over-256-bytes] | generic_key untrusted_value=shared | "+client,
+		"generic_key rule=per-api-key | header_value_match untrusted_value=shared unless ["+noVariant+"] | "+client,
+		"header_value_match rule=per-api-key ["+noVariant+",x-api-key absent] | generic_key missing_value=shared | "+client)
 	res["vhost-header-presence"] = expectActions("has-token", "header_value_match rule=has-token [authorization present]")
-	res["vhost-per-client"] = expectActions("per-client", "generic_key rule=per-client", "remote_address")
-	// per-query-key (query.perValue under /api): its value's entry when the parameter is trusted
-	// and the path valid UTF-8, then the untrusted-value guard's two entries (untrusted; trusted
-	// but not valid UTF-8). What the untrusted-query regex means is checked by requests-per-query-key.
+	res["vhost-per-client"] = expectActions("per-client", "generic_key rule=per-client", client)
+	// per-query-key (query.perValue under /api): its value's entry when the parameter is not
+	// ambiguous, its value trusted and not over 256 bytes; the guard's three entries (ambiguous;
+	// present but not trusted; trusted but too long) and the missing one, each per client. What the
+	// query regexes mean is checked by requests-per-query-key.
+	const api = `:path~/api(?:[/?].*)?`
 	res["vhost-query-per-value"] = ruleEntriesProblem(vh, "per-query-key",
-		`header_value_match rule=per-query-key [:path~/api(?:[/?].*)?,:path!~other-regex,:path~valid-utf8] | query_parameters api_key->query_value skip_if_absent`,
-		`header_value_match rule=per-query-key [:path~/api(?:[/?].*)?,:path~other-regex] | generic_key untrusted_value=shared`,
-		`header_value_match rule=per-query-key [:path~/api(?:[/?].*)?,:path!~other-regex,:path!~valid-utf8] | generic_key untrusted_value=shared`)
+		"header_value_match rule=per-query-key ["+api+",:path!~other-regex,:path~other-regex,:path!~other-regex] | query_parameters api_key->query_value",
+		"header_value_match rule=per-query-key ["+api+",:path~other-regex] | generic_key untrusted_value=shared | "+client,
+		"header_value_match rule=per-query-key ["+api+",:path!~other-regex,:path~other-regex,:path!~other-regex] | generic_key untrusted_value=shared | "+client,
+		"header_value_match rule=per-query-key ["+api+",:path!~other-regex,:path~other-regex,:path~other-regex] | generic_key untrusted_value=shared | "+client,
+		"header_value_match rule=per-query-key ["+api+",:path!~other-regex] | generic_key missing_value=shared | "+client)
 	res["vhost-methods"] = expectActions("writes", `header_value_match rule=writes [:path~/search(?:[/?].*)?,:method~(?i:POST|DELETE)]`)
 	// free-tier is hidden from the X-RateLimit headers (rateLimitHeaders: false); the others inherit the filter's.
 	res["vhost-rule-headers-option"] = func() string {
@@ -285,7 +306,7 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 		want := []string{
 			"generic_key rule=partners-cidr | masked_remote_address v4=8 v6=32",
 			"generic_key rule=partners-cidr | masked_remote_address v4=12 v6=128",
-			"generic_key rule=partners-per-address | masked_remote_address v4=22 v6=128 | remote_address",
+			"generic_key rule=partners-per-address | masked_remote_address v4=22 v6=128 | masked_remote_address v4=32 v6=64",
 		}
 		var got []string
 		for _, rl := range r.GetRoute().GetRateLimits() {
@@ -455,20 +476,23 @@ func TestUserGatewayControls(t *testing.T) {
 		{"route-name-typo", "filter-ratelimit-svc-api", []string{"match", "routeConfiguration", "vhost", "route", "name"}, "checkou", "route-checkout", nil, ""},
 		{"other-gateway-selector", "filter-ratelimit", []string{"@selector"}, map[string]any{"app": "other"}, "http-filter", nil, ""},
 		// Regexes that mean something else than the rule: the request checks name the request.
-		{"search-regex-anywhere", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleRegex("search", `.*/search(?:[/?].*)?`), sends("/x/search", perClient(clientA), perAPIKeyShared, searchRule)},
-		{"search-regex-no-separator", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleRegex("search", `/search.*`), sends("/searchx", perClient(clientA), perAPIKeyShared, searchRule)},
-		{"search-regex-no-query", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleRegex("search", `/search(?:/.*)?`), sends("/search?q=1", perClient(clientA), perAPIKeyShared)},
-		{"login-regex-no-query", "filter-ratelimit-svc", nil, nil, "requests-login-per-client", setRuleRegex("login-per-client", `/login`), sends("/login?next=/x", perClient(clientA), perAPIKeyShared)},
-		{"login-regex-prefix", "filter-ratelimit-svc", nil, nil, "requests-login-per-client", setRuleRegex("login-per-client", `/login.*`), sends("/loginx", loginPerClient(clientA), perClient(clientA), perAPIKeyShared)},
+		{"search-regex-anywhere", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleRegex("search", `.*/search(?:[/?].*)?`), sends("/x/search", perClient(clientA), apiMissing(clientA), searchRule)},
+		{"search-regex-no-separator", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleRegex("search", `/search.*`), sends("/searchx", perClient(clientA), apiMissing(clientA), searchRule)},
+		{"search-regex-no-query", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleRegex("search", `/search(?:/.*)?`), sends("/search?q=1", perClient(clientA), apiMissing(clientA))},
+		{"login-regex-no-query", "filter-ratelimit-svc", nil, nil, "requests-login-per-client", setRuleRegex("login-per-client", `/login`), sends("/login?next=/x", perClient(clientA), apiMissing(clientA))},
+		{"login-regex-prefix", "filter-ratelimit-svc", nil, nil, "requests-login-per-client", setRuleRegex("login-per-client", `/login.*`), sends("/loginx", loginPerClient(clientA), perClient(clientA), apiMissing(clientA))},
 		// Fields the action strings do not show: only the request checks see them.
-		{"search-expect-match-false", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleField("search", "expect_match", false), sends("/search", perClient(clientA), perAPIKeyShared)},
-		{"has-token-inverted", "filter-ratelimit-svc", nil, nil, "requests-has-token", setRuleHeaderField("has-token", "invert_match", true), sends("/items {authorization: Bearer t1}", perClient(clientA), perAPIKeyShared)},
-		// per-api-key's request_headers without skip_if_absent (MissingHeader.Ignore's form): Envoy
-		// then sends nothing for the rule when x-api-key is absent, so a client escapes the limit
-		// by leaving the header out. The request check must name that request; the action string
-		// must show the flag is gone.
-		{"per-api-key-no-skip-if-absent", "filter-ratelimit-svc", nil, nil, "requests-per-api-key", setRuleRequestHeadersField("per-api-key", "skip_if_absent", nil), sends("/items", perClient(clientA))},
-		{"per-api-key-no-skip-if-absent-action", "filter-ratelimit-svc", nil, nil, "vhost-header-per-value", setRuleRequestHeadersField("per-api-key", "skip_if_absent", nil), `| request_headers x-api-key->x-api-key" "`},
+		{"search-expect-match-false", "filter-ratelimit-svc", nil, nil, "requests-search", setRuleField("search", "expect_match", false), sends("/search", perClient(clientA), apiMissing(clientA))},
+		{"has-token-inverted", "filter-ratelimit-svc", nil, nil, "requests-has-token", setRuleHeaderField("has-token", "invert_match", true), sends("/items {authorization: Bearer t1}", perClient(clientA), apiMissing(clientA))},
+		// per-api-key without its missing entry (MissingHeader.Ignore's form): a client escapes the
+		// limit by leaving the header out; the request check names that request.
+		{"per-api-key-no-missing-entry", "filter-ratelimit-svc", nil, nil, "requests-per-api-key", dropRuleEntry("per-api-key", "missing_value"), sends("/items", perClient(clientA))},
+		// The value's entry without the x_api_key-absent matcher: a fresh x-api-key beside the real
+		// x_api_key gets a counter of its own. Without the length matcher: a 300-byte value does.
+		{"per-api-key-no-underscore-matcher", "filter-ratelimit-svc", nil, nil, "requests-per-api-key", dropRuleMatcher("per-api-key", "request_headers", 2), "x_api_key: mine} from " + clientA + ": sends"},
+		{"per-api-key-unbounded", "filter-ratelimit-svc", nil, nil, "requests-per-api-key", dropRuleMatcher("per-api-key", "request_headers", 4), "x-api-key=" + strings.Repeat("v", 300)},
+		// The missing counter without the client: one shared counter again (what one client could use up for all).
+		{"per-api-key-missing-shared", "filter-ratelimit-svc", nil, nil, "requests-per-api-key", dropLastAction("per-api-key", "missing_value"), "rule=per-api-key,missing_value=shared ;"},
 		// A client-CIDR entry masked at another length than its CIDR's: the action check names it,
 		// and a request from inside 10.0.0.0/8 no longer sends the CIDR as its value.
 		{"partners-cidr-mask-16", "filter-ratelimit-svc-api", nil, nil, "route-partners-client-cidr", setRuleMaskLen("partners-cidr", "v4_prefix_mask_len", 16), "masked_remote_address v4=16 v6=32"},
@@ -624,6 +648,19 @@ func dropRuleEntry(rule, key string) func(Doc) error {
 		}
 		rls := value["rate_limits"].([]any)
 		value["rate_limits"] = append(append([]any{}, rls[:i]...), rls[i+1:]...)
+		return nil
+	}
+}
+
+// dropLastAction removes the last action of the rule's virtual-host entry that has an action with
+// this descriptor key (e.g. the client of a fallback counter).
+func dropLastAction(rule, key string) func(Doc) error {
+	return func(f Doc) error {
+		value, i, actions, err := ruleEntryWith(f, rule, `"descriptor_key":"`+key+`"`)
+		if err != nil {
+			return err
+		}
+		value["rate_limits"].([]any)[i].(map[string]any)["actions"] = actions[:len(actions)-1]
 		return nil
 	}
 }

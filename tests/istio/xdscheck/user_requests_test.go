@@ -64,8 +64,16 @@ func (r userRequest) pathWithoutQuery() string {
 
 var re2Cache = map[string]*regexp.Regexp{}
 
+// byteLength: the one RE2 form Go's regexp lacks, `\C{n}\C*` (RE2's \C is one byte even in
+// UTF-8 mode: a value of at least n bytes), which the per-value rules use for their length bound.
+var byteLength = regexp.MustCompile(`^\\C\{([0-9]+)\}\\C\*$`)
+
 // re2FullMatch: Envoy's safe_regex (google_re2) matches the whole value.
 func re2FullMatch(re, s string) (bool, error) {
+	if m := byteLength.FindStringSubmatch(re); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return len(s) >= n, nil
+	}
 	c, ok := re2Cache[re]
 	if !ok {
 		var err error
@@ -386,26 +394,43 @@ const (
 	clientB = "198.51.100.20"
 )
 
+// clientKey: the client's entry of the per-client counters, its address at the rules' default
+// prefix (/32 for IPv4, /64 for IPv6), written with net/netip apart from Envoy's printing.
+func clientKey(addr string) string {
+	a := netip.MustParseAddr(addr)
+	bits := 32
+	if a.Is6() {
+		bits = 64
+	}
+	return "masked_remote_address=" + netip.PrefixFrom(a, bits).Masked().String()
+}
+
 // Descriptors of the rules of render-user.ts, as Envoy sends them.
-func perClient(addr string) string      { return "rule=per-client,remote_address=" + addr }
-func loginPerClient(addr string) string { return "rule=login-per-client,remote_address=" + addr }
+func perClient(addr string) string      { return "rule=per-client," + clientKey(addr) }
+func loginPerClient(addr string) string { return "rule=login-per-client," + clientKey(addr) }
 func perAPIKey(key string) string       { return "rule=per-api-key,x-api-key=" + key }
 
+// apiMissing, apiGuard: per-api-key's fallback counters, each the client's own.
+func apiMissing(addr string) string {
+	return "rule=per-api-key,missing_value=shared," + clientKey(addr)
+}
+func apiGuard(addr string) string {
+	return "rule=per-api-key,untrusted_value=shared," + clientKey(addr)
+}
+
 // perAPIKeyOf: per-api-key has no condition and whenMissing defaults to SharedCounter, so every
-// request sends it: its own x-api-key's counter, or, without the header, the rule alone (one
-// counter shared by every request without a key).
+// request sends it: its own x-api-key's counter, or, without the header, the client's missing counter.
 func perAPIKeyOf(r userRequest) string {
 	if k, ok := r.headers["x-api-key"]; ok {
 		return perAPIKey(k)
 	}
-	return perAPIKeyShared
+	return apiMissing(r.addr)
 }
 
 const (
-	perAPIKeyShared = "rule=per-api-key"
-	searchRule      = "rule=search"
-	hasTokenRule    = "rule=has-token"
-	checkoutRule    = "rule=checkout"
+	searchRule   = "rule=search"
+	hasTokenRule = "rule=has-token"
+	checkoutRule = "rule=checkout"
 )
 
 func req(path string, addr string, headers ...string) userRequest {
@@ -469,25 +494,33 @@ func userRequestTable() map[string][]userRequestCase {
 			web(req("/x/login", clientA)),
 			web(req("/x?r=/login", clientA)),
 		},
-		// x-api-key per value: its own counter per key, whatever the client; without the header
-		// (skip_if_absent) the rule's entry alone, one counter for all of them, never nothing; a value
-		// with a comma (a repeated header) the untrusted-value counter.
+		// x-api-key per value: its own counter per key, whatever the client; without the header the
+		// client's missing counter, never nothing; a value with a comma (a repeated header), a control
+		// character, over 256 bytes, or beside an underscored spelling of the name (x_api_key) the
+		// client's untrusted-value counter.
 		"requests-per-api-key": {
 			exactly("web", req("/items", clientA, "x-api-key", "k1"), perClient(clientA), "rule=per-api-key,x-api-key=k1"),
 			exactly("web", req("/items", clientB, "x-api-key", "k1"), perClient(clientB), "rule=per-api-key,x-api-key=k1"),
 			exactly("web", req("/items?page=2", clientA, "x-api-key", "k2"), perClient(clientA), "rule=per-api-key,x-api-key=k2"),
-			exactly("web", req("/items", clientA), perClient(clientA), "rule=per-api-key"),
-			exactly("web", req("/items", clientB), perClient(clientB), "rule=per-api-key"),
-			exactly("web", req("/items", clientA, "x-api-keys", "k1"), perClient(clientA), "rule=per-api-key"),
-			exactly("web", req("/items", clientA, "authorization", "k1"), perClient(clientA), hasTokenRule, "rule=per-api-key"),
-			exactly("web", req("/login", clientA), loginPerClient(clientA), perClient(clientA), "rule=per-api-key"),
+			exactly("web", req("/items", clientA, "x-api-key", "caf\u00e9"), perClient(clientA), "rule=per-api-key,x-api-key=caf\u00e9"),
+			exactly("web", req("/items", clientA, "x-api-key", strings.Repeat("k", 256)), perClient(clientA), perAPIKey(strings.Repeat("k", 256))),
+			exactly("web", req("/items", clientA), perClient(clientA), apiMissing(clientA)),
+			exactly("web", req("/items", clientB), perClient(clientB), apiMissing(clientB)),
+			exactly("web", req("/items", "2001:db8:1:2::7"), perClient("2001:db8:1:2::7"), "rule=per-api-key,missing_value=shared,masked_remote_address=2001:db8:1:2::/64"),
+			exactly("web", req("/items", clientA, "x-api-keys", "k1"), perClient(clientA), apiMissing(clientA)),
+			exactly("web", req("/items", clientA, "authorization", "k1"), perClient(clientA), hasTokenRule, apiMissing(clientA)),
+			exactly("web", req("/login", clientA), loginPerClient(clientA), perClient(clientA), apiMissing(clientA)),
 			exactly("web", req("/search", clientA, "x-api-key", "k3"), perClient(clientA), searchRule, "rule=per-api-key,x-api-key=k3"),
-			exactly("checkout", req("/checkout", clientA), checkoutRule, perClient(clientA), "rule=per-api-key"),
+			exactly("checkout", req("/checkout", clientA), checkoutRule, perClient(clientA), apiMissing(clientA)),
 			exactly("checkout", req("/checkout", clientA, "x-api-key", "k1"), checkoutRule, perClient(clientA), "rule=per-api-key,x-api-key=k1"),
 			// Two values (as Envoy's header matcher sees a repeated header: joined with ",") or one
 			// holding a comma: no value sent, the untrusted-value counter.
-			exactly("web", req("/items", clientA, "x-api-key", "fresh,k1"), perClient(clientA), "rule=per-api-key,untrusted_value=shared"),
-			exactly("web", req("/items", clientA, "x-api-key", ",k1"), perClient(clientA), "rule=per-api-key,untrusted_value=shared"),
+			exactly("web", req("/items", clientA, "x-api-key", "fresh,k1"), perClient(clientA), apiGuard(clientA)),
+			exactly("web", req("/items", clientA, "x-api-key", ",k1"), perClient(clientA), apiGuard(clientA)),
+			exactly("web", req("/items", clientB, "x-api-key", "a\tb"), perClient(clientB), apiGuard(clientB)),
+			exactly("web", req("/items", clientA, "x-api-key", strings.Repeat("v", 300)), perClient(clientA), apiGuard(clientA)),
+			exactly("web", req("/items", clientA, "x-api-key", "fresh", "x_api_key", "mine"), perClient(clientA), apiGuard(clientA)),
+			exactly("web", req("/items", clientA, "x-api_key", "mine"), perClient(clientA), apiGuard(clientA)),
 		},
 		// authorization present, whatever its value; nothing without it.
 		"requests-has-token": {
@@ -521,19 +554,19 @@ func userRequestTable() map[string][]userRequestCase {
 			partners(req("/partners", "10.1.2.3"),
 				"rule=partners-cidr,masked_remote_address=10.0.0.0/8",
 				"rule=partners-cidr,masked_remote_address=10.0.0.0/12",
-				"rule=partners-per-address,masked_remote_address=10.1.0.0/22,remote_address=10.1.2.3"),
+				"rule=partners-per-address,masked_remote_address=10.1.0.0/22,masked_remote_address=10.1.2.3/32"),
 			partners(req("/partners/x?y=1", "172.20.0.1"),
 				"rule=partners-cidr,masked_remote_address=172.0.0.0/8",
 				"rule=partners-cidr,masked_remote_address=172.16.0.0/12",
-				"rule=partners-per-address,masked_remote_address=172.20.0.0/22,remote_address=172.20.0.1"),
+				"rule=partners-per-address,masked_remote_address=172.20.0.0/22,masked_remote_address=172.20.0.1/32"),
 			partners(req("/partners", "192.168.5.5"),
 				"rule=partners-cidr,masked_remote_address=192.0.0.0/8",
 				"rule=partners-cidr,masked_remote_address=192.160.0.0/12",
-				"rule=partners-per-address,masked_remote_address=192.168.4.0/22,remote_address=192.168.5.5"),
+				"rule=partners-per-address,masked_remote_address=192.168.4.0/22,masked_remote_address=192.168.5.5/32"),
 			partners(req("/partners", "2001:db8:ffff::9"),
 				"rule=partners-cidr,masked_remote_address=2001:db8::/32",
 				"rule=partners-cidr,masked_remote_address=2001:db8:ffff::9/128",
-				"rule=partners-per-address,masked_remote_address=2001:db8:ffff::9/128,remote_address=2001:db8:ffff::9"),
+				"rule=partners-per-address,masked_remote_address=2001:db8:ffff::9/128,masked_remote_address=2001:db8:ffff::/64"),
 			// Not on route partners: none of its entries.
 			web(req("/partner", "10.1.2.3")),
 			web(req("/x/partners", "10.1.2.3")),
@@ -561,28 +594,34 @@ func userRequestTable() map[string][]userRequestCase {
 			web(req("/items?xtier=free", clientA)),
 			web(req("/tier=free", clientA)),
 		},
-		// per-query-key: under /api each decoded api_key value its own counter; without the exact
-		// name the rule's shared counter; a request another reader could see with another value (the
-		// name twice in any spelling, a value holding ';' or '+') or whose value has a percent-encoded
-		// byte above 0x7F (it may decode to invalid UTF-8) only the guard's shared counter.
+		// per-query-key: under /api each decoded api_key value its own counter (a + as written, UTF-8
+		// decoded); without the parameter in any spelling the client's missing counter; a request
+		// another reader could see with another value (the name twice or only in another spelling, a
+		// value holding ';' or an encoded space), a value that does not decode to UTF-8 without
+		// control characters, or over 256 bytes as written: the client's guard counter.
 		"requests-per-query-key": {
 			web(req("/api?api_key=k1", clientA), pqk("k1")),
 			web(req("/api/v1?%61pi_key=k%31&x=2", clientA), pqk("k1")),
 			web(req("/api?x=1&api_key=k1", clientA), pqk("k1")),
 			web(req("/api?api_key=a%2Bb", clientA), pqk("a+b")),
-			web(req("/api?api_key=a%20b", clientA), pqk("a b")),
+			web(req("/api?api_key=a+b", clientA), pqk("a+b")),
+			web(req("/api?api_key=caf%C3%A9", clientA), pqk("caf\u00e9")),
 			web(req("/api?api_key=", clientA), pqk("")),
-			web(req("/api", clientA), pqkShared),
-			web(req("/api?API_KEY=k1", clientA), pqkShared),
-			web(req("/api?x=1;api_key=k1", clientA), pqkShared),
-			web(req("/api?api_key=fresh&api_key=mine", clientA), pqkGuard),
-			web(req("/api?%61pi_key=fresh&api_key=mine", clientA), pqkGuard),
-			web(req("/api?API_KEY=mine&api_key=fresh", clientA), pqkGuard),
-			web(req("/api?api_key=fresh;api_key=mine", clientA), pqkGuard),
-			web(req("/api?api_key=mine;x=1", clientA), pqkGuard),
-			web(req("/api?api_key=a+b", clientA), pqkGuard),
-			web(req("/api?api_key=%FF", clientA), pqkGuard),
-			web(req("/api?api_key=caf%C3%A9", clientA), pqkGuard),
+			web(req("/api?api_key="+strings.Repeat("k", 256), clientA), pqk(strings.Repeat("k", 256))),
+			web(req("/api", clientA), pqkMissing(clientA)),
+			web(req("/api", clientB), pqkMissing(clientB)),
+			web(req("/api?x=1", clientA), pqkMissing(clientA)),
+			web(req("/api?API_KEY=k1", clientA), pqkGuard(clientA)),
+			web(req("/api?x=1;api_key=k1", clientA), pqkGuard(clientA)),
+			web(req("/api?api_key=fresh&api_key=mine", clientA), pqkGuard(clientA)),
+			web(req("/api?%61pi_key=fresh&api_key=mine", clientA), pqkGuard(clientA)),
+			web(req("/api?API_KEY=mine&api_key=fresh", clientA), pqkGuard(clientA)),
+			web(req("/api?api_key=fresh;api_key=mine", clientA), pqkGuard(clientA)),
+			web(req("/api?api_key=mine;x=1", clientA), pqkGuard(clientA)),
+			web(req("/api?api_key=a%20b", clientA), pqkGuard(clientA)),
+			web(req("/api?api_key=%FF", clientA), pqkGuard(clientA)),
+			web(req("/api?api_key=a%00b", clientB), pqkGuard(clientB)),
+			web(req("/api?api_key="+strings.Repeat("z", 300), clientA), pqkGuard(clientA)),
 			web(req("/api?api_key=%7E%41", clientA), pqk("~A")),
 			web(req("/api?api_key=k1&api_keyx=2", clientA), pqk("k1")),
 			web(req("/apix?api_key=k1", clientA)),
@@ -591,14 +630,14 @@ func userRequestTable() map[string][]userRequestCase {
 	}
 }
 
-// Descriptors of rule per-query-key: its value's counter, the shared one without the parameter,
-// and the untrusted-value guard's.
+// Descriptors of rule per-query-key: its value's counter, and the client's missing and guard counters.
 func pqk(v string) string { return "rule=per-query-key,query_value=" + v }
-
-const (
-	pqkShared = "rule=per-query-key"
-	pqkGuard  = "rule=per-query-key,untrusted_value=shared"
-)
+func pqkMissing(addr string) string {
+	return "rule=per-query-key,missing_value=shared," + clientKey(addr)
+}
+func pqkGuard(addr string) string {
+	return "rule=per-query-key,untrusted_value=shared," + clientKey(addr)
+}
 
 // userRequestChecks: expectation ID -> problem ("" when it holds), one ID per rule.
 func userRequestChecks(vh *routev3.VirtualHost) map[string]string {

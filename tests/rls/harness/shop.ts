@@ -68,7 +68,7 @@ export function envoyHeaders(headers: Record<string, string | string[]> = {}): R
  * renders (with counterStore split: the fixed and the per-value counters' services) run with a
  * Redis of its own (started before the describe's tests, flushed before each).
  */
-export function useShop(rules: RateLimitRuleArgs[]) {
+export function useShop(rules: RateLimitRuleArgs[], extra: Partial<GlobalRateLimitArgs> = {}, editConfig?: (configYaml: string) => string) {
     const shop = {} as {
         objects: K8sObject[];
         sides: { name: string; redis: RedisServer; service: RateLimitProcess; client: RlsClient }[];
@@ -76,9 +76,14 @@ export function useShop(rules: RateLimitRuleArgs[]) {
         rlconfig: () => Promise<string>;
     };
     before(async () => {
-        shop.objects = [...USER_OBJECTS, ...(await renderComponent(rules))];
+        shop.objects = [...USER_OBJECTS, ...(await renderComponent(rules, extra))];
         shop.sides = [];
-        for (const rendered of renderedRatelimits(shop.objects)) {
+        for (const given of renderedRatelimits(shop.objects)) {
+            // A negative control may run the services with an edited config (an older layout).
+            const file = Object.keys(given.configMap.data).find((k) => given.configMap.data[k] === given.configYaml)!;
+            const rendered = editConfig
+                ? { ...given, configMap: { ...given.configMap, data: { ...given.configMap.data, [file]: editConfig(given.configYaml) } } }
+                : given;
             const redis = await RedisServer.start();
             const service = await RateLimitProcess.start(rendered, { redisAddress: redis.address, redisPassword: redis.password });
             const client = service.client();
