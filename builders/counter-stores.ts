@@ -276,8 +276,13 @@ export function configWindows(descriptors: ConfigDescriptor[]): number[] {
  * entry of a chain, then the window's start (10 digits); an entry without a value (one counter per
  * value a client sends) counted at `valueBytes`.
  */
+/** The longest value Envoy's `masked_remote_address` sends. */
+const MASKED_ADDRESS_BYTES = "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128".length;
+
 export function longestCounterKeyBytes(domain: string, descriptors: ConfigDescriptor[], valueBytes: number): number {
     const bytes = (s: string) => Buffer.byteLength(s, "utf8");
-    const chainBytes = (c: ConfigDescriptor[]) => c.reduce((n, d) => n + bytes(d.key) + 2 + (d.value !== undefined ? bytes(d.value) : valueBytes), 0);
+    // A client's prefix is an address and its length: at most 43 bytes (eight groups of four hex digits, "/128").
+    const valueOf = (d: ConfigDescriptor) => (d.value !== undefined ? bytes(d.value) : d.key === CLIENT_KEY ? MASKED_ADDRESS_BYTES : valueBytes);
+    const chainBytes = (c: ConfigDescriptor[]) => c.reduce((n, d) => n + bytes(d.key) + 2 + valueOf(d), 0);
     return bytes(domain) + 1 + Math.max(0, ...limitedChains(descriptors).map(chainBytes)) + 10;
 }

@@ -182,6 +182,7 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         monitoring: "MeshMonitoringArgs",
         service: "RateLimitServiceOptionsArgs",
         perValueStore: "PerValueStoreArgs",
+        clientPrefix: "ClientPrefixArgs",
         redis: "RedisOptionsArgs",
     },
     MeshAccessPolicyArgs: {
