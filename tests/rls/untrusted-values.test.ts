@@ -16,7 +16,7 @@ import { gatewayOutcome, shouldRateLimitBytes } from "./harness/client";
 import { useShop } from "./harness/shop";
 import { ensureWindow } from "./harness/window";
 import type { K8sObject } from "../../lib/k8s-object";
-import { VALID_UTF8_REGEX } from "../../builders/request-match";
+import { trustedQueryValueRegex } from "../../builders/request-match";
 import { probe, re2FullMatch } from "../re2/probe";
 
 const M = LimitUnit.Minute;
@@ -24,6 +24,9 @@ const RULES: RateLimitRuleArgs[] = [
     { name: "per-qkey", path: { prefix: "/q" }, query: { name: "api_key", perValue: true }, requestsPerUnit: 3, unit: M },
     { name: "fixed", path: { prefix: "/q" }, requestsPerUnit: 1000, unit: M },
 ];
+
+/** The client address of the raw-path case's requests (the harness's default client). */
+const CLIENT = "192.0.2.1";
 
 /** 24 requests, each with a value never sent before that decodes to bytes the service refuses. */
 const unreadable = (i: number) => [`/q?api_key=%FF${i}`, `/q?api_key=k${i}%C3`, `/q?api_key=%ED%A0%80${i}`, `/q?api_key=%C0%AF${i}`][i % 4]!;
@@ -73,17 +76,19 @@ describe("rls: values the rate-limit service cannot read (invalid UTF-8) never r
         expect(outcomes).to.deep.equal(Array(24).fill("error: allowed"));
     });
 
-    it("a raw :path whose query value is not valid UTF-8 (a UTF-8-encoded surrogate, no percent-encoding), matched by C++ RE2 as Envoy does: only the valid-UTF-8 :path matcher keeps it out, the guard's shared counter takes 24 such requests, 3 pass; negative control: with that matcher widened to (?s:.*) the value is sent, every call fails, 24 of 24 pass", async () => {
+    it("a raw :path whose query value is not valid UTF-8 (a UTF-8-encoded surrogate, no percent-encoding), matched by C++ RE2 as Envoy does: only the trusted-value :path matcher (printable ASCII or whole UTF-8 escapes) keeps it out, the client's guard counter takes 24 such requests, 3 pass; negative control: with that matcher widened to (?s:.*) the value is sent, every call fails, 24 of 24 pass", async () => {
         const bin = probe();
         // ED A0 80 + i: U+D800..U+D817 written as UTF-8, which the service refuses; no '%' anywhere.
         const raw = (i: number) => Buffer.concat([Buffer.from(`/q?api_key=s${i}`), Buffer.from([0xed, 0xa0, 0x80 + i])]);
         // A minute of its own: the shared counter refused in an earlier case stays in the service's local cache for its minute.
         await ensureWindow(60);
         const rendered = await rawPathOutcomes(bin, shop.objects, raw);
-        expect(rendered.sent, "the descriptors Envoy sends (as rendered)").to.deep.equal(Array(24).fill("rule=per-qkey,untrusted_value=shared"));
+        expect(rendered.sent, "the descriptors Envoy sends (as rendered)").to.deep.equal(
+            Array(24).fill(`rule=per-qkey,untrusted_value=shared,masked_remote_address=${CLIENT}/32`),
+        );
         expect(rendered.outcomes.filter((o) => o === "allow")).to.have.length(3);
         await ensureWindow(10);
-        const widened = await rawPathOutcomes(bin, widenValidUtf8(shop.objects), raw);
+        const widened = await rawPathOutcomes(bin, widenTrustedValue(shop.objects), raw);
         expect(widened.sent[0], "widened: the value itself is sent").to.match(/^rule=per-qkey,query_value=s0/);
         expect(widened.outcomes, "widened: the call fails, the gateway fails open").to.deep.equal(Array(24).fill("error: allowed"));
     });
@@ -91,7 +96,7 @@ describe("rls: values the rate-limit service cannot read (invalid UTF-8) never r
     /** The per-qkey entries' descriptors for each raw :path (C++ RE2 on the bytes), sent to the real per-value service. */
     async function rawPathOutcomes(bin: string, objects: K8sObject[], raw: (i: number) => Buffer) {
         const entries = ruleEntries(objects, "per-qkey");
-        expect(entries, "the per-value entry and the guard's two").to.have.length(3);
+        expect(entries, "the value's entry, the ambiguous, untrusted, too long and missing ones").to.have.length(5);
         const sent: string[] = [];
         const outcomes: string[] = [];
         for (let i = 0; i < 24; i++) {
@@ -129,6 +134,8 @@ function descriptorOf(entry: any, path: Buffer): { key: string; value: Buffer }[
     return entry.actions.map((a: any) => {
         if (a.header_value_match) return { key: a.header_value_match.descriptor_key, value: Buffer.from(a.header_value_match.descriptor_value) };
         if (a.generic_key) return { key: a.generic_key.descriptor_key, value: Buffer.from(a.generic_key.descriptor_value) };
+        // The requests come from one IPv4 client: its /32 (the rule's per-client fallback).
+        if (a.masked_remote_address) return { key: "masked_remote_address", value: Buffer.from(`${CLIENT}/${a.masked_remote_address.v4_prefix_mask_len}`) };
         if (a.query_parameters) {
             const at = path.indexOf(`${a.query_parameters.query_parameter_name}=`);
             return { key: a.query_parameters.descriptor_key, value: path.subarray(at + a.query_parameters.query_parameter_name.length + 1) };
@@ -137,7 +144,13 @@ function descriptorOf(entry: any, path: Buffer): { key: string; value: Buffer }[
     });
 }
 
-/** The rendered objects with every valid-UTF-8 matcher widened to `(?s:.*)` (the negative control). */
-function widenValidUtf8(objects: K8sObject[]): K8sObject[] {
-    return JSON.parse(JSON.stringify(objects).split(JSON.stringify(VALID_UTF8_REGEX)).join(JSON.stringify("(?s:.*)")));
+/**
+ * The rendered objects with the trusted-value matcher of `api_key` (printable ASCII as written, or
+ * escapes forming whole UTF-8 characters) widened to `(?s:.*)` (the negative control).
+ */
+function widenTrustedValue(objects: K8sObject[]): K8sObject[] {
+    const good = JSON.stringify(trustedQueryValueRegex("api_key"));
+    const text = JSON.stringify(objects);
+    if (!text.includes(good)) throw new Error("the rendered filters hold no trusted-value matcher of api_key to widen");
+    return JSON.parse(text.split(good).join(JSON.stringify("(?s:.*)")));
 }
