@@ -25,6 +25,7 @@ import { InputError } from "../../lib/problems";
 import { K8sObject } from "../../lib/k8s-object";
 import { registerProgram, toObjects } from "../../render/render";
 import { ensureNamespace, kubectl, kubectlJson, kubectlRaw } from "./kube";
+import { RENDER_STACK_ID } from "../../program/stack-identity";
 
 const DEV: Record<string, string> = {
     variant: "A",
@@ -54,8 +55,8 @@ function preflight(over: Record<string, string>): { s: StackSettings; live: Live
     const p = planOfConfig(config(over));
     const s = p.settings;
     const live = lookupSharedObjects(sharedObjectRefs(s, p.global), []);
-    // The render runs as stack `render` (render/render.ts): what it applied carries that owner.
-    return { s, live, plan: planSharedObjects(s, live, p.global, "organization/mesh-ratelimit/render") };
+    // The render runs as stack `render` with its placeholder id (render/render.ts): what it applied carries that owner.
+    return { s, live, plan: planSharedObjects(s, live, p.global, `organization/mesh-ratelimit/render@${RENDER_STACK_ID}`) };
 }
 
 /** Runs the program with the cluster's answer; returns the shared objects it would create. */
