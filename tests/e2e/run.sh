@@ -374,8 +374,9 @@ check "consumer: ConfigMap shop/ratelimit-config holds the rules' entries" bash 
   "kubectl get cm ratelimit-config -n shop -o jsonpath='{.data.config\.yaml}' | grep -q 'value: login-per-client'"
 check "consumer: the gateway filter calls the shop's rate-limit service" bash -c \
   "kubectl get envoyfilter shop-ratelimit -n istio-system -o json | grep -q 'outbound|8081||ratelimit.shop.svc.cluster.local'"
+# The per-client rule's action (a client keyed by its /64 or /32 prefix), in the shop's virtual-host patches.
 check "consumer: the rules' actions on virtual host shop.example:8080" bash -c \
-  "kubectl get envoyfilter shop-ratelimit-svc -n istio-system -o json | jq -e '[.. | objects | select(has(\"remote_address\"))] | length > 0' >/dev/null"
+  "kubectl get envoyfilter -n istio-system -o json | jq -e '[.items[] | select(.metadata.name | startswith(\"shop-ratelimit\")) | .. | objects | select(has(\"masked_remote_address\")) | .masked_remote_address | select(.v4_prefix_mask_len == 32 and .v6_prefix_mask_len == 64)] | length > 0' >/dev/null"
 check "consumer: local bucket of 20 on the orders workload" bash -c \
   "kubectl get envoyfilter orders-bucket -n shop -o json | jq -e '[.. | objects | select(has(\"max_tokens\")) | .max_tokens == 20] | length > 0 and all' >/dev/null"
 (cd "$C" && pulumi stack export --stack e2e-shop --file "$W/state-shop.json") && STATES+=("$W/state-shop.json")
