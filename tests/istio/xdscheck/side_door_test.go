@@ -2,7 +2,6 @@ package xdscheck
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -83,19 +82,7 @@ func sideVhostFound(g *SharedGenerated) []string {
 
 func sideDoorDocs(t *testing.T) []Doc {
 	t.Helper()
-	file := os.Getenv("XDSCHECK_SIDE_DOOR")
-	if file == "" {
-		t.Skip("XDSCHECK_SIDE_DOOR not set (run tests/istio/run.sh)")
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs, err := ParseYAML(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return docs
+	return yamlFileDocs(t, "XDSCHECK_SIDE_DOOR")
 }
 
 // TestSideDoor: with the default hosts Istio binds no host of the side VirtualService, and every

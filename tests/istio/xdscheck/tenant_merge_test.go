@@ -17,9 +17,15 @@ const tenantStarCluster = "outbound|80||web.team-star.svc.cluster.local"
 
 func tenantStarDocs(t *testing.T) []Doc {
 	t.Helper()
-	file := os.Getenv("XDSCHECK_TENANT_STAR")
+	return yamlFileDocs(t, "XDSCHECK_TENANT_STAR")
+}
+
+// yamlFileDocs: the objects of the YAML file the environment variable names (the test is skipped without it).
+func yamlFileDocs(t *testing.T, env string) []Doc {
+	t.Helper()
+	file := os.Getenv(env)
 	if file == "" {
-		t.Skip("XDSCHECK_TENANT_STAR not set (run tests/istio/run.sh)")
+		t.Skip(env + " not set (run tests/istio/run.sh)")
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
