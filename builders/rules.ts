@@ -3,8 +3,8 @@
  * rate-limit service's `config.yaml`, from one statement, so the gateway and the service can never
  * disagree (the way Envoy Gateway's BackendTrafficPolicy and Kuadrant's RateLimitPolicy work).
  *
- * Pure: no Pulumi runtime, no I/O. `compileGlobalLimits` validates and compiles; a problem names the
- * field path (`rules[2].path.prefix`), the value and the fix.
+ * Pure: no Pulumi runtime, no I/O, no checks. `buildGlobalLimits` takes the plan of
+ * builders/limits-plan.ts (the rules checked there, each problem under its field path).
  *
  * How each rule becomes a descriptor (one `rate_limits` entry per rule, so a rule that yields
  * nothing drops only its own descriptor, never another rule's):
@@ -47,7 +47,6 @@
  * as written (query included), as the specification's tables do.
  */
 import { Problem } from "../lib/problems";
-import { oneOfProblems } from "../lib/field-checks";
 import { MASKED_REMOTE_ADDRESS_KEY, cidrsOf, maskedRemoteAddressActions } from "./client-cidr";
 import {
     CLIENT_KEY,
@@ -56,11 +55,11 @@ import {
     MISSING_VALUE_KEY,
     MISSING_VALUE_VALUE,
     DEFAULT_PATH_KEY,
-    DEFAULT_RULE_KEY,
-    GlobalLimitsInput,
+    LimitArgs,
     LimitUnit,
     MissingHeader,
     PathKeyMode,
+    PathLimitArgs,
     PathMatchArgs,
     QUERY_VALUE_KEY,
     REMOTE_ADDRESS_KEY,
@@ -68,7 +67,6 @@ import {
     UNTRUSTED_VALUE_KEY,
     UNTRUSTED_VALUE_VALUE,
 } from "./rule-args";
-import { NAME, checkClientPrefix, checkPerPath, validateRule } from "./rule-checks";
 import {
     ambiguousQueryRegex,
     escapeRe2,
@@ -318,55 +316,32 @@ export function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor 
     };
 }
 
-/** Validates and compiles the limits. Problems are returned, never thrown. */
-export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
-    const problems: Problem[] = [];
-    const mode = input.pathKey ?? PathKeyMode.UrlPath;
-    problems.push(...oneOfProblems("pathKey", mode, Object.values(PathKeyMode), PathKeyMode.UrlPath));
-    const ruleKey = input.ruleKey ?? DEFAULT_RULE_KEY;
-    if (typeof ruleKey !== "string" || !NAME.test(ruleKey)) {
-        problems.push({
-            key: "ruleKey",
-            value: ruleKey,
-            problem: "must be a non-empty descriptor key of letters, digits, '_', '.', '-'",
-            fix: `use "${DEFAULT_RULE_KEY}"`,
-        });
-    }
-    const rules = input.rules ?? [];
-    if (!Array.isArray(rules))
-        problems.push({ key: "rules", value: rules, problem: "must be a list of rules", fix: "give [] or a list of { name, requestsPerUnit, unit, ... }" });
-    const names = new Set<string>();
-    const valid = (Array.isArray(rules) ? rules : []).filter((r, i) => validateRule(r, i, names, problems));
-
-    const perPath = input.perPath;
-    const pathKey = perPath?.descriptorKey ?? DEFAULT_PATH_KEY;
-    if (perPath) checkPerPath(perPath, pathKey, problems);
-    if (perPath && pathKey === ruleKey) {
-        // Rule names cannot start with '/', paths always do: the values never collide, but the
-        // per-path catch-all would also count a rule's descriptor value. Keep them apart unless needed.
-        for (const r of valid)
-            if (r.header?.perValue || r.query?.perValue || r.perClientAddress || r.clientCidr) {
-                problems.push({
-                    key: "ruleKey",
-                    value: ruleKey,
-                    problem: `equals perPath.descriptorKey, so rule '${r.name}' (nested descriptors) would share the key with the per-path counters`,
-                    fix: `use a different ruleKey, e.g. "${DEFAULT_RULE_KEY}"`,
-                });
-                break;
-            }
-    }
-
-    checkClientPrefix(input.clientPrefix, problems);
-    const prefix = clientPrefixOf(input.clientPrefix);
-    const { vhostRateLimits, routePatches } = gatewayRateLimits(valid, mode, ruleKey, perPath ? pathKey : undefined, input.headersOn !== false, prefix);
-    const configDescriptors: ConfigDescriptor[] = [
-        // A null entry is a problem above; it must not crash the compile (every problem is reported at once).
-        ...(perPath?.paths ?? []).filter((p) => typeof p === "object" && p !== null).map((p) => ({ key: pathKey, value: p.path, ...limitOf(p) })),
-        ...valid.map((r) => ruleConfig(r, ruleKey)),
-        ...(perPath?.eachPath ? [{ key: pathKey, ...limitOf(perPath.eachPath) }] : []),
-    ];
-    return { vhostRateLimits, routePatches, configDescriptors, problems };
+/** The checked limits the builder reads (builders/limits-plan.ts planGlobalLimits): valid rules, defaults filled in. */
+export interface GlobalLimitsPlan {
+    mode: PathKeyMode;
+    ruleKey: string;
+    rules: RateLimitRuleArgs[];
+    /** The per-path limits under their descriptor key; undefined without `perPath`. */
+    perPath?: { key: string; paths: PathLimitArgs[]; eachPath?: LimitArgs };
+    prefix: ClientPrefix;
+    /** The filter adds X-RateLimit headers. */
+    headersOn: boolean;
 }
+
+/** The gateway's `rate_limits` and the service's descriptors of planned limits (pure: the plan was checked). */
+export function buildGlobalLimits(plan: GlobalLimitsPlan): Omit<CompiledLimits, "problems"> {
+    const { mode, ruleKey, rules, perPath, prefix, headersOn } = plan;
+    const { vhostRateLimits, routePatches } = gatewayRateLimits(rules, mode, ruleKey, perPath?.key, headersOn, prefix);
+    const configDescriptors: ConfigDescriptor[] = [
+        ...(perPath?.paths ?? []).map((p) => ({ key: perPath!.key, value: p.path, ...limitOf(p) })),
+        ...rules.map((r) => ruleConfig(r, ruleKey)),
+        ...(perPath?.eachPath ? [{ key: perPath.key, ...limitOf(perPath.eachPath) }] : []),
+    ];
+    return { vhostRateLimits, routePatches, configDescriptors };
+}
+
+/** @deprecated checks and builds: use limits-plan.ts planGlobalLimits, then buildGlobalLimits. */
+export { compileGlobalLimits } from "./limits-plan";
 
 /**
  * The gateway's `rate_limits`: the per-path action first (when `pathKey` is given: there are

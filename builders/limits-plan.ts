@@ -1,0 +1,65 @@
+/**
+ * The plan of the typed limits: every check of the rules, the per-path limits, the keys and the
+ * client prefix (each problem under its field path, `rules[2].path.prefix`, with the value and the
+ * fix), then what the builder reads: the valid rules and the keys with their defaults filled in.
+ * `buildGlobalLimits` (rules.ts) takes only this plan and checks nothing. Pure.
+ */
+import { Problem } from "../lib/problems";
+import { oneOfProblems } from "../lib/field-checks";
+import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, PathKeyMode } from "./rule-args";
+import { NAME, checkClientPrefix, checkPerPath, validateRule } from "./rule-checks";
+import { CompiledLimits, GlobalLimitsPlan, buildGlobalLimits, clientPrefixOf } from "./rules";
+
+/** Checks the limits (every problem at once) and plans the valid ones. */
+export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimitsPlan; problems: Problem[] } {
+    const problems: Problem[] = [];
+    const mode = input.pathKey ?? PathKeyMode.UrlPath;
+    problems.push(...oneOfProblems("pathKey", mode, Object.values(PathKeyMode), PathKeyMode.UrlPath));
+    const ruleKey = input.ruleKey ?? DEFAULT_RULE_KEY;
+    if (typeof ruleKey !== "string" || !NAME.test(ruleKey)) {
+        problems.push({
+            key: "ruleKey",
+            value: ruleKey,
+            problem: "must be a non-empty descriptor key of letters, digits, '_', '.', '-'",
+            fix: `use "${DEFAULT_RULE_KEY}"`,
+        });
+    }
+    const rules = input.rules ?? [];
+    if (!Array.isArray(rules))
+        problems.push({ key: "rules", value: rules, problem: "must be a list of rules", fix: "give [] or a list of { name, requestsPerUnit, unit, ... }" });
+    const names = new Set<string>();
+    const valid = (Array.isArray(rules) ? rules : []).filter((r, i) => validateRule(r, i, names, problems));
+    const perPath = input.perPath;
+    const pathKey = perPath?.descriptorKey ?? DEFAULT_PATH_KEY;
+    if (perPath) checkPerPath(perPath, pathKey, problems);
+    // Rule names cannot start with '/', paths always do: the values never collide, but the per-path
+    // catch-all would also count a rule's descriptor value. Keep them apart unless needed.
+    const nested = valid.find((r) => r.header?.perValue || r.query?.perValue || r.perClientAddress || r.clientCidr);
+    if (perPath && pathKey === ruleKey && nested) {
+        problems.push({
+            key: "ruleKey",
+            value: ruleKey,
+            problem: `equals perPath.descriptorKey, so rule '${nested.name}' (nested descriptors) would share the key with the per-path counters`,
+            fix: `use a different ruleKey, e.g. "${DEFAULT_RULE_KEY}"`,
+        });
+    }
+    checkClientPrefix(input.clientPrefix, problems);
+    const plan: GlobalLimitsPlan = {
+        mode,
+        ruleKey,
+        rules: valid,
+        // A null entry is a problem above; it must not crash the build (every problem is reported at once).
+        perPath: perPath
+            ? { key: pathKey, paths: (perPath.paths ?? []).filter((p) => typeof p === "object" && p !== null), eachPath: perPath.eachPath }
+            : undefined,
+        prefix: clientPrefixOf(input.clientPrefix),
+        headersOn: input.headersOn !== false,
+    };
+    return { plan, problems };
+}
+
+/** Checks and builds the limits: the builder's output and every problem (returned, never thrown). */
+export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
+    const { plan, problems } = planGlobalLimits(input);
+    return { ...buildGlobalLimits(plan), problems };
+}
