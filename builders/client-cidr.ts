@@ -22,10 +22,9 @@
  * more distinct lengths than the other, the other family's mask in the extra entries is a length
  * none of its CIDRs uses, so the value it yields matches nothing.
  *
- * Pure: no Pulumi runtime, no I/O.
+ * Pure: no Pulumi runtime, no I/O, no checks (builders/client-cidr-checks.ts checks a rule's
+ * `clientCidr`; these functions take it checked).
  */
-import { Problem } from "../lib/problems";
-
 /** Client addresses a rule applies to. Exactly one of `cidr`, `cidrs`. */
 export interface ClientCidrArgs {
     /** One CIDR, e.g. `10.0.0.0/8` or `2001:db8::/32` (the network's first address: no host bits set). */
@@ -52,8 +51,8 @@ export interface Cidr extends IpAddress {
 /** The descriptor key of Envoy's `masked_remote_address` action (fixed by Envoy). */
 export const MASKED_REMOTE_ADDRESS_KEY = "masked_remote_address";
 
-const WIDTH = { 4: 32, 6: 128 } as const;
-const V4_MAPPED = 0xffffn << 32n;
+export const WIDTH = { 4: 32, 6: 128 } as const;
+export const V4_MAPPED = 0xffffn << 32n;
 
 function parseIpv4(s: string): bigint | undefined {
     const m = /^(0|[1-9][0-9]{0,2})\.(0|[1-9][0-9]{0,2})\.(0|[1-9][0-9]{0,2})\.(0|[1-9][0-9]{0,2})$/.exec(s);
@@ -99,7 +98,7 @@ export function parseIp(s: string): IpAddress | undefined {
     return v6 === undefined ? undefined : { family: 6, bits: v6 };
 }
 
-function formatIpv4(bits: bigint): string {
+export function formatIpv4(bits: bigint): string {
     return [24n, 16n, 8n, 0n].map((s) => String((bits >> s) & 0xffn)).join(".");
 }
 
@@ -135,7 +134,7 @@ export function formatIp(a: IpAddress): string {
     return out;
 }
 
-function networkOf(a: IpAddress, length: number): bigint {
+export function networkOf(a: IpAddress, length: number): bigint {
     const w = BigInt(WIDTH[a.family]);
     const host = (1n << (w - BigInt(length))) - 1n;
     return a.bits & ~host & ((1n << w) - 1n);
@@ -152,146 +151,24 @@ export function maskedRemoteAddress(address: string, v4PrefixMaskLen = 32, v6Pre
     return `${formatIp({ family: a.family, bits: networkOf(a, length) })}/${length}`;
 }
 
-/** Parses one CIDR; a problem (with the fix) when it is not a valid network. */
-export function parseCidr(field: string, s: unknown): Cidr | Problem {
-    const example = 'write e.g. "10.0.0.0/8" or "2001:db8::/32"';
-    if (typeof s !== "string" || s.trim() === "") return { key: field, value: s, problem: "must be a CIDR: an address, '/', a prefix length", fix: example };
-    const m = /^([^/]*)\/([0-9]{1,3})$/.exec(s);
-    const a = parseIp(m ? m[1] : s);
-    if (!m) {
-        if (a)
-            return {
-                key: field,
-                value: s,
-                problem: "has no prefix length",
-                fix: `give the length: "${s}/${WIDTH[a.family]}" for this one address, or its network's`,
-            };
-        const trimmed = s.replace(/\s+/g, "");
-        return {
-            key: field,
-            value: s,
-            problem: "is not a CIDR (an IPv4 or IPv6 address, '/', a prefix length)",
-            fix: trimmed !== s && !isProblem(parseCidr(field, trimmed)) ? `remove the spaces: "${trimmed}"` : example,
-        };
-    }
-    if (!a) {
-        const trimmed = s.replace(/\s+/g, "");
-        return {
-            key: field,
-            value: s,
-            problem: `'${m[1]}' is not an IPv4 or IPv6 address (IPv4: four numbers 0-255 without leading zeros; IPv6: no zone)`,
-            fix: trimmed !== s && !isProblem(parseCidr(field, trimmed)) ? `remove the spaces: "${trimmed}"` : example,
-        };
-    }
-    const length = Number(m[2]);
-    const width = WIDTH[a.family];
-    if (length > width) {
-        return {
-            key: field,
-            value: s,
-            problem: `prefix length ${length} is longer than an IPv${a.family} address (0-${width})`,
-            fix: `use a length from 0 to ${width}, e.g. "${m[1]}/${width}"`,
-        };
-    }
-    if (a.family === 6 && a.bits >> 32n === V4_MAPPED >> 32n && length >= 96) {
-        const v4 = formatIpv4(networkOf(a, length) & 0xffffffffn);
-        return {
-            key: field,
-            value: s,
-            problem:
-                "is an IPv4-mapped IPv6 range: Envoy masks an IPv4 client (also one reaching a dual-stack listener) as IPv4, so this range would never match it",
-            fix: `write it as IPv4: "${v4}/${length - 96}"`,
-        };
-    }
-    const network = networkOf(a, length);
-    const text = `${formatIp({ family: a.family, bits: network })}/${length}`;
-    if (network !== a.bits) {
-        return {
-            key: field,
-            value: s,
-            problem: `has host bits set: ${m[1]} is not the first address of a /${length} network`,
-            fix: `use the network: "${text}"`,
-        };
-    }
-    return { family: a.family, bits: network, length, text };
-}
-
-function isProblem(x: Cidr | Problem): x is Problem {
-    return (x as Problem).problem !== undefined;
-}
-
-function contains(outer: Cidr, inner: Cidr): boolean {
-    return outer.family === inner.family && outer.length <= inner.length && networkOf(inner, outer.length) === outer.bits;
-}
-
 /** The CIDRs of a `clientCidr` (validated or not): `cidr` alone, or `cidrs`. */
-function listOf(c: ClientCidrArgs): { list: unknown[]; field: (i: number) => string } {
+export function listOf(c: ClientCidrArgs): { list: unknown[]; field: (i: number) => string } {
     if (c.cidr !== undefined) return { list: [c.cidr], field: () => "cidr" };
     return { list: Array.isArray(c.cidrs) ? c.cidrs : [], field: (i) => `cidrs[${i}]` };
 }
 
-/** Checks a rule's `clientCidr` (at `at`, e.g. `rules[2].clientCidr`); problems are appended. */
-export function checkClientCidr(at: string, c: unknown, problems: Problem[]): void {
-    if (typeof c !== "object" || c === null || Array.isArray(c)) {
-        problems.push({ key: at, value: c, problem: "must be an object { cidr } or { cidrs }", fix: 'give e.g. { cidr: "10.0.0.0/8" }' });
-        return;
-    }
-    const cc = c as ClientCidrArgs;
-    const kinds = (["cidr", "cidrs"] as const).filter((k) => cc[k] !== undefined);
-    if (kinds.length !== 1) {
-        problems.push({
-            key: at,
-            value: c,
-            problem: `needs exactly one of cidr, cidrs (has ${kinds.length ? kinds.join(", ") : "none"})`,
-            fix: kinds.length ? "keep one of them (put every CIDR into cidrs)" : 'give cidr: "10.0.0.0/8" or cidrs: [...]',
-        });
-        return;
-    }
-    if (cc.perAddress !== undefined && typeof cc.perAddress !== "boolean") {
-        problems.push({
-            key: `${at}.perAddress`,
-            value: cc.perAddress,
-            problem: "must be true or false",
-            fix: "set perAddress to true (one counter per address) or false",
-        });
-    }
-    if (cc.cidrs !== undefined && (!Array.isArray(cc.cidrs) || cc.cidrs.length === 0)) {
-        problems.push({
-            key: `${at}.cidrs`,
-            value: cc.cidrs,
-            problem: Array.isArray(cc.cidrs) ? "is empty: the rule would apply to no client" : "must be a list of CIDRs",
-            fix: 'give at least one CIDR, e.g. ["10.0.0.0/8"], or remove clientCidr',
-        });
-        return;
-    }
-    const { list, field } = listOf(cc);
-    const parsed: { cidr: Cidr; i: number }[] = [];
-    list.forEach((s, i) => {
-        const p = parseCidr(`${at}.${field(i)}`, s);
-        if (isProblem(p)) {
-            problems.push(p);
-            return;
-        }
-        const other = parsed.find((q) => contains(q.cidr, p) || contains(p, q.cidr));
-        if (other) {
-            const same = other.cidr.text === p.text;
-            problems.push({
-                key: `${at}.${field(i)}`,
-                value: s,
-                problem: same
-                    ? `is the same network as ${field(other.i)} (${other.cidr.text}); the service rejects duplicate descriptors`
-                    : `overlaps ${field(other.i)} (${other.cidr.text}): an address in both would be counted in two counters`,
-                fix: same ? "remove one of the two" : "keep the wider one, or give CIDRs that do not overlap",
-            });
-            return;
-        }
-        parsed.push({ cidr: p, i });
-    });
-}
-
 /** The valid CIDRs of a checked `clientCidr`, in the order given. */
 export function cidrsOf(c: ClientCidrArgs): Cidr[] {
-    return listOf(c).list.map((s, i) => parseCidr(String(i), s) as Cidr);
+    return listOf(c).list.map((s) => cidrOf(s as string));
+}
+
+/** A checked CIDR (builders/client-cidr-checks.ts parseCidr): its family, network and Envoy's text of it. */
+export function cidrOf(s: string): Cidr {
+    const [addr, len] = s.split("/");
+    const a = parseIp(addr!)!;
+    const length = Number(len);
+    const network = networkOf(a, length);
+    return { family: a.family, bits: network, length, text: `${formatIp({ family: a.family, bits: network })}/${length}` };
 }
 
 /** A mask length of the family that no CIDR of that family uses (the full length when it is free). */

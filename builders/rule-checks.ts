@@ -6,7 +6,8 @@
 import { UNSENDABLE_PATH, compileFullMatch, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { fieldProblem } from "../lib/field-checks";
-import { MASKED_REMOTE_ADDRESS_KEY, checkClientCidr } from "./client-cidr";
+import { MASKED_REMOTE_ADDRESS_KEY } from "./client-cidr";
+import { checkClientCidr } from "./client-cidr-checks";
 import { MAX_HEADER_HYPHENS, METHOD_TOKEN, normalizedMethods } from "./request-match";
 
 import {

@@ -12,7 +12,8 @@ import { expect } from "chai";
 import { Problem } from "../../lib/problems";
 import { BlockList } from "node:net";
 import { parse } from "yaml";
-import { formatIp, maskedRemoteAddress, parseCidr, parseIp } from "../../builders/client-cidr";
+import { formatIp, maskedRemoteAddress, parseIp } from "../../builders/client-cidr";
+import { parseCidr } from "../../builders/client-cidr-checks";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
 import { compileGlobalLimits } from "../../builders/rules";
@@ -569,7 +570,7 @@ describe("client CIDRs: the address and CIDR grammar at its edges (gaps a mutati
     it("checkClientCidr: a non-list cidrs, a null clientCidr, and a narrower CIDR listed before the wider one", () => {
         const problems = (c: unknown) => {
             const out: Problem[] = [];
-            const { checkClientCidr } = require("../../builders/client-cidr");
+            const { checkClientCidr } = require("../../builders/client-cidr-checks");
             checkClientCidr("r.clientCidr", c, out);
             return out;
         };
