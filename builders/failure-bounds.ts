@@ -94,17 +94,6 @@ export function redisMemoryBytes(text: unknown): number | undefined {
     return Number(m[1]) * UNIT_BYTES[(m[2] ?? "").toLowerCase()]!;
 }
 
-/** Why a `maxmemory` value is refused, or undefined when it is accepted. */
-export function redisMaxMemoryProblem(text: unknown): string | undefined {
-    const bytes = redisMemoryBytes(text);
-    const max = Math.floor(REDIS_MEMORY_LIMIT_BYTES * REDIS_MAXMEMORY_SHARE);
-    if (bytes === undefined) return "must be a Redis memory size such as 160mb, 100000kb or 1gb (a whole number with an optional k, kb, m, mb, g or gb)";
-    if (bytes < 1024 * 1024) return "must be at least 1mb (Redis needs room for the counters of one window)";
-    if (bytes > max)
-        return `must be at most ${max / (1024 * 1024)}mb: ${REDIS_MAXMEMORY_SHARE * 100} % of the container's memory limit ${REDIS_MEMORY_LIMIT}, so Redis evicts counters before the kernel kills it`;
-    return undefined;
-}
-
 /**
  * The arguments of the in-cluster `redis-server`, after the password: no persistence (counters
  * live one window), memory bounded, counters evicted closest-to-expiry first (the fixed store) or

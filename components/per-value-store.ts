@@ -29,14 +29,13 @@ import {
     countersHeld,
     expirationJitterFor,
     maxMemoryFor,
-    redisMaxMemoryProblem,
     redisMemoryBytes,
 } from "../builders/failure-bounds";
 import { ErrorStatus, RATELIMIT_FILTER, instanceFilterName } from "../builders/envoy-filters";
 import { RedisModeName } from "../builders/redis-connection";
 import { DEFAULTS } from "./defaults";
 import { dnsProblem } from "./arg-checks";
-import { RedisOptionsArgs, redisConnectionOf } from "./redis-options";
+import { RedisOptionsArgs, redisConnectionOf, redisMaxMemoryProblem } from "./redis-options";
 import { ServiceSettings } from "./service-settings";
 
 /** The service and Redis of the per-value counters (`counterStore: CounterStore.Split`). */

@@ -8,8 +8,19 @@ import { isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { Problem } from "../lib/problems";
 import { FixStyle } from "../lib/fix-style";
 import { fieldProblem, oneOfProblems } from "../lib/field-checks";
-import { DEFAULT_REDIS_MAXMEMORY, redisMaxMemoryProblem } from "../builders/failure-bounds";
+import { DEFAULT_REDIS_MAXMEMORY, REDIS_MAXMEMORY_SHARE, REDIS_MEMORY_LIMIT, REDIS_MEMORY_LIMIT_BYTES, redisMemoryBytes } from "../builders/failure-bounds";
 import { RedisConnection, RedisModeName, SecretKey, isHostPort } from "../builders/redis-connection";
+
+/** Why a `maxmemory` value is refused, or undefined when it is accepted. */
+export function redisMaxMemoryProblem(text: unknown): string | undefined {
+    const bytes = redisMemoryBytes(text);
+    const max = Math.floor(REDIS_MEMORY_LIMIT_BYTES * REDIS_MAXMEMORY_SHARE);
+    if (bytes === undefined) return "must be a Redis memory size such as 160mb, 100000kb or 1gb (a whole number with an optional k, kb, m, mb, g or gb)";
+    if (bytes < 1024 * 1024) return "must be at least 1mb (Redis needs room for the counters of one window)";
+    if (bytes > max)
+        return `must be at most ${max / (1024 * 1024)}mb: ${REDIS_MAXMEMORY_SHARE * 100} % of the container's memory limit ${REDIS_MEMORY_LIMIT}, so Redis evicts counters before the kernel kills it`;
+    return undefined;
+}
 
 /** Whether `k` can be a key of a Secret's data (Kubernetes: letters, digits, '-', '_', '.'). */
 function isSecretDataKey(k: unknown): k is string {

@@ -12,12 +12,12 @@ import {
     counterBytes,
     expirationJitterFor,
     maxMemoryFor,
-    redisMaxMemoryProblem,
     redisMemoryBytes,
     redisServerArgs,
     redisTimeoutFor,
 } from "../../builders/failure-bounds";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
+import { redisMaxMemoryProblem } from "../../components/redis-options";
 import { LimitUnit } from "../../builders/rule-args";
 import { protoDurationSeconds } from "../../lib/formats";
 import { render } from "./helpers";
