@@ -175,7 +175,7 @@ export function cidrOf(s: string): Cidr {
 function unusedLength(used: number[], width: number): number {
     for (let l = width; l >= 0; l--) if (!used.includes(l)) return l;
     // Unreachable for non-overlapping CIDRs: a /0 overlaps every other CIDR of its family.
-    throw new Error(`every IPv${width === 32 ? 4 : 6} prefix length is used`);
+    throw new Error(`internal: every IPv${width === 32 ? 4 : 6} prefix length is used (the plan refuses overlapping CIDRs)`);
 }
 
 /**

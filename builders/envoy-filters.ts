@@ -192,14 +192,27 @@ function targetOf(t: FilterTarget): Pick<EnvoyFilterSpec, "workloadSelector" | "
         : { workloadSelector: { labels: t.selector } };
 }
 
-/** What the gateway's rate-limit HTTP filter needs to reach the service. */
-export interface RateLimitFilterOptions {
+/**
+ * The rate-limit filter's own options, declared once: what its typed config says besides where it
+ * goes and which service it calls. GlobalRateLimit's plan fills them for the fixed filter and the
+ * per-value one (components/global-ratelimit-plan.ts); `ratelimitHttpFilter` writes them.
+ */
+export interface RateLimitFilterCall {
+    domain: string;
+    failureModeDeny: boolean;
+    /** A protobuf duration. */
+    timeout: string;
+    /** `status_on_error`; absent: Envoy's 500. */
+    statusOnError?: ErrorStatus;
+    /** `enable_x_ratelimit_headers`; absent: none (Envoy's default). */
+    rateLimitHeaders?: RateLimitHeaders;
+}
+
+/** Where the gateway's rate-limit HTTP filter goes and how it reaches the service. */
+export interface RateLimitFilterOptions extends RateLimitFilterCall {
     target: FilterTarget;
     /** Listener ports the filter goes on (the Gateway servers' ports); empty: every listener of the gateway. */
     ports: number[];
-    domain: string;
-    failureModeDeny: boolean;
-    timeout: string;
     /** Istio's outbound cluster of the service's gRPC port. */
     clusterName: string;
     /** Host name of the service (the gRPC authority). */
@@ -208,10 +221,6 @@ export interface RateLimitFilterOptions {
     filterName?: string;
     /** The filter's `stage`; absent: Envoy's 0. */
     stage?: number;
-    /** `status_on_error`; absent: Envoy's 500. */
-    statusOnError?: ErrorStatus;
-    /** `enable_x_ratelimit_headers`; absent: none (Envoy's default). */
-    rateLimitHeaders?: RateLimitHeaders;
 }
 
 /**

@@ -15,10 +15,8 @@
  */
 import {
     EnvoyFilterSpec,
-    ErrorStatus,
-    RateLimitHeaders,
     FILTER_PRIORITY,
-    FilterTarget,
+    RateLimitFilterOptions,
     PER_INSTANCE_STAGE,
     ratelimitHttpFilter,
     routeMergeFilter,
@@ -41,22 +39,13 @@ export const PER_VALUE_STAGE = 1;
  */
 export const PER_VALUE_PRIORITY = FILTER_PRIORITY + 1;
 
-/** Where and how the per-value filter goes. */
-export interface PerValueFilterOptions {
-    target: FilterTarget;
-    ports: number[];
+/** Where and how the per-value filter goes: the rate-limit filter's options (its call planned by GlobalRateLimit), and where its EnvoyFilters go. */
+export interface PerValueFilterOptions extends Omit<RateLimitFilterOptions, "filterName" | "stage"> {
     /** Virtual-host names (`""`: every virtual host of the gateway). */
     virtualHosts: string[];
     perInstance: boolean;
     /** The HTTP filter's name (distinct from the fixed filter's in both layouts). */
     filterName: string;
-    domain: string;
-    failureModeDeny: boolean;
-    statusOnError?: ErrorStatus;
-    rateLimitHeaders?: RateLimitHeaders;
-    timeout: string;
-    clusterName: string;
-    authority: string;
     /** Prefix of the EnvoyFilter names: `<prefix>` (HTTP filter), `<prefix>-svc`, `<prefix>-svc-api`. */
     prefix: string;
     namespace: string;
@@ -72,19 +61,7 @@ export function perValueFilters(side: SideLimits, o: PerValueFilterOptions): { n
         {
             name: o.prefix,
             namespace: o.namespace,
-            spec: ratelimitHttpFilter({
-                target: o.target,
-                ports: o.ports,
-                domain: o.domain,
-                failureModeDeny: o.failureModeDeny,
-                timeout: o.timeout,
-                clusterName: o.clusterName,
-                authority: o.authority,
-                filterName: o.filterName,
-                stage: o.perInstance ? PER_INSTANCE_STAGE : PER_VALUE_STAGE,
-                ...(o.statusOnError !== undefined && o.failureModeDeny ? { statusOnError: o.statusOnError } : {}),
-                ...(o.rateLimitHeaders !== undefined ? { rateLimitHeaders: o.rateLimitHeaders } : {}),
-            }),
+            spec: ratelimitHttpFilter({ ...o, stage: o.perInstance ? PER_INSTANCE_STAGE : PER_VALUE_STAGE }),
         },
     ];
     if (side.vhostRateLimits.length) {

@@ -2,13 +2,14 @@
  * GlobalRateLimit's plan: every object it creates, computed from the arguments and validated before
  * any resource is registered (pure; the program's preflight, the renderer and the tests read it).
  */
-import { configWindows, sideAsCompiled } from "../builders/counter-stores";
+import { SplitLimits, configWindows, sideAsCompiled } from "../builders/counter-stores";
 import {
     EnvoyFilterSpec,
     FilterLayout,
     LOCAL_RATELIMIT_FILTER,
     PER_INSTANCE_STAGE,
     RATELIMIT_FILTER,
+    RateLimitFilterCall,
     RateLimitHeaders,
     instanceFilterName,
     policyHeaderFilter,
@@ -34,7 +35,8 @@ import { PerValuePlan, perValueCallOf, perValuePlanOf, splitOf } from "./per-val
 import { REDIS_NAME } from "./redis";
 
 import { PathKeyMode } from "../builders/rule-args";
-import { CompiledLimits, RoutePatch, compileGlobalLimits } from "../builders/rules";
+import { CompiledLimits, RoutePatch, buildGlobalLimits } from "../builders/rules";
+import { planGlobalLimits } from "../builders/limits-plan";
 import { policyHeaderOption, policyHeaderValue, policyItems } from "../builders/policy-header";
 import { ruleSummaries } from "../builders/monitoring";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
@@ -86,30 +88,7 @@ export interface GlobalRateLimitPlan {
 /** Validates the arguments and computes every object (pure; exported for the tests and the renderer). */
 export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitPlan {
     const a: Partial<GlobalRateLimitArgs> = args ?? {};
-    const compiled = compileGlobalLimits({
-        rules: a.rules,
-        perPath: a.perPath,
-        pathKey: a.pathKey,
-        ruleKey: a.ruleKey,
-        clientPrefix: a.clientPrefix,
-        headersOn: headersOf(a) === RateLimitHeaders.Draft03,
-    });
-    const problems: Problem[] = [...unknownFieldProblems("GlobalRateLimit", args), ...compiled.problems];
-    scopeProblems(a, problems);
-    const gw = gatewayTargetOf(a.gateway, problems);
-    const ns = a.namespace ?? DEFAULTS.ratelimitNamespace;
-    problems.push(...dnsNameProblems("namespace", ns, "label"));
-    const { timeout, secs } = failureProblems(a, problems);
-    const svc = a.service ?? {};
-    const { name, configName, grpcPort, replicas, logLevel } = serviceOptionsOf(svc, problems, a.redis?.mode);
-    const redis = redisConnectionOf(a.redis ?? {}, problems);
-    accessPolicyProblems(a, problems);
-    const layout = layoutOf(a, problems);
-    const perInstance = layout === FilterLayout.PerInstance;
-    const prefix = a.filterNamePrefix ?? (perInstance ? `${ns}-${name}` : DEFAULT_FILTER_PREFIX);
-    // A derived prefix is made of checked names: only a given one can be wrong.
-    if (a.filterNamePrefix !== undefined) problems.push(...dnsProblem("filterNamePrefix", prefix, "subdomain"));
-    const service = serviceSettingsOf(a, { ns, name, configName, grpcPort, replicas, logLevel, redis, secs });
+    const { compiled, problems, gw, ns, name, grpcPort, service, perInstance, prefix, call } = checkedArgs(args);
     const split = splitOf(a, compiled, problems);
     const fixed = split ? sideAsCompiled(split.fixed) : compiled;
     service.ratelimit.expirationJitterSeconds = expirationJitterFor(configWindows(fixed.configDescriptors));
@@ -117,49 +96,15 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     // Computed once: the rate-limit filter's name is where its per-route config goes.
     const globalName = perInstance ? instanceFilterName(RATELIMIT_FILTER, ns, name) : RATELIMIT_FILTER;
     const localName = perInstance ? instanceFilterName(LOCAL_RATELIMIT_FILTER, ns, name) : LOCAL_RATELIMIT_FILTER;
-    const domain = a.domain ?? "";
-    const { filters, pre } = gatewayFilters(a, fixed, gw, problems, {
-        prefix,
-        perInstance,
-        globalName,
-        localName,
-        domain,
-        timeout,
-        clusterName: `outbound|${grpcPort}||${host}`,
-        authority: host,
-    });
-    const perValue = split ? perValuePlanOf(a, service, { domain, descriptors: split.perValue.configDescriptors }, problems) : undefined;
-    if (split && perValue) {
-        const pvHost = `${perValue.service.ratelimit.serviceName}.${ns}.svc.cluster.local`;
-        const call = perValueCallOf(a);
-        filters.push(
-            // Routes resolved to the gateway's virtual hosts as the fixed side's are (their problems are reported there).
-            ...perValueFilters(
-                { ...split.perValue, routePatches: routePatchesFor(split.perValue.routePatches, [], gw, []) },
-                {
-                    target: gw.target,
-                    ports: gw.ports,
-                    virtualHosts: gw.all ? [""] : gw.virtualHosts,
-                    perInstance,
-                    filterName: perValue.httpFilterName,
-                    domain,
-                    ...call,
-                    rateLimitHeaders: headersOf(a),
-                    clusterName: `outbound|${grpcPort}||${pvHost}`,
-                    authority: pvHost,
-                    prefix: `${prefix}-per-value`,
-                    namespace: gw.namespace,
-                },
-            ),
-        );
-        perValue.configYaml = configYaml(domain, split.perValue.configDescriptors);
-        perValue.grpcAddress = `${pvHost}:${grpcPort}`;
-    }
+    const placement = { prefix, perInstance, globalName, localName, call, clusterName: `outbound|${grpcPort}||${host}`, authority: host };
+    const { filters, pre } = gatewayFilters(a, fixed, gw, problems, placement);
+    const perValue = split ? perValuePlanOf(a, service, { domain: call.domain, descriptors: split.perValue.configDescriptors }, problems) : undefined;
+    if (split && perValue) filters.push(...perValueSide(a, split.perValue, perValue, { gw, ns, grpcPort, perInstance, prefix, call }));
     const monitoring = monitoringPlanOf(
         a.monitoring,
         {
             instance: name,
-            domain: a.domain ?? "",
+            domain: call.domain,
             namespace: ns,
             serviceName: name,
             descriptors: split ? [...split.fixed.configDescriptors, ...split.perValue.configDescriptors] : compiled.configDescriptors,
@@ -167,14 +112,14 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
             gatewayNamespace: gw.namespace,
             gatewayPodLabels: gw.podLabels,
             preLimitStatPrefix: pre?.buckets.length ? PRE_LIMIT_STAT_PREFIX : undefined,
-            failureModeDeny: (a.failureModeDeny ?? DEFAULTS.failureModeDeny) !== false,
+            failureModeDeny: call.failureModeDeny,
             serviceMetrics: service.ratelimit.prometheus,
             ruleSummaries: ruleSummaries(a.rules),
-            clientHeaders: headersOf(a) === RateLimitHeaders.Draft03,
+            clientHeaders: call.rateLimitHeaders === RateLimitHeaders.Draft03,
         },
         problems,
     );
-    const config = configYaml(domain, fixed.configDescriptors);
+    const config = configYaml(call.domain, fixed.configDescriptors);
     const limits = countLimits(compiled.configDescriptors);
     problems.push(...sizeProblems(a, { config, perValue, filters, monitoring, configName: service.ratelimit.configName, limits }));
     const accessOf = (s: ServiceSettings): AccessTarget[] =>
@@ -196,6 +141,75 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         httpFilterNames: { global: globalName, ...(pre?.buckets.length ? { local: localName } : {}) },
         ...(perValue ? { perValue } : {}),
     };
+}
+
+/** The arguments checked (every problem) and planned: the limits, the gateway, the service's settings, the filter's call. */
+function checkedArgs(args: GlobalRateLimitArgs) {
+    const a: Partial<GlobalRateLimitArgs> = args ?? {};
+    const headers = headersOf(a);
+    const { plan: limits, problems: limitProblems } = planGlobalLimits({
+        rules: a.rules,
+        perPath: a.perPath,
+        pathKey: a.pathKey,
+        ruleKey: a.ruleKey,
+        clientPrefix: a.clientPrefix,
+        headersOn: headers === RateLimitHeaders.Draft03,
+    });
+    const compiled: CompiledLimits = { ...buildGlobalLimits(limits), problems: limitProblems };
+    const problems: Problem[] = [...unknownFieldProblems("GlobalRateLimit", args), ...limitProblems];
+    scopeProblems(a, problems);
+    const gw = gatewayTargetOf(a.gateway, problems);
+    const ns = a.namespace ?? DEFAULTS.ratelimitNamespace;
+    problems.push(...dnsNameProblems("namespace", ns, "label"));
+    const { timeout, secs } = failureProblems(a, problems);
+    const { name, configName, grpcPort, replicas, logLevel } = serviceOptionsOf(a.service ?? {}, problems, a.redis?.mode);
+    const redis = redisConnectionOf(a.redis ?? {}, problems);
+    accessPolicyProblems(a, problems);
+    const perInstance = layoutOf(a, problems) === FilterLayout.PerInstance;
+    const prefix = a.filterNamePrefix ?? (perInstance ? `${ns}-${name}` : DEFAULT_FILTER_PREFIX);
+    // A derived prefix is made of checked names: only a given one can be wrong.
+    if (a.filterNamePrefix !== undefined) problems.push(...dnsProblem("filterNamePrefix", prefix, "subdomain"));
+    const service = serviceSettingsOf(a, { ns, name, configName, grpcPort, replicas, logLevel, redis, secs });
+    const call: RateLimitFilterCall = {
+        domain: a.domain ?? "",
+        failureModeDeny: (a.failureModeDeny ?? DEFAULTS.failureModeDeny) !== false,
+        timeout,
+        ...(a.statusOnError !== undefined ? { statusOnError: a.statusOnError } : {}),
+        rateLimitHeaders: headers,
+    };
+    return { compiled, problems, gw, ns, name, grpcPort, service, perInstance, prefix, call };
+}
+
+/** The per-value side's filters (with `CounterStore.Split` and both kinds of counters); its config and address set on `perValue`. */
+function perValueSide(
+    a: Partial<GlobalRateLimitArgs>,
+    side: SplitLimits["perValue"],
+    perValue: PerValuePlan,
+    o: { gw: ReturnType<typeof gatewayTargetOf>; ns: string; grpcPort: number; perInstance: boolean; prefix: string; call: RateLimitFilterCall },
+): GlobalRateLimitPlan["filters"] {
+    const { gw, call } = o;
+    const pvHost = `${perValue.service.ratelimit.serviceName}.${o.ns}.svc.cluster.local`;
+    perValue.configYaml = configYaml(call.domain, side.configDescriptors);
+    perValue.grpcAddress = `${pvHost}:${o.grpcPort}`;
+    // Routes resolved to the gateway's virtual hosts as the fixed side's are (their problems are reported there).
+    return perValueFilters(
+        { ...side, routePatches: routePatchesFor(side.routePatches, [], gw, []) },
+        {
+            target: gw.target,
+            ports: gw.ports,
+            virtualHosts: gw.all ? [""] : gw.virtualHosts,
+            perInstance: o.perInstance,
+            filterName: perValue.httpFilterName,
+            // Its own timeout, failure mode and error status; the domain and headers are the fixed filter's.
+            domain: call.domain,
+            rateLimitHeaders: call.rateLimitHeaders,
+            ...perValueCallOf(a),
+            clusterName: `outbound|${o.grpcPort}||${pvHost}`,
+            authority: pvHost,
+            prefix: `${o.prefix}-per-value`,
+            namespace: gw.namespace,
+        },
+    );
 }
 
 /** The settings of the service and Redis (internal components): the arguments over the components' defaults. */
@@ -250,8 +264,7 @@ interface FilterPlacement {
     perInstance: boolean;
     globalName: string;
     localName: string;
-    domain: string;
-    timeout: string;
+    call: RateLimitFilterCall;
     clusterName: string;
     authority: string;
 }
@@ -264,7 +277,8 @@ function gatewayFilters(
     problems: Problem[],
     f: FilterPlacement,
 ): { filters: GlobalRateLimitPlan["filters"]; pre: PreLimitPlan | undefined } {
-    const { prefix, perInstance, globalName, localName, domain } = f;
+    const { prefix, perInstance, globalName, localName } = f;
+    const domain = f.call.domain;
     const svc = a.service ?? {};
     const mode = a.pathKey ?? PathKeyMode.UrlPath;
     const routePatches = routePatchesFor(compiled.routePatches, a.rules ?? [], gw, problems);
@@ -276,14 +290,10 @@ function gatewayFilters(
             spec: ratelimitHttpFilter({
                 target: gw.target,
                 ports: gw.ports,
-                domain,
-                failureModeDeny: (a.failureModeDeny ?? DEFAULTS.failureModeDeny) !== false,
-                timeout: f.timeout,
+                ...f.call,
                 clusterName: f.clusterName,
                 authority: f.authority,
                 ...(perInstance ? { filterName: globalName, stage: PER_INSTANCE_STAGE } : {}),
-                ...(a.statusOnError !== undefined ? { statusOnError: a.statusOnError } : {}),
-                rateLimitHeaders: headersOf(a),
             }),
         },
     ];
