@@ -136,4 +136,3 @@ export function checkClientCidr(at: string, c: unknown, problems: Problem[]): vo
         parsed.push({ cidr: p, i });
     });
 }
-

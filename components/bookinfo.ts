@@ -178,11 +178,18 @@ export function planBookinfo(args: BookinfoArgs): {
         });
     }
     problems.push(...oneOfProblems("gatewayHostScope", b.gatewayHostScope, Object.values(GatewayHostScope), DEFAULTS.gatewayHostScope));
-    if (!routes.length) problems.push({ key: "routes", value: a.routes, problem: "must hold at least one route", fix: "omit routes for the specification's" });
+    problems.push(...routeProblems(routes, a.routes));
+    return { args, problems, s, selector, statsApp: a.localStatsApp ?? d("serviceLabel") };
+}
+
+/** The routes: each with paths a client can send, no exact path dead behind an earlier route, names distinct. */
+function routeProblems(routes: HttpRoute[], given: unknown): Problem[] {
+    const out: Problem[] = [];
+    if (!routes.length) out.push({ key: "routes", value: given, problem: "must hold at least one route", fix: "omit routes for the specification's" });
     routes.forEach((r, i) => {
         const bad = [...r.exact, ...r.prefix].filter((p) => typeof p !== "string" || !p.startsWith("/"));
         if (bad.length || r.exact.length + r.prefix.length === 0)
-            problems.push({
+            out.push({
                 key: `routes[${i}]`,
                 value: r,
                 problem: "needs exact and/or prefix paths starting with '/'",
@@ -191,7 +198,7 @@ export function planBookinfo(args: BookinfoArgs): {
         for (const kind of ["exact", "prefix"] as const)
             r[kind].forEach((p, j) => {
                 if (typeof p === "string" && p.startsWith("/") && pathAsSent(p) !== p)
-                    problems.push({ key: `routes[${i}].${kind}[${j}]`, value: p, problem: UNSENDABLE_PATH, fix: `use "${pathAsSent(p)}"` });
+                    out.push({ key: `routes[${i}].${kind}[${j}]`, value: p, problem: UNSENDABLE_PATH, fix: `use "${pathAsSent(p)}"` });
             });
     });
     // Istio serves a request by the first route that matches it: an exact path a route before holds already is dead.
@@ -201,7 +208,7 @@ export function planBookinfo(args: BookinfoArgs): {
             const first = firstRouteOf.get(p);
             if (first === undefined) firstRouteOf.set(p, i);
             else
-                problems.push({
+                out.push({
                     key: `routes[${i}].exact[${j}]`,
                     value: p,
                     problem: `is matched by routes[${first}] ${first === i ? "already" : "first"}: Istio serves a request by the first route that matches it, so this match is dropped`,
@@ -210,9 +217,8 @@ export function planBookinfo(args: BookinfoArgs): {
         }),
     );
     const names = routes.map((r) => r.name).filter(Boolean);
-    if (new Set(names).size !== names.length)
-        problems.push({ key: "routes", value: names, problem: "route names must be distinct", fix: "rename one of them" });
-    return { args, problems, s, selector, statsApp: a.localStatsApp ?? d("serviceLabel") };
+    if (new Set(names).size !== names.length) out.push({ key: "routes", value: names, problem: "route names must be distinct", fix: "rename one of them" });
+    return out;
 }
 
 /** What `planBookinfo` computes. */

@@ -50,33 +50,7 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
         // Validate before anything is registered: a bad rule creates nothing.
         const { plan, opts: options } = planOrCompute(`GlobalRateLimit ${name}`, args, opts, planGlobalRateLimit);
         if (plan.problems.length) throw argsError(`GlobalRateLimit ${name}`, plan.problems);
-        // One rate-limit filter per gateway listener: a second instance there would read the first's
-        // descriptors too (Envoy's filter sends every rate_limits entry of the route to its service).
-        const holder = claimListeners(name, plan.listenerKeys);
-        if (holder !== undefined) {
-            throw argsError(`GlobalRateLimit ${name}`, [
-                {
-                    key: "gateway",
-                    value: args.gateway,
-                    problem: `the same gateway pods and listener port as GlobalRateLimit ${holder}, both with filterLayout "shared": two rate-limit filters on one listener would each send every descriptor of its routes to their own service`,
-                    fix: `use filterLayout: FilterLayout.PerInstance (the default; Istio ${PER_INSTANCE_MIN_ISTIO} or later) on both, or put both sets of rules into GlobalRateLimit ${holder}, or target another gateway or port`,
-                },
-            ]);
-        }
-        // Objects under fixed or argument-given names in its namespace: two instances of one program
-        // there would write the same objects (the first's would be overwritten, and destroyed with the second).
-        const objects = ownNamedObjects([plan.service, ...(plan.perValue ? [plan.perValue.service] : [])]);
-        const sharer = claimListeners(name, objects.keys, `${pulumi.getProject()}/${pulumi.getStack()}|objects`);
-        if (sharer !== undefined) {
-            throw argsError(`GlobalRateLimit ${name}`, [
-                {
-                    key: "namespace",
-                    value: plan.service.ratelimit.namespace,
-                    problem: `GlobalRateLimit ${sharer} of this program already writes ${objects.names} in namespace ${plan.service.ratelimit.namespace}: two instances there would overwrite each other's service, config and Redis`,
-                    fix: `give this instance a namespace of its own (namespace), or service.name and service.configName of its own with an existing Redis (redis.address); or put both sets of rules into GlobalRateLimit ${sharer}`,
-                },
-            ]);
-        }
+        claimOrThrow(name, args, plan);
         super("mesh-ratelimit:index:GlobalRateLimit", name, {}, options);
 
         // The access policies first: no pod of the service or Redis runs a moment without them.
@@ -131,5 +105,39 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
             httpFilterName: this.httpFilterName,
             redisUrl: this.redisUrl,
         });
+    }
+}
+
+/**
+ * Claims the instance's gateway listeners and its named objects in this program, or throws: a
+ * second instance on one listener (shared layout) or writing the same objects is refused.
+ */
+function claimOrThrow(name: string, args: GlobalRateLimitArgs, plan: GlobalRateLimitPlan): void {
+    // One rate-limit filter per gateway listener: a second instance there would read the first's
+    // descriptors too (Envoy's filter sends every rate_limits entry of the route to its service).
+    const holder = claimListeners(name, plan.listenerKeys);
+    if (holder !== undefined) {
+        throw argsError(`GlobalRateLimit ${name}`, [
+            {
+                key: "gateway",
+                value: args.gateway,
+                problem: `the same gateway pods and listener port as GlobalRateLimit ${holder}, both with filterLayout "shared": two rate-limit filters on one listener would each send every descriptor of its routes to their own service`,
+                fix: `use filterLayout: FilterLayout.PerInstance (the default; Istio ${PER_INSTANCE_MIN_ISTIO} or later) on both, or put both sets of rules into GlobalRateLimit ${holder}, or target another gateway or port`,
+            },
+        ]);
+    }
+    // Objects under fixed or argument-given names in its namespace: two instances of one program
+    // there would write the same objects (the first's would be overwritten, and destroyed with the second).
+    const objects = ownNamedObjects([plan.service, ...(plan.perValue ? [plan.perValue.service] : [])]);
+    const sharer = claimListeners(name, objects.keys, `${pulumi.getProject()}/${pulumi.getStack()}|objects`);
+    if (sharer !== undefined) {
+        throw argsError(`GlobalRateLimit ${name}`, [
+            {
+                key: "namespace",
+                value: plan.service.ratelimit.namespace,
+                problem: `GlobalRateLimit ${sharer} of this program already writes ${objects.names} in namespace ${plan.service.ratelimit.namespace}: two instances there would overwrite each other's service, config and Redis`,
+                fix: `give this instance a namespace of its own (namespace), or service.name and service.configName of its own with an existing Redis (redis.address); or put both sets of rules into GlobalRateLimit ${sharer}`,
+            },
+        ]);
     }
 }

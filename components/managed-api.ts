@@ -293,6 +293,45 @@ function planManagedApi(args: ManagedApiArgs): {
     return { problems, m, profile, awaitRollout: a.awaitRollout ?? DEFAULTS.awaitRollout };
 }
 
+/** ESP's pod: ESP in front of the echo backend, only the listed ranges through the sidecar. */
+function espPodTemplate(m: ReturnType<typeof planManagedApi>["m"], labels: Record<string, string>) {
+    return {
+        metadata: {
+            labels: { ...labels, ...INJECT_LABEL },
+            // Only these ranges go through the sidecar; ESP reaches Service Control directly (spec 1.6).
+            annotations: { [INCLUDE_RANGES_ANNOTATION]: m.includeIpRanges.join(",") },
+        },
+        spec: {
+            // ESP talks to Google's Service Control with its own key (serviceAccountSecret),
+            // never to the Kubernetes API: no ServiceAccount token in its pod.
+            automountServiceAccountToken: false,
+            containers: [
+                {
+                    name: "esp",
+                    image: m.espImage,
+                    args: espArgs(m),
+                    ports: [{ name: "http", containerPort: ESP_HTTP_PORT }],
+                    ...(m.serviceAccountSecret ? { volumeMounts: [{ name: "esp-creds", mountPath: CREDS_DIR, readOnly: true }] } : {}),
+                    resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "1", memory: "256Mi" } },
+                    securityContext: ESP_SECURITY_CONTEXT,
+                },
+                {
+                    name: "echo",
+                    image: m.echoImage,
+                    ports: [{ name: "echo", containerPort: ECHO_PORT }],
+                    volumeMounts: [{ name: "echo-tmp", mountPath: "/tmp" }],
+                    resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "200m", memory: "128Mi" } },
+                    securityContext: ECHO_SECURITY_CONTEXT,
+                },
+            ],
+            volumes: [
+                { name: "echo-tmp", emptyDir: {} },
+                ...(m.serviceAccountSecret ? [{ name: "esp-creds", secret: { secretName: m.serviceAccountSecret } }] : []),
+            ],
+        },
+    };
+}
+
 export class ManagedApi extends pulumi.ComponentResource {
     /** In-cluster address of ESP's Service (`esp-echo.<namespace>.svc.cluster.local:80`). */
     public readonly serviceAddress: string;
@@ -316,41 +355,7 @@ export class ManagedApi extends pulumi.ComponentResource {
                 spec: {
                     replicas: 1,
                     selector: { matchLabels: { app: ESP_NAME } },
-                    template: {
-                        metadata: {
-                            labels: { ...labels, ...INJECT_LABEL },
-                            // Only these ranges go through the sidecar; ESP reaches Service Control directly (spec 1.6).
-                            annotations: { [INCLUDE_RANGES_ANNOTATION]: m.includeIpRanges.join(",") },
-                        },
-                        spec: {
-                            // ESP talks to Google's Service Control with its own key (serviceAccountSecret),
-                            // never to the Kubernetes API: no ServiceAccount token in its pod.
-                            automountServiceAccountToken: false,
-                            containers: [
-                                {
-                                    name: "esp",
-                                    image: m.espImage,
-                                    args: espArgs(m),
-                                    ports: [{ name: "http", containerPort: ESP_HTTP_PORT }],
-                                    ...(m.serviceAccountSecret ? { volumeMounts: [{ name: "esp-creds", mountPath: CREDS_DIR, readOnly: true }] } : {}),
-                                    resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "1", memory: "256Mi" } },
-                                    securityContext: ESP_SECURITY_CONTEXT,
-                                },
-                                {
-                                    name: "echo",
-                                    image: m.echoImage,
-                                    ports: [{ name: "echo", containerPort: ECHO_PORT }],
-                                    volumeMounts: [{ name: "echo-tmp", mountPath: "/tmp" }],
-                                    resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "200m", memory: "128Mi" } },
-                                    securityContext: ECHO_SECURITY_CONTEXT,
-                                },
-                            ],
-                            volumes: [
-                                { name: "echo-tmp", emptyDir: {} },
-                                ...(m.serviceAccountSecret ? [{ name: "esp-creds", secret: { secretName: m.serviceAccountSecret } }] : []),
-                            ],
-                        },
-                    },
+                    template: espPodTemplate(m, labels),
                 },
             },
             { parent: this },
