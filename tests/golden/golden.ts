@@ -10,6 +10,11 @@
  *   globalRateLimit:  { name, args }: a GlobalRateLimit on its own, as a user's program creates it
  *                     (typed rules, client CIDRs: what stack config has no keys for).
  *   localRateLimit:   { name, args }: a LocalRateLimit on its own.
+ *   meshRateLimit:    { name, args }: the whole stack as the package's MeshRateLimit, as a user's
+ *                     program creates it (its own typed arguments, no stack config).
+ * A case named `refused-*` is input the package must refuse: its output is `error.txt`, the text of
+ * the error it is refused with (every problem: the field, the value, the fix), and nothing is
+ * rendered. A refused case that renders, or another case that is refused, fails.
  * and optionally `only: [kinds]`: the output keeps objects of these kinds alone (a behaviour case,
  * named after the one rule feature it shows, keeps the EnvoyFilters and ConfigMaps that feature
  * shapes, so its diff is that feature's and nothing else).
@@ -25,6 +30,8 @@ import { K8sObject } from "../../lib/k8s-object";
 import { objectFileName, registerComponents, renderStack } from "../../render/render";
 import { GlobalRateLimit } from "../../components/global-ratelimit";
 import { LocalRateLimit } from "../../components/local-ratelimit";
+import { MeshRateLimit } from "../../mesh/mesh-ratelimit";
+import { InputError } from "../../lib/problems";
 
 export const GOLDEN_DIR = __dirname;
 export const IN_DIR = path.join(GOLDEN_DIR, "in");
@@ -38,8 +45,19 @@ export interface GoldenCase {
         stack?: Record<string, unknown>;
         globalRateLimit?: { name: string; args: any };
         localRateLimit?: { name: string; args: any };
+        meshRateLimit?: { name: string; args: any };
         only?: string[];
     };
+}
+
+const INPUT_KINDS = ["stack", "globalRateLimit", "localRateLimit", "meshRateLimit"];
+
+/** The output file of a refused case: the error's text. */
+export const ERROR_FILE = "error.txt";
+
+/** Whether a case is input the package must refuse (named `refused-*`). */
+export function isRefusedCase(c: GoldenCase): boolean {
+    return c.name.startsWith("refused-");
 }
 
 /** Every case of `tests/golden/in/`, sorted by name. */
@@ -50,9 +68,9 @@ export function goldenCases(): GoldenCase[] {
         .sort()
         .map((f) => {
             const input = parse(fs.readFileSync(path.join(IN_DIR, f), "utf8")) ?? {};
-            const kinds = ["stack", "globalRateLimit", "localRateLimit"].filter((k) => k in input);
+            const kinds = INPUT_KINDS.filter((k) => k in input);
             if (kinds.length !== 1)
-                throw new Error(`tests/golden/in/${f}: needs exactly one of stack:, globalRateLimit: or localRateLimit:, has ${kinds.join(", ") || "none"}`);
+                throw new Error(`tests/golden/in/${f}: needs exactly one of ${INPUT_KINDS.map((k) => `${k}:`).join(", ")}; has ${kinds.join(", ") || "none"}`);
             return { name: f.slice(0, -".yaml".length), input };
         });
 }
@@ -69,6 +87,10 @@ async function renderAll(c: GoldenCase): Promise<K8sObject[]> {
         const { name, args } = c.input.localRateLimit;
         return (await registerComponents(() => new LocalRateLimit(name, args), "golden", "golden")).objects;
     }
+    if (c.input.meshRateLimit) {
+        const { name, args } = c.input.meshRateLimit;
+        return (await registerComponents(() => new MeshRateLimit(name, args), "golden", "golden")).objects;
+    }
     if (c.input.stack) {
         // Stack config values are strings, as `pulumi config` keeps them.
         const base = Object.fromEntries(Object.entries(c.input.stack).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
@@ -81,6 +103,7 @@ async function renderAll(c: GoldenCase): Promise<K8sObject[]> {
 
 /** The files of a case's output: file name → text (YAML 1.1, as the offline render writes it). */
 export async function caseFiles(c: GoldenCase): Promise<Map<string, string>> {
+    if (isRefusedCase(c)) return new Map([[ERROR_FILE, await refusalText(c)]]);
     const files = new Map<string, string>();
     for (const o of await renderCase(c)) {
         const file = objectFileName(o);
@@ -90,6 +113,18 @@ export async function caseFiles(c: GoldenCase): Promise<Map<string, string>> {
     return new Map([...files].sort(([a], [b]) => a.localeCompare(b)));
 }
 
+/** The text of the error a refused case is refused with; throws when it renders or fails otherwise. */
+async function refusalText(c: GoldenCase): Promise<string> {
+    let objects: K8sObject[];
+    try {
+        objects = await renderCase(c);
+    } catch (e) {
+        if (e instanceof InputError) return `${e.message}\n`;
+        throw e;
+    }
+    throw new Error(`tests/golden/in/${c.name}.yaml is a refused case, but it renders ${objects.length} object(s) and no error`);
+}
+
 /** The committed files of a case's output (empty when it has none yet). */
 export function committedFiles(c: GoldenCase): Map<string, string> {
     const dir = path.join(OUT_DIR, c.name);
@@ -97,7 +132,7 @@ export function committedFiles(c: GoldenCase): Map<string, string> {
     return new Map(
         fs
             .readdirSync(dir)
-            .filter((f) => f.endsWith(".yaml"))
+            .filter((f) => f.endsWith(".yaml") || f === ERROR_FILE)
             .sort()
             .map((f) => [f, fs.readFileSync(path.join(dir, f), "utf8")]),
     );
