@@ -4,6 +4,7 @@
  * problem under its field (`rules[2].clientCidr.cidrs[1]`) with the value and the fix. Pure.
  */
 import { Problem } from "../lib/problems";
+import { booleanProblems } from "../lib/field-checks";
 import { Cidr, ClientCidrArgs, V4_MAPPED, WIDTH, formatIp, formatIpv4, listOf, networkOf, parseIp } from "./client-cidr";
 
 /** Parses one CIDR; a problem (with the fix) when it is not a valid network. */
@@ -95,14 +96,7 @@ export function checkClientCidr(at: string, c: unknown, problems: Problem[]): vo
         });
         return;
     }
-    if (cc.perAddress !== undefined && typeof cc.perAddress !== "boolean") {
-        problems.push({
-            key: `${at}.perAddress`,
-            value: cc.perAddress,
-            problem: "must be true or false",
-            fix: "set perAddress to true (one counter per address) or false",
-        });
-    }
+    if (cc.perAddress !== undefined) problems.push(...booleanProblems(`${at}.perAddress`, cc.perAddress, false));
     if (cc.cidrs !== undefined && (!Array.isArray(cc.cidrs) || cc.cidrs.length === 0)) {
         problems.push({
             key: `${at}.cidrs`,

@@ -5,7 +5,7 @@
  */
 import { UNSENDABLE_PATH, compileFullMatch, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
-import { fieldProblem } from "../lib/field-checks";
+import { booleanProblems, fieldProblem, oneOfProblems, wholeNumberProblems } from "../lib/field-checks";
 import { MASKED_REMOTE_ADDRESS_KEY } from "./client-cidr";
 import { checkClientCidr } from "./client-cidr-checks";
 import { MAX_HEADER_HYPHENS, METHOD_TOKEN, normalizedMethods } from "./request-match";
@@ -40,26 +40,17 @@ export function overUint32Problem(key: string, value: unknown): Problem {
     );
 }
 
+/** A limit's `requestsPerUnit`: a whole number from 1 to what the service counts (uint32). */
+export function requestsPerUnitProblems(key: string, value: unknown): Problem[] {
+    const whole = wholeNumberProblems(key, value, { min: 1, fallback: 100 });
+    return whole.length ? whole : (value as number) > MAX_REQUESTS_PER_UNIT ? [overUint32Problem(key, value)] : [];
+}
+
+/** A limit: `requestsPerUnit`, `unit` and `shadow` (of a rule, a named path or every other path). */
 export function checkLimit(field: string, l: any, problems: Problem[]): void {
-    if (!Number.isSafeInteger(l?.requestsPerUnit) || l.requestsPerUnit < 1) {
-        problems.push({
-            key: `${field}.requestsPerUnit`,
-            value: l?.requestsPerUnit,
-            problem: "must be a whole number of at least 1",
-            fix: "set requestsPerUnit to e.g. 100",
-        });
-    } else if (l.requestsPerUnit > MAX_REQUESTS_PER_UNIT) problems.push(overUint32Problem(`${field}.requestsPerUnit`, l.requestsPerUnit));
-    if (!UNITS.includes(l?.unit)) {
-        problems.push({
-            key: `${field}.unit`,
-            value: l?.unit,
-            problem: `must be one of ${UNITS.join(", ")}`,
-            fix: 'use LimitUnit.Minute ("minute") or another LimitUnit',
-        });
-    }
-    if (l?.shadow !== undefined && typeof l.shadow !== "boolean") {
-        problems.push({ key: `${field}.shadow`, value: l.shadow, problem: "must be true or false", fix: "set shadow to true (observe only) or false" });
-    }
+    problems.push(...requestsPerUnitProblems(`${field}.requestsPerUnit`, l?.requestsPerUnit));
+    problems.push(...oneOfProblems(`${field}.unit`, l?.unit, UNITS, LimitUnit.Minute));
+    if (l?.shadow !== undefined) problems.push(...booleanProblems(`${field}.shadow`, l.shadow, false));
 }
 
 export function checkPath(field: string, p: unknown, problems: Problem[]): void {
@@ -153,9 +144,9 @@ export function checkHeaderNameAndValue(at: string, h: any, problems: Problem[])
 
 /** The header's `invert`, `whenMissing` and `perValue`, alone and with each other and `value`. */
 export function checkHeaderOptions(at: string, h: any, problems: Problem[]): void {
-    if (h?.invert !== undefined && typeof h.invert !== "boolean") {
-        problems.push({ key: `${at}.header.invert`, value: h.invert, problem: "must be true or false", fix: "set invert to true or false" });
-    } else if (h?.invert && h?.value === undefined) {
+    const invertProblems = h?.invert === undefined ? [] : booleanProblems(`${at}.header.invert`, h.invert, false);
+    problems.push(...invertProblems);
+    if (invertProblems.length === 0 && h?.invert && h?.value === undefined) {
         problems.push({
             key: `${at}.header.invert`,
             value: true,
@@ -163,14 +154,9 @@ export function checkHeaderOptions(at: string, h: any, problems: Problem[]): voi
             fix: "give header.value, or remove invert",
         });
     }
-    if (h?.whenMissing !== undefined && !(Object.values(MissingHeader) as string[]).includes(h.whenMissing)) {
-        problems.push({
-            key: `${at}.header.whenMissing`,
-            value: h.whenMissing,
-            problem: `must be one of ${Object.values(MissingHeader).join(", ")}`,
-            fix: "use MissingHeader.SharedCounter",
-        });
-    } else if (h?.whenMissing !== undefined && !h?.perValue) {
+    const missingProblems = whenMissingProblems(`${at}.header.whenMissing`, h?.whenMissing);
+    problems.push(...missingProblems);
+    if (missingProblems.length === 0 && h?.whenMissing !== undefined && !h?.perValue) {
         problems.push({
             key: `${at}.header.whenMissing`,
             value: h.whenMissing,
@@ -199,26 +185,28 @@ export function checkHeaderOptions(at: string, h: any, problems: Problem[]): voi
     }
     checkValueCharset(`${at}.header`, h, problems);
     if (h?.value !== undefined && h?.perValue) {
-        problems.push({
-            key: `${at}.header.perValue`,
-            value: true,
-            problem: "cannot be combined with header.value (one fixed value has one counter)",
-            fix: "remove value, or set perValue to false",
-        });
+        problems.push(
+            fieldProblem(
+                `${at}.header.perValue`,
+                true,
+                "cannot be combined with header.value (one fixed value has one counter)",
+                (s) => `${s.rm(`${at}.header.value`)}, or ${s.rm(`${at}.header.perValue`)}`,
+            ),
+        );
     }
+}
+
+/** `whenMissing` (of `header` or `query`): one of MissingHeader's values, when given. */
+function whenMissingProblems(key: string, value: unknown): Problem[] {
+    return value === undefined ? [] : oneOfProblems(key, value, Object.values(MissingHeader), MissingHeader.SharedCounter);
 }
 
 /** `valueCharset` (of `header` or `query`, at `at`): one of the charsets, and only with `perValue`. */
 export function checkValueCharset(at: string, f: any, problems: Problem[]): void {
     if (f?.valueCharset === undefined) return;
-    const charsets = Object.values(ValueCharset) as string[];
-    if (!charsets.includes(f.valueCharset)) {
-        problems.push(
-            fieldProblem(`${at}.valueCharset`, f.valueCharset, `must be one of ${charsets.join(", ")}`, (s) =>
-                s.set(`${at}.valueCharset`, ValueCharset.PrintableAscii),
-            ),
-        );
-    } else if (f.perValue !== true) {
+    const charsetProblems = oneOfProblems(`${at}.valueCharset`, f.valueCharset, Object.values(ValueCharset), ValueCharset.PrintableAscii);
+    problems.push(...charsetProblems);
+    if (charsetProblems.length === 0 && f.perValue !== true) {
         problems.push(
             fieldProblem(
                 `${at}.valueCharset`,
@@ -241,21 +229,12 @@ export function checkClientPrefix(p: any, problems: Problem[]): void {
         );
         return;
     }
-    for (const [f, width] of [
+    // A prefix length: the leading bits of a client address that make one client.
+    for (const [f, max] of [
         ["v4", 32],
         ["v6", 128],
     ] as const) {
-        const v = p[f];
-        if (v !== undefined && (!Number.isSafeInteger(v) || v < 0 || v > width)) {
-            problems.push(
-                fieldProblem(
-                    `clientPrefix.${f}`,
-                    v,
-                    `must be a whole prefix length from 0 to ${width} (the leading bits of an IPv${f[1]} client address that make one client)`,
-                    (s) => s.set(`clientPrefix.${f}`, String(DEFAULT_CLIENT_PREFIX[f])),
-                ),
-            );
-        }
+        if (p[f] !== undefined) problems.push(...wholeNumberProblems(`clientPrefix.${f}`, p[f], { min: 0, max, fallback: DEFAULT_CLIENT_PREFIX[f] }));
     }
 }
 
@@ -350,9 +329,9 @@ export function checkRuleQuery(at: string, q: any, problems: Problem[]): void {
 
 /** `query.perValue` and `query.whenMissing`, alone and with `value`. */
 function checkQueryPerValue(at: string, q: any, problems: Problem[]): void {
-    if (q.perValue !== undefined && typeof q.perValue !== "boolean") {
-        problems.push(fieldProblem(`${at}.query.perValue`, q.perValue, "must be true or false", (s) => s.set(`${at}.query.perValue`, "true")));
-    } else if (q.perValue === true && q.value !== undefined) {
+    const perValueProblems = q.perValue === undefined ? [] : booleanProblems(`${at}.query.perValue`, q.perValue, true);
+    problems.push(...perValueProblems);
+    if (perValueProblems.length === 0 && q.perValue === true && q.value !== undefined) {
         problems.push(
             fieldProblem(
                 `${at}.query.perValue`,
@@ -362,13 +341,9 @@ function checkQueryPerValue(at: string, q: any, problems: Problem[]): void {
             ),
         );
     }
-    if (q.whenMissing !== undefined && !(Object.values(MissingHeader) as string[]).includes(q.whenMissing)) {
-        problems.push(
-            fieldProblem(`${at}.query.whenMissing`, q.whenMissing, `must be one of ${Object.values(MissingHeader).join(", ")}`, (s) =>
-                s.set(`${at}.query.whenMissing`, MissingHeader.SharedCounter),
-            ),
-        );
-    } else if (q.whenMissing !== undefined && q.perValue !== true) {
+    const missingProblems = whenMissingProblems(`${at}.query.whenMissing`, q.whenMissing);
+    problems.push(...missingProblems);
+    if (missingProblems.length === 0 && q.whenMissing !== undefined && q.perValue !== true) {
         problems.push(
             fieldProblem(
                 `${at}.query.whenMissing`,
@@ -394,14 +369,7 @@ export function checkOnePerValueField(at: string, r: any, problems: Problem[]): 
 
 /** `perClientAddress` and `clientCidr`, and what neither combines with. */
 export function checkRuleClient(at: string, r: any, problems: Problem[]): void {
-    if (r.perClientAddress !== undefined && typeof r.perClientAddress !== "boolean") {
-        problems.push({
-            key: `${at}.perClientAddress`,
-            value: r.perClientAddress,
-            problem: "must be true or false",
-            fix: "set perClientAddress to true or false",
-        });
-    }
+    if (r.perClientAddress !== undefined) problems.push(...booleanProblems(`${at}.perClientAddress`, r.perClientAddress, false));
     if (r.clientCidr === undefined) return;
     checkClientCidr(`${at}.clientCidr`, r.clientCidr, problems);
     if (r.perClientAddress === true) {
@@ -441,16 +409,7 @@ export function validateRule(r: any, i: number, names: Set<string>, problems: Pr
     if (r.methods !== undefined) checkRuleMethods(at, r.methods, problems);
     if (r.query !== undefined) checkRuleQuery(at, r.query, problems);
     checkOnePerValueField(at, r, problems);
-    if (r.rateLimitHeaders !== undefined && typeof r.rateLimitHeaders !== "boolean") {
-        problems.push(
-            fieldProblem(
-                `${at}.rateLimitHeaders`,
-                r.rateLimitHeaders,
-                "must be true or false",
-                (s) => `${s.set(`${at}.rateLimitHeaders`, "false")} to hide the rule, or remove it`,
-            ),
-        );
-    }
+    if (r.rateLimitHeaders !== undefined) problems.push(...booleanProblems(`${at}.rateLimitHeaders`, r.rateLimitHeaders, false));
     checkRuleClient(at, r, problems);
     if (r.route !== undefined && (typeof r.route?.name !== "string" || r.route.name === "")) {
         problems.push({

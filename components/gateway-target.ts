@@ -5,6 +5,7 @@
  */
 import { DEFAULTS } from "./defaults";
 import { dnsProblem, portProblem, selectorProblems } from "./arg-checks";
+import { booleanProblems } from "../lib/field-checks";
 import { Problem } from "../lib/problems";
 import { FilterTarget, GATEWAY_NAME_LABEL } from "../builders/envoy-filters";
 import { RateLimitRuleArgs } from "../builders/rule-args";
@@ -91,14 +92,7 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Prob
     }
     const { target, podLabels } = gatewayPods(g, problems);
     if (g.namespace !== undefined) problems.push(...dnsProblem("gateway.namespace", g.namespace, "label"));
-    if (g.allVirtualHosts !== undefined && typeof g.allVirtualHosts !== "boolean") {
-        problems.push({
-            key: "gateway.allVirtualHosts",
-            value: g.allVirtualHosts,
-            problem: "must be a boolean",
-            fix: "use false (only gateway.virtualHosts) or true (every host of the gateway)",
-        });
-    }
+    if (g.allVirtualHosts !== undefined) problems.push(...booleanProblems("gateway.allVirtualHosts", g.allVirtualHosts, false));
     const all = g.allVirtualHosts === true;
     const valid = gatewayVirtualHosts(g, all, problems).filter(isVirtualHostName);
     const ports = gatewayListenerPorts(g, all, valid, problems);

@@ -12,7 +12,7 @@ import { DEFAULTS } from "./defaults";
 import { PerValuePlan } from "./per-value-store";
 
 import { GO_DURATION, protoDurationSeconds } from "../lib/formats";
-import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./global-ratelimit-args";
+import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs, SERVICE_TUNING } from "./global-ratelimit-args";
 import { oversizeProblems } from "./object-size";
 import { MonitoringPlan } from "./ratelimit-monitoring";
 import { ServiceLogLevel } from "./service-settings";
@@ -166,19 +166,12 @@ export function serviceOptionsOf(svc: RateLimitServiceOptionsArgs, problems: Pro
     problems.push(...wholeNumberProblems("service.replicas", replicas, { min: 1, max: 100, fallback: DEFAULTS.ratelimitReplicas }));
     // The service's own order of its levels (quietest first is not its order; its default first).
     problems.push(...oneOfProblems("service.logLevel", logLevel, ["warn", "debug", "info", "error"], DEFAULTS.ratelimitLogLevel));
-    const counts: ["redisPoolSize" | "redisPipelineLimit" | "localCacheSizeInBytes", number | undefined, number, number | undefined][] = [
-        ["redisPoolSize", svc.redisPoolSize, 1, 10_000],
-        ["redisPipelineLimit", svc.redisPipelineLimit, 0, undefined],
-        ["localCacheSizeInBytes", svc.localCacheSizeInBytes, 0, undefined],
-    ];
-    for (const [f, v, min, max] of counts) {
-        if (v !== undefined) problems.push(...wholeNumberProblems(`service.${f}`, v, { min, ...(max !== undefined ? { max } : {}), fallback: DEFAULTS[f] }));
+    for (const [f, option] of Object.entries(SERVICE_TUNING)) {
+        const v = svc[f as keyof typeof SERVICE_TUNING];
+        if (v !== undefined) problems.push(...option.check(`service.${f}`, v));
     }
     problems.push(...pipelineWindowProblems(svc.redisPipelineWindow));
     problems.push(...pipelineWindowModeProblems(svc.redisPipelineWindow, redisMode));
-    for (const f of ["prometheus", "shadowMode"] as const) {
-        if (svc[f] !== undefined) problems.push(...booleanProblems(`service.${f}`, svc[f], false));
-    }
     if (svc.image !== undefined && (typeof svc.image !== "string" || !svc.image.trim())) {
         problems.push({
             key: "service.image",

@@ -39,7 +39,7 @@ import { CompiledLimits, RoutePatch, buildGlobalLimits } from "../builders/rules
 import { planGlobalLimits } from "../builders/limits-plan";
 import { policyHeaderOption, policyHeaderValue, policyItems } from "../builders/policy-header";
 import { ruleSummaries } from "../builders/monitoring";
-import { GlobalRateLimitArgs } from "./global-ratelimit-args";
+import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs, SERVICE_TUNING, ServiceTuning } from "./global-ratelimit-args";
 import {
     accessPolicyProblems,
     countLimits,
@@ -242,12 +242,8 @@ function serviceSettingsOf(
             replicas,
             logLevel,
             image: svc.image ?? base.image,
-            redisPoolSize: svc.redisPoolSize ?? base.redisPoolSize,
+            ...tuningOf(svc),
             redisPipelineWindow: svc.redisPipelineWindow ?? base.redisPipelineWindow,
-            redisPipelineLimit: svc.redisPipelineLimit ?? base.redisPipelineLimit,
-            localCacheSizeInBytes: svc.localCacheSizeInBytes ?? base.localCacheSizeInBytes,
-            prometheus: svc.prometheus ?? base.prometheus,
-            shadowMode: svc.shadowMode ?? base.shadowMode,
             redisImage: a.redis?.image ?? base.redisImage,
             redisMaxMemory: a.redis?.maxMemory ?? base.redisMaxMemory,
             redisName: base.redisName,
@@ -367,6 +363,11 @@ function policyFilter(
     return policyHeaderFilter(gw.target, vhosts, routes);
 }
 
+/** The service's tuning options: each given one, else its declared default. */
+function tuningOf(svc: RateLimitServiceOptionsArgs): ServiceTuning {
+    return Object.fromEntries(Object.entries(SERVICE_TUNING).map(([k, o]) => [k, svc[k as keyof ServiceTuning] ?? o.default])) as ServiceTuning;
+}
+
 /** The service settings at the components' defaults (defaults.ts; the stack config prints the same values). */
 function serviceDefaults(): Omit<RateLimitServiceSettings, "redisTimeout"> {
     return {
@@ -379,12 +380,8 @@ function serviceDefaults(): Omit<RateLimitServiceSettings, "redisTimeout"> {
         image: DEFAULTS.ratelimitImage,
         replicas: DEFAULTS.ratelimitReplicas,
         logLevel: DEFAULTS.ratelimitLogLevel,
-        redisPoolSize: DEFAULTS.redisPoolSize,
+        ...tuningOf({}),
         redisPipelineWindow: DEFAULTS.redisPipelineWindow,
-        redisPipelineLimit: DEFAULTS.redisPipelineLimit,
-        localCacheSizeInBytes: DEFAULTS.localCacheSizeInBytes,
-        prometheus: DEFAULTS.ratelimitPrometheus,
-        shadowMode: DEFAULTS.shadowMode,
         redisImage: DEFAULTS.redisImage,
         redisMaxMemory: DEFAULTS.redisMaxMemory,
         redisName: REDIS_NAME,

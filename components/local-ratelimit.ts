@@ -135,9 +135,7 @@ export function planLocalRateLimit(
         });
     } else problems.push(...dnsProblem("namespace", namespace, "label"));
     problems.push(...dnsProblem("rootNamespace", rootNamespace, "label"), ...dnsProblem("filterName", filterName, "subdomain"));
-    if (a.reachAllNamespaces !== undefined && typeof a.reachAllNamespaces !== "boolean") {
-        problems.push({ key: "reachAllNamespaces", value: a.reachAllNamespaces, problem: "must be a boolean", fix: "remove it (false), or use true" });
-    }
+    if (a.reachAllNamespaces !== undefined) problems.push(...booleanProblems("reachAllNamespaces", a.reachAllNamespaces, false));
     if (namespace === rootNamespace && a.reachAllNamespaces !== true) {
         problems.push({
             key: "namespace",
@@ -147,14 +145,7 @@ export function planLocalRateLimit(
         });
     }
     const layout = a.filterLayout ?? FilterLayout.PerInstance;
-    if (!(Object.values(FilterLayout) as unknown[]).includes(layout)) {
-        problems.push({
-            key: "filterLayout",
-            value: layout,
-            problem: `must be one of ${Object.values(FilterLayout).join(", ")}`,
-            fix: "use FilterLayout.PerInstance, or FilterLayout.Shared for the specification's filter name",
-        });
-    }
+    problems.push(...oneOfProblems("filterLayout", layout, Object.values(FilterLayout), FilterLayout.PerInstance));
     const httpFilterName = layout === FilterLayout.Shared ? LOCAL_RATELIMIT_FILTER : instanceFilterName(LOCAL_RATELIMIT_FILTER, namespace, filterName);
     const spec = localBucketFilter({
         filterName: httpFilterName,

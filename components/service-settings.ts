@@ -4,6 +4,7 @@
  * read stack config.
  */
 import { RedisConnection } from "../builders/redis-connection";
+import type { ServiceTuning } from "./global-ratelimit-args";
 
 /** `LOG_LEVEL` of the rate-limit service. */
 export const ServiceLogLevel = {
@@ -14,7 +15,7 @@ export const ServiceLogLevel = {
 } as const;
 export type ServiceLogLevel = (typeof ServiceLogLevel)[keyof typeof ServiceLogLevel];
 
-export interface RateLimitServiceSettings {
+export interface RateLimitServiceSettings extends ServiceTuning {
     namespace: string;
     serviceName: string;
     grpcPort: number;
@@ -24,13 +25,7 @@ export interface RateLimitServiceSettings {
     image: string;
     replicas: number;
     logLevel: ServiceLogLevel;
-    redisPoolSize: number;
     redisPipelineWindow: string;
-    redisPipelineLimit: number;
-    localCacheSizeInBytes: number;
-    prometheus: boolean;
-    /** Limits counted and reported, nothing refused (`SHADOW_MODE`; components/safe-rollout.ts). */
-    shadowMode: boolean;
     redisImage: string;
     /** `maxmemory` of the in-cluster Redis (builders/failure-bounds.ts). */
     redisMaxMemory: string;

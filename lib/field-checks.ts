@@ -96,3 +96,19 @@ export function booleanProblems(field: string, value: unknown, fallback: boolean
     const meant = ["yes", "y", "on", "1"].includes(v) ? "true" : ["no", "n", "off", "0"].includes(v) ? "false" : String(fallback);
     return [fieldProblem(field, value, "must be true or false", (s) => s.set(field, meant))];
 }
+
+/** An option declared once: its default, and the rule a given value must meet (the fix falls back to the default). */
+export interface DeclaredOption<T> {
+    default: T;
+    check: (field: string, value: unknown) => Problem[];
+}
+
+/** A whole-number option (`wholeNumberProblems`) with its default. */
+export function wholeNumberOption(fallback: number, range: { min: number; max?: number }): DeclaredOption<number> {
+    return { default: fallback, check: (field, value) => wholeNumberProblems(field, value, { ...range, fallback }) };
+}
+
+/** A boolean option (`booleanProblems`) with its default. */
+export function booleanOption(fallback: boolean): DeclaredOption<boolean> {
+    return { default: fallback, check: (field, value) => booleanProblems(field, value, fallback) };
+}

@@ -131,7 +131,7 @@ describe("components refuse what they do not know (components/arg-checks.ts)", f
         const { message } = await refusal(
             () => new GlobalRateLimit("n", { domain: "shop", namespace: "nan", gateway: GATEWAY, rules: [{ ...RULE, requestsPerUnit: NaN }] } as any),
         );
-        expect(message).to.include("rules[0].requestsPerUnit = NaN: must be a whole number of at least 1");
+        expect(message).to.include("rules[0].requestsPerUnit = NaN: must be a whole number");
     });
 
     it("a path no client sends as written is refused with its percent-encoded form", () => {

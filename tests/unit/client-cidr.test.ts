@@ -361,18 +361,6 @@ describe("clientCidr: checks name the field and the fix", () => {
             ],
         ],
         [
-            "perAddress not a boolean",
-            R({ cidr: "10.0.0.0/8", perAddress: "yes" }),
-            [
-                {
-                    key: "rules[0].clientCidr.perAddress",
-                    value: "yes",
-                    problem: "must be true or false",
-                    fix: "set perAddress to true (one counter per address) or false",
-                },
-            ],
-        ],
-        [
             "with perClientAddress",
             R({ cidr: "10.0.0.0/8" }, { perClientAddress: true }),
             [

@@ -271,18 +271,6 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             G({ gateway: { selector: { app: "shop-gateway" }, allVirtualHosts: true } }),
             [],
         ],
-        [
-            "allVirtualHosts: a string",
-            GW({ allVirtualHosts: "yes" }),
-            [
-                {
-                    key: "gateway.allVirtualHosts",
-                    value: "yes",
-                    problem: "must be a boolean",
-                    fix: "use false (only gateway.virtualHosts) or true (every host of the gateway)",
-                },
-            ],
-        ],
         ["listenerPorts given (a Gateway port the gateway's Service maps to another pod port)", GW({ listenerPorts: [8080] }), []],
         ["listenerPorts: a bad port", GW({ listenerPorts: [0] }), [{ key: "gateway.listenerPorts[0]", value: 0, problem: PORT_RANGE, fix: "use e.g. 8081" }]],
         [

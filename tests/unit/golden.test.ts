@@ -7,7 +7,7 @@ import { expect } from "chai";
 import { REDACTED } from "../../render/render";
 import * as fs from "fs";
 import * as path from "path";
-import { IN_DIR, caseFiles, committedFiles, differences, goldenCases, renderCase, UPDATE_COMMAND } from "../golden/golden";
+import { ERROR_FILE, IN_DIR, caseFiles, committedFiles, differences, goldenCases, isRefusedCase, renderCase, UPDATE_COMMAND } from "../golden/golden";
 
 describe("golden files: the rendered objects of each case (tests/golden/)", function () {
     this.timeout(120_000);
@@ -69,8 +69,28 @@ describe("golden files: the rendered objects of each case (tests/golden/)", func
         });
     }
 
+    it("refused input: each refused-* case has a `# Behaviour:` line, and its error names every problem's field, value and fix", () => {
+        const refused = cases.filter(isRefusedCase);
+        expect(refused.map((c) => c.name)).to.include.members([
+            "refused-rule-fields",
+            "refused-service-options",
+            "refused-local-bucket",
+            "refused-mesh-args",
+            "refused-stack-config",
+        ]);
+        for (const c of refused) {
+            expect(fs.readFileSync(path.join(IN_DIR, `${c.name}.yaml`), "utf8"), c.name).to.match(/^# Behaviour: /);
+            const text = committedFiles(c).get(ERROR_FILE) ?? "";
+            expect(text, c.name).to.match(/nothing was created:\n/);
+            const items = text.split("\n  - ").slice(1);
+            expect(items.length, c.name).to.be.above(0);
+            // Each problem: `<field> = <value>: <problem>` and a fix line.
+            for (const item of items) expect(item, c.name).to.match(/^\S+ = .+: .+\n {4}fix: \S/);
+        }
+    });
+
     it("no golden file holds a secret value: every Secret's values are the render's placeholder", async () => {
-        for (const c of cases) {
+        for (const c of cases.filter((x) => !isRefusedCase(x))) {
             for (const o of await renderCase(c)) {
                 if (o.kind !== "Secret") continue;
                 for (const field of ["data", "stringData"])
