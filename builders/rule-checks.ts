@@ -184,16 +184,7 @@ export function checkHeaderOptions(at: string, h: any, problems: Problem[]): voi
         });
     }
     checkValueCharset(`${at}.header`, h, problems);
-    if (h?.value !== undefined && h?.perValue) {
-        problems.push(
-            fieldProblem(
-                `${at}.header.perValue`,
-                true,
-                "cannot be combined with header.value (one fixed value has one counter)",
-                (s) => `${s.rm(`${at}.header.value`)}, or ${s.rm(`${at}.header.perValue`)}`,
-            ),
-        );
-    }
+    checkPerValue(at, "header", h, problems);
 }
 
 /** `whenMissing` (of `header` or `query`): one of MissingHeader's values, when given. */
@@ -327,20 +318,25 @@ export function checkRuleQuery(at: string, q: any, problems: Problem[]): void {
     checkValueCharset(`${at}.query`, q, problems);
 }
 
-/** `query.perValue` and `query.whenMissing`, alone and with `value`. */
-function checkQueryPerValue(at: string, q: any, problems: Problem[]): void {
-    const perValueProblems = q.perValue === undefined ? [] : booleanProblems(`${at}.query.perValue`, q.perValue, true);
+/** `perValue` of a header or query parameter: a boolean, and not with a fixed `value`. */
+function checkPerValue(at: string, field: "header" | "query", f: any, problems: Problem[]): void {
+    const perValueProblems = f?.perValue === undefined ? [] : booleanProblems(`${at}.${field}.perValue`, f.perValue, true);
     problems.push(...perValueProblems);
-    if (perValueProblems.length === 0 && q.perValue === true && q.value !== undefined) {
+    if (perValueProblems.length === 0 && f?.perValue === true && f?.value !== undefined) {
         problems.push(
             fieldProblem(
-                `${at}.query.perValue`,
+                `${at}.${field}.perValue`,
                 true,
-                "cannot be combined with query.value (one fixed value has one counter)",
-                (s) => `${s.rm(`${at}.query.value`)}, or ${s.rm(`${at}.query.perValue`)}`,
+                `cannot be combined with ${field}.value (one fixed value has one counter)`,
+                (s) => `${s.rm(`${at}.${field}.value`)}, or ${s.rm(`${at}.${field}.perValue`)}`,
             ),
         );
     }
+}
+
+/** `query.perValue` and `query.whenMissing`, alone and with `value`. */
+function checkQueryPerValue(at: string, q: any, problems: Problem[]): void {
+    checkPerValue(at, "query", q, problems);
     const missingProblems = whenMissingProblems(`${at}.query.whenMissing`, q.whenMissing);
     problems.push(...missingProblems);
     if (missingProblems.length === 0 && q.whenMissing !== undefined && q.perValue !== true) {

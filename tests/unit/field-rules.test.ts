@@ -68,6 +68,7 @@ describe("field rule: a boolean (true or false)", () => {
             ["rules[0].rateLimitHeaders", rule((v) => ({ rateLimitHeaders: v }))],
             ["rules[0].header.invert", rule((v) => ({ header: { name: "x-tier", value: "free", invert: v } }))],
             ["rules[0].query.perValue", rule((v) => ({ query: { name: "tier", perValue: v } }))],
+            ["rules[0].header.perValue", rule((v) => ({ header: { name: "x-tier", perValue: v } }))],
             ["rules[0].clientCidr.perAddress", rule((v) => ({ clientCidr: { cidr: "10.0.0.0/8", perAddress: v } }))],
             ["shadow", local("shadow")],
             ["reachAllNamespaces", local("reachAllNamespaces")],
