@@ -7,6 +7,8 @@ import { InputError, formatArgsProblems, Problem } from "../lib/problems";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { nearestName } from "../lib/edit-distance";
 import { ARG_TYPES, COMPONENT_ARGS, FieldShape } from "./arg-shapes";
+import { oneOfProblems } from "../lib/field-checks";
+import { RateLimitHeaders } from "../builders/envoy-filters";
 
 /** Label-selector problems, shared by the components. Exported for testing. */
 export function selectorProblems(field: string, selector: unknown): Problem[] {
@@ -32,6 +34,12 @@ export function portProblem(field: string, value: unknown): Problem[] {
     return Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= 65535
         ? []
         : [{ key: field, value, problem: "must be a port number from 1 to 65535", fix: "use e.g. 8081" }];
+}
+
+/** `rateLimitHeaders` (of any filter): one of RateLimitHeaders' values; a switch word (`on`, `true`, `off`, `false`) fixed to the value it means. */
+export function rateLimitHeadersProblems(value: unknown): Problem[] {
+    const meant = { on: RateLimitHeaders.Draft03, true: RateLimitHeaders.Draft03, false: RateLimitHeaders.Off };
+    return value === undefined ? [] : oneOfProblems("rateLimitHeaders", value, Object.values(RateLimitHeaders), RateLimitHeaders.Draft03, meant);
 }
 
 /** Invalid component arguments: every problem, each with its field path (lib/problems.ts). */

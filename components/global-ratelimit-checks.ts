@@ -13,6 +13,7 @@ import { PerValuePlan } from "./per-value-store";
 
 import { GO_DURATION, protoDurationSeconds } from "../lib/formats";
 import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs, SERVICE_TUNING } from "./global-ratelimit-args";
+import { rateLimitHeadersProblems } from "./arg-checks";
 import { oversizeProblems } from "./object-size";
 import { MonitoringPlan } from "./ratelimit-monitoring";
 import { ServiceLogLevel } from "./service-settings";
@@ -202,8 +203,7 @@ export function layoutOf(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): 
     const statusProblems =
         a.statusOnError === undefined ? [] : oneOfProblems("statusOnError", a.statusOnError, Object.values(ErrorStatus), ErrorStatus.ServiceUnavailable);
     problems.push(...(statusProblems.length ? statusProblems : statusWithoutDenyProblems(a.statusOnError, a.failureModeDeny)));
-    if (a.rateLimitHeaders !== undefined)
-        problems.push(...oneOfProblems("rateLimitHeaders", a.rateLimitHeaders, Object.values(RateLimitHeaders), RateLimitHeaders.Draft03));
+    if (a.rateLimitHeaders !== undefined) problems.push(...rateLimitHeadersProblems(a.rateLimitHeaders));
     return layout;
 }
 

@@ -10,7 +10,7 @@ import { Problem } from "../lib/problems";
 import { stackLabels } from "../lib/common";
 import { EnvoyFilter } from "./crds";
 import { EnvoyFilterSpec, FilterLayout, LOCAL_RATELIMIT_FILTER, RateLimitHeaders, instanceFilterName, localBucketFilter } from "../builders/envoy-filters";
-import { dnsProblem, selectorProblems, argsError, unknownFieldProblems } from "./arg-checks";
+import { dnsProblem, selectorProblems, argsError, rateLimitHeadersProblems, unknownFieldProblems } from "./arg-checks";
 import { booleanProblems, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
 
 export interface LocalRateLimitArgs {
@@ -90,7 +90,7 @@ export function bucketPortProblems(port: unknown, fallback = 8080): Problem[] {
 
 /** `rateLimitHeaders`: one of the `RateLimitHeaders`. */
 export function localHeadersProblems(rateLimitHeaders: unknown): Problem[] {
-    return rateLimitHeaders === undefined ? [] : oneOfProblems("rateLimitHeaders", rateLimitHeaders, Object.values(RateLimitHeaders), RateLimitHeaders.Draft03);
+    return rateLimitHeadersProblems(rateLimitHeaders);
 }
 
 /** `shadow`: a boolean. */

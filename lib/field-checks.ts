@@ -29,11 +29,20 @@ export function fieldProblem(key: string, value: unknown, text: string, fix: Fix
     return styledProblem(COMPONENT_FIX, key, value, text, fix);
 }
 
-/** One of `allowed`; the fix is the allowed value it most likely meant, else `fallback`. */
-export function oneOfProblems(field: string, value: unknown, allowed: readonly string[], fallback: string): Problem[] {
+/**
+ * One of `allowed`; the fix is what `meant` says a word means (lower case: `on` for a switch), else
+ * the allowed value it most likely meant, else `fallback`.
+ */
+export function oneOfProblems(
+    field: string,
+    value: unknown,
+    allowed: readonly string[],
+    fallback: string,
+    meant: Readonly<Record<string, string>> = {},
+): Problem[] {
     const v = String(value);
     if (typeof value === "string" && allowed.includes(value)) return [];
-    const near = closestValue(v, allowed, allowed.includes(fallback) ? fallback : allowed[0]);
+    const near = Object.hasOwn(meant, v.toLowerCase()) ? meant[v.toLowerCase()]! : closestValue(v, allowed, allowed.includes(fallback) ? fallback : allowed[0]);
     return [fieldProblem(field, value, `must be one of ${allowed.map((a) => `'${a}'`).join(", ")}`, (s) => s.set(field, near))];
 }
 

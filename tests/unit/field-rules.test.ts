@@ -87,6 +87,10 @@ describe("field rule: one of a set of words", () => {
         expect(oneOfProblems("f", "minutes", allowed, "minute")[0]?.fix).to.equal('set f to "minute"');
         expect(oneOfProblems("f", 60, allowed, "minute")[0]?.fix).to.equal('set f to "minute"');
         expect(oneOfProblems("f", "x", allowed, "minute")[0]?.problem).to.equal("must be one of 'second', 'minute', 'hour', 'day'");
+        // A word whose meaning is known wins over the nearest spelling: "on" is nearest "off", but means the headers on.
+        const headers = ["draft-03", "off"];
+        expect(oneOfProblems("f", "on", headers, "draft-03")[0]?.fix).to.equal('set f to "off"');
+        expect(oneOfProblems("f", "On", headers, "draft-03", { on: "draft-03" })[0]?.fix).to.equal('set f to "draft-03"');
     });
     wiringRows(
         [
