@@ -22,7 +22,6 @@ export const DEFAULTS = {
     ratelimitImage: "docker.io/envoyproxy/ratelimit:3fb70258",
     ratelimitReplicas: 2,
     ratelimitLogLevel: "warn",
-    redisPipelineWindow: "0",
     ratelimitPrometheus: SERVICE_TUNING.prometheus.default,
     failureModeDeny: true,
     rateLimitHeaders: "draft-03",

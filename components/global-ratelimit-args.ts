@@ -12,7 +12,7 @@ import { ClientPrefixArgs, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs } f
 import { MonitoringArgs } from "./ratelimit-monitoring";
 import { RedisOptionsArgs } from "./redis-options";
 import { ServiceLogLevel } from "./service-settings";
-import { booleanOption, wholeNumberOption } from "../lib/field-checks";
+import { booleanOption, goDurationOption, wholeNumberOption } from "../lib/field-checks";
 
 /** The envoyproxy/ratelimit service. */
 export interface RateLimitServiceOptionsArgs {
@@ -51,6 +51,7 @@ export const SERVICE_TUNING = {
     redisPoolSize: wholeNumberOption(10, { min: 1, max: 10_000 }),
     redisPipelineLimit: wholeNumberOption(0, { min: 0 }),
     localCacheSizeInBytes: wholeNumberOption(1048576, { min: 0 }),
+    redisPipelineWindow: goDurationOption("0"),
     prometheus: booleanOption(false),
     shadowMode: booleanOption(false),
 };

@@ -109,19 +109,6 @@ export function grpcPortProblems(grpcPort: unknown): Problem[] {
     ];
 }
 
-/** `service.redisPipelineWindow` (when given): a Go duration. */
-export function pipelineWindowProblems(window: unknown): Problem[] {
-    if (window === undefined || GO_DURATION.test(String(window))) return [];
-    // The same window without white space when that reads ("150 us"), else none.
-    const squeezed = String(window).replace(/\s+/g, "");
-    const fix = squeezed !== window && GO_DURATION.test(squeezed) ? squeezed : DEFAULTS.redisPipelineWindow;
-    return [
-        fieldProblem("service.redisPipelineWindow", window, "must be a Go duration such as '0', '150us' or '2ms'", (s) =>
-            s.set("service.redisPipelineWindow", fix),
-        ),
-    ];
-}
-
 /**
  * A pipeline window set for a Redis the pinned service does not apply it to: it applies
  * REDIS_PIPELINE_WINDOW to Redis Cluster only, so the window would silently mean nothing.
@@ -171,7 +158,6 @@ export function serviceOptionsOf(svc: RateLimitServiceOptionsArgs, problems: Pro
         const v = svc[f as keyof typeof SERVICE_TUNING];
         if (v !== undefined) problems.push(...option.check(`service.${f}`, v));
     }
-    problems.push(...pipelineWindowProblems(svc.redisPipelineWindow));
     problems.push(...pipelineWindowModeProblems(svc.redisPipelineWindow, redisMode));
     if (svc.image !== undefined && (typeof svc.image !== "string" || !svc.image.trim())) {
         problems.push({

@@ -25,7 +25,6 @@ export interface RateLimitServiceSettings extends ServiceTuning {
     image: string;
     replicas: number;
     logLevel: ServiceLogLevel;
-    redisPipelineWindow: string;
     redisImage: string;
     /** `maxmemory` of the in-cluster Redis (builders/failure-bounds.ts). */
     redisMaxMemory: string;

@@ -7,7 +7,7 @@
 import { isDnsName, dnsNameProblem, suggestedDnsName } from "./dns-names";
 import { closestValue } from "./edit-distance";
 import { Fix, FixStyle, problemText } from "./fix-style";
-import { protoDurationSeconds } from "./formats";
+import { GO_DURATION, protoDurationSeconds } from "./formats";
 import { Problem } from "./problems";
 
 /** A component's own phrasing of a fix: the field and the value to give it (a word or number as it is, other text quoted). */
@@ -120,4 +120,17 @@ export function wholeNumberOption(fallback: number, range: { min: number; max?: 
 /** A boolean option (`booleanProblems`) with its default. */
 export function booleanOption(fallback: boolean): DeclaredOption<boolean> {
     return { default: fallback, check: (field, value) => booleanProblems(field, value, fallback) };
+}
+
+/** A Go duration (what the rate-limit service's environment reads); the fix is the same without white space ("150 us"), else `fallback`. */
+export function goDurationProblems(field: string, value: unknown, fallback: string): Problem[] {
+    if (GO_DURATION.test(String(value))) return [];
+    const squeezed = String(value).replace(/\s+/g, "");
+    const fix = squeezed !== value && GO_DURATION.test(squeezed) ? squeezed : fallback;
+    return [fieldProblem(field, value, "must be a Go duration such as '0', '150us' or '2ms'", (s) => s.set(field, fix))];
+}
+
+/** A Go-duration option (`goDurationProblems`) with its default. */
+export function goDurationOption(fallback: string): DeclaredOption<string> {
+    return { default: fallback, check: (field, value) => goDurationProblems(field, value, fallback) };
 }

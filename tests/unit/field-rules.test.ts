@@ -5,7 +5,7 @@
  * refused under the field's path with the rule's wording, and a good value passes).
  */
 import { expect } from "chai";
-import { booleanProblems, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../../lib/field-checks";
+import { booleanProblems, goDurationProblems, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../../lib/field-checks";
 import { MAX_REQUESTS_PER_UNIT, requestsPerUnitProblems } from "../../builders/rule-checks";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { planLocalRateLimit } from "../../components/local-ratelimit";
@@ -121,6 +121,10 @@ describe("field rule: a whole number in a range", () => {
         expect(wholeNumberProblems("f", "5", o)[0]).to.include({ problem: "must be a whole number", fix: "set f to 5" });
         expect(wholeNumberProblems("f", "5", { ...o, text: true })).to.deep.equal([]);
         expect(wholeNumberProblems("f", NaN, o)[0]).to.include({ problem: "must be a whole number", fix: "set f to 10" });
+        expect(wholeNumberProblems("f", 2 ** 53, { min: 0, fallback: 0 })[0]).to.include({
+            problem: "must be a whole number",
+            fix: `set f to ${Number.MAX_SAFE_INTEGER}`,
+        });
         expect(wholeNumberProblems("f", 0, o)[0]).to.include({ problem: "must be between 1 and 100", fix: "set f to 1" });
         expect(wholeNumberProblems("f", 101, o)[0]).to.include({ problem: "must be between 1 and 100", fix: "set f to 100" });
         expect(wholeNumberProblems("f", -1, { min: 0, fallback: 0 })[0]).to.include({ problem: "must be at least 0", fix: "set f to 0" });
@@ -173,6 +177,7 @@ describe("field rule: a protobuf duration (what Envoy reads)", () => {
         expect(protoDurationProblems("f", "1m", 0.001, "10s")[0]?.fix).to.equal('set f to "60s"');
         expect(protoDurationProblems("f", "500ms", 0.001, "10s")[0]?.fix).to.equal('set f to "0.5s"');
         expect(protoDurationProblems("f", "soon", 0.001, "10s")[0]?.fix).to.equal('set f to "10s"');
+        expect(protoDurationProblems("f", 10, 0.001, "5s")[0]?.fix).to.equal('set f to "10s"');
         expect(protoDurationProblems("f", "0s", 0.001, "10s")[0]).to.include({ problem: "must be at least 0.001s", fix: 'set f to "0.001s"' });
     });
     wiringRows(
@@ -184,5 +189,20 @@ describe("field rule: a protobuf duration (what Envoy reads)", () => {
         "1m",
         /^must be a protobuf duration/,
         "0.5s",
+    );
+});
+
+describe("field rule: a Go duration (what the service's environment reads)", () => {
+    it("accepts '0', '150us', '2ms'; refuses '2 ms' with it written without the space, and 'soon' with the fallback", () => {
+        expect(goDurationProblems("f", "0", "0")).to.deep.equal([]);
+        expect(goDurationProblems("f", "150us", "0")).to.deep.equal([]);
+        expect(goDurationProblems("f", "2 ms", "0")[0]?.fix).to.equal('set f to "2ms"');
+        expect(goDurationProblems("f", "soon", "0")[0]?.fix).to.equal("set f to 0");
+    });
+    wiringRows(
+        [["service.redisPipelineWindow", global((v) => ({ service: { redisPipelineWindow: v }, redis: { mode: "cluster", addresses: ["r:6379"] } }))]],
+        "2 ms",
+        /^must be a Go duration/,
+        "2ms",
     );
 });

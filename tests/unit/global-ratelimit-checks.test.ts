@@ -24,8 +24,6 @@ import {
     SELECTOR_EMPTY_FIX,
     SUBDOMAIN,
     SVC,
-    TIMEOUT,
-    WHOLE,
     PORT_RANGE,
     VHOST,
     VHOST_FIX,
@@ -395,21 +393,6 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             [{ key: "timeout", value: "0.0009s", problem: "must be at least 0.001s", fix: 'set timeout to "0.001s"' }],
         ],
         ["timeout 0s", G({ timeout: "0s" }), [{ key: "timeout", value: "0s", problem: "must be at least 0.001s", fix: 'set timeout to "0.001s"' }]],
-        [
-            "timeout without the s: the same seconds, with it",
-            G({ timeout: "10" }),
-            [{ key: "timeout", value: "10", problem: TIMEOUT, fix: 'set timeout to "10s"' }],
-        ],
-        [
-            "timeout in milliseconds: the same length in seconds",
-            G({ timeout: "500ms" }),
-            [{ key: "timeout", value: "500ms", problem: TIMEOUT, fix: 'set timeout to "0.5s"' }],
-        ],
-        [
-            "timeout a number: the same seconds, as a duration",
-            G({ timeout: 10 }),
-            [{ key: "timeout", value: 10, problem: TIMEOUT, fix: 'set timeout to "10s"' }],
-        ],
 
         // service
         [
@@ -443,16 +426,6 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
         ["service.grpcPort 65535", SVC({ grpcPort: 65535 }), []],
         ["service.grpcPort 0", SVC({ grpcPort: 0 }), [{ key: "service.grpcPort", value: 0, problem: PORT, fix: "set service.grpcPort to 1" }]],
         ["service.grpcPort 65536", SVC({ grpcPort: 65536 }), [{ key: "service.grpcPort", value: 65536, problem: PORT, fix: "set service.grpcPort to 65535" }]],
-        [
-            "service.grpcPort 8081.5",
-            SVC({ grpcPort: 8081.5 }),
-            [{ key: "service.grpcPort", value: 8081.5, problem: WHOLE, fix: "set service.grpcPort to 8082" }],
-        ],
-        [
-            "service.grpcPort a string",
-            SVC({ grpcPort: "8081" }),
-            [{ key: "service.grpcPort", value: "8081", problem: WHOLE, fix: "set service.grpcPort to 8081" }],
-        ],
         [
             "service.grpcPort 8080 (the service's HTTP port)",
             SVC({ grpcPort: 8080 }),
@@ -489,13 +462,7 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             SVC({ replicas: 101 }),
             [{ key: "service.replicas", value: 101, problem: "must be between 1 and 100", fix: "set service.replicas to 100" }],
         ],
-        ["service.replicas 1.5", SVC({ replicas: 1.5 }), [{ key: "service.replicas", value: 1.5, problem: WHOLE, fix: "set service.replicas to 2" }]],
         ...Object.values(ServiceLogLevel).map((l): [string, GlobalRateLimitArgs, Problem[]] => [`service.logLevel ${l}`, SVC({ logLevel: l }), []]),
-        [
-            "service.logLevel unknown",
-            SVC({ logLevel: "verbose" }),
-            [{ key: "service.logLevel", value: "verbose", problem: "must be one of 'warn', 'debug', 'info', 'error'", fix: 'set service.logLevel to "warn"' }],
-        ],
         ["service.redisPoolSize 1", SVC({ redisPoolSize: 1 }), []],
         ["service.redisPoolSize 10000", SVC({ redisPoolSize: 10_000 }), []],
         [
@@ -508,11 +475,6 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             SVC({ redisPoolSize: 10_001 }),
             [{ key: "service.redisPoolSize", value: 10_001, problem: "must be between 1 and 10000", fix: "set service.redisPoolSize to 10000" }],
         ],
-        [
-            "service.redisPoolSize 2.5",
-            SVC({ redisPoolSize: 2.5 }),
-            [{ key: "service.redisPoolSize", value: 2.5, problem: WHOLE, fix: "set service.redisPoolSize to 3" }],
-        ],
         ["service.redisPipelineLimit 0", SVC({ redisPipelineLimit: 0 }), []],
         ["service.redisPipelineLimit the largest safe integer", SVC({ redisPipelineLimit: Number.MAX_SAFE_INTEGER }), []],
         [
@@ -520,26 +482,11 @@ describe("GlobalRateLimit arguments: every validation problem, exactly (field, v
             SVC({ redisPipelineLimit: -1 }),
             [{ key: "service.redisPipelineLimit", value: -1, problem: "must be at least 0", fix: "set service.redisPipelineLimit to 0" }],
         ],
-        [
-            "service.redisPipelineLimit 1.5",
-            SVC({ redisPipelineLimit: 1.5 }),
-            [{ key: "service.redisPipelineLimit", value: 1.5, problem: WHOLE, fix: "set service.redisPipelineLimit to 2" }],
-        ],
         ["service.localCacheSizeInBytes 0", SVC({ localCacheSizeInBytes: 0 }), []],
         [
             "service.localCacheSizeInBytes -1",
             SVC({ localCacheSizeInBytes: -1 }),
             [{ key: "service.localCacheSizeInBytes", value: -1, problem: "must be at least 0", fix: "set service.localCacheSizeInBytes to 0" }],
-        ],
-        [
-            "service.localCacheSizeInBytes 2^53 (not a safe integer)",
-            SVC({ localCacheSizeInBytes: 2 ** 53 }),
-            [{ key: "service.localCacheSizeInBytes", value: 2 ** 53, problem: WHOLE, fix: `set service.localCacheSizeInBytes to ${Number.MAX_SAFE_INTEGER}` }],
-        ],
-        [
-            "service.localCacheSizeInBytes a string",
-            SVC({ localCacheSizeInBytes: "1024" }),
-            [{ key: "service.localCacheSizeInBytes", value: "1024", problem: WHOLE, fix: "set service.localCacheSizeInBytes to 1024" }],
         ],
         ...["0", "150us", "2ms", "1µs", "1h2m3.5s"].map((w): [string, GlobalRateLimitArgs, Problem[]] => [
             `service.redisPipelineWindow ${w} (a Redis Cluster, the one Redis the pinned service applies it to)`,
