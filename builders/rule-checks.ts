@@ -8,6 +8,7 @@ import { Problem } from "../lib/problems";
 import { fieldProblem } from "../lib/field-checks";
 import { MASKED_REMOTE_ADDRESS_KEY, checkClientCidr } from "./client-cidr";
 import { MAX_HEADER_HYPHENS, METHOD_TOKEN, normalizedMethods } from "./request-match";
+import { checkRequestCost } from "./request-cost-checks";
 
 import {
     DEFAULT_CLIENT_PREFIX,
@@ -459,6 +460,7 @@ export function validateRule(r: any, i: number, names: Set<string>, problems: Pr
             fix: "set route.name to the route's name, or remove route",
         });
     }
+    if (r.cost !== undefined) checkRequestCost(`${at}.cost`, r.cost, problems);
     checkLimit(at, r, problems);
     return problems.length === before;
 }

@@ -69,6 +69,7 @@ import {
     UNTRUSTED_VALUE_VALUE,
 } from "./rule-args";
 import { NAME, checkClientPrefix, checkPerPath, validateRule } from "./rule-checks";
+import { costEntries } from "./request-cost";
 import {
     ambiguousQueryRegex,
     escapeRe2,
@@ -384,7 +385,7 @@ function gatewayRateLimits(
     const routePatches: RoutePatch[] = [];
     if (pathKey !== undefined) vhostRateLimits.push({ actions: [pathDescriptorAction(mode, pathKey)] });
     for (const r of valid) {
-        const entries = ruleEntries(r, mode, ruleKey, headersOn, prefix);
+        const entries = costEntries(r.cost, ruleEntries(r, mode, ruleKey, headersOn, prefix));
         if (!r.route) {
             vhostRateLimits.push(...entries);
             continue;
