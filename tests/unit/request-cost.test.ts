@@ -12,6 +12,8 @@ import { compileGlobalLimits } from "../../builders/rules";
 import { configYaml } from "../../builders/ratelimit-config";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { Problem } from "../../lib/problems";
+import { addendOfText, entryCost } from "../../gateway-model/request-cost-model";
+import { formatExplanation } from "../../render/explain-format";
 import { G, M } from "./global-ratelimit-fixtures";
 
 const problemsOf = (cost: unknown): Problem[] => {
@@ -257,5 +259,52 @@ describe("longer windows: week, month, year as envoyproxy/ratelimit counts them"
         const c = compileGlobalLimits({ rules: [{ name: "budget", requestsPerUnit: 5000, unit: LimitUnit.Month }] });
         expect(c.problems).to.deep.equal([]);
         expect(configYaml("shop", c.configDescriptors)).to.contain("unit: month").and.to.contain("requests_per_unit: 5000");
+    });
+});
+
+describe("request cost: the gateway model's addend (Envoy's reading of hits_addend)", () => {
+    it("a number as it is; a %REQ(h)% format read from the request's header; nothing: the request-level addend", () => {
+        expect(entryCost({ hits_addend: { number: 40 } }, {})).to.deep.equal({ kind: "known", hitsAddend: 40 });
+        expect(entryCost({ hitsAddend: { format: "%REQ(x-cost)%" } }, { "x-cost": "40" })).to.deep.equal({ kind: "known", hitsAddend: 40 });
+        expect(entryCost({ actions: [] }, {})).to.deep.equal({ kind: "none" });
+    });
+
+    it("a header Envoy cannot read as a number from 0 to 10^9 drops the descriptor", () => {
+        for (const v of [undefined, "", "-5", "abc", "1000000001", "0x10"]) {
+            expect(entryCost({ hits_addend: { format: "%REQ(x-cost)%" } }, v === undefined ? {} : { "x-cost": v }), String(v)).to.deep.equal({
+                kind: "dropped",
+            });
+        }
+        // What absl::SimpleAtod takes: an exponent, a fraction (cut to a whole number), spaces around.
+        expect(addendOfText("1e3")).to.equal(1000);
+        expect(addendOfText("2.9")).to.equal(2);
+        expect(addendOfText(" 7 ")).to.equal(7);
+    });
+
+    it("an apply_on_stream_done entry is after the response: its cost is not known before", () => {
+        const f = "%DYNAMIC_METADATA(mesh-ratelimit.response-cost:x-tokens-used)%";
+        expect(entryCost({ hits_addend: { format: f }, apply_on_stream_done: true }, {})).to.deep.equal({ kind: "after-response", format: f });
+    });
+
+    it("explain prints the cost and the after-the-response line", () => {
+        const limit = { entry: "rule=t", unit: "day", requestsPerUnit: 100, unlimited: false, shadow: false };
+        const d = { entries: [{ key: "rule", value: "t" }], limit, bucket: "shop_rule_t_{window}", hitsAddend: 0 };
+        const text = formatExplanation(
+            {
+                path: "/llm",
+                normalizedPath: "/llm",
+                virtualHost: "*:80",
+                route: { name: "web", index: 0, match: "prefix /", virtualService: "shop/shop" },
+                rateLimitsFrom: { level: "virtual host per-filter", envoyFilter: "shop/x" },
+                domain: "shop",
+                descriptors: [d],
+                calls: [{ filter: "f", service: "", domain: "shop", descriptors: [d], responseHeaders: {} }],
+                limited: true,
+                afterResponse: [{ filter: "f", service: "", domain: "shop", descriptors: [{ ...d, hitsAddend: undefined, afterResponse: { format: "%X%" } }] }],
+            },
+            0,
+        );
+        expect(text).to.contain("    cost: 0 (checked, not counted: the cost is counted after the response)");
+        expect(text).to.contain("  after the response: rule=t, counted after the response: not known before (%X%)");
     });
 });
