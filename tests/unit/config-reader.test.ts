@@ -50,7 +50,7 @@ const READER_CASES: Case[] = [
     {
         name: "unit Minutes",
         set: { unit: "Minutes" },
-        problems: [P("unit", "Minutes", "must be one of 'second', 'minute', 'hour', 'day'", s("unit", "minute"))],
+        problems: [P("unit", "Minutes", "must be one of 'second', 'minute', 'hour', 'day', 'week', 'month', 'year'", s("unit", "minute"))],
     },
     {
         name: "pathKey url_path",
