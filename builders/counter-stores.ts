@@ -23,6 +23,7 @@
  *
  * Pure: no Pulumi runtime, no I/O.
  */
+import { costEntries } from "./request-cost";
 import {
     ClientPrefix,
     CompiledLimits,
@@ -214,7 +215,7 @@ export function splitLimits(input: GlobalLimitsInput): SplitLimits {
     const perValueRouteRules = new Map<string, RateLimitEntry[]>();
     for (const r of rules) {
         const side = isPerValueRule(r) ? perValue : fixed;
-        const entries = ruleEntries(r, mode, ruleKey, undefined, prefix);
+        const entries = costEntries(r.cost, ruleEntries(r, mode, ruleKey, undefined, prefix));
         side.configDescriptors.push(ruleConfig(r, ruleKey));
         const excluded = each && side === fixed && refusesBeforeCatchAll(r, each) ? pathRegex(r.path!, mode) : undefined;
         if (!r.route) {

@@ -4,6 +4,7 @@
  * analyzer reads the enums as enums.
  */
 import { ClientCidrArgs } from "./client-cidr";
+import { RequestCostArgs } from "./request-cost-args";
 
 /** Time unit of a limit (envoyproxy/ratelimit's units). */
 export const LimitUnit = {
@@ -11,11 +12,25 @@ export const LimitUnit = {
     Minute: "minute",
     Hour: "hour",
     Day: "day",
+    /** 7 days (604,800 s), windows aligned to the Unix epoch (they start on a Thursday, 00:00 UTC). */
+    Week: "week",
+    /** 30 days (2,592,000 s), windows aligned to the Unix epoch: not a calendar month. */
+    Month: "month",
+    /** 365 days (31,536,000 s), windows aligned to the Unix epoch: not a calendar year (leap days drift it). */
+    Year: "year",
 } as const;
 export type LimitUnit = (typeof LimitUnit)[keyof typeof LimitUnit];
 
 /** Seconds in one window of each limit unit (the service's fixed windows). */
-export const LIMIT_UNIT_SECONDS: Readonly<Record<LimitUnit, number>> = { second: 1, minute: 60, hour: 3600, day: 86400 };
+export const LIMIT_UNIT_SECONDS: Readonly<Record<LimitUnit, number>> = {
+    second: 1,
+    minute: 60,
+    hour: 3600,
+    day: 86400,
+    week: 604_800,
+    month: 2_592_000,
+    year: 31_536_000,
+};
 
 /** What a request's path is counted by. */
 export const PathKeyMode = {
@@ -165,7 +180,7 @@ export interface RateLimitRuleArgs {
     clientCidr?: ClientCidrArgs;
     /** Only requests on this route (the rule sits on the route). Defaults to every route of `gateway.virtualHosts`. */
     route?: RouteRefArgs;
-    /** Requests allowed per `unit` (per counter). */
+    /** Requests allowed per `unit` (per counter); with `cost`, the budget per `unit` in cost units. */
     requestsPerUnit: number;
     /** Time unit of the limit. */
     unit: LimitUnit;
@@ -180,6 +195,13 @@ export interface RateLimitRuleArgs {
      * headers). Needs the Envoy of Istio 1.30 or later (a rate-limit entry's `x_ratelimit_option`).
      */
     rateLimitHeaders?: boolean;
+    /**
+     * What one request takes from the budget: a fixed number, a request header's value, or a
+     * response header's value counted when the response is done (builders/request-cost-args.ts).
+     * Needs `FilterLayout.PerInstance` (Envoy reads a cost only from a filter's own descriptors).
+     * Defaults to 1 per request.
+     */
+    cost?: RequestCostArgs;
 }
 
 /** A limit without a match. */

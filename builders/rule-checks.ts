@@ -9,6 +9,7 @@ import { booleanProblems, fieldProblem, oneOfProblems, wholeNumberProblems } fro
 import { MASKED_REMOTE_ADDRESS_KEY } from "./client-cidr";
 import { checkClientCidr } from "./client-cidr-checks";
 import { MAX_HEADER_HYPHENS, METHOD_TOKEN, normalizedMethods } from "./request-match";
+import { checkRequestCost } from "./request-cost-checks";
 
 import {
     DEFAULT_CLIENT_PREFIX,
@@ -415,6 +416,7 @@ export function validateRule(r: any, i: number, names: Set<string>, problems: Pr
             fix: "set route.name to the route's name, or remove route",
         });
     }
+    if (r.cost !== undefined) checkRequestCost(`${at}.cost`, r.cost, problems);
     checkLimit(at, r, problems);
     return problems.length === before;
 }

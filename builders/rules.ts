@@ -67,6 +67,7 @@ import {
     UNTRUSTED_VALUE_KEY,
     UNTRUSTED_VALUE_VALUE,
 } from "./rule-args";
+import { costEntries } from "./request-cost";
 import {
     ambiguousQueryRegex,
     escapeRe2,
@@ -359,7 +360,7 @@ function gatewayRateLimits(
     const routePatches: RoutePatch[] = [];
     if (pathKey !== undefined) vhostRateLimits.push({ actions: [pathDescriptorAction(mode, pathKey)] });
     for (const r of valid) {
-        const entries = ruleEntries(r, mode, ruleKey, headersOn, prefix);
+        const entries = costEntries(r.cost, ruleEntries(r, mode, ruleKey, headersOn, prefix));
         if (!r.route) {
             vhostRateLimits.push(...entries);
             continue;

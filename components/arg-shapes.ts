@@ -27,6 +27,7 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         unit: null,
         shadow: null,
         rateLimitHeaders: null,
+        cost: "RequestCostArgs",
     },
     PathMatchArgs: {
         exact: null,
@@ -56,6 +57,12 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
     RouteRefArgs: {
         name: null,
         virtualHost: null,
+    },
+    RequestCostArgs: {
+        fixed: null,
+        requestHeader: null,
+        responseHeader: null,
+        missingCost: null,
     },
     PerPathLimitsArgs: {
         descriptorKey: null,

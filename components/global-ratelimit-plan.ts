@@ -24,6 +24,8 @@ import { REDIS_EVICTION_POLICY, UPSTREAM_JITTER_MAX_SECONDS, expirationJitterFor
 import { perValueFilters } from "../builders/per-value-filters";
 import { PRE_LIMIT_STAT_PREFIX, PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../builders/pre-limit";
 import { configYaml } from "../builders/ratelimit-config";
+import { HEADER_TO_METADATA_FILTER, responseCostPatches, responseCosts } from "../builders/request-cost";
+import { checkCostLayout } from "../builders/request-cost-checks";
 import { RedisConnection } from "../builders/redis-connection";
 import { Problem } from "../lib/problems";
 import { booleanProblems, dnsNameProblems } from "../lib/field-checks";
@@ -98,6 +100,10 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     const localName = perInstance ? instanceFilterName(LOCAL_RATELIMIT_FILTER, ns, name) : LOCAL_RATELIMIT_FILTER;
     const placement = { prefix, perInstance, globalName, localName, call, clusterName: `outbound|${grpcPort}||${host}`, authority: host };
     const { filters, pre } = gatewayFilters(a, fixed, gw, problems, placement);
+    checkCostLayout(a.rules, perInstance, problems);
+    // In the HTTP filter's EnvoyFilter: the copy of each response cost header into dynamic metadata.
+    const costFilter = perInstance ? instanceFilterName(HEADER_TO_METADATA_FILTER, ns, name) : HEADER_TO_METADATA_FILTER;
+    filters[0]!.spec.configPatches.push(...responseCostPatches(responseCosts((a.rules ?? []).map((r) => r?.cost)), gw.ports, costFilter));
     const perValue = split ? perValuePlanOf(a, service, { domain: call.domain, descriptors: split.perValue.configDescriptors }, problems) : undefined;
     if (split && perValue) filters.push(...perValueSide(a, split.perValue, perValue, { gw, ns, grpcPort, perInstance, prefix, call }));
     const monitoring = monitoringPlanOf(

@@ -6,6 +6,7 @@
 import { RATELIMIT_FILTER } from "../builders/envoy-filters";
 import { K8sObject } from "../lib/k8s-object";
 import { trustedClientAddress } from "./client-address";
+import { entryCost } from "./request-cost-model";
 import { descriptorFor, lookupLimit, matchText, normalizePath, rateLimitsOf, selectRoute } from "./evaluate";
 import { DEFAULT_CLIENT_ADDRESS, Entry, Explanation, GatewayModel, ModelRequest, ModelRoute, field } from "./model";
 import { HeadersOption, LimitStatus, windowSeconds, xRateLimitHeaders } from "./rate-limit-headers";
@@ -45,6 +46,7 @@ export function explainWith(m: GatewayModel, path: string, request: ModelRequest
         descriptors: all.flatMap((x) => x.descriptors),
         calls: all.flatMap((x) => x.calls),
         limited: all.some((x) => x.limited),
+        ...(all.some((x) => x.afterResponse) ? { afterResponse: all.flatMap((x) => x.afterResponse ?? []) } : {}),
     };
 }
 
@@ -70,13 +72,21 @@ function explainOne(m: GatewayModel, path: string, request: ModelRequest): Expla
         xForwardedFor: joined["x-forwarded-for"],
         xffNumTrustedHops: request.xffNumTrustedHops,
     });
-    const descriptors = rateLimits
-        .map((rl) => ({ rl, entries: descriptorFor(rl, headers, client, { ...first, ...pseudo }) }))
-        .filter((d): d is { rl: any; entries: Entry[] } => d.entries !== undefined)
-        .map(({ rl, entries }) => {
+    const all = rateLimits
+        .map((rl) => ({ rl, entries: descriptorFor(rl, headers, client, { ...first, ...pseudo }), cost: entryCost(rl, first) }))
+        .filter((d): d is { rl: any; entries: Entry[]; cost: ReturnType<typeof entryCost> } => d.entries !== undefined && d.cost.kind !== "dropped")
+        .map(({ rl, entries, cost }) => {
             const option = headersOptionOf(field(rl, "x_ratelimit_option"));
-            return { ...lookupLimit(m.config, m.domain, entries), ...(m.service ? { service: m.service } : {}), ...(option ? { headersOption: option } : {}) };
+            return {
+                ...lookupLimit(m.config, m.domain, entries),
+                ...(m.service ? { service: m.service } : {}),
+                ...(option ? { headersOption: option } : {}),
+                ...(cost.kind === "known" ? { hitsAddend: cost.hitsAddend } : {}),
+                ...(cost.kind === "after-response" ? { afterResponse: { format: cost.format } } : {}),
+            };
         });
+    const descriptors = all.filter((d) => !d.afterResponse);
+    const later = all.filter((d) => d.afterResponse);
     const filter = m.httpFilterName ?? RATELIMIT_FILTER;
     // The window's first request: each limit has all but this request left, its whole window to go.
     const statuses: LimitStatus[] = descriptors.map((d) =>
@@ -101,6 +111,7 @@ function explainOne(m: GatewayModel, path: string, request: ModelRequest): Expla
         calls: descriptors.length ? [{ filter, service: m.service ?? "", domain: m.domain, descriptors, responseHeaders }] : [],
         ...policyOf(route, m),
         limited: descriptors.some((d) => d.limit && !d.limit.unlimited && !d.limit.shadow),
+        ...(later.length ? { afterResponse: [{ filter, service: m.service ?? "", domain: m.domain, descriptors: later }] } : {}),
     };
 }
 

@@ -70,6 +70,10 @@ export interface DescriptorExplanation {
     bucket?: string;
     /** The `rate_limits` element's `x_ratelimit_option` (a rule's `rateLimitHeaders`): undefined, the filter's setting. */
     headersOption?: HeadersOption;
+    /** The descriptor's own `hits_addend` (a rule's cost); undefined: the request-level addend (1). */
+    hitsAddend?: number;
+    /** Sent when the response is done (`apply_on_stream_done`), its cost read from the response: not known before. */
+    afterResponse?: { format: string };
 }
 
 export type VhRateLimits = "OVERRIDE" | "INCLUDE" | "IGNORE";
@@ -108,6 +112,11 @@ export interface Explanation {
     }[];
     /** True when at least one descriptor has a limit, i.e. the request can be refused with 429. */
     limited: boolean;
+    /**
+     * The descriptors sent when the response is done (a response cost), one call per filter that
+     * has any; never enforced on this request. Undefined: none.
+     */
+    afterResponse?: { filter: string; service: string; domain: string; descriptors: DescriptorExplanation[] }[];
     /** The `RateLimit-Policy` values of the response: the route's, then the virtual host's (Envoy's order). */
     rateLimitPolicy?: string[];
 }

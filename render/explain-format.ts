@@ -57,7 +57,9 @@ export function formatExplanation(x: Explanation, nowMs: number = Date.now()): s
             const w = windowStart(d.limit.unit, nowMs);
             out.push(`    bucket: ${d.bucket!.replace("{window}", String(w))} (window starting ${new Date(w * 1000).toISOString()}, fixed and epoch-aligned)`);
         }
+        out.push(...costLines(d));
     });
+    out.push(...afterResponseLines(x));
     if (x.descriptors.length > 1) out.push("  every descriptor is counted; the request is refused (429) when any one is over its limit");
     out.push(...headerLines(x));
     for (const v of x.rateLimitPolicy ?? []) out.push(`  RateLimit-Policy: ${v}`);
@@ -83,4 +85,20 @@ function headerLines(x: Explanation): string[] {
             ...Object.entries(c.responseHeaders).map(([k, v]) => `    ${HEADER_NAMES[k] ?? k}: ${v}`),
         ]),
     ];
+}
+
+/** A descriptor's cost (a rule's `cost`): what it takes from the counter. */
+function costLines(d: DescriptorExplanation): string[] {
+    if (d.hitsAddend === undefined) return [];
+    return [d.hitsAddend === 0 ? "    cost: 0 (checked, not counted: the cost is counted after the response)" : `    cost: ${d.hitsAddend} (hits_addend)`];
+}
+
+/** The descriptors sent when the response is done: their cost is not known before. */
+function afterResponseLines(x: Explanation): string[] {
+    return (x.afterResponse ?? []).flatMap((c) =>
+        c.descriptors.map(
+            (d) =>
+                `  after the response: ${d.entries.map((e) => `${e.key}=${e.value}`).join(", ")}, counted after the response: not known before (${d.afterResponse!.format})`,
+        ),
+    );
 }

@@ -513,6 +513,30 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_USER:-1}" != 0 ]]; then
     fi
   fi
 fi
+# Rule costs (tests/istio/render-cost.ts): istioctl validate accepts the EnvoyFilters, and Istio's
+# generator carries hits_addend and apply_on_stream_done into the generated route configuration
+# (tests/istio/cost-check.ts reads TestUserGateway's dump of it); the render without costs is the control.
+if [[ -n "$xdsbin" && "${ISTIO_CHECK_COST:-1}" != 0 ]]; then
+  for cmode in cost no-cost; do
+    cdir="$work/cost-$cmode"
+    if ! (cd "$root" && npx tsx tests/istio/render-cost.ts "$cdir" $([[ $cmode == no-cost ]] && echo --no-cost)) > "$cdir.log" 2>&1; then
+      ko "cost render ($cmode) failed: $(tail -3 "$cdir.log" | tr '\n' ' ')"
+      continue
+    fi
+    if [[ $cmode == cost ]]; then
+      if validate_file "$cdir/all.yaml"; then ok "cost: istioctl validate accepts the render with costs"; else ko "cost: istioctl validate: $validate_problem"; fi
+    fi
+    # The dump is written before TestUserGateway's own checks, which are about the shared-layout render.
+    XDSCHECK_USER_DIR="$cdir" XDSCHECK_USER_DUMP="$cdir/routes.json" \
+      "$xdsbin" -test.run '^TestUserGateway$' -test.count=1 > "$cdir.xds.log" 2>&1 || true
+    if [[ ! -s "$cdir/routes.json" ]]; then ko "cost ($cmode): the generator wrote no route configuration (see $cdir.xds.log)"; continue; fi
+    cres="$(cd "$root" && npx tsx tests/istio/cost-check.ts "$cdir/routes.json" $([[ $cmode == no-cost ]] && echo --control) 2>&1)" || true
+    while IFS= read -r line; do
+      case "$line" in ok\ *) ok "${line#ok   }" ;; FAIL\ *) ko "${line#FAIL }" ;; esac
+    done <<< "$cres"
+    grep -qE '^(ok|FAIL) ' <<< "$cres" || ko "cost ($cmode): no result: $(tail -3 <<< "$cres" | tr '\n' ' ')"
+  done
+fi
 # Shared-mesh scenario (xdscheck/shared_mesh_test.go): the stack next to other teams' objects, which
 # the test writes itself (a tenant Gateway and VirtualService on the shared ingress gateway, a second
 # gateway deployment with the same labels in team-b, an app=productpage and a legacy workload in

@@ -50,7 +50,7 @@ const READER_CASES: Case[] = [
     {
         name: "unit Minutes",
         set: { unit: "Minutes" },
-        problems: [P("unit", "Minutes", "must be one of 'second', 'minute', 'hour', 'day'", s("unit", "minute"))],
+        problems: [P("unit", "Minutes", "must be one of 'second', 'minute', 'hour', 'day', 'week', 'month', 'year'", s("unit", "minute"))],
     },
     {
         name: "pathKey url_path",
@@ -393,7 +393,7 @@ const DESCRIPTOR_CASES: Case[] = [
     ].map(([d, what]): Case => ({
         name: `bad ${what}`,
         set: { [DS]: `[${d}]` },
-        problems: [P(DS, `[${d}]`, `descriptor #1 has ${what}`, "use one of second, minute, hour, day")],
+        problems: [P(DS, `[${d}]`, `descriptor #1 has ${what}`, "use one of second, minute, hour, day, week, month, year")],
     })),
     ...[
         ["0", "0"],
@@ -438,35 +438,35 @@ const DESCRIPTOR_CASES: Case[] = [
     },
     {
         name: "every problem of one descriptor at once, in order",
-        set: { [DS]: '[{"key":"path","value":"","unit":"week","requestsPerUnit":0,"x":1}]' },
+        set: { [DS]: '[{"key":"path","value":"","unit":"fortnight","requestsPerUnit":0,"x":1}]' },
         problems: [
             P(
                 DS,
-                '[{"key":"path","value":"","unit":"week","requestsPerUnit":0,"x":1}]',
+                '[{"key":"path","value":"","unit":"fortnight","requestsPerUnit":0,"x":1}]',
                 "descriptor #1 has unknown field(s) x",
                 "allowed fields: key, value, unit, requestsPerUnit",
             ),
             P(
                 DS,
-                '[{"key":"path","value":"","unit":"week","requestsPerUnit":0,"x":1}]',
+                '[{"key":"path","value":"","unit":"fortnight","requestsPerUnit":0,"x":1}]',
                 "descriptor #1 uses key 'path', but the gateway filters only send 'PATH': it would never match",
                 'set "key":"PATH"',
             ),
             P(
                 DS,
-                '[{"key":"path","value":"","unit":"week","requestsPerUnit":0,"x":1}]',
+                '[{"key":"path","value":"","unit":"fortnight","requestsPerUnit":0,"x":1}]',
                 "descriptor #1 has an empty or non-string 'value'",
                 "omit 'value' for the catch-all, or give a non-empty string",
             ),
             P(
                 DS,
-                '[{"key":"path","value":"","unit":"week","requestsPerUnit":0,"x":1}]',
-                'descriptor #1 has unit "week"',
-                "use one of second, minute, hour, day",
+                '[{"key":"path","value":"","unit":"fortnight","requestsPerUnit":0,"x":1}]',
+                'descriptor #1 has unit "fortnight"',
+                "use one of second, minute, hour, day, week, month, year",
             ),
             P(
                 DS,
-                '[{"key":"path","value":"","unit":"week","requestsPerUnit":0,"x":1}]',
+                '[{"key":"path","value":"","unit":"fortnight","requestsPerUnit":0,"x":1}]',
                 "descriptor #1 has requestsPerUnit 0",
                 "use a whole number of at least 1",
             ),

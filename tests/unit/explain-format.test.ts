@@ -35,7 +35,7 @@ describe("the explain CLI's formatting (render/explain-format.ts): windowStart, 
     });
 
     it("a unit without a fixed window in this model is refused", () => {
-        expect(() => windowStart("week", 0)).to.throw("unit week has no fixed window length in this model");
+        expect(() => windowStart("fortnight", 0)).to.throw("unit fortnight has no fixed window length in this model");
         expect(() => windowStart("MINUTE", 0)).to.throw("unit MINUTE has no fixed window length in this model");
         expect(() => windowStart("", 0)).to.throw("unit  has no fixed window length in this model");
     });

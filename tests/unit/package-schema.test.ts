@@ -79,6 +79,7 @@ describe("component package: schema from Pulumi's analyzer", function () {
             "unit",
             "shadow",
             "rateLimitHeaders",
+            "cost",
         ]);
         expect(rule.properties.query.$ref).to.equal("#/types/mesh-ratelimit:index:QueryMatchArgs");
         expect(rule.properties.methods.items.type).to.equal("string");
@@ -89,7 +90,15 @@ describe("component package: schema from Pulumi's analyzer", function () {
         expect(rule.properties.header.$ref).to.equal("#/types/mesh-ratelimit:index:HeaderMatchArgs");
         expect(rule.properties.requestsPerUnit.type).to.equal("number");
         expect(rule.required).to.have.members(["name", "requestsPerUnit", "unit"]);
-        expect(schema.types["mesh-ratelimit:index:LimitUnit"].enum.map((e: any) => e.value)).to.deep.equal(["second", "minute", "hour", "day"]);
+        expect(schema.types["mesh-ratelimit:index:LimitUnit"].enum.map((e: any) => e.value)).to.deep.equal([
+            "second",
+            "minute",
+            "hour",
+            "day",
+            "week",
+            "month",
+            "year",
+        ]);
         expect(schema.types["mesh-ratelimit:index:PathKeyMode"].enum.map((e: any) => e.value)).to.deep.equal(["url-path", "literal"]);
         expect(schema.types["mesh-ratelimit:index:GatewayTargetArgs"].properties.selector).to.deep.include({
             type: "object",

@@ -84,7 +84,7 @@ describe("rules: validation names the field, the value and the fix", () => {
 
 describe("rules: every validation problem, exactly (field, value, problem, fix)", () => {
     const R = (extra: object) => ({ name: "a", requestsPerUnit: 1, unit: M, ...extra });
-    const UNIT_PROBLEM = "must be one of 'second', 'minute', 'hour', 'day'";
+    const UNIT_PROBLEM = "must be one of 'second', 'minute', 'hour', 'day', 'week', 'month', 'year'";
     const cases: [string, Parameters<typeof compileGlobalLimits>[0], Problem[]][] = [
         [
             "a rule that is not an object (and nothing else is checked for it)",
@@ -386,13 +386,18 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
     });
 
     it("formatArgsProblems: one line per problem with the value as JSON or (not set), the fix below it, singular and plural", () => {
-        const one: Problem = { key: "rules[0].unit", value: undefined, problem: "must be one of second, minute, hour, day", fix: "use LimitUnit.Minute" };
+        const one: Problem = {
+            key: "rules[0].unit",
+            value: undefined,
+            problem: "must be one of second, minute, hour, day, week, month, year",
+            fix: "use LimitUnit.Minute",
+        };
         const two: Problem = { key: "domain", value: "a b", problem: "bad", fix: 'use "a-b"' };
         expect(formatArgsProblems("GlobalRateLimit x", [one])).to.equal(
-            "GlobalRateLimit x: invalid arguments (1 problem); nothing was created:\n  - rules[0].unit = (not set): must be one of second, minute, hour, day\n    fix: use LimitUnit.Minute",
+            "GlobalRateLimit x: invalid arguments (1 problem); nothing was created:\n  - rules[0].unit = (not set): must be one of second, minute, hour, day, week, month, year\n    fix: use LimitUnit.Minute",
         );
         expect(formatArgsProblems("C", [one, two])).to.equal(
-            'C: invalid arguments (2 problems); nothing was created:\n  - rules[0].unit = (not set): must be one of second, minute, hour, day\n    fix: use LimitUnit.Minute\n  - domain = "a b": bad\n    fix: use "a-b"',
+            'C: invalid arguments (2 problems); nothing was created:\n  - rules[0].unit = (not set): must be one of second, minute, hour, day, week, month, year\n    fix: use LimitUnit.Minute\n  - domain = "a b": bad\n    fix: use "a-b"',
         );
     });
 });

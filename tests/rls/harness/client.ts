@@ -55,10 +55,15 @@ export class RlsClient {
     }
 
     /** Calls ShouldRateLimit. Rejects with the gRPC error (code, details) when the service errs. */
-    shouldRateLimit(domain: string, descriptors: Descriptor[], opts: { hitsAddend?: number; deadlineMs?: number } = {}): Promise<Decision> {
+    /** `addends[i]`: descriptor i's own hits_addend (a rule's cost), as Envoy sends it; undefined: none. */
+    shouldRateLimit(
+        domain: string,
+        descriptors: Descriptor[],
+        opts: { hitsAddend?: number; deadlineMs?: number; addends?: (number | undefined)[] } = {},
+    ): Promise<Decision> {
         const request = {
             domain,
-            descriptors: descriptors.map((entries) => ({ entries })),
+            descriptors: descriptors.map((entries, i) => (opts.addends?.[i] === undefined ? { entries } : { entries, hitsAddend: { value: opts.addends[i] } })),
             hitsAddend: opts.hitsAddend ?? 0,
         };
         const deadline = new Date(Date.now() + (opts.deadlineMs ?? 10_000));

@@ -118,6 +118,7 @@ export function useShop(rules: RateLimitRuleArgs[], extra: Partial<GlobalRateLim
                 sideOf(c.service).client.shouldRateLimit(
                     c.domain,
                     c.descriptors.map((d) => d.entries),
+                    { addends: c.descriptors.map((d) => d.hitsAddend) },
                 ),
             ),
         );
@@ -143,5 +144,17 @@ export function useShop(rules: RateLimitRuleArgs[], extra: Partial<GlobalRateLim
             .flat()
             .filter((k) => k.startsWith(`shop_rule_${rule}_`))
             .sort();
-    return { shop, send, okCount, ruleOf, counters, perValueSide };
+    /** The call Envoy makes when the response is done (a response cost), with the cost the response carried. */
+    async function sendAfterResponse(x: Awaited<ReturnType<typeof send>>["x"], cost: number) {
+        return Promise.all(
+            (x.afterResponse ?? []).map((c) =>
+                sideOf(c.service).client.shouldRateLimit(
+                    c.domain,
+                    c.descriptors.map((d) => d.entries),
+                    { addends: c.descriptors.map(() => cost) },
+                ),
+            ),
+        );
+    }
+    return { shop, send, okCount, ruleOf, counters, perValueSide, sendAfterResponse };
 }

@@ -1,0 +1,87 @@
+/**
+ * The checks of a rule's `cost` (builders/request-cost-args.ts): exactly one kind, a whole number
+ * in the range Envoy sends (0 to 10^9), a header name Envoy and the service accept. Pure; collects
+ * problems, throws nothing.
+ */
+import { Problem } from "../lib/problems";
+import { MAX_COST } from "./request-cost-args";
+
+/** A header name the cost can be read from: lower case token characters, no pseudo-header (`:path` is no number). */
+const COST_HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
+
+const KINDS = ["fixed", "requestHeader", "responseHeader"] as const;
+const KNOWN = new Set<string>([...KINDS, "missingCost"]);
+
+function wholeCost(key: string, v: unknown, problems: Problem[], example: string): void {
+    if (!Number.isSafeInteger(v) || (v as number) < 0 || (v as number) > MAX_COST) {
+        problems.push({
+            key,
+            value: v,
+            problem: `must be a whole number from 0 to ${MAX_COST} (the most Envoy adds for one request)`,
+            fix: `set ${key} to e.g. ${example}`,
+        });
+    }
+}
+
+function headerName(key: string, v: unknown, problems: Problem[], example: string): void {
+    if (typeof v !== "string" || !COST_HEADER_NAME.test(v)) {
+        const lower = typeof v === "string" ? v.trim().toLowerCase() : "";
+        problems.push({
+            key,
+            value: v,
+            problem: "must be a header name in lower case (letters, digits and !#$%&'*+.^_`|~-), not a pseudo-header",
+            fix: COST_HEADER_NAME.test(lower) ? `use "${lower}"` : `set ${key} to e.g. "${example}"`,
+        });
+    }
+}
+
+/** The problems of a rule's `cost` at `at` (e.g. `rules[2].cost`). */
+export function checkRequestCost(at: string, c: any, problems: Problem[]): void {
+    if (typeof c !== "object" || c === null || Array.isArray(c)) {
+        problems.push({
+            key: at,
+            value: c,
+            problem: "must be an object",
+            fix: 'give one of { fixed: 5 }, { requestHeader: "x-cost" }, { responseHeader: "x-tokens-used" }',
+        });
+        return;
+    }
+    for (const k of Object.keys(c))
+        if (!KNOWN.has(k)) problems.push({ key: `${at}.${k}`, value: c[k], problem: "is not a field of a cost", fix: `use one of ${[...KNOWN].join(", ")}` });
+    const kinds = KINDS.filter((k) => c[k] !== undefined);
+    if (kinds.length !== 1) {
+        problems.push({
+            key: at,
+            value: c,
+            problem: `needs exactly one of fixed, requestHeader, responseHeader (has ${kinds.length ? kinds.join(", ") : "none"})`,
+            fix: "keep one of them",
+        });
+        return;
+    }
+    if (kinds[0] === "fixed") {
+        wholeCost(`${at}.fixed`, c.fixed, problems, "5");
+        if (c.missingCost !== undefined)
+            problems.push({ key: `${at}.missingCost`, value: c.missingCost, problem: "applies only to a header cost", fix: "remove missingCost" });
+        return;
+    }
+    headerName(`${at}.${kinds[0]}`, c[kinds[0]], problems, kinds[0] === "requestHeader" ? "x-cost" : "x-tokens-used");
+    if (c.missingCost !== undefined) wholeCost(`${at}.missingCost`, c.missingCost, problems, "1");
+}
+
+/**
+ * A cost needs the per-instance layout: Envoy reads `hits_addend` only from a rate-limit filter's
+ * own descriptors (`RateLimitPerRoute.rate_limits`), not from route or virtual-host `rate_limits`,
+ * where every request would count 1.
+ */
+export function checkCostLayout(rules: unknown, perInstance: boolean, problems: Problem[]): void {
+    if (perInstance || !Array.isArray(rules)) return;
+    rules.forEach((r, i) => {
+        if (r?.cost === undefined) return;
+        problems.push({
+            key: `rules[${i}].cost`,
+            value: r.cost,
+            problem: "needs filterLayout: FilterLayout.PerInstance: with the shared layout Envoy ignores a descriptor's cost and counts every request 1",
+            fix: "remove filterLayout (FilterLayout.PerInstance is the default; Istio 1.25 or later), or remove the cost",
+        });
+    });
+}
