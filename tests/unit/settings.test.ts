@@ -110,18 +110,6 @@ describe("settings: fix styles and error text", () => {
         );
     });
 
-    it("InputError (stack config): a RunError (no stack trace from the CLI) whose message is the formatted problems", () => {
-        const problems = [problem("unit", "weeks", "bad unit", (s) => s.set("unit", "minute"))];
-        const err = configError(problems);
-        expect(err).to.be.instanceOf(pulumi.RunError);
-        expect(err).to.be.instanceOf(Error);
-        expect(err.name).to.equal("InputError");
-        expect(err.problems).to.equal(problems);
-        expect(err.message).to.equal(
-            `invalid stack configuration (1 problem); nothing was created:\n  - mesh-ratelimit:unit = "weeks": bad unit\n    fix: pulumi config set unit minute`,
-        );
-    });
-
     it("the README's example error, word for word", () => {
         const all: Record<string, string> = { "mesh-ratelimit:varient": "B", "mesh-ratelimit:localFillInterval": "1m" };
         for (const [k, v] of Object.entries(BASE)) all[`mesh-ratelimit:${k}`] = v!;
