@@ -6,13 +6,12 @@
  * Expected values are written from the README, the doc comments and config-schema.ts defaults, not
  * read from the code; everything is computed inside each `it` (Stryker's per-test coverage).
  */
-import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { defaultApiRegex, defaultRoutes } from "../../builders/routes";
 import { dnsNameProblem, isDnsName, suggestedDnsName } from "../../lib/dns-names";
 import { FixStyle } from "../../lib/fix-style";
 import { compileFullMatch, isCidr, protoDurationSeconds } from "../../lib/formats";
-import { closestKey, configError, formatConfigProblems as formatProblems, configProblem as problem, PULUMI_FIX } from "../../program/config-problems";
+import { closestKey, formatConfigProblems as formatProblems, configProblem as problem, PULUMI_FIX } from "../../program/config-problems";
 import { shellQuote } from "../../mesh/arg-problems";
 import { closestValue } from "../../lib/edit-distance";
 import { inboundVhostName } from "../../mesh/mesh-checks";
