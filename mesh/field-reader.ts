@@ -4,7 +4,7 @@
  * two JSON-shaped fields, the VirtualService's routes and the descriptor list. Pure.
  */
 import { Fix, FixStyle } from "../lib/fix-style";
-import { MESH_FIELDS, MeshFieldSpec } from "./mesh-ratelimit-args";
+import { MESH_DEFAULTS } from "./mesh-defaults";
 
 import type { HttpRoute } from "../builders/routes";
 import { DEFAULT_PATH_KEY } from "../builders/rule-args";
@@ -47,10 +47,10 @@ export class Reader {
         return (typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v)).trim();
     }
 
-    spec(field: string): MeshFieldSpec {
-        const s = MESH_FIELDS[field];
-        if (!s) throw new Error(`internal: ${field} is not a field of MeshRateLimit's arguments`);
-        return s;
+    /** A field's default (mesh-defaults.ts) as the messages show it: "" when it has no fixed one. */
+    spec(field: string): { default: string } {
+        const d = valueAt(MESH_DEFAULTS, field);
+        return { default: d === undefined ? "" : Array.isArray(d) ? d.join(",") : String(d) };
     }
 
     /**
@@ -66,10 +66,7 @@ export class Reader {
 
     /** A field a component checks, as given, or its default (typed by its kind): MeshRateLimit reads it without checking it. */
     raw<T>(field: string): T {
-        const v = this.value(field);
-        if (v !== undefined) return v as T;
-        const { kind, default: d } = this.spec(field);
-        return (kind === "boolean" ? d === "true" : kind === "integer" ? Number(d) : d) as T;
+        return (this.value(field) ?? valueAt(MESH_DEFAULTS, field)) as T;
     }
 
     fail(field: string, value: string | undefined, text: string, fix: Fix): void {

@@ -31,7 +31,9 @@ function propertyErrors(e: unknown): { propertyPath: string; reason: string }[] 
 
 describe("refusals are InputPropertiesErrors, one entry per property", () => {
     it("MeshRateLimit: each problem under its field path (a child component's field under the field holding it)", () => {
-        const e = thrown(() => planMeshRateLimit({ managedApi: { enabled: false }, limits: { catchAll: 0 }, global: { timeout: "ten", service: { replicas: 0 } } }));
+        const e = thrown(() =>
+            planMeshRateLimit({ managedApi: { enabled: false }, limits: { catchAll: 0 }, global: { timeout: "ten", service: { replicas: 0 } } }),
+        );
         const errors = propertyErrors(e);
         expect(errors.map((x) => x.propertyPath)).to.deep.equal(["limits.catchAll", "global.timeout", "global.service.replicas"]);
         // The reason holds today's words: the value, what is wrong, the fix for the arguments.
