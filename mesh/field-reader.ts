@@ -54,14 +54,13 @@ export class Reader {
     }
 
     /**
-     * The value given, as text, or undefined when unset, empty or equal to the field's default: a
-     * rule about a field a user gave must not fire on its default (the stack config cannot tell a
-     * default Pulumi.yaml declares from a value the user set).
+     * The value given, as text, or undefined when not given (`undefined`) or empty. A value equal to
+     * the default is a value given: telling a Pulumi.yaml default from a user's value is the program's
+     * task, at its edge (program/config-args.ts).
      */
     given(field: string): string | undefined {
-        const spec = this.spec(field);
         const v = this.text(field);
-        return v === undefined || v === "" || v === spec.default ? undefined : v;
+        return v === undefined || v === "" ? undefined : v;
     }
 
     /** A field a component checks, as given, or its default (typed by its kind): MeshRateLimit reads it without checking it. */
@@ -95,7 +94,7 @@ export class Reader {
      */
     int(field: string, opts: { min: number; max?: number; fallback?: number }): number {
         const v = this.value(field);
-        const given = typeof v === "number" && v !== Number(this.spec(field).default) ? v : this.given(field);
+        const given = typeof v === "number" ? v : this.given(field);
         const text = given === undefined ? this.spec(field).default : String(given);
         if (text === "") return opts.fallback ?? opts.min;
         const def = /^\d+$/.test(this.spec(field).default) ? Number(this.spec(field).default) : (opts.fallback ?? opts.min);
