@@ -84,7 +84,7 @@ export function checkMeshArgs(values: MeshRateLimitArgs | ArgValues): { settings
     const filter = readGlobalFilter(a);
     const local = readLocal(r, a, variant);
     const { mesh, hosts } = readMesh(r);
-    const bookinfo = readBookinfo(r, variant, paths, hosts, limits);
+    const bookinfo = readBookinfo(r, a, variant, paths, hosts, limits);
     const bookinfoMode = r.oneOf<BookinfoMode>("bookinfo.mode", [BookinfoMode.Deploy, BookinfoMode.Existing]);
     if (bookinfoMode === BookinfoMode.Existing && limits.apiRoute) {
         r.fail(
@@ -286,6 +286,7 @@ function readMesh(r: Reader): { mesh: StackSettings["mesh"]; hosts: string[] } {
 /** Bookinfo: its namespace, Gateway and VirtualService (whose routes must name variant A's route). */
 function readBookinfo(
     r: Reader,
+    a: MeshRateLimitArgs,
     variant: StackVariant,
     paths: SpecPaths,
     hosts: string[],
@@ -310,7 +311,7 @@ function readBookinfo(
         hosts,
         version: r.str("bookinfo.version"),
         gatewayName: r.str("bookinfo.gatewayName"),
-        gatewayPort: (r.value("bookinfo.gatewayPort") ?? Number(r.spec("bookinfo.gatewayPort").default)) as number,
+        gatewayPort: a.bookinfo?.gatewayPort ?? MESH_DEFAULTS.bookinfo.gatewayPort,
         virtualServiceName: r.str("bookinfo.virtualServiceName"),
         // Bookinfo checks it (one of GatewayHostScope), as it checks its names.
         gatewayHostScope: r.str("bookinfo.gatewayHostScope") as GatewayHostScope,
@@ -358,7 +359,7 @@ function readManagedApi(r: Reader, workloadNamespace: string): StackSettings["ma
         includeIpRanges: Array.isArray(ranges) ? ranges : typeof ranges === "string" && ranges ? [ranges] : [],
         serviceName: given.serviceName ?? "",
         serviceAccountSecret: given.serviceAccountSecret,
-        portMode: (given.portMode ?? r.spec("managedApi.portMode").default) as EspPortModeName,
+        portMode: given.portMode ?? (MESH_DEFAULTS.managedApi.portMode as EspPortModeName),
         ingressName: r.str("managedApi.ingressName"),
         ingressClassName: r.str("managedApi.ingressClassName"),
         ingressPath: r.str("managedApi.ingressPath"),
