@@ -25,18 +25,31 @@ export interface Problem {
 export type InputSubject = { kind: "stack-config" } | { kind: "component-args"; component: string };
 
 /**
- * Invalid input, with every problem found. A `RunError`, so the Pulumi CLI prints the message
- * without a stack trace. Thrown before anything is registered.
+ * Invalid input, with every problem found, thrown before anything is registered. Pulumi's
+ * `InputPropertiesError`: one entry per problem (`propertyPath`: the field path, or the config key
+ * as `<project>:<key>`; `reason`: the value, what is wrong and the fix), which a provider serving the
+ * package to Python, YAML or Go programs hands to the engine as one error per property. Also branded
+ * as a `RunError` (the SDK tells both by a marker field), so the Pulumi CLI prints a program's
+ * message without a stack trace, as it did when this was a `RunError`.
  */
-export class InputError extends pulumi.RunError {
+export class InputError extends pulumi.InputPropertiesError {
+    /** The SDK's `RunError.isInstance` marker: the CLI then prints only the message. */
+    readonly __pulumiRunError = true;
     constructor(
         public readonly subject: InputSubject,
         public readonly problems: Problem[],
         message: string,
+        /** How a problem's key is written as a property path (the program writes `<project>:<key>`). */
+        pathOf: (key: string) => string = (k) => k,
     ) {
-        super(message);
+        super({ message, errors: problems.map((p) => ({ propertyPath: pathOf(p.key), reason: reasonOf(p) })) });
         this.name = "InputError";
     }
+}
+
+/** A problem as one property's reason: the value, what is wrong and the fix (the path is the entry's own). */
+export function reasonOf(p: Problem): string {
+    return `${shownValue(p.value)}: ${p.problem}; fix: ${p.fix}`;
 }
 
 /** Whether `e` is an InputError about stack config (what the CLIs re-phrase with their flags). */

@@ -4,7 +4,7 @@
  * two JSON-shaped fields, the VirtualService's routes and the descriptor list. Pure.
  */
 import { Fix, FixStyle } from "../lib/fix-style";
-import { MESH_FIELDS, MeshFieldSpec } from "./mesh-ratelimit-args";
+import { MESH_DEFAULTS } from "./mesh-defaults";
 
 import type { HttpRoute } from "../builders/routes";
 import { DEFAULT_PATH_KEY } from "../builders/rule-args";
@@ -47,29 +47,25 @@ export class Reader {
         return (typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v)).trim();
     }
 
-    spec(field: string): MeshFieldSpec {
-        const s = MESH_FIELDS[field];
-        if (!s) throw new Error(`internal: ${field} is not a field of MeshRateLimit's arguments`);
-        return s;
+    /** A field's default (mesh-defaults.ts) as the messages show it: "" when it has no fixed one. */
+    spec(field: string): { default: string } {
+        const d = valueAt(MESH_DEFAULTS, field);
+        return { default: d === undefined ? "" : Array.isArray(d) ? d.join(",") : String(d) };
     }
 
     /**
-     * The value given, as text, or undefined when unset, empty or equal to the field's default: a
-     * rule about a field a user gave must not fire on its default (the stack config cannot tell a
-     * default Pulumi.yaml declares from a value the user set).
+     * The value given, as text, or undefined when not given (`undefined`) or empty. A value equal to
+     * the default is a value given: telling a Pulumi.yaml default from a user's value is the program's
+     * task, at its edge (program/config-args.ts).
      */
     given(field: string): string | undefined {
-        const spec = this.spec(field);
         const v = this.text(field);
-        return v === undefined || v === "" || v === spec.default ? undefined : v;
+        return v === undefined || v === "" ? undefined : v;
     }
 
     /** A field a component checks, as given, or its default (typed by its kind): MeshRateLimit reads it without checking it. */
     raw<T>(field: string): T {
-        const v = this.value(field);
-        if (v !== undefined) return v as T;
-        const { kind, default: d } = this.spec(field);
-        return (kind === "boolean" ? d === "true" : kind === "integer" ? Number(d) : d) as T;
+        return (this.value(field) ?? valueAt(MESH_DEFAULTS, field)) as T;
     }
 
     fail(field: string, value: string | undefined, text: string, fix: Fix): void {
@@ -98,7 +94,7 @@ export class Reader {
      */
     int(field: string, opts: { min: number; max?: number; fallback?: number }): number {
         const v = this.value(field);
-        const given = typeof v === "number" && v !== Number(this.spec(field).default) ? v : this.given(field);
+        const given = typeof v === "number" ? v : this.given(field);
         const text = given === undefined ? this.spec(field).default : String(given);
         if (text === "") return opts.fallback ?? opts.min;
         const def = /^\d+$/.test(this.spec(field).default) ? Number(this.spec(field).default) : (opts.fallback ?? opts.min);

@@ -7,10 +7,10 @@
  * under its field, its fix phrased for the arguments or for whoever reads them from another input.
  */
 import { CounterStore } from "../builders/counter-stores";
-import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
+import { FilterLayout } from "../builders/envoy-filters";
 import type { SpecPaths } from "../builders/routes";
 import { defaultApiRegex, defaultRoutes } from "../builders/routes";
-import { DEFAULT_PATH_KEY, LimitUnit, PathKeyMode } from "../builders/rule-args";
+import { DEFAULT_PATH_KEY, LimitUnit } from "../builders/rule-args";
 import { DEFAULTS } from "../components/defaults";
 import { bucketPortProblems, bucketProblems, fillIntervalProblems, localHeadersProblems, shadowProblems } from "../components/local-ratelimit";
 import { ManagedApiArgs, managedApiFieldProblems } from "../components/managed-api";
@@ -32,6 +32,7 @@ import { DEFAULT_GATEWAY_PRINCIPAL, parsePrincipal, principalOf } from "../lib/p
 import { Problem } from "../lib/problems";
 import { ArgValues, Reader, readDescriptors, readRoutes } from "./field-reader";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+import { MESH_DEFAULTS } from "./mesh-defaults";
 import type { ApiRouteLimit, DescriptorLimit, StackSettings } from "./settings-types";
 import { RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
 
@@ -65,6 +66,7 @@ function distinctRoutePaths(r: Reader, paths: SpecPaths): void {
  * applied: the settings, and every problem (none: the settings are whole).
  */
 export function checkMeshArgs(values: MeshRateLimitArgs | ArgValues): { settings: MeshOwnSettings; problems: Problem[] } {
+    const a = values as MeshRateLimitArgs;
     const r = new Reader(values as ArgValues);
     // Read in this order: the problems are reported in it.
     const variant = r.oneOf<StackVariant>("variant", ["A", "B"]);
@@ -79,10 +81,10 @@ export function checkMeshArgs(values: MeshRateLimitArgs | ArgValues): { settings
     };
     if (r.given("bookinfo.routes") === undefined) distinctRoutePaths(r, paths);
     const limits = readGlobalLimits(r, variant, paths);
-    const filter = readGlobalFilter(r);
-    const local = readLocal(r, variant);
+    const filter = readGlobalFilter(a);
+    const local = readLocal(r, a, variant);
     const { mesh, hosts } = readMesh(r);
-    const bookinfo = readBookinfo(r, variant, paths, hosts, limits);
+    const bookinfo = readBookinfo(r, a, variant, paths, hosts, limits);
     const bookinfoMode = r.oneOf<BookinfoMode>("bookinfo.mode", [BookinfoMode.Deploy, BookinfoMode.Existing]);
     if (bookinfoMode === BookinfoMode.Existing && limits.apiRoute) {
         r.fail(
@@ -94,7 +96,7 @@ export function checkMeshArgs(values: MeshRateLimitArgs | ArgValues): { settings
     }
     const access = readAccess(r, mesh);
     const managedApi = readManagedApi(r, bookinfo.namespace);
-    const monitoring = readMonitoring(r);
+    const monitoring = readMonitoring(a);
     const awaitRollout = r.bool("awaitRollout");
     const { domain, descriptors, apiRoute } = limits;
     return {
@@ -198,39 +200,43 @@ function readGlobalLimits(
  * depend on (the path key of its limits, the layout its local bucket shares). The timeout and the
  * status on error are GlobalRateLimit's alone: its plan checks them, and they are taken as given.
  */
-function readGlobalFilter(r: Reader): Omit<StackSettings["global"], "domain" | "descriptors" | "apiRoute"> {
+function readGlobalFilter(a: MeshRateLimitArgs): Omit<StackSettings["global"], "domain" | "descriptors" | "apiRoute"> {
+    const g = a.global ?? {};
+    const d = MESH_DEFAULTS.global;
     return {
-        failureModeDeny: r.raw<boolean>("global.failureModeDeny"),
-        preLimit: r.raw<boolean>("global.preLimit"),
-        counterStore: r.raw<CounterStore>("global.counterStore"),
-        pathKey: r.raw<PathKeyMode>("global.pathKey"),
-        filterLayout: r.raw<FilterLayout>("global.filterLayout"),
-        ...(r.value("global.statusOnError") !== undefined ? { statusOnError: r.raw<ErrorStatus>("global.statusOnError") } : {}),
+        failureModeDeny: g.failureModeDeny ?? d.failureModeDeny,
+        preLimit: g.preLimit ?? d.preLimit,
+        counterStore: g.counterStore ?? (d.counterStore as CounterStore),
+        pathKey: g.pathKey ?? d.pathKey,
+        filterLayout: g.filterLayout ?? (d.filterLayout as FilterLayout),
+        ...(g.statusOnError !== undefined ? { statusOnError: g.statusOnError } : {}),
     };
 }
 
 /** The sidecar's local token bucket. */
-function readLocal(r: Reader, variant: StackVariant): StackSettings["local"] {
+function readLocal(r: Reader, a: MeshRateLimitArgs, variant: StackVariant): StackSettings["local"] {
     const preset = VARIANT_PRESETS[variant];
+    const given = a.local ?? {};
+    const d = MESH_DEFAULTS.local;
     // The bucket, its interval and its port are LocalRateLimit's: its rules, with the variant's bucket and the stack's port as the fixes' fallbacks.
-    const bucket = r.value("local.bucket") ?? preset.localBucket;
-    const fillInterval = r.value("local.fillInterval") ?? r.spec("local.fillInterval").default;
-    const port = r.value("local.port") ?? Number(r.spec("local.port").default);
+    const bucket = given.bucket ?? preset.localBucket;
+    const fillInterval = given.fillInterval ?? d.fillInterval;
+    const port = given.port ?? d.port;
     r.byComponent("local.", [
         ...bucketProblems(bucket, preset.localBucket),
         ...fillIntervalProblems(fillInterval),
-        ...bucketPortProblems(port, Number(r.spec("local.port").default)),
-        ...localHeadersProblems(r.value("local.rateLimitHeaders")),
-        ...shadowProblems(r.value("local.shadow")),
+        ...bucketPortProblems(port, d.port),
+        ...localHeadersProblems(given.rateLimitHeaders),
+        ...shadowProblems(given.shadow),
     ]);
     const local = {
-        bucket: bucket as number,
-        fillInterval: fillInterval as string,
+        bucket,
+        fillInterval,
         placement: r.oneOf<LocalPlacementMode>("local.placement", ["all-routes", "single-route"]),
         serviceLabel: r.str("local.serviceLabel"),
-        port: port as number,
-        ...(r.value("local.rateLimitHeaders") !== undefined ? { rateLimitHeaders: r.raw<RateLimitHeaders>("local.rateLimitHeaders") } : {}),
-        shadow: r.raw<boolean>("local.shadow"),
+        port,
+        ...(given.rateLimitHeaders !== undefined ? { rateLimitHeaders: given.rateLimitHeaders } : {}),
+        shadow: given.shadow ?? d.shadow,
     };
     if (!LABEL_VALUE.test(local.serviceLabel) || local.serviceLabel === "" || local.serviceLabel.length > 63) {
         r.fail("local.serviceLabel", local.serviceLabel, "must be a valid label value", (s) => s.set("local.serviceLabel", "productpage"));
@@ -280,6 +286,7 @@ function readMesh(r: Reader): { mesh: StackSettings["mesh"]; hosts: string[] } {
 /** Bookinfo: its namespace, Gateway and VirtualService (whose routes must name variant A's route). */
 function readBookinfo(
     r: Reader,
+    a: MeshRateLimitArgs,
     variant: StackVariant,
     paths: SpecPaths,
     hosts: string[],
@@ -304,7 +311,7 @@ function readBookinfo(
         hosts,
         version: r.str("bookinfo.version"),
         gatewayName: r.str("bookinfo.gatewayName"),
-        gatewayPort: (r.value("bookinfo.gatewayPort") ?? Number(r.spec("bookinfo.gatewayPort").default)) as number,
+        gatewayPort: a.bookinfo?.gatewayPort ?? MESH_DEFAULTS.bookinfo.gatewayPort,
         virtualServiceName: r.str("bookinfo.virtualServiceName"),
         // Bookinfo checks it (one of GatewayHostScope), as it checks its names.
         gatewayHostScope: r.str("bookinfo.gatewayHostScope") as GatewayHostScope,
@@ -352,7 +359,7 @@ function readManagedApi(r: Reader, workloadNamespace: string): StackSettings["ma
         includeIpRanges: Array.isArray(ranges) ? ranges : typeof ranges === "string" && ranges ? [ranges] : [],
         serviceName: given.serviceName ?? "",
         serviceAccountSecret: given.serviceAccountSecret,
-        portMode: (given.portMode ?? r.spec("managedApi.portMode").default) as EspPortModeName,
+        portMode: given.portMode ?? (MESH_DEFAULTS.managedApi.portMode as EspPortModeName),
         ingressName: r.str("managedApi.ingressName"),
         ingressClassName: r.str("managedApi.ingressClassName"),
         ingressPath: r.str("managedApi.ingressPath"),
@@ -362,14 +369,16 @@ function readManagedApi(r: Reader, workloadNamespace: string): StackSettings["ma
 }
 
 /** The dashboard and alert rules; the dashboard goes to the service's namespace unless given. */
-function readMonitoring(r: Reader): StackSettings["monitoring"] {
+function readMonitoring(a: MeshRateLimitArgs): StackSettings["monitoring"] {
     // GlobalRateLimit checks every one; the dashboard goes to the service's namespace unless given.
+    const m = a.global?.monitoring ?? {};
+    const d = MESH_DEFAULTS.global.monitoring;
     return {
-        dashboard: r.raw<boolean>("global.monitoring.dashboard"),
-        dashboardNamespace: r.given("global.monitoring.dashboardNamespace") ?? r.str("global.namespace"),
-        dashboardLabel: r.raw<string>("global.monitoring.dashboardLabel"),
-        alerts: r.raw<boolean>("global.monitoring.alerts"),
-        ruleLabels: (r.value("global.monitoring.ruleLabels") ?? {}) as Record<string, string>,
+        dashboard: m.dashboard ?? d.dashboard,
+        dashboardNamespace: m.dashboardNamespace || a.global?.namespace || MESH_DEFAULTS.global.namespace,
+        dashboardLabel: m.dashboardLabel ?? d.dashboardLabel,
+        alerts: m.alerts ?? d.alerts,
+        ruleLabels: m.ruleLabels ?? {},
     };
 }
 

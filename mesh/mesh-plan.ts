@@ -23,10 +23,16 @@ import { ArgValues, valueAt } from "./field-reader";
 import { StackSettings } from "./settings-types";
 import { globalLimitsFromSettings } from "./spec-limits";
 
-/** The GlobalRateLimit arguments of the stack: `global` as given (its service and Redis untouched), the limits, the gateway and the dashboard's selectors MeshRateLimit derives. */
+/**
+ * The GlobalRateLimit arguments of the stack: `global` spread as given (GlobalRateLimit's own fields,
+ * which it checks and defaults), then what MeshRateLimit derives: the rules from `limits`, the domain
+ * from the variant, the gateway and the dashboard's selectors, the access policy's switch.
+ */
 export function globalArgsOf(args: MeshRateLimitArgs, s: MeshOwnSettings, bookinfo: Pick<BookinfoPlan, "s" | "selector">): GlobalRateLimitArgs {
-    const g = args.global ?? {};
+    // MeshRateLimit's own fields under `global` (its path key feeds the rules; the access policy and monitoring are reshaped below).
+    const { pathKey: _pathKey, accessPolicy: _access, monitoring: _monitoring, ...own } = args.global ?? {};
     return {
+        ...own,
         ...globalLimitsFromSettings(s),
         domain: s.global.domain,
         gateway: {
@@ -36,20 +42,10 @@ export function globalArgsOf(args: MeshRateLimitArgs, s: MeshOwnSettings, bookin
             virtualHosts: bookinfoVirtualHosts(bookinfo),
             ...(s.mesh.vhostScope === "all" ? { allVirtualHosts: true } : {}),
         },
-        ...(g.namespace !== undefined ? { namespace: g.namespace } : {}),
-        failureModeDeny: s.global.failureModeDeny,
-        preLimit: s.global.preLimit,
-        counterStore: s.global.counterStore,
-        ...(g.timeout !== undefined ? { timeout: g.timeout } : {}),
-        ...(g.clientPrefix !== undefined ? { clientPrefix: g.clientPrefix } : {}),
-        ...(g.service !== undefined ? { service: g.service } : {}),
-        ...(g.redis !== undefined ? { redis: g.redis } : {}),
-        ...(g.perValueStore !== undefined ? { perValueStore: g.perValueStore } : {}),
         // The specification's names in its own layout; per-instance names otherwise (unique on a shared gateway).
         ...(s.global.filterLayout === FilterLayout.Shared ? { filterNamePrefix: FILTER_NAMES.global } : {}),
+        // The stack's default layout is the specification's (shared); GlobalRateLimit's own is per-instance.
         filterLayout: s.global.filterLayout,
-        ...(g.statusOnError !== undefined ? { statusOnError: g.statusOnError } : {}),
-        ...(g.rateLimitHeaders !== undefined ? { rateLimitHeaders: g.rateLimitHeaders } : {}),
         monitoring: {
             dashboard: s.monitoring.dashboard,
             dashboardNamespace: s.monitoring.dashboardNamespace,

@@ -43,7 +43,7 @@ export function configProblem(key: string, value: string | undefined, text: stri
 
 /** Invalid stack config: every problem, phrased as `pulumi config` commands. */
 export function configError(problems: Problem[]): InputError {
-    return new InputError({ kind: "stack-config" }, problems, formatConfigProblems(problems));
+    return new InputError({ kind: "stack-config" }, problems, formatConfigProblems(problems), (k) => `${PROJECT}:${k}`);
 }
 
 /** The problems of stack config, each under `<project>:<key>`, the fixes in `style` (a style of config keys). */

@@ -33,6 +33,8 @@ interface Registration {
 }
 interface MockRun {
     error: string | null;
+    /** The property paths of the refusal when it is Pulumi's InputPropertiesError (else null). */
+    inputProperties: string[] | null;
     spawned: string[];
     registrations: Registration[];
     samePulumi: boolean;
@@ -396,7 +398,19 @@ describe("consumer: the packed package installed into a user's empty program", f
                 expect(r.error).to.include("invalid arguments").and.include("nothing was created");
                 expect(r.error).to.include(names);
                 expect(r.error).to.include(fix);
+                // A Python, YAML or Go user gets the same refusal per property: Pulumi's InputPropertiesError.
+                expect(r.inputProperties, "an InputPropertiesError").to.be.an("array");
+                expect(r.inputProperties).to.include(names.slice(0, names.indexOf(" = ")));
                 expect(r.registrations, "nothing registered").to.deep.equal([]);
             });
+        it("negative control: the same refusal re-thrown as a RunError has the text but no property path", () => {
+            const r = mock("mistakes.js", { MISTAKE: "as-run-error" });
+            expect(r.error).to.include("global.service.replicas = 0: must be between 1 and 100");
+            expect(r.inputProperties).to.equal(null);
+        });
+        it("each property path of a refusal with several problems", () => {
+            const r = mock("mistakes.js", { MISTAKE: "mesh-two-problems" });
+            expect(r.inputProperties).to.deep.equal(["limits.catchAll", "global.service.replicas"]);
+        });
     });
 });

@@ -1,6 +1,7 @@
 // Plain JavaScript (no type checker) making, one per run, a mistake such a program can make. The
 // mistake is named by MISTAKE; each must be refused when the component is constructed.
 "use strict";
+const pulumi = require("@pulumi/pulumi");
 const { GlobalRateLimit, LocalRateLimit, MeshRateLimit } = require("mesh-ratelimit");
 
 const gateway = { selector: { istio: "shop-gateway" }, namespace: "shop", virtualHosts: ["shop.example:8080"] };
@@ -36,6 +37,16 @@ const MISTAKES = {
     "mesh-service-option": () => mesh({ global: { service: { replicas: 0 } } }),
     // A 0.2.0 (flat) argument: not silently ignored.
     "mesh-flat-argument": () => mesh({ catchAllLimit: 5 }),
+    "mesh-two-problems": () => mesh({ limits: { catchAll: 0 }, global: { service: { replicas: 0 } } }),
+    // Negative control of the error's type: the same refusal's text re-thrown as a RunError (what
+    // the package threw before), which carries no property path.
+    "as-run-error": () => {
+        try {
+            mesh({ global: { service: { replicas: 0 } } });
+        } catch (e) {
+            throw new pulumi.RunError(e.message);
+        }
+    },
 };
 const mistake = MISTAKES[process.env.MISTAKE];
 if (!mistake) throw new Error(`MISTAKE must be one of ${Object.keys(MISTAKES).join(", ")}`);

@@ -27,6 +27,8 @@ pulumi.runtime.setMocks(
 );
 const target = process.argv[2];
 let error = null;
+// How the package's refusal arrives: Pulumi's InputPropertiesError (one entry per property), or not.
+let inputProperties = null;
 try {
     if (target === "--import-only") {
         // Config a stack program would choke on: the package must not read it.
@@ -39,12 +41,14 @@ try {
     }
 } catch (e) {
     error = String((e && e.message) || e);
+    inputProperties = pulumi.InputPropertiesError.isInstance(e) ? e.errors.map((x) => x.propertyPath) : null;
 }
 setTimeout(() => {
     const pkgPulumi = require.resolve("@pulumi/pulumi", { paths: [require("path").dirname(require.resolve("mesh-ratelimit"))] });
     process.stdout.write(
         JSON.stringify({
             error,
+            inputProperties,
             spawned,
             registrations,
             samePulumi: pkgPulumi === require.resolve("@pulumi/pulumi"),

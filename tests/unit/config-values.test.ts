@@ -1,6 +1,6 @@
 /**
- * Reading the stack config key by key (mesh/config-reader.ts `Reader`, and its JSON-valued keys
- * `readRoutes`, `readDescriptors`), through `resolveSettings`: one key changed from the dev stack's
+ * Each config key's values, key by key (the JSON-valued keys, routes and descriptors, included),
+ * through `resolveSettings`: one key changed from the dev stack's
  * config, the WHOLE problem list compared, each fix applied and the config then accepted; and the
  * values each key accepts. Expected texts are written here, not read from the code.
  */
@@ -28,7 +28,7 @@ import {
     SUBDOMAIN,
     WINDOW_CLUSTER_ONLY,
     withFixesApplied,
-} from "./settings-fixtures";
+} from "./stack-config-fixtures";
 
 interface Case {
     name: string;
@@ -484,7 +484,7 @@ function caseTest(c: Case) {
     });
 }
 
-describe("settings: Reader methods through resolveSettings, one key changed (whole problem list)", () => {
+describe("stack config values: one key changed (whole problem list)", () => {
     for (const c of READER_CASES) caseTest(c);
 
     it("every problem's fix is also phrased in another style", () => {
@@ -519,7 +519,7 @@ describe("settings: Reader methods through resolveSettings, one key changed (who
     });
 });
 
-describe("settings: accepted values", () => {
+describe("stack config values: accepted values", () => {
     it("booleans in any case", () => {
         const t = resolveSettings({
             ...BASE,
@@ -651,7 +651,7 @@ describe("settings: accepted values", () => {
     });
 });
 
-describe("settings: virtualServiceRoutes (readRoutes), whole problem list", () => {
+describe("stack config values: virtualServiceRoutes, whole problem list", () => {
     for (const c of ROUTE_CASES) caseTest(c);
 
     it("accepted routes are used as written; a route's name is optional", () => {
@@ -668,7 +668,7 @@ describe("settings: virtualServiceRoutes (readRoutes), whole problem list", () =
     });
 });
 
-describe("settings: descriptors (readDescriptors), whole problem list", () => {
+describe("stack config values: descriptors, whole problem list", () => {
     for (const c of DESCRIPTOR_CASES) caseTest(c);
 
     it("accepted descriptors are used as written, the catch-all without a value", () => {

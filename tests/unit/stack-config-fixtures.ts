@@ -1,4 +1,4 @@
-/** Shared inputs of the stack config tests (settings.test.ts, config-reader.test.ts): the dev stack's config, problem helpers and the problem texts they expect (written here, not read from the code). */
+/** Shared inputs of the stack config tests (stack-config-errors.test.ts, config-values.test.ts): the dev stack's config, problem helpers and the problem texts they expect (written here, not read from the code). */
 import { FixStyle } from "../../lib/fix-style";
 import { isStackConfigError, Problem } from "../../lib/problems";
 import { RawConfig } from "../../program/config-problems";

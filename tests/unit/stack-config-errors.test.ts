@@ -1,26 +1,25 @@
 /**
- * mesh/settings.ts outside `resolveSettings`' own checks, exactly: the fix styles and error
- * text, key and value suggestions, the raw-config reader, the small validators and DNS-name
- * suggestions, the derived defaults (every `Reader` method: config-reader.test.ts).
+ * How the stack's config is refused, exactly: the fix styles and error text, key and value
+ * suggestions, reading the raw config (unknown keys, secrets), the small validators and DNS-name
+ * suggestions, the derived defaults (each key's values: config-values.test.ts).
  *
  * Expected values are written from the README, the doc comments and config-schema.ts defaults, not
  * read from the code; everything is computed inside each `it` (Stryker's per-test coverage).
  */
-import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { defaultApiRegex, defaultRoutes } from "../../builders/routes";
 import { dnsNameProblem, isDnsName, suggestedDnsName } from "../../lib/dns-names";
 import { FixStyle } from "../../lib/fix-style";
 import { compileFullMatch, isCidr, protoDurationSeconds } from "../../lib/formats";
-import { closestKey, configError, formatConfigProblems as formatProblems, configProblem as problem, PULUMI_FIX } from "../../program/config-problems";
+import { closestKey, formatConfigProblems as formatProblems, configProblem as problem, PULUMI_FIX } from "../../program/config-problems";
 import { shellQuote } from "../../mesh/arg-problems";
 import { closestValue } from "../../lib/edit-distance";
 import { inboundVhostName } from "../../mesh/mesh-checks";
 import { resolveSettings } from "../../program/config-args";
 import { rawConfigFromAll } from "../../program/stack-config";
-import { BASE, LABEL, P, plain, problemsOf, STYLE, SUBDOMAIN } from "./settings-fixtures";
+import { BASE, LABEL, P, plain, problemsOf, STYLE, SUBDOMAIN } from "./stack-config-fixtures";
 
-describe("settings: fix styles and error text", () => {
+describe("stack config: fix styles and error text", () => {
     it("shellQuote leaves shell-safe words alone", () => {
         expect(shellQuote("abc")).to.equal("abc");
         expect(shellQuote("A-Z_0.9/x:y,z=w@v+u%t")).to.equal("A-Z_0.9/x:y,z=w@v+u%t");
@@ -110,18 +109,6 @@ describe("settings: fix styles and error text", () => {
         );
     });
 
-    it("InputError (stack config): a RunError (no stack trace from the CLI) whose message is the formatted problems", () => {
-        const problems = [problem("unit", "weeks", "bad unit", (s) => s.set("unit", "minute"))];
-        const err = configError(problems);
-        expect(err).to.be.instanceOf(pulumi.RunError);
-        expect(err).to.be.instanceOf(Error);
-        expect(err.name).to.equal("InputError");
-        expect(err.problems).to.equal(problems);
-        expect(err.message).to.equal(
-            `invalid stack configuration (1 problem); nothing was created:\n  - mesh-ratelimit:unit = "weeks": bad unit\n    fix: pulumi config set unit minute`,
-        );
-    });
-
     it("the README's example error, word for word", () => {
         const all: Record<string, string> = { "mesh-ratelimit:varient": "B", "mesh-ratelimit:localFillInterval": "1m" };
         for (const [k, v] of Object.entries(BASE)) all[`mesh-ratelimit:${k}`] = v!;
@@ -144,7 +131,7 @@ describe("settings: fix styles and error text", () => {
     });
 });
 
-describe("settings: suggestions for a mistyped key or value", () => {
+describe("stack config: suggestions for a mistyped key or value", () => {
     it("closestKey ignores case", () => {
         expect(closestKey("VARIANT")).to.equal("variant");
         expect(closestKey("LOCALBUCKET")).to.equal("localBucket");
@@ -207,7 +194,7 @@ describe("settings: suggestions for a mistyped key or value", () => {
     });
 });
 
-describe("settings: rawConfigFromAll", () => {
+describe("stack config: rawConfigFromAll", () => {
     it("keeps this project's known keys without the prefix, untouched, and ignores other projects", () => {
         const { raw, unknown } = rawConfigFromAll({
             "mesh-ratelimit:variant": "B",
@@ -244,7 +231,7 @@ describe("settings: rawConfigFromAll", () => {
     });
 });
 
-describe("settings: small validators", () => {
+describe("stack config: small validators", () => {
     it("protoDurationSeconds: seconds with up to 9 decimals and an 's'", () => {
         expect(protoDurationSeconds("1s")).to.equal(1);
         expect(protoDurationSeconds("10s")).to.equal(10);
@@ -373,7 +360,7 @@ describe("settings: small validators", () => {
     });
 });
 
-describe("settings: derived defaults", () => {
+describe("stack config: derived defaults", () => {
     const paths = { limited: "/l", page: "/p", login: "/in", logout: "/out", staticPrefix: "/s", apiPrefix: "/api" };
 
     it("defaultApiRegex: <apiPrefix>/[1-9][0-9]? (README), n from 1 to 99 without a leading zero", () => {
@@ -420,7 +407,7 @@ describe("settings: derived defaults", () => {
     });
 });
 
-describe("settings: checks a mutation run showed untested (docs/mutation.md)", () => {
+describe("stack config: checks a mutation run showed untested (docs/mutation.md)", () => {
     it("a service label of exactly 63 characters is accepted; 64 is not", () => {
         expect(problemsOf({ serviceLabel: "a".repeat(63) })).to.deep.equal([]);
         expect(problemsOf({ serviceLabel: "a".repeat(64) }).map((p) => p.key)).to.deep.equal(["serviceLabel"]);
@@ -490,7 +477,7 @@ describe("settings: checks a mutation run showed untested (docs/mutation.md)", (
     });
 });
 
-describe("settings: rules stated once, by the component that owns the field", () => {
+describe("stack config: rules stated once, by the component that owns the field", () => {
     it("statusOnError with failureModeDeny=false: GlobalRateLimit's problem under the stack's key, the fix a config command", () => {
         expect(problemsOf({ statusOnError: "ServiceUnavailable", failureModeDeny: "false" })).to.deep.equal([
             P(
