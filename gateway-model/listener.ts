@@ -155,6 +155,8 @@ export interface FilterCall {
     filter: ListenerFilter;
     /** The descriptors it sends (none: it does not call its service). */
     descriptors: Entry[][];
+    /** The `rate_limits` entries it reads on this route (before any action is evaluated). */
+    entries: any[];
     /** The domain of the call (the per-route config's, else the filter's). */
     domain: string;
     /** Where its entries came from. */
@@ -170,7 +172,7 @@ export function listenerCalls(m: ListenerModel, req: ListenerRequest): FilterCal
     const headers = { ...(req.headers ?? {}), ":path": req.path, ":method": "GET" };
     return m.filters.map((filter) => {
         const cfg = route.typedPerFilterConfig[filter.name] ?? vh.typedPerFilterConfig[filter.name];
-        if (isDisabledConfig(cfg)) return { filter, descriptors: [], domain: filter.domain, from: "disabled here" };
+        if (isDisabledConfig(cfg)) return { filter, descriptors: [], entries: [], domain: filter.domain, from: "disabled here" };
         let entries: any[];
         let from: FilterCall["from"];
         if (Array.isArray(cfg?.rate_limits) && cfg.rate_limits.length) {
@@ -187,7 +189,7 @@ export function listenerCalls(m: ListenerModel, req: ListenerRequest): FilterCal
             from = entries.length ? "route and virtual host rate_limits" : "none";
         }
         const descriptors = entries.map((rl) => descriptorFor(rl, headers, req.clientAddress ?? "192.0.2.1")).filter((d): d is Entry[] => d !== undefined);
-        return { filter, descriptors, domain: cfg?.domain ?? filter.domain, from: descriptors.length ? from : "none" };
+        return { filter, descriptors, entries, domain: cfg?.domain ?? filter.domain, from: descriptors.length ? from : "none" };
     });
 }
 
