@@ -56,17 +56,13 @@ function ruleNamesOf(rateLimits: unknown): string[] {
     return [...new Set(names)];
 }
 
-/**
- * The preview's lines: the overrides that will apply to the stack's hosts, or that none were found,
- * or (no EnvoyFilters read) that they were not checked.
- */
+/** What the preview says without a cluster to read (cluster/program-lookups.ts warns with it). */
+export const OVERRIDES_NOT_CHECKED =
+    "platform overrides on the gateway: not checked (the cluster's EnvoyFilters could not be read); any that exist apply on top of this stack's limits";
+
+/** The preview's lines: the overrides that will apply to the stack's hosts (none: nothing to say; not read: nothing here). */
 export function platformOverridesMessages(envoyFilters: LiveObject[] | undefined, podLabels: Record<string, string>[], port: number): string[] {
-    if (envoyFilters === undefined)
-        return [
-            `platform overrides on the gateway's listener ${port}: not checked (no EnvoyFilters could be read from the cluster); any that exist apply on top of this stack's limits`,
-        ];
-    const found = platformOverridesOn(envoyFilters, podLabels, port);
-    return found.map(
+    return platformOverridesOn(envoyFilters ?? [], podLabels, port).map(
         (o) =>
             `platform overrides on the gateway's listener ${port} (EnvoyFilter ${o.envoyFilter}): ${o.rules.length ? o.rules.join(", ") : "no rule"} apply to every request of this stack's hosts, on top of its own limits, and no argument of this stack turns them off${o.failureModeDeny ? " (they fail closed: when the platform's service cannot answer, requests are refused)" : ""}`,
     );
