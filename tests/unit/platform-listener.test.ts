@@ -16,7 +16,7 @@ import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan"
 import { ListenerLayout, callsPerService, listenerCalls, listenerModel } from "../../gateway-model/listener";
 import { refusedBy, sourcesCalled } from "../../gateway-model/platform-sources";
 import { K8sObject } from "../../lib/k8s-object";
-import { PLATFORM } from "./platform-ratelimit.test";
+import { PLATFORM } from "./platform-fixtures";
 
 const M = LimitUnit.Minute;
 const GW = { selector: { istio: "ingressgateway" }, namespace: "istio-system" };

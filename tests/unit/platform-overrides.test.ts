@@ -7,7 +7,7 @@ import { expect } from "chai";
 import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
 import { LiveObject } from "../../program/preflight";
 import { platformOverridesMessages, platformOverridesOn } from "../../program/platform-overrides";
-import { PLATFORM } from "./platform-ratelimit.test";
+import { PLATFORM } from "./platform-fixtures";
 
 const POD = [{ istio: "ingressgateway", app: "istio-ingressgateway" }];
 

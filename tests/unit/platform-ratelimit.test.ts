@@ -17,23 +17,12 @@ import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args"
 import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
 import { InputError, Problem } from "../../lib/problems";
 import { registerComponents } from "../../render/render";
+import { GW, PLATFORM } from "./platform-fixtures";
 
 const M = LimitUnit.Minute;
-const GW = { selector: { istio: "ingressgateway" }, namespace: "istio-system" };
 const OVERRIDES_NAME = "envoy.filters.http.ratelimit.platform-overrides";
 const DEFAULTS_NAME = "envoy.filters.http.ratelimit.platform-defaults";
 const FILTER_CONFIG = "type.googleapis.com/envoy.config.route.v3.FilterConfig";
-
-/** The issue's example: 1,000 a minute per client and a catch-all per path by default, 10,000 a minute per client on top. */
-export const PLATFORM: PlatformRateLimitArgs = {
-    gateway: GW,
-    namespace: "platform",
-    defaults: {
-        rules: [{ name: "per-client", perClientAddress: true, requestsPerUnit: 1000, unit: M }],
-        perPath: { eachPath: { requestsPerUnit: 600, unit: M } },
-    },
-    overrides: { rules: [{ name: "per-client-ceiling", perClientAddress: true, requestsPerUnit: 10000, unit: M }] },
-};
 
 const keys = (ps: Problem[]) => ps.map((p) => p.key);
 const httpValue = (spec: any) => spec.configPatches[0].patch.value;
@@ -259,4 +248,20 @@ describe("GlobalRateLimit's side of a platform (components/platform-defaults.ts)
             expect(p!.fix).to.match(fix);
         });
     }
+});
+
+describe("PlatformRateLimit: its series on the dashboard", () => {
+    it("a panel per limit, named by its source's key (platform_override, platform_default), its query selecting the source's counters", () => {
+        const plan = planPlatformRateLimit(PLATFORM);
+        const panels: any[] = JSON.parse(plan.monitoring.dashboard!.json).panels;
+        const byTitle = (start: string) => panels.filter((p) => String(p.title).startsWith(start));
+        expect(byTitle("platform_override=per-client-ceiling")).to.have.length(1);
+        expect(byTitle("platform_default=per-client")).to.have.length(1);
+        expect(byTitle("platform_default_path")).to.have.length(1);
+        const expr = byTitle("platform_override=")[0]
+            .targets.map((t: any) => t.expr)
+            .join(" ");
+        expect(expr).to.include('domain="mesh-ratelimit-platform"').and.include('key1="platform_override_per-client-ceiling"');
+        expect(plan.monitoring.dashboard!.namespace).to.be.a("string");
+    });
 });
