@@ -271,28 +271,28 @@ func TestPlatform(t *testing.T) {
 			t.Logf("FINDING: chain-order: %s: overrides first, the team's, the defaults last: %v", mtListener, names)
 		}
 	})
-	t.Run("model-agrees", func(t *testing.T) { pfAgree(t, reads, g.Model["both"]) })
+	t.Run("model-agrees", func(t *testing.T) { pfAgree(t, "model-agrees", reads, g.Model["both"]) })
 }
 
-func pfAgree(t *testing.T, reads map[string][]any, model map[string][]any) {
+func pfAgree(t *testing.T, id string, reads map[string][]any, model map[string][]any) {
 	t.Helper()
 	for k := range model {
 		if _, ok := reads[k]; !ok {
-			t.Errorf("FAILED: model-agrees: the model has %s, the generated routes do not: %s", k, pfText(model[k]))
+			t.Errorf("FAILED: %s: the model has %s, the generated routes do not: %s", id, k, pfText(model[k]))
 		}
 	}
 	for k, v := range reads {
 		m, ok := model[k]
 		if !ok {
-			t.Errorf("FAILED: model-agrees: the generated routes have %s, the model does not: %s", k, pfText(v))
+			t.Errorf("FAILED: %s: the generated routes have %s, the model does not: %s", id, k, pfText(v))
 			continue
 		}
 		if !reflect.DeepEqual(v, m) {
-			t.Errorf("FAILED: model-agrees: %s: generated %s; model %s", k, pfText(v), pfText(m))
+			t.Errorf("FAILED: %s: %s: generated %s; model %s", id, k, pfText(v), pfText(m))
 		}
 	}
 	if !t.Failed() {
-		t.Logf("FINDING: model-agrees: the listener model read from the renders and the generated routes agree on %d (virtual host, route, filter) reads", len(reads))
+		t.Logf("FINDING: %s: the listener model read from the renders and the generated routes agree on %d (virtual host, route, filter) reads", id, len(reads))
 	}
 }
 
@@ -318,5 +318,5 @@ func TestPlatformControl(t *testing.T) {
 			t.Logf("FINDING: team-descriptors-only: without the platform's stack: only the team's descriptors, on its own host (%d reads); its defaults-off switch names a filter that is not there and changes nothing", len(keys))
 		}
 	})
-	t.Run("model-agrees", func(t *testing.T) { pfAgree(t, reads, g.Model["teamOnly"]) })
+	t.Run("model-agrees-without-platform", func(t *testing.T) { pfAgree(t, "model-agrees-without-platform", reads, g.Model["teamOnly"]) })
 }
