@@ -4,6 +4,9 @@
  */
 export { AccessPolicyArgs, GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./components/global-ratelimit-args";
 export { GlobalRateLimit } from "./components/global-ratelimit";
+export { PlatformRateLimit } from "./components/platform-ratelimit";
+export { PlatformGatewayArgs, PlatformLimitsArgs, PlatformRateLimitArgs } from "./components/platform-ratelimit-args";
+export { PlatformDefaults } from "./components/platform-defaults";
 export { PerValueStoreArgs } from "./components/per-value-store";
 export { CounterStore } from "./builders/counter-stores";
 export { ErrorStatus, FilterLayout, RateLimitHeaders } from "./builders/envoy-filters";

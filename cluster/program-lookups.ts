@@ -17,6 +17,7 @@ import { ClusterTarget, describeTarget, openKubectlTarget } from "./kube-target"
 import { LiveObjectMeta, ObjectRef } from "../components/ownership";
 import { LiveObject, SharedObjectRef, refName } from "../program/preflight";
 import { MeshReachQuery, MeshReachState } from "../program/mesh-reach";
+import { OVERRIDES_NOT_CHECKED } from "../program/platform-overrides";
 import { ProgramOptions } from "../program/program";
 import { missingApis } from "../program/served-apis";
 import { StackSettings } from "../mesh/settings-types";
@@ -96,6 +97,7 @@ function meshReach(k: Kube, q: MeshReachQuery): MeshReachState {
         k.warn(
             `could not list the pods labelled ${q.gatewaySelector} or the PeerAuthentications of ${q.meshNamespace} with kubectl (${firstLine(e)}); skipping the check that the gateway filters reach only the stack's gateway`,
         );
+        k.warn(OVERRIDES_NOT_CHECKED);
         return { gatewayPods: [], peerAuthentications: [] };
     }
 }

@@ -141,6 +141,16 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         selector: null,
         statPrefix: null,
     },
+    PlatformGatewayArgs: {
+        selector: { map: null },
+        gatewayApiName: null,
+        namespace: null,
+        listenerPorts: { list: null },
+    },
+    PlatformLimitsArgs: {
+        rules: { list: "RateLimitRuleArgs" },
+        perPath: "PerPathLimitsArgs",
+    },
     MeshPathsArgs: {
         limited: null,
         page: null,
@@ -273,6 +283,18 @@ export const COMPONENT_ARGS: Readonly<Record<string, Readonly<Record<string, Fie
         awaitRollout: null,
         accessPolicy: "AccessPolicyArgs",
         preLimit: null,
+        monitoring: "MonitoringArgs",
+        platformDefaults: null,
+    },
+    PlatformRateLimit: {
+        gateway: "PlatformGatewayArgs",
+        defaults: "PlatformLimitsArgs",
+        overrides: "PlatformLimitsArgs",
+        namespace: null,
+        failureModeDeny: null,
+        timeout: null,
+        service: "RateLimitServiceOptionsArgs",
+        redis: "RedisOptionsArgs",
         monitoring: "MonitoringArgs",
     },
     LocalRateLimit: {

@@ -10,6 +10,7 @@ import { PerValueStoreArgs } from "./per-value-store";
 
 import { ClientPrefixArgs, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs } from "../builders/rule-args";
 import { MonitoringArgs } from "./ratelimit-monitoring";
+import { PlatformDefaults } from "./platform-defaults";
 import { RedisOptionsArgs } from "./redis-options";
 import { ServiceLogLevel } from "./service-settings";
 import { booleanOption, goDurationOption, wholeNumberOption } from "../lib/field-checks";
@@ -170,6 +171,14 @@ export interface GlobalRateLimitArgs {
      * on each field.
      */
     monitoring?: MonitoringArgs;
+    /**
+     * What this instance's virtual hosts do with a platform team's defaults on the same gateway
+     * (PlatformRateLimit, deployed by another stack or not at all): `PlatformDefaults.Replace`
+     * turns them off on these hosts (this instance's rules replace them), `PlatformDefaults.Merge`
+     * keeps them beside this instance's rules. The platform's overrides apply either way. Only with
+     * `FilterLayout.PerInstance`. Defaults to `PlatformDefaults.Replace`.
+     */
+    platformDefaults?: PlatformDefaults;
 }
 
 /** Who may call the rate-limit service. */

@@ -34,6 +34,7 @@ import { dnsProblem, unknownFieldProblems } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
 import { gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { PerValuePlan, perValueCallOf, perValuePlanOf, splitOf } from "./per-value-store";
+import { platformDefaultsPatches, platformNameProblems } from "./platform-defaults";
 import { REDIS_NAME } from "./redis";
 
 import { PathKeyMode } from "../builders/rule-args";
@@ -99,6 +100,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     const globalName = perInstance ? instanceFilterName(RATELIMIT_FILTER, ns, name) : RATELIMIT_FILTER;
     const localName = perInstance ? instanceFilterName(LOCAL_RATELIMIT_FILTER, ns, name) : LOCAL_RATELIMIT_FILTER;
     const placement = { prefix, perInstance, globalName, localName, call, clusterName: `outbound|${grpcPort}||${host}`, authority: host };
+    problems.push(...platformNameProblems(a, prefix));
     const { filters, pre } = gatewayFilters(a, fixed, gw, problems, placement);
     checkCostLayout(a.rules, perInstance, problems);
     // In the HTTP filter's EnvoyFilter: the copy of each response cost header into dynamic metadata.
@@ -333,6 +335,8 @@ function gatewayFilters(
         ? routePerFilterRateLimits(gw.target, globalName, domain, routePatches, compiled.vhostRateLimits, mode)
         : routeRateLimitsFilter(gw.target, routePatches, mode);
     if (routes) filters.push({ name: `${prefix}-svc-api`, namespace: gw.namespace, spec: routes });
+    // In the HTTP filter's EnvoyFilter: a platform's defaults off on this instance's hosts (components/platform-defaults.ts).
+    filters[0]!.spec.configPatches.push(...platformDefaultsPatches(a, perInstance ? FilterLayout.PerInstance : FilterLayout.Shared, vhostNames));
     // In the HTTP filter's EnvoyFilter, as the pre-limit: what this instance adds to the gateway's responses.
     // Only from limits that all passed their checks (a refused plan creates nothing anyway).
     const policy = problems.length ? undefined : policyFilter(a, compiled, gw, routePatches);

@@ -11,7 +11,11 @@
  *   virtual host's). `RateLimitPerRoute.rate_limits` there: it sends exactly those, under the
  *   config's `domain` when set. Otherwise: the route's own `rate_limits` of the filter's `stage`,
  *   plus the virtual host's when the route has none (`vh_rate_limits` OVERRIDE, the default) or
- *   with `vh_rate_limits: INCLUDE` in that per-route config.
+ *   with `vh_rate_limits: INCLUDE` in that per-route config. A filter with `rate_limits` of its own
+ *   (Envoy 1.36+) sends those instead of any route or virtual-host `rate_limits` (a per-route
+ *   `RateLimitPerRoute.rate_limits` still comes first).
+ * - A `FilterConfig { disabled: true }` under a filter's name on the route (else the virtual host)
+ *   leaves that filter out of the request: it sends nothing (the platform's defaults on a team's host).
  * - A filter calls its service only when those entries produce a descriptor; when the service
  *   cannot answer, `failure_mode_deny` refuses the request with `status_on_error` (500 by default),
  *   otherwise the request goes on.
@@ -41,6 +45,8 @@ export interface ListenerFilter {
     failureModeDeny: boolean;
     /** HTTP status when it refuses for want of an answer. */
     statusOnError: number;
+    /** The filter's own `rate_limits` (empty: none). */
+    rateLimits: any[];
 }
 
 interface PerRouteScope {
@@ -113,6 +119,7 @@ export function listenerModel(envoyFilters: K8sObject[], layout: ListenerLayout)
                     cluster: tc.rate_limit_service?.grpc_service?.envoy_grpc?.cluster_name,
                     failureModeDeny: tc.failure_mode_deny === true,
                     statusOnError: statusOf(tc.status_on_error),
+                    rateLimits: Array.isArray(tc.rate_limits) ? tc.rate_limits : [],
                 });
                 continue;
             }
@@ -148,10 +155,12 @@ export interface FilterCall {
     filter: ListenerFilter;
     /** The descriptors it sends (none: it does not call its service). */
     descriptors: Entry[][];
+    /** The `rate_limits` entries it reads on this route (before any action is evaluated). */
+    entries: any[];
     /** The domain of the call (the per-route config's, else the filter's). */
     domain: string;
     /** Where its entries came from. */
-    from: "per-filter route" | "per-filter virtual host" | "route and virtual host rate_limits" | "none";
+    from: "per-filter route" | "per-filter virtual host" | "filter's own rate_limits" | "route and virtual host rate_limits" | "disabled here" | "none";
 }
 
 /** Which filters call which service, with which descriptors, for one request. */
@@ -163,11 +172,15 @@ export function listenerCalls(m: ListenerModel, req: ListenerRequest): FilterCal
     const headers = { ...(req.headers ?? {}), ":path": req.path, ":method": "GET" };
     return m.filters.map((filter) => {
         const cfg = route.typedPerFilterConfig[filter.name] ?? vh.typedPerFilterConfig[filter.name];
+        if (isDisabledConfig(cfg)) return { filter, descriptors: [], entries: [], domain: filter.domain, from: "disabled here" };
         let entries: any[];
         let from: FilterCall["from"];
         if (Array.isArray(cfg?.rate_limits) && cfg.rate_limits.length) {
             entries = cfg.rate_limits;
             from = route.typedPerFilterConfig[filter.name] ? "per-filter route" : "per-filter virtual host";
+        } else if (filter.rateLimits.length) {
+            entries = filter.rateLimits;
+            from = "filter's own rate_limits";
         } else {
             const own = entriesOfStage(route.rateLimits, filter.stage);
             const vhMode = cfg?.vh_rate_limits ?? "OVERRIDE";
@@ -176,8 +189,14 @@ export function listenerCalls(m: ListenerModel, req: ListenerRequest): FilterCal
             from = entries.length ? "route and virtual host rate_limits" : "none";
         }
         const descriptors = entries.map((rl) => descriptorFor(rl, headers, req.clientAddress ?? "192.0.2.1")).filter((d): d is Entry[] => d !== undefined);
-        return { filter, descriptors, domain: cfg?.domain ?? filter.domain, from: descriptors.length ? from : "none" };
+        return { filter, descriptors, entries, domain: cfg?.domain ?? filter.domain, from: descriptors.length ? from : "none" };
     });
+}
+
+/** Whether a per-filter config is Envoy's `FilterConfig` wrapper with `disabled: true`. */
+export function isDisabledConfig(cfg: any): boolean {
+    const t = cfg?.["@type"];
+    return typeof t === "string" && t.endsWith("/envoy.config.route.v3.FilterConfig") && cfg.disabled === true;
 }
 
 /**

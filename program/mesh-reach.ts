@@ -12,6 +12,7 @@ import { sideDoorReport, sideDoors } from "./side-doors";
 import { BookinfoMode } from "../components/mesh-enums";
 import { gatewayServerHosts } from "../components/bookinfo";
 import { LiveObject, MESH_PEER_AUTHENTICATION } from "./preflight";
+import { platformOverridesMessages } from "./platform-overrides";
 
 /** What the program asks the cluster for the reach checks. */
 export interface MeshReachQuery {
@@ -130,7 +131,14 @@ export function planMeshReach(
             : sideDoorReport(s, stack, sideDoors(stack, state.virtualServices));
     return {
         problems: [...problems, ...neighbours.problems, ...doors.problems],
-        messages: [...messages, ...neighbours.messages, ...sharers.map((h) => h.message), ...doors.messages],
+        messages: [
+            ...messages,
+            ...neighbours.messages,
+            ...sharers.map((h) => h.message),
+            ...doors.messages,
+            // A platform team's overrides on this gateway (program/platform-overrides.ts).
+            ...platformOverridesMessages(state.envoyFilters, stack.gatewayPodLabels, s.bookinfo.gatewayPort),
+        ],
     };
 }
 

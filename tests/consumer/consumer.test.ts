@@ -202,7 +202,7 @@ describe("consumer: the packed package installed into a user's empty program", f
         const { loaded, names } = JSON.parse(mustRun(process.execPath, ["-r", tsx, "-e", probe], plugin));
         const main = JSON.parse(fs.readFileSync(path.join(plugin, "package.json"), "utf8")).main;
         expect(loaded, "the plugin's entry is the file package.json main names").to.equal(path.resolve(plugin, main));
-        expect(names).to.deep.equal(["Bookinfo", "GlobalRateLimit", "LocalRateLimit", "ManagedApi", "MeshMutualTls", "MeshRateLimit"]);
+        expect(names).to.deep.equal(["Bookinfo", "GlobalRateLimit", "LocalRateLimit", "ManagedApi", "MeshMutualTls", "MeshRateLimit", "PlatformRateLimit"]);
     });
 
     describe("the TypeScript consumer under mocks: two gateways, two GlobalRateLimits, a LocalRateLimit, an explicit provider", () => {

@@ -19,6 +19,7 @@
 #      ISTIO_CHECK_PLACEMENTS with one value each) instead of calling the renderer.
 #      ISTIO_CHECK_SHARED=0 skips the shared-mesh scenario (xdscheck/shared_mesh_test.go).
 #      ISTIO_CHECK_MANY_TEAMS=0 skips many teams, one gateway (xdscheck/many_teams_test.go).
+#      ISTIO_CHECK_PLATFORM=0 skips platform defaults with a team override (xdscheck/platform_test.go).
 #      ISTIO_CHECK_ENVOY_GOLDEN=0 skips the Envoy golden files (xdscheck/envoy_golden_test.go).
 #      ISTIO_CHECK_XDSCHECK_BIN=<file> runs that generator-check binary instead of building one
 #      (scripts/istio-versions.sh builds it against another istio.io/istio version).
@@ -633,6 +634,29 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_MANY_TEAMS:-1}" != 0 ]]; then
     fi
   fi
   echo "many teams: 4 renders (2 programs x 2 layouts) and the generator in $(( $(date +%s) - mt_t0 ))s"
+fi
+# Platform defaults with a team override (issue 47; xdscheck/platform_test.go): the platform's
+# PlatformRateLimit and team A's GlobalRateLimit as two programs on the shared gateway's port 8080
+# (tests/istio/render-platform.ts). With both: team A's routes carry its descriptors and the
+# overrides, the defaults filter disabled there; another host carries the defaults and the
+# overrides; the filters run overrides, team, defaults; the listener model read from the renders
+# agrees with the generated routes (TestPlatform). Without the platform's stack: only the team's
+# descriptors, the model agreeing (TestPlatformControl). ISTIO_CHECK_PLATFORM=0 skips the section.
+if [[ -n "$xdsbin" && "${ISTIO_CHECK_PLATFORM:-1}" != 0 ]]; then
+  pf_t0=$(date +%s)
+  pdir="$work/platform"
+  if ! (cd "$root" && npx tsx tests/istio/render-platform.ts "$pdir") > "$pdir.log" 2>&1; then
+    ko "platform render failed (npx tsx tests/istio/render-platform.ts): $(grep -vE '^npm warn' "$pdir.log" | tail -3 | tr '\n' ' ')"
+  else
+    plog="$pdir.xds.log"
+    XDSCHECK_PLATFORM_DIR="$pdir" "$xdsbin" -test.run '^TestPlatform' -test.v -test.count=1 > "$plog" 2>&1 || true
+    report_subtests "platform generator" "$plog" 'TestPlatform[A-Za-z]*' 300
+    # Every check (4) and the control's two must have run.
+    if (( $(grep -cE '^ +--- (PASS|FAIL): TestPlatform/' "$plog") < 4 )) || (( $(grep -cE '^ +--- (PASS|FAIL): TestPlatformControl/' "$plog") < 2 )); then
+      ko "platform generator: not every check and control ran (log $plog): $(grep -E 'FAILED: input|panic' "$plog" | head -2 | tr '\n' ' ')"
+    fi
+  fi
+  echo "platform: 2 renders (platform, team) and the generator in $(( $(date +%s) - pf_t0 ))s"
 fi
 # Gateway API Gateway by name (xdscheck/gateway_api_test.go): the package's GlobalRateLimit with
 # gateway.gatewayApiName shop-gw in namespace shop (tests/istio/render-gateway-api.ts) renders its

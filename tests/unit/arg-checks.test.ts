@@ -13,6 +13,7 @@ import { Bookinfo } from "../../components/bookinfo";
 import { GlobalRateLimit } from "../../components/global-ratelimit";
 import { LocalRateLimit } from "../../components/local-ratelimit";
 import { ManagedApi } from "../../components/managed-api";
+import { PlatformRateLimit } from "../../components/platform-ratelimit";
 import { MeshMutualTls } from "../../components/mesh-mtls";
 import { MeshRateLimit } from "../../mesh/mesh-ratelimit";
 import { compileGlobalLimits } from "../../builders/rules";
@@ -108,6 +109,7 @@ describe("components refuse what they do not know (components/arg-checks.ts)", f
         ],
         ["MeshMutualTls", () => new MeshMutualTls("t", { namespaces: ["shop"], scop: "workloads" } as any), "scop"],
         ["MeshRateLimit", () => new MeshRateLimit("s", { managedApi: { enabled: false }, localBuckt: 3 } as any), "localBuckt"],
+        ["PlatformRateLimit", () => new PlatformRateLimit("p", { gateway: { selector: { istio: "ingressgateway" } }, overides: {} } as any), "overides"],
     ];
     for (const [component, build, field] of cases)
         it(`${component} refuses a misspelt argument in its constructor, names the closest one, and registers nothing`, async () => {

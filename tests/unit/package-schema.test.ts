@@ -19,7 +19,7 @@ import { getPulumiComponents } from "@pulumi/pulumi/provider/experimental/provid
 const ROOT = path.join(__dirname, "..", "..");
 const PKG = path.join(ROOT, "plugin");
 /** Every component the package offers. */
-export const PACKAGE_COMPONENTS = ["GlobalRateLimit", "LocalRateLimit", "MeshRateLimit", "Bookinfo", "ManagedApi", "MeshMutualTls"];
+export const PACKAGE_COMPONENTS = ["GlobalRateLimit", "LocalRateLimit", "MeshRateLimit", "Bookinfo", "ManagedApi", "MeshMutualTls", "PlatformRateLimit"];
 
 function componentsOf(mod: Record<string, unknown>): any[] {
     return Object.values(mod).filter((v: any) => typeof v === "function" && v.prototype instanceof pulumi.ComponentResource);

@@ -165,7 +165,7 @@ describe("pre-limit: buckets from the compiled rules (builders/pre-limit.ts)", (
         expect(patches.findIndex((p) => p.patch.value.name === globalName)).to.be.lessThan(patches.indexOf(local[0]));
         // The pre-limit's buckets (the RateLimit-Policy patches of the same EnvoyFilter set no typed_per_filter_config).
         const vhosts = patches
-            .filter((p) => p.applyTo === "VIRTUAL_HOST" && p.patch.value.typed_per_filter_config)
+            .filter((p) => p.applyTo === "VIRTUAL_HOST" && p.patch.value.typed_per_filter_config?.[localName])
             .map((p) => p.match.routeConfiguration.vhost.name);
         const svc = (plan.filters[1].spec.configPatches as any[]).map((p) => p.match.routeConfiguration.vhost.name);
         expect(vhosts).to.deep.equal(svc).and.deep.equal(["shop.example.com:80", "api.example.com:8443"]);

@@ -1,0 +1,65 @@
+/**
+ * PlatformRateLimit's arguments: what a platform team sets for a gateway that many teams share,
+ * each field documented with its default (the package schema and docs/package.md are generated
+ * from these interfaces). The rules have GlobalRateLimit's shape.
+ */
+import { PerPathLimitsArgs, RateLimitRuleArgs } from "../builders/rule-args";
+import { RateLimitServiceOptionsArgs } from "./global-ratelimit-args";
+import { MonitoringArgs } from "./ratelimit-monitoring";
+import { RedisOptionsArgs } from "./redis-options";
+
+/** One set of platform limits: rules and per-path limits, as GlobalRateLimit takes them, on every host and route. */
+export interface PlatformLimitsArgs {
+    /**
+     * Typed rules, as GlobalRateLimit's `rules` (a rule's name is unique across `defaults` and
+     * `overrides`); they apply on every host and route of the gateway, so a rule takes no `route`.
+     * Defaults to none.
+     */
+    rules?: RateLimitRuleArgs[];
+    /** Every path its own counter, as GlobalRateLimit's `perPath` (the descriptor key is the platform's own; `descriptorKey` is not taken). Defaults to none. */
+    perPath?: PerPathLimitsArgs;
+}
+
+/** The gateway a platform team runs. */
+export interface PlatformGatewayArgs {
+    /** Labels of the gateway's pods, e.g. `{ istio: "ingressgateway" }`. Give this or `gatewayApiName`. */
+    selector?: Record<string, string>;
+    /** Name of a Gateway API `Gateway` (class `istio`) in `namespace`. Give this or `selector`. Defaults to none. */
+    gatewayApiName?: string;
+    /** Namespace of the gateway's pods, where the EnvoyFilters are created. Defaults to `istio-system`. */
+    namespace?: string;
+    /** The listener ports the platform's filters go on (the pods' ports). Defaults to every listener of the gateway. */
+    listenerPorts?: number[];
+}
+
+export interface PlatformRateLimitArgs {
+    /** The shared gateway: every host and route on its listeners gets the platform's limits. */
+    gateway: PlatformGatewayArgs;
+    /**
+     * Limits for every host and route that no team's GlobalRateLimit covers: a GlobalRateLimit on a
+     * host replaces them there (`platformDefaults: PlatformDefaults.Replace`, its default) or keeps
+     * them beside its own rules (`PlatformDefaults.Merge`). Defaults to none.
+     */
+    defaults?: PlatformLimitsArgs;
+    /**
+     * Limits on every host and route, on top of every team's limits, that no GlobalRateLimit can turn
+     * off or loosen. Defaults to none.
+     */
+    overrides?: PlatformLimitsArgs;
+    /** Namespace of the platform's rate-limit service, its ConfigMap and Redis (must exist). Defaults to `default`. */
+    namespace?: string;
+    /**
+     * When the platform's service cannot answer: `true` refuses the request with HTTP 500, `false`
+     * lets it through (every team's traffic crosses these filters, so an outage of the platform's
+     * service would otherwise stop the whole gateway). A boolean. Defaults to `false`.
+     */
+    failureModeDeny?: boolean;
+    /** Timeout of the gateway's call to the platform's service (protobuf duration). Defaults to `10s`. */
+    timeout?: string;
+    /** The rate-limit service. `name` defaults to `ratelimit-platform`, `configName` to `ratelimit-platform-config`; the rest as GlobalRateLimit's. */
+    service?: RateLimitServiceOptionsArgs;
+    /** Redis. Defaults to one deployed by the component (`redis` in `namespace`: give `namespace` a namespace no GlobalRateLimit uses). */
+    redis?: RedisOptionsArgs;
+    /** The Grafana dashboard and alert rules, as GlobalRateLimit's. Defaults as documented on each field. */
+    monitoring?: MonitoringArgs;
+}

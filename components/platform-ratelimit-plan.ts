@@ -1,0 +1,193 @@
+/**
+ * PlatformRateLimit's plan: every object it creates, computed from the arguments and validated
+ * before any resource is registered (pure). The service, Redis, their checks and the monitoring
+ * placement are GlobalRateLimit's own (its plan of the same service arguments, without rules); the
+ * rules of each source are compiled as GlobalRateLimit compiles its own, under the source's
+ * descriptor keys, and go into the source's filter (builders/platform-filters.ts).
+ */
+import { CounterStore } from "../builders/counter-stores";
+import { EnvoyFilterSpec } from "../builders/envoy-filters";
+import { ruleSummaries } from "../builders/monitoring";
+import { PLATFORM_DOMAIN, PLATFORM_OBJECT_PREFIX, PLATFORM_PATH_KEYS, PLATFORM_RULE_KEYS, PlatformSource, platformFilter } from "../builders/platform-filters";
+import { configYaml } from "../builders/ratelimit-config";
+import { CompiledLimits, compileGlobalLimits } from "../builders/rules";
+import { Problem } from "../lib/problems";
+import { portProblem, unknownFieldProblems } from "./arg-checks";
+import { DEFAULTS } from "./defaults";
+import { gatewayTargetOf } from "./gateway-target";
+import { GlobalRateLimitArgs } from "./global-ratelimit-args";
+import { planGlobalRateLimit } from "./global-ratelimit-plan";
+import { PlatformLimitsArgs, PlatformRateLimitArgs } from "./platform-ratelimit-args";
+import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
+import { ServiceSettings } from "./service-settings";
+
+/** The platform service's default names (apart from a GlobalRateLimit's `ratelimit` and `ratelimit-config`). */
+export const PLATFORM_SERVICE_NAME = "ratelimit-platform";
+export const PLATFORM_CONFIG_NAME = "ratelimit-platform-config";
+
+/** One source's compiled limits: its rules' names, descriptors and config entries. */
+export interface PlatformSourcePlan {
+    source: PlatformSource;
+    ruleNames: string[];
+    compiled: CompiledLimits;
+}
+
+/** Everything the component creates, computed and validated before any resource is registered. */
+export interface PlatformRateLimitPlan {
+    args: PlatformRateLimitArgs;
+    problems: Problem[];
+    service: ServiceSettings;
+    configYaml: string;
+    grpcAddress: string;
+    /** The sources with at least one limit, overrides first. */
+    sources: PlatformSourcePlan[];
+    filters: { name: string; namespace: string; spec: EnvoyFilterSpec }[];
+    /** Claim key of the gateway (two PlatformRateLimits of one program on one gateway are refused). */
+    gatewayKey: string;
+    monitoring: MonitoringPlan;
+}
+
+const SOURCES = [PlatformSource.Overrides, PlatformSource.Defaults] as const;
+
+/** A source's limits compiled under its own keys; its problems under `<source>.`. Exported for testing. */
+export function planSource(source: PlatformSource, limits: PlatformLimitsArgs | undefined, problems: Problem[]): PlatformSourcePlan | undefined {
+    if (limits === undefined) return undefined;
+    if (typeof limits !== "object" || limits === null || Array.isArray(limits)) {
+        problems.push({ key: source, value: limits, problem: "must be an object of rules and perPath", fix: `give { rules: [...] } or omit ${source}` });
+        return undefined;
+    }
+    const rules = Array.isArray(limits.rules) ? limits.rules : [];
+    rules.forEach((r, i) => {
+        if (r && typeof r === "object" && r.route !== undefined)
+            problems.push({
+                key: `${source}.rules[${i}].route`,
+                value: r.route,
+                problem: "a platform rule applies on every host and route of the gateway, so it cannot sit on one route",
+                fix: `remove route (a team limits its own routes with its GlobalRateLimit), or match the route's path with path`,
+            });
+    });
+    if (limits.perPath?.descriptorKey !== undefined)
+        problems.push({
+            key: `${source}.perPath.descriptorKey`,
+            value: limits.perPath.descriptorKey,
+            problem: `is the platform's own (${PLATFORM_PATH_KEYS[source]}), so its counters never meet a team's`,
+            fix: "remove descriptorKey",
+        });
+    const perPath = limits.perPath ? { ...limits.perPath, descriptorKey: PLATFORM_PATH_KEYS[source] } : undefined;
+    const compiled = compileGlobalLimits({ rules: limits.rules, perPath, ruleKey: PLATFORM_RULE_KEYS[source], headersOn: false });
+    problems.push(...compiled.problems.map((p) => ({ ...p, key: `${source}.${p.key}` })));
+    if (!compiled.vhostRateLimits.length && !compiled.routePatches.length) return undefined;
+    return { source, ruleNames: rules.map((r) => r?.name).filter((n): n is string => typeof n === "string"), compiled };
+}
+
+/** The GlobalRateLimit arguments of the platform's service (no rules: its plan gives the service, Redis and their checks). */
+function serviceArgsOf(a: Partial<PlatformRateLimitArgs>): GlobalRateLimitArgs {
+    return {
+        domain: PLATFORM_DOMAIN,
+        gateway: { ...(a.gateway ?? {}), listenerPorts: undefined, allVirtualHosts: true },
+        rules: [],
+        namespace: a.namespace,
+        failureModeDeny: a.failureModeDeny ?? false,
+        timeout: a.timeout,
+        service: { name: PLATFORM_SERVICE_NAME, configName: PLATFORM_CONFIG_NAME, ...(a.service ?? {}) },
+        redis: a.redis,
+        counterStore: CounterStore.Single,
+        preLimit: false,
+        monitoring: { dashboard: false, alerts: false },
+        // Its filters are not used (the platform builds its own): a prefix outside the platform's names.
+        filterNamePrefix: "platform-service",
+    };
+}
+
+/** Validates the arguments and computes every object (pure; exported for the tests and the renderer). */
+export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRateLimitPlan {
+    const a: Partial<PlatformRateLimitArgs> = args ?? {};
+    const problems: Problem[] = [...unknownFieldProblems("PlatformRateLimit", args)];
+    const base = planGlobalRateLimit(serviceArgsOf(a));
+    // Its "no rule" problem is about the rules it was not given (the sources are checked below), and
+    // its "platform's domain" problem is about a team taking the domain this component owns.
+    problems.push(...base.problems.filter((p) => p.key !== "rules" && p.key !== "domain"));
+    const gw = gatewayTargetOf({ ...(a.gateway ?? {}), listenerPorts: undefined, allVirtualHosts: true }, []);
+    const ports = listenerPortsOf(a.gateway?.listenerPorts, problems);
+    const sources = SOURCES.map((s) => planSource(s, a[s], problems)).filter((s): s is PlatformSourcePlan => s !== undefined);
+    sharedNameProblems(sources, problems);
+    if (!sources.length && a.defaults === undefined && a.overrides === undefined)
+        problems.push({
+            key: "defaults",
+            value: undefined,
+            problem: "no defaults and no overrides: the component would limit nothing",
+            fix: "give defaults, overrides or both",
+        });
+    const r = base.service.ratelimit;
+    const host = `${r.serviceName}.${r.namespace}.svc.cluster.local`;
+    const failureModeDeny = a.failureModeDeny ?? false;
+    const filters = sources.map((s) => ({
+        name: `${PLATFORM_OBJECT_PREFIX}-${s.source}`,
+        namespace: gw.namespace,
+        spec: platformFilter(s.source, {
+            target: gw.target,
+            ports,
+            failureModeDeny,
+            timeout: a.timeout ?? DEFAULTS.rateLimitTimeout,
+            clusterName: `outbound|${r.grpcPort}||${host}`,
+            authority: host,
+            rateLimits: s.compiled.vhostRateLimits,
+        }),
+    }));
+    const descriptors = sources.flatMap((s) => s.compiled.configDescriptors);
+    const monitoring = monitoringPlanOf(
+        a.monitoring,
+        {
+            instance: "platform",
+            domain: PLATFORM_DOMAIN,
+            namespace: r.namespace,
+            serviceName: r.serviceName,
+            descriptors,
+            gatewayNamespace: gw.namespace,
+            gatewayPodLabels: gw.podLabels,
+            failureModeDeny,
+            serviceMetrics: r.prometheus,
+            ruleSummaries: ruleSummaries([...(a.overrides?.rules ?? []), ...(a.defaults?.rules ?? [])]),
+        },
+        problems,
+    );
+    return {
+        args,
+        problems,
+        service: base.service,
+        configYaml: configYaml(PLATFORM_DOMAIN, descriptors),
+        grpcAddress: `${host}:${r.grpcPort}`,
+        sources,
+        filters,
+        gatewayKey: `platform|${gw.namespace}|${JSON.stringify(gw.target)}`,
+        monitoring,
+    };
+}
+
+function listenerPortsOf(ports: unknown, problems: Problem[]): number[] {
+    if (ports === undefined) return [];
+    if (!Array.isArray(ports) || !ports.length) {
+        problems.push({
+            key: "gateway.listenerPorts",
+            value: ports,
+            problem: "must be a non-empty list of ports",
+            fix: "give e.g. [8080], or omit it for every listener",
+        });
+        return [];
+    }
+    ports.forEach((p, i) => problems.push(...portProblem(`gateway.listenerPorts[${i}]`, p)));
+    return [...new Set(ports as number[])];
+}
+
+/** A rule name in both sources would make one dashboard series of two limits. */
+function sharedNameProblems(sources: PlatformSourcePlan[], problems: Problem[]): void {
+    const [first, second] = sources;
+    if (!first || !second) return;
+    for (const n of first.ruleNames.filter((x) => second.ruleNames.includes(x)))
+        problems.push({
+            key: "defaults.rules",
+            value: n,
+            problem: `rule name '${n}' is also an override's: each platform rule needs a name of its own`,
+            fix: `rename the default, e.g. '${n}-default'`,
+        });
+}

@@ -1,0 +1,84 @@
+/**
+ * PlatformRateLimit: a platform team's limits for a gateway that many teams share. `defaults` apply
+ * on every host and route that no team's GlobalRateLimit covers; `overrides` apply everywhere, on
+ * top of every team's limits. Deploys its own rate-limit service and Redis (GlobalRateLimit's
+ * machinery) and two rate-limit filters of its own on the gateway (builders/platform-filters.ts).
+ * It reads no team's objects and no team's stack reads its own: they deploy and destroy in any order.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { deploysRedis } from "../builders/redis-connection";
+import { PLATFORM_DOMAIN, PLATFORM_FILTER_NAMES } from "../builders/platform-filters";
+import { stackLabels } from "../lib/common";
+import { PlannedOptions, argsError, planOrCompute } from "./arg-checks";
+import { EnvoyFilter } from "./crds";
+import { claimListeners } from "./listener-claims";
+import { PlatformRateLimitArgs } from "./platform-ratelimit-args";
+import { PlatformRateLimitPlan, planPlatformRateLimit } from "./platform-ratelimit-plan";
+import { RateLimitMonitoring } from "./ratelimit-monitoring";
+import { RateLimitService } from "./ratelimit-service";
+import { Redis } from "./redis";
+
+export class PlatformRateLimit extends pulumi.ComponentResource {
+    /** gRPC address of the platform's rate-limit service. */
+    public readonly grpcAddress: string;
+    /** The rate-limit domain of both sources (their descriptor keys keep them apart). */
+    public readonly domain: string;
+    /** The service's `config.yaml`. */
+    public readonly configYaml: string;
+    /** Names of the EnvoyFilters created. */
+    public readonly filterNames: string[];
+    /** The HTTP filter names on the gateway: `defaults` (what a team's GlobalRateLimit turns off on its hosts) and `overrides`. */
+    public readonly httpFilterNames: string[];
+
+    /** `opts.plan`: the `planPlatformRateLimit` of these same `args`, when the caller has it already. */
+    constructor(name: string, args: PlatformRateLimitArgs, opts?: PlannedOptions<PlatformRateLimitPlan>) {
+        // Validate before anything is registered: a bad rule creates nothing.
+        const { plan, opts: options } = planOrCompute(`PlatformRateLimit ${name}`, args, opts, planPlatformRateLimit);
+        if (plan.problems.length) throw argsError(`PlatformRateLimit ${name}`, plan.problems);
+        // The filter names are fixed per gateway: a second instance there would insert the same filters.
+        const holder = claimListeners(name, [plan.gatewayKey]);
+        if (holder !== undefined) {
+            throw argsError(`PlatformRateLimit ${name}`, [
+                {
+                    key: "gateway",
+                    value: args.gateway,
+                    problem: `PlatformRateLimit ${holder} of this program already sets the platform's limits of this gateway`,
+                    fix: `put both sets of limits into PlatformRateLimit ${holder}`,
+                },
+            ]);
+        }
+        super("mesh-ratelimit:index:PlatformRateLimit", name, {}, options);
+        const settings = plan.service;
+        const redis = deploysRedis(settings.redis) ? new Redis(`${name}-redis`, { settings }, { parent: this }) : undefined;
+        // The service crash-loops while Redis is unreachable, so Redis comes first.
+        const service = new RateLimitService(
+            `${name}-ratelimit`,
+            { settings, redisAddress: redis?.address ?? "", configYaml: plan.configYaml },
+            { parent: this, dependsOn: redis ? [redis] : [] },
+        );
+        // Filters last: a fail-closed filter would refuse everything until the service answers.
+        const labels = stackLabels("platform-ratelimit");
+        for (const f of plan.filters) {
+            new EnvoyFilter(
+                `${name}-${f.name}`,
+                { metadata: { name: f.name, namespace: f.namespace, labels }, spec: f.spec },
+                { parent: this, dependsOn: [service] },
+            );
+        }
+        if (plan.monitoring.dashboard || plan.monitoring.rules) {
+            new RateLimitMonitoring(`${name}-monitoring`, { plan: plan.monitoring }, { parent: this, dependsOn: [service] });
+        }
+        this.grpcAddress = plan.grpcAddress;
+        this.domain = PLATFORM_DOMAIN;
+        this.configYaml = plan.configYaml;
+        this.filterNames = plan.filters.map((f) => f.name);
+        this.httpFilterNames = plan.sources.map((s) => PLATFORM_FILTER_NAMES[s.source]);
+        this.registerOutputs({
+            grpcAddress: this.grpcAddress,
+            domain: this.domain,
+            configYaml: this.configYaml,
+            filterNames: this.filterNames,
+            httpFilterNames: this.httpFilterNames,
+        });
+    }
+}

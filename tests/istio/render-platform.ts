@@ -1,0 +1,152 @@
+/**
+ * Renders "platform defaults with a team override" for the istio tier's generator check
+ * (tests/istio/xdscheck/platform_test.go): two programs, each in its own Pulumi mock run, nothing
+ * shared between them, on the shared ingress gateway (istio=ingressgateway, port 8080):
+ *
+ *   platform: PlatformRateLimit (namespace platform): defaults 1,000/min per client and a
+ *             catch-all per path, overrides 10,000/min per client
+ *   team A:   namespace team-a, host a.example.com, its GlobalRateLimit (the default layout and
+ *             platformDefaults), its Gateway, VirtualService and Services
+ *   other:    host other.example.com (namespace other), a Gateway and VirtualService, no limits of its own
+ *
+ * Writes <out>/platform/all.yaml, <out>/team/all.yaml, and <out>/model.json: what the listener MODEL
+ * (gateway-model/listener.ts) read from these renders says each rate-limit filter reads on each
+ * route, with both stacks and with the team's alone (the Go test compares the generated routes).
+ *
+ *   npx tsx tests/istio/render-platform.ts <out dir>
+ */
+import * as fs from "fs";
+import * as path from "path";
+import { stringify } from "yaml";
+import { GlobalRateLimit } from "../../components/global-ratelimit";
+import { PlatformRateLimit } from "../../components/platform-ratelimit";
+import { LimitUnit } from "../../builders/rule-args";
+import { ListenerLayout, listenerCalls, listenerModel } from "../../gateway-model/listener";
+import { K8sObject } from "../../lib/k8s-object";
+import { registerComponents } from "../../render/render";
+
+const M = LimitUnit.Minute;
+const GATEWAY_SELECTOR = { istio: "ingressgateway" };
+const PORT = 8080;
+
+/** A host's own Gateway, VirtualService (routes checkout and web) and Services. */
+function hostObjects(ns: string, host: string): K8sObject[] {
+    const service = (name: string): K8sObject => ({
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name, namespace: ns },
+        spec: { selector: { app: name }, ports: [{ name: "http", port: 80, targetPort: 8000 }] },
+    });
+    return [
+        {
+            apiVersion: "networking.istio.io/v1",
+            kind: "Gateway",
+            metadata: { name: `${ns}-gateway`, namespace: ns },
+            spec: { selector: GATEWAY_SELECTOR, servers: [{ port: { number: PORT, name: "http", protocol: "HTTP" }, hosts: [host] }] },
+        },
+        {
+            apiVersion: "networking.istio.io/v1",
+            kind: "VirtualService",
+            metadata: { name: ns, namespace: ns },
+            spec: {
+                hosts: [host],
+                gateways: [`${ns}/${ns}-gateway`],
+                http: [
+                    {
+                        name: "checkout",
+                        match: [{ uri: { prefix: "/checkout" } }],
+                        route: [{ destination: { host: `checkout.${ns}.svc.cluster.local`, port: { number: 80 } } }],
+                    },
+                    { name: "web", route: [{ destination: { host: `web.${ns}.svc.cluster.local`, port: { number: 80 } } }] },
+                ],
+            },
+        },
+        service("web"),
+        service("checkout"),
+    ];
+}
+
+export async function renderPlatform(): Promise<K8sObject[]> {
+    const { objects } = await registerComponents(
+        () => {
+            new PlatformRateLimit("platform", {
+                gateway: { selector: GATEWAY_SELECTOR, namespace: "istio-system", listenerPorts: [PORT] },
+                namespace: "platform",
+                defaults: {
+                    rules: [{ name: "per-client", perClientAddress: true, requestsPerUnit: 1000, unit: M }],
+                    perPath: { eachPath: { requestsPerUnit: 600, unit: M } },
+                },
+                overrides: { rules: [{ name: "per-client-ceiling", perClientAddress: true, requestsPerUnit: 10000, unit: M }] },
+            });
+        },
+        "platform",
+        "istio",
+    );
+    return [...hostObjects("other", "other.example.com"), ...objects];
+}
+
+export async function renderTeam(): Promise<K8sObject[]> {
+    const { objects } = await registerComponents(
+        () => {
+            new GlobalRateLimit("a-limits", {
+                domain: "a",
+                gateway: { selector: GATEWAY_SELECTOR, namespace: "istio-system", virtualHosts: [`a.example.com:${PORT}`] },
+                namespace: "team-a",
+                rules: [
+                    { name: "everything", requestsPerUnit: 100, unit: M },
+                    { name: "checkout", route: { name: "checkout" }, requestsPerUnit: 5, unit: M },
+                ],
+            });
+        },
+        "team-a",
+        "istio",
+    );
+    return [...hostObjects("team-a", "a.example.com"), ...objects];
+}
+
+export const LAYOUT: ListenerLayout = {
+    port: PORT,
+    podLabels: { istio: "ingressgateway", app: "istio-ingressgateway" },
+    namespace: "istio-system",
+    virtualHosts: [
+        { name: `a.example.com:${PORT}`, routes: ["checkout", "web"] },
+        { name: `other.example.com:${PORT}`, routes: ["checkout", "web"] },
+    ],
+};
+
+/** What the model says each rate-limit filter reads, per `<virtual host>|<route>|<filter name>`: its rate_limits entries. */
+export function modelReads(objects: K8sObject[]): Record<string, unknown[]> {
+    const m = listenerModel(objects, LAYOUT);
+    const out: Record<string, unknown[]> = {};
+    for (const vh of LAYOUT.virtualHosts)
+        for (const route of vh.routes)
+            for (const c of listenerCalls(m, { virtualHost: vh.name, route, path: "/x" }))
+                if (c.entries.length) out[`${vh.name}|${route}|${c.filter.name}`] = c.entries;
+    return out;
+}
+
+async function main(out: string): Promise<void> {
+    const platform = await renderPlatform();
+    const team = await renderTeam();
+    const write = (dir: string, objs: K8sObject[]) => {
+        fs.mkdirSync(path.join(out, dir), { recursive: true });
+        fs.writeFileSync(path.join(out, dir, "all.yaml"), objs.map((o) => stringify(o, { lineWidth: 0, version: "1.1" })).join("---\n"));
+        console.log(`${objs.length} objects written to ${path.join(out, dir, "all.yaml")}`);
+    };
+    write("platform", platform);
+    write("team", team);
+    const model = { both: modelReads([...platform, ...team]), teamOnly: modelReads(team) };
+    fs.writeFileSync(path.join(out, "model.json"), JSON.stringify(model, null, 2));
+}
+
+if (require.main === module) {
+    const out = process.argv[2];
+    if (!out) {
+        console.error("usage: tsx tests/istio/render-platform.ts <out dir>");
+        process.exit(2);
+    }
+    main(out).catch((e) => {
+        console.error(e);
+        process.exit(1);
+    });
+}
