@@ -41,6 +41,9 @@ their counters, and the response the client gets (status, X-RateLimit-*, RateLim
 Retry-After, body). All the requests of one command arrive at the same instant and share counters.
 
 ${COMMON}
+A request flag applies to the paths written after it (one command can send six POSTs from one
+client, then another client's POST, then a GET); written after the last path, to every path.
+
   --method <M>          the requests' HTTP method. Defaults to GET.
   --header <k>=<v>      a request header (name in any case); may be repeated (a repeated name sends
                         the header twice).
@@ -93,24 +96,35 @@ function keyValue(flag: string, v: string): [string, string] {
     return [v.slice(0, eq), v.slice(eq + 1)];
 }
 
+/** The flags and positionals of `explain` or `replay`, in the order written. */
+interface Flags {
+    values: Map<string, string[]>;
+    json: boolean;
+    positional: string[];
+    help: boolean;
+    /** Every flag with a value and every positional, in order (explain applies a flag to the paths after it). */
+    sequence: ({ flag: string; value: string } | { positional: string })[];
+}
+
 /** Reads the flags of `explain` or `replay`. */
-function readFlags(command: "explain" | "replay", argv: string[]): { values: Map<string, string[]>; json: boolean; positional: string[]; help: boolean } {
-    const values = new Map<string, string[]>();
-    const positional: string[] = [];
-    let json = false;
-    let help = false;
+function readFlags(command: "explain" | "replay", argv: string[]): Flags {
+    const f: Flags = { values: new Map(), json: false, positional: [], help: false, sequence: [] };
     for (let i = 0; i < argv.length; i++) {
         const a = argv[i]!;
-        if (a === "--json") json = true;
-        else if (a === "--help" || a === "-h") help = true;
+        if (a === "--json") f.json = true;
+        else if (a === "--help" || a === "-h") f.help = true;
         else if (a.startsWith("--")) {
             if (!VALUE_FLAGS[command].includes(a)) throw new UsageError(`${command} has no flag ${a} (its flags: ${VALUE_FLAGS[command].join(", ")}, --json, --help)`);
             const v = argv[++i];
             if (v === undefined || v.startsWith("--")) throw new UsageError(`${a} needs a value`);
-            values.set(a, [...(values.get(a) ?? []), v]);
-        } else positional.push(a);
+            f.values.set(a, [...(f.values.get(a) ?? []), v]);
+            f.sequence.push({ flag: a, value: v });
+        } else {
+            f.positional.push(a);
+            f.sequence.push({ positional: a });
+        }
     }
-    return { values, json, positional, help };
+    return f;
 }
 
 function common(values: Map<string, string[]>, json: boolean): Common {
@@ -120,29 +134,42 @@ function common(values: Map<string, string[]>, json: boolean): Common {
     return { program, ...(stack ? { stack } : {}), config: Object.fromEntries((values.get("--set") ?? []).map((v) => keyValue("--set", v))), json };
 }
 
-/** The explain requests of the flags. */
-function explainRequests(values: Map<string, string[]>, paths: string[]): ExplainRequest[] {
-    if (!paths.length) throw new UsageError("give at least one request path, e.g. mesh-ratelimit explain --program . /login");
-    for (const p of paths) if (!p.startsWith("/")) throw new UsageError(`a request path starts with '/', got '${p}'`);
-    const method = values.get("--method")?.at(-1);
-    if (method !== undefined && !METHOD_TOKEN.test(method)) throw new UsageError(`--method takes an HTTP method such as POST, got '${method}'`);
-    const client = values.get("--client-address")?.at(-1);
-    if (client !== undefined && !parseIp(client)) throw new UsageError(`--client-address takes an IPv4 or IPv6 address, got '${client}'`);
-    const headers: Record<string, string[]> = {};
-    for (const h of values.get("--header") ?? []) {
-        const [k, v] = keyValue("--header", h);
-        (headers[k.toLowerCase()] ??= []).push(v);
+/** One request flag read into the request the following paths take. */
+function applyRequestFlag(r: Omit<ExplainRequest, "path">, flag: string, v: string): void {
+    if (flag === "--method") {
+        if (!METHOD_TOKEN.test(v)) throw new UsageError(`--method takes an HTTP method such as POST, got '${v}'`);
+        r.method = v;
+    } else if (flag === "--client-address") {
+        if (!parseIp(v)) throw new UsageError(`--client-address takes an IPv4 or IPv6 address, got '${v}'`);
+        r.clientAddress = v;
+    } else if (flag === "--header") {
+        const [k, value] = keyValue("--header", v);
+        const headers = { ...(r.headers ?? {}) } as Record<string, string[]>;
+        headers[k.toLowerCase()] = [...((headers[k.toLowerCase()] as string[] | undefined) ?? []), value];
+        r.headers = headers;
+    } else if (flag === "--host") r.host = v;
+    else if (flag === "--upstream") r.upstream = v;
+}
+
+/**
+ * The explain requests of the flags: a request flag applies to every path after it, so one command
+ * can send six POSTs from one client and then a GET or another client's POST; flags written after
+ * the last path apply to every path.
+ */
+function explainRequests(f: Flags): ExplainRequest[] {
+    if (!f.positional.length) throw new UsageError("give at least one request path, e.g. mesh-ratelimit explain --program . /login");
+    for (const p of f.positional) if (!p.startsWith("/")) throw new UsageError(`a request path starts with '/', got '${p}'`);
+    const lastPath = f.sequence.map((x) => "positional" in x).lastIndexOf(true);
+    const trailing = f.sequence.slice(lastPath + 1);
+    const current: Omit<ExplainRequest, "path"> = {};
+    for (const x of trailing) if ("flag" in x) applyRequestFlag(current, x.flag, x.value);
+    const out: ExplainRequest[] = [];
+    const running: Omit<ExplainRequest, "path"> = {};
+    for (const x of f.sequence.slice(0, lastPath + 1)) {
+        if ("flag" in x) applyRequestFlag(running, x.flag, x.value);
+        else out.push({ path: x.positional, ...running, ...current });
     }
-    const host = values.get("--host")?.at(-1);
-    const upstream = values.get("--upstream")?.at(-1);
-    return paths.map((path) => ({
-        path,
-        ...(method ? { method } : {}),
-        ...(client ? { clientAddress: client } : {}),
-        ...(Object.keys(headers).length ? { headers } : {}),
-        ...(host ? { host } : {}),
-        ...(upstream ? { upstream } : {}),
-    }));
+    return out;
 }
 
 /** The command of a command line. */
@@ -153,7 +180,7 @@ export function parseCommand(argv: string[]): Command {
     const f = readFlags(command, rest);
     if (f.help) return { command: "help", topic: command };
     const base = common(f.values, f.json);
-    if (command === "explain") return { ...base, command, requests: explainRequests(f.values, f.positional) };
+    if (command === "explain") return { ...base, command, requests: explainRequests(f) };
     if (f.positional.length !== 1) throw new UsageError(`replay takes one access log file, got ${f.positional.length} (${f.positional.join(" ") || "none"})`);
     const max = f.values.get("--max-refused")?.at(-1);
     const maxRefused = max === undefined ? undefined : Number(max.replace(/%$/, ""));

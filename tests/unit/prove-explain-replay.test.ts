@@ -192,3 +192,19 @@ describe("prove/cli-args: the command line", () => {
         });
     });
 });
+
+describe("prove/cli-args: request flags apply to the paths after them", () => {
+    it("six POSTs from one client, then another client's POST, then a GET", () => {
+        const c = parseCommand(["explain", "--program", "p", "--method", "POST", "--client-address", "203.0.113.7", ...Array(6).fill("/login"), "--client-address", "203.0.113.8", "/login", "--method", "GET", "/login"]);
+        expect((c as any).requests.map((r: any) => `${r.method} ${r.path} ${r.clientAddress}`)).to.deep.equal([
+            ...Array(6).fill("POST /login 203.0.113.7"),
+            "POST /login 203.0.113.8",
+            "GET /login 203.0.113.8",
+        ]);
+    });
+
+    it("flags after the last path apply to every path", () => {
+        const c = parseCommand(["explain", "--program", "p", "/a", "--method", "GET", "/b", "--method", "PUT", "--json"]);
+        expect((c as any).requests.map((r: any) => `${r.method} ${r.path}`)).to.deep.equal(["PUT /a", "PUT /b"]);
+    });
+});
