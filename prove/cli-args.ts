@@ -114,7 +114,8 @@ function readFlags(command: "explain" | "replay", argv: string[]): Flags {
         if (a === "--json") f.json = true;
         else if (a === "--help" || a === "-h") f.help = true;
         else if (a.startsWith("--")) {
-            if (!VALUE_FLAGS[command].includes(a)) throw new UsageError(`${command} has no flag ${a} (its flags: ${VALUE_FLAGS[command].join(", ")}, --json, --help)`);
+            if (!VALUE_FLAGS[command].includes(a))
+                throw new UsageError(`${command} has no flag ${a} (its flags: ${VALUE_FLAGS[command].join(", ")}, --json, --help)`);
             const v = argv[++i];
             if (v === undefined || v.startsWith("--")) throw new UsageError(`${a} needs a value`);
             f.values.set(a, [...(f.values.get(a) ?? []), v]);

@@ -36,7 +36,9 @@ if (require.main === module) {
         (code) => process.exit(code),
         (e) => {
             const usage = e instanceof UsageError;
-            console.error(`mesh-ratelimit: error: ${e instanceof Error ? e.message : String(e)}${usage ? "\n(mesh-ratelimit --help explains every flag)" : ""}`);
+            console.error(
+                `mesh-ratelimit: error: ${e instanceof Error ? e.message : String(e)}${usage ? "\n(mesh-ratelimit --help explains every flag)" : ""}`,
+            );
             process.exit(usage ? 2 : 1);
         },
     );

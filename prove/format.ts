@@ -30,7 +30,11 @@ export function formatDecision(d: Decision, n: number): string {
     if (!d.descriptors.length && d.gateway && d.route) out.push("  descriptors: none (no rule applies to this request; nothing is counted)");
     for (const c of d.descriptors) {
         const entries = c.entries.map((e) => `${e.key}=${e.value}`).join(", ");
-        const limit = c.limit ? (c.limit.unlimited ? "unlimited" : `${c.limit.requestsPerUnit} per ${c.limit.unit}${c.limit.shadow ? " (shadow)" : ""}`) : "no limit in the service's config";
+        const limit = c.limit
+            ? c.limit.unlimited
+                ? "unlimited"
+                : `${c.limit.requestsPerUnit} per ${c.limit.unit}${c.limit.shadow ? " (shadow)" : ""}`
+            : "no limit in the service's config";
         const counted = c.counter ? `; counter ${c.counter} = ${c.count}${c.over ? " (over)" : `, ${c.remaining} left`}` : "";
         out.push(`  descriptor ${entries} -> rule ${c.rule}: ${limit}${counted}`);
     }
@@ -38,7 +42,8 @@ export function formatDecision(d: Decision, n: number): string {
     out.push(`  response: status ${status}`);
     const names = Object.keys(d.response.headers);
     for (const k of names) out.push(`    ${SPELLING[k] ?? k}: ${d.response.headers[k]}`);
-    if (!names.some((k) => k === "retry-after") && d.response.status === 429) out.push("    (no Retry-After: Envoy's rate-limit filter sends none; X-RateLimit-Reset gives the seconds to wait)");
+    if (!names.some((k) => k === "retry-after") && d.response.status === 429)
+        out.push("    (no Retry-After: Envoy's rate-limit filter sends none; X-RateLimit-Reset gives the seconds to wait)");
     if (d.response.status === 429) out.push(`    body: ${d.response.body ? JSON.stringify(d.response.body) : "(empty)"}`);
     for (const note of d.notes) out.push(`  note: ${note}`);
     return out.join("\n");
@@ -48,8 +53,12 @@ export function formatDecision(d: Decision, n: number): string {
 export function formatExplanation(x: ProgramExplanation): string {
     const out = [`Model of the program ${x.main} (no Envoy runs here; docs/explain-and-replay.md says what is modelled)`];
     if (!x.gateways.length) out.push("No gateway: the program holds no rate-limit filter on a gateway.");
-    for (const g of x.gateways) out.push(`Gateway: ${g.name}, hosts ${g.hosts.join(", ")}${g.standIn ? " (its routes are not in the program: one catch-all route modelled)" : ""}`);
-    for (const b of x.localBuckets) out.push(`Local bucket: EnvoyFilter ${b.envoyFilter} on pods ${JSON.stringify(b.selector)} port ${b.port}: ${b.maxTokens} tokens, ${b.tokensPerFill} per ${b.fillSeconds} s`);
+    for (const g of x.gateways)
+        out.push(`Gateway: ${g.name}, hosts ${g.hosts.join(", ")}${g.standIn ? " (its routes are not in the program: one catch-all route modelled)" : ""}`);
+    for (const b of x.localBuckets)
+        out.push(
+            `Local bucket: EnvoyFilter ${b.envoyFilter} on pods ${JSON.stringify(b.selector)} port ${b.port}: ${b.maxTokens} tokens, ${b.tokensPerFill} per ${b.fillSeconds} s`,
+        );
     out.push("");
     x.decisions.forEach((d, i) => out.push(formatDecision(d, i + 1), ""));
     return out.join("\n");
@@ -62,7 +71,9 @@ function summaryLines(r: ReplayResult): string[] {
     ];
     if (!r.rules.length) out.push("no rule counted any request");
     for (const rule of r.rules) {
-        out.push(`rule ${rule.rule}: ${rule.requests} requests, ${rule.refused} refused${rule.firstRefusedLine !== undefined ? `, first refused at line ${rule.firstRefusedLine}` : ""}`);
+        out.push(
+            `rule ${rule.rule}: ${rule.requests} requests, ${rule.refused} refused${rule.firstRefusedLine !== undefined ? `, first refused at line ${rule.firstRefusedLine}` : ""}`,
+        );
         for (const k of rule.topRefusedKeys) out.push(`    ${k.refused} refused: ${k.key}`);
     }
     return out;
@@ -79,7 +90,8 @@ export function formatReplay(r: ProgramReplay): string {
     if (r.compared && r.changed) {
         out.push("", "compared program:", ...summaryLines(r.compared).map((l) => `  ${l}`));
         out.push(`decisions that change: ${r.changed.length}`);
-        for (const c of r.changed.slice(0, 50)) out.push(`    line ${c.line}: ${c.method} ${c.path}${c.clientAddress ? ` from ${c.clientAddress}` : ""}: ${c.before} -> ${c.after}`);
+        for (const c of r.changed.slice(0, 50))
+            out.push(`    line ${c.line}: ${c.method} ${c.path}${c.clientAddress ? ` from ${c.clientAddress}` : ""}: ${c.before} -> ${c.after}`);
         if (r.changed.length > 50) out.push(`    ... and ${r.changed.length - 50} more (--json lists them all)`);
     }
     return out.join("\n");

@@ -98,7 +98,12 @@ export function programGateways(objects: K8sObject[]): ProgramGateway[] {
             (o) => o.kind === "VirtualService" && (o.spec?.gateways ?? []).some((x: string) => x === g.metadata.name || x.endsWith(`/${g.metadata.name}`)),
         );
         if (!bound.length) continue;
-        out.push({ name: `Gateway ${g.metadata.namespace ?? "default"}/${g.metadata.name}`, objects: [g, ...bound, ...rest], hosts: bound[0]!.spec?.hosts ?? [], standIn: false });
+        out.push({
+            name: `Gateway ${g.metadata.namespace ?? "default"}/${g.metadata.name}`,
+            objects: [g, ...bound, ...rest],
+            hosts: bound[0]!.spec?.hosts ?? [],
+            standIn: false,
+        });
     }
     const seen = new Set<string>();
     for (const f of filters) {
@@ -110,7 +115,12 @@ export function programGateways(objects: K8sObject[]): ProgramGateway[] {
             seen.add(key);
             const vhosts = patchedVirtualHosts(filters, labels).filter((v) => v.endsWith(`:${port}`));
             const hosts = vhosts.length ? vhosts.map((v) => v.slice(0, v.lastIndexOf(":"))) : ["*"];
-            out.push({ name: `pods ${labelText(labels)} port ${port} (a gateway the program does not declare)`, objects: [...standIn(labels, port, hosts), ...rest], hosts, standIn: true });
+            out.push({
+                name: `pods ${labelText(labels)} port ${port} (a gateway the program does not declare)`,
+                objects: [...standIn(labels, port, hosts), ...rest],
+                hosts,
+                standIn: true,
+            });
         }
     }
     return out;
@@ -141,7 +151,9 @@ export function localBuckets(objects: K8sObject[]): LocalBucket[] {
             const tb = field(cfg, "token_bucket");
             if (!tb) continue;
             const enforced = field(cfg, "filter_enforced")?.default_value?.numerator === 100;
-            const headers = Object.fromEntries((field(cfg, "response_headers_to_add") ?? []).map((h: any) => [String(h.header?.key).toLowerCase(), String(h.header?.value)]));
+            const headers = Object.fromEntries(
+                (field(cfg, "response_headers_to_add") ?? []).map((h: any) => [String(h.header?.key).toLowerCase(), String(h.header?.value)]),
+            );
             out.push({
                 envoyFilter: `${f.metadata.namespace ?? "default"}/${f.metadata.name}`,
                 namespace: f.metadata.namespace ?? "default",

@@ -55,13 +55,16 @@ export function inTimeOrder(requests: LogRequest[]): { ordered: LogRequest[]; ou
     return { ordered, outOfOrder };
 }
 
-/** Every request's decision, in time order. */
-export function decideAll(objects: K8sObject[], ordered: LogRequest[]): Decision[] {
-    const sim = new Simulator(objects);
-    return ordered.map((r) => sim.decide(requestOfLine(r)));
+/** What replay keeps of one decision: who refused it (absent: allowed), the counter key refused, and the rules that counted it. */
+export interface Verdict {
+    refusedBy?: string;
+    key?: string;
+    counted: string[];
 }
 
-/** The name a refusal is reported under. */
+const NONE: string[] = [];
+
+/** The name a refusal is reported under: the rule, or `pre-limit <EnvoyFilter>` / `local bucket <EnvoyFilter>`. */
 function refuserOf(d: Decision): string | undefined {
     const b = d.refusedBy;
     if (!b) return undefined;
@@ -69,8 +72,29 @@ function refuserOf(d: Decision): string | undefined {
     return `${b.by} ${b.envoyFilter}`;
 }
 
+/** The verdict of a decision. */
+export function verdictOf(d: Decision): Verdict {
+    let counted = NONE;
+    for (const c of d.descriptors) if (c.counter && !counted.includes(c.rule)) counted = counted === NONE ? [c.rule] : [...counted, c.rule];
+    const by = refuserOf(d);
+    if (!by) return { counted };
+    const entries = d.refusedBy?.by === "service" ? d.refusedBy.descriptor : d.refusedBy?.by === "pre-limit" ? (d.refusedBy.descriptor ?? []) : [];
+    const key =
+        entries
+            .filter((e, j) => !(j === 0 && e.key === "rule"))
+            .map((e) => `${e.key}=${e.value}`)
+            .join(", ") || "(the rule's one counter)";
+    return { refusedBy: by, key, counted };
+}
+
+/** Every request's verdict, in time order (the decisions themselves are not kept: a log may hold millions). */
+export function decideAll(objects: K8sObject[], ordered: LogRequest[]): Verdict[] {
+    const sim = new Simulator(objects, { responses: false });
+    return ordered.map((r) => verdictOf(sim.decide(requestOfLine(r))));
+}
+
 /** The per-rule summary of decisions in time order. */
-export function summarize(log: ParsedLog, ordered: LogRequest[], decisions: Decision[], outOfOrder: number): ReplayResult {
+export function summarize(log: ParsedLog, ordered: LogRequest[], verdicts: Verdict[], outOfOrder: number): ReplayResult {
     const rules = new Map<string, { requests: number; refused: number; keys: Map<string, number>; first?: number }>();
     const ruleOf = (name: string) => {
         let r = rules.get(name);
@@ -78,21 +102,18 @@ export function summarize(log: ParsedLog, ordered: LogRequest[], decisions: Deci
         return r;
     };
     let refused = 0;
-    decisions.forEach((d, i) => {
+    verdicts.forEach((v, i) => {
         const line = ordered[i]!.line;
-        for (const rule of new Set(d.descriptors.filter((c) => c.counter).map((c) => c.rule))) ruleOf(rule).requests++;
-        const by = refuserOf(d);
-        if (!by) return;
+        for (const rule of v.counted) ruleOf(rule).requests++;
+        if (!v.refusedBy) return;
         refused++;
-        const r = ruleOf(by);
-        if (d.refusedBy?.by !== "service") r.requests++;
+        const r = ruleOf(v.refusedBy);
+        if (!v.counted.includes(v.refusedBy)) r.requests++;
         r.refused++;
         if (r.first === undefined || line < r.first) r.first = line;
-        const entries = d.refusedBy?.by === "service" ? d.refusedBy.descriptor : d.refusedBy?.by === "pre-limit" ? (d.refusedBy.descriptor ?? []) : [];
-        const key = entries.filter((e, j) => !(j === 0 && e.key === "rule")).map((e) => `${e.key}=${e.value}`).join(", ") || "(the rule's one counter)";
-        r.keys.set(key, (r.keys.get(key) ?? 0) + 1);
+        r.keys.set(v.key!, (r.keys.get(v.key!) ?? 0) + 1);
     });
-    const requests = decisions.length;
+    const requests = verdicts.length;
     return {
         lines: log.requests.length + log.bad.length + log.blank,
         requests,
@@ -127,15 +148,16 @@ export interface ChangedDecision {
     after: string;
 }
 
-const verdict = (d: Decision) => (d.allowed ? "allowed" : `refused by ${refuserOf(d)}`);
+const verdict = (v: Verdict) => (v.refusedBy ? `refused by ${v.refusedBy}` : "allowed");
 
 /** The requests whose decision (allowed, or refused and by what) changes from `before` to `after`. */
-export function changedDecisions(ordered: LogRequest[], before: Decision[], after: Decision[]): ChangedDecision[] {
+export function changedDecisions(ordered: LogRequest[], before: Verdict[], after: Verdict[]): ChangedDecision[] {
     const out: ChangedDecision[] = [];
     ordered.forEach((r, i) => {
         const a = verdict(before[i]!);
         const b = verdict(after[i]!);
-        if (a !== b) out.push({ line: r.line, method: r.method, path: r.path, ...(r.clientAddress ? { clientAddress: r.clientAddress } : {}), before: a, after: b });
+        if (a !== b)
+            out.push({ line: r.line, method: r.method, path: r.path, ...(r.clientAddress ? { clientAddress: r.clientAddress } : {}), before: a, after: b });
     });
     return out.sort((x, y) => x.line - y.line);
 }

@@ -22,7 +22,7 @@
  * - One gateway pod and one workload pod: with N pods each has its own buckets (the service's
  *   counters are shared).
  */
-import { Entry, AppliedLimit, GatewayModel, ModelRequest } from "../gateway-model/model";
+import { Entry, AppliedLimit, DescriptorExplanation, GatewayModel, ModelRequest } from "../gateway-model/model";
 import { explainWith } from "../gateway-model/explain";
 import { gatewayModel } from "../gateway-model/read-rendered";
 import { PreLimitConfigModel, PreLimitPod, preLimitDescriptors, readPreLimit, TokenBucketModel } from "../gateway-model/pre-limit-model";
@@ -95,6 +95,19 @@ export function ruleOf(entries: Entry[], limit?: AppliedLimit): string {
     return limit?.entry ?? entries.map((e) => `${e.key}=${e.value}`).join(", ");
 }
 
+/** Request plans kept at most (a log's distinct request shapes beyond it are planned again). */
+const PLAN_CACHE_SIZE = 200_000;
+
+/** What the gateway makes of one request shape, before any counter (Simulator.plan). */
+interface RequestPlan {
+    where?: { gateway: string; virtualHost: string; route?: string };
+    state?: GatewayState;
+    filters?: { rateLimitHeaders: boolean; descriptors: DescriptorExplanation[] }[];
+    preDescriptors?: Entry[][];
+    policy?: string;
+    notes: string[];
+}
+
 interface GatewayState {
     model: GatewayModel;
     preLimit?: PreLimitConfigModel;
@@ -107,8 +120,14 @@ export class Simulator {
     private readonly counters = new FixedWindowCounters();
     private readonly states = new Map<string, GatewayState>();
     private readonly pods = new Map<LocalBucket, TokenBucketModel>();
+    private readonly plans = new Map<string, RequestPlan>();
+    private readonly bucketsByUpstream = new Map<string, LocalBucket[]>();
 
-    constructor(readonly objects: K8sObject[]) {
+    /** `responses: false` (replay): the response headers are not built, only the decisions. */
+    constructor(
+        readonly objects: K8sObject[],
+        private readonly opts: { responses?: boolean } = {},
+    ) {
         this.gateways = programGateways(objects);
         this.buckets = localBuckets(objects);
     }
@@ -126,36 +145,82 @@ export class Simulator {
         return s;
     }
 
-    /** One request through the model; state (counters, buckets) carries over to the next. */
-    decide(r: ProveRequest): Decision {
+    /**
+     * What the gateway makes of a request, before any counter: the route, each filter's descriptors
+     * and limits, the pre-limit's descriptors. Pure in the request's shape, so it is kept for
+     * requests of the same host, method, path, client and headers (a log repeats them).
+     */
+    private plan(r: ProveRequest): RequestPlan {
+        const key = `${r.host ?? ""}\n${r.method ?? "GET"}\n${r.path}\n${r.clientAddress ?? ""}\n${r.headers ? JSON.stringify(r.headers) : ""}`;
+        let p = this.plans.get(key);
+        if (p) return p;
         const found = gatewayFor(this.gateways, r.host);
-        if (!found) return this.passThrough(r, [`no gateway of the program serves host ${r.host}: no limit of this program applies`]);
-        const s = this.state(found.gateway, r.host);
-        const request: ModelRequest = { method: r.method ?? "GET", headers: r.headers ?? {}, ...(r.clientAddress ? { clientAddress: r.clientAddress } : {}) };
-        const where = { gateway: found.gateway.name, virtualHost: s.model.virtualHost };
-        const own = explainWith({ ...s.model, others: undefined }, r.path, request);
-        if (!own.route) return { ...this.passThrough(r, ["no route matches: Envoy answers 404 and asks no rate-limit service"]), ...where };
-        const base = { ...where, route: own.route.name ?? own.route.match };
-        const pre = this.preLimit(s, r, request);
-        if (pre) return { request: r, ...base, ...pre };
-        const service = this.callServices(s.model, r, request);
-        if (!service.allowed) return { request: r, ...base, ...service } as Decision;
-        const local = this.localBucket(r);
-        const headers = { ...service.response.headers, ...(own.rateLimitPolicy?.length ? { "ratelimit-policy": own.rateLimitPolicy.join(", ") } : {}) };
-        if (local) return { request: r, ...base, descriptors: service.descriptors, notes: service.notes, ...local };
-        return { request: r, ...base, allowed: true, descriptors: service.descriptors, response: { status: "upstream", headers, body: "" }, notes: service.notes };
+        if (!found) p = { notes: [`no gateway of the program serves host ${r.host}: no limit of this program applies`] };
+        else {
+            const s = this.state(found.gateway, r.host);
+            const request: ModelRequest = {
+                method: r.method ?? "GET",
+                headers: r.headers ?? {},
+                ...(r.clientAddress ? { clientAddress: r.clientAddress } : {}),
+            };
+            const where = { gateway: found.gateway.name, virtualHost: s.model.virtualHost };
+            const own = explainWith({ ...s.model, others: undefined }, r.path, request);
+            if (!own.route) p = { where, notes: ["no route matches: Envoy answers 404 and asks no rate-limit service"] };
+            else {
+                const filters = [{ ...s.model, others: undefined }, ...(s.model.others ?? [])]
+                    .sort((a, b) => (a.stage ?? 0) - (b.stage ?? 0))
+                    .map((f) => ({ rateLimitHeaders: f.rateLimitHeaders === true, descriptors: explainWith(f, r.path, request).descriptors }))
+                    .filter((f) => f.descriptors.length);
+                p = {
+                    where: { ...where, route: own.route.name ?? own.route.match },
+                    state: s,
+                    filters,
+                    ...(s.preLimit ? { preDescriptors: preLimitDescriptors(s.model, s.preLimit, r.path, request) } : {}),
+                    ...(own.rateLimitPolicy?.length ? { policy: own.rateLimitPolicy.join(", ") } : {}),
+                    notes: [],
+                };
+            }
+        }
+        if (this.plans.size >= PLAN_CACHE_SIZE) this.plans.clear();
+        this.plans.set(key, p);
+        return p;
     }
 
-    private passThrough(r: ProveRequest, notes: string[]): Decision {
-        return { request: r, allowed: true, descriptors: [], response: { status: "upstream", headers: {}, body: "" }, notes };
+    /** One request through the model; state (counters, buckets) carries over to the next. */
+    decide(r: ProveRequest): Decision {
+        const p = this.plan(r);
+        // Built field by field: object spread here costs more than the whole decision (replay makes millions).
+        const out = (rest: Omit<Decision, "request" | "gateway" | "virtualHost" | "route">): Decision => {
+            const d: Decision = { request: r, allowed: rest.allowed, descriptors: rest.descriptors, response: rest.response, notes: rest.notes };
+            if (p.where) {
+                d.gateway = p.where.gateway;
+                d.virtualHost = p.where.virtualHost;
+                if (p.where.route !== undefined) d.route = p.where.route;
+            }
+            if (rest.refusedBy) d.refusedBy = rest.refusedBy;
+            return d;
+        };
+        if (!p.state || !p.filters) return out({ allowed: true, descriptors: [], response: { status: "upstream", headers: {}, body: "" }, notes: p.notes });
+        const pre = this.preLimit(p.state, p.preDescriptors, r);
+        if (pre) return out(pre);
+        const service = this.callServices(p.filters, r);
+        if (!service.allowed) return out(service);
+        const local = this.localBucket(r);
+        if (local) return out({ ...local, descriptors: service.descriptors, notes: service.notes });
+        if (p.policy && this.opts.responses !== false) service.response.headers["ratelimit-policy"] = p.policy;
+        return out(service);
     }
 
     /** The pre-limit's decision; a refusal ends the request there. */
-    private preLimit(s: GatewayState, r: ProveRequest, request: ModelRequest): Omit<Decision, "request" | "gateway" | "virtualHost" | "route"> | undefined {
-        if (!s.preLimit) return undefined;
+    private preLimit(
+        s: GatewayState,
+        descriptors: Entry[][] | undefined,
+        r: ProveRequest,
+    ): Omit<Decision, "request" | "gateway" | "virtualHost" | "route"> | undefined {
+        if (!s.preLimit || !descriptors) return undefined;
         const now = r.timeMs / 1000;
         s.pod ??= new PreLimitPod(s.preLimit, now);
-        const d = s.pod.decide(preLimitDescriptors(s.model, s.preLimit, r.path, request), now);
+        const d = s.pod.decide(descriptors, now);
         if (d.allowed) return undefined;
         const header = s.preLimit.header;
         return {
@@ -168,24 +233,37 @@ export class Simulator {
     }
 
     /** Every rate-limit filter's call, lower stage first, until one answers OVER_LIMIT. */
-    private callServices(m: GatewayModel, r: ProveRequest, request: ModelRequest) {
-        const filters = [{ ...m, others: undefined }, ...(m.others ?? [])].sort((a, b) => (a.stage ?? 0) - (b.stage ?? 0));
+    private callServices(filters: NonNullable<RequestPlan["filters"]>, r: ProveRequest) {
         const descriptors: CountedDescriptor[] = [];
         const headers: Record<string, string> = {};
         const notes: string[] = [];
         for (const f of filters) {
-            const x = explainWith(f, r.path, request);
-            if (!x.descriptors.length) continue;
-            const counted = x.descriptors.map((d) => this.count(d.entries, d.limit, d.bucket, r.timeMs));
+            const counted = f.descriptors.map((d) => this.count(d.entries, d.limit, d.bucket, r.timeMs));
             descriptors.push(...counted);
-            const statuses: LimitStatus[] = counted.map((c) =>
-                c.limit && !c.limit.unlimited
-                    ? { currentLimit: { requestsPerUnit: c.limit.requestsPerUnit, unit: c.limit.unit }, limitRemaining: c.remaining ?? 0, durationUntilResetSeconds: c.resetSeconds }
-                    : { limitRemaining: 0 },
-            );
-            Object.assign(headers, xRateLimitHeaders(statuses, x.descriptors.map((d) => d.headersOption), f.rateLimitHeaders === true));
+            const statuses: LimitStatus[] =
+                this.opts.responses === false
+                    ? []
+                    : counted.map((c) =>
+                          c.limit && !c.limit.unlimited
+                              ? {
+                                    currentLimit: { requestsPerUnit: c.limit.requestsPerUnit, unit: c.limit.unit },
+                                    limitRemaining: c.remaining ?? 0,
+                                    durationUntilResetSeconds: c.resetSeconds,
+                                }
+                              : { limitRemaining: 0 },
+                      );
+            if (this.opts.responses !== false)
+                Object.assign(
+                    headers,
+                    xRateLimitHeaders(
+                        statuses,
+                        f.descriptors.map((d) => d.headersOption),
+                        f.rateLimitHeaders,
+                    ),
+                );
             const over = counted.find((c) => c.over && c.limit && !c.limit.shadow);
-            for (const c of counted.filter((c) => c.over && c.limit?.shadow)) notes.push(`rule ${c.rule} is over its limit in shadow mode: counted and reported, not refused`);
+            for (const c of counted.filter((c) => c.over && c.limit?.shadow))
+                notes.push(`rule ${c.rule} is over its limit in shadow mode: counted and reported, not refused`);
             if (over) {
                 return {
                     allowed: false as const,
@@ -209,11 +287,18 @@ export class Simulator {
 
     /** The local bucket of the workload the request reaches, when one refuses it. */
     private localBucket(r: ProveRequest): Pick<Decision, "allowed" | "refusedBy" | "response"> | undefined {
-        for (const b of bucketsOn(this.objects, this.buckets, r.upstream)) {
+        if (!this.buckets.length || !r.upstream) return undefined;
+        let on = this.bucketsByUpstream.get(r.upstream);
+        if (!on) this.bucketsByUpstream.set(r.upstream, (on = bucketsOn(this.objects, this.buckets, r.upstream)));
+        for (const b of on) {
             let pod = this.pods.get(b);
             if (!pod) this.pods.set(b, (pod = new TokenBucketModel(b.maxTokens, b.tokensPerFill, b.fillSeconds, r.timeMs / 1000)));
             if (pod.consume(r.timeMs / 1000) || !b.enforced) continue;
-            return { allowed: false, refusedBy: { by: "local bucket", envoyFilter: b.envoyFilter }, response: { status: 429, headers: b.refusalHeaders, body: "local_rate_limited" } };
+            return {
+                allowed: false,
+                refusedBy: { by: "local bucket", envoyFilter: b.envoyFilter },
+                response: { status: 429, headers: b.refusalHeaders, body: "local_rate_limited" },
+            };
         }
         return undefined;
     }

@@ -7,7 +7,16 @@ import { expect } from "chai";
 import { addressOf, parseLog, parseLogLine } from "../../prove/access-log";
 
 /** A line of Istio's default text format, written field by field as the format string orders them. */
-export function istioLine(o: { time: string; method: string; path: string; status?: number; xff?: string; host?: string; client?: string; cluster?: string }): string {
+export function istioLine(o: {
+    time: string;
+    method: string;
+    path: string;
+    status?: number;
+    xff?: string;
+    host?: string;
+    client?: string;
+    cluster?: string;
+}): string {
     return [
         `[${o.time}]`,
         `"${o.method} ${o.path} HTTP/1.1"`,
@@ -36,7 +45,10 @@ export function istioLine(o: { time: string; method: string; path: string; statu
 
 describe("prove/access-log: the access log formats replay reads", () => {
     it("Istio's default text format: time, method, path with its query, host, trusted client address (port dropped), X-Forwarded-For, upstream cluster, logged status", () => {
-        const r = parseLogLine(istioLine({ time: "2026-11-27T16:00:01.250Z", method: "POST", path: "/login?next=/a", status: 429, xff: "198.51.100.9", client: "198.51.100.9:0" }), 7);
+        const r = parseLogLine(
+            istioLine({ time: "2026-11-27T16:00:01.250Z", method: "POST", path: "/login?next=/a", status: 429, xff: "198.51.100.9", client: "198.51.100.9:0" }),
+            7,
+        );
         expect(r).to.deep.equal({
             line: 7,
             timeMs: Date.UTC(2026, 10, 27, 16, 0, 1, 250),
@@ -51,7 +63,10 @@ describe("prove/access-log: the access log formats replay reads", () => {
     });
 
     it("an IPv6 client address in brackets, and '-' fields read as absent", () => {
-        const r = parseLogLine(istioLine({ time: "2026-11-27T16:00:01Z", method: "GET", path: "/", client: "[2001:db8::7]:443", xff: "-", cluster: "-" }), 1) as any;
+        const r = parseLogLine(
+            istioLine({ time: "2026-11-27T16:00:01Z", method: "GET", path: "/", client: "[2001:db8::7]:443", xff: "-", cluster: "-" }),
+            1,
+        ) as any;
         expect(r.clientAddress).to.equal("2001:db8::7");
         expect(r).to.not.have.property("xForwardedFor");
         expect(r).to.not.have.property("upstream");
@@ -123,5 +138,22 @@ describe("prove/access-log: the access log formats replay reads", () => {
         expect([log.requests.length, log.bad.length, log.blank]).to.deep.equal([3, 2, 2]);
         expect(log.bad.map((b) => b.line)).to.deep.equal([3, 6]);
         expect(log.requests.map((r) => r.line)).to.deep.equal([1, 4, 7]);
+    });
+});
+
+describe("prove/access-log: start times", () => {
+    const { timeOf } = require("../../prove/access-log");
+    it("RFC 3339 times read as Date.parse reads them, milliseconds kept, across seconds and days", () => {
+        for (const s of [
+            "2026-11-27T16:00:01.250Z",
+            "2026-11-27T16:00:01Z",
+            "2026-11-27T16:00:02.5Z",
+            "2026-11-27T23:59:59.999Z",
+            "2026-11-28T00:00:00.001Z",
+            "2026-11-27T16:00:01.123456Z",
+            "2026-11-27T16:00:01.250+01:00",
+        ])
+            expect(timeOf(s), s).to.equal(Date.parse(s.replace(/(\.\d{3})\d+/, "$1")));
+        expect(timeOf("2026-13-45T00:00:00Z")).to.be.NaN;
     });
 });

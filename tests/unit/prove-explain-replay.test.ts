@@ -20,9 +20,13 @@ describe("prove: explain and replay a user's own program", function () {
 
     it("explain: the sixth POST from one client is refused by rule login (429, x-envoy-ratelimited, X-RateLimit-*, empty body, no RateLimit-Policy); another client's first is allowed; a GET is not counted", async () => {
         const post = (client: string) => ({ method: "POST", path: "/login", clientAddress: client });
-        const x = await explainProgram(PROGRAM, [...Array.from({ length: 6 }, () => post("203.0.113.7")), post("203.0.113.8"), { method: "GET", path: "/login", clientAddress: "203.0.113.7" }], {
-            nowMs: NOW,
-        });
+        const x = await explainProgram(
+            PROGRAM,
+            [...Array.from({ length: 6 }, () => post("203.0.113.7")), post("203.0.113.8"), { method: "GET", path: "/login", clientAddress: "203.0.113.7" }],
+            {
+                nowMs: NOW,
+            },
+        );
         const d = x.decisions;
         expect(d.map((v) => v.allowed)).to.deep.equal([true, true, true, true, true, false, true, true]);
         expect(d.slice(0, 6).map((v) => v.descriptors[0]!.count)).to.deep.equal([1, 2, 3, 4, 5, 6]);
@@ -41,7 +45,9 @@ describe("prove: explain and replay a user's own program", function () {
         expect(d[6]!.descriptors[0]!.count).to.equal(1);
         // The GET: no descriptor, nothing counted.
         expect(d[7]!.descriptors).to.deep.equal([]);
-        expect(x.gateways).to.deep.equal([{ name: "pods istio=ingressgateway port 8080 (a gateway the program does not declare)", hosts: ["shop.example.com"], standIn: true }]);
+        expect(x.gateways).to.deep.equal([
+            { name: "pods istio=ingressgateway port 8080 (a gateway the program does not declare)", hosts: ["shop.example.com"], standIn: true },
+        ]);
     });
 
     it("explain: the counters start afresh at the next minute (fixed windows aligned to the epoch)", async () => {
@@ -53,7 +59,11 @@ describe("prove: explain and replay a user's own program", function () {
     });
 
     it("a host no gateway of the program serves meets no limit", async () => {
-        const x = await explainProgram(PROGRAM, Array.from({ length: 7 }, () => ({ method: "POST", path: "/login", host: "other.example.com" })), { nowMs: NOW });
+        const x = await explainProgram(
+            PROGRAM,
+            Array.from({ length: 7 }, () => ({ method: "POST", path: "/login", host: "other.example.com" })),
+            { nowMs: NOW },
+        );
         expect(x.decisions.every((v) => v.allowed && v.descriptors.length === 0)).to.equal(true);
         expect(x.decisions[0]!.notes[0]).to.match(/no gateway of the program serves host other.example.com/);
     });
@@ -68,7 +78,9 @@ describe("prove: explain and replay a user's own program", function () {
         expect({ requests: login.requests, refused: login.refused }).to.deep.equal({ requests: oracle.requests, refused: oracle.refused });
         expect(r.refused).to.equal(oracle.refused);
         expect(r.requests).to.equal(1000);
-        expect(r.bad).to.deep.equal([{ line: 1001, reason: "neither a text access log line (starting '[<start time>]') nor a JSON one (starting '{')", text: "this is not a log line" }]);
+        expect(r.bad).to.deep.equal([
+            { line: 1001, reason: "neither a text access log line (starting '[<start time>]') nor a JSON one (starting '{')", text: "this is not a log line" },
+        ]);
         // The key most refused is the busiest client's address.
         const [top] = Object.entries(oracle.refusedByClient).sort((a, b) => b[1] - a[1]);
         expect(login.topRefusedKeys[0]).to.deep.equal({ key: `masked_remote_address=${top![0]}/32`, refused: top![1] });
@@ -144,7 +156,23 @@ describe("prove/counters: the service's fixed windows against an oracle", () => 
 
 describe("prove/cli-args: the command line", () => {
     it("explain reads method, repeated headers, client address, host and paths", () => {
-        const c = parseCommand(["explain", "--program", "p", "--method", "POST", "--header", "X-A=1", "--header", "x-a=2", "--client-address", "203.0.113.7", "--host", "h", "/a", "/b"]);
+        const c = parseCommand([
+            "explain",
+            "--program",
+            "p",
+            "--method",
+            "POST",
+            "--header",
+            "X-A=1",
+            "--header",
+            "x-a=2",
+            "--client-address",
+            "203.0.113.7",
+            "--host",
+            "h",
+            "/a",
+            "/b",
+        ]);
         expect(c).to.deep.include({ command: "explain", program: "p", json: false });
         expect((c as any).requests).to.deep.equal(
             ["/a", "/b"].map((p) => ({ path: p, method: "POST", clientAddress: "203.0.113.7", headers: { "x-a": ["1", "2"] }, host: "h" })),
@@ -176,7 +204,8 @@ describe("prove/cli-args: the command line", () => {
         expect(parseCommand([])).to.deep.equal({ command: "help", topic: "main" });
         expect(parseCommand(["replay", "--help"])).to.deep.equal({ command: "help", topic: "replay" });
         const { HELP } = require("../../prove/cli-args");
-        for (const f of ["--program", "--stack", "--set", "--json", "--method", "--header", "--client-address", "--host", "--upstream"]) expect(HELP.explain).to.include(f);
+        for (const f of ["--program", "--stack", "--set", "--json", "--method", "--header", "--client-address", "--host", "--upstream"])
+            expect(HELP.explain).to.include(f);
         for (const f of ["--program", "--stack", "--set", "--json", "--compare", "--max-refused"]) expect(HELP.replay).to.include(f);
     });
 
@@ -195,7 +224,22 @@ describe("prove/cli-args: the command line", () => {
 
 describe("prove/cli-args: request flags apply to the paths after them", () => {
     it("six POSTs from one client, then another client's POST, then a GET", () => {
-        const c = parseCommand(["explain", "--program", "p", "--method", "POST", "--client-address", "203.0.113.7", ...Array(6).fill("/login"), "--client-address", "203.0.113.8", "/login", "--method", "GET", "/login"]);
+        const c = parseCommand([
+            "explain",
+            "--program",
+            "p",
+            "--method",
+            "POST",
+            "--client-address",
+            "203.0.113.7",
+            ...Array(6).fill("/login"),
+            "--client-address",
+            "203.0.113.8",
+            "/login",
+            "--method",
+            "GET",
+            "/login",
+        ]);
         expect((c as any).requests.map((r: any) => `${r.method} ${r.path} ${r.clientAddress}`)).to.deep.equal([
             ...Array(6).fill("POST /login 203.0.113.7"),
             "POST /login 203.0.113.8",
