@@ -6,7 +6,7 @@
 import * as fs from "fs";
 import { parseLog } from "./access-log";
 import { renderProgram, RenderProgramOptions } from "./program-runner";
-import { changedDecisions, ChangedDecision, decideAll, inTimeOrder, ReplayResult, summarize } from "./replay";
+import { changedDecisions, ChangedDecision, decideAll, inTimeOrder, lineText, ReplayResult, summarize } from "./replay";
 import { Decision, ProveRequest, Simulator } from "./simulate";
 import { LocalBucket } from "./gateways";
 
@@ -66,13 +66,20 @@ export async function replayLog(dir: string, logText: string, opts: ReplayOption
     const program = await renderProgram(dir, opts);
     const decisions = decideAll(program.objects, ordered);
     const result: ProgramReplay = summarize(log, ordered, decisions, outOfOrder);
+    withLineTexts(result, logText);
     if (opts.compare !== undefined) {
         const other = await renderProgram(opts.compare, opts);
         const otherDecisions = decideAll(other.objects, ordered);
-        result.compared = summarize(log, ordered, otherDecisions, outOfOrder);
+        result.compared = withLineTexts(summarize(log, ordered, otherDecisions, outOfOrder), logText);
         result.changed = changedDecisions(ordered, decisions, otherDecisions);
     }
     return result;
+}
+
+/** Each rule's first refused line, as written in the log. */
+function withLineTexts(r: ReplayResult, text: string): ReplayResult {
+    for (const rule of r.rules) if (rule.firstRefusedLine !== undefined) rule.firstRefusedText = lineText(text, rule.firstRefusedLine);
+    return r;
 }
 
 /** replayLog of a file. */

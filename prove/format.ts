@@ -75,6 +75,7 @@ function summaryLines(r: ReplayResult): string[] {
             `rule ${rule.rule}: ${rule.requests} requests, ${rule.refused} refused${rule.firstRefusedLine !== undefined ? `, first refused at line ${rule.firstRefusedLine}` : ""}`,
         );
         for (const k of rule.topRefusedKeys) out.push(`    ${k.refused} refused: ${k.key}`);
+        if (rule.firstRefusedText !== undefined) out.push(`    first refused line: ${rule.firstRefusedText}`);
     }
     return out;
 }

@@ -18,6 +18,19 @@ export interface RuleReplay {
     topRefusedKeys: { key: string; refused: number }[];
     /** The first line it refused. */
     firstRefusedLine?: number;
+    /** That line's text (cut to 300 characters). */
+    firstRefusedText?: string;
+}
+
+/** The text of 1-based line `n` of a log, cut to 300 characters. */
+export function lineText(text: string, n: number): string | undefined {
+    let start = 0;
+    for (let i = 1; i < n; i++) {
+        start = text.indexOf("\n", start) + 1;
+        if (start === 0) return undefined;
+    }
+    const end = text.indexOf("\n", start);
+    return text.slice(start, end < 0 ? undefined : end).slice(0, 300);
 }
 
 export interface ReplayResult {

@@ -93,6 +93,7 @@ describe("prove: explain and replay a user's own program", function () {
         const r = await replayLog(PROGRAM, lines.map((x, i) => istioText(x, i)).join("\n"));
         expect(r.outOfOrder).to.equal(5);
         expect(r.rules[0]!.firstRefusedLine).to.equal(1);
+        expect(r.rules[0]!.firstRefusedText).to.match(/^\[2026-11-27T09:00:05.000Z\] "POST \/login HTTP\/1.1"/);
     });
 
     it("replay --compare: a program with the rule off changes exactly the refused requests to allowed", async () => {
