@@ -73,3 +73,9 @@ export {
 } from "./components/ownership";
 // Bad arguments throw an InputError listing every Problem (field path, value, what is wrong, the fix).
 export { InputError, Problem } from "./lib/problems";
+// Offline proof of a user's own program (the `mesh-ratelimit` command's engine): nothing runs at import.
+export { renderProgram, RenderedProgram, RenderProgramOptions, ProgramError } from "./prove/program-runner";
+export { explainProgram, ExplainRequest, ExplainOptions, ProgramExplanation, replayLog, replayLogFile, ReplayOptions, ProgramReplay } from "./prove/api";
+export { Decision, CountedDescriptor, RefusedBy, ProveRequest, ProveResponse, Simulator } from "./prove/simulate";
+export { parseLog, parseLogLine, LogRequest, BadLine, ParsedLog } from "./prove/access-log";
+export { RuleReplay, ReplayResult, ChangedDecision } from "./prove/replay";

@@ -1,0 +1,207 @@
+/**
+ * Access log readers: Istio's default text format, Envoy's own default text format, and the JSON
+ * format (Istio's `accessLogEncoding: JSON` keys). Each line becomes a request with its time, or a
+ * bad line with its number and the reason; nothing is dropped silently. Pure.
+ *
+ * Istio's default text format (mesh config `accessLogFormat` unset):
+ *   [%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE%
+ *   %RESPONSE_FLAGS% %RESPONSE_CODE_DETAILS% %CONNECTION_TERMINATION_DETAILS%
+ *   "%UPSTREAM_TRANSPORT_FAILURE_REASON%" %BYTES_RECEIVED% %BYTES_SENT% %DURATION%
+ *   %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%"
+ *   "%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%" %UPSTREAM_CLUSTER_RAW%
+ *   %UPSTREAM_LOCAL_ADDRESS% %DOWNSTREAM_LOCAL_ADDRESS% %DOWNSTREAM_REMOTE_ADDRESS%
+ *   %REQUESTED_SERVER_NAME% %ROUTE_NAME%
+ * Envoy's default text format stops after "%UPSTREAM_HOST%" without the response code details, the
+ * termination details and the transport failure reason, and has no client address.
+ * `%DOWNSTREAM_REMOTE_ADDRESS%` is the address Envoy trusted (X-Forwarded-For already applied), so it
+ * is what a `remote_address` rule counts.
+ */
+import { METHOD_TOKEN } from "../builders/request-match";
+import { parseIp } from "../builders/client-cidr";
+
+/** One request read from a log line. */
+export interface LogRequest {
+    /** 1-based line number in the log. */
+    line: number;
+    timeMs: number;
+    method: string;
+    path: string;
+    host?: string;
+    /** The trusted client address (DOWNSTREAM_REMOTE_ADDRESS without its port). */
+    clientAddress?: string;
+    xForwardedFor?: string;
+    /** The upstream cluster (`outbound|<port>||<service>.<namespace>.svc.cluster.local`). */
+    upstream?: string;
+    /** The status the log recorded (what happened then, not what the model decides now). */
+    loggedStatus?: number;
+}
+
+export interface BadLine {
+    line: number;
+    reason: string;
+    /** The line as read, cut to 200 characters. */
+    text: string;
+}
+
+export interface ParsedLog {
+    requests: LogRequest[];
+    bad: BadLine[];
+    /** Lines holding only white space. */
+    blank: number;
+}
+
+const dash = (v: string | undefined) => (v === undefined || v === "-" || v === "" ? undefined : v);
+
+/** `ip:port` or `[ipv6]:port` (or a bare address) → the address; undefined when it is none. */
+export function addressOf(s: string | undefined): string | undefined {
+    const v = dash(s);
+    if (v === undefined) return undefined;
+    const bracket = /^\[([^\]]+)\](?::\d+)?$/.exec(v);
+    const candidate = bracket ? bracket[1]! : parseIp(v) ? v : v.replace(/:\d+$/, "");
+    return parseIp(candidate) ? candidate : undefined;
+}
+
+/** The last whole second read and its time: a log's lines share their second, and Date.parse is slow. */
+let lastSecond = "";
+let lastSecondMs = NaN;
+const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.(\d{1,9}))?Z$/;
+
+/** An RFC 3339 start time (Envoy's `%START_TIME%`) in ms since the epoch; NaN when it is none. */
+export function timeOf(s: string): number {
+    const m = ISO_UTC.exec(s);
+    if (!m) return Date.parse(s);
+    const second = s.slice(0, 19);
+    if (second !== lastSecond) {
+        lastSecondMs = Date.parse(`${second}Z`);
+        lastSecond = second;
+    }
+    return lastSecondMs + (m[1] ? Number(m[1].slice(0, 3).padEnd(3, "0")) : 0);
+}
+
+/** The fields of a line after its `[time]`: quoted fields as one (quotes dropped), others split on spaces. */
+function tokens(rest: string): string[] {
+    const out: string[] = [];
+    const n = rest.length;
+    let i = 0;
+    while (i < n) {
+        const c = rest.charCodeAt(i);
+        if (c === 32 || c === 9) {
+            i++;
+            continue;
+        }
+        if (c === 34) {
+            const close = rest.indexOf('"', i + 1);
+            if (close < 0) {
+                out.push(rest.slice(i));
+                break;
+            }
+            out.push(rest.slice(i + 1, close));
+            i = close + 1;
+            continue;
+        }
+        let j = i;
+        while (j < n && rest.charCodeAt(j) !== 32 && rest.charCodeAt(j) !== 9) j++;
+        out.push(rest.slice(i, j));
+        i = j;
+    }
+    return out;
+}
+
+/** Checks the fields every format shares; a reason when one is wrong. */
+function problemOf(r: { timeMs: number; method: string; path: string }, time: string): string | undefined {
+    if (!Number.isFinite(r.timeMs)) return `the start time '${time}' is not a timestamp`;
+    if (!METHOD_TOKEN.test(r.method)) return `the method '${r.method}' is not an HTTP method`;
+    if (!r.path.startsWith("/")) return `the path '${r.path}' does not start with '/'`;
+    return undefined;
+}
+
+/** One line of Istio's or Envoy's default text format. */
+function textLine(text: string, line: number): LogRequest | BadLine {
+    const bad = (reason: string): BadLine => ({ line, reason, text: text.slice(0, 200) });
+    const close = text.indexOf("]");
+    if (close < 0) return bad("no closing ']' after the start time");
+    const time = text.slice(1, close);
+    const t = tokens(text.slice(close + 1));
+    const istio = t.length === 21;
+    if (!istio && t.length !== 12)
+        return bad(
+            `${t.length} fields after the start time: Istio's default format has 21, Envoy's 12 (a custom accessLogFormat is not read; use the JSON encoding)`,
+        );
+    const request = t[0]!.split(" ");
+    if (request.length !== 3) return bad(`the request field "${t[0]}" is not "<method> <path> <protocol>"`);
+    const [method, path] = request as [string, string];
+    const status = Number(t[1]);
+    const at = (inIstio: number, inEnvoy: number) => dash(t[istio ? inIstio : inEnvoy]);
+    const r: LogRequest = {
+        line,
+        timeMs: timeOf(time),
+        method,
+        path,
+        ...(Number.isInteger(status) ? { loggedStatus: status } : {}),
+    };
+    const host = at(13, 10);
+    const xff = at(10, 7);
+    if (host) r.host = host;
+    if (xff) r.xForwardedFor = xff;
+    if (istio) {
+        const client = addressOf(t[18]);
+        if (client) r.clientAddress = client;
+        const upstream = dash(t[15]);
+        if (upstream) r.upstream = upstream;
+    }
+    const problem = problemOf(r, time);
+    return problem ? bad(problem) : r;
+}
+
+/** One JSON line (Istio's JSON encoding: start_time, method, path, authority, downstream_remote_address, ...). */
+function jsonLine(text: string, line: number): LogRequest | BadLine {
+    const bad = (reason: string): BadLine => ({ line, reason, text: text.slice(0, 200) });
+    let o: any;
+    try {
+        o = JSON.parse(text);
+    } catch (e) {
+        return bad(`not JSON: ${(e as Error).message}`);
+    }
+    if (o === null || typeof o !== "object" || Array.isArray(o)) return bad("a JSON line is not an object");
+    for (const k of ["start_time", "method", "path"]) if (typeof o[k] !== "string") return bad(`the JSON line has no string '${k}'`);
+    const r: LogRequest = { line, timeMs: timeOf(o.start_time), method: o.method, path: o.path };
+    const status = Number(o.response_code);
+    if (Number.isInteger(status) && status > 0) r.loggedStatus = status;
+    const host = dash(o.authority);
+    if (host) r.host = host;
+    const xff = dash(o.x_forwarded_for);
+    if (xff) r.xForwardedFor = xff;
+    const client = addressOf(o.downstream_remote_address);
+    if (client) r.clientAddress = client;
+    const upstream = dash(o.upstream_cluster);
+    if (upstream) r.upstream = upstream;
+    const problem = problemOf(r, o.start_time);
+    return problem ? bad(problem) : r;
+}
+
+/** One log line of either format; undefined for a blank line. */
+export function parseLogLine(text: string, line: number): LogRequest | BadLine | undefined {
+    const s = text.trim();
+    if (!s) return undefined;
+    if (s.startsWith("{")) return jsonLine(s, line);
+    if (s.startsWith("[")) return textLine(s, line);
+    return { line, reason: "neither a text access log line (starting '[<start time>]') nor a JSON one (starting '{')", text: s.slice(0, 200) };
+}
+
+export function isBadLine(x: LogRequest | BadLine): x is BadLine {
+    return "reason" in x;
+}
+
+/** Every line of a log. */
+export function parseLog(text: string): ParsedLog {
+    const out: ParsedLog = { requests: [], bad: [], blank: 0 };
+    const lines = text.split("\n");
+    if (lines[lines.length - 1] === "") lines.pop();
+    lines.forEach((l, i) => {
+        const r = parseLogLine(l, i + 1);
+        if (r === undefined) out.blank++;
+        else if (isBadLine(r)) out.bad.push(r);
+        else out.requests.push(r);
+    });
+    return out;
+}

@@ -1,0 +1,192 @@
+/**
+ * The `mesh-ratelimit` command line: its help texts and the parsing of its flags. Pure.
+ */
+import { parseIp } from "../builders/client-cidr";
+import { METHOD_TOKEN } from "../builders/request-match";
+import { ExplainRequest } from "./api";
+
+/** A command line that cannot be run: the message says what is wrong and how to write it. */
+export class UsageError extends Error {}
+
+const COMMON = `  --program <dir>       the folder of your Pulumi program (its Pulumi.yaml 'main', else index.ts or
+                        index.js). It runs in this process under Pulumi's mocks: no cluster, no Pulumi
+                        CLI; it must import 'mesh-ratelimit' and '@pulumi/pulumi' from its own
+                        node_modules. Required.
+  --stack <name>        read the program's config from Pulumi.<name>.yaml in its folder (secret values
+                        read as a placeholder). Defaults to dev (no file: no config).
+  --set <key>=<value>   a config value laid over the stack file's (key with or without '<project>:');
+                        may be repeated.
+  --json                print the result as JSON instead of text.
+  --help                this text.`;
+
+export const HELP = {
+    main: `usage: mesh-ratelimit <command> [flags]
+
+Answers "would this request, or this access log, be refused?" for your own Pulumi program holding
+GlobalRateLimit, LocalRateLimit or MeshRateLimit, before anything is deployed. It is a model of
+Envoy and envoyproxy/ratelimit, not Envoy.
+
+commands:
+  explain   decide requests one after another (they share counters: the sixth POST of a
+            5-a-minute rule is refused) and show the response each gets
+  replay    replay an access log through the program and count what each rule refuses
+
+mesh-ratelimit <command> --help explains each command's flags.`,
+    explain: `usage: mesh-ratelimit explain --program <dir> [--method M] [--header k=v]... [--client-address ip]
+                              [--host h] [--upstream svc.ns:port] [--stack name] [--set k=v]... [--json] <path>...
+
+For each request path, in order: the decision (allowed, or refused and by what: the gateway's
+pre-limit, a rule at the rate-limit service, or a workload's local bucket), the descriptors and
+their counters, and the response the client gets (status, X-RateLimit-*, RateLimit-Policy,
+Retry-After, body). All the requests of one command arrive at the same instant and share counters.
+
+${COMMON}
+A request flag applies to the paths written after it (one command can send six POSTs from one
+client, then another client's POST, then a GET); written after the last path, to every path.
+
+  --method <M>          the requests' HTTP method. Defaults to GET.
+  --header <k>=<v>      a request header (name in any case); may be repeated (a repeated name sends
+                        the header twice).
+  --client-address <ip> the client's address as the gateway trusts it (what per-client rules count).
+                        Defaults to 192.0.2.1.
+  --host <h>            the Host header: which gateway and virtual host serve the requests. Defaults
+                        to the first host of the program's first gateway.
+  --upstream <svc.ns:port>  the service the gateway routes the requests to: a LocalRateLimit on its
+                        pods then counts them too. Defaults to none (no local bucket).
+  <path>...             request paths, each starting with '/', query included.`,
+    replay: `usage: mesh-ratelimit replay --program <dir> [--compare <dir>] [--max-refused <percent>]
+                             [--stack name] [--set k=v]... [--json] <access log>
+
+Replays an access log through the program: the requests in the order of their timestamps, each
+rule's fixed windows taken from those times. Prints per rule: requests, refused, the keys most
+refused and the first refused line. Bad lines are counted and listed by number with the reason.
+
+Formats read, line by line: Istio's default text format, Envoy's default text format, and JSON
+lines with Istio's JSON keys (start_time, method, path, authority, downstream_remote_address,
+x_forwarded_for, upstream_cluster).
+
+${COMMON}
+  --compare <dir>       a second program folder: lists the requests whose decision changes.
+  --max-refused <pct>   exit with status 3 when more than this percentage of the requests is refused
+                        (for a CI job to gate on). Defaults to no gate.
+  <access log>          the log file.`,
+};
+
+export interface Common {
+    program: string;
+    stack?: string;
+    config: Record<string, string>;
+    json: boolean;
+}
+
+export type Command =
+    | { command: "help"; topic: keyof typeof HELP }
+    | (Common & { command: "explain"; requests: ExplainRequest[] })
+    | (Common & { command: "replay"; log: string; compare?: string; maxRefused?: number });
+
+/** Flags that take a value, per command. */
+const VALUE_FLAGS = {
+    explain: ["--program", "--stack", "--set", "--method", "--header", "--client-address", "--host", "--upstream"],
+    replay: ["--program", "--stack", "--set", "--compare", "--max-refused"],
+};
+
+function keyValue(flag: string, v: string): [string, string] {
+    const eq = v.indexOf("=");
+    if (eq < 1) throw new UsageError(`${flag} takes <key>=<value>, got '${v}'`);
+    return [v.slice(0, eq), v.slice(eq + 1)];
+}
+
+/** The flags and positionals of `explain` or `replay`, in the order written. */
+interface Flags {
+    values: Map<string, string[]>;
+    json: boolean;
+    positional: string[];
+    help: boolean;
+    /** Every flag with a value and every positional, in order (explain applies a flag to the paths after it). */
+    sequence: ({ flag: string; value: string } | { positional: string })[];
+}
+
+/** Reads the flags of `explain` or `replay`. */
+function readFlags(command: "explain" | "replay", argv: string[]): Flags {
+    const f: Flags = { values: new Map(), json: false, positional: [], help: false, sequence: [] };
+    for (let i = 0; i < argv.length; i++) {
+        const a = argv[i]!;
+        if (a === "--json") f.json = true;
+        else if (a === "--help" || a === "-h") f.help = true;
+        else if (a.startsWith("--")) {
+            if (!VALUE_FLAGS[command].includes(a))
+                throw new UsageError(`${command} has no flag ${a} (its flags: ${VALUE_FLAGS[command].join(", ")}, --json, --help)`);
+            const v = argv[++i];
+            if (v === undefined || v.startsWith("--")) throw new UsageError(`${a} needs a value`);
+            f.values.set(a, [...(f.values.get(a) ?? []), v]);
+            f.sequence.push({ flag: a, value: v });
+        } else {
+            f.positional.push(a);
+            f.sequence.push({ positional: a });
+        }
+    }
+    return f;
+}
+
+function common(values: Map<string, string[]>, json: boolean): Common {
+    const program = values.get("--program")?.at(-1);
+    if (!program) throw new UsageError("--program <dir> is required: the folder of your Pulumi program");
+    const stack = values.get("--stack")?.at(-1);
+    return { program, ...(stack ? { stack } : {}), config: Object.fromEntries((values.get("--set") ?? []).map((v) => keyValue("--set", v))), json };
+}
+
+/** One request flag read into the request the following paths take. */
+function applyRequestFlag(r: Omit<ExplainRequest, "path">, flag: string, v: string): void {
+    if (flag === "--method") {
+        if (!METHOD_TOKEN.test(v)) throw new UsageError(`--method takes an HTTP method such as POST, got '${v}'`);
+        r.method = v;
+    } else if (flag === "--client-address") {
+        if (!parseIp(v)) throw new UsageError(`--client-address takes an IPv4 or IPv6 address, got '${v}'`);
+        r.clientAddress = v;
+    } else if (flag === "--header") {
+        const [k, value] = keyValue("--header", v);
+        const headers = { ...(r.headers ?? {}) } as Record<string, string[]>;
+        headers[k.toLowerCase()] = [...((headers[k.toLowerCase()] as string[] | undefined) ?? []), value];
+        r.headers = headers;
+    } else if (flag === "--host") r.host = v;
+    else if (flag === "--upstream") r.upstream = v;
+}
+
+/**
+ * The explain requests of the flags: a request flag applies to every path after it, so one command
+ * can send six POSTs from one client and then a GET or another client's POST; flags written after
+ * the last path apply to every path.
+ */
+function explainRequests(f: Flags): ExplainRequest[] {
+    if (!f.positional.length) throw new UsageError("give at least one request path, e.g. mesh-ratelimit explain --program . /login");
+    for (const p of f.positional) if (!p.startsWith("/")) throw new UsageError(`a request path starts with '/', got '${p}'`);
+    const lastPath = f.sequence.map((x) => "positional" in x).lastIndexOf(true);
+    const trailing = f.sequence.slice(lastPath + 1);
+    const current: Omit<ExplainRequest, "path"> = {};
+    for (const x of trailing) if ("flag" in x) applyRequestFlag(current, x.flag, x.value);
+    const out: ExplainRequest[] = [];
+    const running: Omit<ExplainRequest, "path"> = {};
+    for (const x of f.sequence.slice(0, lastPath + 1)) {
+        if ("flag" in x) applyRequestFlag(running, x.flag, x.value);
+        else out.push({ path: x.positional, ...running, ...current });
+    }
+    return out;
+}
+
+/** The command of a command line. */
+export function parseCommand(argv: string[]): Command {
+    const [command, ...rest] = argv;
+    if (command === undefined || command === "--help" || command === "-h" || command === "help") return { command: "help", topic: "main" };
+    if (command !== "explain" && command !== "replay") throw new UsageError(`unknown command '${command}': the commands are explain and replay`);
+    const f = readFlags(command, rest);
+    if (f.help) return { command: "help", topic: command };
+    const base = common(f.values, f.json);
+    if (command === "explain") return { ...base, command, requests: explainRequests(f) };
+    if (f.positional.length !== 1) throw new UsageError(`replay takes one access log file, got ${f.positional.length} (${f.positional.join(" ") || "none"})`);
+    const max = f.values.get("--max-refused")?.at(-1);
+    const maxRefused = max === undefined ? undefined : Number(max.replace(/%$/, ""));
+    if (maxRefused !== undefined && !(Number.isFinite(maxRefused) && maxRefused >= 0 && maxRefused <= 100))
+        throw new UsageError(`--max-refused takes a percentage from 0 to 100, got '${max}'`);
+    const compare = f.values.get("--compare")?.at(-1);
+    return { ...base, command, log: f.positional[0]!, ...(compare ? { compare } : {}), ...(maxRefused !== undefined ? { maxRefused } : {}) };
+}
