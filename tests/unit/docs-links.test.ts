@@ -207,7 +207,14 @@ describe("documentation links and named documents", () => {
     const exists = (rel: string) => fs.existsSync(path.join(ROOT, rel)) && fs.statSync(path.join(ROOT, rel)).isFile();
 
     it("checks README.md, the user's guide and the docs that explain the specification, its names, upstream and the tools", () => {
-        for (const f of ["README.md", "docs/guide/README.md", "docs/specification.md", "docs/proof/names.md", "docs/proof/upstream.md", "docs/proof/tools.md"]) {
+        for (const f of [
+            "README.md",
+            "docs/guide/README.md",
+            "docs/specification.md",
+            "docs/proof/names.md",
+            "docs/proof/upstream.md",
+            "docs/proof/tools.md",
+        ]) {
             expect(files, f).to.include(f);
         }
     });
