@@ -1,6 +1,6 @@
 /**
  * Pure builders of the EnvoyFilter specs (spec 2.2–2.4, 2.6, 2.7) with the real identifiers of
- * docs/names.md. They return plain objects, shared by the components, the offline renderer, the
+ * docs/proof/names.md. They return plain objects, shared by the components, the offline renderer, the
  * conformance model and the tests.
  */
 import { protoDurationSeconds } from "../lib/formats";

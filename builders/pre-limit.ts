@@ -3,7 +3,7 @@
  * filter, with one token bucket per limit of the compiled rules that a static descriptor can name.
  * A request that the bucket refuses never costs a call to the rate-limit service.
  *
- * Sizing (the proof is in docs/architecture.md, "The pre-limit"): the service counts fixed,
+ * Sizing (the proof is in docs/proof/architecture.md, "The pre-limit"): the service counts fixed,
  * clock-aligned windows of length T and allows L requests per window and counter. A pod's bucket
  * holds 2L tokens and refills L per T. Envoy's bucket (AtomicTokenBucketImpl since Envoy 1.31, the
  * only one since the timer-based bucket was removed) refills continuously at L/T tokens a second,

@@ -61,7 +61,7 @@ export function ratelimitEnv(s: Pick<ServiceSettings, "ratelimit" | "redis">, re
         // The default (true) makes the service retry a statsd sink that does not exist and flood its log.
         { name: "USE_STATSD", value: "false" },
         // Without statsd this version logs every decision's stats (~200 B a line) unless stats are
-        // off or go to Prometheus (measured in docs/rls.md).
+        // off or go to Prometheus (measured in docs/proof/rls.md).
         ...(r.prometheus
             ? [
                   { name: "USE_PROMETHEUS", value: "true" },

@@ -1,7 +1,7 @@
 /**
  * MODEL of how the gateway's Envoy picks the client address its `remote_address` and
  * `masked_remote_address` rate-limit actions send (the "trusted client address"); there is no
- * Envoy binary here. Envoy's rules (docs/upstream.md has the sources):
+ * Envoy binary here. Envoy's rules (docs/proof/upstream.md has the sources):
  * - `use_remote_address: true` (what Istio sets on gateways): with `xff_num_trusted_hops` N = 0 the
  *   address of the connection's peer, X-Forwarded-For ignored; with N > 0 the Nth address from the
  *   right of X-Forwarded-For as received, or the peer when it has fewer than N entries or that entry

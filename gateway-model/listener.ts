@@ -5,7 +5,7 @@
  * which descriptors, and what a client gets when some of those services are down. The istio tier
  * checks the same question on the listener and routes Istio's generator builds.
  *
- * Envoy behaviour modelled (docs/upstream.md, "Several rate-limit filters on one listener"):
+ * Envoy behaviour modelled (docs/proof/upstream.md, "Several rate-limit filters on one listener"):
  * - Every rate-limit HTTP filter on the listener runs for every request, in chain order.
  * - A filter looks for per-route config under its own configured name only (the route's, else the
  *   virtual host's). `RateLimitPerRoute.rate_limits` there: it sends exactly those, under the

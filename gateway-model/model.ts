@@ -9,7 +9,7 @@
  * - `gatewayModelFromEnvoy(...)` reads the route configuration Istio's own generator produced.
  * Pure functions, no I/O.
  *
- * Envoy behaviour modelled (docs/upstream.md has the sources):
+ * Envoy behaviour modelled (docs/proof/upstream.md has the sources):
  * - Path normalization before routing (Istio's default `pathNormalization: BASE`, RFC 3986): `\`
  *   becomes `/`, `.`/`..` segments (also written `%2E`) are resolved; repeated slashes are kept;
  *   other percent-encodings are left as they are. The query string is never touched; a fragment

@@ -3,7 +3,7 @@
  * as the stack configures it in front of the global rate-limit filter, read from the rendered
  * EnvoyFilters. Pure functions and small classes, no I/O; time is given by the caller (seconds).
  *
- * Envoy behaviour modelled (docs/upstream.md, "The pre-limit's bucket", has the sources):
+ * Envoy behaviour modelled (docs/proof/upstream.md, "The pre-limit's bucket", has the sources):
  * - Config: the most specific `typed_per_filter_config` of `envoy.filters.http.local_ratelimit`
  *   (here: the virtual host's) replaces the filter's own; the filter's own has no bucket and no
  *   `filter_enabled`, so on any other virtual host the filter does nothing.

@@ -1,7 +1,7 @@
 /**
  * The rate-limit headers of the gateway MODEL: what Envoy's rate-limit filter adds to a response
  * from the service's answer when `enable_x_ratelimit_headers` is DRAFT_VERSION_03
- * (draft-polli-ratelimit-headers-03). Modelled on Envoy's rate-limit filter (docs/upstream.md):
+ * (draft-polli-ratelimit-headers-03). Modelled on Envoy's rate-limit filter (docs/proof/upstream.md):
  *
  * - The status with the fewest remaining requests among those that carry a limit wins (the first
  *   one on a tie); a status without a limit (no config entry) takes no part.

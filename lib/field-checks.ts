@@ -50,7 +50,11 @@ export function oneOfProblems(
  * A whole number from `min` (to `max`): a number (`text`: or text that spells one, what a reader of
  * text passes). The fix: the nearest whole number in range, or `fallback` for what is no number at all.
  */
-export function wholeNumberProblems(field: string, value: unknown, opts: { min: number; max?: number; fallback: number; text?: boolean }): Problem[] {
+export function wholeNumberProblems(
+    field: string,
+    value: unknown,
+    opts: { min: number; max?: number; fallback: number; text?: boolean; overMax?: (n: number) => Problem },
+): Problem[] {
     const text = typeof value === "string" ? value : String(value);
     const n = typeof value === "number" ? value : Number(text);
     const max = opts.max ?? Number.MAX_SAFE_INTEGER;
@@ -60,7 +64,9 @@ export function wholeNumberProblems(field: string, value: unknown, opts: { min: 
         return [fieldProblem(field, value, "must be a whole number", (s) => s.set(field, String(near)))];
     }
     if (n >= opts.min && n <= max) return [];
-    const range = opts.max === undefined ? `at least ${opts.min}` : `between ${opts.min} and ${max}`;
+    if (n > max && opts.overMax) return [opts.overMax(n)];
+    // A bound with its own statement (overMax) is not restated in the lower one's.
+    const range = opts.max === undefined || opts.overMax ? `at least ${opts.min}` : `between ${opts.min} and ${max}`;
     return [fieldProblem(field, value, `must be ${range}`, (s) => s.set(field, String(Math.min(Math.max(n, opts.min), max))))];
 }
 

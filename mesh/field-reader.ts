@@ -92,7 +92,7 @@ export class Reader {
      * A whole number: a number as given, or text that spells one. `limit`: the max is the rate-limit
      * service's (a 32-bit unsigned number); a value under the min reads as before it had one.
      */
-    int(field: string, opts: { min: number; max?: number; fallback?: number }): number {
+    int(field: string, opts: { min: number; max?: number; fallback?: number; overMax?: (n: number) => Problem }): number {
         const v = this.value(field);
         const given = typeof v === "number" ? v : this.given(field);
         const text = given === undefined ? this.spec(field).default : String(given);
@@ -108,10 +108,9 @@ export class Reader {
      * than the rate-limit service counts (the rules' own statement, builders/rule-checks.ts).
      */
     requestsPerUnit(field: string, fallback?: number): number {
-        const n = this.int(field, { min: 1, ...(fallback !== undefined ? { fallback } : {}) });
-        if (n <= MAX_REQUESTS_PER_UNIT) return n;
-        this.add([{ ...overUint32Problem(field, n), value: this.given(field) ?? String(n) }]);
-        return fallback ?? 1;
+        // The bound bounds the fix of a value that is no whole number too (5e9 proposes 4294967295).
+        const overMax = (n: number) => overUint32Problem(field, n);
+        return this.int(field, { min: 1, max: MAX_REQUESTS_PER_UNIT, overMax, ...(fallback !== undefined ? { fallback } : {}) });
     }
 
     /** A boolean as given, or text that spells one in any case. */

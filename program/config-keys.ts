@@ -593,7 +593,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         kind: "integer",
         default: String(DEFAULTS.localCacheSizeInBytes),
         description:
-            "`LOCAL_CACHE_SIZE_IN_BYTES`: cache of over-limit keys in each service process (0 disables). 1 MiB answers repeat over-limit requests without Redis until the window ends: −28 % service CPU and −53 % Redis CPU per decision in the benchmark, limits still exact (docs/rls.md).",
+            "`LOCAL_CACHE_SIZE_IN_BYTES`: cache of over-limit keys in each service process (0 disables). 1 MiB answers repeat over-limit requests without Redis until the window ends: −28 % service CPU and −53 % Redis CPU per decision in the benchmark, limits still exact (docs/proof/rls.md).",
     },
     {
         group: "service",

@@ -1,7 +1,7 @@
 /**
  * The Istio versions this stack is proven against, and what `pulumi preview` says about the mesh's
  * own. Proven means the istio tier passes with Istio's configuration generator at that version
- * (`npm run test:istio-versions`, docs/istio-check.md): the stack's EnvoyFilters land where they
+ * (`npm run test:istio-versions`, docs/proof/istio-check.md): the stack's EnvoyFilters land where they
  * must and carry what they must. Every other version is assumed, not proven: Istio ignores an
  * EnvoyFilter patch that matches nothing without saying so, so a generator change can switch a
  * limit off silently. Pure.
@@ -36,7 +36,7 @@ export function istioVersionMessages(tags: string[]): { warnings: string[]; note
         if (proven) notes.push(`Istio ${tag}: proven only against ${proven.builds}, not a release`);
         else
             warnings.push(
-                `Istio ${tag} is outside the proven range (${PROVEN_ISTIO_TEXT}): the rate limits may be silently ignored (Istio drops an EnvoyFilter patch that matches nothing). Check it with npm run test:istio-versions against that version (docs/istio-check.md), or run a proven version`,
+                `Istio ${tag} is outside the proven range (${PROVEN_ISTIO_TEXT}): the rate limits may be silently ignored (Istio drops an EnvoyFilter patch that matches nothing). Check it with npm run test:istio-versions against that version (docs/proof/istio-check.md), or run a proven version`,
             );
     }
     return { warnings, notes };

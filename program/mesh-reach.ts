@@ -185,7 +185,7 @@ export interface Neighbour {
  * The other rate-limit filters on the stack's gateway pods and listener port (other stacks'
  * EnvoyFilters, hand-written ones) and whether they coexist with the stack's filters or leak:
  * - a filter reads the route and virtual-host `rate_limits` of its `stage` on every host of the
- *   listener, and per-route config under its own name only (docs/upstream.md);
+ *   listener, and per-route config under its own name only (docs/proof/upstream.md);
  * - per-instance layout (stage 10, descriptors under its own name): another filter leaks into the
  *   stack's hosts only when its own patches put `rate_limits` of its stage (or config under its
  *   name) on them: a virtual host named `""` or not named, or one of the stack's. Then requests to

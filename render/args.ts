@@ -4,6 +4,7 @@
  * problems are phrased as the flags the user typed (`cliFix`), not as `pulumi config` commands.
  */
 import * as fs from "fs";
+import * as path from "path";
 import { parse as parseYaml } from "yaml";
 import { CONFIG_KEY_NAMES, PROJECT } from "../program/config-keys";
 import { nearestName } from "../lib/edit-distance";
@@ -34,8 +35,12 @@ export interface CliArgs {
     /** Config keys the flags and `--set` gave, in the order typed (later wins). */
     overrides: Record<string, string>;
     out?: string;
-    /** `--stack`: the stack name the render runs as (its objects' owner annotation). */
+    /** `--stack`: the stack name the render runs as (its objects' owner annotation), whose `Pulumi.<stack>.yaml` is the base config. */
     stack?: string;
+    /** The config of `--stack`'s file (keys without the project prefix); absent: the dev stack's. */
+    base?: Record<string, string>;
+    /** Where the config came from, in the order applied after Pulumi.yaml's defaults and the stack's file: `--config` files, `--set` keys, flags. */
+    sources: string[];
     json: boolean;
     positional: string[];
     help: boolean;
@@ -47,6 +52,8 @@ export interface CliSpec {
     valueFlags?: string[];
     switches?: string[];
     positional?: boolean;
+    /** Where `--stack NAME` finds `Pulumi.NAME.yaml`: the program's folder (tests give another). */
+    programDir?: string;
 }
 
 /** The known flag nearest to a mistyped one, when it is close. */
@@ -56,10 +63,11 @@ export function closestFlag(flag: string, known: string[]): string | undefined {
 
 export function parseCli(argv: string[], spec: CliSpec): CliArgs {
     const { usage } = spec;
-    const valueFlags = ["--set", "--config", ...Object.keys(KEY_FLAGS), ...(spec.valueFlags ?? [])];
+    const valueFlags = ["--set", "--config", "--stack", ...Object.keys(KEY_FLAGS), ...(spec.valueFlags ?? [])];
     const switches = spec.switches ?? [];
     const known = [...valueFlags, ...switches, "--help"];
-    const args: CliArgs = { overrides: {}, json: false, positional: [], help: false };
+    const args: CliArgs = { overrides: {}, json: false, positional: [], help: false, sources: [] };
+    let stackSecrets: string[] = [];
     for (let i = 0; i < argv.length; i++) {
         const flag = argv[i];
         if (flag === "-h" || flag === "--help") {
@@ -78,10 +86,14 @@ export function parseCli(argv: string[], spec: CliSpec): CliArgs {
             const value = argv[i + 1];
             if (value === undefined || value.startsWith("--")) throw new UsageError(`${flag} needs a value\n${usage}`);
             i++;
+            if (KEY_FLAGS[flag]) args.sources.push(flag);
             if (flag === "--out") {
                 args.out = value;
             } else if (flag === "--stack") {
                 args.stack = value;
+                const read = readConfigFile(stackFile(value, usage, spec.programDir ?? PROGRAM_DIR), usage, "--stack");
+                args.base = read.values;
+                stackSecrets = read.secrets;
             } else if (flag === "--set") {
                 const eq = value.indexOf("=");
                 if (eq < 1) throw new UsageError(`--set takes key=value, got '${value}'\n${usage}`);
@@ -93,8 +105,10 @@ export function parseCli(argv: string[], spec: CliSpec): CliArgs {
                     throw new UsageError(`--set ${value} has an empty value: ${note} (remove '--set ${value}')\n${usage}`);
                 }
                 args.overrides[key] = value.slice(eq + 1);
+                args.sources.push(`--set ${key}`);
             } else if (flag === "--config") {
                 Object.assign(args.overrides, configFileOverrides(value, usage));
+                args.sources.push(value);
             } else if (flag === "--variant") {
                 const v = value.toUpperCase();
                 if (v !== "A" && v !== "B") throw new UsageError(`--variant takes A or B, got '${value}'\n${usage}`);
@@ -113,7 +127,37 @@ export function parseCli(argv: string[], spec: CliSpec): CliArgs {
         if (!spec.positional) throw new UsageError(`unexpected argument '${flag}'\n${usage}`);
         args.positional.push(flag);
     }
+    const unread = stackSecrets.filter((k) => args.overrides[k] === undefined);
+    if (unread.length)
+        throw new UsageError(
+            `--stack ${args.stack}: ${unread.map((k) => `${PROJECT}:${k}`).join(", ")} ${unread.length === 1 ? "is a secret" : "are secrets"}, which the offline render cannot decrypt: give a stand-in with ${unread.map((k) => `--set ${k}=...`).join(" ")}\n${usage}`,
+        );
     return args;
+}
+
+/** The folder of the program's Pulumi.yaml and stack files. */
+const PROGRAM_DIR = path.resolve(__dirname, "..");
+
+/** `Pulumi.<name>.yaml` of the program, which must exist (the Pulumi CLI reads the same file for stack `name`). */
+function stackFile(name: string, usage: string, dir: string): string {
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name))
+        throw new UsageError(`--stack needs a stack name (letters, digits, '-', '_', '.'), got '${name}'\n${usage}`);
+    const file = path.join(dir, `Pulumi.${name}.yaml`);
+    if (!fs.existsSync(file)) {
+        const have = fs
+            .readdirSync(dir)
+            .filter((f) => /^Pulumi\..+\.yaml$/.test(f))
+            .join(", ");
+        throw new UsageError(
+            `--stack ${name}: there is no stack config file Pulumi.${name}.yaml in ${dir} (stack files here: ${have || "none"}); create it with \`pulumi stack init ${name}\` and \`pulumi config set <key> <value>\`, or give a file with --config FILE\n${usage}`,
+        );
+    }
+    return file;
+}
+
+/** Where the config came from, in order: what the CLIs print to stderr (`config: Pulumi.yaml defaults, then Pulumi.dev.yaml, then team.yaml`). */
+export function configSources(a: Pick<CliArgs, "stack" | "sources">): string {
+    return `config: ${["Pulumi.yaml defaults", `Pulumi.${a.stack ?? "dev"}.yaml`, ...a.sources].join(", then ")}`;
 }
 
 /**
@@ -124,23 +168,38 @@ export function parseCli(argv: string[], spec: CliSpec): CliArgs {
  * (`secure:`) cannot be decrypted offline: refused, with the `--set` that replaces them.
  */
 export function configFileOverrides(file: string, usage: string): Record<string, string> {
+    const { values, secrets } = readConfigFile(file, usage, "--config");
+    if (secrets.length)
+        throw new UsageError(
+            `--config ${file}: ${PROJECT}:${secrets[0]} is a secret, which the offline render cannot decrypt: give a stand-in with --set ${secrets[0]}=...\n${usage}`,
+        );
+    return values;
+}
+
+/** A stack config file's keys (`configFileOverrides`), and the secret ones apart (their values are encrypted). */
+function readConfigFile(file: string, usage: string, flag: "--config" | "--stack"): { values: Record<string, string>; secrets: string[] } {
     let doc: unknown;
     try {
         doc = parseYaml(fs.readFileSync(file, "utf8"));
     } catch (e) {
-        throw new UsageError(`--config ${file}: ${(e as Error).message.split("\n")[0]}\n${usage}`);
+        throw new UsageError(`${flag} ${file}: ${(e as Error).message.split("\n")[0]}\n${usage}`);
     }
     const config = (doc as { config?: unknown } | null)?.config;
     if (typeof config !== "object" || config === null || Array.isArray(config))
-        throw new UsageError(`--config ${file}: not a stack config file: it needs a 'config:' map of ${PROJECT}:<key>: <value>\n${usage}`);
+        throw new UsageError(`${flag} ${file}: not a stack config file: it needs a 'config:' map of ${PROJECT}:<key>: <value>\n${usage}`);
     const out: Record<string, string> = {};
+    const secrets: string[] = [];
     for (const [name, v] of Object.entries(config as Record<string, unknown>)) {
         const [project, key] = name.includes(":") ? name.split(/:(.*)/s) : [PROJECT, name];
-        if (project !== PROJECT) throw new UsageError(`--config ${file}: ${name} is another project's key (this one's are ${PROJECT}:<key>)\n${usage}`);
-        if (typeof v === "object" && v !== null && "secure" in v)
-            throw new UsageError(
-                `--config ${file}: ${name} is a secret, which the offline render cannot decrypt: give a stand-in with --set ${key}=...\n${usage}`,
-            );
+        // A stack file may hold the Pulumi CLI's own keys (kubernetes:context, ...): not the program's.
+        if (project !== PROJECT) {
+            if (flag === "--stack") continue;
+            throw new UsageError(`${flag} ${file}: ${name} is another project's key (this one's are ${PROJECT}:<key>)\n${usage}`);
+        }
+        if (typeof v === "object" && v !== null && "secure" in v) {
+            secrets.push(key);
+            continue;
+        }
         out[key] =
             typeof v === "string"
                 ? v
@@ -150,7 +209,7 @@ export function configFileOverrides(file: string, usage: string): Record<string,
                     ? JSON.stringify(v)
                     : String(v);
     }
-    return out;
+    return { values: out, secrets };
 }
 
 /** Config fixes phrased as the CLI's own flags: `--variant B`, `--set unit=minute`. */

@@ -11,15 +11,24 @@ import { stringify } from "yaml";
 import { effectiveLimits, formatLimits } from "../mesh/limits-table";
 import { K8sObject } from "../lib/k8s-object";
 import { objectFileName, REDACTED, registerProgram, RenderOptions, toObjects } from "./render";
-import { cliError, parseCli } from "./args";
+import { cliError, configSources, parseCli } from "./args";
+import { helpText, RENDER_FLAGS } from "./cli-help";
 import { WriteResult, writeFilesSafely } from "./write";
 
 const USAGE =
     "usage: npm run render -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--config FILE] [--out DIR] [--stack NAME]";
 
-export function parseArgs(argv: string[]): { opts: RenderOptions; out: string; help: boolean } {
-    const a = parseCli(argv, { usage: USAGE, valueFlags: ["--out", "--stack"] });
-    return { opts: { overrides: a.overrides, ...(a.stack ? { stack: a.stack } : {}) }, out: a.out ?? "rendered", help: a.help };
+const ABOUT =
+    "Renders every Kubernetes object the stack would create, offline (no cluster, no Pulumi CLI): one YAML file each in --out, all.yaml of those that apply as written, and the effective limits.";
+
+export function parseArgs(argv: string[]): { opts: RenderOptions; out: string; help: boolean; sources: string } {
+    const a = parseCli(argv, { usage: USAGE, valueFlags: ["--out"] });
+    return {
+        opts: { overrides: a.overrides, ...(a.stack ? { stack: a.stack } : {}), ...(a.base ? { base: a.base } : {}) },
+        out: a.out ?? "rendered",
+        help: a.help,
+        sources: configSources(a),
+    };
 }
 
 /** Sub-folder for the objects that must not be applied as written (never part of all.yaml). */
@@ -114,11 +123,12 @@ export function writeRender(
 }
 
 async function main() {
-    const { opts, out, help } = parseArgs(process.argv.slice(2));
+    const { opts, out, help, sources } = parseArgs(process.argv.slice(2));
     if (help) {
-        console.log(USAGE);
+        console.log(helpText(ABOUT, USAGE, RENDER_FLAGS));
         return;
     }
+    console.error(sources);
     const { settings, registrations } = await registerProgram(opts);
     const objects = toObjects(registrations);
     const dir = path.resolve(out);

@@ -1,12 +1,13 @@
 /**
- * `npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement ...] [--port-mode ...] [--set key=value]... [--config FILE] [--host <host>] [--client-address <ip>] [--xff <list>] [--trusted-hops <n>] [--method <method>] [--json] <path>...`
+ * `npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement ...] [--port-mode ...] [--set key=value]... [--config FILE] [--stack NAME] [--host <host>] [--client-address <ip>] [--xff <list>] [--trusted-hops <n>] [--method <method>] [--json] <path>...`
  *
  * For each request path: the route the gateway picks, the descriptors it sends to the rate-limit
  * service, the limit of the config that answers them, the counter (bucket) they share and the
  * X-RateLimit headers the response carries.
  * Computed by the gateway MODEL in gateway-model/explain.ts from the objects the stack renders.
  */
-import { cliError, parseCli, UsageError } from "./args";
+import { cliError, configSources, parseCli, UsageError } from "./args";
+import { EXPLAIN_FLAGS, helpText } from "./cli-help";
 import { renderStack } from "./render";
 import { trustedClientAddress } from "../gateway-model/client-address";
 import { DEFAULT_CLIENT_ADDRESS, ModelRequest } from "../gateway-model/model";
@@ -19,7 +20,10 @@ import { METHOD_TOKEN } from "../builders/request-match";
 import { formatPreLimit, preLimitDescriptors, readPreLimit } from "../gateway-model/pre-limit-model";
 
 const USAGE =
-    "usage: npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--config FILE] [--host <host>] [--client-address <ip>] [--xff <list>] [--trusted-hops <n>] [--method <method>] [--json] <path>...";
+    "usage: npm run explain -- [--variant A|B] [--profile seed|current] [--local-placement all-routes|single-route] [--port-mode http|tcp] [--set key=value]... [--config FILE] [--stack NAME] [--host <host>] [--client-address <ip>] [--xff <list>] [--trusted-hops <n>] [--method <method>] [--json] <path>...";
+
+const ABOUT =
+    "Explains, for each request path, what the gateway would do (a MODEL of Envoy read from the rendered filters; no Envoy runs): the route, the descriptors sent to the rate-limit service, the limit that answers, the counter and the X-RateLimit headers.";
 
 /** The same flags as `npm run render` (render/args.ts), plus `--host`, `--json` and the request paths. */
 export function parseExplainArgs(argv: string[]): {
@@ -30,6 +34,11 @@ export function parseExplainArgs(argv: string[]): {
     paths: string[];
     host?: string;
     help?: true;
+    /** `--stack`: its name and the config of its file. */
+    stack?: string;
+    base?: Record<string, string>;
+    /** Where the config came from (configSources). */
+    sources: string;
     client: ModelRequest & { xForwardedFor?: string };
 } {
     const rest = [...argv];
@@ -62,7 +71,9 @@ export function parseExplainArgs(argv: string[]): {
     };
     const a = parseCli(rest, { usage: USAGE, switches: ["--json"], positional: true });
     const { variant, apiProfile, ...overrides } = a.overrides;
-    if (a.help) return { overrides, json: a.json, paths: a.positional, help: true, client };
+    const sources = configSources(a);
+    const stack = { ...(a.stack ? { stack: a.stack } : {}), ...(a.base ? { base: a.base } : {}) };
+    if (a.help) return { overrides, json: a.json, paths: a.positional, help: true, client, sources };
     for (const p of a.positional) if (!p.startsWith("/")) throw new UsageError(`a request path starts with '/', got '${p}'\n${USAGE}`);
     if (!a.positional.length) throw new UsageError(`give at least one request path\n${USAGE}`);
     return {
@@ -73,16 +84,20 @@ export function parseExplainArgs(argv: string[]): {
         paths: a.positional,
         ...(host !== undefined ? { host } : {}),
         client,
+        ...stack,
+        sources,
     };
 }
 
 async function main(): Promise<void> {
     const args = parseExplainArgs(process.argv.slice(2));
     if (args.help) {
-        console.log(USAGE);
+        console.log(helpText(ABOUT, USAGE, EXPLAIN_FLAGS));
         return;
     }
-    const objects = (await renderStack({ variant: args.variant, apiProfile: args.apiProfile, overrides: args.overrides })) as K8sObject[];
+    console.error(args.sources);
+    const { variant, apiProfile, overrides, stack, base } = args;
+    const objects = (await renderStack({ variant, apiProfile, overrides, ...(stack ? { stack } : {}), ...(base ? { base } : {}) })) as K8sObject[];
     let model;
     try {
         model = gatewayModel(objects, args.host);

@@ -2,7 +2,7 @@
  * Summarises a Stryker JSON report (default reports/mutation/mutation.json): per file, killed,
  * timed out, survived, no coverage, compile errors (not counted), ignored (static), and the score
  * (killed + timed out) / (killed + timed out + survived + no coverage); then every surviving or
- * uncovered mutant as `file:line mutator: code -> replacement`, the list docs/mutation.md judges.
+ * uncovered mutant as `file:line mutator: code -> replacement`, the list docs/proof/mutation.md judges.
  *
  *   npx tsx scripts/mutation-survivors.ts [report.json] [--only <path substring>] [--markdown]
  */

@@ -9,7 +9,7 @@
 #     way and `npm test` (scripts/test-all.sh) starts each tier as soon as the tools it needs are done.
 #
 # A script that exits 3 reports a BLOCKED tool: one the Go module proxy does not serve at any
-# version (Pulumi's Random provider; see docs/e2e.md). It is reported, not counted as a failure:
+# version (Pulumi's Random provider; see docs/proof/e2e.md). It is reported, not counted as a failure:
 # the e2e tier runs without it (a model stands in for the one scenario that needs it, counted apart).
 # Everything else, the Pulumi CLI and its Kubernetes provider included, builds on every machine.
 set -euo pipefail

@@ -15,7 +15,7 @@
 # after 1.30.3. Its own istio.io/api and client-go pins (v1.30.4-0.2026082416...) are not served
 # either, so the wrapper raises them to the served v1.31.1, and go-control-plane to the served
 # a2d8c7492908 (2026-07-29). tests/istio/xdscheck/go.mod pins the very same versions, so both
-# share one Go build cache. docs/istio-check.md records what this changes.
+# share one Go build cache. docs/proof/istio-check.md records what this changes.
 set -euo pipefail
 
 ISTIO_MODVER=v0.0.0-20260826214018-9739e10eb9d7

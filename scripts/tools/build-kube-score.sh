@@ -2,13 +2,13 @@
 # Build kube-score (github.com/zegl/kube-score, static checks of Kubernetes objects) from the Go
 # module proxy into $CACHE/tools/kube-score-<version>/kube-score. The istio tier runs it on the
 # rendered Deployments, Services, PodDisruptionBudgets and NetworkPolicies of the rate-limit
-# service and Redis (tests/istio/run.sh, docs/istio-check.md).
+# service and Redis (tests/istio/run.sh, docs/proof/istio-check.md).
 # Idempotent: reuses the binary when present and reporting the pinned version. Options: --force or
 # MESH_RL_REBUILD=1 (rebuild), --print-path. Timings go to $CACHE/timings.log.
 #
 # v1.20.0's go.mod has no replace directives, so `go install` would work too; the throw-away
 # wrapper module (go_wrapper_build, $CACHE/wrappers/kube-score-<version>) is kept for the same
-# reasons as for every other tool (docs/tools.md): it builds against the dependency versions
+# reasons as for every other tool (docs/proof/tools.md): it builds against the dependency versions
 # kube-score's own go.mod lists, and a replace added in a later version would not break the build.
 # The release build sets the version with goreleaser; without the -X flags `kube-score version`
 # prints "development".

@@ -10,7 +10,7 @@
 #
 # Since Prometheus 3.0 the Go module is versioned v0.<major><minor>.<patch>: module v0.316.0 is
 # release 3.16.0 (the module's VERSION file says which; it is read after `go get` and put into the
-# binaries). Both programs are built in one throw-away wrapper module (go_wrapper_build, docs/tools.md),
+# binaries). Both programs are built in one throw-away wrapper module (go_wrapper_build, docs/proof/tools.md),
 # against the dependency versions Prometheus's own go.mod lists. Without the `builtinassets` build tag
 # the web UI's assets are not embedded: the HTTP API, all the tier uses, works without them. The
 # release build (promu) sets the version fields of github.com/prometheus/common/version by ldflags;

@@ -9,7 +9,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$HERE/../lib/common.sh"
 
 # The module's only semver tags are from 2020 (RLS v2 API only), so a commit is the version.
-# The module proxy reachable here refuses f2fb15770f7f (the commit first targeted; docs/tools.md) and Istio's
+# The module proxy reachable here refuses f2fb15770f7f (the commit first targeted; docs/proof/tools.md) and Istio's
 # sample commit 30a4ce1a with "403 This module version is not available"; it serves 3fb702589d36
 # (2026-01-22, RLS v3), which is therefore the pin, and the image tag the stack deploys (3fb70258).
 RATELIMIT_MODULE=github.com/envoyproxy/ratelimit

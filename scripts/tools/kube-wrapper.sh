@@ -8,7 +8,7 @@
 # kwok's Go source); built apart they shared none, because their graphs differ in a few modules at
 # the root of everything (golang.org/x/sys, x/net, grpc, OpenTelemetry). The price: where kwok asks
 # for a newer patch or minor release of such a module than Kubernetes does, the control plane is
-# compiled with kwok's (Go's minimal version selection; docs/tools.md lists them).
+# compiled with kwok's (Go's minimal version selection; docs/proof/tools.md lists them).
 # shellcheck shell=bash
 
 KUBE_WRAPPER="kubernetes-$KUBE_VERSION"

@@ -12,7 +12,7 @@
  *   --manager PREFIX: field manager whose applied fields are compared (default pulumi-kubernetes;
  *   `kubectl` checks a `kubectl apply --server-side` of the render, which tests this comparer).
  *
- * "Same content" (details in docs/e2e.md):
+ * "Same content" (details in docs/proof/e2e.md):
  *  1. values: every field the render writes has the same value on the server (lists matched by
  *     the merge keys the server reports in managedFields); server-filled fields (defaults, status,
  *     uid, resourceVersion, ...) are never looked at;

@@ -3,7 +3,7 @@
 # the Go module proxy by scripts/tools) against a throw-away local Kubernetes cluster
 # (scripts/cluster/up.sh: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok fake
 # nodes; Istio's CRDs and mesh ConfigMap). Programs run in-process (scripts/pulumi/run-in-process.ts,
-# `pulumi --client`): no Node.js language host is needed. Scenarios (docs/e2e.md):
+# `pulumi --client`): no Node.js language host is needed. Scenarios (docs/proof/e2e.md):
 #   0 the shipped dev stack exactly as it is (Pulumi.dev.yaml, generated Redis password): preview,
 #     up, destroy. It needs Pulumi's Random provider, which the proxy does not serve: where the real
 #     one is not in the tool cache, a MODEL of it (tests/e2e/random-model) stands in, and every
@@ -726,7 +726,7 @@ pl destroy --yes --skip-preview --stack e2e-nowait > "$W/destroy-nowait.log" 2>&
 T[ratio_nowait]=$(awk -v a="${T[pulumi_up_nowait]}" -v b="${T[kubectl_apply]}" 'BEGIN{printf "%.1f", a/b}')
 echo "  pulumi up ${T[pulumi_up]}s vs kubectl apply$([[ $fake_nodes == 1 ]] && echo " + rollout status") ${base}s: ratio ${T[ratio_up]}"
 echo "  pulumi up (no awaits) ${T[pulumi_up_nowait]}s vs kubectl apply ${T[kubectl_apply]}s: ratio ${T[ratio_nowait]}"
-# The issue's goal is a ratio <= 2. It is not met (see docs/e2e.md: node start-up and the provider's
+# The issue's goal is a ratio <= 2. It is not met (see docs/proof/e2e.md: node start-up and the provider's
 # fixed await polling dominate at this size), so the ratio is reported, not asserted; what is
 # asserted is a bound that catches a real regression such as a 10-minute await.
 echo "MEASURED: pulumi-up/kubectl-apply ratio ${T[ratio_up]} (goal <= 2: $(awk -v r="${T[ratio_up]}" 'BEGIN{print (r <= 2.0) ? "met" : "NOT met"}'))"

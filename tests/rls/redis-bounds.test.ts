@@ -4,7 +4,7 @@
  * `redisServerArgs`), the service's answer time while Redis hangs (rendered `REDIS_TIMEOUT`), and
  * `/healthcheck` while Redis is down (rendered `REDIS_HEALTH_CHECK_ACTIVE_CONNECTION`). Every value
  * comes from the rendered objects or the exported functions; each bound has a control with the
- * setting the stack rendered before (figures in docs/rls.md, "Failure bounds").
+ * setting the stack rendered before (figures in docs/proof/rls.md, "Failure bounds").
  */
 import { expect } from "chai";
 import type { K8sObject } from "../../lib/k8s-object";

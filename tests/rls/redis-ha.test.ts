@@ -17,7 +17,7 @@
  * each failover experiment first waits for the next window when less than its whole time budget is
  * left in the current one, then checks that it ended inside that window. (The tier used unit=hour
  * without a guard: a run that crossed the hour failed with up to twice the limit answered OK.) See
- * docs/rls.md, "Redis failover: what is promised".
+ * docs/proof/rls.md, "Redis failover: what is promised".
  */
 import { expect } from "chai";
 import { explain } from "../../gateway-model/explain";

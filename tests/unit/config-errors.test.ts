@@ -37,7 +37,7 @@ interface Case {
 }
 
 const CASES: Case[] = [
-    // Checks that the mutation run found untested (docs/mutation.md, settings.ts 531-733).
+    // Checks that the mutation run found untested (docs/proof/mutation.md, settings.ts 531-733).
     {
         name: "api descriptor value equal to the limited path",
         set: { apiDescriptorValue: "/productpage" },

@@ -1,6 +1,6 @@
 /**
  * The repository explains itself: every relative link and every named `*.md` document in README.md
- * and docs/*.md exists in the repository (and every `#anchor` names a heading of its target), and
+ * and every docs/ page (folders included) exists in the repository (and every `#anchor` names a heading of its target), and
  * no tracked file points at the project's private working notes, which users of the repository
  * never see.
  */
@@ -11,15 +11,38 @@ import * as path from "path";
 
 const ROOT = path.resolve(__dirname, "../..");
 
-/** The markdown files whose links and mentions are checked, relative to the root. */
+/** The markdown files whose links and mentions are checked, relative to the root: README.md and docs/ with its folders. */
 function docFiles(root: string): string[] {
-    const docs = fs.existsSync(path.join(root, "docs"))
-        ? fs
-              .readdirSync(path.join(root, "docs"))
-              .filter((f) => f.endsWith(".md"))
-              .map((f) => `docs/${f}`)
-        : [];
+    const docs: string[] = [];
+    const walk = (rel: string) => {
+        if (!fs.existsSync(path.join(root, rel))) return;
+        for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+            if (e.isDirectory()) walk(`${rel}/${e.name}`);
+            else if (e.name.endsWith(".md")) docs.push(`${rel}/${e.name}`);
+        }
+    };
+    walk("docs");
     return ["README.md", ...docs.sort()];
+}
+
+/** The markdown files reachable from `start` by relative links (README.md's readers find every page). */
+export function reachable(start: string, read: (rel: string) => string, exists: (rel: string) => boolean): Set<string> {
+    const seen = new Set<string>([start]);
+    const queue = [start];
+    while (queue.length) {
+        const file = queue.shift()!;
+        for (const { target } of linkTargets(read(file))) {
+            if (EXTERNAL.test(target)) continue;
+            const p = target.split("#")[0];
+            if (p === "") continue;
+            const rel = path.posix.normalize(path.posix.join(path.posix.dirname(file), decodeURIComponent(p)));
+            if (rel.endsWith(".md") && !seen.has(rel) && exists(rel)) {
+                seen.add(rel);
+                queue.push(rel);
+            }
+        }
+    }
+    return seen;
 }
 
 /** Tracked files (git), or every file outside .git and node_modules when there is no git checkout. */
@@ -183,8 +206,15 @@ describe("documentation links and named documents", () => {
     const read = (rel: string) => fs.readFileSync(path.join(ROOT, rel), "utf8");
     const exists = (rel: string) => fs.existsSync(path.join(ROOT, rel)) && fs.statSync(path.join(ROOT, rel)).isFile();
 
-    it("checks README.md and the docs that explain the specification, its names, upstream and the tools", () => {
-        for (const f of ["README.md", "docs/specification.md", "docs/names.md", "docs/upstream.md", "docs/tools.md"]) {
+    it("checks README.md, the user's guide and the docs that explain the specification, its names, upstream and the tools", () => {
+        for (const f of [
+            "README.md",
+            "docs/guide/README.md",
+            "docs/specification.md",
+            "docs/proof/names.md",
+            "docs/proof/upstream.md",
+            "docs/proof/tools.md",
+        ]) {
             expect(files, f).to.include(f);
         }
     });
@@ -196,17 +226,20 @@ describe("documentation links and named documents", () => {
         });
     }
 
-    it("the README is a user's guide of at most 350 lines (tiers and timings live in docs/testing.md, deviations in docs/specification.md)", () => {
+    it("the README is a front door of fewer than 350 lines (tiers and timings live in docs/proof/testing.md, deviations in docs/specification.md)", () => {
         const lines = read("README.md").split("\n").length - 1;
-        expect(lines).to.be.at.most(350);
+        expect(lines).to.be.below(350);
+        expect(read("README.md")).to.match(/^# mesh-ratelimit\n[\s\S]*?\n## Try it offline\n/);
         expect(read("docs/specification.md")).to.include("## Where the stack departs from the text");
-        expect(read("docs/testing.md")).to.include("| tier | what it shows |");
+        expect(read("docs/proof/testing.md")).to.include("| tier | what it shows |");
     });
 
-    it("the README links every document in docs/", () => {
+    it("the README links the user's guide and the proof folder's index, and every page in docs/ is reachable from it by links", () => {
         const linked = new Set(linkTargets(read("README.md")).map((l) => path.posix.normalize(l.target.split("#")[0])));
-        const missing = files.filter((f) => f.startsWith("docs/") && !linked.has(f));
-        expect(missing, `not linked from README.md: ${missing.join(", ")}`).to.deep.equal([]);
+        expect([...linked]).to.include.members(["docs/guide/README.md", "docs/proof/README.md"]);
+        const seen = reachable("README.md", read, exists);
+        const missing = files.filter((f) => !seen.has(f));
+        expect(missing, `not reachable from README.md: ${missing.join(", ")}`).to.deep.equal([]);
     });
 
     it("no tracked file refers to the private notes or the shared folder outside the repository", () => {
@@ -274,5 +307,21 @@ describe("the documentation checker itself", () => {
             [4, "notes.md"],
             [7, "not/a/link.md"],
         ]);
+    });
+
+    it("reachability follows links through folders; a page nothing links is not reached (negative control)", () => {
+        const tree: Record<string, string> = {
+            ...repo,
+            "docs/a.md": "# A\n\nNext: [b](guide/b.md).\n",
+            "docs/guide/b.md": "# B\n\nBack [up](../a.md), on to [c](../proof/c.md#x).\n",
+            "docs/proof/c.md": "# C\n",
+            "docs/proof/orphan.md": "# Orphan\n\nLinks [out](c.md) but nothing links it.\n",
+        };
+        const seen = reachable(
+            "README.md",
+            (r) => tree[r],
+            (r) => r in tree,
+        );
+        expect([...seen].sort()).to.deep.equal(["README.md", "docs/a.md", "docs/guide/b.md", "docs/proof/c.md"]);
     });
 });

@@ -71,6 +71,7 @@ describe("gateway model (gateway-model/explain.ts): answers follow the rendered 
             json: false,
             paths: ["/p", "/q"],
             client: {},
+            sources: "config: Pulumi.yaml defaults, then Pulumi.dev.yaml, then --variant, then --profile, then --set domain",
         });
         expect(() => parseExplainArgs(["--variant", "C", "/p"])).to.throw(/A or B/);
         expect(() => parseExplainArgs(["--variant", "A"])).to.throw(/at least one request path/);

@@ -1,7 +1,7 @@
 /**
  * The gateway MODEL, one request through it (gateway-model/evaluate.ts), function by function, with exact expectations.
  *
- * Every expectation is reasoned from how the real components behave (docs/upstream.md, docs/rls.md
+ * Every expectation is reasoned from how the real components behave (docs/proof/upstream.md, docs/proof/rls.md
  * and the functions' doc comments): Envoy's path normalization (Istio's default `BASE`, RFC 3986),
  * route matching (`path`/`safe_regex` without the query, `prefix` on the whole `:path`), the
  * rate-limit actions and header matchers (route_components.proto), `vh_rate_limits`, and the

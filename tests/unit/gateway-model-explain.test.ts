@@ -1,7 +1,7 @@
 /**
  * The gateway MODEL, the explain step (gateway-model/explain.ts), function by function, with exact expectations.
  *
- * Every expectation is reasoned from how the real components behave (docs/upstream.md, docs/rls.md
+ * Every expectation is reasoned from how the real components behave (docs/proof/upstream.md, docs/proof/rls.md
  * and the functions' doc comments): Envoy's path normalization (Istio's default `BASE`, RFC 3986),
  * route matching (`path`/`safe_regex` without the query, `prefix` on the whole `:path`), the
  * rate-limit actions and header matchers (route_components.proto), `vh_rate_limits`, and the
@@ -254,7 +254,7 @@ describe("the gateway model: explainWith, what the gateway sends for a request",
     });
 });
 
-describe("the gateway model: checks a mutation run showed untested (docs/mutation.md)", () => {
+describe("the gateway model: checks a mutation run showed untested (docs/proof/mutation.md)", () => {
     it("an exact route compares text, not a regex: '/v1.0' does not match '/v1x0'", () => {
         const m = { routes: [route("exact", 0, [{ kind: "exact", value: "/v1.0" }])] } as unknown as GatewayModel;
         expect(selectRoute(m, "/v1x0")).to.equal(undefined);

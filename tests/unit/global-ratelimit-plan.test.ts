@@ -500,7 +500,7 @@ describe("GlobalRateLimit helpers", () => {
     });
 });
 
-describe("component arguments: checks a mutation run showed untested (docs/mutation.md)", () => {
+describe("component arguments: checks a mutation run showed untested (docs/proof/mutation.md)", () => {
     it("a virtual host given as a nested list is refused (its string form would look valid)", () => {
         expect(planGlobalRateLimit(GW({ virtualHosts: [["*:80"]] })).problems).to.deep.equal([
             { key: "gateway.virtualHosts[0]", value: ["*:80"], problem: VHOST, fix: VHOST_FIX },

@@ -1,5 +1,5 @@
 /**
- * The folder layout of docs/architecture.md, checked against the code's own imports: every source
+ * The folder layout of docs/proof/architecture.md, checked against the code's own imports: every source
  * file belongs to a folder of the layout table; a folder's floor is one above the highest floor of
  * the folders it imports from (0 when it imports none), so each folder imports only from folders
  * below it (no import circle, no import back up); and the table's floor and imports columns are
@@ -11,7 +11,7 @@ import * as path from "path";
 import * as ts from "typescript";
 
 const ROOT = path.join(__dirname, "..", "..");
-const ARCHITECTURE = path.join(ROOT, "docs", "architecture.md");
+const ARCHITECTURE = path.join(ROOT, "docs", "proof", "architecture.md");
 /** Folders outside the layout: the tests and the scripts (tool builds, generators, the runner). */
 const OUTSIDE = ["tests/", "scripts/", "node_modules/", "dist/", "bin/", "reports/", ".stryker-tmp/"];
 
@@ -48,7 +48,7 @@ interface LayoutRow {
     imports: string[];
 }
 
-/** The layout table of docs/architecture.md: `| floor | folder | role | imports |`. */
+/** The layout table of docs/proof/architecture.md: `| floor | folder | role | imports |`. */
 function documentedLayout(): LayoutRow[] {
     const text = fs.readFileSync(ARCHITECTURE, "utf8");
     const section = text.split(/^## Layout$/m)[1]?.split(/^## /m)[0] ?? "";
@@ -93,7 +93,7 @@ function floorsOf(edges: Map<string, Set<string>>): Map<string, number> {
     return floors;
 }
 
-describe("folder layout (docs/architecture.md) against the code's imports", () => {
+describe("folder layout (docs/proof/architecture.md) against the code's imports", () => {
     const rows = documentedLayout();
     const folders = rows.map((r) => r.folder);
     const { edges, unplaced } = folderImports(folders);

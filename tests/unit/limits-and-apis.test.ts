@@ -2,7 +2,7 @@
  * The limits table (stack output `limits`, `npm start`) and the served-API check, beyond the
  * counts in pure.test.ts: what each row says, how the table lines up, and which API versions each
  * combination of profile, managed API and mutual TLS needs. Added after the mutation run
- * (docs/mutation.md) showed these texts and branches could change without a failing test.
+ * (docs/proof/mutation.md) showed these texts and branches could change without a failing test.
  */
 import { expect } from "chai";
 import { effectiveLimits, formatLimits } from "../../mesh/limits-table";

@@ -407,7 +407,7 @@ describe("stack config: derived defaults", () => {
     });
 });
 
-describe("stack config: checks a mutation run showed untested (docs/mutation.md)", () => {
+describe("stack config: checks a mutation run showed untested (docs/proof/mutation.md)", () => {
     it("a service label of exactly 63 characters is accepted; 64 is not", () => {
         expect(problemsOf({ serviceLabel: "a".repeat(63) })).to.deep.equal([]);
         expect(problemsOf({ serviceLabel: "a".repeat(64) }).map((p) => p.key)).to.deep.equal(["serviceLabel"]);

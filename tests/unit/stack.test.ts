@@ -1,6 +1,6 @@
 /**
  * The objects the program registers (under Pulumi's mocks) carry every field the specification's
- * section 2 tables name, with the real identifiers of docs/names.md, for both variants and both
+ * section 2 tables name, with the real identifiers of docs/proof/names.md, for both variants and both
  * API profiles. Expected values are the specification's, written here independently of the code.
  */
 import { expect } from "chai";
