@@ -1,7 +1,7 @@
 /**
  * Benchmark (not a test): `mesh-ratelimit replay` throughput on a generated access log of a million
  * lines (Istio's default text format, 500 clients, POSTs and GETs over an hour) through the program
- * of tests/unit/fixtures/login-program. Prints the lines per second of reading the log and of the
+ * of examples/login-limit. Prints the lines per second of reading the log and of the
  * whole replay (read, order, decide, summarize), the program's render apart.
  *
  *   npm run bench:replay [-- --lines N]
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bench-replay-")), "access.log");
     fs.writeFileSync(file, loginLog(lines, { clients: 500, spanMinutes: 60, seed: 1 }).text);
     const t0 = process.hrtime.bigint();
-    const program = await renderProgram(path.join(__dirname, "..", "tests", "unit", "fixtures", "login-program"));
+    const program = await renderProgram(path.join(__dirname, "..", "examples", "login-limit"));
     const t1 = process.hrtime.bigint();
     const c1 = process.cpuUsage();
     const text = fs.readFileSync(file, "utf8");

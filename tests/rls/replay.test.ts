@@ -1,6 +1,6 @@
 /**
  * `mesh-ratelimit replay`'s counting against the REAL envoyproxy/ratelimit service and Redis: the
- * user's program of tests/unit/fixtures/login-program (POST /login at 5 a minute per client) is
+ * user's program of examples/login-limit (POST /login at 5 a minute per client) is
  * rendered under Pulumi's mocks, its rendered service started with its rendered settings, and the
  * generated 1,000-line log (tests/unit/prove-login-log.ts) replayed through both: the model
  * (prove/replay.ts) and the real service, sent the descriptors the gateway MODEL builds for each
@@ -30,7 +30,7 @@ import { RateLimitProcess } from "./harness/service";
 import { ensureWindow, minuteOf } from "./harness/window";
 import { expectedLoginRefusals, loginLog } from "../unit/prove-login-log";
 
-const PROGRAM = path.join(__dirname, "..", "unit", "fixtures", "login-program");
+const PROGRAM = path.join(__dirname, "..", "..", "examples", "login-limit");
 
 describe("rls replay: a log replayed through the real service refuses what the model's replay refuses, rule by rule", function () {
     this.timeout(900_000);

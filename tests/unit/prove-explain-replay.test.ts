@@ -1,5 +1,5 @@
 /**
- * `mesh-ratelimit explain` and `replay` on a user's own program (tests/unit/fixtures/login-program:
+ * `mesh-ratelimit explain` and `replay` on a user's own program (examples/login-limit:
  * POST /login at 5 a minute per client on a gateway the program does not declare), through the
  * typed API: the program runs under Pulumi's mocks in this process, requests share counters, and a
  * replayed log's refusals equal an independent oracle's. The service's fixed-window counters are
@@ -12,7 +12,7 @@ import { FixedWindowCounters, windowStartOf } from "../../prove/counters";
 import { parseCommand, UsageError } from "../../prove/cli-args";
 import { expectedLoginRefusals, istioText, loginLog } from "./prove-login-log";
 
-const PROGRAM = path.join(__dirname, "fixtures", "login-program");
+const PROGRAM = path.join(__dirname, "..", "..", "examples", "login-limit");
 const NOW = Date.UTC(2026, 10, 27, 16, 0, 10);
 
 describe("prove: explain and replay a user's own program", function () {
