@@ -109,8 +109,11 @@ describe("scripts/lib/tier-tools.sh: the tiers beside a background build", funct
             expect(ended.out).to.include("istioctl=none kube-score=none");
             expect(ended.ms).to.be.below(10_000);
             fs.writeFileSync(path.join(dir, "all-done"), "failed 10\n");
-            const done = awaitTier("e2e", { MESH_RL_BUILD_STATUS: dir });
-            expect(done.out).to.match(/=== tier e2e: waited 0s for its tools: debian=none etcd=none/);
+            const done = awaitTier("e2e", { MESH_RL_BUILD_STATUS: dir, MESH_RL_BUILD_POLL: "5" });
+            // No poll: it returns well inside one 5 s poll interval. The printed count is whole seconds of
+            // `date +%s`, which may tick once during even a short call, so 0 or 1 both mean "no wait".
+            expect(done.ms).to.be.below(4_000);
+            expect(done.out).to.match(/=== tier e2e: waited [01]s for its tools: debian=none etcd=none/);
         } finally {
             fs.rmSync(dir, { recursive: true, force: true });
         }
