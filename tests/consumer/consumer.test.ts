@@ -377,7 +377,7 @@ describe("consumer: the packed package installed into a user's empty program", f
                 "rules[0].requestsPerUnit = 5000000000: is more than the rate-limit service can count",
                 "fix: set rules[0].requestsPerUnit to 4294967295, or the same rate in a shorter unit",
             ],
-            ["limit-not-a-number", "rules[0].requestsPerUnit = NaN: must be a whole number of at least 1", "fix: set requestsPerUnit to e.g. 100"],
+            ["limit-not-a-number", "rules[0].requestsPerUnit = NaN: must be a whole number", "fix: set rules[0].requestsPerUnit to 100"],
             ["path-not-as-sent", 'rules[0].path.exact = "/café": cannot match as written', 'fix: use "/caf%C3%A9"'],
             ["dashboard-over-1mib", "monitoring.dashboard = true: with 1000 limits, makes the dashboard ConfigMap", "fix: set monitoring.dashboard to false"],
             ["login-route-dropped", 'paths.login = "/productpage": equals paths.page', 'fix: set paths.login: "/login" in MeshRateLimit\'s args'],
