@@ -89,7 +89,7 @@ export function checkMeshArgs(values: MeshRateLimitArgs | ArgValues): { settings
     const limits = readGlobalLimits(r, a, variant, paths);
     const filter = readGlobalFilter(a);
     const local = readLocal(r, a, variant);
-    const { mesh, hosts } = readMesh(r);
+    const { mesh, hosts } = readMesh(r, a);
     const bookinfo = readBookinfo(r, a, variant, paths, hosts, limits);
     const bookinfoMode = r.oneOf<BookinfoMode>("bookinfo.mode", [BookinfoMode.Deploy, BookinfoMode.Existing]);
     if (bookinfoMode === BookinfoMode.Existing && limits.apiRoute) {
@@ -252,7 +252,7 @@ function readLocal(r: Reader, a: MeshRateLimitArgs, variant: StackVariant): Stac
 }
 
 /** The mesh: root namespace, the gateway (selector, namespace, hosts), scopes and mutual TLS. */
-function readMesh(r: Reader): { mesh: StackSettings["mesh"]; hosts: string[] } {
+function readMesh(r: Reader, a: MeshRateLimitArgs): { mesh: StackSettings["mesh"]; hosts: string[] } {
     const selectorText = r.str("mesh.gatewaySelector");
     const [selKey, selValue, ...selRest] = selectorText.split("=");
     if (selRest.length || !selKey || selValue === undefined || !LABEL_KEY.test(selKey) || !LABEL_VALUE.test(selValue)) {
@@ -268,11 +268,12 @@ function readMesh(r: Reader): { mesh: StackSettings["mesh"]; hosts: string[] } {
         mutualTls: r.bool("mesh.mutualTls"),
         mutualTlsScope: r.oneOf<MutualTlsScope>("mesh.mutualTlsScope", ["workloads", "mesh"]),
     };
-    const hostsText = r.str("bookinfo.hosts");
-    const hosts = hostsText
-        .split(",")
-        .map((h) => h.trim())
-        .filter(Boolean);
+    // The typed list; a single value (not a list) is one host. Problems show the list comma-separated.
+    const given: unknown = a.bookinfo?.hosts;
+    const list = given === undefined ? [] : Array.isArray(given) ? given.map(String) : [String(given)];
+    const givenText = list.join(",").trim();
+    const hostsText = givenText === "" ? MESH_DEFAULTS.bookinfo.hosts.join(",") : givenText;
+    const hosts = (givenText === "" ? [...MESH_DEFAULTS.bookinfo.hosts] : list).map((h) => h.trim()).filter(Boolean);
     const badHosts = hosts.filter((h) => !isGatewayHost(h));
     if (!hosts.length || badHosts.length || new Set(hosts).size !== hosts.length) {
         const fixed = [...new Set(hosts.filter(isGatewayHost))];
