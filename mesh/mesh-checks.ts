@@ -253,7 +253,7 @@ function readLocal(r: Reader, a: MeshRateLimitArgs, variant: StackVariant): Stac
 
 /** The mesh: root namespace, the gateway (selector, namespace, hosts), scopes and mutual TLS. */
 function readMesh(r: Reader, a: MeshRateLimitArgs): { mesh: StackSettings["mesh"]; hosts: string[] } {
-    const selectorText = r.str("mesh.gatewaySelector");
+    const selectorText = textOr(a.mesh?.gatewaySelector, MESH_DEFAULTS.mesh.gatewaySelector);
     const [selKey, selValue, ...selRest] = selectorText.split("=");
     if (selRest.length || !selKey || selValue === undefined || !LABEL_KEY.test(selKey) || !LABEL_VALUE.test(selValue)) {
         r.fail("mesh.gatewaySelector", selectorText, "must be one label written key=value", (s) => s.set("mesh.gatewaySelector", DEFAULTS.gatewaySelector));
