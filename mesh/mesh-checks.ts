@@ -36,6 +36,12 @@ import { MESH_DEFAULTS } from "./mesh-defaults";
 import type { ApiRouteLimit, DescriptorLimit, StackSettings } from "./settings-types";
 import { RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
 
+/** A text field as given (trimmed), or its default when not given or empty: an empty text is read as not given, as before. */
+function textOr(given: unknown, fallback: string): string {
+    const v = given === undefined || given === null ? "" : String(given).trim();
+    return v === "" ? fallback : v;
+}
+
 /** What MeshRateLimit's own checks resolve: the settings of the stack but for the rate-limit service and Redis, which GlobalRateLimit resolves. */
 export type MeshOwnSettings = Omit<StackSettings, "ratelimit" | "redis">;
 
@@ -80,10 +86,10 @@ export function checkMeshArgs(values: MeshRateLimitArgs | ArgValues): { settings
         apiPrefix: r.path("paths.apiPrefix"),
     };
     if (r.given("bookinfo.routes") === undefined) distinctRoutePaths(r, paths);
-    const limits = readGlobalLimits(r, variant, paths);
+    const limits = readGlobalLimits(r, a, variant, paths);
     const filter = readGlobalFilter(a);
     const local = readLocal(r, a, variant);
-    const { mesh, hosts } = readMesh(r);
+    const { mesh, hosts } = readMesh(r, a);
     const bookinfo = readBookinfo(r, a, variant, paths, hosts, limits);
     const bookinfoMode = r.oneOf<BookinfoMode>("bookinfo.mode", [BookinfoMode.Deploy, BookinfoMode.Existing]);
     if (bookinfoMode === BookinfoMode.Existing && limits.apiRoute) {
@@ -94,8 +100,8 @@ export function checkMeshArgs(values: MeshRateLimitArgs | ArgValues): { settings
             (s) => s.set("variant", "B"),
         );
     }
-    const access = readAccess(r, mesh);
-    const managedApi = readManagedApi(r, bookinfo.namespace);
+    const access = readAccess(r, a, mesh);
+    const managedApi = readManagedApi(r, a, bookinfo.namespace);
     const monitoring = readMonitoring(a);
     const awaitRollout = r.bool("awaitRollout");
     const { domain, descriptors, apiRoute } = limits;
@@ -121,12 +127,13 @@ export function checkMeshArgs(values: MeshRateLimitArgs | ArgValues): { settings
 /** The global limits: the domain, the descriptors (the variant's preset, or the whole list given) and variant A's route limit. */
 function readGlobalLimits(
     r: Reader,
+    a: MeshRateLimitArgs,
     variant: StackVariant,
     paths: SpecPaths,
 ): { domain: string; descriptors: DescriptorLimit[]; apiRoute?: ApiRouteLimit; apiRouteName: string } {
     const preset = VARIANT_PRESETS[variant];
     // GlobalRateLimit checks the domain; the variant presets it.
-    const domain = r.given("global.domain") ?? preset.domain;
+    const domain = textOr(a.global?.domain, preset.domain);
     const unit = r.oneOf<LimitUnit>("limits.unit", RATE_LIMIT_UNITS);
     const limitedPathLimit = r.requestsPerUnit("limits.limitedPath");
     const catchAllLimit = r.requestsPerUnit("limits.catchAll");
@@ -137,14 +144,14 @@ function readGlobalLimits(
         r.fail(
             "limits.api",
             r.given("limits.api"),
-            `applies only to variant A (variant ${variant} has no '${r.str("limits.apiRoute")}' route limit)`,
+            `applies only to variant A (variant ${variant} has no '${textOr(a.limits?.apiRoute, MESH_DEFAULTS.limits.apiRoute)}' route limit)`,
             (s) => `${s.rm("limits.api")}, or ${s.set("variant", "A")}`,
         );
     }
 
     let apiRoute: ApiRouteLimit | undefined;
-    const apiRouteName = r.str("limits.apiRoute");
-    const descriptorValue = r.str("limits.apiDescriptorValue");
+    const apiRouteName = textOr(a.limits?.apiRoute, MESH_DEFAULTS.limits.apiRoute);
+    const descriptorValue = textOr(a.limits?.apiDescriptorValue, MESH_DEFAULTS.limits.apiDescriptorValue);
     if (preset.routeSplit) {
         // The specification writes `<api_prefix>/[1-9]{1,2}`, which misses 10, 20, ... 90 although it
         // means "a number from 1 to 99"; this form matches exactly 1..99 (README, deviations).
@@ -233,7 +240,7 @@ function readLocal(r: Reader, a: MeshRateLimitArgs, variant: StackVariant): Stac
         bucket,
         fillInterval,
         placement: r.oneOf<LocalPlacementMode>("local.placement", ["all-routes", "single-route"]),
-        serviceLabel: r.str("local.serviceLabel"),
+        serviceLabel: textOr(given.serviceLabel, d.serviceLabel),
         port,
         ...(given.rateLimitHeaders !== undefined ? { rateLimitHeaders: given.rateLimitHeaders } : {}),
         shadow: given.shadow ?? d.shadow,
@@ -245,8 +252,8 @@ function readLocal(r: Reader, a: MeshRateLimitArgs, variant: StackVariant): Stac
 }
 
 /** The mesh: root namespace, the gateway (selector, namespace, hosts), scopes and mutual TLS. */
-function readMesh(r: Reader): { mesh: StackSettings["mesh"]; hosts: string[] } {
-    const selectorText = r.str("mesh.gatewaySelector");
+function readMesh(r: Reader, a: MeshRateLimitArgs): { mesh: StackSettings["mesh"]; hosts: string[] } {
+    const selectorText = textOr(a.mesh?.gatewaySelector, MESH_DEFAULTS.mesh.gatewaySelector);
     const [selKey, selValue, ...selRest] = selectorText.split("=");
     if (selRest.length || !selKey || selValue === undefined || !LABEL_KEY.test(selKey) || !LABEL_VALUE.test(selValue)) {
         r.fail("mesh.gatewaySelector", selectorText, "must be one label written key=value", (s) => s.set("mesh.gatewaySelector", DEFAULTS.gatewaySelector));
@@ -261,11 +268,12 @@ function readMesh(r: Reader): { mesh: StackSettings["mesh"]; hosts: string[] } {
         mutualTls: r.bool("mesh.mutualTls"),
         mutualTlsScope: r.oneOf<MutualTlsScope>("mesh.mutualTlsScope", ["workloads", "mesh"]),
     };
-    const hostsText = r.str("bookinfo.hosts");
-    const hosts = hostsText
-        .split(",")
-        .map((h) => h.trim())
-        .filter(Boolean);
+    // The typed list; a single value (not a list) is one host. Problems show the list comma-separated.
+    const given: unknown = a.bookinfo?.hosts;
+    const list = given === undefined ? [] : Array.isArray(given) ? given.map(String) : [String(given)];
+    const givenText = list.join(",").trim();
+    const hostsText = givenText === "" ? MESH_DEFAULTS.bookinfo.hosts.join(",") : givenText;
+    const hosts = (givenText === "" ? [...MESH_DEFAULTS.bookinfo.hosts] : list).map((h) => h.trim()).filter(Boolean);
     const badHosts = hosts.filter((h) => !isGatewayHost(h));
     if (!hosts.length || badHosts.length || new Set(hosts).size !== hosts.length) {
         const fixed = [...new Set(hosts.filter(isGatewayHost))];
@@ -295,7 +303,9 @@ function readBookinfo(
     const preset = VARIANT_PRESETS[variant];
     const { apiRoute, apiRouteName } = global;
     // Bookinfo checks its names and port (mesh-plan.ts reports its problems under `bookinfo.`).
-    const workloadNamespace = r.str("bookinfo.namespace");
+    const b = a.bookinfo ?? {};
+    const d = MESH_DEFAULTS.bookinfo;
+    const workloadNamespace = textOr(b.namespace, d.namespace);
     const routes = readRoutes(r, "bookinfo.routes", defaultRoutes(paths, preset.routeSplit, apiRouteName));
     if (apiRoute && !routes.some((rt) => rt.name === apiRoute!.route)) {
         const have = routes.map((rt) => rt.name).filter(Boolean);
@@ -309,24 +319,25 @@ function readBookinfo(
     const bookinfo = {
         namespace: workloadNamespace,
         hosts,
-        version: r.str("bookinfo.version"),
-        gatewayName: r.str("bookinfo.gatewayName"),
-        gatewayPort: a.bookinfo?.gatewayPort ?? MESH_DEFAULTS.bookinfo.gatewayPort,
-        virtualServiceName: r.str("bookinfo.virtualServiceName"),
+        version: textOr(b.version, d.version),
+        gatewayName: textOr(b.gatewayName, d.gatewayName),
+        gatewayPort: b.gatewayPort ?? d.gatewayPort,
+        virtualServiceName: textOr(b.virtualServiceName, d.virtualServiceName),
         // Bookinfo checks it (one of GatewayHostScope), as it checks its names.
-        gatewayHostScope: r.str("bookinfo.gatewayHostScope") as GatewayHostScope,
+        gatewayHostScope: textOr(b.gatewayHostScope, d.gatewayHostScope) as GatewayHostScope,
         routes,
     };
     return bookinfo;
 }
 
 /** Who may call the service and Redis: the gateway's principal, in the gateway's namespace. */
-function readAccess(r: Reader, mesh: StackSettings["mesh"]): StackSettings["access"] {
+function readAccess(r: Reader, a: MeshRateLimitArgs, mesh: StackSettings["mesh"]): StackSettings["access"] {
     // Not given: the default gateway's service account, in the gateway's namespace.
     const access = {
         enabled: r.bool("global.accessPolicy.enabled"),
         gatewayPrincipal:
-            r.given("global.accessPolicy.gatewayPrincipal") ?? principalOf({ ...parsePrincipal(DEFAULT_GATEWAY_PRINCIPAL)!, namespace: mesh.gatewayNamespace }),
+            textOr(a.global?.accessPolicy?.gatewayPrincipal, "") ||
+            principalOf({ ...parsePrincipal(DEFAULT_GATEWAY_PRINCIPAL)!, namespace: mesh.gatewayNamespace }),
     };
     // GlobalRateLimit checks the principal's form; the gateway's namespace is MeshRateLimit's to compare.
     const principal = parsePrincipal(access.gatewayPrincipal);
@@ -346,9 +357,10 @@ function readAccess(r: Reader, mesh: StackSettings["mesh"]): StackSettings["acce
 }
 
 /** The managed API (ESP), when `managedApi.enabled`: ManagedApi's own rules on its fields, turning it off offered for the required ones. */
-function readManagedApi(r: Reader, workloadNamespace: string): StackSettings["managedApi"] {
+function readManagedApi(r: Reader, a: MeshRateLimitArgs, workloadNamespace: string): StackSettings["managedApi"] {
     if (!r.bool("managedApi.enabled")) return undefined;
-    const given = (r.value("managedApi") ?? {}) as Partial<ManagedApiArgs>;
+    const given = (a.managedApi ?? {}) as Partial<ManagedApiArgs> & MeshRateLimitArgs["managedApi"];
+    const d = MESH_DEFAULTS.managedApi;
     r.byComponent(
         "managedApi.",
         managedApiFieldProblems(given, (s) => s.set("enabled", "false")),
@@ -359,12 +371,12 @@ function readManagedApi(r: Reader, workloadNamespace: string): StackSettings["ma
         includeIpRanges: Array.isArray(ranges) ? ranges : typeof ranges === "string" && ranges ? [ranges] : [],
         serviceName: given.serviceName ?? "",
         serviceAccountSecret: given.serviceAccountSecret,
-        portMode: given.portMode ?? (MESH_DEFAULTS.managedApi.portMode as EspPortModeName),
-        ingressName: r.str("managedApi.ingressName"),
-        ingressClassName: r.str("managedApi.ingressClassName"),
-        ingressPath: r.str("managedApi.ingressPath"),
-        espImage: r.str("managedApi.espImage"),
-        echoImage: r.str("managedApi.echoImage"),
+        portMode: given.portMode ?? (d.portMode as EspPortModeName),
+        ingressName: textOr(given.ingressName, d.ingressName),
+        ingressClassName: textOr(given.ingressClassName, d.ingressClassName),
+        ingressPath: textOr(given.ingressPath, d.ingressPath),
+        espImage: textOr(given.espImage, d.espImage),
+        echoImage: textOr(given.echoImage, d.echoImage),
     };
 }
 

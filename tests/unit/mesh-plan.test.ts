@@ -235,6 +235,29 @@ describe("MeshRateLimit arguments: every rule checked once, by the component tha
         expect(refusal({ ...NO_ESP, paths: { staticPrefix: "/static files" } }).problems.map((p) => p.key)).to.deep.equal(["paths.staticPrefix"]);
     });
 
+    it("bookinfo.hosts is read as the typed list it is: each entry one host (a comma inside one is no separator), problems showing the list", () => {
+        const keys = (args: MeshRateLimitArgs) => refusal({ ...NO_ESP, ...args }).problems;
+        const bad = keys({ bookinfo: { hosts: ["shop.example.com", "a.example.com,b.example.com"] } });
+        expect(bad.map((p) => [p.key, p.value, p.problem])).to.deep.equal([
+            [
+                "bookinfo.hosts",
+                "shop.example.com,a.example.com,b.example.com",
+                "has invalid host(s): a.example.com,b.example.com (each must be '*', '*.<domain>' or a DNS name, without a port)",
+            ],
+        ]);
+        const twice = keys({ bookinfo: { hosts: ["shop.example.com", "shop.example.com"] } });
+        expect(twice.map((p) => p.problem)).to.deep.equal(["names a host twice"]);
+        expect(twice[0].fix).to.include(`set bookinfo.hosts: ["shop.example.com"]`);
+        // Accepted: the list as given reaches the settings, and none given is the default `*`.
+        expect(planMeshRateLimit({ ...NO_ESP, bookinfo: { hosts: ["a.example.com", "*.shop.example.com"] } }).settings.bookinfo.hosts).to.deep.equal([
+            "a.example.com",
+            "*.shop.example.com",
+        ]);
+        expect(planMeshRateLimit({ ...NO_ESP }).settings.bookinfo.hosts).to.deep.equal(["*"]);
+        // The stack config's comma text is split once, at the program's edge.
+        expect(configRefusal({ ...DEV, gatewayHosts: "shop.example.com,shop:80" })[0].problem).to.match(/^has invalid host\(s\): shop:80 /);
+    });
+
     it("the managed API's required fields, phrased as arguments", () => {
         const err = refusal({});
         expect(err.message).to.include(`set managedApi.includeIpRanges: ["10.4.0.0/14","10.7.240.0/20"] in MeshRateLimit's args`);
