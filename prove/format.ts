@@ -18,7 +18,8 @@ function refusal(d: Decision): string {
     const b = d.refusedBy!;
     if (b.by === "pre-limit") return `REFUSED by the gateway's pre-limit (EnvoyFilter ${b.envoyFilter})`;
     if (b.by === "local bucket") return `REFUSED by the local bucket of the workload (EnvoyFilter ${b.envoyFilter})`;
-    return `REFUSED by rule ${b.rule} at the rate-limit service (${b.limit.requestsPerUnit} per ${b.limit.unit})`;
+    const whose = b.source ? `, the ${b.source === "team" ? "team's own limits" : `${b.source} limits`}` : "";
+    return `REFUSED by rule ${b.rule} at the rate-limit service (${b.limit.requestsPerUnit} per ${b.limit.unit}${whose})`;
 }
 
 /** The lines of one decision. */
