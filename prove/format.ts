@@ -36,7 +36,8 @@ export function formatDecision(d: Decision, n: number): string {
                 ? "unlimited"
                 : `${c.limit.requestsPerUnit} per ${c.limit.unit}${c.limit.shadow ? " (shadow)" : ""}`
             : "no limit in the service's config";
-        const counted = c.counter ? `; counter ${c.counter} = ${c.count}${c.over ? " (over)" : `, ${c.remaining} left`}` : "";
+        const cost = c.cost !== undefined ? `; this request costs ${c.cost}` : "";
+        const counted = c.counter ? `${cost}; counter ${c.counter} = ${c.count}${c.over ? " (over)" : `, ${c.remaining} left`}` : "";
         out.push(`  descriptor ${entries} -> rule ${c.rule}: ${limit}${counted}`);
     }
     const status = d.response.status === "upstream" ? "the workload's own (the gateway passes the request on)" : String(d.response.status);

@@ -63,6 +63,8 @@ export interface CountedDescriptor {
     remaining?: number;
     /** Seconds to the end of the counter's window. */
     resetSeconds?: number;
+    /** What the request took from the counter when the rule has a cost (Envoy's `hits_addend`); absent: 1. */
+    cost?: number;
     over: boolean;
 }
 
@@ -126,10 +128,19 @@ interface PlannedFilter {
  */
 function chainOf(objects: K8sObject[], m: GatewayModel, route: string, r: ProveRequest): { filters: PlannedFilter[]; notes: string[] } {
     const request: ModelRequest = { method: r.method ?? "GET", headers: r.headers ?? {}, ...(r.clientAddress ? { clientAddress: r.clientAddress } : {}) };
+    const laterNotes: string[] = [];
     const team: PlannedFilter[] = [{ ...m, others: undefined }, ...(m.others ?? [])]
         .filter((f) => f.httpFilterName === undefined || platformSourceOfFilter(f.httpFilterName) === undefined)
         .sort((a, b) => (a.stage ?? 0) - (b.stage ?? 0))
-        .map((f) => ({ rateLimitHeaders: f.rateLimitHeaders === true, descriptors: explainWith(f, r.path, request).descriptors }));
+        .map((f) => ({ f, x: explainWith(f, r.path, request) }))
+        .map(({ f, x }) => {
+            for (const later of x.afterResponse ?? [])
+                for (const d of later.descriptors)
+                    laterNotes.push(
+                        `rule ${ruleOf(d.entries, d.limit)} counts a cost from the response (${d.afterResponse?.format}) when the response is done: not counted here (the model has no response); until then the request is checked against that budget without taking from it`,
+                    );
+            return { rateLimitHeaders: f.rateLimitHeaders === true, descriptors: x.descriptors };
+        });
     const headers = Object.fromEntries(Object.entries(r.headers ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : v]));
     const platform = platformCalls(
         objects,
@@ -144,10 +155,11 @@ function chainOf(objects: K8sObject[], m: GatewayModel, route: string, r: ProveR
     const asFilter = (p: (typeof platform)[number]): PlannedFilter => ({ rateLimitHeaders: false, descriptors: p.descriptors, source: p.source });
     const filters = [
         ...platform.filter((p) => p.source === "platform override").map(asFilter),
-        ...team.map((f) => ({ ...f, source: "team" as const })),
+        // A team's source is named only beside a platform's limits.
+        ...team.map((f) => (platform.length ? { ...f, source: "team" as const } : f)),
         ...platform.filter((p) => p.source === "platform default").map(asFilter),
     ].filter((f) => f.descriptors.length);
-    return { filters, notes };
+    return { filters, notes: [...notes, ...laterNotes] };
 }
 
 interface GatewayState {
@@ -280,7 +292,7 @@ export class Simulator {
         const headers: Record<string, string> = {};
         const notes: string[] = [];
         for (const f of filters) {
-            const counted = f.descriptors.map((d) => this.count(d.entries, d.limit, d.bucket, r.timeMs));
+            const counted = f.descriptors.map((d) => this.count(d.entries, d.limit, d.bucket, r.timeMs, d.hitsAddend));
             descriptors.push(...counted);
             const statuses: LimitStatus[] =
                 this.opts.responses === false
@@ -326,11 +338,22 @@ export class Simulator {
     }
 
     /** The service's counter for one descriptor (nothing counted without a limit or with an unlimited one). */
-    private count(entries: Entry[], limit: AppliedLimit | undefined, bucket: string | undefined, timeMs: number): CountedDescriptor {
+    private count(entries: Entry[], limit: AppliedLimit | undefined, bucket: string | undefined, timeMs: number, cost?: number): CountedDescriptor {
         const rule = ruleOf(entries, limit);
         if (!limit || limit.unlimited || !bucket) return { entries, rule, ...(limit ? { limit } : {}), over: false };
-        const h = this.counters.hit(bucket, limit.unit, limit.requestsPerUnit, timeMs);
-        return { entries, rule, limit, counter: h.key, count: h.count, remaining: h.remaining, resetSeconds: h.resetSeconds, over: h.over };
+        const h = this.counters.hit(bucket, limit.unit, limit.requestsPerUnit, timeMs, cost ?? 1);
+        const out: CountedDescriptor = {
+            entries,
+            rule,
+            limit,
+            counter: h.key,
+            count: h.count,
+            remaining: h.remaining,
+            resetSeconds: h.resetSeconds,
+            over: h.over,
+        };
+        if (cost !== undefined) out.cost = cost;
+        return out;
     }
 
     /** The local bucket of the workload the request reaches, when one refuses it. */

@@ -11,6 +11,10 @@ import * as path from "path";
 import { explainProgram, ExplainRequest } from "../../prove/api";
 import { formatExplanation } from "../../prove/format";
 
+const COSTS = path.join(__dirname, "fixtures", "cost-program");
+const BUDGET = 100;
+const COST = 40;
+
 const WITH = path.join(__dirname, "fixtures", "platform-program");
 const WITHOUT = path.join(__dirname, "fixtures", "platform-program-off");
 const NOW = Date.UTC(2026, 10, 27, 16, 0, 10);
@@ -80,8 +84,41 @@ describe("prove: platform defaults and overrides in explain", function () {
         const d = x.decisions;
         expect(d.slice(0, OVERRIDE + 1).map((v) => v.allowed)).to.deep.equal(times(OVERRIDE + 1, true as any));
         expect(d.slice(OVERRIDE + 1, OVERRIDE + TEAM + 2).map((v) => v.allowed)).to.deep.equal(expected(TEAM + 1, TEAM));
-        expect(d[OVERRIDE + TEAM + 1]!.refusedBy).to.deep.include({ rule: "login", source: "team" });
+        expect(d[OVERRIDE + TEAM + 1]!.refusedBy).to.deep.include({ by: "service", rule: "login" });
+        expect(d[OVERRIDE + TEAM + 1]!.refusedBy).to.not.have.property("source");
+        expect(d.every((v) => !v.notes.some((n) => n.includes("platform")))).to.equal(true);
         expect(d.at(-1)!.descriptors).to.deep.equal([]);
         expect(d.at(-1)!.notes[0]).to.match(/no gateway of the program serves host other\.example\.com/);
+    });
+});
+
+describe("prove: rule costs in explain", function () {
+    this.timeout(120_000);
+    const search = (headers: Record<string, string>): ExplainRequest => ({ host: "api.example.com", path: "/search", clientAddress: CLIENT, headers });
+
+    it(`a request-header cost of ${COST} on a budget of ${BUDGET}: the third request is refused (${3 * COST} > ${BUDGET}), each counted by its cost`, async () => {
+        const x = await explainProgram(COSTS, times(3, search({ "x-cost": String(COST) })), { nowMs: NOW });
+        expect(x.decisions.map((d) => d.allowed)).to.deep.equal([true, true, false]);
+        expect(x.decisions.map((d) => d.descriptors[0]!.count)).to.deep.equal([COST, 2 * COST, 3 * COST]);
+        expect(x.decisions[1]!.descriptors[0]!.remaining).to.equal(BUDGET - 2 * COST);
+        expect(x.decisions[2]!.refusedBy).to.deep.include({ by: "service", rule: "search" });
+        expect(formatExplanation(x)).to.include(`this request costs ${COST}`);
+    });
+
+    it("a client leaving the header out, or sending a value that is not a whole number, pays 1 (missingCost), not 0", async () => {
+        const x = await explainProgram(COSTS, [search({}), search({ "x-cost": "-5" }), search({ "x-cost": "abc" })], { nowMs: NOW });
+        expect(x.decisions.map((d) => d.descriptors[0]!.count)).to.deep.equal([1, 2, 3]);
+    });
+
+    it("negative control: without a cost header every request counts 1, so three requests are far from the budget", async () => {
+        const x = await explainProgram(COSTS, times(3, search({})), { nowMs: NOW });
+        expect(x.decisions.map((d) => d.allowed)).to.deep.equal([true, true, true]);
+        expect(x.decisions.at(-1)!.descriptors[0]!.remaining).to.equal(BUDGET - 3);
+    });
+
+    it("a response cost is named as counted when the response is done, not counted by the request", async () => {
+        const x = await explainProgram(COSTS, [{ host: "api.example.com", method: "POST", path: "/chat", clientAddress: CLIENT }], { nowMs: NOW });
+        expect(x.decisions[0]!.allowed).to.equal(true);
+        expect(x.decisions[0]!.notes.join("\n")).to.match(/rule tokens counts a cost from the response .* when the response is done/);
     });
 });
