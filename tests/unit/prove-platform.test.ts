@@ -8,7 +8,8 @@
  */
 import { expect } from "chai";
 import * as path from "path";
-import { explainProgram, ExplainRequest } from "../../prove/api";
+import { explainProgram, ExplainRequest, replayLog } from "../../prove/api";
+import { istioText } from "./prove-login-log";
 import { formatExplanation } from "../../prove/format";
 
 const COSTS = path.join(__dirname, "fixtures", "cost-program");
@@ -73,6 +74,16 @@ describe("prove: platform defaults and overrides in explain", function () {
         });
         expect(x.decisions.map((d) => d.allowed)).to.deep.equal(expected(4, OVERRIDE));
         expect(x.decisions[3]!.refusedBy).to.deep.include({ source: "platform override" });
+    });
+
+    it(`replay counts the platform override's rule apart from the team's: ${OVERRIDE + 1} GET /export and ${TEAM + 1} POST /login in one minute, one refused each`, async () => {
+        const lines = [
+            ...Array.from({ length: OVERRIDE + 1 }, () => ({ method: "GET", path: "/export" })),
+            ...Array.from({ length: TEAM + 1 }, () => ({ method: "POST", path: "/login" })),
+        ].map((l, i) => istioText({ ...l, timeMs: NOW + i * 100, client: CLIENT }, i));
+        const r = await replayLog(WITH, lines.join("\n"));
+        const byRule = Object.fromEntries(r.rules.map((x) => [x.rule, [x.requests, x.refused]]));
+        expect(byRule).to.deep.include({ "platform override export-ceiling": [OVERRIDE + 1, 1], login: [TEAM + 1, 1] });
     });
 
     it("negative control: without the PlatformRateLimit, /export is never refused, only the team's rule refuses, and another host is not served", async () => {
