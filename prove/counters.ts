@@ -34,16 +34,17 @@ export class FixedWindowCounters {
 
     /**
      * Adds one hit to the counter `bucket` (its key with `{window}` for the window start) at
-     * `nowMs`, for a limit of `requestsPerUnit` per `unit`.
+     * `nowMs`, for a limit of `requestsPerUnit` per `unit`. `addend`: what the hit takes (a rule's
+     * cost, Envoy's `hits_addend`; 0 checks the counter without taking from it).
      */
-    hit(bucket: string, unit: string, requestsPerUnit: number, nowMs: number): CounterHit {
+    hit(bucket: string, unit: string, requestsPerUnit: number, nowMs: number, addend = 1): CounterHit {
         const unitSeconds = windowSeconds(unit);
         if (!unitSeconds) throw new Error(`unit '${unit}' has no fixed window in this model`);
         const now = Math.floor(nowMs / 1000);
         const windowStart = windowStartOf(unitSeconds, now);
         const key = bucket.replace("{window}", String(windowStart));
         const c = this.counts.get(key) ?? { count: 0, end: windowStart + unitSeconds };
-        c.count += 1;
+        c.count += addend;
         this.counts.set(key, c);
         if (++this.hits % 100_000 === 0) this.prune(now);
         const over = c.count > requestsPerUnit;

@@ -18,7 +18,8 @@ function refusal(d: Decision): string {
     const b = d.refusedBy!;
     if (b.by === "pre-limit") return `REFUSED by the gateway's pre-limit (EnvoyFilter ${b.envoyFilter})`;
     if (b.by === "local bucket") return `REFUSED by the local bucket of the workload (EnvoyFilter ${b.envoyFilter})`;
-    return `REFUSED by rule ${b.rule} at the rate-limit service (${b.limit.requestsPerUnit} per ${b.limit.unit})`;
+    const whose = b.source ? `, the ${b.source === "team" ? "team's own limits" : `${b.source} limits`}` : "";
+    return `REFUSED by rule ${b.rule} at the rate-limit service (${b.limit.requestsPerUnit} per ${b.limit.unit}${whose})`;
 }
 
 /** The lines of one decision. */
@@ -35,7 +36,8 @@ export function formatDecision(d: Decision, n: number): string {
                 ? "unlimited"
                 : `${c.limit.requestsPerUnit} per ${c.limit.unit}${c.limit.shadow ? " (shadow)" : ""}`
             : "no limit in the service's config";
-        const counted = c.counter ? `; counter ${c.counter} = ${c.count}${c.over ? " (over)" : `, ${c.remaining} left`}` : "";
+        const cost = c.cost !== undefined ? `; this request costs ${c.cost}` : "";
+        const counted = c.counter ? `${cost}; counter ${c.counter} = ${c.count}${c.over ? " (over)" : `, ${c.remaining} left`}` : "";
         out.push(`  descriptor ${entries} -> rule ${c.rule}: ${limit}${counted}`);
     }
     const status = d.response.status === "upstream" ? "the workload's own (the gateway passes the request on)" : String(d.response.status);

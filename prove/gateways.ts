@@ -12,6 +12,7 @@ import { isRateLimitFilter, LOCAL_RATELIMIT_FILTER } from "../builders/envoy-fil
 import { K8sObject } from "../lib/k8s-object";
 import { field, isSubset } from "../gateway-model/model";
 import { pickHost } from "../gateway-model/read-rendered";
+import { hasPlatformFilter } from "../gateway-model/platform-calls";
 
 /** One gateway of the program: what the gateway model reads for it, and the hosts it serves. */
 export interface ProgramGateway {
@@ -114,7 +115,9 @@ export function programGateways(objects: K8sObject[]): ProgramGateway[] {
             if (seen.has(key)) continue;
             seen.add(key);
             const vhosts = patchedVirtualHosts(filters, labels).filter((v) => v.endsWith(`:${port}`));
-            const hosts = vhosts.length ? vhosts.map((v) => v.slice(0, v.lastIndexOf(":"))) : ["*"];
+            // The platform's filters act on every host of the gateway: the other hosts are read as `*`.
+            const named = vhosts.map((v) => v.slice(0, v.lastIndexOf(":")));
+            const hosts = named.length ? [...named, ...(hasPlatformFilter(filters, labels) && !named.includes("*") ? ["*"] : [])] : ["*"];
             out.push({
                 name: `pods ${labelText(labels)} port ${port} (a gateway the program does not declare)`,
                 objects: [...standIn(labels, port, hosts), ...rest],

@@ -28,6 +28,9 @@ import { gatewayModel } from "../gateway-model/read-rendered";
 import { PreLimitConfigModel, PreLimitPod, preLimitDescriptors, readPreLimit, TokenBucketModel } from "../gateway-model/pre-limit-model";
 import { LimitStatus, xRateLimitHeaders } from "../gateway-model/rate-limit-headers";
 import { K8sObject } from "../lib/k8s-object";
+import { platformCalls, platformRuleOf } from "../gateway-model/platform-calls";
+import { LimitSource } from "../gateway-model/platform-sources";
+import { platformSourceOfFilter } from "../builders/platform-filters";
 import { FixedWindowCounters } from "./counters";
 import { bucketsOn, gatewayFor, LocalBucket, localBuckets, ProgramGateway, programGateways } from "./gateways";
 
@@ -60,12 +63,14 @@ export interface CountedDescriptor {
     remaining?: number;
     /** Seconds to the end of the counter's window. */
     resetSeconds?: number;
+    /** What the request took from the counter when the rule has a cost (Envoy's `hits_addend`); absent: 1. */
+    cost?: number;
     over: boolean;
 }
 
 export type RefusedBy =
     | { by: "pre-limit"; envoyFilter: string; descriptor?: Entry[] }
-    | { by: "service"; rule: string; descriptor: Entry[]; limit: AppliedLimit }
+    | { by: "service"; rule: string; descriptor: Entry[]; limit: AppliedLimit; source?: LimitSource }
     | { by: "local bucket"; envoyFilter: string };
 
 export interface ProveResponse {
@@ -92,6 +97,8 @@ export interface Decision {
 /** The rule a descriptor counts for. */
 export function ruleOf(entries: Entry[], limit?: AppliedLimit): string {
     if (entries[0]?.key === "rule") return entries[0].value;
+    const platform = platformRuleOf(entries);
+    if (platform !== undefined) return platform;
     return limit?.entry ?? entries.map((e) => `${e.key}=${e.value}`).join(", ");
 }
 
@@ -102,10 +109,57 @@ const PLAN_CACHE_SIZE = 200_000;
 interface RequestPlan {
     where?: { gateway: string; virtualHost: string; route?: string };
     state?: GatewayState;
-    filters?: { rateLimitHeaders: boolean; descriptors: DescriptorExplanation[] }[];
+    filters?: PlannedFilter[];
     preDescriptors?: Entry[][];
     policy?: string;
     notes: string[];
+}
+
+/** One rate-limit filter's call: its descriptors, and whose limits they are (a team's, the platform's). */
+interface PlannedFilter {
+    rateLimitHeaders: boolean;
+    descriptors: DescriptorExplanation[];
+    source?: LimitSource;
+}
+
+/**
+ * The team filters' calls (lower stage first) between the platform's overrides (first in the chain)
+ * and defaults (last), with a note on whether the platform's defaults are on here.
+ */
+function chainOf(objects: K8sObject[], m: GatewayModel, route: string, r: ProveRequest): { filters: PlannedFilter[]; notes: string[] } {
+    const request: ModelRequest = { method: r.method ?? "GET", headers: r.headers ?? {}, ...(r.clientAddress ? { clientAddress: r.clientAddress } : {}) };
+    const laterNotes: string[] = [];
+    const team: PlannedFilter[] = [{ ...m, others: undefined }, ...(m.others ?? [])]
+        .filter((f) => f.httpFilterName === undefined || platformSourceOfFilter(f.httpFilterName) === undefined)
+        .sort((a, b) => (a.stage ?? 0) - (b.stage ?? 0))
+        .map((f) => ({ f, x: explainWith(f, r.path, request) }))
+        .map(({ f, x }) => {
+            for (const later of x.afterResponse ?? [])
+                for (const d of later.descriptors)
+                    laterNotes.push(
+                        `rule ${ruleOf(d.entries, d.limit)} counts a cost from the response (${d.afterResponse?.format}) when the response is done: not counted here (the model has no response); until then the request is checked against that budget without taking from it`,
+                    );
+            return { rateLimitHeaders: f.rateLimitHeaders === true, descriptors: x.descriptors };
+        });
+    const headers = Object.fromEntries(Object.entries(r.headers ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : v]));
+    const platform = platformCalls(
+        objects,
+        { port: m.gateway.port, labels: m.gateway.selector, virtualHost: m.virtualHost, route },
+        { path: r.path, headers, ...(r.clientAddress ? { clientAddress: r.clientAddress } : {}) },
+    );
+    const notes = platform.map((p) =>
+        p.disabled
+            ? `the ${p.source} limits are off on ${m.virtualHost}: a team's own limits replace them here`
+            : `the ${p.source} limits apply on ${m.virtualHost}`,
+    );
+    const asFilter = (p: (typeof platform)[number]): PlannedFilter => ({ rateLimitHeaders: false, descriptors: p.descriptors, source: p.source });
+    const filters = [
+        ...platform.filter((p) => p.source === "platform override").map(asFilter),
+        // A team's source is named only beside a platform's limits.
+        ...team.map((f) => (platform.length ? { ...f, source: "team" as const } : f)),
+        ...platform.filter((p) => p.source === "platform default").map(asFilter),
+    ].filter((f) => f.descriptors.length);
+    return { filters, notes: [...notes, ...laterNotes] };
 }
 
 interface GatewayState {
@@ -167,17 +221,16 @@ export class Simulator {
             const own = explainWith({ ...s.model, others: undefined }, r.path, request);
             if (!own.route) p = { where, notes: ["no route matches: Envoy answers 404 and asks no rate-limit service"] };
             else {
-                const filters = [{ ...s.model, others: undefined }, ...(s.model.others ?? [])]
-                    .sort((a, b) => (a.stage ?? 0) - (b.stage ?? 0))
-                    .map((f) => ({ rateLimitHeaders: f.rateLimitHeaders === true, descriptors: explainWith(f, r.path, request).descriptors }))
-                    .filter((f) => f.descriptors.length);
+                const routeName = own.route.name ?? own.route.match;
+                const chain = chainOf(found.gateway.objects, s.model, routeName, r);
+                const filters = chain.filters;
                 p = {
                     where: { ...where, route: own.route.name ?? own.route.match },
                     state: s,
                     filters,
                     ...(s.preLimit ? { preDescriptors: preLimitDescriptors(s.model, s.preLimit, r.path, request) } : {}),
                     ...(own.rateLimitPolicy?.length ? { policy: own.rateLimitPolicy.join(", ") } : {}),
-                    notes: [],
+                    notes: chain.notes,
                 };
             }
         }
@@ -204,6 +257,7 @@ export class Simulator {
         const pre = this.preLimit(p.state, p.preDescriptors, r);
         if (pre) return out(pre);
         const service = this.callServices(p.filters, r);
+        if (p.notes.length) service.notes.unshift(...p.notes);
         if (!service.allowed) return out(service);
         const local = this.localBucket(r);
         if (local) return out({ ...local, descriptors: service.descriptors, notes: service.notes });
@@ -238,7 +292,7 @@ export class Simulator {
         const headers: Record<string, string> = {};
         const notes: string[] = [];
         for (const f of filters) {
-            const counted = f.descriptors.map((d) => this.count(d.entries, d.limit, d.bucket, r.timeMs));
+            const counted = f.descriptors.map((d) => this.count(d.entries, d.limit, d.bucket, r.timeMs, d.hitsAddend));
             descriptors.push(...counted);
             const statuses: LimitStatus[] =
                 this.opts.responses === false
@@ -267,7 +321,13 @@ export class Simulator {
             if (over) {
                 return {
                     allowed: false as const,
-                    refusedBy: { by: "service" as const, rule: over.rule, descriptor: over.entries, limit: over.limit! },
+                    refusedBy: {
+                        by: "service" as const,
+                        rule: over.rule,
+                        descriptor: over.entries,
+                        limit: over.limit!,
+                        ...(f.source ? { source: f.source } : {}),
+                    },
                     descriptors,
                     response: { status: 429 as const, headers: { "x-envoy-ratelimited": "true", ...headers }, body: "" },
                     notes,
@@ -278,11 +338,22 @@ export class Simulator {
     }
 
     /** The service's counter for one descriptor (nothing counted without a limit or with an unlimited one). */
-    private count(entries: Entry[], limit: AppliedLimit | undefined, bucket: string | undefined, timeMs: number): CountedDescriptor {
+    private count(entries: Entry[], limit: AppliedLimit | undefined, bucket: string | undefined, timeMs: number, cost?: number): CountedDescriptor {
         const rule = ruleOf(entries, limit);
         if (!limit || limit.unlimited || !bucket) return { entries, rule, ...(limit ? { limit } : {}), over: false };
-        const h = this.counters.hit(bucket, limit.unit, limit.requestsPerUnit, timeMs);
-        return { entries, rule, limit, counter: h.key, count: h.count, remaining: h.remaining, resetSeconds: h.resetSeconds, over: h.over };
+        const h = this.counters.hit(bucket, limit.unit, limit.requestsPerUnit, timeMs, cost ?? 1);
+        const out: CountedDescriptor = {
+            entries,
+            rule,
+            limit,
+            counter: h.key,
+            count: h.count,
+            remaining: h.remaining,
+            resetSeconds: h.resetSeconds,
+            over: h.over,
+        };
+        if (cost !== undefined) out.cost = cost;
+        return out;
     }
 
     /** The local bucket of the workload the request reaches, when one refuses it. */
