@@ -1,5 +1,5 @@
 /**
- * Many teams, one gateway, with a platform team's override (issue 47), on the REAL
+ * Many teams, one gateway, with a platform team's override, on the REAL
  * envoyproxy/ratelimit service and Redis: the platform's PlatformRateLimit and team A's
  * GlobalRateLimit, each rendered as its own program (its own Pulumi mock run), each with its own
  * service and Redis. The gateway is the listener MODEL (gateway-model/listener.ts; no Envoy here):
