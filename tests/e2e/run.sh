@@ -179,9 +179,9 @@ new_stack() { # new_stack <name> [--generated-password|--no-id]: a stack with th
 }
 stack_id() { pl config get stackId --stack "$1"; }
 STATES=() # every stack's last state export, for the final "gone" check
-render() { # render <outdir> <render args...>
+render() { # render <outdir> <render args...>: run in the project copy, where --stack NAME finds Pulumi.NAME.yaml
   local out=$1; shift
-  npx tsx render/cli.ts "$@" --out "$out" > "$out.log" 2>&1 || { cat "$out.log"; return 1; }
+  (cd "$P" && npx tsx render/cli.ts "$@" --out "$out") > "$out.log" 2>&1 || { cat "$out.log"; return 1; }
 }
 compare() { npx tsx "$here/compare.ts" "$@"; }
 gone_from_state() { compare gone "$1" > "$1.gone.txt" 2>&1; }
