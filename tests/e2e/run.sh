@@ -491,12 +491,12 @@ kubectl delete serviceaccount bookinfo-productpage -n default >/dev/null; kubect
 
 # (d) an object that merges without conflict: the stack's own ConfigMap, the same fields, applied by
 # someone else (no owner annotation). Server-side apply would share it; the stack refuses it.
+new_stack e2e-merge # first: the render reads its Pulumi.e2e-merge.yaml
 render "$W/render-d" --stack e2e-merge --variant A --profile current --set redisPasswordSecret=$USER_SECRET
 npx tsx "$here/render-to-json.ts" "$W/render-d" "$W/render-d.json" > /dev/null
 jq '.items[] | select(.kind=="ConfigMap" and .metadata.name=="ratelimit-config") | del(.metadata.annotations["mesh-ratelimit.io/owner"])' "$W/render-d.json" > "$W/cm-d.json"
 kubectl apply --server-side --field-manager=another-team -f "$W/cm-d.json" >/dev/null
 cm_rv=$(rv configmap ratelimit-config -n default)
-new_stack e2e-merge
 pl up --yes --skip-preview --stack e2e-merge > "$W/up-merge.log" 2>&1 && rc=0 || rc=$?
 check "(d) the same ConfigMap, identical fields, someone else's: pulumi up refused (exit $rc), naming it and its manager another-team" bash -c \
   "test $rc -ne 0 && grep -q 'ConfigMap default/ratelimit-config already exists' '$W/up-merge.log' && grep -q 'field managers: another-team' '$W/up-merge.log'"
