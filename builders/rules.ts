@@ -341,9 +341,6 @@ export function buildGlobalLimits(plan: GlobalLimitsPlan): Omit<CompiledLimits, 
     return { vhostRateLimits, routePatches, configDescriptors };
 }
 
-/** @deprecated checks and builds: use limits-plan.ts planGlobalLimits, then buildGlobalLimits. */
-export { compileGlobalLimits } from "./limits-plan";
-
 /**
  * The gateway's `rate_limits`: the per-path action first (when `pathKey` is given: there are
  * per-path limits), then each rule's entries on the virtual host, or on its named route.

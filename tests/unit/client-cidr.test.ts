@@ -16,7 +16,7 @@ import { formatIp, maskedRemoteAddress, parseIp } from "../../builders/client-ci
 import { parseCidr } from "../../builders/client-cidr-checks";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
-import { compileGlobalLimits } from "../../builders/rules";
+import { compileGlobalLimits } from "../../builders/limits-plan";
 import { trustedClientAddress, xffEntry } from "../../gateway-model/client-address";
 import { GatewayModel } from "../../gateway-model/model";
 import { explainWith } from "../../gateway-model/explain";

@@ -5,7 +5,8 @@
  */
 import { expect } from "chai";
 import { LimitUnit, PathKeyMode, RateLimitRuleArgs } from "../../builders/rule-args";
-import { compileGlobalLimits, pathRegex } from "../../builders/rules";
+import { pathRegex } from "../../builders/rules";
+import { compileGlobalLimits } from "../../builders/limits-plan";
 import { formatArgsProblems, Problem } from "../../lib/problems";
 
 const M = LimitUnit.Minute;

@@ -6,7 +6,8 @@
 import { expect } from "chai";
 import { stringify } from "yaml";
 import { LimitUnit, MissingHeader, PathKeyMode, RateLimitRuleArgs } from "../../builders/rule-args";
-import { compileGlobalLimits, escapeRe2, pathRegex } from "../../builders/rules";
+import { escapeRe2, pathRegex } from "../../builders/rules";
+import { compileGlobalLimits } from "../../builders/limits-plan";
 import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { explainWith } from "../../gateway-model/explain";
