@@ -30,8 +30,6 @@ import {
     ConfigDescriptor,
     EXPR_DESCRIPTOR_EXTENSION,
     EXPR_DESCRIPTOR_TYPE,
-    RateLimitEntry,
-    RoutePatch,
     clientAction,
     clientPrefixOf,
     limitOf,
@@ -40,6 +38,7 @@ import {
     ruleConfig,
     ruleEntries,
 } from "./rules";
+import { RateLimitEntry, RoutePatch } from "./rate-limit-entries";
 import { CLIENT_KEY, DEFAULT_PATH_KEY, DEFAULT_RULE_KEY } from "./rule-args";
 import { LIMIT_UNIT_SECONDS, GlobalLimitsInput, LimitArgs, PathKeyMode, RateLimitRuleArgs } from "./rule-args";
 

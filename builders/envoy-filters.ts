@@ -5,7 +5,7 @@
  */
 import { protoDurationSeconds } from "../lib/formats";
 import { PathKeyMode } from "./rule-args";
-import { RateLimitEntry, RoutePatch } from "./rules";
+import { RateLimitEntry, RoutePatch } from "./rate-limit-entries";
 
 export const TYPE_URL_PREFIX = "type.googleapis.com";
 export const HCM_FILTER = "envoy.filters.network.http_connection_manager";

@@ -25,7 +25,7 @@ import {
     vhostRateLimitsFilter,
 } from "./envoy-filters";
 import { PathKeyMode } from "./rule-args";
-import { RateLimitEntry, RoutePatch } from "./rules";
+import { RateLimitEntry, RoutePatch } from "./rate-limit-entries";
 import { SideLimits } from "./counter-stores";
 
 /** The per-value filter's `stage` in the shared layout (the fixed filter keeps Envoy's 0). */

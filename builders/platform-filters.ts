@@ -19,7 +19,7 @@
  */
 import { EnvoyFilterSpec, FILTER_PRIORITY, FilterTarget, PER_INSTANCE_STAGE, RATELIMIT_FILTER, TYPE_URL_PREFIX, ratelimitHttpFilter } from "./envoy-filters";
 import { PER_VALUE_PRIORITY } from "./per-value-filters";
-import { RateLimitEntry } from "./rules";
+import { RateLimitEntry } from "./rate-limit-entries";
 
 /** Where a platform limit comes from. */
 export const PlatformSource = {

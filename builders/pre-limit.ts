@@ -16,7 +16,8 @@
  * Pure: no Pulumi runtime, no I/O.
  */
 import { HCM_FILTER, LOCAL_RATELIMIT_FILTER, LOCAL_RATELIMIT_TYPE, RATELIMIT_FILTER } from "./envoy-filters";
-import { ConfigDescriptor, RateLimitEntry } from "./rules";
+import { ConfigDescriptor } from "./rules";
+import { RateLimitEntry } from "./rate-limit-entries";
 import { LIMIT_UNIT_SECONDS, LimitUnit } from "./rule-args";
 
 /** The local filter's `stat_prefix` on the gateway: `<prefix>.http_local_rate_limit.rate_limited` counts its refusals. */

@@ -25,7 +25,7 @@
  */
 import { HCM_FILTER, ROUTER_FILTER, TYPE_URL_PREFIX } from "./envoy-filters";
 import { DEFAULT_MISSING_COST, HEADER_COST_REGEX, RESPONSE_COST_NAMESPACE, RequestCostArgs } from "./request-cost-args";
-import type { RateLimitEntry } from "./rules";
+import type { RateLimitEntry } from "./rate-limit-entries";
 
 export const HEADER_TO_METADATA_FILTER = "envoy.filters.http.header_to_metadata";
 export const HEADER_TO_METADATA_TYPE = `${TYPE_URL_PREFIX}/envoy.extensions.filters.http.header_to_metadata.v3.Config`;

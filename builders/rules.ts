@@ -68,6 +68,8 @@ import {
     UNTRUSTED_VALUE_VALUE,
 } from "./rule-args";
 import { costEntries } from "./request-cost";
+import { RateLimitEntry, RoutePatch } from "./rate-limit-entries";
+
 import {
     ambiguousQueryRegex,
     escapeRe2,
@@ -90,19 +92,6 @@ export interface ConfigDescriptor {
     rate_limit?: { unit: string; requests_per_unit: number };
     shadow_mode?: boolean;
     descriptors?: ConfigDescriptor[];
-}
-
-export interface RateLimitEntry {
-    actions: Record<string, unknown>[];
-    /** Envoy's per-descriptor `x_ratelimit_option`: this entry's statuses in the X-RateLimit headers or not. */
-    x_ratelimit_option?: "OFF" | "DRAFT_VERSION_03";
-}
-
-export interface RoutePatch {
-    /** `""`: any virtual host. */
-    virtualHost: string;
-    route: string;
-    rateLimits: RateLimitEntry[];
 }
 
 export interface CompiledLimits {

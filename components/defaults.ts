@@ -2,16 +2,10 @@
  * The components' own defaults, one typed table. The components take their defaults from here; the
  * stack's config schema (program/config-keys.ts) prints these same values as its keys' defaults, so the
  * stack config layer depends on the components and never the other way round. Pure. The service's
- * tuning options keep their defaults beside their rules (global-ratelimit-args.ts SERVICE_TUNING).
+ * tuning options keep their defaults beside their rules (service-settings.ts SERVICE_TUNING), not here.
  */
-import { SERVICE_TUNING } from "./global-ratelimit-args";
-
-const tuningDefaults = Object.fromEntries(Object.entries(SERVICE_TUNING).map(([k, o]) => [k, o.default])) as {
-    [K in keyof typeof SERVICE_TUNING]: (typeof SERVICE_TUNING)[K]["default"];
-};
 
 export const DEFAULTS = {
-    ...tuningDefaults,
     rateLimitTimeout: "10s",
     ratelimitServiceName: "ratelimit",
     configName: "ratelimit-config",
@@ -22,7 +16,6 @@ export const DEFAULTS = {
     ratelimitImage: "docker.io/envoyproxy/ratelimit:3fb70258",
     ratelimitReplicas: 2,
     ratelimitLogLevel: "warn",
-    ratelimitPrometheus: SERVICE_TUNING.prometheus.default,
     failureModeDeny: true,
     rateLimitHeaders: "draft-03",
     preLimit: true,

@@ -9,7 +9,7 @@ import { booleanProblems } from "../lib/field-checks";
 import { Problem } from "../lib/problems";
 import { FilterTarget, GATEWAY_NAME_LABEL } from "../builders/envoy-filters";
 import { RateLimitRuleArgs } from "../builders/rule-args";
-import { RoutePatch } from "../builders/rules";
+import { RoutePatch } from "../builders/rate-limit-entries";
 import { isGatewayHost } from "../lib/formats";
 
 /** The gateway the limits apply to: its pods, its namespace, the virtual hosts the rules may act on. */

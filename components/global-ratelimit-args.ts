@@ -13,7 +13,6 @@ import { MonitoringArgs } from "./ratelimit-monitoring";
 import { PlatformDefaults } from "./platform-defaults";
 import { RedisOptionsArgs } from "./redis-options";
 import { ServiceLogLevel } from "./service-settings";
-import { booleanOption, goDurationOption, wholeNumberOption } from "../lib/field-checks";
 
 /** The envoyproxy/ratelimit service. */
 export interface RateLimitServiceOptionsArgs {
@@ -42,23 +41,6 @@ export interface RateLimitServiceOptionsArgs {
     /** Global shadow mode (`SHADOW_MODE`): every limit counted and reported, nothing refused. Defaults to `false`. */
     shadowMode?: boolean;
 }
-
-/**
- * The service's tuning options, each declared once: its default and its rule. The plan checks a
- * given value by the rule and fills in the default (global-ratelimit-plan.ts), the service writes it
- * into its environment (ratelimit-service.ts), and the stack config prints the default (defaults.ts).
- */
-export const SERVICE_TUNING = {
-    redisPoolSize: wholeNumberOption(10, { min: 1, max: 10_000 }),
-    redisPipelineLimit: wholeNumberOption(0, { min: 0 }),
-    localCacheSizeInBytes: wholeNumberOption(1048576, { min: 0 }),
-    redisPipelineWindow: goDurationOption("0"),
-    prometheus: booleanOption(false),
-    shadowMode: booleanOption(false),
-};
-
-/** The tuning options with their defaults filled in. */
-export type ServiceTuning = Required<Pick<RateLimitServiceOptionsArgs, keyof typeof SERVICE_TUNING>>;
 
 export interface GlobalRateLimitArgs {
     /** Rate-limit domain, written once for both the gateway filter and the service config. */

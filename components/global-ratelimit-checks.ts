@@ -12,11 +12,11 @@ import { DEFAULTS } from "./defaults";
 import { PerValuePlan } from "./per-value-store";
 
 import { GO_DURATION, protoDurationSeconds } from "../lib/formats";
-import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs, SERVICE_TUNING } from "./global-ratelimit-args";
+import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./global-ratelimit-args";
 import { rateLimitHeadersProblems } from "./arg-checks";
 import { oversizeProblems } from "./object-size";
 import { MonitoringPlan } from "./ratelimit-monitoring";
-import { ServiceLogLevel } from "./service-settings";
+import { SERVICE_TUNING, ServiceLogLevel } from "./service-settings";
 
 /** The limits of a descriptor tree: its entries with a `rate_limit`. */
 export function countLimits(descriptors: { rate_limit?: unknown; descriptors?: unknown[] }[]): number {

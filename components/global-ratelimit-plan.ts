@@ -38,11 +38,12 @@ import { platformDefaultsPatches, platformNameProblems } from "./platform-defaul
 import { REDIS_NAME } from "./redis";
 
 import { PathKeyMode } from "../builders/rule-args";
-import { CompiledLimits, RoutePatch, buildGlobalLimits } from "../builders/rules";
+import { CompiledLimits, buildGlobalLimits } from "../builders/rules";
+import { RoutePatch } from "../builders/rate-limit-entries";
 import { planGlobalLimits } from "../builders/limits-plan";
 import { policyHeaderOption, policyHeaderValue, policyItems } from "../builders/policy-header";
 import { ruleSummaries } from "../builders/monitoring";
-import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs, SERVICE_TUNING, ServiceTuning } from "./global-ratelimit-args";
+import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./global-ratelimit-args";
 import {
     accessPolicyProblems,
     countLimits,
@@ -55,7 +56,7 @@ import {
 } from "./global-ratelimit-checks";
 import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
 import { redisConnectionOf } from "./redis-options";
-import { RateLimitServiceSettings, ServiceLogLevel, ServiceSettings } from "./service-settings";
+import { RateLimitServiceSettings, SERVICE_TUNING, ServiceLogLevel, ServiceSettings, ServiceTuning } from "./service-settings";
 
 export const DEFAULT_FILTER_PREFIX = "filter-ratelimit";
 

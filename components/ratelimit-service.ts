@@ -11,7 +11,7 @@ import { CONFIG_FILE_KEY } from "../builders/ratelimit-config";
 import { REDIS_SECRET_KEY, redisSecretName } from "./redis";
 import { redisConnectionEnv, redisTlsVolumes } from "../builders/redis-connection";
 import { METRICS_PORT, prometheusScrapeAnnotations, shadowModeEnv } from "./safe-rollout";
-import { ServiceSettings } from "./service-settings";
+import { ServiceSettings, tuningEnv } from "./service-settings";
 
 /** Where the service reads its config: $RUNTIME_ROOT/$RUNTIME_SUBDIRECTORY/config/*.yaml. */
 export const RUNTIME_ROOT = "/data";
@@ -54,10 +54,8 @@ export function ratelimitEnv(s: Pick<ServiceSettings, "ratelimit" | "redis">, re
         // A counter lives its window plus a random 0 to this many seconds (the service's default 300
         // whatever the window): a tenth of the shortest window of this config (builders/failure-bounds.ts).
         { name: "EXPIRATION_JITTER_MAX_SECONDS", value: String(r.expirationJitterSeconds) },
-        { name: "REDIS_POOL_SIZE", value: String(r.redisPoolSize) },
-        { name: "REDIS_PIPELINE_WINDOW", value: r.redisPipelineWindow },
-        { name: "REDIS_PIPELINE_LIMIT", value: String(r.redisPipelineLimit) },
-        { name: "LOCAL_CACHE_SIZE_IN_BYTES", value: String(r.localCacheSizeInBytes) },
+        // REDIS_POOL_SIZE, REDIS_PIPELINE_WINDOW, REDIS_PIPELINE_LIMIT, LOCAL_CACHE_SIZE_IN_BYTES (service-settings.ts).
+        ...tuningEnv(r),
         // The default (true) makes the service retry a statsd sink that does not exist and flood its log.
         { name: "USE_STATSD", value: "false" },
         // Without statsd this version logs every decision's stats (~200 B a line) unless stats are
