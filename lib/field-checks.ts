@@ -47,18 +47,18 @@ export function oneOfProblems(
 }
 
 /**
- * A whole number from `min` (to `max`): a number (`text`: or text that spells one, what a reader of
- * text passes). The fix: the nearest whole number in range, or `fallback` for what is no number at all.
+ * A whole number from `min` (to `max`), given as a number (text that spells one is converted by whoever
+ * reads text, never here). The fix: the nearest whole number in range, or `fallback` for what is no number at all.
  */
 export function wholeNumberProblems(
     field: string,
     value: unknown,
-    opts: { min: number; max?: number; fallback: number; text?: boolean; overMax?: (n: number) => Problem },
+    opts: { min: number; max?: number; fallback: number; overMax?: (n: number) => Problem },
 ): Problem[] {
     const text = typeof value === "string" ? value : String(value);
     const n = typeof value === "number" ? value : Number(text);
     const max = opts.max ?? Number.MAX_SAFE_INTEGER;
-    if ((typeof value !== "number" && !(opts.text && /^-?\d+$/.test(text))) || !Number.isSafeInteger(n)) {
+    if (typeof value !== "number" || !Number.isSafeInteger(n)) {
         // A number with a fraction: the nearest whole one. Not a number at all: the fallback.
         const near = Number.isFinite(n) && text.trim() !== "" ? Math.min(Math.max(Math.round(n), opts.min), max) : opts.fallback;
         return [fieldProblem(field, value, "must be a whole number", (s) => s.set(field, String(near)))];
@@ -103,11 +103,10 @@ export function dnsNameProblems(field: string, value: unknown, kind: "label" | "
     return isDnsName(value, kind) ? [] : [fieldProblem(field, value, dnsNameProblem(kind), (s) => s.set(field, suggestedDnsName(value, kind)))];
 }
 
-/** A boolean (`text`: or text that spells one in any case); the fix reads yes/no/on/off/1/0, else `fallback`. */
-export function booleanProblems(field: string, value: unknown, fallback: boolean, text = false): Problem[] {
+/** A boolean, given as one (text that spells one is converted by whoever reads text); the fix reads yes/no/on/off/1/0, else `fallback`. */
+export function booleanProblems(field: string, value: unknown, fallback: boolean): Problem[] {
     if (typeof value === "boolean") return [];
     const v = String(value).toLowerCase();
-    if (text && typeof value === "string" && (v === "true" || v === "false")) return [];
     const meant = ["yes", "y", "on", "1"].includes(v) ? "true" : ["no", "n", "off", "0"].includes(v) ? "false" : String(fallback);
     return [fieldProblem(field, value, "must be true or false", (s) => s.set(field, meant))];
 }

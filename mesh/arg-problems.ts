@@ -7,12 +7,21 @@
 import { styledProblem } from "../lib/field-checks";
 import { Fix, FixStyle } from "../lib/fix-style";
 import { InputError, Problem, shownValue } from "../lib/problems";
+import { ArgPath, keyOf } from "./arg-paths";
 
 /** The component whose arguments these are. */
 export const MESH_COMPONENT = "MeshRateLimit";
 
 /** Fields whose value is a list of strings (a fix's value is written comma-separated). */
-export const LIST_FIELDS: ReadonlySet<string> = new Set(["bookinfo.hosts", "managedApi.includeIpRanges", "global.redis.addresses"]);
+export const LIST_FIELDS: ReadonlySet<string> = new Set(
+    (
+        [
+            ["bookinfo", "hosts"],
+            ["managedApi", "includeIpRanges"],
+            ["global", "redis", "addresses"],
+        ] as const satisfies readonly ArgPath[]
+    ).map(keyOf),
+);
 
 /** Quotes a value for a POSIX shell when it needs it. */
 export function shellQuote(v: string): string {

@@ -30,10 +30,12 @@ import { fieldRef } from "../lib/fix-style";
 import { compileFullMatch, isGatewayHost } from "../lib/formats";
 import { DEFAULT_GATEWAY_PRINCIPAL, parsePrincipal, principalOf } from "../lib/principal";
 import { Problem } from "../lib/problems";
-import { ArgValues, Reader, readDescriptors, readRoutes } from "./field-reader";
+import { keyOf } from "./arg-paths";
+import { Reader, readDescriptors, readRoutes } from "./field-reader";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 import { MESH_DEFAULTS } from "./mesh-defaults";
-import type { ApiRouteLimit, DescriptorLimit, StackSettings } from "./settings-types";
+import type { DescriptorArgs } from "../components/mesh-enums";
+import type { ApiRouteLimit, StackSettings } from "./settings-types";
 import { RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
 
 /** A text field as given (trimmed), or its default when not given or empty: an empty text is read as not given, as before. */
@@ -51,18 +53,19 @@ export type MeshOwnSettings = Omit<StackSettings, "ratelimit" | "redis">;
  */
 function distinctRoutePaths(r: Reader, paths: SpecPaths): void {
     const named = [
-        ["paths.page", paths.page],
-        ["paths.login", paths.login],
-        ["paths.logout", paths.logout],
+        ["page", paths.page],
+        ["login", paths.login],
+        ["logout", paths.logout],
     ] as const;
-    named.forEach(([key, v], i) => {
+    named.forEach(([route, v], i) => {
         const first = named.findIndex(([, w]) => w === v);
         if (first === i) return;
-        const def = r.spec(key).default;
-        const route = key.replace("paths.", "");
+        const path = ["paths", route] as const;
+        const def = r.fallbackText(path);
         const own = def !== v && !named.some(([, w]) => w === def) ? def : `${v.replace(/\/+$/, "")}-${route}`;
-        r.fail(key, v, `equals ${fieldRef(named[first][0])}: the VirtualService would route the path once, and the ${route} route is dropped`, (s) =>
-            s.set(key, own),
+        const firstKey = keyOf(["paths", named[first][0]]);
+        r.fail(path, v, `equals ${fieldRef(firstKey)}: the VirtualService would route the path once, and the ${route} route is dropped`, (s) =>
+            s.set(keyOf(path), own),
         );
     });
 }
@@ -71,39 +74,38 @@ function distinctRoutePaths(r: Reader, paths: SpecPaths): void {
  * MeshRateLimit's arguments checked (its own fields and every combination) and the variant presets
  * applied: the settings, and every problem (none: the settings are whole).
  */
-export function checkMeshArgs(values: MeshRateLimitArgs | ArgValues): { settings: MeshOwnSettings; problems: Problem[] } {
-    const a = values as MeshRateLimitArgs;
-    const r = new Reader(values as ArgValues);
+export function checkMeshArgs(a: MeshRateLimitArgs): { settings: MeshOwnSettings; problems: Problem[] } {
+    const r = new Reader(a);
     // Read in this order: the problems are reported in it.
-    const variant = r.oneOf<StackVariant>("variant", ["A", "B"]);
-    const apiProfile = r.oneOf<ApiProfileName>("apiProfile", ["current", "seed"]);
+    const variant = r.oneOf<StackVariant>(["variant"], ["A", "B"]);
+    const apiProfile = r.oneOf<ApiProfileName>(["apiProfile"], ["current", "seed"]);
     const paths = {
-        limited: r.path("paths.limited"),
-        page: r.path("paths.page"),
-        login: r.path("paths.login"),
-        logout: r.path("paths.logout"),
-        staticPrefix: r.path("paths.staticPrefix"),
-        apiPrefix: r.path("paths.apiPrefix"),
+        limited: r.path(["paths", "limited"]),
+        page: r.path(["paths", "page"]),
+        login: r.path(["paths", "login"]),
+        logout: r.path(["paths", "logout"]),
+        staticPrefix: r.path(["paths", "staticPrefix"]),
+        apiPrefix: r.path(["paths", "apiPrefix"]),
     };
-    if (r.given("bookinfo.routes") === undefined) distinctRoutePaths(r, paths);
+    if (r.given(["bookinfo", "routes"]) === undefined) distinctRoutePaths(r, paths);
     const limits = readGlobalLimits(r, a, variant, paths);
     const filter = readGlobalFilter(a);
     const local = readLocal(r, a, variant);
     const { mesh, hosts } = readMesh(r, a);
     const bookinfo = readBookinfo(r, a, variant, paths, hosts, limits);
-    const bookinfoMode = r.oneOf<BookinfoMode>("bookinfo.mode", [BookinfoMode.Deploy, BookinfoMode.Existing]);
+    const bookinfoMode = r.oneOf<BookinfoMode>(["bookinfo", "mode"], [BookinfoMode.Deploy, BookinfoMode.Existing]);
     if (bookinfoMode === BookinfoMode.Existing && limits.apiRoute) {
         r.fail(
-            "bookinfo.mode",
+            ["bookinfo", "mode"],
             bookinfoMode,
             "variant A limits the VirtualService route named 'api', which only the stack's own bookinfo has (Istio's sample VirtualService has one route): on an existing bookinfo the api limit would silently never apply",
-            (s) => s.set("variant", "B"),
+            (s) => s.set(keyOf(["variant"]), "B"),
         );
     }
     const access = readAccess(r, a, mesh);
     const managedApi = readManagedApi(r, a, bookinfo.namespace);
     const monitoring = readMonitoring(a);
-    const awaitRollout = r.bool("awaitRollout");
+    const awaitRollout = r.bool(["awaitRollout"]);
     const { domain, descriptors, apiRoute } = limits;
     return {
         settings: {
@@ -130,22 +132,22 @@ function readGlobalLimits(
     a: MeshRateLimitArgs,
     variant: StackVariant,
     paths: SpecPaths,
-): { domain: string; descriptors: DescriptorLimit[]; apiRoute?: ApiRouteLimit; apiRouteName: string } {
+): { domain: string; descriptors: DescriptorArgs[]; apiRoute?: ApiRouteLimit; apiRouteName: string } {
     const preset = VARIANT_PRESETS[variant];
     // GlobalRateLimit checks the domain; the variant presets it.
     const domain = textOr(a.global?.domain, preset.domain);
-    const unit = r.oneOf<LimitUnit>("limits.unit", RATE_LIMIT_UNITS);
-    const limitedPathLimit = r.requestsPerUnit("limits.limitedPath");
-    const catchAllLimit = r.requestsPerUnit("limits.catchAll");
+    const unit = r.oneOf<LimitUnit>(["limits", "unit"], RATE_LIMIT_UNITS);
+    const limitedPathLimit = r.requestsPerUnit(["limits", "limitedPath"]);
+    const catchAllLimit = r.requestsPerUnit(["limits", "catchAll"]);
     let apiLimit: number | undefined;
     if (preset.routeSplit) {
-        apiLimit = r.requestsPerUnit("limits.api", preset.apiLimit);
-    } else if (r.given("limits.api") !== undefined) {
+        apiLimit = r.requestsPerUnit(["limits", "api"], preset.apiLimit);
+    } else if (r.given(["limits", "api"]) !== undefined) {
         r.fail(
-            "limits.api",
-            r.given("limits.api"),
+            ["limits", "api"],
+            r.shown(["limits", "api"]),
             `applies only to variant A (variant ${variant} has no '${textOr(a.limits?.apiRoute, MESH_DEFAULTS.limits.apiRoute)}' route limit)`,
-            (s) => `${s.rm("limits.api")}, or ${s.set("variant", "A")}`,
+            (s) => `${s.rm(keyOf(["limits", "api"]))}, or ${s.set(keyOf(["variant"]), "A")}`,
         );
     }
 
@@ -155,45 +157,44 @@ function readGlobalLimits(
     if (preset.routeSplit) {
         // The specification writes `<api_prefix>/[1-9]{1,2}`, which misses 10, 20, ... 90 although it
         // means "a number from 1 to 99"; this form matches exactly 1..99 (README, deviations).
-        const regex = r.given("limits.apiRouteRegex") ?? defaultApiRegex(paths.apiPrefix);
+        const regex = r.shown(["limits", "apiRouteRegex"]) ?? defaultApiRegex(paths.apiPrefix);
         try {
             compileFullMatch(regex);
         } catch (e) {
             r.fail(
-                "limits.apiRouteRegex",
+                ["limits", "apiRouteRegex"],
                 regex,
                 `is not a valid RE2 regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, "")}); Envoy would reject the route patch`,
-                (s) => s.set("limits.apiRouteRegex", defaultApiRegex(paths.apiPrefix)),
+                (s) => s.set(keyOf(["limits", "apiRouteRegex"]), defaultApiRegex(paths.apiPrefix)),
             );
         }
         apiRoute = { route: apiRouteName, regex, descriptorValue };
     } else {
-        for (const k of ["limits.apiRouteRegex"]) {
-            if (r.given(k) !== undefined) {
-                r.fail(k, r.given(k), "applies only to variant A", (s) => s.rm(k));
-            }
-        }
+        const regexPath = ["limits", "apiRouteRegex"] as const;
+        if (r.given(regexPath) !== undefined) r.fail(regexPath, r.shown(regexPath), "applies only to variant A", (s) => s.rm(keyOf(regexPath)));
     }
 
-    const presetDescriptors: DescriptorLimit[] = [
+    const presetDescriptors: DescriptorArgs[] = [
         { key: DEFAULT_PATH_KEY, value: paths.limited, unit, requestsPerUnit: limitedPathLimit },
         ...(apiLimit !== undefined ? [{ key: DEFAULT_PATH_KEY, value: descriptorValue, unit, requestsPerUnit: apiLimit }] : []),
         { key: DEFAULT_PATH_KEY, unit, requestsPerUnit: catchAllLimit },
     ];
     if (presetDescriptors[0].value === descriptorValue && apiLimit !== undefined) {
-        r.fail("limits.apiDescriptorValue", descriptorValue, `equals ${fieldRef("paths.limited")}, so two descriptors would collide`, (s) =>
-            s.set("limits.apiDescriptorValue", "api"),
+        r.fail(["limits", "apiDescriptorValue"], descriptorValue, `equals ${fieldRef(keyOf(["paths", "limited"]))}, so two descriptors would collide`, (s) =>
+            s.set(keyOf(["limits", "apiDescriptorValue"]), "api"),
         );
     }
-    const descriptors = readDescriptors(r, "limits.descriptors", presetDescriptors);
-    if (r.given("limits.descriptors") !== undefined) {
-        for (const k of ["limits.limitedPath", "limits.api", "limits.catchAll"]) {
-            if (r.given(k) !== undefined) {
+    const descriptorsPath = ["limits", "descriptors"] as const;
+    const descriptors = readDescriptors(r, descriptorsPath, presetDescriptors);
+    if (r.given(descriptorsPath) !== undefined) {
+        for (const k of ["limitedPath", "api", "catchAll"] as const) {
+            const path = ["limits", k] as const;
+            if (r.given(path) !== undefined) {
                 r.fail(
-                    k,
-                    r.given(k),
-                    `is ignored because '${fieldRef("limits.descriptors")}' replaces the whole list`,
-                    (s) => `${s.rm(k)}, or ${s.rm("limits.descriptors")}`,
+                    path,
+                    r.shown(path),
+                    `is ignored because '${fieldRef(keyOf(descriptorsPath))}' replaces the whole list`,
+                    (s) => `${s.rm(keyOf(path))}, or ${s.rm(keyOf(descriptorsPath))}`,
                 );
             }
         }
@@ -229,24 +230,27 @@ function readLocal(r: Reader, a: MeshRateLimitArgs, variant: StackVariant): Stac
     const bucket = given.bucket ?? preset.localBucket;
     const fillInterval = given.fillInterval ?? d.fillInterval;
     const port = given.port ?? d.port;
-    r.byComponent("local.", [
-        ...bucketProblems(bucket, preset.localBucket),
-        ...fillIntervalProblems(fillInterval),
-        ...bucketPortProblems(port, d.port),
-        ...localHeadersProblems(given.rateLimitHeaders),
-        ...shadowProblems(given.shadow),
-    ]);
+    r.byComponent(
+        ["local"],
+        [
+            ...bucketProblems(bucket, preset.localBucket),
+            ...fillIntervalProblems(fillInterval),
+            ...bucketPortProblems(port, d.port),
+            ...localHeadersProblems(given.rateLimitHeaders),
+            ...shadowProblems(given.shadow),
+        ],
+    );
     const local = {
         bucket,
         fillInterval,
-        placement: r.oneOf<LocalPlacementMode>("local.placement", ["all-routes", "single-route"]),
+        placement: r.oneOf<LocalPlacementMode>(["local", "placement"], ["all-routes", "single-route"]),
         serviceLabel: textOr(given.serviceLabel, d.serviceLabel),
         port,
         ...(given.rateLimitHeaders !== undefined ? { rateLimitHeaders: given.rateLimitHeaders } : {}),
         shadow: given.shadow ?? d.shadow,
     };
     if (!LABEL_VALUE.test(local.serviceLabel) || local.serviceLabel === "" || local.serviceLabel.length > 63) {
-        r.fail("local.serviceLabel", local.serviceLabel, "must be a valid label value", (s) => s.set("local.serviceLabel", "productpage"));
+        r.fail(["local", "serviceLabel"], local.serviceLabel, "must be a valid label value", (s) => s.set(keyOf(["local", "serviceLabel"]), "productpage"));
     }
     return local;
 }
@@ -256,17 +260,19 @@ function readMesh(r: Reader, a: MeshRateLimitArgs): { mesh: StackSettings["mesh"
     const selectorText = textOr(a.mesh?.gatewaySelector, MESH_DEFAULTS.mesh.gatewaySelector);
     const [selKey, selValue, ...selRest] = selectorText.split("=");
     if (selRest.length || !selKey || selValue === undefined || !LABEL_KEY.test(selKey) || !LABEL_VALUE.test(selValue)) {
-        r.fail("mesh.gatewaySelector", selectorText, "must be one label written key=value", (s) => s.set("mesh.gatewaySelector", DEFAULTS.gatewaySelector));
+        r.fail(["mesh", "gatewaySelector"], selectorText, "must be one label written key=value", (s) =>
+            s.set(keyOf(["mesh", "gatewaySelector"]), DEFAULTS.gatewaySelector),
+        );
     }
     const mesh = {
-        namespace: r.dnsName("mesh.namespace", "label"),
+        namespace: r.dnsName(["mesh", "namespace"], "label"),
         // (A bad selector is reported above; the default's parts only keep the type whole until then.)
         gatewaySelector: { key: selKey ?? DEFAULTS.gatewaySelector.split("=")[0], value: selValue ?? DEFAULTS.gatewaySelector.split("=")[1] },
-        gatewayNamespace: r.dnsName("mesh.gatewayNamespace", "label"),
-        vhostScope: r.oneOf<VirtualHostScope>("mesh.vhostScope", ["gateway-hosts", "all"]),
-        filterNamespaces: r.oneOf<FilterNamespaces>("mesh.filterNamespaces", ["own", "root"]),
-        mutualTls: r.bool("mesh.mutualTls"),
-        mutualTlsScope: r.oneOf<MutualTlsScope>("mesh.mutualTlsScope", ["workloads", "mesh"]),
+        gatewayNamespace: r.dnsName(["mesh", "gatewayNamespace"], "label"),
+        vhostScope: r.oneOf<VirtualHostScope>(["mesh", "vhostScope"], ["gateway-hosts", "all"]),
+        filterNamespaces: r.oneOf<FilterNamespaces>(["mesh", "filterNamespaces"], ["own", "root"]),
+        mutualTls: r.bool(["mesh", "mutualTls"]),
+        mutualTlsScope: r.oneOf<MutualTlsScope>(["mesh", "mutualTlsScope"], ["workloads", "mesh"]),
     };
     // The typed list; a single value (not a list) is one host. Problems show the list comma-separated.
     const given: unknown = a.bookinfo?.hosts;
@@ -278,14 +284,14 @@ function readMesh(r: Reader, a: MeshRateLimitArgs): { mesh: StackSettings["mesh"
     if (!hosts.length || badHosts.length || new Set(hosts).size !== hosts.length) {
         const fixed = [...new Set(hosts.filter(isGatewayHost))];
         r.fail(
-            "bookinfo.hosts",
+            ["bookinfo", "hosts"],
             hostsText,
             !hosts.length
                 ? "must name at least one host"
                 : badHosts.length
                   ? `has invalid host(s): ${badHosts.join(", ")} (each must be '*', '*.<domain>' or a DNS name, without a port)`
                   : "names a host twice",
-            (s) => s.set("bookinfo.hosts", fixed.length ? fixed.join(",") : "*"),
+            (s) => s.set(keyOf(["bookinfo", "hosts"]), fixed.length ? fixed.join(",") : "*"),
         );
     }
     return { mesh, hosts };
@@ -306,14 +312,16 @@ function readBookinfo(
     const b = a.bookinfo ?? {};
     const d = MESH_DEFAULTS.bookinfo;
     const workloadNamespace = textOr(b.namespace, d.namespace);
-    const routes = readRoutes(r, "bookinfo.routes", defaultRoutes(paths, preset.routeSplit, apiRouteName));
+    const routes = readRoutes(r, ["bookinfo", "routes"], defaultRoutes(paths, preset.routeSplit, apiRouteName));
     if (apiRoute && !routes.some((rt) => rt.name === apiRoute!.route)) {
         const have = routes.map((rt) => rt.name).filter(Boolean);
         r.fail(
-            "limits.apiRoute",
+            ["limits", "apiRoute"],
             apiRoute.route,
             `names no route of the VirtualService (routes: ${have.length ? have.map((n) => `'${n}'`).join(", ") : "none named"}); Istio would silently ignore the route patch`,
-            have.length ? (s) => s.set("limits.apiRoute", have[0]!) : (s) => `name a route in ${s.name ? s.name("bookinfo.routes") : "bookinfo.routes"}`,
+            have.length
+                ? (s) => s.set(keyOf(["limits", "apiRoute"]), have[0]!)
+                : (s) => `name a route in ${s.name ? s.name(keyOf(["bookinfo", "routes"])) : keyOf(["bookinfo", "routes"])}`,
         );
     }
     const bookinfo = {
@@ -334,7 +342,7 @@ function readBookinfo(
 function readAccess(r: Reader, a: MeshRateLimitArgs, mesh: StackSettings["mesh"]): StackSettings["access"] {
     // Not given: the default gateway's service account, in the gateway's namespace.
     const access = {
-        enabled: r.bool("global.accessPolicy.enabled"),
+        enabled: r.bool(["global", "accessPolicy", "enabled"]),
         gatewayPrincipal:
             textOr(a.global?.accessPolicy?.gatewayPrincipal, "") ||
             principalOf({ ...parsePrincipal(DEFAULT_GATEWAY_PRINCIPAL)!, namespace: mesh.gatewayNamespace }),
@@ -346,11 +354,11 @@ function readAccess(r: Reader, a: MeshRateLimitArgs, mesh: StackSettings["mesh"]
         // pods would refuse every call of the gateway (HTTP 500 for every limited request).
         const fixed = principalOf({ ...principal, namespace: mesh.gatewayNamespace });
         r.fail(
-            "global.accessPolicy.gatewayPrincipal",
+            ["global", "accessPolicy", "gatewayPrincipal"],
             access.gatewayPrincipal,
-            `names namespace ${principal.namespace}, but the gateway runs in ${fieldRef("mesh.gatewayNamespace")} ${mesh.gatewayNamespace}: the access policies would refuse the gateway's calls`,
+            `names namespace ${principal.namespace}, but the gateway runs in ${fieldRef(keyOf(["mesh", "gatewayNamespace"]))} ${mesh.gatewayNamespace}: the access policies would refuse the gateway's calls`,
             (s) =>
-                `${s.set("global.accessPolicy.gatewayPrincipal", fixed)}   (the gateway's service account in ${mesh.gatewayNamespace}), or ${s.set("mesh.gatewayNamespace", principal.namespace)}`,
+                `${s.set(keyOf(["global", "accessPolicy", "gatewayPrincipal"]), fixed)}   (the gateway's service account in ${mesh.gatewayNamespace}), or ${s.set(keyOf(["mesh", "gatewayNamespace"]), principal.namespace)}`,
         );
     }
     return access;
@@ -358,11 +366,11 @@ function readAccess(r: Reader, a: MeshRateLimitArgs, mesh: StackSettings["mesh"]
 
 /** The managed API (ESP), when `managedApi.enabled`: ManagedApi's own rules on its fields, turning it off offered for the required ones. */
 function readManagedApi(r: Reader, a: MeshRateLimitArgs, workloadNamespace: string): StackSettings["managedApi"] {
-    if (!r.bool("managedApi.enabled")) return undefined;
+    if (!r.bool(["managedApi", "enabled"])) return undefined;
     const given = (a.managedApi ?? {}) as Partial<ManagedApiArgs> & MeshRateLimitArgs["managedApi"];
     const d = MESH_DEFAULTS.managedApi;
     r.byComponent(
-        "managedApi.",
+        ["managedApi"],
         managedApiFieldProblems(given, (s) => s.set("enabled", "false")),
     );
     const ranges = given.includeIpRanges as unknown;

@@ -19,7 +19,7 @@ import { Problem } from "../lib/problems";
 import { meshArgsError, problem, underField } from "./arg-problems";
 import { MeshOwnSettings, checkMeshArgs } from "./mesh-checks";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
-import { ArgValues, valueAt } from "./field-reader";
+import { keyOf, valueAtPath } from "./arg-paths";
 import { StackSettings } from "./settings-types";
 import { globalLimitsFromSettings } from "./spec-limits";
 
@@ -128,7 +128,7 @@ export function managedApiArgsOf(s: MeshOwnSettings): ManagedApiArgs {
 
 /** Whether the user gave the field a problem is about (or the list or object it is in), rather than MeshRateLimit deriving it. */
 function isGiven(args: MeshRateLimitArgs, field: string): boolean {
-    return valueAt(args as ArgValues, field.replace(/\[\d+\].*$/, "")) !== undefined;
+    return valueAtPath(args, field.replace(/\[\d+\].*$/, "").split(".")) !== undefined;
 }
 
 /**
@@ -158,8 +158,9 @@ function componentProblems(
 
 /** Where a GlobalRateLimit problem of what MeshRateLimit derived is reported: the rules under the descriptor list, the dashboard under its switch. */
 function derivedGlobalProblem(p: Problem): Problem {
-    if (/^global\.(rules|perPath)\b/.test(p.key)) return problem("limits.descriptors", undefined, p.problem, "give fewer descriptors");
-    if (p.key === "global.monitoring.dashboard") return problem(p.key, p.value, p.problem, (s) => s.set(p.key, "false"));
+    // GlobalRateLimit's rules and per-path limits, which MeshRateLimit makes of its descriptors.
+    if (/^global\.(rules|perPath)\b/.test(p.key)) return problem(keyOf(["limits", "descriptors"]), undefined, p.problem, "give fewer descriptors");
+    if (p.key === keyOf(["global", "monitoring", "dashboard"])) return problem(p.key, p.value, p.problem, (s) => s.set(p.key, "false"));
     return p;
 }
 

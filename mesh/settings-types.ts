@@ -10,20 +10,13 @@ import { CounterStore } from "../builders/counter-stores";
 import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { ApiProfileName, BookinfoMode, FilterNamespaces, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
 import { BookinfoSettings } from "../components/bookinfo";
+import { DescriptorArgs } from "../components/mesh-enums";
 import { ManagedApiSettings } from "../components/managed-api";
 import { RateLimitServiceSettings } from "../components/service-settings";
 
 /** What the gateway's descriptors key a request on (builders/rules.ts `PathKeyMode`), every value. */
 export const PATH_KEYS: readonly PathKeyMode[] = Object.values(PathKeyMode);
 export const RATE_LIMIT_UNITS: readonly LimitUnit[] = Object.values(LimitUnit);
-
-export interface DescriptorLimit {
-    key: string;
-    /** Absent: catch-all for the key (each distinct value gets its own counter). */
-    value?: string;
-    unit: LimitUnit;
-    requestsPerUnit: number;
-}
 
 /** Route-level limit (spec 2.6, variant A). */
 export interface ApiRouteLimit {
@@ -38,7 +31,7 @@ export interface StackSettings {
     paths: SpecPaths;
     global: {
         domain: string;
-        descriptors: DescriptorLimit[];
+        descriptors: DescriptorArgs[];
         failureModeDeny: boolean;
         /** The gateway's local pre-limit before the rate-limit filter. */
         preLimit: boolean;

@@ -1,15 +1,17 @@
 /**
  * Stack config → MeshRateLimit's arguments, once: each key's text converted to its field's type and
- * set at the field's path (config-keys.ts). Lenient: text that does not parse as the field's type is
- * passed as it is, so MeshRateLimit's checks report it once, with the value as the user wrote it.
- * Checked here only what the config has and the arguments have not (a Redis password key without a
- * Secret: the config splits each Secret into two keys). Then MeshRateLimit's plan, its problems
- * phrased for config.
+ * set at the field's path (config-keys.ts). Text that is no number or switch where one belongs is
+ * passed as it is: MeshRateLimit refuses a value of the wrong type, with the value as the user wrote
+ * it. Checked here only what the config has and the arguments have not: JSON text that does not
+ * parse, label text that is no list of pairs, a Redis password key without a Secret (the config splits
+ * each Secret into two keys). Then MeshRateLimit's plan, its problems phrased for config.
  */
+import { FixStyle } from "../lib/fix-style";
 import { Problem } from "../lib/problems";
 import { LIST_FIELDS, isMeshArgsError } from "../mesh/arg-problems";
 import { MeshRateLimitPlan, planMeshRateLimit } from "../mesh/mesh-plan";
 import { MeshRateLimitArgs } from "../mesh/mesh-ratelimit-args";
+import { ArgPath } from "../mesh/arg-paths";
 import { StackSettings } from "../mesh/settings-types";
 import { CONFIG_KEYS, CONFIG_KEY_OF_FIELD } from "./config-keys";
 import { RawConfig, asConfigProblems, configError, configProblem } from "./config-problems";
@@ -21,8 +23,7 @@ export const LIST_KEYS: ReadonlySet<string> = new Set([...LIST_FIELDS].map((f) =
 const SECRET_NAME_KEYS = ["redisPasswordSecret", "redisSentinelPasswordSecret"] as const;
 const SECRET_KEY_KEY = "redisPasswordSecretKey";
 
-function setAt(args: Record<string, unknown>, field: string, value: unknown): void {
-    const parts = field.split(".");
+function setAt(args: Record<string, unknown>, parts: ArgPath, value: unknown): void {
     let o = args;
     for (const part of parts.slice(0, -1)) {
         if (typeof o[part] !== "object" || o[part] === null) o[part] = {};
@@ -53,14 +54,17 @@ function argOfText(key: string, kind: string, v: string): unknown {
     if (key === "monitoringRuleLabels") return labelMap(v);
     if (kind === "integer") return /^-?\d+$/.test(v) && Number.isSafeInteger(Number(v)) ? Number(v) : v;
     if (kind === "boolean") return v.toLowerCase() === "true" ? true : v.toLowerCase() === "false" ? false : v;
-    if (kind === "json") {
-        try {
-            return JSON.parse(v);
-        } catch {
-            return v;
-        }
-    }
     return v;
+}
+
+/** A JSON key's value parsed, or the problem of text that is no JSON (the package takes only the parsed list). */
+function jsonOfText(key: string, v: string): { value: unknown } | { problem: Problem } {
+    try {
+        return { value: JSON.parse(v) };
+    } catch (e) {
+        const fix = (s: FixStyle) => `${s.set(key, "<json>")} (docs/configuration.md gives the shape), or ${s.rm(key)}`;
+        return { problem: configProblem(key, v, `is not valid JSON (${(e as Error).message})`, fix) };
+    }
 }
 
 /** Label text the config holds that is no list of `name=value` pairs (a map in the arguments). */
@@ -85,15 +89,17 @@ export function argsOfConfig(raw: RawConfig): { args: MeshRateLimitArgs; problem
     for (const k of CONFIG_KEYS) {
         const v = given(k.key);
         if (v === undefined || k.key === SECRET_KEY_KEY) continue;
-        const arg = argOfText(k.key, k.kind, v);
-        if (arg === undefined) problems.push(labelsProblem(k.key, v));
+        const json = k.kind === "json" ? jsonOfText(k.key, v) : undefined;
+        const arg = json ? ("value" in json ? json.value : undefined) : argOfText(k.key, k.kind, v);
+        if (json && "problem" in json) problems.push(json.problem);
+        else if (arg === undefined) problems.push(labelsProblem(k.key, v));
         else setAt(args, k.field, arg);
     }
     const secretKey = given(SECRET_KEY_KEY);
     if (secretKey !== undefined) {
         // The key inside whichever Secret is named; without one it names nothing.
         const named = SECRET_NAME_KEYS.filter((k) => given(k) !== undefined);
-        for (const k of named) setAt(args, CONFIG_KEYS.find((c) => c.key === k)!.field.replace(/\.name$/, ".key"), secretKey);
+        for (const k of named) setAt(args, [...CONFIG_KEYS.find((c) => c.key === k)!.field.slice(0, -1), "key"] as unknown as ArgPath, secretKey);
         if (!named.length) {
             problems.push(
                 configProblem(

@@ -13,6 +13,8 @@
  */
 
 import { DEFAULTS } from "../components/defaults";
+import { ArgPath, keyOf } from "../mesh/arg-paths";
+import { SERVICE_TUNING } from "../components/service-settings";
 import { BOOKINFO_PORT } from "../components/bookinfo";
 import { RedisModeName } from "../builders/redis-connection";
 import { DEFAULT_CLIENT_PREFIX, PathKeyMode } from "../builders/rule-args";
@@ -22,8 +24,8 @@ export type ConfigKind = "string" | "integer" | "boolean" | "json";
 export interface ConfigKeySpec {
     /** Key name without the project prefix. */
     key: string;
-    /** The MeshRateLimit argument it sets: a field path (`global.timeout`), the one mapping between the two. */
-    field: string;
+    /** The MeshRateLimit argument it sets, by its path (`["global", "timeout"]`, checked against the arguments' types): the one mapping between the two. */
+    field: ArgPath;
     kind: ConfigKind;
     /** Default as the user would type it; "" means "variant preset or derived" (see `defaultNote`). */
     default: string;
@@ -41,7 +43,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "variant",
         key: "variant",
-        field: "variant",
+        field: ["variant"],
         kind: "string",
         default: "A",
         description:
@@ -50,7 +52,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "variant",
         key: "apiProfile",
-        field: "apiProfile",
+        field: ["apiProfile"],
         kind: "string",
         default: String(DEFAULTS.apiProfile),
         description:
@@ -61,7 +63,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "paths",
         key: "limitedPath",
-        field: "paths.limited",
+        field: ["paths", "limited"],
         kind: "string",
         default: String(DEFAULTS.limitedPath),
         description: "Exact request path limited globally to `limitedPathLimit` per unit (spec `<limited_path>`).",
@@ -69,7 +71,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "paths",
         key: "pagePath",
-        field: "paths.page",
+        field: ["paths", "page"],
         kind: "string",
         default: String(DEFAULTS.pagePath),
         description: "Exact path of the product page route (spec `<page_path>`).",
@@ -77,7 +79,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "paths",
         key: "loginPath",
-        field: "paths.login",
+        field: ["paths", "login"],
         kind: "string",
         default: String(DEFAULTS.loginPath),
         description: "Exact login path (spec `<login_path>`).",
@@ -85,7 +87,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "paths",
         key: "logoutPath",
-        field: "paths.logout",
+        field: ["paths", "logout"],
         kind: "string",
         default: String(DEFAULTS.logoutPath),
         description: "Exact logout path (spec `<logout_path>`).",
@@ -93,7 +95,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "paths",
         key: "staticPrefix",
-        field: "paths.staticPrefix",
+        field: ["paths", "staticPrefix"],
         kind: "string",
         default: String(DEFAULTS.staticPrefix),
         description: "Path prefix of static assets (spec `<static_prefix>`).",
@@ -101,7 +103,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "paths",
         key: "apiPrefix",
-        field: "paths.apiPrefix",
+        field: ["paths", "apiPrefix"],
         kind: "string",
         default: String(DEFAULTS.apiPrefix),
         description: "Path prefix of the product API (spec `<api_prefix>`).",
@@ -109,7 +111,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "paths",
         key: "virtualServiceRoutes",
-        field: "bookinfo.routes",
+        field: ["bookinfo", "routes"],
         kind: "json",
         default: "",
         defaultNote: "variant A: the spec 2.5 split (page/login/logout/static, then `api`); B: one route with all matches",
@@ -118,7 +120,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "paths",
         key: "apiRoute",
-        field: "limits.apiRoute",
+        field: ["limits", "apiRoute"],
         kind: "string",
         default: String(DEFAULTS.apiRoute),
         description: "Variant A: name of the VirtualService route that carries the route-level limit (spec 2.6). Must name one of the routes.",
@@ -126,7 +128,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "paths",
         key: "apiRouteRegex",
-        field: "limits.apiRouteRegex",
+        field: ["limits", "apiRouteRegex"],
         kind: "string",
         default: "",
         defaultNote: "`<apiPrefix>/[1-9][0-9]?` (n from 1 to 99)",
@@ -136,7 +138,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "pathKey",
-        field: "global.pathKey",
+        field: ["global", "pathKey"],
         kind: "string",
         default: PathKeyMode.UrlPath,
         description:
@@ -145,7 +147,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "paths",
         key: "apiDescriptorValue",
-        field: "limits.apiDescriptorValue",
+        field: ["limits", "apiDescriptorValue"],
         kind: "string",
         default: "api",
         description: "Variant A: descriptor value sent for paths matching `apiRouteRegex`.",
@@ -155,7 +157,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "domain",
-        field: "global.domain",
+        field: ["global", "domain"],
         kind: "string",
         default: "",
         defaultNote: "A: `ratelimit`, B: `productpage-ratelimit`",
@@ -164,7 +166,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "unit",
-        field: "limits.unit",
+        field: ["limits", "unit"],
         kind: "string",
         default: "minute",
         description: "Time unit of every global limit: `second`, `minute`, `hour` or `day`.",
@@ -172,7 +174,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "limitedPathLimit",
-        field: "limits.limitedPath",
+        field: ["limits", "limitedPath"],
         kind: "integer",
         default: "1",
         description: "Requests per unit for `PATH=<limitedPath>`.",
@@ -180,7 +182,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "apiLimit",
-        field: "limits.api",
+        field: ["limits", "api"],
         kind: "integer",
         default: "",
         defaultNote: "A: `2`; not allowed in B",
@@ -189,7 +191,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "catchAllLimit",
-        field: "limits.catchAll",
+        field: ["limits", "catchAll"],
         kind: "integer",
         default: "100",
         description: "Requests per unit for any other path (each distinct path has its own counter).",
@@ -197,7 +199,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "descriptors",
-        field: "limits.descriptors",
+        field: ["limits", "descriptors"],
         kind: "json",
         default: "",
         defaultNote: "built from the three limits above",
@@ -207,7 +209,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "failureModeDeny",
-        field: "global.failureModeDeny",
+        field: ["global", "failureModeDeny"],
         kind: "boolean",
         default: String(DEFAULTS.failureModeDeny),
         description: "Deny requests (HTTP 500) when the rate-limit service cannot answer.",
@@ -215,7 +217,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "statusOnError",
-        field: "global.statusOnError",
+        field: ["global", "statusOnError"],
         kind: "string",
         default: "",
         defaultNote: "unset (Envoy's 500)",
@@ -225,7 +227,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "rateLimitHeaders",
-        field: "global.rateLimitHeaders",
+        field: ["global", "rateLimitHeaders"],
         kind: "string",
         default: DEFAULTS.rateLimitHeaders,
         description:
@@ -234,7 +236,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "filterLayout",
-        field: "global.filterLayout",
+        field: ["global", "filterLayout"],
         kind: "string",
         default: "shared",
         description:
@@ -243,7 +245,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "clientPrefixV4",
-        field: "global.clientPrefix.v4",
+        field: ["global", "clientPrefix", "v4"],
         kind: "integer",
         default: String(DEFAULT_CLIENT_PREFIX.v4),
         description:
@@ -252,7 +254,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "clientPrefixV6",
-        field: "global.clientPrefix.v6",
+        field: ["global", "clientPrefix", "v6"],
         kind: "integer",
         default: String(DEFAULT_CLIENT_PREFIX.v6),
         description:
@@ -261,7 +263,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "rateLimitTimeout",
-        field: "global.timeout",
+        field: ["global", "timeout"],
         kind: "string",
         default: String(DEFAULTS.rateLimitTimeout),
         description: "Timeout of the gateway's call to the rate-limit service (protobuf duration, e.g. `10s`, `0.5s`).",
@@ -269,7 +271,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "preLimit",
-        field: "global.preLimit",
+        field: ["global", "preLimit"],
         kind: "boolean",
         default: String(DEFAULTS.preLimit),
         description:
@@ -279,7 +281,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "counterStore",
-        field: "global.counterStore",
+        field: ["global", "counterStore"],
         kind: "string",
         default: String(DEFAULTS.counterStore),
         description:
@@ -288,7 +290,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "perValueTimeout",
-        field: "global.perValueStore.timeout",
+        field: ["global", "perValueStore", "timeout"],
         kind: "string",
         default: String(DEFAULTS.perValueTimeout),
         description:
@@ -297,7 +299,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "perValueFailureModeDeny",
-        field: "global.perValueStore.failureModeDeny",
+        field: ["global", "perValueStore", "failureModeDeny"],
         kind: "boolean",
         default: String(DEFAULTS.perValueFailureModeDeny),
         description:
@@ -306,7 +308,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "perValueStatusOnError",
-        field: "global.perValueStore.statusOnError",
+        field: ["global", "perValueStore", "statusOnError"],
         kind: "string",
         default: "",
         defaultNote: "`statusOnError`",
@@ -316,7 +318,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "perValueNewValuesPerSecond",
-        field: "global.perValueStore.newValuesPerSecond",
+        field: ["global", "perValueStore", "newValuesPerSecond"],
         kind: "integer",
         default: String(DEFAULTS.perValueNewValuesPerSecond),
         description:
@@ -325,7 +327,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "limits",
         key: "perValueRedisMaxMemory",
-        field: "global.perValueStore.redis.maxMemory",
+        field: ["global", "perValueStore", "redis", "maxMemory"],
         kind: "string",
         default: "",
         defaultNote: "what `perValueNewValuesPerSecond` needs, else `redisMaxMemory`",
@@ -337,7 +339,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "local",
         key: "localBucket",
-        field: "local.bucket",
+        field: ["local", "bucket"],
         kind: "integer",
         default: "",
         defaultNote: "A: `4`, B: `10`",
@@ -346,7 +348,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "local",
         key: "localFillInterval",
-        field: "local.fillInterval",
+        field: ["local", "fillInterval"],
         kind: "string",
         default: DEFAULTS.localFillInterval,
         description: "Bucket refill interval (protobuf duration, at least `0.05s`).",
@@ -354,7 +356,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "local",
         key: "localRateLimitHeaders",
-        field: "local.rateLimitHeaders",
+        field: ["local", "rateLimitHeaders"],
         kind: "string",
         default: DEFAULTS.rateLimitHeaders,
         description:
@@ -363,7 +365,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "local",
         key: "localShadow",
-        field: "local.shadow",
+        field: ["local", "shadow"],
         kind: "boolean",
         default: "false",
         description: "Observe only: the sidecar's bucket counts (its `rate_limited` statistic grows) but refuses nothing. Not in the specification.",
@@ -371,7 +373,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "local",
         key: "localPlacement",
-        field: "local.placement",
+        field: ["local", "placement"],
         kind: "string",
         default: "all-routes",
         description:
@@ -380,7 +382,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "local",
         key: "serviceLabel",
-        field: "local.serviceLabel",
+        field: ["local", "serviceLabel"],
         kind: "string",
         default: String(DEFAULTS.serviceLabel),
         description: "Value of the `app` label of the workload whose sidecar gets the local limit (spec `<service_label>`).",
@@ -388,7 +390,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "local",
         key: "localServicePort",
-        field: "local.port",
+        field: ["local", "port"],
         kind: "integer",
         default: String(BOOKINFO_PORT),
         description:
@@ -399,7 +401,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "names",
         key: "meshNamespace",
-        field: "mesh.namespace",
+        field: ["mesh", "namespace"],
         kind: "string",
         default: String(DEFAULTS.meshNamespace),
         description:
@@ -408,7 +410,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "names",
         key: "gatewaySelector",
-        field: "mesh.gatewaySelector",
+        field: ["mesh", "gatewaySelector"],
         kind: "string",
         default: String(DEFAULTS.gatewaySelector),
         description: "Label `key=value` of the ingress gateway pods the bookinfo Gateway and the global filters select.",
@@ -416,7 +418,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "names",
         key: "gatewayNamespace",
-        field: "mesh.gatewayNamespace",
+        field: ["mesh", "gatewayNamespace"],
         kind: "string",
         default: DEFAULTS.gatewayNamespace,
         description:
@@ -425,7 +427,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "names",
         key: "gatewayHosts",
-        field: "bookinfo.hosts",
+        field: ["bookinfo", "hosts"],
         kind: "string",
         default: String(DEFAULTS.gatewayHosts),
         description:
@@ -434,7 +436,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "names",
         key: "workloadNamespace",
-        field: "bookinfo.namespace",
+        field: ["bookinfo", "namespace"],
         kind: "string",
         default: String(DEFAULTS.workloadNamespace),
         description:
@@ -443,7 +445,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "names",
         key: "gatewayName",
-        field: "bookinfo.gatewayName",
+        field: ["bookinfo", "gatewayName"],
         kind: "string",
         default: String(DEFAULTS.gatewayName),
         description: "Name of the bookinfo Gateway.",
@@ -451,7 +453,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "names",
         key: "gatewayPort",
-        field: "bookinfo.gatewayPort",
+        field: ["bookinfo", "gatewayPort"],
         kind: "integer",
         default: String(DEFAULTS.gatewayPort),
         description:
@@ -460,7 +462,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "names",
         key: "virtualServiceName",
-        field: "bookinfo.virtualServiceName",
+        field: ["bookinfo", "virtualServiceName"],
         kind: "string",
         default: String(DEFAULTS.virtualServiceName),
         description: "Name of the bookinfo VirtualService (spec `<virtual_service_name>`).",
@@ -468,7 +470,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "names",
         key: "configName",
-        field: "global.service.configName",
+        field: ["global", "service", "configName"],
         kind: "string",
         default: String(DEFAULTS.configName),
         description: "Name of the rate-limit ConfigMap (spec `<config_name>`).",
@@ -478,7 +480,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "sharing",
         key: "vhostScope",
-        field: "mesh.vhostScope",
+        field: ["mesh", "vhostScope"],
         kind: "string",
         default: "gateway-hosts",
         description:
@@ -487,7 +489,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "sharing",
         key: "gatewayHostScope",
-        field: "bookinfo.gatewayHostScope",
+        field: ["bookinfo", "gatewayHostScope"],
         kind: "string",
         default: String(DEFAULTS.gatewayHostScope),
         description:
@@ -496,7 +498,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "sharing",
         key: "filterNamespaces",
-        field: "mesh.filterNamespaces",
+        field: ["mesh", "filterNamespaces"],
         kind: "string",
         default: "own",
         description:
@@ -505,7 +507,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "sharing",
         key: "mutualTlsScope",
-        field: "mesh.mutualTlsScope",
+        field: ["mesh", "mutualTlsScope"],
         kind: "string",
         default: "workloads",
         description:
@@ -516,7 +518,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "service",
         key: "ratelimitNamespace",
-        field: "global.namespace",
+        field: ["global", "namespace"],
         kind: "string",
         default: String(DEFAULTS.ratelimitNamespace),
         description: "Namespace of the rate-limit Service and Deployment.",
@@ -524,7 +526,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "service",
         key: "ratelimitServiceName",
-        field: "global.service.name",
+        field: ["global", "service", "name"],
         kind: "string",
         default: String(DEFAULTS.ratelimitServiceName),
         description: "Name of the rate-limit Service; the filter's `cluster_name` and `authority` are derived from it.",
@@ -532,7 +534,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "service",
         key: "ratelimitGrpcPort",
-        field: "global.service.grpcPort",
+        field: ["global", "service", "grpcPort"],
         kind: "integer",
         default: String(DEFAULTS.ratelimitGrpcPort),
         description: "gRPC port of the rate-limit Service.",
@@ -540,7 +542,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "service",
         key: "ratelimitImage",
-        field: "global.service.image",
+        field: ["global", "service", "image"],
         kind: "string",
         default: String(DEFAULTS.ratelimitImage),
         description: "envoyproxy/ratelimit image (tagged by commit; matches the build the tests run).",
@@ -548,7 +550,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "service",
         key: "ratelimitReplicas",
-        field: "global.service.replicas",
+        field: ["global", "service", "replicas"],
         kind: "integer",
         default: String(DEFAULTS.ratelimitReplicas),
         description: "Replicas of the rate-limit service (they share Redis, so limits stay exact).",
@@ -556,7 +558,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "service",
         key: "ratelimitLogLevel",
-        field: "global.service.logLevel",
+        field: ["global", "service", "logLevel"],
         kind: "string",
         default: String(DEFAULTS.ratelimitLogLevel),
         description: "`LOG_LEVEL` of the service: `debug`, `info`, `warn` or `error`.",
@@ -564,50 +566,50 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "service",
         key: "redisPoolSize",
-        field: "global.service.redisPoolSize",
+        field: ["global", "service", "redisPoolSize"],
         kind: "integer",
-        default: String(DEFAULTS.redisPoolSize),
+        default: String(SERVICE_TUNING.redisPoolSize.default),
         description: "`REDIS_POOL_SIZE`: connections per service process.",
     },
     {
         group: "service",
         key: "redisPipelineWindow",
-        field: "global.service.redisPipelineWindow",
+        field: ["global", "service", "redisPipelineWindow"],
         kind: "string",
-        default: String(DEFAULTS.redisPipelineWindow),
+        default: String(SERVICE_TUNING.redisPipelineWindow.default),
         description:
             "`REDIS_PIPELINE_WINDOW` (Go duration, e.g. `150us`; `0` flushes every write at once). The pinned service applies it to Redis Cluster only (`redisMode` `cluster`; setting it otherwise is a config error): its single and Sentinel clients already send each request's commands as one pipeline. At low load it delays each call by up to the window.",
     },
     {
         group: "service",
         key: "redisPipelineLimit",
-        field: "global.service.redisPipelineLimit",
+        field: ["global", "service", "redisPipelineLimit"],
         kind: "integer",
-        default: String(DEFAULTS.redisPipelineLimit),
+        default: String(SERVICE_TUNING.redisPipelineLimit.default),
         description: "`REDIS_PIPELINE_LIMIT`: has no effect in the pinned service (radix v4 ignores it); kept for older images.",
     },
     {
         group: "service",
         key: "localCacheSizeInBytes",
-        field: "global.service.localCacheSizeInBytes",
+        field: ["global", "service", "localCacheSizeInBytes"],
         kind: "integer",
-        default: String(DEFAULTS.localCacheSizeInBytes),
+        default: String(SERVICE_TUNING.localCacheSizeInBytes.default),
         description:
             "`LOCAL_CACHE_SIZE_IN_BYTES`: cache of over-limit keys in each service process (0 disables). 1 MiB answers repeat over-limit requests without Redis until the window ends: −28 % service CPU and −53 % Redis CPU per decision in the benchmark, limits still exact (docs/proof/rls.md).",
     },
     {
         group: "service",
         key: "ratelimitPrometheus",
-        field: "global.service.prometheus",
+        field: ["global", "service", "prometheus"],
         kind: "boolean",
-        default: String(DEFAULTS.ratelimitPrometheus),
+        default: String(SERVICE_TUNING.prometheus.default),
         description:
             "Serve the service's counters for Prometheus on port 9090 at `/metrics` (`USE_PROMETHEUS`) and mark the pods a scrape target (`prometheus.io/scrape`, `/port`, `/path` annotations; with a sidecar Istio's metrics merging serves them on 15020). `false` sets `DISABLE_STATS=true`: with statsd off, this service version otherwise writes one log line per decision.",
     },
     {
         group: "operations",
         key: "monitoringDashboard",
-        field: "global.monitoring.dashboard",
+        field: ["global", "monitoring", "dashboard"],
         kind: "boolean",
         default: String(DEFAULTS.monitoringDashboard),
         description:
@@ -616,7 +618,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "operations",
         key: "monitoringDashboardNamespace",
-        field: "global.monitoring.dashboardNamespace",
+        field: ["global", "monitoring", "dashboardNamespace"],
         kind: "string",
         default: "",
         defaultNote: "`ratelimitNamespace`",
@@ -625,7 +627,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "operations",
         key: "monitoringDashboardLabel",
-        field: "global.monitoring.dashboardLabel",
+        field: ["global", "monitoring", "dashboardLabel"],
         kind: "string",
         default: DEFAULTS.monitoringDashboardLabel,
         description: "The label, `name=value`, on the dashboard ConfigMap that Grafana's dashboard sidecar looks for (a setting of the Grafana chart).",
@@ -633,7 +635,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "operations",
         key: "monitoringAlerts",
-        field: "global.monitoring.alerts",
+        field: ["global", "monitoring", "alerts"],
         kind: "boolean",
         default: String(DEFAULTS.monitoringAlerts),
         description:
@@ -642,7 +644,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "operations",
         key: "monitoringRuleLabels",
-        field: "global.monitoring.ruleLabels",
+        field: ["global", "monitoring", "ruleLabels"],
         kind: "string",
         default: "",
         description:
@@ -651,16 +653,16 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "service",
         key: "shadowMode",
-        field: "global.service.shadowMode",
+        field: ["global", "service", "shadowMode"],
         kind: "boolean",
-        default: String(DEFAULTS.shadowMode),
+        default: String(SERVICE_TUNING.shadowMode.default),
         description:
             "Observe-only rollout (`SHADOW_MODE`): every request is still counted and an over-limit one is reported (its descriptor status says OVER_LIMIT, counter `global_shadow_mode`), but the answer is OK and nothing is refused. Deploy new limits this way first, watch the counters, then set `false`.",
     },
     {
         group: "service",
         key: "redisMode",
-        field: "global.redis.mode",
+        field: ["global", "redis", "mode"],
         kind: "string",
         default: RedisModeName.InCluster,
         description:
@@ -669,7 +671,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "service",
         key: "redisAddress",
-        field: "global.redis.addresses",
+        field: ["global", "redis", "addresses"],
         kind: "string",
         default: "",
         defaultNote: "required unless `redisMode` is `in-cluster`",
@@ -679,7 +681,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "service",
         key: "redisSentinelMaster",
-        field: "global.redis.sentinelMaster",
+        field: ["global", "redis", "sentinelMaster"],
         kind: "string",
         default: "",
         defaultNote: "required with `redisMode` `sentinel`",
@@ -688,7 +690,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "service",
         key: "redisPasswordSecret",
-        field: "global.redis.passwordSecret.name",
+        field: ["global", "redis", "passwordSecret", "name"],
         kind: "string",
         default: "",
         description:
@@ -697,7 +699,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "service",
         key: "redisPasswordSecretKey",
-        field: "global.redis.passwordSecret.key",
+        field: ["global", "redis", "passwordSecret", "key"],
         kind: "string",
         default: DEFAULTS.redisPasswordSecretKey,
         description: "Key of the password in `redisPasswordSecret` (and in `redisSentinelPasswordSecret`).",
@@ -705,7 +707,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "service",
         key: "redisSentinelPasswordSecret",
-        field: "global.redis.sentinelPasswordSecret.name",
+        field: ["global", "redis", "sentinelPasswordSecret", "name"],
         kind: "string",
         default: "",
         description: "`sentinel` only: Secret holding the Sentinels' own password (`REDIS_SENTINEL_AUTH`), when they require one.",
@@ -713,7 +715,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "service",
         key: "redisTls",
-        field: "global.redis.tls",
+        field: ["global", "redis", "tls"],
         kind: "boolean",
         default: String(DEFAULTS.redisTls),
         description: "Existing Redis only: connect with TLS (`REDIS_TLS`), to the servers and the Sentinels.",
@@ -721,7 +723,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "service",
         key: "redisTlsCaSecret",
-        field: "global.redis.tlsCaSecret",
+        field: ["global", "redis", "tlsCaSecret"],
         kind: "string",
         default: "",
         description: "With `redisTls`: Secret whose `ca.crt` verifies the server certificate (mounted, `REDIS_TLS_CACERT`); unset: the image's system roots.",
@@ -729,7 +731,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "service",
         key: "accessPolicies",
-        field: "global.accessPolicy.enabled",
+        field: ["global", "accessPolicy", "enabled"],
         kind: "boolean",
         default: "true",
         description:
@@ -738,18 +740,25 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "service",
         key: "gatewayPrincipal",
-        field: "global.accessPolicy.gatewayPrincipal",
+        field: ["global", "accessPolicy", "gatewayPrincipal"],
         kind: "string",
         default: "",
         defaultNote: "`cluster.local/ns/<gatewayNamespace>/sa/istio-ingressgateway-service-account`",
         description:
             "Istio identity (`<trust domain>/ns/<namespace>/sa/<service account>`) of the ingress gateway: the only caller the rate-limit service accepts. Not set: the default gateway's service account in `gatewayNamespace`; set, its namespace must be `gatewayNamespace` (else the access policies would refuse the gateway). Its namespace is also where the NetworkPolicy admits the gateway pods from; its trust domain names the rate-limit service's identity.",
     },
-    { group: "service", key: "redisImage", field: "global.redis.image", kind: "string", default: String(DEFAULTS.redisImage), description: "Redis image." },
+    {
+        group: "service",
+        key: "redisImage",
+        field: ["global", "redis", "image"],
+        kind: "string",
+        default: String(DEFAULTS.redisImage),
+        description: "Redis image.",
+    },
     {
         group: "service",
         key: "redisMaxMemory",
-        field: "global.redis.maxMemory",
+        field: ["global", "redis", "maxMemory"],
         kind: "string",
         default: String(DEFAULTS.redisMaxMemory),
         description:
@@ -760,7 +769,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "managed-api",
         key: "managedApi",
-        field: "managedApi.enabled",
+        field: ["managedApi", "enabled"],
         kind: "boolean",
         default: "true",
         description: "Deploy the managed-API service (ESP + echo backend + Ingress).",
@@ -768,7 +777,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "managed-api",
         key: "managedApiNamespace",
-        field: "managedApi.namespace",
+        field: ["managedApi", "namespace"],
         kind: "string",
         default: "",
         defaultNote: "`workloadNamespace`",
@@ -778,7 +787,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "managed-api",
         key: "includeIpRanges",
-        field: "managedApi.includeIpRanges",
+        field: ["managedApi", "includeIpRanges"],
         kind: "string",
         default: "",
         defaultNote: "required when `managedApi` is true",
@@ -788,7 +797,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "managed-api",
         key: "espServiceName",
-        field: "managedApi.serviceName",
+        field: ["managedApi", "serviceName"],
         kind: "string",
         default: "",
         defaultNote: "required when `managedApi` is true",
@@ -797,7 +806,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "managed-api",
         key: "espServiceAccountSecret",
-        field: "managedApi.serviceAccountSecret",
+        field: ["managedApi", "serviceAccountSecret"],
         kind: "string",
         default: "",
         description: "Optional: name of an existing Secret with key `service-account-creds.json`, mounted for ESP off GKE.",
@@ -805,7 +814,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "managed-api",
         key: "espPortMode",
-        field: "managedApi.portMode",
+        field: ["managedApi", "portMode"],
         kind: "string",
         default: String(DEFAULTS.espPortMode),
         description:
@@ -814,7 +823,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "managed-api",
         key: "ingressName",
-        field: "managedApi.ingressName",
+        field: ["managedApi", "ingressName"],
         kind: "string",
         default: String(DEFAULTS.ingressName),
         description: "Name of the Ingress for the managed-API service (spec `<ingress_name>`).",
@@ -822,7 +831,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "managed-api",
         key: "ingressClassName",
-        field: "managedApi.ingressClassName",
+        field: ["managedApi", "ingressClassName"],
         kind: "string",
         default: String(DEFAULTS.ingressClassName),
         description:
@@ -831,7 +840,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "managed-api",
         key: "ingressPath",
-        field: "managedApi.ingressPath",
+        field: ["managedApi", "ingressPath"],
         kind: "string",
         default: String(DEFAULTS.ingressPath),
         description: "Path prefix routed by the Ingress to ESP.",
@@ -839,7 +848,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "managed-api",
         key: "espImage",
-        field: "managedApi.espImage",
+        field: ["managedApi", "espImage"],
         kind: "string",
         default: String(DEFAULTS.espImage),
         description: "ESP image: a pinned release of ESP v1 (the floating `:1` tag would change under a running stack).",
@@ -847,7 +856,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "managed-api",
         key: "echoImage",
-        field: "managedApi.echoImage",
+        field: ["managedApi", "echoImage"],
         kind: "string",
         default: String(DEFAULTS.echoImage),
         description: "Echo backend image (listens on 8080).",
@@ -855,7 +864,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "managed-api",
         key: "mutualTls",
-        field: "mesh.mutualTls",
+        field: ["mesh", "mutualTls"],
         kind: "boolean",
         default: "true",
         description: "Mutual TLS for the stack's traffic (spec 2.10), as wide as `mutualTlsScope` says: by default STRICT for the stack's own pods only.",
@@ -865,7 +874,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "operations",
         key: "bookinfo",
-        field: "bookinfo.mode",
+        field: ["bookinfo", "mode"],
         kind: "string",
         default: "deploy",
         description:
@@ -874,7 +883,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "operations",
         key: "bookinfoVersion",
-        field: "bookinfo.version",
+        field: ["bookinfo", "version"],
         kind: "string",
         default: String(DEFAULTS.bookinfoVersion),
         description: "Tag of the `docker.io/istio/examples-bookinfo-*` images.",
@@ -882,7 +891,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     {
         group: "operations",
         key: "awaitRollout",
-        field: "awaitRollout",
+        field: ["awaitRollout"],
         kind: "boolean",
         default: String(DEFAULTS.awaitRollout),
         description: "Wait for Deployments to become ready. `false` adds `pulumi.com/skipAwait` (for clusters without nodes, or GitOps-style applies).",
@@ -893,13 +902,13 @@ export const CONFIG_KEY_NAMES: ReadonlySet<string> = new Set(CONFIG_KEYS.map((k)
 
 /** Argument field → the config key that sets it (the inverse of each key's `field`). */
 export const CONFIG_KEY_OF_FIELD: Readonly<Record<string, string>> = {
-    ...Object.fromEntries(CONFIG_KEYS.map((k) => [k.field, k.key])),
+    ...Object.fromEntries(CONFIG_KEYS.map((k) => [keyOf(k.field), k.key])),
     // One key names the key inside either Redis Secret; the Secrets themselves are named by their `name`.
-    "global.redis.sentinelPasswordSecret.key": "redisPasswordSecretKey",
-    "global.redis.passwordSecret": "redisPasswordSecret",
-    "global.redis.sentinelPasswordSecret": "redisSentinelPasswordSecret",
-    "global.accessPolicy": "accessPolicies",
-    "global.monitoring": "monitoringDashboard",
+    [keyOf(["global", "redis", "sentinelPasswordSecret", "key"])]: "redisPasswordSecretKey",
+    [keyOf(["global", "redis", "passwordSecret"])]: "redisPasswordSecret",
+    [keyOf(["global", "redis", "sentinelPasswordSecret"])]: "redisSentinelPasswordSecret",
+    [keyOf(["global", "accessPolicy"])]: "accessPolicies",
+    [keyOf(["global", "monitoring"])]: "monitoringDashboard",
 };
 
 /**

@@ -383,7 +383,7 @@ describe("consumer: the packed package installed into a user's empty program", f
             ["login-route-dropped", 'paths.login = "/productpage": equals paths.page', 'fix: set paths.login: "/login" in MeshRateLimit\'s args'],
             [
                 "mesh-limit-over-uint32",
-                'limits.catchAll = "1000000000000": is more than the rate-limit service can count',
+                "limits.catchAll = 1000000000000: is more than the rate-limit service can count",
                 "fix: set limits.catchAll: 4294967295 in MeshRateLimit's args, or the same rate in a shorter unit",
             ],
             ["mesh-service-option", "global.service.replicas = 0: must be between 1 and 100", "fix: set global.service.replicas: 1 in MeshRateLimit's args"],

@@ -506,10 +506,11 @@ describe("stack config values: one key changed (whole problem list)", () => {
             }
             throw new Error("accepted");
         })();
+        // Text that is no JSON is refused where config is read, before the arguments are checked: first.
         expect(err.problems.map((p) => p.fixWith!(STYLE))).to.deep.equal([
+            "SET descriptors=<json> (docs/configuration.md gives the shape), or RM descriptors",
             "SET pagePath=/p",
             "SET unit=hour",
-            "SET descriptors=<json> (docs/configuration.md gives the shape), or RM descriptors",
             "SET localFillInterval=60s",
             "SET meshNamespace=a",
             "SET gatewayPort=1",

@@ -14,6 +14,7 @@ import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { LocalRateLimitArgs } from "../../components/local-ratelimit";
 import { planMeshRateLimit } from "../../mesh/mesh-plan";
 import { CONFIG_KEYS, CONFIG_KEY_OF_FIELD } from "../../program/config-keys";
+import { keyOf } from "../../mesh/arg-paths";
 import { argsOfConfig, planOfConfig, resolveSettings } from "../../program/config-args";
 import { buildProgram } from "../../program/program";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
@@ -55,9 +56,9 @@ describe("MeshRateLimit arguments: their shape", () => {
     });
 
     it("every config key sets one field, and no two keys the same one", () => {
-        const fields = CONFIG_KEYS.map((k) => k.field);
+        const fields = CONFIG_KEYS.map((k) => keyOf(k.field));
         expect(new Set(fields).size).to.equal(fields.length);
-        for (const k of CONFIG_KEYS) expect(CONFIG_KEY_OF_FIELD[k.field], k.key).to.equal(k.key);
+        for (const k of CONFIG_KEYS) expect(CONFIG_KEY_OF_FIELD[keyOf(k.field)], k.key).to.equal(k.key);
     });
 
     it("the global limits take GlobalRateLimit's names and its own service and Redis types; no field is named after a config key", () => {
@@ -226,8 +227,25 @@ describe("MeshRateLimit arguments: every rule checked once, by the component tha
         expect(err.message).to.include(`fix: set variant: "A" in MeshRateLimit's args`);
         expect(err.message).to.include(`paths.login = "/productpage": equals paths.page`);
         expect(err.message).to.include('has unit "minutes"');
-        expect(err.message).to.include(`limits.catchAll = "0": must be at least 1`);
+        expect(err.message).to.include(`limits.catchAll = 0: must be at least 1`);
         expect(configRefusal({ ...DEV, loginPath: "/productpage" })[0].problem).to.match(/^equals pagePath:/);
+    });
+
+    it("a value of the wrong type is refused, never converted: text for a number or a switch, a number for text", () => {
+        const err = refusal({
+            ...NO_ESP,
+            limits: { catchAll: "5" as unknown as number },
+            mesh: { mutualTls: "true" as unknown as boolean },
+            variant: 1 as unknown as StackVariant,
+        });
+        expect(err.message).to.include(`limits.catchAll = "5": must be a whole number`);
+        expect(err.message).to.include(`fix: set limits.catchAll: 5 in MeshRateLimit's args`);
+        expect(err.message).to.include(`mesh.mutualTls = "true": must be true or false`);
+        expect(err.message).to.include(`variant = 1: must be one of 'A', 'B'`);
+        // Stack config is text: the program converts it at its edge, so the same values pass there.
+        expect(() => resolveSettings({ ...DEV, catchAllLimit: "5", mutualTls: "TRUE", variant: "A" })).to.not.throw();
+        // Negative control: the same fields with values of their type pass in the arguments too.
+        expect(() => planMeshRateLimit({ ...NO_ESP, limits: { catchAll: 5 }, mesh: { mutualTls: true }, variant: "A" })).to.not.throw();
     });
 
     it("what MeshRateLimit derives is reported only when its own fields pass (else it would repeat their problems)", () => {

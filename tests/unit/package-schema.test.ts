@@ -12,6 +12,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
 import { CONFIG_KEYS } from "../../program/config-keys";
+import { keyOf } from "../../mesh/arg-paths";
 import { OUT as PACKAGE_DOCS, SCHEMA_OUT, render as renderPackageDocs, schemaText } from "../../scripts/gen-package-docs";
 // What the pinned SDK's plugin runner (cmd/run-plugin/run.js) calls on the required module.
 import { getPulumiComponents } from "@pulumi/pulumi/provider/experimental/provider";
@@ -145,7 +146,7 @@ describe("component package: schema from Pulumi's analyzer", function () {
             }
             return prop;
         };
-        for (const k of CONFIG_KEYS) expect(at(k.field), `${k.key} → ${k.field}`).to.exist;
+        for (const k of CONFIG_KEYS) expect(at(keyOf(k.field)), `${k.key} → ${keyOf(k.field)}`).to.exist;
         expect(at("variant").$ref).to.equal("#/types/mesh-ratelimit:index:StackVariant");
         expect(at("limits.descriptors").items.$ref).to.equal("#/types/mesh-ratelimit:index:DescriptorArgs");
         expect(at("limits.catchAll").type).to.equal("number");
