@@ -191,51 +191,13 @@ const READER_CASES: Case[] = [
     { name: "loginPath 'log  in'", set: { loginPath: "log  in" }, problems: [P("loginPath", "log  in", PATH, s("loginPath", "/login"))] },
     { name: "ingressPath echo", set: { ingressPath: "echo" }, problems: [P("ingressPath", "echo", PATH, s("ingressPath", "/echo"))] },
 
-    // protoDuration: what was meant, in seconds with 's', at least the minimum
-    { name: "timeout 60", set: { rateLimitTimeout: "60" }, problems: [P("rateLimitTimeout", "60", PROTO, s("rateLimitTimeout", "60s"))] },
-    { name: "fill interval 1m", set: { localFillInterval: "1m" }, problems: [P("localFillInterval", "1m", PROTO, s("localFillInterval", "60s"))] },
-    {
-        name: "fill interval 2m is 120s, not 60s",
-        set: { localFillInterval: "2m" },
-        problems: [P("localFillInterval", "2m", PROTO, s("localFillInterval", "120s"))],
-    },
-    {
-        name: "timeout 500ms is 0.5s (the README's example), not 60s",
-        set: { rateLimitTimeout: "500ms" },
-        problems: [P("rateLimitTimeout", "500ms", PROTO, s("rateLimitTimeout", "0.5s"))],
-    },
-    { name: "timeout 1h", set: { rateLimitTimeout: "1h" }, problems: [P("rateLimitTimeout", "1h", PROTO, s("rateLimitTimeout", "3600s"))] },
-    { name: "timeout .5s", set: { rateLimitTimeout: ".5s" }, problems: [P("rateLimitTimeout", ".5s", PROTO, s("rateLimitTimeout", "0.5s"))] },
-    { name: "fill interval 1.5", set: { localFillInterval: "1.5" }, problems: [P("localFillInterval", "1.5", PROTO, s("localFillInterval", "1.5s"))] },
-    { name: "timeout 1.s", set: { rateLimitTimeout: "1.s" }, problems: [P("rateLimitTimeout", "1.s", PROTO, s("rateLimitTimeout", "1s"))] },
-    {
-        name: "fill interval 0.0000000001ms: the minimum",
-        set: { localFillInterval: "0.0000000001ms" },
-        problems: [P("localFillInterval", "0.0000000001ms", PROTO, s("localFillInterval", "0.05s"))],
-    },
-    {
-        name: "timeout too long to write in seconds: its default",
-        set: { rateLimitTimeout: "99999999999999999999h" },
-        problems: [P("rateLimitTimeout", "99999999999999999999h", PROTO, s("rateLimitTimeout", "10s"))],
-    },
-    { name: "fill interval '90 s'", set: { localFillInterval: "90 s" }, problems: [P("localFillInterval", "90 s", PROTO, s("localFillInterval", "90s"))] },
-    {
-        name: "timeout with 10 decimals: 9 kept",
-        set: { rateLimitTimeout: "1.0000000001s" },
-        problems: [P("rateLimitTimeout", "1.0000000001s", PROTO, s("rateLimitTimeout", "1s"))],
-    },
-    {
-        name: "fill interval 0: '0s' would be refused, the minimum",
-        set: { localFillInterval: "0" },
-        problems: [P("localFillInterval", "0", PROTO, s("localFillInterval", "0.05s"))],
-    },
-    { name: "timeout 0: the minimum", set: { rateLimitTimeout: "0" }, problems: [P("rateLimitTimeout", "0", PROTO, s("rateLimitTimeout", "0.001s"))] },
-    {
-        name: "timeout 0.1ms: the minimum",
-        set: { rateLimitTimeout: "0.1ms" },
-        problems: [P("rateLimitTimeout", "0.1ms", PROTO, s("rateLimitTimeout", "0.001s"))],
-    },
+    // protoDuration (its conversions: field-rules.test.ts): each key's own default and minimum
     { name: "timeout soon: its default", set: { rateLimitTimeout: "soon" }, problems: [P("rateLimitTimeout", "soon", PROTO, s("rateLimitTimeout", "10s"))] },
+    {
+        name: "timeout 0s",
+        set: { rateLimitTimeout: "0s" },
+        problems: [P("rateLimitTimeout", "0s", "must be at least 0.001s", s("rateLimitTimeout", "0.001s"))],
+    },
     {
         name: "fill interval -1s: its default",
         set: { localFillInterval: "-1s" },
@@ -245,11 +207,6 @@ const READER_CASES: Case[] = [
         name: "fill interval 0.049999999s",
         set: { localFillInterval: "0.049999999s" },
         problems: [P("localFillInterval", "0.049999999s", "must be at least 0.05s", s("localFillInterval", "0.05s"))],
-    },
-    {
-        name: "timeout 0s",
-        set: { rateLimitTimeout: "0s" },
-        problems: [P("rateLimitTimeout", "0s", "must be at least 0.001s", s("rateLimitTimeout", "0.001s"))],
     },
 
     // goDuration: white space removed when that makes one, else the key's default

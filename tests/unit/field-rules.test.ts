@@ -178,6 +178,30 @@ describe("field rule: a protobuf duration (what Envoy reads)", () => {
         expect(protoDurationProblems("f", 10, 0.001, "5s")[0]?.fix).to.equal('set f to "10s"');
         expect(protoDurationProblems("f", "0s", 0.001, "10s")[0]).to.include({ problem: "must be at least 0.001s", fix: 'set f to "0.001s"' });
     });
+    it("the fix is the same length written as Envoy reads it: seconds with an 's', 9 decimals, at least the minimum", () => {
+        // [given, min, fallback, fix]
+        const cases: [string, number, string, string][] = [
+            ["2m", 0.05, "60s", "120s"],
+            ["1h", 0.001, "10s", "3600s"],
+            [".5s", 0.001, "10s", "0.5s"],
+            ["1.5", 0.05, "60s", "1.5s"],
+            ["1.s", 0.001, "10s", "1s"],
+            ["90 s", 0.05, "60s", "90s"],
+            ["1.0000000001s", 0.001, "10s", "1s"],
+            ["0.0000000001ms", 0.05, "60s", "0.05s"],
+            ["0", 0.05, "60s", "0.05s"],
+            ["0", 0.001, "10s", "0.001s"],
+            ["0.1ms", 0.001, "10s", "0.001s"],
+            ["99999999999999999999h", 0.001, "10s", "10s"],
+            ["-1s", 0.05, "60s", "60s"],
+        ];
+        for (const [given, min, fallback, fix] of cases) {
+            const p = protoDurationProblems("f", given, min, fallback);
+            expect(p, given).to.have.length(1);
+            expect(p[0]!.problem, given).to.match(/^must be a protobuf duration/);
+            expect(p[0]!.fix, given).to.equal(`set f to "${fix}"`);
+        }
+    });
     wiringRows(
         [
             ["timeout", global((v) => ({ timeout: v }))],
