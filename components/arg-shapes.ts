@@ -95,6 +95,7 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         redisPipelineWindow: null,
         redisPipelineLimit: null,
         localCacheSizeInBytes: null,
+        stopCountingWhenOverLimit: null,
         prometheus: null,
         shadowMode: null,
     },

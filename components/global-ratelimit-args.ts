@@ -36,6 +36,14 @@ export interface RateLimitServiceOptionsArgs {
     redisPipelineLimit?: number;
     /** `LOCAL_CACHE_SIZE_IN_BYTES`: cache of over-limit keys per process (0 disables). Defaults to `1048576`. */
     localCacheSizeInBytes?: number;
+    /**
+     * `STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT`: a request that one of its limits refuses is not counted
+     * against the others it was asked about in the same call, so a client over its own limit (a
+     * per-client rule) cannot use up a limit it shares with everyone (a path's limit). Costs the
+     * service one more Redis read per call. Calls are per filter: with `counterStore` split the
+     * per-value rules are asked in a call of their own. Defaults to `false` (the service's own).
+     */
+    stopCountingWhenOverLimit?: boolean;
     /** Serve Prometheus metrics on port 9090 (`USE_PROMETHEUS`); `false` turns stats off. Defaults to `false`. */
     prometheus?: boolean;
     /** Global shadow mode (`SHADOW_MODE`): every limit counted and reported, nothing refused. Defaults to `false`. */

@@ -27,6 +27,7 @@ export const SERVICE_TUNING = {
     redisPipelineWindow: { ...goDurationOption("0"), env: "REDIS_PIPELINE_WINDOW" },
     redisPipelineLimit: { ...wholeNumberOption(0, { min: 0 }), env: "REDIS_PIPELINE_LIMIT" },
     localCacheSizeInBytes: { ...wholeNumberOption(1048576, { min: 0 }), env: "LOCAL_CACHE_SIZE_IN_BYTES" },
+    stopCountingWhenOverLimit: { ...booleanOption(false), env: "STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT" },
     prometheus: booleanOption(false),
     shadowMode: booleanOption(false),
 };

@@ -652,6 +652,15 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
     },
     {
         group: "service",
+        key: "stopCountingWhenOverLimit",
+        field: ["global", "service", "stopCountingWhenOverLimit"],
+        kind: "boolean",
+        default: String(SERVICE_TUNING.stopCountingWhenOverLimit.default),
+        description:
+            "`STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT`: a request one limit refuses is not counted against the other limits asked in the same call, so a client over its own per-client limit cannot use up a limit shared with everyone. One more Redis read per call. Per-value rules are asked in a call of their own with `counterStore` split.",
+    },
+    {
+        group: "service",
         key: "shadowMode",
         field: ["global", "service", "shadowMode"],
         kind: "boolean",
