@@ -2,22 +2,23 @@
  * The package entry: the components and their argument types. Importing it runs nothing (no stack
  * config is read, no resource is created); `plugin/` makes it a Pulumi plugin for every language.
  */
-export { AccessPolicyArgs, GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./components/global-ratelimit-args";
+export { AccessPolicyArgs, GlobalRateLimitArgs, GlobalRateLimitOptions, RateLimitServiceOptionsArgs } from "./components/global-ratelimit-args";
 export { GlobalRateLimit } from "./components/global-ratelimit";
 export { PlatformRateLimit } from "./components/platform-ratelimit";
 export { PlatformGatewayArgs, PlatformLimitsArgs, PlatformRateLimitArgs } from "./components/platform-ratelimit-args";
 export { PlatformDefaults } from "./components/platform-defaults";
 export { PerValueStoreArgs } from "./components/per-value-store";
+export { MonitoringArgs, MonitoringOptionsArgs } from "./components/ratelimit-monitoring";
 export { CounterStore } from "./builders/counter-stores";
 export { ErrorStatus, FilterLayout, RateLimitHeaders } from "./builders/envoy-filters";
 export { GatewayTargetArgs } from "./components/gateway-target";
 export { RedisOptionsArgs, SecretKeyArgs } from "./components/redis-options";
 export { RedisModeName } from "./builders/redis-connection";
 export { ServiceLogLevel } from "./components/service-settings";
-export { LocalRateLimit, LocalRateLimitArgs } from "./components/local-ratelimit";
+export { LocalBucketOptions, LocalRateLimit, LocalRateLimitArgs } from "./components/local-ratelimit";
 export { MeshRateLimit, LimitRowOutput } from "./mesh/mesh-ratelimit";
-export { Bookinfo, BookinfoArgs } from "./components/bookinfo";
-export { ManagedApi, ManagedApiArgs } from "./components/managed-api";
+export { Bookinfo, BookinfoArgs, BookinfoOptions } from "./components/bookinfo";
+export { ManagedApi, ManagedApiArgs, ManagedApiOptions } from "./components/managed-api";
 export { MeshMutualTls, MeshMutualTlsArgs } from "./components/mesh-mtls";
 export {
     MeshRateLimitArgs,
@@ -26,7 +27,6 @@ export {
     MeshPlacementArgs,
     MeshGlobalArgs,
     MeshAccessPolicyArgs,
-    MeshMonitoringArgs,
     MeshLocalArgs,
     MeshBookinfoArgs,
     MeshManagedApiArgs,

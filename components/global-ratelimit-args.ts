@@ -50,19 +50,22 @@ export interface RateLimitServiceOptionsArgs {
     shadowMode?: boolean;
 }
 
-export interface GlobalRateLimitArgs {
-    /** Rate-limit domain, written once for both the gateway filter and the service config. */
-    domain: string;
-    /** The gateway whose requests are limited. */
-    gateway: GatewayTargetArgs;
-    /** Typed rules: what to count (path, header, client address, route) and how much. Defaults to none. */
-    rules?: RateLimitRuleArgs[];
-    /** Per-path counters (every distinct path its own counter). Defaults to none. */
-    perPath?: PerPathLimitsArgs;
-    /** What a path is counted by. Defaults to `PathKeyMode.UrlPath` (the path without its query string). */
+/**
+ * The rate-limit service, its Redis and the gateway's filter: GlobalRateLimit's arguments, and
+ * MeshRateLimit's `global` (which adds its domain preset, access switch and monitoring). Each field
+ * documented here once.
+ */
+export interface GlobalRateLimitOptions {
+    /**
+     * What a path is counted by. `PathKeyMode.UrlPath`: the path without its query string (Envoy's
+     * CEL descriptor `request.url_path`), so no query string gets a counter of its own; in
+     * MeshRateLimit the `api` route's paths also count against the per-path catch-all, so no
+     * unmatched API path escapes either. `PathKeyMode.Literal`: `:path` as written, query included
+     * (the specification's tables): a query such as `?n=1` gets its own counter and escapes every
+     * limit; for comparison and for proxies older than Istio 1.24, which lack the CEL extension.
+     * Defaults to `PathKeyMode.UrlPath`.
+     */
     pathKey?: PathKeyMode;
-    /** Descriptor key of each rule's first entry (its value is the rule's name). Defaults to `rule`. */
-    ruleKey?: string;
     /**
      * What makes one client for every per-client counter (`perClientAddress`, `clientCidr.perAddress`,
      * and the fallback counters of long paths, untrusted per-value values and missing per-value
@@ -107,15 +110,23 @@ export interface GlobalRateLimitArgs {
      * listener, and a request calls only the service of the instance owning its virtual host. Needs
      * Istio 1.25 or later (Envoy 1.33). `FilterLayout.Shared`: the specification's layout (canonical
      * filter names, route and virtual-host `rate_limits`, read by every rate-limit filter on the
-     * listener): one instance per listener, for Istio 1.24. Defaults to `FilterLayout.PerInstance`.
+     * listener): one instance per listener, for Istio 1.24. Defaults to `FilterLayout.PerInstance`;
+     * MeshRateLimit's to `FilterLayout.Shared`, the specification's layout.
      */
     filterLayout?: FilterLayout;
     /** Timeout of the gateway's call to the service (protobuf duration). Defaults to `10s`. */
     timeout?: string;
-    /** The rate-limit service. Defaults as documented on each field. */
-    service?: RateLimitServiceOptionsArgs;
-    /** Redis. Defaults to one deployed by the component. */
-    redis?: RedisOptionsArgs;
+    /**
+     * A pre-limit on the gateway: Envoy's local rate-limit filter before the rate-limit filter, on
+     * the same listeners and virtual hosts, with one token bucket per pod for every limit a fixed
+     * descriptor names (a rule, a named path): 2 × the limit, refilled by the limit per window. It
+     * refuses (429, `x-mesh-ratelimit: pre-limit`) only what the service would refuse too while
+     * traffic stays within the limits, so a flood no longer reaches the service. Per-value counters
+     * (each path, header value or client address) stay with the service alone, and so does
+     * everything in the service's shadow mode (`service.shadowMode`: no pre-limit). A boolean;
+     * `false` sends every request to the service. Defaults to `true`.
+     */
+    preLimit?: boolean;
     /**
      * Where the counters live. `CounterStore.Split`: when the rules make both fixed counters (a named
      * path, a rule without a per-value split) and per-value ones (`perPath.eachPath`,
@@ -126,8 +137,25 @@ export interface GlobalRateLimitArgs {
      * of new paths can then evict a live fixed counter). Defaults to `CounterStore.Split`.
      */
     counterStore?: CounterStore;
+    /** The rate-limit service. Defaults as documented on each field. */
+    service?: RateLimitServiceOptionsArgs;
     /** The per-value side of `CounterStore.Split`. Defaults as documented on each field. */
     perValueStore?: PerValueStoreArgs;
+    /** Redis. Defaults to one deployed by the component. */
+    redis?: RedisOptionsArgs;
+}
+
+export interface GlobalRateLimitArgs extends GlobalRateLimitOptions {
+    /** Rate-limit domain, written once for both the gateway filter and the service config. */
+    domain: string;
+    /** The gateway whose requests are limited. */
+    gateway: GatewayTargetArgs;
+    /** Typed rules: what to count (path, header, client address, route) and how much. Defaults to none. */
+    rules?: RateLimitRuleArgs[];
+    /** Per-path counters (every distinct path its own counter). Defaults to none. */
+    perPath?: PerPathLimitsArgs;
+    /** Descriptor key of each rule's first entry (its value is the rule's name). Defaults to `rule`. */
+    ruleKey?: string;
     /**
      * Prefix of the EnvoyFilter names: `<prefix>` (HTTP filter), `<prefix>-svc` (virtual-host
      * actions), `<prefix>-svc-api` (route actions). Defaults to `<namespace>-<service.name>` (unique in
@@ -144,17 +172,6 @@ export interface GlobalRateLimitArgs {
      * identity cannot be derived from its selector.
      */
     accessPolicy?: AccessPolicyArgs;
-    /**
-     * A pre-limit on the gateway: Envoy's local rate-limit filter before the rate-limit filter, on
-     * the same listeners and virtual hosts, with one token bucket per pod for every limit a fixed
-     * descriptor names (a rule, a named path): 2 × the limit, refilled by the limit per window. It
-     * refuses (429, `x-mesh-ratelimit: pre-limit`) only what the service would refuse too while
-     * traffic stays within the limits, so a flood no longer reaches the service. Per-value counters
-     * (each path, header value or client address) stay with the service alone, and so does
-     * everything in the service's shadow mode (`service.shadowMode`: no pre-limit). A boolean;
-     * `false` sends every request to the service. Defaults to `true`.
-     */
-    preLimit?: boolean;
     /**
      * What a platform team looks at: a Grafana dashboard ConfigMap (on by default) and alert rules
      * as a `PrometheusRule` (off by default), generated from the same rules. Defaults as documented

@@ -13,16 +13,8 @@ import { EnvoyFilterSpec, FilterLayout, LOCAL_RATELIMIT_FILTER, RateLimitHeaders
 import { dnsProblem, selectorProblems, argsError, rateLimitHeadersProblems, unknownFieldProblems } from "./arg-checks";
 import { booleanProblems, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
 
-export interface LocalRateLimitArgs {
-    /** Pod labels of the workload, e.g. `{ app: "orders" }`. */
-    selector: Record<string, string>;
-    /**
-     * The workload's port: the bucket goes on the sidecar's inbound chain of this port only (other
-     * inbound ports are not limited), and Istio names its inbound virtual host `inbound|http|<port>`.
-     */
-    port: number;
-    /** Tokens in the bucket, and tokens added per fill (`max_tokens` = `tokens_per_fill`). */
-    bucket: number;
+/** The bucket's refill, what it tells clients and whether it refuses: LocalRateLimit's arguments and MeshRateLimit's `local`. Each field documented here once. */
+export interface LocalBucketOptions {
     /** Refill interval, a protobuf duration of at least `0.05s`. Defaults to `60s`. */
     fillInterval?: string;
     /**
@@ -37,6 +29,18 @@ export interface LocalRateLimitArgs {
      * refuses nothing (`filter_enforced` 0 %). Defaults to `false`.
      */
     shadow?: boolean;
+}
+
+export interface LocalRateLimitArgs extends LocalBucketOptions {
+    /** Pod labels of the workload, e.g. `{ app: "orders" }`. */
+    selector: Record<string, string>;
+    /**
+     * The workload's port: the bucket goes on the sidecar's inbound chain of this port only (other
+     * inbound ports are not limited), and Istio names its inbound virtual host `inbound|http|<port>`.
+     */
+    port: number;
+    /** Tokens in the bucket, and tokens added per fill (`max_tokens` = `tokens_per_fill`). */
+    bucket: number;
     /**
      * Limit only these inbound routes (the bucket is set per route; the filter itself holds only its
      * stat prefix). An empty list: every route of the inbound virtual host, set per route. Defaults

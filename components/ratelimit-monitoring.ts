@@ -32,22 +32,28 @@ export interface LocalBucketMetricsArgs {
     statPrefix?: string;
 }
 
-/** The dashboard and alerts of a GlobalRateLimit. */
-export interface MonitoringArgs {
-    /** Create the Grafana dashboard ConfigMap (harmless: a ConfigMap in `dashboardNamespace`). A boolean. Defaults to `true`. */
+/** The dashboard and alert rules: GlobalRateLimit's `monitoring` and MeshRateLimit's `global.monitoring`. Each field documented here once. */
+export interface MonitoringOptionsArgs {
+    /** Create a Grafana dashboard of the limits: a ConfigMap with `dashboardLabel`, which Grafana's dashboard sidecar loads (decisions per limit and outcome, service and Redis errors, answer time, config loads, the gateway's filter and pre-limit, the local bucket per pod; docs/monitoring.md). The service's panels need its `prometheus`. A boolean. Defaults to `true`. */
     dashboard?: boolean;
     /** Namespace of the dashboard ConfigMap: one Grafana's dashboard sidecar watches (must exist). Defaults to the service's namespace. */
     dashboardNamespace?: string;
-    /** The label, `name=value`, Grafana's dashboard sidecar looks for. Defaults to `grafana_dashboard=1`. */
+    /** The label, `name=value`, on the dashboard ConfigMap that Grafana's dashboard sidecar looks for (a setting of the Grafana chart). Defaults to `grafana_dashboard=1`. */
     dashboardLabel?: string;
     /**
      * Create a `PrometheusRule` (monitoring.coreos.com/v1) with the alert rules, in the service's
-     * namespace. It reaches the cluster's alerting (another system), so it is off unless asked for;
-     * the cluster must serve the kind (the Prometheus operator's CRDs). A boolean. Defaults to `false`.
+     * namespace: the gateway failing closed or about to, the config not loaded, a limit refusing most
+     * of its traffic (docs/monitoring.md, runbook). It reaches the cluster's alerting (another
+     * system), so it is off unless asked for; the cluster must serve the kind (the Prometheus
+     * operator's CRDs), else preview stops. A boolean. Defaults to `false`.
      */
     alerts?: boolean;
     /** Labels on the `PrometheusRule`, e.g. `{ release: "kube-prometheus-stack" }` for an operator that selects rules by label. Defaults to none. */
     ruleLabels?: Record<string, string>;
+}
+
+/** The dashboard and alerts of a GlobalRateLimit. */
+export interface MonitoringArgs extends MonitoringOptionsArgs {
     /** PromQL label matchers of the service's metrics. Defaults to `namespace="<namespace>",app="<service.name>"` (Prometheus's `kubernetes-pods` job with pod labels mapped). */
     serviceSelector?: string;
     /** PromQL label matchers of the gateway pods' metrics. Defaults to `namespace="<gateway.namespace>"` and the gateway's pod labels (names with `_` for characters Prometheus does not allow). */

@@ -1,31 +1,29 @@
 /**
  * MeshRateLimit's arguments, grouped by the component each group is for, written here (no
- * generator): the package owns them, and the program maps its stack config onto them. A field a
- * component owns has that component's own type (`RateLimitServiceOptionsArgs`, `PathKeyMode`, ...),
- * and tests/unit/mesh-plan.test.ts fails to compile when one parts from the component's field.
- * (Not `Pick` or `Required<X>["field"]`: Pulumi's schema analyzer types a picked field as `Any`
- * without its description, and refuses an indexed one as a union with `undefined`.) Each field's
- * JSDoc states its default for this component. Every field is optional: `undefined` means not given.
+ * generator): the package owns them, and the program maps its stack config onto them. A group
+ * extends the options of the component it is for (`GlobalRateLimitOptions`, `LocalBucketOptions`,
+ * `BookinfoOptions`, `ManagedApiOptions`, `MonitoringOptionsArgs`): a field the component owns is
+ * declared and documented once, there, and Pulumi's schema analyzer carries it into this group with
+ * its words. A group declares only what is MeshRateLimit's own, or what it holds to another contract
+ * (optional here, required by the component). Not `Pick` or `Omit`: the analyzer types a picked
+ * field as `Any` without its description. Every field is optional: `undefined` means not given.
  */
 import {
     ApiProfileName,
     BookinfoMode,
     DescriptorArgs,
-    EspPortModeName,
     FilterNamespaces,
-    GatewayHostScope,
-    HttpRouteArgs,
     LocalPlacementMode,
     MutualTlsScope,
     StackVariant,
     VirtualHostScope,
 } from "../components/mesh-enums";
-import { RateLimitServiceOptionsArgs } from "../components/global-ratelimit-args";
-import { RedisOptionsArgs } from "../components/redis-options";
-import { PerValueStoreArgs } from "../components/per-value-store";
-import { ClientPrefixArgs, LimitUnit, PathKeyMode } from "../builders/rule-args";
-import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
-import { CounterStore } from "../builders/counter-stores";
+import { GlobalRateLimitOptions } from "../components/global-ratelimit-args";
+import { BookinfoOptions } from "../components/bookinfo";
+import { LocalBucketOptions } from "../components/local-ratelimit";
+import { ManagedApiOptions } from "../components/managed-api";
+import { MonitoringOptionsArgs } from "../components/ratelimit-monitoring";
+import { LimitUnit } from "../builders/rule-args";
 
 /** The whole specified stack (docs/specification.md), its arguments grouped by the component each is for. Every field is optional; the defaults are the stack's. */
 export interface MeshRateLimitArgs {
@@ -115,40 +113,14 @@ export interface MeshPlacementArgs {
     mutualTls?: boolean;
 }
 
-/** The global limits' service and gateway filter: GlobalRateLimit's arguments, by GlobalRateLimit's names. */
-export interface MeshGlobalArgs {
-    /** What the gateway counts a request by. `url-path` (default): the path without its query string (Envoy's CEL descriptor `request.url_path`), and the `api` route also counts against the per-path catch-all, so no query string and no unmatched API path escapes the limits. `literal`: exactly the specification's tables (`:path` with its query, route limits replace the virtual host's): a query string such as `?n=1` gets its own counter and escapes every limit; for comparison and for proxies older than Istio 1.24 that lack the CEL extension. Defaults to `url-path`. */
-    pathKey?: PathKeyMode;
+/** The global limits' service and gateway filter: GlobalRateLimit's arguments, by GlobalRateLimit's names, with the stack's defaults. */
+export interface MeshGlobalArgs extends GlobalRateLimitOptions {
     /** Rate-limit domain, written once and used by both the ConfigMap and the gateway filter. Defaults to A: `ratelimit`, B: `productpage-ratelimit`. */
     domain?: string;
-    /** Deny requests (HTTP 500) when the rate-limit service cannot answer. Defaults to `true`. */
-    failureModeDeny?: boolean;
-    /** The status of a request refused because the rate-limit service could not answer (`failureModeDeny=true`; Envoy's `status_on_error`): `InternalServerError` (500), `ServiceUnavailable` (503) or `TooManyRequests` (429). The specification says only that the request is denied. Defaults to unset (Envoy's 500). */
-    statusOnError?: ErrorStatus;
-    /** What the gateway tells clients of their global limits: `draft-03` (default) adds `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` of the tightest limit that applied to every response the service counted, refusals included (Envoy's `enable_x_ratelimit_headers: DRAFT_VERSION_03`); `off` adds none. Not in the specification. Defaults to `draft-03`. */
-    rateLimitHeaders?: RateLimitHeaders;
-    /** How the gateway filters share their listener. `shared` (default): the specification's layout (filters `envoy.filters.http.ratelimit` and `envoy.filters.http.local_ratelimit`, EnvoyFilters `filter-ratelimit`, `filter-ratelimit-svc`, `filter-ratelimit-svc-api`, route and virtual-host `rate_limits`), which every rate-limit filter on the listener reads: one stack per gateway listener; Istio 1.24 or later. `per-instance`: HTTP filters and EnvoyFilters named after the stack's rate-limit service (`<ratelimitNamespace>-<ratelimitServiceName>`), descriptors only under those names (`RateLimitPerRoute`), so any number of stacks and other teams' rate-limit filters share one gateway listener; Istio 1.25 or later. Defaults to `shared`. */
-    filterLayout?: FilterLayout;
-    /** Timeout of the gateway's call to the rate-limit service (protobuf duration, e.g. `10s`, `0.5s`). Defaults to `10s`. */
-    timeout?: string;
-    /** A local pre-limit on the gateway, before the rate-limit filter: per pod a token bucket of 2 × each limit a fixed descriptor names (`/productpage`, `api`), refilled by the limit per window, so a flood is refused (429, `x-mesh-ratelimit: pre-limit`) without calling the service; it never refuses traffic that stays within the limits. Per-path counters stay with the service; with `global.service.shadowMode` there is no pre-limit. `false`: every request asks the service. Defaults to `true`. */
-    preLimit?: boolean;
-    /** Where the counters live. `split` (default): the per-path counters (one per distinct path, which any client can create at will) go to a rate-limit service and a Redis of their own (`<ratelimitServiceName>-per-value`, `redis-per-value`); `/productpage` and `api` keep theirs, which no flood of new paths can evict, reset or slow. A request calls one of the two. `single`: the specification's layout, one service, one Redis, one config with the three descriptors; a flood of new paths can then evict a live `/productpage` counter and reset its limit. Defaults to `split`. */
-    counterStore?: CounterStore;
-    /** Namespace of the rate-limit Service and Deployment. Defaults to `default`. */
-    namespace?: string;
     /** Who may call the rate-limit service and Redis (GlobalRateLimit's `accessPolicy`). */
     accessPolicy?: MeshAccessPolicyArgs;
     /** The dashboard and alert rules (GlobalRateLimit's `monitoring`). */
-    monitoring?: MeshMonitoringArgs;
-    /** The rate-limit service: GlobalRateLimit's `service` argument (its names, images, replicas and Redis client settings). Defaults to GlobalRateLimit's. */
-    service?: RateLimitServiceOptionsArgs;
-    /** The per-path counters' service and Redis (`global.counterStore` split): GlobalRateLimit's `perValueStore` argument. Defaults to GlobalRateLimit's. */
-    perValueStore?: PerValueStoreArgs;
-    /** What makes one client for the per-client counters: GlobalRateLimit's `clientPrefix` (IPv4 and IPv6 prefix lengths). Defaults to GlobalRateLimit's (/32, /64). */
-    clientPrefix?: ClientPrefixArgs;
-    /** Which Redis the service counts in: GlobalRateLimit's `redis` argument (the in-cluster Redis by default, or an existing one). Defaults to GlobalRateLimit's. */
-    redis?: RedisOptionsArgs;
+    monitoring?: MonitoringOptionsArgs;
 }
 
 /** Who may call the rate-limit service and Redis (GlobalRateLimit's `accessPolicy`). */
@@ -159,30 +131,10 @@ export interface MeshAccessPolicyArgs {
     gatewayPrincipal?: string;
 }
 
-/** The dashboard and alert rules (GlobalRateLimit's `monitoring`). */
-export interface MeshMonitoringArgs {
-    /** Create a Grafana dashboard of the limits (a ConfigMap with the label of `global.monitoring.dashboardLabel`, which Grafana's dashboard sidecar loads): decisions per limit and outcome, service and Redis errors, answer time, config loads, the gateway's filter and pre-limit, the local bucket per pod (docs/monitoring.md). The service's panels need `ratelimitPrometheus=true`. Defaults to `true`. */
-    dashboard?: boolean;
-    /** Namespace of the dashboard ConfigMap: one Grafana's dashboard sidecar watches (must exist). Defaults to `global.namespace`. */
-    dashboardNamespace?: string;
-    /** The label, `name=value`, on the dashboard ConfigMap that Grafana's dashboard sidecar looks for (a setting of the Grafana chart). Defaults to `grafana_dashboard=1`. */
-    dashboardLabel?: string;
-    /** Create alert rules as a `PrometheusRule` (monitoring.coreos.com/v1, the Prometheus operator) in `global.namespace`: the gateway failing closed or about to, the config not loaded, a limit refusing most of its traffic (docs/monitoring.md, runbook). Off by default because it reaches the cluster's alerting; preview stops when the cluster does not serve the kind. Defaults to `false`. */
-    alerts?: boolean;
-    /** Labels on the `PrometheusRule`, `name=value` comma-separated (e.g. `release=kube-prometheus-stack` for an operator that selects rules by label). Default none. Defaults to unset. */
-    ruleLabels?: { [label: string]: string };
-}
-
 /** The local token bucket on a workload's sidecar (LocalRateLimit's arguments). */
-export interface MeshLocalArgs {
+export interface MeshLocalArgs extends LocalBucketOptions {
     /** Token bucket size per pod (`max_tokens` = `tokens_per_fill`). Defaults to A: `4`, B: `10`. */
     bucket?: number;
-    /** Bucket refill interval (protobuf duration, at least `0.05s`). Defaults to `60s`. */
-    fillInterval?: string;
-    /** What the sidecar's bucket tells clients: `draft-03` (default) adds `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` of the bucket to every response it counted; `off` adds none. A refusal carries `Retry-After` (the fill interval in whole seconds) either way. Not in the specification. Defaults to `draft-03`. */
-    rateLimitHeaders?: RateLimitHeaders;
-    /** Observe only: the sidecar's bucket counts (its `rate_limited` statistic grows) but refuses nothing. Not in the specification. Defaults to `false`. */
-    shadow?: boolean;
     /** `all-routes`: the whole filter on the sidecar's inbound HTTP chain of `local.port` (only that port). `single-route`: filter holds only `stat_prefix`, the bucket is set per route on virtual host `inbound|http|<localServicePort>`. Defaults to `all-routes`. */
     placement?: LocalPlacementMode;
     /** Value of the `app` label of the workload whose sidecar gets the local limit (spec `<service_label>`). Defaults to `productpage`. */
@@ -191,50 +143,18 @@ export interface MeshLocalArgs {
     port?: number;
 }
 
-/** The bookinfo sample the limits protect (Bookinfo's arguments). */
-export interface MeshBookinfoArgs {
-    /** Advanced: the VirtualService's HTTP routes as a JSON list of `{"name"?: string, "exact"?: string[], "prefix"?: string[]}`. Defaults to variant A: the spec 2.5 split (page/login/logout/static, then `api`); B: one route with all matches. */
-    routes?: HttpRouteArgs[];
-    /** Comma-separated hosts of the bookinfo Gateway and VirtualService (spec 2.5: `*`). The gateway patches name exactly their virtual hosts `<host>:<gatewayPort>` (Istio's names), so another team's host on the same gateway is never limited. The Gateway's server takes them as `<namespace>/<host>`, admitting only the VirtualServices of `bookinfo.namespace` (see `bookinfo.gatewayHostScope`). Defaults to `*`. */
-    hosts?: string[];
-    /** Namespace of bookinfo and of the local bucket's EnvoyFilter, and by default of the managed-API service (must exist). The rate-limit service and Redis go to `global.namespace`. Defaults to `default`. */
-    namespace?: string;
-    /** Name of the bookinfo Gateway. Defaults to `bookinfo-gateway`. */
-    gatewayName?: string;
-    /** Port of the Gateway's HTTP server; the virtual hosts are `<host>:<gatewayPort>` and the rate-limit filter goes on this listener port only. It must be a port the gateway pods bind: when the gateway's Service has this port, Istio binds its `targetPort` instead (the default istio-ingressgateway Service maps 80 to 8080 and 443 to 8443), and the filter would land nowhere. 8080, as in the specification, is the pods' own port. Defaults to `8080`. */
-    gatewayPort?: number;
-    /** Name of the bookinfo VirtualService (spec `<virtual_service_name>`). Defaults to `bookinfo`. */
-    virtualServiceName?: string;
-    /** Which VirtualServices the bookinfo Gateway admits. `own-namespace`: only those of `bookinfo.namespace` (its server hosts are Istio's `<namespace>/<host>` for each of `bookinfo.hosts`, `default/*` by default; the virtual host is still `*:<gatewayPort>`). `any-namespace`: spec 2.5 literally, server hosts `bookinfo.hosts` as given: a VirtualService of **any namespace** can bind a host of its own to the Gateway, and Istio gives that host a virtual host of its own without the stack's limits, a side door to productpage (`pulumi preview` refuses when one exists). Only for a gateway the stack has to itself. Defaults to `own-namespace`. */
-    gatewayHostScope?: GatewayHostScope;
+/** The bookinfo sample the limits protect: Bookinfo's arguments, and whether to deploy it. */
+export interface MeshBookinfoArgs extends BookinfoOptions {
     /** `deploy`: the stack deploys bookinfo (ServiceAccounts, Services, Deployments, Gateway, VirtualService) in `bookinfo.namespace`. `existing`: bookinfo already runs there (Istio's own sample, with its Gateway and VirtualService named by `bookinfo.gatewayName`, `bookinfo.virtualServiceName`): the stack creates none of it and deploys only the limits on it (variant B only: Istio's sample VirtualService has no `api` route). Preview refuses to create bookinfo over objects that already exist. Defaults to `deploy`. */
     mode?: BookinfoMode;
-    /** Tag of the `docker.io/istio/examples-bookinfo-*` images. Defaults to `1.20.2`. */
-    version?: string;
 }
 
 /** The managed API (ESP) in the mesh (ManagedApi's arguments). */
-export interface MeshManagedApiArgs {
+export interface MeshManagedApiArgs extends ManagedApiOptions {
     /** Deploy the managed-API service (ESP + echo backend + Ingress). Defaults to `true`. */
     enabled?: boolean;
-    /** Namespace of the managed-API service (ESP, echo backend, Ingress; must exist). ESP's image runs as root, so it meets Pod Security `baseline` only: a namespace of its own lets the others enforce `restricted` (docs/security.md, Pod Security). Defaults to `bookinfo.namespace`. */
-    namespace?: string;
     /** Comma-separated CIDRs of the cluster's pod and service ranges; only these go through the sidecar, so ESP reaches Google Service Control directly (e.g. `10.4.0.0/14,10.7.240.0/20`). Defaults to required when `managedApi.enabled` is true. */
     includeIpRanges?: string[];
     /** Cloud Endpoints service name passed to ESP as `--service` (e.g. `echo-api.endpoints.PROJECT.cloud.goog`). Defaults to required when `managedApi.enabled` is true. */
     serviceName?: string;
-    /** Optional: name of an existing Secret with key `service-account-creds.json`, mounted for ESP off GKE. Defaults to unset. */
-    serviceAccountSecret?: string;
-    /** `http`: Service port 80 → 8081 named `http` (mesh mutual TLS, spec 2.9). `tcp`: named `tcp`, the sidecar passes bytes through (spec 5.4, not recommended). Defaults to `http`. */
-    portMode?: EspPortModeName;
-    /** Name of the Ingress for the managed-API service (spec `<ingress_name>`). Defaults to `simple-ingress`. */
-    ingressName?: string;
-    /** Ingress class of the managed-API Ingress. `seed`: the `kubernetes.io/ingress.class` annotation (Istio serves it when it equals the mesh config's `ingressClass`, `istio` by default). `current`: `managedApi.ingressClassName`; the stack creates an IngressClass of this name with controller `istio.io/ingress-controller` only when the cluster has none, and leaves an existing one alone (another controller: config error). Defaults to `istio`. */
-    ingressClassName?: string;
-    /** Path prefix routed by the Ingress to ESP. Defaults to `/echo`. */
-    ingressPath?: string;
-    /** ESP image: a pinned release of ESP v1 (the floating `:1` tag would change under a running stack). Defaults to `gcr.io/endpoints-release/endpoints-runtime:1.57.0`. */
-    espImage?: string;
-    /** Echo backend image (listens on 8080). Defaults to `gcr.io/google-samples/echo-python:1.0`. */
-    echoImage?: string;
 }

@@ -71,9 +71,37 @@ describe("MeshRateLimit arguments: their shape", () => {
         ];
         expect(sameTypes).to.have.length(4);
         const text = fs.readFileSync(OUT, "utf8");
-        expect(text).to.include("service?: RateLimitServiceOptionsArgs;").and.include("redis?: RedisOptionsArgs;");
         for (const flat of ["rateLimitTimeout?:", "ratelimitReplicas?:", "limitedPathLimit?:", "espServiceName?:", "localBucket?:"])
             expect(text).to.not.include(flat);
+    });
+
+    it("a field a component owns is declared and documented once, by the component: MeshRateLimit's groups extend its options", () => {
+        const text = fs.readFileSync(OUT, "utf8");
+        for (const [group, base] of [
+            ["MeshGlobalArgs", "GlobalRateLimitOptions"],
+            ["MeshLocalArgs", "LocalBucketOptions"],
+            ["MeshBookinfoArgs", "BookinfoOptions"],
+            ["MeshManagedApiArgs", "ManagedApiOptions"],
+        ])
+            expect(text).to.include(`export interface ${group} extends ${base} {`);
+        for (const declared of ["timeout?:", "service?:", "redis?:", "fillInterval?:", "gatewayName?:", "ingressName?:", "dashboard?:"])
+            expect(text, declared).to.not.include(declared);
+        // In the schema other languages read: the same words for the field in the component and in MeshRateLimit.
+        const schema = JSON.parse(fs.readFileSync(path.join(ROOT, "plugin", "schema.json"), "utf8"));
+        const input = (c: string) => schema.resources[`mesh-ratelimit:index:${c}`].inputProperties;
+        const type = (t: string) => schema.types[`mesh-ratelimit:index:${t}`].properties;
+        const pairs: [Record<string, any>, Record<string, any>, string[]][] = [
+            [input("GlobalRateLimit"), type("MeshGlobalArgs"), ["timeout", "filterLayout", "service", "redis", "counterStore", "preLimit"]],
+            [input("LocalRateLimit"), type("MeshLocalArgs"), ["fillInterval", "rateLimitHeaders", "shadow"]],
+            [input("Bookinfo"), type("MeshBookinfoArgs"), ["namespace", "hosts", "gatewayPort", "routes"]],
+            [input("ManagedApi"), type("MeshManagedApiArgs"), ["namespace", "ingressClassName", "espImage"]],
+            [input("GlobalRateLimit").monitoring && type("MonitoringArgs"), type("MonitoringOptionsArgs"), ["dashboard", "alerts", "ruleLabels"]],
+        ];
+        for (const [component, mesh, fields] of pairs)
+            for (const f of fields) {
+                expect(mesh[f]?.description, f).to.be.a("string").and.not.equal("");
+                expect(mesh[f].description, f).to.equal(component[f].description);
+            }
     });
 
     it("the package ships no stack config wording: no `pulumi config` in what it compiles", () => {
