@@ -271,13 +271,18 @@ export function ratelimitHttpFilter(o: RateLimitFilterOptions): EnvoyFilterSpec 
  * the stack has to itself.
  */
 export function vhostRateLimitsFilter(target: FilterTarget, virtualHosts: string[], rateLimits: RateLimitEntry[]): EnvoyFilterSpec {
+    return vhostMergeFilter(target, virtualHosts, { rate_limits: rateLimits });
+}
+
+/** One MERGE patch of `value` into each named virtual host of the gateway. */
+function vhostMergeFilter(target: FilterTarget, virtualHosts: string[], value: Record<string, unknown>): EnvoyFilterSpec {
     return {
         ...targetOf(target),
         priority: FILTER_PRIORITY,
         configPatches: virtualHosts.map((name) => ({
             applyTo: "VIRTUAL_HOST",
             match: { context: "GATEWAY", routeConfiguration: { vhost: { name, route: { action: "ANY" } } } },
-            patch: { operation: "MERGE", value: { rate_limits: rateLimits } },
+            patch: { operation: "MERGE", value },
         })),
     };
 }
@@ -326,15 +331,7 @@ export function vhostPerFilterRateLimits(
     virtualHosts: string[],
     rateLimits: RateLimitEntry[],
 ): EnvoyFilterSpec {
-    return {
-        ...targetOf(target),
-        priority: FILTER_PRIORITY,
-        configPatches: virtualHosts.map((name) => ({
-            applyTo: "VIRTUAL_HOST",
-            match: { context: "GATEWAY", routeConfiguration: { vhost: { name, route: { action: "ANY" } } } },
-            patch: { operation: "MERGE", value: { typed_per_filter_config: { [filterName]: rateLimitPerRoute(domain, rateLimits) } } },
-        })),
-    };
+    return vhostMergeFilter(target, virtualHosts, { typed_per_filter_config: { [filterName]: rateLimitPerRoute(domain, rateLimits) } });
 }
 
 /**

@@ -132,15 +132,20 @@ export class Reader {
 // ---------------------------------------------------------------------------------------------
 // The list-valued fields
 
+/** A list field as given: undefined when not given, or (a problem reported) when it is no non-empty list. */
+function givenList(r: Reader, path: ArgPath, what: string, example: string): { list?: unknown[]; fix: (s: FixStyle) => string } {
+    const fix = (s: FixStyle) => s.set(keyOf(path), example);
+    const given = r.given(path);
+    if (given === undefined) return { fix };
+    if (Array.isArray(given) && given.length > 0) return { list: given, fix };
+    r.fail(path, r.shown(path), `must be a non-empty JSON list of ${what}`, fix);
+    return { fix };
+}
+
 export function readRoutes(r: Reader, path: ArgPath, fallback: HttpRoute[]): HttpRoute[] {
-    const parsed = r.given(path);
-    const key = keyOf(path);
-    if (parsed === undefined) return fallback;
-    const shapeFix = (s: FixStyle) => s.set(key, '[{"exact":["/productpage"],"prefix":["/static"]},{"name":"api","prefix":["/api/v1/products"]}]');
-    if (!Array.isArray(parsed) || parsed.length === 0) {
-        r.fail(path, r.shown(path), "must be a non-empty JSON list of routes", shapeFix);
-        return fallback;
-    }
+    const example = '[{"exact":["/productpage"],"prefix":["/static"]},{"name":"api","prefix":["/api/v1/products"]}]';
+    const { list: parsed, fix: shapeFix } = givenList(r, path, "routes", example);
+    if (!parsed) return fallback;
     const routes: HttpRoute[] = [];
     const names = new Set<string>();
     parsed.forEach((e: any, i: number) => {
@@ -165,15 +170,9 @@ export function readRoutes(r: Reader, path: ArgPath, fallback: HttpRoute[]): Htt
 }
 
 export function readDescriptors(r: Reader, path: ArgPath, fallback: DescriptorArgs[]): DescriptorArgs[] {
-    const parsed = r.given(path);
-    const key = keyOf(path);
-    if (parsed === undefined) return fallback;
-    const example = (s: FixStyle) =>
-        s.set(key, '[{"key":"PATH","value":"/productpage","unit":"minute","requestsPerUnit":1},{"key":"PATH","unit":"minute","requestsPerUnit":100}]');
-    if (!Array.isArray(parsed) || parsed.length === 0) {
-        r.fail(path, r.shown(path), "must be a non-empty JSON list of descriptors", example);
-        return fallback;
-    }
+    const shape = '[{"key":"PATH","value":"/productpage","unit":"minute","requestsPerUnit":1},{"key":"PATH","unit":"minute","requestsPerUnit":100}]';
+    const { list: parsed, fix: example } = givenList(r, path, "descriptors", shape);
+    if (!parsed) return fallback;
     const out: DescriptorArgs[] = [];
     const seen = new Set<string>();
     parsed.forEach((d: any, i: number) => {
