@@ -102,6 +102,11 @@ export function shadowProblems(shadow: unknown): Problem[] {
     return shadow === undefined ? [] : booleanProblems("shadow", shadow, false);
 }
 
+/** The rules of the bucket's options (`LocalBucketOptions`), each once: LocalRateLimit's, and MeshRateLimit's for its `local`. */
+export function localBucketOptionsProblems(o: LocalBucketOptions): Problem[] {
+    return [...fillIntervalProblems(o.fillInterval ?? DEFAULTS.localFillInterval), ...localHeadersProblems(o.rateLimitHeaders), ...shadowProblems(o.shadow)];
+}
+
 /** Validates and builds the filter (pure; exported for the tests). */
 export function planLocalRateLimit(
     name: string,
@@ -114,9 +119,7 @@ export function planLocalRateLimit(
         ...selectorProblems("selector", a.selector),
         ...bucketPortProblems(a.port),
         ...bucketProblems(a.bucket),
-        ...fillIntervalProblems(fillInterval),
-        ...localHeadersProblems(a.rateLimitHeaders),
-        ...shadowProblems(a.shadow),
+        ...localBucketOptionsProblems(a),
     ];
     if (a.routes !== undefined) {
         if (!Array.isArray(a.routes))

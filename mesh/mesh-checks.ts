@@ -12,7 +12,7 @@ import type { SpecPaths } from "../builders/routes";
 import { defaultApiRegex, defaultRoutes } from "../builders/routes";
 import { DEFAULT_PATH_KEY, LimitUnit } from "../builders/rule-args";
 import { DEFAULTS } from "../components/defaults";
-import { bucketPortProblems, bucketProblems, fillIntervalProblems, localHeadersProblems, shadowProblems } from "../components/local-ratelimit";
+import { bucketPortProblems, bucketProblems, localBucketOptionsProblems } from "../components/local-ratelimit";
 import { ManagedApiArgs, managedApiFieldProblems } from "../components/managed-api";
 import {
     ApiProfileName,
@@ -227,27 +227,19 @@ function readLocal(r: Reader, a: MeshRateLimitArgs, variant: StackVariant): Stac
     const given = a.local ?? {};
     const d = MESH_DEFAULTS.local;
     // The bucket, its interval and its port are LocalRateLimit's: its rules, with the variant's bucket and the stack's port as the fixes' fallbacks.
-    const bucket = given.bucket ?? preset.localBucket;
-    const fillInterval = given.fillInterval ?? d.fillInterval;
-    const port = given.port ?? d.port;
-    r.byComponent(
-        ["local"],
-        [
-            ...bucketProblems(bucket, preset.localBucket),
-            ...fillIntervalProblems(fillInterval),
-            ...bucketPortProblems(port, d.port),
-            ...localHeadersProblems(given.rateLimitHeaders),
-            ...shadowProblems(given.shadow),
-        ],
-    );
+    // The bucket's options (LocalBucketOptions) are LocalRateLimit's, taken as given: any it gains reaches it unnamed here.
+    const { placement: _placement, serviceLabel: _label, bucket: givenBucket, port: givenPort, ...options } = given;
+    const bucket = givenBucket ?? preset.localBucket;
+    const port = givenPort ?? d.port;
+    r.byComponent(["local"], [...bucketProblems(bucket, preset.localBucket), ...bucketPortProblems(port, d.port), ...localBucketOptionsProblems(options)]);
     const local = {
+        ...options,
         bucket,
-        fillInterval,
+        fillInterval: options.fillInterval ?? d.fillInterval,
         placement: r.oneOf<LocalPlacementMode>(["local", "placement"], ["all-routes", "single-route"]),
         serviceLabel: textOr(given.serviceLabel, d.serviceLabel),
         port,
-        ...(given.rateLimitHeaders !== undefined ? { rateLimitHeaders: given.rateLimitHeaders } : {}),
-        shadow: given.shadow ?? d.shadow,
+        shadow: options.shadow ?? d.shadow,
     };
     if (!LABEL_VALUE.test(local.serviceLabel) || local.serviceLabel === "" || local.serviceLabel.length > 63) {
         r.fail(["local", "serviceLabel"], local.serviceLabel, "must be a valid label value", (s) => s.set(keyOf(["local", "serviceLabel"]), "productpage"));
@@ -324,7 +316,10 @@ function readBookinfo(
                 : (s) => `name a route in ${s.name ? s.name(keyOf(["bookinfo", "routes"])) : keyOf(["bookinfo", "routes"])}`,
         );
     }
+    // Bookinfo's options as given (it checks them): any it gains reaches it unnamed here; then the stack's defaults.
+    const { mode: _mode, ...options } = b;
     const bookinfo = {
+        ...options,
         namespace: workloadNamespace,
         hosts,
         version: textOr(b.version, d.version),
@@ -374,7 +369,10 @@ function readManagedApi(r: Reader, a: MeshRateLimitArgs, workloadNamespace: stri
         managedApiFieldProblems(given, (s) => s.set("enabled", "false")),
     );
     const ranges = given.includeIpRanges as unknown;
+    // ManagedApi's options as given (it checks them above): any it gains reaches it unnamed here; then the stack's defaults.
+    const { enabled: _enabled, ...options } = given;
     return {
+        ...options,
         namespace: given.namespace ?? workloadNamespace,
         includeIpRanges: Array.isArray(ranges) ? ranges : typeof ranges === "string" && ranges ? [ranges] : [],
         serviceName: given.serviceName ?? "",

@@ -71,13 +71,11 @@ export function stackNamespaces(s: StackSettings): string[] {
 
 /** The LocalRateLimit arguments of the stack. */
 export function localArgsOf(s: MeshOwnSettings): LocalRateLimitArgs {
+    // The bucket's options as given (LocalBucketOptions), then what MeshRateLimit decides.
+    const { placement: _placement, serviceLabel: _label, ...options } = s.local;
     return {
+        ...options,
         selector: { app: s.local.serviceLabel },
-        port: s.local.port,
-        bucket: s.local.bucket,
-        fillInterval: s.local.fillInterval,
-        ...(s.local.rateLimitHeaders !== undefined ? { rateLimitHeaders: s.local.rateLimitHeaders } : {}),
-        shadow: s.local.shadow,
         // single-route: the bucket per route on every route of the inbound virtual host.
         ...(s.local.placement === "single-route" ? { routes: [] } : {}),
         // The workload's own namespace: the filter then reaches only its pods (root: every namespace's).
@@ -93,37 +91,17 @@ export function localArgsOf(s: MeshOwnSettings): LocalRateLimitArgs {
 export function bookinfoArgsOf(s: MeshOwnSettings): BookinfoArgs {
     const b = s.bookinfo;
     return {
-        namespace: b.namespace,
-        version: b.version,
+        ...b,
         gatewaySelector: { [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value },
-        gatewayName: b.gatewayName,
-        gatewayPort: b.gatewayPort,
-        hosts: b.hosts,
-        virtualServiceName: b.virtualServiceName,
-        gatewayHostScope: b.gatewayHostScope,
         routes: b.routes.map((r) => ({ ...(r.name !== undefined ? { name: r.name } : {}), exact: r.exact, prefix: r.prefix })),
         localStatsApp: s.local.serviceLabel,
         awaitRollout: s.awaitRollout,
     };
 }
 
-/** The ManagedApi arguments of the stack (when it has one). */
+/** The ManagedApi arguments of the stack (when it has one): its options as given, the stack's defaults filled in. */
 export function managedApiArgsOf(s: MeshOwnSettings): ManagedApiArgs {
-    const m = s.managedApi!;
-    return {
-        serviceName: m.serviceName,
-        includeIpRanges: m.includeIpRanges,
-        namespace: m.namespace,
-        ...(m.serviceAccountSecret !== undefined ? { serviceAccountSecret: m.serviceAccountSecret } : {}),
-        portMode: m.portMode,
-        ingressName: m.ingressName,
-        ingressClassName: m.ingressClassName,
-        ingressPath: m.ingressPath,
-        espImage: m.espImage,
-        echoImage: m.echoImage,
-        apiProfile: s.apiProfile,
-        awaitRollout: s.awaitRollout,
-    };
+    return { ...s.managedApi!, apiProfile: s.apiProfile, awaitRollout: s.awaitRollout };
 }
 
 /** Whether the user gave the field a problem is about (or the list or object it is in), rather than MeshRateLimit deriving it. */

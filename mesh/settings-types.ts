@@ -7,11 +7,12 @@ import { RedisConnection } from "../builders/redis-connection";
 import { SpecPaths } from "../builders/routes";
 import { LimitUnit, PathKeyMode } from "../builders/rule-args";
 import { CounterStore } from "../builders/counter-stores";
-import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
+import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
 import { ApiProfileName, BookinfoMode, FilterNamespaces, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
-import { BookinfoSettings } from "../components/bookinfo";
+import { BookinfoOptions, BookinfoSettings } from "../components/bookinfo";
+import { LocalBucketOptions } from "../components/local-ratelimit";
 import { DescriptorArgs } from "../components/mesh-enums";
-import { ManagedApiSettings } from "../components/managed-api";
+import { ManagedApiOptions, ManagedApiSettings } from "../components/managed-api";
 import { RateLimitServiceSettings } from "../components/service-settings";
 
 /** What the gateway's descriptors key a request on (builders/rules.ts `PathKeyMode`), every value. */
@@ -46,14 +47,13 @@ export interface StackSettings {
         /** Present in variant A only. */
         apiRoute?: ApiRouteLimit;
     };
-    local: {
+    /** The bucket's options as given (LocalRateLimit's, which it checks), and what MeshRateLimit resolves. */
+    local: LocalBucketOptions & {
         bucket: number;
         fillInterval: string;
         placement: LocalPlacementMode;
         serviceLabel: string;
         port: number;
-        /** LocalRateLimit's own values, as given (it checks them). */
-        rateLimitHeaders?: RateLimitHeaders;
         shadow: boolean;
     };
     mesh: {
@@ -67,7 +67,8 @@ export interface StackSettings {
         mutualTls: boolean;
         mutualTlsScope: MutualTlsScope;
     };
-    bookinfo: BookinfoSettings;
+    /** Bookinfo's options as given, with the stack's defaults filled in. */
+    bookinfo: BookinfoOptions & BookinfoSettings;
     /** `deploy`: the stack deploys bookinfo; `existing`: it only puts its limits on the one that runs. */
     bookinfoMode: BookinfoMode;
     /** The service as the stack config sets it (its Redis timeout is derived by GlobalRateLimit from the gateway's timeout). */
@@ -76,7 +77,8 @@ export interface StackSettings {
     redis: RedisConnection;
     /** Who may call the rate-limit service and Redis (components/access-policies.ts). */
     access: { enabled: boolean; gatewayPrincipal: string };
-    managedApi?: ManagedApiSettings;
+    /** ManagedApi's options as given, with the stack's defaults filled in. */
+    managedApi?: ManagedApiOptions & ManagedApiSettings;
     /** The dashboard and alert rules (components/ratelimit-monitoring.ts). */
     monitoring: { dashboard: boolean; dashboardNamespace: string; dashboardLabel: string; alerts: boolean; ruleLabels: Record<string, string> };
     awaitRollout: boolean;
