@@ -61,6 +61,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
                 localCacheSizeInBytes: 1048576,
                 prometheus: false,
                 shadowMode: false,
+                stopCountingWhenOverLimit: false,
                 redisImage: "docker.io/library/redis:7.0.15-alpine",
                 redisMaxMemory: "160mb",
                 redisName: "redis",
@@ -130,6 +131,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
             String(r.localCacheSizeInBytes),
             String(r.prometheus),
             String(r.shadowMode),
+            String(r.stopCountingWhenOverLimit),
             r.redisImage,
         ]).to.deep.equal(
             [
@@ -145,6 +147,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
                 "localCacheSizeInBytes",
                 "ratelimitPrometheus",
                 "shadowMode",
+                "stopCountingWhenOverLimit",
                 "redisImage",
             ].map(d),
         );
@@ -174,6 +177,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
                     localCacheSizeInBytes: 0,
                     prometheus: true,
                     shadowMode: true,
+                    stopCountingWhenOverLimit: true,
                 },
                 redis: { image: "redis:7", maxMemory: "100mb" },
             }),
@@ -198,6 +202,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
                 localCacheSizeInBytes: 0,
                 prometheus: true,
                 shadowMode: true,
+                stopCountingWhenOverLimit: true,
                 redisImage: "redis:7",
                 redisMaxMemory: "100mb",
                 redisName: "redis",
