@@ -2,8 +2,8 @@
  * The folder layout of docs/proof/architecture.md, checked against the code's own imports: every source
  * file belongs to a folder of the layout table; a folder's floor is one above the highest floor of
  * the folders it imports from (0 when it imports none), so each folder imports only from folders
- * below it (no import circle, no import back up); and the table's floor and imports columns are
- * exactly what the import statements say.
+ * below it (no import circle, no import back up); no two files import each other, however far
+ * round; and the table's floor and imports columns are exactly what the import statements say.
  */
 import { expect } from "chai";
 import * as fs from "fs";
@@ -116,6 +116,16 @@ describe("folder layout (docs/proof/architecture.md) against the code's imports"
         expect(rows.map((r) => `${r.folder}: ${r.imports.join(", ")}`)).to.deep.equal(
             rows.map((r) => `${r.folder}: ${[...edges.get(r.folder)!].sort().join(", ")}`),
         );
+    });
+
+    it("no import circle between files either (type-only imports included)", () => {
+        const files = sourceFiles().filter((f) => folderOf(f, folders));
+        const edges = new Map(files.map((f) => [f, new Set(importsOf(f).filter((t) => t !== f && files.includes(t)))]));
+        expect(() => floorsOf(edges)).to.not.throw();
+        // Negative control: one import back from a file to a file that imports it is found and named.
+        const [from, to] = [...edges].flatMap(([f, targets]) => [...targets].map((t) => [f, t]))[0]!;
+        edges.get(to)!.add(from);
+        expect(() => floorsOf(edges)).to.throw(/^import circle: /);
     });
 
     it("so every import goes down: no folder imports from its own floor or above", () => {
