@@ -19,8 +19,12 @@ import { RawConfig, asConfigProblems, configError, configProblem } from "./confi
 /** Keys whose config value is a comma-separated list and whose field is a list of strings. */
 export const LIST_KEYS: ReadonlySet<string> = new Set([...LIST_FIELDS].map((f) => CONFIG_KEY_OF_FIELD[f]));
 
-/** The keys that name the Redis Secrets, and the one key that names the password's key inside either. */
-const SECRET_NAME_KEYS = ["redisPasswordSecret", "redisSentinelPasswordSecret"] as const;
+/** Each key that names a Redis Secret, and the field of the password's key inside that Secret. */
+const SECRET_KEY_FIELDS = {
+    redisPasswordSecret: ["global", "redis", "passwordSecret", "key"],
+    redisSentinelPasswordSecret: ["global", "redis", "sentinelPasswordSecret", "key"],
+} as const satisfies Record<string, ArgPath>;
+/** The one key that names the password's key inside either Redis Secret. */
 const SECRET_KEY_KEY = "redisPasswordSecretKey";
 
 function setAt(args: Record<string, unknown>, parts: ArgPath, value: unknown): void {
@@ -98,8 +102,8 @@ export function argsOfConfig(raw: RawConfig): { args: MeshRateLimitArgs; problem
     const secretKey = given(SECRET_KEY_KEY);
     if (secretKey !== undefined) {
         // The key inside whichever Secret is named; without one it names nothing.
-        const named = SECRET_NAME_KEYS.filter((k) => given(k) !== undefined);
-        for (const k of named) setAt(args, [...CONFIG_KEYS.find((c) => c.key === k)!.field.slice(0, -1), "key"] as unknown as ArgPath, secretKey);
+        const named = Object.entries(SECRET_KEY_FIELDS).filter(([k]) => given(k) !== undefined);
+        for (const [, field] of named) setAt(args, field, secretKey);
         if (!named.length) {
             problems.push(
                 configProblem(

@@ -29,8 +29,11 @@ const PORT = 8080;
 
 /** The team's own objects: Gateway and VirtualService on the shared gateway, its web and checkout Services. */
 function teamObjects(team: string): K8sObject[] {
-    const ns = `team-${team}`;
-    const host = `${team}.example.com`;
+    return hostObjects(`team-${team}`, `${team}.example.com`, team);
+}
+
+/** A host's own objects on the shared gateway, in `ns`: Gateway `<name>-gateway`, VirtualService `<name>` (routes checkout and web), its web and checkout Services. */
+export function hostObjects(ns: string, host: string, name: string): K8sObject[] {
     const service = (name: string): K8sObject => ({
         apiVersion: "v1",
         kind: "Service",
@@ -41,16 +44,16 @@ function teamObjects(team: string): K8sObject[] {
         {
             apiVersion: "networking.istio.io/v1",
             kind: "Gateway",
-            metadata: { name: `${team}-gateway`, namespace: ns },
+            metadata: { name: `${name}-gateway`, namespace: ns },
             spec: { selector: GATEWAY_SELECTOR, servers: [{ port: { number: PORT, name: "http", protocol: "HTTP" }, hosts: [host] }] },
         },
         {
             apiVersion: "networking.istio.io/v1",
             kind: "VirtualService",
-            metadata: { name: team, namespace: ns },
+            metadata: { name, namespace: ns },
             spec: {
                 hosts: [host],
-                gateways: [`${ns}/${team}-gateway`],
+                gateways: [`${ns}/${name}-gateway`],
                 http: [
                     {
                         name: "checkout",

@@ -24,47 +24,11 @@ import { LimitUnit } from "../../builders/rule-args";
 import { ListenerLayout, listenerCalls, listenerModel } from "../../gateway-model/listener";
 import { K8sObject } from "../../lib/k8s-object";
 import { registerComponents } from "../../render/render";
+import { hostObjects } from "./render-many-teams";
 
 const M = LimitUnit.Minute;
 const GATEWAY_SELECTOR = { istio: "ingressgateway" };
 const PORT = 8080;
-
-/** A host's own Gateway, VirtualService (routes checkout and web) and Services. */
-function hostObjects(ns: string, host: string): K8sObject[] {
-    const service = (name: string): K8sObject => ({
-        apiVersion: "v1",
-        kind: "Service",
-        metadata: { name, namespace: ns },
-        spec: { selector: { app: name }, ports: [{ name: "http", port: 80, targetPort: 8000 }] },
-    });
-    return [
-        {
-            apiVersion: "networking.istio.io/v1",
-            kind: "Gateway",
-            metadata: { name: `${ns}-gateway`, namespace: ns },
-            spec: { selector: GATEWAY_SELECTOR, servers: [{ port: { number: PORT, name: "http", protocol: "HTTP" }, hosts: [host] }] },
-        },
-        {
-            apiVersion: "networking.istio.io/v1",
-            kind: "VirtualService",
-            metadata: { name: ns, namespace: ns },
-            spec: {
-                hosts: [host],
-                gateways: [`${ns}/${ns}-gateway`],
-                http: [
-                    {
-                        name: "checkout",
-                        match: [{ uri: { prefix: "/checkout" } }],
-                        route: [{ destination: { host: `checkout.${ns}.svc.cluster.local`, port: { number: 80 } } }],
-                    },
-                    { name: "web", route: [{ destination: { host: `web.${ns}.svc.cluster.local`, port: { number: 80 } } }] },
-                ],
-            },
-        },
-        service("web"),
-        service("checkout"),
-    ];
-}
 
 export async function renderPlatform(): Promise<K8sObject[]> {
     const { objects } = await registerComponents(
@@ -82,7 +46,7 @@ export async function renderPlatform(): Promise<K8sObject[]> {
         "platform",
         "istio",
     );
-    return [...hostObjects("other", "other.example.com"), ...objects];
+    return [...hostObjects("other", "other.example.com", "other"), ...objects];
 }
 
 export async function renderTeam(): Promise<K8sObject[]> {
@@ -101,7 +65,7 @@ export async function renderTeam(): Promise<K8sObject[]> {
         "team-a",
         "istio",
     );
-    return [...hostObjects("team-a", "a.example.com"), ...objects];
+    return [...hostObjects("team-a", "a.example.com", "team-a"), ...objects];
 }
 
 export const LAYOUT: ListenerLayout = {

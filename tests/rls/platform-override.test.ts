@@ -25,6 +25,7 @@ import { RedisServer } from "./harness/redis";
 import { renderedRatelimit } from "./harness/rendered";
 import { RateLimitProcess } from "./harness/service";
 import { ensureWindow } from "./harness/window";
+import { rogueOverridesOff } from "../unit/platform-fixtures";
 
 const M = LimitUnit.Minute;
 const GW = { selector: { istio: "ingressgateway" }, namespace: "istio-system" };
@@ -77,31 +78,7 @@ const ATTEMPTS: [string, Partial<GlobalRateLimitArgs>][] = [
     ["a shadow-mode service", { service: { shadowMode: true } }],
 ];
 
-const ROGUE: K8sObject = {
-    apiVersion: "networking.istio.io/v1alpha3",
-    kind: "EnvoyFilter",
-    metadata: { name: "rogue", namespace: "istio-system" },
-    spec: {
-        workloadSelector: { labels: { istio: "ingressgateway" } },
-        configPatches: [
-            {
-                applyTo: "VIRTUAL_HOST",
-                match: { context: "GATEWAY", routeConfiguration: { vhost: { name: HOST, route: { action: "ANY" } } } },
-                patch: {
-                    operation: "MERGE",
-                    value: {
-                        typed_per_filter_config: {
-                            "envoy.filters.http.ratelimit.platform-overrides": {
-                                "@type": "type.googleapis.com/envoy.config.route.v3.FilterConfig",
-                                disabled: true,
-                            },
-                        },
-                    },
-                },
-            },
-        ],
-    },
-};
+const ROGUE = rogueOverridesOff(HOST);
 
 describe("rls: a team cannot loosen a platform override, whatever it declares (real services, gateway MODEL)", function () {
     this.timeout(120_000);

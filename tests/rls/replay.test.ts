@@ -60,7 +60,8 @@ describe("rls replay: a log replayed through the real service refuses what the m
         await redis?.stop();
     });
 
-    it("the 1,000-line log: refused per rule, real service = model = oracle", async () => {
+    /** The 1,000-line log in time order, the model's decision on each line and its summary, and the domain the gateway calls. */
+    function modelOfLog() {
         const log = loginLog(1000, { seed: 2026 });
         const parsed = parseLog(log.text);
         const { ordered } = inTimeOrder(parsed.requests);
@@ -68,6 +69,11 @@ describe("rls replay: a log replayed through the real service refuses what the m
         const decisions = ordered.map((r) => sim.decide(requestOfLine(r)));
         const model = summarize(parsed, ordered, decisions.map(verdictOf), 0);
         const domain = gatewayModel(programGateways(objects)[0]!.objects).domain;
+        return { log, ordered, decisions, model, domain };
+    }
+
+    it("the 1,000-line log: refused per rule, real service = model = oracle", async () => {
+        const { log, ordered, decisions, model, domain } = modelOfLog();
 
         // The same requests through the real service, window by window of the log.
         const realRefused: Record<string, number> = {};
@@ -102,17 +108,11 @@ describe("rls replay: a log replayed through the real service refuses what the m
     });
 
     it("negative control: the same requests with no fresh counters between the log's windows (all in one real window) are refused otherwise: the windows matter", async () => {
-        const log = loginLog(1000, { seed: 2026 });
-        const parsed = parseLog(log.text);
-        const { ordered } = inTimeOrder(parsed.requests);
-        const sim = new Simulator(objects);
-        const decisions = ordered.map((r) => sim.decide(requestOfLine(r)));
-        const model = summarize(parsed, ordered, decisions.map(verdictOf), 0);
+        const { decisions, model, domain } = modelOfLog();
         const c = await freshCounters();
         await ensureWindow(40);
         const started = minuteOf(Date.now());
         let refused = 0;
-        const domain = gatewayModel(programGateways(objects)[0]!.objects).domain;
         for (const d of decisions) {
             if (!d.descriptors.length) continue;
             const a = await c.shouldRateLimit(

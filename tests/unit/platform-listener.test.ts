@@ -16,7 +16,7 @@ import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan"
 import { ListenerLayout, callsPerService, listenerCalls, listenerModel } from "../../gateway-model/listener";
 import { refusedBy, sourcesCalled } from "../../gateway-model/platform-sources";
 import { K8sObject } from "../../lib/k8s-object";
-import { PLATFORM } from "./platform-fixtures";
+import { PLATFORM, rogueOverridesOff } from "./platform-fixtures";
 
 const M = LimitUnit.Minute;
 const GW = { selector: { istio: "ingressgateway" }, namespace: "istio-system" };
@@ -169,31 +169,7 @@ describe("many teams: a team cannot loosen an override, whatever its GlobalRateL
     });
 
     it("negative control: a hand-written EnvoyFilter (outside the package) that disables the overrides filter on a host does loosen it, and this check sees it", () => {
-        const rogue: K8sObject = {
-            apiVersion: "networking.istio.io/v1alpha3",
-            kind: "EnvoyFilter",
-            metadata: { name: "rogue", namespace: "istio-system" },
-            spec: {
-                workloadSelector: { labels: { istio: "ingressgateway" } },
-                configPatches: [
-                    {
-                        applyTo: "VIRTUAL_HOST",
-                        match: { context: "GATEWAY", routeConfiguration: { vhost: { name: "a.example.com:8080", route: { action: "ANY" } } } },
-                        patch: {
-                            operation: "MERGE",
-                            value: {
-                                typed_per_filter_config: {
-                                    "envoy.filters.http.ratelimit.platform-overrides": {
-                                        "@type": "type.googleapis.com/envoy.config.route.v3.FilterConfig",
-                                        disabled: true,
-                                    },
-                                },
-                            },
-                        },
-                    },
-                ],
-            },
-        };
+        const rogue = rogueOverridesOff("a.example.com:8080");
         const s = sent([...platformObjects(), ...teamObjects(TEAM), rogue], "a.example.com:8080", "web");
         expect(s[PLATFORM_CLUSTER]).to.equal(undefined);
     });

@@ -315,25 +315,34 @@ func (f mtFilter) reads(vh *routev3.VirtualHost, r *routev3.Route) []string {
 		rls = pr.GetRateLimits()
 	}
 	if len(rls) == 0 {
-		own := r.GetRoute().GetRateLimits()
-		for _, rl := range own {
-			if rl.GetStage().GetValue() == f.Stage {
-				rls = append(rls, rl)
-			}
-		}
-		if vhMode == rlv3.RateLimitPerRoute_INCLUDE || (vhMode == rlv3.RateLimitPerRoute_OVERRIDE && len(own) == 0) {
-			for _, rl := range vh.RateLimits {
-				if rl.GetStage().GetValue() == f.Stage {
-					rls = append(rls, rl)
-				}
-			}
-		}
+		rls = stageRateLimits(vh, r, f.Stage, vhMode)
 	}
 	var out []string
 	for _, rl := range rls {
 		out = append(out, fmt.Sprintf("route %q: %s to %s (domain %q)", r.Name, descriptorText(rl), f.Cluster, domain))
 	}
 	return out
+}
+
+// stageRateLimits: the rate_limits a filter of `stage` reads when no per-route config gives its own:
+// the route's entries of that stage, then the virtual host's as vhMode says (OVERRIDE: only when the
+// route has none; INCLUDE: always).
+func stageRateLimits(vh *routev3.VirtualHost, r *routev3.Route, stage uint32, vhMode rlv3.RateLimitPerRoute_VhRateLimitsOptions) []*routev3.RateLimit {
+	var rls []*routev3.RateLimit
+	own := r.GetRoute().GetRateLimits()
+	for _, rl := range own {
+		if rl.GetStage().GetValue() == stage {
+			rls = append(rls, rl)
+		}
+	}
+	if vhMode == rlv3.RateLimitPerRoute_INCLUDE || (vhMode == rlv3.RateLimitPerRoute_OVERRIDE && len(own) == 0) {
+		for _, rl := range vh.RateLimits {
+			if rl.GetStage().GetValue() == stage {
+				rls = append(rls, rl)
+			}
+		}
+	}
+	return rls
 }
 
 // readsOnVhost: what the filter does on every route of the virtual host.

@@ -151,21 +151,7 @@ func pfReads(f pfFilter, vh *routev3.VirtualHost, r *routev3.Route) (bool, []*ro
 	if len(f.Own) > 0 {
 		return false, f.Own, nil
 	}
-	var rls []*routev3.RateLimit
-	own := r.GetRoute().GetRateLimits()
-	for _, rl := range own {
-		if rl.GetStage().GetValue() == f.Stage {
-			rls = append(rls, rl)
-		}
-	}
-	if vhMode == rlv3.RateLimitPerRoute_INCLUDE || (vhMode == rlv3.RateLimitPerRoute_OVERRIDE && len(own) == 0) {
-		for _, rl := range vh.RateLimits {
-			if rl.GetStage().GetValue() == f.Stage {
-				rls = append(rls, rl)
-			}
-		}
-	}
-	return false, rls, nil
+	return false, stageRateLimits(vh, r, f.Stage, vhMode), nil
 }
 
 // pfAllReads: per "<virtual host>|<route>|<filter>", the entries read (as JSON with proto names),
