@@ -56,6 +56,8 @@ export const IDENTITY_ISSUER_KEY = "identity_issuer";
 export const IDENTITY_CLAIM_KEY = "identity";
 /** The value both keys take when the request has no verified token or the token lacks the claim. */
 export const NO_IDENTITY_VALUE = "(none)";
-/** The first entry of the per-client fallback of an identity rule (`MissingIdentity.PerClient`). */
+/** The first entry of an identity rule's fallbacks: requests without a verified token of the rule's issuer. */
 export const IDENTITY_FALLBACK_KEY = "identity_fallback";
-export const IDENTITY_FALLBACK_VALUE = "per_client";
+export const UNVERIFIED_VALUE = "unverified";
+/** The fallback of a token of the rule's issuer without the claim (`MissingIdentity.PerClient`). */
+export const NO_CLAIM_VALUE = "no_claim";

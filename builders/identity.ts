@@ -11,12 +11,15 @@
  * `metadata` actions read the verified `iss` and claim:
  *
  * - entry 1, every request the rule covers: [rule, `identity_issuer` = `iss`, `identity` = claim],
- *   both `(none)` when absent. The config counts the claim only under the rule's own issuer (a
- *   token of another issuer the same gateway verifies never reaches the rule's counters); a request
- *   without a verified identity of that issuer is refused there (a limit of 0) with
- *   `missing: refuse`, and sent on to entry 2's counter otherwise.
- * - entry 2, `missing: perClient` only: [rule, `identity_fallback`, issuer, claim, client], counted
- *   per client for exactly those requests; a verified identity meets no limit there.
+ *   both `(none)` when absent; the claim is counted only under the rule's own issuer.
+ * - entry 2: [rule, `identity_fallback=unverified`, issuer (, client)]: a request without a verified
+ *   token of that issuer (none, or another issuer's the same gateway verifies) is refused (a limit of
+ *   0) with `missing: refuse`, or counted per client; the rule's own issuer meets no limit there.
+ * - entry 3, `missing: perClient` only: [rule, `identity_fallback=no_claim`, issuer, claim, client]:
+ *   a token of the issuer without the claim (or with a number in it), counted per client (refused by
+ *   entry 1 with `missing: refuse`).
+ * The service keys a counter by every value of its descriptor, so only the issuer's verified claim
+ * ever varies a counter; the fallbacks vary only by the issuers the gateway verifies and the client.
  *
  * Pure: no checks (builders/identity-checks.ts), no Pulumi runtime.
  */
@@ -26,7 +29,8 @@ import {
     DEFAULT_IDENTITY_CLAIM,
     IDENTITY_CLAIM_KEY,
     IDENTITY_FALLBACK_KEY,
-    IDENTITY_FALLBACK_VALUE,
+    NO_CLAIM_VALUE,
+    UNVERIFIED_VALUE,
     IDENTITY_ISSUER_KEY,
     IdentityArgs,
     JWT_FILTER_NAME,
@@ -66,12 +70,27 @@ export function payloadAction(field: string, key: string): Record<string, unknow
     };
 }
 
-/** The actions of an identity rule's entries after its name's action: the verified identity, and (perClient) the fallback's. */
+/**
+ * The actions of an identity rule's entries after its name's action: the verified identity; the
+ * requests without a verified token of the issuer (per client with `perClient`); and (`perClient`)
+ * a token of the issuer without the claim, per client. No fallback entry carries a value a client
+ * chooses unless the rule's own issuer verified it: the service keys a counter by every value of
+ * its descriptor, so a claim of another issuer's token there would mint a counter per claim.
+ */
 export function identityActions(id: IdentityArgs, client: Record<string, unknown>): Record<string, unknown>[][] {
-    const who = [payloadAction("iss", IDENTITY_ISSUER_KEY), payloadAction(identityClaim(id), IDENTITY_CLAIM_KEY)];
-    if (missingOf(id) === MissingIdentity.Refuse) return [who];
-    const fallback = { generic_key: { descriptor_key: IDENTITY_FALLBACK_KEY, descriptor_value: IDENTITY_FALLBACK_VALUE } };
-    return [who, [fallback, ...who, client]];
+    const iss = payloadAction("iss", IDENTITY_ISSUER_KEY);
+    const claim = payloadAction(identityClaim(id), IDENTITY_CLAIM_KEY);
+    const fallback = (value: string) => ({ generic_key: { descriptor_key: IDENTITY_FALLBACK_KEY, descriptor_value: value } });
+    if (missingOf(id) === MissingIdentity.Refuse)
+        return [
+            [iss, claim],
+            [fallback(UNVERIFIED_VALUE), iss],
+        ];
+    return [
+        [iss, claim],
+        [fallback(UNVERIFIED_VALUE), iss, client],
+        [fallback(NO_CLAIM_VALUE), iss, claim, client],
+    ];
 }
 
 /** The config nodes under an identity rule's name: the claim's counters, and what a request without a verified identity meets. */
@@ -82,38 +101,29 @@ export function identityConfig(id: IdentityArgs, limit: () => Pick<IdentityNode,
         return { ...l, rate_limit: { unit: l.rate_limit!.unit, requests_per_unit: 0 } };
     };
     const issuer = id.jwt.issuer;
-    if (missingOf(id) === MissingIdentity.Refuse) {
-        return [
-            {
-                key: IDENTITY_ISSUER_KEY,
-                value: issuer,
-                descriptors: [
-                    { key: IDENTITY_CLAIM_KEY, value: NO_IDENTITY_VALUE, ...none() },
-                    { key: IDENTITY_CLAIM_KEY, ...limit() },
-                ],
-            },
-            { key: IDENTITY_ISSUER_KEY, descriptors: [{ key: IDENTITY_CLAIM_KEY, ...none() }] },
-        ];
-    }
+    const refusing = missingOf(id) === MissingIdentity.Refuse;
     const perClient = (): IdentityNode[] => [{ key: CLIENT_KEY, ...limit() }];
-    return [
-        {
-            key: IDENTITY_ISSUER_KEY,
-            value: issuer,
-            // The token lacks the claim: no counter here, entry 2 counts it per client.
-            descriptors: [
-                { key: IDENTITY_CLAIM_KEY, value: NO_IDENTITY_VALUE },
-                { key: IDENTITY_CLAIM_KEY, ...limit() },
-            ],
-        },
+    // A token of the issuer without the claim: refused here, or counted per client by the no-claim entry.
+    const noClaim: IdentityNode = refusing
+        ? { key: IDENTITY_CLAIM_KEY, value: NO_IDENTITY_VALUE, ...none() }
+        : { key: IDENTITY_CLAIM_KEY, value: NO_IDENTITY_VALUE };
+    const nodes: IdentityNode[] = [
+        { key: IDENTITY_ISSUER_KEY, value: issuer, descriptors: [noClaim, { key: IDENTITY_CLAIM_KEY, ...limit() }] },
         {
             key: IDENTITY_FALLBACK_KEY,
-            value: IDENTITY_FALLBACK_VALUE,
+            value: UNVERIFIED_VALUE,
+            // The issuer's own tokens meet no limit here; every other request (no token: `(none)`) is refused or counted per client.
             descriptors: [
-                { key: IDENTITY_ISSUER_KEY, value: issuer, descriptors: [{ key: IDENTITY_CLAIM_KEY, value: NO_IDENTITY_VALUE, descriptors: perClient() }] },
-                { key: IDENTITY_ISSUER_KEY, descriptors: [{ key: IDENTITY_CLAIM_KEY, descriptors: perClient() }] },
+                { key: IDENTITY_ISSUER_KEY, value: issuer },
+                refusing ? { key: IDENTITY_ISSUER_KEY, ...none() } : { key: IDENTITY_ISSUER_KEY, descriptors: perClient() },
             ],
         },
+    ];
+    if (refusing) return nodes;
+    const claimless = { key: IDENTITY_CLAIM_KEY, value: NO_IDENTITY_VALUE, descriptors: perClient() };
+    return [
+        ...nodes,
+        { key: IDENTITY_FALLBACK_KEY, value: NO_CLAIM_VALUE, descriptors: [{ key: IDENTITY_ISSUER_KEY, value: issuer, descriptors: [claimless] }] },
     ];
 }
 

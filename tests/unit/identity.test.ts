@@ -6,6 +6,8 @@
  */
 import { expect } from "chai";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
+import { descriptorFor } from "../../gateway-model/evaluate";
+import { jwtDynamicMetadata, metadataActionValue } from "../../gateway-model/jwt-metadata-model";
 import { Problem } from "../../lib/problems";
 import { G, M } from "./global-ratelimit-fixtures";
 
@@ -166,21 +168,24 @@ describe("identity: what the gateway sends and the service counts", () => {
 
     it("keys the counter by the verified payload's iss and claim (Istio's payload_in_metadata key `payload`), never by a request header", () => {
         const limits = rateLimitsOf(plan({ jwt: { issuer: ISSUER, jwksUri: JWKS, claim: "email" } }));
-        expect(limits).to.have.length(2);
-        expect(limits[0].actions.slice(1)).to.deep.equal([metadataAction("identity_issuer", "iss"), metadataAction("identity", "email")]);
-        expect(limits[1].actions.slice(1)).to.deep.equal([
-            { generic_key: { descriptor_key: "identity_fallback", descriptor_value: "per_client" } },
-            metadataAction("identity_issuer", "iss"),
-            metadataAction("identity", "email"),
-            { masked_remote_address: { v4_prefix_mask_len: 32, v6_prefix_mask_len: 64 } },
+        const fallback = (v: string) => ({ generic_key: { descriptor_key: "identity_fallback", descriptor_value: v } });
+        const client = { masked_remote_address: { v4_prefix_mask_len: 32, v6_prefix_mask_len: 64 } };
+        expect(limits.map((l) => l.actions.slice(1))).to.deep.equal([
+            [metadataAction("identity_issuer", "iss"), metadataAction("identity", "email")],
+            // No token or another issuer's: per client, by the issuer only (never by a claim the rule's issuer did not sign).
+            [fallback("unverified"), metadataAction("identity_issuer", "iss"), client],
+            // The issuer's token without the claim: per client.
+            [fallback("no_claim"), metadataAction("identity_issuer", "iss"), metadataAction("identity", "email"), client],
         ]);
         // Nothing a client writes reaches the descriptor: no request_headers or query action.
         expect(JSON.stringify(limits)).to.not.match(/request_headers|query_parameters/);
     });
-    it("with missing: refuse, one entry and no per-client fallback", () => {
+    it("with missing: refuse, no client in any entry (the fallback allows none)", () => {
         const limits = rateLimitsOf(plan({ jwt: { issuer: ISSUER, jwksUri: JWKS }, missing: "refuse" }));
-        expect(limits).to.have.length(1);
-        expect(limits[0].actions.slice(1)).to.deep.equal([metadataAction("identity_issuer", "iss"), metadataAction("identity", "sub")]);
+        expect(limits.map((l) => l.actions.slice(1))).to.deep.equal([
+            [metadataAction("identity_issuer", "iss"), metadataAction("identity", "sub")],
+            [{ generic_key: { descriptor_key: "identity_fallback", descriptor_value: "unverified" } }, metadataAction("identity_issuer", "iss")],
+        ]);
     });
     it("renders the token check on the gateway's pods, one jwtRules entry per issuer; none without an identity rule (control)", () => {
         const p = plan({ jwt: { issuer: ISSUER, jwksUri: JWKS, audiences: ["shop"] } });
@@ -199,5 +204,31 @@ describe("identity: what the gateway sends and the service counts", () => {
         const p = planGlobalRateLimit(G({ rules: [rule({ jwt: { issuer: ISSUER, jwksUri: "nope" } })] }));
         expect(p.problems).to.have.length(1);
         expect(p.policies).to.deep.equal([]);
+    });
+});
+
+describe("gateway model: Envoy's metadata action over the JWT filter's payload", () => {
+    const at = (claim: string, more: Record<string, unknown> = {}) => ({
+        descriptor_key: "identity",
+        metadata_key: { key: "envoy.filters.http.jwt_authn", path: [{ key: "payload" }, { key: claim }] },
+        source: "DYNAMIC",
+        ...more,
+    });
+    it("sends a verified string claim; the default without one; nothing (no descriptor) without a default; skips with skip_if_absent", () => {
+        const md = jwtDynamicMetadata({ iss: "i", sub: "alice", n: 7, empty: "" });
+        expect(metadataActionValue(at("sub"), md)).to.equal("alice");
+        expect(metadataActionValue(at("sub", { default_value: "(none)" }), jwtDynamicMetadata(undefined))).to.equal("(none)");
+        // Envoy reads string_value(): a number or an empty string is absent.
+        expect(metadataActionValue(at("n", { default_value: "(none)" }), md)).to.equal("(none)");
+        expect(metadataActionValue(at("empty"), md)).to.equal(undefined);
+        expect(metadataActionValue(at("missing", { skip_if_absent: true }), md)).to.equal("skip");
+    });
+    it("a request header never stands in for the metadata (the model has no header input to this action)", () => {
+        expect(descriptorFor({ actions: [{ metadata: at("sub", { default_value: "(none)" }) }] }, { sub: "mallory", identity: "mallory" })).to.deep.equal([
+            { key: "identity", value: "(none)" },
+        ]);
+    });
+    it("route-entry metadata is not modelled (refused, not guessed)", () => {
+        expect(() => metadataActionValue(at("sub", { source: "ROUTE_ENTRY" }), {})).to.throw("not modelled");
     });
 });
