@@ -29,7 +29,7 @@ const entriesOf = (r: { x: { descriptors: { entries: { key: string; value: strin
     r.x.descriptors.map((d) => d.entries.map((e) => `${e.key}=${e.value}`).join(","));
 
 describe("rls: limits per verified identity (the JWT filter's payload, never a header)", function () {
-    const { send, okCount } = useShop(RULES);
+    const { send, okCount, counters } = useShop(RULES);
 
     it("two users count apart: alice's 4th request is refused, bob's 3 pass; alice from another address is still refused", async () => {
         await ensureWindow(10);
@@ -100,6 +100,8 @@ describe("rls: limits per verified identity (the JWT filter's payload, never a h
         const r = await send("/orders", { clientAddress: "192.0.2.13", jwtPayload: token("alice", OTHER) });
         expect(entriesOf(r)).to.include(`rule=orders-per-user,identity_fallback=unverified,identity_issuer=${OTHER},masked_remote_address=192.0.2.13/32`);
         expect(r.d?.overallCode).to.equal("OVER_LIMIT");
+        // In Redis: one counter for the 6 requests (this client, that issuer), none per sub.
+        expect(await counters("orders-per-user")).to.have.length(1);
     });
 
     it("a token of the issuer without the claim (or with a number in it) is counted per client", async () => {
