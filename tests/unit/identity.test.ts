@@ -201,6 +201,15 @@ describe("identity: what the gateway sends and the service counts", () => {
         expect(none.problems).to.deep.equal([]);
         expect(none.policies.filter((o) => o.kind === "RequestAuthentication")).to.deep.equal([]);
     });
+    it("on a Gateway API Gateway, the token check targets it by name (targetRefs), in its namespace", () => {
+        const p = plan({ jwt: { issuer: ISSUER, jwksUri: JWKS } }, { gatewayApiName: "shop-gw", namespace: "shop", virtualHosts: ["shop.example.com:80"] });
+        const [ra] = p.policies.filter((o) => o.kind === "RequestAuthentication");
+        expect(ra.metadata.namespace).to.equal("shop");
+        expect(ra.spec).to.deep.equal({
+            targetRefs: [{ group: "gateway.networking.k8s.io", kind: "Gateway", name: "shop-gw" }],
+            jwtRules: [{ issuer: ISSUER, jwksUri: JWKS }],
+        });
+    });
     it("a refused plan renders no token check", () => {
         const p = planGlobalRateLimit(G({ rules: [rule({ jwt: { issuer: ISSUER, jwksUri: "nope" } })] }));
         expect(p.problems).to.have.length(1);
