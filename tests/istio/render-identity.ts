@@ -3,9 +3,10 @@
  * verified identity, for the istio tier's generator check (tests/istio/xdscheck/identity_test.go).
  * `--control` renders the old hand-made recipe instead: a RequestAuthentication copying `sub` into
  * `x-user` (outputClaimToHeaders) and a per-value header rule on `x-user`, whose descriptor reads a
- * request header. Writes <out>/all.yaml.
+ * request header. `--default` renders the identity rules (and a fixed rule) in the component's
+ * default layout: a filter of its own, the per-value counters apart. Writes <out>/all.yaml.
  *
- *   npx tsx tests/istio/render-identity.ts <out dir> [--control]
+ *   npx tsx tests/istio/render-identity.ts <out dir> [--control | --default]
  */
 import * as fs from "fs";
 import * as path from "path";
@@ -46,17 +47,18 @@ const RECIPE_OBJECTS: K8sObject[] = [
     },
 ];
 
-export async function renderIdentitySetup(control: boolean): Promise<K8sObject[]> {
+export async function renderIdentitySetup(control: boolean, defaultLayout = false): Promise<K8sObject[]> {
+    const layout = defaultLayout ? {} : { filterLayout: FilterLayout.Shared, counterStore: CounterStore.Single };
+    const fixed: RateLimitRuleArgs[] = defaultLayout ? [{ name: "search", path: { prefix: "/search" }, requestsPerUnit: 100, unit: M }] : [];
     const { objects } = await registerComponents(
         () => {
             new GlobalRateLimit("shop-limits", {
                 domain: "shop",
-                // The spec-shaped filter names the user gateway's checks read (render-user.ts).
-                filterLayout: FilterLayout.Shared,
-                counterStore: CounterStore.Single,
+                // The spec-shaped filter names the user gateway's checks read (render-user.ts), unless --default.
+                ...layout,
                 gateway: { selector: { app: "shop-gateway" }, namespace: "shop", virtualHosts: ["*:80"] },
                 namespace: "shop",
-                rules: control ? RECIPE_RULES : IDENTITY_RULES,
+                rules: control ? RECIPE_RULES : [...IDENTITY_RULES, ...fixed],
             });
         },
         "shop",
@@ -68,10 +70,10 @@ export async function renderIdentitySetup(control: boolean): Promise<K8sObject[]
 if (require.main === module) {
     const out = process.argv[2];
     if (!out) {
-        console.error("usage: tsx tests/istio/render-identity.ts <out dir> [--control]");
+        console.error("usage: tsx tests/istio/render-identity.ts <out dir> [--control | --default]");
         process.exit(2);
     }
-    renderIdentitySetup(process.argv.includes("--control")).then((objs) => {
+    renderIdentitySetup(process.argv.includes("--control"), process.argv.includes("--default")).then((objs) => {
         fs.mkdirSync(out, { recursive: true });
         fs.writeFileSync(path.join(out, "all.yaml"), objs.map((o) => stringify(o, { lineWidth: 0, version: "1.1" })).join("---\n"));
         console.log(`${objs.length} objects written to ${path.join(out, "all.yaml")}`);

@@ -9,6 +9,7 @@ import (
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	jwtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
+	rlv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ratelimit/v3"
 
 	"istio.io/istio/pilot/pkg/features"
 	"istio.io/istio/pkg/jwt"
@@ -93,8 +94,21 @@ func identityEntriesProblem(rcs []*routev3.RouteConfiguration, rule, claim strin
 	if vh == nil {
 		return fmt.Sprintf("no virtual host %s; have %v", userVhost, routeConfigSummary(rcs))
 	}
+	all := append([]*routev3.RateLimit{}, vh.RateLimits...)
+	// The per-instance layout: each rate-limit filter's own rate_limits in the virtual host's per-filter config.
+	for name, a := range vh.GetTypedPerFilterConfig() {
+		pr := &rlv3.RateLimitPerRoute{}
+		// Another filter's, or a wrapper that switches a filter off (the platform defaults' switch).
+		if !strings.HasPrefix(name, FilterRateLimit) || !a.MessageIs(pr) {
+			continue
+		}
+		if err := a.UnmarshalTo(pr); err != nil {
+			return fmt.Sprintf("per-filter config %s: %v", name, err)
+		}
+		all = append(all, pr.GetRateLimits()...)
+	}
 	n := 0
-	for _, rl := range vh.RateLimits {
+	for _, rl := range all {
 		if firstValue(rl) != rule {
 			continue
 		}
@@ -121,7 +135,7 @@ func identityEntriesProblem(rcs []*routev3.RouteConfiguration, rule, claim strin
 		}
 	}
 	if n == 0 {
-		return fmt.Sprintf("no rate_limits entry of %s; have %v", rule, rateLimitsOn(vh))
+		return fmt.Sprintf("no rate_limits entry of %s among %d entries", rule, len(all))
 	}
 	return ""
 }
@@ -133,9 +147,18 @@ func identityChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration
 		if problem != "" {
 			return problem
 		}
-		j, r := indexOf(names, filterJwtAuthn), indexOf(names, FilterRateLimit)
-		if j < 0 || r < 0 || j > r {
-			return fmt.Sprintf("filters %v: want %s before %s", names, filterJwtAuthn, FilterRateLimit)
+		j, limits := indexOf(names, filterJwtAuthn), 0
+		for i, n := range names {
+			if !strings.HasPrefix(n, FilterRateLimit) {
+				continue
+			}
+			limits++
+			if j < 0 || i < j {
+				return fmt.Sprintf("filters %v: want %s before %s", names, filterJwtAuthn, n)
+			}
+		}
+		if limits == 0 {
+			return fmt.Sprintf("filters %v: no rate-limit filter", names)
 		}
 		return ""
 	}()
@@ -173,6 +196,24 @@ func TestIdentity(t *testing.T) {
 	ls, rcs := generateIdentityGateway(t, identityDocs(t, "XDSCHECK_IDENTITY_DIR"))
 	if names, _, problem := shopHTTPFilters(ls); problem == "" {
 		t.Logf("FINDING: identity: the gateway's HTTP filters: %s", strings.Join(names, " > "))
+	}
+	res := identityChecks(ls, rcs)
+	for _, id := range sortedKeys(res) {
+		problem := res[id]
+		t.Run(id, func(t *testing.T) {
+			if problem != "" {
+				t.Errorf("FAILED: %s: %s", id, problem)
+			}
+		})
+	}
+}
+
+// TestIdentityDefaultLayout: the same checks on the component's default layout (a rate-limit
+// filter of its own, the per-value counters' filter apart, rate_limits in per-filter configs).
+func TestIdentityDefaultLayout(t *testing.T) {
+	ls, rcs := generateIdentityGateway(t, identityDocs(t, "XDSCHECK_IDENTITY_DEFAULT"))
+	if names, _, problem := shopHTTPFilters(ls); problem == "" {
+		t.Logf("FINDING: identity default layout: the gateway's HTTP filters: %s", strings.Join(names, " > "))
 	}
 	res := identityChecks(ls, rcs)
 	for _, id := range sortedKeys(res) {
