@@ -44,6 +44,7 @@ export {
     VirtualHostScope,
 } from "./components/mesh-enums";
 export { ClientCidrArgs } from "./builders/client-cidr";
+export { IdentityArgs, JwtIdentityArgs, MissingIdentity } from "./builders/identity-args";
 export {
     ClientPrefixArgs,
     HeaderMatchArgs,

@@ -4,7 +4,7 @@
  * A counter is *fixed* when the configuration bounds how many of them exist: a named path, a rule
  * without a per-value split (a path, a header value or presence, a CIDR, a route). A counter is
  * *per-value* when a client creates one by sending a new value: the per-path catch-all
- * (`perPath.eachPath`), `header.perValue`, `query.perValue`, `perClientAddress`, `clientCidr.perAddress`. In one Redis,
+ * (`perPath.eachPath`), `header.perValue`, `query.perValue`, `perClientAddress`, `clientCidr.perAddress`, `identity`. In one Redis,
  * a flood of new per-value counters fills memory and Redis evicts live fixed counters with them (the
  * fixed limit is reset); in one service, the flood's calls slow the fixed decisions too.
  *
@@ -110,7 +110,13 @@ export interface SplitLimits {
 
 /** Whether a rule makes one counter per value a client sends. */
 export function isPerValueRule(r: RateLimitRuleArgs): boolean {
-    return r.header?.perValue === true || r.query?.perValue === true || r.perClientAddress === true || r.clientCidr?.perAddress === true;
+    return (
+        r.header?.perValue === true ||
+        r.query?.perValue === true ||
+        r.perClientAddress === true ||
+        r.clientCidr?.perAddress === true ||
+        r.identity !== undefined
+    );
 }
 
 /** Whether the compiled limits have both kinds (only then is a second store of any use). */

@@ -4,6 +4,7 @@
  * fix), then what the builder reads: the valid rules and the keys with their defaults filled in.
  * `buildGlobalLimits` (rules.ts) takes only this plan and checks nothing. Pure.
  */
+import { checkIssuersAgree } from "./identity-checks";
 import { Problem } from "../lib/problems";
 import { oneOfProblems } from "../lib/field-checks";
 import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, PathKeyMode } from "./rule-args";
@@ -29,12 +30,13 @@ export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimits
         problems.push({ key: "rules", value: rules, problem: "must be a list of rules", fix: "give [] or a list of { name, requestsPerUnit, unit, ... }" });
     const names = new Set<string>();
     const valid = (Array.isArray(rules) ? rules : []).filter((r, i) => validateRule(r, i, names, problems));
+    if (Array.isArray(rules)) checkIssuersAgree(rules, problems);
     const perPath = input.perPath;
     const pathKey = perPath?.descriptorKey ?? DEFAULT_PATH_KEY;
     if (perPath) checkPerPath(perPath, pathKey, problems);
     // Rule names cannot start with '/', paths always do: the values never collide, but the per-path
     // catch-all would also count a rule's descriptor value. Keep them apart unless needed.
-    const nested = valid.find((r) => r.header?.perValue || r.query?.perValue || r.perClientAddress || r.clientCidr);
+    const nested = valid.find((r) => r.header?.perValue || r.query?.perValue || r.perClientAddress || r.clientCidr || r.identity);
     if (perPath && pathKey === ruleKey && nested) {
         problems.push({
             key: "ruleKey",

@@ -4,6 +4,7 @@
  * analyzer reads the enums as enums.
  */
 import { ClientCidrArgs } from "./client-cidr";
+import { IdentityArgs } from "./identity-args";
 import { RequestCostArgs } from "./request-cost-args";
 
 /** Time unit of a limit (envoyproxy/ratelimit's units). */
@@ -174,6 +175,15 @@ export interface RateLimitRuleArgs {
     methods?: string[];
     /** Only requests whose query has this parameter (or this value of it), or one counter per value of it (`perValue`). Defaults to none. */
     query?: QueryMatchArgs;
+    /**
+     * One counter per verified identity: the gateway verifies the request's JSON Web Token (an Istio
+     * `RequestAuthentication` on its pods, rendered by the component) and the rule counts by the
+     * token's claim, read from what the token check wrote (no header a client could send), e.g.
+     * `{ jwt: { issuer, jwksUri, claim: "sub" } }`. A request without a verified token is counted
+     * per client or refused (`missing`). Not with `header.perValue`, `query.perValue`,
+     * `perClientAddress` or `clientCidr`. Defaults to none.
+     */
+    identity?: IdentityArgs;
     /** One counter per client: per address prefix (`clientPrefix`: /32 for IPv4, /64 for IPv6 by default). Defaults to `false` (one counter for all clients). */
     perClientAddress?: boolean;
     /** Only clients whose address is inside a CIDR: one counter per CIDR, or per address within it (`perAddress`). Defaults to every client. */

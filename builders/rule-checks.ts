@@ -10,6 +10,7 @@ import { MASKED_REMOTE_ADDRESS_KEY } from "./client-cidr";
 import { checkClientCidr } from "./client-cidr-checks";
 import { MAX_HEADER_HYPHENS, METHOD_TOKEN, normalizedMethods } from "./request-match";
 import { checkRequestCost } from "./request-cost-checks";
+import { checkIdentity } from "./identity-checks";
 
 import {
     DEFAULT_CLIENT_PREFIX,
@@ -408,6 +409,7 @@ export function validateRule(r: any, i: number, names: Set<string>, problems: Pr
     checkOnePerValueField(at, r, problems);
     if (r.rateLimitHeaders !== undefined) problems.push(...booleanProblems(`${at}.rateLimitHeaders`, r.rateLimitHeaders, false));
     checkRuleClient(at, r, problems);
+    if (r.identity !== undefined) checkIdentity(at, r, problems);
     if (r.route !== undefined && (typeof r.route?.name !== "string" || r.route.name === "")) {
         problems.push({
             key: `${at}.route.name`,

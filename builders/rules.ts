@@ -33,6 +33,8 @@
  * 3. `perClientAddress`: `remote_address` (key `remote_address`): each client address its own
  *    counter (the address Envoy trusts: the downstream peer, or the X-Forwarded-For entry chosen by
  *    Istio's `numTrustedProxies`).
+ * 3b. `identity`: the verified token's issuer and claim, read from the JWT filter's dynamic
+ *    metadata (builders/identity.ts), and the per-client fallback or refusal of a request without one.
  * 4. `clientCidr` (builders/client-cidr.ts): `masked_remote_address` (key `masked_remote_address`,
  *    the client's network at the CIDR's length, e.g. `10.0.0.0/8`), one `rate_limits` entry per
  *    distinct prefix length; the config has one child per CIDR (the limit on it, or with `perAddress`
@@ -68,6 +70,7 @@ import {
     UNTRUSTED_VALUE_VALUE,
 } from "./rule-args";
 import { costEntries } from "./request-cost";
+import { identityActions, identityConfig } from "./identity";
 import { RateLimitEntry, RoutePatch } from "./rate-limit-entries";
 
 import {
@@ -163,6 +166,7 @@ export function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string
         const tail = r.clientCidr.perAddress ? [clientAction(prefix)] : [];
         return maskedRemoteAddressActions(r.clientCidr).map((masked) => ({ actions: [nameAction(r, mode, key), masked, ...tail], ...headers }));
     }
+    if (r.identity) return identityActions(r.identity, clientAction(prefix)).map((tail) => ({ actions: [nameAction(r, mode, key), ...tail], ...headers }));
     const client = r.perClientAddress ? [clientAction(prefix)] : [];
     const ways = perValueWays(r);
     if (!ways) return [{ actions: [nameAction(r, mode, key), ...client], ...headers }];
@@ -285,6 +289,7 @@ export function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor 
         );
         return { key, value: r.name, descriptors: children };
     }
+    if (r.identity) return { key, value: r.name, descriptors: identityConfig(r.identity, limit) };
     const perValueKey = perValueKeyOf(r);
     const client = r.perClientAddress ? { key: CLIENT_KEY, ...limit() } : undefined;
     if (perValueKey === undefined) return client ? { key, value: r.name, descriptors: [client] } : { key, value: r.name, ...limit() };

@@ -70,6 +70,11 @@ export function authorizationPolicyManifests(s: AccessTarget): any[] {
     return out;
 }
 
+/** Every access policy of one service: its AuthorizationPolicies and NetworkPolicies. */
+export function accessManifests(s: AccessTarget): any[] {
+    return [...authorizationPolicyManifests(s), ...networkPolicyManifests(s)];
+}
+
 /**
  * NetworkPolicies (ingress only): the gateway's pods (label `gatewaySelector` in the gateway's
  * namespace) → the rate-limit gRPC port; the rate-limit pods → Redis 6379. With Prometheus on, its

@@ -20,6 +20,7 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         header: "HeaderMatchArgs",
         methods: { list: null },
         query: "QueryMatchArgs",
+        identity: "IdentityArgs",
         perClientAddress: null,
         clientCidr: "ClientCidrArgs",
         route: "RouteRefArgs",
@@ -48,6 +49,16 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         perValue: null,
         valueCharset: null,
         whenMissing: null,
+    },
+    IdentityArgs: {
+        jwt: "JwtIdentityArgs",
+        missing: null,
+    },
+    JwtIdentityArgs: {
+        issuer: null,
+        jwksUri: null,
+        claim: null,
+        audiences: { list: null },
     },
     ClientCidrArgs: {
         cidr: null,

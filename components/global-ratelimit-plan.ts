@@ -29,7 +29,8 @@ import { checkCostLayout } from "../builders/request-cost-checks";
 import { RedisConnection } from "../builders/redis-connection";
 import { Problem } from "../lib/problems";
 import { booleanProblems, dnsNameProblems } from "../lib/field-checks";
-import { AccessTarget, authorizationPolicyManifests, networkPolicyManifests } from "./access-policies";
+import { AccessTarget, accessManifests } from "./access-policies";
+import { tokenChecks } from "../builders/identity";
 import { dnsProblem, unknownFieldProblems } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
 import { gatewayTargetOf, routePatchesFor } from "./gateway-target";
@@ -139,7 +140,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         problems,
         compiled,
         service,
-        policies: problems.length ? [] : access.flatMap((t) => [...authorizationPolicyManifests(t), ...networkPolicyManifests(t)]),
+        policies: problems.length ? [] : [...access.flatMap(accessManifests), ...tokenChecks(prefix, gw, a.rules)],
         configYaml: config,
         filters,
         grpcAddress: `${host}:${grpcPort}`,

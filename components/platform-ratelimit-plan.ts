@@ -66,6 +66,13 @@ export function planSource(source: PlatformSource, limits: PlatformLimitsArgs | 
                 problem: "a platform rule applies on every host and route of the gateway, so it cannot sit on one route",
                 fix: `remove route (a team limits its own routes with its GlobalRateLimit), or match the route's path with path`,
             });
+        if (r && typeof r === "object" && r.identity !== undefined)
+            problems.push({
+                key: `${source}.rules[${i}].identity`,
+                value: r.identity,
+                problem: "is GlobalRateLimit's only: PlatformRateLimit renders no token check, so no request would carry a verified identity",
+                fix: "remove identity, and limit per verified identity with the team's GlobalRateLimit (it renders the token check on its gateway)",
+            });
     });
     if (limits.perPath?.descriptorKey !== undefined)
         problems.push({

@@ -6,6 +6,7 @@
 import { maskedRemoteAddress } from "../builders/client-cidr";
 import { EXPR_DESCRIPTOR_EXTENSION } from "../builders/rules";
 import { compileFullMatch } from "../lib/formats";
+import { DynamicMetadata, metadataActionValue } from "./jwt-metadata-model";
 import { DescriptorExplanation, Entry, Explanation, field, GatewayModel, ModelRoute, RouteMatch } from "./model";
 
 /**
@@ -108,6 +109,7 @@ export function descriptorFor(
     headers: Record<string, string>,
     clientAddress?: string,
     firstValues?: Record<string, string>,
+    dynamicMetadata: DynamicMetadata = {},
 ): Entry[] | undefined {
     const entries: Entry[] = [];
     for (const action of rateLimit.actions ?? []) {
@@ -118,7 +120,12 @@ export function descriptorFor(
         const ext = action.extension;
         const ra = field(action, "remote_address");
         const mra = field(action, "masked_remote_address");
-        if (mra) {
+        const md = action.metadata;
+        if (md) {
+            const v = metadataActionValue(md, dynamicMetadata);
+            if (v === undefined) return undefined;
+            if (v !== "skip") entries.push({ key: field(md, "descriptor_key"), value: v });
+        } else if (mra) {
             const masked =
                 clientAddress === undefined
                     ? undefined

@@ -3,6 +3,7 @@
  * make (its own filter's, then every other filter's on the listener), each descriptor and the limit
  * it meets. What `npm run explain` prints and the tiers compare.
  */
+import { jwtDynamicMetadata } from "./jwt-metadata-model";
 import { RATELIMIT_FILTER } from "../builders/envoy-filters";
 import { K8sObject } from "../lib/k8s-object";
 import { trustedClientAddress } from "./client-address";
@@ -73,7 +74,11 @@ function explainOne(m: GatewayModel, path: string, request: ModelRequest): Expla
         xffNumTrustedHops: request.xffNumTrustedHops,
     });
     const all = rateLimits
-        .map((rl) => ({ rl, entries: descriptorFor(rl, headers, client, { ...first, ...pseudo }), cost: entryCost(rl, first) }))
+        .map((rl) => ({
+            rl,
+            entries: descriptorFor(rl, headers, client, { ...first, ...pseudo }, jwtDynamicMetadata(request.jwtPayload)),
+            cost: entryCost(rl, first),
+        }))
         .filter((d): d is { rl: any; entries: Entry[]; cost: ReturnType<typeof entryCost> } => d.entries !== undefined && d.cost.kind !== "dropped")
         .map(({ rl, entries, cost }) => {
             const option = headersOptionOf(field(rl, "x_ratelimit_option"));

@@ -225,6 +225,11 @@ export interface ModelRequest {
     clientAddress?: string;
     /** The gateway's `xff_num_trusted_hops` (Istio's `numTrustedProxies`). Defaults to 0: X-Forwarded-For is ignored. */
     xffNumTrustedHops?: number;
+    /**
+     * The payload (claims) of the request's JSON Web Token as the gateway's JWT filter verified it
+     * (gateway-model/jwt-metadata-model.ts). Defaults to none: no token.
+     */
+    jwtPayload?: Record<string, unknown>;
 }
 
 /** The client address assumed when none is given (TEST-NET-1, RFC 5737). */

@@ -514,6 +514,25 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_USER:-1}" != 0 ]]; then
     fi
   fi
 fi
+# Rules keyed by a verified identity (tests/istio/render-identity.ts): the JWT filter Istio generates
+# from the component's RequestAuthentication runs before the rate-limit filter and writes the payload
+# to dynamic metadata, and the rules' descriptors read the verified claim there, never a header
+# (xdscheck/identity_test.go); the hand-made header recipe is the control, which must fail both.
+if [[ -n "$xdsbin" && "${ISTIO_CHECK_IDENTITY:-1}" != 0 ]]; then
+  idir="$work/identity"
+  if ! (cd "$root" && npx tsx tests/istio/render-identity.ts "$idir" && npx tsx tests/istio/render-identity.ts "$idir-control" --control &&
+    npx tsx tests/istio/render-identity.ts "$idir-default" --default) > "$idir.log" 2>&1; then
+    ko "identity render failed: $(tail -3 "$idir.log" | tr '\n' ' ')"
+  else
+    if validate_file "$idir/all.yaml"; then ok "identity: istioctl validate accepts the render with a RequestAuthentication"; else ko "identity: istioctl validate: $validate_problem"; fi
+    XDSCHECK_IDENTITY_DIR="$idir" XDSCHECK_IDENTITY_CONTROL="$idir-control" XDSCHECK_IDENTITY_DEFAULT="$idir-default" \
+      "$xdsbin" -test.run '^TestIdentity' -test.v -test.count=1 > "$idir.xds.log" 2>&1 || true
+    report_subtests "identity generator" "$idir.xds.log" 'TestIdentity[A-Za-z]*'
+    grep -qE '^ +--- PASS: TestIdentity/per-user-reads-verified-claim' "$idir.xds.log" || ko "identity generator: rules not checked (log $idir.xds.log)"
+    grep -qE '^ +--- PASS: TestIdentityDefaultLayout/per-user-reads-verified-claim' "$idir.xds.log" || ko "identity generator: the default layout not checked (log $idir.xds.log)"
+    grep -qE '^--- PASS: TestIdentityControl' "$idir.xds.log" || ko "identity generator: the header recipe control did not fail the checks (log $idir.xds.log)"
+  fi
+fi
 # Rule costs (tests/istio/render-cost.ts): istioctl validate accepts the EnvoyFilters, and Istio's
 # generator carries hits_addend and apply_on_stream_done into the generated route configuration
 # (tests/istio/cost-check.ts reads TestUserGateway's dump of it); the render without costs is the control.

@@ -73,6 +73,7 @@ describe("component package: schema from Pulumi's analyzer", function () {
             "header",
             "methods",
             "query",
+            "identity",
             "perClientAddress",
             "clientCidr",
             "route",
@@ -83,6 +84,8 @@ describe("component package: schema from Pulumi's analyzer", function () {
             "cost",
         ]);
         expect(rule.properties.query.$ref).to.equal("#/types/mesh-ratelimit:index:QueryMatchArgs");
+        expect(rule.properties.identity.$ref).to.equal("#/types/mesh-ratelimit:index:IdentityArgs");
+        expect(schema.types["mesh-ratelimit:index:IdentityArgs"].properties.missing.$ref).to.equal("#/types/mesh-ratelimit:index:MissingIdentity");
         expect(rule.properties.methods.items.type).to.equal("string");
         expect(r.inputProperties.rateLimitHeaders.$ref).to.equal("#/types/mesh-ratelimit:index:RateLimitHeaders");
         expect(rule.properties.clientCidr.$ref).to.equal("#/types/mesh-ratelimit:index:ClientCidrArgs");
