@@ -3,6 +3,7 @@
  * store, monitoring and access policies, each documented with its default (the package schema and
  * docs/package.md are generated from these interfaces).
  */
+import * as pulumi from "@pulumi/pulumi";
 import { CounterStore } from "../builders/counter-stores";
 import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { GatewayTargetArgs } from "./gateway-target";
@@ -22,8 +23,8 @@ export interface RateLimitServiceOptionsArgs {
     configName?: string;
     /** gRPC port. Defaults to `8081`. */
     grpcPort?: number;
-    /** Image. Defaults to `docker.io/envoyproxy/ratelimit:3fb70258`. */
-    image?: string;
+    /** Image; an output accepted (e.g. chosen by another stack). Defaults to `docker.io/envoyproxy/ratelimit:3fb70258`. */
+    image?: pulumi.Input<string>;
     /** Replicas (they share Redis, so limits stay exact). Defaults to `2`. */
     replicas?: number;
     /** Log level. Defaults to `ServiceLogLevel.Warn`. */

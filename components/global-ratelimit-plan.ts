@@ -43,6 +43,7 @@ import { RoutePatch } from "../builders/rate-limit-entries";
 import { planGlobalLimits } from "../builders/limits-plan";
 import { policyHeaderOption, policyHeaderValue, policyItems } from "../builders/policy-header";
 import { ruleSummaries } from "../builders/monitoring";
+import { planned } from "./deferred-inputs";
 import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./global-ratelimit-args";
 import {
     accessPolicyProblems,
@@ -250,9 +251,9 @@ function serviceSettingsOf(
             grpcPort,
             replicas,
             logLevel,
-            image: svc.image ?? base.image,
+            image: svc.image !== undefined ? planned(svc.image) : base.image,
             ...tuningOf(svc),
-            redisImage: a.redis?.image ?? base.redisImage,
+            redisImage: a.redis?.image !== undefined ? planned(a.redis.image) : base.redisImage,
             redisMaxMemory: a.redis?.maxMemory ?? base.redisMaxMemory,
             redisName: base.redisName,
             redisEvictionPolicy: base.redisEvictionPolicy,

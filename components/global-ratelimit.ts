@@ -13,6 +13,7 @@ import { PlannedOptions, argsError, planOrCompute } from "./arg-checks";
 import { EnvoyFilter } from "./crds";
 import { RateLimitService } from "./ratelimit-service";
 import { Redis } from "./redis";
+import { checkedValues, deferInputs, filledText, withFillIn } from "./deferred-inputs";
 
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "./global-ratelimit-plan";
@@ -32,8 +33,8 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
     public readonly filterNames: string[];
     /** Name of the rate-limit HTTP filter on the gateway (where its per-route config is keyed). */
     public readonly httpFilterName: string;
-    /** What the service's `REDIS_URL` says: the Redis, Sentinels or Cluster seeds it uses. */
-    public readonly redisUrl: string;
+    /** What the service's `REDIS_URL` says: the Redis, Sentinels or Cluster seeds it uses (an output: the addresses may be outputs). */
+    public readonly redisUrl: pulumi.Output<string>;
     /** gRPC address of the per-value counters' service (`counterStore: split` with both kinds of counters); `""` without one. */
     public readonly perValueGrpcAddress: string;
     /** That service's `config.yaml`; `""` without one. */
@@ -47,11 +48,18 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
 
     /** `opts.plan`: the `planGlobalRateLimit` of these same `args`, when the caller has it already. */
     constructor(name: string, args: GlobalRateLimitArgs, opts?: PlannedOptions<GlobalRateLimitPlan>) {
-        // Validate before anything is registered: a bad rule creates nothing.
-        const { plan, opts: options } = planOrCompute(`GlobalRateLimit ${name}`, args, opts, planGlobalRateLimit);
+        // Validate before anything is registered: a bad rule creates nothing. Inputs (deferred-inputs.ts)
+        // are checked again when known, and put into the children in place of their placeholders.
+        const deferred = deferInputs(args);
+        if (deferred.problems.length) throw argsError(`GlobalRateLimit ${name}`, deferred.problems);
+        const { plan, opts: options } = planOrCompute(`GlobalRateLimit ${name}`, deferred.args, opts, planGlobalRateLimit);
         if (plan.problems.length) throw argsError(`GlobalRateLimit ${name}`, plan.problems);
         claimOrThrow(name, args, plan);
-        super("mesh-ratelimit:index:GlobalRateLimit", name, {}, options);
+        const values = checkedValues(deferred, args, (a) => {
+            const known = planGlobalRateLimit(a).problems;
+            if (known.length) throw argsError(`GlobalRateLimit ${name}`, known);
+        });
+        super("mesh-ratelimit:index:GlobalRateLimit", name, {}, withFillIn(options, values));
 
         // The access policies first: no pod of the service or Redis runs a moment without them.
         const policies: pulumi.Resource[] = plan.policies.map((m) =>
@@ -90,7 +98,7 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
         this.configYaml = plan.configYaml;
         this.filterNames = plan.filters.map((f) => f.name);
         this.httpFilterName = plan.httpFilterNames.global;
-        this.redisUrl = redisUrl(plan.service.redis, inClusterAddress);
+        this.redisUrl = filledText(redisUrl(plan.service.redis, inClusterAddress), values);
         this.perValueGrpcAddress = plan.perValue?.grpcAddress ?? "";
         this.perValueConfigYaml = plan.perValue?.configYaml ?? "";
         this.perValueMaxMemory = plan.perValue ? perValueSizingText(plan.perValue.sizing) : "";

@@ -35,6 +35,7 @@ import { ErrorStatus, RATELIMIT_FILTER, instanceFilterName } from "../builders/e
 import { RedisModeName } from "../builders/redis-connection";
 import { DEFAULTS } from "./defaults";
 import { dnsProblem } from "./arg-checks";
+import { planned } from "./deferred-inputs";
 import { RedisOptionsArgs, redisConnectionOf, redisMaxMemoryProblem } from "./redis-options";
 import { ServiceSettings } from "./service-settings";
 
@@ -268,7 +269,7 @@ export function perValuePlanOf(
                 configName: `${r.configName}-per-value`,
                 redisName: `${r.redisName}-per-value`,
                 redisEvictionPolicy: PER_VALUE_EVICTION_POLICY,
-                redisImage: pvRedis.image ?? r.redisImage,
+                redisImage: pvRedis.image !== undefined ? planned(pvRedis.image) : r.redisImage,
                 redisMaxMemory: sizing.maxMemory,
                 expirationJitterSeconds: sizing.jitterSeconds,
             },
