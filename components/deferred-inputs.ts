@@ -11,6 +11,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { Problem } from "../lib/problems";
+import { isDeferred } from "./arg-checks";
 
 /** The field paths (their tails) that take an Input, and the placeholder each gets while the component plans. */
 const DEFERRABLE: readonly { field: RegExp; placeholder: (token: string) => string }[] = [
@@ -25,8 +26,6 @@ const WHEN_KNOWN = " (outputs, checked once known); none of the objects that use
 /** The text every placeholder starts with (a DNS label, so that the name checks accept it). */
 export const PLACEHOLDER_PREFIX = "mesh-ratelimit-deferred-";
 
-const isDeferred = (v: unknown): boolean =>
-    pulumi.Output.isInstance(v) || (typeof v === "object" && v !== null && typeof (v as { then?: unknown }).then === "function");
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v) && !isDeferred(v);
 
 /** `value` with every deferred value in it replaced by `f(value, path)`, in one fixed order. */
@@ -110,16 +109,6 @@ export function fillInTransformation(values: pulumi.Output<Record<string, string
 /** A text of the component's (an output of it) with the values in, an Output when it holds a placeholder. */
 export function filledText(text: string, values: pulumi.Output<Record<string, string>> | undefined): pulumi.Output<string> {
     return values && text.includes(PLACEHOLDER_PREFIX) ? values.apply((v) => filledIn(text, v)) : pulumi.output(text);
-}
-
-/**
- * An Input argument's value while the component plans: a string, since `deferInputs` has put a
- * placeholder in place of every Input before the checks run (anything else would be a component
- * that skipped it).
- */
-export function planned(value: pulumi.Input<string>): string {
-    if (isDeferred(value)) throw new Error("internal: an Input argument reached the plan; the component must call deferInputs first");
-    return value as string;
 }
 
 /** A component's options with the fill-in transformation added when there are Inputs. */

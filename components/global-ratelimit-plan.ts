@@ -30,7 +30,7 @@ import { RedisConnection } from "../builders/redis-connection";
 import { Problem } from "../lib/problems";
 import { booleanProblems, dnsNameProblems } from "../lib/field-checks";
 import { AccessTarget, authorizationPolicyManifests, networkPolicyManifests } from "./access-policies";
-import { dnsProblem, unknownFieldProblems } from "./arg-checks";
+import { dnsProblem, planned, unknownFieldProblems } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
 import { gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { PerValuePlan, perValueCallOf, perValuePlanOf, splitOf } from "./per-value-store";
@@ -43,7 +43,6 @@ import { RoutePatch } from "../builders/rate-limit-entries";
 import { planGlobalLimits } from "../builders/limits-plan";
 import { policyHeaderOption, policyHeaderValue, policyItems } from "../builders/policy-header";
 import { ruleSummaries } from "../builders/monitoring";
-import { planned } from "./deferred-inputs";
 import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./global-ratelimit-args";
 import {
     accessPolicyProblems,

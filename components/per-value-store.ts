@@ -34,8 +34,7 @@ import {
 import { ErrorStatus, RATELIMIT_FILTER, instanceFilterName } from "../builders/envoy-filters";
 import { RedisModeName } from "../builders/redis-connection";
 import { DEFAULTS } from "./defaults";
-import { dnsProblem } from "./arg-checks";
-import { planned } from "./deferred-inputs";
+import { dnsProblem, planned } from "./arg-checks";
 import { RedisOptionsArgs, redisConnectionOf, redisMaxMemoryProblem } from "./redis-options";
 import { ServiceSettings } from "./service-settings";
 

@@ -9,7 +9,7 @@ import { isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { Problem } from "../lib/problems";
 import { FixStyle } from "../lib/fix-style";
 import { fieldProblem, oneOfProblems } from "../lib/field-checks";
-import { planned } from "./deferred-inputs";
+import { planned } from "./arg-checks";
 import { DEFAULT_REDIS_MAXMEMORY, REDIS_MAXMEMORY_SHARE, REDIS_MEMORY_LIMIT, REDIS_MEMORY_LIMIT_BYTES, redisMemoryBytes } from "../builders/failure-bounds";
 import { RedisConnection, RedisModeName, SecretKey, isHostPort } from "../builders/redis-connection";
 

@@ -104,6 +104,14 @@ export interface MockRun {
 /** Runs `target` (a program's .js, or --import-only) under mocks in the program folder `app`. */
 export function mockRun(app: string, target: string, env: Record<string, string> = {}): MockRun {
     const r = spawnSync(process.execPath, ["mock-run.js", target], { cwd: app, encoding: "utf8", env: { ...process.env, ...env } });
-    if (r.status !== 0) throw new Error(`mock-run.js ${target} exited ${r.status}:\n${r.stderr}`);
-    return JSON.parse(r.stdout.trim().split("\n").pop()!);
+    let report: MockRun | undefined;
+    try {
+        report = JSON.parse(r.stdout.trim().split("\n").pop()!);
+    } catch {
+        report = undefined;
+    }
+    // A refusal raised once an output is known leaves Pulumi's promises pending, and the SDK then
+    // sets exit status 1 as the process ends (after the report): only a refusal may end so.
+    if (!report || (r.status !== 0 && report.error === null)) throw new Error(`mock-run.js ${target} exited ${r.status}:\n${r.stderr}`);
+    return report;
 }

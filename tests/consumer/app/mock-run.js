@@ -26,7 +26,8 @@ pulumi.runtime.setMocks(
             // Service's address, the name of an object given none (Pulumi's auto-naming).
             const assigned = {};
             if (a.type === "kubernetes:core/v1:Service") assigned.spec = { ...a.inputs.spec, clusterIP: preview ? UNKNOWN : "10.96.0.42" };
-            if (a.custom && a.inputs.metadata && !a.inputs.metadata.name) assigned.metadata = { ...a.inputs.metadata, name: preview ? UNKNOWN : `${a.name}-5f3a2c1b` };
+            if (a.custom && a.inputs.metadata && !a.inputs.metadata.name)
+                assigned.metadata = { ...a.inputs.metadata, name: preview ? UNKNOWN : `${a.name}-5f3a2c1b` };
             return { id: `${a.name}-id`, state: { ...a.inputs, ...assigned } };
         },
         call: (a) => a.inputs,
