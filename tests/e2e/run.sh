@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# End-to-end tier: the real Pulumi engine (the CLI and the Kubernetes provider 4.25.0, built from
-# the Go module proxy by scripts/tools) against a throw-away local Kubernetes cluster
+# End-to-end tier: the real Pulumi engine (the CLI 3.248.0 and the Kubernetes provider 4.25.0, built
+# from the Go module proxy by scripts/tools: the low end of the package's SDK peer ranges; the newest
+# SDKs are proven by the consumer tier under mocks, package.json mesh-ratelimit.supported) against
+# a throw-away local Kubernetes cluster
 # (scripts/cluster/up.sh: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok fake
 # nodes; Istio's CRDs and mesh ConfigMap). Programs run in-process (scripts/pulumi/run-in-process.ts,
 # `pulumi --client`): no Node.js language host is needed. Scenarios (docs/proof/e2e.md):
