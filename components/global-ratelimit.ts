@@ -13,6 +13,7 @@ import { PlannedOptions, argsError, planOrCompute } from "./arg-checks";
 import { EnvoyFilter } from "./crds";
 import { RateLimitService } from "./ratelimit-service";
 import { Redis } from "./redis";
+import { Problem } from "../lib/problems";
 import { checkedValues, deferInputs, filledText, withFillIn } from "./deferred-inputs";
 
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
@@ -48,18 +49,9 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
 
     /** `opts.plan`: the `planGlobalRateLimit` of these same `args`, when the caller has it already. */
     constructor(name: string, args: GlobalRateLimitArgs, opts?: PlannedOptions<GlobalRateLimitPlan>) {
-        // Validate before anything is registered: a bad rule creates nothing. Inputs (deferred-inputs.ts)
-        // are checked again when known, and put into the children in place of their placeholders.
-        const deferred = deferInputs(args);
-        if (deferred.problems.length) throw argsError(`GlobalRateLimit ${name}`, deferred.problems);
-        const { plan, opts: options } = planOrCompute(`GlobalRateLimit ${name}`, deferred.args, opts, planGlobalRateLimit);
-        if (plan.problems.length) throw argsError(`GlobalRateLimit ${name}`, plan.problems);
-        claimOrThrow(name, args, plan);
-        const values = checkedValues(deferred, args, (a) => {
-            const known = planGlobalRateLimit(a).problems;
-            if (known.length) throw argsError(`GlobalRateLimit ${name}`, known);
-        });
-        super("mesh-ratelimit:index:GlobalRateLimit", name, {}, withFillIn(options, values));
+        // Validate before anything is registered: a bad rule creates nothing.
+        const { plan, options, values } = planOrThrow(name, args, opts);
+        super("mesh-ratelimit:index:GlobalRateLimit", name, {}, options);
 
         // The access policies first: no pod of the service or Redis runs a moment without them.
         const policies: pulumi.Resource[] = plan.policies.map((m) =>
@@ -114,6 +106,24 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
             redisUrl: this.redisUrl,
         });
     }
+}
+
+/**
+ * The plan of `args`, with a placeholder for each of their Inputs (deferred-inputs.ts), or a throw on
+ * any problem; the options for `super`, with the Inputs' values put into the children once known
+ * and checked (the same refusal then); those values, for the outputs that hold them.
+ */
+function planOrThrow(name: string, args: GlobalRateLimitArgs, opts: PlannedOptions<GlobalRateLimitPlan> | undefined) {
+    const refuse = (problems: Problem[]) => {
+        if (problems.length) throw argsError(`GlobalRateLimit ${name}`, problems);
+    };
+    const deferred = deferInputs(args);
+    refuse(deferred.problems);
+    const { plan, opts: options } = planOrCompute(`GlobalRateLimit ${name}`, deferred.args, opts, planGlobalRateLimit);
+    refuse(plan.problems);
+    claimOrThrow(name, args, plan);
+    const values = checkedValues(deferred, args, (a) => refuse(planGlobalRateLimit(a).problems));
+    return { plan, options: withFillIn(options, values), values };
 }
 
 /**
