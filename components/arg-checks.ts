@@ -75,8 +75,21 @@ export function closestName(name: string, known: readonly string[]): string | un
     return nearestName(name, known, { divisor: 3, prefixes: true });
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-    typeof v === "object" && v !== null && !Array.isArray(v) && !pulumi.Output.isInstance(v) && typeof (v as { then?: unknown }).then !== "function";
+/** Whether `v` is not known yet: an Output or a promise (a `pulumi.Input` other than a plain value). */
+export const isDeferred = (v: unknown): boolean =>
+    pulumi.Output.isInstance(v) || (typeof v === "object" && v !== null && typeof (v as { then?: unknown }).then === "function");
+
+/**
+ * An Input argument's value while the component plans: a string, since `deferInputs` has put a
+ * placeholder in place of every Input before the checks run (anything else would be a component
+ * that skipped it).
+ */
+export function planned(value: pulumi.Input<string>): string {
+    if (isDeferred(value)) throw new Error("internal: an Input argument reached the plan; the component must call deferInputs first");
+    return value as string;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v) && !isDeferred(v);
 
 function unknownIn(at: string, owner: string, value: unknown, fields: Readonly<Record<string, FieldShape>>, out: Problem[]): void {
     if (!isPlainObject(value)) return;

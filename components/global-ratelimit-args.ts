@@ -3,6 +3,7 @@
  * store, monitoring and access policies, each documented with its default (the package schema and
  * docs/package.md are generated from these interfaces).
  */
+import * as pulumi from "@pulumi/pulumi";
 import { CounterStore } from "../builders/counter-stores";
 import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { GatewayTargetArgs } from "./gateway-target";
@@ -16,14 +17,14 @@ import { ServiceLogLevel } from "./service-settings";
 
 /** The envoyproxy/ratelimit service. */
 export interface RateLimitServiceOptionsArgs {
-    /** Name of its Service and Deployment (the gateway's cluster name is derived from it). Defaults to `ratelimit`. */
+    /** Name of its Service and Deployment (the gateway's cluster name is derived from it). Plain, not an output: it names the objects. Defaults to `ratelimit`. */
     name?: string;
     /** Name of its ConfigMap. Defaults to `ratelimit-config`. */
     configName?: string;
     /** gRPC port. Defaults to `8081`. */
     grpcPort?: number;
-    /** Image. Defaults to `docker.io/envoyproxy/ratelimit:3fb70258`. */
-    image?: string;
+    /** Image; an output accepted (e.g. chosen by another stack). Defaults to `docker.io/envoyproxy/ratelimit:3fb70258`. */
+    image?: pulumi.Input<string>;
     /** Replicas (they share Redis, so limits stay exact). Defaults to `2`. */
     replicas?: number;
     /** Log level. Defaults to `ServiceLogLevel.Warn`. */
@@ -53,7 +54,8 @@ export interface RateLimitServiceOptionsArgs {
 /**
  * The rate-limit service, its Redis and the gateway's filter: GlobalRateLimit's arguments, and
  * MeshRateLimit's `global` (which adds its domain preset, access switch and monitoring). Each field
- * documented here once.
+ * documented here once. Plain values, except where a field says an output is accepted: the others
+ * decide which objects exist, so `pulumi preview` must know them to list the objects.
  */
 export interface GlobalRateLimitOptions {
     /**
@@ -74,7 +76,7 @@ export interface GlobalRateLimitOptions {
      * its addresses).
      */
     clientPrefix?: ClientPrefixArgs;
-    /** Namespace of the service, its ConfigMap and Redis (must exist). Defaults to `default`. */
+    /** Namespace of the service, its ConfigMap and Redis (must exist). Plain, not an output: it places the objects. Defaults to `default`. */
     namespace?: string;
     /**
      * When the service cannot answer (down, unreachable, Redis failing, or slower than `timeout`):
@@ -146,11 +148,11 @@ export interface GlobalRateLimitOptions {
 }
 
 export interface GlobalRateLimitArgs extends GlobalRateLimitOptions {
-    /** Rate-limit domain, written once for both the gateway filter and the service config. */
+    /** Rate-limit domain, written once for both the gateway filter and the service config. Plain, not an output: the config is checked before anything is registered. */
     domain: string;
     /** The gateway whose requests are limited. */
     gateway: GatewayTargetArgs;
-    /** Typed rules: what to count (path, header, client address, route) and how much. Defaults to none. */
+    /** Typed rules: what to count (path, header, client address, route) and how much. Plain, not outputs: they decide the objects and are checked before anything is registered. Defaults to none. */
     rules?: RateLimitRuleArgs[];
     /** Per-path counters (every distinct path its own counter). Defaults to none. */
     perPath?: PerPathLimitsArgs;

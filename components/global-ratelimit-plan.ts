@@ -31,7 +31,7 @@ import { Problem } from "../lib/problems";
 import { booleanProblems, dnsNameProblems } from "../lib/field-checks";
 import { AccessTarget, accessManifests } from "./access-policies";
 import { tokenChecks } from "../builders/identity";
-import { dnsProblem, unknownFieldProblems } from "./arg-checks";
+import { dnsProblem, planned, unknownFieldProblems } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
 import { gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { PerValuePlan, perValueCallOf, perValuePlanOf, splitOf } from "./per-value-store";
@@ -251,9 +251,9 @@ function serviceSettingsOf(
             grpcPort,
             replicas,
             logLevel,
-            image: svc.image ?? base.image,
+            image: svc.image !== undefined ? planned(svc.image) : base.image,
             ...tuningOf(svc),
-            redisImage: a.redis?.image ?? base.redisImage,
+            redisImage: a.redis?.image !== undefined ? planned(a.redis.image) : base.redisImage,
             redisMaxMemory: a.redis?.maxMemory ?? base.redisMaxMemory,
             redisName: base.redisName,
             redisEvictionPolicy: base.redisEvictionPolicy,

@@ -13,6 +13,8 @@ import { PlannedOptions, argsError, planOrCompute } from "./arg-checks";
 import { EnvoyFilter } from "./crds";
 import { RateLimitService } from "./ratelimit-service";
 import { Redis } from "./redis";
+import { Problem } from "../lib/problems";
+import { checkedValues, deferInputs, filledText, withFillIn } from "./deferred-inputs";
 
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "./global-ratelimit-plan";
@@ -32,8 +34,8 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
     public readonly filterNames: string[];
     /** Name of the rate-limit HTTP filter on the gateway (where its per-route config is keyed). */
     public readonly httpFilterName: string;
-    /** What the service's `REDIS_URL` says: the Redis, Sentinels or Cluster seeds it uses. */
-    public readonly redisUrl: string;
+    /** What the service's `REDIS_URL` says: the Redis, Sentinels or Cluster seeds it uses (an output: the addresses may be outputs). */
+    public readonly redisUrl: pulumi.Output<string>;
     /** gRPC address of the per-value counters' service (`counterStore: split` with both kinds of counters); `""` without one. */
     public readonly perValueGrpcAddress: string;
     /** That service's `config.yaml`; `""` without one. */
@@ -48,9 +50,7 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
     /** `opts.plan`: the `planGlobalRateLimit` of these same `args`, when the caller has it already. */
     constructor(name: string, args: GlobalRateLimitArgs, opts?: PlannedOptions<GlobalRateLimitPlan>) {
         // Validate before anything is registered: a bad rule creates nothing.
-        const { plan, opts: options } = planOrCompute(`GlobalRateLimit ${name}`, args, opts, planGlobalRateLimit);
-        if (plan.problems.length) throw argsError(`GlobalRateLimit ${name}`, plan.problems);
-        claimOrThrow(name, args, plan);
+        const { plan, options, values } = planOrThrow(name, args, opts);
         super("mesh-ratelimit:index:GlobalRateLimit", name, {}, options);
 
         // The access policies first: no pod of the service or Redis runs a moment without them.
@@ -90,7 +90,7 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
         this.configYaml = plan.configYaml;
         this.filterNames = plan.filters.map((f) => f.name);
         this.httpFilterName = plan.httpFilterNames.global;
-        this.redisUrl = redisUrl(plan.service.redis, inClusterAddress);
+        this.redisUrl = filledText(redisUrl(plan.service.redis, inClusterAddress), values);
         this.perValueGrpcAddress = plan.perValue?.grpcAddress ?? "";
         this.perValueConfigYaml = plan.perValue?.configYaml ?? "";
         this.perValueMaxMemory = plan.perValue ? perValueSizingText(plan.perValue.sizing) : "";
@@ -106,6 +106,24 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
             redisUrl: this.redisUrl,
         });
     }
+}
+
+/**
+ * The plan of `args`, with a placeholder for each of their Inputs (deferred-inputs.ts), or a throw on
+ * any problem; the options for `super`, with the Inputs' values put into the children once known
+ * and checked (the same refusal then); those values, for the outputs that hold them.
+ */
+function planOrThrow(name: string, args: GlobalRateLimitArgs, opts: PlannedOptions<GlobalRateLimitPlan> | undefined) {
+    const refuse = (problems: Problem[]) => {
+        if (problems.length) throw argsError(`GlobalRateLimit ${name}`, problems);
+    };
+    const deferred = deferInputs(args);
+    refuse(deferred.problems);
+    const { plan, opts: options } = planOrCompute(`GlobalRateLimit ${name}`, deferred.args, opts, planGlobalRateLimit);
+    refuse(plan.problems);
+    claimOrThrow(name, args, plan);
+    const values = checkedValues(deferred, args, (a) => refuse(planGlobalRateLimit(a).problems));
+    return { plan, options: withFillIn(options, values), values };
 }
 
 /**

@@ -34,7 +34,7 @@ import {
 import { ErrorStatus, RATELIMIT_FILTER, instanceFilterName } from "../builders/envoy-filters";
 import { RedisModeName } from "../builders/redis-connection";
 import { DEFAULTS } from "./defaults";
-import { dnsProblem } from "./arg-checks";
+import { dnsProblem, planned } from "./arg-checks";
 import { RedisOptionsArgs, redisConnectionOf, redisMaxMemoryProblem } from "./redis-options";
 import { ServiceSettings } from "./service-settings";
 
@@ -268,7 +268,7 @@ export function perValuePlanOf(
                 configName: `${r.configName}-per-value`,
                 redisName: `${r.redisName}-per-value`,
                 redisEvictionPolicy: PER_VALUE_EVICTION_POLICY,
-                redisImage: pvRedis.image ?? r.redisImage,
+                redisImage: pvRedis.image !== undefined ? planned(pvRedis.image) : r.redisImage,
                 redisMaxMemory: sizing.maxMemory,
                 expirationJitterSeconds: sizing.jitterSeconds,
             },

@@ -10,6 +10,7 @@ import { deploysRedis } from "../builders/redis-connection";
 import { PLATFORM_DOMAIN, PLATFORM_FILTER_NAMES } from "../builders/platform-filters";
 import { stackLabels } from "../lib/common";
 import { PlannedOptions, argsError, planOrCompute } from "./arg-checks";
+import { checkedValues, deferInputs, withFillIn } from "./deferred-inputs";
 import { EnvoyFilter } from "./crds";
 import { claimListeners } from "./listener-claims";
 import { PlatformRateLimitArgs } from "./platform-ratelimit-args";
@@ -33,8 +34,15 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
     /** `opts.plan`: the `planPlatformRateLimit` of these same `args`, when the caller has it already. */
     constructor(name: string, args: PlatformRateLimitArgs, opts?: PlannedOptions<PlatformRateLimitPlan>) {
         // Validate before anything is registered: a bad rule creates nothing.
-        const { plan, opts: options } = planOrCompute(`PlatformRateLimit ${name}`, args, opts, planPlatformRateLimit);
+        const deferred = deferInputs(args);
+        if (deferred.problems.length) throw argsError(`PlatformRateLimit ${name}`, deferred.problems);
+        const { plan, opts: options } = planOrCompute(`PlatformRateLimit ${name}`, deferred.args, opts, planPlatformRateLimit);
         if (plan.problems.length) throw argsError(`PlatformRateLimit ${name}`, plan.problems);
+        // Inputs (deferred-inputs.ts): checked again when known, then put into the children.
+        const values = checkedValues(deferred, args, (a) => {
+            const known = planPlatformRateLimit(a).problems;
+            if (known.length) throw argsError(`PlatformRateLimit ${name}`, known);
+        });
         // The filter names are fixed per gateway: a second instance there would insert the same filters.
         const holder = claimListeners(name, [plan.gatewayKey]);
         if (holder !== undefined) {
@@ -47,7 +55,7 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
                 },
             ]);
         }
-        super("mesh-ratelimit:index:PlatformRateLimit", name, {}, options);
+        super("mesh-ratelimit:index:PlatformRateLimit", name, {}, withFillIn(options, values));
         const settings = plan.service;
         const redis = deploysRedis(settings.redis) ? new Redis(`${name}-redis`, { settings }, { parent: this }) : undefined;
         // The service crash-loops while Redis is unreachable, so Redis comes first.

@@ -3,11 +3,13 @@
  * checked, and its mapping to and from the connection the service's environment is built from
  * (builders/redis-connection.ts).
  */
+import * as pulumi from "@pulumi/pulumi";
 import { DEFAULTS } from "./defaults";
 import { isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { Problem } from "../lib/problems";
 import { FixStyle } from "../lib/fix-style";
 import { fieldProblem, oneOfProblems } from "../lib/field-checks";
+import { planned } from "./arg-checks";
 import { DEFAULT_REDIS_MAXMEMORY, REDIS_MAXMEMORY_SHARE, REDIS_MEMORY_LIMIT, REDIS_MEMORY_LIMIT_BYTES, redisMemoryBytes } from "../builders/failure-bounds";
 import { RedisConnection, RedisModeName, SecretKey, isHostPort } from "../builders/redis-connection";
 
@@ -36,8 +38,8 @@ function cleanSentinelMaster(master: string): string {
 
 /** A key of a Kubernetes Secret. */
 export interface SecretKeyArgs {
-    /** The Secret's name. */
-    name: string;
+    /** The Secret's name; an output accepted (e.g. the name of a Secret the same program creates), checked when known. */
+    name: pulumi.Input<string>;
     /** The key inside it. Defaults to `password`. */
     key?: string;
 }
@@ -46,8 +48,8 @@ export interface SecretKeyArgs {
 export interface RedisOptionsArgs {
     /** Deploy one, or use an existing Redis, Sentinel or Cluster. Defaults to `RedisModeName.InCluster`. */
     mode?: RedisModeName;
-    /** Image of the Redis the component deploys (in-cluster only). Defaults to `docker.io/library/redis:7.0.15-alpine`. */
-    image?: string;
+    /** Image of the Redis the component deploys (in-cluster only); an output accepted. Defaults to `docker.io/library/redis:7.0.15-alpine`. */
+    image?: pulumi.Input<string>;
     /**
      * `maxmemory` of the Redis the component deploys (in-cluster only), with eviction policy
      * `volatile-ttl` (only counters, which all expire, are evicted; the per-value store's Redis:
@@ -55,8 +57,12 @@ export interface RedisOptionsArgs {
      * 256Mi limit). Defaults to `160mb` (the per-value store's: what its `newValuesPerSecond` needs).
      */
     maxMemory?: string;
-    /** `host:port` of the existing Redis, of the Sentinels, or of the Cluster's seed nodes. Defaults to none (in-cluster). */
-    addresses?: string[];
+    /**
+     * `host:port` of the existing Redis, of the Sentinels, or of the Cluster's seed nodes. Each an
+     * output accepted (e.g. a managed Redis's endpoint), checked when known; the list itself is
+     * plain (its length decides the mode's checks). Defaults to none (in-cluster).
+     */
+    addresses?: pulumi.Input<string>[];
     /** Sentinel: the master's name as the Sentinels know it. */
     sentinelMaster?: string;
     /**
@@ -71,8 +77,8 @@ export interface RedisOptionsArgs {
     sentinelPasswordSecret?: SecretKeyArgs;
     /** Connect with TLS. Defaults to `false`. */
     tls?: boolean;
-    /** Secret whose `ca.crt` verifies the server (TLS). Defaults to the system roots. */
-    tlsCaSecret?: string;
+    /** Secret whose `ca.crt` verifies the server (TLS); an output accepted, checked when known. Defaults to the system roots. */
+    tlsCaSecret?: pulumi.Input<string>;
 }
 
 /** The typed Redis choice → the connection the service environment is built from (builders/redis-connection.ts). */
@@ -93,15 +99,15 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): Red
             })),
         );
     }
-    const secretKey = (k: SecretKeyArgs): SecretKey => ({ name: k.name, key: k.key ?? DEFAULTS.redisPasswordSecretKey });
+    const secretKey = (k: SecretKeyArgs): SecretKey => ({ name: planned(k.name), key: k.key ?? DEFAULTS.redisPasswordSecretKey });
     return {
         mode: mode as RedisModeName,
-        addresses: Array.isArray(r.addresses) ? r.addresses : [],
+        addresses: Array.isArray(r.addresses) ? r.addresses.map(planned) : [],
         ...(r.sentinelMaster !== undefined ? { sentinelMaster: r.sentinelMaster } : {}),
         ...(r.passwordSecret ? { password: secretKey(r.passwordSecret) } : {}),
         ...(r.sentinelPasswordSecret ? { sentinelPassword: secretKey(r.sentinelPasswordSecret) } : {}),
         tls: r.tls ?? DEFAULTS.redisTls,
-        ...(r.tlsCaSecret !== undefined ? { tlsCaSecret: r.tlsCaSecret } : {}),
+        ...(r.tlsCaSecret !== undefined ? { tlsCaSecret: planned(r.tlsCaSecret) } : {}),
     };
 }
 

@@ -7,6 +7,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { Bookinfo } from "../components/bookinfo";
 import { GlobalRateLimit } from "../components/global-ratelimit";
 import { PlannedOptions, planOrCompute } from "../components/arg-checks";
+import { checkedValues, deferInputs, withFillIn } from "../components/deferred-inputs";
+import { meshArgsError } from "./arg-problems";
 import { LocalRateLimit } from "../components/local-ratelimit";
 import { ManagedApi } from "../components/managed-api";
 import { MeshMutualTls } from "../components/mesh-mtls";
@@ -40,9 +42,20 @@ export class MeshRateLimit extends pulumi.ComponentResource {
     /** `opts.plan`: the `planMeshRateLimit` of these same `args`, when the caller has it already (the program does). */
     constructor(name: string, args: MeshRateLimitArgs, opts?: PlannedOptions<MeshRateLimitPlan>) {
         // Every argument is checked (and every problem reported) before anything is registered.
-        const { plan, opts: options } = planOrCompute(`MeshRateLimit ${name}`, args, opts, planMeshRateLimit);
+        // Inputs (components/deferred-inputs.ts): checked again when known, then put into the children.
+        const deferred = deferInputs(args);
+        if (deferred.problems.length) throw meshArgsError(deferred.problems);
+        const { plan, opts: options } = planOrCompute(`MeshRateLimit ${name}`, deferred.args, opts, planMeshRateLimit);
         const s = plan.settings;
-        super("mesh-ratelimit:index:MeshRateLimit", name, {}, options);
+        super(
+            "mesh-ratelimit:index:MeshRateLimit",
+            name,
+            {},
+            withFillIn(
+                options,
+                checkedValues(deferred, args, (a) => void planMeshRateLimit(a)),
+            ),
+        );
 
         const global = new GlobalRateLimit("global-ratelimit", plan.global.args, { parent: this, plan: plan.global });
         // An existing bookinfo (`bookinfo: existing`) gets the limits only: its Gateway and VirtualService

@@ -1,70 +1,27 @@
 /**
  * Consumer tier: the package as a user gets it. Builds the compiled package (npm run build), packs
- * the tarball, installs it into an empty temporary program with npm, type-checks a TypeScript
+ * the tarball, installs it into an empty temporary program with npm on the oldest Pulumi SDKs the
+ * package supports (tests/consumer/packed.ts; the newest: sdk-range.test.ts), type-checks a TypeScript
  * consumer against the installed .d.ts files and runs it and a plain JavaScript consumer under
  * Pulumi's mocks in the consumer's own node_modules (tests/consumer/app/mock-run.js).
  */
 import { expect } from "chai";
-import { spawnSync } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
+import { MockRun, ROOT, TSC, mockRun, mustRun, packedTarball, programOn, run, workDir } from "./packed";
 
-const ROOT = path.join(__dirname, "..", "..");
-const APP_SRC = path.join(__dirname, "app");
-const rootPkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
-
-function run(cmd: string, args: string[], cwd: string) {
-    const r = spawnSync(cmd, args, { cwd, encoding: "utf8", maxBuffer: 64 << 20 });
-    return { code: r.status, out: `${r.stdout ?? ""}${r.stderr ?? ""}`, stdout: r.stdout ?? "" };
-}
-function mustRun(cmd: string, args: string[], cwd: string): string {
-    const r = run(cmd, args, cwd);
-    if (r.code !== 0) throw new Error(`${cmd} ${args.join(" ")} (in ${cwd}) exited ${r.code}:\n${r.out.slice(-4000)}`);
-    return r.stdout;
-}
-
-interface Registration {
-    type: string;
-    name: string;
-    custom: boolean;
-    provider: string | null;
-    inputs: any;
-}
-interface MockRun {
-    error: string | null;
-    /** The property paths of the refusal when it is Pulumi's InputPropertiesError (else null). */
-    inputProperties: string[] | null;
-    spawned: string[];
-    registrations: Registration[];
-    samePulumi: boolean;
-    entry: string;
-}
-
-describe("consumer: the packed package installed into a user's empty program", function () {
+describe("consumer: the packed package installed into a user's empty program (the oldest SDKs the package supports)", function () {
     this.timeout(600_000);
     let work: string;
     let app: string;
     let tarFiles: string[];
     let packedCode: string;
     let packedPkg: any;
-    const mock = (target: string, env: Record<string, string> = {}): MockRun =>
-        JSON.parse(
-            (() => {
-                const r = spawnSync(process.execPath, ["mock-run.js", target], { cwd: app, encoding: "utf8", env: { ...process.env, ...env } });
-                if (r.status !== 0) throw new Error(`mock-run.js ${target} exited ${r.status}:\n${r.stderr}`);
-                return r.stdout;
-            })()
-                .trim()
-                .split("\n")
-                .pop()!,
-        );
+    const mock = (target: string, env: Record<string, string> = {}): MockRun => mockRun(app, target, env);
 
     before(() => {
-        work = fs.mkdtempSync(path.join(os.tmpdir(), "mesh-rl-consumer-"));
-        mustRun("npm", ["run", "-s", "build"], ROOT);
-        const packed = JSON.parse(mustRun("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], ROOT));
-        const tgz = path.join(work, packed[0].filename);
+        work = workDir();
+        const tgz = packedTarball();
         tarFiles = mustRun("tar", ["-tzf", tgz], work)
             .split("\n")
             .filter(Boolean)
@@ -72,32 +29,7 @@ describe("consumer: the packed package installed into a user's empty program", f
         packedPkg = JSON.parse(mustRun("tar", ["-xzOf", tgz, "package/package.json"], work));
         // Every compiled file's text, as shipped.
         packedCode = mustRun("tar", ["-xzOf", tgz, "--wildcards", "package/dist/*"], work);
-        app = path.join(work, "app");
-        fs.mkdirSync(app);
-        for (const f of fs.readdirSync(APP_SRC)) fs.copyFileSync(path.join(APP_SRC, f), path.join(app, f));
-        const deps = rootPkg.dependencies;
-        fs.writeFileSync(
-            path.join(app, "package.json"),
-            JSON.stringify(
-                {
-                    name: "shop-infra",
-                    private: true,
-                    dependencies: {
-                        "mesh-ratelimit": `file:${tgz}`,
-                        "@pulumi/pulumi": deps["@pulumi/pulumi"],
-                        "@pulumi/kubernetes": deps["@pulumi/kubernetes"],
-                    },
-                },
-                null,
-                2,
-            ),
-        );
-        // --ignore-scripts: @pulumi/kubernetes's install script would fetch its provider plugin; the mocks need none.
-        mustRun("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts"], app);
-    });
-
-    after(() => {
-        if (work && !process.env.MESH_RL_KEEP_CONSUMER) fs.rmSync(work, { recursive: true, force: true });
+        app = programOn("oldest");
     });
 
     it("the tarball holds the compiled package and its types, and no tests, scripts, stack config or program", () => {
@@ -142,7 +74,7 @@ describe("consumer: the packed package installed into a user's empty program", f
     });
 
     it("a TypeScript consumer type-checks against the installed .d.ts files; a wrong argument type does not", () => {
-        const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc");
+        const tsc = TSC;
         mustRun(process.execPath, [tsc, "-p", "tsconfig.json"], app);
         fs.writeFileSync(
             path.join(app, "bad.ts"),
@@ -158,7 +90,7 @@ describe("consumer: the packed package installed into a user's empty program", f
     });
 
     it("the e2e tier's consumer program (tests/e2e/consumer) type-checks against the tarball and runs under mocks", () => {
-        const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc");
+        const tsc = TSC;
         const e2e = path.join(ROOT, "tests", "e2e", "consumer");
         fs.copyFileSync(path.join(e2e, "index.ts"), path.join(app, "e2e-shop.ts"));
         const own = JSON.parse(fs.readFileSync(path.join(e2e, "tsconfig.json"), "utf8"));
@@ -294,7 +226,7 @@ describe("consumer: the packed package installed into a user's empty program", f
                 path.join(app, "tsconfig.doc.json"),
                 JSON.stringify({ extends: "./tsconfig.json", compilerOptions: { outDir: "out-doc", rootDir: "doc" }, files: ["doc/index.ts"] }),
             );
-            mustRun(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.doc.json"], app);
+            mustRun(process.execPath, [TSC, "-p", "tsconfig.doc.json"], app);
             r = mock(path.join("out-doc", "index.js"));
         });
 

@@ -47,7 +47,7 @@ describe("consumer: npx mesh-ratelimit explain and replay on a user's own progra
             JSON.stringify({
                 name: "shop-infra",
                 private: true,
-                dependencies: { "mesh-ratelimit": `file:${path.join(work, packed[0].filename)}`, "@pulumi/pulumi": rootPkg.dependencies["@pulumi/pulumi"] },
+                dependencies: { "mesh-ratelimit": `file:${path.join(work, packed[0].filename)}`, "@pulumi/pulumi": rootPkg.devDependencies["@pulumi/pulumi"] },
             }),
         );
         fs.writeFileSync(path.join(app, "shop", "Pulumi.yaml"), "name: shop\nruntime: nodejs\n");

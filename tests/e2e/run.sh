@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# End-to-end tier: the real Pulumi engine (the CLI and the Kubernetes provider 4.25.0, built from
-# the Go module proxy by scripts/tools) against a throw-away local Kubernetes cluster
+# End-to-end tier: the real Pulumi engine (the CLI 3.248.0 and the Kubernetes provider 4.25.0, built
+# from the Go module proxy by scripts/tools: the low end of the package's SDK peer ranges; the newest
+# SDKs are proven by the consumer tier under mocks, package.json mesh-ratelimit.supported) against
+# a throw-away local Kubernetes cluster
 # (scripts/cluster/up.sh: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok fake
 # nodes; Istio's CRDs and mesh ConfigMap). Programs run in-process (scripts/pulumi/run-in-process.ts,
 # `pulumi --client`): no Node.js language host is needed. Scenarios (docs/proof/e2e.md):
@@ -358,9 +360,10 @@ section "3c. a second program consumes the package"
 C=$W/shop-consumer
 mkdir -p "$C" && cp "$here/consumer/Pulumi.yaml" "$here/consumer/package.json" "$here/consumer/tsconfig.json" "$here/consumer/index.ts" "$C/"
 (cd "$REPO_ROOT" && npm run -s build && npm pack --ignore-scripts --pack-destination "$W") > "$W/pack.log" 2>&1 || { fail "npm pack of the package"; tail -20 "$W/pack.log"; }
-pv() { node -p "require('$REPO_ROOT/package.json').dependencies['$1']"; }
+# The SDKs at the low end of the package's peer ranges (its dev pins): the CLI and provider built here.
+pv() { node -p "require('$REPO_ROOT/package.json').devDependencies['$1']"; }
 (cd "$C" && npm install --no-audit --no-fund --prefer-offline --ignore-scripts "$W"/mesh-ratelimit-*.tgz \
-  "@pulumi/pulumi@$(pv @pulumi/pulumi)" "@pulumi/kubernetes@$(pv @pulumi/kubernetes)") > "$W/shop-install.log" 2>&1 &&
+  "@pulumi/pulumi@$(pv @pulumi/pulumi)" "@pulumi/kubernetes@$(pv @pulumi/kubernetes)" "@pulumi/random@$(pv @pulumi/random)") > "$W/shop-install.log" 2>&1 &&
   pass "consumer program: the packed tarball installed by npm" || { fail "consumer program: npm install of the tarball"; tail -20 "$W/shop-install.log"; }
 (cd "$C" && pulumi stack init e2e-shop && pulumi config set --secret redisPassword "$(openssl rand -hex 16)") > "$W/shop-init.log" 2>&1
 shop_pw=$(cd "$C" && pulumi config get redisPassword 2>/dev/null)

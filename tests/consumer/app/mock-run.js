@@ -13,17 +13,28 @@ for (const f of ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFile
 }
 const pulumi = require("@pulumi/pulumi");
 const registrations = [];
+// MOCK_PREVIEW=1: a preview, where outputs of resources not yet created are unknown.
+const preview = process.env.MOCK_PREVIEW === "1";
+// How a mock says "not known yet" (the value Pulumi's RPC layer uses for an unknown).
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 pulumi.runtime.setMocks(
     {
         newResource: (a) => {
             registrations.push({ type: a.type, name: a.name, custom: a.custom, provider: a.provider ?? null, inputs: a.inputs });
-            return { id: `${a.name}-id`, state: a.inputs };
+            // What the cluster assigns a Service once it exists: not known at preview.
+            // What the cluster and the provider assign once an object exists (unknown at preview): a
+            // Service's address, the name of an object given none (Pulumi's auto-naming).
+            const assigned = {};
+            if (a.type === "kubernetes:core/v1:Service") assigned.spec = { ...a.inputs.spec, clusterIP: preview ? UNKNOWN : "10.96.0.42" };
+            if (a.custom && a.inputs.metadata && !a.inputs.metadata.name)
+                assigned.metadata = { ...a.inputs.metadata, name: preview ? UNKNOWN : `${a.name}-5f3a2c1b` };
+            return { id: `${a.name}-id`, state: { ...a.inputs, ...assigned } };
         },
         call: (a) => a.inputs,
     },
     "consumer",
     "test",
-    false,
+    preview,
 );
 const target = process.argv[2];
 let error = null;
@@ -40,6 +51,12 @@ try {
         require(require("path").resolve(target));
     }
 } catch (e) {
+    refused(e);
+}
+// A refusal raised once an output is known arrives later, as Pulumi's run harness would see it.
+process.on("unhandledRejection", refused);
+function refused(e) {
+    if (error !== null) return;
     error = String((e && e.message) || e);
     inputProperties = pulumi.InputPropertiesError.isInstance(e) ? e.errors.map((x) => x.propertyPath) : null;
 }
