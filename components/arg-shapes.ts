@@ -291,6 +291,7 @@ export const COMPONENT_ARGS: Readonly<Record<string, Readonly<Record<string, Fie
         gateway: "PlatformGatewayArgs",
         defaults: "PlatformLimitsArgs",
         overrides: "PlatformLimitsArgs",
+        teamHosts: { map: { list: null } },
         namespace: null,
         failureModeDeny: null,
         timeout: null,

@@ -16,6 +16,8 @@ import { Redis } from "./redis";
 
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "./global-ratelimit-plan";
+import { OwnershipView, hostOwnershipProblems } from "./host-ownership";
+import { readOwnershipView } from "./host-ownership-lookup";
 import { claimListeners, ownNamedObjects } from "./listener-claims";
 import { RateLimitMonitoring } from "./ratelimit-monitoring";
 import { ServiceSettings } from "./service-settings";
@@ -45,11 +47,18 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
      */
     public readonly perValueMaxMemory: string;
 
-    /** `opts.plan`: the `planGlobalRateLimit` of these same `args`, when the caller has it already. */
-    constructor(name: string, args: GlobalRateLimitArgs, opts?: PlannedOptions<GlobalRateLimitPlan>) {
+    /**
+     * `opts.plan`: the `planGlobalRateLimit` of these same `args`, when the caller has it already;
+     * `opts.hostOwnership`: what the cluster says of the gateway's hosts (read with kubectl when absent).
+     */
+    constructor(name: string, args: GlobalRateLimitArgs, opts?: GlobalRateLimitResourceOptions) {
+        const { hostOwnership, ...rest } = opts ?? {};
         // Validate before anything is registered: a bad rule creates nothing.
-        const { plan, opts: options } = planOrCompute(`GlobalRateLimit ${name}`, args, opts, planGlobalRateLimit);
+        const { plan, opts: options } = planOrCompute(`GlobalRateLimit ${name}`, args, rest, planGlobalRateLimit);
         if (plan.problems.length) throw argsError(`GlobalRateLimit ${name}`, plan.problems);
+        // The platform's defaults go off only on hosts this team owns (components/host-ownership.ts).
+        const notOwned = ownershipProblems(plan, hostOwnership);
+        if (notOwned.length) throw argsError(`GlobalRateLimit ${name}`, notOwned);
         claimOrThrow(name, args, plan);
         super("mesh-ratelimit:index:GlobalRateLimit", name, {}, options);
 
@@ -106,6 +115,20 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
             redisUrl: this.redisUrl,
         });
     }
+}
+
+/** GlobalRateLimit's options: the plan it may be given, and the cluster's view of host ownership. */
+export interface GlobalRateLimitResourceOptions extends PlannedOptions<GlobalRateLimitPlan> {
+    /** What the cluster says of the gateway's hosts; when absent, read with kubectl (not under Pulumi's mocks). */
+    hostOwnership?: OwnershipView;
+}
+
+/** The hosts on which the plan turns a platform's defaults off that its namespace does not own (none to check: none). */
+function ownershipProblems(plan: GlobalRateLimitPlan, given: OwnershipView | undefined) {
+    if (!plan.platformDefaultsOff.length) return [];
+    const gatewayNamespace = plan.filters[0]!.namespace;
+    const view = given ?? readOwnershipView(gatewayNamespace, (m) => void pulumi.log.warn(m));
+    return view ? hostOwnershipProblems(plan.service.ratelimit.namespace, plan.platformDefaultsOff, view) : [];
 }
 
 /**

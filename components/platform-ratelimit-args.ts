@@ -28,7 +28,11 @@ export interface PlatformGatewayArgs {
     gatewayApiName?: string;
     /** Namespace of the gateway's pods, where the EnvoyFilters are created. Defaults to `istio-system`. */
     namespace?: string;
-    /** The listener ports the platform's filters go on (the pods' ports). Defaults to every listener of the gateway. */
+    /**
+     * The listener ports the defaults filter goes on (the pods' ports). The overrides filter goes on
+     * every HTTP listener of the pods whatever this says, so a server another namespace's Gateway adds
+     * on any port meets them. Defaults to every listener of the gateway.
+     */
     listenerPorts?: number[];
 }
 
@@ -46,6 +50,14 @@ export interface PlatformRateLimitArgs {
      * off or loosen. Defaults to none.
      */
     overrides?: PlatformLimitsArgs;
+    /**
+     * Hosts the platform assigns to teams: namespace → Gateway hosts (`b.example.com`), e.g.
+     * `{ "team-b": ["b.example.com"] }`. Only a GlobalRateLimit deployed in the namespace a host is
+     * assigned to may turn the defaults off on it (`platformDefaults: replace`); a host assigned to
+     * no one belongs to the namespaces whose VirtualServices bind it to a gateway. Written on the
+     * defaults EnvoyFilter, where each team's preview reads it. Defaults to none.
+     */
+    teamHosts?: Record<string, string[]>;
     /** Namespace of the platform's rate-limit service, its ConfigMap and Redis (must exist). Defaults to `default`. */
     namespace?: string;
     /**

@@ -13,7 +13,9 @@ import { configYaml } from "../builders/ratelimit-config";
 import { CompiledLimits } from "../builders/rules";
 import { compileGlobalLimits } from "../builders/limits-plan";
 import { Problem } from "../lib/problems";
-import { portProblem, unknownFieldProblems } from "./arg-checks";
+import { dnsProblem, portProblem, unknownFieldProblems } from "./arg-checks";
+import { TEAM_HOSTS_ANNOTATION } from "./host-ownership";
+import { isGatewayHost } from "../lib/formats";
 import { DEFAULTS } from "./defaults";
 import { gatewayTargetOf } from "./gateway-target";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
@@ -42,7 +44,7 @@ export interface PlatformRateLimitPlan {
     grpcAddress: string;
     /** The sources with at least one limit, overrides first. */
     sources: PlatformSourcePlan[];
-    filters: { name: string; namespace: string; spec: EnvoyFilterSpec }[];
+    filters: { name: string; namespace: string; spec: EnvoyFilterSpec; annotations?: Record<string, string> }[];
     /** Claim key of the gateway (two PlatformRateLimits of one program on one gateway are refused). */
     gatewayKey: string;
     monitoring: MonitoringPlan;
@@ -122,12 +124,15 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
     const r = base.service.ratelimit;
     const host = `${r.serviceName}.${r.namespace}.svc.cluster.local`;
     const failureModeDeny = a.failureModeDeny ?? false;
+    const teamHosts = teamHostsOf(a.teamHosts, problems);
     const filters = sources.map((s) => ({
         name: `${PLATFORM_OBJECT_PREFIX}-${s.source}`,
         namespace: gw.namespace,
+        ...(s.source === PlatformSource.Defaults && teamHosts ? { annotations: { [TEAM_HOSTS_ANNOTATION]: JSON.stringify(teamHosts) } } : {}),
         spec: platformFilter(s.source, {
             target: gw.target,
-            ports,
+            // The overrides go on every HTTP listener of the pods, whichever port a team's Gateway adds later.
+            ports: s.source === PlatformSource.Overrides ? [] : ports,
             failureModeDeny,
             timeout: a.timeout ?? DEFAULTS.rateLimitTimeout,
             clusterName: `outbound|${r.grpcPort}||${host}`,
@@ -178,6 +183,41 @@ function listenerPortsOf(ports: unknown, problems: Problem[]): number[] {
     }
     ports.forEach((p, i) => problems.push(...portProblem(`gateway.listenerPorts[${i}]`, p)));
     return [...new Set(ports as number[])];
+}
+
+/** The platform's host assignments, checked: namespace names and Gateway hosts; undefined when none are given. */
+function teamHostsOf(given: unknown, problems: Problem[]): Record<string, string[]> | undefined {
+    if (given === undefined) return undefined;
+    if (typeof given !== "object" || given === null || Array.isArray(given)) {
+        problems.push({ key: "teamHosts", value: given, problem: "must be an object of namespace → hosts", fix: 'give e.g. { "team-b": ["b.example.com"] }' });
+        return undefined;
+    }
+    const owner = new Map<string, string>();
+    for (const [ns, hosts] of Object.entries(given)) {
+        problems.push(...dnsProblem(`teamHosts.${ns}`, ns, "label"));
+        if (!Array.isArray(hosts)) {
+            problems.push({ key: `teamHosts.${ns}`, value: hosts, problem: "must be a list of hosts", fix: 'give e.g. ["b.example.com"]' });
+            continue;
+        }
+        hosts.forEach((h, i) => {
+            if (typeof h !== "string" || !isGatewayHost(h))
+                problems.push({
+                    key: `teamHosts.${ns}[${i}]`,
+                    value: h,
+                    problem: "must be a Gateway host (a DNS name, `*.<domain>` or `*`)",
+                    fix: 'give e.g. "b.example.com"',
+                });
+            else if (owner.has(h) && owner.get(h) !== ns)
+                problems.push({
+                    key: `teamHosts.${ns}[${i}]`,
+                    value: h,
+                    problem: `is also assigned to namespace ${owner.get(h)}: a host has one team`,
+                    fix: `keep ${h} under one namespace`,
+                });
+            else owner.set(h, ns);
+        });
+    }
+    return given as Record<string, string[]>;
 }
 
 /** A rule name in both sources would make one dashboard series of two limits. */

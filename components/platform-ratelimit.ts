@@ -61,7 +61,7 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
         for (const f of plan.filters) {
             new EnvoyFilter(
                 `${name}-${f.name}`,
-                { metadata: { name: f.name, namespace: f.namespace, labels }, spec: f.spec },
+                { metadata: { name: f.name, namespace: f.namespace, labels, ...(f.annotations ? { annotations: f.annotations } : {}) }, spec: f.spec },
                 { parent: this, dependsOn: [service] },
             );
         }
