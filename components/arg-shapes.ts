@@ -152,6 +152,14 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         rules: { list: "RateLimitRuleArgs" },
         perPath: "PerPathLimitsArgs",
     },
+    PlatformFiltersArgs: {
+        overrides: "PlatformFilterCallArgs",
+        defaults: "PlatformFilterCallArgs",
+    },
+    PlatformFilterCallArgs: {
+        failureModeDeny: null,
+        timeout: null,
+    },
     MeshPathsArgs: {
         limited: null,
         page: null,
@@ -295,6 +303,7 @@ export const COMPONENT_ARGS: Readonly<Record<string, Readonly<Record<string, Fie
         namespace: null,
         failureModeDeny: null,
         timeout: null,
+        filters: "PlatformFiltersArgs",
         service: "RateLimitServiceOptionsArgs",
         redis: "RedisOptionsArgs",
         monitoring: "MonitoringArgs",

@@ -16,11 +16,11 @@ import { Problem } from "../lib/problems";
 import { dnsProblem, portProblem, unknownFieldProblems } from "./arg-checks";
 import { TEAM_HOSTS_ANNOTATION } from "./host-ownership";
 import { isGatewayHost } from "../lib/formats";
-import { DEFAULTS } from "./defaults";
 import { gatewayTargetOf } from "./gateway-target";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import { planGlobalRateLimit } from "./global-ratelimit-plan";
-import { PlatformLimitsArgs, PlatformRateLimitArgs } from "./platform-ratelimit-args";
+import { PlatformFilterCallArgs, PlatformLimitsArgs, PlatformRateLimitArgs } from "./platform-ratelimit-args";
+import { booleanProblems, protoDurationProblems } from "../lib/field-checks";
 import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
 import { ServiceSettings } from "./service-settings";
 
@@ -91,7 +91,8 @@ function serviceArgsOf(a: Partial<PlatformRateLimitArgs>): GlobalRateLimitArgs {
         rules: [],
         namespace: a.namespace,
         failureModeDeny: a.failureModeDeny ?? false,
-        timeout: a.timeout,
+        // The service's Redis timeout is derived from it: the service gives up before the gateway does.
+        timeout: a.timeout ?? PLATFORM_FILTER_TIMEOUT,
         service: { name: PLATFORM_SERVICE_NAME, configName: PLATFORM_CONFIG_NAME, ...(a.service ?? {}) },
         redis: a.redis,
         counterStore: CounterStore.Single,
@@ -123,7 +124,7 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
         });
     const r = base.service.ratelimit;
     const host = `${r.serviceName}.${r.namespace}.svc.cluster.local`;
-    const failureModeDeny = a.failureModeDeny ?? false;
+    const calls = filterCallsOf(a, problems);
     const teamHosts = teamHostsOf(a.teamHosts, problems);
     const filters = sources.map((s) => ({
         name: `${PLATFORM_OBJECT_PREFIX}-${s.source}`,
@@ -133,8 +134,7 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
             target: gw.target,
             // The overrides go on every HTTP listener of the pods, whichever port a team's Gateway adds later.
             ports: s.source === PlatformSource.Overrides ? [] : ports,
-            failureModeDeny,
-            timeout: a.timeout ?? DEFAULTS.rateLimitTimeout,
+            ...calls[s.source],
             clusterName: `outbound|${r.grpcPort}||${host}`,
             authority: host,
             rateLimits: s.compiled.vhostRateLimits,
@@ -151,7 +151,7 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
             descriptors,
             gatewayNamespace: gw.namespace,
             gatewayPodLabels: gw.podLabels,
-            failureModeDeny,
+            failureModeDeny: sources.some((s) => calls[s.source].failureModeDeny),
             serviceMetrics: r.prometheus,
             ruleSummaries: ruleSummaries([...(a.overrides?.rules ?? []), ...(a.defaults?.rules ?? [])]),
         },
@@ -183,6 +183,22 @@ function listenerPortsOf(ports: unknown, problems: Problem[]): number[] {
     }
     ports.forEach((p, i) => problems.push(...portProblem(`gateway.listenerPorts[${i}]`, p)));
     return [...new Set(ports as number[])];
+}
+
+/** The default timeout of both filters' calls: 5× the service's p99 (10.9 ms) with its store saturated (docs/proof/benchmarks.md). */
+export const PLATFORM_FILTER_TIMEOUT = "0.05s";
+
+/** Each filter's failure mode and timeout: its own (`filters.<source>`), else the component's, else the defaults. */
+function filterCallsOf(a: Partial<PlatformRateLimitArgs>, problems: Problem[]): Record<PlatformSource, { failureModeDeny: boolean; timeout: string }> {
+    const shared = { failureModeDeny: a.failureModeDeny ?? false, timeout: a.timeout ?? PLATFORM_FILTER_TIMEOUT };
+    const call = (source: PlatformSource) => {
+        const own: PlatformFilterCallArgs = a.filters?.[source] ?? {};
+        if (own.failureModeDeny !== undefined)
+            problems.push(...booleanProblems(`filters.${source}.failureModeDeny`, own.failureModeDeny, shared.failureModeDeny));
+        if (own.timeout !== undefined) problems.push(...protoDurationProblems(`filters.${source}.timeout`, own.timeout, 0.001, PLATFORM_FILTER_TIMEOUT));
+        return { failureModeDeny: own.failureModeDeny ?? shared.failureModeDeny, timeout: own.timeout ?? shared.timeout };
+    };
+    return { overrides: call(PlatformSource.Overrides), defaults: call(PlatformSource.Defaults) };
 }
 
 /** The platform's host assignments, checked: namespace names and Gateway hosts; undefined when none are given. */

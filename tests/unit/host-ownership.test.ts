@@ -178,3 +178,39 @@ describe("PlatformRateLimit: teamHosts and the overrides on every listener", () 
         expect(ports("platform-ratelimit-overrides")).to.deep.equal([undefined]);
     });
 });
+
+describe("PlatformRateLimit: each filter's failure mode and timeout", () => {
+    const call = (args: PlatformRateLimitArgs, name: string) => {
+        const plan = planPlatformRateLimit(args);
+        expect(plan.problems).to.deep.equal([]);
+        const c = (plan.filters.find((f) => f.name === name)!.spec.configPatches[0] as any).patch.value.typed_config;
+        return { failureModeDeny: c.failure_mode_deny, timeout: c.timeout };
+    };
+
+    it("by default both fail open and wait 50 ms, not 10 s (a slow platform is every team's latency)", () => {
+        expect(call(PLATFORM, "platform-ratelimit-overrides")).to.deep.equal({ failureModeDeny: false, timeout: "0.05s" });
+        expect(call(PLATFORM, "platform-ratelimit-defaults")).to.deep.equal({ failureModeDeny: false, timeout: "0.05s" });
+    });
+
+    it("filters.overrides fails closed with its own timeout while the defaults keep the component's (control: the defaults filter unchanged)", () => {
+        const args = { ...PLATFORM, timeout: "0.2s", filters: { overrides: { failureModeDeny: true, timeout: "0.02s" } } };
+        expect(call(args, "platform-ratelimit-overrides")).to.deep.equal({ failureModeDeny: true, timeout: "0.02s" });
+        expect(call(args, "platform-ratelimit-defaults")).to.deep.equal({ failureModeDeny: false, timeout: "0.2s" });
+    });
+
+    it("the service's Redis timeout follows the gateway's: it gives up before the gateway does", () => {
+        expect(planPlatformRateLimit(PLATFORM).service.ratelimit.redisTimeout).to.equal("25ms");
+    });
+
+    const refused: [string, unknown, string][] = [
+        ["a timeout that is no protobuf duration", { defaults: { timeout: "50ms" } }, "filters.defaults.timeout"],
+        ["a failure mode that is no boolean", { overrides: { failureModeDeny: "yes" } }, "filters.overrides.failureModeDeny"],
+        ["a misspelt filter", { override: {} }, "filters.override"],
+    ];
+    for (const [what, filters, key] of refused) {
+        it(`refuses ${what}, under ${key}`, () => {
+            const plan = planPlatformRateLimit({ ...PLATFORM, filters } as PlatformRateLimitArgs);
+            expect(plan.problems.map((p) => p.key)).to.deep.equal([key]);
+        });
+    }
+});
