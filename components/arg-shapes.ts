@@ -63,6 +63,7 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         requestHeader: null,
         responseHeader: null,
         missingCost: null,
+        maxCost: null,
     },
     PerPathLimitsArgs: {
         descriptorKey: null,
