@@ -13,7 +13,7 @@ import { OwnershipView, RoutedHosts, TEAM_HOSTS_ANNOTATION, teamHostsOf } from "
 /** The name of the platform's defaults EnvoyFilter (in the gateway's namespace). */
 export const PLATFORM_DEFAULTS_OBJECT = `${PLATFORM_OBJECT_PREFIX}-${PlatformSource.Defaults}`;
 
-function kubectlJson(args: string[]): any {
+export function kubectlJson(args: string[]): any {
     const out = execFileSync("kubectl", ["get", ...args, "--ignore-not-found", "-o", "json"], {
         encoding: "utf8",
         timeout: 20_000,
@@ -40,8 +40,8 @@ export function ownershipViewOf(filter: any, virtualServices: any[]): OwnershipV
     };
 }
 
-/** Whether the program runs under Pulumi's mocks (no cluster behind it). */
-function underMocks(): boolean {
+/** Whether the program runs under Pulumi's mocks (no cluster behind it; also the preflight's in-memory construction). */
+export function underMocks(): boolean {
     try {
         const { MockMonitor } = require("@pulumi/pulumi/runtime/mocks") as { MockMonitor: abstract new (...a: never[]) => unknown };
         return pulumi.runtime.getMonitor() instanceof MockMonitor;

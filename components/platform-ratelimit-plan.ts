@@ -45,6 +45,8 @@ export interface PlatformRateLimitPlan {
     /** The sources with at least one limit, overrides first. */
     sources: PlatformSourcePlan[];
     filters: { name: string; namespace: string; spec: EnvoyFilterSpec; annotations?: Record<string, string> }[];
+    /** Labels of the gateway's pods (the Gateways that select them are the ones checked for servers no HTTP filter covers). */
+    gatewayPodLabels: Record<string, string>;
     /** Claim key of the gateway (two PlatformRateLimits of one program on one gateway are refused). */
     gatewayKey: string;
     monitoring: MonitoringPlan;
@@ -165,6 +167,7 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
         grpcAddress: `${host}:${r.grpcPort}`,
         sources,
         filters,
+        gatewayPodLabels: gw.podLabels,
         gatewayKey: `platform|${gw.namespace}|${JSON.stringify(gw.target)}`,
         monitoring,
     };

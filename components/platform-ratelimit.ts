@@ -12,6 +12,7 @@ import { stackLabels } from "../lib/common";
 import { PlannedOptions, argsError, planOrCompute } from "./arg-checks";
 import { EnvoyFilter } from "./crds";
 import { claimListeners } from "./listener-claims";
+import { readUncoveredServers, uncoveredMessage } from "./platform-coverage";
 import { PlatformRateLimitArgs } from "./platform-ratelimit-args";
 import { PlatformRateLimitPlan, planPlatformRateLimit } from "./platform-ratelimit-plan";
 import { RateLimitMonitoring } from "./ratelimit-monitoring";
@@ -48,6 +49,8 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
             ]);
         }
         super("mesh-ratelimit:index:PlatformRateLimit", name, {}, options);
+        // Said at preview, refused nowhere: the servers on these pods no HTTP filter reaches.
+        for (const s of readUncoveredServers(plan.gatewayPodLabels, (m) => void pulumi.log.warn(m, this))) pulumi.log.warn(uncoveredMessage(s), this);
         const settings = plan.service;
         const redis = deploysRedis(settings.redis) ? new Redis(`${name}-redis`, { settings }, { parent: this }) : undefined;
         // The service crash-loops while Redis is unreachable, so Redis comes first.
