@@ -50,6 +50,21 @@ export function underMocks(): boolean {
     }
 }
 
+/** The ownership view of the gateway in `gatewayNamespace`, read from the cluster kubectl reaches. Throws when kubectl fails. */
+export function lookupOwnershipView(gatewayNamespace: string): OwnershipView {
+    const filter = kubectlJson(["envoyfilters.networking.istio.io", PLATFORM_DEFAULTS_OBJECT, "-n", gatewayNamespace]);
+    if (!filter) return { virtualServices: [] };
+    const list = kubectlJson(["virtualservices.networking.istio.io", "--all-namespaces"]);
+    return ownershipViewOf(filter, list?.items ?? []);
+}
+
+/** The first line of a failed kubectl call's error. */
+export function firstLineOf(e: any): string {
+    return String(e?.stderr || e?.message || e)
+        .trim()
+        .split("\n")[0]!;
+}
+
 /**
  * The ownership view of the gateway in `gatewayNamespace`, read from the cluster; undefined (not
  * checked) under mocks or when kubectl fails, with a warning naming why in the latter case.
@@ -57,16 +72,10 @@ export function underMocks(): boolean {
 export function readOwnershipView(gatewayNamespace: string, warn: (m: string) => void): OwnershipView | undefined {
     if (underMocks()) return undefined;
     try {
-        const filter = kubectlJson(["envoyfilters.networking.istio.io", PLATFORM_DEFAULTS_OBJECT, "-n", gatewayNamespace]);
-        if (!filter) return { virtualServices: [] };
-        const list = kubectlJson(["virtualservices.networking.istio.io", "--all-namespaces"]);
-        return ownershipViewOf(filter, list?.items ?? []);
+        return lookupOwnershipView(gatewayNamespace);
     } catch (e: any) {
-        const why = String(e?.stderr || e?.message || e)
-            .trim()
-            .split("\n")[0];
         warn(
-            `could not read the platform's defaults EnvoyFilter or the VirtualServices with kubectl (${why}); not checked that this instance turns the platform's defaults off only on its own hosts`,
+            `could not read the platform's defaults EnvoyFilter or the VirtualServices with kubectl (${firstLineOf(e)}); not checked that this instance turns the platform's defaults off only on its own hosts`,
         );
         return undefined;
     }

@@ -9,7 +9,7 @@
  * `uncoveredServers` is pure; `readUncoveredServers` reads the Gateways with kubectl (not under
  * Pulumi's mocks; skipped with a warning when kubectl cannot answer).
  */
-import { kubectlJson, underMocks } from "./host-ownership-lookup";
+import { firstLineOf, kubectlJson, underMocks } from "./host-ownership-lookup";
 
 /** Protocols Istio serves through an HTTP connection manager (unless TLS is passed through). */
 const HTTP_PROTOCOLS = new Set(["HTTP", "HTTPS", "HTTP2", "GRPC", "GRPC-WEB"]);
@@ -58,16 +58,18 @@ export function uncoveredMessage(s: UncoveredServer): string {
     return `platform limits do not reach ${s.gateway} port ${s.port} (${s.protocol}): ${s.reason}; its traffic meets none of the platform's overrides or defaults (docs/using-the-package.md, "What the platform's filters cannot reach")`;
 }
 
-/** The Gateways of every namespace read with kubectl, and the uncovered servers among them; none under mocks or when kubectl fails (with a warning). */
+/** The uncovered servers among the Gateways of every namespace, read with kubectl. Throws when kubectl fails. */
+export function lookupUncoveredServers(podLabels: Record<string, string>): UncoveredServer[] {
+    return uncoveredServers(kubectlJson(["gateways.networking.istio.io", "--all-namespaces"])?.items ?? [], podLabels);
+}
+
+/** The same, none under mocks or when kubectl fails (with a warning). */
 export function readUncoveredServers(podLabels: Record<string, string>, warn: (m: string) => void): UncoveredServer[] {
     if (underMocks()) return [];
     try {
-        return uncoveredServers(kubectlJson(["gateways.networking.istio.io", "--all-namespaces"])?.items ?? [], podLabels);
+        return lookupUncoveredServers(podLabels);
     } catch (e: any) {
-        const why = String(e?.stderr || e?.message || e)
-            .trim()
-            .split("\n")[0];
-        warn(`could not list the Gateways with kubectl (${why}); not checked which servers on the platform's gateway no HTTP filter covers`);
+        warn(`could not list the Gateways with kubectl (${firstLineOf(e)}); not checked which servers on the platform's gateway no HTTP filter covers`);
         return [];
     }
 }
