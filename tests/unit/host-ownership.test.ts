@@ -15,6 +15,7 @@ import { ownershipViewOf, readOwnershipView } from "../../components/host-owners
 import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args";
 import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
 import { InputError } from "../../lib/problems";
+import { ListenerLayout, listenerCalls, listenerModel } from "../../gateway-model/listener";
 import { registerComponents } from "../../render/render";
 import { GW, PLATFORM } from "./platform-fixtures";
 
@@ -213,4 +214,41 @@ describe("PlatformRateLimit: each filter's failure mode and timeout", () => {
             expect(plan.problems.map((p) => p.key)).to.deep.equal([key]);
         });
     }
+});
+
+describe("PlatformRateLimit: a team's Gateway on 8443 meets the overrides (gateway MODEL, listenerPorts [8080])", () => {
+    const objects = (args: PlatformRateLimitArgs) =>
+        planPlatformRateLimit(args).filters.map((f) => ({
+            apiVersion: "networking.istio.io/v1alpha3",
+            kind: "EnvoyFilter",
+            metadata: { name: f.name, namespace: f.namespace },
+            spec: f.spec,
+        }));
+    const on8443: ListenerLayout = {
+        port: 8443,
+        podLabels: { istio: "ingressgateway" },
+        namespace: "istio-system",
+        virtualHosts: [{ name: "c.example.com:8443", routes: ["web"] }],
+    };
+    const filterNames = (args: PlatformRateLimitArgs) => listenerModel(objects(args), on8443).filters.map((f) => f.name);
+
+    it("on listener 8443 the overrides filter is in the chain (and sends its descriptor); the defaults stay on 8080", () => {
+        const args = { ...PLATFORM, gateway: { ...GW, listenerPorts: [8080] } };
+        expect(filterNames(args)).to.deep.equal(["envoy.filters.http.ratelimit.platform-overrides"]);
+        const calls = listenerCalls(listenerModel(objects(args), on8443), {
+            virtualHost: "c.example.com:8443",
+            route: "web",
+            path: "/",
+            clientAddress: "203.0.113.7",
+        });
+        expect(calls[0]!.descriptors.map((d) => d.map((e) => `${e.key}=${e.value}`).join("/"))).to.deep.equal([
+            "platform_override=per-client-ceiling/masked_remote_address=203.0.113.7/32",
+        ]);
+    });
+
+    it("negative control: an overrides filter matched on port 8080 (as before this release) is not on 8443", () => {
+        const old = objects({ ...PLATFORM, gateway: { ...GW, listenerPorts: [8080] } });
+        for (const o of old) for (const p of (o.spec as any).configPatches) p.match.listener = { ...p.match.listener, portNumber: 8080 };
+        expect(listenerModel(old, on8443).filters).to.deep.equal([]);
+    });
 });
