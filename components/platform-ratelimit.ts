@@ -13,6 +13,7 @@ import { PlannedOptions, argsError, planOrCompute } from "./arg-checks";
 import { EnvoyFilter } from "./crds";
 import { claimListeners } from "./listener-claims";
 import { readUncoveredServers, uncoveredMessage } from "./platform-coverage";
+import { readForeignSwitches } from "./platform-switches";
 import { PlatformRateLimitArgs } from "./platform-ratelimit-args";
 import { PlatformRateLimitPlan, planPlatformRateLimit } from "./platform-ratelimit-plan";
 import { RateLimitMonitoring } from "./ratelimit-monitoring";
@@ -51,6 +52,9 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
         super("mesh-ratelimit:index:PlatformRateLimit", name, {}, options);
         // Said at preview, refused nowhere: the servers on these pods no HTTP filter reaches.
         for (const s of readUncoveredServers(plan.gatewayPodLabels, (m) => void pulumi.log.warn(m, this))) pulumi.log.warn(uncoveredMessage(s), this);
+        // And the teams' switches of the defaults on hosts they do not own (teams deployed before this platform).
+        const teamHosts = (args.teamHosts ?? {}) as Record<string, string[]>;
+        for (const m of readForeignSwitches(plan.filters[0]?.namespace ?? "", teamHosts, (w) => void pulumi.log.warn(w, this))) pulumi.log.warn(m, this);
         const settings = plan.service;
         const redis = deploysRedis(settings.redis) ? new Redis(`${name}-redis`, { settings }, { parent: this }) : undefined;
         // The service crash-loops while Redis is unreachable, so Redis comes first.

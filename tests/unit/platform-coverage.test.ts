@@ -6,6 +6,9 @@
  */
 import { expect } from "chai";
 import { uncoveredMessage, uncoveredServers } from "../../components/platform-coverage";
+import { foreignSwitchMessages, teamSwitches } from "../../components/platform-switches";
+import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
+import { LimitUnit } from "../../builders/rule-args";
 
 const PODS = { istio: "ingressgateway", app: "istio-ingressgateway" };
 const gateway = (namespace: string, name: string, selector: Record<string, string>, servers: unknown[]) => ({
@@ -46,5 +49,45 @@ describe("platform coverage: servers no HTTP filter reaches", () => {
         expect(uncoveredServers([gateways[0]!], PODS)).to.deep.equal([]);
         expect(uncoveredServers([gateways[3]!], PODS)).to.deep.equal([]);
         expect(uncoveredServers([gateways[3]!], { istio: "eastwestgateway" })).to.have.length(1);
+    });
+});
+
+describe("platform preview: teams' switches of the defaults on hosts they do not own (teams deployed first)", () => {
+    const teamFilters = (virtualHosts: string[]) => {
+        const plan = planGlobalRateLimit({
+            domain: "a",
+            namespace: "team-a",
+            gateway: { selector: { istio: "ingressgateway" }, namespace: "istio-system", virtualHosts },
+            rules: [{ name: "never", path: { exact: "/never-requested" }, requestsPerUnit: 1, unit: LimitUnit.Minute }],
+        });
+        expect(plan.problems).to.deep.equal([]);
+        return plan.filters.map((f) => ({ metadata: { namespace: f.namespace, name: f.name }, spec: f.spec }));
+    };
+    const VS = [
+        { namespace: "team-a", name: "a", hosts: ["a.example.com"], gateways: ["gw"] },
+        { namespace: "team-b", name: "b", hosts: ["b.example.com"], gateways: ["gw"] },
+    ];
+
+    it("reads the switch and the namespace that wrote it from the team's rendered EnvoyFilter", () => {
+        expect(teamSwitches(teamFilters(["b.example.com:8080"]))).to.deep.equal([
+            { envoyFilter: "istio-system/team-a-ratelimit", team: "team-a", virtualHost: "b.example.com:8080" },
+        ]);
+    });
+
+    it("names team a's switch on team b's host, with the owner", () => {
+        const lines = foreignSwitchMessages(teamSwitches(teamFilters(["b.example.com:8080"])), {}, VS);
+        expect(lines).to.have.length(1);
+        expect(lines[0]).to.include("namespace team-a's GlobalRateLimit").and.include("b.example.com:8080").and.include("owned by namespace team-b");
+    });
+
+    it("controls: its own host, and a host the platform assigns to it, are not named", () => {
+        expect(foreignSwitchMessages(teamSwitches(teamFilters(["a.example.com:8080"])), {}, VS)).to.deep.equal([]);
+        expect(foreignSwitchMessages(teamSwitches(teamFilters(["b.example.com:8080"])), { "team-a": ["b.example.com"] }, VS)).to.deep.equal([]);
+    });
+
+    it("an earlier release's switch on every host (the empty name) is named", () => {
+        const old = teamFilters(["a.example.com:8080"]);
+        for (const p of (old[0]!.spec as any).configPatches) if (p.applyTo === "VIRTUAL_HOST") p.match.routeConfiguration.vhost.name = "";
+        expect(foreignSwitchMessages(teamSwitches(old), {}, VS)[0]).to.include("every host of the gateway");
     });
 });
