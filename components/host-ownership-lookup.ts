@@ -1,6 +1,6 @@
 /**
  * The cluster's side of host ownership (components/host-ownership.ts): the platform's defaults
- * EnvoyFilter on the gateway and every VirtualService, read with kubectl (`KUBECONFIG`, else
+ * EnvoyFilter on the gateway and every VirtualService and Gateway API HTTPRoute, read with kubectl (`KUBECONFIG`, else
  * `~/.kube/config`, as kubectl finds its cluster) when a GlobalRateLimit would turn the platform's
  * defaults off on some hosts. Not read under Pulumi's mocks (unit tests, `mesh-ratelimit explain`):
  * there is no cluster there. When kubectl cannot answer, the check is skipped with a warning.
@@ -55,7 +55,29 @@ export function lookupOwnershipView(gatewayNamespace: string): OwnershipView {
     const filter = kubectlJson(["envoyfilters.networking.istio.io", PLATFORM_DEFAULTS_OBJECT, "-n", gatewayNamespace]);
     if (!filter) return { virtualServices: [] };
     const list = kubectlJson(["virtualservices.networking.istio.io", "--all-namespaces"]);
-    return ownershipViewOf(filter, list?.items ?? []);
+    const view = ownershipViewOf(filter, list?.items ?? []);
+    return { ...view, virtualServices: [...view.virtualServices, ...httpRoutes()] };
+}
+
+/** Gateway API HTTPRoutes as bound hosts (`hostnames` on a `parentRefs` gateway); none when the cluster does not serve them. */
+function httpRoutes(): RoutedHosts[] {
+    let list: any;
+    try {
+        list = kubectlJson(["httproutes.gateway.networking.k8s.io", "--all-namespaces"]);
+    } catch {
+        return [];
+    }
+    return httpRoutesOf(list?.items ?? []);
+}
+
+/** HTTPRoutes read as the check reads VirtualServices: a route with a parent gateway binds its hostnames. Exported for testing. */
+export function httpRoutesOf(items: any[]): RoutedHosts[] {
+    return items.map((r) => ({
+        namespace: String(r?.metadata?.namespace ?? "default"),
+        name: String(r?.metadata?.name ?? ""),
+        hosts: Array.isArray(r?.spec?.hostnames) ? r.spec.hostnames.map(String) : [],
+        gateways: (Array.isArray(r?.spec?.parentRefs) ? r.spec.parentRefs : []).map((p: any) => `${p?.namespace ?? r?.metadata?.namespace}/${p?.name}`),
+    }));
 }
 
 /** The first line of a failed kubectl call's error. */

@@ -11,7 +11,7 @@ import { LimitUnit } from "../../builders/rule-args";
 import { GlobalRateLimit } from "../../components/global-ratelimit";
 import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { OwnershipView, TEAM_HOSTS_ANNOTATION, hostOwnershipProblems, hostOwners, teamHostsOf } from "../../components/host-ownership";
-import { ownershipViewOf, readOwnershipView } from "../../components/host-ownership-lookup";
+import { httpRoutesOf, ownershipViewOf, readOwnershipView } from "../../components/host-ownership-lookup";
 import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args";
 import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
 import { InputError } from "../../lib/problems";
@@ -84,6 +84,16 @@ describe("host ownership: the decision (components/host-ownership.ts)", () => {
             virtualServices: [{ namespace: "team-b", name: "b", hosts: ["b.example.com"], gateways: ["gw"] }],
         });
         expect(ownershipViewOf(undefined, []).platform).to.equal(undefined);
+    });
+
+    it("reads a Gateway API HTTPRoute's hostnames as bound when it has a parent gateway (none: not bound)", () => {
+        const routes = httpRoutesOf([
+            { metadata: { namespace: "team-b", name: "r" }, spec: { hostnames: ["b.example.com"], parentRefs: [{ name: "shared", namespace: "gw" }] } },
+            { metadata: { namespace: "team-c", name: "r" }, spec: { hostnames: ["c.example.com"] } },
+        ]);
+        const view: OwnershipView = { platform: VIEW.platform, virtualServices: routes };
+        expect(hostOwners("b.example.com", view)).to.deep.equal({ namespaces: ["team-b"], by: "virtualService" });
+        expect(hostOwners("c.example.com", view).by).to.equal("none");
     });
 
     it("under Pulumi's mocks there is no cluster: not read (no kubectl call, no warning)", async function () {
