@@ -8,6 +8,8 @@
  *   team A:   namespace team-a, host a.example.com, its GlobalRateLimit (the default layout and
  *             platformDefaults), its Gateway, VirtualService and Services
  *   other:    host other.example.com (namespace other), a Gateway and VirtualService, no limits of its own
+ *   team C:   host c.example.com on port 8443 of the same pods (namespace team-c), its own Gateway and
+ *             VirtualService: the overrides must reach it (listenerPorts [8080] places the defaults only)
  *
  * Writes <out>/platform/all.yaml, <out>/team/all.yaml, and <out>/model.json: what the listener MODEL
  * (gateway-model/listener.ts) read from these renders says each rate-limit filter reads on each
@@ -46,7 +48,15 @@ export async function renderPlatform(): Promise<K8sObject[]> {
         "platform",
         "istio",
     );
-    return [...hostObjects("other", "other.example.com", "other"), ...objects];
+    return [...hostObjects("other", "other.example.com", "other"), ...teamGatewayOn(TEAM_PORT), ...objects];
+}
+
+/** Another team's port on the same pods (xdscheck/platform_ports_test.go): team-c's own Gateway and VirtualService for c.example.com on 8443. */
+const TEAM_PORT = 8443;
+function teamGatewayOn(port: number): K8sObject[] {
+    return hostObjects("team-c", "c.example.com", "team-c").map((o) =>
+        o.kind === "Gateway" ? { ...o, spec: { ...o.spec, servers: o.spec.servers.map((sv: any) => ({ ...sv, port: { ...sv.port, number: port } })) } } : o,
+    );
 }
 
 export async function renderTeam(): Promise<K8sObject[]> {
