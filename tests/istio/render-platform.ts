@@ -78,6 +78,30 @@ export async function renderTeam(): Promise<K8sObject[]> {
     return [...hostObjects("team-a", "a.example.com", "team-a"), ...objects];
 }
 
+/**
+ * Team A as the issue's rogue team (xdscheck/platform_ports_test.go TestPlatformRogueSwitch): one rule
+ * that matches nothing, and `allVirtualHosts: true` (no switch of the defaults on any host), or, the
+ * control, other.example.com in its virtualHosts (the switch there, which its preview refuses when
+ * it can read the cluster; under mocks nothing is read).
+ */
+export async function renderRogueTeam(listed: boolean): Promise<K8sObject[]> {
+    const { objects } = await registerComponents(
+        () => {
+            new GlobalRateLimit("a-limits", {
+                domain: "a",
+                gateway: listed
+                    ? { selector: GATEWAY_SELECTOR, namespace: "istio-system", virtualHosts: [`a.example.com:${PORT}`, `other.example.com:${PORT}`] }
+                    : { selector: GATEWAY_SELECTOR, namespace: "istio-system", allVirtualHosts: true },
+                namespace: "team-a",
+                rules: [{ name: "never", path: { exact: "/never-requested" }, requestsPerUnit: 1, unit: M }],
+            });
+        },
+        "team-a",
+        listed ? "rogue-listed" : "rogue-all",
+    );
+    return [...hostObjects("team-a", "a.example.com", "team-a"), ...objects];
+}
+
 export const LAYOUT: ListenerLayout = {
     port: PORT,
     podLabels: { istio: "ingressgateway", app: "istio-ingressgateway" },
@@ -109,6 +133,8 @@ async function main(out: string): Promise<void> {
     };
     write("platform", platform);
     write("team", team);
+    write("team-all", await renderRogueTeam(false));
+    write("team-listed", await renderRogueTeam(true));
     const model = { both: modelReads([...platform, ...team]), teamOnly: modelReads(team) };
     fs.writeFileSync(path.join(out, "model.json"), JSON.stringify(model, null, 2));
 }
