@@ -34,6 +34,15 @@ export interface RequestCostArgs {
      * free) and `0` for `responseHeader` (a response without it, a refusal included, costs nothing).
      */
     missingCost?: number;
+    /**
+     * With `requestHeader`: the most one request costs, e.g. `10`; a larger number in the header
+     * costs `maxCost` (Envoy sends it in a form of its own, so the value never reaches the shared
+     * counter). Without it one request can spend a whole budget, everyone's when the rule's counter
+     * is shared: the cost is added even when the request is refused. Not with `responseHeader`
+     * (count that cost per client instead: `perClientAddress` or a per-value header). Whole number
+     * from 1 to 999,999,999. Defaults to none (up to 999,999,999).
+     */
+    maxCost?: number;
 }
 
 /** The largest cost Envoy sends for one descriptor (its `hits_addend` is at most 10^9). */
@@ -41,6 +50,24 @@ export const MAX_COST = 1_000_000_000;
 
 /** The largest header cost: whole numbers of at most 9 digits (`999999999`), so every accepted value is within `MAX_COST`. */
 export const HEADER_COST_REGEX = "[0-9]{1,9}";
+
+/**
+ * An RE2 pattern (full match) of the whole numbers from 0 to `n` written with at most 9 digits,
+ * leading zeros allowed: shorter numbers, and for each digit of `n` the numbers that agree with `n`
+ * before it and are smaller at it.
+ */
+export function upToPattern(n: number): string {
+    const d = String(n);
+    const alts: string[] = d.length > 1 ? [`[0-9]{1,${d.length - 1}}`] : [];
+    for (let i = 0; i < d.length; i++) {
+        const digit = Number(d[i]);
+        if (digit === 0) continue;
+        const rest = d.length - i - 1;
+        alts.push(`${d.slice(0, i)}[0-${digit - 1}]${rest ? `[0-9]{${rest}}` : ""}`);
+    }
+    alts.push(d);
+    return `0*(?:${alts.join("|")})`;
+}
 
 /** The dynamic-metadata namespace a response cost is written to (by Envoy's header-to-metadata filter) and read from. */
 export const RESPONSE_COST_NAMESPACE = "mesh-ratelimit.response-cost";

@@ -10,7 +10,7 @@ import { MAX_COST } from "./request-cost-args";
 const COST_HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
 
 const KINDS = ["fixed", "requestHeader", "responseHeader"] as const;
-const KNOWN = new Set<string>([...KINDS, "missingCost"]);
+const KNOWN = new Set<string>([...KINDS, "missingCost", "maxCost"]);
 
 function wholeCost(key: string, v: unknown, problems: Problem[], example: string): void {
     if (!Number.isSafeInteger(v) || (v as number) < 0 || (v as number) > MAX_COST) {
@@ -62,10 +62,45 @@ export function checkRequestCost(at: string, c: any, problems: Problem[]): void 
         wholeCost(`${at}.fixed`, c.fixed, problems, "5");
         if (c.missingCost !== undefined)
             problems.push({ key: `${at}.missingCost`, value: c.missingCost, problem: "applies only to a header cost", fix: "remove missingCost" });
+        if (c.maxCost !== undefined) maxCostProblems(at, c, kinds[0], problems);
         return;
     }
     headerName(`${at}.${kinds[0]}`, c[kinds[0]], problems, kinds[0] === "requestHeader" ? "x-cost" : "x-tokens-used");
     if (c.missingCost !== undefined) wholeCost(`${at}.missingCost`, c.missingCost, problems, "1");
+    if (c.maxCost !== undefined) maxCostProblems(at, c, kinds[0], problems);
+}
+
+/** `maxCost`: with a request header only, a whole number from 1 to the largest header cost, not under `missingCost`. */
+function maxCostProblems(at: string, c: any, kind: string, problems: Problem[]): void {
+    const key = `${at}.maxCost`;
+    if (kind !== "requestHeader") {
+        problems.push({
+            key,
+            value: c.maxCost,
+            problem:
+                kind === "fixed"
+                    ? "applies only to requestHeader"
+                    : "applies only to requestHeader: a response cost is known only when the response is done, after the gateway could bound it",
+            fix:
+                kind === "fixed"
+                    ? "remove maxCost (a fixed cost is bounded already)"
+                    : "remove maxCost, and count the response cost per client (perClientAddress, or header with perValue) so one client spends only its own budget",
+        });
+    } else if (!Number.isSafeInteger(c.maxCost) || c.maxCost < 1 || c.maxCost > MAX_COST - 1) {
+        problems.push({
+            key,
+            value: c.maxCost,
+            problem: `must be a whole number from 1 to ${MAX_COST - 1} (the largest header cost)`,
+            fix: `set ${key} to e.g. 10`,
+        });
+    } else if (Number.isSafeInteger(c.missingCost) && c.missingCost > c.maxCost) {
+        problems.push({
+            key,
+            value: c.maxCost,
+            problem: `is below missingCost (${c.missingCost}): a request without the header would cost more than the most any request costs`,
+            fix: `set ${key} to at least ${c.missingCost}, or lower missingCost`,
+        });
+    }
 }
 
 /**

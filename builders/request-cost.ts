@@ -15,7 +15,8 @@
  * - `requestHeader: h`: each entry is sent in two exclusive forms: when `h` is a whole number of at
  *   most 9 digits, with `hits_addend: {format: "%REQ(h)%"}`; otherwise (missing, repeated, any
  *   other text) with `hits_addend: {number: missingCost}`. So leaving the header out, or sending
- *   something Envoy would read as no number, never drops the rule's descriptor.
+ *   something Envoy would read as no number, never drops the rule's descriptor. With `maxCost: m`
+ *   the number form is split in two: at most `m`, as sent; larger, with `hits_addend: {number: m}`.
  * - `responseHeader: h`: each entry is sent on the request path with `hits_addend: {number: 0}`
  *   (refused only when the budget is already over), and again when the stream is done with
  *   `hits_addend: {format: "%DYNAMIC_METADATA(<ns>:<key>)%"}` and `apply_on_stream_done: true`.
@@ -24,7 +25,7 @@
  *   (`responseCostPatches`), which the stream-done call reads.
  */
 import { HCM_FILTER, ROUTER_FILTER, TYPE_URL_PREFIX } from "./envoy-filters";
-import { DEFAULT_MISSING_COST, HEADER_COST_REGEX, RESPONSE_COST_NAMESPACE, RequestCostArgs } from "./request-cost-args";
+import { DEFAULT_MISSING_COST, HEADER_COST_REGEX, RESPONSE_COST_NAMESPACE, RequestCostArgs, upToPattern } from "./request-cost-args";
 import type { RateLimitEntry } from "./rate-limit-entries";
 
 export const HEADER_TO_METADATA_FILTER = "envoy.filters.http.header_to_metadata";
@@ -75,17 +76,30 @@ function withCondition(e: RateLimitEntry, condition: Record<string, unknown>): R
     return { ...e, actions: [named, ...rest] };
 }
 
+/**
+ * A request-header cost's entries in exclusive forms: a whole number (at most `maxCost`) as sent; a
+ * larger whole number as `maxCost`; anything else as `missingCost`.
+ */
+function requestHeaderEntries(cost: RequestCostArgs, name: string, entries: RateLimitEntry[]): CostEntry[] {
+    const max = cost.maxCost;
+    const bounded = (valid: boolean) => ({ name, safe_regex_match: { google_re2: {}, regex: upToPattern(max!) }, ...(valid ? {} : { invert_match: true }) });
+    return entries.flatMap((e) => {
+        const number = withCondition(e, costHeaderCondition(name, true));
+        const other = { ...withCondition(e, costHeaderCondition(name, false)), hits_addend: { number: missingCostOf(cost) } };
+        if (max === undefined) return [{ ...number, hits_addend: { format: `%REQ(${name})%` } }, other];
+        return [
+            { ...withCondition(number, bounded(true)), hits_addend: { format: `%REQ(${name})%` } },
+            { ...withCondition(number, bounded(false)), hits_addend: { number: max } },
+            other,
+        ];
+    });
+}
+
 /** A rule's `rate_limits` entries with its cost (the entries unchanged without one). */
 export function costEntries(cost: RequestCostArgs | undefined, entries: RateLimitEntry[]): CostEntry[] {
     if (!cost) return entries;
     if (cost.fixed !== undefined) return entries.map((e) => ({ ...e, hits_addend: { number: cost.fixed! } }));
-    if (cost.requestHeader !== undefined) {
-        const name = cost.requestHeader;
-        return entries.flatMap((e) => [
-            { ...withCondition(e, costHeaderCondition(name, true)), hits_addend: { format: `%REQ(${name})%` } },
-            { ...withCondition(e, costHeaderCondition(name, false)), hits_addend: { number: missingCostOf(cost) } },
-        ]);
-    }
+    if (cost.requestHeader !== undefined) return requestHeaderEntries(cost, cost.requestHeader, entries);
     return entries.flatMap((e) => [
         { ...e, hits_addend: { number: 0 } },
         { ...e, hits_addend: { format: responseCostFormat(cost) }, apply_on_stream_done: true },

@@ -74,6 +74,7 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         requestHeader: null,
         responseHeader: null,
         missingCost: null,
+        maxCost: null,
     },
     PerPathLimitsArgs: {
         descriptorKey: null,
@@ -162,6 +163,14 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
     PlatformLimitsArgs: {
         rules: { list: "RateLimitRuleArgs" },
         perPath: "PerPathLimitsArgs",
+    },
+    PlatformFiltersArgs: {
+        overrides: "PlatformFilterCallArgs",
+        defaults: "PlatformFilterCallArgs",
+    },
+    PlatformFilterCallArgs: {
+        failureModeDeny: null,
+        timeout: null,
     },
     MeshPathsArgs: {
         limited: null,
@@ -302,9 +311,11 @@ export const COMPONENT_ARGS: Readonly<Record<string, Readonly<Record<string, Fie
         gateway: "PlatformGatewayArgs",
         defaults: "PlatformLimitsArgs",
         overrides: "PlatformLimitsArgs",
+        teamHosts: { map: { list: null } },
         namespace: null,
         failureModeDeny: null,
         timeout: null,
+        filters: "PlatformFiltersArgs",
         service: "RateLimitServiceOptionsArgs",
         redis: "RedisOptionsArgs",
         monitoring: "MonitoringArgs",

@@ -35,7 +35,7 @@ import { dnsProblem, planned, unknownFieldProblems } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
 import { gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { PerValuePlan, perValueCallOf, perValuePlanOf, splitOf } from "./per-value-store";
-import { platformDefaultsPatches, platformNameProblems } from "./platform-defaults";
+import { platformDefaultsOffHosts, platformDefaultsPatches, platformNameProblems } from "./platform-defaults";
 import { REDIS_NAME } from "./redis";
 
 import { PathKeyMode } from "../builders/rule-args";
@@ -74,14 +74,12 @@ export interface GlobalRateLimitPlan {
     /** The AuthorizationPolicies and NetworkPolicies of `accessPolicy` (none without it). */
     policies: any[];
     grpcAddress: string;
-    /**
-     * The gateway listeners the rate-limit filter goes on, one key each (`<namespace>|<pods>|<port
-     * or *>`): two instances must not share one, or each would send every descriptor of the listener
-     * to its own service.
-     */
+    /** The gateway listeners the rate-limit filter goes on (`<namespace>|<pods>|<port or *>`): two instances must not share one, or each would send every descriptor of the listener to its own service. */
     listenerKeys: string[];
     /** The pre-limit's buckets and the limits it leaves to the service; undefined with `preLimit: false`. */
     preLimit?: PreLimitPlan;
+    /** The virtual hosts on which this instance turns a platform's defaults off (its namespace must own them). */
+    platformDefaultsOff: string[];
     /** The HTTP filters' names on the gateway (the pre-limit's only when it has buckets). */
     httpFilterNames: { global: string; local?: string };
     /** The dashboard and alert rules (builders/monitoring.ts), from the same compiled limits. */
@@ -149,6 +147,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         // Only the shared layout reads the listener's route rate_limits: per-instance filters never meet.
         listenerKeys: perInstance ? [] : (gw.all ? ["*"] : gw.ports.map(String)).map((port) => `${gw.namespace}|${JSON.stringify(gw.target)}|${port}`),
         httpFilterNames: { global: globalName, ...(pre?.buckets.length ? { local: localName } : {}) },
+        platformDefaultsOff: platformDefaultsOffHosts(a, layoutName(perInstance), gw.virtualHosts),
         ...(perValue ? { perValue } : {}),
     };
 }
@@ -337,8 +336,8 @@ function gatewayFilters(
         ? routePerFilterRateLimits(gw.target, globalName, domain, routePatches, compiled.vhostRateLimits, mode)
         : routeRateLimitsFilter(gw.target, routePatches, mode);
     if (routes) filters.push({ name: `${prefix}-svc-api`, namespace: gw.namespace, spec: routes });
-    // In the HTTP filter's EnvoyFilter: a platform's defaults off on this instance's hosts (components/platform-defaults.ts).
-    filters[0]!.spec.configPatches.push(...platformDefaultsPatches(a, perInstance ? FilterLayout.PerInstance : FilterLayout.Shared, vhostNames));
+    // In the HTTP filter's EnvoyFilter: a platform's defaults off on this instance's listed hosts (components/platform-defaults.ts).
+    filters[0]!.spec.configPatches.push(...platformDefaultsPatches(a, layoutName(perInstance), gw.virtualHosts));
     // In the HTTP filter's EnvoyFilter, as the pre-limit: what this instance adds to the gateway's responses.
     // Only from limits that all passed their checks (a refused plan creates nothing anyway).
     const policy = problems.length ? undefined : policyFilter(a, compiled, gw, routePatches);
@@ -399,3 +398,4 @@ function serviceDefaults(): Omit<RateLimitServiceSettings, "redisTimeout"> {
         expirationJitterSeconds: UPSTREAM_JITTER_MAX_SECONDS,
     };
 }
+const layoutName = (perInstance: boolean) => (perInstance ? FilterLayout.PerInstance : FilterLayout.Shared);

@@ -18,6 +18,8 @@ import { checkedValues, deferInputs, filledText, withFillIn } from "./deferred-i
 
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "./global-ratelimit-plan";
+import { OwnershipView, hostOwnershipProblems } from "./host-ownership";
+import { readOwnershipView } from "./host-ownership-lookup";
 import { claimListeners, ownNamedObjects } from "./listener-claims";
 import { RateLimitMonitoring } from "./ratelimit-monitoring";
 import { ServiceSettings } from "./service-settings";
@@ -47,10 +49,14 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
      */
     public readonly perValueMaxMemory: string;
 
-    /** `opts.plan`: the `planGlobalRateLimit` of these same `args`, when the caller has it already. */
-    constructor(name: string, args: GlobalRateLimitArgs, opts?: PlannedOptions<GlobalRateLimitPlan>) {
+    /**
+     * `opts.plan`: the `planGlobalRateLimit` of these same `args`, when the caller has it already;
+     * `opts.hostOwnership`: what the cluster says of the gateway's hosts (read with kubectl when absent).
+     */
+    constructor(name: string, args: GlobalRateLimitArgs, opts?: GlobalRateLimitResourceOptions) {
+        const { hostOwnership, ...rest } = opts ?? {};
         // Validate before anything is registered: a bad rule creates nothing.
-        const { plan, options, values } = planOrThrow(name, args, opts);
+        const { plan, options, values } = planOrThrow(name, args, rest, hostOwnership);
         super("mesh-ratelimit:index:GlobalRateLimit", name, {}, options);
 
         // The access policies first: no pod of the service or Redis runs a moment without them.
@@ -108,12 +114,26 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
     }
 }
 
+/** GlobalRateLimit's options: the plan it may be given, and the cluster's view of host ownership. */
+export interface GlobalRateLimitResourceOptions extends PlannedOptions<GlobalRateLimitPlan> {
+    /** What the cluster says of the gateway's hosts; when absent, read with kubectl (not under Pulumi's mocks). */
+    hostOwnership?: OwnershipView;
+}
+
+/** The hosts on which the plan turns a platform's defaults off that its namespace does not own (none to check: none). */
+function ownershipProblems(plan: GlobalRateLimitPlan, given: OwnershipView | undefined) {
+    if (!plan.platformDefaultsOff.length) return [];
+    const gatewayNamespace = plan.filters[0]!.namespace;
+    const view = given ?? readOwnershipView(gatewayNamespace, (m) => void pulumi.log.warn(m));
+    return view ? hostOwnershipProblems(plan.service.ratelimit.namespace, plan.platformDefaultsOff, view) : [];
+}
+
 /**
  * The plan of `args`, with a placeholder for each of their Inputs (deferred-inputs.ts), or a throw on
  * any problem; the options for `super`, with the Inputs' values put into the children once known
  * and checked (the same refusal then); those values, for the outputs that hold them.
  */
-function planOrThrow(name: string, args: GlobalRateLimitArgs, opts: PlannedOptions<GlobalRateLimitPlan> | undefined) {
+function planOrThrow(name: string, args: GlobalRateLimitArgs, opts: PlannedOptions<GlobalRateLimitPlan> | undefined, hostOwnership: OwnershipView | undefined) {
     const refuse = (problems: Problem[]) => {
         if (problems.length) throw argsError(`GlobalRateLimit ${name}`, problems);
     };
@@ -121,6 +141,8 @@ function planOrThrow(name: string, args: GlobalRateLimitArgs, opts: PlannedOptio
     refuse(deferred.problems);
     const { plan, opts: options } = planOrCompute(`GlobalRateLimit ${name}`, deferred.args, opts, planGlobalRateLimit);
     refuse(plan.problems);
+    // The platform's defaults go off only on hosts this team owns (components/host-ownership.ts).
+    refuse(ownershipProblems(plan, hostOwnership));
     claimOrThrow(name, args, plan);
     const values = checkedValues(deferred, args, (a) => refuse(planGlobalRateLimit(a).problems));
     return { plan, options: withFillIn(options, values), values };

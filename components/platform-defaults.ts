@@ -58,12 +58,19 @@ export function platformNameProblems(a: PlatformDefaultsInput, prefix: string): 
 }
 
 /**
- * The patches a GlobalRateLimit adds to its HTTP filter's EnvoyFilter: with `Replace` (the default)
- * the platform's defaults filter is off on its virtual hosts (`""`: every host of the gateway). Only
- * in the per-instance layout: the shared layout is for Istio 1.24, whose Envoy cannot run the
- * platform's filters (their own `rate_limits`).
+ * The virtual hosts on which a GlobalRateLimit turns the platform's defaults filter off: with
+ * `Replace` (the default) the hosts its `gateway.virtualHosts` lists, never every host of the
+ * gateway (with `allVirtualHosts` and no list, none), and only those its namespace owns
+ * (components/host-ownership.ts, checked against the cluster by the component). Only in the
+ * per-instance layout: the shared layout is for Istio 1.24, whose Envoy cannot run the platform's
+ * filters (their own `rate_limits`).
  */
-export function platformDefaultsPatches(a: PlatformDefaultsInput, layout: FilterLayout, virtualHosts: string[]): Record<string, unknown>[] {
+export function platformDefaultsOffHosts(a: PlatformDefaultsInput, layout: FilterLayout, virtualHosts: string[]): string[] {
     if (layout !== FilterLayout.PerInstance || a.platformDefaults === PlatformDefaults.Merge) return [];
-    return defaultsOffPatches(virtualHosts);
+    return virtualHosts.filter((v) => v !== "");
+}
+
+/** The patches a GlobalRateLimit adds to its HTTP filter's EnvoyFilter to turn the platform's defaults off on those hosts. */
+export function platformDefaultsPatches(a: PlatformDefaultsInput, layout: FilterLayout, virtualHosts: string[]): Record<string, unknown>[] {
+    return defaultsOffPatches(platformDefaultsOffHosts(a, layout, virtualHosts));
 }

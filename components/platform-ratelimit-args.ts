@@ -28,8 +28,28 @@ export interface PlatformGatewayArgs {
     gatewayApiName?: string;
     /** Namespace of the gateway's pods, where the EnvoyFilters are created. Defaults to `istio-system`. */
     namespace?: string;
-    /** The listener ports the platform's filters go on (the pods' ports). Defaults to every listener of the gateway. */
+    /**
+     * The listener ports the defaults filter goes on (the pods' ports). The overrides filter goes on
+     * every HTTP listener of the pods whatever this says, so a server another namespace's Gateway adds
+     * on any port meets them. Defaults to every listener of the gateway.
+     */
     listenerPorts?: number[];
+}
+
+/** How one platform filter calls the platform's service. */
+export interface PlatformFilterCallArgs {
+    /** `true`: refuse with HTTP 500 when the service cannot answer; `false`: let the request through. Defaults to the component's `failureModeDeny`. */
+    failureModeDeny?: boolean;
+    /** How long the gateway waits for the service (protobuf duration). Defaults to the component's `timeout`. */
+    timeout?: string;
+}
+
+/** The two platform filters' calls, each on its own. */
+export interface PlatformFiltersArgs {
+    /** The overrides filter (a platform's ceiling is often worth failing closed for). Defaults to the component's `failureModeDeny` and `timeout`. */
+    overrides?: PlatformFilterCallArgs;
+    /** The defaults filter. Defaults to the component's `failureModeDeny` and `timeout`. */
+    defaults?: PlatformFilterCallArgs;
 }
 
 export interface PlatformRateLimitArgs {
@@ -46,16 +66,32 @@ export interface PlatformRateLimitArgs {
      * off or loosen. Defaults to none.
      */
     overrides?: PlatformLimitsArgs;
+    /**
+     * Hosts the platform assigns to teams: namespace → Gateway hosts (`b.example.com`), e.g.
+     * `{ "team-b": ["b.example.com"] }`. Only a GlobalRateLimit deployed in the namespace a host is
+     * assigned to may turn the defaults off on it (`platformDefaults: replace`); a host assigned to
+     * no one belongs to the namespaces whose VirtualServices bind it to a gateway. Written on the
+     * defaults EnvoyFilter, where each team's preview reads it. Defaults to none.
+     */
+    teamHosts?: Record<string, string[]>;
     /** Namespace of the platform's rate-limit service, its ConfigMap and Redis (must exist). Defaults to `default`. */
     namespace?: string;
     /**
-     * When the platform's service cannot answer: `true` refuses the request with HTTP 500, `false`
-     * lets it through (every team's traffic crosses these filters, so an outage of the platform's
-     * service would otherwise stop the whole gateway). A boolean. Defaults to `false`.
+     * When the platform's service cannot answer, for both filters unless `filters` says otherwise:
+     * `true` refuses the request with HTTP 500, `false` lets it through (every team's traffic crosses
+     * these filters, so an outage of the platform's service would otherwise stop the whole gateway).
+     * A boolean. Defaults to `false`.
      */
     failureModeDeny?: boolean;
-    /** Timeout of the gateway's call to the platform's service (protobuf duration). Defaults to `10s`. */
+    /**
+     * How long the gateway waits for the platform's service, for both filters unless `filters` says
+     * otherwise (protobuf duration). Every request of every team waits for both filters, so a slow
+     * platform is everyone's latency: the default is 5× the service's p99 with its store saturated
+     * (docs/using-the-package.md). Defaults to `0.05s` (50 ms).
+     */
     timeout?: string;
+    /** Each filter's own failure mode and timeout, over `failureModeDeny` and `timeout`. Defaults to none (both filters as those say). */
+    filters?: PlatformFiltersArgs;
     /** The rate-limit service. `name` defaults to `ratelimit-platform`, `configName` to `ratelimit-platform-config`; the rest as GlobalRateLimit's. */
     service?: RateLimitServiceOptionsArgs;
     /** Redis. Defaults to one deployed by the component (`redis` in `namespace`: give `namespace` a namespace no GlobalRateLimit uses). */

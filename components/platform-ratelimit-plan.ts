@@ -13,12 +13,14 @@ import { configYaml } from "../builders/ratelimit-config";
 import { CompiledLimits } from "../builders/rules";
 import { compileGlobalLimits } from "../builders/limits-plan";
 import { Problem } from "../lib/problems";
-import { portProblem, unknownFieldProblems } from "./arg-checks";
-import { DEFAULTS } from "./defaults";
+import { dnsProblem, portProblem, unknownFieldProblems } from "./arg-checks";
+import { TEAM_HOSTS_ANNOTATION } from "./host-ownership";
+import { isGatewayHost } from "../lib/formats";
 import { gatewayTargetOf } from "./gateway-target";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import { planGlobalRateLimit } from "./global-ratelimit-plan";
-import { PlatformLimitsArgs, PlatformRateLimitArgs } from "./platform-ratelimit-args";
+import { PlatformFilterCallArgs, PlatformLimitsArgs, PlatformRateLimitArgs } from "./platform-ratelimit-args";
+import { booleanProblems, protoDurationProblems } from "../lib/field-checks";
 import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
 import { ServiceSettings } from "./service-settings";
 
@@ -42,7 +44,9 @@ export interface PlatformRateLimitPlan {
     grpcAddress: string;
     /** The sources with at least one limit, overrides first. */
     sources: PlatformSourcePlan[];
-    filters: { name: string; namespace: string; spec: EnvoyFilterSpec }[];
+    filters: { name: string; namespace: string; spec: EnvoyFilterSpec; annotations?: Record<string, string> }[];
+    /** Labels of the gateway's pods (the Gateways that select them are the ones checked for servers no HTTP filter covers). */
+    gatewayPodLabels: Record<string, string>;
     /** Claim key of the gateway (two PlatformRateLimits of one program on one gateway are refused). */
     gatewayKey: string;
     monitoring: MonitoringPlan;
@@ -96,7 +100,8 @@ function serviceArgsOf(a: Partial<PlatformRateLimitArgs>): GlobalRateLimitArgs {
         rules: [],
         namespace: a.namespace,
         failureModeDeny: a.failureModeDeny ?? false,
-        timeout: a.timeout,
+        // The service's Redis timeout is derived from it: the service gives up before the gateway does.
+        timeout: a.timeout ?? PLATFORM_FILTER_TIMEOUT,
         service: { name: PLATFORM_SERVICE_NAME, configName: PLATFORM_CONFIG_NAME, ...(a.service ?? {}) },
         redis: a.redis,
         counterStore: CounterStore.Single,
@@ -128,15 +133,17 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
         });
     const r = base.service.ratelimit;
     const host = `${r.serviceName}.${r.namespace}.svc.cluster.local`;
-    const failureModeDeny = a.failureModeDeny ?? false;
+    const calls = filterCallsOf(a, problems);
+    const teamHosts = teamHostsOf(a.teamHosts, problems);
     const filters = sources.map((s) => ({
         name: `${PLATFORM_OBJECT_PREFIX}-${s.source}`,
         namespace: gw.namespace,
+        ...(s.source === PlatformSource.Defaults && teamHosts ? { annotations: { [TEAM_HOSTS_ANNOTATION]: JSON.stringify(teamHosts) } } : {}),
         spec: platformFilter(s.source, {
             target: gw.target,
-            ports,
-            failureModeDeny,
-            timeout: a.timeout ?? DEFAULTS.rateLimitTimeout,
+            // The overrides go on every HTTP listener of the pods, whichever port a team's Gateway adds later.
+            ports: s.source === PlatformSource.Overrides ? [] : ports,
+            ...calls[s.source],
             clusterName: `outbound|${r.grpcPort}||${host}`,
             authority: host,
             rateLimits: s.compiled.vhostRateLimits,
@@ -153,7 +160,7 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
             descriptors,
             gatewayNamespace: gw.namespace,
             gatewayPodLabels: gw.podLabels,
-            failureModeDeny,
+            failureModeDeny: sources.some((s) => calls[s.source].failureModeDeny),
             serviceMetrics: r.prometheus,
             ruleSummaries: ruleSummaries([...(a.overrides?.rules ?? []), ...(a.defaults?.rules ?? [])]),
         },
@@ -167,6 +174,7 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
         grpcAddress: `${host}:${r.grpcPort}`,
         sources,
         filters,
+        gatewayPodLabels: gw.podLabels,
         gatewayKey: `platform|${gw.namespace}|${JSON.stringify(gw.target)}`,
         monitoring,
     };
@@ -185,6 +193,57 @@ function listenerPortsOf(ports: unknown, problems: Problem[]): number[] {
     }
     ports.forEach((p, i) => problems.push(...portProblem(`gateway.listenerPorts[${i}]`, p)));
     return [...new Set(ports as number[])];
+}
+
+/** The default timeout of both filters' calls: 5× the service's p99 (10.9 ms) with its store saturated (docs/proof/benchmarks.md). */
+export const PLATFORM_FILTER_TIMEOUT = "0.05s";
+
+/** Each filter's failure mode and timeout: its own (`filters.<source>`), else the component's, else the defaults. */
+function filterCallsOf(a: Partial<PlatformRateLimitArgs>, problems: Problem[]): Record<PlatformSource, { failureModeDeny: boolean; timeout: string }> {
+    const shared = { failureModeDeny: a.failureModeDeny ?? false, timeout: a.timeout ?? PLATFORM_FILTER_TIMEOUT };
+    const call = (source: PlatformSource) => {
+        const own: PlatformFilterCallArgs = a.filters?.[source] ?? {};
+        if (own.failureModeDeny !== undefined)
+            problems.push(...booleanProblems(`filters.${source}.failureModeDeny`, own.failureModeDeny, shared.failureModeDeny));
+        if (own.timeout !== undefined) problems.push(...protoDurationProblems(`filters.${source}.timeout`, own.timeout, 0.001, PLATFORM_FILTER_TIMEOUT));
+        return { failureModeDeny: own.failureModeDeny ?? shared.failureModeDeny, timeout: own.timeout ?? shared.timeout };
+    };
+    return { overrides: call(PlatformSource.Overrides), defaults: call(PlatformSource.Defaults) };
+}
+
+/** The platform's host assignments, checked: namespace names and Gateway hosts; undefined when none are given. */
+function teamHostsOf(given: unknown, problems: Problem[]): Record<string, string[]> | undefined {
+    if (given === undefined) return undefined;
+    if (typeof given !== "object" || given === null || Array.isArray(given)) {
+        problems.push({ key: "teamHosts", value: given, problem: "must be an object of namespace → hosts", fix: 'give e.g. { "team-b": ["b.example.com"] }' });
+        return undefined;
+    }
+    const owner = new Map<string, string>();
+    for (const [ns, hosts] of Object.entries(given)) {
+        problems.push(...dnsProblem(`teamHosts.${ns}`, ns, "label"));
+        if (!Array.isArray(hosts)) {
+            problems.push({ key: `teamHosts.${ns}`, value: hosts, problem: "must be a list of hosts", fix: 'give e.g. ["b.example.com"]' });
+            continue;
+        }
+        hosts.forEach((h, i) => {
+            if (typeof h !== "string" || !isGatewayHost(h))
+                problems.push({
+                    key: `teamHosts.${ns}[${i}]`,
+                    value: h,
+                    problem: "must be a Gateway host (a DNS name, `*.<domain>` or `*`)",
+                    fix: 'give e.g. "b.example.com"',
+                });
+            else if (owner.has(h) && owner.get(h) !== ns)
+                problems.push({
+                    key: `teamHosts.${ns}[${i}]`,
+                    value: h,
+                    problem: `is also assigned to namespace ${owner.get(h)}: a host has one team`,
+                    fix: `keep ${h} under one namespace`,
+                });
+            else owner.set(h, ns);
+        });
+    }
+    return given as Record<string, string[]>;
 }
 
 /** A rule name in both sources would make one dashboard series of two limits. */

@@ -13,6 +13,8 @@ import { PlannedOptions, argsError, planOrCompute } from "./arg-checks";
 import { checkedValues, deferInputs, withFillIn } from "./deferred-inputs";
 import { EnvoyFilter } from "./crds";
 import { claimListeners } from "./listener-claims";
+import { readUncoveredServers, uncoveredMessage } from "./platform-coverage";
+import { readForeignSwitches } from "./platform-switches";
 import { PlatformRateLimitArgs } from "./platform-ratelimit-args";
 import { PlatformRateLimitPlan, planPlatformRateLimit } from "./platform-ratelimit-plan";
 import { RateLimitMonitoring } from "./ratelimit-monitoring";
@@ -56,6 +58,11 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
             ]);
         }
         super("mesh-ratelimit:index:PlatformRateLimit", name, {}, withFillIn(options, values));
+        // Said at preview, refused nowhere: the servers on these pods no HTTP filter reaches.
+        for (const s of readUncoveredServers(plan.gatewayPodLabels, (m) => void pulumi.log.warn(m, this))) pulumi.log.warn(uncoveredMessage(s), this);
+        // And the teams' switches of the defaults on hosts they do not own (teams deployed before this platform).
+        const teamHosts = (args.teamHosts ?? {}) as Record<string, string[]>;
+        for (const m of readForeignSwitches(plan.filters[0]?.namespace ?? "", teamHosts, (w) => void pulumi.log.warn(w, this))) pulumi.log.warn(m, this);
         const settings = plan.service;
         const redis = deploysRedis(settings.redis) ? new Redis(`${name}-redis`, { settings }, { parent: this }) : undefined;
         // The service crash-loops while Redis is unreachable, so Redis comes first.
@@ -69,7 +76,7 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
         for (const f of plan.filters) {
             new EnvoyFilter(
                 `${name}-${f.name}`,
-                { metadata: { name: f.name, namespace: f.namespace, labels }, spec: f.spec },
+                { metadata: { name: f.name, namespace: f.namespace, labels, ...(f.annotations ? { annotations: f.annotations } : {}) }, spec: f.spec },
                 { parent: this, dependsOn: [service] },
             );
         }

@@ -8,6 +8,8 @@
  *   team A:   namespace team-a, host a.example.com, its GlobalRateLimit (the default layout and
  *             platformDefaults), its Gateway, VirtualService and Services
  *   other:    host other.example.com (namespace other), a Gateway and VirtualService, no limits of its own
+ *   team C:   host c.example.com on port 8443 of the same pods (namespace team-c), its own Gateway and
+ *             VirtualService: the overrides must reach it (listenerPorts [8080] places the defaults only)
  *
  * Writes <out>/platform/all.yaml, <out>/team/all.yaml, and <out>/model.json: what the listener MODEL
  * (gateway-model/listener.ts) read from these renders says each rate-limit filter reads on each
@@ -46,7 +48,15 @@ export async function renderPlatform(): Promise<K8sObject[]> {
         "platform",
         "istio",
     );
-    return [...hostObjects("other", "other.example.com", "other"), ...objects];
+    return [...hostObjects("other", "other.example.com", "other"), ...teamGatewayOn(TEAM_PORT), ...objects];
+}
+
+/** Another team's port on the same pods (xdscheck/platform_ports_test.go): team-c's own Gateway and VirtualService for c.example.com on 8443. */
+const TEAM_PORT = 8443;
+function teamGatewayOn(port: number): K8sObject[] {
+    return hostObjects("team-c", "c.example.com", "team-c").map((o) =>
+        o.kind === "Gateway" ? { ...o, spec: { ...o.spec, servers: o.spec.servers.map((sv: any) => ({ ...sv, port: { ...sv.port, number: port } })) } } : o,
+    );
 }
 
 export async function renderTeam(): Promise<K8sObject[]> {
@@ -64,6 +74,30 @@ export async function renderTeam(): Promise<K8sObject[]> {
         },
         "team-a",
         "istio",
+    );
+    return [...hostObjects("team-a", "a.example.com", "team-a"), ...objects];
+}
+
+/**
+ * Team A as the issue's rogue team (xdscheck/platform_ports_test.go TestPlatformRogueSwitch): one rule
+ * that matches nothing, and `allVirtualHosts: true` (no switch of the defaults on any host), or, the
+ * control, other.example.com in its virtualHosts (the switch there, which its preview refuses when
+ * it can read the cluster; under mocks nothing is read).
+ */
+export async function renderRogueTeam(listed: boolean): Promise<K8sObject[]> {
+    const { objects } = await registerComponents(
+        () => {
+            new GlobalRateLimit("a-limits", {
+                domain: "a",
+                gateway: listed
+                    ? { selector: GATEWAY_SELECTOR, namespace: "istio-system", virtualHosts: [`a.example.com:${PORT}`, `other.example.com:${PORT}`] }
+                    : { selector: GATEWAY_SELECTOR, namespace: "istio-system", allVirtualHosts: true },
+                namespace: "team-a",
+                rules: [{ name: "never", path: { exact: "/never-requested" }, requestsPerUnit: 1, unit: M }],
+            });
+        },
+        "team-a",
+        listed ? "rogue-listed" : "rogue-all",
     );
     return [...hostObjects("team-a", "a.example.com", "team-a"), ...objects];
 }
@@ -99,6 +133,8 @@ async function main(out: string): Promise<void> {
     };
     write("platform", platform);
     write("team", team);
+    write("team-all", await renderRogueTeam(false));
+    write("team-listed", await renderRogueTeam(true));
     const model = { both: modelReads([...platform, ...team]), teamOnly: modelReads(team) };
     fs.writeFileSync(path.join(out, "model.json"), JSON.stringify(model, null, 2));
 }

@@ -660,7 +660,11 @@ fi
 # overrides, the defaults filter disabled there; another host carries the defaults and the
 # overrides; the filters run overrides, team, defaults; the listener model read from the renders
 # agrees with the generated routes (TestPlatform). Without the platform's stack: only the team's
-# descriptors, the model agreeing (TestPlatformControl). ISTIO_CHECK_PLATFORM=0 skips the section.
+# descriptors, the model agreeing (TestPlatformControl). Team C's own Gateway on port 8443 of the
+# same pods meets the overrides there, the port-matched defaults only on 8080 (TestPlatformEveryPort).
+# The rogue team (a rule that matches nothing, allVirtualHosts) leaves the defaults on another
+# namespace's host; listing that host (what its preview refuses) switches them off (TestPlatformRogueSwitch).
+# ISTIO_CHECK_PLATFORM=0 skips the section.
 if [[ -n "$xdsbin" && "${ISTIO_CHECK_PLATFORM:-1}" != 0 ]]; then
   pf_t0=$(date +%s)
   pdir="$work/platform"

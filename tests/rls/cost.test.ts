@@ -30,6 +30,9 @@ const RULES: RateLimitRuleArgs[] = [
         cost: { responseHeader: "x-tokens-used" },
     },
     { name: "monthly", path: { prefix: "/monthly" }, requestsPerUnit: 1000, unit: LimitUnit.Month },
+    // One shared counter each (no per-client part): with maxCost, and the negative control without.
+    { name: "capped", path: { prefix: "/capped" }, requestsPerUnit: 100, unit: H, cost: { requestHeader: "x-cost", maxCost: 10 } },
+    { name: "uncapped", path: { prefix: "/uncapped" }, requestsPerUnit: 100, unit: H, cost: { requestHeader: "x-cost" } },
 ];
 
 const MONTH = 30 * 24 * 3600;
@@ -141,5 +144,32 @@ describe("rls: rule costs (request header, fixed, response at stream done) and t
         const jitter = Number(shop.sides[0]!.service.env.EXPIRATION_JITTER_MAX_SECONDS ?? 0);
         const { ttl } = await redisGet(keys[0]!);
         expect(ttl).to.be.within(MONTH - 5, MONTH + jitter);
+    });
+
+    it("negative control: without maxCost one refused request of cost 1,000,000 still adds it to the shared counter, and every other client is refused", async () => {
+        const big = await send("/uncapped", { headers: { "x-cost": "1000000", "x-client": "greedy" } });
+        expect(ruleOf(big, "uncapped")!.status.code).to.equal("OVER_LIMIT");
+        const keys = await counters("uncapped");
+        expect((await redisGet(keys[0]!)).value, "added although refused").to.equal("1000000");
+        const other = await send("/uncapped", { headers: { "x-client": "someone-else" } });
+        expect(ruleOf(other, "uncapped")!.status.code).to.equal("OVER_LIMIT");
+    });
+
+    it("maxCost 10: a request asking for 1,000,000 (or any number over 10, zero-padded or not) costs 10, and another client keeps the rest of the budget", async () => {
+        const big = await send("/capped", { headers: { "x-cost": "1000000", "x-client": "greedy" } });
+        expect(ruleOf(big, "capped")!.status.code).to.equal("OK");
+        expect(ruleOf(big, "capped")!.status.limitRemaining).to.equal(90);
+        expect(big.x.descriptors.find((d) => d.entries[0]!.value === "capped")!.hitsAddend).to.equal(10);
+        const remaining = [];
+        for (const cost of ["10", "11", "0010", "000000011", "999999999", "3"]) {
+            remaining.push(ruleOf(await send("/capped", { headers: { "x-cost": cost } }), "capped")!.status.limitRemaining);
+        }
+        expect(remaining).to.deep.equal([80, 70, 60, 50, 40, 37]);
+        // A request without the header still costs missingCost (1): leaving it out gains nothing either.
+        const other = await send("/capped", { headers: { "x-client": "someone-else" } });
+        expect(ruleOf(other, "capped")!.status.code).to.equal("OK");
+        expect(ruleOf(other, "capped")!.status.limitRemaining).to.equal(36);
+        const keys = await counters("capped");
+        expect((await redisGet(keys[0]!)).value).to.equal("64");
     });
 });

@@ -38,11 +38,14 @@ describe("a team's preview names the platform's overrides on its gateway (progra
         expect(platformOverridesMessages(platformInCluster(args), POD, 8080)[0]).to.include("fail closed");
     });
 
-    it("nothing to say: no platform, another gateway's pods, another listener port", () => {
+    it("nothing to say: no platform, another gateway's pods, an overrides filter (of an earlier release) on another listener port", () => {
         expect(platformOverridesMessages([], POD, 8080)).to.deep.equal([]);
         expect(platformOverridesMessages(undefined, POD, 8080)).to.deep.equal([]);
         expect(platformOverridesMessages(platformInCluster(), [{ istio: "eastwestgateway" }], 8080)).to.deep.equal([]);
+        // This release puts the overrides on every listener whatever listenerPorts says; an earlier one matched the port.
         const onPort = platformInCluster({ ...PLATFORM, gateway: { ...PLATFORM.gateway, listenerPorts: [8443] } });
+        expect(platformOverridesMessages(onPort, POD, 8080)).to.have.length(1);
+        for (const f of onPort) for (const p of f.spec.configPatches) p.match.listener = { ...p.match.listener, portNumber: 8443 };
         expect(platformOverridesMessages(onPort, POD, 8080)).to.deep.equal([]);
         expect(platformOverridesMessages(onPort, POD, 8443)).to.have.length(1);
     });

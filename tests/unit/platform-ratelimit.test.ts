@@ -212,9 +212,10 @@ describe("GlobalRateLimit's side of a platform (components/platform-defaults.ts)
         expect(offPatches({ ...TEAM, filterLayout: FilterLayout.Shared })).to.deep.equal([]);
     });
 
-    it("allVirtualHosts: the defaults off on every virtual host (the empty name)", () => {
-        const ps = offPatches({ ...TEAM, gateway: { ...GW, allVirtualHosts: true } }) as any[];
-        expect(ps.map((p) => p.match.routeConfiguration.vhost.name)).to.deep.equal([""]);
+    it("allVirtualHosts: the defaults off only on the hosts it lists, never on every virtual host (the empty name)", () => {
+        expect(offPatches({ ...TEAM, gateway: { ...GW, allVirtualHosts: true } })).to.deep.equal([]);
+        const listed = offPatches({ ...TEAM, gateway: { ...GW, allVirtualHosts: true, virtualHosts: ["a.example.com:8080"] } }) as any[];
+        expect(listed.map((p) => p.match.routeConfiguration.vhost.name)).to.deep.equal(["a.example.com:8080"]);
     });
 
     it("nothing a team writes is put under the overrides filter's name, in any layout or mode", () => {

@@ -7,6 +7,7 @@ import { expect } from "chai";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { checkRequestCost } from "../../builders/request-cost-checks";
 import { costEntries, responseCostPatches, responseCosts } from "../../builders/request-cost";
+import { upToPattern } from "../../builders/request-cost-args";
 import { LIMIT_UNIT_SECONDS, LimitUnit } from "../../builders/rule-args";
 import { compileGlobalLimits } from "../../builders/limits-plan";
 import { configYaml } from "../../builders/ratelimit-config";
@@ -97,7 +98,7 @@ describe("request cost: the checks (field, value, problem, fix)", () => {
                     key: "rules[0].cost.fixd",
                     value: 3,
                     problem: "is not a field of a cost",
-                    fix: "use one of fixed, requestHeader, responseHeader, missingCost",
+                    fix: "use one of fixed, requestHeader, responseHeader, missingCost, maxCost",
                 },
                 {
                     key: "rules[0].cost",
@@ -306,5 +307,63 @@ describe("request cost: the gateway model's addend (Envoy's reading of hits_adde
         );
         expect(text).to.contain("    cost: 0 (checked, not counted: the cost is counted after the response)");
         expect(text).to.contain("  after the response: rule=t, counted after the response: not known before (%X%)");
+    });
+});
+
+describe("request cost: maxCost, the bound of one request's header cost", () => {
+    const fullMatch = (pattern: string, text: string) => new RegExp(`^(?:${pattern})$`).test(text);
+
+    it("upToPattern(n) matches exactly the numbers 0..n (zero-padded too), checked for every number to 3n+10 and a sample up to 9 digits", () => {
+        for (const n of [1, 9, 10, 11, 19, 20, 99, 100, 101, 250, 1000, 1009]) {
+            const p = upToPattern(n);
+            for (let v = 0; v <= 3 * n + 10; v++) {
+                expect(fullMatch(p, String(v)), `${v} against ${n}`).to.equal(v <= n);
+                expect(fullMatch(p, `00${v}`), `00${v} against ${n}`).to.equal(v <= n);
+            }
+        }
+        const p = upToPattern(987654321);
+        for (const [v, inside] of [
+            ["987654321", true],
+            ["987654322", false],
+            ["987654320", true],
+            ["99999999", true],
+            ["999999999", false],
+        ] as const)
+            expect(fullMatch(p, v), v).to.equal(inside);
+        // Control: a pattern that ignored the bound (any digits) would let 11 through against 10.
+        expect(fullMatch("[0-9]{1,9}", "11")).to.equal(true);
+        expect(fullMatch(upToPattern(10), "11")).to.equal(false);
+    });
+
+    it("the entries: a number up to maxCost as sent, a larger number as maxCost, anything else as missingCost (three exclusive forms)", () => {
+        const entry = { actions: [{ generic_key: { descriptor_key: "rule", descriptor_value: "t" } }] };
+        const digits = { name: "x-cost", safe_regex_match: { google_re2: {}, regex: "[0-9]{1,9}" } };
+        const upTo = { name: "x-cost", safe_regex_match: { google_re2: {}, regex: upToPattern(10) } };
+        const hvm = (headers: unknown[]) => [{ header_value_match: { descriptor_key: "rule", descriptor_value: "t", headers } }];
+        expect(costEntries({ requestHeader: "x-cost", maxCost: 10 }, [entry])).to.deep.equal([
+            { actions: hvm([digits, upTo]), hits_addend: { format: "%REQ(x-cost)%" } },
+            { actions: hvm([digits, { ...upTo, invert_match: true }]), hits_addend: { number: 10 } },
+            { actions: hvm([{ ...digits, invert_match: true, treat_missing_header_as_empty: true }]), hits_addend: { number: 1 } },
+        ]);
+    });
+
+    const refused: [string, unknown, string, RegExp][] = [
+        ["maxCost with a response cost", { responseHeader: "x-tokens-used", maxCost: 10 }, "applies only to requestHeader", /per client/],
+        ["maxCost with a fixed cost", { fixed: 5, maxCost: 10 }, "applies only to requestHeader", /remove maxCost/],
+        ["maxCost 0", { requestHeader: "x-cost", maxCost: 0 }, "must be a whole number from 1 to 999999999", /e\.g\. 10/],
+        ["maxCost a fraction", { requestHeader: "x-cost", maxCost: 2.5 }, "must be a whole number from 1 to 999999999", /e\.g\. 10/],
+        ["maxCost below missingCost", { requestHeader: "x-cost", missingCost: 20, maxCost: 10 }, "is below missingCost (20)", /at least 20/],
+    ];
+    for (const [what, cost, problem, fix] of refused) {
+        it(`refuses ${what}, under rules[0].cost.maxCost`, () => {
+            const ps = problemsOf(cost);
+            expect(ps.map((p) => p.key)).to.deep.equal(["rules[0].cost.maxCost"]);
+            expect(ps[0]!.problem).to.include(problem);
+            expect(ps[0]!.fix).to.match(fix);
+        });
+    }
+
+    it("control: maxCost 10 with a request header and the default missingCost is accepted", () => {
+        expect(problemsOf({ requestHeader: "x-cost", maxCost: 10 })).to.deep.equal([]);
     });
 });

@@ -99,9 +99,14 @@ func pfLoad(t *testing.T, withPlatform bool) *pfGenerated {
 
 // pfFilters: the rate-limit filters of listener 0.0.0.0_8080, in chain order.
 func pfFilters(ls []*listenerv3.Listener) ([]pfFilter, error) {
-	l := findListener(ls, mtListener)
+	return pfFiltersOn(ls, mtListener)
+}
+
+// pfFiltersOn: the rate-limit filters of the listener named, in chain order.
+func pfFiltersOn(ls []*listenerv3.Listener, listener string) ([]pfFilter, error) {
+	l := findListener(ls, listener)
 	if l == nil {
-		return nil, fmt.Errorf("no listener %s; have %v", mtListener, listenerNames(ls))
+		return nil, fmt.Errorf("no listener %s; have %v", listener, listenerNames(ls))
 	}
 	for _, fc := range l.FilterChains {
 		h := hcmOf(fc)
@@ -121,7 +126,7 @@ func pfFilters(ls []*listenerv3.Listener) ([]pfFilter, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("no HTTP connection manager on %s", mtListener)
+	return nil, fmt.Errorf("no HTTP connection manager on %s", listener)
 }
 
 // pfReads: whether the filter is disabled on the route, and the rate_limits entries it reads there.
