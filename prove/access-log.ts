@@ -32,6 +32,8 @@ export interface LogRequest {
     xForwardedFor?: string;
     /** The upstream cluster (`outbound|<port>||<service>.<namespace>.svc.cluster.local`). */
     upstream?: string;
+    /** Request headers the log recorded (names in lower case), as a custom format's `%REQ(...)%` gives them. */
+    headers?: Record<string, string>;
     /** The status the log recorded (what happened then, not what the model decides now). */
     loggedStatus?: number;
 }

@@ -1,8 +1,9 @@
 /**
  * The text `mesh-ratelimit explain` and `replay` print. Pure.
  */
-import { ProgramExplanation, ProgramReplay } from "./api";
-import { ReplayResult } from "./replay";
+import { CHANGED_KEPT, ProgramExplanation, ProgramReplay } from "./api";
+import { BAD_LINES_KEPT } from "./log-table";
+import { ReplayResult, verdictOf } from "./replay";
 import { Decision } from "./simulate";
 
 /** How headers are spelt on the wire in the output (names are case-insensitive in HTTP). */
@@ -51,8 +52,32 @@ export function formatDecision(d: Decision, n: number): string {
     return out.join("\n");
 }
 
-/** The whole explain output. */
-export function formatExplanation(x: ProgramExplanation): string {
+/** How many decisions explain prints without --detail. */
+export const DECISIONS_SHOWN = 20;
+
+/** Per rule (or pre-limit / local bucket): the requests it counted, those it refused and the first refused. */
+function explainSummary(x: ProgramExplanation): string[] {
+    const rules = new Map<string, { counted: number; refused: number; first?: number }>();
+    const of = (name: string) => rules.get(name) ?? rules.set(name, { counted: 0, refused: 0 }).get(name)!;
+    x.decisions.forEach((d, i) => {
+        const v = verdictOf(d);
+        for (const r of v.counted) of(r).counted++;
+        if (!v.refusedBy) return;
+        const r = of(v.refusedBy);
+        if (!v.counted.includes(v.refusedBy)) r.counted++;
+        r.refused++;
+        r.first ??= i + 1;
+    });
+    const refused = x.decisions.filter((d) => !d.allowed).length;
+    const out = [`Summary: ${x.decisions.length} requests, ${refused} refused`];
+    if (!rules.size) out.push("  no rule counted any request");
+    for (const [name, r] of rules)
+        out.push(`  rule ${name}: ${r.counted} requests, ${r.refused} refused${r.first !== undefined ? `, first refused: request #${r.first}` : ""}`);
+    return out;
+}
+
+/** The whole explain output: the program's gateways and buckets, the summary, then each decision (the first DECISIONS_SHOWN without `detail`). */
+export function formatExplanation(x: ProgramExplanation, detail = true): string {
     const out = [`Model of the program ${x.main} (no Envoy runs here; docs/explain-and-replay.md says what is modelled)`];
     if (!x.gateways.length) out.push("No gateway: the program holds no rate-limit filter on a gateway.");
     for (const g of x.gateways)
@@ -61,14 +86,16 @@ export function formatExplanation(x: ProgramExplanation): string {
         out.push(
             `Local bucket: EnvoyFilter ${b.envoyFilter} on pods ${JSON.stringify(b.selector)} port ${b.port}: ${b.maxTokens} tokens, ${b.tokensPerFill} per ${b.fillSeconds} s`,
         );
-    out.push("");
-    x.decisions.forEach((d, i) => out.push(formatDecision(d, i + 1), ""));
+    out.push(...explainSummary(x), "");
+    const shown = detail ? x.decisions : x.decisions.slice(0, DECISIONS_SHOWN);
+    shown.forEach((d, i) => out.push(formatDecision(d, i + 1), ""));
+    if (shown.length < x.decisions.length) out.push(`... ${x.decisions.length - shown.length} more requests: --detail prints every one, --json gives them all`);
     return out.join("\n");
 }
 
 function summaryLines(r: ReplayResult): string[] {
     const out = [
-        `${r.lines} lines: ${r.requests} requests replayed, ${r.bad.length} bad lines, ${r.blank} blank${r.outOfOrder ? `; ${r.outOfOrder} lines earlier than the one above them (replayed in time order)` : ""}`,
+        `${r.lines} lines: ${r.requests} requests replayed, ${r.badCount} bad lines (not replayed), ${r.blank} blank${r.outOfOrder ? `; ${r.outOfOrder} lines earlier than the one above them (replayed in time order)` : ""}`,
         `refused: ${r.refused} of ${r.requests} (${r.refusedPercent.toFixed(2)} %)`,
     ];
     if (!r.rules.length) out.push("no rule counted any request");
@@ -85,17 +112,18 @@ function summaryLines(r: ReplayResult): string[] {
 /** The whole replay output. */
 export function formatReplay(r: ProgramReplay): string {
     const out = summaryLines(r);
-    if (r.bad.length) {
-        out.push(`bad lines (${r.bad.length}, not replayed):`);
+    if (r.badCount) {
+        out.push(`bad lines (${r.badCount}, not replayed):`);
         for (const b of r.bad.slice(0, 20)) out.push(`    line ${b.line}: ${b.reason}`);
-        if (r.bad.length > 20) out.push(`    ... and ${r.bad.length - 20} more (--json lists them all)`);
+        if (r.badCount > 20) out.push(`    ... and ${r.badCount - 20} more (--json lists the first ${BAD_LINES_KEPT})`);
     }
     if (r.compared && r.changed) {
         out.push("", "compared program:", ...summaryLines(r.compared).map((l) => `  ${l}`));
-        out.push(`decisions that change: ${r.changed.length}`);
+        out.push(`decisions that change: ${r.changedCount ?? r.changed.length}, of which ${r.newRefusals ?? 0} newly refused`);
         for (const c of r.changed.slice(0, 50))
             out.push(`    line ${c.line}: ${c.method} ${c.path}${c.clientAddress ? ` from ${c.clientAddress}` : ""}: ${c.before} -> ${c.after}`);
-        if (r.changed.length > 50) out.push(`    ... and ${r.changed.length - 50} more (--json lists them all)`);
+        const total = r.changedCount ?? r.changed.length;
+        if (total > 50) out.push(`    ... and ${total - 50} more (--json lists the first ${CHANGED_KEPT})`);
     }
     return out.join("\n");
 }

@@ -1,0 +1,122 @@
+/**
+ * The requests of an access log held in columns, so that a log of millions of lines takes tens of
+ * megabytes: each request is a time, a line number and numbers standing for its strings (method,
+ * path, host, client address, X-Forwarded-For, upstream, request headers), each distinct string
+ * kept once. A request is rebuilt as a LogRequest when the replay reaches it.
+ */
+import { BadLine, isBadLine, LogRequest, parseLogLine } from "./access-log";
+import { LineSink } from "./log-input";
+
+/** Distinct strings, each kept once as its own copy (not a slice of the line it was read from); id 0 is "none". */
+class Strings {
+    private readonly ids = new Map<string, number>();
+    readonly values: (string | undefined)[] = [undefined];
+
+    id(s: string | undefined): number {
+        if (s === undefined) return 0;
+        let i = this.ids.get(s);
+        if (i === undefined) {
+            const own = Buffer.from(s, "utf8").toString("utf8");
+            i = this.values.length;
+            this.values.push(own);
+            this.ids.set(own, i);
+        }
+        return i;
+    }
+}
+
+const FIELDS = ["method", "path", "host", "clientAddress", "xForwardedFor", "upstream", "headers"] as const;
+type Field = (typeof FIELDS)[number];
+
+function grow<T extends Float64Array | Uint32Array>(a: T, size: number): T {
+    const b = new (a.constructor as new (n: number) => T)(size);
+    b.set(a);
+    return b;
+}
+
+export class LogTable {
+    private readonly strings = new Strings();
+    private time = new Float64Array(1024);
+    private lineNo = new Uint32Array(1024);
+    private cols: Record<Field, Uint32Array> = Object.fromEntries(FIELDS.map((f) => [f, new Uint32Array(1024)])) as Record<Field, Uint32Array>;
+    size = 0;
+    /** Requests whose time is earlier than the request read before them. */
+    outOfOrder = 0;
+
+    add(r: LogRequest): void {
+        const i = this.size++;
+        if (i === this.time.length) {
+            const n = this.time.length * 2;
+            this.time = grow(this.time, n);
+            this.lineNo = grow(this.lineNo, n);
+            for (const f of FIELDS) this.cols[f] = grow(this.cols[f], n);
+        }
+        if (i > 0 && r.timeMs < this.time[i - 1]!) this.outOfOrder++;
+        this.time[i] = r.timeMs;
+        this.lineNo[i] = r.line;
+        this.cols.method[i] = this.strings.id(r.method);
+        this.cols.path[i] = this.strings.id(r.path);
+        this.cols.host[i] = this.strings.id(r.host);
+        this.cols.clientAddress[i] = this.strings.id(r.clientAddress);
+        this.cols.xForwardedFor[i] = this.strings.id(r.xForwardedFor);
+        this.cols.upstream[i] = this.strings.id(r.upstream);
+        this.cols.headers[i] = this.strings.id(r.headers ? JSON.stringify(r.headers) : undefined);
+    }
+
+    /** The request at row `i`. */
+    at(i: number): LogRequest {
+        const v = (f: Field) => this.strings.values[this.cols[f][i]!];
+        const r: LogRequest = { line: this.lineNo[i]!, timeMs: this.time[i]!, method: v("method")!, path: v("path")! };
+        for (const f of ["host", "clientAddress", "xForwardedFor", "upstream"] as const) {
+            const s = v(f);
+            if (s !== undefined) r[f] = s;
+        }
+        const h = v("headers");
+        if (h !== undefined) r.headers = JSON.parse(h);
+        return r;
+    }
+
+    /** The rows in time order (a stable order: requests of one instant keep the log's order). */
+    order(): Uint32Array {
+        const idx = new Uint32Array(this.size);
+        for (let i = 0; i < this.size; i++) idx[i] = i;
+        if (!this.outOfOrder) return idx;
+        const t = this.time;
+        return idx.sort((a, b) => t[a]! - t[b]! || a - b);
+    }
+}
+
+/** How many bad lines are kept with their number, reason and text (all are counted). */
+export const BAD_LINES_KEPT = 100;
+
+/** A log read: its requests, its bad lines (the first BAD_LINES_KEPT, and how many in all), its blank lines. */
+export interface ReadLog {
+    table: LogTable;
+    bad: BadLine[];
+    badCount: number;
+    blank: number;
+    lines: number;
+}
+
+/** An empty ReadLog and the sink that fills it from lines. */
+export function logReader(): { log: ReadLog; sink: LineSink } {
+    const log: ReadLog = { table: new LogTable(), bad: [], badCount: 0, blank: 0, lines: 0 };
+    const bad = (b: BadLine) => {
+        log.badCount++;
+        if (log.bad.length < BAD_LINES_KEPT) log.bad.push(b);
+    };
+    const sink: LineSink = {
+        line(text, n) {
+            log.lines = n;
+            const r = parseLogLine(text, n);
+            if (r === undefined) log.blank++;
+            else if (isBadLine(r)) bad(r);
+            else log.table.add(r);
+        },
+        bad(n, reason, head) {
+            log.lines = n;
+            bad({ line: n, reason, text: head });
+        },
+    };
+    return { log, sink };
+}
