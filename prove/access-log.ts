@@ -54,10 +54,15 @@ export interface ParsedLog {
 
 const dash = (v: string | undefined) => (v === undefined || v === "-" || v === "" ? undefined : v);
 
+/** An IPv4 address written as the model writes it (no leading zeros), with an optional port: the common case, read without parsing. */
+const PLAIN_IPV4 = /^((?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})(?::\d{1,5})?$/;
+
 /** `ip:port` or `[ipv6]:port` (or a bare address) → the address; undefined when it is none. */
 export function addressOf(s: string | undefined): string | undefined {
     const v = dash(s);
     if (v === undefined) return undefined;
+    const plain = PLAIN_IPV4.exec(v);
+    if (plain) return plain[1];
     const bracket = /^\[([^\]]+)\](?::\d+)?$/.exec(v);
     const candidate = bracket ? bracket[1]! : parseIp(v) ? v : v.replace(/:\d+$/, "");
     return parseIp(candidate) ? candidate : undefined;

@@ -6,7 +6,6 @@
  * request shape, not once per client. A shorter IPv4 mask (a client prefix or CIDR) makes the plan
  * depend on the address itself: such programs, and IPv6 clients, are planned per client.
  */
-import { formatIp, parseIp } from "../builders/client-cidr";
 import { K8sObject } from "../lib/k8s-object";
 import { DescriptorExplanation, Entry, field } from "../gateway-model/model";
 
@@ -29,10 +28,13 @@ export function plansShareable(objects: K8sObject[]): boolean {
     return maskedActions(objects).every((a) => (field(a, "v4_prefix_mask_len") ?? 32) === 32);
 }
 
+const OCTET = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
+/** A dotted quad without leading zeros: the form the model writes an IPv4 address in. */
+const CANONICAL_IPV4 = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`);
+
 /** Whether a client's plan is the shared one with its address swapped in: an IPv4 address written as the model writes it. */
 export function sharesPlan(client: string): boolean {
-    const a = parseIp(client);
-    return a !== undefined && a.family === 4 && formatIp(a) === client;
+    return CANONICAL_IPV4.test(client);
 }
 
 /** A plan's parts that hold a client's address. */

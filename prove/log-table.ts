@@ -1,8 +1,8 @@
 /**
  * The requests of an access log held in columns, so that a log of millions of lines takes tens of
- * megabytes: each request is a time, a line number and numbers standing for its strings (method,
- * path, host, client address, X-Forwarded-For, upstream, request headers), each distinct string
- * kept once. A request is rebuilt as a LogRequest when the replay reaches it.
+ * megabytes: each request is a time, a line number, its client address and its shape (method,
+ * path, host, X-Forwarded-For, upstream, request headers), the last two as numbers standing for
+ * strings each kept once. A request is rebuilt as a LogRequest when the replay reaches it.
  */
 import { BadLine, isBadLine, LogRequest, parseLogLine } from "./access-log";
 import { LineSink } from "./log-input";
@@ -25,8 +25,9 @@ class Strings {
     }
 }
 
-const FIELDS = ["method", "path", "host", "clientAddress", "xForwardedFor", "upstream", "headers"] as const;
-type Field = (typeof FIELDS)[number];
+/** The parts of a request other than its time, line and client, joined: a log repeats few of them. */
+const SHAPE = ["method", "path", "host", "xForwardedFor", "upstream"] as const;
+const SEP = "\u0001";
 
 function grow<T extends Float64Array | Uint32Array>(a: T, size: number): T {
     const b = new (a.constructor as new (n: number) => T)(size);
@@ -38,7 +39,9 @@ export class LogTable {
     private readonly strings = new Strings();
     private time = new Float64Array(1024);
     private lineNo = new Uint32Array(1024);
-    private cols: Record<Field, Uint32Array> = Object.fromEntries(FIELDS.map((f) => [f, new Uint32Array(1024)])) as Record<Field, Uint32Array>;
+    /** The id of the request's shape: SHAPE's fields and its headers' JSON, joined by SEP. */
+    private shape = new Uint32Array(1024);
+    private client = new Uint32Array(1024);
     size = 0;
     /** Requests whose time is earlier than the request read before them. */
     outOfOrder = 0;
@@ -46,33 +49,30 @@ export class LogTable {
     add(r: LogRequest): void {
         const i = this.size++;
         if (i === this.time.length) {
-            const n = this.time.length * 2;
+            const n = Math.ceil(this.time.length * 1.5);
             this.time = grow(this.time, n);
             this.lineNo = grow(this.lineNo, n);
-            for (const f of FIELDS) this.cols[f] = grow(this.cols[f], n);
+            this.shape = grow(this.shape, n);
+            this.client = grow(this.client, n);
         }
         if (i > 0 && r.timeMs < this.time[i - 1]!) this.outOfOrder++;
         this.time[i] = r.timeMs;
         this.lineNo[i] = r.line;
-        this.cols.method[i] = this.strings.id(r.method);
-        this.cols.path[i] = this.strings.id(r.path);
-        this.cols.host[i] = this.strings.id(r.host);
-        this.cols.clientAddress[i] = this.strings.id(r.clientAddress);
-        this.cols.xForwardedFor[i] = this.strings.id(r.xForwardedFor);
-        this.cols.upstream[i] = this.strings.id(r.upstream);
-        this.cols.headers[i] = this.strings.id(r.headers ? JSON.stringify(r.headers) : undefined);
+        const shape = `${r.method}${SEP}${r.path}${SEP}${r.host ?? ""}${SEP}${r.xForwardedFor ?? ""}${SEP}${r.upstream ?? ""}${SEP}${r.headers ? JSON.stringify(r.headers) : ""}`;
+        this.shape[i] = this.strings.id(shape);
+        this.client[i] = this.strings.id(r.clientAddress);
     }
 
     /** The request at row `i`. */
     at(i: number): LogRequest {
-        const v = (f: Field) => this.strings.values[this.cols[f][i]!];
-        const r: LogRequest = { line: this.lineNo[i]!, timeMs: this.time[i]!, method: v("method")!, path: v("path")! };
-        for (const f of ["host", "clientAddress", "xForwardedFor", "upstream"] as const) {
-            const s = v(f);
-            if (s !== undefined) r[f] = s;
-        }
-        const h = v("headers");
-        if (h !== undefined) r.headers = JSON.parse(h);
+        const parts = this.strings.values[this.shape[i]!]!.split(SEP);
+        const r: LogRequest = { line: this.lineNo[i]!, timeMs: this.time[i]!, method: parts[0]!, path: parts[1]! };
+        SHAPE.forEach((f, k) => {
+            if (k > 1 && parts[k]) r[f as "host"] = parts[k];
+        });
+        const client = this.strings.values[this.client[i]!];
+        if (client !== undefined) r.clientAddress = client;
+        if (parts[5]) r.headers = JSON.parse(parts[5]);
         return r;
     }
 
