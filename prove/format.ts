@@ -24,12 +24,17 @@ function refusal(d: Decision): string {
 }
 
 /** The lines of one decision. */
-export function formatDecision(d: Decision, n: number): string {
+export function formatDecision(d: Decision, n: number, standIns: ReadonlySet<string> = new Set()): string {
     const r = d.request;
     const out = [`#${n} ${r.method ?? "GET"} ${r.path}${r.host ? ` (host ${r.host})` : ""}${r.clientAddress ? ` from ${r.clientAddress}` : ""}`];
     out.push(`  decision: ${d.allowed ? "ALLOWED" : refusal(d)}`);
     if (d.gateway) out.push(`  gateway: ${d.gateway}, virtual host ${d.virtualHost}${d.route ? `, route ${d.route}` : ""}`);
-    if (!d.descriptors.length && d.gateway && d.route) out.push("  descriptors: none (no rule applies to this request; nothing is counted)");
+    if (!d.descriptors.length && d.gateway && d.route)
+        out.push(
+            standIns.has(d.gateway)
+                ? "  descriptors: none (no rule applies to this request; nothing is counted). The program does not declare this gateway's VirtualService, so a rule on a named route can never match here: declare the VirtualService in the program to model such rules"
+                : "  descriptors: none (no rule applies to this request; nothing is counted)",
+        );
     for (const c of d.descriptors) {
         const entries = c.entries.map((e) => `${e.key}=${e.value}`).join(", ");
         const limit = c.limit
@@ -46,7 +51,11 @@ export function formatDecision(d: Decision, n: number): string {
     const names = Object.keys(d.response.headers);
     for (const k of names) out.push(`    ${SPELLING[k] ?? k}: ${d.response.headers[k]}`);
     if (!names.some((k) => k === "retry-after") && d.response.status === 429)
-        out.push("    (no Retry-After: Envoy's rate-limit filter sends none; X-RateLimit-Reset gives the seconds to wait)");
+        out.push(
+            names.includes("x-ratelimit-reset")
+                ? "    (no Retry-After: Envoy's rate-limit filter sends none; X-RateLimit-Reset gives the seconds to wait)"
+                : "    (no Retry-After and no X-RateLimit-Reset: the filter that refused sends neither, so the client is not told when to retry)",
+        );
     if (d.response.status === 429) out.push(`    body: ${d.response.body ? JSON.stringify(d.response.body) : "(empty)"}`);
     for (const note of d.notes) out.push(`  note: ${note}`);
     return out.join("\n");
@@ -88,7 +97,8 @@ export function formatExplanation(x: ProgramExplanation, detail = true): string 
         );
     out.push(...explainSummary(x), "");
     const shown = detail ? x.decisions : x.decisions.slice(0, DECISIONS_SHOWN);
-    shown.forEach((d, i) => out.push(formatDecision(d, i + 1), ""));
+    const standIns = new Set(x.gateways.filter((g) => g.standIn).map((g) => g.name));
+    shown.forEach((d, i) => out.push(formatDecision(d, i + 1, standIns), ""));
     if (shown.length < x.decisions.length) out.push(`... ${x.decisions.length - shown.length} more requests: --detail prints every one, --json gives them all`);
     return out.join("\n");
 }

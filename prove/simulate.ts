@@ -103,6 +103,13 @@ export function ruleOf(entries: Entry[], limit?: AppliedLimit): string {
     return limit?.entry ?? entries.map((e) => `${e.key}=${e.value}`).join(", ");
 }
 
+/** Why no gateway serves a request, and what to do. */
+function noGatewayNote(gateways: number, host: string | undefined): string {
+    if (!gateways)
+        return "the program holds no rate-limit filter on a gateway: no limit of this program applies (does it create a GlobalRateLimit or MeshRateLimit?)";
+    return `no gateway of the program serves host ${host}: no limit of this program applies (--host names a host of the program's gateways)`;
+}
+
 /** Request plans kept at most (a log's distinct request shapes beyond it are planned again). */
 const PLAN_CACHE_SIZE = 200_000;
 
@@ -219,7 +226,7 @@ export class Simulator {
         let p = this.plans.get(key);
         if (p) return p;
         const found = gatewayFor(this.gateways, r.host);
-        if (!found) p = { notes: [`no gateway of the program serves host ${r.host}: no limit of this program applies`] };
+        if (!found) p = { notes: [noGatewayNote(this.gateways.length, r.host)] };
         else {
             const s = this.state(found.gateway, r.host);
             const request: ModelRequest = {
