@@ -4,6 +4,7 @@
 import { parseIp } from "../builders/client-cidr";
 import { METHOD_TOKEN } from "../builders/request-match";
 import { ExplainRequest } from "./api";
+import { MAX_LINE_BYTES } from "./log-input";
 
 /** A command line that cannot be run: the message says what is wrong and how to write it. */
 export class UsageError extends Error {}
@@ -58,7 +59,7 @@ package's version.
 
 ${EXIT_TABLE}`,
     explain: `usage: mesh-ratelimit explain --program <dir> [--method M] [--header k=v]... [--client-address ip]
-                              [--host h] [--upstream svc.ns:port] [--stack name] [--set k=v]... [--json] <path>...
+                              [--host h] [--upstream svc.ns:port] [--stack name] [--set k=v]... [--json] [--detail] <path>...
 
 For each request path, in order: the decision (allowed, or refused and by what: the gateway's
 pre-limit, a rule at the rate-limit service, or a workload's local bucket), the descriptors and
@@ -83,12 +84,13 @@ client, then another client's POST, then a GET); written after the last path, to
   <path>...             request paths, each starting with '/', query included.
 
 ${EXIT_TABLE}`,
-    replay: `usage: mesh-ratelimit replay --program <dir> [--compare <dir>] [--max-refused <percent>]
+    replay: `usage: mesh-ratelimit replay --program <dir> [--compare <dir>] [--max-refused <percent>] [--max-new-refusals <n>]
                              [--stack name] [--set k=v]... [--json] <access log>
 
 Replays an access log through the program: the requests in the order of their timestamps, each
 rule's fixed windows taken from those times. Prints per rule: requests, refused, the keys most
-refused and the first refused line. Bad lines are counted and listed by number with the reason.
+refused and the first refused line. Bad lines (a line over ${MAX_LINE_BYTES.toLocaleString("en")} bytes, NUL bytes, a format not
+read) are never replayed: counted, and listed by number with the reason.
 
 Formats read, line by line: Istio's default text format, Envoy's default text format, and JSON
 lines with Istio's JSON keys (start_time, method, path, authority, downstream_remote_address,
@@ -101,7 +103,7 @@ ${COMMON}
                         (by --compare's program when given, else by --program's). Defaults to no gate.
   --max-new-refusals <n>  with --compare: exit with status 3 when more than n requests that --program
                         allows are refused by --compare's program. Defaults to no gate.
-  <access log>          the log file ('-' reads standard input).
+  <access log>          the log file.
 
 ${EXIT_TABLE}`,
 };
