@@ -186,6 +186,23 @@ function jsonLine(text: string, line: number): LogRequest | BadLine {
     return problem ? bad(problem) : r;
 }
 
+/** The request of fields read by a custom format (prove/log-format.ts), checked as every format's are. */
+export function parsedRequest(
+    f: { time: string; method: string; path: string; host?: string; client?: string; xff?: string; upstream?: string; headers?: Record<string, string> },
+    text: string,
+    line: number,
+): LogRequest | BadLine {
+    const r: LogRequest = { line, timeMs: timeOf(f.time), method: f.method, path: f.path };
+    if (f.host) r.host = f.host;
+    const client = addressOf(f.client);
+    if (client) r.clientAddress = client;
+    if (f.xff) r.xForwardedFor = f.xff;
+    if (f.upstream) r.upstream = f.upstream;
+    if (f.headers) r.headers = f.headers;
+    const problem = problemOf(r, f.time);
+    return problem ? { line, reason: problem, text: text.slice(0, 200) } : r;
+}
+
 /** One log line of either format; undefined for a blank line. */
 export function parseLogLine(text: string, line: number): LogRequest | BadLine | undefined {
     const s = text.trim();

@@ -5,6 +5,7 @@
  */
 import { LineSink, LogInputError, readLogFile, splitText } from "./log-input";
 import { logReader, ReadLog } from "./log-table";
+import { FormatReader, formatReader } from "./log-format";
 import { renderProgram, RenderProgramOptions } from "./program-runner";
 import { changedDecision, ChangedDecision, ReplayResult, requestOfLine, Tally, verdictOf } from "./replay";
 import { Decision, ProveRequest, Simulator } from "./simulate";
@@ -47,6 +48,8 @@ export async function explainProgram(dir: string, requests: ExplainRequest[], op
 export interface ReplayOptions extends RenderProgramOptions {
     /** The program being proposed: the requests whose decision changes from `dir`'s are listed. */
     compare?: string;
+    /** The Envoy access log format the log was written with (text, or a JSON object of keys to operators). Defaults to Istio's and Envoy's default formats and Istio's JSON keys. */
+    logFormat?: string;
 }
 
 /** How many changed decisions are kept with their line (all are counted). */
@@ -80,7 +83,13 @@ export function replayLogFile(dir: string, file: string, opts: ReplayOptions = {
 }
 
 async function replaySource(dir: string, source: LineSource, opts: ReplayOptions): Promise<ProgramReplay> {
-    const { log, sink } = logReader();
+    let reader: FormatReader | undefined;
+    try {
+        reader = opts.logFormat !== undefined ? formatReader(opts.logFormat) : undefined;
+    } catch (e) {
+        throw new LogInputError((e as Error).message);
+    }
+    const { log, sink } = logReader(reader);
     source(sink);
     if (!log.table.size) throw new LogInputError(noRequestReason(log));
     const program = await renderProgram(dir, opts);

@@ -103,6 +103,9 @@ ${COMMON}
                         (by --compare's program when given, else by --program's). Defaults to no gate.
   --max-new-refusals <n>  with --compare: exit with status 3 when more than n requests that --program
                         allows are refused by --compare's program. Defaults to no gate.
+  --log-format <format> the Envoy access log format the gateway wrote the log with (its
+                        accessLogFormat: text, or a JSON object of keys to %OPERATOR%s), so a
+                        %REQ(name)% header is replayed per value. Defaults to the formats above.
   <access log>          the log file.
 
 ${EXIT_TABLE}`,
@@ -119,12 +122,12 @@ export type Command =
     | { command: "help"; topic: keyof typeof HELP }
     | { command: "version" }
     | (Common & { command: "explain"; requests: ExplainRequest[]; detail: boolean })
-    | (Common & { command: "replay"; log: string; compare?: string; maxRefused?: number; maxNewRefusals?: number });
+    | (Common & { command: "replay"; log: string; compare?: string; maxRefused?: number; maxNewRefusals?: number; logFormat?: string });
 
 /** Flags that take a value, per command. */
 const VALUE_FLAGS = {
     explain: ["--program", "--stack", "--set", "--method", "--header", "--client-address", "--host", "--upstream"],
-    replay: ["--program", "--stack", "--set", "--compare", "--max-refused", "--max-new-refusals"],
+    replay: ["--program", "--stack", "--set", "--compare", "--max-refused", "--max-new-refusals", "--log-format"],
 };
 
 function keyValue(flag: string, v: string): [string, string] {
@@ -228,6 +231,7 @@ export function parseCommand(argv: string[]): Command {
     if (maxRefused !== undefined && maxRefused > 100) throw new UsageError(`--max-refused takes a percentage from 0 to 100, got '${maxRefused}'`);
     const maxNewRefusals = gateValue(f, "--max-new-refusals", /^\d+$/, "a whole number of requests, such as 0");
     const compare = f.values.get("--compare")?.at(-1);
+    const logFormat = f.values.get("--log-format")?.at(-1);
     if (maxNewRefusals !== undefined && !compare)
         throw new UsageError("--max-new-refusals counts the requests --compare's program refuses that --program's allows: give --compare <dir> too");
     return {
@@ -237,6 +241,7 @@ export function parseCommand(argv: string[]): Command {
         ...(compare ? { compare } : {}),
         ...(maxRefused !== undefined ? { maxRefused } : {}),
         ...(maxNewRefusals !== undefined ? { maxNewRefusals } : {}),
+        ...(logFormat !== undefined ? { logFormat } : {}),
     };
 }
 

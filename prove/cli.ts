@@ -36,7 +36,8 @@ export function gateFailures(c: { maxRefused?: number; maxNewRefusals?: number }
 
 async function replay(c: Extract<Command, { command: "replay" }>, render: { stack?: string; config: Record<string, string> }): Promise<number> {
     checkLogFile(c.log);
-    const r = await replayLogFile(c.program, c.log, { ...render, ...(c.compare ? { compare: c.compare } : {}) }).catch((e) => {
+    const opts = { ...render, ...(c.compare ? { compare: c.compare } : {}), ...(c.logFormat !== undefined ? { logFormat: c.logFormat } : {}) };
+    const r = await replayLogFile(c.program, c.log, opts).catch((e) => {
         throw e instanceof LogInputError ? new LogInputError(e.message.replace("the access log:", `the access log ${c.log}:`)) : e;
     });
     emitLine(c.json ? JSON.stringify(r, null, 2) : formatReplay(r));

@@ -6,6 +6,7 @@
  */
 import { BadLine, isBadLine, LogRequest, parseLogLine } from "./access-log";
 import { LineSink } from "./log-input";
+import { FormatReader } from "./log-format";
 
 /** Distinct strings, each kept once as its own copy (not a slice of the line it was read from); id 0 is "none". */
 class Strings {
@@ -98,8 +99,8 @@ export interface ReadLog {
     lines: number;
 }
 
-/** An empty ReadLog and the sink that fills it from lines. */
-export function logReader(): { log: ReadLog; sink: LineSink } {
+/** An empty ReadLog and the sink that fills it from lines (read by `format`, else by the formats parseLogLine knows). */
+export function logReader(format?: FormatReader): { log: ReadLog; sink: LineSink } {
     const log: ReadLog = { table: new LogTable(), bad: [], badCount: 0, blank: 0, lines: 0 };
     const bad = (b: BadLine) => {
         log.badCount++;
@@ -108,7 +109,7 @@ export function logReader(): { log: ReadLog; sink: LineSink } {
     const sink: LineSink = {
         line(text, n) {
             log.lines = n;
-            const r = parseLogLine(text, n);
+            const r = format ? (text.trim() ? format(text, n) : undefined) : parseLogLine(text, n);
             if (r === undefined) log.blank++;
             else if (isBadLine(r)) bad(r);
             else log.table.add(r);
