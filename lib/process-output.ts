@@ -24,6 +24,12 @@ function guard(stream: Stream): void {
     });
 }
 
+/** Catches write errors on standard output and error, for a command that writes with console.log (see `guard`). */
+export function guardPipes(): void {
+    guard(process.stdout);
+    guard(process.stderr);
+}
+
 /** Writes `text` to `stream` (standard output by default) unless its reader has gone. */
 export function emit(text: string, stream: Stream = process.stdout): void {
     guard(stream);
