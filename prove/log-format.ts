@@ -114,7 +114,7 @@ export function formatReader(format: string): FormatReader {
     const missing = (["time", "method", "path"] as const).filter((t) => !found.has(t));
     if (missing.length)
         throw new Error(
-            `the access log format has no ${missing.join(", ")} field: replay needs %START_TIME%, %REQ(:METHOD)% and %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% (or %REQ(:PATH)%)`,
+            `the access log format has no ${missing.join(" or ")} field: replay needs %START_TIME%, %REQ(:METHOD)% and %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% (or %REQ(:PATH)%)`,
         );
     return json ? jsonReader(json as Record<string, unknown>) : textReader(format);
 }
