@@ -71,9 +71,12 @@ function servedHost(vs: K8sObject, requestHost: string | undefined): { host: str
 }
 
 /** One VirtualService `http[].match[]` entry in Envoy's terms (only `uri` is modelled). */
-function routeMatchOf(mt: any): RouteMatch {
-    if (Object.keys(mt).some((k) => !["uri", "name"].includes(k))) {
-        throw new Error(`VirtualService match fields ${Object.keys(mt).join(", ")} are not modelled`);
+function routeMatchOf(mt: any, where: string): RouteMatch {
+    const others = Object.keys(mt).filter((k) => !["uri", "name"].includes(k));
+    if (others.length) {
+        throw new Error(
+            `${where} matches on ${others.join(", ")}: the model reads only a route's uri (exact, prefix or regex), so it cannot say which requests this route takes. Remove those fields from the VirtualService the program declares, or leave the VirtualService out of the program (a catch-all route is then modelled)`,
+        );
     }
     const uri = mt.uri;
     if (uri === undefined) return { kind: "prefix", value: "/" };
@@ -87,7 +90,9 @@ function routeMatchOf(mt: any): RouteMatch {
 function virtualServiceRoutes(vs: K8sObject): ModelRoute[] {
     return (vs.spec?.http ?? []).map((h: any, index: number) => {
         // Istio: a route whose match list is empty (or absent) matches everything.
-        const matches: RouteMatch[] = (h.match?.length ? h.match : [{}]).map(routeMatchOf);
+        const matches: RouteMatch[] = (h.match?.length ? h.match : [{}]).map((mt: any, k: number) =>
+            routeMatchOf(mt, `VirtualService ${vs.metadata?.namespace ? `${vs.metadata.namespace}/` : ""}${vs.metadata?.name} http[${index}].match[${k}]`),
+        );
         return { name: h.name, index, matches, rateLimits: [], vhRateLimits: "OVERRIDE" as VhRateLimits };
     });
 }

@@ -32,6 +32,8 @@ export interface LogRequest {
     xForwardedFor?: string;
     /** The upstream cluster (`outbound|<port>||<service>.<namespace>.svc.cluster.local`). */
     upstream?: string;
+    /** Request headers the log recorded (names in lower case), as a custom format's `%REQ(...)%` gives them. */
+    headers?: Record<string, string>;
     /** The status the log recorded (what happened then, not what the model decides now). */
     loggedStatus?: number;
 }
@@ -52,10 +54,15 @@ export interface ParsedLog {
 
 const dash = (v: string | undefined) => (v === undefined || v === "-" || v === "" ? undefined : v);
 
+/** An IPv4 address written as the model writes it (no leading zeros), with an optional port: the common case, read without parsing. */
+const PLAIN_IPV4 = /^((?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})(?::\d{1,5})?$/;
+
 /** `ip:port` or `[ipv6]:port` (or a bare address) → the address; undefined when it is none. */
 export function addressOf(s: string | undefined): string | undefined {
     const v = dash(s);
     if (v === undefined) return undefined;
+    const plain = PLAIN_IPV4.exec(v);
+    if (plain) return plain[1];
     const bracket = /^\[([^\]]+)\](?::\d+)?$/.exec(v);
     const candidate = bracket ? bracket[1]! : parseIp(v) ? v : v.replace(/:\d+$/, "");
     return parseIp(candidate) ? candidate : undefined;
@@ -177,6 +184,23 @@ function jsonLine(text: string, line: number): LogRequest | BadLine {
     if (upstream) r.upstream = upstream;
     const problem = problemOf(r, o.start_time);
     return problem ? bad(problem) : r;
+}
+
+/** The request of fields read by a custom format (prove/log-format.ts), checked as every format's are. */
+export function parsedRequest(
+    f: { time: string; method: string; path: string; host?: string; client?: string; xff?: string; upstream?: string; headers?: Record<string, string> },
+    text: string,
+    line: number,
+): LogRequest | BadLine {
+    const r: LogRequest = { line, timeMs: timeOf(f.time), method: f.method, path: f.path };
+    if (f.host) r.host = f.host;
+    const client = addressOf(f.client);
+    if (client) r.clientAddress = client;
+    if (f.xff) r.xForwardedFor = f.xff;
+    if (f.upstream) r.upstream = f.upstream;
+    if (f.headers) r.headers = f.headers;
+    const problem = problemOf(r, f.time);
+    return problem ? { line, reason: problem, text: text.slice(0, 200) } : r;
 }
 
 /** One log line of either format; undefined for a blank line. */

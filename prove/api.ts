@@ -3,10 +3,11 @@
  * Pulumi's mocks, and requests or an access log through the model of what it deploys. Nothing runs
  * at import.
  */
-import * as fs from "fs";
-import { parseLog } from "./access-log";
+import { LineSink, LogInputError, readLogFile, splitText } from "./log-input";
+import { logReader, ReadLog } from "./log-table";
+import { FormatReader, formatReader } from "./log-format";
 import { renderProgram, RenderProgramOptions } from "./program-runner";
-import { changedDecisions, ChangedDecision, decideAll, inTimeOrder, lineText, ReplayResult, summarize } from "./replay";
+import { changedDecision, ChangedDecision, ReplayResult, requestOfLine, Tally, verdictOf } from "./replay";
 import { Decision, ProveRequest, Simulator } from "./simulate";
 import { LocalBucket } from "./gateways";
 
@@ -45,44 +46,95 @@ export async function explainProgram(dir: string, requests: ExplainRequest[], op
 }
 
 export interface ReplayOptions extends RenderProgramOptions {
-    /** A second program folder: the requests whose decision changes are listed. */
+    /** The program being proposed: the requests whose decision changes from `dir`'s are listed. */
     compare?: string;
+    /** The Envoy access log format the log was written with (text, or a JSON object of keys to operators). Defaults to Istio's and Envoy's default formats and Istio's JSON keys. */
+    logFormat?: string;
 }
 
+/** How many changed decisions are kept with their line (all are counted). */
+export const CHANGED_KEPT = 1000;
+
 export interface ProgramReplay extends ReplayResult {
-    /** With `compare`: the requests whose decision differs, by line. */
+    /** With `compare`: the first CHANGED_KEPT requests whose decision differs, by line. */
     changed?: ChangedDecision[];
+    /** With `compare`: how many requests' decisions differ. */
+    changedCount?: number;
+    /** With `compare`: how many requests `dir`'s program allows and the compared one refuses. */
+    newRefusals?: number;
     /** With `compare`: the second program's summary. */
     compared?: ReplayResult;
 }
 
+/** Feeds a log's lines to a sink (the log's text, or its file read in chunks). */
+type LineSource = (sink: LineSink) => void;
+
 /**
- * Replays an access log (its text, Istio's default text format or JSON lines) through the program in
- * `dir`: the requests in the order of their timestamps, the service's windows taken from them.
+ * Replays an access log (its text; each line in a format prove/access-log.ts reads) through the
+ * program in `dir`: the requests in the order of their timestamps, the service's windows taken from them.
  */
-export async function replayLog(dir: string, logText: string, opts: ReplayOptions = {}): Promise<ProgramReplay> {
-    const log = parseLog(logText);
-    const { ordered, outOfOrder } = inTimeOrder(log.requests);
-    const program = await renderProgram(dir, opts);
-    const decisions = decideAll(program.objects, ordered);
-    const result: ProgramReplay = summarize(log, ordered, decisions, outOfOrder);
-    withLineTexts(result, logText);
-    if (opts.compare !== undefined) {
-        const other = await renderProgram(opts.compare, opts);
-        const otherDecisions = decideAll(other.objects, ordered);
-        result.compared = withLineTexts(summarize(log, ordered, otherDecisions, outOfOrder), logText);
-        result.changed = changedDecisions(ordered, decisions, otherDecisions);
-    }
-    return result;
+export function replayLog(dir: string, logText: string, opts: ReplayOptions = {}): Promise<ProgramReplay> {
+    return replaySource(dir, (sink) => splitText(logText, sink), opts);
 }
 
-/** Each rule's first refused line, as written in the log. */
-function withLineTexts(r: ReplayResult, text: string): ReplayResult {
-    for (const rule of r.rules) if (rule.firstRefusedLine !== undefined) rule.firstRefusedText = lineText(text, rule.firstRefusedLine);
-    return r;
-}
-
-/** replayLog of a file. */
+/** replayLog of a file, read in chunks: memory grows with the log's requests and distinct values, not its bytes. */
 export function replayLogFile(dir: string, file: string, opts: ReplayOptions = {}): Promise<ProgramReplay> {
-    return replayLog(dir, fs.readFileSync(file, "utf8"), opts);
+    return replaySource(dir, (sink) => readLogFile(file, sink), opts);
+}
+
+async function replaySource(dir: string, source: LineSource, opts: ReplayOptions): Promise<ProgramReplay> {
+    let reader: FormatReader | undefined;
+    try {
+        reader = opts.logFormat !== undefined ? formatReader(opts.logFormat) : undefined;
+    } catch (e) {
+        throw new LogInputError((e as Error).message);
+    }
+    const { log, sink } = logReader(reader);
+    source(sink);
+    if (!log.table.size) throw new LogInputError(noRequestReason(log));
+    const program = await renderProgram(dir, opts);
+    const other = opts.compare !== undefined ? await renderProgram(opts.compare, opts) : undefined;
+    const sims = [program, ...(other ? [other] : [])].map((p) => new Simulator(p.objects, { responses: false }));
+    const tallies = sims.map(() => new Tally());
+    const changed: ChangedDecision[] = [];
+    let changedCount = 0;
+    let newRefusals = 0;
+    for (const i of log.table.order()) {
+        const r = log.table.at(i);
+        const request = requestOfLine(r);
+        const verdicts = sims.map((sim) => verdictOf(sim.decide(request)));
+        verdicts.forEach((v, k) => tallies[k]!.add(v, r.line));
+        if (verdicts.length < 2) continue;
+        const c = changedDecision(r, verdicts[0]!, verdicts[1]!);
+        if (!c) continue;
+        changedCount++;
+        if (c.before === "allowed") newRefusals++;
+        if (changed.length < CHANGED_KEPT) changed.push(c);
+    }
+    const [result, compared] = tallies.map((t) => t.result(log, log.table.outOfOrder));
+    withLineTexts(source, [result!, ...(compared ? [compared] : [])]);
+    if (!compared) return result!;
+    return { ...result!, compared, changed: changed.sort((x, y) => x.line - y.line), changedCount, newRefusals };
+}
+
+/** Why a log gave no request: empty, or every line bad (the first reasons named). */
+function noRequestReason(log: ReadLog): string {
+    if (!log.badCount) return `no request read from the access log: it is empty${log.blank ? ` (${log.blank} blank lines)` : ""}`;
+    const first = log.bad.slice(0, 3).map((b) => `line ${b.line}: ${b.reason}`);
+    return `no request read from the access log: all ${log.badCount} of its non-blank lines are bad (${first.join("; ")}). docs/explain-and-replay.md lists the formats read.`;
+}
+
+/** Each rule's first refused line, as written in the log (read again: the log's text is not kept). */
+function withLineTexts(source: LineSource, results: ReplayResult[]): void {
+    const wanted = new Set(results.flatMap((r) => r.rules.flatMap((rule) => (rule.firstRefusedLine !== undefined ? [rule.firstRefusedLine] : []))));
+    if (!wanted.size) return;
+    const texts = new Map<number, string>();
+    source({
+        line: (text, n) => {
+            if (wanted.has(n)) texts.set(n, text.slice(0, 300));
+            return texts.size === wanted.size;
+        },
+        bad: () => undefined,
+    });
+    for (const r of results) for (const rule of r.rules) if (rule.firstRefusedLine !== undefined) rule.firstRefusedText = texts.get(rule.firstRefusedLine);
 }

@@ -4,9 +4,32 @@
 import { parseIp } from "../builders/client-cidr";
 import { METHOD_TOKEN } from "../builders/request-match";
 import { ExplainRequest } from "./api";
+import { MAX_LINE_BYTES } from "./log-input";
 
 /** A command line that cannot be run: the message says what is wrong and how to write it. */
 export class UsageError extends Error {}
+
+/** The exit statuses of `mesh-ratelimit`, one table (the help text and docs/explain-and-replay.md show it). */
+export const EXIT = {
+    /** Done; with a gate, the gate passed. */
+    ok: 0,
+    /** The program could not be found, loaded or read, or it threw. */
+    program: 1,
+    /** A usage error: a flag or argument that cannot be read. */
+    usage: 2,
+    /** The gate failed: --max-refused or --max-new-refusals exceeded. */
+    gate: 3,
+    /** The access log cannot be read: missing, a folder, unreadable, or no request read from it. */
+    input: 4,
+} as const;
+
+const EXIT_TABLE = `exit status:
+  0  done (with a gate: the gate passed)
+  1  the program could not be found, loaded or read, or it threw
+  2  a usage error (a flag or argument that cannot be read)
+  3  the gate failed: --max-refused or --max-new-refusals exceeded
+  4  the access log cannot be read: missing, a folder, unreadable, or no request read from it
+A reader that closes the output early (| head) does not change the status.`;
 
 const COMMON = `  --program <dir>       the folder of your Pulumi program (its Pulumi.yaml 'main', else index.ts or
                         index.js). It runs in this process under Pulumi's mocks: no cluster, no Pulumi
@@ -31,9 +54,12 @@ commands:
             5-a-minute rule is refused) and show the response each gets
   replay    replay an access log through the program and count what each rule refuses
 
-mesh-ratelimit <command> --help explains each command's flags.`,
+mesh-ratelimit <command> --help explains each command's flags; mesh-ratelimit --version prints the
+package's version.
+
+${EXIT_TABLE}`,
     explain: `usage: mesh-ratelimit explain --program <dir> [--method M] [--header k=v]... [--client-address ip]
-                              [--host h] [--upstream svc.ns:port] [--stack name] [--set k=v]... [--json] <path>...
+                              [--host h] [--upstream svc.ns:port] [--stack name] [--set k=v]... [--json] [--detail] <path>...
 
 For each request path, in order: the decision (allowed, or refused and by what: the gateway's
 pre-limit, a rule at the rate-limit service, or a workload's local bucket), the descriptors and
@@ -53,23 +79,36 @@ client, then another client's POST, then a GET); written after the last path, to
                         to the first host of the program's first gateway.
   --upstream <svc.ns:port>  the service the gateway routes the requests to: a LocalRateLimit on its
                         pods then counts them too. Defaults to none (no local bucket).
-  <path>...             request paths, each starting with '/', query included.`,
-    replay: `usage: mesh-ratelimit replay --program <dir> [--compare <dir>] [--max-refused <percent>]
+  --detail              with more than 20 requests, print every request's decision (without it:
+                        the summary and the first 20).
+  <path>...             request paths, each starting with '/', query included.
+
+${EXIT_TABLE}`,
+    replay: `usage: mesh-ratelimit replay --program <dir> [--compare <dir>] [--max-refused <percent>] [--max-new-refusals <n>]
                              [--stack name] [--set k=v]... [--json] <access log>
 
 Replays an access log through the program: the requests in the order of their timestamps, each
 rule's fixed windows taken from those times. Prints per rule: requests, refused, the keys most
-refused and the first refused line. Bad lines are counted and listed by number with the reason.
+refused and the first refused line. Bad lines (a line over ${MAX_LINE_BYTES.toLocaleString("en")} bytes, NUL bytes, a format not
+read) are never replayed: counted, and listed by number with the reason.
 
 Formats read, line by line: Istio's default text format, Envoy's default text format, and JSON
 lines with Istio's JSON keys (start_time, method, path, authority, downstream_remote_address,
 x_forwarded_for, upstream_cluster).
 
 ${COMMON}
-  --compare <dir>       a second program folder: lists the requests whose decision changes.
+  --compare <dir>       the program being proposed, compared with --program (the one deployed): lists
+                        the requests whose decision changes. The gates then judge this program.
   --max-refused <pct>   exit with status 3 when more than this percentage of the requests is refused
-                        (for a CI job to gate on). Defaults to no gate.
-  <access log>          the log file.`,
+                        (by --compare's program when given, else by --program's). Defaults to no gate.
+  --max-new-refusals <n>  with --compare: exit with status 3 when more than n requests that --program
+                        allows are refused by --compare's program. Defaults to no gate.
+  --log-format <format> the Envoy access log format the gateway wrote the log with (its
+                        accessLogFormat: text, or a JSON object of keys to %OPERATOR%s), so a
+                        %REQ(name)% header is replayed per value. Defaults to the formats above.
+  <access log>          the log file.
+
+${EXIT_TABLE}`,
 };
 
 export interface Common {
@@ -81,13 +120,14 @@ export interface Common {
 
 export type Command =
     | { command: "help"; topic: keyof typeof HELP }
-    | (Common & { command: "explain"; requests: ExplainRequest[] })
-    | (Common & { command: "replay"; log: string; compare?: string; maxRefused?: number });
+    | { command: "version" }
+    | (Common & { command: "explain"; requests: ExplainRequest[]; detail: boolean })
+    | (Common & { command: "replay"; log: string; compare?: string; maxRefused?: number; maxNewRefusals?: number; logFormat?: string });
 
 /** Flags that take a value, per command. */
 const VALUE_FLAGS = {
     explain: ["--program", "--stack", "--set", "--method", "--header", "--client-address", "--host", "--upstream"],
-    replay: ["--program", "--stack", "--set", "--compare", "--max-refused"],
+    replay: ["--program", "--stack", "--set", "--compare", "--max-refused", "--max-new-refusals", "--log-format"],
 };
 
 function keyValue(flag: string, v: string): [string, string] {
@@ -100,6 +140,7 @@ function keyValue(flag: string, v: string): [string, string] {
 interface Flags {
     values: Map<string, string[]>;
     json: boolean;
+    detail: boolean;
     positional: string[];
     help: boolean;
     /** Every flag with a value and every positional, in order (explain applies a flag to the paths after it). */
@@ -108,16 +149,18 @@ interface Flags {
 
 /** Reads the flags of `explain` or `replay`. */
 function readFlags(command: "explain" | "replay", argv: string[]): Flags {
-    const f: Flags = { values: new Map(), json: false, positional: [], help: false, sequence: [] };
+    const f: Flags = { values: new Map(), json: false, detail: false, positional: [], help: false, sequence: [] };
     for (let i = 0; i < argv.length; i++) {
         const a = argv[i]!;
         if (a === "--json") f.json = true;
+        else if (a === "--detail" && command === "explain") f.detail = true;
         else if (a === "--help" || a === "-h") f.help = true;
         else if (a.startsWith("--")) {
             if (!VALUE_FLAGS[command].includes(a))
                 throw new UsageError(`${command} has no flag ${a} (its flags: ${VALUE_FLAGS[command].join(", ")}, --json, --help)`);
             const v = argv[++i];
             if (v === undefined || v.startsWith("--")) throw new UsageError(`${a} needs a value`);
+            if (v.trim() === "") throw new UsageError(`${a} was given an empty value: write a value after it`);
             f.values.set(a, [...(f.values.get(a) ?? []), v]);
             f.sequence.push({ flag: a, value: v });
         } else {
@@ -177,16 +220,37 @@ function explainRequests(f: Flags): ExplainRequest[] {
 export function parseCommand(argv: string[]): Command {
     const [command, ...rest] = argv;
     if (command === undefined || command === "--help" || command === "-h" || command === "help") return { command: "help", topic: "main" };
+    if (command === "--version" || command === "-V" || command === "version") return { command: "version" };
     if (command !== "explain" && command !== "replay") throw new UsageError(`unknown command '${command}': the commands are explain and replay`);
     const f = readFlags(command, rest);
     if (f.help) return { command: "help", topic: command };
     const base = common(f.values, f.json);
-    if (command === "explain") return { ...base, command, requests: explainRequests(f) };
+    if (command === "explain") return { ...base, command, requests: explainRequests(f), detail: f.detail };
     if (f.positional.length !== 1) throw new UsageError(`replay takes one access log file, got ${f.positional.length} (${f.positional.join(" ") || "none"})`);
-    const max = f.values.get("--max-refused")?.at(-1);
-    const maxRefused = max === undefined ? undefined : Number(max.replace(/%$/, ""));
-    if (maxRefused !== undefined && !(Number.isFinite(maxRefused) && maxRefused >= 0 && maxRefused <= 100))
-        throw new UsageError(`--max-refused takes a percentage from 0 to 100, got '${max}'`);
+    const maxRefused = gateValue(f, "--max-refused", /^\d+(\.\d+)?%?$/, "a percentage from 0 to 100, such as 2.5 or 2.5%");
+    if (maxRefused !== undefined && maxRefused > 100) throw new UsageError(`--max-refused takes a percentage from 0 to 100, got '${maxRefused}'`);
+    const maxNewRefusals = gateValue(f, "--max-new-refusals", /^\d+$/, "a whole number of requests, such as 0");
     const compare = f.values.get("--compare")?.at(-1);
-    return { ...base, command, log: f.positional[0]!, ...(compare ? { compare } : {}), ...(maxRefused !== undefined ? { maxRefused } : {}) };
+    const logFormat = f.values.get("--log-format")?.at(-1);
+    if (maxNewRefusals !== undefined && !compare)
+        throw new UsageError("--max-new-refusals counts the requests --compare's program refuses that --program's allows: give --compare <dir> too");
+    return {
+        ...base,
+        command,
+        log: f.positional[0]!,
+        ...(compare ? { compare } : {}),
+        ...(maxRefused !== undefined ? { maxRefused } : {}),
+        ...(maxNewRefusals !== undefined ? { maxNewRefusals } : {}),
+        ...(logFormat !== undefined ? { logFormat } : {}),
+    };
+}
+
+/** A gate's threshold: the last value given, which must match `form` (an empty value is a usage error, never 0). */
+function gateValue(f: Flags, flag: string, form: RegExp, what: string): number | undefined {
+    const all = f.values.get(flag);
+    if (!all) return undefined;
+    if (new Set(all).size > 1) throw new UsageError(`${flag} was given ${all.length} different values (${all.join(", ")}): give it once`);
+    const v = all.at(-1)!.trim();
+    if (!form.test(v)) throw new UsageError(`${flag} takes ${what}, got '${v}'`);
+    return Number(v.replace(/%$/, ""));
 }

@@ -1,45 +1,80 @@
 #!/usr/bin/env node
 /**
  * The `mesh-ratelimit` command (the package's `bin`): `explain` and `replay` for a user's own Pulumi
- * program, with no cluster and no Pulumi CLI. Exit status: 0 done, 1 the program or the log failed,
- * 2 a usage error, 3 `replay --max-refused` exceeded.
+ * program, with no cluster and no Pulumi CLI. Exit statuses: EXIT in cli-args.ts (the help prints
+ * them). Every byte of the output reaches a pipe before the process ends (lib/process-output.ts).
  */
 import * as fs from "fs";
-import { explainProgram, replayLog } from "./api";
-import { parseCommand, UsageError, HELP } from "./cli-args";
+import * as path from "path";
+import { emitLine, finish } from "../lib/process-output";
+import { explainProgram, ProgramReplay, replayLogFile } from "./api";
+import { checkLogFile, LogInputError } from "./log-input";
+import { parseCommand, UsageError, HELP, EXIT, Command } from "./cli-args";
 import { formatExplanation, formatReplay } from "./format";
+
+/** The package's version, from its package.json (two folders up when built into dist/, one up from source). */
+function version(): string {
+    for (const up of ["..", "../.."]) {
+        const file = path.join(__dirname, up, "package.json");
+        if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, "utf8")).version;
+    }
+    return "unknown";
+}
+
+/** The gates of a replay: a message per gate failed (the proposed program's answer when --compare is given). */
+export function gateFailures(c: { maxRefused?: number; maxNewRefusals?: number }, r: ProgramReplay): string[] {
+    const out: string[] = [];
+    const judged = r.compared ?? r;
+    const whose = r.compared ? "the --compare program" : "the program";
+    if (c.maxRefused !== undefined && judged.refusedPercent > c.maxRefused)
+        out.push(`${whose} refuses ${judged.refusedPercent.toFixed(2)} % of the requests, over --max-refused ${c.maxRefused} %`);
+    const newRefusals = r.newRefusals ?? 0;
+    if (c.maxNewRefusals !== undefined && newRefusals > c.maxNewRefusals)
+        out.push(`the --compare program refuses ${newRefusals} requests the current one allows, over --max-new-refusals ${c.maxNewRefusals}`);
+    return out;
+}
+
+async function replay(c: Extract<Command, { command: "replay" }>, render: { stack?: string; config: Record<string, string> }): Promise<number> {
+    checkLogFile(c.log);
+    const opts = { ...render, ...(c.compare ? { compare: c.compare } : {}), ...(c.logFormat !== undefined ? { logFormat: c.logFormat } : {}) };
+    const r = await replayLogFile(c.program, c.log, opts).catch((e) => {
+        throw e instanceof LogInputError ? new LogInputError(e.message.replace("the access log:", `the access log ${c.log}:`)) : e;
+    });
+    emitLine(c.json ? JSON.stringify(r, null, 2) : formatReplay(r));
+    const failures = gateFailures(c, r);
+    for (const f of failures) emitLine(`mesh-ratelimit replay: gate failed: ${f}`, process.stderr);
+    return failures.length ? EXIT.gate : EXIT.ok;
+}
 
 async function main(argv: string[]): Promise<number> {
     const c = parseCommand(argv);
     if (c.command === "help") {
-        console.log(HELP[c.topic]);
-        return 0;
+        emitLine(HELP[c.topic]);
+        return EXIT.ok;
+    }
+    if (c.command === "version") {
+        emitLine(version());
+        return EXIT.ok;
     }
     const render = { ...(c.stack ? { stack: c.stack } : {}), config: c.config };
-    if (c.command === "explain") {
-        const x = await explainProgram(c.program, c.requests, render);
-        console.log(c.json ? JSON.stringify(x, null, 2) : formatExplanation(x));
-        return 0;
-    }
-    if (!fs.existsSync(c.log)) throw new UsageError(`the access log ${c.log} does not exist`);
-    const r = await replayLog(c.program, fs.readFileSync(c.log, "utf8"), { ...render, ...(c.compare ? { compare: c.compare } : {}) });
-    console.log(c.json ? JSON.stringify(r, null, 2) : formatReplay(r));
-    if (c.maxRefused !== undefined && r.refusedPercent > c.maxRefused) {
-        console.error(`mesh-ratelimit replay: ${r.refusedPercent.toFixed(2)} % refused, over --max-refused ${c.maxRefused} %`);
-        return 3;
-    }
-    return 0;
+    if (c.command === "replay") return replay(c, render);
+    const x = await explainProgram(c.program, c.requests, render);
+    emitLine(c.json ? JSON.stringify(x, null, 2) : formatExplanation(x, c.detail));
+    return EXIT.ok;
+}
+
+/** The status and the message of an error. */
+function failure(e: unknown): { status: number; message: string } {
+    const message = e instanceof Error ? e.message : String(e);
+    if (e instanceof UsageError) return { status: EXIT.usage, message: `${message}\n(mesh-ratelimit --help explains every flag)` };
+    if (e instanceof LogInputError) return { status: EXIT.input, message };
+    return { status: EXIT.program, message };
 }
 
 if (require.main === module) {
-    main(process.argv.slice(2)).then(
-        (code) => process.exit(code),
-        (e) => {
-            const usage = e instanceof UsageError;
-            console.error(
-                `mesh-ratelimit: error: ${e instanceof Error ? e.message : String(e)}${usage ? "\n(mesh-ratelimit --help explains every flag)" : ""}`,
-            );
-            process.exit(usage ? 2 : 1);
-        },
-    );
+    main(process.argv.slice(2)).then(finish, (e) => {
+        const { status, message } = failure(e);
+        emitLine(`mesh-ratelimit: error: ${message}`, process.stderr);
+        return finish(status);
+    });
 }

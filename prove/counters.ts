@@ -25,8 +25,12 @@ export function windowStartOf(unitSeconds: number, nowSeconds: number): number {
     return Math.floor(nowSeconds / unitSeconds) * unitSeconds;
 }
 
-/** Counters older than this many seconds past their window's end are dropped (a log may be a little out of order). */
-const KEEP_AFTER_END_SECONDS = 3600;
+/**
+ * Counters this many seconds past their window's end are dropped (every 100,000 hits). Replay
+ * sends a log's requests in time order, so an ended window is never hit again; the margin serves
+ * callers whose times go back a little.
+ */
+const KEEP_AFTER_END_SECONDS = 300;
 
 export class FixedWindowCounters {
     private readonly counts = new Map<string, { count: number; end: number }>();

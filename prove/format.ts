@@ -1,8 +1,9 @@
 /**
  * The text `mesh-ratelimit explain` and `replay` print. Pure.
  */
-import { ProgramExplanation, ProgramReplay } from "./api";
-import { ReplayResult } from "./replay";
+import { CHANGED_KEPT, ProgramExplanation, ProgramReplay } from "./api";
+import { BAD_LINES_KEPT } from "./log-table";
+import { ReplayResult, verdictOf } from "./replay";
 import { Decision } from "./simulate";
 
 /** How headers are spelt on the wire in the output (names are case-insensitive in HTTP). */
@@ -23,12 +24,17 @@ function refusal(d: Decision): string {
 }
 
 /** The lines of one decision. */
-export function formatDecision(d: Decision, n: number): string {
+export function formatDecision(d: Decision, n: number, standIns: ReadonlySet<string> = new Set()): string {
     const r = d.request;
     const out = [`#${n} ${r.method ?? "GET"} ${r.path}${r.host ? ` (host ${r.host})` : ""}${r.clientAddress ? ` from ${r.clientAddress}` : ""}`];
     out.push(`  decision: ${d.allowed ? "ALLOWED" : refusal(d)}`);
     if (d.gateway) out.push(`  gateway: ${d.gateway}, virtual host ${d.virtualHost}${d.route ? `, route ${d.route}` : ""}`);
-    if (!d.descriptors.length && d.gateway && d.route) out.push("  descriptors: none (no rule applies to this request; nothing is counted)");
+    if (!d.descriptors.length && d.gateway && d.route)
+        out.push(
+            standIns.has(d.gateway)
+                ? "  descriptors: none (no rule applies to this request; nothing is counted). The program does not declare this gateway's VirtualService, so a rule on a named route can never match here: declare the VirtualService in the program to model such rules"
+                : "  descriptors: none (no rule applies to this request; nothing is counted)",
+        );
     for (const c of d.descriptors) {
         const entries = c.entries.map((e) => `${e.key}=${e.value}`).join(", ");
         const limit = c.limit
@@ -45,14 +51,42 @@ export function formatDecision(d: Decision, n: number): string {
     const names = Object.keys(d.response.headers);
     for (const k of names) out.push(`    ${SPELLING[k] ?? k}: ${d.response.headers[k]}`);
     if (!names.some((k) => k === "retry-after") && d.response.status === 429)
-        out.push("    (no Retry-After: Envoy's rate-limit filter sends none; X-RateLimit-Reset gives the seconds to wait)");
+        out.push(
+            names.includes("x-ratelimit-reset")
+                ? "    (no Retry-After: Envoy's rate-limit filter sends none; X-RateLimit-Reset gives the seconds to wait)"
+                : "    (no Retry-After and no X-RateLimit-Reset: the filter that refused sends neither, so the client is not told when to retry)",
+        );
     if (d.response.status === 429) out.push(`    body: ${d.response.body ? JSON.stringify(d.response.body) : "(empty)"}`);
     for (const note of d.notes) out.push(`  note: ${note}`);
     return out.join("\n");
 }
 
-/** The whole explain output. */
-export function formatExplanation(x: ProgramExplanation): string {
+/** How many decisions explain prints without --detail. */
+export const DECISIONS_SHOWN = 20;
+
+/** Per rule (or pre-limit / local bucket): the requests it counted, those it refused and the first refused. */
+function explainSummary(x: ProgramExplanation): string[] {
+    const rules = new Map<string, { counted: number; refused: number; first?: number }>();
+    const of = (name: string) => rules.get(name) ?? rules.set(name, { counted: 0, refused: 0 }).get(name)!;
+    x.decisions.forEach((d, i) => {
+        const v = verdictOf(d);
+        for (const r of v.counted) of(r).counted++;
+        if (!v.refusedBy) return;
+        const r = of(v.refusedBy);
+        if (!v.counted.includes(v.refusedBy)) r.counted++;
+        r.refused++;
+        r.first ??= i + 1;
+    });
+    const refused = x.decisions.filter((d) => !d.allowed).length;
+    const out = [`Summary: ${x.decisions.length} requests, ${refused} refused`];
+    if (!rules.size) out.push("  no rule counted any request");
+    for (const [name, r] of rules)
+        out.push(`  rule ${name}: ${r.counted} requests, ${r.refused} refused${r.first !== undefined ? `, first refused: request #${r.first}` : ""}`);
+    return out;
+}
+
+/** The whole explain output: the program's gateways and buckets, the summary, then each decision (the first DECISIONS_SHOWN without `detail`). */
+export function formatExplanation(x: ProgramExplanation, detail = true): string {
     const out = [`Model of the program ${x.main} (no Envoy runs here; docs/explain-and-replay.md says what is modelled)`];
     if (!x.gateways.length) out.push("No gateway: the program holds no rate-limit filter on a gateway.");
     for (const g of x.gateways)
@@ -61,14 +95,17 @@ export function formatExplanation(x: ProgramExplanation): string {
         out.push(
             `Local bucket: EnvoyFilter ${b.envoyFilter} on pods ${JSON.stringify(b.selector)} port ${b.port}: ${b.maxTokens} tokens, ${b.tokensPerFill} per ${b.fillSeconds} s`,
         );
-    out.push("");
-    x.decisions.forEach((d, i) => out.push(formatDecision(d, i + 1), ""));
+    out.push(...explainSummary(x), "");
+    const shown = detail ? x.decisions : x.decisions.slice(0, DECISIONS_SHOWN);
+    const standIns = new Set(x.gateways.filter((g) => g.standIn).map((g) => g.name));
+    shown.forEach((d, i) => out.push(formatDecision(d, i + 1, standIns), ""));
+    if (shown.length < x.decisions.length) out.push(`... ${x.decisions.length - shown.length} more requests: --detail prints every one, --json gives them all`);
     return out.join("\n");
 }
 
 function summaryLines(r: ReplayResult): string[] {
     const out = [
-        `${r.lines} lines: ${r.requests} requests replayed, ${r.bad.length} bad lines, ${r.blank} blank${r.outOfOrder ? `; ${r.outOfOrder} lines earlier than the one above them (replayed in time order)` : ""}`,
+        `${r.lines} lines: ${r.requests} requests replayed, ${r.badCount} bad lines (not replayed), ${r.blank} blank${r.outOfOrder ? `; ${r.outOfOrder} lines earlier than the one above them (replayed in time order)` : ""}`,
         `refused: ${r.refused} of ${r.requests} (${r.refusedPercent.toFixed(2)} %)`,
     ];
     if (!r.rules.length) out.push("no rule counted any request");
@@ -85,17 +122,18 @@ function summaryLines(r: ReplayResult): string[] {
 /** The whole replay output. */
 export function formatReplay(r: ProgramReplay): string {
     const out = summaryLines(r);
-    if (r.bad.length) {
-        out.push(`bad lines (${r.bad.length}, not replayed):`);
+    if (r.badCount) {
+        out.push(`bad lines (${r.badCount}, not replayed):`);
         for (const b of r.bad.slice(0, 20)) out.push(`    line ${b.line}: ${b.reason}`);
-        if (r.bad.length > 20) out.push(`    ... and ${r.bad.length - 20} more (--json lists them all)`);
+        if (r.badCount > 20) out.push(`    ... and ${r.badCount - 20} more (--json lists the first ${BAD_LINES_KEPT})`);
     }
     if (r.compared && r.changed) {
         out.push("", "compared program:", ...summaryLines(r.compared).map((l) => `  ${l}`));
-        out.push(`decisions that change: ${r.changed.length}`);
+        out.push(`decisions that change: ${r.changedCount ?? r.changed.length}, of which ${r.newRefusals ?? 0} newly refused`);
         for (const c of r.changed.slice(0, 50))
             out.push(`    line ${c.line}: ${c.method} ${c.path}${c.clientAddress ? ` from ${c.clientAddress}` : ""}: ${c.before} -> ${c.after}`);
-        if (r.changed.length > 50) out.push(`    ... and ${r.changed.length - 50} more (--json lists them all)`);
+        const total = r.changedCount ?? r.changed.length;
+        if (total > 50) out.push(`    ... and ${total - 50} more (--json lists the first ${CHANGED_KEPT})`);
     }
     return out.join("\n");
 }

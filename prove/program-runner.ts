@@ -136,6 +136,16 @@ async function renderOnce(dir: string, opts: RenderProgramOptions): Promise<Rend
     return { dir, main, project, objects, resources: registered.map((r) => ({ type: r.type, name: r.name })) };
 }
 
+/** What a program's failure to load says: a module it cannot find is named with what to install, without Node's require stack. */
+export function loadFailure(main: string, e: unknown): string {
+    const err = e as NodeJS.ErrnoException;
+    const missing = err?.code === "MODULE_NOT_FOUND" ? /Cannot find module '([^']+)'/.exec(err.message)?.[1] : undefined;
+    if (missing !== undefined && !missing.startsWith(".") && !path.isAbsolute(missing))
+        return `the program ${main} imports '${missing}', which is not installed where the program can find it: run npm install in ${path.dirname(main)} (the program needs mesh-ratelimit and @pulumi/pulumi in its own node_modules)`;
+    if (missing !== undefined) return `the program ${main} imports ${missing}, which does not exist: check the import's path`;
+    return `the program ${main} failed under Pulumi's mocks: ${e instanceof Error ? e.message : String(e)}`;
+}
+
 /** Loads the entry (through tsx for TypeScript); an entry exporting a function (Pulumi's async main) is called. */
 async function loadEntry(main: string): Promise<void> {
     // A second run of the same program (replay --compare of one folder) loads its files afresh.
@@ -148,8 +158,7 @@ async function loadEntry(main: string): Promise<void> {
         const fn = typeof exported === "function" ? exported : typeof exported?.default === "function" ? exported.default : undefined;
         if (fn) await fn();
     } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
-        throw new ProgramError(`the program ${main} failed under Pulumi's mocks: ${message}`);
+        throw new ProgramError(loadFailure(main, e));
     } finally {
         unregister?.();
     }

@@ -4,9 +4,8 @@
  * requests it counted, how many it refused, the keys most refused and the first refused line; and,
  * against a second program, the requests whose decision changes. Pure once the objects are given.
  */
-import { K8sObject } from "../lib/k8s-object";
 import { BadLine, LogRequest, ParsedLog } from "./access-log";
-import { Decision, ProveRequest, Simulator } from "./simulate";
+import { Decision, ProveRequest } from "./simulate";
 
 export interface RuleReplay {
     /** The rule's name, or `pre-limit <EnvoyFilter>` / `local bucket <EnvoyFilter>`. */
@@ -22,17 +21,6 @@ export interface RuleReplay {
     firstRefusedText?: string;
 }
 
-/** The text of 1-based line `n` of a log, cut to 300 characters. */
-export function lineText(text: string, n: number): string | undefined {
-    let start = 0;
-    for (let i = 1; i < n; i++) {
-        start = text.indexOf("\n", start) + 1;
-        if (start === 0) return undefined;
-    }
-    const end = text.indexOf("\n", start);
-    return text.slice(start, end < 0 ? undefined : end).slice(0, 300);
-}
-
 export interface ReplayResult {
     /** Lines read (blank ones included). */
     lines: number;
@@ -41,7 +29,10 @@ export interface ReplayResult {
     /** refused / requests × 100 (0 without requests). */
     refusedPercent: number;
     rules: RuleReplay[];
+    /** The first bad lines (BAD_LINES_KEPT of prove/log-table.ts), each with its number and reason. */
     bad: BadLine[];
+    /** Every bad line counted (none is replayed). */
+    badCount: number;
     blank: number;
     /** Requests whose time is earlier than a line above them: replayed in time order all the same. */
     outOfOrder: number;
@@ -55,7 +46,7 @@ export function requestOfLine(r: LogRequest): ProveRequest {
         timeMs: r.timeMs,
         ...(r.host ? { host: r.host } : {}),
         ...(r.clientAddress ? { clientAddress: r.clientAddress } : {}),
-        ...(r.xForwardedFor ? { headers: { "x-forwarded-for": r.xForwardedFor } } : {}),
+        ...(r.xForwardedFor || r.headers ? { headers: { ...r.headers, ...(r.xForwardedFor ? { "x-forwarded-for": r.xForwardedFor } : {}) } } : {}),
         ...(r.upstream ? { upstream: r.upstream } : {}),
     };
 }
@@ -100,54 +91,72 @@ export function verdictOf(d: Decision): Verdict {
     return { refusedBy: by, key, counted };
 }
 
-/** Every request's verdict, in time order (the decisions themselves are not kept: a log may hold millions). */
-export function decideAll(objects: K8sObject[], ordered: LogRequest[]): Verdict[] {
-    const sim = new Simulator(objects, { responses: false });
-    return ordered.map((r) => verdictOf(sim.decide(requestOfLine(r))));
+interface RuleTally {
+    requests: number;
+    refused: number;
+    keys: Map<string, number>;
+    first?: number;
 }
 
-/** The per-rule summary of decisions in time order. */
-export function summarize(log: ParsedLog, ordered: LogRequest[], verdicts: Verdict[], outOfOrder: number): ReplayResult {
-    const rules = new Map<string, { requests: number; refused: number; keys: Map<string, number>; first?: number }>();
-    const ruleOf = (name: string) => {
-        let r = rules.get(name);
-        if (!r) rules.set(name, (r = { requests: 0, refused: 0, keys: new Map() }));
+/** The per-rule counts of verdicts added one at a time (a log's verdicts are never all held). */
+export class Tally {
+    private readonly rules = new Map<string, RuleTally>();
+    requests = 0;
+    refused = 0;
+
+    private rule(name: string): RuleTally {
+        let r = this.rules.get(name);
+        if (!r) this.rules.set(name, (r = { requests: 0, refused: 0, keys: new Map() }));
         return r;
-    };
-    let refused = 0;
-    verdicts.forEach((v, i) => {
-        const line = ordered[i]!.line;
-        for (const rule of v.counted) ruleOf(rule).requests++;
+    }
+
+    add(v: Verdict, line: number): void {
+        this.requests++;
+        for (const rule of v.counted) this.rule(rule).requests++;
         if (!v.refusedBy) return;
-        refused++;
-        const r = ruleOf(v.refusedBy);
+        this.refused++;
+        const r = this.rule(v.refusedBy);
         if (!v.counted.includes(v.refusedBy)) r.requests++;
         r.refused++;
         if (r.first === undefined || line < r.first) r.first = line;
         r.keys.set(v.key!, (r.keys.get(v.key!) ?? 0) + 1);
-    });
-    const requests = verdicts.length;
+    }
+
+    /** The summary, with the log's line counts. */
+    result(log: { lines: number; bad: BadLine[]; badCount: number; blank: number }, outOfOrder: number): ReplayResult {
+        return {
+            lines: log.lines,
+            requests: this.requests,
+            refused: this.refused,
+            refusedPercent: this.requests ? (this.refused / this.requests) * 100 : 0,
+            rules: [...this.rules.entries()].map(([rule, r]) => ruleReplay(rule, r)).sort((a, b) => b.refused - a.refused || a.rule.localeCompare(b.rule)),
+            bad: log.bad,
+            badCount: log.badCount,
+            blank: log.blank,
+            outOfOrder,
+        };
+    }
+}
+
+function ruleReplay(rule: string, r: RuleTally): RuleReplay {
     return {
-        lines: log.requests.length + log.bad.length + log.blank,
-        requests,
-        refused,
-        refusedPercent: requests ? (refused / requests) * 100 : 0,
-        rules: [...rules.entries()]
-            .map(([rule, r]) => ({
-                rule,
-                requests: r.requests,
-                refused: r.refused,
-                topRefusedKeys: [...r.keys.entries()]
-                    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-                    .slice(0, 5)
-                    .map(([key, n]) => ({ key, refused: n })),
-                ...(r.first !== undefined ? { firstRefusedLine: r.first } : {}),
-            }))
-            .sort((a, b) => b.refused - a.refused || a.rule.localeCompare(b.rule)),
-        bad: log.bad,
-        blank: log.blank,
-        outOfOrder,
+        rule,
+        requests: r.requests,
+        refused: r.refused,
+        topRefusedKeys: [...r.keys.entries()]
+            .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+            .slice(0, 5)
+            .map(([key, n]) => ({ key, refused: n })),
+        ...(r.first !== undefined ? { firstRefusedLine: r.first } : {}),
     };
+}
+
+/** The per-rule summary of decisions in time order. */
+export function summarize(log: ParsedLog, ordered: LogRequest[], verdicts: Verdict[], outOfOrder: number): ReplayResult {
+    const t = new Tally();
+    verdicts.forEach((v, i) => t.add(v, ordered[i]!.line));
+    const lines = log.requests.length + log.bad.length + log.blank;
+    return t.result({ lines, bad: log.bad, badCount: log.bad.length, blank: log.blank }, outOfOrder);
 }
 
 /** A request whose decision differs between two programs. */
@@ -163,14 +172,10 @@ export interface ChangedDecision {
 
 const verdict = (v: Verdict) => (v.refusedBy ? `refused by ${v.refusedBy}` : "allowed");
 
-/** The requests whose decision (allowed, or refused and by what) changes from `before` to `after`. */
-export function changedDecisions(ordered: LogRequest[], before: Verdict[], after: Verdict[]): ChangedDecision[] {
-    const out: ChangedDecision[] = [];
-    ordered.forEach((r, i) => {
-        const a = verdict(before[i]!);
-        const b = verdict(after[i]!);
-        if (a !== b)
-            out.push({ line: r.line, method: r.method, path: r.path, ...(r.clientAddress ? { clientAddress: r.clientAddress } : {}), before: a, after: b });
-    });
-    return out.sort((x, y) => x.line - y.line);
+/** A changed decision, or undefined when both programs decide alike. */
+export function changedDecision(r: LogRequest, before: Verdict, after: Verdict): ChangedDecision | undefined {
+    const a = verdict(before);
+    const b = verdict(after);
+    if (a === b) return undefined;
+    return { line: r.line, method: r.method, path: r.path, ...(r.clientAddress ? { clientAddress: r.clientAddress } : {}), before: a, after: b };
 }

@@ -22,6 +22,7 @@
  * - One gateway pod and one workload pod: with N pods each has its own buckets (the service's
  *   counters are shared).
  */
+import { plansShareable, sharesPlan, STAND_IN_CLIENT, withClient } from "./client-template";
 import { Entry, AppliedLimit, DescriptorExplanation, GatewayModel, ModelRequest } from "../gateway-model/model";
 import { explainWith } from "../gateway-model/explain";
 import { gatewayModel } from "../gateway-model/read-rendered";
@@ -102,6 +103,13 @@ export function ruleOf(entries: Entry[], limit?: AppliedLimit): string {
     return limit?.entry ?? entries.map((e) => `${e.key}=${e.value}`).join(", ");
 }
 
+/** Why no gateway serves a request, and what to do. */
+function noGatewayNote(gateways: number, host: string | undefined): string {
+    if (!gateways)
+        return "the program holds no rate-limit filter on a gateway: no limit of this program applies (does it create a GlobalRateLimit or MeshRateLimit?)";
+    return `no gateway of the program serves host ${host}: no limit of this program applies (--host names a host of the program's gateways)`;
+}
+
 /** Request plans kept at most (a log's distinct request shapes beyond it are planned again). */
 const PLAN_CACHE_SIZE = 200_000;
 
@@ -176,6 +184,8 @@ export class Simulator {
     private readonly pods = new Map<LocalBucket, TokenBucketModel>();
     private readonly plans = new Map<string, RequestPlan>();
     private readonly bucketsByUpstream = new Map<string, LocalBucket[]>();
+    /** Whether one plan serves every client (prove/client-template.ts). */
+    private readonly shareable: boolean;
 
     /** `responses: false` (replay): the response headers are not built, only the decisions. */
     constructor(
@@ -184,6 +194,7 @@ export class Simulator {
     ) {
         this.gateways = programGateways(objects);
         this.buckets = localBuckets(objects);
+        this.shareable = plansShareable(objects);
     }
 
     /** The model of the gateway and virtual host serving `host`, read once. */
@@ -205,11 +216,17 @@ export class Simulator {
      * requests of the same host, method, path, client and headers (a log repeats them).
      */
     private plan(r: ProveRequest): RequestPlan {
+        if (!this.shareable || r.clientAddress === undefined || r.clientAddress === STAND_IN_CLIENT || !sharesPlan(r.clientAddress)) return this.planOf(r);
+        return withClient(this.planOf({ ...r, clientAddress: STAND_IN_CLIENT }), r.clientAddress);
+    }
+
+    /** The plan of one request shape (client included), kept for the next request of that shape. */
+    private planOf(r: ProveRequest): RequestPlan {
         const key = `${r.host ?? ""}\n${r.method ?? "GET"}\n${r.path}\n${r.clientAddress ?? ""}\n${r.headers ? JSON.stringify(r.headers) : ""}`;
         let p = this.plans.get(key);
         if (p) return p;
         const found = gatewayFor(this.gateways, r.host);
-        if (!found) p = { notes: [`no gateway of the program serves host ${r.host}: no limit of this program applies`] };
+        if (!found) p = { notes: [noGatewayNote(this.gateways.length, r.host)] };
         else {
             const s = this.state(found.gateway, r.host);
             const request: ModelRequest = {

@@ -6,6 +6,7 @@
  * all.yaml of those that apply as written; placeholders and patches go to not-appliable/) and
  * prints the effective limits. With no flags: the dev stack's config into rendered/.
  */
+import { finish, guardPipes } from "../lib/process-output";
 import * as path from "path";
 import { stringify } from "yaml";
 import { effectiveLimits, formatLimits } from "../mesh/limits-table";
@@ -144,9 +145,11 @@ async function main() {
     console.log(formatLimits(effectiveLimits(settings)));
 }
 
-if (require.main === module)
+if (require.main === module) {
+    guardPipes();
     main().catch((e) => {
         const { message, code } = cliError(e, "nothing was rendered");
         console.error(message);
-        process.exit(code);
+        return finish(code);
     });
+}

@@ -6,6 +6,7 @@
  * X-RateLimit headers the response carries.
  * Computed by the gateway MODEL in gateway-model/explain.ts from the objects the stack renders.
  */
+import { finish, guardPipes } from "../lib/process-output";
 import { cliError, configSources, parseCli, UsageError } from "./args";
 import { EXPLAIN_FLAGS, helpText } from "./cli-help";
 import { renderStack } from "./render";
@@ -136,9 +137,10 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module) {
+    guardPipes();
     main().catch((e) => {
         const { message, code } = cliError(e, "nothing was explained");
         console.error(message);
-        process.exit(code);
+        return finish(code);
     });
 }

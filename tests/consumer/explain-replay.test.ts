@@ -154,7 +154,7 @@ describe("consumer: npx mesh-ratelimit explain and replay on a user's own progra
         const x = JSON.parse(cli("replay", "--program", "shop", "--json", "access.log").stdout);
         const over = cli("replay", "--program", "shop", "--max-refused", String(Math.max(0, x.refusedPercent - 0.5)), "access.log");
         expect(over.code).to.equal(3);
-        expect(over.stderr).to.match(/refused, over --max-refused/);
+        expect(over.stderr).to.match(/gate failed: the program refuses [\d.]+ % of the requests, over --max-refused/);
         expect(cli("replay", "--program", "shop", "--max-refused", String(x.refusedPercent + 0.5), "access.log").code).to.equal(0);
     });
 
