@@ -2,7 +2,7 @@
  * GlobalRateLimit's plan: every object it creates, computed from the arguments and validated before
  * any resource is registered (pure; the program's preflight, the renderer and the tests read it).
  */
-import { SplitLimits, configWindows, sideAsCompiled } from "../builders/counter-stores";
+import { SplitLimits, configWindows, holdsPerValueCounters, sideAsCompiled } from "../builders/counter-stores";
 import {
     EnvoyFilterSpec,
     FilterLayout,
@@ -20,7 +20,7 @@ import {
     vhostPerFilterRateLimits,
     vhostRateLimitsFilter,
 } from "../builders/envoy-filters";
-import { REDIS_EVICTION_POLICY, UPSTREAM_JITTER_MAX_SECONDS, expirationJitterFor, redisTimeoutFor } from "../builders/failure-bounds";
+import { REDIS_EVICTION_POLICY, UPSTREAM_JITTER_MAX_SECONDS, evictionPolicyFor, expirationJitterFor, redisTimeoutFor } from "../builders/failure-bounds";
 import { perValueFilters } from "../builders/per-value-filters";
 import { PRE_LIMIT_STAT_PREFIX, PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../builders/pre-limit";
 import { configYaml } from "../builders/ratelimit-config";
@@ -96,6 +96,8 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     const split = splitOf(a, compiled, problems);
     const fixed = split ? sideAsCompiled(split.fixed) : compiled;
     service.ratelimit.expirationJitterSeconds = expirationJitterFor(configWindows(fixed.configDescriptors));
+    // One store for every counter (no split): per-value counters in it make it evict by use.
+    if (!split) service.ratelimit.redisEvictionPolicy = evictionPolicyFor(holdsPerValueCounters(a));
     const host = `${name}.${ns}.svc.cluster.local`;
     // Computed once: the rate-limit filter's name is where its per-route config goes.
     const globalName = perInstance ? instanceFilterName(RATELIMIT_FILTER, ns, name) : RATELIMIT_FILTER;

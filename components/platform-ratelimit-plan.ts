@@ -5,7 +5,8 @@
  * rules of each source are compiled as GlobalRateLimit compiles its own, under the source's
  * descriptor keys, and go into the source's filter (builders/platform-filters.ts).
  */
-import { CounterStore } from "../builders/counter-stores";
+import { CounterStore, holdsPerValueCounters } from "../builders/counter-stores";
+import { evictionPolicyFor } from "../builders/failure-bounds";
 import { EnvoyFilterSpec } from "../builders/envoy-filters";
 import { ruleSummaries } from "../builders/monitoring";
 import { PLATFORM_DOMAIN, PLATFORM_OBJECT_PREFIX, PLATFORM_PATH_KEYS, PLATFORM_RULE_KEYS, PlatformSource, platformFilter } from "../builders/platform-filters";
@@ -119,7 +120,9 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
             problem: "no defaults and no overrides: the component would limit nothing",
             fix: "give defaults, overrides or both",
         });
-    const r = base.service.ratelimit;
+    // Its one store holds the sources' counters: a per-value one among them makes it evict by use.
+    const service = { ...base.service, ratelimit: { ...base.service.ratelimit, redisEvictionPolicy: platformEvictionPolicy(a) } };
+    const r = service.ratelimit;
     const host = `${r.serviceName}.${r.namespace}.svc.cluster.local`;
     const failureModeDeny = a.failureModeDeny ?? false;
     const filters = sources.map((s) => ({
@@ -155,7 +158,7 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
     return {
         args,
         problems,
-        service: base.service,
+        service,
         configYaml: configYaml(PLATFORM_DOMAIN, descriptors),
         grpcAddress: `${host}:${r.grpcPort}`,
         sources,
@@ -163,6 +166,13 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
         gatewayKey: `platform|${gw.namespace}|${JSON.stringify(gw.target)}`,
         monitoring,
     };
+}
+
+/** The platform store's policy: by use when a source (well-formed or not) holds a per-value counter. */
+function platformEvictionPolicy(a: Partial<PlatformRateLimitArgs>): string {
+    const holds = (l: PlatformLimitsArgs | undefined) =>
+        l !== null && typeof l === "object" && holdsPerValueCounters({ rules: Array.isArray(l.rules) ? l.rules : [], perPath: l.perPath });
+    return evictionPolicyFor(SOURCES.some((s) => holds(a[s])));
 }
 
 function listenerPortsOf(ports: unknown, problems: Problem[]): number[] {
