@@ -28,6 +28,7 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         shadow: null,
         rateLimitHeaders: null,
         cost: "RequestCostArgs",
+        acceptEvictionRisk: null,
     },
     PathMatchArgs: {
         exact: null,

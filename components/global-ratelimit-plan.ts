@@ -2,7 +2,7 @@
  * GlobalRateLimit's plan: every object it creates, computed from the arguments and validated before
  * any resource is registered (pure; the program's preflight, the renderer and the tests read it).
  */
-import { SplitLimits, configWindows, holdsPerValueCounters, sideAsCompiled } from "../builders/counter-stores";
+import { SplitLimits, configWindows, sideAsCompiled } from "../builders/counter-stores";
 import {
     EnvoyFilterSpec,
     FilterLayout,
@@ -20,7 +20,7 @@ import {
     vhostPerFilterRateLimits,
     vhostRateLimitsFilter,
 } from "../builders/envoy-filters";
-import { REDIS_EVICTION_POLICY, UPSTREAM_JITTER_MAX_SECONDS, evictionPolicyFor, expirationJitterFor, redisTimeoutFor } from "../builders/failure-bounds";
+import { expirationJitterFor, redisTimeoutFor } from "../builders/failure-bounds";
 import { perValueFilters } from "../builders/per-value-filters";
 import { PRE_LIMIT_STAT_PREFIX, PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../builders/pre-limit";
 import { configYaml } from "../builders/ratelimit-config";
@@ -34,8 +34,9 @@ import { dnsProblem, unknownFieldProblems } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
 import { gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { PerValuePlan, perValueCallOf, perValuePlanOf, splitOf } from "./per-value-store";
+import { PerValueFiguresPlan, oneStoreOf, perValueFiguresOf } from "./per-value-figures";
 import { platformDefaultsPatches, platformNameProblems } from "./platform-defaults";
-import { REDIS_NAME } from "./redis";
+import { serviceDefaults, tuningOf } from "./service-defaults";
 
 import { PathKeyMode } from "../builders/rule-args";
 import { CompiledLimits, buildGlobalLimits } from "../builders/rules";
@@ -43,7 +44,7 @@ import { RoutePatch } from "../builders/rate-limit-entries";
 import { planGlobalLimits } from "../builders/limits-plan";
 import { policyHeaderOption, policyHeaderValue, policyItems } from "../builders/policy-header";
 import { ruleSummaries } from "../builders/monitoring";
-import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./global-ratelimit-args";
+import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import {
     accessPolicyProblems,
     countLimits,
@@ -56,7 +57,7 @@ import {
 } from "./global-ratelimit-checks";
 import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
 import { redisConnectionOf } from "./redis-options";
-import { RateLimitServiceSettings, SERVICE_TUNING, ServiceLogLevel, ServiceSettings, ServiceTuning } from "./service-settings";
+import { ServiceLogLevel, ServiceSettings } from "./service-settings";
 
 export const DEFAULT_FILTER_PREFIX = "filter-ratelimit";
 
@@ -87,6 +88,8 @@ export interface GlobalRateLimitPlan {
     monitoring: MonitoringPlan;
     /** The per-value side (its own service and Redis) with `CounterStore.Split` and both kinds of counters; undefined otherwise. */
     perValue?: PerValuePlan;
+    /** What each per-value rule gets from its store (printed by the preview and `npm start`). */
+    perValueFigures: PerValueFiguresPlan;
 }
 
 /** Validates the arguments and computes every object (pure; exported for the tests and the renderer). */
@@ -96,8 +99,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     const split = splitOf(a, compiled, problems);
     const fixed = split ? sideAsCompiled(split.fixed) : compiled;
     service.ratelimit.expirationJitterSeconds = expirationJitterFor(configWindows(fixed.configDescriptors));
-    // One store for every counter (no split): per-value counters in it make it evict by use.
-    if (!split) service.ratelimit.redisEvictionPolicy = evictionPolicyFor(holdsPerValueCounters(a));
+    if (!split) oneStoreOf(a, service.ratelimit, compiled.configDescriptors, problems);
     const host = `${name}.${ns}.svc.cluster.local`;
     // Computed once: the rate-limit filter's name is where its per-route config goes.
     const globalName = perInstance ? instanceFilterName(RATELIMIT_FILTER, ns, name) : RATELIMIT_FILTER;
@@ -111,6 +113,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     filters[0]!.spec.configPatches.push(...responseCostPatches(responseCosts((a.rules ?? []).map((r) => r?.cost)), gw.ports, costFilter));
     const perValue = split ? perValuePlanOf(a, service, { domain: call.domain, descriptors: split.perValue.configDescriptors }, problems) : undefined;
     if (split && perValue) filters.push(...perValueSide(a, split.perValue, perValue, { gw, ns, grpcPort, perInstance, prefix, call }));
+    const figures = perValueFiguresOf(a, service.ratelimit, perValue, !compiled.problems.length, problems);
     const monitoring = monitoringPlanOf(
         a.monitoring,
         {
@@ -151,6 +154,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         listenerKeys: perInstance ? [] : (gw.all ? ["*"] : gw.ports.map(String)).map((port) => `${gw.namespace}|${JSON.stringify(gw.target)}|${port}`),
         httpFilterNames: { global: globalName, ...(pre?.buckets.length ? { local: localName } : {}) },
         ...(perValue ? { perValue } : {}),
+        perValueFigures: figures,
     };
 }
 
@@ -373,30 +377,4 @@ function policyFilter(
         return value === undefined ? [] : [{ virtualHost: p.virtualHost, route: p.route, header: policyHeaderOption(value) }];
     });
     return policyHeaderFilter(gw.target, vhosts, routes);
-}
-
-/** The service's tuning options: each given one, else its declared default. */
-function tuningOf(svc: RateLimitServiceOptionsArgs): ServiceTuning {
-    return Object.fromEntries(Object.entries(SERVICE_TUNING).map(([k, o]) => [k, svc[k as keyof ServiceTuning] ?? o.default])) as ServiceTuning;
-}
-
-/** The service settings at the components' defaults (defaults.ts; the stack config prints the same values). */
-function serviceDefaults(): Omit<RateLimitServiceSettings, "redisTimeout"> {
-    return {
-        namespace: DEFAULTS.ratelimitNamespace,
-        serviceName: DEFAULTS.ratelimitServiceName,
-        grpcPort: DEFAULTS.ratelimitGrpcPort,
-        httpPort: DEFAULTS.ratelimitHttpPort,
-        debugPort: DEFAULTS.ratelimitDebugPort,
-        configName: DEFAULTS.configName,
-        image: DEFAULTS.ratelimitImage,
-        replicas: DEFAULTS.ratelimitReplicas,
-        logLevel: DEFAULTS.ratelimitLogLevel,
-        ...tuningOf({}),
-        redisImage: DEFAULTS.redisImage,
-        redisMaxMemory: DEFAULTS.redisMaxMemory,
-        redisName: REDIS_NAME,
-        redisEvictionPolicy: REDIS_EVICTION_POLICY,
-        expirationJitterSeconds: UPSTREAM_JITTER_MAX_SECONDS,
-    };
 }

@@ -107,6 +107,7 @@ export function buildProgram(
     const istio = istioVersionMessages(opts.lookupIstioTags?.(settings.mesh.namespace) ?? []);
     for (const m of istio.notes) report(m);
     for (const m of istio.warnings) (opts.warn ?? ((w: string) => void pulumi.log.warn(w)))(m);
+    for (const m of plan.global.perValueFigures.lines) report(m);
     // What the cluster decided, as the arguments' options; the plan (settings, component plans) stays the one computed above.
     const keepIngressClass = ingressClassKept(settings, shared, opts.lookupIngressClassUsers);
     if (keepIngressClass) report(keepIngressClass);
