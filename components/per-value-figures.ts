@@ -11,6 +11,7 @@ import { holdsPerValueCounters } from "../builders/counter-stores";
 import { RedisModeName } from "../builders/redis-connection";
 import { REDIS_MAXMEMORY_SHARE, REDIS_MEMORY_LIMIT_BYTES, countersHeld, evictionPolicyFor } from "../builders/failure-bounds";
 import { RateLimitServiceSettings } from "./service-settings";
+import { DEFAULTS } from "./defaults";
 import { PerValueRuleFigures, PerValueStore, perValueFigures, perValueFiguresText } from "../builders/store-figures";
 import { PerValueInput, PerValuePlan, perValueSizingOf } from "./per-value-store";
 import { RedisOptionsArgs } from "./redis-options";
@@ -73,7 +74,8 @@ export function perValueFiguresOf(
     const s = { perValue, maxMemory: r.redisMaxMemory, jitterSeconds: r.expirationJitterSeconds };
     const store = limitsValid ? storeOf(a, s) : undefined;
     if (!store) return { figures: [], lines: [] };
-    const figures = perValueFigures(a, store);
+    // The value length the store's sizing counts with (perValueStore.longestValueBytes): the suggested fix then fits.
+    const figures = perValueFigures(a, store, a.perValueStore?.longestValueBytes ?? DEFAULTS.perValueLongestValueBytes);
     const memoryField = s.perValue ? "perValueStore.redis.maxMemory" : "redis.maxMemory";
     for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, memoryField));
     return { store, figures, lines: figures.map((f) => perValueFiguresText(f, store)) };

@@ -57,7 +57,12 @@ const PLATFORM_GW = { selector: { istio: "ingressgateway" }, namespace: "istio-s
 const HOST = "a.example.com:8080";
 
 const LAYOUTS: Layout[] = [
-    { label: "a per-value rule alone (one store)", side: 0, call: modelCall, render: async (x = {}) => [...USER_OBJECTS, ...(await renderComponent([PER_KEY], { redis: { maxMemory: SMALL }, ...x }))] },
+    {
+        label: "a per-value rule alone (one store)",
+        side: 0,
+        call: modelCall,
+        render: async (x = {}) => [...USER_OBJECTS, ...(await renderComponent([PER_KEY], { redis: { maxMemory: SMALL }, ...x }))],
+    },
     {
         label: "split: the per-value store",
         side: 1,
@@ -68,7 +73,10 @@ const LAYOUTS: Layout[] = [
         label: "counterStore single, a fixed rule beside",
         side: 0,
         call: modelCall,
-        render: async (x = {}) => [...USER_OBJECTS, ...(await renderComponent([FIXED, PER_KEY], { counterStore: CounterStore.Single, redis: { maxMemory: SMALL }, ...x }))],
+        render: async (x = {}) => [
+            ...USER_OBJECTS,
+            ...(await renderComponent([FIXED, PER_KEY], { counterStore: CounterStore.Single, redis: { maxMemory: SMALL }, ...x })),
+        ],
     },
     {
         label: "PlatformRateLimit defaults",
@@ -159,7 +167,7 @@ class Running {
         const keyOf = (i: number) => template.replace(value(name), value(`flood-${i}`));
         const ttlOf = (i: number) => DAY + (i % 300);
         const round = 20_000;
-        for (let written = 0; written < 3_000_000; ) {
+        for (let written = 0; written < 3_000_000;) {
             for (let u = 0; u < uses; u++) await pipeCounters(this.side.redis, keyOf, written, round, ttlOf);
             written += round;
             const info = await redisInfo(this.side.redis);
@@ -237,7 +245,9 @@ describe("rls per-value eviction: a spent budget stays spent when Redis evicts i
 
     it("the over-limit cache as rendered keeps the client refused after its counter is gone from Redis; negative control: with the cache off it gets 3 more", async () => {
         const now = await spentCase({});
-        console.log(`      as rendered (LOCAL_CACHE_SIZE_IN_BYTES=${now.env}): ${now.filled.written} values used ${LIMIT + 3} times, counter gone ${now.gone}; next ${now.next} of 5`);
+        console.log(
+            `      as rendered (LOCAL_CACHE_SIZE_IN_BYTES=${now.env}): ${now.filled.written} values used ${LIMIT + 3} times, counter gone ${now.gone}; next ${now.next} of 5`,
+        );
         expect(now.gone, "the flood evicted the spent counter").to.equal(true);
         expect(Number(now.env), "the rendered cache").to.be.greaterThan(0);
         expect(now.next, "the spent client after the flood").to.equal(0);
