@@ -84,6 +84,7 @@ export function perValueFiguresOf(
 /** Why an unverified per-value rule over an hour or longer is refused in a store nobody sized, and the three ways out. */
 function refusal(f: PerValueRuleFigures, store: PerValueStore, memoryField: string): Problem {
     const rate = (f.newValuesPerSecondHeld ?? 0).toLocaleString("en-US", { maximumFractionDigits: 2 });
+    const held = (f.countersHeld ?? 0).toLocaleString("en-US");
     // The most new values a second the largest Redis the component deploys holds for this rule's counters' life.
     const largest = Math.floor(REDIS_MEMORY_LIMIT_BYTES * REDIS_MAXMEMORY_SHARE);
     const most = Math.max(1, Math.floor(countersHeld(largest, f.keyBytes) / f.lifeSeconds));
@@ -91,7 +92,7 @@ function refusal(f: PerValueRuleFigures, store: PerValueStore, memoryField: stri
         f.field,
         f.name,
         `is a per-value limit on ${f.value}, a value any client writes, over a ${f.unit}: its store (${store.maxMemory}, not sized for it) holds ` +
-            `${f.countersHeld} counters of this rule, so ${f.countersHeld} new values within the ${f.unit} (${rate}/s over a counter's life) make it evict ` +
+            `${held} counters of this rule, so ${held} new values within the ${f.unit} (${rate}/s over a counter's life) make it evict ` +
             `a counter used once, whose client then gets its ${f.requestsPerUnit} back`,
         (x) =>
             `size the store for the new values a second you expect, e.g. ${x.set("perValueStore.newValuesPerSecond", String(most))} (the most a ${largest / 1024 / 1024}mb Redis holds for this window), ` +
