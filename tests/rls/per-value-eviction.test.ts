@@ -4,7 +4,7 @@
  * flood fills it), one per-value rule of 3 a day per `x-api-key`, values of 200 bytes (within the
  * length bound).
  *
- * 1. Eviction by use, per layout (a per-value rule alone, the split layout's per-value store,
+ * 1. Eviction by use, per layout (a per-value rule alone, also with an hour window, the split layout's per-value store,
  *    `counterStore: single` with a fixed rule beside it, a PlatformRateLimit's defaults): a client
  *    that used its key twice and one that spent its 3 (and was refused once) keep their counters in
  *    Redis through a flood of new values that evicts more keys than the store holds; the first gets
@@ -41,6 +41,8 @@ const value = (name: string) => `${name}-`.padEnd(200, "v");
 /** One layout: how it is rendered, which rendered service holds the per-value counters, and the call a request with `key` makes to it. */
 interface Layout {
     label: string;
+    /** The per-value rule's window (seconds; a day unless said). */
+    windowSeconds?: number;
     render(extra?: Partial<GlobalRateLimitArgs>): Promise<K8sObject[]>;
     side: number;
     call(objects: K8sObject[], key: string, sideName: string): { domain: string; descriptors: { key: string; value: string }[][] };
@@ -62,6 +64,13 @@ const LAYOUTS: Layout[] = [
         side: 0,
         call: modelCall,
         render: async (x = {}) => [...USER_OBJECTS, ...(await renderComponent([PER_KEY], { redis: { maxMemory: SMALL }, ...x }))],
+    },
+    {
+        label: "a per-value rule alone, an hour window",
+        windowSeconds: 3600,
+        side: 0,
+        call: modelCall,
+        render: async (x = {}) => [...USER_OBJECTS, ...(await renderComponent([{ ...PER_KEY, unit: LimitUnit.Hour }], { redis: { maxMemory: SMALL }, ...x }))],
     },
     {
         label: "split: the per-value store",
@@ -165,7 +174,10 @@ class Running {
      */
     async flood(template: string, name: string, uses: number, until?: string): Promise<{ written: number; info: Record<string, string> }> {
         const keyOf = (i: number) => template.replace(value(name), value(`flood-${i}`));
-        const ttlOf = (i: number) => DAY + (i % 300);
+        const window = this.l.windowSeconds ?? DAY;
+        // The service's TTL: the window plus up to the rendered jitter.
+        const jitter = Math.max(1, Number(this.side.svc.env.EXPIRATION_JITTER_MAX_SECONDS ?? 300));
+        const ttlOf = (i: number) => window + (i % jitter);
         const round = 20_000;
         for (let written = 0; written < 3_000_000;) {
             for (let u = 0; u < uses; u++) await pipeCounters(this.side.redis, keyOf, written, round, ttlOf);
@@ -186,7 +198,7 @@ class Running {
 async function evictionCase(l: Layout, redisOf?: (r: RenderedRedis) => RenderedRedis) {
     const run = await Running.start(l, {}, redisOf);
     try {
-        await ensureWindowOf(DAY, 300);
+        await ensureWindowOf(l.windowSeconds ?? DAY, 300);
         expect(await run.requests("twice", 2), "twice: before the flood").to.equal(2);
         expect(await run.requests("spent", LIMIT + 1), "spent: before the flood").to.equal(LIMIT);
         const twiceKey = await run.keyOf("twice");
