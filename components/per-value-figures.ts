@@ -7,6 +7,8 @@
 import { Problem } from "../lib/problems";
 import { fieldProblem } from "../lib/field-checks";
 import { ConfigDescriptor } from "../builders/rules";
+import { GlobalLimitsInput } from "../builders/rule-args";
+import { PLATFORM_DOMAIN } from "../builders/platform-filters";
 import { holdsPerValueCounters } from "../builders/counter-stores";
 import { RedisModeName } from "../builders/redis-connection";
 import { REDIS_MAXMEMORY_SHARE, REDIS_MEMORY_LIMIT_BYTES, countersHeld, evictionPolicyFor } from "../builders/failure-bounds";
@@ -77,12 +79,34 @@ export function perValueFiguresOf(
     // The value length the store's sizing counts with (perValueStore.longestValueBytes): the suggested fix then fits.
     const figures = perValueFigures(a, store, a.perValueStore?.longestValueBytes ?? DEFAULTS.perValueLongestValueBytes);
     const memoryField = s.perValue ? "perValueStore.redis.maxMemory" : "redis.maxMemory";
-    for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, memoryField));
+    for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, memoryField, "perValueStore.newValuesPerSecond"));
     return { store, figures, lines: figures.map((f) => perValueFiguresText(f, store)) };
 }
 
+/**
+ * A PlatformRateLimit's per-value rules in its one store, each under its source (`defaults.rules[0]`),
+ * refused as GlobalRateLimit's are (its store is sized by `redis.maxMemory` only).
+ */
+export function platformFiguresOf(
+    sources: { source: string; limits: GlobalLimitsInput }[],
+    r: RateLimitServiceSettings,
+    redis: RedisOptionsArgs | undefined,
+    problems: Problem[],
+): PerValueFiguresPlan {
+    const own = (redis?.mode ?? RedisModeName.InCluster) === RedisModeName.InCluster;
+    const sized = redis?.maxMemory !== undefined || !own;
+    const store: PerValueStore = { ...(own ? { maxMemory: r.redisMaxMemory } : {}), sized, jitterSeconds: r.expirationJitterSeconds, domain: PLATFORM_DOMAIN };
+    const figures = sources.flatMap(({ source, limits }) =>
+        perValueFigures(limits, store, DEFAULTS.perValueLongestValueBytes).map((f) => ({ ...f, field: `${source}.${f.field}` })),
+    );
+    for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, "redis.maxMemory"));
+    return { store, figures, lines: figures.map((f) => perValueFiguresText(f, store)) };
+}
+
+const MIB = 1024 * 1024;
+
 /** Why an unverified per-value rule over an hour or longer is refused in a store nobody sized, and the three ways out. */
-function refusal(f: PerValueRuleFigures, store: PerValueStore, memoryField: string): Problem {
+function refusal(f: PerValueRuleFigures, store: PerValueStore, memoryField: string, rateField?: string): Problem {
     const rate = (f.newValuesPerSecondHeld ?? 0).toLocaleString("en-US", { maximumFractionDigits: 2 });
     const held = (f.countersHeld ?? 0).toLocaleString("en-US");
     // The most new values a second the largest Redis the component deploys holds for this rule's counters' life.
@@ -95,7 +119,8 @@ function refusal(f: PerValueRuleFigures, store: PerValueStore, memoryField: stri
             `${held} counters of this rule, so ${held} new values within the ${f.unit} (${rate}/s over a counter's life) make it evict ` +
             `a counter used once, whose client then gets its ${f.requestsPerUnit} back`,
         (x) =>
-            `size the store for the new values a second you expect, e.g. ${x.set("perValueStore.newValuesPerSecond", String(most))} (the most a ${largest / 1024 / 1024}mb Redis holds for this window), ` +
-            `or ${x.set(memoryField, `${largest / 1024 / 1024}mb`)}; or accept the risk: ${x.set(`${f.field}.acceptEvictionRisk`, "true")}`,
+            (rateField
+                ? `size the store for the new values a second you expect, e.g. ${x.set(rateField, String(most))} (the most a ${largest / MIB}mb Redis holds for this window), or `
+                : `size the store: `) + `${x.set(memoryField, `${largest / MIB}mb`)}; or accept the risk: ${x.set(`${f.field}.acceptEvictionRisk`, "true")}`,
     );
 }

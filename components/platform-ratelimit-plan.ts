@@ -12,6 +12,7 @@ import { ruleSummaries } from "../builders/monitoring";
 import { PLATFORM_DOMAIN, PLATFORM_OBJECT_PREFIX, PLATFORM_PATH_KEYS, PLATFORM_RULE_KEYS, PlatformSource, platformFilter } from "../builders/platform-filters";
 import { configYaml } from "../builders/ratelimit-config";
 import { CompiledLimits } from "../builders/rules";
+import { GlobalLimitsInput } from "../builders/rule-args";
 import { compileGlobalLimits } from "../builders/limits-plan";
 import { Problem } from "../lib/problems";
 import { portProblem, unknownFieldProblems } from "./arg-checks";
@@ -21,6 +22,7 @@ import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import { planGlobalRateLimit } from "./global-ratelimit-plan";
 import { PlatformLimitsArgs, PlatformRateLimitArgs } from "./platform-ratelimit-args";
 import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
+import { PerValueFiguresPlan, platformFiguresOf } from "./per-value-figures";
 import { ServiceSettings } from "./service-settings";
 
 /** The platform service's default names (apart from a GlobalRateLimit's `ratelimit` and `ratelimit-config`). */
@@ -47,6 +49,8 @@ export interface PlatformRateLimitPlan {
     /** Claim key of the gateway (two PlatformRateLimits of one program on one gateway are refused). */
     gatewayKey: string;
     monitoring: MonitoringPlan;
+    /** What each per-value rule gets from the platform's store (printed by the preview). */
+    perValueFigures: PerValueFiguresPlan;
 }
 
 const SOURCES = [PlatformSource.Overrides, PlatformSource.Defaults] as const;
@@ -139,6 +143,9 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
         }),
     }));
     const descriptors = sources.flatMap((s) => s.compiled.configDescriptors);
+    // What each per-value rule gets from the platform's store (valid sources only), printed by the preview.
+    const figured = problems.length ? [] : sources.map((s) => ({ source: s.source, limits: platformLimits(s.source, a[s.source]!) }));
+    const perValueFigures = platformFiguresOf(figured, r, a.redis, problems);
     const monitoring = monitoringPlanOf(
         a.monitoring,
         {
@@ -165,7 +172,13 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
         filters,
         gatewayKey: `platform|${gw.namespace}|${JSON.stringify(gw.target)}`,
         monitoring,
+        perValueFigures,
     };
+}
+
+/** A source's limits under the platform's own descriptor keys, as they are compiled. */
+function platformLimits(source: PlatformSource, l: PlatformLimitsArgs): GlobalLimitsInput {
+    return { ...l, ruleKey: PLATFORM_RULE_KEYS[source], ...(l.perPath ? { perPath: { ...l.perPath, descriptorKey: PLATFORM_PATH_KEYS[source] } } : {}) };
 }
 
 /** The platform store's policy: by use when a source (well-formed or not) holds a per-value counter. */

@@ -48,6 +48,8 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
             ]);
         }
         super("mesh-ratelimit:index:PlatformRateLimit", name, {}, options);
+        // What each per-value rule gets from the platform's store: what a flood must send to reset one of its counters.
+        for (const line of plan.perValueFigures.lines) void pulumi.log.info(line, this);
         const settings = plan.service;
         const redis = deploysRedis(settings.redis) ? new Redis(`${name}-redis`, { settings }, { parent: this }) : undefined;
         // The service crash-loops while Redis is unreachable, so Redis comes first.

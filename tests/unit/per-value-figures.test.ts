@@ -149,3 +149,24 @@ describe("per-value stores: an unverified per-value rule over an hour or longer 
         expect(problems({ ...FIXED, acceptEvictionRisk: true })).to.include("rules[0].acceptEvictionRisk: remove rules[0].acceptEvictionRisk");
     });
 });
+
+describe("per-value stores: a PlatformRateLimit's per-value rules, figured and refused as GlobalRateLimit's", () => {
+    const gateway = { selector: { istio: "ingressgateway" } };
+
+    it("a day rule on x-api-key in its defaults: refused under defaults.rules[0] naming redis.maxMemory and acceptEvictionRisk; controls: sized or accepted, figures printed", () => {
+        const plan = planPlatformRateLimit({ gateway, defaults: { rules: [PER_KEY] } });
+        const p = plan.problems.find((x) => x.key === "defaults.rules[0]");
+        expect(p, JSON.stringify(plan.problems)).to.not.equal(undefined);
+        expect(p!.fix)
+            .to.contain("set redis.maxMemory to")
+            .and.to.contain("set defaults.rules[0].acceptEvictionRisk to true")
+            .and.not.to.contain("newValuesPerSecond");
+        const sized = planPlatformRateLimit({ gateway, defaults: { rules: [PER_KEY] }, redis: { maxMemory: "64mb" } });
+        const accepted = planPlatformRateLimit({ gateway, overrides: { rules: [{ ...PER_KEY, acceptEvictionRisk: true }] } });
+        expect(sized.problems).to.deep.equal([]);
+        expect(accepted.problems).to.deep.equal([]);
+        expect(sized.perValueFigures.figures[0]).to.include({ field: "defaults.rules[0]", refused: false });
+        expect(sized.perValueFigures.lines[0]).to.contain("(64mb, evicting the least used)");
+        expect(accepted.perValueFigures.figures.map((f) => f.field)).to.deep.equal(["overrides.rules[0]"]);
+    });
+});
