@@ -81,6 +81,7 @@ describe("component package: schema from Pulumi's analyzer", function () {
             "shadow",
             "rateLimitHeaders",
             "cost",
+            "acceptEvictionRisk",
         ]);
         expect(rule.properties.query.$ref).to.equal("#/types/mesh-ratelimit:index:QueryMatchArgs");
         expect(rule.properties.methods.items.type).to.equal("string");
