@@ -119,6 +119,11 @@ export function isPerValueRule(r: RateLimitRuleArgs): boolean {
     );
 }
 
+/** Whether a store holding these limits holds a counter per value a client sends (its Redis must then evict by use). */
+export function holdsPerValueCounters(input: Pick<GlobalLimitsInput, "rules" | "perPath">): boolean {
+    return (input.rules ?? []).some((r) => r !== null && typeof r === "object" && isPerValueRule(r)) || input.perPath?.eachPath !== undefined;
+}
+
 /** Whether the compiled limits have both kinds (only then is a second store of any use). */
 export function hasBothKinds(input: GlobalLimitsInput): boolean {
     const rules = input.rules ?? [];

@@ -36,6 +36,13 @@ export const REDIS_EVICTION_POLICY = "volatile-ttl";
  * with counters used once; a counter used k times outlives every key used fewer times.
  */
 export const PER_VALUE_EVICTION_POLICY = "allkeys-lfu";
+/**
+ * The policy of a store: by use (`PER_VALUE_EVICTION_POLICY`) when it holds any per-value counter,
+ * whatever the layout (split, single, a platform's); a store of fixed counters only keeps `REDIS_EVICTION_POLICY`.
+ */
+export function evictionPolicyFor(holdsPerValue: boolean): string {
+    return holdsPerValue ? PER_VALUE_EVICTION_POLICY : REDIS_EVICTION_POLICY;
+}
 /** The LFU settings of the per-value store: every access counted, none forgotten while the key lives. */
 export const PER_VALUE_LFU_ARGS: readonly string[] = ["--lfu-log-factor", "0", "--lfu-decay-time", "0"];
 

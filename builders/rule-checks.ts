@@ -19,6 +19,7 @@ import {
     MISSING_VALUE_KEY,
     MissingHeader,
     PerPathLimitsArgs,
+    RateLimitRuleArgs,
     QUERY_VALUE_KEY,
     REMOTE_ADDRESS_KEY,
     UNTRUSTED_VALUE_KEY,
@@ -408,6 +409,7 @@ export function validateRule(r: any, i: number, names: Set<string>, problems: Pr
     if (r.query !== undefined) checkRuleQuery(at, r.query, problems);
     checkOnePerValueField(at, r, problems);
     if (r.rateLimitHeaders !== undefined) problems.push(...booleanProblems(`${at}.rateLimitHeaders`, r.rateLimitHeaders, false));
+    if (r.acceptEvictionRisk !== undefined) checkAcceptEvictionRisk(at, r, problems);
     checkRuleClient(at, r, problems);
     if (r.identity !== undefined) checkIdentity(at, r, problems);
     if (r.route !== undefined && (typeof r.route?.name !== "string" || r.route.name === "")) {
@@ -450,4 +452,20 @@ export function checkPerPath(perPath: PerPathLimitsArgs, pathKey: string, proble
             fix: "give paths and/or eachPath, or remove perPath",
         });
     }
+}
+
+/** `acceptEvictionRisk`: a boolean, on a rule with a counter per value only (elsewhere it would say nothing). */
+function checkAcceptEvictionRisk(at: string, r: RateLimitRuleArgs, problems: Problem[]): void {
+    const bad = booleanProblems(`${at}.acceptEvictionRisk`, r.acceptEvictionRisk, true);
+    problems.push(...bad);
+    const perValue = r.header?.perValue === true || r.query?.perValue === true || r.perClientAddress === true || r.clientCidr?.perAddress === true;
+    if (!bad.length && !perValue)
+        problems.push(
+            fieldProblem(
+                `${at}.acceptEvictionRisk`,
+                r.acceptEvictionRisk,
+                "has no effect on a rule without a counter per value (header.perValue, query.perValue, perClientAddress, clientCidr.perAddress)",
+                (f) => f.rm(`${at}.acceptEvictionRisk`),
+            ),
+        );
 }

@@ -29,6 +29,7 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         shadow: null,
         rateLimitHeaders: null,
         cost: "RequestCostArgs",
+        acceptEvictionRisk: null,
     },
     PathMatchArgs: {
         exact: null,

@@ -20,7 +20,7 @@ import {
     vhostPerFilterRateLimits,
     vhostRateLimitsFilter,
 } from "../builders/envoy-filters";
-import { REDIS_EVICTION_POLICY, UPSTREAM_JITTER_MAX_SECONDS, expirationJitterFor, redisTimeoutFor } from "../builders/failure-bounds";
+import { expirationJitterFor, redisTimeoutFor } from "../builders/failure-bounds";
 import { perValueFilters } from "../builders/per-value-filters";
 import { PRE_LIMIT_STAT_PREFIX, PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../builders/pre-limit";
 import { configYaml } from "../builders/ratelimit-config";
@@ -35,8 +35,9 @@ import { dnsProblem, planned, unknownFieldProblems } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
 import { gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { PerValuePlan, perValueCallOf, perValuePlanOf, splitOf } from "./per-value-store";
+import { PerValueFiguresPlan, oneStoreOf, perValueFiguresOf } from "./per-value-figures";
 import { platformDefaultsOffHosts, platformDefaultsPatches, platformNameProblems } from "./platform-defaults";
-import { REDIS_NAME } from "./redis";
+import { serviceDefaults, tuningOf } from "./service-defaults";
 
 import { PathKeyMode } from "../builders/rule-args";
 import { CompiledLimits, buildGlobalLimits } from "../builders/rules";
@@ -44,7 +45,7 @@ import { RoutePatch } from "../builders/rate-limit-entries";
 import { planGlobalLimits } from "../builders/limits-plan";
 import { policyHeaderOption, policyHeaderValue, policyItems } from "../builders/policy-header";
 import { ruleSummaries } from "../builders/monitoring";
-import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./global-ratelimit-args";
+import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import {
     accessPolicyProblems,
     countLimits,
@@ -57,7 +58,7 @@ import {
 } from "./global-ratelimit-checks";
 import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
 import { redisConnectionOf } from "./redis-options";
-import { RateLimitServiceSettings, SERVICE_TUNING, ServiceLogLevel, ServiceSettings, ServiceTuning } from "./service-settings";
+import { ServiceLogLevel, ServiceSettings } from "./service-settings";
 
 export const DEFAULT_FILTER_PREFIX = "filter-ratelimit";
 
@@ -86,6 +87,8 @@ export interface GlobalRateLimitPlan {
     monitoring: MonitoringPlan;
     /** The per-value side (its own service and Redis) with `CounterStore.Split` and both kinds of counters; undefined otherwise. */
     perValue?: PerValuePlan;
+    /** What each per-value rule gets from its store (printed by the preview and `npm start`). */
+    perValueFigures: PerValueFiguresPlan;
 }
 
 /** Validates the arguments and computes every object (pure; exported for the tests and the renderer). */
@@ -95,6 +98,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     const split = splitOf(a, compiled, problems);
     const fixed = split ? sideAsCompiled(split.fixed) : compiled;
     service.ratelimit.expirationJitterSeconds = expirationJitterFor(configWindows(fixed.configDescriptors));
+    if (!split) oneStoreOf(a, service.ratelimit, compiled.configDescriptors, problems);
     const host = `${name}.${ns}.svc.cluster.local`;
     // Computed once: the rate-limit filter's name is where its per-route config goes.
     const globalName = perInstance ? instanceFilterName(RATELIMIT_FILTER, ns, name) : RATELIMIT_FILTER;
@@ -108,6 +112,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     filters[0]!.spec.configPatches.push(...responseCostPatches(responseCosts((a.rules ?? []).map((r) => r?.cost)), gw.ports, costFilter));
     const perValue = split ? perValuePlanOf(a, service, { domain: call.domain, descriptors: split.perValue.configDescriptors }, problems) : undefined;
     if (split && perValue) filters.push(...perValueSide(a, split.perValue, perValue, { gw, ns, grpcPort, perInstance, prefix, call }));
+    const figures = perValueFiguresOf(a, service.ratelimit, perValue, !compiled.problems.length, problems);
     const monitoring = monitoringPlanOf(
         a.monitoring,
         {
@@ -149,6 +154,7 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
         httpFilterNames: { global: globalName, ...(pre?.buckets.length ? { local: localName } : {}) },
         platformDefaultsOff: platformDefaultsOffHosts(a, layoutName(perInstance), gw.virtualHosts),
         ...(perValue ? { perValue } : {}),
+        perValueFigures: figures,
     };
 }
 
@@ -373,29 +379,4 @@ function policyFilter(
     return policyHeaderFilter(gw.target, vhosts, routes);
 }
 
-/** The service's tuning options: each given one, else its declared default. */
-function tuningOf(svc: RateLimitServiceOptionsArgs): ServiceTuning {
-    return Object.fromEntries(Object.entries(SERVICE_TUNING).map(([k, o]) => [k, svc[k as keyof ServiceTuning] ?? o.default])) as ServiceTuning;
-}
-
-/** The service settings at the components' defaults (defaults.ts; the stack config prints the same values). */
-function serviceDefaults(): Omit<RateLimitServiceSettings, "redisTimeout"> {
-    return {
-        namespace: DEFAULTS.ratelimitNamespace,
-        serviceName: DEFAULTS.ratelimitServiceName,
-        grpcPort: DEFAULTS.ratelimitGrpcPort,
-        httpPort: DEFAULTS.ratelimitHttpPort,
-        debugPort: DEFAULTS.ratelimitDebugPort,
-        configName: DEFAULTS.configName,
-        image: DEFAULTS.ratelimitImage,
-        replicas: DEFAULTS.ratelimitReplicas,
-        logLevel: DEFAULTS.ratelimitLogLevel,
-        ...tuningOf({}),
-        redisImage: DEFAULTS.redisImage,
-        redisMaxMemory: DEFAULTS.redisMaxMemory,
-        redisName: REDIS_NAME,
-        redisEvictionPolicy: REDIS_EVICTION_POLICY,
-        expirationJitterSeconds: UPSTREAM_JITTER_MAX_SECONDS,
-    };
-}
 const layoutName = (perInstance: boolean) => (perInstance ? FilterLayout.PerInstance : FilterLayout.Shared);

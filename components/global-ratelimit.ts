@@ -58,6 +58,9 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
         // Validate before anything is registered: a bad rule creates nothing.
         const { plan, options, values } = planOrThrow(name, args, rest, hostOwnership);
         super("mesh-ratelimit:index:GlobalRateLimit", name, {}, options);
+        // What each per-value rule gets from its store: what a flood must send to reset one of its counters
+        // (a caller that passes its plan, the stack's program, prints it once itself).
+        if (opts?.plan === undefined) for (const line of plan.perValueFigures.lines) void pulumi.log.info(line, this);
 
         // The access policies first: no pod of the service or Redis runs a moment without them.
         const policies: pulumi.Resource[] = plan.policies.map((m) =>

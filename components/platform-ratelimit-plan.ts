@@ -5,12 +5,14 @@
  * rules of each source are compiled as GlobalRateLimit compiles its own, under the source's
  * descriptor keys, and go into the source's filter (builders/platform-filters.ts).
  */
-import { CounterStore } from "../builders/counter-stores";
+import { CounterStore, holdsPerValueCounters } from "../builders/counter-stores";
+import { evictionPolicyFor } from "../builders/failure-bounds";
 import { EnvoyFilterSpec } from "../builders/envoy-filters";
 import { ruleSummaries } from "../builders/monitoring";
 import { PLATFORM_DOMAIN, PLATFORM_OBJECT_PREFIX, PLATFORM_PATH_KEYS, PLATFORM_RULE_KEYS, PlatformSource, platformFilter } from "../builders/platform-filters";
 import { configYaml } from "../builders/ratelimit-config";
 import { CompiledLimits } from "../builders/rules";
+import { GlobalLimitsInput } from "../builders/rule-args";
 import { compileGlobalLimits } from "../builders/limits-plan";
 import { Problem } from "../lib/problems";
 import { dnsProblem, portProblem, unknownFieldProblems } from "./arg-checks";
@@ -22,6 +24,7 @@ import { planGlobalRateLimit } from "./global-ratelimit-plan";
 import { PlatformFilterCallArgs, PlatformLimitsArgs, PlatformRateLimitArgs } from "./platform-ratelimit-args";
 import { booleanProblems, protoDurationProblems } from "../lib/field-checks";
 import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
+import { PerValueFiguresPlan, platformFiguresOf } from "./per-value-figures";
 import { ServiceSettings } from "./service-settings";
 
 /** The platform service's default names (apart from a GlobalRateLimit's `ratelimit` and `ratelimit-config`). */
@@ -50,6 +53,8 @@ export interface PlatformRateLimitPlan {
     /** Claim key of the gateway (two PlatformRateLimits of one program on one gateway are refused). */
     gatewayKey: string;
     monitoring: MonitoringPlan;
+    /** What each per-value rule gets from the platform's store (printed by the preview). */
+    perValueFigures: PerValueFiguresPlan;
 }
 
 const SOURCES = [PlatformSource.Overrides, PlatformSource.Defaults] as const;
@@ -131,7 +136,9 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
             problem: "no defaults and no overrides: the component would limit nothing",
             fix: "give defaults, overrides or both",
         });
-    const r = base.service.ratelimit;
+    // Its one store holds the sources' counters: a per-value one among them makes it evict by use.
+    const service = { ...base.service, ratelimit: { ...base.service.ratelimit, redisEvictionPolicy: platformEvictionPolicy(a) } };
+    const r = service.ratelimit;
     const host = `${r.serviceName}.${r.namespace}.svc.cluster.local`;
     const calls = filterCallsOf(a, problems);
     const teamHosts = teamHostsOf(a.teamHosts, problems);
@@ -150,6 +157,9 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
         }),
     }));
     const descriptors = sources.flatMap((s) => s.compiled.configDescriptors);
+    // What each per-value rule gets from the platform's store (valid sources only), printed by the preview.
+    const figured = problems.length ? [] : sources.map((s) => ({ source: s.source, limits: platformLimits(s.source, a[s.source]!) }));
+    const perValueFigures = platformFiguresOf(figured, r, a.redis, problems);
     const monitoring = monitoringPlanOf(
         a.monitoring,
         {
@@ -169,7 +179,7 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
     return {
         args,
         problems,
-        service: base.service,
+        service,
         configYaml: configYaml(PLATFORM_DOMAIN, descriptors),
         grpcAddress: `${host}:${r.grpcPort}`,
         sources,
@@ -177,7 +187,20 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
         gatewayPodLabels: gw.podLabels,
         gatewayKey: `platform|${gw.namespace}|${JSON.stringify(gw.target)}`,
         monitoring,
+        perValueFigures,
     };
+}
+
+/** A source's limits under the platform's own descriptor keys, as they are compiled. */
+function platformLimits(source: PlatformSource, l: PlatformLimitsArgs): GlobalLimitsInput {
+    return { ...l, ruleKey: PLATFORM_RULE_KEYS[source], ...(l.perPath ? { perPath: { ...l.perPath, descriptorKey: PLATFORM_PATH_KEYS[source] } } : {}) };
+}
+
+/** The platform store's policy: by use when a source (well-formed or not) holds a per-value counter. */
+function platformEvictionPolicy(a: Partial<PlatformRateLimitArgs>): string {
+    const holds = (l: PlatformLimitsArgs | undefined) =>
+        l !== null && typeof l === "object" && holdsPerValueCounters({ rules: Array.isArray(l.rules) ? l.rules : [], perPath: l.perPath });
+    return evictionPolicyFor(SOURCES.some((s) => holds(a[s])));
 }
 
 function listenerPortsOf(ports: unknown, problems: Problem[]): number[] {

@@ -63,6 +63,8 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
         // And the teams' switches of the defaults on hosts they do not own (teams deployed before this platform).
         const teamHosts = (args.teamHosts ?? {}) as Record<string, string[]>;
         for (const m of readForeignSwitches(plan.filters[0]?.namespace ?? "", teamHosts, (w) => void pulumi.log.warn(w, this))) pulumi.log.warn(m, this);
+        // What each per-value rule gets from the platform's store: what a flood must send to reset one of its counters.
+        for (const line of plan.perValueFigures.lines) void pulumi.log.info(line, this);
         const settings = plan.service;
         const redis = deploysRedis(settings.redis) ? new Redis(`${name}-redis`, { settings }, { parent: this }) : undefined;
         // The service crash-loops while Redis is unreachable, so Redis comes first.

@@ -51,10 +51,11 @@ export interface RedisOptionsArgs {
     /** Image of the Redis the component deploys (in-cluster only); an output accepted. Defaults to `docker.io/library/redis:7.0.15-alpine`. */
     image?: pulumi.Input<string>;
     /**
-     * `maxmemory` of the Redis the component deploys (in-cluster only), with eviction policy
-     * `volatile-ttl` (only counters, which all expire, are evicted; the per-value store's Redis:
-     * `allkeys-lfu`, the least used counters first). At most `192mb` (75 % of the container's
-     * 256Mi limit). Defaults to `160mb` (the per-value store's: what its `newValuesPerSecond` needs).
+     * `maxmemory` of the Redis the component deploys (in-cluster only). A store that holds a
+     * per-value counter evicts the least used counters first (`allkeys-lfu`); one of fixed counters
+     * only, those closest to expiry (`volatile-ttl`). At most `192mb` (75 % of the container's
+     * 256Mi limit). Defaults to `160mb` (a store of per-value counters: what
+     * `perValueStore.newValuesPerSecond` needs, when given).
      */
     maxMemory?: string;
     /**

@@ -771,7 +771,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         kind: "string",
         default: String(DEFAULTS.redisMaxMemory),
         description:
-            "`maxmemory` of the in-cluster Redis, with policy `volatile-ttl`: clients choose the paths the per-path counters are keyed by, so a flood of distinct paths would otherwise grow Redis until it is killed; at the bound Redis evicts the counters closest to expiry and keeps answering. At most 192mb (75 % of its 256Mi memory limit).",
+            "`maxmemory` of the in-cluster Redis: clients choose the paths the per-path counters are keyed by, so a flood of distinct paths would otherwise grow Redis until it is killed; at the bound Redis evicts counters and keeps answering (the least used first in a store that holds per-path counters, `allkeys-lfu`; else those closest to expiry, `volatile-ttl`). At most 192mb (75 % of its 256Mi memory limit).",
     },
 
     // Managed API (ESP)

@@ -42,6 +42,8 @@ export interface ProgramOptions {
     report?: (message: string) => void;
     /** Where the preflight's warnings go (default: `pulumi.log.warn`). */
     warn?: (message: string) => void;
+    /** Where each per-value rule's figures go, one line per rule (default: `pulumi.log.info`; the render prints them after its table). */
+    figures?: (line: string) => void;
     /** The image tags of istiod in the mesh namespace (program/istio-range.ts). Absent (offline render, unit tests): not checked. */
     lookupIstioTags?: (meshNamespace: string) => string[];
     /**
@@ -107,6 +109,7 @@ export function buildProgram(
     const istio = istioVersionMessages(opts.lookupIstioTags?.(settings.mesh.namespace) ?? []);
     for (const m of istio.notes) report(m);
     for (const m of istio.warnings) (opts.warn ?? ((w: string) => void pulumi.log.warn(w)))(m);
+    for (const m of plan.global.perValueFigures.lines) (opts.figures ?? ((l: string) => void pulumi.log.info(l)))(m);
     // What the cluster decided, as the arguments' options; the plan (settings, component plans) stays the one computed above.
     const keepIngressClass = ingressClassKept(settings, shared, opts.lookupIngressClassUsers);
     if (keepIngressClass) report(keepIngressClass);

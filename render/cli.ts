@@ -130,7 +130,7 @@ async function main() {
         return;
     }
     console.error(sources);
-    const { settings, registrations } = await registerProgram(opts);
+    const { settings, registrations, figures } = await registerProgram(opts);
     const objects = toObjects(registrations);
     const dir = path.resolve(out);
     const what = `variant ${settings.variant}, profile ${settings.apiProfile}, local placement ${settings.local.placement}`;
@@ -143,6 +143,8 @@ async function main() {
         console.log(`removed ${result.removed.length} file(s) of the previous render there that this one no longer writes: ${result.removed.join(", ")}`);
     console.log();
     console.log(formatLimits(effectiveLimits(settings)));
+    // What each per-value rule gets from its store: what a flood must send to reset one of its counters.
+    if (figures.length) console.log(`\n${figures.join("\n")}`);
 }
 
 if (require.main === module) {

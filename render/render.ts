@@ -105,9 +105,10 @@ export const RENDER_ORGANIZATION = "organization";
  * Runs the program under mocks and returns what it registered. Calls are serialized: the Pulumi
  * runtime is process-global.
  */
-export function registerProgram(opts: RenderOptions): Promise<{ settings: StackSettings; registrations: Registration[] }> {
+export function registerProgram(opts: RenderOptions): Promise<{ settings: StackSettings; registrations: Registration[]; figures: string[] }> {
     const run = async () => {
         const registrations: Registration[] = [];
+        const figures: string[] = [];
         await pulumi.runtime.setMocks(
             {
                 newResource(args: pulumi.runtime.MockResourceArgs) {
@@ -129,6 +130,7 @@ export function registerProgram(opts: RenderOptions): Promise<{ settings: StackS
         // Loaded after the mocks are in place.
         const { buildProgram } = require("../program/program") as typeof import("../program/program");
         const { settings } = buildProgram(pulumi.runtime.allConfig(), {
+            figures: (line) => figures.push(line),
             ...(opts.missingStackId ? { missingStackId: opts.missingStackId } : {}),
             ...(opts.lookupMeshNamespaces ? { lookupMeshNamespaces: opts.lookupMeshNamespaces } : {}),
             ...(opts.cluster ? { lookupShared: () => opts.cluster!, report: opts.onReport } : {}),
@@ -144,7 +146,7 @@ export function registerProgram(opts: RenderOptions): Promise<{ settings: StackS
                 : {}),
         });
         await (require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> }).waitForRPCs();
-        return { settings, registrations };
+        return { settings, registrations, figures };
     };
     const result = queue.then(run, run);
     queue = result.catch(() => undefined);

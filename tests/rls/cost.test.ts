@@ -28,6 +28,7 @@ const RULES: RateLimitRuleArgs[] = [
         requestsPerUnit: 100,
         unit: LimitUnit.Day,
         cost: { responseHeader: "x-tokens-used" },
+        acceptEvictionRisk: true,
     },
     { name: "monthly", path: { prefix: "/monthly" }, requestsPerUnit: 1000, unit: LimitUnit.Month },
     // One shared counter each (no per-client part): with maxCost, and the negative control without.

@@ -11,7 +11,7 @@ import type { K8sObject } from "../../lib/k8s-object";
 import { explain } from "../../gateway-model/explain";
 import { gatewayModel } from "../../gateway-model/read-rendered";
 import { windowStart } from "../../render/explain-format";
-import { REDIS_EVICTION_POLICY, redisMemoryBytes, redisServerArgs, redisTimeoutFor } from "../../builders/failure-bounds";
+import { PER_VALUE_EVICTION_POLICY, redisMemoryBytes, redisServerArgs, redisTimeoutFor } from "../../builders/failure-bounds";
 import { protoDurationSeconds } from "../../lib/formats";
 import { RlsClient, Decision } from "./harness/client";
 import { RedisServer } from "./harness/redis";
@@ -109,10 +109,11 @@ function renderedBound(objects: K8sObject[]): { args: string[]; maxMemory: strin
     const args = renderedRedisArgs(objects);
     const maxMemory = argValue(args, "--maxmemory");
     if (!maxMemory) throw new Error(`the rendered redis-server has no --maxmemory: ${JSON.stringify(args)}`);
-    expect(args, "rendered Redis args are redisServerArgs(maxmemory)").to.deep.equal(redisServerArgs(maxMemory));
+    const policy = argValue(args, "--maxmemory-policy");
+    expect(args, "rendered Redis args are redisServerArgs(maxmemory, policy)").to.deep.equal(redisServerArgs(maxMemory, policy));
     const bytes = redisMemoryBytes(maxMemory);
     if (!bytes) throw new Error(`unparsable maxmemory ${maxMemory}`);
-    return { args: redisServerArgs(maxMemory), maxMemory, bytes };
+    return { args: redisServerArgs(maxMemory, policy), maxMemory, bytes };
 }
 
 /** `args` without a flag and its value (the control: the args as rendered before maxmemory). */
@@ -296,7 +297,8 @@ describe("rls redis bounds, variant A: real service + Redis with the rendered fa
         it("Redis stays at its maxmemory and evicts counters; every service answer is OK/OVER_LIMIT; /productpage still refuses its second request", async () => {
             const objects = await renderVariant("A", ONE_STORE);
             const bound = renderedBound(objects);
-            expect(argValue(bound.args, "--maxmemory-policy")).to.equal(REDIS_EVICTION_POLICY);
+            // One store with the per-path counters: it evicts by use.
+            expect(argValue(bound.args, "--maxmemory-policy")).to.equal(PER_VALUE_EVICTION_POLICY);
             b = await startBench(bound.args);
             const cfg = await b.redis.client();
             try {

@@ -82,6 +82,7 @@ describe("component package: schema from Pulumi's analyzer", function () {
             "shadow",
             "rateLimitHeaders",
             "cost",
+            "acceptEvictionRisk",
         ]);
         expect(rule.properties.query.$ref).to.equal("#/types/mesh-ratelimit:index:QueryMatchArgs");
         expect(rule.properties.identity.$ref).to.equal("#/types/mesh-ratelimit:index:IdentityArgs");

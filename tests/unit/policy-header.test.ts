@@ -16,7 +16,7 @@ import { renderStack } from "../../render/render";
 const M = LimitUnit.Minute;
 const RULES: RateLimitRuleArgs[] = [
     { name: "login", path: { exact: "/login" }, perClientAddress: true, requestsPerUnit: 5, unit: M },
-    { name: "per-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 20, unit: LimitUnit.Hour },
+    { name: "per-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 20, unit: LimitUnit.Hour, acceptEvictionRisk: true },
     { name: "flood-guard", requestsPerUnit: 1000, unit: LimitUnit.Second, rateLimitHeaders: false },
     { name: "beta", header: { name: "x-beta", value: "on" }, requestsPerUnit: 2, unit: M, shadow: true },
     { name: "checkout", route: { name: "checkout" }, requestsPerUnit: 10, unit: M },

@@ -1,0 +1,132 @@
+/**
+ * What a store holding per-value counters gives each per-value rule, for the rule's own window: how
+ * many counters of its key fit, the rate of new values that the store holds for their whole life,
+ * and what an attacker must send to make the store evict (and so reset) a counter used once or k
+ * times. Redis evicts by use (`allkeys-lfu`, every access counted: builders/failure-bounds.ts), so a
+ * flood of values used once ties only with counters used once; to push out a counter used k times
+ * the flood's values must each be used k times as well.
+ *
+ * Pure: no Pulumi runtime, no I/O.
+ */
+import { ConfigDescriptor, limitOf, ruleConfig } from "./rules";
+import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, LIMIT_UNIT_SECONDS, LimitUnit, MAX_VALUE_BYTES, RateLimitRuleArgs } from "./rule-args";
+import { MAX_COUNTED_PATH_BYTES, isPerValueRule, longestCounterKeyBytes } from "./counter-stores";
+import { counterBytes, countersHeld, redisMemoryBytes } from "./failure-bounds";
+
+/** A window from which an unverified per-value rule must be sized for (or accept the risk): one hour. */
+export const SIZED_WINDOW_SECONDS = 3600;
+
+/** The store the per-value counters live in, as the plan resolved it. */
+export interface PerValueStore {
+    /** `maxmemory` of the Redis the component deploys; undefined for an existing Redis (its owner sizes it). */
+    maxMemory?: string;
+    /** Whether the user sized it (a `maxMemory` given or `newValuesPerSecond`), or it is an existing Redis. */
+    sized: boolean;
+    /** The service's `EXPIRATION_JITTER_MAX_SECONDS`. */
+    jitterSeconds: number;
+    domain: string;
+}
+
+/** One per-value rule (or the per-path catch-all) in its store. */
+export interface PerValueRuleFigures {
+    /** The argument it is given in: `rules[<i>]` or `perPath.eachPath`. */
+    field: string;
+    name: string;
+    /** What a client writes to get a new counter (`header x-api-key`, `client address`, ...). */
+    value: string;
+    /** Whether that value is one any client writes freely (a header, a query parameter, a path), as opposed to its address. */
+    unverified: boolean;
+    requestsPerUnit: number;
+    unit: string;
+    windowSeconds: number;
+    /** A counter's life: the window plus the service's jitter. */
+    lifeSeconds: number;
+    keyBytes: number;
+    counterBytes: number;
+    /** Undefined for an existing Redis. */
+    countersHeld?: number;
+    /** New values a second the store holds for a whole life without evicting one (all of this rule's). */
+    newValuesPerSecondHeld?: number;
+    /** New values an attacker must send within a window to evict a counter used once; k times: k × this, in requests. */
+    toEvictUsedOnce?: number;
+    /** Whether `requestsPerUnit` counts cost units (a rule with `cost`). */
+    costed: boolean;
+    /** Whether the preview refuses it: unverified, a window of an hour or longer, the store not sized, the risk not accepted. */
+    refused: boolean;
+}
+
+/** What a client varies to get a new counter of `r`, and whether it is a value any client writes. */
+function valueOf(r: RateLimitRuleArgs): { value: string; unverified: boolean } {
+    if (r.header?.perValue) return { value: `header ${r.header.name}`, unverified: true };
+    if (r.query?.perValue) return { value: `query parameter ${r.query.name}`, unverified: true };
+    return { value: "client address", unverified: false };
+}
+
+/** The figures of every per-value rule (and the per-path catch-all) of valid limits in `store`. */
+export function perValueFigures(input: GlobalLimitsInput, store: PerValueStore, valueBytes = MAX_VALUE_BYTES): PerValueRuleFigures[] {
+    const ruleKey = input.ruleKey ?? DEFAULT_RULE_KEY;
+    const out: PerValueRuleFigures[] = [];
+    (input.rules ?? []).forEach((r, i) => {
+        if (!isPerValueRule(r)) return;
+        const { value, unverified } = valueOf(r);
+        const accepted = r.acceptEvictionRisk === true;
+        out.push(figuresOf(`rules[${i}]`, r.name, value, unverified, accepted, [ruleConfig(r, ruleKey)], r, r.cost !== undefined, store, valueBytes));
+    });
+    const each = input.perPath?.eachPath;
+    if (each) {
+        const d: ConfigDescriptor = { key: input.perPath?.descriptorKey ?? DEFAULT_PATH_KEY, ...limitOf(each) };
+        // The catch-all is not refused: a path is bounded (longer ones share one counter) and the stack's own.
+        out.push(figuresOf("perPath.eachPath", "each path", "path", true, true, [d], each, false, store, MAX_COUNTED_PATH_BYTES));
+    }
+    return out;
+}
+
+function figuresOf(
+    field: string,
+    name: string,
+    value: string,
+    unverified: boolean,
+    accepted: boolean,
+    descriptors: ConfigDescriptor[],
+    limit: { requestsPerUnit: number; unit: LimitUnit },
+    costed: boolean,
+    store: PerValueStore,
+    valueBytes: number,
+): PerValueRuleFigures {
+    const windowSeconds = LIMIT_UNIT_SECONDS[limit.unit] ?? 0;
+    const lifeSeconds = windowSeconds + store.jitterSeconds;
+    const keyBytes = longestCounterKeyBytes(store.domain, descriptors, valueBytes);
+    const bytes = redisMemoryBytes(store.maxMemory);
+    const held = bytes === undefined ? undefined : countersHeld(bytes, keyBytes);
+    return {
+        field,
+        name,
+        value,
+        unverified,
+        requestsPerUnit: limit.requestsPerUnit,
+        unit: limit.unit,
+        windowSeconds,
+        lifeSeconds,
+        keyBytes,
+        counterBytes: counterBytes(keyBytes),
+        ...(held !== undefined ? { countersHeld: held, newValuesPerSecondHeld: held / lifeSeconds, toEvictUsedOnce: held } : {}),
+        costed,
+        refused: unverified && !accepted && !store.sized && windowSeconds >= SIZED_WINDOW_SECONDS,
+    };
+}
+
+const n = (x: number) => x.toLocaleString("en-US", { maximumFractionDigits: x < 10 ? 2 : 0 });
+
+/** One line per rule, as `pulumi preview` and `npm start` print it. */
+export function perValueFiguresText(f: PerValueRuleFigures, store: PerValueStore): string {
+    const head = `per-value limit '${f.name}' (${f.field}: ${f.requestsPerUnit}${f.costed ? " cost units" : ""} per ${f.unit} per ${f.value})`;
+    const back = `a reset gives back up to ${f.requestsPerUnit} ${f.costed ? "cost units" : "requests"}`;
+    if (f.countersHeld === undefined)
+        return `${head}: an existing Redis, sized by its owner: with maxmemory M bytes it holds (M - 2 MiB) / ${f.counterBytes} B counters, each living ${n(f.lifeSeconds)} s; ${back}`;
+    return (
+        `${head}: the store (${store.maxMemory}, evicting the least used) holds ${n(f.countersHeld)} counters of ${f.counterBytes} B (a ${f.keyBytes}-byte key), ` +
+        `${n(f.newValuesPerSecondHeld!)} new values/s for ${n(f.lifeSeconds)} s (window + ${n(f.lifeSeconds - f.windowSeconds)} s jitter); ` +
+        `to evict a counter used once an attacker sends ${n(f.toEvictUsedOnce!)} new values within the window (${n(f.toEvictUsedOnce! / f.windowSeconds)}/s), ` +
+        `used k times k × ${n(f.toEvictUsedOnce!)} requests; ${back}`
+    );
+}

@@ -1,0 +1,126 @@
+/**
+ * GlobalRateLimit's per-value rules in the store that holds them (the split layout's per-value store,
+ * else its one store): the figures each rule gets (builders/store-figures.ts), printed by `pulumi
+ * preview` and `npm start`, and the refusal of an unverified per-value rule with a window of an hour
+ * or longer in a store nobody sized.
+ */
+import { Problem } from "../lib/problems";
+import { fieldProblem } from "../lib/field-checks";
+import { ConfigDescriptor } from "../builders/rules";
+import { GlobalLimitsInput } from "../builders/rule-args";
+import { PLATFORM_DOMAIN } from "../builders/platform-filters";
+import { holdsPerValueCounters } from "../builders/counter-stores";
+import { RedisModeName } from "../builders/redis-connection";
+import { REDIS_MAXMEMORY_SHARE, REDIS_MEMORY_LIMIT_BYTES, countersHeld, evictionPolicyFor } from "../builders/failure-bounds";
+import { RateLimitServiceSettings } from "./service-settings";
+import { DEFAULTS } from "./defaults";
+import { PerValueRuleFigures, PerValueStore, perValueFigures, perValueFiguresText } from "../builders/store-figures";
+import { PerValueInput, PerValuePlan, perValueSizingOf } from "./per-value-store";
+import { RedisOptionsArgs } from "./redis-options";
+
+/** The per-value rules' figures and the lines the preview prints (none without a per-value rule). */
+export interface PerValueFiguresPlan {
+    store?: PerValueStore;
+    figures: PerValueRuleFigures[];
+    lines: string[];
+}
+
+/** What the figures read of GlobalRateLimit's arguments. */
+export interface FiguresInput extends PerValueInput {
+    domain?: string;
+    redis?: RedisOptionsArgs;
+}
+
+/**
+ * The one store (no split) of limits with per-value counters: it evicts by use, and its `maxmemory`
+ * is the given one, else what `perValueStore.newValuesPerSecond` needs for the longest window, else
+ * the default. A store of fixed counters only keeps its settings.
+ */
+export function oneStoreOf(a: FiguresInput, r: RateLimitServiceSettings, descriptors: ConfigDescriptor[], problems: Problem[]): void {
+    r.redisEvictionPolicy = evictionPolicyFor(holdsPerValueCounters(a));
+    r.redisMaxMemory = oneStoreMaxMemory(a, descriptors, r.redisMaxMemory, problems);
+}
+
+function oneStoreMaxMemory(a: FiguresInput, descriptors: ConfigDescriptor[], fallback: string, problems: Problem[]): string {
+    const rate = a.perValueStore?.newValuesPerSecond;
+    const inCluster = (a.redis?.mode ?? RedisModeName.InCluster) === RedisModeName.InCluster;
+    if (a.redis?.maxMemory !== undefined || !inCluster || !holdsPerValueCounters(a) || !(Number.isSafeInteger(rate) && rate! > 0))
+        return a.redis?.maxMemory ?? fallback;
+    return perValueSizingOf({ ...a.perValueStore, redis: undefined }, { domain: a.domain ?? "", descriptors, fallback }, problems).maxMemory;
+}
+
+/** The store of the per-value counters: the per-value side's, else the one store (when it holds any). */
+function storeOf(a: FiguresInput, s: { perValue?: PerValuePlan; maxMemory: string; jitterSeconds: number }): PerValueStore | undefined {
+    const inCluster = (r: RedisOptionsArgs | undefined) => (r?.mode ?? RedisModeName.InCluster) === RedisModeName.InCluster;
+    const rated = (a.perValueStore?.newValuesPerSecond ?? 0) > 0;
+    const domain = a.domain ?? "";
+    if (s.perValue) {
+        const r = a.perValueStore?.redis;
+        const own = inCluster(r);
+        const sized = rated || r?.maxMemory !== undefined || !own;
+        return { ...(own ? { maxMemory: s.perValue.sizing.maxMemory } : {}), sized, jitterSeconds: s.perValue.sizing.jitterSeconds, domain };
+    }
+    if (!holdsPerValueCounters(a)) return undefined;
+    const own = inCluster(a.redis);
+    return { ...(own ? { maxMemory: s.maxMemory } : {}), sized: rated || a.redis?.maxMemory !== undefined || !own, jitterSeconds: s.jitterSeconds, domain };
+}
+
+/** The figures of valid limits (none when the limits have problems), and a problem for each refused rule. */
+export function perValueFiguresOf(
+    a: FiguresInput,
+    r: RateLimitServiceSettings,
+    perValue: PerValuePlan | undefined,
+    limitsValid: boolean,
+    problems: Problem[],
+): PerValueFiguresPlan {
+    const s = { perValue, maxMemory: r.redisMaxMemory, jitterSeconds: r.expirationJitterSeconds };
+    const store = limitsValid ? storeOf(a, s) : undefined;
+    if (!store) return { figures: [], lines: [] };
+    // The value length the store's sizing counts with (perValueStore.longestValueBytes): the suggested fix then fits.
+    const figures = perValueFigures(a, store, a.perValueStore?.longestValueBytes ?? DEFAULTS.perValueLongestValueBytes);
+    const memoryField = s.perValue ? "perValueStore.redis.maxMemory" : "redis.maxMemory";
+    for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, memoryField, "perValueStore.newValuesPerSecond"));
+    return { store, figures, lines: figures.map((f) => perValueFiguresText(f, store)) };
+}
+
+/**
+ * A PlatformRateLimit's per-value rules in its one store, each under its source (`defaults.rules[0]`),
+ * refused as GlobalRateLimit's are (its store is sized by `redis.maxMemory` only).
+ */
+export function platformFiguresOf(
+    sources: { source: string; limits: GlobalLimitsInput }[],
+    r: RateLimitServiceSettings,
+    redis: RedisOptionsArgs | undefined,
+    problems: Problem[],
+): PerValueFiguresPlan {
+    const own = (redis?.mode ?? RedisModeName.InCluster) === RedisModeName.InCluster;
+    const sized = redis?.maxMemory !== undefined || !own;
+    const store: PerValueStore = { ...(own ? { maxMemory: r.redisMaxMemory } : {}), sized, jitterSeconds: r.expirationJitterSeconds, domain: PLATFORM_DOMAIN };
+    const figures = sources.flatMap(({ source, limits }) =>
+        perValueFigures(limits, store, DEFAULTS.perValueLongestValueBytes).map((f) => ({ ...f, field: `${source}.${f.field}` })),
+    );
+    for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, "redis.maxMemory"));
+    return { store, figures, lines: figures.map((f) => perValueFiguresText(f, store)) };
+}
+
+const MIB = 1024 * 1024;
+
+/** Why an unverified per-value rule over an hour or longer is refused in a store nobody sized, and the three ways out. */
+function refusal(f: PerValueRuleFigures, store: PerValueStore, memoryField: string, rateField?: string): Problem {
+    const rate = (f.newValuesPerSecondHeld ?? 0).toLocaleString("en-US", { maximumFractionDigits: 2 });
+    const held = (f.countersHeld ?? 0).toLocaleString("en-US");
+    // The most new values a second the largest Redis the component deploys holds for this rule's counters' life.
+    const largest = Math.floor(REDIS_MEMORY_LIMIT_BYTES * REDIS_MAXMEMORY_SHARE);
+    const most = Math.max(1, Math.floor(countersHeld(largest, f.keyBytes) / f.lifeSeconds));
+    return fieldProblem(
+        f.field,
+        f.name,
+        `is a per-value limit on ${f.value}, a value any client writes, over a ${f.unit}: its store (${store.maxMemory}, not sized for it) holds ` +
+            `${held} counters of this rule, so ${held} new values within the ${f.unit} (${rate}/s over a counter's life) make it evict ` +
+            `a counter used once, whose client then gets its ${f.requestsPerUnit} back`,
+        (x) =>
+            (rateField
+                ? `size the store for the new values a second you expect, e.g. ${x.set(rateField, String(most))} (the most a ${largest / MIB}mb Redis holds for this window), or `
+                : `size the store: `) + `${x.set(memoryField, `${largest / MIB}mb`)}; or accept the risk: ${x.set(`${f.field}.acceptEvictionRisk`, "true")}`,
+    );
+}

@@ -1,0 +1,272 @@
+/**
+ * No flood resets a per-value counter, in every layout that stores one: the REAL service and a REAL
+ * Redis started with the arguments the stack renders (its `maxmemory` given small, 8mb, so that a
+ * flood fills it), one per-value rule of 3 a day per `x-api-key`, values of 200 bytes (within the
+ * length bound).
+ *
+ * 1. Eviction by use, per layout (a per-value rule alone, also with an hour window, the split layout's per-value store,
+ *    `counterStore: single` with a fixed rule beside it, a PlatformRateLimit's defaults): a client
+ *    that used its key twice and one that spent its 3 (and was refused once) keep their counters in
+ *    Redis through a flood of new values that evicts more keys than the store holds; the first gets
+ *    exactly one more request, the second none. Control: the same Redis with `volatile-ttl` (the
+ *    policy rendered before) loses both counters, and the client that used two gets more than one.
+ * 2. A spent budget stays spent when its counter is gone: a flood of values each used more often
+ *    than the spent key (what an attacker pays to get past eviction by use) until Redis no longer
+ *    holds that counter; the service's over-limit cache, as rendered, keeps refusing the client.
+ *    Control: the cache off (`service.localCacheSizeInBytes: 0`), the same client gets 3 more.
+ */
+import { expect } from "chai";
+import type { K8sObject } from "../../lib/k8s-object";
+import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
+import { CounterStore } from "../../builders/counter-stores";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
+import { PlatformRateLimit } from "../../components/platform-ratelimit";
+import { explain } from "../../gateway-model/explain";
+import { listenerCalls, listenerModel } from "../../gateway-model/listener";
+import { registerComponents } from "../../render/render";
+import { RenderedRedis, renderedRatelimits } from "./harness/rendered";
+import { USER_OBJECTS, renderComponent } from "./harness/shop";
+import { Side, startSide, stopSide } from "./harness/flood";
+import { pipeCounters, redisInfo } from "./harness/counters";
+import { ensureWindowOf } from "./harness/window";
+
+const DAY = 86_400;
+const LIMIT = 3;
+const PER_KEY: RateLimitRuleArgs = { name: "per-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: LIMIT, unit: LimitUnit.Day };
+const FIXED: RateLimitRuleArgs = { name: "checkout", path: { exact: "/checkout" }, requestsPerUnit: 100, unit: LimitUnit.Day };
+const SMALL = "8mb";
+/** A 200-byte `x-api-key` value, distinct per name. */
+const value = (name: string) => `${name}-`.padEnd(200, "v");
+
+/** One layout: how it is rendered, which rendered service holds the per-value counters, and the call a request with `key` makes to it. */
+interface Layout {
+    label: string;
+    /** The per-value rule's window (seconds; a day unless said). */
+    windowSeconds?: number;
+    render(extra?: Partial<GlobalRateLimitArgs>): Promise<K8sObject[]>;
+    side: number;
+    call(objects: K8sObject[], key: string, sideName: string): { domain: string; descriptors: { key: string; value: string }[][] };
+}
+
+/** The per-value call of a GlobalRateLimit's request, from the gateway MODEL. */
+function modelCall(objects: K8sObject[], key: string, sideName: string) {
+    const c = explain(objects, "/search", { headers: { "x-api-key": key } }).calls.find((x) => x.service.split("|")[3]?.startsWith(`${sideName}.`));
+    if (!c) throw new Error(`a request with an x-api-key makes no call to ${sideName} (model)`);
+    return { domain: c.domain, descriptors: c.descriptors.map((d) => d.entries) };
+}
+
+const PLATFORM_GW = { selector: { istio: "ingressgateway" }, namespace: "istio-system" };
+const HOST = "a.example.com:8080";
+
+const LAYOUTS: Layout[] = [
+    {
+        label: "a per-value rule alone (one store)",
+        side: 0,
+        call: modelCall,
+        render: async (x = {}) => [...USER_OBJECTS, ...(await renderComponent([PER_KEY], { redis: { maxMemory: SMALL }, ...x }))],
+    },
+    {
+        label: "a per-value rule alone, an hour window",
+        windowSeconds: 3600,
+        side: 0,
+        call: modelCall,
+        render: async (x = {}) => [...USER_OBJECTS, ...(await renderComponent([{ ...PER_KEY, unit: LimitUnit.Hour }], { redis: { maxMemory: SMALL }, ...x }))],
+    },
+    {
+        label: "split: the per-value store",
+        side: 1,
+        call: modelCall,
+        render: async (x = {}) => [...USER_OBJECTS, ...(await renderComponent([FIXED, PER_KEY], { perValueStore: { redis: { maxMemory: SMALL } }, ...x }))],
+    },
+    {
+        label: "counterStore single, a fixed rule beside",
+        side: 0,
+        call: modelCall,
+        render: async (x = {}) => [
+            ...USER_OBJECTS,
+            ...(await renderComponent([FIXED, PER_KEY], { counterStore: CounterStore.Single, redis: { maxMemory: SMALL }, ...x })),
+        ],
+    },
+    {
+        label: "PlatformRateLimit defaults",
+        side: 0,
+        render: async (x = {}) =>
+            (
+                await registerComponents(
+                    () =>
+                        void new PlatformRateLimit("platform", {
+                            gateway: PLATFORM_GW,
+                            namespace: "platform",
+                            defaults: { rules: [PER_KEY] },
+                            redis: { maxMemory: SMALL },
+                            ...(x.service ? { service: x.service } : {}),
+                        }),
+                    "platform",
+                    "rls",
+                )
+            ).objects,
+        call: (objects, key) => {
+            const model = listenerModel(
+                objects.filter((o) => o.kind === "EnvoyFilter"),
+                { port: 8080, podLabels: { istio: "ingressgateway" }, namespace: "istio-system", virtualHosts: [{ name: HOST, routes: ["web"] }] },
+            );
+            const c = listenerCalls(model, { virtualHost: HOST, route: "web", path: "/search", headers: { "x-api-key": key }, clientAddress: "10.0.0.1" }).find(
+                (x) => x.descriptors.length,
+            );
+            if (!c) throw new Error("the platform's filter sends no descriptor for a request with an x-api-key (model)");
+            return { domain: c.domain, descriptors: c.descriptors as { key: string; value: string }[][] };
+        },
+    },
+];
+
+/** The rendered Redis with another eviction policy and without the LFU settings (the control). */
+function withPolicy(policy: string) {
+    return (r: RenderedRedis): RenderedRedis => {
+        const args = [...r.args];
+        args[args.indexOf("--maxmemory-policy") + 1] = policy;
+        const lfu = args.indexOf("--lfu-log-factor");
+        if (lfu >= 0) args.splice(lfu, 4);
+        return { ...r, args };
+    };
+}
+
+/** A running layout: requests of one client, its counter's Redis key, the counter itself. */
+class Running {
+    constructor(
+        readonly l: Layout,
+        readonly objects: K8sObject[],
+        readonly side: Side,
+    ) {}
+
+    static async start(l: Layout, extra: Partial<GlobalRateLimitArgs> = {}, redisOf?: (r: RenderedRedis) => RenderedRedis): Promise<Running> {
+        const objects = await l.render(extra);
+        const rendered = renderedRatelimits(objects)[l.side]!;
+        return new Running(l, objects, await startSide(objects, rendered, undefined, redisOf));
+    }
+
+    /** `n` requests with `name`'s key: how many the service let through. */
+    async requests(name: string, n: number): Promise<number> {
+        const { domain, descriptors } = this.l.call(this.objects, value(name), this.side.name);
+        let ok = 0;
+        for (let i = 0; i < n; i++) if ((await this.side.client.shouldRateLimit(domain, descriptors, { deadlineMs: 5_000 })).overallCode === "OK") ok++;
+        return ok;
+    }
+
+    async command(...args: string[]): Promise<unknown> {
+        const c = await this.side.redis.client();
+        try {
+            return await c.command(...args);
+        } finally {
+            c.close();
+        }
+    }
+
+    /** The Redis key the service wrote for `name`'s counter (found by its value: the key format stays the service's own). */
+    async keyOf(name: string): Promise<string> {
+        const keys = (await this.command("KEYS", `*${value(name)}*`)) as string[];
+        expect(keys, `one counter in Redis for ${name}`).to.have.length(1);
+        return keys[0]!;
+    }
+
+    /**
+     * New values, each written `uses` times the way the service writes a decision, in rounds of
+     * `round`, until the store has evicted more keys than it holds and (`until`) that key is gone.
+     */
+    async flood(template: string, name: string, uses: number, until?: string): Promise<{ written: number; info: Record<string, string> }> {
+        const keyOf = (i: number) => template.replace(value(name), value(`flood-${i}`));
+        const window = this.l.windowSeconds ?? DAY;
+        // The service's TTL: the window plus up to the rendered jitter.
+        const jitter = Math.max(1, Number(this.side.svc.env.EXPIRATION_JITTER_MAX_SECONDS ?? 300));
+        const ttlOf = (i: number) => window + (i % jitter);
+        const round = 20_000;
+        for (let written = 0; written < 3_000_000;) {
+            for (let u = 0; u < uses; u++) await pipeCounters(this.side.redis, keyOf, written, round, ttlOf);
+            written += round;
+            const info = await redisInfo(this.side.redis);
+            const held = Number(/keys=(\d+)/.exec(info.db0 ?? "")?.[1] ?? 0);
+            if (Number(info.evicted_keys) > held && (until === undefined || Number(await this.command("EXISTS", until)) === 0)) return { written, info };
+        }
+        throw new Error("the flood never filled the store");
+    }
+
+    async stop(): Promise<void> {
+        await stopSide(this.side);
+    }
+}
+
+/** Item 1 for one layout and Redis: `twice` used 2, `spent` used 3 and refused once, then the flood; what stayed and what each client gets next. */
+async function evictionCase(l: Layout, redisOf?: (r: RenderedRedis) => RenderedRedis) {
+    const run = await Running.start(l, {}, redisOf);
+    try {
+        await ensureWindowOf(l.windowSeconds ?? DAY, 300);
+        expect(await run.requests("twice", 2), "twice: before the flood").to.equal(2);
+        expect(await run.requests("spent", LIMIT + 1), "spent: before the flood").to.equal(LIMIT);
+        const twiceKey = await run.keyOf("twice");
+        const spentKey = await run.keyOf("spent");
+        const filled = await run.flood(twiceKey, "twice", 1, redisOf ? twiceKey : undefined);
+        const counts = { twice: await run.command("GET", twiceKey), spent: await run.command("GET", spentKey) };
+        const next = { twice: await run.requests("twice", 5), spent: await run.requests("spent", 5) };
+        return { filled, counts, next, args: run.side.redis.serverArgs.join(" ") };
+    } finally {
+        await run.stop();
+    }
+}
+
+describe("rls per-value eviction: in every layout that stores a per-value counter, a flood of new values resets none (real service and Redis as rendered, 8mb)", function () {
+    this.timeout(300_000);
+
+    for (const l of LAYOUTS) {
+        it(`${l.label}: a counter used twice and a spent one stay in Redis and hold (1 more, 0 more); negative control: volatile-ttl loses the used-twice counter and gives it more than 1`, async () => {
+            const now = await evictionCase(l);
+            console.log(
+                `      ${l.label} (${now.args}): ${now.filled.written} new values, evicted ${now.filled.info.evicted_keys}, ${now.filled.info.db0}; counters ${JSON.stringify(now.counts)}; next ${JSON.stringify(now.next)} of 5`,
+            );
+            expect(now.args, "the rendered store evicts by use").to.contain("--maxmemory-policy allkeys-lfu");
+            expect(now.counts.twice, "the used-twice counter").to.equal("2");
+            expect(Number(now.counts.spent), "the spent counter").to.equal(LIMIT + 1);
+            expect(now.next, "what each client gets next").to.deep.equal({ twice: 1, spent: 0 });
+
+            const before = await evictionCase(l, withPolicy("volatile-ttl"));
+            console.log(
+                `      control (volatile-ttl): ${before.filled.written} new values, evicted ${before.filled.info.evicted_keys}; counters ${JSON.stringify(before.counts)}; next ${JSON.stringify(before.next)} of 5`,
+            );
+            expect(before.counts.twice, "volatile-ttl: the used-twice counter is gone").to.equal(null);
+            expect(before.next.twice, "volatile-ttl: the used-twice client gets more than its one left").to.be.greaterThan(1);
+        });
+    }
+});
+
+/** Item 2: `spent` over its limit, then values used more often than it until its counter is gone from Redis; what `spent` gets next. */
+async function spentCase(extra: Partial<GlobalRateLimitArgs>) {
+    const run = await Running.start(LAYOUTS[0]!, extra);
+    try {
+        await ensureWindowOf(DAY, 300);
+        expect(await run.requests("spent", LIMIT + 1), "spent: 3 of 4 before the flood").to.equal(LIMIT);
+        const key = await run.keyOf("spent");
+        const filled = await run.flood(key, "spent", LIMIT + 3, key);
+        const gone = Number(await run.command("EXISTS", key)) === 0;
+        const env = run.side.svc.env.LOCAL_CACHE_SIZE_IN_BYTES;
+        return { filled, gone, next: await run.requests("spent", 5), env };
+    } finally {
+        await run.stop();
+    }
+}
+
+describe("rls per-value eviction: a spent budget stays spent when Redis evicts its counter (real service and Redis as rendered)", function () {
+    this.timeout(300_000);
+
+    it("the over-limit cache as rendered keeps the client refused after its counter is gone from Redis; negative control: with the cache off it gets 3 more", async () => {
+        const now = await spentCase({});
+        console.log(
+            `      as rendered (LOCAL_CACHE_SIZE_IN_BYTES=${now.env}): ${now.filled.written} values used ${LIMIT + 3} times, counter gone ${now.gone}; next ${now.next} of 5`,
+        );
+        expect(now.gone, "the flood evicted the spent counter").to.equal(true);
+        expect(Number(now.env), "the rendered cache").to.be.greaterThan(0);
+        expect(now.next, "the spent client after the flood").to.equal(0);
+
+        const off = await spentCase({ service: { localCacheSizeInBytes: 0 } });
+        console.log(`      control (cache off): counter gone ${off.gone}; next ${off.next} of 5`);
+        expect(off.gone).to.equal(true);
+        expect(off.next, "without the cache the spent budget comes back").to.equal(LIMIT);
+    });
+});
