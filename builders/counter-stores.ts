@@ -256,9 +256,9 @@ export function splitLimits(input: GlobalLimitsInput): SplitLimits {
     return { fixed, perValue };
 }
 
-/** One side as the compiled limits a GlobalRateLimit's filters are built from (no problems: they were checked). */
+/** One side as the compiled limits a GlobalRateLimit's filters are built from. */
 export function sideAsCompiled(side: SideLimits): CompiledLimits {
-    return { ...side, problems: [] };
+    return { ...side };
 }
 
 /** Each limited entry of a config, with the entries above it (the service's key is made of the chain). */

@@ -4,7 +4,7 @@
  * disagree (the way Envoy Gateway's BackendTrafficPolicy and Kuadrant's RateLimitPolicy work).
  *
  * Pure: no Pulumi runtime, no I/O, no checks. `buildGlobalLimits` takes the plan of
- * builders/limits-plan.ts (the rules checked there, each problem under its field path).
+ * components/limits-plan.ts (the rules checked there, each problem under its field path).
  *
  * How each rule becomes a descriptor (one `rate_limits` entry per rule, so a rule that yields
  * nothing drops only its own descriptor, never another rule's):
@@ -46,7 +46,6 @@
  * a prefix ending in `/` is followed by anything). With `PathKeyMode.Literal` the path is matched
  * as written (query included), as the specification's tables do.
  */
-import { Problem } from "../lib/problems";
 import { MASKED_REMOTE_ADDRESS_KEY, cidrsOf, maskedRemoteAddressActions } from "./client-cidr";
 import {
     CLIENT_KEY,
@@ -101,7 +100,6 @@ export interface CompiledLimits {
     routePatches: RoutePatch[];
     /** The `descriptors` of the service's config.yaml. */
     configDescriptors: ConfigDescriptor[];
-    problems: Problem[];
 }
 
 export const EXPR_DESCRIPTOR_EXTENSION = "envoy.rate_limit_descriptors.expr";
@@ -306,7 +304,7 @@ export function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor 
     };
 }
 
-/** The checked limits the builder reads (builders/limits-plan.ts planGlobalLimits): valid rules, defaults filled in. */
+/** The checked limits the builder reads (components/limits-plan.ts planGlobalLimits): valid rules, defaults filled in. */
 export interface GlobalLimitsPlan {
     mode: PathKeyMode;
     ruleKey: string;
@@ -319,7 +317,7 @@ export interface GlobalLimitsPlan {
 }
 
 /** The gateway's `rate_limits` and the service's descriptors of planned limits (pure: the plan was checked). */
-export function buildGlobalLimits(plan: GlobalLimitsPlan): Omit<CompiledLimits, "problems"> {
+export function buildGlobalLimits(plan: GlobalLimitsPlan): CompiledLimits {
     const { mode, ruleKey, rules, perPath, prefix, headersOn } = plan;
     const { vhostRateLimits, routePatches } = gatewayRateLimits(rules, mode, ruleKey, perPath?.key, headersOn, prefix);
     const configDescriptors: ConfigDescriptor[] = [

@@ -11,7 +11,7 @@ import { ruleSummaries } from "../builders/monitoring";
 import { PLATFORM_DOMAIN, PLATFORM_OBJECT_PREFIX, PLATFORM_PATH_KEYS, PLATFORM_RULE_KEYS, PlatformSource, platformFilter } from "../builders/platform-filters";
 import { configYaml } from "../builders/ratelimit-config";
 import { CompiledLimits } from "../builders/rules";
-import { compileGlobalLimits } from "../builders/limits-plan";
+import { compileGlobalLimits } from "./limits-plan";
 import { Problem } from "../lib/problems";
 import { portProblem, unknownFieldProblems } from "./arg-checks";
 import { DEFAULTS } from "./defaults";

@@ -5,7 +5,7 @@
  */
 import { Problem } from "../lib/problems";
 import { booleanProblems } from "../lib/field-checks";
-import { Cidr, ClientCidrArgs, V4_MAPPED, WIDTH, formatIp, formatIpv4, listOf, networkOf, parseIp } from "./client-cidr";
+import { Cidr, ClientCidrArgs, V4_MAPPED, WIDTH, formatIp, formatIpv4, listOf, networkOf, parseIp } from "../builders/client-cidr";
 
 /** Parses one CIDR; a problem (with the fix) when it is not a valid network. */
 export function parseCidr(field: string, s: unknown): Cidr | Problem {
