@@ -228,3 +228,9 @@ export function readDescriptors(r: Reader, path: ArgPath, fallback: DescriptorAr
     });
     return out;
 }
+
+/** A text field as given (trimmed), or its default when not given or empty: an empty text is read as not given, as before. */
+export function textOr(given: unknown, fallback: string): string {
+    const v = given === undefined || given === null ? "" : String(given).trim();
+    return v === "" ? fallback : v;
+}
