@@ -23,3 +23,41 @@ export interface EnvoyFilterSpec {
     priority?: number;
     configPatches: Record<string, unknown>[];
 }
+
+/** Envoy's RE2 matcher (`type.matcher.v3.RegexMatcher`). */
+export interface RegexMatcher {
+    google_re2: Record<string, never>;
+    regex: string;
+}
+
+/** Envoy's header matcher (`config.route.v3.HeaderMatcher`): the fields this package writes. */
+export interface HeaderMatcher {
+    name: string;
+    safe_regex_match?: RegexMatcher;
+    string_match?: { exact: string };
+    present_match?: boolean;
+    invert_match?: boolean;
+    treat_missing_header_as_empty?: boolean;
+}
+
+/** A descriptor entry an action appends: its key and value. */
+export interface DescriptorEntry {
+    descriptor_key: string;
+    descriptor_value: string;
+}
+
+/** Envoy's CEL descriptor extension (`rate_limit_descriptors.expr.v3.Descriptor`) in an action. */
+export interface ExprDescriptorExtension {
+    name: string;
+    typed_config: { "@type": string; descriptor_key: string; text: string };
+}
+
+/** Envoy's rate-limit action (`config.route.v3.RateLimit.Action`, one field set): the kinds this package writes. */
+export interface RateLimitAction {
+    generic_key?: DescriptorEntry;
+    header_value_match?: DescriptorEntry & { expect_match?: boolean; headers: HeaderMatcher[] };
+    request_headers?: { header_name: string; descriptor_key: string };
+    query_parameters?: { query_parameter_name: string; descriptor_key: string };
+    masked_remote_address?: { v4_prefix_mask_len: number; v6_prefix_mask_len: number };
+    extension?: ExprDescriptorExtension;
+}

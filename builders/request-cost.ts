@@ -26,6 +26,7 @@
 import { HCM_FILTER, ROUTER_FILTER, TYPE_URL_PREFIX } from "./envoy-filters";
 import { DEFAULT_MISSING_COST, HEADER_COST_REGEX, RESPONSE_COST_NAMESPACE, RequestCostArgs } from "./request-cost-args";
 import type { RateLimitEntry } from "./rate-limit-entries";
+import { HeaderMatcher } from "./envoy-types";
 
 export const HEADER_TO_METADATA_FILTER = "envoy.filters.http.header_to_metadata";
 export const HEADER_TO_METADATA_TYPE = `${TYPE_URL_PREFIX}/envoy.extensions.filters.http.header_to_metadata.v3.Config`;
@@ -56,7 +57,7 @@ export function responseCostFormat(c: RequestCostArgs): string {
 }
 
 /** The condition on the cost header: its value is (or, inverted, is not; a missing header included) a whole number of at most 9 digits. */
-function costHeaderCondition(name: string, valid: boolean): Record<string, unknown> {
+function costHeaderCondition(name: string, valid: boolean): HeaderMatcher {
     return {
         name,
         safe_regex_match: { google_re2: {}, regex: HEADER_COST_REGEX },
@@ -65,10 +66,10 @@ function costHeaderCondition(name: string, valid: boolean): Record<string, unkno
 }
 
 /** The entry's first action (the rule's name) with one more condition: a `generic_key` becomes a `header_value_match`. */
-function withCondition(e: RateLimitEntry, condition: Record<string, unknown>): RateLimitEntry {
+function withCondition(e: RateLimitEntry, condition: HeaderMatcher): RateLimitEntry {
     const [first, ...rest] = e.actions;
-    const hvm = first?.header_value_match as { headers: unknown[] } | undefined;
-    const gk = first?.generic_key as { descriptor_key: string; descriptor_value: string } | undefined;
+    const hvm = first?.header_value_match;
+    const gk = first?.generic_key;
     const named = hvm
         ? { header_value_match: { ...hvm, headers: [...hvm.headers, condition] } }
         : { header_value_match: { descriptor_key: gk!.descriptor_key, descriptor_value: gk!.descriptor_value, headers: [condition] } };

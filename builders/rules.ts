@@ -83,6 +83,7 @@ import {
     trustedQueryValueRegex,
     underscoreVariants,
 } from "./request-match";
+import { HeaderMatcher, RateLimitAction } from "./envoy-types";
 
 /** A config.yaml descriptor entry of envoyproxy/ratelimit. */
 export interface ConfigDescriptor {
@@ -121,7 +122,7 @@ export function pathRegex(m: PathMatchArgs, mode: PathKeyMode = PathKeyMode.UrlP
 }
 
 /** The action sending the request's path as `key` (the per-path counters). */
-export function pathDescriptorAction(mode: PathKeyMode, key: string = DEFAULT_PATH_KEY): Record<string, unknown> {
+export function pathDescriptorAction(mode: PathKeyMode, key: string = DEFAULT_PATH_KEY): RateLimitAction {
     if (mode === PathKeyMode.Literal) return { request_headers: { header_name: ":path", descriptor_key: key } };
     return { extension: { name: EXPR_DESCRIPTOR_EXTENSION, typed_config: { "@type": EXPR_DESCRIPTOR_TYPE, descriptor_key: key, text: URL_PATH_EXPRESSION } } };
 }
@@ -147,7 +148,7 @@ export function clientPrefixOf(p: ClientPrefixArgs | undefined): ClientPrefix {
 }
 
 /** The action keying a request by its client: the trusted address's leading `prefix` bits (`masked_remote_address`). */
-export function clientAction(prefix: ClientPrefix): Record<string, unknown> {
+export function clientAction(prefix: ClientPrefix): RateLimitAction {
     return { masked_remote_address: { v4_prefix_mask_len: prefix.v4, v6_prefix_mask_len: prefix.v6 } };
 }
 
@@ -169,7 +170,7 @@ export function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string
     const fallbackClient = refusing ? [] : [clientAction(prefix)];
     const untrusted = { generic_key: { descriptor_key: UNTRUSTED_VALUE_KEY, descriptor_value: UNTRUSTED_VALUE_VALUE } };
     const missing = { generic_key: { descriptor_key: MISSING_VALUE_KEY, descriptor_value: MISSING_VALUE_VALUE } };
-    const entries: Record<string, unknown>[][] = [
+    const entries: RateLimitAction[][] = [
         [nameAction(r, mode, key, ways.trusted), ways.value, ...client],
         ...ways.untrusted.map((w) => [nameAction(r, mode, key, w), untrusted, ...fallbackClient]),
         ...(ways.variantGuard ? [[nameAction(r, mode, key), ways.variantGuard, ...fallbackClient]] : []),
@@ -179,8 +180,8 @@ export function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string
 }
 
 /** The first action of a rule's entries: its name, when every condition (and each of `extra`) holds. */
-function nameAction(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, extra: Record<string, unknown>[] = []): Record<string, unknown> {
-    const conditions: Record<string, unknown>[] = [];
+function nameAction(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, extra: HeaderMatcher[] = []): RateLimitAction {
+    const conditions: HeaderMatcher[] = [];
     if (r.path) conditions.push({ name: ":path", safe_regex_match: { google_re2: {}, regex: pathRegex(r.path, mode) } });
     if (r.methods?.length) conditions.push(methodCondition(r.methods));
     if (r.query && !r.query.perValue) conditions.push(queryCondition(r.query));
@@ -206,11 +207,11 @@ function nameAction(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, extra:
  */
 function perValueWays(r: RateLimitRuleArgs):
     | {
-          trusted: Record<string, unknown>[];
-          value: Record<string, unknown>;
-          untrusted: Record<string, unknown>[][];
-          variantGuard?: Record<string, unknown>;
-          missing: Record<string, unknown>[];
+          trusted: HeaderMatcher[];
+          value: RateLimitAction;
+          untrusted: HeaderMatcher[][];
+          variantGuard?: RateLimitAction;
+          missing: HeaderMatcher[];
       }
     | undefined {
     if (r.header?.perValue) {
@@ -219,7 +220,7 @@ function perValueWays(r: RateLimitRuleArgs):
         const noVariant = variants.map(headerAbsent);
         const good = { name, safe_regex_match: { google_re2: {}, regex: headerValueRegex(r.header.valueCharset) } };
         const long = { name, safe_regex_match: { google_re2: {}, regex: LONG_HEADER_VALUE_REGEX } };
-        const not = (m: Record<string, unknown>) => ({ ...m, invert_match: true });
+        const not = (m: HeaderMatcher): HeaderMatcher => ({ ...m, invert_match: true });
         return {
             trusted: [...noVariant, good, not(long)],
             value: { request_headers: { header_name: name, descriptor_key: name } },
