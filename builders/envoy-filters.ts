@@ -9,7 +9,18 @@
  */
 import { PathKeyMode } from "./rule-args";
 import { RateLimitEntry, RoutePatch } from "./rate-limit-entries";
-import { EnvoyFilterSpec, HCM_FILTER, RATELIMIT_FILTER, RATELIMIT_PER_ROUTE_TYPE, RATELIMIT_TYPE, ROUTER_FILTER } from "./envoy-types";
+import {
+    EnvoyFilterPatch,
+    EnvoyFilterSpec,
+    HeaderValueOption,
+    HCM_FILTER,
+    RateLimitPerRouteConfig,
+    RouteLevelValue,
+    RATELIMIT_FILTER,
+    RATELIMIT_PER_ROUTE_TYPE,
+    RATELIMIT_TYPE,
+    ROUTER_FILTER,
+} from "./envoy-types";
 import { ErrorStatus, RateLimitHeaders } from "./filter-choices";
 import { FILTER_PRIORITY, FilterTarget, targetOf } from "./filter-target";
 
@@ -49,6 +60,8 @@ export interface RateLimitFilterOptions extends RateLimitFilterCall {
     filterName?: string;
     /** The filter's `stage`; absent: Envoy's 0. */
     stage?: number;
+    /** The filter's own `rate_limits` (read instead of any route's or virtual host's); absent: none. */
+    rateLimits?: RateLimitEntry[];
 }
 
 /**
@@ -62,7 +75,7 @@ export function ratelimitHttpFilter(o: RateLimitFilterOptions): EnvoyFilterSpec 
     return {
         ...targetOf(o.target),
         priority: FILTER_PRIORITY,
-        configPatches: listeners.map((port) => ({
+        configPatches: listeners.map((port): EnvoyFilterPatch => ({
             applyTo: "HTTP_FILTER",
             match: {
                 context: "GATEWAY",
@@ -86,6 +99,7 @@ export function ratelimitHttpFilter(o: RateLimitFilterOptions): EnvoyFilterSpec 
                             },
                             transport_api_version: "V3",
                         },
+                        ...(o.rateLimits !== undefined ? { rate_limits: o.rateLimits } : {}),
                     },
                 },
             },
@@ -103,11 +117,11 @@ export function vhostRateLimitsFilter(target: FilterTarget, virtualHosts: string
 }
 
 /** One MERGE patch of `value` into each named virtual host of the gateway. */
-function vhostMergeFilter(target: FilterTarget, virtualHosts: string[], value: Record<string, unknown>): EnvoyFilterSpec {
+function vhostMergeFilter(target: FilterTarget, virtualHosts: string[], value: RouteLevelValue): EnvoyFilterSpec {
     return {
         ...targetOf(target),
         priority: FILTER_PRIORITY,
-        configPatches: virtualHosts.map((name) => ({
+        configPatches: virtualHosts.map((name): EnvoyFilterPatch => ({
             applyTo: "VIRTUAL_HOST",
             match: { context: "GATEWAY", routeConfiguration: { vhost: { name, route: { action: "ANY" } } } },
             patch: { operation: "MERGE", value },
@@ -130,12 +144,12 @@ export function routeRateLimitsFilter(target: FilterTarget, patches: RoutePatch[
 }
 
 /** One gateway `HTTP_ROUTE` MERGE patch per named route, each merging `valueOf(route)`; undefined without routes. */
-export function routeMergeFilter(target: FilterTarget, patches: RoutePatch[], valueOf: (p: RoutePatch) => object): EnvoyFilterSpec | undefined {
+export function routeMergeFilter(target: FilterTarget, patches: RoutePatch[], valueOf: (p: RoutePatch) => RouteLevelValue): EnvoyFilterSpec | undefined {
     if (!patches.length) return undefined;
     return {
         ...targetOf(target),
         priority: FILTER_PRIORITY,
-        configPatches: patches.map((p) => ({
+        configPatches: patches.map((p): EnvoyFilterPatch => ({
             applyTo: "HTTP_ROUTE",
             match: { context: "GATEWAY", routeConfiguration: { vhost: { name: p.virtualHost, route: { name: p.route, action: "ANY" } } } },
             patch: { operation: "MERGE", value: valueOf(p) },
@@ -144,7 +158,7 @@ export function routeMergeFilter(target: FilterTarget, patches: RoutePatch[], va
 }
 
 /** `RateLimitPerRoute` for one instance's filter: its domain and the only descriptors it sends there. */
-export function rateLimitPerRoute(domain: string, rateLimits: RateLimitEntry[]): Record<string, unknown> {
+export function rateLimitPerRoute(domain: string, rateLimits: RateLimitEntry[]): RateLimitPerRouteConfig {
     return { "@type": RATELIMIT_PER_ROUTE_TYPE, domain, rate_limits: rateLimits };
 }
 
@@ -193,20 +207,20 @@ export function routePerFilterRateLimits(
  */
 export function policyHeaderFilter(
     target: FilterTarget,
-    vhosts: { name: string; header: Record<string, unknown> }[],
-    routes: { virtualHost: string; route: string; header: Record<string, unknown> }[],
+    vhosts: { name: string; header: HeaderValueOption }[],
+    routes: { virtualHost: string; route: string; header: HeaderValueOption }[],
 ): EnvoyFilterSpec | undefined {
     if (!vhosts.length && !routes.length) return undefined;
     return {
         ...targetOf(target),
         priority: FILTER_PRIORITY,
         configPatches: [
-            ...vhosts.map((v) => ({
+            ...vhosts.map((v): EnvoyFilterPatch => ({
                 applyTo: "VIRTUAL_HOST",
                 match: { context: "GATEWAY", routeConfiguration: { vhost: { name: v.name, route: { action: "ANY" } } } },
                 patch: { operation: "MERGE", value: { response_headers_to_add: [v.header] } },
             })),
-            ...routes.map((r) => ({
+            ...routes.map((r): EnvoyFilterPatch => ({
                 applyTo: "HTTP_ROUTE",
                 match: { context: "GATEWAY", routeConfiguration: { vhost: { name: r.virtualHost, route: { name: r.route, action: "ANY" } } } },
                 patch: { operation: "MERGE", value: { response_headers_to_add: [r.header] } },

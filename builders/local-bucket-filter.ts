@@ -4,6 +4,11 @@
  */
 import { protoDurationSeconds } from "../lib/formats";
 import {
+    EnvoyFilterPatch,
+    LocalRateLimitConfig,
+    RouteConfigurationMatch,
+    RuntimePercent,
+    TypedStruct,
     EnvoyFilterSpec,
     HCM_FILTER,
     LOCAL_RATELIMIT_FILTER,
@@ -31,8 +36,11 @@ export const RETRY_AFTER_HEADER = "retry-after";
  * `fillInterval`. A refusal carries `Retry-After`: the fill interval rounded up to whole seconds,
  * by when the bucket has been refilled (the proven Envoy computes no exact value).
  */
-export function localBucketValue(bucket: number, fillInterval: string, b: LocalBucketBehaviour = {}): Record<string, unknown> {
-    const percent = (runtimeKey: string, numerator: number) => ({ runtime_key: runtimeKey, default_value: { numerator, denominator: "HUNDRED" } });
+export function localBucketValue(bucket: number, fillInterval: string, b: LocalBucketBehaviour = {}): LocalRateLimitConfig {
+    const percent = (runtimeKey: string, numerator: number): RuntimePercent => ({
+        runtime_key: runtimeKey,
+        default_value: { numerator, denominator: "HUNDRED" },
+    });
     const retryAfter = Math.max(1, Math.ceil(protoDurationSeconds(fillInterval) ?? 1));
     return {
         stat_prefix: LOCAL_STAT_PREFIX,
@@ -48,7 +56,7 @@ export function localBucketValue(bucket: number, fillInterval: string, b: LocalB
     };
 }
 
-function typedStruct(value: Record<string, unknown>): Record<string, unknown> {
+function typedStruct(value: LocalRateLimitConfig): TypedStruct {
     return { "@type": TYPED_STRUCT_TYPE, type_url: LOCAL_RATELIMIT_TYPE, value };
 }
 
@@ -79,7 +87,7 @@ export interface LocalBucketOptions {
  */
 export function localBucketFilter(o: LocalBucketOptions): EnvoyFilterSpec {
     const filterName = o.filterName ?? LOCAL_RATELIMIT_FILTER;
-    const httpFilterPatch = (value: Record<string, unknown>) => ({
+    const httpFilterPatch = (value: LocalRateLimitConfig): EnvoyFilterPatch => ({
         applyTo: "HTTP_FILTER",
         match: { context: "SIDECAR_INBOUND", listener: { portNumber: o.port, filterChain: { filter: { name: HCM_FILTER } } } },
         patch: { operation: "INSERT_BEFORE", value: { name: filterName, typed_config: typedStruct(value) } },
@@ -89,13 +97,13 @@ export function localBucketFilter(o: LocalBucketOptions): EnvoyFilterSpec {
     if (o.routes === undefined) {
         return { workloadSelector: selector, priority: FILTER_PRIORITY, configPatches: [httpFilterPatch(value)] };
     }
-    const routeMatches = o.routes.length ? o.routes.map((name) => ({ name, action: "ANY" })) : [{ action: "ANY" }];
+    const routeMatches: RouteConfigurationMatch["vhost"]["route"][] = o.routes.length ? o.routes.map((name) => ({ name, action: "ANY" })) : [{ action: "ANY" }];
     return {
         workloadSelector: selector,
         priority: FILTER_PRIORITY,
         configPatches: [
             httpFilterPatch({ stat_prefix: LOCAL_STAT_PREFIX }),
-            ...routeMatches.map((route) => ({
+            ...routeMatches.map((route): EnvoyFilterPatch => ({
                 applyTo: "HTTP_ROUTE",
                 match: { context: "SIDECAR_INBOUND", routeConfiguration: { vhost: { name: `inbound|http|${o.port}`, route } } },
                 patch: {

@@ -26,7 +26,7 @@
 import { HCM_FILTER, ROUTER_FILTER, TYPE_URL_PREFIX } from "./envoy-filters";
 import { DEFAULT_MISSING_COST, HEADER_COST_REGEX, RESPONSE_COST_NAMESPACE, RequestCostArgs } from "./request-cost-args";
 import type { RateLimitEntry } from "./rate-limit-entries";
-import { HeaderMatcher } from "./envoy-types";
+import { EnvoyFilterPatch, HeaderMatcher, HeaderToMetadataRule } from "./envoy-types";
 
 export const HEADER_TO_METADATA_FILTER = "envoy.filters.http.header_to_metadata";
 export const HEADER_TO_METADATA_TYPE = `${TYPE_URL_PREFIX}/envoy.extensions.filters.http.header_to_metadata.v3.Config`;
@@ -101,12 +101,12 @@ export function responseCosts(costs: (RequestCostArgs | undefined)[]): RequestCo
 }
 
 /** The header-to-metadata filter's rules: each response cost header copied (as a number) to its key. */
-export function responseCostRules(costs: RequestCostArgs[]): Record<string, unknown>[] {
-    return costs.map((c) => {
-        const target = { metadata_namespace: RESPONSE_COST_NAMESPACE, key: responseCostKey(c), type: "NUMBER" };
+export function responseCostRules(costs: RequestCostArgs[]): HeaderToMetadataRule[] {
+    return costs.map((c): HeaderToMetadataRule => {
+        const target = { metadata_namespace: RESPONSE_COST_NAMESPACE, key: responseCostKey(c), type: "NUMBER" as const };
         const missing = missingCostOf(c);
         return {
-            header: c.responseHeader,
+            header: c.responseHeader!,
             on_header_present: target,
             ...(missing > 0 ? { on_header_missing: { ...target, value: String(missing) } } : {}),
             remove: false,
@@ -119,10 +119,10 @@ export function responseCostRules(costs: RequestCostArgs[]): Record<string, unkn
  * listener port (as the rate-limit filter's), inserted before the router under `filterName`.
  * Empty without a response cost.
  */
-export function responseCostPatches(costs: RequestCostArgs[], ports: number[], filterName: string): Record<string, unknown>[] {
+export function responseCostPatches(costs: RequestCostArgs[], ports: number[], filterName: string): EnvoyFilterPatch[] {
     if (!costs.length) return [];
     const listeners = ports.length ? ports.map((portNumber) => ({ portNumber })) : [{}];
-    return listeners.map((port) => ({
+    return listeners.map((port): EnvoyFilterPatch => ({
         applyTo: "HTTP_FILTER",
         match: { context: "GATEWAY", listener: { ...port, filterChain: { filter: { name: HCM_FILTER, subFilter: { name: ROUTER_FILTER } } } } },
         patch: {

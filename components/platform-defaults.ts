@@ -5,7 +5,7 @@
  * they are the platform's (its domain, its EnvoyFilter names). Nothing here reads the cluster or
  * another stack: the platform's names are constants of the package.
  */
-import { FilterLayout } from "../builders/envoy-filters";
+import { EnvoyFilterPatch, FilterLayout } from "../builders/envoy-filters";
 import { PLATFORM_DOMAIN, PLATFORM_OBJECT_PREFIX, defaultsOffPatches } from "../builders/platform-filters";
 import { oneOfProblems } from "../lib/field-checks";
 import { Problem } from "../lib/problems";
@@ -63,7 +63,7 @@ export function platformNameProblems(a: PlatformDefaultsInput, prefix: string): 
  * in the per-instance layout: the shared layout is for Istio 1.24, whose Envoy cannot run the
  * platform's filters (their own `rate_limits`).
  */
-export function platformDefaultsPatches(a: PlatformDefaultsInput, layout: FilterLayout, virtualHosts: string[]): Record<string, unknown>[] {
+export function platformDefaultsPatches(a: PlatformDefaultsInput, layout: FilterLayout, virtualHosts: string[]): EnvoyFilterPatch[] {
     if (layout !== FilterLayout.PerInstance || a.platformDefaults === PlatformDefaults.Merge) return [];
     return defaultsOffPatches(virtualHosts);
 }
