@@ -152,8 +152,9 @@ export function serviceOptionsOf(svc: RateLimitServiceOptionsArgs, problems: Pro
     );
     problems.push(...grpcPortProblems(grpcPort));
     problems.push(...wholeNumberProblems("service.replicas", replicas, { min: 1, max: 100, fallback: DEFAULTS.ratelimitReplicas }));
-    // The service's own order of its levels (quietest first is not its order; its default first).
-    problems.push(...oneOfProblems("service.logLevel", logLevel, ["warn", "debug", "info", "error"], DEFAULTS.ratelimitLogLevel));
+    // The levels as ServiceLogLevel declares them, the default first.
+    const levels = [DEFAULTS.ratelimitLogLevel, ...Object.values(ServiceLogLevel).filter((l) => l !== DEFAULTS.ratelimitLogLevel)];
+    problems.push(...oneOfProblems("service.logLevel", logLevel, levels, DEFAULTS.ratelimitLogLevel));
     for (const [f, option] of Object.entries(SERVICE_TUNING)) {
         const v = svc[f as keyof typeof SERVICE_TUNING];
         if (v !== undefined) problems.push(...option.check(`service.${f}`, v));

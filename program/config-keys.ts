@@ -15,6 +15,8 @@
 import { ArgPath, keyOf, valueAtPath } from "../mesh/arg-paths";
 import { MESH_DEFAULTS } from "../mesh/mesh-defaults";
 import { GLOBAL_DEFAULTS } from "../components/global-ratelimit-defaults";
+import { ServiceLogLevel } from "../components/service-settings";
+import { LimitUnit } from "../builders/rule-args";
 
 export type ConfigKind = "string" | "integer" | "boolean" | "json";
 
@@ -37,6 +39,12 @@ export interface ConfigKeySpec {
 }
 
 export const PROJECT = "mesh-ratelimit";
+
+/** The choices of an enum as a description lists them: "`a`, `b` or `c`" (read from the enum, never copied). */
+function choiceText(values: readonly string[]): string {
+    const ticked = values.map((v) => `\`${v}\``);
+    return ticked.length > 1 ? `${ticked.slice(0, -1).join(", ")} or ${ticked[ticked.length - 1]}` : ticked.join("");
+}
 
 /** A row of the table: a key's default is its field's declared default unless the row says "" (variant preset or derived). */
 type ConfigKeyRow = Omit<ConfigKeySpec, "default"> & { default?: "" };
@@ -176,7 +184,7 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
         key: "unit",
         field: ["limits", "unit"],
         kind: "string",
-        description: "Time unit of every global limit: `second`, `minute`, `hour` or `day`.",
+        description: `Time unit of every global limit: ${choiceText(Object.values(LimitUnit))}.`,
     },
     {
         group: "limits",
@@ -530,7 +538,7 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
         key: "ratelimitLogLevel",
         field: ["global", "service", "logLevel"],
         kind: "string",
-        description: "`LOG_LEVEL` of the service: `debug`, `info`, `warn` or `error`.",
+        description: `\`LOG_LEVEL\` of the service: ${choiceText(Object.values(ServiceLogLevel))}.`,
     },
     {
         group: "service",

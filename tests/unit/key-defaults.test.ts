@@ -13,6 +13,13 @@ import { DEFAULTS } from "../../components/defaults";
 import { GLOBAL_DEFAULTS } from "../../components/global-ratelimit-defaults";
 import { SERVICE_TUNING } from "../../components/service-settings";
 import { MESH_DEFAULTS } from "../../mesh/mesh-defaults";
+import { LimitUnit } from "../../builders/rule-args";
+import { ServiceLogLevel } from "../../components/service-settings";
+
+/** The choices a description leaves out. */
+function unlisted(description: string, choices: readonly string[]): string[] {
+    return choices.filter((c) => !description.includes(`\`${c}\``));
+}
 
 const KEYS_FILE = path.join(__dirname, "..", "..", "program", "config-keys.ts");
 
@@ -44,5 +51,16 @@ describe("config keys: each default read from its field's declaration", () => {
     it("every key with a fixed default has one, as the user would type it (lists comma-separated)", () => {
         expect(configDefault("gatewayHosts")).to.equal(MESH_DEFAULTS.bookinfo.hosts.join(","));
         for (const k of CONFIG_KEYS) expect(k.default, k.key).to.be.a("string");
+    });
+
+    it("a key lists exactly its enum's choices (unit: every LimitUnit; ratelimitLogLevel: every level); control: the old unit text leaves three out", () => {
+        const description = (key: string) => CONFIG_KEYS.find((k) => k.key === key)!.description;
+        expect(unlisted(description("unit"), Object.values(LimitUnit))).to.deep.equal([]);
+        expect(unlisted(description("ratelimitLogLevel"), Object.values(ServiceLogLevel))).to.deep.equal([]);
+        expect(unlisted("Time unit of every global limit: `second`, `minute`, `hour` or `day`.", Object.values(LimitUnit))).to.deep.equal([
+            "week",
+            "month",
+            "year",
+        ]);
     });
 });
