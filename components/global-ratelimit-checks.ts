@@ -129,13 +129,13 @@ export function pipelineWindowModeProblems(window: unknown, redisMode: unknown):
     ];
 }
 
-/** `failureModeDeny` a boolean, and `timeout` (defaulted) a protobuf duration of at least 1 ms; `secs` undefined when it is not. */
-export function failureProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): { timeout: string; secs: number | undefined } {
+/** `failureModeDeny` a boolean, and `timeout` (defaulted) a protobuf duration of at least 1 ms; `secs` its seconds (the default's when it is refused). */
+export function failureProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): { timeout: string; secs: number } {
     if (a.failureModeDeny !== undefined) problems.push(...booleanProblems("failureModeDeny", a.failureModeDeny, DEFAULTS.failureModeDeny));
     const timeout = a.timeout ?? DEFAULTS.rateLimitTimeout;
     const bad = protoDurationProblems("timeout", timeout, 0.001, DEFAULTS.rateLimitTimeout);
     problems.push(...bad);
-    return { timeout, secs: bad.length ? undefined : protoDurationSeconds(timeout) };
+    return { timeout, secs: protoDurationSeconds(bad.length ? DEFAULTS.rateLimitTimeout : timeout)! };
 }
 
 /** The service's options, defaults filled in (defaults.ts), each checked. */

@@ -32,7 +32,6 @@ import { booleanProblems, dnsNameProblems } from "../lib/field-checks";
 import { AccessTarget, authorizationPolicyManifests, networkPolicyManifests } from "./access-policies";
 import { dnsProblem, unknownFieldProblems } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
-import { protoDurationSeconds } from "../lib/formats";
 import { gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { PerValuePlan, perValueCallOf, perValuePlanOf, splitOf } from "./per-value-store";
 import { platformDefaultsPatches, platformNameProblems } from "./platform-defaults";
@@ -233,7 +232,7 @@ function serviceSettingsOf(
         replicas: number;
         logLevel: ServiceLogLevel;
         redis: RedisConnection;
-        secs: number | undefined;
+        secs: number;
     },
 ): ServiceSettings {
     const { ns, name, configName, grpcPort, replicas, logLevel, redis, secs } = o;
@@ -258,8 +257,7 @@ function serviceSettingsOf(
             redisName: base.redisName,
             redisEvictionPolicy: base.redisEvictionPolicy,
             // The service gives up on a hung Redis while the gateway still waits for its answer.
-            // (An invalid timeout is refused above; the default's only keeps the plan whole until then.)
-            redisTimeout: redisTimeoutFor(secs ?? protoDurationSeconds(DEFAULTS.rateLimitTimeout)!),
+            redisTimeout: redisTimeoutFor(secs),
         },
     };
 }
