@@ -92,6 +92,34 @@ export function planMeshReach(
             `no pod labelled ${sel} runs in ${s.mesh.gatewayNamespace} (gatewayNamespace): the gateway limits apply once the gateway's pods run there`,
         );
     }
+    const mtls = meshWidePolicyReport(s, state);
+    problems.push(...mtls.problems);
+    messages.push(...mtls.messages);
+    const neighbours = planListenerNeighbours(s, state, global);
+    // With vhostScope all every virtual host of the gateway is limited: no host shares or escapes the stack's.
+    const stack = stackHostsOf(s, state, global, owner);
+    const sharers = s.mesh.vhostScope === "all" ? [] : hostSharers(stack, state.gateways ?? [], state.virtualServices ?? []);
+    const doors =
+        s.mesh.vhostScope === "all" || !state.virtualServices
+            ? { problems: [], messages: [] }
+            : sideDoorReport(s, stack, sideDoors(stack, state.virtualServices));
+    return {
+        problems: [...problems, ...neighbours.problems, ...doors.problems],
+        messages: [
+            ...messages,
+            ...neighbours.messages,
+            ...sharers.map((h) => h.message),
+            ...doors.messages,
+            // A platform team's overrides on this gateway (program/platform-overrides.ts).
+            ...platformOverridesMessages(state.envoyFilters, stack.gatewayPodLabels, s.bookinfo.gatewayPort),
+        ],
+    };
+}
+
+/** Mesh-wide PeerAuthentications against the stack's mutual TLS: a problem where the stack's would fail or be ignored, else a message. */
+function meshWidePolicyReport(s: StackSettings, state: MeshReachState): { problems: Problem[]; messages: string[] } {
+    const problems: Problem[] = [];
+    const messages: string[] = [];
     const meshWide = state.peerAuthentications.filter((pa) => isMeshWide(pa) && (pa.metadata.namespace ?? s.mesh.namespace) === s.mesh.namespace);
     if (s.mesh.mutualTls && meshWide.length) {
         const names = meshWide.map((pa) => `${pa.metadata.name} (${pa.spec?.mtls?.mode ?? "mode unset"})`).join(", ");
@@ -121,25 +149,7 @@ export function planMeshReach(
             }
         }
     }
-    const neighbours = planListenerNeighbours(s, state, global);
-    // With vhostScope all every virtual host of the gateway is limited: no host shares or escapes the stack's.
-    const stack = stackHostsOf(s, state, global, owner);
-    const sharers = s.mesh.vhostScope === "all" ? [] : hostSharers(stack, state.gateways ?? [], state.virtualServices ?? []);
-    const doors =
-        s.mesh.vhostScope === "all" || !state.virtualServices
-            ? { problems: [], messages: [] }
-            : sideDoorReport(s, stack, sideDoors(stack, state.virtualServices));
-    return {
-        problems: [...problems, ...neighbours.problems, ...doors.problems],
-        messages: [
-            ...messages,
-            ...neighbours.messages,
-            ...sharers.map((h) => h.message),
-            ...doors.messages,
-            // A platform team's overrides on this gateway (program/platform-overrides.ts).
-            ...platformOverridesMessages(state.envoyFilters, stack.gatewayPodLabels, s.bookinfo.gatewayPort),
-        ],
-    };
+    return { problems, messages };
 }
 
 /** The stack's limited virtual hosts on its gateway, for the host-sharing check. */
