@@ -105,26 +105,31 @@ export function alertRules(m: MonitoringInput): RuleGroup[] {
         );
     }
     if (m.redisSelector !== undefined) rules.push(...redisRules(m.domain, m.redisSelector, rule));
-    for (const l of limitSeries(m.domain, m.descriptors)) {
-        if (l.shadow) continue;
-        const refused = `sum(rate(${l.selector(LimitOutcome.Refused, svc)}[30m]))`;
-        const total = `sum(rate(${l.selector("total_hits", svc)}[30m]))`;
-        rules.push(
-            rule(
+    rules.push(...mostlyRefusedRules(m, rule));
+    return [{ name: `mesh-ratelimit.${m.namespace}.${m.instance}`, rules }];
+}
+
+/** How `alertRules` makes one rule (its labels and runbook filled in). */
+type RuleOf = (alert: AlertName, expr: string, forDur: string, severity: string, summary: string, extra?: Record<string, string>) => AlertRule;
+
+/** One rule per limit that refuses for real: most of its requests refused for 30 minutes. */
+function mostlyRefusedRules(m: MonitoringInput, rule: RuleOf): AlertRule[] {
+    const svc = m.serviceSelector;
+    return limitSeries(m.domain, m.descriptors)
+        .filter((l) => !l.shadow)
+        .map((l) => {
+            const refused = `sum(rate(${l.selector(LimitOutcome.Refused, svc)}[30m]))`;
+            const total = `sum(rate(${l.selector("total_hits", svc)}[30m]))`;
+            return rule(
                 AlertName.MostlyRefused,
                 `${refused} / (${total} > 0) > ${MOSTLY_REFUSED_RATIO}`,
                 "30m",
                 "info",
                 `Limit ${l.title} (${l.requestsPerUnit}/${l.unit}) of domain ${m.domain} has refused most of its requests for 30 minutes: a client in a loop, an attack, or a limit too low.`,
                 { limit: l.title },
-            ),
-        );
-    }
-    return [{ name: `mesh-ratelimit.${m.namespace}.${m.instance}`, rules }];
+            );
+        });
 }
-
-/** How `alertRules` makes one rule (its labels and runbook filled in). */
-type RuleOf = (alert: AlertName, expr: string, forDur: string, severity: string, summary: string) => AlertRule;
 
 /** The Redis exporter's alerts: memory near `maxmemory`, and evictions. */
 function redisRules(domain: string, redisSelector: string, rule: RuleOf): AlertRule[] {

@@ -22,9 +22,10 @@
  * more distinct lengths than the other, the other family's mask in the extra entries is a length
  * none of its CIDRs uses, so the value it yields matches nothing.
  *
- * Pure: no Pulumi runtime, no I/O, no checks (builders/client-cidr-checks.ts checks a rule's
+ * Pure: no Pulumi runtime, no I/O, no checks (components/client-cidr-checks.ts checks a rule's
  * `clientCidr`; these functions take it checked).
  */
+import { RateLimitAction } from "./envoy-types";
 /** Client addresses a rule applies to. Exactly one of `cidr`, `cidrs`. */
 export interface ClientCidrArgs {
     /** One CIDR, e.g. `10.0.0.0/8` or `2001:db8::/32` (the network's first address: no host bits set). */
@@ -162,7 +163,7 @@ export function cidrsOf(c: ClientCidrArgs): Cidr[] {
     return listOf(c).list.map((s) => cidrOf(s as string));
 }
 
-/** A checked CIDR (builders/client-cidr-checks.ts parseCidr): its family, network and Envoy's text of it. */
+/** A checked CIDR (components/client-cidr-checks.ts parseCidr): its family, network and Envoy's text of it. */
 export function cidrOf(s: string): Cidr {
     const [addr, len] = s.split("/");
     const a = parseIp(addr!)!;
@@ -182,7 +183,7 @@ function unusedLength(used: number[], width: number): number {
  * The `masked_remote_address` actions of a rule's CIDRs: one per distinct prefix length (IPv4 and
  * IPv6 lengths paired), each `rate_limits` entry of the rule carrying one of them.
  */
-export function maskedRemoteAddressActions(c: ClientCidrArgs): Record<string, unknown>[] {
+export function maskedRemoteAddressActions(c: ClientCidrArgs): RateLimitAction[] {
     const cidrs = cidrsOf(c);
     const lengths = (f: 4 | 6) => [...new Set(cidrs.filter((x) => x.family === f).map((x) => x.length))].sort((a, b) => a - b);
     const v4 = lengths(4);

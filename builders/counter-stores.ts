@@ -41,6 +41,7 @@ import {
 import { RateLimitEntry, RoutePatch } from "./rate-limit-entries";
 import { CLIENT_KEY, DEFAULT_PATH_KEY, DEFAULT_RULE_KEY } from "./rule-args";
 import { LIMIT_UNIT_SECONDS, GlobalLimitsInput, LimitArgs, PathKeyMode, RateLimitRuleArgs } from "./rule-args";
+import { RateLimitAction } from "./envoy-types";
 
 /** Where the counters live. */
 export const CounterStore = {
@@ -146,7 +147,7 @@ function refusesBeforeCatchAll(r: RateLimitRuleArgs, each: LimitArgs): boolean {
  * in url-path mode a second entry, the same way, with the long-path marker and the client.
  */
 function catchAllEntries(excluded: string[], scoped: boolean, mode: PathKeyMode, pathKey: string, prefix: ClientPrefix): RateLimitEntry[] {
-    const head: Record<string, unknown>[] = !scoped
+    const head: RateLimitAction[] = !scoped
         ? []
         : !excluded.length
           ? [{ generic_key: { descriptor_key: OTHER_PATHS_KEY, descriptor_value: OTHER_PATHS_VALUE } }]
@@ -185,8 +186,8 @@ function catchAllConfig(each: LimitArgs, mode: PathKeyMode, pathKey: string): Co
  * The catch-all's path action: in url-path mode the path bounded to `MAX_COUNTED_PATH_BYTES`
  * (longer paths share one counter); `literal` keeps the specification's `:path` as sent.
  */
-function boundedPathAction(mode: PathKeyMode, pathKey: string): Record<string, unknown> {
-    const action = pathDescriptorAction(mode, pathKey) as { extension?: { typed_config: Record<string, unknown> } };
+function boundedPathAction(mode: PathKeyMode, pathKey: string): RateLimitAction {
+    const action = pathDescriptorAction(mode, pathKey);
     if (!action.extension) return action;
     return { extension: { ...action.extension, typed_config: { ...action.extension.typed_config, text: BOUNDED_URL_PATH_EXPRESSION } } };
 }
@@ -267,9 +268,9 @@ export function splitLimits(input: GlobalLimitsInput): SplitLimits {
     return { fixed, perValue };
 }
 
-/** One side as the compiled limits a GlobalRateLimit's filters are built from (no problems: they were checked). */
+/** One side as the compiled limits a GlobalRateLimit's filters are built from. */
 export function sideAsCompiled(side: SideLimits): CompiledLimits {
-    return { ...side, problems: [] };
+    return { ...side };
 }
 
 /** Each limited entry of a config, with the entries above it (the service's key is made of the chain). */

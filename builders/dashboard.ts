@@ -30,8 +30,10 @@ export interface DashboardPanel {
     description?: string;
     gridPos: { x: number; y: number; w: number; h: number };
     targets?: DashboardTarget[];
-    options?: Record<string, unknown>;
-    fieldConfig?: Record<string, unknown>;
+    /** A text panel's options. */
+    options?: { mode: "markdown"; content: string };
+    /** A graph's unit (Grafana's unit id, e.g. `reqps`); no overrides. */
+    fieldConfig?: { defaults: { unit: string }; overrides: never[] };
     datasource?: { type: string; uid: string };
 }
 
@@ -43,7 +45,8 @@ export interface Dashboard {
     schemaVersion: number;
     time: { from: string; to: string };
     refresh: string;
-    templating: { list: Record<string, unknown>[] };
+    /** The dashboard's variables: its Prometheus data source. */
+    templating: { list: { name: string; type: "datasource"; query: string; label: string }[] };
     panels: DashboardPanel[];
 }
 

@@ -1,7 +1,7 @@
 /**
  * A rule's verified identity: the counter is keyed by a claim of a JSON Web Token the gateway has
  * verified, never by a value the client writes. Types and constants only; the checks are in
- * builders/identity-checks.ts, the Envoy actions, config entries and the token check in
+ * components/identity-checks.ts, the Envoy actions, config entries and the token check in
  * builders/identity.ts.
  */
 

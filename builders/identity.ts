@@ -21,9 +21,10 @@
  * The service keys a counter by every value of its descriptor, so only the issuer's verified claim
  * ever varies a counter; the fallbacks vary only by the issuers the gateway verifies and the client.
  *
- * Pure: no checks (builders/identity-checks.ts), no Pulumi runtime.
+ * Pure: no checks (components/identity-checks.ts), no Pulumi runtime.
  */
 import { stackLabels } from "../lib/common";
+import { RateLimitAction } from "./envoy-types";
 import { CLIENT_KEY, RateLimitRuleArgs } from "./rule-args";
 import {
     DEFAULT_IDENTITY_CLAIM,
@@ -59,7 +60,7 @@ function missingOf(id: IdentityArgs): MissingIdentity {
 }
 
 /** Envoy's `metadata` action reading a verified token's payload field into `key` (`(none)` without one). */
-export function payloadAction(field: string, key: string): Record<string, unknown> {
+export function payloadAction(field: string, key: string): RateLimitAction {
     return {
         metadata: {
             descriptor_key: key,
@@ -77,10 +78,10 @@ export function payloadAction(field: string, key: string): Record<string, unknow
  * chooses unless the rule's own issuer verified it: the service keys a counter by every value of
  * its descriptor, so a claim of another issuer's token there would mint a counter per claim.
  */
-export function identityActions(id: IdentityArgs, client: Record<string, unknown>): Record<string, unknown>[][] {
+export function identityActions(id: IdentityArgs, client: RateLimitAction): RateLimitAction[][] {
     const iss = payloadAction("iss", IDENTITY_ISSUER_KEY);
     const claim = payloadAction(identityClaim(id), IDENTITY_CLAIM_KEY);
-    const fallback = (value: string) => ({ generic_key: { descriptor_key: IDENTITY_FALLBACK_KEY, descriptor_value: value } });
+    const fallback = (value: string): RateLimitAction => ({ generic_key: { descriptor_key: IDENTITY_FALLBACK_KEY, descriptor_value: value } });
     if (missingOf(id) === MissingIdentity.Refuse)
         return [
             [iss, claim],
@@ -127,13 +128,20 @@ export function identityConfig(id: IdentityArgs, limit: () => Pick<IdentityNode,
     ];
 }
 
+/** Istio's `RequestAuthentication` `jwtRules` entry, as this package writes it. */
+export interface JwtRule {
+    issuer: string;
+    jwksUri: string;
+    audiences?: string[];
+}
+
 /** Istio's `jwtRules` entry of one issuer. */
-export function jwtRuleOf(jwt: JwtIdentityArgs): Record<string, unknown> {
+export function jwtRuleOf(jwt: JwtIdentityArgs): JwtRule {
     return { issuer: jwt.issuer, jwksUri: jwt.jwksUri, ...(jwt.audiences?.length ? { audiences: [...jwt.audiences] } : {}) };
 }
 
 /** The issuers the rules verify, once each (the checks refused two rules that say different things of one issuer). */
-export function jwtRulesOf(rules: readonly RateLimitRuleArgs[]): Record<string, unknown>[] {
+export function jwtRulesOf(rules: readonly RateLimitRuleArgs[]): JwtRule[] {
     const seen = new Map<string, JwtIdentityArgs>();
     for (const r of rules) if (r.identity && !seen.has(r.identity.jwt.issuer)) seen.set(r.identity.jwt.issuer, r.identity.jwt);
     return [...seen.values()].map(jwtRuleOf);

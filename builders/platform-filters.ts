@@ -20,6 +20,7 @@
 import { EnvoyFilterSpec, FILTER_PRIORITY, FilterTarget, PER_INSTANCE_STAGE, RATELIMIT_FILTER, TYPE_URL_PREFIX, ratelimitHttpFilter } from "./envoy-filters";
 import { PER_VALUE_PRIORITY } from "./per-value-filters";
 import { RateLimitEntry } from "./rate-limit-entries";
+import { DisabledFilterConfig, EnvoyFilterPatch } from "./envoy-types";
 
 /** Where a platform limit comes from. */
 export const PlatformSource = {
@@ -89,16 +90,13 @@ export function platformFilter(source: PlatformSource, o: PlatformFilterOptions)
         filterName: PLATFORM_FILTER_NAMES[source],
         // Never read: the filter's own rate_limits take precedence over route and virtual-host ones.
         stage: PER_INSTANCE_STAGE,
+        rateLimits: o.rateLimits,
     });
-    for (const p of spec.configPatches) {
-        const typed = (p as any).patch.value.typed_config as Record<string, unknown>;
-        typed.rate_limits = o.rateLimits;
-    }
     return { ...spec, priority: source === PlatformSource.Overrides ? PLATFORM_OVERRIDES_PRIORITY : PLATFORM_DEFAULTS_PRIORITY };
 }
 
 /** The per-filter config that leaves the platform's defaults filter out of a virtual host's requests. */
-export function defaultsOffConfig(): Record<string, Record<string, unknown>> {
+export function defaultsOffConfig(): Record<string, DisabledFilterConfig> {
     return { [PLATFORM_FILTER_NAMES.defaults]: { "@type": FILTER_CONFIG_TYPE, disabled: true } };
 }
 
@@ -106,8 +104,8 @@ export function defaultsOffConfig(): Record<string, Record<string, unknown>> {
  * A team's `VIRTUAL_HOST` MERGE patches that turn the platform's defaults off on its own virtual
  * hosts (`""`: every virtual host of the gateway). Placed in the team's own EnvoyFilter.
  */
-export function defaultsOffPatches(virtualHosts: string[]): Record<string, unknown>[] {
-    return virtualHosts.map((name) => ({
+export function defaultsOffPatches(virtualHosts: string[]): EnvoyFilterPatch[] {
+    return virtualHosts.map((name): EnvoyFilterPatch => ({
         applyTo: "VIRTUAL_HOST",
         match: { context: "GATEWAY", routeConfiguration: { vhost: { name, route: { action: "ANY" } } } },
         patch: { operation: "MERGE", value: { typed_per_filter_config: defaultsOffConfig() } },

@@ -12,6 +12,7 @@
 import { RateLimitHeaders } from "./envoy-filters";
 import { GlobalLimitsInput, LIMIT_UNIT_SECONDS, LimitUnit, RateLimitRuleArgs } from "./rule-args";
 import { ruleHeadersShown } from "./rules";
+import { HeaderValueOption } from "./envoy-types";
 
 /** The header's name as Envoy writes it (lower case, as HTTP/2 requires). */
 export const RATELIMIT_POLICY_HEADER = "ratelimit-policy";
@@ -72,6 +73,6 @@ export function policyItems(
 }
 
 /** Envoy's `response_headers_to_add` entry publishing the value (added to what a route or host already adds). */
-export function policyHeaderOption(value: string): Record<string, unknown> {
+export function policyHeaderOption(value: string): HeaderValueOption {
     return { header: { key: RATELIMIT_POLICY_HEADER, value }, append_action: "APPEND_IF_EXISTS_OR_ADD" };
 }

@@ -19,6 +19,7 @@ import { HCM_FILTER, LOCAL_RATELIMIT_FILTER, LOCAL_RATELIMIT_TYPE, RATELIMIT_FIL
 import { ConfigDescriptor } from "./rules";
 import { RateLimitEntry } from "./rate-limit-entries";
 import { LIMIT_UNIT_SECONDS, LimitUnit } from "./rule-args";
+import { EnvoyFilterPatch, LocalRateLimitConfig, RuntimePercent } from "./envoy-types";
 
 /** The local filter's `stat_prefix` on the gateway: `<prefix>.http_local_rate_limit.rate_limited` counts its refusals. */
 export const PRE_LIMIT_STAT_PREFIX = "mesh_ratelimit_pre_limit";
@@ -121,8 +122,8 @@ export type PreLimitVhMode = "INCLUDE" | "OVERRIDE";
  * `rateLimits` (the per-instance layout) the config carries its own `rate_limits`, the same entries
  * its instance's rate-limit filter sends there, and reads no route or virtual-host `rate_limits`.
  */
-export function preLimitConfig(buckets: PreLimitBucket[], vhMode: PreLimitVhMode, rateLimits?: RateLimitEntry[]): Record<string, unknown> {
-    const percent = (runtimeKey: string) => ({ runtime_key: runtimeKey, default_value: { numerator: 100, denominator: "HUNDRED" } });
+export function preLimitConfig(buckets: PreLimitBucket[], vhMode: PreLimitVhMode, rateLimits?: RateLimitEntry[]): LocalRateLimitConfig {
+    const percent = (runtimeKey: string): RuntimePercent => ({ runtime_key: runtimeKey, default_value: { numerator: 100, denominator: "HUNDRED" } });
     return {
         "@type": LOCAL_RATELIMIT_TYPE,
         stat_prefix: PRE_LIMIT_STAT_PREFIX,
@@ -151,7 +152,7 @@ export interface PreLimitPlacement {
     /** The name of the rate-limit filter it goes before. Defaults to `envoy.filters.http.ratelimit`. */
     globalFilterName?: string;
     /** Per-route configs (the per-instance layout: a route with descriptors of its own). Defaults to none. */
-    routes?: { virtualHost: string; route: string; config: Record<string, unknown> }[];
+    routes?: { virtualHost: string; route: string; config: LocalRateLimitConfig }[];
 }
 
 /**
@@ -161,11 +162,11 @@ export interface PreLimitPlacement {
  * (no `filter_enabled`, no bucket); each of the stack's virtual hosts enables it with its buckets.
  * Another team's virtual host on the same listener gets no config, so the filter does nothing there.
  */
-export function preLimitPatches(p: PreLimitPlacement, config: Record<string, unknown>): Record<string, unknown>[] {
+export function preLimitPatches(p: PreLimitPlacement, config: LocalRateLimitConfig): EnvoyFilterPatch[] {
     const listeners = p.ports.length ? p.ports.map((portNumber) => ({ portNumber })) : [{}];
     const local = p.localFilterName ?? LOCAL_RATELIMIT_FILTER;
     return [
-        ...listeners.map((port) => ({
+        ...listeners.map((port): EnvoyFilterPatch => ({
             applyTo: "HTTP_FILTER",
             match: {
                 context: "GATEWAY",
@@ -176,12 +177,12 @@ export function preLimitPatches(p: PreLimitPlacement, config: Record<string, unk
                 value: { name: local, typed_config: { "@type": LOCAL_RATELIMIT_TYPE, stat_prefix: PRE_LIMIT_STAT_PREFIX } },
             },
         })),
-        ...p.virtualHosts.map((name) => ({
+        ...p.virtualHosts.map((name): EnvoyFilterPatch => ({
             applyTo: "VIRTUAL_HOST",
             match: { context: "GATEWAY", routeConfiguration: { vhost: { name, route: { action: "ANY" } } } },
             patch: { operation: "MERGE", value: { typed_per_filter_config: { [local]: config } } },
         })),
-        ...(p.routes ?? []).map((r) => ({
+        ...(p.routes ?? []).map((r): EnvoyFilterPatch => ({
             applyTo: "HTTP_ROUTE",
             match: { context: "GATEWAY", routeConfiguration: { vhost: { name: r.virtualHost, route: { name: r.route, action: "ANY" } } } },
             patch: { operation: "MERGE", value: { typed_per_filter_config: { [local]: r.config } } },

@@ -2,11 +2,9 @@
  * The entries of an Envoy `rate_limits` list (a virtual host's or a route's) and a route's patch of
  * them: the shapes every gateway builder writes, named once. Types only.
  */
-export interface RateLimitEntry {
-    actions: Record<string, unknown>[];
-    /** Envoy's per-descriptor `x_ratelimit_option`: this entry's statuses in the X-RateLimit headers or not. */
-    x_ratelimit_option?: "OFF" | "DRAFT_VERSION_03";
-}
+import { RateLimitEntry } from "./envoy-types";
+
+export type { RateLimitEntry };
 
 export interface RoutePatch {
     /** `""`: any virtual host. */

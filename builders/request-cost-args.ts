@@ -1,7 +1,7 @@
 /**
  * What one request costs a rule: a fixed number, a number from a request header, or a number the
  * backend puts in a response header (known only when the response is done). Types and constants
- * only; the checks are in builders/request-cost-checks.ts, the Envoy fragments in
+ * only; the checks are in components/request-cost-checks.ts, the Envoy fragments in
  * builders/request-cost.ts.
  */
 

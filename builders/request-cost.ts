@@ -1,6 +1,6 @@
 /**
  * A rule's cost → the Envoy fragments that make the service count it (pure; no checks: the rule's
- * `cost` was checked by builders/request-cost-checks.ts).
+ * `cost` was checked by components/request-cost-checks.ts).
  *
  * Envoy's mechanism (Istio 1.30 → Envoy 1.38): a `rate_limits` entry may carry `hits_addend`
  * (`number`, or `format` with exactly one substitution) and `apply_on_stream_done`. Envoy honours
@@ -27,6 +27,7 @@
 import { HCM_FILTER, ROUTER_FILTER, TYPE_URL_PREFIX } from "./envoy-filters";
 import { DEFAULT_MISSING_COST, HEADER_COST_REGEX, RESPONSE_COST_NAMESPACE, RequestCostArgs, upToPattern } from "./request-cost-args";
 import type { RateLimitEntry } from "./rate-limit-entries";
+import { EnvoyFilterPatch, HeaderMatcher, HeaderToMetadataRule } from "./envoy-types";
 
 export const HEADER_TO_METADATA_FILTER = "envoy.filters.http.header_to_metadata";
 export const HEADER_TO_METADATA_TYPE = `${TYPE_URL_PREFIX}/envoy.extensions.filters.http.header_to_metadata.v3.Config`;
@@ -57,7 +58,7 @@ export function responseCostFormat(c: RequestCostArgs): string {
 }
 
 /** The condition on the cost header: its value is (or, inverted, is not; a missing header included) a whole number of at most 9 digits. */
-function costHeaderCondition(name: string, valid: boolean): Record<string, unknown> {
+function costHeaderCondition(name: string, valid: boolean): HeaderMatcher {
     return {
         name,
         safe_regex_match: { google_re2: {}, regex: HEADER_COST_REGEX },
@@ -66,10 +67,10 @@ function costHeaderCondition(name: string, valid: boolean): Record<string, unkno
 }
 
 /** The entry's first action (the rule's name) with one more condition: a `generic_key` becomes a `header_value_match`. */
-function withCondition(e: RateLimitEntry, condition: Record<string, unknown>): RateLimitEntry {
+function withCondition(e: RateLimitEntry, condition: HeaderMatcher): RateLimitEntry {
     const [first, ...rest] = e.actions;
-    const hvm = first?.header_value_match as { headers: unknown[] } | undefined;
-    const gk = first?.generic_key as { descriptor_key: string; descriptor_value: string } | undefined;
+    const hvm = first?.header_value_match;
+    const gk = first?.generic_key;
     const named = hvm
         ? { header_value_match: { ...hvm, headers: [...hvm.headers, condition] } }
         : { header_value_match: { descriptor_key: gk!.descriptor_key, descriptor_value: gk!.descriptor_value, headers: [condition] } };
@@ -114,12 +115,12 @@ export function responseCosts(costs: (RequestCostArgs | undefined)[]): RequestCo
 }
 
 /** The header-to-metadata filter's rules: each response cost header copied (as a number) to its key. */
-export function responseCostRules(costs: RequestCostArgs[]): Record<string, unknown>[] {
-    return costs.map((c) => {
-        const target = { metadata_namespace: RESPONSE_COST_NAMESPACE, key: responseCostKey(c), type: "NUMBER" };
+export function responseCostRules(costs: RequestCostArgs[]): HeaderToMetadataRule[] {
+    return costs.map((c): HeaderToMetadataRule => {
+        const target = { metadata_namespace: RESPONSE_COST_NAMESPACE, key: responseCostKey(c), type: "NUMBER" as const };
         const missing = missingCostOf(c);
         return {
-            header: c.responseHeader,
+            header: c.responseHeader!,
             on_header_present: target,
             ...(missing > 0 ? { on_header_missing: { ...target, value: String(missing) } } : {}),
             remove: false,
@@ -132,10 +133,10 @@ export function responseCostRules(costs: RequestCostArgs[]): Record<string, unkn
  * listener port (as the rate-limit filter's), inserted before the router under `filterName`.
  * Empty without a response cost.
  */
-export function responseCostPatches(costs: RequestCostArgs[], ports: number[], filterName: string): Record<string, unknown>[] {
+export function responseCostPatches(costs: RequestCostArgs[], ports: number[], filterName: string): EnvoyFilterPatch[] {
     if (!costs.length) return [];
     const listeners = ports.length ? ports.map((portNumber) => ({ portNumber })) : [{}];
-    return listeners.map((port) => ({
+    return listeners.map((port): EnvoyFilterPatch => ({
         applyTo: "HTTP_FILTER",
         match: { context: "GATEWAY", listener: { ...port, filterChain: { filter: { name: HCM_FILTER, subFilter: { name: ROUTER_FILTER } } } } },
         patch: {

@@ -37,6 +37,7 @@
  * differently is stricter, never bypassed. Pure.
  */
 import { MAX_VALUE_BYTES, QueryMatchArgs, ValueCharset } from "./rule-args";
+import { HeaderMatcher } from "./envoy-types";
 
 /** RE2-escapes a literal. */
 export function escapeRe2(s: string): string {
@@ -52,7 +53,7 @@ export function normalizedMethods(methods: string[]): string[] {
 }
 
 /** The `:method` matcher of a rule's `methods`. */
-export function methodCondition(methods: string[]): Record<string, unknown> {
+export function methodCondition(methods: string[]): HeaderMatcher {
     const alternatives = normalizedMethods(methods).map(escapeRe2).join("|");
     return { name: ":method", safe_regex_match: { google_re2: {}, regex: `(?i:${alternatives})` } };
 }
@@ -186,7 +187,7 @@ export function longQueryValueRegex(name: string): string {
 }
 
 /** A `:path` matcher (`invert`: the requests it does not match). */
-export function pathCondition(regex: string, invert = false): Record<string, unknown> {
+export function pathCondition(regex: string, invert = false): HeaderMatcher {
     return { name: ":path", safe_regex_match: { google_re2: {}, regex }, ...(invert ? { invert_match: true } : {}) };
 }
 
@@ -215,7 +216,7 @@ export function underscoreVariants(name: string): string[] {
 }
 
 /** A header matcher that holds when the header is absent. */
-export function headerAbsent(name: string): Record<string, unknown> {
+export function headerAbsent(name: string): HeaderMatcher {
     return { name, present_match: true, invert_match: true };
 }
 
@@ -230,7 +231,7 @@ export const SINGLE_HEADER_VALUE_REGEX = "[\\x{0}-\\x{2B}\\x{2D}-\\x{D7FF}\\x{E0
  * comma). `missingMatches`: a missing header counts as the empty value, which matches; `invert`:
  * the header is present and does not match.
  */
-export function validUtf8Condition(header: string, o: { invert?: boolean; missingMatches?: boolean; single?: boolean } = {}): Record<string, unknown> {
+export function validUtf8Condition(header: string, o: { invert?: boolean; missingMatches?: boolean; single?: boolean } = {}): HeaderMatcher {
     return {
         name: header,
         safe_regex_match: { google_re2: {}, regex: o.single ? SINGLE_HEADER_VALUE_REGEX : VALID_UTF8_REGEX },
@@ -240,6 +241,6 @@ export function validUtf8Condition(header: string, o: { invert?: boolean; missin
 }
 
 /** The `:path` matcher of a rule's `query`. */
-export function queryCondition(q: QueryMatchArgs): Record<string, unknown> {
+export function queryCondition(q: QueryMatchArgs): HeaderMatcher {
     return { name: ":path", safe_regex_match: { google_re2: {}, regex: queryRegex(q) } };
 }

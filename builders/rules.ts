@@ -4,7 +4,7 @@
  * disagree (the way Envoy Gateway's BackendTrafficPolicy and Kuadrant's RateLimitPolicy work).
  *
  * Pure: no Pulumi runtime, no I/O, no checks. `buildGlobalLimits` takes the plan of
- * builders/limits-plan.ts (the rules checked there, each problem under its field path).
+ * components/limits-plan.ts (the rules checked there, each problem under its field path).
  *
  * How each rule becomes a descriptor (one `rate_limits` entry per rule, so a rule that yields
  * nothing drops only its own descriptor, never another rule's):
@@ -48,7 +48,6 @@
  * a prefix ending in `/` is followed by anything). With `PathKeyMode.Literal` the path is matched
  * as written (query included), as the specification's tables do.
  */
-import { Problem } from "../lib/problems";
 import { MASKED_REMOTE_ADDRESS_KEY, cidrsOf, maskedRemoteAddressActions } from "./client-cidr";
 import {
     CLIENT_KEY,
@@ -87,6 +86,7 @@ import {
     trustedQueryValueRegex,
     underscoreVariants,
 } from "./request-match";
+import { HeaderMatcher, RateLimitAction } from "./envoy-types";
 
 /** A config.yaml descriptor entry of envoyproxy/ratelimit. */
 export interface ConfigDescriptor {
@@ -104,7 +104,6 @@ export interface CompiledLimits {
     routePatches: RoutePatch[];
     /** The `descriptors` of the service's config.yaml. */
     configDescriptors: ConfigDescriptor[];
-    problems: Problem[];
 }
 
 export const EXPR_DESCRIPTOR_EXTENSION = "envoy.rate_limit_descriptors.expr";
@@ -126,7 +125,7 @@ export function pathRegex(m: PathMatchArgs, mode: PathKeyMode = PathKeyMode.UrlP
 }
 
 /** The action sending the request's path as `key` (the per-path counters). */
-export function pathDescriptorAction(mode: PathKeyMode, key: string = DEFAULT_PATH_KEY): Record<string, unknown> {
+export function pathDescriptorAction(mode: PathKeyMode, key: string = DEFAULT_PATH_KEY): RateLimitAction {
     if (mode === PathKeyMode.Literal) return { request_headers: { header_name: ":path", descriptor_key: key } };
     return { extension: { name: EXPR_DESCRIPTOR_EXTENSION, typed_config: { "@type": EXPR_DESCRIPTOR_TYPE, descriptor_key: key, text: URL_PATH_EXPRESSION } } };
 }
@@ -152,7 +151,7 @@ export function clientPrefixOf(p: ClientPrefixArgs | undefined): ClientPrefix {
 }
 
 /** The action keying a request by its client: the trusted address's leading `prefix` bits (`masked_remote_address`). */
-export function clientAction(prefix: ClientPrefix): Record<string, unknown> {
+export function clientAction(prefix: ClientPrefix): RateLimitAction {
     return { masked_remote_address: { v4_prefix_mask_len: prefix.v4, v6_prefix_mask_len: prefix.v6 } };
 }
 
@@ -175,7 +174,7 @@ export function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string
     const fallbackClient = refusing ? [] : [clientAction(prefix)];
     const untrusted = { generic_key: { descriptor_key: UNTRUSTED_VALUE_KEY, descriptor_value: UNTRUSTED_VALUE_VALUE } };
     const missing = { generic_key: { descriptor_key: MISSING_VALUE_KEY, descriptor_value: MISSING_VALUE_VALUE } };
-    const entries: Record<string, unknown>[][] = [
+    const entries: RateLimitAction[][] = [
         [nameAction(r, mode, key, ways.trusted), ways.value, ...client],
         ...ways.untrusted.map((w) => [nameAction(r, mode, key, w), untrusted, ...fallbackClient]),
         ...(ways.variantGuard ? [[nameAction(r, mode, key), ways.variantGuard, ...fallbackClient]] : []),
@@ -185,8 +184,8 @@ export function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string
 }
 
 /** The first action of a rule's entries: its name, when every condition (and each of `extra`) holds. */
-function nameAction(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, extra: Record<string, unknown>[] = []): Record<string, unknown> {
-    const conditions: Record<string, unknown>[] = [];
+function nameAction(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, extra: HeaderMatcher[] = []): RateLimitAction {
+    const conditions: HeaderMatcher[] = [];
     if (r.path) conditions.push({ name: ":path", safe_regex_match: { google_re2: {}, regex: pathRegex(r.path, mode) } });
     if (r.methods?.length) conditions.push(methodCondition(r.methods));
     if (r.query && !r.query.perValue) conditions.push(queryCondition(r.query));
@@ -212,11 +211,11 @@ function nameAction(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, extra:
  */
 function perValueWays(r: RateLimitRuleArgs):
     | {
-          trusted: Record<string, unknown>[];
-          value: Record<string, unknown>;
-          untrusted: Record<string, unknown>[][];
-          variantGuard?: Record<string, unknown>;
-          missing: Record<string, unknown>[];
+          trusted: HeaderMatcher[];
+          value: RateLimitAction;
+          untrusted: HeaderMatcher[][];
+          variantGuard?: RateLimitAction;
+          missing: HeaderMatcher[];
       }
     | undefined {
     if (r.header?.perValue) {
@@ -225,7 +224,7 @@ function perValueWays(r: RateLimitRuleArgs):
         const noVariant = variants.map(headerAbsent);
         const good = { name, safe_regex_match: { google_re2: {}, regex: headerValueRegex(r.header.valueCharset) } };
         const long = { name, safe_regex_match: { google_re2: {}, regex: LONG_HEADER_VALUE_REGEX } };
-        const not = (m: Record<string, unknown>) => ({ ...m, invert_match: true });
+        const not = (m: HeaderMatcher): HeaderMatcher => ({ ...m, invert_match: true });
         return {
             trusted: [...noVariant, good, not(long)],
             value: { request_headers: { header_name: name, descriptor_key: name } },
@@ -311,7 +310,7 @@ export function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor 
     };
 }
 
-/** The checked limits the builder reads (builders/limits-plan.ts planGlobalLimits): valid rules, defaults filled in. */
+/** The checked limits the builder reads (components/limits-plan.ts planGlobalLimits): valid rules, defaults filled in. */
 export interface GlobalLimitsPlan {
     mode: PathKeyMode;
     ruleKey: string;
@@ -324,7 +323,7 @@ export interface GlobalLimitsPlan {
 }
 
 /** The gateway's `rate_limits` and the service's descriptors of planned limits (pure: the plan was checked). */
-export function buildGlobalLimits(plan: GlobalLimitsPlan): Omit<CompiledLimits, "problems"> {
+export function buildGlobalLimits(plan: GlobalLimitsPlan): CompiledLimits {
     const { mode, ruleKey, rules, perPath, prefix, headersOn } = plan;
     const { vhostRateLimits, routePatches } = gatewayRateLimits(rules, mode, ruleKey, perPath?.key, headersOn, prefix);
     const configDescriptors: ConfigDescriptor[] = [

@@ -129,13 +129,13 @@ export function pipelineWindowModeProblems(window: unknown, redisMode: unknown):
     ];
 }
 
-/** `failureModeDeny` a boolean, and `timeout` (defaulted) a protobuf duration of at least 1 ms; `secs` undefined when it is not. */
-export function failureProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): { timeout: string; secs: number | undefined } {
+/** `failureModeDeny` a boolean, and `timeout` (defaulted) a protobuf duration of at least 1 ms; `secs` its seconds (the default's when it is refused). */
+export function failureProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): { timeout: string; secs: number } {
     if (a.failureModeDeny !== undefined) problems.push(...booleanProblems("failureModeDeny", a.failureModeDeny, DEFAULTS.failureModeDeny));
     const timeout = a.timeout ?? DEFAULTS.rateLimitTimeout;
     const bad = protoDurationProblems("timeout", timeout, 0.001, DEFAULTS.rateLimitTimeout);
     problems.push(...bad);
-    return { timeout, secs: bad.length ? undefined : protoDurationSeconds(timeout) };
+    return { timeout, secs: protoDurationSeconds(bad.length ? DEFAULTS.rateLimitTimeout : timeout)! };
 }
 
 /** The service's options, defaults filled in (defaults.ts), each checked. */
@@ -152,8 +152,9 @@ export function serviceOptionsOf(svc: RateLimitServiceOptionsArgs, problems: Pro
     );
     problems.push(...grpcPortProblems(grpcPort));
     problems.push(...wholeNumberProblems("service.replicas", replicas, { min: 1, max: 100, fallback: DEFAULTS.ratelimitReplicas }));
-    // The service's own order of its levels (quietest first is not its order; its default first).
-    problems.push(...oneOfProblems("service.logLevel", logLevel, ["warn", "debug", "info", "error"], DEFAULTS.ratelimitLogLevel));
+    // The levels as ServiceLogLevel declares them, the default first.
+    const levels = [DEFAULTS.ratelimitLogLevel, ...Object.values(ServiceLogLevel).filter((l) => l !== DEFAULTS.ratelimitLogLevel)];
+    problems.push(...oneOfProblems("service.logLevel", logLevel, levels, DEFAULTS.ratelimitLogLevel));
     for (const [f, option] of Object.entries(SERVICE_TUNING)) {
         const v = svc[f as keyof typeof SERVICE_TUNING];
         if (v !== undefined) problems.push(...option.check(`service.${f}`, v));

@@ -25,7 +25,7 @@ import { perValueFilters } from "../builders/per-value-filters";
 import { PRE_LIMIT_STAT_PREFIX, PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../builders/pre-limit";
 import { configYaml } from "../builders/ratelimit-config";
 import { HEADER_TO_METADATA_FILTER, responseCostPatches, responseCosts } from "../builders/request-cost";
-import { checkCostLayout } from "../builders/request-cost-checks";
+import { checkCostLayout } from "./request-cost-checks";
 import { RedisConnection } from "../builders/redis-connection";
 import { Problem } from "../lib/problems";
 import { booleanProblems, dnsNameProblems } from "../lib/field-checks";
@@ -42,7 +42,7 @@ import { serviceDefaults, tuningOf } from "./service-defaults";
 import { PathKeyMode } from "../builders/rule-args";
 import { CompiledLimits, buildGlobalLimits } from "../builders/rules";
 import { RoutePatch } from "../builders/rate-limit-entries";
-import { planGlobalLimits } from "../builders/limits-plan";
+import { CheckedLimits, planGlobalLimits } from "./limits-plan";
 import { policyHeaderOption, policyHeaderValue, policyItems } from "../builders/policy-header";
 import { ruleSummaries } from "../builders/monitoring";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
@@ -67,7 +67,7 @@ export interface GlobalRateLimitPlan {
     /** The arguments planned (the very object given). */
     args: GlobalRateLimitArgs;
     problems: Problem[];
-    compiled: CompiledLimits;
+    compiled: CheckedLimits;
     /** Settings of the service and Redis (internal components), defaults filled in. */
     service: ServiceSettings;
     configYaml: string;
@@ -170,7 +170,7 @@ function checkedArgs(args: GlobalRateLimitArgs) {
         clientPrefix: a.clientPrefix,
         headersOn: headers === RateLimitHeaders.Draft03,
     });
-    const compiled: CompiledLimits = { ...buildGlobalLimits(limits), problems: limitProblems };
+    const compiled: CheckedLimits = { ...buildGlobalLimits(limits), problems: limitProblems };
     const problems: Problem[] = [...unknownFieldProblems("GlobalRateLimit", args), ...limitProblems];
     scopeProblems(a, problems);
     const gw = gatewayTargetOf(a.gateway, problems);
@@ -238,7 +238,7 @@ function serviceSettingsOf(
         replicas: number;
         logLevel: ServiceLogLevel;
         redis: RedisConnection;
-        secs: number | undefined;
+        secs: number;
     },
 ): ServiceSettings {
     const { ns, name, configName, grpcPort, replicas, logLevel, redis, secs } = o;
@@ -263,7 +263,7 @@ function serviceSettingsOf(
             redisName: base.redisName,
             redisEvictionPolicy: base.redisEvictionPolicy,
             // The service gives up on a hung Redis while the gateway still waits for its answer.
-            redisTimeout: redisTimeoutFor(secs ?? 10),
+            redisTimeout: redisTimeoutFor(secs),
         },
     };
 }

@@ -159,40 +159,46 @@ export interface MeshMutualTlsArgs {
     keepPeerAuthenticationOnDestroy?: boolean;
 }
 
+/** MeshMutualTls's arguments checked (every problem, each under its field) and defaulted. */
+function resolveMeshMutualTls(args: MeshMutualTlsArgs, opts?: pulumi.ComponentResourceOptions) {
+    const a: MeshMutualTlsArgs = args ?? {};
+    const profile: ApiProfileName = a.apiProfile ?? DEFAULTS.apiProfile;
+    const meshNamespace = a.meshNamespace ?? DEFAULTS.meshNamespace;
+    const scope = a.scope ?? MutualTlsScope.Workloads;
+    const selector = a.selector ?? { "app.kubernetes.io/part-of": PART_OF };
+    const problems: Problem[] = [...unknownFieldProblems("MeshMutualTls", args), ...dnsProblem("meshNamespace", meshNamespace, "label")];
+    if (!(Object.values(ApiProfileName) as string[]).includes(profile))
+        problems.push({ key: "apiProfile", value: profile, problem: "must be current or seed", fix: "use ApiProfileName.Current" });
+    if (!(Object.values(MutualTlsScope) as string[]).includes(scope))
+        problems.push({ key: "scope", value: scope, problem: "must be workloads or mesh", fix: "use MutualTlsScope.Workloads" });
+    if (scope === MutualTlsScope.Workloads) {
+        if (!Array.isArray(a.namespaces) || !a.namespaces.length)
+            problems.push({
+                key: "namespaces",
+                value: a.namespaces,
+                problem: "must list the namespaces of the pods (scope workloads)",
+                fix: 'give e.g. ["shop"]',
+            });
+        else a.namespaces.forEach((n, i) => problems.push(...dnsProblem(`namespaces[${i}]`, n, "label")));
+        problems.push(...selectorProblems("selector", selector));
+    }
+    // kubectl cannot use an explicit provider's kubeconfig: without a context naming that cluster,
+    // the edit would go to whatever cluster the ambient kubeconfig points at.
+    const explicitProvider = opts?.provider !== undefined || (opts?.providers !== undefined && Object.keys(opts.providers).length > 0);
+    if (scope === MutualTlsScope.Mesh && profile === ApiProfileName.Seed && explicitProvider && !a.kubeContext)
+        problems.push({
+            key: "kubeContext",
+            value: a.kubeContext,
+            problem:
+                "must name the provider's cluster: the seed profile edits the mesh ConfigMap with kubectl, which cannot use the kubeconfig of the provider passed in opts",
+            fix: "give the kubeconfig context of that cluster (kubeContext), or use apiProfile current (a PeerAuthentication, created through the provider)",
+        });
+    return { a, profile, meshNamespace, scope, selector, problems };
+}
+
 export class MeshMutualTls extends pulumi.ComponentResource {
     constructor(name: string, args: MeshMutualTlsArgs, opts?: pulumi.ComponentResourceOptions) {
-        const a: MeshMutualTlsArgs = args ?? {};
-        const profile: ApiProfileName = a.apiProfile ?? DEFAULTS.apiProfile;
-        const meshNamespace = a.meshNamespace ?? DEFAULTS.meshNamespace;
-        const scope = a.scope ?? MutualTlsScope.Workloads;
-        const selector = a.selector ?? { "app.kubernetes.io/part-of": PART_OF };
-        const problems: Problem[] = [...unknownFieldProblems("MeshMutualTls", args), ...dnsProblem("meshNamespace", meshNamespace, "label")];
-        if (!(Object.values(ApiProfileName) as string[]).includes(profile))
-            problems.push({ key: "apiProfile", value: profile, problem: "must be current or seed", fix: "use ApiProfileName.Current" });
-        if (!(Object.values(MutualTlsScope) as string[]).includes(scope))
-            problems.push({ key: "scope", value: scope, problem: "must be workloads or mesh", fix: "use MutualTlsScope.Workloads" });
-        if (scope === MutualTlsScope.Workloads) {
-            if (!Array.isArray(a.namespaces) || !a.namespaces.length)
-                problems.push({
-                    key: "namespaces",
-                    value: a.namespaces,
-                    problem: "must list the namespaces of the pods (scope workloads)",
-                    fix: 'give e.g. ["shop"]',
-                });
-            else a.namespaces.forEach((n, i) => problems.push(...dnsProblem(`namespaces[${i}]`, n, "label")));
-            problems.push(...selectorProblems("selector", selector));
-        }
-        // kubectl cannot use an explicit provider's kubeconfig: without a context naming that cluster,
-        // the edit would go to whatever cluster the ambient kubeconfig points at.
-        const explicitProvider = opts?.provider !== undefined || (opts?.providers !== undefined && Object.keys(opts.providers).length > 0);
-        if (scope === MutualTlsScope.Mesh && profile === ApiProfileName.Seed && explicitProvider && !a.kubeContext)
-            problems.push({
-                key: "kubeContext",
-                value: a.kubeContext,
-                problem:
-                    "must name the provider's cluster: the seed profile edits the mesh ConfigMap with kubectl, which cannot use the kubeconfig of the provider passed in opts",
-                fix: "give the kubeconfig context of that cluster (kubeContext), or use apiProfile current (a PeerAuthentication, created through the provider)",
-            });
+        const { a, profile, meshNamespace, scope, selector, problems } = resolveMeshMutualTls(args, opts);
         if (problems.length) throw argsError(`MeshMutualTls ${name}`, problems);
         super("mesh-ratelimit:index:MeshMutualTls", name, {}, opts);
         const s = { apiProfile: profile, mesh: { namespace: meshNamespace } };

@@ -7,7 +7,8 @@
 import { Problem } from "../lib/problems";
 import { FixStyle } from "../lib/fix-style";
 import { COMPONENT_FIX, booleanProblems, fieldProblem, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
-import { CompiledLimits, ConfigDescriptor } from "../builders/rules";
+import { ConfigDescriptor } from "../builders/rules";
+import { CheckedLimits } from "./limits-plan";
 import { GlobalLimitsInput } from "../builders/rule-args";
 import {
     CounterStore,
@@ -116,7 +117,7 @@ export interface PerValueInput extends GlobalLimitsInput {
     perValueStore?: PerValueStoreArgs;
 }
 
-export function splitOf(a: PerValueInput, compiled: CompiledLimits, problems: Problem[]): SplitLimits | undefined {
+export function splitOf(a: PerValueInput, compiled: CheckedLimits, problems: Problem[]): SplitLimits | undefined {
     const store = a.counterStore ?? CounterStore.Split;
     const storeProblems = oneOfProblems("counterStore", store, Object.values(CounterStore), CounterStore.Split);
     if (storeProblems.length) {

@@ -5,7 +5,7 @@
  * they are the platform's (its domain, its EnvoyFilter names). Nothing here reads the cluster or
  * another stack: the platform's names are constants of the package.
  */
-import { FilterLayout } from "../builders/envoy-filters";
+import { EnvoyFilterPatch, FilterLayout } from "../builders/envoy-filters";
 import { PLATFORM_DOMAIN, PLATFORM_OBJECT_PREFIX, defaultsOffPatches } from "../builders/platform-filters";
 import { oneOfProblems } from "../lib/field-checks";
 import { Problem } from "../lib/problems";
@@ -71,6 +71,6 @@ export function platformDefaultsOffHosts(a: PlatformDefaultsInput, layout: Filte
 }
 
 /** The patches a GlobalRateLimit adds to its HTTP filter's EnvoyFilter to turn the platform's defaults off on those hosts. */
-export function platformDefaultsPatches(a: PlatformDefaultsInput, layout: FilterLayout, virtualHosts: string[]): Record<string, unknown>[] {
+export function platformDefaultsPatches(a: PlatformDefaultsInput, layout: FilterLayout, virtualHosts: string[]): EnvoyFilterPatch[] {
     return defaultsOffPatches(platformDefaultsOffHosts(a, layout, virtualHosts));
 }

@@ -13,7 +13,7 @@ import { PLATFORM_DOMAIN, PLATFORM_OBJECT_PREFIX, PLATFORM_PATH_KEYS, PLATFORM_R
 import { configYaml } from "../builders/ratelimit-config";
 import { CompiledLimits } from "../builders/rules";
 import { GlobalLimitsInput } from "../builders/rule-args";
-import { compileGlobalLimits } from "../builders/limits-plan";
+import { compileGlobalLimits } from "./limits-plan";
 import { Problem } from "../lib/problems";
 import { dnsProblem, portProblem, unknownFieldProblems } from "./arg-checks";
 import { TEAM_HOSTS_ANNOTATION } from "./host-ownership";

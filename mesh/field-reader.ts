@@ -10,7 +10,7 @@ import { MESH_DEFAULTS } from "./mesh-defaults";
 
 import type { HttpRoute } from "../builders/routes";
 import { DEFAULT_PATH_KEY } from "../builders/rule-args";
-import { MAX_REQUESTS_PER_UNIT, overUint32Problem } from "../builders/rule-checks";
+import { MAX_REQUESTS_PER_UNIT, overUint32Problem } from "../components/rule-checks";
 import type { DescriptorArgs } from "../components/mesh-enums";
 import { booleanProblems, dnsNameProblems, oneOfProblems, wholeNumberProblems } from "../lib/field-checks";
 import { UNSENDABLE_PATH, pathAsSent } from "../lib/formats";
@@ -85,7 +85,7 @@ export class Reader {
 
     /**
      * A limit's requests per unit: a whole number of at least 1, and no more than the rate-limit
-     * service counts (the rules' own statement, builders/rule-checks.ts).
+     * service counts (the rules' own statement, components/rule-checks.ts).
      */
     requestsPerUnit(path: ArgPath, fallback?: number): number {
         // The bound bounds the fix of a value that is no whole number too (5e9 proposes 4294967295).
@@ -227,4 +227,10 @@ export function readDescriptors(r: Reader, path: ArgPath, fallback: DescriptorAr
         out.push({ key: d.key, value: d.value, unit: d.unit, requestsPerUnit: d.requestsPerUnit });
     });
     return out;
+}
+
+/** A text field as given (trimmed), or its default when not given or empty: an empty text is read as not given, as before. */
+export function textOr(given: unknown, fallback: string): string {
+    const v = given === undefined || given === null ? "" : String(given).trim();
+    return v === "" ? fallback : v;
 }

@@ -3,7 +3,7 @@
  */
 import { LOCAL_RATE_LIMIT_HEADER } from "../builders/envoy-filters";
 import { PRE_LIMIT_HEADER, PRE_LIMIT_HEADER_VALUE, preLimitPlan } from "../builders/pre-limit";
-import { compileGlobalLimits } from "../builders/limits-plan";
+import { compileGlobalLimits } from "../components/limits-plan";
 import { CounterStore, hasBothKinds } from "../builders/counter-stores";
 import { StackSettings } from "./settings-types";
 import { globalLimitsFromSettings } from "./spec-limits";

@@ -6,11 +6,8 @@
  * are GlobalRateLimit's: its plan checks them (mesh-ratelimit.ts). Pure; returns every problem, each
  * under its field, its fix phrased for the arguments or for whoever reads them from another input.
  */
-import { CounterStore } from "../builders/counter-stores";
-import { FilterLayout } from "../builders/envoy-filters";
 import type { SpecPaths } from "../builders/routes";
-import { defaultApiRegex, defaultRoutes } from "../builders/routes";
-import { DEFAULT_PATH_KEY, LimitUnit } from "../builders/rule-args";
+import { defaultRoutes } from "../builders/routes";
 import { DEFAULTS } from "../components/defaults";
 import { bucketPortProblems, bucketProblems, localBucketOptionsProblems } from "../components/local-ratelimit";
 import { ManagedApiArgs, managedApiFieldProblems } from "../components/managed-api";
@@ -27,22 +24,16 @@ import {
 } from "../components/mesh-enums";
 import { LABEL_KEY, LABEL_VALUE } from "../lib/dns-names";
 import { fieldRef } from "../lib/fix-style";
-import { compileFullMatch, isGatewayHost } from "../lib/formats";
+import { isGatewayHost } from "../lib/formats";
 import { DEFAULT_GATEWAY_PRINCIPAL, parsePrincipal, principalOf } from "../lib/principal";
 import { Problem } from "../lib/problems";
 import { keyOf } from "./arg-paths";
-import { Reader, readDescriptors, readRoutes } from "./field-reader";
+import { Reader, readRoutes, textOr } from "./field-reader";
+import { readGlobalFilter, readGlobalLimits } from "./global-limit-checks";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 import { MESH_DEFAULTS } from "./mesh-defaults";
-import type { DescriptorArgs } from "../components/mesh-enums";
 import type { ApiRouteLimit, StackSettings } from "./settings-types";
-import { RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
-
-/** A text field as given (trimmed), or its default when not given or empty: an empty text is read as not given, as before. */
-function textOr(given: unknown, fallback: string): string {
-    const v = given === undefined || given === null ? "" : String(given).trim();
-    return v === "" ? fallback : v;
-}
+import { VARIANT_PRESETS } from "./settings-types";
 
 /** What MeshRateLimit's own checks resolve: the settings of the stack but for the rate-limit service and Redis, which GlobalRateLimit resolves. */
 export type MeshOwnSettings = Omit<StackSettings, "ratelimit" | "redis">;
@@ -77,8 +68,8 @@ function distinctRoutePaths(r: Reader, paths: SpecPaths): void {
 export function checkMeshArgs(a: MeshRateLimitArgs): { settings: MeshOwnSettings; problems: Problem[] } {
     const r = new Reader(a);
     // Read in this order: the problems are reported in it.
-    const variant = r.oneOf<StackVariant>(["variant"], ["A", "B"]);
-    const apiProfile = r.oneOf<ApiProfileName>(["apiProfile"], ["current", "seed"]);
+    const variant = r.oneOf<StackVariant>(["variant"], Object.values(StackVariant));
+    const apiProfile = r.oneOf<ApiProfileName>(["apiProfile"], Object.values(ApiProfileName));
     const paths = {
         limited: r.path(["paths", "limited"]),
         page: r.path(["paths", "page"]),
@@ -93,7 +84,7 @@ export function checkMeshArgs(a: MeshRateLimitArgs): { settings: MeshOwnSettings
     const local = readLocal(r, a, variant);
     const { mesh, hosts } = readMesh(r, a);
     const bookinfo = readBookinfo(r, a, variant, paths, hosts, limits);
-    const bookinfoMode = r.oneOf<BookinfoMode>(["bookinfo", "mode"], [BookinfoMode.Deploy, BookinfoMode.Existing]);
+    const bookinfoMode = r.oneOf<BookinfoMode>(["bookinfo", "mode"], Object.values(BookinfoMode));
     if (bookinfoMode === BookinfoMode.Existing && limits.apiRoute) {
         r.fail(
             ["bookinfo", "mode"],
@@ -126,101 +117,6 @@ export function checkMeshArgs(a: MeshRateLimitArgs): { settings: MeshOwnSettings
     };
 }
 
-/** The global limits: the domain, the descriptors (the variant's preset, or the whole list given) and variant A's route limit. */
-function readGlobalLimits(
-    r: Reader,
-    a: MeshRateLimitArgs,
-    variant: StackVariant,
-    paths: SpecPaths,
-): { domain: string; descriptors: DescriptorArgs[]; apiRoute?: ApiRouteLimit; apiRouteName: string } {
-    const preset = VARIANT_PRESETS[variant];
-    // GlobalRateLimit checks the domain; the variant presets it.
-    const domain = textOr(a.global?.domain, preset.domain);
-    const unit = r.oneOf<LimitUnit>(["limits", "unit"], RATE_LIMIT_UNITS);
-    const limitedPathLimit = r.requestsPerUnit(["limits", "limitedPath"]);
-    const catchAllLimit = r.requestsPerUnit(["limits", "catchAll"]);
-    let apiLimit: number | undefined;
-    if (preset.routeSplit) {
-        apiLimit = r.requestsPerUnit(["limits", "api"], preset.apiLimit);
-    } else if (r.given(["limits", "api"]) !== undefined) {
-        r.fail(
-            ["limits", "api"],
-            r.shown(["limits", "api"]),
-            `applies only to variant A (variant ${variant} has no '${textOr(a.limits?.apiRoute, MESH_DEFAULTS.limits.apiRoute)}' route limit)`,
-            (s) => `${s.rm(keyOf(["limits", "api"]))}, or ${s.set(keyOf(["variant"]), "A")}`,
-        );
-    }
-
-    let apiRoute: ApiRouteLimit | undefined;
-    const apiRouteName = textOr(a.limits?.apiRoute, MESH_DEFAULTS.limits.apiRoute);
-    const descriptorValue = textOr(a.limits?.apiDescriptorValue, MESH_DEFAULTS.limits.apiDescriptorValue);
-    if (preset.routeSplit) {
-        // The specification writes `<api_prefix>/[1-9]{1,2}`, which misses 10, 20, ... 90 although it
-        // means "a number from 1 to 99"; this form matches exactly 1..99 (README, deviations).
-        const regex = r.shown(["limits", "apiRouteRegex"]) ?? defaultApiRegex(paths.apiPrefix);
-        try {
-            compileFullMatch(regex);
-        } catch (e) {
-            r.fail(
-                ["limits", "apiRouteRegex"],
-                regex,
-                `is not a valid RE2 regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, "")}); Envoy would reject the route patch`,
-                (s) => s.set(keyOf(["limits", "apiRouteRegex"]), defaultApiRegex(paths.apiPrefix)),
-            );
-        }
-        apiRoute = { route: apiRouteName, regex, descriptorValue };
-    } else {
-        const regexPath = ["limits", "apiRouteRegex"] as const;
-        if (r.given(regexPath) !== undefined) r.fail(regexPath, r.shown(regexPath), "applies only to variant A", (s) => s.rm(keyOf(regexPath)));
-    }
-
-    const presetDescriptors: DescriptorArgs[] = [
-        { key: DEFAULT_PATH_KEY, value: paths.limited, unit, requestsPerUnit: limitedPathLimit },
-        ...(apiLimit !== undefined ? [{ key: DEFAULT_PATH_KEY, value: descriptorValue, unit, requestsPerUnit: apiLimit }] : []),
-        { key: DEFAULT_PATH_KEY, unit, requestsPerUnit: catchAllLimit },
-    ];
-    if (presetDescriptors[0].value === descriptorValue && apiLimit !== undefined) {
-        r.fail(["limits", "apiDescriptorValue"], descriptorValue, `equals ${fieldRef(keyOf(["paths", "limited"]))}, so two descriptors would collide`, (s) =>
-            s.set(keyOf(["limits", "apiDescriptorValue"]), "api"),
-        );
-    }
-    const descriptorsPath = ["limits", "descriptors"] as const;
-    const descriptors = readDescriptors(r, descriptorsPath, presetDescriptors);
-    if (r.given(descriptorsPath) !== undefined) {
-        for (const k of ["limitedPath", "api", "catchAll"] as const) {
-            const path = ["limits", k] as const;
-            if (r.given(path) !== undefined) {
-                r.fail(
-                    path,
-                    r.shown(path),
-                    `is ignored because '${fieldRef(keyOf(descriptorsPath))}' replaces the whole list`,
-                    (s) => `${s.rm(keyOf(path))}, or ${s.rm(keyOf(descriptorsPath))}`,
-                );
-            }
-        }
-    }
-    return { domain, descriptors, apiRoute, apiRouteName };
-}
-
-/** How the gateway's rate-limit filter asks the service. */
-/**
- * How the gateway's rate-limit filter asks the service: the choices MeshRateLimit's other parts
- * depend on (the path key of its limits, the layout its local bucket shares). The timeout and the
- * status on error are GlobalRateLimit's alone: its plan checks them, and they are taken as given.
- */
-function readGlobalFilter(a: MeshRateLimitArgs): Omit<StackSettings["global"], "domain" | "descriptors" | "apiRoute"> {
-    const g = a.global ?? {};
-    const d = MESH_DEFAULTS.global;
-    return {
-        failureModeDeny: g.failureModeDeny ?? d.failureModeDeny,
-        preLimit: g.preLimit ?? d.preLimit,
-        counterStore: g.counterStore ?? (d.counterStore as CounterStore),
-        pathKey: g.pathKey ?? d.pathKey,
-        filterLayout: g.filterLayout ?? (d.filterLayout as FilterLayout),
-        ...(g.statusOnError !== undefined ? { statusOnError: g.statusOnError } : {}),
-    };
-}
-
 /** The sidecar's local token bucket. */
 function readLocal(r: Reader, a: MeshRateLimitArgs, variant: StackVariant): StackSettings["local"] {
     const preset = VARIANT_PRESETS[variant];
@@ -236,7 +132,7 @@ function readLocal(r: Reader, a: MeshRateLimitArgs, variant: StackVariant): Stac
         ...options,
         bucket,
         fillInterval: options.fillInterval ?? d.fillInterval,
-        placement: r.oneOf<LocalPlacementMode>(["local", "placement"], ["all-routes", "single-route"]),
+        placement: r.oneOf<LocalPlacementMode>(["local", "placement"], Object.values(LocalPlacementMode)),
         serviceLabel: textOr(given.serviceLabel, d.serviceLabel),
         port,
         shadow: options.shadow ?? d.shadow,
@@ -261,10 +157,10 @@ function readMesh(r: Reader, a: MeshRateLimitArgs): { mesh: StackSettings["mesh"
         // (A bad selector is reported above; the default's parts only keep the type whole until then.)
         gatewaySelector: { key: selKey ?? DEFAULTS.gatewaySelector.split("=")[0], value: selValue ?? DEFAULTS.gatewaySelector.split("=")[1] },
         gatewayNamespace: r.dnsName(["mesh", "gatewayNamespace"], "label"),
-        vhostScope: r.oneOf<VirtualHostScope>(["mesh", "vhostScope"], ["gateway-hosts", "all"]),
-        filterNamespaces: r.oneOf<FilterNamespaces>(["mesh", "filterNamespaces"], ["own", "root"]),
+        vhostScope: r.oneOf<VirtualHostScope>(["mesh", "vhostScope"], Object.values(VirtualHostScope)),
+        filterNamespaces: r.oneOf<FilterNamespaces>(["mesh", "filterNamespaces"], Object.values(FilterNamespaces)),
         mutualTls: r.bool(["mesh", "mutualTls"]),
-        mutualTlsScope: r.oneOf<MutualTlsScope>(["mesh", "mutualTlsScope"], ["workloads", "mesh"]),
+        mutualTlsScope: r.oneOf<MutualTlsScope>(["mesh", "mutualTlsScope"], Object.values(MutualTlsScope)),
     };
     // The typed list; a single value (not a list) is one host. Problems show the list comma-separated.
     const given: unknown = a.bookinfo?.hosts;

@@ -12,12 +12,11 @@
  * Pulumi.yaml default because a declared key without a default is required by the Pulumi CLI.
  */
 
-import { DEFAULTS } from "../components/defaults";
-import { ArgPath, keyOf } from "../mesh/arg-paths";
-import { SERVICE_TUNING } from "../components/service-settings";
-import { BOOKINFO_PORT } from "../components/bookinfo";
-import { RedisModeName } from "../builders/redis-connection";
-import { DEFAULT_CLIENT_PREFIX, PathKeyMode } from "../builders/rule-args";
+import { ArgPath, keyOf, valueAtPath } from "../mesh/arg-paths";
+import { MESH_DEFAULTS } from "../mesh/mesh-defaults";
+import { GLOBAL_DEFAULTS } from "../components/global-ratelimit-defaults";
+import { ServiceLogLevel } from "../components/service-settings";
+import { LimitUnit } from "../builders/rule-args";
 
 export type ConfigKind = "string" | "integer" | "boolean" | "json";
 
@@ -27,7 +26,10 @@ export interface ConfigKeySpec {
     /** The MeshRateLimit argument it sets, by its path (`["global", "timeout"]`, checked against the arguments' types): the one mapping between the two. */
     field: ArgPath;
     kind: ConfigKind;
-    /** Default as the user would type it; "" means "variant preset or derived" (see `defaultNote`). */
+    /**
+     * Default as the user would type it; "" means "variant preset or derived" (see `defaultNote`).
+     * Read from the declaration of the field's default (`KEY_DEFAULTS`), never copied into a row.
+     */
     default: string;
     /** What the default is when it is not a fixed value. */
     defaultNote?: string;
@@ -38,14 +40,38 @@ export interface ConfigKeySpec {
 
 export const PROJECT = "mesh-ratelimit";
 
-export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
+/** The choices of an enum as a description lists them: "`a`, `b` or `c`" (read from the enum, never copied). */
+function choiceText(values: readonly string[]): string {
+    const ticked = values.map((v) => `\`${v}\``);
+    return ticked.length > 1 ? `${ticked.slice(0, -1).join(", ")} or ${ticked[ticked.length - 1]}` : ticked.join("");
+}
+
+/** A row of the table: a key's default is its field's declared default unless the row says "" (variant preset or derived). */
+type ConfigKeyRow = Omit<ConfigKeySpec, "default"> & { default?: "" };
+
+/**
+ * The declared defaults the keys read, by the field each key sets: MeshRateLimit's own (which, for
+ * the fields it presets, such as the filter layout, differ from the component's) over
+ * GlobalRateLimit's.
+ */
+const KEY_DEFAULTS = { ...MESH_DEFAULTS, global: { ...GLOBAL_DEFAULTS, ...MESH_DEFAULTS.global } };
+
+/** A declared default as the user would type it (a list comma-separated). */
+function declaredDefault(r: ConfigKeyRow): string {
+    if (r.default !== undefined) return r.default;
+    const v = valueAtPath(KEY_DEFAULTS, r.field);
+    if (v === undefined || (typeof v === "object" && !Array.isArray(v)))
+        throw new Error(`internal: config key ${r.key} has no declared default at ${keyOf(r.field)}`);
+    return Array.isArray(v) ? v.join(",") : String(v);
+}
+
+const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     // Variant and API profile
     {
         group: "variant",
         key: "variant",
         field: ["variant"],
         kind: "string",
-        default: "A",
         description:
             "Preset of the specification: `A` (domain `ratelimit`, `api` route limit, bucket 4) or `B` (domain `productpage-ratelimit`, no route split, bucket 10).",
     },
@@ -54,7 +80,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "apiProfile",
         field: ["apiProfile"],
         kind: "string",
-        default: String(DEFAULTS.apiProfile),
         description:
             "`current`: API versions today's clusters serve (networking.k8s.io/v1 Ingress, PeerAuthentication). `seed`: exactly the versions the specification names (extensions/v1beta1 Ingress, `authPolicy` in the mesh ConfigMap).",
     },
@@ -65,7 +90,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "limitedPath",
         field: ["paths", "limited"],
         kind: "string",
-        default: String(DEFAULTS.limitedPath),
         description: "Exact request path limited globally to `limitedPathLimit` per unit (spec `<limited_path>`).",
     },
     {
@@ -73,7 +97,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "pagePath",
         field: ["paths", "page"],
         kind: "string",
-        default: String(DEFAULTS.pagePath),
         description: "Exact path of the product page route (spec `<page_path>`).",
     },
     {
@@ -81,7 +104,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "loginPath",
         field: ["paths", "login"],
         kind: "string",
-        default: String(DEFAULTS.loginPath),
         description: "Exact login path (spec `<login_path>`).",
     },
     {
@@ -89,7 +111,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "logoutPath",
         field: ["paths", "logout"],
         kind: "string",
-        default: String(DEFAULTS.logoutPath),
         description: "Exact logout path (spec `<logout_path>`).",
     },
     {
@@ -97,7 +118,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "staticPrefix",
         field: ["paths", "staticPrefix"],
         kind: "string",
-        default: String(DEFAULTS.staticPrefix),
         description: "Path prefix of static assets (spec `<static_prefix>`).",
     },
     {
@@ -105,7 +125,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "apiPrefix",
         field: ["paths", "apiPrefix"],
         kind: "string",
-        default: String(DEFAULTS.apiPrefix),
         description: "Path prefix of the product API (spec `<api_prefix>`).",
     },
     {
@@ -122,7 +141,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "apiRoute",
         field: ["limits", "apiRoute"],
         kind: "string",
-        default: String(DEFAULTS.apiRoute),
         description: "Variant A: name of the VirtualService route that carries the route-level limit (spec 2.6). Must name one of the routes.",
     },
     {
@@ -140,7 +158,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "pathKey",
         field: ["global", "pathKey"],
         kind: "string",
-        default: PathKeyMode.UrlPath,
         description:
             "What the gateway counts a request by. `url-path` (default): the path without its query string (Envoy's CEL descriptor `request.url_path`), and the `api` route also counts against the per-path catch-all, so no query string and no unmatched API path escapes the limits. `literal`: exactly the specification's tables (`:path` with its query, route limits replace the virtual host's): a query string such as `?n=1` gets its own counter and escapes every limit; for comparison and for proxies older than Istio 1.24 that lack the CEL extension.",
     },
@@ -149,7 +166,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "apiDescriptorValue",
         field: ["limits", "apiDescriptorValue"],
         kind: "string",
-        default: "api",
         description: "Variant A: descriptor value sent for paths matching `apiRouteRegex`.",
     },
 
@@ -168,15 +184,13 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "unit",
         field: ["limits", "unit"],
         kind: "string",
-        default: "minute",
-        description: "Time unit of every global limit: `second`, `minute`, `hour` or `day`.",
+        description: `Time unit of every global limit: ${choiceText(Object.values(LimitUnit))}.`,
     },
     {
         group: "limits",
         key: "limitedPathLimit",
         field: ["limits", "limitedPath"],
         kind: "integer",
-        default: "1",
         description: "Requests per unit for `PATH=<limitedPath>`.",
     },
     {
@@ -193,7 +207,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "catchAllLimit",
         field: ["limits", "catchAll"],
         kind: "integer",
-        default: "100",
         description: "Requests per unit for any other path (each distinct path has its own counter).",
     },
     {
@@ -211,7 +224,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "failureModeDeny",
         field: ["global", "failureModeDeny"],
         kind: "boolean",
-        default: String(DEFAULTS.failureModeDeny),
         description: "Deny requests (HTTP 500) when the rate-limit service cannot answer.",
     },
     {
@@ -229,7 +241,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "rateLimitHeaders",
         field: ["global", "rateLimitHeaders"],
         kind: "string",
-        default: DEFAULTS.rateLimitHeaders,
         description:
             "What the gateway tells clients of their global limits: `draft-03` (default) adds `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` of the tightest limit that applied to every response the service counted, refusals included (Envoy's `enable_x_ratelimit_headers: DRAFT_VERSION_03`); `off` adds none. Not in the specification.",
     },
@@ -238,7 +249,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "filterLayout",
         field: ["global", "filterLayout"],
         kind: "string",
-        default: "shared",
         description:
             "How the gateway filters share their listener. `shared` (default): the specification's layout (filters `envoy.filters.http.ratelimit` and `envoy.filters.http.local_ratelimit`, EnvoyFilters `filter-ratelimit`, `filter-ratelimit-svc`, `filter-ratelimit-svc-api`, route and virtual-host `rate_limits`), which every rate-limit filter on the listener reads: one stack per gateway listener; Istio 1.24 or later. `per-instance`: HTTP filters and EnvoyFilters named after the stack's rate-limit service (`<ratelimitNamespace>-<ratelimitServiceName>`), descriptors only under those names (`RateLimitPerRoute`), so any number of stacks and other teams' rate-limit filters share one gateway listener; Istio 1.25 or later.",
     },
@@ -247,7 +257,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "clientPrefixV4",
         field: ["global", "clientPrefix", "v4"],
         kind: "integer",
-        default: String(DEFAULT_CLIENT_PREFIX.v4),
         description:
             "Leading bits of an IPv4 client address that make one client (0-32) for every per-client counter: the per-client fallback counter of paths over 1024 bytes, and rules' `perClientAddress` (Envoy's `masked_remote_address`).",
     },
@@ -256,7 +265,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "clientPrefixV6",
         field: ["global", "clientPrefix", "v6"],
         kind: "integer",
-        default: String(DEFAULT_CLIENT_PREFIX.v6),
         description:
             "Leading bits of an IPv6 client address that make one client (0-128) for every per-client counter. 64: whoever holds a /64 (one subscriber or host) is one client, whichever of its addresses it uses; 128 keys each address.",
     },
@@ -265,7 +273,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "rateLimitTimeout",
         field: ["global", "timeout"],
         kind: "string",
-        default: String(DEFAULTS.rateLimitTimeout),
         description: "Timeout of the gateway's call to the rate-limit service (protobuf duration, e.g. `10s`, `0.5s`).",
     },
     {
@@ -273,7 +280,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "preLimit",
         field: ["global", "preLimit"],
         kind: "boolean",
-        default: String(DEFAULTS.preLimit),
         description:
             "A local pre-limit on the gateway, before the rate-limit filter: per pod a token bucket of 2 × each limit a fixed descriptor names (`/productpage`, `api`), refilled by the limit per window, so a flood is refused (429, `x-mesh-ratelimit: pre-limit`) without calling the service; it never refuses traffic that stays within the limits. Per-path counters stay with the service; with `shadowMode` there is no pre-limit. `false`: every request asks the service.",
     },
@@ -283,7 +289,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "counterStore",
         field: ["global", "counterStore"],
         kind: "string",
-        default: String(DEFAULTS.counterStore),
         description:
             "Where the counters live. `split` (default): the per-path counters (one per distinct path, which any client can create at will) go to a rate-limit service and a Redis of their own (`<ratelimitServiceName>-per-value`, `redis-per-value`); `/productpage` and `api` keep theirs, which no flood of new paths can evict, reset or slow. A request calls one of the two. `single`: the specification's layout, one service, one Redis, one config with the three descriptors; a flood of new paths can then evict a live `/productpage` counter and reset its limit.",
     },
@@ -292,7 +297,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "perValueTimeout",
         field: ["global", "perValueStore", "timeout"],
         kind: "string",
-        default: String(DEFAULTS.perValueTimeout),
         description:
             "Timeout of the gateway's call to the per-path counters' service (`counterStore=split`; protobuf duration), apart from `rateLimitTimeout`: a decision takes about 2 ms and a service saturated by a flood answered at p99 27.5 ms, so a failing per-path service delays a request at most this long.",
     },
@@ -301,7 +305,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "perValueFailureModeDeny",
         field: ["global", "perValueStore", "failureModeDeny"],
         kind: "boolean",
-        default: String(DEFAULTS.perValueFailureModeDeny),
         description:
             "When the per-path counters' service cannot answer (down, or slower than `perValueTimeout`): `false` lets the request through uncounted by the per-path limit, `true` refuses it (`perValueStatusOnError`, else 500). `/productpage` and `api` keep `failureModeDeny`.",
     },
@@ -320,7 +323,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "perValueNewValuesPerSecond",
         field: ["global", "perValueStore", "newValuesPerSecond"],
         kind: "integer",
-        default: String(DEFAULTS.perValueNewValuesPerSecond),
         description:
             "How many new per-path counters a second the per-path Redis must hold for their whole life (the catch-all's window plus the service's expiry jitter) without evicting one: its `maxmemory` is sized from it (rate × life × bytes per counter of the longest path; preview refuses more than 192mb). `0`: not sized from a rate (`perValueRedisMaxMemory`, else `redisMaxMemory`).",
     },
@@ -350,7 +352,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "localFillInterval",
         field: ["local", "fillInterval"],
         kind: "string",
-        default: DEFAULTS.localFillInterval,
         description: "Bucket refill interval (protobuf duration, at least `0.05s`).",
     },
     {
@@ -358,7 +359,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "localRateLimitHeaders",
         field: ["local", "rateLimitHeaders"],
         kind: "string",
-        default: DEFAULTS.rateLimitHeaders,
         description:
             "What the sidecar's bucket tells clients: `draft-03` (default) adds `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` of the bucket to every response it counted; `off` adds none. A refusal carries `Retry-After` (the fill interval in whole seconds) either way. Not in the specification.",
     },
@@ -367,7 +367,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "localShadow",
         field: ["local", "shadow"],
         kind: "boolean",
-        default: "false",
         description: "Observe only: the sidecar's bucket counts (its `rate_limited` statistic grows) but refuses nothing. Not in the specification.",
     },
     {
@@ -375,7 +374,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "localPlacement",
         field: ["local", "placement"],
         kind: "string",
-        default: "all-routes",
         description:
             "`all-routes`: the whole filter on the sidecar's inbound HTTP chain of `localServicePort` (only that port). `single-route`: filter holds only `stat_prefix`, the bucket is set per route on virtual host `inbound|http|<localServicePort>`.",
     },
@@ -384,7 +382,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "serviceLabel",
         field: ["local", "serviceLabel"],
         kind: "string",
-        default: String(DEFAULTS.serviceLabel),
         description: "Value of the `app` label of the workload whose sidecar gets the local limit (spec `<service_label>`).",
     },
     {
@@ -392,7 +389,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "localServicePort",
         field: ["local", "port"],
         kind: "integer",
-        default: String(BOOKINFO_PORT),
         description:
             "Port of that workload: its Service port and the container port the Service targets (the two must be equal: the bucket goes on the inbound chain of the container port, and the inbound virtual host `inbound|http|<port>` is named after the Service port).",
     },
@@ -403,7 +399,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "meshNamespace",
         field: ["mesh", "namespace"],
         kind: "string",
-        default: String(DEFAULTS.meshNamespace),
         description:
             "Istio's root namespace (its `rootNamespace`): an EnvoyFilter there reaches matching pods in every namespace. Holds the mesh-wide PeerAuthentication and the mesh ConfigMap (`mutualTlsScope` `mesh`) and, with `filterNamespaces` `root`, every EnvoyFilter.",
     },
@@ -412,7 +407,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "gatewaySelector",
         field: ["mesh", "gatewaySelector"],
         kind: "string",
-        default: String(DEFAULTS.gatewaySelector),
         description: "Label `key=value` of the ingress gateway pods the bookinfo Gateway and the global filters select.",
     },
     {
@@ -420,7 +414,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "gatewayNamespace",
         field: ["mesh", "gatewayNamespace"],
         kind: "string",
-        default: DEFAULTS.gatewayNamespace,
         description:
             "Namespace of the ingress gateway's pods; holds the gateway EnvoyFilters. When it is Istio's root namespace (the default install), a filter there reaches pods with the selector's label in every namespace: `pulumi preview` refuses when gateway pods with that label run in another namespace too.",
     },
@@ -429,7 +422,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "gatewayHosts",
         field: ["bookinfo", "hosts"],
         kind: "string",
-        default: String(DEFAULTS.gatewayHosts),
         description:
             "Comma-separated hosts of the bookinfo Gateway and VirtualService (spec 2.5: `*`). The gateway patches name exactly their virtual hosts `<host>:<gatewayPort>` (Istio's names), so another team's host on the same gateway is never limited. The Gateway's server takes them as `<namespace>/<host>`, admitting only the VirtualServices of `workloadNamespace` (see `gatewayHostScope`).",
     },
@@ -438,7 +430,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "workloadNamespace",
         field: ["bookinfo", "namespace"],
         kind: "string",
-        default: String(DEFAULTS.workloadNamespace),
         description:
             "Namespace of bookinfo and of the local bucket's EnvoyFilter, and by default of the managed-API service (must exist). The rate-limit service and Redis go to `ratelimitNamespace`.",
     },
@@ -447,7 +438,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "gatewayName",
         field: ["bookinfo", "gatewayName"],
         kind: "string",
-        default: String(DEFAULTS.gatewayName),
         description: "Name of the bookinfo Gateway.",
     },
     {
@@ -455,7 +445,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "gatewayPort",
         field: ["bookinfo", "gatewayPort"],
         kind: "integer",
-        default: String(DEFAULTS.gatewayPort),
         description:
             "Port of the Gateway's HTTP server; the virtual hosts are `<host>:<gatewayPort>` and the rate-limit filter goes on this listener port only. It must be a port the gateway pods bind: when the gateway's Service has this port, Istio binds its `targetPort` instead (the default istio-ingressgateway Service maps 80 to 8080 and 443 to 8443), and the filter would land nowhere. 8080, as in the specification, is the pods' own port.",
     },
@@ -464,7 +453,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "virtualServiceName",
         field: ["bookinfo", "virtualServiceName"],
         kind: "string",
-        default: String(DEFAULTS.virtualServiceName),
         description: "Name of the bookinfo VirtualService (spec `<virtual_service_name>`).",
     },
     {
@@ -472,7 +460,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "configName",
         field: ["global", "service", "configName"],
         kind: "string",
-        default: String(DEFAULTS.configName),
         description: "Name of the rate-limit ConfigMap (spec `<config_name>`).",
     },
 
@@ -482,7 +469,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "vhostScope",
         field: ["mesh", "vhostScope"],
         kind: "string",
-        default: "gateway-hosts",
         description:
             "Which virtual hosts of the gateway the limits apply to. `gateway-hosts`: only the stack's own Gateway's (`<host>:<gatewayPort>` for each of `gatewayHosts`), and the rate-limit filter only on `gatewayPort`. `all`: spec 2.4 literally, virtual host `\"\"` and every listener: **every host on the gateway**, other teams' included, gets the per-path counters and, with `failureModeDeny`, fails with HTTP 500 when the service is down. Only for a gateway the stack has to itself.",
     },
@@ -491,7 +477,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "gatewayHostScope",
         field: ["bookinfo", "gatewayHostScope"],
         kind: "string",
-        default: String(DEFAULTS.gatewayHostScope),
         description:
             "Which VirtualServices the bookinfo Gateway admits. `own-namespace`: only those of `workloadNamespace` (its server hosts are Istio's `<namespace>/<host>` for each of `gatewayHosts`, `default/*` by default; the virtual host is still `*:<gatewayPort>`). `any-namespace`: spec 2.5 literally, server hosts `gatewayHosts` as given: a VirtualService of **any namespace** can bind a host of its own to the Gateway, and Istio gives that host a virtual host of its own without the stack's limits, a side door to productpage (`pulumi preview` refuses when one exists). Only for a gateway the stack has to itself.",
     },
@@ -500,7 +485,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "filterNamespaces",
         field: ["mesh", "filterNamespaces"],
         kind: "string",
-        default: "own",
         description:
             "Where the EnvoyFilters live. `own`: the gateway filters in `gatewayNamespace`, the sidecar's local bucket in `workloadNamespace` (it then reaches only that namespace's pods). `root`: all in `meshNamespace` (spec 2.2 literally): the local bucket then reaches every `app: <serviceLabel>` pod of **every namespace**.",
     },
@@ -509,7 +493,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "mutualTlsScope",
         field: ["mesh", "mutualTlsScope"],
         kind: "string",
-        default: "workloads",
         description:
             "With `mutualTls`: `workloads`: STRICT mutual TLS for the stack's own pods only (a PeerAuthentication `mesh-ratelimit-mtls` selecting `app.kubernetes.io/part-of=mesh-ratelimit` in each of its namespaces), whatever the mesh-wide policy says, except a mesh-wide `DISABLE` (clients would then send plain text, which these pods refuse: `pulumi preview` stops). `mesh`: spec 2.10 literally, for **the whole mesh**: PeerAuthentication `default` in `meshNamespace` (`current`) or `authPolicy: MUTUAL_TLS` in the mesh ConfigMap (`seed`); clients without sidecars anywhere in the mesh are then refused.",
     },
@@ -520,7 +503,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "ratelimitNamespace",
         field: ["global", "namespace"],
         kind: "string",
-        default: String(DEFAULTS.ratelimitNamespace),
         description: "Namespace of the rate-limit Service and Deployment.",
     },
     {
@@ -528,7 +510,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "ratelimitServiceName",
         field: ["global", "service", "name"],
         kind: "string",
-        default: String(DEFAULTS.ratelimitServiceName),
         description: "Name of the rate-limit Service; the filter's `cluster_name` and `authority` are derived from it.",
     },
     {
@@ -536,7 +517,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "ratelimitGrpcPort",
         field: ["global", "service", "grpcPort"],
         kind: "integer",
-        default: String(DEFAULTS.ratelimitGrpcPort),
         description: "gRPC port of the rate-limit Service.",
     },
     {
@@ -544,7 +524,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "ratelimitImage",
         field: ["global", "service", "image"],
         kind: "string",
-        default: String(DEFAULTS.ratelimitImage),
         description: "envoyproxy/ratelimit image (tagged by commit; matches the build the tests run).",
     },
     {
@@ -552,7 +531,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "ratelimitReplicas",
         field: ["global", "service", "replicas"],
         kind: "integer",
-        default: String(DEFAULTS.ratelimitReplicas),
         description: "Replicas of the rate-limit service (they share Redis, so limits stay exact).",
     },
     {
@@ -560,15 +538,13 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "ratelimitLogLevel",
         field: ["global", "service", "logLevel"],
         kind: "string",
-        default: String(DEFAULTS.ratelimitLogLevel),
-        description: "`LOG_LEVEL` of the service: `debug`, `info`, `warn` or `error`.",
+        description: `\`LOG_LEVEL\` of the service: ${choiceText(Object.values(ServiceLogLevel))}.`,
     },
     {
         group: "service",
         key: "redisPoolSize",
         field: ["global", "service", "redisPoolSize"],
         kind: "integer",
-        default: String(SERVICE_TUNING.redisPoolSize.default),
         description: "`REDIS_POOL_SIZE`: connections per service process.",
     },
     {
@@ -576,7 +552,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "redisPipelineWindow",
         field: ["global", "service", "redisPipelineWindow"],
         kind: "string",
-        default: String(SERVICE_TUNING.redisPipelineWindow.default),
         description:
             "`REDIS_PIPELINE_WINDOW` (Go duration, e.g. `150us`; `0` flushes every write at once). The pinned service applies it to Redis Cluster only (`redisMode` `cluster`; setting it otherwise is a config error): its single and Sentinel clients already send each request's commands as one pipeline. At low load it delays each call by up to the window.",
     },
@@ -585,7 +560,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "redisPipelineLimit",
         field: ["global", "service", "redisPipelineLimit"],
         kind: "integer",
-        default: String(SERVICE_TUNING.redisPipelineLimit.default),
         description: "`REDIS_PIPELINE_LIMIT`: has no effect in the pinned service (radix v4 ignores it); kept for older images.",
     },
     {
@@ -593,7 +567,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "localCacheSizeInBytes",
         field: ["global", "service", "localCacheSizeInBytes"],
         kind: "integer",
-        default: String(SERVICE_TUNING.localCacheSizeInBytes.default),
         description:
             "`LOCAL_CACHE_SIZE_IN_BYTES`: cache of over-limit keys in each service process (0 disables). 1 MiB answers repeat over-limit requests without Redis until the window ends: −28 % service CPU and −53 % Redis CPU per decision in the benchmark, limits still exact (docs/proof/rls.md).",
     },
@@ -602,7 +575,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "ratelimitPrometheus",
         field: ["global", "service", "prometheus"],
         kind: "boolean",
-        default: String(SERVICE_TUNING.prometheus.default),
         description:
             "Serve the service's counters for Prometheus on port 9090 at `/metrics` (`USE_PROMETHEUS`) and mark the pods a scrape target (`prometheus.io/scrape`, `/port`, `/path` annotations; with a sidecar Istio's metrics merging serves them on 15020). `false` sets `DISABLE_STATS=true`: with statsd off, this service version otherwise writes one log line per decision.",
     },
@@ -611,7 +583,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "monitoringDashboard",
         field: ["global", "monitoring", "dashboard"],
         kind: "boolean",
-        default: String(DEFAULTS.monitoringDashboard),
         description:
             "Create a Grafana dashboard of the limits (a ConfigMap with the label of `monitoringDashboardLabel`, which Grafana's dashboard sidecar loads): decisions per limit and outcome, service and Redis errors, answer time, config loads, the gateway's filter and pre-limit, the local bucket per pod (docs/monitoring.md). The service's panels need `ratelimitPrometheus=true`.",
     },
@@ -629,7 +600,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "monitoringDashboardLabel",
         field: ["global", "monitoring", "dashboardLabel"],
         kind: "string",
-        default: DEFAULTS.monitoringDashboardLabel,
         description: "The label, `name=value`, on the dashboard ConfigMap that Grafana's dashboard sidecar looks for (a setting of the Grafana chart).",
     },
     {
@@ -637,7 +607,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "monitoringAlerts",
         field: ["global", "monitoring", "alerts"],
         kind: "boolean",
-        default: String(DEFAULTS.monitoringAlerts),
         description:
             "Create alert rules as a `PrometheusRule` (monitoring.coreos.com/v1, the Prometheus operator) in `ratelimitNamespace`: the gateway failing closed or about to, the config not loaded, a limit refusing most of its traffic (docs/monitoring.md, runbook). Off by default because it reaches the cluster's alerting; preview stops when the cluster does not serve the kind.",
     },
@@ -655,7 +624,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "stopCountingWhenOverLimit",
         field: ["global", "service", "stopCountingWhenOverLimit"],
         kind: "boolean",
-        default: String(SERVICE_TUNING.stopCountingWhenOverLimit.default),
         description:
             "`STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT`: a request one limit refuses is not counted against the other limits asked in the same call, so a client over its own per-client limit cannot use up a limit shared with everyone. One more Redis read per call. Per-value rules are asked in a call of their own with `counterStore` split.",
     },
@@ -664,7 +632,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "shadowMode",
         field: ["global", "service", "shadowMode"],
         kind: "boolean",
-        default: String(SERVICE_TUNING.shadowMode.default),
         description:
             "Observe-only rollout (`SHADOW_MODE`): every request is still counted and an over-limit one is reported (its descriptor status says OVER_LIMIT, counter `global_shadow_mode`), but the answer is OK and nothing is refused. Deploy new limits this way first, watch the counters, then set `false`.",
     },
@@ -673,7 +640,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "redisMode",
         field: ["global", "redis", "mode"],
         kind: "string",
-        default: RedisModeName.InCluster,
         description:
             "Which Redis counts: `in-cluster` (one Redis the stack deploys, password generated), `external` (one existing Redis at `redisAddress`), `sentinel` (Redis Sentinel: `redisAddress` lists the Sentinels, `redisSentinelMaster` names the master) or `cluster` (Redis Cluster: `redisAddress` lists some nodes). With any but `in-cluster` the stack deploys no Redis. docs/operations.md, Redis choices.",
     },
@@ -710,7 +676,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "redisPasswordSecretKey",
         field: ["global", "redis", "passwordSecret", "key"],
         kind: "string",
-        default: DEFAULTS.redisPasswordSecretKey,
         description: "Key of the password in `redisPasswordSecret` (and in `redisSentinelPasswordSecret`).",
     },
     {
@@ -726,7 +691,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "redisTls",
         field: ["global", "redis", "tls"],
         kind: "boolean",
-        default: String(DEFAULTS.redisTls),
         description: "Existing Redis only: connect with TLS (`REDIS_TLS`), to the servers and the Sentinels.",
     },
     {
@@ -742,7 +706,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "accessPolicies",
         field: ["global", "accessPolicy", "enabled"],
         kind: "boolean",
-        default: "true",
         description:
             "Least privilege (docs/security.md): Istio AuthorizationPolicies and Kubernetes NetworkPolicies so that only the ingress gateway (`gatewayPrincipal`, pods `gatewaySelector`) may call the rate-limit service's gRPC port and only the rate-limit service may reach the in-cluster Redis. The service and Redis always run under ServiceAccounts of their own.",
     },
@@ -761,7 +724,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "redisImage",
         field: ["global", "redis", "image"],
         kind: "string",
-        default: String(DEFAULTS.redisImage),
         description: "Redis image.",
     },
     {
@@ -769,7 +731,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "redisMaxMemory",
         field: ["global", "redis", "maxMemory"],
         kind: "string",
-        default: String(DEFAULTS.redisMaxMemory),
         description:
             "`maxmemory` of the in-cluster Redis: clients choose the paths the per-path counters are keyed by, so a flood of distinct paths would otherwise grow Redis until it is killed; at the bound Redis evicts counters and keeps answering (the least used first in a store that holds per-path counters, `allkeys-lfu`; else those closest to expiry, `volatile-ttl`). At most 192mb (75 % of its 256Mi memory limit).",
     },
@@ -780,7 +741,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "managedApi",
         field: ["managedApi", "enabled"],
         kind: "boolean",
-        default: "true",
         description: "Deploy the managed-API service (ESP + echo backend + Ingress).",
     },
     {
@@ -825,7 +785,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "espPortMode",
         field: ["managedApi", "portMode"],
         kind: "string",
-        default: String(DEFAULTS.espPortMode),
         description:
             "`http`: Service port 80 → 8081 named `http` (mesh mutual TLS, spec 2.9). `tcp`: named `tcp`, the sidecar passes bytes through (spec 5.4, not recommended).",
     },
@@ -834,7 +793,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "ingressName",
         field: ["managedApi", "ingressName"],
         kind: "string",
-        default: String(DEFAULTS.ingressName),
         description: "Name of the Ingress for the managed-API service (spec `<ingress_name>`).",
     },
     {
@@ -842,7 +800,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "ingressClassName",
         field: ["managedApi", "ingressClassName"],
         kind: "string",
-        default: String(DEFAULTS.ingressClassName),
         description:
             "Ingress class of the managed-API Ingress. `seed`: the `kubernetes.io/ingress.class` annotation (Istio serves it when it equals the mesh config's `ingressClass`, `istio` by default). `current`: `ingressClassName`; the stack creates an IngressClass of this name with controller `istio.io/ingress-controller` only when the cluster has none, and leaves an existing one alone (another controller: config error).",
     },
@@ -851,7 +808,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "ingressPath",
         field: ["managedApi", "ingressPath"],
         kind: "string",
-        default: String(DEFAULTS.ingressPath),
         description: "Path prefix routed by the Ingress to ESP.",
     },
     {
@@ -859,7 +815,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "espImage",
         field: ["managedApi", "espImage"],
         kind: "string",
-        default: String(DEFAULTS.espImage),
         description: "ESP image: a pinned release of ESP v1 (the floating `:1` tag would change under a running stack).",
     },
     {
@@ -867,7 +822,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "echoImage",
         field: ["managedApi", "echoImage"],
         kind: "string",
-        default: String(DEFAULTS.echoImage),
         description: "Echo backend image (listens on 8080).",
     },
     {
@@ -875,7 +829,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "mutualTls",
         field: ["mesh", "mutualTls"],
         kind: "boolean",
-        default: "true",
         description: "Mutual TLS for the stack's traffic (spec 2.10), as wide as `mutualTlsScope` says: by default STRICT for the stack's own pods only.",
     },
 
@@ -885,7 +838,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "bookinfo",
         field: ["bookinfo", "mode"],
         kind: "string",
-        default: "deploy",
         description:
             "`deploy`: the stack deploys bookinfo (ServiceAccounts, Services, Deployments, Gateway, VirtualService) in `workloadNamespace`. `existing`: bookinfo already runs there (Istio's own sample, with its Gateway and VirtualService named by `gatewayName`, `virtualServiceName`): the stack creates none of it and deploys only the limits on it (variant B only: Istio's sample VirtualService has no `api` route). Preview refuses to create bookinfo over objects that already exist.",
     },
@@ -894,7 +846,6 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "bookinfoVersion",
         field: ["bookinfo", "version"],
         kind: "string",
-        default: String(DEFAULTS.bookinfoVersion),
         description: "Tag of the `docker.io/istio/examples-bookinfo-*` images.",
     },
     {
@@ -902,10 +853,11 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
         key: "awaitRollout",
         field: ["awaitRollout"],
         kind: "boolean",
-        default: String(DEFAULTS.awaitRollout),
         description: "Wait for Deployments to become ready. `false` adds `pulumi.com/skipAwait` (for clusters without nodes, or GitOps-style applies).",
     },
 ];
+
+export const CONFIG_KEYS: readonly ConfigKeySpec[] = CONFIG_KEY_ROWS.map((r) => ({ ...r, default: declaredDefault(r) }));
 
 export const CONFIG_KEY_NAMES: ReadonlySet<string> = new Set(CONFIG_KEYS.map((k) => k.key));
 

@@ -92,6 +92,34 @@ export function planMeshReach(
             `no pod labelled ${sel} runs in ${s.mesh.gatewayNamespace} (gatewayNamespace): the gateway limits apply once the gateway's pods run there`,
         );
     }
+    const mtls = meshWidePolicyReport(s, state);
+    problems.push(...mtls.problems);
+    messages.push(...mtls.messages);
+    const neighbours = planListenerNeighbours(s, state, global);
+    // With vhostScope all every virtual host of the gateway is limited: no host shares or escapes the stack's.
+    const stack = stackHostsOf(s, state, global, owner);
+    const sharers = s.mesh.vhostScope === "all" ? [] : hostSharers(stack, state.gateways ?? [], state.virtualServices ?? []);
+    const doors =
+        s.mesh.vhostScope === "all" || !state.virtualServices
+            ? { problems: [], messages: [] }
+            : sideDoorReport(s, stack, sideDoors(stack, state.virtualServices));
+    return {
+        problems: [...problems, ...neighbours.problems, ...doors.problems],
+        messages: [
+            ...messages,
+            ...neighbours.messages,
+            ...sharers.map((h) => h.message),
+            ...doors.messages,
+            // A platform team's overrides on this gateway (program/platform-overrides.ts).
+            ...platformOverridesMessages(state.envoyFilters, stack.gatewayPodLabels, s.bookinfo.gatewayPort),
+        ],
+    };
+}
+
+/** Mesh-wide PeerAuthentications against the stack's mutual TLS: a problem where the stack's would fail or be ignored, else a message. */
+function meshWidePolicyReport(s: StackSettings, state: MeshReachState): { problems: Problem[]; messages: string[] } {
+    const problems: Problem[] = [];
+    const messages: string[] = [];
     const meshWide = state.peerAuthentications.filter((pa) => isMeshWide(pa) && (pa.metadata.namespace ?? s.mesh.namespace) === s.mesh.namespace);
     if (s.mesh.mutualTls && meshWide.length) {
         const names = meshWide.map((pa) => `${pa.metadata.name} (${pa.spec?.mtls?.mode ?? "mode unset"})`).join(", ");
@@ -121,25 +149,7 @@ export function planMeshReach(
             }
         }
     }
-    const neighbours = planListenerNeighbours(s, state, global);
-    // With vhostScope all every virtual host of the gateway is limited: no host shares or escapes the stack's.
-    const stack = stackHostsOf(s, state, global, owner);
-    const sharers = s.mesh.vhostScope === "all" ? [] : hostSharers(stack, state.gateways ?? [], state.virtualServices ?? []);
-    const doors =
-        s.mesh.vhostScope === "all" || !state.virtualServices
-            ? { problems: [], messages: [] }
-            : sideDoorReport(s, stack, sideDoors(stack, state.virtualServices));
-    return {
-        problems: [...problems, ...neighbours.problems, ...doors.problems],
-        messages: [
-            ...messages,
-            ...neighbours.messages,
-            ...sharers.map((h) => h.message),
-            ...doors.messages,
-            // A platform team's overrides on this gateway (program/platform-overrides.ts).
-            ...platformOverridesMessages(state.envoyFilters, stack.gatewayPodLabels, s.bookinfo.gatewayPort),
-        ],
-    };
+    return { problems, messages };
 }
 
 /** The stack's limited virtual hosts on its gateway, for the host-sharing check. */
@@ -196,21 +206,12 @@ export interface Neighbour {
  *   fixed by the per-instance layout.
  */
 export function classifyNeighbours(s: StackSettings, state: MeshReachState, plan: GlobalRateLimitPlan): Neighbour[] {
-    const gatewayNs = s.mesh.filterNamespaces === "root" ? s.mesh.namespace : s.mesh.gatewayNamespace;
-    const ownObjects = new Set(plan.filters.map((f) => `${gatewayNs}/${f.name}`));
     const ownHosts = new Set(s.mesh.vhostScope === "all" ? [] : (plan.args.gateway.virtualHosts ?? []));
     const port = s.bookinfo.gatewayPort;
     const shared = s.global.filterLayout === FilterLayout.Shared;
     const ownStage = shared ? 0 : 10;
     const out: Neighbour[] = [];
-    // Not the stack's own, in a namespace whose filters reach the gateway, selecting its pods.
-    const known = gatewayPodLabels(s, state);
-    const reaching = (state.envoyFilters ?? []).filter((f) => {
-        if (ownObjects.has(`${f.metadata.namespace}/${f.metadata.name}`)) return false;
-        if (![s.mesh.gatewayNamespace, s.mesh.namespace].includes(String(f.metadata.namespace))) return false;
-        const sel: Record<string, string> = f.spec?.workloadSelector?.labels ?? {};
-        return known.some((labels) => Object.entries(sel).every(([k, v]) => labels[k] === v));
-    });
+    const reaching = reachingFilters(s, state, plan);
     // Every descriptor patch of those filters, wherever it sits (a filter and its rate_limits are often in separate objects).
     const allPatches: any[] = reaching.flatMap((f) => f.spec?.configPatches ?? []);
     for (const f of reaching) {
@@ -239,15 +240,12 @@ export function classifyNeighbours(s: StackSettings, state: MeshReachState, plan
                 });
                 continue;
             }
-            // Which virtual hosts its own descriptors reach.
-            const reached = allPatches.filter((q) => {
-                const v = q.patch?.value ?? {};
-                const vh = q.match?.routeConfiguration?.vhost?.name;
-                const onOurs = vh === undefined || vh === "" || ownHosts.has(vh) || s.mesh.vhostScope === "all";
-                const rl = q.applyTo === "VIRTUAL_HOST" ? v.rate_limits : q.applyTo === "HTTP_ROUTE" ? v.route?.rate_limits : undefined;
-                const per = v.typed_per_filter_config?.[name]?.rate_limits;
-                return onOurs && (entriesOfStage(rl, stage).length > 0 || (Array.isArray(per) && per.length > 0));
-            });
+            const reached = patchesOnOurHosts(
+                allPatches,
+                name,
+                stage,
+                (vh) => vh === undefined || vh === "" || ownHosts.has(vh) || s.mesh.vhostScope === "all",
+            );
             if (reached.length) {
                 out.push({
                     ...base,
@@ -266,6 +264,29 @@ export function classifyNeighbours(s: StackSettings, state: MeshReachState, plan
         }
     }
     return out;
+}
+
+/** The EnvoyFilters that reach the stack's gateway: not its own, in a namespace whose filters reach the gateway, selecting its pods. */
+function reachingFilters(s: StackSettings, state: MeshReachState, plan: GlobalRateLimitPlan): LiveObject[] {
+    const gatewayNs = s.mesh.filterNamespaces === "root" ? s.mesh.namespace : s.mesh.gatewayNamespace;
+    const ownObjects = new Set(plan.filters.map((f) => `${gatewayNs}/${f.name}`));
+    const known = gatewayPodLabels(s, state);
+    return (state.envoyFilters ?? []).filter((f) => {
+        if (ownObjects.has(`${f.metadata.namespace}/${f.metadata.name}`)) return false;
+        if (![s.mesh.gatewayNamespace, s.mesh.namespace].includes(String(f.metadata.namespace))) return false;
+        const sel: Record<string, string> = f.spec?.workloadSelector?.labels ?? {};
+        return known.some((labels) => Object.entries(sel).every(([k, v]) => labels[k] === v));
+    });
+}
+
+/** The patches that put descriptors of the filter `name` at `stage` (or config under its name) on a virtual host `ours` accepts. */
+function patchesOnOurHosts(patches: any[], name: string, stage: number, ours: (vhost: string | undefined) => boolean): any[] {
+    return patches.filter((q) => {
+        const v = q.patch?.value ?? {};
+        const rl = q.applyTo === "VIRTUAL_HOST" ? v.rate_limits : q.applyTo === "HTTP_ROUTE" ? v.route?.rate_limits : undefined;
+        const per = v.typed_per_filter_config?.[name]?.rate_limits;
+        return ours(q.match?.routeConfiguration?.vhost?.name) && (entriesOfStage(rl, stage).length > 0 || (Array.isArray(per) && per.length > 0));
+    });
 }
 
 /** `major.minor` of an image tag such as `1.24.3` or `1.26.0-distroless`; undefined for other tags. */

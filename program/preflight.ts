@@ -166,25 +166,9 @@ export function planSharedObjects(s: StackSettings, live: LiveObject[], global: 
                 });
             }
         } else if (ref.kind === "PeerAuthentication") {
-            const mode: unknown = o.spec?.mtls?.mode;
-            const selector = o.spec?.selector;
-            const meshWide = !selector || Object.keys(selector.matchLabels ?? {}).length === 0;
-            if (mode === "STRICT" && meshWide) {
-                action = "leave";
-                message = `${name}: already exists with mtls.mode STRICT (not created by this stack): mesh mutual TLS is on; the stack creates no PeerAuthentication and never changes or deletes this one`;
-            } else {
-                const what = meshWide
-                    ? `mtls.mode ${mode === undefined ? "unset (PERMISSIVE in the root namespace)" : String(mode)}`
-                    : "a workload selector, so it is not mesh-wide";
-                plan.problems.push({
-                    key: "mutualTls",
-                    value: "true",
-                    problem: `${name} already exists with ${what} and was not created by this stack; the stack needs mesh-wide STRICT mutual TLS and never modifies an object it did not create`,
-                    fix: meshWide
-                        ? `make it STRICT yourself: kubectl -n ${ref.namespace} patch peerauthentication ${ref.name} --type merge -p '{"spec":{"mtls":{"mode":"STRICT"}}}'   (then the stack leaves it as it is), or pulumi config set mutualTls false`
-                        : `the name '${ref.name}' in ${ref.namespace} is reserved for the mesh-wide policy: rename that workload policy, or pulumi config set mutualTls false`,
-                });
-            }
+            const d = foreignPeerAuthentication(ref, o);
+            if ("refused" in d) plan.problems.push(d.refused);
+            else [action, message] = ["leave", d.leave];
         } else {
             const other = o.metadata.annotations?.[OWNER_ANNOTATION];
             plan.problems.push({
@@ -205,6 +189,32 @@ export function planSharedObjects(s: StackSettings, live: LiveObject[], global: 
         }
     }
     return plan;
+}
+
+/** Someone else's PeerAuthentication under the stack's name: left when it is mesh-wide STRICT, else refused. */
+function foreignPeerAuthentication(ref: SharedObjectRef, o: LiveObject): { leave: string } | { refused: Problem } {
+    const name = refName(ref);
+    const mode: unknown = o.spec?.mtls?.mode;
+    const selector = o.spec?.selector;
+    const meshWide = !selector || Object.keys(selector.matchLabels ?? {}).length === 0;
+    if (mode === "STRICT" && meshWide) {
+        return {
+            leave: `${name}: already exists with mtls.mode STRICT (not created by this stack): mesh mutual TLS is on; the stack creates no PeerAuthentication and never changes or deletes this one`,
+        };
+    }
+    const what = meshWide
+        ? `mtls.mode ${mode === undefined ? "unset (PERMISSIVE in the root namespace)" : String(mode)}`
+        : "a workload selector, so it is not mesh-wide";
+    return {
+        refused: {
+            key: "mutualTls",
+            value: "true",
+            problem: `${name} already exists with ${what} and was not created by this stack; the stack needs mesh-wide STRICT mutual TLS and never modifies an object it did not create`,
+            fix: meshWide
+                ? `make it STRICT yourself: kubectl -n ${ref.namespace} patch peerauthentication ${ref.name} --type merge -p '{"spec":{"mtls":{"mode":"STRICT"}}}'   (then the stack leaves it as it is), or pulumi config set mutualTls false`
+                : `the name '${ref.name}' in ${ref.namespace} is reserved for the mesh-wide policy: rename that workload policy, or pulumi config set mutualTls false`,
+        },
+    };
 }
 
 // ---------------------------------------------------------------------------------------------

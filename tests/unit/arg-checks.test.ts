@@ -16,7 +16,7 @@ import { ManagedApi } from "../../components/managed-api";
 import { PlatformRateLimit } from "../../components/platform-ratelimit";
 import { MeshMutualTls } from "../../components/mesh-mtls";
 import { MeshRateLimit } from "../../mesh/mesh-ratelimit";
-import { compileGlobalLimits } from "../../builders/limits-plan";
+import { compileGlobalLimits } from "../../components/limits-plan";
 import { pathAsSent } from "../../lib/formats";
 import { registerComponents } from "../../render/render";
 import { OUT, SCHEMA, render } from "../../scripts/gen-arg-shapes";

@@ -8,7 +8,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { ConfigDescriptor } from "../../builders/rules";
-import { compileGlobalLimits } from "../../builders/limits-plan";
+import { compileGlobalLimits } from "../../components/limits-plan";
 import { LimitUnit } from "../../builders/rule-args";
 import { AlertName, alertRules } from "../../builders/alerts";
 import {

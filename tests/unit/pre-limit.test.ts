@@ -8,7 +8,7 @@ import { expect } from "chai";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { preLimitPlan } from "../../builders/pre-limit";
 import { LimitUnit, MissingHeader } from "../../builders/rule-args";
-import { compileGlobalLimits } from "../../builders/limits-plan";
+import { compileGlobalLimits } from "../../components/limits-plan";
 import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { Entry, GatewayModel } from "../../gateway-model/model";

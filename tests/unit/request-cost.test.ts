@@ -5,11 +5,11 @@
  */
 import { expect } from "chai";
 import { FilterLayout } from "../../builders/envoy-filters";
-import { checkRequestCost } from "../../builders/request-cost-checks";
+import { checkRequestCost } from "../../components/request-cost-checks";
 import { costEntries, responseCostPatches, responseCosts } from "../../builders/request-cost";
 import { upToPattern } from "../../builders/request-cost-args";
 import { LIMIT_UNIT_SECONDS, LimitUnit } from "../../builders/rule-args";
-import { compileGlobalLimits } from "../../builders/limits-plan";
+import { compileGlobalLimits } from "../../components/limits-plan";
 import { configYaml } from "../../builders/ratelimit-config";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { Problem } from "../../lib/problems";

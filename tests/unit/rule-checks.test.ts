@@ -1,12 +1,12 @@
 /**
- * The rules' checks (builders/rule-checks.ts): each problem names the field path, the value and the
+ * The rules' checks (components/rule-checks.ts): each problem names the field path, the value and the
  * fix; every validation problem of a rule, exactly. Expected texts are written here, not read from
  * the code.
  */
 import { expect } from "chai";
 import { LimitUnit, PathKeyMode, RateLimitRuleArgs } from "../../builders/rule-args";
 import { pathRegex } from "../../builders/rules";
-import { compileGlobalLimits } from "../../builders/limits-plan";
+import { compileGlobalLimits } from "../../components/limits-plan";
 import { formatArgsProblems, Problem } from "../../lib/problems";
 
 const M = LimitUnit.Minute;

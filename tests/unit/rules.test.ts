@@ -7,7 +7,7 @@ import { expect } from "chai";
 import { stringify } from "yaml";
 import { LimitUnit, MissingHeader, PathKeyMode, RateLimitRuleArgs } from "../../builders/rule-args";
 import { escapeRe2, pathRegex } from "../../builders/rules";
-import { compileGlobalLimits } from "../../builders/limits-plan";
+import { compileGlobalLimits } from "../../components/limits-plan";
 import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { explainWith } from "../../gateway-model/explain";

@@ -4,7 +4,7 @@
  * problems, throws nothing.
  */
 import { Problem } from "../lib/problems";
-import { MAX_COST } from "./request-cost-args";
+import { MAX_COST } from "../builders/request-cost-args";
 
 /** A header name the cost can be read from: lower case token characters, no pseudo-header (`:path` is no number). */
 const COST_HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;

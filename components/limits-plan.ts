@@ -7,9 +7,9 @@
 import { checkIssuersAgree } from "./identity-checks";
 import { Problem } from "../lib/problems";
 import { oneOfProblems } from "../lib/field-checks";
-import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, PathKeyMode } from "./rule-args";
+import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, PathKeyMode } from "../builders/rule-args";
 import { NAME, checkClientPrefix, checkPerPath, validateRule } from "./rule-checks";
-import { CompiledLimits, GlobalLimitsPlan, buildGlobalLimits, clientPrefixOf } from "./rules";
+import { CompiledLimits, GlobalLimitsPlan, buildGlobalLimits, clientPrefixOf } from "../builders/rules";
 
 /** Checks the limits (every problem at once) and plans the valid ones. */
 export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimitsPlan; problems: Problem[] } {
@@ -60,8 +60,13 @@ export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimits
     return { plan, problems };
 }
 
+/** The builder's output with the problems of the limits it was built from (the invalid rules left out). */
+export interface CheckedLimits extends CompiledLimits {
+    problems: Problem[];
+}
+
 /** Checks and builds the limits: the builder's output and every problem (returned, never thrown). */
-export function compileGlobalLimits(input: GlobalLimitsInput): CompiledLimits {
+export function compileGlobalLimits(input: GlobalLimitsInput): CheckedLimits {
     const { plan, problems } = planGlobalLimits(input);
     return { ...buildGlobalLimits(plan), problems };
 }

@@ -5,12 +5,12 @@
  */
 import { Problem } from "../lib/problems";
 import { booleanProblems } from "../lib/field-checks";
-import { Cidr, ClientCidrArgs, V4_MAPPED, WIDTH, formatIp, formatIpv4, listOf, networkOf, parseIp } from "./client-cidr";
+import { Cidr, ClientCidrArgs, V4_MAPPED, WIDTH, formatIp, formatIpv4, listOf, networkOf, parseIp } from "../builders/client-cidr";
 
 /** Parses one CIDR; a problem (with the fix) when it is not a valid network. */
 export function parseCidr(field: string, s: unknown): Cidr | Problem {
-    const example = 'write e.g. "10.0.0.0/8" or "2001:db8::/32"';
-    if (typeof s !== "string" || s.trim() === "") return { key: field, value: s, problem: "must be a CIDR: an address, '/', a prefix length", fix: example };
+    if (typeof s !== "string" || s.trim() === "")
+        return { key: field, value: s, problem: "must be a CIDR: an address, '/', a prefix length", fix: CIDR_EXAMPLE };
     const m = /^([^/]*)\/([0-9]{1,3})$/.exec(s);
     const a = parseIp(m ? m[1] : s);
     if (!m) {
@@ -21,31 +21,42 @@ export function parseCidr(field: string, s: unknown): Cidr | Problem {
                 problem: "has no prefix length",
                 fix: `give the length: "${s}/${WIDTH[a.family]}" for this one address, or its network's`,
             };
-        const trimmed = s.replace(/\s+/g, "");
-        return {
-            key: field,
-            value: s,
-            problem: "is not a CIDR (an IPv4 or IPv6 address, '/', a prefix length)",
-            fix: trimmed !== s && !isProblem(parseCidr(field, trimmed)) ? `remove the spaces: "${trimmed}"` : example,
-        };
+        return { key: field, value: s, problem: "is not a CIDR (an IPv4 or IPv6 address, '/', a prefix length)", fix: spacesFix(field, s) };
     }
     if (!a) {
-        const trimmed = s.replace(/\s+/g, "");
         return {
             key: field,
             value: s,
             problem: `'${m[1]}' is not an IPv4 or IPv6 address (IPv4: four numbers 0-255 without leading zeros; IPv6: no zone)`,
-            fix: trimmed !== s && !isProblem(parseCidr(field, trimmed)) ? `remove the spaces: "${trimmed}"` : example,
+            fix: spacesFix(field, s),
         };
     }
-    const length = Number(m[2]);
+    return networkProblem(field, s, m[1], a, Number(m[2])) ?? cidrOf(a, Number(m[2]));
+}
+
+const CIDR_EXAMPLE = 'write e.g. "10.0.0.0/8" or "2001:db8::/32"';
+
+/** The fix of text that is no CIDR: without its spaces, when that is one; else an example. */
+function spacesFix(field: string, s: string): string {
+    const trimmed = s.replace(/\s+/g, "");
+    return trimmed !== s && !isProblem(parseCidr(field, trimmed)) ? `remove the spaces: "${trimmed}"` : CIDR_EXAMPLE;
+}
+
+/** The checked network of an address and a prefix length. */
+function cidrOf(a: NonNullable<ReturnType<typeof parseIp>>, length: number): Cidr {
+    const network = networkOf(a, length);
+    return { family: a.family, bits: network, length, text: `${formatIp({ family: a.family, bits: network })}/${length}` };
+}
+
+/** What is wrong with a parsed address and length as a network (too long, IPv4-mapped, host bits set); undefined when nothing. */
+function networkProblem(field: string, s: string, address: string, a: NonNullable<ReturnType<typeof parseIp>>, length: number): Problem | undefined {
     const width = WIDTH[a.family];
     if (length > width) {
         return {
             key: field,
             value: s,
             problem: `prefix length ${length} is longer than an IPv${a.family} address (0-${width})`,
-            fix: `use a length from 0 to ${width}, e.g. "${m[1]}/${width}"`,
+            fix: `use a length from 0 to ${width}, e.g. "${address}/${width}"`,
         };
     }
     if (a.family === 6 && a.bits >> 32n === V4_MAPPED >> 32n && length >= 96) {
@@ -58,17 +69,15 @@ export function parseCidr(field: string, s: unknown): Cidr | Problem {
             fix: `write it as IPv4: "${v4}/${length - 96}"`,
         };
     }
-    const network = networkOf(a, length);
-    const text = `${formatIp({ family: a.family, bits: network })}/${length}`;
-    if (network !== a.bits) {
+    const { text, bits } = cidrOf(a, length);
+    if (bits !== a.bits)
         return {
             key: field,
             value: s,
-            problem: `has host bits set: ${m[1]} is not the first address of a /${length} network`,
+            problem: `has host bits set: ${address} is not the first address of a /${length} network`,
             fix: `use the network: "${text}"`,
         };
-    }
-    return { family: a.family, bits: network, length, text };
+    return undefined;
 }
 
 function isProblem(x: Cidr | Problem): x is Problem {

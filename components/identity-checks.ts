@@ -5,7 +5,7 @@
  */
 import { fieldProblem, oneOfProblems } from "../lib/field-checks";
 import { Problem } from "../lib/problems";
-import { DEFAULT_IDENTITY_CLAIM, MissingIdentity, NO_IDENTITY_VALUE } from "./identity-args";
+import { DEFAULT_IDENTITY_CLAIM, MissingIdentity, NO_IDENTITY_VALUE } from "../builders/identity-args";
 
 /** The longest issuer, claim name or audience accepted (the issuer is a descriptor value in every counter's key). */
 export const MAX_IDENTITY_TEXT = 256;

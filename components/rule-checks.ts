@@ -1,0 +1,201 @@
+/**
+ * The checks of the typed rules: each field path (`rules[2].path.prefix`), the value and the fix,
+ * for the limit, the path, the name, the client prefix and the per-path limits, and a whole rule
+ * (its request fields in rule-field-checks.ts). Pure; collects problems, throws nothing.
+ */
+import { UNSENDABLE_PATH, compileFullMatch, pathAsSent } from "../lib/formats";
+import { Problem } from "../lib/problems";
+import { booleanProblems, fieldProblem, oneOfProblems, wholeNumberProblems } from "../lib/field-checks";
+import { checkRequestCost } from "./request-cost-checks";
+import { checkIdentity } from "./identity-checks";
+import { checkHeaderNameAndValue, checkHeaderOptions, checkOnePerValueField, checkRuleClient, checkRuleMethods, checkRuleQuery } from "./rule-field-checks";
+import { DEFAULT_CLIENT_PREFIX, DEFAULT_PATH_KEY, LimitUnit, PerPathLimitsArgs, RateLimitRuleArgs } from "../builders/rule-args";
+
+export const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+export const UNITS = Object.values(LimitUnit) as string[];
+
+/** The most requests per unit the rate-limit service can count: its `requests_per_unit` is a uint32 (envoyproxy/ratelimit config). */
+export const MAX_REQUESTS_PER_UNIT = 4_294_967_295;
+
+/** The problem of a limit over the service's uint32, for the field `key` (shared with the stack's limit keys). */
+export function overUint32Problem(key: string, value: unknown): Problem {
+    return fieldProblem(
+        key,
+        value,
+        `is more than the rate-limit service can count: its requests_per_unit is a 32-bit unsigned number (at most ${MAX_REQUESTS_PER_UNIT}), and a config.yaml with more does not load`,
+        (s) => `${s.set(key, String(MAX_REQUESTS_PER_UNIT))}, or the same rate in a shorter unit`,
+    );
+}
+
+/** A limit's `requestsPerUnit`: a whole number from 1 to what the service counts (uint32). */
+export function requestsPerUnitProblems(key: string, value: unknown): Problem[] {
+    const whole = wholeNumberProblems(key, value, { min: 1, fallback: 100 });
+    return whole.length ? whole : (value as number) > MAX_REQUESTS_PER_UNIT ? [overUint32Problem(key, value)] : [];
+}
+
+/** A limit: `requestsPerUnit`, `unit` and `shadow` (of a rule, a named path or every other path). */
+export function checkLimit(field: string, l: any, problems: Problem[]): void {
+    problems.push(...requestsPerUnitProblems(`${field}.requestsPerUnit`, l?.requestsPerUnit));
+    problems.push(...oneOfProblems(`${field}.unit`, l?.unit, UNITS, LimitUnit.Minute));
+    if (l?.shadow !== undefined) problems.push(...booleanProblems(`${field}.shadow`, l.shadow, false));
+}
+
+export function checkPath(field: string, p: unknown, problems: Problem[]): void {
+    if (typeof p !== "string" || !p.startsWith("/") || /[\s?#]/.test(p)) {
+        problems.push({
+            key: field,
+            value: p,
+            problem: "must be a path starting with '/', without spaces, query or fragment",
+            fix: `use e.g. "/${
+                String(p ?? "")
+                    .replace(/^\/*/, "")
+                    .split(/[?#\s]/)[0]
+            }"`,
+        });
+    } else if (pathAsSent(p) !== p) problems.push({ key: field, value: p, problem: UNSENDABLE_PATH, fix: `use "${pathAsSent(p)}"` });
+}
+
+/** The rule's name: a valid descriptor value, not used by another rule (`names` collects them). */
+export function checkRuleName(at: string, r: any, i: number, names: Set<string>, problems: Problem[]): void {
+    if (typeof r.name !== "string" || !NAME.test(r.name)) {
+        problems.push({
+            key: `${at}.name`,
+            value: r.name,
+            problem: "must be a non-empty name of letters, digits, '_', '.', '-' (it is the descriptor value)",
+            fix: `name it e.g. "rule-${i}"`,
+        });
+    } else if (names.has(r.name)) {
+        problems.push({
+            key: `${at}.name`,
+            value: r.name,
+            problem: "is used by another rule; the service would merge their counters",
+            fix: "give every rule a distinct name",
+        });
+    } else names.add(r.name);
+}
+
+/** The rule's `path`: exactly one of exact, prefix, regex, and that one valid. */
+export function checkRulePath(at: string, path: any, problems: Problem[]): void {
+    const kinds = ["exact", "prefix", "regex"].filter((k) => path?.[k] !== undefined);
+    if (kinds.length !== 1) {
+        problems.push({
+            key: `${at}.path`,
+            value: path,
+            problem: `needs exactly one of exact, prefix, regex (has ${kinds.length ? kinds.join(", ") : "none"})`,
+            fix: "keep one of them",
+        });
+    } else if (kinds[0] === "regex") {
+        try {
+            if (typeof path.regex !== "string" || path.regex === "") throw new Error("empty");
+            compileFullMatch(path.regex);
+        } catch (e) {
+            problems.push({
+                key: `${at}.path.regex`,
+                value: path.regex,
+                problem: `is not a valid RE2 regular expression (${(e as Error).message})`,
+                fix: 'write an RE2 expression matching the whole path, e.g. "/items/[0-9]+"',
+            });
+        }
+    } else {
+        checkPath(`${at}.path.${kinds[0]}`, path[kinds[0]], problems);
+    }
+}
+
+/** `clientPrefix`: whole prefix lengths, IPv4 0-32 and IPv6 0-128. */
+export function checkClientPrefix(p: any, problems: Problem[]): void {
+    if (p === undefined) return;
+    if (typeof p !== "object" || p === null || Array.isArray(p)) {
+        problems.push(
+            fieldProblem("clientPrefix", p, "must be { v4?, v6? } (prefix lengths)", (s) =>
+                s.set("clientPrefix", `{ v4: ${DEFAULT_CLIENT_PREFIX.v4}, v6: ${DEFAULT_CLIENT_PREFIX.v6} }`),
+            ),
+        );
+        return;
+    }
+    // A prefix length: the leading bits of a client address that make one client.
+    for (const [f, max] of [
+        ["v4", 32],
+        ["v6", 128],
+    ] as const) {
+        if (p[f] !== undefined) problems.push(...wholeNumberProblems(`clientPrefix.${f}`, p[f], { min: 0, max, fallback: DEFAULT_CLIENT_PREFIX[f] }));
+    }
+}
+
+/** Checks rule `i` (every problem, field paths under `rules[i]`); true when it has none. */
+export function validateRule(r: any, i: number, names: Set<string>, problems: Problem[]): boolean {
+    const at = `rules[${i}]`;
+    const before = problems.length;
+    if (typeof r !== "object" || r === null) {
+        problems.push({ key: at, value: r, problem: "must be an object", fix: "give { name, requestsPerUnit, unit, ... }" });
+        return false;
+    }
+    checkRuleName(at, r, i, names, problems);
+    if (r.path !== undefined) checkRulePath(at, r.path, problems);
+    if (r.header !== undefined) {
+        checkHeaderNameAndValue(at, r.header, problems);
+        checkHeaderOptions(at, r.header, problems);
+    }
+    if (r.methods !== undefined) checkRuleMethods(at, r.methods, problems);
+    if (r.query !== undefined) checkRuleQuery(at, r.query, problems);
+    checkOnePerValueField(at, r, problems);
+    if (r.rateLimitHeaders !== undefined) problems.push(...booleanProblems(`${at}.rateLimitHeaders`, r.rateLimitHeaders, false));
+    if (r.acceptEvictionRisk !== undefined) checkAcceptEvictionRisk(at, r, problems);
+    checkRuleClient(at, r, problems);
+    if (r.identity !== undefined) checkIdentity(at, r, problems);
+    if (r.route !== undefined && (typeof r.route?.name !== "string" || r.route.name === "")) {
+        problems.push({
+            key: `${at}.route.name`,
+            value: r.route?.name,
+            problem: "must name a route (VirtualService http[].name)",
+            fix: "set route.name to the route's name, or remove route",
+        });
+    }
+    if (r.cost !== undefined) checkRequestCost(`${at}.cost`, r.cost, problems);
+    checkLimit(at, r, problems);
+    return problems.length === before;
+}
+
+/** The per-path limits: a valid descriptor key, each path once and checked, at least one limit. */
+export function checkPerPath(perPath: PerPathLimitsArgs, pathKey: string, problems: Problem[]): void {
+    if (typeof pathKey !== "string" || !NAME.test(pathKey)) {
+        problems.push({ key: "perPath.descriptorKey", value: pathKey, problem: "must be a non-empty descriptor key", fix: `use "${DEFAULT_PATH_KEY}"` });
+    }
+    const seen = new Set<string>();
+    (perPath.paths ?? []).forEach((p, i) => {
+        checkPath(`perPath.paths[${i}].path`, p?.path, problems);
+        if (seen.has(p?.path))
+            problems.push({
+                key: `perPath.paths[${i}].path`,
+                value: p.path,
+                problem: "appears twice; the service rejects duplicate descriptors",
+                fix: "remove one of the two entries",
+            });
+        seen.add(p?.path);
+        checkLimit(`perPath.paths[${i}]`, p, problems);
+    });
+    if (perPath.eachPath) checkLimit("perPath.eachPath", perPath.eachPath, problems);
+    if (!perPath.eachPath && !(perPath.paths ?? []).length) {
+        problems.push({
+            key: "perPath",
+            value: perPath,
+            problem: "limits nothing (no paths and no eachPath)",
+            fix: "give paths and/or eachPath, or remove perPath",
+        });
+    }
+}
+
+/** `acceptEvictionRisk`: a boolean, on a rule with a counter per value only (elsewhere it would say nothing). */
+function checkAcceptEvictionRisk(at: string, r: RateLimitRuleArgs, problems: Problem[]): void {
+    const bad = booleanProblems(`${at}.acceptEvictionRisk`, r.acceptEvictionRisk, true);
+    problems.push(...bad);
+    const perValue = r.header?.perValue === true || r.query?.perValue === true || r.perClientAddress === true || r.clientCidr?.perAddress === true;
+    if (!bad.length && !perValue)
+        problems.push(
+            fieldProblem(
+                `${at}.acceptEvictionRisk`,
+                r.acceptEvictionRisk,
+                "has no effect on a rule without a counter per value (header.perValue, query.perValue, perClientAddress, clientCidr.perAddress)",
+                (f) => f.rm(`${at}.acceptEvictionRisk`),
+            ),
+        );
+}

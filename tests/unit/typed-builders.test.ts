@@ -1,0 +1,118 @@
+/**
+ * The builders write typed Envoy and Istio objects (builders/envoy-types.ts): a misspelt field in
+ * what they build, or in what a caller does with it, fails to compile. Each probe is a small source
+ * compiled with the project's compiler options beside the real files; its control is the same
+ * source spelt right, which compiles. Also: builders/ neither checks nor falls back to untyped
+ * objects (no `Record<string, unknown>`, no `any` cast, no `Problem`), with a control showing the
+ * scan finds each of them.
+ */
+import { expect } from "chai";
+import * as fs from "fs";
+import * as path from "path";
+import * as ts from "typescript";
+
+const ROOT = path.join(__dirname, "..", "..");
+const BUILDERS = path.join(ROOT, "builders");
+
+/** Each probe's compile errors (its own file only), by probe name. */
+function compileProbes(probes: Record<string, string>): Record<string, string[]> {
+    const files = Object.fromEntries(Object.entries(probes).map(([name, text]) => [path.join(ROOT, `__probe_${name}.ts`), text]));
+    const options: ts.CompilerOptions = {
+        strict: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.CommonJS,
+        noEmit: true,
+        skipLibCheck: true,
+        types: [],
+    };
+    const host = ts.createCompilerHost(options);
+    const read = host.readFile.bind(host);
+    const exists = host.fileExists.bind(host);
+    host.readFile = (f) => files[path.resolve(f)] ?? read(f);
+    host.fileExists = (f) => path.resolve(f) in files || exists(f);
+    const program = ts.createProgram(Object.keys(files), options, host);
+    const out: Record<string, string[]> = {};
+    for (const [file] of Object.entries(files)) {
+        const name = path.basename(file, ".ts").replace(/^__probe_/, "");
+        out[name] = ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    }
+    return out;
+}
+
+const IMPORTS = `
+import { EnvoyFilterPatch, HeaderMatcher, RateLimitAction } from "./builders/envoy-types";
+import { ratelimitHttpFilter, localBucketValue } from "./builders/envoy-filters";
+import { pathDescriptorAction } from "./builders/rules";
+import { PathKeyMode } from "./builders/rule-args";
+`;
+const FILTER = `ratelimitHttpFilter({ target: { selector: { app: "gw" } }, ports: [], clusterName: "c", authority: "a", domain: "d", failureModeDeny: false, timeout: "1s" })`;
+
+/** Pairs of [right, misspelt] sources and the misspelt field the compiler must name. */
+const PAIRS: Record<string, [string, string, string]> = {
+    action: [
+        `const a: RateLimitAction = { generic_key: { descriptor_key: "k", descriptor_value: "v" } };`,
+        `const a: RateLimitAction = { generic_key: { descriptor_key: "k", descripter_value: "v" } };`,
+        "descripter_value",
+    ],
+    matcher: [
+        `const m: HeaderMatcher = { name: ":path", safe_regex_match: { google_re2: {}, regex: "/x" }, invert_match: true };`,
+        `const m: HeaderMatcher = { name: ":path", safe_regex_match: { google_re2: {}, regex: "/x" }, inverse_match: true };`,
+        "inverse_match",
+    ],
+    patch: [
+        `const p: EnvoyFilterPatch = { applyTo: "VIRTUAL_HOST", match: { context: "GATEWAY", routeConfiguration: { vhost: { name: "h:80", route: { action: "ANY" } } } }, patch: { operation: "MERGE", value: { rate_limits: [] } } };`,
+        `const p: EnvoyFilterPatch = { applyTo: "VIRTUAL_HOST", match: { context: "GATEWAY", routeConfiguration: { vhost: { name: "h:80", route: { action: "ANY" } } } }, patch: { operation: "MERGE", value: { rate_limit: [] } } };`,
+        "rate_limit",
+    ],
+    "filter-read": [
+        `const p = ${FILTER}.configPatches[0]; if (p.applyTo === "HTTP_FILTER") p.patch.value.typed_config;`,
+        `const p = ${FILTER}.configPatches[0]; if (p.applyTo === "HTTP_FILTER") p.patch.value.typed_confg;`,
+        "typed_confg",
+    ],
+    "bucket-read": [
+        `const n: number | undefined = localBucketValue(4, "60s").token_bucket?.max_tokens;`,
+        `const n = localBucketValue(4, "60s").token_bucket?.max_token;`,
+        "max_token",
+    ],
+    "action-read": [
+        `const k: string | undefined = pathDescriptorAction(PathKeyMode.Literal).request_headers?.descriptor_key;`,
+        `const k = pathDescriptorAction(PathKeyMode.Literal).request_headers?.descriptorKey;`,
+        "descriptorKey",
+    ],
+};
+
+/** The marks of an untyped or checking builder, and the text each is found in. */
+const UNTYPED = [/Record<string, unknown>/, /\bas any\b/, /\bProblem\b/];
+
+function untypedMarks(text: string): string[] {
+    return UNTYPED.filter((re) => re.test(text)).map(String);
+}
+
+describe("typed builders: the Envoy and Istio subset declared once (builders/envoy-types.ts)", function () {
+    this.timeout(120000);
+    let diagnostics: Record<string, string[]>;
+    before(() => {
+        const probes: Record<string, string> = {};
+        for (const [name, [right, wrong]] of Object.entries(PAIRS)) {
+            probes[`${name}-right`] = `${IMPORTS}\n${right}\nexport {};\n`;
+            probes[`${name}-wrong`] = `${IMPORTS}\n${wrong}\nexport {};\n`;
+        }
+        diagnostics = compileProbes(probes);
+    });
+
+    for (const [name, [, , field]] of Object.entries(PAIRS)) {
+        it(`${name}: a misspelt field (${field}) fails to compile; control: spelt right, it compiles`, () => {
+            expect(diagnostics[`${name}-right`], `${name}, spelt right`).to.deep.equal([]);
+            expect(diagnostics[`${name}-wrong`].join("\n"), `${name}, misspelt`).to.contain(field);
+        });
+    }
+
+    it("builders/ holds no untyped object, no any cast and no problem; control: the scan finds each", () => {
+        const found = fs
+            .readdirSync(BUILDERS)
+            .filter((f) => f.endsWith(".ts"))
+            .flatMap((f) => untypedMarks(fs.readFileSync(path.join(BUILDERS, f), "utf8")).map((m) => `${f}: ${m}`));
+        expect(found).to.deep.equal([]);
+        expect(untypedMarks("const x: Record<string, unknown> = (y as any); const p: Problem[] = [];")).to.have.length(3);
+    });
+});
