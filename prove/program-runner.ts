@@ -125,8 +125,11 @@ async function renderOnce(dir: string, opts: RenderProgramOptions): Promise<Rend
     );
     const { config, secrets } = stackConfig(dir, opts.stack ?? "dev", project, opts.config ?? {});
     pulumi.runtime.setAllConfig(config, secrets);
-    await loadEntry(main);
-    await settings.waitForRPCs();
+    // What the program (and Pulumi's log under mocks) prints goes to stderr: stdout is the command's answer (--json).
+    await toStderr(async () => {
+        await loadEntry(main);
+        await settings.waitForRPCs();
+    });
     const objects = registered
         .filter((r) => r.custom && r.type.startsWith("kubernetes:"))
         .map((r) => {
@@ -134,6 +137,18 @@ async function renderOnce(dir: string, opts: RenderProgramOptions): Promise<Rend
             return { apiVersion, kind, metadata: plain(metadata), ...plain(rest) } as K8sObject;
         });
     return { dir, main, project, objects, resources: registered.map((r) => ({ type: r.type, name: r.name })) };
+}
+
+/** Runs `fn` with console.log and console.info writing to stderr, restored after. */
+async function toStderr(fn: () => Promise<void>): Promise<void> {
+    const { log, info } = console;
+    console.log = console.info = (...args: unknown[]) => console.error(...args);
+    try {
+        await fn();
+    } finally {
+        console.log = log;
+        console.info = info;
+    }
 }
 
 /** What a program's failure to load says: a module it cannot find is named with what to install, without Node's require stack. */
