@@ -258,19 +258,23 @@ describe("consumer: the packed package installed into a user's empty program (th
             expect(text.match(/"numerator":0\b/g) ?? []).to.have.length(1);
         });
 
-        it("the JWT recipe: RequestAuthentication copying sub to x-user, the DENY policy without a token, the per-user rule", () => {
+        it("the per-user rule's identity: one RequestAuthentication of the issuer, the counter keyed by the verified claim, no header any client can send", () => {
             const kinds = r.registrations.filter((x) => x.inputs?.apiVersion === "security.istio.io/v1").map((x) => [x.inputs.kind, x.inputs.metadata.name]);
-            expect(kinds).to.deep.equal([
-                ["RequestAuthentication", "shop-jwt"],
-                ["AuthorizationPolicy", "shop-account-needs-jwt"],
-            ]);
+            expect(kinds).to.deep.equal([["RequestAuthentication", "shop-ratelimit-identity"]]);
             const ra = r.registrations.find((x) => x.inputs?.kind === "RequestAuthentication")!;
-            expect(ra.inputs.spec.jwtRules[0].outputClaimToHeaders).to.deep.equal([{ header: "x-user", claim: "sub" }]);
+            expect(ra.inputs.spec.jwtRules).to.deep.equal([
+                { issuer: "https://auth.shop.example.com", jwksUri: "https://auth.shop.example.com/.well-known/jwks.json" },
+            ]);
+            expect(JSON.stringify(ra.inputs.spec)).to.not.include("outputClaimToHeaders");
+            const filters = JSON.stringify(r.registrations.filter((x) => x.inputs?.kind === "EnvoyFilter").map((x) => x.inputs.spec));
+            // The claim comes from the JWT filter's dynamic metadata (payload -> sub), never from a request header.
+            expect(filters).to.match(/"metadata_key":\{"key":"envoy.filters.http.jwt_authn","path":\[\{"key":"payload"\},\{"key":"sub"\}\]\}/);
+            expect(filters).to.not.include('"header_name":"x-user"');
             const config = r.registrations
                 .filter((x) => x.inputs?.data?.["config.yaml"])
                 .map((x) => x.inputs.data["config.yaml"])
                 .join("\n");
-            expect(config).to.match(/value: per-user[\s\S]*?key: x-user/);
+            expect(config).to.match(/value: per-user/);
         });
     });
 
