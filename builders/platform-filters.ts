@@ -17,8 +17,19 @@
  * under any name, even with no such filter on the listener (router/per_filter_config.cc: a disabled
  * entry is stored without looking its filter up).
  */
-import { EnvoyFilterSpec, FILTER_PRIORITY, FilterTarget, PER_INSTANCE_STAGE, RATELIMIT_FILTER, TYPE_URL_PREFIX, ratelimitHttpFilter } from "./envoy-filters";
+import {
+    EnvoyFilterSpec,
+    FILTER_PRIORITY,
+    FilterTarget,
+    HCM_FILTER,
+    LOCAL_RATELIMIT_FILTER,
+    PER_INSTANCE_STAGE,
+    RATELIMIT_FILTER,
+    TYPE_URL_PREFIX,
+    ratelimitHttpFilter,
+} from "./envoy-filters";
 import { PER_VALUE_PRIORITY } from "./per-value-filters";
+import { PreLimitBucket, preLimitConfig } from "./pre-limit";
 import { RateLimitEntry } from "./rate-limit-entries";
 import { DisabledFilterConfig, EnvoyFilterPatch } from "./envoy-types";
 
@@ -38,6 +49,15 @@ export const PLATFORM_DOMAIN = "mesh-ratelimit-platform";
 export const PLATFORM_FILTER_NAMES: Readonly<Record<PlatformSource, string>> = {
     defaults: `${RATELIMIT_FILTER}.platform-defaults`,
     overrides: `${RATELIMIT_FILTER}.platform-overrides`,
+};
+
+/**
+ * The pre-limits' HTTP filter names: Envoy's local rate-limit filter, one directly before each
+ * platform filter (no `/`, so no GlobalRateLimit's pre-limit name equals them).
+ */
+export const PLATFORM_PRE_LIMIT_NAMES: Readonly<Record<PlatformSource, string>> = {
+    defaults: `${LOCAL_RATELIMIT_FILTER}.platform-defaults`,
+    overrides: `${LOCAL_RATELIMIT_FILTER}.platform-overrides`,
 };
 
 /** The descriptor key of a platform rule's name (a GlobalRateLimit's rules use `rule`). */
@@ -95,9 +115,31 @@ export function platformFilter(source: PlatformSource, o: PlatformFilterOptions)
     return { ...spec, priority: source === PlatformSource.Overrides ? PLATFORM_OVERRIDES_PRIORITY : PLATFORM_DEFAULTS_PRIORITY };
 }
 
-/** The per-filter config that leaves the platform's defaults filter out of a virtual host's requests. */
+/**
+ * A source's pre-limit: the local rate-limit filter inserted directly before the source's filter on
+ * the same listeners, with the buckets in its own config (a bucket set per listener and gateway
+ * pod) and the source's own `rate_limits`, so it builds exactly the descriptors the source's filter
+ * sends. Appended to the source's EnvoyFilter, after the filter's insertion.
+ */
+export function platformPreLimitPatches(source: PlatformSource, ports: number[], buckets: PreLimitBucket[], rateLimits: RateLimitEntry[]): EnvoyFilterPatch[] {
+    const listeners = ports.length ? ports.map((portNumber) => ({ portNumber })) : [{}];
+    const config = preLimitConfig(buckets, "INCLUDE", rateLimits);
+    return listeners.map((port): EnvoyFilterPatch => ({
+        applyTo: "HTTP_FILTER",
+        match: { context: "GATEWAY", listener: { ...port, filterChain: { filter: { name: HCM_FILTER, subFilter: { name: PLATFORM_FILTER_NAMES[source] } } } } },
+        patch: { operation: "INSERT_BEFORE", value: { name: PLATFORM_PRE_LIMIT_NAMES[source], typed_config: config } },
+    }));
+}
+
+/**
+ * The per-filter config that leaves the platform's defaults filter, and its pre-limit, out of a
+ * virtual host's requests (a pre-limit left on would refuse what the defaults no longer limit).
+ */
 export function defaultsOffConfig(): Record<string, DisabledFilterConfig> {
-    return { [PLATFORM_FILTER_NAMES.defaults]: { "@type": FILTER_CONFIG_TYPE, disabled: true } };
+    return {
+        [PLATFORM_FILTER_NAMES.defaults]: { "@type": FILTER_CONFIG_TYPE, disabled: true },
+        [PLATFORM_PRE_LIMIT_NAMES.defaults]: { "@type": FILTER_CONFIG_TYPE, disabled: true },
+    };
 }
 
 /**

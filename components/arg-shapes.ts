@@ -317,6 +317,7 @@ export const COMPONENT_ARGS: Readonly<Record<string, Readonly<Record<string, Fie
         failureModeDeny: null,
         timeout: null,
         filters: "PlatformFiltersArgs",
+        preLimit: null,
         service: "RateLimitServiceOptionsArgs",
         redis: "RedisOptionsArgs",
         monitoring: "MonitoringArgs",

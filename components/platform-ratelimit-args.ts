@@ -92,6 +92,16 @@ export interface PlatformRateLimitArgs {
     timeout?: string;
     /** Each filter's own failure mode and timeout, over `failureModeDeny` and `timeout`. Defaults to none (both filters as those say). */
     filters?: PlatformFiltersArgs;
+    /**
+     * A pre-limit before each platform filter: Envoy's local rate-limit filter with, per gateway pod
+     * and listener, a bucket of twice each fixed limit (a rule without a per-client or per-value
+     * counter, a named path), refilled at the limit's rate. A flood past such a limit is refused
+     * (429, `x-mesh-ratelimit: pre-limit`) without calling the platform's service, while traffic the
+     * service would allow never is; per-client and per-value counters have no bucket (the filter's
+     * `timeout` and fail mode bound their calls). None in the service's shadow mode. A boolean.
+     * Defaults to `true`.
+     */
+    preLimit?: boolean;
     /** The rate-limit service. `name` defaults to `ratelimit-platform`, `configName` to `ratelimit-platform-config`; the rest as GlobalRateLimit's. */
     service?: RateLimitServiceOptionsArgs;
     /** Redis. Defaults to one deployed by the component (`redis` in `namespace`: give `namespace` a namespace no GlobalRateLimit uses). */

@@ -9,7 +9,16 @@ import { CounterStore, holdsPerValueCounters } from "../builders/counter-stores"
 import { evictionPolicyFor } from "../builders/failure-bounds";
 import { EnvoyFilterSpec } from "../builders/envoy-filters";
 import { ruleSummaries } from "../builders/monitoring";
-import { PLATFORM_DOMAIN, PLATFORM_OBJECT_PREFIX, PLATFORM_PATH_KEYS, PLATFORM_RULE_KEYS, PlatformSource, platformFilter } from "../builders/platform-filters";
+import {
+    PLATFORM_DOMAIN,
+    PLATFORM_OBJECT_PREFIX,
+    PLATFORM_PATH_KEYS,
+    PLATFORM_RULE_KEYS,
+    PlatformSource,
+    platformFilter,
+    platformPreLimitPatches,
+} from "../builders/platform-filters";
+import { PreLimitPlan, preLimitPlan } from "../builders/pre-limit";
 import { configYaml } from "../builders/ratelimit-config";
 import { CompiledLimits } from "../builders/rules";
 import { GlobalLimitsInput } from "../builders/rule-args";
@@ -26,6 +35,7 @@ import { booleanProblems, protoDurationProblems } from "../lib/field-checks";
 import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
 import { PerValueFiguresPlan, platformFiguresOf } from "./per-value-figures";
 import { ServiceSettings } from "./service-settings";
+import { DEFAULTS } from "./defaults";
 
 /** The platform service's default names (apart from a GlobalRateLimit's `ratelimit` and `ratelimit-config`). */
 export const PLATFORM_SERVICE_NAME = "ratelimit-platform";
@@ -36,6 +46,8 @@ export interface PlatformSourcePlan {
     source: PlatformSource;
     ruleNames: string[];
     compiled: CompiledLimits;
+    /** The pre-limit's buckets (the source's fixed limits) and the limits it leaves to the service; undefined with `preLimit: false` or in shadow mode. */
+    preLimit?: PreLimitPlan;
 }
 
 /** Everything the component creates, computed and validated before any resource is registered. */
@@ -142,20 +154,28 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
     const host = `${r.serviceName}.${r.namespace}.svc.cluster.local`;
     const calls = filterCallsOf(a, problems);
     const teamHosts = teamHostsOf(a.teamHosts, problems);
-    const filters = sources.map((s) => ({
-        name: `${PLATFORM_OBJECT_PREFIX}-${s.source}`,
-        namespace: gw.namespace,
-        ...(s.source === PlatformSource.Defaults && teamHosts ? { annotations: { [TEAM_HOSTS_ANNOTATION]: JSON.stringify(teamHosts) } } : {}),
-        spec: platformFilter(s.source, {
+    preLimitsOf(a, sources, problems);
+    const filters = sources.map((s) => {
+        // The overrides go on every HTTP listener of the pods, whichever port a team's Gateway adds later.
+        const sourcePorts = s.source === PlatformSource.Overrides ? [] : ports;
+        const spec = platformFilter(s.source, {
             target: gw.target,
-            // The overrides go on every HTTP listener of the pods, whichever port a team's Gateway adds later.
-            ports: s.source === PlatformSource.Overrides ? [] : ports,
+            ports: sourcePorts,
             ...calls[s.source],
             clusterName: `outbound|${r.grpcPort}||${host}`,
             authority: host,
             rateLimits: s.compiled.vhostRateLimits,
-        }),
-    }));
+        });
+        // The pre-limit in the source's EnvoyFilter, after the filter's insertion: it lands directly before it.
+        if (s.preLimit?.buckets.length)
+            spec.configPatches.push(...platformPreLimitPatches(s.source, sourcePorts, s.preLimit.buckets, s.compiled.vhostRateLimits));
+        return {
+            name: `${PLATFORM_OBJECT_PREFIX}-${s.source}`,
+            namespace: gw.namespace,
+            ...(s.source === PlatformSource.Defaults && teamHosts ? { annotations: { [TEAM_HOSTS_ANNOTATION]: JSON.stringify(teamHosts) } } : {}),
+            spec,
+        };
+    });
     const descriptors = sources.flatMap((s) => s.compiled.configDescriptors);
     // What each per-value rule gets from the platform's store (valid sources only), printed by the preview.
     const figured = problems.length ? [] : sources.map((s) => ({ source: s.source, limits: platformLimits(s.source, a[s.source]!) }));
@@ -189,6 +209,13 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
         monitoring,
         perValueFigures,
     };
+}
+
+/** Each source's pre-limit plan (its fixed limits' buckets), unless `preLimit: false` or the service's shadow mode (it refuses nothing, so neither may a pre-limit). */
+function preLimitsOf(a: Partial<PlatformRateLimitArgs>, sources: PlatformSourcePlan[], problems: Problem[]): void {
+    if (a.preLimit !== undefined) problems.push(...booleanProblems("preLimit", a.preLimit, DEFAULTS.preLimit));
+    if ((a.preLimit ?? DEFAULTS.preLimit) === false || a.service?.shadowMode === true) return;
+    for (const s of sources) s.preLimit = preLimitPlan(s.compiled.configDescriptors);
 }
 
 /** A source's limits under the platform's own descriptor keys, as they are compiled. */

@@ -170,7 +170,7 @@ export function preLimitFromEnvoy(routeConfiguration: any, virtualHost: string):
     return c ? parseLocalConfig(`generated virtual host ${virtualHost}`, "(generated)", snakeKeys(c)) : undefined;
 }
 
-function parseLocalConfig(where: string, envoyFilter: string, c: any): PreLimitConfigModel {
+export function parseLocalConfig(where: string, envoyFilter: string, c: any): PreLimitConfigModel {
     if (!fullPercent(c.filter_enabled) || !fullPercent(c.filter_enforced))
         throw new Error(`${where}: a pre-limit not enabled and enforced at 100 % is not modelled`);
     if (c.stage || c.local_rate_limit_per_downstream_connection || c.local_cluster_rate_limit)

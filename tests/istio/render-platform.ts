@@ -3,8 +3,9 @@
  * (tests/istio/xdscheck/platform_test.go): two programs, each in its own Pulumi mock run, nothing
  * shared between them, on the shared ingress gateway (istio=ingressgateway, port 8080):
  *
- *   platform: PlatformRateLimit (namespace platform): defaults 1,000/min per client and a
- *             catch-all per path, overrides 10,000/min per client
+ *   platform: PlatformRateLimit (namespace platform): defaults 1,000/min per client, 20,000/min in
+ *             all and a catch-all per path, overrides 10,000/min per client and 50,000/min in all
+ *             (the fixed ones get a pre-limit: xdscheck/platform_prelimit_test.go)
  *   team A:   namespace team-a, host a.example.com, its GlobalRateLimit (the default layout and
  *             platformDefaults), its Gateway, VirtualService and Services
  *   other:    host other.example.com (namespace other), a Gateway and VirtualService, no limits of its own
@@ -39,10 +40,18 @@ export async function renderPlatform(): Promise<K8sObject[]> {
                 gateway: { selector: GATEWAY_SELECTOR, namespace: "istio-system", listenerPorts: [PORT] },
                 namespace: "platform",
                 defaults: {
-                    rules: [{ name: "per-client", perClientAddress: true, requestsPerUnit: 1000, unit: M }],
+                    rules: [
+                        { name: "per-client", perClientAddress: true, requestsPerUnit: 1000, unit: M },
+                        { name: "all", requestsPerUnit: 20000, unit: M },
+                    ],
                     perPath: { eachPath: { requestsPerUnit: 600, unit: M } },
                 },
-                overrides: { rules: [{ name: "per-client-ceiling", perClientAddress: true, requestsPerUnit: 10000, unit: M }] },
+                overrides: {
+                    rules: [
+                        { name: "per-client-ceiling", perClientAddress: true, requestsPerUnit: 10000, unit: M },
+                        { name: "ceiling", requestsPerUnit: 50000, unit: M },
+                    ],
+                },
             });
         },
         "platform",
@@ -102,6 +111,24 @@ export async function renderRogueTeam(listed: boolean): Promise<K8sObject[]> {
     return [...hostObjects("team-a", "a.example.com", "team-a"), ...objects];
 }
 
+/**
+ * The control of xdscheck/platform_prelimit_test.go: the platform's render with each pre-limit
+ * anchored on the other source's platform filter, so neither sits directly before its own.
+ */
+export function misplacedPreLimits(objects: K8sObject[]): K8sObject[] {
+    const other: Record<string, string> = {
+        "envoy.filters.http.local_ratelimit.platform-overrides": "envoy.filters.http.ratelimit.platform-defaults",
+        "envoy.filters.http.local_ratelimit.platform-defaults": "envoy.filters.http.ratelimit.platform-overrides",
+    };
+    const copy: K8sObject[] = JSON.parse(JSON.stringify(objects));
+    for (const o of copy)
+        for (const p of o.kind === "EnvoyFilter" ? (o.spec?.configPatches ?? []) : []) {
+            const anchor = other[p.patch?.value?.name];
+            if (p.applyTo === "HTTP_FILTER" && anchor) p.match.listener.filterChain.filter.subFilter.name = anchor;
+        }
+    return copy;
+}
+
 export const LAYOUT: ListenerLayout = {
     port: PORT,
     podLabels: { istio: "ingressgateway", app: "istio-ingressgateway" },
@@ -135,6 +162,7 @@ async function main(out: string): Promise<void> {
     write("team", team);
     write("team-all", await renderRogueTeam(false));
     write("team-listed", await renderRogueTeam(true));
+    write("platform-misplaced", misplacedPreLimits(platform));
     const model = { both: modelReads([...platform, ...team]), teamOnly: modelReads(team) };
     fs.writeFileSync(path.join(out, "model.json"), JSON.stringify(model, null, 2));
 }

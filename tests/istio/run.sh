@@ -664,6 +664,8 @@ fi
 # same pods meets the overrides there, the port-matched defaults only on 8080 (TestPlatformEveryPort).
 # The issue's rogue team (a rule that matches nothing, allVirtualHosts) leaves the defaults on another
 # namespace's host; listing that host (what its preview refuses) switches them off (TestPlatformRogueSwitch).
+# Each platform pre-limit sits directly before its platform filter with 2L/L buckets, the defaults'
+# off with a team's switch; pre-limits anchored on each other's filter fail that (TestPlatformPreLimit).
 # ISTIO_CHECK_PLATFORM=0 skips the section.
 if [[ -n "$xdsbin" && "${ISTIO_CHECK_PLATFORM:-1}" != 0 ]]; then
   pf_t0=$(date +%s)

@@ -62,14 +62,19 @@ describe("PlatformRateLimit: the builders (builders/platform-filters.ts)", () =>
         expect((spec.configPatches[0] as any).match.listener.portNumber).to.equal(undefined);
     });
 
-    it("a team's switch: FilterConfig { disabled: true } under the defaults filter's name, one VIRTUAL_HOST MERGE per virtual host", () => {
+    it("a team's switch: FilterConfig { disabled: true } under the defaults filter's name and its pre-limit's, one VIRTUAL_HOST MERGE per virtual host", () => {
         const ps = defaultsOffPatches(["a.example.com:8080", "b.example.com:8080"]) as any[];
         expect(ps.map((p) => p.match.routeConfiguration.vhost.name)).to.deep.equal(["a.example.com:8080", "b.example.com:8080"]);
         for (const p of ps) {
             expect(p.applyTo).to.equal("VIRTUAL_HOST");
             expect(p.patch).to.deep.equal({
                 operation: "MERGE",
-                value: { typed_per_filter_config: { [DEFAULTS_NAME]: { "@type": FILTER_CONFIG, disabled: true } } },
+                value: {
+                    typed_per_filter_config: {
+                        [DEFAULTS_NAME]: { "@type": FILTER_CONFIG, disabled: true },
+                        "envoy.filters.http.local_ratelimit.platform-defaults": { "@type": FILTER_CONFIG, disabled: true },
+                    },
+                },
             });
         }
     });
