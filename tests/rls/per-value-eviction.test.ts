@@ -14,6 +14,16 @@
  *    than the spent key (what an attacker pays to get past eviction by use) until Redis no longer
  *    holds that counter; the service's over-limit cache, as rendered, keeps refusing the client.
  *    Control: the cache off (`service.localCacheSizeInBytes: 0`), the same client gets 3 more.
+ * 3. A cost counter (100 a day per key, the cost from `x-cost`): a client that spent 80 of it in two
+ *    requests of 40 keeps its counter through the flood and gets 2 more requests of 10, not 10; a
+ *    new key after the flood still gets exactly its 100. Control: `volatile-ttl` forgets the 80.
+ * 4. What a client sees when the store is full, for the per-value rule alone and the split layout's
+ *    per-value store: as rendered no call fails and the limits hold. Control, `noeviction` (the
+ *    policy before; its bound then lowered under what it holds so that it stays full): Redis refuses
+ *    every write, existing counters too, the service answers each call with an error, and the
+ *    filter's rendered failure mode decides: the rule alone fails closed (every request refused with
+ *    500, clients within their limit too), the split per-value filter fails open (every request
+ *    passes, the limit is off).
  */
 import { expect } from "chai";
 import type { K8sObject } from "../../lib/k8s-object";
@@ -26,7 +36,7 @@ import { listenerCalls, listenerModel } from "../../gateway-model/listener";
 import { registerComponents } from "../../render/render";
 import { RenderedRedis, renderedRatelimits } from "./harness/rendered";
 import { USER_OBJECTS, renderComponent } from "./harness/shop";
-import { Side, startSide, stopSide } from "./harness/flood";
+import { Side, failureModeDeny, send, startSide, stopSide } from "./harness/flood";
 import { pipeCounters, redisInfo } from "./harness/counters";
 import { ensureWindowOf } from "./harness/window";
 
@@ -35,6 +45,8 @@ const LIMIT = 3;
 const PER_KEY: RateLimitRuleArgs = { name: "per-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: LIMIT, unit: LimitUnit.Day };
 const FIXED: RateLimitRuleArgs = { name: "checkout", path: { exact: "/checkout" }, requestsPerUnit: 100, unit: LimitUnit.Day };
 const SMALL = "8mb";
+const COST_LIMIT = 100;
+const PER_KEY_COST: RateLimitRuleArgs = { ...PER_KEY, name: "per-key-cost", requestsPerUnit: COST_LIMIT, cost: { requestHeader: "x-cost" } };
 /** A 200-byte `x-api-key` value, distinct per name. */
 const value = (name: string) => `${name}-`.padEnd(200, "v");
 
@@ -119,6 +131,14 @@ const LAYOUTS: Layout[] = [
     },
 ];
 
+/** A per-value rule with a request-header cost, alone (one store). */
+const COST_LAYOUT: Layout = {
+    label: "a per-value rule with a cost",
+    side: 0,
+    call: modelCall,
+    render: async (x = {}) => [...USER_OBJECTS, ...(await renderComponent([PER_KEY_COST], { redis: { maxMemory: SMALL }, ...x }))],
+};
+
 /** The rendered Redis with another eviction policy and without the LFU settings (the control). */
 function withPolicy(policy: string) {
     return (r: RenderedRedis): RenderedRedis => {
@@ -150,6 +170,63 @@ class Running {
         let ok = 0;
         for (let i = 0; i < n; i++) if ((await this.side.client.shouldRateLimit(domain, descriptors, { deadlineMs: 5_000 })).overallCode === "OK") ok++;
         return ok;
+    }
+
+    /** `n` requests with `name`'s key, each costing `cost` (`x-cost`, the addend from the gateway MODEL): how many the service let through. */
+    async costRequests(name: string, n: number, cost: number): Promise<number> {
+        const headers = { "x-api-key": value(name), "x-cost": String(cost) };
+        const c = explain(this.objects, "/search", { headers }).calls.find((x) => x.service.split("|")[3]?.startsWith(`${this.side.name}.`));
+        if (!c) throw new Error(`a request with an x-api-key makes no call to ${this.side.name} (model)`);
+        const addends = c.descriptors.map((d) => d.hitsAddend);
+        expect(addends, "the model sends the request's cost").to.include(cost);
+        let ok = 0;
+        for (let i = 0; i < n; i++) {
+            const d = await this.side.client.shouldRateLimit(
+                c.domain,
+                c.descriptors.map((x) => x.entries),
+                { addends, deadlineMs: 5_000 },
+            );
+            if (d.overallCode === "OK") ok++;
+        }
+        return ok;
+    }
+
+    /** `n` requests with `name`'s key as the gateway MODEL handles them, the filter's failure mode included: what the client sees. */
+    async seen(name: string, n: number): Promise<{ codes: string[]; failedOpen: string[] }> {
+        const codes: string[] = [];
+        const failedOpen: string[] = [];
+        for (let i = 0; i < n; i++) {
+            const a = await send(this.objects, [this.side], "/search", { "x-api-key": value(name) });
+            codes.push(a.code);
+            failedOpen.push(...a.failedOpen);
+        }
+        return { codes, failedOpen };
+    }
+
+    /** The filter that sends the per-value call, and its rendered failure mode. */
+    filterDenies(): boolean {
+        const c = explain(this.objects, "/search", { headers: { "x-api-key": value("probe") } }).calls[0]!;
+        return failureModeDeny(this.objects, c.filter);
+    }
+
+    /**
+     * New single-use values until Redis refuses a write (a `noeviction` store once full); then its
+     * bound lowered to 256 KB under what it holds, so that it stays full (the memory of a closed
+     * connection's buffers would otherwise let a few writes in): how many values were written.
+     */
+    async fillUntilRefused(template: string, name: string): Promise<number> {
+        const keyOf = (i: number) => template.replace(value(name), value(`flood-${i}`));
+        const round = 20_000;
+        let written = 0;
+        while ((await pipeCounters(this.side.redis, keyOf, written, round, () => DAY, true)).errors === 0) {
+            written += round;
+            if (written > 1_000_000) throw new Error("the noeviction store never refused a write");
+        }
+        const used = Number((await redisInfo(this.side.redis)).used_memory);
+        expect(await this.command("CONFIG", "SET", "maxmemory", String(used - 262_144))).to.equal("OK");
+        const probe = await this.command("INCRBY", keyOf(0), "1");
+        expect(String(probe), "the full store refuses a write to an existing counter").to.match(/OOM/);
+        return written + round;
     }
 
     async command(...args: string[]): Promise<unknown> {
@@ -269,4 +346,103 @@ describe("rls per-value eviction: a spent budget stays spent when Redis evicts i
         expect(off.gone).to.equal(true);
         expect(off.next, "without the cache the spent budget comes back").to.equal(LIMIT);
     });
+});
+
+/** Item 3: the cost client spends 80 of 100 (two requests of 40), then the flood; what it and a new key get in requests of 10. */
+async function costCase(redisOf?: (r: RenderedRedis) => RenderedRedis) {
+    const run = await Running.start(COST_LAYOUT, {}, redisOf);
+    try {
+        await ensureWindowOf(DAY, 300);
+        expect(await run.costRequests("spender", 2, 40), "spender: 2 of 40 before the flood").to.equal(2);
+        const key = await run.keyOf("spender");
+        const filled = await run.flood(key, "spender", 1, redisOf ? key : undefined);
+        const counter = await run.command("GET", key);
+        const next = { spender: await run.costRequests("spender", 12, 10), fresh: await run.costRequests("fresh", 12, 10) };
+        return { filled, counter, next, args: run.side.redis.serverArgs.join(" ") };
+    } finally {
+        await run.stop();
+    }
+}
+
+describe("rls per-value eviction: a cost counter's spent budget survives a flood that fills the store (real service and Redis as rendered, 8mb)", function () {
+    this.timeout(300_000);
+
+    it(`80 of ${COST_LIMIT} spent in two requests of 40: the counter stays at 80 and its client gets 2 more requests of 10, a new key exactly 10; negative control: volatile-ttl forgets the 80 and gives 10`, async () => {
+        const now = await costCase();
+        console.log(
+            `      as rendered (${now.args}): ${now.filled.written} new values, evicted ${now.filled.info.evicted_keys}, ${now.filled.info.db0}; counter ${now.counter}; next of 12 requests of 10 ${JSON.stringify(now.next)}`,
+        );
+        expect(now.args, "the rendered store evicts by use").to.contain("--maxmemory-policy allkeys-lfu");
+        expect(Number(now.filled.info.evicted_keys), "the flood filled the store").to.be.greaterThan(0);
+        expect(now.counter, "the cost counter").to.equal("80");
+        expect(now.next, "what each client gets next").to.deep.equal({ spender: 2, fresh: COST_LIMIT / 10 });
+
+        const before = await costCase(withPolicy("volatile-ttl"));
+        console.log(
+            `      control (volatile-ttl): ${before.filled.written} new values, evicted ${before.filled.info.evicted_keys}; counter ${before.counter}; next ${JSON.stringify(before.next)}`,
+        );
+        expect(before.counter, "volatile-ttl: the cost counter is gone").to.equal(null);
+        expect(before.next.spender, "volatile-ttl: the 80 spent come back").to.equal(COST_LIMIT / 10);
+    });
+});
+
+/** Item 4: a client that used its key twice, then the store filled; what the client sees next, and its counter. */
+async function fullStoreCase(l: Layout, redisOf?: (r: RenderedRedis) => RenderedRedis) {
+    const run = await Running.start(l, {}, redisOf);
+    try {
+        await ensureWindowOf(DAY, 300);
+        expect(await run.requests("twice", 2), "twice: before the flood").to.equal(2);
+        const key = await run.keyOf("twice");
+        const written = redisOf ? await run.fillUntilRefused(key, "twice") : (await run.flood(key, "twice", 1)).written;
+        const seen = await run.seen("twice", 5);
+        const fresh = await run.seen("fresh", 5);
+        const info = await redisInfo(run.side.redis);
+        return { written, seen, fresh, counter: await run.command("GET", key), denies: run.filterDenies(), info };
+    } finally {
+        await run.stop();
+    }
+}
+
+type FullStore = Awaited<ReturnType<typeof fullStoreCase>>;
+const fmt = (o: FullStore) =>
+    `${o.written} new values, evicted ${o.info.evicted_keys}, ${o.info.db0}; failure_mode_deny ${o.denies}; twice ${o.seen.codes.join(",")} fresh ${o.fresh.codes.join(",")}; calls failed ${o.seen.failedOpen.length + o.fresh.failedOpen.length}; counter ${o.counter}`;
+const oks = (codes: string[]) => codes.filter((c) => c === "OK").length;
+
+describe("rls per-value eviction: what a client sees when the per-value store is full (real service and Redis, 8mb)", function () {
+    this.timeout(300_000);
+
+    // The rule alone: its one filter fails closed as rendered (the component's failureModeDeny
+    // default); split: the per-value filter fails open as rendered (perValueStore.failureModeDeny).
+    for (const [l, denies] of [
+        [LAYOUTS[0]!, true],
+        [LAYOUTS[2]!, false],
+    ] as const) {
+        const failing = denies
+            ? "the filter fails closed as rendered: every request refused with its error status"
+            : "the filter fails open as rendered: all 5 of 5 pass";
+        it(`${l.label}: as rendered (allkeys-lfu) no call fails and the limits hold (1 of 5 for a key used twice, ${LIMIT} of 5 for a new one); negative control: noeviction refuses every write, the service errs on each call, and ${failing}`, async () => {
+            const now = await fullStoreCase(l);
+            console.log(`      as rendered: ${fmt(now)}`);
+            expect(now.denies, "the filter's rendered failure mode").to.equal(denies);
+            expect([...now.seen.failedOpen, ...now.fresh.failedOpen], "calls that failed").to.deep.equal([]);
+            expect(
+                now.seen.codes.filter((c) => c !== "OK" && c !== "OVER_LIMIT"),
+                "only decisions",
+            ).to.deep.equal([]);
+            expect(oks(now.seen.codes), "the key used twice").to.equal(1);
+            expect(oks(now.fresh.codes), "a new key").to.equal(LIMIT);
+
+            const before = await fullStoreCase(l, withPolicy("noeviction"));
+            console.log(`      control (noeviction): ${fmt(before)}`);
+            expect(Number(before.info.evicted_keys), "noeviction never evicts").to.equal(0);
+            expect(before.counter, "the refused writes never count").to.equal("2");
+            const codes = [...before.seen.codes, ...before.fresh.codes];
+            if (denies) {
+                expect(codes, "failing closed: every request refused with the error status, none decided").to.deep.equal(Array(10).fill("500"));
+            } else {
+                expect([...before.seen.failedOpen, ...before.fresh.failedOpen], "each call fails").to.have.length(10);
+                expect(codes, "failing open: every request passes, the limit is off").to.deep.equal(Array(10).fill("OK"));
+            }
+        });
+    }
 });
