@@ -25,8 +25,12 @@ export type SecretHeaderForm = (typeof SecretHeaderForm)[keyof typeof SecretHead
 export interface SecretHeaderArgs {
     /** The header's name in lower case, e.g. `x-api-key`. */
     name: string;
-    /** How it is logged. Defaults to `SecretHeaderForm.Omit` (the only form: see docs/explain-and-replay.md). */
-    as?: SecretHeaderForm;
+    /**
+     * How it is logged: `SecretHeaderForm.Omit` (`"omit"`), not at all, is the only form; a keyed
+     * hash is refused, as stock Envoy cannot write one (docs/explain-and-replay.md). A string, for
+     * the package schema. Defaults to `SecretHeaderForm.Omit`.
+     */
+    as?: string;
 }
 
 /** The gateway's access log in the format `mesh-ratelimit replay` reads (one JSON object a line). */
