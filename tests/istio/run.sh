@@ -516,7 +516,8 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_USER:-1}" != 0 ]]; then
 fi
 # GlobalRateLimit's accessLog (tests/istio/render-access-log.ts): the generator puts the replay access
 # log on the limited gateway's connection manager only, with replay's fields and without the secret
-# header (xdscheck/access_log_test.go); control: without the access-log EnvoyFilter the check fails.
+# header (xdscheck/access_log_test.go); controls: without the access-log EnvoyFilter, and without its
+# workload selector, the check fails.
 if [[ -n "$xdsbin" && "${ISTIO_CHECK_ACCESS_LOG:-1}" != 0 ]]; then
   adir="$work/access-log"
   if ! (cd "$root" && npx tsx tests/istio/render-access-log.ts "$adir") > "$adir.log" 2>&1; then
@@ -530,6 +531,11 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_ACCESS_LOG:-1}" != 0 ]]; then
       ko "access log control: the check passes without the access-log EnvoyFilter"
     else
       ok "access log control: without the access-log EnvoyFilter the check fails"
+    fi
+    if XDSCHECK_ACCESS_LOG_DIR="$adir" XDSCHECK_ACCESS_LOG_WIDEN=1 "$xdsbin" -test.run '^TestAccessLog$' -test.count=1 > "$adir.widen.log" 2>&1; then
+      ko "access log control: the check passes with the access log on every pod of the namespace"
+    else
+      ok "access log control: without its workload selector the log reaches the other gateway and the check fails"
     fi
   fi
 fi

@@ -18,7 +18,9 @@ import (
 // the fields replay reads (docs/explain-and-replay.md), written here, not read from the render.
 //
 //	XDSCHECK_ACCESS_LOG_DIR  directory with the setup's all.yaml
-//	XDSCHECK_ACCESS_LOG_DROP when set, the access-log EnvoyFilter is removed first (negative control)
+//	XDSCHECK_ACCESS_LOG_DROP  when set, the access-log EnvoyFilter is removed first (negative control)
+//	XDSCHECK_ACCESS_LOG_WIDEN when set, its workload selector is removed first (negative control:
+//	                          then every pod of the namespace gets the log)
 
 // replayLogs: the JSON formats of the file access logs on the HTTP connection managers of the listeners, as text.
 func replayLogs(t *testing.T, ls []*listenerv3.Listener) []string {
@@ -51,6 +53,13 @@ func accessLogDocs(t *testing.T) []Doc {
 	docs, err := LoadDir(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if os.Getenv("XDSCHECK_ACCESS_LOG_WIDEN") != "" {
+		for _, d := range docs {
+			if d.Kind() == "EnvoyFilter" && strings.HasSuffix(d.Name(), "-access-log") {
+				delete(d["spec"].(map[string]any), "workloadSelector")
+			}
+		}
 	}
 	if os.Getenv("XDSCHECK_ACCESS_LOG_DROP") != "" {
 		var kept []Doc
