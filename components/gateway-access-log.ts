@@ -128,8 +128,9 @@ export function accessLogPlan(
     return accessLogFilter({ target: gw.target, ports: gw.ports, path, headers });
 }
 
-/** The request headers the rules read (their `header.name`), in order, once each. */
+/** The request headers the rules read (`header.name`, `cost.requestHeader`), in order, once each. */
 export function ruleHeaderNames(rules: unknown): string[] {
-    const list = Array.isArray(rules) ? rules : [];
-    return [...new Set(list.flatMap((r) => (typeof r?.header?.name === "string" && !r.header.name.startsWith(":") ? [r.header.name as string] : [])))];
+    const list: any[] = Array.isArray(rules) ? rules : [];
+    const names = list.flatMap((r) => [r?.header?.name, r?.cost?.requestHeader]);
+    return [...new Set(names.filter((n): n is string => typeof n === "string" && !n.startsWith(":")))];
 }

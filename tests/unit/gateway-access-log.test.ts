@@ -74,6 +74,17 @@ describe("GlobalRateLimit accessLog: the gateway's access log for replay", () =>
         expect(values(base({ accessLog: {} }))).to.include("%REQ(X-API-KEY)%");
     });
 
+    it("a rule's request cost header is logged too (control: the rule without a cost logs no such header)", () => {
+        const cost = base({
+            accessLog: {},
+            rules: [{ name: "budget", path: { prefix: "/api" }, cost: { requestHeader: "x-cost" }, requestsPerUnit: 1000, unit: LimitUnit.Minute }],
+        });
+        expect(planGlobalRateLimit(cost).problems).to.deep.equal([]);
+        expect(Object.values(formatOf(logFilters(cost)[0]!).log_format.json_format)).to.include("%REQ(X-COST)%");
+        const plain = base({ accessLog: {}, rules: [{ name: "budget", path: { prefix: "/api" }, requestsPerUnit: 1000, unit: LimitUnit.Minute }] });
+        expect(Object.values(formatOf(logFilters(plain)[0]!).log_format.json_format)).to.not.include("%REQ(X-COST)%");
+    });
+
     it("refuses each bad value with its path and fix, a keyed hash among them", () => {
         const problems = planGlobalRateLimit(
             base({ accessLog: { path: "access.log", headers: ["X-Tenant", "x-api-key"], secretHeaders: [{ name: "x-api-key", as: "hmac-sha256" }] } }),
