@@ -86,23 +86,23 @@ func TestAccessLog(t *testing.T) {
 	t.Run("shop-gateway-has-replay-log", func(t *testing.T) {
 		logs := replayLogs(t, shop)
 		if len(logs) != 1 {
-			t.Fatalf("FAILED: want one replay access log on the shop gateway, found %d: %v", len(logs), logs)
+			t.Fatalf("FAILED: shop-gateway-has-replay-log: want one replay access log on the shop gateway, found %d: %v", len(logs), logs)
 		}
 		for _, want := range []string{"0.0.0.0_80 /dev/stdout ", `"%START_TIME%"`, `"%REQ(:METHOD)%"`, `"%REQ(X-ENVOY-ORIGINAL-PATH?:PATH)%"`, `"%REQ(:AUTHORITY)%"`, `"%DOWNSTREAM_REMOTE_ADDRESS%"`, `"%REQ(X-API-KEY)%"`} {
 			if !strings.Contains(logs[0], want) {
-				t.Errorf("FAILED: the shop gateway's access log lacks %s: %s", want, logs[0])
+				t.Errorf("FAILED: shop-gateway-has-replay-log: the access log lacks %s: %s", want, logs[0])
 			}
 		}
 		if strings.Contains(logs[0], "AUTHORIZATION") {
-			t.Errorf("FAILED: the secret header is logged: %s", logs[0])
+			t.Errorf("FAILED: shop-gateway-has-replay-log: the secret header is logged: %s", logs[0])
 		}
 	})
 	t.Run("other-gateway-has-none", func(t *testing.T) {
 		if len(other) == 0 {
-			t.Fatalf("FAILED: the other gateway has no listener: the check would be empty")
+			t.Fatalf("FAILED: other-gateway-has-none: the other gateway has no listener: the check would be empty")
 		}
 		if logs := replayLogs(t, other); len(logs) != 0 {
-			t.Errorf("FAILED: the access log reaches another gateway's pods: %v", logs)
+			t.Errorf("FAILED: other-gateway-has-none: the access log reaches another gateway's pods: %v", logs)
 		}
 	})
 }
