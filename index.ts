@@ -12,6 +12,7 @@ export { MonitoringArgs, MonitoringOptionsArgs } from "./components/ratelimit-mo
 export { CounterStore } from "./builders/counter-stores";
 export { ErrorStatus, FilterLayout, RateLimitHeaders } from "./builders/envoy-filters";
 export { GatewayTargetArgs } from "./components/gateway-target";
+export { GatewayAccessLogArgs, SecretHeaderArgs, SecretHeaderForm } from "./components/gateway-access-log";
 export { RedisOptionsArgs, SecretKeyArgs } from "./components/redis-options";
 export { RedisModeName } from "./builders/redis-connection";
 export { ServiceLogLevel } from "./components/service-settings";

@@ -6,6 +6,9 @@
  */
 export const TYPE_URL_PREFIX = "type.googleapis.com";
 export const HCM_FILTER = "envoy.filters.network.http_connection_manager";
+export const HCM_TYPE = `${TYPE_URL_PREFIX}/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager`;
+export const FILE_ACCESS_LOGGER = "envoy.access_loggers.file";
+export const FILE_ACCESS_LOG_TYPE = `${TYPE_URL_PREFIX}/envoy.extensions.access_loggers.file.v3.FileAccessLog`;
 export const ROUTER_FILTER = "envoy.filters.http.router";
 export const RATELIMIT_FILTER = "envoy.filters.http.ratelimit";
 export const LOCAL_RATELIMIT_FILTER = "envoy.filters.http.local_ratelimit";
@@ -207,7 +210,22 @@ export type EnvoyFilterPatch =
           applyTo: "VIRTUAL_HOST" | "HTTP_ROUTE";
           match: { context: PatchContext; routeConfiguration: RouteConfigurationMatch };
           patch: { operation: "MERGE"; value: RouteLevelValue };
+      }
+    | {
+          applyTo: "NETWORK_FILTER";
+          match: { context: PatchContext; listener: ListenerMatch };
+          patch: { operation: "MERGE"; value: { name: string; typed_config: { "@type": string; access_log: AccessLog[] } } };
       };
+
+/** One of the connection manager's access logs (`config.accesslog.v3.AccessLog`), written to a file in a JSON format. */
+export interface AccessLog {
+    name: string;
+    typed_config: {
+        "@type": string;
+        path: string;
+        log_format: { json_format: Record<string, string> };
+    };
+}
 
 /** Where a patch applies: the gateway's listeners or a sidecar's inbound ones. */
 export type PatchContext = "GATEWAY" | "SIDECAR_INBOUND";

@@ -113,6 +113,15 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         selector: null,
         statPrefix: null,
     },
+    GatewayAccessLogArgs: {
+        path: null,
+        headers: { list: null },
+        secretHeaders: { list: "SecretHeaderArgs" },
+    },
+    SecretHeaderArgs: {
+        name: null,
+        as: null,
+    },
     ClientPrefixArgs: {
         v4: null,
         v6: null,
@@ -294,6 +303,7 @@ export const COMPONENT_ARGS: Readonly<Record<string, Readonly<Record<string, Fie
         accessPolicy: "AccessPolicyArgs",
         monitoring: "MonitoringArgs",
         platformDefaults: null,
+        accessLog: "GatewayAccessLogArgs",
         pathKey: null,
         clientPrefix: "ClientPrefixArgs",
         namespace: null,

@@ -7,6 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { CounterStore } from "../builders/counter-stores";
 import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { GatewayTargetArgs } from "./gateway-target";
+import { GatewayAccessLogArgs } from "./gateway-access-log";
 import { PerValueStoreArgs } from "./per-value-store";
 
 import { ClientPrefixArgs, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs } from "../builders/rule-args";
@@ -188,6 +189,14 @@ export interface GlobalRateLimitArgs extends GlobalRateLimitOptions {
      * `FilterLayout.PerInstance`. Defaults to `PlatformDefaults.Replace`.
      */
     platformDefaults?: PlatformDefaults;
+    /**
+     * An access log on the gateway's own pods and ports (an EnvoyFilter appending a file access log
+     * to their HTTP connection managers, nothing mesh-wide) in the JSON format `mesh-ratelimit
+     * replay` reads and takes from the program: each request's time, method, path, host, client and
+     * upstream, and the request headers the rules read (secret ones left out). Defaults to none (the
+     * gateway's logs are the mesh's own).
+     */
+    accessLog?: GatewayAccessLogArgs;
 }
 
 /** Who may call the rate-limit service. */

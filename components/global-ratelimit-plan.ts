@@ -28,6 +28,7 @@ import { HEADER_TO_METADATA_FILTER, responseCostPatches, responseCosts } from ".
 import { checkCostLayout } from "./request-cost-checks";
 import { RedisConnection } from "../builders/redis-connection";
 import { Problem } from "../lib/problems";
+import { accessLogPlan, ruleHeaderNames } from "./gateway-access-log";
 import { booleanProblems, dnsNameProblems } from "../lib/field-checks";
 import { AccessTarget, accessManifests } from "./access-policies";
 import { tokenChecks } from "../builders/identity";
@@ -107,6 +108,8 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     problems.push(...platformNameProblems(a, prefix));
     const { filters, pre } = gatewayFilters(a, fixed, gw, problems, placement);
     checkCostLayout(a.rules, perInstance, problems);
+    const accessLog = accessLogPlan(a.accessLog, ruleHeaderNames(a.rules), gw, problems);
+    if (accessLog) filters.push({ name: `${prefix}-access-log`, namespace: gw.namespace, spec: accessLog });
     // In the HTTP filter's EnvoyFilter: the copy of each response cost header into dynamic metadata.
     const costFilter = perInstance ? instanceFilterName(HEADER_TO_METADATA_FILTER, ns, name) : HEADER_TO_METADATA_FILTER;
     filters[0]!.spec.configPatches.push(...responseCostPatches(responseCosts((a.rules ?? []).map((r) => r?.cost)), gw.ports, costFilter));

@@ -10,6 +10,8 @@ import { renderProgram, RenderProgramOptions } from "./program-runner";
 import { changedDecision, ChangedDecision, ReplayResult, requestOfLine, Tally, verdictOf } from "./replay";
 import { Decision, ProveRequest, Simulator } from "./simulate";
 import { LocalBucket } from "./gateways";
+import { accessLogSettings } from "../gateway-model/access-log-settings";
+import { K8sObject } from "../lib/k8s-object";
 
 /** A request to explain; without `timeMs`, every request of one call arrives at the same instant. */
 export type ExplainRequest = Omit<ProveRequest, "timeMs"> & { timeMs?: number };
@@ -48,7 +50,11 @@ export async function explainProgram(dir: string, requests: ExplainRequest[], op
 export interface ReplayOptions extends RenderProgramOptions {
     /** The program being proposed: the requests whose decision changes from `dir`'s are listed. */
     compare?: string;
-    /** The Envoy access log format the log was written with (text, or a JSON object of keys to operators). Defaults to Istio's and Envoy's default formats and Istio's JSON keys. */
+    /**
+     * The Envoy access log format the log was written with (text, or a JSON object of keys to
+     * operators). Defaults to the format the program's own EnvoyFilters give the gateway's access log
+     * (GlobalRateLimit's `accessLog`), else Istio's and Envoy's default formats and Istio's JSON keys.
+     */
     logFormat?: string;
 }
 
@@ -83,16 +89,19 @@ export function replayLogFile(dir: string, file: string, opts: ReplayOptions = {
 }
 
 async function replaySource(dir: string, source: LineSource, opts: ReplayOptions): Promise<ProgramReplay> {
+    // Without --log-format the program's own access-log settings name the format (rendered first).
+    const early = opts.logFormat === undefined ? await renderProgram(dir, opts) : undefined;
+    const format = opts.logFormat ?? (early ? programLogFormat(early.objects) : undefined);
     let reader: FormatReader | undefined;
     try {
-        reader = opts.logFormat !== undefined ? formatReader(opts.logFormat) : undefined;
+        reader = format !== undefined ? formatReader(format) : undefined;
     } catch (e) {
         throw new LogInputError((e as Error).message);
     }
     const { log, sink } = logReader(reader);
     source(sink);
     if (!log.table.size) throw new LogInputError(noRequestReason(log));
-    const program = await renderProgram(dir, opts);
+    const program = early ?? (await renderProgram(dir, opts));
     const other = opts.compare !== undefined ? await renderProgram(opts.compare, opts) : undefined;
     const sims = [program, ...(other ? [other] : [])].map((p) => new Simulator(p.objects, { responses: false }));
     const tallies = sims.map(() => new Tally());
@@ -115,6 +124,21 @@ async function replaySource(dir: string, source: LineSource, opts: ReplayOptions
     withLineTexts(source, [result!, ...(compared ? [compared] : [])]);
     if (!compared) return result!;
     return { ...result!, compared, changed: changed.sort((x, y) => x.line - y.line), changedCount, newRefusals };
+}
+
+/**
+ * The access-log format the program's gateways write (gateway-model/access-log-settings.ts): the one
+ * format its EnvoyFilters set, undefined when they set none (the default formats are read), a throw
+ * when they set several.
+ */
+export function programLogFormat(objects: K8sObject[]): string | undefined {
+    const settings = accessLogSettings(objects);
+    const formats = [...new Set(settings.map((s) => s.format))];
+    if (formats.length > 1)
+        throw new LogInputError(
+            `the program sets ${formats.length} different access log formats (${settings.map((s) => s.filter).join(", ")}): give the one the log was written with as --log-format`,
+        );
+    return formats[0];
 }
 
 /** Why a log gave no request: empty, or every line bad (the first reasons named). */

@@ -105,7 +105,8 @@ ${COMMON}
                         allows are refused by --compare's program. Defaults to no gate.
   --log-format <format> the Envoy access log format the gateway wrote the log with (its
                         accessLogFormat: text, or a JSON object of keys to %OPERATOR%s), so a
-                        %REQ(name)% header is replayed per value. Defaults to the formats above.
+                        %REQ(name)% header is replayed per value. Defaults to the format of the
+                        program's own access log (GlobalRateLimit accessLog), else the formats above.
   <access log>          the log file.
 
 ${EXIT_TABLE}`,

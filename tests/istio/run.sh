@@ -514,6 +514,31 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_USER:-1}" != 0 ]]; then
     fi
   fi
 fi
+# GlobalRateLimit's accessLog (tests/istio/render-access-log.ts): the generator puts the replay access
+# log on the limited gateway's connection manager only, with replay's fields and without the secret
+# header (xdscheck/access_log_test.go); controls: without the access-log EnvoyFilter, and without its
+# workload selector, the check fails.
+if [[ -n "$xdsbin" && "${ISTIO_CHECK_ACCESS_LOG:-1}" != 0 ]]; then
+  adir="$work/access-log"
+  if ! (cd "$root" && npx tsx tests/istio/render-access-log.ts "$adir") > "$adir.log" 2>&1; then
+    ko "access log render failed: $(tail -3 "$adir.log" | tr '\n' ' ')"
+  else
+    if validate_file "$adir/all.yaml"; then ok "access log: istioctl validate accepts the render"; else ko "access log: istioctl validate: $validate_problem"; fi
+    XDSCHECK_ACCESS_LOG_DIR="$adir" "$xdsbin" -test.run '^TestAccessLog$' -test.v -test.count=1 > "$adir.xds.log" 2>&1 || true
+    report_subtests "access log generator" "$adir.xds.log" 'TestAccessLog'
+    grep -qE '^ +--- PASS: TestAccessLog/shop-gateway-has-replay-log' "$adir.xds.log" || ko "access log generator: not checked (log $adir.xds.log)"
+    if XDSCHECK_ACCESS_LOG_DIR="$adir" XDSCHECK_ACCESS_LOG_DROP=1 "$xdsbin" -test.run '^TestAccessLog$' -test.count=1 > "$adir.control.log" 2>&1; then
+      ko "access log control: the check passes without the access-log EnvoyFilter"
+    else
+      ok "access log control: without the access-log EnvoyFilter the check fails"
+    fi
+    if XDSCHECK_ACCESS_LOG_DIR="$adir" XDSCHECK_ACCESS_LOG_WIDEN=1 "$xdsbin" -test.run '^TestAccessLog$' -test.count=1 > "$adir.widen.log" 2>&1; then
+      ko "access log control: the check passes with the access log on every pod of the namespace"
+    else
+      ok "access log control: without its workload selector the log reaches the other gateway and the check fails"
+    fi
+  fi
+fi
 # Rules keyed by a verified identity (tests/istio/render-identity.ts): the JWT filter Istio generates
 # from the component's RequestAuthentication runs before the rate-limit filter and writes the payload
 # to dynamic metadata, and the rules' descriptors read the verified claim there, never a header

@@ -1,0 +1,136 @@
+/**
+ * GlobalRateLimit's `accessLog`: the arguments of the gateway access log that `mesh-ratelimit replay`
+ * reads (builders/access-log.ts), their checks, and the headers it logs: every request header a
+ * rule reads, plus those asked for, minus those that carry a secret.
+ *
+ * A keyed hash of a secret header is not offered: stock Envoy has no access-log operator that hashes
+ * a value, its CEL formatter's functions include no hash, and its Lua filter's API offers base64,
+ * signature verification and public-key import but no digest or HMAC. A secret header is therefore
+ * logged not at all (`SecretHeaderForm.Omit`); replay then counts its requests as without the header.
+ */
+import { Problem } from "../lib/problems";
+import { FilterTarget } from "../builders/filter-target";
+import { accessLogFilter } from "../builders/access-log";
+import { EnvoyFilterSpec } from "../builders/envoy-types";
+import { HEADER_NAME } from "./rule-field-checks";
+
+/** How a header that carries a secret is written to the access log. */
+export const SecretHeaderForm = {
+    /** Not at all: its key is left out of the format. */
+    Omit: "omit",
+} as const;
+export type SecretHeaderForm = (typeof SecretHeaderForm)[keyof typeof SecretHeaderForm];
+
+/** A request header that carries a secret (an API key, a token). */
+export interface SecretHeaderArgs {
+    /** The header's name in lower case, e.g. `x-api-key`. */
+    name: string;
+    /**
+     * How it is logged: `SecretHeaderForm.Omit` (`"omit"`), not at all, is the only form; a keyed
+     * hash is refused, as stock Envoy cannot write one (docs/explain-and-replay.md). A string, for
+     * the package schema. Defaults to `SecretHeaderForm.Omit`.
+     */
+    as?: string;
+}
+
+/** The gateway's access log in the format `mesh-ratelimit replay` reads (one JSON object a line). */
+export interface GatewayAccessLogArgs {
+    /** The file the gateway pods write it to. Defaults to `/dev/stdout` (their container log). */
+    path?: string;
+    /** Request headers logged beside those the rules read (names in lower case). Defaults to none. */
+    headers?: string[];
+    /** Headers never logged, even when a rule reads them. Defaults to none. */
+    secretHeaders?: SecretHeaderArgs[];
+}
+
+export const DEFAULT_ACCESS_LOG_PATH = "/dev/stdout";
+
+/** Where the gateway's filters go: its pods and the ports limited. */
+interface GatewayPlacement {
+    target: FilterTarget;
+    ports: number[];
+}
+
+/** Problems of each header name of a list, under `at[i]`. */
+function nameProblems(at: string, names: unknown[]): Problem[] {
+    return names.flatMap((n, i) => {
+        if (typeof n === "string" && HEADER_NAME.test(n) && !n.startsWith(":")) return [];
+        const lower = typeof n === "string" ? n.toLowerCase() : "";
+        return [
+            {
+                key: `${at}[${i}]`,
+                value: n,
+                problem: "is not a request header name in lower case (pseudo-headers such as :path are logged already)",
+                fix: HEADER_NAME.test(lower) && !lower.startsWith(":") ? `use "${lower}"` : `use a header name such as "x-api-key"`,
+            },
+        ];
+    });
+}
+
+/** The checks of `accessLog`; its problems pushed, its headers returned (rules' headers first). */
+function checkedHeaders(log: GatewayAccessLogArgs, ruleHeaders: string[], problems: Problem[]): string[] {
+    const extra: unknown[] = Array.isArray(log.headers) ? log.headers : [];
+    const secret: SecretHeaderArgs[] = Array.isArray(log.secretHeaders) ? log.secretHeaders : [];
+    if (log.headers !== undefined && !Array.isArray(log.headers))
+        problems.push({ key: "accessLog.headers", value: log.headers, problem: "is not a list", fix: `give a list of header names, e.g. ["x-tenant"]` });
+    if (log.secretHeaders !== undefined && !Array.isArray(log.secretHeaders))
+        problems.push({ key: "accessLog.secretHeaders", value: log.secretHeaders, problem: "is not a list", fix: `give a list, e.g. [{ name: "x-api-key" }]` });
+    problems.push(...nameProblems("accessLog.headers", extra));
+    problems.push(
+        ...nameProblems(
+            "accessLog.secretHeaders",
+            secret.map((s) => s?.name),
+        ).map((p) => ({ ...p, key: `${p.key}.name` })),
+    );
+    secret.forEach((s, i) => {
+        if (s?.as === undefined || s.as === SecretHeaderForm.Omit) return;
+        problems.push({
+            key: `accessLog.secretHeaders[${i}].as`,
+            value: s.as,
+            problem: "is not a form the gateway can write: stock Envoy has no access-log operator, CEL function or Lua call that computes a keyed hash",
+            fix: `use SecretHeaderForm.Omit ("omit"), or leave "as" out`,
+        });
+    });
+    const hidden = new Set(secret.map((s) => s?.name));
+    extra.forEach((n, i) => {
+        if (hidden.has(n as string))
+            problems.push({
+                key: `accessLog.headers[${i}]`,
+                value: n,
+                problem: "is also in accessLog.secretHeaders: it cannot be both logged and kept out",
+                fix: "remove it from one of the two lists",
+            });
+    });
+    return [...new Set([...ruleHeaders, ...(extra.filter((n) => typeof n === "string") as string[])])].filter((n) => !hidden.has(n));
+}
+
+/** The spec of the access-log EnvoyFilter of `accessLog` (none without it), for the gateway's pods only. */
+export function accessLogPlan(
+    log: GatewayAccessLogArgs | undefined,
+    ruleHeaders: string[],
+    gw: GatewayPlacement,
+    problems: Problem[],
+): EnvoyFilterSpec | undefined {
+    if (log === undefined) return undefined;
+    if (log === null || typeof log !== "object" || Array.isArray(log)) {
+        problems.push({ key: "accessLog", value: log, problem: "is not an object", fix: "give {} for the defaults, or leave accessLog out" });
+        return undefined;
+    }
+    const headers = checkedHeaders(log, ruleHeaders, problems);
+    const path = log.path ?? DEFAULT_ACCESS_LOG_PATH;
+    if (typeof path !== "string" || !path.startsWith("/") || /\s/.test(path))
+        problems.push({
+            key: "accessLog.path",
+            value: path,
+            problem: "is not an absolute file path",
+            fix: `use "${DEFAULT_ACCESS_LOG_PATH}" (the pods' container log) or a path such as "/var/log/gateway/access.json"`,
+        });
+    return accessLogFilter({ target: gw.target, ports: gw.ports, path, headers });
+}
+
+/** The request headers the rules read (`header.name`, `cost.requestHeader`), in order, once each. */
+export function ruleHeaderNames(rules: unknown): string[] {
+    const list: any[] = Array.isArray(rules) ? rules : [];
+    const names = list.flatMap((r) => [r?.header?.name, r?.cost?.requestHeader]);
+    return [...new Set(names.filter((n): n is string => typeof n === "string" && !n.startsWith(":")))];
+}
