@@ -11,7 +11,7 @@ import { EnvoyFilterSpec } from "../builders/envoy-filters";
 import { ruleSummaries } from "../builders/monitoring";
 import { PLATFORM_DOMAIN, PLATFORM_OBJECT_PREFIX, PLATFORM_PATH_KEYS, PLATFORM_RULE_KEYS, PlatformSource, platformFilter } from "../builders/platform-filters";
 import { configYaml } from "../builders/ratelimit-config";
-import { CompiledLimits } from "../builders/rules";
+import { CompiledLimits, ConfigDescriptor } from "../builders/rules";
 import { GlobalLimitsInput } from "../builders/rule-args";
 import { compileGlobalLimits } from "./limits-plan";
 import { Problem } from "../lib/problems";
@@ -127,15 +127,7 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
     problems.push(...base.problems.filter((p) => p.key !== "rules" && p.key !== "domain"));
     const gw = gatewayTargetOf({ ...(a.gateway ?? {}), listenerPorts: undefined, allVirtualHosts: true }, []);
     const ports = listenerPortsOf(a.gateway?.listenerPorts, problems);
-    const sources = SOURCES.map((s) => planSource(s, a[s], problems)).filter((s): s is PlatformSourcePlan => s !== undefined);
-    sharedNameProblems(sources, problems);
-    if (!sources.length && a.defaults === undefined && a.overrides === undefined)
-        problems.push({
-            key: "defaults",
-            value: undefined,
-            problem: "no defaults and no overrides: the component would limit nothing",
-            fix: "give defaults, overrides or both",
-        });
+    const sources = sourcesOf(a, problems);
     // Its one store holds the sources' counters: a per-value one among them makes it evict by use.
     const service = { ...base.service, ratelimit: { ...base.service.ratelimit, redisEvictionPolicy: platformEvictionPolicy(a) } };
     const r = service.ratelimit;
@@ -160,7 +152,49 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
     // What each per-value rule gets from the platform's store (valid sources only), printed by the preview.
     const figured = problems.length ? [] : sources.map((s) => ({ source: s.source, limits: platformLimits(s.source, a[s.source]!) }));
     const perValueFigures = platformFiguresOf(figured, r, a.redis, problems);
-    const monitoring = monitoringPlanOf(
+    const monitoring = platformMonitoringOf(a, { r, descriptors, gw, sources, calls }, problems);
+    return {
+        args,
+        problems,
+        service,
+        configYaml: configYaml(PLATFORM_DOMAIN, descriptors),
+        grpcAddress: `${host}:${r.grpcPort}`,
+        sources,
+        filters,
+        gatewayPodLabels: gw.podLabels,
+        gatewayKey: `platform|${gw.namespace}|${JSON.stringify(gw.target)}`,
+        monitoring,
+        perValueFigures,
+    };
+}
+
+/** The sources given, each planned; refused when two share a name or none is given. */
+function sourcesOf(a: Partial<PlatformRateLimitArgs>, problems: Problem[]): PlatformSourcePlan[] {
+    const sources = SOURCES.map((s) => planSource(s, a[s], problems)).filter((s): s is PlatformSourcePlan => s !== undefined);
+    sharedNameProblems(sources, problems);
+    if (!sources.length && a.defaults === undefined && a.overrides === undefined)
+        problems.push({
+            key: "defaults",
+            value: undefined,
+            problem: "no defaults and no overrides: the component would limit nothing",
+            fix: "give defaults, overrides or both",
+        });
+    return sources;
+}
+
+/** What the platform's monitoring watches: its service, its descriptors and the gateway calling it. */
+interface PlatformWatched {
+    r: PlatformRateLimitPlan["service"]["ratelimit"];
+    descriptors: ConfigDescriptor[];
+    gw: { namespace: string; podLabels: Record<string, string> };
+    sources: PlatformSourcePlan[];
+    calls: ReturnType<typeof filterCallsOf>;
+}
+
+/** The platform's dashboard and alerts (instance `platform`, domain the platform's). */
+function platformMonitoringOf(a: Partial<PlatformRateLimitArgs>, w: PlatformWatched, problems: Problem[]): PlatformRateLimitPlan["monitoring"] {
+    const { r, descriptors, gw, sources, calls } = w;
+    return monitoringPlanOf(
         a.monitoring,
         {
             instance: "platform",
@@ -176,19 +210,6 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
         },
         problems,
     );
-    return {
-        args,
-        problems,
-        service,
-        configYaml: configYaml(PLATFORM_DOMAIN, descriptors),
-        grpcAddress: `${host}:${r.grpcPort}`,
-        sources,
-        filters,
-        gatewayPodLabels: gw.podLabels,
-        gatewayKey: `platform|${gw.namespace}|${JSON.stringify(gw.target)}`,
-        monitoring,
-        perValueFigures,
-    };
 }
 
 /** A source's limits under the platform's own descriptor keys, as they are compiled. */
