@@ -40,7 +40,7 @@ import {
 } from "./rules";
 import { RateLimitEntry, RoutePatch } from "./rate-limit-entries";
 import { CLIENT_KEY, DEFAULT_PATH_KEY, DEFAULT_RULE_KEY } from "./rule-args";
-import { LIMIT_UNIT_SECONDS, GlobalLimitsInput, LimitArgs, PathKeyMode, RateLimitRuleArgs } from "./rule-args";
+import { LIMIT_UNIT_SECONDS, GlobalLimitsInput, LimitArgs, PathKeyMode, PathLimitArgs, RateLimitRuleArgs } from "./rule-args";
 import { RateLimitAction } from "./envoy-types";
 
 /** Where the counters live. */
@@ -192,43 +192,95 @@ function boundedPathAction(mode: PathKeyMode, pathKey: string): RateLimitAction 
     return { extension: { ...action.extension, typed_config: { ...action.extension.typed_config, text: BOUNDED_URL_PATH_EXPRESSION } } };
 }
 
+/** How the rules are read: the path mode, the descriptor keys, the client prefix and the catch-all's limit. */
+interface SplitContext {
+    mode: PathKeyMode;
+    ruleKey: string;
+    pathKey: string;
+    prefix: ClientPrefix;
+    each?: LimitArgs;
+}
+
+/** What the rules leave for the per-value routes: the routes they name, the fixed side's exclusions per route, the per-value entries per route. */
+interface RouteSplit {
+    routes: { virtualHost: string; route: string }[];
+    routeExcluded: Map<string, string[]>;
+    perValueRouteRules: Map<string, RateLimitEntry[]>;
+}
+
+const routeKey = (vh: string, route: string) => `${vh}\u0000${route}`;
+
 /** Splits valid limits (no problems) into their fixed and per-value sides. */
 export function splitLimits(input: GlobalLimitsInput): SplitLimits {
-    const mode = input.pathKey ?? PathKeyMode.UrlPath;
-    const ruleKey = input.ruleKey ?? DEFAULT_RULE_KEY;
-    const pathKey = input.perPath?.descriptorKey ?? DEFAULT_PATH_KEY;
-    const rules = input.rules ?? [];
+    const c: SplitContext = {
+        mode: input.pathKey ?? PathKeyMode.UrlPath,
+        ruleKey: input.ruleKey ?? DEFAULT_RULE_KEY,
+        pathKey: input.perPath?.descriptorKey ?? DEFAULT_PATH_KEY,
+        prefix: clientPrefixOf(input.clientPrefix),
+        ...(input.perPath?.eachPath ? { each: input.perPath.eachPath } : {}),
+    };
     const named = input.perPath?.paths ?? [];
-    const each = input.perPath?.eachPath;
-    const prefix = clientPrefixOf(input.clientPrefix);
-
     const fixed: SideLimits = { vhostRateLimits: [], routePatches: [], configDescriptors: [] };
     const perValue: SideLimits = { vhostRateLimits: [], routePatches: [], configDescriptors: [] };
-    // Named paths: one fixed descriptor each, the same one the catch-all's action sent for them.
+    addNamedPaths(named, c, fixed);
+    const vhostExcluded = named.map((p) => pathRegex({ exact: p.path }, c.mode));
+    const split = addRules(input.rules ?? [], c, { fixed, perValue }, vhostExcluded);
+    const perValueVhostRules = [...perValue.vhostRateLimits];
+    const scoped = vhostExcluded.length > 0 || split.routeExcluded.size > 0;
+    if (c.each) {
+        perValue.vhostRateLimits = [...catchAllEntries(vhostExcluded, scoped, c.mode, c.pathKey, c.prefix), ...perValueVhostRules];
+        const config = catchAllConfig(c.each, c.mode, c.pathKey);
+        perValue.configDescriptors.push(...(scoped ? [{ key: OTHER_PATHS_KEY, value: OTHER_PATHS_VALUE, descriptors: config }] : config));
+    }
+    // Every route a rule names gets the per-value entries it must send (the fixed side keeps
+    // Envoy's include of the virtual host's): its own, then (url-path) the virtual host's with the
+    // route's exclusions added; in literal mode a route's own replace the virtual host's.
+    for (const { virtualHost, route } of split.routes) {
+        const k = routeKey(virtualHost, route);
+        const own = split.perValueRouteRules.get(k) ?? [];
+        const fromVhost =
+            c.mode === PathKeyMode.Literal
+                ? []
+                : [
+                      ...(c.each ? catchAllEntries([...vhostExcluded, ...(split.routeExcluded.get(k) ?? [])], scoped, c.mode, c.pathKey, c.prefix) : []),
+                      ...perValueVhostRules,
+                  ];
+        perValue.routePatches.push({ virtualHost, route, rateLimits: [...own, ...fromVhost] });
+    }
+    return { fixed, perValue };
+}
+
+/** Named paths: one fixed descriptor each, the same one the catch-all's action sent for them. */
+function addNamedPaths(named: PathLimitArgs[], c: SplitContext, fixed: SideLimits): void {
     for (const p of named) {
         fixed.vhostRateLimits.push({
             actions: [
                 {
                     header_value_match: {
-                        descriptor_key: pathKey,
+                        descriptor_key: c.pathKey,
                         descriptor_value: p.path,
-                        headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: pathRegex({ exact: p.path }, mode) } }],
+                        headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: pathRegex({ exact: p.path }, c.mode) } }],
                     },
                 },
             ],
         });
-        fixed.configDescriptors.push({ key: pathKey, value: p.path, ...limitOf(p) });
+        fixed.configDescriptors.push({ key: c.pathKey, value: p.path, ...limitOf(p) });
     }
-    const vhostExcluded = named.map((p) => pathRegex({ exact: p.path }, mode));
-    const routeExcluded = new Map<string, string[]>();
-    const routeKey = (vh: string, route: string) => `${vh}\u0000${route}`;
-    const routes: { virtualHost: string; route: string }[] = [];
-    const perValueRouteRules = new Map<string, RateLimitEntry[]>();
+}
+
+/**
+ * Each rule onto its side: its config descriptor, its entries on the virtual host or its route
+ * (the per-value side's route entries held back for `splitLimits` to complete), and the fixed
+ * rules that refuse before the catch-all added to `vhostExcluded` or their route's exclusions.
+ */
+function addRules(rules: RateLimitRuleArgs[], c: SplitContext, sides: SplitLimits, vhostExcluded: string[]): RouteSplit {
+    const { fixed, perValue } = sides;
+    const split: RouteSplit = { routes: [], routeExcluded: new Map(), perValueRouteRules: new Map() };
     for (const r of rules) {
         const side = isPerValueRule(r) ? perValue : fixed;
-        const entries = costEntries(r.cost, ruleEntries(r, mode, ruleKey, undefined, prefix));
-        side.configDescriptors.push(ruleConfig(r, ruleKey));
-        const excluded = each && side === fixed && refusesBeforeCatchAll(r, each) ? pathRegex(r.path!, mode) : undefined;
+        const entries = costEntries(r.cost, ruleEntries(r, c.mode, c.ruleKey, undefined, c.prefix));
+        side.configDescriptors.push(ruleConfig(r, c.ruleKey));
+        const excluded = c.each && side === fixed && refusesBeforeCatchAll(r, c.each) ? pathRegex(r.path!, c.mode) : undefined;
         if (!r.route) {
             side.vhostRateLimits.push(...entries);
             if (excluded) vhostExcluded.push(excluded);
@@ -236,36 +288,17 @@ export function splitLimits(input: GlobalLimitsInput): SplitLimits {
         }
         const vh = r.route.virtualHost ?? "";
         const k = routeKey(vh, r.route.name);
-        if (!routes.some((x) => routeKey(x.virtualHost, x.route) === k)) routes.push({ virtualHost: vh, route: r.route.name });
+        if (!split.routes.some((x) => routeKey(x.virtualHost, x.route) === k)) split.routes.push({ virtualHost: vh, route: r.route.name });
         if (side === fixed) {
             let patch = fixed.routePatches.find((p) => routeKey(p.virtualHost, p.route) === k);
             if (!patch) fixed.routePatches.push((patch = { virtualHost: vh, route: r.route.name, rateLimits: [] }));
             patch.rateLimits.push(...entries);
-            if (excluded) routeExcluded.set(k, [...(routeExcluded.get(k) ?? []), excluded]);
+            if (excluded) split.routeExcluded.set(k, [...(split.routeExcluded.get(k) ?? []), excluded]);
         } else {
-            perValueRouteRules.set(k, [...(perValueRouteRules.get(k) ?? []), ...entries]);
+            split.perValueRouteRules.set(k, [...(split.perValueRouteRules.get(k) ?? []), ...entries]);
         }
     }
-    const perValueVhostRules = [...perValue.vhostRateLimits];
-    const scoped = vhostExcluded.length > 0 || routeExcluded.size > 0;
-    if (each) {
-        perValue.vhostRateLimits = [...catchAllEntries(vhostExcluded, scoped, mode, pathKey, prefix), ...perValueVhostRules];
-        const config = catchAllConfig(each, mode, pathKey);
-        perValue.configDescriptors.push(...(scoped ? [{ key: OTHER_PATHS_KEY, value: OTHER_PATHS_VALUE, descriptors: config }] : config));
-    }
-    // Every route a rule names gets the per-value entries it must send (the fixed side keeps
-    // Envoy's include of the virtual host's): its own, then (url-path) the virtual host's with the
-    // route's exclusions added; in literal mode a route's own replace the virtual host's.
-    for (const { virtualHost, route } of routes) {
-        const k = routeKey(virtualHost, route);
-        const own = perValueRouteRules.get(k) ?? [];
-        const fromVhost =
-            mode === PathKeyMode.Literal
-                ? []
-                : [...(each ? catchAllEntries([...vhostExcluded, ...(routeExcluded.get(k) ?? [])], scoped, mode, pathKey, prefix) : []), ...perValueVhostRules];
-        perValue.routePatches.push({ virtualHost, route, rateLimits: [...own, ...fromVhost] });
-    }
-    return { fixed, perValue };
+    return split;
 }
 
 /** One side as the compiled limits a GlobalRateLimit's filters are built from. */

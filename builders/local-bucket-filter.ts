@@ -11,7 +11,6 @@ import {
     TypedStruct,
     EnvoyFilterSpec,
     HCM_FILTER,
-    LOCAL_RATELIMIT_FILTER,
     LOCAL_RATELIMIT_TYPE,
     LOCAL_RATE_LIMIT_HEADER,
     LOCAL_STAT_PREFIX,
@@ -60,24 +59,24 @@ function typedStruct(value: LocalRateLimitConfig): TypedStruct {
     return { "@type": TYPED_STRUCT_TYPE, type_url: LOCAL_RATELIMIT_TYPE, value };
 }
 
-/** Where a workload's local bucket sits. */
-export interface LocalBucketOptions {
+/** A workload's local bucket, resolved: where it sits and how it behaves, every default filled in (components/local-ratelimit.ts resolves it). */
+export interface ResolvedLocalBucket {
     /** Pod labels of the workload. */
-    selector: Record<string, string>;
+    readonly selector: Readonly<Record<string, string>>;
     /** The workload's port: its inbound filter chain, and the name of its inbound virtual host `inbound|http|<port>`. */
-    port: number;
-    bucket: number;
-    fillInterval: string;
+    readonly port: number;
+    readonly bucket: number;
+    readonly fillInterval: string;
     /**
      * Absent: the whole filter on the inbound HTTP chain (every route). Present: the filter holds
      * only `stat_prefix` and the bucket is set per route; `[]` means every route of the virtual
      * host, otherwise the named routes.
      */
-    routes?: string[];
-    /** The HTTP filter's name (per-route config is found by it). Defaults to `envoy.filters.http.local_ratelimit`. */
-    filterName?: string;
-    /** Headers and shadow mode. Defaults to none and enforced. */
-    behaviour?: LocalBucketBehaviour;
+    readonly routes?: readonly string[];
+    /** The HTTP filter's name (per-route config is found by it). */
+    readonly httpFilterName: string;
+    /** Headers and shadow mode. */
+    readonly behaviour: Readonly<Required<LocalBucketBehaviour>>;
 }
 
 /**
@@ -85,14 +84,14 @@ export interface LocalBucketOptions {
  * chain of the workload's port only (`listener.portNumber`: for SIDECAR_INBOUND Istio matches it
  * against the inbound filter chain's port, the container port the Service targets).
  */
-export function localBucketFilter(o: LocalBucketOptions): EnvoyFilterSpec {
-    const filterName = o.filterName ?? LOCAL_RATELIMIT_FILTER;
+export function localBucketFilter(o: ResolvedLocalBucket): EnvoyFilterSpec {
+    const filterName = o.httpFilterName;
     const httpFilterPatch = (value: LocalRateLimitConfig): EnvoyFilterPatch => ({
         applyTo: "HTTP_FILTER",
         match: { context: "SIDECAR_INBOUND", listener: { portNumber: o.port, filterChain: { filter: { name: HCM_FILTER } } } },
         patch: { operation: "INSERT_BEFORE", value: { name: filterName, typed_config: typedStruct(value) } },
     });
-    const selector = { labels: o.selector };
+    const selector = { labels: { ...o.selector } };
     const value = localBucketValue(o.bucket, o.fillInterval, o.behaviour);
     if (o.routes === undefined) {
         return { workloadSelector: selector, priority: FILTER_PRIORITY, configPatches: [httpFilterPatch(value)] };

@@ -7,8 +7,9 @@ import { InputError, formatArgsProblems, Problem } from "../lib/problems";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { nearestName } from "../lib/edit-distance";
 import { ARG_TYPES, COMPONENT_ARGS, FieldShape } from "./arg-shapes";
-import { oneOfProblems } from "../lib/field-checks";
-import { RateLimitHeaders } from "../builders/envoy-filters";
+import { fieldProblem, oneOfProblems } from "../lib/field-checks";
+import { fieldRef } from "../lib/fix-style";
+import { ErrorStatus, RateLimitHeaders } from "../builders/envoy-filters";
 
 /** Label-selector problems, shared by the components. Exported for testing. */
 export function selectorProblems(field: string, selector: unknown): Problem[] {
@@ -40,6 +41,28 @@ export function portProblem(field: string, value: unknown): Problem[] {
 export function rateLimitHeadersProblems(value: unknown): Problem[] {
     const meant = { on: RateLimitHeaders.Draft03, true: RateLimitHeaders.Draft03, false: RateLimitHeaders.Off };
     return value === undefined ? [] : oneOfProblems("rateLimitHeaders", value, Object.values(RateLimitHeaders), RateLimitHeaders.Draft03, meant);
+}
+
+/**
+ * `statusOnError` (of a filter that calls a rate-limit service, its fields under `prefix`): one of
+ * ErrorStatus' values, and only when the filter fails closed (`failsClosed`: its `failureModeDeny`,
+ * defaulted), since failing open lets the request pass and the status is never sent. The one
+ * statement of the rule: GlobalRateLimit, its per-value store and the stack's keys all report it here.
+ */
+export function statusOnErrorProblems(prefix: string, statusOnError: unknown, failsClosed: boolean): Problem[] {
+    if (statusOnError === undefined) return [];
+    const status = `${prefix}statusOnError`;
+    const deny = `${prefix}failureModeDeny`;
+    const unknown = oneOfProblems(status, statusOnError, Object.values(ErrorStatus), ErrorStatus.ServiceUnavailable);
+    if (unknown.length || failsClosed) return unknown;
+    return [
+        fieldProblem(
+            status,
+            statusOnError,
+            `has no effect unless ${fieldRef(deny)} is true (the request passes when the service cannot answer)`,
+            (s) => `${s.rm(status)}, or ${s.set(deny, "true")}`,
+        ),
+    ];
 }
 
 /** Invalid component arguments: every problem, each with its field path (lib/problems.ts). */

@@ -3,7 +3,7 @@
  * the service's options, the failure mode and status, the layout, the access policy, and the size of
  * the objects its limits grow. Each returns or collects problems; none throws.
  */
-import { EnvoyFilterSpec, ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
+import { EnvoyFilterSpec, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { booleanProblems, dnsNameProblems, fieldProblem, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
 import { fieldRef } from "../lib/fix-style";
 import { PRINCIPAL_PROBLEM, parsePrincipal, suggestedPrincipal } from "../lib/principal";
@@ -13,7 +13,7 @@ import { PerValuePlan } from "./per-value-store";
 
 import { GO_DURATION, protoDurationSeconds } from "../lib/formats";
 import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./global-ratelimit-args";
-import { rateLimitHeadersProblems } from "./arg-checks";
+import { rateLimitHeadersProblems, statusOnErrorProblems } from "./arg-checks";
 import { oversizeProblems } from "./object-size";
 import { MonitoringPlan } from "./ratelimit-monitoring";
 import { SERVICE_TUNING, ServiceLogLevel } from "./service-settings";
@@ -187,25 +187,9 @@ export function accessPolicyProblems(a: Partial<GlobalRateLimitArgs>, problems: 
 export function layoutOf(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): FilterLayout {
     const layout = a.filterLayout ?? FilterLayout.PerInstance;
     problems.push(...oneOfProblems("filterLayout", layout, Object.values(FilterLayout), FilterLayout.PerInstance));
-    const statusProblems =
-        a.statusOnError === undefined ? [] : oneOfProblems("statusOnError", a.statusOnError, Object.values(ErrorStatus), ErrorStatus.ServiceUnavailable);
-    problems.push(...(statusProblems.length ? statusProblems : statusWithoutDenyProblems(a.statusOnError, a.failureModeDeny)));
+    problems.push(...statusOnErrorProblems("", a.statusOnError, a.failureModeDeny !== false));
     if (a.rateLimitHeaders !== undefined) problems.push(...rateLimitHeadersProblems(a.rateLimitHeaders));
     return layout;
-}
-
-/** `statusOnError` set while failing open: it would never be sent (the one statement of the rule; the stack config reports it under its keys). */
-export function statusWithoutDenyProblems(statusOnError: unknown, failureModeDeny: unknown): Problem[] {
-    return statusOnError !== undefined && failureModeDeny === false
-        ? [
-              fieldProblem(
-                  "statusOnError",
-                  statusOnError,
-                  `has no effect with ${fieldRef("failureModeDeny")}: false (the request passes when the service cannot answer)`,
-                  (s) => `${s.rm("statusOnError")}, or ${s.set("failureModeDeny", "true")}`,
-              ),
-          ]
-        : [];
 }
 
 /** The filters' `rateLimitHeaders`, defaulted (checked by `layoutOf`): off by default in the service's shadow mode, which refuses nothing. */

@@ -22,7 +22,7 @@ import {
 } from "../builders/envoy-filters";
 import { expirationJitterFor, redisTimeoutFor } from "../builders/failure-bounds";
 import { perValueFilters } from "../builders/per-value-filters";
-import { PRE_LIMIT_STAT_PREFIX, PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../builders/pre-limit";
+import { PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../builders/pre-limit";
 import { configYaml } from "../builders/ratelimit-config";
 import { HEADER_TO_METADATA_FILTER, responseCostPatches, responseCosts } from "../builders/request-cost";
 import { checkCostLayout } from "./request-cost-checks";
@@ -45,7 +45,6 @@ import { CompiledLimits, buildGlobalLimits } from "../builders/rules";
 import { RoutePatch } from "../builders/rate-limit-entries";
 import { CheckedLimits, planGlobalLimits } from "./limits-plan";
 import { policyHeaderOption, policyHeaderValue, policyItems } from "../builders/policy-header";
-import { ruleSummaries } from "../builders/monitoring";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import {
     accessPolicyProblems,
@@ -58,6 +57,7 @@ import {
     sizeProblems,
 } from "./global-ratelimit-checks";
 import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
+import { globalMonitoringContext } from "./global-ratelimit-monitoring";
 import { redisConnectionOf } from "./redis-options";
 import { ServiceLogLevel, ServiceSettings } from "./service-settings";
 
@@ -116,25 +116,8 @@ export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitP
     const perValue = split ? perValuePlanOf(a, service, { domain: call.domain, descriptors: split.perValue.configDescriptors }, problems) : undefined;
     if (split && perValue) filters.push(...perValueSide(a, split.perValue, perValue, { gw, ns, grpcPort, perInstance, prefix, call }));
     const figures = perValueFiguresOf(a, service.ratelimit, perValue, !compiled.problems.length, problems);
-    const monitoring = monitoringPlanOf(
-        a.monitoring,
-        {
-            instance: name,
-            domain: call.domain,
-            namespace: ns,
-            serviceName: name,
-            descriptors: split ? [...split.fixed.configDescriptors, ...split.perValue.configDescriptors] : compiled.configDescriptors,
-            ...(perValue ? { perValueServiceName: perValue.service.ratelimit.serviceName } : {}),
-            gatewayNamespace: gw.namespace,
-            gatewayPodLabels: gw.podLabels,
-            preLimitStatPrefix: pre?.buckets.length ? PRE_LIMIT_STAT_PREFIX : undefined,
-            failureModeDeny: call.failureModeDeny,
-            serviceMetrics: service.ratelimit.prometheus,
-            ruleSummaries: ruleSummaries(a.rules),
-            clientHeaders: call.rateLimitHeaders === RateLimitHeaders.Draft03,
-        },
-        problems,
-    );
+    const descriptors = split ? [...split.fixed.configDescriptors, ...split.perValue.configDescriptors] : compiled.configDescriptors;
+    const monitoring = monitoringPlanOf(a.monitoring, globalMonitoringContext(a, { name, ns, call, descriptors, gw, pre, service, perValue }), problems);
     const config = configYaml(call.domain, fixed.configDescriptors);
     const limits = countLimits(compiled.configDescriptors);
     problems.push(...sizeProblems(a, { config, perValue, filters, monitoring, configName: service.ratelimit.configName, limits }));
@@ -296,29 +279,7 @@ function gatewayFilters(
     const mode = a.pathKey ?? PathKeyMode.UrlPath;
     const routePatches = routePatchesFor(compiled.routePatches, a.rules ?? [], gw, problems);
     const vhostNames = gw.all ? [""] : gw.virtualHosts;
-    const filters: GlobalRateLimitPlan["filters"] = [
-        {
-            name: prefix,
-            namespace: gw.namespace,
-            spec: ratelimitHttpFilter({
-                target: gw.target,
-                ports: gw.ports,
-                ...f.call,
-                clusterName: f.clusterName,
-                authority: f.authority,
-                ...(perInstance ? { filterName: globalName, stage: PER_INSTANCE_STAGE } : {}),
-            }),
-        },
-    ];
-    if (compiled.vhostRateLimits.length) {
-        filters.push({
-            name: `${prefix}-svc`,
-            namespace: gw.namespace,
-            spec: perInstance
-                ? vhostPerFilterRateLimits(gw.target, globalName, domain, vhostNames, compiled.vhostRateLimits)
-                : vhostRateLimitsFilter(gw.target, vhostNames, compiled.vhostRateLimits),
-        });
-    }
+    const filters = serviceFilters(compiled, gw, f, vhostNames);
     if (a.preLimit !== undefined) problems.push(...booleanProblems("preLimit", a.preLimit, DEFAULTS.preLimit));
     // In global shadow mode the service refuses nothing, so neither may the pre-limit.
     const pre = (a.preLimit ?? DEFAULTS.preLimit) === false || svc.shadowMode === true ? undefined : preLimitPlan(compiled.configDescriptors);
@@ -352,6 +313,40 @@ function gatewayFilters(
     const policy = problems.length ? undefined : policyFilter(a, compiled, gw, routePatches);
     if (policy) filters[0]!.spec.configPatches.push(...policy.configPatches);
     return { filters, pre };
+}
+
+/** The rate-limit filter's EnvoyFilter and, with virtual-host actions, the one that puts them on the hosts. */
+function serviceFilters(
+    compiled: CompiledLimits,
+    gw: ReturnType<typeof gatewayTargetOf>,
+    f: FilterPlacement,
+    vhostNames: string[],
+): GlobalRateLimitPlan["filters"] {
+    const { prefix, perInstance, globalName } = f;
+    const filters: GlobalRateLimitPlan["filters"] = [
+        {
+            name: prefix,
+            namespace: gw.namespace,
+            spec: ratelimitHttpFilter({
+                target: gw.target,
+                ports: gw.ports,
+                ...f.call,
+                clusterName: f.clusterName,
+                authority: f.authority,
+                ...(perInstance ? { filterName: globalName, stage: PER_INSTANCE_STAGE } : {}),
+            }),
+        },
+    ];
+    if (compiled.vhostRateLimits.length) {
+        filters.push({
+            name: `${prefix}-svc`,
+            namespace: gw.namespace,
+            spec: perInstance
+                ? vhostPerFilterRateLimits(gw.target, globalName, f.call.domain, vhostNames, compiled.vhostRateLimits)
+                : vhostRateLimitsFilter(gw.target, vhostNames, compiled.vhostRateLimits),
+        });
+    }
+    return filters;
 }
 
 /** `RateLimit-Policy` on the virtual hosts (their per-path limits and rules) and on each route with rules of its own. */

@@ -68,17 +68,7 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
                 ? new k8s.networking.v1.NetworkPolicy(`${name}-${m.metadata.name}`, m, { parent: this })
                 : new k8s.apiextensions.CustomResource(`${name}-${m.metadata.name}`, m, { parent: this }),
         );
-        // Children are named after the component, so any number of instances coexist in one program.
-        const side = (suffix: string, settings: ServiceSettings, configText: string) => {
-            const redis = deploysRedis(settings.redis) ? new Redis(`${name}${suffix}-redis`, { settings }, { parent: this, dependsOn: policies }) : undefined;
-            // The service crash-loops while Redis is unreachable, so Redis comes first.
-            const service = new RateLimitService(
-                `${name}${suffix}-ratelimit`,
-                { settings, redisAddress: redis?.address ?? "", configYaml: configText },
-                { parent: this, dependsOn: [...policies, ...(redis ? [redis] : [])] },
-            );
-            return { service, address: redis?.address ?? "" };
-        };
+        const side = (suffix: string, settings: ServiceSettings, configText: string) => this.serviceSide(`${name}${suffix}`, settings, configText, policies);
         const { service, address: inClusterAddress } = side("", plan.service, plan.configYaml);
         const services: pulumi.Resource[] = [service];
         if (plan.perValue) services.push(side("-per-value", plan.perValue.service, plan.perValue.configYaml).service);
@@ -114,6 +104,18 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
             httpFilterName: this.httpFilterName,
             redisUrl: this.redisUrl,
         });
+    }
+
+    /** One side's Redis (when the component deploys it) and service; children are named after the component, so any number of instances coexist in one program. */
+    private serviceSide(prefix: string, settings: ServiceSettings, configText: string, policies: pulumi.Resource[]) {
+        const redis = deploysRedis(settings.redis) ? new Redis(`${prefix}-redis`, { settings }, { parent: this, dependsOn: policies }) : undefined;
+        // The service crash-loops while Redis is unreachable, so Redis comes first.
+        const service = new RateLimitService(
+            `${prefix}-ratelimit`,
+            { settings, redisAddress: redis?.address ?? "", configYaml: configText },
+            { parent: this, dependsOn: [...policies, ...(redis ? [redis] : [])] },
+        );
+        return { service, address: redis?.address ?? "" };
     }
 }
 

@@ -9,7 +9,15 @@ import * as pulumi from "@pulumi/pulumi";
 import { Problem } from "../lib/problems";
 import { stackLabels } from "../lib/common";
 import { EnvoyFilter } from "./crds";
-import { EnvoyFilterSpec, FilterLayout, LOCAL_RATELIMIT_FILTER, RateLimitHeaders, instanceFilterName, localBucketFilter } from "../builders/envoy-filters";
+import {
+    EnvoyFilterSpec,
+    FilterLayout,
+    LOCAL_RATELIMIT_FILTER,
+    RateLimitHeaders,
+    ResolvedLocalBucket,
+    instanceFilterName,
+    localBucketFilter,
+} from "../builders/envoy-filters";
 import { dnsProblem, selectorProblems, argsError, rateLimitHeadersProblems, unknownFieldProblems } from "./arg-checks";
 import { booleanProblems, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
 
@@ -107,32 +115,56 @@ export function localBucketOptionsProblems(o: LocalBucketOptions): Problem[] {
     return [...fillIntervalProblems(o.fillInterval ?? DEFAULTS.localFillInterval), ...localHeadersProblems(o.rateLimitHeaders), ...shadowProblems(o.shadow)];
 }
 
-/** Validates and builds the filter (pure; exported for the tests). */
-export function planLocalRateLimit(
-    name: string,
-    args: LocalRateLimitArgs,
-): { problems: Problem[]; filterName: string; namespace: string; spec: EnvoyFilterSpec; httpFilterName: string } {
+/** LocalRateLimit's arguments resolved once: read-only, every default filled in; the builder takes only `bucket`. */
+export interface ResolvedLocalRateLimit {
+    /** The EnvoyFilter's name (`filterName`, else the component's name). */
+    readonly filterName: string;
+    /** The workload's namespace, where the EnvoyFilter goes. */
+    readonly namespace: string;
+    /** The bucket on the workload's sidecar, as builders/local-bucket-filter.ts builds it. */
+    readonly bucket: ResolvedLocalBucket;
+}
+
+/** Every problem of LocalRateLimit's arguments, each under its property path, or the resolved value (pure; exported for the tests). */
+export function resolveLocalRateLimit(name: string, args: LocalRateLimitArgs): { problems: Problem[]; value?: ResolvedLocalRateLimit } {
     const a: Partial<LocalRateLimitArgs> = args ?? {};
-    const fillInterval = a.fillInterval ?? DEFAULTS.localFillInterval;
+    const filterName = a.filterName ?? name;
+    const layout = a.filterLayout ?? FilterLayout.PerInstance;
+    const problems = [
+        ...localRateLimitProblems(a, args, filterName),
+        ...oneOfProblems("filterLayout", layout, Object.values(FilterLayout), FilterLayout.PerInstance),
+    ];
+    if (problems.length) return { problems };
+    const namespace = a.namespace as string;
+    const httpFilterName = layout === FilterLayout.Shared ? LOCAL_RATELIMIT_FILTER : instanceFilterName(LOCAL_RATELIMIT_FILTER, namespace, filterName);
+    const bucket: ResolvedLocalBucket = Object.freeze({
+        httpFilterName,
+        selector: Object.freeze({ ...a.selector! }),
+        port: a.port!,
+        bucket: a.bucket!,
+        fillInterval: a.fillInterval ?? DEFAULTS.localFillInterval,
+        ...(a.routes !== undefined ? { routes: Object.freeze([...a.routes]) } : {}),
+        // A bucket in shadow refuses nothing: no headers unless asked for.
+        behaviour: Object.freeze({
+            rateLimitHeaders: a.rateLimitHeaders ?? (a.shadow === true ? RateLimitHeaders.Off : (DEFAULTS.rateLimitHeaders as RateLimitHeaders)),
+            shadow: a.shadow === true,
+        }),
+    });
+    return { problems, value: Object.freeze({ filterName, namespace, bucket }) };
+}
+
+/** The checks of LocalRateLimit's own fields (the layout aside), in the order they are reported. */
+function localRateLimitProblems(a: Partial<LocalRateLimitArgs>, args: LocalRateLimitArgs, filterName: string): Problem[] {
     const problems: Problem[] = [
         ...unknownFieldProblems("LocalRateLimit", args),
         ...selectorProblems("selector", a.selector),
         ...bucketPortProblems(a.port),
         ...bucketProblems(a.bucket),
         ...localBucketOptionsProblems(a),
+        ...routesProblems(a.routes),
     ];
-    if (a.routes !== undefined) {
-        if (!Array.isArray(a.routes))
-            problems.push({ key: "routes", value: a.routes, problem: "must be a list of route names", fix: "give [] for every route, or names" });
-        else
-            a.routes.forEach((r, i) => {
-                if (typeof r !== "string" || r === "")
-                    problems.push({ key: `routes[${i}]`, value: r, problem: "must be a route name", fix: "remove it, or name the route" });
-            });
-    }
     const namespace = a.namespace as string;
     const rootNamespace = a.rootNamespace ?? DEFAULTS.meshNamespace;
-    const filterName = a.filterName ?? name;
     if (a.namespace === undefined) {
         problems.push({
             key: "namespace",
@@ -151,23 +183,22 @@ export function planLocalRateLimit(
             fix: "give the workload's own namespace, or set reachAllNamespaces: true if that reach is intended",
         });
     }
-    const layout = a.filterLayout ?? FilterLayout.PerInstance;
-    problems.push(...oneOfProblems("filterLayout", layout, Object.values(FilterLayout), FilterLayout.PerInstance));
-    const httpFilterName = layout === FilterLayout.Shared ? LOCAL_RATELIMIT_FILTER : instanceFilterName(LOCAL_RATELIMIT_FILTER, namespace, filterName);
-    const spec = localBucketFilter({
-        filterName: httpFilterName,
-        selector: a.selector ?? {},
-        port: a.port ?? 0,
-        bucket: a.bucket ?? 0,
-        fillInterval,
-        routes: Array.isArray(a.routes) ? a.routes : undefined,
-        // A bucket in shadow refuses nothing: no headers unless asked for.
-        behaviour: {
-            rateLimitHeaders: a.rateLimitHeaders ?? (a.shadow === true ? RateLimitHeaders.Off : (DEFAULTS.rateLimitHeaders as RateLimitHeaders)),
-            shadow: a.shadow === true,
-        },
-    });
-    return { problems, filterName, namespace, spec, httpFilterName };
+    return problems;
+}
+
+/** `routes`: a list of route names. */
+function routesProblems(routes: unknown): Problem[] {
+    if (routes === undefined) return [];
+    if (!Array.isArray(routes)) return [{ key: "routes", value: routes, problem: "must be a list of route names", fix: "give [] for every route, or names" }];
+    return routes.flatMap((r, i) =>
+        typeof r !== "string" || r === "" ? [{ key: `routes[${i}]`, value: r, problem: "must be a route name", fix: "remove it, or name the route" }] : [],
+    );
+}
+
+/** Resolves the arguments and, when they hold no problem, builds the filter from the resolved value (pure; exported for the tests). */
+export function planLocalRateLimit(name: string, args: LocalRateLimitArgs): { problems: Problem[]; value?: ResolvedLocalRateLimit; spec?: EnvoyFilterSpec } {
+    const { problems, value } = resolveLocalRateLimit(name, args);
+    return value ? { problems, value, spec: localBucketFilter(value.bucket) } : { problems };
 }
 
 export class LocalRateLimit extends pulumi.ComponentResource {
@@ -181,10 +212,10 @@ export class LocalRateLimit extends pulumi.ComponentResource {
         // Named after the component (its Pulumi name), so instances with the same filterName in different namespaces coexist.
         new EnvoyFilter(
             name,
-            { metadata: { name: plan.filterName, namespace: plan.namespace, labels: stackLabels("local-ratelimit") }, spec: plan.spec },
+            { metadata: { name: plan.value!.filterName, namespace: plan.value!.namespace, labels: stackLabels("local-ratelimit") }, spec: plan.spec! },
             { parent: this },
         );
-        this.filterName = plan.filterName;
+        this.filterName = plan.value!.filterName;
         this.registerOutputs({ filterName: this.filterName });
     }
 }

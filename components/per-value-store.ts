@@ -35,7 +35,7 @@ import {
 import { ErrorStatus, RATELIMIT_FILTER, instanceFilterName } from "../builders/envoy-filters";
 import { RedisModeName } from "../builders/redis-connection";
 import { DEFAULTS } from "./defaults";
-import { dnsProblem, planned } from "./arg-checks";
+import { dnsProblem, planned, statusOnErrorProblems } from "./arg-checks";
 import { RedisOptionsArgs, redisConnectionOf, redisMaxMemoryProblem } from "./redis-options";
 import { ServiceSettings } from "./service-settings";
 
@@ -149,19 +149,7 @@ function perValueStoreProblems(p: PerValueStoreArgs): Problem[] {
     const problems: Problem[] = [];
     if (p.failureModeDeny !== undefined) problems.push(...booleanProblems(f("failureModeDeny"), p.failureModeDeny, DEFAULTS.perValueFailureModeDeny));
     if (p.timeout !== undefined) problems.push(...protoDurationProblems(f("timeout"), p.timeout, 0.001, DEFAULTS.perValueTimeout));
-    if (p.statusOnError !== undefined) {
-        const bad = oneOfProblems(f("statusOnError"), p.statusOnError, Object.values(ErrorStatus), ErrorStatus.ServiceUnavailable);
-        problems.push(...bad);
-        if (!bad.length && p.failureModeDeny !== true)
-            problems.push(
-                fieldProblem(
-                    f("statusOnError"),
-                    p.statusOnError,
-                    "has no effect unless perValueStore.failureModeDeny is true (the per-value filter lets the request pass when its service cannot answer)",
-                    (s) => `${s.rm(f("statusOnError"))}, or ${s.set(f("failureModeDeny"), "true")}`,
-                ),
-            );
-    }
+    problems.push(...statusOnErrorProblems("perValueStore.", p.statusOnError, p.failureModeDeny === true));
     if (p.newValuesPerSecond !== undefined)
         problems.push(
             ...wholeNumberProblems(f("newValuesPerSecond"), p.newValuesPerSecond, { min: 0, max: 1_000_000, fallback: DEFAULTS.perValueNewValuesPerSecond }),

@@ -20,7 +20,7 @@ import {
 } from "../builders/platform-filters";
 import { PreLimitPlan, preLimitPlan } from "../builders/pre-limit";
 import { configYaml } from "../builders/ratelimit-config";
-import { CompiledLimits } from "../builders/rules";
+import { CompiledLimits, ConfigDescriptor } from "../builders/rules";
 import { GlobalLimitsInput } from "../builders/rule-args";
 import { compileGlobalLimits } from "./limits-plan";
 import { Problem } from "../lib/problems";
@@ -139,15 +139,7 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
     problems.push(...base.problems.filter((p) => p.key !== "rules" && p.key !== "domain"));
     const gw = gatewayTargetOf({ ...(a.gateway ?? {}), listenerPorts: undefined, allVirtualHosts: true }, []);
     const ports = listenerPortsOf(a.gateway?.listenerPorts, problems);
-    const sources = SOURCES.map((s) => planSource(s, a[s], problems)).filter((s): s is PlatformSourcePlan => s !== undefined);
-    sharedNameProblems(sources, problems);
-    if (!sources.length && a.defaults === undefined && a.overrides === undefined)
-        problems.push({
-            key: "defaults",
-            value: undefined,
-            problem: "no defaults and no overrides: the component would limit nothing",
-            fix: "give defaults, overrides or both",
-        });
+    const sources = sourcesOf(a, problems);
     // Its one store holds the sources' counters: a per-value one among them makes it evict by use.
     const service = { ...base.service, ratelimit: { ...base.service.ratelimit, redisEvictionPolicy: platformEvictionPolicy(a) } };
     const r = service.ratelimit;
@@ -180,7 +172,49 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
     // What each per-value rule gets from the platform's store (valid sources only), printed by the preview.
     const figured = problems.length ? [] : sources.map((s) => ({ source: s.source, limits: platformLimits(s.source, a[s.source]!) }));
     const perValueFigures = platformFiguresOf(figured, r, a.redis, problems);
-    const monitoring = monitoringPlanOf(
+    const monitoring = platformMonitoringOf(a, { r, descriptors, gw, sources, calls }, problems);
+    return {
+        args,
+        problems,
+        service,
+        configYaml: configYaml(PLATFORM_DOMAIN, descriptors),
+        grpcAddress: `${host}:${r.grpcPort}`,
+        sources,
+        filters,
+        gatewayPodLabels: gw.podLabels,
+        gatewayKey: `platform|${gw.namespace}|${JSON.stringify(gw.target)}`,
+        monitoring,
+        perValueFigures,
+    };
+}
+
+/** The sources given, each planned; refused when two share a name or none is given. */
+function sourcesOf(a: Partial<PlatformRateLimitArgs>, problems: Problem[]): PlatformSourcePlan[] {
+    const sources = SOURCES.map((s) => planSource(s, a[s], problems)).filter((s): s is PlatformSourcePlan => s !== undefined);
+    sharedNameProblems(sources, problems);
+    if (!sources.length && a.defaults === undefined && a.overrides === undefined)
+        problems.push({
+            key: "defaults",
+            value: undefined,
+            problem: "no defaults and no overrides: the component would limit nothing",
+            fix: "give defaults, overrides or both",
+        });
+    return sources;
+}
+
+/** What the platform's monitoring watches: its service, its descriptors and the gateway calling it. */
+interface PlatformWatched {
+    r: PlatformRateLimitPlan["service"]["ratelimit"];
+    descriptors: ConfigDescriptor[];
+    gw: { namespace: string; podLabels: Record<string, string> };
+    sources: PlatformSourcePlan[];
+    calls: ReturnType<typeof filterCallsOf>;
+}
+
+/** The platform's dashboard and alerts (instance `platform`, domain the platform's). */
+function platformMonitoringOf(a: Partial<PlatformRateLimitArgs>, w: PlatformWatched, problems: Problem[]): PlatformRateLimitPlan["monitoring"] {
+    const { r, descriptors, gw, sources, calls } = w;
+    return monitoringPlanOf(
         a.monitoring,
         {
             instance: "platform",
@@ -196,19 +230,6 @@ export function planPlatformRateLimit(args: PlatformRateLimitArgs): PlatformRate
         },
         problems,
     );
-    return {
-        args,
-        problems,
-        service,
-        configYaml: configYaml(PLATFORM_DOMAIN, descriptors),
-        grpcAddress: `${host}:${r.grpcPort}`,
-        sources,
-        filters,
-        gatewayPodLabels: gw.podLabels,
-        gatewayKey: `platform|${gw.namespace}|${JSON.stringify(gw.target)}`,
-        monitoring,
-        perValueFigures,
-    };
 }
 
 /** Each source's pre-limit plan (its fixed limits' buckets), unless `preLimit: false` or the service's shadow mode (it refuses nothing, so neither may a pre-limit). */

@@ -65,6 +65,23 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
         for (const m of readForeignSwitches(plan.filters[0]?.namespace ?? "", teamHosts, (w) => void pulumi.log.warn(w, this))) pulumi.log.warn(m, this);
         // What each per-value rule gets from the platform's store: what a flood must send to reset one of its counters.
         for (const line of plan.perValueFigures.lines) void pulumi.log.info(line, this);
+        this.createChildren(name, plan);
+        this.grpcAddress = plan.grpcAddress;
+        this.domain = PLATFORM_DOMAIN;
+        this.configYaml = plan.configYaml;
+        this.filterNames = plan.filters.map((f) => f.name);
+        this.httpFilterNames = plan.sources.map((s) => PLATFORM_FILTER_NAMES[s.source]);
+        this.registerOutputs({
+            grpcAddress: this.grpcAddress,
+            domain: this.domain,
+            configYaml: this.configYaml,
+            filterNames: this.filterNames,
+            httpFilterNames: this.httpFilterNames,
+        });
+    }
+
+    /** Redis (when the component deploys it), the service, the gateway's filters and the monitoring, in the order they must come up. */
+    private createChildren(name: string, plan: PlatformRateLimitPlan): void {
         const settings = plan.service;
         const redis = deploysRedis(settings.redis) ? new Redis(`${name}-redis`, { settings }, { parent: this }) : undefined;
         // The service crash-loops while Redis is unreachable, so Redis comes first.
@@ -85,17 +102,5 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
         if (plan.monitoring.dashboard || plan.monitoring.rules) {
             new RateLimitMonitoring(`${name}-monitoring`, { plan: plan.monitoring }, { parent: this, dependsOn: [service] });
         }
-        this.grpcAddress = plan.grpcAddress;
-        this.domain = PLATFORM_DOMAIN;
-        this.configYaml = plan.configYaml;
-        this.filterNames = plan.filters.map((f) => f.name);
-        this.httpFilterNames = plan.sources.map((s) => PLATFORM_FILTER_NAMES[s.source]);
-        this.registerOutputs({
-            grpcAddress: this.grpcAddress,
-            domain: this.domain,
-            configYaml: this.configYaml,
-            filterNames: this.filterNames,
-            httpFilterNames: this.httpFilterNames,
-        });
     }
 }

@@ -126,10 +126,7 @@ export function descriptorFor(
             if (v === undefined) return undefined;
             if (v !== "skip") entries.push({ key: field(md, "descriptor_key"), value: v });
         } else if (mra) {
-            const masked =
-                clientAddress === undefined
-                    ? undefined
-                    : maskedRemoteAddress(clientAddress, field(mra, "v4_prefix_mask_len") ?? 32, field(mra, "v6_prefix_mask_len") ?? 128);
+            const masked = maskedAddress(mra, clientAddress);
             if (masked === undefined) return undefined;
             entries.push({ key: "masked_remote_address", value: masked });
         } else if (ra) {
@@ -159,26 +156,36 @@ export function descriptorFor(
         } else if (gk) {
             entries.push({ key: field(gk, "descriptor_key") ?? "generic_key", value: field(gk, "descriptor_value") });
         } else if (ext && ext.name === EXPR_DESCRIPTOR_EXTENSION) {
-            const tc = field(ext, "typed_config") ?? {};
-            const text = tc.text;
-            const path = headers[":path"];
-            let value: string;
-            const bounded = /^size\(request\.url_path\) <= (\d+) \? request\.url_path : "([^"\\]*)"$/.exec(String(text));
-            const over = /^size\(request\.url_path\) > (\d+) \? "([^"\\]*)" : "([^"\\]*)"$/.exec(String(text));
-            if (text === "request.url_path") value = urlPath(path);
-            else if (text === "request.path") value = path;
-            // The per-value catch-all's bound: the path, or one shared value when it is longer (CEL
-            // `size` counts code points; the normalized path is ASCII).
-            else if (bounded) value = [...urlPath(path)].length <= Number(bounded[1]) ? urlPath(path) : bounded[2]!;
-            // The long-path marker of the catch-all's per-client entry.
-            else if (over) value = [...urlPath(path)].length > Number(over[1]) ? over[2]! : over[3]!;
-            else throw new Error(`CEL descriptor expression ${JSON.stringify(text)} is not modelled`);
-            entries.push({ key: field(tc, "descriptor_key"), value });
+            entries.push(expressionEntry(ext, headers[":path"]));
         } else {
             throw new Error(`rate-limit action ${JSON.stringify(action)} is not modelled`);
         }
     }
     return entries.length ? entries : undefined;
+}
+
+/** `masked_remote_address`: the client's address masked to the action's prefix lengths (Envoy's defaults 32 and 128), or undefined without one. */
+function maskedAddress(mra: any, clientAddress: string | undefined): string | undefined {
+    if (clientAddress === undefined) return undefined;
+    return maskedRemoteAddress(clientAddress, field(mra, "v4_prefix_mask_len") ?? 32, field(mra, "v6_prefix_mask_len") ?? 128);
+}
+
+/** The entry of a CEL descriptor expression (the ones this package writes) for a request to `path`. */
+function expressionEntry(ext: any, path: string): Entry {
+    const tc = field(ext, "typed_config") ?? {};
+    const text = tc.text;
+    let value: string;
+    const bounded = /^size\(request\.url_path\) <= (\d+) \? request\.url_path : "([^"\\]*)"$/.exec(String(text));
+    const over = /^size\(request\.url_path\) > (\d+) \? "([^"\\]*)" : "([^"\\]*)"$/.exec(String(text));
+    if (text === "request.url_path") value = urlPath(path);
+    else if (text === "request.path") value = path;
+    // The per-value catch-all's bound: the path, or one shared value when it is longer (CEL
+    // `size` counts code points; the normalized path is ASCII).
+    else if (bounded) value = [...urlPath(path)].length <= Number(bounded[1]) ? urlPath(path) : bounded[2]!;
+    // The long-path marker of the catch-all's per-client entry.
+    else if (over) value = [...urlPath(path)].length > Number(over[1]) ? over[2]! : over[3]!;
+    else throw new Error(`CEL descriptor expression ${JSON.stringify(text)} is not modelled`);
+    return { key: field(tc, "descriptor_key"), value };
 }
 
 function headerMatches(h: any, headers: Record<string, string>): boolean {

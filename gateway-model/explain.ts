@@ -51,13 +51,8 @@ export function explainWith(m: GatewayModel, path: string, request: ModelRequest
     };
 }
 
-function explainOne(m: GatewayModel, path: string, request: ModelRequest): Explanation {
-    const normalizedPath = normalizePath(path);
-    const sel = selectRoute(m, normalizedPath);
-    const base = { ...(request.method ? { method: request.method } : {}), path, normalizedPath, virtualHost: m.virtualHost, domain: m.domain };
-    if (!sel) return { ...base, route: undefined, rateLimitsFrom: { level: "none" }, descriptors: [], calls: [], limited: false };
-    const { route, match } = sel;
-    const { rateLimits, level, envoyFilter } = rateLimitsOf(m, route);
+/** A request's headers as the actions read them: each repeated header's values joined by commas, and its first value. */
+function requestHeaders(request: ModelRequest): { joined: Record<string, string>; first: Record<string, string> } {
     const joined: Record<string, string> = {};
     const first: Record<string, string> = {};
     for (const [name, v] of Object.entries(request.headers ?? {})) {
@@ -66,8 +61,18 @@ function explainOne(m: GatewayModel, path: string, request: ModelRequest): Expla
         joined[name] = values.join(",");
         first[name] = values[0];
     }
+    return { joined, first };
+}
+
+function explainOne(m: GatewayModel, path: string, request: ModelRequest): Explanation {
+    const normalizedPath = normalizePath(path);
+    const sel = selectRoute(m, normalizedPath);
+    const base = { ...(request.method ? { method: request.method } : {}), path, normalizedPath, virtualHost: m.virtualHost, domain: m.domain };
+    if (!sel) return { ...base, route: undefined, rateLimitsFrom: { level: "none" }, descriptors: [], calls: [], limited: false };
+    const { route, match } = sel;
+    const { rateLimits, level, envoyFilter } = rateLimitsOf(m, route);
+    const { joined, first } = requestHeaders(request);
     const pseudo = { ":path": normalizedPath, ":method": request.method ?? "GET" };
-    const headers = { ...joined, ...pseudo };
     const client = trustedClientAddress({
         peer: request.clientAddress ?? DEFAULT_CLIENT_ADDRESS,
         xForwardedFor: joined["x-forwarded-for"],
@@ -76,7 +81,7 @@ function explainOne(m: GatewayModel, path: string, request: ModelRequest): Expla
     const all = rateLimits
         .map((rl) => ({
             rl,
-            entries: descriptorFor(rl, headers, client, { ...first, ...pseudo }, jwtDynamicMetadata(request.jwtPayload)),
+            entries: descriptorFor(rl, { ...joined, ...pseudo }, client, { ...first, ...pseudo }, jwtDynamicMetadata(request.jwtPayload)),
             cost: entryCost(rl, first),
         }))
         .filter((d): d is { rl: any; entries: Entry[]; cost: ReturnType<typeof entryCost> } => d.entries !== undefined && d.cost.kind !== "dropped")

@@ -87,41 +87,7 @@ export function parseCli(argv: string[], spec: CliSpec): CliArgs {
             if (value === undefined || value.startsWith("--")) throw new UsageError(`${flag} needs a value\n${usage}`);
             i++;
             if (KEY_FLAGS[flag]) args.sources.push(flag);
-            if (flag === "--out") {
-                args.out = value;
-            } else if (flag === "--stack") {
-                args.stack = value;
-                const read = readConfigFile(stackFile(value, usage, spec.programDir ?? PROGRAM_DIR), usage, "--stack");
-                args.base = read.values;
-                stackSecrets = read.secrets;
-            } else if (flag === "--set") {
-                const eq = value.indexOf("=");
-                if (eq < 1) throw new UsageError(`--set takes key=value, got '${value}'\n${usage}`);
-                const key = value.slice(0, eq);
-                if (value.slice(eq + 1).trim() === "") {
-                    const note = CONFIG_KEY_NAMES.has(key)
-                        ? "to use the key's default, leave it out"
-                        : `'${key}' is not a config key either${closestKey(key) ? ` (did you mean '${closestKey(key)}'?)` : ""}`;
-                    throw new UsageError(`--set ${value} has an empty value: ${note} (remove '--set ${value}')\n${usage}`);
-                }
-                args.overrides[key] = value.slice(eq + 1);
-                args.sources.push(`--set ${key}`);
-            } else if (flag === "--config") {
-                Object.assign(args.overrides, configFileOverrides(value, usage));
-                args.sources.push(value);
-            } else if (flag === "--variant") {
-                const v = value.toUpperCase();
-                if (v !== "A" && v !== "B") throw new UsageError(`--variant takes A or B, got '${value}'\n${usage}`);
-                args.overrides.variant = v;
-            } else if (flag === "--profile") {
-                const v = value.toLowerCase();
-                if (v !== "seed" && v !== "current") throw new UsageError(`--profile takes seed or current, got '${value}'\n${usage}`);
-                args.overrides.apiProfile = v;
-            } else if (KEY_FLAGS[flag]) {
-                args.overrides[KEY_FLAGS[flag]] = value;
-            } else {
-                throw new Error(`internal: flag ${flag} has no handler`);
-            }
+            stackSecrets = applyValueFlag(args, flag, value, spec) ?? stackSecrets;
             continue;
         }
         if (!spec.positional) throw new UsageError(`unexpected argument '${flag}'\n${usage}`);
@@ -133,6 +99,52 @@ export function parseCli(argv: string[], spec: CliSpec): CliArgs {
             `--stack ${args.stack}: ${unread.map((k) => `${PROJECT}:${k}`).join(", ")} ${unread.length === 1 ? "is a secret" : "are secrets"}, which the offline render cannot decrypt: give a stand-in with ${unread.map((k) => `--set ${k}=...`).join(" ")}\n${usage}`,
         );
     return args;
+}
+
+/** One flag that takes a value, applied to `args`; `--stack` returns the keys its file holds as secrets. */
+function applyValueFlag(args: CliArgs, flag: string, value: string, spec: CliSpec): string[] | undefined {
+    const { usage } = spec;
+    if (flag === "--out") {
+        args.out = value;
+    } else if (flag === "--stack") {
+        args.stack = value;
+        const read = readConfigFile(stackFile(value, usage, spec.programDir ?? PROGRAM_DIR), usage, "--stack");
+        args.base = read.values;
+        return read.secrets;
+    } else if (flag === "--set") {
+        applySet(args, value, usage);
+    } else if (flag === "--config") {
+        Object.assign(args.overrides, configFileOverrides(value, usage));
+        args.sources.push(value);
+    } else if (flag === "--variant") {
+        const v = value.toUpperCase();
+        if (v !== "A" && v !== "B") throw new UsageError(`--variant takes A or B, got '${value}'\n${usage}`);
+        args.overrides.variant = v;
+    } else if (flag === "--profile") {
+        const v = value.toLowerCase();
+        if (v !== "seed" && v !== "current") throw new UsageError(`--profile takes seed or current, got '${value}'\n${usage}`);
+        args.overrides.apiProfile = v;
+    } else if (KEY_FLAGS[flag]) {
+        args.overrides[KEY_FLAGS[flag]] = value;
+    } else {
+        throw new Error(`internal: flag ${flag} has no handler`);
+    }
+    return undefined;
+}
+
+/** `--set key=value`: refused without a key or with an empty value (naming the key's nearest when it is not one). */
+function applySet(args: CliArgs, value: string, usage: string): void {
+    const eq = value.indexOf("=");
+    if (eq < 1) throw new UsageError(`--set takes key=value, got '${value}'\n${usage}`);
+    const key = value.slice(0, eq);
+    if (value.slice(eq + 1).trim() === "") {
+        const note = CONFIG_KEY_NAMES.has(key)
+            ? "to use the key's default, leave it out"
+            : `'${key}' is not a config key either${closestKey(key) ? ` (did you mean '${closestKey(key)}'?)` : ""}`;
+        throw new UsageError(`--set ${value} has an empty value: ${note} (remove '--set ${value}')\n${usage}`);
+    }
+    args.overrides[key] = value.slice(eq + 1);
+    args.sources.push(`--set ${key}`);
 }
 
 /** The folder of the program's Pulumi.yaml and stack files. */

@@ -6,7 +6,7 @@
  */
 import { expect } from "chai";
 import { Problem } from "../../lib/problems";
-import { LocalRateLimitArgs, planLocalRateLimit } from "../../components/local-ratelimit";
+import { LocalRateLimitArgs, planLocalRateLimit, resolveLocalRateLimit } from "../../components/local-ratelimit";
 
 const LABEL = "must be a Kubernetes DNS-1123 label (lower-case letters, digits, '-')";
 const SUBDOMAIN = "must be a Kubernetes DNS-1123 subdomain (lower-case letters, digits, '-', '.')";
@@ -180,11 +180,11 @@ describe("LocalRateLimit arguments: every validation problem, exactly", () => {
             { key: "filterName", value: "Orders Bucket", problem: SUBDOMAIN, fix: 'use "orders-bucket"' },
         ]);
         const plan = planLocalRateLimit("orders-bucket", L());
-        expect([plan.filterName, plan.namespace]).to.deep.equal(["orders-bucket", "shop"]);
+        expect([plan.value!.filterName, plan.value!.namespace]).to.deep.equal(["orders-bucket", "shop"]);
         const given = planLocalRateLimit("orders-bucket", L({ filterName: "my-bucket", namespace: "orders" }));
-        expect([given.filterName, given.namespace]).to.deep.equal(["my-bucket", "orders"]);
+        expect([given.value!.filterName, given.value!.namespace]).to.deep.equal(["my-bucket", "orders"]);
         // The bucket on the workload's port only.
-        expect((plan.spec.configPatches[0] as any).match.listener.portNumber).to.equal(8080);
+        expect((plan.spec!.configPatches[0] as any).match.listener.portNumber).to.equal(8080);
     });
 
     it("defaults: the whole filter on the inbound chain, refilled every 60s", () => {
@@ -208,7 +208,50 @@ describe("LocalRateLimit arguments: every validation problem, exactly", () => {
             { name: "inbound|http|9000", route: { name: "a", action: "ANY" } },
             { name: "inbound|http|9000", route: { name: "b", action: "ANY" } },
         ]);
-        // routes that are not a list: reported above, and the plan still builds (no TypeError).
-        expect((planLocalRateLimit("b", L({ routes: "a" })).spec as any).configPatches).to.have.length(1);
+        // routes that are not a list: reported above (no TypeError), and nothing is built from them.
+        const notList = planLocalRateLimit("b", L({ routes: "a" }));
+        expect(notList.problems.map((p) => p.key)).to.deep.equal(["routes"]);
+        expect(notList.spec).to.equal(undefined);
+    });
+});
+
+describe("LocalRateLimit resolved once: problems, or a read-only value with every default filled in", () => {
+    const L = (change: Record<string, unknown> = {}): LocalRateLimitArgs =>
+        ({ selector: { app: "orders" }, port: 8080, bucket: 10, namespace: "shop", ...change }) as LocalRateLimitArgs;
+
+    it("the defaults written in the arguments' doc comments are filled in: 60s, draft-03 headers (off in shadow), enforced, the per-instance HTTP filter name", () => {
+        const r = resolveLocalRateLimit("orders-bucket", L());
+        expect(r.problems).to.deep.equal([]);
+        expect(r.value).to.deep.equal({
+            filterName: "orders-bucket",
+            namespace: "shop",
+            bucket: {
+                httpFilterName: "envoy.filters.http.local_ratelimit/shop/orders-bucket",
+                selector: { app: "orders" },
+                port: 8080,
+                bucket: 10,
+                fillInterval: "60s",
+                behaviour: { rateLimitHeaders: "draft-03", shadow: false },
+            },
+        });
+        expect(resolveLocalRateLimit("b", L({ shadow: true })).value!.bucket.behaviour).to.deep.equal({ rateLimitHeaders: "off", shadow: true });
+        expect(resolveLocalRateLimit("b", L({ filterLayout: "shared" })).value!.bucket.httpFilterName).to.equal("envoy.filters.http.local_ratelimit");
+    });
+
+    it("read-only: the resolved value cannot be changed after resolving, nor through the caller's own arrays", () => {
+        const routes = ["a"];
+        const v = resolveLocalRateLimit("b", L({ routes })).value!;
+        routes.push("b");
+        expect(v.bucket.routes).to.deep.equal(["a"]);
+        expect(() => ((v.bucket as { port: number }).port = 1)).to.throw(TypeError);
+        expect(() => ((v as { namespace: string }).namespace = "other")).to.throw(TypeError);
+    });
+
+    it("NEGATIVE CONTROL: with any problem there is no value, so nothing is built from unchecked arguments", () => {
+        const bad = resolveLocalRateLimit("b", L({ bucket: 0 }));
+        expect(bad.problems.map((p) => p.key)).to.deep.equal(["bucket"]);
+        expect(bad.value).to.equal(undefined);
+        expect(planLocalRateLimit("b", L({ bucket: 0 })).spec).to.equal(undefined);
+        expect(planLocalRateLimit("b", L()).spec).to.not.equal(undefined);
     });
 });

@@ -49,6 +49,25 @@ describe("per-value store arguments: timeout, failing closed, sizing", () => {
         expect(problems(p)).to.have.length(1);
         expect(p.problems[0]!.key).to.equal("perValueStore.statusOnError");
         expect(p.problems[0]!.fix).to.equal("remove perValueStore.statusOnError, or set perValueStore.failureModeDeny to true");
+        expect(p.problems[0]!.problem).to.equal(
+            "has no effect unless perValueStore.failureModeDeny is true (the request passes when the service cannot answer)",
+        );
+        expect(plan({ statusOnError: ErrorStatus.ServiceUnavailable, failureModeDeny: false }).problems.map((q) => q.key)).to.deep.equal([
+            "perValueStore.statusOnError",
+        ]);
+    });
+
+    it("statusOnError without failing closed: GlobalRateLimit's refusal and the per-value store's are one rule, one wording, under their own paths", () => {
+        const own = plan({}, { statusOnError: ErrorStatus.ServiceUnavailable, failureModeDeny: false }).problems;
+        const perValue = plan({ statusOnError: ErrorStatus.ServiceUnavailable }).problems;
+        expect(own.map((q) => q.key)).to.deep.equal(["statusOnError"]);
+        expect(perValue.map((q) => q.key)).to.deep.equal(["perValueStore.statusOnError"]);
+        const unprefixed = (q: { problem: string; fix: string }) => [q.problem, q.fix].map((t) => t.replaceAll("perValueStore.", ""));
+        expect(unprefixed(perValue[0]!)).to.deep.equal(unprefixed(own[0]!));
+        // failing closed, neither is refused
+        expect(
+            plan({ statusOnError: ErrorStatus.ServiceUnavailable, failureModeDeny: true }, { statusOnError: ErrorStatus.ServiceUnavailable }).problems,
+        ).to.deep.equal([]);
     });
 
     it("bad values are refused under their field with a fix the plan accepts", () => {

@@ -483,7 +483,7 @@ describe("stack config: rules stated once, by the component that owns the field"
             P(
                 "statusOnError",
                 "ServiceUnavailable",
-                "has no effect with failureModeDeny: false (the request passes when the service cannot answer)",
+                "has no effect unless failureModeDeny is true (the request passes when the service cannot answer)",
                 "pulumi config rm statusOnError, or pulumi config set failureModeDeny true",
             ),
         ]);

@@ -1,0 +1,44 @@
+/**
+ * What GlobalRateLimit's dashboard and alerts watch: its service (and the per-value one), its
+ * descriptors, the gateway that calls it and how the filter calls it.
+ */
+import { RateLimitFilterCall, RateLimitHeaders } from "../builders/envoy-filters";
+import { ruleSummaries } from "../builders/monitoring";
+import { PRE_LIMIT_STAT_PREFIX, PreLimitPlan } from "../builders/pre-limit";
+import { ConfigDescriptor } from "../builders/rules";
+import { GlobalRateLimitArgs } from "./global-ratelimit-args";
+import { PerValuePlan } from "./per-value-store";
+import { MonitoringContext } from "./ratelimit-monitoring";
+import { ServiceSettings } from "./service-settings";
+
+/** The planned pieces of a GlobalRateLimit its monitoring reads. */
+export interface GlobalWatched {
+    name: string;
+    ns: string;
+    call: RateLimitFilterCall;
+    /** Every descriptor of the instance, both sides of a split store. */
+    descriptors: ConfigDescriptor[];
+    gw: { namespace: string; podLabels: Record<string, string> };
+    pre: PreLimitPlan | undefined;
+    service: ServiceSettings;
+    perValue: PerValuePlan | undefined;
+}
+
+/** The monitoring context of one GlobalRateLimit (instance and service named as the component). */
+export function globalMonitoringContext(a: Partial<GlobalRateLimitArgs>, w: GlobalWatched): MonitoringContext {
+    return {
+        instance: w.name,
+        domain: w.call.domain,
+        namespace: w.ns,
+        serviceName: w.name,
+        descriptors: w.descriptors,
+        ...(w.perValue ? { perValueServiceName: w.perValue.service.ratelimit.serviceName } : {}),
+        gatewayNamespace: w.gw.namespace,
+        gatewayPodLabels: w.gw.podLabels,
+        preLimitStatPrefix: w.pre?.buckets.length ? PRE_LIMIT_STAT_PREFIX : undefined,
+        failureModeDeny: w.call.failureModeDeny,
+        serviceMetrics: w.service.ratelimit.prometheus,
+        ruleSummaries: ruleSummaries(a.rules),
+        clientHeaders: w.call.rateLimitHeaders === RateLimitHeaders.Draft03,
+    };
+}
