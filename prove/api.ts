@@ -9,7 +9,7 @@ import { FormatReader, formatReader } from "./log-format";
 import { renderProgram, RenderProgramOptions } from "./program-runner";
 import { changedDecision, ChangedDecision, ReplayResult, requestOfLine, Tally, verdictOf } from "./replay";
 import { Decision, ProveRequest, Simulator } from "./simulate";
-import { LocalBucket } from "./gateways";
+import { LocalBucket } from "../gateway-model/workload-buckets";
 
 /** A request to explain; without `timeMs`, every request of one call arrives at the same instant. */
 export type ExplainRequest = Omit<ProveRequest, "timeMs"> & { timeMs?: number };
