@@ -14,6 +14,7 @@
  * - Addresses are printed as Envoy prints them (IPv6 compressed, lower case).
  */
 import { formatIp, parseIp } from "../builders/client-cidr";
+import { field } from "./model";
 
 export interface ClientAddressInput {
     /** The connection's source address (the downstream peer). */
@@ -55,4 +56,20 @@ export function trustedClientAddress(input: ClientAddressInput): string {
     if (!Number.isSafeInteger(n) || n < 0) throw new Error(`xff_num_trusted_hops must be a whole number of at least 0, got ${n}`);
     const fromXff = (input.useRemoteAddress ?? true) ? (n > 0 ? xffEntry(input.xForwardedFor, n - 1) : undefined) : xffEntry(input.xForwardedFor, n);
     return fromXff ?? peerAddress(input.peer);
+}
+
+/** Every value under a key named `masked_remote_address`, however deep. */
+function maskedActions(o: unknown, out: unknown[] = []): unknown[] {
+    if (Array.isArray(o)) for (const x of o) maskedActions(x, out);
+    else if (o !== null && typeof o === "object")
+        for (const [k, v] of Object.entries(o)) {
+            if (k === "masked_remote_address" || k === "maskedRemoteAddress") out.push(v);
+            else maskedActions(v, out);
+        }
+    return out;
+}
+
+/** The IPv4 mask length (`v4_prefix_mask_len`, 32 when unset) of every `masked_remote_address` action the objects render. */
+export function ipv4MaskLengths(objects: unknown[]): number[] {
+    return maskedActions(objects).map((a) => Number(field(a, "v4_prefix_mask_len") ?? 32));
 }

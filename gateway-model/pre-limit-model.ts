@@ -21,7 +21,7 @@
  * - One bucket set per gateway pod (per Envoy process, shared by its worker threads).
  */
 import { LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER } from "../builders/envoy-filters";
-import { Entry, GatewayModel, ModelRequest, DEFAULT_CLIENT_ADDRESS } from "./model";
+import { Entry, GatewayModel, ModelRequest, DEFAULT_CLIENT_ADDRESS, field } from "./model";
 import { descriptorFor, normalizePath, selectRoute } from "./evaluate";
 import { explainWith } from "./explain";
 import { K8sObject } from "../lib/k8s-object";
@@ -83,7 +83,8 @@ export interface PreLimitConfigModel {
     routes?: Record<string, PreLimitConfigModel>;
 }
 
-function seconds(d: unknown): number {
+/** A protobuf JSON duration (`"60s"`, `"0.5s"`) in seconds; the model reads no other form. */
+export function durationSeconds(d: unknown): number {
     const m = /^(\d+(?:\.\d+)?)s$/.exec(String(d));
     if (!m) throw new Error(`duration ${JSON.stringify(d)} is not modelled`);
     return Number(m[1]);
@@ -94,8 +95,13 @@ function fullPercent(p: any): boolean {
     return v?.numerator === 100 && (v?.denominator === "HUNDRED" || v?.denominator === undefined);
 }
 
-function bucketOf(tb: any) {
-    return { maxTokens: Number(tb?.max_tokens), tokensPerFill: Number(tb?.tokens_per_fill ?? 1), fillSeconds: seconds(tb?.fill_interval) };
+/** An Envoy `token_bucket` (snake_case or camelCase JSON): its size, refill and refill interval in seconds. */
+export function tokenBucketOf(tb: any): { maxTokens: number; tokensPerFill: number; fillSeconds: number } {
+    return {
+        maxTokens: Number(field(tb, "max_tokens")),
+        tokensPerFill: Number(field(tb, "tokens_per_fill") ?? 1),
+        fillSeconds: durationSeconds(field(tb, "fill_interval")),
+    };
 }
 
 /**
@@ -181,9 +187,9 @@ export function parseLocalConfig(where: string, envoyFilter: string, c: any): Pr
         vhMode: c.vh_rate_limits ?? "OVERRIDE",
         descriptors: (c.descriptors ?? []).map((d: any) => {
             if ((d.entries ?? []).some((e: any) => !e.value)) throw new Error(`${where}: wildcard descriptors are not modelled`);
-            return { entries: d.entries.map((e: any) => ({ key: e.key, value: e.value })), ...bucketOf(d.token_bucket) };
+            return { entries: d.entries.map((e: any) => ({ key: e.key, value: e.value })), ...tokenBucketOf(d.token_bucket) };
         }),
-        defaultBucket: bucketOf(c.token_bucket),
+        defaultBucket: tokenBucketOf(c.token_bucket),
         alwaysConsumeDefault: c.always_consume_default_token_bucket !== false,
         header: c.response_headers_to_add?.[0]?.header,
         statPrefix: c.stat_prefix,

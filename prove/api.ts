@@ -9,7 +9,7 @@ import { FormatReader, formatReader } from "./log-format";
 import { renderProgram, RenderProgramOptions } from "./program-runner";
 import { changedDecision, ChangedDecision, ReplayResult, requestOfLine, Tally, verdictOf } from "./replay";
 import { Decision, ProveRequest, Simulator } from "./simulate";
-import { LocalBucket } from "./gateways";
+import { LocalBucket } from "../gateway-model/workload-buckets";
 import { accessLogSettings } from "../gateway-model/access-log-settings";
 import { K8sObject } from "../lib/k8s-object";
 

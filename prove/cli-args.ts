@@ -66,6 +66,10 @@ pre-limit, a rule at the rate-limit service, or a workload's local bucket), the 
 their counters, and the response the client gets (status, X-RateLimit-*, RateLimit-Policy,
 Retry-After, body). All the requests of one command arrive at the same instant and share counters.
 
+In the mesh-ratelimit repository itself, explain without --program explains the repository's own
+stack from its render (mesh-ratelimit explain --stack NAME <path>..., --stack reading Pulumi.NAME.yaml;
+npm run explain -- <path>... is the same command); its flags: npm run explain -- --help.
+
 ${COMMON}
 A request flag applies to the paths written after it (one command can send six POSTs from one
 client, then another client's POST, then a GET); written after the last path, to every path.

@@ -6,7 +6,7 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import { emitLine, finish } from "../lib/process-output";
+import { emitLine, finish, guardPipes } from "../lib/process-output";
 import { explainProgram, ProgramReplay, replayLogFile } from "./api";
 import { checkLogFile, LogInputError } from "./log-input";
 import { parseCommand, UsageError, HELP, EXIT, Command } from "./cli-args";
@@ -46,7 +46,20 @@ async function replay(c: Extract<Command, { command: "replay" }>, render: { stac
     return failures.length ? EXIT.gate : EXIT.ok;
 }
 
-async function main(argv: string[]): Promise<number> {
+/**
+ * `explain` without `--program` for a command that knows a stack of its own (the repository's
+ * `mesh-ratelimit`, render/mesh-ratelimit-cli.ts): gets what follows `explain`, prints its answer
+ * and returns the exit status.
+ */
+export type OwnStackExplain = (argv: string[]) => Promise<number>;
+
+/** Whether `argv` asks the command's own stack: `explain` without `--program` (help included, it says both). */
+function asksOwnStack(argv: string[]): boolean {
+    return argv[0] === "explain" && !argv.some((a) => a === "--program" || a.startsWith("--program="));
+}
+
+async function main(argv: string[], ownStack?: OwnStackExplain): Promise<number> {
+    if (ownStack && asksOwnStack(argv)) return ownStack(argv.slice(1));
     const c = parseCommand(argv);
     if (c.command === "help") {
         emitLine(HELP[c.topic]);
@@ -71,10 +84,14 @@ function failure(e: unknown): { status: number; message: string } {
     return { status: EXIT.program, message };
 }
 
-if (require.main === module) {
-    main(process.argv.slice(2)).then(finish, (e) => {
+/** Runs the command on `argv` and ends the process with its exit status once every byte is out. */
+export function runCommand(argv: string[], ownStack?: OwnStackExplain): void {
+    if (ownStack) guardPipes();
+    main(argv, ownStack).then(finish, (e) => {
         const { status, message } = failure(e);
         emitLine(`mesh-ratelimit: error: ${message}`, process.stderr);
         return finish(status);
     });
 }
+
+if (require.main === module) runCommand(process.argv.slice(2));

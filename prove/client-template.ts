@@ -7,25 +7,15 @@
  * depend on the address itself: such programs, and IPv6 clients, are planned per client.
  */
 import { K8sObject } from "../lib/k8s-object";
-import { DescriptorExplanation, Entry, field } from "../gateway-model/model";
+import { DescriptorExplanation, Entry } from "../gateway-model/model";
+import { ipv4MaskLengths } from "../gateway-model/client-address";
 
 /** The stand-in client address of a shared plan (a documentation address, RFC 5737). */
 export const STAND_IN_CLIENT = "192.0.2.253";
 
-/** Every value under a key named `masked_remote_address`, however deep. */
-function maskedActions(o: unknown, out: unknown[] = []): unknown[] {
-    if (Array.isArray(o)) for (const x of o) maskedActions(x, out);
-    else if (o !== null && typeof o === "object")
-        for (const [k, v] of Object.entries(o)) {
-            if (k === "masked_remote_address" || k === "maskedRemoteAddress") out.push(v);
-            else maskedActions(v, out);
-        }
-    return out;
-}
-
 /** Whether the program's plans can be shared by IPv4 clients (no action reads a part of an IPv4 address). */
 export function plansShareable(objects: K8sObject[]): boolean {
-    return maskedActions(objects).every((a) => (field(a, "v4_prefix_mask_len") ?? 32) === 32);
+    return ipv4MaskLengths(objects).every((n) => n === 32);
 }
 
 const OCTET = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";

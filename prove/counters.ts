@@ -7,6 +7,7 @@
  * `duration_until_reset` the seconds to the window's end. Pure state, no I/O; time is given.
  */
 import { windowSeconds } from "../gateway-model/rate-limit-headers";
+import { fixedWindowStart } from "../gateway-model/fixed-window";
 
 /** One counter's state after a hit. */
 export interface CounterHit {
@@ -18,11 +19,6 @@ export interface CounterHit {
     /** Seconds to the window's end (the service's `duration_until_reset`). */
     resetSeconds: number;
     windowStart: number;
-}
-
-/** The start (seconds since the epoch) of the fixed window of `unitSeconds` holding `nowSeconds`. */
-export function windowStartOf(unitSeconds: number, nowSeconds: number): number {
-    return Math.floor(nowSeconds / unitSeconds) * unitSeconds;
 }
 
 /**
@@ -45,7 +41,7 @@ export class FixedWindowCounters {
         const unitSeconds = windowSeconds(unit);
         if (!unitSeconds) throw new Error(`unit '${unit}' has no fixed window in this model`);
         const now = Math.floor(nowMs / 1000);
-        const windowStart = windowStartOf(unitSeconds, now);
+        const windowStart = fixedWindowStart(unitSeconds, nowMs);
         const key = bucket.replace("{window}", String(windowStart));
         const c = this.counts.get(key) ?? { count: 0, end: windowStart + unitSeconds };
         c.count += addend;

@@ -33,7 +33,8 @@ import { platformCalls, platformRuleOf } from "../gateway-model/platform-calls";
 import { LimitSource } from "../gateway-model/platform-sources";
 import { platformSourceOfFilter } from "../builders/platform-filters";
 import { FixedWindowCounters } from "./counters";
-import { bucketsOn, gatewayFor, LocalBucket, localBuckets, ProgramGateway, programGateways } from "./gateways";
+import { gatewayFor, ProgramGateway, programGateways } from "../gateway-model/program-gateways";
+import { bucketsOn, LocalBucket, localBuckets } from "../gateway-model/workload-buckets";
 
 /** One request as a client sends it, at a time. */
 export interface ProveRequest {

@@ -4,13 +4,10 @@
  */
 import type { DescriptorExplanation, Explanation } from "../gateway-model/model";
 import { LIMIT_UNIT_SECONDS, LimitUnit } from "../builders/rule-args";
+import { windowStartOfUnit } from "../gateway-model/fixed-window";
 
 /** Start of the fixed, epoch-aligned window containing `nowMs` (seconds since the epoch). */
-export function windowStart(unit: string, nowMs: number): number {
-    const d = LIMIT_UNIT_SECONDS[unit as LimitUnit];
-    if (!d) throw new Error(`unit ${unit} has no fixed window length in this model`);
-    return Math.floor(nowMs / 1000 / d) * d;
-}
+export const windowStart = windowStartOfUnit;
 
 /** The descriptor whose limit is reached first (the smallest allowance per second), if any. */
 export function bindingDescriptor(x: Explanation): DescriptorExplanation | undefined {

@@ -33,6 +33,7 @@ import { RlsClient, Descriptor } from "./harness/client";
 import { redisBenchmarkBin, RATELIMIT_COMMIT, cacheDir } from "./harness/tools";
 import { explainWith } from "../../gateway-model/explain";
 import { gatewayModel } from "../../gateway-model/read-rendered";
+import { fixedWindowStart } from "../../gateway-model/fixed-window";
 
 /** One store for every counter (counterStore single, the specification's layout): this file is about one service and its Redis, not the split. */
 const ONE_STORE = { counterStore: "single" };
@@ -284,7 +285,7 @@ async function measureService(
 async function measureRawRedis(redis: RedisServer): Promise<Row> {
     const conns = await Promise.all(Array.from({ length: CHANNELS }, () => redis.client()));
     const call = async (i: number) => {
-        const key = `bench_PATH_/static/asset-${i % 90}.js_${Math.floor(Date.now() / 60000) * 60}`;
+        const key = `bench_PATH_/static/asset-${i % 90}.js_${fixedWindowStart(60, Date.now())}`;
         const r = await conns[i % CHANNELS].pipeline([
             ["INCRBY", key, 1],
             ["EXPIRE", key, 60],

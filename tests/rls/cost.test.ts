@@ -13,6 +13,7 @@ import { expect } from "chai";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
 import { useShop } from "./harness/shop";
 import { ensureWindowOf } from "./harness/window";
+import { fixedWindowStart } from "../../gateway-model/fixed-window";
 
 const H = LimitUnit.Hour;
 const RULES: RateLimitRuleArgs[] = [
@@ -137,7 +138,7 @@ describe("rls: rule costs (request header, fixed, response at stream done) and t
         const a = await send("/monthly", {});
         const status = ruleOf(a, "monthly")!.status;
         expect(status.currentLimit!.unit).to.equal("MONTH");
-        const start = Math.floor(before / MONTH) * MONTH;
+        const start = fixedWindowStart(MONTH, before * 1000);
         const keys = await counters("monthly");
         expect(keys).to.deep.equal([`shop_rule_monthly_${start}`]);
         expect(status.durationUntilResetSeconds).to.be.within(start + MONTH - before - 2, start + MONTH - before);

@@ -21,6 +21,7 @@
  */
 import { expect } from "chai";
 import { explain } from "../../gateway-model/explain";
+import { fixedWindowStart } from "../../gateway-model/fixed-window";
 import { K8sObject } from "../../lib/k8s-object";
 import { Decision, RlsClient } from "./harness/client";
 import { sleep, waitFor } from "./harness/ports";
@@ -58,7 +59,7 @@ const AFTER_DEADLINE_MS = 2_000;
 /** Sum of every step's own limit: 15 hits before (12 s deadline each), promotion, recovery, the hits after, 20 s for the rest. */
 const EXPERIMENT_BUDGET_MS = 15 * 12_000 + PROMOTION_BUDGET_MS + RECOVERY_BUDGET_MS + (LIMIT + 10) * AFTER_DEADLINE_MS + 20_000;
 
-const windowOf = (ms: number) => Math.floor(ms / WINDOW_MS);
+const windowOf = (ms: number) => fixedWindowStart(WINDOW_MS / 1000, ms);
 
 /** Waits for the next (day) window when less than `needMs` is left in the current one; returns the ms waited. */
 async function ensureWindowLeft(needMs: number): Promise<number> {

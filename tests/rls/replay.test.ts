@@ -21,7 +21,7 @@ import { parseLog } from "../../prove/access-log";
 import { inTimeOrder, requestOfLine, summarize, verdictOf } from "../../prove/replay";
 import { Simulator } from "../../prove/simulate";
 import { gatewayModel } from "../../gateway-model/read-rendered";
-import { programGateways } from "../../prove/gateways";
+import { programGateways } from "../../gateway-model/program-gateways";
 import type { K8sObject } from "../../lib/k8s-object";
 import { RlsClient } from "./harness/client";
 import { RedisServer } from "./harness/redis";

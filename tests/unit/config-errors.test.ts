@@ -11,7 +11,7 @@ import { resolveSettings } from "../../program/config-args";
 import { InputError } from "../../lib/problems";
 import { cliFix, parseCli, UsageError } from "../../render/args";
 import { parseArgs } from "../../render/cli";
-import { parseExplainArgs } from "../../render/explain-cli";
+import { parseExplainArgs } from "../../render/stack-explain";
 import { programConfig, registerProgram } from "../../render/render";
 import * as pulumi from "@pulumi/pulumi";
 import { buildProgram, isConfigSecret } from "../../program/program";

@@ -5,7 +5,7 @@
 import { expect } from "chai";
 import { explain } from "../../gateway-model/explain";
 import { formatExplanation } from "../../render/explain-format";
-import { parseExplainArgs } from "../../render/explain-cli";
+import { parseExplainArgs } from "../../render/stack-explain";
 import { renderVariant } from "../rls/harness/stack";
 
 describe("gateway model (gateway-model/explain.ts): answers follow the rendered objects", function () {

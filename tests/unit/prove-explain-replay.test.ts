@@ -8,7 +8,8 @@
 import { expect } from "chai";
 import * as path from "path";
 import { explainProgram, replayLog } from "../../prove/api";
-import { FixedWindowCounters, windowStartOf } from "../../prove/counters";
+import { FixedWindowCounters } from "../../prove/counters";
+import { fixedWindowStart } from "../../gateway-model/fixed-window";
 import { parseCommand, UsageError } from "../../prove/cli-args";
 import { expectedLoginRefusals, istioText, loginLog } from "./prove-login-log";
 
@@ -134,7 +135,7 @@ describe("prove/counters: the service's fixed windows against an oracle", () => 
             [3600, 1_795_795_200],
             [86400, 1_795_737_600],
         ] as const)
-            expect(windowStartOf(unit, 1_795_795_213), `unit ${unit}`).to.equal(s);
+            expect(fixedWindowStart(unit, 1_795_795_213_999), `unit ${unit}`).to.equal(s);
     });
 
     it("a random stream: the counters agree with a naive per-(key, minute) count", () => {

@@ -6,6 +6,7 @@
  * (no request headers) are never counted per key.
  */
 import { expect } from "chai";
+import { fixedWindowStart } from "../../gateway-model/fixed-window";
 import * as path from "path";
 import { replayLog } from "../../prove/api";
 import { formatReader, targetOf } from "../../prove/log-format";
@@ -66,7 +67,7 @@ function oracle(rs: Req[]): { requests: number; refused: number } {
         const under = r.path === "/api" || r.path.startsWith("/api/") || r.path.startsWith("/api?");
         if (!under) continue;
         requests++;
-        const k = `${r.key ?? `(no key) ${r.client}`}@${Math.floor(r.timeMs / 60_000)}`;
+        const k = `${r.key ?? `(no key) ${r.client}`}@${fixedWindowStart(60, r.timeMs)}`;
         counts.set(k, (counts.get(k) ?? 0) + 1);
         if (counts.get(k)! > 10) refused++;
     }

@@ -3,6 +3,7 @@
  * check that must stay inside one window first makes sure enough of the window is left.
  */
 import { sleep } from "./ports";
+import { fixedWindowStart } from "../../../gateway-model/fixed-window";
 
 /** Seconds left in the current minute. */
 export function secondsLeftInMinute(now = Date.now()): number {
@@ -18,9 +19,9 @@ export async function ensureWindow(needSeconds: number): Promise<number> {
     return ms;
 }
 
-/** The epoch-aligned minute a timestamp falls in (to assert a sequence stayed in one window). */
+/** The epoch-aligned minute a timestamp falls in, its start in seconds (to assert a sequence stayed in one window). */
 export function minuteOf(ms: number): number {
-    return Math.floor(ms / 60_000);
+    return fixedWindowStart(60, ms);
 }
 
 /**
@@ -36,7 +37,7 @@ export async function ensureWindowOf(unitSeconds: number, needSeconds: number): 
     return ms;
 }
 
-/** The epoch-aligned window of `unitSeconds` a timestamp falls in. */
+/** The epoch-aligned window of `unitSeconds` a timestamp falls in (its start, seconds since the epoch). */
 export function windowOf(ms: number, unitSeconds: number): number {
-    return Math.floor(ms / (unitSeconds * 1000));
+    return fixedWindowStart(unitSeconds, ms);
 }
