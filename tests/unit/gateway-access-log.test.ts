@@ -15,6 +15,7 @@ import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { LimitUnit } from "../../index";
 import { programLogFormat, replayLog } from "../../prove/api";
 import { renderProgram } from "../../prove/program-runner";
+import { fixedWindowStart } from "../../gateway-model/fixed-window";
 
 const FIXTURES = path.join(__dirname, "fixtures");
 const WITH_LOG = path.join(FIXTURES, "api-key-log-program");
@@ -138,7 +139,7 @@ function oracle(rs: Req[]): { requests: number; refused: number } {
     for (const r of rs) {
         if (!(r.path === "/api" || r.path.startsWith("/api/") || r.path.startsWith("/api?"))) continue;
         requests++;
-        const k = `${r.key === undefined ? `client ${r.client}` : `key ${r.key}`}@${Math.floor(r.timeMs / 60_000)}`;
+        const k = `${r.key === undefined ? `client ${r.client}` : `key ${r.key}`}@${fixedWindowStart(60, r.timeMs)}`;
         counts.set(k, (counts.get(k) ?? 0) + 1);
         if (counts.get(k)! > 10) refused++;
     }
