@@ -44,33 +44,9 @@ export function parseExplainArgs(argv: string[]): {
     client: ModelRequest & { xForwardedFor?: string };
 } {
     const rest = [...argv];
-    const take = (flag: string, example: string): string | undefined => {
-        const i = rest.indexOf(flag);
-        if (i < 0) return undefined;
-        const v = rest[i + 1];
-        if (v === undefined || v === "" || v.startsWith("--")) throw new UsageError(`${flag} needs a value, e.g. ${flag} ${example}\n${USAGE}`);
-        rest.splice(i, 2);
-        return v;
-    };
     // --host <name>: the request's Host header (which virtual host of the VirtualService serves it).
-    const host = take("--host", "bookinfo.example.com");
-    // The client (gateway MODEL): the connection's source address, the X-Forwarded-For it arrives
-    // with, and the gateway's xff_num_trusted_hops (Istio's numTrustedProxies).
-    const clientAddress = take("--client-address", "203.0.113.7");
-    if (clientAddress !== undefined && !parseIp(clientAddress))
-        throw new UsageError(`--client-address needs an IPv4 or IPv6 address, got '${clientAddress}'\n${USAGE}`);
-    const xForwardedFor = take("--xff", '"198.51.100.1, 203.0.113.7"');
-    const hops = take("--trusted-hops", "1");
-    // --method: the request's method as the client writes it (a rule's methods match it in any case).
-    const method = take("--method", "POST");
-    if (method !== undefined && !METHOD_TOKEN.test(method)) throw new UsageError(`--method needs an HTTP method, got '${method}'\n${USAGE}`);
-    if (hops !== undefined && !/^[0-9]{1,3}$/.test(hops)) throw new UsageError(`--trusted-hops needs a whole number, got '${hops}'\n${USAGE}`);
-    const client = {
-        ...(clientAddress !== undefined ? { clientAddress } : {}),
-        ...(xForwardedFor !== undefined ? { xForwardedFor, headers: { "x-forwarded-for": xForwardedFor } } : {}),
-        ...(hops !== undefined ? { xffNumTrustedHops: Number(hops) } : {}),
-        ...(method !== undefined ? { method } : {}),
-    };
+    const host = takeValue(rest, "--host", "bookinfo.example.com");
+    const client = clientOfArgs(rest);
     const a = parseCli(rest, { usage: USAGE, switches: ["--json"], positional: true });
     const { variant, apiProfile, ...overrides } = a.overrides;
     const sources = configSources(a);
@@ -88,6 +64,38 @@ export function parseExplainArgs(argv: string[]): {
         client,
         ...stack,
         sources,
+    };
+}
+
+/** Removes `flag` and its value from `rest` and returns the value (undefined without the flag); a flag without a value is a usage error. */
+function takeValue(rest: string[], flag: string, example: string): string | undefined {
+    const i = rest.indexOf(flag);
+    if (i < 0) return undefined;
+    const v = rest[i + 1];
+    if (v === undefined || v === "" || v.startsWith("--")) throw new UsageError(`${flag} needs a value, e.g. ${flag} ${example}\n${USAGE}`);
+    rest.splice(i, 2);
+    return v;
+}
+
+/**
+ * The client (gateway MODEL) from the flags it takes out of `rest`: the connection's source address,
+ * the X-Forwarded-For it arrives with, the gateway's xff_num_trusted_hops (Istio's numTrustedProxies)
+ * and the request's method as the client writes it (a rule's methods match it in any case).
+ */
+function clientOfArgs(rest: string[]): ModelRequest & { xForwardedFor?: string } {
+    const clientAddress = takeValue(rest, "--client-address", "203.0.113.7");
+    if (clientAddress !== undefined && !parseIp(clientAddress))
+        throw new UsageError(`--client-address needs an IPv4 or IPv6 address, got '${clientAddress}'\n${USAGE}`);
+    const xForwardedFor = takeValue(rest, "--xff", '"198.51.100.1, 203.0.113.7"');
+    const hops = takeValue(rest, "--trusted-hops", "1");
+    const method = takeValue(rest, "--method", "POST");
+    if (method !== undefined && !METHOD_TOKEN.test(method)) throw new UsageError(`--method needs an HTTP method, got '${method}'\n${USAGE}`);
+    if (hops !== undefined && !/^[0-9]{1,3}$/.test(hops)) throw new UsageError(`--trusted-hops needs a whole number, got '${hops}'\n${USAGE}`);
+    return {
+        ...(clientAddress !== undefined ? { clientAddress } : {}),
+        ...(xForwardedFor !== undefined ? { xForwardedFor, headers: { "x-forwarded-for": xForwardedFor } } : {}),
+        ...(hops !== undefined ? { xffNumTrustedHops: Number(hops) } : {}),
+        ...(method !== undefined ? { method } : {}),
     };
 }
 
