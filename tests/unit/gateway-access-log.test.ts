@@ -15,7 +15,7 @@ import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { LimitUnit } from "../../index";
 import { programLogFormat, replayLog } from "../../prove/api";
 import { renderProgram } from "../../prove/program-runner";
-import { fixedWindowStart } from "../../gateway-model/fixed-window";
+import { KeyedRequest, keyedRequests, perKeyOracle } from "./keyed-traffic";
 
 const FIXTURES = path.join(__dirname, "fixtures");
 const WITH_LOG = path.join(FIXTURES, "api-key-log-program");
@@ -102,49 +102,20 @@ describe("GlobalRateLimit accessLog: the gateway's access log for replay", () =>
     });
 });
 
-interface Req {
-    timeMs: number;
-    method: string;
-    path: string;
-    key?: string;
-    client: string;
-}
+type Req = KeyedRequest;
 
-/** A deterministic traffic: 30 keys (a few busy), some requests without a key, paths in and out of /api. */
-function requests(n: number): Req[] {
-    let s = 7;
-    const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
-    const paths = ["/api/orders", "/api", "/apix", "/health", "/api?page=2"];
-    const out: Req[] = [];
-    let t = Date.UTC(2026, 10, 28, 11, 0, 5);
-    for (let i = 0; i < n; i++) {
-        t += Math.floor(rnd() * 300);
-        const k = Math.floor(rnd() ** 3 * 30);
-        out.push({
-            timeMs: t,
-            method: rnd() < 0.7 ? "GET" : "POST",
-            path: paths[Math.floor(rnd() * paths.length)]!,
-            ...(rnd() < 0.9 ? { key: `key "${k}"` } : {}),
-            client: `198.51.100.${k}`,
-        });
-    }
-    return out;
-}
-
-/** The oracle: requests under /api per key per clock minute (those without a key per client), over 10 refused. */
-function oracle(rs: Req[]): { requests: number; refused: number } {
-    const counts = new Map<string, number>();
-    let requests = 0;
-    let refused = 0;
-    for (const r of rs) {
-        if (!(r.path === "/api" || r.path.startsWith("/api/") || r.path.startsWith("/api?"))) continue;
-        requests++;
-        const k = `${r.key === undefined ? `client ${r.client}` : `key ${r.key}`}@${fixedWindowStart(60, r.timeMs)}`;
-        counts.set(k, (counts.get(k) ?? 0) + 1);
-        if (counts.get(k)! > 10) refused++;
-    }
-    return { requests, refused };
-}
+const requests = (n: number): Req[] =>
+    keyedRequests(n, {
+        seed: 7,
+        startMs: Date.UTC(2026, 10, 28, 11, 0, 5),
+        maxGapMs: 300,
+        paths: ["/api/orders", "/api", "/apix", "/health", "/api?page=2"],
+        keys: 30,
+        getShare: 0.7,
+        keyOf: (k) => `key "${k}"`,
+        clientOf: (k) => `198.51.100.${k}`,
+    });
+const oracle = perKeyOracle;
 
 /** What Envoy writes for one operator of a JSON format (null for a missing header). */
 function envoyValue(op: string, r: Req): string | number | null {

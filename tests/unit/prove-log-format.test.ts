@@ -6,11 +6,11 @@
  * (no request headers) are never counted per key.
  */
 import { expect } from "chai";
-import { fixedWindowStart } from "../../gateway-model/fixed-window";
 import * as path from "path";
 import { replayLog } from "../../prove/api";
 import { formatReader, targetOf } from "../../prove/log-format";
 import { istioText } from "./prove-login-log";
+import { KeyedRequest, keyedRequests, perKeyOracle } from "./keyed-traffic";
 
 const PROGRAM = path.join(__dirname, "fixtures", "api-key-program");
 const TEXT = `[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE% "%REQ(:AUTHORITY)%" key="%REQ(X-API-KEY)%" %DOWNSTREAM_REMOTE_ADDRESS%\n`;
@@ -24,55 +24,20 @@ const JSON_FORMAT = JSON.stringify({
     code: "%RESPONSE_CODE%",
 });
 
-interface Req {
-    timeMs: number;
-    method: string;
-    path: string;
-    key?: string;
-    client: string;
-}
+type Req = KeyedRequest;
 
-/** A deterministic log: 40 keys (a few busy), some requests without a key, paths in and out of /api. */
-function requests(n: number): Req[] {
-    let s = 99;
-    const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
-    const paths = ["/api/orders", "/api/items?id=7", "/apix", "/health", "/"];
-    const out: Req[] = [];
-    let t = Date.UTC(2026, 10, 28, 10, 0, 20);
-    for (let i = 0; i < n; i++) {
-        t += Math.floor(rnd() * 400);
-        const k = Math.floor(rnd() ** 3 * 40);
-        out.push({
-            timeMs: t,
-            method: rnd() < 0.5 ? "GET" : "POST",
-            path: paths[Math.floor(rnd() * paths.length)]!,
-            ...(rnd() < 0.9 ? { key: `key-${k}` } : {}),
-            client: `203.0.113.${k}`,
-        });
-    }
-    return out;
-}
-
-/**
- * The oracle, from the rule's statement: requests under /api (the path /api, or /api followed by '/'
- * or '?': a path prefix is a whole segment; /apix is not under it) counted per key per minute of the
- * clock, the requests without a key on one counter per client at the same limit (whenMissing's default);
- * beyond 10 in a minute, refused.
- */
-function oracle(rs: Req[]): { requests: number; refused: number } {
-    const counts = new Map<string, number>();
-    let requests = 0;
-    let refused = 0;
-    for (const r of [...rs].sort((a, b) => a.timeMs - b.timeMs)) {
-        const under = r.path === "/api" || r.path.startsWith("/api/") || r.path.startsWith("/api?");
-        if (!under) continue;
-        requests++;
-        const k = `${r.key ?? `(no key) ${r.client}`}@${fixedWindowStart(60, r.timeMs)}`;
-        counts.set(k, (counts.get(k) ?? 0) + 1);
-        if (counts.get(k)! > 10) refused++;
-    }
-    return { requests, refused };
-}
+const requests = (n: number): Req[] =>
+    keyedRequests(n, {
+        seed: 99,
+        startMs: Date.UTC(2026, 10, 28, 10, 0, 20),
+        maxGapMs: 400,
+        paths: ["/api/orders", "/api/items?id=7", "/apix", "/health", "/"],
+        keys: 40,
+        getShare: 0.5,
+        keyOf: (k) => `key-${k}`,
+        clientOf: (k) => `203.0.113.${k}`,
+    });
+const oracle = perKeyOracle;
 
 const textLine = (r: Req) =>
     `[${new Date(r.timeMs).toISOString()}] "${r.method} ${r.path} HTTP/1.1" 200 "api.example.com" key="${r.key ?? "-"}" ${r.client}:40000`;
