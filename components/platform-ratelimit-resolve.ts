@@ -83,7 +83,7 @@ export function resolvePlatformRateLimit(args: PlatformRateLimitArgs): { problem
     const base = planGlobalRateLimit(serviceArgsOf(a));
     // Its "no rule" problem is about the rules it was not given (the sources are checked below), and
     // its "platform's domain" problem is about a team taking the domain this component owns.
-    problems.push(...base.problems.filter((p) => p.key !== "rules" && p.key !== "domain"));
+    problems.push(...base.problems.filter((p) => p.key !== "rules" && p.key !== "domain").flatMap((p) => withPlatformFix(p, a)));
     const gw = gatewayTargetOf({ ...(a.gateway ?? {}), listenerPorts: undefined, allVirtualHosts: true }, []);
     const ports = listenerPortsOf(a.gateway?.listenerPorts, problems);
     const checked = sourcesOf(a, problems);
@@ -132,6 +132,18 @@ function serviceArgsOf(a: Partial<PlatformRateLimitArgs>): GlobalRateLimitArgs {
         // Its filters are not used (the platform builds its own): a prefix outside the platform's names.
         filterNamePrefix: "platform-service",
     };
+}
+
+/**
+ * A problem of the service's arguments as the platform says it: `failureModeDeny` and `timeout` are
+ * checked there with GlobalRateLimit's defaults as the fix's fallback, so they are said again by the
+ * platform's own rules (the same condition, the platform's defaults in the fix).
+ */
+function withPlatformFix(p: Problem, a: Partial<PlatformRateLimitArgs>): Problem[] {
+    const { failureModeDeny: fmd, timeout: t } = PLATFORM_FIELDS;
+    if (p.key === fmd.path) return fmd.rule(fmd.path, a.failureModeDeny, fmd.default);
+    if (p.key === t.path) return t.rule(t.path, a.timeout, t.default);
+    return [p];
 }
 
 /** What the platform's monitoring watches: its service, the gateway calling it, the sources and their calls. */

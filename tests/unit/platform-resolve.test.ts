@@ -82,6 +82,19 @@ describe("PlatformRateLimit: resolved once", () => {
         expect(() => plan.service).to.throw(/refused/);
     });
 
+    it("a bad failureModeDeny or timeout: the fix falls back to the platform's defaults (false, 0.05s), not GlobalRateLimit's (true, 10s)", () => {
+        const fixes = (x: object) => resolvePlatformRateLimit({ ...FIXED, ...x } as PlatformRateLimitArgs).problems.map((p) => [p.key, p.fix]);
+        expect(fixes({ failureModeDeny: "maybe", timeout: "ten seconds" })).to.deep.equal([
+            ["failureModeDeny", "set failureModeDeny to false"],
+            ["timeout", 'set timeout to "0.05s"'],
+        ]);
+        // Controls: a value that spells one is read as meant; a duration too short is raised to the minimum.
+        expect(fixes({ failureModeDeny: "yes", timeout: "0.0001s" })).to.deep.equal([
+            ["failureModeDeny", "set failureModeDeny to true"],
+            ["timeout", 'set timeout to "0.001s"'],
+        ]);
+    });
+
     it("the build reads the value only: twice from one value, the same objects, and the value unchanged", () => {
         const v = resolvePlatformRateLimit(FIXED).value!;
         const before = JSON.stringify(v);
