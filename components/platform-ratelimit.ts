@@ -17,6 +17,7 @@ import { readUncoveredServers, uncoveredMessage } from "./platform-coverage";
 import { readForeignSwitches } from "./platform-switches";
 import { PlatformRateLimitArgs } from "./platform-ratelimit-args";
 import { PlatformRateLimitPlan, planPlatformRateLimit } from "./platform-ratelimit-plan";
+import { resolvePlatformRateLimit } from "./platform-ratelimit-resolve";
 import { RateLimitMonitoring } from "./ratelimit-monitoring";
 import { RateLimitService } from "./ratelimit-service";
 import { Redis } from "./redis";
@@ -42,7 +43,7 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
         if (plan.problems.length) throw argsError(`PlatformRateLimit ${name}`, plan.problems);
         // Inputs (deferred-inputs.ts): checked again when known, then put into the children.
         const values = checkedValues(deferred, args, (a) => {
-            const known = planPlatformRateLimit(a).problems;
+            const known = resolvePlatformRateLimit(a).problems;
             if (known.length) throw argsError(`PlatformRateLimit ${name}`, known);
         });
         // The filter names are fixed per gateway: a second instance there would insert the same filters.

@@ -6,7 +6,7 @@
  */
 import { expect } from "chai";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { planSource } from "../../components/platform-ratelimit-plan";
+import { resolveSource } from "../../components/platform-sources";
 import { descriptorFor } from "../../gateway-model/evaluate";
 import { jwtDynamicMetadata, metadataActionValue } from "../../gateway-model/jwt-metadata-model";
 import { Problem } from "../../lib/problems";
@@ -248,12 +248,12 @@ describe("identity: PlatformRateLimit renders no token check, so refuses the fie
         const id = { jwt: { issuer: ISSUER, jwksUri: JWKS } };
         for (const source of ["defaults", "overrides"] as const) {
             const problems: Problem[] = [];
-            planSource(source, { rules: [{ name: "per-user", identity: id, requestsPerUnit: 10, unit: M }] }, problems);
+            resolveSource(source, { rules: [{ name: "per-user", identity: id, requestsPerUnit: 10, unit: M }] }, problems);
             const p = problems.find((x) => x.key === `${source}.rules[0].identity`);
             expect(p, JSON.stringify(problems)).to.not.equal(undefined);
             expect(p!.fix).to.contain("GlobalRateLimit");
             const fine: Problem[] = [];
-            planSource(source, { rules: [{ name: "all", requestsPerUnit: 10, unit: M }] }, fine);
+            resolveSource(source, { rules: [{ name: "all", requestsPerUnit: 10, unit: M }] }, fine);
             expect(fine).to.deep.equal([]);
         }
     });

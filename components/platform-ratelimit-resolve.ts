@@ -1,0 +1,248 @@
+/**
+ * PlatformRateLimit's arguments resolved once: every problem under its property path, or a read-only
+ * value (frozen at every level) with every default filled in and every name derived, from which the
+ * plan (platform-ratelimit-plan.ts) builds the objects without checking or defaulting anything.
+ * The service, Redis, their checks and the monitoring are GlobalRateLimit's own machinery (its plan
+ * of the same service arguments, without rules); the sources are compiled in platform-sources.ts.
+ * The platform's own plain fields are declared in platform-ratelimit-fields.ts.
+ */
+import { CounterStore } from "../builders/counter-stores";
+import { FilterTarget } from "../builders/envoy-filters";
+import { ruleSummaries } from "../builders/monitoring";
+import { PLATFORM_DOMAIN, PlatformSource } from "../builders/platform-filters";
+import { CompiledLimits } from "../builders/rules";
+import { frozenCopy } from "../lib/frozen";
+import { isGatewayHost } from "../lib/formats";
+import { Problem } from "../lib/problems";
+import { dnsProblem, portProblem, unknownFieldProblems } from "./arg-checks";
+import { gatewayTargetOf } from "./gateway-target";
+import { GlobalRateLimitArgs } from "./global-ratelimit-args";
+import { planGlobalRateLimit } from "./global-ratelimit-plan";
+import { PerValueFiguresPlan, platformFiguresOf } from "./per-value-figures";
+import { PLATFORM_FIELDS } from "./platform-ratelimit-fields";
+import { PlatformFilterCallArgs, PlatformRateLimitArgs } from "./platform-ratelimit-args";
+import { CheckedSource, platformEvictionPolicy, sourcesOf } from "./platform-sources";
+import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
+import { ServiceSettings } from "./service-settings";
+
+/** How one platform filter calls the service: its own setting, else the component's, else the default. */
+export interface ResolvedPlatformCall {
+    readonly failureModeDeny: boolean;
+    readonly timeout: string;
+}
+
+/** One source with at least one limit: its compiled limits and how its filter goes on the gateway. */
+export interface ResolvedPlatformSource {
+    readonly source: PlatformSource;
+    readonly ruleNames: readonly string[];
+    readonly compiled: Readonly<CompiledLimits>;
+    readonly call: ResolvedPlatformCall;
+    /** Listener ports of its filter (empty: every listener): the overrides go on every HTTP listener, the defaults on `gateway.listenerPorts`. */
+    readonly ports: readonly number[];
+    /** Whether a pre-limit goes before its filter: `preLimit`, and not in the service's shadow mode (which refuses nothing). */
+    readonly preLimit: boolean;
+}
+
+/** The gateway the filters go on, and the names derived from it. */
+export interface ResolvedPlatformGateway {
+    readonly target: Readonly<FilterTarget>;
+    /** Labels of the gateway's pods. */
+    readonly podLabels: Readonly<Record<string, string>>;
+    /** Where the EnvoyFilters are created. */
+    readonly namespace: string;
+    /** Claim key of the gateway (two PlatformRateLimits of one program on one gateway are refused). */
+    readonly key: string;
+}
+
+/** Where the filters reach the platform's service. */
+export interface ResolvedPlatformService {
+    readonly clusterName: string;
+    readonly authority: string;
+    readonly grpcAddress: string;
+}
+
+/** PlatformRateLimit's arguments resolved: read-only, every default filled in, every name derived once. */
+export interface ResolvedPlatformRateLimit {
+    readonly gateway: ResolvedPlatformGateway;
+    /** The service's and Redis's settings (GlobalRateLimit's, its store's eviction policy the platform's). */
+    readonly service: Readonly<ServiceSettings>;
+    readonly reach: ResolvedPlatformService;
+    /** The sources with at least one limit, overrides first. */
+    readonly sources: readonly ResolvedPlatformSource[];
+    /** The platform's host assignments (namespace → hosts), when given. */
+    readonly teamHosts?: Readonly<Record<string, readonly string[]>>;
+    readonly monitoring: Readonly<MonitoringPlan>;
+    /** What each per-value rule gets from the platform's store (printed by the preview). */
+    readonly perValueFigures: Readonly<PerValueFiguresPlan>;
+}
+
+/** Every problem of the arguments, each under its property path, or the resolved value (pure). */
+export function resolvePlatformRateLimit(args: PlatformRateLimitArgs): { problems: Problem[]; value?: ResolvedPlatformRateLimit } {
+    const a: Partial<PlatformRateLimitArgs> = args ?? {};
+    const problems: Problem[] = [...unknownFieldProblems("PlatformRateLimit", args)];
+    const base = planGlobalRateLimit(serviceArgsOf(a));
+    // Its "no rule" problem is about the rules it was not given (the sources are checked below), and
+    // its "platform's domain" problem is about a team taking the domain this component owns.
+    problems.push(...base.problems.filter((p) => p.key !== "rules" && p.key !== "domain").flatMap((p) => withPlatformFix(p, a)));
+    const gw = gatewayTargetOf({ ...(a.gateway ?? {}), listenerPorts: undefined, allVirtualHosts: true }, []);
+    const ports = listenerPortsOf(a.gateway?.listenerPorts, problems);
+    const checked = sourcesOf(a, problems);
+    // Its one store holds the sources' counters: a per-value one among them makes it evict by use.
+    const service: ServiceSettings = { ...base.service, ratelimit: { ...base.service.ratelimit, redisEvictionPolicy: platformEvictionPolicy(a) } };
+    const r = service.ratelimit;
+    const host = `${r.serviceName}.${r.namespace}.svc.cluster.local`;
+    const calls = filterCallsOf(a, problems);
+    const teamHosts = teamHostsOf(a.teamHosts, problems);
+    const preLimit = preLimitOf(a, problems);
+    // What each per-value rule gets from the platform's store (valid sources only), printed by the preview.
+    const figured = problems.length ? [] : checked.map((s) => ({ source: s.source, limits: s.limits }));
+    const perValueFigures = platformFiguresOf(figured, r, a.redis, problems);
+    const monitoring = platformMonitoringOf(a, { service, gw, sources: checked, calls }, problems);
+    if (problems.length) return { problems };
+    const sources = checked.map((s): ResolvedPlatformSource => ({
+        source: s.source,
+        ruleNames: s.ruleNames,
+        compiled: s.compiled,
+        call: calls[s.source],
+        // The overrides go on every HTTP listener of the pods, whichever port a team's Gateway adds later.
+        ports: s.source === PlatformSource.Overrides ? [] : ports,
+        preLimit,
+    }));
+    const gateway = { target: gw.target, podLabels: gw.podLabels, namespace: gw.namespace, key: `platform|${gw.namespace}|${JSON.stringify(gw.target)}` };
+    const reach = { clusterName: `outbound|${r.grpcPort}||${host}`, authority: host, grpcAddress: `${host}:${r.grpcPort}` };
+    const value: ResolvedPlatformRateLimit = { gateway, service, reach, sources, ...(teamHosts ? { teamHosts } : {}), monitoring, perValueFigures };
+    return { problems, value: frozenCopy(value) };
+}
+
+/** The GlobalRateLimit arguments of the platform's service (no rules: its plan gives the service, Redis and their checks). */
+function serviceArgsOf(a: Partial<PlatformRateLimitArgs>): GlobalRateLimitArgs {
+    return {
+        domain: PLATFORM_DOMAIN,
+        gateway: { ...(a.gateway ?? {}), listenerPorts: undefined, allVirtualHosts: true },
+        rules: [],
+        namespace: a.namespace,
+        failureModeDeny: a.failureModeDeny ?? PLATFORM_FIELDS.failureModeDeny.default,
+        // The service's Redis timeout is derived from it: the service gives up before the gateway does.
+        timeout: a.timeout ?? PLATFORM_FIELDS.timeout.default,
+        service: { name: PLATFORM_FIELDS.serviceName.default, configName: PLATFORM_FIELDS.configName.default, ...(a.service ?? {}) },
+        redis: a.redis,
+        counterStore: CounterStore.Single,
+        preLimit: false,
+        monitoring: { dashboard: false, alerts: false },
+        // Its filters are not used (the platform builds its own): a prefix outside the platform's names.
+        filterNamePrefix: "platform-service",
+    };
+}
+
+/**
+ * A problem of the service's arguments as the platform says it: `failureModeDeny` and `timeout` are
+ * checked there with GlobalRateLimit's defaults as the fix's fallback, so they are said again by the
+ * platform's own rules (the same condition, the platform's defaults in the fix).
+ */
+function withPlatformFix(p: Problem, a: Partial<PlatformRateLimitArgs>): Problem[] {
+    const { failureModeDeny: fmd, timeout: t } = PLATFORM_FIELDS;
+    if (p.key === fmd.path) return fmd.rule(fmd.path, a.failureModeDeny, fmd.default);
+    if (p.key === t.path) return t.rule(t.path, a.timeout, t.default);
+    return [p];
+}
+
+/** What the platform's monitoring watches: its service, the gateway calling it, the sources and their calls. */
+interface PlatformWatched {
+    service: ServiceSettings;
+    gw: { namespace: string; podLabels: Record<string, string> };
+    sources: CheckedSource[];
+    calls: Record<PlatformSource, ResolvedPlatformCall>;
+}
+
+/** The platform's dashboard and alerts (instance `platform`, domain the platform's), checked under `monitoring.`. */
+function platformMonitoringOf(a: Partial<PlatformRateLimitArgs>, w: PlatformWatched, problems: Problem[]): MonitoringPlan {
+    const { service, gw, sources, calls } = w;
+    const r = service.ratelimit;
+    return monitoringPlanOf(
+        a.monitoring,
+        {
+            instance: "platform",
+            domain: PLATFORM_DOMAIN,
+            namespace: r.namespace,
+            serviceName: r.serviceName,
+            descriptors: sources.flatMap((s) => s.compiled.configDescriptors),
+            gatewayNamespace: gw.namespace,
+            gatewayPodLabels: gw.podLabels,
+            failureModeDeny: sources.some((s) => calls[s.source].failureModeDeny),
+            serviceMetrics: r.prometheus,
+            ruleSummaries: ruleSummaries([...(a.overrides?.rules ?? []), ...(a.defaults?.rules ?? [])]),
+        },
+        problems,
+    );
+}
+
+/** `preLimit`, checked, unless the service's shadow mode turns it off (a service that refuses nothing has no pre-limit). */
+function preLimitOf(a: Partial<PlatformRateLimitArgs>, problems: Problem[]): boolean {
+    const f = PLATFORM_FIELDS.preLimit;
+    if (a.preLimit !== undefined) problems.push(...f.rule(f.path, a.preLimit, f.default));
+    return (a.preLimit ?? f.default) !== false && a.service?.shadowMode !== true;
+}
+
+/** `gateway.listenerPorts`: the defaults filter's ports, each once (empty: every listener). */
+function listenerPortsOf(ports: unknown, problems: Problem[]): number[] {
+    if (ports === undefined) return [];
+    if (!Array.isArray(ports) || !ports.length) {
+        problems.push({
+            key: "gateway.listenerPorts",
+            value: ports,
+            problem: "must be a non-empty list of ports",
+            fix: "give e.g. [8080], or omit it for every listener",
+        });
+        return [];
+    }
+    ports.forEach((p, i) => problems.push(...portProblem(`gateway.listenerPorts[${i}]`, p)));
+    return [...new Set(ports as number[])];
+}
+
+/** Each filter's failure mode and timeout: its own (`filters.<source>`), else the component's, else the defaults. */
+function filterCallsOf(a: Partial<PlatformRateLimitArgs>, problems: Problem[]): Record<PlatformSource, ResolvedPlatformCall> {
+    const { failureModeDeny: fmd, timeout: t } = PLATFORM_FIELDS;
+    const shared = { failureModeDeny: a.failureModeDeny ?? fmd.default, timeout: a.timeout ?? t.default };
+    const call = (source: PlatformSource): ResolvedPlatformCall => {
+        const own: PlatformFilterCallArgs = a.filters?.[source] ?? {};
+        if (own.failureModeDeny !== undefined) problems.push(...fmd.rule(`filters.${source}.${fmd.path}`, own.failureModeDeny, shared.failureModeDeny));
+        if (own.timeout !== undefined) problems.push(...t.rule(`filters.${source}.${t.path}`, own.timeout, t.default));
+        return { failureModeDeny: own.failureModeDeny ?? shared.failureModeDeny, timeout: own.timeout ?? shared.timeout };
+    };
+    return { overrides: call(PlatformSource.Overrides), defaults: call(PlatformSource.Defaults) };
+}
+
+/** The platform's host assignments, checked: namespace names and Gateway hosts; undefined when none are given. */
+function teamHostsOf(given: unknown, problems: Problem[]): Record<string, string[]> | undefined {
+    if (given === undefined) return undefined;
+    if (typeof given !== "object" || given === null || Array.isArray(given)) {
+        problems.push({ key: "teamHosts", value: given, problem: "must be an object of namespace → hosts", fix: 'give e.g. { "team-b": ["b.example.com"] }' });
+        return undefined;
+    }
+    const owner = new Map<string, string>();
+    for (const [ns, hosts] of Object.entries(given)) {
+        problems.push(...dnsProblem(`teamHosts.${ns}`, ns, "label"));
+        if (!Array.isArray(hosts)) {
+            problems.push({ key: `teamHosts.${ns}`, value: hosts, problem: "must be a list of hosts", fix: 'give e.g. ["b.example.com"]' });
+            continue;
+        }
+        hosts.forEach((h, i) => {
+            if (typeof h !== "string" || !isGatewayHost(h))
+                problems.push({
+                    key: `teamHosts.${ns}[${i}]`,
+                    value: h,
+                    problem: "must be a Gateway host (a DNS name, `*.<domain>` or `*`)",
+                    fix: 'give e.g. "b.example.com"',
+                });
+            else if (owner.has(h) && owner.get(h) !== ns)
+                problems.push({
+                    key: `teamHosts.${ns}[${i}]`,
+                    value: h,
+                    problem: `is also assigned to namespace ${owner.get(h)}: a host has one team`,
+                    fix: `keep ${h} under one namespace`,
+                });
+            else owner.set(h, ns);
+        });
+    }
+    return given as Record<string, string[]>;
+}
