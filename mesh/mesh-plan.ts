@@ -6,7 +6,7 @@
  * checks `bookinfo`. A component's problem is reported under the field of MeshRateLimit's arguments
  * that holds it (`global.` + the component's field). Pure.
  */
-import { BOOKINFO_PORT, bookinfoVirtualHosts } from "../builders/bookinfo";
+import { BOOKINFO_PORT, ResolvedBookinfo, bookinfoVirtualHosts } from "../builders/bookinfo";
 import { BookinfoArgs } from "../components/bookinfo-args";
 import { BookinfoPlan, planBookinfo } from "../components/bookinfo-resolve";
 import { FILTER_NAMES, FilterLayout, LOCAL_STAT_PREFIX } from "../builders/envoy-filters";
@@ -30,7 +30,11 @@ import { globalLimitsFromSettings } from "./spec-limits";
  * which it checks and defaults), then what MeshRateLimit derives: the rules from `limits`, the domain
  * from the variant, the gateway and the dashboard's selectors, the access policy's switch.
  */
-export function globalArgsOf(args: MeshRateLimitArgs, s: MeshOwnSettings): GlobalRateLimitArgs {
+export function globalArgsOf(
+    args: MeshRateLimitArgs,
+    s: MeshOwnSettings,
+    bookinfo: Pick<ResolvedBookinfo, "namespace" | "hosts" | "gatewayHostScope" | "gatewayPort">,
+): GlobalRateLimitArgs {
     // MeshRateLimit's own fields under `global` (its path key feeds the rules; the access policy and monitoring are reshaped below).
     const { pathKey: _pathKey, accessPolicy: _access, monitoring: _monitoring, ...own } = args.global ?? {};
     return {
@@ -40,9 +44,8 @@ export function globalArgsOf(args: MeshRateLimitArgs, s: MeshOwnSettings): Globa
         gateway: {
             selector: { [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value },
             namespace: s.mesh.filterNamespaces === "root" ? s.mesh.namespace : s.mesh.gatewayNamespace,
-            // Istio's names of the virtual hosts of the Gateway and VirtualService Bookinfo creates (of `bookinfo` as the
-            // stack's checks filled it in, the names Bookinfo is given: the same whether or not Bookinfo finds a problem).
-            virtualHosts: bookinfoVirtualHosts(s.bookinfo),
+            // Istio's names of the virtual hosts of the Gateway and VirtualService Bookinfo creates.
+            virtualHosts: bookinfoVirtualHosts(bookinfo),
             ...(s.mesh.vhostScope === "all" ? { allVirtualHosts: true } : {}),
         },
         // The specification's names in its own layout; per-instance names otherwise (unique on a shared gateway).
@@ -189,7 +192,8 @@ export function planMeshRateLimit(args: MeshRateLimitArgs): MeshRateLimitPlan {
     const unknown = unknownFieldProblems("MeshRateLimit", a).filter((p) => !p.key.startsWith("limits.descriptors["));
     const { settings: own, problems } = checkMeshArgs(a);
     const bookinfo = planBookinfo(bookinfoArgsOf(own));
-    const global = planGlobalRateLimit(globalArgsOf(a, own));
+    // Bookinfo's resolved names; when it refuses them, the settings it was given (the same fields), so GlobalRateLimit's own problems are still found.
+    const global = planGlobalRateLimit(globalArgsOf(a, own, bookinfo.value ?? own.bookinfo));
     const all = [...unknown, ...problems];
     // Bookinfo's first: the virtual hosts GlobalRateLimit is given are made of its names and port.
     all.push(...componentProblems(a, "bookinfo.", bookinfo.problems, all));
