@@ -20,8 +20,10 @@ export { RedisModeName } from "./builders/redis-connection";
 export { ServiceLogLevel } from "./components/service-settings";
 export { LocalBucketOptions, LocalRateLimit, LocalRateLimitArgs } from "./components/local-ratelimit";
 export { MeshRateLimit, LimitRowOutput } from "./mesh/mesh-ratelimit";
-export { Bookinfo, BookinfoArgs, BookinfoOptions } from "./components/bookinfo";
-export { ManagedApi, ManagedApiArgs, ManagedApiOptions } from "./components/managed-api";
+export { Bookinfo } from "./components/bookinfo";
+export { BookinfoArgs, BookinfoOptions } from "./components/bookinfo-args";
+export { ManagedApi } from "./components/managed-api";
+export { ManagedApiArgs, ManagedApiOptions } from "./components/managed-api-args";
 export { MeshMutualTls, MeshMutualTlsArgs } from "./components/mesh-mtls";
 export {
     MeshRateLimitArgs,

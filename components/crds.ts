@@ -5,6 +5,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { EnvoyFilterSpec } from "../builders/envoy-filters";
+import { GatewaySpec, VirtualServiceSpec } from "../builders/istio-types";
 
 interface Meta {
     name: string;
@@ -22,30 +23,10 @@ export class EnvoyFilter extends k8s.apiextensions.CustomResource {
     }
 }
 
-export interface GatewaySpec {
-    selector: Record<string, string>;
-    servers: { port: { number: number; name: string; protocol: string }; hosts: string[] }[];
-}
-
 export class Gateway extends k8s.apiextensions.CustomResource {
     constructor(name: string, args: { metadata: Meta; spec: GatewaySpec }, opts?: pulumi.CustomResourceOptions) {
         super(name, { apiVersion: ISTIO_NETWORKING_V1BETA1, kind: "Gateway", ...args } as k8s.apiextensions.CustomResourceArgs, opts);
     }
-}
-
-export interface StringMatch {
-    exact?: string;
-    prefix?: string;
-}
-
-export interface VirtualServiceSpec {
-    hosts: string[];
-    gateways: string[];
-    http: {
-        name?: string;
-        match: { uri: StringMatch }[];
-        route: { destination: { host: string; port: { number: number } } }[];
-    }[];
 }
 
 export class VirtualService extends k8s.apiextensions.CustomResource {

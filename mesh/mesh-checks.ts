@@ -10,7 +10,8 @@ import type { SpecPaths } from "../builders/routes";
 import { defaultRoutes } from "../builders/routes";
 import { DEFAULTS } from "../components/defaults";
 import { bucketPortProblems, bucketProblems, localBucketOptionsProblems } from "../components/local-ratelimit";
-import { ManagedApiArgs, managedApiFieldProblems } from "../components/managed-api";
+import { ManagedApiArgs } from "../components/managed-api-args";
+import { managedApiFieldProblems } from "../components/managed-api-resolve";
 import {
     ApiProfileName,
     BookinfoMode,

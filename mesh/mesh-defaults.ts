@@ -6,7 +6,7 @@
  * has no fixed default (the variant's preset, or derived from other fields). Pure.
  */
 import { PathKeyMode } from "../builders/rule-args";
-import { BOOKINFO_PORT } from "../components/bookinfo";
+import { BOOKINFO_PORT } from "../builders/bookinfo";
 import { DEFAULTS } from "../components/defaults";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 

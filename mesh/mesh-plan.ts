@@ -6,7 +6,9 @@
  * checks `bookinfo`. A component's problem is reported under the field of MeshRateLimit's arguments
  * that holds it (`global.` + the component's field). Pure.
  */
-import { BOOKINFO_PORT, BookinfoArgs, BookinfoPlan, bookinfoVirtualHosts, planBookinfo } from "../components/bookinfo";
+import { BOOKINFO_PORT, ResolvedBookinfo, bookinfoVirtualHosts } from "../builders/bookinfo";
+import { BookinfoArgs } from "../components/bookinfo-args";
+import { BookinfoPlan, planBookinfo } from "../components/bookinfo-resolve";
 import { FILTER_NAMES, FilterLayout, LOCAL_STAT_PREFIX } from "../builders/envoy-filters";
 import { escapeRe2 } from "../builders/rules";
 import { podMatchers } from "../components/ratelimit-monitoring";
@@ -14,7 +16,7 @@ import { GlobalRateLimitArgs } from "../components/global-ratelimit-args";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit-plan";
 import { unknownFieldProblems } from "../components/arg-checks";
 import { LocalRateLimitArgs } from "../components/local-ratelimit";
-import { ManagedApiArgs } from "../components/managed-api";
+import { ManagedApiArgs } from "../components/managed-api-args";
 import { Problem } from "../lib/problems";
 import { meshArgsError, problem, underField } from "./arg-problems";
 import { MeshOwnSettings, checkMeshArgs } from "./mesh-checks";
@@ -28,7 +30,11 @@ import { globalLimitsFromSettings } from "./spec-limits";
  * which it checks and defaults), then what MeshRateLimit derives: the rules from `limits`, the domain
  * from the variant, the gateway and the dashboard's selectors, the access policy's switch.
  */
-export function globalArgsOf(args: MeshRateLimitArgs, s: MeshOwnSettings, bookinfo: Pick<BookinfoPlan, "s" | "selector">): GlobalRateLimitArgs {
+export function globalArgsOf(
+    args: MeshRateLimitArgs,
+    s: MeshOwnSettings,
+    bookinfo: Pick<ResolvedBookinfo, "namespace" | "hosts" | "gatewayHostScope" | "gatewayPort">,
+): GlobalRateLimitArgs {
     // MeshRateLimit's own fields under `global` (its path key feeds the rules; the access policy and monitoring are reshaped below).
     const { pathKey: _pathKey, accessPolicy: _access, monitoring: _monitoring, ...own } = args.global ?? {};
     return {
@@ -158,7 +164,7 @@ export class MeshRateLimitPlan {
         readonly args: MeshRateLimitArgs,
         /** The validated, fully-defaulted settings: MeshRateLimit's own, with the service and Redis as GlobalRateLimit resolved them. */
         readonly settings: StackSettings,
-        /** The Bookinfo and GlobalRateLimit of the stack: their arguments' plans (the component checks `plan.args`). */
+        /** The Bookinfo and GlobalRateLimit of the stack: their arguments' plans (the component checks `plan.args`); Bookinfo's resolved. */
         readonly bookinfo: BookinfoPlan,
         readonly global: GlobalRateLimitPlan,
     ) {
@@ -186,7 +192,8 @@ export function planMeshRateLimit(args: MeshRateLimitArgs): MeshRateLimitPlan {
     const unknown = unknownFieldProblems("MeshRateLimit", a).filter((p) => !p.key.startsWith("limits.descriptors["));
     const { settings: own, problems } = checkMeshArgs(a);
     const bookinfo = planBookinfo(bookinfoArgsOf(own));
-    const global = planGlobalRateLimit(globalArgsOf(a, own, bookinfo));
+    // Bookinfo's resolved names; when it refuses them, the settings it was given (the same fields), so GlobalRateLimit's own problems are still found.
+    const global = planGlobalRateLimit(globalArgsOf(a, own, bookinfo.value ?? own.bookinfo));
     const all = [...unknown, ...problems];
     // Bookinfo's first: the virtual hosts GlobalRateLimit is given are made of its names and port.
     all.push(...componentProblems(a, "bookinfo.", bookinfo.problems, all));

@@ -19,9 +19,9 @@ import {
     VirtualHostScope,
 } from "../components/mesh-enums";
 import { GlobalRateLimitOptions } from "../components/global-ratelimit-args";
-import { BookinfoOptions } from "../components/bookinfo";
+import { BookinfoOptions } from "../components/bookinfo-args";
 import { LocalBucketOptions } from "../components/local-ratelimit";
-import { ManagedApiOptions } from "../components/managed-api";
+import { ManagedApiOptions } from "../components/managed-api-args";
 import { MonitoringOptionsArgs } from "../components/ratelimit-monitoring";
 import { LimitUnit } from "../builders/rule-args";
 

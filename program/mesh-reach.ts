@@ -10,7 +10,7 @@ import { StackSettings } from "../mesh/settings-types";
 import { IstioRouting, StackHosts, hostSharers, idOf } from "./host-sharers";
 import { sideDoorReport, sideDoors } from "./side-doors";
 import { BookinfoMode } from "../components/mesh-enums";
-import { gatewayServerHosts } from "../components/bookinfo";
+import { gatewayServerHosts } from "../builders/bookinfo";
 import { LiveObject, MESH_PEER_AUTHENTICATION } from "./preflight";
 import { platformOverridesMessages } from "./platform-overrides";
 

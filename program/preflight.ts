@@ -27,7 +27,7 @@
  * everything").
  */
 import { GlobalRateLimitPlan } from "../components/global-ratelimit-plan";
-import { ISTIO_INGRESS_CONTROLLER } from "../components/managed-api";
+import { ISTIO_INGRESS_CONTROLLER } from "../builders/managed-api";
 import {
     DuplicateObject,
     LiveObjectMeta,

@@ -1,11 +1,12 @@
 /** The pure builders, called directly on settings (no Pulumi runtime). */
 import { expect } from "chai";
 import { parse } from "yaml";
-import { gatewaySpecFor, virtualServiceSpec } from "../../components/bookinfo";
+import { gatewaySpecFor, virtualServiceSpec } from "../../builders/bookinfo";
 import { localBucketValue } from "../../builders/envoy-filters";
 import { planLocalRateLimit } from "../../components/local-ratelimit";
-import { localArgsOf } from "../../mesh/mesh-plan";
-import { espArgs, ingressManifest } from "../../components/managed-api";
+import { localArgsOf, managedApiArgsOf } from "../../mesh/mesh-plan";
+import { currentIngressManifest, espArgs, seedIngressManifest } from "../../builders/managed-api";
+import { resolveManagedApi } from "../../components/managed-api-resolve";
 import { ratelimitEnv } from "../../components/ratelimit-service";
 import { StackSettings } from "../../mesh/settings-types";
 import { planOfConfig } from "../../program/config-args";
@@ -49,11 +50,11 @@ describe("pure builders", () => {
 
     it("the route patch names a route the VirtualService has, on the Gateway's port", () => {
         const patch = filters(A)["filter-ratelimit-svc-api"].configPatches[0];
-        const routeNames = virtualServiceSpec(A).http.map((h) => h.name);
+        const routeNames = virtualServiceSpec(A.bookinfo).http.map((h) => h.name);
         expect(routeNames).to.include(patch.match.routeConfiguration.vhost.route.name);
         // Istio's name for the VirtualService host '*' through the Gateway's server (host '*', the configured port).
         const server = gatewaySpecFor({ istio: "ingressgateway" }, A.bookinfo.gatewayPort, A.bookinfo.hosts).servers[0];
-        expect(patch.match.routeConfiguration.vhost.name).to.equal(`${virtualServiceSpec(A).hosts[0]}:${server.port.number}`);
+        expect(patch.match.routeConfiguration.vhost.name).to.equal(`${virtualServiceSpec(A.bookinfo).hosts[0]}:${server.port.number}`);
         expect(patch.match.routeConfiguration.vhost.name).to.equal("*:8080");
         expect(filters(B)).to.not.have.property("filter-ratelimit-svc-api");
     });
@@ -80,11 +81,11 @@ describe("pure builders", () => {
     });
 
     it("ESP arguments and the Ingress of each profile", () => {
-        const m = A.managedApi!;
+        const m = resolveManagedApi(managedApiArgsOf(A)).value!;
         expect(espArgs(m)).to.not.include.members(["--service_account_key=/etc/esp/creds/service-account-creds.json"]);
         expect(espArgs({ ...m, serviceAccountSecret: "esp-sa" })).to.include("--service_account_key=/etc/esp/creds/service-account-creds.json");
-        expect(ingressManifest(m, "seed", {}).apiVersion).to.equal("extensions/v1beta1");
-        expect(ingressManifest(m, "current", {}).apiVersion).to.equal("networking.k8s.io/v1");
+        expect(seedIngressManifest(m, {}).apiVersion).to.equal("extensions/v1beta1");
+        expect(currentIngressManifest(m, {}).apiVersion).to.equal("networking.k8s.io/v1");
     });
 });
 

@@ -213,6 +213,11 @@ describe("MeshRateLimit arguments: every rule checked once, by the component tha
         expect(() => planMeshRateLimit({ ...NO_ESP, limits: { catchAll: 4_294_967_295 } })).to.not.throw();
     });
 
+    it("Bookinfo refuses its arguments: GlobalRateLimit is still planned (on the names Bookinfo was given), both refusals in one round", () => {
+        const err = refusal({ ...NO_ESP, bookinfo: { version: "not a tag" }, global: { domain: "a b" } });
+        expect(err.problems.map((p) => p.key)).to.deep.equal(["bookinfo.version", "global.domain"]);
+    });
+
     it("the service's options, Redis and the domain: GlobalRateLimit's problems under global.*, every one in one round", () => {
         const err = refusal({
             ...NO_ESP,
