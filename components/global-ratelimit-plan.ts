@@ -34,7 +34,7 @@ import { CheckedLimits } from "./limits-plan";
 import { PerValueFiguresPlan } from "./per-value-figures";
 import { PerValuePlan } from "./per-value-store";
 import { platformDefaultsPatches } from "./platform-defaults";
-import { MonitoringPlan } from "./ratelimit-monitoring";
+import { MonitoringPlan, buildMonitoring } from "./ratelimit-monitoring";
 import { ServiceSettings } from "./service-settings";
 
 export { DEFAULT_FILTER_PREFIX } from "./global-ratelimit-resolve";
@@ -96,7 +96,7 @@ export function buildGlobalRateLimit(r: ResolvedGlobalRateLimit): BuiltGlobalRat
         filters: [...gatewayFilters(r), ...(r.perValue ? perValueSideFilters(r, r.perValue) : [])],
         grpcAddress: r.endpoint.grpcAddress,
         preLimit: r.preLimit,
-        monitoring: r.monitoring,
+        monitoring: buildMonitoring(r.monitoring),
         listenerKeys: r.listenerKeys,
         httpFilterNames: { global: r.filterNames.global, ...(r.preLimit?.buckets.length ? { local: r.filterNames.local } : {}) },
         platformDefaultsOff: r.platformDefaultsOff,

@@ -28,7 +28,7 @@ import { CheckedLimits, planGlobalLimits } from "./limits-plan";
 import { PerValueFiguresPlan, oneStoreOf, perValueFiguresOf } from "./per-value-figures";
 import { PerValueSide, perValueCallOf, perValueSideOf, splitOf } from "./per-value-store";
 import { PlatformDefaultsInput, platformDefaultsOffHosts, platformNameProblems } from "./platform-defaults";
-import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
+import { ResolvedMonitoring, resolveMonitoring } from "./ratelimit-monitoring";
 import { redisConnectionOf } from "./redis-options";
 import { serviceDefaults, tuningOf } from "./service-defaults";
 import { RateLimitServiceSettings, ServiceSettings } from "./service-settings";
@@ -103,8 +103,8 @@ export interface ResolvedGlobalRateLimit {
     readonly responseCosts: RequestCostArgs[];
     readonly perValue?: ResolvedPerValue;
     readonly perValueFigures: PerValueFiguresPlan;
-    /** The dashboard and alert rules (checked with their arguments), and the switches as given (their size problems name them). */
-    readonly monitoring: MonitoringPlan;
+    /** The dashboard's and alert rules' input, names and placement, and the switches as given (their size problems name them). */
+    readonly monitoring: ResolvedMonitoring;
     readonly monitoringGiven: { readonly dashboard: unknown; readonly alerts: unknown };
     /** The services the access policies admit the gateway to (none without `accessPolicy`). */
     readonly access: AccessTarget[];
@@ -272,7 +272,7 @@ function laterParts(
     const perValueFigures = perValueFiguresOf(a, service.ratelimit, perValue, !compiled.problems.length, problems);
     const descriptors = split ? [...split.fixed.configDescriptors, ...split.perValue.configDescriptors] : compiled.configDescriptors;
     const watched = { name: o.name, ns: o.ns, call, descriptors, gw, pre: o.preLimit, service, perValue, rules: a.rules ?? [] };
-    const monitoring = monitoringPlanOf(a.monitoring, globalMonitoringContext(watched), problems);
+    const monitoring = resolveMonitoring(a.monitoring, globalMonitoringContext(watched), problems);
     const accessOf = (s: ServiceSettings): AccessTarget[] =>
         a.accessPolicy ? [{ ...s, gatewayPrincipal: a.accessPolicy.gatewayPrincipal, gatewaySelector: gw.podLabels }] : [];
     return {
