@@ -37,8 +37,6 @@ import { platformDefaultsPatches } from "./platform-defaults";
 import { MonitoringPlan, buildMonitoring } from "./ratelimit-monitoring";
 import { ServiceSettings } from "./service-settings";
 
-export { DEFAULT_FILTER_PREFIX } from "./global-ratelimit-resolve";
-
 /** One EnvoyFilter of the plan: its name, namespace and spec. */
 export interface PlannedFilter {
     name: string;

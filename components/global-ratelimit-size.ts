@@ -6,15 +6,24 @@
 import { Problem } from "../lib/problems";
 import { ResolvedGlobalRateLimit } from "./global-ratelimit-resolve";
 import { oversizeProblems } from "./object-size";
-import type { BuiltGlobalRateLimit } from "./global-ratelimit-plan";
+import { EnvoyFilterSpec } from "../builders/envoy-types";
+import { MonitoringPlan } from "./ratelimit-monitoring";
 
 /** The limits of a descriptor tree: its entries with a `rate_limit`. */
 export function countLimits(descriptors: { rate_limit?: unknown; descriptors?: unknown[] }[]): number {
     return descriptors.reduce((n, d) => n + (d.rate_limit ? 1 : 0) + countLimits((d.descriptors ?? []) as typeof descriptors), 0);
 }
 
+/** What the size check reads of the built plan: the config texts, the EnvoyFilters, the monitoring objects. */
+export interface BuiltObjects {
+    configYaml: string;
+    perValue?: { configYaml: string };
+    filters: { name: string; spec: EnvoyFilterSpec }[];
+    monitoring: MonitoringPlan;
+}
+
 /** The built objects over the API server's bound, each with the fix that shrinks it. */
-export function builtSizeProblems(r: ResolvedGlobalRateLimit, built: BuiltGlobalRateLimit): Problem[] {
+export function builtSizeProblems(r: ResolvedGlobalRateLimit, built: BuiltObjects): Problem[] {
     const by = `with ${countLimits(r.compiled.configDescriptors)} limits,`;
     const rules = `(${r.limits.rules.length} rules)`;
     const fewer = "give fewer rules, or split them over GlobalRateLimit instances of their own (each its own domain and gateway listener)";
