@@ -138,7 +138,7 @@ function httpFilter(r: ResolvedGlobalRateLimit): EnvoyFilterSpec {
         ...(r.perInstance ? { filterName: r.filterNames.global, stage: PER_INSTANCE_STAGE } : {}),
     });
     // Only from limits that all passed their checks (a refused plan creates nothing anyway).
-    const policy = r.policyHeader ? policyFilter(r) : undefined;
+    const policy = r.policyHeaderReady ? policyFilter(r) : undefined;
     return {
         ...base,
         configPatches: [

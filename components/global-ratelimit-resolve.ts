@@ -109,7 +109,7 @@ export interface ResolvedGlobalRateLimit {
     /** The services the access policies admit the gateway to (none without `accessPolicy`). */
     readonly access: AccessTarget[];
     /** The limits, gateway and service passed their checks: the `RateLimit-Policy` header can be computed. */
-    readonly policyHeader: boolean;
+    readonly policyHeaderReady: boolean;
 }
 
 /** Every problem of GlobalRateLimit's arguments, each under its property path, or the resolved value (pure). */
@@ -139,7 +139,7 @@ export function resolveWithFallbacks(args: GlobalRateLimitArgs): { problems: Pro
     const shadowMode = a.service?.shadowMode === true;
     // In global shadow mode the service refuses nothing, so neither may the pre-limit.
     const preLimit = (a.preLimit ?? DEFAULTS.preLimit) === false || shadowMode ? undefined : preLimitPlan(fixed.configDescriptors);
-    const policyHeader = !problems.length;
+    const policyHeaderReady = !problems.length;
     const rest = laterParts(a, { ...base, split, service, preLimit });
     const instanceName = (filter: string) => (perInstance ? instanceFilterName(filter, ns, name) : filter);
     const value: ResolvedGlobalRateLimit = {
@@ -171,7 +171,7 @@ export function resolveWithFallbacks(args: GlobalRateLimitArgs): { problems: Pro
         listenerKeys: perInstance ? [] : (gw.all ? ["*"] : gw.ports.map(String)).map((port) => `${gw.namespace}|${JSON.stringify(gw.target)}|${port}`),
         responseCosts: responseCosts((a.rules ?? []).map((r) => r?.cost)),
         ...rest,
-        policyHeader,
+        policyHeaderReady,
     };
     return { problems, value: deepFreeze(value) };
 }
