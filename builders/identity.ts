@@ -24,6 +24,7 @@
  * Pure: no checks (components/identity-checks.ts), no Pulumi runtime.
  */
 import { stackLabels } from "../lib/common";
+import { IstioSecurityObject } from "../lib/k8s-object";
 import { RateLimitAction } from "./envoy-types";
 import { CLIENT_KEY, RateLimitRuleArgs } from "./rule-args";
 import {
@@ -158,7 +159,7 @@ export function tokenChecks(
     instance: string,
     gateway: { namespace: string; target: IdentityTarget },
     rules: readonly RateLimitRuleArgs[] = [],
-): Record<string, any>[] {
+): IstioSecurityObject[] {
     const jwtRules = jwtRulesOf(rules);
     if (!jwtRules.length) return [];
     const target = gateway.target;

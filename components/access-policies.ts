@@ -16,6 +16,7 @@
  * the gateway's principal.
  */
 import { stackLabels } from "../lib/common";
+import { IstioSecurityObject, NetworkPolicyObject, PolicyObject } from "../lib/k8s-object";
 import { REDIS_PORT } from "./redis";
 import { deploysRedis } from "../builders/redis-connection";
 import { parsePrincipal, principalOf } from "../lib/principal";
@@ -41,9 +42,9 @@ export function ratelimitPrincipal(s: AccessTarget): string {
 }
 
 /** Istio AuthorizationPolicies: gateway → rate-limit gRPC port; rate-limit service → Redis. */
-export function authorizationPolicyManifests(s: AccessTarget): any[] {
+export function authorizationPolicyManifests(s: AccessTarget): IstioSecurityObject[] {
     const ns = s.ratelimit.namespace;
-    const out: any[] = [
+    const out: IstioSecurityObject[] = [
         {
             apiVersion: "security.istio.io/v1",
             kind: "AuthorizationPolicy",
@@ -71,7 +72,7 @@ export function authorizationPolicyManifests(s: AccessTarget): any[] {
 }
 
 /** Every access policy of one service: its AuthorizationPolicies and NetworkPolicies. */
-export function accessManifests(s: AccessTarget): any[] {
+export function accessManifests(s: AccessTarget): PolicyObject[] {
     return [...authorizationPolicyManifests(s), ...networkPolicyManifests(s)];
 }
 
@@ -80,10 +81,10 @@ export function accessManifests(s: AccessTarget): any[] {
  * namespace) → the rate-limit gRPC port; the rate-limit pods → Redis 6379. With Prometheus on, its
  * metrics port (9090) and Istio's merged-metrics port (15020) stay open to every namespace.
  */
-export function networkPolicyManifests(s: AccessTarget): any[] {
+export function networkPolicyManifests(s: AccessTarget): NetworkPolicyObject[] {
     const ns = s.ratelimit.namespace;
     const gwNs = parsePrincipal(s.gatewayPrincipal)!.namespace;
-    const out: any[] = [
+    const out: NetworkPolicyObject[] = [
         {
             apiVersion: "networking.k8s.io/v1",
             kind: "NetworkPolicy",

@@ -9,9 +9,7 @@
  * logged not at all (`SecretHeaderForm.Omit`); replay then counts its requests as without the header.
  */
 import { Problem } from "../lib/problems";
-import { FilterTarget } from "../builders/filter-target";
-import { accessLogFilter } from "../builders/access-log";
-import { EnvoyFilterSpec } from "../builders/envoy-types";
+import { AccessLogFilterOptions } from "../builders/access-log";
 import { HEADER_NAME } from "./rule-field-checks";
 
 /** How a header that carries a secret is written to the access log. */
@@ -45,11 +43,8 @@ export interface GatewayAccessLogArgs {
 
 export const DEFAULT_ACCESS_LOG_PATH = "/dev/stdout";
 
-/** Where the gateway's filters go: its pods and the ports limited. */
-interface GatewayPlacement {
-    target: FilterTarget;
-    ports: number[];
-}
+/** The access log resolved: the file and the headers logged (the gateway's pods and ports are the instance's). */
+export type ResolvedAccessLog = Pick<AccessLogFilterOptions, "path" | "headers">;
 
 /** Problems of each header name of a list, under `at[i]`. */
 function nameProblems(at: string, names: unknown[]): Problem[] {
@@ -104,13 +99,8 @@ function checkedHeaders(log: GatewayAccessLogArgs, ruleHeaders: string[], proble
     return [...new Set([...ruleHeaders, ...(extra.filter((n) => typeof n === "string") as string[])])].filter((n) => !hidden.has(n));
 }
 
-/** The spec of the access-log EnvoyFilter of `accessLog` (none without it), for the gateway's pods only. */
-export function accessLogPlan(
-    log: GatewayAccessLogArgs | undefined,
-    ruleHeaders: string[],
-    gw: GatewayPlacement,
-    problems: Problem[],
-): EnvoyFilterSpec | undefined {
+/** What the gateway logs of `accessLog`: its file and headers (none without it); its problems pushed. The builder is builders/access-log.ts. */
+export function accessLogOf(log: GatewayAccessLogArgs | undefined, ruleHeaders: string[], problems: Problem[]): ResolvedAccessLog | undefined {
     if (log === undefined) return undefined;
     if (log === null || typeof log !== "object" || Array.isArray(log)) {
         problems.push({ key: "accessLog", value: log, problem: "is not an object", fix: "give {} for the defaults, or leave accessLog out" });
@@ -125,7 +115,7 @@ export function accessLogPlan(
             problem: "is not an absolute file path",
             fix: `use "${DEFAULT_ACCESS_LOG_PATH}" (the pods' container log) or a path such as "/var/log/gateway/access.json"`,
         });
-    return accessLogFilter({ target: gw.target, ports: gw.ports, path, headers });
+    return { path, headers };
 }
 
 /** The request headers the rules read (`header.name`, `cost.requestHeader`), in order, once each. */

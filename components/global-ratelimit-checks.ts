@@ -1,73 +1,20 @@
 /**
  * GlobalRateLimit's own argument checks (the ones no other component shares): the scope, the domain,
- * the service's options, the failure mode and status, the layout, the access policy, and the size of
- * the objects its limits grow. Each returns or collects problems; none throws.
+ * the service's options, the failure mode and status, the layout, the access policy (the size of the
+ * objects its limits grow is checked on them: global-ratelimit-size.ts). Each returns or collects
+ * problems; none throws.
  */
-import { EnvoyFilterSpec, FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
+import { FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { booleanProblems, dnsNameProblems, fieldProblem, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
 import { fieldRef } from "../lib/fix-style";
 import { PRINCIPAL_PROBLEM, parsePrincipal, suggestedPrincipal } from "../lib/principal";
 import { Problem } from "../lib/problems";
 import { DEFAULTS } from "./defaults";
-import { PerValuePlan } from "./per-value-store";
 
 import { GO_DURATION, protoDurationSeconds } from "../lib/formats";
 import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./global-ratelimit-args";
 import { rateLimitHeadersProblems, statusOnErrorProblems } from "./arg-checks";
-import { oversizeProblems } from "./object-size";
-import { MonitoringPlan } from "./ratelimit-monitoring";
 import { SERVICE_TUNING, ServiceLogLevel } from "./service-settings";
-
-/** The limits of a descriptor tree: its entries with a `rate_limit`. */
-export function countLimits(descriptors: { rate_limit?: unknown; descriptors?: unknown[] }[]): number {
-    return descriptors.reduce((n, d) => n + (d.rate_limit ? 1 : 0) + countLimits((d.descriptors ?? []) as typeof descriptors), 0);
-}
-
-/** The objects the rule list grows, each within the API server's bound (components/object-size.ts). */
-export function sizeProblems(
-    a: Partial<GlobalRateLimitArgs>,
-    o: {
-        config: string;
-        perValue?: PerValuePlan;
-        filters: { name: string; spec: EnvoyFilterSpec }[];
-        monitoring: MonitoringPlan;
-        configName: string;
-        limits: number;
-    },
-): Problem[] {
-    const by = `with ${o.limits} limits,`;
-    const rules = `(${(a.rules ?? []).length} rules)`;
-    const fewer = "give fewer rules, or split them over GlobalRateLimit instances of their own (each its own domain and gateway listener)";
-    return oversizeProblems([
-        { what: `ConfigMap ${o.configName}`, text: o.config, key: "rules", value: rules, by, fix: fewer },
-        ...(o.perValue ? [{ what: "the per-value ConfigMap", text: o.perValue.configYaml, key: "rules", value: rules, by, fix: fewer }] : []),
-        ...o.filters.map((f) => ({ what: `EnvoyFilter ${f.name}`, text: JSON.stringify(f.spec), key: "rules", value: rules, by, fix: fewer })),
-        ...(o.monitoring.dashboard
-            ? [
-                  {
-                      what: `the dashboard ConfigMap ${o.monitoring.dashboard.name} (a panel row per limit)`,
-                      text: o.monitoring.dashboard.json,
-                      key: "monitoring.dashboard",
-                      value: a.monitoring?.dashboard ?? true,
-                      by,
-                      fix: `set monitoring.dashboard to false (the service's metrics and the alert rules stay), or ${fewer}`,
-                  },
-              ]
-            : []),
-        ...(o.monitoring.rules
-            ? [
-                  {
-                      what: "the PrometheusRule",
-                      text: JSON.stringify(o.monitoring.rules.groups),
-                      key: "monitoring.alerts",
-                      value: a.monitoring?.alerts,
-                      by,
-                      fix: fewer,
-                  },
-              ]
-            : []),
-    ]);
-}
 
 /** A component that limits nothing, and a domain the service would refuse. */
 export function scopeProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): void {

@@ -6,8 +6,8 @@ import { RateLimitFilterCall, RateLimitHeaders } from "../builders/envoy-filters
 import { ruleSummaries } from "../builders/monitoring";
 import { PRE_LIMIT_STAT_PREFIX, PreLimitPlan } from "../builders/pre-limit";
 import { ConfigDescriptor } from "../builders/rules";
-import { GlobalRateLimitArgs } from "./global-ratelimit-args";
-import { PerValuePlan } from "./per-value-store";
+import { RateLimitRuleArgs } from "../builders/rule-args";
+import { PerValueSide } from "./per-value-store";
 import { MonitoringContext } from "./ratelimit-monitoring";
 import { ServiceSettings } from "./service-settings";
 
@@ -21,11 +21,13 @@ export interface GlobalWatched {
     gw: { namespace: string; podLabels: Record<string, string> };
     pre: PreLimitPlan | undefined;
     service: ServiceSettings;
-    perValue: PerValuePlan | undefined;
+    perValue: PerValueSide | undefined;
+    /** The rules (their summaries label the dashboard's rows). */
+    rules: readonly RateLimitRuleArgs[];
 }
 
 /** The monitoring context of one GlobalRateLimit (instance and service named as the component). */
-export function globalMonitoringContext(a: Partial<GlobalRateLimitArgs>, w: GlobalWatched): MonitoringContext {
+export function globalMonitoringContext(w: GlobalWatched): MonitoringContext {
     return {
         instance: w.name,
         domain: w.call.domain,
@@ -38,7 +40,7 @@ export function globalMonitoringContext(a: Partial<GlobalRateLimitArgs>, w: Glob
         preLimitStatPrefix: w.pre?.buckets.length ? PRE_LIMIT_STAT_PREFIX : undefined,
         failureModeDeny: w.call.failureModeDeny,
         serviceMetrics: w.service.ratelimit.prometheus,
-        ruleSummaries: ruleSummaries(a.rules),
+        ruleSummaries: ruleSummaries(w.rules),
         clientHeaders: w.call.rateLimitHeaders === RateLimitHeaders.Draft03,
     };
 }

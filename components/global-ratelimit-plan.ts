@@ -1,17 +1,14 @@
 /**
  * GlobalRateLimit's plan: every object it creates, computed from the arguments and validated before
  * any resource is registered (pure; the program's preflight, the renderer and the tests read it).
+ * The arguments are resolved once (global-ratelimit-resolve.ts); every object here is built from the
+ * resolved value alone, and the built objects' sizes are checked last (global-ratelimit-size.ts).
  */
-import { SplitLimits, configWindows, sideAsCompiled } from "../builders/counter-stores";
+import { accessLogFilter } from "../builders/access-log";
 import {
+    EnvoyFilterPatch,
     EnvoyFilterSpec,
-    FilterLayout,
-    LOCAL_RATELIMIT_FILTER,
     PER_INSTANCE_STAGE,
-    RATELIMIT_FILTER,
-    RateLimitFilterCall,
-    RateLimitHeaders,
-    instanceFilterName,
     policyHeaderFilter,
     ratelimitHttpFilter,
     routeDescriptors,
@@ -20,48 +17,32 @@ import {
     vhostPerFilterRateLimits,
     vhostRateLimitsFilter,
 } from "../builders/envoy-filters";
-import { expirationJitterFor, redisTimeoutFor } from "../builders/failure-bounds";
-import { perValueFilters } from "../builders/per-value-filters";
-import { PreLimitPlan, preLimitConfig, preLimitPatches, preLimitPlan } from "../builders/pre-limit";
-import { configYaml } from "../builders/ratelimit-config";
-import { HEADER_TO_METADATA_FILTER, responseCostPatches, responseCosts } from "../builders/request-cost";
-import { checkCostLayout } from "./request-cost-checks";
-import { RedisConnection } from "../builders/redis-connection";
-import { Problem } from "../lib/problems";
-import { accessLogPlan, ruleHeaderNames } from "./gateway-access-log";
-import { booleanProblems, dnsNameProblems } from "../lib/field-checks";
-import { AccessTarget, accessManifests } from "./access-policies";
 import { tokenChecks } from "../builders/identity";
-import { dnsProblem, planned, unknownFieldProblems } from "./arg-checks";
-import { DEFAULTS } from "./defaults";
-import { gatewayTargetOf, routePatchesFor } from "./gateway-target";
-import { PerValuePlan, perValueCallOf, perValuePlanOf, splitOf } from "./per-value-store";
-import { PerValueFiguresPlan, oneStoreOf, perValueFiguresOf } from "./per-value-figures";
-import { platformDefaultsOffHosts, platformDefaultsPatches, platformNameProblems } from "./platform-defaults";
-import { serviceDefaults, tuningOf } from "./service-defaults";
-
-import { PathKeyMode } from "../builders/rule-args";
-import { CompiledLimits, buildGlobalLimits } from "../builders/rules";
-import { RoutePatch } from "../builders/rate-limit-entries";
-import { CheckedLimits, planGlobalLimits } from "./limits-plan";
+import { perValueFilters } from "../builders/per-value-filters";
+import { PreLimitPlan, preLimitConfig, preLimitPatches } from "../builders/pre-limit";
 import { policyHeaderOption, policyHeaderValue, policyItems } from "../builders/policy-header";
+import { configYaml } from "../builders/ratelimit-config";
+import { responseCostPatches } from "../builders/request-cost";
+import { PathKeyMode } from "../builders/rule-args";
+import { PolicyObject } from "../lib/k8s-object";
+import { Problem } from "../lib/problems";
+import { accessManifests } from "./access-policies";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
-import {
-    accessPolicyProblems,
-    countLimits,
-    failureProblems,
-    headersOf,
-    layoutOf,
-    scopeProblems,
-    serviceOptionsOf,
-    sizeProblems,
-} from "./global-ratelimit-checks";
-import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
-import { globalMonitoringContext } from "./global-ratelimit-monitoring";
-import { redisConnectionOf } from "./redis-options";
-import { ServiceLogLevel, ServiceSettings } from "./service-settings";
+import { ResolvedGlobalRateLimit, ResolvedPerValue, resolveWithFallbacks } from "./global-ratelimit-resolve";
+import { builtSizeProblems } from "./global-ratelimit-size";
+import { CheckedLimits } from "./limits-plan";
+import { PerValueFiguresPlan } from "./per-value-figures";
+import { PerValuePlan } from "./per-value-store";
+import { platformDefaultsPatches } from "./platform-defaults";
+import { MonitoringPlan, buildMonitoring } from "./ratelimit-monitoring";
+import { ServiceSettings } from "./service-settings";
 
-export const DEFAULT_FILTER_PREFIX = "filter-ratelimit";
+/** One EnvoyFilter of the plan: its name, namespace and spec. */
+export interface PlannedFilter {
+    name: string;
+    namespace: string;
+    spec: EnvoyFilterSpec;
+}
 
 /** Everything the component creates, computed and validated before any resource is registered. */
 export interface GlobalRateLimitPlan {
@@ -72,9 +53,9 @@ export interface GlobalRateLimitPlan {
     /** Settings of the service and Redis (internal components), defaults filled in. */
     service: ServiceSettings;
     configYaml: string;
-    filters: { name: string; namespace: string; spec: EnvoyFilterSpec }[];
-    /** The AuthorizationPolicies and NetworkPolicies of `accessPolicy` (none without it). */
-    policies: any[];
+    filters: PlannedFilter[];
+    /** The AuthorizationPolicies and NetworkPolicies of `accessPolicy` and the token check of rules with `identity` (none in a refused plan). */
+    policies: PolicyObject[];
     grpcAddress: string;
     /** The gateway listeners the rate-limit filter goes on (`<namespace>|<pods>|<port or *>`): two instances must not share one, or each would send every descriptor of the listener to its own service. */
     listenerKeys: string[];
@@ -92,289 +73,155 @@ export interface GlobalRateLimitPlan {
     perValueFigures: PerValueFiguresPlan;
 }
 
-/** Validates the arguments and computes every object (pure; exported for the tests and the renderer). */
+/** The objects built from a resolved GlobalRateLimit (the plan without its arguments, problems and policies). */
+export type BuiltGlobalRateLimit = Omit<GlobalRateLimitPlan, "args" | "problems" | "policies">;
+
+/** Validates the arguments and computes every object (pure; exported for the tests and the renderer): resolve, build, then check the built objects' sizes. */
 export function planGlobalRateLimit(args: GlobalRateLimitArgs): GlobalRateLimitPlan {
-    const a: Partial<GlobalRateLimitArgs> = args ?? {};
-    const { compiled, problems, gw, ns, name, grpcPort, service, perInstance, prefix, call } = checkedArgs(args);
-    const split = splitOf(a, compiled, problems);
-    const fixed = split ? sideAsCompiled(split.fixed) : compiled;
-    service.ratelimit.expirationJitterSeconds = expirationJitterFor(configWindows(fixed.configDescriptors));
-    if (!split) oneStoreOf(a, service.ratelimit, compiled.configDescriptors, problems);
-    const host = `${name}.${ns}.svc.cluster.local`;
-    // Computed once: the rate-limit filter's name is where its per-route config goes.
-    const globalName = perInstance ? instanceFilterName(RATELIMIT_FILTER, ns, name) : RATELIMIT_FILTER;
-    const localName = perInstance ? instanceFilterName(LOCAL_RATELIMIT_FILTER, ns, name) : LOCAL_RATELIMIT_FILTER;
-    const placement = { prefix, perInstance, globalName, localName, call, clusterName: `outbound|${grpcPort}||${host}`, authority: host };
-    problems.push(...platformNameProblems(a, prefix));
-    const { filters, pre } = gatewayFilters(a, fixed, gw, problems, placement);
-    checkCostLayout(a.rules, perInstance, problems);
-    const accessLog = accessLogPlan(a.accessLog, ruleHeaderNames(a.rules), gw, problems);
-    if (accessLog) filters.push({ name: `${prefix}-access-log`, namespace: gw.namespace, spec: accessLog });
-    // In the HTTP filter's EnvoyFilter: the copy of each response cost header into dynamic metadata.
-    const costFilter = perInstance ? instanceFilterName(HEADER_TO_METADATA_FILTER, ns, name) : HEADER_TO_METADATA_FILTER;
-    filters[0]!.spec.configPatches.push(...responseCostPatches(responseCosts((a.rules ?? []).map((r) => r?.cost)), gw.ports, costFilter));
-    const perValue = split ? perValuePlanOf(a, service, { domain: call.domain, descriptors: split.perValue.configDescriptors }, problems) : undefined;
-    if (split && perValue) filters.push(...perValueSide(a, split.perValue, perValue, { gw, ns, grpcPort, perInstance, prefix, call }));
-    const figures = perValueFiguresOf(a, service.ratelimit, perValue, !compiled.problems.length, problems);
-    const descriptors = split ? [...split.fixed.configDescriptors, ...split.perValue.configDescriptors] : compiled.configDescriptors;
-    const monitoring = monitoringPlanOf(a.monitoring, globalMonitoringContext(a, { name, ns, call, descriptors, gw, pre, service, perValue }), problems);
-    const config = configYaml(call.domain, fixed.configDescriptors);
-    const limits = countLimits(compiled.configDescriptors);
-    problems.push(...sizeProblems(a, { config, perValue, filters, monitoring, configName: service.ratelimit.configName, limits }));
-    const accessOf = (s: ServiceSettings): AccessTarget[] =>
-        a.accessPolicy ? [{ ...s, gatewayPrincipal: a.accessPolicy.gatewayPrincipal, gatewaySelector: gw.podLabels }] : [];
-    const access = [...accessOf(service), ...(perValue ? accessOf(perValue.service) : [])];
+    const { problems: resolveProblems, value } = resolveWithFallbacks(args);
+    const built = buildGlobalRateLimit(value);
+    const problems = [...resolveProblems, ...builtSizeProblems(value, built)];
+    return { args, problems, ...built, policies: problems.length ? [] : accessPolicies(value) };
+}
+
+/** Every object of a resolved GlobalRateLimit but its policies. */
+export function buildGlobalRateLimit(r: ResolvedGlobalRateLimit): BuiltGlobalRateLimit {
+    const perValue = r.perValue ? perValuePlan(r, r.perValue) : undefined;
     return {
-        args,
-        problems,
-        compiled,
-        service,
-        policies: problems.length ? [] : [...access.flatMap(accessManifests), ...tokenChecks(prefix, gw, a.rules)],
-        configYaml: config,
-        filters,
-        grpcAddress: `${host}:${grpcPort}`,
-        preLimit: pre,
-        monitoring,
-        // Only the shared layout reads the listener's route rate_limits: per-instance filters never meet.
-        listenerKeys: perInstance ? [] : (gw.all ? ["*"] : gw.ports.map(String)).map((port) => `${gw.namespace}|${JSON.stringify(gw.target)}|${port}`),
-        httpFilterNames: { global: globalName, ...(pre?.buckets.length ? { local: localName } : {}) },
-        platformDefaultsOff: platformDefaultsOffHosts(a, layoutName(perInstance), gw.virtualHosts),
+        compiled: r.compiled,
+        service: r.service,
+        configYaml: configYaml(r.call.domain, r.fixed.configDescriptors),
+        filters: [...gatewayFilters(r), ...(r.perValue ? perValueSideFilters(r, r.perValue) : [])],
+        grpcAddress: r.endpoint.grpcAddress,
+        preLimit: r.preLimit,
+        monitoring: buildMonitoring(r.monitoring),
+        listenerKeys: r.listenerKeys,
+        httpFilterNames: { global: r.filterNames.global, ...(r.preLimit?.buckets.length ? { local: r.filterNames.local } : {}) },
+        platformDefaultsOff: r.platformDefaultsOff,
         ...(perValue ? { perValue } : {}),
-        perValueFigures: figures,
+        perValueFigures: r.perValueFigures,
     };
 }
 
-/** The arguments checked (every problem) and planned: the limits, the gateway, the service's settings, the filter's call. */
-function checkedArgs(args: GlobalRateLimitArgs) {
-    const a: Partial<GlobalRateLimitArgs> = args ?? {};
-    const headers = headersOf(a);
-    const { plan: limits, problems: limitProblems } = planGlobalLimits({
-        rules: a.rules,
-        perPath: a.perPath,
-        pathKey: a.pathKey,
-        ruleKey: a.ruleKey,
-        clientPrefix: a.clientPrefix,
-        headersOn: headers === RateLimitHeaders.Draft03,
-    });
-    const compiled: CheckedLimits = { ...buildGlobalLimits(limits), problems: limitProblems };
-    const problems: Problem[] = [...unknownFieldProblems("GlobalRateLimit", args), ...limitProblems];
-    scopeProblems(a, problems);
-    const gw = gatewayTargetOf(a.gateway, problems);
-    const ns = a.namespace ?? DEFAULTS.ratelimitNamespace;
-    problems.push(...dnsNameProblems("namespace", ns, "label"));
-    const { timeout, secs } = failureProblems(a, problems);
-    const { name, configName, grpcPort, replicas, logLevel } = serviceOptionsOf(a.service ?? {}, problems, a.redis?.mode);
-    const redis = redisConnectionOf(a.redis ?? {}, problems);
-    accessPolicyProblems(a, problems);
-    const perInstance = layoutOf(a, problems) === FilterLayout.PerInstance;
-    const prefix = a.filterNamePrefix ?? (perInstance ? `${ns}-${name}` : DEFAULT_FILTER_PREFIX);
-    // A derived prefix is made of checked names: only a given one can be wrong.
-    if (a.filterNamePrefix !== undefined) problems.push(...dnsProblem("filterNamePrefix", prefix, "subdomain"));
-    const service = serviceSettingsOf(a, { ns, name, configName, grpcPort, replicas, logLevel, redis, secs });
-    const call: RateLimitFilterCall = {
-        domain: a.domain ?? "",
-        failureModeDeny: (a.failureModeDeny ?? DEFAULTS.failureModeDeny) !== false,
-        timeout,
-        ...(a.statusOnError !== undefined ? { statusOnError: a.statusOnError } : {}),
-        rateLimitHeaders: headers,
-    };
-    return { compiled, problems, gw, ns, name, grpcPort, service, perInstance, prefix, call };
+/** The access policies of the services and the token check of the rules with `identity`. */
+export function accessPolicies(r: ResolvedGlobalRateLimit): PolicyObject[] {
+    return [...r.access.flatMap(accessManifests), ...tokenChecks(r.prefix, r.gateway, r.limits.rules)];
 }
 
-/** The per-value side's filters (with `CounterStore.Split` and both kinds of counters); its config and address set on `perValue`. */
-function perValueSide(
-    a: Partial<GlobalRateLimitArgs>,
-    side: SplitLimits["perValue"],
-    perValue: PerValuePlan,
-    o: { gw: ReturnType<typeof gatewayTargetOf>; ns: string; grpcPort: number; perInstance: boolean; prefix: string; call: RateLimitFilterCall },
-): GlobalRateLimitPlan["filters"] {
-    const { gw, call } = o;
-    const pvHost = `${perValue.service.ratelimit.serviceName}.${o.ns}.svc.cluster.local`;
-    perValue.configYaml = configYaml(call.domain, side.configDescriptors);
-    perValue.grpcAddress = `${pvHost}:${o.grpcPort}`;
-    // Routes resolved to the gateway's virtual hosts as the fixed side's are (their problems are reported there).
-    return perValueFilters(
-        { ...side, routePatches: routePatchesFor(side.routePatches, [], gw, []) },
-        {
-            target: gw.target,
-            ports: gw.ports,
-            virtualHosts: gw.all ? [""] : gw.virtualHosts,
-            perInstance: o.perInstance,
-            filterName: perValue.httpFilterName,
-            // Its own timeout, failure mode and error status; the domain and headers are the fixed filter's.
-            domain: call.domain,
-            rateLimitHeaders: call.rateLimitHeaders,
-            ...perValueCallOf(a),
-            clusterName: `outbound|${o.grpcPort}||${pvHost}`,
-            authority: pvHost,
-            prefix: `${o.prefix}-per-value`,
-            namespace: gw.namespace,
-        },
-    );
-}
-
-/** The settings of the service and Redis (internal components): the arguments over the components' defaults. */
-function serviceSettingsOf(
-    a: Partial<GlobalRateLimitArgs>,
-    o: {
-        ns: string;
-        name: string;
-        configName: string;
-        grpcPort: number;
-        replicas: number;
-        logLevel: ServiceLogLevel;
-        redis: RedisConnection;
-        secs: number;
-    },
-): ServiceSettings {
-    const { ns, name, configName, grpcPort, replicas, logLevel, redis, secs } = o;
-    const svc = a.service ?? {};
-    // Every other service setting keeps the stack's documented default.
-    const base = serviceDefaults();
-    return {
-        awaitRollout: a.awaitRollout ?? DEFAULTS.awaitRollout,
-        redis,
-        ratelimit: {
-            ...base,
-            namespace: ns,
-            serviceName: name,
-            configName,
-            grpcPort,
-            replicas,
-            logLevel,
-            image: svc.image !== undefined ? planned(svc.image) : base.image,
-            ...tuningOf(svc),
-            redisImage: a.redis?.image !== undefined ? planned(a.redis.image) : base.redisImage,
-            redisMaxMemory: a.redis?.maxMemory ?? base.redisMaxMemory,
-            redisName: base.redisName,
-            redisEvictionPolicy: base.redisEvictionPolicy,
-            // The service gives up on a hung Redis while the gateway still waits for its answer.
-            redisTimeout: redisTimeoutFor(secs),
-        },
-    };
-}
-
-/** Where and how the gateway's filters go (computed once by the plan). */
-interface FilterPlacement {
-    prefix: string;
-    perInstance: boolean;
-    globalName: string;
-    localName: string;
-    call: RateLimitFilterCall;
-    clusterName: string;
-    authority: string;
-}
-
-/** The gateway's EnvoyFilters: the rate-limit filter (with the pre-limit's patches), the virtual-host and the route actions. */
-function gatewayFilters(
-    a: Partial<GlobalRateLimitArgs>,
-    compiled: CompiledLimits,
-    gw: ReturnType<typeof gatewayTargetOf>,
-    problems: Problem[],
-    f: FilterPlacement,
-): { filters: GlobalRateLimitPlan["filters"]; pre: PreLimitPlan | undefined } {
-    const { prefix, perInstance, globalName, localName } = f;
-    const domain = f.call.domain;
-    const svc = a.service ?? {};
-    const mode = a.pathKey ?? PathKeyMode.UrlPath;
-    const routePatches = routePatchesFor(compiled.routePatches, a.rules ?? [], gw, problems);
-    const vhostNames = gw.all ? [""] : gw.virtualHosts;
-    const filters = serviceFilters(compiled, gw, f, vhostNames);
-    if (a.preLimit !== undefined) problems.push(...booleanProblems("preLimit", a.preLimit, DEFAULTS.preLimit));
-    // In global shadow mode the service refuses nothing, so neither may the pre-limit.
-    const pre = (a.preLimit ?? DEFAULTS.preLimit) === false || svc.shadowMode === true ? undefined : preLimitPlan(compiled.configDescriptors);
-    if (pre?.buckets.length) {
-        // In the global filter's EnvoyFilter, after its insertion: the local filter lands directly before it.
-        const vhMode = mode === PathKeyMode.Literal ? "OVERRIDE" : "INCLUDE";
-        const placement = perInstance
-            ? {
-                  ports: gw.ports,
-                  virtualHosts: vhostNames,
-                  localFilterName: localName,
-                  globalFilterName: globalName,
-                  routes: routePatches.map((p) => ({
-                      virtualHost: p.virtualHost,
-                      route: p.route,
-                      config: preLimitConfig(pre.buckets, vhMode, routeDescriptors(p, compiled.vhostRateLimits, mode)),
-                  })),
-              }
-            : { ports: gw.ports, virtualHosts: vhostNames };
-        const vhostConfig = preLimitConfig(pre.buckets, vhMode, perInstance ? compiled.vhostRateLimits : undefined);
-        filters[0]!.spec.configPatches.push(...preLimitPatches(placement, vhostConfig));
-    }
-    const routes = perInstance
-        ? routePerFilterRateLimits(gw.target, globalName, domain, routePatches, compiled.vhostRateLimits, mode)
-        : routeRateLimitsFilter(gw.target, routePatches, mode);
-    if (routes) filters.push({ name: `${prefix}-svc-api`, namespace: gw.namespace, spec: routes });
-    // In the HTTP filter's EnvoyFilter: a platform's defaults off on this instance's listed hosts (components/platform-defaults.ts).
-    filters[0]!.spec.configPatches.push(...platformDefaultsPatches(a, layoutName(perInstance), gw.virtualHosts));
-    // In the HTTP filter's EnvoyFilter, as the pre-limit: what this instance adds to the gateway's responses.
-    // Only from limits that all passed their checks (a refused plan creates nothing anyway).
-    const policy = problems.length ? undefined : policyFilter(a, compiled, gw, routePatches);
-    if (policy) filters[0]!.spec.configPatches.push(...policy.configPatches);
-    return { filters, pre };
-}
-
-/** The rate-limit filter's EnvoyFilter and, with virtual-host actions, the one that puts them on the hosts. */
-function serviceFilters(
-    compiled: CompiledLimits,
-    gw: ReturnType<typeof gatewayTargetOf>,
-    f: FilterPlacement,
-    vhostNames: string[],
-): GlobalRateLimitPlan["filters"] {
-    const { prefix, perInstance, globalName } = f;
-    const filters: GlobalRateLimitPlan["filters"] = [
-        {
-            name: prefix,
-            namespace: gw.namespace,
-            spec: ratelimitHttpFilter({
-                target: gw.target,
-                ports: gw.ports,
-                ...f.call,
-                clusterName: f.clusterName,
-                authority: f.authority,
-                ...(perInstance ? { filterName: globalName, stage: PER_INSTANCE_STAGE } : {}),
-            }),
-        },
+/** The gateway's EnvoyFilters of the fixed side: the rate-limit filter, the virtual-host and the route actions, the access log. */
+function gatewayFilters(r: ResolvedGlobalRateLimit): PlannedFilter[] {
+    const { prefix, gateway: gw, fixed } = r;
+    const routes = r.perInstance
+        ? routePerFilterRateLimits(gw.target, r.filterNames.global, r.call.domain, r.routePatches, fixed.vhostRateLimits, r.pathKey)
+        : routeRateLimitsFilter(gw.target, r.routePatches, r.pathKey);
+    const vhosts = r.perInstance
+        ? vhostPerFilterRateLimits(gw.target, r.filterNames.global, r.call.domain, r.vhostNames, fixed.vhostRateLimits)
+        : vhostRateLimitsFilter(gw.target, r.vhostNames, fixed.vhostRateLimits);
+    const at = (name: string, spec: EnvoyFilterSpec): PlannedFilter => ({ name, namespace: gw.namespace, spec });
+    return [
+        at(prefix, httpFilter(r)),
+        ...(fixed.vhostRateLimits.length ? [at(`${prefix}-svc`, vhosts)] : []),
+        ...(routes ? [at(`${prefix}-svc-api`, routes)] : []),
+        ...(r.accessLog ? [at(`${prefix}-access-log`, accessLogFilter({ target: gw.target, ports: gw.ports, ...r.accessLog }))] : []),
     ];
-    if (compiled.vhostRateLimits.length) {
-        filters.push({
-            name: `${prefix}-svc`,
-            namespace: gw.namespace,
-            spec: perInstance
-                ? vhostPerFilterRateLimits(gw.target, globalName, f.call.domain, vhostNames, compiled.vhostRateLimits)
-                : vhostRateLimitsFilter(gw.target, vhostNames, compiled.vhostRateLimits),
-        });
-    }
-    return filters;
+}
+
+/** The rate-limit HTTP filter's spec, with the other patches its EnvoyFilter carries, in their order. */
+function httpFilter(r: ResolvedGlobalRateLimit): EnvoyFilterSpec {
+    const gw = r.gateway;
+    const base = ratelimitHttpFilter({
+        target: gw.target,
+        ports: gw.ports,
+        ...r.call,
+        clusterName: r.endpoint.clusterName,
+        authority: r.endpoint.host,
+        ...(r.perInstance ? { filterName: r.filterNames.global, stage: PER_INSTANCE_STAGE } : {}),
+    });
+    // Only from limits that all passed their checks (a refused plan creates nothing anyway).
+    const policy = r.policyHeaderReady ? policyFilter(r) : undefined;
+    return {
+        ...base,
+        configPatches: [
+            ...base.configPatches,
+            // After the global filter's insertion: the local filter lands directly before it.
+            ...preLimitPatchesOf(r),
+            // A platform's defaults off on this instance's listed hosts (components/platform-defaults.ts).
+            ...platformDefaultsPatches(r.platformDefaults, r.layout, gw.virtualHosts),
+            // What this instance adds to the gateway's responses.
+            ...(policy?.configPatches ?? []),
+            // The copy of each response cost header into dynamic metadata.
+            ...responseCostPatches(r.responseCosts, gw.ports, r.filterNames.cost),
+        ],
+    };
+}
+
+/** The pre-limit's local filter and its buckets on the virtual hosts (and, per instance, on the routes); none without buckets. */
+function preLimitPatchesOf(r: ResolvedGlobalRateLimit): EnvoyFilterPatch[] {
+    const pre = r.preLimit;
+    if (!pre?.buckets.length) return [];
+    const { gateway: gw, fixed, pathKey } = r;
+    const vhMode = pathKey === PathKeyMode.Literal ? "OVERRIDE" : "INCLUDE";
+    const placement = r.perInstance
+        ? {
+              ports: gw.ports,
+              virtualHosts: r.vhostNames,
+              localFilterName: r.filterNames.local,
+              globalFilterName: r.filterNames.global,
+              routes: r.routePatches.map((p) => ({
+                  virtualHost: p.virtualHost,
+                  route: p.route,
+                  config: preLimitConfig(pre.buckets, vhMode, routeDescriptors(p, fixed.vhostRateLimits, pathKey)),
+              })),
+          }
+        : { ports: gw.ports, virtualHosts: r.vhostNames };
+    return preLimitPatches(placement, preLimitConfig(pre.buckets, vhMode, r.perInstance ? fixed.vhostRateLimits : undefined));
 }
 
 /** `RateLimit-Policy` on the virtual hosts (their per-path limits and rules) and on each route with rules of its own. */
-function policyFilter(
-    a: Partial<GlobalRateLimitArgs>,
-    compiled: CompiledLimits,
-    gw: ReturnType<typeof gatewayTargetOf>,
-    routePatches: RoutePatch[],
-): EnvoyFilterSpec | undefined {
+function policyFilter(r: ResolvedGlobalRateLimit): EnvoyFilterSpec | undefined {
     // The service's shadow mode refuses nothing: no policy to publish.
-    if (a.service?.shadowMode === true) return undefined;
-    const input = { ...a, rules: a.rules ?? [] };
-    const headers = headersOf(a);
+    if (r.shadowMode) return undefined;
+    const { limits, headers, routePatches, gateway: gw } = r;
     // With the literal path key a route's own rules replace the host's, so a host-wide header would
     // list limits those routes do not apply: then only the routes publish theirs.
-    const literalRoutes = a.pathKey === PathKeyMode.Literal && routePatches.length > 0;
-    const vhostValue = literalRoutes ? undefined : policyHeaderValue(policyItems(input, headers));
-    const vhosts = vhostValue === undefined ? [] : (gw.all ? [""] : gw.virtualHosts).map((name) => ({ name, header: policyHeaderOption(vhostValue) }));
+    const literalRoutes = r.pathKey === PathKeyMode.Literal && routePatches.length > 0;
+    const vhostValue = literalRoutes ? undefined : policyHeaderValue(policyItems(limits, headers));
+    const vhosts = vhostValue === undefined ? [] : r.vhostNames.map((name) => ({ name, header: policyHeaderOption(vhostValue) }));
     const everyHost = new Set(routePatches.filter((p) => p.virtualHost === "").map((p) => p.route));
     const seen = new Set<string>();
     const routes = routePatches.flatMap((p) => {
         if (seen.has(`${p.virtualHost}|${p.route}`)) return [];
         seen.add(`${p.virtualHost}|${p.route}`);
         const at = { name: p.route, virtualHost: p.virtualHost, namedOnly: p.virtualHost !== "" && everyHost.has(p.route) };
-        const value = policyHeaderValue(policyItems(input, headers, at));
+        const value = policyHeaderValue(policyItems(limits, headers, at));
         return value === undefined ? [] : [{ virtualHost: p.virtualHost, route: p.route, header: policyHeaderOption(value) }];
     });
     return policyHeaderFilter(gw.target, vhosts, routes);
 }
 
-const layoutName = (perInstance: boolean) => (perInstance ? FilterLayout.PerInstance : FilterLayout.Shared);
+/** The per-value side's plan: its service and sizing with its config and address. */
+function perValuePlan(r: ResolvedGlobalRateLimit, pv: ResolvedPerValue): PerValuePlan {
+    return {
+        service: pv.service,
+        sizing: pv.sizing,
+        configYaml: configYaml(r.call.domain, pv.limits.configDescriptors),
+        grpcAddress: pv.endpoint.grpcAddress,
+        httpFilterName: pv.httpFilterName,
+    };
+}
+
+/** The per-value side's filters (with `CounterStore.Split` and both kinds of counters). */
+function perValueSideFilters(r: ResolvedGlobalRateLimit, pv: ResolvedPerValue): PlannedFilter[] {
+    return perValueFilters(pv.limits, {
+        target: r.gateway.target,
+        ports: r.gateway.ports,
+        virtualHosts: r.vhostNames,
+        perInstance: r.perInstance,
+        filterName: pv.httpFilterName,
+        ...pv.call,
+        clusterName: pv.endpoint.clusterName,
+        authority: pv.endpoint.host,
+        prefix: pv.prefix,
+        namespace: r.gateway.namespace,
+    });
+}

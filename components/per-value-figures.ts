@@ -15,7 +15,7 @@ import { REDIS_MAXMEMORY_SHARE, REDIS_MEMORY_LIMIT_BYTES, countersHeld, eviction
 import { RateLimitServiceSettings } from "./service-settings";
 import { DEFAULTS } from "./defaults";
 import { PerValueRuleFigures, PerValueStore, perValueFigures, perValueFiguresText } from "../builders/store-figures";
-import { PerValueInput, PerValuePlan, perValueSizingOf } from "./per-value-store";
+import { PerValueInput, PerValueSide, perValueSizingOf } from "./per-value-store";
 import { RedisOptionsArgs } from "./redis-options";
 
 /** The per-value rules' figures and the lines the preview prints (none without a per-value rule). */
@@ -32,13 +32,17 @@ export interface FiguresInput extends PerValueInput {
 }
 
 /**
- * The one store (no split) of limits with per-value counters: it evicts by use, and its `maxmemory`
- * is the given one, else what `perValueStore.newValuesPerSecond` needs for the longest window, else
- * the default. A store of fixed counters only keeps its settings.
+ * The one store's (no split) settings for limits with per-value counters: it evicts by use, and its
+ * `maxmemory` is the given one, else what `perValueStore.newValuesPerSecond` needs for the longest
+ * window, else `fallback`. A store of fixed counters only gets their policy and `fallback`.
  */
-export function oneStoreOf(a: FiguresInput, r: RateLimitServiceSettings, descriptors: ConfigDescriptor[], problems: Problem[]): void {
-    r.redisEvictionPolicy = evictionPolicyFor(holdsPerValueCounters(a));
-    r.redisMaxMemory = oneStoreMaxMemory(a, descriptors, r.redisMaxMemory, problems);
+export function oneStoreOf(
+    a: FiguresInput,
+    fallback: string,
+    descriptors: ConfigDescriptor[],
+    problems: Problem[],
+): Pick<RateLimitServiceSettings, "redisEvictionPolicy" | "redisMaxMemory"> {
+    return { redisEvictionPolicy: evictionPolicyFor(holdsPerValueCounters(a)), redisMaxMemory: oneStoreMaxMemory(a, descriptors, fallback, problems) };
 }
 
 function oneStoreMaxMemory(a: FiguresInput, descriptors: ConfigDescriptor[], fallback: string, problems: Problem[]): string {
@@ -50,7 +54,7 @@ function oneStoreMaxMemory(a: FiguresInput, descriptors: ConfigDescriptor[], fal
 }
 
 /** The store of the per-value counters: the per-value side's, else the one store (when it holds any). */
-function storeOf(a: FiguresInput, s: { perValue?: PerValuePlan; maxMemory: string; jitterSeconds: number }): PerValueStore | undefined {
+function storeOf(a: FiguresInput, s: { perValue?: PerValueSide; maxMemory: string; jitterSeconds: number }): PerValueStore | undefined {
     const inCluster = (r: RedisOptionsArgs | undefined) => (r?.mode ?? RedisModeName.InCluster) === RedisModeName.InCluster;
     const rated = (a.perValueStore?.newValuesPerSecond ?? 0) > 0;
     const domain = a.domain ?? "";
@@ -69,7 +73,7 @@ function storeOf(a: FiguresInput, s: { perValue?: PerValuePlan; maxMemory: strin
 export function perValueFiguresOf(
     a: FiguresInput,
     r: RateLimitServiceSettings,
-    perValue: PerValuePlan | undefined,
+    perValue: PerValueSide | undefined,
     limitsValid: boolean,
     problems: Problem[],
 ): PerValueFiguresPlan {

@@ -101,13 +101,17 @@ export interface PerValueSizing {
     newValuesPerSecondHeld: number;
 }
 
-/** The per-value counters' service, Redis, config and the gateway's second filter. */
-export interface PerValuePlan {
-    service: ServiceSettings;
-    sizing: PerValueSizing;
+/** The per-value counters' service and Redis, and the name of the gateway's second filter (resolved from the arguments). */
+export interface PerValueSide {
+    readonly service: ServiceSettings;
+    readonly sizing: PerValueSizing;
+    readonly httpFilterName: string;
+}
+
+/** The per-value side with what is built from it: its service's config and address. */
+export interface PerValuePlan extends PerValueSide {
     configYaml: string;
     grpcAddress: string;
-    httpFilterName: string;
 }
 
 /** `counterStore` (checked) and, with `CounterStore.Split` and both kinds of counters in valid limits, the split. */
@@ -230,12 +234,12 @@ export function perValueSizingOf(
 }
 
 /** The per-value side's service and Redis: the fixed side's settings under names of their own, a Redis that evicts the least used when full. */
-export function perValuePlanOf(
+export function perValueSideOf(
     a: PerValueInput,
     fixed: ServiceSettings,
     side: { domain: string; descriptors: ConfigDescriptor[] },
     problems: Problem[],
-): PerValuePlan {
+): PerValueSide {
     const r = fixed.ratelimit;
     const pvRedis = a.perValueStore?.redis ?? {};
     const redisProblems: Problem[] = [];
@@ -263,8 +267,6 @@ export function perValuePlanOf(
             },
         },
         sizing,
-        configYaml: "",
-        grpcAddress: "",
         httpFilterName: instanceFilterName(RATELIMIT_FILTER, r.namespace, serviceName),
     };
 }

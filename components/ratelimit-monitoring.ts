@@ -73,6 +73,15 @@ export interface MonitoringPlan {
     rules?: { name: string; namespace: string; labels: Record<string, string>; groups: RuleGroup[] };
 }
 
+/** The monitoring resolved: the input of the dashboard and alert rules, and their names and placement (each only when on). */
+export interface ResolvedMonitoring {
+    readonly input: MonitoringInput;
+    readonly dashboard?: Omit<NonNullable<MonitoringPlan["dashboard"]>, "json">;
+    readonly rules?: Omit<NonNullable<MonitoringPlan["rules"]>, "groups">;
+    /** No problem was found up to here (the component's and the monitoring's own): only then are the dashboard and rules built. */
+    readonly valid: boolean;
+}
+
 /** Prometheus's form of a Kubernetes label name (what its `labelmap` relabeling produces). */
 export function promLabelName(k: string): string {
     return k.replace(/[^a-zA-Z0-9_]/g, "_");
@@ -260,8 +269,8 @@ function localBucketsOf(a: MonitoringArgs, problems: Problem[]): MonitoringInput
     return (Array.isArray(locals) ? locals : []).map((b, i) => localBucketOf(b, i, problems));
 }
 
-/** Checks the arguments (every problem, field paths under `monitoring.`) and computes the objects. */
-export function monitoringPlanOf(args: MonitoringArgs | undefined, c: MonitoringContext, problems: Problem[]): MonitoringPlan {
+/** Checks the arguments (every problem, field paths under `monitoring.`) and resolves the objects' input, names and placement. */
+export function resolveMonitoring(args: MonitoringArgs | undefined, c: MonitoringContext, problems: Problem[]): ResolvedMonitoring {
     const a = argsObject(args, problems);
     checkSwitches(a, problems);
     const placement = dashboardPlacement(a, c, problems);
@@ -285,27 +294,39 @@ export function monitoringPlanOf(args: MonitoringArgs | undefined, c: Monitoring
         ...(c.ruleSummaries ? { ruleSummaries: c.ruleSummaries } : {}),
         ...(c.clientHeaders !== undefined ? { clientHeaders: c.clientHeaders } : {}),
     };
-    const plan: MonitoringPlan = { input };
     const base = objectName(`mesh-ratelimit-${c.namespace}-${c.serviceName}`);
-    if (a.dashboard ?? DEFAULTS.monitoringDashboard) {
-        const { labelKey: lk, labelValue: lv } = placement;
-        plan.dashboard = {
-            name: objectName(`${base}-dashboard`),
-            namespace: placement.namespace,
-            labels: { ...stackLabels("monitoring"), ...(lk && lv !== undefined ? { [lk]: lv } : {}) },
-            key: `${base}.json`,
-            json: problems.length ? "" : JSON.stringify(dashboardModel(input), null, 2),
-        };
-    }
-    if (a.alerts ?? DEFAULTS.monitoringAlerts) {
-        plan.rules = {
-            name: objectName(`${c.serviceName}-alerts`),
-            namespace: c.namespace,
-            labels: { ...stackLabels("monitoring"), ...(typeof ruleLabels === "object" && ruleLabels !== null ? ruleLabels : {}) },
-            groups: problems.length ? [] : alertRules(input),
-        };
-    }
-    return plan;
+    const { labelKey: lk, labelValue: lv } = placement;
+    const dashboard = {
+        name: objectName(`${base}-dashboard`),
+        namespace: placement.namespace,
+        labels: { ...stackLabels("monitoring"), ...(lk && lv !== undefined ? { [lk]: lv } : {}) },
+        key: `${base}.json`,
+    };
+    const rules = {
+        name: objectName(`${c.serviceName}-alerts`),
+        namespace: c.namespace,
+        labels: { ...stackLabels("monitoring"), ...(typeof ruleLabels === "object" && ruleLabels !== null ? ruleLabels : {}) },
+    };
+    return {
+        input,
+        ...((a.dashboard ?? DEFAULTS.monitoringDashboard) ? { dashboard } : {}),
+        ...((a.alerts ?? DEFAULTS.monitoringAlerts) ? { rules } : {}),
+        valid: !problems.length,
+    };
+}
+
+/** The dashboard and the alert rules of resolved monitoring (left empty when `valid` is false: a refused plan creates nothing). */
+export function buildMonitoring(m: ResolvedMonitoring): MonitoringPlan {
+    return {
+        input: m.input,
+        ...(m.dashboard ? { dashboard: { ...m.dashboard, json: m.valid ? JSON.stringify(dashboardModel(m.input), null, 2) : "" } } : {}),
+        ...(m.rules ? { rules: { ...m.rules, groups: m.valid ? alertRules(m.input) : [] } } : {}),
+    };
+}
+
+/** Checks the arguments (every problem, field paths under `monitoring.`) and computes the objects. */
+export function monitoringPlanOf(args: MonitoringArgs | undefined, c: MonitoringContext, problems: Problem[]): MonitoringPlan {
+    return buildMonitoring(resolveMonitoring(args, c, problems));
 }
 
 /** Internal: created by GlobalRateLimit from its plan. */

@@ -9,3 +9,18 @@ export interface K8sObject {
     /** Every other field (`spec`, `data`, ...): untyped JSON, read by path. */
     [field: string]: any;
 }
+
+/** A Kubernetes NetworkPolicy as plain JSON. */
+export interface NetworkPolicyObject extends K8sObject {
+    apiVersion: "networking.k8s.io/v1";
+    kind: "NetworkPolicy";
+}
+
+/** An Istio security policy (an AuthorizationPolicy, a RequestAuthentication) as plain JSON. */
+export interface IstioSecurityObject extends K8sObject {
+    apiVersion: "security.istio.io/v1";
+    kind: "AuthorizationPolicy" | "RequestAuthentication";
+}
+
+/** A policy a component creates beside its workloads: who may call them, whose tokens the gateway checks. */
+export type PolicyObject = NetworkPolicyObject | IstioSecurityObject;

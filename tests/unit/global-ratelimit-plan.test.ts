@@ -297,7 +297,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
             expect((f.spec as any).targetRefs).to.deep.equal([{ group: "gateway.networking.k8s.io", kind: "Gateway", name: "shop-gw" }]);
         }
         const np = plan.policies.find((p) => p.kind === "NetworkPolicy" && p.metadata.name === "ratelimit-from-gateway");
-        expect(JSON.stringify(np.spec.ingress)).to.contain('"gateway.networking.k8s.io/gateway-name":"shop-gw"');
+        expect(JSON.stringify(np!.spec.ingress)).to.contain('"gateway.networking.k8s.io/gateway-name":"shop-gw"');
     });
 
     it("filters: <prefix>-svc only with virtual-host limits, <prefix>-svc-api only with route limits", () => {

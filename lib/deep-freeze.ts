@@ -1,0 +1,26 @@
+/**
+ * Read-only values: a copy of plain data (arrays and plain objects; anything else kept as it is) and
+ * a deep `Object.freeze` of it. Pure, no imports.
+ */
+
+/** Whether `v` is an array or an object made by `{}` (or with no prototype): the data a copy descends into. */
+function isPlain(v: unknown): v is Record<string, unknown> | unknown[] {
+    if (Array.isArray(v)) return true;
+    if (typeof v !== "object" || v === null) return false;
+    const proto = Object.getPrototypeOf(v);
+    return proto === Object.prototype || proto === null;
+}
+
+/** A deep copy of the arrays and plain objects in `v` (other objects, such as a Pulumi output, shared): freezing it leaves the caller's objects alone. */
+export function plainCopy<T>(v: T): T {
+    if (Array.isArray(v)) return v.map(plainCopy) as T;
+    if (!isPlain(v)) return v;
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plainCopy(x)])) as T;
+}
+
+/** `v` frozen, with every array and plain object it reaches (other objects left as they are). */
+export function deepFreeze<T>(v: T): T {
+    if (!isPlain(v) || Object.isFrozen(v)) return v;
+    for (const x of Object.values(v)) deepFreeze(x);
+    return Object.freeze(v);
+}
