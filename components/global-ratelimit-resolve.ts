@@ -12,7 +12,7 @@ import { HEADER_TO_METADATA_FILTER, responseCosts } from "../builders/request-co
 import { RequestCostArgs } from "../builders/request-cost-args";
 import { RoutePatch } from "../builders/rate-limit-entries";
 import { GlobalLimitsInput, PathKeyMode, RateLimitRuleArgs } from "../builders/rule-args";
-import { deepFreeze, plainCopy } from "../lib/deep-freeze";
+import { deepFreeze, plainCopy } from "../lib/frozen";
 import { booleanProblems, dnsNameProblems } from "../lib/field-checks";
 import { Problem } from "../lib/problems";
 import { AccessTarget } from "./access-policies";

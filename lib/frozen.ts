@@ -1,20 +1,33 @@
 /**
- * Read-only values for good: a copy of plain data (objects and arrays), frozen at every level. A
- * resolved value is made with it once; whatever reads it afterwards cannot change it, and the copy
- * shares nothing with its input (whose objects may be another component's, and stay changeable).
- * Pure.
+ * Read-only values for good. A resolved value is made once from a copy of its input's plain data
+ * (arrays and plain objects; anything else, such as a Pulumi output, is kept as it is) and frozen at
+ * every level: whatever reads it afterwards cannot change it, and the caller's objects (which may be
+ * another component's) stay changeable. Pure, no imports.
  */
 
-/** A copy of `value` frozen at every level: plain objects and arrays are copied, anything else is kept as it is. */
-export function frozenCopy<T>(value: T): T {
-    if (Array.isArray(value)) return Object.freeze(value.map((v: unknown) => frozenCopy(v))) as T;
-    if (!isPlainObject(value)) return value;
-    const copy = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, frozenCopy(v)]));
-    return Object.freeze(copy) as T;
+/** Whether `v` is an array or an object made by `{}` (or with no prototype): the data a copy descends into. */
+function isPlain(v: unknown): v is Record<string, unknown> | unknown[] {
+    if (Array.isArray(v)) return true;
+    if (typeof v !== "object" || v === null) return false;
+    const proto: unknown = Object.getPrototypeOf(v);
+    return proto === Object.prototype || proto === null;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-    if (typeof value !== "object" || value === null) return false;
-    const proto: unknown = Object.getPrototypeOf(value);
-    return proto === Object.prototype || proto === null;
+/** A deep copy of the arrays and plain objects in `v` (other objects shared): freezing it leaves the caller's objects alone. */
+export function plainCopy<T>(v: T): T {
+    if (Array.isArray(v)) return v.map(plainCopy) as T;
+    if (!isPlain(v)) return v;
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plainCopy(x)])) as T;
+}
+
+/** `v` frozen in place, with every array and plain object it reaches (other objects left as they are). */
+export function deepFreeze<T>(v: T): T {
+    if (!isPlain(v) || Object.isFrozen(v)) return v;
+    for (const x of Object.values(v)) deepFreeze(x);
+    return Object.freeze(v);
+}
+
+/** A copy of `value` frozen at every level (`plainCopy`, then `deepFreeze`). */
+export function frozenCopy<T>(value: T): T {
+    return deepFreeze(plainCopy(value));
 }
