@@ -29,11 +29,11 @@ import { checkCostLayout } from "./request-cost-checks";
 import { RedisConnection } from "../builders/redis-connection";
 import { Problem } from "../lib/problems";
 import { accessLogPlan, ruleHeaderNames } from "./gateway-access-log";
-import { booleanProblems, dnsNameProblems } from "../lib/field-checks";
+import { givenProblems } from "../lib/field-decl";
 import { AccessTarget, accessManifests } from "./access-policies";
 import { tokenChecks } from "../builders/identity";
 import { dnsProblem, planned, unknownFieldProblems } from "./arg-checks";
-import { DEFAULTS } from "./defaults";
+import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { PerValuePlan, perValueCallOf, perValuePlanOf, splitOf } from "./per-value-store";
 import { PerValueFiguresPlan, oneStoreOf, perValueFiguresOf } from "./per-value-figures";
@@ -160,8 +160,8 @@ function checkedArgs(args: GlobalRateLimitArgs) {
     const problems: Problem[] = [...unknownFieldProblems("GlobalRateLimit", args), ...limitProblems];
     scopeProblems(a, problems);
     const gw = gatewayTargetOf(a.gateway, problems);
-    const ns = a.namespace ?? DEFAULTS.ratelimitNamespace;
-    problems.push(...dnsNameProblems("namespace", ns, "label"));
+    const ns = a.namespace ?? GLOBAL_FIELDS.namespace.default;
+    problems.push(...givenProblems(GLOBAL_FIELDS.namespace, "namespace", ns));
     const { timeout, secs } = failureProblems(a, problems);
     const { name, configName, grpcPort, replicas, logLevel } = serviceOptionsOf(a.service ?? {}, problems, a.redis?.mode);
     const redis = redisConnectionOf(a.redis ?? {}, problems);
@@ -173,7 +173,7 @@ function checkedArgs(args: GlobalRateLimitArgs) {
     const service = serviceSettingsOf(a, { ns, name, configName, grpcPort, replicas, logLevel, redis, secs });
     const call: RateLimitFilterCall = {
         domain: a.domain ?? "",
-        failureModeDeny: (a.failureModeDeny ?? DEFAULTS.failureModeDeny) !== false,
+        failureModeDeny: (a.failureModeDeny ?? GLOBAL_FIELDS.failureModeDeny.default) !== false,
         timeout,
         ...(a.statusOnError !== undefined ? { statusOnError: a.statusOnError } : {}),
         rateLimitHeaders: headers,
@@ -232,7 +232,7 @@ function serviceSettingsOf(
     // Every other service setting keeps the stack's documented default.
     const base = serviceDefaults();
     return {
-        awaitRollout: a.awaitRollout ?? DEFAULTS.awaitRollout,
+        awaitRollout: a.awaitRollout ?? GLOBAL_ARGS_FIELDS.awaitRollout.default,
         redis,
         ratelimit: {
             ...base,
@@ -280,9 +280,9 @@ function gatewayFilters(
     const routePatches = routePatchesFor(compiled.routePatches, a.rules ?? [], gw, problems);
     const vhostNames = gw.all ? [""] : gw.virtualHosts;
     const filters = serviceFilters(compiled, gw, f, vhostNames);
-    if (a.preLimit !== undefined) problems.push(...booleanProblems("preLimit", a.preLimit, DEFAULTS.preLimit));
+    problems.push(...givenProblems(GLOBAL_FIELDS.preLimit, "preLimit", a.preLimit));
     // In global shadow mode the service refuses nothing, so neither may the pre-limit.
-    const pre = (a.preLimit ?? DEFAULTS.preLimit) === false || svc.shadowMode === true ? undefined : preLimitPlan(compiled.configDescriptors);
+    const pre = (a.preLimit ?? GLOBAL_FIELDS.preLimit.default) === false || svc.shadowMode === true ? undefined : preLimitPlan(compiled.configDescriptors);
     if (pre?.buckets.length) {
         // In the global filter's EnvoyFilter, after its insertion: the local filter lands directly before it.
         const vhMode = mode === PathKeyMode.Literal ? "OVERRIDE" : "INCLUDE";

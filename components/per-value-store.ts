@@ -6,14 +6,13 @@
  */
 import { Problem } from "../lib/problems";
 import { FixStyle } from "../lib/fix-style";
-import { COMPONENT_FIX, booleanProblems, fieldProblem, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
+import { COMPONENT_FIX, fieldProblem } from "../lib/field-checks";
 import { ConfigDescriptor } from "../builders/rules";
 import { CheckedLimits } from "./limits-plan";
 import { GlobalLimitsInput } from "../builders/rule-args";
 import {
     CounterStore,
     LONG_PATH_KEY,
-    MAX_COUNTED_PATH_BYTES,
     OTHER_PATHS_KEY,
     SplitLimits,
     configWindows,
@@ -34,7 +33,9 @@ import {
 } from "../builders/failure-bounds";
 import { ErrorStatus, RATELIMIT_FILTER, instanceFilterName } from "../builders/envoy-filters";
 import { RedisModeName } from "../builders/redis-connection";
-import { DEFAULTS } from "./defaults";
+import { givenProblems } from "../lib/field-decl";
+import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
+import { PER_VALUE_FIELDS } from "./service-fields";
 import { dnsProblem, planned, statusOnErrorProblems } from "./arg-checks";
 import { RedisOptionsArgs, redisConnectionOf, redisMaxMemoryProblem } from "./redis-options";
 import { ServiceSettings } from "./service-settings";
@@ -118,8 +119,8 @@ export interface PerValueInput extends GlobalLimitsInput {
 }
 
 export function splitOf(a: PerValueInput, compiled: CheckedLimits, problems: Problem[]): SplitLimits | undefined {
-    const store = a.counterStore ?? CounterStore.Split;
-    const storeProblems = oneOfProblems("counterStore", store, Object.values(CounterStore), CounterStore.Split);
+    const store = a.counterStore ?? GLOBAL_FIELDS.counterStore.default;
+    const storeProblems = givenProblems(GLOBAL_FIELDS.counterStore, "counterStore", store);
     if (storeProblems.length) {
         problems.push(...storeProblems);
         return undefined;
@@ -145,24 +146,16 @@ export function splitOf(a: PerValueInput, compiled: CheckedLimits, problems: Pro
 
 /** The per-value store's own fields (its Redis is checked with its connection): each refused with its field and fix. */
 function perValueStoreProblems(p: PerValueStoreArgs): Problem[] {
-    const f = (name: string) => `perValueStore.${name}`;
-    const problems: Problem[] = [];
-    if (p.failureModeDeny !== undefined) problems.push(...booleanProblems(f("failureModeDeny"), p.failureModeDeny, DEFAULTS.perValueFailureModeDeny));
-    if (p.timeout !== undefined) problems.push(...protoDurationProblems(f("timeout"), p.timeout, 0.001, DEFAULTS.perValueTimeout));
-    problems.push(...statusOnErrorProblems("perValueStore.", p.statusOnError, p.failureModeDeny === true));
-    if (p.newValuesPerSecond !== undefined)
-        problems.push(
-            ...wholeNumberProblems(f("newValuesPerSecond"), p.newValuesPerSecond, { min: 0, max: 1_000_000, fallback: DEFAULTS.perValueNewValuesPerSecond }),
-        );
-    if (p.longestValueBytes !== undefined)
-        problems.push(
-            ...wholeNumberProblems(f("longestValueBytes"), p.longestValueBytes, {
-                min: 1,
-                max: MAX_COUNTED_PATH_BYTES,
-                fallback: DEFAULTS.perValueLongestValueBytes,
-            }),
-        );
-    return problems;
+    const F = PER_VALUE_FIELDS;
+    const f = (name: keyof typeof F) => givenProblems(F[name], `perValueStore.${name}`, p[name]);
+    return [
+        ...f("failureModeDeny"),
+        ...f("timeout"),
+        // The status's rule with its dependence on the failure mode (arg-checks.ts).
+        ...statusOnErrorProblems("perValueStore.", p.statusOnError, p.failureModeDeny === true),
+        ...f("newValuesPerSecond"),
+        ...f("longestValueBytes"),
+    ];
 }
 
 /** How the per-value filter calls its service: its own timeout, failure mode and error status. */
@@ -170,7 +163,11 @@ export function perValueCallOf(a: PerValueInput & { statusOnError?: ErrorStatus 
     const p = a.perValueStore ?? {};
     const failureModeDeny = p.failureModeDeny === true;
     const statusOnError = p.statusOnError ?? a.statusOnError;
-    return { timeout: p.timeout ?? DEFAULTS.perValueTimeout, failureModeDeny, ...(failureModeDeny && statusOnError !== undefined ? { statusOnError } : {}) };
+    return {
+        timeout: p.timeout ?? PER_VALUE_FIELDS.timeout.default,
+        failureModeDeny,
+        ...(failureModeDeny && statusOnError !== undefined ? { statusOnError } : {}),
+    };
 }
 
 /**
@@ -186,7 +183,7 @@ export function perValueSizingOf(
     const windows = configWindows(side.descriptors);
     const jitterSeconds = expirationJitterFor(windows);
     const lifeSeconds = Math.max(0, ...windows) + jitterSeconds;
-    const valueBytes = Number.isSafeInteger(p.longestValueBytes) ? p.longestValueBytes! : DEFAULTS.perValueLongestValueBytes;
+    const valueBytes = Number.isSafeInteger(p.longestValueBytes) ? p.longestValueBytes! : PER_VALUE_FIELDS.longestValueBytes.default;
     const keyBytes = longestCounterKeyBytes(side.domain, side.descriptors, valueBytes);
     const rate = Number.isSafeInteger(p.newValuesPerSecond) && p.newValuesPerSecond! > 0 ? p.newValuesPerSecond : undefined;
     const need =

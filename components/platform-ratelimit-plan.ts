@@ -35,7 +35,8 @@ import { booleanProblems, protoDurationProblems } from "../lib/field-checks";
 import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
 import { PerValueFiguresPlan, platformFiguresOf } from "./per-value-figures";
 import { ServiceSettings } from "./service-settings";
-import { DEFAULTS } from "./defaults";
+import { givenProblems } from "../lib/field-decl";
+import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
 
 /** The platform service's default names (apart from a GlobalRateLimit's `ratelimit` and `ratelimit-config`). */
 export const PLATFORM_SERVICE_NAME = "ratelimit-platform";
@@ -234,8 +235,8 @@ function platformMonitoringOf(a: Partial<PlatformRateLimitArgs>, w: PlatformWatc
 
 /** Each source's pre-limit plan (its fixed limits' buckets), unless `preLimit: false` or the service's shadow mode (it refuses nothing, so neither may a pre-limit). */
 function preLimitsOf(a: Partial<PlatformRateLimitArgs>, sources: PlatformSourcePlan[], problems: Problem[]): void {
-    if (a.preLimit !== undefined) problems.push(...booleanProblems("preLimit", a.preLimit, DEFAULTS.preLimit));
-    if ((a.preLimit ?? DEFAULTS.preLimit) === false || a.service?.shadowMode === true) return;
+    problems.push(...givenProblems(GLOBAL_FIELDS.preLimit, "preLimit", a.preLimit));
+    if ((a.preLimit ?? GLOBAL_FIELDS.preLimit.default) === false || a.service?.shadowMode === true) return;
     for (const s of sources) s.preLimit = preLimitPlan(s.compiled.configDescriptors);
 }
 
