@@ -4,16 +4,9 @@
  * read stack config.
  */
 import { RedisConnection } from "../builders/redis-connection";
-import type { ServiceTuning } from "./service-fields";
+import { ServiceLogLevel, ServiceTuning } from "./service-fields";
 
-/** `LOG_LEVEL` of the rate-limit service. */
-export const ServiceLogLevel = {
-    Debug: "debug",
-    Info: "info",
-    Warn: "warn",
-    Error: "error",
-} as const;
-export type ServiceLogLevel = (typeof ServiceLogLevel)[keyof typeof ServiceLogLevel];
+export { ServiceLogLevel };
 
 /** The service's settings; its tuning options as declared in service-fields.ts. */
 export interface RateLimitServiceSettings extends ServiceTuning {

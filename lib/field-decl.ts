@@ -15,6 +15,8 @@ export interface Rule<T> {
     text: string;
     /** How docs show a value (an enum's member, `FilterLayout.PerInstance`); the value itself otherwise. */
     show?(value: T): string;
+    /** A choice's values by the name docs show them by (`FilterLayout.PerInstance` → `per-instance`). */
+    values?: Readonly<Record<string, string>>;
 }
 
 /** Where a field's value ends up. */
@@ -135,6 +137,7 @@ export function oneOfRule<E extends Readonly<Record<string, string>>>(
         },
         text: `one of ${all.map((a) => `\`${a}\``).join(", ")}`,
         show: (v) => (member(v) === undefined ? v : `${enumName}.${member(v)}`),
+        values: Object.fromEntries(Object.entries(values).map(([k, v]) => [`${enumName}.${k}`, v])),
     };
 }
 
