@@ -8,12 +8,13 @@
 import { CounterStore } from "../builders/counter-stores";
 import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/filter-choices";
 import { DEFAULT_RULE_KEY, PathKeyMode } from "../builders/rule-args";
-import { booleanRule, customRule, dnsNameRule, field, nested, oneOfRule, protoDurationRule } from "../lib/field-decl";
+import { ArgInterface, booleanRule, customRule, dnsNameRule, field, nested, oneOfRule, protoDurationRule } from "../lib/field-decl";
 import { fieldProblem } from "../lib/field-checks";
 import { dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { NAME } from "./rule-checks";
 import { DEFAULTS } from "./defaults";
 import { PlatformDefaults } from "./platform-defaults";
+import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "./service-fields";
 
 /** `domain`: non-empty, letters, digits, '_', '.', '-' (what the service accepts); the fix joins a text's valid words with '-'. */
 const domainRule = customRule<string>("letters, digits, '_', '.', '-'", (path, domain) => {
@@ -191,7 +192,6 @@ export const GLOBAL_ARGS_FIELDS = {
         default: DEFAULTS.awaitRollout,
         rule: booleanRule(),
         goesTo: { object: "the Deployments' pulumi.com/skipAwait annotation" },
-        stackKey: "awaitRollout",
     }),
     accessPolicy: nested({
         doc:
@@ -223,4 +223,37 @@ export const GLOBAL_ARGS_FIELDS = {
             "host, client and upstream, and the request headers the rules read (secret ones left out). Defaults to none (the gateway's logs are the mesh's own).",
         type: "GatewayAccessLogArgs",
     }),
+};
+
+/**
+ * The argument interfaces generated from these tables (components/global-ratelimit-args.ts, by
+ * `npm run gen:arg-types`), in the file's order: each one's documentation and its fields' table.
+ */
+export const GLOBAL_ARG_INTERFACES: readonly ArgInterface[] = [
+    { name: "RateLimitServiceOptionsArgs", doc: "The envoyproxy/ratelimit service.", fields: SERVICE_FIELDS },
+    {
+        name: "GlobalRateLimitOptions",
+        doc:
+            "The rate-limit service, its Redis and the gateway's filter: GlobalRateLimit's arguments, and MeshRateLimit's `global` (which adds its " +
+            "domain preset, access switch and monitoring). Each field documented here once. Plain values, except where a field says an output is " +
+            "accepted: the others decide which objects exist, so `pulumi preview` must know them to list the objects.",
+        fields: GLOBAL_FIELDS,
+    },
+    { name: "GlobalRateLimitArgs", doc: "", extends: "GlobalRateLimitOptions", fields: GLOBAL_ARGS_FIELDS },
+    { name: "PerValueStoreArgs", doc: "The service and Redis of the per-value counters (`counterStore: CounterStore.Split`).", fields: PER_VALUE_FIELDS },
+];
+
+/** Where the generated interfaces' field types come from (the hand-written ones among them). */
+export const GLOBAL_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = {
+    "@pulumi/pulumi": ["pulumi"],
+    "../builders/counter-stores": ["CounterStore"],
+    "../builders/filter-choices": ["ErrorStatus", "FilterLayout", "RateLimitHeaders"],
+    "../builders/rule-args": ["ClientPrefixArgs", "PathKeyMode", "PerPathLimitsArgs", "RateLimitRuleArgs"],
+    "./access-policies": ["AccessPolicyArgs"],
+    "./gateway-access-log": ["GatewayAccessLogArgs"],
+    "./gateway-target": ["GatewayTargetArgs"],
+    "./platform-defaults": ["PlatformDefaults"],
+    "./ratelimit-monitoring": ["MonitoringArgs"],
+    "./redis-options": ["RedisOptionsArgs"],
+    "./service-fields": ["ServiceLogLevel"],
 };

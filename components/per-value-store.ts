@@ -37,54 +37,11 @@ import { givenProblems } from "../lib/field-decl";
 import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { PER_VALUE_FIELDS } from "./service-fields";
 import { dnsProblem, planned, statusOnErrorProblems } from "./arg-checks";
-import { RedisOptionsArgs, redisConnectionOf, redisMaxMemoryProblem } from "./redis-options";
-import { ServiceSettings } from "./service-settings";
+import { redisConnectionOf, redisMaxMemoryProblem } from "./redis-options";
+import { PerValueStoreArgs } from "./global-ratelimit-args";
 
-/** The service and Redis of the per-value counters (`counterStore: CounterStore.Split`). */
-export interface PerValueStoreArgs {
-    /**
-     * Redis of the per-value counters: never the fixed counters' Redis. Full, the Redis the
-     * component deploys evicts the least frequently used counter (`allkeys-lfu`, every access
-     * counted, no decay): a flood of new values can make a counter used as rarely as the flood's own
-     * (once) start again, never one used more often, and no call fails because it is full. Its
-     * `maxMemory` defaults to what `newValuesPerSecond` needs, else to `160mb`. Defaults to one
-     * deployed by the component (`redis-per-value`).
-     */
-    redis?: RedisOptionsArgs;
-    /**
-     * When the per-value service cannot answer (down, or slower than `timeout`): `false` lets the
-     * request through uncounted by the per-value rules, `true` refuses it (`statusOnError`, else
-     * 500). The fixed limits keep `failureModeDeny`. A rule that must fail closed goes in an
-     * instance with `true`. A boolean. Defaults to `false`.
-     */
-    failureModeDeny?: boolean;
-    /**
-     * The status of a request the per-value filter refuses because its service could not answer
-     * (Envoy's `status_on_error`). Only with `failureModeDeny: true`. Defaults to GlobalRateLimit's
-     * `statusOnError` (else Envoy's 500).
-     */
-    statusOnError?: ErrorStatus;
-    /**
-     * Timeout of the gateway's call to the per-value service (protobuf duration), apart from the
-     * fixed filter's `timeout`: a decision takes about 2 ms, and a service saturated by a flood
-     * answered at p99 27.5 ms, so a failing per-value service costs a request at most this long.
-     * Defaults to `0.1s`.
-     */
-    timeout?: string;
-    /**
-     * How many new per-value counters a second (new paths, header or query values, client
-     * addresses, all rules together) the store must hold for their whole life (the longest window
-     * of the per-value rules plus the service's expiry jitter) without evicting any: its
-     * `maxmemory` is sized from it (reported as the `perValueMaxMemory` output). `0`: not sized
-     * from a rate (`redis.maxMemory`, else `160mb`; the rate it holds is reported). Defaults to `0`.
-     */
-    newValuesPerSecond?: number;
-    /**
-     * The longest value (bytes) a per-value counter is keyed by, for the sizing: a path over 1,024
-     * bytes shares one counter. Between 1 and 1024. Defaults to `1024`.
-     */
-    longestValueBytes?: number;
-}
+export { PerValueStoreArgs };
+import { ServiceSettings } from "./service-settings";
 
 /** What the per-value store holds, from the rules and `newValuesPerSecond` (reported; builders/failure-bounds.ts). */
 export interface PerValueSizing {
@@ -147,7 +104,7 @@ export function splitOf(a: PerValueInput, compiled: CheckedLimits, problems: Pro
 /** The per-value store's own fields (its Redis is checked with its connection): each refused with its field and fix. */
 function perValueStoreProblems(p: PerValueStoreArgs): Problem[] {
     const F = PER_VALUE_FIELDS;
-    const f = (name: keyof typeof F) => givenProblems(F[name], `perValueStore.${name}`, p[name]);
+    const f = (name: Exclude<keyof typeof F, "redis">) => givenProblems(F[name], `perValueStore.${name}`, p[name]);
     return [
         ...f("failureModeDeny"),
         ...f("timeout"),

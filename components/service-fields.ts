@@ -8,7 +8,7 @@
  */
 import { ErrorStatus } from "../builders/filter-choices";
 import { MAX_COUNTED_PATH_BYTES } from "../builders/counter-stores";
-import { booleanRule, customRule, dnsNameRule, field, goDurationRule, oneOfRule, protoDurationRule, wholeNumberRule } from "../lib/field-decl";
+import { booleanRule, customRule, dnsNameRule, field, goDurationRule, nested, oneOfRule, protoDurationRule, wholeNumberRule } from "../lib/field-decl";
 
 /** `LOG_LEVEL` of the rate-limit service. */
 export const ServiceLogLevel = {
@@ -171,6 +171,14 @@ export function tuningEnv(t: ServiceTuning): { name: string; value: string }[] {
 }
 
 export const PER_VALUE_FIELDS = {
+    redis: nested({
+        doc:
+            "Redis of the per-value counters: never the fixed counters' Redis. Full, the Redis the component deploys evicts the least frequently " +
+            "used counter (`allkeys-lfu`, every access counted, no decay): a flood of new values can make a counter used as rarely as the flood's " +
+            "own (once) start again, never one used more often, and no call fails because it is full. Its `maxMemory` defaults to what " +
+            "`newValuesPerSecond` needs, else to `160mb`. Defaults to one deployed by the component (`redis-per-value`).",
+        type: "RedisOptionsArgs",
+    }),
     failureModeDeny: field({
         doc:
             "When the per-value service cannot answer (down, or slower than `timeout`): `false` lets the request through uncounted by the per-value rules, " +

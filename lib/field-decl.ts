@@ -61,6 +61,15 @@ export function nested(d: NestedDecl): NestedDecl {
     return d;
 }
 
+/** An argument interface made of a table of declarations: its name, documentation, the interface it extends. */
+export interface ArgInterface {
+    name: string;
+    /** Its JSDoc ("" for none). */
+    doc: string;
+    extends?: string;
+    fields: Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>;
+}
+
 /** The defaults of a table of declarations, by field (the fields without one left out). */
 export type DefaultsOf<F> = { [K in keyof F as F[K] extends { default: unknown } ? K : never]: F[K] extends { default: infer D } ? D : never };
 

@@ -53,7 +53,7 @@ function choiceText(values: readonly string[]): string {
  * preset or derived). A key that sets a declared field of GlobalRateLimit (global-ratelimit-fields.ts,
  * service-fields.ts) states no description: it is the declaration's, followed by the row's `extra`.
  */
-type ConfigKeyRow = Omit<ConfigKeySpec, "default" | "description"> & { default?: ""; description?: string; extra?: string };
+export type ConfigKeyRow = Omit<ConfigKeySpec, "default" | "description"> & { default?: ""; description?: string; extra?: string };
 
 /** The declarations of GlobalRateLimit's plain fields, by the argument path of the table holding them. */
 const DECLARED: Readonly<Record<string, Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>>> = {
@@ -82,8 +82,8 @@ function stackDescription(d: FieldDecl<unknown>): string {
     return unlisted ? `${text} One of ${choiceText(choices)}.` : text;
 }
 
-/** A key's description: its field's declaration and the row's `extra`, else the row's own. */
-function describedBy(r: ConfigKeyRow): string {
+/** A key's description: its field's declaration and the row's `extra`, else the row's own; a row restating a declared description is refused. */
+export function describedBy(r: ConfigKeyRow): string {
     const d = declarationOf(r.field);
     if (d === undefined) {
         if (r.description === undefined || r.extra !== undefined)
