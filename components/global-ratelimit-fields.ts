@@ -16,6 +16,9 @@ import { DEFAULTS } from "./defaults";
 import { PlatformDefaults } from "./platform-defaults";
 import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "./service-fields";
 
+/** The EnvoyFilters' name prefix with `FilterLayout.Shared` (the specification's names), `filterNamePrefix`'s default there. */
+export const DEFAULT_FILTER_PREFIX = "filter-ratelimit";
+
 /** `domain`: non-empty, letters, digits, '_', '.', '-' (what the service accepts); the fix joins a text's valid words with '-'. */
 const domainRule = customRule<string>("letters, digits, '_', '.', '-'", (path, domain) => {
     if (typeof domain === "string" && /^[A-Za-z0-9_.-]+$/.test(domain)) return [];
@@ -177,8 +180,8 @@ export const GLOBAL_ARGS_FIELDS = {
         doc: "Prefix of the EnvoyFilter names: `<prefix>` (HTTP filter), `<prefix>-svc` (virtual-host actions), `<prefix>-svc-api` (route actions).",
         type: "string",
         defaultNote:
-            "`<namespace>-<service.name>` (unique in the cluster, as the service is) with `FilterLayout.PerInstance`, `filter-ratelimit` (the " +
-            "specification's names) with `FilterLayout.Shared`",
+            `\`<namespace>-<service.name>\` (unique in the cluster, as the service is) with \`FilterLayout.PerInstance\`, \`${DEFAULT_FILTER_PREFIX}\` ` +
+            "(the specification's names) with `FilterLayout.Shared`",
         rule: customRule<string>("a DNS subdomain", (path, value) =>
             isDnsName(value, "subdomain")
                 ? []

@@ -33,7 +33,7 @@ import { givenProblems } from "../lib/field-decl";
 import { AccessTarget, accessManifests } from "./access-policies";
 import { tokenChecks } from "../builders/identity";
 import { dnsProblem, planned, unknownFieldProblems } from "./arg-checks";
-import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
+import { DEFAULT_FILTER_PREFIX, GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { PerValuePlan, perValueCallOf, perValuePlanOf, splitOf } from "./per-value-store";
 import { PerValueFiguresPlan, oneStoreOf, perValueFiguresOf } from "./per-value-figures";
@@ -61,7 +61,7 @@ import { globalMonitoringContext } from "./global-ratelimit-monitoring";
 import { redisConnectionOf } from "./redis-options";
 import { ServiceLogLevel, ServiceSettings } from "./service-settings";
 
-export const DEFAULT_FILTER_PREFIX = "filter-ratelimit";
+export { DEFAULT_FILTER_PREFIX };
 
 /** Everything the component creates, computed and validated before any resource is registered. */
 export interface GlobalRateLimitPlan {
@@ -276,7 +276,7 @@ function gatewayFilters(
     const { prefix, perInstance, globalName, localName } = f;
     const domain = f.call.domain;
     const svc = a.service ?? {};
-    const mode = a.pathKey ?? PathKeyMode.UrlPath;
+    const mode = a.pathKey ?? GLOBAL_FIELDS.pathKey.default;
     const routePatches = routePatchesFor(compiled.routePatches, a.rules ?? [], gw, problems);
     const vhostNames = gw.all ? [""] : gw.virtualHosts;
     const filters = serviceFilters(compiled, gw, f, vhostNames);

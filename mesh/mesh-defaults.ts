@@ -5,7 +5,6 @@
  * object places it under its field and is type-checked against the arguments. A field absent here
  * has no fixed default (the variant's preset, or derived from other fields). Pure.
  */
-import { PathKeyMode } from "../builders/rule-args";
 import { BOOKINFO_PORT } from "../components/bookinfo";
 import { DEFAULTS } from "../components/defaults";
 import { GLOBAL_FIELDS } from "../components/global-ratelimit-fields";
@@ -24,7 +23,7 @@ export const MESH_DEFAULTS = {
     },
     limits: { apiRoute: DEFAULTS.apiRoute, apiDescriptorValue: "api", unit: "minute", limitedPath: 1, catchAll: 100 },
     global: {
-        pathKey: PathKeyMode.UrlPath,
+        pathKey: GLOBAL_FIELDS.pathKey.default,
         failureModeDeny: GLOBAL_FIELDS.failureModeDeny.default,
         rateLimitHeaders: GLOBAL_FIELDS.rateLimitHeaders.default,
         // The specification's layout (GlobalRateLimit's own default is per-instance).
