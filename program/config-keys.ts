@@ -51,9 +51,16 @@ function choiceText(values: readonly string[]): string {
 /**
  * A row of the table: a key's default is its field's declared default unless the row says "" (variant
  * preset or derived). A key that sets a declared field of GlobalRateLimit (global-ratelimit-fields.ts,
- * service-fields.ts) states no description: it is the declaration's, followed by the row's `extra`.
+ * service-fields.ts) states neither its name, its kind nor its description: they are the
+ * declaration's (`stackKey`, its type, its text followed by the row's `extra`).
  */
-export type ConfigKeyRow = Omit<ConfigKeySpec, "default" | "description"> & { default?: ""; description?: string; extra?: string };
+export type ConfigKeyRow = Omit<ConfigKeySpec, "key" | "kind" | "default" | "description"> & {
+    key?: string;
+    kind?: ConfigKind;
+    default?: "";
+    description?: string;
+    extra?: string;
+};
 
 /** The declarations of GlobalRateLimit's plain fields, by the argument path of the table holding them. */
 const DECLARED: Readonly<Record<string, Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>>> = {
@@ -82,16 +89,29 @@ function stackDescription(d: FieldDecl<unknown>): string {
     return unlisted ? `${text} One of ${choiceText(choices)}.` : text;
 }
 
-/** A key's description: its field's declaration and the row's `extra`, else the row's own; a row restating a declared description is refused. */
-export function describedBy(r: ConfigKeyRow): string {
+/** The kind of value a declared field's key takes, from the field's type. */
+function kindOf(d: FieldDecl<unknown>): ConfigKind {
+    return d.type === "boolean" ? "boolean" : d.type === "number" ? "integer" : "string";
+}
+
+/**
+ * A row as its key: a declared field's name, kind and description from its declaration (the row's
+ * `extra` appended), any other key's as the row states them. A row restating a declaration, or a
+ * key without one stating too little, is refused.
+ */
+export function keySpecOf(r: ConfigKeyRow): ConfigKeySpec {
     const d = declarationOf(r.field);
+    const { extra, ...row } = r;
     if (d === undefined) {
-        if (r.description === undefined || r.extra !== undefined)
-            throw new Error(`internal: config key ${r.key} needs a description of its own (no declaration)`);
-        return r.description;
+        if (r.key === undefined || r.kind === undefined || r.description === undefined || extra !== undefined)
+            throw new Error(`internal: config key ${r.key ?? keyOf(r.field)} needs a name, a kind and a description of its own (no declaration)`);
+        return { ...row, key: r.key, kind: r.kind, description: r.description, default: declaredDefault(r) };
     }
-    if (r.description !== undefined) throw new Error(`internal: config key ${r.key} restates its field's declared description`);
-    return r.extra === undefined ? stackDescription(d) : `${stackDescription(d)} ${r.extra}`;
+    if (r.key !== undefined || r.kind !== undefined || r.description !== undefined)
+        throw new Error(`internal: config key ${r.key ?? d.stackKey} restates its field's declaration (name, kind or description)`);
+    if (d.stackKey === undefined) throw new Error(`internal: the declaration of ${keyOf(r.field)} names no stack key`);
+    const description = extra === undefined ? stackDescription(d) : `${stackDescription(d)} ${extra}`;
+    return { ...row, key: d.stackKey, kind: kindOf(d), description, default: declaredDefault({ ...r, key: d.stackKey }) };
 }
 
 /**
@@ -200,9 +220,7 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "limits",
-        key: "pathKey",
         field: ["global", "pathKey"],
-        kind: "string",
     },
     {
         group: "paths",
@@ -215,9 +233,7 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     // Global limits
     {
         group: "limits",
-        key: "domain",
         field: ["global", "domain"],
-        kind: "string",
         default: "",
         defaultNote: "A: `ratelimit`, B: `productpage-ratelimit`",
     },
@@ -263,30 +279,22 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "limits",
-        key: "failureModeDeny",
         field: ["global", "failureModeDeny"],
-        kind: "boolean",
     },
     {
         group: "limits",
-        key: "statusOnError",
         field: ["global", "statusOnError"],
-        kind: "string",
         default: "",
         defaultNote: "unset (Envoy's 500)",
     },
     {
         group: "limits",
-        key: "rateLimitHeaders",
         field: ["global", "rateLimitHeaders"],
-        kind: "string",
         extra: "Not in the specification.",
     },
     {
         group: "limits",
-        key: "filterLayout",
         field: ["global", "filterLayout"],
-        kind: "string",
         extra: "In this stack `<namespace>` is `ratelimitNamespace` and `<service.name>` `ratelimitServiceName`.",
     },
     {
@@ -307,51 +315,37 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "limits",
-        key: "rateLimitTimeout",
         field: ["global", "timeout"],
-        kind: "string",
         extra: "E.g. `0.5s`.",
     },
     {
         group: "limits",
-        key: "preLimit",
         field: ["global", "preLimit"],
-        kind: "boolean",
         extra: "In this stack the fixed descriptors are `/productpage` and `api`.",
     },
 
     {
         group: "limits",
-        key: "counterStore",
         field: ["global", "counterStore"],
-        kind: "string",
         extra: "In this stack the per-value counters are the per-path ones (one per distinct path, which any client can create at will); `/productpage` and `api` keep theirs.",
     },
     {
         group: "limits",
-        key: "perValueTimeout",
         field: ["global", "perValueStore", "timeout"],
-        kind: "string",
     },
     {
         group: "limits",
-        key: "perValueFailureModeDeny",
         field: ["global", "perValueStore", "failureModeDeny"],
-        kind: "boolean",
     },
     {
         group: "limits",
-        key: "perValueStatusOnError",
         field: ["global", "perValueStore", "statusOnError"],
-        kind: "string",
         default: "",
         defaultNote: "`statusOnError`",
     },
     {
         group: "limits",
-        key: "perValueNewValuesPerSecond",
         field: ["global", "perValueStore", "newValuesPerSecond"],
-        kind: "integer",
     },
     {
         group: "limits",
@@ -484,9 +478,7 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "names",
-        key: "configName",
         field: ["global", "service", "configName"],
-        kind: "string",
         extra: "Spec `<config_name>`.",
     },
 
@@ -527,69 +519,47 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     // Rate-limit service
     {
         group: "service",
-        key: "ratelimitNamespace",
         field: ["global", "namespace"],
-        kind: "string",
     },
     {
         group: "service",
-        key: "ratelimitServiceName",
         field: ["global", "service", "name"],
-        kind: "string",
     },
     {
         group: "service",
-        key: "ratelimitGrpcPort",
         field: ["global", "service", "grpcPort"],
-        kind: "integer",
     },
     {
         group: "service",
-        key: "ratelimitImage",
         field: ["global", "service", "image"],
-        kind: "string",
     },
     {
         group: "service",
-        key: "ratelimitReplicas",
         field: ["global", "service", "replicas"],
-        kind: "integer",
     },
     {
         group: "service",
-        key: "ratelimitLogLevel",
         field: ["global", "service", "logLevel"],
-        kind: "string",
     },
     {
         group: "service",
-        key: "redisPoolSize",
         field: ["global", "service", "redisPoolSize"],
-        kind: "integer",
     },
     {
         group: "service",
-        key: "redisPipelineWindow",
         field: ["global", "service", "redisPipelineWindow"],
-        kind: "string",
     },
     {
         group: "service",
-        key: "redisPipelineLimit",
         field: ["global", "service", "redisPipelineLimit"],
-        kind: "integer",
     },
     {
         group: "service",
-        key: "localCacheSizeInBytes",
         field: ["global", "service", "localCacheSizeInBytes"],
-        kind: "integer",
     },
     {
         group: "service",
-        key: "ratelimitPrometheus",
         field: ["global", "service", "prometheus"],
-        kind: "boolean",
     },
     {
         group: "operations",
@@ -634,15 +604,11 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "service",
-        key: "stopCountingWhenOverLimit",
         field: ["global", "service", "stopCountingWhenOverLimit"],
-        kind: "boolean",
     },
     {
         group: "service",
-        key: "shadowMode",
         field: ["global", "service", "shadowMode"],
-        kind: "boolean",
     },
     {
         group: "service",
@@ -866,10 +832,7 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
 ];
 
-export const CONFIG_KEYS: readonly ConfigKeySpec[] = CONFIG_KEY_ROWS.map((r) => {
-    const { extra, ...row } = r;
-    return { ...row, default: declaredDefault(r), description: describedBy({ ...row, extra }) };
-});
+export const CONFIG_KEYS: readonly ConfigKeySpec[] = CONFIG_KEY_ROWS.map(keySpecOf);
 
 export const CONFIG_KEY_NAMES: ReadonlySet<string> = new Set(CONFIG_KEYS.map((k) => k.key));
 

@@ -10,7 +10,7 @@ import * as fs from "fs";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_ARG_INTERFACES, GLOBAL_FIELDS } from "../../components/global-ratelimit-fields";
 import { SERVICE_FIELDS, tuningEnv, tuningOf } from "../../components/service-fields";
 import { FieldDecl, defaultSentence, fieldDoc, givenProblems } from "../../lib/field-decl";
-import { CONFIG_KEYS, configDefault, declarationOf, describedBy } from "../../program/config-keys";
+import { CONFIG_KEYS, configDefault, declarationOf, keySpecOf } from "../../program/config-keys";
 import { OUT, jsDoc, render } from "../../scripts/gen-arg-types";
 
 /** Every plain field's declaration, by its argument path. */
@@ -50,25 +50,34 @@ describe("GlobalRateLimit's fields: one declaration each", () => {
         expect(givenProblems(GLOBAL_FIELDS.timeout, "timeout", undefined)).to.deep.equal([]);
     });
 
-    it("each stack key of a declaration sets that field, and each key setting a declared field is the declaration's", () => {
-        for (const k of CONFIG_KEYS) {
-            const d = declarationOf(k.field);
-            if (d !== undefined) expect(d.stackKey, k.key).to.equal(k.key);
+    it("each declared stack key is a key that sets that field, named by the declaration alone", () => {
+        const byKey = new Map(CONFIG_KEYS.map((k) => [k.key, k]));
+        for (const [path, d] of DECLARED) {
+            if (d.stackKey === undefined) continue;
+            const k = byKey.get(d.stackKey);
+            expect(k, `${path}: ${d.stackKey}`).to.not.equal(undefined);
+            expect(declarationOf(k!.field), path).to.equal(d);
         }
-        const keys = new Set(CONFIG_KEYS.filter((k) => declarationOf(k.field) !== undefined).map((k) => k.key));
-        for (const [path, d] of DECLARED) if (d.stackKey !== undefined) expect(keys.has(d.stackKey), `${path}: ${d.stackKey}`).to.equal(true);
+        const text = fs.readFileSync(require.resolve("../../program/config-keys"), "utf8");
+        expect(text).to.not.match(/key: "rateLimitTimeout"/);
     });
 
-    it("a key's default and description come from the declaration, choices spelt as the stack takes them; control: a restated description is refused", () => {
+    it("a key's name, kind, default and description come from the declaration, choices spelt as the stack takes them; controls: a restating row is refused", () => {
         expect(configDefault("rateLimitTimeout")).to.equal(GLOBAL_FIELDS.timeout.default);
-        const timeout = CONFIG_KEYS.find((k) => k.key === "rateLimitTimeout")!;
-        expect(timeout.description.startsWith(GLOBAL_FIELDS.timeout.doc)).to.equal(true);
         const layout = CONFIG_KEYS.find((k) => k.key === "filterLayout")!.description;
         expect(layout).to.include("`per-instance`:").and.to.include("`shared`:").and.not.include("FilterLayout.");
-        const row = { key: "rateLimitTimeout", field: ["global", "timeout"], kind: "string", group: "limits" } as const;
-        expect(describedBy({ ...row, extra: "More." })).to.equal(`${GLOBAL_FIELDS.timeout.doc} More.`);
-        expect(() => describedBy({ ...row, description: GLOBAL_FIELDS.timeout.doc })).to.throw(/restates its field's declared description/);
-        expect(() => describedBy({ ...row, field: ["global", "redis", "mode"] })).to.throw(/needs a description of its own/);
+        const row = { field: ["global", "timeout"], group: "limits" } as const;
+        const spec = keySpecOf({ ...row, extra: "More." });
+        expect([spec.key, spec.kind, spec.default, spec.description]).to.deep.equal([
+            "rateLimitTimeout",
+            "string",
+            "10s",
+            `${GLOBAL_FIELDS.timeout.doc} More.`,
+        ]);
+        expect(keySpecOf({ field: ["global", "service", "replicas"], group: "service" }).kind).to.equal("integer");
+        expect(() => keySpecOf({ ...row, description: GLOBAL_FIELDS.timeout.doc })).to.throw(/restates its field's declaration/);
+        expect(() => keySpecOf({ ...row, key: "rateLimitTimeout" })).to.throw(/restates its field's declaration/);
+        expect(() => keySpecOf({ ...row, field: ["global", "redis", "mode"] })).to.throw(/needs a name, a kind and a description of its own/);
     });
 
     it("the service's tuning options: defaults and environment variables from the one table", () => {
