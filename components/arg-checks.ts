@@ -7,9 +7,10 @@ import { InputError, formatArgsProblems, Problem } from "../lib/problems";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { nearestName } from "../lib/edit-distance";
 import { ARG_TYPES, COMPONENT_ARGS, FieldShape } from "./arg-shapes";
-import { fieldProblem, oneOfProblems } from "../lib/field-checks";
+import { fieldProblem } from "../lib/field-checks";
+import { givenProblems } from "../lib/field-decl";
 import { fieldRef } from "../lib/fix-style";
-import { ErrorStatus, RateLimitHeaders } from "../builders/envoy-filters";
+import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
 
 /** Label-selector problems, shared by the components. Exported for testing. */
 export function selectorProblems(field: string, selector: unknown): Problem[] {
@@ -39,8 +40,7 @@ export function portProblem(field: string, value: unknown): Problem[] {
 
 /** `rateLimitHeaders` (of any filter): one of RateLimitHeaders' values; a switch word (`on`, `true`, `off`, `false`) fixed to the value it means. */
 export function rateLimitHeadersProblems(value: unknown): Problem[] {
-    const meant = { on: RateLimitHeaders.Draft03, true: RateLimitHeaders.Draft03, false: RateLimitHeaders.Off };
-    return value === undefined ? [] : oneOfProblems("rateLimitHeaders", value, Object.values(RateLimitHeaders), RateLimitHeaders.Draft03, meant);
+    return givenProblems(GLOBAL_FIELDS.rateLimitHeaders, "rateLimitHeaders", value);
 }
 
 /**
@@ -53,7 +53,7 @@ export function statusOnErrorProblems(prefix: string, statusOnError: unknown, fa
     if (statusOnError === undefined) return [];
     const status = `${prefix}statusOnError`;
     const deny = `${prefix}failureModeDeny`;
-    const unknown = oneOfProblems(status, statusOnError, Object.values(ErrorStatus), ErrorStatus.ServiceUnavailable);
+    const unknown = givenProblems(GLOBAL_FIELDS.statusOnError, status, statusOnError);
     if (unknown.length || failsClosed) return unknown;
     return [
         fieldProblem(

@@ -1,32 +1,15 @@
 /**
  * The components' own defaults, one typed table. The components take their defaults from here; the
  * stack's config schema (program/config-keys.ts) prints these same values as its keys' defaults, so the
- * stack config layer depends on the components and never the other way round. Pure. The service's
- * tuning options keep their defaults beside their rules (service-settings.ts SERVICE_TUNING), not here.
+ * stack config layer depends on the components and never the other way round. Pure. GlobalRateLimit's
+ * plain fields keep their defaults in their declarations (global-ratelimit-fields.ts, service-fields.ts),
+ * not here.
  */
 
 export const DEFAULTS = {
-    rateLimitTimeout: "10s",
-    ratelimitServiceName: "ratelimit",
-    configName: "ratelimit-config",
-    ratelimitGrpcPort: 8081,
     /** The service's own HTTP and debug ports (fixed by the pinned image; the gRPC port must differ from both). */
     ratelimitHttpPort: 8080,
     ratelimitDebugPort: 6070,
-    ratelimitImage: "docker.io/envoyproxy/ratelimit:3fb70258",
-    ratelimitReplicas: 2,
-    ratelimitLogLevel: "warn",
-    failureModeDeny: true,
-    rateLimitHeaders: "draft-03",
-    preLimit: true,
-    counterStore: "split",
-    /** The per-value filter's own timeout: about 50 decisions' time (~2 ms each) and 4 × the p99 of a per-value service saturated by a flood (27.5 ms). */
-    perValueTimeout: "0.1s",
-    perValueFailureModeDeny: false,
-    /** `0`: the per-value store is not sized from a rate (its `maxMemory`, else the fixed side's). */
-    perValueNewValuesPerSecond: 0,
-    /** The longest value the per-value store is sized for: the longest path counted on its own (1,024 bytes; header and query values are shorter). */
-    perValueLongestValueBytes: 1024,
     awaitRollout: true,
     redisTls: false,
     monitoringDashboard: true,
@@ -34,7 +17,6 @@ export const DEFAULTS = {
     monitoringDashboardLabel: "grafana_dashboard=1",
     redisImage: "docker.io/library/redis:7.0.15-alpine",
     redisMaxMemory: "160mb",
-    ratelimitNamespace: "default",
     apiProfile: "current",
     meshNamespace: "istio-system",
     gatewayNamespace: "istio-system",

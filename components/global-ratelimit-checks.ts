@@ -5,7 +5,8 @@
  * problems; none throws.
  */
 import { FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
-import { booleanProblems, dnsNameProblems, fieldProblem, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
+import { fieldProblem } from "../lib/field-checks";
+import { givenProblems } from "../lib/field-decl";
 import { fieldRef } from "../lib/fix-style";
 import { PRINCIPAL_PROBLEM, parsePrincipal, suggestedPrincipal } from "../lib/principal";
 import { Problem } from "../lib/problems";
@@ -13,8 +14,10 @@ import { DEFAULTS } from "./defaults";
 
 import { GO_DURATION, protoDurationSeconds } from "../lib/formats";
 import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./global-ratelimit-args";
-import { rateLimitHeadersProblems, statusOnErrorProblems } from "./arg-checks";
-import { SERVICE_TUNING, ServiceLogLevel } from "./service-settings";
+import { statusOnErrorProblems } from "./arg-checks";
+import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
+import { SERVICE_FIELDS } from "./service-fields";
+import { ServiceLogLevel } from "./service-settings";
 
 /** A component that limits nothing, and a domain the service would refuse. */
 export function scopeProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): void {
@@ -35,12 +38,9 @@ export function scopeProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem
  * config key that sets each.
  */
 
-/** `domain`: non-empty, letters, digits, '_', '.', '-' (what the service accepts). */
+/** `domain`: non-empty, letters, digits, '_', '.', '-' (what the service accepts; its declaration's rule). */
 export function domainProblems(domain: unknown): Problem[] {
-    if (typeof domain === "string" && /^[A-Za-z0-9_.-]+$/.test(domain)) return [];
-    // A string's valid words joined with '-'; anything else gets a name of its own.
-    const fixed = (typeof domain === "string" ? domain : "").trim().replace(/[^A-Za-z0-9_.-]+/g, "-") || "my-gateway";
-    return [fieldProblem("domain", domain, "must be non-empty and use only letters, digits, '_', '.', '-'", (s) => s.set("domain", fixed))];
+    return GLOBAL_ARGS_FIELDS.domain.rule.problems("domain", domain, undefined);
 }
 
 /** `service.grpcPort`: not one of the service's own HTTP and debug ports. */
@@ -51,7 +51,7 @@ export function grpcPortProblems(grpcPort: unknown): Problem[] {
             "service.grpcPort",
             grpcPort,
             `collides with the service's HTTP (${DEFAULTS.ratelimitHttpPort}) or debug (${DEFAULTS.ratelimitDebugPort}) port`,
-            (s) => s.set("service.grpcPort", String(DEFAULTS.ratelimitGrpcPort)),
+            (s) => s.set("service.grpcPort", String(SERVICE_FIELDS.grpcPort.default)),
         ),
     ];
 }
@@ -78,43 +78,29 @@ export function pipelineWindowModeProblems(window: unknown, redisMode: unknown):
 
 /** `failureModeDeny` a boolean, and `timeout` (defaulted) a protobuf duration of at least 1 ms; `secs` its seconds (the default's when it is refused). */
 export function failureProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): { timeout: string; secs: number } {
-    if (a.failureModeDeny !== undefined) problems.push(...booleanProblems("failureModeDeny", a.failureModeDeny, DEFAULTS.failureModeDeny));
-    const timeout = a.timeout ?? DEFAULTS.rateLimitTimeout;
-    const bad = protoDurationProblems("timeout", timeout, 0.001, DEFAULTS.rateLimitTimeout);
+    const { failureModeDeny: deny, timeout: t } = GLOBAL_FIELDS;
+    problems.push(...givenProblems(deny, "failureModeDeny", a.failureModeDeny));
+    const timeout = a.timeout ?? t.default;
+    const bad = givenProblems(t, "timeout", timeout);
     problems.push(...bad);
-    return { timeout, secs: protoDurationSeconds(bad.length ? DEFAULTS.rateLimitTimeout : timeout)! };
+    return { timeout, secs: protoDurationSeconds(bad.length ? t.default : timeout)! };
 }
 
-/** The service's options, defaults filled in (defaults.ts), each checked. */
+/** The service's options, defaults filled in (their declarations, service-fields.ts), each checked by its declaration's rule. */
 export function serviceOptionsOf(svc: RateLimitServiceOptionsArgs, problems: Problem[], redisMode: unknown = undefined) {
-    const name = svc.name ?? DEFAULTS.ratelimitServiceName;
-    const configName = svc.configName ?? DEFAULTS.configName;
-    const grpcPort = svc.grpcPort ?? DEFAULTS.ratelimitGrpcPort;
-    const replicas = svc.replicas ?? DEFAULTS.ratelimitReplicas;
-    const logLevel: ServiceLogLevel = svc.logLevel ?? DEFAULTS.ratelimitLogLevel;
-    problems.push(
-        ...dnsNameProblems("service.name", name, "label"),
-        ...dnsNameProblems("service.configName", configName, "subdomain"),
-        ...wholeNumberProblems("service.grpcPort", grpcPort, { min: 1, max: 65535, fallback: DEFAULTS.ratelimitGrpcPort }),
-    );
-    problems.push(...grpcPortProblems(grpcPort));
-    problems.push(...wholeNumberProblems("service.replicas", replicas, { min: 1, max: 100, fallback: DEFAULTS.ratelimitReplicas }));
-    // The levels as ServiceLogLevel declares them, the default first.
-    const levels = [DEFAULTS.ratelimitLogLevel, ...Object.values(ServiceLogLevel).filter((l) => l !== DEFAULTS.ratelimitLogLevel)];
-    problems.push(...oneOfProblems("service.logLevel", logLevel, levels, DEFAULTS.ratelimitLogLevel));
-    for (const [f, option] of Object.entries(SERVICE_TUNING)) {
-        const v = svc[f as keyof typeof SERVICE_TUNING];
-        if (v !== undefined) problems.push(...option.check(`service.${f}`, v));
+    const F = SERVICE_FIELDS;
+    const name = svc.name ?? F.name.default;
+    const configName = svc.configName ?? F.configName.default;
+    const grpcPort = svc.grpcPort ?? F.grpcPort.default;
+    const replicas = svc.replicas ?? F.replicas.default;
+    const logLevel: ServiceLogLevel = svc.logLevel ?? F.logLevel.default;
+    // In the table's order, the port's collision right after its rule, the image (an output accepted) last.
+    for (const [f, decl] of Object.entries(F)) {
+        if (f !== "image") problems.push(...givenProblems(decl, `service.${f}`, svc[f as keyof typeof F]));
+        if (f === "grpcPort") problems.push(...grpcPortProblems(grpcPort));
     }
     problems.push(...pipelineWindowModeProblems(svc.redisPipelineWindow, redisMode));
-    if (svc.image !== undefined && (typeof svc.image !== "string" || !svc.image.trim())) {
-        problems.push({
-            key: "service.image",
-            value: svc.image,
-            problem: "must be an image reference",
-            fix: `omit it for ${DEFAULTS.ratelimitImage}`,
-        });
-    }
+    problems.push(...givenProblems(F.image, "service.image", svc.image));
     return { name, configName, grpcPort, replicas, logLevel };
 }
 
@@ -132,14 +118,14 @@ export function accessPolicyProblems(a: Partial<GlobalRateLimitArgs>, problems: 
 
 /** The filter layout (defaulted, checked), `statusOnError` (a known status, only when failing closed) and `rateLimitHeaders`. */
 export function layoutOf(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): FilterLayout {
-    const layout = a.filterLayout ?? FilterLayout.PerInstance;
-    problems.push(...oneOfProblems("filterLayout", layout, Object.values(FilterLayout), FilterLayout.PerInstance));
+    const layout = a.filterLayout ?? GLOBAL_FIELDS.filterLayout.default;
+    problems.push(...givenProblems(GLOBAL_FIELDS.filterLayout, "filterLayout", layout));
     problems.push(...statusOnErrorProblems("", a.statusOnError, a.failureModeDeny !== false));
-    if (a.rateLimitHeaders !== undefined) problems.push(...rateLimitHeadersProblems(a.rateLimitHeaders));
+    problems.push(...givenProblems(GLOBAL_FIELDS.rateLimitHeaders, "rateLimitHeaders", a.rateLimitHeaders));
     return layout;
 }
 
 /** The filters' `rateLimitHeaders`, defaulted (checked by `layoutOf`): off by default in the service's shadow mode, which refuses nothing. */
 export function headersOf(a: Partial<GlobalRateLimitArgs>): RateLimitHeaders {
-    return a.rateLimitHeaders ?? (a.service?.shadowMode === true ? RateLimitHeaders.Off : (DEFAULTS.rateLimitHeaders as RateLimitHeaders));
+    return a.rateLimitHeaders ?? (a.service?.shadowMode === true ? RateLimitHeaders.Off : GLOBAL_FIELDS.rateLimitHeaders.default);
 }

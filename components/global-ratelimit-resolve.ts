@@ -13,12 +13,12 @@ import { RequestCostArgs } from "../builders/request-cost-args";
 import { RoutePatch } from "../builders/rate-limit-entries";
 import { GlobalLimitsInput, PathKeyMode, RateLimitRuleArgs } from "../builders/rule-args";
 import { deepFreeze, plainCopy } from "../lib/frozen";
-import { booleanProblems, dnsNameProblems } from "../lib/field-checks";
+import { givenProblems } from "../lib/field-decl";
 import { Problem } from "../lib/problems";
 import { AccessTarget } from "./access-policies";
 import { checkCostLayout } from "./request-cost-checks";
 import { dnsProblem, planned, unknownFieldProblems } from "./arg-checks";
-import { DEFAULTS } from "./defaults";
+import { DEFAULT_FILTER_PREFIX, GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { ResolvedAccessLog, accessLogOf, ruleHeaderNames } from "./gateway-access-log";
 import { ResolvedGateway, gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
@@ -35,7 +35,7 @@ import { RateLimitServiceSettings, ServiceSettings } from "./service-settings";
 import { RedisConnection } from "../builders/redis-connection";
 
 /** The prefix of the shared layout's EnvoyFilter names. */
-export const DEFAULT_FILTER_PREFIX = "filter-ratelimit";
+export { DEFAULT_FILTER_PREFIX };
 
 /** How the gateway reaches a rate-limit service: its cluster-local host, `host:port`, and Istio's outbound cluster name. */
 export interface ServiceEndpoint {
@@ -135,16 +135,16 @@ export function resolveWithFallbacks(args: GlobalRateLimitArgs): { problems: Pro
     const endpoint: ServiceEndpoint = { host, grpcAddress: `${host}:${base.grpcPort}`, clusterName: `outbound|${base.grpcPort}||${host}` };
     problems.push(...platformNameProblems(a, prefix));
     const routePatches = routePatchesFor(fixed.routePatches, a.rules ?? [], gw, problems);
-    if (a.preLimit !== undefined) problems.push(...booleanProblems("preLimit", a.preLimit, DEFAULTS.preLimit));
+    problems.push(...givenProblems(GLOBAL_FIELDS.preLimit, "preLimit", a.preLimit));
     const shadowMode = a.service?.shadowMode === true;
     // In global shadow mode the service refuses nothing, so neither may the pre-limit.
-    const preLimit = (a.preLimit ?? DEFAULTS.preLimit) === false || shadowMode ? undefined : preLimitPlan(fixed.configDescriptors);
+    const preLimit = (a.preLimit ?? GLOBAL_FIELDS.preLimit.default) === false || shadowMode ? undefined : preLimitPlan(fixed.configDescriptors);
     const policyHeaderReady = !problems.length;
     const rest = laterParts(a, { ...base, split, service, preLimit });
     const instanceName = (filter: string) => (perInstance ? instanceFilterName(filter, ns, name) : filter);
     const value: ResolvedGlobalRateLimit = {
         limits: { rules: a.rules ?? [], perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey, clientPrefix: a.clientPrefix },
-        pathKey: a.pathKey ?? PathKeyMode.UrlPath,
+        pathKey: a.pathKey ?? GLOBAL_FIELDS.pathKey.default,
         compiled,
         fixed,
         ...(split ? { split } : {}),
@@ -191,8 +191,8 @@ function checkedArgs(a: Partial<GlobalRateLimitArgs>, args: GlobalRateLimitArgs)
     const problems: Problem[] = [...unknownFieldProblems("GlobalRateLimit", args), ...limitProblems];
     scopeProblems(a, problems);
     const gw = gatewayTargetOf(a.gateway, problems);
-    const ns = a.namespace ?? DEFAULTS.ratelimitNamespace;
-    problems.push(...dnsNameProblems("namespace", ns, "label"));
+    const ns = a.namespace ?? GLOBAL_FIELDS.namespace.default;
+    problems.push(...givenProblems(GLOBAL_FIELDS.namespace, "namespace", ns));
     const { timeout, secs } = failureProblems(a, problems);
     const { name, configName, grpcPort, replicas, logLevel } = serviceOptionsOf(a.service ?? {}, problems, a.redis?.mode);
     const redis = redisConnectionOf(a.redis ?? {}, problems);
@@ -206,7 +206,7 @@ function checkedArgs(a: Partial<GlobalRateLimitArgs>, args: GlobalRateLimitArgs)
     const service = fixedServiceOf(a, { ns, name, configName, grpcPort, replicas, logLevel, redis, secs });
     const call: RateLimitFilterCall = {
         domain: a.domain ?? "",
-        failureModeDeny: (a.failureModeDeny ?? DEFAULTS.failureModeDeny) !== false,
+        failureModeDeny: (a.failureModeDeny ?? GLOBAL_FIELDS.failureModeDeny.default) !== false,
         timeout,
         ...(a.statusOnError !== undefined ? { statusOnError: a.statusOnError } : {}),
         rateLimitHeaders: headers,
@@ -223,7 +223,7 @@ function fixedServiceOf(
     // Every other service setting keeps the stack's documented default.
     const defaults = serviceDefaults();
     return {
-        awaitRollout: a.awaitRollout ?? DEFAULTS.awaitRollout,
+        awaitRollout: a.awaitRollout ?? GLOBAL_ARGS_FIELDS.awaitRollout.default,
         redis: o.redis,
         ratelimit: {
             ...defaults,

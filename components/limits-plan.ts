@@ -6,25 +6,19 @@
  */
 import { checkIssuersAgree } from "./identity-checks";
 import { Problem } from "../lib/problems";
-import { oneOfProblems } from "../lib/field-checks";
-import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, PathKeyMode } from "../builders/rule-args";
-import { NAME, checkClientPrefix, checkPerPath, validateRule } from "./rule-checks";
+import { givenProblems } from "../lib/field-decl";
+import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
+import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput } from "../builders/rule-args";
+import { checkClientPrefix, checkPerPath, validateRule } from "./rule-checks";
 import { CompiledLimits, GlobalLimitsPlan, buildGlobalLimits, clientPrefixOf } from "../builders/rules";
 
 /** Checks the limits (every problem at once) and plans the valid ones. */
 export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimitsPlan; problems: Problem[] } {
     const problems: Problem[] = [];
-    const mode = input.pathKey ?? PathKeyMode.UrlPath;
-    problems.push(...oneOfProblems("pathKey", mode, Object.values(PathKeyMode), PathKeyMode.UrlPath));
-    const ruleKey = input.ruleKey ?? DEFAULT_RULE_KEY;
-    if (typeof ruleKey !== "string" || !NAME.test(ruleKey)) {
-        problems.push({
-            key: "ruleKey",
-            value: ruleKey,
-            problem: "must be a non-empty descriptor key of letters, digits, '_', '.', '-'",
-            fix: `use "${DEFAULT_RULE_KEY}"`,
-        });
-    }
+    const mode = input.pathKey ?? GLOBAL_FIELDS.pathKey.default;
+    problems.push(...givenProblems(GLOBAL_FIELDS.pathKey, "pathKey", mode));
+    const ruleKey = input.ruleKey ?? GLOBAL_ARGS_FIELDS.ruleKey.default;
+    problems.push(...givenProblems(GLOBAL_ARGS_FIELDS.ruleKey, "ruleKey", ruleKey));
     const rules = input.rules ?? [];
     if (!Array.isArray(rules))
         problems.push({ key: "rules", value: rules, problem: "must be a list of rules", fix: "give [] or a list of { name, requestsPerUnit, unit, ... }" });

@@ -5,6 +5,7 @@
  * bucket's `X-RateLimit-*` headers unless `rateLimitHeaders` is `RateLimitHeaders.Off`.
  */
 import { DEFAULTS } from "./defaults";
+import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import * as pulumi from "@pulumi/pulumi";
 import { Problem } from "../lib/problems";
 import { stackLabels } from "../lib/common";
@@ -146,7 +147,7 @@ export function resolveLocalRateLimit(name: string, args: LocalRateLimitArgs): {
         ...(a.routes !== undefined ? { routes: Object.freeze([...a.routes]) } : {}),
         // A bucket in shadow refuses nothing: no headers unless asked for.
         behaviour: Object.freeze({
-            rateLimitHeaders: a.rateLimitHeaders ?? (a.shadow === true ? RateLimitHeaders.Off : (DEFAULTS.rateLimitHeaders as RateLimitHeaders)),
+            rateLimitHeaders: a.rateLimitHeaders ?? (a.shadow === true ? RateLimitHeaders.Off : GLOBAL_FIELDS.rateLimitHeaders.default),
             shadow: a.shadow === true,
         }),
     });

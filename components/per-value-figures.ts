@@ -13,7 +13,7 @@ import { holdsPerValueCounters } from "../builders/counter-stores";
 import { RedisModeName } from "../builders/redis-connection";
 import { REDIS_MAXMEMORY_SHARE, REDIS_MEMORY_LIMIT_BYTES, countersHeld, evictionPolicyFor } from "../builders/failure-bounds";
 import { RateLimitServiceSettings } from "./service-settings";
-import { DEFAULTS } from "./defaults";
+import { PER_VALUE_FIELDS } from "./service-fields";
 import { PerValueRuleFigures, PerValueStore, perValueFigures, perValueFiguresText } from "../builders/store-figures";
 import { PerValueInput, PerValueSide, perValueSizingOf } from "./per-value-store";
 import { RedisOptionsArgs } from "./redis-options";
@@ -81,7 +81,7 @@ export function perValueFiguresOf(
     const store = limitsValid ? storeOf(a, s) : undefined;
     if (!store) return { figures: [], lines: [] };
     // The value length the store's sizing counts with (perValueStore.longestValueBytes): the suggested fix then fits.
-    const figures = perValueFigures(a, store, a.perValueStore?.longestValueBytes ?? DEFAULTS.perValueLongestValueBytes);
+    const figures = perValueFigures(a, store, a.perValueStore?.longestValueBytes ?? PER_VALUE_FIELDS.longestValueBytes.default);
     const memoryField = s.perValue ? "perValueStore.redis.maxMemory" : "redis.maxMemory";
     for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, memoryField, "perValueStore.newValuesPerSecond"));
     return { store, figures, lines: figures.map((f) => perValueFiguresText(f, store)) };
@@ -101,7 +101,7 @@ export function platformFiguresOf(
     const sized = redis?.maxMemory !== undefined || !own;
     const store: PerValueStore = { ...(own ? { maxMemory: r.redisMaxMemory } : {}), sized, jitterSeconds: r.expirationJitterSeconds, domain: PLATFORM_DOMAIN };
     const figures = sources.flatMap(({ source, limits }) =>
-        perValueFigures(limits, store, DEFAULTS.perValueLongestValueBytes).map((f) => ({ ...f, field: `${source}.${f.field}` })),
+        perValueFigures(limits, store, PER_VALUE_FIELDS.longestValueBytes.default).map((f) => ({ ...f, field: `${source}.${f.field}` })),
     );
     for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, "redis.maxMemory"));
     return { store, figures, lines: figures.map((f) => perValueFiguresText(f, store)) };

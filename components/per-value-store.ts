@@ -6,14 +6,13 @@
  */
 import { Problem } from "../lib/problems";
 import { FixStyle } from "../lib/fix-style";
-import { COMPONENT_FIX, booleanProblems, fieldProblem, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
+import { COMPONENT_FIX, fieldProblem } from "../lib/field-checks";
 import { ConfigDescriptor } from "../builders/rules";
 import { CheckedLimits } from "./limits-plan";
 import { GlobalLimitsInput } from "../builders/rule-args";
 import {
     CounterStore,
     LONG_PATH_KEY,
-    MAX_COUNTED_PATH_BYTES,
     OTHER_PATHS_KEY,
     SplitLimits,
     configWindows,
@@ -34,56 +33,15 @@ import {
 } from "../builders/failure-bounds";
 import { ErrorStatus, RATELIMIT_FILTER, instanceFilterName } from "../builders/envoy-filters";
 import { RedisModeName } from "../builders/redis-connection";
-import { DEFAULTS } from "./defaults";
+import { givenProblems } from "../lib/field-decl";
+import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
+import { PER_VALUE_FIELDS } from "./service-fields";
 import { dnsProblem, planned, statusOnErrorProblems } from "./arg-checks";
-import { RedisOptionsArgs, redisConnectionOf, redisMaxMemoryProblem } from "./redis-options";
-import { ServiceSettings } from "./service-settings";
+import { redisConnectionOf, redisMaxMemoryProblem } from "./redis-options";
+import { PerValueStoreArgs } from "./global-ratelimit-args";
 
-/** The service and Redis of the per-value counters (`counterStore: CounterStore.Split`). */
-export interface PerValueStoreArgs {
-    /**
-     * Redis of the per-value counters: never the fixed counters' Redis. Full, the Redis the
-     * component deploys evicts the least frequently used counter (`allkeys-lfu`, every access
-     * counted, no decay): a flood of new values can make a counter used as rarely as the flood's own
-     * (once) start again, never one used more often, and no call fails because it is full. Its
-     * `maxMemory` defaults to what `newValuesPerSecond` needs, else to `160mb`. Defaults to one
-     * deployed by the component (`redis-per-value`).
-     */
-    redis?: RedisOptionsArgs;
-    /**
-     * When the per-value service cannot answer (down, or slower than `timeout`): `false` lets the
-     * request through uncounted by the per-value rules, `true` refuses it (`statusOnError`, else
-     * 500). The fixed limits keep `failureModeDeny`. A rule that must fail closed goes in an
-     * instance with `true`. A boolean. Defaults to `false`.
-     */
-    failureModeDeny?: boolean;
-    /**
-     * The status of a request the per-value filter refuses because its service could not answer
-     * (Envoy's `status_on_error`). Only with `failureModeDeny: true`. Defaults to GlobalRateLimit's
-     * `statusOnError` (else Envoy's 500).
-     */
-    statusOnError?: ErrorStatus;
-    /**
-     * Timeout of the gateway's call to the per-value service (protobuf duration), apart from the
-     * fixed filter's `timeout`: a decision takes about 2 ms, and a service saturated by a flood
-     * answered at p99 27.5 ms, so a failing per-value service costs a request at most this long.
-     * Defaults to `0.1s`.
-     */
-    timeout?: string;
-    /**
-     * How many new per-value counters a second (new paths, header or query values, client
-     * addresses, all rules together) the store must hold for their whole life (the longest window
-     * of the per-value rules plus the service's expiry jitter) without evicting any: its
-     * `maxmemory` is sized from it (reported as the `perValueMaxMemory` output). `0`: not sized
-     * from a rate (`redis.maxMemory`, else `160mb`; the rate it holds is reported). Defaults to `0`.
-     */
-    newValuesPerSecond?: number;
-    /**
-     * The longest value (bytes) a per-value counter is keyed by, for the sizing: a path over 1,024
-     * bytes shares one counter. Between 1 and 1024. Defaults to `1024`.
-     */
-    longestValueBytes?: number;
-}
+export { PerValueStoreArgs };
+import { ServiceSettings } from "./service-settings";
 
 /** What the per-value store holds, from the rules and `newValuesPerSecond` (reported; builders/failure-bounds.ts). */
 export interface PerValueSizing {
@@ -122,8 +80,8 @@ export interface PerValueInput extends GlobalLimitsInput {
 }
 
 export function splitOf(a: PerValueInput, compiled: CheckedLimits, problems: Problem[]): SplitLimits | undefined {
-    const store = a.counterStore ?? CounterStore.Split;
-    const storeProblems = oneOfProblems("counterStore", store, Object.values(CounterStore), CounterStore.Split);
+    const store = a.counterStore ?? GLOBAL_FIELDS.counterStore.default;
+    const storeProblems = givenProblems(GLOBAL_FIELDS.counterStore, "counterStore", store);
     if (storeProblems.length) {
         problems.push(...storeProblems);
         return undefined;
@@ -149,24 +107,16 @@ export function splitOf(a: PerValueInput, compiled: CheckedLimits, problems: Pro
 
 /** The per-value store's own fields (its Redis is checked with its connection): each refused with its field and fix. */
 function perValueStoreProblems(p: PerValueStoreArgs): Problem[] {
-    const f = (name: string) => `perValueStore.${name}`;
-    const problems: Problem[] = [];
-    if (p.failureModeDeny !== undefined) problems.push(...booleanProblems(f("failureModeDeny"), p.failureModeDeny, DEFAULTS.perValueFailureModeDeny));
-    if (p.timeout !== undefined) problems.push(...protoDurationProblems(f("timeout"), p.timeout, 0.001, DEFAULTS.perValueTimeout));
-    problems.push(...statusOnErrorProblems("perValueStore.", p.statusOnError, p.failureModeDeny === true));
-    if (p.newValuesPerSecond !== undefined)
-        problems.push(
-            ...wholeNumberProblems(f("newValuesPerSecond"), p.newValuesPerSecond, { min: 0, max: 1_000_000, fallback: DEFAULTS.perValueNewValuesPerSecond }),
-        );
-    if (p.longestValueBytes !== undefined)
-        problems.push(
-            ...wholeNumberProblems(f("longestValueBytes"), p.longestValueBytes, {
-                min: 1,
-                max: MAX_COUNTED_PATH_BYTES,
-                fallback: DEFAULTS.perValueLongestValueBytes,
-            }),
-        );
-    return problems;
+    const F = PER_VALUE_FIELDS;
+    const f = (name: Exclude<keyof typeof F, "redis">) => givenProblems(F[name], `perValueStore.${name}`, p[name]);
+    return [
+        ...f("failureModeDeny"),
+        ...f("timeout"),
+        // The status's rule with its dependence on the failure mode (arg-checks.ts).
+        ...statusOnErrorProblems("perValueStore.", p.statusOnError, p.failureModeDeny === true),
+        ...f("newValuesPerSecond"),
+        ...f("longestValueBytes"),
+    ];
 }
 
 /** How the per-value filter calls its service: its own timeout, failure mode and error status. */
@@ -174,7 +124,11 @@ export function perValueCallOf(a: PerValueInput & { statusOnError?: ErrorStatus 
     const p = a.perValueStore ?? {};
     const failureModeDeny = p.failureModeDeny === true;
     const statusOnError = p.statusOnError ?? a.statusOnError;
-    return { timeout: p.timeout ?? DEFAULTS.perValueTimeout, failureModeDeny, ...(failureModeDeny && statusOnError !== undefined ? { statusOnError } : {}) };
+    return {
+        timeout: p.timeout ?? PER_VALUE_FIELDS.timeout.default,
+        failureModeDeny,
+        ...(failureModeDeny && statusOnError !== undefined ? { statusOnError } : {}),
+    };
 }
 
 /**
@@ -190,7 +144,7 @@ export function perValueSizingOf(
     const windows = configWindows(side.descriptors);
     const jitterSeconds = expirationJitterFor(windows);
     const lifeSeconds = Math.max(0, ...windows) + jitterSeconds;
-    const valueBytes = Number.isSafeInteger(p.longestValueBytes) ? p.longestValueBytes! : DEFAULTS.perValueLongestValueBytes;
+    const valueBytes = Number.isSafeInteger(p.longestValueBytes) ? p.longestValueBytes! : PER_VALUE_FIELDS.longestValueBytes.default;
     const keyBytes = longestCounterKeyBytes(side.domain, side.descriptors, valueBytes);
     const rate = Number.isSafeInteger(p.newValuesPerSecond) && p.newValuesPerSecond! > 0 ? p.newValuesPerSecond : undefined;
     const need =

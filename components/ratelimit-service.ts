@@ -11,7 +11,8 @@ import { CONFIG_FILE_KEY } from "../builders/ratelimit-config";
 import { REDIS_SECRET_KEY, redisSecretName } from "./redis";
 import { redisConnectionEnv, redisTlsVolumes } from "../builders/redis-connection";
 import { METRICS_PORT, prometheusScrapeAnnotations, shadowModeEnv } from "./safe-rollout";
-import { ServiceSettings, tuningEnv } from "./service-settings";
+import { ServiceSettings } from "./service-settings";
+import { tuningEnv } from "./service-fields";
 
 /** Where the service reads its config: $RUNTIME_ROOT/$RUNTIME_SUBDIRECTORY/config/*.yaml. */
 export const RUNTIME_ROOT = "/data";

@@ -4,27 +4,25 @@
  */
 import { REDIS_EVICTION_POLICY, UPSTREAM_JITTER_MAX_SECONDS } from "../builders/failure-bounds";
 import { DEFAULTS } from "./defaults";
-import { RateLimitServiceOptionsArgs } from "./global-ratelimit-args";
+import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { REDIS_NAME } from "./redis";
-import { RateLimitServiceSettings, SERVICE_TUNING, ServiceTuning } from "./service-settings";
+import { SERVICE_FIELDS, tuningOf } from "./service-fields";
+import { RateLimitServiceSettings } from "./service-settings";
 
-/** The service's tuning options: each given one, else its declared default. */
-export function tuningOf(svc: RateLimitServiceOptionsArgs): ServiceTuning {
-    return Object.fromEntries(Object.entries(SERVICE_TUNING).map(([k, o]) => [k, svc[k as keyof ServiceTuning] ?? o.default])) as ServiceTuning;
-}
+export { tuningOf };
 
-/** The service settings at the components' defaults (defaults.ts; the stack config prints the same values). */
+/** The service settings at the components' defaults (their declarations and defaults.ts; the stack config prints the same values). */
 export function serviceDefaults(): Omit<RateLimitServiceSettings, "redisTimeout"> {
     return {
-        namespace: DEFAULTS.ratelimitNamespace,
-        serviceName: DEFAULTS.ratelimitServiceName,
-        grpcPort: DEFAULTS.ratelimitGrpcPort,
+        namespace: GLOBAL_FIELDS.namespace.default,
+        serviceName: SERVICE_FIELDS.name.default,
+        grpcPort: SERVICE_FIELDS.grpcPort.default,
         httpPort: DEFAULTS.ratelimitHttpPort,
         debugPort: DEFAULTS.ratelimitDebugPort,
-        configName: DEFAULTS.configName,
-        image: DEFAULTS.ratelimitImage,
-        replicas: DEFAULTS.ratelimitReplicas,
-        logLevel: DEFAULTS.ratelimitLogLevel,
+        configName: SERVICE_FIELDS.configName.default,
+        image: SERVICE_FIELDS.image.default,
+        replicas: SERVICE_FIELDS.replicas.default,
+        logLevel: SERVICE_FIELDS.logLevel.default,
         ...tuningOf({}),
         redisImage: DEFAULTS.redisImage,
         redisMaxMemory: DEFAULTS.redisMaxMemory,

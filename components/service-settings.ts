@@ -4,42 +4,11 @@
  * read stack config.
  */
 import { RedisConnection } from "../builders/redis-connection";
-import { booleanOption, goDurationOption, wholeNumberOption } from "../lib/field-checks";
+import { ServiceLogLevel, ServiceTuning } from "./service-fields";
 
-/** `LOG_LEVEL` of the rate-limit service. */
-export const ServiceLogLevel = {
-    Debug: "debug",
-    Info: "info",
-    Warn: "warn",
-    Error: "error",
-} as const;
-export type ServiceLogLevel = (typeof ServiceLogLevel)[keyof typeof ServiceLogLevel];
+export { ServiceLogLevel };
 
-/**
- * The service's tuning options (GlobalRateLimit's `service.<name>`), each declared once: its default,
- * its rule and, where the service reads it as it is, its environment variable. The plan checks a given
- * value by the rule and fills in the default (global-ratelimit-plan.ts), the service writes the
- * variables (ratelimit-service.ts), and the stack config prints the default (program/config-keys.ts).
- * `prometheus` and `shadowMode` switch several variables: ratelimit-service.ts and safe-rollout.ts.
- */
-export const SERVICE_TUNING = {
-    redisPoolSize: { ...wholeNumberOption(10, { min: 1, max: 10_000 }), env: "REDIS_POOL_SIZE" },
-    redisPipelineWindow: { ...goDurationOption("0"), env: "REDIS_PIPELINE_WINDOW" },
-    redisPipelineLimit: { ...wholeNumberOption(0, { min: 0 }), env: "REDIS_PIPELINE_LIMIT" },
-    localCacheSizeInBytes: { ...wholeNumberOption(1048576, { min: 0 }), env: "LOCAL_CACHE_SIZE_IN_BYTES" },
-    stopCountingWhenOverLimit: { ...booleanOption(false), env: "STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT" },
-    prometheus: booleanOption(false),
-    shadowMode: booleanOption(false),
-};
-
-/** The tuning options with their defaults filled in. */
-export type ServiceTuning = { [K in keyof typeof SERVICE_TUNING]: (typeof SERVICE_TUNING)[K]["default"] };
-
-/** The environment variables of the tuning options the service reads as they are, in the table's order. */
-export function tuningEnv(t: ServiceTuning): { name: string; value: string }[] {
-    return Object.entries(SERVICE_TUNING).flatMap(([k, o]) => ("env" in o ? [{ name: o.env, value: String(t[k as keyof ServiceTuning]) }] : []));
-}
-
+/** The service's settings; its tuning options as declared in service-fields.ts. */
 export interface RateLimitServiceSettings extends ServiceTuning {
     namespace: string;
     serviceName: string;

@@ -5,9 +5,9 @@
  * object places it under its field and is type-checked against the arguments. A field absent here
  * has no fixed default (the variant's preset, or derived from other fields). Pure.
  */
-import { PathKeyMode } from "../builders/rule-args";
 import { BOOKINFO_PORT } from "../builders/bookinfo";
 import { DEFAULTS } from "../components/defaults";
+import { GLOBAL_FIELDS } from "../components/global-ratelimit-fields";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 
 export const MESH_DEFAULTS = {
@@ -23,20 +23,20 @@ export const MESH_DEFAULTS = {
     },
     limits: { apiRoute: DEFAULTS.apiRoute, apiDescriptorValue: "api", unit: "minute", limitedPath: 1, catchAll: 100 },
     global: {
-        pathKey: PathKeyMode.UrlPath,
-        failureModeDeny: DEFAULTS.failureModeDeny,
-        rateLimitHeaders: DEFAULTS.rateLimitHeaders,
+        pathKey: GLOBAL_FIELDS.pathKey.default,
+        failureModeDeny: GLOBAL_FIELDS.failureModeDeny.default,
+        rateLimitHeaders: GLOBAL_FIELDS.rateLimitHeaders.default,
         // The specification's layout (GlobalRateLimit's own default is per-instance).
         filterLayout: "shared",
-        preLimit: DEFAULTS.preLimit,
-        counterStore: DEFAULTS.counterStore,
-        namespace: DEFAULTS.ratelimitNamespace,
+        preLimit: GLOBAL_FIELDS.preLimit.default,
+        counterStore: GLOBAL_FIELDS.counterStore.default,
+        namespace: GLOBAL_FIELDS.namespace.default,
         monitoring: { dashboard: DEFAULTS.monitoringDashboard, dashboardLabel: DEFAULTS.monitoringDashboardLabel, alerts: DEFAULTS.monitoringAlerts },
         accessPolicy: { enabled: true },
     },
     local: {
         fillInterval: DEFAULTS.localFillInterval,
-        rateLimitHeaders: DEFAULTS.rateLimitHeaders,
+        rateLimitHeaders: GLOBAL_FIELDS.rateLimitHeaders.default,
         shadow: false,
         placement: "all-routes",
         serviceLabel: DEFAULTS.serviceLabel,

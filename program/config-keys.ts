@@ -15,7 +15,9 @@
 import { ArgPath, keyOf, valueAtPath } from "../mesh/arg-paths";
 import { MESH_DEFAULTS } from "../mesh/mesh-defaults";
 import { GLOBAL_DEFAULTS } from "../components/global-ratelimit-defaults";
-import { ServiceLogLevel } from "../components/service-settings";
+import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "../components/global-ratelimit-fields";
+import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "../components/service-fields";
+import { FieldDecl, NestedDecl } from "../lib/field-decl";
 import { LimitUnit } from "../builders/rule-args";
 
 export type ConfigKind = "string" | "integer" | "boolean" | "json";
@@ -46,8 +48,71 @@ function choiceText(values: readonly string[]): string {
     return ticked.length > 1 ? `${ticked.slice(0, -1).join(", ")} or ${ticked[ticked.length - 1]}` : ticked.join("");
 }
 
-/** A row of the table: a key's default is its field's declared default unless the row says "" (variant preset or derived). */
-type ConfigKeyRow = Omit<ConfigKeySpec, "default"> & { default?: "" };
+/**
+ * A row of the table: a key's default is its field's declared default unless the row says "" (variant
+ * preset or derived). A key that sets a declared field of GlobalRateLimit (global-ratelimit-fields.ts,
+ * service-fields.ts) states neither its name, its kind nor its description: they are the
+ * declaration's (`stackKey`, its type, its text followed by the row's `extra`).
+ */
+export type ConfigKeyRow = Omit<ConfigKeySpec, "key" | "kind" | "default" | "description"> & {
+    key?: string;
+    kind?: ConfigKind;
+    default?: "";
+    description?: string;
+    extra?: string;
+};
+
+/** The declarations of GlobalRateLimit's plain fields, by the argument path of the table holding them. */
+const DECLARED: Readonly<Record<string, Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>>> = {
+    global: { ...GLOBAL_FIELDS, ...GLOBAL_ARGS_FIELDS },
+    "global.service": SERVICE_FIELDS,
+    "global.perValueStore": PER_VALUE_FIELDS,
+};
+
+/** The declaration of the plain field a key sets, if it has one. */
+export function declarationOf(field: ArgPath): FieldDecl<unknown> | undefined {
+    const d = DECLARED[field.slice(0, -1).join(".")]?.[String(field[field.length - 1])];
+    return d !== undefined && "rule" in d ? d : undefined;
+}
+
+/** Every declared choice's value by the name the package's docs give it (`FilterLayout.Shared` → `shared`). */
+const CHOICE_VALUES: Readonly<Record<string, string>> = Object.assign(
+    {},
+    ...Object.values(DECLARED).flatMap((t) => Object.values(t).map((d) => ("rule" in d ? (d.rule.values ?? {}) : {}))),
+);
+
+/** A declaration's text as the stack says it: choices by the values a key takes, every choice listed. */
+function stackDescription(d: FieldDecl<unknown>): string {
+    const text = d.doc.replace(/`(\w+\.\w+)`/g, (whole, name: string) => (CHOICE_VALUES[name] !== undefined ? `\`${CHOICE_VALUES[name]}\`` : whole));
+    const choices = Object.values(d.rule.values ?? {});
+    const unlisted = choices.some((c) => !text.includes(`\`${c}\``));
+    return unlisted ? `${text} One of ${choiceText(choices)}.` : text;
+}
+
+/** The kind of value a declared field's key takes, from the field's type. */
+function kindOf(d: FieldDecl<unknown>): ConfigKind {
+    return d.type === "boolean" ? "boolean" : d.type === "number" ? "integer" : "string";
+}
+
+/**
+ * A row as its key: a declared field's name, kind and description from its declaration (the row's
+ * `extra` appended), any other key's as the row states them. A row restating a declaration, or a
+ * key without one stating too little, is refused.
+ */
+export function keySpecOf(r: ConfigKeyRow): ConfigKeySpec {
+    const d = declarationOf(r.field);
+    const { extra, ...row } = r;
+    if (d === undefined) {
+        if (r.key === undefined || r.kind === undefined || r.description === undefined || extra !== undefined)
+            throw new Error(`internal: config key ${r.key ?? keyOf(r.field)} needs a name, a kind and a description of its own (no declaration)`);
+        return { ...row, key: r.key, kind: r.kind, description: r.description, default: declaredDefault(r) };
+    }
+    if (r.key !== undefined || r.kind !== undefined || r.description !== undefined)
+        throw new Error(`internal: config key ${r.key ?? d.stackKey} restates its field's declaration (name, kind or description)`);
+    if (d.stackKey === undefined) throw new Error(`internal: the declaration of ${keyOf(r.field)} names no stack key`);
+    const description = extra === undefined ? stackDescription(d) : `${stackDescription(d)} ${extra}`;
+    return { ...row, key: d.stackKey, kind: kindOf(d), description, default: declaredDefault({ ...r, key: d.stackKey }) };
+}
 
 /**
  * The declared defaults the keys read, by the field each key sets: MeshRateLimit's own (which, for
@@ -155,11 +220,7 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "limits",
-        key: "pathKey",
         field: ["global", "pathKey"],
-        kind: "string",
-        description:
-            "What the gateway counts a request by. `url-path` (default): the path without its query string (Envoy's CEL descriptor `request.url_path`), and the `api` route also counts against the per-path catch-all, so no query string and no unmatched API path escapes the limits. `literal`: exactly the specification's tables (`:path` with its query, route limits replace the virtual host's): a query string such as `?n=1` gets its own counter and escapes every limit; for comparison and for proxies older than Istio 1.24 that lack the CEL extension.",
     },
     {
         group: "paths",
@@ -172,12 +233,9 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     // Global limits
     {
         group: "limits",
-        key: "domain",
         field: ["global", "domain"],
-        kind: "string",
         default: "",
         defaultNote: "A: `ratelimit`, B: `productpage-ratelimit`",
-        description: "Rate-limit domain, written once and used by both the ConfigMap and the gateway filter.",
     },
     {
         group: "limits",
@@ -221,36 +279,23 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "limits",
-        key: "failureModeDeny",
         field: ["global", "failureModeDeny"],
-        kind: "boolean",
-        description: "Deny requests (HTTP 500) when the rate-limit service cannot answer.",
     },
     {
         group: "limits",
-        key: "statusOnError",
         field: ["global", "statusOnError"],
-        kind: "string",
         default: "",
         defaultNote: "unset (Envoy's 500)",
-        description:
-            "The status of a request refused because the rate-limit service could not answer (`failureModeDeny=true`; Envoy's `status_on_error`): `InternalServerError` (500), `ServiceUnavailable` (503) or `TooManyRequests` (429). The specification says only that the request is denied.",
     },
     {
         group: "limits",
-        key: "rateLimitHeaders",
         field: ["global", "rateLimitHeaders"],
-        kind: "string",
-        description:
-            "What the gateway tells clients of their global limits: `draft-03` (default) adds `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` of the tightest limit that applied to every response the service counted, refusals included (Envoy's `enable_x_ratelimit_headers: DRAFT_VERSION_03`); `off` adds none. Not in the specification.",
+        extra: "Not in the specification.",
     },
     {
         group: "limits",
-        key: "filterLayout",
         field: ["global", "filterLayout"],
-        kind: "string",
-        description:
-            "How the gateway filters share their listener. `shared` (default): the specification's layout (filters `envoy.filters.http.ratelimit` and `envoy.filters.http.local_ratelimit`, EnvoyFilters `filter-ratelimit`, `filter-ratelimit-svc`, `filter-ratelimit-svc-api`, route and virtual-host `rate_limits`), which every rate-limit filter on the listener reads: one stack per gateway listener; Istio 1.24 or later. `per-instance`: HTTP filters and EnvoyFilters named after the stack's rate-limit service (`<ratelimitNamespace>-<ratelimitServiceName>`), descriptors only under those names (`RateLimitPerRoute`), so any number of stacks and other teams' rate-limit filters share one gateway listener; Istio 1.25 or later.",
+        extra: "In this stack `<namespace>` is `ratelimitNamespace` and `<service.name>` `ratelimitServiceName`.",
     },
     {
         group: "limits",
@@ -270,61 +315,37 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "limits",
-        key: "rateLimitTimeout",
         field: ["global", "timeout"],
-        kind: "string",
-        description: "Timeout of the gateway's call to the rate-limit service (protobuf duration, e.g. `10s`, `0.5s`).",
+        extra: "E.g. `0.5s`.",
     },
     {
         group: "limits",
-        key: "preLimit",
         field: ["global", "preLimit"],
-        kind: "boolean",
-        description:
-            "A local pre-limit on the gateway, before the rate-limit filter: per pod a token bucket of 2 × each limit a fixed descriptor names (`/productpage`, `api`), refilled by the limit per window, so a flood is refused (429, `x-mesh-ratelimit: pre-limit`) without calling the service; it never refuses traffic that stays within the limits. Per-path counters stay with the service; with `shadowMode` there is no pre-limit. `false`: every request asks the service.",
+        extra: "In this stack the fixed descriptors are `/productpage` and `api`.",
     },
 
     {
         group: "limits",
-        key: "counterStore",
         field: ["global", "counterStore"],
-        kind: "string",
-        description:
-            "Where the counters live. `split` (default): the per-path counters (one per distinct path, which any client can create at will) go to a rate-limit service and a Redis of their own (`<ratelimitServiceName>-per-value`, `redis-per-value`); `/productpage` and `api` keep theirs, which no flood of new paths can evict, reset or slow. A request calls one of the two. `single`: the specification's layout, one service, one Redis, one config with the three descriptors; a flood of new paths can then evict a live `/productpage` counter and reset its limit.",
+        extra: "In this stack the per-value counters are the per-path ones (one per distinct path, which any client can create at will); `/productpage` and `api` keep theirs.",
     },
     {
         group: "limits",
-        key: "perValueTimeout",
         field: ["global", "perValueStore", "timeout"],
-        kind: "string",
-        description:
-            "Timeout of the gateway's call to the per-path counters' service (`counterStore=split`; protobuf duration), apart from `rateLimitTimeout`: a decision takes about 2 ms and a service saturated by a flood answered at p99 27.5 ms, so a failing per-path service delays a request at most this long.",
     },
     {
         group: "limits",
-        key: "perValueFailureModeDeny",
         field: ["global", "perValueStore", "failureModeDeny"],
-        kind: "boolean",
-        description:
-            "When the per-path counters' service cannot answer (down, or slower than `perValueTimeout`): `false` lets the request through uncounted by the per-path limit, `true` refuses it (`perValueStatusOnError`, else 500). `/productpage` and `api` keep `failureModeDeny`.",
     },
     {
         group: "limits",
-        key: "perValueStatusOnError",
         field: ["global", "perValueStore", "statusOnError"],
-        kind: "string",
         default: "",
         defaultNote: "`statusOnError`",
-        description:
-            "The status of a request the per-path filter refuses because its service could not answer (`perValueFailureModeDeny=true`): `InternalServerError` (500), `ServiceUnavailable` (503) or `TooManyRequests` (429).",
     },
     {
         group: "limits",
-        key: "perValueNewValuesPerSecond",
         field: ["global", "perValueStore", "newValuesPerSecond"],
-        kind: "integer",
-        description:
-            "How many new per-path counters a second the per-path Redis must hold for their whole life (the catch-all's window plus the service's expiry jitter) without evicting one: its `maxmemory` is sized from it (rate × life × bytes per counter of the longest path; preview refuses more than 192mb). `0`: not sized from a rate (`perValueRedisMaxMemory`, else `redisMaxMemory`).",
     },
     {
         group: "limits",
@@ -457,10 +478,8 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "names",
-        key: "configName",
         field: ["global", "service", "configName"],
-        kind: "string",
-        description: "Name of the rate-limit ConfigMap (spec `<config_name>`).",
+        extra: "Spec `<config_name>`.",
     },
 
     // Shared mesh: how far the stack reaches
@@ -500,83 +519,47 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     // Rate-limit service
     {
         group: "service",
-        key: "ratelimitNamespace",
         field: ["global", "namespace"],
-        kind: "string",
-        description: "Namespace of the rate-limit Service and Deployment.",
     },
     {
         group: "service",
-        key: "ratelimitServiceName",
         field: ["global", "service", "name"],
-        kind: "string",
-        description: "Name of the rate-limit Service; the filter's `cluster_name` and `authority` are derived from it.",
     },
     {
         group: "service",
-        key: "ratelimitGrpcPort",
         field: ["global", "service", "grpcPort"],
-        kind: "integer",
-        description: "gRPC port of the rate-limit Service.",
     },
     {
         group: "service",
-        key: "ratelimitImage",
         field: ["global", "service", "image"],
-        kind: "string",
-        description: "envoyproxy/ratelimit image (tagged by commit; matches the build the tests run).",
     },
     {
         group: "service",
-        key: "ratelimitReplicas",
         field: ["global", "service", "replicas"],
-        kind: "integer",
-        description: "Replicas of the rate-limit service (they share Redis, so limits stay exact).",
     },
     {
         group: "service",
-        key: "ratelimitLogLevel",
         field: ["global", "service", "logLevel"],
-        kind: "string",
-        description: `\`LOG_LEVEL\` of the service: ${choiceText(Object.values(ServiceLogLevel))}.`,
     },
     {
         group: "service",
-        key: "redisPoolSize",
         field: ["global", "service", "redisPoolSize"],
-        kind: "integer",
-        description: "`REDIS_POOL_SIZE`: connections per service process.",
     },
     {
         group: "service",
-        key: "redisPipelineWindow",
         field: ["global", "service", "redisPipelineWindow"],
-        kind: "string",
-        description:
-            "`REDIS_PIPELINE_WINDOW` (Go duration, e.g. `150us`; `0` flushes every write at once). The pinned service applies it to Redis Cluster only (`redisMode` `cluster`; setting it otherwise is a config error): its single and Sentinel clients already send each request's commands as one pipeline. At low load it delays each call by up to the window.",
     },
     {
         group: "service",
-        key: "redisPipelineLimit",
         field: ["global", "service", "redisPipelineLimit"],
-        kind: "integer",
-        description: "`REDIS_PIPELINE_LIMIT`: has no effect in the pinned service (radix v4 ignores it); kept for older images.",
     },
     {
         group: "service",
-        key: "localCacheSizeInBytes",
         field: ["global", "service", "localCacheSizeInBytes"],
-        kind: "integer",
-        description:
-            "`LOCAL_CACHE_SIZE_IN_BYTES`: cache of over-limit keys in each service process (0 disables). 1 MiB answers repeat over-limit requests without Redis until the window ends: −28 % service CPU and −53 % Redis CPU per decision in the benchmark, limits still exact (docs/proof/rls.md).",
     },
     {
         group: "service",
-        key: "ratelimitPrometheus",
         field: ["global", "service", "prometheus"],
-        kind: "boolean",
-        description:
-            "Serve the service's counters for Prometheus on port 9090 at `/metrics` (`USE_PROMETHEUS`) and mark the pods a scrape target (`prometheus.io/scrape`, `/port`, `/path` annotations; with a sidecar Istio's metrics merging serves them on 15020). `false` sets `DISABLE_STATS=true`: with statsd off, this service version otherwise writes one log line per decision.",
     },
     {
         group: "operations",
@@ -621,19 +604,11 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "service",
-        key: "stopCountingWhenOverLimit",
         field: ["global", "service", "stopCountingWhenOverLimit"],
-        kind: "boolean",
-        description:
-            "`STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT`: a request one limit refuses is not counted against the other limits asked in the same call, so a client over its own per-client limit cannot use up a limit shared with everyone. One more Redis read per call. Per-value rules are asked in a call of their own with `counterStore` split.",
     },
     {
         group: "service",
-        key: "shadowMode",
         field: ["global", "service", "shadowMode"],
-        kind: "boolean",
-        description:
-            "Observe-only rollout (`SHADOW_MODE`): every request is still counted and an over-limit one is reported (its descriptor status says OVER_LIMIT, counter `global_shadow_mode`), but the answer is OK and nothing is refused. Deploy new limits this way first, watch the counters, then set `false`.",
     },
     {
         group: "service",
@@ -857,7 +832,7 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
 ];
 
-export const CONFIG_KEYS: readonly ConfigKeySpec[] = CONFIG_KEY_ROWS.map((r) => ({ ...r, default: declaredDefault(r) }));
+export const CONFIG_KEYS: readonly ConfigKeySpec[] = CONFIG_KEY_ROWS.map(keySpecOf);
 
 export const CONFIG_KEY_NAMES: ReadonlySet<string> = new Set(CONFIG_KEYS.map((k) => k.key));
 

@@ -11,7 +11,8 @@ import * as path from "path";
 import { CONFIG_KEYS, configDefault } from "../../program/config-keys";
 import { DEFAULTS } from "../../components/defaults";
 import { GLOBAL_DEFAULTS } from "../../components/global-ratelimit-defaults";
-import { SERVICE_TUNING } from "../../components/service-settings";
+import { GLOBAL_FIELDS } from "../../components/global-ratelimit-fields";
+import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "../../components/service-fields";
 import { MESH_DEFAULTS } from "../../mesh/mesh-defaults";
 import { LimitUnit } from "../../builders/rule-args";
 import { ServiceLogLevel } from "../../components/service-settings";
@@ -35,11 +36,11 @@ describe("config keys: each default read from its field's declaration", () => {
     });
 
     it("GlobalRateLimit's own defaults reach their keys (timeout, service, tuning, Redis, per-value store)", () => {
-        expect(configDefault("rateLimitTimeout")).to.equal(DEFAULTS.rateLimitTimeout);
-        expect(configDefault("ratelimitLogLevel")).to.equal(DEFAULTS.ratelimitLogLevel);
-        expect(configDefault("redisPoolSize")).to.equal(String(SERVICE_TUNING.redisPoolSize.default));
+        expect(configDefault("rateLimitTimeout")).to.equal(GLOBAL_FIELDS.timeout.default);
+        expect(configDefault("ratelimitLogLevel")).to.equal(SERVICE_FIELDS.logLevel.default);
+        expect(configDefault("redisPoolSize")).to.equal(String(SERVICE_FIELDS.redisPoolSize.default));
         expect(configDefault("redisPasswordSecretKey")).to.equal(DEFAULTS.redisPasswordSecretKey);
-        expect(configDefault("perValueTimeout")).to.equal(DEFAULTS.perValueTimeout);
+        expect(configDefault("perValueTimeout")).to.equal(PER_VALUE_FIELDS.timeout.default);
         expect(configDefault("clientPrefixV6")).to.equal(String(GLOBAL_DEFAULTS.clientPrefix.v6));
     });
 

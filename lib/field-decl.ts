@@ -1,0 +1,156 @@
+/**
+ * A field declared once: its documentation, its default (or a note saying how it is derived), the
+ * rule a given value must meet, where the value goes (an Envoy field, an environment variable, an
+ * object) and the stack's config key that sets it. The checks run the rule, the defaults are read
+ * from it, and the argument interfaces' JSDoc and the stack's key table are generated from it.
+ * The rules are the field checks of field-checks.ts, each with a short text for the docs. Pure.
+ */
+import { booleanProblems, dnsNameProblems, goDurationProblems, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "./field-checks";
+import { Problem } from "./problems";
+
+/** What a value must be: its problems at `path` (the fix falling back to `fallback`, the field's default), and a short text for docs. */
+export interface Rule<T> {
+    problems(path: string, value: unknown, fallback: T | undefined): Problem[];
+    /** What the rule asks, in a few words ("a protobuf duration of at least 0.001s"). */
+    text: string;
+    /** How docs show a value (an enum's member, `FilterLayout.PerInstance`); the value itself otherwise. */
+    show?(value: T): string;
+    /** A choice's values by the name docs show them by (`FilterLayout.PerInstance` → `per-instance`). */
+    values?: Readonly<Record<string, string>>;
+}
+
+/** Where a field's value ends up. */
+export type GoesTo = { envoy: string } | { env: string } | { object: string };
+
+/** One field's declaration. */
+export interface FieldDecl<T> {
+    /** The field's documentation, without its default (that sentence is generated from `default` and `defaultNote`). */
+    doc: string;
+    /** TypeScript type of the field as the argument interface states it (`string`, `FilterLayout`, `pulumi.Input<string>`). */
+    type: string;
+    /** Whether the field must be given (no default then). */
+    required?: boolean;
+    default?: T;
+    /**
+     * With a default: words appended to "Defaults to `X`" (", and to `Off` with ..."). Without: what
+     * the default is ("none (Envoy's 500)"), as "Defaults to <note>." says it.
+     */
+    defaultNote?: string;
+    rule: Rule<T>;
+    goesTo: GoesTo;
+    /** The stack's config key that sets the field, if any. */
+    stackKey?: string;
+}
+
+/** A field declaration, its value type `T` taken from its default and rule (a declared default is then never undefined). */
+export function field<T>(d: FieldDecl<T> & { default: T }): FieldDecl<T> & { default: T };
+export function field<T>(d: FieldDecl<T>): FieldDecl<T>;
+export function field<T>(d: FieldDecl<T>): FieldDecl<T> {
+    return d;
+}
+
+/** A nested field: its documentation and type only (its own fields are declared where its type is). */
+export interface NestedDecl {
+    doc: string;
+    type: string;
+    required?: boolean;
+}
+
+/** A nested field's declaration. */
+export function nested(d: NestedDecl): NestedDecl {
+    return d;
+}
+
+/** An argument interface made of a table of declarations: its name, documentation, the interface it extends. */
+export interface ArgInterface {
+    name: string;
+    /** Its JSDoc ("" for none). */
+    doc: string;
+    extends?: string;
+    fields: Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>;
+}
+
+/** The defaults of a table of declarations, by field (the fields without one left out). */
+export type DefaultsOf<F> = { [K in keyof F as F[K] extends { default: unknown } ? K : never]: F[K] extends { default: infer D } ? D : never };
+
+/** The declared defaults of a table, by field. */
+export function defaultsOf<F extends Record<string, FieldDecl<unknown> | NestedDecl>>(fields: F): DefaultsOf<F> {
+    return Object.fromEntries(Object.entries(fields).flatMap(([k, d]) => ("default" in d && d.default !== undefined ? [[k, d.default]] : []))) as DefaultsOf<F>;
+}
+
+/** The default as docs show it, in backticks (undefined without one). */
+export function shownDefault<T>(d: FieldDecl<T>): string | undefined {
+    if (d.default === undefined) return undefined;
+    return `\`${d.rule.show ? d.rule.show(d.default) : String(d.default)}\``;
+}
+
+/** The default's sentence ("Defaults to `10s`."), or "" for a required field without one. */
+export function defaultSentence<T>(d: FieldDecl<T>): string {
+    const shown = shownDefault(d);
+    if (shown !== undefined) return `Defaults to ${shown}${d.defaultNote ?? ""}.`;
+    return d.defaultNote !== undefined ? `Defaults to ${d.defaultNote}.` : "";
+}
+
+/** The field's whole documentation: its text and its default's sentence. */
+export function fieldDoc<T>(d: FieldDecl<T>): string {
+    return [d.doc, defaultSentence(d)].filter((s) => s !== "").join(" ");
+}
+
+/** A given value's problems, none for a value not given. */
+export function givenProblems(d: FieldDecl<unknown>, path: string, value: unknown): Problem[] {
+    return value === undefined ? [] : d.rule.problems(path, value, d.default);
+}
+
+/** A boolean (`booleanProblems`). */
+export function booleanRule(): Rule<boolean> {
+    return { problems: (p, v, fb) => booleanProblems(p, v, fb ?? false), text: "true or false" };
+}
+
+/** A protobuf duration of at least `minSeconds` (`protoDurationProblems`). */
+export function protoDurationRule(minSeconds: number): Rule<string> {
+    return { problems: (p, v, fb) => protoDurationProblems(p, v, minSeconds, fb ?? `${minSeconds}s`), text: `a protobuf duration of at least ${minSeconds}s` };
+}
+
+/** A Go duration (`goDurationProblems`). */
+export function goDurationRule(): Rule<string> {
+    return { problems: (p, v, fb) => goDurationProblems(p, v, fb ?? "0"), text: "a Go duration" };
+}
+
+/** A whole number in a range (`wholeNumberProblems`). */
+export function wholeNumberRule(range: { min: number; max?: number }): Rule<number> {
+    const text = range.max === undefined ? `a whole number from ${range.min}` : `a whole number from ${range.min} to ${range.max}`;
+    return { problems: (p, v, fb) => wholeNumberProblems(p, v, { ...range, fallback: fb ?? range.min }), text };
+}
+
+/** A DNS label or subdomain (`dnsNameProblems`). */
+export function dnsNameRule(kind: "label" | "subdomain"): Rule<string> {
+    return { problems: (p, v) => dnsNameProblems(p, v, kind), text: `a DNS ${kind}` };
+}
+
+/**
+ * One of an enum's values (`oneOfProblems`), listed in the enum's order, or with the default first
+ * (`defaultFirst`); the fix is what `meant` says a word means, else the nearest value, else the
+ * default, else `suggest`. Docs show a value as the enum's member (`<enumName>.<Member>`).
+ */
+export function oneOfRule<E extends Readonly<Record<string, string>>>(
+    values: E,
+    enumName: string,
+    opts: { defaultFirst?: boolean; suggest?: E[keyof E]; meant?: Readonly<Record<string, E[keyof E]>> } = {},
+): Rule<E[keyof E]> {
+    const all = Object.values(values) as E[keyof E][];
+    const member = (v: string) => Object.keys(values).find((k) => values[k] === v);
+    return {
+        problems: (p, v, fb) => {
+            const allowed = opts.defaultFirst && fb !== undefined ? [fb, ...all.filter((a) => a !== fb)] : all;
+            return oneOfProblems(p, v, allowed, fb ?? opts.suggest ?? all[0], opts.meant);
+        },
+        text: `one of ${all.map((a) => `\`${a}\``).join(", ")}`,
+        show: (v) => (member(v) === undefined ? v : `${enumName}.${member(v)}`),
+        values: Object.fromEntries(Object.entries(values).map(([k, v]) => [`${enumName}.${k}`, v])),
+    };
+}
+
+/** A rule of its own: a check of the value, and its text. */
+export function customRule<T>(text: string, problems: (path: string, value: unknown, fallback: T | undefined) => Problem[]): Rule<T> {
+    return { problems, text };
+}
