@@ -141,8 +141,8 @@ function serviceArgsOf(a: Partial<PlatformRateLimitArgs>): GlobalRateLimitArgs {
  */
 function withPlatformFix(p: Problem, a: Partial<PlatformRateLimitArgs>): Problem[] {
     const { failureModeDeny: fmd, timeout: t } = PLATFORM_FIELDS;
-    if (p.key === fmd.path) return fmd.rule(fmd.path, a.failureModeDeny, fmd.default);
-    if (p.key === t.path) return t.rule(t.path, a.timeout, t.default);
+    if (p.key === fmd.path) return fmd.rule.problems(fmd.path, a.failureModeDeny, fmd.default);
+    if (p.key === t.path) return t.rule.problems(t.path, a.timeout, t.default);
     return [p];
 }
 
@@ -179,7 +179,7 @@ function platformMonitoringOf(a: Partial<PlatformRateLimitArgs>, w: PlatformWatc
 /** `preLimit`, checked, unless the service's shadow mode turns it off (a service that refuses nothing has no pre-limit). */
 function preLimitOf(a: Partial<PlatformRateLimitArgs>, problems: Problem[]): boolean {
     const f = PLATFORM_FIELDS.preLimit;
-    if (a.preLimit !== undefined) problems.push(...f.rule(f.path, a.preLimit, f.default));
+    if (a.preLimit !== undefined) problems.push(...f.rule.problems(f.path, a.preLimit, f.default));
     return (a.preLimit ?? f.default) !== false && a.service?.shadowMode !== true;
 }
 
@@ -205,8 +205,9 @@ function filterCallsOf(a: Partial<PlatformRateLimitArgs>, problems: Problem[]): 
     const shared = { failureModeDeny: a.failureModeDeny ?? fmd.default, timeout: a.timeout ?? t.default };
     const call = (source: PlatformSource): ResolvedPlatformCall => {
         const own: PlatformFilterCallArgs = a.filters?.[source] ?? {};
-        if (own.failureModeDeny !== undefined) problems.push(...fmd.rule(`filters.${source}.${fmd.path}`, own.failureModeDeny, shared.failureModeDeny));
-        if (own.timeout !== undefined) problems.push(...t.rule(`filters.${source}.${t.path}`, own.timeout, t.default));
+        if (own.failureModeDeny !== undefined)
+            problems.push(...fmd.rule.problems(`filters.${source}.${fmd.path}`, own.failureModeDeny, shared.failureModeDeny));
+        if (own.timeout !== undefined) problems.push(...t.rule.problems(`filters.${source}.${t.path}`, own.timeout, t.default));
         return { failureModeDeny: own.failureModeDeny ?? shared.failureModeDeny, timeout: own.timeout ?? shared.timeout };
     };
     return { overrides: call(PlatformSource.Overrides), defaults: call(PlatformSource.Defaults) };
