@@ -108,6 +108,8 @@ export interface GlobalRateLimitOptions {
      * traffic down with it). A boolean; anything else is refused. Defaults to `true`.
      */
     failureModeDeny?: boolean;
+    /** Timeout of the gateway's call to the service (protobuf duration). Defaults to `10s`. */
+    timeout?: string;
     /**
      * The status of a request refused because the service could not answer (`failureModeDeny`; Envoy's
      * `status_on_error`, Envoy 1.29+): `ErrorStatus.ServiceUnavailable` (503) lets clients and load
@@ -139,8 +141,6 @@ export interface GlobalRateLimitOptions {
      * `FilterLayout.Shared`, the specification's layout.
      */
     filterLayout?: FilterLayout;
-    /** Timeout of the gateway's call to the service (protobuf duration). Defaults to `10s`. */
-    timeout?: string;
     /**
      * A pre-limit on the gateway: Envoy's local rate-limit filter before the rate-limit filter, on the
      * same listeners and virtual hosts, with one token bucket per pod for every limit a fixed descriptor

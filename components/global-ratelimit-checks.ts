@@ -12,7 +12,7 @@ import { PRINCIPAL_PROBLEM, parsePrincipal, suggestedPrincipal } from "../lib/pr
 import { Problem } from "../lib/problems";
 import { DEFAULTS } from "./defaults";
 
-import { GO_DURATION, protoDurationSeconds } from "../lib/formats";
+import { GO_DURATION } from "../lib/formats";
 import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./global-ratelimit-args";
 import { statusOnErrorProblems } from "./arg-checks";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
@@ -74,16 +74,6 @@ export function pipelineWindowModeProblems(window: unknown, redisMode: unknown):
             (s) => `${s.rm("service.redisPipelineWindow")}, or ${s.set("redis.mode", "cluster")}`,
         ),
     ];
-}
-
-/** `failureModeDeny` a boolean, and `timeout` (defaulted) a protobuf duration of at least 1 ms; `secs` its seconds (the default's when it is refused). */
-export function failureProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): { timeout: string; secs: number } {
-    const { failureModeDeny: deny, timeout: t } = GLOBAL_FIELDS;
-    problems.push(...givenProblems(deny, "failureModeDeny", a.failureModeDeny));
-    const timeout = a.timeout ?? t.default;
-    const bad = givenProblems(t, "timeout", timeout);
-    problems.push(...bad);
-    return { timeout, secs: protoDurationSeconds(bad.length ? t.default : timeout)! };
 }
 
 /** The service's options, defaults filled in (their declarations, service-fields.ts), each checked by its declaration's rule. */

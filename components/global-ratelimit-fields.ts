@@ -26,6 +26,32 @@ const domainRule = customRule<string>("letters, digits, '_', '.', '-'", (path, d
     return [fieldProblem(path, domain, "must be non-empty and use only letters, digits, '_', '.', '-'", (s) => s.set(path, fixed))];
 });
 
+/**
+ * The fields the gateway's call to the service takes as given (their defaults filled): its failure
+ * mode and its timeout (the service's Redis timeout is derived from it, builders/failure-bounds.ts).
+ */
+export const CALL_FIELDS = {
+    failureModeDeny: field({
+        doc:
+            "When the service cannot answer (down, unreachable, Redis failing, or slower than `timeout`): `true` refuses the request with HTTP 500 " +
+            "(fail closed, the specification's choice); `false` lets it through unlimited (fail open: on a gateway other teams share, a rate-limit " +
+            "outage then never takes their traffic down with it). A boolean; anything else is refused.",
+        type: "boolean",
+        default: true,
+        rule: booleanRule(),
+        goesTo: { envoy: "the ratelimit filter's failure_mode_deny" },
+        stackKey: "failureModeDeny",
+    }),
+    timeout: field({
+        doc: "Timeout of the gateway's call to the service (protobuf duration).",
+        type: "string",
+        default: "10s",
+        rule: protoDurationRule(0.001),
+        goesTo: { envoy: "the ratelimit filter's timeout" },
+        stackKey: "rateLimitTimeout",
+    }),
+};
+
 /** The plain fields of `GlobalRateLimitOptions` and its nested ones, in the interface's order. */
 export const GLOBAL_FIELDS = {
     pathKey: field<PathKeyMode>({
@@ -55,17 +81,7 @@ export const GLOBAL_FIELDS = {
         goesTo: { object: "the namespace of the service, its ConfigMap and Redis" },
         stackKey: "ratelimitNamespace",
     }),
-    failureModeDeny: field({
-        doc:
-            "When the service cannot answer (down, unreachable, Redis failing, or slower than `timeout`): `true` refuses the request with HTTP 500 " +
-            "(fail closed, the specification's choice); `false` lets it through unlimited (fail open: on a gateway other teams share, a rate-limit " +
-            "outage then never takes their traffic down with it). A boolean; anything else is refused.",
-        type: "boolean",
-        default: true,
-        rule: booleanRule(),
-        goesTo: { envoy: "the ratelimit filter's failure_mode_deny" },
-        stackKey: "failureModeDeny",
-    }),
+    ...CALL_FIELDS,
     statusOnError: field<ErrorStatus>({
         doc:
             "The status of a request refused because the service could not answer (`failureModeDeny`; Envoy's `status_on_error`, Envoy 1.29+): " +
@@ -107,14 +123,6 @@ export const GLOBAL_FIELDS = {
         rule: oneOfRule(FilterLayout, "FilterLayout"),
         goesTo: { envoy: "the HTTP filters' names and where the descriptors go" },
         stackKey: "filterLayout",
-    }),
-    timeout: field({
-        doc: "Timeout of the gateway's call to the service (protobuf duration).",
-        type: "string",
-        default: "10s",
-        rule: protoDurationRule(0.001),
-        goesTo: { envoy: "the ratelimit filter's timeout" },
-        stackKey: "rateLimitTimeout",
     }),
     preLimit: field({
         doc:

@@ -6,23 +6,23 @@
 import { CompiledLimits, buildGlobalLimits } from "../builders/rules";
 import { SplitLimits, configWindows, sideAsCompiled } from "../builders/counter-stores";
 import { FilterLayout, LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER, RateLimitFilterCall, RateLimitHeaders, instanceFilterName } from "../builders/envoy-filters";
-import { expirationJitterFor, redisTimeoutFor } from "../builders/failure-bounds";
+import { expirationJitterFor, redisTimeoutOf } from "../builders/failure-bounds";
 import { PreLimitPlan, preLimitPlan } from "../builders/pre-limit";
 import { HEADER_TO_METADATA_FILTER, responseCosts } from "../builders/request-cost";
 import { RequestCostArgs } from "../builders/request-cost-args";
 import { RoutePatch } from "../builders/rate-limit-entries";
 import { GlobalLimitsInput, PathKeyMode, RateLimitRuleArgs } from "../builders/rule-args";
 import { deepFreeze, plainCopy } from "../lib/frozen";
-import { givenProblems } from "../lib/field-decl";
+import { givenProblems, resolvedFields } from "../lib/field-decl";
 import { Problem } from "../lib/problems";
 import { AccessTarget } from "./access-policies";
 import { checkCostLayout } from "./request-cost-checks";
 import { dnsProblem, planned, unknownFieldProblems } from "./arg-checks";
-import { DEFAULT_FILTER_PREFIX, GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
+import { CALL_FIELDS, DEFAULT_FILTER_PREFIX, GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { ResolvedAccessLog, accessLogOf, ruleHeaderNames } from "./gateway-access-log";
 import { ResolvedGateway, gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
-import { accessPolicyProblems, failureProblems, headersOf, layoutOf, scopeProblems, serviceOptionsOf } from "./global-ratelimit-checks";
+import { accessPolicyProblems, headersOf, layoutOf, scopeProblems, serviceOptionsOf } from "./global-ratelimit-checks";
 import { globalMonitoringContext } from "./global-ratelimit-monitoring";
 import { CheckedLimits, planGlobalLimits } from "./limits-plan";
 import { PerValueFiguresPlan, oneStoreOf, perValueFiguresOf } from "./per-value-figures";
@@ -83,8 +83,6 @@ export interface ResolvedGlobalRateLimit {
     readonly call: RateLimitFilterCall;
     /** `rateLimitHeaders`, defaulted (as in `call`). */
     readonly headers: RateLimitHeaders;
-    /** `timeout` in seconds (the default's when it is refused). */
-    readonly timeoutSeconds: number;
     /** The service's shadow mode: it refuses nothing, so no policy header is published. */
     readonly shadowMode: boolean;
     /** The fixed side's service and Redis, every setting filled in (expiry jitter and the one store's sizing included). */
@@ -160,7 +158,6 @@ export function resolveWithFallbacks(args: GlobalRateLimitArgs): { problems: Pro
         filterNames: { global: instanceName(RATELIMIT_FILTER), local: instanceName(LOCAL_RATELIMIT_FILTER), cost: instanceName(HEADER_TO_METADATA_FILTER) },
         call,
         headers: base.headers,
-        timeoutSeconds: base.secs,
         shadowMode,
         service,
         endpoint,
@@ -193,7 +190,7 @@ function checkedArgs(a: Partial<GlobalRateLimitArgs>, args: GlobalRateLimitArgs)
     const gw = gatewayTargetOf(a.gateway, problems);
     const ns = a.namespace ?? GLOBAL_FIELDS.namespace.default;
     problems.push(...givenProblems(GLOBAL_FIELDS.namespace, "namespace", ns));
-    const { timeout, secs } = failureProblems(a, problems);
+    const given = resolvedFields(CALL_FIELDS, a, problems);
     const { name, configName, grpcPort, replicas, logLevel } = serviceOptionsOf(a.service ?? {}, problems, a.redis?.mode);
     const redis = redisConnectionOf(a.redis ?? {}, problems);
     accessPolicyProblems(a, problems);
@@ -203,21 +200,25 @@ function checkedArgs(a: Partial<GlobalRateLimitArgs>, args: GlobalRateLimitArgs)
     const prefix = a.filterNamePrefix ?? (perInstance ? `${ns}-${name}` : DEFAULT_FILTER_PREFIX);
     // A derived prefix is made of checked names: only a given one can be wrong.
     if (a.filterNamePrefix !== undefined) problems.push(...dnsProblem("filterNamePrefix", prefix, "subdomain"));
-    const service = fixedServiceOf(a, { ns, name, configName, grpcPort, replicas, logLevel, redis, secs });
+    const service = fixedServiceOf(a, { ns, name, configName, grpcPort, replicas, logLevel, redis, call: given });
     const call: RateLimitFilterCall = {
         domain: a.domain ?? "",
-        failureModeDeny: (a.failureModeDeny ?? GLOBAL_FIELDS.failureModeDeny.default) !== false,
-        timeout,
+        ...given,
         ...(a.statusOnError !== undefined ? { statusOnError: a.statusOnError } : {}),
         rateLimitHeaders: headers,
     };
-    return { compiled, problems, gw, ns, name, grpcPort, service, layout, perInstance, prefix, call, headers, secs };
+    return { compiled, problems, gw, ns, name, grpcPort, service, layout, perInstance, prefix, call, headers };
 }
 
 /** The fixed side's service and Redis (internal components): the arguments over the components' defaults. */
 function fixedServiceOf(
     a: Partial<GlobalRateLimitArgs>,
-    o: Pick<RateLimitServiceSettings, "configName" | "grpcPort" | "replicas" | "logLevel"> & { ns: string; name: string; redis: RedisConnection; secs: number },
+    o: Pick<RateLimitServiceSettings, "configName" | "grpcPort" | "replicas" | "logLevel"> & {
+        ns: string;
+        name: string;
+        redis: RedisConnection;
+        call: Pick<RateLimitFilterCall, "timeout">;
+    },
 ): ServiceSettings {
     const svc = a.service ?? {};
     // Every other service setting keeps the stack's documented default.
@@ -240,7 +241,7 @@ function fixedServiceOf(
             redisName: defaults.redisName,
             redisEvictionPolicy: defaults.redisEvictionPolicy,
             // The service gives up on a hung Redis while the gateway still waits for its answer.
-            redisTimeout: redisTimeoutFor(o.secs),
+            redisTimeout: redisTimeoutOf(o.call),
         },
     };
 }

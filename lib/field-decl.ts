@@ -96,6 +96,27 @@ export function fieldDoc<T>(d: FieldDecl<T>): string {
     return [d.doc, defaultSentence(d)].filter((s) => s !== "").join(" ");
 }
 
+/** A table of declarations that each have a default. */
+type DefaultedTable = Readonly<Record<string, FieldDecl<unknown> & { default: unknown }>>;
+
+/** The values of such a table's fields: each as given, else (not given, or refused) its default. */
+export type FieldValues<F extends DefaultedTable> = { [K in keyof F]: F[K]["default"] };
+
+/**
+ * The fields of `table` read from `given`, each checked by its rule (its problems, under `prefix` +
+ * its name, added to `problems`) and defaulted: a value not given or refused is the field's default,
+ * so whatever is built from a refused value still has a well-formed one.
+ */
+export function resolvedFields<F extends DefaultedTable>(table: F, given: Partial<Record<keyof F, unknown>>, problems: Problem[], prefix = ""): FieldValues<F> {
+    const entries = Object.entries(table).map(([k, d]) => {
+        const value = given[k as keyof F];
+        const bad = givenProblems(d, `${prefix}${k}`, value);
+        problems.push(...bad);
+        return [k, value === undefined || bad.length ? d.default : value];
+    });
+    return Object.fromEntries(entries) as FieldValues<F>;
+}
+
 /** A given value's problems, none for a value not given. */
 export function givenProblems(d: FieldDecl<unknown>, path: string, value: unknown): Problem[] {
     return value === undefined ? [] : d.rule.problems(path, value, d.default);

@@ -23,8 +23,8 @@ describe("GlobalRateLimit resolved once (resolveGlobalRateLimit)", () => {
             "default-ratelimit",
             PathKeyMode.UrlPath,
         ]);
-        // The timeout in both units: the filter's duration and the seconds the service's Redis timeout is derived from.
-        expect([r.call.timeout, r.timeoutSeconds]).to.deep.equal(["10s", 10]);
+        // The declared timeout on the filter's call, and the service's Redis timeout derived from it (half, at most 1 s).
+        expect([r.call.timeout, r.service.ratelimit.redisTimeout]).to.deep.equal(["10s", "1000ms"]);
         expect(r.endpoint).to.deep.equal({
             host: "ratelimit.default.svc.cluster.local",
             grpcAddress: "ratelimit.default.svc.cluster.local:8081",
@@ -38,10 +38,10 @@ describe("GlobalRateLimit resolved once (resolveGlobalRateLimit)", () => {
         expect(r.vhostNames).to.deep.equal(["shop.example.com:80"]);
     });
 
-    it("converts a given timeout once: its seconds, and the service's Redis timeout below it", () => {
+    it("a given timeout goes on the filter's call, and the service's Redis timeout is derived from it", () => {
         const r = resolveGlobalRateLimit(G({ timeout: "0.25s" })).value!;
-        expect(r.timeoutSeconds).to.equal(0.25);
         expect(r.call.timeout).to.equal("0.25s");
+        expect(r.service.ratelimit.redisTimeout).to.equal("125ms");
         expect(r.service.ratelimit.redisTimeout).to.equal(planGlobalRateLimit(G({ timeout: "0.25s" })).service.ratelimit.redisTimeout);
         expect(r.service.ratelimit.redisTimeout).to.not.equal(resolveGlobalRateLimit(G()).value!.service.ratelimit.redisTimeout);
     });
