@@ -13,7 +13,7 @@ import { RequestCostArgs } from "../builders/request-cost-args";
 import { RoutePatch } from "../builders/rate-limit-entries";
 import { GlobalLimitsInput, PathKeyMode, RateLimitRuleArgs } from "../builders/rule-args";
 import { deepFreeze, plainCopy } from "../lib/frozen";
-import { givenProblems, resolvedFields } from "../lib/field-decl";
+import { FieldValues, givenProblems, resolvedFields } from "../lib/field-decl";
 import { Problem } from "../lib/problems";
 import { AccessTarget } from "./access-policies";
 import { checkCostLayout } from "./request-cost-checks";
@@ -217,7 +217,8 @@ function fixedServiceOf(
         ns: string;
         name: string;
         redis: RedisConnection;
-        call: Pick<RateLimitFilterCall, "timeout">;
+        /** The call's declared fields, the service's Redis timeout derived from them. */
+        call: FieldValues<typeof CALL_FIELDS>;
     },
 ): ServiceSettings {
     const svc = a.service ?? {};
