@@ -358,7 +358,7 @@ function policyFilter(
 ): EnvoyFilterSpec | undefined {
     // The service's shadow mode refuses nothing: no policy to publish.
     if (a.service?.shadowMode === true) return undefined;
-    const input = { ...a, rules: a.rules ?? [] };
+    const input = planGlobalLimits(a).plan;
     const headers = headersOf(a);
     // With the literal path key a route's own rules replace the host's, so a host-wide header would
     // list limits those routes do not apply: then only the routes publish theirs.

@@ -1,14 +1,15 @@
 /**
  * The plan of the typed limits: every check of the rules, the per-path limits, the keys and the
  * client prefix (each problem under its field path, `rules[2].path.prefix`, with the value and the
- * fix), then what the builder reads: the valid rules and the keys with their defaults filled in.
+ * fix), then what the builders read: the valid rules, every limit resolved (rule-checks.ts
+ * `resolveLimit`), and the keys with their defaults filled in.
  * `buildGlobalLimits` (rules.ts) takes only this plan and checks nothing. Pure.
  */
 import { checkIssuersAgree } from "./identity-checks";
 import { Problem } from "../lib/problems";
 import { oneOfProblems } from "../lib/field-checks";
 import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, PathKeyMode } from "../builders/rule-args";
-import { NAME, checkClientPrefix, checkPerPath, validateRule } from "./rule-checks";
+import { NAME, RULE_SHAPE, checkClientPrefix, checkPerPath, resolveLimit, resolvePathLimit, resolveRule, validateRule } from "./rule-checks";
 import { CompiledLimits, GlobalLimitsPlan, buildGlobalLimits, clientPrefixOf } from "../builders/rules";
 
 /** Checks the limits (every problem at once) and plans the valid ones. */
@@ -26,8 +27,7 @@ export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimits
         });
     }
     const rules = input.rules ?? [];
-    if (!Array.isArray(rules))
-        problems.push({ key: "rules", value: rules, problem: "must be a list of rules", fix: "give [] or a list of { name, requestsPerUnit, unit, ... }" });
+    if (!Array.isArray(rules)) problems.push({ key: "rules", value: rules, problem: "must be a list of rules", fix: `give [] or a list of ${RULE_SHAPE}` });
     const names = new Set<string>();
     const valid = (Array.isArray(rules) ? rules : []).filter((r, i) => validateRule(r, i, names, problems));
     if (Array.isArray(rules)) checkIssuersAgree(rules, problems);
@@ -49,10 +49,14 @@ export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimits
     const plan: GlobalLimitsPlan = {
         mode,
         ruleKey,
-        rules: valid,
+        rules: valid.map(resolveRule),
         // A null entry is a problem above; it must not crash the build (every problem is reported at once).
         perPath: perPath
-            ? { key: pathKey, paths: (perPath.paths ?? []).filter((p) => typeof p === "object" && p !== null), eachPath: perPath.eachPath }
+            ? {
+                  key: pathKey,
+                  paths: (perPath.paths ?? []).filter((p) => typeof p === "object" && p !== null).map(resolvePathLimit),
+                  ...(perPath.eachPath ? { eachPath: resolveLimit(perPath.eachPath) } : {}),
+              }
             : undefined,
         prefix: clientPrefixOf(input.clientPrefix),
         headersOn: input.headersOn !== false,

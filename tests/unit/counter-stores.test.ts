@@ -7,12 +7,16 @@
  */
 import { expect } from "chai";
 import { CounterStore, OTHER_PATHS_KEY, hasBothKinds, splitLimits } from "../../builders/counter-stores";
-import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
+import { GlobalLimitsInput, LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
+import { planGlobalLimits } from "../../components/limits-plan";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { explain, explainWith } from "../../gateway-model/explain";
 import { gatewayModel } from "../../gateway-model/read-rendered";
 import { render } from "./helpers";
 import { shopObjects } from "./rules.test";
+
+/** The split of limits as given (planned, so resolved, first). */
+const splitOf = (input: GlobalLimitsInput) => splitLimits(planGlobalLimits(input).plan);
 
 const M = LimitUnit.Minute;
 const each = { requestsPerUnit: 100, unit: M };
@@ -26,7 +30,7 @@ describe("counter stores: which counters a flood of new keys can reach", () => {
             { name: "lab", clientCidr: { cidr: "10.0.0.0/8", perAddress: true }, requestsPerUnit: 5, unit: M },
             { name: "office", clientCidr: { cidr: "10.0.0.0/8" }, requestsPerUnit: 5, unit: M },
         ];
-        const s = splitLimits({ rules, perPath: { paths: [{ path: "/productpage", requestsPerUnit: 1, unit: M }], eachPath: each } });
+        const s = splitOf({ rules, perPath: { paths: [{ path: "/productpage", requestsPerUnit: 1, unit: M }], eachPath: each } });
         const values = (d: { key: string; value?: string }[]) => d.map((x) => `${x.key}=${x.value ?? "*"}`);
         expect(values(s.fixed.configDescriptors)).to.deep.equal(["PATH=/productpage", "rule=search", "rule=office"]);
         expect(values(s.perValue.configDescriptors)).to.deep.equal(["rule=per-key", "rule=per-client", "rule=lab", `${OTHER_PATHS_KEY}=each`]);
@@ -44,7 +48,7 @@ describe("counter stores: which counters a flood of new keys can reach", () => {
             { name: "observe", path: { exact: "/e" }, requestsPerUnit: 1, unit: M, shadow: true },
             { name: "with-header", path: { exact: "/f" }, header: { name: "x-plan", value: "free" }, requestsPerUnit: 1, unit: M },
         ];
-        const s = splitLimits({ rules, perPath: { paths: [{ path: "/p", requestsPerUnit: 1, unit: M }], eachPath: each } });
+        const s = splitOf({ rules, perPath: { paths: [{ path: "/p", requestsPerUnit: 1, unit: M }], eachPath: each } });
         const [exclusion] = s.perValue.vhostRateLimits[0]!.actions as any[];
         expect(exclusion.header_value_match.expect_match).to.equal(false);
         const regex: string = exclusion.header_value_match.headers[0].safe_regex_match.regex;
@@ -54,7 +58,7 @@ describe("counter stores: which counters a flood of new keys can reach", () => {
 
     it("a fixed rule on a route is left out of the catch-all on that route only; the route's per-value list replaces the virtual host's", () => {
         const rules: RateLimitRuleArgs[] = [{ name: "api", path: { regex: "/api/[0-9]+" }, route: { name: "api" }, requestsPerUnit: 2, unit: M }];
-        const s = splitLimits({ rules, perPath: { eachPath: each } });
+        const s = splitOf({ rules, perPath: { eachPath: each } });
         const regexOf = (e: any) => e.actions[0].header_value_match?.headers[0].safe_regex_match.regex;
         // Nothing named on the virtual host: its catch-all entry has the (always present) scope entry only.
         expect(s.perValue.vhostRateLimits[0]!.actions[0]).to.deep.equal({ generic_key: { descriptor_key: OTHER_PATHS_KEY, descriptor_value: "each" } });
