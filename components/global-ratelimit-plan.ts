@@ -43,7 +43,7 @@ import { serviceDefaults, tuningOf } from "./service-defaults";
 import { PathKeyMode } from "../builders/rule-args";
 import { CompiledLimits, buildGlobalLimits } from "../builders/rules";
 import { RoutePatch } from "../builders/rate-limit-entries";
-import { CheckedLimits, planGlobalLimits } from "./limits-plan";
+import { CheckedLimits, planGlobalLimits, resolveCheckedLimits } from "./limits-plan";
 import { policyHeaderOption, policyHeaderValue, policyItems } from "../builders/policy-header";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import {
@@ -358,7 +358,7 @@ function policyFilter(
 ): EnvoyFilterSpec | undefined {
     // The service's shadow mode refuses nothing: no policy to publish.
     if (a.service?.shadowMode === true) return undefined;
-    const input = planGlobalLimits(a).plan;
+    const input = resolveCheckedLimits(a);
     const headers = headersOf(a);
     // With the literal path key a route's own rules replace the host's, so a host-wide header would
     // list limits those routes do not apply: then only the routes publish theirs.

@@ -8,7 +8,7 @@
 import { checkIssuersAgree } from "./identity-checks";
 import { Problem } from "../lib/problems";
 import { oneOfProblems } from "../lib/field-checks";
-import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, PathKeyMode } from "../builders/rule-args";
+import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, PathKeyMode, RateLimitRuleArgs } from "../builders/rule-args";
 import { NAME, RULE_SHAPE, checkClientPrefix, checkPerPath, resolveLimit, resolvePathLimit, resolveRule, validateRule } from "./rule-checks";
 import { CompiledLimits, GlobalLimitsPlan, buildGlobalLimits, clientPrefixOf } from "../builders/rules";
 
@@ -46,14 +46,28 @@ export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimits
         });
     }
     checkClientPrefix(input.clientPrefix, problems);
-    const plan: GlobalLimitsPlan = {
-        mode,
-        ruleKey,
-        rules: valid.map(resolveRule),
-        // A null entry is a problem above; it must not crash the build (every problem is reported at once).
+    return { plan: resolvedPlan(input, valid), problems };
+}
+
+/**
+ * Limits whose checks found no problem, resolved as the builders read them without checking again
+ * (a caller holding only the arguments: the per-value split, figures and policy header).
+ */
+export function resolveCheckedLimits(input: GlobalLimitsInput): GlobalLimitsPlan {
+    return resolvedPlan(input, input.rules ?? []);
+}
+
+/** The plan of `rules` (those that passed their checks) and the rest of `input`: every limit resolved, every default filled in. */
+function resolvedPlan(input: GlobalLimitsInput, rules: RateLimitRuleArgs[]): GlobalLimitsPlan {
+    const perPath = input.perPath;
+    return {
+        mode: input.pathKey ?? PathKeyMode.UrlPath,
+        ruleKey: input.ruleKey ?? DEFAULT_RULE_KEY,
+        rules: rules.map(resolveRule),
+        // A null entry is a problem of the checks; it must not crash the build (every problem is reported at once).
         perPath: perPath
             ? {
-                  key: pathKey,
+                  key: perPath.descriptorKey ?? DEFAULT_PATH_KEY,
                   paths: (perPath.paths ?? []).filter((p) => typeof p === "object" && p !== null).map(resolvePathLimit),
                   ...(perPath.eachPath ? { eachPath: resolveLimit(perPath.eachPath) } : {}),
               }
@@ -61,7 +75,6 @@ export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimits
         prefix: clientPrefixOf(input.clientPrefix),
         headersOn: input.headersOn !== false,
     };
-    return { plan, problems };
 }
 
 /** The builder's output with the problems of the limits it was built from (the invalid rules left out). */

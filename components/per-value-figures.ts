@@ -16,7 +16,7 @@ import { RateLimitServiceSettings } from "./service-settings";
 import { DEFAULTS } from "./defaults";
 import { PerValueRuleFigures, PerValueStore, perValueFigures, perValueFiguresText } from "../builders/store-figures";
 import { PerValueInput, PerValuePlan, perValueSizingOf } from "./per-value-store";
-import { planGlobalLimits } from "./limits-plan";
+import { resolveCheckedLimits } from "./limits-plan";
 import { RedisOptionsArgs } from "./redis-options";
 
 /** The per-value rules' figures and the lines the preview prints (none without a per-value rule). */
@@ -78,7 +78,7 @@ export function perValueFiguresOf(
     const store = limitsValid ? storeOf(a, s) : undefined;
     if (!store) return { figures: [], lines: [] };
     // The value length the store's sizing counts with (perValueStore.longestValueBytes): the suggested fix then fits.
-    const figures = perValueFigures(planGlobalLimits(a).plan, store, a.perValueStore?.longestValueBytes ?? DEFAULTS.perValueLongestValueBytes);
+    const figures = perValueFigures(resolveCheckedLimits(a), store, a.perValueStore?.longestValueBytes ?? DEFAULTS.perValueLongestValueBytes);
     const memoryField = s.perValue ? "perValueStore.redis.maxMemory" : "redis.maxMemory";
     for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, memoryField, "perValueStore.newValuesPerSecond"));
     return { store, figures, lines: figures.map((f) => perValueFiguresText(f, store)) };
@@ -98,7 +98,7 @@ export function platformFiguresOf(
     const sized = redis?.maxMemory !== undefined || !own;
     const store: PerValueStore = { ...(own ? { maxMemory: r.redisMaxMemory } : {}), sized, jitterSeconds: r.expirationJitterSeconds, domain: PLATFORM_DOMAIN };
     const figures = sources.flatMap(({ source, limits }) =>
-        perValueFigures(planGlobalLimits(limits).plan, store, DEFAULTS.perValueLongestValueBytes).map((f) => ({ ...f, field: `${source}.${f.field}` })),
+        perValueFigures(resolveCheckedLimits(limits), store, DEFAULTS.perValueLongestValueBytes).map((f) => ({ ...f, field: `${source}.${f.field}` })),
     );
     for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, "redis.maxMemory"));
     return { store, figures, lines: figures.map((f) => perValueFiguresText(f, store)) };

@@ -8,7 +8,7 @@ import { Problem } from "../lib/problems";
 import { FixStyle } from "../lib/fix-style";
 import { COMPONENT_FIX, booleanProblems, fieldProblem, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../lib/field-checks";
 import { ConfigDescriptor } from "../builders/rules";
-import { CheckedLimits, planGlobalLimits } from "./limits-plan";
+import { CheckedLimits, resolveCheckedLimits } from "./limits-plan";
 import { GlobalLimitsInput } from "../builders/rule-args";
 import {
     CounterStore,
@@ -140,8 +140,7 @@ export function splitOf(a: PerValueInput, compiled: CheckedLimits, problems: Pro
             });
         }
     }
-    // The limits are valid here (no problems): the plan resolves them as the builders read them.
-    return splitLimits(planGlobalLimits(input).plan);
+    return splitLimits(resolveCheckedLimits(input));
 }
 
 /** The per-value store's own fields (its Redis is checked with its connection): each refused with its field and fix. */

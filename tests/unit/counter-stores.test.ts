@@ -8,7 +8,7 @@
 import { expect } from "chai";
 import { CounterStore, OTHER_PATHS_KEY, hasBothKinds, splitLimits } from "../../builders/counter-stores";
 import { GlobalLimitsInput, LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
-import { planGlobalLimits } from "../../components/limits-plan";
+import { resolveCheckedLimits } from "../../components/limits-plan";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { explain, explainWith } from "../../gateway-model/explain";
 import { gatewayModel } from "../../gateway-model/read-rendered";
@@ -16,7 +16,7 @@ import { render } from "./helpers";
 import { shopObjects } from "./rules.test";
 
 /** The split of limits as given (planned, so resolved, first). */
-const splitOf = (input: GlobalLimitsInput) => splitLimits(planGlobalLimits(input).plan);
+const splitOf = (input: GlobalLimitsInput) => splitLimits(resolveCheckedLimits(input));
 
 const M = LimitUnit.Minute;
 const each = { requestsPerUnit: 100, unit: M };

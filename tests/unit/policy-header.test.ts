@@ -7,7 +7,7 @@ import { expect } from "chai";
 import { RateLimitHeaders } from "../../builders/envoy-filters";
 import { policyHeaderValue, policyItems } from "../../builders/policy-header";
 import { GlobalLimitsInput, LimitUnit, PathKeyMode, RateLimitRuleArgs } from "../../builders/rule-args";
-import { planGlobalLimits } from "../../components/limits-plan";
+import { resolveCheckedLimits } from "../../components/limits-plan";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { planLocalRateLimit } from "../../components/local-ratelimit";
 import { explainWith } from "../../gateway-model/explain";
@@ -17,7 +17,7 @@ import { renderStack } from "../../render/render";
 const M = LimitUnit.Minute;
 /** The policy items of limits as given (planned, so resolved, first). */
 const itemsOf = (input: GlobalLimitsInput, headers: RateLimitHeaders, route?: Parameters<typeof policyItems>[2]) =>
-    policyItems(planGlobalLimits(input).plan, headers, route);
+    policyItems(resolveCheckedLimits(input), headers, route);
 const RULES: RateLimitRuleArgs[] = [
     { name: "login", path: { exact: "/login" }, perClientAddress: true, requestsPerUnit: 5, unit: M },
     { name: "per-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 20, unit: LimitUnit.Hour, acceptEvictionRisk: true },
