@@ -122,7 +122,7 @@ describe("per-path counters: a path longer than the bound is counted per client,
             expect(limited(objs, p), `${p.length} bytes`).to.deep.equal(["long_path=over-1024-bytes,masked_remote_address=192.0.2.1/32"]);
         expect(limited(objs, long(5000), "2001:db8:7:8::1")).to.deep.equal(["long_path=over-1024-bytes,masked_remote_address=2001:db8:7:8::/64"]);
         const d = explain(objs, long(5000), { clientAddress: "192.0.2.1" }).descriptors.find((x) => x.entries.some((e) => e.key === "long_path"));
-        expect(d!.limit?.requestsPerUnit, "at the catch-all's limit").to.equal(100);
+        expect(d!.limit?.requests, "at the catch-all's limit").to.equal(100);
     });
 
     it("negative control: one store (counterStore single, the specification's action) counts each long path apart", async () => {

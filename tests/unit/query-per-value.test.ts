@@ -156,7 +156,7 @@ describe("query.perValue through the gateway MODEL and the service's config", ()
     /** Each descriptor the request sends: its entries, and the config entry and limit that answer it. */
     const sent = (path: string, clientAddress = "192.0.2.1") =>
         explainWith(model, path, { clientAddress }).descriptors.map(
-            (d) => `${d.entries.map((e) => `${e.key}=${e.value}`).join(",")} -> ${d.limit ? `${d.limit.entry} ${d.limit.requestsPerUnit}` : "no limit"}`,
+            (d) => `${d.entries.map((e) => `${e.key}=${e.value}`).join(",")} -> ${d.limit ? `${d.limit.entry} ${d.limit.requests}` : "no limit"}`,
         );
     const CLIENT = "masked_remote_address (catch-all)";
 
