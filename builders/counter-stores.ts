@@ -142,9 +142,27 @@ export function hasBothKinds(input: GlobalLimitsInput): boolean {
     return fixed && perValue;
 }
 
-/** A fixed rule the catch-all may leave out: it refuses first, on every path it matches. */
+/**
+ * The fields a rule limited by its path alone may carry (its name, path, route, options and limit).
+ * Any other field given is a condition (`methods`, `query`, `header`, a client) or a `cost`, so the
+ * rule may not count, or not refuse, every request of its path: a new matcher is one of them unlisted.
+ */
+const PATH_ONLY_FIELDS: ReadonlySet<keyof ResolvedRule> = new Set<keyof ResolvedRule>([
+    "name",
+    "path",
+    "route",
+    "rateLimitHeaders",
+    "acceptEvictionRisk",
+    "requests",
+    "unit",
+    "seconds",
+    "shadow",
+]);
+
+/** A fixed rule the catch-all may leave out: it refuses first, on every request to every path it matches. */
 function refusesBeforeCatchAll(r: ResolvedRule, each: ResolvedLimit): boolean {
-    const pathOnly = r.path !== undefined && r.header === undefined && r.clientCidr === undefined && !r.perClientAddress;
+    const given = (Object.keys(r) as (keyof ResolvedRule)[]).filter((k) => r[k] !== undefined && r[k] !== false);
+    const pathOnly = r.path !== undefined && given.every((k) => PATH_ONLY_FIELDS.has(k));
     return pathOnly && !r.shadow && r.seconds >= each.seconds && r.requests <= each.requests;
 }
 

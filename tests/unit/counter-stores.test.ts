@@ -47,13 +47,29 @@ describe("counter stores: which counters a flood of new keys can reach", () => {
             // Shadow never refuses; a header condition does not cover every request of the path.
             { name: "observe", path: { exact: "/e" }, requestsPerUnit: 1, unit: M, shadow: true },
             { name: "with-header", path: { exact: "/f" }, header: { name: "x-plan", value: "free" }, requestsPerUnit: 1, unit: M },
+            // Nor does a method or a query parameter; a cost may take nothing (0), so the rule may never refuse.
+            { name: "posts", path: { exact: "/g" }, methods: ["POST"], requestsPerUnit: 1, unit: M },
+            { name: "free-tier", path: { exact: "/h" }, query: { name: "tier", value: "free" }, requestsPerUnit: 1, unit: M },
+            { name: "costed", path: { exact: "/i" }, cost: { fixed: 0 }, requestsPerUnit: 1, unit: M },
+            // An option that changes no count keeps the rule path-only.
+            { name: "hidden", path: { exact: "/j" }, rateLimitHeaders: false, perClientAddress: false, requestsPerUnit: 1, unit: M },
         ];
         const s = splitOf({ rules, perPath: { paths: [{ path: "/p", requestsPerUnit: 1, unit: M }], eachPath: each } });
         const [exclusion] = s.perValue.vhostRateLimits[0]!.actions as any[];
         expect(exclusion.header_value_match.expect_match).to.equal(false);
         const regex: string = exclusion.header_value_match.headers[0].safe_regex_match.regex;
-        for (const p of ["/p", "/a", "/b"]) expect(regex, p).to.contain(`(?:${p})`);
-        for (const p of ["/c", "/d", "/e", "/f"]) expect(regex, p).to.not.contain(`(?:${p})`);
+        for (const p of ["/p", "/a", "/b", "/j"]) expect(regex, p).to.contain(`(?:${p})`);
+        for (const p of ["/c", "/d", "/e", "/f", "/g", "/h", "/i"]) expect(regex, p).to.not.contain(`(?:${p})`);
+    });
+
+    it("a GET to a path whose fixed rule counts only POSTs still meets the catch-all in the split layout, as with one store (model)", () => {
+        const rules: RateLimitRuleArgs[] = [{ name: "posts", path: { exact: "/x" }, methods: ["POST"], requestsPerUnit: 1, unit: M }];
+        const limitsOf = (counterStore: CounterStore) =>
+            explainWith(gatewayModel(shopObjects(rules, { perPath: { eachPath: each }, counterStore })), "/x")
+                .descriptors.filter((d) => d.limit !== undefined)
+                .map((d) => d.limit!.entry);
+        expect(limitsOf(CounterStore.Single)).to.deep.equal(["PATH (catch-all)"]);
+        expect(limitsOf(CounterStore.Split)).to.deep.equal(["PATH (catch-all)"]);
     });
 
     it("a fixed rule on a route is left out of the catch-all on that route only; the route's per-value list replaces the virtual host's", () => {
