@@ -125,7 +125,7 @@ function mostlyRefusedRules(m: MonitoringInput, rule: RuleOf): AlertRule[] {
                 `${refused} / (${total} > 0) > ${MOSTLY_REFUSED_RATIO}`,
                 "30m",
                 "info",
-                `Limit ${l.title} (${l.requestsPerUnit}/${l.unit}) of domain ${m.domain} has refused most of its requests for 30 minutes: a client in a loop, an attack, or a limit too low.`,
+                `Limit ${l.title} (${l.requests}/${l.unit}) of domain ${m.domain} has refused most of its requests for 30 minutes: a client in a loop, an attack, or a limit too low.`,
                 { limit: l.title },
             );
         });

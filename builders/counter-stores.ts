@@ -30,8 +30,8 @@ import {
     ConfigDescriptor,
     EXPR_DESCRIPTOR_EXTENSION,
     EXPR_DESCRIPTOR_TYPE,
+    GlobalLimitsPlan,
     clientAction,
-    clientPrefixOf,
     limitOf,
     pathDescriptorAction,
     pathRegex,
@@ -39,8 +39,17 @@ import {
     ruleEntries,
 } from "./rules";
 import { RateLimitEntry, RoutePatch } from "./rate-limit-entries";
-import { CLIENT_KEY, DEFAULT_PATH_KEY, DEFAULT_RULE_KEY } from "./rule-args";
-import { LIMIT_UNIT_SECONDS, GlobalLimitsInput, LimitArgs, PathKeyMode, PathLimitArgs, RateLimitRuleArgs } from "./rule-args";
+import {
+    CLIENT_KEY,
+    DEFAULT_PATH_KEY,
+    LIMIT_UNIT_SECONDS,
+    GlobalLimitsInput,
+    PathKeyMode,
+    RateLimitRuleArgs,
+    ResolvedLimit,
+    ResolvedPathLimit,
+    ResolvedRule,
+} from "./rule-args";
 import { RateLimitAction } from "./envoy-types";
 
 /** Where the counters live. */
@@ -109,8 +118,8 @@ export interface SplitLimits {
     perValue: SideLimits;
 }
 
-/** Whether a rule makes one counter per value a client sends. */
-export function isPerValueRule(r: RateLimitRuleArgs): boolean {
+/** Whether a rule (as given or resolved) makes one counter per value a client sends. */
+export function isPerValueRule(r: Pick<RateLimitRuleArgs, "header" | "query" | "perClientAddress" | "clientCidr" | "identity">): boolean {
     return (
         r.header?.perValue === true ||
         r.query?.perValue === true ||
@@ -133,12 +142,28 @@ export function hasBothKinds(input: GlobalLimitsInput): boolean {
     return fixed && perValue;
 }
 
-/** A fixed rule the catch-all may leave out: it refuses first, on every path it matches. */
-function refusesBeforeCatchAll(r: RateLimitRuleArgs, each: LimitArgs): boolean {
-    const pathOnly = r.path !== undefined && r.header === undefined && r.clientCidr === undefined && !r.perClientAddress;
-    return (
-        pathOnly && !r.shadow && (LIMIT_UNIT_SECONDS[r.unit] ?? 0) >= (LIMIT_UNIT_SECONDS[each.unit] ?? Infinity) && r.requestsPerUnit <= each.requestsPerUnit
-    );
+/**
+ * The fields a rule limited by its path alone may carry (its name, path, route, options and limit).
+ * Any other field given is a condition (`methods`, `query`, `header`, a client) or a `cost`, so the
+ * rule may not count, or not refuse, every request of its path: a new matcher is one of them unlisted.
+ */
+const PATH_ONLY_FIELDS: ReadonlySet<keyof ResolvedRule> = new Set<keyof ResolvedRule>([
+    "name",
+    "path",
+    "route",
+    "rateLimitHeaders",
+    "acceptEvictionRisk",
+    "requests",
+    "unit",
+    "seconds",
+    "shadow",
+]);
+
+/** A fixed rule the catch-all may leave out: it refuses first, on every request to every path it matches. */
+function refusesBeforeCatchAll(r: ResolvedRule, each: ResolvedLimit): boolean {
+    const given = (Object.keys(r) as (keyof ResolvedRule)[]).filter((k) => r[k] !== undefined && r[k] !== false);
+    const pathOnly = r.path !== undefined && given.every((k) => PATH_ONLY_FIELDS.has(k));
+    return pathOnly && !r.shadow && r.seconds >= each.seconds && r.requests <= each.requests;
 }
 
 /**
@@ -173,7 +198,7 @@ function catchAllEntries(excluded: string[], scoped: boolean, mode: PathKeyMode,
 }
 
 /** The catch-all's config: each path its counter, none for `LONG_PATH_VALUE`, long paths per client (url-path mode). */
-function catchAllConfig(each: LimitArgs, mode: PathKeyMode, pathKey: string): ConfigDescriptor[] {
+function catchAllConfig(each: ResolvedLimit, mode: PathKeyMode, pathKey: string): ConfigDescriptor[] {
     if (mode === PathKeyMode.Literal) return [{ key: pathKey, ...limitOf(each) }];
     return [
         { key: pathKey, ...limitOf(each) },
@@ -198,7 +223,7 @@ interface SplitContext {
     ruleKey: string;
     pathKey: string;
     prefix: ClientPrefix;
-    each?: LimitArgs;
+    each?: ResolvedLimit;
 }
 
 /** What the rules leave for the per-value routes: the routes they name, the fixed side's exclusions per route, the per-value entries per route. */
@@ -210,21 +235,21 @@ interface RouteSplit {
 
 const routeKey = (vh: string, route: string) => `${vh}\u0000${route}`;
 
-/** Splits valid limits (no problems) into their fixed and per-value sides. */
-export function splitLimits(input: GlobalLimitsInput): SplitLimits {
+/** Splits valid limits (planned without problems: components/limits-plan.ts) into their fixed and per-value sides. */
+export function splitLimits(plan: GlobalLimitsPlan): SplitLimits {
     const c: SplitContext = {
-        mode: input.pathKey ?? PathKeyMode.UrlPath,
-        ruleKey: input.ruleKey ?? DEFAULT_RULE_KEY,
-        pathKey: input.perPath?.descriptorKey ?? DEFAULT_PATH_KEY,
-        prefix: clientPrefixOf(input.clientPrefix),
-        ...(input.perPath?.eachPath ? { each: input.perPath.eachPath } : {}),
+        mode: plan.mode,
+        ruleKey: plan.ruleKey,
+        pathKey: plan.perPath?.key ?? DEFAULT_PATH_KEY,
+        prefix: plan.prefix,
+        ...(plan.perPath?.eachPath ? { each: plan.perPath.eachPath } : {}),
     };
-    const named = input.perPath?.paths ?? [];
+    const named = plan.perPath?.paths ?? [];
     const fixed: SideLimits = { vhostRateLimits: [], routePatches: [], configDescriptors: [] };
     const perValue: SideLimits = { vhostRateLimits: [], routePatches: [], configDescriptors: [] };
     addNamedPaths(named, c, fixed);
     const vhostExcluded = named.map((p) => pathRegex({ exact: p.path }, c.mode));
-    const split = addRules(input.rules ?? [], c, { fixed, perValue }, vhostExcluded);
+    const split = addRules(plan.rules, c, { fixed, perValue }, vhostExcluded);
     const perValueVhostRules = [...perValue.vhostRateLimits];
     const scoped = vhostExcluded.length > 0 || split.routeExcluded.size > 0;
     if (c.each) {
@@ -251,7 +276,7 @@ export function splitLimits(input: GlobalLimitsInput): SplitLimits {
 }
 
 /** Named paths: one fixed descriptor each, the same one the catch-all's action sent for them. */
-function addNamedPaths(named: PathLimitArgs[], c: SplitContext, fixed: SideLimits): void {
+function addNamedPaths(named: ResolvedPathLimit[], c: SplitContext, fixed: SideLimits): void {
     for (const p of named) {
         fixed.vhostRateLimits.push({
             actions: [
@@ -273,7 +298,7 @@ function addNamedPaths(named: PathLimitArgs[], c: SplitContext, fixed: SideLimit
  * (the per-value side's route entries held back for `splitLimits` to complete), and the fixed
  * rules that refuse before the catch-all added to `vhostExcluded` or their route's exclusions.
  */
-function addRules(rules: RateLimitRuleArgs[], c: SplitContext, sides: SplitLimits, vhostExcluded: string[]): RouteSplit {
+function addRules(rules: ResolvedRule[], c: SplitContext, sides: SplitLimits, vhostExcluded: string[]): RouteSplit {
     const { fixed, perValue } = sides;
     const split: RouteSplit = { routes: [], routeExcluded: new Map(), perValueRouteRules: new Map() };
     for (const r of rules) {

@@ -113,7 +113,7 @@ function limitPanels(m: MonitoringInput, window: string): PanelContent[] {
     ];
     return limitSeries(m.domain, m.descriptors).map((l): PanelContent => ({
         type: "timeseries",
-        title: `${l.title}: ${l.requestsPerUnit}/${l.unit}${l.shadow ? " (shadow)" : ""}`,
+        title: `${l.title}: ${l.requests}/${l.unit}${l.shadow ? " (shadow)" : ""}`,
         description: `Decisions per second of the service for descriptor ${l.title} (stats key ${m.domain}.${l.statsKey}), by outcome.${summaryOf(m, l.title)}`,
         targets: outcomes.map(([o, legend], i) => target(`sum(rate(${l.selector(o, m.serviceSelector)}[${window}]))`, legend, i)),
         fieldConfig: { defaults: { unit: "reqps" }, overrides: [] },

@@ -102,7 +102,7 @@ export interface LimitSeries {
     title: string;
     /** The service's stats key below the domain: entries `key_value` (or `key`) joined by `.`. */
     statsKey: string;
-    requestsPerUnit: number;
+    requests: number;
     unit: string;
     shadow: boolean;
     /** PromQL selector of one outcome's counter (metric name and label matchers, without the caller's own matchers). */
@@ -150,7 +150,7 @@ export function limitSeries(domain: string, descriptors: ConfigDescriptor[]): Li
                 out.push({
                     title: t.join(" > "),
                     statsKey,
-                    requestsPerUnit: d.rate_limit.requests_per_unit,
+                    requests: d.rate_limit.requests_per_unit,
                     unit: d.rate_limit.unit,
                     shadow: d.shadow_mode === true,
                     selector: (outcome, extra) => {

@@ -10,8 +10,8 @@
  * does not switch them on). Shadow limits never refuse and are not published. Pure.
  */
 import { RateLimitHeaders } from "./envoy-filters";
-import { GlobalLimitsInput, LIMIT_UNIT_SECONDS, LimitUnit, RateLimitRuleArgs } from "./rule-args";
-import { ruleHeadersShown } from "./rules";
+import { ResolvedLimit, ResolvedRule } from "./rule-args";
+import { GlobalLimitsPlan, ruleHeadersShown } from "./rules";
 import { HeaderValueOption } from "./envoy-types";
 
 /** The header's name as Envoy writes it (lower case, as HTTP/2 requires). */
@@ -35,13 +35,13 @@ export function policyHeaderValue(items: PolicyItem[]): string | undefined {
     return items.length ? items.map((p) => `${sfString(p.name)};q=${p.quota};w=${p.windowSeconds}`).join(", ") : undefined;
 }
 
-function item(name: string, l: { requestsPerUnit: number; unit: LimitUnit }): PolicyItem {
-    return { name, quota: l.requestsPerUnit, windowSeconds: LIMIT_UNIT_SECONDS[l.unit] };
+function item(name: string, l: ResolvedLimit): PolicyItem {
+    return { name, quota: l.requests, windowSeconds: l.seconds };
 }
 
-function published(r: Pick<RateLimitRuleArgs, "shadow" | "rateLimitHeaders">, headers: RateLimitHeaders): boolean {
+function published(r: Pick<ResolvedRule, "shadow" | "rateLimitHeaders">, headers: RateLimitHeaders): boolean {
     // Shown in the headers, and able to refuse (a shadow limit never does).
-    return r.shadow !== true && ruleHeadersShown(r, headers === RateLimitHeaders.Draft03);
+    return !r.shadow && ruleHeadersShown(r, headers === RateLimitHeaders.Draft03);
 }
 
 /**
@@ -50,11 +50,11 @@ function published(r: Pick<RateLimitRuleArgs, "shadow" | "rateLimitHeaders">, he
  * must be left out by the caller.
  */
 export function policyItems(
-    input: GlobalLimitsInput,
+    input: Pick<GlobalLimitsPlan, "rules" | "perPath">,
     headers: RateLimitHeaders,
     route?: { name: string; virtualHost: string; namedOnly?: boolean },
 ): PolicyItem[] {
-    const rules = (input.rules ?? []).filter((r) => published(r, headers));
+    const rules = input.rules.filter((r) => published(r, headers));
     // A rule naming no virtual host sits on the route of every virtual host, unless its own patch
     // (virtual host "", every host) already carries it there (`namedOnly`): listed once.
     if (route)
@@ -66,9 +66,9 @@ export function policyItems(
     const perPath = input.perPath;
     const pathsShown = headers === RateLimitHeaders.Draft03;
     return [
-        ...(pathsShown ? (perPath?.paths ?? []).filter((p) => p.shadow !== true).map((p) => item(p.path, p)) : []),
+        ...(pathsShown ? (perPath?.paths ?? []).filter((p) => !p.shadow).map((p) => item(p.path, p)) : []),
         ...rules.filter((r) => !r.route).map((r) => item(r.name, r)),
-        ...(pathsShown && perPath?.eachPath && perPath.eachPath.shadow !== true ? [item("each-path", perPath.eachPath)] : []),
+        ...(pathsShown && perPath?.eachPath && !perPath.eachPath.shadow ? [item("each-path", perPath.eachPath)] : []),
     ];
 }
 

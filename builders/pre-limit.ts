@@ -46,7 +46,7 @@ export interface PreLimitBucket {
     /** The request descriptor it counts (exactly: Envoy matches every entry). */
     entries: PreLimitEntry[];
     /** The global limit: L requests per unit. */
-    requestsPerUnit: number;
+    requests: number;
     unit: string;
     /** 2L. */
     maxTokens: number;
@@ -102,7 +102,7 @@ export function preLimitPlan(descriptors: ConfigDescriptor[]): PreLimitPlan {
                 else if (L === 0) unbounded.push({ descriptor: name, reason: "a limit of 0: the service refuses every request at once" });
                 else if (seconds === undefined || !Number.isSafeInteger(L) || 2 * L > UNBOUNDED_TOKENS)
                     unbounded.push({ descriptor: name, reason: `2 × ${L} tokens do not fit Envoy's uint32 max_tokens` });
-                else buckets.push({ entries: here, requestsPerUnit: L, unit: rl.unit, maxTokens: 2 * L, tokensPerFill: L, fillInterval: `${seconds}s` });
+                else buckets.push({ entries: here, requests: L, unit: rl.unit, maxTokens: 2 * L, tokensPerFill: L, fillInterval: `${seconds}s` });
             }
             if (n.descriptors) walk(n.descriptors, here, open);
         }

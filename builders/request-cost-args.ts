@@ -6,7 +6,7 @@
  */
 
 /**
- * How much one request takes from a rule's budget (`requestsPerUnit` then counts cost, not
+ * How much one request takes from a rule's budget (its limit then counts cost units, not
  * requests). Exactly one of `fixed`, `requestHeader`, `responseHeader`.
  */
 export interface RequestCostArgs {

@@ -233,6 +233,34 @@ export interface LimitArgs {
     shadow?: boolean;
 }
 
+/**
+ * A limit as every builder reads it, resolved once from the user's limit (components/rule-checks.ts
+ * `resolveLimit`, after its checks): how many requests (or, with a rule's `cost`, cost units) each
+ * counter allows per window, the unit and its window in seconds, and whether it only observes.
+ */
+export interface ResolvedLimit {
+    /** Requests (cost units with a rule's `cost`) allowed per window; the service's `requests_per_unit`. */
+    readonly requests: number;
+    readonly unit: LimitUnit;
+    /** The window of `unit` in seconds (`LIMIT_UNIT_SECONDS`). */
+    readonly seconds: number;
+    /** Counted, never refused (the service's `shadow_mode`). */
+    readonly shadow: boolean;
+}
+
+/** A checked rule with its limit resolved: its match fields as given, its limit a `ResolvedLimit`. */
+export type ResolvedRule = Omit<RateLimitRuleArgs, keyof LimitArgs> & ResolvedLimit;
+
+/** A checked named path with its limit resolved. */
+export type ResolvedPathLimit = ResolvedLimit & { readonly path: string };
+
+/** The checked per-path limits: the descriptor key the paths are sent under, the named paths' limits and every other path's. */
+export interface ResolvedPerPath {
+    key: string;
+    paths: ResolvedPathLimit[];
+    eachPath?: ResolvedLimit;
+}
+
 /** A limit on one exact path, counted per path (see `PerPathLimitsArgs`). */
 export interface PathLimitArgs {
     /** The exact path without query, e.g. `/productpage`. */

@@ -56,15 +56,14 @@ import {
     MISSING_VALUE_KEY,
     MISSING_VALUE_VALUE,
     DEFAULT_PATH_KEY,
-    LimitArgs,
-    LimitUnit,
     MissingHeader,
     PathKeyMode,
-    PathLimitArgs,
     PathMatchArgs,
     QUERY_VALUE_KEY,
     REMOTE_ADDRESS_KEY,
-    RateLimitRuleArgs,
+    ResolvedLimit,
+    ResolvedPerPath,
+    ResolvedRule,
     UNTRUSTED_VALUE_KEY,
     UNTRUSTED_VALUE_VALUE,
 } from "./rule-args";
@@ -130,12 +129,13 @@ export function pathDescriptorAction(mode: PathKeyMode, key: string = DEFAULT_PA
     return { extension: { name: EXPR_DESCRIPTOR_EXTENSION, typed_config: { "@type": EXPR_DESCRIPTOR_TYPE, descriptor_key: key, text: URL_PATH_EXPRESSION } } };
 }
 
-export function limitOf(l: { requestsPerUnit: number; unit: LimitUnit; shadow?: boolean }): Pick<ConfigDescriptor, "rate_limit" | "shadow_mode"> {
-    return { rate_limit: { unit: l.unit, requests_per_unit: l.requestsPerUnit }, ...(l.shadow ? { shadow_mode: true } : {}) };
+/** A limit's config fields: its `rate_limit` and, observing only, `shadow_mode`. */
+export function limitOf(l: ResolvedLimit): Pick<ConfigDescriptor, "rate_limit" | "shadow_mode"> {
+    return { rate_limit: { unit: l.unit, requests_per_unit: l.requests }, ...(l.shadow ? { shadow_mode: true } : {}) };
 }
 
 /** Whether a rule's limit shows in the X-RateLimit headers: its own `rateLimitHeaders`, else the filter's (a shadow rule: hidden). */
-export function ruleHeadersShown(r: Pick<RateLimitRuleArgs, "shadow" | "rateLimitHeaders">, headersOn: boolean): boolean {
+export function ruleHeadersShown(r: Pick<ResolvedRule, "shadow" | "rateLimitHeaders">, headersOn: boolean): boolean {
     return r.rateLimitHeaders ?? (r.shadow === true ? false : headersOn);
 }
 
@@ -156,7 +156,7 @@ export function clientAction(prefix: ClientPrefix): RateLimitAction {
 }
 
 /** The `rate_limits` entries of a rule: its value's (or its own), its fallbacks', or with `clientCidr` one per distinct prefix length. */
-export function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, headersOn = true, prefix = clientPrefixOf(undefined)): RateLimitEntry[] {
+export function ruleEntries(r: ResolvedRule, mode: PathKeyMode, key: string, headersOn = true, prefix = clientPrefixOf(undefined)): RateLimitEntry[] {
     // Written only where the rule differs from its filter: an entry's own option would also switch
     // the headers on for the gateway's pre-limit (a local rate-limit filter reading the same entries).
     const shown = ruleHeadersShown(r, headersOn);
@@ -184,7 +184,7 @@ export function ruleEntries(r: RateLimitRuleArgs, mode: PathKeyMode, key: string
 }
 
 /** The first action of a rule's entries: its name, when every condition (and each of `extra`) holds. */
-function nameAction(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, extra: HeaderMatcher[] = []): RateLimitAction {
+function nameAction(r: ResolvedRule, mode: PathKeyMode, key: string, extra: HeaderMatcher[] = []): RateLimitAction {
     const conditions: HeaderMatcher[] = [];
     if (r.path) conditions.push({ name: ":path", safe_regex_match: { google_re2: {}, regex: pathRegex(r.path, mode) } });
     if (r.methods?.length) conditions.push(methodCondition(r.methods));
@@ -209,7 +209,7 @@ function nameAction(r: RateLimitRuleArgs, mode: PathKeyMode, key: string, extra:
  * conditions per way a present value is untrusted, the underscored-name guard (header rules), and
  * the conditions of a request without the field. Undefined for other rules.
  */
-function perValueWays(r: RateLimitRuleArgs):
+function perValueWays(r: ResolvedRule):
     | {
           trusted: HeaderMatcher[];
           value: RateLimitAction;
@@ -267,16 +267,16 @@ function perValueWays(r: RateLimitRuleArgs):
 }
 
 /** The descriptor key of a rule's per-value request field (header or query parameter), if any. */
-function perValueKeyOf(r: RateLimitRuleArgs): string | undefined {
+function perValueKeyOf(r: ResolvedRule): string | undefined {
     return r.header?.perValue ? r.header.name : r.query?.perValue ? QUERY_VALUE_KEY : undefined;
 }
 
-function missingOf(r: RateLimitRuleArgs): MissingHeader {
+function missingOf(r: ResolvedRule): MissingHeader {
     return (r.header?.perValue ? r.header.whenMissing : r.query?.whenMissing) ?? MissingHeader.SharedCounter;
 }
 
 /** The service's config of a rule: its name's node, with the value's, the client's and the fallbacks' nodes under it. */
-export function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor {
+export function ruleConfig(r: ResolvedRule, key: string): ConfigDescriptor {
     // A fresh object each time: a shared one would be written as a YAML alias.
     const limit = () => limitOf(r);
     if (r.clientCidr) {
@@ -310,13 +310,13 @@ export function ruleConfig(r: RateLimitRuleArgs, key: string): ConfigDescriptor 
     };
 }
 
-/** The checked limits the builder reads (components/limits-plan.ts planGlobalLimits): valid rules, defaults filled in. */
+/** The checked limits the builder reads (components/limits-plan.ts planGlobalLimits): valid rules, limits resolved, defaults filled in. */
 export interface GlobalLimitsPlan {
     mode: PathKeyMode;
     ruleKey: string;
-    rules: RateLimitRuleArgs[];
+    rules: ResolvedRule[];
     /** The per-path limits under their descriptor key; undefined without `perPath`. */
-    perPath?: { key: string; paths: PathLimitArgs[]; eachPath?: LimitArgs };
+    perPath?: ResolvedPerPath;
     prefix: ClientPrefix;
     /** The filter adds X-RateLimit headers. */
     headersOn: boolean;
@@ -339,7 +339,7 @@ export function buildGlobalLimits(plan: GlobalLimitsPlan): CompiledLimits {
  * per-path limits), then each rule's entries on the virtual host, or on its named route.
  */
 function gatewayRateLimits(
-    valid: RateLimitRuleArgs[],
+    valid: ResolvedRule[],
     mode: PathKeyMode,
     ruleKey: string,
     pathKey: string | undefined,

@@ -8,8 +8,8 @@
  *
  * Pure: no Pulumi runtime, no I/O.
  */
-import { ConfigDescriptor, limitOf, ruleConfig } from "./rules";
-import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, LIMIT_UNIT_SECONDS, LimitUnit, MAX_VALUE_BYTES, RateLimitRuleArgs } from "./rule-args";
+import { ConfigDescriptor, GlobalLimitsPlan, limitOf, ruleConfig } from "./rules";
+import { MAX_VALUE_BYTES, ResolvedLimit, ResolvedRule } from "./rule-args";
 import { MAX_COUNTED_PATH_BYTES, isPerValueRule, longestCounterKeyBytes } from "./counter-stores";
 import { counterBytes, countersHeld, redisMemoryBytes } from "./failure-bounds";
 
@@ -36,7 +36,8 @@ export interface PerValueRuleFigures {
     value: string;
     /** Whether that value is one any client writes freely (a header, a query parameter, a path), as opposed to its address. */
     unverified: boolean;
-    requestsPerUnit: number;
+    /** Requests (cost units when `costed`) each counter allows per window. */
+    requests: number;
     unit: string;
     windowSeconds: number;
     /** A counter's life: the window plus the service's jitter. */
@@ -49,32 +50,39 @@ export interface PerValueRuleFigures {
     newValuesPerSecondHeld?: number;
     /** New values an attacker must send within a window to evict a counter used once; k times: k × this, in requests. */
     toEvictUsedOnce?: number;
-    /** Whether `requestsPerUnit` counts cost units (a rule with `cost`). */
+    /** Whether `requests` counts cost units (a rule with `cost`). */
     costed: boolean;
     /** Whether the preview refuses it: unverified, a window of an hour or longer, the store not sized, the risk not accepted. */
     refused: boolean;
 }
 
 /** What a client varies to get a new counter of `r`, and whether it is a value any client writes. */
-function valueOf(r: RateLimitRuleArgs): { value: string; unverified: boolean } {
+function valueOf(r: ResolvedRule): { value: string; unverified: boolean } {
     if (r.header?.perValue) return { value: `header ${r.header.name}`, unverified: true };
     if (r.query?.perValue) return { value: `query parameter ${r.query.name}`, unverified: true };
     return { value: "client address", unverified: false };
 }
 
-/** The figures of every per-value rule (and the per-path catch-all) of valid limits in `store`. */
-export function perValueFigures(input: GlobalLimitsInput, store: PerValueStore, valueBytes = MAX_VALUE_BYTES): PerValueRuleFigures[] {
-    const ruleKey = input.ruleKey ?? DEFAULT_RULE_KEY;
+/**
+ * The figures of every per-value rule (and the per-path catch-all) of valid limits in `store`. The
+ * limits were planned without problems (components/limits-plan.ts): rule `i` is the argument's `rules[i]`.
+ */
+export function perValueFigures(
+    plan: Pick<GlobalLimitsPlan, "rules" | "perPath" | "ruleKey">,
+    store: PerValueStore,
+    valueBytes = MAX_VALUE_BYTES,
+): PerValueRuleFigures[] {
+    const ruleKey = plan.ruleKey;
     const out: PerValueRuleFigures[] = [];
-    (input.rules ?? []).forEach((r, i) => {
+    plan.rules.forEach((r, i) => {
         if (!isPerValueRule(r)) return;
         const { value, unverified } = valueOf(r);
         const accepted = r.acceptEvictionRisk === true;
         out.push(figuresOf(`rules[${i}]`, r.name, value, unverified, accepted, [ruleConfig(r, ruleKey)], r, r.cost !== undefined, store, valueBytes));
     });
-    const each = input.perPath?.eachPath;
+    const each = plan.perPath?.eachPath;
     if (each) {
-        const d: ConfigDescriptor = { key: input.perPath?.descriptorKey ?? DEFAULT_PATH_KEY, ...limitOf(each) };
+        const d: ConfigDescriptor = { key: plan.perPath!.key, ...limitOf(each) };
         // The catch-all is not refused: a path is bounded (longer ones share one counter) and the stack's own.
         out.push(figuresOf("perPath.eachPath", "each path", "path", true, true, [d], each, false, store, MAX_COUNTED_PATH_BYTES));
     }
@@ -88,12 +96,12 @@ function figuresOf(
     unverified: boolean,
     accepted: boolean,
     descriptors: ConfigDescriptor[],
-    limit: { requestsPerUnit: number; unit: LimitUnit },
+    limit: ResolvedLimit,
     costed: boolean,
     store: PerValueStore,
     valueBytes: number,
 ): PerValueRuleFigures {
-    const windowSeconds = LIMIT_UNIT_SECONDS[limit.unit] ?? 0;
+    const windowSeconds = limit.seconds;
     const lifeSeconds = windowSeconds + store.jitterSeconds;
     const keyBytes = longestCounterKeyBytes(store.domain, descriptors, valueBytes);
     const bytes = redisMemoryBytes(store.maxMemory);
@@ -103,7 +111,7 @@ function figuresOf(
         name,
         value,
         unverified,
-        requestsPerUnit: limit.requestsPerUnit,
+        requests: limit.requests,
         unit: limit.unit,
         windowSeconds,
         lifeSeconds,
@@ -119,8 +127,8 @@ const n = (x: number) => x.toLocaleString("en-US", { maximumFractionDigits: x < 
 
 /** One line per rule, as `pulumi preview` and `npm start` print it. */
 export function perValueFiguresText(f: PerValueRuleFigures, store: PerValueStore): string {
-    const head = `per-value limit '${f.name}' (${f.field}: ${f.requestsPerUnit}${f.costed ? " cost units" : ""} per ${f.unit} per ${f.value})`;
-    const back = `a reset gives back up to ${f.requestsPerUnit} ${f.costed ? "cost units" : "requests"}`;
+    const head = `per-value limit '${f.name}' (${f.field}: ${f.requests}${f.costed ? " cost units" : ""} per ${f.unit} per ${f.value})`;
+    const back = `a reset gives back up to ${f.requests} ${f.costed ? "cost units" : "requests"}`;
     if (f.countersHeld === undefined)
         return `${head}: an existing Redis, sized by its owner: with maxmemory M bytes it holds (M - 2 MiB) / ${f.counterBytes} B counters, each living ${n(f.lifeSeconds)} s; ${back}`;
     return (

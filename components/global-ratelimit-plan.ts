@@ -181,7 +181,7 @@ function preLimitPatchesOf(r: ResolvedGlobalRateLimit): EnvoyFilterPatch[] {
 function policyFilter(r: ResolvedGlobalRateLimit): EnvoyFilterSpec | undefined {
     // The service's shadow mode refuses nothing: no policy to publish.
     if (r.shadowMode) return undefined;
-    const { limits, headers, routePatches, gateway: gw } = r;
+    const { resolvedLimits: limits, headers, routePatches, gateway: gw } = r;
     // With the literal path key a route's own rules replace the host's, so a host-wide header would
     // list limits those routes do not apply: then only the routes publish theirs.
     const literalRoutes = r.pathKey === PathKeyMode.Literal && routePatches.length > 0;

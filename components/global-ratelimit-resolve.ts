@@ -3,7 +3,7 @@
  * a read-only value (frozen) with every default filled in, every unit converted and every name
  * derived. The plan (global-ratelimit-plan.ts) builds its objects from this value alone.
  */
-import { CompiledLimits, buildGlobalLimits } from "../builders/rules";
+import { CompiledLimits, GlobalLimitsPlan, buildGlobalLimits } from "../builders/rules";
 import { SplitLimits, configWindows, sideAsCompiled } from "../builders/counter-stores";
 import { FilterLayout, LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER, RateLimitFilterCall, RateLimitHeaders, instanceFilterName } from "../builders/envoy-filters";
 import { expirationJitterFor, redisTimeoutOf } from "../builders/failure-bounds";
@@ -59,6 +59,8 @@ export interface ResolvedPerValue extends PerValueSide {
 export interface ResolvedGlobalRateLimit {
     /** The rules and how they are keyed, as checked (`rules` defaulted to none). */
     readonly limits: GlobalLimitsInput & { readonly rules: RateLimitRuleArgs[] };
+    /** The limits that passed their checks, each resolved once (builders/rule-args.ts `ResolvedLimit`). */
+    readonly resolvedLimits: GlobalLimitsPlan;
     /** `pathKey`, defaulted. */
     readonly pathKey: PathKeyMode;
     /** Every limit compiled, with their problems. */
@@ -142,6 +144,7 @@ export function resolveWithFallbacks(args: GlobalRateLimitArgs): { problems: Pro
     const instanceName = (filter: string) => (perInstance ? instanceFilterName(filter, ns, name) : filter);
     const value: ResolvedGlobalRateLimit = {
         limits: { rules: a.rules ?? [], perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey, clientPrefix: a.clientPrefix },
+        resolvedLimits: base.limits,
         pathKey: a.pathKey ?? GLOBAL_FIELDS.pathKey.default,
         compiled,
         fixed,
@@ -207,7 +210,7 @@ function checkedArgs(a: Partial<GlobalRateLimitArgs>, args: GlobalRateLimitArgs)
         ...(a.statusOnError !== undefined ? { statusOnError: a.statusOnError } : {}),
         rateLimitHeaders: headers,
     };
-    return { compiled, problems, gw, ns, name, grpcPort, service, layout, perInstance, prefix, call, headers };
+    return { limits, compiled, problems, gw, ns, name, grpcPort, service, layout, perInstance, prefix, call, headers };
 }
 
 /** The fixed side's service and Redis (internal components): the arguments over the components' defaults. */

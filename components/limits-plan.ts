@@ -1,15 +1,16 @@
 /**
  * The plan of the typed limits: every check of the rules, the per-path limits, the keys and the
  * client prefix (each problem under its field path, `rules[2].path.prefix`, with the value and the
- * fix), then what the builder reads: the valid rules and the keys with their defaults filled in.
+ * fix), then what the builders read: the valid rules, every limit resolved (rule-checks.ts
+ * `resolveLimit`), and the keys with their defaults filled in.
  * `buildGlobalLimits` (rules.ts) takes only this plan and checks nothing. Pure.
  */
 import { checkIssuersAgree } from "./identity-checks";
 import { Problem } from "../lib/problems";
 import { givenProblems } from "../lib/field-decl";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
-import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput } from "../builders/rule-args";
-import { checkClientPrefix, checkPerPath, validateRule } from "./rule-checks";
+import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rule-args";
+import { RULE_SHAPE, checkClientPrefix, checkPerPath, resolveLimit, resolvePathLimit, resolveRule, validateRule } from "./rule-checks";
 import { CompiledLimits, GlobalLimitsPlan, buildGlobalLimits, clientPrefixOf } from "../builders/rules";
 
 /** Checks the limits (every problem at once) and plans the valid ones. */
@@ -20,8 +21,7 @@ export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimits
     const ruleKey = input.ruleKey ?? GLOBAL_ARGS_FIELDS.ruleKey.default;
     problems.push(...givenProblems(GLOBAL_ARGS_FIELDS.ruleKey, "ruleKey", ruleKey));
     const rules = input.rules ?? [];
-    if (!Array.isArray(rules))
-        problems.push({ key: "rules", value: rules, problem: "must be a list of rules", fix: "give [] or a list of { name, requestsPerUnit, unit, ... }" });
+    if (!Array.isArray(rules)) problems.push({ key: "rules", value: rules, problem: "must be a list of rules", fix: `give [] or a list of ${RULE_SHAPE}` });
     const names = new Set<string>();
     const valid = (Array.isArray(rules) ? rules : []).filter((r, i) => validateRule(r, i, names, problems));
     if (Array.isArray(rules)) checkIssuersAgree(rules, problems);
@@ -40,18 +40,35 @@ export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimits
         });
     }
     checkClientPrefix(input.clientPrefix, problems);
-    const plan: GlobalLimitsPlan = {
-        mode,
-        ruleKey,
-        rules: valid,
-        // A null entry is a problem above; it must not crash the build (every problem is reported at once).
+    return { plan: resolvedPlan(input, valid), problems };
+}
+
+/**
+ * Limits whose checks found no problem, resolved as the builders read them without checking again
+ * (a caller holding only the arguments: the per-value split, figures and policy header).
+ */
+export function resolveCheckedLimits(input: GlobalLimitsInput): GlobalLimitsPlan {
+    return resolvedPlan(input, input.rules ?? []);
+}
+
+/** The plan of `rules` (those that passed their checks) and the rest of `input`: every limit resolved, every default filled in. */
+function resolvedPlan(input: GlobalLimitsInput, rules: RateLimitRuleArgs[]): GlobalLimitsPlan {
+    const perPath = input.perPath;
+    return {
+        mode: input.pathKey ?? GLOBAL_FIELDS.pathKey.default,
+        ruleKey: input.ruleKey ?? GLOBAL_ARGS_FIELDS.ruleKey.default,
+        rules: rules.map(resolveRule),
+        // A null entry is a problem of the checks; it must not crash the build (every problem is reported at once).
         perPath: perPath
-            ? { key: pathKey, paths: (perPath.paths ?? []).filter((p) => typeof p === "object" && p !== null), eachPath: perPath.eachPath }
+            ? {
+                  key: perPath.descriptorKey ?? DEFAULT_PATH_KEY,
+                  paths: (perPath.paths ?? []).filter((p) => typeof p === "object" && p !== null).map(resolvePathLimit),
+                  ...(perPath.eachPath ? { eachPath: resolveLimit(perPath.eachPath) } : {}),
+              }
             : undefined,
         prefix: clientPrefixOf(input.clientPrefix),
         headersOn: input.headersOn !== false,
     };
-    return { plan, problems };
 }
 
 /** The builder's output with the problems of the limits it was built from (the invalid rules left out). */

@@ -2,7 +2,7 @@
  * Typed forms of the stack config values that are one of a few words or JSON, for the
  * MeshRateLimit component's arguments (mesh/mesh-ratelimit-args.ts).
  */
-import { LimitUnit } from "../builders/rule-args";
+import { LimitArgs, LimitUnit } from "../builders/rule-args";
 
 /** Preset of the specification (docs/specification.md, "The two variants"). */
 export const StackVariant = {
@@ -97,4 +97,9 @@ export interface DescriptorArgs {
     unit: LimitUnit;
     /** Requests per unit. */
     requestsPerUnit: number;
+}
+
+/** A descriptor's limit, as GlobalRateLimit's rules and per-path limits take it. */
+export function descriptorLimit(d: DescriptorArgs): LimitArgs {
+    return { requestsPerUnit: d.requestsPerUnit, unit: d.unit };
 }

@@ -16,6 +16,7 @@ import { RateLimitServiceSettings } from "./service-settings";
 import { PER_VALUE_FIELDS } from "./service-fields";
 import { PerValueRuleFigures, PerValueStore, perValueFigures, perValueFiguresText } from "../builders/store-figures";
 import { PerValueInput, PerValueSide, perValueSizingOf } from "./per-value-store";
+import { resolveCheckedLimits } from "./limits-plan";
 import { RedisOptionsArgs } from "./redis-options";
 
 /** The per-value rules' figures and the lines the preview prints (none without a per-value rule). */
@@ -81,7 +82,7 @@ export function perValueFiguresOf(
     const store = limitsValid ? storeOf(a, s) : undefined;
     if (!store) return { figures: [], lines: [] };
     // The value length the store's sizing counts with (perValueStore.longestValueBytes): the suggested fix then fits.
-    const figures = perValueFigures(a, store, a.perValueStore?.longestValueBytes ?? PER_VALUE_FIELDS.longestValueBytes.default);
+    const figures = perValueFigures(resolveCheckedLimits(a), store, a.perValueStore?.longestValueBytes ?? PER_VALUE_FIELDS.longestValueBytes.default);
     const memoryField = s.perValue ? "perValueStore.redis.maxMemory" : "redis.maxMemory";
     for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, memoryField, "perValueStore.newValuesPerSecond"));
     return { store, figures, lines: figures.map((f) => perValueFiguresText(f, store)) };
@@ -101,7 +102,7 @@ export function platformFiguresOf(
     const sized = redis?.maxMemory !== undefined || !own;
     const store: PerValueStore = { ...(own ? { maxMemory: r.redisMaxMemory } : {}), sized, jitterSeconds: r.expirationJitterSeconds, domain: PLATFORM_DOMAIN };
     const figures = sources.flatMap(({ source, limits }) =>
-        perValueFigures(limits, store, PER_VALUE_FIELDS.longestValueBytes.default).map((f) => ({ ...f, field: `${source}.${f.field}` })),
+        perValueFigures(resolveCheckedLimits(limits), store, PER_VALUE_FIELDS.longestValueBytes.default).map((f) => ({ ...f, field: `${source}.${f.field}` })),
     );
     for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, "redis.maxMemory"));
     return { store, figures, lines: figures.map((f) => perValueFiguresText(f, store)) };
@@ -121,7 +122,7 @@ function refusal(f: PerValueRuleFigures, store: PerValueStore, memoryField: stri
         f.name,
         `is a per-value limit on ${f.value}, a value any client writes, over a ${f.unit}: its store (${store.maxMemory}, not sized for it) holds ` +
             `${held} counters of this rule, so ${held} new values within the ${f.unit} (${rate}/s over a counter's life) make it evict ` +
-            `a counter used once, whose client then gets its ${f.requestsPerUnit} back`,
+            `a counter used once, whose client then gets its ${f.requests} back`,
         (x) =>
             (rateField
                 ? `size the store for the new values a second you expect, e.g. ${x.set(rateField, String(most))} (the most a ${largest / MIB}mb Redis holds for this window), or `

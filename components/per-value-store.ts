@@ -8,7 +8,7 @@ import { Problem } from "../lib/problems";
 import { FixStyle } from "../lib/fix-style";
 import { COMPONENT_FIX, fieldProblem } from "../lib/field-checks";
 import { ConfigDescriptor } from "../builders/rules";
-import { CheckedLimits } from "./limits-plan";
+import { CheckedLimits, resolveCheckedLimits } from "./limits-plan";
 import { GlobalLimitsInput } from "../builders/rule-args";
 import {
     CounterStore,
@@ -102,7 +102,7 @@ export function splitOf(a: PerValueInput, compiled: CheckedLimits, problems: Pro
             });
         }
     }
-    return splitLimits(input);
+    return splitLimits(resolveCheckedLimits(input));
 }
 
 /** The per-value store's own fields (its Redis is checked with its connection): each refused with its field and fix. */

@@ -9,7 +9,19 @@ import { booleanProblems, fieldProblem, oneOfProblems, wholeNumberProblems } fro
 import { checkRequestCost } from "./request-cost-checks";
 import { checkIdentity } from "./identity-checks";
 import { checkHeaderNameAndValue, checkHeaderOptions, checkOnePerValueField, checkRuleClient, checkRuleMethods, checkRuleQuery } from "./rule-field-checks";
-import { DEFAULT_CLIENT_PREFIX, DEFAULT_PATH_KEY, LimitUnit, PerPathLimitsArgs, RateLimitRuleArgs } from "../builders/rule-args";
+import {
+    DEFAULT_CLIENT_PREFIX,
+    DEFAULT_PATH_KEY,
+    LIMIT_UNIT_SECONDS,
+    LimitArgs,
+    LimitUnit,
+    PathLimitArgs,
+    PerPathLimitsArgs,
+    RateLimitRuleArgs,
+    ResolvedLimit,
+    ResolvedPathLimit,
+    ResolvedRule,
+} from "../builders/rule-args";
 
 export const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export const UNITS = Object.values(LimitUnit) as string[];
@@ -39,6 +51,25 @@ export function checkLimit(field: string, l: any, problems: Problem[]): void {
     problems.push(...oneOfProblems(`${field}.unit`, l?.unit, UNITS, LimitUnit.Minute));
     if (l?.shadow !== undefined) problems.push(...booleanProblems(`${field}.shadow`, l.shadow, false));
 }
+
+/** A checked limit resolved: the one place its `requestsPerUnit` is read and its window converted to seconds. */
+export function resolveLimit(l: LimitArgs): ResolvedLimit {
+    return { requests: l.requestsPerUnit, unit: l.unit, seconds: LIMIT_UNIT_SECONDS[l.unit], shadow: l.shadow === true };
+}
+
+/** A checked rule with its limit resolved (its other fields as given). */
+export function resolveRule(r: RateLimitRuleArgs): ResolvedRule {
+    const { requestsPerUnit: _requests, unit: _unit, shadow: _shadow, ...match } = r;
+    return { ...match, ...resolveLimit(r) };
+}
+
+/** A checked named path with its limit resolved. */
+export function resolvePathLimit(p: PathLimitArgs): ResolvedPathLimit {
+    return { path: p.path, ...resolveLimit(p) };
+}
+
+/** What a rule is, as a fix shows it. */
+export const RULE_SHAPE = "{ name, requestsPerUnit, unit, ... }";
 
 export function checkPath(field: string, p: unknown, problems: Problem[]): void {
     if (typeof p !== "string" || !p.startsWith("/") || /[\s?#]/.test(p)) {
@@ -126,7 +157,7 @@ export function validateRule(r: any, i: number, names: Set<string>, problems: Pr
     const at = `rules[${i}]`;
     const before = problems.length;
     if (typeof r !== "object" || r === null) {
-        problems.push({ key: at, value: r, problem: "must be an object", fix: "give { name, requestsPerUnit, unit, ... }" });
+        problems.push({ key: at, value: r, problem: "must be an object", fix: `give ${RULE_SHAPE}` });
         return false;
     }
     checkRuleName(at, r, i, names, problems);

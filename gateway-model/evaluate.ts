@@ -249,7 +249,7 @@ export function lookupLimit(config: GatewayModel["config"], domain: string, entr
         limit: {
             entry: names.join(" / "),
             unit: String(rl.unit ?? "").toLowerCase(),
-            requestsPerUnit: Number(rl.requests_per_unit ?? 0),
+            requests: Number(rl.requests_per_unit ?? 0),
             unlimited: rl.unlimited === true,
             shadow: field(node, "shadow_mode") === true,
         },

@@ -102,8 +102,8 @@ function explainOne(m: GatewayModel, path: string, request: ModelRequest): Expla
     const statuses: LimitStatus[] = descriptors.map((d) =>
         d.limit && !d.limit.unlimited
             ? {
-                  currentLimit: { requestsPerUnit: d.limit.requestsPerUnit, unit: d.limit.unit },
-                  limitRemaining: Math.max(0, d.limit.requestsPerUnit - 1),
+                  currentLimit: { requests: d.limit.requests, unit: d.limit.unit },
+                  limitRemaining: Math.max(0, d.limit.requests - 1),
                   durationUntilResetSeconds: windowSeconds(d.limit.unit),
               }
             : { limitRemaining: 0 },

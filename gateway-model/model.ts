@@ -54,7 +54,8 @@ export interface AppliedLimit {
     /** Config entry that matched, e.g. `PATH=api` or `PATH (catch-all)`. */
     entry: string;
     unit: string;
-    requestsPerUnit: number;
+    /** Requests allowed per `unit`: the entry's `requests_per_unit`. */
+    requests: number;
     unlimited: boolean;
     /** `shadow_mode`: counted and reported, never refused. */
     shadow: boolean;

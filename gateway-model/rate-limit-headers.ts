@@ -19,7 +19,8 @@ import { LIMIT_UNIT_SECONDS, LimitUnit } from "../builders/rule-args";
 
 /** One status of the service's answer, as the model needs it. */
 export interface LimitStatus {
-    currentLimit?: { requestsPerUnit: number; unit: string; name?: string };
+    /** The limit that applied (the service's `current_limit`): `requests` per `unit`. */
+    currentLimit?: { requests: number; unit: string; name?: string };
     limitRemaining: number;
     durationUntilResetSeconds?: number;
 }
@@ -43,10 +44,10 @@ export function xRateLimitHeaders(statuses: LimitStatus[], options: HeadersOptio
     const policies = statuses
         .map((s, i) => ({ s, i, w: s.currentLimit ? windowSeconds(s.currentLimit.unit) : 0 }))
         .filter(({ s, i, w }) => s.currentLimit && shown(i) && w > 0)
-        .map(({ s, w }) => `, ${s.currentLimit!.requestsPerUnit};w=${w}${s.currentLimit!.name ? `;name="${s.currentLimit!.name}"` : ""}`);
+        .map(({ s, w }) => `, ${s.currentLimit!.requests};w=${w}${s.currentLimit!.name ? `;name="${s.currentLimit!.name}"` : ""}`);
     const winner = statuses[min]!;
     return {
-        "x-ratelimit-limit": `${winner.currentLimit!.requestsPerUnit}${policies.join("")}`,
+        "x-ratelimit-limit": `${winner.currentLimit!.requests}${policies.join("")}`,
         "x-ratelimit-remaining": String(winner.limitRemaining),
         "x-ratelimit-reset": String(winner.durationUntilResetSeconds ?? 0),
     };

@@ -9,7 +9,7 @@ import { Fix, FixStyle } from "../lib/fix-style";
 import { MESH_DEFAULTS } from "./mesh-defaults";
 
 import type { HttpRoute } from "../builders/routes";
-import { DEFAULT_PATH_KEY } from "../builders/rule-args";
+import { DEFAULT_PATH_KEY, LimitUnit } from "../builders/rule-args";
 import { MAX_REQUESTS_PER_UNIT, overUint32Problem } from "../components/rule-checks";
 import type { DescriptorArgs } from "../components/mesh-enums";
 import { booleanProblems, dnsNameProblems, oneOfProblems, wholeNumberProblems } from "../lib/field-checks";
@@ -91,6 +91,11 @@ export class Reader {
         // The bound bounds the fix of a value that is no whole number too (5e9 proposes 4294967295).
         const overMax = (n: number) => overUint32Problem(keyOf(path), n);
         return this.int(path, { min: 1, max: MAX_REQUESTS_PER_UNIT, overMax, ...(fallback !== undefined ? { fallback } : {}) });
+    }
+
+    /** A limit of `unit` whose requests per unit are the number at `path` (read as `requestsPerUnit` reads it). */
+    limit(path: ArgPath, unit: LimitUnit, fallback?: number): Pick<DescriptorArgs, "unit" | "requestsPerUnit"> {
+        return { unit, requestsPerUnit: this.requestsPerUnit(path, fallback) };
     }
 
     /** A boolean as given, or its default. */

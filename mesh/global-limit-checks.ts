@@ -30,11 +30,11 @@ export function readGlobalLimits(
     // GlobalRateLimit checks the domain; the variant presets it.
     const domain = textOr(a.global?.domain, preset.domain);
     const unit = r.oneOf<LimitUnit>(["limits", "unit"], RATE_LIMIT_UNITS);
-    const limitedPathLimit = r.requestsPerUnit(["limits", "limitedPath"]);
-    const catchAllLimit = r.requestsPerUnit(["limits", "catchAll"]);
-    let apiLimit: number | undefined;
+    const limitedPathLimit = r.limit(["limits", "limitedPath"], unit);
+    const catchAllLimit = r.limit(["limits", "catchAll"], unit);
+    let apiLimit: ReturnType<Reader["limit"]> | undefined;
     if (preset.routeSplit) {
-        apiLimit = r.requestsPerUnit(["limits", "api"], preset.apiLimit);
+        apiLimit = r.limit(["limits", "api"], unit, preset.apiLimit);
     } else if (r.given(["limits", "api"]) !== undefined) {
         r.fail(
             ["limits", "api"],
@@ -49,9 +49,9 @@ export function readGlobalLimits(
     const apiRoute = readApiRoute(r, preset.routeSplit, paths, apiRouteName, descriptorValue);
 
     const presetDescriptors: DescriptorArgs[] = [
-        { key: DEFAULT_PATH_KEY, value: paths.limited, unit, requestsPerUnit: limitedPathLimit },
-        ...(apiLimit !== undefined ? [{ key: DEFAULT_PATH_KEY, value: descriptorValue, unit, requestsPerUnit: apiLimit }] : []),
-        { key: DEFAULT_PATH_KEY, unit, requestsPerUnit: catchAllLimit },
+        { key: DEFAULT_PATH_KEY, value: paths.limited, ...limitedPathLimit },
+        ...(apiLimit !== undefined ? [{ key: DEFAULT_PATH_KEY, value: descriptorValue, ...apiLimit }] : []),
+        { key: DEFAULT_PATH_KEY, ...catchAllLimit },
     ];
     if (presetDescriptors[0].value === descriptorValue && apiLimit !== undefined) {
         r.fail(["limits", "apiDescriptorValue"], descriptorValue, `equals ${fieldRef(keyOf(["paths", "limited"]))}, so two descriptors would collide`, (s) =>

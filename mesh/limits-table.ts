@@ -4,6 +4,8 @@
 import { LOCAL_RATE_LIMIT_HEADER } from "../builders/envoy-filters";
 import { PRE_LIMIT_HEADER, PRE_LIMIT_HEADER_VALUE, preLimitPlan } from "../builders/pre-limit";
 import { compileGlobalLimits } from "../components/limits-plan";
+import { resolveLimit } from "../components/rule-checks";
+import { descriptorLimit } from "../components/mesh-enums";
 import { CounterStore, hasBothKinds } from "../builders/counter-stores";
 import { StackSettings } from "./settings-types";
 import { globalLimitsFromSettings } from "./spec-limits";
@@ -41,7 +43,8 @@ export function effectiveLimits(s: StackSettings): LimitRow[] {
         // With the per-path counters in a store of their own, say which service counts each row.
         const perValue = split && d.value === undefined;
         const service = split ? `; service ${s.ratelimit.serviceName}${perValue ? "-per-value (its own Redis)" : ""}` : "";
-        return { scope: "global", match, limit: `${d.requestsPerUnit}/${d.unit}`, enforcedBy: `${gw}; domain '${s.global.domain}'${service}${pre}` };
+        const l = resolveLimit(descriptorLimit(d));
+        return { scope: "global", match, limit: `${l.requests}/${l.unit}`, enforcedBy: `${gw}; domain '${s.global.domain}'${service}${pre}` };
     });
     rows.push({
         scope: "local",

@@ -6,13 +6,12 @@
  */
 import { DEFAULT_PATH_KEY } from "../builders/rule-args";
 import { GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rule-args";
-import { DescriptorArgs } from "../components/mesh-enums";
+import { descriptorLimit as limit } from "../components/mesh-enums";
 import { StackSettings } from "./settings-types";
 
 /** The route rule names no virtual host: GlobalRateLimit puts it on each of the Gateway's (`*:8080` by default, spec 2.6). */
 export function globalLimitsFromSettings(s: Pick<StackSettings, "global">): GlobalLimitsInput {
     const api = s.global.apiRoute;
-    const limit = (d: DescriptorArgs) => ({ requestsPerUnit: d.requestsPerUnit, unit: d.unit });
     const catchAll = s.global.descriptors.find((d) => d.value === undefined);
     const apiEntry = api ? s.global.descriptors.find((d) => d.value === api.descriptorValue) : undefined;
     // Without an entry of its own the service counted PATH=<api value> under the catch-all: same limit.

@@ -34,10 +34,10 @@ export class FixedWindowCounters {
 
     /**
      * Adds one hit to the counter `bucket` (its key with `{window}` for the window start) at
-     * `nowMs`, for a limit of `requestsPerUnit` per `unit`. `addend`: what the hit takes (a rule's
+     * `nowMs`, for a limit of `requests` per `unit`. `addend`: what the hit takes (a rule's
      * cost, Envoy's `hits_addend`; 0 checks the counter without taking from it).
      */
-    hit(bucket: string, unit: string, requestsPerUnit: number, nowMs: number, addend = 1): CounterHit {
+    hit(bucket: string, unit: string, requests: number, nowMs: number, addend = 1): CounterHit {
         const unitSeconds = windowSeconds(unit);
         if (!unitSeconds) throw new Error(`unit '${unit}' has no fixed window in this model`);
         const now = Math.floor(nowMs / 1000);
@@ -47,8 +47,8 @@ export class FixedWindowCounters {
         c.count += addend;
         this.counts.set(key, c);
         if (++this.hits % 100_000 === 0) this.prune(now);
-        const over = c.count > requestsPerUnit;
-        return { key, count: c.count, over, remaining: over ? 0 : requestsPerUnit - c.count, resetSeconds: c.end - now, windowStart };
+        const over = c.count > requests;
+        return { key, count: c.count, over, remaining: over ? 0 : requests - c.count, resetSeconds: c.end - now, windowStart };
     }
 
     /** The count of a counter key (window start filled in); 0 when it has none. */

@@ -20,7 +20,7 @@ function refusal(d: Decision): string {
     if (b.by === "pre-limit") return `REFUSED by the gateway's pre-limit (EnvoyFilter ${b.envoyFilter})`;
     if (b.by === "local bucket") return `REFUSED by the local bucket of the workload (EnvoyFilter ${b.envoyFilter})`;
     const whose = b.source ? `, the ${b.source === "team" ? "team's own limits" : `${b.source} limits`}` : "";
-    return `REFUSED by rule ${b.rule} at the rate-limit service (${b.limit.requestsPerUnit} per ${b.limit.unit}${whose})`;
+    return `REFUSED by rule ${b.rule} at the rate-limit service (${b.limit.requests} per ${b.limit.unit}${whose})`;
 }
 
 /** The lines of one decision. */
@@ -40,7 +40,7 @@ export function formatDecision(d: Decision, n: number, standIns: ReadonlySet<str
         const limit = c.limit
             ? c.limit.unlimited
                 ? "unlimited"
-                : `${c.limit.requestsPerUnit} per ${c.limit.unit}${c.limit.shadow ? " (shadow)" : ""}`
+                : `${c.limit.requests} per ${c.limit.unit}${c.limit.shadow ? " (shadow)" : ""}`
             : "no limit in the service's config";
         const cost = c.cost !== undefined ? `; this request costs ${c.cost}` : "";
         const counted = c.counter ? `${cost}; counter ${c.counter} = ${c.count}${c.over ? " (over)" : `, ${c.remaining} left`}` : "";

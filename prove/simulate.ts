@@ -318,7 +318,7 @@ export class Simulator {
                     : counted.map((c) =>
                           c.limit && !c.limit.unlimited
                               ? {
-                                    currentLimit: { requestsPerUnit: c.limit.requestsPerUnit, unit: c.limit.unit },
+                                    currentLimit: { requests: c.limit.requests, unit: c.limit.unit },
                                     limitRemaining: c.remaining ?? 0,
                                     durationUntilResetSeconds: c.resetSeconds,
                                 }
@@ -359,7 +359,7 @@ export class Simulator {
     private count(entries: Entry[], limit: AppliedLimit | undefined, bucket: string | undefined, timeMs: number, cost?: number): CountedDescriptor {
         const rule = ruleOf(entries, limit);
         if (!limit || limit.unlimited || !bucket) return { entries, rule, ...(limit ? { limit } : {}), over: false };
-        const h = this.counters.hit(bucket, limit.unit, limit.requestsPerUnit, timeMs, cost ?? 1);
+        const h = this.counters.hit(bucket, limit.unit, limit.requests, timeMs, cost ?? 1);
         const out: CountedDescriptor = {
             entries,
             rule,

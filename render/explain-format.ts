@@ -11,7 +11,7 @@ export const windowStart = windowStartOfUnit;
 
 /** The descriptor whose limit is reached first (the smallest allowance per second), if any. */
 export function bindingDescriptor(x: Explanation): DescriptorExplanation | undefined {
-    const rate = (d: DescriptorExplanation) => d.limit!.requestsPerUnit / (LIMIT_UNIT_SECONDS[d.limit!.unit as LimitUnit] ?? 1);
+    const rate = (d: DescriptorExplanation) => d.limit!.requests / (LIMIT_UNIT_SECONDS[d.limit!.unit as LimitUnit] ?? 1);
     return x.descriptors.filter((d) => d.limit && !d.limit.unlimited && !d.limit.shadow).sort((a, b) => rate(a) - rate(b))[0];
 }
 
@@ -49,7 +49,7 @@ export function formatExplanation(x: Explanation, nowMs: number = Date.now()): s
             out.push(`    limit: unlimited (config entry ${d.limit.entry})`);
         } else {
             out.push(
-                `    limit: ${d.limit.requestsPerUnit} per ${d.limit.unit} (config entry ${d.limit.entry})${d.limit.shadow ? " [shadow: counted and reported, never refused]" : ""}${x.descriptors.length > 1 && d === binding ? " <- binds first" : ""}`,
+                `    limit: ${d.limit.requests} per ${d.limit.unit} (config entry ${d.limit.entry})${d.limit.shadow ? " [shadow: counted and reported, never refused]" : ""}${x.descriptors.length > 1 && d === binding ? " <- binds first" : ""}`,
             );
             const w = windowStart(d.limit.unit, nowMs);
             out.push(`    bucket: ${d.bucket!.replace("{window}", String(w))} (window starting ${new Date(w * 1000).toISOString()}, fixed and epoch-aligned)`);

@@ -129,7 +129,7 @@ function main(): number {
     const summary = (x: ReturnType<typeof explainWith>) =>
         JSON.stringify({
             route: x.route?.name ?? (x.route ? "(unnamed)" : "404"),
-            descriptors: x.descriptors.map((d) => [d.entries, d.limit?.entry, d.limit?.requestsPerUnit, d.service ?? ""]),
+            descriptors: x.descriptors.map((d) => [d.entries, d.limit?.entry, d.limit?.requests, d.service ?? ""]),
             // What the client is told: each filter's X-RateLimit headers and the RateLimit-Policy values.
             headers: x.calls.map((c) => c.responseHeaders),
             policy: x.rateLimitPolicy ?? [],

@@ -95,7 +95,7 @@ function main(): number {
     const summary = (x: ReturnType<typeof explainWith>) =>
         JSON.stringify({
             route: x.route?.name ?? "404",
-            descriptors: x.descriptors.map((d) => [d.entries, d.limit?.entry, d.limit?.requestsPerUnit, d.headersOption]),
+            descriptors: x.descriptors.map((d) => [d.entries, d.limit?.entry, d.limit?.requests, d.headersOption]),
             headers: x.calls.map((c) => c.responseHeaders),
             policy: x.rateLimitPolicy ?? [],
         });

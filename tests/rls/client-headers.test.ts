@@ -17,7 +17,8 @@
 import { expect } from "chai";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
 import { envoyFirstQueryValue } from "../../gateway-model/evaluate";
-import { xRateLimitHeaders } from "../../gateway-model/rate-limit-headers";
+import { LimitStatus, xRateLimitHeaders } from "../../gateway-model/rate-limit-headers";
+import { DescriptorStatus } from "./harness/client";
 import { useShop } from "./harness/shop";
 import { ensureWindow } from "./harness/window";
 
@@ -55,7 +56,7 @@ describe("rls: what clients see (X-RateLimit headers from the service's answer) 
         const sets = r.x.calls.map((c) => {
             const mine = statuses.slice(at, (at += c.descriptors.length));
             return xRateLimitHeaders(
-                mine,
+                mine.map(modelStatus),
                 c.descriptors.map((d) => d.headersOption),
                 true,
             );
@@ -111,7 +112,7 @@ describe("rls: what clients see (X-RateLimit headers from the service's answer) 
         // guard (2/min) is tighter than guarded-all (10/min): remaining 1, 0, 0 against 9, 8, 7.
         expect(out).to.deep.equal(["OK {}", "OK {}", "OVER_LIMIT {}"]);
         // Negative control: the same answer with the rule not hidden shows its limit, and lists both.
-        const shown = xRateLimitHeaders(last!.statuses, [], true);
+        const shown = xRateLimitHeaders(last!.statuses.map(modelStatus), [], true);
         expect(shown).to.deep.equal({
             "x-ratelimit-limit": "2, 10;w=60, 2;w=60",
             "x-ratelimit-remaining": "0",
@@ -211,3 +212,9 @@ describe("rls: what clients see (X-RateLimit headers from the service's answer) 
         ]);
     });
 });
+
+/** A status as the service sends it (its `requestsPerUnit`), as the gateway model reads it. */
+function modelStatus(s: DescriptorStatus): LimitStatus {
+    const { code: _code, currentLimit: l, ...rest } = s;
+    return { ...rest, ...(l ? { currentLimit: { requests: l.requestsPerUnit, unit: l.unit, name: l.name } } : {}) };
+}

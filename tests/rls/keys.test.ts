@@ -87,7 +87,7 @@ for (const variant of ["A", "B"] as const) {
                     const res = await w.sideOf(d.service ?? "").clients[0]!.shouldRateLimit(x.domain, [d.entries]);
                     sent++;
                     expect(res.statuses[0].currentLimit, `${p}: the real service has no limit for ${JSON.stringify(d.entries)}`).to.not.equal(undefined);
-                    expect(res.statuses[0].currentLimit!.requestsPerUnit, p).to.equal(d.limit!.requestsPerUnit);
+                    expect(res.statuses[0].currentLimit!.requestsPerUnit, p).to.equal(d.limit!.requests);
                     expect(res.statuses[0].currentLimit!.unit, p).to.equal(d.limit!.unit.toUpperCase());
                 }
             }

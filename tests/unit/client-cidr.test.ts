@@ -443,7 +443,7 @@ describe("clientCidr: a user's gateway through the gateway MODEL (no Envoy here)
     });
     const hits = (p: string, clientAddress: string, headers: Record<string, string> = {}, xffNumTrustedHops?: number) =>
         explainWith(m, p, { headers, clientAddress, xffNumTrustedHops }).descriptors.map(
-            (d) => `${d.entries.map((e) => `${e.key}=${e.value}`).join(",")} -> ${d.limit ? `${d.limit.requestsPerUnit}/${d.limit.unit}` : "none"}`,
+            (d) => `${d.entries.map((e) => `${e.key}=${e.value}`).join(",")} -> ${d.limit ? `${d.limit.requests}/${d.limit.unit}` : "none"}`,
         );
 
     it("inside a CIDR: one counter for the CIDR (the same bucket for two addresses); the other entry sends a value no config entry has", () => {

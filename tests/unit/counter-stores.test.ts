@@ -7,12 +7,16 @@
  */
 import { expect } from "chai";
 import { CounterStore, OTHER_PATHS_KEY, hasBothKinds, splitLimits } from "../../builders/counter-stores";
-import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
+import { GlobalLimitsInput, LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
+import { resolveCheckedLimits } from "../../components/limits-plan";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { explain, explainWith } from "../../gateway-model/explain";
 import { gatewayModel } from "../../gateway-model/read-rendered";
 import { render } from "./helpers";
 import { shopObjects } from "./rules.test";
+
+/** The split of limits as given (planned, so resolved, first). */
+const splitOf = (input: GlobalLimitsInput) => splitLimits(resolveCheckedLimits(input));
 
 const M = LimitUnit.Minute;
 const each = { requestsPerUnit: 100, unit: M };
@@ -26,7 +30,7 @@ describe("counter stores: which counters a flood of new keys can reach", () => {
             { name: "lab", clientCidr: { cidr: "10.0.0.0/8", perAddress: true }, requestsPerUnit: 5, unit: M },
             { name: "office", clientCidr: { cidr: "10.0.0.0/8" }, requestsPerUnit: 5, unit: M },
         ];
-        const s = splitLimits({ rules, perPath: { paths: [{ path: "/productpage", requestsPerUnit: 1, unit: M }], eachPath: each } });
+        const s = splitOf({ rules, perPath: { paths: [{ path: "/productpage", requestsPerUnit: 1, unit: M }], eachPath: each } });
         const values = (d: { key: string; value?: string }[]) => d.map((x) => `${x.key}=${x.value ?? "*"}`);
         expect(values(s.fixed.configDescriptors)).to.deep.equal(["PATH=/productpage", "rule=search", "rule=office"]);
         expect(values(s.perValue.configDescriptors)).to.deep.equal(["rule=per-key", "rule=per-client", "rule=lab", `${OTHER_PATHS_KEY}=each`]);
@@ -43,18 +47,34 @@ describe("counter stores: which counters a flood of new keys can reach", () => {
             // Shadow never refuses; a header condition does not cover every request of the path.
             { name: "observe", path: { exact: "/e" }, requestsPerUnit: 1, unit: M, shadow: true },
             { name: "with-header", path: { exact: "/f" }, header: { name: "x-plan", value: "free" }, requestsPerUnit: 1, unit: M },
+            // Nor does a method or a query parameter; a cost may take nothing (0), so the rule may never refuse.
+            { name: "posts", path: { exact: "/g" }, methods: ["POST"], requestsPerUnit: 1, unit: M },
+            { name: "free-tier", path: { exact: "/h" }, query: { name: "tier", value: "free" }, requestsPerUnit: 1, unit: M },
+            { name: "costed", path: { exact: "/i" }, cost: { fixed: 0 }, requestsPerUnit: 1, unit: M },
+            // An option that changes no count keeps the rule path-only.
+            { name: "hidden", path: { exact: "/j" }, rateLimitHeaders: false, perClientAddress: false, requestsPerUnit: 1, unit: M },
         ];
-        const s = splitLimits({ rules, perPath: { paths: [{ path: "/p", requestsPerUnit: 1, unit: M }], eachPath: each } });
+        const s = splitOf({ rules, perPath: { paths: [{ path: "/p", requestsPerUnit: 1, unit: M }], eachPath: each } });
         const [exclusion] = s.perValue.vhostRateLimits[0]!.actions as any[];
         expect(exclusion.header_value_match.expect_match).to.equal(false);
         const regex: string = exclusion.header_value_match.headers[0].safe_regex_match.regex;
-        for (const p of ["/p", "/a", "/b"]) expect(regex, p).to.contain(`(?:${p})`);
-        for (const p of ["/c", "/d", "/e", "/f"]) expect(regex, p).to.not.contain(`(?:${p})`);
+        for (const p of ["/p", "/a", "/b", "/j"]) expect(regex, p).to.contain(`(?:${p})`);
+        for (const p of ["/c", "/d", "/e", "/f", "/g", "/h", "/i"]) expect(regex, p).to.not.contain(`(?:${p})`);
+    });
+
+    it("a GET to a path whose fixed rule counts only POSTs still meets the catch-all in the split layout, as with one store (model)", () => {
+        const rules: RateLimitRuleArgs[] = [{ name: "posts", path: { exact: "/x" }, methods: ["POST"], requestsPerUnit: 1, unit: M }];
+        const limitsOf = (counterStore: CounterStore) =>
+            explainWith(gatewayModel(shopObjects(rules, { perPath: { eachPath: each }, counterStore })), "/x")
+                .descriptors.filter((d) => d.limit !== undefined)
+                .map((d) => d.limit!.entry);
+        expect(limitsOf(CounterStore.Single)).to.deep.equal(["PATH (catch-all)"]);
+        expect(limitsOf(CounterStore.Split)).to.deep.equal(["PATH (catch-all)"]);
     });
 
     it("a fixed rule on a route is left out of the catch-all on that route only; the route's per-value list replaces the virtual host's", () => {
         const rules: RateLimitRuleArgs[] = [{ name: "api", path: { regex: "/api/[0-9]+" }, route: { name: "api" }, requestsPerUnit: 2, unit: M }];
-        const s = splitLimits({ rules, perPath: { eachPath: each } });
+        const s = splitOf({ rules, perPath: { eachPath: each } });
         const regexOf = (e: any) => e.actions[0].header_value_match?.headers[0].safe_regex_match.regex;
         // Nothing named on the virtual host: its catch-all entry has the (always present) scope entry only.
         expect(s.perValue.vhostRateLimits[0]!.actions[0]).to.deep.equal({ generic_key: { descriptor_key: OTHER_PATHS_KEY, descriptor_value: "each" } });
@@ -118,7 +138,7 @@ describe("per-path counters: a path longer than the bound is counted per client,
             expect(limited(objs, p), `${p.length} bytes`).to.deep.equal(["long_path=over-1024-bytes,masked_remote_address=192.0.2.1/32"]);
         expect(limited(objs, long(5000), "2001:db8:7:8::1")).to.deep.equal(["long_path=over-1024-bytes,masked_remote_address=2001:db8:7:8::/64"]);
         const d = explain(objs, long(5000), { clientAddress: "192.0.2.1" }).descriptors.find((x) => x.entries.some((e) => e.key === "long_path"));
-        expect(d!.limit?.requestsPerUnit, "at the catch-all's limit").to.equal(100);
+        expect(d!.limit?.requests, "at the catch-all's limit").to.equal(100);
     });
 
     it("negative control: one store (counterStore single, the specification's action) counts each long path apart", async () => {

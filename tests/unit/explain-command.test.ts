@@ -33,16 +33,14 @@ describe("one explain command (render/mesh-ratelimit-cli.ts, render/explain-cli.
         expect(answer.map((x: { path: string }) => x.path)).to.deep.equal(["/productpage", "/api/v1/products/7"]);
         expect(answer[0].limited).to.equal(true);
         expect(
-            answer[0].descriptors.some(
-                (d: { limit?: { requestsPerUnit: number; unit: string } }) => d.limit?.requestsPerUnit === 1 && d.limit.unit === "minute",
-            ),
+            answer[0].descriptors.some((d: { limit?: { requests: number; unit: string } }) => d.limit?.requests === 1 && d.limit.unit === "minute"),
         ).to.equal(true);
     });
 
     it("--stack changes the answer: a config laid over it reaches the explanation (control: not a fixed text)", () => {
         const other = run("render/mesh-ratelimit-cli.ts", ["explain", "--stack", "dev", "--set", "limitedPathLimit=7", "--json", "/productpage"]);
         expect(other.status, other.stderr).to.equal(0);
-        const limits = JSON.parse(other.stdout)[0].descriptors.map((d: { limit?: { requestsPerUnit: number } }) => d.limit?.requestsPerUnit);
+        const limits = JSON.parse(other.stdout)[0].descriptors.map((d: { limit?: { requests: number } }) => d.limit?.requests);
         expect(limits).to.include(7);
         expect(limits).not.to.include(1);
     });

@@ -44,7 +44,7 @@ describe("the explain CLI's formatting (render/explain-format.ts): windowStart, 
 describe("the explain CLI's formatting (render/explain-format.ts): bindingDescriptor, the limit reached first", () => {
     const d = (value: string, requestsPerUnit: number, unit: string, more: Partial<AppliedLimit> = {}): DescriptorExplanation => ({
         entries: [{ key: "K", value }],
-        limit: { entry: `K=${value}`, unit, requestsPerUnit, unlimited: false, shadow: false, ...more },
+        limit: { entry: `K=${value}`, unit, requests: requestsPerUnit, unlimited: false, shadow: false, ...more },
         bucket: `d_K_${value}_{window}`,
     });
     const x = (descriptors: DescriptorExplanation[]): Explanation => ({

@@ -27,7 +27,7 @@ describe("gateway model (gateway-model/explain.ts): answers follow the rendered 
         const objs = await renderVariant("B", { domain: "shop", limitedPath: "/login", limitedPathLimit: "7" });
         const x = explain(objs, "/login");
         expect(x.domain).to.equal("shop");
-        expect(x.descriptors[0].limit).to.deep.include({ entry: "PATH=/login", requestsPerUnit: 7, unit: "minute" });
+        expect(x.descriptors[0].limit).to.deep.include({ entry: "PATH=/login", requests: 7, unit: "minute" });
         expect(explain(objs, "/productpage").descriptors[0].limit?.entry).to.equal("other_paths=each / PATH (catch-all)");
     });
 

@@ -492,7 +492,7 @@ describe("the gateway model: lookupLimit, envoyproxy/ratelimit's config lookup",
         const entries = e(["PATH", "/productpage"]);
         expect(lookupLimit(config(), "d", entries)).to.deep.equal({
             entries,
-            limit: { entry: "PATH=/productpage", unit: "minute", requestsPerUnit: 1, unlimited: false, shadow: false },
+            limit: { entry: "PATH=/productpage", unit: "minute", requests: 1, unlimited: false, shadow: false },
             bucket: "d_PATH_/productpage_{window}",
         });
     });
@@ -500,7 +500,7 @@ describe("the gateway model: lookupLimit, envoyproxy/ratelimit's config lookup",
     it("the key's catch-all answers any other value, and counts each value apart", () => {
         const a = lookupLimit(config(), "d", e(["PATH", "/login"]));
         const b = lookupLimit(config(), "d", e(["PATH", "/login?x=1"]));
-        expect(a.limit).to.deep.equal({ entry: "PATH (catch-all)", unit: "minute", requestsPerUnit: 100, unlimited: false, shadow: false });
+        expect(a.limit).to.deep.equal({ entry: "PATH (catch-all)", unit: "minute", requests: 100, unlimited: false, shadow: false });
         expect(a.bucket).to.equal("d_PATH_/login_{window}");
         expect(b.limit?.entry).to.equal("PATH (catch-all)");
         expect(b.bucket).to.equal("d_PATH_/login?x=1_{window}");
@@ -508,7 +508,7 @@ describe("the gateway model: lookupLimit, envoyproxy/ratelimit's config lookup",
 
     it("a value ending in `*` matches by prefix, after an exact value and before the catch-all; each value counts apart", () => {
         const w = lookupLimit(config(), "d", e(["PATH", "/api/v1/products/7"]));
-        expect(w.limit).to.deep.equal({ entry: "PATH=/api/*", unit: "hour", requestsPerUnit: 50, unlimited: false, shadow: false });
+        expect(w.limit).to.deep.equal({ entry: "PATH=/api/*", unit: "hour", requests: 50, unlimited: false, shadow: false });
         expect(w.bucket).to.equal("d_PATH_/api/v1/products/7_{window}");
         expect(lookupLimit(config(), "d", e(["PATH", "/api/"])).limit?.entry).to.equal("PATH=/api/*");
         expect(lookupLimit(config(), "d", e(["PATH", "/api/special"])).limit?.entry).to.equal("PATH=/api/special");
@@ -522,7 +522,7 @@ describe("the gateway model: lookupLimit, envoyproxy/ratelimit's config lookup",
         const entries = e(["rule", "login"], ["remote_address", "192.0.2.1"]);
         expect(lookupLimit(config(), "d", entries)).to.deep.equal({
             entries,
-            limit: { entry: "rule=login / remote_address (catch-all)", unit: "second", requestsPerUnit: 5, unlimited: false, shadow: false },
+            limit: { entry: "rule=login / remote_address (catch-all)", unit: "second", requests: 5, unlimited: false, shadow: false },
             bucket: "d_rule_login_remote_address_192.0.2.1_{window}",
         });
     });
@@ -554,12 +554,12 @@ describe("the gateway model: lookupLimit, envoyproxy/ratelimit's config lookup",
         expect(lookupLimit(config(), "d", e(["rule", "beta"])).limit).to.deep.equal({
             entry: "rule=beta",
             unit: "minute",
-            requestsPerUnit: 3,
+            requests: 3,
             unlimited: false,
             shadow: true,
         });
         const free = lookupLimit(config(), "d", e(["rule", "free"]));
-        expect(free.limit).to.deep.equal({ entry: "rule=free", unit: "", requestsPerUnit: 0, unlimited: true, shadow: false });
+        expect(free.limit).to.deep.equal({ entry: "rule=free", unit: "", requests: 0, unlimited: true, shadow: false });
         expect(free.bucket).to.equal("d_rule_free_{window}");
     });
 });

@@ -47,7 +47,7 @@ describe("the gateway model: explainWith, what the gateway sends for a request",
             descriptors: [
                 {
                     entries: [{ key: "PATH", value: "/productpage" }],
-                    limit: { entry: "PATH=/productpage", unit: "minute", requestsPerUnit: 1, unlimited: false, shadow: false },
+                    limit: { entry: "PATH=/productpage", unit: "minute", requests: 1, unlimited: false, shadow: false },
                     bucket: "ratelimit_PATH_/productpage_{window}",
                 },
             ],
@@ -60,7 +60,7 @@ describe("the gateway model: explainWith, what the gateway sends for a request",
                     descriptors: [
                         {
                             entries: [{ key: "PATH", value: "/productpage" }],
-                            limit: { entry: "PATH=/productpage", unit: "minute", requestsPerUnit: 1, unlimited: false, shadow: false },
+                            limit: { entry: "PATH=/productpage", unit: "minute", requests: 1, unlimited: false, shadow: false },
                             bucket: "ratelimit_PATH_/productpage_{window}",
                         },
                     ],
@@ -95,7 +95,7 @@ describe("the gateway model: explainWith, what the gateway sends for a request",
         expect(x.route).to.deep.equal({ name: "api", index: 1, match: "prefix /api/v1/products", virtualService: "VirtualService bookinfo" });
         expect(x.rateLimitsFrom).to.deep.equal({ level: "route and virtual host", envoyFilter: "filter-ratelimit-svc-api, filter-ratelimit-svc" });
         expect(entries(x)).to.deep.equal([[{ key: "PATH", value: "api" }], [{ key: "PATH", value: "/api/v1/products/10" }]]);
-        expect(x.descriptors.map((d) => [d.limit?.entry, d.limit?.requestsPerUnit, d.bucket])).to.deep.equal([
+        expect(x.descriptors.map((d) => [d.limit?.entry, d.limit?.requests, d.bucket])).to.deep.equal([
             ["PATH=api", 2, "ratelimit_PATH_api_{window}"],
             ["PATH (catch-all)", 100, "ratelimit_PATH_/api/v1/products/10_{window}"],
         ]);
@@ -271,6 +271,6 @@ describe("the gateway model: checks a mutation run showed untested (docs/proof/m
         };
         const x = lookupLimit(config, "d", [{ key: "PATH", value: "/api/x" }]);
         expect(x.limit?.entry).to.equal("PATH (catch-all)");
-        expect(x.limit?.requestsPerUnit).to.equal(7);
+        expect(x.limit?.requests).to.equal(7);
     });
 });

@@ -72,7 +72,7 @@ describe("gateway model: limits hold against what clients send (unit tier, no se
                         x.descriptors.map((d) => d.entries),
                         p,
                     ).to.deep.equal([[{ key: "PATH", value: "/productpage" }]]);
-                    expect(x.descriptors[0].limit, p).to.deep.include({ entry: "PATH=/productpage", requestsPerUnit: 1, unit: "minute" });
+                    expect(x.descriptors[0].limit, p).to.deep.include({ entry: "PATH=/productpage", requests: 1, unit: "minute" });
                 }
             });
 
@@ -83,7 +83,7 @@ describe("gateway model: limits hold against what clients send (unit tier, no se
                 expect([...buckets]).to.deep.equal([
                     "ratelimit_other_paths_each_PATH_/login_{window}".replace("ratelimit", variant === "A" ? "ratelimit" : "productpage-ratelimit"),
                 ]);
-                expect(explain(objs, "/login?r=1").descriptors[0].limit?.requestsPerUnit).to.equal(100);
+                expect(explain(objs, "/login?r=1").descriptors[0].limit?.requests).to.equal(100);
             });
 
             it("every request that reaches a route sends at least one limited descriptor (no route is globally unlimited)", () => {

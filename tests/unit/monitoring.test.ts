@@ -54,7 +54,7 @@ describe("monitoring: series of every limit, from the compiled plan", () => {
     it("one series per limit, keyed as the service keys its stats (domain, then key_value per entry)", () => {
         const s = limitSeries("ratelimit", VARIANT_A);
         expect(s.map((l) => l.statsKey)).to.deep.equal(["PATH_/productpage", "PATH_api", "PATH"]);
-        expect(s.map((l) => `${l.requestsPerUnit}/${l.unit}`)).to.deep.equal(["1/minute", "2/minute", "100/minute"]);
+        expect(s.map((l) => `${l.requests}/${l.unit}`)).to.deep.equal(["1/minute", "2/minute", "100/minute"]);
         expect(s[0]!.selector(LimitOutcome.Refused, 'namespace="default"')).to.equal(
             'ratelimit_service_rate_limit_over_limit{namespace="default",domain="ratelimit",key1="PATH_/productpage"}',
         );

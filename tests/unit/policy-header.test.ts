@@ -6,7 +6,8 @@
 import { expect } from "chai";
 import { RateLimitHeaders } from "../../builders/envoy-filters";
 import { policyHeaderValue, policyItems } from "../../builders/policy-header";
-import { LimitUnit, PathKeyMode, RateLimitRuleArgs } from "../../builders/rule-args";
+import { GlobalLimitsInput, LimitUnit, PathKeyMode, RateLimitRuleArgs } from "../../builders/rule-args";
+import { resolveCheckedLimits } from "../../components/limits-plan";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { planLocalRateLimit } from "../../components/local-ratelimit";
 import { explainWith } from "../../gateway-model/explain";
@@ -14,6 +15,9 @@ import { gatewayModel } from "../../gateway-model/read-rendered";
 import { renderStack } from "../../render/render";
 
 const M = LimitUnit.Minute;
+/** The policy items of limits as given (planned, so resolved, first). */
+const itemsOf = (input: GlobalLimitsInput, headers: RateLimitHeaders, route?: Parameters<typeof policyItems>[2]) =>
+    policyItems(resolveCheckedLimits(input), headers, route);
 const RULES: RateLimitRuleArgs[] = [
     { name: "login", path: { exact: "/login" }, perClientAddress: true, requestsPerUnit: 5, unit: M },
     { name: "per-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 20, unit: LimitUnit.Hour, acceptEvictionRisk: true },
@@ -25,27 +29,27 @@ const PER_PATH = { paths: [{ path: "/cart", requestsPerUnit: 3, unit: M }], each
 
 describe("RateLimit-Policy: what a client is told before it is refused", () => {
     it("the virtual host: named paths, the rules on no route, each-path; quota and window in seconds", () => {
-        expect(policyHeaderValue(policyItems({ rules: RULES, perPath: PER_PATH }, RateLimitHeaders.Draft03))).to.equal(
+        expect(policyHeaderValue(itemsOf({ rules: RULES, perPath: PER_PATH }, RateLimitHeaders.Draft03))).to.equal(
             '"/cart";q=3;w=60, "login";q=5;w=60, "per-key";q=20;w=3600, "each-path";q=100;w=60',
         );
     });
     it("a route: only the rules placed on it", () => {
-        expect(policyHeaderValue(policyItems({ rules: RULES }, RateLimitHeaders.Draft03, { name: "checkout", virtualHost: "*:80" }))).to.equal(
+        expect(policyHeaderValue(itemsOf({ rules: RULES }, RateLimitHeaders.Draft03, { name: "checkout", virtualHost: "*:80" }))).to.equal(
             '"checkout";q=10;w=60',
         );
-        expect(policyItems({ rules: RULES }, RateLimitHeaders.Draft03, { name: "other", virtualHost: "*:80" })).to.deep.equal([]);
+        expect(itemsOf({ rules: RULES }, RateLimitHeaders.Draft03, { name: "other", virtualHost: "*:80" })).to.deep.equal([]);
     });
     it("a hidden rule (rateLimitHeaders: false) and a shadow rule are never published", () => {
-        const v = policyHeaderValue(policyItems({ rules: RULES }, RateLimitHeaders.Draft03))!;
+        const v = policyHeaderValue(itemsOf({ rules: RULES }, RateLimitHeaders.Draft03))!;
         expect(v).to.not.include("flood-guard").and.not.include("beta");
     });
     it("headers off: nothing, except a rule that switches them on", () => {
-        expect(policyItems({ rules: RULES, perPath: PER_PATH }, RateLimitHeaders.Off)).to.deep.equal([]);
+        expect(itemsOf({ rules: RULES, perPath: PER_PATH }, RateLimitHeaders.Off)).to.deep.equal([]);
         const on: RateLimitRuleArgs = { name: "public", requestsPerUnit: 9, unit: M, rateLimitHeaders: true };
-        expect(policyHeaderValue(policyItems({ rules: [...RULES, on] }, RateLimitHeaders.Off))).to.equal('"public";q=9;w=60');
+        expect(policyHeaderValue(itemsOf({ rules: [...RULES, on] }, RateLimitHeaders.Off))).to.equal('"public";q=9;w=60');
     });
     it("no partition key: the per-client and per-key rules publish their quota, never an address or a key", () => {
-        const v = policyHeaderValue(policyItems({ rules: RULES }, RateLimitHeaders.Draft03))!;
+        const v = policyHeaderValue(itemsOf({ rules: RULES }, RateLimitHeaders.Draft03))!;
         expect(v).to.not.match(/;pk=/).and.not.include("x-api-key").and.not.include("remote_address");
     });
     it("GlobalRateLimit puts it on the virtual hosts and on the rule's route, in the HTTP filter's EnvoyFilter", () => {

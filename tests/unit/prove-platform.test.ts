@@ -55,9 +55,7 @@ describe("prove: platform defaults and overrides in explain", function () {
         const [team, other] = x.decisions;
         expect(team!.descriptors).to.deep.equal([]);
         expect(team!.notes).to.include(`the platform default limits are off on ${TEAM_HOST}:8080: a team's own limits replace them here`);
-        expect(other!.descriptors.map((c) => [c.rule, c.limit?.requestsPerUnit, c.limit?.unit])).to.deep.equal([
-            ["platform default per-client", DEFAULT, "minute"],
-        ]);
+        expect(other!.descriptors.map((c) => [c.rule, c.limit?.requests, c.limit?.unit])).to.deep.equal([["platform default per-client", DEFAULT, "minute"]]);
         expect(other!.notes).to.include("the platform default limits apply on *:8080");
         expect(x.gateways[0]!.hosts).to.include("*");
     });

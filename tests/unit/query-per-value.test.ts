@@ -15,7 +15,7 @@ import { splitLimits } from "../../builders/counter-stores";
 import { ruleSummary } from "../../builders/monitoring";
 import { ambiguousQueryRegex, longQueryValueRegex, queryPresentRegex, trustedQueryValueRegex } from "../../builders/request-match";
 import { LimitUnit, MissingHeader, RateLimitRuleArgs, ValueCharset } from "../../builders/rule-args";
-import { compileGlobalLimits } from "../../components/limits-plan";
+import { compileGlobalLimits, resolveCheckedLimits } from "../../components/limits-plan";
 import { envoyFirstQueryValue, envoyPercentDecode, fullMatch } from "../../gateway-model/evaluate";
 import { explainWith } from "../../gateway-model/explain";
 import { gatewayModel } from "../../gateway-model/read-rendered";
@@ -156,7 +156,7 @@ describe("query.perValue through the gateway MODEL and the service's config", ()
     /** Each descriptor the request sends: its entries, and the config entry and limit that answer it. */
     const sent = (path: string, clientAddress = "192.0.2.1") =>
         explainWith(model, path, { clientAddress }).descriptors.map(
-            (d) => `${d.entries.map((e) => `${e.key}=${e.value}`).join(",")} -> ${d.limit ? `${d.limit.entry} ${d.limit.requestsPerUnit}` : "no limit"}`,
+            (d) => `${d.entries.map((e) => `${e.key}=${e.value}`).join(",")} -> ${d.limit ? `${d.limit.entry} ${d.limit.requests}` : "no limit"}`,
         );
     const CLIENT = "masked_remote_address (catch-all)";
 
@@ -218,7 +218,7 @@ describe("query.perValue through the gateway MODEL and the service's config", ()
         ]);
     });
     it("counted with the per-value counters (counterStore split), and described so on the dashboard", () => {
-        const split = splitLimits({ rules: [...rules, { name: "fixed", path: { exact: "/f" }, requestsPerUnit: 1, unit: M }] });
+        const split = splitLimits(resolveCheckedLimits({ rules: [...rules, { name: "fixed", path: { exact: "/f" }, requestsPerUnit: 1, unit: M }] }));
         expect(split.perValue.configDescriptors.map((d) => d.value)).to.include.members(["per-key", "strict-key", "loose-key", "key-client"]);
         expect(split.fixed.configDescriptors.map((d) => d.value)).to.deep.equal(["fixed"]);
         expect(ruleSummary(rules[0]!)).to.equal(

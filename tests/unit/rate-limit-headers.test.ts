@@ -6,7 +6,7 @@ import { expect } from "chai";
 import { LimitStatus, xRateLimitHeaders } from "../../gateway-model/rate-limit-headers";
 
 const s = (requestsPerUnit: number, unit: string, limitRemaining: number, reset: number, name?: string): LimitStatus => ({
-    currentLimit: { requestsPerUnit, unit, ...(name ? { name } : {}) },
+    currentLimit: { requests: requestsPerUnit, unit, ...(name ? { name } : {}) },
     limitRemaining,
     durationUntilResetSeconds: reset,
 });

@@ -288,7 +288,7 @@ describe("request cost: the gateway model's addend (Envoy's reading of hits_adde
     });
 
     it("explain prints the cost and the after-the-response line", () => {
-        const limit = { entry: "rule=t", unit: "day", requestsPerUnit: 100, unlimited: false, shadow: false };
+        const limit = { entry: "rule=t", unit: "day", requests: 100, unlimited: false, shadow: false };
         const d = { entries: [{ key: "rule", value: "t" }], limit, bucket: "shop_rule_t_{window}", hitsAddend: 0 };
         const text = formatExplanation(
             {

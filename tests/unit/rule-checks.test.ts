@@ -6,7 +6,7 @@
 import { expect } from "chai";
 import { LimitUnit, PathKeyMode, RateLimitRuleArgs } from "../../builders/rule-args";
 import { pathRegex } from "../../builders/rules";
-import { compileGlobalLimits } from "../../components/limits-plan";
+import { compileGlobalLimits, planGlobalLimits } from "../../components/limits-plan";
 import { formatArgsProblems, Problem } from "../../lib/problems";
 
 const M = LimitUnit.Minute;
@@ -400,5 +400,26 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
         expect(formatArgsProblems("C", [one, two])).to.equal(
             'C: invalid arguments (2 problems); nothing was created:\n  - rules[0].unit = (not set): must be one of second, minute, hour, day, week, month, year\n    fix: use LimitUnit.Minute\n  - domain = "a b": bad\n    fix: use "a-b"',
         );
+    });
+});
+
+describe("rules: each limit resolved once (components/rule-checks.ts resolveLimit)", () => {
+    it("a rule, a named path and every other path: requests, unit, the window in seconds and shadow filled in; the given field left behind", () => {
+        const { plan, problems } = planGlobalLimits({
+            rules: [{ name: "a", path: { prefix: "/a" }, requestsPerUnit: 5, unit: LimitUnit.Hour, rateLimitHeaders: false }],
+            perPath: {
+                paths: [{ path: "/p", requestsPerUnit: 2, unit: M, shadow: true }],
+                eachPath: { requestsPerUnit: 9, unit: LimitUnit.Day },
+            },
+        });
+        expect(problems).to.deep.equal([]);
+        expect(plan.rules).to.deep.equal([
+            { name: "a", path: { prefix: "/a" }, rateLimitHeaders: false, requests: 5, unit: "hour", seconds: 3600, shadow: false },
+        ]);
+        expect(plan.perPath).to.deep.equal({
+            key: "PATH",
+            paths: [{ path: "/p", requests: 2, unit: "minute", seconds: 60, shadow: true }],
+            eachPath: { requests: 9, unit: "day", seconds: 86400, shadow: false },
+        });
     });
 });

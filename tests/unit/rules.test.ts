@@ -364,7 +364,7 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
     const hits = (p: string, headers: Record<string, string | string[]> = {}, clientAddress = "198.51.100.7") =>
         explainWith(m, p, { headers, clientAddress }).descriptors.map(
             (d) =>
-                `${d.entries.map((e) => `${e.key}=${e.value}`).join(",")} -> ${d.limit ? `${d.limit.requestsPerUnit}/${d.limit.unit}${d.limit.shadow ? " shadow" : ""}` : "none"}`,
+                `${d.entries.map((e) => `${e.key}=${e.value}`).join(",")} -> ${d.limit ? `${d.limit.requests}/${d.limit.unit}${d.limit.shadow ? " shadow" : ""}` : "none"}`,
         );
 
     it("the model reads the user's Gateway, VirtualService and the component's filters and config", () => {
@@ -566,8 +566,8 @@ describe("rules: a header that is missing, or inverted (what a client would use 
             { key: "rule", value: "h" },
             { key: "missing_value", value: "shared" },
         ]);
-        expect(d.limit?.requestsPerUnit).to.equal(0);
-        expect(explainWith(refuse, "/", { headers: { "x-key": "k" } }).descriptors[0].limit?.requestsPerUnit).to.equal(3);
+        expect(d.limit?.requests).to.equal(0);
+        expect(explainWith(refuse, "/", { headers: { "x-key": "k" } }).descriptors[0].limit?.requests).to.equal(3);
         const ignore = gatewayModel(shopObjects([R({ name: "x-key", perValue: true, whenMissing: MissingHeader.Ignore })]));
         expect(explainWith(ignore, "/", {}).descriptors).to.deep.equal([]);
     });
