@@ -137,6 +137,10 @@ export class Reader {
 // ---------------------------------------------------------------------------------------------
 // The list-valued fields
 
+/** The descriptor list as the stack's JSON gives it: a named path's limit, then the catch-all (every path its own counter). */
+export const DESCRIPTOR_LIST_EXAMPLE =
+    '[{"key":"PATH","value":"/productpage","unit":"minute","requestsPerUnit":1},{"key":"PATH","unit":"minute","requestsPerUnit":100}]';
+
 /** A list field as given: undefined when not given, or (a problem reported) when it is no non-empty list. */
 function givenList(r: Reader, path: ArgPath, what: string, example: string): { list?: unknown[]; fix: (s: FixStyle) => string } {
     const fix = (s: FixStyle) => s.set(keyOf(path), example);
@@ -175,8 +179,7 @@ export function readRoutes(r: Reader, path: ArgPath, fallback: HttpRoute[]): Htt
 }
 
 export function readDescriptors(r: Reader, path: ArgPath, fallback: DescriptorArgs[]): DescriptorArgs[] {
-    const shape = '[{"key":"PATH","value":"/productpage","unit":"minute","requestsPerUnit":1},{"key":"PATH","unit":"minute","requestsPerUnit":100}]';
-    const { list: parsed, fix: example } = givenList(r, path, "descriptors", shape);
+    const { list: parsed, fix: example } = givenList(r, path, "descriptors", DESCRIPTOR_LIST_EXAMPLE);
     if (!parsed) return fallback;
     const out: DescriptorArgs[] = [];
     const seen = new Set<string>();

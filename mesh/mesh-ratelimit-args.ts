@@ -91,7 +91,7 @@ export interface MeshLimitsArgs {
     api?: number;
     /** Requests per unit for any other path (each distinct path has its own counter). Defaults to `100`. */
     catchAll?: number;
-    /** Advanced: the whole descriptor list as JSON `[{"key":"PATH","value"?:string,"unit":"minute","requestsPerUnit":1}]`; replaces the three limit keys. Defaults to built from the three limits above. */
+    /** Advanced: the whole descriptor list, each a `DescriptorArgs` (the specification's descriptor table); replaces `limitedPath`, `api` and `catchAll`, and `unit`. Defaults to the list built from those. */
     descriptors?: DescriptorArgs[];
 }
 

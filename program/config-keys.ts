@@ -14,6 +14,7 @@
 
 import { ArgPath, keyOf, valueAtPath } from "../mesh/arg-paths";
 import { MESH_DEFAULTS } from "../mesh/mesh-defaults";
+import { DESCRIPTOR_LIST_EXAMPLE } from "../mesh/field-reader";
 import { GLOBAL_DEFAULTS } from "../components/global-ratelimit-defaults";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "../components/global-ratelimit-fields";
 import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "../components/service-fields";
@@ -274,8 +275,7 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
         kind: "json",
         default: "",
         defaultNote: "built from the three limits above",
-        description:
-            'Advanced: the whole descriptor list as JSON `[{"key":"PATH","value"?:string,"unit":"minute","requestsPerUnit":1}]`; replaces the three limit keys.',
+        description: `Advanced: the whole descriptor list as JSON, e.g. \`${DESCRIPTOR_LIST_EXAMPLE}\` (\`value\` optional: without it, the catch-all); replaces the three limit keys and \`unit\`.`,
     },
     {
         group: "limits",
