@@ -17,6 +17,7 @@ import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-r
 import { unknownFieldProblems } from "../components/arg-checks";
 import { LocalRateLimitArgs } from "../components/local-ratelimit";
 import { ManagedApiArgs } from "../components/managed-api-args";
+import { deepFreeze, plainCopy } from "../lib/frozen";
 import { Problem } from "../lib/problems";
 import { meshArgsError, problem, underField } from "./arg-problems";
 import { MeshOwnSettings, checkMeshArgs } from "./mesh-checks";
@@ -162,7 +163,7 @@ export class MeshRateLimitPlan {
         maker: typeof PLAN_MAKER,
         /** The arguments, as given (the fields that are not checked here included). */
         readonly args: MeshRateLimitArgs,
-        /** The validated, fully-defaulted settings: MeshRateLimit's own, with the service and Redis as GlobalRateLimit resolved them. */
+        /** The validated, fully-defaulted settings, frozen: MeshRateLimit's own, with the service and Redis as GlobalRateLimit resolved them. */
         readonly settings: StackSettings,
         /** The Bookinfo and GlobalRateLimit of the stack: their arguments' plans (the component checks `plan.args`); Bookinfo's resolved. */
         readonly bookinfo: BookinfoPlan,
@@ -200,5 +201,7 @@ export function planMeshRateLimit(args: MeshRateLimitArgs): MeshRateLimitPlan {
     all.push(...componentProblems(a, "global.", global.problems, all, derivedGlobalProblem));
     if (all.length) throw meshArgsError(all);
     const { ratelimit, redis } = global.service;
-    return new MeshRateLimitPlan(PLAN_MAKER, a, { ...own, ratelimit, redis }, bookinfo, global);
+    // Read-only from here: the program's checks of the cluster and the components read the same settings
+    // (MeshRateLimit's own a frozen copy, the service's and Redis's GlobalRateLimit's resolved, frozen objects).
+    return new MeshRateLimitPlan(PLAN_MAKER, a, deepFreeze({ ...plainCopy(own), ratelimit, redis }), bookinfo, global);
 }

@@ -132,6 +132,19 @@ describe("MeshRateLimit arguments: each component gets its own, as given", () =>
         ]);
     });
 
+    it("the plan's settings are read-only at every level, and the arguments given stay the caller's (changeable)", () => {
+        const service = { replicas: 3 };
+        const paths = { limited: "/productpage" };
+        const plan = planMeshRateLimit({ ...NO_ESP, global: { service }, paths });
+        const frozenEverywhere = (v: unknown, at: string): void => {
+            if (typeof v !== "object" || v === null) return;
+            expect(Object.isFrozen(v), at).to.equal(true);
+            for (const [k, x] of Object.entries(v)) frozenEverywhere(x, `${at}.${k}`);
+        };
+        frozenEverywhere(plan.settings, "settings");
+        expect([Object.isFrozen(service), Object.isFrozen(paths)]).to.deep.equal([false, false]);
+    });
+
     it("stack config → arguments → plan: the same settings, typed values, each key at its field", () => {
         const raws = [
             DEV,
