@@ -4,7 +4,7 @@
  * analyzer reads the enums as enums.
  */
 import { ClientCidrArgs } from "./client-cidr";
-import { IdentityArgs } from "./identity-args";
+import { IdentityArgs, ResolvedIdentity } from "./identity-args";
 import { RequestCostArgs } from "./request-cost-args";
 
 /** Time unit of a limit (envoyproxy/ratelimit's units). */
@@ -248,8 +248,8 @@ export interface ResolvedLimit {
     readonly shadow: boolean;
 }
 
-/** A checked rule with its limit resolved: its match fields as given, its limit a `ResolvedLimit`. */
-export type ResolvedRule = Omit<RateLimitRuleArgs, keyof LimitArgs> & ResolvedLimit;
+/** A checked rule with its limit resolved: its match fields as given, its limit a `ResolvedLimit`, its `identity` a `ResolvedIdentity`. */
+export type ResolvedRule = Omit<RateLimitRuleArgs, keyof LimitArgs | "identity"> & ResolvedLimit & { readonly identity?: ResolvedIdentity };
 
 /** A checked named path with its limit resolved. */
 export type ResolvedPathLimit = ResolvedLimit & { readonly path: string };
