@@ -5,7 +5,7 @@
  */
 import { ClientCidrArgs } from "./client-cidr";
 import { IdentityArgs, ResolvedIdentity } from "./identity-args";
-import { RequestCostArgs } from "./request-cost-args";
+import { RequestCostArgs, ResolvedRequestCost } from "./request-cost-args";
 
 /** Time unit of a limit (envoyproxy/ratelimit's units). */
 export const LimitUnit = {
@@ -248,8 +248,9 @@ export interface ResolvedLimit {
     readonly shadow: boolean;
 }
 
-/** A checked rule with its limit resolved: its match fields as given, its limit a `ResolvedLimit`, its `identity` a `ResolvedIdentity`. */
-export type ResolvedRule = Omit<RateLimitRuleArgs, keyof LimitArgs | "identity"> & ResolvedLimit & { readonly identity?: ResolvedIdentity };
+/** A checked rule with its limit resolved: its match fields as given, its limit a `ResolvedLimit`, its `identity` and `cost` resolved. */
+export type ResolvedRule = Omit<RateLimitRuleArgs, keyof LimitArgs | "identity" | "cost"> &
+    ResolvedLimit & { readonly identity?: ResolvedIdentity; readonly cost?: ResolvedRequestCost };
 
 /** A checked named path with its limit resolved. */
 export type ResolvedPathLimit = ResolvedLimit & { readonly path: string };

@@ -6,7 +6,7 @@
 import { UNSENDABLE_PATH, compileFullMatch, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { booleanProblems, fieldProblem, oneOfProblems, wholeNumberProblems } from "../lib/field-checks";
-import { checkRequestCost } from "./request-cost-checks";
+import { checkRequestCost, resolveRequestCost } from "./request-cost-checks";
 import { checkIdentity, resolveIdentity } from "./identity-checks";
 import { checkHeaderNameAndValue, checkHeaderOptions, checkOnePerValueField, checkRuleClient, checkRuleMethods, checkRuleQuery } from "./rule-field-checks";
 import {
@@ -59,8 +59,13 @@ export function resolveLimit(l: LimitArgs): ResolvedLimit {
 
 /** A checked rule with its limit resolved (its other fields as given). */
 export function resolveRule(r: RateLimitRuleArgs): ResolvedRule {
-    const { requestsPerUnit: _requests, unit: _unit, shadow: _shadow, identity, ...match } = r;
-    return { ...match, ...(identity ? { identity: resolveIdentity(identity) } : {}), ...resolveLimit(r) };
+    const { requestsPerUnit: _requests, unit: _unit, shadow: _shadow, identity, cost, ...match } = r;
+    return {
+        ...match,
+        ...(identity ? { identity: resolveIdentity(identity) } : {}),
+        ...(cost ? { cost: resolveRequestCost(cost) } : {}),
+        ...resolveLimit(r),
+    };
 }
 
 /** A checked named path with its limit resolved. */
