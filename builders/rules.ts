@@ -51,8 +51,6 @@
 import { MASKED_REMOTE_ADDRESS_KEY, cidrsOf, maskedRemoteAddressActions } from "./client-cidr";
 import {
     CLIENT_KEY,
-    ClientPrefixArgs,
-    DEFAULT_CLIENT_PREFIX,
     MISSING_VALUE_KEY,
     MISSING_VALUE_VALUE,
     DEFAULT_PATH_KEY,
@@ -139,15 +137,10 @@ export function ruleHeadersShown(r: Pick<ResolvedRule, "shadow" | "rateLimitHead
     return r.rateLimitHeaders ?? (r.shadow === true ? false : headersOn);
 }
 
-/** The client prefix lengths in force (`clientPrefix` with its defaults). */
+/** The client prefix lengths in force (`clientPrefix` with its defaults: components/limits-plan.ts `resolveClientPrefix`). */
 export interface ClientPrefix {
     v4: number;
     v6: number;
-}
-
-/** `clientPrefix` with its defaults filled in. */
-export function clientPrefixOf(p: ClientPrefixArgs | undefined): ClientPrefix {
-    return { v4: p?.v4 ?? DEFAULT_CLIENT_PREFIX.v4, v6: p?.v6 ?? DEFAULT_CLIENT_PREFIX.v6 };
 }
 
 /** The action keying a request by its client: the trusted address's leading `prefix` bits (`masked_remote_address`). */
@@ -156,7 +149,7 @@ export function clientAction(prefix: ClientPrefix): RateLimitAction {
 }
 
 /** The `rate_limits` entries of a rule: its value's (or its own), its fallbacks', or with `clientCidr` one per distinct prefix length. */
-export function ruleEntries(r: ResolvedRule, mode: PathKeyMode, key: string, headersOn = true, prefix = clientPrefixOf(undefined)): RateLimitEntry[] {
+export function ruleEntries(r: ResolvedRule, mode: PathKeyMode, key: string, headersOn: boolean, prefix: ClientPrefix): RateLimitEntry[] {
     // Written only where the rule differs from its filter: an entry's own option would also switch
     // the headers on for the gateway's pre-limit (a local rate-limit filter reading the same entries).
     const shown = ruleHeadersShown(r, headersOn);
