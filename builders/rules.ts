@@ -53,7 +53,6 @@ import {
     CLIENT_KEY,
     MISSING_VALUE_KEY,
     MISSING_VALUE_VALUE,
-    DEFAULT_PATH_KEY,
     MissingHeader,
     PathKeyMode,
     PathMatchArgs,
@@ -111,7 +110,7 @@ export const URL_PATH_EXPRESSION = "request.url_path";
 export { escapeRe2, QUERY_VALUE_KEY, REMOTE_ADDRESS_KEY, UNTRUSTED_VALUE_KEY, UNTRUSTED_VALUE_VALUE };
 
 /** The `:path` regex of a path match (query tolerant in url-path mode). Exported for testing. */
-export function pathRegex(m: PathMatchArgs, mode: PathKeyMode = PathKeyMode.UrlPath): string {
+export function pathRegex(m: PathMatchArgs, mode: PathKeyMode): string {
     const literal = mode === PathKeyMode.Literal;
     if (m.exact !== undefined) return literal ? escapeRe2(m.exact) : `(?:${escapeRe2(m.exact)})(?:\\?.*)?`;
     if (m.prefix !== undefined) {
@@ -122,7 +121,7 @@ export function pathRegex(m: PathMatchArgs, mode: PathKeyMode = PathKeyMode.UrlP
 }
 
 /** The action sending the request's path as `key` (the per-path counters). */
-export function pathDescriptorAction(mode: PathKeyMode, key: string = DEFAULT_PATH_KEY): RateLimitAction {
+export function pathDescriptorAction(mode: PathKeyMode, key: string): RateLimitAction {
     if (mode === PathKeyMode.Literal) return { request_headers: { header_name: ":path", descriptor_key: key } };
     return { extension: { name: EXPR_DESCRIPTOR_EXTENSION, typed_config: { "@type": EXPR_DESCRIPTOR_TYPE, descriptor_key: key, text: URL_PATH_EXPRESSION } } };
 }

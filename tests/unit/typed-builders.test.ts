@@ -75,8 +75,8 @@ const PAIRS: Record<string, [string, string, string]> = {
         "max_token",
     ],
     "action-read": [
-        `const k: string | undefined = pathDescriptorAction(PathKeyMode.Literal).request_headers?.descriptor_key;`,
-        `const k = pathDescriptorAction(PathKeyMode.Literal).request_headers?.descriptorKey;`,
+        `const k: string | undefined = pathDescriptorAction(PathKeyMode.Literal, "PATH").request_headers?.descriptor_key;`,
+        `const k = pathDescriptorAction(PathKeyMode.Literal, "PATH").request_headers?.descriptorKey;`,
         "descriptorKey",
     ],
 };
