@@ -135,7 +135,8 @@ function httpFilter(r: ResolvedGlobalRateLimit): EnvoyFilterSpec {
         ...r.call,
         clusterName: r.endpoint.clusterName,
         authority: r.endpoint.host,
-        ...(r.perInstance ? { filterName: r.filterNames.global, stage: PER_INSTANCE_STAGE } : {}),
+        filterName: r.filterNames.global,
+        ...(r.perInstance ? { stage: PER_INSTANCE_STAGE } : {}),
     });
     // Only from limits that all passed their checks (a refused plan creates nothing anyway).
     const policy = r.policyHeaderReady ? policyFilter(r) : undefined;
@@ -161,19 +162,19 @@ function preLimitPatchesOf(r: ResolvedGlobalRateLimit): EnvoyFilterPatch[] {
     if (!pre?.buckets.length) return [];
     const { gateway: gw, fixed, pathKey } = r;
     const vhMode = pathKey === PathKeyMode.Literal ? "OVERRIDE" : "INCLUDE";
+    const names = { localFilterName: r.filterNames.local, globalFilterName: r.filterNames.global };
     const placement = r.perInstance
         ? {
               ports: gw.ports,
               virtualHosts: r.vhostNames,
-              localFilterName: r.filterNames.local,
-              globalFilterName: r.filterNames.global,
+              ...names,
               routes: r.routePatches.map((p) => ({
                   virtualHost: p.virtualHost,
                   route: p.route,
                   config: preLimitConfig(pre.buckets, vhMode, routeDescriptors(p, fixed.vhostRateLimits, pathKey)),
               })),
           }
-        : { ports: gw.ports, virtualHosts: r.vhostNames };
+        : { ports: gw.ports, virtualHosts: r.vhostNames, ...names };
     return preLimitPatches(placement, preLimitConfig(pre.buckets, vhMode, r.perInstance ? fixed.vhostRateLimits : undefined));
 }
 

@@ -45,7 +45,7 @@ import { ratelimitHttpFilter, localBucketValue } from "./builders/envoy-filters"
 import { pathDescriptorAction } from "./builders/rules";
 import { PathKeyMode } from "./builders/rule-args";
 `;
-const FILTER = `ratelimitHttpFilter({ target: { selector: { app: "gw" } }, ports: [], clusterName: "c", authority: "a", domain: "d", failureModeDeny: false, timeout: "1s" })`;
+const FILTER = `ratelimitHttpFilter({ target: { selector: { app: "gw" } }, ports: [], clusterName: "c", authority: "a", domain: "d", failureModeDeny: false, timeout: "1s", filterName: "f" })`;
 
 /** Pairs of [right, misspelt] sources and the misspelt field the compiler must name. */
 const PAIRS: Record<string, [string, string, string]> = {
