@@ -248,9 +248,18 @@ export interface ResolvedLimit {
     readonly shadow: boolean;
 }
 
-/** A checked rule with its limit resolved: its match fields as given, its limit a `ResolvedLimit`, its `identity` and `cost` resolved. */
-export type ResolvedRule = Omit<RateLimitRuleArgs, keyof LimitArgs | "identity" | "cost"> &
-    ResolvedLimit & { readonly identity?: ResolvedIdentity; readonly cost?: ResolvedRequestCost };
+/**
+ * A checked rule as the builders read it: its match fields as given, its limit a `ResolvedLimit`,
+ * its `identity` and `cost` resolved, and its header's or parameter's `whenMissing` filled in (read
+ * only with `perValue`).
+ */
+export type ResolvedRule = Omit<RateLimitRuleArgs, keyof LimitArgs | "identity" | "cost" | "header" | "query"> &
+    ResolvedLimit & {
+        readonly header?: Readonly<HeaderMatchArgs> & { readonly whenMissing: MissingHeader };
+        readonly query?: Readonly<QueryMatchArgs> & { readonly whenMissing: MissingHeader };
+        readonly identity?: ResolvedIdentity;
+        readonly cost?: ResolvedRequestCost;
+    };
 
 /** A checked named path with its limit resolved. */
 export type ResolvedPathLimit = ResolvedLimit & { readonly path: string };

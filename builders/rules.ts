@@ -263,8 +263,9 @@ function perValueKeyOf(r: ResolvedRule): string | undefined {
     return r.header?.perValue ? r.header.name : r.query?.perValue ? QUERY_VALUE_KEY : undefined;
 }
 
-function missingOf(r: ResolvedRule): MissingHeader {
-    return (r.header?.perValue ? r.header.whenMissing : r.query?.whenMissing) ?? MissingHeader.SharedCounter;
+/** What a per-value rule does with a request without its header or parameter (`whenMissing`, resolved); undefined for other rules. */
+function missingOf(r: ResolvedRule): MissingHeader | undefined {
+    return r.header?.perValue ? r.header.whenMissing : r.query?.perValue ? r.query.whenMissing : undefined;
 }
 
 /** The service's config of a rule: its name's node, with the value's, the client's and the fallbacks' nodes under it. */

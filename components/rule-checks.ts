@@ -15,6 +15,7 @@ import {
     LIMIT_UNIT_SECONDS,
     LimitArgs,
     LimitUnit,
+    MissingHeader,
     PathLimitArgs,
     PerPathLimitsArgs,
     RateLimitRuleArgs,
@@ -57,11 +58,16 @@ export function resolveLimit(l: LimitArgs): ResolvedLimit {
     return { requests: l.requestsPerUnit, unit: l.unit, seconds: LIMIT_UNIT_SECONDS[l.unit], shadow: l.shadow === true };
 }
 
-/** A checked rule with its limit resolved (its other fields as given). */
+/**
+ * A checked rule with its limit, `identity`, `cost` and a header's or parameter's `whenMissing`
+ * (`MissingHeader.SharedCounter`) resolved; its other fields as given.
+ */
 export function resolveRule(r: RateLimitRuleArgs): ResolvedRule {
-    const { requestsPerUnit: _requests, unit: _unit, shadow: _shadow, identity, cost, ...match } = r;
+    const { requestsPerUnit: _requests, unit: _unit, shadow: _shadow, identity, cost, header, query, ...match } = r;
     return {
         ...match,
+        ...(header ? { header: { ...header, whenMissing: header.whenMissing ?? MissingHeader.SharedCounter } } : {}),
+        ...(query ? { query: { ...query, whenMissing: query.whenMissing ?? MissingHeader.SharedCounter } } : {}),
         ...(identity ? { identity: resolveIdentity(identity) } : {}),
         ...(cost ? { cost: resolveRequestCost(cost) } : {}),
         ...resolveLimit(r),
