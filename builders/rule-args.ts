@@ -250,11 +250,13 @@ export interface ResolvedLimit {
 
 /**
  * A checked rule as the builders read it: its match fields as given, its limit a `ResolvedLimit`,
- * its `identity` and `cost` resolved, and its header's or parameter's `whenMissing` filled in (read
- * only with `perValue`).
+ * its `identity` and `cost` resolved, its header's or parameter's `whenMissing` filled in (read
+ * only with `perValue`), and whether its headers are shown.
  */
-export type ResolvedRule = Omit<RateLimitRuleArgs, keyof LimitArgs | "identity" | "cost" | "header" | "query"> &
+export type ResolvedRule = Omit<RateLimitRuleArgs, keyof LimitArgs | "identity" | "cost" | "header" | "query" | "rateLimitHeaders"> &
     ResolvedLimit & {
+        /** The rule's limit shows in the X-RateLimit headers and `RateLimit-Policy`: its own `rateLimitHeaders`, else the filter's (a shadow rule: hidden). */
+        readonly rateLimitHeaders: boolean;
         readonly header?: Readonly<HeaderMatchArgs> & { readonly whenMissing: MissingHeader };
         readonly query?: Readonly<QueryMatchArgs> & { readonly whenMissing: MissingHeader };
         readonly identity?: ResolvedIdentity;

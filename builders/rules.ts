@@ -131,11 +131,6 @@ export function limitOf(l: ResolvedLimit): Pick<ConfigDescriptor, "rate_limit" |
     return { rate_limit: { unit: l.unit, requests_per_unit: l.requests }, ...(l.shadow ? { shadow_mode: true } : {}) };
 }
 
-/** Whether a rule's limit shows in the X-RateLimit headers: its own `rateLimitHeaders`, else the filter's (a shadow rule: hidden). */
-export function ruleHeadersShown(r: Pick<ResolvedRule, "shadow" | "rateLimitHeaders">, headersOn: boolean): boolean {
-    return r.rateLimitHeaders ?? (r.shadow === true ? false : headersOn);
-}
-
 /** The client prefix lengths in force (`clientPrefix` with its defaults: components/limits-plan.ts `resolveClientPrefix`). */
 export interface ClientPrefix {
     v4: number;
@@ -151,7 +146,7 @@ export function clientAction(prefix: ClientPrefix): RateLimitAction {
 export function ruleEntries(r: ResolvedRule, mode: PathKeyMode, key: string, headersOn: boolean, prefix: ClientPrefix): RateLimitEntry[] {
     // Written only where the rule differs from its filter: an entry's own option would also switch
     // the headers on for the gateway's pre-limit (a local rate-limit filter reading the same entries).
-    const shown = ruleHeadersShown(r, headersOn);
+    const shown = r.rateLimitHeaders;
     const headers = shown === headersOn ? {} : { x_ratelimit_option: shown ? ("DRAFT_VERSION_03" as const) : ("OFF" as const) };
     if (r.clientCidr) {
         const tail = r.clientCidr.perAddress ? [clientAction(prefix)] : [];

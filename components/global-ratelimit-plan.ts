@@ -182,11 +182,11 @@ function preLimitPatchesOf(r: ResolvedGlobalRateLimit): EnvoyFilterPatch[] {
 function policyFilter(r: ResolvedGlobalRateLimit): EnvoyFilterSpec | undefined {
     // The service's shadow mode refuses nothing: no policy to publish.
     if (r.shadowMode) return undefined;
-    const { resolvedLimits: limits, headers, routePatches, gateway: gw } = r;
+    const { resolvedLimits: limits, routePatches, gateway: gw } = r;
     // With the literal path key a route's own rules replace the host's, so a host-wide header would
     // list limits those routes do not apply: then only the routes publish theirs.
     const literalRoutes = r.pathKey === PathKeyMode.Literal && routePatches.length > 0;
-    const vhostValue = literalRoutes ? undefined : policyHeaderValue(policyItems(limits, headers));
+    const vhostValue = literalRoutes ? undefined : policyHeaderValue(policyItems(limits));
     const vhosts = vhostValue === undefined ? [] : r.vhostNames.map((name) => ({ name, header: policyHeaderOption(vhostValue) }));
     const everyHost = new Set(routePatches.filter((p) => p.virtualHost === "").map((p) => p.route));
     const seen = new Set<string>();
@@ -194,7 +194,7 @@ function policyFilter(r: ResolvedGlobalRateLimit): EnvoyFilterSpec | undefined {
         if (seen.has(`${p.virtualHost}|${p.route}`)) return [];
         seen.add(`${p.virtualHost}|${p.route}`);
         const at = { name: p.route, virtualHost: p.virtualHost, namedOnly: p.virtualHost !== "" && everyHost.has(p.route) };
-        const value = policyHeaderValue(policyItems(limits, headers, at));
+        const value = policyHeaderValue(policyItems(limits, at));
         return value === undefined ? [] : [{ virtualHost: p.virtualHost, route: p.route, header: policyHeaderOption(value) }];
     });
     return policyHeaderFilter(gw.target, vhosts, routes);

@@ -54,10 +54,11 @@ export function resolveCheckedLimits(input: GlobalLimitsInput): GlobalLimitsPlan
 /** The plan of `rules` (those that passed their checks) and the rest of `input`: every limit resolved, every default filled in. */
 function resolvedPlan(input: GlobalLimitsInput, rules: RateLimitRuleArgs[]): GlobalLimitsPlan {
     const perPath = input.perPath;
+    const headersOn = input.headersOn !== false;
     return {
         mode: input.pathKey ?? GLOBAL_FIELDS.pathKey.default,
         ruleKey: input.ruleKey ?? GLOBAL_ARGS_FIELDS.ruleKey.default,
-        rules: rules.map(resolveRule),
+        rules: rules.map((r) => resolveRule(r, headersOn)),
         // A null entry is a problem of the checks; it must not crash the build (every problem is reported at once).
         perPath: perPath
             ? {
@@ -67,7 +68,7 @@ function resolvedPlan(input: GlobalLimitsInput, rules: RateLimitRuleArgs[]): Glo
               }
             : undefined,
         prefix: resolveClientPrefix(input.clientPrefix),
-        headersOn: input.headersOn !== false,
+        headersOn,
     };
 }
 

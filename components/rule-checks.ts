@@ -59,13 +59,15 @@ export function resolveLimit(l: LimitArgs): ResolvedLimit {
 }
 
 /**
- * A checked rule with its limit, `identity`, `cost` and a header's or parameter's `whenMissing`
- * (`MissingHeader.SharedCounter`) resolved; its other fields as given.
+ * A checked rule with its limit, `identity`, `cost`, a header's or parameter's `whenMissing`
+ * (`MissingHeader.SharedCounter`) and `rateLimitHeaders` (the filter's `headersOn`; `false` for a
+ * shadow rule) resolved; its other fields as given.
  */
-export function resolveRule(r: RateLimitRuleArgs): ResolvedRule {
-    const { requestsPerUnit: _requests, unit: _unit, shadow: _shadow, identity, cost, header, query, ...match } = r;
+export function resolveRule(r: RateLimitRuleArgs, headersOn: boolean): ResolvedRule {
+    const { requestsPerUnit: _requests, unit: _unit, shadow: _shadow, identity, cost, header, query, rateLimitHeaders, ...match } = r;
     return {
         ...match,
+        rateLimitHeaders: rateLimitHeaders ?? (r.shadow === true ? false : headersOn),
         ...(header ? { header: { ...header, whenMissing: header.whenMissing ?? MissingHeader.SharedCounter } } : {}),
         ...(query ? { query: { ...query, whenMissing: query.whenMissing ?? MissingHeader.SharedCounter } } : {}),
         ...(identity ? { identity: resolveIdentity(identity) } : {}),
