@@ -303,7 +303,7 @@ function addRules(rules: ResolvedRule[], c: SplitContext, sides: SplitLimits, vh
             if (excluded) vhostExcluded.push(excluded);
             continue;
         }
-        const vh = r.route.virtualHost ?? "";
+        const vh = r.route.virtualHost;
         const k = routeKey(vh, r.route.name);
         if (!split.routes.some((x) => routeKey(x.virtualHost, x.route) === k)) split.routes.push({ virtualHost: vh, route: r.route.name });
         if (side === fixed) {

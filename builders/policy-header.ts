@@ -53,9 +53,7 @@ export function policyItems(
     // (virtual host "", every host) already carries it there (`namedOnly`): listed once.
     if (route)
         return rules
-            .filter(
-                (r) => r.route?.name === route.name && (r.route.virtualHost === route.virtualHost || (r.route.virtualHost === undefined && !route.namedOnly)),
-            )
+            .filter((r) => r.route?.name === route.name && (r.route.virtualHost === route.virtualHost || (r.route.virtualHost === "" && !route.namedOnly)))
             .map((r) => item(r.name, r));
     const perPath = input.perPath;
     const pathsShown = input.headersOn;

@@ -251,10 +251,12 @@ export interface ResolvedLimit {
 /**
  * A checked rule as the builders read it: its match fields as given, its limit a `ResolvedLimit`,
  * its `identity` and `cost` resolved, its header's or parameter's `whenMissing` filled in (read
- * only with `perValue`), and whether its headers are shown.
+ * only with `perValue`), whether its headers are shown, and its route's virtual host.
  */
-export type ResolvedRule = Omit<RateLimitRuleArgs, keyof LimitArgs | "identity" | "cost" | "header" | "query" | "rateLimitHeaders"> &
+export type ResolvedRule = Omit<RateLimitRuleArgs, keyof LimitArgs | "identity" | "cost" | "header" | "query" | "rateLimitHeaders" | "route"> &
     ResolvedLimit & {
+        /** The rule's route; `virtualHost` `""` (every virtual host) when not given. */
+        readonly route?: { readonly name: string; readonly virtualHost: string };
         /** The rule's limit shows in the X-RateLimit headers and `RateLimit-Policy`: its own `rateLimitHeaders`, else the filter's (a shadow rule: hidden). */
         readonly rateLimitHeaders: boolean;
         readonly header?: Readonly<HeaderMatchArgs> & { readonly whenMissing: MissingHeader };

@@ -343,7 +343,7 @@ function gatewayRateLimits(
             vhostRateLimits.push(...entries);
             continue;
         }
-        const vh = r.route.virtualHost ?? "";
+        const vh = r.route.virtualHost;
         let patch = routePatches.find((p) => p.virtualHost === vh && p.route === r.route!.name);
         if (!patch) routePatches.push((patch = { virtualHost: vh, route: r.route.name, rateLimits: [] }));
         patch.rateLimits.push(...entries);

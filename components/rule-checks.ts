@@ -60,13 +60,14 @@ export function resolveLimit(l: LimitArgs): ResolvedLimit {
 
 /**
  * A checked rule with its limit, `identity`, `cost`, a header's or parameter's `whenMissing`
- * (`MissingHeader.SharedCounter`) and `rateLimitHeaders` (the filter's `headersOn`; `false` for a
- * shadow rule) resolved; its other fields as given.
+ * (`MissingHeader.SharedCounter`), `rateLimitHeaders` (the filter's `headersOn`; `false` for a
+ * shadow rule) and a route's `virtualHost` (`""`: every virtual host) resolved; its other fields as given.
  */
 export function resolveRule(r: RateLimitRuleArgs, headersOn: boolean): ResolvedRule {
-    const { requestsPerUnit: _requests, unit: _unit, shadow: _shadow, identity, cost, header, query, rateLimitHeaders, ...match } = r;
+    const { requestsPerUnit: _requests, unit: _unit, shadow: _shadow, identity, cost, header, query, rateLimitHeaders, route, ...match } = r;
     return {
         ...match,
+        ...(route ? { route: { name: route.name, virtualHost: route.virtualHost ?? "" } } : {}),
         rateLimitHeaders: rateLimitHeaders ?? (r.shadow === true ? false : headersOn),
         ...(header ? { header: { ...header, whenMissing: header.whenMissing ?? MissingHeader.SharedCounter } } : {}),
         ...(query ? { query: { ...query, whenMissing: query.whenMissing ?? MissingHeader.SharedCounter } } : {}),
