@@ -148,7 +148,7 @@ export type IdentityTarget = { selector: Record<string, string> } | { gatewayApi
 export function tokenChecks(
     instance: string,
     gateway: { namespace: string; target: IdentityTarget },
-    rules: readonly RateLimitRuleArgs[] = [],
+    rules: readonly RateLimitRuleArgs[],
 ): IstioSecurityObject[] {
     const jwtRules = jwtRulesOf(rules);
     if (!jwtRules.length) return [];
