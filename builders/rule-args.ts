@@ -250,8 +250,8 @@ export interface ResolvedLimit {
 
 /**
  * A checked rule as the builders read it: its match fields as given, its limit a `ResolvedLimit`,
- * its `identity` and `cost` resolved, its header's or parameter's `whenMissing` filled in (read
- * only with `perValue`), whether its headers are shown, and its route's virtual host.
+ * its `identity` and `cost` resolved, its header's or parameter's `whenMissing` and `valueCharset` filled in
+ * (read only with `perValue`), whether its headers are shown, and its route's virtual host.
  */
 export type ResolvedRule = Omit<RateLimitRuleArgs, keyof LimitArgs | "identity" | "cost" | "header" | "query" | "rateLimitHeaders" | "route"> &
     ResolvedLimit & {
@@ -259,8 +259,8 @@ export type ResolvedRule = Omit<RateLimitRuleArgs, keyof LimitArgs | "identity" 
         readonly route?: { readonly name: string; readonly virtualHost: string };
         /** The rule's limit shows in the X-RateLimit headers and `RateLimit-Policy`: its own `rateLimitHeaders`, else the filter's (a shadow rule: hidden). */
         readonly rateLimitHeaders: boolean;
-        readonly header?: Readonly<HeaderMatchArgs> & { readonly whenMissing: MissingHeader };
-        readonly query?: Readonly<QueryMatchArgs> & { readonly whenMissing: MissingHeader };
+        readonly header?: Readonly<HeaderMatchArgs> & { readonly whenMissing: MissingHeader; readonly valueCharset: ValueCharset };
+        readonly query?: Readonly<QueryMatchArgs> & { readonly whenMissing: MissingHeader; readonly valueCharset: ValueCharset };
         readonly identity?: ResolvedIdentity;
         readonly cost?: ResolvedRequestCost;
     };

@@ -15,6 +15,7 @@ import {
     LIMIT_UNIT_SECONDS,
     LimitArgs,
     LimitUnit,
+    HeaderMatchArgs,
     MissingHeader,
     PathLimitArgs,
     PerPathLimitsArgs,
@@ -22,6 +23,7 @@ import {
     ResolvedLimit,
     ResolvedPathLimit,
     ResolvedRule,
+    ValueCharset,
 } from "../builders/rule-args";
 
 export const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
@@ -60,7 +62,7 @@ export function resolveLimit(l: LimitArgs): ResolvedLimit {
 
 /**
  * A checked rule with its limit, `identity`, `cost`, a header's or parameter's `whenMissing`
- * (`MissingHeader.SharedCounter`), `rateLimitHeaders` (the filter's `headersOn`; `false` for a
+ * (`MissingHeader.SharedCounter`) and `valueCharset` (`ValueCharset.Utf8`), `rateLimitHeaders` (the filter's `headersOn`; `false` for a
  * shadow rule) and a route's `virtualHost` (`""`: every virtual host) resolved; its other fields as given.
  */
 export function resolveRule(r: RateLimitRuleArgs, headersOn: boolean): ResolvedRule {
@@ -69,12 +71,17 @@ export function resolveRule(r: RateLimitRuleArgs, headersOn: boolean): ResolvedR
         ...match,
         ...(route ? { route: { name: route.name, virtualHost: route.virtualHost ?? "" } } : {}),
         rateLimitHeaders: rateLimitHeaders ?? (r.shadow === true ? false : headersOn),
-        ...(header ? { header: { ...header, whenMissing: header.whenMissing ?? MissingHeader.SharedCounter } } : {}),
-        ...(query ? { query: { ...query, whenMissing: query.whenMissing ?? MissingHeader.SharedCounter } } : {}),
+        ...(header ? { header: { ...header, ...perValueDefaults(header) } } : {}),
+        ...(query ? { query: { ...query, ...perValueDefaults(query) } } : {}),
         ...(identity ? { identity: resolveIdentity(identity) } : {}),
         ...(cost ? { cost: resolveRequestCost(cost) } : {}),
         ...resolveLimit(r),
     };
+}
+
+/** A header's or query parameter's per-value fields with their defaults (read only with `perValue`). */
+function perValueDefaults(f: Pick<HeaderMatchArgs, "whenMissing" | "valueCharset">): { whenMissing: MissingHeader; valueCharset: ValueCharset } {
+    return { whenMissing: f.whenMissing ?? MissingHeader.SharedCounter, valueCharset: f.valueCharset ?? ValueCharset.Utf8 };
 }
 
 /** A checked named path with its limit resolved. */
