@@ -39,17 +39,7 @@ import {
     ruleEntries,
 } from "./rules";
 import { RateLimitEntry, RoutePatch } from "./rate-limit-entries";
-import {
-    CLIENT_KEY,
-    DEFAULT_PATH_KEY,
-    LIMIT_UNIT_SECONDS,
-    GlobalLimitsInput,
-    PathKeyMode,
-    RateLimitRuleArgs,
-    ResolvedLimit,
-    ResolvedPathLimit,
-    ResolvedRule,
-} from "./rule-args";
+import { CLIENT_KEY, LIMIT_UNIT_SECONDS, GlobalLimitsInput, PathKeyMode, RateLimitRuleArgs, ResolvedLimit, ResolvedPathLimit, ResolvedRule } from "./rule-args";
 import { RateLimitAction } from "./envoy-types";
 
 /** Where the counters live. */
@@ -217,13 +207,13 @@ function boundedPathAction(mode: PathKeyMode, pathKey: string): RateLimitAction 
     return { extension: { ...action.extension, typed_config: { ...action.extension.typed_config, text: BOUNDED_URL_PATH_EXPRESSION } } };
 }
 
-/** How the rules are read: the path mode, the descriptor keys, the client prefix and the catch-all's limit. */
+/** How the rules are read: the path mode, the descriptor keys, the client prefix, the filter's headers and the catch-all (its limit and key). */
 interface SplitContext {
     mode: PathKeyMode;
     ruleKey: string;
-    pathKey: string;
     prefix: ClientPrefix;
-    each?: ResolvedLimit;
+    headersOn: boolean;
+    catchAll?: { each: ResolvedLimit; pathKey: string };
 }
 
 /** What the rules leave for the per-value routes: the routes they name, the fixed side's exclusions per route, the per-value entries per route. */
@@ -240,21 +230,21 @@ export function splitLimits(plan: GlobalLimitsPlan): SplitLimits {
     const c: SplitContext = {
         mode: plan.mode,
         ruleKey: plan.ruleKey,
-        pathKey: plan.perPath?.key ?? DEFAULT_PATH_KEY,
         prefix: plan.prefix,
-        ...(plan.perPath?.eachPath ? { each: plan.perPath.eachPath } : {}),
+        headersOn: plan.headersOn,
+        ...(plan.perPath?.eachPath ? { catchAll: { each: plan.perPath.eachPath, pathKey: plan.perPath.key } } : {}),
     };
     const named = plan.perPath?.paths ?? [];
     const fixed: SideLimits = { vhostRateLimits: [], routePatches: [], configDescriptors: [] };
     const perValue: SideLimits = { vhostRateLimits: [], routePatches: [], configDescriptors: [] };
-    addNamedPaths(named, c, fixed);
+    if (plan.perPath) addNamedPaths(named, plan.perPath.key, c.mode, fixed);
     const vhostExcluded = named.map((p) => pathRegex({ exact: p.path }, c.mode));
     const split = addRules(plan.rules, c, { fixed, perValue }, vhostExcluded);
     const perValueVhostRules = [...perValue.vhostRateLimits];
     const scoped = vhostExcluded.length > 0 || split.routeExcluded.size > 0;
-    if (c.each) {
-        perValue.vhostRateLimits = [...catchAllEntries(vhostExcluded, scoped, c.mode, c.pathKey, c.prefix), ...perValueVhostRules];
-        const config = catchAllConfig(c.each, c.mode, c.pathKey);
+    if (c.catchAll) {
+        perValue.vhostRateLimits = [...catchAllEntries(vhostExcluded, scoped, c.mode, c.catchAll.pathKey, c.prefix), ...perValueVhostRules];
+        const config = catchAllConfig(c.catchAll.each, c.mode, c.catchAll.pathKey);
         perValue.configDescriptors.push(...(scoped ? [{ key: OTHER_PATHS_KEY, value: OTHER_PATHS_VALUE, descriptors: config }] : config));
     }
     // Every route a rule names gets the per-value entries it must send (the fixed side keeps
@@ -267,7 +257,9 @@ export function splitLimits(plan: GlobalLimitsPlan): SplitLimits {
             c.mode === PathKeyMode.Literal
                 ? []
                 : [
-                      ...(c.each ? catchAllEntries([...vhostExcluded, ...(split.routeExcluded.get(k) ?? [])], scoped, c.mode, c.pathKey, c.prefix) : []),
+                      ...(c.catchAll
+                          ? catchAllEntries([...vhostExcluded, ...(split.routeExcluded.get(k) ?? [])], scoped, c.mode, c.catchAll.pathKey, c.prefix)
+                          : []),
                       ...perValueVhostRules,
                   ];
         perValue.routePatches.push({ virtualHost, route, rateLimits: [...own, ...fromVhost] });
@@ -276,20 +268,20 @@ export function splitLimits(plan: GlobalLimitsPlan): SplitLimits {
 }
 
 /** Named paths: one fixed descriptor each, the same one the catch-all's action sent for them. */
-function addNamedPaths(named: ResolvedPathLimit[], c: SplitContext, fixed: SideLimits): void {
+function addNamedPaths(named: ResolvedPathLimit[], pathKey: string, mode: PathKeyMode, fixed: SideLimits): void {
     for (const p of named) {
         fixed.vhostRateLimits.push({
             actions: [
                 {
                     header_value_match: {
-                        descriptor_key: c.pathKey,
+                        descriptor_key: pathKey,
                         descriptor_value: p.path,
-                        headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: pathRegex({ exact: p.path }, c.mode) } }],
+                        headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: pathRegex({ exact: p.path }, mode) } }],
                     },
                 },
             ],
         });
-        fixed.configDescriptors.push({ key: c.pathKey, value: p.path, ...limitOf(p) });
+        fixed.configDescriptors.push({ key: pathKey, value: p.path, ...limitOf(p) });
     }
 }
 
@@ -303,15 +295,15 @@ function addRules(rules: ResolvedRule[], c: SplitContext, sides: SplitLimits, vh
     const split: RouteSplit = { routes: [], routeExcluded: new Map(), perValueRouteRules: new Map() };
     for (const r of rules) {
         const side = isPerValueRule(r) ? perValue : fixed;
-        const entries = costEntries(r.cost, ruleEntries(r, c.mode, c.ruleKey, undefined, c.prefix));
+        const entries = costEntries(r.cost, ruleEntries(r, c.mode, c.ruleKey, c.headersOn, c.prefix));
         side.configDescriptors.push(ruleConfig(r, c.ruleKey));
-        const excluded = c.each && side === fixed && refusesBeforeCatchAll(r, c.each) ? pathRegex(r.path!, c.mode) : undefined;
+        const excluded = c.catchAll && side === fixed && refusesBeforeCatchAll(r, c.catchAll.each) ? pathRegex(r.path!, c.mode) : undefined;
         if (!r.route) {
             side.vhostRateLimits.push(...entries);
             if (excluded) vhostExcluded.push(excluded);
             continue;
         }
-        const vh = r.route.virtualHost ?? "";
+        const vh = r.route.virtualHost;
         const k = routeKey(vh, r.route.name);
         if (!split.routes.some((x) => routeKey(x.virtualHost, x.route) === k)) split.routes.push({ virtualHost: vh, route: r.route.name });
         if (side === fixed) {

@@ -246,8 +246,8 @@ function localAndRedisPanels(m: MonitoringInput, window: string): PanelContent[]
     return panels;
 }
 
-/** The dashboard. `window` replaces Grafana's rate interval (for evaluating the queries elsewhere). */
-export function dashboardModel(m: MonitoringInput, window: string = RATE_WINDOW): Dashboard {
+/** The dashboard over the rate window `window`: Grafana's rate interval (`RATE_WINDOW`), or a fixed one to evaluate the queries elsewhere. */
+export function dashboardModel(m: MonitoringInput, window: string): Dashboard {
     const grid = new PanelGrid();
     grid.add(aboutPanel(m), 24, 3);
     const svc = m.serviceSelector;

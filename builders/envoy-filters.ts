@@ -56,8 +56,8 @@ export interface RateLimitFilterOptions extends RateLimitFilterCall {
     clusterName: string;
     /** Host name of the service (the gRPC authority). */
     authority: string;
-    /** The HTTP filter's name. Defaults to `envoy.filters.http.ratelimit` (the shared layout). */
-    filterName?: string;
+    /** The HTTP filter's name: `envoy.filters.http.ratelimit` (`RATELIMIT_FILTER`) in the shared layout, an instance's own name otherwise. */
+    filterName: string;
     /** The filter's `stage`; absent: Envoy's 0. */
     stage?: number;
     /** The filter's own `rate_limits` (read instead of any route's or virtual host's); absent: none. */
@@ -84,7 +84,7 @@ export function ratelimitHttpFilter(o: RateLimitFilterOptions): EnvoyFilterSpec 
             patch: {
                 operation: "INSERT_BEFORE",
                 value: {
-                    name: o.filterName ?? RATELIMIT_FILTER,
+                    name: o.filterName,
                     typed_config: {
                         "@type": RATELIMIT_TYPE,
                         domain: o.domain,

@@ -108,7 +108,7 @@ export function redisMemoryBytes(text: unknown): number | undefined {
  * live one window), memory bounded, counters evicted closest-to-expiry first (the fixed store) or
  * least frequently used first (the per-value store, with its LFU settings).
  */
-export function redisServerArgs(maxMemory: string, policy: string = REDIS_EVICTION_POLICY): string[] {
+export function redisServerArgs(maxMemory: string, policy: string): string[] {
     const lfu = policy === PER_VALUE_EVICTION_POLICY ? PER_VALUE_LFU_ARGS : [];
     return ["--save", "", "--appendonly", "no", "--maxmemory", maxMemory, "--maxmemory-policy", policy, ...lfu];
 }

@@ -42,6 +42,12 @@ export interface IdentityArgs {
     missing?: MissingIdentity;
 }
 
+/** A rule's `identity` as the builders read it (components/identity-checks.ts `resolveIdentity`): the claim and what a request without a verified identity meets, filled in. */
+export interface ResolvedIdentity {
+    readonly jwt: Readonly<JwtIdentityArgs> & { readonly claim: string };
+    readonly missing: MissingIdentity;
+}
+
 /** The claim keying the counter when `jwt.claim` is not given. */
 export const DEFAULT_IDENTITY_CLAIM = "sub";
 

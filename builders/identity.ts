@@ -28,18 +28,17 @@ import { IstioSecurityObject } from "../lib/k8s-object";
 import { RateLimitAction } from "./envoy-types";
 import { CLIENT_KEY, RateLimitRuleArgs } from "./rule-args";
 import {
-    DEFAULT_IDENTITY_CLAIM,
     IDENTITY_CLAIM_KEY,
     IDENTITY_FALLBACK_KEY,
     NO_CLAIM_VALUE,
     UNVERIFIED_VALUE,
     IDENTITY_ISSUER_KEY,
-    IdentityArgs,
     JWT_FILTER_NAME,
     JWT_PAYLOAD_KEY,
     JwtIdentityArgs,
     MissingIdentity,
     NO_IDENTITY_VALUE,
+    ResolvedIdentity,
 } from "./identity-args";
 
 /** A node of the service's config (builders/rules.ts `ConfigDescriptor`, which imports this file). */
@@ -49,15 +48,6 @@ export interface IdentityNode {
     rate_limit?: { unit: string; requests_per_unit: number };
     shadow_mode?: boolean;
     descriptors?: IdentityNode[];
-}
-
-/** The claim that keys the counter (`jwt.claim` or its default). */
-export function identityClaim(id: IdentityArgs): string {
-    return id.jwt.claim ?? DEFAULT_IDENTITY_CLAIM;
-}
-
-function missingOf(id: IdentityArgs): MissingIdentity {
-    return id.missing ?? MissingIdentity.PerClient;
 }
 
 /** Envoy's `metadata` action reading a verified token's payload field into `key` (`(none)` without one). */
@@ -79,11 +69,11 @@ export function payloadAction(field: string, key: string): RateLimitAction {
  * chooses unless the rule's own issuer verified it: the service keys a counter by every value of
  * its descriptor, so a claim of another issuer's token there would mint a counter per claim.
  */
-export function identityActions(id: IdentityArgs, client: RateLimitAction): RateLimitAction[][] {
+export function identityActions(id: ResolvedIdentity, client: RateLimitAction): RateLimitAction[][] {
     const iss = payloadAction("iss", IDENTITY_ISSUER_KEY);
-    const claim = payloadAction(identityClaim(id), IDENTITY_CLAIM_KEY);
+    const claim = payloadAction(id.jwt.claim, IDENTITY_CLAIM_KEY);
     const fallback = (value: string): RateLimitAction => ({ generic_key: { descriptor_key: IDENTITY_FALLBACK_KEY, descriptor_value: value } });
-    if (missingOf(id) === MissingIdentity.Refuse)
+    if (id.missing === MissingIdentity.Refuse)
         return [
             [iss, claim],
             [fallback(UNVERIFIED_VALUE), iss],
@@ -96,14 +86,14 @@ export function identityActions(id: IdentityArgs, client: RateLimitAction): Rate
 }
 
 /** The config nodes under an identity rule's name: the claim's counters, and what a request without a verified identity meets. */
-export function identityConfig(id: IdentityArgs, limit: () => Pick<IdentityNode, "rate_limit" | "shadow_mode">): IdentityNode[] {
+export function identityConfig(id: ResolvedIdentity, limit: () => Pick<IdentityNode, "rate_limit" | "shadow_mode">): IdentityNode[] {
     // A fresh object each time: a shared one would be written as a YAML alias.
     const none = () => {
         const l = limit();
         return { ...l, rate_limit: { unit: l.rate_limit!.unit, requests_per_unit: 0 } };
     };
     const issuer = id.jwt.issuer;
-    const refusing = missingOf(id) === MissingIdentity.Refuse;
+    const refusing = id.missing === MissingIdentity.Refuse;
     const perClient = (): IdentityNode[] => [{ key: CLIENT_KEY, ...limit() }];
     // A token of the issuer without the claim: refused here, or counted per client by the no-claim entry.
     const noClaim: IdentityNode = refusing
@@ -158,7 +148,7 @@ export type IdentityTarget = { selector: Record<string, string> } | { gatewayApi
 export function tokenChecks(
     instance: string,
     gateway: { namespace: string; target: IdentityTarget },
-    rules: readonly RateLimitRuleArgs[] = [],
+    rules: readonly RateLimitRuleArgs[],
 ): IstioSecurityObject[] {
     const jwtRules = jwtRulesOf(rules);
     if (!jwtRules.length) return [];

@@ -9,9 +9,8 @@
  * (a rule's `rateLimitHeaders: false`, or every rule when the filter's headers are off and the rule
  * does not switch them on). Shadow limits never refuse and are not published. Pure.
  */
-import { RateLimitHeaders } from "./envoy-filters";
-import { ResolvedLimit, ResolvedRule } from "./rule-args";
-import { GlobalLimitsPlan, ruleHeadersShown } from "./rules";
+import { ResolvedLimit } from "./rule-args";
+import { GlobalLimitsPlan } from "./rules";
 import { HeaderValueOption } from "./envoy-types";
 
 /** The header's name as Envoy writes it (lower case, as HTTP/2 requires). */
@@ -39,32 +38,25 @@ function item(name: string, l: ResolvedLimit): PolicyItem {
     return { name, quota: l.requests, windowSeconds: l.seconds };
 }
 
-function published(r: Pick<ResolvedRule, "shadow" | "rateLimitHeaders">, headers: RateLimitHeaders): boolean {
-    // Shown in the headers, and able to refuse (a shadow limit never does).
-    return !r.shadow && ruleHeadersShown(r, headers === RateLimitHeaders.Draft03);
-}
-
 /**
  * The policies of a virtual host (`route` undefined: its per-path limits and the rules on no
  * route) or of one named route (the rules placed on it). Rules and limits that failed their checks
  * must be left out by the caller.
  */
 export function policyItems(
-    input: Pick<GlobalLimitsPlan, "rules" | "perPath">,
-    headers: RateLimitHeaders,
+    input: Pick<GlobalLimitsPlan, "rules" | "perPath" | "headersOn">,
     route?: { name: string; virtualHost: string; namedOnly?: boolean },
 ): PolicyItem[] {
-    const rules = input.rules.filter((r) => published(r, headers));
+    // Shown in the headers (resolved: the rule's own setting, else the filter's), and able to refuse (a shadow limit never does).
+    const rules = input.rules.filter((r) => !r.shadow && r.rateLimitHeaders);
     // A rule naming no virtual host sits on the route of every virtual host, unless its own patch
     // (virtual host "", every host) already carries it there (`namedOnly`): listed once.
     if (route)
         return rules
-            .filter(
-                (r) => r.route?.name === route.name && (r.route.virtualHost === route.virtualHost || (r.route.virtualHost === undefined && !route.namedOnly)),
-            )
+            .filter((r) => r.route?.name === route.name && (r.route.virtualHost === route.virtualHost || (r.route.virtualHost === "" && !route.namedOnly)))
             .map((r) => item(r.name, r));
     const perPath = input.perPath;
-    const pathsShown = headers === RateLimitHeaders.Draft03;
+    const pathsShown = input.headersOn;
     return [
         ...(pathsShown ? (perPath?.paths ?? []).filter((p) => !p.shadow).map((p) => item(p.path, p)) : []),
         ...rules.filter((r) => !r.route).map((r) => item(r.name, r)),

@@ -15,7 +15,7 @@
  *
  * Pure: no Pulumi runtime, no I/O.
  */
-import { HCM_FILTER, LOCAL_RATELIMIT_FILTER, LOCAL_RATELIMIT_TYPE, RATELIMIT_FILTER } from "./envoy-filters";
+import { HCM_FILTER, LOCAL_RATELIMIT_TYPE } from "./envoy-filters";
 import { ConfigDescriptor } from "./rules";
 import { RateLimitEntry } from "./rate-limit-entries";
 import { LIMIT_UNIT_SECONDS, LimitUnit } from "./rule-args";
@@ -147,10 +147,10 @@ export interface PreLimitPlacement {
     ports: number[];
     /** Virtual host names; `[""]`: every virtual host (allVirtualHosts). */
     virtualHosts: string[];
-    /** The local filter's name. Defaults to `envoy.filters.http.local_ratelimit`. */
-    localFilterName?: string;
-    /** The name of the rate-limit filter it goes before. Defaults to `envoy.filters.http.ratelimit`. */
-    globalFilterName?: string;
+    /** The local filter's name (`envoy.filters.http.local_ratelimit` in the shared layout). */
+    localFilterName: string;
+    /** The name of the rate-limit filter it goes before (`envoy.filters.http.ratelimit` in the shared layout). */
+    globalFilterName: string;
     /** Per-route configs (the per-instance layout: a route with descriptors of its own). Defaults to none. */
     routes?: { virtualHost: string; route: string; config: LocalRateLimitConfig }[];
 }
@@ -164,13 +164,13 @@ export interface PreLimitPlacement {
  */
 export function preLimitPatches(p: PreLimitPlacement, config: LocalRateLimitConfig): EnvoyFilterPatch[] {
     const listeners = p.ports.length ? p.ports.map((portNumber) => ({ portNumber })) : [{}];
-    const local = p.localFilterName ?? LOCAL_RATELIMIT_FILTER;
+    const local = p.localFilterName;
     return [
         ...listeners.map((port): EnvoyFilterPatch => ({
             applyTo: "HTTP_FILTER",
             match: {
                 context: "GATEWAY",
-                listener: { ...port, filterChain: { filter: { name: HCM_FILTER, subFilter: { name: p.globalFilterName ?? RATELIMIT_FILTER } } } },
+                listener: { ...port, filterChain: { filter: { name: HCM_FILTER, subFilter: { name: p.globalFilterName } } } },
             },
             patch: {
                 operation: "INSERT_BEFORE",

@@ -45,6 +45,9 @@ export interface RequestCostArgs {
     maxCost?: number;
 }
 
+/** A rule's `cost` as the builders read it (components/request-cost-checks.ts `resolveRequestCost`): `missingCost` filled in. */
+export type ResolvedRequestCost = Readonly<RequestCostArgs> & { readonly missingCost: number };
+
 /** The largest cost Envoy sends for one descriptor (its `hits_addend` is at most 10^9). */
 export const MAX_COST = 1_000_000_000;
 

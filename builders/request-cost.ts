@@ -25,7 +25,7 @@
  *   (`responseCostPatches`), which the stream-done call reads.
  */
 import { HCM_FILTER, ROUTER_FILTER, TYPE_URL_PREFIX } from "./envoy-filters";
-import { DEFAULT_MISSING_COST, HEADER_COST_REGEX, RESPONSE_COST_NAMESPACE, RequestCostArgs, upToPattern } from "./request-cost-args";
+import { HEADER_COST_REGEX, RESPONSE_COST_NAMESPACE, ResolvedRequestCost, upToPattern } from "./request-cost-args";
 import type { RateLimitEntry } from "./rate-limit-entries";
 import { EnvoyFilterPatch, HeaderMatcher, HeaderToMetadataRule } from "./envoy-types";
 
@@ -41,19 +41,14 @@ export interface CostEntry extends RateLimitEntry {
     apply_on_stream_done?: boolean;
 }
 
-/** `missingCost` with its default for the kind of header cost. */
-export function missingCostOf(c: RequestCostArgs): number {
-    return c.missingCost ?? (c.responseHeader !== undefined ? DEFAULT_MISSING_COST.responseHeader : DEFAULT_MISSING_COST.requestHeader);
-}
-
 /** The dynamic-metadata key a response cost is copied to: one per header and missing cost (two rules may differ in `missingCost`). */
-export function responseCostKey(c: RequestCostArgs): string {
-    const missing = missingCostOf(c);
+export function responseCostKey(c: ResolvedRequestCost): string {
+    const missing = c.missingCost;
     return missing === 0 ? c.responseHeader! : `${c.responseHeader!}.or-${missing}`;
 }
 
 /** The `hits_addend` format of a response cost: the value the header-to-metadata filter wrote. */
-export function responseCostFormat(c: RequestCostArgs): string {
+export function responseCostFormat(c: ResolvedRequestCost): string {
     return `%DYNAMIC_METADATA(${RESPONSE_COST_NAMESPACE}:${responseCostKey(c)})%`;
 }
 
@@ -81,12 +76,12 @@ function withCondition(e: RateLimitEntry, condition: HeaderMatcher): RateLimitEn
  * A request-header cost's entries in exclusive forms: a whole number (at most `maxCost`) as sent; a
  * larger whole number as `maxCost`; anything else as `missingCost`.
  */
-function requestHeaderEntries(cost: RequestCostArgs, name: string, entries: RateLimitEntry[]): CostEntry[] {
+function requestHeaderEntries(cost: ResolvedRequestCost, name: string, entries: RateLimitEntry[]): CostEntry[] {
     const max = cost.maxCost;
     const bounded = (valid: boolean) => ({ name, safe_regex_match: { google_re2: {}, regex: upToPattern(max!) }, ...(valid ? {} : { invert_match: true }) });
     return entries.flatMap((e) => {
         const number = withCondition(e, costHeaderCondition(name, true));
-        const other = { ...withCondition(e, costHeaderCondition(name, false)), hits_addend: { number: missingCostOf(cost) } };
+        const other = { ...withCondition(e, costHeaderCondition(name, false)), hits_addend: { number: cost.missingCost } };
         if (max === undefined) return [{ ...number, hits_addend: { format: `%REQ(${name})%` } }, other];
         return [
             { ...withCondition(number, bounded(true)), hits_addend: { format: `%REQ(${name})%` } },
@@ -97,7 +92,7 @@ function requestHeaderEntries(cost: RequestCostArgs, name: string, entries: Rate
 }
 
 /** A rule's `rate_limits` entries with its cost (the entries unchanged without one). */
-export function costEntries(cost: RequestCostArgs | undefined, entries: RateLimitEntry[]): CostEntry[] {
+export function costEntries(cost: ResolvedRequestCost | undefined, entries: RateLimitEntry[]): CostEntry[] {
     if (!cost) return entries;
     if (cost.fixed !== undefined) return entries.map((e) => ({ ...e, hits_addend: { number: cost.fixed! } }));
     if (cost.requestHeader !== undefined) return requestHeaderEntries(cost, cost.requestHeader, entries);
@@ -108,17 +103,17 @@ export function costEntries(cost: RequestCostArgs | undefined, entries: RateLimi
 }
 
 /** The response costs of a set of rules, one per metadata key (header and missing cost). */
-export function responseCosts(costs: (RequestCostArgs | undefined)[]): RequestCostArgs[] {
-    const byKey = new Map<string, RequestCostArgs>();
+export function responseCosts(costs: (ResolvedRequestCost | undefined)[]): ResolvedRequestCost[] {
+    const byKey = new Map<string, ResolvedRequestCost>();
     for (const c of costs) if (c?.responseHeader !== undefined) byKey.set(responseCostKey(c), c);
     return [...byKey.values()];
 }
 
 /** The header-to-metadata filter's rules: each response cost header copied (as a number) to its key. */
-export function responseCostRules(costs: RequestCostArgs[]): HeaderToMetadataRule[] {
+export function responseCostRules(costs: ResolvedRequestCost[]): HeaderToMetadataRule[] {
     return costs.map((c): HeaderToMetadataRule => {
         const target = { metadata_namespace: RESPONSE_COST_NAMESPACE, key: responseCostKey(c), type: "NUMBER" as const };
-        const missing = missingCostOf(c);
+        const missing = c.missingCost;
         return {
             header: c.responseHeader!,
             on_header_present: target,
@@ -133,7 +128,7 @@ export function responseCostRules(costs: RequestCostArgs[]): HeaderToMetadataRul
  * listener port (as the rate-limit filter's), inserted before the router under `filterName`.
  * Empty without a response cost.
  */
-export function responseCostPatches(costs: RequestCostArgs[], ports: number[], filterName: string): EnvoyFilterPatch[] {
+export function responseCostPatches(costs: ResolvedRequestCost[], ports: number[], filterName: string): EnvoyFilterPatch[] {
     if (!costs.length) return [];
     const listeners = ports.length ? ports.map((portNumber) => ({ portNumber })) : [{}];
     return listeners.map((port): EnvoyFilterPatch => ({

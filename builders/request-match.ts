@@ -172,7 +172,7 @@ function queryValueUnit(charset: ValueCharset): string {
  * (`queryValueUnit`). With the request not ambiguous (the name once in any spelling), that one
  * occurrence is the one Envoy's `query_parameters` sends.
  */
-export function trustedQueryValueRegex(name: string, charset: ValueCharset = ValueCharset.Utf8): string {
+export function trustedQueryValueRegex(name: string, charset: ValueCharset): string {
     const exact = [...name].map((c) => (c === " " ? encodedByte(0x20) : charPattern(c, false))).join("");
     return `[^?]*\\?(?:.*&)?${exact}(?:=${queryValueUnit(charset)}*)?(?:&.*)?`;
 }
@@ -192,7 +192,7 @@ export function pathCondition(regex: string, invert = false): HeaderMatcher {
 }
 
 /** RE2: one header value a per-value rule may send: valid UTF-8 (or printable ASCII), no comma, no control character; full match. */
-export function headerValueRegex(charset: ValueCharset = ValueCharset.Utf8): string {
+export function headerValueRegex(charset: ValueCharset): string {
     const utf8 = charset === ValueCharset.PrintableAscii ? "" : "\\x{A0}-\\x{D7FF}\\x{E000}-\\x{10FFFF}";
     return `[\\x{20}-\\x{2B}\\x{2D}-\\x{7E}${utf8}]*`;
 }

@@ -4,8 +4,8 @@
  * analyzer reads the enums as enums.
  */
 import { ClientCidrArgs } from "./client-cidr";
-import { IdentityArgs } from "./identity-args";
-import { RequestCostArgs } from "./request-cost-args";
+import { IdentityArgs, ResolvedIdentity } from "./identity-args";
+import { RequestCostArgs, ResolvedRequestCost } from "./request-cost-args";
 
 /** Time unit of a limit (envoyproxy/ratelimit's units). */
 export const LimitUnit = {
@@ -248,8 +248,22 @@ export interface ResolvedLimit {
     readonly shadow: boolean;
 }
 
-/** A checked rule with its limit resolved: its match fields as given, its limit a `ResolvedLimit`. */
-export type ResolvedRule = Omit<RateLimitRuleArgs, keyof LimitArgs> & ResolvedLimit;
+/**
+ * A checked rule as the builders read it: its match fields as given, its limit a `ResolvedLimit`,
+ * its `identity` and `cost` resolved, its header's or parameter's `whenMissing` and `valueCharset` filled in
+ * (read only with `perValue`), whether its headers are shown, and its route's virtual host.
+ */
+export type ResolvedRule = Omit<RateLimitRuleArgs, keyof LimitArgs | "identity" | "cost" | "header" | "query" | "rateLimitHeaders" | "route"> &
+    ResolvedLimit & {
+        /** The rule's route; `virtualHost` `""` (every virtual host) when not given. */
+        readonly route?: { readonly name: string; readonly virtualHost: string };
+        /** The rule's limit shows in the X-RateLimit headers and `RateLimit-Policy`: its own `rateLimitHeaders`, else the filter's (a shadow rule: hidden). */
+        readonly rateLimitHeaders: boolean;
+        readonly header?: Readonly<HeaderMatchArgs> & { readonly whenMissing: MissingHeader; readonly valueCharset: ValueCharset };
+        readonly query?: Readonly<QueryMatchArgs> & { readonly whenMissing: MissingHeader; readonly valueCharset: ValueCharset };
+        readonly identity?: ResolvedIdentity;
+        readonly cost?: ResolvedRequestCost;
+    };
 
 /** A checked named path with its limit resolved. */
 export type ResolvedPathLimit = ResolvedLimit & { readonly path: string };

@@ -51,11 +51,8 @@
 import { MASKED_REMOTE_ADDRESS_KEY, cidrsOf, maskedRemoteAddressActions } from "./client-cidr";
 import {
     CLIENT_KEY,
-    ClientPrefixArgs,
-    DEFAULT_CLIENT_PREFIX,
     MISSING_VALUE_KEY,
     MISSING_VALUE_VALUE,
-    DEFAULT_PATH_KEY,
     MissingHeader,
     PathKeyMode,
     PathMatchArgs,
@@ -113,7 +110,7 @@ export const URL_PATH_EXPRESSION = "request.url_path";
 export { escapeRe2, QUERY_VALUE_KEY, REMOTE_ADDRESS_KEY, UNTRUSTED_VALUE_KEY, UNTRUSTED_VALUE_VALUE };
 
 /** The `:path` regex of a path match (query tolerant in url-path mode). Exported for testing. */
-export function pathRegex(m: PathMatchArgs, mode: PathKeyMode = PathKeyMode.UrlPath): string {
+export function pathRegex(m: PathMatchArgs, mode: PathKeyMode): string {
     const literal = mode === PathKeyMode.Literal;
     if (m.exact !== undefined) return literal ? escapeRe2(m.exact) : `(?:${escapeRe2(m.exact)})(?:\\?.*)?`;
     if (m.prefix !== undefined) {
@@ -124,7 +121,7 @@ export function pathRegex(m: PathMatchArgs, mode: PathKeyMode = PathKeyMode.UrlP
 }
 
 /** The action sending the request's path as `key` (the per-path counters). */
-export function pathDescriptorAction(mode: PathKeyMode, key: string = DEFAULT_PATH_KEY): RateLimitAction {
+export function pathDescriptorAction(mode: PathKeyMode, key: string): RateLimitAction {
     if (mode === PathKeyMode.Literal) return { request_headers: { header_name: ":path", descriptor_key: key } };
     return { extension: { name: EXPR_DESCRIPTOR_EXTENSION, typed_config: { "@type": EXPR_DESCRIPTOR_TYPE, descriptor_key: key, text: URL_PATH_EXPRESSION } } };
 }
@@ -134,20 +131,10 @@ export function limitOf(l: ResolvedLimit): Pick<ConfigDescriptor, "rate_limit" |
     return { rate_limit: { unit: l.unit, requests_per_unit: l.requests }, ...(l.shadow ? { shadow_mode: true } : {}) };
 }
 
-/** Whether a rule's limit shows in the X-RateLimit headers: its own `rateLimitHeaders`, else the filter's (a shadow rule: hidden). */
-export function ruleHeadersShown(r: Pick<ResolvedRule, "shadow" | "rateLimitHeaders">, headersOn: boolean): boolean {
-    return r.rateLimitHeaders ?? (r.shadow === true ? false : headersOn);
-}
-
-/** The client prefix lengths in force (`clientPrefix` with its defaults). */
+/** The client prefix lengths in force (`clientPrefix` with its defaults: components/limits-plan.ts `resolveClientPrefix`). */
 export interface ClientPrefix {
     v4: number;
     v6: number;
-}
-
-/** `clientPrefix` with its defaults filled in. */
-export function clientPrefixOf(p: ClientPrefixArgs | undefined): ClientPrefix {
-    return { v4: p?.v4 ?? DEFAULT_CLIENT_PREFIX.v4, v6: p?.v6 ?? DEFAULT_CLIENT_PREFIX.v6 };
 }
 
 /** The action keying a request by its client: the trusted address's leading `prefix` bits (`masked_remote_address`). */
@@ -156,10 +143,10 @@ export function clientAction(prefix: ClientPrefix): RateLimitAction {
 }
 
 /** The `rate_limits` entries of a rule: its value's (or its own), its fallbacks', or with `clientCidr` one per distinct prefix length. */
-export function ruleEntries(r: ResolvedRule, mode: PathKeyMode, key: string, headersOn = true, prefix = clientPrefixOf(undefined)): RateLimitEntry[] {
+export function ruleEntries(r: ResolvedRule, mode: PathKeyMode, key: string, headersOn: boolean, prefix: ClientPrefix): RateLimitEntry[] {
     // Written only where the rule differs from its filter: an entry's own option would also switch
     // the headers on for the gateway's pre-limit (a local rate-limit filter reading the same entries).
-    const shown = ruleHeadersShown(r, headersOn);
+    const shown = r.rateLimitHeaders;
     const headers = shown === headersOn ? {} : { x_ratelimit_option: shown ? ("DRAFT_VERSION_03" as const) : ("OFF" as const) };
     if (r.clientCidr) {
         const tail = r.clientCidr.perAddress ? [clientAction(prefix)] : [];
@@ -271,8 +258,9 @@ function perValueKeyOf(r: ResolvedRule): string | undefined {
     return r.header?.perValue ? r.header.name : r.query?.perValue ? QUERY_VALUE_KEY : undefined;
 }
 
-function missingOf(r: ResolvedRule): MissingHeader {
-    return (r.header?.perValue ? r.header.whenMissing : r.query?.whenMissing) ?? MissingHeader.SharedCounter;
+/** What a per-value rule does with a request without its header or parameter (`whenMissing`, resolved); undefined for other rules. */
+function missingOf(r: ResolvedRule): MissingHeader | undefined {
+    return r.header?.perValue ? r.header.whenMissing : r.query?.perValue ? r.query.whenMissing : undefined;
 }
 
 /** The service's config of a rule: its name's node, with the value's, the client's and the fallbacks' nodes under it. */
@@ -355,7 +343,7 @@ function gatewayRateLimits(
             vhostRateLimits.push(...entries);
             continue;
         }
-        const vh = r.route.virtualHost ?? "";
+        const vh = r.route.virtualHost;
         let patch = routePatches.find((p) => p.virtualHost === vh && p.route === r.route!.name);
         if (!patch) routePatches.push((patch = { virtualHost: vh, route: r.route.name, rateLimits: [] }));
         patch.rateLimits.push(...entries);

@@ -9,7 +9,7 @@
  * Pure: no Pulumi runtime, no I/O.
  */
 import { ConfigDescriptor, GlobalLimitsPlan, limitOf, ruleConfig } from "./rules";
-import { MAX_VALUE_BYTES, ResolvedLimit, ResolvedRule } from "./rule-args";
+import { ResolvedLimit, ResolvedRule } from "./rule-args";
 import { MAX_COUNTED_PATH_BYTES, isPerValueRule, longestCounterKeyBytes } from "./counter-stores";
 import { counterBytes, countersHeld, redisMemoryBytes } from "./failure-bounds";
 
@@ -70,7 +70,7 @@ function valueOf(r: ResolvedRule): { value: string; unverified: boolean } {
 export function perValueFigures(
     plan: Pick<GlobalLimitsPlan, "rules" | "perPath" | "ruleKey">,
     store: PerValueStore,
-    valueBytes = MAX_VALUE_BYTES,
+    valueBytes: number,
 ): PerValueRuleFigures[] {
     const ruleKey = plan.ruleKey;
     const out: PerValueRuleFigures[] = [];

@@ -135,7 +135,8 @@ function httpFilter(r: ResolvedGlobalRateLimit): EnvoyFilterSpec {
         ...r.call,
         clusterName: r.endpoint.clusterName,
         authority: r.endpoint.host,
-        ...(r.perInstance ? { filterName: r.filterNames.global, stage: PER_INSTANCE_STAGE } : {}),
+        filterName: r.filterNames.global,
+        ...(r.perInstance ? { stage: PER_INSTANCE_STAGE } : {}),
     });
     // Only from limits that all passed their checks (a refused plan creates nothing anyway).
     const policy = r.policyHeaderReady ? policyFilter(r) : undefined;
@@ -161,19 +162,19 @@ function preLimitPatchesOf(r: ResolvedGlobalRateLimit): EnvoyFilterPatch[] {
     if (!pre?.buckets.length) return [];
     const { gateway: gw, fixed, pathKey } = r;
     const vhMode = pathKey === PathKeyMode.Literal ? "OVERRIDE" : "INCLUDE";
+    const names = { localFilterName: r.filterNames.local, globalFilterName: r.filterNames.global };
     const placement = r.perInstance
         ? {
               ports: gw.ports,
               virtualHosts: r.vhostNames,
-              localFilterName: r.filterNames.local,
-              globalFilterName: r.filterNames.global,
+              ...names,
               routes: r.routePatches.map((p) => ({
                   virtualHost: p.virtualHost,
                   route: p.route,
                   config: preLimitConfig(pre.buckets, vhMode, routeDescriptors(p, fixed.vhostRateLimits, pathKey)),
               })),
           }
-        : { ports: gw.ports, virtualHosts: r.vhostNames };
+        : { ports: gw.ports, virtualHosts: r.vhostNames, ...names };
     return preLimitPatches(placement, preLimitConfig(pre.buckets, vhMode, r.perInstance ? fixed.vhostRateLimits : undefined));
 }
 
@@ -181,11 +182,11 @@ function preLimitPatchesOf(r: ResolvedGlobalRateLimit): EnvoyFilterPatch[] {
 function policyFilter(r: ResolvedGlobalRateLimit): EnvoyFilterSpec | undefined {
     // The service's shadow mode refuses nothing: no policy to publish.
     if (r.shadowMode) return undefined;
-    const { resolvedLimits: limits, headers, routePatches, gateway: gw } = r;
+    const { resolvedLimits: limits, routePatches, gateway: gw } = r;
     // With the literal path key a route's own rules replace the host's, so a host-wide header would
     // list limits those routes do not apply: then only the routes publish theirs.
     const literalRoutes = r.pathKey === PathKeyMode.Literal && routePatches.length > 0;
-    const vhostValue = literalRoutes ? undefined : policyHeaderValue(policyItems(limits, headers));
+    const vhostValue = literalRoutes ? undefined : policyHeaderValue(policyItems(limits));
     const vhosts = vhostValue === undefined ? [] : r.vhostNames.map((name) => ({ name, header: policyHeaderOption(vhostValue) }));
     const everyHost = new Set(routePatches.filter((p) => p.virtualHost === "").map((p) => p.route));
     const seen = new Set<string>();
@@ -193,7 +194,7 @@ function policyFilter(r: ResolvedGlobalRateLimit): EnvoyFilterSpec | undefined {
         if (seen.has(`${p.virtualHost}|${p.route}`)) return [];
         seen.add(`${p.virtualHost}|${p.route}`);
         const at = { name: p.route, virtualHost: p.virtualHost, namedOnly: p.virtualHost !== "" && everyHost.has(p.route) };
-        const value = policyHeaderValue(policyItems(limits, headers, at));
+        const value = policyHeaderValue(policyItems(limits, at));
         return value === undefined ? [] : [{ virtualHost: p.virtualHost, route: p.route, header: policyHeaderOption(value) }];
     });
     return policyHeaderFilter(gw.target, vhosts, routes);

@@ -9,7 +9,7 @@ import { FilterLayout, LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER, RateLimitFilter
 import { expirationJitterFor, redisTimeoutOf } from "../builders/failure-bounds";
 import { PreLimitPlan, preLimitPlan } from "../builders/pre-limit";
 import { HEADER_TO_METADATA_FILTER, responseCosts } from "../builders/request-cost";
-import { RequestCostArgs } from "../builders/request-cost-args";
+import { ResolvedRequestCost } from "../builders/request-cost-args";
 import { RoutePatch } from "../builders/rate-limit-entries";
 import { GlobalLimitsInput, PathKeyMode, RateLimitRuleArgs } from "../builders/rule-args";
 import { deepFreeze, plainCopy } from "../lib/frozen";
@@ -100,7 +100,7 @@ export interface ResolvedGlobalRateLimit {
     readonly listenerKeys: string[];
     readonly accessLog?: ResolvedAccessLog;
     /** The response costs of the rules, once each. */
-    readonly responseCosts: RequestCostArgs[];
+    readonly responseCosts: ResolvedRequestCost[];
     readonly perValue?: ResolvedPerValue;
     readonly perValueFigures: PerValueFiguresPlan;
     /** The dashboard's and alert rules' input, names and placement, and the switches as given (their size problems name them). */
@@ -169,7 +169,7 @@ export function resolveWithFallbacks(args: GlobalRateLimitArgs): { problems: Pro
         platformDefaultsOff: platformDefaultsOffHosts(a, base.layout, gw.virtualHosts),
         // Only the shared layout reads the listener's route rate_limits: per-instance filters never meet.
         listenerKeys: perInstance ? [] : (gw.all ? ["*"] : gw.ports.map(String)).map((port) => `${gw.namespace}|${JSON.stringify(gw.target)}|${port}`),
-        responseCosts: responseCosts((a.rules ?? []).map((r) => r?.cost)),
+        responseCosts: responseCosts(base.limits.rules.map((r) => r.cost)),
         ...rest,
         policyHeaderReady,
     };

@@ -5,7 +5,7 @@
  */
 import { fieldProblem, oneOfProblems } from "../lib/field-checks";
 import { Problem } from "../lib/problems";
-import { DEFAULT_IDENTITY_CLAIM, MissingIdentity, NO_IDENTITY_VALUE } from "../builders/identity-args";
+import { DEFAULT_IDENTITY_CLAIM, IdentityArgs, MissingIdentity, NO_IDENTITY_VALUE, ResolvedIdentity } from "../builders/identity-args";
 
 /** The longest issuer, claim name or audience accepted (the issuer is a descriptor value in every counter's key). */
 export const MAX_IDENTITY_TEXT = 256;
@@ -147,4 +147,9 @@ export function checkIssuersAgree(rules: readonly any[], problems: Problem[]): v
             );
         }
     });
+}
+
+/** A checked `identity` with its defaults filled in: the claim (`sub`) and `missing` (`MissingIdentity.PerClient`). */
+export function resolveIdentity(id: IdentityArgs): ResolvedIdentity {
+    return { jwt: { ...id.jwt, claim: id.jwt.claim ?? DEFAULT_IDENTITY_CLAIM }, missing: id.missing ?? MissingIdentity.PerClient };
 }

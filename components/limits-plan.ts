@@ -9,9 +9,9 @@ import { checkIssuersAgree } from "./identity-checks";
 import { Problem } from "../lib/problems";
 import { givenProblems } from "../lib/field-decl";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
-import { DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rule-args";
+import { ClientPrefixArgs, DEFAULT_CLIENT_PREFIX, DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rule-args";
 import { RULE_SHAPE, checkClientPrefix, checkPerPath, resolveLimit, resolvePathLimit, resolveRule, validateRule } from "./rule-checks";
-import { CompiledLimits, GlobalLimitsPlan, buildGlobalLimits, clientPrefixOf } from "../builders/rules";
+import { ClientPrefix, CompiledLimits, GlobalLimitsPlan, buildGlobalLimits } from "../builders/rules";
 
 /** Checks the limits (every problem at once) and plans the valid ones. */
 export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimitsPlan; problems: Problem[] } {
@@ -54,10 +54,11 @@ export function resolveCheckedLimits(input: GlobalLimitsInput): GlobalLimitsPlan
 /** The plan of `rules` (those that passed their checks) and the rest of `input`: every limit resolved, every default filled in. */
 function resolvedPlan(input: GlobalLimitsInput, rules: RateLimitRuleArgs[]): GlobalLimitsPlan {
     const perPath = input.perPath;
+    const headersOn = input.headersOn !== false;
     return {
         mode: input.pathKey ?? GLOBAL_FIELDS.pathKey.default,
         ruleKey: input.ruleKey ?? GLOBAL_ARGS_FIELDS.ruleKey.default,
-        rules: rules.map(resolveRule),
+        rules: rules.map((r) => resolveRule(r, headersOn)),
         // A null entry is a problem of the checks; it must not crash the build (every problem is reported at once).
         perPath: perPath
             ? {
@@ -66,9 +67,14 @@ function resolvedPlan(input: GlobalLimitsInput, rules: RateLimitRuleArgs[]): Glo
                   ...(perPath.eachPath ? { eachPath: resolveLimit(perPath.eachPath) } : {}),
               }
             : undefined,
-        prefix: clientPrefixOf(input.clientPrefix),
-        headersOn: input.headersOn !== false,
+        prefix: resolveClientPrefix(input.clientPrefix),
+        headersOn,
     };
+}
+
+/** `clientPrefix` with its defaults filled in (/32 for IPv4, /64 for IPv6). */
+export function resolveClientPrefix(p: ClientPrefixArgs | undefined): ClientPrefix {
+    return { v4: p?.v4 ?? DEFAULT_CLIENT_PREFIX.v4, v6: p?.v6 ?? DEFAULT_CLIENT_PREFIX.v6 };
 }
 
 /** The builder's output with the problems of the limits it was built from (the invalid rules left out). */

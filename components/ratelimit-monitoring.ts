@@ -8,7 +8,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { RuleGroup, alertRules } from "../builders/alerts";
-import { dashboardModel } from "../builders/dashboard";
+import { RATE_WINDOW, dashboardModel } from "../builders/dashboard";
 import { LOCAL_STAT_PREFIX } from "../builders/envoy-filters";
 import { MonitoringInput } from "../builders/monitoring";
 import { stackLabels } from "../lib/common";
@@ -319,7 +319,7 @@ export function resolveMonitoring(args: MonitoringArgs | undefined, c: Monitorin
 export function buildMonitoring(m: ResolvedMonitoring): MonitoringPlan {
     return {
         input: m.input,
-        ...(m.dashboard ? { dashboard: { ...m.dashboard, json: m.valid ? JSON.stringify(dashboardModel(m.input), null, 2) : "" } } : {}),
+        ...(m.dashboard ? { dashboard: { ...m.dashboard, json: m.valid ? JSON.stringify(dashboardModel(m.input, RATE_WINDOW), null, 2) : "" } } : {}),
         ...(m.rules ? { rules: { ...m.rules, groups: m.valid ? alertRules(m.input) : [] } } : {}),
     };
 }

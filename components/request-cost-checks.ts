@@ -4,7 +4,7 @@
  * problems, throws nothing.
  */
 import { Problem } from "../lib/problems";
-import { MAX_COST } from "../builders/request-cost-args";
+import { DEFAULT_MISSING_COST, MAX_COST, RequestCostArgs, ResolvedRequestCost } from "../builders/request-cost-args";
 
 /** A header name the cost can be read from: lower case token characters, no pseudo-header (`:path` is no number). */
 const COST_HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
@@ -119,4 +119,10 @@ export function checkCostLayout(rules: unknown, perInstance: boolean, problems: 
             fix: "remove filterLayout (FilterLayout.PerInstance is the default; Istio 1.25 or later), or remove the cost",
         });
     });
+}
+
+/** A checked `cost` with `missingCost` filled in (its default for the kind of header cost). */
+export function resolveRequestCost(c: RequestCostArgs): ResolvedRequestCost {
+    const fallback = c.responseHeader !== undefined ? DEFAULT_MISSING_COST.responseHeader : DEFAULT_MISSING_COST.requestHeader;
+    return { ...c, missingCost: c.missingCost ?? fallback };
 }

@@ -6,8 +6,8 @@
 import { UNSENDABLE_PATH, compileFullMatch, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { booleanProblems, fieldProblem, oneOfProblems, wholeNumberProblems } from "../lib/field-checks";
-import { checkRequestCost } from "./request-cost-checks";
-import { checkIdentity } from "./identity-checks";
+import { checkRequestCost, resolveRequestCost } from "./request-cost-checks";
+import { checkIdentity, resolveIdentity } from "./identity-checks";
 import { checkHeaderNameAndValue, checkHeaderOptions, checkOnePerValueField, checkRuleClient, checkRuleMethods, checkRuleQuery } from "./rule-field-checks";
 import {
     DEFAULT_CLIENT_PREFIX,
@@ -15,12 +15,15 @@ import {
     LIMIT_UNIT_SECONDS,
     LimitArgs,
     LimitUnit,
+    HeaderMatchArgs,
+    MissingHeader,
     PathLimitArgs,
     PerPathLimitsArgs,
     RateLimitRuleArgs,
     ResolvedLimit,
     ResolvedPathLimit,
     ResolvedRule,
+    ValueCharset,
 } from "../builders/rule-args";
 
 export const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
@@ -57,10 +60,28 @@ export function resolveLimit(l: LimitArgs): ResolvedLimit {
     return { requests: l.requestsPerUnit, unit: l.unit, seconds: LIMIT_UNIT_SECONDS[l.unit], shadow: l.shadow === true };
 }
 
-/** A checked rule with its limit resolved (its other fields as given). */
-export function resolveRule(r: RateLimitRuleArgs): ResolvedRule {
-    const { requestsPerUnit: _requests, unit: _unit, shadow: _shadow, ...match } = r;
-    return { ...match, ...resolveLimit(r) };
+/**
+ * A checked rule with its limit, `identity`, `cost`, a header's or parameter's `whenMissing`
+ * (`MissingHeader.SharedCounter`) and `valueCharset` (`ValueCharset.Utf8`), `rateLimitHeaders` (the filter's `headersOn`; `false` for a
+ * shadow rule) and a route's `virtualHost` (`""`: every virtual host) resolved; its other fields as given.
+ */
+export function resolveRule(r: RateLimitRuleArgs, headersOn: boolean): ResolvedRule {
+    const { requestsPerUnit: _requests, unit: _unit, shadow: _shadow, identity, cost, header, query, rateLimitHeaders, route, ...match } = r;
+    return {
+        ...match,
+        ...(route ? { route: { name: route.name, virtualHost: route.virtualHost ?? "" } } : {}),
+        rateLimitHeaders: rateLimitHeaders ?? (r.shadow === true ? false : headersOn),
+        ...(header ? { header: { ...header, ...perValueDefaults(header) } } : {}),
+        ...(query ? { query: { ...query, ...perValueDefaults(query) } } : {}),
+        ...(identity ? { identity: resolveIdentity(identity) } : {}),
+        ...(cost ? { cost: resolveRequestCost(cost) } : {}),
+        ...resolveLimit(r),
+    };
+}
+
+/** A header's or query parameter's per-value fields with their defaults (read only with `perValue`). */
+function perValueDefaults(f: Pick<HeaderMatchArgs, "whenMissing" | "valueCharset">): { whenMissing: MissingHeader; valueCharset: ValueCharset } {
+    return { whenMissing: f.whenMissing ?? MissingHeader.SharedCounter, valueCharset: f.valueCharset ?? ValueCharset.Utf8 };
 }
 
 /** A checked named path with its limit resolved. */

@@ -110,6 +110,7 @@ function renderedBound(objects: K8sObject[]): { args: string[]; maxMemory: strin
     const maxMemory = argValue(args, "--maxmemory");
     if (!maxMemory) throw new Error(`the rendered redis-server has no --maxmemory: ${JSON.stringify(args)}`);
     const policy = argValue(args, "--maxmemory-policy");
+    if (!policy) throw new Error(`the rendered redis-server has no --maxmemory-policy: ${JSON.stringify(args)}`);
     expect(args, "rendered Redis args are redisServerArgs(maxmemory, policy)").to.deep.equal(redisServerArgs(maxMemory, policy));
     const bytes = redisMemoryBytes(maxMemory);
     if (!bytes) throw new Error(`unparsable maxmemory ${maxMemory}`);

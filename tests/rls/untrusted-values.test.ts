@@ -10,7 +10,7 @@
  * negative control sends the bytes Envoy's reading would give.
  */
 import { expect } from "chai";
-import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
+import { LimitUnit, RateLimitRuleArgs, ValueCharset } from "../../builders/rule-args";
 import { envoyPercentDecodeBytes } from "../../gateway-model/evaluate";
 import { gatewayOutcome, shouldRateLimitBytes } from "./harness/client";
 import { useShop } from "./harness/shop";
@@ -149,7 +149,7 @@ function descriptorOf(entry: any, path: Buffer): { key: string; value: Buffer }[
  * escapes forming whole UTF-8 characters) widened to `(?s:.*)` (the negative control).
  */
 function widenTrustedValue(objects: K8sObject[]): K8sObject[] {
-    const good = JSON.stringify(trustedQueryValueRegex("api_key"));
+    const good = JSON.stringify(trustedQueryValueRegex("api_key", ValueCharset.Utf8));
     const text = JSON.stringify(objects);
     if (!text.includes(good)) throw new Error("the rendered filters hold no trusted-value matcher of api_key to widen");
     return JSON.parse(text.split(good).join(JSON.stringify("(?s:.*)")));

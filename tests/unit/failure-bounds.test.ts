@@ -8,6 +8,7 @@
 import { expect } from "chai";
 import {
     DEFAULT_REDIS_MAXMEMORY,
+    REDIS_EVICTION_POLICY,
     REDIS_MEMORY_LIMIT_BYTES,
     counterBytes,
     expirationJitterFor,
@@ -55,7 +56,7 @@ describe("failure bounds: Redis memory and the service's Redis timeout (pure)", 
     });
 
     it("redis-server arguments: no persistence and the bound; the LFU tuning only where LFU decides (what each policy does to a full store: tests/rls/store-full.test.ts)", () => {
-        const fixed = redisServerArgs("160mb");
+        const fixed = redisServerArgs("160mb", REDIS_EVICTION_POLICY);
         expect(fixed.slice(0, 6)).to.deep.equal(["--save", "", "--appendonly", "no", "--maxmemory", "160mb"]);
         expect(fixed).to.not.include("--lfu-log-factor");
         const lfu = redisServerArgs("3mb", "allkeys-lfu");

@@ -20,7 +20,7 @@ import {
     serviceSeriesOf,
     MonitoringInput,
 } from "../../builders/monitoring";
-import { dashboardModel, dashboardUid } from "../../builders/dashboard";
+import { RATE_WINDOW, dashboardModel, dashboardUid } from "../../builders/dashboard";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { monitoringPlanOf, podMatchers } from "../../components/ratelimit-monitoring";
 import { Problem } from "../../lib/problems";
@@ -96,7 +96,7 @@ describe("monitoring: series of every limit, from the compiled plan", () => {
 });
 
 describe("monitoring: the dashboard", () => {
-    const d = dashboardModel(input());
+    const d = dashboardModel(input(), RATE_WINDOW);
     const exprs = (title: RegExp) =>
         d.panels
             .filter((p) => title.test(p.title))
@@ -130,12 +130,12 @@ describe("monitoring: the dashboard", () => {
             'sum by (pod) (rate(envoy_mesh_ratelimit_pre_limit_http_local_rate_limit_rate_limited{namespace="istio-system",istio="ingressgateway"}[$__rate_interval]))',
         ]);
         expect(exprs(/Local bucket/)[0]).to.contain('envoy_http_local_rate_limiter_http_local_rate_limit_rate_limited{namespace="default",app="productpage"}');
-        expect(dashboardModel(input({ preLimitStatPrefix: undefined })).panels.some((p) => /pre-limit/.test(p.title))).to.equal(false);
+        expect(dashboardModel(input({ preLimitStatPrefix: undefined }), RATE_WINDOW).panels.some((p) => /pre-limit/.test(p.title))).to.equal(false);
     });
 
     it("Redis memory against maxmemory and its evictions only with an exporter's selector; a note when the service's metrics are off", () => {
         expect(d.panels.some((p) => /Redis memory/.test(p.title))).to.equal(false);
-        const r = dashboardModel(input({ redisSelector: 'namespace="default",app="redis"' }));
+        const r = dashboardModel(input({ redisSelector: 'namespace="default",app="redis"' }), RATE_WINDOW);
         expect(r.panels.find((p) => /Redis memory/.test(p.title))!.targets!.map((t) => t.expr)).to.deep.equal([
             'max(redis_memory_used_bytes{namespace="default",app="redis"})',
             'max(redis_memory_max_bytes{namespace="default",app="redis"})',
@@ -143,7 +143,7 @@ describe("monitoring: the dashboard", () => {
         expect(r.panels.find((p) => /Redis evictions/.test(p.title))!.targets!.map((t) => t.expr)).to.deep.equal([
             'sum(rate(redis_evicted_keys_total{namespace="default",app="redis"}[$__rate_interval]))',
         ]);
-        expect(JSON.stringify(dashboardModel(input({ serviceMetrics: false })).panels[0])).to.contain("metrics are off");
+        expect(JSON.stringify(dashboardModel(input({ serviceMetrics: false }), RATE_WINDOW).panels[0])).to.contain("metrics are off");
         expect(JSON.stringify(d.panels[0])).not.to.contain("metrics are off");
     });
 

@@ -16,8 +16,8 @@ import { renderStack } from "../../render/render";
 
 const M = LimitUnit.Minute;
 /** The policy items of limits as given (planned, so resolved, first). */
-const itemsOf = (input: GlobalLimitsInput, headers: RateLimitHeaders, route?: Parameters<typeof policyItems>[2]) =>
-    policyItems(resolveCheckedLimits(input), headers, route);
+const itemsOf = (input: GlobalLimitsInput, headers: RateLimitHeaders, route?: Parameters<typeof policyItems>[1]) =>
+    policyItems(resolveCheckedLimits({ ...input, headersOn: headers === RateLimitHeaders.Draft03 }), route);
 const RULES: RateLimitRuleArgs[] = [
     { name: "login", path: { exact: "/login" }, perClientAddress: true, requestsPerUnit: 5, unit: M },
     { name: "per-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 20, unit: LimitUnit.Hour, acceptEvictionRisk: true },

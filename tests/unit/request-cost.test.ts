@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { FilterLayout } from "../../builders/envoy-filters";
-import { checkRequestCost } from "../../components/request-cost-checks";
+import { checkRequestCost, resolveRequestCost } from "../../components/request-cost-checks";
 import { costEntries, responseCostPatches, responseCosts } from "../../builders/request-cost";
 import { upToPattern } from "../../builders/request-cost-args";
 import { LIMIT_UNIT_SECONDS, LimitUnit } from "../../builders/rule-args";
@@ -160,7 +160,7 @@ describe("request cost: the entries Envoy reads", () => {
     });
 
     it("a fixed cost: hits_addend.number on each entry", () => {
-        expect(costEntries({ fixed: 40 }, [entry, named])).to.deep.equal([
+        expect(costEntries(resolveRequestCost({ fixed: 40 }), [entry, named])).to.deep.equal([
             { ...entry, hits_addend: { number: 40 } },
             { ...named, hits_addend: { number: 40 } },
         ]);
@@ -169,14 +169,14 @@ describe("request cost: the entries Envoy reads", () => {
     it("a request header cost: a valid number sends %REQ(h)%, anything else (missing included) sends missingCost (default 1)", () => {
         const valid = { name: "x-cost", safe_regex_match: { google_re2: {}, regex: "[0-9]{1,9}" } };
         const invalid = { ...valid, invert_match: true, treat_missing_header_as_empty: true };
-        expect(costEntries({ requestHeader: "x-cost" }, [entry])).to.deep.equal([
+        expect(costEntries(resolveRequestCost({ requestHeader: "x-cost" }), [entry])).to.deep.equal([
             {
                 actions: [{ header_value_match: { descriptor_key: "rule", descriptor_value: "t", headers: [valid] } }],
                 hits_addend: { format: "%REQ(x-cost)%" },
             },
             { actions: [{ header_value_match: { descriptor_key: "rule", descriptor_value: "t", headers: [invalid] } }], hits_addend: { number: 1 } },
         ]);
-        const withCondition = costEntries({ requestHeader: "x-cost", missingCost: 7 }, [named]);
+        const withCondition = costEntries(resolveRequestCost({ requestHeader: "x-cost", missingCost: 7 }), [named]);
         expect(withCondition[0]!.actions[0]).to.deep.equal({
             header_value_match: { descriptor_key: "rule", descriptor_value: "t", headers: [{ name: ":method", string_match: { exact: "POST" } }, valid] },
         });
@@ -184,23 +184,25 @@ describe("request cost: the entries Envoy reads", () => {
     });
 
     it("a response header cost: checked with 0 on the request, charged from dynamic metadata at stream done", () => {
-        expect(costEntries({ responseHeader: "x-tokens-used" }, [entry])).to.deep.equal([
+        expect(costEntries(resolveRequestCost({ responseHeader: "x-tokens-used" }), [entry])).to.deep.equal([
             { ...entry, hits_addend: { number: 0 } },
             { ...entry, hits_addend: { format: "%DYNAMIC_METADATA(mesh-ratelimit.response-cost:x-tokens-used)%" }, apply_on_stream_done: true },
         ]);
-        expect(costEntries({ responseHeader: "x-tokens-used", missingCost: 3 }, [entry])[1]!.hits_addend).to.deep.equal({
+        expect(costEntries(resolveRequestCost({ responseHeader: "x-tokens-used", missingCost: 3 }), [entry])[1]!.hits_addend).to.deep.equal({
             format: "%DYNAMIC_METADATA(mesh-ratelimit.response-cost:x-tokens-used.or-3)%",
         });
     });
 
     it("the header-to-metadata filter: one response rule per header and missing cost, on each listener port, before the router", () => {
-        const costs = responseCosts([
-            { responseHeader: "x-tokens-used" },
-            undefined,
-            { fixed: 1 },
-            { responseHeader: "x-tokens-used" },
-            { responseHeader: "x-tokens-used", missingCost: 2 },
-        ]);
+        const costs = responseCosts(
+            [
+                { responseHeader: "x-tokens-used" },
+                undefined,
+                { fixed: 1 },
+                { responseHeader: "x-tokens-used" },
+                { responseHeader: "x-tokens-used", missingCost: 2 },
+            ].map((c) => c && resolveRequestCost(c)),
+        );
         const patches = responseCostPatches(costs, [80, 8080], "envoy.filters.http.header_to_metadata/shop/ratelimit");
         expect(patches).to.have.length(2);
         expect((patches[1] as any).match.listener.portNumber).to.equal(8080);
@@ -340,7 +342,7 @@ describe("request cost: maxCost, the bound of one request's header cost", () => 
         const digits = { name: "x-cost", safe_regex_match: { google_re2: {}, regex: "[0-9]{1,9}" } };
         const upTo = { name: "x-cost", safe_regex_match: { google_re2: {}, regex: upToPattern(10) } };
         const hvm = (headers: unknown[]) => [{ header_value_match: { descriptor_key: "rule", descriptor_value: "t", headers } }];
-        expect(costEntries({ requestHeader: "x-cost", maxCost: 10 }, [entry])).to.deep.equal([
+        expect(costEntries(resolveRequestCost({ requestHeader: "x-cost", maxCost: 10 }), [entry])).to.deep.equal([
             { actions: hvm([digits, upTo]), hits_addend: { format: "%REQ(x-cost)%" } },
             { actions: hvm([digits, { ...upTo, invert_match: true }]), hits_addend: { number: 10 } },
             { actions: hvm([{ ...digits, invert_match: true, treat_missing_header_as_empty: true }]), hits_addend: { number: 1 } },

@@ -29,7 +29,7 @@ describe("rules: path regexes match the path without its query", () => {
     ];
     for (const [name, m, yes, no] of cases) {
         it(name, () => {
-            const re = compileFullMatch(pathRegex(m));
+            const re = compileFullMatch(pathRegex(m, PathKeyMode.UrlPath));
             for (const p of yes) expect(re.test(p), p).to.equal(true);
             for (const p of no) expect(re.test(p), p).to.equal(false);
         });

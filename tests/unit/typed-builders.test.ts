@@ -4,7 +4,9 @@
  * compiled with the project's compiler options beside the real files; its control is the same
  * source spelt right, which compiles. Also: builders/ neither checks nor falls back to untyped
  * objects (no `Record<string, unknown>`, no `any` cast, no `Problem`), with a control showing the
- * scan finds each of them.
+ * scan finds each of them. And builders/ fills no default: a builder handed an unresolved value
+ * (an identity without its claim, a cost without its missingCost) fails to compile, and no line of
+ * builders/ fills one with a constant or an enum member.
  */
 import { expect } from "chai";
 import * as fs from "fs";
@@ -45,7 +47,7 @@ import { ratelimitHttpFilter, localBucketValue } from "./builders/envoy-filters"
 import { pathDescriptorAction } from "./builders/rules";
 import { PathKeyMode } from "./builders/rule-args";
 `;
-const FILTER = `ratelimitHttpFilter({ target: { selector: { app: "gw" } }, ports: [], clusterName: "c", authority: "a", domain: "d", failureModeDeny: false, timeout: "1s" })`;
+const FILTER = `ratelimitHttpFilter({ target: { selector: { app: "gw" } }, ports: [], clusterName: "c", authority: "a", domain: "d", failureModeDeny: false, timeout: "1s", filterName: "f" })`;
 
 /** Pairs of [right, misspelt] sources and the misspelt field the compiler must name. */
 const PAIRS: Record<string, [string, string, string]> = {
@@ -75,8 +77,8 @@ const PAIRS: Record<string, [string, string, string]> = {
         "max_token",
     ],
     "action-read": [
-        `const k: string | undefined = pathDescriptorAction(PathKeyMode.Literal).request_headers?.descriptor_key;`,
-        `const k = pathDescriptorAction(PathKeyMode.Literal).request_headers?.descriptorKey;`,
+        `const k: string | undefined = pathDescriptorAction(PathKeyMode.Literal, "PATH").request_headers?.descriptor_key;`,
+        `const k = pathDescriptorAction(PathKeyMode.Literal, "PATH").request_headers?.descriptorKey;`,
         "descriptorKey",
     ],
 };
@@ -114,5 +116,55 @@ describe("typed builders: the Envoy and Istio subset declared once (builders/env
             .flatMap((f) => untypedMarks(fs.readFileSync(path.join(BUILDERS, f), "utf8")).map((m) => `${f}: ${m}`));
         expect(found).to.deep.equal([]);
         expect(untypedMarks("const x: Record<string, unknown> = (y as any); const p: Problem[] = [];")).to.have.length(3);
+    });
+});
+
+/** A builder's argument filled with a default (`?? CONSTANT`, `?? Enum.Member`): the resolve step fills them (components/). */
+const FILLED_DEFAULT = /\?\? .*(\b[A-Z][A-Z0-9_]{2,}\b|\b[A-Z][a-z][A-Za-z]*\.[A-Z][A-Za-z]*\b)/;
+
+/** Unresolved values handed to a builder, each with its control (the resolved value), and the field the compiler names. */
+const UNRESOLVED: Record<string, [string, string, string]> = {
+    identity: [
+        `identityActions({ jwt: { issuer: "i", jwksUri: "u", claim: "sub" }, missing: "perClient" }, { generic_key: { descriptor_key: "k", descriptor_value: "v" } });`,
+        `identityActions({ jwt: { issuer: "i", jwksUri: "u" }, missing: "perClient" }, { generic_key: { descriptor_key: "k", descriptor_value: "v" } });`,
+        "claim",
+    ],
+    cost: [`costEntries({ requestHeader: "x-cost", missingCost: 1 }, []);`, `costEntries({ requestHeader: "x-cost" }, []);`, "missingCost"],
+};
+
+describe("builders fill no default: they take resolved values (components/ resolves them once)", function () {
+    this.timeout(120000);
+    const imports = `import { identityActions } from "./builders/identity";\nimport { costEntries } from "./builders/request-cost";\n`;
+    let diagnostics: Record<string, string[]>;
+    before(() => {
+        const probes: Record<string, string> = {};
+        for (const [name, [right, wrong]] of Object.entries(UNRESOLVED)) {
+            probes[`unresolved-${name}-right`] = `${imports}\n${right}\nexport {};\n`;
+            probes[`unresolved-${name}-wrong`] = `${imports}\n${wrong}\nexport {};\n`;
+        }
+        diagnostics = compileProbes(probes);
+    });
+
+    for (const [name, [, , field]] of Object.entries(UNRESOLVED)) {
+        it(`${name}: without ${field} (a default left to fill) it fails to compile; control: resolved, it compiles`, () => {
+            expect(diagnostics[`unresolved-${name}-right`], `${name}, resolved`).to.deep.equal([]);
+            expect(diagnostics[`unresolved-${name}-wrong`].join("\n"), `${name}, unresolved`).to.contain(field);
+        });
+    }
+
+    it("no builder fills a default with a constant or an enum member; control: the scan finds one", () => {
+        const found = fs
+            .readdirSync(BUILDERS)
+            .filter((f) => f.endsWith(".ts"))
+            .flatMap((f) =>
+                fs
+                    .readFileSync(path.join(BUILDERS, f), "utf8")
+                    .split("\n")
+                    .filter((line) => FILLED_DEFAULT.test(line))
+                    .map((line) => `${f}: ${line.trim()}`),
+            );
+        expect(found).to.deep.equal([]);
+        expect(FILLED_DEFAULT.test("pathKey: plan.perPath?.key ?? DEFAULT_PATH_KEY,")).to.equal(true);
+        expect(FILLED_DEFAULT.test("return id.missing ?? MissingIdentity.PerClient;")).to.equal(true);
     });
 });

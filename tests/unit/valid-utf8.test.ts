@@ -103,11 +103,11 @@ describe("per-value rules: the valid-UTF-8 matcher on the C++ RE2 Envoy uses (ra
 
     it("a header's matcher: valid UTF-8 without a comma (Envoy joins a repeated header's values with ',') or a control character", () => {
         const inputs = [...fuzz(3000), ...["00", "09", "1f", "7f", "c280", "c29f", "c2a0"].map(hex)];
-        const got = re2FullMatch(bin, headerValueRegex(), inputs);
+        const got = re2FullMatch(bin, headerValueRegex(ValueCharset.Utf8), inputs);
         const control = (c: string) => c.codePointAt(0)! < 0x20 || (c.codePointAt(0)! >= 0x7f && c.codePointAt(0)! <= 0x9f);
         const want = inputs.map((b) => validUtf8(b) && ![...b.toString("utf8")].some((c) => c === "," || control(c)));
         expect(inputs.filter((b, i) => got[i] !== want[i]).map((b) => b.toString("hex"))).to.deep.equal([]);
-        expect(re2FullMatch(bin, headerValueRegex(), ["6b31", "6b312c6b32", "2c", "", "c3a92b2d", "6100", "61096b"].map(hex))).to.deep.equal([
+        expect(re2FullMatch(bin, headerValueRegex(ValueCharset.Utf8), ["6b31", "6b312c6b32", "2c", "", "c3a92b2d", "6100", "61096b"].map(hex))).to.deep.equal([
             true,
             false,
             false,
@@ -137,7 +137,7 @@ describe("per-value rules: the valid-UTF-8 matcher on the C++ RE2 Envoy uses (ra
             worst.push(
                 ambiguousQueryRegex(t),
                 queryPresentRegex(t),
-                trustedQueryValueRegex(t),
+                trustedQueryValueRegex(t, ValueCharset.Utf8),
                 longQueryValueRegex(t),
                 queryRegex({ name: t, value: t }),
                 queryRegex({ name: t }),
@@ -147,7 +147,12 @@ describe("per-value rules: the valid-UTF-8 matcher on the C++ RE2 Envoy uses (ra
         expect(Math.min(...sizes), "every one compiles").to.be.greaterThan(0);
         expect(Math.max(...sizes)).to.be.below(32768 / 2);
         // The value matchers, whatever the name: small.
-        const values = re2ProgramSizes(bin, [headerValueRegex(), LONG_HEADER_VALUE_REGEX, trustedQueryValueRegex("k"), longQueryValueRegex("k")]);
+        const values = re2ProgramSizes(bin, [
+            headerValueRegex(ValueCharset.Utf8),
+            LONG_HEADER_VALUE_REGEX,
+            trustedQueryValueRegex("k", ValueCharset.Utf8),
+            longQueryValueRegex("k"),
+        ]);
         expect(Math.max(...values)).to.be.below(2000);
         // Control: the measure grows with the text, so a longer one would cross the limit.
         const long = re2ProgramSizes(bin, [ambiguousQueryRegex("😀".repeat(MAX_QUERY_TEXT * 4))]);
