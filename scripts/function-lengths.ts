@@ -137,6 +137,11 @@ function main(argv: string[]) {
 }
 
 if (require.main === module) {
+    // A reader that stops early (`| head`) has what it asked for: no crash on the closed pipe.
+    process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+        if (e.code === "EPIPE") process.exit(0);
+        throw e;
+    });
     try {
         main(process.argv.slice(2));
     } catch (e) {
