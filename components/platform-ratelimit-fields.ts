@@ -1,55 +1,197 @@
 /**
- * PlatformRateLimit's own plain fields, each declared once: its default, its rule and where it
- * goes. The resolve (platform-ratelimit-resolve.ts) reads them and nothing below it fills a default.
- * The documentation stays on the arguments' JSDoc (the package schema and docs are generated from
- * it); a unit test holds each default stated there to the one declared here. The service's other
- * settings, Redis and the monitoring are GlobalRateLimit's (their defaults are its own).
+ * PlatformRateLimit's fields, each declared once (lib/field-decl.ts): the plain ones with their
+ * documentation, default, rule and where they go; the nested ones with their documentation and
+ * type. The resolve (platform-ratelimit-resolve.ts) reads these rules and defaults, nothing below
+ * it fills a default, and components/platform-ratelimit-args.ts is generated from these tables
+ * (`npm run gen:arg-types`). The service's other settings, Redis and the monitoring are
+ * GlobalRateLimit's (their defaults are its own). Pure.
  */
-import { GoesTo, Rule, booleanRule, protoDurationRule } from "../lib/field-decl";
-import { frozenCopy } from "../lib/frozen";
+import { ArgInterface, booleanRule, dnsNameRule, field, nested, protoDurationRule } from "../lib/field-decl";
+import { DEFAULTS } from "./defaults";
+import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
 
-/** One plain field: where it is given, its default, its rule (lib/field-decl.ts; its fix falls back to the value given) and where it goes. */
-interface PlatformField<T> {
-    /** The argument's path (`filters.<source>.` adds a filter's own). */
-    readonly path: string;
-    readonly default: T;
-    /** Where the resolved value goes. */
-    readonly goesTo: GoesTo;
-    readonly rule?: Rule<T>;
-}
+/** The platform service's own names (the rest of `service` as GlobalRateLimit's): their defaults and where they go. */
+export const PLATFORM_SERVICE_NAMES = {
+    name: { default: "ratelimit-platform", goesTo: { object: "the service's Deployment and Service names" } },
+    configName: { default: "ratelimit-platform-config", goesTo: { object: "the service's ConfigMap name" } },
+} as const;
 
-/** A field whose rule the platform applies itself (the others' rules are GlobalRateLimit's, on the service's arguments). */
-type CheckedField<T> = PlatformField<T> & Required<Pick<PlatformField<T>, "rule">>;
+/** One set of platform limits. */
+export const PLATFORM_LIMITS_FIELDS = {
+    rules: nested({
+        doc:
+            "Typed rules, as GlobalRateLimit's `rules` (a rule's name is unique across `defaults` and `overrides`); they apply on every host and " +
+            "route of the gateway, so a rule takes no `route`. Defaults to none.",
+        type: "RateLimitRuleArgs[]",
+    }),
+    perPath: nested({
+        doc: "Every path its own counter, as GlobalRateLimit's `perPath` (the descriptor key is the platform's own; `descriptorKey` is not taken). Defaults to none.",
+        type: "PerPathLimitsArgs",
+    }),
+};
 
-/** The platform's plain fields (read-only). */
-export const PLATFORM_FIELDS = frozenCopy({
-    failureModeDeny: {
-        path: "failureModeDeny",
+/** The gateway a platform team runs (checked by gateway-target.ts, as GlobalRateLimit's, and `listenerPorts` by the resolve). */
+export const PLATFORM_GATEWAY_FIELDS = {
+    selector: nested({
+        doc: 'Labels of the gateway\'s pods, e.g. `{ istio: "ingressgateway" }`. Give this or `gatewayApiName`.',
+        type: "Record<string, string>",
+    }),
+    gatewayApiName: nested({
+        doc: "Name of a Gateway API `Gateway` (class `istio`) in `namespace`. Give this or `selector`. Defaults to none.",
+        type: "string",
+    }),
+    namespace: field({
+        doc: "Namespace of the gateway's pods, where the EnvoyFilters are created.",
+        type: "string",
+        default: DEFAULTS.gatewayNamespace,
+        rule: dnsNameRule("label"),
+        goesTo: { object: "the platform's EnvoyFilters' namespace" },
+    }),
+    listenerPorts: nested({
+        doc:
+            "The listener ports the defaults filter goes on (the pods' ports). The overrides filter goes on every HTTP listener of the pods " +
+            "whatever this says, so a server another namespace's Gateway adds on any port meets them. Defaults to every listener of the gateway.",
+        type: "number[]",
+    }),
+};
+
+/** The component's failure mode and timeout, each filter's unless `filters` says otherwise. */
+export const PLATFORM_CALL_FIELDS = {
+    failureModeDeny: field({
+        doc:
+            "When the platform's service cannot answer, for both filters unless `filters` says otherwise: `true` refuses the request with HTTP " +
+            "500, `false` lets it through (every team's traffic crosses these filters, so an outage of the platform's service would otherwise " +
+            "stop the whole gateway). A boolean.",
+        type: "boolean",
         default: false,
+        rule: booleanRule(),
         goesTo: { envoy: "each platform filter's `failure_mode_deny` (and the monitoring's fail-mode alerts)" },
-        rule: booleanRule(),
-    } satisfies CheckedField<boolean>,
-    /** 5× the service's p99 (10.9 ms) with its store saturated (docs/proof/benchmarks.md). */
-    timeout: {
-        path: "timeout",
+    }),
+    timeout: field({
+        doc:
+            "How long the gateway waits for the platform's service, for both filters unless `filters` says otherwise (protobuf duration). Every " +
+            "request of every team waits for both filters, so a slow platform is everyone's latency: the default is 5× the service's p99 with " +
+            "its store saturated (docs/using-the-package.md).",
+        type: "string",
+        // 5× the service's p99 (10.9 ms) with its store saturated (docs/proof/benchmarks.md).
         default: "0.05s",
-        goesTo: { envoy: "each platform filter's `timeout` (the service's `REDIS_TIMEOUT` derived from it)" },
+        defaultNote: " (50 ms)",
         rule: protoDurationRule(0.001),
-    } satisfies CheckedField<string>,
-    preLimit: {
-        path: "preLimit",
-        default: true,
-        goesTo: { object: "a local rate-limit filter before each platform filter (none in the service's shadow mode)" },
-        rule: booleanRule(),
-    } satisfies CheckedField<boolean>,
-    serviceName: {
-        path: "service.name",
-        default: "ratelimit-platform",
-        goesTo: { object: "the service's Deployment and Service names" },
-    } satisfies PlatformField<string>,
-    configName: {
-        path: "service.configName",
-        default: "ratelimit-platform-config",
-        goesTo: { object: "the service's ConfigMap name" },
-    } satisfies PlatformField<string>,
+        goesTo: { envoy: "each platform filter's `timeout` (the service's `REDIS_TIMEOUT` derived from it)" },
+    }),
+};
+
+/** One filter's own call: the component's fields, defaulted to the component's values. */
+export const PLATFORM_FILTER_CALL_FIELDS = {
+    failureModeDeny: field<boolean>({
+        doc: "`true`: refuse with HTTP 500 when the service cannot answer; `false`: let the request through.",
+        type: "boolean",
+        defaultNote: "the component's `failureModeDeny`",
+        rule: PLATFORM_CALL_FIELDS.failureModeDeny.rule,
+        goesTo: PLATFORM_CALL_FIELDS.failureModeDeny.goesTo,
+    }),
+    timeout: field<string>({
+        doc: "How long the gateway waits for the service (protobuf duration).",
+        type: "string",
+        defaultNote: "the component's `timeout`",
+        rule: PLATFORM_CALL_FIELDS.timeout.rule,
+        goesTo: PLATFORM_CALL_FIELDS.timeout.goesTo,
+    }),
+};
+
+const BOTH_AS_COMPONENT = "Defaults to the component's `failureModeDeny` and `timeout`.";
+
+/** The two platform filters' calls. */
+export const PLATFORM_FILTERS_FIELDS = {
+    overrides: nested({
+        doc: `The overrides filter (a platform's ceiling is often worth failing closed for). ${BOTH_AS_COMPONENT}`,
+        type: "PlatformFilterCallArgs",
+    }),
+    defaults: nested({ doc: `The defaults filter. ${BOTH_AS_COMPONENT}`, type: "PlatformFilterCallArgs" }),
+};
+
+/** `preLimit`: Envoy's local rate-limit filter before each platform filter. */
+export const PRE_LIMIT = field({
+    doc:
+        "A pre-limit before each platform filter: Envoy's local rate-limit filter with, per gateway pod and listener, a bucket of twice each " +
+        "fixed limit (a rule without a per-client or per-value counter, a named path), refilled at the limit's rate. A flood past such a " +
+        "limit is refused (429, `x-mesh-ratelimit: pre-limit`) without calling the platform's service, while traffic the service would allow " +
+        "never is; per-client and per-value counters have no bucket (the filter's `timeout` and fail mode bound their calls). None in the " +
+        "service's shadow mode. A boolean.",
+    type: "boolean",
+    default: true,
+    rule: booleanRule(),
+    goesTo: { object: "a local rate-limit filter before each platform filter (none in the service's shadow mode)" },
 });
+
+const { name, configName } = PLATFORM_SERVICE_NAMES;
+
+/** PlatformRateLimit's own fields, in the interface's order. */
+export const PLATFORM_ARGS_FIELDS = {
+    gateway: nested({
+        doc: "The shared gateway: every host and route on its listeners gets the platform's limits.",
+        type: "PlatformGatewayArgs",
+        required: true,
+    }),
+    defaults: nested({
+        doc:
+            "Limits for every host and route that no team's GlobalRateLimit covers: a GlobalRateLimit on a host replaces them there " +
+            "(`platformDefaults: PlatformDefaults.Replace`, its default) or keeps them beside its own rules (`PlatformDefaults.Merge`). Defaults to none.",
+        type: "PlatformLimitsArgs",
+    }),
+    overrides: nested({
+        doc: "Limits on every host and route, on top of every team's limits, that no GlobalRateLimit can turn off or loosen. Defaults to none.",
+        type: "PlatformLimitsArgs",
+    }),
+    teamHosts: nested({
+        doc:
+            'Hosts the platform assigns to teams: namespace → Gateway hosts (`b.example.com`), e.g. `{ "team-b": ["b.example.com"] }`. Only a ' +
+            "GlobalRateLimit deployed in the namespace a host is assigned to may turn the defaults off on it (`platformDefaults: replace`); a " +
+            "host assigned to no one belongs to the namespaces whose VirtualServices bind it to a gateway. Written on the defaults EnvoyFilter, " +
+            "where each team's preview reads it. Defaults to none.",
+        type: "Record<string, string[]>",
+    }),
+    namespace: field({
+        doc: "Namespace of the platform's rate-limit service, its ConfigMap and Redis (must exist).",
+        type: "string",
+        default: GLOBAL_FIELDS.namespace.default,
+        rule: GLOBAL_FIELDS.namespace.rule,
+        goesTo: GLOBAL_FIELDS.namespace.goesTo,
+    }),
+    ...PLATFORM_CALL_FIELDS,
+    filters: nested({
+        doc: "Each filter's own failure mode and timeout, over `failureModeDeny` and `timeout`. Defaults to none (both filters as those say).",
+        type: "PlatformFiltersArgs",
+    }),
+    preLimit: PRE_LIMIT,
+    service: nested({
+        doc: `The rate-limit service. \`name\` defaults to \`${name.default}\`, \`configName\` to \`${configName.default}\`; the rest as GlobalRateLimit's.`,
+        type: "RateLimitServiceOptionsArgs",
+    }),
+    redis: nested({
+        doc: "Redis. Defaults to one deployed by the component (`redis` in `namespace`: give `namespace` a namespace no GlobalRateLimit uses).",
+        type: "RedisOptionsArgs",
+    }),
+    monitoring: nested({ doc: "The Grafana dashboard and alert rules, as GlobalRateLimit's. Defaults as documented on each field.", type: "MonitoringArgs" }),
+};
+
+/** The argument interfaces generated from these tables (components/platform-ratelimit-args.ts), in the file's order. */
+export const PLATFORM_ARG_INTERFACES: readonly ArgInterface[] = [
+    {
+        name: "PlatformLimitsArgs",
+        doc: "One set of platform limits: rules and per-path limits, as GlobalRateLimit takes them, on every host and route.",
+        fields: PLATFORM_LIMITS_FIELDS,
+    },
+    { name: "PlatformGatewayArgs", doc: "The gateway a platform team runs.", fields: PLATFORM_GATEWAY_FIELDS },
+    { name: "PlatformFilterCallArgs", doc: "How one platform filter calls the platform's service.", fields: PLATFORM_FILTER_CALL_FIELDS },
+    { name: "PlatformFiltersArgs", doc: "The two platform filters' calls, each on its own.", fields: PLATFORM_FILTERS_FIELDS },
+    { name: "PlatformRateLimitArgs", doc: "", fields: PLATFORM_ARGS_FIELDS },
+];
+
+/** Where the generated interfaces' field types come from. */
+export const PLATFORM_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = {
+    "../builders/rule-args": ["PerPathLimitsArgs", "RateLimitRuleArgs"],
+    "./global-ratelimit-args": ["RateLimitServiceOptionsArgs"],
+    "./ratelimit-monitoring": ["MonitoringArgs"],
+    "./redis-options": ["RedisOptionsArgs"],
+};

@@ -11,6 +11,7 @@ import { FilterTarget } from "../builders/envoy-filters";
 import { ruleSummaries } from "../builders/monitoring";
 import { PLATFORM_DOMAIN, PlatformSource } from "../builders/platform-filters";
 import { CompiledLimits } from "../builders/rules";
+import { givenProblems } from "../lib/field-decl";
 import { frozenCopy } from "../lib/frozen";
 import { isGatewayHost } from "../lib/formats";
 import { Problem } from "../lib/problems";
@@ -19,7 +20,7 @@ import { gatewayTargetOf } from "./gateway-target";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import { planGlobalRateLimit } from "./global-ratelimit-plan";
 import { PerValueFiguresPlan, platformFiguresOf } from "./per-value-figures";
-import { PLATFORM_FIELDS } from "./platform-ratelimit-fields";
+import { PLATFORM_CALL_FIELDS, PLATFORM_SERVICE_NAMES, PRE_LIMIT } from "./platform-ratelimit-fields";
 import { PlatformFilterCallArgs, PlatformRateLimitArgs } from "./platform-ratelimit-args";
 import { CheckedSource, platformEvictionPolicy, sourcesOf } from "./platform-sources";
 import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
@@ -121,10 +122,10 @@ function serviceArgsOf(a: Partial<PlatformRateLimitArgs>): GlobalRateLimitArgs {
         gateway: { ...(a.gateway ?? {}), listenerPorts: undefined, allVirtualHosts: true },
         rules: [],
         namespace: a.namespace,
-        failureModeDeny: a.failureModeDeny ?? PLATFORM_FIELDS.failureModeDeny.default,
+        failureModeDeny: a.failureModeDeny ?? PLATFORM_CALL_FIELDS.failureModeDeny.default,
         // The service's Redis timeout is derived from it: the service gives up before the gateway does.
-        timeout: a.timeout ?? PLATFORM_FIELDS.timeout.default,
-        service: { name: PLATFORM_FIELDS.serviceName.default, configName: PLATFORM_FIELDS.configName.default, ...(a.service ?? {}) },
+        timeout: a.timeout ?? PLATFORM_CALL_FIELDS.timeout.default,
+        service: { name: PLATFORM_SERVICE_NAMES.name.default, configName: PLATFORM_SERVICE_NAMES.configName.default, ...(a.service ?? {}) },
         redis: a.redis,
         counterStore: CounterStore.Single,
         preLimit: false,
@@ -140,9 +141,9 @@ function serviceArgsOf(a: Partial<PlatformRateLimitArgs>): GlobalRateLimitArgs {
  * platform's own rules (the same condition, the platform's defaults in the fix).
  */
 function withPlatformFix(p: Problem, a: Partial<PlatformRateLimitArgs>): Problem[] {
-    const { failureModeDeny: fmd, timeout: t } = PLATFORM_FIELDS;
-    if (p.key === fmd.path) return fmd.rule.problems(fmd.path, a.failureModeDeny, fmd.default);
-    if (p.key === t.path) return t.rule.problems(t.path, a.timeout, t.default);
+    const { failureModeDeny: fmd, timeout: t } = PLATFORM_CALL_FIELDS;
+    if (p.key === "failureModeDeny") return givenProblems(fmd, p.key, a.failureModeDeny);
+    if (p.key === "timeout") return givenProblems(t, p.key, a.timeout);
     return [p];
 }
 
@@ -178,9 +179,8 @@ function platformMonitoringOf(a: Partial<PlatformRateLimitArgs>, w: PlatformWatc
 
 /** `preLimit`, checked, unless the service's shadow mode turns it off (a service that refuses nothing has no pre-limit). */
 function preLimitOf(a: Partial<PlatformRateLimitArgs>, problems: Problem[]): boolean {
-    const f = PLATFORM_FIELDS.preLimit;
-    if (a.preLimit !== undefined) problems.push(...f.rule.problems(f.path, a.preLimit, f.default));
-    return (a.preLimit ?? f.default) !== false && a.service?.shadowMode !== true;
+    problems.push(...givenProblems(PRE_LIMIT, "preLimit", a.preLimit));
+    return (a.preLimit ?? PRE_LIMIT.default) !== false && a.service?.shadowMode !== true;
 }
 
 /** `gateway.listenerPorts`: the defaults filter's ports, each once (empty: every listener). */
@@ -201,13 +201,13 @@ function listenerPortsOf(ports: unknown, problems: Problem[]): number[] {
 
 /** Each filter's failure mode and timeout: its own (`filters.<source>`), else the component's, else the defaults. */
 function filterCallsOf(a: Partial<PlatformRateLimitArgs>, problems: Problem[]): Record<PlatformSource, ResolvedPlatformCall> {
-    const { failureModeDeny: fmd, timeout: t } = PLATFORM_FIELDS;
+    const { failureModeDeny: fmd, timeout: t } = PLATFORM_CALL_FIELDS;
     const shared = { failureModeDeny: a.failureModeDeny ?? fmd.default, timeout: a.timeout ?? t.default };
     const call = (source: PlatformSource): ResolvedPlatformCall => {
         const own: PlatformFilterCallArgs = a.filters?.[source] ?? {};
         if (own.failureModeDeny !== undefined)
-            problems.push(...fmd.rule.problems(`filters.${source}.${fmd.path}`, own.failureModeDeny, shared.failureModeDeny));
-        if (own.timeout !== undefined) problems.push(...t.rule.problems(`filters.${source}.${t.path}`, own.timeout, t.default));
+            problems.push(...fmd.rule.problems(`filters.${source}.failureModeDeny`, own.failureModeDeny, shared.failureModeDeny));
+        if (own.timeout !== undefined) problems.push(...givenProblems(t, `filters.${source}.timeout`, own.timeout));
         return { failureModeDeny: own.failureModeDeny ?? shared.failureModeDeny, timeout: own.timeout ?? shared.timeout };
     };
     return { overrides: call(PlatformSource.Overrides), defaults: call(PlatformSource.Defaults) };

@@ -1,6 +1,6 @@
 /**
- * GlobalRateLimit's fields declared once (lib/field-decl.ts; components/global-ratelimit-fields.ts,
- * service-fields.ts): the argument interfaces are generated from the declarations, each declared
+ * GlobalRateLimit's and PlatformRateLimit's fields declared once (lib/field-decl.ts;
+ * components/global-ratelimit-fields.ts, service-fields.ts, platform-ratelimit-fields.ts): the argument interfaces are generated from the declarations, each declared
  * default meets its own rule, the stack's keys name the fields that name them, and a key's
  * description is its field's declaration, never a copy. Controls: a changed declaration makes the
  * generated file stale, a bad value breaks a rule, a row restating a description is refused.
@@ -8,13 +8,14 @@
 import { expect } from "chai";
 import * as fs from "fs";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_ARG_INTERFACES, GLOBAL_FIELDS } from "../../components/global-ratelimit-fields";
+import { PLATFORM_ARG_INTERFACES, PLATFORM_CALL_FIELDS } from "../../components/platform-ratelimit-fields";
 import { SERVICE_FIELDS, tuningEnv, tuningOf } from "../../components/service-fields";
 import { FieldDecl, defaultSentence, fieldDoc, givenProblems } from "../../lib/field-decl";
 import { CONFIG_KEYS, configDefault, declarationOf, keySpecOf } from "../../program/config-keys";
-import { OUT, jsDoc, render } from "../../scripts/gen-arg-types";
+import { OUT, PLATFORM_OUT, generated, jsDoc, render, renderPlatform } from "../../scripts/gen-arg-types";
 
 /** Every plain field's declaration, by its argument path. */
-const DECLARED: [string, FieldDecl<unknown>][] = GLOBAL_ARG_INTERFACES.flatMap((i) =>
+const DECLARED: [string, FieldDecl<unknown>][] = [...GLOBAL_ARG_INTERFACES, ...PLATFORM_ARG_INTERFACES].flatMap((i) =>
     Object.entries(i.fields).flatMap(([k, d]) => ("rule" in d ? [[`${i.name}.${k}`, d] as [string, FieldDecl<unknown>]] : [])),
 );
 
@@ -28,6 +29,21 @@ describe("GlobalRateLimit's fields: one declaration each", () => {
             expect(render()).to.include("/** Something else. Defaults to `10s`. */");
         } finally {
             GLOBAL_FIELDS.timeout.doc = before;
+        }
+    });
+
+    it("components/platform-ratelimit-args.ts is generated from the declarations too (one generator, one check); control: a changed default makes it stale", () => {
+        expect(generated().map(([out]) => out)).to.deep.equal([OUT, PLATFORM_OUT]);
+        expect(fs.readFileSync(PLATFORM_OUT, "utf8"), "run npm run gen:arg-types").to.equal(renderPlatform());
+        expect(renderPlatform()).to.include("Defaults to `0.05s` (50 ms).").and.include("Defaults to the component's `failureModeDeny`.");
+        const t = PLATFORM_CALL_FIELDS.timeout as { default: string };
+        const before = t.default;
+        try {
+            t.default = "0.1s";
+            expect(renderPlatform()).to.not.equal(fs.readFileSync(PLATFORM_OUT, "utf8"));
+            expect(renderPlatform()).to.include("Defaults to `0.1s` (50 ms).");
+        } finally {
+            t.default = before;
         }
     });
 

@@ -1,15 +1,12 @@
 /**
  * PlatformRateLimit resolved once (components/platform-ratelimit-resolve.ts): the value has every
  * default filled in and is read-only at every level; refused arguments give problems and no value;
- * the plan is a pure build of the value; the defaults the arguments' JSDoc states (the package
- * schema and docs are generated from it) are the ones declared in platform-ratelimit-fields.ts.
+ * the plan is a pure build of the value. (The arguments' JSDoc is generated from the declarations in
+ * platform-ratelimit-fields.ts, tests/unit/field-decl.test.ts.)
  */
 import { expect } from "chai";
-import { readFileSync } from "fs";
-import { join } from "path";
 import { LimitUnit } from "../../builders/rule-args";
 import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args";
-import { PLATFORM_FIELDS } from "../../components/platform-ratelimit-fields";
 import { buildPlatformRateLimit, planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
 import { resolvePlatformRateLimit } from "../../components/platform-ratelimit-resolve";
 import { frozenCopy } from "../../lib/frozen";
@@ -107,26 +104,6 @@ describe("PlatformRateLimit: resolved once", () => {
             ["envoy.filters.http.ratelimit.platform-overrides", "envoy.filters.http.local_ratelimit.platform-overrides"],
             ["envoy.filters.http.ratelimit.platform-defaults", "envoy.filters.http.local_ratelimit.platform-defaults"],
         ]);
-    });
-});
-
-describe("PlatformRateLimit: each default declared once", () => {
-    const source = readFileSync(join(__dirname, "../../components/platform-ratelimit-args.ts"), "utf8");
-    const component = source.slice(source.indexOf("export interface PlatformRateLimitArgs"));
-    /** The JSDoc right above a field of PlatformRateLimitArgs. */
-    const docOf = (field: string) => {
-        const at = component.indexOf(`    ${field}?:`);
-        expect(at, field).to.be.greaterThan(0);
-        const before = component.slice(0, at);
-        return before.slice(before.lastIndexOf("/**"));
-    };
-
-    it("the JSDoc (schema and docs) states the defaults declared in platform-ratelimit-fields.ts", () => {
-        const f = PLATFORM_FIELDS;
-        expect(docOf("failureModeDeny")).to.contain(`Defaults to \`${f.failureModeDeny.default}\``);
-        expect(docOf("timeout")).to.contain(`Defaults to \`${f.timeout.default}\``);
-        expect(docOf("preLimit")).to.contain(`Defaults to \`${f.preLimit.default}\``);
-        expect(docOf("service")).to.contain(`\`name\` defaults to \`${f.serviceName.default}\`, \`configName\` to \`${f.configName.default}\``);
     });
 });
 
