@@ -128,7 +128,7 @@ export function resolveWithFallbacks(args: GlobalRateLimitArgs): { problems: Pro
     const a: Partial<GlobalRateLimitArgs> = plainCopy(args) ?? {};
     const base = checkedArgs(a, args);
     const { problems, compiled, gw, ns, name, perInstance, prefix, call } = base;
-    const split = splitOf(a, compiled, problems);
+    const split = splitOf(a, compiled, base.headers === RateLimitHeaders.Draft03, problems);
     const fixed = split ? sideAsCompiled(split.fixed) : compiled;
     const service = storeSettings(a, base.service, split ? undefined : compiled, expirationJitterFor(configWindows(fixed.configDescriptors)), problems);
     const host = `${name}.${ns}.svc.cluster.local`;

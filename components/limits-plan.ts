@@ -45,9 +45,10 @@ export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimits
 
 /**
  * Limits whose checks found no problem, resolved as the builders read them without checking again
- * (a caller holding only the arguments: the per-value split, figures and policy header).
+ * (a caller holding only the arguments: the per-value split, figures and policy header). `headersOn`,
+ * the filter's headers, is required: a rule's own `rateLimitHeaders` is written only where it differs.
  */
-export function resolveCheckedLimits(input: GlobalLimitsInput): GlobalLimitsPlan {
+export function resolveCheckedLimits(input: GlobalLimitsInput & { headersOn: boolean }): GlobalLimitsPlan {
     return resolvedPlan(input, input.rules ?? []);
 }
 

@@ -19,6 +19,9 @@ import { PerValueInput, PerValueSide, perValueSizingOf } from "./per-value-store
 import { resolveCheckedLimits } from "./limits-plan";
 import { RedisOptionsArgs } from "./redis-options";
 
+/** The figures count the limits only: what the gateway tells clients changes none of them. */
+const FIGURES_HEADERS = true;
+
 /** The per-value rules' figures and the lines the preview prints (none without a per-value rule). */
 export interface PerValueFiguresPlan {
     store?: PerValueStore;
@@ -82,7 +85,11 @@ export function perValueFiguresOf(
     const store = limitsValid ? storeOf(a, s) : undefined;
     if (!store) return { figures: [], lines: [] };
     // The value length the store's sizing counts with (perValueStore.longestValueBytes): the suggested fix then fits.
-    const figures = perValueFigures(resolveCheckedLimits(a), store, a.perValueStore?.longestValueBytes ?? PER_VALUE_FIELDS.longestValueBytes.default);
+    const figures = perValueFigures(
+        resolveCheckedLimits({ ...a, headersOn: FIGURES_HEADERS }),
+        store,
+        a.perValueStore?.longestValueBytes ?? PER_VALUE_FIELDS.longestValueBytes.default,
+    );
     const memoryField = s.perValue ? "perValueStore.redis.maxMemory" : "redis.maxMemory";
     for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, memoryField, "perValueStore.newValuesPerSecond"));
     return { store, figures, lines: figures.map((f) => perValueFiguresText(f, store)) };
@@ -102,7 +109,10 @@ export function platformFiguresOf(
     const sized = redis?.maxMemory !== undefined || !own;
     const store: PerValueStore = { ...(own ? { maxMemory: r.redisMaxMemory } : {}), sized, jitterSeconds: r.expirationJitterSeconds, domain: PLATFORM_DOMAIN };
     const figures = sources.flatMap(({ source, limits }) =>
-        perValueFigures(resolveCheckedLimits(limits), store, PER_VALUE_FIELDS.longestValueBytes.default).map((f) => ({ ...f, field: `${source}.${f.field}` })),
+        perValueFigures(resolveCheckedLimits({ ...limits, headersOn: FIGURES_HEADERS }), store, PER_VALUE_FIELDS.longestValueBytes.default).map((f) => ({
+            ...f,
+            field: `${source}.${f.field}`,
+        })),
     );
     for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, "redis.maxMemory"));
     return { store, figures, lines: figures.map((f) => perValueFiguresText(f, store)) };

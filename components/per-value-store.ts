@@ -72,14 +72,18 @@ export interface PerValuePlan extends PerValueSide {
     grpcAddress: string;
 }
 
-/** `counterStore` (checked) and, with `CounterStore.Split` and both kinds of counters in valid limits, the split. */
 /** What the per-value side reads of GlobalRateLimit's arguments (its limits and its two fields). */
 export interface PerValueInput extends GlobalLimitsInput {
     counterStore?: CounterStore;
     perValueStore?: PerValueStoreArgs;
 }
 
-export function splitOf(a: PerValueInput, compiled: CheckedLimits, problems: Problem[]): SplitLimits | undefined {
+/**
+ * `counterStore` (checked) and, with `CounterStore.Split` and both kinds of counters in valid limits,
+ * the split; `headersOn`: the filters' headers (`rateLimitHeaders`, resolved), which a rule's own
+ * setting is written against.
+ */
+export function splitOf(a: PerValueInput, compiled: CheckedLimits, headersOn: boolean, problems: Problem[]): SplitLimits | undefined {
     const store = a.counterStore ?? GLOBAL_FIELDS.counterStore.default;
     const storeProblems = givenProblems(GLOBAL_FIELDS.counterStore, "counterStore", store);
     if (storeProblems.length) {
@@ -102,7 +106,7 @@ export function splitOf(a: PerValueInput, compiled: CheckedLimits, problems: Pro
             });
         }
     }
-    return splitLimits(resolveCheckedLimits(input));
+    return splitLimits(resolveCheckedLimits({ ...input, headersOn }));
 }
 
 /** The per-value store's own fields (its Redis is checked with its connection): each refused with its field and fix. */

@@ -15,8 +15,8 @@ import { gatewayModel } from "../../gateway-model/read-rendered";
 import { render } from "./helpers";
 import { shopObjects } from "./rules.test";
 
-/** The split of limits as given (planned, so resolved, first). */
-const splitOf = (input: GlobalLimitsInput) => splitLimits(resolveCheckedLimits(input));
+/** The split of limits as given (planned, so resolved, first), the filter's headers on unless said. */
+const splitOf = (input: GlobalLimitsInput) => splitLimits(resolveCheckedLimits({ headersOn: true, ...input }));
 
 const M = LimitUnit.Minute;
 const each = { requestsPerUnit: 100, unit: M };

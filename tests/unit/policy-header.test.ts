@@ -5,6 +5,7 @@
  */
 import { expect } from "chai";
 import { RateLimitHeaders } from "../../builders/envoy-filters";
+import { CounterStore } from "../../builders/counter-stores";
 import { policyHeaderValue, policyItems } from "../../builders/policy-header";
 import { GlobalLimitsInput, LimitUnit, PathKeyMode, RateLimitRuleArgs } from "../../builders/rule-args";
 import { resolveCheckedLimits } from "../../components/limits-plan";
@@ -159,6 +160,25 @@ describe("RateLimit-Policy and the X-RateLimit headers: the corner cases", () =>
             ),
         );
         expect(pre).to.include('"rate_limits"').and.not.include("x_ratelimit_option");
+    });
+
+    it("with the counters split (a per-value rule beside them), a rule's option is written against the filter's headers as with one store", () => {
+        const rules: RateLimitRuleArgs[] = [
+            { name: "shown", path: { prefix: "/orders" }, requestsPerUnit: 5, unit: M, rateLimitHeaders: true },
+            { name: "hidden", path: { prefix: "/cart" }, requestsPerUnit: 7, unit: M, rateLimitHeaders: false },
+            { name: "per-client", perClientAddress: true, requestsPerUnit: 100, unit: M },
+        ];
+        const count = (text: string, option: string) => text.split(`"x_ratelimit_option":"${option}"`).length - 1;
+        for (const rateLimitHeaders of [RateLimitHeaders.Off, RateLimitHeaders.Draft03]) {
+            const split = planGlobalRateLimit({ domain: "shop", gateway, rules, rateLimitHeaders, counterStore: CounterStore.Split });
+            const single = planGlobalRateLimit({ domain: "shop", gateway, rules, rateLimitHeaders, counterStore: CounterStore.Single });
+            expect(split.perValue, "the counters are split").to.not.equal(undefined);
+            const [s, o] = [JSON.stringify(split.filters), JSON.stringify(single.filters)];
+            // Off: only "shown" asks for headers; Draft03: only "hidden" turns them off.
+            const [wanted, option] = rateLimitHeaders === RateLimitHeaders.Off ? ["shown", "DRAFT_VERSION_03"] : ["hidden", "OFF"];
+            expect(count(o, option), `${rateLimitHeaders}: ${wanted}'s option with one store`).to.be.greaterThan(0);
+            expect(count(s, option), `${rateLimitHeaders}: ${wanted}'s option with the counters split`).to.equal(count(o, option));
+        }
     });
 
     it("shadow: the service's shadow mode publishes nothing and adds no headers by default; a shadow bucket adds none", () => {

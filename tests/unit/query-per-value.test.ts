@@ -218,7 +218,9 @@ describe("query.perValue through the gateway MODEL and the service's config", ()
         ]);
     });
     it("counted with the per-value counters (counterStore split), and described so on the dashboard", () => {
-        const split = splitLimits(resolveCheckedLimits({ rules: [...rules, { name: "fixed", path: { exact: "/f" }, requestsPerUnit: 1, unit: M }] }));
+        const split = splitLimits(
+            resolveCheckedLimits({ rules: [...rules, { name: "fixed", path: { exact: "/f" }, requestsPerUnit: 1, unit: M }], headersOn: true }),
+        );
         expect(split.perValue.configDescriptors.map((d) => d.value)).to.include.members(["per-key", "strict-key", "loose-key", "key-client"]);
         expect(split.fixed.configDescriptors.map((d) => d.value)).to.deep.equal(["fixed"]);
         expect(ruleSummary(rules[0]!)).to.equal(
