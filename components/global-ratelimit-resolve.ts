@@ -128,7 +128,7 @@ export function resolveWithFallbacks(args: GlobalRateLimitArgs): { problems: Pro
     const a: Partial<GlobalRateLimitArgs> = plainCopy(args) ?? {};
     const base = checkedArgs(a, args);
     const { problems, compiled, gw, ns, name, perInstance, prefix, call } = base;
-    const split = splitOf(a, compiled, base.headers === RateLimitHeaders.Draft03, problems);
+    const split = splitOf(a, compiled, base.limits, problems);
     const fixed = split ? sideAsCompiled(split.fixed) : compiled;
     const service = storeSettings(a, base.service, split ? undefined : compiled, expirationJitterFor(configWindows(fixed.configDescriptors)), problems);
     const host = `${name}.${ns}.svc.cluster.local`;
@@ -274,7 +274,7 @@ function laterParts(
     checkCostLayout(a.rules, o.perInstance, problems);
     const accessLog = accessLogOf(a.accessLog, ruleHeaderNames(a.rules), problems);
     const perValue = split ? perValueOf(a, o, split) : undefined;
-    const perValueFigures = perValueFiguresOf(a, service.ratelimit, perValue, !compiled.problems.length, problems);
+    const perValueFigures = perValueFiguresOf(a, o.limits, service.ratelimit, perValue, !compiled.problems.length, problems);
     const descriptors = split ? [...split.fixed.configDescriptors, ...split.perValue.configDescriptors] : compiled.configDescriptors;
     const watched = { name: o.name, ns: o.ns, call, descriptors, gw, pre: o.preLimit, service, perValue, rules: a.rules ?? [] };
     const monitoring = resolveMonitoring(a.monitoring, globalMonitoringContext(watched), problems);

@@ -6,7 +6,7 @@
  */
 import { Problem } from "../lib/problems";
 import { fieldProblem } from "../lib/field-checks";
-import { ConfigDescriptor } from "../builders/rules";
+import { ConfigDescriptor, GlobalLimitsPlan } from "../builders/rules";
 import { GlobalLimitsInput } from "../builders/rule-args";
 import { PLATFORM_DOMAIN } from "../builders/platform-filters";
 import { holdsPerValueCounters } from "../builders/counter-stores";
@@ -76,6 +76,7 @@ function storeOf(a: FiguresInput, s: { perValue?: PerValueSide; maxMemory: strin
 /** The figures of valid limits (none when the limits have problems), and a problem for each refused rule. */
 export function perValueFiguresOf(
     a: FiguresInput,
+    limits: GlobalLimitsPlan,
     r: RateLimitServiceSettings,
     perValue: PerValueSide | undefined,
     limitsValid: boolean,
@@ -85,11 +86,7 @@ export function perValueFiguresOf(
     const store = limitsValid ? storeOf(a, s) : undefined;
     if (!store) return { figures: [], lines: [] };
     // The value length the store's sizing counts with (perValueStore.longestValueBytes): the suggested fix then fits.
-    const figures = perValueFigures(
-        resolveCheckedLimits({ ...a, headersOn: FIGURES_HEADERS }),
-        store,
-        a.perValueStore?.longestValueBytes ?? PER_VALUE_FIELDS.longestValueBytes.default,
-    );
+    const figures = perValueFigures(limits, store, a.perValueStore?.longestValueBytes ?? PER_VALUE_FIELDS.longestValueBytes.default);
     const memoryField = s.perValue ? "perValueStore.redis.maxMemory" : "redis.maxMemory";
     for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, memoryField, "perValueStore.newValuesPerSecond"));
     return { store, figures, lines: figures.map((f) => perValueFiguresText(f, store)) };

@@ -7,8 +7,8 @@
 import { Problem } from "../lib/problems";
 import { FixStyle } from "../lib/fix-style";
 import { COMPONENT_FIX, fieldProblem } from "../lib/field-checks";
-import { ConfigDescriptor } from "../builders/rules";
-import { CheckedLimits, resolveCheckedLimits } from "./limits-plan";
+import { ConfigDescriptor, GlobalLimitsPlan } from "../builders/rules";
+import { CheckedLimits } from "./limits-plan";
 import { GlobalLimitsInput } from "../builders/rule-args";
 import {
     CounterStore,
@@ -80,10 +80,10 @@ export interface PerValueInput extends GlobalLimitsInput {
 
 /**
  * `counterStore` (checked) and, with `CounterStore.Split` and both kinds of counters in valid limits,
- * the split; `headersOn`: the filters' headers (`rateLimitHeaders`, resolved), which a rule's own
- * setting is written against.
+ * the split of `limits`, the plan's limits as resolved once (a rule's own headers written against the
+ * filter's, as on the one store).
  */
-export function splitOf(a: PerValueInput, compiled: CheckedLimits, headersOn: boolean, problems: Problem[]): SplitLimits | undefined {
+export function splitOf(a: PerValueInput, compiled: CheckedLimits, limits: GlobalLimitsPlan, problems: Problem[]): SplitLimits | undefined {
     const store = a.counterStore ?? GLOBAL_FIELDS.counterStore.default;
     const storeProblems = givenProblems(GLOBAL_FIELDS.counterStore, "counterStore", store);
     if (storeProblems.length) {
@@ -106,7 +106,7 @@ export function splitOf(a: PerValueInput, compiled: CheckedLimits, headersOn: bo
             });
         }
     }
-    return splitLimits(resolveCheckedLimits({ ...input, headersOn }));
+    return splitLimits(limits);
 }
 
 /** The per-value store's own fields (its Redis is checked with its connection): each refused with its field and fix. */
