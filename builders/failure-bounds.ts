@@ -15,8 +15,6 @@
  *   instead of 10 s. A Redis that hangs with its connections open is bounded only by the gateway's
  *   own `timeout` (then HTTP 500 when fail-closed, or the request passes when fail-open).
  */
-import { RateLimitFilterCall } from "./envoy-filters";
-import { protoDurationSeconds } from "../lib/formats";
 
 /** Memory limit of the Redis container the stack deploys. */
 export const REDIS_MEMORY_LIMIT = "256Mi";
@@ -111,11 +109,6 @@ export function redisMemoryBytes(text: unknown): number | undefined {
 export function redisServerArgs(maxMemory: string, policy: string): string[] {
     const lfu = policy === PER_VALUE_EVICTION_POLICY ? PER_VALUE_LFU_ARGS : [];
     return ["--save", "", "--appendonly", "no", "--maxmemory", maxMemory, "--maxmemory-policy", policy, ...lfu];
-}
-
-/** The service's `REDIS_TIMEOUT` for the gateway's call to it (`RateLimitFilterCall`, its timeout a checked protobuf duration). */
-export function redisTimeoutOf(call: Pick<RateLimitFilterCall, "timeout">): string {
-    return redisTimeoutFor(protoDurationSeconds(call.timeout)!);
 }
 
 /** The service's `REDIS_TIMEOUT` for a gateway timeout: half of it, at most 1 s (a Go duration in whole milliseconds, at least 1ms). */

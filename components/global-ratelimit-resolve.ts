@@ -6,7 +6,7 @@
 import { CompiledLimits, GlobalLimitsPlan, buildGlobalLimits } from "../builders/rules";
 import { SplitLimits, configWindows, sideAsCompiled } from "../builders/counter-stores";
 import { FilterLayout, LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER, RateLimitFilterCall, RateLimitHeaders, instanceFilterName } from "../builders/envoy-filters";
-import { expirationJitterFor, redisTimeoutOf } from "../builders/failure-bounds";
+import { expirationJitterFor } from "../builders/failure-bounds";
 import { PreLimitPlan, preLimitPlan } from "../builders/pre-limit";
 import { HEADER_TO_METADATA_FILTER, responseCosts } from "../builders/request-cost";
 import { ResolvedRequestCost } from "../builders/request-cost-args";
@@ -18,7 +18,7 @@ import { Problem } from "../lib/problems";
 import { AccessTarget } from "./access-policies";
 import { checkCostLayout } from "./request-cost-checks";
 import { dnsProblem, planned, unknownFieldProblems } from "./arg-checks";
-import { CALL_FIELDS, DEFAULT_FILTER_PREFIX, GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
+import { CALL_FIELDS, DEFAULT_FILTER_PREFIX, GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS, redisTimeoutOf } from "./global-ratelimit-fields";
 import { ResolvedAccessLog, accessLogOf, ruleHeaderNames } from "./gateway-access-log";
 import { ResolvedGateway, gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
