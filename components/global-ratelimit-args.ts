@@ -108,7 +108,7 @@ export interface GlobalRateLimitOptions {
      * traffic down with it). A boolean; anything else is refused. Defaults to `true`.
      */
     failureModeDeny?: boolean;
-    /** Timeout of the gateway's call to the service (protobuf duration). Defaults to `10s`. */
+    /** Timeout of the gateway's call to the service (a protobuf duration, e.g. `0.5s`). Defaults to `10s`. */
     timeout?: string;
     /**
      * The status of a request refused because the service could not answer (`failureModeDeny`; Envoy's

@@ -43,14 +43,16 @@ export const CALL_FIELDS = {
         rule: booleanRule(),
         goesTo: { envoy: "the ratelimit filter's failure_mode_deny" },
         stackKey: "failureModeDeny",
+        stackGroup: "limits",
     }),
     timeout: field({
-        doc: "Timeout of the gateway's call to the service (protobuf duration).",
+        doc: "Timeout of the gateway's call to the service (a protobuf duration, e.g. `0.5s`).",
         type: "string",
         default: "10s",
         rule: protoDurationRule(0.001),
         goesTo: { envoy: "the ratelimit filter's timeout (and, derived from it by `redisTimeoutOf`, the service's `REDIS_TIMEOUT`)" },
         stackKey: "rateLimitTimeout",
+        stackGroup: "limits",
     }),
 };
 
@@ -75,6 +77,7 @@ export const GLOBAL_FIELDS = {
         rule: oneOfRule(PathKeyMode, "PathKeyMode"),
         goesTo: { envoy: "the rate_limits actions' descriptor of the path" },
         stackKey: "pathKey",
+        stackGroup: "limits",
     }),
     clientPrefix: nested({
         doc:
@@ -90,6 +93,7 @@ export const GLOBAL_FIELDS = {
         rule: dnsNameRule("label"),
         goesTo: { object: "the namespace of the service, its ConfigMap and Redis" },
         stackKey: "ratelimitNamespace",
+        stackGroup: "service",
     }),
     ...CALL_FIELDS,
     statusOnError: field<ErrorStatus>({
@@ -102,6 +106,7 @@ export const GLOBAL_FIELDS = {
         rule: oneOfRule(ErrorStatus, "ErrorStatus", { suggest: ErrorStatus.ServiceUnavailable }),
         goesTo: { envoy: "the ratelimit filter's status_on_error" },
         stackKey: "statusOnError",
+        stackGroup: "limits",
     }),
     rateLimitHeaders: field<RateLimitHeaders>({
         doc:
@@ -118,6 +123,7 @@ export const GLOBAL_FIELDS = {
         }),
         goesTo: { envoy: "the ratelimit filter's enable_x_ratelimit_headers" },
         stackKey: "rateLimitHeaders",
+        stackGroup: "limits",
     }),
     filterLayout: field<FilterLayout>({
         doc:
@@ -133,6 +139,7 @@ export const GLOBAL_FIELDS = {
         rule: oneOfRule(FilterLayout, "FilterLayout"),
         goesTo: { envoy: "the HTTP filters' names and where the descriptors go" },
         stackKey: "filterLayout",
+        stackGroup: "limits",
     }),
     preLimit: field({
         doc:
@@ -146,6 +153,7 @@ export const GLOBAL_FIELDS = {
         rule: booleanRule(),
         goesTo: { envoy: "the local_ratelimit filter before the ratelimit filter" },
         stackKey: "preLimit",
+        stackGroup: "limits",
     }),
     counterStore: field<CounterStore>({
         doc:
@@ -159,6 +167,7 @@ export const GLOBAL_FIELDS = {
         rule: oneOfRule(CounterStore, "CounterStore"),
         goesTo: { object: "a second service, Redis and ratelimit filter for the per-value counters" },
         stackKey: "counterStore",
+        stackGroup: "limits",
     }),
     service: nested({ doc: "The rate-limit service. Defaults as documented on each field.", type: "RateLimitServiceOptionsArgs" }),
     perValueStore: nested({ doc: "The per-value side of `CounterStore.Split`. Defaults as documented on each field.", type: "PerValueStoreArgs" }),

@@ -27,6 +27,7 @@ export const SERVICE_FIELDS = {
         rule: dnsNameRule("label"),
         goesTo: { object: "Service and Deployment name; the filter's cluster_name" },
         stackKey: "ratelimitServiceName",
+        stackGroup: "service",
     }),
     configName: field({
         doc: "Name of its ConfigMap.",
@@ -35,6 +36,7 @@ export const SERVICE_FIELDS = {
         rule: dnsNameRule("subdomain"),
         goesTo: { object: "ConfigMap name" },
         stackKey: "configName",
+        stackGroup: "names",
     }),
     grpcPort: field({
         doc: "gRPC port.",
@@ -43,6 +45,7 @@ export const SERVICE_FIELDS = {
         rule: wholeNumberRule({ min: 1, max: 65535 }),
         goesTo: { env: "GRPC_PORT" },
         stackKey: "ratelimitGrpcPort",
+        stackGroup: "service",
     }),
     image: field({
         doc: "The envoyproxy/ratelimit image (tagged by commit; matches the build the tests run); an output accepted (e.g. chosen by another stack).",
@@ -53,6 +56,7 @@ export const SERVICE_FIELDS = {
         ),
         goesTo: { object: "the Deployment's container image" },
         stackKey: "ratelimitImage",
+        stackGroup: "service",
     }),
     replicas: field({
         doc: "Replicas (they share Redis, so limits stay exact).",
@@ -61,6 +65,7 @@ export const SERVICE_FIELDS = {
         rule: wholeNumberRule({ min: 1, max: 100 }),
         goesTo: { object: "the Deployment's replicas" },
         stackKey: "ratelimitReplicas",
+        stackGroup: "service",
     }),
     logLevel: field<ServiceLogLevel>({
         doc: "Log level.",
@@ -69,6 +74,7 @@ export const SERVICE_FIELDS = {
         rule: oneOfRule(ServiceLogLevel, "ServiceLogLevel", { defaultFirst: true }),
         goesTo: { env: "LOG_LEVEL" },
         stackKey: "ratelimitLogLevel",
+        stackGroup: "service",
     }),
     redisPoolSize: field({
         doc: "`REDIS_POOL_SIZE`: connections per service process.",
@@ -77,6 +83,7 @@ export const SERVICE_FIELDS = {
         rule: wholeNumberRule({ min: 1, max: 10_000 }),
         goesTo: { env: "REDIS_POOL_SIZE" },
         stackKey: "redisPoolSize",
+        stackGroup: "service",
     }),
     redisPipelineWindow: field({
         doc:
@@ -88,6 +95,7 @@ export const SERVICE_FIELDS = {
         rule: goDurationRule(),
         goesTo: { env: "REDIS_PIPELINE_WINDOW" },
         stackKey: "redisPipelineWindow",
+        stackGroup: "service",
     }),
     redisPipelineLimit: field({
         doc: "`REDIS_PIPELINE_LIMIT`: has no effect in the pinned service (radix v4 ignores it); kept for older images.",
@@ -96,6 +104,7 @@ export const SERVICE_FIELDS = {
         rule: wholeNumberRule({ min: 0 }),
         goesTo: { env: "REDIS_PIPELINE_LIMIT" },
         stackKey: "redisPipelineLimit",
+        stackGroup: "service",
     }),
     localCacheSizeInBytes: field({
         doc:
@@ -106,6 +115,7 @@ export const SERVICE_FIELDS = {
         rule: wholeNumberRule({ min: 0 }),
         goesTo: { env: "LOCAL_CACHE_SIZE_IN_BYTES" },
         stackKey: "localCacheSizeInBytes",
+        stackGroup: "service",
     }),
     stopCountingWhenOverLimit: field({
         doc:
@@ -118,6 +128,7 @@ export const SERVICE_FIELDS = {
         rule: booleanRule(),
         goesTo: { env: "STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT" },
         stackKey: "stopCountingWhenOverLimit",
+        stackGroup: "service",
     }),
     prometheus: field({
         doc:
@@ -129,6 +140,7 @@ export const SERVICE_FIELDS = {
         rule: booleanRule(),
         goesTo: { object: "USE_PROMETHEUS or DISABLE_STATS, the scrape annotations (ratelimit-service.ts)" },
         stackKey: "ratelimitPrometheus",
+        stackGroup: "service",
     }),
     shadowMode: field({
         doc:
@@ -140,6 +152,7 @@ export const SERVICE_FIELDS = {
         rule: booleanRule(),
         goesTo: { object: "SHADOW_MODE, no pre-limit, no rate-limit headers (safe-rollout.ts)" },
         stackKey: "shadowMode",
+        stackGroup: "service",
     }),
 };
 
@@ -189,6 +202,7 @@ export const PER_VALUE_FIELDS = {
         rule: booleanRule(),
         goesTo: { envoy: "the per-value ratelimit filter's failure_mode_deny" },
         stackKey: "perValueFailureModeDeny",
+        stackGroup: "limits",
     }),
     statusOnError: field<ErrorStatus>({
         doc: "The status of a request the per-value filter refuses because its service could not answer (Envoy's `status_on_error`). Only with `failureModeDeny: true`.",
@@ -197,6 +211,7 @@ export const PER_VALUE_FIELDS = {
         rule: oneOfRule(ErrorStatus, "ErrorStatus", { suggest: ErrorStatus.ServiceUnavailable }),
         goesTo: { envoy: "the per-value ratelimit filter's status_on_error" },
         stackKey: "perValueStatusOnError",
+        stackGroup: "limits",
     }),
     timeout: field({
         doc:
@@ -208,6 +223,7 @@ export const PER_VALUE_FIELDS = {
         rule: protoDurationRule(0.001),
         goesTo: { envoy: "the per-value ratelimit filter's timeout" },
         stackKey: "perValueTimeout",
+        stackGroup: "limits",
     }),
     newValuesPerSecond: field({
         doc:
@@ -220,6 +236,7 @@ export const PER_VALUE_FIELDS = {
         rule: wholeNumberRule({ min: 0, max: 1_000_000 }),
         goesTo: { object: "the per-value Redis's maxmemory" },
         stackKey: "perValueNewValuesPerSecond",
+        stackGroup: "limits",
     }),
     longestValueBytes: field({
         doc: "The longest value (bytes) a per-value counter is keyed by, for the sizing: a path over 1,024 bytes shares one counter. Between 1 and 1024.",

@@ -19,6 +19,10 @@ export interface Rule<T> {
     values?: Readonly<Record<string, string>>;
 }
 
+/** The sections of the stack's configuration page (docs/configuration.md), in its order. */
+export const STACK_KEY_GROUPS = ["variant", "paths", "limits", "local", "names", "sharing", "service", "managed-api", "operations"] as const;
+export type StackKeyGroup = (typeof STACK_KEY_GROUPS)[number];
+
 /** Where a field's value ends up. */
 export type GoesTo = { envoy: string } | { env: string } | { object: string };
 
@@ -40,6 +44,8 @@ export interface FieldDecl<T> {
     goesTo: GoesTo;
     /** The stack's config key that sets the field, if any. */
     stackKey?: string;
+    /** The section of the stack's configuration page that lists `stackKey`. */
+    stackGroup?: StackKeyGroup;
 }
 
 /** A field declaration, its value type `T` taken from its default and rule (a declared default is then never undefined). */

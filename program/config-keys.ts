@@ -18,7 +18,7 @@ import { DESCRIPTOR_LIST_EXAMPLE } from "../mesh/field-reader";
 import { GLOBAL_DEFAULTS } from "../components/global-ratelimit-defaults";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "../components/global-ratelimit-fields";
 import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "../components/service-fields";
-import { FieldDecl, NestedDecl } from "../lib/field-decl";
+import { FieldDecl, NestedDecl, StackKeyGroup } from "../lib/field-decl";
 import { LimitUnit } from "../builders/rule-args";
 
 export type ConfigKind = "string" | "integer" | "boolean" | "json";
@@ -26,7 +26,7 @@ export type ConfigKind = "string" | "integer" | "boolean" | "json";
 export interface ConfigKeySpec {
     /** Key name without the project prefix. */
     key: string;
-    /** The MeshRateLimit argument it sets, by its path (`["global", "timeout"]`, checked against the arguments' types): the one mapping between the two. */
+    /** The MeshRateLimit argument it sets, by its path (`["paths", "limited"]`, checked against the arguments' types): the one mapping between the two. */
     field: ArgPath;
     kind: ConfigKind;
     /**
@@ -38,7 +38,7 @@ export interface ConfigKeySpec {
     defaultNote?: string;
     description: string;
     /** Section in docs/configuration.md. */
-    group: "variant" | "paths" | "limits" | "local" | "names" | "sharing" | "service" | "managed-api" | "operations";
+    group: StackKeyGroup;
 }
 
 export const PROJECT = "mesh-ratelimit";
@@ -111,6 +111,7 @@ export function keySpecOf(r: ConfigKeyRow): ConfigKeySpec {
     if (r.key !== undefined || r.kind !== undefined || r.description !== undefined)
         throw new Error(`internal: config key ${r.key ?? d.stackKey} restates its field's declaration (name, kind or description)`);
     if (d.stackKey === undefined) throw new Error(`internal: the declaration of ${keyOf(r.field)} names no stack key`);
+    if (d.stackGroup !== undefined) throw new Error(`internal: config key ${d.stackKey} is listed by its declaration (stackGroup): its row restates it`);
     const description = extra === undefined ? stackDescription(d) : `${stackDescription(d)} ${extra}`;
     return { ...row, key: d.stackKey, kind: kindOf(d), description, default: declaredDefault({ ...r, key: d.stackKey }) };
 }
@@ -128,6 +129,11 @@ function declaredDefault(r: ConfigKeyRow): string {
     const v = valueAtPath(KEY_DEFAULTS, r.field);
     if (v === undefined || (typeof v === "object" && !Array.isArray(v)))
         throw new Error(`internal: config key ${r.key} has no declared default at ${keyOf(r.field)}`);
+    return shownValue(v);
+}
+
+/** A default as the user would type it: a list comma-separated. */
+function shownValue(v: unknown): string {
     return Array.isArray(v) ? v.join(",") : String(v);
 }
 
@@ -220,10 +226,6 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
             "Variant A: RE2 regex (full match) on the request path without its query that produces descriptor `PATH=<apiDescriptorValue>` (with `pathKey` `url-path` the filter accepts an optional `?query` after it; with `literal` it is matched against `:path` as written).",
     },
     {
-        group: "limits",
-        field: ["global", "pathKey"],
-    },
-    {
         group: "paths",
         key: "apiDescriptorValue",
         field: ["limits", "apiDescriptorValue"],
@@ -279,26 +281,6 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "limits",
-        field: ["global", "failureModeDeny"],
-    },
-    {
-        group: "limits",
-        field: ["global", "statusOnError"],
-        default: "",
-        defaultNote: "unset (Envoy's 500)",
-    },
-    {
-        group: "limits",
-        field: ["global", "rateLimitHeaders"],
-        extra: "Not in the specification.",
-    },
-    {
-        group: "limits",
-        field: ["global", "filterLayout"],
-        extra: "In this stack `<namespace>` is `ratelimitNamespace` and `<service.name>` `ratelimitServiceName`.",
-    },
-    {
-        group: "limits",
         key: "clientPrefixV4",
         field: ["global", "clientPrefix", "v4"],
         kind: "integer",
@@ -313,40 +295,7 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
         description:
             "Leading bits of an IPv6 client address that make one client (0-128) for every per-client counter. 64: whoever holds a /64 (one subscriber or host) is one client, whichever of its addresses it uses; 128 keys each address.",
     },
-    {
-        group: "limits",
-        field: ["global", "timeout"],
-        extra: "E.g. `0.5s`.",
-    },
-    {
-        group: "limits",
-        field: ["global", "preLimit"],
-        extra: "In this stack the fixed descriptors are `/productpage` and `api`.",
-    },
 
-    {
-        group: "limits",
-        field: ["global", "counterStore"],
-        extra: "In this stack the per-value counters are the per-path ones (one per distinct path, which any client can create at will); `/productpage` and `api` keep theirs.",
-    },
-    {
-        group: "limits",
-        field: ["global", "perValueStore", "timeout"],
-    },
-    {
-        group: "limits",
-        field: ["global", "perValueStore", "failureModeDeny"],
-    },
-    {
-        group: "limits",
-        field: ["global", "perValueStore", "statusOnError"],
-        default: "",
-        defaultNote: "`statusOnError`",
-    },
-    {
-        group: "limits",
-        field: ["global", "perValueStore", "newValuesPerSecond"],
-    },
     {
         group: "limits",
         key: "perValueRedisMaxMemory",
@@ -476,11 +425,6 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
         kind: "string",
         description: "Name of the bookinfo VirtualService (spec `<virtual_service_name>`).",
     },
-    {
-        group: "names",
-        field: ["global", "service", "configName"],
-        extra: "Spec `<config_name>`.",
-    },
 
     // Shared mesh: how far the stack reaches
     {
@@ -517,50 +461,6 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
 
     // Rate-limit service
-    {
-        group: "service",
-        field: ["global", "namespace"],
-    },
-    {
-        group: "service",
-        field: ["global", "service", "name"],
-    },
-    {
-        group: "service",
-        field: ["global", "service", "grpcPort"],
-    },
-    {
-        group: "service",
-        field: ["global", "service", "image"],
-    },
-    {
-        group: "service",
-        field: ["global", "service", "replicas"],
-    },
-    {
-        group: "service",
-        field: ["global", "service", "logLevel"],
-    },
-    {
-        group: "service",
-        field: ["global", "service", "redisPoolSize"],
-    },
-    {
-        group: "service",
-        field: ["global", "service", "redisPipelineWindow"],
-    },
-    {
-        group: "service",
-        field: ["global", "service", "redisPipelineLimit"],
-    },
-    {
-        group: "service",
-        field: ["global", "service", "localCacheSizeInBytes"],
-    },
-    {
-        group: "service",
-        field: ["global", "service", "prometheus"],
-    },
     {
         group: "operations",
         key: "monitoringDashboard",
@@ -601,14 +501,6 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
         default: "",
         description:
             "Labels on the `PrometheusRule`, `name=value` comma-separated (e.g. `release=kube-prometheus-stack` for an operator that selects rules by label). Default none.",
-    },
-    {
-        group: "service",
-        field: ["global", "service", "stopCountingWhenOverLimit"],
-    },
-    {
-        group: "service",
-        field: ["global", "service", "shadowMode"],
     },
     {
         group: "service",
@@ -832,7 +724,42 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
 ];
 
-export const CONFIG_KEYS: readonly ConfigKeySpec[] = CONFIG_KEY_ROWS.map(keySpecOf);
+/**
+ * What the stack adds to a declared key's description: words about this stack only (its own key
+ * names, its descriptors), which the component's documentation cannot say.
+ */
+const STACK_EXTRAS: readonly { field: ArgPath; extra: string }[] = [
+    { field: ["global", "rateLimitHeaders"], extra: "Not in the specification." },
+    { field: ["global", "filterLayout"], extra: "In this stack `<namespace>` is `ratelimitNamespace` and `<service.name>` `ratelimitServiceName`." },
+    { field: ["global", "preLimit"], extra: "In this stack the fixed descriptors are `/productpage` and `api`." },
+    {
+        field: ["global", "counterStore"],
+        extra: "In this stack the per-value counters are the per-path ones (one per distinct path, which any client can create at will); `/productpage` and `api` keep theirs.",
+    },
+    { field: ["global", "service", "configName"], extra: "Spec `<config_name>`." },
+];
+
+/**
+ * The keys of the declared fields that name their key and its section (`stackKey`, `stackGroup`):
+ * every fact from the declaration (name, kind, description, default, or what the default is), the
+ * stack's own words (`STACK_EXTRAS`) appended. The field's path is its table's in `DECLARED`.
+ */
+export function declaredKeys(): ConfigKeySpec[] {
+    return Object.entries(DECLARED).flatMap(([table, fields]) =>
+        Object.entries(fields).flatMap(([name, d]) => {
+            if (!("rule" in d) || d.stackKey === undefined || d.stackGroup === undefined) return [];
+            const field = [...table.split("."), name] as unknown as ArgPath;
+            const extra = STACK_EXTRAS.find((e) => keyOf(e.field) === keyOf(field))?.extra;
+            const description = extra === undefined ? stackDescription(d) : `${stackDescription(d)} ${extra}`;
+            const v = valueAtPath(KEY_DEFAULTS, field);
+            const fixed =
+                v === undefined ? { default: "", ...(d.defaultNote === undefined ? {} : { defaultNote: d.defaultNote }) } : { default: shownValue(v) };
+            return [{ key: d.stackKey, field, kind: kindOf(d), description, group: d.stackGroup, ...fixed }];
+        }),
+    );
+}
+
+export const CONFIG_KEYS: readonly ConfigKeySpec[] = [...CONFIG_KEY_ROWS.map(keySpecOf), ...declaredKeys()];
 
 export const CONFIG_KEY_NAMES: ReadonlySet<string> = new Set(CONFIG_KEYS.map((k) => k.key));
 

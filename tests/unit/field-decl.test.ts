@@ -48,7 +48,7 @@ describe("GlobalRateLimit's fields: one declaration each", () => {
     });
 
     it("a field's JSDoc is its text and its default's sentence; a derived default says its note, a required field none", () => {
-        expect(fieldDoc(GLOBAL_FIELDS.timeout)).to.equal("Timeout of the gateway's call to the service (protobuf duration). Defaults to `10s`.");
+        expect(fieldDoc(GLOBAL_FIELDS.timeout)).to.equal("Timeout of the gateway's call to the service (a protobuf duration, e.g. `0.5s`). Defaults to `10s`.");
         expect(defaultSentence(GLOBAL_FIELDS.filterLayout)).to.equal(
             "Defaults to `FilterLayout.PerInstance`; MeshRateLimit's to `FilterLayout.Shared`, the specification's layout.",
         );
@@ -76,21 +76,27 @@ describe("GlobalRateLimit's fields: one declaration each", () => {
         }
         const text = fs.readFileSync(require.resolve("../../program/config-keys"), "utf8");
         expect(text).to.not.match(/key: "rateLimitTimeout"/);
+        expect(text, "the key table does not name the field either").to.not.match(/"global", "timeout"/);
     });
 
-    it("a key's name, kind, default and description come from the declaration, choices spelt as the stack takes them; controls: a restating row is refused", () => {
+    it("a key's name, kind, default, description and section come from the declaration, choices spelt as the stack takes them; controls: a restating row is refused", () => {
         expect(configDefault("rateLimitTimeout")).to.equal(GLOBAL_FIELDS.timeout.default);
         const layout = CONFIG_KEYS.find((k) => k.key === "filterLayout")!.description;
         expect(layout).to.include("`per-instance`:").and.to.include("`shared`:").and.not.include("FilterLayout.");
-        const row = { field: ["global", "timeout"], group: "limits" } as const;
-        const spec = keySpecOf({ ...row, extra: "More." });
-        expect([spec.key, spec.kind, spec.default, spec.description]).to.deep.equal([
-            "rateLimitTimeout",
+        const spec = CONFIG_KEYS.find((k) => k.key === "rateLimitTimeout")!;
+        expect([spec.field, spec.kind, spec.default, spec.description, spec.group]).to.deep.equal([
+            ["global", "timeout"],
             "string",
             "10s",
-            `${GLOBAL_FIELDS.timeout.doc} More.`,
+            GLOBAL_FIELDS.timeout.doc,
+            GLOBAL_FIELDS.timeout.stackGroup,
         ]);
-        expect(keySpecOf({ field: ["global", "service", "replicas"], group: "service" }).kind).to.equal("integer");
+        const status = CONFIG_KEYS.find((k) => k.key === "statusOnError")!;
+        expect([status.default, status.defaultNote]).to.deep.equal(["", GLOBAL_FIELDS.statusOnError.defaultNote]);
+        expect(CONFIG_KEYS.find((k) => k.key === "configName")!.description).to.equal(`${SERVICE_FIELDS.configName.doc} Spec \`<config_name>\`.`);
+        expect(CONFIG_KEYS.find((k) => k.key === "ratelimitReplicas")!.kind).to.equal("integer");
+        const row = { field: ["global", "timeout"], group: "limits" } as const;
+        expect(() => keySpecOf(row)).to.throw(/listed by its declaration/);
         expect(() => keySpecOf({ ...row, description: GLOBAL_FIELDS.timeout.doc })).to.throw(/restates its field's declaration/);
         expect(() => keySpecOf({ ...row, key: "rateLimitTimeout" })).to.throw(/restates its field's declaration/);
         expect(() => keySpecOf({ ...row, field: ["global", "redis", "mode"] })).to.throw(/needs a name, a kind and a description of its own/);
