@@ -1,14 +1,10 @@
 package xdscheck
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protojson"
-
-	"istio.io/istio/pilot/pkg/networking/core"
 )
 
 // The platform's overrides on every listener of its gateway pods (tests/istio/render-platform.ts):
@@ -67,26 +63,7 @@ func TestPlatformEveryPort(t *testing.T) {
 // (team-all or team-listed, tests/istio/render-platform.ts).
 func pfLoadWith(t *testing.T, team string) *pfGenerated {
 	t.Helper()
-	dir := os.Getenv("XDSCHECK_PLATFORM_DIR")
-	if dir == "" {
-		t.Skip("XDSCHECK_PLATFORM_DIR not set (run tests/istio/run.sh)")
-	}
-	var docs []Doc
-	for _, d := range []string{"platform", team} {
-		ds, err := LoadDir(filepath.Join(dir, d))
-		if err != nil {
-			t.Fatalf("FAILED: input: %v", err)
-		}
-		docs = append(docs, ds...)
-	}
-	text, services, err := istioAndServices(docs, 4)
-	if err != nil {
-		t.Fatalf("FAILED: input: %v", err)
-	}
-	cg := core.NewConfigGenTest(t, core.TestOptions{ConfigString: text, Services: services})
-	g := &pfGenerated{}
-	_, g.Listeners, g.Routes = gatewayProxy(cg, "istio-ingressgateway-0.istio-system", IstioSystem, "10.244.3.1", mtGatewayLabels)
-	return g
+	return pfLoadDirs(t, "platform", team)
 }
 
 // The rogue team: a rule that matches nothing and allVirtualHosts: true. On Istio's
