@@ -18,6 +18,8 @@ import { DESCRIPTOR_LIST_EXAMPLE } from "../mesh/field-reader";
 import { GLOBAL_DEFAULTS } from "../components/global-ratelimit-defaults";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "../components/global-ratelimit-fields";
 import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "../components/service-fields";
+import { BOOKINFO_OPTIONS_FIELDS } from "../components/bookinfo-fields";
+import { MANAGED_API_OPTIONS_FIELDS } from "../components/managed-api-fields";
 import { FieldDecl, NestedDecl } from "../lib/field-decl";
 import { LimitUnit } from "../builders/rule-args";
 
@@ -52,7 +54,7 @@ function choiceText(values: readonly string[]): string {
 /**
  * A row of the table: a key's default is its field's declared default unless the row says "" (variant
  * preset or derived). A key that sets a declared field of GlobalRateLimit (global-ratelimit-fields.ts,
- * service-fields.ts) states neither its name, its kind nor its description: they are the
+ * service-fields.ts), Bookinfo or ManagedApi (bookinfo-fields.ts, managed-api-fields.ts) states neither its name, its kind nor its description: they are the
  * declaration's (`stackKey`, its type, its text followed by the row's `extra`).
  */
 export type ConfigKeyRow = Omit<ConfigKeySpec, "key" | "kind" | "default" | "description"> & {
@@ -63,11 +65,14 @@ export type ConfigKeyRow = Omit<ConfigKeySpec, "key" | "kind" | "default" | "des
     extra?: string;
 };
 
-/** The declarations of GlobalRateLimit's plain fields, by the argument path of the table holding them. */
+/** The declarations of the components' plain fields, by the argument path of the table holding them. */
 const DECLARED: Readonly<Record<string, Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>>> = {
     global: { ...GLOBAL_FIELDS, ...GLOBAL_ARGS_FIELDS },
     "global.service": SERVICE_FIELDS,
     "global.perValueStore": PER_VALUE_FIELDS,
+    // MeshRateLimit's `bookinfo` and `managedApi` extend the components' options.
+    bookinfo: BOOKINFO_OPTIONS_FIELDS,
+    managedApi: MANAGED_API_OPTIONS_FIELDS,
 };
 
 /** The declaration of the plain field a key sets, if it has one. */
@@ -440,41 +445,24 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "names",
-        key: "gatewayHosts",
         field: ["bookinfo", "hosts"],
-        kind: "string",
-        description:
-            "Comma-separated hosts of the bookinfo Gateway and VirtualService (spec 2.5: `*`). The gateway patches name exactly their virtual hosts `<host>:<gatewayPort>` (Istio's names), so another team's host on the same gateway is never limited. The Gateway's server takes them as `<namespace>/<host>`, admitting only the VirtualServices of `workloadNamespace` (see `gatewayHostScope`).",
+        extra: "Comma-separated.",
     },
     {
         group: "names",
-        key: "workloadNamespace",
         field: ["bookinfo", "namespace"],
-        kind: "string",
-        description:
-            "Namespace of bookinfo and of the local bucket's EnvoyFilter, and by default of the managed-API service (must exist). The rate-limit service and Redis go to `ratelimitNamespace`.",
     },
     {
         group: "names",
-        key: "gatewayName",
         field: ["bookinfo", "gatewayName"],
-        kind: "string",
-        description: "Name of the bookinfo Gateway.",
     },
     {
         group: "names",
-        key: "gatewayPort",
         field: ["bookinfo", "gatewayPort"],
-        kind: "integer",
-        description:
-            "Port of the Gateway's HTTP server; the virtual hosts are `<host>:<gatewayPort>` and the rate-limit filter goes on this listener port only. It must be a port the gateway pods bind: when the gateway's Service has this port, Istio binds its `targetPort` instead (the default istio-ingressgateway Service maps 80 to 8080 and 443 to 8443), and the filter would land nowhere. 8080, as in the specification, is the pods' own port.",
     },
     {
         group: "names",
-        key: "virtualServiceName",
         field: ["bookinfo", "virtualServiceName"],
-        kind: "string",
-        description: "Name of the bookinfo VirtualService (spec `<virtual_service_name>`).",
     },
     {
         group: "names",
@@ -493,11 +481,7 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "sharing",
-        key: "gatewayHostScope",
         field: ["bookinfo", "gatewayHostScope"],
-        kind: "string",
-        description:
-            "Which VirtualServices the bookinfo Gateway admits. `own-namespace`: only those of `workloadNamespace` (its server hosts are Istio's `<namespace>/<host>` for each of `gatewayHosts`, `default/*` by default; the virtual host is still `*:<gatewayPort>`). `any-namespace`: spec 2.5 literally, server hosts `gatewayHosts` as given: a VirtualService of **any namespace** can bind a host of its own to the Gateway, and Istio gives that host a virtual host of its own without the stack's limits, a side door to productpage (`pulumi preview` refuses when one exists). Only for a gateway the stack has to itself.",
     },
     {
         group: "sharing",
@@ -720,13 +704,9 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "managed-api",
-        key: "managedApiNamespace",
         field: ["managedApi", "namespace"],
-        kind: "string",
         default: "",
         defaultNote: "`workloadNamespace`",
-        description:
-            "Namespace of the managed-API service (ESP, echo backend, Ingress; must exist). ESP's image runs as root, so it meets Pod Security `baseline` only: a namespace of its own lets the others enforce `restricted` (docs/security.md, Pod Security).",
     },
     {
         group: "managed-api",
@@ -749,55 +729,33 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "managed-api",
-        key: "espServiceAccountSecret",
         field: ["managedApi", "serviceAccountSecret"],
-        kind: "string",
         default: "",
-        description: "Optional: name of an existing Secret with key `service-account-creds.json`, mounted for ESP off GKE.",
     },
     {
         group: "managed-api",
-        key: "espPortMode",
         field: ["managedApi", "portMode"],
-        kind: "string",
-        description:
-            "`http`: Service port 80 → 8081 named `http` (mesh mutual TLS, spec 2.9). `tcp`: named `tcp`, the sidecar passes bytes through (spec 5.4, not recommended).",
     },
     {
         group: "managed-api",
-        key: "ingressName",
         field: ["managedApi", "ingressName"],
-        kind: "string",
-        description: "Name of the Ingress for the managed-API service (spec `<ingress_name>`).",
     },
     {
         group: "managed-api",
-        key: "ingressClassName",
         field: ["managedApi", "ingressClassName"],
-        kind: "string",
-        description:
-            "Ingress class of the managed-API Ingress. `seed`: the `kubernetes.io/ingress.class` annotation (Istio serves it when it equals the mesh config's `ingressClass`, `istio` by default). `current`: `ingressClassName`; the stack creates an IngressClass of this name with controller `istio.io/ingress-controller` only when the cluster has none, and leaves an existing one alone (another controller: config error).",
+        extra: "In this stack an existing IngressClass of another controller is a config error.",
     },
     {
         group: "managed-api",
-        key: "ingressPath",
         field: ["managedApi", "ingressPath"],
-        kind: "string",
-        description: "Path prefix routed by the Ingress to ESP.",
     },
     {
         group: "managed-api",
-        key: "espImage",
         field: ["managedApi", "espImage"],
-        kind: "string",
-        description: "ESP image: a pinned release of ESP v1 (the floating `:1` tag would change under a running stack).",
     },
     {
         group: "managed-api",
-        key: "echoImage",
         field: ["managedApi", "echoImage"],
-        kind: "string",
-        description: "Echo backend image (listens on 8080).",
     },
     {
         group: "managed-api",
@@ -818,10 +776,7 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "operations",
-        key: "bookinfoVersion",
         field: ["bookinfo", "version"],
-        kind: "string",
-        description: "Tag of the `docker.io/istio/examples-bookinfo-*` images.",
     },
     {
         group: "operations",
