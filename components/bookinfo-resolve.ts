@@ -4,28 +4,43 @@
  */
 import { DEFAULTS } from "./defaults";
 import { Problem } from "../lib/problems";
-import { selectorProblems, unknownFieldProblems } from "./arg-checks";
-import { dnsNameProblems, oneOfProblems, wholeNumberProblems } from "../lib/field-checks";
+import { unknownFieldProblems } from "./arg-checks";
+import { defaultsOf, givenProblems } from "../lib/field-decl";
 import { GatewayHostScope } from "./mesh-enums";
-import { BookinfoArgs, BookinfoSettings } from "./bookinfo-args";
+import { BookinfoArgs } from "./bookinfo-args";
+import { BOOKINFO_ARGS_FIELDS, BOOKINFO_OPTIONS_FIELDS } from "./bookinfo-fields";
 import { ResolvedBookinfo, ResolvedHttpRoute } from "../builders/bookinfo";
 import { HttpRoute, defaultRoutes } from "../builders/routes";
-import { UNSENDABLE_PATH, isGatewayHost, pathAsSent } from "../lib/formats";
+import { UNSENDABLE_PATH, pathAsSent } from "../lib/formats";
 
-/** Bookinfo's names and port, each rule with one message and a fix in every style (MeshRateLimit reports them under `bookinfo.`). */
-export function bookinfoNameProblems(b: Pick<BookinfoSettings, "namespace" | "gatewayName" | "virtualServiceName" | "gatewayPort">): Problem[] {
-    return [
-        ...dnsNameProblems("namespace", b.namespace, "label"),
-        ...dnsNameProblems("gatewayName", b.gatewayName, "subdomain"),
-        ...dnsNameProblems("virtualServiceName", b.virtualServiceName, "subdomain"),
-        ...wholeNumberProblems("gatewayPort", b.gatewayPort, { min: 1, max: 65535, fallback: DEFAULTS.gatewayPort }),
-    ];
+/** The sample's Gateway and VirtualService as the stack's settings hold them (MeshRateLimit's `bookinfo`, defaults filled in). */
+export interface BookinfoSettings {
+    namespace: string;
+    /** Hosts of the VirtualService, and of the Gateway's server (each as `<namespace>/<host>` with `gatewayHostScope` `own-namespace`). */
+    hosts: string[];
+    /** Which namespaces' VirtualServices the Gateway admits. */
+    gatewayHostScope: GatewayHostScope;
+    version: string;
+    gatewayName: string;
+    gatewayPort: number;
+    virtualServiceName: string;
+    routes: HttpRoute[];
 }
 
-const d = (k: keyof typeof DEFAULTS) => String(DEFAULTS[k]);
+const { namespace, gatewayName, virtualServiceName, gatewayPort, routes: _routes, ...otherOptions } = BOOKINFO_OPTIONS_FIELDS;
+/** Bookinfo's plain fields, in the order their problems are reported: the names and port first. */
+const PLAIN_FIELDS = { namespace, gatewayName, virtualServiceName, gatewayPort, ...BOOKINFO_ARGS_FIELDS, ...otherOptions };
+/** Their declared defaults, in the interfaces' order. */
+const BOOKINFO_DEFAULTS = defaultsOf({ ...BOOKINFO_OPTIONS_FIELDS, ...BOOKINFO_ARGS_FIELDS });
+
+/** The plain fields given (null as not given), by name. */
+function givenFields(a: BookinfoArgs): Partial<Record<keyof typeof PLAIN_FIELDS, unknown>> {
+    return Object.fromEntries(Object.keys(PLAIN_FIELDS).flatMap((k) => (a[k as keyof BookinfoArgs] != null ? [[k, a[k as keyof BookinfoArgs]]] : [])));
+}
 
 /** The arguments with every default filled in, not yet checked. */
 function withDefaults(a: BookinfoArgs): BookinfoSettings & { gatewaySelector: Record<string, string>; localStatsApp: string; awaitRollout: boolean } {
+    const d = (k: keyof typeof DEFAULTS) => String(DEFAULTS[k]);
     const paths = {
         limited: d("limitedPath"),
         page: d("pagePath"),
@@ -39,43 +54,20 @@ function withDefaults(a: BookinfoArgs): BookinfoSettings & { gatewaySelector: Re
         exact: r.exact ?? [],
         prefix: r.prefix ?? [],
     }));
-    const [selKey, selValue] = d("gatewaySelector").split("=");
-    return {
-        namespace: a.namespace ?? d("workloadNamespace"),
-        version: a.version ?? d("bookinfoVersion"),
-        gatewayName: a.gatewayName ?? d("gatewayName"),
-        gatewayPort: a.gatewayPort ?? Number(d("gatewayPort")),
-        hosts: a.hosts ?? d("gatewayHosts").split(","),
-        gatewayHostScope: a.gatewayHostScope ?? DEFAULTS.gatewayHostScope,
-        virtualServiceName: a.virtualServiceName ?? d("virtualServiceName"),
-        routes,
-        gatewaySelector: a.gatewaySelector ?? { [selKey]: selValue },
-        localStatsApp: a.localStatsApp ?? d("serviceLabel"),
-        awaitRollout: a.awaitRollout ?? DEFAULTS.awaitRollout,
-    };
+    return { ...BOOKINFO_DEFAULTS, ...givenFields(a), routes } as ReturnType<typeof withDefaults>;
 }
 
 /** Every problem of Bookinfo's arguments, each under its property path, or the resolved value (pure). */
 export function resolveBookinfo(args: BookinfoArgs): { problems: Problem[]; value?: ResolvedBookinfo } {
     const a: BookinfoArgs = args ?? {};
     const b = withDefaults(a);
+    // Each plain field's declared rule on the value given (a default is valid), then the routes.
+    const given = givenFields(a);
     const problems: Problem[] = [
         ...unknownFieldProblems("Bookinfo", args),
-        ...bookinfoNameProblems(b),
-        ...selectorProblems("gatewaySelector", b.gatewaySelector),
+        ...Object.entries(PLAIN_FIELDS).flatMap(([k, decl]) => givenProblems(decl, k, given[k as keyof typeof PLAIN_FIELDS])),
+        ...routeProblems(b.routes, a.routes),
     ];
-    if (typeof b.version !== "string" || !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(b.version))
-        problems.push({ key: "version", value: b.version, problem: "must be an image tag", fix: `use "${d("bookinfoVersion")}"` });
-    if (!Array.isArray(b.hosts) || !b.hosts.length || b.hosts.some((h) => typeof h !== "string" || !isGatewayHost(h))) {
-        problems.push({
-            key: "hosts",
-            value: a.hosts,
-            problem: "must be a non-empty list of hosts ('*', '*.<domain>' or DNS names, no port)",
-            fix: 'use e.g. ["bookinfo.example.com"], or omit it for ["*"]',
-        });
-    }
-    problems.push(...oneOfProblems("gatewayHostScope", b.gatewayHostScope, Object.values(GatewayHostScope), DEFAULTS.gatewayHostScope));
-    problems.push(...routeProblems(b.routes, a.routes));
     if (problems.length) return { problems };
     const routes = b.routes.map((r): ResolvedHttpRoute => Object.freeze({ ...r, exact: Object.freeze([...r.exact]), prefix: Object.freeze([...r.prefix]) }));
     return {

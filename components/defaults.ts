@@ -1,9 +1,10 @@
 /**
  * The components' own defaults, one typed table. The components take their defaults from here; the
  * stack's config schema (program/config-keys.ts) prints these same values as its keys' defaults, so the
- * stack config layer depends on the components and never the other way round. Pure. GlobalRateLimit's
- * plain fields keep their defaults in their declarations (global-ratelimit-fields.ts, service-fields.ts),
- * not here.
+ * stack config layer depends on the components and never the other way round. Pure. The plain fields
+ * of GlobalRateLimit, Bookinfo and ManagedApi keep their defaults in their declarations
+ * (global-ratelimit-fields.ts, service-fields.ts, bookinfo-fields.ts, managed-api-fields.ts), not here.
+ * The paths are MeshRateLimit's (`paths`, `limits.apiRoute`); Bookinfo's default routes are made of them.
  */
 
 export const DEFAULTS = {
@@ -29,21 +30,4 @@ export const DEFAULTS = {
     staticPrefix: "/static",
     apiPrefix: "/api/v1/products",
     apiRoute: "api",
-    gatewaySelector: "istio=ingressgateway",
-    workloadNamespace: "default",
-    bookinfoVersion: "1.20.2",
-    gatewayName: "bookinfo-gateway",
-    gatewayPort: 8080,
-    gatewayHosts: "*",
-    /** Only bookinfo's own namespace binds VirtualServices to its Gateway (components/mesh-enums.ts GatewayHostScope). */
-    gatewayHostScope: "own-namespace",
-    virtualServiceName: "bookinfo",
-    serviceLabel: "productpage",
-    echoImage: "gcr.io/google-samples/echo-python:1.0",
-    // A fixed patch release of ESP v1 (the floating `:1` tag moves under a running stack).
-    espImage: "gcr.io/endpoints-release/endpoints-runtime:1.57.0",
-    espPortMode: "http",
-    ingressClassName: "istio",
-    ingressName: "simple-ingress",
-    ingressPath: "/echo",
 } as const;

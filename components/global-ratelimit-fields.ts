@@ -183,6 +183,7 @@ export const GLOBAL_ARGS_FIELDS = {
         rule: domainRule,
         goesTo: { envoy: "the ratelimit filter's domain and the service config's" },
         stackKey: "domain",
+        stackGroup: "limits",
     }),
     gateway: nested({ doc: "The gateway whose requests are limited.", type: "GatewayTargetArgs", required: true }),
     rules: nested({

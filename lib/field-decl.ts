@@ -181,3 +181,8 @@ export function oneOfRule<E extends Readonly<Record<string, string>>>(
 export function customRule<T>(text: string, problems: (path: string, value: unknown, fallback: T | undefined) => Problem[]): Rule<T> {
     return { problems, text };
 }
+
+/** A value taken as given, never refused: `text` says what it should be (a field the component has never checked). */
+export function uncheckedRule<T>(text: string): Rule<T> {
+    return { problems: () => [], text };
+}

@@ -8,7 +8,6 @@
  */
 import type { SpecPaths } from "../builders/routes";
 import { defaultRoutes } from "../builders/routes";
-import { DEFAULTS } from "../components/defaults";
 import { bucketPortProblems, bucketProblems, localBucketOptionsProblems } from "../components/local-ratelimit";
 import { ManagedApiArgs } from "../components/managed-api-args";
 import { managedApiFieldProblems } from "../components/managed-api-resolve";
@@ -150,13 +149,16 @@ function readMesh(r: Reader, a: MeshRateLimitArgs): { mesh: StackSettings["mesh"
     const [selKey, selValue, ...selRest] = selectorText.split("=");
     if (selRest.length || !selKey || selValue === undefined || !LABEL_KEY.test(selKey) || !LABEL_VALUE.test(selValue)) {
         r.fail(["mesh", "gatewaySelector"], selectorText, "must be one label written key=value", (s) =>
-            s.set(keyOf(["mesh", "gatewaySelector"]), DEFAULTS.gatewaySelector),
+            s.set(keyOf(["mesh", "gatewaySelector"]), MESH_DEFAULTS.mesh.gatewaySelector),
         );
     }
     const mesh = {
         namespace: r.dnsName(["mesh", "namespace"], "label"),
         // (A bad selector is reported above; the default's parts only keep the type whole until then.)
-        gatewaySelector: { key: selKey ?? DEFAULTS.gatewaySelector.split("=")[0], value: selValue ?? DEFAULTS.gatewaySelector.split("=")[1] },
+        gatewaySelector: {
+            key: selKey ?? MESH_DEFAULTS.mesh.gatewaySelector.split("=")[0],
+            value: selValue ?? MESH_DEFAULTS.mesh.gatewaySelector.split("=")[1],
+        },
         gatewayNamespace: r.dnsName(["mesh", "gatewayNamespace"], "label"),
         vhostScope: r.oneOf<VirtualHostScope>(["mesh", "vhostScope"], Object.values(VirtualHostScope)),
         filterNamespaces: r.oneOf<FilterNamespaces>(["mesh", "filterNamespaces"], Object.values(FilterNamespaces)),

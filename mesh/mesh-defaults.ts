@@ -1,14 +1,26 @@
 /**
  * The stack's defaults of the fields MeshRateLimit reads itself, in the shape of its arguments (the
  * fields it hands a component as given take that component's defaults).
- * Each value is stated once, in components/defaults.ts (or the const object of its choice); this
+ * Each value is stated once, in components/defaults.ts, a field's declaration (components/*-fields.ts)
+ * or the const object of its choice; this
  * object places it under its field and is type-checked against the arguments. A field absent here
  * has no fixed default (the variant's preset, or derived from other fields). Pure.
  */
 import { BOOKINFO_PORT } from "../builders/bookinfo";
 import { DEFAULTS } from "../components/defaults";
 import { GLOBAL_FIELDS } from "../components/global-ratelimit-fields";
+import { BOOKINFO_ARGS_FIELDS, BOOKINFO_OPTIONS_FIELDS } from "../components/bookinfo-fields";
+import { MANAGED_API_OPTIONS_FIELDS } from "../components/managed-api-fields";
+import { defaultsOf } from "../lib/field-decl";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+
+const BOOKINFO = defaultsOf(BOOKINFO_OPTIONS_FIELDS);
+// The managed API's namespace has no fixed default here: it is bookinfo's.
+const { namespace: _bookinfos, ...MANAGED_API } = defaultsOf(MANAGED_API_OPTIONS_FIELDS);
+/** Bookinfo's Gateway selector as one label `key=value`, as the stack's `gatewaySelector` takes it. */
+const GATEWAY_SELECTOR = Object.entries(BOOKINFO_ARGS_FIELDS.gatewaySelector.default)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
 
 export const MESH_DEFAULTS = {
     variant: "A",
@@ -39,36 +51,19 @@ export const MESH_DEFAULTS = {
         rateLimitHeaders: GLOBAL_FIELDS.rateLimitHeaders.default,
         shadow: false,
         placement: "all-routes",
-        serviceLabel: DEFAULTS.serviceLabel,
+        serviceLabel: BOOKINFO_ARGS_FIELDS.localStatsApp.default,
         port: BOOKINFO_PORT,
     },
     mesh: {
         namespace: DEFAULTS.meshNamespace,
-        gatewaySelector: DEFAULTS.gatewaySelector,
+        gatewaySelector: GATEWAY_SELECTOR,
         gatewayNamespace: DEFAULTS.gatewayNamespace,
         vhostScope: "gateway-hosts",
         filterNamespaces: "own",
         mutualTlsScope: "workloads",
         mutualTls: true,
     },
-    bookinfo: {
-        hosts: [DEFAULTS.gatewayHosts],
-        namespace: DEFAULTS.workloadNamespace,
-        gatewayName: DEFAULTS.gatewayName,
-        gatewayPort: DEFAULTS.gatewayPort,
-        virtualServiceName: DEFAULTS.virtualServiceName,
-        gatewayHostScope: DEFAULTS.gatewayHostScope,
-        mode: "deploy",
-        version: DEFAULTS.bookinfoVersion,
-    },
-    managedApi: {
-        enabled: true,
-        portMode: DEFAULTS.espPortMode,
-        ingressName: DEFAULTS.ingressName,
-        ingressClassName: DEFAULTS.ingressClassName,
-        ingressPath: DEFAULTS.ingressPath,
-        espImage: DEFAULTS.espImage,
-        echoImage: DEFAULTS.echoImage,
-    },
+    bookinfo: { ...BOOKINFO, mode: "deploy" },
+    managedApi: { enabled: true, ...MANAGED_API },
     awaitRollout: DEFAULTS.awaitRollout,
 } as const satisfies MeshRateLimitArgs;

@@ -9,10 +9,12 @@ import { LimitUnit, PathKeyMode } from "../builders/rule-args";
 import { CounterStore } from "../builders/counter-stores";
 import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
 import { ApiProfileName, BookinfoMode, FilterNamespaces, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
-import { BookinfoOptions, BookinfoSettings } from "../components/bookinfo-args";
+import { BookinfoOptions } from "../components/bookinfo-args";
+import { BookinfoSettings } from "../components/bookinfo-resolve";
 import { LocalBucketOptions } from "../components/local-ratelimit";
 import { DescriptorArgs } from "../components/mesh-enums";
-import { ManagedApiOptions, ManagedApiSettings } from "../components/managed-api-args";
+import { ManagedApiOptions } from "../components/managed-api-args";
+import { ManagedApiSettings } from "../components/managed-api-resolve";
 import { RateLimitServiceSettings } from "../components/service-settings";
 
 /** What the gateway's descriptors key a request on (builders/rules.ts `PathKeyMode`), every value. */

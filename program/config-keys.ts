@@ -18,6 +18,8 @@ import { DESCRIPTOR_LIST_EXAMPLE } from "../mesh/field-reader";
 import { GLOBAL_DEFAULTS } from "../components/global-ratelimit-defaults";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "../components/global-ratelimit-fields";
 import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "../components/service-fields";
+import { BOOKINFO_OPTIONS_FIELDS } from "../components/bookinfo-fields";
+import { MANAGED_API_OPTIONS_FIELDS } from "../components/managed-api-fields";
 import { FieldDecl, NestedDecl, StackKeyGroup } from "../lib/field-decl";
 import { LimitUnit } from "../builders/rule-args";
 
@@ -52,7 +54,7 @@ function choiceText(values: readonly string[]): string {
 /**
  * A row of the table: a key's default is its field's declared default unless the row says "" (variant
  * preset or derived). A key that sets a declared field of GlobalRateLimit (global-ratelimit-fields.ts,
- * service-fields.ts) states neither its name, its kind nor its description: they are the
+ * service-fields.ts), Bookinfo or ManagedApi (bookinfo-fields.ts, managed-api-fields.ts) states neither its name, its kind nor its description: they are the
  * declaration's (`stackKey`, its type, its text followed by the row's `extra`).
  */
 export type ConfigKeyRow = Omit<ConfigKeySpec, "key" | "kind" | "default" | "description"> & {
@@ -63,11 +65,14 @@ export type ConfigKeyRow = Omit<ConfigKeySpec, "key" | "kind" | "default" | "des
     extra?: string;
 };
 
-/** The declarations of GlobalRateLimit's plain fields, by the argument path of the table holding them. */
+/** The declarations of the components' plain fields, by the argument path of the table holding them. */
 const DECLARED: Readonly<Record<string, Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>>> = {
     global: { ...GLOBAL_FIELDS, ...GLOBAL_ARGS_FIELDS },
     "global.service": SERVICE_FIELDS,
     "global.perValueStore": PER_VALUE_FIELDS,
+    // MeshRateLimit's `bookinfo` and `managedApi` extend the components' options.
+    bookinfo: BOOKINFO_OPTIONS_FIELDS,
+    managedApi: MANAGED_API_OPTIONS_FIELDS,
 };
 
 /** The declaration of the plain field a key sets, if it has one. */
@@ -236,12 +241,6 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     // Global limits
     {
         group: "limits",
-        field: ["global", "domain"],
-        default: "",
-        defaultNote: "A: `ratelimit`, B: `productpage-ratelimit`",
-    },
-    {
-        group: "limits",
         key: "unit",
         field: ["limits", "unit"],
         kind: "string",
@@ -387,44 +386,6 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
         description:
             "Namespace of the ingress gateway's pods; holds the gateway EnvoyFilters. When it is Istio's root namespace (the default install), a filter there reaches pods with the selector's label in every namespace: `pulumi preview` refuses when gateway pods with that label run in another namespace too.",
     },
-    {
-        group: "names",
-        key: "gatewayHosts",
-        field: ["bookinfo", "hosts"],
-        kind: "string",
-        description:
-            "Comma-separated hosts of the bookinfo Gateway and VirtualService (spec 2.5: `*`). The gateway patches name exactly their virtual hosts `<host>:<gatewayPort>` (Istio's names), so another team's host on the same gateway is never limited. The Gateway's server takes them as `<namespace>/<host>`, admitting only the VirtualServices of `workloadNamespace` (see `gatewayHostScope`).",
-    },
-    {
-        group: "names",
-        key: "workloadNamespace",
-        field: ["bookinfo", "namespace"],
-        kind: "string",
-        description:
-            "Namespace of bookinfo and of the local bucket's EnvoyFilter, and by default of the managed-API service (must exist). The rate-limit service and Redis go to `ratelimitNamespace`.",
-    },
-    {
-        group: "names",
-        key: "gatewayName",
-        field: ["bookinfo", "gatewayName"],
-        kind: "string",
-        description: "Name of the bookinfo Gateway.",
-    },
-    {
-        group: "names",
-        key: "gatewayPort",
-        field: ["bookinfo", "gatewayPort"],
-        kind: "integer",
-        description:
-            "Port of the Gateway's HTTP server; the virtual hosts are `<host>:<gatewayPort>` and the rate-limit filter goes on this listener port only. It must be a port the gateway pods bind: when the gateway's Service has this port, Istio binds its `targetPort` instead (the default istio-ingressgateway Service maps 80 to 8080 and 443 to 8443), and the filter would land nowhere. 8080, as in the specification, is the pods' own port.",
-    },
-    {
-        group: "names",
-        key: "virtualServiceName",
-        field: ["bookinfo", "virtualServiceName"],
-        kind: "string",
-        description: "Name of the bookinfo VirtualService (spec `<virtual_service_name>`).",
-    },
 
     // Shared mesh: how far the stack reaches
     {
@@ -434,14 +395,6 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
         kind: "string",
         description:
             "Which virtual hosts of the gateway the limits apply to. `gateway-hosts`: only the stack's own Gateway's (`<host>:<gatewayPort>` for each of `gatewayHosts`), and the rate-limit filter only on `gatewayPort`. `all`: spec 2.4 literally, virtual host `\"\"` and every listener: **every host on the gateway**, other teams' included, gets the per-path counters and, with `failureModeDeny`, fails with HTTP 500 when the service is down. Only for a gateway the stack has to itself.",
-    },
-    {
-        group: "sharing",
-        key: "gatewayHostScope",
-        field: ["bookinfo", "gatewayHostScope"],
-        kind: "string",
-        description:
-            "Which VirtualServices the bookinfo Gateway admits. `own-namespace`: only those of `workloadNamespace` (its server hosts are Istio's `<namespace>/<host>` for each of `gatewayHosts`, `default/*` by default; the virtual host is still `*:<gatewayPort>`). `any-namespace`: spec 2.5 literally, server hosts `gatewayHosts` as given: a VirtualService of **any namespace** can bind a host of its own to the Gateway, and Istio gives that host a virtual host of its own without the stack's limits, a side door to productpage (`pulumi preview` refuses when one exists). Only for a gateway the stack has to itself.",
     },
     {
         group: "sharing",
@@ -612,16 +565,6 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "managed-api",
-        key: "managedApiNamespace",
-        field: ["managedApi", "namespace"],
-        kind: "string",
-        default: "",
-        defaultNote: "`workloadNamespace`",
-        description:
-            "Namespace of the managed-API service (ESP, echo backend, Ingress; must exist). ESP's image runs as root, so it meets Pod Security `baseline` only: a namespace of its own lets the others enforce `restricted` (docs/security.md, Pod Security).",
-    },
-    {
-        group: "managed-api",
         key: "includeIpRanges",
         field: ["managedApi", "includeIpRanges"],
         kind: "string",
@@ -638,58 +581,6 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
         default: "",
         defaultNote: "required when `managedApi` is true",
         description: "Cloud Endpoints service name passed to ESP as `--service` (e.g. `echo-api.endpoints.PROJECT.cloud.goog`).",
-    },
-    {
-        group: "managed-api",
-        key: "espServiceAccountSecret",
-        field: ["managedApi", "serviceAccountSecret"],
-        kind: "string",
-        default: "",
-        description: "Optional: name of an existing Secret with key `service-account-creds.json`, mounted for ESP off GKE.",
-    },
-    {
-        group: "managed-api",
-        key: "espPortMode",
-        field: ["managedApi", "portMode"],
-        kind: "string",
-        description:
-            "`http`: Service port 80 → 8081 named `http` (mesh mutual TLS, spec 2.9). `tcp`: named `tcp`, the sidecar passes bytes through (spec 5.4, not recommended).",
-    },
-    {
-        group: "managed-api",
-        key: "ingressName",
-        field: ["managedApi", "ingressName"],
-        kind: "string",
-        description: "Name of the Ingress for the managed-API service (spec `<ingress_name>`).",
-    },
-    {
-        group: "managed-api",
-        key: "ingressClassName",
-        field: ["managedApi", "ingressClassName"],
-        kind: "string",
-        description:
-            "Ingress class of the managed-API Ingress. `seed`: the `kubernetes.io/ingress.class` annotation (Istio serves it when it equals the mesh config's `ingressClass`, `istio` by default). `current`: `ingressClassName`; the stack creates an IngressClass of this name with controller `istio.io/ingress-controller` only when the cluster has none, and leaves an existing one alone (another controller: config error).",
-    },
-    {
-        group: "managed-api",
-        key: "ingressPath",
-        field: ["managedApi", "ingressPath"],
-        kind: "string",
-        description: "Path prefix routed by the Ingress to ESP.",
-    },
-    {
-        group: "managed-api",
-        key: "espImage",
-        field: ["managedApi", "espImage"],
-        kind: "string",
-        description: "ESP image: a pinned release of ESP v1 (the floating `:1` tag would change under a running stack).",
-    },
-    {
-        group: "managed-api",
-        key: "echoImage",
-        field: ["managedApi", "echoImage"],
-        kind: "string",
-        description: "Echo backend image (listens on 8080).",
     },
     {
         group: "managed-api",
@@ -710,13 +601,6 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "operations",
-        key: "bookinfoVersion",
-        field: ["bookinfo", "version"],
-        kind: "string",
-        description: "Tag of the `docker.io/istio/examples-bookinfo-*` images.",
-    },
-    {
-        group: "operations",
         key: "awaitRollout",
         field: ["awaitRollout"],
         kind: "boolean",
@@ -725,10 +609,21 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
 ];
 
 /**
- * What the stack adds to a declared key's description: words about this stack only (its own key
- * names, its descriptors), which the component's documentation cannot say.
+ * What the stack says of a declared key beyond its declaration: words about this stack only (its
+ * own key names, its descriptors) appended to the description, or what the default is where the
+ * stack derives it from another key.
  */
-const STACK_EXTRAS: readonly { field: ArgPath; extra: string }[] = [
+interface StackWords {
+    field: ArgPath;
+    extra?: string;
+    defaultNote?: string;
+}
+
+const STACK_EXTRAS: readonly StackWords[] = [
+    { field: ["global", "domain"], defaultNote: "A: `ratelimit`, B: `productpage-ratelimit`" },
+    { field: ["bookinfo", "hosts"], extra: "Comma-separated." },
+    { field: ["managedApi", "namespace"], defaultNote: "`workloadNamespace`" },
+    { field: ["managedApi", "ingressClassName"], extra: "In this stack an existing IngressClass of another controller is a config error." },
     { field: ["global", "rateLimitHeaders"], extra: "Not in the specification." },
     { field: ["global", "filterLayout"], extra: "In this stack `<namespace>` is `ratelimitNamespace` and `<service.name>` `ratelimitServiceName`." },
     { field: ["global", "preLimit"], extra: "In this stack the fixed descriptors are `/productpage` and `api`." },
@@ -739,22 +634,27 @@ const STACK_EXTRAS: readonly { field: ArgPath; extra: string }[] = [
     { field: ["global", "service", "configName"], extra: "Spec `<config_name>`." },
 ];
 
+/** A declared key's default: its value, else "" with what the stack or the declaration says it is. */
+function declaredKeyDefault(d: FieldDecl<unknown>, field: ArgPath, words: StackWords | undefined): Pick<ConfigKeySpec, "default" | "defaultNote"> {
+    const v = valueAtPath(KEY_DEFAULTS, field);
+    if (v !== undefined) return { default: shownValue(v) };
+    const note = words?.defaultNote ?? d.defaultNote;
+    return note === undefined ? { default: "" } : { default: "", defaultNote: note };
+}
+
 /**
  * The keys of the declared fields that name their key and its section (`stackKey`, `stackGroup`):
  * every fact from the declaration (name, kind, description, default, or what the default is), the
- * stack's own words (`STACK_EXTRAS`) appended. The field's path is its table's in `DECLARED`.
+ * stack's own words (`STACK_EXTRAS`) added. The field's path is its table's in `DECLARED`.
  */
 export function declaredKeys(): ConfigKeySpec[] {
     return Object.entries(DECLARED).flatMap(([table, fields]) =>
         Object.entries(fields).flatMap(([name, d]) => {
             if (!("rule" in d) || d.stackKey === undefined || d.stackGroup === undefined) return [];
-            const field = [...table.split("."), name] as unknown as ArgPath;
-            const extra = STACK_EXTRAS.find((e) => keyOf(e.field) === keyOf(field))?.extra;
-            const description = extra === undefined ? stackDescription(d) : `${stackDescription(d)} ${extra}`;
-            const v = valueAtPath(KEY_DEFAULTS, field);
-            const fixed =
-                v === undefined ? { default: "", ...(d.defaultNote === undefined ? {} : { defaultNote: d.defaultNote }) } : { default: shownValue(v) };
-            return [{ key: d.stackKey, field, kind: kindOf(d), description, group: d.stackGroup, ...fixed }];
+            const field = (table === "" ? [name] : [...table.split("."), name]) as unknown as ArgPath;
+            const words = STACK_EXTRAS.find((e) => keyOf(e.field) === keyOf(field));
+            const description = words?.extra === undefined ? stackDescription(d) : `${stackDescription(d)} ${words.extra}`;
+            return [{ key: d.stackKey, field, kind: kindOf(d), description, group: d.stackGroup, ...declaredKeyDefault(d, field, words) }];
         }),
     );
 }
