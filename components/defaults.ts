@@ -2,8 +2,8 @@
  * The components' own defaults, one typed table. The components take their defaults from here; the
  * stack's config schema (program/config-keys.ts) prints these same values as its keys' defaults, so the
  * stack config layer depends on the components and never the other way round. Pure. GlobalRateLimit's
- * plain fields keep their defaults in their declarations (global-ratelimit-fields.ts, service-fields.ts),
- * not here.
+ * and LocalRateLimit's plain fields keep their defaults in their declarations (global-ratelimit-fields.ts,
+ * service-fields.ts, local-ratelimit-fields.ts), not here.
  */
 
 export const DEFAULTS = {
@@ -20,7 +20,6 @@ export const DEFAULTS = {
     apiProfile: "current",
     meshNamespace: "istio-system",
     gatewayNamespace: "istio-system",
-    localFillInterval: "60s",
     redisPasswordSecretKey: "password",
     limitedPath: "/productpage",
     pagePath: "/productpage",

@@ -8,6 +8,8 @@
 import { BOOKINFO_PORT } from "../builders/bookinfo";
 import { DEFAULTS } from "../components/defaults";
 import { GLOBAL_FIELDS } from "../components/global-ratelimit-fields";
+import { LOCAL_BUCKET_FIELDS } from "../components/local-ratelimit-fields";
+import { defaultsOf } from "../lib/field-decl";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 
 export const MESH_DEFAULTS = {
@@ -35,9 +37,7 @@ export const MESH_DEFAULTS = {
         accessPolicy: { enabled: true },
     },
     local: {
-        fillInterval: DEFAULTS.localFillInterval,
-        rateLimitHeaders: GLOBAL_FIELDS.rateLimitHeaders.default,
-        shadow: false,
+        ...defaultsOf(LOCAL_BUCKET_FIELDS),
         placement: "all-routes",
         serviceLabel: DEFAULTS.serviceLabel,
         port: BOOKINFO_PORT,

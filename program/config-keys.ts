@@ -18,6 +18,7 @@ import { DESCRIPTOR_LIST_EXAMPLE } from "../mesh/field-reader";
 import { GLOBAL_DEFAULTS } from "../components/global-ratelimit-defaults";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "../components/global-ratelimit-fields";
 import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "../components/service-fields";
+import { LOCAL_BUCKET_FIELDS } from "../components/local-ratelimit-fields";
 import { FieldDecl, NestedDecl } from "../lib/field-decl";
 import { LimitUnit } from "../builders/rule-args";
 
@@ -52,7 +53,7 @@ function choiceText(values: readonly string[]): string {
 /**
  * A row of the table: a key's default is its field's declared default unless the row says "" (variant
  * preset or derived). A key that sets a declared field of GlobalRateLimit (global-ratelimit-fields.ts,
- * service-fields.ts) states neither its name, its kind nor its description: they are the
+ * service-fields.ts) or of LocalRateLimit's bucket options (local-ratelimit-fields.ts) states neither its name, its kind nor its description: they are the
  * declaration's (`stackKey`, its type, its text followed by the row's `extra`).
  */
 export type ConfigKeyRow = Omit<ConfigKeySpec, "key" | "kind" | "default" | "description"> & {
@@ -63,11 +64,13 @@ export type ConfigKeyRow = Omit<ConfigKeySpec, "key" | "kind" | "default" | "des
     extra?: string;
 };
 
-/** The declarations of GlobalRateLimit's plain fields, by the argument path of the table holding them. */
+/** The declarations of the components' plain fields the stack's keys set, by the argument path of the table holding them. */
 const DECLARED: Readonly<Record<string, Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>>> = {
     global: { ...GLOBAL_FIELDS, ...GLOBAL_ARGS_FIELDS },
     "global.service": SERVICE_FIELDS,
     "global.perValueStore": PER_VALUE_FIELDS,
+    // MeshRateLimit's `local` extends LocalRateLimit's bucket options (LocalBucketOptions).
+    local: LOCAL_BUCKET_FIELDS,
 };
 
 /** The declaration of the plain field a key sets, if it has one. */
@@ -370,25 +373,17 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "local",
-        key: "localFillInterval",
         field: ["local", "fillInterval"],
-        kind: "string",
-        description: "Bucket refill interval (protobuf duration, at least `0.05s`).",
     },
     {
         group: "local",
-        key: "localRateLimitHeaders",
         field: ["local", "rateLimitHeaders"],
-        kind: "string",
-        description:
-            "What the sidecar's bucket tells clients: `draft-03` (default) adds `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` of the bucket to every response it counted; `off` adds none. A refusal carries `Retry-After` (the fill interval in whole seconds) either way. Not in the specification.",
+        extra: "Not in the specification.",
     },
     {
         group: "local",
-        key: "localShadow",
         field: ["local", "shadow"],
-        kind: "boolean",
-        description: "Observe only: the sidecar's bucket counts (its `rate_limited` statistic grows) but refuses nothing. Not in the specification.",
+        extra: "Not in the specification.",
     },
     {
         group: "local",
