@@ -41,7 +41,7 @@ export function bucketPortProblems(port: unknown, fallback?: number): Problem[] 
 }
 
 /** The bucket's options resolved: the refill interval, and what it tells clients and whether it refuses, every default filled in. */
-export interface ResolvedBucketOptions {
+interface ResolvedBucketOptions {
     readonly fillInterval: string;
     readonly behaviour: Readonly<Required<LocalBucketBehaviour>>;
 }
@@ -50,7 +50,7 @@ export interface ResolvedBucketOptions {
  * The bucket's options (`LocalBucketOptions`) checked by their declared rules (problems added to
  * `problems`) and defaulted: a bucket in shadow refuses nothing, so it sends no headers unless asked for.
  */
-export function resolveBucketOptions(o: LocalBucketOptions, problems: Problem[]): ResolvedBucketOptions {
+function resolveBucketOptions(o: LocalBucketOptions, problems: Problem[]): ResolvedBucketOptions {
     // A null interval is taken as not given (its default), as `??` always took it.
     const v = resolvedFields(LOCAL_BUCKET_FIELDS, { ...o, fillInterval: o.fillInterval ?? undefined }, problems);
     const rateLimitHeaders = o.rateLimitHeaders === undefined && v.shadow === true ? RateLimitHeaders.Off : v.rateLimitHeaders;

@@ -186,8 +186,10 @@ export function resolveMeshMutualTls(args: MeshMutualTlsArgs, opts?: pulumi.Comp
         apiProfile: profile,
         meshNamespace: a.meshNamespace ?? F.meshNamespace.default,
         ...(a.kubeContext ? { kubeContext: a.kubeContext } : {}),
-        createPeerAuthentication: a.createPeerAuthentication !== false,
-        keepPeerAuthenticationOnDestroy: a.keepPeerAuthenticationOnDestroy === true,
+        // Taken as given (not checked): only `false` turns the first off, only `true` the second on.
+        createPeerAuthentication: a.createPeerAuthentication === undefined ? F.createPeerAuthentication.default : a.createPeerAuthentication !== false,
+        keepPeerAuthenticationOnDestroy:
+            a.keepPeerAuthenticationOnDestroy === undefined ? F.keepPeerAuthenticationOnDestroy.default : a.keepPeerAuthenticationOnDestroy === true,
     };
     return { problems, value: deepFreeze(value) };
 }
