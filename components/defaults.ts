@@ -2,8 +2,9 @@
  * The components' own defaults, one typed table. The components take their defaults from here; the
  * stack's config schema (program/config-keys.ts) prints these same values as its keys' defaults, so the
  * stack config layer depends on the components and never the other way round. Pure. The plain fields
- * of GlobalRateLimit, Bookinfo and ManagedApi keep their defaults in their declarations
- * (global-ratelimit-fields.ts, service-fields.ts, bookinfo-fields.ts, managed-api-fields.ts), not here.
+ * of GlobalRateLimit, LocalRateLimit, Bookinfo and ManagedApi keep their defaults in their declarations
+ * (global-ratelimit-fields.ts, service-fields.ts, local-ratelimit-fields.ts, bookinfo-fields.ts,
+ * managed-api-fields.ts), not here.
  * The paths are MeshRateLimit's (`paths`, `limits.apiRoute`); Bookinfo's default routes are made of them.
  */
 
@@ -21,7 +22,6 @@ export const DEFAULTS = {
     apiProfile: "current",
     meshNamespace: "istio-system",
     gatewayNamespace: "istio-system",
-    localFillInterval: "60s",
     redisPasswordSecretKey: "password",
     limitedPath: "/productpage",
     pagePath: "/productpage",

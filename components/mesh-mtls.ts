@@ -15,14 +15,19 @@
  *   back byte for byte on destroy. It uses `kubectl` with the ambient kubeconfig and `kubeContext` (required when a provider is passed in opts:
  *   kubectl cannot use the provider's kubeconfig).
  */
-import { DEFAULTS } from "./defaults";
 import { Problem } from "../lib/problems";
 import * as pulumi from "@pulumi/pulumi";
-import { PART_OF, stackLabels } from "../lib/common";
+import { stackLabels } from "../lib/common";
+import { fieldProblems } from "../lib/field-decl";
+import { deepFreeze } from "../lib/frozen";
 import { PeerAuthentication } from "./crds";
-import { dnsProblem, selectorProblems, argsError, unknownFieldProblems } from "./arg-checks";
+import { argsError, unknownFieldProblems } from "./arg-checks";
+import { MeshMutualTlsArgs } from "./mesh-mtls-args";
+import { MTLS_FIELDS } from "./mesh-mtls-fields";
 import { restoredText, setTopLevel } from "../builders/mesh-config-text";
 import { ApiProfileName, MutualTlsScope } from "./mesh-enums";
+
+export { MeshMutualTlsArgs };
 
 export const MESH_CONFIGMAP = "istio";
 export const MESH_CONFIG_KEY = "mesh";
@@ -127,61 +132,41 @@ export class MeshConfigSetting extends pulumi.dynamic.Resource {
 /** Name of the stack's workload-level PeerAuthentications. */
 export const STACK_PEER_AUTHENTICATION = "mesh-ratelimit-mtls";
 
-export interface MeshMutualTlsArgs {
-    /**
-     * `MutualTlsScope.Workloads`: STRICT for the pods labelled `selector` in `namespaces` only.
-     * `MutualTlsScope.Mesh`: STRICT for the whole mesh (every team's workloads). Defaults to `MutualTlsScope.Workloads`.
-     */
-    scope?: MutualTlsScope;
-    /** Workloads scope: the namespaces holding the pods (one PeerAuthentication each). Required with that scope. */
-    namespaces?: string[];
-    /** Workloads scope: labels of the pods. Defaults to `{ "app.kubernetes.io/part-of": "mesh-ratelimit" }`. */
-    selector?: Record<string, string>;
-    /** Mesh scope: `current`: PeerAuthentication `default` STRICT; `seed`: `authPolicy: MUTUAL_TLS` in the mesh ConfigMap. Defaults to `ApiProfileName.Current`. */
-    apiProfile?: ApiProfileName;
-    /** Istio's root namespace (PeerAuthentication, mesh ConfigMap `istio`). Defaults to `istio-system`. */
-    meshNamespace?: string;
-    /**
-     * kubectl context for the seed profile's ConfigMap edit (the provider's `kubernetes:context`). Defaults to the
-     * current context; required when a provider is passed in opts (kubectl cannot use its kubeconfig).
-     */
-    kubeContext?: string;
-    /**
-     * Mesh scope, current profile: whether the stack creates PeerAuthentication `default` (false when the mesh
-     * already has a STRICT one that the stack did not create; see program/preflight.ts). Defaults to `true`.
-     */
-    createPeerAuthentication?: boolean;
-    /**
-     * Mesh scope, current profile, with `createPeerAuthentication`: `pulumi destroy` leaves PeerAuthentication
-     * `default` in place (Pulumi's `retainOnDelete`), for a mesh whose other workloads now run under it.
-     * Decided at `pulumi up`. Defaults to `false`.
-     */
-    keepPeerAuthenticationOnDestroy?: boolean;
+/** MeshMutualTls's arguments resolved once: read-only, every default filled in. */
+export interface ResolvedMeshMutualTls {
+    readonly scope: MutualTlsScope;
+    /** The namespaces of the pods (scope workloads; none with scope mesh). */
+    readonly namespaces: readonly string[];
+    readonly selector: Readonly<Record<string, string>>;
+    readonly apiProfile: ApiProfileName;
+    readonly meshNamespace: string;
+    readonly kubeContext?: string;
+    readonly createPeerAuthentication: boolean;
+    readonly keepPeerAuthenticationOnDestroy: boolean;
 }
 
-/** MeshMutualTls's arguments checked (every problem, each under its field) and defaulted. */
-function resolveMeshMutualTls(args: MeshMutualTlsArgs, opts?: pulumi.ComponentResourceOptions) {
+/**
+ * Every problem of MeshMutualTls's arguments, each under its field (the declared rules of
+ * mesh-mtls-fields.ts, `namespaces` and `selector` with scope workloads only), or the resolved
+ * value (pure; exported for the tests).
+ */
+export function resolveMeshMutualTls(args: MeshMutualTlsArgs, opts?: pulumi.ComponentResourceOptions): { problems: Problem[]; value?: ResolvedMeshMutualTls } {
     const a: MeshMutualTlsArgs = args ?? {};
-    const profile: ApiProfileName = a.apiProfile ?? DEFAULTS.apiProfile;
-    const meshNamespace = a.meshNamespace ?? DEFAULTS.meshNamespace;
-    const scope = a.scope ?? MutualTlsScope.Workloads;
-    const selector = a.selector ?? { "app.kubernetes.io/part-of": PART_OF };
-    const problems: Problem[] = [...unknownFieldProblems("MeshMutualTls", args), ...dnsProblem("meshNamespace", meshNamespace, "label")];
-    if (!(Object.values(ApiProfileName) as string[]).includes(profile))
-        problems.push({ key: "apiProfile", value: profile, problem: "must be current or seed", fix: "use ApiProfileName.Current" });
-    if (!(Object.values(MutualTlsScope) as string[]).includes(scope))
-        problems.push({ key: "scope", value: scope, problem: "must be workloads or mesh", fix: "use MutualTlsScope.Workloads" });
-    if (scope === MutualTlsScope.Workloads) {
-        if (!Array.isArray(a.namespaces) || !a.namespaces.length)
-            problems.push({
-                key: "namespaces",
-                value: a.namespaces,
-                problem: "must list the namespaces of the pods (scope workloads)",
-                fix: 'give e.g. ["shop"]',
-            });
-        else a.namespaces.forEach((n, i) => problems.push(...dnsProblem(`namespaces[${i}]`, n, "label")));
-        problems.push(...selectorProblems("selector", selector));
-    }
+    const F = MTLS_FIELDS;
+    const scope = a.scope ?? F.scope.default;
+    const profile = a.apiProfile ?? F.apiProfile.default;
+    // A null is taken as not given (its default), as `??` always took it.
+    const problems: Problem[] = [
+        ...unknownFieldProblems("MeshMutualTls", args),
+        ...fieldProblems(F.meshNamespace, "meshNamespace", a.meshNamespace ?? undefined),
+        ...fieldProblems(F.apiProfile, "apiProfile", a.apiProfile ?? undefined),
+        ...fieldProblems(F.scope, "scope", a.scope ?? undefined),
+        ...fieldProblems(F.kubeContext, "kubeContext", a.kubeContext),
+        ...fieldProblems(F.createPeerAuthentication, "createPeerAuthentication", a.createPeerAuthentication),
+        ...fieldProblems(F.keepPeerAuthenticationOnDestroy, "keepPeerAuthenticationOnDestroy", a.keepPeerAuthenticationOnDestroy),
+    ];
+    if (scope === MutualTlsScope.Workloads)
+        problems.push(...F.namespaces.rule.problems("namespaces", a.namespaces, undefined), ...fieldProblems(F.selector, "selector", a.selector ?? undefined));
     // kubectl cannot use an explicit provider's kubeconfig: without a context naming that cluster,
     // the edit would go to whatever cluster the ambient kubeconfig points at.
     const explicitProvider = opts?.provider !== undefined || (opts?.providers !== undefined && Object.keys(opts.providers).length > 0);
@@ -193,44 +178,57 @@ function resolveMeshMutualTls(args: MeshMutualTlsArgs, opts?: pulumi.ComponentRe
                 "must name the provider's cluster: the seed profile edits the mesh ConfigMap with kubectl, which cannot use the kubeconfig of the provider passed in opts",
             fix: "give the kubeconfig context of that cluster (kubeContext), or use apiProfile current (a PeerAuthentication, created through the provider)",
         });
-    return { a, profile, meshNamespace, scope, selector, problems };
+    if (problems.length) return { problems };
+    const value: ResolvedMeshMutualTls = {
+        scope,
+        namespaces: scope === MutualTlsScope.Workloads ? [...new Set(a.namespaces)] : [],
+        selector: { ...(a.selector ?? F.selector.default) },
+        apiProfile: profile,
+        meshNamespace: a.meshNamespace ?? F.meshNamespace.default,
+        ...(a.kubeContext ? { kubeContext: a.kubeContext } : {}),
+        // Taken as given (not checked): only `false` turns the first off, only `true` the second on.
+        createPeerAuthentication: a.createPeerAuthentication === undefined ? F.createPeerAuthentication.default : a.createPeerAuthentication !== false,
+        keepPeerAuthenticationOnDestroy:
+            a.keepPeerAuthenticationOnDestroy === undefined ? F.keepPeerAuthenticationOnDestroy.default : a.keepPeerAuthenticationOnDestroy === true,
+    };
+    return { problems, value: deepFreeze(value) };
 }
 
 export class MeshMutualTls extends pulumi.ComponentResource {
     constructor(name: string, args: MeshMutualTlsArgs, opts?: pulumi.ComponentResourceOptions) {
-        const { a, profile, meshNamespace, scope, selector, problems } = resolveMeshMutualTls(args, opts);
+        const { problems, value } = resolveMeshMutualTls(args, opts);
         if (problems.length) throw argsError(`MeshMutualTls ${name}`, problems);
         super("mesh-ratelimit:index:MeshMutualTls", name, {}, opts);
-        const s = { apiProfile: profile, mesh: { namespace: meshNamespace } };
-        if (scope === MutualTlsScope.Workloads) {
-            for (const ns of new Set(a.namespaces)) {
+        const v = value!;
+        if (v.scope === MutualTlsScope.Workloads) {
+            for (const ns of v.namespaces) {
                 new PeerAuthentication(
                     `${name}-${ns}`,
                     {
                         metadata: { name: STACK_PEER_AUTHENTICATION, namespace: ns, labels: stackLabels("mesh-mtls") },
-                        spec: { selector: { matchLabels: { ...selector } }, mtls: { mode: "STRICT" } },
+                        spec: { selector: { matchLabels: { ...v.selector } }, mtls: { mode: "STRICT" } },
                     },
                     { parent: this },
                 );
             }
-        } else if (s.apiProfile === "current") {
-            if (args.createPeerAuthentication !== false) {
+        } else if (v.apiProfile === ApiProfileName.Current) {
+            if (v.createPeerAuthentication) {
                 new PeerAuthentication(
                     "default",
-                    { metadata: { name: "default", namespace: s.mesh.namespace, labels: stackLabels("mesh-mtls") }, spec: { mtls: { mode: "STRICT" } } },
-                    { parent: this, retainOnDelete: args.keepPeerAuthenticationOnDestroy === true },
+                    { metadata: { name: "default", namespace: v.meshNamespace, labels: stackLabels("mesh-mtls") }, spec: { mtls: { mode: "STRICT" } } },
+                    { parent: this, retainOnDelete: v.keepPeerAuthenticationOnDestroy },
                 );
             }
         } else {
             new MeshConfigSetting(
                 `${name}-auth-policy`,
                 {
-                    namespace: s.mesh.namespace,
+                    namespace: v.meshNamespace,
                     configMap: MESH_CONFIGMAP,
                     dataKey: MESH_CONFIG_KEY,
                     setting: AUTH_POLICY_KEY,
                     value: AUTH_POLICY_VALUE,
-                    ...(args.kubeContext ? { kubeContext: args.kubeContext } : {}),
+                    ...(v.kubeContext ? { kubeContext: v.kubeContext } : {}),
                 },
                 { parent: this },
             );

@@ -182,7 +182,22 @@ export function customRule<T>(text: string, problems: (path: string, value: unkn
     return { problems, text };
 }
 
-/** A value taken as given, never refused: `text` says what it should be (a field the component has never checked). */
+/*
+ * Rules of the components' declarations: a required field's rule, with an example for its fix; a field
+ * whose value is taken as given; a required field's problems even when it is not given.
+ */
+
+/** `rule`, its fix falling back to `fallback` where the field has no default (a required field's example value). */
+export function withFallback<T>(rule: Rule<T>, fallback: T): Rule<T> {
+    return { ...rule, problems: (p, v, fb) => rule.problems(p, v, fb ?? fallback) };
+}
+
+/** A rule that refuses nothing: the value is taken as given (`text` says what it should be). */
 export function uncheckedRule<T>(text: string): Rule<T> {
     return { problems: () => [], text };
+}
+
+/** A field's problems: a required field's also when it is not given (its rule says how it is missing), another's only when given. */
+export function fieldProblems(d: FieldDecl<unknown>, path: string, value: unknown): Problem[] {
+    return d.required ? d.rule.problems(path, value, d.default) : givenProblems(d, path, value);
 }

@@ -11,6 +11,7 @@ import { DEFAULTS } from "../components/defaults";
 import { GLOBAL_FIELDS } from "../components/global-ratelimit-fields";
 import { BOOKINFO_ARGS_FIELDS, BOOKINFO_OPTIONS_FIELDS } from "../components/bookinfo-fields";
 import { MANAGED_API_OPTIONS_FIELDS } from "../components/managed-api-fields";
+import { LOCAL_BUCKET_FIELDS } from "../components/local-ratelimit-fields";
 import { defaultsOf } from "../lib/field-decl";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 
@@ -47,9 +48,7 @@ export const MESH_DEFAULTS = {
         accessPolicy: { enabled: true },
     },
     local: {
-        fillInterval: DEFAULTS.localFillInterval,
-        rateLimitHeaders: GLOBAL_FIELDS.rateLimitHeaders.default,
-        shadow: false,
+        ...defaultsOf(LOCAL_BUCKET_FIELDS),
         placement: "all-routes",
         serviceLabel: BOOKINFO_ARGS_FIELDS.localStatsApp.default,
         port: BOOKINFO_PORT,

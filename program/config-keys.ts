@@ -20,6 +20,7 @@ import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "../components/global-ratelimi
 import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "../components/service-fields";
 import { BOOKINFO_OPTIONS_FIELDS } from "../components/bookinfo-fields";
 import { MANAGED_API_OPTIONS_FIELDS } from "../components/managed-api-fields";
+import { LOCAL_BUCKET_FIELDS } from "../components/local-ratelimit-fields";
 import { FieldDecl, NestedDecl, StackKeyGroup } from "../lib/field-decl";
 import { LimitUnit } from "../builders/rule-args";
 
@@ -54,7 +55,7 @@ function choiceText(values: readonly string[]): string {
 /**
  * A row of the table: a key's default is its field's declared default unless the row says "" (variant
  * preset or derived). A key that sets a declared field of GlobalRateLimit (global-ratelimit-fields.ts,
- * service-fields.ts), Bookinfo or ManagedApi (bookinfo-fields.ts, managed-api-fields.ts) states neither its name, its kind nor its description: they are the
+ * service-fields.ts), LocalRateLimit, Bookinfo or ManagedApi (local-ratelimit-fields.ts, bookinfo-fields.ts, managed-api-fields.ts) states neither its name, its kind nor its description: they are the
  * declaration's (`stackKey`, its type, its text followed by the row's `extra`).
  */
 export type ConfigKeyRow = Omit<ConfigKeySpec, "key" | "kind" | "default" | "description"> & {
@@ -65,11 +66,13 @@ export type ConfigKeyRow = Omit<ConfigKeySpec, "key" | "kind" | "default" | "des
     extra?: string;
 };
 
-/** The declarations of the components' plain fields, by the argument path of the table holding them. */
+/** The declarations of the components' plain fields the stack's keys set, by the argument path of the table holding them. */
 const DECLARED: Readonly<Record<string, Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>>> = {
     global: { ...GLOBAL_FIELDS, ...GLOBAL_ARGS_FIELDS },
     "global.service": SERVICE_FIELDS,
     "global.perValueStore": PER_VALUE_FIELDS,
+    // MeshRateLimit's `local` extends LocalRateLimit's bucket options (LocalBucketOptions).
+    local: LOCAL_BUCKET_FIELDS,
     // MeshRateLimit's `bookinfo` and `managedApi` extend the components' options.
     bookinfo: BOOKINFO_OPTIONS_FIELDS,
     managedApi: MANAGED_API_OPTIONS_FIELDS,
@@ -315,28 +318,6 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
         default: "",
         defaultNote: "A: `4`, B: `10`",
         description: "Token bucket size per pod (`max_tokens` = `tokens_per_fill`).",
-    },
-    {
-        group: "local",
-        key: "localFillInterval",
-        field: ["local", "fillInterval"],
-        kind: "string",
-        description: "Bucket refill interval (protobuf duration, at least `0.05s`).",
-    },
-    {
-        group: "local",
-        key: "localRateLimitHeaders",
-        field: ["local", "rateLimitHeaders"],
-        kind: "string",
-        description:
-            "What the sidecar's bucket tells clients: `draft-03` (default) adds `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` of the bucket to every response it counted; `off` adds none. A refusal carries `Retry-After` (the fill interval in whole seconds) either way. Not in the specification.",
-    },
-    {
-        group: "local",
-        key: "localShadow",
-        field: ["local", "shadow"],
-        kind: "boolean",
-        description: "Observe only: the sidecar's bucket counts (its `rate_limited` statistic grows) but refuses nothing. Not in the specification.",
     },
     {
         group: "local",
@@ -620,6 +601,8 @@ interface StackWords {
 }
 
 const STACK_EXTRAS: readonly StackWords[] = [
+    { field: ["local", "rateLimitHeaders"], extra: "Not in the specification." },
+    { field: ["local", "shadow"], extra: "Not in the specification." },
     { field: ["global", "domain"], defaultNote: "A: `ratelimit`, B: `productpage-ratelimit`" },
     { field: ["bookinfo", "hosts"], extra: "Comma-separated." },
     { field: ["managedApi", "namespace"], defaultNote: "`workloadNamespace`" },

@@ -33,7 +33,7 @@ describe("GlobalRateLimit's fields: one declaration each", () => {
     });
 
     it("components/platform-ratelimit-args.ts is generated from the declarations too (one generator, one check); control: a changed default makes it stale", () => {
-        expect(generated().map(([out]) => out)).to.deep.equal([OUT, PLATFORM_OUT, BOOKINFO_OUT, MANAGED_API_OUT]);
+        expect(generated().map(([out]) => out)).to.include.members([OUT, PLATFORM_OUT, BOOKINFO_OUT, MANAGED_API_OUT]);
         expect(fs.readFileSync(PLATFORM_OUT, "utf8"), "run npm run gen:arg-types").to.equal(renderPlatform());
         expect(renderPlatform()).to.include("Defaults to `0.05s` (50 ms).").and.include("Defaults to the component's `failureModeDeny`.");
         const t = PLATFORM_CALL_FIELDS.timeout as { default: string };
