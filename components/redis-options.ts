@@ -11,7 +11,16 @@ import { FixStyle } from "../lib/fix-style";
 import { fieldProblem, oneOfProblems } from "../lib/field-checks";
 import { planned } from "./arg-checks";
 import { DEFAULT_REDIS_MAXMEMORY, REDIS_MAXMEMORY_SHARE, REDIS_MEMORY_LIMIT, REDIS_MEMORY_LIMIT_BYTES, redisMemoryBytes } from "../builders/failure-bounds";
-import { RedisConnection, RedisModeName, SecretKey, isHostPort } from "../builders/redis-connection";
+import {
+    REDIS_SECRET_KEY,
+    RedisAuth,
+    RedisConnection,
+    RedisModeName,
+    ResolvedRedis,
+    SecretKey,
+    isHostPort,
+    redisSecretName,
+} from "../builders/redis-connection";
 
 /** Why a `maxmemory` value is refused, or undefined when it is accepted. */
 export function redisMaxMemoryProblem(text: unknown): string | undefined {
@@ -110,6 +119,20 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): Red
         tls: r.tls ?? DEFAULTS.redisTls,
         ...(r.tlsCaSecret !== undefined ? { tlsCaSecret: planned(r.tlsCaSecret) } : {}),
     };
+}
+
+/**
+ * A checked connection resolved for the Redis named `redisName` (the in-cluster one's name): its
+ * password a given Secret, else (in-cluster) one the stack generates into `<redisName>-auth`, else none.
+ */
+export function resolvedRedisOf(c: RedisConnection, redisName: string): ResolvedRedis {
+    const { password, ...rest } = c;
+    const auth: RedisAuth = password
+        ? { kind: "given", secret: password }
+        : c.mode === RedisModeName.InCluster
+          ? { kind: "generated", secret: { name: redisSecretName(redisName), key: REDIS_SECRET_KEY } }
+          : { kind: "none" };
+    return { ...rest, auth };
 }
 
 /** The options of the Redis the component deploys: a valid maxMemory in-cluster, neither option for an existing Redis. */
