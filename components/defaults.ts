@@ -2,8 +2,8 @@
  * The components' own defaults, one typed table. The components take their defaults from here; the
  * stack's config schema (program/config-keys.ts) prints these same values as its keys' defaults, so the
  * stack config layer depends on the components and never the other way round. Pure. GlobalRateLimit's
- * plain fields keep their defaults in their declarations (global-ratelimit-fields.ts, service-fields.ts),
- * not here.
+ * plain fields keep their defaults in their declarations (global-ratelimit-fields.ts, service-fields.ts,
+ * redis-fields.ts, ratelimit-monitoring-fields.ts, client-prefix-fields.ts), not here.
  */
 
 export const DEFAULTS = {
@@ -11,17 +11,10 @@ export const DEFAULTS = {
     ratelimitHttpPort: 8080,
     ratelimitDebugPort: 6070,
     awaitRollout: true,
-    redisTls: false,
-    monitoringDashboard: true,
-    monitoringAlerts: false,
-    monitoringDashboardLabel: "grafana_dashboard=1",
-    redisImage: "docker.io/library/redis:7.0.15-alpine",
-    redisMaxMemory: "160mb",
     apiProfile: "current",
     meshNamespace: "istio-system",
     gatewayNamespace: "istio-system",
     localFillInterval: "60s",
-    redisPasswordSecretKey: "password",
     limitedPath: "/productpage",
     pagePath: "/productpage",
     loginPath: "/login",

@@ -175,3 +175,14 @@ export function oneOfRule<E extends Readonly<Record<string, string>>>(
 export function customRule<T>(text: string, problems: (path: string, value: unknown, fallback: T | undefined) => Problem[]): Rule<T> {
     return { problems, text };
 }
+
+// Fields checked with their siblings (components/redis-fields.ts, ratelimit-monitoring-fields.ts).
+
+/**
+ * The rule of a field whose value is refused only together with its siblings' (a Redis address by
+ * the mode, a selector by the derived one its fix suggests): nothing here, the check stays with the
+ * caller that knows them; `text` says what the field takes.
+ */
+export function siblingsRule<T>(text: string): Rule<T> {
+    return { problems: () => [], text };
+}

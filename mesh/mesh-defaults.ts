@@ -8,6 +8,8 @@
 import { BOOKINFO_PORT } from "../builders/bookinfo";
 import { DEFAULTS } from "../components/defaults";
 import { GLOBAL_FIELDS } from "../components/global-ratelimit-fields";
+import { MONITORING_OPTION_FIELDS } from "../components/ratelimit-monitoring-fields";
+import { defaultsOf } from "../lib/field-decl";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 
 export const MESH_DEFAULTS = {
@@ -31,7 +33,7 @@ export const MESH_DEFAULTS = {
         preLimit: GLOBAL_FIELDS.preLimit.default,
         counterStore: GLOBAL_FIELDS.counterStore.default,
         namespace: GLOBAL_FIELDS.namespace.default,
-        monitoring: { dashboard: DEFAULTS.monitoringDashboard, dashboardLabel: DEFAULTS.monitoringDashboardLabel, alerts: DEFAULTS.monitoringAlerts },
+        monitoring: defaultsOf(MONITORING_OPTION_FIELDS),
         accessPolicy: { enabled: true },
     },
     local: {
