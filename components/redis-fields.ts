@@ -77,7 +77,7 @@ export const REDIS_FIELDS = {
         defaultNote: " (a store of per-value counters: what `perValueStore.newValuesPerSecond` needs, when given)",
         rule: customRule<string>("a Redis memory size from 1mb to 192mb, only with mode in-cluster", (path, value, fallback) => {
             const p = redisMaxMemoryProblem(value);
-            return p ? [fieldProblem(path, value, p, (s) => s.set(path, fallback ?? "160mb"))] : [];
+            return p ? [fieldProblem(path, value, p, (s) => s.set(path, String(fallback)))] : [];
         }),
         goesTo: { object: "the deployed Redis's --maxmemory" },
         stackKey: "redisMaxMemory",
