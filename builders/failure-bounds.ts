@@ -21,7 +21,6 @@ export const REDIS_MEMORY_LIMIT = "256Mi";
 export const REDIS_MEMORY_LIMIT_BYTES = 256 * 1024 * 1024;
 /** `maxmemory` may take at most this share of the container limit (Redis needs room for buffers and fragmentation). */
 export const REDIS_MAXMEMORY_SHARE = 0.75;
-export const DEFAULT_REDIS_MAXMEMORY = "160mb";
 /** Evicts the keys closest to expiry among those with a TTL: every counter has one. */
 export const REDIS_EVICTION_POLICY = "volatile-ttl";
 /**

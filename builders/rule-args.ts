@@ -6,6 +6,7 @@
 import { ClientCidrArgs } from "./client-cidr";
 import { IdentityArgs, ResolvedIdentity } from "./identity-args";
 import { RequestCostArgs, ResolvedRequestCost } from "./request-cost-args";
+import { ClientPrefixArgs } from "./client-prefix-args";
 
 /** Time unit of a limit (envoyproxy/ratelimit's units). */
 export const LimitUnit = {
@@ -301,20 +302,7 @@ export interface PerPathLimitsArgs {
     eachPath?: LimitArgs;
 }
 
-/**
- * How many leading bits of a client's address make one client for the per-client counters
- * (`perClientAddress`, `clientCidr.perAddress`, and the per-client fallback counters: long paths,
- * untrusted values, a missing per-value header or parameter). Envoy's `masked_remote_address`.
- */
-export interface ClientPrefixArgs {
-    /** Prefix length of an IPv4 client, 0-32. Defaults to 32 (each address). */
-    v4?: number;
-    /** Prefix length of an IPv6 client, 0-128. Defaults to 64 (one /64, what a single subscriber or host is given). */
-    v6?: number;
-}
-
-/** The default client prefix lengths. */
-export const DEFAULT_CLIENT_PREFIX = { v4: 32, v6: 64 } as const;
+export { ClientPrefixArgs };
 
 /** Everything the gateway and the service must agree on. */
 export interface GlobalLimitsInput {

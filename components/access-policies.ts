@@ -21,16 +21,9 @@ import { REDIS_PORT } from "./redis";
 import { deploysRedis } from "../builders/redis-connection";
 import { parsePrincipal, principalOf } from "../lib/principal";
 import type { ServiceSettings } from "./service-settings";
+import { AccessPolicyArgs } from "./access-policy-args";
 
-/** Who may call the rate-limit service. */
-export interface AccessPolicyArgs {
-    /**
-     * The gateway's mesh identity, `<trust domain>/ns/<namespace>/sa/<service account>` (no
-     * `spiffe://` prefix), e.g. `cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account`.
-     * The NetworkPolicy admits the gateway's pods (`gateway.selector`) from that namespace.
-     */
-    gatewayPrincipal: string;
-}
+export { AccessPolicyArgs };
 
 /** What the policy builders need: the service and its Redis, and who may call the service. */
 export interface AccessTarget extends Pick<ServiceSettings, "ratelimit" | "redis"> {

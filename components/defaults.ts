@@ -2,9 +2,7 @@
  * The components' own defaults, one typed table. The components take their defaults from here; the
  * stack's config schema (program/config-keys.ts) prints these same values as its keys' defaults, so the
  * stack config layer depends on the components and never the other way round. Pure. The plain fields
- * of GlobalRateLimit, LocalRateLimit, Bookinfo and ManagedApi keep their defaults in their declarations
- * (global-ratelimit-fields.ts, service-fields.ts, local-ratelimit-fields.ts, bookinfo-fields.ts,
- * managed-api-fields.ts), not here.
+ * of the components keep their defaults in their declarations (components/*-fields.ts), not here.
  * The paths are MeshRateLimit's (`paths`, `limits.apiRoute`); Bookinfo's default routes are made of them.
  */
 
@@ -13,16 +11,9 @@ export const DEFAULTS = {
     ratelimitHttpPort: 8080,
     ratelimitDebugPort: 6070,
     awaitRollout: true,
-    redisTls: false,
-    monitoringDashboard: true,
-    monitoringAlerts: false,
-    monitoringDashboardLabel: "grafana_dashboard=1",
-    redisImage: "docker.io/library/redis:7.0.15-alpine",
-    redisMaxMemory: "160mb",
     apiProfile: "current",
     meshNamespace: "istio-system",
     gatewayNamespace: "istio-system",
-    redisPasswordSecretKey: "password",
     limitedPath: "/productpage",
     pagePath: "/productpage",
     loginPath: "/login",

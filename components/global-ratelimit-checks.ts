@@ -8,7 +8,6 @@ import { FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { fieldProblem } from "../lib/field-checks";
 import { givenProblems } from "../lib/field-decl";
 import { fieldRef } from "../lib/fix-style";
-import { PRINCIPAL_PROBLEM, parsePrincipal, suggestedPrincipal } from "../lib/principal";
 import { Problem } from "../lib/problems";
 import { DEFAULTS } from "./defaults";
 
@@ -16,6 +15,7 @@ import { GO_DURATION } from "../lib/formats";
 import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./global-ratelimit-args";
 import { statusOnErrorProblems } from "./arg-checks";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
+import { ACCESS_POLICY_FIELDS } from "./access-policy-fields";
 import { SERVICE_FIELDS } from "./service-fields";
 import { ServiceLogLevel } from "./service-settings";
 
@@ -98,11 +98,8 @@ export function serviceOptionsOf(svc: RateLimitServiceOptionsArgs, problems: Pro
 export function accessPolicyProblems(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): void {
     if (a.accessPolicy !== undefined) {
         const p = typeof a.accessPolicy === "object" && a.accessPolicy !== null ? a.accessPolicy.gatewayPrincipal : undefined;
-        if (typeof p !== "string" || !parsePrincipal(p)) {
-            problems.push(
-                fieldProblem("accessPolicy.gatewayPrincipal", p, PRINCIPAL_PROBLEM, (s) => s.set("accessPolicy.gatewayPrincipal", suggestedPrincipal(p))),
-            );
-        }
+        // Required: checked when missing too.
+        problems.push(...ACCESS_POLICY_FIELDS.gatewayPrincipal.rule.problems("accessPolicy.gatewayPrincipal", p, undefined));
     }
 }
 

@@ -1,16 +1,16 @@
 /**
  * GlobalRateLimit's defaults in the shape of its arguments, for whoever reads a default by the
  * field's path (the stack's config keys). Derived: the plain fields' from their declarations
- * (global-ratelimit-fields.ts, service-fields.ts), the rest from where each is stated (defaults.ts,
- * the rules' client prefix, the Redis mode); the object is type-checked against the arguments. A
- * field absent here has no fixed default. Pure.
+ * (global-ratelimit-fields.ts, service-fields.ts, redis-fields.ts, ratelimit-monitoring-fields.ts,
+ * client-prefix-fields.ts); the object is type-checked against the arguments. A field absent here
+ * has no fixed default. Pure.
  */
-import { RedisModeName } from "../builders/redis-connection";
-import { DEFAULT_CLIENT_PREFIX } from "../builders/rule-args";
 import { defaultsOf } from "../lib/field-decl";
-import { DEFAULTS } from "./defaults";
+import { CLIENT_PREFIX_FIELDS } from "./client-prefix-fields";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
+import { REDIS_FIELDS, SECRET_KEY_FIELDS } from "./redis-fields";
+import { MONITORING_FIELDS, MONITORING_OPTION_FIELDS } from "./ratelimit-monitoring-fields";
 import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "./service-fields";
 
 /** Any part of `T`, at any depth (a default may sit under a field whose siblings are required). */
@@ -21,14 +21,9 @@ type Partially<T> = {
 export const GLOBAL_DEFAULTS = {
     ...defaultsOf(GLOBAL_FIELDS),
     ...defaultsOf(GLOBAL_ARGS_FIELDS),
-    clientPrefix: { ...DEFAULT_CLIENT_PREFIX },
+    clientPrefix: defaultsOf(CLIENT_PREFIX_FIELDS),
     service: defaultsOf(SERVICE_FIELDS),
-    redis: {
-        mode: RedisModeName.InCluster,
-        image: DEFAULTS.redisImage,
-        maxMemory: DEFAULTS.redisMaxMemory,
-        tls: DEFAULTS.redisTls,
-        passwordSecret: { key: DEFAULTS.redisPasswordSecretKey },
-    },
+    redis: { ...defaultsOf(REDIS_FIELDS), passwordSecret: defaultsOf(SECRET_KEY_FIELDS) },
+    monitoring: { ...defaultsOf(MONITORING_OPTION_FIELDS), ...defaultsOf(MONITORING_FIELDS) },
     perValueStore: defaultsOf(PER_VALUE_FIELDS),
 } satisfies Partially<GlobalRateLimitArgs>;

@@ -29,7 +29,7 @@ import { PerValueFiguresPlan, oneStoreOf, perValueFiguresOf } from "./per-value-
 import { PerValueSide, perValueCallOf, perValueSideOf, splitOf } from "./per-value-store";
 import { PlatformDefaultsInput, platformDefaultsOffHosts, platformNameProblems } from "./platform-defaults";
 import { ResolvedMonitoring, resolveMonitoring } from "./ratelimit-monitoring";
-import { redisConnectionOf } from "./redis-options";
+import { redisConnectionOf, resolvedRedisOf } from "./redis-options";
 import { serviceDefaults, tuningOf } from "./service-defaults";
 import { RateLimitServiceSettings, ServiceSettings } from "./service-settings";
 import { RedisConnection } from "../builders/redis-connection";
@@ -229,7 +229,7 @@ function fixedServiceOf(
     const defaults = serviceDefaults();
     return {
         awaitRollout: a.awaitRollout ?? GLOBAL_ARGS_FIELDS.awaitRollout.default,
-        redis: o.redis,
+        redis: resolvedRedisOf(o.redis, defaults.redisName),
         ratelimit: {
             ...defaults,
             namespace: o.ns,

@@ -7,7 +7,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { PER_INSTANCE_MIN_ISTIO } from "../builders/envoy-filters";
-import { deploysRedis, redisUrl } from "../builders/redis-connection";
+import { deployedRedisAuth, redisUrl } from "../builders/redis-connection";
 import { stackLabels } from "../lib/common";
 import { PlannedOptions, argsError, planOrCompute } from "./arg-checks";
 import { EnvoyFilter } from "./crds";
@@ -108,7 +108,8 @@ export class GlobalRateLimit extends pulumi.ComponentResource {
 
     /** One side's Redis (when the component deploys it) and service; children are named after the component, so any number of instances coexist in one program. */
     private serviceSide(prefix: string, settings: ServiceSettings, configText: string, policies: pulumi.Resource[]) {
-        const redis = deploysRedis(settings.redis) ? new Redis(`${prefix}-redis`, { settings }, { parent: this, dependsOn: policies }) : undefined;
+        const auth = deployedRedisAuth(settings.redis);
+        const redis = auth ? new Redis(`${prefix}-redis`, { settings, auth }, { parent: this, dependsOn: policies }) : undefined;
         // The service crash-loops while Redis is unreachable, so Redis comes first.
         const service = new RateLimitService(
             `${prefix}-ratelimit`,

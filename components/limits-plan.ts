@@ -9,7 +9,8 @@ import { checkIssuersAgree } from "./identity-checks";
 import { Problem } from "../lib/problems";
 import { givenProblems } from "../lib/field-decl";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
-import { ClientPrefixArgs, DEFAULT_CLIENT_PREFIX, DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rule-args";
+import { DEFAULT_CLIENT_PREFIX } from "./client-prefix-fields";
+import { ClientPrefixArgs, DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rule-args";
 import { RULE_SHAPE, checkClientPrefix, checkPerPath, resolveLimit, resolvePathLimit, resolveRule, validateRule } from "./rule-checks";
 import { ClientPrefix, CompiledLimits, GlobalLimitsPlan, buildGlobalLimits } from "../builders/rules";
 

@@ -37,7 +37,7 @@ import { givenProblems } from "../lib/field-decl";
 import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { PER_VALUE_FIELDS } from "./service-fields";
 import { dnsProblem, planned, statusOnErrorProblems } from "./arg-checks";
-import { redisConnectionOf, redisMaxMemoryProblem } from "./redis-options";
+import { redisConnectionOf, redisMaxMemoryProblem, resolvedRedisOf } from "./redis-options";
 import { PerValueStoreArgs } from "./global-ratelimit-args";
 
 export { PerValueStoreArgs };
@@ -205,7 +205,9 @@ export function perValueSideOf(
     problems.push(...redisProblems.map((p) => underField("perValueStore", p)));
     // A deployed per-value Redis reads the password Secret the user gave for the fixed side's Redis,
     // when there is one (no generated password, no Random provider); otherwise it generates its own.
-    const redis = a.perValueStore?.redis === undefined && fixed.redis.password ? { ...given, password: fixed.redis.password } : given;
+    const inherited = a.perValueStore?.redis === undefined && fixed.redis.auth.kind === "given" ? { ...given, password: fixed.redis.auth.secret } : given;
+    const redisName = `${r.redisName}-per-value`;
+    const redis = resolvedRedisOf(inherited, redisName);
     const serviceName = `${r.serviceName}-per-value`;
     problems.push(...dnsProblem("service.name", serviceName, "label"));
     const sizing = perValueSizingOf(a.perValueStore ?? {}, { ...side, fallback: r.redisMaxMemory }, problems);
@@ -217,7 +219,7 @@ export function perValueSideOf(
                 ...r,
                 serviceName,
                 configName: `${r.configName}-per-value`,
-                redisName: `${r.redisName}-per-value`,
+                redisName,
                 redisEvictionPolicy: PER_VALUE_EVICTION_POLICY,
                 redisImage: pvRedis.image !== undefined ? planned(pvRedis.image) : r.redisImage,
                 redisMaxMemory: sizing.maxMemory,

@@ -6,7 +6,7 @@
  * It reads no team's objects and no team's stack reads its own: they deploy and destroy in any order.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { deploysRedis } from "../builders/redis-connection";
+import { deployedRedisAuth } from "../builders/redis-connection";
 import { PLATFORM_DOMAIN, PLATFORM_FILTER_NAMES } from "../builders/platform-filters";
 import { stackLabels } from "../lib/common";
 import { PlannedOptions, argsError, planOrCompute } from "./arg-checks";
@@ -84,7 +84,8 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
     /** Redis (when the component deploys it), the service, the gateway's filters and the monitoring, in the order they must come up. */
     private createChildren(name: string, plan: PlatformRateLimitPlan): void {
         const settings = plan.service;
-        const redis = deploysRedis(settings.redis) ? new Redis(`${name}-redis`, { settings }, { parent: this }) : undefined;
+        const auth = deployedRedisAuth(settings.redis);
+        const redis = auth ? new Redis(`${name}-redis`, { settings, auth }, { parent: this }) : undefined;
         // The service crash-loops while Redis is unreachable, so Redis comes first.
         const service = new RateLimitService(
             `${name}-ratelimit`,

@@ -9,62 +9,19 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { RuleGroup, alertRules } from "../builders/alerts";
 import { RATE_WINDOW, dashboardModel } from "../builders/dashboard";
-import { LOCAL_STAT_PREFIX } from "../builders/envoy-filters";
 import { MonitoringInput } from "../builders/monitoring";
 import { stackLabels } from "../lib/common";
-import { LABEL_KEY, LABEL_VALUE } from "../lib/dns-names";
-import { booleanProblems, dnsNameProblems, fieldProblem } from "../lib/field-checks";
+import { givenProblems } from "../lib/field-decl";
 import { Problem } from "../lib/problems";
-import { DEFAULTS } from "./defaults";
+import { LocalBucketMetricsArgs, MonitoringArgs, MonitoringOptionsArgs } from "./ratelimit-monitoring-args";
+import { LOCAL_BUCKET_FIELDS, MONITORING_FIELDS, MONITORING_OPTION_FIELDS, dashboardLabelOf, isMatchers } from "./ratelimit-monitoring-fields";
 
 /** The Prometheus operator's API version of `PrometheusRule`. */
 export const PROMETHEUS_RULE_API = "monitoring.coreos.com/v1";
 /** The label Grafana's dashboard sidecar watches by default (kube-prometheus-stack, Grafana's Helm chart). */
-export const DEFAULT_DASHBOARD_LABEL = DEFAULTS.monitoringDashboardLabel;
+export const DEFAULT_DASHBOARD_LABEL = MONITORING_OPTION_FIELDS.dashboardLabel.default;
 
-/** A workload with a local token bucket (LocalRateLimit), for the dashboard's refusals per pod. */
-export interface LocalBucketMetricsArgs {
-    /** Panel title, e.g. the workload's name. */
-    title: string;
-    /** PromQL label matchers of the workload's pods' metrics, e.g. `namespace="default",app="productpage"`. */
-    selector: string;
-    /** The local rate-limit filter's `stat_prefix`. Defaults to `http_local_rate_limiter` (LocalRateLimit's). */
-    statPrefix?: string;
-}
-
-/** The dashboard and alert rules: GlobalRateLimit's `monitoring` and MeshRateLimit's `global.monitoring`. Each field documented here once. */
-export interface MonitoringOptionsArgs {
-    /** Create a Grafana dashboard of the limits: a ConfigMap with `dashboardLabel`, which Grafana's dashboard sidecar loads (decisions per limit and outcome, service and Redis errors, answer time, config loads, the gateway's filter and pre-limit, the local bucket per pod; docs/monitoring.md). The service's panels need its `prometheus`. A boolean. Defaults to `true`. */
-    dashboard?: boolean;
-    /** Namespace of the dashboard ConfigMap: one Grafana's dashboard sidecar watches (must exist). Defaults to the service's namespace. */
-    dashboardNamespace?: string;
-    /** The label, `name=value`, on the dashboard ConfigMap that Grafana's dashboard sidecar looks for (a setting of the Grafana chart). Defaults to `grafana_dashboard=1`. */
-    dashboardLabel?: string;
-    /**
-     * Create a `PrometheusRule` (monitoring.coreos.com/v1) with the alert rules, in the service's
-     * namespace: the gateway failing closed or about to, the config not loaded, a limit refusing most
-     * of its traffic (docs/monitoring.md, runbook). It reaches the cluster's alerting (another
-     * system), so it is off unless asked for; the cluster must serve the kind (the Prometheus
-     * operator's CRDs), else preview stops. A boolean. Defaults to `false`.
-     */
-    alerts?: boolean;
-    /** Labels on the `PrometheusRule`, e.g. `{ release: "kube-prometheus-stack" }` for an operator that selects rules by label. Defaults to none. */
-    ruleLabels?: Record<string, string>;
-}
-
-/** The dashboard and alerts of a GlobalRateLimit. */
-export interface MonitoringArgs extends MonitoringOptionsArgs {
-    /** PromQL label matchers of the service's metrics. Defaults to `namespace="<namespace>",app="<service.name>"` (Prometheus's `kubernetes-pods` job with pod labels mapped). */
-    serviceSelector?: string;
-    /** PromQL label matchers of the gateway pods' metrics. Defaults to `namespace="<gateway.namespace>"` and the gateway's pod labels (names with `_` for characters Prometheus does not allow). */
-    gatewaySelector?: string;
-    /** RE2 over the gateway's route target clusters (`cluster_name`) the stack limits; its filter's counters are kept per route target cluster. Defaults to `.*` (every route on those gateway pods). */
-    gatewayClusters?: string;
-    /** Workloads with a local token bucket. Defaults to none. */
-    localBuckets?: LocalBucketMetricsArgs[];
-    /** PromQL label matchers of a Redis exporter's metrics (oliver006/redis_exporter). Defaults to none: no Redis memory panel or alert. */
-    redisSelector?: string;
-}
+export { LocalBucketMetricsArgs, MonitoringArgs, MonitoringOptionsArgs };
 
 /** The objects of the monitoring part, computed before anything is registered. */
 export interface MonitoringPlan {
@@ -101,10 +58,9 @@ function objectName(text: string): string {
     return clean.length <= 63 ? clean : clean.slice(0, 63).replace(/-+$/, "");
 }
 
-const MATCHERS = /^\s*([a-zA-Z_][a-zA-Z0-9_]*\s*(=|!=|=~|!~)\s*"(?:[^"\\]|\\.)*"\s*(,\s*[a-zA-Z_][a-zA-Z0-9_]*\s*(=|!=|=~|!~)\s*"(?:[^"\\]|\\.)*"\s*)*)?$/;
-
+/** A selector's problem: not matchers (`isMatchers`), the fix the selector `example` derived from the service or gateway. */
 function matcherProblem(field: string, v: unknown, example: string): Problem[] {
-    return typeof v === "string" && MATCHERS.test(v)
+    return isMatchers(v)
         ? []
         : [
               {
@@ -148,52 +104,23 @@ function argsObject(args: MonitoringArgs | undefined, problems: Problem[]): Moni
 }
 
 function checkSwitches(a: MonitoringArgs, problems: Problem[]): void {
-    for (const f of ["dashboard", "alerts"] as const) {
-        if (a[f] !== undefined)
-            problems.push(...booleanProblems(`monitoring.${f}`, a[f], DEFAULTS[f === "dashboard" ? "monitoringDashboard" : "monitoringAlerts"]));
-    }
+    for (const f of ["dashboard", "alerts"] as const) problems.push(...givenProblems(MONITORING_OPTION_FIELDS[f], `monitoring.${f}`, a[f]));
 }
 
 /** The dashboard's namespace and its label's name and value. */
 function dashboardPlacement(a: MonitoringArgs, c: MonitoringContext, problems: Problem[]): { namespace: string; labelKey: string; labelValue: string } {
     const namespace = a.dashboardNamespace ?? c.namespace;
     // Not given: the service's namespace, whose problems are the service's.
-    if (a.dashboardNamespace !== undefined) problems.push(...dnsNameProblems("monitoring.dashboardNamespace", namespace, "label"));
-    const labelText = a.dashboardLabel ?? DEFAULT_DASHBOARD_LABEL;
-    const [lk, lv, ...rest] = typeof labelText === "string" ? labelText.split("=") : [];
-    if (rest.length || !lk || lv === undefined || !LABEL_KEY.test(lk) || !LABEL_VALUE.test(lv) || lv.length > 63) {
-        problems.push(
-            fieldProblem("monitoring.dashboardLabel", labelText, "must be one label written name=value", (s) =>
-                s.set("monitoring.dashboardLabel", DEFAULT_DASHBOARD_LABEL),
-            ),
-        );
-    }
-    return { namespace, labelKey: lk, labelValue: lv };
+    problems.push(...givenProblems(MONITORING_OPTION_FIELDS.dashboardNamespace, "monitoring.dashboardNamespace", a.dashboardNamespace));
+    problems.push(...givenProblems(MONITORING_OPTION_FIELDS.dashboardLabel, "monitoring.dashboardLabel", a.dashboardLabel));
+    const label = dashboardLabelOf(a.dashboardLabel ?? MONITORING_OPTION_FIELDS.dashboardLabel.default);
+    return { namespace, labelKey: label?.key ?? "", labelValue: label?.value ?? "" };
 }
 
 /** `ruleLabels` as given (or none), each label checked. */
 function checkedRuleLabels(a: MonitoringArgs, problems: Problem[]): Record<string, string> {
-    const ruleLabels = a.ruleLabels ?? {};
-    if (typeof ruleLabels !== "object" || ruleLabels === null || Array.isArray(ruleLabels)) {
-        problems.push({
-            key: "monitoring.ruleLabels",
-            value: ruleLabels,
-            problem: "must be an object of label names and values",
-            fix: 'give e.g. { release: "kube-prometheus-stack" }',
-        });
-        return ruleLabels;
-    }
-    for (const [k, v] of Object.entries(ruleLabels)) {
-        if (!LABEL_KEY.test(k) || typeof v !== "string" || !LABEL_VALUE.test(v) || v.length > 63) {
-            problems.push({
-                key: `monitoring.ruleLabels.${k}`,
-                value: v,
-                problem: "is not a valid label name and value",
-                fix: "use Kubernetes label syntax (letters, digits, '-', '_', '.')",
-            });
-        }
-    }
-    return ruleLabels;
+    problems.push(...givenProblems(MONITORING_OPTION_FIELDS.ruleLabels, "monitoring.ruleLabels", a.ruleLabels));
+    return a.ruleLabels ?? {};
 }
 
 /** The service's and the gateway's selectors and the gateway's clusters, given or derived. */
@@ -214,10 +141,8 @@ function metricSelectors(
     const gatewaySelector = a.gatewaySelector ?? podMatchers(c.gatewayNamespace, c.gatewayPodLabels);
     if (a.gatewaySelector !== undefined)
         problems.push(...matcherProblem("monitoring.gatewaySelector", gatewaySelector, podMatchers(c.gatewayNamespace, c.gatewayPodLabels)));
-    const gatewayClusters = a.gatewayClusters ?? ".*";
-    if (typeof gatewayClusters !== "string" || !gatewayClusters) {
-        problems.push({ key: "monitoring.gatewayClusters", value: gatewayClusters, problem: "must be a non-empty RE2 expression", fix: 'use ".*"' });
-    }
+    const gatewayClusters = a.gatewayClusters ?? MONITORING_FIELDS.gatewayClusters.default;
+    problems.push(...givenProblems(MONITORING_FIELDS.gatewayClusters, "monitoring.gatewayClusters", a.gatewayClusters));
     const fixedServiceSelector = a.serviceSelector === undefined && perValueServiceSelector ? podMatchers(c.namespace, { app: c.serviceName }) : undefined;
     return {
         serviceSelector,
@@ -238,21 +163,13 @@ function localBucketOf(b: LocalBucketMetricsArgs, i: number, problems: Problem[]
             problem: "must be { title, selector, statPrefix? }",
             fix: `give { title: "productpage", selector: ${JSON.stringify(example)} }`,
         });
-        return { title: "", selector: "", statPrefix: LOCAL_STAT_PREFIX };
+        return { title: "", selector: "", statPrefix: LOCAL_BUCKET_FIELDS.statPrefix.default };
     }
-    if (typeof b.title !== "string" || !b.title.trim()) {
-        problems.push({ key: `monitoring.localBuckets[${i}].title`, value: b.title, problem: "must be a non-empty text", fix: 'use e.g. "productpage"' });
-    }
-    problems.push(...matcherProblem(`monitoring.localBuckets[${i}].selector`, b.selector, example));
-    const statPrefix = b.statPrefix ?? LOCAL_STAT_PREFIX;
-    if (typeof statPrefix !== "string" || !/^[A-Za-z0-9_.]+$/.test(statPrefix)) {
-        problems.push({
-            key: `monitoring.localBuckets[${i}].statPrefix`,
-            value: statPrefix,
-            problem: "must be an Envoy stat prefix (letters, digits, '_', '.')",
-            fix: `use "${LOCAL_STAT_PREFIX}"`,
-        });
-    }
+    // Required: checked when missing too.
+    problems.push(...LOCAL_BUCKET_FIELDS.title.rule.problems(`monitoring.localBuckets[${i}].title`, b.title, undefined));
+    problems.push(...LOCAL_BUCKET_FIELDS.selector.rule.problems(`monitoring.localBuckets[${i}].selector`, b.selector, undefined));
+    problems.push(...givenProblems(LOCAL_BUCKET_FIELDS.statPrefix, `monitoring.localBuckets[${i}].statPrefix`, b.statPrefix));
+    const statPrefix = b.statPrefix ?? LOCAL_BUCKET_FIELDS.statPrefix.default;
     return { title: String(b.title), selector: String(b.selector), statPrefix: String(statPrefix) };
 }
 
@@ -309,8 +226,8 @@ export function resolveMonitoring(args: MonitoringArgs | undefined, c: Monitorin
     };
     return {
         input,
-        ...((a.dashboard ?? DEFAULTS.monitoringDashboard) ? { dashboard } : {}),
-        ...((a.alerts ?? DEFAULTS.monitoringAlerts) ? { rules } : {}),
+        ...((a.dashboard ?? MONITORING_OPTION_FIELDS.dashboard.default) ? { dashboard } : {}),
+        ...((a.alerts ?? MONITORING_OPTION_FIELDS.alerts.default) ? { rules } : {}),
         valid: !problems.length,
     };
 }

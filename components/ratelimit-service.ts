@@ -8,7 +8,6 @@ import { ratelimitServiceAccount } from "./access-policies";
 import { INJECT_LABEL, SIDECAR_FIRST_ANNOTATIONS, SKIP_AWAIT, awaitAnnotations, serviceAccountManifest, stackLabels } from "../lib/common";
 import { RATELIMIT_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "../lib/pod-security";
 import { CONFIG_FILE_KEY } from "../builders/ratelimit-config";
-import { REDIS_SECRET_KEY, redisSecretName } from "./redis";
 import { redisConnectionEnv, redisTlsVolumes } from "../builders/redis-connection";
 import { METRICS_PORT, prometheusScrapeAnnotations, shadowModeEnv } from "./safe-rollout";
 import { ServiceSettings } from "./service-settings";
@@ -44,7 +43,7 @@ export function ratelimitEnv(s: Pick<ServiceSettings, "ratelimit" | "redis">, re
         // The default is a unix socket; Redis is a TCP Service here.
         { name: "REDIS_SOCKET_TYPE", value: "tcp" },
         // REDIS_TYPE, REDIS_URL, REDIS_AUTH and TLS/Sentinel variables of the chosen Redis (redisAddress: the deployed one's).
-        ...redisConnectionEnv(s.redis, redisAddress, { name: redisSecretName(r.redisName), key: REDIS_SECRET_KEY }),
+        ...redisConnectionEnv(s.redis, redisAddress),
         // Bounds opening a connection to Redis (derived from the gateway's timeout, half of it, at most
         // 1 s; builders/failure-bounds.ts). In this service version it does not bound a command on an
         // open connection: a Redis that hangs is bounded only by the gateway's own timeout.

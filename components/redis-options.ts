@@ -3,31 +3,26 @@
  * checked, and its mapping to and from the connection the service's environment is built from
  * (builders/redis-connection.ts).
  */
-import * as pulumi from "@pulumi/pulumi";
-import { DEFAULTS } from "./defaults";
 import { isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { Problem } from "../lib/problems";
 import { FixStyle } from "../lib/fix-style";
-import { fieldProblem, oneOfProblems } from "../lib/field-checks";
 import { planned } from "./arg-checks";
-import { DEFAULT_REDIS_MAXMEMORY, REDIS_MAXMEMORY_SHARE, REDIS_MEMORY_LIMIT, REDIS_MEMORY_LIMIT_BYTES, redisMemoryBytes } from "../builders/failure-bounds";
-import { RedisConnection, RedisModeName, SecretKey, isHostPort } from "../builders/redis-connection";
+import { givenProblems } from "../lib/field-decl";
+import { REDIS_FIELDS, SECRET_KEY_FIELDS, isSecretDataKey, redisMaxMemoryProblem } from "./redis-fields";
+import { RedisOptionsArgs, SecretKeyArgs } from "./redis-options-args";
+import {
+    REDIS_SECRET_KEY,
+    RedisAuth,
+    RedisConnection,
+    RedisModeName,
+    ResolvedRedis,
+    SecretKey,
+    isHostPort,
+    redisSecretName,
+} from "../builders/redis-connection";
 
-/** Why a `maxmemory` value is refused, or undefined when it is accepted. */
-export function redisMaxMemoryProblem(text: unknown): string | undefined {
-    const bytes = redisMemoryBytes(text);
-    const max = Math.floor(REDIS_MEMORY_LIMIT_BYTES * REDIS_MAXMEMORY_SHARE);
-    if (bytes === undefined) return "must be a Redis memory size such as 160mb, 100000kb or 1gb (a whole number with an optional k, kb, m, mb, g or gb)";
-    if (bytes < 1024 * 1024) return "must be at least 1mb (Redis needs room for the counters of one window)";
-    if (bytes > max)
-        return `must be at most ${max / (1024 * 1024)}mb: ${REDIS_MAXMEMORY_SHARE * 100} % of the container's memory limit ${REDIS_MEMORY_LIMIT}, so Redis evicts counters before the kernel kills it`;
-    return undefined;
-}
+export { RedisOptionsArgs, SecretKeyArgs, redisMaxMemoryProblem };
 
-/** Whether `k` can be a key of a Secret's data (Kubernetes: letters, digits, '-', '_', '.'). */
-function isSecretDataKey(k: unknown): k is string {
-    return typeof k === "string" && /^[-._a-zA-Z0-9]+$/.test(k);
-}
 const SECRET_DATA_KEY_PROBLEM = "must be a Secret data key (letters, digits, '-', '_', '.')";
 
 const SENTINEL_MASTER_PROBLEM = "must not contain commas or spaces (the service splits REDIS_URL on commas)";
@@ -36,59 +31,13 @@ function cleanSentinelMaster(master: string): string {
     return master.replace(/[,\s]+/g, "") || "mymaster";
 }
 
-/** A key of a Kubernetes Secret. */
-export interface SecretKeyArgs {
-    /** The Secret's name; an output accepted (e.g. the name of a Secret the same program creates), checked when known. */
-    name: pulumi.Input<string>;
-    /** The key inside it. Defaults to `password`. */
-    key?: string;
-}
-
-/** Redis for the counters. */
-export interface RedisOptionsArgs {
-    /** Deploy one, or use an existing Redis, Sentinel or Cluster. Defaults to `RedisModeName.InCluster`. */
-    mode?: RedisModeName;
-    /** Image of the Redis the component deploys (in-cluster only); an output accepted. Defaults to `docker.io/library/redis:7.0.15-alpine`. */
-    image?: pulumi.Input<string>;
-    /**
-     * `maxmemory` of the Redis the component deploys (in-cluster only). A store that holds a
-     * per-value counter evicts the least used counters first (`allkeys-lfu`); one of fixed counters
-     * only, those closest to expiry (`volatile-ttl`). At most `192mb` (75 % of the container's
-     * 256Mi limit). Defaults to `160mb` (a store of per-value counters: what
-     * `perValueStore.newValuesPerSecond` needs, when given).
-     */
-    maxMemory?: string;
-    /**
-     * `host:port` of the existing Redis, of the Sentinels, or of the Cluster's seed nodes. Each an
-     * output accepted (e.g. a managed Redis's endpoint), checked when known; the list itself is
-     * plain (its length decides the mode's checks). Defaults to none (in-cluster).
-     */
-    addresses?: pulumi.Input<string>[];
-    /** Sentinel: the master's name as the Sentinels know it. */
-    sentinelMaster?: string;
-    /**
-     * Secret (in the service's namespace) with the Redis password. For an existing Redis: its
-     * password; defaults to none (no AUTH). For the Redis the component deploys (`InCluster`): a
-     * Secret you manage (created before `pulumi up`, never changed or deleted by the component),
-     * which that Redis requires and the service sends; defaults to a password the component
-     * generates (Pulumi's Random provider) and keeps in a Secret of its own.
-     */
-    passwordSecret?: SecretKeyArgs;
-    /** Sentinel: Secret with the Sentinels' own password. Defaults to none. */
-    sentinelPasswordSecret?: SecretKeyArgs;
-    /** Connect with TLS. Defaults to `false`. */
-    tls?: boolean;
-    /** Secret whose `ca.crt` verifies the server (TLS); an output accepted, checked when known. Defaults to the system roots. */
-    tlsCaSecret?: pulumi.Input<string>;
-}
-
 /** The typed Redis choice → the connection the service environment is built from (builders/redis-connection.ts). */
 export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): RedisConnection {
-    const mode = r.mode ?? RedisModeName.InCluster;
-    if (!(Object.values(RedisModeName) as string[]).includes(mode)) {
-        // The other Redis checks depend on the mode; they would only add noise to the mode's problem.
-        problems.push(...oneOfProblems("redis.mode", mode, Object.values(RedisModeName), RedisModeName.InCluster));
-    } else {
+    const mode = r.mode ?? REDIS_FIELDS.mode.default;
+    const modeProblems = givenProblems(REDIS_FIELDS.mode, "redis.mode", mode);
+    // The other Redis checks depend on the mode; they would only add noise to the mode's problem.
+    if (modeProblems.length) problems.push(...modeProblems);
+    else {
         problems.push(...deployedRedisProblems(r, mode));
         problems.push(
             ...redisOptionsProblems(r).map((p) => ({
@@ -100,23 +49,36 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): Red
             })),
         );
     }
-    const secretKey = (k: SecretKeyArgs): SecretKey => ({ name: planned(k.name), key: k.key ?? DEFAULTS.redisPasswordSecretKey });
+    const secretKey = (k: SecretKeyArgs): SecretKey => ({ name: planned(k.name), key: k.key ?? SECRET_KEY_FIELDS.key.default });
     return {
         mode: mode as RedisModeName,
         addresses: Array.isArray(r.addresses) ? r.addresses.map(planned) : [],
         ...(r.sentinelMaster !== undefined ? { sentinelMaster: r.sentinelMaster } : {}),
         ...(r.passwordSecret ? { password: secretKey(r.passwordSecret) } : {}),
         ...(r.sentinelPasswordSecret ? { sentinelPassword: secretKey(r.sentinelPasswordSecret) } : {}),
-        tls: r.tls ?? DEFAULTS.redisTls,
+        tls: r.tls ?? REDIS_FIELDS.tls.default,
         ...(r.tlsCaSecret !== undefined ? { tlsCaSecret: planned(r.tlsCaSecret) } : {}),
     };
+}
+
+/**
+ * A checked connection resolved for the Redis named `redisName` (the in-cluster one's name): its
+ * password a given Secret, else (in-cluster) one the stack generates into `<redisName>-auth`, else none.
+ */
+export function resolvedRedisOf(c: RedisConnection, redisName: string): ResolvedRedis {
+    const { password, ...rest } = c;
+    const auth: RedisAuth = password
+        ? { kind: "given", secret: password }
+        : c.mode === RedisModeName.InCluster
+          ? { kind: "generated", secret: { name: redisSecretName(redisName), key: REDIS_SECRET_KEY } }
+          : { kind: "none" };
+    return { ...rest, auth };
 }
 
 /** The options of the Redis the component deploys: a valid maxMemory in-cluster, neither option for an existing Redis. */
 function deployedRedisProblems(r: RedisOptionsArgs, mode: RedisModeName): Problem[] {
     if (mode === RedisModeName.InCluster) {
-        const p = r.maxMemory === undefined ? undefined : redisMaxMemoryProblem(r.maxMemory);
-        return p ? [fieldProblem("redis.maxMemory", r.maxMemory, p, (s) => s.set("redis.maxMemory", DEFAULT_REDIS_MAXMEMORY))] : [];
+        return givenProblems(REDIS_FIELDS.maxMemory, "redis.maxMemory", r.maxMemory);
     }
     const problems: Problem[] = [];
     if (r.image !== undefined)
@@ -291,12 +253,12 @@ function secretNameProblems(key: string, name: unknown): RedisProblem[] {
 /** A Secret's key: its name, and a valid data key (defaults to `password`). */
 function secretKeyProblems(k: SecretKeyArgs, field: string): RedisProblem[] {
     const problems = secretNameProblems(`${field}.name`, k.name);
-    if (!isSecretDataKey(k.key ?? DEFAULTS.redisPasswordSecretKey))
+    if (!isSecretDataKey(k.key ?? SECRET_KEY_FIELDS.key.default))
         problems.push({
             key: `${field}.key`,
             value: k.key,
             problem: SECRET_DATA_KEY_PROBLEM,
-            fix: (x) => x.set(`${field}.key`, DEFAULTS.redisPasswordSecretKey),
+            fix: (x) => x.set(`${field}.key`, SECRET_KEY_FIELDS.key.default),
         });
     return problems;
 }

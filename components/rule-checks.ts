@@ -6,11 +6,12 @@
 import { UNSENDABLE_PATH, compileFullMatch, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { booleanProblems, fieldProblem, oneOfProblems, wholeNumberProblems } from "../lib/field-checks";
+import { givenProblems } from "../lib/field-decl";
+import { CLIENT_PREFIX_FIELDS, DEFAULT_CLIENT_PREFIX } from "./client-prefix-fields";
 import { checkRequestCost, resolveRequestCost } from "./request-cost-checks";
 import { checkIdentity, resolveIdentity } from "./identity-checks";
 import { checkHeaderNameAndValue, checkHeaderOptions, checkOnePerValueField, checkRuleClient, checkRuleMethods, checkRuleQuery } from "./rule-field-checks";
 import {
-    DEFAULT_CLIENT_PREFIX,
     DEFAULT_PATH_KEY,
     LIMIT_UNIT_SECONDS,
     LimitArgs,
@@ -165,12 +166,7 @@ export function checkClientPrefix(p: any, problems: Problem[]): void {
         return;
     }
     // A prefix length: the leading bits of a client address that make one client.
-    for (const [f, max] of [
-        ["v4", 32],
-        ["v6", 128],
-    ] as const) {
-        if (p[f] !== undefined) problems.push(...wholeNumberProblems(`clientPrefix.${f}`, p[f], { min: 0, max, fallback: DEFAULT_CLIENT_PREFIX[f] }));
-    }
+    for (const f of ["v4", "v6"] as const) problems.push(...givenProblems(CLIENT_PREFIX_FIELDS[f], `clientPrefix.${f}`, p[f]));
 }
 
 /** Checks rule `i` (every problem, field paths under `rules[i]`); true when it has none. */

@@ -6,6 +6,7 @@ import { REDIS_EVICTION_POLICY, UPSTREAM_JITTER_MAX_SECONDS } from "../builders/
 import { DEFAULTS } from "./defaults";
 import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { REDIS_NAME } from "./redis";
+import { REDIS_FIELDS } from "./redis-fields";
 import { SERVICE_FIELDS, tuningOf } from "./service-fields";
 import { RateLimitServiceSettings } from "./service-settings";
 
@@ -24,8 +25,8 @@ export function serviceDefaults(): Omit<RateLimitServiceSettings, "redisTimeout"
         replicas: SERVICE_FIELDS.replicas.default,
         logLevel: SERVICE_FIELDS.logLevel.default,
         ...tuningOf({}),
-        redisImage: DEFAULTS.redisImage,
-        redisMaxMemory: DEFAULTS.redisMaxMemory,
+        redisImage: REDIS_FIELDS.image.default,
+        redisMaxMemory: REDIS_FIELDS.maxMemory.default,
         redisName: REDIS_NAME,
         redisEvictionPolicy: REDIS_EVICTION_POLICY,
         expirationJitterSeconds: UPSTREAM_JITTER_MAX_SECONDS,

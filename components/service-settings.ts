@@ -3,7 +3,7 @@
  * Redis, their access policies) take them. The stack's settings hold one of these; the components never
  * read stack config.
  */
-import { RedisConnection } from "../builders/redis-connection";
+import { ResolvedRedis } from "../builders/redis-connection";
 import { ServiceLogLevel, ServiceTuning } from "./service-fields";
 
 export { ServiceLogLevel };
@@ -36,7 +36,7 @@ export interface RateLimitServiceSettings extends ServiceTuning {
 export interface ServiceSettings {
     ratelimit: RateLimitServiceSettings;
     /** Which Redis the service counts in (builders/redis-connection.ts). */
-    redis: RedisConnection;
+    redis: ResolvedRedis;
     /** Whether Pulumi waits for the Deployments to roll out. */
     awaitRollout: boolean;
 }

@@ -192,7 +192,11 @@ export function withFallback<T>(rule: Rule<T>, fallback: T): Rule<T> {
     return { ...rule, problems: (p, v, fb) => rule.problems(p, v, fb ?? fallback) };
 }
 
-/** A rule that refuses nothing: the value is taken as given (`text` says what it should be). */
+/**
+ * A rule that refuses nothing here (`text` says what the field takes): the value is taken as given,
+ * or refused only together with its siblings' (a Redis address by the mode, a selector by the derived
+ * one its fix suggests) by the caller that knows them.
+ */
 export function uncheckedRule<T>(text: string): Rule<T> {
     return { problems: () => [], text };
 }

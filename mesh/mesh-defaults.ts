@@ -12,6 +12,7 @@ import { GLOBAL_FIELDS } from "../components/global-ratelimit-fields";
 import { BOOKINFO_ARGS_FIELDS, BOOKINFO_OPTIONS_FIELDS } from "../components/bookinfo-fields";
 import { MANAGED_API_OPTIONS_FIELDS } from "../components/managed-api-fields";
 import { LOCAL_BUCKET_FIELDS } from "../components/local-ratelimit-fields";
+import { MONITORING_OPTION_FIELDS } from "../components/ratelimit-monitoring-fields";
 import { defaultsOf } from "../lib/field-decl";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 
@@ -44,7 +45,7 @@ export const MESH_DEFAULTS = {
         preLimit: GLOBAL_FIELDS.preLimit.default,
         counterStore: GLOBAL_FIELDS.counterStore.default,
         namespace: GLOBAL_FIELDS.namespace.default,
-        monitoring: { dashboard: DEFAULTS.monitoringDashboard, dashboardLabel: DEFAULTS.monitoringDashboardLabel, alerts: DEFAULTS.monitoringAlerts },
+        monitoring: defaultsOf(MONITORING_OPTION_FIELDS),
         accessPolicy: { enabled: true },
     },
     local: {

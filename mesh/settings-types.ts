@@ -3,7 +3,7 @@
  * specification's variant presets. Types and constants only. Each choice is the package's const
  * object and its type (components/mesh-enums.ts, builders/rules.ts), named here by that one name.
  */
-import { RedisConnection } from "../builders/redis-connection";
+import { ResolvedRedis } from "../builders/redis-connection";
 import { SpecPaths } from "../builders/routes";
 import { LimitUnit, PathKeyMode } from "../builders/rule-args";
 import { CounterStore } from "../builders/counter-stores";
@@ -76,7 +76,7 @@ export interface StackSettings {
     /** The service as the stack config sets it (its Redis timeout is derived by GlobalRateLimit from the gateway's timeout). */
     ratelimit: Omit<RateLimitServiceSettings, "redisTimeout">;
     /** Which Redis the service counts in (builders/redis-connection.ts). */
-    redis: RedisConnection;
+    redis: ResolvedRedis;
     /** Who may call the rate-limit service and Redis (components/access-policies.ts). */
     access: { enabled: boolean; gatewayPrincipal: string };
     /** ManagedApi's options as given, with the stack's defaults filled in. */

@@ -21,6 +21,10 @@ import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "../components/service-fields";
 import { BOOKINFO_OPTIONS_FIELDS } from "../components/bookinfo-fields";
 import { MANAGED_API_OPTIONS_FIELDS } from "../components/managed-api-fields";
 import { LOCAL_BUCKET_FIELDS } from "../components/local-ratelimit-fields";
+import { REDIS_FIELDS } from "../components/redis-fields";
+import { MONITORING_OPTION_FIELDS } from "../components/ratelimit-monitoring-fields";
+import { ACCESS_POLICY_FIELDS } from "../components/access-policy-fields";
+import { CLIENT_PREFIX_FIELDS } from "../components/client-prefix-fields";
 import { FieldDecl, NestedDecl, StackKeyGroup } from "../lib/field-decl";
 import { LimitUnit } from "../builders/rule-args";
 
@@ -76,6 +80,10 @@ const DECLARED: Readonly<Record<string, Readonly<Record<string, FieldDecl<unknow
     // MeshRateLimit's `bookinfo` and `managedApi` extend the components' options.
     bookinfo: BOOKINFO_OPTIONS_FIELDS,
     managedApi: MANAGED_API_OPTIONS_FIELDS,
+    "global.clientPrefix": { ...CLIENT_PREFIX_FIELDS },
+    "global.redis": { ...REDIS_FIELDS },
+    "global.monitoring": { ...MONITORING_OPTION_FIELDS },
+    "global.accessPolicy": { ...ACCESS_POLICY_FIELDS },
 };
 
 /** The declaration of the plain field a key sets, if it has one. */
@@ -281,22 +289,6 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
         defaultNote: "built from the three limits above",
         description: `Advanced: the whole descriptor list as JSON, e.g. \`${DESCRIPTOR_LIST_EXAMPLE}\` (\`value\` optional: without it, the catch-all); replaces the three limit keys and \`unit\`.`,
     },
-    {
-        group: "limits",
-        key: "clientPrefixV4",
-        field: ["global", "clientPrefix", "v4"],
-        kind: "integer",
-        description:
-            "Leading bits of an IPv4 client address that make one client (0-32) for every per-client counter: the per-client fallback counter of paths over 1024 bytes, and rules' `perClientAddress` (Envoy's `masked_remote_address`).",
-    },
-    {
-        group: "limits",
-        key: "clientPrefixV6",
-        field: ["global", "clientPrefix", "v6"],
-        kind: "integer",
-        description:
-            "Leading bits of an IPv6 client address that make one client (0-128) for every per-client counter. 64: whoever holds a /64 (one subscriber or host) is one client, whichever of its addresses it uses; 128 keys each address.",
-    },
 
     {
         group: "limits",
@@ -396,74 +388,6 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
 
     // Rate-limit service
     {
-        group: "operations",
-        key: "monitoringDashboard",
-        field: ["global", "monitoring", "dashboard"],
-        kind: "boolean",
-        description:
-            "Create a Grafana dashboard of the limits (a ConfigMap with the label of `monitoringDashboardLabel`, which Grafana's dashboard sidecar loads): decisions per limit and outcome, service and Redis errors, answer time, config loads, the gateway's filter and pre-limit, the local bucket per pod (docs/monitoring.md). The service's panels need `ratelimitPrometheus=true`.",
-    },
-    {
-        group: "operations",
-        key: "monitoringDashboardNamespace",
-        field: ["global", "monitoring", "dashboardNamespace"],
-        kind: "string",
-        default: "",
-        defaultNote: "`ratelimitNamespace`",
-        description: "Namespace of the dashboard ConfigMap: one Grafana's dashboard sidecar watches (must exist).",
-    },
-    {
-        group: "operations",
-        key: "monitoringDashboardLabel",
-        field: ["global", "monitoring", "dashboardLabel"],
-        kind: "string",
-        description: "The label, `name=value`, on the dashboard ConfigMap that Grafana's dashboard sidecar looks for (a setting of the Grafana chart).",
-    },
-    {
-        group: "operations",
-        key: "monitoringAlerts",
-        field: ["global", "monitoring", "alerts"],
-        kind: "boolean",
-        description:
-            "Create alert rules as a `PrometheusRule` (monitoring.coreos.com/v1, the Prometheus operator) in `ratelimitNamespace`: the gateway failing closed or about to, the config not loaded, a limit refusing most of its traffic (docs/monitoring.md, runbook). Off by default because it reaches the cluster's alerting; preview stops when the cluster does not serve the kind.",
-    },
-    {
-        group: "operations",
-        key: "monitoringRuleLabels",
-        field: ["global", "monitoring", "ruleLabels"],
-        kind: "string",
-        default: "",
-        description:
-            "Labels on the `PrometheusRule`, `name=value` comma-separated (e.g. `release=kube-prometheus-stack` for an operator that selects rules by label). Default none.",
-    },
-    {
-        group: "service",
-        key: "redisMode",
-        field: ["global", "redis", "mode"],
-        kind: "string",
-        description:
-            "Which Redis counts: `in-cluster` (one Redis the stack deploys, password generated), `external` (one existing Redis at `redisAddress`), `sentinel` (Redis Sentinel: `redisAddress` lists the Sentinels, `redisSentinelMaster` names the master) or `cluster` (Redis Cluster: `redisAddress` lists some nodes). With any but `in-cluster` the stack deploys no Redis. docs/operations.md, Redis choices.",
-    },
-    {
-        group: "service",
-        key: "redisAddress",
-        field: ["global", "redis", "addresses"],
-        kind: "string",
-        default: "",
-        defaultNote: "required unless `redisMode` is `in-cluster`",
-        description:
-            "`host:port` of the existing Redis (`external`), or comma-separated `host:port` of the Sentinels (`sentinel`) or of Cluster nodes (`cluster`).",
-    },
-    {
-        group: "service",
-        key: "redisSentinelMaster",
-        field: ["global", "redis", "sentinelMaster"],
-        kind: "string",
-        default: "",
-        defaultNote: "required with `redisMode` `sentinel`",
-        description: "Name the Sentinels monitor the master under (`REDIS_URL` becomes `<name>,<sentinel>,...`).",
-    },
-    {
         group: "service",
         key: "redisPasswordSecret",
         field: ["global", "redis", "passwordSecret", "name"],
@@ -489,51 +413,11 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "service",
-        key: "redisTls",
-        field: ["global", "redis", "tls"],
-        kind: "boolean",
-        description: "Existing Redis only: connect with TLS (`REDIS_TLS`), to the servers and the Sentinels.",
-    },
-    {
-        group: "service",
-        key: "redisTlsCaSecret",
-        field: ["global", "redis", "tlsCaSecret"],
-        kind: "string",
-        default: "",
-        description: "With `redisTls`: Secret whose `ca.crt` verifies the server certificate (mounted, `REDIS_TLS_CACERT`); unset: the image's system roots.",
-    },
-    {
-        group: "service",
         key: "accessPolicies",
         field: ["global", "accessPolicy", "enabled"],
         kind: "boolean",
         description:
             "Least privilege (docs/security.md): Istio AuthorizationPolicies and Kubernetes NetworkPolicies so that only the ingress gateway (`gatewayPrincipal`, pods `gatewaySelector`) may call the rate-limit service's gRPC port and only the rate-limit service may reach the in-cluster Redis. The service and Redis always run under ServiceAccounts of their own.",
-    },
-    {
-        group: "service",
-        key: "gatewayPrincipal",
-        field: ["global", "accessPolicy", "gatewayPrincipal"],
-        kind: "string",
-        default: "",
-        defaultNote: "`cluster.local/ns/<gatewayNamespace>/sa/istio-ingressgateway-service-account`",
-        description:
-            "Istio identity (`<trust domain>/ns/<namespace>/sa/<service account>`) of the ingress gateway: the only caller the rate-limit service accepts. Not set: the default gateway's service account in `gatewayNamespace`; set, its namespace must be `gatewayNamespace` (else the access policies would refuse the gateway). Its namespace is also where the NetworkPolicy admits the gateway pods from; its trust domain names the rate-limit service's identity.",
-    },
-    {
-        group: "service",
-        key: "redisImage",
-        field: ["global", "redis", "image"],
-        kind: "string",
-        description: "Redis image.",
-    },
-    {
-        group: "service",
-        key: "redisMaxMemory",
-        field: ["global", "redis", "maxMemory"],
-        kind: "string",
-        description:
-            "`maxmemory` of the in-cluster Redis: clients choose the paths the per-path counters are keyed by, so a flood of distinct paths would otherwise grow Redis until it is killed; at the bound Redis evicts counters and keeps answering (the least used first in a store that holds per-path counters, `allkeys-lfu`; else those closest to expiry, `volatile-ttl`). At most 192mb (75 % of its 256Mi memory limit).",
     },
 
     // Managed API (ESP)
@@ -601,6 +485,42 @@ interface StackWords {
 }
 
 const STACK_EXTRAS: readonly StackWords[] = [
+    {
+        field: ["global", "clientPrefix", "v4"],
+        extra: "For every per-client counter: the per-client fallback counter of paths over 1024 bytes, and rules' `perClientAddress` (Envoy's `masked_remote_address`).",
+    },
+    {
+        field: ["global", "monitoring", "dashboard"],
+        extra: "In this stack `dashboardLabel` is `monitoringDashboardLabel`, and the service's `prometheus` `ratelimitPrometheus`.",
+    },
+    { field: ["global", "monitoring", "dashboardNamespace"], defaultNote: "`ratelimitNamespace`" },
+    { field: ["global", "monitoring", "alerts"], extra: "In this stack the service's namespace is `ratelimitNamespace`." },
+    {
+        field: ["global", "monitoring", "ruleLabels"],
+        extra: "In this stack `name=value` comma-separated (e.g. `release=kube-prometheus-stack`).",
+        defaultNote: "none",
+    },
+    {
+        field: ["global", "redis", "mode"],
+        extra: "In this stack `addresses` is `redisAddress`, `sentinelMaster` `redisSentinelMaster` and `passwordSecret` `redisPasswordSecret`. docs/operations.md, Redis choices.",
+    },
+    {
+        field: ["global", "redis", "addresses"],
+        extra: "In this stack comma-separated: one for `external`, the Sentinels for `sentinel`, some nodes for `cluster`.",
+        defaultNote: "required unless `redisMode` is `in-cluster`",
+    },
+    {
+        field: ["global", "redis", "sentinelMaster"],
+        extra: "`REDIS_URL` becomes `<name>,<sentinel>,...`.",
+        defaultNote: "required with `redisMode` `sentinel`",
+    },
+    { field: ["global", "redis", "tls"], extra: "Existing Redis only (`REDIS_TLS`), to the servers and the Sentinels." },
+    { field: ["global", "redis", "tlsCaSecret"], extra: "With `redisTls`; mounted, `REDIS_TLS_CACERT`.", defaultNote: "the image's system roots" },
+    {
+        field: ["global", "accessPolicy", "gatewayPrincipal"],
+        extra: "Not set: the default gateway's service account in `gatewayNamespace`; set, its namespace must be `gatewayNamespace` (else the access policies would refuse the gateway). In this stack the gateway's pods are `gatewaySelector`.",
+        defaultNote: "`cluster.local/ns/<gatewayNamespace>/sa/istio-ingressgateway-service-account`",
+    },
     { field: ["local", "rateLimitHeaders"], extra: "Not in the specification." },
     { field: ["local", "shadow"], extra: "Not in the specification." },
     { field: ["global", "domain"], defaultNote: "A: `ratelimit`, B: `productpage-ratelimit`" },

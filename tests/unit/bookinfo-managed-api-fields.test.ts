@@ -16,7 +16,7 @@ import { DEFAULTS } from "../../components/defaults";
 import { FieldDecl, NestedDecl, givenProblems } from "../../lib/field-decl";
 import { MESH_DEFAULTS } from "../../mesh/mesh-defaults";
 import { CONFIG_KEYS, configDefault, declarationOf } from "../../program/config-keys";
-import { BOOKINFO_OUT, MANAGED_API_OUT, renderBookinfo, renderManagedApi } from "../../scripts/gen-arg-types";
+import { BOOKINFO_OUT, MANAGED_API_OUT, generatedText } from "../../scripts/gen-arg-types";
 
 const ESP = { serviceName: "echo-api.endpoints.p.cloud.goog", includeIpRanges: ["10.4.0.0/14"] };
 
@@ -27,15 +27,17 @@ function declaredDefaults(table: Readonly<Record<string, FieldDecl<unknown> | Ne
 
 describe("Bookinfo's and ManagedApi's fields: one declaration each", () => {
     it("components/bookinfo-args.ts and managed-api-args.ts are generated from the declarations; control: a changed default makes them stale", () => {
-        expect(fs.readFileSync(BOOKINFO_OUT, "utf8"), "run npm run gen:arg-types").to.equal(renderBookinfo());
-        expect(fs.readFileSync(MANAGED_API_OUT, "utf8"), "run npm run gen:arg-types").to.equal(renderManagedApi());
-        expect(renderManagedApi()).to.include("Defaults to `simple-ingress`.").and.include("Defaults to `default`; MeshRateLimit's to `bookinfo.namespace`.");
-        expect(renderBookinfo()).to.include('Defaults to `{ istio: "ingressgateway" }`.').and.include('Defaults to `["*"]`.');
+        expect(fs.readFileSync(BOOKINFO_OUT, "utf8"), "run npm run gen:arg-types").to.equal(generatedText(BOOKINFO_OUT));
+        expect(fs.readFileSync(MANAGED_API_OUT, "utf8"), "run npm run gen:arg-types").to.equal(generatedText(MANAGED_API_OUT));
+        expect(generatedText(MANAGED_API_OUT))
+            .to.include("Defaults to `simple-ingress`.")
+            .and.include("Defaults to `default`; MeshRateLimit's to `bookinfo.namespace`.");
+        expect(generatedText(BOOKINFO_OUT)).to.include('Defaults to `{ istio: "ingressgateway" }`.').and.include('Defaults to `["*"]`.');
         const name = BOOKINFO_OPTIONS_FIELDS.gatewayName as { default: string };
         const before = name.default;
         try {
             name.default = "other-gateway";
-            expect(renderBookinfo()).to.not.equal(fs.readFileSync(BOOKINFO_OUT, "utf8"));
+            expect(generatedText(BOOKINFO_OUT)).to.not.equal(fs.readFileSync(BOOKINFO_OUT, "utf8"));
         } finally {
             name.default = before;
         }

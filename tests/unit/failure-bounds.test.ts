@@ -6,8 +6,8 @@
  * (tests/rls/faults.test.ts); the cluster tier has the API server admit them.
  */
 import { expect } from "chai";
+import { REDIS_FIELDS } from "../../components/redis-fields";
 import {
-    DEFAULT_REDIS_MAXMEMORY,
     REDIS_EVICTION_POLICY,
     REDIS_MEMORY_LIMIT_BYTES,
     counterBytes,
@@ -46,7 +46,7 @@ describe("failure bounds: Redis memory and the service's Redis timeout (pure)", 
 
     it("maxmemory: at least 1mb, at most 75 % of the 256Mi container limit (192mb); the default is accepted", () => {
         expect(REDIS_MEMORY_LIMIT_BYTES).to.equal(256 * MiB);
-        expect(redisMaxMemoryProblem(DEFAULT_REDIS_MAXMEMORY)).to.equal(undefined);
+        expect(redisMaxMemoryProblem(REDIS_FIELDS.maxMemory.default)).to.equal(undefined);
         expect(redisMaxMemoryProblem("192mb")).to.equal(undefined);
         expect(redisMaxMemoryProblem("1mb")).to.equal(undefined);
         expect(redisMaxMemoryProblem("193mb")).to.match(/at most 192mb: 75 % of the container's memory limit 256Mi/);

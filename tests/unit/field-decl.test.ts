@@ -12,7 +12,7 @@ import { PLATFORM_ARG_INTERFACES, PLATFORM_CALL_FIELDS } from "../../components/
 import { SERVICE_FIELDS, tuningEnv, tuningOf } from "../../components/service-fields";
 import { FieldDecl, defaultSentence, fieldDoc, givenProblems } from "../../lib/field-decl";
 import { CONFIG_KEYS, configDefault, declarationOf, keySpecOf } from "../../program/config-keys";
-import { BOOKINFO_OUT, MANAGED_API_OUT, OUT, PLATFORM_OUT, generated, jsDoc, render, renderPlatform } from "../../scripts/gen-arg-types";
+import { BOOKINFO_OUT, MANAGED_API_OUT, OUT, PLATFORM_OUT, generated, generatedText, jsDoc } from "../../scripts/gen-arg-types";
 
 /** Every plain field's declaration, by its argument path. */
 const DECLARED: [string, FieldDecl<unknown>][] = [...GLOBAL_ARG_INTERFACES, ...PLATFORM_ARG_INTERFACES].flatMap((i) =>
@@ -21,12 +21,12 @@ const DECLARED: [string, FieldDecl<unknown>][] = [...GLOBAL_ARG_INTERFACES, ...P
 
 describe("GlobalRateLimit's fields: one declaration each", () => {
     it("components/global-ratelimit-args.ts is generated from the declarations; control: a changed doc makes it stale", () => {
-        expect(fs.readFileSync(OUT, "utf8"), "run npm run gen:arg-types").to.equal(render());
+        expect(fs.readFileSync(OUT, "utf8"), "run npm run gen:arg-types").to.equal(generatedText(OUT));
         const before = GLOBAL_FIELDS.timeout.doc;
         try {
             GLOBAL_FIELDS.timeout.doc = "Something else.";
-            expect(render()).to.not.equal(fs.readFileSync(OUT, "utf8"));
-            expect(render()).to.include("/** Something else. Defaults to `10s`. */");
+            expect(generatedText(OUT)).to.not.equal(fs.readFileSync(OUT, "utf8"));
+            expect(generatedText(OUT)).to.include("/** Something else. Defaults to `10s`. */");
         } finally {
             GLOBAL_FIELDS.timeout.doc = before;
         }
@@ -34,14 +34,14 @@ describe("GlobalRateLimit's fields: one declaration each", () => {
 
     it("components/platform-ratelimit-args.ts is generated from the declarations too (one generator, one check); control: a changed default makes it stale", () => {
         expect(generated().map(([out]) => out)).to.include.members([OUT, PLATFORM_OUT, BOOKINFO_OUT, MANAGED_API_OUT]);
-        expect(fs.readFileSync(PLATFORM_OUT, "utf8"), "run npm run gen:arg-types").to.equal(renderPlatform());
-        expect(renderPlatform()).to.include("Defaults to `0.05s` (50 ms).").and.include("Defaults to the component's `failureModeDeny`.");
+        expect(fs.readFileSync(PLATFORM_OUT, "utf8"), "run npm run gen:arg-types").to.equal(generatedText(PLATFORM_OUT));
+        expect(generatedText(PLATFORM_OUT)).to.include("Defaults to `0.05s` (50 ms).").and.include("Defaults to the component's `failureModeDeny`.");
         const t = PLATFORM_CALL_FIELDS.timeout as { default: string };
         const before = t.default;
         try {
             t.default = "0.1s";
-            expect(renderPlatform()).to.not.equal(fs.readFileSync(PLATFORM_OUT, "utf8"));
-            expect(renderPlatform()).to.include("Defaults to `0.1s` (50 ms).");
+            expect(generatedText(PLATFORM_OUT)).to.not.equal(fs.readFileSync(PLATFORM_OUT, "utf8"));
+            expect(generatedText(PLATFORM_OUT)).to.include("Defaults to `0.1s` (50 ms).");
         } finally {
             t.default = before;
         }
@@ -99,7 +99,7 @@ describe("GlobalRateLimit's fields: one declaration each", () => {
         expect(() => keySpecOf(row)).to.throw(/listed by its declaration/);
         expect(() => keySpecOf({ ...row, description: GLOBAL_FIELDS.timeout.doc })).to.throw(/restates its field's declaration/);
         expect(() => keySpecOf({ ...row, key: "rateLimitTimeout" })).to.throw(/restates its field's declaration/);
-        expect(() => keySpecOf({ ...row, field: ["global", "redis", "mode"] })).to.throw(/needs a name, a kind and a description of its own/);
+        expect(() => keySpecOf({ ...row, field: ["global", "redis", "passwordSecret", "key"] })).to.throw(/needs a name, a kind and a description of its own/);
     });
 
     it("the service's tuning options: defaults and environment variables from the one table", () => {

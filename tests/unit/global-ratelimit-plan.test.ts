@@ -44,7 +44,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
         expect(plan.problems).to.deep.equal([]);
         expect(plan.service).to.deep.equal({
             awaitRollout: true,
-            redis: { mode: "in-cluster", addresses: [], tls: false },
+            redis: { mode: "in-cluster", addresses: [], tls: false, auth: { kind: "generated", secret: { name: "redis-auth", key: "password" } } },
             ratelimit: {
                 namespace: "default",
                 serviceName: "ratelimit",
@@ -185,7 +185,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
         expect(plan.problems).to.deep.equal([]);
         expect(plan.service).to.deep.equal({
             awaitRollout: false,
-            redis: { mode: "in-cluster", addresses: [], tls: false },
+            redis: { mode: "in-cluster", addresses: [], tls: false, auth: { kind: "generated", secret: { name: "redis-auth", key: "password" } } },
             ratelimit: {
                 namespace: "shop",
                 serviceName: "rl",
@@ -368,7 +368,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
         expect(planGlobalRateLimit(EXT({ passwordSecret: { name: "cache-auth" } })).service.redis).to.deep.equal({
             mode: "external",
             addresses: ["redis.cache:6379"],
-            password: { name: "cache-auth", key: "password" },
+            auth: { kind: "given", secret: { name: "cache-auth", key: "password" } },
             tls: false,
         });
     });
@@ -390,7 +390,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
             mode: "sentinel",
             addresses: ["s-0:26379", "s-1:26379"],
             sentinelMaster: "mymaster",
-            password: { name: "auth", key: "pw" },
+            auth: { kind: "given", secret: { name: "auth", key: "pw" } },
             sentinelPassword: { name: "s-auth", key: "password" },
             tls: true,
             tlsCaSecret: "redis-ca",
@@ -404,6 +404,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
             mode: "cluster",
             addresses: ["r-0:6379", "r-1:6379"],
             tls: false,
+            auth: { kind: "none" },
         });
     });
 

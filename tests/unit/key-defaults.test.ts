@@ -9,7 +9,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { CONFIG_KEYS, configDefault } from "../../program/config-keys";
-import { DEFAULTS } from "../../components/defaults";
+import { SECRET_KEY_FIELDS } from "../../components/redis-fields";
 import { GLOBAL_DEFAULTS } from "../../components/global-ratelimit-defaults";
 import { GLOBAL_FIELDS } from "../../components/global-ratelimit-fields";
 import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "../../components/service-fields";
@@ -39,7 +39,7 @@ describe("config keys: each default read from its field's declaration", () => {
         expect(configDefault("rateLimitTimeout")).to.equal(GLOBAL_FIELDS.timeout.default);
         expect(configDefault("ratelimitLogLevel")).to.equal(SERVICE_FIELDS.logLevel.default);
         expect(configDefault("redisPoolSize")).to.equal(String(SERVICE_FIELDS.redisPoolSize.default));
-        expect(configDefault("redisPasswordSecretKey")).to.equal(DEFAULTS.redisPasswordSecretKey);
+        expect(configDefault("redisPasswordSecretKey")).to.equal(SECRET_KEY_FIELDS.key.default);
         expect(configDefault("perValueTimeout")).to.equal(PER_VALUE_FIELDS.timeout.default);
         expect(configDefault("clientPrefixV6")).to.equal(String(GLOBAL_DEFAULTS.clientPrefix.v6));
     });

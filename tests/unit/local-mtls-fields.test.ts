@@ -15,7 +15,7 @@ import { MTLS_ARG_INTERFACES, MTLS_FIELDS } from "../../components/mesh-mtls-fie
 import { FieldDecl, givenProblems } from "../../lib/field-decl";
 import { MESH_DEFAULTS } from "../../mesh/mesh-defaults";
 import { CONFIG_KEYS, configDefault, declarationOf } from "../../program/config-keys";
-import { LOCAL_OUT, MTLS_OUT, generated, renderLocal, renderMutualTls } from "../../scripts/gen-arg-types";
+import { LOCAL_OUT, MTLS_OUT, generated, generatedText } from "../../scripts/gen-arg-types";
 
 const L = (change: Record<string, unknown> = {}): LocalRateLimitArgs =>
     ({ selector: { app: "orders" }, port: 8080, bucket: 10, namespace: "shop", ...change }) as LocalRateLimitArgs;
@@ -34,14 +34,14 @@ function withDefault<T>(d: { default: T }, value: T, body: () => void): void {
 describe("LocalRateLimit's and MeshMutualTls's fields: one declaration each", () => {
     it("components/local-ratelimit-args.ts and mesh-mtls-args.ts are generated from the declarations; control: a changed default makes them stale", () => {
         expect(generated().map(([out]) => out)).to.include.members([LOCAL_OUT, MTLS_OUT]);
-        expect(fs.readFileSync(LOCAL_OUT, "utf8"), "run npm run gen:arg-types").to.equal(renderLocal());
-        expect(fs.readFileSync(MTLS_OUT, "utf8"), "run npm run gen:arg-types").to.equal(renderMutualTls());
-        expect(renderMutualTls()).to.include('Defaults to `{ "app.kubernetes.io/part-of": "mesh-ratelimit" }`.');
+        expect(fs.readFileSync(LOCAL_OUT, "utf8"), "run npm run gen:arg-types").to.equal(generatedText(LOCAL_OUT));
+        expect(fs.readFileSync(MTLS_OUT, "utf8"), "run npm run gen:arg-types").to.equal(generatedText(MTLS_OUT));
+        expect(generatedText(MTLS_OUT)).to.include('Defaults to `{ "app.kubernetes.io/part-of": "mesh-ratelimit" }`.');
         withDefault(LOCAL_BUCKET_FIELDS.fillInterval, "30s", () => {
-            expect(renderLocal()).to.not.equal(fs.readFileSync(LOCAL_OUT, "utf8"));
-            expect(renderLocal()).to.include("at least `0.05s`. Defaults to `30s`. */");
+            expect(generatedText(LOCAL_OUT)).to.not.equal(fs.readFileSync(LOCAL_OUT, "utf8"));
+            expect(generatedText(LOCAL_OUT)).to.include("at least `0.05s`. Defaults to `30s`. */");
         });
-        withDefault(MTLS_FIELDS.meshNamespace, "mesh-root", () => expect(renderMutualTls()).to.include("Defaults to `mesh-root`."));
+        withDefault(MTLS_FIELDS.meshNamespace, "mesh-root", () => expect(generatedText(MTLS_OUT)).to.include("Defaults to `mesh-root`."));
     });
 
     it("every declared default meets its own rule; control: a wrong value breaks it", () => {

@@ -9,7 +9,7 @@ import { resolveSettings } from "../../program/config-args";
 import { DEV, render } from "./helpers";
 
 const AUTH = { name: "redis-auth", key: "password" };
-const envOf = (set: Record<string, string>) => redisConnectionEnv(resolveSettings({ ...DEV, ...set }).redis, "redis.default.svc.cluster.local:6379", AUTH);
+const envOf = (set: Record<string, string>) => redisConnectionEnv(resolveSettings({ ...DEV, ...set }).redis, "redis.default.svc.cluster.local:6379");
 const asMap = (env: { name: string; value?: string; valueFrom?: any }[]) => Object.fromEntries(env.map((e) => [e.name, e.value ?? e.valueFrom]));
 
 describe("Redis choices: config -> REDIS_* environment", () => {
@@ -64,7 +64,7 @@ describe("Redis choices: config -> REDIS_* environment", () => {
 
     it("cluster: CLUSTER, comma-separated seeds; the pipeline window is allowed only here", () => {
         const s = resolveSettings({ ...DEV, redisMode: "cluster", redisAddress: "n0:6379,n1:6379,n2:6379", redisPipelineWindow: "150us" });
-        const m = asMap(redisConnectionEnv(s.redis, "unused:6379", AUTH));
+        const m = asMap(redisConnectionEnv(s.redis, "unused:6379"));
         expect(m).to.deep.equal({ REDIS_TYPE: "CLUSTER", REDIS_URL: "n0:6379,n1:6379,n2:6379" });
         expect(s.ratelimit.redisPipelineWindow).to.equal("150us");
     });
@@ -78,7 +78,7 @@ describe("Redis choices: config -> REDIS_* environment", () => {
             { name: "REDIS_AUTH", valueFrom: {} },
             { name: "B", value: "2" },
         ];
-        expect(withRedisConnection(before, c, "x:1", AUTH).map((e) => e.name)).to.deep.equal(["A", "REDIS_TYPE", "REDIS_URL", "B"]);
+        expect(withRedisConnection(before, c, "x:1").map((e) => e.name)).to.deep.equal(["A", "REDIS_TYPE", "REDIS_URL", "B"]);
     });
 
     it("host:port check (negative controls: no port, port 0, port 70000, bare IPv6)", () => {

@@ -1,0 +1,146 @@
+/**
+ * The fields of GlobalRateLimit's `redis` (and a Redis Secret's), each declared once
+ * (lib/field-decl.ts): documentation, default, rule, where it goes, the stack's key. A rule that
+ * depends on the mode (which fields an existing Redis takes, how many addresses) stays with the
+ * mode's checks (redis-options.ts) and is stated here in words. components/redis-options-args.ts
+ * is generated from these tables (`npm run gen:arg-types`). Pure.
+ */
+import { REDIS_MAXMEMORY_SHARE, REDIS_MEMORY_LIMIT, REDIS_MEMORY_LIMIT_BYTES, redisMemoryBytes } from "../builders/failure-bounds";
+import { REDIS_SECRET_KEY, RedisModeName } from "../builders/redis-connection";
+import { ArgInterface, customRule, field, nested, oneOfRule, uncheckedRule } from "../lib/field-decl";
+import { fieldProblem } from "../lib/field-checks";
+
+/** Why a `maxmemory` value is refused, or undefined when it is accepted. */
+export function redisMaxMemoryProblem(text: unknown): string | undefined {
+    const bytes = redisMemoryBytes(text);
+    const max = Math.floor(REDIS_MEMORY_LIMIT_BYTES * REDIS_MAXMEMORY_SHARE);
+    if (bytes === undefined) return "must be a Redis memory size such as 160mb, 100000kb or 1gb (a whole number with an optional k, kb, m, mb, g or gb)";
+    if (bytes < 1024 * 1024) return "must be at least 1mb (Redis needs room for the counters of one window)";
+    if (bytes > max)
+        return `must be at most ${max / (1024 * 1024)}mb: ${REDIS_MAXMEMORY_SHARE * 100} % of the container's memory limit ${REDIS_MEMORY_LIMIT}, so Redis evicts counters before the kernel kills it`;
+    return undefined;
+}
+
+/** Whether `k` can be a key of a Secret's data (Kubernetes: letters, digits, '-', '_', '.'). */
+export function isSecretDataKey(k: unknown): k is string {
+    return typeof k === "string" && /^[-._a-zA-Z0-9]+$/.test(k);
+}
+
+/** A key of a Kubernetes Secret: `redis.passwordSecret`, `redis.sentinelPasswordSecret`. */
+export const SECRET_KEY_FIELDS = {
+    name: field<string>({
+        doc: "The Secret's name; an output accepted (e.g. the name of a Secret the same program creates), checked when known.",
+        type: "pulumi.Input<string>",
+        required: true,
+        rule: uncheckedRule("the name of a Secret in the service's namespace (a DNS-1123 subdomain)"),
+        goesTo: { env: "REDIS_AUTH (REDIS_SENTINEL_AUTH) secretKeyRef.name" },
+    }),
+    key: field({
+        doc: "The key inside it.",
+        type: "string",
+        default: REDIS_SECRET_KEY,
+        rule: uncheckedRule<string>("a Secret data key (letters, digits, '-', '_', '.')"),
+        goesTo: { env: "REDIS_AUTH (REDIS_SENTINEL_AUTH) secretKeyRef.key" },
+    }),
+};
+
+/** The fields of `RedisOptionsArgs`, in the interface's order. */
+export const REDIS_FIELDS = {
+    mode: field<RedisModeName>({
+        doc:
+            "Which Redis counts: `RedisModeName.InCluster` (one Redis the component deploys, its password generated unless `passwordSecret` " +
+            "names a Secret), `RedisModeName.External` (one existing Redis at `addresses`), `RedisModeName.Sentinel` (Redis Sentinel: " +
+            "`addresses` lists the Sentinels, `sentinelMaster` names the master) or `RedisModeName.Cluster` (Redis Cluster: `addresses` lists " +
+            "some nodes). With any but `RedisModeName.InCluster` no Redis is deployed.",
+        type: "RedisModeName",
+        default: RedisModeName.InCluster,
+        rule: oneOfRule(RedisModeName, "RedisModeName"),
+        goesTo: { env: "REDIS_TYPE" },
+        stackKey: "redisMode",
+        stackGroup: "service",
+    }),
+    image: field<string>({
+        doc: "Image of the Redis the component deploys (in-cluster only); an output accepted.",
+        type: "pulumi.Input<string>",
+        default: "docker.io/library/redis:7.0.15-alpine",
+        rule: uncheckedRule("an image, only with mode in-cluster"),
+        goesTo: { object: "the Redis Deployment's image" },
+        stackKey: "redisImage",
+        stackGroup: "service",
+    }),
+    maxMemory: field({
+        doc:
+            "`maxmemory` of the Redis the component deploys (in-cluster only). Clients choose the values per-value counters are keyed by, so " +
+            "a flood of new values would otherwise grow Redis until it is killed; at the bound Redis evicts counters and keeps answering: a " +
+            "store that holds a per-value counter the least used first (`allkeys-lfu`), one of fixed counters only those closest to expiry " +
+            "(`volatile-ttl`). At most `192mb` (75 % of the container's 256Mi limit).",
+        type: "string",
+        default: "160mb",
+        defaultNote: " (a store of per-value counters: what `perValueStore.newValuesPerSecond` needs, when given)",
+        rule: customRule<string>("a Redis memory size from 1mb to 192mb, only with mode in-cluster", (path, value, fallback) => {
+            const p = redisMaxMemoryProblem(value);
+            return p ? [fieldProblem(path, value, p, (s) => s.set(path, String(fallback)))] : [];
+        }),
+        goesTo: { object: "the deployed Redis's --maxmemory" },
+        stackKey: "redisMaxMemory",
+        stackGroup: "service",
+    }),
+    addresses: field<string[]>({
+        doc:
+            "`host:port` of the existing Redis, of the Sentinels, or of the Cluster's seed nodes. Each an output accepted (e.g. a managed Redis's " +
+            "endpoint), checked when known; the list itself is plain (its length decides the mode's checks).",
+        type: "pulumi.Input<string>[]",
+        defaultNote: "none (in-cluster)",
+        rule: uncheckedRule("a list of host:port: one with mode external, any number with sentinel or cluster, none twice; none in-cluster"),
+        goesTo: { env: "REDIS_URL" },
+        stackKey: "redisAddress",
+        stackGroup: "service",
+    }),
+    sentinelMaster: field<string>({
+        doc: "Sentinel: the master's name as the Sentinels know it.",
+        type: "string",
+        rule: uncheckedRule("a name without commas or spaces, required with mode sentinel and only there"),
+        goesTo: { env: "REDIS_URL's first entry" },
+        stackKey: "redisSentinelMaster",
+        stackGroup: "service",
+    }),
+    passwordSecret: nested({
+        doc:
+            "Secret (in the service's namespace) with the Redis password. For an existing Redis: its password; defaults to none (no AUTH). For " +
+            "the Redis the component deploys (`InCluster`): a Secret you manage (created before `pulumi up`, never changed or deleted by the " +
+            "component), which that Redis requires and the service sends; defaults to a password the component generates (Pulumi's Random " +
+            "provider) and keeps in a Secret of its own.",
+        type: "SecretKeyArgs",
+    }),
+    sentinelPasswordSecret: nested({ doc: "Sentinel: Secret with the Sentinels' own password. Defaults to none.", type: "SecretKeyArgs" }),
+    tls: field({
+        doc: "Connect with TLS.",
+        type: "boolean",
+        default: false,
+        rule: uncheckedRule<boolean>("true only with an existing Redis"),
+        goesTo: { env: "REDIS_TLS" },
+        stackKey: "redisTls",
+        stackGroup: "service",
+    }),
+    tlsCaSecret: field<string>({
+        doc: "Secret whose `ca.crt` verifies the server (TLS); an output accepted, checked when known.",
+        type: "pulumi.Input<string>",
+        defaultNote: "the system roots",
+        rule: uncheckedRule("the name of a Secret in the service's namespace (a DNS-1123 subdomain), only with tls true"),
+        goesTo: { env: "REDIS_TLS_CACERT (the Secret mounted)" },
+        stackKey: "redisTlsCaSecret",
+        stackGroup: "service",
+    }),
+};
+
+/** The interfaces generated from these tables (components/redis-options-args.ts), in the file's order. */
+export const REDIS_ARG_INTERFACES: readonly ArgInterface[] = [
+    { name: "SecretKeyArgs", doc: "A key of a Kubernetes Secret.", fields: SECRET_KEY_FIELDS },
+    { name: "RedisOptionsArgs", doc: "Redis for the counters.", fields: REDIS_FIELDS },
+];
+
+/** Where the generated interfaces' field types come from. */
+export const REDIS_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = {
+    "@pulumi/pulumi": ["pulumi"],
+    "../builders/redis-connection": ["RedisModeName"],
+};
