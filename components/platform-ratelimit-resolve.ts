@@ -12,7 +12,7 @@ import { ruleSummaries } from "../builders/monitoring";
 import { PLATFORM_DOMAIN, PlatformSource } from "../builders/platform-filters";
 import { CompiledLimits } from "../builders/rules";
 import { givenProblems } from "../lib/field-decl";
-import { frozenCopy } from "../lib/frozen";
+import { DeepReadonly, frozenCopy } from "../lib/frozen";
 import { isGatewayHost } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { dnsProblem, portProblem, unknownFieldProblems } from "./arg-checks";
@@ -32,8 +32,11 @@ export interface ResolvedPlatformCall {
     readonly timeout: string;
 }
 
-/** One source with at least one limit: its compiled limits and how its filter goes on the gateway. */
-export interface ResolvedPlatformSource {
+/** One source with at least one limit: its compiled limits and how its filter goes on the gateway; read-only at every level (frozen). */
+export type ResolvedPlatformSource = DeepReadonly<PlatformSourceResolution>;
+
+/** The fields of `ResolvedPlatformSource`. */
+export interface PlatformSourceResolution {
     readonly source: PlatformSource;
     readonly ruleNames: readonly string[];
     readonly compiled: Readonly<CompiledLimits>;
@@ -62,14 +65,17 @@ export interface ResolvedPlatformService {
     readonly grpcAddress: string;
 }
 
-/** PlatformRateLimit's arguments resolved: read-only, every default filled in, every name derived once. */
-export interface ResolvedPlatformRateLimit {
+/** PlatformRateLimit's arguments resolved: read-only at every level (frozen), every default filled in, every name derived once. */
+export type ResolvedPlatformRateLimit = DeepReadonly<PlatformRateLimitResolution>;
+
+/** The fields of `ResolvedPlatformRateLimit` as `resolvePlatformRateLimit` assembles them, before its frozen copy. */
+export interface PlatformRateLimitResolution {
     readonly gateway: ResolvedPlatformGateway;
     /** The service's and Redis's settings (GlobalRateLimit's, its store's eviction policy the platform's). */
     readonly service: Readonly<ServiceSettings>;
     readonly reach: ResolvedPlatformService;
     /** The sources with at least one limit, overrides first. */
-    readonly sources: readonly ResolvedPlatformSource[];
+    readonly sources: readonly PlatformSourceResolution[];
     /** The platform's host assignments (namespace → hosts), when given. */
     readonly teamHosts?: Readonly<Record<string, readonly string[]>>;
     readonly monitoring: Readonly<MonitoringPlan>;
@@ -100,7 +106,7 @@ export function resolvePlatformRateLimit(args: PlatformRateLimitArgs): { problem
     const perValueFigures = platformFiguresOf(figured, r, a.redis, problems);
     const monitoring = platformMonitoringOf(a, { service, gw, sources: checked, calls }, problems);
     if (problems.length) return { problems };
-    const sources = checked.map((s): ResolvedPlatformSource => ({
+    const sources = checked.map((s): PlatformSourceResolution => ({
         source: s.source,
         ruleNames: s.ruleNames,
         compiled: s.compiled,
@@ -111,7 +117,7 @@ export function resolvePlatformRateLimit(args: PlatformRateLimitArgs): { problem
     }));
     const gateway = { target: gw.target, podLabels: gw.podLabels, namespace: gw.namespace, key: `platform|${gw.namespace}|${JSON.stringify(gw.target)}` };
     const reach = { clusterName: `outbound|${r.grpcPort}||${host}`, authority: host, grpcAddress: `${host}:${r.grpcPort}` };
-    const value: ResolvedPlatformRateLimit = { gateway, service, reach, sources, ...(teamHosts ? { teamHosts } : {}), monitoring, perValueFigures };
+    const value: PlatformRateLimitResolution = { gateway, service, reach, sources, ...(teamHosts ? { teamHosts } : {}), monitoring, perValueFigures };
     return { problems, value: frozenCopy(value) };
 }
 
