@@ -39,7 +39,7 @@ export type ResolvedPlatformSource = DeepReadonly<PlatformSourceResolution>;
 export interface PlatformSourceResolution {
     readonly source: PlatformSource;
     readonly ruleNames: readonly string[];
-    readonly compiled: Readonly<CompiledLimits>;
+    readonly compiled: CompiledLimits;
     readonly call: ResolvedPlatformCall;
     /** Listener ports of its filter (empty: every listener): the overrides go on every HTTP listener, the defaults on `gateway.listenerPorts`. */
     readonly ports: readonly number[];
@@ -49,9 +49,9 @@ export interface PlatformSourceResolution {
 
 /** The gateway the filters go on, and the names derived from it. */
 export interface ResolvedPlatformGateway {
-    readonly target: Readonly<FilterTarget>;
+    readonly target: FilterTarget;
     /** Labels of the gateway's pods. */
-    readonly podLabels: Readonly<Record<string, string>>;
+    readonly podLabels: Record<string, string>;
     /** Where the EnvoyFilters are created. */
     readonly namespace: string;
     /** Claim key of the gateway (two PlatformRateLimits of one program on one gateway are refused). */
@@ -72,15 +72,15 @@ export type ResolvedPlatformRateLimit = DeepReadonly<PlatformRateLimitResolution
 export interface PlatformRateLimitResolution {
     readonly gateway: ResolvedPlatformGateway;
     /** The service's and Redis's settings (GlobalRateLimit's, its store's eviction policy the platform's). */
-    readonly service: Readonly<ServiceSettings>;
+    readonly service: ServiceSettings;
     readonly reach: ResolvedPlatformService;
     /** The sources with at least one limit, overrides first. */
     readonly sources: readonly PlatformSourceResolution[];
     /** The platform's host assignments (namespace → hosts), when given. */
-    readonly teamHosts?: Readonly<Record<string, readonly string[]>>;
-    readonly monitoring: Readonly<MonitoringPlan>;
+    readonly teamHosts?: Record<string, readonly string[]>;
+    readonly monitoring: MonitoringPlan;
     /** What each per-value rule gets from the platform's store (printed by the preview). */
-    readonly perValueFigures: Readonly<PerValueFiguresPlan>;
+    readonly perValueFigures: PerValueFiguresPlan;
 }
 
 /** Every problem of the arguments, each under its property path, or the resolved value (pure). */

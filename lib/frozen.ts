@@ -22,12 +22,12 @@ export function plainCopy<T>(v: T): T {
 
 /**
  * `T` as `deepFreeze` leaves it: every array `readonly`, every object's fields `readonly`, at every
- * level. Functions, Pulumi outputs (objects with `apply`) and promises are kept as they are, as the
- * copy keeps them.
+ * level. Functions and Pulumi outputs (objects with `apply`) are kept as they are, as the copy keeps
+ * them (a promise's or a date's methods are functions: mapped, they keep their types).
  */
 export type DeepReadonly<T> = T extends (...args: never[]) => unknown
     ? T
-    : T extends { apply: unknown } | PromiseLike<unknown>
+    : T extends { apply: unknown }
       ? T
       : T extends readonly (infer E)[]
         ? readonly DeepReadonly<E>[]
@@ -35,7 +35,10 @@ export type DeepReadonly<T> = T extends (...args: never[]) => unknown
           ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
           : T;
 
-/** `v` frozen in place, with every array and plain object it reaches (other objects left as they are). */
+/**
+ * `v` frozen in place, with every array and plain object it reaches (other objects left as they are).
+ * Its signature says what the freeze makes of `v`; the body walks values of any type.
+ */
 export function deepFreeze<T>(v: T): DeepReadonly<T>;
 export function deepFreeze(v: unknown): unknown {
     if (!isPlain(v) || Object.isFrozen(v)) return v;

@@ -180,6 +180,12 @@ import { ResolvedPlatformRateLimit } from "./components/platform-ratelimit-resol
 import { DeepReadonly } from "./lib/frozen";
 declare const g: ResolvedGlobalRateLimit;
 declare const p: ResolvedPlatformRateLimit;
+import { ResolvedBookinfo } from "./builders/bookinfo";
+import { ResolvedManagedApi } from "./builders/managed-api";
+import { ResolvedLocalRateLimit } from "./components/local-ratelimit";
+declare const b: ResolvedBookinfo;
+declare const m: ResolvedManagedApi;
+declare const l: ResolvedLocalRateLimit;
 `;
 
 /** Writes into a resolved value's nested arrays and objects, each with its control (the same place read), and what the compiler says. */
@@ -198,6 +204,10 @@ const WRITES: Record<string, [string, string, string]> = {
         `p.sources[0]?.compiled.configDescriptors.splice(0, 1);`,
         "'splice' does not exist",
     ],
+    // Bookinfo's, ManagedApi's and LocalRateLimit's values, read-only at every level as written (frozen level by level).
+    "bookinfo-route": [`const n: number | undefined = b.routes[0]?.exact.length;`, `b.routes[0]?.exact.push("/other");`, "'push' does not exist"],
+    "managed-api-ranges": [`const s: string | undefined = m.includeIpRanges[0];`, `m.includeIpRanges.push("10.0.0.0/8");`, "'push' does not exist"],
+    "local-bucket": [`const s: boolean = l.bucket.behaviour.shadow;`, `l.bucket.behaviour.shadow = true;`, "read-only property"],
     // What the frozen copy keeps as it is stays callable and an Output: the control only (no write to refuse).
     "kept-as-is": [
         `declare const d: DeepReadonly<{ out: pulumi.Output<string>; at: (n: number) => string }>; const o: pulumi.Output<string> = d.out; const s: string = d.at(1);`,
