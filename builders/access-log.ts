@@ -25,18 +25,18 @@ export const REPLAY_LOG_FIELDS: Readonly<Record<string, string>> = {
 export const headerKey = (name: string) => `header.${name}`;
 
 /** The JSON format: the replay fields, then one key per header (names in lower case, as given). */
-export function replayLogFormat(headers: string[]): Record<string, string> {
+export function replayLogFormat(headers: readonly string[]): Record<string, string> {
     return { ...REPLAY_LOG_FIELDS, ...Object.fromEntries(headers.map((h) => [headerKey(h), `%REQ(${h.toUpperCase()})%`])) };
 }
 
 export interface AccessLogFilterOptions {
     target: FilterTarget;
     /** The gateway ports whose listeners log (empty: every listener of the pods). */
-    ports: number[];
+    ports: readonly number[];
     /** The file the gateway writes (`/dev/stdout`: its container log). */
     path: string;
     /** Request headers logged (lower case). */
-    headers: string[];
+    headers: readonly string[];
 }
 
 /** The EnvoyFilter adding the replay access log to the gateway's connection managers, one patch per port. */

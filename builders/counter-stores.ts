@@ -324,12 +324,12 @@ export function sideAsCompiled(side: SideLimits): CompiledLimits {
 }
 
 /** Each limited entry of a config, with the entries above it (the service's key is made of the chain). */
-function limitedChains(descriptors: ConfigDescriptor[], above: ConfigDescriptor[] = []): ConfigDescriptor[][] {
+function limitedChains(descriptors: readonly ConfigDescriptor[], above: readonly ConfigDescriptor[] = []): ConfigDescriptor[][] {
     return descriptors.flatMap((d) => [...(d.rate_limit ? [[...above, d]] : []), ...limitedChains(d.descriptors ?? [], [...above, d])]);
 }
 
 /** The windows (seconds) of every limit a config holds. */
-export function configWindows(descriptors: ConfigDescriptor[]): number[] {
+export function configWindows(descriptors: readonly ConfigDescriptor[]): number[] {
     return limitedChains(descriptors).map((c) => LIMIT_UNIT_SECONDS[c[c.length - 1]!.rate_limit!.unit as keyof typeof LIMIT_UNIT_SECONDS] ?? 0);
 }
 
@@ -341,7 +341,7 @@ export function configWindows(descriptors: ConfigDescriptor[]): number[] {
 /** The longest value Envoy's `masked_remote_address` sends. */
 const MASKED_ADDRESS_BYTES = "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128".length;
 
-export function longestCounterKeyBytes(domain: string, descriptors: ConfigDescriptor[], valueBytes: number): number {
+export function longestCounterKeyBytes(domain: string, descriptors: readonly ConfigDescriptor[], valueBytes: number): number {
     const bytes = (s: string) => Buffer.byteLength(s, "utf8");
     // A client's prefix is an address and its length: at most 43 bytes (eight groups of four hex digits, "/128").
     const valueOf = (d: ConfigDescriptor) => (d.value !== undefined ? bytes(d.value) : d.key === CLIENT_KEY ? MASKED_ADDRESS_BYTES : valueBytes);

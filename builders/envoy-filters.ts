@@ -7,6 +7,7 @@
  * gateway's virtual hosts (gateway-hosts.ts) and the local bucket (local-bucket-filter.ts) are
  * re-exported from here.
  */
+import { DeepReadonly } from "../lib/frozen";
 import { PathKeyMode } from "./rule-args";
 import { RateLimitEntry, RoutePatch } from "./rate-limit-entries";
 import {
@@ -51,7 +52,7 @@ export interface RateLimitFilterCall {
 export interface RateLimitFilterOptions extends RateLimitFilterCall {
     target: FilterTarget;
     /** Listener ports the filter goes on (the Gateway servers' ports); empty: every listener of the gateway. */
-    ports: number[];
+    ports: readonly number[];
     /** Istio's outbound cluster of the service's gRPC port. */
     clusterName: string;
     /** Host name of the service (the gRPC authority). */
@@ -61,7 +62,7 @@ export interface RateLimitFilterOptions extends RateLimitFilterCall {
     /** The filter's `stage`; absent: Envoy's 0. */
     stage?: number;
     /** The filter's own `rate_limits` (read instead of any route's or virtual host's); absent: none. */
-    rateLimits?: RateLimitEntry[];
+    rateLimits?: readonly RateLimitEntry[];
 }
 
 /**
@@ -112,12 +113,12 @@ export function ratelimitHttpFilter(o: RateLimitFilterOptions): EnvoyFilterSpec 
  * of the gateway, other teams' hosts included (Istio: an empty name matches any): only for a gateway
  * the stack has to itself.
  */
-export function vhostRateLimitsFilter(target: FilterTarget, virtualHosts: string[], rateLimits: RateLimitEntry[]): EnvoyFilterSpec {
+export function vhostRateLimitsFilter(target: FilterTarget, virtualHosts: readonly string[], rateLimits: readonly RateLimitEntry[]): EnvoyFilterSpec {
     return vhostMergeFilter(target, virtualHosts, { rate_limits: rateLimits });
 }
 
 /** One MERGE patch of `value` into each named virtual host of the gateway. */
-function vhostMergeFilter(target: FilterTarget, virtualHosts: string[], value: RouteLevelValue): EnvoyFilterSpec {
+function vhostMergeFilter(target: FilterTarget, virtualHosts: readonly string[], value: RouteLevelValue): EnvoyFilterSpec {
     return {
         ...targetOf(target),
         priority: FILTER_PRIORITY,
@@ -134,7 +135,7 @@ function vhostMergeFilter(target: FilterTarget, virtualHosts: string[], value: R
  * with `url-path` each patched route also includes them (`vh_rate_limits: INCLUDE`), so every
  * request on it still counts against the virtual host's limits. Undefined when there is no patch.
  */
-export function routeRateLimitsFilter(target: FilterTarget, patches: RoutePatch[], mode: PathKeyMode): EnvoyFilterSpec | undefined {
+export function routeRateLimitsFilter(target: FilterTarget, patches: readonly DeepReadonly<RoutePatch>[], mode: PathKeyMode): EnvoyFilterSpec | undefined {
     return routeMergeFilter(target, patches, (p) => ({
         route: { rate_limits: p.rateLimits },
         ...(mode === PathKeyMode.Literal
@@ -144,7 +145,11 @@ export function routeRateLimitsFilter(target: FilterTarget, patches: RoutePatch[
 }
 
 /** One gateway `HTTP_ROUTE` MERGE patch per named route, each merging `valueOf(route)`; undefined without routes. */
-export function routeMergeFilter(target: FilterTarget, patches: RoutePatch[], valueOf: (p: RoutePatch) => RouteLevelValue): EnvoyFilterSpec | undefined {
+export function routeMergeFilter(
+    target: FilterTarget,
+    patches: readonly DeepReadonly<RoutePatch>[],
+    valueOf: (p: DeepReadonly<RoutePatch>) => RouteLevelValue,
+): EnvoyFilterSpec | undefined {
     if (!patches.length) return undefined;
     return {
         ...targetOf(target),
@@ -158,7 +163,7 @@ export function routeMergeFilter(target: FilterTarget, patches: RoutePatch[], va
 }
 
 /** `RateLimitPerRoute` for one instance's filter: its domain and the only descriptors it sends there. */
-export function rateLimitPerRoute(domain: string, rateLimits: RateLimitEntry[]): RateLimitPerRouteConfig {
+export function rateLimitPerRoute(domain: string, rateLimits: readonly RateLimitEntry[]): RateLimitPerRouteConfig {
     return { "@type": RATELIMIT_PER_ROUTE_TYPE, domain, rate_limits: rateLimits };
 }
 
@@ -170,8 +175,8 @@ export function vhostPerFilterRateLimits(
     target: FilterTarget,
     filterName: string,
     domain: string,
-    virtualHosts: string[],
-    rateLimits: RateLimitEntry[],
+    virtualHosts: readonly string[],
+    rateLimits: readonly RateLimitEntry[],
 ): EnvoyFilterSpec {
     return vhostMergeFilter(target, virtualHosts, { typed_per_filter_config: { [filterName]: rateLimitPerRoute(domain, rateLimits) } });
 }
@@ -182,7 +187,7 @@ export function vhostPerFilterRateLimits(
  * sends only those), so with `url-path` the virtual host's entries are repeated after the route's
  * (what `vh_rate_limits: INCLUDE` does in the shared layout); `literal`: the route's only (OVERRIDE).
  */
-export function routeDescriptors(p: RoutePatch, vhostRateLimits: RateLimitEntry[], mode: PathKeyMode): RateLimitEntry[] {
+export function routeDescriptors(p: DeepReadonly<RoutePatch>, vhostRateLimits: readonly RateLimitEntry[], mode: PathKeyMode): readonly RateLimitEntry[] {
     return mode === PathKeyMode.Literal ? p.rateLimits : [...p.rateLimits, ...vhostRateLimits];
 }
 
@@ -191,8 +196,8 @@ export function routePerFilterRateLimits(
     target: FilterTarget,
     filterName: string,
     domain: string,
-    patches: RoutePatch[],
-    vhostRateLimits: RateLimitEntry[],
+    patches: readonly DeepReadonly<RoutePatch>[],
+    vhostRateLimits: readonly RateLimitEntry[],
     mode: PathKeyMode,
 ): EnvoyFilterSpec | undefined {
     return routeMergeFilter(target, patches, (p) => ({

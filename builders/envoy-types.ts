@@ -60,7 +60,7 @@ export interface ExprDescriptorExtension {
 /** Envoy's rate-limit action (`config.route.v3.RateLimit.Action`, one field set): the kinds this package writes. */
 export interface RateLimitAction {
     generic_key?: DescriptorEntry;
-    header_value_match?: DescriptorEntry & { expect_match?: boolean; headers: HeaderMatcher[] };
+    header_value_match?: DescriptorEntry & { expect_match?: boolean; headers: readonly HeaderMatcher[] };
     request_headers?: { header_name: string; descriptor_key: string };
     query_parameters?: { query_parameter_name: string; descriptor_key: string };
     masked_remote_address?: { v4_prefix_mask_len: number; v6_prefix_mask_len: number };
@@ -71,14 +71,14 @@ export interface RateLimitAction {
 /** Envoy's `metadata` action (`config.route.v3.RateLimit.Action.MetaData`): a descriptor from a filter's dynamic metadata. */
 export interface MetadataDescriptor {
     descriptor_key: string;
-    metadata_key: { key: string; path: { key: string }[] };
+    metadata_key: { key: string; path: readonly { key: string }[] };
     default_value?: string;
     source?: "DYNAMIC" | "ROUTE_ENTRY";
 }
 
 /** One `rate_limits` entry (`config.route.v3.RateLimit`) of a virtual host, a route or a filter's own list. */
 export interface RateLimitEntry {
-    actions: RateLimitAction[];
+    actions: readonly RateLimitAction[];
     /** Envoy's per-descriptor `x_ratelimit_option`: this entry's statuses in the X-RateLimit headers or not. */
     x_ratelimit_option?: "OFF" | "DRAFT_VERSION_03";
 }
@@ -118,7 +118,7 @@ export interface HttpRateLimitConfig {
         transport_api_version: "V3";
     };
     /** The filter's own descriptors (read before any route's or virtual host's). */
-    rate_limits?: RateLimitEntry[];
+    rate_limits?: readonly RateLimitEntry[];
 }
 
 /** The local rate-limit filter's config (`filters.http.local_ratelimit.v3.LocalRateLimit`): the fields written. */
@@ -129,7 +129,7 @@ export interface LocalRateLimitConfig {
     filter_enabled?: RuntimePercent;
     filter_enforced?: RuntimePercent;
     always_consume_default_token_bucket?: boolean;
-    rate_limits?: RateLimitEntry[];
+    rate_limits?: readonly RateLimitEntry[];
     vh_rate_limits?: string;
     response_headers_to_add?: HeaderValueOption[];
     enable_x_ratelimit_headers?: "DRAFT_VERSION_03";
@@ -161,7 +161,7 @@ export interface HeaderToMetadataConfig {
 export interface RateLimitPerRouteConfig {
     "@type": string;
     domain?: string;
-    rate_limits?: RateLimitEntry[];
+    rate_limits?: readonly RateLimitEntry[];
     vh_rate_limits?: "INCLUDE";
 }
 
@@ -182,8 +182,8 @@ export interface HttpFilter {
 
 /** What a `VIRTUAL_HOST` or `HTTP_ROUTE` MERGE writes. */
 export interface RouteLevelValue {
-    rate_limits?: RateLimitEntry[];
-    route?: { rate_limits: RateLimitEntry[] };
+    rate_limits?: readonly RateLimitEntry[];
+    route?: { rate_limits: readonly RateLimitEntry[] };
     typed_per_filter_config?: Record<string, PerFilterConfig>;
     response_headers_to_add?: HeaderValueOption[];
 }

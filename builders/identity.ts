@@ -23,6 +23,7 @@
  *
  * Pure: no checks (components/identity-checks.ts), no Pulumi runtime.
  */
+import { DeepReadonly } from "../lib/frozen";
 import { stackLabels } from "../lib/common";
 import { IstioSecurityObject } from "../lib/k8s-object";
 import { RateLimitAction } from "./envoy-types";
@@ -127,13 +128,13 @@ export interface JwtRule {
 }
 
 /** Istio's `jwtRules` entry of one issuer. */
-export function jwtRuleOf(jwt: JwtIdentityArgs): JwtRule {
+export function jwtRuleOf(jwt: DeepReadonly<JwtIdentityArgs>): JwtRule {
     return { issuer: jwt.issuer, jwksUri: jwt.jwksUri, ...(jwt.audiences?.length ? { audiences: [...jwt.audiences] } : {}) };
 }
 
 /** The issuers the rules verify, once each (the checks refused two rules that say different things of one issuer). */
-export function jwtRulesOf(rules: readonly RateLimitRuleArgs[]): JwtRule[] {
-    const seen = new Map<string, JwtIdentityArgs>();
+export function jwtRulesOf(rules: readonly DeepReadonly<RateLimitRuleArgs>[]): JwtRule[] {
+    const seen = new Map<string, DeepReadonly<JwtIdentityArgs>>();
     for (const r of rules) if (r.identity && !seen.has(r.identity.jwt.issuer)) seen.set(r.identity.jwt.issuer, r.identity.jwt);
     return [...seen.values()].map(jwtRuleOf);
 }
@@ -148,7 +149,7 @@ export type IdentityTarget = { selector: Record<string, string> } | { gatewayApi
 export function tokenChecks(
     instance: string,
     gateway: { namespace: string; target: IdentityTarget },
-    rules: readonly RateLimitRuleArgs[],
+    rules: readonly DeepReadonly<RateLimitRuleArgs>[],
 ): IstioSecurityObject[] {
     const jwtRules = jwtRulesOf(rules);
     if (!jwtRules.length) return [];

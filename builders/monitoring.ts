@@ -139,9 +139,9 @@ function matchers(labels: Record<string, string>, extra: string): string {
 }
 
 /** Every limit of a domain's compiled descriptors, depth first, with its counters' selector. */
-export function limitSeries(domain: string, descriptors: ConfigDescriptor[]): LimitSeries[] {
+export function limitSeries(domain: string, descriptors: readonly ConfigDescriptor[]): LimitSeries[] {
     const out: LimitSeries[] = [];
-    const walk = (nodes: ConfigDescriptor[], keys: string[], titles: string[]): void => {
+    const walk = (nodes: readonly ConfigDescriptor[], keys: string[], titles: string[]): void => {
         for (const d of nodes) {
             const k = [...keys, d.value !== undefined ? `${d.key}_${d.value}` : d.key];
             const t = [...titles, d.value !== undefined ? `${d.key}=${d.value}` : `${d.key} (each value)`];
@@ -173,7 +173,7 @@ export interface MonitoringInput {
     domain: string;
     /** Namespace of the rate-limit service (alert label `namespace`). */
     namespace: string;
-    descriptors: ConfigDescriptor[];
+    descriptors: readonly ConfigDescriptor[];
     /** PromQL label matchers of the service's metrics, e.g. `namespace="default",app="ratelimit"`. */
     serviceSelector: string;
     /** PromQL label matchers of the per-value counters' service (`counterStore: split`); undefined: one service. */
@@ -187,7 +187,7 @@ export interface MonitoringInput {
     /** The pre-limit's `stat_prefix` on the gateway; undefined: no pre-limit. */
     preLimitStatPrefix?: string;
     /** Workloads with a local token bucket: their metrics' matchers and the filter's `stat_prefix`. */
-    localBuckets: { title: string; selector: string; statPrefix: string }[];
+    localBuckets: readonly { title: string; selector: string; statPrefix: string }[];
     /** PromQL label matchers of the Redis exporter's metrics; undefined: no Redis panel or alert. */
     redisSelector?: string;
     /** The gateway refuses (500) when the service cannot answer (failure_mode_deny). */

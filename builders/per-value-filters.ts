@@ -13,6 +13,7 @@
  *
  * Pure: no Pulumi runtime, no I/O.
  */
+import { DeepReadonly } from "../lib/frozen";
 import {
     EnvoyFilterSpec,
     FILTER_PRIORITY,
@@ -42,7 +43,7 @@ export const PER_VALUE_PRIORITY = FILTER_PRIORITY + 1;
 /** Where and how the per-value filter goes: the rate-limit filter's options (its call planned by GlobalRateLimit), and where its EnvoyFilters go. */
 export interface PerValueFilterOptions extends Omit<RateLimitFilterOptions, "filterName" | "stage"> {
     /** Virtual-host names (`""`: every virtual host of the gateway). */
-    virtualHosts: string[];
+    virtualHosts: readonly string[];
     perInstance: boolean;
     /** The HTTP filter's name (distinct from the fixed filter's in both layouts). */
     filterName: string;
@@ -51,12 +52,12 @@ export interface PerValueFilterOptions extends Omit<RateLimitFilterOptions, "fil
     namespace: string;
 }
 
-function withStage(entries: RateLimitEntry[], stage: number): RateLimitEntry[] {
+function withStage(entries: readonly RateLimitEntry[], stage: number): RateLimitEntry[] {
     return entries.map((e) => ({ stage, ...e }));
 }
 
 /** The per-value side's EnvoyFilters: the HTTP filter, the virtual-host entries, the route entries. */
-export function perValueFilters(side: SideLimits, o: PerValueFilterOptions): { name: string; namespace: string; spec: EnvoyFilterSpec }[] {
+export function perValueFilters(side: DeepReadonly<SideLimits>, o: PerValueFilterOptions): { name: string; namespace: string; spec: EnvoyFilterSpec }[] {
     const out: { name: string; namespace: string; spec: EnvoyFilterSpec }[] = [
         {
             name: o.prefix,
@@ -79,7 +80,7 @@ export function perValueFilters(side: SideLimits, o: PerValueFilterOptions): { n
 }
 
 /** The route entries: complete per route (the virtual host's are already in them). */
-function perValueRouteFilter(patches: RoutePatch[], o: PerValueFilterOptions): EnvoyFilterSpec | undefined {
+function perValueRouteFilter(patches: readonly DeepReadonly<RoutePatch>[], o: PerValueFilterOptions): EnvoyFilterSpec | undefined {
     // Per-instance: each list goes as it is (nothing of the virtual host's appended); an empty one
     // still shadows the virtual host's config for this filter, so the route sends nothing here.
     if (o.perInstance) return routePerFilterRateLimits(o.target, o.filterName, o.domain, patches, [], PathKeyMode.UrlPath);

@@ -17,6 +17,7 @@
  * under any name, even with no such filter on the listener (router/per_filter_config.cc: a disabled
  * entry is stored without looking its filter up).
  */
+import { DeepReadonly } from "../lib/frozen";
 import {
     EnvoyFilterSpec,
     FILTER_PRIORITY,
@@ -88,13 +89,13 @@ export const FILTER_CONFIG_TYPE = `${TYPE_URL_PREFIX}/envoy.config.route.v3.Filt
 export interface PlatformFilterOptions {
     target: FilterTarget;
     /** Listener ports (empty: every listener of the gateway). */
-    ports: number[];
+    ports: readonly number[];
     failureModeDeny: boolean;
     timeout: string;
     clusterName: string;
     authority: string;
     /** The source's `rate_limits`, in the filter's own config. */
-    rateLimits: RateLimitEntry[];
+    rateLimits: readonly RateLimitEntry[];
 }
 
 /** One source's HTTP filter: the rate-limit filter under the source's name, its descriptors in its own config. */
@@ -121,7 +122,12 @@ export function platformFilter(source: PlatformSource, o: PlatformFilterOptions)
  * pod) and the source's own `rate_limits`, so it builds exactly the descriptors the source's filter
  * sends. Appended to the source's EnvoyFilter, after the filter's insertion.
  */
-export function platformPreLimitPatches(source: PlatformSource, ports: number[], buckets: PreLimitBucket[], rateLimits: RateLimitEntry[]): EnvoyFilterPatch[] {
+export function platformPreLimitPatches(
+    source: PlatformSource,
+    ports: readonly number[],
+    buckets: readonly DeepReadonly<PreLimitBucket>[],
+    rateLimits: readonly RateLimitEntry[],
+): EnvoyFilterPatch[] {
     const listeners = ports.length ? ports.map((portNumber) => ({ portNumber })) : [{}];
     const config = preLimitConfig(buckets, "INCLUDE", rateLimits);
     return listeners.map((port): EnvoyFilterPatch => ({

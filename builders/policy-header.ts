@@ -9,6 +9,7 @@
  * (a rule's `rateLimitHeaders: false`, or every rule when the filter's headers are off and the rule
  * does not switch them on). Shadow limits never refuse and are not published. Pure.
  */
+import { DeepReadonly } from "../lib/frozen";
 import { ResolvedLimit } from "./rule-args";
 import { GlobalLimitsPlan } from "./rules";
 import { HeaderValueOption } from "./envoy-types";
@@ -44,7 +45,7 @@ function item(name: string, l: ResolvedLimit): PolicyItem {
  * must be left out by the caller.
  */
 export function policyItems(
-    input: Pick<GlobalLimitsPlan, "rules" | "perPath" | "headersOn">,
+    input: DeepReadonly<Pick<GlobalLimitsPlan, "rules" | "perPath" | "headersOn">>,
     route?: { name: string; virtualHost: string; namedOnly?: boolean },
 ): PolicyItem[] {
     // Shown in the headers (resolved: the rule's own setting, else the filter's), and able to refuse (a shadow limit never does).

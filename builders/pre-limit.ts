@@ -15,6 +15,7 @@
  *
  * Pure: no Pulumi runtime, no I/O.
  */
+import { DeepReadonly } from "../lib/frozen";
 import { HCM_FILTER, LOCAL_RATELIMIT_TYPE } from "./envoy-filters";
 import { ConfigDescriptor } from "./rules";
 import { RateLimitEntry } from "./rate-limit-entries";
@@ -85,10 +86,10 @@ function describe(chain: PreLimitEntry[], catchAllKey?: string): string {
  * values (a rule, a named path), none for per-value counters, shadow limits (never refuse) and
  * limits of 0 (the service refuses those at once). Same order as the config.
  */
-export function preLimitPlan(descriptors: ConfigDescriptor[]): PreLimitPlan {
+export function preLimitPlan(descriptors: readonly ConfigDescriptor[]): PreLimitPlan {
     const buckets: PreLimitBucket[] = [];
     const unbounded: UnboundedLimit[] = [];
-    const walk = (nodes: ConfigDescriptor[], chain: PreLimitEntry[], perValue: string | undefined) => {
+    const walk = (nodes: readonly ConfigDescriptor[], chain: PreLimitEntry[], perValue: string | undefined) => {
         for (const n of nodes) {
             const open = perValue ?? (n.value === undefined ? n.key : undefined);
             const here = n.value === undefined ? chain : [...chain, { key: n.key, value: n.value }];
@@ -122,7 +123,11 @@ export type PreLimitVhMode = "INCLUDE" | "OVERRIDE";
  * `rateLimits` (the per-instance layout) the config carries its own `rate_limits`, the same entries
  * its instance's rate-limit filter sends there, and reads no route or virtual-host `rate_limits`.
  */
-export function preLimitConfig(buckets: PreLimitBucket[], vhMode: PreLimitVhMode, rateLimits?: RateLimitEntry[]): LocalRateLimitConfig {
+export function preLimitConfig(
+    buckets: readonly DeepReadonly<PreLimitBucket>[],
+    vhMode: PreLimitVhMode,
+    rateLimits?: readonly RateLimitEntry[],
+): LocalRateLimitConfig {
     const percent = (runtimeKey: string): RuntimePercent => ({ runtime_key: runtimeKey, default_value: { numerator: 100, denominator: "HUNDRED" } });
     return {
         "@type": LOCAL_RATELIMIT_TYPE,
@@ -144,9 +149,9 @@ export function preLimitConfig(buckets: PreLimitBucket[], vhMode: PreLimitVhMode
 /** Where the pre-limit goes: the global filter's listeners and virtual hosts. */
 export interface PreLimitPlacement {
     /** Listener ports of the global filter; empty: every listener (allVirtualHosts). */
-    ports: number[];
+    ports: readonly number[];
     /** Virtual host names; `[""]`: every virtual host (allVirtualHosts). */
-    virtualHosts: string[];
+    virtualHosts: readonly string[];
     /** The local filter's name (`envoy.filters.http.local_ratelimit` in the shared layout). */
     localFilterName: string;
     /** The name of the rate-limit filter it goes before (`envoy.filters.http.ratelimit` in the shared layout). */

@@ -9,10 +9,10 @@ export const CONFIG_FILE_KEY = "config.yaml";
 
 export interface RateLimitServiceConfig {
     domain: string;
-    descriptors: ConfigDescriptor[];
+    descriptors: readonly ConfigDescriptor[];
 }
 
 /** The text of a `config.yaml` entry for a domain and its descriptors. */
-export function configYaml(domain: string, descriptors: ConfigDescriptor[]): string {
+export function configYaml(domain: string, descriptors: readonly ConfigDescriptor[]): string {
     return stringify({ domain, descriptors } satisfies RateLimitServiceConfig, { lineWidth: 0 });
 }

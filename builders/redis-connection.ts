@@ -39,7 +39,7 @@ export interface SecretKey {
 export interface RedisConnection {
     mode: RedisModeName;
     /** `host:port` addresses: the one Redis (external), the Sentinels, or the Cluster's seed nodes. Empty for in-cluster. */
-    addresses: string[];
+    addresses: readonly string[];
     /** Sentinel only: the master's name as the Sentinels know it. */
     sentinelMaster?: string;
     /**

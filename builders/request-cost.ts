@@ -110,7 +110,7 @@ export function responseCosts(costs: (ResolvedRequestCost | undefined)[]): Resol
 }
 
 /** The header-to-metadata filter's rules: each response cost header copied (as a number) to its key. */
-export function responseCostRules(costs: ResolvedRequestCost[]): HeaderToMetadataRule[] {
+export function responseCostRules(costs: readonly ResolvedRequestCost[]): HeaderToMetadataRule[] {
     return costs.map((c): HeaderToMetadataRule => {
         const target = { metadata_namespace: RESPONSE_COST_NAMESPACE, key: responseCostKey(c), type: "NUMBER" as const };
         const missing = c.missingCost;
@@ -128,7 +128,7 @@ export function responseCostRules(costs: ResolvedRequestCost[]): HeaderToMetadat
  * listener port (as the rate-limit filter's), inserted before the router under `filterName`.
  * Empty without a response cost.
  */
-export function responseCostPatches(costs: ResolvedRequestCost[], ports: number[], filterName: string): EnvoyFilterPatch[] {
+export function responseCostPatches(costs: readonly ResolvedRequestCost[], ports: readonly number[], filterName: string): EnvoyFilterPatch[] {
     if (!costs.length) return [];
     const listeners = ports.length ? ports.map((portNumber) => ({ portNumber })) : [{}];
     return listeners.map((port): EnvoyFilterPatch => ({

@@ -90,7 +90,7 @@ export interface ConfigDescriptor {
     value?: string;
     rate_limit?: { unit: string; requests_per_unit: number };
     shadow_mode?: boolean;
-    descriptors?: ConfigDescriptor[];
+    descriptors?: readonly ConfigDescriptor[];
 }
 
 export interface CompiledLimits {

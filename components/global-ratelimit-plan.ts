@@ -24,6 +24,7 @@ import { policyHeaderOption, policyHeaderValue, policyItems } from "../builders/
 import { configYaml } from "../builders/ratelimit-config";
 import { responseCostPatches } from "../builders/request-cost";
 import { PathKeyMode } from "../builders/rule-args";
+import { DeepReadonly } from "../lib/frozen";
 import { PolicyObject } from "../lib/k8s-object";
 import { Problem } from "../lib/problems";
 import { accessManifests } from "./access-policies";
@@ -49,20 +50,20 @@ export interface GlobalRateLimitPlan {
     /** The arguments planned (the very object given). */
     args: GlobalRateLimitArgs;
     problems: Problem[];
-    compiled: CheckedLimits;
+    compiled: DeepReadonly<CheckedLimits>;
     /** Settings of the service and Redis (internal components), defaults filled in. */
-    service: ServiceSettings;
+    service: DeepReadonly<ServiceSettings>;
     configYaml: string;
     filters: PlannedFilter[];
     /** The AuthorizationPolicies and NetworkPolicies of `accessPolicy` and the token check of rules with `identity` (none in a refused plan). */
     policies: PolicyObject[];
     grpcAddress: string;
     /** The gateway listeners the rate-limit filter goes on (`<namespace>|<pods>|<port or *>`): two instances must not share one, or each would send every descriptor of the listener to its own service. */
-    listenerKeys: string[];
+    listenerKeys: readonly string[];
     /** The pre-limit's buckets and the limits it leaves to the service; undefined with `preLimit: false`. */
-    preLimit?: PreLimitPlan;
+    preLimit?: DeepReadonly<PreLimitPlan>;
     /** The virtual hosts on which this instance turns a platform's defaults off (its namespace must own them). */
-    platformDefaultsOff: string[];
+    platformDefaultsOff: readonly string[];
     /** The HTTP filters' names on the gateway (the pre-limit's only when it has buckets). */
     httpFilterNames: { global: string; local?: string };
     /** The dashboard and alert rules (builders/monitoring.ts), from the same compiled limits. */
@@ -70,7 +71,7 @@ export interface GlobalRateLimitPlan {
     /** The per-value side (its own service and Redis) with `CounterStore.Split` and both kinds of counters; undefined otherwise. */
     perValue?: PerValuePlan;
     /** What each per-value rule gets from its store (printed by the preview and `npm start`). */
-    perValueFigures: PerValueFiguresPlan;
+    perValueFigures: DeepReadonly<PerValueFiguresPlan>;
 }
 
 /** The objects built from a resolved GlobalRateLimit (the plan without its arguments, problems and policies). */

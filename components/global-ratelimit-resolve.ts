@@ -12,7 +12,7 @@ import { HEADER_TO_METADATA_FILTER, responseCosts } from "../builders/request-co
 import { ResolvedRequestCost } from "../builders/request-cost-args";
 import { RoutePatch } from "../builders/rate-limit-entries";
 import { GlobalLimitsInput, PathKeyMode, RateLimitRuleArgs } from "../builders/rule-args";
-import { deepFreeze, plainCopy } from "../lib/frozen";
+import { DeepReadonly, deepFreeze, plainCopy } from "../lib/frozen";
 import { FieldValues, givenProblems, resolvedFields } from "../lib/field-decl";
 import { Problem } from "../lib/problems";
 import { AccessTarget } from "./access-policies";
@@ -44,8 +44,11 @@ export interface ServiceEndpoint {
     readonly clusterName: string;
 }
 
-/** The per-value side resolved (`counterStore: CounterStore.Split` with both kinds of counters). */
-export interface ResolvedPerValue extends PerValueSide {
+/** The per-value side resolved (`counterStore: CounterStore.Split` with both kinds of counters): read-only at every level (frozen). */
+export type ResolvedPerValue = DeepReadonly<PerValueResolution>;
+
+/** The fields of `ResolvedPerValue` as `perValueOf` assembles them. */
+export interface PerValueResolution extends PerValueSide {
     /** Its limits, their route patches on the gateway's virtual hosts. */
     readonly limits: SplitLimits["perValue"];
     /** How its filter calls its service: its own timeout, failure mode and error status; the fixed filter's domain and headers. */
@@ -55,8 +58,11 @@ export interface ResolvedPerValue extends PerValueSide {
     readonly prefix: string;
 }
 
-/** GlobalRateLimit resolved: read-only (frozen), every default filled in; what the plan's builders read. */
-export interface ResolvedGlobalRateLimit {
+/** GlobalRateLimit resolved: read-only at every level (frozen), every default filled in; what the plan's builders read. */
+export type ResolvedGlobalRateLimit = DeepReadonly<GlobalRateLimitResolution>;
+
+/** The fields of `ResolvedGlobalRateLimit` as `resolveWithFallbacks` assembles them, before they are frozen. */
+export interface GlobalRateLimitResolution {
     /** The rules and how they are keyed, as checked (`rules` defaulted to none). */
     readonly limits: GlobalLimitsInput & { readonly rules: RateLimitRuleArgs[] };
     /** The limits that passed their checks, each resolved once (builders/rule-args.ts `ResolvedLimit`). */
@@ -101,7 +107,7 @@ export interface ResolvedGlobalRateLimit {
     readonly accessLog?: ResolvedAccessLog;
     /** The response costs of the rules, once each. */
     readonly responseCosts: ResolvedRequestCost[];
-    readonly perValue?: ResolvedPerValue;
+    readonly perValue?: PerValueResolution;
     readonly perValueFigures: PerValueFiguresPlan;
     /** The dashboard's and alert rules' input, names and placement, and the switches as given (their size problems name them). */
     readonly monitoring: ResolvedMonitoring;
@@ -142,7 +148,7 @@ export function resolveWithFallbacks(args: GlobalRateLimitArgs): { problems: Pro
     const policyHeaderReady = !problems.length;
     const rest = laterParts(a, { ...base, split, service, preLimit });
     const instanceName = (filter: string) => (perInstance ? instanceFilterName(filter, ns, name) : filter);
-    const value: ResolvedGlobalRateLimit = {
+    const value: GlobalRateLimitResolution = {
         limits: { rules: a.rules ?? [], perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey, clientPrefix: a.clientPrefix },
         resolvedLimits: base.limits,
         pathKey: a.pathKey ?? GLOBAL_FIELDS.pathKey.default,
@@ -269,7 +275,7 @@ function storeSettings(
 function laterParts(
     a: Partial<GlobalRateLimitArgs>,
     o: Checked & { split: SplitLimits | undefined; service: ServiceSettings; preLimit: PreLimitPlan | undefined },
-): Pick<ResolvedGlobalRateLimit, "accessLog" | "perValue" | "perValueFigures" | "monitoring" | "monitoringGiven" | "access"> {
+): Pick<GlobalRateLimitResolution, "accessLog" | "perValue" | "perValueFigures" | "monitoring" | "monitoringGiven" | "access"> {
     const { problems, compiled, gw, split, service, call } = o;
     checkCostLayout(a.rules, o.perInstance, problems);
     const accessLog = accessLogOf(a.accessLog, ruleHeaderNames(a.rules), problems);
@@ -291,7 +297,7 @@ function laterParts(
 }
 
 /** The per-value side: its service and Redis (checked), its own call, its routes on the gateway's virtual hosts, its names. */
-function perValueOf(a: Partial<GlobalRateLimitArgs>, o: Checked & { service: ServiceSettings }, split: SplitLimits): ResolvedPerValue {
+function perValueOf(a: Partial<GlobalRateLimitArgs>, o: Checked & { service: ServiceSettings }, split: SplitLimits): PerValueResolution {
     const side = perValueSideOf(a, o.service, { domain: o.call.domain, descriptors: split.perValue.configDescriptors }, o.problems);
     const host = `${side.service.ratelimit.serviceName}.${o.ns}.svc.cluster.local`;
     const grpcPort = o.grpcPort;

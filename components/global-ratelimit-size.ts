@@ -9,9 +9,15 @@ import { oversizeProblems } from "./object-size";
 import { EnvoyFilterSpec } from "../builders/envoy-types";
 import { MonitoringPlan } from "./ratelimit-monitoring";
 
+/** A descriptor tree as `countLimits` reads it. */
+interface LimitTree {
+    readonly rate_limit?: unknown;
+    readonly descriptors?: readonly LimitTree[];
+}
+
 /** The limits of a descriptor tree: its entries with a `rate_limit`. */
-export function countLimits(descriptors: { rate_limit?: unknown; descriptors?: unknown[] }[]): number {
-    return descriptors.reduce((n, d) => n + (d.rate_limit ? 1 : 0) + countLimits((d.descriptors ?? []) as typeof descriptors), 0);
+export function countLimits(descriptors: readonly LimitTree[]): number {
+    return descriptors.reduce((n, d) => n + (d.rate_limit ? 1 : 0) + countLimits(d.descriptors ?? []), 0);
 }
 
 /** What the size check reads of the built plan: the config texts, the EnvoyFilters, the monitoring objects. */

@@ -67,7 +67,7 @@ export function hostOwners(host: string, view: OwnershipView): { namespaces: str
  * The virtual hosts on which `team` may not switch the platform's defaults off, as problems under
  * `gateway.virtualHosts[i]`: none when the gateway has no platform defaults to switch off.
  */
-export function hostOwnershipProblems(team: string, virtualHosts: string[], view: OwnershipView): Problem[] {
+export function hostOwnershipProblems(team: string, virtualHosts: readonly string[], view: OwnershipView): Problem[] {
     const platform = view.platform;
     if (!platform) return [];
     const problems: Problem[] = [];

@@ -12,7 +12,7 @@ import { ServiceSettings } from "./service-settings";
 const LISTENERS = new Map<string, string>();
 
 /** The name of another GlobalRateLimit of this program already on one of these listeners, or undefined. Exported for testing. */
-export function claimListeners(component: string, keys: string[], scope: string = `${pulumi.getProject()}/${pulumi.getStack()}`): string | undefined {
+export function claimListeners(component: string, keys: readonly string[], scope: string = `${pulumi.getProject()}/${pulumi.getStack()}`): string | undefined {
     const taken = keys.map((k) => LISTENERS.get(`${scope}|${k}`)).find((holder) => holder !== undefined && holder !== component);
     if (taken !== undefined) return taken;
     for (const k of keys) LISTENERS.set(`${scope}|${k}`, component);

@@ -65,12 +65,12 @@ export function platformNameProblems(a: PlatformDefaultsInput, prefix: string): 
  * per-instance layout: the shared layout is for Istio 1.24, whose Envoy cannot run the platform's
  * filters (their own `rate_limits`).
  */
-export function platformDefaultsOffHosts(a: PlatformDefaultsInput, layout: FilterLayout, virtualHosts: string[]): string[] {
+export function platformDefaultsOffHosts(a: PlatformDefaultsInput, layout: FilterLayout, virtualHosts: readonly string[]): string[] {
     if (layout !== FilterLayout.PerInstance || a.platformDefaults === PlatformDefaults.Merge) return [];
     return virtualHosts.filter((v) => v !== "");
 }
 
 /** The patches a GlobalRateLimit adds to its HTTP filter's EnvoyFilter to turn the platform's defaults off on those hosts. */
-export function platformDefaultsPatches(a: PlatformDefaultsInput, layout: FilterLayout, virtualHosts: string[]): EnvoyFilterPatch[] {
+export function platformDefaultsPatches(a: PlatformDefaultsInput, layout: FilterLayout, virtualHosts: readonly string[]): EnvoyFilterPatch[] {
     return defaultsOffPatches(platformDefaultsOffHosts(a, layout, virtualHosts));
 }

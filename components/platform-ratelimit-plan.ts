@@ -4,6 +4,7 @@
  * are then built from the resolved value only: each source's filter (builders/platform-filters.ts)
  * with its pre-limit, the service's config, the names. Nothing here checks or fills a default.
  */
+import { DeepReadonly } from "../lib/frozen";
 import { EnvoyFilterSpec } from "../builders/envoy-filters";
 import { PLATFORM_DOMAIN, PLATFORM_OBJECT_PREFIX, PlatformSource, platformFilter, platformPreLimitPatches } from "../builders/platform-filters";
 import { PreLimitPlan, preLimitPlan } from "../builders/pre-limit";
@@ -21,7 +22,7 @@ import { ServiceSettings } from "./service-settings";
 export interface PlatformSourcePlan {
     source: PlatformSource;
     ruleNames: string[];
-    compiled: CompiledLimits;
+    compiled: DeepReadonly<CompiledLimits>;
     /** The pre-limit's buckets (the source's fixed limits) and the limits it leaves to the service; undefined with `preLimit: false` or in shadow mode. */
     preLimit?: PreLimitPlan;
 }
@@ -38,7 +39,7 @@ export interface PlatformFilterPlan {
 export interface PlatformRateLimitPlan {
     args: PlatformRateLimitArgs;
     problems: Problem[];
-    service: ServiceSettings;
+    service: DeepReadonly<ServiceSettings>;
     configYaml: string;
     grpcAddress: string;
     /** The sources with at least one limit, overrides first. */
@@ -48,9 +49,9 @@ export interface PlatformRateLimitPlan {
     gatewayPodLabels: Record<string, string>;
     /** Claim key of the gateway (two PlatformRateLimits of one program on one gateway are refused). */
     gatewayKey: string;
-    monitoring: MonitoringPlan;
+    monitoring: DeepReadonly<MonitoringPlan>;
     /** What each per-value rule gets from the platform's store (printed by the preview). */
-    perValueFigures: PerValueFiguresPlan;
+    perValueFigures: DeepReadonly<PerValueFiguresPlan>;
 }
 
 /** What the plan builds from a resolved value (everything but the arguments and their problems). */
@@ -129,13 +130,13 @@ function refusedPlan(args: PlatformRateLimitArgs, problems: Problem[]): Platform
         filters: [],
         gatewayPodLabels: {},
         gatewayKey: "",
-        get service(): ServiceSettings {
+        get service(): DeepReadonly<ServiceSettings> {
             return none("service");
         },
-        get monitoring(): MonitoringPlan {
+        get monitoring(): DeepReadonly<MonitoringPlan> {
             return none("monitoring");
         },
-        get perValueFigures(): PerValueFiguresPlan {
+        get perValueFigures(): DeepReadonly<PerValueFiguresPlan> {
             return none("per-value figures");
         },
     };

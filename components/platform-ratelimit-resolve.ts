@@ -12,7 +12,7 @@ import { ruleSummaries } from "../builders/monitoring";
 import { PLATFORM_DOMAIN, PlatformSource } from "../builders/platform-filters";
 import { CompiledLimits } from "../builders/rules";
 import { givenProblems } from "../lib/field-decl";
-import { frozenCopy } from "../lib/frozen";
+import { DeepReadonly, frozenCopy } from "../lib/frozen";
 import { isGatewayHost } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { dnsProblem, portProblem, unknownFieldProblems } from "./arg-checks";
@@ -32,11 +32,14 @@ export interface ResolvedPlatformCall {
     readonly timeout: string;
 }
 
-/** One source with at least one limit: its compiled limits and how its filter goes on the gateway. */
-export interface ResolvedPlatformSource {
+/** One source with at least one limit: its compiled limits and how its filter goes on the gateway; read-only at every level (frozen). */
+export type ResolvedPlatformSource = DeepReadonly<PlatformSourceResolution>;
+
+/** The fields of `ResolvedPlatformSource`. */
+export interface PlatformSourceResolution {
     readonly source: PlatformSource;
     readonly ruleNames: readonly string[];
-    readonly compiled: Readonly<CompiledLimits>;
+    readonly compiled: CompiledLimits;
     readonly call: ResolvedPlatformCall;
     /** Listener ports of its filter (empty: every listener): the overrides go on every HTTP listener, the defaults on `gateway.listenerPorts`. */
     readonly ports: readonly number[];
@@ -46,9 +49,9 @@ export interface ResolvedPlatformSource {
 
 /** The gateway the filters go on, and the names derived from it. */
 export interface ResolvedPlatformGateway {
-    readonly target: Readonly<FilterTarget>;
+    readonly target: FilterTarget;
     /** Labels of the gateway's pods. */
-    readonly podLabels: Readonly<Record<string, string>>;
+    readonly podLabels: Record<string, string>;
     /** Where the EnvoyFilters are created. */
     readonly namespace: string;
     /** Claim key of the gateway (two PlatformRateLimits of one program on one gateway are refused). */
@@ -62,19 +65,22 @@ export interface ResolvedPlatformService {
     readonly grpcAddress: string;
 }
 
-/** PlatformRateLimit's arguments resolved: read-only, every default filled in, every name derived once. */
-export interface ResolvedPlatformRateLimit {
+/** PlatformRateLimit's arguments resolved: read-only at every level (frozen), every default filled in, every name derived once. */
+export type ResolvedPlatformRateLimit = DeepReadonly<PlatformRateLimitResolution>;
+
+/** The fields of `ResolvedPlatformRateLimit` as `resolvePlatformRateLimit` assembles them, before its frozen copy. */
+export interface PlatformRateLimitResolution {
     readonly gateway: ResolvedPlatformGateway;
     /** The service's and Redis's settings (GlobalRateLimit's, its store's eviction policy the platform's). */
-    readonly service: Readonly<ServiceSettings>;
+    readonly service: ServiceSettings;
     readonly reach: ResolvedPlatformService;
     /** The sources with at least one limit, overrides first. */
-    readonly sources: readonly ResolvedPlatformSource[];
+    readonly sources: readonly PlatformSourceResolution[];
     /** The platform's host assignments (namespace → hosts), when given. */
-    readonly teamHosts?: Readonly<Record<string, readonly string[]>>;
-    readonly monitoring: Readonly<MonitoringPlan>;
+    readonly teamHosts?: Record<string, readonly string[]>;
+    readonly monitoring: MonitoringPlan;
     /** What each per-value rule gets from the platform's store (printed by the preview). */
-    readonly perValueFigures: Readonly<PerValueFiguresPlan>;
+    readonly perValueFigures: PerValueFiguresPlan;
 }
 
 /** Every problem of the arguments, each under its property path, or the resolved value (pure). */
@@ -100,7 +106,7 @@ export function resolvePlatformRateLimit(args: PlatformRateLimitArgs): { problem
     const perValueFigures = platformFiguresOf(figured, r, a.redis, problems);
     const monitoring = platformMonitoringOf(a, { service, gw, sources: checked, calls }, problems);
     if (problems.length) return { problems };
-    const sources = checked.map((s): ResolvedPlatformSource => ({
+    const sources = checked.map((s): PlatformSourceResolution => ({
         source: s.source,
         ruleNames: s.ruleNames,
         compiled: s.compiled,
@@ -111,7 +117,7 @@ export function resolvePlatformRateLimit(args: PlatformRateLimitArgs): { problem
     }));
     const gateway = { target: gw.target, podLabels: gw.podLabels, namespace: gw.namespace, key: `platform|${gw.namespace}|${JSON.stringify(gw.target)}` };
     const reach = { clusterName: `outbound|${r.grpcPort}||${host}`, authority: host, grpcAddress: `${host}:${r.grpcPort}` };
-    const value: ResolvedPlatformRateLimit = { gateway, service, reach, sources, ...(teamHosts ? { teamHosts } : {}), monitoring, perValueFigures };
+    const value: PlatformRateLimitResolution = { gateway, service, reach, sources, ...(teamHosts ? { teamHosts } : {}), monitoring, perValueFigures };
     return { problems, value: frozenCopy(value) };
 }
 

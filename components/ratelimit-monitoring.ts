@@ -5,6 +5,7 @@
  * that make the service's `config.yaml`. The arguments are checked by `monitoringPlanOf` (called by
  * GlobalRateLimit's plan, so a bad value creates nothing).
  */
+import { DeepReadonly } from "../lib/frozen";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { RuleGroup, alertRules } from "../builders/alerts";
@@ -233,7 +234,7 @@ export function resolveMonitoring(args: MonitoringArgs | undefined, c: Monitorin
 }
 
 /** The dashboard and the alert rules of resolved monitoring (left empty when `valid` is false: a refused plan creates nothing). */
-export function buildMonitoring(m: ResolvedMonitoring): MonitoringPlan {
+export function buildMonitoring(m: DeepReadonly<ResolvedMonitoring>): MonitoringPlan {
     return {
         input: m.input,
         ...(m.dashboard ? { dashboard: { ...m.dashboard, json: m.valid ? JSON.stringify(dashboardModel(m.input, RATE_WINDOW), null, 2) : "" } } : {}),
@@ -248,7 +249,7 @@ export function monitoringPlanOf(args: MonitoringArgs | undefined, c: Monitoring
 
 /** Internal: created by GlobalRateLimit from its plan. */
 export interface RateLimitMonitoringArgs {
-    plan: MonitoringPlan;
+    plan: DeepReadonly<MonitoringPlan>;
 }
 
 /** The dashboard ConfigMap and the PrometheusRule of a GlobalRateLimit. */

@@ -268,7 +268,7 @@ export function redisOptionsOf(c: RedisConnection, image: string, maxMemory: str
     if (c.mode === "in-cluster") return { image, maxMemory, ...(c.password ? { passwordSecret: c.password } : {}) };
     return {
         mode: c.mode,
-        addresses: c.addresses,
+        addresses: [...c.addresses],
         ...(c.sentinelMaster !== undefined ? { sentinelMaster: c.sentinelMaster } : {}),
         ...(c.password ? { passwordSecret: c.password } : {}),
         ...(c.sentinelPassword ? { sentinelPasswordSecret: c.sentinelPassword } : {}),

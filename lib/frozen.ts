@@ -20,14 +20,33 @@ export function plainCopy<T>(v: T): T {
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plainCopy(x)])) as T;
 }
 
-/** `v` frozen in place, with every array and plain object it reaches (other objects left as they are). */
-export function deepFreeze<T>(v: T): T {
+/**
+ * `T` as `deepFreeze` leaves it: every array `readonly`, every object's fields `readonly`, at every
+ * level. Functions and Pulumi outputs (objects with `apply`) are kept as they are, as the copy keeps
+ * them (a promise's or a date's methods are functions: mapped, they keep their types).
+ */
+export type DeepReadonly<T> = T extends (...args: never[]) => unknown
+    ? T
+    : T extends { apply: unknown }
+      ? T
+      : T extends readonly (infer E)[]
+        ? readonly DeepReadonly<E>[]
+        : T extends object
+          ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+          : T;
+
+/**
+ * `v` frozen in place, with every array and plain object it reaches (other objects left as they are).
+ * Its signature says what the freeze makes of `v`; the body walks values of any type.
+ */
+export function deepFreeze<T>(v: T): DeepReadonly<T>;
+export function deepFreeze(v: unknown): unknown {
     if (!isPlain(v) || Object.isFrozen(v)) return v;
     for (const x of Object.values(v)) deepFreeze(x);
     return Object.freeze(v);
 }
 
 /** A copy of `value` frozen at every level (`plainCopy`, then `deepFreeze`). */
-export function frozenCopy<T>(value: T): T {
+export function frozenCopy<T>(value: T): DeepReadonly<T> {
     return deepFreeze(plainCopy(value));
 }

@@ -203,5 +203,7 @@ export function planMeshRateLimit(args: MeshRateLimitArgs): MeshRateLimitPlan {
     const { ratelimit, redis } = global.service;
     // Read-only from here: the program's checks of the cluster and the components read the same settings
     // (MeshRateLimit's own a frozen copy, the service's and Redis's GlobalRateLimit's resolved, frozen objects).
-    return new MeshRateLimitPlan(PLAN_MAKER, a, deepFreeze({ ...plainCopy(own), ratelimit, redis }), bookinfo, global);
+    const settings: StackSettings = { ...plainCopy(own), ratelimit, redis };
+    deepFreeze(settings);
+    return new MeshRateLimitPlan(PLAN_MAKER, a, settings, bookinfo, global);
 }

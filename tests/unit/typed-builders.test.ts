@@ -12,6 +12,10 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import * as ts from "typescript";
+import { resolveGlobalRateLimit } from "../../components/global-ratelimit-resolve";
+import { resolvePlatformRateLimit } from "../../components/platform-ratelimit-resolve";
+import { G } from "./global-ratelimit-fixtures";
+import { PLATFORM } from "./platform-fixtures";
 
 const ROOT = path.join(__dirname, "..", "..");
 const BUILDERS = path.join(ROOT, "builders");
@@ -166,5 +170,82 @@ describe("builders fill no default: they take resolved values (components/ resol
         expect(found).to.deep.equal([]);
         expect(FILLED_DEFAULT.test("pathKey: plan.perPath?.key ?? DEFAULT_PATH_KEY,")).to.equal(true);
         expect(FILLED_DEFAULT.test("return id.missing ?? MissingIdentity.PerClient;")).to.equal(true);
+    });
+});
+
+const READONLY_IMPORTS = `
+import * as pulumi from "@pulumi/pulumi";
+import { ResolvedGlobalRateLimit } from "./components/global-ratelimit-resolve";
+import { ResolvedPlatformRateLimit } from "./components/platform-ratelimit-resolve";
+import { DeepReadonly } from "./lib/frozen";
+declare const g: ResolvedGlobalRateLimit;
+declare const p: ResolvedPlatformRateLimit;
+import { ResolvedBookinfo } from "./builders/bookinfo";
+import { ResolvedManagedApi } from "./builders/managed-api";
+import { ResolvedLocalRateLimit } from "./components/local-ratelimit";
+declare const b: ResolvedBookinfo;
+declare const m: ResolvedManagedApi;
+declare const l: ResolvedLocalRateLimit;
+`;
+
+/** Writes into a resolved value's nested arrays and objects, each with its control (the same place read), and what the compiler says. */
+const WRITES: Record<string, [string, string, string]> = {
+    "array-in-object": [`const n: number = g.service.redis.addresses.length;`, `g.service.redis.addresses.push("redis:6379");`, "'push' does not exist"],
+    "object-in-object": [`const n: number = g.service.ratelimit.replicas;`, `g.service.ratelimit.replicas = 3;`, "read-only property"],
+    "array-in-array": [
+        `const n: number | undefined = g.fixed.vhostRateLimits[0]?.actions.length;`,
+        `g.fixed.vhostRateLimits[0]?.actions.push({ generic_key: { descriptor_key: "k", descriptor_value: "v" } });`,
+        "'push' does not exist",
+    ],
+    "object-in-array": [`const s: string | undefined = g.limits.rules[0]?.name;`, `g.limits.rules[0]!.name = "other";`, "read-only property"],
+    "per-value-side": [`const s: string | undefined = g.perValue?.endpoint.host;`, `g.perValue!.endpoint.host = "elsewhere";`, "read-only property"],
+    "platform-source": [
+        `const n: number | undefined = p.sources[0]?.compiled.configDescriptors.length;`,
+        `p.sources[0]?.compiled.configDescriptors.splice(0, 1);`,
+        "'splice' does not exist",
+    ],
+    // Bookinfo's, ManagedApi's and LocalRateLimit's values, read-only at every level as written (frozen level by level).
+    "bookinfo-route": [`const n: number | undefined = b.routes[0]?.exact.length;`, `b.routes[0]?.exact.push("/other");`, "'push' does not exist"],
+    "managed-api-ranges": [`const s: string | undefined = m.includeIpRanges[0];`, `m.includeIpRanges.push("10.0.0.0/8");`, "'push' does not exist"],
+    "local-bucket": [`const s: boolean = l.bucket.behaviour.shadow;`, `l.bucket.behaviour.shadow = true;`, "read-only property"],
+    // What the frozen copy keeps as it is stays callable and an Output: the control only (no write to refuse).
+    "kept-as-is": [
+        `declare const d: DeepReadonly<{ out: pulumi.Output<string>; at: (n: number) => string }>; const o: pulumi.Output<string> = d.out; const s: string = d.at(1);`,
+        `declare const d: DeepReadonly<{ list: string[] }>; d.list.pop();`,
+        "'pop' does not exist",
+    ],
+};
+
+describe("resolved values are read-only in their types, as they are frozen (lib/frozen.ts DeepReadonly)", function () {
+    this.timeout(120000);
+    let diagnostics: Record<string, string[]>;
+    before(() => {
+        const probes: Record<string, string> = {};
+        for (const [name, [read, write]] of Object.entries(WRITES)) {
+            probes[`readonly-${name}-read`] = `${READONLY_IMPORTS}\n${read}\nexport {};\n`;
+            probes[`readonly-${name}-write`] = `${READONLY_IMPORTS}\n${write}\nexport {};\n`;
+        }
+        diagnostics = compileProbes(probes);
+    });
+
+    for (const [name, [, , said]] of Object.entries(WRITES)) {
+        it(`${name}: a write fails to compile (${said}); control: the read compiles`, () => {
+            expect(diagnostics[`readonly-${name}-read`], `${name}, read`).to.deep.equal([]);
+            expect(diagnostics[`readonly-${name}-write`].join("\n"), `${name}, write`).to.contain(said);
+        });
+    }
+
+    it("at run time the same writes throw (frozen); control: the caller's arguments stay writable", () => {
+        const args = G();
+        const g = resolveGlobalRateLimit(args).value!;
+        const p = resolvePlatformRateLimit(PLATFORM).value!;
+        expect(() => Array.prototype.push.call(g.service.redis.addresses, "redis:6379")).to.throw(TypeError);
+        expect(() => Object.assign(g.service.ratelimit, { replicas: 3 })).to.throw(TypeError);
+        expect(() => Array.prototype.push.call(g.fixed.vhostRateLimits[0]!.actions, {})).to.throw(TypeError);
+        expect(() => Object.assign(g.limits.rules[0]!, { name: "other" })).to.throw(TypeError);
+        expect(() => Array.prototype.splice.call(p.sources[0]!.compiled.configDescriptors, 0, 1)).to.throw(TypeError);
+        expect(g.limits.rules[0]!.name).to.equal("all");
+        Object.assign(args.rules![0]!, { name: "changed" });
+        expect(args.rules![0]!.name).to.equal("changed");
     });
 });
