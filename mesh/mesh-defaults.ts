@@ -1,27 +1,30 @@
 /**
  * The stack's defaults of the fields MeshRateLimit reads itself, in the shape of its arguments (the
  * fields it hands a component as given take that component's defaults).
- * Each value is stated once, in components/defaults.ts (or the const object of its choice); this
- * object places it under its field and is type-checked against the arguments. A field absent here
- * has no fixed default (the variant's preset, or derived from other fields). Pure.
+ * Each value is stated once: MeshRateLimit's own fields' in their declarations (mesh-fields.ts,
+ * `defaultsOf`), a component's field's in components/defaults.ts or the component's declarations;
+ * this object places it under its field and is type-checked against the arguments. A field absent
+ * here has no fixed default (the variant's preset, or derived from other fields). Pure.
  */
-import { BOOKINFO_PORT } from "../builders/bookinfo";
 import { DEFAULTS } from "../components/defaults";
 import { GLOBAL_FIELDS } from "../components/global-ratelimit-fields";
+import { defaultsOf } from "../lib/field-decl";
+import {
+    MESH_ACCESS_FIELDS,
+    MESH_BOOKINFO_FIELDS,
+    MESH_LIMITS_FIELDS,
+    MESH_LOCAL_FIELDS,
+    MESH_MANAGED_API_FIELDS,
+    MESH_PATHS_FIELDS,
+    MESH_PLACEMENT_FIELDS,
+    MESH_TOP_FIELDS,
+} from "./mesh-fields";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 
 export const MESH_DEFAULTS = {
-    variant: "A",
-    apiProfile: DEFAULTS.apiProfile,
-    paths: {
-        limited: DEFAULTS.limitedPath,
-        page: DEFAULTS.pagePath,
-        login: DEFAULTS.loginPath,
-        logout: DEFAULTS.logoutPath,
-        staticPrefix: DEFAULTS.staticPrefix,
-        apiPrefix: DEFAULTS.apiPrefix,
-    },
-    limits: { apiRoute: DEFAULTS.apiRoute, apiDescriptorValue: "api", unit: "minute", limitedPath: 1, catchAll: 100 },
+    ...defaultsOf(MESH_TOP_FIELDS),
+    paths: defaultsOf(MESH_PATHS_FIELDS),
+    limits: defaultsOf(MESH_LIMITS_FIELDS),
     global: {
         pathKey: GLOBAL_FIELDS.pathKey.default,
         failureModeDeny: GLOBAL_FIELDS.failureModeDeny.default,
@@ -32,25 +35,15 @@ export const MESH_DEFAULTS = {
         counterStore: GLOBAL_FIELDS.counterStore.default,
         namespace: GLOBAL_FIELDS.namespace.default,
         monitoring: { dashboard: DEFAULTS.monitoringDashboard, dashboardLabel: DEFAULTS.monitoringDashboardLabel, alerts: DEFAULTS.monitoringAlerts },
-        accessPolicy: { enabled: true },
+        accessPolicy: defaultsOf(MESH_ACCESS_FIELDS),
     },
     local: {
         fillInterval: DEFAULTS.localFillInterval,
         rateLimitHeaders: GLOBAL_FIELDS.rateLimitHeaders.default,
         shadow: false,
-        placement: "all-routes",
-        serviceLabel: DEFAULTS.serviceLabel,
-        port: BOOKINFO_PORT,
+        ...defaultsOf(MESH_LOCAL_FIELDS),
     },
-    mesh: {
-        namespace: DEFAULTS.meshNamespace,
-        gatewaySelector: DEFAULTS.gatewaySelector,
-        gatewayNamespace: DEFAULTS.gatewayNamespace,
-        vhostScope: "gateway-hosts",
-        filterNamespaces: "own",
-        mutualTlsScope: "workloads",
-        mutualTls: true,
-    },
+    mesh: defaultsOf(MESH_PLACEMENT_FIELDS),
     bookinfo: {
         hosts: [DEFAULTS.gatewayHosts],
         namespace: DEFAULTS.workloadNamespace,
@@ -58,11 +51,11 @@ export const MESH_DEFAULTS = {
         gatewayPort: DEFAULTS.gatewayPort,
         virtualServiceName: DEFAULTS.virtualServiceName,
         gatewayHostScope: DEFAULTS.gatewayHostScope,
-        mode: "deploy",
         version: DEFAULTS.bookinfoVersion,
+        ...defaultsOf(MESH_BOOKINFO_FIELDS),
     },
     managedApi: {
-        enabled: true,
+        ...defaultsOf(MESH_MANAGED_API_FIELDS),
         portMode: DEFAULTS.espPortMode,
         ingressName: DEFAULTS.ingressName,
         ingressClassName: DEFAULTS.ingressClassName,
@@ -70,5 +63,4 @@ export const MESH_DEFAULTS = {
         espImage: DEFAULTS.espImage,
         echoImage: DEFAULTS.echoImage,
     },
-    awaitRollout: DEFAULTS.awaitRollout,
 } as const satisfies MeshRateLimitArgs;
