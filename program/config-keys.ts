@@ -19,7 +19,16 @@ import { GLOBAL_DEFAULTS } from "../components/global-ratelimit-defaults";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "../components/global-ratelimit-fields";
 import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "../components/service-fields";
 import { FieldDecl, NestedDecl } from "../lib/field-decl";
-import { LimitUnit } from "../builders/rule-args";
+import {
+    MESH_ACCESS_FIELDS,
+    MESH_BOOKINFO_FIELDS,
+    MESH_LIMITS_FIELDS,
+    MESH_LOCAL_FIELDS,
+    MESH_MANAGED_API_FIELDS,
+    MESH_PATHS_FIELDS,
+    MESH_PLACEMENT_FIELDS,
+    MESH_TOP_FIELDS,
+} from "../mesh/mesh-fields";
 
 export type ConfigKind = "string" | "integer" | "boolean" | "json";
 
@@ -63,11 +72,19 @@ export type ConfigKeyRow = Omit<ConfigKeySpec, "key" | "kind" | "default" | "des
     extra?: string;
 };
 
-/** The declarations of GlobalRateLimit's plain fields, by the argument path of the table holding them. */
+/** The declarations of the fields keys set (GlobalRateLimit's, MeshRateLimit's own), by the argument path of the table holding them ("" for the arguments themselves). */
 const DECLARED: Readonly<Record<string, Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>>> = {
     global: { ...GLOBAL_FIELDS, ...GLOBAL_ARGS_FIELDS },
     "global.service": SERVICE_FIELDS,
     "global.perValueStore": PER_VALUE_FIELDS,
+    "": { ...MESH_TOP_FIELDS },
+    paths: { ...MESH_PATHS_FIELDS },
+    limits: { ...MESH_LIMITS_FIELDS },
+    mesh: { ...MESH_PLACEMENT_FIELDS },
+    "global.accessPolicy": { ...MESH_ACCESS_FIELDS },
+    local: { ...MESH_LOCAL_FIELDS },
+    bookinfo: { ...MESH_BOOKINFO_FIELDS },
+    managedApi: { ...MESH_MANAGED_API_FIELDS },
 };
 
 /** The declaration of the plain field a key sets, if it has one. */
@@ -82,16 +99,31 @@ const CHOICE_VALUES: Readonly<Record<string, string>> = Object.assign(
     ...Object.values(DECLARED).flatMap((t) => Object.values(t).map((d) => ("rule" in d ? (d.rule.values ?? {}) : {}))),
 );
 
-/** A declaration's text as the stack says it: choices by the values a key takes, every choice listed. */
+/** The key that sets the field at an argument path (`mesh.gatewayNamespace` → `gatewayNamespace`), from the rows. */
+function stackKeyOfPath(path: string): string | undefined {
+    const row = CONFIG_KEY_ROWS.find((r) => keyOf(r.field) === path);
+    return row === undefined ? undefined : (row.key ?? declarationOf(row.field)?.stackKey);
+}
+
+/** A declaration's words as the stack says them: a choice by the value a key takes, a field of MeshRateLimit's arguments (`mesh.gatewayNamespace`) by the key that sets it. */
+function stackText(text: string): string {
+    return text.replace(/`(\w+(?:\.\w+)+)`/g, (whole, name: string) => {
+        const shown = CHOICE_VALUES[name] ?? stackKeyOfPath(name);
+        return shown !== undefined ? `\`${shown}\`` : whole;
+    });
+}
+
+/** A declaration's text as the stack says it (`stackText`), every choice listed. */
 function stackDescription(d: FieldDecl<unknown>): string {
-    const text = d.doc.replace(/`(\w+\.\w+)`/g, (whole, name: string) => (CHOICE_VALUES[name] !== undefined ? `\`${CHOICE_VALUES[name]}\`` : whole));
+    const text = stackText(d.doc);
     const choices = Object.values(d.rule.values ?? {});
     const unlisted = choices.some((c) => !text.includes(`\`${c}\``));
     return unlisted ? `${text} One of ${choiceText(choices)}.` : text;
 }
 
-/** The kind of value a declared field's key takes, from the field's type. */
+/** The kind of value a declared field's key takes, from the field's type: a list of text is written comma-separated, any other list as JSON. */
 function kindOf(d: FieldDecl<unknown>): ConfigKind {
+    if (d.type.endsWith("[]")) return d.type === "string[]" ? "string" : "json";
     return d.type === "boolean" ? "boolean" : d.type === "number" ? "integer" : "string";
 }
 
@@ -112,6 +144,9 @@ export function keySpecOf(r: ConfigKeyRow): ConfigKeySpec {
         throw new Error(`internal: config key ${r.key ?? d.stackKey} restates its field's declaration (name, kind or description)`);
     if (d.stackKey === undefined) throw new Error(`internal: the declaration of ${keyOf(r.field)} names no stack key`);
     const description = extra === undefined ? stackDescription(d) : `${stackDescription(d)} ${extra}`;
+    // No fixed default (the variant's, or derived): "" in Pulumi.yaml, the declaration's note unless the row says it for the stack.
+    if (d.default === undefined && d.defaultNote !== undefined && r.default === undefined)
+        return { ...row, key: d.stackKey, kind: kindOf(d), description, default: "", defaultNote: row.defaultNote ?? stackText(d.defaultNote) };
     return { ...row, key: d.stackKey, kind: kindOf(d), description, default: declaredDefault({ ...r, key: d.stackKey }) };
 }
 
@@ -135,63 +170,37 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     // Variant and API profile
     {
         group: "variant",
-        key: "variant",
         field: ["variant"],
-        kind: "string",
-        description:
-            "Preset of the specification: `A` (domain `ratelimit`, `api` route limit, bucket 4) or `B` (domain `productpage-ratelimit`, no route split, bucket 10).",
     },
     {
         group: "variant",
-        key: "apiProfile",
         field: ["apiProfile"],
-        kind: "string",
-        description:
-            "`current`: API versions today's clusters serve (networking.k8s.io/v1 Ingress, PeerAuthentication). `seed`: exactly the versions the specification names (extensions/v1beta1 Ingress, `authPolicy` in the mesh ConfigMap).",
     },
 
     // Paths of the bookinfo sample
     {
         group: "paths",
-        key: "limitedPath",
         field: ["paths", "limited"],
-        kind: "string",
-        description: "Exact request path limited globally to `limitedPathLimit` per unit (spec `<limited_path>`).",
     },
     {
         group: "paths",
-        key: "pagePath",
         field: ["paths", "page"],
-        kind: "string",
-        description: "Exact path of the product page route (spec `<page_path>`).",
     },
     {
         group: "paths",
-        key: "loginPath",
         field: ["paths", "login"],
-        kind: "string",
-        description: "Exact login path (spec `<login_path>`).",
     },
     {
         group: "paths",
-        key: "logoutPath",
         field: ["paths", "logout"],
-        kind: "string",
-        description: "Exact logout path (spec `<logout_path>`).",
     },
     {
         group: "paths",
-        key: "staticPrefix",
         field: ["paths", "staticPrefix"],
-        kind: "string",
-        description: "Path prefix of static assets (spec `<static_prefix>`).",
     },
     {
         group: "paths",
-        key: "apiPrefix",
         field: ["paths", "apiPrefix"],
-        kind: "string",
-        description: "Path prefix of the product API (spec `<api_prefix>`).",
     },
     {
         group: "paths",
@@ -204,20 +213,11 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "paths",
-        key: "apiRoute",
         field: ["limits", "apiRoute"],
-        kind: "string",
-        description: "Variant A: name of the VirtualService route that carries the route-level limit (spec 2.6). Must name one of the routes.",
     },
     {
         group: "paths",
-        key: "apiRouteRegex",
         field: ["limits", "apiRouteRegex"],
-        kind: "string",
-        default: "",
-        defaultNote: "`<apiPrefix>/[1-9][0-9]?` (n from 1 to 99)",
-        description:
-            "Variant A: RE2 regex (full match) on the request path without its query that produces descriptor `PATH=<apiDescriptorValue>` (with `pathKey` `url-path` the filter accepts an optional `?query` after it; with `literal` it is matched against `:path` as written).",
     },
     {
         group: "limits",
@@ -225,10 +225,7 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "paths",
-        key: "apiDescriptorValue",
         field: ["limits", "apiDescriptorValue"],
-        kind: "string",
-        description: "Variant A: descriptor value sent for paths matching `apiRouteRegex`.",
     },
 
     // Global limits
@@ -240,42 +237,26 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "limits",
-        key: "unit",
         field: ["limits", "unit"],
-        kind: "string",
-        description: `Time unit of every global limit: ${choiceText(Object.values(LimitUnit))}.`,
     },
     {
         group: "limits",
-        key: "limitedPathLimit",
         field: ["limits", "limitedPath"],
-        kind: "integer",
-        description: "Requests per unit for `PATH=<limitedPath>`.",
     },
     {
         group: "limits",
-        key: "apiLimit",
         field: ["limits", "api"],
-        kind: "integer",
-        default: "",
-        defaultNote: "A: `2`; not allowed in B",
-        description: "Variant A: requests per unit shared by every path matching `apiRouteRegex`.",
     },
     {
         group: "limits",
-        key: "catchAllLimit",
         field: ["limits", "catchAll"],
-        kind: "integer",
-        description: "Requests per unit for any other path (each distinct path has its own counter).",
     },
     {
         group: "limits",
-        key: "descriptors",
         field: ["limits", "descriptors"],
-        kind: "json",
         default: "",
         defaultNote: "built from the three limits above",
-        description: `Advanced: the whole descriptor list as JSON, e.g. \`${DESCRIPTOR_LIST_EXAMPLE}\` (\`value\` optional: without it, the catch-all); replaces the three limit keys and \`unit\`.`,
+        extra: `As JSON, e.g. \`${DESCRIPTOR_LIST_EXAMPLE}\` (\`value\` optional: without it, the catch-all).`,
     },
     {
         group: "limits",
@@ -361,12 +342,7 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     // Local limit
     {
         group: "local",
-        key: "localBucket",
         field: ["local", "bucket"],
-        kind: "integer",
-        default: "",
-        defaultNote: "A: `4`, B: `10`",
-        description: "Token bucket size per pod (`max_tokens` = `tokens_per_fill`).",
     },
     {
         group: "local",
@@ -392,51 +368,29 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "local",
-        key: "localPlacement",
         field: ["local", "placement"],
-        kind: "string",
-        description:
-            "`all-routes`: the whole filter on the sidecar's inbound HTTP chain of `localServicePort` (only that port). `single-route`: filter holds only `stat_prefix`, the bucket is set per route on virtual host `inbound|http|<localServicePort>`.",
     },
     {
         group: "local",
-        key: "serviceLabel",
         field: ["local", "serviceLabel"],
-        kind: "string",
-        description: "Value of the `app` label of the workload whose sidecar gets the local limit (spec `<service_label>`).",
     },
     {
         group: "local",
-        key: "localServicePort",
         field: ["local", "port"],
-        kind: "integer",
-        description:
-            "Port of that workload: its Service port and the container port the Service targets (the two must be equal: the bucket goes on the inbound chain of the container port, and the inbound virtual host `inbound|http|<port>` is named after the Service port).",
     },
 
     // Names and namespaces
     {
         group: "names",
-        key: "meshNamespace",
         field: ["mesh", "namespace"],
-        kind: "string",
-        description:
-            "Istio's root namespace (its `rootNamespace`): an EnvoyFilter there reaches matching pods in every namespace. Holds the mesh-wide PeerAuthentication and the mesh ConfigMap (`mutualTlsScope` `mesh`) and, with `filterNamespaces` `root`, every EnvoyFilter.",
     },
     {
         group: "names",
-        key: "gatewaySelector",
         field: ["mesh", "gatewaySelector"],
-        kind: "string",
-        description: "Label `key=value` of the ingress gateway pods the bookinfo Gateway and the global filters select.",
     },
     {
         group: "names",
-        key: "gatewayNamespace",
         field: ["mesh", "gatewayNamespace"],
-        kind: "string",
-        description:
-            "Namespace of the ingress gateway's pods; holds the gateway EnvoyFilters. When it is Istio's root namespace (the default install), a filter there reaches pods with the selector's label in every namespace: `pulumi preview` refuses when gateway pods with that label run in another namespace too.",
     },
     {
         group: "names",
@@ -485,11 +439,7 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     // Shared mesh: how far the stack reaches
     {
         group: "sharing",
-        key: "vhostScope",
         field: ["mesh", "vhostScope"],
-        kind: "string",
-        description:
-            "Which virtual hosts of the gateway the limits apply to. `gateway-hosts`: only the stack's own Gateway's (`<host>:<gatewayPort>` for each of `gatewayHosts`), and the rate-limit filter only on `gatewayPort`. `all`: spec 2.4 literally, virtual host `\"\"` and every listener: **every host on the gateway**, other teams' included, gets the per-path counters and, with `failureModeDeny`, fails with HTTP 500 when the service is down. Only for a gateway the stack has to itself.",
     },
     {
         group: "sharing",
@@ -501,19 +451,11 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "sharing",
-        key: "filterNamespaces",
         field: ["mesh", "filterNamespaces"],
-        kind: "string",
-        description:
-            "Where the EnvoyFilters live. `own`: the gateway filters in `gatewayNamespace`, the sidecar's local bucket in `workloadNamespace` (it then reaches only that namespace's pods). `root`: all in `meshNamespace` (spec 2.2 literally): the local bucket then reaches every `app: <serviceLabel>` pod of **every namespace**.",
     },
     {
         group: "sharing",
-        key: "mutualTlsScope",
         field: ["mesh", "mutualTlsScope"],
-        kind: "string",
-        description:
-            "With `mutualTls`: `workloads`: STRICT mutual TLS for the stack's own pods only (a PeerAuthentication `mesh-ratelimit-mtls` selecting `app.kubernetes.io/part-of=mesh-ratelimit` in each of its namespaces), whatever the mesh-wide policy says, except a mesh-wide `DISABLE` (clients would then send plain text, which these pods refuse: `pulumi preview` stops). `mesh`: spec 2.10 literally, for **the whole mesh**: PeerAuthentication `default` in `meshNamespace` (`current`) or `authPolicy: MUTUAL_TLS` in the mesh ConfigMap (`seed`); clients without sidecars anywhere in the mesh are then refused.",
     },
 
     // Rate-limit service
@@ -678,21 +620,11 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "service",
-        key: "accessPolicies",
         field: ["global", "accessPolicy", "enabled"],
-        kind: "boolean",
-        description:
-            "Least privilege (docs/security.md): Istio AuthorizationPolicies and Kubernetes NetworkPolicies so that only the ingress gateway (`gatewayPrincipal`, pods `gatewaySelector`) may call the rate-limit service's gRPC port and only the rate-limit service may reach the in-cluster Redis. The service and Redis always run under ServiceAccounts of their own.",
     },
     {
         group: "service",
-        key: "gatewayPrincipal",
         field: ["global", "accessPolicy", "gatewayPrincipal"],
-        kind: "string",
-        default: "",
-        defaultNote: "`cluster.local/ns/<gatewayNamespace>/sa/istio-ingressgateway-service-account`",
-        description:
-            "Istio identity (`<trust domain>/ns/<namespace>/sa/<service account>`) of the ingress gateway: the only caller the rate-limit service accepts. Not set: the default gateway's service account in `gatewayNamespace`; set, its namespace must be `gatewayNamespace` (else the access policies would refuse the gateway). Its namespace is also where the NetworkPolicy admits the gateway pods from; its trust domain names the rate-limit service's identity.",
     },
     {
         group: "service",
@@ -713,10 +645,7 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     // Managed API (ESP)
     {
         group: "managed-api",
-        key: "managedApi",
         field: ["managedApi", "enabled"],
-        kind: "boolean",
-        description: "Deploy the managed-API service (ESP + echo backend + Ingress).",
     },
     {
         group: "managed-api",
@@ -730,22 +659,11 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "managed-api",
-        key: "includeIpRanges",
         field: ["managedApi", "includeIpRanges"],
-        kind: "string",
-        default: "",
-        defaultNote: "required when `managedApi` is true",
-        description:
-            "Comma-separated CIDRs of the cluster's pod and service ranges; only these go through the sidecar, so ESP reaches Google Service Control directly (e.g. `10.4.0.0/14,10.7.240.0/20`).",
     },
     {
         group: "managed-api",
-        key: "espServiceName",
         field: ["managedApi", "serviceName"],
-        kind: "string",
-        default: "",
-        defaultNote: "required when `managedApi` is true",
-        description: "Cloud Endpoints service name passed to ESP as `--service` (e.g. `echo-api.endpoints.PROJECT.cloud.goog`).",
     },
     {
         group: "managed-api",
@@ -801,20 +719,13 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "managed-api",
-        key: "mutualTls",
         field: ["mesh", "mutualTls"],
-        kind: "boolean",
-        description: "Mutual TLS for the stack's traffic (spec 2.10), as wide as `mutualTlsScope` says: by default STRICT for the stack's own pods only.",
     },
 
     // Operations
     {
         group: "operations",
-        key: "bookinfo",
         field: ["bookinfo", "mode"],
-        kind: "string",
-        description:
-            "`deploy`: the stack deploys bookinfo (ServiceAccounts, Services, Deployments, Gateway, VirtualService) in `workloadNamespace`. `existing`: bookinfo already runs there (Istio's own sample, with its Gateway and VirtualService named by `gatewayName`, `virtualServiceName`): the stack creates none of it and deploys only the limits on it (variant B only: Istio's sample VirtualService has no `api` route). Preview refuses to create bookinfo over objects that already exist.",
     },
     {
         group: "operations",
@@ -825,10 +736,7 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
     {
         group: "operations",
-        key: "awaitRollout",
         field: ["awaitRollout"],
-        kind: "boolean",
-        description: "Wait for Deployments to become ready. `false` adds `pulumi.com/skipAwait` (for clusters without nodes, or GitOps-style applies).",
     },
 ];
 
