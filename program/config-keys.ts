@@ -60,9 +60,10 @@ function choiceText(values: readonly string[]): string {
 
 /**
  * A row of the table: a key's default is its field's declared default unless the row says "" (variant
- * preset or derived). A key that sets a declared field of GlobalRateLimit (global-ratelimit-fields.ts,
- * service-fields.ts) states neither its name, its kind nor its description: they are the
- * declaration's (`stackKey`, its type, its text followed by the row's `extra`).
+ * preset or derived). A key that sets a declared field (GlobalRateLimit's, global-ratelimit-fields.ts,
+ * service-fields.ts; MeshRateLimit's own, mesh/mesh-fields.ts) states neither its name, its kind nor
+ * its description: they are the declaration's (`stackKey`, its type, its text followed by the row's
+ * `extra`), and so is the note of a default the declaration derives (unless the row says it for the stack).
  */
 export type ConfigKeyRow = Omit<ConfigKeySpec, "key" | "kind" | "default" | "description"> & {
     key?: string;
