@@ -1,7 +1,7 @@
 /**
  * Reading MeshRateLimit's arguments field by field (`Reader`, by typed path: `["global", "timeout"]`):
- * each value as given, typed, or its default; every problem collected under its field with a fix in
- * every style; and the two list-shaped fields, the VirtualService's routes and the descriptor list.
+ * each value as given, typed, or its default (mesh-defaults.ts), checked by the rule its declaration
+ * states (mesh-fields.ts); every problem collected under its field with a fix in every style; and the two list-shaped fields, the VirtualService's routes and the descriptor list.
  * A value of the wrong type (text where a number or a switch belongs) is a problem, never converted:
  * whoever reads the arguments from text (the program, from stack config) converts at its edge. Pure.
  */

@@ -1,8 +1,8 @@
 /**
  * MeshRateLimit's own checks of its arguments: every field that no component it builds owns (the
  * variant and its presets, the paths, the limits, the mesh placement, the local bucket, bookinfo,
- * the managed API, monitoring labels) and every rule that spans several fields; the variant presets
- * applied. The rate-limit service's and Redis's fields, the timeout, the domain and the namespace
+ * the managed API, monitoring labels), each by the rule its declaration states (mesh-fields.ts, run
+ * by the `Reader`), and every rule that spans several fields; the variant presets applied. The rate-limit service's and Redis's fields, the timeout, the domain and the namespace
  * are GlobalRateLimit's: its plan checks them (mesh-ratelimit.ts). Pure; returns every problem, each
  * under its field, its fix phrased for the arguments or for whoever reads them from another input.
  */
