@@ -135,8 +135,16 @@ export class Reader {
 // The list-valued fields
 
 /** The descriptor list as the stack's JSON gives it: a named path's limit, then the catch-all (every path its own counter). */
-export const DESCRIPTOR_LIST_EXAMPLE =
-    '[{"key":"PATH","value":"/productpage","unit":"minute","requestsPerUnit":1},{"key":"PATH","unit":"minute","requestsPerUnit":100}]';
+export const DESCRIPTOR_LIST_EXAMPLE = JSON.stringify([
+    { key: DEFAULT_PATH_KEY, value: MESH_DEFAULTS.paths.limited, unit: MESH_DEFAULTS.limits.unit, requestsPerUnit: MESH_DEFAULTS.limits.limitedPath },
+    { key: DEFAULT_PATH_KEY, unit: MESH_DEFAULTS.limits.unit, requestsPerUnit: MESH_DEFAULTS.limits.catchAll },
+]);
+
+/** The routes as the stack's JSON gives them: the default paths' routes, the api route by its default name. */
+const ROUTE_LIST_EXAMPLE = JSON.stringify([
+    { exact: [MESH_DEFAULTS.paths.page], prefix: [MESH_DEFAULTS.paths.staticPrefix] },
+    { name: MESH_DEFAULTS.limits.apiRoute, prefix: [MESH_DEFAULTS.paths.apiPrefix] },
+]);
 
 /** A list field as given: undefined when not given, or (a problem reported) when it is no non-empty list. */
 function givenList(r: Reader, path: ArgPath, what: string, example: string): { list?: unknown[]; fix: (s: FixStyle) => string } {
@@ -149,8 +157,7 @@ function givenList(r: Reader, path: ArgPath, what: string, example: string): { l
 }
 
 export function readRoutes(r: Reader, path: ArgPath, fallback: HttpRoute[]): HttpRoute[] {
-    const example = '[{"exact":["/productpage"],"prefix":["/static"]},{"name":"api","prefix":["/api/v1/products"]}]';
-    const { list: parsed, fix: shapeFix } = givenList(r, path, "routes", example);
+    const { list: parsed, fix: shapeFix } = givenList(r, path, "routes", ROUTE_LIST_EXAMPLE);
     if (!parsed) return fallback;
     const routes: HttpRoute[] = [];
     const names = new Set<string>();

@@ -130,12 +130,12 @@ export const MESH_PATHS_FIELDS = {
 };
 
 /** Requests per unit of one of the limits. */
-function limitField(doc: string, stackKey: string, def?: number) {
-    const goesTo = { object: "a descriptor of the service config" };
-    return def === undefined
-        ? field<number>({ doc, type: "number", defaultNote: "A: `2`; not allowed in B", rule: requestsPerUnitRule, goesTo, stackKey })
-        : field({ doc, type: "number", default: def, rule: requestsPerUnitRule, goesTo, stackKey });
+function limitField(doc: string, stackKey: string, def: number) {
+    return field({ doc, type: "number", default: def, rule: requestsPerUnitRule, goesTo: LIMIT_GOES_TO, stackKey });
 }
+
+/** Where a limit's requests per unit go. */
+const LIMIT_GOES_TO = { object: "a descriptor of the service config" };
 
 /** The fields of `MeshLimitsArgs`. */
 export const MESH_LIMITS_FIELDS = {
@@ -172,7 +172,14 @@ export const MESH_LIMITS_FIELDS = {
         stackKey: "unit",
     }),
     limitedPath: limitField("Requests per unit for `PATH=<limitedPath>`.", "limitedPathLimit", 1),
-    api: limitField("Variant A: requests per unit shared by every path matching `limits.apiRouteRegex`.", "apiLimit"),
+    api: field<number>({
+        doc: "Variant A: requests per unit shared by every path matching `limits.apiRouteRegex`.",
+        type: "number",
+        defaultNote: "A: `2`; not allowed in B",
+        rule: requestsPerUnitRule,
+        goesTo: LIMIT_GOES_TO,
+        stackKey: "apiLimit",
+    }),
     catchAll: limitField("Requests per unit for any other path (each distinct path has its own counter).", "catchAllLimit", 100),
     descriptors: field<unknown[]>({
         doc: "Advanced: the whole descriptor list, each a `DescriptorArgs` (the specification's descriptor table); replaces `limits.limitedPath`, `limits.api` and `limits.catchAll`, and `limits.unit`.",
