@@ -56,7 +56,7 @@ export const labelRule = customRule<string>("one label `key=value`", (p, v, fb) 
     return [fieldProblem(p, v, "must be one label written key=value", (s) => s.set(p, fb ?? ""))];
 });
 
-/** A component's rule of its field `name` (its problems under `name`), its problems moved under the field `path` names. */
+/** A component's rule of its field `name` (its problems under `name`), its problems moved under the field holding it (the rule's path ends in `name`). */
 export function componentRule<T>(text: string, name: string, problems: (value: unknown, fallback: T | undefined) => Problem[]): Rule<T> {
     return customRule(text, (p, v, fb) => problems(v, fb).map((q) => underField(p.slice(0, p.length - name.length), q)));
 }
@@ -67,7 +67,9 @@ export function checkedElsewhere<T>(where: string): Rule<T> {
 }
 
 /** LocalRateLimit's bucket size, under the field holding it. */
-export const bucketRule = componentRule("LocalRateLimit's bucket (a whole number from 1)", "bucket", (v, fb: number | undefined) => bucketProblems(v, fb));
+export const bucketRule = componentRule("LocalRateLimit's bucket (a whole number from 1 to 1000000000)", "bucket", (v, fb: number | undefined) =>
+    bucketProblems(v, fb),
+);
 
 /** LocalRateLimit's port, under the field holding it. */
 export const bucketPortRule = componentRule("LocalRateLimit's port (a whole number from 1 to 65535)", "port", (v, fb: number | undefined) =>
