@@ -21,8 +21,6 @@ export const ACCESS_POLICY_FIELDS = {
                 : [fieldProblem(path, value, PRINCIPAL_PROBLEM, (s) => s.set(path, suggestedPrincipal(value)))],
         ),
         goesTo: { object: "the AuthorizationPolicy's principal and the NetworkPolicy's namespace" },
-        stackKey: "gatewayPrincipal",
-        stackGroup: "service",
     }),
 };
 

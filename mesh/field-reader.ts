@@ -1,19 +1,18 @@
 /**
  * Reading MeshRateLimit's arguments field by field (`Reader`, by typed path: `["global", "timeout"]`):
- * each value as given, typed, or its default; every problem collected under its field with a fix in
- * every style; and the two list-shaped fields, the VirtualService's routes and the descriptor list.
+ * each value as given, typed, or its default (mesh-defaults.ts), checked by the rule its declaration
+ * states (mesh-fields.ts); every problem collected under its field with a fix in every style; and the two list-shaped fields, the VirtualService's routes and the descriptor list.
  * A value of the wrong type (text where a number or a switch belongs) is a problem, never converted:
  * whoever reads the arguments from text (the program, from stack config) converts at its edge. Pure.
  */
 import { Fix, FixStyle } from "../lib/fix-style";
 import { MESH_DEFAULTS } from "./mesh-defaults";
+import { meshDeclarationOf } from "./mesh-fields";
 
 import type { HttpRoute } from "../builders/routes";
 import { DEFAULT_PATH_KEY, LimitUnit } from "../builders/rule-args";
 import { MAX_REQUESTS_PER_UNIT, overUint32Problem } from "../components/rule-checks";
 import type { DescriptorArgs } from "../components/mesh-enums";
-import { booleanProblems, dnsNameProblems, oneOfProblems, wholeNumberProblems } from "../lib/field-checks";
-import { UNSENDABLE_PATH, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { ARGS_FIX, LIST_FIELDS, problem, underField } from "./arg-problems";
 import { ArgPath, keyOf, valueAtPath } from "./arg-paths";
@@ -59,12 +58,23 @@ export class Reader {
         return this.shown(path) ?? this.fallbackText(path);
     }
 
-    oneOf<T extends string>(path: ArgPath, allowed: readonly T[]): T {
+    /** One of a choice's values as given (trimmed), or its default; a refused value is the default. */
+    oneOf<T extends string>(path: ArgPath): T {
         const given = this.given(path);
         const v = given === undefined ? this.fallbackText(path) : typeof given === "string" ? given.trim() : given;
-        const problems = oneOfProblems(keyOf(path), v, allowed, this.fallbackText(path));
+        return (this.declared(path, v) ? v : this.fallbackText(path)) as T;
+    }
+
+    /**
+     * Whether `value` meets the rule declared for the field at `path` (mesh-fields.ts), its problems
+     * added; the fix falls back to `fallback`, else the field's declared default.
+     */
+    declared(path: ArgPath, value: unknown, fallback?: unknown): boolean {
+        const d = meshDeclarationOf(path);
+        if (d === undefined) throw new Error(`internal: ${keyOf(path)} has no declaration`);
+        const problems = d.rule.problems(keyOf(path), value, fallback ?? d.default);
         this.add(problems);
-        return problems.length ? allowed[0] : (v as T);
+        return problems.length === 0;
     }
 
     /** Problems of a field's value (lib/field-checks.ts), their fixes phrased for the arguments until a reader of another input phrases them. */
@@ -72,25 +82,16 @@ export class Reader {
         for (const p of problems) this.problems.push(p.fixWith ? { ...p, fix: p.fixWith(ARGS_FIX) } : p);
     }
 
-    /** A whole number as given, or its default (else `fallback`, else `min`). */
-    int(path: ArgPath, opts: { min: number; max?: number; fallback?: number; overMax?: (n: number) => Problem }): number {
-        const def = this.fallback(path);
-        const fallback = typeof def === "number" ? def : (opts.fallback ?? opts.min);
-        const given = this.given(path);
-        if (given === undefined) return fallback;
-        const problems = wholeNumberProblems(keyOf(path), given, { ...opts, fallback });
-        this.add(problems);
-        return problems.length ? fallback : (given as number);
-    }
-
     /**
-     * A limit's requests per unit: a whole number of at least 1, and no more than the rate-limit
-     * service counts (the rules' own statement, components/rule-checks.ts).
+     * A limit's requests per unit as given, or its default (else `fallback`): a whole number of at
+     * least 1, and no more than the rate-limit service counts (its declared rule).
      */
     requestsPerUnit(path: ArgPath, fallback?: number): number {
-        // The bound bounds the fix of a value that is no whole number too (5e9 proposes 4294967295).
-        const overMax = (n: number) => overUint32Problem(keyOf(path), n);
-        return this.int(path, { min: 1, max: MAX_REQUESTS_PER_UNIT, overMax, ...(fallback !== undefined ? { fallback } : {}) });
+        const def = this.fallback(path);
+        const value = typeof def === "number" ? def : (fallback ?? 1);
+        const given = this.given(path);
+        if (given === undefined) return value;
+        return this.declared(path, given, value) ? (given as number) : value;
     }
 
     /** A limit of `unit` whose requests per unit are the number at `path` (read as `requestsPerUnit` reads it). */
@@ -103,24 +104,20 @@ export class Reader {
         const given = this.given(path);
         const fallback = this.fallback(path) === true;
         if (given === undefined) return fallback;
-        const problems = booleanProblems(keyOf(path), given, fallback);
-        this.add(problems);
-        return problems.length ? fallback : (given as boolean);
+        return this.declared(path, given, fallback) ? (given as boolean) : fallback;
     }
 
+    /** A URL path as given (trimmed), or its default; checked either way. */
     path(path: ArgPath): string {
         const v = this.str(path);
-        if (!v.startsWith("/") || /\s/.test(v)) {
-            this.fail(path, v, "must be a URL path starting with '/' and without spaces", (s) =>
-                s.set(keyOf(path), `/${v.replace(/^\/*/, "").replace(/\s+/g, "")}`),
-            );
-        } else if (pathAsSent(v) !== v) this.fail(path, v, UNSENDABLE_PATH, (s) => s.set(keyOf(path), pathAsSent(v)));
+        this.declared(path, v);
         return v;
     }
 
-    dnsName(path: ArgPath, kind: "label" | "subdomain"): string {
+    /** A DNS name as given (trimmed), or its default; checked either way. */
+    dnsName(path: ArgPath): string {
         const v = this.str(path);
-        this.add(dnsNameProblems(keyOf(path), v, kind));
+        this.declared(path, v);
         return v;
     }
 
@@ -138,8 +135,16 @@ export class Reader {
 // The list-valued fields
 
 /** The descriptor list as the stack's JSON gives it: a named path's limit, then the catch-all (every path its own counter). */
-export const DESCRIPTOR_LIST_EXAMPLE =
-    '[{"key":"PATH","value":"/productpage","unit":"minute","requestsPerUnit":1},{"key":"PATH","unit":"minute","requestsPerUnit":100}]';
+export const DESCRIPTOR_LIST_EXAMPLE = JSON.stringify([
+    { key: DEFAULT_PATH_KEY, value: MESH_DEFAULTS.paths.limited, unit: MESH_DEFAULTS.limits.unit, requestsPerUnit: MESH_DEFAULTS.limits.limitedPath },
+    { key: DEFAULT_PATH_KEY, unit: MESH_DEFAULTS.limits.unit, requestsPerUnit: MESH_DEFAULTS.limits.catchAll },
+]);
+
+/** The routes as the stack's JSON gives them: the default paths' routes, the api route by its default name. */
+const ROUTE_LIST_EXAMPLE = JSON.stringify([
+    { exact: [MESH_DEFAULTS.paths.page], prefix: [MESH_DEFAULTS.paths.staticPrefix] },
+    { name: MESH_DEFAULTS.limits.apiRoute, prefix: [MESH_DEFAULTS.paths.apiPrefix] },
+]);
 
 /** A list field as given: undefined when not given, or (a problem reported) when it is no non-empty list. */
 function givenList(r: Reader, path: ArgPath, what: string, example: string): { list?: unknown[]; fix: (s: FixStyle) => string } {
@@ -152,8 +157,7 @@ function givenList(r: Reader, path: ArgPath, what: string, example: string): { l
 }
 
 export function readRoutes(r: Reader, path: ArgPath, fallback: HttpRoute[]): HttpRoute[] {
-    const example = '[{"exact":["/productpage"],"prefix":["/static"]},{"name":"api","prefix":["/api/v1/products"]}]';
-    const { list: parsed, fix: shapeFix } = givenList(r, path, "routes", example);
+    const { list: parsed, fix: shapeFix } = givenList(r, path, "routes", ROUTE_LIST_EXAMPLE);
     if (!parsed) return fallback;
     const routes: HttpRoute[] = [];
     const names = new Set<string>();

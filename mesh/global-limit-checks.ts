@@ -17,7 +17,7 @@ import { Reader, readDescriptors, textOr } from "./field-reader";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
 import { MESH_DEFAULTS } from "./mesh-defaults";
 import type { ApiRouteLimit, StackSettings } from "./settings-types";
-import { RATE_LIMIT_UNITS, VARIANT_PRESETS } from "./settings-types";
+import { VARIANT_PRESETS } from "./settings-types";
 
 /** The global limits: the domain, the descriptors (the variant's preset, or the whole list given) and variant A's route limit. */
 export function readGlobalLimits(
@@ -29,7 +29,7 @@ export function readGlobalLimits(
     const preset = VARIANT_PRESETS[variant];
     // GlobalRateLimit checks the domain; the variant presets it.
     const domain = textOr(a.global?.domain, preset.domain);
-    const unit = r.oneOf<LimitUnit>(["limits", "unit"], RATE_LIMIT_UNITS);
+    const unit = r.oneOf<LimitUnit>(["limits", "unit"]);
     const limitedPathLimit = r.limit(["limits", "limitedPath"], unit);
     const catchAllLimit = r.limit(["limits", "catchAll"], unit);
     let apiLimit: ReturnType<Reader["limit"]> | undefined;

@@ -1,14 +1,14 @@
 /**
  * MeshRateLimit's own checks of its arguments: every field that no component it builds owns (the
  * variant and its presets, the paths, the limits, the mesh placement, the local bucket, bookinfo,
- * the managed API, monitoring labels) and every rule that spans several fields; the variant presets
- * applied. The rate-limit service's and Redis's fields, the timeout, the domain and the namespace
+ * the managed API, monitoring labels), each by the rule its declaration states (mesh-fields.ts, run
+ * by the `Reader`), and every rule that spans several fields; the variant presets applied. The rate-limit service's and Redis's fields, the timeout, the domain and the namespace
  * are GlobalRateLimit's: its plan checks them (mesh-ratelimit.ts). Pure; returns every problem, each
  * under its field, its fix phrased for the arguments or for whoever reads them from another input.
  */
 import type { SpecPaths } from "../builders/routes";
 import { defaultRoutes } from "../builders/routes";
-import { bucketPortProblems, bucketProblems, localBucketOptionsProblems } from "../components/local-ratelimit";
+import { localBucketOptionsProblems } from "../components/local-ratelimit";
 import { ManagedApiArgs } from "../components/managed-api-args";
 import { managedApiFieldProblems } from "../components/managed-api-resolve";
 import {
@@ -22,7 +22,6 @@ import {
     StackVariant,
     VirtualHostScope,
 } from "../components/mesh-enums";
-import { LABEL_KEY, LABEL_VALUE } from "../lib/dns-names";
 import { fieldRef } from "../lib/fix-style";
 import { isGatewayHost } from "../lib/formats";
 import { DEFAULT_GATEWAY_PRINCIPAL, parsePrincipal, principalOf } from "../lib/principal";
@@ -68,8 +67,8 @@ function distinctRoutePaths(r: Reader, paths: SpecPaths): void {
 export function checkMeshArgs(a: MeshRateLimitArgs): { settings: MeshOwnSettings; problems: Problem[] } {
     const r = new Reader(a);
     // Read in this order: the problems are reported in it.
-    const variant = r.oneOf<StackVariant>(["variant"], Object.values(StackVariant));
-    const apiProfile = r.oneOf<ApiProfileName>(["apiProfile"], Object.values(ApiProfileName));
+    const variant = r.oneOf<StackVariant>(["variant"]);
+    const apiProfile = r.oneOf<ApiProfileName>(["apiProfile"]);
     const paths = {
         limited: r.path(["paths", "limited"]),
         page: r.path(["paths", "page"]),
@@ -84,7 +83,7 @@ export function checkMeshArgs(a: MeshRateLimitArgs): { settings: MeshOwnSettings
     const local = readLocal(r, a, variant);
     const { mesh, hosts } = readMesh(r, a);
     const bookinfo = readBookinfo(r, a, variant, paths, hosts, limits);
-    const bookinfoMode = r.oneOf<BookinfoMode>(["bookinfo", "mode"], Object.values(BookinfoMode));
+    const bookinfoMode = r.oneOf<BookinfoMode>(["bookinfo", "mode"]);
     if (bookinfoMode === BookinfoMode.Existing && limits.apiRoute) {
         r.fail(
             ["bookinfo", "mode"],
@@ -122,48 +121,42 @@ function readLocal(r: Reader, a: MeshRateLimitArgs, variant: StackVariant): Stac
     const preset = VARIANT_PRESETS[variant];
     const given = a.local ?? {};
     const d = MESH_DEFAULTS.local;
-    // The bucket, its interval and its port are LocalRateLimit's: its rules, with the variant's bucket and the stack's port as the fixes' fallbacks.
+    // The bucket and its port are LocalRateLimit's: their declarations run its rules, with the variant's bucket and the stack's port as the fixes' fallbacks.
     // The bucket's options (LocalBucketOptions) are LocalRateLimit's, taken as given: any it gains reaches it unnamed here.
     const { placement: _placement, serviceLabel: _label, bucket: givenBucket, port: givenPort, ...options } = given;
     const bucket = givenBucket ?? preset.localBucket;
     const port = givenPort ?? d.port;
-    r.byComponent(["local"], [...bucketProblems(bucket, preset.localBucket), ...bucketPortProblems(port, d.port), ...localBucketOptionsProblems(options)]);
+    r.declared(["local", "bucket"], bucket, preset.localBucket);
+    r.declared(["local", "port"], port);
+    r.byComponent(["local"], localBucketOptionsProblems(options));
     const local = {
         ...options,
         bucket,
         fillInterval: options.fillInterval ?? d.fillInterval,
-        placement: r.oneOf<LocalPlacementMode>(["local", "placement"], Object.values(LocalPlacementMode)),
+        placement: r.oneOf<LocalPlacementMode>(["local", "placement"]),
         serviceLabel: textOr(given.serviceLabel, d.serviceLabel),
         port,
         shadow: options.shadow ?? d.shadow,
     };
-    if (!LABEL_VALUE.test(local.serviceLabel) || local.serviceLabel === "" || local.serviceLabel.length > 63) {
-        r.fail(["local", "serviceLabel"], local.serviceLabel, "must be a valid label value", (s) => s.set(keyOf(["local", "serviceLabel"]), "productpage"));
-    }
+    r.declared(["local", "serviceLabel"], local.serviceLabel);
     return local;
 }
 
 /** The mesh: root namespace, the gateway (selector, namespace, hosts), scopes and mutual TLS. */
 function readMesh(r: Reader, a: MeshRateLimitArgs): { mesh: StackSettings["mesh"]; hosts: string[] } {
     const selectorText = textOr(a.mesh?.gatewaySelector, MESH_DEFAULTS.mesh.gatewaySelector);
-    const [selKey, selValue, ...selRest] = selectorText.split("=");
-    if (selRest.length || !selKey || selValue === undefined || !LABEL_KEY.test(selKey) || !LABEL_VALUE.test(selValue)) {
-        r.fail(["mesh", "gatewaySelector"], selectorText, "must be one label written key=value", (s) =>
-            s.set(keyOf(["mesh", "gatewaySelector"]), MESH_DEFAULTS.mesh.gatewaySelector),
-        );
-    }
+    const [selKey, selValue] = selectorText.split("=");
+    r.declared(["mesh", "gatewaySelector"], selectorText);
+    const [defaultKey, defaultValue] = MESH_DEFAULTS.mesh.gatewaySelector.split("=");
     const mesh = {
-        namespace: r.dnsName(["mesh", "namespace"], "label"),
+        namespace: r.dnsName(["mesh", "namespace"]),
         // (A bad selector is reported above; the default's parts only keep the type whole until then.)
-        gatewaySelector: {
-            key: selKey ?? MESH_DEFAULTS.mesh.gatewaySelector.split("=")[0],
-            value: selValue ?? MESH_DEFAULTS.mesh.gatewaySelector.split("=")[1],
-        },
-        gatewayNamespace: r.dnsName(["mesh", "gatewayNamespace"], "label"),
-        vhostScope: r.oneOf<VirtualHostScope>(["mesh", "vhostScope"], Object.values(VirtualHostScope)),
-        filterNamespaces: r.oneOf<FilterNamespaces>(["mesh", "filterNamespaces"], Object.values(FilterNamespaces)),
+        gatewaySelector: { key: selKey ?? defaultKey, value: selValue ?? defaultValue },
+        gatewayNamespace: r.dnsName(["mesh", "gatewayNamespace"]),
+        vhostScope: r.oneOf<VirtualHostScope>(["mesh", "vhostScope"]),
+        filterNamespaces: r.oneOf<FilterNamespaces>(["mesh", "filterNamespaces"]),
         mutualTls: r.bool(["mesh", "mutualTls"]),
-        mutualTlsScope: r.oneOf<MutualTlsScope>(["mesh", "mutualTlsScope"], Object.values(MutualTlsScope)),
+        mutualTlsScope: r.oneOf<MutualTlsScope>(["mesh", "mutualTlsScope"]),
     };
     // The typed list; a single value (not a list) is one host. Problems show the list comma-separated.
     const given: unknown = a.bookinfo?.hosts;

@@ -15,6 +15,7 @@ import { MeshMutualTls } from "../components/mesh-mtls";
 import { BookinfoMode } from "../components/mesh-enums";
 import { effectiveLimits } from "./limits-table";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+import { MESH_DEFAULTS } from "./mesh-defaults";
 import { MeshRateLimitPlan, localArgsOf, managedApiArgsOf, planMeshRateLimit, stackNamespaces } from "./mesh-plan";
 
 /** One effective limit, as the stack output `limits` shows it. */
@@ -67,8 +68,8 @@ export class MeshRateLimit extends pulumi.ComponentResource {
                 "managed-api",
                 {
                     ...managedApiArgsOf(s),
-                    createIngressClass: args.createIngressClass ?? true,
-                    keepIngressClassOnDestroy: args.keepIngressClassOnDestroy ?? false,
+                    createIngressClass: args.createIngressClass ?? MESH_DEFAULTS.createIngressClass,
+                    keepIngressClassOnDestroy: args.keepIngressClassOnDestroy ?? MESH_DEFAULTS.keepIngressClassOnDestroy,
                 },
                 { parent: this },
             );
@@ -81,8 +82,8 @@ export class MeshRateLimit extends pulumi.ComponentResource {
                     meshNamespace: s.mesh.namespace,
                     namespaces: stackNamespaces(s),
                     kubeContext: args.kubeContext,
-                    createPeerAuthentication: args.createPeerAuthentication ?? true,
-                    keepPeerAuthenticationOnDestroy: args.keepPeerAuthenticationOnDestroy ?? false,
+                    createPeerAuthentication: args.createPeerAuthentication ?? MESH_DEFAULTS.createPeerAuthentication,
+                    keepPeerAuthenticationOnDestroy: args.keepPeerAuthenticationOnDestroy ?? MESH_DEFAULTS.keepPeerAuthenticationOnDestroy,
                 },
                 { parent: this },
             );

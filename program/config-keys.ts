@@ -26,7 +26,16 @@ import { MONITORING_OPTION_FIELDS } from "../components/ratelimit-monitoring-fie
 import { ACCESS_POLICY_FIELDS } from "../components/access-policy-fields";
 import { CLIENT_PREFIX_FIELDS } from "../components/client-prefix-fields";
 import { FieldDecl, NestedDecl, StackKeyGroup } from "../lib/field-decl";
-import { LimitUnit } from "../builders/rule-args";
+import {
+    MESH_ACCESS_FIELDS,
+    MESH_BOOKINFO_FIELDS,
+    MESH_LIMITS_FIELDS,
+    MESH_LOCAL_FIELDS,
+    MESH_MANAGED_API_FIELDS,
+    MESH_PATHS_FIELDS,
+    MESH_PLACEMENT_FIELDS,
+    MESH_TOP_FIELDS,
+} from "../mesh/mesh-fields";
 
 export type ConfigKind = "string" | "integer" | "boolean" | "json";
 
@@ -58,9 +67,10 @@ function choiceText(values: readonly string[]): string {
 
 /**
  * A row of the table: a key's default is its field's declared default unless the row says "" (variant
- * preset or derived). A key that sets a declared field of GlobalRateLimit (global-ratelimit-fields.ts,
- * service-fields.ts), LocalRateLimit, Bookinfo or ManagedApi (local-ratelimit-fields.ts, bookinfo-fields.ts, managed-api-fields.ts) states neither its name, its kind nor its description: they are the
- * declaration's (`stackKey`, its type, its text followed by the row's `extra`).
+ * preset or derived). A key that sets a declared field (a component's, components/*-fields.ts;
+ * MeshRateLimit's own, mesh/mesh-fields.ts) states neither its name, its kind nor its description:
+ * they are the declaration's (`stackKey`, its type, its text followed by the row's `extra`), and so is
+ * the note of a default the declaration derives (unless the row says it for the stack).
  */
 export type ConfigKeyRow = Omit<ConfigKeySpec, "key" | "kind" | "default" | "description"> & {
     key?: string;
@@ -70,20 +80,23 @@ export type ConfigKeyRow = Omit<ConfigKeySpec, "key" | "kind" | "default" | "des
     extra?: string;
 };
 
-/** The declarations of the components' plain fields the stack's keys set, by the argument path of the table holding them. */
+/** The declarations of the fields keys set (the components', MeshRateLimit's own), by the argument path of the table holding them ("" for the arguments themselves). */
 const DECLARED: Readonly<Record<string, Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>>> = {
     global: { ...GLOBAL_FIELDS, ...GLOBAL_ARGS_FIELDS },
     "global.service": SERVICE_FIELDS,
     "global.perValueStore": PER_VALUE_FIELDS,
-    // MeshRateLimit's `local` extends LocalRateLimit's bucket options (LocalBucketOptions).
-    local: LOCAL_BUCKET_FIELDS,
-    // MeshRateLimit's `bookinfo` and `managedApi` extend the components' options.
-    bookinfo: BOOKINFO_OPTIONS_FIELDS,
-    managedApi: MANAGED_API_OPTIONS_FIELDS,
+    "": { ...MESH_TOP_FIELDS },
+    paths: { ...MESH_PATHS_FIELDS },
+    limits: { ...MESH_LIMITS_FIELDS },
+    mesh: { ...MESH_PLACEMENT_FIELDS },
+    // MeshRateLimit's `local`, `bookinfo` and `managedApi` extend the components' options with fields of their own.
+    local: { ...LOCAL_BUCKET_FIELDS, ...MESH_LOCAL_FIELDS },
+    bookinfo: { ...BOOKINFO_OPTIONS_FIELDS, ...MESH_BOOKINFO_FIELDS },
+    managedApi: { ...MANAGED_API_OPTIONS_FIELDS, ...MESH_MANAGED_API_FIELDS },
     "global.clientPrefix": { ...CLIENT_PREFIX_FIELDS },
     "global.redis": { ...REDIS_FIELDS },
     "global.monitoring": { ...MONITORING_OPTION_FIELDS },
-    "global.accessPolicy": { ...ACCESS_POLICY_FIELDS },
+    "global.accessPolicy": { ...ACCESS_POLICY_FIELDS, ...MESH_ACCESS_FIELDS },
 };
 
 /** The declaration of the plain field a key sets, if it has one. */
@@ -98,16 +111,33 @@ const CHOICE_VALUES: Readonly<Record<string, string>> = Object.assign(
     ...Object.values(DECLARED).flatMap((t) => Object.values(t).map((d) => ("rule" in d ? (d.rule.values ?? {}) : {}))),
 );
 
-/** A declaration's text as the stack says it: choices by the values a key takes, every choice listed. */
+/** The key that sets the field at an argument path (`mesh.gatewayNamespace` → `gatewayNamespace`): its declaration's, else its row's. */
+function stackKeyOfPath(path: string): string | undefined {
+    const dot = path.lastIndexOf(".");
+    const declared = DECLARED[path.slice(0, Math.max(dot, 0))]?.[path.slice(dot + 1)];
+    if (declared !== undefined && "rule" in declared && declared.stackGroup !== undefined) return declared.stackKey;
+    return CONFIG_KEY_ROWS.find((r) => keyOf(r.field) === path)?.key;
+}
+
+/** A declaration's words as the stack says them: a choice by the value a key takes, a field of MeshRateLimit's arguments (`mesh.gatewayNamespace`) by the key that sets it. */
+function stackText(text: string): string {
+    return text.replace(/`(\w+(?:\.\w+)+)`/g, (whole, name: string) => {
+        const shown = CHOICE_VALUES[name] ?? stackKeyOfPath(name);
+        return shown !== undefined ? `\`${shown}\`` : whole;
+    });
+}
+
+/** A declaration's text as the stack says it (`stackText`), every choice listed. */
 function stackDescription(d: FieldDecl<unknown>): string {
-    const text = d.doc.replace(/`(\w+\.\w+)`/g, (whole, name: string) => (CHOICE_VALUES[name] !== undefined ? `\`${CHOICE_VALUES[name]}\`` : whole));
+    const text = stackText(d.doc);
     const choices = Object.values(d.rule.values ?? {});
     const unlisted = choices.some((c) => !text.includes(`\`${c}\``));
     return unlisted ? `${text} One of ${choiceText(choices)}.` : text;
 }
 
-/** The kind of value a declared field's key takes, from the field's type. */
+/** The kind of value a declared field's key takes, from the field's type: a list of text is written comma-separated, any other list as JSON. */
 function kindOf(d: FieldDecl<unknown>): ConfigKind {
+    if (d.type.endsWith("[]")) return /^(string|pulumi\.Input<string>)\[\]$/.test(d.type) ? "string" : "json";
     return d.type === "boolean" ? "boolean" : d.type === "number" ? "integer" : "string";
 }
 
@@ -129,6 +159,9 @@ export function keySpecOf(r: ConfigKeyRow): ConfigKeySpec {
     if (d.stackKey === undefined) throw new Error(`internal: the declaration of ${keyOf(r.field)} names no stack key`);
     if (d.stackGroup !== undefined) throw new Error(`internal: config key ${d.stackKey} is listed by its declaration (stackGroup): its row restates it`);
     const description = extra === undefined ? stackDescription(d) : `${stackDescription(d)} ${extra}`;
+    // No fixed default (the variant's, or derived): "" in Pulumi.yaml, the declaration's note unless the row says it for the stack.
+    if (d.default === undefined && d.defaultNote !== undefined && r.default === undefined)
+        return { ...row, key: d.stackKey, kind: kindOf(d), description, default: "", defaultNote: row.defaultNote ?? stackText(d.defaultNote) };
     return { ...row, key: d.stackKey, kind: kindOf(d), description, default: declaredDefault({ ...r, key: d.stackKey }) };
 }
 
@@ -155,66 +188,8 @@ function shownValue(v: unknown): string {
 
 const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     // Variant and API profile
-    {
-        group: "variant",
-        key: "variant",
-        field: ["variant"],
-        kind: "string",
-        description:
-            "Preset of the specification: `A` (domain `ratelimit`, `api` route limit, bucket 4) or `B` (domain `productpage-ratelimit`, no route split, bucket 10).",
-    },
-    {
-        group: "variant",
-        key: "apiProfile",
-        field: ["apiProfile"],
-        kind: "string",
-        description:
-            "`current`: API versions today's clusters serve (networking.k8s.io/v1 Ingress, PeerAuthentication). `seed`: exactly the versions the specification names (extensions/v1beta1 Ingress, `authPolicy` in the mesh ConfigMap).",
-    },
 
     // Paths of the bookinfo sample
-    {
-        group: "paths",
-        key: "limitedPath",
-        field: ["paths", "limited"],
-        kind: "string",
-        description: "Exact request path limited globally to `limitedPathLimit` per unit (spec `<limited_path>`).",
-    },
-    {
-        group: "paths",
-        key: "pagePath",
-        field: ["paths", "page"],
-        kind: "string",
-        description: "Exact path of the product page route (spec `<page_path>`).",
-    },
-    {
-        group: "paths",
-        key: "loginPath",
-        field: ["paths", "login"],
-        kind: "string",
-        description: "Exact login path (spec `<login_path>`).",
-    },
-    {
-        group: "paths",
-        key: "logoutPath",
-        field: ["paths", "logout"],
-        kind: "string",
-        description: "Exact logout path (spec `<logout_path>`).",
-    },
-    {
-        group: "paths",
-        key: "staticPrefix",
-        field: ["paths", "staticPrefix"],
-        kind: "string",
-        description: "Path prefix of static assets (spec `<static_prefix>`).",
-    },
-    {
-        group: "paths",
-        key: "apiPrefix",
-        field: ["paths", "apiPrefix"],
-        kind: "string",
-        description: "Path prefix of the product API (spec `<api_prefix>`).",
-    },
     {
         group: "paths",
         key: "virtualServiceRoutes",
@@ -224,71 +199,8 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
         defaultNote: "variant A: the spec 2.5 split (page/login/logout/static, then `api`); B: one route with all matches",
         description: 'Advanced: the VirtualService\'s HTTP routes as a JSON list of `{"name"?: string, "exact"?: string[], "prefix"?: string[]}`.',
     },
-    {
-        group: "paths",
-        key: "apiRoute",
-        field: ["limits", "apiRoute"],
-        kind: "string",
-        description: "Variant A: name of the VirtualService route that carries the route-level limit (spec 2.6). Must name one of the routes.",
-    },
-    {
-        group: "paths",
-        key: "apiRouteRegex",
-        field: ["limits", "apiRouteRegex"],
-        kind: "string",
-        default: "",
-        defaultNote: "`<apiPrefix>/[1-9][0-9]?` (n from 1 to 99)",
-        description:
-            "Variant A: RE2 regex (full match) on the request path without its query that produces descriptor `PATH=<apiDescriptorValue>` (with `pathKey` `url-path` the filter accepts an optional `?query` after it; with `literal` it is matched against `:path` as written).",
-    },
-    {
-        group: "paths",
-        key: "apiDescriptorValue",
-        field: ["limits", "apiDescriptorValue"],
-        kind: "string",
-        description: "Variant A: descriptor value sent for paths matching `apiRouteRegex`.",
-    },
 
     // Global limits
-    {
-        group: "limits",
-        key: "unit",
-        field: ["limits", "unit"],
-        kind: "string",
-        description: `Time unit of every global limit: ${choiceText(Object.values(LimitUnit))}.`,
-    },
-    {
-        group: "limits",
-        key: "limitedPathLimit",
-        field: ["limits", "limitedPath"],
-        kind: "integer",
-        description: "Requests per unit for `PATH=<limitedPath>`.",
-    },
-    {
-        group: "limits",
-        key: "apiLimit",
-        field: ["limits", "api"],
-        kind: "integer",
-        default: "",
-        defaultNote: "A: `2`; not allowed in B",
-        description: "Variant A: requests per unit shared by every path matching `apiRouteRegex`.",
-    },
-    {
-        group: "limits",
-        key: "catchAllLimit",
-        field: ["limits", "catchAll"],
-        kind: "integer",
-        description: "Requests per unit for any other path (each distinct path has its own counter).",
-    },
-    {
-        group: "limits",
-        key: "descriptors",
-        field: ["limits", "descriptors"],
-        kind: "json",
-        default: "",
-        defaultNote: "built from the three limits above",
-        description: `Advanced: the whole descriptor list as JSON, e.g. \`${DESCRIPTOR_LIST_EXAMPLE}\` (\`value\` optional: without it, the catch-all); replaces the three limit keys and \`unit\`.`,
-    },
 
     {
         group: "limits",
@@ -302,89 +214,10 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
     },
 
     // Local limit
-    {
-        group: "local",
-        key: "localBucket",
-        field: ["local", "bucket"],
-        kind: "integer",
-        default: "",
-        defaultNote: "A: `4`, B: `10`",
-        description: "Token bucket size per pod (`max_tokens` = `tokens_per_fill`).",
-    },
-    {
-        group: "local",
-        key: "localPlacement",
-        field: ["local", "placement"],
-        kind: "string",
-        description:
-            "`all-routes`: the whole filter on the sidecar's inbound HTTP chain of `localServicePort` (only that port). `single-route`: filter holds only `stat_prefix`, the bucket is set per route on virtual host `inbound|http|<localServicePort>`.",
-    },
-    {
-        group: "local",
-        key: "serviceLabel",
-        field: ["local", "serviceLabel"],
-        kind: "string",
-        description: "Value of the `app` label of the workload whose sidecar gets the local limit (spec `<service_label>`).",
-    },
-    {
-        group: "local",
-        key: "localServicePort",
-        field: ["local", "port"],
-        kind: "integer",
-        description:
-            "Port of that workload: its Service port and the container port the Service targets (the two must be equal: the bucket goes on the inbound chain of the container port, and the inbound virtual host `inbound|http|<port>` is named after the Service port).",
-    },
 
     // Names and namespaces
-    {
-        group: "names",
-        key: "meshNamespace",
-        field: ["mesh", "namespace"],
-        kind: "string",
-        description:
-            "Istio's root namespace (its `rootNamespace`): an EnvoyFilter there reaches matching pods in every namespace. Holds the mesh-wide PeerAuthentication and the mesh ConfigMap (`mutualTlsScope` `mesh`) and, with `filterNamespaces` `root`, every EnvoyFilter.",
-    },
-    {
-        group: "names",
-        key: "gatewaySelector",
-        field: ["mesh", "gatewaySelector"],
-        kind: "string",
-        description: "Label `key=value` of the ingress gateway pods the bookinfo Gateway and the global filters select.",
-    },
-    {
-        group: "names",
-        key: "gatewayNamespace",
-        field: ["mesh", "gatewayNamespace"],
-        kind: "string",
-        description:
-            "Namespace of the ingress gateway's pods; holds the gateway EnvoyFilters. When it is Istio's root namespace (the default install), a filter there reaches pods with the selector's label in every namespace: `pulumi preview` refuses when gateway pods with that label run in another namespace too.",
-    },
 
     // Shared mesh: how far the stack reaches
-    {
-        group: "sharing",
-        key: "vhostScope",
-        field: ["mesh", "vhostScope"],
-        kind: "string",
-        description:
-            "Which virtual hosts of the gateway the limits apply to. `gateway-hosts`: only the stack's own Gateway's (`<host>:<gatewayPort>` for each of `gatewayHosts`), and the rate-limit filter only on `gatewayPort`. `all`: spec 2.4 literally, virtual host `\"\"` and every listener: **every host on the gateway**, other teams' included, gets the per-path counters and, with `failureModeDeny`, fails with HTTP 500 when the service is down. Only for a gateway the stack has to itself.",
-    },
-    {
-        group: "sharing",
-        key: "filterNamespaces",
-        field: ["mesh", "filterNamespaces"],
-        kind: "string",
-        description:
-            "Where the EnvoyFilters live. `own`: the gateway filters in `gatewayNamespace`, the sidecar's local bucket in `workloadNamespace` (it then reaches only that namespace's pods). `root`: all in `meshNamespace` (spec 2.2 literally): the local bucket then reaches every `app: <serviceLabel>` pod of **every namespace**.",
-    },
-    {
-        group: "sharing",
-        key: "mutualTlsScope",
-        field: ["mesh", "mutualTlsScope"],
-        kind: "string",
-        description:
-            "With `mutualTls`: `workloads`: STRICT mutual TLS for the stack's own pods only (a PeerAuthentication `mesh-ratelimit-mtls` selecting `app.kubernetes.io/part-of=mesh-ratelimit` in each of its namespaces), whatever the mesh-wide policy says, except a mesh-wide `DISABLE` (clients would then send plain text, which these pods refuse: `pulumi preview` stops). `mesh`: spec 2.10 literally, for **the whole mesh**: PeerAuthentication `default` in `meshNamespace` (`current`) or `authPolicy: MUTUAL_TLS` in the mesh ConfigMap (`seed`); clients without sidecars anywhere in the mesh are then refused.",
-    },
 
     // Rate-limit service
     {
@@ -411,66 +244,10 @@ const CONFIG_KEY_ROWS: readonly ConfigKeyRow[] = [
         default: "",
         description: "`sentinel` only: Secret holding the Sentinels' own password (`REDIS_SENTINEL_AUTH`), when they require one.",
     },
-    {
-        group: "service",
-        key: "accessPolicies",
-        field: ["global", "accessPolicy", "enabled"],
-        kind: "boolean",
-        description:
-            "Least privilege (docs/security.md): Istio AuthorizationPolicies and Kubernetes NetworkPolicies so that only the ingress gateway (`gatewayPrincipal`, pods `gatewaySelector`) may call the rate-limit service's gRPC port and only the rate-limit service may reach the in-cluster Redis. The service and Redis always run under ServiceAccounts of their own.",
-    },
 
     // Managed API (ESP)
-    {
-        group: "managed-api",
-        key: "managedApi",
-        field: ["managedApi", "enabled"],
-        kind: "boolean",
-        description: "Deploy the managed-API service (ESP + echo backend + Ingress).",
-    },
-    {
-        group: "managed-api",
-        key: "includeIpRanges",
-        field: ["managedApi", "includeIpRanges"],
-        kind: "string",
-        default: "",
-        defaultNote: "required when `managedApi` is true",
-        description:
-            "Comma-separated CIDRs of the cluster's pod and service ranges; only these go through the sidecar, so ESP reaches Google Service Control directly (e.g. `10.4.0.0/14,10.7.240.0/20`).",
-    },
-    {
-        group: "managed-api",
-        key: "espServiceName",
-        field: ["managedApi", "serviceName"],
-        kind: "string",
-        default: "",
-        defaultNote: "required when `managedApi` is true",
-        description: "Cloud Endpoints service name passed to ESP as `--service` (e.g. `echo-api.endpoints.PROJECT.cloud.goog`).",
-    },
-    {
-        group: "managed-api",
-        key: "mutualTls",
-        field: ["mesh", "mutualTls"],
-        kind: "boolean",
-        description: "Mutual TLS for the stack's traffic (spec 2.10), as wide as `mutualTlsScope` says: by default STRICT for the stack's own pods only.",
-    },
 
     // Operations
-    {
-        group: "operations",
-        key: "bookinfo",
-        field: ["bookinfo", "mode"],
-        kind: "string",
-        description:
-            "`deploy`: the stack deploys bookinfo (ServiceAccounts, Services, Deployments, Gateway, VirtualService) in `workloadNamespace`. `existing`: bookinfo already runs there (Istio's own sample, with its Gateway and VirtualService named by `gatewayName`, `virtualServiceName`): the stack creates none of it and deploys only the limits on it (variant B only: Istio's sample VirtualService has no `api` route). Preview refuses to create bookinfo over objects that already exist.",
-    },
-    {
-        group: "operations",
-        key: "awaitRollout",
-        field: ["awaitRollout"],
-        kind: "boolean",
-        description: "Wait for Deployments to become ready. `false` adds `pulumi.com/skipAwait` (for clusters without nodes, or GitOps-style applies).",
-    },
 ];
 
 /**
@@ -485,6 +262,11 @@ interface StackWords {
 }
 
 const STACK_EXTRAS: readonly StackWords[] = [
+    {
+        field: ["limits", "descriptors"],
+        defaultNote: "built from the three limits above",
+        extra: `As JSON, e.g. \`${DESCRIPTOR_LIST_EXAMPLE}\` (\`value\` optional: without it, the catch-all).`,
+    },
     {
         field: ["global", "clientPrefix", "v4"],
         extra: "For every per-client counter: the per-client fallback counter of paths over 1024 bytes, and rules' `perClientAddress` (Envoy's `masked_remote_address`).",
@@ -516,11 +298,6 @@ const STACK_EXTRAS: readonly StackWords[] = [
     },
     { field: ["global", "redis", "tls"], extra: "Existing Redis only (`REDIS_TLS`), to the servers and the Sentinels." },
     { field: ["global", "redis", "tlsCaSecret"], extra: "With `redisTls`; mounted, `REDIS_TLS_CACERT`.", defaultNote: "the image's system roots" },
-    {
-        field: ["global", "accessPolicy", "gatewayPrincipal"],
-        extra: "Not set: the default gateway's service account in `gatewayNamespace`; set, its namespace must be `gatewayNamespace` (else the access policies would refuse the gateway). In this stack the gateway's pods are `gatewaySelector`.",
-        defaultNote: "`cluster.local/ns/<gatewayNamespace>/sa/istio-ingressgateway-service-account`",
-    },
     { field: ["local", "rateLimitHeaders"], extra: "Not in the specification." },
     { field: ["local", "shadow"], extra: "Not in the specification." },
     { field: ["global", "domain"], defaultNote: "A: `ratelimit`, B: `productpage-ratelimit`" },
@@ -541,7 +318,7 @@ const STACK_EXTRAS: readonly StackWords[] = [
 function declaredKeyDefault(d: FieldDecl<unknown>, field: ArgPath, words: StackWords | undefined): Pick<ConfigKeySpec, "default" | "defaultNote"> {
     const v = valueAtPath(KEY_DEFAULTS, field);
     if (v !== undefined) return { default: shownValue(v) };
-    const note = words?.defaultNote ?? d.defaultNote;
+    const note = words?.defaultNote ?? (d.defaultNote === undefined ? undefined : stackText(d.defaultNote));
     return note === undefined ? { default: "" } : { default: "", defaultNote: note };
 }
 

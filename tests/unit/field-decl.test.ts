@@ -12,7 +12,7 @@ import { PLATFORM_ARG_INTERFACES, PLATFORM_CALL_FIELDS } from "../../components/
 import { SERVICE_FIELDS, tuningEnv, tuningOf } from "../../components/service-fields";
 import { FieldDecl, defaultSentence, fieldDoc, givenProblems } from "../../lib/field-decl";
 import { CONFIG_KEYS, configDefault, declarationOf, keySpecOf } from "../../program/config-keys";
-import { BOOKINFO_OUT, MANAGED_API_OUT, OUT, PLATFORM_OUT, generated, generatedText, jsDoc } from "../../scripts/gen-arg-types";
+import { BOOKINFO_OUT, MANAGED_API_OUT, MESH_OUT, OUT, PLATFORM_OUT, generated, generatedText, jsDoc } from "../../scripts/gen-arg-types";
 
 /** Every plain field's declaration, by its argument path. */
 const DECLARED: [string, FieldDecl<unknown>][] = [...GLOBAL_ARG_INTERFACES, ...PLATFORM_ARG_INTERFACES].flatMap((i) =>
@@ -33,7 +33,7 @@ describe("GlobalRateLimit's fields: one declaration each", () => {
     });
 
     it("components/platform-ratelimit-args.ts is generated from the declarations too (one generator, one check); control: a changed default makes it stale", () => {
-        expect(generated().map(([out]) => out)).to.include.members([OUT, PLATFORM_OUT, BOOKINFO_OUT, MANAGED_API_OUT]);
+        expect(generated().map(([out]) => out)).to.include.members([OUT, PLATFORM_OUT, BOOKINFO_OUT, MANAGED_API_OUT, MESH_OUT]);
         expect(fs.readFileSync(PLATFORM_OUT, "utf8"), "run npm run gen:arg-types").to.equal(generatedText(PLATFORM_OUT));
         expect(generatedText(PLATFORM_OUT)).to.include("Defaults to `0.05s` (50 ms).").and.include("Defaults to the component's `failureModeDeny`.");
         const t = PLATFORM_CALL_FIELDS.timeout as { default: string };

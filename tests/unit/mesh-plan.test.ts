@@ -22,6 +22,7 @@ import { StackVariant } from "../../components/mesh-enums";
 import { LimitUnit } from "../../builders/rule-args";
 import { InputError, Problem } from "../../lib/problems";
 import { DEV } from "./helpers";
+import { MESH_OUT, generatedText } from "../../scripts/gen-arg-types";
 
 const ROOT = path.join(__dirname, "..", "..");
 const OUT = path.join(ROOT, "mesh", "mesh-ratelimit-args.ts");
@@ -49,9 +50,11 @@ function configRefusal(raw: Record<string, string>): Problem[] {
 }
 
 describe("MeshRateLimit arguments: their shape", () => {
-    it("mesh/mesh-ratelimit-args.ts is the package's own: no generator writes it, and it imports nothing of the program", () => {
+    it("mesh/mesh-ratelimit-args.ts is the package's own: generated from MeshRateLimit's declarations (mesh/mesh-fields.ts), it imports nothing of the program", () => {
         const text = fs.readFileSync(OUT, "utf8");
-        expect(text).to.not.match(/Generated|program\//);
+        expect(text).to.equal(generatedText(MESH_OUT));
+        expect(text).to.match(/^\/\/ Generated .* mesh\/mesh-fields\.ts:\n/);
+        expect(text).to.not.match(/program\//);
         expect(fs.existsSync(path.join(ROOT, "scripts", "gen-mesh-args.ts"))).to.equal(false);
     });
 

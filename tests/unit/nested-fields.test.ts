@@ -74,7 +74,9 @@ describe("GlobalRateLimit's nested fields: one declaration each", () => {
             expect(key(name).description.startsWith(d.doc), name).to.equal(true);
             expect(d.stackKey).to.equal(name);
         }
-        expect(key("gatewayPrincipal").description.startsWith(ACCESS_POLICY_FIELDS.gatewayPrincipal.doc)).to.equal(true);
+        // MeshRateLimit declares its own gatewayPrincipal (its default derived from the stack's gateway namespace): the key is that declaration's.
+        expect(key("gatewayPrincipal").description.startsWith(ACCESS_POLICY_FIELDS.gatewayPrincipal.doc)).to.equal(false);
+        expect(ACCESS_POLICY_FIELDS.gatewayPrincipal.stackKey).to.equal(undefined);
         expect([key("clientPrefixV4").kind, key("monitoringAlerts").kind, key("redisMode").kind]).to.deep.equal(["integer", "boolean", "string"]);
         expect(configDefault("redisPasswordSecretKey")).to.equal(SECRET_KEY_FIELDS.key.default);
     });

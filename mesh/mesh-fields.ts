@@ -1,0 +1,402 @@
+/**
+ * MeshRateLimit's own fields, each declared once (lib/field-decl.ts): the fields of its arguments
+ * and of its groups that no component it builds owns (a group's inherited fields are the
+ * component's, declared in the component's files). The checks (mesh-checks.ts, through the
+ * `Reader`) run these rules, mesh-defaults.ts places these defaults, the stack's keys take their
+ * names, kinds, defaults and descriptions from here (program/config-keys.ts), and
+ * mesh/mesh-ratelimit-args.ts is generated from these tables (`npm run gen:arg-types`). The rules
+ * are mesh-field-rules.ts's. Pure.
+ */
+import { LimitUnit } from "../builders/rule-args";
+import { GLOBAL_ARGS_FIELDS } from "../components/global-ratelimit-fields";
+import { ApiProfileName, BookinfoMode, FilterNamespaces, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
+import { BOOKINFO_PORT } from "../builders/bookinfo";
+import { DEFAULTS } from "../components/defaults";
+import { FieldDecl, NestedDecl, booleanRule, dnsNameRule, field, nested, uncheckedRule } from "../lib/field-decl";
+import { bucketPortRule, bucketRule, choiceRule, labelRule, labelValueRule, listed, requestsPerUnitRule, urlPathRule } from "./mesh-field-rules";
+import { BOOKINFO_ARGS_FIELDS } from "../components/bookinfo-fields";
+
+/** Bookinfo's Gateway selector as one label `key=value`, as MeshRateLimit's `mesh.gatewaySelector` takes it. */
+const GATEWAY_SELECTOR = Object.entries(BOOKINFO_ARGS_FIELDS.gatewaySelector.default)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
+
+/** Where a field of the stack goes, when it only shapes what MeshRateLimit builds. */
+const built = (what: string) => ({ object: what });
+
+/** The fields of `MeshRateLimitArgs`, in the interface's order. */
+export const MESH_TOP_FIELDS = {
+    variant: field<StackVariant>({
+        doc: "Preset of the specification: `A` (domain `ratelimit`, `api` route limit, bucket 4) or `B` (domain `productpage-ratelimit`, no route split, bucket 10).",
+        type: "StackVariant",
+        default: StackVariant.A,
+        rule: choiceRule(StackVariant),
+        goesTo: built("the variant's presets: the domain, the api route limit, the bucket"),
+        stackKey: "variant",
+        stackGroup: "variant",
+    }),
+    apiProfile: field<ApiProfileName>({
+        doc: "`current`: API versions today's clusters serve (networking.k8s.io/v1 Ingress, PeerAuthentication). `seed`: exactly the versions the specification names (extensions/v1beta1 Ingress, `authPolicy` in the mesh ConfigMap).",
+        type: "ApiProfileName",
+        default: DEFAULTS.apiProfile,
+        rule: choiceRule(ApiProfileName),
+        goesTo: built("the API versions of the Ingress and of mutual TLS"),
+        stackKey: "apiProfile",
+        stackGroup: "variant",
+    }),
+    awaitRollout: field({
+        doc: "Wait for Deployments to become ready. `false` adds `pulumi.com/skipAwait` (for clusters without nodes, or GitOps-style applies).",
+        type: "boolean",
+        default: DEFAULTS.awaitRollout,
+        rule: booleanRule(),
+        goesTo: built("the Deployments' `pulumi.com/skipAwait` annotation"),
+        stackKey: "awaitRollout",
+        stackGroup: "operations",
+    }),
+    paths: nested({ doc: "The bookinfo paths the specification names: the stack's routes and limits are made of them.", type: "MeshPathsArgs" }),
+    limits: nested({
+        doc: "The specification's global limits (spec 2.4, 2.6), which MeshRateLimit turns into GlobalRateLimit's rules.",
+        type: "MeshLimitsArgs",
+    }),
+    mesh: nested({
+        doc: "Where the stack sits in the mesh: Istio's root namespace, the ingress gateway, the reach of its filters, mutual TLS.",
+        type: "MeshPlacementArgs",
+    }),
+    global: nested({ doc: "The global limits' service and gateway filter: GlobalRateLimit's arguments, by GlobalRateLimit's names.", type: "MeshGlobalArgs" }),
+    local: nested({ doc: "The local token bucket on a workload's sidecar (LocalRateLimit's arguments).", type: "MeshLocalArgs" }),
+    bookinfo: nested({ doc: "The bookinfo sample the limits protect (Bookinfo's arguments).", type: "MeshBookinfoArgs" }),
+    managedApi: nested({ doc: "The managed API (ESP) in the mesh (ManagedApi's arguments).", type: "MeshManagedApiArgs" }),
+    kubeContext: field<string>({
+        doc: "kubectl context of the seed profile's mesh ConfigMap edit.",
+        type: "string",
+        defaultNote: "the current context",
+        rule: uncheckedRule("a kubectl context (MeshMutualTls checks when it is needed)"),
+        goesTo: built("MeshMutualTls's `kubeContext`"),
+    }),
+    createIngressClass: field({
+        doc: "`current` profile: create IngressClass `<managedApi.ingressClassName>` (false when the cluster has one for Istio).",
+        type: "boolean",
+        default: true,
+        rule: uncheckedRule<boolean>("true or false (handed to ManagedApi as given)"),
+        goesTo: built("ManagedApi's `createIngressClass`"),
+    }),
+    keepIngressClassOnDestroy: field({
+        doc: "`current` profile: `pulumi destroy` leaves the IngressClass the stack created (other Ingresses use it).",
+        type: "boolean",
+        default: false,
+        rule: uncheckedRule<boolean>("true or false (handed to ManagedApi as given)"),
+        goesTo: built("ManagedApi's `keepIngressClassOnDestroy`"),
+    }),
+    createPeerAuthentication: field({
+        doc: "`current` profile: create PeerAuthentication `default` (false when the mesh has a STRICT one).",
+        type: "boolean",
+        default: true,
+        rule: uncheckedRule<boolean>("true or false (handed to MeshMutualTls as given)"),
+        goesTo: built("MeshMutualTls's `createPeerAuthentication`"),
+    }),
+    keepPeerAuthenticationOnDestroy: field({
+        doc: "`current` profile: `pulumi destroy` leaves PeerAuthentication `default` the stack created (other workloads run under it).",
+        type: "boolean",
+        default: false,
+        rule: uncheckedRule<boolean>("true or false (handed to MeshMutualTls as given)"),
+        goesTo: built("MeshMutualTls's `keepPeerAuthenticationOnDestroy`"),
+    }),
+};
+
+/** A path of the bookinfo sample: its text, default and key. */
+function pathField(doc: string, def: string, stackKey: string, goesTo: string) {
+    return field({ doc, type: "string", default: def, rule: urlPathRule, goesTo: built(goesTo), stackKey, stackGroup: "paths" });
+}
+
+/** The fields of `MeshPathsArgs`. */
+export const MESH_PATHS_FIELDS = {
+    limited: pathField(
+        "Exact request path limited globally to `limits.limitedPath` per unit (spec `<limited_path>`).",
+        DEFAULTS.limitedPath,
+        "limitedPath",
+        "the limited path's descriptor value",
+    ),
+    page: pathField("Exact path of the product page route (spec `<page_path>`).", DEFAULTS.pagePath, "pagePath", "the VirtualService's routes"),
+    login: pathField("Exact login path (spec `<login_path>`).", DEFAULTS.loginPath, "loginPath", "the VirtualService's routes"),
+    logout: pathField("Exact logout path (spec `<logout_path>`).", DEFAULTS.logoutPath, "logoutPath", "the VirtualService's routes"),
+    staticPrefix: pathField("Path prefix of static assets (spec `<static_prefix>`).", DEFAULTS.staticPrefix, "staticPrefix", "the VirtualService's routes"),
+    apiPrefix: pathField(
+        "Path prefix of the product API (spec `<api_prefix>`).",
+        DEFAULTS.apiPrefix,
+        "apiPrefix",
+        "the VirtualService's routes and the api regex",
+    ),
+};
+
+/** Requests per unit of one of the limits. */
+function limitField(doc: string, stackKey: string, def: number) {
+    return field({ doc, type: "number", default: def, rule: requestsPerUnitRule, goesTo: LIMIT_GOES_TO, stackKey, stackGroup: "limits" });
+}
+
+/** Where a limit's requests per unit go. */
+const LIMIT_GOES_TO = { object: "a descriptor of the service config" };
+
+/** The fields of `MeshLimitsArgs`. */
+export const MESH_LIMITS_FIELDS = {
+    apiRoute: field({
+        doc: "Variant A: name of the VirtualService route that carries the route-level limit (spec 2.6). Must name one of the routes.",
+        type: "string",
+        default: DEFAULTS.apiRoute,
+        rule: uncheckedRule<string>("the name of one of the VirtualService's routes (checked against them)"),
+        goesTo: { envoy: "the route whose rate_limits the route patch sets" },
+        stackKey: "apiRoute",
+        stackGroup: "paths",
+    }),
+    apiRouteRegex: field<string>({
+        doc: "Variant A: RE2 regex (full match) on the request path without its query that produces descriptor `PATH=<apiDescriptorValue>` (with `global.pathKey` `url-path` the filter accepts an optional `?query` after it; with `literal` it is matched against `:path` as written).",
+        type: "string",
+        defaultNote: "`<apiPrefix>/[1-9][0-9]?` (n from 1 to 99)",
+        rule: uncheckedRule("an RE2 regular expression (checked with the variant and the api prefix)"),
+        goesTo: { envoy: "the route patch's header match on the path" },
+        stackKey: "apiRouteRegex",
+        stackGroup: "paths",
+    }),
+    apiDescriptorValue: field({
+        doc: "Variant A: descriptor value sent for paths matching `limits.apiRouteRegex`.",
+        type: "string",
+        default: "api",
+        rule: uncheckedRule<string>("any text but `paths.limited` (checked against it)"),
+        goesTo: { envoy: "the route patch's descriptor value" },
+        stackKey: "apiDescriptorValue",
+        stackGroup: "paths",
+    }),
+    unit: field<LimitUnit>({
+        doc: `Time unit of every global limit: ${listed(Object.values(LimitUnit))}.`,
+        type: "LimitUnit",
+        default: LimitUnit.Minute,
+        rule: choiceRule(LimitUnit),
+        goesTo: { object: "the unit of each descriptor of the service config" },
+        stackKey: "unit",
+        stackGroup: "limits",
+    }),
+    limitedPath: limitField("Requests per unit for `PATH=<limitedPath>`.", "limitedPathLimit", 1),
+    api: field<number>({
+        doc: "Variant A: requests per unit shared by every path matching `limits.apiRouteRegex`.",
+        type: "number",
+        defaultNote: "A: `2`; not allowed in B",
+        rule: requestsPerUnitRule,
+        goesTo: LIMIT_GOES_TO,
+        stackKey: "apiLimit",
+        stackGroup: "limits",
+    }),
+    catchAll: limitField("Requests per unit for any other path (each distinct path has its own counter).", "catchAllLimit", 100),
+    descriptors: field<unknown[]>({
+        doc: "Advanced: the whole descriptor list, each a `DescriptorArgs` (the specification's descriptor table); replaces `limits.limitedPath`, `limits.api` and `limits.catchAll`, and `limits.unit`.",
+        type: "DescriptorArgs[]",
+        defaultNote: "the list built from those",
+        rule: uncheckedRule("a non-empty list of descriptors (mesh/field-reader.ts `readDescriptors`, with the limits it replaces)"),
+        goesTo: { object: "the descriptors of the service config" },
+        stackKey: "descriptors",
+        stackGroup: "limits",
+    }),
+};
+
+/** The fields of `MeshPlacementArgs`. */
+export const MESH_PLACEMENT_FIELDS = {
+    namespace: field({
+        doc: "Istio's root namespace (its `rootNamespace`): an EnvoyFilter there reaches matching pods in every namespace. Holds the mesh-wide PeerAuthentication and the mesh ConfigMap (`mesh.mutualTlsScope` `mesh`) and, with `mesh.filterNamespaces` `root`, every EnvoyFilter.",
+        type: "string",
+        default: DEFAULTS.meshNamespace,
+        rule: dnsNameRule("label"),
+        goesTo: built("the namespace of the mesh-wide objects"),
+        stackKey: "meshNamespace",
+        stackGroup: "names",
+    }),
+    gatewaySelector: field({
+        doc: "Label `key=value` of the ingress gateway pods the bookinfo Gateway and the global filters select.",
+        type: "string",
+        default: GATEWAY_SELECTOR,
+        rule: labelRule,
+        goesTo: built("the Gateway's and the gateway EnvoyFilters' selector"),
+        stackKey: "gatewaySelector",
+        stackGroup: "names",
+    }),
+    gatewayNamespace: field({
+        doc: "Namespace of the ingress gateway's pods; holds the gateway EnvoyFilters. When it is Istio's root namespace (the default install), a filter there reaches pods with the selector's label in every namespace: `pulumi preview` refuses when gateway pods with that label run in another namespace too.",
+        type: "string",
+        default: DEFAULTS.gatewayNamespace,
+        rule: dnsNameRule("label"),
+        goesTo: built("the gateway EnvoyFilters' namespace"),
+        stackKey: "gatewayNamespace",
+        stackGroup: "names",
+    }),
+    vhostScope: field<VirtualHostScope>({
+        doc: "Which virtual hosts of the gateway the limits apply to. `gateway-hosts`: only the stack's own Gateway's (`<host>:<gatewayPort>` for each of `bookinfo.hosts`), and the rate-limit filter only on `bookinfo.gatewayPort`. `all`: spec 2.4 literally, virtual host `\"\"` and every listener: **every host on the gateway**, other teams' included, gets the per-path counters and, with `global.failureModeDeny`, fails with HTTP 500 when the service is down. Only for a gateway the stack has to itself.",
+        type: "VirtualHostScope",
+        default: VirtualHostScope.GatewayHosts,
+        rule: choiceRule(VirtualHostScope),
+        goesTo: { envoy: "the gateway patches' virtual hosts and listener port" },
+        stackKey: "vhostScope",
+        stackGroup: "sharing",
+    }),
+    filterNamespaces: field<FilterNamespaces>({
+        doc: "Where the EnvoyFilters live. `own`: the gateway filters in `mesh.gatewayNamespace`, the sidecar's local bucket in `bookinfo.namespace` (it then reaches only that namespace's pods). `root`: all in `mesh.namespace` (spec 2.2 literally): the local bucket then reaches every `app: <serviceLabel>` pod of **every namespace**.",
+        type: "FilterNamespaces",
+        default: FilterNamespaces.Own,
+        rule: choiceRule(FilterNamespaces),
+        goesTo: built("the EnvoyFilters' namespaces"),
+        stackKey: "filterNamespaces",
+        stackGroup: "sharing",
+    }),
+    mutualTlsScope: field<MutualTlsScope>({
+        doc: "With `mesh.mutualTls`: `workloads`: STRICT mutual TLS for the stack's own pods only (a PeerAuthentication `mesh-ratelimit-mtls` selecting `app.kubernetes.io/part-of=mesh-ratelimit` in each of its namespaces), whatever the mesh-wide policy says, except a mesh-wide `DISABLE` (clients would then send plain text, which these pods refuse: `pulumi preview` stops). `mesh`: spec 2.10 literally, for **the whole mesh**: PeerAuthentication `default` in `mesh.namespace` (`current`) or `authPolicy: MUTUAL_TLS` in the mesh ConfigMap (`seed`); clients without sidecars anywhere in the mesh are then refused.",
+        type: "MutualTlsScope",
+        default: MutualTlsScope.Workloads,
+        rule: choiceRule(MutualTlsScope),
+        goesTo: built("MeshMutualTls's `scope`"),
+        stackKey: "mutualTlsScope",
+        stackGroup: "sharing",
+    }),
+    mutualTls: field({
+        doc: "Mutual TLS for the stack's traffic (spec 2.10), as wide as `mesh.mutualTlsScope` says: by default STRICT for the stack's own pods only.",
+        type: "boolean",
+        default: true,
+        rule: booleanRule(),
+        goesTo: built("MeshMutualTls, created or not"),
+        stackKey: "mutualTls",
+        stackGroup: "managed-api",
+    }),
+};
+
+/** The fields `MeshGlobalArgs` declares itself (the others are GlobalRateLimit's). */
+export const MESH_GLOBAL_FIELDS = {
+    domain: field<string>({
+        doc: "Rate-limit domain, written once and used by both the ConfigMap and the gateway filter.",
+        type: "string",
+        defaultNote: "A: `ratelimit`, B: `productpage-ratelimit`",
+        rule: GLOBAL_ARGS_FIELDS.domain.rule,
+        goesTo: GLOBAL_ARGS_FIELDS.domain.goesTo,
+    }),
+    accessPolicy: nested({ doc: "Who may call the rate-limit service and Redis (GlobalRateLimit's `accessPolicy`).", type: "MeshAccessPolicyArgs" }),
+    monitoring: nested({ doc: "The dashboard and alert rules (GlobalRateLimit's `monitoring`).", type: "MonitoringOptionsArgs" }),
+};
+
+/** The fields of `MeshAccessPolicyArgs`. */
+export const MESH_ACCESS_FIELDS = {
+    enabled: field({
+        doc: "Least privilege (docs/security.md): Istio AuthorizationPolicies and Kubernetes NetworkPolicies so that only the ingress gateway (`global.accessPolicy.gatewayPrincipal`, pods `mesh.gatewaySelector`) may call the rate-limit service's gRPC port and only the rate-limit service may reach the in-cluster Redis. The service and Redis always run under ServiceAccounts of their own.",
+        type: "boolean",
+        default: true,
+        rule: booleanRule(),
+        goesTo: built("the AuthorizationPolicies and NetworkPolicies, created or not"),
+        stackKey: "accessPolicies",
+        stackGroup: "service",
+    }),
+    gatewayPrincipal: field<string>({
+        doc: "Istio identity (`<trust domain>/ns/<namespace>/sa/<service account>`) of the ingress gateway: the only caller the rate-limit service accepts. Not set: the default gateway's service account in `mesh.gatewayNamespace`; set, its namespace must be `mesh.gatewayNamespace` (else the access policies would refuse the gateway). Its namespace is also where the NetworkPolicy admits the gateway pods from; its trust domain names the rate-limit service's identity.",
+        type: "string",
+        defaultNote: "`cluster.local/ns/<gatewayNamespace>/sa/istio-ingressgateway-service-account`",
+        rule: uncheckedRule("an Istio principal (GlobalRateLimit checks its form; its namespace is checked against `mesh.gatewayNamespace`)"),
+        goesTo: built("the AuthorizationPolicy's principal"),
+        stackKey: "gatewayPrincipal",
+        stackGroup: "service",
+    }),
+};
+
+/** The fields `MeshLocalArgs` declares itself (the others are LocalRateLimit's). */
+export const MESH_LOCAL_FIELDS = {
+    bucket: field<number>({
+        doc: "Token bucket size per pod (`max_tokens` = `tokens_per_fill`).",
+        type: "number",
+        defaultNote: "A: `4`, B: `10`",
+        rule: bucketRule,
+        goesTo: { envoy: "the local_ratelimit filter's token_bucket max_tokens and tokens_per_fill" },
+        stackKey: "localBucket",
+        stackGroup: "local",
+    }),
+    placement: field<LocalPlacementMode>({
+        doc: "`all-routes`: the whole filter on the sidecar's inbound HTTP chain of `local.port` (only that port). `single-route`: filter holds only `stat_prefix`, the bucket is set per route on virtual host `inbound|http|<localServicePort>`.",
+        type: "LocalPlacementMode",
+        default: LocalPlacementMode.AllRoutes,
+        rule: choiceRule(LocalPlacementMode),
+        goesTo: { envoy: "where the local_ratelimit filter's bucket sits" },
+        stackKey: "localPlacement",
+        stackGroup: "local",
+    }),
+    serviceLabel: field({
+        doc: "Value of the `app` label of the workload whose sidecar gets the local limit (spec `<service_label>`).",
+        type: "string",
+        default: BOOKINFO_ARGS_FIELDS.localStatsApp.default,
+        rule: labelValueRule,
+        goesTo: built("the local EnvoyFilter's workload selector"),
+        stackKey: "serviceLabel",
+        stackGroup: "local",
+    }),
+    port: field({
+        doc: "Port of that workload: its Service port and the container port the Service targets (the two must be equal: the bucket goes on the inbound chain of the container port, and the inbound virtual host `inbound|http|<port>` is named after the Service port).",
+        type: "number",
+        default: BOOKINFO_PORT,
+        rule: bucketPortRule,
+        goesTo: { envoy: "the local EnvoyFilter's inbound listener port" },
+        stackKey: "localServicePort",
+        stackGroup: "local",
+    }),
+};
+
+/** The fields `MeshBookinfoArgs` declares itself (the others are Bookinfo's). */
+export const MESH_BOOKINFO_FIELDS = {
+    mode: field<BookinfoMode>({
+        doc: "`deploy`: the stack deploys bookinfo (ServiceAccounts, Services, Deployments, Gateway, VirtualService) in `bookinfo.namespace`. `existing`: bookinfo already runs there (Istio's own sample, with its Gateway and VirtualService named by `bookinfo.gatewayName`, `bookinfo.virtualServiceName`): the stack creates none of it and deploys only the limits on it (variant B only: Istio's sample VirtualService has no `api` route). Preview refuses to create bookinfo over objects that already exist.",
+        type: "BookinfoMode",
+        default: BookinfoMode.Deploy,
+        rule: choiceRule(BookinfoMode),
+        goesTo: built("Bookinfo, created or not"),
+        stackKey: "bookinfo",
+        stackGroup: "operations",
+    }),
+};
+
+/** The fields `MeshManagedApiArgs` declares itself (the others are ManagedApi's). */
+export const MESH_MANAGED_API_FIELDS = {
+    enabled: field({
+        doc: "Deploy the managed-API service (ESP + echo backend + Ingress).",
+        type: "boolean",
+        default: true,
+        rule: booleanRule(),
+        goesTo: built("ManagedApi, created or not"),
+        stackKey: "managedApi",
+        stackGroup: "managed-api",
+    }),
+    includeIpRanges: field<string[]>({
+        doc: "Comma-separated CIDRs of the cluster's pod and service ranges; only these go through the sidecar, so ESP reaches Google Service Control directly (e.g. `10.4.0.0/14,10.7.240.0/20`).",
+        type: "string[]",
+        defaultNote: "required when `managedApi.enabled` is true",
+        rule: uncheckedRule("CIDRs (ManagedApi checks them, when `managedApi.enabled`)"),
+        goesTo: built("the ESP pod's `traffic.sidecar.istio.io/includeOutboundIPRanges`"),
+        stackKey: "includeIpRanges",
+        stackGroup: "managed-api",
+    }),
+    serviceName: field<string>({
+        doc: "Cloud Endpoints service name passed to ESP as `--service` (e.g. `echo-api.endpoints.PROJECT.cloud.goog`).",
+        type: "string",
+        defaultNote: "required when `managedApi.enabled` is true",
+        rule: uncheckedRule("a Cloud Endpoints service name (ManagedApi checks it, when `managedApi.enabled`)"),
+        goesTo: built("ESP's `--service`"),
+        stackKey: "espServiceName",
+        stackGroup: "managed-api",
+    }),
+};
+
+/** Each table of MeshRateLimit's own fields, by the argument path of the group holding it ("" for the arguments themselves). */
+export const MESH_FIELD_TABLES: Readonly<Record<string, Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>>> = {
+    "": MESH_TOP_FIELDS,
+    paths: MESH_PATHS_FIELDS,
+    limits: MESH_LIMITS_FIELDS,
+    mesh: MESH_PLACEMENT_FIELDS,
+    global: MESH_GLOBAL_FIELDS,
+    "global.accessPolicy": MESH_ACCESS_FIELDS,
+    local: MESH_LOCAL_FIELDS,
+    bookinfo: MESH_BOOKINFO_FIELDS,
+    managedApi: MESH_MANAGED_API_FIELDS,
+};
+
+/** The declaration of MeshRateLimit's own plain field at `path` (its names), if it has one. */
+export function meshDeclarationOf(path: readonly string[]): FieldDecl<unknown> | undefined {
+    const d = MESH_FIELD_TABLES[path.slice(0, -1).join(".")]?.[path[path.length - 1]];
+    return d !== undefined && "rule" in d ? d : undefined;
+}
