@@ -120,7 +120,7 @@ function stackKeyOfPath(path: string): string | undefined {
 }
 
 /** A declaration's words as the stack says them: a choice by the value a key takes, a field of MeshRateLimit's arguments (`mesh.gatewayNamespace`) by the key that sets it. */
-function stackText(text: string): string {
+export function stackText(text: string): string {
     return text.replace(/`(\w+(?:\.\w+)+)`/g, (whole, name: string) => {
         const shown = CHOICE_VALUES[name] ?? stackKeyOfPath(name);
         return shown !== undefined ? `\`${shown}\`` : whole;

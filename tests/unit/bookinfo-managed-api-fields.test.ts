@@ -15,7 +15,7 @@ import { managedApiFieldProblems } from "../../components/managed-api-resolve";
 import { DEFAULTS } from "../../components/defaults";
 import { FieldDecl, NestedDecl, givenProblems } from "../../lib/field-decl";
 import { MESH_DEFAULTS } from "../../mesh/mesh-defaults";
-import { CONFIG_KEYS, configDefault, declarationOf } from "../../program/config-keys";
+import { CONFIG_KEYS, configDefault, declarationOf, stackText } from "../../program/config-keys";
 import { BOOKINFO_OUT, MANAGED_API_OUT, generatedText } from "../../scripts/gen-arg-types";
 
 const ESP = { serviceName: "echo-api.endpoints.p.cloud.goog", includeIpRanges: ["10.4.0.0/14"] };
@@ -73,7 +73,8 @@ describe("Bookinfo's and ManagedApi's fields: one declaration each", () => {
                 const key = byKey.get(d.stackKey!);
                 expect(key, `${path}.${k}`).to.not.equal(undefined);
                 expect(declarationOf(key!.field), `${path}.${k}`).to.equal(d);
-                expect(key!.description.startsWith(d.doc), `${path}.${k}`).to.equal(true);
+                // The declaration's words, a field of the arguments named by the key that sets it (`global.namespace` → `ratelimitNamespace`).
+                expect(key!.description.startsWith(stackText(d.doc)), `${path}.${k}`).to.equal(true);
             }
     });
 
