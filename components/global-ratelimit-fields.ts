@@ -182,8 +182,6 @@ export const GLOBAL_ARGS_FIELDS = {
         required: true,
         rule: domainRule,
         goesTo: { envoy: "the ratelimit filter's domain and the service config's" },
-        stackKey: "domain",
-        stackGroup: "limits",
     }),
     gateway: nested({ doc: "The gateway whose requests are limited.", type: "GatewayTargetArgs", required: true }),
     rules: nested({

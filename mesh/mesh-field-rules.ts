@@ -70,3 +70,6 @@ export const bucketRule = componentRule("LocalRateLimit's bucket (a whole number
 export const bucketPortRule = componentRule("LocalRateLimit's port (a whole number from 1 to 65535)", "port", (v, fb: number | undefined) =>
     bucketPortProblems(v, fb),
 );
+
+/** Where a field of the stack goes, when it only shapes what MeshRateLimit builds. */
+export const built = (what: string) => ({ object: what });

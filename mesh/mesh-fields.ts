@@ -5,24 +5,22 @@
  * `Reader`) run these rules, mesh-defaults.ts places these defaults, the stack's keys take their
  * names, kinds, defaults and descriptions from here (program/config-keys.ts), and
  * mesh/mesh-ratelimit-args.ts is generated from these tables (`npm run gen:arg-types`). The rules
- * are mesh-field-rules.ts's. Pure.
+ * are mesh-field-rules.ts's; the fields the groups declare themselves are in mesh-group-fields.ts. Pure.
  */
 import { LimitUnit } from "../builders/rule-args";
-import { GLOBAL_ARGS_FIELDS } from "../components/global-ratelimit-fields";
-import { ApiProfileName, BookinfoMode, FilterNamespaces, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
-import { BOOKINFO_PORT } from "../builders/bookinfo";
+import { ApiProfileName, FilterNamespaces, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
 import { DEFAULTS } from "../components/defaults";
 import { FieldDecl, NestedDecl, booleanRule, dnsNameRule, field, nested, uncheckedRule } from "../lib/field-decl";
-import { bucketPortRule, bucketRule, choiceRule, labelRule, labelValueRule, listed, requestsPerUnitRule, urlPathRule } from "./mesh-field-rules";
+import { built, choiceRule, labelRule, listed, requestsPerUnitRule, urlPathRule } from "./mesh-field-rules";
+import { MESH_ACCESS_FIELDS, MESH_BOOKINFO_FIELDS, MESH_GLOBAL_FIELDS, MESH_LOCAL_FIELDS, MESH_MANAGED_API_FIELDS } from "./mesh-group-fields";
+
+export { MESH_ACCESS_FIELDS, MESH_BOOKINFO_FIELDS, MESH_GLOBAL_FIELDS, MESH_LOCAL_FIELDS, MESH_MANAGED_API_FIELDS };
 import { BOOKINFO_ARGS_FIELDS } from "../components/bookinfo-fields";
 
 /** Bookinfo's Gateway selector as one label `key=value`, as MeshRateLimit's `mesh.gatewaySelector` takes it. */
 const GATEWAY_SELECTOR = Object.entries(BOOKINFO_ARGS_FIELDS.gatewaySelector.default)
     .map(([k, v]) => `${k}=${v}`)
     .join(",");
-
-/** Where a field of the stack goes, when it only shapes what MeshRateLimit builds. */
-const built = (what: string) => ({ object: what });
 
 /** The fields of `MeshRateLimitArgs`, in the interface's order. */
 export const MESH_TOP_FIELDS = {
@@ -259,125 +257,6 @@ export const MESH_PLACEMENT_FIELDS = {
         rule: booleanRule(),
         goesTo: built("MeshMutualTls, created or not"),
         stackKey: "mutualTls",
-        stackGroup: "managed-api",
-    }),
-};
-
-/** The fields `MeshGlobalArgs` declares itself (the others are GlobalRateLimit's). */
-export const MESH_GLOBAL_FIELDS = {
-    domain: field<string>({
-        doc: "Rate-limit domain, written once and used by both the ConfigMap and the gateway filter.",
-        type: "string",
-        defaultNote: "A: `ratelimit`, B: `productpage-ratelimit`",
-        rule: GLOBAL_ARGS_FIELDS.domain.rule,
-        goesTo: GLOBAL_ARGS_FIELDS.domain.goesTo,
-    }),
-    accessPolicy: nested({ doc: "Who may call the rate-limit service and Redis (GlobalRateLimit's `accessPolicy`).", type: "MeshAccessPolicyArgs" }),
-    monitoring: nested({ doc: "The dashboard and alert rules (GlobalRateLimit's `monitoring`).", type: "MonitoringOptionsArgs" }),
-};
-
-/** The fields of `MeshAccessPolicyArgs`. */
-export const MESH_ACCESS_FIELDS = {
-    enabled: field({
-        doc: "Least privilege (docs/security.md): Istio AuthorizationPolicies and Kubernetes NetworkPolicies so that only the ingress gateway (`global.accessPolicy.gatewayPrincipal`, pods `mesh.gatewaySelector`) may call the rate-limit service's gRPC port and only the rate-limit service may reach the in-cluster Redis. The service and Redis always run under ServiceAccounts of their own.",
-        type: "boolean",
-        default: true,
-        rule: booleanRule(),
-        goesTo: built("the AuthorizationPolicies and NetworkPolicies, created or not"),
-        stackKey: "accessPolicies",
-        stackGroup: "service",
-    }),
-    gatewayPrincipal: field<string>({
-        doc: "Istio identity (`<trust domain>/ns/<namespace>/sa/<service account>`) of the ingress gateway: the only caller the rate-limit service accepts. Not set: the default gateway's service account in `mesh.gatewayNamespace`; set, its namespace must be `mesh.gatewayNamespace` (else the access policies would refuse the gateway). Its namespace is also where the NetworkPolicy admits the gateway pods from; its trust domain names the rate-limit service's identity.",
-        type: "string",
-        defaultNote: "`cluster.local/ns/<gatewayNamespace>/sa/istio-ingressgateway-service-account`",
-        rule: uncheckedRule("an Istio principal (GlobalRateLimit checks its form; its namespace is checked against `mesh.gatewayNamespace`)"),
-        goesTo: built("the AuthorizationPolicy's principal"),
-        stackKey: "gatewayPrincipal",
-        stackGroup: "service",
-    }),
-};
-
-/** The fields `MeshLocalArgs` declares itself (the others are LocalRateLimit's). */
-export const MESH_LOCAL_FIELDS = {
-    bucket: field<number>({
-        doc: "Token bucket size per pod (`max_tokens` = `tokens_per_fill`).",
-        type: "number",
-        defaultNote: "A: `4`, B: `10`",
-        rule: bucketRule,
-        goesTo: { envoy: "the local_ratelimit filter's token_bucket max_tokens and tokens_per_fill" },
-        stackKey: "localBucket",
-        stackGroup: "local",
-    }),
-    placement: field<LocalPlacementMode>({
-        doc: "`all-routes`: the whole filter on the sidecar's inbound HTTP chain of `local.port` (only that port). `single-route`: filter holds only `stat_prefix`, the bucket is set per route on virtual host `inbound|http|<localServicePort>`.",
-        type: "LocalPlacementMode",
-        default: LocalPlacementMode.AllRoutes,
-        rule: choiceRule(LocalPlacementMode),
-        goesTo: { envoy: "where the local_ratelimit filter's bucket sits" },
-        stackKey: "localPlacement",
-        stackGroup: "local",
-    }),
-    serviceLabel: field({
-        doc: "Value of the `app` label of the workload whose sidecar gets the local limit (spec `<service_label>`).",
-        type: "string",
-        default: BOOKINFO_ARGS_FIELDS.localStatsApp.default,
-        rule: labelValueRule,
-        goesTo: built("the local EnvoyFilter's workload selector"),
-        stackKey: "serviceLabel",
-        stackGroup: "local",
-    }),
-    port: field({
-        doc: "Port of that workload: its Service port and the container port the Service targets (the two must be equal: the bucket goes on the inbound chain of the container port, and the inbound virtual host `inbound|http|<port>` is named after the Service port).",
-        type: "number",
-        default: BOOKINFO_PORT,
-        rule: bucketPortRule,
-        goesTo: { envoy: "the local EnvoyFilter's inbound listener port" },
-        stackKey: "localServicePort",
-        stackGroup: "local",
-    }),
-};
-
-/** The fields `MeshBookinfoArgs` declares itself (the others are Bookinfo's). */
-export const MESH_BOOKINFO_FIELDS = {
-    mode: field<BookinfoMode>({
-        doc: "`deploy`: the stack deploys bookinfo (ServiceAccounts, Services, Deployments, Gateway, VirtualService) in `bookinfo.namespace`. `existing`: bookinfo already runs there (Istio's own sample, with its Gateway and VirtualService named by `bookinfo.gatewayName`, `bookinfo.virtualServiceName`): the stack creates none of it and deploys only the limits on it (variant B only: Istio's sample VirtualService has no `api` route). Preview refuses to create bookinfo over objects that already exist.",
-        type: "BookinfoMode",
-        default: BookinfoMode.Deploy,
-        rule: choiceRule(BookinfoMode),
-        goesTo: built("Bookinfo, created or not"),
-        stackKey: "bookinfo",
-        stackGroup: "operations",
-    }),
-};
-
-/** The fields `MeshManagedApiArgs` declares itself (the others are ManagedApi's). */
-export const MESH_MANAGED_API_FIELDS = {
-    enabled: field({
-        doc: "Deploy the managed-API service (ESP + echo backend + Ingress).",
-        type: "boolean",
-        default: true,
-        rule: booleanRule(),
-        goesTo: built("ManagedApi, created or not"),
-        stackKey: "managedApi",
-        stackGroup: "managed-api",
-    }),
-    includeIpRanges: field<string[]>({
-        doc: "Comma-separated CIDRs of the cluster's pod and service ranges; only these go through the sidecar, so ESP reaches Google Service Control directly (e.g. `10.4.0.0/14,10.7.240.0/20`).",
-        type: "string[]",
-        defaultNote: "required when `managedApi.enabled` is true",
-        rule: uncheckedRule("CIDRs (ManagedApi checks them, when `managedApi.enabled`)"),
-        goesTo: built("the ESP pod's `traffic.sidecar.istio.io/includeOutboundIPRanges`"),
-        stackKey: "includeIpRanges",
-        stackGroup: "managed-api",
-    }),
-    serviceName: field<string>({
-        doc: "Cloud Endpoints service name passed to ESP as `--service` (e.g. `echo-api.endpoints.PROJECT.cloud.goog`).",
-        type: "string",
-        defaultNote: "required when `managedApi.enabled` is true",
-        rule: uncheckedRule("a Cloud Endpoints service name (ManagedApi checks it, when `managedApi.enabled`)"),
-        goesTo: built("ESP's `--service`"),
-        stackKey: "espServiceName",
         stackGroup: "managed-api",
     }),
 };

@@ -29,6 +29,7 @@ import { FieldDecl, NestedDecl, StackKeyGroup } from "../lib/field-decl";
 import {
     MESH_ACCESS_FIELDS,
     MESH_BOOKINFO_FIELDS,
+    MESH_GLOBAL_FIELDS,
     MESH_LIMITS_FIELDS,
     MESH_LOCAL_FIELDS,
     MESH_MANAGED_API_FIELDS,
@@ -82,7 +83,8 @@ export type ConfigKeyRow = Omit<ConfigKeySpec, "key" | "kind" | "default" | "des
 
 /** The declarations of the fields keys set (the components', MeshRateLimit's own), by the argument path of the table holding them ("" for the arguments themselves). */
 const DECLARED: Readonly<Record<string, Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>>> = {
-    global: { ...GLOBAL_FIELDS, ...GLOBAL_ARGS_FIELDS },
+    // MeshRateLimit's `global` extends GlobalRateLimit's options with a domain of its own (a variant's preset).
+    global: { ...GLOBAL_FIELDS, ...GLOBAL_ARGS_FIELDS, ...MESH_GLOBAL_FIELDS },
     "global.service": SERVICE_FIELDS,
     "global.perValueStore": PER_VALUE_FIELDS,
     "": { ...MESH_TOP_FIELDS },
@@ -300,7 +302,6 @@ const STACK_EXTRAS: readonly StackWords[] = [
     { field: ["global", "redis", "tlsCaSecret"], extra: "With `redisTls`; mounted, `REDIS_TLS_CACERT`.", defaultNote: "the image's system roots" },
     { field: ["local", "rateLimitHeaders"], extra: "Not in the specification." },
     { field: ["local", "shadow"], extra: "Not in the specification." },
-    { field: ["global", "domain"], defaultNote: "A: `ratelimit`, B: `productpage-ratelimit`" },
     { field: ["bookinfo", "hosts"], extra: "Comma-separated." },
     { field: ["managedApi", "namespace"], defaultNote: "`workloadNamespace`" },
     { field: ["managedApi", "ingressClassName"], extra: "In this stack an existing IngressClass of another controller is a config error." },
