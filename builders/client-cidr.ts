@@ -26,15 +26,9 @@
  * `clientCidr`; these functions take it checked).
  */
 import { RateLimitAction } from "./envoy-types";
-/** Client addresses a rule applies to. Exactly one of `cidr`, `cidrs`. */
-export interface ClientCidrArgs {
-    /** One CIDR, e.g. `10.0.0.0/8` or `2001:db8::/32` (the network's first address: no host bits set). */
-    cidr?: string;
-    /** Several CIDRs, IPv4 and IPv6 mixed, none overlapping another; each has its own counter at the rule's limit. */
-    cidrs?: string[];
-    /** Each client address within a CIDR its own counter. Defaults to `false` (one counter shared by every address of the CIDR). */
-    perAddress?: boolean;
-}
+import { ClientCidrArgs } from "./client-cidr-args";
+
+export { ClientCidrArgs };
 
 /** A parsed address: family and its bits. */
 export interface IpAddress {

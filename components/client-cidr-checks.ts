@@ -4,7 +4,8 @@
  * problem under its field (`rules[2].clientCidr.cidrs[1]`) with the value and the fix. Pure.
  */
 import { Problem } from "../lib/problems";
-import { booleanProblems } from "../lib/field-checks";
+import { givenProblems } from "../lib/field-decl";
+import { CLIENT_CIDR_FIELDS } from "./client-cidr-fields";
 import { Cidr, ClientCidrArgs, V4_MAPPED, WIDTH, formatIp, formatIpv4, listOf, networkOf, parseIp } from "../builders/client-cidr";
 
 /** Parses one CIDR; a problem (with the fix) when it is not a valid network. */
@@ -105,7 +106,7 @@ export function checkClientCidr(at: string, c: unknown, problems: Problem[]): vo
         });
         return;
     }
-    if (cc.perAddress !== undefined) problems.push(...booleanProblems(`${at}.perAddress`, cc.perAddress, false));
+    problems.push(...givenProblems(CLIENT_CIDR_FIELDS.perAddress, `${at}.perAddress`, cc.perAddress));
     if (cc.cidrs !== undefined && (!Array.isArray(cc.cidrs) || cc.cidrs.length === 0)) {
         problems.push({
             key: `${at}.cidrs`,

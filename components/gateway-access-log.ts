@@ -11,37 +11,11 @@
 import { Problem } from "../lib/problems";
 import { AccessLogFilterOptions } from "../builders/access-log";
 import { HEADER_NAME } from "./rule-field-checks";
+import { givenProblems } from "../lib/field-decl";
+import { GatewayAccessLogArgs, SecretHeaderArgs } from "./gateway-access-log-args";
+import { ACCESS_LOG_FIELDS, SECRET_HEADER_FIELDS, SecretHeaderForm } from "./gateway-access-log-fields";
 
-/** How a header that carries a secret is written to the access log. */
-export const SecretHeaderForm = {
-    /** Not at all: its key is left out of the format. */
-    Omit: "omit",
-} as const;
-export type SecretHeaderForm = (typeof SecretHeaderForm)[keyof typeof SecretHeaderForm];
-
-/** A request header that carries a secret (an API key, a token). */
-export interface SecretHeaderArgs {
-    /** The header's name in lower case, e.g. `x-api-key`. */
-    name: string;
-    /**
-     * How it is logged: `SecretHeaderForm.Omit` (`"omit"`), not at all, is the only form; a keyed
-     * hash is refused, as stock Envoy cannot write one (docs/explain-and-replay.md). A string, for
-     * the package schema. Defaults to `SecretHeaderForm.Omit`.
-     */
-    as?: string;
-}
-
-/** The gateway's access log in the format `mesh-ratelimit replay` reads (one JSON object a line). */
-export interface GatewayAccessLogArgs {
-    /** The file the gateway pods write it to. Defaults to `/dev/stdout` (their container log). */
-    path?: string;
-    /** Request headers logged beside those the rules read (names in lower case). Defaults to none. */
-    headers?: string[];
-    /** Headers never logged, even when a rule reads them. Defaults to none. */
-    secretHeaders?: SecretHeaderArgs[];
-}
-
-export const DEFAULT_ACCESS_LOG_PATH = "/dev/stdout";
+export { GatewayAccessLogArgs, SecretHeaderArgs, SecretHeaderForm };
 
 /** The access log resolved: the file and the headers logged (the gateway's pods and ports are the instance's). */
 export type ResolvedAccessLog = Pick<AccessLogFilterOptions, "path" | "headers">;
@@ -77,15 +51,7 @@ function checkedHeaders(log: GatewayAccessLogArgs, ruleHeaders: string[], proble
             secret.map((s) => s?.name),
         ).map((p) => ({ ...p, key: `${p.key}.name` })),
     );
-    secret.forEach((s, i) => {
-        if (s?.as === undefined || s.as === SecretHeaderForm.Omit) return;
-        problems.push({
-            key: `accessLog.secretHeaders[${i}].as`,
-            value: s.as,
-            problem: "is not a form the gateway can write: stock Envoy has no access-log operator, CEL function or Lua call that computes a keyed hash",
-            fix: `use SecretHeaderForm.Omit ("omit"), or leave "as" out`,
-        });
-    });
+    secret.forEach((s, i) => problems.push(...givenProblems(SECRET_HEADER_FIELDS.as, `accessLog.secretHeaders[${i}].as`, s?.as)));
     const hidden = new Set(secret.map((s) => s?.name));
     extra.forEach((n, i) => {
         if (hidden.has(n as string))
@@ -107,14 +73,8 @@ export function accessLogOf(log: GatewayAccessLogArgs | undefined, ruleHeaders: 
         return undefined;
     }
     const headers = checkedHeaders(log, ruleHeaders, problems);
-    const path = log.path ?? DEFAULT_ACCESS_LOG_PATH;
-    if (typeof path !== "string" || !path.startsWith("/") || /\s/.test(path))
-        problems.push({
-            key: "accessLog.path",
-            value: path,
-            problem: "is not an absolute file path",
-            fix: `use "${DEFAULT_ACCESS_LOG_PATH}" (the pods' container log) or a path such as "/var/log/gateway/access.json"`,
-        });
+    problems.push(...givenProblems(ACCESS_LOG_FIELDS.path, "accessLog.path", log.path));
+    const path = log.path ?? ACCESS_LOG_FIELDS.path.default;
     return { path, headers };
 }
 

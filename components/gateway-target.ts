@@ -3,62 +3,17 @@
  * Gateway API Gateway by name), in which namespace, which virtual hosts the rules act on and which
  * listener ports the rate-limit filter goes on; checked, with every problem named.
  */
-import { DEFAULTS } from "./defaults";
+import { GatewayTargetArgs } from "./gateway-target-args";
+import { GATEWAY_TARGET_FIELDS } from "./gateway-target-fields";
 import { dnsProblem, portProblem, selectorProblems } from "./arg-checks";
-import { booleanProblems } from "../lib/field-checks";
+import { givenProblems } from "../lib/field-decl";
 import { Problem } from "../lib/problems";
 import { FilterTarget, GATEWAY_NAME_LABEL } from "../builders/envoy-filters";
 import { RateLimitRuleArgs } from "../builders/rule-args";
 import { RoutePatch } from "../builders/rate-limit-entries";
 import { isGatewayHost } from "../lib/formats";
 
-/** The gateway the limits apply to: its pods, its namespace, the virtual hosts the rules may act on. */
-export interface GatewayTargetArgs {
-    /**
-     * Labels of the gateway's pods, e.g. `{ istio: "ingressgateway" }` (a gateway deployment such as
-     * Istio's default one or the istio/gateway Helm chart's). Give this or `gatewayApiName`.
-     */
-    selector?: Record<string, string>;
-    /**
-     * Name of a Kubernetes Gateway API `Gateway` (class `istio`) in `namespace`: the filters then
-     * target it (`targetRefs`) and reach exactly its pods, whatever other gateways' labels are. Give
-     * this or `selector`. Defaults to none.
-     */
-    gatewayApiName?: string;
-    /**
-     * Namespace of the gateway's pods, where the EnvoyFilters are created. In Istio's root namespace
-     * (`istio-system` by default) a selector-based filter applies to pods with those labels in
-     * **every** namespace: give the gateway pods a label of their own, or use `gatewayApiName`.
-     * Required with `gatewayApiName` (the Gateway's namespace). Defaults to `istio-system`.
-     */
-    namespace?: string;
-    /**
-     * Istio's names of the gateway's virtual hosts the rules act on, `<host>:<port>` as Istio builds
-     * them from your Gateway and VirtualService/HTTPRoute hosts: `shop.example.com:80`, or `*:8080`
-     * for host `*`; the port is the Gateway server's). Only these hosts are limited: other teams' hosts
-     * on the same gateway are never limited and never see this service's failures. A route rule's
-     * `virtualHost` must be one of them; a route rule without one applies on each. Required unless
-     * `allVirtualHosts` is true.
-     */
-    virtualHosts?: string[];
-    /**
-     * The ports the gateway pods' listeners bind, where the rate-limit filter goes (only there).
-     * Istio binds a Gateway server's port as it is, except when the gateway's Service has that port:
-     * then it binds the Service's `targetPort` (the default istio-ingressgateway Service maps 80 to
-     * 8080, so a Gateway server on port 80 gives virtual hosts `<host>:80` on listener 8080). Give the
-     * pod ports in that case, or the filter lands nowhere and the limits silently do not apply.
-     * Defaults to the ports of `virtualHosts` (right when the Gateway's port is the pods' own port, as
-     * for Istio's bookinfo gateway on 8080 and for Gateway API gateways).
-     */
-    listenerPorts?: number[];
-    /**
-     * Act on **every** virtual host of the gateway (Istio's empty name `""`) and put the rate-limit
-     * filter on every listener: other teams' hosts on the same gateway are then limited too, and fail
-     * with HTTP 500 when the service is down (`failureModeDeny`). Only for a gateway you have to
-     * yourself. Defaults to `false`.
-     */
-    allVirtualHosts?: boolean;
-}
+export { GatewayTargetArgs };
 
 /** The gateway target, checked: which pods, where, which virtual hosts and listener ports. */
 export interface ResolvedGateway {
@@ -79,8 +34,11 @@ export function isVirtualHostName(v: unknown): v is string {
     return !!m && isGatewayHost(m[1]!) && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
 }
 
+const F = GATEWAY_TARGET_FIELDS;
+
+/** The gateway target checked (its problems pushed), its defaults filled in from the declarations. */
 export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Problem[]): ResolvedGateway {
-    const none: ResolvedGateway = { target: { selector: {} }, podLabels: {}, namespace: DEFAULTS.gatewayNamespace, virtualHosts: [], all: false, ports: [] };
+    const none: ResolvedGateway = { target: { selector: {} }, podLabels: {}, namespace: F.namespace.default, virtualHosts: [], all: false, ports: [] };
     if (typeof g !== "object" || g === null) {
         problems.push({
             key: "gateway",
@@ -91,12 +49,12 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Prob
         return none;
     }
     const { target, podLabels } = gatewayPods(g, problems);
-    if (g.namespace !== undefined) problems.push(...dnsProblem("gateway.namespace", g.namespace, "label"));
-    if (g.allVirtualHosts !== undefined) problems.push(...booleanProblems("gateway.allVirtualHosts", g.allVirtualHosts, false));
-    const all = g.allVirtualHosts === true;
+    problems.push(...givenProblems(F.namespace, "gateway.namespace", g.namespace));
+    problems.push(...givenProblems(F.allVirtualHosts, "gateway.allVirtualHosts", g.allVirtualHosts));
+    const all = g.allVirtualHosts === true || (g.allVirtualHosts === undefined && F.allVirtualHosts.default);
     const valid = gatewayVirtualHosts(g, all, problems).filter(isVirtualHostName);
     const ports = gatewayListenerPorts(g, all, valid, problems);
-    return { target, podLabels, namespace: g.namespace ?? DEFAULTS.gatewayNamespace, virtualHosts: valid, all, ports };
+    return { target, podLabels, namespace: g.namespace ?? F.namespace.default, virtualHosts: valid, all, ports };
 }
 
 /** Which pods the filters reach: a Gateway API Gateway by name, or a label selector. */

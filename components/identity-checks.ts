@@ -3,88 +3,12 @@
  * the claim, the audiences, what a request without a verified identity meets, the rule fields it
  * does not combine with, and one issuer said the same way by every rule. Pure; collects problems.
  */
-import { fieldProblem, oneOfProblems } from "../lib/field-checks";
+import { fieldProblem } from "../lib/field-checks";
+import { fieldProblems, givenProblems } from "../lib/field-decl";
 import { Problem } from "../lib/problems";
-import { DEFAULT_IDENTITY_CLAIM, IdentityArgs, MissingIdentity, NO_IDENTITY_VALUE, ResolvedIdentity } from "../builders/identity-args";
-
-/** The longest issuer, claim name or audience accepted (the issuer is a descriptor value in every counter's key). */
-export const MAX_IDENTITY_TEXT = 256;
-/** A claim name Envoy's metadata path reads as one key: letters, digits, `_`, `-`, `.`, `:`, `/`. */
-export const CLAIM_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:/-]*$/;
-/** Registered claims that never key a counter per identity: numbers (never a string), or one value for every token. */
-const NOT_PER_IDENTITY: Readonly<Record<string, string>> = {
-    exp: "is a number (the expiry time), and Envoy's metadata action reads only a string: every request would count as without identity",
-    iat: "is a number (the issue time), and Envoy's metadata action reads only a string: every request would count as without identity",
-    nbf: "is a number (the not-before time), and Envoy's metadata action reads only a string: every request would count as without identity",
-    iss: "is the same for every token of the issuer: one counter for everyone",
-};
-const EXAMPLE_ISSUER = "https://auth.example.com";
-const EXAMPLE_JWKS = "https://auth.example.com/.well-known/jwks.json";
-
-/** Text without whitespace or control characters, 1 to 256 characters. */
-function plainText(v: unknown): v is string {
-    return typeof v === "string" && v.length > 0 && v.length <= MAX_IDENTITY_TEXT && !/[\s\p{Cc}]/u.test(v);
-}
-
-function checkIssuer(at: string, v: unknown, problems: Problem[]): void {
-    if (!plainText(v)) {
-        problems.push(
-            fieldProblem(
-                at,
-                v,
-                `must be the tokens' issuer (their iss claim) as the issuer writes it: 1 to ${MAX_IDENTITY_TEXT} characters, no spaces or control characters`,
-                (s) => s.set(at, EXAMPLE_ISSUER),
-            ),
-        );
-    } else if (v === NO_IDENTITY_VALUE) {
-        problems.push(fieldProblem(at, v, `is the value the rule sends for a request without a verified token`, (s) => s.set(at, EXAMPLE_ISSUER)));
-    }
-}
-
-function checkJwksUri(at: string, v: unknown, problems: Problem[]): void {
-    let url: URL | undefined;
-    try {
-        url = typeof v === "string" && !/\s/.test(v) ? new URL(v) : undefined;
-    } catch {
-        url = undefined;
-    }
-    const ok = url !== undefined && (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== "" && url.hash === "" && url.username === "";
-    if (!ok) {
-        problems.push(
-            fieldProblem(
-                at,
-                v,
-                "must be the http(s) URL where the issuer publishes its signing keys (a JSON Web Key Set), with a host, without credentials, fragment or spaces",
-                (s) => s.set(at, EXAMPLE_JWKS),
-            ),
-        );
-    }
-}
-
-function checkClaim(at: string, v: unknown, problems: Problem[]): void {
-    if (typeof v !== "string" || v.length > MAX_IDENTITY_TEXT || !CLAIM_NAME.test(v)) {
-        problems.push(
-            fieldProblem(at, v, "must name one top-level claim of the token: letters, digits, '_', '-', '.', ':', '/'", (s) =>
-                s.set(at, DEFAULT_IDENTITY_CLAIM),
-            ),
-        );
-    } else if (Object.hasOwn(NOT_PER_IDENTITY, v)) {
-        problems.push(fieldProblem(at, v, NOT_PER_IDENTITY[v]!, (s) => `${s.set(at, DEFAULT_IDENTITY_CLAIM)} (or another claim that names the caller)`));
-    }
-}
-
-function checkAudiences(at: string, v: unknown, problems: Problem[]): void {
-    if (!Array.isArray(v) || v.length === 0) {
-        problems.push(fieldProblem(at, v, "must be a non-empty list of audiences", (s) => `${s.set(at, '["my-api"]')}, or ${s.rm(at)} (any audience)`));
-        return;
-    }
-    v.forEach((a, i) => {
-        if (!plainText(a))
-            problems.push(
-                fieldProblem(`${at}[${i}]`, a, "must be an audience: 1 to 256 characters, no spaces or control characters", (s) => s.rm(`${at}[${i}]`)),
-            );
-    });
-}
+import { IdentityArgs, ResolvedIdentity } from "../builders/identity-args";
+import { IDENTITY_FIELDS, JWT_IDENTITY_FIELDS } from "./identity-fields";
+import { EXAMPLE_ISSUER, EXAMPLE_JWKS } from "./identity-field-checks";
 
 /** The rule fields that already key the counter: `identity` replaces them. */
 const KEYED_BY: readonly (readonly [string, (r: any) => boolean, string])[] = [
@@ -106,11 +30,8 @@ export function checkIdentity(at: string, r: any, problems: Problem[]): void {
         );
         return;
     }
-    checkIssuer(`${key}.jwt.issuer`, id.jwt.issuer, problems);
-    checkJwksUri(`${key}.jwt.jwksUri`, id.jwt.jwksUri, problems);
-    if (id.jwt.claim !== undefined) checkClaim(`${key}.jwt.claim`, id.jwt.claim, problems);
-    if (id.jwt.audiences !== undefined) checkAudiences(`${key}.jwt.audiences`, id.jwt.audiences, problems);
-    if (id.missing !== undefined) problems.push(...oneOfProblems(`${key}.missing`, id.missing, Object.values(MissingIdentity), MissingIdentity.PerClient));
+    for (const [k, d] of Object.entries(JWT_IDENTITY_FIELDS)) problems.push(...fieldProblems(d, `${key}.jwt.${k}`, id.jwt[k]));
+    problems.push(...givenProblems(IDENTITY_FIELDS.missing, `${key}.missing`, id.missing));
     for (const [field, has, what] of KEYED_BY) {
         if (has(r)) {
             problems.push(
@@ -149,7 +70,7 @@ export function checkIssuersAgree(rules: readonly any[], problems: Problem[]): v
     });
 }
 
-/** A checked `identity` with its defaults filled in: the claim (`sub`) and `missing` (`MissingIdentity.PerClient`). */
+/** A checked `identity` with its defaults filled in from the declarations: the claim and `missing`. */
 export function resolveIdentity(id: IdentityArgs): ResolvedIdentity {
-    return { jwt: { ...id.jwt, claim: id.jwt.claim ?? DEFAULT_IDENTITY_CLAIM }, missing: id.missing ?? MissingIdentity.PerClient };
+    return { jwt: { ...id.jwt, claim: id.jwt.claim ?? JWT_IDENTITY_FIELDS.claim.default }, missing: id.missing ?? IDENTITY_FIELDS.missing.default };
 }

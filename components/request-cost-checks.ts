@@ -4,36 +4,13 @@
  * problems, throws nothing.
  */
 import { Problem } from "../lib/problems";
-import { DEFAULT_MISSING_COST, MAX_COST, RequestCostArgs, ResolvedRequestCost } from "../builders/request-cost-args";
+import { givenProblems } from "../lib/field-decl";
+import { MAX_COST, RequestCostArgs, ResolvedRequestCost } from "../builders/request-cost-args";
+import { REQUEST_COST_FIELDS, RESPONSE_MISSING_COST } from "./request-cost-fields";
 
-/** A header name the cost can be read from: lower case token characters, no pseudo-header (`:path` is no number). */
-const COST_HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
-
+const F = REQUEST_COST_FIELDS;
 const KINDS = ["fixed", "requestHeader", "responseHeader"] as const;
-const KNOWN = new Set<string>([...KINDS, "missingCost", "maxCost"]);
-
-function wholeCost(key: string, v: unknown, problems: Problem[], example: string): void {
-    if (!Number.isSafeInteger(v) || (v as number) < 0 || (v as number) > MAX_COST) {
-        problems.push({
-            key,
-            value: v,
-            problem: `must be a whole number from 0 to ${MAX_COST} (the most Envoy adds for one request)`,
-            fix: `set ${key} to e.g. ${example}`,
-        });
-    }
-}
-
-function headerName(key: string, v: unknown, problems: Problem[], example: string): void {
-    if (typeof v !== "string" || !COST_HEADER_NAME.test(v)) {
-        const lower = typeof v === "string" ? v.trim().toLowerCase() : "";
-        problems.push({
-            key,
-            value: v,
-            problem: "must be a header name in lower case (letters, digits and !#$%&'*+.^_`|~-), not a pseudo-header",
-            fix: COST_HEADER_NAME.test(lower) ? `use "${lower}"` : `set ${key} to e.g. "${example}"`,
-        });
-    }
-}
+const KNOWN = new Set<string>(Object.keys(F));
 
 /** The problems of a rule's `cost` at `at` (e.g. `rules[2].cost`). */
 export function checkRequestCost(at: string, c: any, problems: Problem[]): void {
@@ -59,14 +36,14 @@ export function checkRequestCost(at: string, c: any, problems: Problem[]): void 
         return;
     }
     if (kinds[0] === "fixed") {
-        wholeCost(`${at}.fixed`, c.fixed, problems, "5");
+        problems.push(...givenProblems(F.fixed, `${at}.fixed`, c.fixed));
         if (c.missingCost !== undefined)
             problems.push({ key: `${at}.missingCost`, value: c.missingCost, problem: "applies only to a header cost", fix: "remove missingCost" });
         if (c.maxCost !== undefined) maxCostProblems(at, c, kinds[0], problems);
         return;
     }
-    headerName(`${at}.${kinds[0]}`, c[kinds[0]], problems, kinds[0] === "requestHeader" ? "x-cost" : "x-tokens-used");
-    if (c.missingCost !== undefined) wholeCost(`${at}.missingCost`, c.missingCost, problems, "1");
+    problems.push(...givenProblems(F[kinds[0]], `${at}.${kinds[0]}`, c[kinds[0]]));
+    problems.push(...givenProblems(F.missingCost, `${at}.missingCost`, c.missingCost));
     if (c.maxCost !== undefined) maxCostProblems(at, c, kinds[0], problems);
 }
 
@@ -121,8 +98,8 @@ export function checkCostLayout(rules: unknown, perInstance: boolean, problems: 
     });
 }
 
-/** A checked `cost` with `missingCost` filled in (its default for the kind of header cost). */
+/** A checked `cost` with `missingCost` filled in (its declared default for the kind of header cost). */
 export function resolveRequestCost(c: RequestCostArgs): ResolvedRequestCost {
-    const fallback = c.responseHeader !== undefined ? DEFAULT_MISSING_COST.responseHeader : DEFAULT_MISSING_COST.requestHeader;
+    const fallback = c.responseHeader !== undefined ? RESPONSE_MISSING_COST : F.missingCost.default;
     return { ...c, missingCost: c.missingCost ?? fallback };
 }

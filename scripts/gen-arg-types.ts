@@ -1,6 +1,6 @@
 /**
  * Writes the components' argument interfaces (`ARG_FILES`: components/*-args.ts,
- * builders/client-prefix-args.ts and mesh/mesh-ratelimit-args.ts), generated from the declarations of their fields
+ * builders/client-prefix-args.ts, client-cidr-args.ts, identity-arg-types.ts, request-cost-arg-types.ts and mesh/mesh-ratelimit-args.ts), generated from the declarations of their fields
  * (components/*-fields.ts, service-fields.ts, mesh/mesh-fields.ts), each field's JSDoc its declaration's text and default
  * ("Defaults to `X`."). The nested fields' types stay hand-written where they are declared and are
  * imported. Pulumi's analyzer reads the generated interfaces as it read the hand-written ones
@@ -19,6 +19,11 @@ import { MONITORING_ARG_INTERFACES } from "../components/ratelimit-monitoring-fi
 import { ACCESS_POLICY_ARG_INTERFACES } from "../components/access-policy-fields";
 import { CLIENT_PREFIX_ARG_INTERFACES } from "../components/client-prefix-fields";
 import { MESH_ARG_IMPORTS, MESH_ARG_INTERFACES } from "../mesh/mesh-arg-interfaces";
+import { GATEWAY_TARGET_ARG_INTERFACES } from "../components/gateway-target-fields";
+import { ACCESS_LOG_ARG_INTERFACES } from "../components/gateway-access-log-fields";
+import { CLIENT_CIDR_ARG_INTERFACES } from "../components/client-cidr-fields";
+import { IDENTITY_ARG_IMPORTS, IDENTITY_ARG_INTERFACES } from "../components/identity-fields";
+import { REQUEST_COST_ARG_INTERFACES } from "../components/request-cost-fields";
 import { ArgInterface, FieldDecl, NestedDecl, fieldDoc } from "../lib/field-decl";
 
 const at = (...p: string[]) => path.join(__dirname, "..", ...p);
@@ -156,6 +161,41 @@ const ARG_FILES: readonly ArgFile[] = [
         imports: {},
         reexports: [],
         interfaces: CLIENT_PREFIX_ARG_INTERFACES,
+    },
+    {
+        out: at("components", "gateway-target-args.ts"),
+        from: ["components/gateway-target-fields.ts"],
+        imports: {},
+        reexports: [],
+        interfaces: GATEWAY_TARGET_ARG_INTERFACES,
+    },
+    {
+        out: at("components", "gateway-access-log-args.ts"),
+        from: ["components/gateway-access-log-fields.ts"],
+        imports: {},
+        reexports: [],
+        interfaces: ACCESS_LOG_ARG_INTERFACES,
+    },
+    {
+        out: at("builders", "client-cidr-args.ts"),
+        from: ["components/client-cidr-fields.ts"],
+        imports: {},
+        reexports: [],
+        interfaces: CLIENT_CIDR_ARG_INTERFACES,
+    },
+    {
+        out: at("builders", "identity-arg-types.ts"),
+        from: ["components/identity-fields.ts"],
+        imports: IDENTITY_ARG_IMPORTS,
+        reexports: [],
+        interfaces: IDENTITY_ARG_INTERFACES,
+    },
+    {
+        out: at("builders", "request-cost-arg-types.ts"),
+        from: ["components/request-cost-fields.ts"],
+        imports: {},
+        reexports: [],
+        interfaces: REQUEST_COST_ARG_INTERFACES,
     },
 ];
 
