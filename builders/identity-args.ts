@@ -6,17 +6,9 @@
  * components/identity-fields.ts.
  */
 import { IdentityArgs, JwtIdentityArgs } from "./identity-arg-types";
+import { MissingIdentity } from "./missing-identity";
 
-/** What a rule with `identity` does with a request that carries no verified token of its issuer (or whose token lacks the claim). */
-export const MissingIdentity = {
-    /** Counted per client (`clientPrefix`) at the rule's limit: leaving the token out never escapes the limit. */
-    PerClient: "perClient",
-    /** Refused (429): the rule's counter for requests without a verified identity allows none. */
-    Refuse: "refuse",
-} as const;
-export type MissingIdentity = (typeof MissingIdentity)[keyof typeof MissingIdentity];
-
-export { IdentityArgs, JwtIdentityArgs };
+export { IdentityArgs, JwtIdentityArgs, MissingIdentity };
 
 /** A rule's `identity` as the builders read it (components/identity-checks.ts `resolveIdentity`): the claim and what a request without a verified identity meets, filled in. */
 export interface ResolvedIdentity {

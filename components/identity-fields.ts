@@ -5,7 +5,7 @@
  * fills the defaults from here. Pure.
  */
 import { ArgInterface, customRule, field, nested, oneOfRule } from "../lib/field-decl";
-import { MissingIdentity } from "../builders/identity-args";
+import { MissingIdentity } from "../builders/missing-identity";
 import { Problem } from "../lib/problems";
 import { checkAudiences, checkClaim, checkIssuer, checkJwksUri } from "./identity-field-checks";
 
@@ -75,4 +75,4 @@ export const IDENTITY_ARG_INTERFACES: readonly ArgInterface[] = [
 ];
 
 /** The imports of the generated file. */
-export const IDENTITY_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = { "./identity-args": ["MissingIdentity"] };
+export const IDENTITY_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = { "./missing-identity": ["MissingIdentity"] };
