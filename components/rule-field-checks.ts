@@ -7,6 +7,8 @@ import { Problem } from "../lib/problems";
 import { booleanProblems, fieldProblem, oneOfProblems } from "../lib/field-checks";
 import { MASKED_REMOTE_ADDRESS_KEY } from "../builders/client-cidr";
 import { checkClientCidr } from "./client-cidr-checks";
+import { givenProblems } from "../lib/field-decl";
+import { RULE_FIELDS } from "./rule-fields";
 import { MAX_HEADER_HYPHENS, METHOD_TOKEN, normalizedMethods } from "../builders/request-match";
 import { MISSING_VALUE_KEY, MissingHeader, QUERY_VALUE_KEY, REMOTE_ADDRESS_KEY, UNTRUSTED_VALUE_KEY, ValueCharset } from "../builders/rule-args";
 
@@ -243,7 +245,7 @@ export function checkOnePerValueField(at: string, r: any, problems: Problem[]): 
 
 /** `perClientAddress` and `clientCidr`, and what neither combines with. */
 export function checkRuleClient(at: string, r: any, problems: Problem[]): void {
-    if (r.perClientAddress !== undefined) problems.push(...booleanProblems(`${at}.perClientAddress`, r.perClientAddress, false));
+    problems.push(...givenProblems(RULE_FIELDS.perClientAddress, `${at}.perClientAddress`, r.perClientAddress));
     if (r.clientCidr === undefined) return;
     checkClientCidr(`${at}.clientCidr`, r.clientCidr, problems);
     if (r.perClientAddress === true) {

@@ -1,7 +1,7 @@
 /**
  * Writes the components' argument interfaces (`ARG_FILES`: components/*-args.ts,
- * builders/client-prefix-args.ts and mesh/mesh-ratelimit-args.ts), generated from the declarations of their fields
- * (components/*-fields.ts, service-fields.ts, mesh/mesh-fields.ts), each field's JSDoc its declaration's text and default
+ * builders/client-prefix-args.ts, builders/rule-types-args.ts and mesh/mesh-ratelimit-args.ts), generated from the declarations of their fields
+ * (components/*-fields.ts, service-fields.ts, rule-fields.ts, mesh/mesh-fields.ts), each field's JSDoc its declaration's text and default
  * ("Defaults to `X`."). The nested fields' types stay hand-written where they are declared and are
  * imported. Pulumi's analyzer reads the generated interfaces as it read the hand-written ones
  * (`npm run gen:package-docs`). `--check` exits 1 when a file is out of date.
@@ -18,6 +18,7 @@ import { REDIS_ARG_IMPORTS, REDIS_ARG_INTERFACES } from "../components/redis-fie
 import { MONITORING_ARG_INTERFACES } from "../components/ratelimit-monitoring-fields";
 import { ACCESS_POLICY_ARG_INTERFACES } from "../components/access-policy-fields";
 import { CLIENT_PREFIX_ARG_INTERFACES } from "../components/client-prefix-fields";
+import { RULE_ARG_IMPORTS, RULE_ARG_INTERFACES } from "../components/rule-fields";
 import { MESH_ARG_IMPORTS, MESH_ARG_INTERFACES } from "../mesh/mesh-arg-interfaces";
 import { ArgInterface, FieldDecl, NestedDecl, fieldDoc } from "../lib/field-decl";
 
@@ -156,6 +157,13 @@ const ARG_FILES: readonly ArgFile[] = [
         imports: {},
         reexports: [],
         interfaces: CLIENT_PREFIX_ARG_INTERFACES,
+    },
+    {
+        out: at("builders", "rule-types-args.ts"),
+        from: ["components/rule-fields.ts"],
+        imports: RULE_ARG_IMPORTS,
+        reexports: [],
+        interfaces: RULE_ARG_INTERFACES,
     },
 ];
 
