@@ -19,6 +19,7 @@ import { MONITORING_ARG_INTERFACES } from "../components/ratelimit-monitoring-fi
 import { ACCESS_POLICY_ARG_INTERFACES } from "../components/access-policy-fields";
 import { CLIENT_PREFIX_ARG_INTERFACES } from "../components/client-prefix-fields";
 import { RULE_ARG_IMPORTS, RULE_ARG_INTERFACES } from "../components/rule-fields";
+import { MESH_ROUTE_ARG_IMPORTS, MESH_ROUTE_ARG_INTERFACES } from "../components/mesh-route-fields";
 import { MESH_ARG_IMPORTS, MESH_ARG_INTERFACES } from "../mesh/mesh-arg-interfaces";
 import { ArgInterface, FieldDecl, NestedDecl, fieldDoc } from "../lib/field-decl";
 
@@ -164,6 +165,13 @@ const ARG_FILES: readonly ArgFile[] = [
         imports: RULE_ARG_IMPORTS,
         reexports: [],
         interfaces: RULE_ARG_INTERFACES,
+    },
+    {
+        out: at("components", "mesh-route-args.ts"),
+        from: ["components/mesh-route-fields.ts"],
+        imports: MESH_ROUTE_ARG_IMPORTS,
+        reexports: [],
+        interfaces: MESH_ROUTE_ARG_INTERFACES,
     },
 ];
 
