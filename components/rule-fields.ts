@@ -102,7 +102,8 @@ function perValueFields(charsetDoc: string, missingDoc: string, missingNote: str
             type: "MissingHeader",
             default: MissingHeader.SharedCounter,
             defaultNote: missingNote,
-            rule: { ...oneOfRule(MissingHeader, "MissingHeader"), ...withSiblings<MissingHeader>("one of its values, only with perValue") },
+            // The value's rule; that it comes with `perValue` is checked with it (rule-field-checks.ts).
+            rule: oneOfRule(MissingHeader, "MissingHeader"),
             goesTo: ACTIONS,
         }),
     };
@@ -129,7 +130,8 @@ export const HEADER_MATCH_FIELDS = {
             "`invert_match` with `treat_missing_header_as_empty`).",
         type: "boolean",
         default: false,
-        rule: withSiblings("true or false, only with value"),
+        // The value's rule; that it comes with `value` is checked with it (rule-field-checks.ts).
+        rule: booleanRule(),
         goesTo: { envoy: "the header matcher's invert_match" },
     }),
     perValue: field({
