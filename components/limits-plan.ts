@@ -10,7 +10,8 @@ import { Problem } from "../lib/problems";
 import { givenProblems } from "../lib/field-decl";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { DEFAULT_CLIENT_PREFIX } from "./client-prefix-fields";
-import { ClientPrefixArgs, DEFAULT_PATH_KEY, DEFAULT_RULE_KEY, GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rule-args";
+import { ClientPrefixArgs, DEFAULT_RULE_KEY, GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rule-args";
+import { PER_PATH_DEFAULTS } from "./rule-fields";
 import { RULE_SHAPE, checkClientPrefix, checkPerPath, resolveLimit, resolvePathLimit, resolveRule, validateRule } from "./rule-checks";
 import { ClientPrefix, CompiledLimits, GlobalLimitsPlan, buildGlobalLimits } from "../builders/rules";
 
@@ -27,7 +28,7 @@ export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimits
     const valid = (Array.isArray(rules) ? rules : []).filter((r, i) => validateRule(r, i, names, problems));
     if (Array.isArray(rules)) checkIssuersAgree(rules, problems);
     const perPath = input.perPath;
-    const pathKey = perPath?.descriptorKey ?? DEFAULT_PATH_KEY;
+    const pathKey = perPath?.descriptorKey ?? PER_PATH_DEFAULTS.descriptorKey;
     if (perPath) checkPerPath(perPath, pathKey, problems);
     // Rule names cannot start with '/', paths always do: the values never collide, but the per-path
     // catch-all would also count a rule's descriptor value. Keep them apart unless needed.
@@ -64,7 +65,7 @@ function resolvedPlan(input: GlobalLimitsInput, rules: RateLimitRuleArgs[]): Glo
         // A null entry is a problem of the checks; it must not crash the build (every problem is reported at once).
         perPath: perPath
             ? {
-                  key: perPath.descriptorKey ?? DEFAULT_PATH_KEY,
+                  key: perPath.descriptorKey ?? PER_PATH_DEFAULTS.descriptorKey,
                   paths: (perPath.paths ?? []).filter((p) => typeof p === "object" && p !== null).map(resolvePathLimit),
                   ...(perPath.eachPath ? { eachPath: resolveLimit(perPath.eachPath) } : {}),
               }

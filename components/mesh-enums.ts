@@ -1,8 +1,12 @@
 /**
  * Typed forms of the stack config values that are one of a few words or JSON, for the
- * MeshRateLimit component's arguments (mesh/mesh-ratelimit-args.ts).
+ * MeshRateLimit component's arguments (mesh/mesh-ratelimit-args.ts). `HttpRouteArgs` and `DescriptorArgs`
+ * are generated (components/mesh-route-args.ts, from components/mesh-route-fields.ts) and exported again here.
  */
-import { LimitArgs, LimitUnit } from "../builders/rule-args";
+import { LimitArgs } from "../builders/rule-args";
+import { DescriptorArgs, HttpRouteArgs } from "./mesh-route-args";
+
+export { DescriptorArgs, HttpRouteArgs };
 
 /** Preset of the specification (docs/specification.md, "The two variants"). */
 export const StackVariant = {
@@ -77,29 +81,8 @@ export const MutualTlsScope = {
 } as const;
 export type MutualTlsScope = (typeof MutualTlsScope)[keyof typeof MutualTlsScope];
 
-/** A VirtualService HTTP route of the bookinfo sample. */
-export interface HttpRouteArgs {
-    /** Route name (a route limit names it). Defaults to none. */
-    name?: string;
-    /** Exact paths. Defaults to none. */
-    exact?: string[];
-    /** Path prefixes. Defaults to none. */
-    prefix?: string[];
-}
-
-/** One entry of the rate-limit service's descriptor list (the `descriptors` key). */
-export interface DescriptorArgs {
-    /** Descriptor key: `PATH`. */
-    key: string;
-    /** Value; absent: the catch-all (every distinct value its own counter). */
-    value?: string;
-    /** Time unit. */
-    unit: LimitUnit;
-    /** Requests per unit. */
-    requestsPerUnit: number;
-}
-
 /** A descriptor's limit, as GlobalRateLimit's rules and per-path limits take it. */
 export function descriptorLimit(d: DescriptorArgs): LimitArgs {
-    return { requestsPerUnit: d.requestsPerUnit, unit: d.unit };
+    const { key: _key, value: _value, ...limit } = d;
+    return limit;
 }

@@ -5,18 +5,27 @@
  */
 import { UNSENDABLE_PATH, compileFullMatch, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
-import { booleanProblems, fieldProblem, oneOfProblems, wholeNumberProblems } from "../lib/field-checks";
-import { givenProblems } from "../lib/field-decl";
+import { booleanProblems, fieldProblem } from "../lib/field-checks";
+import { fieldProblems, givenProblems } from "../lib/field-decl";
+import {
+    HEADER_MATCH_DEFAULTS,
+    LIMIT_DEFAULTS,
+    LIMIT_FIELDS,
+    MAX_REQUESTS_PER_UNIT,
+    PER_PATH_DEFAULTS,
+    QUERY_MATCH_DEFAULTS,
+    RULE_FIELDS,
+    overUint32Problem,
+    requestsPerUnitProblems,
+} from "./rule-fields";
 import { CLIENT_PREFIX_FIELDS, DEFAULT_CLIENT_PREFIX } from "./client-prefix-fields";
 import { checkRequestCost, resolveRequestCost } from "./request-cost-checks";
 import { checkIdentity, resolveIdentity } from "./identity-checks";
 import { checkHeaderNameAndValue, checkHeaderOptions, checkOnePerValueField, checkRuleClient, checkRuleMethods, checkRuleQuery } from "./rule-field-checks";
 import {
-    DEFAULT_PATH_KEY,
     LIMIT_UNIT_SECONDS,
     LimitArgs,
     LimitUnit,
-    HeaderMatchArgs,
     MissingHeader,
     PathLimitArgs,
     PerPathLimitsArgs,
@@ -30,40 +39,21 @@ import {
 export const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export const UNITS = Object.values(LimitUnit) as string[];
 
-/** The most requests per unit the rate-limit service can count: its `requests_per_unit` is a uint32 (envoyproxy/ratelimit config). */
-export const MAX_REQUESTS_PER_UNIT = 4_294_967_295;
-
-/** The problem of a limit over the service's uint32, for the field `key` (shared with the stack's limit keys). */
-export function overUint32Problem(key: string, value: unknown): Problem {
-    return fieldProblem(
-        key,
-        value,
-        `is more than the rate-limit service can count: its requests_per_unit is a 32-bit unsigned number (at most ${MAX_REQUESTS_PER_UNIT}), and a config.yaml with more does not load`,
-        (s) => `${s.set(key, String(MAX_REQUESTS_PER_UNIT))}, or the same rate in a shorter unit`,
-    );
-}
-
-/** A limit's `requestsPerUnit`: a whole number from 1 to what the service counts (uint32). */
-export function requestsPerUnitProblems(key: string, value: unknown): Problem[] {
-    const whole = wholeNumberProblems(key, value, { min: 1, fallback: 100 });
-    return whole.length ? whole : (value as number) > MAX_REQUESTS_PER_UNIT ? [overUint32Problem(key, value)] : [];
-}
+export { MAX_REQUESTS_PER_UNIT, overUint32Problem, requestsPerUnitProblems };
 
 /** A limit: `requestsPerUnit`, `unit` and `shadow` (of a rule, a named path or every other path). */
 export function checkLimit(field: string, l: any, problems: Problem[]): void {
-    problems.push(...requestsPerUnitProblems(`${field}.requestsPerUnit`, l?.requestsPerUnit));
-    problems.push(...oneOfProblems(`${field}.unit`, l?.unit, UNITS, LimitUnit.Minute));
-    if (l?.shadow !== undefined) problems.push(...booleanProblems(`${field}.shadow`, l.shadow, false));
+    for (const [k, d] of Object.entries(LIMIT_FIELDS)) problems.push(...fieldProblems(d, `${field}.${k}`, l?.[k]));
 }
 
 /** A checked limit resolved: the one place its `requestsPerUnit` is read and its window converted to seconds. */
 export function resolveLimit(l: LimitArgs): ResolvedLimit {
-    return { requests: l.requestsPerUnit, unit: l.unit, seconds: LIMIT_UNIT_SECONDS[l.unit], shadow: l.shadow === true };
+    return { requests: l.requestsPerUnit, unit: l.unit, seconds: LIMIT_UNIT_SECONDS[l.unit], shadow: l.shadow ?? LIMIT_DEFAULTS.shadow };
 }
 
 /**
  * A checked rule with its limit, `identity`, `cost`, a header's or parameter's `whenMissing`
- * (`MissingHeader.SharedCounter`) and `valueCharset` (`ValueCharset.Utf8`), `rateLimitHeaders` (the filter's `headersOn`; `false` for a
+ * and `valueCharset` (their declared defaults, rule-fields.ts), `rateLimitHeaders` (the filter's `headersOn`; `false` for a
  * shadow rule) and a route's `virtualHost` (`""`: every virtual host) resolved; its other fields as given.
  */
 export function resolveRule(r: RateLimitRuleArgs, headersOn: boolean): ResolvedRule {
@@ -72,17 +62,20 @@ export function resolveRule(r: RateLimitRuleArgs, headersOn: boolean): ResolvedR
         ...match,
         ...(route ? { route: { name: route.name, virtualHost: route.virtualHost ?? "" } } : {}),
         rateLimitHeaders: rateLimitHeaders ?? (r.shadow === true ? false : headersOn),
-        ...(header ? { header: { ...header, ...perValueDefaults(header) } } : {}),
-        ...(query ? { query: { ...query, ...perValueDefaults(query) } } : {}),
+        ...(header ? { header: { ...header, ...perValueDefaults(header, HEADER_MATCH_DEFAULTS) } } : {}),
+        ...(query ? { query: { ...query, ...perValueDefaults(query, QUERY_MATCH_DEFAULTS) } } : {}),
         ...(identity ? { identity: resolveIdentity(identity) } : {}),
         ...(cost ? { cost: resolveRequestCost(cost) } : {}),
         ...resolveLimit(r),
     };
 }
 
-/** A header's or query parameter's per-value fields with their defaults (read only with `perValue`). */
-function perValueDefaults(f: Pick<HeaderMatchArgs, "whenMissing" | "valueCharset">): { whenMissing: MissingHeader; valueCharset: ValueCharset } {
-    return { whenMissing: f.whenMissing ?? MissingHeader.SharedCounter, valueCharset: f.valueCharset ?? ValueCharset.Utf8 };
+/** The per-value fields of a header or query parameter, with their declared defaults (read only with `perValue`). */
+type PerValueFields = { whenMissing: MissingHeader; valueCharset: ValueCharset };
+
+/** A header's or query parameter's per-value fields, each given or its declared default (`defaults`). */
+function perValueDefaults(f: Partial<PerValueFields>, defaults: PerValueFields): PerValueFields {
+    return { whenMissing: f.whenMissing ?? defaults.whenMissing, valueCharset: f.valueCharset ?? defaults.valueCharset };
 }
 
 /** A checked named path with its limit resolved. */
@@ -186,7 +179,7 @@ export function validateRule(r: any, i: number, names: Set<string>, problems: Pr
     if (r.methods !== undefined) checkRuleMethods(at, r.methods, problems);
     if (r.query !== undefined) checkRuleQuery(at, r.query, problems);
     checkOnePerValueField(at, r, problems);
-    if (r.rateLimitHeaders !== undefined) problems.push(...booleanProblems(`${at}.rateLimitHeaders`, r.rateLimitHeaders, false));
+    problems.push(...givenProblems(RULE_FIELDS.rateLimitHeaders, `${at}.rateLimitHeaders`, r.rateLimitHeaders));
     if (r.acceptEvictionRisk !== undefined) checkAcceptEvictionRisk(at, r, problems);
     checkRuleClient(at, r, problems);
     if (r.identity !== undefined) checkIdentity(at, r, problems);
@@ -206,7 +199,12 @@ export function validateRule(r: any, i: number, names: Set<string>, problems: Pr
 /** The per-path limits: a valid descriptor key, each path once and checked, at least one limit. */
 export function checkPerPath(perPath: PerPathLimitsArgs, pathKey: string, problems: Problem[]): void {
     if (typeof pathKey !== "string" || !NAME.test(pathKey)) {
-        problems.push({ key: "perPath.descriptorKey", value: pathKey, problem: "must be a non-empty descriptor key", fix: `use "${DEFAULT_PATH_KEY}"` });
+        problems.push({
+            key: "perPath.descriptorKey",
+            value: pathKey,
+            problem: "must be a non-empty descriptor key",
+            fix: `use "${PER_PATH_DEFAULTS.descriptorKey}"`,
+        });
     }
     const seen = new Set<string>();
     (perPath.paths ?? []).forEach((p, i) => {

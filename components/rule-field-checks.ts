@@ -7,8 +7,10 @@ import { Problem } from "../lib/problems";
 import { booleanProblems, fieldProblem, oneOfProblems } from "../lib/field-checks";
 import { MASKED_REMOTE_ADDRESS_KEY } from "../builders/client-cidr";
 import { checkClientCidr } from "./client-cidr-checks";
+import { givenProblems } from "../lib/field-decl";
+import { HEADER_MATCH_FIELDS, QUERY_MATCH_FIELDS, RULE_FIELDS } from "./rule-fields";
 import { MAX_HEADER_HYPHENS, METHOD_TOKEN, normalizedMethods } from "../builders/request-match";
-import { MISSING_VALUE_KEY, MissingHeader, QUERY_VALUE_KEY, REMOTE_ADDRESS_KEY, UNTRUSTED_VALUE_KEY, ValueCharset } from "../builders/rule-args";
+import { MISSING_VALUE_KEY, QUERY_VALUE_KEY, REMOTE_ADDRESS_KEY, UNTRUSTED_VALUE_KEY, ValueCharset } from "../builders/rule-args";
 
 export const HEADER_NAME = /^(:authority|:method|:scheme|[a-z0-9!#$%&'*+.^_`|~-]+)$/;
 
@@ -42,7 +44,7 @@ export function checkHeaderNameAndValue(at: string, h: any, problems: Problem[])
 
 /** The header's `invert`, `whenMissing` and `perValue`, alone and with each other and `value`. */
 export function checkHeaderOptions(at: string, h: any, problems: Problem[]): void {
-    const invertProblems = h?.invert === undefined ? [] : booleanProblems(`${at}.header.invert`, h.invert, false);
+    const invertProblems = givenProblems(HEADER_MATCH_FIELDS.invert, `${at}.header.invert`, h?.invert);
     problems.push(...invertProblems);
     if (invertProblems.length === 0 && h?.invert && h?.value === undefined) {
         problems.push({
@@ -52,7 +54,7 @@ export function checkHeaderOptions(at: string, h: any, problems: Problem[]): voi
             fix: "give header.value, or remove invert",
         });
     }
-    const missingProblems = whenMissingProblems(`${at}.header.whenMissing`, h?.whenMissing);
+    const missingProblems = givenProblems(HEADER_MATCH_FIELDS.whenMissing, `${at}.header.whenMissing`, h?.whenMissing);
     problems.push(...missingProblems);
     if (missingProblems.length === 0 && h?.whenMissing !== undefined && !h?.perValue) {
         problems.push({
@@ -83,11 +85,6 @@ export function checkHeaderOptions(at: string, h: any, problems: Problem[]): voi
     }
     checkValueCharset(`${at}.header`, h, problems);
     checkPerValue(at, "header", h, problems);
-}
-
-/** `whenMissing` (of `header` or `query`): one of MissingHeader's values, when given. */
-function whenMissingProblems(key: string, value: unknown): Problem[] {
-    return value === undefined ? [] : oneOfProblems(key, value, Object.values(MissingHeader), MissingHeader.SharedCounter);
 }
 
 /** `valueCharset` (of `header` or `query`, at `at`): one of the charsets, and only with `perValue`. */
@@ -215,7 +212,7 @@ function checkPerValue(at: string, field: "header" | "query", f: any, problems: 
 /** `query.perValue` and `query.whenMissing`, alone and with `value`. */
 function checkQueryPerValue(at: string, q: any, problems: Problem[]): void {
     checkPerValue(at, "query", q, problems);
-    const missingProblems = whenMissingProblems(`${at}.query.whenMissing`, q.whenMissing);
+    const missingProblems = givenProblems(QUERY_MATCH_FIELDS.whenMissing, `${at}.query.whenMissing`, q.whenMissing);
     problems.push(...missingProblems);
     if (missingProblems.length === 0 && q.whenMissing !== undefined && q.perValue !== true) {
         problems.push(
@@ -243,7 +240,7 @@ export function checkOnePerValueField(at: string, r: any, problems: Problem[]): 
 
 /** `perClientAddress` and `clientCidr`, and what neither combines with. */
 export function checkRuleClient(at: string, r: any, problems: Problem[]): void {
-    if (r.perClientAddress !== undefined) problems.push(...booleanProblems(`${at}.perClientAddress`, r.perClientAddress, false));
+    problems.push(...givenProblems(RULE_FIELDS.perClientAddress, `${at}.perClientAddress`, r.perClientAddress));
     if (r.clientCidr === undefined) return;
     checkClientCidr(`${at}.clientCidr`, r.clientCidr, problems);
     if (r.perClientAddress === true) {

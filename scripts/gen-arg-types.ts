@@ -1,10 +1,11 @@
 /**
- * Writes the components' argument interfaces (`ARG_FILES`: components/*-args.ts,
- * builders/client-prefix-args.ts, client-cidr-args.ts, identity-arg-types.ts, request-cost-arg-types.ts and mesh/mesh-ratelimit-args.ts), generated from the declarations of their fields
- * (components/*-fields.ts, service-fields.ts, mesh/mesh-fields.ts), each field's JSDoc its declaration's text and default
- * ("Defaults to `X`."). The nested fields' types stay hand-written where they are declared and are
- * imported. Pulumi's analyzer reads the generated interfaces as it read the hand-written ones
- * (`npm run gen:package-docs`). `--check` exits 1 when a file is out of date.
+ * Writes the package's argument interfaces (`ARG_FILES`: components/*-args.ts, builders/*-args.ts and
+ * *-arg-types.ts, mesh/mesh-ratelimit-args.ts), generated from the declarations of their fields
+ * (components/*-fields.ts, service-fields.ts, mesh/*-fields.ts), each field's JSDoc its
+ * declaration's text and default ("Defaults to `X`."). A nested field names its type, which is
+ * generated from declarations of its own, and is imported. Pulumi's analyzer reads the generated
+ * interfaces as it read hand-written ones (`npm run gen:package-docs`). `--check` exits 1 when a
+ * file is out of date.
  */
 import * as fs from "fs";
 import * as path from "path";
@@ -18,6 +19,8 @@ import { REDIS_ARG_IMPORTS, REDIS_ARG_INTERFACES } from "../components/redis-fie
 import { MONITORING_ARG_INTERFACES } from "../components/ratelimit-monitoring-fields";
 import { ACCESS_POLICY_ARG_INTERFACES } from "../components/access-policy-fields";
 import { CLIENT_PREFIX_ARG_INTERFACES } from "../components/client-prefix-fields";
+import { RULE_ARG_IMPORTS, RULE_ARG_INTERFACES } from "../components/rule-fields";
+import { MESH_ROUTE_ARG_IMPORTS, MESH_ROUTE_ARG_INTERFACES } from "../components/mesh-route-fields";
 import { MESH_ARG_IMPORTS, MESH_ARG_INTERFACES } from "../mesh/mesh-arg-interfaces";
 import { GATEWAY_TARGET_ARG_INTERFACES } from "../components/gateway-target-fields";
 import { ACCESS_LOG_ARG_INTERFACES } from "../components/gateway-access-log-fields";
@@ -196,6 +199,20 @@ const ARG_FILES: readonly ArgFile[] = [
         imports: {},
         reexports: [],
         interfaces: REQUEST_COST_ARG_INTERFACES,
+    },
+    {
+        out: at("builders", "rule-types-args.ts"),
+        from: ["components/rule-fields.ts"],
+        imports: RULE_ARG_IMPORTS,
+        reexports: [],
+        interfaces: RULE_ARG_INTERFACES,
+    },
+    {
+        out: at("components", "mesh-route-args.ts"),
+        from: ["components/mesh-route-fields.ts"],
+        imports: MESH_ROUTE_ARG_IMPORTS,
+        reexports: [],
+        interfaces: MESH_ROUTE_ARG_INTERFACES,
     },
 ];
 
