@@ -26,17 +26,7 @@ import { MONITORING_OPTION_FIELDS } from "../components/ratelimit-monitoring-fie
 import { ACCESS_POLICY_FIELDS } from "../components/access-policy-fields";
 import { CLIENT_PREFIX_FIELDS } from "../components/client-prefix-fields";
 import { FieldDecl, NestedDecl, StackKeyGroup } from "../lib/field-decl";
-import {
-    MESH_ACCESS_FIELDS,
-    MESH_BOOKINFO_FIELDS,
-    MESH_GLOBAL_FIELDS,
-    MESH_LIMITS_FIELDS,
-    MESH_LOCAL_FIELDS,
-    MESH_MANAGED_API_FIELDS,
-    MESH_PATHS_FIELDS,
-    MESH_PLACEMENT_FIELDS,
-    MESH_TOP_FIELDS,
-} from "../mesh/mesh-fields";
+import { MESH_FIELD_TABLES } from "../mesh/mesh-fields";
 
 export type ConfigKind = "string" | "integer" | "boolean" | "json";
 
@@ -67,39 +57,42 @@ function choiceText(values: readonly string[]): string {
 }
 
 /**
- * A row of the table: a key's default is its field's declared default unless the row says "" (variant
- * preset or derived). A key that sets a declared field (a component's, components/*-fields.ts;
- * MeshRateLimit's own, mesh/mesh-fields.ts) states neither its name, its kind nor its description:
- * they are the declaration's (`stackKey`, its type, its text followed by the row's `extra`), and so is
- * the note of a default the declaration derives (unless the row says it for the stack).
+ * A row of the table: a key that sets a field no declaration covers, stating its name, kind and
+ * description; its default is read from the field's declared default unless the row says "" (variant
+ * preset or derived). A key that sets a declared field has no row: it is listed from the declaration.
  */
 export type ConfigKeyRow = Omit<ConfigKeySpec, "key" | "kind" | "default" | "description"> & {
     key?: string;
     kind?: ConfigKind;
     default?: "";
     description?: string;
-    extra?: string;
 };
 
-/** The declarations of the fields keys set (the components', MeshRateLimit's own), by the argument path of the table holding them ("" for the arguments themselves). */
-const DECLARED: Readonly<Record<string, Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>>> = {
-    // MeshRateLimit's `global` extends GlobalRateLimit's options with a domain of its own (a variant's preset).
-    global: { ...GLOBAL_FIELDS, ...GLOBAL_ARGS_FIELDS, ...MESH_GLOBAL_FIELDS },
+/** The declarations of the components' fields the stack's keys set, by the argument path of MeshRateLimit's group that holds them. */
+const COMPONENT_TABLES: Readonly<Record<string, Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>>> = {
+    global: { ...GLOBAL_FIELDS, ...GLOBAL_ARGS_FIELDS },
     "global.service": SERVICE_FIELDS,
     "global.perValueStore": PER_VALUE_FIELDS,
-    "": { ...MESH_TOP_FIELDS },
-    paths: { ...MESH_PATHS_FIELDS },
-    limits: { ...MESH_LIMITS_FIELDS },
-    mesh: { ...MESH_PLACEMENT_FIELDS },
-    // MeshRateLimit's `local`, `bookinfo` and `managedApi` extend the components' options with fields of their own.
-    local: { ...LOCAL_BUCKET_FIELDS, ...MESH_LOCAL_FIELDS },
-    bookinfo: { ...BOOKINFO_OPTIONS_FIELDS, ...MESH_BOOKINFO_FIELDS },
-    managedApi: { ...MANAGED_API_OPTIONS_FIELDS, ...MESH_MANAGED_API_FIELDS },
-    "global.clientPrefix": { ...CLIENT_PREFIX_FIELDS },
-    "global.redis": { ...REDIS_FIELDS },
-    "global.monitoring": { ...MONITORING_OPTION_FIELDS },
-    "global.accessPolicy": { ...ACCESS_POLICY_FIELDS, ...MESH_ACCESS_FIELDS },
+    "global.clientPrefix": CLIENT_PREFIX_FIELDS,
+    "global.redis": REDIS_FIELDS,
+    "global.monitoring": MONITORING_OPTION_FIELDS,
+    "global.accessPolicy": ACCESS_POLICY_FIELDS,
+    local: LOCAL_BUCKET_FIELDS,
+    bookinfo: BOOKINFO_OPTIONS_FIELDS,
+    managedApi: MANAGED_API_OPTIONS_FIELDS,
 };
+
+/**
+ * The declarations of the fields keys set, by the argument path of the table holding them ("" for
+ * the arguments themselves): a group's component's fields, with MeshRateLimit's own (mesh-fields.ts
+ * `MESH_FIELD_TABLES`) over them where the group declares a field of its own.
+ */
+const DECLARED: Readonly<Record<string, Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>>> = Object.fromEntries(
+    [...new Set([...Object.keys(COMPONENT_TABLES), ...Object.keys(MESH_FIELD_TABLES)])].map((path) => [
+        path,
+        { ...COMPONENT_TABLES[path], ...MESH_FIELD_TABLES[path] },
+    ]),
+);
 
 /** The declaration of the plain field a key sets, if it has one. */
 export function declarationOf(field: ArgPath): FieldDecl<unknown> | undefined {
@@ -144,27 +137,19 @@ function kindOf(d: FieldDecl<unknown>): ConfigKind {
 }
 
 /**
- * A row as its key: a declared field's name, kind and description from its declaration (the row's
- * `extra` appended), any other key's as the row states them. A row restating a declaration, or a
- * key without one stating too little, is refused.
+ * A row as its key, as the row states it. A row for a declared field (listed from its declaration),
+ * or one stating too little, is refused.
  */
 export function keySpecOf(r: ConfigKeyRow): ConfigKeySpec {
     const d = declarationOf(r.field);
-    const { extra, ...row } = r;
-    if (d === undefined) {
-        if (r.key === undefined || r.kind === undefined || r.description === undefined || extra !== undefined)
-            throw new Error(`internal: config key ${r.key ?? keyOf(r.field)} needs a name, a kind and a description of its own (no declaration)`);
-        return { ...row, key: r.key, kind: r.kind, description: r.description, default: declaredDefault(r) };
+    if (d !== undefined) {
+        if (r.key !== undefined || r.kind !== undefined || r.description !== undefined)
+            throw new Error(`internal: config key ${r.key ?? d.stackKey} restates its field's declaration (name, kind or description)`);
+        throw new Error(`internal: config key ${d.stackKey ?? keyOf(r.field)} is listed by its declaration (stackKey, stackGroup): its row restates it`);
     }
-    if (r.key !== undefined || r.kind !== undefined || r.description !== undefined)
-        throw new Error(`internal: config key ${r.key ?? d.stackKey} restates its field's declaration (name, kind or description)`);
-    if (d.stackKey === undefined) throw new Error(`internal: the declaration of ${keyOf(r.field)} names no stack key`);
-    if (d.stackGroup !== undefined) throw new Error(`internal: config key ${d.stackKey} is listed by its declaration (stackGroup): its row restates it`);
-    const description = extra === undefined ? stackDescription(d) : `${stackDescription(d)} ${extra}`;
-    // No fixed default (the variant's, or derived): "" in Pulumi.yaml, the declaration's note unless the row says it for the stack.
-    if (d.default === undefined && d.defaultNote !== undefined && r.default === undefined)
-        return { ...row, key: d.stackKey, kind: kindOf(d), description, default: "", defaultNote: row.defaultNote ?? stackText(d.defaultNote) };
-    return { ...row, key: d.stackKey, kind: kindOf(d), description, default: declaredDefault({ ...r, key: d.stackKey }) };
+    if (r.key === undefined || r.kind === undefined || r.description === undefined)
+        throw new Error(`internal: config key ${r.key ?? keyOf(r.field)} needs a name, a kind and a description of its own (no declaration)`);
+    return { ...r, key: r.key, kind: r.kind, description: r.description, default: declaredDefault(r) };
 }
 
 /**

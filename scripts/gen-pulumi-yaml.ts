@@ -9,7 +9,7 @@ import { CONFIG_KEYS, PROJECT } from "../program/config-keys";
 
 /** Why some keys are read by the program but not declared in Pulumi.yaml (written at its end). */
 export const UNDECLARED_NOTE = (keys: string[]) => [
-    `Read and validated by the program but not declared above: ${keys.join(", ")}.`,
+    `Read and validated by the program but not declared above: ${[...keys].sort().join(", ")}.`,
     "They are integers whose default depends on the variant (apiLimit A: 2, B: not allowed;",
     "localBucket A: 4, B: 10). Pulumi treats a declared key without a default as required and checks",
     'a declared default against the declared type, so neither "" nor one number could stand for',
