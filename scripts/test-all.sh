@@ -64,7 +64,7 @@ for t in $tiers; do
   case $t in
     lint) run_tier lint npm run --silent lint ;;
     typecheck) run_tier typecheck npx tsc --noEmit ;;
-    unit) run_tier unit npx mocha ;;
+    unit) run_tier unit npx mocha 'tests/unit/**/*.test.ts' ;;
     consumer|rls|istio|cluster|e2e)
       if [ -f "tests/$t/run.sh" ]; then run_tier "$t" bash "tests/$t/run.sh"
       else
