@@ -39,7 +39,7 @@ describe("GlobalRateLimit's nested fields: one declaration each", () => {
             "components/access-policy-args.ts",
             "builders/client-prefix-args.ts",
         ]);
-        for (const [out, text] of files) expect(fs.readFileSync(out, "utf8"), `${out}: run npm run gen:arg-types`).to.equal(text);
+        for (const [out, text] of files) expect(fs.readFileSync(out, "utf8"), `${out}: run npm run gen`).to.equal(text);
         const redisFile = () => generated().find(([out]) => out.endsWith("redis-options-args.ts"))![1];
         const text = redisFile();
         withDefault(REDIS_FIELDS.maxMemory, "100mb", () => expect(redisFile().replace("`100mb`", "`160mb`")).to.equal(text).and.not.equal(redisFile()));

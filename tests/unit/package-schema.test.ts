@@ -122,11 +122,11 @@ describe("component package: schema from Pulumi's analyzer", function () {
         expect(missing).to.deep.equal([]);
     });
 
-    it("the committed schema (plugin/schema.json) is the one the analyzer infers now: run npm run gen:package-docs after changing an Args interface", () => {
+    it("the committed schema (plugin/schema.json) is the one the analyzer infers now: run npm run gen after changing a declaration", () => {
         expect(fs.readFileSync(SCHEMA_OUT, "utf8")).to.equal(schemaText(schema));
     });
 
-    it("docs/package.md lists every argument from this schema (run npm run gen:package-docs)", () => {
+    it("docs/package.md lists every argument from this schema (run npm run gen)", () => {
         expect(fs.readFileSync(PACKAGE_DOCS, "utf8")).to.equal(renderPackageDocs(schema));
     });
 
