@@ -63,7 +63,7 @@ if (require.main === module) {
     const text = render(JSON.parse(fs.readFileSync(SCHEMA, "utf8")));
     if (process.argv.includes("--check")) {
         if (!fs.existsSync(OUT) || fs.readFileSync(OUT, "utf8") !== text) {
-            console.error(`${path.relative(process.cwd(), OUT)} is out of date: run npm run gen:arg-shapes`);
+            console.error(`${path.relative(process.cwd(), OUT)} is out of date: run npm run gen`);
             process.exit(1);
         }
     } else {

@@ -231,7 +231,7 @@ export function generated(): [string, string][] {
 if (require.main === module) {
     const stale = generated().filter(([out, text]) => !fs.existsSync(out) || fs.readFileSync(out, "utf8") !== text);
     if (process.argv.includes("--check")) {
-        for (const [out] of stale) console.error(`${path.relative(process.cwd(), out)} is out of date: run npm run gen:arg-types`);
+        for (const [out] of stale) console.error(`${path.relative(process.cwd(), out)} is out of date: run npm run gen`);
         if (stale.length) process.exit(1);
     } else {
         for (const [out, text] of generated()) {

@@ -102,7 +102,7 @@ if (require.main === module) {
         if (process.argv.includes("--check")) {
             const stale = (f: string, t: string) => !fs.existsSync(f) || fs.readFileSync(f, "utf8") !== t;
             if (stale(OUT, text) || stale(SCHEMA_OUT, schemaText(schema))) {
-                console.error("docs/package.md or plugin/schema.json is out of date: run npm run gen:package-docs");
+                console.error("docs/package.md or plugin/schema.json is out of date: run npm run gen");
                 process.exit(1);
             }
         } else {

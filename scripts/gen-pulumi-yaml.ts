@@ -60,7 +60,7 @@ if (require.main === module) {
     const text = pulumiYamlText();
     if (process.argv.includes("--check")) {
         if (fs.readFileSync(file, "utf8") !== text) {
-            console.error("Pulumi.yaml is out of date: run `npm run gen:pulumi-yaml`");
+            console.error("Pulumi.yaml is out of date: run `npm run gen`");
             process.exit(1);
         }
     } else {

@@ -129,7 +129,7 @@ describe("render CLI arguments", () => {
 describe("Pulumi.yaml", () => {
     it("declares every config key, in sync with program/config-keys.ts", () => {
         const file = fs.readFileSync(path.join(__dirname, "..", "..", "Pulumi.yaml"), "utf8");
-        expect(file, "run `npm run gen:pulumi-yaml`").to.equal(pulumiYamlText());
+        expect(file, "run `npm run gen`").to.equal(pulumiYamlText());
     });
 });
 
@@ -137,7 +137,7 @@ describe("docs/configuration.md", () => {
     it("documents every config key (table in sync with program/config-keys.ts)", () => {
         const { readmeWithTable } = require("../../scripts/gen-config-docs") as typeof import("../../scripts/gen-config-docs");
         const readme = fs.readFileSync(path.join(__dirname, "..", "..", "docs", "configuration.md"), "utf8");
-        expect(readme, "run `npm run gen:docs`").to.equal(readmeWithTable(readme));
+        expect(readme, "run `npm run gen`").to.equal(readmeWithTable(readme));
         for (const k of require("../../program/config-keys").CONFIG_KEYS) expect(readme).to.contain(`| \`${k.key}\` |`);
     });
 });
