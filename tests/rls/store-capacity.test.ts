@@ -16,11 +16,18 @@ import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { USER_OBJECTS, renderComponent } from "./harness/shop";
 import { renderedRatelimits } from "./harness/rendered";
-import { FloodShape, Side, decisions, startSide, stopSide } from "./harness/flood";
+import { CPUS, Side, startSide, stopSide } from "./harness/flood";
+import { runLoadgenWorkload } from "./harness/loadgen";
+import { explain } from "../../gateway-model/explain";
+import type { K8sObject } from "../../lib/k8s-object";
 import { redisInfo } from "./harness/counters";
 
-/** Every flood value is this long, and the store is sized for values of this length. */
-const VALUE_BYTES = 40;
+/**
+ * Every flood value is this long, and the store is sized for values of this length: long enough that
+ * the rule's longest key (what the preview counts) is the x-api-key chain's (119 bytes), not its
+ * fallback per client address's (117 bytes).
+ */
+const VALUE_BYTES = 80;
 const RULE: RateLimitRuleArgs = {
     name: "per-key",
     header: { name: "x-api-key", perValue: true },
@@ -29,7 +36,35 @@ const RULE: RateLimitRuleArgs = {
     acceptEvictionRisk: true,
 };
 const value = (i: number) => `k${String(i).padStart(VALUE_BYTES - 1, "0")}`;
-const SHAPE: FloodShape = { request: (i) => ({ path: "/", headers: { "x-api-key": value(i) } }) };
+
+/**
+ * `n` real decisions, one per new value from `from` on, from the project's Go load generator (64 in
+ * flight): the descriptors are the model's call for value 0 (gateway-model/explain.ts), with the
+ * value replaced (every request of the flood is the same but for it).
+ */
+async function newValues(objects: K8sObject[], side: Side, from: number, n: number): Promise<any> {
+    const call = explain(objects, "/", { headers: { "x-api-key": value(0) } }).calls[0]!;
+    const entries = call.descriptors.map((d) => d.entries);
+    expect(JSON.stringify(entries)).to.contain(value(0));
+    const requests = Array.from({ length: n }, (_, i) => JSON.parse(JSON.stringify(entries).replace(value(0), value(from + i))));
+    const args = [
+        "-target",
+        side.svc.grpcAddress,
+        "-count",
+        String(n),
+        "-warmup",
+        "0s",
+        "-duration",
+        "10m",
+        "-concurrency",
+        "64",
+        "-conns",
+        "4",
+        "-timeout",
+        "5s",
+    ];
+    return runLoadgenWorkload(call.domain, requests, args, CPUS?.perValue);
+}
 
 function argsOf(maxMemory: string): Partial<GlobalRateLimitArgs> {
     return { redis: { maxMemory }, perValueStore: { longestValueBytes: VALUE_BYTES } };
@@ -72,7 +107,7 @@ describe("rls: the counters a per-value store holds, printed at preview, against
                 let info: Record<string, string> = {};
                 while (sent < 2 * printed.held || Number(info.evicted_keys ?? 0) === 0) {
                     const n = Math.ceil(printed.held / 2);
-                    const report = await decisions(objects, side, SHAPE, sent, n);
+                    const report = await newValues(objects, side, sent, n);
                     expect(report.errors, JSON.stringify(report).slice(0, 400)).to.equal(0);
                     expect(report.ok, "each new value is one decision the service allows").to.equal(n);
                     sent += n;
