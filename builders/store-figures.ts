@@ -145,7 +145,8 @@ export function perValueFiguresText(f: PerValueRuleFigures, store: PerValueStore
 /** The most one request (or response) takes from a rule's budget with `cost`: Envoy sends at most `MAX_COST`. */
 export function mostOneRequestTakes(cost: ResolvedRequestCost): number {
     if (cost.fixed !== undefined) return cost.fixed;
-    if (cost.requestHeader !== undefined) return cost.maxCost ?? MAX_COST - 1;
+    // Without maxCost the header's largest number (9 digits) is what one request can take.
+    if (cost.requestHeader !== undefined) return cost.maxCost !== undefined ? cost.maxCost : MAX_COST - 1;
     return MAX_COST;
 }
 
