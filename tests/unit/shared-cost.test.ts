@@ -14,6 +14,7 @@ import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
 import { explainProgram, ExplainRequest } from "../../prove/api";
+import { formatExplanation } from "../../prove/format";
 import { G } from "./global-ratelimit-fixtures";
 
 const H = LimitUnit.Hour;
@@ -119,6 +120,7 @@ describe("shared cost: explain counts a platform override's cost as the gateway 
         expect(x.decisions.map((d) => d.descriptors[0]!.count)).to.deep.equal([40, 80, 120]);
         expect(x.decisions.map((d) => d.allowed)).to.deep.equal([true, true, false]);
         expect(x.decisions[2]!.refusedBy).to.deep.include({ by: "service", rule: "platform override search-ceiling", source: "platform override" });
+        expect(formatExplanation(x)).to.include("rule platform override search-ceiling: 100 per minute; this request costs 40;");
     });
 
     it("a request asking for 1,000,000 is counted maxCost (50); one without the header missingCost (1)", async () => {
