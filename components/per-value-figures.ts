@@ -57,7 +57,13 @@ function oneStoreMaxMemory(a: FiguresInput, descriptors: ConfigDescriptor[], fal
     const sizing = (p: Problem[]) => perValueSizingOf({ ...a.perValueStore, redis: undefined }, { domain: a.domain ?? "", descriptors, fallback }, p);
     if (given === undefined) return sizing(problems).maxMemory;
     // A given maxMemory must hold what the declared rate needs, as the split layout's per-value store must.
-    const need = sizing([]).maxMemory;
+    const needProblems: Problem[] = [];
+    const need = sizing(needProblems).maxMemory;
+    // A rate no Redis the component deploys can hold is refused at the rate (its fix a rate that fits), not at the memory.
+    if (needProblems.length) {
+        problems.push(...needProblems);
+        return given;
+    }
     const [givenBytes, needBytes] = [redisMemoryBytes(given), redisMemoryBytes(need)];
     if (givenBytes !== undefined && needBytes !== undefined && givenBytes < needBytes)
         problems.push(

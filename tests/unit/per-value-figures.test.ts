@@ -149,6 +149,9 @@ describe("per-value stores: an unverified per-value rule over an hour or longer 
             planGlobalRateLimit(G({ ...args, redis: { maxMemory: `${need - 1}mb` } })).problems.map((x) => x.key),
             "1mb under it",
         ).to.include("redis.maxMemory");
+        // A rate no deployed Redis holds is refused at the rate, with a rate that fits (never a maxMemory over the bound).
+        const huge = planGlobalRateLimit(G({ ...args, perValueStore: { newValuesPerSecond: 1000 } })).problems;
+        expect(huge.map((x) => x.key)).to.deep.equal(["perValueStore.newValuesPerSecond"]);
     });
 
     it("the split layout names the per-value store's maxMemory", () => {
