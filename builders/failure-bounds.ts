@@ -60,15 +60,28 @@ export function expirationJitterFor(windows: number[]): number {
 }
 
 /**
- * Bytes one counter takes in Redis (`used_memory` per key, measured on redis-server 7.0.15 with
- * jemalloc for keys of 38 to 1,061 bytes: 165 B to 1,392 B), as a bound: 128 B of key, expiry and
- * value entries plus 1.25 bytes per key byte (jemalloc's size classes round up by at most a quarter).
+ * Bytes one counter takes in Redis, as `used_memory` counts it at `maxmemory` (measured on
+ * redis-server 7.0.15 with jemalloc 5.3, counters written by INCRBY + EXPIRE until the store evicts,
+ * at 8mb, 32mb and 160mb: 142 B to 151 B for a 40-byte key, 225 B to 231 B for 120 bytes, 1,378 B to
+ * 1,407 B for 1,061 bytes; docs/proof/benchmarks.md): the key's and its expiry's dictionary entries,
+ * the value, both tables' buckets (about 100 B) and the key's allocation, which jemalloc's size
+ * classes round up by at most a quarter (1.25 B per key byte). Within 10 % above every measured size.
  */
+export const COUNTER_FIXED_BYTES = 100;
+export const COUNTER_BYTES_PER_KEY_BYTE = 1.25;
 export function counterBytes(keyBytes: number): number {
-    return Math.ceil(128 + 1.25 * keyBytes);
+    return Math.ceil(COUNTER_FIXED_BYTES + COUNTER_BYTES_PER_KEY_BYTE * keyBytes);
 }
-/** What an empty redis-server holds (about 0.9 MB measured) and its clients' buffers: added to every sizing. */
-export const REDIS_BASE_BYTES = 2 * 1024 * 1024;
+/** What a store holds besides its counters: an empty redis-server's `used_memory` (0.87 MiB measured) and its clients' buffers. */
+export const REDIS_BASE_BYTES = 1024 * 1024;
+/**
+ * Redis's use counter (LFU) of a key stops at 255: a key written by a decision's INCRBY starts at 5
+ * and, with `lfu-log-factor 0`, every access after it adds one (the EXPIRE, then each later decision's
+ * INCRBY and EXPIRE). Measured (OBJECT FREQ): 6 after one decision, 204 after 100, 255 from 126 on. A
+ * counter used this many times is as hot as the store can tell, so a flood whose values are each used
+ * as often ties with it: "k times" stops here.
+ */
+export const LFU_CEILING_USES = 126;
 
 /** What the per-value store must hold: `rate` new counters a second, each living `window + jitter` seconds. */
 export interface StoreSizing {

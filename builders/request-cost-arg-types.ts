@@ -39,4 +39,12 @@ export interface RequestCostArgs {
      * Defaults to none (up to 999,999,999).
      */
     maxCost?: number;
+    /**
+     * With `responseHeader` on a rule whose counter every client shares (no `perClientAddress`, per-value
+     * header or query, or `identity`): such a rule is refused at preview, since one response with a large
+     * number spends the budget of every client for the rest of the window (docs/security.md). `true`
+     * accepts that risk for this rule (for a backend whose number no client can make large). A
+     * request-header cost on a shared counter needs `maxCost` instead. Defaults to `false`.
+     */
+    acceptSharedBudgetRisk?: boolean;
 }

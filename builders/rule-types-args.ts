@@ -159,10 +159,10 @@ export interface RateLimitRuleArgs {
     /**
      * A per-value rule on a value any client writes (`header.perValue`, `query.perValue`) with a window of
      * an hour or longer is refused at preview unless its store is sized for it
-     * (`perValueStore.newValuesPerSecond` or a `maxMemory`): a flood of new values can make the store
-     * evict a counter and so give its budget back (docs/security.md). `true` accepts that risk for this
-     * rule (the preview still prints what a reset costs an attacker). Only on a per-value rule. Defaults
-     * to `false`.
+     * (`perValueStore.newValuesPerSecond`, which its `maxMemory` must hold; a `maxMemory` alone sizes
+     * nothing): a flood of new values can make the store evict a counter and so give its budget back
+     * (docs/security.md). `true` accepts that risk for this rule (the preview still prints what a reset
+     * costs an attacker). Only on a per-value rule. Defaults to `false`.
      */
     acceptEvictionRisk?: boolean;
 }

@@ -10,8 +10,9 @@
  */
 import { ConfigDescriptor, GlobalLimitsPlan, limitOf, ruleConfig } from "./rules";
 import { ResolvedLimit, ResolvedRule } from "./rule-args";
+import { MAX_COST, ResolvedRequestCost } from "./request-cost-args";
 import { MAX_COUNTED_PATH_BYTES, isPerValueRule, longestCounterKeyBytes } from "./counter-stores";
-import { counterBytes, countersHeld, redisMemoryBytes } from "./failure-bounds";
+import { LFU_CEILING_USES, REDIS_BASE_BYTES, counterBytes, countersHeld, redisMemoryBytes } from "./failure-bounds";
 
 /** A window from which an unverified per-value rule must be sized for (or accept the risk): one hour. */
 export const SIZED_WINDOW_SECONDS = 3600;
@@ -20,7 +21,7 @@ export const SIZED_WINDOW_SECONDS = 3600;
 export interface PerValueStore {
     /** `maxmemory` of the Redis the component deploys; undefined for an existing Redis (its owner sizes it). */
     maxMemory?: string;
-    /** Whether the user sized it (a `maxMemory` given or `newValuesPerSecond`), or it is an existing Redis. */
+    /** Whether it is sized: a declared `newValuesPerSecond` (its `maxMemory`, given or derived, checked to hold it), or an existing Redis. A `maxMemory` alone is not. */
     sized: boolean;
     /** The service's `EXPIRATION_JITTER_MAX_SECONDS`. */
     jitterSeconds: number;
@@ -48,7 +49,7 @@ export interface PerValueRuleFigures {
     countersHeld?: number;
     /** New values a second the store holds for a whole life without evicting one (all of this rule's). */
     newValuesPerSecondHeld?: number;
-    /** New values an attacker must send within a window to evict a counter used once; k times: k × this, in requests. */
+    /** New values an attacker must send within a window to evict a counter used once; k times: k × this, in requests, for k up to `LFU_CEILING_USES` (any counter costs at most that many times this). */
     toEvictUsedOnce?: number;
     /** Whether `requests` counts cost units (a rule with `cost`). */
     costed: boolean;
@@ -130,11 +131,43 @@ export function perValueFiguresText(f: PerValueRuleFigures, store: PerValueStore
     const head = `per-value limit '${f.name}' (${f.field}: ${f.requests}${f.costed ? " cost units" : ""} per ${f.unit} per ${f.value})`;
     const back = `a reset gives back up to ${f.requests} ${f.costed ? "cost units" : "requests"}`;
     if (f.countersHeld === undefined)
-        return `${head}: an existing Redis, sized by its owner: with maxmemory M bytes it holds (M - 2 MiB) / ${f.counterBytes} B counters, each living ${n(f.lifeSeconds)} s; ${back}`;
+        return `${head}: an existing Redis, sized by its owner: with maxmemory M bytes it holds (M - ${REDIS_BASE_BYTES / (1024 * 1024)} MiB) / ${f.counterBytes} B counters, each living ${n(f.lifeSeconds)} s; ${back}`;
     return (
         `${head}: the store (${store.maxMemory}, evicting the least used) holds ${n(f.countersHeld)} counters of ${f.counterBytes} B (a ${f.keyBytes}-byte key), ` +
         `${n(f.newValuesPerSecondHeld!)} new values/s for ${n(f.lifeSeconds)} s (window + ${n(f.lifeSeconds - f.windowSeconds)} s jitter); ` +
         `to evict a counter used once an attacker sends ${n(f.toEvictUsedOnce!)} new values within the window (${n(f.toEvictUsedOnce! / f.windowSeconds)}/s), ` +
-        `used k times k × ${n(f.toEvictUsedOnce!)} requests; ${back}`
+        `used k times k × ${n(f.toEvictUsedOnce!)} requests for k up to ${LFU_CEILING_USES}; a counter used ${LFU_CEILING_USES} times or more is as hot as ` +
+        `Redis's use counter can tell (it stops at 255), so ${n(LFU_CEILING_USES * f.toEvictUsedOnce!)} requests (${n(f.toEvictUsedOnce!)} values used ${LFU_CEILING_USES} times) ` +
+        `can reset any counter of it; ${back}`
     );
+}
+
+/** The most one request (or response) takes from a rule's budget with `cost`: Envoy sends at most `MAX_COST`. */
+export function mostOneRequestTakes(cost: ResolvedRequestCost): number {
+    if (cost.fixed !== undefined) return cost.fixed;
+    // Without maxCost the header's largest number (9 digits) is what one request can take.
+    if (cost.requestHeader !== undefined) return cost.maxCost !== undefined ? cost.maxCost : MAX_COST - 1;
+    return MAX_COST;
+}
+
+/**
+ * One line per rule with a cost, as the preview prints it: the most one request takes from the
+ * rule's budget, and whether that budget is every client's (one counter) or each client's own.
+ */
+export function costFigureLines(rules: readonly ResolvedRule[], prefix = ""): string[] {
+    return rules.flatMap((r, i) => {
+        if (!r.cost) return [];
+        const most = mostOneRequestTakes(r.cost);
+        const shared = !isPerValueRule(r);
+        const from =
+            r.cost.fixed !== undefined
+                ? "a fixed cost"
+                : r.cost.requestHeader !== undefined
+                  ? `request header ${r.cost.requestHeader}`
+                  : `response header ${r.cost.responseHeader}`;
+        const whose = shared
+            ? `every client shares: ${n(Math.ceil(r.requests / Math.max(1, most)))} such request${most >= r.requests ? "" : "s"} spend it for everyone until the ${r.unit} ends`
+            : "each client has (its own counter): one client spends only its own";
+        return [`cost of '${r.name}' (${prefix}rules[${i}], ${from}): one request takes at most ${n(most)} of the ${n(r.requests)} a ${r.unit} ${whose}`];
+    });
 }

@@ -76,6 +76,7 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         responseHeader: null,
         missingCost: null,
         maxCost: null,
+        acceptSharedBudgetRisk: null,
     },
     PerPathLimitsArgs: {
         descriptorKey: null,

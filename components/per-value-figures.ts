@@ -11,10 +11,10 @@ import { GlobalLimitsInput } from "../builders/rule-args";
 import { PLATFORM_DOMAIN } from "../builders/platform-filters";
 import { holdsPerValueCounters } from "../builders/counter-stores";
 import { RedisModeName } from "../builders/redis-connection";
-import { REDIS_MAXMEMORY_SHARE, REDIS_MEMORY_LIMIT_BYTES, countersHeld, evictionPolicyFor } from "../builders/failure-bounds";
+import { REDIS_MAXMEMORY_SHARE, REDIS_MEMORY_LIMIT_BYTES, countersHeld, evictionPolicyFor, redisMemoryBytes } from "../builders/failure-bounds";
 import { RateLimitServiceSettings } from "./service-settings";
 import { PER_VALUE_FIELDS } from "./service-fields";
-import { PerValueRuleFigures, PerValueStore, perValueFigures, perValueFiguresText } from "../builders/store-figures";
+import { PerValueRuleFigures, PerValueStore, costFigureLines, perValueFigures, perValueFiguresText } from "../builders/store-figures";
 import { PerValueInput, PerValueSide, perValueSizingOf } from "./per-value-store";
 import { resolveCheckedLimits } from "./limits-plan";
 import { RedisOptionsArgs } from "./redis-options";
@@ -22,7 +22,7 @@ import { RedisOptionsArgs } from "./redis-options";
 /** The figures count the limits only: what the gateway tells clients changes none of them. */
 const FIGURES_HEADERS = true;
 
-/** The per-value rules' figures and the lines the preview prints (none without a per-value rule). */
+/** The per-value rules' figures and the lines the preview prints: one per cost rule (builders/store-figures.ts costFigureLines), then one per per-value rule. */
 export interface PerValueFiguresPlan {
     store?: PerValueStore;
     figures: PerValueRuleFigures[];
@@ -52,9 +52,29 @@ export function oneStoreOf(
 function oneStoreMaxMemory(a: FiguresInput, descriptors: ConfigDescriptor[], fallback: string, problems: Problem[]): string {
     const rate = a.perValueStore?.newValuesPerSecond;
     const inCluster = (a.redis?.mode ?? RedisModeName.InCluster) === RedisModeName.InCluster;
-    if (a.redis?.maxMemory !== undefined || !inCluster || !holdsPerValueCounters(a) || !(Number.isSafeInteger(rate) && rate! > 0))
-        return a.redis?.maxMemory ?? fallback;
-    return perValueSizingOf({ ...a.perValueStore, redis: undefined }, { domain: a.domain ?? "", descriptors, fallback }, problems).maxMemory;
+    const given = a.redis?.maxMemory;
+    if (!inCluster || !holdsPerValueCounters(a) || !(Number.isSafeInteger(rate) && rate! > 0)) return given ?? fallback;
+    const sizing = (p: Problem[]) => perValueSizingOf({ ...a.perValueStore, redis: undefined }, { domain: a.domain ?? "", descriptors, fallback }, p);
+    if (given === undefined) return sizing(problems).maxMemory;
+    // A given maxMemory must hold what the declared rate needs, as the split layout's per-value store must.
+    const needProblems: Problem[] = [];
+    const need = sizing(needProblems).maxMemory;
+    // A rate no Redis the component deploys can hold is refused at the rate (its fix a rate that fits), not at the memory.
+    if (needProblems.length) {
+        problems.push(...needProblems);
+        return given;
+    }
+    const [givenBytes, needBytes] = [redisMemoryBytes(given), redisMemoryBytes(need)];
+    if (givenBytes !== undefined && needBytes !== undefined && givenBytes < needBytes)
+        problems.push(
+            fieldProblem(
+                "redis.maxMemory",
+                given,
+                `is below what perValueStore.newValuesPerSecond (${rate}/s) needs for the per-value counters' life: ${need}`,
+                (x) => `${x.set("redis.maxMemory", need)}, or ${x.rm("redis.maxMemory")}`,
+            ),
+        );
+    return given;
 }
 
 /** The store of the per-value counters: the per-value side's, else the one store (when it holds any). */
@@ -65,12 +85,13 @@ function storeOf(a: FiguresInput, s: { perValue?: PerValueSide; maxMemory: strin
     if (s.perValue) {
         const r = a.perValueStore?.redis;
         const own = inCluster(r);
-        const sized = rated || r?.maxMemory !== undefined || !own;
+        // A maxMemory alone says nothing of what it must hold: the store is sized by a declared rate (checked against it) or its owner.
+        const sized = rated || !own;
         return { ...(own ? { maxMemory: s.perValue.sizing.maxMemory } : {}), sized, jitterSeconds: s.perValue.sizing.jitterSeconds, domain };
     }
     if (!holdsPerValueCounters(a)) return undefined;
     const own = inCluster(a.redis);
-    return { ...(own ? { maxMemory: s.maxMemory } : {}), sized: rated || a.redis?.maxMemory !== undefined || !own, jitterSeconds: s.jitterSeconds, domain };
+    return { ...(own ? { maxMemory: s.maxMemory } : {}), sized: rated || !own, jitterSeconds: s.jitterSeconds, domain };
 }
 
 /** The figures of valid limits (none when the limits have problems), and a problem for each refused rule. */
@@ -84,12 +105,13 @@ export function perValueFiguresOf(
 ): PerValueFiguresPlan {
     const s = { perValue, maxMemory: r.redisMaxMemory, jitterSeconds: r.expirationJitterSeconds };
     const store = limitsValid ? storeOf(a, s) : undefined;
-    if (!store) return { figures: [], lines: [] };
+    const costs = limitsValid ? costFigureLines(limits.rules) : [];
+    if (!store) return { figures: [], lines: costs };
     // The value length the store's sizing counts with (perValueStore.longestValueBytes): the suggested fix then fits.
     const figures = perValueFigures(limits, store, a.perValueStore?.longestValueBytes ?? PER_VALUE_FIELDS.longestValueBytes.default);
     const memoryField = s.perValue ? "perValueStore.redis.maxMemory" : "redis.maxMemory";
     for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, memoryField, "perValueStore.newValuesPerSecond"));
-    return { store, figures, lines: figures.map((f) => perValueFiguresText(f, store)) };
+    return { store, figures, lines: [...costs, ...figures.map((f) => perValueFiguresText(f, store))] };
 }
 
 /**
@@ -103,36 +125,42 @@ export function platformFiguresOf(
     problems: Problem[],
 ): PerValueFiguresPlan {
     const own = (redis?.mode ?? RedisModeName.InCluster) === RedisModeName.InCluster;
-    const sized = redis?.maxMemory !== undefined || !own;
+    // The platform's store has no declared rate: only an existing Redis (sized by its owner) counts as sized.
+    const sized = !own;
     const store: PerValueStore = { ...(own ? { maxMemory: r.redisMaxMemory } : {}), sized, jitterSeconds: r.expirationJitterSeconds, domain: PLATFORM_DOMAIN };
-    const figures = sources.flatMap(({ source, limits }) =>
-        perValueFigures(resolveCheckedLimits({ ...limits, headersOn: FIGURES_HEADERS }), store, PER_VALUE_FIELDS.longestValueBytes.default).map((f) => ({
-            ...f,
-            field: `${source}.${f.field}`,
-        })),
+    const resolved = sources.map(({ source, limits }) => ({ source, limits: resolveCheckedLimits({ ...limits, headersOn: FIGURES_HEADERS }) }));
+    const figures = resolved.flatMap(({ source, limits }) =>
+        perValueFigures(limits, store, PER_VALUE_FIELDS.longestValueBytes.default).map((f) => ({ ...f, field: `${source}.${f.field}` })),
     );
     for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, "redis.maxMemory"));
-    return { store, figures, lines: figures.map((f) => perValueFiguresText(f, store)) };
+    const costs = resolved.flatMap(({ source, limits }) => costFigureLines(limits.rules, `${source}.`));
+    return { store, figures, lines: [...costs, ...figures.map((f) => perValueFiguresText(f, store))] };
 }
 
 const MIB = 1024 * 1024;
 
-/** Why an unverified per-value rule over an hour or longer is refused in a store nobody sized, and the three ways out. */
+/**
+ * Why an unverified per-value rule over an hour or longer is refused in a store nobody sized (a
+ * `maxMemory` alone sizes nothing: it says how big the store is, not what it must hold), and the ways out.
+ */
 function refusal(f: PerValueRuleFigures, store: PerValueStore, memoryField: string, rateField?: string): Problem {
     const rate = (f.newValuesPerSecondHeld ?? 0).toLocaleString("en-US", { maximumFractionDigits: 2 });
     const held = (f.countersHeld ?? 0).toLocaleString("en-US");
     // The most new values a second the largest Redis the component deploys holds for this rule's counters' life.
     const largest = Math.floor(REDIS_MEMORY_LIMIT_BYTES * REDIS_MAXMEMORY_SHARE);
     const most = Math.max(1, Math.floor(countersHeld(largest, f.keyBytes) / f.lifeSeconds));
+    const here = Math.max(1, Math.floor(f.newValuesPerSecondHeld ?? 0));
     return fieldProblem(
         f.field,
         f.name,
-        `is a per-value limit on ${f.value}, a value any client writes, over a ${f.unit}: its store (${store.maxMemory}, not sized for it) holds ` +
+        `is a per-value limit on ${f.value}, a value any client writes, over a ${f.unit}: its store (${store.maxMemory}, sized for no declared rate of new values) holds ` +
             `${held} counters of this rule, so ${held} new values within the ${f.unit} (${rate}/s over a counter's life) make it evict ` +
             `a counter used once, whose client then gets its ${f.requests} back`,
         (x) =>
             (rateField
-                ? `size the store for the new values a second you expect, e.g. ${x.set(rateField, String(most))} (the most a ${largest / MIB}mb Redis holds for this window), or `
-                : `size the store: `) + `${x.set(memoryField, `${largest / MIB}mb`)}; or accept the risk: ${x.set(`${f.field}.acceptEvictionRisk`, "true")}`,
+                ? `declare the new values a second the store must hold, e.g. ${x.set(rateField, String(here))} (what ${store.maxMemory} holds for this window; ` +
+                  `${most}/s is the most a ${largest / MIB}mb Redis holds, ${x.set(memoryField, `${largest / MIB}mb`)}), or `
+                : `give the platform an existing Redis sized by its owner (redis.mode), or `) +
+            `accept the risk: ${x.set(`${f.field}.acceptEvictionRisk`, "true")}`,
     );
 }

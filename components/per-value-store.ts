@@ -157,7 +157,7 @@ export function perValueSizingOf(
     const inCluster = (p.redis?.mode ?? RedisModeName.InCluster) === RedisModeName.InCluster;
     const arithmetic =
         need &&
-        `${rate}/s × (${lifeSeconds - jitterSeconds} s window + ${jitterSeconds} s jitter) × ${counterBytes(keyBytes)} B per counter (a ${keyBytes}-byte key) + 2 MiB = ${need.maxMemory}`;
+        `${rate}/s × (${lifeSeconds - jitterSeconds} s window + ${jitterSeconds} s jitter) × ${counterBytes(keyBytes)} B per counter (a ${keyBytes}-byte key) + ${REDIS_BASE_BYTES / (1024 * 1024)} MiB = ${need.maxMemory}`;
     if (need && inCluster && given === undefined && redisMaxMemoryProblem(need.maxMemory) !== undefined)
         problems.push(
             fieldProblem(

@@ -7,6 +7,8 @@ import { Problem } from "../lib/problems";
 import { givenProblems } from "../lib/field-decl";
 import { MAX_COST, RequestCostArgs, ResolvedRequestCost } from "../builders/request-cost-args";
 import { REQUEST_COST_FIELDS, RESPONSE_MISSING_COST } from "./request-cost-fields";
+import { isPerValueRule } from "../builders/counter-stores";
+import { booleanProblems, fieldProblem } from "../lib/field-checks";
 
 const F = REQUEST_COST_FIELDS;
 const KINDS = ["fixed", "requestHeader", "responseHeader"] as const;
@@ -37,6 +39,7 @@ export function checkRequestCost(at: string, c: any, problems: Problem[]): void 
     }
     if (kinds[0] === "fixed") {
         problems.push(...givenProblems(F.fixed, `${at}.fixed`, c.fixed));
+        if (c.acceptSharedBudgetRisk !== undefined) acceptRiskProblems(at, c, kinds[0], problems);
         if (c.missingCost !== undefined)
             problems.push({ key: `${at}.missingCost`, value: c.missingCost, problem: "applies only to a header cost", fix: "remove missingCost" });
         if (c.maxCost !== undefined) maxCostProblems(at, c, kinds[0], problems);
@@ -45,6 +48,21 @@ export function checkRequestCost(at: string, c: any, problems: Problem[]): void 
     problems.push(...givenProblems(F[kinds[0]], `${at}.${kinds[0]}`, c[kinds[0]]));
     problems.push(...givenProblems(F.missingCost, `${at}.missingCost`, c.missingCost));
     if (c.maxCost !== undefined) maxCostProblems(at, c, kinds[0], problems);
+    if (c.acceptSharedBudgetRisk !== undefined) acceptRiskProblems(at, c, kinds[0], problems);
+}
+
+/** `acceptSharedBudgetRisk`: a boolean, with `responseHeader` only (a request-header cost is bounded by `maxCost`). */
+function acceptRiskProblems(at: string, c: any, kind: string, problems: Problem[]): void {
+    const key = `${at}.acceptSharedBudgetRisk`;
+    const bad = booleanProblems(key, c.acceptSharedBudgetRisk, true);
+    if (bad.length) problems.push(...bad);
+    else if (kind !== "responseHeader")
+        problems.push({
+            key,
+            value: c.acceptSharedBudgetRisk,
+            problem: "applies only to responseHeader",
+            fix: `remove ${key} (a request-header cost on a shared counter is bounded by maxCost)`,
+        });
 }
 
 /** `maxCost`: with a request header only, a whole number from 1 to the largest header cost, not under `missingCost`. */
@@ -102,4 +120,56 @@ export function checkCostLayout(rules: unknown, perInstance: boolean, problems: 
 export function resolveRequestCost(c: RequestCostArgs): ResolvedRequestCost {
     const fallback = c.responseHeader !== undefined ? RESPONSE_MISSING_COST : F.missingCost.default;
     return { ...c, missingCost: c.missingCost ?? fallback };
+}
+
+/** What a rule is counted by: a client's own counter (an address, a value it sends, an identity), or one counter every client shares. */
+function sharedBy(r: any): boolean {
+    return !isPerValueRule(r);
+}
+
+/**
+ * A header cost on a counter every client shares (no per-client part): the service adds the cost
+ * before it compares and whether or not it refuses, so one request could take the whole budget of
+ * everyone. A request-header cost needs `maxCost`, at most the rule's budget; a response-header cost
+ * (the backend's number, known only when the response is done) needs the risk accepted by name.
+ * Runs on a rule whose `cost` and limit were checked without problems.
+ */
+export function checkSharedCost(at: string, r: any, problems: Problem[]): void {
+    const c = r.cost;
+    if (!sharedBy(r) || typeof c !== "object" || c === null) return;
+    const key = `${at}.cost`;
+    const budget = `the ${Number(r.requestsPerUnit).toLocaleString("en-US")} a ${r.unit} every client shares`;
+    const perClient = `or count it per client (${at}.perClientAddress: true, or a header with perValue)`;
+    if (c.requestHeader !== undefined && c.maxCost === undefined) {
+        const suggested = Math.max(c.missingCost ?? F.missingCost.default, Math.ceil(Number(r.requestsPerUnit) / 10), 1);
+        problems.push(
+            fieldProblem(
+                `${key}.maxCost`,
+                c.maxCost,
+                `is needed: ${at} reads its cost from request header ${c.requestHeader} on one counter ${budget}; the service adds the cost ` +
+                    `before it compares, refused or not, so one request with ${c.requestHeader}: 999999999 adds 999,999,999 and every client is refused for the rest of the ${r.unit}`,
+                (x) => `${x.set(`${key}.maxCost`, String(suggested))} (the most one request takes of ${budget}), ${perClient}`,
+            ),
+        );
+    } else if (c.requestHeader !== undefined && Number.isSafeInteger(c.maxCost) && c.maxCost > r.requestsPerUnit) {
+        problems.push(
+            fieldProblem(
+                `${key}.maxCost`,
+                c.maxCost,
+                `is more than ${budget}: one request could still take all of it (refused, and counted)`,
+                (x) => `${x.set(`${key}.maxCost`, String(Math.max(1, Math.ceil(r.requestsPerUnit / 10))))} (at most ${r.requestsPerUnit}), ${perClient}`,
+            ),
+        );
+    } else if (c.responseHeader !== undefined && c.acceptSharedBudgetRisk !== true) {
+        problems.push(
+            fieldProblem(
+                key,
+                c,
+                `reads its cost from response header ${c.responseHeader} on one counter ${budget}: the gateway counts the backend's number when ` +
+                    `the response is done, up to 1,000,000,000, so one response with a large ${c.responseHeader} spends the budget of every client for the rest of the ${r.unit}`,
+                (x) =>
+                    `count it per client (${at}.perClientAddress: true, or a header with perValue), or accept the risk: ${x.set(`${key}.acceptSharedBudgetRisk`, "true")}`,
+            ),
+        );
+    }
 }

@@ -96,6 +96,17 @@ export const REQUEST_COST_FIELDS = {
         rule: uncheckedRule("a whole number from 1 to 999999999, with `requestHeader` only, not under `missingCost`"),
         goesTo: { envoy: "the largest hits_addend a request header gives" },
     }),
+    acceptSharedBudgetRisk: field({
+        doc:
+            "With `responseHeader` on a rule whose counter every client shares (no `perClientAddress`, per-value header or query, or " +
+            "`identity`): such a rule is refused at preview, since one response with a large number spends the budget of every client " +
+            "for the rest of the window (docs/security.md). `true` accepts that risk for this rule (for a backend whose number no client " +
+            "can make large). A request-header cost on a shared counter needs `maxCost` instead.",
+        type: "boolean",
+        default: false,
+        rule: uncheckedRule<boolean>("true or false, with `responseHeader` only (checked with the cost, request-cost-checks.ts)"),
+        goesTo: { object: "the preview's shared-budget check" },
+    }),
 };
 
 /** The interface generated from this table (builders/request-cost-arg-types.ts). */

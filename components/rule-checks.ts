@@ -19,7 +19,7 @@ import {
     requestsPerUnitProblems,
 } from "./rule-fields";
 import { CLIENT_PREFIX_FIELDS, DEFAULT_CLIENT_PREFIX } from "./client-prefix-fields";
-import { checkRequestCost, resolveRequestCost } from "./request-cost-checks";
+import { checkRequestCost, checkSharedCost, resolveRequestCost } from "./request-cost-checks";
 import { checkIdentity, resolveIdentity } from "./identity-checks";
 import { checkHeaderNameAndValue, checkHeaderOptions, checkOnePerValueField, checkRuleClient, checkRuleMethods, checkRuleQuery } from "./rule-field-checks";
 import {
@@ -193,6 +193,7 @@ export function validateRule(r: any, i: number, names: Set<string>, problems: Pr
     }
     if (r.cost !== undefined) checkRequestCost(`${at}.cost`, r.cost, problems);
     checkLimit(at, r, problems);
+    if (r.cost !== undefined && problems.length === before) checkSharedCost(at, r, problems);
     return problems.length === before;
 }
 

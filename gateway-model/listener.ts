@@ -29,6 +29,7 @@
  */
 import { Entry } from "./model";
 import { descriptorFor } from "./evaluate";
+import { EntryCost, entryCost } from "./request-cost-model";
 import { K8sObject } from "../lib/k8s-object";
 import { entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
 
@@ -155,6 +156,8 @@ export interface FilterCall {
     filter: ListenerFilter;
     /** The descriptors it sends (none: it does not call its service). */
     descriptors: Entry[][];
+    /** Each descriptor's own `hits_addend` (its cost), undefined where the entry has none (the service counts 1). */
+    hitsAddends: (number | undefined)[];
     /** The `rate_limits` entries it reads on this route (before any action is evaluated). */
     entries: any[];
     /** The domain of the call (the per-route config's, else the filter's). */
@@ -172,7 +175,7 @@ export function listenerCalls(m: ListenerModel, req: ListenerRequest): FilterCal
     const headers = { ...(req.headers ?? {}), ":path": req.path, ":method": "GET" };
     return m.filters.map((filter) => {
         const cfg = route.typedPerFilterConfig[filter.name] ?? vh.typedPerFilterConfig[filter.name];
-        if (isDisabledConfig(cfg)) return { filter, descriptors: [], entries: [], domain: filter.domain, from: "disabled here" };
+        if (isDisabledConfig(cfg)) return { filter, descriptors: [], hitsAddends: [], entries: [], domain: filter.domain, from: "disabled here" };
         let entries: any[];
         let from: FilterCall["from"];
         if (Array.isArray(cfg?.rate_limits) && cfg.rate_limits.length) {
@@ -188,8 +191,14 @@ export function listenerCalls(m: ListenerModel, req: ListenerRequest): FilterCal
             entries = [...own, ...(useVh ? entriesOfStage(vh.rateLimits, filter.stage) : [])];
             from = entries.length ? "route and virtual host rate_limits" : "none";
         }
-        const descriptors = entries.map((rl) => descriptorFor(rl, headers, req.clientAddress ?? "192.0.2.1")).filter((d): d is Entry[] => d !== undefined);
-        return { filter, descriptors, entries, domain: cfg?.domain ?? filter.domain, from: descriptors.length ? from : "none" };
+        // The request path's descriptors, each with its cost as Envoy computes it (request-cost-model.ts): an
+        // entry whose cost format yields no number sends nothing, one counted when the stream is done is not sent here.
+        const sent = entries
+            .map((rl) => ({ d: descriptorFor(rl, headers, req.clientAddress ?? "192.0.2.1"), cost: entryCost(rl, headers) }))
+            .filter((x): x is { d: Entry[]; cost: EntryCost } => x.d !== undefined && x.cost.kind !== "dropped" && x.cost.kind !== "after-response");
+        const descriptors = sent.map((x) => x.d);
+        const hitsAddends = sent.map((x) => (x.cost.kind === "known" ? x.cost.hitsAddend : undefined));
+        return { filter, descriptors, hitsAddends, entries, domain: cfg?.domain ?? filter.domain, from: descriptors.length ? from : "none" };
     });
 }
 

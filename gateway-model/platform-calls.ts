@@ -58,7 +58,12 @@ export function platformCalls(
             const source = sourceOfCall(c);
             if (source === "team" || out.some((x) => x.source === source)) continue;
             const config = readConfig(objects, c.filter.cluster);
-            out.push({ source, disabled: c.from === "disabled here", descriptors: c.descriptors.map((d) => lookupLimit(config, c.domain, d)) });
+            // Each descriptor's cost read from the rendered platform filter, as for a team's (gateway-model/explain.ts).
+            const descriptors = c.descriptors.map((d, i) => {
+                const hitsAddend = c.hitsAddends[i];
+                return { ...lookupLimit(config, c.domain, d), ...(hitsAddend !== undefined ? { hitsAddend } : {}) };
+            });
+            out.push({ source, disabled: c.from === "disabled here", descriptors });
         }
     }
     return out.sort((a, b) => (a.source === "platform override" ? 0 : 1) - (b.source === "platform override" ? 0 : 1));

@@ -17,8 +17,15 @@ import { USER_OBJECTS } from "./render-user";
 
 export const COST_RULES: RateLimitRuleArgs[] = [
     { name: "bulk", path: { prefix: "/bulk" }, requestsPerUnit: 100, unit: LimitUnit.Hour, cost: { fixed: 40 } },
-    { name: "search-cost", path: { prefix: "/search" }, requestsPerUnit: 100, unit: LimitUnit.Hour, cost: { requestHeader: "x-cost" } },
-    { name: "llm-tokens", path: { prefix: "/llm" }, requestsPerUnit: 100_000, unit: LimitUnit.Month, cost: { responseHeader: "x-tokens-used" } },
+    // Per client: a request-header cost on a counter every client shares needs maxCost (its own entries' form).
+    { name: "search-cost", path: { prefix: "/search" }, perClientAddress: true, requestsPerUnit: 100, unit: LimitUnit.Hour, cost: { requestHeader: "x-cost" } },
+    {
+        name: "llm-tokens",
+        path: { prefix: "/llm" },
+        requestsPerUnit: 100_000,
+        unit: LimitUnit.Month,
+        cost: { responseHeader: "x-tokens-used", acceptSharedBudgetRisk: true },
+    },
 ];
 
 if (require.main === module) {

@@ -14,13 +14,17 @@ import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
 import { useShop } from "./harness/shop";
 import { ensureWindowOf } from "./harness/window";
 import { fixedWindowStart } from "../../gateway-model/fixed-window";
+import type { K8sObject } from "../../lib/k8s-object";
 
 const H = LimitUnit.Hour;
+/** The cap the negative control's rule is rendered with, then taken out. */
+const UNCAPPED_CAP = 100;
 const RULES: RateLimitRuleArgs[] = [
-    { name: "search-cost", path: { prefix: "/search" }, requestsPerUnit: 100, unit: H, cost: { requestHeader: "x-cost" } },
+    // A shared counter: the preview asks for maxCost (at most the budget); 100 keeps every cost these tests send.
+    { name: "search-cost", path: { prefix: "/search" }, requestsPerUnit: 100, unit: H, cost: { requestHeader: "x-cost", maxCost: 100 } },
     // The negative control: the same rule without a cost.
     { name: "report-plain", path: { prefix: "/report" }, requestsPerUnit: 100, unit: H },
-    { name: "escape", path: { prefix: "/escape" }, requestsPerUnit: 100, unit: H, cost: { requestHeader: "x-cost" } },
+    { name: "escape", path: { prefix: "/escape" }, requestsPerUnit: 100, unit: H, cost: { requestHeader: "x-cost", maxCost: 100 } },
     { name: "bulk", path: { prefix: "/bulk" }, requestsPerUnit: 100, unit: H, cost: { fixed: 40 } },
     {
         name: "llm-tokens",
@@ -32,15 +36,41 @@ const RULES: RateLimitRuleArgs[] = [
         acceptEvictionRisk: true,
     },
     { name: "monthly", path: { prefix: "/monthly" }, requestsPerUnit: 1000, unit: LimitUnit.Month },
-    // One shared counter each (no per-client part): with maxCost, and the negative control without.
+    // One shared counter each (no per-client part): with maxCost, and the negative control, rendered with a cap
+    // that is then taken out of the rendered filters (uncapped below): the preview refuses the rule without maxCost.
     { name: "capped", path: { prefix: "/capped" }, requestsPerUnit: 100, unit: H, cost: { requestHeader: "x-cost", maxCost: 10 } },
-    { name: "uncapped", path: { prefix: "/uncapped" }, requestsPerUnit: 100, unit: H, cost: { requestHeader: "x-cost" } },
+    { name: "uncapped", path: { prefix: "/uncapped" }, requestsPerUnit: 100, unit: H, cost: { requestHeader: "x-cost", maxCost: UNCAPPED_CAP } },
 ];
+
+/**
+ * The rendered objects with `rule`'s cap taken out, as if the preview had let it through without
+ * maxCost: its entry for a number over the cap (`hits_addend: {number: cap}`) sends the header's
+ * value instead, as the entry for a number within the cap does. Returns how many entries changed.
+ */
+function uncapped(objects: K8sObject[], rule: string, cap: number): { objects: K8sObject[]; changed: number } {
+    let changed = 0;
+    const walk = (v: any): any => {
+        if (Array.isArray(v)) return v.map(walk);
+        if (v === null || typeof v !== "object") return v;
+        const named = v.actions?.[0]?.header_value_match?.descriptor_value === rule;
+        if (named && v.hits_addend?.number === cap) {
+            changed++;
+            return { ...v, hits_addend: { format: "%REQ(x-cost)%" } };
+        }
+        return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    };
+    return { objects: objects.map(walk), changed };
+}
 
 const MONTH = 30 * 24 * 3600;
 
 describe("rls: rule costs (request header, fixed, response at stream done) and the month window on the real service", function () {
     const { shop, send, ruleOf, counters, sendAfterResponse } = useShop(RULES);
+    before(() => {
+        const u = uncapped(shop.objects, "uncapped", UNCAPPED_CAP);
+        expect(u.changed, "the uncapped rule's capped entries, rewritten").to.be.greaterThan(0);
+        shop.objects = u.objects;
+    });
     beforeEach(async () => {
         await ensureWindowOf(3600, 120);
     });
@@ -148,13 +178,15 @@ describe("rls: rule costs (request header, fixed, response at stream done) and t
         expect(ttl).to.be.within(MONTH - 5, MONTH + jitter);
     });
 
-    it("negative control: without maxCost one refused request of cost 1,000,000 still adds it to the shared counter, and every other client is refused", async () => {
-        const big = await send("/uncapped", { headers: { "x-cost": "1000000", "x-client": "greedy" } });
+    it("negative control (the preview's check taken out): without maxCost one refused request of cost 999,999,999 still adds it to the shared counter, and every other client is refused", async () => {
+        const big = await send("/uncapped", { headers: { "x-cost": "999999999", "x-client": "greedy" } });
         expect(ruleOf(big, "uncapped")!.status.code).to.equal("OVER_LIMIT");
         const keys = await counters("uncapped");
-        expect((await redisGet(keys[0]!)).value, "added although refused").to.equal("1000000");
-        const other = await send("/uncapped", { headers: { "x-client": "someone-else" } });
+        expect((await redisGet(keys[0]!)).value, "added although refused").to.equal("999999999");
+        const other = await send("/uncapped", { headers: { "x-client": "someone-else", "x-cost": "1" } });
         expect(ruleOf(other, "uncapped")!.status.code).to.equal("OVER_LIMIT");
+        // A client sending no header (missingCost 1) is refused as well.
+        expect(ruleOf(await send("/uncapped", {}), "uncapped")!.status.code).to.equal("OVER_LIMIT");
     });
 
     it("maxCost 10: a request asking for 1,000,000 (or any number over 10, zero-padded or not) costs 10, and another client keeps the rest of the budget", async () => {
@@ -173,5 +205,10 @@ describe("rls: rule costs (request header, fixed, response at stream done) and t
         expect(ruleOf(other, "capped")!.status.limitRemaining).to.equal(36);
         const keys = await counters("capped");
         expect((await redisGet(keys[0]!)).value).to.equal("64");
+        // And the greedy client's next try takes at most 10 again: the others are still served after it.
+        await send("/capped", { headers: { "x-cost": "999999999", "x-client": "greedy" } });
+        const served = [];
+        for (let i = 0; i < 5; i++) served.push(ruleOf(await send("/capped", { headers: { "x-client": `c${i}` } }), "capped")!.status.code);
+        expect(served).to.deep.equal(["OK", "OK", "OK", "OK", "OK"]);
     });
 });

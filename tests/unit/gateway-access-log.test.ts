@@ -78,7 +78,9 @@ describe("GlobalRateLimit accessLog: the gateway's access log for replay", () =>
     it("a rule's request cost header is logged too (control: the rule without a cost logs no such header)", () => {
         const cost = base({
             accessLog: {},
-            rules: [{ name: "budget", path: { prefix: "/api" }, cost: { requestHeader: "x-cost" }, requestsPerUnit: 1000, unit: LimitUnit.Minute }],
+            rules: [
+                { name: "budget", path: { prefix: "/api" }, cost: { requestHeader: "x-cost", maxCost: 100 }, requestsPerUnit: 1000, unit: LimitUnit.Minute },
+            ],
         });
         expect(planGlobalRateLimit(cost).problems).to.deep.equal([]);
         expect(Object.values(formatOf(logFilters(cost)[0]!).log_format.json_format)).to.include("%REQ(X-COST)%");

@@ -73,7 +73,10 @@ describe("GlobalRateLimit resolved once (resolveGlobalRateLimit)", () => {
     });
 
     it("the plan is the build of the resolved value (its objects from that value alone)", () => {
-        const args = G({ accessLog: {}, rules: [{ name: "all", requestsPerUnit: 10, unit: M, cost: { responseHeader: "x-tokens" } }] });
+        const args = G({
+            accessLog: {},
+            rules: [{ name: "all", requestsPerUnit: 10, unit: M, cost: { responseHeader: "x-tokens", acceptSharedBudgetRisk: true } }],
+        });
         const plan = planGlobalRateLimit(args);
         expect(plan.problems).to.deep.equal([]);
         const built = buildGlobalRateLimit(resolveWithFallbacks(args).value);

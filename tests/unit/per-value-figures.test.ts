@@ -6,8 +6,8 @@
  * The figures are computed here on their own: the counter key from the service's key format
  * (`<domain>_` then `<key>_<value>_` per entry of the rendered config's chain, then the window's
  * 10-digit start), values of `perValueStore.longestValueBytes` (1,024 bytes by default), and what a counter takes
- * in Redis as measured on redis-server 7.0.15 (docs/proof/rls.md): at most 128 B plus 1.25 B per key
- * byte, above the 2 MiB an empty server and its clients hold.
+ * in Redis as measured on redis-server 7.0.15 at 8mb, 32mb and 160mb (docs/proof/benchmarks.md): 100 B plus
+ * 1.25 B per key byte, above the 1 MiB an empty server and its clients hold.
  */
 import { expect } from "chai";
 import { parse } from "yaml";
@@ -36,7 +36,7 @@ function longestKey(configYaml: string): number {
     const entry = (d: any) => d.key.length + 2 + valueBytes(d);
     return Math.max(...chains.map((c) => doc.domain.length + 1 + c.reduce((n: number, d: any) => n + entry(d), 0) + 10));
 }
-const held = (maxMemoryMib: number, keyBytes: number) => Math.floor((maxMemoryMib * MIB - 2 * MIB) / Math.ceil(128 + 1.25 * keyBytes));
+const held = (maxMemoryMib: number, keyBytes: number) => Math.floor((maxMemoryMib * MIB - 1 * MIB) / Math.ceil(100 + 1.25 * keyBytes));
 
 describe("per-value stores: every store that holds a per-value counter evicts by use", () => {
     const policy = (p: { service: { ratelimit: { redisEvictionPolicy: string } } }) => p.service.ratelimit.redisEvictionPolicy;
@@ -68,7 +68,7 @@ describe("per-value stores: every store that holds a per-value counter evicts by
 
 describe("per-value stores: each per-value rule's figures in its store, for its own window", () => {
     it("a 3-a-day x-api-key rule in a 64mb store: counters of its key held, new values/s held over a day and the jitter, new values to evict a counter used once", () => {
-        const plan = planGlobalRateLimit(G({ rules: [PER_KEY], redis: { maxMemory: "64mb" } }));
+        const plan = planGlobalRateLimit(G({ rules: [{ ...PER_KEY, acceptEvictionRisk: true }], redis: { maxMemory: "64mb" } }));
         expect(plan.problems).to.deep.equal([]);
         const keyBytes = longestKey(plan.configYaml);
         const life = 86_400 + plan.service.ratelimit.expirationJitterSeconds;
@@ -78,22 +78,26 @@ describe("per-value stores: each per-value rule's figures in its store, for its 
         expect(f!.newValuesPerSecondHeld).to.be.closeTo(h / life, 1e-9);
         const line = plan.perValueFigures.lines[0]!;
         expect(line).to.contain(`holds ${h.toLocaleString("en-US")} counters`);
-        expect(line).to.contain(`k × ${h.toLocaleString("en-US")} requests`);
+        expect(line).to.contain(`k × ${h.toLocaleString("en-US")} requests for k up to 126`);
+        // Redis's use counter stops at 255: from about 126 uses on, a counter is as hot as any, so 126 × the values reset it.
+        expect(line).to.contain(`so ${(126 * h).toLocaleString("en-US")} requests (${h.toLocaleString("en-US")} values used 126 times) can reset any counter`);
         expect(line).to.contain("gives back up to 3 requests");
     });
 
     it("the same store holds fewer new values a second the longer the window (a minute against a day, same key), and a cost rule's reset gives back cost units", () => {
         const of = (unit: LimitUnit, extra: object = {}) =>
-            planGlobalRateLimit(G({ rules: [{ ...PER_KEY, unit, ...extra }], redis: { maxMemory: "64mb" }, filterLayout: "per-instance" })).perValueFigures;
+            planGlobalRateLimit(
+                G({ rules: [{ ...PER_KEY, unit, acceptEvictionRisk: true, ...extra }], redis: { maxMemory: "64mb" }, filterLayout: "per-instance" }),
+            ).perValueFigures;
         const minute = of(LimitUnit.Minute).figures[0]!;
         const day = of(LimitUnit.Day).figures[0]!;
         expect(minute.countersHeld).to.equal(day.countersHeld);
         expect(minute.newValuesPerSecondHeld! / day.newValuesPerSecondHeld!).to.be.greaterThan(500);
-        expect(of(LimitUnit.Day, { cost: { fixed: 5 } }).lines[0]).to.contain("gives back up to 3 cost units");
+        expect(of(LimitUnit.Day, { cost: { fixed: 5 } }).lines.find((l) => l.startsWith("per-value limit"))).to.contain("gives back up to 3 cost units");
     });
 
     it("the split layout's figures are the per-value store's (its maxMemory and jitter), none for a fixed rule", () => {
-        const plan = planGlobalRateLimit(G({ rules: [FIXED, PER_KEY], perValueStore: { redis: { maxMemory: "32mb" } } }));
+        const plan = planGlobalRateLimit(G({ rules: [FIXED, { ...PER_KEY, acceptEvictionRisk: true }], perValueStore: { redis: { maxMemory: "32mb" } } }));
         expect(plan.problems).to.deep.equal([]);
         expect(plan.perValueFigures.figures.map((f) => f.name)).to.deep.equal(["per-key"]);
         expect(plan.perValueFigures.figures[0]!.countersHeld).to.equal(held(32, longestKey(plan.perValue!.configYaml)));
@@ -124,6 +128,32 @@ describe("per-value stores: an unverified per-value rule over an hour or longer 
         expect(planGlobalRateLimit(G({ rules: [PER_KEY], perValueStore: { newValuesPerSecond: suggested } })).problems).to.deep.equal([]);
     });
 
+    it("a maxMemory alone sizes nothing: 64mb without a declared rate is refused as the default store is; with a rate it holds, accepted", () => {
+        const keys = (x: Record<string, unknown>) => planGlobalRateLimit(G(x)).problems.map((p) => p.key);
+        expect(keys({ rules: [PER_KEY], redis: { maxMemory: "64mb" } })).to.deep.equal(["rules[0]"]);
+        expect(keys({ rules: [PER_KEY], redis: { maxMemory: "192mb" }, perValueStore: { newValuesPerSecond: 1 } }), "control").to.deep.equal([]);
+    });
+
+    it("a maxMemory that cannot hold the declared newValuesPerSecond for the window is refused under redis.maxMemory, its fix the maxMemory that holds it", () => {
+        const args = { rules: [PER_KEY], redis: { maxMemory: "8mb" }, perValueStore: { newValuesPerSecond: 1 } };
+        const p = planGlobalRateLimit(G(args)).problems.find((x) => x.key === "redis.maxMemory");
+        expect(p, JSON.stringify(planGlobalRateLimit(G(args)).problems)).to.not.equal(undefined);
+        expect(p!.problem).to.contain("below what perValueStore.newValuesPerSecond (1/s) needs");
+        // The need computed here: 1/s over a day plus the jitter, each counter of the longest key, plus the base.
+        const plan = planGlobalRateLimit(G({ ...args, rules: [{ ...PER_KEY, acceptEvictionRisk: true }], redis: { maxMemory: "192mb" } }));
+        const life = 86_400 + plan.service.ratelimit.expirationJitterSeconds;
+        const need = Math.ceil((1 * MIB + life * Math.ceil(100 + 1.25 * longestKey(plan.configYaml))) / MIB);
+        expect(p!.fix).to.contain(`set redis.maxMemory to "${need}mb"`);
+        expect(planGlobalRateLimit(G({ ...args, redis: { maxMemory: `${need}mb` } })).problems, "the fix").to.deep.equal([]);
+        expect(
+            planGlobalRateLimit(G({ ...args, redis: { maxMemory: `${need - 1}mb` } })).problems.map((x) => x.key),
+            "1mb under it",
+        ).to.include("redis.maxMemory");
+        // A rate no deployed Redis holds is refused at the rate, with a rate that fits (never a maxMemory over the bound).
+        const huge = planGlobalRateLimit(G({ ...args, perValueStore: { newValuesPerSecond: 1000 } })).problems;
+        expect(huge.map((x) => x.key)).to.deep.equal(["perValueStore.newValuesPerSecond"]);
+    });
+
     it("the split layout names the per-value store's maxMemory", () => {
         const p = planGlobalRateLimit(G({ rules: [FIXED, PER_KEY] })).problems.find((x) => x.key === "rules[1]");
         expect(p?.fix).to.contain("perValueStore.redis.maxMemory");
@@ -135,7 +165,7 @@ describe("per-value stores: an unverified per-value rule over an hour or longer 
         expect(refused({ rules: [q] }), "a query value over an hour").to.have.length(1);
         expect(refused({ rules: [{ ...PER_KEY, acceptEvictionRisk: true }] })).to.deep.equal([]);
         expect(refused({ rules: [PER_KEY], perValueStore: { newValuesPerSecond: 1 } })).to.deep.equal([]);
-        expect(refused({ rules: [PER_KEY], redis: { maxMemory: "64mb" } })).to.deep.equal([]);
+        expect(refused({ rules: [PER_KEY], redis: { maxMemory: "192mb" }, perValueStore: { newValuesPerSecond: 1 } })).to.deep.equal([]);
         expect(refused({ rules: [PER_KEY], redis: { mode: "external", addresses: ["redis.cache:6379"] } })).to.deep.equal([]);
         expect(refused({ rules: [{ ...PER_KEY, unit: LimitUnit.Minute }] })).to.deep.equal([]);
         expect(refused({ rules: [PER_CLIENT] })).to.deep.equal([]);
@@ -158,10 +188,14 @@ describe("per-value stores: a PlatformRateLimit's per-value rules, figured and r
         const p = plan.problems.find((x) => x.key === "defaults.rules[0]");
         expect(p, JSON.stringify(plan.problems)).to.not.equal(undefined);
         expect(p!.fix)
-            .to.contain("set redis.maxMemory to")
+            .to.contain("an existing Redis sized by its owner (redis.mode)")
             .and.to.contain("set defaults.rules[0].acceptEvictionRisk to true")
             .and.not.to.contain("newValuesPerSecond");
-        const sized = planPlatformRateLimit({ gateway, defaults: { rules: [PER_KEY] }, redis: { maxMemory: "64mb" } });
+        // A maxMemory alone sizes nothing: the platform's store has no declared rate to hold.
+        expect(planPlatformRateLimit({ gateway, defaults: { rules: [PER_KEY] }, redis: { maxMemory: "64mb" } }).problems.map((x) => x.key)).to.deep.equal([
+            "defaults.rules[0]",
+        ]);
+        const sized = planPlatformRateLimit({ gateway, defaults: { rules: [{ ...PER_KEY, acceptEvictionRisk: true }] }, redis: { maxMemory: "64mb" } });
         const accepted = planPlatformRateLimit({ gateway, overrides: { rules: [{ ...PER_KEY, acceptEvictionRisk: true }] } });
         expect(sized.problems).to.deep.equal([]);
         expect(accepted.problems).to.deep.equal([]);

@@ -90,7 +90,7 @@ describe("per-value store arguments: timeout, failing closed, sizing", () => {
         }
     });
 
-    it("maxmemory sized from the rate: rate × (60 s + 6 s jitter) × counter bytes + 2 MiB; the jitter reaches the per-value service", () => {
+    it("maxmemory sized from the rate: rate × (60 s + 6 s jitter) × counter bytes + 1 MiB; the jitter reaches the per-value service", () => {
         const small = plan({ newValuesPerSecond: 10, longestValueBytes: 256 });
         expect(small.problems).to.deep.equal([]);
         const z = small.perValue!.sizing;
@@ -98,7 +98,7 @@ describe("per-value store arguments: timeout, failing closed, sizing", () => {
         expect(z.lifeSeconds).to.equal(66);
         // shop_rule_per-key_x-api-key_<256 bytes>_<10 digits>: the key the service writes.
         expect(z.keyBytes).to.equal("shop_".length + "rule_per-key_".length + "x-api-key_".length + 256 + 1 + 10);
-        expect(redisMemoryBytes(z.maxMemory)!).to.be.at.least(2 * 1024 * 1024 + 10 * 66 * z.counterBytes);
+        expect(redisMemoryBytes(z.maxMemory)!).to.be.at.least(1 * 1024 * 1024 + 10 * 66 * z.counterBytes);
         expect(small.perValue!.service.ratelimit.redisMaxMemory).to.equal(z.maxMemory);
         expect(small.perValue!.service.ratelimit.expirationJitterSeconds).to.equal(6);
         // Without a rate: the fixed side's maxMemory, and what it holds reported.

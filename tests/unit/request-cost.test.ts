@@ -98,7 +98,7 @@ describe("request cost: the checks (field, value, problem, fix)", () => {
                     key: "rules[0].cost.fixd",
                     value: 3,
                     problem: "is not a field of a cost",
-                    fix: "use one of fixed, requestHeader, responseHeader, missingCost, maxCost",
+                    fix: "use one of fixed, requestHeader, responseHeader, missingCost, maxCost, acceptSharedBudgetRisk",
                 },
                 {
                     key: "rules[0].cost",
