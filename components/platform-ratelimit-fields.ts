@@ -77,7 +77,7 @@ export const PLATFORM_CALL_FIELDS = {
         default: "0.05s",
         defaultNote: " (50 ms)",
         rule: protoDurationRule(0.001),
-        goesTo: { envoy: "each platform filter's `timeout` (the service's `REDIS_TIMEOUT` derived from it)" },
+        goesTo: { envoy: "each platform filter's `timeout`" },
     }),
 };
 
