@@ -48,7 +48,10 @@ export interface RateLimitServiceOptionsArgs {
     /**
      * `LOCAL_CACHE_SIZE_IN_BYTES`: cache of over-limit keys per process (0 disables). 1 MiB answers repeat
      * over-limit requests without Redis until the window ends: −28 % service CPU and −53 % Redis CPU per
-     * decision in the benchmark, limits still exact (docs/proof/rls.md). Defaults to `1048576`.
+     * decision in the benchmark, limits still exact (docs/proof/rls.md). Unset, a service whose store
+     * holds per-value counters gets one sized from that store (4 × its counters per cache segment, 1 to 64
+     * MiB), so that a flood of over-limit keys does not make it forget a spent key (docs/security.md).
+     * Defaults to `1048576`.
      */
     localCacheSizeInBytes?: number;
     /**
