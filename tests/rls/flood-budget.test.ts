@@ -26,7 +26,7 @@ import { PlatformRateLimit } from "../../components/platform-ratelimit";
 import { explain } from "../../gateway-model/explain";
 import { listenerCalls, listenerModel } from "../../gateway-model/listener";
 import { registerComponents } from "../../render/render";
-import { renderedRatelimits, renderedRedis } from "./harness/rendered";
+import { RenderedRedis, renderedRatelimits, renderedRedis } from "./harness/rendered";
 import { USER_OBJECTS, renderComponent } from "./harness/shop";
 import { RedisServer } from "./harness/redis";
 import { RateLimitProcess } from "./harness/service";
@@ -123,13 +123,23 @@ interface Running {
     name: string;
 }
 
-async function start(l: Layout, env: Record<string, string>): Promise<Running> {
+async function start(l: Layout, env: Record<string, string>, policy?: string): Promise<Running> {
     const objects = await l.render();
     const rendered = renderedRatelimits(objects)[l.side]!;
     const redisName = (rendered.env.find((e) => e.name === "REDIS_URL")?.value ?? "").split(".")[0]!;
-    const redis = await RedisServer.startRendered(renderedRedis(objects, redisName));
+    const asRendered = renderedRedis(objects, redisName);
+    const redis = await RedisServer.startRendered(policy ? withPolicy(asRendered, policy) : asRendered);
     const svc = await RateLimitProcess.start(rendered, { redisAddress: redis.address, redisPassword: redis.password, envOverrides: env });
     return { objects, redis, svc, name: String(rendered.deployment.metadata.name) };
+}
+
+/** The rendered Redis with another eviction policy and without the LFU settings (a control). */
+function withPolicy(r: RenderedRedis, policy: string): RenderedRedis {
+    const args = [...r.args];
+    args[args.indexOf("--maxmemory-policy") + 1] = policy;
+    const lfu = args.indexOf("--lfu-log-factor");
+    if (lfu >= 0) args.splice(lfu, 4);
+    return { ...r, args };
 }
 
 /** `n` requests with `name`'s key: how many the service allowed. */
@@ -155,14 +165,14 @@ async function command(r: Running, ...args: string[]): Promise<unknown> {
 }
 
 /** One round of the flood: `values` new values from `from`, each sent `USES` times in a row. */
-async function floodRound(l: Layout, r: Running, from: number, values: number): Promise<{ ok: number; overLimit: number; errors: number }> {
+async function floodRound(l: Layout, r: Running, from: number, values: number, uses = USES): Promise<{ ok: number; overLimit: number; errors: number }> {
     const t = l.call(r.objects, value("spent"), r.name);
     const victim = value("spent");
     const reqs: unknown[] = [];
     for (let i = from; i < from + values; i++) {
         const v = value(`flood-${i}`);
         const d = t.descriptors.map((entries) => entries.map((e) => (e.value === victim ? { ...e, value: v } : e)));
-        for (let u = 0; u < USES; u++) reqs.push(d);
+        for (let u = 0; u < uses; u++) reqs.push(d);
     }
     const args = [
         "-target",
@@ -216,6 +226,59 @@ async function budgetCase(l: Layout, env: Record<string, string>, stopAtCost: bo
         await r.redis.stop();
     }
 }
+
+/**
+ * Values used once: `spent` and `one-left` used before, then 1.5 × the counters the store holds in
+ * new values, each used once (below the cost of a counter used twice, 2 × the counters held, and
+ * of no use against it: a value used once ties only with a counter used once): what each gets next.
+ * With another `policy` (the control) the rounds go on until the counter used twice is gone.
+ */
+async function usedOnceCase(l: Layout, policy?: string) {
+    const r = await start(l, {}, policy);
+    try {
+        await ensureWindowOf(l.windowSeconds, 600);
+        expect(await requests(l, r, "spent", USES), "spent: 3 of 4 before the flood").to.equal(LIMIT);
+        expect(await requests(l, r, "one-left", 2), "one-left: 2 before the flood").to.equal(2);
+        const key = ((await command(r, "KEYS", `*${value("one-left")}*`)) as string[])[0]!;
+        const held = countersHeld(redisMemoryBytes(r.redis.serverArgs[r.redis.serverArgs.indexOf("--maxmemory") + 1]!)!, key.length);
+        const values = Math.ceil(1.5 * held);
+        let answers = await floodRound(l, r, 0, values, 1);
+        // The control (another policy) floods on until the counter is gone: which key goes first depends on its jitter there.
+        for (let i = 1; policy && i < 8 && Number(await command(r, "EXISTS", key)) === 1; i++) answers = await floodRound(l, r, i * values, values, 1);
+        const info = await redisInfo(r.redis);
+        const kept = Number(await command(r, "EXISTS", key)) === 1;
+        const next = { spent: await requests(l, r, "spent", 5), oneLeft: await requests(l, r, "one-left", 5) };
+        return { held, values, cost: 2 * held, answers, evicted: Number(info.evicted_keys), kept, next, args: r.redis.serverArgs.join(" ") };
+    } finally {
+        await r.svc.stop();
+        await r.redis.stop();
+    }
+}
+
+describe("rls flood budget: a partly used budget never gains from a flood of values used once (real service as rendered, Redis as rendered, 5mb)", function () {
+    this.timeout(600_000);
+
+    for (const l of LAYOUTS) {
+        it(`${l.label}: 1.5 × the store's counters in values used once, below the cost of a counter used twice: the client with 1 left gets exactly 1, the spent one 0; negative control: volatile-ttl loses the counter and gives 3`, async () => {
+            const now = await usedOnceCase(l);
+            console.log(
+                `      as rendered (${now.args}): ${now.values} values used once (store holds ~${now.held}; cost of a counter used twice ${now.cost} requests), ` +
+                    `evicted ${now.evicted}, ${JSON.stringify(now.answers)}; one-left counter kept ${now.kept}; next of 5 ${JSON.stringify(now.next)}`,
+            );
+            expect(now.values, "the flood stayed below the cost of a counter used twice").to.be.below(now.cost);
+            expect(now.evicted, "the flood filled the store").to.be.greaterThan(0);
+            expect(now.answers.errors, "no call failed").to.equal(0);
+            expect(now.next, "what each client gets next").to.deep.equal({ spent: 0, oneLeft: 1 });
+
+            const before = await usedOnceCase(l, "volatile-ttl");
+            console.log(
+                `      control (volatile-ttl): evicted ${before.evicted}; one-left counter kept ${before.kept}; next of 5 ${JSON.stringify(before.next)}`,
+            );
+            expect(before.kept, "volatile-ttl: the counter used twice is gone").to.equal(false);
+            expect(before.next.oneLeft, "volatile-ttl: its budget comes back").to.equal(LIMIT);
+        });
+    }
+});
 
 describe("rls flood budget: a spent budget stays spent through a flood of values over their own limit (real service with its over-limit cache, Redis as rendered, 5mb)", function () {
     this.timeout(900_000);
