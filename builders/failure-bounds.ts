@@ -7,13 +7,15 @@
  *   `volatile-ttl` policy make Redis evict the counters closest to expiry instead: every key the
  *   rate-limit service writes has a TTL (INCRBY + EXPIRE), so only counters are ever evicted.
  * - The service's Redis timeout: in the pinned envoyproxy/ratelimit, `REDIS_TIMEOUT` (10 s by
- *   default, as long as the gateway's default timeout) bounds only *opening* a connection to Redis
- *   (its dialer); a command on an open connection to a Redis that hangs has no deadline of its own
- *   (measured in the rls tier: tests/rls/redis-bounds.test.ts; upstream's per-operation timeout,
- *   envoyproxy/ratelimit#1188, was not merged). Derived from the gateway's timeout, a Redis that is
- *   gone (its address unreachable) costs each reconnect attempt at most half the gateway's timeout
- *   instead of 10 s. A Redis that hangs with its connections open is bounded only by the gateway's
- *   own `timeout` (then HTTP 500 when fail-closed, or the request passes when fail-open).
+ *   default) bounds only *opening* a connection to Redis (its dialer's TCP connect); a command on an
+ *   open connection to a Redis that hangs has no deadline of its own (measured in the rls tier:
+ *   tests/rls/redis-bounds.test.ts; upstream's per-operation timeout, envoyproxy/ratelimit#1188, was
+ *   not merged). The service opens its pool at start and panics when one dial fails, so the bound
+ *   must outlast a connect whose first SYN is lost (Linux resends it after 1 s): 2 s. Derived from
+ *   the gateway's timeout (half of it, 25 ms for a 50 ms filter), it crashed the service at start
+ *   under load (tests/rls/service-start.test.ts). The gateway's own `timeout` is what bounds a
+ *   request while Redis is gone or hangs (then HTTP 500 when fail-closed, or the request passes
+ *   when fail-open), whatever the dial bound.
  */
 
 /** Memory limit of the Redis container the stack deploys. */
@@ -123,8 +125,11 @@ export function redisServerArgs(maxMemory: string, policy: string): string[] {
     return ["--save", "", "--appendonly", "no", "--maxmemory", maxMemory, "--maxmemory-policy", policy, ...lfu];
 }
 
-/** The service's `REDIS_TIMEOUT` for a gateway timeout: half of it, at most 1 s (a Go duration in whole milliseconds, at least 1ms). */
-export function redisTimeoutFor(gatewayTimeoutSeconds: number): string {
-    const ms = Math.max(1, Math.floor(Math.min(1, gatewayTimeoutSeconds / 2) * 1000));
-    return `${ms}ms`;
-}
+/** Linux's first SYN retransmission (`TCP_TIMEOUT_INIT`): a connect whose first SYN is lost completes after it at the earliest. */
+export const SYN_RETRANSMIT_MS = 1000;
+/**
+ * The service's `REDIS_TIMEOUT` (a Go duration): its dial bound, the same for every gateway
+ * timeout. Twice the first SYN retransmission: a dial that loses one SYN still connects, so the
+ * service's start (every pool connection dialed, a failed dial a panic) survives a loaded node.
+ */
+export const REDIS_TIMEOUT = `${2 * SYN_RETRANSMIT_MS}ms`;

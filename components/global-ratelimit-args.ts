@@ -48,7 +48,10 @@ export interface RateLimitServiceOptionsArgs {
     /**
      * `LOCAL_CACHE_SIZE_IN_BYTES`: cache of over-limit keys per process (0 disables). 1 MiB answers repeat
      * over-limit requests without Redis until the window ends: −28 % service CPU and −53 % Redis CPU per
-     * decision in the benchmark, limits still exact (docs/proof/rls.md). Defaults to `1048576`.
+     * decision in the benchmark, limits still exact (docs/proof/rls.md). Unset, a service whose store
+     * holds per-value counters gets one sized from that store (4 × its counters per cache segment, 1 to 64
+     * MiB), so that a flood of over-limit keys does not make it forget a spent key (docs/security.md).
+     * Defaults to `1048576`.
      */
     localCacheSizeInBytes?: number;
     /**
@@ -252,8 +255,10 @@ export interface PerValueStoreArgs {
     statusOnError?: ErrorStatus;
     /**
      * Timeout of the gateway's call to the per-value service (protobuf duration), apart from the fixed
-     * filter's `timeout`: a decision takes about 2 ms, and a service saturated by a flood answered at p99
-     * 27.5 ms, so a failing per-value service costs a request at most this long. Defaults to `0.1s`.
+     * filter's `timeout`. The filter fails open, so a call slower than this lets its request through
+     * uncounted: under a flood aimed at the service its calls took up to 325 ms (p99.9 150-224 ms), and
+     * 0.1 s let 1.2 % through uncounted, 1 s none (docs/proof/benchmarks.md). A hung service costs a
+     * request at most this long. Defaults to `1s`.
      */
     timeout?: string;
     /**

@@ -8,9 +8,7 @@
 import { CounterStore } from "../builders/counter-stores";
 import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../builders/filter-choices";
 import { DEFAULT_RULE_KEY, PathKeyMode } from "../builders/rule-args";
-import { ArgInterface, FieldValues, booleanRule, customRule, dnsNameRule, field, nested, oneOfRule, protoDurationRule } from "../lib/field-decl";
-import { protoDurationSeconds } from "../lib/formats";
-import { redisTimeoutFor } from "../builders/failure-bounds";
+import { ArgInterface, booleanRule, customRule, dnsNameRule, field, nested, oneOfRule, protoDurationRule } from "../lib/field-decl";
 import { fieldProblem } from "../lib/field-checks";
 import { dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { NAME } from "./rule-checks";
@@ -50,19 +48,11 @@ export const CALL_FIELDS = {
         type: "string",
         default: "10s",
         rule: protoDurationRule(0.001),
-        goesTo: { envoy: "the ratelimit filter's timeout (and, derived from it by `redisTimeoutOf`, the service's `REDIS_TIMEOUT`)" },
+        goesTo: { envoy: "the ratelimit filter's timeout" },
         stackKey: "rateLimitTimeout",
         stackGroup: "limits",
     }),
 };
-
-/**
- * The service's `REDIS_TIMEOUT`, derived from the call's `timeout` (a checked protobuf duration):
- * the service gives up on a hung Redis while the gateway still waits for its answer.
- */
-export function redisTimeoutOf(call: FieldValues<typeof CALL_FIELDS>): string {
-    return redisTimeoutFor(protoDurationSeconds(call.timeout)!);
-}
 
 /** The plain fields of `GlobalRateLimitOptions` and its nested ones, in the interface's order. */
 export const GLOBAL_FIELDS = {

@@ -4,9 +4,9 @@
  * derived. The plan (global-ratelimit-plan.ts) builds its objects from this value alone.
  */
 import { CompiledLimits, GlobalLimitsPlan, buildGlobalLimits } from "../builders/rules";
-import { SplitLimits, configWindows, sideAsCompiled } from "../builders/counter-stores";
+import { SplitLimits, configWindows, holdsPerValueCounters, sideAsCompiled } from "../builders/counter-stores";
 import { FilterLayout, LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER, RateLimitFilterCall, RateLimitHeaders, instanceFilterName } from "../builders/envoy-filters";
-import { expirationJitterFor } from "../builders/failure-bounds";
+import { REDIS_TIMEOUT, expirationJitterFor } from "../builders/failure-bounds";
 import { PreLimitPlan, preLimitPlan } from "../builders/pre-limit";
 import { HEADER_TO_METADATA_FILTER, responseCosts } from "../builders/request-cost";
 import { ResolvedRequestCost } from "../builders/request-cost-args";
@@ -18,7 +18,7 @@ import { Problem } from "../lib/problems";
 import { AccessTarget } from "./access-policies";
 import { checkCostLayout } from "./request-cost-checks";
 import { dnsProblem, planned, unknownFieldProblems } from "./arg-checks";
-import { CALL_FIELDS, DEFAULT_FILTER_PREFIX, GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS, redisTimeoutOf } from "./global-ratelimit-fields";
+import { CALL_FIELDS, DEFAULT_FILTER_PREFIX, GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { ResolvedAccessLog, accessLogOf, ruleHeaderNames } from "./gateway-access-log";
 import { ResolvedGateway, gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
@@ -26,7 +26,7 @@ import { accessPolicyProblems, headersOf, layoutOf, scopeProblems, serviceOption
 import { globalMonitoringContext } from "./global-ratelimit-monitoring";
 import { CheckedLimits, planGlobalLimits } from "./limits-plan";
 import { PerValueFiguresPlan, oneStoreOf, perValueFiguresOf } from "./per-value-figures";
-import { PerValueSide, perValueCallOf, perValueSideOf, splitOf } from "./per-value-store";
+import { PerValueSide, overLimitCacheOf, perValueCallOf, perValueSideOf, splitOf } from "./per-value-store";
 import { PlatformDefaultsInput, platformDefaultsOffHosts, platformNameProblems } from "./platform-defaults";
 import { ResolvedMonitoring, resolveMonitoring } from "./ratelimit-monitoring";
 import { redisConnectionOf, resolvedRedisOf } from "./redis-options";
@@ -250,8 +250,8 @@ function fixedServiceOf(
             redisMaxMemory: a.redis?.maxMemory ?? defaults.redisMaxMemory,
             redisName: defaults.redisName,
             redisEvictionPolicy: defaults.redisEvictionPolicy,
-            // The service gives up on a hung Redis while the gateway still waits for its answer.
-            redisTimeout: redisTimeoutOf(o.call),
+            // The dial bound, whatever the gateway's timeout: a lost SYN must not crash the service's start.
+            redisTimeout: REDIS_TIMEOUT,
         },
     };
 }
@@ -267,8 +267,13 @@ function storeSettings(
     problems: Problem[],
 ): ServiceSettings {
     const r = service.ratelimit;
-    const store = oneStore ? oneStoreOf(a, r.redisMaxMemory, oneStore.configDescriptors, problems) : {};
-    return { ...service, ratelimit: { ...r, expirationJitterSeconds: jitterSeconds, ...store } };
+    if (!oneStore) return { ...service, ratelimit: { ...r, expirationJitterSeconds: jitterSeconds } };
+    const store = oneStoreOf(a, r.redisMaxMemory, oneStore.configDescriptors, problems);
+    // A store with per-value counters: the over-limit cache sized to keep a spent key refused through a flood.
+    const cache = holdsPerValueCounters(a)
+        ? { localCacheSizeInBytes: overLimitCacheOf(a, store.redisMaxMemory, a.domain ?? "", oneStore.configDescriptors) }
+        : {};
+    return { ...service, ratelimit: { ...r, expirationJitterSeconds: jitterSeconds, ...store, ...cache } };
 }
 
 /** The parts checked after the gateway's: the access log, the per-value side, its figures, the monitoring and the access policies. */

@@ -38,6 +38,7 @@ import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { PER_VALUE_FIELDS } from "./service-fields";
 import { dnsProblem, planned, statusOnErrorProblems } from "./arg-checks";
 import { redisConnectionOf, redisMaxMemoryProblem, resolvedRedisOf } from "./redis-options";
+import { overLimitCacheBytes } from "../builders/over-limit-cache";
 import { PerValueStoreArgs } from "./global-ratelimit-args";
 
 export { PerValueStoreArgs };
@@ -76,6 +77,22 @@ export interface PerValuePlan extends PerValueSide {
 export interface PerValueInput extends GlobalLimitsInput {
     counterStore?: CounterStore;
     perValueStore?: PerValueStoreArgs;
+    /** The service's over-limit cache, when the user gives its size. */
+    service?: { localCacheSizeInBytes?: number };
+}
+
+/**
+ * `LOCAL_CACHE_SIZE_IN_BYTES` of a service whose store holds per-value counters: the given one, else
+ * one that keeps a spent key refused through a flood of over-limit keys 4 times the counters its
+ * store of `maxMemory` holds (builders/over-limit-cache.ts), the longest counter key counted.
+ */
+export function overLimitCacheOf(a: PerValueInput, maxMemory: string, domain: string, descriptors: ConfigDescriptor[]): number {
+    const given = a.service?.localCacheSizeInBytes;
+    if (given !== undefined) return given;
+    const p = a.perValueStore ?? {};
+    const valueBytes = Number.isSafeInteger(p.longestValueBytes) ? p.longestValueBytes! : PER_VALUE_FIELDS.longestValueBytes.default;
+    const keyBytes = longestCounterKeyBytes(domain, descriptors, valueBytes);
+    return overLimitCacheBytes(countersHeld(redisMemoryBytes(maxMemory) ?? 0, keyBytes), keyBytes);
 }
 
 /**
@@ -224,6 +241,7 @@ export function perValueSideOf(
                 redisImage: pvRedis.image !== undefined ? planned(pvRedis.image) : r.redisImage,
                 redisMaxMemory: sizing.maxMemory,
                 expirationJitterSeconds: sizing.jitterSeconds,
+                localCacheSizeInBytes: overLimitCacheOf(a, sizing.maxMemory, side.domain, side.descriptors),
             },
         },
         sizing,

@@ -82,9 +82,10 @@ export interface PlatformRateLimitArgs {
     failureModeDeny?: boolean;
     /**
      * How long the gateway waits for the platform's service, for both filters unless `filters` says
-     * otherwise (protobuf duration). Every request of every team waits for both filters, so a slow
-     * platform is everyone's latency: the default is 5× the service's p99 with its store saturated
-     * (docs/using-the-package.md). Defaults to `0.05s` (50 ms).
+     * otherwise (protobuf duration). A filter that fails open lets a call slower than this through
+     * uncounted: under a flood aimed at the service its calls took up to 325 ms, and 50 ms let 3-4.9 %
+     * through uncounted, 1 s none (docs/proof/benchmarks.md). A hung platform service holds every team's
+     * requests this long. Defaults to `1s` (1 s).
      */
     timeout?: string;
     /** Each filter's own failure mode and timeout, over `failureModeDeny` and `timeout`. Defaults to none (both filters as those say). */

@@ -69,15 +69,15 @@ export const PLATFORM_CALL_FIELDS = {
     }),
     timeout: field({
         doc:
-            "How long the gateway waits for the platform's service, for both filters unless `filters` says otherwise (protobuf duration). Every " +
-            "request of every team waits for both filters, so a slow platform is everyone's latency: the default is 5× the service's p99 with " +
-            "its store saturated (docs/using-the-package.md).",
+            "How long the gateway waits for the platform's service, for both filters unless `filters` says otherwise (protobuf duration). A filter " +
+            "that fails open lets a call slower than this through uncounted: under a flood aimed at the service its calls took up to 325 ms, and " +
+            "50 ms let 3-4.9 % through uncounted, 1 s none (docs/proof/benchmarks.md). A hung platform service holds every team's requests this long.",
         type: "string",
-        // 5× the service's p99 (10.9 ms) with its store saturated (docs/proof/benchmarks.md).
-        default: "0.05s",
-        defaultNote: " (50 ms)",
+        // About 3 × the slowest call measured under a flood aimed at the service (325 ms): no call outlasts it.
+        default: "1s",
+        defaultNote: " (1 s)",
         rule: protoDurationRule(0.001),
-        goesTo: { envoy: "each platform filter's `timeout` (the service's `REDIS_TIMEOUT` derived from it)" },
+        goesTo: { envoy: "each platform filter's `timeout`" },
     }),
 };
 

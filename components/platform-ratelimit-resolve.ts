@@ -20,6 +20,8 @@ import { gatewayTargetOf } from "./gateway-target";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import { planGlobalRateLimit } from "./global-ratelimit-plan";
 import { PerValueFiguresPlan, platformFiguresOf } from "./per-value-figures";
+import { overLimitCacheOf } from "./per-value-store";
+import { PER_VALUE_EVICTION_POLICY } from "../builders/failure-bounds";
 import { PLATFORM_CALL_FIELDS, PLATFORM_SERVICE_NAMES, PRE_LIMIT } from "./platform-ratelimit-fields";
 import { PlatformFilterCallArgs, PlatformRateLimitArgs } from "./platform-ratelimit-args";
 import { CheckedSource, platformEvictionPolicy, sourcesOf } from "./platform-sources";
@@ -94,8 +96,15 @@ export function resolvePlatformRateLimit(args: PlatformRateLimitArgs): { problem
     const gw = gatewayTargetOf({ ...(a.gateway ?? {}), listenerPorts: undefined, allVirtualHosts: true }, []);
     const ports = listenerPortsOf(a.gateway?.listenerPorts, problems);
     const checked = sourcesOf(a, problems);
-    // Its one store holds the sources' counters: a per-value one among them makes it evict by use.
-    const service: ServiceSettings = { ...base.service, ratelimit: { ...base.service.ratelimit, redisEvictionPolicy: platformEvictionPolicy(a) } };
+    // Its one store holds the sources' counters: a per-value one among them makes it evict by use, and
+    // sizes the over-limit cache to keep a spent key refused through a flood (builders/over-limit-cache.ts).
+    const policy = platformEvictionPolicy(a);
+    const descriptors = checked.flatMap((s) => s.compiled.configDescriptors);
+    const cache =
+        policy === PER_VALUE_EVICTION_POLICY
+            ? { localCacheSizeInBytes: overLimitCacheOf({ service: a.service }, base.service.ratelimit.redisMaxMemory, PLATFORM_DOMAIN, descriptors) }
+            : {};
+    const service: ServiceSettings = { ...base.service, ratelimit: { ...base.service.ratelimit, redisEvictionPolicy: policy, ...cache } };
     const r = service.ratelimit;
     const host = `${r.serviceName}.${r.namespace}.svc.cluster.local`;
     const calls = filterCallsOf(a, problems);

@@ -109,7 +109,9 @@ export const SERVICE_FIELDS = {
     localCacheSizeInBytes: field({
         doc:
             "`LOCAL_CACHE_SIZE_IN_BYTES`: cache of over-limit keys per process (0 disables). 1 MiB answers repeat over-limit requests without " +
-            "Redis until the window ends: −28 % service CPU and −53 % Redis CPU per decision in the benchmark, limits still exact (docs/proof/rls.md).",
+            "Redis until the window ends: −28 % service CPU and −53 % Redis CPU per decision in the benchmark, limits still exact (docs/proof/rls.md). " +
+            "Unset, a service whose store holds per-value counters gets one sized from that store (4 × its counters per cache segment, 1 to 64 MiB), " +
+            "so that a flood of over-limit keys does not make it forget a spent key (docs/security.md).",
         type: "number",
         default: 1048576,
         rule: wholeNumberRule({ min: 0 }),
@@ -215,11 +217,12 @@ export const PER_VALUE_FIELDS = {
     }),
     timeout: field({
         doc:
-            "Timeout of the gateway's call to the per-value service (protobuf duration), apart from the fixed filter's `timeout`: a decision takes " +
-            "about 2 ms, and a service saturated by a flood answered at p99 27.5 ms, so a failing per-value service costs a request at most this long.",
+            "Timeout of the gateway's call to the per-value service (protobuf duration), apart from the fixed filter's `timeout`. The filter fails " +
+            "open, so a call slower than this lets its request through uncounted: under a flood aimed at the service its calls took up to 325 ms " +
+            "(p99.9 150-224 ms), and 0.1 s let 1.2 % through uncounted, 1 s none (docs/proof/benchmarks.md). A hung service costs a request at most this long.",
         type: "string",
-        // About 50 decisions' time (~2 ms each) and 4 × the p99 of a per-value service saturated by a flood (27.5 ms).
-        default: "0.1s",
+        // About 3 × the slowest call measured under a flood aimed at the service (325 ms): no call outlasts it.
+        default: "1s",
         rule: protoDurationRule(0.001),
         goesTo: { envoy: "the per-value ratelimit filter's timeout" },
         stackKey: "perValueTimeout",

@@ -28,7 +28,7 @@ export interface RateLimitServiceSettings extends ServiceTuning {
     redisEvictionPolicy: string;
     /** The service's `EXPIRATION_JITTER_MAX_SECONDS`: a tenth of the shortest window of its config (builders/failure-bounds.ts). */
     expirationJitterSeconds: number;
-    /** The service's `REDIS_TIMEOUT`, derived from the gateway's timeout (builders/failure-bounds.ts). */
+    /** The service's `REDIS_TIMEOUT`: its dial bound, the same for every gateway timeout (builders/failure-bounds.ts). */
     redisTimeout: string;
 }
 

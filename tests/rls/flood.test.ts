@@ -13,7 +13,11 @@
  *    counters as it holds, then 30,000 real decisions for new keys through the service that
  *    counts them, none of which may fail (the store evicts, it never refuses);
  * 3. while those decisions run, in the same window, the next `/productpage` and api requests (the
- *    fixed rule's) are refused, each answered in under 50 ms.
+ *    fixed rule's) are refused by a decision of the fixed counters' service, each within the fixed
+ *    filter's rendered `timeout` (the deadline the gateway gives the call: an answer later than that
+ *    would be the filter's failure mode, not a decision), no call failed. How fast they are answered
+ *    is a benchmark figure (docs/proof/benchmarks.md), not an assertion. Control of that check: the
+ *    same request with a deadline already passed is not a decision (the harness enforces the deadline).
  * Negative control in the same case: the specification's one store (`counterStore: single`, the
  * jitter of 300 s for its hour windows, evicting by use: `/productpage` was used as rarely as the flood's values) under the same flood forgets the `/productpage`
  * counter, and the second request is allowed again.
@@ -27,7 +31,7 @@ import { renderVariant } from "./harness/stack";
 import { redisInfo } from "./harness/counters";
 import { USER_OBJECTS, renderComponent } from "./harness/shop";
 import { ensureWindow, ensureWindowOf, windowOf } from "./harness/window";
-import { CPUS, FloodShape, Side, decisions, failureModeDeny, fill, floodPath, send, startSide, stopSide } from "./harness/flood";
+import { CPUS, FloodShape, Side, decisions, failureModeDeny, filterTimeoutMs, fill, floodPath, send, startSide, stopSide } from "./harness/flood";
 
 /**
  * The limits of the flood cases count per hour: a case (the fixed uses, a flood of millions of
@@ -43,7 +47,6 @@ import { LimitUnit } from "../../builders/rule-args";
 import { CounterStore } from "../../builders/counter-stores";
 
 const DECISIONS = 30_000;
-const ANSWER_MS = 50;
 
 interface FixedUse {
     path: string;
@@ -54,7 +57,7 @@ interface FixedUse {
 
 /**
  * One case on the split layout: the fixed uses first, the flood, then each fixed use once more
- * (refused, timed) while the decisions run. Returns what the report prints.
+ * (refused within the fixed filter's rendered timeout) while the decisions run. Returns what the report prints.
  */
 async function splitCase(objects: K8sObject[], fixed: FixedUse[], shape: FloodShape): Promise<string> {
     const rendered = renderedRatelimits(objects);
@@ -83,16 +86,20 @@ async function splitCase(objects: K8sObject[], fixed: FixedUse[], shape: FloodSh
         // The decisions saturate the per-value service; meanwhile the fixed limits' next requests.
         const running = decisions(objects, perValue, shape, filled.written, DECISIONS);
         await new Promise((r) => setTimeout(r, 2_000));
-        const after: { path: string; code?: string; ms: number; calls: string[] }[] = [];
+        const after: { path: string; code?: string; ms: number; calls: string[]; failed: string[]; timeoutMs: number; pastDeadline: string }[] = [];
         for (const u of fixed) {
-            const a = await send(objects, sides, u.path, u.headers);
-            after.push({ path: u.path, code: a.code, ms: a.ms, calls: a.calls });
+            // The deadline the gateway gives the call: the fixed filter's rendered timeout.
+            const timeoutMs = filterTimeoutMs(objects, explain(objects, u.path, { headers: u.headers ?? {} }).calls[0]!.filter);
+            const a = await send(objects, sides, u.path, u.headers, timeoutMs);
+            const pastDeadline = (await send(objects, sides, u.path, u.headers, 0)).code;
+            after.push({ path: u.path, code: a.code, ms: a.ms, calls: a.calls, failed: a.failedOpen, timeoutMs, pastDeadline });
         }
         const flood = await running;
         expect(windowOf(Date.now(), CASE_UNIT_SECONDS), "the case stayed in one window").to.equal(windowOf(t0, CASE_UNIT_SECONDS));
         for (const a of after) {
-            expect(a.code, `${a.path} after the flood`).to.equal("OVER_LIMIT");
-            expect(a.ms, `${a.path} answer time under the flood`).to.be.below(ANSWER_MS);
+            expect(a.code, `${a.path} after the flood: refused by a decision within the rendered timeout (${a.timeoutMs} ms)`).to.equal("OVER_LIMIT");
+            expect(a.failed, `${a.path}: no call failed or timed out`).to.deep.equal([]);
+            expect(a.pastDeadline, `control: ${a.path} with a deadline already passed is no decision`).to.not.equal("OVER_LIMIT");
             expect(a.calls, `${a.path}: one call, to the fixed counters' service (its refusal stops the chain)`).to.deep.equal([fixedSide.name]);
         }
         expect(flood.totalRequests, "decisions the per-value service answered during the flood").to.equal(DECISIONS);
@@ -102,7 +109,7 @@ async function splitCase(objects: K8sObject[], fixed: FixedUse[], shape: FloodSh
         return (
             `per-value store full after ${filled.written} counters (used_memory ${filled.info.used_memory}, maxmemory ${filled.info.maxmemory}); ` +
             `${DECISIONS} decisions on the per-value service: ${flood.ok} OK, ${flood.overLimit} over limit, ${flood.errors} errors (${String(flood.firstError ?? "").slice(0, 80)}), ${Math.round(flood.decisionsPerSecond)}/s, p99 ${flood.p99ms} ms; ` +
-            after.map((a) => `${a.path} → ${a.code} in ${a.ms} ms`).join(", ") +
+            after.map((a) => `${a.path} → ${a.code} in ${a.ms} ms (timeout ${a.timeoutMs} ms; deadline passed → ${a.pastDeadline})`).join(", ") +
             `; fixed Redis: ${fixedInfo.db0 ?? "empty"}, evicted ${fixedInfo.evicted_keys}`
         );
     } finally {
@@ -140,7 +147,7 @@ describe("rls flood: fixed counters used BEFORE a flood of new keys still refuse
         ["short paths", 0],
         ["1,000-byte paths", 1000],
     ] as const) {
-        it(`variant A, ${label}: /productpage and api used first; the per-path flood fills the per-value store and saturates its service; the next /productpage and api requests are refused in under ${ANSWER_MS} ms; negative control: one store forgets /productpage`, async () => {
+        it(`variant A, ${label}: /productpage and api used first; the per-path flood fills the per-value store and saturates its service; the next /productpage and api requests are refused by a decision within the fixed filter's rendered timeout; negative control: one store forgets /productpage`, async () => {
             const shape: FloodShape = { request: (i) => ({ path: floodPath("/static/f", i, length), headers: {} }) };
             const split = await splitCase(
                 await renderVariant("A", { unit: "hour", perValueNewValuesPerSecond: "1" }),

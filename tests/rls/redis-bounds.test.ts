@@ -11,7 +11,7 @@ import type { K8sObject } from "../../lib/k8s-object";
 import { explain } from "../../gateway-model/explain";
 import { gatewayModel } from "../../gateway-model/read-rendered";
 import { windowStart } from "../../render/explain-format";
-import { PER_VALUE_EVICTION_POLICY, redisMemoryBytes, redisServerArgs, redisTimeoutFor } from "../../builders/failure-bounds";
+import { PER_VALUE_EVICTION_POLICY, redisMemoryBytes, redisServerArgs, REDIS_TIMEOUT } from "../../builders/failure-bounds";
 import { protoDurationSeconds } from "../../lib/formats";
 import { RlsClient, Decision } from "./harness/client";
 import { RedisServer } from "./harness/redis";
@@ -361,7 +361,7 @@ describe("rls redis bounds, variant A: real service + Redis with the rendered fa
             const gatewayMs = gatewayTimeoutSeconds(objects) * 1000;
             b = await startBench(renderedBound(objects).args);
             const redisTimeout = b.svc.env.REDIS_TIMEOUT;
-            expect(redisTimeout, "rendered REDIS_TIMEOUT = redisTimeoutFor(gateway timeout)").to.equal(redisTimeoutFor(gatewayMs / 1000));
+            expect(redisTimeout, "rendered REDIS_TIMEOUT, the dial bound").to.equal(REDIS_TIMEOUT);
             const redisTimeoutMs = goDurationMs(redisTimeout)!;
             const poolSize = Number(b.svc.env.REDIS_POOL_SIZE);
             expect((await timedCall(b, "/static/hung-warm", gatewayMs)).result).to.have.property("overallCode", "OK");

@@ -35,13 +35,13 @@ describe("GlobalRateLimit's fields: one declaration each", () => {
     it("components/platform-ratelimit-args.ts is generated from the declarations too (one generator, one check); control: a changed default makes it stale", () => {
         expect(generated().map(([out]) => out)).to.include.members([OUT, PLATFORM_OUT, BOOKINFO_OUT, MANAGED_API_OUT, MESH_OUT]);
         expect(fs.readFileSync(PLATFORM_OUT, "utf8"), "run npm run gen").to.equal(generatedText(PLATFORM_OUT));
-        expect(generatedText(PLATFORM_OUT)).to.include("Defaults to `0.05s` (50 ms).").and.include("Defaults to the component's `failureModeDeny`.");
+        expect(generatedText(PLATFORM_OUT)).to.include("Defaults to `1s` (1 s).").and.include("Defaults to the component's `failureModeDeny`.");
         const t = PLATFORM_CALL_FIELDS.timeout as { default: string };
         const before = t.default;
         try {
             t.default = "0.1s";
             expect(generatedText(PLATFORM_OUT)).to.not.equal(fs.readFileSync(PLATFORM_OUT, "utf8"));
-            expect(generatedText(PLATFORM_OUT)).to.include("Defaults to `0.1s` (50 ms).");
+            expect(generatedText(PLATFORM_OUT)).to.include("Defaults to `0.1s` (1 s).");
         } finally {
             t.default = before;
         }

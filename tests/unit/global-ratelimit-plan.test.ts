@@ -69,7 +69,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
                 // A tenth of the rules' shortest window (one minute).
                 expirationJitterSeconds: 6,
                 // Half the gateway's 10 s timeout, capped at 1 s.
-                redisTimeout: "1000ms",
+                redisTimeout: "2000ms",
             },
         });
         expect(plan.grpcAddress).to.equal("ratelimit.default.svc.cluster.local:8081");
@@ -209,7 +209,7 @@ describe("GlobalRateLimit arguments: the plan (defaults from config-schema.ts, g
                 redisEvictionPolicy: "volatile-ttl",
                 expirationJitterSeconds: 6,
                 // Half the gateway's 0.5 s timeout.
-                redisTimeout: "250ms",
+                redisTimeout: "2000ms",
             },
         });
         expect(plan.grpcAddress).to.equal("rl.shop.svc.cluster.local:9001");

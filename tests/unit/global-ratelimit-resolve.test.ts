@@ -23,8 +23,8 @@ describe("GlobalRateLimit resolved once (resolveGlobalRateLimit)", () => {
             "default-ratelimit",
             PathKeyMode.UrlPath,
         ]);
-        // The declared timeout on the filter's call, and the service's Redis timeout derived from it (half, at most 1 s).
-        expect([r.call.timeout, r.service.ratelimit.redisTimeout]).to.deep.equal(["10s", "1000ms"]);
+        // The declared timeout on the filter's call; the service's Redis timeout is its dial bound (2 s: a lost SYN is resent after 1 s).
+        expect([r.call.timeout, r.service.ratelimit.redisTimeout]).to.deep.equal(["10s", "2000ms"]);
         expect(r.endpoint).to.deep.equal({
             host: "ratelimit.default.svc.cluster.local",
             grpcAddress: "ratelimit.default.svc.cluster.local:8081",
@@ -38,12 +38,11 @@ describe("GlobalRateLimit resolved once (resolveGlobalRateLimit)", () => {
         expect(r.vhostNames).to.deep.equal(["shop.example.com:80"]);
     });
 
-    it("a given timeout goes on the filter's call, and the service's Redis timeout is derived from it", () => {
+    it("a given timeout goes on the filter's call; the service's Redis timeout (its dial bound) does not follow it", () => {
         const r = resolveGlobalRateLimit(G({ timeout: "0.25s" })).value!;
         expect(r.call.timeout).to.equal("0.25s");
-        expect(r.service.ratelimit.redisTimeout).to.equal("125ms");
         expect(r.service.ratelimit.redisTimeout).to.equal(planGlobalRateLimit(G({ timeout: "0.25s" })).service.ratelimit.redisTimeout);
-        expect(r.service.ratelimit.redisTimeout).to.not.equal(resolveGlobalRateLimit(G()).value!.service.ratelimit.redisTimeout);
+        expect(r.service.ratelimit.redisTimeout).to.equal(resolveGlobalRateLimit(G()).value!.service.ratelimit.redisTimeout);
     });
 
     it("a shared layout names the filters without the instance, and its prefix is the shared one", () => {

@@ -199,8 +199,8 @@ describe("PlatformRateLimit: each filter's failure mode and timeout", () => {
     };
 
     it("by default both fail open and wait 50 ms, not 10 s (a slow platform is every team's latency)", () => {
-        expect(call(PLATFORM, "platform-ratelimit-overrides")).to.deep.equal({ failureModeDeny: false, timeout: "0.05s" });
-        expect(call(PLATFORM, "platform-ratelimit-defaults")).to.deep.equal({ failureModeDeny: false, timeout: "0.05s" });
+        expect(call(PLATFORM, "platform-ratelimit-overrides")).to.deep.equal({ failureModeDeny: false, timeout: "1s" });
+        expect(call(PLATFORM, "platform-ratelimit-defaults")).to.deep.equal({ failureModeDeny: false, timeout: "1s" });
     });
 
     it("filters.overrides fails closed with its own timeout while the defaults keep the component's (control: the defaults filter unchanged)", () => {
@@ -209,8 +209,8 @@ describe("PlatformRateLimit: each filter's failure mode and timeout", () => {
         expect(call(args, "platform-ratelimit-defaults")).to.deep.equal({ failureModeDeny: false, timeout: "0.2s" });
     });
 
-    it("the service's Redis timeout follows the gateway's: it gives up before the gateway does", () => {
-        expect(planPlatformRateLimit(PLATFORM).service.ratelimit.redisTimeout).to.equal("25ms");
+    it("the service's Redis timeout does not follow the gateway's 50 ms (25 ms crashed the service at start under load): it is 2 s", () => {
+        expect(planPlatformRateLimit(PLATFORM).service.ratelimit.redisTimeout).to.equal("2000ms");
     });
 
     const refused: [string, unknown, string][] = [

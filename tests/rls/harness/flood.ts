@@ -15,6 +15,7 @@ import { RlsClient } from "./client";
 import { RedisServer } from "./redis";
 import { RateLimitProcess } from "./service";
 import { RenderedRatelimit, RenderedRedis, renderedRedis } from "./rendered";
+import { protoDurationSeconds } from "../../../lib/formats";
 import { UNIT_DIVIDER, UPSTREAM_EXPIRATION_JITTER_MAX_SECONDS, pipeCounters, redisInfo } from "./counters";
 import { runLoadgenWorkload } from "./loadgen";
 
@@ -97,6 +98,18 @@ export async function send(
 export function failureModeDeny(objects: K8sObject[], filter: string): boolean {
     for (const o of objects.filter((x) => x.kind === "EnvoyFilter"))
         for (const p of o.spec?.configPatches ?? []) if (p.patch?.value?.name === filter) return p.patch.value.typed_config?.failure_mode_deny === true;
+    throw new Error(`no rendered rate-limit filter ${filter}`);
+}
+
+/** The rendered `timeout` of the rate-limit HTTP filter named `filter`, in milliseconds: how long the gateway waits for its service. */
+export function filterTimeoutMs(objects: K8sObject[], filter: string): number {
+    for (const o of objects.filter((x) => x.kind === "EnvoyFilter"))
+        for (const p of o.spec?.configPatches ?? [])
+            if (p.patch?.value?.name === filter) {
+                const s = protoDurationSeconds(String(p.patch.value.typed_config?.timeout ?? ""));
+                if (s === undefined) throw new Error(`the rendered filter ${filter} has no timeout`);
+                return Math.round(s * 1000);
+            }
     throw new Error(`no rendered rate-limit filter ${filter}`);
 }
 
