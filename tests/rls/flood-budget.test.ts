@@ -39,7 +39,14 @@ const LIMIT = 3;
 const USES = LIMIT + 1;
 const SMALL = "5mb";
 const PREVIOUS_CACHE = "1048576";
-const rule = (unit: LimitUnit): RateLimitRuleArgs => ({ name: "per-key", header: { name: "x-api-key", perValue: true }, requestsPerUnit: LIMIT, unit });
+// A small store on purpose (the flood must overflow it): the preview refuses such a rule unless its risk is accepted.
+const rule = (unit: LimitUnit): RateLimitRuleArgs => ({
+    name: "per-key",
+    header: { name: "x-api-key", perValue: true },
+    requestsPerUnit: LIMIT,
+    unit,
+    acceptEvictionRisk: true,
+});
 const FIXED: RateLimitRuleArgs = { name: "checkout", path: { exact: "/checkout" }, requestsPerUnit: 100, unit: LimitUnit.Day };
 /** A 256-byte `x-api-key` value, distinct per name: the longest a client gets a counter of its own for (longer ones are counted per client address). */
 const value = (name: string) => `${name}-`.padEnd(256, "v");

@@ -52,7 +52,13 @@ describe("the over-limit cache sized from the store that holds per-value counter
 
     it("rendered: the per-value service of the split layout, one store with a per-value rule, and no per-value rule (control: 1 MiB); a size given by hand wins", async function () {
         this.timeout(60_000);
-        const perKey: RateLimitRuleArgs = { name: "k", header: { name: "x-api-key", perValue: true }, requestsPerUnit: 3, unit: LimitUnit.Day };
+        const perKey: RateLimitRuleArgs = {
+            name: "k",
+            header: { name: "x-api-key", perValue: true },
+            requestsPerUnit: 3,
+            unit: LimitUnit.Day,
+            acceptEvictionRisk: true,
+        };
         const fixed: RateLimitRuleArgs = { name: "c", path: { exact: "/checkout" }, requestsPerUnit: 1, unit: LimitUnit.Day };
         const cache = async (rules: RateLimitRuleArgs[], x: object) =>
             renderedRatelimits(await renderComponent(rules, x)).map((r) => Number(r.env.find((e) => e.name === "LOCAL_CACHE_SIZE_IN_BYTES")!.value));
