@@ -13,6 +13,7 @@ import { ResolvedLimit, ResolvedRule } from "./rule-args";
 import { MAX_COST, ResolvedRequestCost } from "./request-cost-args";
 import { MAX_COUNTED_PATH_BYTES, isPerValueRule, longestCounterKeyBytes } from "./counter-stores";
 import { LFU_CEILING_USES, REDIS_BASE_BYTES, counterBytes, countersHeld, redisMemoryBytes } from "./failure-bounds";
+import { spentCounterAttackRequests } from "./over-limit-cache";
 
 /** A window from which an unverified per-value rule must be sized for (or accept the risk): one hour. */
 export const SIZED_WINDOW_SECONDS = 3600;
@@ -26,6 +27,8 @@ export interface PerValueStore {
     /** The service's `EXPIRATION_JITTER_MAX_SECONDS`. */
     jitterSeconds: number;
     domain: string;
+    /** The `LOCAL_CACHE_SIZE_IN_BYTES` of the service that counts in it (its over-limit cache keeps a spent counter refused). */
+    overLimitCacheBytes?: number;
 }
 
 /** One per-value rule (or the per-path catch-all) in its store. */
@@ -51,6 +54,12 @@ export interface PerValueRuleFigures {
     newValuesPerSecondHeld?: number;
     /** New values an attacker must send within a window to evict a counter used once; k times: k × this, in requests, for k up to `LFU_CEILING_USES` (any counter costs at most that many times this). */
     toEvictUsedOnce?: number;
+    /**
+     * Requests a flood must send to give a spent counter (one refused once) its budget back: Redis must
+     * evict it and the service's over-limit cache drop it (builders/over-limit-cache.ts). Undefined
+     * for an existing Redis or a service whose cache size is not known here.
+     */
+    toResetSpent?: number;
     /** Whether `requests` counts cost units (a rule with `cost`). */
     costed: boolean;
     /** Whether the preview refuses it: unverified, a window of an hour or longer, the store not sized, the risk not accepted. */
@@ -87,7 +96,22 @@ export function perValueFigures(
         // The catch-all is not refused: a path is bounded (longer ones share one counter) and the stack's own.
         out.push(figuresOf("perPath.eachPath", "each path", "path", true, true, [d], each, false, store, MAX_COUNTED_PATH_BYTES));
     }
-    return out;
+    // The cheapest over-limit key of the service is the flood's: its lowest limit (a fixed rule's too, when it counts in this store).
+    const cheapestLimit = Math.min(...plan.rules.map((r) => r.requests), ...(each ? [each.requests] : []));
+    return out.map((f) => withSpentCost(f, store, cheapestLimit));
+}
+
+/** `f` with what a flood must send to reset a spent counter of it, when the store and its service's cache are known. */
+function withSpentCost(f: PerValueRuleFigures, store: PerValueStore, cheapestLimit: number): PerValueRuleFigures {
+    if (f.countersHeld === undefined || store.overLimitCacheBytes === undefined) return f;
+    const toResetSpent = spentCounterAttackRequests({
+        limit: f.requests,
+        cheapestLimit,
+        countersHeld: f.countersHeld,
+        cacheBytes: store.overLimitCacheBytes,
+        keyBytes: f.keyBytes,
+    });
+    return { ...f, toResetSpent };
 }
 
 function figuresOf(
@@ -138,8 +162,14 @@ export function perValueFiguresText(f: PerValueRuleFigures, store: PerValueStore
         `to evict a counter used once an attacker sends ${n(f.toEvictUsedOnce!)} new values within the window (${n(f.toEvictUsedOnce! / f.windowSeconds)}/s), ` +
         `used k times k × ${n(f.toEvictUsedOnce!)} requests for k up to ${LFU_CEILING_USES}; a counter used ${LFU_CEILING_USES} times or more is as hot as ` +
         `Redis's use counter can tell (it stops at 255), so ${n(LFU_CEILING_USES * f.toEvictUsedOnce!)} requests (${n(f.toEvictUsedOnce!)} values used ${LFU_CEILING_USES} times) ` +
-        `can reset any counter of it; ${back}`
+        `can reset any counter of it; ${spentText(f)}${back}`
     );
+}
+
+/** What resetting a spent counter costs, with the over-limit cache that keeps it refused ("" when not known). */
+function spentText(f: PerValueRuleFigures): string {
+    if (f.toResetSpent === undefined) return "";
+    return `a spent counter (refused once, then kept refused by the service's over-limit cache) comes back only after ${n(f.toResetSpent)} requests within its window; `;
 }
 
 /** The most one request (or response) takes from a rule's budget with `cost`: Envoy sends at most `MAX_COST`. */

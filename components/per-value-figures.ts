@@ -78,7 +78,7 @@ function oneStoreMaxMemory(a: FiguresInput, descriptors: ConfigDescriptor[], fal
 }
 
 /** The store of the per-value counters: the per-value side's, else the one store (when it holds any). */
-function storeOf(a: FiguresInput, s: { perValue?: PerValueSide; maxMemory: string; jitterSeconds: number }): PerValueStore | undefined {
+function storeOf(a: FiguresInput, s: { perValue?: PerValueSide; maxMemory: string; jitterSeconds: number; cacheBytes: number }): PerValueStore | undefined {
     const inCluster = (r: RedisOptionsArgs | undefined) => (r?.mode ?? RedisModeName.InCluster) === RedisModeName.InCluster;
     const rated = (a.perValueStore?.newValuesPerSecond ?? 0) > 0;
     const domain = a.domain ?? "";
@@ -87,11 +87,18 @@ function storeOf(a: FiguresInput, s: { perValue?: PerValueSide; maxMemory: strin
         const own = inCluster(r);
         // A maxMemory alone says nothing of what it must hold: the store is sized by a declared rate (checked against it) or its owner.
         const sized = rated || !own;
-        return { ...(own ? { maxMemory: s.perValue.sizing.maxMemory } : {}), sized, jitterSeconds: s.perValue.sizing.jitterSeconds, domain };
+        const overLimitCacheBytes = s.perValue.service.ratelimit.localCacheSizeInBytes;
+        return {
+            ...(own ? { maxMemory: s.perValue.sizing.maxMemory } : {}),
+            sized,
+            jitterSeconds: s.perValue.sizing.jitterSeconds,
+            domain,
+            overLimitCacheBytes,
+        };
     }
     if (!holdsPerValueCounters(a)) return undefined;
     const own = inCluster(a.redis);
-    return { ...(own ? { maxMemory: s.maxMemory } : {}), sized: rated || !own, jitterSeconds: s.jitterSeconds, domain };
+    return { ...(own ? { maxMemory: s.maxMemory } : {}), sized: rated || !own, jitterSeconds: s.jitterSeconds, domain, overLimitCacheBytes: s.cacheBytes };
 }
 
 /** The figures of valid limits (none when the limits have problems), and a problem for each refused rule. */
@@ -103,7 +110,7 @@ export function perValueFiguresOf(
     limitsValid: boolean,
     problems: Problem[],
 ): PerValueFiguresPlan {
-    const s = { perValue, maxMemory: r.redisMaxMemory, jitterSeconds: r.expirationJitterSeconds };
+    const s = { perValue, maxMemory: r.redisMaxMemory, jitterSeconds: r.expirationJitterSeconds, cacheBytes: r.localCacheSizeInBytes };
     const store = limitsValid ? storeOf(a, s) : undefined;
     const costs = limitsValid ? costFigureLines(limits.rules) : [];
     if (!store) return { figures: [], lines: costs };
@@ -127,7 +134,13 @@ export function platformFiguresOf(
     const own = (redis?.mode ?? RedisModeName.InCluster) === RedisModeName.InCluster;
     // The platform's store has no declared rate: only an existing Redis (sized by its owner) counts as sized.
     const sized = !own;
-    const store: PerValueStore = { ...(own ? { maxMemory: r.redisMaxMemory } : {}), sized, jitterSeconds: r.expirationJitterSeconds, domain: PLATFORM_DOMAIN };
+    const store: PerValueStore = {
+        ...(own ? { maxMemory: r.redisMaxMemory } : {}),
+        sized,
+        jitterSeconds: r.expirationJitterSeconds,
+        domain: PLATFORM_DOMAIN,
+        overLimitCacheBytes: r.localCacheSizeInBytes,
+    };
     const resolved = sources.map(({ source, limits }) => ({ source, limits: resolveCheckedLimits({ ...limits, headersOn: FIGURES_HEADERS }) }));
     const figures = resolved.flatMap(({ source, limits }) =>
         perValueFigures(limits, store, PER_VALUE_FIELDS.longestValueBytes.default).map((f) => ({ ...f, field: `${source}.${f.field}` })),

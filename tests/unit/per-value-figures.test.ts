@@ -84,6 +84,24 @@ describe("per-value stores: each per-value rule's figures in its store, for its 
         expect(line).to.contain("gives back up to 3 requests");
     });
 
+    it("a spent counter's reset cost counts the over-limit cache: the issue's flood (45,000 200-byte values used 4 times, 180,000 requests) is below it in an 8mb store; control: with the 1 MiB cache of before it is above", () => {
+        const of = (service: object) =>
+            planGlobalRateLimit(
+                G({ rules: [{ ...PER_KEY, acceptEvictionRisk: true }], redis: { maxMemory: "8mb" }, perValueStore: { longestValueBytes: 200 }, ...service }),
+            );
+        const sized = of({});
+        expect(sized.problems).to.deep.equal([]);
+        const f = sized.perValueFigures.figures[0]!;
+        // Redis alone: as many values as the store holds, each used limit + 1 (4) times, as often as the spent counter was.
+        const redisHalf = 4 * held(8, longestKey(sized.configYaml));
+        expect(f.toResetSpent).to.be.at.least(redisHalf);
+        expect(f.toResetSpent).to.be.greaterThan(180_000);
+        expect(sized.perValueFigures.lines.join("\n")).to.contain(`comes back only after ${f.toResetSpent!.toLocaleString("en-US")} requests`);
+        const before = of({ service: { localCacheSizeInBytes: MIB } }).perValueFigures.figures[0]!;
+        expect(before.toResetSpent).to.be.lessThan(180_000);
+        expect(before.toResetSpent).to.be.lessThan(f.toResetSpent!);
+    });
+
     it("the same store holds fewer new values a second the longer the window (a minute against a day, same key), and a cost rule's reset gives back cost units", () => {
         const of = (unit: LimitUnit, extra: object = {}) =>
             planGlobalRateLimit(
