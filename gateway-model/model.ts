@@ -60,7 +60,6 @@ export type PathNormalization = "NONE" | "BASE" | "MERGE_SLASHES" | "DECODE_AND_
 /** The setting the model assumes when none is declared: Istio's default. */
 export const DEFAULT_PATH_NORMALIZATION: PathNormalization = "BASE";
 
-
 export interface Entry {
     key: string;
     value: string;
