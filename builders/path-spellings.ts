@@ -87,7 +87,7 @@ export function exactSpellingsRegex(path: string): string {
  * last segment, then anything.
  */
 export function prefixSpellingsRegex(prefix: string): string {
-    return prefix.endsWith("/") ? `${segmentsPattern(prefix)}${SLASH}.*` : `${segmentsPattern(prefix)}(?:(?:${SLASH}|\\?).*)?`;
+    return prefix.endsWith("/") ? `${segmentsPattern(prefix)}${SLASH}.*` : `${segmentsPattern(prefix)}(?:(?:/|%2[fF]|\\?).*)?`;
 }
 
 /** The longest `exact` or `prefix` a rule matching every spelling takes (each character becomes a few alternatives in one RE2 program). */
