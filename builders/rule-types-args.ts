@@ -5,7 +5,7 @@ import { IdentityArgs } from "./identity-arg-types";
 import { RequestCostArgs } from "./request-cost-arg-types";
 import { LimitUnit, MissingHeader, PathSpellings, ValueCharset } from "./rule-choices";
 
-/** Which paths a rule applies to: exactly one of `exact`, `prefix`, `regex`, and (with `exact` or `prefix`) which spellings of it. */
+/** Which paths a rule applies to: exactly one of `exact`, `prefix`, `regex`, and its spellings. */
 export interface PathMatchArgs {
     /** The whole path, e.g. `/login` (the query string is ignored). */
     exact?: string;

@@ -61,10 +61,8 @@ export const LIMIT_FIELDS = {
 };
 
 /** `spellings`: one of its values; that it comes with `exact` or `prefix` is checked with its siblings (rule-checks.ts `checkRulePath`). */
-const SPELLINGS_RULE: Rule<PathSpellings> = (() => {
-    const r = oneOfRule(PathSpellings, "PathSpellings");
-    return { ...r, text: `${r.text}, only with exact or prefix (checked with its siblings, rule-checks.ts checkRulePath)` };
-})();
+const SPELLINGS_ONE_OF = oneOfRule(PathSpellings, "PathSpellings");
+const SPELLINGS_RULE: Rule<PathSpellings> = { ...SPELLINGS_ONE_OF, text: `${SPELLINGS_ONE_OF.text}, only with exact or prefix` };
 
 /** The fields of `PathMatchArgs`: exactly one of exact, prefix, regex, checked together (rule-checks.ts `checkRulePath`). */
 export const PATH_MATCH_FIELDS = {
@@ -371,11 +369,7 @@ export const RULE_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = {
 
 /** The interfaces generated from these tables (builders/rule-types-args.ts). */
 export const RULE_ARG_INTERFACES: readonly ArgInterface[] = [
-    {
-        name: "PathMatchArgs",
-        doc: "Which paths a rule applies to: exactly one of `exact`, `prefix`, `regex`, and (with `exact` or `prefix`) which spellings of it.",
-        fields: PATH_MATCH_FIELDS,
-    },
+    { name: "PathMatchArgs", doc: "Which paths a rule applies to: exactly one of `exact`, `prefix`, `regex`, and its spellings.", fields: PATH_MATCH_FIELDS },
     {
         name: "HeaderMatchArgs",
         doc: "A request header a rule applies to. Without `value` or `perValue` the rule applies when the header is present.",
