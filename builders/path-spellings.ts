@@ -93,9 +93,5 @@ export function prefixSpellingsRegex(prefix: string): string {
 /** The longest `exact` or `prefix` a rule matching every spelling takes (each character becomes a few alternatives in one RE2 program). */
 export const MAX_SPELLED_PATH = 1024;
 
-/** What `explain` says a path rule covers (one line). */
-export function spellingsText(kind: "exact" | "prefix" | "regex", equivalent: boolean): string {
-    if (kind === "regex") return "the regex as written, on the normalized path";
-    if (!equivalent) return "this spelling only (after the gateway's normalization)";
-    return "every spelling: letter case, %XX escapes, repeated and trailing slashes, ;parameters, a . suffix";
-}
+/** What a path rule with `PathSpellings.Equivalent` counts, in a few words (the explain output's header says it). */
+export const EVERY_SPELLING_TEXT = "every spelling of its path: letter case, %XX escapes, repeated and trailing slashes, ;parameters, a . suffix";

@@ -14,6 +14,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { explainProgram } from "../../prove/api";
+import { formatExplanation } from "../../prove/format";
 import { normalizePath } from "../../gateway-model/evaluate";
 import { PathNormalization } from "../../gateway-model/model";
 import { MAX_SPELLED_PATH, exactSpellingsRegex, prefixSpellingsRegex } from "../../builders/path-spellings";
@@ -79,6 +80,16 @@ describe("path spellings: a limited path counts every spelling a backend routes 
         });
         expect(d.at(-1)!.allowed).to.equal(false);
         expect(d.at(-1)!.descriptors[0]!.count).to.equal(6);
+    });
+
+    it("explain's output says which normalization it assumes and which spellings a path rule counts", async () => {
+        const x = await explainProgram(PROGRAM, [post("/LOGIN")], { nowMs: NOW });
+        const text = formatExplanation(x);
+        expect(text).to.contain("Paths: normalized as Istio's pathNormalization BASE does (assumed");
+        expect(text).to.match(
+            /path rule counts every spelling of its path: letter case, %XX escapes, repeated and trailing slashes, ;parameters, a \. suffix, unless its spellings is exact/,
+        );
+        expect(text).to.contain("descriptor rule=login, masked_remote_address=203.0.113.7/32 -> rule login");
     });
 
     it("other paths are not counted: /logout, /loginx, /x/login, /login/x, /log", async () => {
