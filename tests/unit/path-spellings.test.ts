@@ -19,6 +19,8 @@ import { normalizePath } from "../../gateway-model/evaluate";
 import { PathNormalization } from "../../gateway-model/model";
 import { MAX_SPELLED_PATH, exactSpellingsRegex, prefixSpellingsRegex } from "../../builders/path-spellings";
 import { compileFullMatch } from "../../lib/formats";
+import { compileGlobalLimits } from "../../components/limits-plan";
+import { LimitUnit, PathSpellings, RateLimitRuleArgs } from "../../builders/rule-args";
 import { probe, re2FullMatch, re2ProgramSizes } from "../re2/probe";
 
 const PROGRAM = path.join(__dirname, "..", "..", "examples", "login-limit");
@@ -208,5 +210,41 @@ describe("path spellings: the matcher of every spelling, on the C++ RE2 library 
             expect(s).to.be.greaterThan(0);
             expect(s).to.be.lessThan(32_768);
         }
+    });
+});
+
+describe("path spellings: path.spellings refused where it cannot hold, before anything is built", () => {
+    const rule = (path: object) => ({ name: "login", path, requestsPerUnit: 5, unit: LimitUnit.Minute }) as RateLimitRuleArgs;
+
+    it("with regex, an unknown value, or an exact path over 1,024 characters with every spelling: one problem each, with its field and fix", () => {
+        const problems = (path: object) => compileGlobalLimits({ rules: [rule(path)] }).problems.map((p) => [p.key, p.problem, p.fix]);
+        expect(problems({ regex: "/login", spellings: PathSpellings.Exact })).to.deep.equal([
+            [
+                "rules[0].path.spellings",
+                "applies to exact and prefix only: a regex is matched as written",
+                "remove spellings, and write the spellings the regex should count into it (e.g. [lL][oO][gG][iI][nN] for letter case)",
+            ],
+        ]);
+        const bad = problems({ exact: "/login", spellings: "any" });
+        expect(bad.map(([k]) => k)).to.deep.equal(["rules[0].path.spellings"]);
+        expect(bad[0]![1]).to.match(/equivalent.*exact/);
+        const long = `/${"a".repeat(MAX_SPELLED_PATH)}`;
+        expect(problems({ exact: long }).map(([k, p]) => [k, p])).to.deep.equal([
+            [
+                "rules[0].path.exact",
+                "is longer than 1024 characters: the matcher of all its spellings would near the RE2 program size the gateway's Envoy accepts",
+            ],
+        ]);
+    });
+
+    it("negative controls: the same paths are taken with exact or prefix, and the long one with spellings Exact", () => {
+        for (const path of [
+            { exact: "/login", spellings: PathSpellings.Exact },
+            { prefix: "/api", spellings: PathSpellings.Equivalent },
+            { regex: "/login" },
+            { exact: `/${"a".repeat(MAX_SPELLED_PATH)}`, spellings: PathSpellings.Exact },
+            { exact: `/${"a".repeat(MAX_SPELLED_PATH - 1)}` },
+        ])
+            expect(compileGlobalLimits({ rules: [rule(path)] }).problems, JSON.stringify(path).slice(0, 60)).to.deep.equal([]);
     });
 });
