@@ -26,16 +26,10 @@
  * Erring towards a match is deliberate: a spelling a backend reads as another path is counted too,
  * stricter, never bypassed. Pure.
  */
-import { escapeRe2 } from "./request-match";
-
-/** A percent-encoded byte, either hex case. */
-function encodedByte(b: number): string {
-    const hex = b.toString(16).padStart(2, "0");
-    return `%${[...hex].map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)).join("")}`;
-}
+import { encodedByte, escapeRe2 } from "./request-match";
 
 /** A slash between segments: `/` or `%2F`. */
-export const SLASH = "(?:/|%2[fF])";
+const SLASH = "(?:/|%2[fF])";
 /** `;` parameters after a segment, up to the next slash or the query. */
 const PARAMS = "(?:;[^/?]*)?";
 /** A `.` suffix on the last segment (`.`, `%2E`, `.json`). */
@@ -64,7 +58,7 @@ function segmentUnits(segment: string): string[] {
 }
 
 /** The segments of a rule's path: between its slashes, empty ones dropped (`/a//b/` is `a`, `b`). */
-export function pathSegments(path: string): string[] {
+function pathSegments(path: string): string[] {
     return path.split("/").filter((s) => s !== "");
 }
 
