@@ -16,6 +16,8 @@ import * as path from "path";
 import { explainProgram } from "../../prove/api";
 import { formatExplanation } from "../../prove/format";
 import { normalizePath } from "../../gateway-model/evaluate";
+import { explainWith } from "../../gateway-model/explain";
+import { bookinfoModel } from "./gateway-model-fixtures";
 import { PathNormalization } from "../../gateway-model/model";
 import { MAX_SPELLED_PATH, exactSpellingsRegex, prefixSpellingsRegex } from "../../builders/path-spellings";
 import { compileFullMatch } from "../../lib/formats";
@@ -131,6 +133,15 @@ describe("path spellings: the gateway model's normalization under each of Istio'
 
     it("BASE is the default the model assumes (Istio's default)", () => {
         for (const [input, want] of table) expect(normalizePath(input), input).to.equal(want.BASE);
+    });
+
+    it("a model declaring MERGE_SLASHES routes //productpage to the exact route; the default BASE model answers 404 (the control)", () => {
+        const merged = explainWith({ ...bookinfoModel(), pathNormalization: "MERGE_SLASHES" }, "//productpage");
+        expect(merged.normalizedPath).to.equal("/productpage");
+        expect(merged.route?.name).to.equal("pages");
+        const base = explainWith(bookinfoModel(), "//productpage");
+        expect(base.normalizedPath).to.equal("//productpage");
+        expect(base.route).to.equal(undefined);
     });
 });
 
