@@ -60,6 +60,7 @@ export {
     PathKeyMode,
     PathLimitArgs,
     PathMatchArgs,
+    PathSpellings,
     PerPathLimitsArgs,
     RateLimitRuleArgs,
     RouteRefArgs,

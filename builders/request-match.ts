@@ -59,7 +59,7 @@ export function methodCondition(methods: string[]): HeaderMatcher {
 }
 
 /** A percent-encoded byte, either hex case. */
-function encodedByte(b: number): string {
+export function encodedByte(b: number): string {
     const hex = b.toString(16).padStart(2, "0");
     return `%${[...hex].map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)).join("")}`;
 }

@@ -17,9 +17,9 @@ import {
     RateLimitRuleArgs,
     RouteRefArgs,
 } from "./rule-types-args";
-import { LIMIT_UNIT_SECONDS, LimitUnit, MissingHeader, PathKeyMode, ValueCharset } from "./rule-choices";
+import { LIMIT_UNIT_SECONDS, LimitUnit, MissingHeader, PathKeyMode, PathSpellings, ValueCharset } from "./rule-choices";
 
-export { LIMIT_UNIT_SECONDS, LimitUnit, MissingHeader, PathKeyMode, ValueCharset };
+export { LIMIT_UNIT_SECONDS, LimitUnit, MissingHeader, PathKeyMode, PathSpellings, ValueCharset };
 
 /**
  * The longest per-value header or query value that gets a counter of its own, in bytes as the

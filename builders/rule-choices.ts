@@ -59,3 +59,16 @@ export const ValueCharset = {
     PrintableAscii: "printable-ascii",
 } as const;
 export type ValueCharset = (typeof ValueCharset)[keyof typeof ValueCharset];
+
+/** Which spellings of its path a path rule (`exact`, `prefix`) counts. */
+export const PathSpellings = {
+    /**
+     * Every spelling the gateway passes on that common backends route to the same handler: any ASCII
+     * letter case, `;` parameters after a segment, repeated or trailing slashes, a `.` suffix, each
+     * character literal or percent-encoded.
+     */
+    Equivalent: "equivalent",
+    /** The path as written only (after the gateway's own normalization): `/LOGIN` is not `/login`. */
+    Exact: "exact",
+} as const;
+export type PathSpellings = (typeof PathSpellings)[keyof typeof PathSpellings];

@@ -3,9 +3,9 @@
 import { ClientCidrArgs } from "./client-cidr-args";
 import { IdentityArgs } from "./identity-arg-types";
 import { RequestCostArgs } from "./request-cost-arg-types";
-import { LimitUnit, MissingHeader, ValueCharset } from "./rule-choices";
+import { LimitUnit, MissingHeader, PathSpellings, ValueCharset } from "./rule-choices";
 
-/** Which paths a rule applies to: exactly one of `exact`, `prefix`, `regex`. */
+/** Which paths a rule applies to: exactly one of `exact`, `prefix`, `regex`, and its spellings. */
 export interface PathMatchArgs {
     /** The whole path, e.g. `/login` (the query string is ignored). */
     exact?: string;
@@ -13,6 +13,17 @@ export interface PathMatchArgs {
     prefix?: string;
     /** An RE2 regular expression matched against the whole path without its query, e.g. `/items/[0-9]+`. */
     regex?: string;
+    /**
+     * Which spellings of `exact` or `prefix` the rule counts. `PathSpellings.Equivalent` counts every
+     * spelling the gateway passes on that common backends (Express, Spring/Tomcat, Django, Rails, Go,
+     * ASP.NET) route to the same handler: any ASCII letter case (`/LOGIN`), `;` parameters after a segment
+     * (`/login;jsessionid=x`), repeated or trailing slashes (`//login`, `/login/`), a `.` suffix
+     * (`/login.`, `/login.json`), and each character literal or percent-encoded in either hex case
+     * (`/logi%6E`). `PathSpellings.Exact` counts the path as written only (after the gateway's own
+     * normalization), so `/LOGIN` escapes a `/login` limit. Not with `regex` (a regex matches as written:
+     * write the spellings into it). Defaults to `PathSpellings.Equivalent`.
+     */
+    spellings?: PathSpellings;
 }
 
 /** A request header a rule applies to. Without `value` or `perValue` the rule applies when the header is present. */

@@ -43,10 +43,13 @@
  * A rule's `rateLimitHeaders` becomes its entries' `x_ratelimit_option` (OFF hides the rule from the
  * X-RateLimit headers the filter builds; DRAFT_VERSION_03 shows it where the filter's are off).
  *
- * Paths are matched WITHOUT the query string (`:path` carries it): exact `/p` and regex `r` become
- * `(?:/p)(?:\?.*)?` / `(?:r)(?:\?.*)?`, prefix `/p` becomes `/p(?:[/?].*)?` (Envoy Gateway's form;
- * a prefix ending in `/` is followed by anything). With `PathKeyMode.Literal` the path is matched
- * as written (query included), as the specification's tables do.
+ * Paths are matched WITHOUT the query string (`:path` carries it): an exact or prefix path in
+ * every spelling a backend routes to the same handler (builders/path-spellings.ts: letter case,
+ * `%XX` escapes, repeated and trailing slashes, `;` parameters, a `.` suffix), or with
+ * `spellings: PathSpellings.Exact` exact `/p` as `(?:/p)(?:\?.*)?` and prefix `/p` as
+ * `/p(?:[/?].*)?` (Envoy Gateway's form; a prefix ending in `/` is followed by anything); a regex
+ * `r` as `(?:r)(?:\?.*)?`. With `PathKeyMode.Literal` the path is matched as written (query
+ * included), as the specification's tables do.
  */
 import { MASKED_REMOTE_ADDRESS_KEY, cidrsOf, maskedRemoteAddressActions } from "./client-cidr";
 import {
@@ -56,6 +59,7 @@ import {
     MissingHeader,
     PathKeyMode,
     PathMatchArgs,
+    PathSpellings,
     QUERY_VALUE_KEY,
     REMOTE_ADDRESS_KEY,
     ResolvedLimit,
@@ -65,6 +69,7 @@ import {
     UNTRUSTED_VALUE_VALUE,
 } from "./rule-args";
 import { costEntries } from "./request-cost";
+import { exactSpellingsRegex, prefixSpellingsRegex } from "./path-spellings";
 import { identityActions, identityConfig } from "./identity";
 import { RateLimitEntry, RoutePatch } from "./rate-limit-entries";
 
@@ -112,6 +117,9 @@ export { escapeRe2, QUERY_VALUE_KEY, REMOTE_ADDRESS_KEY, UNTRUSTED_VALUE_KEY, UN
 /** The `:path` regex of a path match (query tolerant in url-path mode). Exported for testing. */
 export function pathRegex(m: PathMatchArgs, mode: PathKeyMode): string {
     const literal = mode === PathKeyMode.Literal;
+    if (!literal && m.regex === undefined && m.spellings !== PathSpellings.Exact) {
+        return m.exact !== undefined ? exactSpellingsRegex(m.exact) : prefixSpellingsRegex(m.prefix!);
+    }
     if (m.exact !== undefined) return literal ? escapeRe2(m.exact) : `(?:${escapeRe2(m.exact)})(?:\\?.*)?`;
     if (m.prefix !== undefined) {
         const p = escapeRe2(m.prefix);

@@ -35,6 +35,7 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         exact: null,
         prefix: null,
         regex: null,
+        spellings: null,
     },
     HeaderMatchArgs: {
         name: null,

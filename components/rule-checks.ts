@@ -12,6 +12,7 @@ import {
     LIMIT_DEFAULTS,
     LIMIT_FIELDS,
     MAX_REQUESTS_PER_UNIT,
+    PATH_MATCH_FIELDS,
     PER_PATH_DEFAULTS,
     QUERY_MATCH_DEFAULTS,
     RULE_FIELDS,
@@ -19,6 +20,7 @@ import {
     requestsPerUnitProblems,
 } from "./rule-fields";
 import { CLIENT_PREFIX_FIELDS, DEFAULT_CLIENT_PREFIX } from "./client-prefix-fields";
+import { MAX_SPELLED_PATH } from "../builders/path-spellings";
 import { checkRequestCost, checkSharedCost, resolveRequestCost } from "./request-cost-checks";
 import { checkIdentity, resolveIdentity } from "./identity-checks";
 import { checkHeaderNameAndValue, checkHeaderOptions, checkOnePerValueField, checkRuleClient, checkRuleMethods, checkRuleQuery } from "./rule-field-checks";
@@ -28,6 +30,7 @@ import {
     LimitUnit,
     MissingHeader,
     PathLimitArgs,
+    PathSpellings,
     PerPathLimitsArgs,
     RateLimitRuleArgs,
     ResolvedLimit,
@@ -144,7 +147,35 @@ export function checkRulePath(at: string, path: any, problems: Problem[]): void 
         }
     } else {
         checkPath(`${at}.path.${kinds[0]}`, path[kinds[0]], problems);
+        checkSpelledLength(`${at}.path.${kinds[0]}`, path, problems);
     }
+    checkSpellings(at, path, kinds, problems);
+}
+
+/** `path.spellings`: one of its values, only with exact or prefix. */
+function checkSpellings(at: string, path: any, kinds: string[], problems: Problem[]): void {
+    if (path?.spellings === undefined) return;
+    const before = problems.length;
+    problems.push(...givenProblems(PATH_MATCH_FIELDS.spellings, `${at}.path.spellings`, path.spellings));
+    if (problems.length === before && kinds.includes("regex"))
+        problems.push({
+            key: `${at}.path.spellings`,
+            value: path.spellings,
+            problem: "applies to exact and prefix only: a regex is matched as written",
+            fix: "remove spellings, and write the spellings the regex should count into it (e.g. [lL][oO][gG][iI][nN] for letter case)",
+        });
+}
+
+/** Every spelling of a path is one RE2 program of a few instructions per character: a bound keeps it far under Envoy's limit. */
+function checkSpelledLength(key: string, path: any, problems: Problem[]): void {
+    const p = path.exact ?? path.prefix;
+    if (path.spellings === PathSpellings.Exact || typeof p !== "string" || p.length <= MAX_SPELLED_PATH) return;
+    problems.push({
+        key,
+        value: p,
+        problem: `is longer than ${MAX_SPELLED_PATH} characters: the matcher of all its spellings would near the RE2 program size the gateway's Envoy accepts`,
+        fix: `use a shorter prefix of it, or set spellings: "${PathSpellings.Exact}" (only this spelling is counted)`,
+    });
 }
 
 /** `clientPrefix`: whole prefix lengths, IPv4 0-32 and IPv6 0-128. */

@@ -9,7 +9,7 @@
 import { ArgInterface, Rule, booleanRule, customRule, defaultsOf, field, nested, oneOfRule, uncheckedRule, withFallback } from "../lib/field-decl";
 import { fieldProblem, wholeNumberProblems } from "../lib/field-checks";
 import { Problem } from "../lib/problems";
-import { DEFAULT_PATH_KEY, LimitUnit, MissingHeader, ValueCharset } from "../builders/rule-args";
+import { DEFAULT_PATH_KEY, LimitUnit, MissingHeader, PathSpellings, ValueCharset } from "../builders/rule-args";
 
 /** The most requests per unit the rate-limit service can count: its `requests_per_unit` is a uint32 (envoyproxy/ratelimit config). */
 export const MAX_REQUESTS_PER_UNIT = 4_294_967_295;
@@ -60,7 +60,11 @@ export const LIMIT_FIELDS = {
     }),
 };
 
-/** The fields of `PathMatchArgs`: exactly one of them, checked together (rule-checks.ts `checkRulePath`). */
+/** `spellings`: one of its values; that it comes with `exact` or `prefix` is checked with its siblings (rule-checks.ts `checkRulePath`). */
+const SPELLINGS_ONE_OF = oneOfRule(PathSpellings, "PathSpellings");
+const SPELLINGS_RULE: Rule<PathSpellings> = { ...SPELLINGS_ONE_OF, text: `${SPELLINGS_ONE_OF.text}, only with exact or prefix` };
+
+/** The fields of `PathMatchArgs`: exactly one of exact, prefix, regex, checked together (rule-checks.ts `checkRulePath`). */
 export const PATH_MATCH_FIELDS = {
     exact: field<string>({
         doc: "The whole path, e.g. `/login` (the query string is ignored).",
@@ -78,6 +82,19 @@ export const PATH_MATCH_FIELDS = {
         doc: "An RE2 regular expression matched against the whole path without its query, e.g. `/items/[0-9]+`.",
         type: "string",
         rule: uncheckedRule("an RE2 expression; exactly one of exact, prefix, regex (checked with its siblings, rule-checks.ts checkRulePath)"),
+        goesTo: ACTIONS,
+    }),
+    spellings: field<PathSpellings>({
+        doc:
+            "Which spellings of `exact` or `prefix` the rule counts. `PathSpellings.Equivalent` counts every spelling the gateway passes " +
+            "on that common backends (Express, Spring/Tomcat, Django, Rails, Go, ASP.NET) route to the same handler: any ASCII letter " +
+            "case (`/LOGIN`), `;` parameters after a segment (`/login;jsessionid=x`), repeated or trailing slashes (`//login`, " +
+            "`/login/`), a `.` suffix (`/login.`, `/login.json`), and each character literal or percent-encoded in either hex case " +
+            "(`/logi%6E`). `PathSpellings.Exact` counts the path as written only (after the gateway's own normalization), so `/LOGIN` " +
+            "escapes a `/login` limit. Not with `regex` (a regex matches as written: write the spellings into it).",
+        type: "PathSpellings",
+        default: PathSpellings.Equivalent,
+        rule: SPELLINGS_RULE,
         goesTo: ACTIONS,
     }),
 };
@@ -340,6 +357,7 @@ export const PER_PATH_FIELDS = {
 export const LIMIT_DEFAULTS = defaultsOf(LIMIT_FIELDS);
 export const HEADER_MATCH_DEFAULTS = defaultsOf(HEADER_MATCH_FIELDS);
 export const QUERY_MATCH_DEFAULTS = defaultsOf(QUERY_MATCH_FIELDS);
+export const PATH_MATCH_DEFAULTS = defaultsOf(PATH_MATCH_FIELDS);
 export const PER_PATH_DEFAULTS = defaultsOf(PER_PATH_FIELDS);
 
 /** The imports of the generated builders/rule-types-args.ts. */
@@ -347,12 +365,12 @@ export const RULE_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = {
     "./client-cidr-args": ["ClientCidrArgs"],
     "./identity-arg-types": ["IdentityArgs"],
     "./request-cost-arg-types": ["RequestCostArgs"],
-    "./rule-choices": ["LimitUnit", "MissingHeader", "ValueCharset"],
+    "./rule-choices": ["LimitUnit", "MissingHeader", "PathSpellings", "ValueCharset"],
 };
 
 /** The interfaces generated from these tables (builders/rule-types-args.ts). */
 export const RULE_ARG_INTERFACES: readonly ArgInterface[] = [
-    { name: "PathMatchArgs", doc: "Which paths a rule applies to: exactly one of `exact`, `prefix`, `regex`.", fields: PATH_MATCH_FIELDS },
+    { name: "PathMatchArgs", doc: "Which paths a rule applies to: exactly one of `exact`, `prefix`, `regex`, and its spellings.", fields: PATH_MATCH_FIELDS },
     {
         name: "HeaderMatchArgs",
         doc: "A request header a rule applies to. Without `value` or `perValue` the rule applies when the header is present.",

@@ -7,18 +7,40 @@ import { maskedRemoteAddress } from "../builders/client-cidr";
 import { EXPR_DESCRIPTOR_EXTENSION } from "../builders/rules";
 import { compileFullMatch } from "../lib/formats";
 import { DynamicMetadata, metadataActionValue } from "./jwt-metadata-model";
-import { DescriptorExplanation, Entry, Explanation, field, GatewayModel, ModelRoute, RouteMatch } from "./model";
+import { DEFAULT_PATH_NORMALIZATION, DescriptorExplanation, Entry, Explanation, field, GatewayModel, ModelRoute, PathNormalization, RouteMatch } from "./model";
 
 /**
- * The request path as Envoy's RFC 3986 normalization (Istio's default `BASE`) leaves it: `\` → `/`,
- * `%2E`/`%2e` → `.`, dot segments resolved; the query is kept as sent; a fragment is dropped.
+ * The request path as the gateway's Envoy leaves it under Istio's `pathNormalization`, in Envoy's
+ * order (ConnectionManagerUtility::maybeNormalizePath): `%2F`/`%5C` decoded to `/` and `\`
+ * (DECODE_AND_MERGE_SLASHES only); then (all but NONE) the parameters of a `.` or `..` segment
+ * dropped (`/..;x/` is `/../`), and the path canonicalized as Chromium's URL library does
+ * (`\` → `/`, `%2E`/`%2e` → `.`, dot segments resolved; every other escape kept as written,
+ * letter case and `;` parameters kept); then adjacent slashes merged (MERGE_SLASHES and
+ * DECODE_AND_MERGE_SLASHES). The query is kept as sent; a fragment is dropped.
  */
-export function normalizePath(path: string): string {
+export function normalizePath(path: string, setting: PathNormalization = DEFAULT_PATH_NORMALIZATION): string {
     const hash = path.indexOf("#");
     const noFragment = hash >= 0 ? path.slice(0, hash) : path;
     const q = noFragment.indexOf("?");
-    const rawPath = q >= 0 ? noFragment.slice(0, q) : noFragment;
+    let rawPath = q >= 0 ? noFragment.slice(0, q) : noFragment;
     const query = q >= 0 ? noFragment.slice(q) : "";
+    if (setting === "NONE") return `${rawPath}${query}`;
+    if (setting === "DECODE_AND_MERGE_SLASHES") rawPath = rawPath.replace(/%2f/gi, "/").replace(/%5c/gi, "\\");
+    let p = canonicalPath(stripDotSegmentParameters(rawPath));
+    if (setting !== "BASE") p = mergeSlashes(p);
+    return `${p}${query}`;
+}
+
+/** `..;x` and `.;x` segments without their parameters (Envoy's `strip_dotdot_segments_with_parameters`). */
+function stripDotSegmentParameters(path: string): string {
+    return path
+        .split("/")
+        .map((s) => (s.startsWith("..;") ? ".." : s.startsWith(".;") ? "." : s))
+        .join("/");
+}
+
+/** Chromium's path canonicalization as Envoy uses it: backslashes, `%2E`, dot segments. */
+function canonicalPath(rawPath: string): string {
     const p = rawPath.replace(/\\/g, "/").replace(/%2e/gi, ".");
     const out: string[] = [];
     const segs = p.split("/");
@@ -32,7 +54,12 @@ export function normalizePath(path: string): string {
             if (last) out.push("");
         } else out.push(seg);
     });
-    return `/${out.join("/")}${query}`;
+    return `/${out.join("/")}`;
+}
+
+/** Envoy's `merge_slashes`: runs of `/` as one, a leading and a trailing slash kept. */
+function mergeSlashes(p: string): string {
+    return p.replace(/\/{2,}/g, "/");
 }
 
 /** The path without its query (and fragment): CEL's `request.url_path`. */

@@ -65,7 +65,7 @@ function requestHeaders(request: ModelRequest): { joined: Record<string, string>
 }
 
 function explainOne(m: GatewayModel, path: string, request: ModelRequest): Explanation {
-    const normalizedPath = normalizePath(path);
+    const normalizedPath = normalizePath(path, m.pathNormalization);
     const sel = selectRoute(m, normalizedPath);
     const base = { ...(request.method ? { method: request.method } : {}), path, normalizedPath, virtualHost: m.virtualHost, domain: m.domain };
     if (!sel) return { ...base, route: undefined, rateLimitsFrom: { level: "none" }, descriptors: [], calls: [], limited: false };

@@ -10,10 +10,13 @@
  * Pure functions, no I/O.
  *
  * Envoy behaviour modelled (docs/proof/upstream.md has the sources):
- * - Path normalization before routing (Istio's default `pathNormalization: BASE`, RFC 3986): `\`
- *   becomes `/`, `.`/`..` segments (also written `%2E`) are resolved; repeated slashes are kept;
- *   other percent-encodings are left as they are. The query string is never touched; a fragment
- *   is never part of the path (Envoy strips or refuses it).
+ * - Path normalization before routing, under each of Istio's `pathNormalization` settings
+ *   (evaluate.ts `normalizePath`; BASE, Istio's default, unless the model says otherwise): `\`
+ *   becomes `/`, `.`/`..` segments (also written `%2E`, also with `;` parameters) are resolved;
+ *   repeated slashes are kept (merged with MERGE_SLASHES and DECODE_AND_MERGE_SLASHES, which also
+ *   decodes `%2F` and `%5C`); other percent-encodings, letter case and `;` parameters are left as
+ *   they are. NONE leaves the path as sent. The query string is never touched; a fragment is never
+ *   part of the path (Envoy strips or refuses it).
  * - Route selection: the routes of the virtual host in order, the first whose match applies wins:
  *   `exact`/`path` compares the path without its query, `prefix` the start of the whole `:path`,
  *   `regex` the path without its query (RE2 full match); none → 404 and no rate-limit call.
@@ -44,6 +47,18 @@
  */
 import { RATELIMIT_FILTER } from "../builders/envoy-filters";
 import { HeadersOption } from "./rate-limit-headers";
+
+/**
+ * Istio's `meshConfig.pathNormalization`, as its generator sets the gateway's HTTP connection
+ * manager (pilot/pkg/networking/core/listener_builder.go): NONE `normalize_path: false`; BASE (the
+ * default) `normalize_path: true`; MERGE_SLASHES also `merge_slashes: true`;
+ * DECODE_AND_MERGE_SLASHES also `path_with_escaped_slashes_action: UNESCAPE_AND_FORWARD`. Every
+ * other setting keeps escaped slashes (`KEEP_UNCHANGED`).
+ */
+export type PathNormalization = "NONE" | "BASE" | "MERGE_SLASHES" | "DECODE_AND_MERGE_SLASHES";
+
+/** The setting the model assumes when none is declared: Istio's default. */
+export const DEFAULT_PATH_NORMALIZATION: PathNormalization = "BASE";
 
 export interface Entry {
     key: string;
@@ -174,6 +189,8 @@ export interface GatewayModel {
     others?: GatewayModel[];
     /** The virtual host's `RateLimit-Policy` values (`response_headers_to_add`). */
     vhostPolicy?: string[];
+    /** The mesh's `pathNormalization` the gateway runs with; undefined: Istio's default, BASE (the rendered objects do not say). */
+    pathNormalization?: PathNormalization;
 }
 
 /** The `RateLimit-Policy` values of a `response_headers_to_add` list (snake_case or camelCase JSON). */

@@ -198,7 +198,7 @@ export function parseLocalConfig(where: string, envoyFilter: string, c: any): Pr
 
 /** The descriptors the local filter builds for a request (its own `vh_rate_limits`; [] when no route matches). */
 export function preLimitDescriptors(m: GatewayModel, cfg: PreLimitConfigModel, path: string, request: ModelRequest = {}): Entry[][] {
-    const normalized = normalizePath(path);
+    const normalized = normalizePath(path, m.pathNormalization);
     const sel = selectRoute(m, normalized);
     if (!sel) return [];
     const headers0 = { ...(request.headers ?? {}), ":path": normalized, ":method": "GET" };

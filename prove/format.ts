@@ -5,6 +5,8 @@ import { CHANGED_KEPT, ProgramExplanation, ProgramReplay } from "./api";
 import { BAD_LINES_KEPT } from "./log-table";
 import { ReplayResult, verdictOf } from "./replay";
 import { Decision } from "./simulate";
+import { DEFAULT_PATH_NORMALIZATION } from "../gateway-model/model";
+import { EVERY_SPELLING_TEXT } from "../builders/path-spellings";
 
 /** How headers are spelt on the wire in the output (names are case-insensitive in HTTP). */
 const SPELLING: Record<string, string> = {
@@ -61,6 +63,11 @@ export function formatDecision(d: Decision, n: number, standIns: ReadonlySet<str
     return out.join("\n");
 }
 
+/** What explain assumes of paths: the mesh's normalization (the program does not say it), and what a path rule's matcher takes. */
+export const PATHS_LINE =
+    `Paths: normalized as Istio's pathNormalization ${DEFAULT_PATH_NORMALIZATION} does (assumed: the program does not say the mesh's setting); ` +
+    `an exact or prefix path rule counts ${EVERY_SPELLING_TEXT}, unless its spellings is exact`;
+
 /** How many decisions explain prints without --detail. */
 export const DECISIONS_SHOWN = 20;
 
@@ -91,6 +98,7 @@ export function formatExplanation(x: ProgramExplanation, detail = true): string 
     if (!x.gateways.length) out.push("No gateway: the program holds no rate-limit filter on a gateway.");
     for (const g of x.gateways)
         out.push(`Gateway: ${g.name}, hosts ${g.hosts.join(", ")}${g.standIn ? " (its routes are not in the program: one catch-all route modelled)" : ""}`);
+    if (x.gateways.length) out.push(PATHS_LINE);
     for (const b of x.localBuckets)
         out.push(
             `Local bucket: EnvoyFilter ${b.envoyFilter} on pods ${JSON.stringify(b.selector)} port ${b.port}: ${b.maxTokens} tokens, ${b.tokensPerFill} per ${b.fillSeconds} s`,

@@ -503,6 +503,12 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_USER:-1}" != 0 ]]; then
       "$xdsbin" -test.run '^TestUserGateway' -test.v -test.count=1 > "$udir.xds.log" 2>&1 || true
     report_subtests "user gateway generator" "$udir.xds.log" 'TestUserGateway[A-Za-z]*'
     grep -qE '^ +--- PASS: TestUserGateway/vhost-per-client' "$udir.xds.log" || ko "user gateway generator: rules not checked (log $udir.xds.log)"
+    # Every spelling of /login under each pathNormalization setting (xdscheck/path_spellings_test.go),
+    # and its control (the matcher of one spelling lets /LOGIN through).
+    XDSCHECK_USER_DIR="$udir" "$xdsbin" -test.run '^TestPathSpellings' -test.v -test.count=1 > "$udir.spellings.log" 2>&1 || true
+    report_subtests "path spellings generator" "$udir.spellings.log" 'TestPathSpellings[A-Za-z]*'
+    grep -qE '^ +--- PASS: TestPathSpellings/BASE' "$udir.spellings.log" || ko "path spellings generator: not checked (log $udir.spellings.log)"
+    if grep -qE '^--- PASS: TestPathSpellingsControl' "$udir.spellings.log"; then ok "path spellings generator: control (one spelling's matcher lets /LOGIN through)"; else ko "path spellings generator: control failed (log $udir.spellings.log)"; fi
     if [[ -s "$udir/routes.json" ]]; then
       uagree="$(cd "$root" && npx tsx tests/istio/user-model-agree.ts "$udir" "$udir/routes.json" 2>&1)" || true
       while IFS= read -r line; do

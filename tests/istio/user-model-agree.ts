@@ -46,6 +46,14 @@ function main(): number {
         "/checkout/pay?x",
         "/other",
         "//login",
+        // Other spellings of /login and /search (every one counted: builders/path-spellings.ts).
+        "/LOGIN",
+        "/login;jsessionid=x",
+        "/logi%6E",
+        "/login%2e",
+        "/login.json",
+        "/SEARCH/x",
+        "/search;v=1/x",
         "/partners",
         "/partners/x?y=1",
         // Rule free-tier (query tier=free, hidden from the headers) in the spellings a client may send.

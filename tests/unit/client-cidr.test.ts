@@ -15,7 +15,7 @@ import { parse } from "yaml";
 import { formatIp, maskedRemoteAddress, parseIp } from "../../builders/client-cidr";
 import { parseCidr } from "../../components/client-cidr-checks";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
+import { LimitUnit, PathSpellings, RateLimitRuleArgs } from "../../builders/rule-args";
 import { compileGlobalLimits } from "../../components/limits-plan";
 import { trustedClientAddress, xffEntry } from "../../gateway-model/client-address";
 import { GatewayModel } from "../../gateway-model/model";
@@ -117,7 +117,7 @@ describe("clientCidr: rules → Envoy actions and config entries", () => {
     it("several CIDRs: one rate_limits entry per prefix length (IPv4 and IPv6 lengths paired, the missing family at an unused length), one config child per CIDR", () => {
         const rule: RateLimitRuleArgs = {
             name: "partners",
-            path: { prefix: "/api" },
+            path: { prefix: "/api", spellings: PathSpellings.Exact },
             clientCidr: { cidrs: ["198.51.100.0/24", "2001:DB8:0:0::/48", "10.0.0.0/8", "203.0.113.0/24", "2001:db8:1::/64"] },
             requestsPerUnit: 3,
             unit: M,

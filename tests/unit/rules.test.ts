@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { stringify } from "yaml";
-import { LimitUnit, MissingHeader, PathKeyMode, RateLimitRuleArgs } from "../../builders/rule-args";
+import { LimitUnit, MissingHeader, PathKeyMode, PathSpellings, RateLimitRuleArgs } from "../../builders/rule-args";
 import { escapeRe2, pathRegex } from "../../builders/rules";
 import { compileGlobalLimits } from "../../components/limits-plan";
 import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
@@ -21,7 +21,13 @@ const M = LimitUnit.Minute;
 
 describe("rules: path regexes match the path without its query", () => {
     const cases: [string, Parameters<typeof pathRegex>[0], string[], string[]][] = [
-        ["exact", { exact: "/login" }, ["/login", "/login?x=1", "/login?"], ["/login/", "/loginx", "/x/login", "/Login"]],
+        ["exact, every spelling", { exact: "/login" }, ["/login", "/login?x=1", "/login?", "/login/", "/Login"], ["/loginx", "/x/login", "/login/x"]],
+        [
+            "exact, this spelling only",
+            { exact: "/login", spellings: PathSpellings.Exact },
+            ["/login", "/login?x=1", "/login?"],
+            ["/login/", "/loginx", "/x/login", "/Login"],
+        ],
         ["exact with regex characters", { exact: "/a.b+(c)" }, ["/a.b+(c)", "/a.b+(c)?q"], ["/aXb+(c)", "/a.bb(c)"]],
         ["prefix", { prefix: "/api" }, ["/api", "/api/", "/api/v1/x", "/api?q=1"], ["/apiv2", "/ap", "/x/api"]],
         ["prefix ending in /", { prefix: "/static/" }, ["/static/", "/static/a.css", "/static/?v=1"], ["/static", "/staticx/"]],
@@ -84,7 +90,7 @@ describe("rules: table of rules → actions and config entries", () => {
     const perClient = (limit: object) => ({ descriptors: [{ key: "masked_remote_address", ...limit }] });
     const table: { rule: RateLimitRuleArgs; actions: unknown[]; config: unknown; option?: string; guard?: unknown[][] }[] = [
         {
-            rule: { name: "login", path: { exact: "/login" }, requestsPerUnit: 5, unit: M },
+            rule: { name: "login", path: { exact: "/login", spellings: PathSpellings.Exact }, requestsPerUnit: 5, unit: M },
             actions: [
                 {
                     header_value_match: {
@@ -191,7 +197,7 @@ describe("rules: table of rules → actions and config entries", () => {
             },
         },
         {
-            rule: { name: "login-per-client", path: { prefix: "/login" }, perClientAddress: true, requestsPerUnit: 2, unit: M },
+            rule: { name: "login-per-client", path: { prefix: "/login", spellings: PathSpellings.Exact }, perClientAddress: true, requestsPerUnit: 2, unit: M },
             actions: [
                 {
                     header_value_match: {
@@ -394,7 +400,10 @@ describe("a user's gateway (not bookinfo) through the gateway model", () => {
         const b1 = explainWith(m, "/login", { clientAddress: "198.51.100.7" }).descriptors[0].bucket;
         const b2 = explainWith(m, "/login", { clientAddress: "203.0.113.9" }).descriptors[0].bucket;
         expect(b1).to.not.equal(b2);
-        expect(hits("/login/")).to.deep.equal([
+        // Another spelling of /login is the same path to a backend: counted too.
+        for (const p of ["/login/", "/LOGIN", "/login;jsessionid=1"])
+            expect(hits(p)[0], p).to.equal("rule=login-per-client,masked_remote_address=198.51.100.7/32 -> 5/minute");
+        expect(hits("/login/x")).to.deep.equal([
             "rule=per-api-key,missing_value=shared,masked_remote_address=198.51.100.7/32 -> 20/minute",
             "rule=per-client,masked_remote_address=198.51.100.7/32 -> 300/minute",
         ]);

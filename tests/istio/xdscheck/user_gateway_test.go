@@ -113,6 +113,8 @@ func ruleEntriesProblem(vh *routev3.VirtualHost, rule string, want ...string) st
 					re = "value-chars"
 				case re == overLimit:
 					re = "over-256-bytes"
+				case m.GetName() == ":path" && spellingLabel(re) != "":
+					re = spellingLabel(re)
 				case m.GetName() == ":path" && strings.HasPrefix(re, "/"):
 				default:
 					re = "other-regex"
@@ -145,6 +147,8 @@ func actionString(a *routev3.RateLimit_Action) string {
 		var hs []string
 		for _, m := range h.Headers {
 			switch {
+			case m.GetSafeRegexMatch() != nil && m.Name == ":path" && spellingLabel(m.GetSafeRegexMatch().GetRegex()) != "":
+				hs = append(hs, m.Name+"~"+spellingLabel(m.GetSafeRegexMatch().GetRegex()))
 			case m.GetSafeRegexMatch() != nil:
 				hs = append(hs, m.Name+"~"+m.GetSafeRegexMatch().GetRegex())
 			case m.GetStringMatch() != nil:
@@ -232,8 +236,8 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 		}
 		return ""
 	}
-	res["vhost-login-per-client"] = expectActions("login-per-client", `header_value_match rule=login-per-client [:path~(?:/login)(?:\?.*)?]`, "masked_remote_address v4=32 v6=64")
-	res["vhost-search-prefix"] = expectActions("search", `header_value_match rule=search [:path~/search(?:[/?].*)?]`)
+	res["vhost-login-per-client"] = expectActions("login-per-client", `header_value_match rule=login-per-client [:path~spellings(/login)]`, "masked_remote_address v4=32 v6=64")
+	res["vhost-search-prefix"] = expectActions("search", `header_value_match rule=search [:path~spellings(/search*)]`)
 	// per-api-key (perValue, whenMissing defaults to SharedCounter). With no underscored spelling of
 	// the name present (x_api-key, x-api_key, x_api_key): its value when of the value characters and
 	// at most 256 bytes; else the guard's entries (a bad value, a long one), per client. Any
@@ -252,14 +256,14 @@ func userChecks(ls []*listenerv3.Listener, rcs []*routev3.RouteConfiguration) ma
 	// ambiguous, its value trusted and not over 256 bytes; the guard's three entries (ambiguous;
 	// present but not trusted; trusted but too long) and the missing one, each per client. What the
 	// query regexes mean is checked by requests-per-query-key.
-	const api = `:path~/api(?:[/?].*)?`
+	const api = `:path~spellings(/api*)`
 	res["vhost-query-per-value"] = ruleEntriesProblem(vh, "per-query-key",
 		"header_value_match rule=per-query-key ["+api+",:path!~other-regex,:path~other-regex,:path!~other-regex] | query_parameters api_key->query_value",
 		"header_value_match rule=per-query-key ["+api+",:path~other-regex] | generic_key untrusted_value=shared | "+client,
 		"header_value_match rule=per-query-key ["+api+",:path!~other-regex,:path~other-regex,:path!~other-regex] | generic_key untrusted_value=shared | "+client,
 		"header_value_match rule=per-query-key ["+api+",:path!~other-regex,:path~other-regex,:path~other-regex] | generic_key untrusted_value=shared | "+client,
 		"header_value_match rule=per-query-key ["+api+",:path!~other-regex] | generic_key missing_value=shared | "+client)
-	res["vhost-methods"] = expectActions("writes", `header_value_match rule=writes [:path~/search(?:[/?].*)?,:method~(?i:POST|DELETE)]`)
+	res["vhost-methods"] = expectActions("writes", `header_value_match rule=writes [:path~spellings(/search*),:method~(?i:POST|DELETE)]`)
 	// free-tier is hidden from the X-RateLimit headers (rateLimitHeaders: false); the others inherit the filter's.
 	res["vhost-rule-headers-option"] = func() string {
 		var bad []string

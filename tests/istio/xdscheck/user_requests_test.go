@@ -480,14 +480,17 @@ func userRequestTable() map[string][]userRequestCase {
 			web(req("/?q=/search/x", clientA)),
 			web(req("/", clientA)),
 		},
-		// exact /login per client: /login with any query, each address its own counter; not
-		// /login/ or anything longer or shorter.
+		// exact /login per client: /login with any query and in every spelling a backend routes to
+		// the same handler (path_spellings_test.go has them all), each address its own counter; not
+		// anything longer or shorter.
 		"requests-login-per-client": {
 			web(req("/login", clientA), loginPerClient(clientA)),
 			web(req("/login", clientB), loginPerClient(clientB)),
 			web(req("/login?next=/x", clientA), loginPerClient(clientA)),
 			web(req("/login?", clientA), loginPerClient(clientA)),
-			web(req("/login/", clientA)),
+			web(req("/login/", clientA), loginPerClient(clientA)),
+			web(req("/LOGIN", clientA), loginPerClient(clientA)),
+			web(req("/login;jsessionid=x", clientA), loginPerClient(clientA)),
 			web(req("/login/x", clientA)),
 			web(req("/loginx", clientA)),
 			web(req("/logi", clientA)),
