@@ -47,6 +47,10 @@ export interface ListenerFilter {
     statusOnError: number;
     /** The filter's own `rate_limits` (empty: none). */
     rateLimits: any[];
+    /** `enable_x_ratelimit_headers: DRAFT_VERSION_03`: its counted responses carry X-RateLimit-*. */
+    rateLimitHeaders?: boolean;
+    /** `response_headers_to_add`: the headers of the responses it refuses (lower-case names). */
+    refusalHeaders?: Record<string, string>;
 }
 
 interface PerRouteScope {
@@ -120,6 +124,12 @@ export function listenerModel(envoyFilters: K8sObject[], layout: ListenerLayout)
                     failureModeDeny: tc.failure_mode_deny === true,
                     statusOnError: statusOf(tc.status_on_error),
                     rateLimits: Array.isArray(tc.rate_limits) ? tc.rate_limits : [],
+                    rateLimitHeaders: tc.enable_x_ratelimit_headers === "DRAFT_VERSION_03",
+                    refusalHeaders: Object.fromEntries(
+                        (Array.isArray(tc.response_headers_to_add) ? tc.response_headers_to_add : [])
+                            .filter((h: any) => typeof h?.header?.key === "string")
+                            .map((h: any) => [String(h.header.key).toLowerCase(), String(h.header.value ?? "")]),
+                    ),
                 });
                 continue;
             }

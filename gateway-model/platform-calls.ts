@@ -19,6 +19,10 @@ export interface PlatformCall {
     /** The filter is switched off here (`FilterConfig{disabled}`: a team's limits replace the defaults on its host). */
     disabled: boolean;
     descriptors: DescriptorExplanation[];
+    /** Its counted responses carry X-RateLimit-* (the filter's `enable_x_ratelimit_headers`). */
+    rateLimitHeaders: boolean;
+    /** The headers its refusals carry (`RateLimit-Policy` of the source). */
+    refusalHeaders: Record<string, string>;
 }
 
 /** Whether the objects put any platform filter on pods `labels`. */
@@ -58,7 +62,13 @@ export function platformCalls(
             const source = sourceOfCall(c);
             if (source === "team" || out.some((x) => x.source === source)) continue;
             const config = readConfig(objects, c.filter.cluster);
-            out.push({ source, disabled: c.from === "disabled here", descriptors: c.descriptors.map((d) => lookupLimit(config, c.domain, d)) });
+            out.push({
+                source,
+                disabled: c.from === "disabled here",
+                descriptors: c.descriptors.map((d) => lookupLimit(config, c.domain, d)),
+                rateLimitHeaders: c.filter.rateLimitHeaders === true,
+                refusalHeaders: c.filter.refusalHeaders ?? {},
+            });
         }
     }
     return out.sort((a, b) => (a.source === "platform override" ? 0 : 1) - (b.source === "platform override" ? 0 : 1));
