@@ -62,7 +62,7 @@ const VHOST = `(${hasPath("p", ["match", "routeConfiguration", "vhost", "name"])
 const HOST = `(${VHOST}.contains(":") ? ${VHOST}.substring(0, ${VHOST}.lastIndexOf(":")) : ${VHOST})`;
 const IS_SWITCH = `${PER_FILTER} && ${list(DEFAULTS_NAMES)}.exists(n, n in p.patch.value.typed_per_filter_config)`;
 const NOT_DELETE = `request.operation == "DELETE" || `;
-const who = `"EnvoyFilter " + variables.f.metadata.name + " (written by " + request.userInfo.username + ")"`;
+const who = `"EnvoyFilter " + string(variables.f.metadata.name) + " (written by " + request.userInfo.username + ")"`;
 
 /** The CEL of a host the writer may switch the defaults off on. */
 function hostAllowed(routeBound: boolean): string {
@@ -73,10 +73,13 @@ function hostAllowed(routeBound: boolean): string {
 /** The policy's rules, in the order the API server reports them. Exported for testing. */
 export function admissionRules(o: AdmissionPolicyOptions): AdmissionRule[] {
     const hcm = `${hasPath("p", ["match", "listener", "filterChain", "filter", "name"])} && p.match.listener.filterChain.filter.name == ${lit(HCM_FILTER)}`;
+    // Every field read is guarded: an expression that fails refuses the object (failurePolicy Fail).
+    const op = `(${hasPath("p", ["patch", "operation"])} ? p.patch.operation : "")`;
+    const applyTo = `(has(p.applyTo) ? p.applyTo : "")`;
     const rewrites =
-        `(p.applyTo == "NETWORK_FILTER" && ${hcm} && (p.patch.operation in ["REMOVE", "REPLACE"] || ` +
+        `(${applyTo} == "NETWORK_FILTER" && ${hcm} && (${op} in ["REMOVE", "REPLACE"] || ` +
         `(${hasPath("p", ["patch", "value", "typed_config", "http_filters"])}))) || ` +
-        `(p.applyTo in ["LISTENER", "FILTER_CHAIN"] && p.patch.operation == "REPLACE")`;
+        `(${applyTo} in ["LISTENER", "FILTER_CHAIN"] && ${op} == "REPLACE")`;
     const perRouteBad =
         `${PER_FILTER} && (${list(OVERRIDES_NAMES)}.exists(n, n in p.patch.value.typed_per_filter_config) || ` +
         `${list(DEFAULTS_NAMES)}.exists(n, n in p.patch.value.typed_per_filter_config && ` +
@@ -87,7 +90,9 @@ export function admissionRules(o: AdmissionPolicyOptions): AdmissionRule[] {
         `(${hasPath("p", ["patch", "value", "typed_config", "domain"])} && p.patch.value.typed_config.domain == ${lit(PLATFORM_DOMAIN)}) || ` +
         `(${PER_FILTER} && p.patch.value.typed_per_filter_config.exists(k, has(p.patch.value.typed_per_filter_config[k].domain) && ` +
         `p.patch.value.typed_per_filter_config[k].domain == ${lit(PLATFORM_DOMAIN)})))`;
-    const offHosts = `variables.patches.filter(p, ${IS_SWITCH} && !(${hostAllowed(o.routeBound)})).map(p, ${VHOST} == "" ? "every virtual host" : ${VHOST})`;
+    // The first host refused, and how many more (a list of dyn has no join).
+    const off = "variables.refusedHosts";
+    const named = `string(${off}[0]) + (size(${off}) > 1 ? " and " + string(size(${off}) - 1) + " more" : "")`;
     const ownerFix = o.routeBound
         ? "ask the platform team to assign the host to your namespace (PlatformRateLimit teamHosts), write as a service account of your namespace, or keep the defaults (platformDefaults: merge)"
         : "ask the platform team to assign the host to your namespace (PlatformRateLimit teamHosts) and write as a service account of that namespace, or keep the defaults (platformDefaults: merge)";
@@ -109,8 +114,8 @@ export function admissionRules(o: AdmissionPolicyOptions): AdmissionRule[] {
         },
         {
             name: "defaults-switch-host",
-            expression: `${NOT_DELETE}!variables.patches.exists(p, ${IS_SWITCH} && !(${hostAllowed(o.routeBound)}))`,
-            messageExpression: `"rule defaults-switch-host: " + ${who} + " switches the platform's defaults off on " + ${offHosts}.join(", ") + ", not assigned to " + (variables.team == "" ? "its writer (not a service account, so of no namespace)" : "namespace " + variables.team) + "; fix: ${ownerFix}"`,
+            expression: `${NOT_DELETE}size(variables.refusedHosts) == 0`,
+            messageExpression: `"rule defaults-switch-host: " + ${who} + " switches the platform's defaults off on " + ${named} + ", not assigned to " + (variables.team == "" ? "its writer (not a service account, so of no namespace)" : "namespace " + variables.team) + "; fix: ${ownerFix}"`,
         },
     ];
 }
@@ -130,7 +135,9 @@ export function admissionPolicyObjects(o: AdmissionPolicyOptions): { policy: Rec
         spec: {
             failurePolicy: "Fail",
             matchConstraints: {
-                resourceRules: [{ apiGroups: ["networking.istio.io"], apiVersions: ["*"], operations: ["CREATE", "UPDATE", "DELETE"], resources: ["envoyfilters"] }],
+                resourceRules: [
+                    { apiGroups: ["networking.istio.io"], apiVersions: ["*"], operations: ["CREATE", "UPDATE", "DELETE"], resources: ["envoyfilters"] },
+                ],
             },
             // The platform's own identity is never refused (its stack creates, updates and deletes its filters).
             matchConditions: [{ name: "not-the-platform", expression: `!(${users} || ${groups})` }],
@@ -144,6 +151,11 @@ export function admissionPolicyObjects(o: AdmissionPolicyOptions): { policy: Rec
                 { name: "teamHosts", expression: teamHosts },
                 { name: "ownHosts", expression: `variables.team in variables.teamHosts ? variables.teamHosts[variables.team] : []` },
                 { name: "assigned", expression: list(assigned) },
+                // The virtual hosts the writer switches the defaults off on and may not (builders/host-ownership-rule.ts, said in CEL).
+                {
+                    name: "refusedHosts",
+                    expression: `variables.patches.filter(p, ${IS_SWITCH} && !(${hostAllowed(o.routeBound)})).map(p, ${VHOST} == "" ? "every virtual host" : ${VHOST})`,
+                },
             ],
             validations: admissionRules(o).map((r) => ({ expression: r.expression, messageExpression: r.messageExpression, reason: "Forbidden" })),
         },

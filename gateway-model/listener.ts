@@ -125,11 +125,7 @@ export function listenerModel(envoyFilters: K8sObject[], layout: ListenerLayout)
                     statusOnError: statusOf(tc.status_on_error),
                     rateLimits: Array.isArray(tc.rate_limits) ? tc.rate_limits : [],
                     rateLimitHeaders: tc.enable_x_ratelimit_headers === "DRAFT_VERSION_03",
-                    refusalHeaders: Object.fromEntries(
-                        (Array.isArray(tc.response_headers_to_add) ? tc.response_headers_to_add : [])
-                            .filter((h: any) => typeof h?.header?.key === "string")
-                            .map((h: any) => [String(h.header.key).toLowerCase(), String(h.header.value ?? "")]),
-                    ),
+                    refusalHeaders: refusalHeadersOf(tc.response_headers_to_add),
                 });
                 continue;
             }
@@ -171,6 +167,14 @@ export interface FilterCall {
     domain: string;
     /** Where its entries came from. */
     from: "per-filter route" | "per-filter virtual host" | "filter's own rate_limits" | "route and virtual host rate_limits" | "disabled here" | "none";
+}
+
+/** A rate-limit filter's `response_headers_to_add` (the headers of its refusals), by lower-case name. */
+function refusalHeadersOf(list: unknown): Record<string, string> {
+    const items: any[] = Array.isArray(list) ? list : [];
+    return Object.fromEntries(
+        items.filter((h) => typeof h?.header?.key === "string").map((h) => [String(h.header.key).toLowerCase(), String(h.header.value ?? "")]),
+    );
 }
 
 /** Which filters call which service, with which descriptors, for one request. */
