@@ -174,7 +174,8 @@ export function teamSwitches(envoyFilters: any[]): TeamSwitch[] {
     const out: TeamSwitch[] = [];
     for (const f of envoyFilters) {
         const patches: any[] = f?.spec?.configPatches ?? [];
-        const own = patches.map((p) => String(p?.patch?.value?.name ?? "")).find((n) => n.startsWith(`${RATELIMIT_FILTER}/`));
+        const names: string[] = patches.map((p) => p?.patch?.value?.name).filter((n): n is string => typeof n === "string");
+        const own = names.find((n) => n.startsWith(`${RATELIMIT_FILTER}/`));
         const team = own?.split("/")[1];
         for (const p of patches) {
             const perFilter = p?.patch?.value?.typed_per_filter_config ?? {};

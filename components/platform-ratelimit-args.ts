@@ -64,8 +64,8 @@ export interface PlatformAdmissionArgs {
     install?: boolean;
     /**
      * The user names the platform's own stack writes as, never refused by the policy (a service account is
-     * `system:serviceaccount:<namespace>:<name>`). Defaults to `` (none: the platform writes as a member
-     * of `platformGroups`).
+     * `system:serviceaccount:<namespace>:<name>`). Defaults to none (the platform writes as a member of
+     * `platformGroups`).
      */
     platformUsers?: string[];
     /**
