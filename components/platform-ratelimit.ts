@@ -14,6 +14,7 @@ import { PlannedOptions, argsError, planOrCompute } from "./arg-checks";
 import { checkedValues, deferInputs, withFillIn } from "./deferred-inputs";
 import { EnvoyFilter } from "./crds";
 import { claimListeners } from "./listener-claims";
+import { readAdmissionServed } from "./admission-served";
 import { readUncoveredServers, uncoveredMessage } from "./platform-coverage";
 import { readForeignSwitches } from "./platform-switches";
 import { PlatformRateLimitArgs } from "./platform-ratelimit-args";
@@ -47,6 +48,9 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
             const known = resolvePlatformRateLimit(a).problems;
             if (known.length) throw argsError(`PlatformRateLimit ${name}`, known);
         });
+        // The admission policy needs an API the cluster serves (Kubernetes 1.30+): refused before anything is registered.
+        const unserved = plan.admission ? readAdmissionServed((m) => void pulumi.log.warn(m)) : [];
+        if (unserved.length) throw argsError(`PlatformRateLimit ${name}`, unserved);
         // The filter names are fixed per gateway: a second instance there would insert the same filters.
         const holder = claimListeners(name, [plan.gatewayKey]);
         if (holder !== undefined) {
@@ -65,7 +69,8 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
         // And the teams' switches of the defaults on hosts they do not own (teams deployed before this platform).
         const teamHosts = (args.teamHosts ?? {}) as Record<string, string[]>;
         const routeBound = args.routeBoundOwnership === true;
-        for (const m of readForeignSwitches(plan.filters[0]?.namespace ?? "", teamHosts, routeBound, (w) => void pulumi.log.warn(w, this))) pulumi.log.warn(m, this);
+        for (const m of readForeignSwitches(plan.filters[0]?.namespace ?? "", teamHosts, routeBound, (w) => void pulumi.log.warn(w, this)))
+            pulumi.log.warn(m, this);
         // What each per-value rule gets from the platform's store: what a flood must send to reset one of its counters.
         for (const line of plan.perValueFigures.lines) void pulumi.log.info(line, this);
         this.createChildren(name, plan);

@@ -8,6 +8,7 @@ import { expect } from "chai";
 import { ROUTE_BOUND_ANNOTATION } from "../../builders/host-ownership-rule";
 import { PLATFORM_FILTER_NAMES, PLATFORM_PRE_LIMIT_NAMES, preLimitRetryAfter } from "../../builders/platform-filters";
 import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args";
+import { admissionServedProblems } from "../../components/admission-served";
 import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
 import { PLATFORM } from "./platform-fixtures";
 
@@ -92,5 +93,22 @@ describe("PlatformRateLimit: its refusals tell clients where they stand", () => 
         expect(c.response_headers_to_add).to.equal(undefined);
         const pre = filterConfig(off, PLATFORM_PRE_LIMIT_NAMES.defaults);
         expect(pre.response_headers_to_add.map((h: any) => h.header.key)).to.deep.equal(["x-mesh-ratelimit"]);
+    });
+});
+
+describe("PlatformRateLimit: a cluster that does not serve the policy", () => {
+    it("is refused under admission.install with the fix (Kubernetes 1.30+, or install: false); control: one that serves it is not", () => {
+        const ps = admissionServedProblems([
+            "mutatingwebhookconfigurations.admissionregistration.k8s.io",
+            "validatingwebhookconfigurations.admissionregistration.k8s.io",
+        ]);
+        expect(ps.map((p) => p.key)).to.deep.equal(["admission.install"]);
+        expect(ps[0]!.fix).to.include("admission.install: false");
+        expect(
+            admissionServedProblems([
+                "validatingadmissionpolicies.admissionregistration.k8s.io",
+                "validatingadmissionpolicybindings.admissionregistration.k8s.io",
+            ]),
+        ).to.deep.equal([]);
     });
 });
