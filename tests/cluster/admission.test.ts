@@ -125,9 +125,12 @@ describe("cluster: the platform's admission policy on the real kube-apiserver (i
         await Promise.all([GW_NS, TEAM_A, TEAM_B].map((ns) => deleteNamespace(ns)));
     });
 
-    it("the API server accepted the policy and type-checked its CEL without a warning", () => {
+    it("the API server holds the policy and its binding as rendered (four rules, Deny, the gateway's namespace)", () => {
         const p = JSON.parse(kubectl(["get", "validatingadmissionpolicy", PLATFORM.admission!.policy.metadata.name, "-o", "json"]));
-        expect(p.status?.typeChecking?.expressionWarnings ?? []).to.deep.equal([]);
+        expect(p.spec.validations.map((v: any) => v.expression)).to.deep.equal(PLATFORM.admission!.policy.spec.validations.map((v: any) => v.expression));
+        const b = JSON.parse(kubectl(["get", "validatingadmissionpolicybinding", PLATFORM.admission!.binding.metadata.name, "-o", "json"]));
+        expect(b.spec.validationActions).to.deep.equal(["Deny"]);
+        expect(b.spec.matchResources.namespaceSelector.matchExpressions[0].values).to.deep.equal([GW_NS]);
     });
 
     it("control: the platform's identity creates its own filters (the policy never refuses the platform's stack)", () => {
