@@ -79,7 +79,9 @@ export function teamHostsOf(annotation: string | undefined): Record<string, stri
 }
 
 /** The platform's side of the view, from its defaults EnvoyFilter's metadata (as kubectl or the render returns it). */
-export function platformOfFilter(filter: { metadata?: { name?: string; namespace?: string; annotations?: Record<string, string> } }): NonNullable<OwnershipView["platform"]> {
+export function platformOfFilter(filter: {
+    metadata?: { name?: string; namespace?: string; annotations?: Record<string, string> };
+}): NonNullable<OwnershipView["platform"]> {
     const a = filter.metadata?.annotations ?? {};
     return {
         envoyFilter: `${filter.metadata?.namespace ?? "default"}/${filter.metadata?.name ?? ""}`,

@@ -73,7 +73,11 @@ export function lookupOwnershipView(gatewayNamespace: string): OwnershipView {
     const list = kubectlJson(["virtualservices.networking.istio.io", "--all-namespaces"]);
     const gateways = kubectlJson(["gateways.networking.istio.io", "--all-namespaces"])?.items ?? [];
     const routed = ownershipViewOf(filter, list?.items ?? []).virtualServices;
-    return { ...view, virtualServices: [...routed, ...httpRoutes()], gateways: servingGatewaysOf(gateways, optionalList("gateways.gateway.networking.k8s.io")) };
+    return {
+        ...view,
+        virtualServices: [...routed, ...httpRoutes()],
+        gateways: servingGatewaysOf(gateways, optionalList("gateways.gateway.networking.k8s.io")),
+    };
 }
 
 /** The items of a kind the cluster may not serve (Gateway API); none when it does not. */

@@ -28,7 +28,12 @@ export interface CheckedSource {
 }
 
 /** A source's limits compiled under its own keys; its problems under `<source>.`; undefined when it limits nothing. Exported for testing. */
-export function resolveSource(source: PlatformSource, limits: PlatformLimitsArgs | undefined, problems: Problem[], headersOn = false): CheckedSource | undefined {
+export function resolveSource(
+    source: PlatformSource,
+    limits: PlatformLimitsArgs | undefined,
+    problems: Problem[],
+    headersOn = false,
+): CheckedSource | undefined {
     if (limits === undefined) return undefined;
     if (typeof limits !== "object" || limits === null || Array.isArray(limits)) {
         problems.push({ key: source, value: limits, problem: "must be an object of rules and perPath", fix: `give { rules: [...] } or omit ${source}` });

@@ -17,7 +17,8 @@ import { PLATFORM_DEFAULTS_OBJECT, firstLineOf, kubectlJson, lookupOwnershipView
 /** The switches on hosts the writing namespace does not own (the platform's facts as `view` holds them), as preview lines. */
 export function foreignSwitchMessages(switches: TeamSwitch[], view: OwnershipView): string[] {
     return switches.flatMap((s) => {
-        const refusal = s.team === undefined ? { reason: "the EnvoyFilter is not a GlobalRateLimit's (no namespace named)" } : switchRefusal(s.team, s.virtualHost, view);
+        const refusal =
+            s.team === undefined ? { reason: "the EnvoyFilter is not a GlobalRateLimit's (no namespace named)" } : switchRefusal(s.team, s.virtualHost, view);
         if (!refusal) return [];
         const what = s.virtualHost === "" ? "every host of the gateway" : s.virtualHost;
         return [
