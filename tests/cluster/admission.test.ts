@@ -13,6 +13,7 @@
 import { expect } from "chai";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
+import { readForeignSwitches } from "../../components/platform-switches";
 import { LimitUnit } from "../../builders/rule-args";
 import { PLATFORM_FILTER_NAMES } from "../../builders/platform-filters";
 import { deleteNamespace, ensureNamespace, kubectl, kubectlRaw, waitFor } from "./kube";
@@ -66,6 +67,12 @@ function teamFilters(ns: string, virtualHosts: string[]) {
     return plan.filters.map((f) => envoyFilter(f.name, f.spec));
 }
 
+/** Team b's GlobalRateLimit switch on b.example.com (assigned to no one), deployed before the policy. */
+function earlyFilter() {
+    const [f] = teamFilters(TEAM_B, ["b.example.com:8080"]);
+    return { ...f!, metadata: { ...f!.metadata, name: "team-b-early" } };
+}
+
 /** The patch of a hand-written EnvoyFilter: a virtual host's per-filter config. */
 const vhostPatch = (vhost: string, perFilter: Record<string, unknown>) => ({
     applyTo: "VIRTUAL_HOST",
@@ -108,6 +115,8 @@ describe("cluster: the platform's admission policy on the real kube-apiserver (i
             ],
         });
         expect(PLATFORM.problems).to.deep.equal([]);
+        // A team deployed before the policy: its switch on a host assigned to no one is written while nothing refuses it.
+        expectAdmitted(applyAs(teamId(TEAM_B), earlyFilter()));
         apply(PLATFORM.admission!.policy);
         apply(PLATFORM.admission!.binding);
         // The API server takes the binding up within a few seconds: wait until a refusal comes back.
@@ -239,6 +248,21 @@ describe("cluster: the platform's admission policy on the real kube-apiserver (i
         expectRefused(applyAs(teamId(TEAM_A), { ...domain, metadata: { ...domain.metadata, name: "domain" } }), "platform-names");
         expectRefused(deleteAs(teamId(TEAM_A), "platform-ratelimit-overrides"), "platform-names");
         expect(kubectlRaw(["get", "envoyfilter.networking.istio.io", "-n", GW_NS, "platform-ratelimit-overrides"]).status).to.equal(0);
+    });
+
+    it("a team deployed before the policy is reported, not broken: its switch stays, the platform's preview names it, its next update is refused", () => {
+        expect(kubectlRaw(["get", "envoyfilter.networking.istio.io", "-n", GW_NS, "team-b-early"]).status).to.equal(0);
+        const warned: string[] = [];
+        const lines = readForeignSwitches(GW_NS, { [TEAM_A]: ["a.example.com"] }, false, (m) => warned.push(m));
+        expect(warned).to.deep.equal([]);
+        const early = lines.filter((l) => l.includes(`${GW_NS}/team-b-early`));
+        expect(early).to.have.length(1);
+        expect(early[0]).to.include(`namespace ${TEAM_B}'s GlobalRateLimit`).and.include("assigns b.example.com to no one");
+        // Control: team a's admitted switch on its assigned host is not named.
+        expect(lines.some((l) => l.includes(`namespace ${TEAM_A}'s`))).to.equal(false);
+        const changed = earlyFilter();
+        (changed.spec as any).priority = 11;
+        expectRefused(applyAs(teamId(TEAM_B), changed), "defaults-switch-host");
     });
 
     it("control: a team's EnvoyFilter of its own (a Lua filter before the router) is admitted, and deleting its own objects is", () => {
