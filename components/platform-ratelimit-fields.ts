@@ -140,7 +140,7 @@ export const PLATFORM_ADMISSION_FIELDS = {
         doc:
             "Whether the component installs the ValidatingAdmissionPolicy and its binding that refuse, at the API server, an EnvoyFilter that " +
             "switches off, loosens or takes the platform's limits or names (docs/security.md). `false` for a cluster whose admin installs the " +
-            "policy instead (the same objects, `mesh-ratelimit` renders them). A boolean.",
+            "policy instead (the same objects: the package's `renderProgram` lists them for a program with `install: true`). A boolean.",
         type: "boolean",
         default: true,
         rule: booleanRule(),
