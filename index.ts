@@ -5,7 +5,7 @@
 export { AccessPolicyArgs, GlobalRateLimitArgs, GlobalRateLimitOptions, RateLimitServiceOptionsArgs } from "./components/global-ratelimit-args";
 export { GlobalRateLimit } from "./components/global-ratelimit";
 export type { GlobalRateLimitResourceOptions } from "./components/global-ratelimit";
-export type { OwnershipView, RoutedHosts } from "./components/host-ownership";
+export type { OwnershipView, RoutedHosts, ServingGateway } from "./builders/host-ownership-rule";
 export { PlatformRateLimit } from "./components/platform-ratelimit";
 export { PlatformGatewayArgs, PlatformLimitsArgs, PlatformRateLimitArgs } from "./components/platform-ratelimit-args";
 export { PlatformDefaults } from "./components/platform-defaults";

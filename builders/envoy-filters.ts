@@ -63,6 +63,8 @@ export interface RateLimitFilterOptions extends RateLimitFilterCall {
     stage?: number;
     /** The filter's own `rate_limits` (read instead of any route's or virtual host's); absent: none. */
     rateLimits?: readonly RateLimitEntry[];
+    /** Headers added to the responses the filter refuses (`response_headers_to_add`); absent: none. */
+    refusalHeaders?: readonly HeaderValueOption[];
 }
 
 /**
@@ -93,6 +95,7 @@ export function ratelimitHttpFilter(o: RateLimitFilterOptions): EnvoyFilterSpec 
                         failure_mode_deny: o.failureModeDeny,
                         ...(o.statusOnError !== undefined ? { status_on_error: { code: o.statusOnError } } : {}),
                         ...(o.rateLimitHeaders === RateLimitHeaders.Draft03 ? { enable_x_ratelimit_headers: "DRAFT_VERSION_03" } : {}),
+                        ...(o.refusalHeaders?.length ? { response_headers_to_add: [...o.refusalHeaders] } : {}),
                         timeout: o.timeout,
                         rate_limit_service: {
                             grpc_service: {

@@ -112,6 +112,8 @@ export interface HttpRateLimitConfig {
     /** A name of Envoy's `type.v3.StatusCode`. */
     status_on_error?: { code: string };
     enable_x_ratelimit_headers?: "DRAFT_VERSION_03";
+    /** Headers Envoy adds to the responses this filter refuses (429). */
+    response_headers_to_add?: HeaderValueOption[];
     timeout: string;
     rate_limit_service: {
         grpc_service: { envoy_grpc: { cluster_name: string; authority: string } };

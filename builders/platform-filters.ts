@@ -33,6 +33,10 @@ import { PER_VALUE_PRIORITY } from "./per-value-filters";
 import { PreLimitBucket, preLimitConfig } from "./pre-limit";
 import { RateLimitEntry } from "./rate-limit-entries";
 import { DisabledFilterConfig, EnvoyFilterPatch } from "./envoy-types";
+import { RateLimitHeaders } from "./filter-choices";
+import { RETRY_AFTER_HEADER } from "./local-bucket-filter";
+import { policyHeaderOption } from "./policy-header";
+import { protoDurationSeconds } from "../lib/formats";
 
 /** Where a platform limit comes from. */
 export const PlatformSource = {
@@ -96,6 +100,10 @@ export interface PlatformFilterOptions {
     authority: string;
     /** The source's `rate_limits`, in the filter's own config. */
     rateLimits: readonly RateLimitEntry[];
+    /** Whether clients are told their limits: `X-RateLimit-*` on counted responses, and `policy` on the source's refusals. */
+    headersOn?: boolean;
+    /** The source's `RateLimit-Policy` value (builders/policy-header.ts); absent: none published. */
+    policy?: string;
 }
 
 /** One source's HTTP filter: the rate-limit filter under the source's name, its descriptors in its own config. */
@@ -112,6 +120,8 @@ export function platformFilter(source: PlatformSource, o: PlatformFilterOptions)
         // Never read: the filter's own rate_limits take precedence over route and virtual-host ones.
         stage: PER_INSTANCE_STAGE,
         rateLimits: o.rateLimits,
+        ...(o.headersOn ? { rateLimitHeaders: RateLimitHeaders.Draft03 } : {}),
+        ...(o.headersOn && o.policy !== undefined ? { refusalHeaders: [policyHeaderOption(o.policy)] } : {}),
     });
     return { ...spec, priority: source === PlatformSource.Overrides ? PLATFORM_OVERRIDES_PRIORITY : PLATFORM_DEFAULTS_PRIORITY };
 }
@@ -127,14 +137,27 @@ export function platformPreLimitPatches(
     ports: readonly number[],
     buckets: readonly DeepReadonly<PreLimitBucket>[],
     rateLimits: readonly RateLimitEntry[],
+    headersOn = false,
 ): EnvoyFilterPatch[] {
     const listeners = ports.length ? ports.map((portNumber) => ({ portNumber })) : [{}];
-    const config = preLimitConfig(buckets, "INCLUDE", rateLimits);
+    const base = preLimitConfig(buckets, "INCLUDE", rateLimits);
+    const retry = { append_action: "OVERWRITE_IF_EXISTS_OR_ADD" as const, header: { key: RETRY_AFTER_HEADER, value: String(preLimitRetryAfter(buckets)) } };
+    const config = headersOn ? { ...base, response_headers_to_add: [...(base.response_headers_to_add ?? []), retry] } : base;
     return listeners.map((port): EnvoyFilterPatch => ({
         applyTo: "HTTP_FILTER",
         match: { context: "GATEWAY", listener: { ...port, filterChain: { filter: { name: HCM_FILTER, subFilter: { name: PLATFORM_FILTER_NAMES[source] } } } } },
         patch: { operation: "INSERT_BEFORE", value: { name: PLATFORM_PRE_LIMIT_NAMES[source], typed_config: config } },
     }));
+}
+
+/**
+ * A pre-limit refusal's `Retry-After`: the seconds after which the slowest of its buckets has a token
+ * again (a bucket of L per T refills one token every T / L seconds), at least 1. One value for the
+ * filter: Envoy's `response_headers_to_add` is the filter's, not a bucket's.
+ */
+export function preLimitRetryAfter(buckets: readonly DeepReadonly<PreLimitBucket>[]): number {
+    const perToken = buckets.map((b) => (protoDurationSeconds(b.fillInterval) ?? 1) / Math.max(1, b.tokensPerFill));
+    return Math.max(1, Math.ceil(Math.max(0, ...perToken)));
 }
 
 /**

@@ -176,6 +176,12 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         rules: { list: "RateLimitRuleArgs" },
         perPath: "PerPathLimitsArgs",
     },
+    PlatformAdmissionArgs: {
+        install: null,
+        platformUsers: { list: null },
+        platformGroups: { list: null },
+        rootNamespace: null,
+    },
     PlatformFiltersArgs: {
         overrides: "PlatformFilterCallArgs",
         defaults: "PlatformFilterCallArgs",
@@ -325,6 +331,9 @@ export const COMPONENT_ARGS: Readonly<Record<string, Readonly<Record<string, Fie
         defaults: "PlatformLimitsArgs",
         overrides: "PlatformLimitsArgs",
         teamHosts: { map: { list: null } },
+        routeBoundOwnership: null,
+        admission: "PlatformAdmissionArgs",
+        rateLimitHeaders: null,
         namespace: null,
         failureModeDeny: null,
         timeout: null,

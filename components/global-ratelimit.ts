@@ -18,7 +18,8 @@ import { checkedValues, deferInputs, filledText, withFillIn } from "./deferred-i
 
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "./global-ratelimit-plan";
-import { OwnershipView, hostOwnershipProblems } from "./host-ownership";
+import { OwnershipView } from "../builders/host-ownership-rule";
+import { hostOwnershipProblems } from "./host-ownership";
 import { readOwnershipView } from "./host-ownership-lookup";
 import { claimListeners, ownNamedObjects } from "./listener-claims";
 import { RateLimitMonitoring } from "./ratelimit-monitoring";

@@ -1,14 +1,16 @@
 /**
- * The cluster's side of host ownership (components/host-ownership.ts): the platform's defaults
- * EnvoyFilter on the gateway and every VirtualService and Gateway API HTTPRoute, read with kubectl (`KUBECONFIG`, else
- * `~/.kube/config`, as kubectl finds its cluster) when a GlobalRateLimit would turn the platform's
- * defaults off on some hosts. Not read under Pulumi's mocks (unit tests, `mesh-ratelimit explain`):
- * there is no cluster there. When kubectl cannot answer, the check is skipped with a warning.
+ * The cluster's side of host ownership (builders/host-ownership-rule.ts): the platform's defaults
+ * EnvoyFilter on the gateway and, when the platform opts into route-bound ownership, every
+ * VirtualService, Gateway API HTTPRoute and the Gateways they bind to, read with kubectl
+ * (`KUBECONFIG`, else `~/.kube/config`, as kubectl finds its cluster) when a GlobalRateLimit would
+ * turn the platform's defaults off on some hosts. Not read under Pulumi's mocks (unit tests,
+ * `mesh-ratelimit explain`, which read the program's own objects instead). When kubectl cannot
+ * answer, the preview warns: the cluster's admission policy still decides.
  */
 import { execFileSync } from "child_process";
 import * as pulumi from "@pulumi/pulumi";
 import { PLATFORM_OBJECT_PREFIX, PlatformSource } from "../builders/platform-filters";
-import { OwnershipView, RoutedHosts, TEAM_HOSTS_ANNOTATION, teamHostsOf } from "./host-ownership";
+import { OwnershipView, RoutedHosts, ServingGateway, platformOfFilter } from "../builders/host-ownership-rule";
 
 /** The name of the platform's defaults EnvoyFilter (in the gateway's namespace). */
 export const PLATFORM_DEFAULTS_OBJECT = `${PLATFORM_OBJECT_PREFIX}-${PlatformSource.Defaults}`;
@@ -31,13 +33,24 @@ export function ownershipViewOf(filter: any, virtualServices: any[]): OwnershipV
         gateways: Array.isArray(v?.spec?.gateways) ? v.spec.gateways.map(String) : [],
     }));
     if (!filter) return { virtualServices: routed };
-    return {
-        platform: {
-            envoyFilter: `${filter.metadata?.namespace}/${filter.metadata?.name}`,
-            teamHosts: teamHostsOf(filter.metadata?.annotations?.[TEAM_HOSTS_ANNOTATION]),
-        },
-        virtualServices: routed,
-    };
+    return { platform: platformOfFilter(filter), virtualServices: routed };
+}
+
+/** Istio Gateways (servers' hosts) and Gateway API Gateways (listeners' hostnames, `*` without one) as kubectl returns them. Exported for testing. */
+export function servingGatewaysOf(istio: any[], gatewayApi: any[]): ServingGateway[] {
+    const meta = (g: any) => ({ namespace: String(g?.metadata?.namespace ?? "default"), name: String(g?.metadata?.name ?? "") });
+    return [
+        ...istio.map((g): ServingGateway => ({
+            kind: "Gateway",
+            ...meta(g),
+            hosts: (Array.isArray(g?.spec?.servers) ? g.spec.servers : []).flatMap((s: any) => (Array.isArray(s?.hosts) ? s.hosts.map(String) : [])),
+        })),
+        ...gatewayApi.map((g): ServingGateway => ({
+            kind: "GatewayApi",
+            ...meta(g),
+            hosts: (Array.isArray(g?.spec?.listeners) ? g.spec.listeners : []).map((l: any) => String(l?.hostname ?? "*")),
+        })),
+    ];
 }
 
 /** Whether the program runs under Pulumi's mocks (no cluster behind it; also the preflight's in-memory construction). */
@@ -54,25 +67,37 @@ export function underMocks(): boolean {
 export function lookupOwnershipView(gatewayNamespace: string): OwnershipView {
     const filter = kubectlJson(["envoyfilters.networking.istio.io", PLATFORM_DEFAULTS_OBJECT, "-n", gatewayNamespace]);
     if (!filter) return { virtualServices: [] };
+    const view = ownershipViewOf(filter, []);
+    // Hosts are a team's by assignment only, unless the platform opts into route-bound ownership.
+    if (view.platform?.routeBound !== true) return view;
     const list = kubectlJson(["virtualservices.networking.istio.io", "--all-namespaces"]);
-    const view = ownershipViewOf(filter, list?.items ?? []);
-    return { ...view, virtualServices: [...view.virtualServices, ...httpRoutes()] };
+    const gateways = kubectlJson(["gateways.networking.istio.io", "--all-namespaces"])?.items ?? [];
+    const routed = ownershipViewOf(filter, list?.items ?? []).virtualServices;
+    return {
+        ...view,
+        virtualServices: [...routed, ...httpRoutes()],
+        gateways: servingGatewaysOf(gateways, optionalList("gateways.gateway.networking.k8s.io")),
+    };
+}
+
+/** The items of a kind the cluster may not serve (Gateway API); none when it does not. */
+function optionalList(kind: string): any[] {
+    try {
+        return kubectlJson([kind, "--all-namespaces"])?.items ?? [];
+    } catch {
+        return [];
+    }
 }
 
 /** Gateway API HTTPRoutes as bound hosts (`hostnames` on a `parentRefs` gateway); none when the cluster does not serve them. */
 function httpRoutes(): RoutedHosts[] {
-    let list: any;
-    try {
-        list = kubectlJson(["httproutes.gateway.networking.k8s.io", "--all-namespaces"]);
-    } catch {
-        return [];
-    }
-    return httpRoutesOf(list?.items ?? []);
+    return httpRoutesOf(optionalList("httproutes.gateway.networking.k8s.io"));
 }
 
 /** HTTPRoutes read as the check reads VirtualServices: a route with a parent gateway binds its hostnames. Exported for testing. */
 export function httpRoutesOf(items: any[]): RoutedHosts[] {
     return items.map((r) => ({
+        kind: "HTTPRoute" as const,
         namespace: String(r?.metadata?.namespace ?? "default"),
         name: String(r?.metadata?.name ?? ""),
         hosts: Array.isArray(r?.spec?.hostnames) ? r.spec.hostnames.map(String) : [],
@@ -97,7 +122,7 @@ export function readOwnershipView(gatewayNamespace: string, warn: (m: string) =>
         return lookupOwnershipView(gatewayNamespace);
     } catch (e: any) {
         warn(
-            `could not read the platform's defaults EnvoyFilter or the VirtualServices with kubectl (${firstLineOf(e)}); not checked that this instance turns the platform's defaults off only on its own hosts`,
+            `could not read the platform's defaults EnvoyFilter or the routes with kubectl (${firstLineOf(e)}); not checked here that this instance turns the platform's defaults off only on its own hosts (the platform's admission policy refuses the EnvoyFilter at the API server when it does not)`,
         );
         return undefined;
     }

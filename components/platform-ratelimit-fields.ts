@@ -6,7 +6,8 @@
  * (`npm run gen:arg-types`). The service's other settings, Redis and the monitoring are
  * GlobalRateLimit's (their defaults are its own). Pure.
  */
-import { ArgInterface, booleanRule, dnsNameRule, field, nested, protoDurationRule } from "../lib/field-decl";
+import { RateLimitHeaders } from "../builders/filter-choices";
+import { ArgInterface, booleanRule, customRule, dnsNameRule, field, nested, oneOfRule, protoDurationRule } from "../lib/field-decl";
 import { DEFAULTS } from "./defaults";
 import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
 
@@ -124,6 +125,54 @@ export const PRE_LIMIT = field({
     goesTo: { object: "a local rate-limit filter before each platform filter (none in the service's shadow mode)" },
 });
 
+/** A list of identity names (users or groups), each a non-empty string. */
+function identityListRule(example: string) {
+    return customRule<string[]>("a list of non-empty names", (p, v) =>
+        Array.isArray(v) && v.every((x) => typeof x === "string" && x.trim() !== "")
+            ? []
+            : [{ key: p, value: v, problem: "must be a list of non-empty names", fix: `give e.g. [${JSON.stringify(example)}]` }],
+    );
+}
+
+/** `admission`: the API server's admission policy that enforces the platform's limits (builders/admission-policy.ts). */
+export const PLATFORM_ADMISSION_FIELDS = {
+    install: field({
+        doc:
+            "Whether the component installs the ValidatingAdmissionPolicy and its binding that refuse, at the API server, an EnvoyFilter that " +
+            "switches off, loosens or takes the platform's limits or names (docs/security.md). `false` for a cluster whose admin installs the " +
+            "policy instead (the same objects: the package's `renderProgram` lists them for a program with `install: true`). A boolean.",
+        type: "boolean",
+        default: true,
+        rule: booleanRule(),
+        goesTo: { object: "a ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding (cluster-scoped)" },
+    }),
+    platformUsers: field<string[]>({
+        doc:
+            "The user names the platform's own stack writes as, never refused by the policy (a service account is " +
+            "`system:serviceaccount:<namespace>:<name>`).",
+        type: "string[]",
+        defaultNote: "none (the platform writes as a member of `platformGroups`)",
+        rule: identityListRule("system:serviceaccount:platform:deployer"),
+        goesTo: { object: "the admission policy's matchConditions" },
+    }),
+    platformGroups: field<string[]>({
+        doc:
+            "The groups whose members are the platform's identity, never refused by the policy (`system:masters`: cluster admins, who can " +
+            "remove the policy anyway; `system:serviceaccounts:<namespace>`: every service account of a namespace).",
+        type: "string[]",
+        default: ["system:masters"] as string[],
+        rule: identityListRule("platform-admins"),
+        goesTo: { object: "the admission policy's matchConditions" },
+    }),
+    rootNamespace: field({
+        doc: "Istio's root namespace (`meshConfig.rootNamespace`), whose EnvoyFilters reach every proxy: the policy is bound there too.",
+        type: "string",
+        default: "istio-system",
+        rule: dnsNameRule("label"),
+        goesTo: { object: "the admission policy binding's namespaces" },
+    }),
+};
+
 const { name, configName } = PLATFORM_SERVICE_NAMES;
 
 /** PlatformRateLimit's own fields, in the interface's order. */
@@ -146,10 +195,37 @@ export const PLATFORM_ARGS_FIELDS = {
     teamHosts: nested({
         doc:
             'Hosts the platform assigns to teams: namespace → Gateway hosts (`b.example.com`), e.g. `{ "team-b": ["b.example.com"] }`. Only a ' +
-            "GlobalRateLimit deployed in the namespace a host is assigned to may turn the defaults off on it (`platformDefaults: replace`); a " +
-            "host assigned to no one belongs to the namespaces whose VirtualServices bind it to a gateway. Written on the defaults EnvoyFilter, " +
-            "where each team's preview reads it. Defaults to none.",
+            "GlobalRateLimit deployed in the namespace a host is assigned to (and, at the API server, a service account of that namespace) may " +
+            "turn the defaults off on it (`platformDefaults: replace`); a host assigned to no one is no one's, unless `routeBoundOwnership`. " +
+            "Written on the defaults EnvoyFilter, where each team's preview reads it, and into the admission policy. Defaults to none.",
         type: "Record<string, string[]>",
+    }),
+    routeBoundOwnership: field({
+        doc:
+            "Whether a host assigned to no one belongs to the namespaces whose route binds it to a gateway that exists and serves it (a " +
+            "VirtualService bound to an Istio Gateway whose servers list the host, an HTTPRoute to a Gateway API Gateway). The previews check " +
+            "those conditions; the API server cannot read routes, so its policy then admits a switch on an unassigned host by a service account " +
+            "of any namespace (docs/security.md). A boolean.",
+        type: "boolean",
+        default: false,
+        rule: booleanRule(),
+        goesTo: { object: "the defaults EnvoyFilter's route-bound-ownership annotation and the admission policy" },
+    }),
+    admission: nested({
+        doc: "The admission policy that enforces the platform's limits at the API server. Defaults to installed, the platform being `system:masters`.",
+        type: "PlatformAdmissionArgs",
+    }),
+    rateLimitHeaders: field<RateLimitHeaders>({
+        doc:
+            "What the platform's refusals tell clients, as a team's `rateLimitHeaders`: `RateLimitHeaders.Draft03` gives each counted response " +
+            "`X-RateLimit-*` of the tightest platform limit, and each 429 of an override or default its source's `RateLimit-Policy`; a " +
+            "pre-limit's 429 carries `Retry-After`. `RateLimitHeaders.Off`: none.",
+        type: "RateLimitHeaders",
+        default: RateLimitHeaders.Draft03,
+        rule: oneOfRule(RateLimitHeaders, "RateLimitHeaders", {
+            meant: { on: RateLimitHeaders.Draft03, true: RateLimitHeaders.Draft03, false: RateLimitHeaders.Off },
+        }),
+        goesTo: { envoy: "each platform filter's enable_x_ratelimit_headers and response_headers_to_add" },
     }),
     namespace: field({
         doc: "Namespace of the platform's rate-limit service, its ConfigMap and Redis (must exist).",
@@ -185,11 +261,13 @@ export const PLATFORM_ARG_INTERFACES: readonly ArgInterface[] = [
     { name: "PlatformGatewayArgs", doc: "The gateway a platform team runs.", fields: PLATFORM_GATEWAY_FIELDS },
     { name: "PlatformFilterCallArgs", doc: "How one platform filter calls the platform's service.", fields: PLATFORM_FILTER_CALL_FIELDS },
     { name: "PlatformFiltersArgs", doc: "The two platform filters' calls, each on its own.", fields: PLATFORM_FILTERS_FIELDS },
+    { name: "PlatformAdmissionArgs", doc: "The API server's admission policy for the platform's limits.", fields: PLATFORM_ADMISSION_FIELDS },
     { name: "PlatformRateLimitArgs", doc: "", fields: PLATFORM_ARGS_FIELDS },
 ];
 
 /** Where the generated interfaces' field types come from. */
 export const PLATFORM_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = {
+    "../builders/filter-choices": ["RateLimitHeaders"],
     "../builders/rule-args": ["PerPathLimitsArgs", "RateLimitRuleArgs"],
     "./global-ratelimit-args": ["RateLimitServiceOptionsArgs"],
     "./ratelimit-monitoring": ["MonitoringArgs"],

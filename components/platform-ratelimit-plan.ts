@@ -11,7 +11,8 @@ import { PreLimitPlan, preLimitPlan } from "../builders/pre-limit";
 import { configYaml } from "../builders/ratelimit-config";
 import { CompiledLimits } from "../builders/rules";
 import { Problem } from "../lib/problems";
-import { TEAM_HOSTS_ANNOTATION } from "./host-ownership";
+import { admissionPolicyObjects } from "../builders/admission-policy";
+import { ROUTE_BOUND_ANNOTATION, TEAM_HOSTS_ANNOTATION } from "../builders/host-ownership-rule";
 import { PlatformRateLimitArgs } from "./platform-ratelimit-args";
 import { ResolvedPlatformRateLimit, ResolvedPlatformSource, resolvePlatformRateLimit } from "./platform-ratelimit-resolve";
 import { MonitoringPlan } from "./ratelimit-monitoring";
@@ -52,6 +53,8 @@ export interface PlatformRateLimitPlan {
     monitoring: DeepReadonly<MonitoringPlan>;
     /** What each per-value rule gets from the platform's store (printed by the preview). */
     perValueFigures: DeepReadonly<PerValueFiguresPlan>;
+    /** The admission policy and its binding; absent with `admission.install: false`. */
+    admission?: { policy: Record<string, any>; binding: Record<string, any> };
 }
 
 /** What the plan builds from a resolved value (everything but the arguments and their problems). */
@@ -79,6 +82,7 @@ export function buildPlatformRateLimit(v: ResolvedPlatformRateLimit): PlatformBu
         gatewayKey: v.gateway.key,
         monitoring: v.monitoring,
         perValueFigures: v.perValueFigures,
+        ...(v.admission ? { admission: admissionOf(v) } : {}),
     };
 }
 
@@ -102,15 +106,32 @@ function platformEnvoyFilter(v: ResolvedPlatformRateLimit, s: ResolvedPlatformSo
         clusterName: v.reach.clusterName,
         authority: v.reach.authority,
         rateLimits: s.compiled.vhostRateLimits,
+        headersOn: v.headersOn,
+        ...(s.policy !== undefined ? { policy: s.policy } : {}),
     });
-    const pre = preLimit?.buckets.length ? platformPreLimitPatches(s.source, ports, preLimit.buckets, s.compiled.vhostRateLimits) : [];
-    const teamHosts = s.source === PlatformSource.Defaults ? v.teamHosts : undefined;
+    const pre = preLimit?.buckets.length ? platformPreLimitPatches(s.source, ports, preLimit.buckets, s.compiled.vhostRateLimits, v.headersOn) : [];
+    const annotations = s.source === PlatformSource.Defaults ? ownershipAnnotations(v) : undefined;
     return {
         name: `${PLATFORM_OBJECT_PREFIX}-${s.source}`,
         namespace: v.gateway.namespace,
-        ...(teamHosts ? { annotations: { [TEAM_HOSTS_ANNOTATION]: JSON.stringify(teamHosts) } } : {}),
+        ...(annotations ? { annotations } : {}),
         spec: { ...filter, configPatches: [...filter.configPatches, ...pre] },
     };
+}
+
+/** What the defaults filter tells every preview of the ownership rule: the assignments and the route-bound opt-in; undefined when neither is given. */
+function ownershipAnnotations(v: ResolvedPlatformRateLimit): Record<string, string> | undefined {
+    const out: Record<string, string> = {
+        ...(v.teamHosts ? { [TEAM_HOSTS_ANNOTATION]: JSON.stringify(v.teamHosts) } : {}),
+        ...(v.routeBound ? { [ROUTE_BOUND_ANNOTATION]: "true" } : {}),
+    };
+    return Object.keys(out).length ? out : undefined;
+}
+
+/** The admission policy and its binding (builders/admission-policy.ts), from the same assignments; undefined when the component does not install it. */
+function admissionOf(v: ResolvedPlatformRateLimit): PlatformBuild["admission"] {
+    if (!v.admission) return undefined;
+    return admissionPolicyObjects({ ...v.admission, teamHosts: v.teamHosts ?? {}, routeBound: v.routeBound });
 }
 
 /**

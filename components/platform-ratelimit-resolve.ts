@@ -9,9 +9,10 @@
 import { CounterStore } from "../builders/counter-stores";
 import { FilterTarget } from "../builders/envoy-filters";
 import { ruleSummaries } from "../builders/monitoring";
-import { PLATFORM_DOMAIN, PlatformSource } from "../builders/platform-filters";
+import { RateLimitHeaders } from "../builders/filter-choices";
+import { PLATFORM_DOMAIN, PLATFORM_OBJECT_PREFIX, PlatformSource } from "../builders/platform-filters";
 import { CompiledLimits } from "../builders/rules";
-import { givenProblems } from "../lib/field-decl";
+import { givenProblems, resolvedFields } from "../lib/field-decl";
 import { DeepReadonly, frozenCopy } from "../lib/frozen";
 import { isGatewayHost } from "../lib/formats";
 import { Problem } from "../lib/problems";
@@ -22,7 +23,7 @@ import { planGlobalRateLimit } from "./global-ratelimit-plan";
 import { PerValueFiguresPlan, platformFiguresOf } from "./per-value-figures";
 import { overLimitCacheOf } from "./per-value-store";
 import { PER_VALUE_EVICTION_POLICY } from "../builders/failure-bounds";
-import { PLATFORM_CALL_FIELDS, PLATFORM_SERVICE_NAMES, PRE_LIMIT } from "./platform-ratelimit-fields";
+import { PLATFORM_ADMISSION_FIELDS, PLATFORM_ARGS_FIELDS, PLATFORM_CALL_FIELDS, PLATFORM_SERVICE_NAMES, PRE_LIMIT } from "./platform-ratelimit-fields";
 import { PlatformFilterCallArgs, PlatformRateLimitArgs } from "./platform-ratelimit-args";
 import { CheckedSource, platformEvictionPolicy, sourcesOf } from "./platform-sources";
 import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
@@ -47,6 +48,8 @@ export interface PlatformSourceResolution {
     readonly ports: readonly number[];
     /** Whether a pre-limit goes before its filter: `preLimit`, and not in the service's shadow mode (which refuses nothing). */
     readonly preLimit: boolean;
+    /** Its `RateLimit-Policy` on its refusals; undefined with the headers off. */
+    readonly policy?: string;
 }
 
 /** The gateway the filters go on, and the names derived from it. */
@@ -67,6 +70,14 @@ export interface ResolvedPlatformService {
     readonly grpcAddress: string;
 }
 
+/** The admission policy the component installs (builders/admission-policy.ts): where it binds and who the platform is. */
+export interface ResolvedPlatformAdmission {
+    readonly name: string;
+    readonly namespaces: readonly string[];
+    readonly platformUsers: readonly string[];
+    readonly platformGroups: readonly string[];
+}
+
 /** PlatformRateLimit's arguments resolved: read-only at every level (frozen), every default filled in, every name derived once. */
 export type ResolvedPlatformRateLimit = DeepReadonly<PlatformRateLimitResolution>;
 
@@ -80,6 +91,12 @@ export interface PlatformRateLimitResolution {
     readonly sources: readonly PlatformSourceResolution[];
     /** The platform's host assignments (namespace → hosts), when given. */
     readonly teamHosts?: Record<string, readonly string[]>;
+    /** Whether a host assigned to no one is owned by the routes that bind it to a serving gateway. */
+    readonly routeBound: boolean;
+    /** The admission policy to install; undefined with `admission.install: false`. */
+    readonly admission?: ResolvedPlatformAdmission;
+    /** Whether the platform's filters tell clients their limits (X-RateLimit-*, RateLimit-Policy and Retry-After on refusals). */
+    readonly headersOn: boolean;
     readonly monitoring: MonitoringPlan;
     /** What each per-value rule gets from the platform's store (printed by the preview). */
     readonly perValueFigures: PerValueFiguresPlan;
@@ -95,7 +112,10 @@ export function resolvePlatformRateLimit(args: PlatformRateLimitArgs): { problem
     problems.push(...base.problems.filter((p) => p.key !== "rules" && p.key !== "domain").flatMap((p) => withPlatformFix(p, a)));
     const gw = gatewayTargetOf({ ...(a.gateway ?? {}), listenerPorts: undefined, allVirtualHosts: true }, []);
     const ports = listenerPortsOf(a.gateway?.listenerPorts, problems);
-    const checked = sourcesOf(a, problems);
+    const rateLimitHeaders = resolvedFields({ rateLimitHeaders: PLATFORM_ARGS_FIELDS.rateLimitHeaders }, a, problems).rateLimitHeaders;
+    // In the service's shadow mode nothing is refused, so nothing is published (as a team's).
+    const headersOn = rateLimitHeaders === RateLimitHeaders.Draft03 && a.service?.shadowMode !== true;
+    const checked = sourcesOf(a, problems, headersOn);
     // Its one store holds the sources' counters: a per-value one among them makes it evict by use, and
     // sizes the over-limit cache to keep a spent key refused through a flood (builders/over-limit-cache.ts).
     const policy = platformEvictionPolicy(a);
@@ -110,6 +130,8 @@ export function resolvePlatformRateLimit(args: PlatformRateLimitArgs): { problem
     const calls = filterCallsOf(a, problems);
     const teamHosts = teamHostsOf(a.teamHosts, problems);
     const preLimit = preLimitOf(a, problems);
+    const routeBound = resolvedFields({ routeBoundOwnership: PLATFORM_ARGS_FIELDS.routeBoundOwnership }, a, problems).routeBoundOwnership;
+    const admission = admissionOf(a, gw.namespace, problems);
     // What each per-value rule gets from the platform's store (valid sources only), printed by the preview.
     const figured = problems.length ? [] : checked.map((s) => ({ source: s.source, limits: s.limits }));
     const perValueFigures = platformFiguresOf(figured, r, a.redis, problems);
@@ -123,10 +145,22 @@ export function resolvePlatformRateLimit(args: PlatformRateLimitArgs): { problem
         // The overrides go on every HTTP listener of the pods, whichever port a team's Gateway adds later.
         ports: s.source === PlatformSource.Overrides ? [] : ports,
         preLimit,
+        ...(s.policy !== undefined ? { policy: s.policy } : {}),
     }));
     const gateway = { target: gw.target, podLabels: gw.podLabels, namespace: gw.namespace, key: `platform|${gw.namespace}|${JSON.stringify(gw.target)}` };
     const reach = { clusterName: `outbound|${r.grpcPort}||${host}`, authority: host, grpcAddress: `${host}:${r.grpcPort}` };
-    const value: PlatformRateLimitResolution = { gateway, service, reach, sources, ...(teamHosts ? { teamHosts } : {}), monitoring, perValueFigures };
+    const value: PlatformRateLimitResolution = {
+        gateway,
+        service,
+        reach,
+        sources,
+        ...(teamHosts ? { teamHosts } : {}),
+        routeBound,
+        ...(admission ? { admission } : {}),
+        headersOn,
+        monitoring,
+        perValueFigures,
+    };
     return { problems, value: frozenCopy(value) };
 }
 
@@ -190,6 +224,22 @@ function platformMonitoringOf(a: Partial<PlatformRateLimitArgs>, w: PlatformWatc
         },
         problems,
     );
+}
+
+/** The admission policy's settings (`admission`), checked; undefined when the component does not install it. */
+function admissionOf(a: Partial<PlatformRateLimitArgs>, gatewayNamespace: string, problems: Problem[]): ResolvedPlatformAdmission | undefined {
+    const { platformUsers: usersDecl, ...defaulted } = PLATFORM_ADMISSION_FIELDS;
+    const given = a.admission ?? {};
+    const f = resolvedFields(defaulted, given, problems, "admission.");
+    const users = givenProblems(usersDecl, "admission.platformUsers", given.platformUsers);
+    problems.push(...users);
+    if (!f.install) return undefined;
+    return {
+        name: `${PLATFORM_OBJECT_PREFIX}.${gatewayNamespace}`,
+        namespaces: [...new Set([gatewayNamespace, f.rootNamespace])],
+        platformUsers: users.length ? [] : [...(given.platformUsers ?? [])],
+        platformGroups: [...f.platformGroups],
+    };
 }
 
 /** `preLimit`, checked, unless the service's shadow mode turns it off (a service that refuses nothing has no pre-limit). */

@@ -5,6 +5,7 @@
  * machinery) and two rate-limit filters of its own on the gateway (builders/platform-filters.ts).
  * It reads no team's objects and no team's stack reads its own: they deploy and destroy in any order.
  */
+import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { deployedRedisAuth } from "../builders/redis-connection";
 import { PLATFORM_DOMAIN, PLATFORM_FILTER_NAMES } from "../builders/platform-filters";
@@ -13,6 +14,7 @@ import { PlannedOptions, argsError, planOrCompute } from "./arg-checks";
 import { checkedValues, deferInputs, withFillIn } from "./deferred-inputs";
 import { EnvoyFilter } from "./crds";
 import { claimListeners } from "./listener-claims";
+import { readAdmissionServed } from "./admission-served";
 import { readUncoveredServers, uncoveredMessage } from "./platform-coverage";
 import { readForeignSwitches } from "./platform-switches";
 import { PlatformRateLimitArgs } from "./platform-ratelimit-args";
@@ -46,6 +48,9 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
             const known = resolvePlatformRateLimit(a).problems;
             if (known.length) throw argsError(`PlatformRateLimit ${name}`, known);
         });
+        // The admission policy needs an API the cluster serves (Kubernetes 1.30+): refused before anything is registered.
+        const unserved = plan.admission ? readAdmissionServed((m) => void pulumi.log.warn(m)) : [];
+        if (unserved.length) throw argsError(`PlatformRateLimit ${name}`, unserved);
         // The filter names are fixed per gateway: a second instance there would insert the same filters.
         const holder = claimListeners(name, [plan.gatewayKey]);
         if (holder !== undefined) {
@@ -63,7 +68,9 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
         for (const s of readUncoveredServers(plan.gatewayPodLabels, (m) => void pulumi.log.warn(m, this))) pulumi.log.warn(uncoveredMessage(s), this);
         // And the teams' switches of the defaults on hosts they do not own (teams deployed before this platform).
         const teamHosts = (args.teamHosts ?? {}) as Record<string, string[]>;
-        for (const m of readForeignSwitches(plan.filters[0]?.namespace ?? "", teamHosts, (w) => void pulumi.log.warn(w, this))) pulumi.log.warn(m, this);
+        const routeBound = args.routeBoundOwnership === true;
+        for (const m of readForeignSwitches(plan.filters[0]?.namespace ?? "", teamHosts, routeBound, (w) => void pulumi.log.warn(w, this)))
+            pulumi.log.warn(m, this);
         // What each per-value rule gets from the platform's store: what a flood must send to reset one of its counters.
         for (const line of plan.perValueFigures.lines) void pulumi.log.info(line, this);
         this.createChildren(name, plan);
@@ -81,6 +88,22 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
         });
     }
 
+    /** The ValidatingAdmissionPolicy and its binding (builders/admission-policy.ts), the binding after its policy. */
+    private admissionPolicy(name: string, objects: NonNullable<PlatformRateLimitPlan["admission"]>, labels: Record<string, string>): pulumi.Resource[] {
+        const meta = (m: { name: string }) => ({ ...m, labels });
+        const policy = new k8s.admissionregistration.v1.ValidatingAdmissionPolicy(
+            `${name}-admission`,
+            { metadata: meta(objects.policy.metadata), spec: objects.policy.spec },
+            { parent: this },
+        );
+        const binding = new k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(
+            `${name}-admission-binding`,
+            { metadata: meta(objects.binding.metadata), spec: objects.binding.spec },
+            { parent: this, dependsOn: [policy] },
+        );
+        return [policy, binding];
+    }
+
     /** Redis (when the component deploys it), the service, the gateway's filters and the monitoring, in the order they must come up. */
     private createChildren(name: string, plan: PlatformRateLimitPlan): void {
         const settings = plan.service;
@@ -94,11 +117,13 @@ export class PlatformRateLimit extends pulumi.ComponentResource {
         );
         // Filters last: a fail-closed filter would refuse everything until the service answers.
         const labels = stackLabels("platform-ratelimit");
+        // The admission policy first: from then on the API server refuses what would switch these filters off.
+        const admission = plan.admission ? this.admissionPolicy(name, plan.admission, labels) : [];
         for (const f of plan.filters) {
             new EnvoyFilter(
                 `${name}-${f.name}`,
                 { metadata: { name: f.name, namespace: f.namespace, labels, ...(f.annotations ? { annotations: f.annotations } : {}) }, spec: f.spec },
-                { parent: this, dependsOn: [service] },
+                { parent: this, dependsOn: [service, ...admission] },
             );
         }
         if (plan.monitoring.dashboard || plan.monitoring.rules) {

@@ -7,9 +7,10 @@ import { holdsPerValueCounters } from "../builders/counter-stores";
 import { evictionPolicyFor } from "../builders/failure-bounds";
 import { PLATFORM_PATH_KEYS, PLATFORM_RULE_KEYS, PlatformSource } from "../builders/platform-filters";
 import { GlobalLimitsInput } from "../builders/rule-args";
-import { CompiledLimits } from "../builders/rules";
+import { policyHeaderValue, policyItems } from "../builders/policy-header";
+import { CompiledLimits, buildGlobalLimits } from "../builders/rules";
 import { Problem } from "../lib/problems";
-import { compileGlobalLimits } from "./limits-plan";
+import { planGlobalLimits } from "./limits-plan";
 import { PlatformLimitsArgs, PlatformRateLimitArgs } from "./platform-ratelimit-args";
 
 /** The sources in the order their filters are listed: overrides first. */
@@ -22,10 +23,17 @@ export interface CheckedSource {
     compiled: CompiledLimits;
     /** The limits as compiled (its per-value figures are read from them). */
     limits: GlobalLimitsInput;
+    /** Its `RateLimit-Policy` value (its limits a client is held to); undefined with the headers off or nothing shown. */
+    policy?: string;
 }
 
 /** A source's limits compiled under its own keys; its problems under `<source>.`; undefined when it limits nothing. Exported for testing. */
-export function resolveSource(source: PlatformSource, limits: PlatformLimitsArgs | undefined, problems: Problem[]): CheckedSource | undefined {
+export function resolveSource(
+    source: PlatformSource,
+    limits: PlatformLimitsArgs | undefined,
+    problems: Problem[],
+    headersOn = false,
+): CheckedSource | undefined {
     if (limits === undefined) return undefined;
     if (typeof limits !== "object" || limits === null || Array.isArray(limits)) {
         problems.push({ key: source, value: limits, problem: "must be an object of rules and perPath", fix: `give { rules: [...] } or omit ${source}` });
@@ -41,14 +49,17 @@ export function resolveSource(source: PlatformSource, limits: PlatformLimitsArgs
             fix: "remove descriptorKey",
         });
     const perPath = limits.perPath ? { ...limits.perPath, descriptorKey: PLATFORM_PATH_KEYS[source] } : undefined;
-    const c = compileGlobalLimits({ rules: limits.rules, perPath, ruleKey: PLATFORM_RULE_KEYS[source], headersOn: false });
-    problems.push(...c.problems.map((p) => ({ ...p, key: `${source}.${p.key}` })));
+    const planned = planGlobalLimits({ rules: limits.rules, perPath, ruleKey: PLATFORM_RULE_KEYS[source], headersOn });
+    const c = buildGlobalLimits(planned.plan);
+    problems.push(...planned.problems.map((p) => ({ ...p, key: `${source}.${p.key}` })));
     if (!c.vhostRateLimits.length && !c.routePatches.length) return undefined;
+    const policy = policyHeaderValue(policyItems(planned.plan));
     return {
         source,
         ruleNames: rules.map((r) => r?.name).filter((n): n is string => typeof n === "string"),
         compiled: { vhostRateLimits: c.vhostRateLimits, routePatches: c.routePatches, configDescriptors: c.configDescriptors },
         limits: platformLimits(source, limits),
+        ...(policy !== undefined ? { policy } : {}),
     };
 }
 
@@ -75,8 +86,8 @@ function platformRuleProblems(source: PlatformSource, r: unknown, i: number): Pr
 }
 
 /** The sources given, each checked; refused when two share a rule name or none is given. */
-export function sourcesOf(a: Partial<PlatformRateLimitArgs>, problems: Problem[]): CheckedSource[] {
-    const sources = SOURCES.map((s) => resolveSource(s, a[s], problems)).filter((s): s is CheckedSource => s !== undefined);
+export function sourcesOf(a: Partial<PlatformRateLimitArgs>, problems: Problem[], headersOn = false): CheckedSource[] {
+    const sources = SOURCES.map((s) => resolveSource(s, a[s], problems, headersOn)).filter((s): s is CheckedSource => s !== undefined);
     sharedNameProblems(sources, problems);
     if (!sources.length && a.defaults === undefined && a.overrides === undefined)
         problems.push({

@@ -48,6 +48,10 @@ export interface ListenerFilter {
     statusOnError: number;
     /** The filter's own `rate_limits` (empty: none). */
     rateLimits: any[];
+    /** `enable_x_ratelimit_headers: DRAFT_VERSION_03`: its counted responses carry X-RateLimit-*. */
+    rateLimitHeaders?: boolean;
+    /** `response_headers_to_add`: the headers of the responses it refuses (lower-case names). */
+    refusalHeaders?: Record<string, string>;
 }
 
 interface PerRouteScope {
@@ -121,6 +125,8 @@ export function listenerModel(envoyFilters: K8sObject[], layout: ListenerLayout)
                     failureModeDeny: tc.failure_mode_deny === true,
                     statusOnError: statusOf(tc.status_on_error),
                     rateLimits: Array.isArray(tc.rate_limits) ? tc.rate_limits : [],
+                    rateLimitHeaders: tc.enable_x_ratelimit_headers === "DRAFT_VERSION_03",
+                    refusalHeaders: refusalHeadersOf(tc.response_headers_to_add),
                 });
                 continue;
             }
@@ -164,6 +170,14 @@ export interface FilterCall {
     domain: string;
     /** Where its entries came from. */
     from: "per-filter route" | "per-filter virtual host" | "filter's own rate_limits" | "route and virtual host rate_limits" | "disabled here" | "none";
+}
+
+/** A rate-limit filter's `response_headers_to_add` (the headers of its refusals), by lower-case name. */
+function refusalHeadersOf(list: unknown): Record<string, string> {
+    const items: any[] = Array.isArray(list) ? list : [];
+    return Object.fromEntries(
+        items.filter((h) => typeof h?.header?.key === "string").map((h) => [String(h.header.key).toLowerCase(), String(h.header.value ?? "")]),
+    );
 }
 
 /** Which filters call which service, with which descriptors, for one request. */

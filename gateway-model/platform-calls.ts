@@ -19,6 +19,10 @@ export interface PlatformCall {
     /** The filter is switched off here (`FilterConfig{disabled}`: a team's limits replace the defaults on its host). */
     disabled: boolean;
     descriptors: DescriptorExplanation[];
+    /** Its counted responses carry X-RateLimit-* (the filter's `enable_x_ratelimit_headers`). */
+    rateLimitHeaders: boolean;
+    /** The headers its refusals carry (`RateLimit-Policy` of the source). */
+    refusalHeaders: Record<string, string>;
 }
 
 /** Whether the objects put any platform filter on pods `labels`. */
@@ -63,7 +67,13 @@ export function platformCalls(
                 const hitsAddend = c.hitsAddends[i];
                 return { ...lookupLimit(config, c.domain, d), ...(hitsAddend !== undefined ? { hitsAddend } : {}) };
             });
-            out.push({ source, disabled: c.from === "disabled here", descriptors });
+            out.push({
+                source,
+                disabled: c.from === "disabled here",
+                descriptors,
+                rateLimitHeaders: c.filter.rateLimitHeaders === true,
+                refusalHeaders: c.filter.refusalHeaders ?? {},
+            });
         }
     }
     return out.sort((a, b) => (a.source === "platform override" ? 0 : 1) - (b.source === "platform override" ? 0 : 1));

@@ -33,6 +33,8 @@ import { platformCalls, platformRuleOf } from "../gateway-model/platform-calls";
 import { LimitSource } from "../gateway-model/platform-sources";
 import { platformSourceOfFilter } from "../builders/platform-filters";
 import { FixedWindowCounters } from "./counters";
+import { ProgramError } from "./program-runner";
+import { programRefusal } from "../gateway-model/admission-check";
 import { gatewayFor, ProgramGateway, programGateways } from "../gateway-model/program-gateways";
 import { bucketsOn, LocalBucket, localBuckets } from "../gateway-model/workload-buckets";
 
@@ -129,6 +131,8 @@ interface PlannedFilter {
     rateLimitHeaders: boolean;
     descriptors: DescriptorExplanation[];
     source?: LimitSource;
+    /** The headers of its refusals (a platform filter's `RateLimit-Policy`). */
+    refusalHeaders?: Record<string, string>;
 }
 
 /**
@@ -161,12 +165,11 @@ function chainOf(objects: K8sObject[], m: GatewayModel, route: string, r: ProveR
             ? `the ${p.source} limits are off on ${m.virtualHost}: a team's own limits replace them here`
             : `the ${p.source} limits apply on ${m.virtualHost}`,
     );
-    const asFilter = (p: (typeof platform)[number]): PlannedFilter => ({ rateLimitHeaders: false, descriptors: p.descriptors, source: p.source });
-    const filters = [
-        ...platform.filter((p) => p.source === "platform override").map(asFilter),
+    const filters: PlannedFilter[] = [
+        ...platform.filter((p) => p.source === "platform override"),
         // A team's source is named only beside a platform's limits.
         ...team.map((f) => (platform.length ? { ...f, source: "team" as const } : f)),
-        ...platform.filter((p) => p.source === "platform default").map(asFilter),
+        ...platform.filter((p) => p.source === "platform default"),
     ].filter((f) => f.descriptors.length);
     return { filters, notes: [...notes, ...laterNotes] };
 }
@@ -193,6 +196,9 @@ export class Simulator {
         readonly objects: K8sObject[],
         private readonly opts: { responses?: boolean } = {},
     ) {
+        // What the cluster would refuse of these objects is not modelled as if it were deployed: said, and stopped.
+        const refused = programRefusal(objects);
+        if (refused !== undefined) throw new ProgramError(refused);
         this.gateways = programGateways(objects);
         this.buckets = localBuckets(objects);
         this.shareable = plansShareable(objects);
@@ -347,7 +353,7 @@ export class Simulator {
                         ...(f.source ? { source: f.source } : {}),
                     },
                     descriptors,
-                    response: { status: 429 as const, headers: { "x-envoy-ratelimited": "true", ...headers }, body: "" },
+                    response: { status: 429 as const, headers: { "x-envoy-ratelimited": "true", ...headers, ...(f.refusalHeaders ?? {}) }, body: "" },
                     notes,
                 };
             }

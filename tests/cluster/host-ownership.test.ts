@@ -5,8 +5,10 @@
  * lookups (components/host-ownership-lookup.ts, platform-coverage.ts: the code GlobalRateLimit and
  * PlatformRateLimit run at preview) read them. Each test uses namespaces of its own.
  *
- * Negative controls: team a's own host is not refused, and with no platform filter on the gateway
- * nothing is refused (a check that refused every host would fail them); an HTTP server is not listed.
+ * Hosts are a team's by the platform's assignment only; with route-bound ownership, by a route bound
+ * to a Gateway that exists and serves the host. Negative controls: an assigned host is not refused,
+ * and with no platform filter on the gateway nothing is refused (a check that refused every host
+ * would fail them); an HTTP server is not listed.
  */
 import { expect } from "chai";
 import { hostOwnershipProblems } from "../../components/host-ownership";
@@ -31,10 +33,11 @@ const virtualService = (namespace: string, host: string) => ({
     spec: { hosts: [host], gateways: [`${GW_NS}/shared`], http: [{ route: [{ destination: { host: "web" } }] }] },
 });
 
-function applyPlatform(teamHosts?: Record<string, string[]>): void {
+function applyPlatform(teamHosts?: Record<string, string[]>, routeBoundOwnership = false): void {
     const plan = planPlatformRateLimit({
         gateway: { selector: LABELS, namespace: GW_NS },
         namespace: GW_NS,
+        routeBoundOwnership,
         defaults: { rules: [{ name: "per-client", perClientAddress: true, requestsPerUnit: 2, unit: LimitUnit.Minute }] },
         ...(teamHosts ? { teamHosts } : {}),
     });
@@ -65,21 +68,38 @@ describe("cluster: host ownership read from the API server (GlobalRateLimit's pr
         expect(hostOwnershipProblems(TEAM_A, ["b.example.com:8080"], view)).to.deep.equal([]);
     });
 
-    it("with the platform's filter: team a may switch its own host, not team b's (the owner read from team b's VirtualService)", () => {
+    it("with the platform's filter and no assignment: team a's VirtualService does not make a.example.com its own", () => {
         applyPlatform();
         const view = lookupOwnershipView(GW_NS);
         expect(view.platform?.envoyFilter).to.equal(`${GW_NS}/platform-ratelimit-defaults`);
-        expect(hostOwnershipProblems(TEAM_A, ["a.example.com:8080"], view)).to.deep.equal([]);
-        const ps = hostOwnershipProblems(TEAM_A, ["b.example.com:8080"], view);
+        const ps = hostOwnershipProblems(TEAM_A, ["a.example.com:8080"], view);
         expect(ps.map((p) => p.key)).to.deep.equal(["gateway.virtualHosts[0]"]);
-        expect(ps[0]!.problem).to.include(TEAM_B);
+        expect(ps[0]!.problem).to.include("assigns a.example.com to no one");
+        applyPlatform({ [TEAM_A]: ["a.example.com"] });
+        expect(hostOwnershipProblems(TEAM_A, ["a.example.com:8080"], lookupOwnershipView(GW_NS))).to.deep.equal([]);
+    });
+
+    it("route-bound ownership: a route to a Gateway that exists and serves the host owns it; to none that exists, not", () => {
+        applyPlatform(undefined, true);
+        expect(hostOwnershipProblems(TEAM_A, ["a.example.com:8080"], lookupOwnershipView(GW_NS))).to.have.length(1);
+        apply({
+            apiVersion: "networking.istio.io/v1",
+            kind: "Gateway",
+            metadata: { namespace: GW_NS, name: "shared" },
+            spec: { selector: LABELS, servers: [{ port: { number: 8080, name: "http", protocol: "HTTP" }, hosts: ["*/a.example.com"] }] },
+        });
+        const view = lookupOwnershipView(GW_NS);
+        expect(view.platform?.routeBound).to.equal(true);
+        expect(hostOwnershipProblems(TEAM_A, ["a.example.com:8080"], view)).to.deep.equal([]);
+        // Team b's VirtualService binds b.example.com to the same Gateway, which does not serve it.
+        expect(hostOwnershipProblems(TEAM_B, ["b.example.com:8080"], view)).to.have.length(1);
     });
 
     it("the platform's teamHosts, read back from its filter's annotation, assign b.example.com to team c over team b's VirtualService", () => {
         applyPlatform({ [TEAM_C]: ["b.example.com"] });
         const view = lookupOwnershipView(GW_NS);
         expect(hostOwnershipProblems(TEAM_C, ["b.example.com:8080"], view)).to.deep.equal([]);
-        expect(hostOwnershipProblems(TEAM_B, ["b.example.com:8080"], view)[0]!.problem).to.include(`the platform assigns it to namespace ${TEAM_C}`);
+        expect(hostOwnershipProblems(TEAM_B, ["b.example.com:8080"], view)[0]!.problem).to.include(`the platform assigns b.example.com to namespace ${TEAM_C}`);
     });
 
     it("the platform's preview lists team c's TCP and TLS passthrough servers on its pods, not its HTTP server", () => {

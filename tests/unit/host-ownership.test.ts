@@ -1,17 +1,20 @@
 /**
- * Host ownership on a shared gateway (components/host-ownership.ts, host-ownership-lookup.ts): a
- * team's GlobalRateLimit may turn the platform's defaults off only on hosts its namespace owns, by a
- * VirtualService of its namespace or by the platform's assignment (PlatformRateLimit `teamHosts`).
+ * Host ownership on a shared gateway, the one rule (builders/host-ownership-rule.ts) and its
+ * readers (components/host-ownership.ts, host-ownership-lookup.ts): a team's GlobalRateLimit may
+ * turn the platform's defaults off only on hosts the platform assigns to its namespace
+ * (PlatformRateLimit `teamHosts`); a route makes a host a team's only when the platform opts into
+ * route-bound ownership, and then only a route bound to a Gateway that exists and serves that host.
  * Each refusal is checked for its field, its owner and its fix; each has a control with the same
  * arguments that passes (so a check that refuses everything fails the controls). The platform's
  * overrides go on every listener whatever `listenerPorts` says.
  */
 import { expect } from "chai";
 import { LimitUnit } from "../../builders/rule-args";
+import { OwnershipView, ROUTE_BOUND_ANNOTATION, TEAM_HOSTS_ANNOTATION, hostOwners, switchRefusal, teamHostsOf } from "../../builders/host-ownership-rule";
 import { GlobalRateLimit } from "../../components/global-ratelimit";
 import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
-import { OwnershipView, TEAM_HOSTS_ANNOTATION, hostOwnershipProblems, hostOwners, teamHostsOf } from "../../components/host-ownership";
-import { httpRoutesOf, ownershipViewOf, readOwnershipView } from "../../components/host-ownership-lookup";
+import { hostOwnershipProblems } from "../../components/host-ownership";
+import { httpRoutesOf, ownershipViewOf, readOwnershipView, servingGatewaysOf } from "../../components/host-ownership-lookup";
 import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args";
 import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
 import { InputError } from "../../lib/problems";
@@ -21,46 +24,67 @@ import { GW, PLATFORM } from "./platform-fixtures";
 
 const FILTER = "istio-system/platform-ratelimit-defaults";
 const vs = (namespace: string, hosts: string[], gateways = ["istio-system/shared-gateway"]) => ({ namespace, name: `${namespace}-vs`, hosts, gateways });
+const ROUTES = [vs("team-a", ["a.example.com"]), vs("team-b", ["b.example.com"]), vs("team-c", ["c.example.com"], ["mesh"])];
+/** The shared gateway serves a. and b.example.com (not d.example.com). */
+const SHARED = { kind: "Gateway" as const, namespace: "istio-system", name: "shared-gateway", hosts: ["*/a.example.com", "*/b.example.com"] };
 
-/** Team a's and team b's VirtualServices on the shared gateway, and the platform's defaults filter. */
+/** The platform assigns a.example.com to team a; b.example.com to no one. */
 const VIEW: OwnershipView = {
-    platform: { envoyFilter: FILTER, teamHosts: {} },
-    virtualServices: [vs("team-a", ["a.example.com"]), vs("team-b", ["b.example.com"]), vs("team-c", ["c.example.com"], ["mesh"])],
+    platform: { envoyFilter: FILTER, teamHosts: { "team-a": ["a.example.com"] } },
+    virtualServices: ROUTES,
+    gateways: [SHARED],
 };
+const ROUTE_BOUND: OwnershipView = { ...VIEW, platform: { ...VIEW.platform!, routeBound: true } };
 
-describe("host ownership: the decision (components/host-ownership.ts)", () => {
-    it("a host bound to a gateway by a team's VirtualService is that team's; a sidecar-only VirtualService owns nothing", () => {
-        expect(hostOwners("b.example.com", VIEW)).to.deep.equal({ namespaces: ["team-b"], by: "virtualService" });
-        expect(hostOwners("c.example.com", VIEW)).to.deep.equal({ namespaces: [], by: "none" });
+describe("host ownership: the one rule (builders/host-ownership-rule.ts)", () => {
+    it("by assignment only: team b's VirtualService binding b.example.com does not make it team b's", () => {
+        expect(hostOwners("a.example.com", VIEW)).to.deep.equal({ namespaces: ["team-a"], by: "assignment" });
+        expect(hostOwners("b.example.com", VIEW)).to.deep.equal({ namespaces: [], by: "none" });
+        expect(switchRefusal("team-b", "b.example.com:8080", VIEW)!.reason).to.include("assigns b.example.com to no one");
+    });
+
+    it("route-bound ownership (opted into): a route bound to an existing Gateway serving the host makes it the route's namespace's", () => {
+        expect(hostOwners("b.example.com", ROUTE_BOUND)).to.deep.equal({ namespaces: ["team-b"], by: "route" });
+        expect(switchRefusal("team-b", "b.example.com:8080", ROUTE_BOUND)).to.equal(undefined);
+        // The assignment still wins over a route.
+        expect(hostOwners("a.example.com", { ...ROUTE_BOUND, virtualServices: [vs("team-b", ["a.example.com"])] }).namespaces).to.deep.equal(["team-a"]);
+    });
+
+    it("route-bound: a route to a Gateway that does not exist, to one that does not serve the host, or to mesh owns nothing", () => {
+        const missing: OwnershipView = { ...ROUTE_BOUND, virtualServices: [vs("team-b", ["b.example.com"], ["istio-system/no-such-gateway"])] };
+        expect(hostOwners("b.example.com", missing).by).to.equal("none");
+        const notServed: OwnershipView = { ...ROUTE_BOUND, virtualServices: [vs("team-d", ["d.example.com"])] };
+        expect(hostOwners("d.example.com", notServed).by).to.equal("none");
+        expect(hostOwners("c.example.com", ROUTE_BOUND).by).to.equal("none");
+        // Istio's `<namespace>/<host>`: a server for namespace team-x only does not serve team b's route.
+        const onlyX: OwnershipView = { ...ROUTE_BOUND, gateways: [{ ...SHARED, hosts: ["team-x/b.example.com"] }] };
+        expect(hostOwners("b.example.com", onlyX).by).to.equal("none");
+    });
+
+    it("a switch that names no virtual host (every host) is refused for every team, the assigned one included", () => {
+        expect(switchRefusal("team-a", "", VIEW)!.reason).to.include("every host");
+        expect(switchRefusal("team-a", "a.example.com:8080", VIEW)).to.equal(undefined);
     });
 
     it("team a on its own host: no problem (the control of the refusals below)", () => {
         expect(hostOwnershipProblems("team-a", ["a.example.com:8080"], VIEW)).to.deep.equal([]);
     });
 
-    it("refuses team a switching the defaults off on team b's host, naming the owner and the fix", () => {
-        const ps = hostOwnershipProblems("team-a", ["a.example.com:8080", "b.example.com:8080"], VIEW);
+    it("refuses team b switching the defaults off on a host assigned to team a, naming the owner and the fix", () => {
+        const ps = hostOwnershipProblems("team-b", ["b.example.com:8080", "a.example.com:8080"], ROUTE_BOUND);
         expect(ps.map((p) => p.key)).to.deep.equal(["gateway.virtualHosts[1]"]);
-        expect(ps[0]!.problem).to.include("b.example.com").and.include("team-b").and.include(FILTER);
-        expect(ps[0]!.fix).to.include('platformDefaults: "merge"').and.include("remove b.example.com:8080");
+        expect(ps[0]!.problem).to.include("assigns a.example.com to namespace team-a").and.include(FILTER);
+        expect(ps[0]!.fix).to.include('platformDefaults: "merge"').and.include("remove a.example.com:8080");
     });
 
-    it("refuses a host no VirtualService binds to a gateway, the fix naming a VirtualService of the team and teamHosts", () => {
-        const ps = hostOwnershipProblems("team-a", ["c.example.com:8080"], VIEW);
+    it("refuses a host assigned to no one, the fix naming teamHosts", () => {
+        const ps = hostOwnershipProblems("team-a", ["b.example.com:8080"], VIEW);
         expect(ps).to.have.length(1);
-        expect(ps[0]!.fix).to.include("VirtualService in namespace team-a").and.include("teamHosts");
-    });
-
-    it("the platform's assignment wins over VirtualServices: assigned to team a, team a may and team b may not", () => {
-        const assigned: OwnershipView = { ...VIEW, platform: { envoyFilter: FILTER, teamHosts: { "team-a": ["b.example.com"] } } };
-        expect(hostOwnershipProblems("team-a", ["b.example.com:8080"], assigned)).to.deep.equal([]);
-        const ps = hostOwnershipProblems("team-b", ["b.example.com:8080"], assigned);
-        expect(ps).to.have.length(1);
-        expect(ps[0]!.problem).to.include("the platform assigns it to namespace team-a");
+        expect(ps[0]!.fix).to.include("assign b.example.com to team-a").and.include("teamHosts");
     });
 
     it("no platform defaults on the gateway: nothing to switch off, nothing refused (the same arguments are refused with one)", () => {
-        expect(hostOwnershipProblems("team-a", ["b.example.com:8080"], { virtualServices: VIEW.virtualServices })).to.deep.equal([]);
+        expect(hostOwnershipProblems("team-a", ["b.example.com:8080"], { virtualServices: ROUTES })).to.deep.equal([]);
         expect(hostOwnershipProblems("team-a", ["b.example.com:8080"], VIEW)).to.have.length(1);
     });
 
@@ -70,30 +94,32 @@ describe("host ownership: the decision (components/host-ownership.ts)", () => {
         expect(teamHostsOf(undefined)).to.deep.equal({});
     });
 
-    it("reads kubectl's JSON: the filter's annotation and every VirtualService's namespace, hosts and gateways", () => {
+    it("reads kubectl's JSON: the filter's annotations (assignments, route-bound opt-in) and every VirtualService", () => {
         const filter = {
             metadata: {
                 namespace: "istio-system",
                 name: "platform-ratelimit-defaults",
-                annotations: { [TEAM_HOSTS_ANNOTATION]: '{"team-b":["b.example.com"]}' },
+                annotations: { [TEAM_HOSTS_ANNOTATION]: '{"team-b":["b.example.com"]}', [ROUTE_BOUND_ANNOTATION]: "true" },
             },
         };
         const view = ownershipViewOf(filter, [{ metadata: { namespace: "team-b", name: "b" }, spec: { hosts: ["b.example.com"], gateways: ["gw"] } }]);
         expect(view).to.deep.equal({
-            platform: { envoyFilter: FILTER, teamHosts: { "team-b": ["b.example.com"] } },
+            platform: { envoyFilter: FILTER, teamHosts: { "team-b": ["b.example.com"] }, routeBound: true },
             virtualServices: [{ namespace: "team-b", name: "b", hosts: ["b.example.com"], gateways: ["gw"] }],
         });
         expect(ownershipViewOf(undefined, []).platform).to.equal(undefined);
     });
 
-    it("reads a Gateway API HTTPRoute's hostnames as bound when it has a parent gateway (none: not bound)", () => {
+    it("route-bound: a Gateway API HTTPRoute's hostnames are bound when its parent Gateway exists and lists the hostname", () => {
         const routes = httpRoutesOf([
             { metadata: { namespace: "team-b", name: "r" }, spec: { hostnames: ["b.example.com"], parentRefs: [{ name: "shared", namespace: "gw" }] } },
             { metadata: { namespace: "team-c", name: "r" }, spec: { hostnames: ["c.example.com"] } },
         ]);
-        const view: OwnershipView = { platform: VIEW.platform, virtualServices: routes };
-        expect(hostOwners("b.example.com", view)).to.deep.equal({ namespaces: ["team-b"], by: "virtualService" });
+        const gateways = servingGatewaysOf([], [{ metadata: { namespace: "gw", name: "shared" }, spec: { listeners: [{ hostname: "*.example.com" }] } }]);
+        const view: OwnershipView = { platform: ROUTE_BOUND.platform, virtualServices: routes, gateways };
+        expect(hostOwners("b.example.com", view)).to.deep.equal({ namespaces: ["team-b"], by: "route" });
         expect(hostOwners("c.example.com", view).by).to.equal("none");
+        expect(hostOwners("b.example.com", { ...view, gateways: [] }).by).to.equal("none");
     });
 
     it("under Pulumi's mocks there is no cluster: not read (no kubectl call, no warning)", async function () {
@@ -133,7 +159,7 @@ describe("host ownership: GlobalRateLimit refuses at preview, before anything is
         const { all, err } = await build(team(["b.example.com:8080"]), "own-refused");
         expect(all).to.deep.equal([]);
         expect(err).to.be.instanceOf(InputError);
-        expect(err!.message).to.include("gateway.virtualHosts[0]").and.include("team-b");
+        expect(err!.message).to.include("gateway.virtualHosts[0]").and.include("assigns b.example.com to no one");
     });
 
     it("control: the same team on its own host deploys; with platformDefaults merge it may name team b's host (nothing switched off)", async function () {

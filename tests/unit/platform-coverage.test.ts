@@ -6,7 +6,8 @@
  */
 import { expect } from "chai";
 import { uncoveredMessage, uncoveredServers } from "../../components/platform-coverage";
-import { foreignSwitchMessages, teamSwitches } from "../../components/platform-switches";
+import { foreignSwitchMessages } from "../../components/platform-switches";
+import { OwnershipView, teamSwitches } from "../../builders/host-ownership-rule";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { LimitUnit } from "../../builders/rule-args";
 
@@ -67,6 +68,12 @@ describe("platform preview: teams' switches of the defaults on hosts they do not
         { namespace: "team-a", name: "a", hosts: ["a.example.com"], gateways: ["gw"] },
         { namespace: "team-b", name: "b", hosts: ["b.example.com"], gateways: ["gw"] },
     ];
+    /** The platform's view: its assignments (the rule reads routes only with route-bound ownership). */
+    const view = (teamHosts: Record<string, string[]>): OwnershipView => ({
+        platform: { envoyFilter: "istio-system/platform-ratelimit-defaults", teamHosts },
+        virtualServices: VS,
+    });
+    const ASSIGNED = { "team-a": ["a.example.com"], "team-b": ["b.example.com"] };
 
     it("reads the switch and the namespace that wrote it from the team's rendered EnvoyFilter", () => {
         expect(teamSwitches(teamFilters(["b.example.com:8080"]))).to.deep.equal([
@@ -75,19 +82,28 @@ describe("platform preview: teams' switches of the defaults on hosts they do not
     });
 
     it("names team a's switch on team b's host, with the owner", () => {
-        const lines = foreignSwitchMessages(teamSwitches(teamFilters(["b.example.com:8080"])), {}, VS);
+        const lines = foreignSwitchMessages(teamSwitches(teamFilters(["b.example.com:8080"])), view(ASSIGNED));
         expect(lines).to.have.length(1);
-        expect(lines[0]).to.include("namespace team-a's GlobalRateLimit").and.include("b.example.com:8080").and.include("owned by namespace team-b");
+        expect(lines[0])
+            .to.include("namespace team-a's GlobalRateLimit")
+            .and.include("b.example.com:8080")
+            .and.include("assigns b.example.com to namespace team-b");
     });
 
-    it("controls: its own host, and a host the platform assigns to it, are not named", () => {
-        expect(foreignSwitchMessages(teamSwitches(teamFilters(["a.example.com:8080"])), {}, VS)).to.deep.equal([]);
-        expect(foreignSwitchMessages(teamSwitches(teamFilters(["b.example.com:8080"])), { "team-a": ["b.example.com"] }, VS)).to.deep.equal([]);
+    it("a host assigned to no one is no one's: team a's VirtualService does not make a.example.com its own", () => {
+        const lines = foreignSwitchMessages(teamSwitches(teamFilters(["a.example.com:8080"])), view({}));
+        expect(lines).to.have.length(1);
+        expect(lines[0]).to.include("assigns a.example.com to no one");
     });
 
-    it("an earlier release's switch on every host (the empty name) is named", () => {
+    it("controls: a host the platform assigns to the writing team is not named", () => {
+        expect(foreignSwitchMessages(teamSwitches(teamFilters(["a.example.com:8080"])), view(ASSIGNED))).to.deep.equal([]);
+        expect(foreignSwitchMessages(teamSwitches(teamFilters(["b.example.com:8080"])), view({ "team-a": ["b.example.com"] }))).to.deep.equal([]);
+    });
+
+    it("an earlier release's switch on every host (the empty name) is named, even for the host's own team", () => {
         const old = teamFilters(["a.example.com:8080"]);
         for (const p of (old[0]!.spec as any).configPatches) if (p.applyTo === "VIRTUAL_HOST") p.match.routeConfiguration.vhost.name = "";
-        expect(foreignSwitchMessages(teamSwitches(old), {}, VS)[0]).to.include("every host of the gateway");
+        expect(foreignSwitchMessages(teamSwitches(old), view(ASSIGNED))[0]).to.include("every host of the gateway");
     });
 });
