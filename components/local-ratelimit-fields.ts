@@ -49,9 +49,10 @@ const routesRule = customRule<string[]>("a list of route names", (path, routes):
  */
 export const AMBIENT_LOCAL_BUCKET = {
     problem:
-        "is `ambient`: a waypoint takes EnvoyFilters only by accident of code reuse, which Istio documents as unsupported in every version " +
-        "(istio.io, ambient L7 features; disabled in istio/istio#55149, re-enabled in #56476, still open in #57350; the WAYPOINT patch context of " +
-        "PR #57971 was closed unmerged), and the waypoint's routes are inline, out of reach of per-route patches (istio/istio#43720): no filter is created",
+        "is `ambient`: a waypoint takes an EnvoyFilter only through the sidecar patch context it shares by code reuse (there is no WAYPOINT " +
+        "context), which Istio documents as unsupported in every version and liable to break (istio.io, ambient L7 features; disabled in " +
+        "istio/istio#55149, re-enabled in #56476, still open in #57350; PR #57971, which would have added the context, was closed unmerged): " +
+        "no filter is created",
     fix:
         "on ambient, limit the workload at the ingress: a GlobalRateLimit rule on its paths (per client address if need be) or GlobalRateLimit's " +
         "`preLimit` (a token bucket per gateway pod); or give the workload a sidecar and use MeshMode.Sidecar",
