@@ -11,6 +11,17 @@ import { bookinfoArgsOf, globalArgsOf, planMeshRateLimit } from "../../mesh/mesh
 import { bookinfoDeploymentSpec, bookinfoGatewaySpec } from "../../builders/bookinfo";
 import { planBookinfo } from "../../components/bookinfo-resolve";
 import { MeshRateLimitArgs } from "../../mesh/mesh-ratelimit-args";
+import { gatewayModel } from "../../gateway-model/read-rendered";
+import { K8sObject } from "../../lib/k8s-object";
+import * as fs from "fs";
+import * as path from "path";
+import { parse } from "yaml";
+
+/** The committed ambient render of a variant (tests/golden/out/ambient-<v>), one object per file. */
+function ambientRender(variant: "A" | "B"): K8sObject[] {
+    const dir = path.join(__dirname, "..", "golden", "out", `ambient-${variant}`);
+    return fs.readdirSync(dir).map((f) => parse(fs.readFileSync(path.join(dir, f), "utf8")) as K8sObject);
+}
 
 /** The pod template's metadata of a Deployment spec the builder returns (plain values, no outputs). */
 function podMeta(spec: ReturnType<typeof bookinfoDeploymentSpec>): { labels: Record<string, string>; annotations?: unknown } {
@@ -91,5 +102,23 @@ describe("ambient mesh: what the plan hands the components", () => {
         const sidecarPod = podMeta(bookinfoDeploymentSpec(s, "productpage", "v1", {}));
         expect(sidecarPod.labels).to.include({ "sidecar.istio.io/inject": "true" }).and.not.have.property("istio.io/dataplane-mode");
         expect(bookinfoGatewaySpec(s).selector).to.deep.equal({ istio: "ingressgateway" });
+    });
+});
+
+describe("ambient mesh: explain models the ambient render as the sidecar one", () => {
+    it("the model reads Istio's Gateway (not the Gateway API one) and the filters aimed at its pods by name; aimed elsewhere, none", () => {
+        for (const v of ["A", "B"] as const) {
+            const objects = ambientRender(v);
+            const m = gatewayModel(objects);
+            expect(m.gateway.selector).to.deep.equal({ "gateway.networking.k8s.io/gateway-name": "bookinfo-gateway" });
+            expect(m.filterNames).to.include.members(["filter-ratelimit", "filter-ratelimit-svc"]);
+            // Control: every filter aimed at another Gateway reaches nothing the model reads.
+            const other = objects.map((o) =>
+                o.kind === "EnvoyFilter"
+                    ? { ...o, spec: { ...o.spec, targetRefs: [{ group: "gateway.networking.k8s.io", kind: "Gateway", name: "other" }] } }
+                    : o,
+            );
+            expect(() => gatewayModel(other)).to.throw(/no EnvoyFilter inserts envoy.filters.http.ratelimit/);
+        }
     });
 });
