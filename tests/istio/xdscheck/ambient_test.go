@@ -57,16 +57,18 @@ func TestAmbient(t *testing.T) {
 				"both checks fail: "+p.text+"; "+c.text))
 		})
 	}
-	t.Run("waypoint-bucket", func(t *testing.T) {
-		docs, _ := LoadDir(filepath.Join(root, "ambient-A"))
-		for _, c := range waypointBucketCases() {
-			m := generateAmbient(t, append(Clone(docs), c.filter))
-			chains := waypointChainsWith(m, c.httpFilter)
+	wdocs, err := LoadDir(filepath.Join(root, "ambient-A"))
+	if err != nil {
+		t.Fatalf("FAILED: input: %v", err)
+	}
+	for _, c := range waypointBucketCases() {
+		id := "waypoint-bucket-" + c.name
+		t.Run(id, func(t *testing.T) {
+			chains := waypointChainsWith(generateAmbient(t, append(Clone(wdocs), c.filter)), c.httpFilter)
 			got := strings.Join(chains, ", ")
-			report(t, "waypoint-bucket/"+c.name, orFinding(c.lands != (len(chains) > 0), fmt.Sprintf("%s: expected landing=%v; got chains [%s]", c.name, c.lands, got),
-				fmt.Sprintf("%s: lands in [%s]", c.name, got)))
-		}
-	})
+			report(t, id, orFinding(c.lands != (len(chains) > 0), fmt.Sprintf("expected landing=%v; got chains [%s]", c.lands, got), fmt.Sprintf("lands in [%s]", got)))
+		})
+	}
 }
 
 // outcome: a check's result, its text a finding when ok, a problem otherwise.
