@@ -4,7 +4,7 @@
  * Pure: nothing here checks an argument or fills a default.
  */
 import type * as k8s from "@pulumi/kubernetes";
-import { INJECT_LABEL } from "../lib/common";
+import { meshEnrolment } from "../lib/common";
 import { BOOKINFO_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "../lib/pod-security";
 import { LOCAL_STAT_PREFIX } from "./envoy-types";
 import { gatewayVirtualHosts } from "./gateway-hosts";
@@ -68,6 +68,24 @@ export interface ResolvedBookinfo {
     /** `app` label of the workload whose sidecar exports the local limiter's counters. */
     readonly localStatsApp: string;
     readonly awaitRollout: boolean;
+    /** `ambient`: no sidecars, and the ingress is a Gateway API Gateway (`gatewayName` in `gatewayApiNamespace`). */
+    readonly meshMode: "sidecar" | "ambient";
+    readonly gatewayApiNamespace: string;
+}
+
+/** The label Istio puts on the pods it deploys for a Gateway API Gateway, with the Gateway's name. */
+export const GATEWAY_NAME_LABEL = "gateway.networking.k8s.io/gateway-name";
+
+/**
+ * On an ambient mesh, the Gateway API Gateway of class `istio` Istio deploys the ingress pods for: one
+ * HTTP listener on the Gateway's port (Istio's Gateway API pods bind the port as it is). Its routes
+ * are the VirtualService's, through the Gateway that selects these pods, so the routes keep their names.
+ */
+export function ambientIngressSpec(b: Pick<ResolvedBookinfo, "gatewayPort">) {
+    return {
+        gatewayClassName: "istio",
+        listeners: [{ name: "http", port: b.gatewayPort, protocol: "HTTP" as const, allowedRoutes: { namespaces: { from: "Same" as const } } }],
+    };
 }
 
 /** Gateway with one HTTP server on `port` for `hosts`, for the gateway pods `selector` selects. */
@@ -87,8 +105,11 @@ export function gatewayServerHosts(b: Pick<ResolvedBookinfo, "namespace" | "host
 }
 
 /** The sample's Gateway: one HTTP server on the Gateway's port, for its server hosts. */
-export function bookinfoGatewaySpec(b: Pick<ResolvedBookinfo, "gatewaySelector" | "gatewayPort" | "namespace" | "hosts" | "gatewayHostScope">): GatewaySpec {
-    return gatewaySpecFor(b.gatewaySelector, b.gatewayPort, gatewayServerHosts(b));
+export function bookinfoGatewaySpec(
+    b: Pick<ResolvedBookinfo, "gatewaySelector" | "gatewayPort" | "namespace" | "hosts" | "gatewayHostScope" | "meshMode" | "gatewayName">,
+): GatewaySpec {
+    const selector = b.meshMode === "ambient" ? { [GATEWAY_NAME_LABEL]: b.gatewayName } : b.gatewaySelector;
+    return gatewaySpecFor(selector, b.gatewayPort, gatewayServerHosts(b));
 }
 
 /** Spec 2.5: routes to productpage; in variant A the API prefix is a separate route named `api`. */
@@ -117,16 +138,17 @@ export function bookinfoServiceSpec(app: string): k8s.types.input.core.v1.Servic
 
 /** The Deployment's spec of one version of one bookinfo app: one pod, Pod Security `restricted`, writable folders as emptyDirs. */
 export function bookinfoDeploymentSpec(
-    b: Pick<ResolvedBookinfo, "version" | "localStatsApp">,
+    b: Pick<ResolvedBookinfo, "version" | "localStatsApp" | "meshMode">,
     app: string,
     version: string,
     labels: Readonly<Record<string, string>>,
 ): k8s.types.input.apps.v1.DeploymentSpec {
     const writable = BOOKINFO_WRITABLE_DIRS[app];
-    const podLabels = { ...labels, version, ...INJECT_LABEL };
-    // Export the local limiter's counters from the sidecar (they are filtered out by default).
+    const ambient = b.meshMode === "ambient";
+    const podLabels = { ...labels, version, ...meshEnrolment(ambient).labels };
+    // Export the local limiter's counters from the sidecar (they are filtered out by default); ambient: no sidecar.
     const podAnnotations =
-        app === b.localStatsApp
+        app === b.localStatsApp && !ambient
             ? { "proxy.istio.io/config": JSON.stringify({ proxyStatsMatcher: { inclusionRegexps: [`.*${LOCAL_STAT_PREFIX}.*`] } }) }
             : undefined;
     return {

@@ -9,7 +9,7 @@ import { ArgInterface, customRule, dnsNameRule, field, nested, oneOfRule, unchec
 import { isGatewayHost } from "../lib/formats";
 import { selectorProblems } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
-import { GatewayHostScope } from "./mesh-enums";
+import { GatewayHostScope, MeshMode } from "./mesh-enums";
 
 /** The sample's names, hosts and routes (Bookinfo's, and MeshRateLimit's `bookinfo`). */
 export const BOOKINFO_OPTIONS_FIELDS = {
@@ -145,6 +145,23 @@ export const BOOKINFO_ARGS_FIELDS = {
         rule: uncheckedRule<boolean>("true or false"),
         goesTo: { object: "the Deployments' pulumi.com/skipAwait annotation" },
     }),
+    meshMode: field<MeshMode>({
+        doc:
+            "`MeshMode.Sidecar`: every pod gets a sidecar and the Gateway selects `gatewaySelector`'s pods. `MeshMode.Ambient`: every pod is " +
+            "enrolled in ambient mode (`istio.io/dataplane-mode: ambient`, no sidecar), and the ingress is a Gateway API `Gateway` named " +
+            "`gatewayName` (class `istio`) in `gatewayApiNamespace`, whose pods the Gateway selects by the label Istio gives them.",
+        type: "MeshMode",
+        default: MeshMode.Sidecar,
+        rule: oneOfRule(MeshMode, "MeshMode"),
+        goesTo: { object: "the pods' mesh labels, the Gateway's `selector`, and on ambient the Gateway API Gateway" },
+    }),
+    gatewayApiNamespace: field({
+        doc: "`MeshMode.Ambient`: namespace of the Gateway API Gateway (and so of its pods).",
+        type: "string",
+        default: DEFAULTS.gatewayNamespace as string,
+        rule: dnsNameRule("label"),
+        goesTo: { object: "the Gateway API Gateway's namespace" },
+    }),
 };
 
 /** The argument interfaces generated from these tables (components/bookinfo-args.ts), in the file's order. */
@@ -159,5 +176,5 @@ export const BOOKINFO_ARG_INTERFACES: readonly ArgInterface[] = [
 
 /** Where the generated interfaces' field types come from. */
 export const BOOKINFO_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = {
-    "./mesh-enums": ["GatewayHostScope", "HttpRouteArgs"],
+    "./mesh-enums": ["GatewayHostScope", "HttpRouteArgs", "MeshMode"],
 };

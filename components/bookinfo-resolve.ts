@@ -6,7 +6,7 @@ import { DEFAULTS } from "./defaults";
 import { Problem } from "../lib/problems";
 import { unknownFieldProblems } from "./arg-checks";
 import { defaultsOf, givenProblems } from "../lib/field-decl";
-import { GatewayHostScope } from "./mesh-enums";
+import { GatewayHostScope, MeshMode } from "./mesh-enums";
 import { BookinfoArgs } from "./bookinfo-args";
 import { BOOKINFO_ARGS_FIELDS, BOOKINFO_OPTIONS_FIELDS } from "./bookinfo-fields";
 import { ResolvedBookinfo, ResolvedHttpRoute } from "../builders/bookinfo";
@@ -39,7 +39,15 @@ function givenFields(a: BookinfoArgs): Partial<Record<keyof typeof PLAIN_FIELDS,
 }
 
 /** The arguments with every default filled in, not yet checked. */
-function withDefaults(a: BookinfoArgs): BookinfoSettings & { gatewaySelector: Record<string, string>; localStatsApp: string; awaitRollout: boolean } {
+function withDefaults(
+    a: BookinfoArgs,
+): BookinfoSettings & {
+    gatewaySelector: Record<string, string>;
+    localStatsApp: string;
+    awaitRollout: boolean;
+    meshMode: MeshMode;
+    gatewayApiNamespace: string;
+} {
     const d = (k: keyof typeof DEFAULTS) => String(DEFAULTS[k]);
     const paths = {
         limited: d("limitedPath"),

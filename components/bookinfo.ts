@@ -6,13 +6,14 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { SKIP_AWAIT, awaitAnnotations, stackLabels } from "../lib/common";
-import { Gateway, VirtualService } from "./crds";
+import { Gateway, KubernetesGateway, VirtualService } from "./crds";
 import { PlannedOptions, planOrCompute, argsError } from "./arg-checks";
 import { BookinfoArgs } from "./bookinfo-args";
 import { BookinfoPlan, planBookinfo } from "./bookinfo-resolve";
 import {
     BOOKINFO_APPS,
     ResolvedBookinfo,
+    ambientIngressSpec,
     bookinfoDeploymentSpec,
     bookinfoGatewaySpec,
     bookinfoServiceSpec,
@@ -38,6 +39,10 @@ export class Bookinfo extends pulumi.ComponentResource {
         super("mesh-ratelimit:index:Bookinfo", name, {}, options);
         this.workloads(b);
         const labels = stackLabels("bookinfo");
+        if (b.meshMode === "ambient") {
+            const meta = { name: b.gatewayName, namespace: b.gatewayApiNamespace, labels };
+            new KubernetesGateway(`${b.gatewayName}-ingress`, { metadata: meta, spec: ambientIngressSpec(b) }, { parent: this });
+        }
         new Gateway(b.gatewayName, { metadata: { name: b.gatewayName, namespace: b.namespace, labels }, spec: bookinfoGatewaySpec(b) }, { parent: this });
         new VirtualService(
             b.virtualServiceName,

@@ -29,6 +29,18 @@ export class Gateway extends k8s.apiextensions.CustomResource {
     }
 }
 
+/** A Kubernetes Gateway API `Gateway` (gateway.networking.k8s.io/v1): Istio deploys its pods (`gatewayClassName` istio). */
+export interface KubernetesGatewaySpec {
+    gatewayClassName: string;
+    listeners: { name: string; port: number; protocol: "HTTP"; allowedRoutes?: { namespaces: { from: "Same" | "All" } } }[];
+}
+
+export class KubernetesGateway extends k8s.apiextensions.CustomResource {
+    constructor(name: string, args: { metadata: Meta; spec: KubernetesGatewaySpec }, opts?: pulumi.CustomResourceOptions) {
+        super(name, { apiVersion: "gateway.networking.k8s.io/v1", kind: "Gateway", ...args } as k8s.apiextensions.CustomResourceArgs, opts);
+    }
+}
+
 export class VirtualService extends k8s.apiextensions.CustomResource {
     constructor(name: string, args: { metadata: Meta; spec: VirtualServiceSpec }, opts?: pulumi.CustomResourceOptions) {
         super(name, { apiVersion: ISTIO_NETWORKING_V1BETA1, kind: "VirtualService", ...args } as k8s.apiextensions.CustomResourceArgs, opts);

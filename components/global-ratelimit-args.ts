@@ -7,6 +7,7 @@ import { ClientPrefixArgs, PathKeyMode, PerPathLimitsArgs, RateLimitRuleArgs } f
 import { AccessPolicyArgs } from "./access-policies";
 import { GatewayAccessLogArgs } from "./gateway-access-log";
 import { GatewayTargetArgs } from "./gateway-target";
+import { MeshMode } from "./mesh-enums";
 import { PlatformDefaults } from "./platform-defaults";
 import { MonitoringArgs } from "./ratelimit-monitoring";
 import { RedisOptionsArgs } from "./redis-options";
@@ -198,6 +199,14 @@ export interface GlobalRateLimitArgs extends GlobalRateLimitOptions {
     filterNamePrefix?: string;
     /** Wait for the Deployments to become ready. Defaults to `true`. */
     awaitRollout?: boolean;
+    /**
+     * The mesh the service and Redis run in. `MeshMode.Sidecar`: each pod gets its own sidecar, started
+     * first. `MeshMode.Ambient`: each pod is enrolled in ambient mode (`istio.io/dataplane-mode: ambient`,
+     * no sidecar): ztunnel carries its traffic with mutual TLS and enforces the access policies'
+     * identities. The gateway filters are the same in both: aim `gateway` at a Gateway API Gateway on
+     * ambient. Defaults to `MeshMode.Sidecar`.
+     */
+    meshMode?: MeshMode;
     /**
      * Least privilege: when given, an Istio AuthorizationPolicy and a Kubernetes NetworkPolicy let only
      * the gateway call the service's gRPC port, and only the service reach the Redis the component

@@ -14,6 +14,7 @@ import { dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { NAME } from "./rule-checks";
 import { DEFAULTS } from "./defaults";
 import { PlatformDefaults } from "./platform-defaults";
+import { MeshMode } from "./mesh-enums";
 import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "./service-fields";
 
 /** The EnvoyFilters' name prefix with `FilterLayout.Shared` (the specification's names), `filterNamePrefix`'s default there. */
@@ -212,6 +213,16 @@ export const GLOBAL_ARGS_FIELDS = {
         rule: booleanRule(),
         goesTo: { object: "the Deployments' pulumi.com/skipAwait annotation" },
     }),
+    meshMode: field<MeshMode>({
+        doc:
+            "The mesh the service and Redis run in. `MeshMode.Sidecar`: each pod gets its own sidecar, started first. `MeshMode.Ambient`: each pod " +
+            "is enrolled in ambient mode (`istio.io/dataplane-mode: ambient`, no sidecar): ztunnel carries its traffic with mutual TLS and " +
+            "enforces the access policies' identities. The gateway filters are the same in both: aim `gateway` at a Gateway API Gateway on ambient.",
+        type: "MeshMode",
+        default: MeshMode.Sidecar,
+        rule: oneOfRule(MeshMode, "MeshMode"),
+        goesTo: { object: "the service's and Redis's pod labels and annotations" },
+    }),
     accessPolicy: nested({
         doc:
             "Least privilege: when given, an Istio AuthorizationPolicy and a Kubernetes NetworkPolicy let only the gateway call the service's gRPC " +
@@ -271,6 +282,7 @@ export const GLOBAL_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = {
     "./access-policies": ["AccessPolicyArgs"],
     "./gateway-access-log": ["GatewayAccessLogArgs"],
     "./gateway-target": ["GatewayTargetArgs"],
+    "./mesh-enums": ["MeshMode"],
     "./platform-defaults": ["PlatformDefaults"],
     "./ratelimit-monitoring": ["MonitoringArgs"],
     "./redis-options": ["RedisOptionsArgs"],

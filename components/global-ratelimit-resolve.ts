@@ -19,6 +19,7 @@ import { AccessTarget } from "./access-policies";
 import { checkCostLayout } from "./request-cost-checks";
 import { dnsProblem, planned, unknownFieldProblems } from "./arg-checks";
 import { CALL_FIELDS, DEFAULT_FILTER_PREFIX, GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
+import { MeshMode } from "./mesh-enums";
 import { ResolvedAccessLog, accessLogOf, ruleHeaderNames } from "./gateway-access-log";
 import { ResolvedGateway, gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
@@ -203,6 +204,7 @@ function checkedArgs(a: Partial<GlobalRateLimitArgs>, args: GlobalRateLimitArgs)
     const { name, configName, grpcPort, replicas, logLevel } = serviceOptionsOf(a.service ?? {}, problems, a.redis?.mode);
     const redis = redisConnectionOf(a.redis ?? {}, problems);
     accessPolicyProblems(a, problems);
+    problems.push(...givenProblems(GLOBAL_ARGS_FIELDS.meshMode, "meshMode", a.meshMode ?? undefined));
     const perInstance = layoutOf(a, problems) === FilterLayout.PerInstance;
     // A refused layout builds as the shared one.
     const layout = perInstance ? FilterLayout.PerInstance : FilterLayout.Shared;
@@ -235,6 +237,7 @@ function fixedServiceOf(
     const defaults = serviceDefaults();
     return {
         awaitRollout: a.awaitRollout ?? GLOBAL_ARGS_FIELDS.awaitRollout.default,
+        ...(a.meshMode === MeshMode.Ambient ? { ambient: true } : {}),
         redis: resolvedRedisOf(o.redis, defaults.redisName),
         ratelimit: {
             ...defaults,

@@ -11,6 +11,7 @@ import { Problem } from "../lib/problems";
 import { dnsProblem, selectorProblems } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
 import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
+import { MeshMode } from "./mesh-enums";
 
 /** A DNS label or subdomain (`dnsProblem`: its fix says the name to use). */
 export function dnsRule(kind: "label" | "subdomain"): Rule<string> {
@@ -40,6 +41,32 @@ const routesRule = customRule<string[]>("a list of route names", (path, routes):
         typeof r !== "string" || r === "" ? [{ key: `${path}[${i}]`, value: r, problem: "must be a route name", fix: "remove it, or name the route" }] : [],
     );
 });
+
+/**
+ * Why the local bucket is refused on an ambient mesh, and what to use there (the upstream state of
+ * the proven Istio versions, read in pilot/pkg/model/policyattachment.go and
+ * pilot/pkg/networking/core/listener_builder.go; docs/guide/ambient.md).
+ */
+export const AMBIENT_LOCAL_BUCKET = {
+    problem:
+        "is `ambient`: a waypoint takes an EnvoyFilter only through the sidecar patch context it shares by code reuse (there is no WAYPOINT " +
+        "context), which Istio documents as unsupported in every version and liable to break (istio.io, ambient L7 features; disabled in " +
+        "istio/istio#55149, re-enabled in #56476, still open in #57350; PR #57971, which would have added the context, was closed unmerged): " +
+        "no filter is created",
+    fix:
+        "on ambient, limit the workload at the ingress: a GlobalRateLimit rule on its paths (per client address if need be) or GlobalRateLimit's " +
+        "`preLimit` (a token bucket per gateway pod); or give the workload a sidecar and use MeshMode.Sidecar",
+} as const;
+
+/** `meshMode`: one of MeshMode, and `ambient` refused with the upstream reason. */
+const meshModeRule: Rule<MeshMode> = {
+    ...oneOfRule(MeshMode, "MeshMode"),
+    problems: (path, value, fallback): Problem[] => {
+        const choice = oneOfRule(MeshMode, "MeshMode").problems(path, value, fallback);
+        if (choice.length) return choice;
+        return value === MeshMode.Ambient ? [{ key: path, value, problem: AMBIENT_LOCAL_BUCKET.problem, fix: AMBIENT_LOCAL_BUCKET.fix }] : [];
+    },
+};
 
 /** The bucket's refill, what it tells clients and whether it refuses (`LocalBucketOptions`), in the interface's order. */
 export const LOCAL_BUCKET_FIELDS = {
@@ -143,6 +170,15 @@ export const LOCAL_ARGS_FIELDS = {
         rule: dnsRule("subdomain"),
         goesTo: { object: "the EnvoyFilter's name (and the per-instance HTTP filter's name)" },
     }),
+    meshMode: field<MeshMode>({
+        doc:
+            "The mesh the workload runs in. `MeshMode.Sidecar`: the bucket goes on the workload's sidecar. `MeshMode.Ambient` is refused: " +
+            "Istio supports no EnvoyFilter on a waypoint (docs/guide/ambient.md), so no bucket could be placed; limit the workload at the ingress instead.",
+        type: "MeshMode",
+        default: MeshMode.Sidecar,
+        rule: meshModeRule,
+        goesTo: { object: "nothing: `ambient` is refused before anything is created" },
+    }),
     filterLayout: field<FilterLayout>({
         doc:
             "The HTTP filter's name. `FilterLayout.PerInstance`: `envoy.filters.http.local_ratelimit/<namespace>/<filterName>`, so two " +
@@ -168,4 +204,5 @@ export const LOCAL_ARG_INTERFACES: readonly ArgInterface[] = [
 /** Where the generated interfaces' field types come from. */
 export const LOCAL_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = {
     "../builders/filter-choices": ["FilterLayout", "RateLimitHeaders"],
+    "./mesh-enums": ["MeshMode"],
 };

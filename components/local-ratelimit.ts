@@ -86,7 +86,11 @@ export function resolveLocalRateLimit(name: string, args: LocalRateLimitArgs): {
         ...bucketProblems(a.bucket),
     ];
     const options = resolveBucketOptions(a, problems);
-    problems.push(...namespaceProblems(a, filterName), ...fieldProblems(F.filterLayout, "filterLayout", a.filterLayout ?? undefined));
+    problems.push(
+        ...namespaceProblems(a, filterName),
+        ...fieldProblems(F.filterLayout, "filterLayout", a.filterLayout ?? undefined),
+        ...fieldProblems(F.meshMode, "meshMode", a.meshMode ?? undefined),
+    );
     if (problems.length) return { problems };
     const namespace = a.namespace as string;
     const layout = a.filterLayout ?? F.filterLayout.default;

@@ -81,6 +81,15 @@ export const MutualTlsScope = {
 } as const;
 export type MutualTlsScope = (typeof MutualTlsScope)[keyof typeof MutualTlsScope];
 
+/** How the mesh carries the workloads' traffic: Istio's sidecars, or ambient mode (ztunnel for mutual TLS, waypoints for L7). */
+export const MeshMode = {
+    /** A sidecar in every pod (`sidecar.istio.io/inject`): the local bucket sits on the workload's sidecar. */
+    Sidecar: "sidecar",
+    /** Ambient mode (`istio.io/dataplane-mode: ambient`): no sidecars; the ingress is a Gateway API Gateway. */
+    Ambient: "ambient",
+} as const;
+export type MeshMode = (typeof MeshMode)[keyof typeof MeshMode];
+
 /** A descriptor's limit, as GlobalRateLimit's rules and per-path limits take it. */
 export function descriptorLimit(d: DescriptorArgs): LimitArgs {
     const { key: _key, value: _value, ...limit } = d;

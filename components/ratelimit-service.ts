@@ -5,7 +5,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 import { ratelimitServiceAccount } from "./access-policies";
-import { INJECT_LABEL, SIDECAR_FIRST_ANNOTATIONS, SKIP_AWAIT, awaitAnnotations, serviceAccountManifest, stackLabels } from "../lib/common";
+import { SKIP_AWAIT, meshEnrolment, awaitAnnotations, serviceAccountManifest, stackLabels } from "../lib/common";
 import { RATELIMIT_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "../lib/pod-security";
 import { CONFIG_FILE_KEY } from "../builders/ratelimit-config";
 import { redisConnectionEnv, redisTlsVolumes } from "../builders/redis-connection";
@@ -86,7 +86,7 @@ export function ratelimitEnv(s: Pick<ServiceSettings, "ratelimit" | "redis">, re
 /** Internal: built by the GlobalRateLimit component from its own arguments. */
 export interface RateLimitServiceArgs {
     /** The service part of the settings (names, ports, image, tuning), its Redis and whether to await rollouts. */
-    settings: Pick<ServiceSettings, "ratelimit" | "redis" | "awaitRollout">;
+    settings: Pick<ServiceSettings, "ratelimit" | "redis" | "awaitRollout" | "ambient">;
     /** The text of `config.yaml` (builders/ratelimit-config.ts, from the compiled rules). */
     configYaml: string;
     /** `host:port` of the deployed Redis (unused when `settings.redis` names an existing one). */
@@ -165,9 +165,9 @@ function ratelimitDeploymentSpec(
             metadata: {
                 // Its own sidecar, started first: the gateway's calls arrive over mutual TLS (so the
                 // AuthorizationPolicy can check the caller) and Redis is reached through the mesh.
-                labels: { ...labels, ...INJECT_LABEL },
+                labels: { ...labels, ...meshEnrolment(s.ambient === true).labels },
                 annotations: {
-                    ...SIDECAR_FIRST_ANNOTATIONS,
+                    ...meshEnrolment(s.ambient === true).annotations,
                     [CONFIG_DIGEST_ANNOTATION]: createHash("sha256").update(configText).digest("hex"),
                     ...prometheusScrapeAnnotations(s),
                 },

@@ -7,7 +7,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
-import { INJECT_LABEL, SIDECAR_FIRST_ANNOTATIONS, SKIP_AWAIT, awaitAnnotations, serviceAccountManifest, stackLabels } from "../lib/common";
+import { SKIP_AWAIT, meshEnrolment, awaitAnnotations, serviceAccountManifest, stackLabels } from "../lib/common";
 import { REDIS_MEMORY_LIMIT, redisServerArgs } from "../builders/failure-bounds";
 import { REDIS_GID, REDIS_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "../lib/pod-security";
 import { DeployedRedisAuth, REDIS_SECRET_KEY, SecretKey, redisSecretName } from "../builders/redis-connection";
@@ -34,7 +34,7 @@ export const REDIS_START_SCRIPT = [
 /** Internal: built by the GlobalRateLimit component from its own arguments. */
 export interface RedisArgs {
     /** Namespace, name, image and memory bound (`ratelimit.namespace`, `.redisName`, `.redisImage`, `.redisMaxMemory`) and whether to await the rollout. */
-    settings: Pick<ServiceSettings, "ratelimit" | "awaitRollout">;
+    settings: Pick<ServiceSettings, "ratelimit" | "awaitRollout" | "ambient">;
     /** Its password as resolved (`deployedRedisAuth(settings.redis)`): generated into a Secret created here, or a Secret the user manages. */
     auth: DeployedRedisAuth;
 }
@@ -109,7 +109,8 @@ function redisDeploymentSpec(s: RedisArgs["settings"], labels: Record<string, st
             // A sidecar of its own (whatever the namespace's injection label says), started
             // before Redis: the password and the counters then travel only inside mutual TLS,
             // and the AuthorizationPolicy that admits only the rate-limit service is enforced.
-            metadata: { labels: { ...labels, ...INJECT_LABEL }, annotations: SIDECAR_FIRST_ANNOTATIONS },
+            // On an ambient mesh: enrolled in ztunnel instead, which carries the same traffic with mutual TLS.
+            metadata: { labels: { ...labels, ...meshEnrolment(s.ambient === true).labels }, annotations: meshEnrolment(s.ambient === true).annotations },
             spec: {
                 // Pod Security `restricted`, under an id above the host's system range (REDIS_UID).
                 securityContext: restrictedPodSecurityContext(REDIS_UID, REDIS_GID),

@@ -39,4 +39,6 @@ export interface ServiceSettings {
     redis: ResolvedRedis;
     /** Whether Pulumi waits for the Deployments to roll out. */
     awaitRollout: boolean;
+    /** Whether the pods join an ambient mesh (ztunnel, no sidecar) instead of getting sidecars. */
+    ambient?: boolean;
 }

@@ -219,6 +219,21 @@ export function isSubset(sub: Record<string, string> | undefined, sup: Record<st
     return Object.entries(sub ?? {}).every(([k, v]) => sup[k] === v);
 }
 
+/**
+ * Whether an EnvoyFilter reaches the pods a Gateway selects (`selector`), as Istio decides it
+ * (pilot/pkg/model/policyattachment.go): with `targetRefs`, when one names the Gateway API Gateway
+ * whose name the pods carry (`gateway.networking.k8s.io/gateway-name`, the label Istio gives that
+ * Gateway's pods; an ambient stack's Gateway selects them by it); otherwise by its workloadSelector.
+ */
+export function reachesGatewayPods(spec: any, selector: Record<string, string>): boolean {
+    const refs: any[] = spec?.targetRefs ?? [];
+    if (refs.length)
+        return refs.some(
+            (r) => r?.group === "gateway.networking.k8s.io" && r?.kind === "Gateway" && r?.name === selector["gateway.networking.k8s.io/gateway-name"],
+        );
+    return isSubset(spec?.workloadSelector?.labels, selector);
+}
+
 /** `vh_rate_limits` of a `typed_per_filter_config` map, when it configures the rate-limit filter. */
 export function vhRateLimitsOf(typedPerFilterConfig: any, name: string = RATELIMIT_FILTER): VhRateLimits | undefined {
     const c = typedPerFilterConfig?.[name];

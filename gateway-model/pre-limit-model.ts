@@ -21,7 +21,7 @@
  * - One bucket set per gateway pod (per Envoy process, shared by its worker threads).
  */
 import { LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER } from "../builders/envoy-filters";
-import { Entry, GatewayModel, ModelRequest, DEFAULT_CLIENT_ADDRESS, field } from "./model";
+import { Entry, GatewayModel, ModelRequest, DEFAULT_CLIENT_ADDRESS, field, reachesGatewayPods } from "./model";
 import { descriptorFor, normalizePath, selectRoute } from "./evaluate";
 import { explainWith } from "./explain";
 import { K8sObject } from "../lib/k8s-object";
@@ -110,7 +110,7 @@ export function tokenBucketOf(tb: any): { maxTokens: number; tokensPerFill: numb
  * rate-limit filter on the gateway's port, or a field it relies on is not modelled.
  */
 export function readPreLimit(objects: K8sObject[], m: GatewayModel): PreLimitConfigModel | undefined {
-    const selects = (o: K8sObject) => Object.entries(o.spec?.workloadSelector?.labels ?? {}).every(([k, v]) => m.gateway.selector[k] === v);
+    const selects = (o: K8sObject) => reachesGatewayPods(o.spec, m.gateway.selector);
     const globalName = m.httpFilterName ?? RATELIMIT_FILTER;
     let inserted: { envoyFilter: string; name: string } | undefined;
     const gateway = objects.filter((o) => o.kind === "EnvoyFilter" && selects(o));

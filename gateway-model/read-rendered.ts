@@ -6,7 +6,7 @@
 import { parse } from "yaml";
 import { RATELIMIT_FILTER, entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
 import { K8sObject } from "../lib/k8s-object";
-import { GatewayModel, ModelRoute, RouteMatch, VhRateLimits, field, isSubset, perFilterRateLimits, policyValues, vhRateLimitsOf } from "./model";
+import { GatewayModel, ModelRoute, RouteMatch, VhRateLimits, field, perFilterRateLimits, policyValues, reachesGatewayPods, vhRateLimitsOf } from "./model";
 
 /**
  * The config of the service a filter calls: the ConfigMap mounted by the Deployment named like the
@@ -26,7 +26,8 @@ export function readConfig(objects: K8sObject[], cluster?: string): GatewayModel
 }
 
 export function readGateway(objects: K8sObject[]): GatewayModel["gateway"] {
-    const gateways = objects.filter((o) => o.kind === "Gateway");
+    // Istio's Gateway (an ambient stack also renders a Gateway API Gateway, which holds no routes).
+    const gateways = objects.filter((o) => o.kind === "Gateway" && String(o.apiVersion ?? "").startsWith("networking.istio.io/"));
     if (gateways.length !== 1) throw new Error(`expected one Gateway in the rendered objects, found ${gateways.length}`);
     const gw = gateways[0];
     const server = (gw.spec?.servers ?? []).find((s: any) => /^HTTP$/i.test(s.port?.protocol ?? ""));
@@ -246,7 +247,7 @@ export function gatewayModel(objects: K8sObject[], requestHost?: string, filterN
     // default when `context` is absent) act on it.
     // In Istio's order: lower priority first (a later patch inserts its filter nearer the router, so it runs later).
     const filters = objects
-        .filter((o) => o.kind === "EnvoyFilter" && isSubset(o.spec?.workloadSelector?.labels, gateway.selector))
+        .filter((o) => o.kind === "EnvoyFilter" && reachesGatewayPods(o.spec, gateway.selector))
         .sort((a, b) => Number(a.spec?.priority ?? 0) - Number(b.spec?.priority ?? 0));
     // First the rate-limit filters on this listener: each one's name and stage decide which patches it reads.
     const listed = listenerRateLimitFilters(filters, gateway.port);

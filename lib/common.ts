@@ -38,6 +38,12 @@ export function awaitAnnotations(s: { awaitRollout: boolean }): Record<string, s
 export const INJECT_LABEL = { "sidecar.istio.io/inject": "true" };
 
 /**
+ * Pod labels that enrol a pod in an ambient mesh (ztunnel carries its traffic with mutual TLS) and
+ * keep a sidecar out of it whatever its namespace's injection label says.
+ */
+export const AMBIENT_LABELS = { "istio.io/dataplane-mode": "ambient", "sidecar.istio.io/inject": "false" };
+
+/**
  * Pod annotation: the application container starts only once its sidecar is ready, so its first
  * connections (the rate-limit service to Redis, at start-up) already go through the mesh.
  */
@@ -52,3 +58,11 @@ export const SIDECAR_FIRST_ANNOTATIONS = { "proxy.istio.io/config": '{"holdAppli
  *   awaited for readiness already, which is what the ordering needs.
  */
 export const SKIP_AWAIT = { "pulumi.com/skipAwait": "true" };
+
+/**
+ * How a pod of the stack joins the mesh: its own sidecar, started before the application (the
+ * default), or, on an ambient mesh, enrolment in ztunnel and no sidecar.
+ */
+export function meshEnrolment(ambient: boolean): { labels: Record<string, string>; annotations: Record<string, string> } {
+    return ambient ? { labels: { ...AMBIENT_LABELS }, annotations: {} } : { labels: { ...INJECT_LABEL }, annotations: { ...SIDECAR_FIRST_ANNOTATIONS } };
+}

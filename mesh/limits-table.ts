@@ -46,12 +46,14 @@ export function effectiveLimits(s: StackSettings): LimitRow[] {
         const l = resolveLimit(descriptorLimit(d));
         return { scope: "global", match, limit: `${l.requests}/${l.unit}`, enforcedBy: `${gw}; domain '${s.global.domain}'${service}${pre}` };
     });
-    rows.push({
-        scope: "local",
-        match: `inbound HTTP to app=${s.local.serviceLabel}:${s.local.port} (${s.local.placement})`,
-        limit: `${s.local.bucket}/${s.local.fillInterval} per pod`,
-        enforcedBy: `sidecar, 429 with ${LOCAL_RATE_LIMIT_HEADER}: true`,
-    });
+    // No bucket without `local.enabled` (ambient): the table says only what is enforced.
+    if (s.local.enabled !== false)
+        rows.push({
+            scope: "local",
+            match: `inbound HTTP to app=${s.local.serviceLabel}:${s.local.port} (${s.local.placement})`,
+            limit: `${s.local.bucket}/${s.local.fillInterval} per pod`,
+            enforcedBy: `sidecar, 429 with ${LOCAL_RATE_LIMIT_HEADER}: true`,
+        });
     return rows;
 }
 

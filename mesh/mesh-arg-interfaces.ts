@@ -24,6 +24,7 @@ export const MESH_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = {
         "DescriptorArgs",
         "FilterNamespaces",
         "LocalPlacementMode",
+        "MeshMode",
         "MutualTlsScope",
         "StackVariant",
         "VirtualHostScope",

@@ -9,6 +9,7 @@
 import type { SpecPaths } from "../builders/routes";
 import { defaultRoutes } from "../builders/routes";
 import { localBucketOptionsProblems } from "../components/local-ratelimit";
+import { AMBIENT_LOCAL_BUCKET } from "../components/local-ratelimit-fields";
 import { ManagedApiArgs } from "../components/managed-api-args";
 import { managedApiFieldProblems } from "../components/managed-api-resolve";
 import {
@@ -18,6 +19,7 @@ import {
     FilterNamespaces,
     GatewayHostScope,
     LocalPlacementMode,
+    MeshMode,
     MutualTlsScope,
     StackVariant,
     VirtualHostScope,
@@ -69,6 +71,7 @@ export function checkMeshArgs(a: MeshRateLimitArgs): { settings: MeshOwnSettings
     // Read in this order: the problems are reported in it.
     const variant = r.oneOf<StackVariant>(["variant"]);
     const apiProfile = r.oneOf<ApiProfileName>(["apiProfile"]);
+    const meshMode = r.oneOf<MeshMode>(["meshMode"]);
     const paths = {
         limited: r.path(["paths", "limited"]),
         page: r.path(["paths", "page"]),
@@ -92,15 +95,17 @@ export function checkMeshArgs(a: MeshRateLimitArgs): { settings: MeshOwnSettings
             (s) => s.set(keyOf(["variant"]), "B"),
         );
     }
-    const access = readAccess(r, a, mesh);
+    const access = readAccess(r, a, mesh, meshMode === MeshMode.Ambient ? bookinfo.gatewayName : undefined);
     const managedApi = readManagedApi(r, a, bookinfo.namespace);
     const monitoring = readMonitoring(a);
     const awaitRollout = r.bool(["awaitRollout"]);
+    if (meshMode === MeshMode.Ambient) ambientProblems(r, { apiProfile, local, mesh, managedApi: managedApi !== undefined });
     const { domain, descriptors, apiRoute } = limits;
     return {
         settings: {
             variant,
             apiProfile,
+            meshMode,
             paths,
             global: { domain, descriptors, ...filter, apiRoute },
             local,
@@ -123,7 +128,7 @@ function readLocal(r: Reader, a: MeshRateLimitArgs, variant: StackVariant): Stac
     const d = MESH_DEFAULTS.local;
     // The bucket and its port are LocalRateLimit's: their declarations run its rules, with the variant's bucket and the stack's port as the fixes' fallbacks.
     // The bucket's options (LocalBucketOptions) are LocalRateLimit's, taken as given: any it gains reaches it unnamed here.
-    const { placement: _placement, serviceLabel: _label, bucket: givenBucket, port: givenPort, ...options } = given;
+    const { placement: _placement, serviceLabel: _label, bucket: givenBucket, port: givenPort, enabled: _enabled, ...options } = given;
     const bucket = givenBucket ?? preset.localBucket;
     const port = givenPort ?? d.port;
     r.declared(["local", "bucket"], bucket, preset.localBucket);
@@ -134,12 +139,49 @@ function readLocal(r: Reader, a: MeshRateLimitArgs, variant: StackVariant): Stac
         bucket,
         fillInterval: options.fillInterval ?? d.fillInterval,
         placement: r.oneOf<LocalPlacementMode>(["local", "placement"]),
+        enabled: r.bool(["local", "enabled"]),
         serviceLabel: textOr(given.serviceLabel, d.serviceLabel),
         port,
         shadow: options.shadow ?? d.shadow,
     };
     r.declared(["local", "serviceLabel"], local.serviceLabel);
     return local;
+}
+
+/**
+ * What an ambient mesh cannot carry, each refused with why: the local bucket (no supported place on a
+ * waypoint), the seed profile (its mesh ConfigMap `authPolicy` and extensions/v1beta1 Ingress predate
+ * ambient), filters in the root namespace (a filter aimed at a Gateway API Gateway must live in the
+ * Gateway's namespace) and the managed API (ESP relies on its sidecar's outbound IP ranges).
+ */
+function ambientProblems(r: Reader, o: { apiProfile: ApiProfileName; local: StackSettings["local"]; mesh: StackSettings["mesh"]; managedApi: boolean }): void {
+    const mode = (s: { set(k: string, v: string): string }) => s.set(keyOf(["meshMode"]), MeshMode.Sidecar);
+    if (o.local.enabled) {
+        r.fail(
+            ["local", "enabled"],
+            true,
+            `must be false with meshMode ambient: the local bucket's meshMode ${AMBIENT_LOCAL_BUCKET.problem}`,
+            (s) => `${s.set(keyOf(["local", "enabled"]), "false")}   (${AMBIENT_LOCAL_BUCKET.fix}), or ${mode(s)}`,
+        );
+    }
+    if (o.apiProfile === ApiProfileName.Seed)
+        r.fail(["apiProfile"], o.apiProfile, "is seed: its APIs (the mesh ConfigMap's authPolicy, extensions/v1beta1 Ingress) predate ambient mode", (s) =>
+            s.set(keyOf(["apiProfile"]), ApiProfileName.Current),
+        );
+    if (o.mesh.filterNamespaces === FilterNamespaces.Root)
+        r.fail(
+            ["mesh", "filterNamespaces"],
+            o.mesh.filterNamespaces,
+            "is root: on ambient the filters target the Gateway API Gateway by name, which Istio honours only for filters in the Gateway's own namespace",
+            (s) => s.set(keyOf(["mesh", "filterNamespaces"]), FilterNamespaces.Own),
+        );
+    if (o.managedApi)
+        r.fail(
+            ["managedApi", "enabled"],
+            true,
+            "is true: the managed API's ESP pod relies on its sidecar's outbound IP ranges, and an ambient mesh has no sidecars",
+            (s) => s.set(keyOf(["managedApi", "enabled"]), "false"),
+        );
 }
 
 /** The mesh: root namespace, the gateway (selector, namespace, hosts), scopes and mutual TLS. */
@@ -226,13 +268,15 @@ function readBookinfo(
 }
 
 /** Who may call the service and Redis: the gateway's principal, in the gateway's namespace. */
-function readAccess(r: Reader, a: MeshRateLimitArgs, mesh: StackSettings["mesh"]): StackSettings["access"] {
-    // Not given: the default gateway's service account, in the gateway's namespace.
+function readAccess(r: Reader, a: MeshRateLimitArgs, mesh: StackSettings["mesh"], gatewayApiName?: string): StackSettings["access"] {
+    // Not given: the default gateway's service account, in the gateway's namespace; on ambient, the
+    // one Istio gives a Gateway API Gateway's pods (`<name>-istio`).
+    const account = gatewayApiName !== undefined ? { serviceAccount: `${gatewayApiName}-istio` } : {};
     const access = {
         enabled: r.bool(["global", "accessPolicy", "enabled"]),
         gatewayPrincipal:
             textOr(a.global?.accessPolicy?.gatewayPrincipal, "") ||
-            principalOf({ ...parsePrincipal(DEFAULT_GATEWAY_PRINCIPAL)!, namespace: mesh.gatewayNamespace }),
+            principalOf({ ...parsePrincipal(DEFAULT_GATEWAY_PRINCIPAL)!, namespace: mesh.gatewayNamespace, ...account }),
     };
     // GlobalRateLimit checks the principal's form; the gateway's namespace is MeshRateLimit's to compare.
     const principal = parsePrincipal(access.gatewayPrincipal);

@@ -8,7 +8,7 @@
  * are mesh-field-rules.ts's; the fields the groups declare themselves are in mesh-group-fields.ts. Pure.
  */
 import { LimitUnit } from "../builders/rule-args";
-import { ApiProfileName, FilterNamespaces, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
+import { ApiProfileName, FilterNamespaces, MeshMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
 import { DEFAULTS } from "../components/defaults";
 import { FieldDecl, NestedDecl, booleanRule, dnsNameRule, field, nested, uncheckedRule } from "../lib/field-decl";
 import { built, choiceRule, labelRule, listed, requestsPerUnitRule, urlPathRule } from "./mesh-field-rules";
@@ -40,6 +40,19 @@ export const MESH_TOP_FIELDS = {
         rule: choiceRule(ApiProfileName),
         goesTo: built("the API versions of the Ingress and of mutual TLS"),
         stackKey: "apiProfile",
+        stackGroup: "variant",
+    }),
+    meshMode: field<MeshMode>({
+        doc:
+            "The Istio data plane the stack runs on. `sidecar`: a sidecar in every pod, the ingress selected by `mesh.gatewaySelector`. `ambient`: " +
+            "no sidecars (every pod enrolled with `istio.io/dataplane-mode: ambient`, ztunnel carrying it with mutual TLS), the ingress a Gateway " +
+            "API Gateway named `bookinfo.gatewayName` in `mesh.gatewayNamespace` that the global limits target by name; needs `apiProfile` " +
+            "`current`, `local.enabled` `false` and no managed API (docs/guide/ambient.md).",
+        type: "MeshMode",
+        default: MeshMode.Sidecar,
+        rule: choiceRule(MeshMode),
+        goesTo: built("every pod's mesh labels, the ingress and the filters' target"),
+        stackKey: "meshMode",
         stackGroup: "variant",
     }),
     awaitRollout: field({

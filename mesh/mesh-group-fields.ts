@@ -50,6 +50,17 @@ export const MESH_ACCESS_FIELDS = {
 
 /** The fields `MeshLocalArgs` declares itself (the others are LocalRateLimit's). */
 export const MESH_LOCAL_FIELDS = {
+    enabled: field({
+        doc:
+            "Create the local token bucket on the workload's sidecar (spec 2.7). Must be `false` with `meshMode` `ambient`: Istio supports no " +
+            "EnvoyFilter on a waypoint, so the bucket has nowhere to go (docs/guide/ambient.md says what limits the workload there instead).",
+        type: "boolean",
+        default: true,
+        rule: booleanRule(),
+        goesTo: built("LocalRateLimit, created or not"),
+        stackKey: "localBucketEnabled",
+        stackGroup: "local",
+    }),
     bucket: field<number>({
         doc: "Token bucket size per pod (`max_tokens` = `tokens_per_fill`).",
         type: "number",

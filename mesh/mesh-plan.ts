@@ -16,6 +16,7 @@ import { GlobalRateLimitArgs } from "../components/global-ratelimit-args";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit-plan";
 import { unknownFieldProblems } from "../components/arg-checks";
 import { LocalRateLimitArgs } from "../components/local-ratelimit";
+import { MeshMode } from "../components/mesh-enums";
 import { ManagedApiArgs } from "../components/managed-api-args";
 import { deepFreeze, plainCopy } from "../lib/frozen";
 import { Problem } from "../lib/problems";
@@ -43,7 +44,10 @@ export function globalArgsOf(
         ...globalLimitsFromSettings(s),
         domain: s.global.domain,
         gateway: {
-            selector: { [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value },
+            // Ambient: the Gateway API Gateway Bookinfo creates, by name (targetRefs); its filters live in its namespace.
+            ...(s.meshMode === MeshMode.Ambient
+                ? { gatewayApiName: s.bookinfo.gatewayName }
+                : { selector: { [s.mesh.gatewaySelector.key]: s.mesh.gatewaySelector.value } }),
             namespace: s.mesh.filterNamespaces === "root" ? s.mesh.namespace : s.mesh.gatewayNamespace,
             // Istio's names of the virtual hosts of the Gateway and VirtualService Bookinfo creates.
             virtualHosts: bookinfoVirtualHosts(bookinfo),
@@ -61,11 +65,12 @@ export function globalArgsOf(
             ruleLabels: s.monitoring.ruleLabels,
             // The gateway's rate-limit counters are kept per route target cluster: bookinfo's productpage only.
             gatewayClusters: escapeRe2(`outbound|${BOOKINFO_PORT}||productpage.${s.bookinfo.namespace}.svc.cluster.local`),
-            localBuckets: [
-                { title: s.local.serviceLabel, selector: podMatchers(s.bookinfo.namespace, { app: s.local.serviceLabel }), statPrefix: LOCAL_STAT_PREFIX },
-            ],
+            localBuckets: s.local.enabled
+                ? [{ title: s.local.serviceLabel, selector: podMatchers(s.bookinfo.namespace, { app: s.local.serviceLabel }), statPrefix: LOCAL_STAT_PREFIX }]
+                : [],
         },
         awaitRollout: s.awaitRollout,
+        ...(s.meshMode === MeshMode.Ambient ? { meshMode: s.meshMode } : {}),
         // Who may call the service and Redis (components/access-policies.ts).
         ...(s.access.enabled ? { accessPolicy: { gatewayPrincipal: s.access.gatewayPrincipal } } : {}),
     };
@@ -79,7 +84,7 @@ export function stackNamespaces(s: StackSettings): string[] {
 /** The LocalRateLimit arguments of the stack. */
 export function localArgsOf(s: MeshOwnSettings): LocalRateLimitArgs {
     // The bucket's options as given (LocalBucketOptions), then what MeshRateLimit decides.
-    const { placement: _placement, serviceLabel: _label, ...options } = s.local;
+    const { placement: _placement, serviceLabel: _label, enabled: _enabled, ...options } = s.local;
     return {
         ...options,
         selector: { app: s.local.serviceLabel },
@@ -103,6 +108,7 @@ export function bookinfoArgsOf(s: MeshOwnSettings): BookinfoArgs {
         routes: b.routes.map((r) => ({ ...(r.name !== undefined ? { name: r.name } : {}), exact: r.exact, prefix: r.prefix })),
         localStatsApp: s.local.serviceLabel,
         awaitRollout: s.awaitRollout,
+        ...(s.meshMode === MeshMode.Ambient ? { meshMode: s.meshMode, gatewayApiNamespace: s.mesh.gatewayNamespace } : {}),
     };
 }
 

@@ -12,6 +12,7 @@ import {
     DescriptorArgs,
     FilterNamespaces,
     LocalPlacementMode,
+    MeshMode,
     MutualTlsScope,
     StackVariant,
     VirtualHostScope,
@@ -39,6 +40,15 @@ export interface MeshRateLimitArgs {
      * the mesh ConfigMap). Defaults to `current`.
      */
     apiProfile?: ApiProfileName;
+    /**
+     * The Istio data plane the stack runs on. `sidecar`: a sidecar in every pod, the ingress selected by
+     * `mesh.gatewaySelector`. `ambient`: no sidecars (every pod enrolled with `istio.io/dataplane-mode:
+     * ambient`, ztunnel carrying it with mutual TLS), the ingress a Gateway API Gateway named
+     * `bookinfo.gatewayName` in `mesh.gatewayNamespace` that the global limits target by name; needs
+     * `apiProfile` `current`, `local.enabled` `false` and no managed API (docs/guide/ambient.md). Defaults
+     * to `sidecar`.
+     */
+    meshMode?: MeshMode;
     /** Wait for Deployments to become ready. `false` adds `pulumi.com/skipAwait` (for clusters without nodes, or GitOps-style applies). Defaults to `true`. */
     awaitRollout?: boolean;
     /** The bookinfo paths the specification names: the stack's routes and limits are made of them. */
@@ -194,6 +204,12 @@ export interface MeshAccessPolicyArgs {
 
 /** The local token bucket on a workload's sidecar (LocalRateLimit's arguments). */
 export interface MeshLocalArgs extends LocalBucketOptions {
+    /**
+     * Create the local token bucket on the workload's sidecar (spec 2.7). Must be `false` with `meshMode`
+     * `ambient`: Istio supports no EnvoyFilter on a waypoint, so the bucket has nowhere to go
+     * (docs/guide/ambient.md says what limits the workload there instead). Defaults to `true`.
+     */
+    enabled?: boolean;
     /** Token bucket size per pod (`max_tokens` = `tokens_per_fill`). Defaults to A: `4`, B: `10`. */
     bucket?: number;
     /**

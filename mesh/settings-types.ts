@@ -8,7 +8,16 @@ import { SpecPaths } from "../builders/routes";
 import { LimitUnit, PathKeyMode } from "../builders/rule-args";
 import { CounterStore } from "../builders/counter-stores";
 import { ErrorStatus, FilterLayout } from "../builders/envoy-filters";
-import { ApiProfileName, BookinfoMode, FilterNamespaces, LocalPlacementMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
+import {
+    ApiProfileName,
+    BookinfoMode,
+    FilterNamespaces,
+    LocalPlacementMode,
+    MeshMode,
+    MutualTlsScope,
+    StackVariant,
+    VirtualHostScope,
+} from "../components/mesh-enums";
 import { BookinfoOptions } from "../components/bookinfo-args";
 import { BookinfoSettings } from "../components/bookinfo-resolve";
 import { LocalBucketOptions } from "../components/local-ratelimit";
@@ -31,6 +40,8 @@ export interface ApiRouteLimit {
 export interface StackSettings {
     variant: StackVariant;
     apiProfile: ApiProfileName;
+    /** Sidecars, or ambient mode (no sidecars; a Gateway API ingress; no local bucket). */
+    meshMode: MeshMode;
     paths: SpecPaths;
     global: {
         domain: string;
@@ -54,6 +65,8 @@ export interface StackSettings {
         bucket: number;
         fillInterval: string;
         placement: LocalPlacementMode;
+        /** Whether the stack creates the bucket (`false` on ambient). */
+        enabled: boolean;
         serviceLabel: string;
         port: number;
         shadow: boolean;

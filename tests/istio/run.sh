@@ -763,6 +763,21 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_GWAPI:-1}" != 0 ]]; then
   fi
   echo "gateway API: render, validate and the generator in $(( $(date +%s) - gw_t0 ))s"
 fi
+# Ambient mesh (xdscheck/ambient_test.go): the committed ambient renders (tests/golden/out/ambient-A,
+# ambient-B: meshMode ambient) on Istio's generator with ambient enabled (PILOT_ENABLE_AMBIENT=true,
+# Istio's ambient index): every filter reaches the Gateway API ingress's pods and lands in its
+# configuration, none reaches the waypoint serving productpage; the control aims the filters at
+# another Gateway and both checks must fail; and where a local bucket would land on the waypoint
+# (the finding behind its refusal, docs/guide/ambient.md). ISTIO_CHECK_AMBIENT=0 skips the section.
+if [[ -n "$xdsbin" && "${ISTIO_CHECK_AMBIENT:-1}" != 0 ]]; then
+  alog="$work/ambient.xds.log"
+  PILOT_ENABLE_AMBIENT=true XDSCHECK_AMBIENT_GOLDEN="$golden/out" "$xdsbin" -test.run '^TestAmbient$' -test.v -test.count=1 > "$alog" 2>&1 || true
+  report_subtests "ambient generator" "$alog" 'TestAmbient' 300
+  # Four checks per variant and the three waypoint findings must have run.
+  if (( $(grep -cE '^ +--- (PASS|FAIL): TestAmbient/' "$alog") < 11 )); then
+    ko "ambient generator: not every check and control ran (log $alog): $(grep -E 'FAILED: input|panic' "$alog" | head -2 | tr '\n' ' ')"
+  fi
+fi
 # ---- kube-score on the rate-limit service and Redis -------------------------------------------
 # kube-score (scripts/tools/build-kube-score.sh, v1.20.0) on the rendered Deployments, Services,
 # PodDisruptionBudgets and NetworkPolicies of the rate-limit service and Redis (metadata label

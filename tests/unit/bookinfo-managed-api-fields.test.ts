@@ -46,7 +46,7 @@ describe("Bookinfo's and ManagedApi's fields: one declaration each", () => {
     it("the resolves fill in exactly the declared defaults, field by field", () => {
         const bookinfo = resolveBookinfo({}).value as unknown as Record<string, unknown>;
         const bookinfoDefaults = declaredDefaults({ ...BOOKINFO_OPTIONS_FIELDS, ...BOOKINFO_ARGS_FIELDS });
-        expect(bookinfoDefaults.map(([k]) => k)).to.have.length(10);
+        expect(bookinfoDefaults.map(([k]) => k)).to.have.length(12);
         for (const [k, d] of bookinfoDefaults) expect(bookinfo[k], k).to.deep.equal(d);
         const esp = resolveManagedApi(ESP).value as unknown as Record<string, unknown>;
         const espDefaults = declaredDefaults({ ...MANAGED_API_OPTIONS_FIELDS, ...MANAGED_API_ARGS_FIELDS });

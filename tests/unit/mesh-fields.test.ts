@@ -30,6 +30,7 @@ function filled(s: MeshOwnSettings): Record<string, unknown> {
     return {
         variant: s.variant,
         apiProfile: s.apiProfile,
+        meshMode: s.meshMode,
         awaitRollout: s.awaitRollout,
         ...Object.fromEntries(Object.entries(s.paths).map(([k, v]) => [`paths.${k}`, v])),
         "limits.apiRoute": s.global.apiRoute?.route,
@@ -46,6 +47,7 @@ function filled(s: MeshOwnSettings): Record<string, unknown> {
         "mesh.mutualTls": s.mesh.mutualTls,
         "global.accessPolicy.enabled": s.access.enabled,
         "local.placement": s.local.placement,
+        "local.enabled": s.local.enabled,
         "local.serviceLabel": s.local.serviceLabel,
         "local.port": s.local.port,
         "bookinfo.mode": s.bookinfoMode,
@@ -81,6 +83,7 @@ function shown(p: Problem): [string, string, string] {
 const BAD: [string, unknown, unknown?][] = [
     ["variant", "C"],
     ["apiProfile", "old"],
+    ["meshMode", "wide"],
     ["awaitRollout", "yes"],
     ["paths.page", "no-slash"],
     ["paths.apiPrefix", "/api v1"],
@@ -95,6 +98,7 @@ const BAD: [string, unknown, unknown?][] = [
     ["local.bucket", 0, 4],
     ["local.port", 70000],
     ["local.placement", "somewhere"],
+    ["local.enabled", "yes"],
     ["bookinfo.mode", "maybe"],
     ["managedApi.enabled", "on"],
     ["global.accessPolicy.enabled", 2],

@@ -68,6 +68,9 @@ func envoyGoldenCases(root string) ([]envoyGoldenCase, error) {
 		if v == "" {
 			continue // a GlobalRateLimit on its own: no bookinfo gateway or productpage proxy to generate for
 		}
+		if in.Stack["meshMode"] == "ambient" {
+			continue // no sidecar and a Gateway API ingress: TestAmbient (ambient_test.go) generates for it
+		}
 		out = append(out, envoyGoldenCase{name: strings.TrimSuffix(filepath.Base(f), ".yaml"), variant: v})
 	}
 	return out, nil
