@@ -37,6 +37,9 @@ function grow<T extends Float64Array | Uint32Array>(a: T, size: number): T {
 }
 
 export class LogTable {
+    /** `keep`: the request headers kept (those the program can read, prove/read-fields.ts); absent: every one. */
+    constructor(private readonly keep?: (name: string) => boolean) {}
+
     private readonly strings = new Strings();
     private time = new Float64Array(1024);
     private lineNo = new Uint32Array(1024);
@@ -59,9 +62,20 @@ export class LogTable {
         if (i > 0 && r.timeMs < this.time[i - 1]!) this.outOfOrder++;
         this.time[i] = r.timeMs;
         this.lineNo[i] = r.line;
-        const shape = `${r.method}${SEP}${r.path}${SEP}${r.host ?? ""}${SEP}${r.xForwardedFor ?? ""}${SEP}${r.upstream ?? ""}${SEP}${r.headers ? JSON.stringify(r.headers) : ""}`;
+        const xff = r.xForwardedFor !== undefined && (!this.keep || this.keep("x-forwarded-for")) ? r.xForwardedFor : "";
+        const headers = r.headers ? this.kept(r.headers) : undefined;
+        const claims = r.claims ? JSON.stringify(r.claims) : "";
+        const shape = `${r.method}${SEP}${r.path}${SEP}${r.host ?? ""}${SEP}${xff}${SEP}${r.upstream ?? ""}${SEP}${headers ? JSON.stringify(headers) : ""}${SEP}${claims}`;
         this.shape[i] = this.strings.id(shape);
         this.client[i] = this.strings.id(r.clientAddress);
+    }
+
+    /** The headers the program can read, undefined when none is. */
+    private kept(h: Record<string, string>): Record<string, string> | undefined {
+        if (!this.keep) return h;
+        let out: Record<string, string> | undefined;
+        for (const k in h) if (this.keep(k)) (out ??= {})[k] = h[k]!;
+        return out;
     }
 
     /** The request at row `i`. */
@@ -74,6 +88,7 @@ export class LogTable {
         const client = this.strings.values[this.client[i]!];
         if (client !== undefined) r.clientAddress = client;
         if (parts[5]) r.headers = JSON.parse(parts[5]);
+        if (parts[6]) r.claims = JSON.parse(parts[6]);
         return r;
     }
 
@@ -100,8 +115,8 @@ export interface ReadLog {
 }
 
 /** An empty ReadLog and the sink that fills it from lines (read by `format`, else by the formats parseLogLine knows). */
-export function logReader(format?: FormatReader): { log: ReadLog; sink: LineSink } {
-    const log: ReadLog = { table: new LogTable(), bad: [], badCount: 0, blank: 0, lines: 0 };
+export function logReader(format?: FormatReader, keep?: (name: string) => boolean): { log: ReadLog; sink: LineSink } {
+    const log: ReadLog = { table: new LogTable(keep), bad: [], badCount: 0, blank: 0, lines: 0 };
     const bad = (b: BadLine) => {
         log.badCount++;
         if (log.bad.length < BAD_LINES_KEPT) log.bad.push(b);
