@@ -141,13 +141,9 @@ function textLine(text: string, line: number): LogRequest | BadLine {
     const [method, path] = request as [string, string];
     const status = Number(t[1]);
     const at = (inIstio: number, inEnvoy: number) => dash(t[istio ? inIstio : inEnvoy]);
-    const r: LogRequest = {
-        line,
-        timeMs: timeOf(time),
-        method,
-        path,
-        ...(Number.isInteger(status) ? { loggedStatus: status } : {}),
-    };
+    // Built field by field: a spread costs more than the rest of the line's reading.
+    const r: LogRequest = { line, timeMs: timeOf(time), method, path };
+    if (Number.isInteger(status)) r.loggedStatus = status;
     const host = at(13, 10);
     const xff = at(10, 7);
     if (host) r.host = host;
