@@ -9,7 +9,7 @@ import { IDENTITY_CLAIM_KEY, IDENTITY_FALLBACK_KEY, IDENTITY_ISSUER_KEY } from "
 import { K8sObject } from "../lib/k8s-object";
 import { Approximation } from "./approximations";
 import { ruleOf } from "./request-chain";
-import type { ProveRequest } from "./simulate";
+import type { ProveRequest } from "./prove-request";
 
 /** The issuers the program's RequestAuthentications verify, once each. */
 export function verifiedIssuers(objects: K8sObject[]): string[] {

@@ -11,7 +11,7 @@ import { LimitSource } from "../gateway-model/platform-sources";
 import { platformSourceOfFilter } from "../builders/platform-filters";
 import { K8sObject } from "../lib/k8s-object";
 import { Approximation } from "./approximations";
-import type { ProveRequest } from "./simulate";
+import type { ProveRequest } from "./prove-request";
 
 /** The rule a descriptor counts for. */
 export function ruleOf(entries: Entry[], limit?: AppliedLimit): string {
