@@ -15,6 +15,8 @@ import { gzipSync } from "zlib";
 import { EXIT, HELP } from "../../prove/cli-args";
 import { renderProgram } from "../../prove/program-runner";
 import { autoName } from "../../prove/program-mocks";
+import { headerReader } from "../../prove/read-fields";
+import { packIpv4, unpackIpv4 } from "../../prove/log-table";
 import { buildCompiledCli, compiledCli, ROOT } from "./compiled-cli";
 import { expectedLoginRefusals, loginLog } from "./prove-login-log";
 
@@ -187,5 +189,37 @@ describe("explain and replay never answer silently (the compiled command)", func
         expect(noTime.code).to.equal(EXIT.usage);
         expect(noTime.stderr).to.include("--log-format: the access log format has no time field");
         for (const status of Object.values(EXIT)) for (const help of Object.values(HELP)) expect(help).to.match(new RegExp(`^  ${status}  `, "m"));
+    });
+
+    it("replay keeps only the headers the program can read (control: the header a rule reads is kept), and IPv4 clients as 32 bits", async () => {
+        const objects = (await renderProgram(path.join(FIX, "api-key-log-program"))).objects;
+        const reads = headerReader(objects);
+        expect(reads("x-api-key")).to.equal(true);
+        expect(reads("x-request-id")).to.equal(false);
+        expect(reads("x-forwarded-for")).to.equal(false);
+        // The same log with and without a different unread header on every line: the same answer.
+        const line = (i: number, extra: Record<string, string>) =>
+            JSON.stringify({
+                start_time: new Date(Date.UTC(2026, 11, 2, 9, 0, 1) + i * 100).toISOString(),
+                method: "GET",
+                path: "/api/x",
+                authority: "api.example.com",
+                client: `203.0.113.${i % 7}:4000`,
+                "header.x-api-key": `k${i % 3}`,
+                ...extra,
+            });
+        const plain = tmp("keys.log", Array.from({ length: 60 }, (_, i) => line(i, {})).join("\n") + "\n");
+        const noisy = tmp("keys-noisy.log", Array.from({ length: 60 }, (_, i) => line(i, { x_forwarded_for: `198.51.100.${i}` })).join("\n") + "\n");
+        const rule = (f: string) => {
+            const { firstRefusedText, ...r } = json(compiledCli(["replay", "--program", path.join(FIX, "api-key-log-program"), "--json", f]).stdout).rules[0];
+            expect(firstRefusedText).to.be.a("string");
+            return r;
+        };
+        // Oracle: 20 requests per key in one minute, 10 a minute per key: 10 refused per key (the key dropped: one counter, 50 refused).
+        expect(rule(plain)).to.include({ rule: "per-key", requests: 60, refused: 30 });
+        expect(rule(noisy)).to.deep.equal(rule(plain));
+        expect(packIpv4("203.0.113.7")).to.equal(0xcb007107);
+        expect(unpackIpv4(packIpv4("203.0.113.7")!)).to.equal("203.0.113.7");
+        for (const notCanonical of ["203.0.113.07", "203.0.113", "256.1.1.1", "::1", "a.b.c.d"]) expect(packIpv4(notCanonical)).to.equal(undefined);
     });
 });
