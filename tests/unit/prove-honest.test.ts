@@ -109,6 +109,9 @@ describe("explain and replay never answer silently (the compiled command)", func
         // Alice's fourth request is refused; Bob's first is not: one counter per verified sub.
         expect(d.map((x: any) => x.allowed)).to.deep.equal([true, true, true, true, false]);
         expect(d[4].refusedBy.descriptor).to.deep.include({ key: "identity", value: "alice" });
+        // The startup line names what the rule counts (control: the login rule's counts the client address).
+        expect(r.stderr).to.include("3 per minute per verified sub (requests without a verified token: client address)");
+        expect(compiledCli(["explain", "--program", LOGIN, "/login"]).stderr).to.include("5 per minute per client address)");
         const plain = json(compiledCli(["explain", "--program", IDENTITY, "--json", "--method", "POST", ...Array(5).fill("/orders")]).stdout).decisions;
         expect(plain.map((x: any) => x.allowed)).to.deep.equal([true, true, true, false, false]);
         expect(plain[3].refusedBy.descriptor.map((e: any) => e.key)).to.include("identity_fallback");
