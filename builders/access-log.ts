@@ -8,6 +8,7 @@
  */
 import { EnvoyFilterPatch, EnvoyFilterSpec, FILE_ACCESS_LOG_TYPE, FILE_ACCESS_LOGGER, HCM_FILTER, HCM_TYPE } from "./envoy-types";
 import { FILTER_PRIORITY, FilterTarget, targetOf } from "./filter-target";
+import { JWT_FILTER_NAME, JWT_PAYLOAD_KEY } from "./identity-args";
 
 /** The fields every line holds: the request's time, method, path as the client sent it, host, client and upstream. */
 export const REPLAY_LOG_FIELDS: Readonly<Record<string, string>> = {
@@ -24,9 +25,21 @@ export const REPLAY_LOG_FIELDS: Readonly<Record<string, string>> = {
 /** The key of a logged request header in a line (`header.x-api-key`). */
 export const headerKey = (name: string) => `header.${name}`;
 
-/** The JSON format: the replay fields, then one key per header (names in lower case, as given). */
-export function replayLogFormat(headers: readonly string[]): Record<string, string> {
-    return { ...REPLAY_LOG_FIELDS, ...Object.fromEntries(headers.map((h) => [headerKey(h), `%REQ(${h.toUpperCase()})%`])) };
+/** The key of a logged verified claim in a line (`claim.sub`). */
+export const claimKey = (name: string) => `claim.${name}`;
+
+/**
+ * The JSON format: the replay fields, then one key per header (names in lower case, as given), then
+ * one per verified claim: the JWT filter's payload in the dynamic metadata (Istio's
+ * `payload_in_metadata`), so the token itself is never logged, and a line without a verified token
+ * logs `-` there.
+ */
+export function replayLogFormat(headers: readonly string[], claims: readonly string[] = []): Record<string, string> {
+    return {
+        ...REPLAY_LOG_FIELDS,
+        ...Object.fromEntries(headers.map((h) => [headerKey(h), `%REQ(${h.toUpperCase()})%`])),
+        ...Object.fromEntries(claims.map((c) => [claimKey(c), `%DYNAMIC_METADATA(${JWT_FILTER_NAME}:${JWT_PAYLOAD_KEY}:${c})%`])),
+    };
 }
 
 export interface AccessLogFilterOptions {
@@ -37,6 +50,8 @@ export interface AccessLogFilterOptions {
     path: string;
     /** Request headers logged (lower case). */
     headers: readonly string[];
+    /** Verified claims logged (the identity rules' claims and `iss`); none without identity rules. */
+    claims?: readonly string[];
 }
 
 /** The EnvoyFilter adding the replay access log to the gateway's connection managers, one patch per port. */
@@ -57,7 +72,11 @@ export function accessLogFilter(o: AccessLogFilterOptions): EnvoyFilterSpec {
                         access_log: [
                             {
                                 name: FILE_ACCESS_LOGGER,
-                                typed_config: { "@type": FILE_ACCESS_LOG_TYPE, path: o.path, log_format: { json_format: replayLogFormat(o.headers) } },
+                                typed_config: {
+                                    "@type": FILE_ACCESS_LOG_TYPE,
+                                    path: o.path,
+                                    log_format: { json_format: replayLogFormat(o.headers, o.claims ?? []) },
+                                },
                             },
                         ],
                     },

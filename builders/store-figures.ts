@@ -70,6 +70,8 @@ export interface PerValueRuleFigures {
 function valueOf(r: ResolvedRule): { value: string; unverified: boolean } {
     if (r.header?.perValue) return { value: `header ${r.header.name}`, unverified: true };
     if (r.query?.perValue) return { value: `query parameter ${r.query.name}`, unverified: true };
+    // An identity rule counts the verified claim; only requests without a verified token of its issuer count per client.
+    if (r.identity) return { value: `verified ${r.identity.jwt.claim} (requests without a verified token: client address)`, unverified: false };
     return { value: "client address", unverified: false };
 }
 

@@ -119,6 +119,7 @@ export const ARG_TYPES: Readonly<Record<string, Readonly<Record<string, FieldSha
         path: null,
         headers: { list: null },
         secretHeaders: { list: "SecretHeaderArgs" },
+        acceptLoggedSecrets: { list: null },
     },
     SecretHeaderArgs: {
         name: null,

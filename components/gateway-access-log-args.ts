@@ -21,4 +21,11 @@ export interface GatewayAccessLogArgs {
     headers?: string[];
     /** Headers never logged, even when a rule reads them. Defaults to none. */
     secretHeaders?: SecretHeaderArgs[];
+    /**
+     * Headers that carry credentials (`authorization`, `cookie`, `proxy-authorization`) or are in
+     * `secretHeaders`, logged all the same: each is refused in `headers` (and when a rule reads it) unless
+     * named here, as anyone who reads the log can then replay its tokens. Names in lower case. Defaults to
+     * none.
+     */
+    acceptLoggedSecrets?: string[];
 }

@@ -77,6 +77,16 @@ export const ACCESS_LOG_FIELDS = {
         goesTo: { envoy: "the access log's json_format (one key each)" },
     }),
     secretHeaders: nested({ doc: "Headers never logged, even when a rule reads them. Defaults to none.", type: "SecretHeaderArgs[]" }),
+    acceptLoggedSecrets: field<string[]>({
+        doc:
+            "Headers that carry credentials (`authorization`, `cookie`, `proxy-authorization`) or are in `secretHeaders`, logged all the same: " +
+            "each is refused in `headers` (and when a rule reads it) unless named here, as anyone who reads the log can then replay its " +
+            "tokens. Names in lower case.",
+        type: "string[]",
+        defaultNote: "none",
+        rule: uncheckedRule("a list of request header names in lower case (checked with `headers`)"),
+        goesTo: { envoy: "the access log's json_format (the headers named logged)" },
+    }),
 };
 
 /** The interfaces generated from these tables (components/gateway-access-log-args.ts). */

@@ -20,7 +20,7 @@ import { checkCostLayout } from "./request-cost-checks";
 import { dnsProblem, planned, unknownFieldProblems } from "./arg-checks";
 import { CALL_FIELDS, DEFAULT_FILTER_PREFIX, GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { MeshMode } from "./mesh-enums";
-import { ResolvedAccessLog, accessLogOf, ruleHeaderNames } from "./gateway-access-log";
+import { ResolvedAccessLog, accessLogOf, ruleClaimNames, ruleHeaderNames } from "./gateway-access-log";
 import { ResolvedGateway, gatewayTargetOf, routePatchesFor } from "./gateway-target";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args";
 import { accessPolicyProblems, headersOf, layoutOf, scopeProblems, serviceOptionsOf } from "./global-ratelimit-checks";
@@ -286,7 +286,7 @@ function laterParts(
 ): Pick<GlobalRateLimitResolution, "accessLog" | "perValue" | "perValueFigures" | "monitoring" | "monitoringGiven" | "access"> {
     const { problems, compiled, gw, split, service, call } = o;
     checkCostLayout(a.rules, o.perInstance, problems);
-    const accessLog = accessLogOf(a.accessLog, ruleHeaderNames(a.rules), problems);
+    const accessLog = accessLogOf(a.accessLog, ruleHeaderNames(a.rules), problems, ruleClaimNames(a.rules));
     const perValue = split ? perValueOf(a, o, split) : undefined;
     const perValueFigures = perValueFiguresOf(a, o.limits, service.ratelimit, perValue, !compiled.problems.length, problems);
     const descriptors = split ? [...split.fixed.configDescriptors, ...split.perValue.configDescriptors] : compiled.configDescriptors;

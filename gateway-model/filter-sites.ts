@@ -20,6 +20,15 @@ export function rateLimitFilterPorts(f: K8sObject): number[] {
     return ports;
 }
 
+/** Whether an EnvoyFilter inserts a global rate-limit filter on every listener of its pods (a patch naming no port). */
+export function rateLimitFilterOnEveryPort(f: K8sObject): boolean {
+    return (f.spec?.configPatches ?? []).some((p: any) => {
+        const ctx = p.match?.context ?? "ANY";
+        if (field(p, "apply_to") !== "HTTP_FILTER" || !(ctx === "GATEWAY" || ctx === "ANY")) return false;
+        return isRateLimitFilter(p.patch?.value ?? {}) && field(p.match?.listener, "port_number") === undefined;
+    });
+}
+
 /** The virtual host names (`<host>:<port>`) the EnvoyFilters on pods `labels` patch. */
 export function patchedVirtualHosts(filters: K8sObject[], labels: Record<string, string>): string[] {
     const names = new Set<string>();

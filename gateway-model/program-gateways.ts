@@ -10,7 +10,7 @@
  */
 import { K8sObject } from "../lib/k8s-object";
 import { isSubset } from "./model";
-import { patchedVirtualHosts, rateLimitFilterPorts } from "./filter-sites";
+import { patchedVirtualHosts, rateLimitFilterOnEveryPort, rateLimitFilterPorts } from "./filter-sites";
 import { pickHost } from "./read-rendered";
 import { hasPlatformFilter } from "./platform-calls";
 
@@ -24,6 +24,13 @@ export interface ProgramGateway {
     /** True when the Gateway and VirtualService are stand-ins (the program declares neither). */
     standIn: boolean;
 }
+
+/**
+ * The port a filter on every listener is modelled on when no filter of its pods names one (Istio's
+ * ingress gateway's HTTP port): every filter of those pods then acts on every port alike, so the
+ * answer is the one of any port.
+ */
+export const EVERY_PORT_STAND_IN = 8080;
 
 const labelText = (l: Record<string, string>) =>
     Object.entries(l)
@@ -68,10 +75,17 @@ export function programGateways(objects: K8sObject[]): ProgramGateway[] {
         });
     }
     const seen = new Set<string>();
+    const portsOf = (f: K8sObject, labels: Record<string, string>): number[] => {
+        const named = rateLimitFilterPorts(f);
+        if (named.length || !rateLimitFilterOnEveryPort(f)) return named;
+        // A filter on every listener (PlatformRateLimit without listenerPorts): on the ports its pods' other filters name, else one stand-in.
+        const others = filters.filter((o) => isSubset(o.spec?.workloadSelector?.labels ?? {}, labels)).flatMap(rateLimitFilterPorts);
+        return others.length ? [...new Set(others)] : [EVERY_PORT_STAND_IN];
+    };
     for (const f of filters) {
         const labels: Record<string, string> = f.spec?.workloadSelector?.labels ?? {};
         if (declared.some((g) => isSubset(labels, g.spec?.selector ?? {}))) continue;
-        for (const port of rateLimitFilterPorts(f)) {
+        for (const port of portsOf(f, labels)) {
             const key = `${labelText(labels)}:${port}`;
             if (seen.has(key)) continue;
             seen.add(key);

@@ -5,13 +5,16 @@
  */
 import { LineSink, LogInputError, readLogFile, splitText } from "./log-input";
 import { logReader, ReadLog } from "./log-table";
-import { FormatReader, formatReader } from "./log-format";
+import { FormatReader, formatLogsClaims, formatReader } from "./log-format";
+import { headerReader } from "./read-fields";
 import { renderProgram, RenderProgramOptions } from "./program-runner";
 import { changedDecision, ChangedDecision, ReplayResult, requestOfLine, Tally, verdictOf } from "./replay";
 import { Decision, ProveRequest, Simulator } from "./simulate";
 import { LocalBucket } from "../gateway-model/workload-buckets";
 import { accessLogSettings } from "../gateway-model/access-log-settings";
 import { K8sObject } from "../lib/k8s-object";
+import { ApproximationCount, ApproximationTally } from "./approximations";
+import { CLAIM_NOT_LOGGED, UNVERIFIED_TOKEN } from "./identity-claims";
 
 /** A request to explain; without `timeMs`, every request of one call arrives at the same instant. */
 export type ExplainRequest = Omit<ProveRequest, "timeMs"> & { timeMs?: number };
@@ -24,6 +27,22 @@ export interface ProgramExplanation {
     localBuckets: LocalBucket[];
     /** One decision per request, in order; the requests share the counters and buckets. */
     decisions: Decision[];
+    /** Every approximation of the decisions (each decision carries its own), with how many it affected and the first (by number). */
+    approximations: ApproximationCount[];
+    /** Set when the program renders no rate-limit filter and no local bucket: why nothing of it was modelled. */
+    nothingModelled?: string;
+}
+
+/** What a program that renders no limit is told (exit status 5). */
+export function nothingModelledOf(sim: Simulator): string | undefined {
+    if (sim.gateways.length || sim.buckets.length) return undefined;
+    return "the program renders no rate-limit filter on a gateway and no local bucket on a workload: no limit of it was modelled, so every request is allowed here. Does it create a GlobalRateLimit, PlatformRateLimit, LocalRateLimit or MeshRateLimit, and do they render (a component's error inside an output fails the command)?";
+}
+
+/** A request explain cannot know the token of: it carries an Authorization header and no --claim. */
+function withTokenKnowledge(r: ExplainRequest): ExplainRequest {
+    if (r.claims || r.claimsUnknown !== undefined || r.headers?.authorization === undefined) return r;
+    return { ...r, claimsUnknown: UNVERIFIED_TOKEN };
 }
 
 export interface ExplainOptions extends RenderProgramOptions {
@@ -39,11 +58,17 @@ export async function explainProgram(dir: string, requests: ExplainRequest[], op
     const program = await renderProgram(dir, opts);
     const sim = new Simulator(program.objects);
     const now = opts.nowMs ?? Date.now();
+    const decisions = requests.map((r) => sim.decide({ ...withTokenKnowledge(r), timeMs: r.timeMs ?? now }));
+    const tally = new ApproximationTally();
+    decisions.forEach((d, i) => tally.add(d.approximations, i + 1));
+    const nothing = nothingModelledOf(sim);
     return {
         main: program.main,
         gateways: sim.gateways.map((g) => ({ name: g.name, hosts: g.hosts, standIn: g.standIn })),
         localBuckets: sim.buckets,
-        decisions: requests.map((r) => sim.decide({ ...r, timeMs: r.timeMs ?? now })),
+        decisions,
+        approximations: tally.result(),
+        ...(nothing ? { nothingModelled: nothing } : {}),
     };
 }
 
@@ -89,28 +114,31 @@ export function replayLogFile(dir: string, file: string, opts: ReplayOptions = {
 }
 
 async function replaySource(dir: string, source: LineSource, opts: ReplayOptions): Promise<ProgramReplay> {
-    // Without --log-format the program's own access-log settings name the format (rendered first).
-    const early = opts.logFormat === undefined ? await renderProgram(dir, opts) : undefined;
-    const format = opts.logFormat ?? (early ? programLogFormat(early.objects) : undefined);
+    const program = await renderProgram(dir, opts);
+    const other = opts.compare !== undefined ? await renderProgram(opts.compare, opts) : undefined;
+    // Without --log-format the program's own access-log settings name the format.
+    const format = opts.logFormat ?? programLogFormat(program.objects);
     let reader: FormatReader | undefined;
     try {
         reader = format !== undefined ? formatReader(format) : undefined;
     } catch (e) {
-        throw new LogInputError((e as Error).message);
+        throw new LogInputError(`the program's own access log format cannot be replayed: ${(e as Error).message}`);
     }
-    const { log, sink } = logReader(reader);
+    const programs = [program, ...(other ? [other] : [])];
+    // Only the headers a rule can read are kept (prove/read-fields.ts): a header no rule reads costs nothing.
+    const reads = programs.map((p) => headerReader(p.objects));
+    const { log, sink } = logReader(reader, (name) => reads.some((r) => r(name)));
     source(sink);
     if (!log.table.size) throw new LogInputError(noRequestReason(log));
-    const program = early ?? (await renderProgram(dir, opts));
-    const other = opts.compare !== undefined ? await renderProgram(opts.compare, opts) : undefined;
-    const sims = [program, ...(other ? [other] : [])].map((p) => new Simulator(p.objects, { responses: false }));
+    const claimsUnknown = format !== undefined && formatLogsClaims(format) ? undefined : CLAIM_NOT_LOGGED;
+    const sims = programs.map((p) => new Simulator(p.objects, { responses: false }));
     const tallies = sims.map(() => new Tally());
     const changed: ChangedDecision[] = [];
     let changedCount = 0;
     let newRefusals = 0;
     for (const i of log.table.order()) {
         const r = log.table.at(i);
-        const request = requestOfLine(r);
+        const request = requestOfLine(r, claimsUnknown);
         const verdicts = sims.map((sim) => verdictOf(sim.decide(request)));
         verdicts.forEach((v, k) => tallies[k]!.add(v, r.line));
         if (verdicts.length < 2) continue;
@@ -120,10 +148,16 @@ async function replaySource(dir: string, source: LineSource, opts: ReplayOptions
         if (c.before === "allowed") newRefusals++;
         if (changed.length < CHANGED_KEPT) changed.push(c);
     }
-    const [result, compared] = tallies.map((t) => t.result(log, log.table.outOfOrder));
+    const [result, compared] = tallies.map((t, k) => withNothing(t.result(log, log.table.outOfOrder), sims[k]!));
     withLineTexts(source, [result!, ...(compared ? [compared] : [])]);
     if (!compared) return result!;
     return { ...result!, compared, changed: changed.sort((x, y) => x.line - y.line), changedCount, newRefusals };
+}
+
+/** A replay's result with the program's "nothing modelled" said. */
+function withNothing(r: ReplayResult, sim: Simulator): ReplayResult {
+    const nothing = nothingModelledOf(sim);
+    return nothing ? { ...r, nothingModelled: nothing } : r;
 }
 
 /**

@@ -5,6 +5,7 @@ import { parseIp } from "../builders/client-cidr";
 import { METHOD_TOKEN } from "../builders/request-match";
 import { ExplainRequest } from "./api";
 import { MAX_LINE_BYTES } from "./log-input";
+import { formatReader } from "./log-format";
 
 /** A command line that cannot be run: the message says what is wrong and how to write it. */
 export class UsageError extends Error {}
@@ -19,8 +20,12 @@ export const EXIT = {
     usage: 2,
     /** The gate failed: --max-refused or --max-new-refusals exceeded. */
     gate: 3,
-    /** The access log cannot be read: missing, a folder, unreadable, or no request read from it. */
+    /** The access log cannot be read: missing, a folder, unreadable, no request read from it, or the program's log format cannot be replayed. */
     input: 4,
+    /** The program renders no rate-limit filter and no local bucket: nothing of it limits a request. */
+    nothing: 5,
+    /** --refuse-approximate: an answer rests on something the model could not model (listed). */
+    approximate: 6,
 } as const;
 
 const EXIT_TABLE = `exit status:
@@ -28,7 +33,11 @@ const EXIT_TABLE = `exit status:
   1  the program could not be found, loaded or read, or it threw
   2  a usage error (a flag or argument that cannot be read)
   3  the gate failed: --max-refused or --max-new-refusals exceeded
-  4  the access log cannot be read: missing, a folder, unreadable, or no request read from it
+  4  the access log cannot be read: missing, a folder, unreadable, no request read from it, or the
+     program's own access log format cannot be replayed
+  5  the program renders no rate-limit filter and no local bucket: no limit of it was modelled
+     (a program whose limits failed to render is status 1)
+  6  --refuse-approximate: an answer rests on something the model could not model (each is named)
 A reader that closes the output early (| head) does not change the status.`;
 
 const COMMON = `  --program <dir>       the folder of your Pulumi program (its Pulumi.yaml 'main', else index.ts or
@@ -39,7 +48,11 @@ const COMMON = `  --program <dir>       the folder of your Pulumi program (its P
                         read as a placeholder). Defaults to dev (no file: no config).
   --set <key>=<value>   a config value laid over the stack file's (key with or without '<project>:');
                         may be repeated.
-  --json                print the result as JSON instead of text.
+  --json                print the result as JSON instead of text; an error too, as
+                        {"error": {"status", "message"}}.
+  --refuse-approximate  exit with status 6 when any decision rests on something the model could not
+                        model (each such decision and the summary name what). Defaults to printing
+                        them and exiting 0.
   --help                this text.`;
 
 export const HELP = {
@@ -59,7 +72,8 @@ package's version.
 
 ${EXIT_TABLE}`,
     explain: `usage: mesh-ratelimit explain --program <dir> [--method M] [--header k=v]... [--client-address ip]
-                              [--host h] [--upstream svc.ns:port] [--stack name] [--set k=v]... [--json] [--detail] <path>...
+                              [--claim k=v]... [--host h] [--upstream svc.ns:port] [--stack name] [--set k=v]...
+                              [--json] [--detail] [--refuse-approximate] <path>...
 
 For each request path, in order: the decision (allowed, or refused and by what: the gateway's
 pre-limit, a rule at the rate-limit service, or a workload's local bucket), the descriptors and
@@ -79,6 +93,11 @@ client, then another client's POST, then a GET); written after the last path, to
                         the header twice).
   --client-address <ip> the client's address as the gateway trusts it (what per-client rules count).
                         Defaults to 192.0.2.1.
+  --claim <k>=<v>       a claim of the request's token as the gateway verified it (what identity rules
+                        count): --claim sub=alice; iss defaults to the program's one issuer, and
+                        --claim iss=<other> sends another issuer's token. May be repeated. Without it
+                        the request has no verified token; an Authorization header without --claim
+                        is not verified by the model (said on each identity rule it meets).
   --host <h>            the Host header: which gateway and virtual host serve the requests. Defaults
                         to the first host of the program's first gateway.
   --upstream <svc.ns:port>  the service the gateway routes the requests to: a LocalRateLimit on its
@@ -89,7 +108,8 @@ client, then another client's POST, then a GET); written after the last path, to
 
 ${EXIT_TABLE}`,
     replay: `usage: mesh-ratelimit replay --program <dir> [--compare <dir>] [--max-refused <percent>] [--max-new-refusals <n>]
-                             [--stack name] [--set k=v]... [--json] <access log>
+                             [--log-format <format>] [--stack name] [--set k=v]... [--json] [--refuse-approximate]
+                             <access log>
 
 Replays an access log through the program: the requests in the order of their timestamps, each
 rule's fixed windows taken from those times. Prints per rule: requests, refused, the keys most
@@ -111,7 +131,8 @@ ${COMMON}
                         accessLogFormat: text, or a JSON object of keys to %OPERATOR%s), so a
                         %REQ(name)% header is replayed per value. Defaults to the format of the
                         program's own access log (GlobalRateLimit accessLog), else the formats above.
-  <access log>          the log file.
+  <access log>          the log file, or - for standard input; gzip-compressed or not (read by its
+                        content, whatever its name).
 
 ${EXIT_TABLE}`,
 };
@@ -121,6 +142,7 @@ export interface Common {
     stack?: string;
     config: Record<string, string>;
     json: boolean;
+    refuseApproximate: boolean;
 }
 
 export type Command =
@@ -131,7 +153,7 @@ export type Command =
 
 /** Flags that take a value, per command. */
 const VALUE_FLAGS = {
-    explain: ["--program", "--stack", "--set", "--method", "--header", "--client-address", "--host", "--upstream"],
+    explain: ["--program", "--stack", "--set", "--method", "--header", "--client-address", "--claim", "--host", "--upstream"],
     replay: ["--program", "--stack", "--set", "--compare", "--max-refused", "--max-new-refusals", "--log-format"],
 };
 
@@ -146,6 +168,7 @@ interface Flags {
     values: Map<string, string[]>;
     json: boolean;
     detail: boolean;
+    refuseApproximate: boolean;
     positional: string[];
     help: boolean;
     /** Every flag with a value and every positional, in order (explain applies a flag to the paths after it). */
@@ -154,17 +177,19 @@ interface Flags {
 
 /** Reads the flags of `explain` or `replay`. */
 function readFlags(command: "explain" | "replay", argv: string[]): Flags {
-    const f: Flags = { values: new Map(), json: false, detail: false, positional: [], help: false, sequence: [] };
+    const f: Flags = { values: new Map(), json: false, detail: false, refuseApproximate: false, positional: [], help: false, sequence: [] };
     for (let i = 0; i < argv.length; i++) {
         const a = argv[i]!;
         if (a === "--json") f.json = true;
+        else if (a === "--refuse-approximate") f.refuseApproximate = true;
         else if (a === "--detail" && command === "explain") f.detail = true;
         else if (a === "--help" || a === "-h") f.help = true;
         else if (a.startsWith("--")) {
             if (!VALUE_FLAGS[command].includes(a))
-                throw new UsageError(`${command} has no flag ${a} (its flags: ${VALUE_FLAGS[command].join(", ")}, --json, --help)`);
+                throw new UsageError(`${command} has no flag ${a} (its flags: ${VALUE_FLAGS[command].join(", ")}, --json, --refuse-approximate, --help)`);
             const v = argv[++i];
             if (v === undefined || v.startsWith("--")) throw new UsageError(`${a} needs a value`);
+            if (a === "--log-format") checkLogFormat(v);
             if (v.trim() === "") throw new UsageError(`${a} was given an empty value: write a value after it`);
             f.values.set(a, [...(f.values.get(a) ?? []), v]);
             f.sequence.push({ flag: a, value: v });
@@ -176,11 +201,21 @@ function readFlags(command: "explain" | "replay", argv: string[]): Flags {
     return f;
 }
 
-function common(values: Map<string, string[]>, json: boolean): Common {
+/** A --log-format that replay cannot read is a usage error, named with what it lacks. */
+function checkLogFormat(v: string): void {
+    try {
+        formatReader(v);
+    } catch (e) {
+        throw new UsageError(`--log-format: ${(e as Error).message}`);
+    }
+}
+
+function common(values: Map<string, string[]>, json: boolean, refuseApproximate: boolean): Common {
     const program = values.get("--program")?.at(-1);
     if (!program) throw new UsageError("--program <dir> is required: the folder of your Pulumi program");
     const stack = values.get("--stack")?.at(-1);
-    return { program, ...(stack ? { stack } : {}), config: Object.fromEntries((values.get("--set") ?? []).map((v) => keyValue("--set", v))), json };
+    const config = Object.fromEntries((values.get("--set") ?? []).map((v) => keyValue("--set", v)));
+    return { program, ...(stack ? { stack } : {}), config, json, refuseApproximate };
 }
 
 /** One request flag read into the request the following paths take. */
@@ -198,6 +233,10 @@ function applyRequestFlag(r: Omit<ExplainRequest, "path">, flag: string, v: stri
         r.headers = headers;
     } else if (flag === "--host") r.host = v;
     else if (flag === "--upstream") r.upstream = v;
+    else if (flag === "--claim") {
+        const [k, value] = keyValue("--claim", v);
+        r.claims = { ...(r.claims ?? {}), [k]: value };
+    }
 }
 
 /**
@@ -229,7 +268,7 @@ export function parseCommand(argv: string[]): Command {
     if (command !== "explain" && command !== "replay") throw new UsageError(`unknown command '${command}': the commands are explain and replay`);
     const f = readFlags(command, rest);
     if (f.help) return { command: "help", topic: command };
-    const base = common(f.values, f.json);
+    const base = common(f.values, f.json, f.refuseApproximate);
     if (command === "explain") return { ...base, command, requests: explainRequests(f), detail: f.detail };
     if (f.positional.length !== 1) throw new UsageError(`replay takes one access log file, got ${f.positional.length} (${f.positional.join(" ") || "none"})`);
     const maxRefused = gateValue(f, "--max-refused", /^\d+(\.\d+)?%?$/, "a percentage from 0 to 100, such as 2.5 or 2.5%");

@@ -8,7 +8,9 @@ import * as fs from "fs";
 import * as path from "path";
 import { emitLine, finish, guardPipes } from "../lib/process-output";
 import { explainProgram, ProgramReplay, replayLogFile } from "./api";
-import { checkLogFile, LogInputError } from "./log-input";
+import { LogInputError } from "./log-input";
+import { openLog } from "./log-source";
+import { ApproximationCount, approximationText } from "./approximations";
 import { parseCommand, UsageError, HELP, EXIT, Command } from "./cli-args";
 import { formatExplanation, formatReplay } from "./format";
 
@@ -34,16 +36,45 @@ export function gateFailures(c: { maxRefused?: number; maxNewRefusals?: number }
     return out;
 }
 
+/** The status of an answer beyond its gates: nothing modelled (5), then approximate under --refuse-approximate (6); messages for standard error. */
+export function answerStatus(
+    c: { refuseApproximate: boolean },
+    a: { nothingModelled?: string; approximations: ApproximationCount[] },
+): { status: number; failures: string[] } {
+    if (a.nothingModelled) return { status: EXIT.nothing, failures: [a.nothingModelled] };
+    if (c.refuseApproximate && a.approximations.length)
+        return {
+            status: EXIT.approximate,
+            failures: a.approximations.map((x) => `--refuse-approximate: ${x.requests} decisions rest on an approximation: ${approximationText(x)}`),
+        };
+    return { status: EXIT.ok, failures: [] };
+}
+
+/** Prints the answer (text, or JSON with the status and failures), the failures on standard error; returns the status. */
+function answer(c: { json: boolean; command: string }, text: () => string, value: object, status: number, failures: string[]): number {
+    emitLine(c.json ? JSON.stringify({ ...value, status, failures }, null, 2) : text());
+    for (const f of failures) emitLine(`mesh-ratelimit ${c.command}: ${status === EXIT.gate ? "gate failed: " : ""}${f}`, process.stderr);
+    return status;
+}
+
 async function replay(c: Extract<Command, { command: "replay" }>, render: { stack?: string; config: Record<string, string> }): Promise<number> {
-    checkLogFile(c.log);
     const opts = { ...render, ...(c.compare ? { compare: c.compare } : {}), ...(c.logFormat !== undefined ? { logFormat: c.logFormat } : {}) };
-    const r = await replayLogFile(c.program, c.log, opts).catch((e) => {
-        throw e instanceof LogInputError ? new LogInputError(e.message.replace("the access log:", `the access log ${c.log}:`)) : e;
-    });
-    emitLine(c.json ? JSON.stringify(r, null, 2) : formatReplay(r));
-    const failures = gateFailures(c, r);
-    for (const f of failures) emitLine(`mesh-ratelimit replay: gate failed: ${f}`, process.stderr);
-    return failures.length ? EXIT.gate : EXIT.ok;
+    const log = await openLog(c.log);
+    let r: ProgramReplay;
+    try {
+        r = await replayLogFile(c.program, log.file, opts).catch((e) => {
+            throw e instanceof LogInputError
+                ? new LogInputError(e.message.split(log.file).join(log.label).replace("the access log:", `the access log ${log.label}:`))
+                : e;
+        });
+    } finally {
+        log.close();
+    }
+    const judged = r.compared ?? r;
+    const gates = gateFailures(c, r);
+    const other = answerStatus(c, { ...judged, approximations: [...r.approximations, ...(r.compared?.approximations ?? [])] });
+    const status = other.status !== EXIT.ok ? other.status : gates.length ? EXIT.gate : EXIT.ok;
+    return answer(c, () => formatReplay(r), r, status, [...other.failures, ...gates]);
 }
 
 /**
@@ -72,8 +103,8 @@ async function main(argv: string[], ownStack?: OwnStackExplain): Promise<number>
     const render = { ...(c.stack ? { stack: c.stack } : {}), config: c.config };
     if (c.command === "replay") return replay(c, render);
     const x = await explainProgram(c.program, c.requests, render);
-    emitLine(c.json ? JSON.stringify(x, null, 2) : formatExplanation(x, c.detail));
-    return EXIT.ok;
+    const { status, failures } = answerStatus(c, x);
+    return answer(c, () => formatExplanation(x, c.detail), x, status, failures);
 }
 
 /** The status and the message of an error. */
@@ -89,6 +120,8 @@ export function runCommand(argv: string[], ownStack?: OwnStackExplain): void {
     if (ownStack) guardPipes();
     main(argv, ownStack).then(finish, (e) => {
         const { status, message } = failure(e);
+        // With --json a CI job reads standard output: the error is a JSON object there too.
+        if (argv.includes("--json")) emitLine(JSON.stringify({ error: { status, message } }, null, 2));
         emitLine(`mesh-ratelimit: error: ${message}`, process.stderr);
         return finish(status);
     });

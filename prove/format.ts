@@ -7,6 +7,7 @@ import { ReplayResult, verdictOf } from "./replay";
 import { Decision } from "./simulate";
 import { DEFAULT_PATH_NORMALIZATION } from "../gateway-model/model";
 import { EVERY_SPELLING_TEXT } from "../builders/path-spellings";
+import { ApproximationCount, approximationText } from "./approximations";
 
 /** How headers are spelt on the wire in the output (names are case-insensitive in HTTP). */
 const SPELLING: Record<string, string> = {
@@ -29,7 +30,15 @@ function refusal(d: Decision): string {
 export function formatDecision(d: Decision, n: number, standIns: ReadonlySet<string> = new Set()): string {
     const r = d.request;
     const out = [`#${n} ${r.method ?? "GET"} ${r.path}${r.host ? ` (host ${r.host})` : ""}${r.clientAddress ? ` from ${r.clientAddress}` : ""}`];
-    out.push(`  decision: ${d.allowed ? "ALLOWED" : refusal(d)}`);
+    for (const [k, v] of Object.entries(r.headers ?? {}))
+        out.push(`  header ${k}: ${Array.isArray(v) ? v.join(" | ") : v}${Array.isArray(v) && v.length > 1 ? ` (sent ${v.length} times)` : ""}`);
+    if (r.claims)
+        out.push(
+            `  verified token: ${Object.entries(r.claims)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(", ")}${r.claims.iss === undefined ? " (iss: the program's issuer)" : ""}`,
+        );
+    out.push(`  decision: ${d.allowed ? "ALLOWED" : refusal(d)}${d.approximations.length ? " (APPROXIMATE: see below)" : ""}`);
     if (d.gateway) out.push(`  gateway: ${d.gateway}, virtual host ${d.virtualHost}${d.route ? `, route ${d.route}` : ""}`);
     if (!d.descriptors.length && d.gateway && d.route)
         out.push(
@@ -60,6 +69,7 @@ export function formatDecision(d: Decision, n: number, standIns: ReadonlySet<str
         );
     if (d.response.status === 429) out.push(`    body: ${d.response.body ? JSON.stringify(d.response.body) : "(empty)"}`);
     for (const note of d.notes) out.push(`  note: ${note}`);
+    for (const a of d.approximations) out.push(`  not modelled: ${approximationText(a)}`);
     return out.join("\n");
 }
 
@@ -103,7 +113,8 @@ export function formatExplanation(x: ProgramExplanation, detail = true): string 
         out.push(
             `Local bucket: EnvoyFilter ${b.envoyFilter} on pods ${JSON.stringify(b.selector)} port ${b.port}: ${b.maxTokens} tokens, ${b.tokensPerFill} per ${b.fillSeconds} s`,
         );
-    out.push(...explainSummary(x), "");
+    if (x.nothingModelled) out.push(`NOTHING MODELLED: ${x.nothingModelled}`);
+    out.push(...explainSummary(x), ...approximationLines(x.approximations, "request #"), "");
     const shown = detail ? x.decisions : x.decisions.slice(0, DECISIONS_SHOWN);
     const standIns = new Set(x.gateways.filter((g) => g.standIn).map((g) => g.name));
     shown.forEach((d, i) => out.push(formatDecision(d, i + 1, standIns), ""));
@@ -111,19 +122,31 @@ export function formatExplanation(x: ProgramExplanation, detail = true): string 
     return out.join("\n");
 }
 
+/** The summary's list of approximations (none: the answer is exact as far as the model goes). */
+function approximationLines(all: ApproximationCount[], at: string): string[] {
+    if (!all.length) return [];
+    return [
+        `not modelled (${all.length}; --refuse-approximate makes this exit status 6):`,
+        ...all.map((a) => `    ${a.requests} ${a.requests === 1 ? "decision" : "decisions"} from ${at}${a.first}: ${approximationText(a)}`),
+    ];
+}
+
 function summaryLines(r: ReplayResult): string[] {
     const out = [
         `${r.lines} lines: ${r.requests} requests replayed, ${r.badCount} bad lines (not replayed), ${r.blank} blank${r.outOfOrder ? `; ${r.outOfOrder} lines earlier than the one above them (replayed in time order)` : ""}`,
         `refused: ${r.refused} of ${r.requests} (${r.refusedPercent.toFixed(2)} %)`,
     ];
+    if (r.nothingModelled) out.push(`NOTHING MODELLED: ${r.nothingModelled}`);
     if (!r.rules.length) out.push("no rule counted any request");
     for (const rule of r.rules) {
         out.push(
             `rule ${rule.rule}: ${rule.requests} requests, ${rule.refused} refused${rule.firstRefusedLine !== undefined ? `, first refused at line ${rule.firstRefusedLine}` : ""}`,
         );
+        for (const a of rule.approximations ?? []) out.push(`    not modelled (its counts are approximate): ${a}`);
         for (const k of rule.topRefusedKeys) out.push(`    ${k.refused} refused: ${k.key}`);
         if (rule.firstRefusedText !== undefined) out.push(`    first refused line: ${rule.firstRefusedText}`);
     }
+    out.push(...approximationLines(r.approximations, "line "));
     return out;
 }
 

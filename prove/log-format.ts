@@ -14,7 +14,15 @@
 import { BadLine, LogRequest, parsedRequest } from "./access-log";
 
 /** Where an operator's value goes in a request. */
-type Target = "time" | "method" | "path" | "host" | "client" | "xff" | "upstream" | { header: string } | undefined;
+type Target = "time" | "method" | "path" | "host" | "client" | "xff" | "upstream" | { header: string } | { claim: string } | undefined;
+
+/** The dynamic metadata Envoy's JWT filter writes a verified token's payload to (Istio's `payload_in_metadata`). */
+const JWT_PAYLOAD = /^DYNAMIC_METADATA\(envoy\.filters\.http\.jwt_authn:payload:([^:)]+)\)$/;
+
+/** Whether a format records a verified token's claim (so that a line without one is a request without a verified token). */
+export function formatLogsClaims(format: string): boolean {
+    return /%DYNAMIC_METADATA\(envoy\.filters\.http\.jwt_authn:payload:[^:)]+\)(?::\d+)?%/.test(format);
+}
 
 /** The target of one command operator (`REQ(X?Y):N` → the first header named, its length limit dropped). */
 export function targetOf(operator: string): Target {
@@ -22,6 +30,8 @@ export function targetOf(operator: string): Target {
     if (op === "START_TIME" || op.startsWith("START_TIME(")) return "time";
     if (/^DOWNSTREAM_REMOTE_ADDRESS(_WITHOUT_PORT)?$/.test(op)) return "client";
     if (/^UPSTREAM_CLUSTER(_RAW)?$/.test(op)) return "upstream";
+    const claim = JWT_PAYLOAD.exec(op);
+    if (claim) return { claim: claim[1]! };
     const req = /^REQ\(([^)]+)\)$/.exec(op);
     if (!req) return undefined;
     const names = req[1]!.toLowerCase().split("?");
@@ -41,14 +51,17 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 function fromFields(values: [Target, string][], text: string, line: number): LogRequest | BadLine {
     const f: { time?: string; method?: string; path?: string; host?: string; client?: string; xff?: string; upstream?: string } = {};
     const headers: Record<string, string> = {};
+    let claims: Record<string, string> | undefined;
     for (const [t, raw] of values) {
         if (t === undefined || raw === "-" || raw === "") continue;
-        if (typeof t === "object") headers[t.header] = raw;
-        else f[t] = raw;
+        if (typeof t !== "object") f[t] = raw;
+        else if ("header" in t) headers[t.header] = raw;
+        else (claims ??= {})[t.claim] = raw;
     }
     for (const k of ["time", "method", "path"] as const)
         if (f[k] === undefined) return { line, reason: `the format's ${k} field is empty on this line`, text: text.slice(0, 200) };
-    return parsedRequest({ ...f, time: f.time!, method: f.method!, path: f.path!, ...(Object.keys(headers).length ? { headers } : {}) }, text, line);
+    const extra = { ...(Object.keys(headers).length ? { headers } : {}), ...(claims ? { claims } : {}) };
+    return parsedRequest({ ...f, time: f.time!, method: f.method!, path: f.path!, ...extra }, text, line);
 }
 
 /** The reader of a text format string. */

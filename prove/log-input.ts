@@ -79,7 +79,12 @@ export class LineSplitter {
             let buf = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
             if (buf.length && buf[buf.length - 1] === 13) buf = buf.subarray(0, buf.length - 1);
             const nul = buf.indexOf(0);
-            if (nul >= 0) this.sink.bad(n, `the line holds a NUL byte (at byte ${nul + 1}): a binary file or a damaged log`, headOf(buf).replace(/\0/g, "\\0"));
+            if (nul >= 0)
+                this.sink.bad(
+                    n,
+                    `the line holds a NUL byte (at byte ${nul + 1}): a binary file or a damaged log (a log compressed other than with gzip, which is read as it is, must be decompressed first: zstd -dc, xz -dc, bzip2 -dc)`,
+                    headOf(buf).replace(/\0/g, "\\0"),
+                );
             else if (this.sink.line(buf.toString("utf8"), n) === true) this.stopped = true;
         }
         this.parts = [];

@@ -30,19 +30,53 @@ class Strings {
 const SHAPE = ["method", "path", "host", "xForwardedFor", "upstream"] as const;
 const SEP = "\u0001";
 
-function grow<T extends Float64Array | Uint32Array>(a: T, size: number): T {
+/** An IPv4 address written as the model writes it (no leading zeros) → its 32 bits; undefined for anything else. */
+export function packIpv4(s: string): number | undefined {
+    let n = 0;
+    let part = 0;
+    let digits = 0;
+    let dots = 0;
+    for (let k = 0; k < s.length; k++) {
+        const c = s.charCodeAt(k);
+        if (c === 46) {
+            if (!digits || dots === 3) return undefined;
+            n = n * 256 + part;
+            part = 0;
+            digits = 0;
+            dots++;
+        } else if (c >= 48 && c <= 57) {
+            if (digits && part === 0) return undefined;
+            part = part * 10 + (c - 48);
+            if (++digits > 3 || part > 255) return undefined;
+        } else return undefined;
+    }
+    if (!digits || dots !== 3) return undefined;
+    return (n * 256 + part) >>> 0;
+}
+
+/** The address of packIpv4's bits. */
+export function unpackIpv4(n: number): string {
+    return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+}
+
+function grow<T extends Float64Array | Uint32Array | Uint8Array>(a: T, size: number): T {
     const b = new (a.constructor as new (n: number) => T)(size);
     b.set(a);
     return b;
 }
 
 export class LogTable {
+    /** `keep`: the request headers kept (those the program can read, prove/read-fields.ts); absent: every one. */
+    constructor(private readonly keep?: (name: string) => boolean) {}
+
     private readonly strings = new Strings();
     private time = new Float64Array(1024);
     private lineNo = new Uint32Array(1024);
     /** The id of the request's shape: SHAPE's fields and its headers' JSON, joined by SEP. */
     private shape = new Uint32Array(1024);
+    /** The client: an IPv4 address as its 32 bits (clientKind 1), else a string's id (clientKind 0; id 0: none). */
     private client = new Uint32Array(1024);
+    private clientKind = new Uint8Array(1024);
     size = 0;
     /** Requests whose time is earlier than the request read before them. */
     outOfOrder = 0;
@@ -55,13 +89,30 @@ export class LogTable {
             this.lineNo = grow(this.lineNo, n);
             this.shape = grow(this.shape, n);
             this.client = grow(this.client, n);
+            this.clientKind = grow(this.clientKind, n);
         }
         if (i > 0 && r.timeMs < this.time[i - 1]!) this.outOfOrder++;
         this.time[i] = r.timeMs;
         this.lineNo[i] = r.line;
-        const shape = `${r.method}${SEP}${r.path}${SEP}${r.host ?? ""}${SEP}${r.xForwardedFor ?? ""}${SEP}${r.upstream ?? ""}${SEP}${r.headers ? JSON.stringify(r.headers) : ""}`;
+        const xff = r.xForwardedFor !== undefined && (!this.keep || this.keep("x-forwarded-for")) ? r.xForwardedFor : "";
+        const headers = r.headers ? this.kept(r.headers) : undefined;
+        const claims = r.claims ? JSON.stringify(r.claims) : "";
+        const shape = `${r.method}${SEP}${r.path}${SEP}${r.host ?? ""}${SEP}${xff}${SEP}${r.upstream ?? ""}${SEP}${headers ? JSON.stringify(headers) : ""}${SEP}${claims}`;
         this.shape[i] = this.strings.id(shape);
-        this.client[i] = this.strings.id(r.clientAddress);
+        // A million distinct clients cost 5 bytes each, not a string each.
+        const v4 = r.clientAddress !== undefined ? packIpv4(r.clientAddress) : undefined;
+        if (v4 !== undefined) {
+            this.client[i] = v4;
+            this.clientKind[i] = 1;
+        } else this.client[i] = this.strings.id(r.clientAddress);
+    }
+
+    /** The headers the program can read, undefined when none is. */
+    private kept(h: Record<string, string>): Record<string, string> | undefined {
+        if (!this.keep) return h;
+        let out: Record<string, string> | undefined;
+        for (const k in h) if (this.keep(k)) (out ??= {})[k] = h[k]!;
+        return out;
     }
 
     /** The request at row `i`. */
@@ -71,9 +122,10 @@ export class LogTable {
         SHAPE.forEach((f, k) => {
             if (k > 1 && parts[k]) r[f as "host"] = parts[k];
         });
-        const client = this.strings.values[this.client[i]!];
+        const client = this.clientKind[i] === 1 ? unpackIpv4(this.client[i]!) : this.strings.values[this.client[i]!];
         if (client !== undefined) r.clientAddress = client;
         if (parts[5]) r.headers = JSON.parse(parts[5]);
+        if (parts[6]) r.claims = JSON.parse(parts[6]);
         return r;
     }
 
@@ -100,8 +152,8 @@ export interface ReadLog {
 }
 
 /** An empty ReadLog and the sink that fills it from lines (read by `format`, else by the formats parseLogLine knows). */
-export function logReader(format?: FormatReader): { log: ReadLog; sink: LineSink } {
-    const log: ReadLog = { table: new LogTable(), bad: [], badCount: 0, blank: 0, lines: 0 };
+export function logReader(format?: FormatReader, keep?: (name: string) => boolean): { log: ReadLog; sink: LineSink } {
+    const log: ReadLog = { table: new LogTable(keep), bad: [], badCount: 0, blank: 0, lines: 0 };
     const bad = (b: BadLine) => {
         log.badCount++;
         if (log.bad.length < BAD_LINES_KEPT) log.bad.push(b);

@@ -11,6 +11,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
 import { K8sObject } from "../lib/k8s-object";
+import { FailureWatch, withAutoName } from "./program-mocks";
 
 /** What the program registered under the mocks. */
 export interface RenderedProgram {
@@ -113,8 +114,10 @@ async function renderOnce(dir: string, opts: RenderProgramOptions): Promise<Rend
     await pulumi.runtime.setMocks(
         {
             newResource(a: { type: string; name: string; inputs: any; custom?: boolean }) {
-                registered.push({ type: a.type, name: a.name, custom: a.custom !== false, inputs: a.inputs });
-                const state = { ...a.inputs, ...(a.type === "random:index/randomPassword:RandomPassword" ? { result: MOCK_SECRET } : {}) };
+                // An object without a name is named as the engine names it (the program may pass the name on).
+                const inputs = a.custom !== false ? withAutoName(a.type, a.name, a.inputs) : a.inputs;
+                registered.push({ type: a.type, name: a.name, custom: a.custom !== false, inputs });
+                const state = { ...inputs, ...(a.type === "random:index/randomPassword:RandomPassword" ? { result: MOCK_SECRET } : {}) };
                 return { id: `${a.name}-id`, state };
             },
             call: (a: { inputs: any }) => a.inputs,
@@ -126,10 +129,15 @@ async function renderOnce(dir: string, opts: RenderProgramOptions): Promise<Rend
     const { config, secrets } = stackConfig(dir, opts.stack ?? "dev", project, opts.config ?? {});
     pulumi.runtime.setAllConfig(config, secrets);
     // What the program (and Pulumi's log under mocks) prints goes to stderr: stdout is the command's answer (--json).
-    await toStderr(async () => {
-        await loadEntry(main);
-        await settings.waitForRPCs();
-    });
+    // An error raised in an output (a component's check of a value known late) is collected, never lost.
+    const watch = new FailureWatch().start();
+    const ran = await toStderr(watch, () => watch.race(loadEntry(main).then(() => settings.waitForRPCs()))).then(
+        () => undefined,
+        (e: unknown) => e,
+    );
+    const errors = await watch.stop();
+    if (ran !== undefined) throw ran;
+    if (errors.length) throw new ProgramError(outputFailure(main, errors));
     const objects = registered
         .filter((r) => r.custom && r.type.startsWith("kubernetes:"))
         .map((r) => {
@@ -139,15 +147,26 @@ async function renderOnce(dir: string, opts: RenderProgramOptions): Promise<Rend
     return { dir, main, project, objects, resources: registered.map((r) => ({ type: r.type, name: r.name })) };
 }
 
-/** Runs `fn` with console.log and console.info writing to stderr, restored after. */
-async function toStderr(fn: () => Promise<void>): Promise<void> {
-    const { log, info } = console;
+/** What a program whose outputs failed says: each error, the component's own words first. */
+export function outputFailure(main: string, errors: string[]): string {
+    const listed = errors.length === 1 ? errors[0]! : errors.map((e, i) => `(${i + 1}) ${e}`).join("\n");
+    return `the program ${main} failed under Pulumi's mocks: ${errors.length === 1 ? "an error" : `${errors.length} errors`} raised inside an output (pulumi up would fail the same way): ${listed}`;
+}
+
+/** Runs `fn` with console.log and console.info writing to stderr, restored after; Pulumi's logged errors (`error: [runtime] ...`) go to `watch` too. */
+async function toStderr(watch: FailureWatch, fn: () => Promise<void>): Promise<void> {
+    const { log, info, error } = console;
     console.log = console.info = (...args: unknown[]) => console.error(...args);
+    console.error = (...args: unknown[]) => {
+        if (typeof args[0] === "string" && args[0].startsWith("error: [runtime] ")) watch.logged(args[0].slice("error: [runtime] ".length));
+        error(...args);
+    };
     try {
         await fn();
     } finally {
         console.log = log;
         console.info = info;
+        console.error = error;
     }
 }
 

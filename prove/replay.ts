@@ -6,6 +6,7 @@
  */
 import { BadLine, LogRequest, ParsedLog } from "./access-log";
 import { Decision, ProveRequest } from "./simulate";
+import { Approximation, ApproximationCount, ApproximationTally, EXACT } from "./approximations";
 
 export interface RuleReplay {
     /** The rule's name, or `pre-limit <EnvoyFilter>` / `local bucket <EnvoyFilter>`. */
@@ -19,6 +20,8 @@ export interface RuleReplay {
     firstRefusedLine?: number;
     /** That line's text (cut to 300 characters). */
     firstRefusedText?: string;
+    /** What the model could not model of this rule's decisions (its counts are then approximate, or unknown). */
+    approximations?: string[];
 }
 
 export interface ReplayResult {
@@ -36,10 +39,14 @@ export interface ReplayResult {
     blank: number;
     /** Requests whose time is earlier than a line above them: replayed in time order all the same. */
     outOfOrder: number;
+    /** Every approximation of the decisions, with how many requests it affected and the first line. */
+    approximations: ApproximationCount[];
+    /** Set when the program renders no limit (see ProgramExplanation). */
+    nothingModelled?: string;
 }
 
-/** The request the model replays for a log line. */
-export function requestOfLine(r: LogRequest): ProveRequest {
+/** The request the model replays for a log line; `claimsUnknown`: why the log cannot say the request's verified token (it records none). */
+export function requestOfLine(r: LogRequest, claimsUnknown?: string): ProveRequest {
     return {
         method: r.method,
         path: r.path,
@@ -48,6 +55,8 @@ export function requestOfLine(r: LogRequest): ProveRequest {
         ...(r.clientAddress ? { clientAddress: r.clientAddress } : {}),
         ...(r.xForwardedFor || r.headers ? { headers: { ...r.headers, ...(r.xForwardedFor ? { "x-forwarded-for": r.xForwardedFor } : {}) } } : {}),
         ...(r.upstream ? { upstream: r.upstream } : {}),
+        ...(r.claims ? { claims: r.claims } : {}),
+        ...(claimsUnknown !== undefined ? { claimsUnknown } : {}),
     };
 }
 
@@ -64,6 +73,7 @@ export interface Verdict {
     refusedBy?: string;
     key?: string;
     counted: string[];
+    approximations: readonly Approximation[];
 }
 
 const NONE: string[] = [];
@@ -81,14 +91,15 @@ export function verdictOf(d: Decision): Verdict {
     let counted = NONE;
     for (const c of d.descriptors) if (c.counter && !counted.includes(c.rule)) counted = counted === NONE ? [c.rule] : [...counted, c.rule];
     const by = refuserOf(d);
-    if (!by) return { counted };
+    const approximations = d.approximations ?? EXACT;
+    if (!by) return { counted, approximations };
     const entries = d.refusedBy?.by === "service" ? d.refusedBy.descriptor : d.refusedBy?.by === "pre-limit" ? (d.refusedBy.descriptor ?? []) : [];
     const key =
         entries
             .filter((e, j) => !(j === 0 && e.key === "rule"))
             .map((e) => `${e.key}=${e.value}`)
             .join(", ") || "(the rule's one counter)";
-    return { refusedBy: by, key, counted };
+    return { refusedBy: by, key, counted, approximations };
 }
 
 interface RuleTally {
@@ -101,6 +112,7 @@ interface RuleTally {
 /** The per-rule counts of verdicts added one at a time (a log's verdicts are never all held). */
 export class Tally {
     private readonly rules = new Map<string, RuleTally>();
+    private readonly approximations = new ApproximationTally();
     requests = 0;
     refused = 0;
 
@@ -112,6 +124,7 @@ export class Tally {
 
     add(v: Verdict, line: number): void {
         this.requests++;
+        if (v.approximations.length) this.approximations.add(v.approximations, line);
         for (const rule of v.counted) this.rule(rule).requests++;
         if (!v.refusedBy) return;
         this.refused++;
@@ -124,21 +137,24 @@ export class Tally {
 
     /** The summary, with the log's line counts. */
     result(log: { lines: number; bad: BadLine[]; badCount: number; blank: number }, outOfOrder: number): ReplayResult {
+        const approximations = this.approximations.result();
+        const rules = [...this.rules.entries()].map(([rule, r]) => ruleReplay(rule, r, ApproximationTally.ofRule(approximations, rule)));
         return {
             lines: log.lines,
             requests: this.requests,
             refused: this.refused,
             refusedPercent: this.requests ? (this.refused / this.requests) * 100 : 0,
-            rules: [...this.rules.entries()].map(([rule, r]) => ruleReplay(rule, r)).sort((a, b) => b.refused - a.refused || a.rule.localeCompare(b.rule)),
+            rules: rules.sort((a, b) => b.refused - a.refused || a.rule.localeCompare(b.rule)),
             bad: log.bad,
             badCount: log.badCount,
             blank: log.blank,
             outOfOrder,
+            approximations,
         };
     }
 }
 
-function ruleReplay(rule: string, r: RuleTally): RuleReplay {
+function ruleReplay(rule: string, r: RuleTally, approximations: string[]): RuleReplay {
     return {
         rule,
         requests: r.requests,
@@ -148,6 +164,7 @@ function ruleReplay(rule: string, r: RuleTally): RuleReplay {
             .slice(0, 5)
             .map(([key, n]) => ({ key, refused: n })),
         ...(r.first !== undefined ? { firstRefusedLine: r.first } : {}),
+        ...(approximations.length ? { approximations } : {}),
     };
 }
 

@@ -23,37 +23,25 @@
  *   counters are shared).
  */
 import { plansShareable, sharesPlan, STAND_IN_CLIENT, withClient } from "./client-template";
-import { Entry, AppliedLimit, DescriptorExplanation, GatewayModel, ModelRequest } from "../gateway-model/model";
+import { Entry, AppliedLimit, GatewayModel, ModelRequest } from "../gateway-model/model";
 import { explainWith } from "../gateway-model/explain";
 import { gatewayModel } from "../gateway-model/read-rendered";
 import { PreLimitConfigModel, PreLimitPod, preLimitDescriptors, readPreLimit, TokenBucketModel } from "../gateway-model/pre-limit-model";
 import { LimitStatus, xRateLimitHeaders } from "../gateway-model/rate-limit-headers";
 import { K8sObject } from "../lib/k8s-object";
-import { platformCalls, platformRuleOf } from "../gateway-model/platform-calls";
 import { LimitSource } from "../gateway-model/platform-sources";
-import { platformSourceOfFilter } from "../builders/platform-filters";
+import { Approximation, EXACT } from "./approximations";
+import { chainOf, PlannedFilter, ruleOf } from "./request-chain";
+import { identityApproximations, jwtPayloadOf, verifiedIssuers } from "./identity-claims";
 import { FixedWindowCounters } from "./counters";
-import { ProgramError } from "./program-runner";
-import { programRefusal } from "../gateway-model/admission-check";
 import { gatewayFor, ProgramGateway, programGateways } from "../gateway-model/program-gateways";
 import { bucketsOn, LocalBucket, localBuckets } from "../gateway-model/workload-buckets";
 
-/** One request as a client sends it, at a time. */
-export interface ProveRequest {
-    method?: string;
-    /** The request path as sent, query included. */
-    path: string;
-    /** The Host (`:authority`); absent: the first host of the program's first gateway. */
-    host?: string;
-    /** Request headers, lower-case names. */
-    headers?: Record<string, string | string[]>;
-    /** The trusted client address (what the gateway's `remote_address` sends). */
-    clientAddress?: string;
-    /** When the request arrives (ms since the epoch). */
-    timeMs: number;
-    /** The service the gateway routes it to (`<service>.<namespace>:<port>` or Istio's cluster name): its workload's local bucket applies. */
-    upstream?: string;
-}
+import type { ProveRequest } from "./prove-request";
+import { ProgramError } from "./program-runner";
+import { programRefusal } from "../gateway-model/admission-check";
+
+export type { ProveRequest };
 
 /** One descriptor the gateway sent and what the service's counter says of it. */
 export interface CountedDescriptor {
@@ -96,15 +84,11 @@ export interface Decision {
     descriptors: CountedDescriptor[];
     response: ProveResponse;
     notes: string[];
+    /** What the model could not model of this decision (prove/approximations.ts); empty: exact. */
+    approximations: readonly Approximation[];
 }
 
-/** The rule a descriptor counts for. */
-export function ruleOf(entries: Entry[], limit?: AppliedLimit): string {
-    if (entries[0]?.key === "rule") return entries[0].value;
-    const platform = platformRuleOf(entries);
-    if (platform !== undefined) return platform;
-    return limit?.entry ?? entries.map((e) => `${e.key}=${e.value}`).join(", ");
-}
+export { ruleOf };
 
 /** Why no gateway serves a request, and what to do. */
 function noGatewayNote(gateways: number, host: string | undefined): string {
@@ -124,54 +108,7 @@ interface RequestPlan {
     preDescriptors?: Entry[][];
     policy?: string;
     notes: string[];
-}
-
-/** One rate-limit filter's call: its descriptors, and whose limits they are (a team's, the platform's). */
-interface PlannedFilter {
-    rateLimitHeaders: boolean;
-    descriptors: DescriptorExplanation[];
-    source?: LimitSource;
-    /** The headers of its refusals (a platform filter's `RateLimit-Policy`). */
-    refusalHeaders?: Record<string, string>;
-}
-
-/**
- * The team filters' calls (lower stage first) between the platform's overrides (first in the chain)
- * and defaults (last), with a note on whether the platform's defaults are on here.
- */
-function chainOf(objects: K8sObject[], m: GatewayModel, route: string, r: ProveRequest): { filters: PlannedFilter[]; notes: string[] } {
-    const request: ModelRequest = { method: r.method ?? "GET", headers: r.headers ?? {}, ...(r.clientAddress ? { clientAddress: r.clientAddress } : {}) };
-    const laterNotes: string[] = [];
-    const team: PlannedFilter[] = [{ ...m, others: undefined }, ...(m.others ?? [])]
-        .filter((f) => f.httpFilterName === undefined || platformSourceOfFilter(f.httpFilterName) === undefined)
-        .sort((a, b) => (a.stage ?? 0) - (b.stage ?? 0))
-        .map((f) => ({ f, x: explainWith(f, r.path, request) }))
-        .map(({ f, x }) => {
-            for (const later of x.afterResponse ?? [])
-                for (const d of later.descriptors)
-                    laterNotes.push(
-                        `rule ${ruleOf(d.entries, d.limit)} counts a cost from the response (${d.afterResponse?.format}) when the response is done: not counted here (the model has no response); until then the request is checked against that budget without taking from it`,
-                    );
-            return { rateLimitHeaders: f.rateLimitHeaders === true, descriptors: x.descriptors };
-        });
-    const headers = Object.fromEntries(Object.entries(r.headers ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : v]));
-    const platform = platformCalls(
-        objects,
-        { port: m.gateway.port, labels: m.gateway.selector, virtualHost: m.virtualHost, route },
-        { path: r.path, headers, ...(r.clientAddress ? { clientAddress: r.clientAddress } : {}) },
-    );
-    const notes = platform.map((p) =>
-        p.disabled
-            ? `the ${p.source} limits are off on ${m.virtualHost}: a team's own limits replace them here`
-            : `the ${p.source} limits apply on ${m.virtualHost}`,
-    );
-    const filters: PlannedFilter[] = [
-        ...platform.filter((p) => p.source === "platform override"),
-        // A team's source is named only beside a platform's limits.
-        ...team.map((f) => (platform.length ? { ...f, source: "team" as const } : f)),
-        ...platform.filter((p) => p.source === "platform default"),
-    ].filter((f) => f.descriptors.length);
-    return { filters, notes: [...notes, ...laterNotes] };
+    approximations: readonly Approximation[];
 }
 
 interface GatewayState {
@@ -188,6 +125,8 @@ export class Simulator {
     private readonly pods = new Map<LocalBucket, TokenBucketModel>();
     private readonly plans = new Map<string, RequestPlan>();
     private readonly bucketsByUpstream = new Map<string, LocalBucket[]>();
+    /** The issuers the program's gateways verify tokens of (its RequestAuthentications). */
+    readonly issuers: string[];
     /** Whether one plan serves every client (prove/client-template.ts). */
     private readonly shareable: boolean;
 
@@ -202,6 +141,7 @@ export class Simulator {
         this.gateways = programGateways(objects);
         this.buckets = localBuckets(objects);
         this.shareable = plansShareable(objects);
+        this.issuers = verifiedIssuers(objects);
     }
 
     /** The model of the gateway and virtual host serving `host`, read once. */
@@ -229,25 +169,28 @@ export class Simulator {
 
     /** The plan of one request shape (client included), kept for the next request of that shape. */
     private planOf(r: ProveRequest): RequestPlan {
-        const key = `${r.host ?? ""}\n${r.method ?? "GET"}\n${r.path}\n${r.clientAddress ?? ""}\n${r.headers ? JSON.stringify(r.headers) : ""}`;
+        const key = `${r.host ?? ""}\n${r.method ?? "GET"}\n${r.path}\n${r.clientAddress ?? ""}\n${r.headers ? JSON.stringify(r.headers) : ""}\n${r.claims ? JSON.stringify(r.claims) : ""}\n${r.claimsUnknown ?? ""}`;
         let p = this.plans.get(key);
         if (p) return p;
         const found = gatewayFor(this.gateways, r.host);
-        if (!found) p = { notes: [noGatewayNote(this.gateways.length, r.host)] };
+        if (!found) p = { notes: [noGatewayNote(this.gateways.length, r.host)], approximations: EXACT };
         else {
             const s = this.state(found.gateway, r.host);
+            const jwtPayload = jwtPayloadOf(r, this.issuers);
             const request: ModelRequest = {
                 method: r.method ?? "GET",
                 headers: r.headers ?? {},
                 ...(r.clientAddress ? { clientAddress: r.clientAddress } : {}),
+                ...(jwtPayload ? { jwtPayload } : {}),
             };
             const where = { gateway: found.gateway.name, virtualHost: s.model.virtualHost };
             const own = explainWith({ ...s.model, others: undefined }, r.path, request);
-            if (!own.route) p = { where, notes: ["no route matches: Envoy answers 404 and asks no rate-limit service"] };
+            if (!own.route) p = { where, notes: ["no route matches: Envoy answers 404 and asks no rate-limit service"], approximations: EXACT };
             else {
                 const routeName = own.route.name ?? own.route.match;
-                const chain = chainOf(found.gateway.objects, s.model, routeName, r);
+                const chain = chainOf(found.gateway.objects, s.model, routeName, r, request);
                 const filters = chain.filters;
+                const approximations = [...chain.approximations, ...identityApproximations(r, filters)];
                 p = {
                     where: { ...where, route: own.route.name ?? own.route.match },
                     state: s,
@@ -255,6 +198,7 @@ export class Simulator {
                     ...(s.preLimit ? { preDescriptors: preLimitDescriptors(s.model, s.preLimit, r.path, request) } : {}),
                     ...(own.rateLimitPolicy?.length ? { policy: own.rateLimitPolicy.join(", ") } : {}),
                     notes: chain.notes,
+                    approximations: approximations.length ? approximations : EXACT,
                 };
             }
         }
@@ -267,8 +211,15 @@ export class Simulator {
     decide(r: ProveRequest): Decision {
         const p = this.plan(r);
         // Built field by field: object spread here costs more than the whole decision (replay makes millions).
-        const out = (rest: Omit<Decision, "request" | "gateway" | "virtualHost" | "route">): Decision => {
-            const d: Decision = { request: r, allowed: rest.allowed, descriptors: rest.descriptors, response: rest.response, notes: rest.notes };
+        const out = (rest: Omit<Decision, "request" | "gateway" | "virtualHost" | "route" | "approximations">): Decision => {
+            const d: Decision = {
+                request: r,
+                allowed: rest.allowed,
+                descriptors: rest.descriptors,
+                response: rest.response,
+                notes: rest.notes,
+                approximations: p.approximations,
+            };
             if (p.where) {
                 d.gateway = p.where.gateway;
                 d.virtualHost = p.where.virtualHost;
@@ -294,7 +245,7 @@ export class Simulator {
         s: GatewayState,
         descriptors: Entry[][] | undefined,
         r: ProveRequest,
-    ): Omit<Decision, "request" | "gateway" | "virtualHost" | "route"> | undefined {
+    ): Omit<Decision, "request" | "gateway" | "virtualHost" | "route" | "approximations"> | undefined {
         if (!s.preLimit || !descriptors) return undefined;
         const now = r.timeMs / 1000;
         s.pod ??= new PreLimitPod(s.preLimit, now);
@@ -311,7 +262,7 @@ export class Simulator {
     }
 
     /** Every rate-limit filter's call, lower stage first, until one answers OVER_LIMIT. */
-    private callServices(filters: NonNullable<RequestPlan["filters"]>, r: ProveRequest) {
+    private callServices(filters: PlannedFilter[], r: ProveRequest) {
         const descriptors: CountedDescriptor[] = [];
         const headers: Record<string, string> = {};
         const notes: string[] = [];

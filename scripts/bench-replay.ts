@@ -5,9 +5,10 @@
  * first (never held whole), so the peak memory printed is the replay's. Prints the wall and CPU time
  * of the whole replay (the program's render included), lines per second, and the peak resident memory.
  *
- *   npx tsx scripts/bench-replay.ts [--lines N] [--clients K] [--dist]
+ *   npx tsx scripts/bench-replay.ts [--lines N] [--clients K] [--xff] [--dist]
  *
- * Defaults: 1,000,000 lines, 100,000 clients. `--dist` replays with the compiled package
+ * Defaults: 1,000,000 lines, 100,000 clients. `--xff`: every line logs a different X-Forwarded-For
+ * (a header no rule of the program reads: replay keeps nothing of it, prove/read-fields.ts). `--dist` replays with the compiled package
  * (`npm run build` first), as `npx mesh-ratelimit` runs it; without it, the TypeScript sources
  * through tsx, which are slower.
  */
@@ -25,7 +26,7 @@ function flag(name: string, dflt: number): number {
 }
 
 /** Writes `lines` lines from `clients` distinct clients (each sends at least once), over an hour. */
-function writeLog(file: string, lines: number, clients: number): void {
+function writeLog(file: string, lines: number, clients: number, xff: boolean): void {
     const fd = fs.openSync(file, "w");
     const start = Date.UTC(2026, 10, 28, 9, 0, 0);
     let s = 7;
@@ -35,7 +36,8 @@ function writeLog(file: string, lines: number, clients: number): void {
         const c = i < clients ? i : Math.floor(rnd() ** 3 * clients);
         const client = `10.${(c >> 16) & 255}.${(c >> 8) & 255}.${c & 255}`;
         const line = { timeMs: start + Math.floor((i / lines) * 3_600_000), method: rnd() < 0.6 ? "POST" : "GET", path: PATHS[i % PATHS.length]!, client };
-        batch.push(istioText(line, i));
+        const text = istioText(line, i);
+        batch.push(xff ? text.replace(' 3 2 "-" ', ` 3 2 "198.51.${(i >> 8) & 255}.${i & 255}, 10.0.${(i >> 16) & 255}.1" `) : text);
         if (batch.length === 10_000 || i === lines - 1) {
             fs.writeSync(fd, batch.join("\n") + "\n");
             batch = [];
@@ -48,7 +50,8 @@ async function main(): Promise<void> {
     const lines = flag("--lines", 1_000_000);
     const clients = flag("--clients", 100_000);
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bench-replay-")), "access.log");
-    writeLog(file, lines, clients);
+    const xff = process.argv.includes("--xff");
+    writeLog(file, lines, clients, xff);
     const t0 = process.hrtime.bigint();
     const c0 = process.cpuUsage();
     const from = process.argv.includes("--dist") ? path.join(__dirname, "..", "dist", "prove", "api") : "../prove/api";
@@ -58,7 +61,9 @@ async function main(): Promise<void> {
     const cpu = process.cpuUsage(c0);
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
     const login = r.rules.find((x) => x.rule === "login");
-    console.log(`log: ${lines.toLocaleString("en")} lines, ${clients.toLocaleString("en")} distinct clients, ${(fs.statSync(file).size / 1e6).toFixed(1)} MB`);
+    console.log(
+        `log: ${lines.toLocaleString("en")} lines, ${clients.toLocaleString("en")} distinct clients, ${(fs.statSync(file).size / 1e6).toFixed(1)} MB${xff ? ", a different X-Forwarded-For on every line (read by no rule)" : ""}`,
+    );
     console.log(`replay (render, read, order, decide, summarize): ${wall.toFixed(2)} s wall = ${Math.round(lines / wall).toLocaleString("en")} lines/s`);
     console.log(`CPU time (user + system): ${cpuSeconds.toFixed(2)} s = ${Math.round(lines / cpuSeconds).toLocaleString("en")} lines per CPU second`);
     console.log(`peak resident memory of the process: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);

@@ -32,6 +32,7 @@ const base = (extra: Partial<GlobalRateLimitArgs> = {}): GlobalRateLimitArgs => 
 const logFilters = (args: GlobalRateLimitArgs) =>
     planGlobalRateLimit(args).filters.filter((f) => f.spec.configPatches.some((p) => p.applyTo === "NETWORK_FILTER"));
 const formatOf = (f: ReturnType<typeof logFilters>[number]) => (f.spec.configPatches[0] as any).patch.value.typed_config.access_log[0].typed_config;
+const values = (a: GlobalRateLimitArgs) => Object.values(formatOf(logFilters(a)[0]!).log_format.json_format);
 
 describe("GlobalRateLimit accessLog: the gateway's access log for replay", () => {
     it("is off by default: no EnvoyFilter touches a connection manager", () => {
@@ -68,11 +69,49 @@ describe("GlobalRateLimit accessLog: the gateway's access log for replay", () =>
     });
 
     it("a secret header is left out; an extra header is logged (control: without secretHeaders the key is logged)", () => {
-        const values = (a: GlobalRateLimitArgs) => Object.values(formatOf(logFilters(a)[0]!).log_format.json_format);
         expect(values(base({ accessLog: { secretHeaders: [{ name: "x-api-key" }], headers: ["x-tenant"] } })))
             .to.include("%REQ(X-TENANT)%")
             .and.not.include("%REQ(X-API-KEY)%");
         expect(values(base({ accessLog: {} }))).to.include("%REQ(X-API-KEY)%");
+    });
+
+    it("refuses logging credentials (authorization, cookie, proxy-authorization) and secretHeaders unless accepted by name, with the fix (control: accepted, they are logged)", () => {
+        for (const name of ["authorization", "cookie", "proxy-authorization"]) {
+            const problems = planGlobalRateLimit(base({ accessLog: { headers: ["x-tenant", name] } })).problems;
+            expect(problems.map((p) => p.key)).to.deep.equal(["accessLog.headers[1]"]);
+            expect(problems[0]!.fix).to.include(`accessLog.acceptLoggedSecrets: ["${name}"]`);
+            const accepted = base({ accessLog: { headers: [name], acceptLoggedSecrets: [name] } });
+            expect(planGlobalRateLimit(accepted).problems).to.deep.equal([]);
+            expect(values(accepted)).to.include(`%REQ(${name.toUpperCase()})%`);
+        }
+        const marked = planGlobalRateLimit(base({ accessLog: { headers: ["x-api-key"], secretHeaders: [{ name: "x-api-key" }] } })).problems;
+        expect(marked.map((p) => [p.key, p.value])).to.deep.equal([["accessLog.headers[0]", "x-api-key"]]);
+        const markedAccepted = base({ accessLog: { headers: ["x-api-key"], secretHeaders: [{ name: "x-api-key" }], acceptLoggedSecrets: ["x-api-key"] } });
+        expect(planGlobalRateLimit(markedAccepted).problems).to.deep.equal([]);
+        expect(values(markedAccepted)).to.include("%REQ(X-API-KEY)%");
+    });
+
+    it("a rule reading a credential header does not log it silently: refused unless kept out or accepted (control: secretHeaders keeps it out)", () => {
+        const rules = [
+            { name: "per-token", path: { prefix: "/api" }, header: { name: "authorization", perValue: true }, requestsPerUnit: 10, unit: LimitUnit.Minute },
+        ];
+        const problems = planGlobalRateLimit(base({ rules, accessLog: {} })).problems.filter((p) => p.key.startsWith("accessLog"));
+        expect(problems.map((p) => p.key)).to.deep.equal(["accessLog"]);
+        expect(problems[0]!.fix).to.include('accessLog.secretHeaders: [{ name: "authorization" }]');
+        const kept = base({ rules, accessLog: { secretHeaders: [{ name: "authorization" }] } });
+        expect(planGlobalRateLimit(kept).problems.filter((p) => p.key.startsWith("accessLog"))).to.deep.equal([]);
+        expect(values(kept)).to.not.include("%REQ(AUTHORIZATION)%");
+    });
+
+    it("an identity rule's verified claim and issuer are logged, never the token (control: without identity rules no claim key)", () => {
+        const identity = { jwt: { issuer: "https://auth.example.com", jwksUri: "https://auth.example.com/jwks.json", claim: "email" } };
+        const withId = base({ accessLog: {}, rules: [{ name: "per-user", path: { prefix: "/api" }, identity, requestsPerUnit: 10, unit: LimitUnit.Minute }] });
+        expect(planGlobalRateLimit(withId).problems).to.deep.equal([]);
+        const f = formatOf(logFilters(withId)[0]!).log_format.json_format;
+        expect(f["claim.email"]).to.equal("%DYNAMIC_METADATA(envoy.filters.http.jwt_authn:payload:email)%");
+        expect(f["claim.iss"]).to.equal("%DYNAMIC_METADATA(envoy.filters.http.jwt_authn:payload:iss)%");
+        expect(Object.values(f)).to.not.include("%REQ(AUTHORIZATION)%");
+        expect(Object.keys(formatOf(logFilters(base({ accessLog: {} }))[0]!).log_format.json_format).filter((k) => k.startsWith("claim."))).to.deep.equal([]);
     });
 
     it("a rule's request cost header is logged too (control: the rule without a cost logs no such header)", () => {

@@ -206,9 +206,21 @@ describe("prove/cli-args: the command line", () => {
         expect(parseCommand([])).to.deep.equal({ command: "help", topic: "main" });
         expect(parseCommand(["replay", "--help"])).to.deep.equal({ command: "help", topic: "replay" });
         const { HELP } = require("../../prove/cli-args");
-        for (const f of ["--program", "--stack", "--set", "--json", "--method", "--header", "--client-address", "--host", "--upstream"])
+        for (const f of [
+            "--program",
+            "--stack",
+            "--set",
+            "--json",
+            "--method",
+            "--header",
+            "--client-address",
+            "--claim",
+            "--host",
+            "--upstream",
+            "--refuse-approximate",
+        ])
             expect(HELP.explain).to.include(f);
-        for (const f of ["--program", "--stack", "--set", "--json", "--compare", "--max-refused"]) expect(HELP.replay).to.include(f);
+        for (const f of ["--program", "--stack", "--set", "--json", "--compare", "--max-refused", "--refuse-approximate"]) expect(HELP.replay).to.include(f);
     });
 
     it("replay reads --compare and --max-refused (a trailing % allowed)", () => {
@@ -217,6 +229,7 @@ describe("prove/cli-args: the command line", () => {
             program: "p",
             config: {},
             json: true,
+            refuseApproximate: false,
             log: "access.log",
             compare: "q",
             maxRefused: 2.5,

@@ -66,7 +66,10 @@ describe("prove/log-input: bad lines never stop a run and are never requests", f
         expect(r.badCount).to.equal(3);
         expect(r.bad.map((b) => [b.line, b.reason.replace(/\d[\d,]* bytes long/, "N bytes long")])).to.deep.equal([
             [101, "the line is N bytes long, over the bound of 65,536 bytes a line"],
-            [202, `the line holds a NUL byte (at byte ${Buffer.from(nul).indexOf(0) + 1}): a binary file or a damaged log`],
+            [
+                202,
+                `the line holds a NUL byte (at byte ${Buffer.from(nul).indexOf(0) + 1}): a binary file or a damaged log (a log compressed other than with gzip, which is read as it is, must be decompressed first: zstd -dc, xz -dc, bzip2 -dc)`,
+            ],
             [203, "neither a text access log line (starting '[<start time>]') nor a JSON one (starting '{')"],
         ]);
         expect(r.bad[0]!.text.length).to.be.at.most(200);

@@ -25,6 +25,7 @@ const decision = (over: Partial<Decision>): Decision => ({
     descriptors: [],
     response: { status: "upstream", headers: {}, body: "" },
     notes: [],
+    approximations: [],
     ...over,
 });
 
