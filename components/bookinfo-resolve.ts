@@ -39,9 +39,7 @@ function givenFields(a: BookinfoArgs): Partial<Record<keyof typeof PLAIN_FIELDS,
 }
 
 /** The arguments with every default filled in, not yet checked. */
-function withDefaults(
-    a: BookinfoArgs,
-): BookinfoSettings & {
+function withDefaults(a: BookinfoArgs): BookinfoSettings & {
     gatewaySelector: Record<string, string>;
     localStatsApp: string;
     awaitRollout: boolean;
