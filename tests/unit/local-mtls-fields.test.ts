@@ -48,7 +48,7 @@ describe("LocalRateLimit's and MeshMutualTls's fields: one declaration each", ()
         const all = [...LOCAL_ARG_INTERFACES, ...MTLS_ARG_INTERFACES].flatMap((i) =>
             Object.entries(i.fields).flatMap(([k, d]) => ("rule" in d ? [[`${i.name}.${k}`, d] as [string, FieldDecl<unknown>]] : [])),
         );
-        expect(all.filter(([, d]) => d.default !== undefined)).to.have.length(12);
+        expect(all.filter(([, d]) => d.default !== undefined)).to.have.length(13);
         for (const [path, d] of all) if (d.default !== undefined) expect(givenProblems(d, path, d.default), path).to.deep.equal([]);
         expect(givenProblems(LOCAL_BUCKET_FIELDS.fillInterval, "fillInterval", "1m")[0]!.fix).to.equal('set fillInterval to "60s"');
         expect(givenProblems(MTLS_FIELDS.selector, "selector", {})[0]!.problem).to.equal("must name at least one pod label");
