@@ -15,6 +15,7 @@ import { accessLogSettings } from "../gateway-model/access-log-settings";
 import { K8sObject } from "../lib/k8s-object";
 import { ApproximationCount, ApproximationTally } from "./approximations";
 import { CLAIM_NOT_LOGGED, UNVERIFIED_TOKEN } from "./identity-claims";
+import { bearerToken, checkToken, JwtCheck, jwtChecksOf, redactedHeaders } from "./jwt-verify";
 
 /** A request to explain; without `timeMs`, every request of one call arrives at the same instant. */
 export type ExplainRequest = Omit<ProveRequest, "timeMs"> & { timeMs?: number };
@@ -39,15 +40,32 @@ export function nothingModelledOf(sim: Simulator): string | undefined {
     return "the program renders no rate-limit filter on a gateway and no local bucket on a workload: no limit of it was modelled, so every request is allowed here. Does it create a GlobalRateLimit, PlatformRateLimit, LocalRateLimit or MeshRateLimit, and do they render (a component's error inside an output fails the command)?";
 }
 
-/** A request explain cannot know the token of: it carries an Authorization header and no --claim. */
-function withTokenKnowledge(r: ExplainRequest): ExplainRequest {
+/**
+ * What the gateway's JWT filter makes of a request's `Authorization` header when no `--claim` says
+ * it: a bearer token verified against the program's RequestAuthentications (prove/jwt-verify.ts)
+ * gives its claims or a 401; one that cannot be checked here is marked unknown on the identity rules.
+ */
+function withTokenKnowledge(r: ExplainRequest, checks: readonly JwtCheck[], nowMs: number): ExplainRequest {
     if (r.claims || r.claimsUnknown !== undefined || r.headers?.authorization === undefined) return r;
-    return { ...r, claimsUnknown: UNVERIFIED_TOKEN };
+    const token = bearerToken(r.headers.authorization);
+    if (token === undefined || !checks.length) return { ...r, claimsUnknown: UNVERIFIED_TOKEN };
+    const t = checkToken(token, checks, nowMs);
+    if ("claims" in t) return { ...r, claims: t.claims };
+    if ("rejected" in t)
+        return { ...r, tokenRejected: { reason: t.rejected, ...(t.requestAuthentication ? { requestAuthentication: t.requestAuthentication } : {}) } };
+    return { ...r, claimsUnknown: t.unknown };
+}
+
+/** The decision as it is output: the request's bearer token never in it. */
+function redacted(d: Decision): Decision {
+    return d.request.headers?.authorization === undefined ? d : { ...d, request: { ...d.request, headers: redactedHeaders(d.request.headers) } };
 }
 
 export interface ExplainOptions extends RenderProgramOptions {
     /** When the requests without their own time arrive (ms since the epoch). Defaults to now. */
     nowMs?: number;
+    /** The keys (a JWKS's `keys`) a bearer token of an issuer without inline keys is verified with (`--jwks`). */
+    jwks?: JsonWebKey[];
 }
 
 /**
@@ -58,7 +76,11 @@ export async function explainProgram(dir: string, requests: ExplainRequest[], op
     const program = await renderProgram(dir, opts);
     const sim = new Simulator(program.objects);
     const now = opts.nowMs ?? Date.now();
-    const decisions = requests.map((r) => sim.decide({ ...withTokenKnowledge(r), timeMs: r.timeMs ?? now }));
+    const checks = jwtChecksOf(program.objects, opts.jwks);
+    const decisions = requests.map((r) => {
+        const timeMs = r.timeMs ?? now;
+        return redacted(sim.decide({ ...withTokenKnowledge(r, checks, timeMs), timeMs }));
+    });
     const tally = new ApproximationTally();
     decisions.forEach((d, i) => tally.add(d.approximations, i + 1));
     const nothing = nothingModelledOf(sim);

@@ -63,11 +63,12 @@ export interface CountedDescriptor {
 export type RefusedBy =
     | { by: "pre-limit"; envoyFilter: string; descriptor?: Entry[] }
     | { by: "service"; rule: string; descriptor: Entry[]; limit: AppliedLimit; source?: LimitSource }
-    | { by: "local bucket"; envoyFilter: string };
+    | { by: "local bucket"; envoyFilter: string }
+    | { by: "token check"; reason: string; requestAuthentication?: string };
 
 export interface ProveResponse {
-    /** 429 when refused; `upstream` when the request reaches the workload (its status is the workload's). */
-    status: 429 | "upstream";
+    /** 429 when refused by a limit, 401 by the JWT filter; `upstream` when the request reaches the workload (its status is the workload's). */
+    status: 429 | 401 | "upstream";
     headers: Record<string, string>;
     body: string;
 }
@@ -95,6 +96,19 @@ function noGatewayNote(gateways: number, host: string | undefined): string {
     if (!gateways)
         return "the program holds no rate-limit filter on a gateway: no limit of this program applies (does it create a GlobalRateLimit or MeshRateLimit?)";
     return `no gateway of the program serves host ${host}: no limit of this program applies (--host names a host of the program's gateways)`;
+}
+
+/** A request whose token the gateway's JWT filter rejects: 401 with Envoy's reason as the body, before any rate limit. */
+function tokenRefusal(r: ProveRequest, t: NonNullable<ProveRequest["tokenRejected"]>): Decision {
+    return {
+        request: r,
+        allowed: false,
+        refusedBy: { by: "token check", ...t },
+        descriptors: [],
+        response: { status: 401, headers: {}, body: t.reason },
+        notes: ["refused by the gateway's JWT filter (Istio's RequestAuthentication) before any rate limit: nothing was counted"],
+        approximations: EXACT,
+    };
 }
 
 /** Request plans kept at most (a log's distinct request shapes beyond it are planned again). */
@@ -209,6 +223,7 @@ export class Simulator {
 
     /** One request through the model; state (counters, buckets) carries over to the next. */
     decide(r: ProveRequest): Decision {
+        if (r.tokenRejected) return tokenRefusal(r, r.tokenRejected);
         const p = this.plan(r);
         // Built field by field: object spread here costs more than the whole decision (replay makes millions).
         const out = (rest: Omit<Decision, "request" | "gateway" | "virtualHost" | "route" | "approximations">): Decision => {
