@@ -4,7 +4,7 @@
  * at import.
  */
 import { LineSink, LogInputError, readLogFile, splitText } from "./log-input";
-import { logReader, ReadLog } from "./log-table";
+import { logReader, LogTable, ReadLog } from "./log-table";
 import { FormatReader, formatLogsClaims, formatReader } from "./log-format";
 import { headerReader } from "./read-fields";
 import { renderProgram, RenderProgramOptions } from "./program-runner";
@@ -158,13 +158,16 @@ async function replaySource(dir: string, source: LineSource, opts: ReplayOptions
     const changed: ChangedDecision[] = [];
     let changedCount = 0;
     let newRefusals = 0;
+    const requestAt = rowRequests(log.table, claimsUnknown);
     for (const i of log.table.order()) {
-        const r = log.table.at(i);
-        const request = requestOfLine(r, claimsUnknown);
-        const verdicts = sims.map((sim) => verdictOf(sim.decide(request)));
-        verdicts.forEach((v, k) => tallies[k]!.add(v, r.line));
-        if (verdicts.length < 2) continue;
-        const c = changedDecision(r, verdicts[0]!, verdicts[1]!);
+        const request = requestAt(i);
+        const line = log.table.lineOf(i);
+        const v0 = verdictOf(sims[0]!.decide(request));
+        tallies[0]!.add(v0, line);
+        if (sims.length < 2) continue;
+        const v1 = verdictOf(sims[1]!.decide(request));
+        tallies[1]!.add(v1, line);
+        const c = changedDecision(log.table.at(i), v0, v1);
         if (!c) continue;
         changedCount++;
         if (c.before === "allowed") newRefusals++;
@@ -174,6 +177,35 @@ async function replaySource(dir: string, source: LineSource, opts: ReplayOptions
     withLineTexts(source, [result!, ...(compared ? [compared] : [])]);
     if (!compared) return result!;
     return { ...result!, compared, changed: changed.sort((x, y) => x.line - y.line), changedCount, newRefusals };
+}
+
+/** Request templates kept at most (a log's distinct shapes beyond it are built again). */
+const TEMPLATES_KEPT = 200_000;
+
+/**
+ * The request the model replays for a row of the table: its shape's fields built once per shape
+ * (requestOfLine), its time, client and shape id set per row, field by field.
+ */
+function rowRequests(table: LogTable, claimsUnknown: string | undefined): (i: number) => ProveRequest {
+    const templates = new Map<number, ProveRequest>();
+    return (i) => {
+        const shape = table.shapeOf(i);
+        let t = templates.get(shape);
+        if (!t) {
+            if (templates.size >= TEMPLATES_KEPT) templates.clear();
+            const { clientAddress: _, ...rest } = requestOfLine(table.at(i), claimsUnknown);
+            templates.set(shape, (t = rest));
+        }
+        const r: ProveRequest = { method: t.method, path: t.path, timeMs: table.timeOf(i), shape };
+        if (t.host !== undefined) r.host = t.host;
+        const client = table.clientOf(i);
+        if (client !== undefined) r.clientAddress = client;
+        if (t.headers !== undefined) r.headers = t.headers;
+        if (t.upstream !== undefined) r.upstream = t.upstream;
+        if (t.claims !== undefined) r.claims = t.claims;
+        if (t.claimsUnknown !== undefined) r.claimsUnknown = t.claimsUnknown;
+        return r;
+    };
 }
 
 /** A replay's result with the program's "nothing modelled" said. */

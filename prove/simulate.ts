@@ -138,6 +138,8 @@ export class Simulator {
     private readonly states = new Map<string, GatewayState>();
     private readonly pods = new Map<LocalBucket, TokenBucketModel>();
     private readonly plans = new Map<string, RequestPlan>();
+    /** The shared plans of replayed request shapes (ProveRequest's `shape`). */
+    private readonly shapePlans = new Map<number, RequestPlan>();
     private readonly bucketsByUpstream = new Map<string, LocalBucket[]>();
     /** The issuers the program's gateways verify tokens of (its RequestAuthentications). */
     readonly issuers: string[];
@@ -178,7 +180,16 @@ export class Simulator {
      */
     private plan(r: ProveRequest): RequestPlan {
         if (!this.shareable || r.clientAddress === undefined || r.clientAddress === STAND_IN_CLIENT || !sharesPlan(r.clientAddress)) return this.planOf(r);
-        return withClient(this.planOf({ ...r, clientAddress: STAND_IN_CLIENT }), r.clientAddress);
+        // A replayed request's shape names its shared plan without building the key of its fields.
+        let shared = r.shape !== undefined ? this.shapePlans.get(r.shape) : undefined;
+        if (!shared) {
+            shared = this.planOf({ ...r, clientAddress: STAND_IN_CLIENT });
+            if (r.shape !== undefined) {
+                if (this.shapePlans.size >= PLAN_CACHE_SIZE) this.shapePlans.clear();
+                this.shapePlans.set(r.shape, shared);
+            }
+        }
+        return withClient(shared, r.clientAddress);
     }
 
     /** The plan of one request shape (client included), kept for the next request of that shape. */
