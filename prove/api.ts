@@ -18,7 +18,8 @@ import { CLAIM_NOT_LOGGED, UNVERIFIED_TOKEN } from "./identity-claims";
 import { bearerToken, checkToken, JwtCheck, jwtChecksOf, redactedHeaders } from "./jwt-verify";
 
 /** A request to explain; without `timeMs`, every request of one call arrives at the same instant. */
-export type ExplainRequest = Omit<ProveRequest, "timeMs"> & { timeMs?: number };
+/** `shape` is replay's own (requests of one shape share a plan): an explained request is planned by its fields. */
+export type ExplainRequest = Omit<ProveRequest, "timeMs" | "shape"> & { timeMs?: number };
 
 export interface ProgramExplanation {
     /** The program's entry file. */
