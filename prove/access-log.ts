@@ -87,33 +87,45 @@ export function timeOf(s: string): number {
     return lastSecondMs + (m[1] ? Number(m[1].slice(0, 3).padEnd(3, "0")) : 0);
 }
 
-/** The fields of a line after its `[time]`: quoted fields as one (quotes dropped), others split on spaces. */
-function tokens(rest: string): string[] {
-    const out: string[] = [];
-    const n = rest.length;
-    let i = 0;
+/** Where each field of a text line starts and ends (reused: a line's reading makes no array of its own). */
+const STARTS = new Int32Array(32);
+const ENDS = new Int32Array(32);
+
+/**
+ * The fields of a line after its `[time]` at `from`: quoted fields as one (quotes dropped), others
+ * split on spaces; their offsets go to STARTS and ENDS (the first 32), and their number is returned.
+ */
+function fieldSpans(text: string, from: number): number {
+    const n = text.length;
+    let count = 0;
+    let i = from;
     while (i < n) {
-        const c = rest.charCodeAt(i);
+        const c = text.charCodeAt(i);
         if (c === 32 || c === 9) {
             i++;
             continue;
         }
+        let start = i;
+        let end: number;
         if (c === 34) {
-            const close = rest.indexOf('"', i + 1);
-            if (close < 0) {
-                out.push(rest.slice(i));
-                break;
-            }
-            out.push(rest.slice(i + 1, close));
-            i = close + 1;
-            continue;
+            // An unclosed quote: the rest of the line is the last field, its quote kept.
+            const close = text.indexOf('"', i + 1);
+            if (close >= 0) start = i + 1;
+            end = close < 0 ? n : close;
+            i = close < 0 ? n : close + 1;
+        } else {
+            let j = i;
+            while (j < n && text.charCodeAt(j) !== 32 && text.charCodeAt(j) !== 9) j++;
+            end = j;
+            i = j;
         }
-        let j = i;
-        while (j < n && rest.charCodeAt(j) !== 32 && rest.charCodeAt(j) !== 9) j++;
-        out.push(rest.slice(i, j));
-        i = j;
+        if (count < 32) {
+            STARTS[count] = start;
+            ENDS[count] = end;
+        }
+        count++;
     }
-    return out;
+    return count;
 }
 
 /** Checks the fields every format shares; a reason when one is wrong. */
@@ -124,23 +136,31 @@ function problemOf(r: { timeMs: number; method: string; path: string }, time: st
     return undefined;
 }
 
-/** One line of Istio's or Envoy's default text format. */
+/** One line of Istio's or Envoy's default text format; only the fields the model reads are cut from it. */
 function textLine(text: string, line: number): LogRequest | BadLine {
     const bad = (reason: string): BadLine => ({ line, reason, text: text.slice(0, 200) });
     const close = text.indexOf("]");
     if (close < 0) return bad("no closing ']' after the start time");
     const time = text.slice(1, close);
-    const t = tokens(text.slice(close + 1));
-    const istio = t.length === 21;
-    if (!istio && t.length !== 12)
+    const count = fieldSpans(text, close + 1);
+    const istio = count === 21;
+    if (!istio && count !== 12)
         return bad(
-            `${t.length} fields after the start time: Istio's default format has 21, Envoy's 12 (a custom accessLogFormat is not read; use the JSON encoding)`,
+            `${count} fields after the start time: Istio's default format has 21, Envoy's 12 (a custom accessLogFormat is not read; use the JSON encoding)`,
         );
-    const request = t[0]!.split(" ");
-    if (request.length !== 3) return bad(`the request field "${t[0]}" is not "<method> <path> <protocol>"`);
-    const [method, path] = request as [string, string];
-    const status = Number(t[1]);
-    const at = (inIstio: number, inEnvoy: number) => dash(t[istio ? inIstio : inEnvoy]);
+    const field = (k: number) => text.slice(STARTS[k], ENDS[k]);
+    // The request field, "<method> <path> <protocol>": two single spaces, no third.
+    const s0 = STARTS[0]!;
+    const e0 = ENDS[0]!;
+    const sp1 = text.indexOf(" ", s0);
+    const sp2 = sp1 < 0 || sp1 >= e0 ? -1 : text.indexOf(" ", sp1 + 1);
+    const sp3 = sp2 < 0 || sp2 >= e0 ? -1 : text.indexOf(" ", sp2 + 1);
+    if (sp1 < 0 || sp1 >= e0 || sp2 < 0 || sp2 >= e0 || (sp3 >= 0 && sp3 < e0))
+        return bad(`the request field "${field(0)}" is not "<method> <path> <protocol>"`);
+    const method = text.slice(s0, sp1);
+    const path = text.slice(sp1 + 1, sp2);
+    const status = Number(field(1));
+    const at = (inIstio: number, inEnvoy: number) => dash(field(istio ? inIstio : inEnvoy));
     // Built field by field: a spread costs more than the rest of the line's reading.
     const r: LogRequest = { line, timeMs: timeOf(time), method, path };
     if (Number.isInteger(status)) r.loggedStatus = status;
@@ -149,9 +169,9 @@ function textLine(text: string, line: number): LogRequest | BadLine {
     if (host) r.host = host;
     if (xff) r.xForwardedFor = xff;
     if (istio) {
-        const client = addressOf(t[18]);
+        const client = addressOf(field(18));
         if (client) r.clientAddress = client;
-        const upstream = dash(t[15]);
+        const upstream = dash(field(15));
         if (upstream) r.upstream = upstream;
     }
     const problem = problemOf(r, time);

@@ -4,7 +4,7 @@
  * at import.
  */
 import { LineSink, LogInputError, readLogFile, splitText } from "./log-input";
-import { logReader, ReadLog } from "./log-table";
+import { logReader, LogTable, ReadLog } from "./log-table";
 import { FormatReader, formatLogsClaims, formatReader } from "./log-format";
 import { headerReader } from "./read-fields";
 import { renderProgram, RenderProgramOptions } from "./program-runner";
@@ -15,9 +15,11 @@ import { accessLogSettings } from "../gateway-model/access-log-settings";
 import { K8sObject } from "../lib/k8s-object";
 import { ApproximationCount, ApproximationTally } from "./approximations";
 import { CLAIM_NOT_LOGGED, UNVERIFIED_TOKEN } from "./identity-claims";
+import { bearerToken, checkToken, JwtCheck, jwtChecksOf, redactedHeaders } from "./jwt-verify";
 
 /** A request to explain; without `timeMs`, every request of one call arrives at the same instant. */
-export type ExplainRequest = Omit<ProveRequest, "timeMs"> & { timeMs?: number };
+/** `shape` is replay's own (requests of one shape share a plan): an explained request is planned by its fields. */
+export type ExplainRequest = Omit<ProveRequest, "timeMs" | "shape"> & { timeMs?: number };
 
 export interface ProgramExplanation {
     /** The program's entry file. */
@@ -39,15 +41,32 @@ export function nothingModelledOf(sim: Simulator): string | undefined {
     return "the program renders no rate-limit filter on a gateway and no local bucket on a workload: no limit of it was modelled, so every request is allowed here. Does it create a GlobalRateLimit, PlatformRateLimit, LocalRateLimit or MeshRateLimit, and do they render (a component's error inside an output fails the command)?";
 }
 
-/** A request explain cannot know the token of: it carries an Authorization header and no --claim. */
-function withTokenKnowledge(r: ExplainRequest): ExplainRequest {
+/**
+ * What the gateway's JWT filter makes of a request's `Authorization` header when no `--claim` says
+ * it: a bearer token verified against the program's RequestAuthentications (prove/jwt-verify.ts)
+ * gives its claims or a 401; one that cannot be checked here is marked unknown on the identity rules.
+ */
+function withTokenKnowledge(r: ExplainRequest, checks: readonly JwtCheck[], nowMs: number): ExplainRequest {
     if (r.claims || r.claimsUnknown !== undefined || r.headers?.authorization === undefined) return r;
-    return { ...r, claimsUnknown: UNVERIFIED_TOKEN };
+    const token = bearerToken(r.headers.authorization);
+    if (token === undefined || !checks.length) return { ...r, claimsUnknown: UNVERIFIED_TOKEN };
+    const t = checkToken(token, checks, nowMs);
+    if ("claims" in t) return { ...r, claims: t.claims };
+    if ("rejected" in t)
+        return { ...r, tokenRejected: { reason: t.rejected, ...(t.requestAuthentication ? { requestAuthentication: t.requestAuthentication } : {}) } };
+    return { ...r, claimsUnknown: t.unknown };
+}
+
+/** The decision as it is output: the request's bearer token never in it. */
+function redacted(d: Decision): Decision {
+    return d.request.headers?.authorization === undefined ? d : { ...d, request: { ...d.request, headers: redactedHeaders(d.request.headers) } };
 }
 
 export interface ExplainOptions extends RenderProgramOptions {
     /** When the requests without their own time arrive (ms since the epoch). Defaults to now. */
     nowMs?: number;
+    /** The keys (a JWKS's `keys`) a bearer token of an issuer without inline keys is verified with (`--jwks`). */
+    jwks?: JsonWebKey[];
 }
 
 /**
@@ -58,7 +77,11 @@ export async function explainProgram(dir: string, requests: ExplainRequest[], op
     const program = await renderProgram(dir, opts);
     const sim = new Simulator(program.objects);
     const now = opts.nowMs ?? Date.now();
-    const decisions = requests.map((r) => sim.decide({ ...withTokenKnowledge(r), timeMs: r.timeMs ?? now }));
+    const checks = jwtChecksOf(program.objects, opts.jwks);
+    const decisions = requests.map((r) => {
+        const timeMs = r.timeMs ?? now;
+        return redacted(sim.decide({ ...withTokenKnowledge(r, checks, timeMs), timeMs }));
+    });
     const tally = new ApproximationTally();
     decisions.forEach((d, i) => tally.add(d.approximations, i + 1));
     const nothing = nothingModelledOf(sim);
@@ -136,13 +159,16 @@ async function replaySource(dir: string, source: LineSource, opts: ReplayOptions
     const changed: ChangedDecision[] = [];
     let changedCount = 0;
     let newRefusals = 0;
+    const requestAt = rowRequests(log.table, claimsUnknown);
     for (const i of log.table.order()) {
-        const r = log.table.at(i);
-        const request = requestOfLine(r, claimsUnknown);
-        const verdicts = sims.map((sim) => verdictOf(sim.decide(request)));
-        verdicts.forEach((v, k) => tallies[k]!.add(v, r.line));
-        if (verdicts.length < 2) continue;
-        const c = changedDecision(r, verdicts[0]!, verdicts[1]!);
+        const request = requestAt(i);
+        const line = log.table.lineOf(i);
+        const v0 = verdictOf(sims[0]!.decide(request));
+        tallies[0]!.add(v0, line);
+        if (sims.length < 2) continue;
+        const v1 = verdictOf(sims[1]!.decide(request));
+        tallies[1]!.add(v1, line);
+        const c = changedDecision(log.table.at(i), v0, v1);
         if (!c) continue;
         changedCount++;
         if (c.before === "allowed") newRefusals++;
@@ -152,6 +178,35 @@ async function replaySource(dir: string, source: LineSource, opts: ReplayOptions
     withLineTexts(source, [result!, ...(compared ? [compared] : [])]);
     if (!compared) return result!;
     return { ...result!, compared, changed: changed.sort((x, y) => x.line - y.line), changedCount, newRefusals };
+}
+
+/** Request templates kept at most (a log's distinct shapes beyond it are built again). */
+const TEMPLATES_KEPT = 200_000;
+
+/**
+ * The request the model replays for a row of the table: its shape's fields built once per shape
+ * (requestOfLine), its time, client and shape id set per row, field by field.
+ */
+function rowRequests(table: LogTable, claimsUnknown: string | undefined): (i: number) => ProveRequest {
+    const templates = new Map<number, ProveRequest>();
+    return (i) => {
+        const shape = table.shapeOf(i);
+        let t = templates.get(shape);
+        if (!t) {
+            if (templates.size >= TEMPLATES_KEPT) templates.clear();
+            const { clientAddress: _, ...rest } = requestOfLine(table.at(i), claimsUnknown);
+            templates.set(shape, (t = rest));
+        }
+        const r: ProveRequest = { method: t.method, path: t.path, timeMs: table.timeOf(i), shape };
+        if (t.host !== undefined) r.host = t.host;
+        const client = table.clientOf(i);
+        if (client !== undefined) r.clientAddress = client;
+        if (t.headers !== undefined) r.headers = t.headers;
+        if (t.upstream !== undefined) r.upstream = t.upstream;
+        if (t.claims !== undefined) r.claims = t.claims;
+        if (t.claimsUnknown !== undefined) r.claimsUnknown = t.claimsUnknown;
+        return r;
+    };
 }
 
 /** A replay's result with the program's "nothing modelled" said. */

@@ -72,7 +72,7 @@ package's version.
 
 ${EXIT_TABLE}`,
     explain: `usage: mesh-ratelimit explain --program <dir> [--method M] [--header k=v]... [--client-address ip]
-                              [--claim k=v]... [--host h] [--upstream svc.ns:port] [--stack name] [--set k=v]...
+                              [--claim k=v]... [--jwks file] [--host h] [--upstream svc.ns:port] [--stack name] [--set k=v]...
                               [--json] [--detail] [--refuse-approximate] <path>...
 
 For each request path, in order: the decision (allowed, or refused and by what: the gateway's
@@ -90,14 +90,22 @@ client, then another client's POST, then a GET); written after the last path, to
 
   --method <M>          the requests' HTTP method. Defaults to GET.
   --header <k>=<v>      a request header (name in any case); may be repeated (a repeated name sends
-                        the header twice).
+                        the header twice; given again after a path, it replaces the earlier values).
   --client-address <ip> the client's address as the gateway trusts it (what per-client rules count).
                         Defaults to 192.0.2.1.
   --claim <k>=<v>       a claim of the request's token as the gateway verified it (what identity rules
                         count): --claim sub=alice; iss defaults to the program's one issuer, and
                         --claim iss=<other> sends another issuer's token. May be repeated. Without it
-                        the request has no verified token; an Authorization header without --claim
-                        is not verified by the model (said on each identity rule it meets).
+                        the request has no verified token.
+  --header authorization="Bearer <jwt>"  a token as the client sends it: verified as the gateway's
+                        JWT filter does for the program's RequestAuthentication (issuer, signature
+                        RS/PS/ES, exp and nbf against the request's time with 60 s of skew, audiences).
+                        Verified: its claims count (as --claim); invalid, expired, of another audience
+                        or of an issuer no RequestAuthentication names: 401 before any rate limit.
+                        Printed as Bearer <redacted>. Without keys for its issuer it is not verified
+                        (said on each identity rule it meets).
+  --jwks <file>         the issuer's JWKS document ({"keys": [...]}) to verify bearer tokens with;
+                        a RequestAuthentication with inline jwks needs none.
   --host <h>            the Host header: which gateway and virtual host serve the requests. Defaults
                         to the first host of the program's first gateway.
   --upstream <svc.ns:port>  the service the gateway routes the requests to: a LocalRateLimit on its
@@ -148,12 +156,12 @@ export interface Common {
 export type Command =
     | { command: "help"; topic: keyof typeof HELP }
     | { command: "version" }
-    | (Common & { command: "explain"; requests: ExplainRequest[]; detail: boolean })
+    | (Common & { command: "explain"; requests: ExplainRequest[]; detail: boolean; jwks?: string })
     | (Common & { command: "replay"; log: string; compare?: string; maxRefused?: number; maxNewRefusals?: number; logFormat?: string });
 
 /** Flags that take a value, per command. */
 const VALUE_FLAGS = {
-    explain: ["--program", "--stack", "--set", "--method", "--header", "--client-address", "--claim", "--host", "--upstream"],
+    explain: ["--program", "--stack", "--set", "--method", "--header", "--client-address", "--claim", "--jwks", "--host", "--upstream"],
     replay: ["--program", "--stack", "--set", "--compare", "--max-refused", "--max-new-refusals", "--log-format"],
 };
 
@@ -218,8 +226,12 @@ function common(values: Map<string, string[]>, json: boolean, refuseApproximate:
     return { program, ...(stack ? { stack } : {}), config, json, refuseApproximate };
 }
 
-/** One request flag read into the request the following paths take. */
-function applyRequestFlag(r: Omit<ExplainRequest, "path">, flag: string, v: string): void {
+/**
+ * One request flag read into the request the following paths take. `fresh`: the headers given
+ * since the last path; a header given again before the next path is sent twice, one given again
+ * after a path replaces its earlier values (a sequence can switch a client's token).
+ */
+function applyRequestFlag(r: Omit<ExplainRequest, "path">, flag: string, v: string, fresh: Set<string>): void {
     if (flag === "--method") {
         if (!METHOD_TOKEN.test(v)) throw new UsageError(`--method takes an HTTP method such as POST, got '${v}'`);
         r.method = v;
@@ -229,7 +241,9 @@ function applyRequestFlag(r: Omit<ExplainRequest, "path">, flag: string, v: stri
     } else if (flag === "--header") {
         const [k, value] = keyValue("--header", v);
         const headers = { ...(r.headers ?? {}) } as Record<string, string[]>;
-        headers[k.toLowerCase()] = [...((headers[k.toLowerCase()] as string[] | undefined) ?? []), value];
+        const name = k.toLowerCase();
+        headers[name] = [...((fresh.has(name) ? headers[name] : undefined) ?? []), value];
+        fresh.add(name);
         r.headers = headers;
     } else if (flag === "--host") r.host = v;
     else if (flag === "--upstream") r.upstream = v;
@@ -250,12 +264,17 @@ function explainRequests(f: Flags): ExplainRequest[] {
     const lastPath = f.sequence.map((x) => "positional" in x).lastIndexOf(true);
     const trailing = f.sequence.slice(lastPath + 1);
     const current: Omit<ExplainRequest, "path"> = {};
-    for (const x of trailing) if ("flag" in x) applyRequestFlag(current, x.flag, x.value);
+    const trailingHeaders = new Set<string>();
+    for (const x of trailing) if ("flag" in x) applyRequestFlag(current, x.flag, x.value, trailingHeaders);
     const out: ExplainRequest[] = [];
     const running: Omit<ExplainRequest, "path"> = {};
+    const fresh = new Set<string>();
     for (const x of f.sequence.slice(0, lastPath + 1)) {
-        if ("flag" in x) applyRequestFlag(running, x.flag, x.value);
-        else out.push({ path: x.positional, ...running, ...current });
+        if ("flag" in x) applyRequestFlag(running, x.flag, x.value, fresh);
+        else {
+            out.push({ path: x.positional, ...running, ...current });
+            fresh.clear();
+        }
     }
     return out;
 }
@@ -269,7 +288,10 @@ export function parseCommand(argv: string[]): Command {
     const f = readFlags(command, rest);
     if (f.help) return { command: "help", topic: command };
     const base = common(f.values, f.json, f.refuseApproximate);
-    if (command === "explain") return { ...base, command, requests: explainRequests(f), detail: f.detail };
+    if (command === "explain") {
+        const jwks = f.values.get("--jwks")?.at(-1);
+        return { ...base, command, requests: explainRequests(f), detail: f.detail, ...(jwks ? { jwks } : {}) };
+    }
     if (f.positional.length !== 1) throw new UsageError(`replay takes one access log file, got ${f.positional.length} (${f.positional.join(" ") || "none"})`);
     const maxRefused = gateValue(f, "--max-refused", /^\d+(\.\d+)?%?$/, "a percentage from 0 to 100, such as 2.5 or 2.5%");
     if (maxRefused !== undefined && maxRefused > 100) throw new UsageError(`--max-refused takes a percentage from 0 to 100, got '${maxRefused}'`);

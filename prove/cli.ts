@@ -13,6 +13,7 @@ import { openLog } from "./log-source";
 import { ApproximationCount, approximationText } from "./approximations";
 import { parseCommand, UsageError, HELP, EXIT, Command } from "./cli-args";
 import { formatExplanation, formatReplay } from "./format";
+import { jwksKeys } from "./jwt-verify";
 
 /** The package's version, from its package.json (two folders up when built into dist/, one up from source). */
 function version(): string {
@@ -102,9 +103,26 @@ async function main(argv: string[], ownStack?: OwnStackExplain): Promise<number>
     }
     const render = { ...(c.stack ? { stack: c.stack } : {}), config: c.config };
     if (c.command === "replay") return replay(c, render);
-    const x = await explainProgram(c.program, c.requests, render);
+    const x = await explainProgram(c.program, c.requests, { ...render, ...(c.jwks ? { jwks: readJwks(c.jwks) } : {}) });
     const { status, failures } = answerStatus(c, x);
     return answer(c, () => formatExplanation(x, c.detail), x, status, failures);
+}
+
+/** The keys of `--jwks`'s file; one that cannot be read is a usage error saying why. */
+function readJwks(file: string): JsonWebKey[] {
+    let text: string;
+    try {
+        text = fs.readFileSync(file, "utf8");
+    } catch (e) {
+        throw new UsageError(
+            `--jwks ${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): give the path of a JWKS JSON file`,
+        );
+    }
+    try {
+        return jwksKeys(text, `--jwks ${file}`);
+    } catch (e) {
+        throw new UsageError((e as Error).message);
+    }
 }
 
 /** The status and the message of an error. */

@@ -29,7 +29,13 @@ export interface CounterHit {
 const KEEP_AFTER_END_SECONDS = 300;
 
 export class FixedWindowCounters {
-    private readonly counts = new Map<string, { count: number; end: number }>();
+    /**
+     * The counts per window start, each window's counters keyed by their bucket (the key before its
+     * window start is filled in) and holding a bare number: a million clients' counters are a
+     * million map entries, not a million objects and key strings more. `end`: the latest end of a
+     * limit counted in the window (a bucket has one limit, so one unit).
+     */
+    private readonly windows = new Map<number, { end: number; counts: Map<string, number> }>();
     private hits = 0;
 
     /**
@@ -42,21 +48,25 @@ export class FixedWindowCounters {
         if (!unitSeconds) throw new Error(`unit '${unit}' has no fixed window in this model`);
         const now = Math.floor(nowMs / 1000);
         const windowStart = fixedWindowStart(unitSeconds, nowMs);
-        const key = bucket.replace("{window}", String(windowStart));
-        const c = this.counts.get(key) ?? { count: 0, end: windowStart + unitSeconds };
-        c.count += addend;
-        this.counts.set(key, c);
+        const end = windowStart + unitSeconds;
+        let w = this.windows.get(windowStart);
+        if (!w) this.windows.set(windowStart, (w = { end, counts: new Map() }));
+        else if (w.end < end) w.end = end;
+        const count = (w.counts.get(bucket) ?? 0) + addend;
+        w.counts.set(bucket, count);
         if (++this.hits % 100_000 === 0) this.prune(now);
-        const over = c.count > requests;
-        return { key, count: c.count, over, remaining: over ? 0 : requests - c.count, resetSeconds: c.end - now, windowStart };
-    }
-
-    /** The count of a counter key (window start filled in); 0 when it has none. */
-    count(key: string): number {
-        return this.counts.get(key)?.count ?? 0;
+        const over = count > requests;
+        return {
+            key: bucket.replace("{window}", String(windowStart)),
+            count,
+            over,
+            remaining: over ? 0 : requests - count,
+            resetSeconds: end - now,
+            windowStart,
+        };
     }
 
     private prune(now: number): void {
-        for (const [k, v] of this.counts) if (v.end + KEEP_AFTER_END_SECONDS < now) this.counts.delete(k);
+        for (const [start, w] of this.windows) if (w.end + KEEP_AFTER_END_SECONDS < now) this.windows.delete(start);
     }
 }

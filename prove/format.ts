@@ -21,6 +21,8 @@ const SPELLING: Record<string, string> = {
 function refusal(d: Decision): string {
     const b = d.refusedBy!;
     if (b.by === "pre-limit") return `REFUSED by the gateway's pre-limit (EnvoyFilter ${b.envoyFilter})`;
+    if (b.by === "token check")
+        return `REFUSED by the gateway's JWT filter: 401 ${b.reason}${b.requestAuthentication ? ` (RequestAuthentication ${b.requestAuthentication})` : ""}`;
     if (b.by === "local bucket") return `REFUSED by the local bucket of the workload (EnvoyFilter ${b.envoyFilter})`;
     const whose = b.source ? `, the ${b.source === "team" ? "team's own limits" : `${b.source} limits`}` : "";
     return `REFUSED by rule ${b.rule} at the rate-limit service (${b.limit.requests} per ${b.limit.unit}${whose})`;

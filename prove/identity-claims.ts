@@ -43,7 +43,7 @@ export function identityApproximations(
 
 /** Why explain cannot know a request's token: it carries one, and no verified claims were given. */
 export const UNVERIFIED_TOKEN =
-    "the request carries an Authorization header, which the model does not verify: it is counted as a request without a verified token. Give the claims the gateway would verify with --claim (e.g. --claim sub=alice)";
+    'the request carries an Authorization header that is not a bearer token the model can check against the program\'s RequestAuthentication: it is counted as a request without a verified token. Send the token as --header authorization="Bearer <jwt>" (with --jwks FILE), or give the claims the gateway would verify with --claim (e.g. --claim sub=alice)';
 
 /** Why replay cannot know a request's token: the log does not record the verified claim. */
 export const CLAIM_NOT_LOGGED =

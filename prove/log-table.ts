@@ -115,6 +115,24 @@ export class LogTable {
         return out;
     }
 
+    /** The id of row `i`'s shape: rows of one id differ only in their time, line and client. */
+    shapeOf(i: number): number {
+        return this.shape[i]!;
+    }
+
+    lineOf(i: number): number {
+        return this.lineNo[i]!;
+    }
+
+    timeOf(i: number): number {
+        return this.time[i]!;
+    }
+
+    /** Row `i`'s client address; undefined when the line had none. */
+    clientOf(i: number): string | undefined {
+        return this.clientKind[i] === 1 ? unpackIpv4(this.client[i]!) : this.strings.values[this.client[i]!];
+    }
+
     /** The request at row `i`. */
     at(i: number): LogRequest {
         const parts = this.strings.values[this.shape[i]!]!.split(SEP);
@@ -122,7 +140,7 @@ export class LogTable {
         SHAPE.forEach((f, k) => {
             if (k > 1 && parts[k]) r[f as "host"] = parts[k];
         });
-        const client = this.clientKind[i] === 1 ? unpackIpv4(this.client[i]!) : this.strings.values[this.client[i]!];
+        const client = this.clientOf(i);
         if (client !== undefined) r.clientAddress = client;
         if (parts[5]) r.headers = JSON.parse(parts[5]);
         if (parts[6]) r.claims = JSON.parse(parts[6]);

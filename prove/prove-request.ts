@@ -23,4 +23,11 @@ export interface ProveRequest {
     claims?: Record<string, string>;
     /** The request's token is not known (a log that records no verified claim, a token explain cannot verify): identity rules count it as unknown. */
     claimsUnknown?: string;
+    /**
+     * Replay's id of the request's shape (prove/log-table.ts): requests of one id differ only in
+     * their time and client, so a Simulator plans them once. Absent: planned by their fields.
+     */
+    shape?: number;
+    /** The request's token failed the gateway's JWT filter (prove/jwt-verify.ts): answered 401 before any rate limit. */
+    tokenRejected?: { reason: string; requestAuthentication?: string };
 }

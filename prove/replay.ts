@@ -83,6 +83,7 @@ function refuserOf(d: Decision): string | undefined {
     const b = d.refusedBy;
     if (!b) return undefined;
     if (b.by === "service") return b.rule;
+    if (b.by === "token check") return `token check ${b.requestAuthentication ?? ""}`.trim();
     return `${b.by} ${b.envoyFilter}`;
 }
 

@@ -63,11 +63,12 @@ export interface CountedDescriptor {
 export type RefusedBy =
     | { by: "pre-limit"; envoyFilter: string; descriptor?: Entry[] }
     | { by: "service"; rule: string; descriptor: Entry[]; limit: AppliedLimit; source?: LimitSource }
-    | { by: "local bucket"; envoyFilter: string };
+    | { by: "local bucket"; envoyFilter: string }
+    | { by: "token check"; reason: string; requestAuthentication?: string };
 
 export interface ProveResponse {
-    /** 429 when refused; `upstream` when the request reaches the workload (its status is the workload's). */
-    status: 429 | "upstream";
+    /** 429 when refused by a limit, 401 by the JWT filter; `upstream` when the request reaches the workload (its status is the workload's). */
+    status: 429 | 401 | "upstream";
     headers: Record<string, string>;
     body: string;
 }
@@ -97,6 +98,19 @@ function noGatewayNote(gateways: number, host: string | undefined): string {
     return `no gateway of the program serves host ${host}: no limit of this program applies (--host names a host of the program's gateways)`;
 }
 
+/** A request whose token the gateway's JWT filter rejects: 401 with Envoy's reason as the body, before any rate limit. */
+function tokenRefusal(r: ProveRequest, t: NonNullable<ProveRequest["tokenRejected"]>): Decision {
+    return {
+        request: r,
+        allowed: false,
+        refusedBy: { by: "token check", ...t },
+        descriptors: [],
+        response: { status: 401, headers: {}, body: t.reason },
+        notes: ["refused by the gateway's JWT filter (Istio's RequestAuthentication) before any rate limit: nothing was counted"],
+        approximations: EXACT,
+    };
+}
+
 /** Request plans kept at most (a log's distinct request shapes beyond it are planned again). */
 const PLAN_CACHE_SIZE = 200_000;
 
@@ -124,6 +138,8 @@ export class Simulator {
     private readonly states = new Map<string, GatewayState>();
     private readonly pods = new Map<LocalBucket, TokenBucketModel>();
     private readonly plans = new Map<string, RequestPlan>();
+    /** The shared plans of replayed request shapes (ProveRequest's `shape`). */
+    private readonly shapePlans = new Map<number, RequestPlan>();
     private readonly bucketsByUpstream = new Map<string, LocalBucket[]>();
     /** The issuers the program's gateways verify tokens of (its RequestAuthentications). */
     readonly issuers: string[];
@@ -164,7 +180,16 @@ export class Simulator {
      */
     private plan(r: ProveRequest): RequestPlan {
         if (!this.shareable || r.clientAddress === undefined || r.clientAddress === STAND_IN_CLIENT || !sharesPlan(r.clientAddress)) return this.planOf(r);
-        return withClient(this.planOf({ ...r, clientAddress: STAND_IN_CLIENT }), r.clientAddress);
+        // A replayed request's shape names its shared plan without building the key of its fields.
+        let shared = r.shape !== undefined ? this.shapePlans.get(r.shape) : undefined;
+        if (!shared) {
+            shared = this.planOf({ ...r, clientAddress: STAND_IN_CLIENT });
+            if (r.shape !== undefined) {
+                if (this.shapePlans.size >= PLAN_CACHE_SIZE) this.shapePlans.clear();
+                this.shapePlans.set(r.shape, shared);
+            }
+        }
+        return withClient(shared, r.clientAddress);
     }
 
     /** The plan of one request shape (client included), kept for the next request of that shape. */
@@ -209,6 +234,7 @@ export class Simulator {
 
     /** One request through the model; state (counters, buckets) carries over to the next. */
     decide(r: ProveRequest): Decision {
+        if (r.tokenRejected) return tokenRefusal(r, r.tokenRejected);
         const p = this.plan(r);
         // Built field by field: object spread here costs more than the whole decision (replay makes millions).
         const out = (rest: Omit<Decision, "request" | "gateway" | "virtualHost" | "route" | "approximations">): Decision => {

@@ -215,6 +215,7 @@ describe("prove/cli-args: the command line", () => {
             "--header",
             "--client-address",
             "--claim",
+            "--jwks",
             "--host",
             "--upstream",
             "--refuse-approximate",

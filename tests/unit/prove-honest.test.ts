@@ -118,11 +118,14 @@ describe("explain and replay never answer silently (the compiled command)", func
     });
 
     it("a token explain cannot verify is named on the decision, and --refuse-approximate exits 6 (control: with --claim it is exact, exit 0)", () => {
-        const args = ["explain", "--program", IDENTITY, "--method", "POST", "--header", "authorization=Bearer abc", "--refuse-approximate"];
+        // A well-formed token of the program's issuer, with no JWKS to check it against (tests/unit/prove-jwt.test.ts verifies with one).
+        const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+        const token = `${b64({ alg: "RS256" })}.${b64({ iss: "https://auth.shop.example.com", sub: "alice" })}.c2ln`;
+        const args = ["explain", "--program", IDENTITY, "--method", "POST", "--header", `authorization=Bearer ${token}`, "--refuse-approximate"];
         const r = compiledCli([...args, "/orders"]);
         expect(r.code).to.equal(EXIT.approximate);
-        expect(r.stdout).to.include("not modelled: rule per-user: counts a verified token's claim, unknown here");
-        expect(r.stdout).to.include("header authorization: Bearer abc");
+        expect(r.stdout).to.include("not modelled: rule per-user: counts a verified token's claim, unknown here: no JWKS of issuer");
+        expect(r.stdout).to.include("header authorization: Bearer <redacted>").and.not.include(token);
         const withJson = json(compiledCli([...args, "--json", "/orders"]).stdout);
         expect(withJson.status).to.equal(EXIT.approximate);
         expect(withJson.approximations[0]).to.include({ rule: "per-user", requests: 1, first: 1 });
