@@ -326,7 +326,7 @@ describe("consumer: the packed package installed into a user's empty program (th
             [
                 "mesh-flat-argument",
                 "catchAllLimit = 5: is not an argument of MeshRateLimit",
-                "fix: remove catchAllLimit; the fields are variant, apiProfile, awaitRollout, paths, limits",
+                "fix: remove catchAllLimit; the fields are variant, apiProfile, meshMode, awaitRollout, paths, limits",
             ],
         ];
         for (const [mistake, names, fix] of cases)
