@@ -148,7 +148,7 @@ function textLine(text: string, line: number): LogRequest | BadLine {
         return bad(
             `${count} fields after the start time: Istio's default format has 21, Envoy's 12 (a custom accessLogFormat is not read; use the JSON encoding)`,
         );
-    const field = (k: number) => text.slice(STARTS[k], ENDS[k]);
+    const columnText = (k: number) => text.slice(STARTS[k], ENDS[k]);
     // The request field, "<method> <path> <protocol>": two single spaces, no third.
     const s0 = STARTS[0]!;
     const e0 = ENDS[0]!;
@@ -156,11 +156,11 @@ function textLine(text: string, line: number): LogRequest | BadLine {
     const sp2 = sp1 < 0 || sp1 >= e0 ? -1 : text.indexOf(" ", sp1 + 1);
     const sp3 = sp2 < 0 || sp2 >= e0 ? -1 : text.indexOf(" ", sp2 + 1);
     if (sp1 < 0 || sp1 >= e0 || sp2 < 0 || sp2 >= e0 || (sp3 >= 0 && sp3 < e0))
-        return bad(`the request field "${field(0)}" is not "<method> <path> <protocol>"`);
+        return bad(`the request field "${columnText(0)}" is not "<method> <path> <protocol>"`);
     const method = text.slice(s0, sp1);
     const path = text.slice(sp1 + 1, sp2);
-    const status = Number(field(1));
-    const at = (inIstio: number, inEnvoy: number) => dash(field(istio ? inIstio : inEnvoy));
+    const status = Number(columnText(1));
+    const at = (inIstio: number, inEnvoy: number) => dash(columnText(istio ? inIstio : inEnvoy));
     // Built field by field: a spread costs more than the rest of the line's reading.
     const r: LogRequest = { line, timeMs: timeOf(time), method, path };
     if (Number.isInteger(status)) r.loggedStatus = status;
@@ -169,9 +169,9 @@ function textLine(text: string, line: number): LogRequest | BadLine {
     if (host) r.host = host;
     if (xff) r.xForwardedFor = xff;
     if (istio) {
-        const client = addressOf(field(18));
+        const client = addressOf(columnText(18));
         if (client) r.clientAddress = client;
-        const upstream = dash(field(15));
+        const upstream = dash(columnText(15));
         if (upstream) r.upstream = upstream;
     }
     const problem = problemOf(r, time);
