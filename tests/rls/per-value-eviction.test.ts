@@ -389,7 +389,8 @@ describe("rls per-value eviction: a cost counter's spent budget survives a flood
             `      control (volatile-ttl): ${before.filled.written} new values, evicted ${before.filled.info.evicted_keys}; counter ${before.counter}; next ${JSON.stringify(before.next)}`,
         );
         expect(before.counter, "volatile-ttl: the cost counter is gone").to.equal(null);
-        expect(before.next.spender, "volatile-ttl: the 80 spent come back").to.equal(COST_LIMIT / 10);
+        // Forgotten, the client has at least a whole budget again (more when its new counter is evicted in turn).
+        expect(before.next.spender, "volatile-ttl: the 80 spent come back").to.be.at.least(COST_LIMIT / 10);
     });
 });
 

@@ -157,6 +157,7 @@ async function floodCase(l: Layout) {
             probes: probes.length,
             late: over(timeoutMs),
             lateBefore: l.before ? over(l.before) : 0,
+            lateControl: over(CONTROL_TIMEOUT_MS),
             rate: rep.decisionsPerSecond,
             p: [q(0.5), q(0.99), q(0.999), sorted.at(-1)],
         };
@@ -165,11 +166,19 @@ async function floodCase(l: Layout) {
     }
 }
 
+/**
+ * The negative control's timeout: far below what a call takes under the flood (its median was 7 to 20
+ * ms in every run measured), so the same count must find at least 0.1 % of calls later than it. The
+ * timeouts rendered before (100 ms, 50 ms) are printed as a figure, not asserted: whether a flood
+ * outlasts them depends on the machine's load (1.2 to 14.8 % on a busy one, 0.07 % on a quieter one).
+ */
+const CONTROL_TIMEOUT_MS = 5;
+
 describe("rls uncounted: under a flood aimed at the service, fewer than 0.1 % of a fail-open filter's calls outlast its rendered timeout (real service and Redis as rendered, gateway MODEL)", function () {
     this.timeout(300_000);
 
     for (const l of LAYOUTS) {
-        it(`${l.label}: probes later than the rendered timeout < 0.1 %; negative control: the timeout rendered before (${l.before} ms) lets at least 0.1 % pass uncounted`, async () => {
+        it(`${l.label}: probes later than the rendered timeout < 0.1 %; negative control: a ${CONTROL_TIMEOUT_MS} ms timeout lets at least 0.1 % pass uncounted (the count can fail); the timeout rendered before (${l.before} ms) printed`, async () => {
             const r = await floodCase(l);
             const pct = (n: number) => ((100 * n) / r.probes).toFixed(3);
             console.log(
@@ -179,7 +188,7 @@ describe("rls uncounted: under a flood aimed at the service, fewer than 0.1 % of
             expect(r.deny, "the filter fails open as rendered").to.equal(false);
             expect(r.probes, "probes made during the flood").to.be.at.least(MIN_PROBES);
             expect(r.late / r.probes, "the fraction that would pass uncounted").to.be.below(0.001);
-            expect(r.lateBefore / r.probes, "control: the timeout rendered before").to.be.at.least(0.001);
+            expect(r.lateControl / r.probes, `control: a ${CONTROL_TIMEOUT_MS} ms timeout`).to.be.at.least(0.001);
         });
     }
 
