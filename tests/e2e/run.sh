@@ -23,7 +23,9 @@
 #   3d a stack owns only what it created (other stacks, users' objects, shared cluster-wide objects)
 #   3f two file backends with a stack of the same name on one cluster: the stack id keeps them apart
 #      (control: the same id given to both shows the old collision)
-# --only LIST (comma-separated: 0,1,3b,3c,3d,3f,4,5; 1 is sections 1-3, 5 needs 1) runs only those
+#   3g a platform stack (PlatformRateLimit) with its admission policy: up and destroy; a team switch
+#      written before it is reported and left; the team's next update refused, the platform admitted
+# --only LIST (comma-separated: 0,1,3b,3c,3d,3f,3g,4,5; 1 is sections 1-3, 5 needs 1) runs only those
 # sections (and always 6, nothing left behind).
 # Own cluster (in a temp dir), own file backend, own PULUMI_CONFIG_PASSPHRASE; nothing in the repo
 # is written. Ends with "N passed, M failed" (real passes only), a "MODEL:" line counting the checks
@@ -36,7 +38,7 @@ ONLY=""
 while (($#)); do
   case $1 in
     --only) ONLY=${2:?--only needs a list such as 3d,3f}; shift 2 ;;
-    *) echo "usage: tests/e2e/run.sh [--only 0,1,3b,3c,3d,3f,4,5]" >&2; exit 2 ;;
+    *) echo "usage: tests/e2e/run.sh [--only 0,1,3b,3c,3d,3f,3g,4,5]" >&2; exit 2 ;;
   esac
 done
 want() { [[ -z $ONLY || ",$ONLY," == *",$1,"* ]]; }
@@ -664,6 +666,56 @@ plp 3 destroy --yes --skip-preview --stack local > "$W/destroy-local-3.log" 2>&1
 left=$(owned_by "$owner1" | wc -l)
 check "negative control: its destroy deletes person 1's objects ($n1 listed before, $left after)" test "$left" -lt "$n1"
 plp 1 destroy --yes --skip-preview --stack local > "$W/destroy-local-1.log" 2>&1 && pass "person 1: pulumi destroy (its objects already deleted by the control)" || { fail "person 1: pulumi destroy"; tail -20 "$W/destroy-local-1.log"; }
+fi
+
+# ================================================================ 3g. a platform and its admission policy
+if want 3g; then
+# A platform team's program (tests/e2e/platform): PlatformRateLimit with its admission policy, up
+# and destroy on the real engine. Before it, a team's switch of the defaults on a host the platform
+# assigns to no one (as a team deployed earlier wrote it): the platform's up reports it and does not
+# break it; once the policy exists, the team's next update of it is refused at the API server and the
+# platform's identity (this kubeconfig's admin) is admitted.
+section "3g. a platform stack with its admission policy"
+PF=$W/platform
+mkdir -p "$PF" && printf 'name: e2e-platform\nruntime: nodejs\nmain: index.ts\n' > "$PF/Pulumi.yaml"
+# The program imports the package entry of the repository itself (read only; nothing is written there).
+sed "s#\"\.\./\.\./\.\./index\"#\"$REPO_ROOT/index\"#" "$here/platform/index.ts" > "$PF/index.ts"
+ln -s "$REPO_ROOT/node_modules" "$PF/node_modules"
+plf() { (cd "$PF" && E2E_PLATFORM_REDIS_PASSWORD=$platform_pw inproc "$@"); }
+platform_pw=$(openssl rand -hex 16)
+team_b=system:serviceaccount:e2e-team-b:deployer
+kubectl create role e2e-team-envoyfilters -n istio-system --verb=get,list,create,update,patch,delete --resource=envoyfilters.networking.istio.io >/dev/null
+kubectl create rolebinding e2e-team-envoyfilters -n istio-system --role=e2e-team-envoyfilters --user="$team_b" >/dev/null
+npx tsx "$here/platform/team-switch.ts" > "$W/team-early.json" && npx tsx "$here/platform/team-switch.ts" --as-update > "$W/team-update.json"
+check "a team's switch of the defaults on an unassigned host, written before the policy (as team b)" \
+  kubectl --as="$team_b" apply --server-side --field-manager=e2e-team-b -f "$W/team-early.json"
+(cd "$PF" && pulumi stack init e2e-platform) > "$W/platform-init.log" 2>&1
+t0=$(now)
+if plf up --yes --skip-preview --stack e2e-platform > "$W/up-platform.log" 2>&1; then
+  pass "platform: pulumi up in $(elapsed "$t0" "$(now)")s"
+else
+  fail "platform: pulumi up"; tail -30 "$W/up-platform.log"
+fi
+check "platform: the ValidatingAdmissionPolicy and its binding exist" bash -c \
+  "kubectl get validatingadmissionpolicies.admissionregistration.k8s.io -o name | grep -q platform-ratelimit && kubectl get validatingadmissionpolicybindings.admissionregistration.k8s.io -o name | grep -q platform-ratelimit"
+check "platform: its up names the team's earlier switch (e2e-team-b-early), and leaves it in place" bash -c \
+  "grep -q 'e2e-team-b-early' '$W/up-platform.log' && kubectl get envoyfilter e2e-team-b-early -n istio-system >/dev/null"
+if kubectl --as="$team_b" apply --server-side --field-manager=e2e-team-b -f "$W/team-update.json" > "$W/team-update.log" 2>&1; then
+  fail "platform: the team's update of its switch was admitted"
+else
+  check "platform: the team's update of its switch is refused at admission, naming the rule" grep -q "defaults-switch-host" "$W/team-update.log"
+fi
+# Control: the platform's identity (the admin of this kubeconfig, system:masters) is admitted.
+check "platform: the same update by the platform's identity is admitted (control)" \
+  kubectl apply --server-side --force-conflicts --field-manager=e2e-team-b -f "$W/team-update.json"
+(cd "$PF" && pulumi stack export --stack e2e-platform --file "$W/state-platform.json") && STATES+=("$W/state-platform.json")
+check "platform: its Redis password is a secret in the state, never in plain text" bash -c "! grep -qF -- '$platform_pw' '$W/state-platform.json'"
+kubectl delete envoyfilter e2e-team-b-early -n istio-system >/dev/null 2>&1 || true
+kubectl delete rolebinding,role e2e-team-envoyfilters -n istio-system >/dev/null 2>&1 || true
+(cd "$PF" && pulumi destroy --yes --skip-preview --stack e2e-platform) > "$W/destroy-platform.log" 2>&1 && pass "platform: pulumi destroy" ||
+  { fail "platform: pulumi destroy"; tail -30 "$W/destroy-platform.log"; }
+check "platform: no admission policy or binding of the platform remains" bash -c \
+  "! kubectl get validatingadmissionpolicies.admissionregistration.k8s.io,validatingadmissionpolicybindings.admissionregistration.k8s.io -o name 2>/dev/null | grep -q platform-ratelimit"
 fi
 
 # ================================================================ 4. bad config
