@@ -32,6 +32,7 @@ import { RedisServer } from "./harness/redis";
 import { RateLimitProcess } from "./harness/service";
 import { redisInfo } from "./harness/counters";
 import { runLoadgenWorkload } from "./harness/loadgen";
+import { countedWorkloadArgs } from "./harness/flood";
 import { ensureWindowOf } from "./harness/window";
 
 const DAY = 86_400;
@@ -181,22 +182,7 @@ async function floodRound(l: Layout, r: Running, from: number, values: number, u
         const d = t.descriptors.map((entries) => entries.map((e) => (e.value === victim ? { ...e, value: v } : e)));
         for (let u = 0; u < uses; u++) reqs.push(d);
     }
-    const args = [
-        "-target",
-        r.svc.grpcAddress,
-        "-count",
-        String(reqs.length),
-        "-warmup",
-        "0s",
-        "-duration",
-        "10m",
-        "-concurrency",
-        "16",
-        "-conns",
-        "2",
-        "-timeout",
-        "5s",
-    ];
+    const args = countedWorkloadArgs(r.svc.grpcAddress, reqs.length, { concurrency: 16, conns: 2 });
     const rep = await runLoadgenWorkload(t.domain, reqs, args);
     return { ok: rep.ok, overLimit: rep.overLimit, errors: rep.errors };
 }

@@ -16,7 +16,7 @@ import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { USER_OBJECTS, renderComponent } from "./harness/shop";
 import { renderedRatelimits } from "./harness/rendered";
-import { CPUS, Side, startSide, stopSide } from "./harness/flood";
+import { CPUS, Side, countedWorkloadArgs, startSide, stopSide } from "./harness/flood";
 import { runLoadgenWorkload } from "./harness/loadgen";
 import { explain } from "../../gateway-model/explain";
 import type { K8sObject } from "../../lib/k8s-object";
@@ -47,22 +47,7 @@ async function newValues(objects: K8sObject[], side: Side, from: number, n: numb
     const entries = call.descriptors.map((d) => d.entries);
     expect(JSON.stringify(entries)).to.contain(value(0));
     const requests = Array.from({ length: n }, (_, i) => JSON.parse(JSON.stringify(entries).replace(value(0), value(from + i))));
-    const args = [
-        "-target",
-        side.svc.grpcAddress,
-        "-count",
-        String(n),
-        "-warmup",
-        "0s",
-        "-duration",
-        "10m",
-        "-concurrency",
-        "64",
-        "-conns",
-        "4",
-        "-timeout",
-        "5s",
-    ];
+    const args = countedWorkloadArgs(side.svc.grpcAddress, n);
     return runLoadgenWorkload(call.domain, requests, args, CPUS?.perValue);
 }
 

@@ -16,6 +16,12 @@ import { RedisServer } from "./redis";
 import { RateLimitProcess } from "./service";
 import { RenderedRatelimit, RenderedRedis, renderedRedis } from "./rendered";
 import { protoDurationSeconds } from "../../../lib/formats";
+
+/** The load generator's arguments for exactly `n` decisions at `target`: 64 in flight over 4 connections, no warm-up, a 5 s timeout a call. */
+export function countedWorkloadArgs(target: string, n: number, flow: { concurrency: number; conns: number } = { concurrency: 64, conns: 4 }): string[] {
+    const f = ["-concurrency", String(flow.concurrency), "-conns", String(flow.conns)];
+    return ["-target", target, "-count", String(n), "-warmup", "0s", "-duration", "10m", ...f, "-timeout", "5s"];
+}
 import { UNIT_DIVIDER, UPSTREAM_EXPIRATION_JITTER_MAX_SECONDS, pipeCounters, redisInfo } from "./counters";
 import { runLoadgenWorkload } from "./loadgen";
 
@@ -203,21 +209,6 @@ export async function decisions(objects: K8sObject[], side: Side, shape: FloodSh
         domain = call.domain;
         requests.push(call.descriptors.map((d) => d.entries));
     }
-    const args = [
-        "-target",
-        side.svc.grpcAddress,
-        "-count",
-        String(n),
-        "-warmup",
-        "0s",
-        "-duration",
-        "10m",
-        "-concurrency",
-        "64",
-        "-conns",
-        "4",
-        "-timeout",
-        "5s",
-    ];
+    const args = countedWorkloadArgs(side.svc.grpcAddress, n);
     return runLoadgenWorkload(domain, requests, args, CPUS?.perValue);
 }
