@@ -14,7 +14,7 @@ export class UsageError extends Error {}
 export const EXIT = {
     /** Done; with a gate, the gate passed. */
     ok: 0,
-    /** The program could not be found, loaded or read, or it threw. */
+    /** The program could not be found, loaded or read, or it threw; or the answer could not be written (a full disk). */
     program: 1,
     /** A usage error: a flag or argument that cannot be read. */
     usage: 2,
@@ -30,7 +30,8 @@ export const EXIT = {
 
 const EXIT_TABLE = `exit status:
   0  done (with a gate: the gate passed)
-  1  the program could not be found, loaded or read, or it threw
+  1  the program could not be found, loaded or read, or it threw; or the answer could not be written
+     (a full disk: the error says so)
   2  a usage error (a flag or argument that cannot be read)
   3  the gate failed: --max-refused or --max-new-refusals exceeded
   4  the access log cannot be read: missing, a folder, unreadable, no request read from it, or the

@@ -12,6 +12,7 @@ import * as path from "path";
 import { parse } from "yaml";
 import { K8sObject } from "../lib/k8s-object";
 import { FailureWatch, withAutoName } from "./program-mocks";
+import { withDeferredModules } from "./deferred-modules";
 
 /** What the program registered under the mocks. */
 export interface RenderedProgram {
@@ -84,7 +85,9 @@ function pulumiOf(dir: string): { pulumi: typeof import("@pulumi/pulumi"); setti
         entry = require.resolve("@pulumi/pulumi");
     }
     const root = path.dirname(entry);
-    return { pulumi: require(entry), settings: require(path.join(root, "runtime", "settings")) };
+    // Pulumi's closure serialization (TypeScript's compiler among it) is loaded only if the program uses it.
+    const pulumi = withDeferredModules(() => require(entry));
+    return { pulumi, settings: require(path.join(root, "runtime", "settings")) };
 }
 
 /** Drops undefined fields and unwraps serialized secrets to their values. */
