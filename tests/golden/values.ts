@@ -47,7 +47,13 @@ export function expectGolden(name: string, value: unknown): void {
         return;
     }
     expect(fs.existsSync(file), `no golden file ${path.relative(process.cwd(), file)}: npm run golden:update writes it`).to.equal(true);
-    expect(text, `${path.relative(process.cwd(), file)} differs (npm run golden:update rewrites it; review the diff)`).to.equal(fs.readFileSync(file, "utf8"));
+    const committed = fs.readFileSync(file, "utf8");
+    if (text === committed) return;
+    const [now, was] = [text.split("\n"), committed.split("\n")];
+    const at = now.findIndex((l, i) => l !== was[i]);
+    expect.fail(
+        `${path.relative(process.cwd(), file)} differs (npm run golden:update rewrites it; review the diff): line ${at + 1} is ${JSON.stringify(now[at]?.trim())}, the file has ${JSON.stringify(was[at]?.trim())}`,
+    );
 }
 
 /** The unit test files that call `expectGolden`. */
