@@ -5,7 +5,18 @@
  */
 import { expect } from "chai";
 import * as fs from "fs";
-import { expectGolden, goldenFile, goldenText, goldenValueTests } from "../golden/values";
+import * as path from "path";
+import { VALUES_DIR, expectGolden, goldenFile, goldenText, goldenValueTests } from "../golden/values";
+
+/** The golden value names a test file's source passes to expectGolden. */
+const namesIn = (text: string) => [...text.matchAll(/expectGolden\(\s*"([^"]+)"/g)].map((m) => m[1]!);
+
+/** Every committed golden value, by name. */
+function committedNames(dir = VALUES_DIR, prefix = ""): string[] {
+    return fs
+        .readdirSync(dir, { withFileTypes: true })
+        .flatMap((e) => (e.isDirectory() ? committedNames(path.join(dir, e.name), `${prefix}${e.name}/`) : [`${prefix}${e.name.replace(/\.json$/, "")}`]));
+}
 
 describe("golden values: whole values compared with tests/golden/values/", () => {
     const name = "explain/one-request";
@@ -31,6 +42,13 @@ describe("golden values: whole values compared with tests/golden/values/", () =>
     it("a missing golden file fails, naming the command that writes it; a bad name is refused", () => {
         expect(() => expectGolden("no-such/value", 1)).to.throw("no golden file tests/golden/values/no-such/value.json: npm run golden:update writes it");
         expect(() => goldenFile("../x")).to.throw('golden value name "../x": use lower-case words');
+    });
+
+    it("every committed golden value is one a test compares (no file left by a removed test); control: the scan reads names", () => {
+        const named = new Set(goldenValueTests().flatMap((f) => namesIn(fs.readFileSync(f, "utf8"))));
+        expect(committedNames().filter((n) => !named.has(n))).to.deep.equal([]);
+        expect(committedNames().length).to.be.greaterThan(10);
+        expect(namesIn('expectGolden("a/b", x);\nexpectGolden( "c", y)')).to.deep.equal(["a/b", "c"]);
     });
 
     it("npm run golden:update runs the unit files that hold golden values", () => {
