@@ -236,19 +236,3 @@ export function policyHeaderFilter(
         ],
     };
 }
-
-/** Whether an EnvoyFilter's HTTP filter value is Envoy's rate-limit filter (by its type or canonical name, whatever its configured name). */
-export function isRateLimitFilter(value: any): boolean {
-    const tc = value?.typed_config ?? value?.typedConfig;
-    const t = tc?.["@type"];
-    return (
-        value?.name === RATELIMIT_FILTER ||
-        t === RATELIMIT_TYPE ||
-        (typeof t === "string" && t.endsWith("/envoy.extensions.filters.http.ratelimit.v3.RateLimit"))
-    );
-}
-
-/** The route or virtual-host `rate_limits` entries a rate-limit filter of `stage` reads (an entry's `stage` defaults to 0). */
-export function entriesOfStage(rateLimits: any[] | undefined, stage: number): any[] {
-    return (Array.isArray(rateLimits) ? rateLimits : []).filter((e) => Number(e?.stage ?? 0) === stage);
-}

@@ -27,6 +27,7 @@ import { DeepReadonly } from "../lib/frozen";
 import { stackLabels } from "../lib/common";
 import { IstioSecurityObject } from "../lib/k8s-object";
 import { RateLimitAction } from "./envoy-types";
+import { ConfigDescriptor } from "./ratelimit-config";
 import { CLIENT_KEY, RateLimitRuleArgs } from "./rule-args";
 import {
     IDENTITY_CLAIM_KEY,
@@ -41,15 +42,6 @@ import {
     NO_IDENTITY_VALUE,
     ResolvedIdentity,
 } from "./identity-args";
-
-/** A node of the service's config (builders/rules.ts `ConfigDescriptor`, which imports this file). */
-export interface IdentityNode {
-    key: string;
-    value?: string;
-    rate_limit?: { unit: string; requests_per_unit: number };
-    shadow_mode?: boolean;
-    descriptors?: IdentityNode[];
-}
 
 /** Envoy's `metadata` action reading a verified token's payload field into `key` (`(none)` without one). */
 export function payloadAction(field: string, key: string): RateLimitAction {
@@ -87,7 +79,7 @@ export function identityActions(id: ResolvedIdentity, client: RateLimitAction): 
 }
 
 /** The config nodes under an identity rule's name: the claim's counters, and what a request without a verified identity meets. */
-export function identityConfig(id: ResolvedIdentity, limit: () => Pick<IdentityNode, "rate_limit" | "shadow_mode">): IdentityNode[] {
+export function identityConfig(id: ResolvedIdentity, limit: () => Pick<ConfigDescriptor, "rate_limit" | "shadow_mode">): ConfigDescriptor[] {
     // A fresh object each time: a shared one would be written as a YAML alias.
     const none = () => {
         const l = limit();
@@ -95,12 +87,12 @@ export function identityConfig(id: ResolvedIdentity, limit: () => Pick<IdentityN
     };
     const issuer = id.jwt.issuer;
     const refusing = id.missing === MissingIdentity.Refuse;
-    const perClient = (): IdentityNode[] => [{ key: CLIENT_KEY, ...limit() }];
+    const perClient = (): ConfigDescriptor[] => [{ key: CLIENT_KEY, ...limit() }];
     // A token of the issuer without the claim: refused here, or counted per client by the no-claim entry.
-    const noClaim: IdentityNode = refusing
+    const noClaim: ConfigDescriptor = refusing
         ? { key: IDENTITY_CLAIM_KEY, value: NO_IDENTITY_VALUE, ...none() }
         : { key: IDENTITY_CLAIM_KEY, value: NO_IDENTITY_VALUE };
-    const nodes: IdentityNode[] = [
+    const nodes: ConfigDescriptor[] = [
         { key: IDENTITY_ISSUER_KEY, value: issuer, descriptors: [noClaim, { key: IDENTITY_CLAIM_KEY, ...limit() }] },
         {
             key: IDENTITY_FALLBACK_KEY,

@@ -15,7 +15,7 @@
  * - a Redis exporter (oliver006/redis_exporter) for Redis's memory, where one runs.
  */
 import { RateLimitRuleArgs } from "./rule-args";
-import { ConfigDescriptor } from "./rules";
+import { ConfigDescriptor } from "./ratelimit-config";
 
 /** The service's metrics (Prometheus names as its mapper writes them). */
 export const ServiceMetric = {

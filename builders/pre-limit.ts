@@ -17,7 +17,7 @@
  */
 import { DeepReadonly } from "../lib/frozen";
 import { HCM_FILTER, LOCAL_RATELIMIT_TYPE } from "./envoy-filters";
-import { ConfigDescriptor } from "./rules";
+import { ConfigDescriptor } from "./ratelimit-config";
 import { RateLimitEntry } from "./rate-limit-entries";
 import { LIMIT_UNIT_SECONDS, LimitUnit } from "./rule-args";
 import { EnvoyFilterPatch, LocalRateLimitConfig, RuntimePercent } from "./envoy-types";

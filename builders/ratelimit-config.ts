@@ -1,15 +1,34 @@
 /**
  * Pure builder of envoyproxy/ratelimit's `config.yaml` (spec 2.1): its descriptors come from the
- * compiled rules (builders/rules.ts), the same source as the gateway's actions.
+ * compiled rules (builders/rules.ts), the same source as the gateway's actions. `ConfigDescriptor`
+ * is the one type of a node of that config: the rules, the identity rules and the reader
+ * (rendered-config.ts) all use it.
  */
 import { stringify } from "yaml";
-import { ConfigDescriptor } from "./rules";
 
 export const CONFIG_FILE_KEY = "config.yaml";
 
-export interface RateLimitServiceConfig {
+/** A limit as this package writes it: requests per unit. */
+export interface WrittenLimit {
+    unit: string;
+    requests_per_unit: number;
+}
+
+/** A limit as the service reads it: the written one, or `unlimited` (which this package never writes, a hand-written config may). */
+export type ServiceLimit = WrittenLimit | { unlimited: boolean };
+
+/** A config.yaml descriptor entry of envoyproxy/ratelimit; `L`: the limits it may hold (the written ones by default). */
+export interface ConfigDescriptor<L extends ServiceLimit = WrittenLimit> {
+    key: string;
+    value?: string;
+    rate_limit?: L;
+    shadow_mode?: boolean;
+    descriptors?: readonly ConfigDescriptor<L>[];
+}
+
+export interface RateLimitServiceConfig<L extends ServiceLimit = WrittenLimit> {
     domain: string;
-    descriptors: readonly ConfigDescriptor[];
+    descriptors: readonly ConfigDescriptor<L>[];
 }
 
 /** The text of a `config.yaml` entry for a domain and its descriptors. */

@@ -88,15 +88,10 @@ import {
     underscoreVariants,
 } from "./request-match";
 import { HeaderMatcher, RateLimitAction } from "./envoy-types";
+import { ConfigDescriptor } from "./ratelimit-config";
 
-/** A config.yaml descriptor entry of envoyproxy/ratelimit. */
-export interface ConfigDescriptor {
-    key: string;
-    value?: string;
-    rate_limit?: { unit: string; requests_per_unit: number };
-    shadow_mode?: boolean;
-    descriptors?: readonly ConfigDescriptor[];
-}
+/** The node type of the service's config, declared once in ratelimit-config.ts (re-exported for its users in components/). */
+export type { ConfigDescriptor };
 
 export interface CompiledLimits {
     /** `rate_limits` on the gateway's virtual host(s). */

@@ -6,6 +6,7 @@
  */
 import { FILE_ACCESS_LOG_TYPE, HCM_FILTER } from "../builders/envoy-types";
 import { K8sObject } from "../lib/k8s-object";
+import { namespacedName, field, patchesOf } from "../builders/rendered-config";
 
 /** One access log format of the program and the EnvoyFilter that sets it. */
 export interface AccessLogSetting {
@@ -17,11 +18,12 @@ export interface AccessLogSetting {
 
 /** The format of one access log entry (`config.accesslog.v3.AccessLog`) written to a file; undefined for another kind or none. */
 function formatOf(log: any): string | undefined {
-    const c = log?.typed_config;
+    const c = field(log, "typed_config");
     if (c?.["@type"] !== FILE_ACCESS_LOG_TYPE) return undefined;
-    const f = c.log_format;
-    if (f?.json_format && typeof f.json_format === "object") return JSON.stringify(f.json_format);
-    const text = f?.text_format_source?.inline_string ?? c.format;
+    const f = field(c, "log_format");
+    const json = field(f, "json_format");
+    if (json && typeof json === "object") return JSON.stringify(json);
+    const text = field(field(f, "text_format_source"), "inline_string") ?? c.format;
     return typeof text === "string" ? text : undefined;
 }
 
@@ -30,10 +32,10 @@ export function accessLogSettings(objects: K8sObject[]): AccessLogSetting[] {
     const out: AccessLogSetting[] = [];
     for (const o of objects) {
         if (o.kind !== "EnvoyFilter") continue;
-        const filter = `${o.metadata.namespace ?? "default"}/${o.metadata.name}`;
-        for (const p of o.spec?.configPatches ?? []) {
-            if (p?.applyTo !== "NETWORK_FILTER" || p.match?.context !== "GATEWAY" || p.patch?.value?.name !== HCM_FILTER) continue;
-            for (const log of p.patch.value.typed_config?.access_log ?? []) {
+        const filter = namespacedName(o);
+        for (const p of patchesOf(o)) {
+            if (p.applyTo !== "NETWORK_FILTER" || p.context !== "GATEWAY" || p.name !== HCM_FILTER) continue;
+            for (const log of field(p.typedConfig, "access_log") ?? []) {
                 const format = formatOf(log);
                 if (format !== undefined && !out.some((s) => s.filter === filter && s.format === format)) out.push({ filter, format });
             }

@@ -14,7 +14,7 @@
  * - Addresses are printed as Envoy prints them (IPv6 compressed, lower case).
  */
 import { formatIp, parseIp } from "../builders/client-cidr";
-import { field } from "./model";
+import { field } from "../builders/rendered-config";
 
 export interface ClientAddressInput {
     /** The connection's source address (the downstream peer). */

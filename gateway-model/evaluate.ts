@@ -7,7 +7,8 @@ import { maskedRemoteAddress } from "../builders/client-cidr";
 import { EXPR_DESCRIPTOR_EXTENSION } from "../builders/rules";
 import { compileFullMatch } from "../lib/formats";
 import { DynamicMetadata, metadataActionValue } from "./jwt-metadata-model";
-import { DEFAULT_PATH_NORMALIZATION, DescriptorExplanation, Entry, Explanation, field, GatewayModel, ModelRoute, PathNormalization, RouteMatch } from "./model";
+import { DEFAULT_PATH_NORMALIZATION, DescriptorExplanation, Entry, Explanation, GatewayModel, ModelRoute, PathNormalization, RouteMatch } from "./model";
+import { field } from "../builders/rendered-config";
 
 /**
  * The request path as the gateway's Envoy leaves it under Istio's `pathNormalization`, in Envoy's
@@ -256,8 +257,8 @@ function headerMatches(h: any, headers: Record<string, string>): boolean {
  */
 export function lookupLimit(config: GatewayModel["config"], domain: string, entries: Entry[]): DescriptorExplanation {
     if (config.domain !== domain) return { entries };
-    let level: any[] = config.descriptors;
-    let node: any;
+    let level: GatewayModel["config"]["descriptors"] = config.descriptors;
+    let node: GatewayModel["config"]["descriptors"][number] | undefined;
     const names: string[] = [];
     for (const e of entries) {
         node =
@@ -269,16 +270,17 @@ export function lookupLimit(config: GatewayModel["config"], domain: string, entr
         level = node.descriptors ?? [];
     }
     const rl = node?.rate_limit;
-    if (!rl) return { entries };
+    if (!node || !rl) return { entries };
     const bucket = `${domain}_${entries.map((e) => `${e.key}_${e.value}_`).join("")}{window}`;
+    const written = "unlimited" in rl ? undefined : rl;
     return {
         entries,
         limit: {
             entry: names.join(" / "),
-            unit: String(rl.unit ?? "").toLowerCase(),
-            requests: Number(rl.requests_per_unit ?? 0),
-            unlimited: rl.unlimited === true,
-            shadow: field(node, "shadow_mode") === true,
+            unit: (written?.unit ?? "").toLowerCase(),
+            requests: written?.requests_per_unit ?? 0,
+            unlimited: "unlimited" in rl && rl.unlimited,
+            shadow: node.shadow_mode === true,
         },
         bucket,
     };

@@ -9,7 +9,8 @@ import { K8sObject } from "../lib/k8s-object";
 import { trustedClientAddress } from "./client-address";
 import { entryCost } from "./request-cost-model";
 import { descriptorFor, lookupLimit, matchText, normalizePath, rateLimitsOf, selectRoute } from "./evaluate";
-import { DEFAULT_CLIENT_ADDRESS, Entry, Explanation, GatewayModel, ModelRequest, ModelRoute, field } from "./model";
+import { DEFAULT_CLIENT_ADDRESS, Entry, Explanation, GatewayModel, ModelRequest, ModelRoute } from "./model";
+import { field } from "../builders/rendered-config";
 import { HeadersOption, LimitStatus, windowSeconds, xRateLimitHeaders } from "./rate-limit-headers";
 
 /**

@@ -7,7 +7,7 @@
  * else its `default_value` when one is set, else nothing (`skip_if_absent`) or no descriptor at all.
  */
 import { JWT_FILTER_NAME, JWT_PAYLOAD_KEY } from "../builders/identity-args";
-import { field } from "./model";
+import { field } from "../builders/rendered-config";
 
 /** The dynamic metadata of a request: namespace → its structure. */
 export type DynamicMetadata = Record<string, Record<string, unknown>>;

@@ -31,7 +31,7 @@ import { Entry } from "./model";
 import { descriptorFor } from "./evaluate";
 import { EntryCost, entryCost } from "./request-cost-model";
 import { K8sObject } from "../lib/k8s-object";
-import { entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
+import { RenderedPatch, entriesOfStage, field, namespacedName, patchesOf, priorityOf, rateLimitFilterOf, workloadLabelsOf } from "../builders/rendered-config";
 
 /** One rate-limit filter on the listener. */
 export interface ListenerFilter {
@@ -94,8 +94,8 @@ export function listenerModel(envoyFilters: K8sObject[], layout: ListenerLayout)
     const reaches = (o: K8sObject) =>
         o.kind === "EnvoyFilter" &&
         [layout.namespace, root].includes(String(o.metadata.namespace)) &&
-        Object.entries(o.spec?.workloadSelector?.labels ?? {}).every(([k, v]) => layout.podLabels[k] === v);
-    const ordered = envoyFilters.filter(reaches).sort((a, b) => Number(a.spec?.priority ?? 0) - Number(b.spec?.priority ?? 0));
+        Object.entries(workloadLabelsOf(o)).every(([k, v]) => layout.podLabels[k] === v);
+    const ordered = envoyFilters.filter(reaches).sort((a, b) => priorityOf(a) - priorityOf(b));
     const filters: ListenerFilter[] = [];
     const virtualHosts: ListenerModel["virtualHosts"] = {};
     for (const vh of layout.virtualHosts) {
@@ -105,46 +105,42 @@ export function listenerModel(envoyFilters: K8sObject[], layout: ListenerLayout)
             routes: Object.fromEntries(vh.routes.map((r) => [r, { rateLimits: [], typedPerFilterConfig: {} }])),
         };
     }
-    for (const f of ordered) {
-        const id = `${f.metadata.namespace}/${f.metadata.name}`;
-        for (const p of f.spec?.configPatches ?? []) {
-            const context = p.match?.context ?? "ANY";
-            if (context !== "GATEWAY" && context !== "ANY") continue;
-            const value = p.patch?.value ?? {};
-            if (p.applyTo === "HTTP_FILTER") {
-                const port = p.match?.listener?.portNumber;
-                if (port !== undefined && Number(port) !== layout.port) continue;
-                if (!isRateLimitFilter(value)) continue;
-                const tc = value.typed_config ?? {};
-                filters.push({
-                    envoyFilter: id,
-                    name: value.name,
-                    domain: tc.domain,
-                    stage: Number(tc.stage ?? 0),
-                    cluster: tc.rate_limit_service?.grpc_service?.envoy_grpc?.cluster_name,
-                    failureModeDeny: tc.failure_mode_deny === true,
-                    statusOnError: statusOf(tc.status_on_error),
-                    rateLimits: Array.isArray(tc.rate_limits) ? tc.rate_limits : [],
-                    rateLimitHeaders: tc.enable_x_ratelimit_headers === "DRAFT_VERSION_03",
-                    refusalHeaders: refusalHeadersOf(tc.response_headers_to_add),
-                });
-                continue;
-            }
-            const vhMatch = p.match?.routeConfiguration?.vhost;
-            const targets = Object.entries(virtualHosts).filter(([name]) => !vhMatch?.name || vhMatch.name === name);
-            for (const [, vh] of targets) {
-                if (p.applyTo !== "VIRTUAL_HOST" && p.applyTo !== "HTTP_ROUTE") continue;
-                const rn = vhMatch?.route?.name;
-                const scopes: PerRouteScope[] = p.applyTo === "VIRTUAL_HOST" ? [vh] : rn ? (vh.routes[rn] ? [vh.routes[rn]] : []) : Object.values(vh.routes);
-                for (const s of scopes) {
-                    const rl = p.applyTo === "VIRTUAL_HOST" ? value.rate_limits : value.route?.rate_limits;
-                    if (Array.isArray(rl)) s.rateLimits.push(...rl);
-                    Object.assign(s.typedPerFilterConfig, value.typed_per_filter_config ?? {});
-                }
+    for (const p of ordered.flatMap(patchesOf)) {
+        if (!p.onGateway) continue;
+        if (p.applyTo === "HTTP_FILTER") {
+            const filter = p.port === undefined || p.port === layout.port ? listenerFilterOf(p) : undefined;
+            if (filter) filters.push(filter);
+            continue;
+        }
+        if (p.applyTo !== "VIRTUAL_HOST" && p.applyTo !== "HTTP_ROUTE") continue;
+        for (const [, vh] of Object.entries(virtualHosts).filter(([name]) => !p.virtualHost || p.virtualHost === name)) {
+            const rn = p.route;
+            const scopes: PerRouteScope[] = p.applyTo === "VIRTUAL_HOST" ? [vh] : rn ? (vh.routes[rn] ? [vh.routes[rn]] : []) : Object.values(vh.routes);
+            for (const s of scopes) {
+                if (p.rateLimits) s.rateLimits.push(...p.rateLimits);
+                Object.assign(s.typedPerFilterConfig, p.typedPerFilterConfig);
             }
         }
     }
     return { port: layout.port, filters, virtualHosts };
+}
+
+/** The rate-limit filter an HTTP_FILTER patch inserts, as the listener model holds it; undefined for another filter. */
+function listenerFilterOf(p: RenderedPatch): ListenerFilter | undefined {
+    const rl = rateLimitFilterOf(p);
+    if (!rl) return undefined;
+    return {
+        envoyFilter: namespacedName(p.envoyFilter),
+        name: rl.name!,
+        domain: rl.domain!,
+        stage: rl.stage,
+        cluster: rl.cluster!,
+        failureModeDeny: rl.failureModeDeny,
+        statusOnError: statusOf(rl.statusOnError),
+        rateLimits: rl.rateLimits,
+        rateLimitHeaders: rl.rateLimitHeaders,
+        refusalHeaders: refusalHeadersOf(rl.responseHeadersToAdd),
+    };
 }
 
 /** A request on the listener. */
@@ -192,15 +188,16 @@ export function listenerCalls(m: ListenerModel, req: ListenerRequest): FilterCal
         if (isDisabledConfig(cfg)) return { filter, descriptors: [], hitsAddends: [], entries: [], domain: filter.domain, from: "disabled here" };
         let entries: any[];
         let from: FilterCall["from"];
-        if (Array.isArray(cfg?.rate_limits) && cfg.rate_limits.length) {
-            entries = cfg.rate_limits;
+        const perFilter = field(cfg, "rate_limits");
+        if (Array.isArray(perFilter) && perFilter.length) {
+            entries = perFilter;
             from = route.typedPerFilterConfig[filter.name] ? "per-filter route" : "per-filter virtual host";
         } else if (filter.rateLimits.length) {
             entries = filter.rateLimits;
             from = "filter's own rate_limits";
         } else {
             const own = entriesOfStage(route.rateLimits, filter.stage);
-            const vhMode = cfg?.vh_rate_limits ?? "OVERRIDE";
+            const vhMode = field(cfg, "vh_rate_limits") ?? "OVERRIDE";
             const useVh = vhMode === "INCLUDE" || (vhMode === "OVERRIDE" && own.length === 0);
             entries = [...own, ...(useVh ? entriesOfStage(vh.rateLimits, filter.stage) : [])];
             from = entries.length ? "route and virtual host rate_limits" : "none";

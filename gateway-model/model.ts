@@ -45,6 +45,7 @@
  *   value (`prefix*`), then the key's catch-all; the counter (bucket) key is
  *   `<domain>_<key>_<value>_<window start>`, so a catch-all counts each distinct value apart.
  */
+import { ReadServiceConfig, field } from "../builders/rendered-config";
 import { RATELIMIT_FILTER } from "../builders/envoy-filters";
 import { HeadersOption } from "./rate-limit-headers";
 
@@ -184,7 +185,8 @@ export interface GatewayModel {
     stage?: number;
     /** The service the filter calls (its gRPC cluster name), when known. */
     service?: string;
-    config: { domain: string; descriptors: any[] };
+    /** The config of the service the filter calls, as its writer types it (builders/ratelimit-config.ts). */
+    config: ReadServiceConfig;
     /** The other rate-limit filters on the listener, each its own model (they run too, in this order). */
     others?: GatewayModel[];
     /** The virtual host's `RateLimit-Policy` values (`response_headers_to_add`). */
@@ -205,14 +207,6 @@ export function policyValues(headersToAdd: any): string[] {
 export function perFilterRateLimits(typedPerFilterConfig: any, name: string): any[] | undefined {
     const rl = field(typedPerFilterConfig?.[name], "rate_limits");
     return Array.isArray(rl) && rl.length ? rl : undefined;
-}
-
-/** snake_case or camelCase field of an Envoy/Istio JSON object (both are valid). */
-export function field(o: any, snake: string): any {
-    if (o == null) return undefined;
-    if (o[snake] !== undefined) return o[snake];
-    const camel = snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-    return o[camel];
 }
 
 export function isSubset(sub: Record<string, string> | undefined, sup: Record<string, string>): boolean {

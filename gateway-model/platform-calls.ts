@@ -4,7 +4,7 @@
  * the limit the platform's service config gives it. A team's own filters are left to the gateway
  * model; this only adds the platform's. Pure.
  */
-import { isRateLimitFilter } from "../builders/envoy-filters";
+import { isRateLimitFilter, patchesOf, workloadLabelsOf } from "../builders/rendered-config";
 import { platformSourceOfFilter, PLATFORM_RULE_KEYS } from "../builders/platform-filters";
 import { K8sObject } from "../lib/k8s-object";
 import { lookupLimit } from "./evaluate";
@@ -30,8 +30,8 @@ export function hasPlatformFilter(objects: K8sObject[], labels: Record<string, s
     return objects.some(
         (o) =>
             o.kind === "EnvoyFilter" &&
-            Object.entries(o.spec?.workloadSelector?.labels ?? {}).every(([k, v]) => labels[k] === v) &&
-            (o.spec?.configPatches ?? []).some((p: any) => isRateLimitFilter(p.patch?.value ?? {}) && platformSourceOfFilter(p.patch.value.name) !== undefined),
+            Object.entries(workloadLabelsOf(o)).every(([k, v]) => labels[k] === v) &&
+            patchesOf(o).some((p) => isRateLimitFilter(p.value) && p.name !== undefined && platformSourceOfFilter(p.name) !== undefined),
     );
 }
 

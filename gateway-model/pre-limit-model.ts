@@ -21,7 +21,8 @@
  * - One bucket set per gateway pod (per Envoy process, shared by its worker threads).
  */
 import { LOCAL_RATELIMIT_FILTER, RATELIMIT_FILTER } from "../builders/envoy-filters";
-import { Entry, GatewayModel, ModelRequest, DEFAULT_CLIENT_ADDRESS, field, reachesGatewayPods } from "./model";
+import { Entry, GatewayModel, ModelRequest, DEFAULT_CLIENT_ADDRESS, reachesGatewayPods } from "./model";
+import { field, patchesOf, snakeKeys } from "../builders/rendered-config";
 import { descriptorFor, normalizePath, selectRoute } from "./evaluate";
 import { explainWith } from "./explain";
 import { K8sObject } from "../lib/k8s-object";
@@ -115,39 +116,28 @@ export function readPreLimit(objects: K8sObject[], m: GatewayModel): PreLimitCon
     let inserted: { envoyFilter: string; name: string } | undefined;
     const gateway = objects.filter((o) => o.kind === "EnvoyFilter" && selects(o));
     // The local filter inserted directly before the model's rate-limit filter, on the gateway's port.
-    for (const f of gateway) {
-        for (const p of f.spec?.configPatches ?? []) {
-            const context = p.match?.context ?? "ANY";
-            if (context !== "GATEWAY" && context !== "ANY") continue;
-            const value = p.patch?.value ?? {};
-            if (p.applyTo === "HTTP_FILTER" && isLocalName(value.name)) {
-                const port = p.match?.listener?.portNumber;
-                if (port !== undefined && Number(port) !== m.gateway.port) continue;
-                const before = p.match?.listener?.filterChain?.filter?.subFilter?.name;
-                if (before !== globalName && (before === RATELIMIT_FILTER || String(before).startsWith(`${RATELIMIT_FILTER}/`))) continue; // another instance's
-                if (p.patch?.operation !== "INSERT_BEFORE" || before !== globalName)
-                    throw new Error(`EnvoyFilter ${f.metadata.name}: the local filter is not inserted directly before ${globalName}: not modelled`);
-                if (value.typed_config?.token_bucket || value.typed_config?.filter_enabled)
-                    throw new Error(`EnvoyFilter ${f.metadata.name}: a listener-wide local bucket is not modelled`);
-                inserted = { envoyFilter: f.metadata.name, name: value.name };
-            }
-        }
+    for (const p of gateway.flatMap(patchesOf)) {
+        if (!p.onGateway || p.applyTo !== "HTTP_FILTER" || !isLocalName(p.name)) continue;
+        const f = p.envoyFilter;
+        if (p.port !== undefined && p.port !== m.gateway.port) continue;
+        const before = p.subFilter;
+        if (before !== globalName && (before === RATELIMIT_FILTER || String(before).startsWith(`${RATELIMIT_FILTER}/`))) continue; // another instance's
+        if (p.operation !== "INSERT_BEFORE" || before !== globalName)
+            throw new Error(`EnvoyFilter ${f.metadata.name}: the local filter is not inserted directly before ${globalName}: not modelled`);
+        if (field(p.typedConfig, "token_bucket") || field(p.typedConfig, "filter_enabled"))
+            throw new Error(`EnvoyFilter ${f.metadata.name}: a listener-wide local bucket is not modelled`);
+        inserted = { envoyFilter: f.metadata.name, name: p.name! };
     }
     const localName = inserted?.name ?? LOCAL_RATELIMIT_FILTER;
     let config: { filter: string; value: any } | undefined;
     const routes: { route: string; filter: string; value: any }[] = [];
-    for (const f of gateway) {
-        for (const p of f.spec?.configPatches ?? []) {
-            const context = p.match?.context ?? "ANY";
-            if (context !== "GATEWAY" && context !== "ANY") continue;
-            const value = p.patch?.value ?? {};
-            const vh = p.match?.routeConfiguration?.vhost?.name;
-            const local = value.typed_per_filter_config?.[localName];
-            if (!local || !(vh === undefined || vh === "" || vh === m.virtualHost)) continue;
-            if (p.applyTo === "VIRTUAL_HOST") config = { filter: f.metadata.name, value: local };
-            const route = p.match?.routeConfiguration?.vhost?.route?.name;
-            if (p.applyTo === "HTTP_ROUTE" && route) routes.push({ route, filter: f.metadata.name, value: local });
-        }
+    for (const p of gateway.flatMap(patchesOf)) {
+        const vh = p.virtualHost;
+        const local = p.typedPerFilterConfig[localName];
+        if (!p.onGateway || !local || !(vh === undefined || vh === "" || vh === m.virtualHost)) continue;
+        const filter = p.envoyFilter.metadata.name;
+        if (p.applyTo === "VIRTUAL_HOST") config = { filter, value: snakeKeys(local) };
+        if (p.applyTo === "HTTP_ROUTE" && p.route) routes.push({ route: p.route, filter, value: snakeKeys(local) });
     }
     if (!config) return undefined;
     if (!inserted) throw new Error(`EnvoyFilter ${config.filter} configures ${localName} on ${m.virtualHost}, but no patch inserts the filter`);
@@ -157,22 +147,15 @@ export function readPreLimit(objects: K8sObject[], m: GatewayModel): PreLimitCon
     return out;
 }
 
-/** protobuf JSON (camelCase) → the snake_case field names of the rendered filters. */
-function snakeKeys(o: any): any {
-    if (Array.isArray(o)) return o.map(snakeKeys);
-    if (o === null || typeof o !== "object") return o;
-    return Object.fromEntries(Object.entries(o).map(([k, v]) => [k.startsWith("@") ? k : k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snakeKeys(v)]));
-}
-
 /**
  * The same model read from the route configuration Istio generated (protobuf JSON): the virtual
  * host's `typed_per_filter_config` of the local filter; undefined when it has none.
  */
 export function preLimitFromEnvoy(routeConfiguration: any, virtualHost: string): PreLimitConfigModel | undefined {
-    const vhs = routeConfiguration?.virtualHosts ?? routeConfiguration?.virtual_hosts ?? [];
+    const vhs = field(routeConfiguration, "virtual_hosts") ?? [];
     const vh = vhs.find((v: any) => v.name === virtualHost);
     if (!vh) throw new Error(`route configuration ${routeConfiguration?.name} has no virtual host ${virtualHost}`);
-    const c = (vh.typedPerFilterConfig ?? vh.typed_per_filter_config ?? {})[LOCAL_RATELIMIT_FILTER];
+    const c = (field(vh, "typed_per_filter_config") ?? {})[LOCAL_RATELIMIT_FILTER];
     return c ? parseLocalConfig(`generated virtual host ${virtualHost}`, "(generated)", snakeKeys(c)) : undefined;
 }
 

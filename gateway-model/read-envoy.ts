@@ -3,9 +3,10 @@
  * tier checks it agrees with the one read from the rendered objects). Pure.
  */
 import { readConfig, readGateway } from "./read-rendered";
-import { RATELIMIT_FILTER, entriesOfStage } from "../builders/envoy-filters";
+import { RATELIMIT_FILTER } from "../builders/envoy-filters";
 import { K8sObject } from "../lib/k8s-object";
-import { GatewayModel, ModelRoute, RouteMatch, field, policyValues, vhRateLimitsOf } from "./model";
+import { GatewayModel, ModelRoute, RouteMatch, policyValues, vhRateLimitsOf } from "./model";
+import { entriesOfStage, field } from "../builders/rendered-config";
 
 /**
  * The same model read from Envoy's route configuration as Istio generates it (protobuf JSON of a

@@ -3,26 +3,25 @@
  * the rate-limit ConfigMaps): the routes, each rate-limit filter on the listener and the patches
  * that give the routes and virtual hosts their `rate_limits`. Pure.
  */
-import { parse } from "yaml";
-import { RATELIMIT_FILTER, entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
+import { RATELIMIT_FILTER } from "../builders/envoy-filters";
 import { K8sObject } from "../lib/k8s-object";
-import { GatewayModel, ModelRoute, RouteMatch, VhRateLimits, field, perFilterRateLimits, policyValues, reachesGatewayPods, vhRateLimitsOf } from "./model";
+import { GatewayModel, ModelRoute, RouteMatch, VhRateLimits, perFilterRateLimits, policyValues, reachesGatewayPods, vhRateLimitsOf } from "./model";
+import { RenderedPatch, entriesOfStage, isServiceConfigMap, patchesOf, priorityOf, rateLimitFilterOf, serviceConfigOf } from "../builders/rendered-config";
 
 /**
  * The config of the service a filter calls: the ConfigMap mounted by the Deployment named like the
  * cluster's service (`outbound|<port>||<service>.<namespace>.svc...`), else the only rate-limit ConfigMap.
  */
 export function readConfig(objects: K8sObject[], cluster?: string): GatewayModel["config"] {
-    const isConfig = (o: K8sObject) => o.kind === "ConfigMap" && typeof o.data?.["config.yaml"] === "string" && /(^|\n)domain:/.test(o.data["config.yaml"]);
     const host = cluster?.split("|")[3];
     const [svc, ns] = host ? host.split(".") : [];
     const deployment = objects.find((o) => o.kind === "Deployment" && o.metadata.name === svc && (o.metadata.namespace ?? "default") === ns);
     const mounted: string[] = (deployment?.spec?.template?.spec?.volumes ?? []).map((v: any) => v.configMap?.name).filter(Boolean);
     const cm =
-        objects.find((o) => isConfig(o) && mounted.includes(o.metadata.name) && (o.metadata.namespace ?? "default") === ns) ?? objects.find((o) => isConfig(o));
+        objects.find((o) => isServiceConfigMap(o) && mounted.includes(o.metadata.name) && (o.metadata.namespace ?? "default") === ns) ??
+        objects.find((o) => isServiceConfigMap(o));
     if (!cm) throw new Error("no rate-limit ConfigMap (data['config.yaml'] with a domain) in the rendered objects");
-    const config = parse(cm.data["config.yaml"]);
-    return { domain: config?.domain, descriptors: config?.descriptors ?? [] };
+    return serviceConfigOf(cm);
 }
 
 export function readGateway(objects: K8sObject[]): GatewayModel["gateway"] {
@@ -98,27 +97,15 @@ function virtualServiceRoutes(vs: K8sObject): ModelRoute[] {
     });
 }
 
-/** A patch's `match.context` acts on the gateway: GATEWAY, or ANY (Istio's default when absent). */
-function onGateway(context: string | undefined): boolean {
-    const c = context ?? "ANY";
-    return c === "GATEWAY" || c === "ANY";
-}
-
 /** The rate-limit HTTP filters on the gateway's listener, in the order inserted: configured name, stage and the service's cluster. */
 function listenerRateLimitFilters(filters: K8sObject[], gatewayPort: number): { name: string; stage: number; cluster?: string }[] {
     const out: { name: string; stage: number; cluster?: string }[] = [];
-    for (const f of filters) {
-        for (const p of f.spec?.configPatches ?? []) {
-            const port = field(p.match?.listener, "port_number");
-            const value = p.patch?.value ?? {};
-            if (field(p, "apply_to") !== "HTTP_FILTER" || !onGateway(p.match?.context)) continue;
-            if ((port !== undefined && Number(port) !== gatewayPort) || !isRateLimitFilter(value)) continue;
-            const name = value.name ?? RATELIMIT_FILTER;
-            if (out.some((x) => x.name === name)) continue;
-            const tc = field(value, "typed_config");
-            const cluster = field(field(field(field(tc, "rate_limit_service"), "grpc_service"), "envoy_grpc"), "cluster_name");
-            out.push({ name, stage: Number(field(tc, "stage") ?? 0), ...(cluster ? { cluster } : {}) });
-        }
+    for (const p of filters.flatMap(patchesOf)) {
+        const rl = rateLimitFilterOf(p);
+        if (!rl || !p.onGateway || (p.port !== undefined && p.port !== gatewayPort)) continue;
+        const name = rl.name ?? RATELIMIT_FILTER;
+        if (out.some((x) => x.name === name)) continue;
+        out.push({ name, stage: rl.stage, ...(rl.cluster ? { cluster: rl.cluster } : {}) });
     }
     return out;
 }
@@ -147,42 +134,43 @@ interface PatchFindings {
 }
 
 /** An HTTP_FILTER patch inserting the listener's rate-limit filter: its domain and failure mode. */
-function readFilterPatch(f: K8sObject, value: any, t: PatchTarget, found: PatchFindings): void {
-    if (value.name !== t.rlName || !isRateLimitFilter(value)) return;
-    const tc = field(value, "typed_config") ?? {};
-    if (found.domain !== undefined && found.domain !== tc.domain)
-        throw new Error(`two ratelimit filters with different domains (${found.domain}, ${tc.domain})`);
-    found.domain = tc.domain;
-    found.failureModeDeny = field(tc, "failure_mode_deny") === true;
-    const h = field(tc, "enable_x_ratelimit_headers");
-    found.rateLimitHeaders = h === "DRAFT_VERSION_03" || h === 1;
-    found.filterNames.push(f.metadata.name);
+function readFilterPatch(p: RenderedPatch, t: PatchTarget, found: PatchFindings): void {
+    const rl = rateLimitFilterOf(p);
+    if (!rl || rl.name !== t.rlName) return;
+    if (found.domain !== undefined && found.domain !== rl.domain)
+        throw new Error(`two ratelimit filters with different domains (${found.domain}, ${rl.domain})`);
+    found.domain = rl.domain;
+    found.failureModeDeny = rl.failureModeDeny;
+    found.rateLimitHeaders = rl.rateLimitHeaders;
+    found.filterNames.push(p.envoyFilter.metadata.name);
 }
 
 /** A VIRTUAL_HOST patch: the virtual host's own rate_limits of the stage, and its RateLimitPerRoute. */
-function readVirtualHostPatch(f: K8sObject, value: any, t: PatchTarget, found: PatchFindings): void {
-    found.vhostPolicy.push(...policyValues(field(value, "response_headers_to_add")));
-    const own = entriesOfStage(field(value, "rate_limits"), t.stage);
+function readVirtualHostPatch(p: RenderedPatch, t: PatchTarget, found: PatchFindings): void {
+    const name = p.envoyFilter.metadata.name;
+    found.vhostPolicy.push(...policyValues(p.responseHeadersToAdd));
+    const own = entriesOfStage(p.rateLimits, t.stage);
     if (own.length) {
-        found.vhostRateLimits.push({ rateLimits: own, envoyFilter: f.metadata.name });
-        found.filterNames.push(f.metadata.name);
+        found.vhostRateLimits.push({ rateLimits: own, envoyFilter: name });
+        found.filterNames.push(name);
     }
-    const per = perFilterRateLimits(field(value, "typed_per_filter_config"), t.rlName);
+    const per = perFilterRateLimits(p.typedPerFilterConfig, t.rlName);
     if (per) {
-        found.vhostPerFilter = { rateLimits: per, envoyFilter: f.metadata.name };
-        found.filterNames.push(f.metadata.name);
+        found.vhostPerFilter = { rateLimits: per, envoyFilter: name };
+        found.filterNames.push(name);
     }
-    found.vhostMode = vhRateLimitsOf(field(value, "typed_per_filter_config"), t.rlName) ?? found.vhostMode;
+    found.vhostMode = vhRateLimitsOf(p.typedPerFilterConfig, t.rlName) ?? found.vhostMode;
 }
 
 /** An HTTP_ROUTE patch: the named routes' own rate_limits of the stage and their RateLimitPerRoute. */
-function readRoutePatch(f: K8sObject, value: any, routeName: string | undefined, t: PatchTarget, routes: ModelRoute[], found: PatchFindings): void {
-    const all = field(value.route, "rate_limits");
-    const own = entriesOfStage(all, t.stage);
-    const mode = vhRateLimitsOf(field(value, "typed_per_filter_config"), t.rlName);
-    const per = perFilterRateLimits(field(value, "typed_per_filter_config"), t.rlName);
-    const any = Array.isArray(all) && all.length > 0;
-    const policy = policyValues(field(value, "response_headers_to_add"));
+function readRoutePatch(p: RenderedPatch, t: PatchTarget, routes: ModelRoute[], found: PatchFindings): void {
+    const f = p.envoyFilter;
+    const routeName = p.route;
+    const own = entriesOfStage(p.rateLimits, t.stage);
+    const mode = vhRateLimitsOf(p.typedPerFilterConfig, t.rlName);
+    const per = perFilterRateLimits(p.typedPerFilterConfig, t.rlName);
+    const any = (p.rateLimits ?? []).length > 0;
+    const policy = policyValues(p.responseHeadersToAdd);
     if (policy.length) for (const r of routes.filter((r) => r.name === routeName)) r.policy = [...(r.policy ?? []), ...policy];
     if (!any && !mode && !per) return;
     if (!routeName) throw new Error(`EnvoyFilter ${f.metadata.name}: a route patch without route name is not modelled`);
@@ -202,37 +190,24 @@ function readRoutePatch(f: K8sObject, value: any, routeName: string | undefined,
 }
 
 /** One patch of an EnvoyFilter on the gateway's pods, read into `found` (and the routes). */
-function readPatch(f: K8sObject, p: any, t: PatchTarget, routes: ModelRoute[], found: PatchFindings): void {
-    const applyTo = field(p, "apply_to");
-    const match = p.match ?? {};
-    if (!onGateway(match.context)) return;
-    const value = p.patch?.value ?? {};
-    if (applyTo === "HTTP_FILTER") {
+function readPatch(p: RenderedPatch, t: PatchTarget, routes: ModelRoute[], found: PatchFindings): void {
+    if (!p.onGateway) return;
+    if (p.applyTo === "HTTP_FILTER") {
         // A listener port other than the Gateway server's: the filter is not on this listener.
-        const port = field(match.listener, "port_number");
-        if (port === undefined || Number(port) === t.port) readFilterPatch(f, value, t, found);
+        if (p.port === undefined || p.port === t.port) readFilterPatch(p, t, found);
         return;
     }
-    const vh = field(match, "route_configuration")?.vhost;
-    const vhName: string | undefined = vh?.name;
-    if (!(vhName === undefined || vhName === "" || vhName === t.virtualHost)) return;
-    if (applyTo === "VIRTUAL_HOST") readVirtualHostPatch(f, value, t, found);
-    if (applyTo === "HTTP_ROUTE") readRoutePatch(f, value, vh?.route?.name, t, routes, found);
+    if (!(p.virtualHost === undefined || p.virtualHost === "" || p.virtualHost === t.virtualHost)) return;
+    if (p.applyTo === "VIRTUAL_HOST") readVirtualHostPatch(p, t, found);
+    if (p.applyTo === "HTTP_ROUTE") readRoutePatch(p, t, routes, found);
 }
 
 /** A patch gives the virtual host `name` rate_limits of the stage (its own or per filter). */
-function patchLimits(p: any, name: string, rlName: string, stage: number): boolean {
-    const applyTo = field(p, "apply_to");
-    const vhName: string | undefined = field(p.match ?? {}, "route_configuration")?.vhost?.name;
-    const value = p.patch?.value ?? {};
-    const per = !!perFilterRateLimits(field(value, "typed_per_filter_config"), rlName);
-    const has =
-        applyTo === "VIRTUAL_HOST"
-            ? per || entriesOfStage(field(value, "rate_limits"), stage).length > 0
-            : applyTo === "HTTP_ROUTE"
-              ? per || entriesOfStage(field(value.route, "rate_limits"), stage).length > 0
-              : false;
-    return has && onGateway(p.match?.context) && (vhName === undefined || vhName === "" || vhName === name);
+function patchLimits(p: RenderedPatch, name: string, rlName: string, stage: number): boolean {
+    const vhName = p.virtualHost;
+    const per = !!perFilterRateLimits(p.typedPerFilterConfig, rlName);
+    const has = (p.applyTo === "VIRTUAL_HOST" || p.applyTo === "HTTP_ROUTE") && (per || entriesOfStage(p.rateLimits, stage).length > 0);
+    return has && p.onGateway && (vhName === undefined || vhName === "" || vhName === name);
 }
 
 /**
@@ -248,7 +223,7 @@ export function gatewayModel(objects: K8sObject[], requestHost?: string, filterN
     // In Istio's order: lower priority first (a later patch inserts its filter nearer the router, so it runs later).
     const filters = objects
         .filter((o) => o.kind === "EnvoyFilter" && reachesGatewayPods(o.spec, gateway.selector))
-        .sort((a, b) => Number(a.spec?.priority ?? 0) - Number(b.spec?.priority ?? 0));
+        .sort((a, b) => priorityOf(a) - priorityOf(b));
     // First the rate-limit filters on this listener: each one's name and stage decide which patches it reads.
     const listed = listenerRateLimitFilters(filters, gateway.port);
     // Lower stages first (the shared layout's fixed filter at 0, its per-value filter at 1), else as inserted.
@@ -276,7 +251,7 @@ function filterModel(
     const stage = listenerFilter.stage;
     const target: PatchTarget = { port: gateway.port, virtualHost, rlName, stage };
     const found: PatchFindings = { failureModeDeny: false, vhostRateLimits: [], filterNames: [], ownMode: new Set(), vhostPolicy: [] };
-    for (const f of filters) for (const p of f.spec?.configPatches ?? []) readPatch(f, p, target, routes, found);
+    for (const p of filters.flatMap(patchesOf)) readPatch(p, target, routes, found);
     const { domain, vhostPerFilter, vhostMode } = found;
     if (domain === undefined) throw new Error(`no EnvoyFilter inserts ${RATELIMIT_FILTER} into Gateway ${gateway.name}'s pods on port ${gateway.port}`);
     // Which of the VirtualService's virtual hosts any rate_limits reach (a patch names it, or names none / "").
@@ -284,7 +259,7 @@ function filterModel(
         .map((h) => `${h}:${gateway.port}`)
         .map((name) => ({
             name,
-            limited: filters.some((f) => (f.spec?.configPatches ?? []).some((p: any) => patchLimits(p, name, rlName, stage))),
+            limited: filters.flatMap(patchesOf).some((p) => patchLimits(p, name, rlName, stage)),
         }));
     // Envoy resolves RateLimitPerRoute most specific first: the route's own, else the virtual host's.
     if (vhostMode) for (const r of routes) if (!found.ownMode.has(r)) r.vhRateLimits = vhostMode;

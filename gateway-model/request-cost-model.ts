@@ -5,7 +5,7 @@
  * above 10^9 drops the descriptor, a fraction is cut to a whole number); an entry with
  * `apply_on_stream_done` is sent only when the response is done, in a call of its own.
  */
-import { field } from "./model";
+import { field } from "../builders/rendered-config";
 
 /** Envoy's largest `hits_addend`. */
 const MAX_HITS_ADDEND = 1_000_000_000;

@@ -5,7 +5,8 @@
  */
 import { LOCAL_RATELIMIT_FILTER } from "../builders/envoy-filters";
 import { K8sObject } from "../lib/k8s-object";
-import { field, isSubset } from "./model";
+import { isSubset } from "./model";
+import { RenderedPatch, namespacedName, field, patchesOf, workloadLabelsOf } from "../builders/rendered-config";
 import { tokenBucketOf } from "./pre-limit-model";
 
 /** A LocalRateLimit's bucket on a workload's sidecar (the whole filter on the inbound port). */
@@ -24,11 +25,11 @@ export interface LocalBucket {
 }
 
 /** One patch's local bucket, when the patch inserts the local rate-limit filter on a sidecar's inbound port. */
-function bucketOfPatch(f: K8sObject, p: any): LocalBucket | undefined {
-    const value = p.patch?.value ?? {};
-    if (field(p, "apply_to") !== "HTTP_FILTER" || p.match?.context !== "SIDECAR_INBOUND") return undefined;
-    if (typeof value.name !== "string" || !value.name.startsWith(LOCAL_RATELIMIT_FILTER)) return undefined;
-    const tc = field(value, "typed_config") ?? {};
+function bucketOfPatch(p: RenderedPatch): LocalBucket | undefined {
+    const f = p.envoyFilter;
+    if (p.applyTo !== "HTTP_FILTER" || p.context !== "SIDECAR_INBOUND") return undefined;
+    if (typeof p.name !== "string" || !p.name.startsWith(LOCAL_RATELIMIT_FILTER)) return undefined;
+    const tc = p.typedConfig ?? {};
     const cfg = tc.value ?? tc;
     const tb = field(cfg, "token_bucket");
     if (!tb) return undefined;
@@ -36,10 +37,10 @@ function bucketOfPatch(f: K8sObject, p: any): LocalBucket | undefined {
         (field(cfg, "response_headers_to_add") ?? []).map((h: any) => [String(h.header?.key).toLowerCase(), String(h.header?.value)]),
     );
     return {
-        envoyFilter: `${f.metadata.namespace ?? "default"}/${f.metadata.name}`,
+        envoyFilter: namespacedName(f),
         namespace: f.metadata.namespace ?? "default",
-        selector: f.spec?.workloadSelector?.labels ?? {},
-        port: Number(field(p.match?.listener, "port_number")),
+        selector: workloadLabelsOf(f),
+        port: Number(p.port),
         ...tokenBucketOf(tb),
         refusalHeaders: headers,
         enforced: field(cfg, "filter_enforced")?.default_value?.numerator === 100,
@@ -49,11 +50,10 @@ function bucketOfPatch(f: K8sObject, p: any): LocalBucket | undefined {
 /** The whole-filter local buckets on sidecars' inbound ports (LocalRateLimit without `routes`). */
 export function localBuckets(objects: K8sObject[]): LocalBucket[] {
     const out: LocalBucket[] = [];
-    for (const f of objects.filter((o) => o.kind === "EnvoyFilter"))
-        for (const p of f.spec?.configPatches ?? []) {
-            const b = bucketOfPatch(f, p);
-            if (b) out.push(b);
-        }
+    for (const p of objects.filter((o) => o.kind === "EnvoyFilter").flatMap(patchesOf)) {
+        const b = bucketOfPatch(p);
+        if (b) out.push(b);
+    }
     return out;
 }
 

@@ -3,7 +3,8 @@
  * already in force, and the other rate-limit filters on the stack's gateway listener. Decided
  * before anything is registered (cluster/cluster-lookup.ts asks kubectl; offline renders skip it).
  */
-import { FilterLayout, PER_INSTANCE_MIN_ISTIO, entriesOfStage, isRateLimitFilter } from "../builders/envoy-filters";
+import { FilterLayout, PER_INSTANCE_MIN_ISTIO } from "../builders/envoy-filters";
+import { RenderedPatch, entriesOfStage, field, patchesOf, rateLimitFilterOf, workloadLabelsOf } from "../builders/rendered-config";
 import { GlobalRateLimitPlan } from "../components/global-ratelimit-plan";
 import { Problem } from "../lib/problems";
 import { StackSettings } from "../mesh/settings-types";
@@ -213,17 +214,15 @@ export function classifyNeighbours(s: StackSettings, state: MeshReachState, plan
     const out: Neighbour[] = [];
     const reaching = reachingFilters(s, state, plan);
     // Every descriptor patch of those filters, wherever it sits (a filter and its rate_limits are often in separate objects).
-    const allPatches: any[] = reaching.flatMap((f) => f.spec?.configPatches ?? []);
+    const allPatches = reaching.flatMap(patchesOf);
     for (const f of reaching) {
         const id = `${f.metadata.namespace}/${f.metadata.name}`;
-        const patches: any[] = f.spec?.configPatches ?? [];
-        for (const p of patches) {
-            const value = p.patch?.value ?? {};
-            const pPort = p.match?.listener?.portNumber;
-            if (p.applyTo !== "HTTP_FILTER" || !isRateLimitFilter(value) || (pPort !== undefined && Number(pPort) !== port)) continue;
-            const stage = Number(value.typed_config?.stage ?? 0);
-            const name: string = value.name;
-            const base = { envoyFilter: id, httpFilter: name, domain: String(value.typed_config?.domain ?? "") };
+        for (const p of patchesOf(f)) {
+            const rl = rateLimitFilterOf(p);
+            if (!rl || (p.port !== undefined && p.port !== port)) continue;
+            const stage = rl.stage;
+            const name = rl.name!;
+            const base = { envoyFilter: id, httpFilter: name, domain: String(rl.domain ?? "") };
             if (name === plan.httpFilterNames.global) {
                 out.push({
                     ...base,
@@ -250,7 +249,7 @@ export function classifyNeighbours(s: StackSettings, state: MeshReachState, plan
                 out.push({
                     ...base,
                     verdict: "leaks",
-                    why: `its descriptors reach the stack's virtual hosts (a patch names ${[...new Set(reached.map((q) => JSON.stringify(q.match?.routeConfiguration?.vhost?.name ?? "(none)")))].join(", ")}): requests to them also call its service (domain ${base.domain})${value.typed_config?.failure_mode_deny ? " and get 500 when it is down (failure_mode_deny)" : ""}`,
+                    why: `its descriptors reach the stack's virtual hosts (a patch names ${[...new Set(reached.map((q) => JSON.stringify(q.virtualHost ?? "(none)")))].join(", ")}): requests to them also call its service (domain ${base.domain})${rl.failureModeDeny ? " and get 500 when it is down (failure_mode_deny)" : ""}`,
                 });
             } else {
                 out.push({
@@ -274,18 +273,16 @@ function reachingFilters(s: StackSettings, state: MeshReachState, plan: GlobalRa
     return (state.envoyFilters ?? []).filter((f) => {
         if (ownObjects.has(`${f.metadata.namespace}/${f.metadata.name}`)) return false;
         if (![s.mesh.gatewayNamespace, s.mesh.namespace].includes(String(f.metadata.namespace))) return false;
-        const sel: Record<string, string> = f.spec?.workloadSelector?.labels ?? {};
+        const sel = workloadLabelsOf(f);
         return known.some((labels) => Object.entries(sel).every(([k, v]) => labels[k] === v));
     });
 }
 
 /** The patches that put descriptors of the filter `name` at `stage` (or config under its name) on a virtual host `ours` accepts. */
-function patchesOnOurHosts(patches: any[], name: string, stage: number, ours: (vhost: string | undefined) => boolean): any[] {
+function patchesOnOurHosts(patches: RenderedPatch[], name: string, stage: number, ours: (vhost: string | undefined) => boolean): RenderedPatch[] {
     return patches.filter((q) => {
-        const v = q.patch?.value ?? {};
-        const rl = q.applyTo === "VIRTUAL_HOST" ? v.rate_limits : q.applyTo === "HTTP_ROUTE" ? v.route?.rate_limits : undefined;
-        const per = v.typed_per_filter_config?.[name]?.rate_limits;
-        return ours(q.match?.routeConfiguration?.vhost?.name) && (entriesOfStage(rl, stage).length > 0 || (Array.isArray(per) && per.length > 0));
+        const per = field(q.typedPerFilterConfig[name], "rate_limits");
+        return ours(q.virtualHost) && (entriesOfStage(q.rateLimits, stage).length > 0 || (Array.isArray(per) && per.length > 0));
     });
 }
 

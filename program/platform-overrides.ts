@@ -8,7 +8,7 @@
  *
  * Pure: the cluster's EnvoyFilters come in as a list.
  */
-import { isRateLimitFilter } from "../builders/envoy-filters";
+import { namespacedName, field, patchesOf, rateLimitFilterOf, workloadLabelsOf } from "../builders/rendered-config";
 import { PLATFORM_FILTER_NAMES, PLATFORM_PATH_KEYS, PLATFORM_RULE_KEYS } from "../builders/platform-filters";
 import { LiveObject } from "./preflight";
 
@@ -24,18 +24,13 @@ export interface FoundOverride {
 export function platformOverridesOn(envoyFilters: LiveObject[], podLabels: Record<string, string>[], port: number): FoundOverride[] {
     const out: FoundOverride[] = [];
     for (const f of envoyFilters) {
-        const sel: Record<string, string> = f.spec?.workloadSelector?.labels ?? {};
+        const sel = workloadLabelsOf(f);
         if (!podLabels.some((labels) => Object.entries(sel).every(([k, v]) => labels[k] === v))) continue;
-        for (const p of f.spec?.configPatches ?? []) {
-            const value = p?.patch?.value ?? {};
-            const pPort = p?.match?.listener?.portNumber;
-            if (p?.applyTo !== "HTTP_FILTER" || value.name !== PLATFORM_FILTER_NAMES.overrides || !isRateLimitFilter(value)) continue;
-            if (pPort !== undefined && Number(pPort) !== port) continue;
-            out.push({
-                envoyFilter: `${f.metadata.namespace ?? "default"}/${f.metadata.name}`,
-                rules: ruleNamesOf(value.typed_config?.rate_limits),
-                failureModeDeny: value.typed_config?.failure_mode_deny === true,
-            });
+        for (const p of patchesOf(f)) {
+            const rl = rateLimitFilterOf(p);
+            if (!rl || rl.name !== PLATFORM_FILTER_NAMES.overrides) continue;
+            if (p.port !== undefined && p.port !== port) continue;
+            out.push({ envoyFilter: namespacedName(f), rules: ruleNamesOf(rl.rateLimits), failureModeDeny: rl.failureModeDeny });
         }
     }
     return out;
@@ -46,10 +41,14 @@ function ruleNamesOf(rateLimits: unknown): string[] {
     const names: string[] = [];
     for (const e of Array.isArray(rateLimits) ? rateLimits : []) {
         for (const a of e?.actions ?? []) {
-            const g = a?.generic_key;
-            if (g?.descriptor_key === PLATFORM_RULE_KEYS.overrides && typeof g.descriptor_value === "string") names.push(g.descriptor_value);
-            const ext = a?.extension?.typed_config;
-            if (ext?.descriptor_key === PLATFORM_PATH_KEYS.overrides || a?.request_headers?.descriptor_key === PLATFORM_PATH_KEYS.overrides)
+            const g = field(a, "generic_key");
+            const value = field(g, "descriptor_value");
+            if (field(g, "descriptor_key") === PLATFORM_RULE_KEYS.overrides && typeof value === "string") names.push(value);
+            const ext = field(a?.extension, "typed_config");
+            if (
+                field(ext, "descriptor_key") === PLATFORM_PATH_KEYS.overrides ||
+                field(field(a, "request_headers"), "descriptor_key") === PLATFORM_PATH_KEYS.overrides
+            )
                 names.push("each path");
         }
     }

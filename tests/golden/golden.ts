@@ -32,6 +32,7 @@ import { GlobalRateLimit } from "../../components/global-ratelimit";
 import { LocalRateLimit } from "../../components/local-ratelimit";
 import { MeshRateLimit } from "../../mesh/mesh-ratelimit";
 import { InputError } from "../../lib/problems";
+import { updateGoldenValues } from "./values";
 
 export const GOLDEN_DIR = __dirname;
 export const IN_DIR = path.join(GOLDEN_DIR, "in");
@@ -189,11 +190,12 @@ if (require.main === module) {
         process.exit(2);
     }
     updateGolden().then(
-        (changed) => {
+        (objects) => {
+            const changed = [...objects, ...updateGoldenValues()];
             for (const line of changed) console.log(line);
             console.log(
                 changed.length
-                    ? `${changed.length} golden file(s) rewritten or removed: review them with git diff tests/golden/out`
+                    ? `${changed.length} golden file(s) rewritten or removed: review them with git diff tests/golden`
                     : "golden files already match the render",
             );
         },

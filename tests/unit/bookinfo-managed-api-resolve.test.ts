@@ -5,6 +5,7 @@
  * builders/managed-api.ts) read as it is. Expected values are written here, not read from the code.
  */
 import { expect } from "chai";
+import { expectGolden } from "../golden/values";
 import { resolveBookinfo } from "../../components/bookinfo-resolve";
 import { resolveManagedApi } from "../../components/managed-api-resolve";
 import { bookinfoGatewaySpec, bookinfoVirtualHosts, virtualServiceSpec } from "../../builders/bookinfo";
@@ -76,21 +77,8 @@ describe("ManagedApi resolved once", () => {
         const { problems, value } = resolveManagedApi(ESP);
         expect(problems).to.deep.equal([]);
         expect(deepFrozen(value)).to.equal(true);
-        expect(value).to.deep.equal({
-            namespace: "default",
-            includeIpRanges: ["10.4.0.0/14", "10.7.240.0/20"],
-            serviceName: "echo-api.endpoints.p.cloud.goog",
-            portMode: "http",
-            ingressName: "simple-ingress",
-            ingressClassName: "istio",
-            ingressPath: "/echo",
-            espImage: "gcr.io/endpoints-release/endpoints-runtime:1.57.0",
-            echoImage: "gcr.io/google-samples/echo-python:1.0",
-            apiProfile: "current",
-            createIngressClass: true,
-            keepIngressClassOnDestroy: false,
-            awaitRollout: true,
-        });
+        expectGolden("managed-api/resolved-defaults", value);
+        expect(value).to.deep.include({ portMode: "http", ingressClassName: "istio", createIngressClass: true, keepIngressClassOnDestroy: false });
         const off = resolveManagedApi({ ...ESP, createIngressClass: false, keepIngressClassOnDestroy: true }).value!;
         expect([off.createIngressClass, off.keepIngressClassOnDestroy]).to.deep.equal([false, true]);
     });

@@ -9,6 +9,7 @@
  * `net.BlockList` for "is this address inside this CIDR".
  */
 import { expect } from "chai";
+import { expectGolden } from "../golden/values";
 import { Problem } from "../../lib/problems";
 import { BlockList } from "node:net";
 import { parse } from "yaml";
@@ -86,31 +87,28 @@ describe("clientCidr: rules → Envoy actions and config entries", () => {
     it("one CIDR, one counter: the rule's action, masked_remote_address at the CIDR's length (IPv6 at a length no IPv6 CIDR uses, 128), the CIDR as the config value", () => {
         const c = compileGlobalLimits({ rules: [{ name: "office", clientCidr: { cidr: "10.0.0.0/8" }, requestsPerUnit: 5, unit: M }] });
         expect(c.problems).to.deep.equal([]);
-        expect(c.vhostRateLimits).to.deep.equal([
-            { actions: [ruleAction("office"), { masked_remote_address: { v4_prefix_mask_len: 8, v6_prefix_mask_len: 128 } }] },
+        expectGolden("client-cidr/one-cidr-rate-limits", c.vhostRateLimits);
+        expectGolden("client-cidr/one-cidr-config", c.configDescriptors);
+        expect(c.vhostRateLimits.map((e) => e.actions)).to.deep.equal([
+            [ruleAction("office"), { masked_remote_address: { v4_prefix_mask_len: 8, v6_prefix_mask_len: 128 } }],
         ]);
-        expect(c.configDescriptors).to.deep.equal([
-            { key: "rule", value: "office", descriptors: [{ key: "masked_remote_address", value: "10.0.0.0/8", ...limit(5) }] },
-        ]);
+        const [node] = c.configDescriptors[0]!.descriptors!;
+        expect(node).to.deep.include({ key: "masked_remote_address", value: "10.0.0.0/8", ...limit(5) });
     });
 
     it("per address: the same entry, then the client's prefix (masked_remote_address at /32 and /64); the limit on its catch-all under the CIDR", () => {
         const c = compileGlobalLimits({ rules: [{ name: "lab", clientCidr: { cidr: "2001:db8::/32", perAddress: true }, requestsPerUnit: 2, unit: M }] });
-        expect(c.vhostRateLimits).to.deep.equal([
-            {
-                actions: [
-                    ruleAction("lab"),
-                    { masked_remote_address: { v4_prefix_mask_len: 32, v6_prefix_mask_len: 32 } },
-                    { masked_remote_address: { v4_prefix_mask_len: 32, v6_prefix_mask_len: 64 } },
-                ],
-            },
+        expectGolden("client-cidr/per-address-rate-limits", c.vhostRateLimits);
+        expectGolden("client-cidr/per-address-config", c.configDescriptors);
+        expect(c.vhostRateLimits[0]!.actions.slice(1)).to.deep.equal([
+            { masked_remote_address: { v4_prefix_mask_len: 32, v6_prefix_mask_len: 32 } },
+            { masked_remote_address: { v4_prefix_mask_len: 32, v6_prefix_mask_len: 64 } },
         ]);
-        expect(c.configDescriptors).to.deep.equal([
-            {
-                key: "rule",
-                value: "lab",
-                descriptors: [{ key: "masked_remote_address", value: "2001:db8::/32", descriptors: [{ key: "masked_remote_address", ...limit(2) }] }],
-            },
+        const cidr = c.configDescriptors[0]!.descriptors![0]!;
+        expect([cidr.value, cidr.rate_limit, cidr.descriptors?.map((d) => [d.key, d.value, d.rate_limit])]).to.deep.equal([
+            "2001:db8::/32",
+            undefined,
+            [["masked_remote_address", undefined, limit(2).rate_limit]],
         ]);
     });
 
@@ -131,9 +129,10 @@ describe("clientCidr: rules → Envoy actions and config entries", () => {
                 headers: [{ name: ":path", safe_regex_match: { google_re2: {}, regex: "/api(?:[/?].*)?" } }],
             },
         };
-        expect(c.vhostRateLimits).to.deep.equal([
-            { actions: [first, { masked_remote_address: { v4_prefix_mask_len: 8, v6_prefix_mask_len: 48 } }] },
-            { actions: [first, { masked_remote_address: { v4_prefix_mask_len: 24, v6_prefix_mask_len: 64 } }] },
+        expectGolden("client-cidr/several-cidrs-rate-limits", c.vhostRateLimits);
+        expect(c.vhostRateLimits.map((e) => [e.actions[0], e.actions[1]?.masked_remote_address])).to.deep.equal([
+            [first, { v4_prefix_mask_len: 8, v6_prefix_mask_len: 48 }],
+            [first, { v4_prefix_mask_len: 24, v6_prefix_mask_len: 64 }],
         ]);
         expect(c.configDescriptors[0].descriptors!.map((d) => `${d.key}=${d.value}`)).to.deep.equal([
             "masked_remote_address=198.51.100.0/24",

@@ -564,10 +564,10 @@ describe("stack config values: accepted values", () => {
                 failureModeDeny: blank,
             });
             expect(a.global.domain).to.equal("ratelimit");
-            expect(a.global.descriptors).to.deep.equal([
-                { key: "PATH", value: "/productpage", unit: "minute", requestsPerUnit: 1 },
-                { key: "PATH", value: "api", unit: "minute", requestsPerUnit: 2 },
-                { key: "PATH", unit: "minute", requestsPerUnit: 100 },
+            expect(a.global.descriptors.map((d) => [d.key, d.value, d.unit, d.requestsPerUnit])).to.deep.equal([
+                ["PATH", "/productpage", "minute", 1],
+                ["PATH", "api", "minute", 2],
+                ["PATH", undefined, "minute", 100],
             ]);
             expect([a.local.bucket, a.local.fillInterval, a.ratelimit.redisPipelineWindow, a.global.failureModeDeny]).to.deep.equal([4, "60s", "0", true]);
             const b = resolveSettings({ ...BASE, variant: "B", domain: blank, localBucket: blank });
@@ -634,10 +634,10 @@ describe("stack config values: descriptors, whole problem list", () => {
             ...BASE,
             [DS]: '[{"key":"PATH","value":"/a","unit":"second","requestsPerUnit":3},{"key":"PATH","value":"/b","unit":"hour","requestsPerUnit":1},{"key":"PATH","unit":"day","requestsPerUnit":1000}]',
         });
-        expect(t.global.descriptors).to.deep.equal([
-            { key: "PATH", value: "/a", unit: "second", requestsPerUnit: 3 },
-            { key: "PATH", value: "/b", unit: "hour", requestsPerUnit: 1 },
-            { key: "PATH", value: undefined, unit: "day", requestsPerUnit: 1000 },
+        expect(t.global.descriptors.map((d) => [d.key, d.value, d.unit, d.requestsPerUnit])).to.deep.equal([
+            ["PATH", "/a", "second", 3],
+            ["PATH", "/b", "hour", 1],
+            ["PATH", undefined, "day", 1000],
         ]);
     });
 });

@@ -487,20 +487,23 @@ describe("the gateway model: lookupLimit, envoyproxy/ratelimit's config lookup",
         ],
     });
     const e = (...kv: [string, string][]) => kv.map(([key, value]) => ({ key, value }));
+    /** No limit answers the descriptor: no limit, no counter (whatever else the explanation carries). */
+    const expectNoLimit = (x: ReturnType<typeof lookupLimit>, what?: string) => {
+        expect(x.limit, what).to.equal(undefined);
+        expect(x.bucket, what).to.equal(undefined);
+    };
 
     it("key and value: that entry's limit; the counter key is <domain>_<key>_<value>_<window>", () => {
         const entries = e(["PATH", "/productpage"]);
-        expect(lookupLimit(config(), "d", entries)).to.deep.equal({
-            entries,
-            limit: { entry: "PATH=/productpage", unit: "minute", requests: 1, unlimited: false, shadow: false },
-            bucket: "d_PATH_/productpage_{window}",
-        });
+        const x = lookupLimit(config(), "d", entries);
+        expect(x.limit).to.deep.include({ entry: "PATH=/productpage", unit: "minute", requests: 1, unlimited: false, shadow: false });
+        expect([x.entries, x.bucket]).to.deep.equal([entries, "d_PATH_/productpage_{window}"]);
     });
 
     it("the key's catch-all answers any other value, and counts each value apart", () => {
         const a = lookupLimit(config(), "d", e(["PATH", "/login"]));
         const b = lookupLimit(config(), "d", e(["PATH", "/login?x=1"]));
-        expect(a.limit).to.deep.equal({ entry: "PATH (catch-all)", unit: "minute", requests: 100, unlimited: false, shadow: false });
+        expect(a.limit).to.deep.include({ entry: "PATH (catch-all)", unit: "minute", requests: 100, unlimited: false, shadow: false });
         expect(a.bucket).to.equal("d_PATH_/login_{window}");
         expect(b.limit?.entry).to.equal("PATH (catch-all)");
         expect(b.bucket).to.equal("d_PATH_/login?x=1_{window}");
@@ -508,7 +511,7 @@ describe("the gateway model: lookupLimit, envoyproxy/ratelimit's config lookup",
 
     it("a value ending in `*` matches by prefix, after an exact value and before the catch-all; each value counts apart", () => {
         const w = lookupLimit(config(), "d", e(["PATH", "/api/v1/products/7"]));
-        expect(w.limit).to.deep.equal({ entry: "PATH=/api/*", unit: "hour", requests: 50, unlimited: false, shadow: false });
+        expect(w.limit).to.deep.include({ entry: "PATH=/api/*", unit: "hour", requests: 50, unlimited: false, shadow: false });
         expect(w.bucket).to.equal("d_PATH_/api/v1/products/7_{window}");
         expect(lookupLimit(config(), "d", e(["PATH", "/api/"])).limit?.entry).to.equal("PATH=/api/*");
         expect(lookupLimit(config(), "d", e(["PATH", "/api/special"])).limit?.entry).to.equal("PATH=/api/special");
@@ -520,38 +523,34 @@ describe("the gateway model: lookupLimit, envoyproxy/ratelimit's config lookup",
 
     it("nested descriptors: every entry walks one level down; the limit is the last level's", () => {
         const entries = e(["rule", "login"], ["remote_address", "192.0.2.1"]);
-        expect(lookupLimit(config(), "d", entries)).to.deep.equal({
-            entries,
-            limit: { entry: "rule=login / remote_address (catch-all)", unit: "second", requests: 5, unlimited: false, shadow: false },
-            bucket: "d_rule_login_remote_address_192.0.2.1_{window}",
-        });
+        const x = lookupLimit(config(), "d", entries);
+        expect(x.limit).to.deep.include({ entry: "rule=login / remote_address (catch-all)", unit: "second", requests: 5, unlimited: false, shadow: false });
+        expect([x.entries, x.bucket]).to.deep.equal([entries, "d_rule_login_remote_address_192.0.2.1_{window}"]);
     });
 
     it("no limit when the request stops above the level that has one, or goes deeper than the config", () => {
-        expect(lookupLimit(config(), "d", e(["rule", "login"]))).to.deep.equal({ entries: e(["rule", "login"]) });
-        expect(lookupLimit(config(), "d", e(["PATH", "/productpage"], ["x", "y"]))).to.deep.equal({ entries: e(["PATH", "/productpage"], ["x", "y"]) });
+        expectNoLimit(lookupLimit(config(), "d", e(["rule", "login"])));
+        expectNoLimit(lookupLimit(config(), "d", e(["PATH", "/productpage"], ["x", "y"])));
         // A leaf has no level below it, even for a key that exists at the top.
-        expect(lookupLimit(config(), "d", e(["PATH", "/productpage"], ["PATH", "/login"]))).to.deep.equal({
-            entries: e(["PATH", "/productpage"], ["PATH", "/login"]),
-        });
-        expect(lookupLimit(config(), "d", e(["rule", "login"], ["other", "1"]))).to.deep.equal({ entries: e(["rule", "login"], ["other", "1"]) });
-        expect(lookupLimit(config(), "d", e(["rule", "bare"]))).to.deep.equal({ entries: e(["rule", "bare"]) });
+        expectNoLimit(lookupLimit(config(), "d", e(["PATH", "/productpage"], ["PATH", "/login"])));
+        expectNoLimit(lookupLimit(config(), "d", e(["rule", "login"], ["other", "1"])));
+        expectNoLimit(lookupLimit(config(), "d", e(["rule", "bare"])));
     });
 
     it("no limit for an unknown key, an unknown value without catch-all, a key of another case, or no entries", () => {
         for (const entries of [e(["OTHER", "x"]), e(["rule", "unknown"]), e(["path", "/productpage"]), []]) {
-            expect(lookupLimit(config(), "d", entries), JSON.stringify(entries)).to.deep.equal({ entries });
+            expectNoLimit(lookupLimit(config(), "d", entries), JSON.stringify(entries));
         }
     });
 
     it("a domain the config does not have is answered OK: no limit at all", () => {
         const entries = e(["PATH", "/productpage"]);
-        expect(lookupLimit(config(), "other", entries)).to.deep.equal({ entries });
-        expect(lookupLimit(config(), "D", entries)).to.deep.equal({ entries });
+        expectNoLimit(lookupLimit(config(), "other", entries));
+        expectNoLimit(lookupLimit(config(), "D", entries));
     });
 
     it("shadow_mode and unlimited are reported; the unit is read case-insensitively", () => {
-        expect(lookupLimit(config(), "d", e(["rule", "beta"])).limit).to.deep.equal({
+        expect(lookupLimit(config(), "d", e(["rule", "beta"])).limit).to.deep.include({
             entry: "rule=beta",
             unit: "minute",
             requests: 3,
@@ -559,7 +558,7 @@ describe("the gateway model: lookupLimit, envoyproxy/ratelimit's config lookup",
             shadow: true,
         });
         const free = lookupLimit(config(), "d", e(["rule", "free"]));
-        expect(free.limit).to.deep.equal({ entry: "rule=free", unit: "", requests: 0, unlimited: true, shadow: false });
+        expect(free.limit).to.deep.include({ entry: "rule=free", unit: "", requests: 0, unlimited: true, shadow: false });
         expect(free.bucket).to.equal("d_rule_free_{window}");
     });
 });

@@ -9,6 +9,7 @@
  * inside each test (no results computed while the file loads, so per-test coverage sees them).
  */
 import { expect } from "chai";
+import { expectGolden } from "../golden/values";
 import { explain, explainWith } from "../../gateway-model/explain";
 import { VhRateLimits } from "../../gateway-model/model";
 import { gatewayModelFromEnvoy } from "../../gateway-model/read-envoy";
@@ -37,45 +38,18 @@ import {
 describe("the gateway model: gatewayModel, reading the rendered objects", () => {
     it("reads variant A's objects into the model: gateway, virtual host, routes, filters, domain and config", () => {
         const m = gatewayModel(bookinfoObjects());
-        expect(m).to.deep.equal({
-            source: "VirtualService bookinfo",
-            gateway: { name: "bookinfo-gateway", port: 8080, selector: SELECTOR },
-            virtualHost: "*:8080",
-            virtualHosts: [{ name: "*:8080", limited: true }],
-            routes: [
-                {
-                    name: undefined,
-                    index: 0,
-                    matches: [
-                        { kind: "exact", value: "/productpage" },
-                        { kind: "exact", value: "/login" },
-                        { kind: "exact", value: "/logout" },
-                        { kind: "prefix", value: "/static" },
-                    ],
-                    rateLimits: [],
-                    vhRateLimits: "OVERRIDE",
-                },
-                {
-                    name: "api",
-                    index: 1,
-                    matches: [{ kind: "prefix", value: "/api/v1/products" }],
-                    rateLimits: [{ actions: [apiMatch()] }],
-                    anyRateLimits: true,
-                    vhRateLimits: "INCLUDE",
-                    envoyFilter: "filter-ratelimit-svc-api",
-                },
-            ],
-            domain: "ratelimit",
-            failureModeDeny: true,
-            // The fixture's filter has no enable_x_ratelimit_headers.
-            rateLimitHeaders: false,
-            filterNames: ["filter-ratelimit", "filter-ratelimit-svc", "filter-ratelimit-svc-api"],
-            vhostRateLimits: [{ rateLimits: [{ actions: [celUrlPath()] }], envoyFilter: "filter-ratelimit-svc" }],
-            // The stack's default layout is the specification's: the canonical name at stage 0.
-            httpFilterName: "envoy.filters.http.ratelimit",
-            stage: 0,
-            config: bookinfoConfig(),
-        });
+        expectGolden("gateway-model/readers-variant-a-model", m);
+        expect([m.gateway.name, m.gateway.port, m.virtualHost, m.domain, m.failureModeDeny]).to.deep.equal([
+            "bookinfo-gateway",
+            8080,
+            "*:8080",
+            "ratelimit",
+            true,
+        ]);
+        expect(m.routes.map((r) => [r.name, r.vhRateLimits])).to.deep.equal([
+            [undefined, "OVERRIDE"],
+            ["api", "INCLUDE"],
+        ]);
     });
 
     it("explain(objects, path) is explainWith(gatewayModel(objects), path)", () => {
@@ -339,13 +313,7 @@ describe("the gateway model: gatewayModel, reading the rendered objects", () => 
                 patch: { operation: "MERGE", value: { typed_per_filter_config: { "envoy.filters.http.local_ratelimit": {} } } },
             },
         ]);
-        expect(gatewayModel(otherFilter).routes[1]).to.deep.equal({
-            name: "api",
-            index: 1,
-            matches: [{ kind: "prefix", value: "/api/v1/products" }],
-            rateLimits: [],
-            vhRateLimits: "OVERRIDE",
-        });
+        expectGolden("gateway-model/readers-other-filter-route", gatewayModel(otherFilter).routes[1]);
     });
 
     it("vh_rate_limits on the virtual host applies to every route that has no mode of its own", () => {
@@ -461,55 +429,13 @@ describe("the gateway model: gatewayModelFromEnvoy, reading Istio's generated ro
                 { rateLimits: [{ actions: [celUrlPath()] }] },
             ),
         );
-        expect(m).to.deep.equal({
-            source: "Istio-generated route configuration",
-            gateway: { name: "bookinfo-gateway", port: 8080, selector: SELECTOR },
-            virtualHost: "*:8080",
-            routes: [
-                {
-                    name: undefined,
-                    index: 0,
-                    matches: [{ kind: "exact", value: "/productpage" }],
-                    rateLimits: [],
-                    vhRateLimits: "OVERRIDE",
-                    envoyFilter: "(generated)",
-                },
-                {
-                    name: "static",
-                    index: 1,
-                    matches: [{ kind: "prefix", value: "/static" }],
-                    rateLimits: [],
-                    vhRateLimits: "OVERRIDE",
-                    envoyFilter: "(generated)",
-                },
-                {
-                    name: "api",
-                    index: 2,
-                    matches: [{ kind: "regex", value: "/api/.*" }],
-                    rateLimits: [{ actions: [apiMatch()] }],
-                    anyRateLimits: true,
-                    vhRateLimits: "INCLUDE",
-                    envoyFilter: "(generated)",
-                },
-                {
-                    name: "camel",
-                    index: 3,
-                    matches: [{ kind: "regex", value: "/c" }],
-                    rateLimits: [{ actions: [] }],
-                    anyRateLimits: true,
-                    vhRateLimits: "IGNORE",
-                    envoyFilter: "(generated)",
-                },
-            ],
-            domain: "ratelimit",
-            failureModeDeny: false,
-            rateLimitHeaders: false,
-            filterNames: [],
-            vhostRateLimits: [{ rateLimits: [{ actions: [celUrlPath()] }], envoyFilter: "(generated)" }],
-            stage: 0,
-            httpFilterName: "envoy.filters.http.ratelimit",
-            config: bookinfoConfig(),
-        });
+        expectGolden("gateway-model/readers-cel-url-path-model", m);
+        expect(m.routes.map((r) => [r.name, r.matches.map((x) => `${x.kind} ${x.value}`), r.vhRateLimits])).to.deep.equal([
+            [undefined, ["exact /productpage"], "OVERRIDE"],
+            ["static", ["prefix /static"], "OVERRIDE"],
+            ["api", ["regex /api/.*"], "INCLUDE"],
+            ["camel", ["regex /c"], "IGNORE"],
+        ]);
     });
 
     it("the virtual host's vh_rate_limits is every route's default; no virtual-host rate_limits is an empty list", () => {

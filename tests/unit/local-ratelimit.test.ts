@@ -5,6 +5,7 @@
  * the code; everything is computed inside each `it` (Stryker's per-test coverage).
  */
 import { expect } from "chai";
+import { expectGolden } from "../golden/values";
 import { Problem } from "../../lib/problems";
 import { LocalRateLimitArgs, planLocalRateLimit, resolveLocalRateLimit } from "../../components/local-ratelimit";
 
@@ -222,18 +223,9 @@ describe("LocalRateLimit resolved once: problems, or a read-only value with ever
     it("the defaults written in the arguments' doc comments are filled in: 60s, draft-03 headers (off in shadow), enforced, the per-instance HTTP filter name", () => {
         const r = resolveLocalRateLimit("orders-bucket", L());
         expect(r.problems).to.deep.equal([]);
-        expect(r.value).to.deep.equal({
-            filterName: "orders-bucket",
-            namespace: "shop",
-            bucket: {
-                httpFilterName: "envoy.filters.http.local_ratelimit/shop/orders-bucket",
-                selector: { app: "orders" },
-                port: 8080,
-                bucket: 10,
-                fillInterval: "60s",
-                behaviour: { rateLimitHeaders: "draft-03", shadow: false },
-            },
-        });
+        expectGolden("local-ratelimit/resolved-defaults", r.value);
+        expect(r.value!.bucket).to.deep.include({ fillInterval: "60s", httpFilterName: "envoy.filters.http.local_ratelimit/shop/orders-bucket" });
+        expect(r.value!.bucket.behaviour).to.deep.equal({ rateLimitHeaders: "draft-03", shadow: false });
         expect(resolveLocalRateLimit("b", L({ shadow: true })).value!.bucket.behaviour).to.deep.equal({ rateLimitHeaders: "off", shadow: true });
         expect(resolveLocalRateLimit("b", L({ filterLayout: "shared" })).value!.bucket.httpFilterName).to.equal("envoy.filters.http.local_ratelimit");
     });

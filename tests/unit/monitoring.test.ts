@@ -5,6 +5,7 @@
  * from the service's and Envoy's naming rules (docs/monitoring.md), not read from the code.
  */
 import { expect } from "chai";
+import { expectGolden } from "../golden/values";
 import * as fs from "fs";
 import * as path from "path";
 import { ConfigDescriptor } from "../../builders/rules";
@@ -340,13 +341,8 @@ describe("monitoring: the component's plan (GlobalRateLimit's monitoring args)",
 describe("monitoring: the stack", () => {
     it("config keys map to the component's args; monitoringAlerts needs monitoring.coreos.com/v1 (preview says so)", () => {
         const s = resolveSettings({ ...DEV, monitoringAlerts: "true", monitoringRuleLabels: "release=kps,team=a", monitoringDashboardNamespace: "grafana" });
-        expect(s.monitoring).to.deep.equal({
-            dashboard: true,
-            dashboardNamespace: "grafana",
-            dashboardLabel: "grafana_dashboard=1",
-            alerts: true,
-            ruleLabels: { release: "kps", team: "a" },
-        });
+        expectGolden("monitoring/stack-settings-alerts", s.monitoring);
+        expect(s.monitoring).to.deep.include({ alerts: true, dashboardNamespace: "grafana", ruleLabels: { release: "kps", team: "a" } });
         const req = requiredApiVersions(s).find((r) => r.apiVersion === "monitoring.coreos.com/v1");
         expect(req?.key).to.equal("monitoringAlerts");
         expect(requiredApiVersions(resolveSettings(DEV)).some((r) => r.apiVersion === "monitoring.coreos.com/v1")).to.equal(false);

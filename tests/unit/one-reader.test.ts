@@ -2,13 +2,17 @@
  * One reader of rendered configuration and one window calculation, checked on the code itself:
  * prove/ (the `mesh-ratelimit` command's simulation and replay) reads no rendered Envoy or Istio
  * field and parses no duration, token bucket or upstream name on its own, it asks gateway-model/;
- * and only gateway-model/fixed-window.ts rounds a time down to a window. Each scan has a negative
- * control: the forms it looks for, written as the code wrote them before, are found.
+ * no file of gateway-model/, program/ or prove/ walks an EnvoyFilter's patches, spells a field
+ * both ways or parses the service's config.yaml itself, builders/rendered-config.ts does, into
+ * the writer's types; and only gateway-model/fixed-window.ts rounds a time down to a window. Each
+ * scan has a negative control: the forms it looks for, written as the code wrote them before, are found.
  */
 import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { fixedWindowStart, windowStartOfUnit } from "../../gateway-model/fixed-window";
+import { patchesOf, rateLimitFilterOf, readServiceConfig } from "../../builders/rendered-config";
+import { RateLimitServiceConfig, configYaml } from "../../builders/ratelimit-config";
 
 const ROOT = path.join(__dirname, "..", "..");
 
@@ -52,6 +56,41 @@ function hits(files: string[], patterns: RegExp[]): string[] {
 
 const matches = (line: string, patterns: RegExp[]) => patterns.some((p) => p.test(line));
 
+/** The one reader (builders/rendered-config.ts), the only file these scans allow to parse rendered objects. */
+const READER = "builders/rendered-config.ts";
+
+/**
+ * A parser of rendered configuration of its own: a walk over an EnvoyFilter's `configPatches`, the
+ * raw parts of a patch read by path (`match.listener`, `patch.value`, ...), a spelling converter
+ * (camelCase ⇄ snake_case), or the service's `config.yaml` read off a ConfigMap.
+ */
+const OWN_PARSER: RegExp[] = [
+    /spec\??\.configPatches|\.configPatches\s*\?\?/,
+    /\b(match|patch)\??\.(listener|routeConfiguration|route_configuration|context|value|operation)\b/,
+    /\.replace\(\s*\/(_\(\[a-z\]\)|\[A-Z\])\/g/,
+    /\.data\??\.?\[\s*("config\.yaml"|'config\.yaml'|CONFIG_FILE_KEY)\s*\]/,
+];
+
+/** A line reading one field under both of its spellings (`x.typed_config ?? x.typedConfig`): a second spelling reader. */
+function readsBothSpellings(line: string): boolean {
+    const accessed = new Set([...line.matchAll(/\??\.([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]));
+    const snake = [...accessed].filter((k) => /^[a-z][a-z0-9]*(_[a-z0-9]+)+$/.test(k));
+    return snake.some((k) => accessed.has(k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())));
+}
+
+/** `file:line: text` of every line of `files` that parses rendered configuration itself (comments skipped). */
+function ownParsers(files: string[]): string[] {
+    const out: string[] = [];
+    for (const f of files)
+        fs.readFileSync(path.join(ROOT, f), "utf8")
+            .split("\n")
+            .forEach((line, i) => {
+                if (/^\s*(\*|\/\/|\/\*\*)/.test(line)) return;
+                if (matches(line, OWN_PARSER) || readsBothSpellings(line)) out.push(`${f}:${i + 1}: ${line.trim()}`);
+            });
+    return out;
+}
+
 describe("one reader of rendered configuration (gateway-model/), used by prove/", () => {
     it("no file of prove/ reads a rendered field, a duration, a token bucket or an upstream name itself", () => {
         expect(hits(filesUnder("prove"), READS_RENDERED)).to.deep.equal([]);
@@ -73,6 +112,104 @@ describe("one reader of rendered configuration (gateway-model/), used by prove/"
         expect(
             hits(["gateway-model/workload-buckets.ts", "gateway-model/filter-sites.ts", "gateway-model/pre-limit-model.ts"], READS_RENDERED).length,
         ).to.be.greaterThan(5);
+    });
+});
+
+describe("one reader of EnvoyFilter patches and the service's config.yaml (builders/rendered-config.ts)", () => {
+    const readers = ["gateway-model", "program", "prove"].flatMap(filesUnder);
+
+    it("no file of gateway-model/, program/ or prove/ walks patches, spells a field both ways or parses config.yaml itself", () => {
+        expect(readers.length).to.be.greaterThan(40);
+        expect(ownParsers(readers)).to.deep.equal([]);
+    });
+
+    it("control: the scan finds the parsers gateway-model/ and program/ had before, and the reader itself", () => {
+        for (const line of [
+            "for (const p of f.spec?.configPatches ?? []) {",
+            "const patches: any[] = f.spec?.configPatches ?? [];",
+            "const port = p.match?.listener?.portNumber;",
+            "const value = p.patch?.value ?? {};",
+            "const vhMatch = p.match?.routeConfiguration?.vhost;",
+            "const camel = snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());",
+            "return Object.fromEntries(Object.entries(o).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));",
+            'const config = parse(cm.data["config.yaml"]);',
+            "const text = o.data?.[CONFIG_FILE_KEY];",
+        ])
+            expect(matches(line, OWN_PARSER), line).to.equal(true);
+        for (const line of [
+            "const tc = value?.typed_config ?? value?.typedConfig;",
+            "const vhs = routeConfiguration?.virtualHosts ?? routeConfiguration?.virtual_hosts ?? [];",
+        ])
+            expect(readsBothSpellings(line), line).to.equal(true);
+        for (const line of [
+            "for (const p of patchesOf(f)) {",
+            'const per = field(q.typedPerFilterConfig[name], "rate_limits");',
+            "if (p.rateLimits) s.rateLimits.push(...p.rateLimits);",
+        ])
+            expect(matches(line, OWN_PARSER) || readsBothSpellings(line), line).to.equal(false);
+        expect(ownParsers([READER]).length).to.be.greaterThan(3);
+    });
+
+    it("reads a patch the same in either spelling (control: a patch for another port reads another port)", () => {
+        const snake = {
+            metadata: { name: "f" },
+            spec: {
+                configPatches: [
+                    {
+                        apply_to: "HTTP_FILTER",
+                        match: { context: "GATEWAY", listener: { port_number: 8080, filter_chain: { filter: { sub_filter: { name: "r" } } } } },
+                        patch: {
+                            operation: "INSERT_BEFORE",
+                            value: {
+                                name: "envoy.filters.http.ratelimit",
+                                typed_config: { domain: "d", stage: 3, failure_mode_deny: true, enable_x_ratelimit_headers: "DRAFT_VERSION_03" },
+                            },
+                        },
+                    },
+                ],
+            },
+        };
+        const camel = {
+            metadata: { name: "f" },
+            spec: {
+                configPatches: [
+                    {
+                        applyTo: "HTTP_FILTER",
+                        match: { context: "GATEWAY", listener: { portNumber: 8080, filterChain: { filter: { subFilter: { name: "r" } } } } },
+                        patch: {
+                            operation: "INSERT_BEFORE",
+                            value: {
+                                name: "envoy.filters.http.ratelimit",
+                                typedConfig: { domain: "d", stage: 3, failureModeDeny: true, enableXRatelimitHeaders: 1 },
+                            },
+                        },
+                    },
+                ],
+            },
+        };
+        const read = (f: any) => patchesOf(f).map((p) => ({ port: p.port, subFilter: p.subFilter, filter: rateLimitFilterOf(p) }));
+        expect(read(camel)).to.deep.equal(read(snake));
+        expect(read(snake)[0]).to.deep.include({ port: 8080, subFilter: "r" });
+        expect(read(snake)[0]!.filter).to.deep.include({ domain: "d", stage: 3, failureModeDeny: true, rateLimitHeaders: true });
+        const other = {
+            ...camel,
+            spec: { configPatches: [{ ...camel.spec.configPatches[0], match: { context: "GATEWAY", listener: { portNumber: 9090 } } }] },
+        };
+        expect(read(other)[0]!.port).to.equal(9090);
+    });
+
+    it("reads config.yaml back into the writer's type; a field the writer does not write is refused, naming it", () => {
+        const written: RateLimitServiceConfig = {
+            domain: "d",
+            descriptors: [
+                { key: "rule", value: "a", rate_limit: { unit: "minute", requests_per_unit: 5 }, descriptors: [{ key: "client", shadow_mode: true }] },
+            ],
+        };
+        expect(readServiceConfig(configYaml(written.domain, written.descriptors), "here")).to.deep.equal(written);
+        expect(() => readServiceConfig("domain: d\ndescriptors:\n  - key: k\n    detailed_metric: true\n", "ConfigMap x")).to.throw(
+            "ConfigMap x descriptors[0] (key k) has detailed_metric, which the model does not read",
+        );
+        expect(() => readServiceConfig("descriptors: []\n", "ConfigMap x")).to.throw("ConfigMap x has no domain");
     });
 });
 

@@ -4,6 +4,7 @@
  * in-cluster Redis objects when an existing one is chosen.
  */
 import { expect } from "chai";
+import { expectGolden } from "../golden/values";
 import { isHostPort, redisConnectionEnv, withRedisConnection } from "../../builders/redis-connection";
 import { resolveSettings } from "../../program/config-args";
 import { DEV, render } from "./helpers";
@@ -14,11 +15,9 @@ const asMap = (env: { name: string; value?: string; valueFrom?: any }[]) => Obje
 
 describe("Redis choices: config -> REDIS_* environment", () => {
     it("default: the in-cluster single Redis, its generated password", () => {
-        expect(asMap(envOf({}))).to.deep.equal({
-            REDIS_TYPE: "SINGLE",
-            REDIS_URL: "redis.default.svc.cluster.local:6379",
-            REDIS_AUTH: { secretKeyRef: AUTH },
-        });
+        const m = asMap(envOf({}));
+        expectGolden("redis/env-default", m);
+        expect([m.REDIS_TYPE, m.REDIS_URL, m.REDIS_AUTH]).to.deep.equal(["SINGLE", "redis.default.svc.cluster.local:6379", { secretKeyRef: AUTH }]);
     });
 
     it("external: SINGLE at the named address, password from the named Secret key, TLS with a mounted CA", () => {
@@ -32,18 +31,19 @@ describe("Redis choices: config -> REDIS_* environment", () => {
                 redisTlsCaSecret: "cache-ca",
             }),
         );
-        expect(m).to.deep.equal({
-            REDIS_TYPE: "SINGLE",
-            REDIS_URL: "redis.cache.svc.cluster.local:6380",
-            REDIS_AUTH: { secretKeyRef: { name: "cache-auth", key: "pw" } },
-            REDIS_TLS: "true",
-            REDIS_TLS_CACERT: "/etc/ratelimit/redis-tls/ca.crt",
-        });
+        expectGolden("redis/env-external-tls", m);
+        expect([m.REDIS_URL, m.REDIS_AUTH, m.REDIS_TLS, m.REDIS_TLS_CACERT]).to.deep.equal([
+            "redis.cache.svc.cluster.local:6380",
+            { secretKeyRef: { name: "cache-auth", key: "pw" } },
+            "true",
+            "/etc/ratelimit/redis-tls/ca.crt",
+        ]);
     });
 
     it("external without a password Secret: no REDIS_AUTH at all (not the in-cluster Secret)", () => {
         const m = asMap(envOf({ redisMode: "external", redisAddress: "10.0.0.5:6379" }));
-        expect(m).to.deep.equal({ REDIS_TYPE: "SINGLE", REDIS_URL: "10.0.0.5:6379" });
+        expectGolden("redis/env-external-no-password", m);
+        expect(m).to.not.have.any.keys("REDIS_AUTH", "REDIS_SENTINEL_AUTH");
     });
 
     it("sentinel: SENTINEL, REDIS_URL '<master>,<sentinel>,...', Sentinel password separate from the servers'", () => {
@@ -65,7 +65,8 @@ describe("Redis choices: config -> REDIS_* environment", () => {
     it("cluster: CLUSTER, comma-separated seeds; the pipeline window is allowed only here", () => {
         const s = resolveSettings({ ...DEV, redisMode: "cluster", redisAddress: "n0:6379,n1:6379,n2:6379", redisPipelineWindow: "150us" });
         const m = asMap(redisConnectionEnv(s.redis, "unused:6379"));
-        expect(m).to.deep.equal({ REDIS_TYPE: "CLUSTER", REDIS_URL: "n0:6379,n1:6379,n2:6379" });
+        expectGolden("redis/env-cluster", m);
+        expect([m.REDIS_TYPE, m.REDIS_URL]).to.deep.equal(["CLUSTER", "n0:6379,n1:6379,n2:6379"]);
         expect(s.ratelimit.redisPipelineWindow).to.equal("150us");
     });
 

@@ -4,6 +4,7 @@
  * not escape, a per-value header rule counts requests without the header in one shared counter.
  */
 import { expect } from "chai";
+import { expectGolden } from "../golden/values";
 import { stringify } from "yaml";
 import { LimitUnit, MissingHeader, PathKeyMode, PathSpellings, RateLimitRuleArgs } from "../../builders/rule-args";
 import { escapeRe2, pathRegex } from "../../builders/rules";
@@ -264,7 +265,8 @@ describe("rules: table of rules → actions and config entries", () => {
             ["*:80", "orders", 2],
             ["", "cart", 1],
         ]);
-        expect(c.routePatches[0].rateLimits[0]).to.deep.equal({ actions: [{ generic_key: { descriptor_key: "rule", descriptor_value: "orders" } }] });
+        expectGolden("rules/route-rule-first-entry", c.routePatches[0].rateLimits[0]);
+        expect(c.routePatches[0].rateLimits[0].actions.map((a) => a.generic_key?.descriptor_value)).to.deep.equal(["orders"]);
     });
 
     it("per-path counters: the CEL url_path action, named paths first, rules, the catch-all last", () => {
@@ -272,20 +274,8 @@ describe("rules: table of rules → actions and config entries", () => {
             perPath: { paths: [{ path: "/cart", requestsPerUnit: 3, unit: M }], eachPath: { requestsPerUnit: 60, unit: M } },
             rules: [{ name: "r", header: { name: "x" }, requestsPerUnit: 1, unit: M }],
         });
-        expect(c.vhostRateLimits[0]).to.deep.equal({
-            actions: [
-                {
-                    extension: {
-                        name: "envoy.rate_limit_descriptors.expr",
-                        typed_config: {
-                            "@type": "type.googleapis.com/envoy.extensions.rate_limit_descriptors.expr.v3.Descriptor",
-                            descriptor_key: "PATH",
-                            text: "request.url_path",
-                        },
-                    },
-                },
-            ],
-        });
+        expectGolden("rules/per-path-first-entry", c.vhostRateLimits[0]);
+        expect(c.vhostRateLimits[0].actions[0].extension?.typed_config).to.include({ descriptor_key: "PATH", text: "request.url_path" });
         expect(c.configDescriptors.map((d) => `${d.key}=${d.value ?? "*"}`)).to.deep.equal(["PATH=/cart", "rule=r", "PATH=*"]);
     });
 });
