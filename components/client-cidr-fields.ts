@@ -5,24 +5,25 @@
  * overlapping another) stay checked there, together. Pure.
  */
 import { ArgInterface, booleanRule, field, uncheckedRule } from "../lib/field-decl";
+import { t } from "../lib/field-types";
 
 /** The fields of `ClientCidrArgs`. */
 export const CLIENT_CIDR_FIELDS = {
     cidr: field<string>({
         doc: "One CIDR, e.g. `10.0.0.0/8` or `2001:db8::/32` (the network's first address: no host bits set).",
-        type: "string",
+        type: t.string(),
         rule: uncheckedRule("a CIDR (checked with `cidrs`: exactly one of the two)"),
         goesTo: { envoy: "a masked_remote_address descriptor value" },
     }),
     cidrs: field<string[]>({
         doc: "Several CIDRs, IPv4 and IPv6 mixed, none overlapping another; each has its own counter at the rule's limit.",
-        type: "string[]",
+        type: t.list(t.string()),
         rule: uncheckedRule("a non-empty list of CIDRs, none overlapping another (checked with `cidr`)"),
         goesTo: { envoy: "masked_remote_address descriptor values, one a CIDR" },
     }),
     perAddress: field({
         doc: "Each client address within a CIDR its own counter.",
-        type: "boolean",
+        type: t.boolean(),
         default: false,
         defaultNote: " (one counter shared by every address of the CIDR)",
         rule: booleanRule(),

@@ -4,12 +4,13 @@
  * (`npm run gen:arg-types`). Pure.
  */
 import { ArgInterface, defaultsOf, field, wholeNumberRule } from "../lib/field-decl";
+import { t } from "../lib/field-types";
 
 /** The fields of `ClientPrefixArgs`. */
 export const CLIENT_PREFIX_FIELDS = {
     v4: field({
         doc: "Leading bits of an IPv4 client address that make one client (0-32).",
-        type: "number",
+        type: t.number(),
         default: 32,
         defaultNote: " (each address)",
         rule: wholeNumberRule({ min: 0, max: 32 }),
@@ -21,7 +22,7 @@ export const CLIENT_PREFIX_FIELDS = {
         doc:
             "Leading bits of an IPv6 client address that make one client (0-128). 64: whoever holds a /64 (one subscriber or host) is one " +
             "client, whichever of its addresses it uses; 128 keys each address.",
-        type: "number",
+        type: t.number(),
         default: 64,
         rule: wholeNumberRule({ min: 0, max: 128 }),
         goesTo: { envoy: "masked_remote_address's v6_prefix_mask_len" },

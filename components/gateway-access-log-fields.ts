@@ -5,6 +5,7 @@
  * lists, checked against each other, stay checked there. Pure.
  */
 import { ArgInterface, customRule, field, nested, uncheckedRule } from "../lib/field-decl";
+import { t } from "../lib/field-types";
 
 /** How a header that carries a secret is written to the access log. */
 export const SecretHeaderForm = {
@@ -17,7 +18,7 @@ export type SecretHeaderForm = (typeof SecretHeaderForm)[keyof typeof SecretHead
 export const SECRET_HEADER_FIELDS = {
     name: field<string>({
         doc: "The header's name in lower case, e.g. `x-api-key`.",
-        type: "string",
+        type: t.string(),
         required: true,
         rule: uncheckedRule("a request header name in lower case (checked with `headers`)"),
         goesTo: { envoy: "left out of the access log's json_format" },
@@ -26,7 +27,7 @@ export const SECRET_HEADER_FIELDS = {
         doc:
             'How it is logged: `SecretHeaderForm.Omit` (`"omit"`), not at all, is the only form; a keyed hash is refused, as stock Envoy ' +
             "cannot write one (docs/explain-and-replay.md). A string, for the package schema.",
-        type: "string",
+        type: t.string(),
         default: SecretHeaderForm.Omit,
         rule: {
             ...customRule<string>("`omit`", (key, value) =>
@@ -52,7 +53,7 @@ export const SECRET_HEADER_FIELDS = {
 export const ACCESS_LOG_FIELDS = {
     path: field({
         doc: "The file the gateway pods write it to.",
-        type: "string",
+        type: t.string(),
         default: "/dev/stdout",
         defaultNote: " (their container log)",
         rule: customRule<string>("an absolute file path", (key, value, fallback) =>
@@ -71,18 +72,18 @@ export const ACCESS_LOG_FIELDS = {
     }),
     headers: field<string[]>({
         doc: "Request headers logged beside those the rules read (names in lower case).",
-        type: "string[]",
+        type: t.list(t.string()),
         defaultNote: "none",
         rule: uncheckedRule("a list of request header names in lower case (checked with `secretHeaders`)"),
         goesTo: { envoy: "the access log's json_format (one key each)" },
     }),
-    secretHeaders: nested({ doc: "Headers never logged, even when a rule reads them. Defaults to none.", type: "SecretHeaderArgs[]" }),
+    secretHeaders: nested({ doc: "Headers never logged, even when a rule reads them. Defaults to none.", type: t.list(t.ref("SecretHeaderArgs")) }),
     acceptLoggedSecrets: field<string[]>({
         doc:
             "Headers that carry credentials (`authorization`, `cookie`, `proxy-authorization`) or are in `secretHeaders`, logged all the same: " +
             "each is refused in `headers` (and when a rule reads it) unless named here, as anyone who reads the log can then replay its " +
             "tokens. Names in lower case.",
-        type: "string[]",
+        type: t.list(t.string()),
         defaultNote: "none",
         rule: uncheckedRule("a list of request header names in lower case (checked with `headers`)"),
         goesTo: { envoy: "the access log's json_format (the headers named logged)" },

@@ -11,6 +11,7 @@ import { dnsProblem } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
 import { LABELS_RULE, dnsRule } from "./local-ratelimit-fields";
 import { ApiProfileName, MutualTlsScope } from "./mesh-enums";
+import { t } from "../lib/field-types";
 
 /** One of an enum's values, refused as "must be a or b" with the default (as docs show it) for the fix. */
 function choiceRule<E extends Readonly<Record<string, string>>>(values: E, enumName: string): Rule<E[keyof E]> {
@@ -47,41 +48,41 @@ export const MTLS_FIELDS = {
         doc:
             "`MutualTlsScope.Workloads`: STRICT for the pods labelled `selector` in `namespaces` only. `MutualTlsScope.Mesh`: STRICT for the " +
             "whole mesh (every team's workloads).",
-        type: "MutualTlsScope",
+        type: t.enum(MutualTlsScope, "MutualTlsScope"),
         default: MutualTlsScope.Workloads,
         rule: choiceRule(MutualTlsScope, "MutualTlsScope"),
         goesTo: { object: "a PeerAuthentication per namespace of `namespaces`, or the mesh-wide policy" },
     }),
     namespaces: field<string[]>({
         doc: "Workloads scope: the namespaces holding the pods (one PeerAuthentication each). Required with that scope.",
-        type: "string[]",
+        type: t.list(t.string()),
         rule: namespacesRule,
         goesTo: { object: "the namespaces of the PeerAuthentications `mesh-ratelimit-mtls`" },
     }),
     selector: field<Record<string, string>>({
         doc: "Workloads scope: labels of the pods.",
-        type: "Record<string, string>",
+        type: t.map(t.string()),
         default: { "app.kubernetes.io/part-of": PART_OF },
         rule: selectorRule,
         goesTo: { object: "the PeerAuthentications' selector.matchLabels" },
     }),
     apiProfile: field<ApiProfileName>({
         doc: "Mesh scope: `current`: PeerAuthentication `default` STRICT; `seed`: `authPolicy: MUTUAL_TLS` in the mesh ConfigMap.",
-        type: "ApiProfileName",
+        type: t.enum(ApiProfileName, "ApiProfileName"),
         default: DEFAULTS.apiProfile,
         rule: choiceRule(ApiProfileName, "ApiProfileName"),
         goesTo: { object: "PeerAuthentication `default` (current), or the mesh ConfigMap's `authPolicy` (seed)" },
     }),
     meshNamespace: field<string>({
         doc: "Istio's root namespace (PeerAuthentication, mesh ConfigMap `istio`).",
-        type: "string",
+        type: t.string(),
         default: DEFAULTS.meshNamespace,
         rule: dnsRule("label"),
         goesTo: { object: "the namespace of PeerAuthentication `default` and of the mesh ConfigMap edited" },
     }),
     kubeContext: field<string>({
         doc: "kubectl context for the seed profile's ConfigMap edit (the provider's `kubernetes:context`).",
-        type: "string",
+        type: t.string(),
         defaultNote: "the current context; required when a provider is passed in opts (kubectl cannot use its kubeconfig)",
         rule: uncheckedRule("a kubeconfig context's name"),
         goesTo: { object: "kubectl's --context for the mesh ConfigMap edit" },
@@ -90,7 +91,7 @@ export const MTLS_FIELDS = {
         doc:
             "Mesh scope, current profile: whether the stack creates PeerAuthentication `default` (false when the mesh already has a STRICT one " +
             "that the stack did not create; see program/preflight.ts).",
-        type: "boolean",
+        type: t.boolean(),
         default: true,
         rule: uncheckedRule("a boolean (only `false` turns it off)"),
         goesTo: { object: "PeerAuthentication `default` in `meshNamespace`" },
@@ -99,7 +100,7 @@ export const MTLS_FIELDS = {
         doc:
             "Mesh scope, current profile, with `createPeerAuthentication`: `pulumi destroy` leaves PeerAuthentication `default` in place " +
             "(Pulumi's `retainOnDelete`), for a mesh whose other workloads now run under it. Decided at `pulumi up`.",
-        type: "boolean",
+        type: t.boolean(),
         default: false,
         rule: uncheckedRule("a boolean (only `true` turns it on)"),
         goesTo: { object: "PeerAuthentication `default`'s retainOnDelete" },

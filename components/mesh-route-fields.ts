@@ -9,6 +9,7 @@
 import { ArgInterface, field, oneOfRule, uncheckedRule } from "../lib/field-decl";
 import { LimitUnit } from "../builders/rule-args";
 import { LIMIT_FIELDS } from "./rule-fields";
+import { t } from "../lib/field-types";
 
 /** The rule of a route's field: checked with the other routes. */
 const withRoutes = (what: string) => uncheckedRule<never>(`${what} (checked with the other routes, components/bookinfo-resolve.ts routeProblems)`);
@@ -19,21 +20,21 @@ const withDescriptors = (what: string) => uncheckedRule<never>(`${what} (checked
 export const HTTP_ROUTE_FIELDS = {
     name: field<string>({
         doc: "Route name (a route limit names it).",
-        type: "string",
+        type: t.string(),
         defaultNote: "none",
         rule: withRoutes("a route name, distinct"),
         goesTo: { object: "the VirtualService's http[].name" },
     }),
     exact: field<string[]>({
         doc: "Exact paths.",
-        type: "string[]",
+        type: t.list(t.string()),
         defaultNote: "none",
         rule: withRoutes("paths a client can send"),
         goesTo: { object: "the VirtualService's http[].match[].uri.exact" },
     }),
     prefix: field<string[]>({
         doc: "Path prefixes.",
-        type: "string[]",
+        type: t.list(t.string()),
         defaultNote: "none",
         rule: withRoutes("path prefixes a client can send"),
         goesTo: { object: "the VirtualService's http[].match[].uri.prefix" },
@@ -44,14 +45,14 @@ export const HTTP_ROUTE_FIELDS = {
 export const DESCRIPTOR_FIELDS = {
     key: field<string>({
         doc: "Descriptor key: `PATH`.",
-        type: "string",
+        type: t.string(),
         required: true,
         rule: withDescriptors("`PATH`"),
         goesTo: { object: "the rate-limit service's config.yaml descriptor key" },
     }),
     value: field<string>({
         doc: "Value; absent: the catch-all (every distinct value its own counter).",
-        type: "string",
+        type: t.string(),
         rule: withDescriptors("a non-empty string, each key and value once"),
         goesTo: { object: "the rate-limit service's config.yaml descriptor value" },
     }),

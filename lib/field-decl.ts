@@ -7,6 +7,7 @@
  */
 import { booleanProblems, dnsNameProblems, goDurationProblems, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "./field-checks";
 import { Problem } from "./problems";
+import { FieldType } from "./field-types";
 
 /** What a value must be: its problems at `path` (the fix falling back to `fallback`, the field's default), and a short text for docs. */
 export interface Rule<T> {
@@ -30,17 +31,20 @@ export type GoesTo = { envoy: string } | { env: string } | { object: string };
 export interface FieldDecl<T> {
     /** The field's documentation, without its default (that sentence is generated from `default` and `defaultNote`). */
     doc: string;
-    /** TypeScript type of the field as the argument interface states it (`string`, `FilterLayout`, `pulumi.Input<string>`). */
-    type: string;
+    /**
+     * The field's type (`t.string()`, `t.enum(FilterLayout, "FilterLayout")`, `t.input(t.string())`): the argument interface
+     * states its text, and the default and the rule must be of its value type (they do not widen it).
+     */
+    type: FieldType<T>;
     /** Whether the field must be given (no default then). */
     required?: boolean;
-    default?: T;
+    default?: NoInfer<T>;
     /**
      * With a default: words appended to "Defaults to `X`" (", and to `Off` with ..."). Without: what
      * the default is ("none (Envoy's 500)"), as "Defaults to <note>." says it.
      */
     defaultNote?: string;
-    rule: Rule<T>;
+    rule: Rule<NoInfer<T>>;
     goesTo: GoesTo;
     /** The stack's config key that sets the field, if any. */
     stackKey?: string;
@@ -49,7 +53,7 @@ export interface FieldDecl<T> {
 }
 
 /** A field declaration, its value type `T` taken from its default and rule (a declared default is then never undefined). */
-export function field<T>(d: FieldDecl<T> & { default: T }): FieldDecl<T> & { default: T };
+export function field<T>(d: FieldDecl<T> & { default: NoInfer<T> }): FieldDecl<T> & { default: T };
 export function field<T>(d: FieldDecl<T>): FieldDecl<T>;
 export function field<T>(d: FieldDecl<T>): FieldDecl<T> {
     return d;
@@ -58,7 +62,8 @@ export function field<T>(d: FieldDecl<T>): FieldDecl<T> {
 /** A nested field: its documentation and type only (its own fields are declared where its type is). */
 export interface NestedDecl {
     doc: string;
-    type: string;
+    /** Its type: a nested argument type (`t.ref("PathMatchArgs")`) or a list or map of one. */
+    type: FieldType<unknown>;
     required?: boolean;
 }
 

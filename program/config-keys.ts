@@ -132,8 +132,9 @@ function stackDescription(d: FieldDecl<unknown>): string {
 
 /** The kind of value a declared field's key takes, from the field's type: a list of text is written comma-separated, any other list as JSON. */
 function kindOf(d: FieldDecl<unknown>): ConfigKind {
-    if (d.type.endsWith("[]")) return /^(string|pulumi\.Input<string>)\[\]$/.test(d.type) ? "string" : "json";
-    return d.type === "boolean" ? "boolean" : d.type === "number" ? "integer" : "string";
+    const text = d.type.text;
+    if (text.endsWith("[]")) return /^(string|pulumi\.Input<string>)\[\]$/.test(text) ? "string" : "json";
+    return text === "boolean" ? "boolean" : text === "number" ? "integer" : "string";
 }
 
 /**

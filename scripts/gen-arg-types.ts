@@ -63,7 +63,7 @@ export function jsDoc(text: string, indent: string): string[] {
 
 function member(name: string, d: FieldDecl<unknown> | NestedDecl): string[] {
     const doc = "rule" in d ? fieldDoc(d) : d.doc;
-    return [...jsDoc(doc, "    "), `    ${name}${d.required ? "" : "?"}: ${d.type};`];
+    return [...jsDoc(doc, "    "), `    ${name}${d.required ? "" : "?"}: ${d.type.text};`];
 }
 
 function interfaceText(i: ArgInterface): string[] {
