@@ -4,7 +4,7 @@
  */
 import { DEFAULTS } from "./defaults";
 import { Problem } from "../lib/problems";
-import { unknownFieldProblems } from "./arg-checks";
+import { unknownFieldProblems } from "./arg-types";
 import { defaultsOf, givenProblems } from "../lib/field-decl";
 import { GatewayHostScope, MeshMode } from "./mesh-enums";
 import { BookinfoArgs } from "./bookinfo-args";

@@ -19,7 +19,8 @@ import {
     instanceFilterName,
     localBucketFilter,
 } from "../builders/envoy-filters";
-import { argsError, unknownFieldProblems } from "./arg-checks";
+import { argsError } from "./arg-checks";
+import { unknownFieldProblems } from "./arg-types";
 import { LocalBucketOptions, LocalRateLimitArgs } from "./local-ratelimit-args";
 import { LOCAL_ARGS_FIELDS, LOCAL_BUCKET_FIELDS } from "./local-ratelimit-fields";
 

@@ -14,12 +14,14 @@ import { escapeRe2 } from "../builders/rules";
 import { podMatchers } from "../components/ratelimit-monitoring";
 import { GlobalRateLimitArgs } from "../components/global-ratelimit-args";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit-plan";
-import { unknownFieldProblems } from "../components/arg-checks";
+import { COMPONENT_ARG_INTERFACES } from "../components/arg-types";
 import { LocalRateLimitArgs } from "../components/local-ratelimit";
 import { MeshMode } from "../components/mesh-enums";
 import { ManagedApiArgs } from "../components/managed-api-args";
 import { deepFreeze, plainCopy } from "../lib/frozen";
 import { Problem } from "../lib/problems";
+import { argTypesOf, unknownFields } from "../lib/unknown-fields";
+import { MESH_ARG_INTERFACES } from "./mesh-arg-interfaces";
 import { meshArgsError, problem, underField } from "./arg-problems";
 import { MeshOwnSettings, checkMeshArgs } from "./mesh-checks";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
@@ -192,11 +194,16 @@ export class MeshRateLimitPlan {
     }
 }
 
+/** Every argument type MeshRateLimit's arguments nest: its own groups' and its components'. */
+const MESH_ARG_TYPES = argTypesOf([...COMPONENT_ARG_INTERFACES, ...MESH_ARG_INTERFACES]);
+
 /** Validates MeshRateLimit's arguments (an `InputError` listing every problem under its field) and computes its plan. Pure. */
 export function planMeshRateLimit(args: MeshRateLimitArgs): MeshRateLimitPlan {
     const a = args ?? {};
     // Unknown fields at any depth; the descriptor list reports its own (the same words as its other problems).
-    const unknown = unknownFieldProblems("MeshRateLimit", a).filter((p) => !p.key.startsWith("limits.descriptors["));
+    const unknown = unknownFields(MESH_ARG_TYPES, "MeshRateLimitArgs", "an argument of MeshRateLimit", a).filter(
+        (p) => !p.key.startsWith("limits.descriptors["),
+    );
     const { settings: own, problems } = checkMeshArgs(a);
     const bookinfo = planBookinfo(bookinfoArgsOf(own));
     // Bookinfo's resolved names; when it refuses them, the settings it was given (the same fields), so GlobalRateLimit's own problems are still found.
