@@ -1,6 +1,6 @@
 /**
  * The fields of GlobalRateLimit's `accessPolicy`, each declared once (lib/field-decl.ts);
- * components/access-policy-args.ts is generated from this table (`npm run gen:arg-types`). Pure.
+ * components/access-policy-args.generated.ts is generated from this table (`npm run gen:arg-types`). Pure.
  */
 import { ArgInterface, customRule, field } from "../lib/field-decl";
 import { fieldProblem } from "../lib/field-checks";
@@ -25,7 +25,7 @@ export const ACCESS_POLICY_FIELDS = {
     }),
 };
 
-/** The interface generated from this table (components/access-policy-args.ts). */
+/** The interface generated from this table (components/access-policy-args.generated.ts). */
 export const ACCESS_POLICY_ARG_INTERFACES: readonly ArgInterface[] = [
     {
         name: "AccessPolicyArgs",

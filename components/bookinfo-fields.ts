@@ -3,7 +3,7 @@
  * documentation, default, rule, where they go and the stack's key; `routes` with its documentation
  * and type (its default is the specification's split, built from the stack's paths). The resolve
  * (bookinfo-resolve.ts) reads these rules and defaults, MeshRateLimit's `bookinfo` takes the same
- * defaults, and components/bookinfo-args.ts is generated from these tables (`npm run gen:arg-types`). Pure.
+ * defaults, and components/bookinfo-args.generated.ts is generated from these tables (`npm run gen:arg-types`). Pure.
  */
 import { ArgInterface, customRule, dnsNameRule, field, nested, oneOfRule, uncheckedRule, wholeNumberRule } from "../lib/field-decl";
 import { isGatewayHost } from "../lib/formats";
@@ -165,7 +165,7 @@ export const BOOKINFO_ARGS_FIELDS = {
     }),
 };
 
-/** The argument interfaces generated from these tables (components/bookinfo-args.ts), in the file's order. */
+/** The argument interfaces generated from these tables (components/bookinfo-args.generated.ts), in the file's order. */
 export const BOOKINFO_ARG_INTERFACES: readonly ArgInterface[] = [
     {
         name: "BookinfoOptions",

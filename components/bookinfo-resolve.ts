@@ -7,7 +7,7 @@ import { Problem } from "../lib/problems";
 import { unknownFieldProblems } from "./arg-types";
 import { defaultsOf, givenProblems } from "../lib/field-decl";
 import { GatewayHostScope, MeshMode } from "./mesh-enums";
-import { BookinfoArgs } from "./bookinfo-args";
+import { BookinfoArgs } from "./bookinfo-args.generated";
 import { BOOKINFO_ARGS_FIELDS, BOOKINFO_OPTIONS_FIELDS } from "./bookinfo-fields";
 import { ResolvedBookinfo, ResolvedHttpRoute } from "../builders/bookinfo";
 import { HttpRoute, defaultRoutes } from "../builders/routes";

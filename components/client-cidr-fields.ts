@@ -1,6 +1,6 @@
 /**
  * The fields of a rule's `clientCidr`, each declared once (lib/field-decl.ts);
- * builders/client-cidr-args.ts is generated from this table (`npm run gen:arg-types`).
+ * builders/client-cidr-args.generated.ts is generated from this table (`npm run gen:arg-types`).
  * client-cidr-checks.ts runs the rules; the CIDRs (exactly one of `cidr`, `cidrs`, none
  * overlapping another) stay checked there, together. Pure.
  */
@@ -31,7 +31,7 @@ export const CLIENT_CIDR_FIELDS = {
     }),
 };
 
-/** The interface generated from this table (builders/client-cidr-args.ts). */
+/** The interface generated from this table (builders/client-cidr-args.generated.ts). */
 export const CLIENT_CIDR_ARG_INTERFACES: readonly ArgInterface[] = [
     { name: "ClientCidrArgs", doc: "Client addresses a rule applies to. Exactly one of `cidr`, `cidrs`.", fields: CLIENT_CIDR_FIELDS },
 ];

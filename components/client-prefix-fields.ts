@@ -1,6 +1,6 @@
 /**
  * The fields of `clientPrefix` (GlobalRateLimit's, PlatformRateLimit's limits'), each declared once
- * (lib/field-decl.ts); builders/client-prefix-args.ts is generated from this table
+ * (lib/field-decl.ts); builders/client-prefix-args.generated.ts is generated from this table
  * (`npm run gen:arg-types`). Pure.
  */
 import { ArgInterface, defaultsOf, field, wholeNumberRule } from "../lib/field-decl";
@@ -34,7 +34,7 @@ export const CLIENT_PREFIX_FIELDS = {
 /** The default client prefix lengths (the declarations'). */
 export const DEFAULT_CLIENT_PREFIX = defaultsOf(CLIENT_PREFIX_FIELDS);
 
-/** The interface generated from this table (builders/client-prefix-args.ts). */
+/** The interface generated from this table (builders/client-prefix-args.generated.ts). */
 export const CLIENT_PREFIX_ARG_INTERFACES: readonly ArgInterface[] = [
     {
         name: "ClientPrefixArgs",

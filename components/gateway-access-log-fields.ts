@@ -1,6 +1,6 @@
 /**
  * The fields of GlobalRateLimit's `accessLog` and of its secret headers, each declared once
- * (lib/field-decl.ts); components/gateway-access-log-args.ts is generated from these tables
+ * (lib/field-decl.ts); components/gateway-access-log-args.generated.ts is generated from these tables
  * (`npm run gen:arg-types`). gateway-access-log.ts runs the rules and reads the defaults; the header
  * lists, checked against each other, stay checked there. Pure.
  */
@@ -90,7 +90,7 @@ export const ACCESS_LOG_FIELDS = {
     }),
 };
 
-/** The interfaces generated from these tables (components/gateway-access-log-args.ts). */
+/** The interfaces generated from these tables (components/gateway-access-log-args.generated.ts). */
 export const ACCESS_LOG_ARG_INTERFACES: readonly ArgInterface[] = [
     { name: "SecretHeaderArgs", doc: "A request header that carries a secret (an API key, a token).", fields: SECRET_HEADER_FIELDS },
     {

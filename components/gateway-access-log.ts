@@ -12,7 +12,7 @@ import { Problem } from "../lib/problems";
 import { AccessLogFilterOptions } from "../builders/access-log";
 import { HEADER_NAME } from "./rule-field-checks";
 import { givenProblems } from "../lib/field-decl";
-import { GatewayAccessLogArgs, SecretHeaderArgs } from "./gateway-access-log-args";
+import { GatewayAccessLogArgs, SecretHeaderArgs } from "./gateway-access-log-args.generated";
 import { ACCESS_LOG_FIELDS, SECRET_HEADER_FIELDS, SecretHeaderForm } from "./gateway-access-log-fields";
 
 export { GatewayAccessLogArgs, SecretHeaderArgs, SecretHeaderForm };

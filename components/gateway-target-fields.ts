@@ -1,6 +1,6 @@
 /**
  * The fields of GlobalRateLimit's `gateway`, each declared once (lib/field-decl.ts);
- * components/gateway-target-args.ts is generated from this table (`npm run gen:arg-types`).
+ * components/gateway-target-args.generated.ts is generated from this table (`npm run gen:arg-types`).
  * gateway-target.ts runs the rules and reads the defaults; the fields checked with their siblings
  * (the pods by selector or by Gateway name, the virtual hosts with `allVirtualHosts`) stay checked
  * there. Pure.
@@ -76,7 +76,7 @@ export const GATEWAY_TARGET_FIELDS = {
     }),
 };
 
-/** The interface generated from this table (components/gateway-target-args.ts). */
+/** The interface generated from this table (components/gateway-target-args.generated.ts). */
 export const GATEWAY_TARGET_ARG_INTERFACES: readonly ArgInterface[] = [
     {
         name: "GatewayTargetArgs",

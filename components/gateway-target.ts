@@ -3,7 +3,7 @@
  * Gateway API Gateway by name), in which namespace, which virtual hosts the rules act on and which
  * listener ports the rate-limit filter goes on; checked, with every problem named.
  */
-import { GatewayTargetArgs } from "./gateway-target-args";
+import { GatewayTargetArgs } from "./gateway-target-args.generated";
 import { GATEWAY_TARGET_FIELDS } from "./gateway-target-fields";
 import { dnsProblem, portProblem, selectorProblems } from "./arg-checks";
 import { givenProblems } from "../lib/field-decl";

@@ -12,7 +12,7 @@ import { Problem } from "../lib/problems";
 import { DEFAULTS } from "./defaults";
 
 import { GO_DURATION } from "../lib/formats";
-import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./global-ratelimit-args";
+import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./global-ratelimit-args.generated";
 import { statusOnErrorProblems } from "./arg-checks";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { ACCESS_POLICY_FIELDS } from "./access-policy-fields";

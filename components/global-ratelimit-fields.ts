@@ -2,7 +2,7 @@
  * GlobalRateLimit's fields, each declared once (lib/field-decl.ts): the plain ones with their
  * documentation, default, rule, where they go and the stack's key that sets them; the nested ones
  * with their documentation and their hand-written type. The checks run these rules, the plan and
- * the stack read these defaults, and components/global-ratelimit-args.ts is generated from these
+ * the stack read these defaults, and components/global-ratelimit-args.generated.ts is generated from these
  * tables (`npm run gen:arg-types`), so an argument's JSDoc is never written by hand. Pure.
  */
 import { CounterStore } from "../builders/counter-stores";
@@ -257,7 +257,7 @@ export const GLOBAL_ARGS_FIELDS = {
 };
 
 /**
- * The argument interfaces generated from these tables (components/global-ratelimit-args.ts, by
+ * The argument interfaces generated from these tables (components/global-ratelimit-args.generated.ts, by
  * `npm run gen:arg-types`), in the file's order: each one's documentation and its fields' table.
  */
 export const GLOBAL_ARG_INTERFACES: readonly ArgInterface[] = [

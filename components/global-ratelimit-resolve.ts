@@ -23,7 +23,7 @@ import { CALL_FIELDS, DEFAULT_FILTER_PREFIX, GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS }
 import { MeshMode } from "./mesh-enums";
 import { ResolvedAccessLog, accessLogOf, ruleClaimNames, ruleHeaderNames } from "./gateway-access-log";
 import { ResolvedGateway, gatewayTargetOf, routePatchesFor } from "./gateway-target";
-import { GlobalRateLimitArgs } from "./global-ratelimit-args";
+import { GlobalRateLimitArgs } from "./global-ratelimit-args.generated";
 import { accessPolicyProblems, headersOf, layoutOf, scopeProblems, serviceOptionsOf } from "./global-ratelimit-checks";
 import { globalMonitoringContext } from "./global-ratelimit-monitoring";
 import { CheckedLimits, planGlobalLimits } from "./limits-plan";

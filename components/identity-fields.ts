@@ -1,6 +1,6 @@
 /**
  * The fields of a rule's `identity` and of its `jwt`, each declared once (lib/field-decl.ts);
- * builders/identity-arg-types.ts is generated from these tables (`npm run gen:arg-types`).
+ * builders/identity-arg-types.generated.ts is generated from these tables (`npm run gen:arg-types`).
  * identity-checks.ts runs the rules (the checks of each field are there) and `resolveIdentity`
  * fills the defaults from here. Pure.
  */
@@ -65,7 +65,7 @@ export const IDENTITY_FIELDS = {
     }),
 };
 
-/** The interfaces generated from these tables (builders/identity-arg-types.ts). */
+/** The interfaces generated from these tables (builders/identity-arg-types.generated.ts). */
 export const IDENTITY_ARG_INTERFACES: readonly ArgInterface[] = [
     {
         name: "JwtIdentityArgs",

@@ -21,7 +21,7 @@ import {
 } from "../builders/envoy-filters";
 import { argsError } from "./arg-checks";
 import { unknownFieldProblems } from "./arg-types";
-import { LocalBucketOptions, LocalRateLimitArgs } from "./local-ratelimit-args";
+import { LocalBucketOptions, LocalRateLimitArgs } from "./local-ratelimit-args.generated";
 import { LOCAL_ARGS_FIELDS, LOCAL_BUCKET_FIELDS } from "./local-ratelimit-fields";
 
 export { LocalBucketOptions, LocalRateLimitArgs };

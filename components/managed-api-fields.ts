@@ -1,7 +1,7 @@
 /**
  * ManagedApi's fields, each declared once (lib/field-decl.ts): documentation, default, rule, where
  * the value goes and the stack's key. The resolve (managed-api-resolve.ts) and MeshRateLimit's
- * checks run these rules and read these defaults, and components/managed-api-args.ts is generated
+ * checks run these rules and read these defaults, and components/managed-api-args.generated.ts is generated
  * from these tables (`npm run gen:arg-types`). Each rule has one message and a fix in every style;
  * MeshRateLimit reports them under `managedApi.`. Pure.
  */
@@ -214,7 +214,7 @@ export const MANAGED_API_ARGS_FIELDS = {
     }),
 };
 
-/** The argument interfaces generated from these tables (components/managed-api-args.ts), in the file's order. */
+/** The argument interfaces generated from these tables (components/managed-api-args.generated.ts), in the file's order. */
 export const MANAGED_API_ARG_INTERFACES: readonly ArgInterface[] = [
     {
         name: "ManagedApiOptions",

@@ -8,7 +8,7 @@ import { Fix } from "../lib/fix-style";
 import { Problem } from "../lib/problems";
 import { ResolvedManagedApi } from "../builders/managed-api";
 import { unknownFieldProblems } from "./arg-types";
-import { ManagedApiArgs } from "./managed-api-args";
+import { ManagedApiArgs } from "./managed-api-args.generated";
 import { MANAGED_API_ARGS_FIELDS, MANAGED_API_OPTIONS_FIELDS, espServiceNameProblems, ipRangesProblems } from "./managed-api-fields";
 import { EspPortModeName } from "./mesh-enums";
 

@@ -1,7 +1,7 @@
 /**
  * MeshMutualTls's fields, each declared once (lib/field-decl.ts): their documentation, default, rule
  * and where they go. MeshMutualTls's resolve (mesh-mtls.ts) runs these rules and reads these
- * defaults, and components/mesh-mtls-args.ts is generated from this table (`npm run gen:arg-types`).
+ * defaults, and components/mesh-mtls-args.generated.ts is generated from this table (`npm run gen:arg-types`).
  * The stack sets none of them by a key of its own: its keys set MeshRateLimit's fields (`mesh.*`). Pure.
  */
 import { ArgInterface, Rule, customRule, field, oneOfRule, uncheckedRule } from "../lib/field-decl";
@@ -107,7 +107,7 @@ export const MTLS_FIELDS = {
     }),
 };
 
-/** The argument interface generated from this table (components/mesh-mtls-args.ts). */
+/** The argument interface generated from this table (components/mesh-mtls-args.generated.ts). */
 export const MTLS_ARG_INTERFACES: readonly ArgInterface[] = [{ name: "MeshMutualTlsArgs", doc: "", fields: MTLS_FIELDS }];
 
 /** Where the generated interface's field types come from. */

@@ -23,7 +23,7 @@ import { deepFreeze } from "../lib/frozen";
 import { PeerAuthentication } from "./crds";
 import { argsError } from "./arg-checks";
 import { unknownFieldProblems } from "./arg-types";
-import { MeshMutualTlsArgs } from "./mesh-mtls-args";
+import { MeshMutualTlsArgs } from "./mesh-mtls-args.generated";
 import { MTLS_FIELDS } from "./mesh-mtls-fields";
 import { restoredText, setTopLevel } from "../builders/mesh-config-text";
 import { ApiProfileName, MutualTlsScope } from "./mesh-enums";

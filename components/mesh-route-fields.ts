@@ -1,7 +1,7 @@
 /**
  * The fields of two lists MeshRateLimit and Bookinfo take whole: a VirtualService HTTP route of the
  * bookinfo sample (`HttpRouteArgs`) and an entry of the rate-limit service's descriptor list
- * (`DescriptorArgs`), each declared once (lib/field-decl.ts); components/mesh-route-args.ts is
+ * (`DescriptorArgs`), each declared once (lib/field-decl.ts); components/mesh-route-args.generated.ts is
  * generated from these tables (`npm run gen:arg-types`) and components/mesh-enums.ts exports it
  * again. Each list is checked whole, an entry with the others (components/bookinfo-resolve.ts
  * `routeProblems`, mesh/field-reader.ts `readDescriptors`): the rules here say so. Pure.
@@ -68,11 +68,11 @@ export const DESCRIPTOR_FIELDS = {
     }),
 };
 
-/** The interfaces generated from these tables (components/mesh-route-args.ts). */
+/** The interfaces generated from these tables (components/mesh-route-args.generated.ts). */
 export const MESH_ROUTE_ARG_INTERFACES: readonly ArgInterface[] = [
     { name: "HttpRouteArgs", doc: "A VirtualService HTTP route of the bookinfo sample.", fields: HTTP_ROUTE_FIELDS },
     { name: "DescriptorArgs", doc: "One entry of the rate-limit service's descriptor list (the `descriptors` key).", fields: DESCRIPTOR_FIELDS },
 ];
 
-/** The imports of the generated components/mesh-route-args.ts. */
+/** The imports of the generated components/mesh-route-args.generated.ts. */
 export const MESH_ROUTE_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = { "../builders/rule-args": ["LimitUnit"] };

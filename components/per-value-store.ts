@@ -39,7 +39,7 @@ import { PER_VALUE_FIELDS } from "./service-fields";
 import { dnsProblem, planned, statusOnErrorProblems } from "./arg-checks";
 import { redisConnectionOf, redisMaxMemoryProblem, resolvedRedisOf } from "./redis-options";
 import { overLimitCacheBytes } from "../builders/over-limit-cache";
-import { PerValueStoreArgs } from "./global-ratelimit-args";
+import { PerValueStoreArgs } from "./global-ratelimit-args.generated";
 
 export { PerValueStoreArgs };
 import { ServiceSettings } from "./service-settings";

@@ -2,7 +2,7 @@
  * PlatformRateLimit's fields, each declared once (lib/field-decl.ts): the plain ones with their
  * documentation, default, rule and where they go; the nested ones with their documentation and
  * type. The resolve (platform-ratelimit-resolve.ts) reads these rules and defaults, nothing below
- * it fills a default, and components/platform-ratelimit-args.ts is generated from these tables
+ * it fills a default, and components/platform-ratelimit-args.generated.ts is generated from these tables
  * (`npm run gen:arg-types`). The service's other settings, Redis and the monitoring are
  * GlobalRateLimit's (their defaults are its own). Pure.
  */
@@ -255,7 +255,7 @@ export const PLATFORM_ARGS_FIELDS = {
     }),
 };
 
-/** The argument interfaces generated from these tables (components/platform-ratelimit-args.ts), in the file's order. */
+/** The argument interfaces generated from these tables (components/platform-ratelimit-args.generated.ts), in the file's order. */
 export const PLATFORM_ARG_INTERFACES: readonly ArgInterface[] = [
     {
         name: "PlatformLimitsArgs",
@@ -273,7 +273,7 @@ export const PLATFORM_ARG_INTERFACES: readonly ArgInterface[] = [
 export const PLATFORM_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = {
     "../builders/filter-choices": ["RateLimitHeaders"],
     "../builders/rule-args": ["PerPathLimitsArgs", "RateLimitRuleArgs"],
-    "./global-ratelimit-args": ["RateLimitServiceOptionsArgs"],
+    "./global-ratelimit-args.generated": ["RateLimitServiceOptionsArgs"],
     "./ratelimit-monitoring": ["MonitoringArgs"],
     "./redis-options": ["RedisOptionsArgs"],
 };

@@ -3,7 +3,7 @@
  * options), each declared once (lib/field-decl.ts): documentation, default, rule, where it goes,
  * the stack's key. A selector's rule suggests the selector derived from the service or gateway, so
  * its check stays with them (ratelimit-monitoring.ts) and is stated here in words.
- * components/ratelimit-monitoring-args.ts is generated from these tables (`npm run gen:arg-types`). Pure.
+ * components/ratelimit-monitoring-args.generated.ts is generated from these tables (`npm run gen:arg-types`). Pure.
  */
 import { LOCAL_STAT_PREFIX } from "../builders/envoy-types";
 import { ArgInterface, booleanRule, customRule, dnsNameRule, field, nested, uncheckedRule } from "../lib/field-decl";
@@ -172,7 +172,7 @@ export const LOCAL_BUCKET_FIELDS = {
     }),
 };
 
-/** The interfaces generated from these tables (components/ratelimit-monitoring-args.ts), in the file's order. */
+/** The interfaces generated from these tables (components/ratelimit-monitoring-args.generated.ts), in the file's order. */
 export const MONITORING_ARG_INTERFACES: readonly ArgInterface[] = [
     {
         name: "LocalBucketMetricsArgs",

@@ -14,7 +14,7 @@ import { MonitoringInput } from "../builders/monitoring";
 import { stackLabels } from "../lib/common";
 import { givenProblems } from "../lib/field-decl";
 import { Problem } from "../lib/problems";
-import { LocalBucketMetricsArgs, MonitoringArgs, MonitoringOptionsArgs } from "./ratelimit-monitoring-args";
+import { LocalBucketMetricsArgs, MonitoringArgs, MonitoringOptionsArgs } from "./ratelimit-monitoring-args.generated";
 import { LOCAL_BUCKET_FIELDS, MONITORING_FIELDS, MONITORING_OPTION_FIELDS, dashboardLabelOf, isMatchers } from "./ratelimit-monitoring-fields";
 
 /** The Prometheus operator's API version of `PrometheusRule`. */

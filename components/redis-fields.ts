@@ -2,7 +2,7 @@
  * The fields of GlobalRateLimit's `redis` (and a Redis Secret's), each declared once
  * (lib/field-decl.ts): documentation, default, rule, where it goes, the stack's key. A rule that
  * depends on the mode (which fields an existing Redis takes, how many addresses) stays with the
- * mode's checks (redis-options.ts) and is stated here in words. components/redis-options-args.ts
+ * mode's checks (redis-options.ts) and is stated here in words. components/redis-options-args.generated.ts
  * is generated from these tables (`npm run gen:arg-types`). Pure.
  */
 import { REDIS_MAXMEMORY_SHARE, REDIS_MEMORY_LIMIT, REDIS_MEMORY_LIMIT_BYTES, redisMemoryBytes } from "../builders/failure-bounds";
@@ -137,7 +137,7 @@ export const REDIS_FIELDS = {
     }),
 };
 
-/** The interfaces generated from these tables (components/redis-options-args.ts), in the file's order. */
+/** The interfaces generated from these tables (components/redis-options-args.generated.ts), in the file's order. */
 export const REDIS_ARG_INTERFACES: readonly ArgInterface[] = [
     { name: "SecretKeyArgs", doc: "A key of a Kubernetes Secret.", fields: SECRET_KEY_FIELDS },
     { name: "RedisOptionsArgs", doc: "Redis for the counters.", fields: REDIS_FIELDS },

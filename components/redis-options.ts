@@ -9,7 +9,7 @@ import { FixStyle } from "../lib/fix-style";
 import { planned } from "./arg-checks";
 import { givenProblems } from "../lib/field-decl";
 import { REDIS_FIELDS, SECRET_KEY_FIELDS, isSecretDataKey, redisMaxMemoryProblem } from "./redis-fields";
-import { RedisOptionsArgs, SecretKeyArgs } from "./redis-options-args";
+import { RedisOptionsArgs, SecretKeyArgs } from "./redis-options-args.generated";
 import {
     REDIS_SECRET_KEY,
     RedisAuth,

@@ -1,6 +1,6 @@
 /**
  * The fields of a rule's `cost`, each declared once (lib/field-decl.ts);
- * builders/request-cost-arg-types.ts is generated from this table (`npm run gen:arg-types`).
+ * builders/request-cost-arg-types.generated.ts is generated from this table (`npm run gen:arg-types`).
  * request-cost-checks.ts runs the rules and `resolveRequestCost` fills `missingCost` from here; which
  * kind of cost is given, and `maxCost` against its siblings, stay checked there. Pure.
  */
@@ -110,7 +110,7 @@ export const REQUEST_COST_FIELDS = {
     }),
 };
 
-/** The interface generated from this table (builders/request-cost-arg-types.ts). */
+/** The interface generated from this table (builders/request-cost-arg-types.generated.ts). */
 export const REQUEST_COST_ARG_INTERFACES: readonly ArgInterface[] = [
     {
         name: "RequestCostArgs",

@@ -1,7 +1,7 @@
 /**
  * The fields of the typed global rate-limit rules (GlobalRateLimit's and PlatformRateLimit's `rules`,
  * `perPath`): what a rule matches, its limit and the per-path limits, each declared once
- * (lib/field-decl.ts); builders/rule-types-args.ts is generated from these tables. Pure.
+ * (lib/field-decl.ts); builders/rule-types-args.generated.ts is generated from these tables. Pure.
  */
 import { ArgInterface, Rule, booleanRule, customRule, defaultsOf, field, nested, oneOfRule, uncheckedRule, withFallback } from "../lib/field-decl";
 import { fieldProblem, wholeNumberProblems } from "../lib/field-checks";
@@ -360,15 +360,15 @@ export const QUERY_MATCH_DEFAULTS = defaultsOf(QUERY_MATCH_FIELDS);
 export const PATH_MATCH_DEFAULTS = defaultsOf(PATH_MATCH_FIELDS);
 export const PER_PATH_DEFAULTS = defaultsOf(PER_PATH_FIELDS);
 
-/** The imports of the generated builders/rule-types-args.ts. */
+/** The imports of the generated builders/rule-types-args.generated.ts. */
 export const RULE_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = {
-    "./client-cidr-args": ["ClientCidrArgs"],
-    "./identity-arg-types": ["IdentityArgs"],
-    "./request-cost-arg-types": ["RequestCostArgs"],
+    "./client-cidr-args.generated": ["ClientCidrArgs"],
+    "./identity-arg-types.generated": ["IdentityArgs"],
+    "./request-cost-arg-types.generated": ["RequestCostArgs"],
     "./rule-choices": ["LimitUnit", "MissingHeader", "PathSpellings", "ValueCharset"],
 };
 
-/** The interfaces generated from these tables (builders/rule-types-args.ts). */
+/** The interfaces generated from these tables (builders/rule-types-args.generated.ts). */
 export const RULE_ARG_INTERFACES: readonly ArgInterface[] = [
     { name: "PathMatchArgs", doc: "Which paths a rule applies to: exactly one of `exact`, `prefix`, `regex`, and its spellings.", fields: PATH_MATCH_FIELDS },
     {

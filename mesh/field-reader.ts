@@ -16,7 +16,7 @@ import type { DescriptorArgs } from "../components/mesh-enums";
 import { Problem } from "../lib/problems";
 import { ARGS_FIX, LIST_FIELDS, problem, underField } from "./arg-problems";
 import { ArgPath, keyOf, valueAtPath } from "./arg-paths";
-import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+import { MeshRateLimitArgs } from "./mesh-ratelimit-args.generated";
 import { RATE_LIMIT_UNITS } from "./settings-types";
 
 /** Reads MeshRateLimit's arguments, field by field, collecting every problem. */

@@ -14,7 +14,7 @@ import { fieldRef } from "../lib/fix-style";
 import { compileFullMatch } from "../lib/formats";
 import { keyOf } from "./arg-paths";
 import { Reader, readDescriptors, textOr } from "./field-reader";
-import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+import { MeshRateLimitArgs } from "./mesh-ratelimit-args.generated";
 import { MESH_DEFAULTS } from "./mesh-defaults";
 import type { ApiRouteLimit, StackSettings } from "./settings-types";
 import { VARIANT_PRESETS } from "./settings-types";

@@ -10,7 +10,7 @@ import type { SpecPaths } from "../builders/routes";
 import { defaultRoutes } from "../builders/routes";
 import { localBucketOptionsProblems } from "../components/local-ratelimit";
 import { AMBIENT_LOCAL_BUCKET } from "../components/local-ratelimit-fields";
-import { ManagedApiArgs } from "../components/managed-api-args";
+import { ManagedApiArgs } from "../components/managed-api-args.generated";
 import { managedApiFieldProblems } from "../components/managed-api-resolve";
 import {
     ApiProfileName,
@@ -31,7 +31,7 @@ import { Problem } from "../lib/problems";
 import { keyOf } from "./arg-paths";
 import { Reader, readRoutes, textOr } from "./field-reader";
 import { readGlobalFilter, readGlobalLimits } from "./global-limit-checks";
-import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+import { MeshRateLimitArgs } from "./mesh-ratelimit-args.generated";
 import { MESH_DEFAULTS } from "./mesh-defaults";
 import type { ApiRouteLimit, StackSettings } from "./settings-types";
 import { VARIANT_PRESETS } from "./settings-types";

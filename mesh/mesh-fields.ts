@@ -4,7 +4,7 @@
  * component's, declared in the component's files). The checks (mesh-checks.ts, through the
  * `Reader`) run these rules, mesh-defaults.ts places these defaults, the stack's keys take their
  * names, kinds, defaults and descriptions from here (program/config-keys.ts), and
- * mesh/mesh-ratelimit-args.ts is generated from these tables (`npm run gen:arg-types`). The rules
+ * mesh/mesh-ratelimit-args.generated.ts is generated from these tables (`npm run gen:arg-types`). The rules
  * are mesh-field-rules.ts's; the fields the groups declare themselves are in mesh-group-fields.ts. Pure.
  */
 import { LimitUnit } from "../builders/rule-args";

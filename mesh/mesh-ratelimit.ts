@@ -14,7 +14,7 @@ import { ManagedApi } from "../components/managed-api";
 import { MeshMutualTls } from "../components/mesh-mtls";
 import { BookinfoMode } from "../components/mesh-enums";
 import { effectiveLimits } from "./limits-table";
-import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+import { MeshRateLimitArgs } from "./mesh-ratelimit-args.generated";
 import { MESH_DEFAULTS } from "./mesh-defaults";
 import { MeshRateLimitPlan, localArgsOf, managedApiArgsOf, planMeshRateLimit, stackNamespaces } from "./mesh-plan";
 
