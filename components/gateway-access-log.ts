@@ -11,7 +11,7 @@
 import { Problem } from "../lib/problems";
 import { AccessLogFilterOptions } from "../builders/access-log";
 import { HEADER_NAME } from "./rule-field-checks";
-import { givenProblems } from "../lib/field-decl";
+import { givenProblems, withDefaults } from "../lib/field-decl";
 import { GatewayAccessLogArgs, SecretHeaderArgs } from "./gateway-access-log-args.generated";
 import { ACCESS_LOG_FIELDS, SECRET_HEADER_FIELDS, SecretHeaderForm } from "./gateway-access-log-fields";
 
@@ -113,7 +113,7 @@ export function accessLogOf(
     }
     const headers = checkedHeaders(log, ruleHeaders, problems);
     problems.push(...givenProblems(ACCESS_LOG_FIELDS.path, "accessLog.path", log.path));
-    const path = log.path ?? ACCESS_LOG_FIELDS.path.default;
+    const path = withDefaults(ACCESS_LOG_FIELDS, log).path;
     return { path, headers, ...(ruleClaims.length ? { claims: ruleClaims } : {}) };
 }
 

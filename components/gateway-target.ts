@@ -6,7 +6,7 @@
 import { GatewayTargetArgs } from "./gateway-target-args.generated";
 import { GATEWAY_TARGET_FIELDS } from "./gateway-target-fields";
 import { dnsProblem, portProblem, selectorProblems } from "./arg-checks";
-import { givenProblems } from "../lib/field-decl";
+import { givenProblems, withDefaults } from "../lib/field-decl";
 import { Problem } from "../lib/problems";
 import { FilterTarget, GATEWAY_NAME_LABEL } from "../builders/envoy-filters";
 import { RateLimitRuleArgs } from "../builders/rule-args";
@@ -54,7 +54,7 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Prob
     const all = g.allVirtualHosts === true || (g.allVirtualHosts === undefined && F.allVirtualHosts.default);
     const valid = gatewayVirtualHosts(g, all, problems).filter(isVirtualHostName);
     const ports = gatewayListenerPorts(g, all, valid, problems);
-    return { target, podLabels, namespace: g.namespace ?? F.namespace.default, virtualHosts: valid, all, ports };
+    return { target, podLabels, namespace: withDefaults(F, g).namespace, virtualHosts: valid, all, ports };
 }
 
 /** Which pods the filters reach: a Gateway API Gateway by name, or a label selector. */

@@ -4,7 +4,7 @@
  * problems, throws nothing.
  */
 import { Problem } from "../lib/problems";
-import { givenProblems } from "../lib/field-decl";
+import { givenProblems, withDefaults } from "../lib/field-decl";
 import { MAX_COST, RequestCostArgs, ResolvedRequestCost } from "../builders/request-cost-args";
 import { REQUEST_COST_FIELDS, RESPONSE_MISSING_COST } from "./request-cost-fields";
 import { isPerValueRule } from "../builders/counter-stores";
@@ -141,7 +141,7 @@ export function checkSharedCost(at: string, r: any, problems: Problem[]): void {
     const budget = `the ${Number(r.requestsPerUnit).toLocaleString("en-US")} a ${r.unit} every client shares`;
     const perClient = `or count it per client (${at}.perClientAddress: true, or a header with perValue)`;
     if (c.requestHeader !== undefined && c.maxCost === undefined) {
-        const suggested = Math.max(c.missingCost ?? F.missingCost.default, Math.ceil(Number(r.requestsPerUnit) / 10), 1);
+        const suggested = Math.max(withDefaults(F, c).missingCost, Math.ceil(Number(r.requestsPerUnit) / 10), 1);
         problems.push(
             fieldProblem(
                 `${key}.maxCost`,

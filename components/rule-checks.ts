@@ -6,10 +6,9 @@
 import { UNSENDABLE_PATH, compileFullMatch, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { booleanProblems, fieldProblem } from "../lib/field-checks";
-import { fieldProblems, givenProblems } from "../lib/field-decl";
+import { fieldProblems, givenProblems, withDefaults } from "../lib/field-decl";
 import {
     HEADER_MATCH_DEFAULTS,
-    LIMIT_DEFAULTS,
     LIMIT_FIELDS,
     MAX_REQUESTS_PER_UNIT,
     PATH_MATCH_FIELDS,
@@ -51,7 +50,7 @@ export function checkLimit(field: string, l: any, problems: Problem[]): void {
 
 /** A checked limit resolved: the one place its `requestsPerUnit` is read and its window converted to seconds. */
 export function resolveLimit(l: LimitArgs): ResolvedLimit {
-    return { requests: l.requestsPerUnit, unit: l.unit, seconds: LIMIT_UNIT_SECONDS[l.unit], shadow: l.shadow ?? LIMIT_DEFAULTS.shadow };
+    return { requests: l.requestsPerUnit, unit: l.unit, seconds: LIMIT_UNIT_SECONDS[l.unit], shadow: withDefaults(LIMIT_FIELDS, l).shadow };
 }
 
 /**

@@ -54,6 +54,7 @@ export interface FieldDecl<T> {
 
 /** A field declaration, its value type `T` taken from its default and rule (a declared default is then never undefined). */
 export function field<T>(d: FieldDecl<T> & { default: NoInfer<T> }): FieldDecl<T> & { default: T };
+export function field<T>(d: FieldDecl<T> & { required: true }): FieldDecl<T> & { required: true };
 export function field<T>(d: FieldDecl<T>): FieldDecl<T>;
 export function field<T>(d: FieldDecl<T>): FieldDecl<T> {
     return d;
@@ -83,6 +84,22 @@ export interface ArgInterface {
 
 /** The defaults of a table of declarations, by field (the fields without one left out). */
 export type DefaultsOf<F> = { [K in keyof F as F[K] extends { default: unknown } ? K : never]: F[K] extends { default: infer D } ? D : never };
+
+/** The plain (not nested) fields of a table. */
+type PlainKeys<F> = { [K in keyof F]: F[K] extends FieldDecl<unknown> ? K : never }[keyof F];
+/** Those that always have a value once resolved: a declared default, or required. */
+type SetKeys<F> = { [K in PlainKeys<F>]: F[K] extends { default: unknown } | { required: true } ? K : never }[PlainKeys<F>];
+/** The value type of a declaration's field type. */
+type DeclaredValue<D> = D extends { type: FieldType<infer T> } ? T : never;
+
+/**
+ * A table's plain fields resolved (a type mapped over the declarations): read-only, a field with a
+ * declared default or a required one its value type, any other optional. Nested fields are left out
+ * (their own tables resolve them).
+ */
+export type Resolved<F> = { readonly [K in SetKeys<F>]: F[K] extends { default: infer D } ? D : DeclaredValue<F[K]> } & {
+    readonly [K in Exclude<PlainKeys<F>, SetKeys<F>>]?: DeclaredValue<F[K]>;
+};
 
 /** The declared defaults of a table, by field. */
 export function defaultsOf<F extends Record<string, FieldDecl<unknown> | NestedDecl>>(fields: F): DefaultsOf<F> {
@@ -126,6 +143,26 @@ export function resolvedFields<F extends DefaultedTable>(table: F, given: Partia
         return [k, value === undefined || bad.length ? d.default : value];
     });
     return Object.fromEntries(entries) as FieldValues<F>;
+}
+
+/**
+ * `given` resolved by the declarations of its fields (a type mapped over `table`): every field that
+ * has a declared default is never undefined, its type the given one without `undefined`.
+ */
+export type WithDefaults<F, A> = Readonly<Omit<A, keyof DefaultsOf<F>>> & { readonly [K in keyof DefaultsOf<F> & keyof A]-?: Exclude<A[K], undefined> };
+
+/**
+ * Checked values read with their declared defaults: each field of `table` that has a default is
+ * `given`'s value, or the default where that is not given (`undefined` or `null`). Reads only; the
+ * result is for reading fields, never passed on whole (it holds the defaults of fields `given` left out).
+ */
+export function withDefaults<F extends Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>, A extends object>(
+    table: F,
+    given: A | undefined,
+): WithDefaults<F, A> {
+    const read = (k: string): unknown => (given as Record<string, unknown> | undefined)?.[k];
+    const filled = Object.entries(table).flatMap(([k, d]) => ("default" in d && d.default !== undefined ? [[k, read(k) ?? d.default]] : []));
+    return { ...given, ...Object.fromEntries(filled) } as WithDefaults<F, A>;
 }
 
 /** A given value's problems, none for a value not given. */
