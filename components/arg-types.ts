@@ -22,7 +22,7 @@ import { PLATFORM_ARG_INTERFACES } from "./platform-ratelimit-fields";
 import { MONITORING_ARG_INTERFACES } from "./ratelimit-monitoring-fields";
 import { REDIS_ARG_INTERFACES } from "./redis-fields";
 import { REQUEST_COST_ARG_INTERFACES } from "./request-cost-fields";
-import { RULE_ARG_INTERFACES } from "./rule-fields";
+import { RULE_ARG_INTERFACES } from "./rule-arg-interfaces";
 
 /** The components' argument interfaces, every table of them. */
 export const COMPONENT_ARG_INTERFACES: readonly ArgInterface[] = [

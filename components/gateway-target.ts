@@ -3,6 +3,8 @@
  * Gateway API Gateway by name), in which namespace, which virtual hosts the rules act on and which
  * listener ports the rate-limit filter goes on; checked, with every problem named.
  */
+import { RULE_CHECKS } from "./rule-fields";
+import { bindCrossCheck } from "../lib/cross-checks";
 import { GatewayTargetArgs } from "./gateway-target-args.generated";
 import { GATEWAY_TARGET_FIELDS } from "./gateway-target-fields";
 import { dnsProblem, portProblem, selectorProblems } from "./arg-checks";
@@ -170,3 +172,6 @@ export function routePatchesFor(patches: RoutePatch[], rules: RateLimitRuleArgs[
     }
     return out;
 }
+
+/** A rule route's `virtualHost` against the gateway's (rule-fields.ts RULE_CHECKS). */
+bindCrossCheck(RULE_CHECKS.virtualHost, "gateway-target.ts routePatchesFor", routePatchesFor);

@@ -9,6 +9,13 @@ import { booleanProblems, dnsNameProblems, goDurationProblems, oneOfProblems, pr
 import { Problem } from "./problems";
 import { FieldType } from "./field-types";
 
+/** A named check of sibling fields (lib/cross-checks.ts): what it asks, and the fields of its table it reads. */
+export interface CrossCheck {
+    readonly name: string;
+    readonly text: string;
+    readonly fields: readonly string[];
+}
+
 /** What a value must be: its problems at `path` (the fix falling back to `fallback`, the field's default), and a short text for docs. */
 export interface Rule<T> {
     problems(path: string, value: unknown, fallback: T | undefined): Problem[];
@@ -18,6 +25,8 @@ export interface Rule<T> {
     show?(value: T): string;
     /** A choice's values by the name docs show them by (`FilterLayout.PerInstance` → `per-instance`). */
     values?: Readonly<Record<string, string>>;
+    /** The named check that judges the value with its siblings' (lib/cross-checks.ts), when it needs them. */
+    crossCheck?: CrossCheck;
 }
 
 /** The sections of the stack's configuration page (docs/configuration.md), in its order. */

@@ -19,7 +19,7 @@ import { REDIS_ARG_IMPORTS, REDIS_ARG_INTERFACES } from "../components/redis-fie
 import { MONITORING_ARG_INTERFACES } from "../components/ratelimit-monitoring-fields";
 import { ACCESS_POLICY_ARG_INTERFACES } from "../components/access-policy-fields";
 import { CLIENT_PREFIX_ARG_INTERFACES } from "../components/client-prefix-fields";
-import { RULE_ARG_IMPORTS, RULE_ARG_INTERFACES } from "../components/rule-fields";
+import { RULE_ARG_IMPORTS, RULE_ARG_INTERFACES } from "../components/rule-arg-interfaces";
 import { MESH_ROUTE_ARG_IMPORTS, MESH_ROUTE_ARG_INTERFACES } from "../components/mesh-route-fields";
 import { MESH_ARG_IMPORTS, MESH_ARG_INTERFACES } from "../mesh/mesh-arg-interfaces";
 import { GATEWAY_TARGET_ARG_INTERFACES } from "../components/gateway-target-fields";
