@@ -5,7 +5,7 @@
  * (bookinfo-resolve.ts) reads these rules and defaults, MeshRateLimit's `bookinfo` takes the same
  * defaults, and components/bookinfo-args.generated.ts is generated from these tables (`npm run gen:arg-types`). Pure.
  */
-import { ArgInterface, customRule, dnsNameRule, field, nested, oneOfRule, uncheckedRule, wholeNumberRule } from "../lib/field-decl";
+import { ArgInterface, customRule, dnsNameRule, field, nested, oneOfRule, wholeNumberRule, takenAsGiven } from "../lib/field-decl";
 import { isGatewayHost } from "../lib/formats";
 import { selectorProblems } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
@@ -136,14 +136,14 @@ export const BOOKINFO_ARGS_FIELDS = {
         doc: "`app` label of the workload whose sidecar exports the local limiter's counters.",
         type: t.string(),
         default: "productpage",
-        rule: uncheckedRule<string>("a label value"),
+        rule: takenAsGiven<string>("a label value"),
         goesTo: { object: "the productpage Deployment's sidecar stats annotation" },
     }),
     awaitRollout: field({
         doc: "Wait for the Deployments to become ready.",
         type: t.boolean(),
         default: DEFAULTS.awaitRollout as boolean,
-        rule: uncheckedRule<boolean>("true or false"),
+        rule: takenAsGiven<boolean>("true or false"),
         goesTo: { object: "the Deployments' pulumi.com/skipAwait annotation" },
     }),
     meshMode: field<MeshMode>({

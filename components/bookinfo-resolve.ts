@@ -2,6 +2,8 @@
  * Bookinfo's arguments resolved once: every problem under its property path, or a read-only value
  * with every default filled in (`ResolvedBookinfo`, what builders/bookinfo.ts builds from). Pure.
  */
+import { bindCrossCheck } from "../lib/cross-checks";
+import { MESH_ROUTE_CHECKS } from "./mesh-route-fields";
 import { DEFAULTS } from "./defaults";
 import { Problem } from "../lib/problems";
 import { unknownFieldProblems } from "./arg-types";
@@ -137,3 +139,6 @@ export interface BookinfoPlan {
 export function planBookinfo(args: BookinfoArgs): BookinfoPlan {
     return { args, ...resolveBookinfo(args) };
 }
+
+/** The routes' cross-field check (mesh-route-fields.ts). */
+bindCrossCheck(MESH_ROUTE_CHECKS.routes, "bookinfo-resolve.ts routeProblems", routeProblems);

@@ -4,7 +4,8 @@
  * (`npm run gen:arg-types`). gateway-access-log.ts runs the rules and reads the defaults; the header
  * lists, checked against each other, stay checked there. Pure.
  */
-import { ArgInterface, customRule, field, nested, uncheckedRule } from "../lib/field-decl";
+import { checkedWith, crossCheck } from "../lib/cross-checks";
+import { ArgInterface, customRule, field, nested } from "../lib/field-decl";
 import { t } from "../lib/field-types";
 
 /** How a header that carries a secret is written to the access log. */
@@ -14,13 +15,20 @@ export const SecretHeaderForm = {
 } as const;
 export type SecretHeaderForm = (typeof SecretHeaderForm)[keyof typeof SecretHeaderForm];
 
+/** The logged headers judged together: a credential or secret header logged only when accepted (gateway-access-log.ts). */
+export const ACCESS_LOG_HEADERS_CHECK = crossCheck(
+    "logged headers",
+    ["name", "headers", "acceptLoggedSecrets"],
+    "no credential or secret header logged unless accepted",
+);
+
 /** The fields of `SecretHeaderArgs`. */
 export const SECRET_HEADER_FIELDS = {
     name: field<string>({
         doc: "The header's name in lower case, e.g. `x-api-key`.",
         type: t.string(),
         required: true,
-        rule: uncheckedRule("a request header name in lower case (checked with `headers`)"),
+        rule: checkedWith(ACCESS_LOG_HEADERS_CHECK, "a request header name in lower case"),
         goesTo: { envoy: "left out of the access log's json_format" },
     }),
     as: field<string>({
@@ -74,7 +82,7 @@ export const ACCESS_LOG_FIELDS = {
         doc: "Request headers logged beside those the rules read (names in lower case).",
         type: t.list(t.string()),
         defaultNote: "none",
-        rule: uncheckedRule("a list of request header names in lower case (checked with `secretHeaders`)"),
+        rule: checkedWith(ACCESS_LOG_HEADERS_CHECK, "a list of request header names in lower case"),
         goesTo: { envoy: "the access log's json_format (one key each)" },
     }),
     secretHeaders: nested({ doc: "Headers never logged, even when a rule reads them. Defaults to none.", type: t.list(t.ref("SecretHeaderArgs")) }),
@@ -85,7 +93,7 @@ export const ACCESS_LOG_FIELDS = {
             "tokens. Names in lower case.",
         type: t.list(t.string()),
         defaultNote: "none",
-        rule: uncheckedRule("a list of request header names in lower case (checked with `headers`)"),
+        rule: checkedWith(ACCESS_LOG_HEADERS_CHECK, "a list of request header names in lower case"),
         goesTo: { envoy: "the access log's json_format (the headers named logged)" },
     }),
 };

@@ -5,10 +5,17 @@
  * (the pods by selector or by Gateway name, the virtual hosts with `allVirtualHosts`) stay checked
  * there. Pure.
  */
-import { ArgInterface, booleanRule, customRule, field, uncheckedRule } from "../lib/field-decl";
+import { checkedWith, crossCheck } from "../lib/cross-checks";
+import { ArgInterface, booleanRule, customRule, field } from "../lib/field-decl";
 import { dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { DEFAULTS } from "./defaults";
 import { t } from "../lib/field-types";
+
+/** The gateway's fields judged together (gateway-target.ts). */
+export const GATEWAY_TARGET_CHECKS = {
+    pods: crossCheck("gateway pods", ["selector", "gatewayApiName"], "one of selector, gatewayApiName, the name's pods in namespace"),
+    hosts: crossCheck("gateway hosts", ["virtualHosts", "listenerPorts"], "each a `<host>:<port>` or a port, given unless allVirtualHosts"),
+};
 
 /** The fields of `GatewayTargetArgs`. */
 export const GATEWAY_TARGET_FIELDS = {
@@ -17,7 +24,7 @@ export const GATEWAY_TARGET_FIELDS = {
             "Labels of the gateway's pods, e.g. `{ istio: \"ingressgateway\" }` (a gateway deployment such as Istio's default one or the " +
             "istio/gateway Helm chart's). Give this or `gatewayApiName`.",
         type: t.map(t.string()),
-        rule: uncheckedRule("pod labels (checked with `gatewayApiName`: one or the other)"),
+        rule: checkedWith(GATEWAY_TARGET_CHECKS.pods, "pod labels"),
         goesTo: { object: "the EnvoyFilters' workloadSelector and the NetworkPolicy's pod selector" },
     }),
     gatewayApiName: field<string>({
@@ -26,7 +33,7 @@ export const GATEWAY_TARGET_FIELDS = {
             "exactly its pods, whatever other gateways' labels are. Give this or `selector`.",
         type: t.string(),
         defaultNote: "none",
-        rule: uncheckedRule("a DNS subdomain (checked with `selector` and `namespace`)"),
+        rule: checkedWith(GATEWAY_TARGET_CHECKS.pods, "a DNS subdomain"),
         goesTo: { object: "the EnvoyFilters' targetRefs" },
     }),
     namespace: field({
@@ -48,7 +55,7 @@ export const GATEWAY_TARGET_FIELDS = {
             "hosts are limited: other teams' hosts on the same gateway are never limited and never see this service's failures. A route " +
             "rule's `virtualHost` must be one of them; a route rule without one applies on each. Required unless `allVirtualHosts` is true.",
         type: t.list(t.string()),
-        rule: uncheckedRule("a list of `<host>:<port>` (checked with `allVirtualHosts`)"),
+        rule: checkedWith(GATEWAY_TARGET_CHECKS.hosts, "a list of `<host>:<port>`"),
         goesTo: { envoy: "the route patches' virtual host names" },
     }),
     listenerPorts: field<number[]>({
@@ -61,7 +68,7 @@ export const GATEWAY_TARGET_FIELDS = {
         defaultNote:
             "the ports of `virtualHosts` (right when the Gateway's port is the pods' own port, as for Istio's bookinfo gateway on 8080 and " +
             "for Gateway API gateways)",
-        rule: uncheckedRule("a non-empty list of ports (checked with `allVirtualHosts`)"),
+        rule: checkedWith(GATEWAY_TARGET_CHECKS.hosts, "a non-empty list of ports"),
         goesTo: { envoy: "the rate-limit filter's listener match (portNumber)" },
     }),
     allVirtualHosts: field({

@@ -6,7 +6,7 @@
 import { RULE_CHECKS } from "./rule-fields";
 import { bindCrossCheck } from "../lib/cross-checks";
 import { GatewayTargetArgs } from "./gateway-target-args.generated";
-import { GATEWAY_TARGET_FIELDS } from "./gateway-target-fields";
+import { GATEWAY_TARGET_CHECKS, GATEWAY_TARGET_FIELDS } from "./gateway-target-fields";
 import { dnsProblem, portProblem, selectorProblems } from "./arg-checks";
 import { givenProblems, withDefaults } from "../lib/field-decl";
 import { Problem } from "../lib/problems";
@@ -173,5 +173,8 @@ export function routePatchesFor(patches: RoutePatch[], rules: RateLimitRuleArgs[
     return out;
 }
 
-/** A rule route's `virtualHost` against the gateway's (rule-fields.ts RULE_CHECKS). */
+/** A rule route's `virtualHost` against the gateway's (rule-fields.ts RULE_CHECKS), and the gateway's own (gateway-target-fields.ts). */
 bindCrossCheck(RULE_CHECKS.virtualHost, "gateway-target.ts routePatchesFor", routePatchesFor);
+bindCrossCheck(GATEWAY_TARGET_CHECKS.pods, "gateway-target.ts gatewayPods", gatewayPods);
+bindCrossCheck(GATEWAY_TARGET_CHECKS.hosts, "gateway-target.ts gatewayVirtualHosts, gatewayListenerPorts", gatewayVirtualHosts);
+bindCrossCheck(GATEWAY_TARGET_CHECKS.hosts, "gateway-target.ts gatewayVirtualHosts, gatewayListenerPorts", gatewayListenerPorts);

@@ -6,7 +6,7 @@
  * MeshRateLimit reports them under `managedApi.`. Pure.
  */
 import { isDnsName } from "../lib/dns-names";
-import { ArgInterface, customRule, dnsNameRule, field, oneOfRule, uncheckedRule } from "../lib/field-decl";
+import { ArgInterface, customRule, dnsNameRule, field, oneOfRule, takenAsGiven } from "../lib/field-decl";
 import { fieldProblem } from "../lib/field-checks";
 import { Fix, FixStyle } from "../lib/fix-style";
 import { isCidr } from "../lib/formats";
@@ -148,7 +148,7 @@ export const MANAGED_API_OPTIONS_FIELDS = {
         doc: "ESP image: a pinned release of ESP v1 (the floating `:1` tag would change under a running stack).",
         type: t.string(),
         default: "gcr.io/endpoints-release/endpoints-runtime:1.57.0",
-        rule: uncheckedRule<string>("an image reference"),
+        rule: takenAsGiven<string>("an image reference"),
         goesTo: { object: "ESP's container image" },
         stackKey: "espImage",
         stackGroup: "managed-api",
@@ -157,7 +157,7 @@ export const MANAGED_API_OPTIONS_FIELDS = {
         doc: "Echo backend image (listens on 8080).",
         type: t.string(),
         default: "gcr.io/google-samples/echo-python:1.0",
-        rule: uncheckedRule<string>("an image reference"),
+        rule: takenAsGiven<string>("an image reference"),
         goesTo: { object: "the echo backend's container image" },
         stackKey: "echoImage",
         stackGroup: "managed-api",
@@ -193,7 +193,7 @@ export const MANAGED_API_ARGS_FIELDS = {
             "stack did not create; see program/preflight.ts).",
         type: t.boolean(),
         default: true,
-        rule: uncheckedRule<boolean>("true or false (anything but `false` is true)"),
+        rule: takenAsGiven<boolean>("true or false (anything but `false` is true)"),
         goesTo: { object: "an IngressClass" },
     }),
     keepIngressClassOnDestroy: field({
@@ -202,14 +202,14 @@ export const MANAGED_API_ARGS_FIELDS = {
             "that other Ingresses use. Decided at `pulumi up`.",
         type: t.boolean(),
         default: false,
-        rule: uncheckedRule<boolean>("true or false (anything but `true` is false)"),
+        rule: takenAsGiven<boolean>("true or false (anything but `true` is false)"),
         goesTo: { object: "the IngressClass's `retainOnDelete`" },
     }),
     awaitRollout: field({
         doc: "Wait for the Deployment to become ready.",
         type: t.boolean(),
         default: DEFAULTS.awaitRollout as boolean,
-        rule: uncheckedRule<boolean>("true or false"),
+        rule: takenAsGiven<boolean>("true or false"),
         goesTo: { object: "the Deployment's pulumi.com/skipAwait annotation" },
     }),
 };

@@ -4,7 +4,8 @@
  * defaults, and components/mesh-mtls-args.generated.ts is generated from this table (`npm run gen:arg-types`).
  * The stack sets none of them by a key of its own: its keys set MeshRateLimit's fields (`mesh.*`). Pure.
  */
-import { ArgInterface, Rule, customRule, field, oneOfRule, uncheckedRule } from "../lib/field-decl";
+import { ArgInterface, Rule, customRule, field, oneOfRule, takenAsGiven } from "../lib/field-decl";
+import { checkedWith, crossCheck } from "../lib/cross-checks";
 import { PART_OF } from "../lib/common";
 import { Problem } from "../lib/problems";
 import { dnsProblem } from "./arg-checks";
@@ -43,6 +44,9 @@ const selectorRule: Rule<Record<string, string>> = {
 };
 
 /** MeshMutualTls's fields, in the interface's order. */
+/** `kubeContext` with the scope, the profile and the options (mesh-mtls.ts `resolveMeshMutualTls`). */
+export const MTLS_CONTEXT_CHECK = crossCheck("seed context", ["kubeContext"], "required for the seed profile at mesh scope when a provider is passed in opts");
+
 export const MTLS_FIELDS = {
     scope: field<MutualTlsScope>({
         doc:
@@ -84,7 +88,7 @@ export const MTLS_FIELDS = {
         doc: "kubectl context for the seed profile's ConfigMap edit (the provider's `kubernetes:context`).",
         type: t.string(),
         defaultNote: "the current context; required when a provider is passed in opts (kubectl cannot use its kubeconfig)",
-        rule: uncheckedRule("a kubeconfig context's name"),
+        rule: checkedWith(MTLS_CONTEXT_CHECK, "a kubeconfig context's name"),
         goesTo: { object: "kubectl's --context for the mesh ConfigMap edit" },
     }),
     createPeerAuthentication: field<boolean>({
@@ -93,7 +97,7 @@ export const MTLS_FIELDS = {
             "that the stack did not create; see program/preflight.ts).",
         type: t.boolean(),
         default: true,
-        rule: uncheckedRule("a boolean (only `false` turns it off)"),
+        rule: takenAsGiven("a boolean (only `false` turns it off)"),
         goesTo: { object: "PeerAuthentication `default` in `meshNamespace`" },
     }),
     keepPeerAuthenticationOnDestroy: field<boolean>({
@@ -102,7 +106,7 @@ export const MTLS_FIELDS = {
             "(Pulumi's `retainOnDelete`), for a mesh whose other workloads now run under it. Decided at `pulumi up`.",
         type: t.boolean(),
         default: false,
-        rule: uncheckedRule("a boolean (only `true` turns it on)"),
+        rule: takenAsGiven("a boolean (only `true` turns it on)"),
         goesTo: { object: "PeerAuthentication `default`'s retainOnDelete" },
     }),
 };

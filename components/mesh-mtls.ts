@@ -24,7 +24,8 @@ import { PeerAuthentication } from "./crds";
 import { argsError } from "./arg-checks";
 import { unknownFieldProblems } from "./arg-types";
 import { MeshMutualTlsArgs } from "./mesh-mtls-args.generated";
-import { MTLS_FIELDS } from "./mesh-mtls-fields";
+import { MTLS_CONTEXT_CHECK, MTLS_FIELDS } from "./mesh-mtls-fields";
+import { bindCrossCheck } from "../lib/cross-checks";
 import { restoredText, setTopLevel } from "../builders/mesh-config-text";
 import { ApiProfileName, MutualTlsScope } from "./mesh-enums";
 
@@ -187,6 +188,9 @@ export function resolveMeshMutualTls(args: MeshMutualTlsArgs, opts?: pulumi.Comp
     };
     return { problems, value: deepFreeze(value) };
 }
+
+/** `kubeContext`'s cross-field check (mesh-mtls-fields.ts). */
+bindCrossCheck(MTLS_CONTEXT_CHECK, "mesh-mtls.ts resolveMeshMutualTls", resolveMeshMutualTls);
 
 export class MeshMutualTls extends pulumi.ComponentResource {
     constructor(name: string, args: MeshMutualTlsArgs, opts?: pulumi.ComponentResourceOptions) {

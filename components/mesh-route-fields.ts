@@ -6,15 +6,19 @@
  * again. Each list is checked whole, an entry with the others (components/bookinfo-resolve.ts
  * `routeProblems`, mesh/field-reader.ts `readDescriptors`): the rules here say so. Pure.
  */
-import { ArgInterface, field, oneOfRule, uncheckedRule } from "../lib/field-decl";
+import { ArgInterface, field, oneOfRule } from "../lib/field-decl";
+import { checkedWith, crossCheck } from "../lib/cross-checks";
 import { LimitUnit } from "../builders/rule-args";
 import { LIMIT_FIELDS } from "./rule-fields";
 import { t } from "../lib/field-types";
 
-/** The rule of a route's field: checked with the other routes. */
-const withRoutes = (what: string) => uncheckedRule<never>(`${what} (checked with the other routes, components/bookinfo-resolve.ts routeProblems)`);
-/** The rule of a descriptor's field: checked with the other entries. */
-const withDescriptors = (what: string) => uncheckedRule<never>(`${what} (checked with the other entries, mesh/field-reader.ts readDescriptors)`);
+/** Each list is judged whole, an entry with the others: the routes (components/bookinfo-resolve.ts), the descriptors (mesh/field-reader.ts). */
+export const MESH_ROUTE_CHECKS = {
+    routes: crossCheck("bookinfo routes", ["name", "exact", "prefix"], "names distinct; paths and prefixes a client can send, each in one route"),
+    descriptors: crossCheck("descriptor list", ["key", "value", "unit", "requestsPerUnit"], "a non-empty list, each key and value once, each limit valid"),
+};
+const withRoutes = (what: string) => checkedWith<never>(MESH_ROUTE_CHECKS.routes, what);
+const withDescriptors = (what: string) => checkedWith<never>(MESH_ROUTE_CHECKS.descriptors, what);
 
 /** The fields of `HttpRouteArgs`. */
 export const HTTP_ROUTE_FIELDS = {

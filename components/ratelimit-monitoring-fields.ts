@@ -5,8 +5,9 @@
  * its check stays with them (ratelimit-monitoring.ts) and is stated here in words.
  * components/ratelimit-monitoring-args.generated.ts is generated from these tables (`npm run gen:arg-types`). Pure.
  */
+import { checkedWith, crossCheck } from "../lib/cross-checks";
 import { LOCAL_STAT_PREFIX } from "../builders/envoy-types";
-import { ArgInterface, booleanRule, customRule, dnsNameRule, field, nested, uncheckedRule } from "../lib/field-decl";
+import { ArgInterface, booleanRule, customRule, dnsNameRule, field, nested } from "../lib/field-decl";
 import { fieldProblem } from "../lib/field-checks";
 import { LABEL_KEY, LABEL_VALUE } from "../lib/dns-names";
 import { Problem } from "../lib/problems";
@@ -18,6 +19,13 @@ export function isMatchers(text: unknown): boolean {
 }
 const MATCHERS = /^\s*([a-zA-Z_][a-zA-Z0-9_]*\s*(=|!=|=~|!~)\s*"(?:[^"\\]|\\.)*"\s*(,\s*[a-zA-Z_][a-zA-Z0-9_]*\s*(=|!=|=~|!~)\s*"(?:[^"\\]|\\.)*"\s*)*)?$/;
 const MATCHERS_TEXT = 'PromQL label matchers without braces, e.g. name="value",other=~"re.*"';
+
+/** A selector judged with the pods it stands for: its fix is the matchers derived from the service's, gateway's or Redis's pods (ratelimit-monitoring.ts). */
+export const MONITORING_MATCHERS_CHECK = crossCheck(
+    "pod matchers",
+    ["serviceSelector", "gatewaySelector", "redisSelector"],
+    "PromQL matchers; the fix derived from the pods they select",
+);
 
 /** `name=value` split into its label's name and value (undefined when it is not one label). */
 export function dashboardLabelOf(text: unknown): { key: string; value: string } | undefined {
@@ -104,14 +112,14 @@ export const MONITORING_FIELDS = {
         doc: "PromQL label matchers of the service's metrics.",
         type: t.string(),
         defaultNote: '`namespace="<namespace>",app="<service.name>"` (Prometheus\'s `kubernetes-pods` job with pod labels mapped)',
-        rule: uncheckedRule(MATCHERS_TEXT),
+        rule: checkedWith(MONITORING_MATCHERS_CHECK, MATCHERS_TEXT),
         goesTo: { object: "the dashboard's and alert rules' service queries" },
     }),
     gatewaySelector: field<string>({
         doc: "PromQL label matchers of the gateway pods' metrics.",
         type: t.string(),
         defaultNote: '`namespace="<gateway.namespace>"` and the gateway\'s pod labels (names with `_` for characters Prometheus does not allow)',
-        rule: uncheckedRule(MATCHERS_TEXT),
+        rule: checkedWith(MONITORING_MATCHERS_CHECK, MATCHERS_TEXT),
         goesTo: { object: "the dashboard's and alert rules' gateway queries" },
     }),
     gatewayClusters: field({
@@ -131,7 +139,7 @@ export const MONITORING_FIELDS = {
         doc: "PromQL label matchers of a Redis exporter's metrics (oliver006/redis_exporter).",
         type: t.string(),
         defaultNote: "none: no Redis memory panel or alert",
-        rule: uncheckedRule(MATCHERS_TEXT),
+        rule: checkedWith(MONITORING_MATCHERS_CHECK, MATCHERS_TEXT),
         goesTo: { object: "the dashboard's Redis memory panel and alert" },
     }),
 };

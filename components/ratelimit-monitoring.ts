@@ -5,6 +5,7 @@
  * that make the service's `config.yaml`. The arguments are checked by `monitoringPlanOf` (called by
  * GlobalRateLimit's plan, so a bad value creates nothing).
  */
+import { bindCrossCheck } from "../lib/cross-checks";
 import { DeepReadonly } from "../lib/frozen";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
@@ -15,7 +16,14 @@ import { stackLabels } from "../lib/common";
 import { givenProblems, withDefaults } from "../lib/field-decl";
 import { Problem } from "../lib/problems";
 import { LocalBucketMetricsArgs, MonitoringArgs, MonitoringOptionsArgs } from "./ratelimit-monitoring-args.generated";
-import { LOCAL_BUCKET_FIELDS, MONITORING_FIELDS, MONITORING_OPTION_FIELDS, dashboardLabelOf, isMatchers } from "./ratelimit-monitoring-fields";
+import {
+    LOCAL_BUCKET_FIELDS,
+    MONITORING_FIELDS,
+    MONITORING_MATCHERS_CHECK,
+    MONITORING_OPTION_FIELDS,
+    dashboardLabelOf,
+    isMatchers,
+} from "./ratelimit-monitoring-fields";
 
 /** The Prometheus operator's API version of `PrometheusRule`. */
 export const PROMETHEUS_RULE_API = "monitoring.coreos.com/v1";
@@ -72,6 +80,9 @@ function matcherProblem(field: string, v: unknown, example: string): Problem[] {
               },
           ];
 }
+
+/** The selectors' cross-field check (ratelimit-monitoring-fields.ts). */
+bindCrossCheck(MONITORING_MATCHERS_CHECK, "ratelimit-monitoring.ts matcherProblem", matcherProblem);
 
 /** What GlobalRateLimit knows that the monitoring needs. */
 export interface MonitoringContext {

@@ -5,9 +5,10 @@
  * mode's checks (redis-options.ts) and is stated here in words. components/redis-options-args.generated.ts
  * is generated from these tables (`npm run gen:arg-types`). Pure.
  */
+import { checkedWith, crossCheck } from "../lib/cross-checks";
 import { REDIS_MAXMEMORY_SHARE, REDIS_MEMORY_LIMIT, REDIS_MEMORY_LIMIT_BYTES, redisMemoryBytes } from "../builders/failure-bounds";
 import { REDIS_SECRET_KEY, RedisModeName } from "../builders/redis-connection";
-import { ArgInterface, customRule, field, nested, oneOfRule, uncheckedRule } from "../lib/field-decl";
+import { ArgInterface, customRule, field, nested, oneOfRule } from "../lib/field-decl";
 import { fieldProblem } from "../lib/field-checks";
 import { t } from "../lib/field-types";
 
@@ -27,20 +28,30 @@ export function isSecretDataKey(k: unknown): k is string {
     return typeof k === "string" && /^[-._a-zA-Z0-9]+$/.test(k);
 }
 
+/** Redis's fields judged together (redis-options.ts): what each mode takes, and a Secret's name (known only once an output is) with its key. */
+export const REDIS_CHECKS = {
+    mode: crossCheck(
+        "redis mode",
+        ["image", "addresses", "sentinelMaster", "tls", "tlsCaSecret"],
+        "image only in-cluster; one address with external, any number with sentinel or cluster, none in-cluster; sentinelMaster with sentinel only; tls only with an existing Redis, tlsCaSecret only with tls",
+    ),
+    secret: crossCheck("secret reference", ["name", "key"], "a Secret's name, checked when known, and a data key"),
+};
+
 /** A key of a Kubernetes Secret: `redis.passwordSecret`, `redis.sentinelPasswordSecret`. */
 export const SECRET_KEY_FIELDS = {
     name: field({
         doc: "The Secret's name; an output accepted (e.g. the name of a Secret the same program creates), checked when known.",
         type: t.input(t.string()),
         required: true,
-        rule: uncheckedRule("the name of a Secret in the service's namespace (a DNS-1123 subdomain)"),
+        rule: checkedWith(REDIS_CHECKS.secret, "the name of a Secret in the service's namespace (a DNS-1123 subdomain)"),
         goesTo: { env: "REDIS_AUTH (REDIS_SENTINEL_AUTH) secretKeyRef.name" },
     }),
     key: field({
         doc: "The key inside it.",
         type: t.string(),
         default: REDIS_SECRET_KEY,
-        rule: uncheckedRule<string>("a Secret data key (letters, digits, '-', '_', '.')"),
+        rule: checkedWith<string>(REDIS_CHECKS.secret, "a Secret data key (letters, digits, '-', '_', '.')"),
         goesTo: { env: "REDIS_AUTH (REDIS_SENTINEL_AUTH) secretKeyRef.key" },
     }),
 };
@@ -67,7 +78,7 @@ export const REDIS_FIELDS = {
         doc: "Image of the Redis the component deploys (in-cluster only); an output accepted.",
         type: t.input(t.string()),
         default: REDIS_IMAGE,
-        rule: uncheckedRule("an image, only with mode in-cluster"),
+        rule: checkedWith(REDIS_CHECKS.mode, "an image"),
         goesTo: { object: "the Redis Deployment's image" },
         stackKey: "redisImage",
         stackGroup: "service",
@@ -95,7 +106,7 @@ export const REDIS_FIELDS = {
             "endpoint), checked when known; the list itself is plain (its length decides the mode's checks).",
         type: t.list(t.input(t.string())),
         defaultNote: "none (in-cluster)",
-        rule: uncheckedRule("a list of host:port: one with mode external, any number with sentinel or cluster, none twice; none in-cluster"),
+        rule: checkedWith(REDIS_CHECKS.mode, "a list of host:port, none twice"),
         goesTo: { env: "REDIS_URL" },
         stackKey: "redisAddress",
         stackGroup: "service",
@@ -103,7 +114,7 @@ export const REDIS_FIELDS = {
     sentinelMaster: field<string>({
         doc: "Sentinel: the master's name as the Sentinels know it.",
         type: t.string(),
-        rule: uncheckedRule("a name without commas or spaces, required with mode sentinel and only there"),
+        rule: checkedWith(REDIS_CHECKS.mode, "a name without commas or spaces"),
         goesTo: { env: "REDIS_URL's first entry" },
         stackKey: "redisSentinelMaster",
         stackGroup: "service",
@@ -121,7 +132,7 @@ export const REDIS_FIELDS = {
         doc: "Connect with TLS.",
         type: t.boolean(),
         default: false,
-        rule: uncheckedRule<boolean>("true only with an existing Redis"),
+        rule: checkedWith<boolean>(REDIS_CHECKS.mode, "true or false"),
         goesTo: { env: "REDIS_TLS" },
         stackKey: "redisTls",
         stackGroup: "service",
@@ -130,7 +141,7 @@ export const REDIS_FIELDS = {
         doc: "Secret whose `ca.crt` verifies the server (TLS); an output accepted, checked when known.",
         type: t.input(t.string()),
         defaultNote: "the system roots",
-        rule: uncheckedRule("the name of a Secret in the service's namespace (a DNS-1123 subdomain), only with tls true"),
+        rule: checkedWith(REDIS_CHECKS.mode, "the name of a Secret in the service's namespace (a DNS-1123 subdomain)"),
         goesTo: { env: "REDIS_TLS_CACERT (the Secret mounted)" },
         stackKey: "redisTlsCaSecret",
         stackGroup: "service",

@@ -3,12 +3,13 @@
  * checked, and its mapping to and from the connection the service's environment is built from
  * (builders/redis-connection.ts).
  */
+import { bindCrossCheck } from "../lib/cross-checks";
 import { isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { Problem } from "../lib/problems";
 import { FixStyle } from "../lib/fix-style";
 import { planned } from "./arg-checks";
 import { givenProblems, withDefaults } from "../lib/field-decl";
-import { REDIS_FIELDS, SECRET_KEY_FIELDS, isSecretDataKey, redisMaxMemoryProblem } from "./redis-fields";
+import { REDIS_CHECKS, REDIS_FIELDS, SECRET_KEY_FIELDS, isSecretDataKey, redisMaxMemoryProblem } from "./redis-fields";
 import { RedisOptionsArgs, SecretKeyArgs } from "./redis-options-args.generated";
 import {
     REDIS_SECRET_KEY,
@@ -276,3 +277,7 @@ export function redisOptionsOf(c: RedisConnection, image: string, maxMemory: str
         ...(c.tlsCaSecret !== undefined ? { tlsCaSecret: c.tlsCaSecret } : {}),
     };
 }
+
+/** Redis's cross-field checks (redis-fields.ts REDIS_CHECKS). */
+bindCrossCheck(REDIS_CHECKS.mode, "redis-options.ts redisOptionsProblems", redisOptionsProblems);
+bindCrossCheck(REDIS_CHECKS.secret, "redis-options.ts secretKeyProblems", secretKeyProblems);

@@ -4,7 +4,8 @@
  * request-cost-checks.ts runs the rules and `resolveRequestCost` fills `missingCost` from here; which
  * kind of cost is given, and `maxCost` against its siblings, stay checked there. Pure.
  */
-import { ArgInterface, customRule, field, uncheckedRule } from "../lib/field-decl";
+import { checkedWith, crossCheck } from "../lib/cross-checks";
+import { ArgInterface, customRule, field } from "../lib/field-decl";
 import { MAX_COST } from "../builders/request-cost-args";
 import { Problem } from "../lib/problems";
 import { t } from "../lib/field-types";
@@ -46,6 +47,12 @@ function headerNameRule(example: string) {
 
 /** What a response without the cost header costs (`missingCost`'s default with `responseHeader`). */
 export const RESPONSE_MISSING_COST = 0;
+
+/** A cost's fields judged with the others, and with its rule's counter (request-cost-checks.ts). */
+export const REQUEST_COST_CHECKS = {
+    maxCost: crossCheck("request cost bound", ["maxCost"], "with requestHeader only, and not under missingCost"),
+    sharedBudget: crossCheck("shared budget risk", ["acceptSharedBudgetRisk"], "with responseHeader only, on a rule whose counter every client shares"),
+};
 
 /** The fields of `RequestCostArgs`. */
 export const REQUEST_COST_FIELDS = {
@@ -94,7 +101,7 @@ export const REQUEST_COST_FIELDS = {
             "cost per client instead: `perClientAddress` or a per-value header). Whole number from 1 to 999,999,999.",
         type: t.number(),
         defaultNote: "none (up to 999,999,999)",
-        rule: uncheckedRule("a whole number from 1 to 999999999, with `requestHeader` only, not under `missingCost`"),
+        rule: checkedWith(REQUEST_COST_CHECKS.maxCost, "a whole number from 1 to 999999999"),
         goesTo: { envoy: "the largest hits_addend a request header gives" },
     }),
     acceptSharedBudgetRisk: field({
@@ -105,7 +112,7 @@ export const REQUEST_COST_FIELDS = {
             "can make large). A request-header cost on a shared counter needs `maxCost` instead.",
         type: t.boolean(),
         default: false,
-        rule: uncheckedRule<boolean>("true or false, with `responseHeader` only (checked with the cost, request-cost-checks.ts)"),
+        rule: checkedWith<boolean>(REQUEST_COST_CHECKS.sharedBudget, "true or false"),
         goesTo: { object: "the preview's shared-budget check" },
     }),
 };

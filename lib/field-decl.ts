@@ -244,6 +244,15 @@ export function withFallback<T>(rule: Rule<T>, fallback: T): Rule<T> {
 }
 
 /**
+ * A rule that refuses nothing, by design: the value is used as it is given, as `text` says (a switch
+ * that only `false` turns off, an image reference). A field whose check needs its siblings names its
+ * cross-field check instead (lib/cross-checks.ts `checkedWith`).
+ */
+export function takenAsGiven<T>(text: string): Rule<T> {
+    return { problems: () => [], text };
+}
+
+/**
  * A rule that refuses nothing here (`text` says what the field takes): the value is taken as given,
  * or refused only together with its siblings' (a Redis address by the mode, a selector by the derived
  * one its fix suggests) by the caller that knows them.

@@ -5,6 +5,8 @@
  * A value of the wrong type (text where a number or a switch belongs) is a problem, never converted:
  * whoever reads the arguments from text (the program, from stack config) converts at its edge. Pure.
  */
+import { bindCrossCheck } from "../lib/cross-checks";
+import { MESH_ROUTE_CHECKS } from "../components/mesh-route-fields";
 import { Fix, FixStyle } from "../lib/fix-style";
 import { MESH_DEFAULTS } from "./mesh-defaults";
 import { meshDeclarationOf } from "./mesh-fields";
@@ -246,3 +248,6 @@ export function textOr(given: unknown, fallback: string): string {
     const v = given === undefined || given === null ? "" : String(given).trim();
     return v === "" ? fallback : v;
 }
+
+/** The descriptors' cross-field check (components/mesh-route-fields.ts). */
+bindCrossCheck(MESH_ROUTE_CHECKS.descriptors, "mesh/field-reader.ts readDescriptors", readDescriptors);

@@ -10,7 +10,7 @@
 import { LimitUnit } from "../builders/rule-args";
 import { ApiProfileName, FilterNamespaces, MeshMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
 import { DEFAULTS } from "../components/defaults";
-import { FieldDecl, NestedDecl, booleanRule, dnsNameRule, field, nested, uncheckedRule } from "../lib/field-decl";
+import { FieldDecl, NestedDecl, booleanRule, dnsNameRule, field, nested, uncheckedRule, takenAsGiven } from "../lib/field-decl";
 import { built, choiceRule, labelRule, listed, requestsPerUnitRule, urlPathRule } from "./mesh-field-rules";
 import { MESH_ACCESS_FIELDS, MESH_BOOKINFO_FIELDS, MESH_GLOBAL_FIELDS, MESH_LOCAL_FIELDS, MESH_MANAGED_API_FIELDS } from "./mesh-group-fields";
 
@@ -92,28 +92,28 @@ export const MESH_TOP_FIELDS = {
         doc: "`current` profile: create IngressClass `<managedApi.ingressClassName>` (false when the cluster has one for Istio).",
         type: t.boolean(),
         default: true,
-        rule: uncheckedRule<boolean>("true or false (handed to ManagedApi as given)"),
+        rule: takenAsGiven<boolean>("true or false (handed to ManagedApi as given)"),
         goesTo: built("ManagedApi's `createIngressClass`"),
     }),
     keepIngressClassOnDestroy: field({
         doc: "`current` profile: `pulumi destroy` leaves the IngressClass the stack created (other Ingresses use it).",
         type: t.boolean(),
         default: false,
-        rule: uncheckedRule<boolean>("true or false (handed to ManagedApi as given)"),
+        rule: takenAsGiven<boolean>("true or false (handed to ManagedApi as given)"),
         goesTo: built("ManagedApi's `keepIngressClassOnDestroy`"),
     }),
     createPeerAuthentication: field({
         doc: "`current` profile: create PeerAuthentication `default` (false when the mesh has a STRICT one).",
         type: t.boolean(),
         default: true,
-        rule: uncheckedRule<boolean>("true or false (handed to MeshMutualTls as given)"),
+        rule: takenAsGiven<boolean>("true or false (handed to MeshMutualTls as given)"),
         goesTo: built("MeshMutualTls's `createPeerAuthentication`"),
     }),
     keepPeerAuthenticationOnDestroy: field({
         doc: "`current` profile: `pulumi destroy` leaves PeerAuthentication `default` the stack created (other workloads run under it).",
         type: t.boolean(),
         default: false,
-        rule: uncheckedRule<boolean>("true or false (handed to MeshMutualTls as given)"),
+        rule: takenAsGiven<boolean>("true or false (handed to MeshMutualTls as given)"),
         goesTo: built("MeshMutualTls's `keepPeerAuthenticationOnDestroy`"),
     }),
 };
