@@ -252,15 +252,6 @@ export function takenAsGiven<T>(text: string): Rule<T> {
     return { problems: () => [], text };
 }
 
-/**
- * A rule that refuses nothing here (`text` says what the field takes): the value is taken as given,
- * or refused only together with its siblings' (a Redis address by the mode, a selector by the derived
- * one its fix suggests) by the caller that knows them.
- */
-export function uncheckedRule<T>(text: string): Rule<T> {
-    return { problems: () => [], text };
-}
-
 /** A field's problems: a required field's also when it is not given (its rule says how it is missing), another's only when given. */
 export function fieldProblems(d: FieldDecl<unknown>, path: string, value: unknown): Problem[] {
     return d.required ? d.rule.problems(path, value, d.default) : givenProblems(d, path, value);

@@ -3,6 +3,8 @@
  * list, variant A's route limit and its regex, and the filter choices its other parts depend on.
  * Pure; each problem under its field (mesh-checks.ts runs them in the order problems are reported).
  */
+import { bindCrossCheck } from "../lib/cross-checks";
+import { MESH_LIMITS_CHECKS } from "./mesh-fields";
 import { CounterStore } from "../builders/counter-stores";
 import { FilterLayout } from "../builders/envoy-filters";
 import type { SpecPaths } from "../builders/routes";
@@ -120,3 +122,7 @@ export function readGlobalFilter(a: MeshRateLimitArgs): Omit<StackSettings["glob
         ...(g.statusOnError !== undefined ? { statusOnError: g.statusOnError } : {}),
     };
 }
+
+/** The limits' cross-field checks (mesh-fields.ts MESH_LIMITS_CHECKS). */
+bindCrossCheck(MESH_LIMITS_CHECKS.apiRoute, "global-limit-checks.ts readGlobalLimits, readApiRoute; mesh-checks.ts readBookinfo", readGlobalLimits);
+bindCrossCheck(MESH_LIMITS_CHECKS.descriptors, "global-limit-checks.ts readLimitList", readLimitList);

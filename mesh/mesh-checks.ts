@@ -6,6 +6,8 @@
  * are GlobalRateLimit's: its plan checks them (mesh-ratelimit.ts). Pure; returns every problem, each
  * under its field, its fix phrased for the arguments or for whoever reads them from another input.
  */
+import { bindCrossCheck } from "../lib/cross-checks";
+import { MESH_GROUP_CHECKS } from "./mesh-group-fields";
 import type { SpecPaths } from "../builders/routes";
 import { defaultRoutes } from "../builders/routes";
 import { localBucketOptionsProblems } from "../components/local-ratelimit";
@@ -343,3 +345,7 @@ function readMonitoring(a: MeshRateLimitArgs): StackSettings["monitoring"] {
 export function inboundVhostName(s: StackSettings): string {
     return `inbound|http|${s.local.port}`;
 }
+
+/** The groups' cross-field checks (mesh-group-fields.ts MESH_GROUP_CHECKS). */
+bindCrossCheck(MESH_GROUP_CHECKS.principal, "mesh-checks.ts readAccess", readAccess);
+bindCrossCheck(MESH_GROUP_CHECKS.managedApi, "mesh-checks.ts readManagedApi", readManagedApi);

@@ -10,7 +10,9 @@
 import { LimitUnit } from "../builders/rule-args";
 import { ApiProfileName, FilterNamespaces, MeshMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
 import { DEFAULTS } from "../components/defaults";
-import { FieldDecl, NestedDecl, booleanRule, dnsNameRule, field, nested, uncheckedRule, takenAsGiven } from "../lib/field-decl";
+import { FieldDecl, NestedDecl, booleanRule, dnsNameRule, field, nested, takenAsGiven } from "../lib/field-decl";
+import { checkedWith, crossCheck } from "../lib/cross-checks";
+import { MTLS_CONTEXT_CHECK } from "../components/mesh-mtls-fields";
 import { built, choiceRule, labelRule, listed, requestsPerUnitRule, urlPathRule } from "./mesh-field-rules";
 import { MESH_ACCESS_FIELDS, MESH_BOOKINFO_FIELDS, MESH_GLOBAL_FIELDS, MESH_LOCAL_FIELDS, MESH_MANAGED_API_FIELDS } from "./mesh-group-fields";
 
@@ -85,7 +87,7 @@ export const MESH_TOP_FIELDS = {
         doc: "kubectl context of the seed profile's mesh ConfigMap edit.",
         type: t.string(),
         defaultNote: "the current context",
-        rule: uncheckedRule("a kubectl context (MeshMutualTls checks when it is needed)"),
+        rule: checkedWith(MTLS_CONTEXT_CHECK, "a kubectl context"),
         goesTo: built("MeshMutualTls's `kubeContext`"),
     }),
     createIngressClass: field({
@@ -148,6 +150,16 @@ function limitField(doc: string, stackKey: string, def: number) {
     return field({ doc, type: t.number(), default: def, rule: requestsPerUnitRule, goesTo: LIMIT_GOES_TO, stackKey, stackGroup: "limits" });
 }
 
+/** The limits' fields judged with others (global-limit-checks.ts, mesh-checks.ts): the api route with the routes, the variant and `paths.limited`; the list with the limits it replaces. */
+export const MESH_LIMITS_CHECKS = {
+    apiRoute: crossCheck(
+        "api route",
+        ["apiRoute", "apiRouteRegex", "apiDescriptorValue"],
+        "a route of the VirtualService, a regex within the api prefix, a value apart from paths.limited",
+    ),
+    descriptors: crossCheck("descriptors", ["descriptors"], "each entry valid, replacing the preset limits"),
+};
+
 /** Where a limit's requests per unit go. */
 const LIMIT_GOES_TO = { object: "a descriptor of the service config" };
 
@@ -157,7 +169,7 @@ export const MESH_LIMITS_FIELDS = {
         doc: "Variant A: name of the VirtualService route that carries the route-level limit (spec 2.6). Must name one of the routes.",
         type: t.string(),
         default: DEFAULTS.apiRoute,
-        rule: uncheckedRule<string>("the name of one of the VirtualService's routes (checked against them)"),
+        rule: checkedWith<string>(MESH_LIMITS_CHECKS.apiRoute, "a route's name"),
         goesTo: { envoy: "the route whose rate_limits the route patch sets" },
         stackKey: "apiRoute",
         stackGroup: "paths",
@@ -166,7 +178,7 @@ export const MESH_LIMITS_FIELDS = {
         doc: "Variant A: RE2 regex (full match) on the request path without its query that produces descriptor `PATH=<apiDescriptorValue>` (with `global.pathKey` `url-path` the filter accepts an optional `?query` after it; with `literal` it is matched against `:path` as written).",
         type: t.string(),
         defaultNote: "`<apiPrefix>/[1-9][0-9]?` (n from 1 to 99)",
-        rule: uncheckedRule("an RE2 regular expression (checked with the variant and the api prefix)"),
+        rule: checkedWith(MESH_LIMITS_CHECKS.apiRoute, "an RE2 regular expression"),
         goesTo: { envoy: "the route patch's header match on the path" },
         stackKey: "apiRouteRegex",
         stackGroup: "paths",
@@ -175,7 +187,7 @@ export const MESH_LIMITS_FIELDS = {
         doc: "Variant A: descriptor value sent for paths matching `limits.apiRouteRegex`.",
         type: t.string(),
         default: "api",
-        rule: uncheckedRule<string>("any text but `paths.limited` (checked against it)"),
+        rule: checkedWith<string>(MESH_LIMITS_CHECKS.apiRoute, "a descriptor value"),
         goesTo: { envoy: "the route patch's descriptor value" },
         stackKey: "apiDescriptorValue",
         stackGroup: "paths",
@@ -204,7 +216,7 @@ export const MESH_LIMITS_FIELDS = {
         doc: "Advanced: the whole descriptor list, each a `DescriptorArgs` (the specification's descriptor table); replaces `limits.limitedPath`, `limits.api` and `limits.catchAll`, and `limits.unit`.",
         type: t.list(t.ref("DescriptorArgs")),
         defaultNote: "the list built from those",
-        rule: uncheckedRule("a non-empty list of descriptors (mesh/field-reader.ts `readDescriptors`, with the limits it replaces)"),
+        rule: checkedWith(MESH_LIMITS_CHECKS.descriptors, "a non-empty list of descriptors"),
         goesTo: { object: "the descriptors of the service config" },
         stackKey: "descriptors",
         stackGroup: "limits",

@@ -7,10 +7,17 @@
 import { GLOBAL_ARGS_FIELDS } from "../components/global-ratelimit-fields";
 import { BookinfoMode, LocalPlacementMode } from "../components/mesh-enums";
 import { BOOKINFO_PORT } from "../builders/bookinfo";
-import { booleanRule, field, nested, uncheckedRule } from "../lib/field-decl";
+import { booleanRule, field, nested } from "../lib/field-decl";
+import { checkedWith, crossCheck } from "../lib/cross-checks";
 import { bucketPortRule, bucketRule, built, choiceRule, labelValueRule } from "./mesh-field-rules";
 import { BOOKINFO_ARGS_FIELDS } from "../components/bookinfo-fields";
 import { t } from "../lib/field-types";
+
+/** Group fields judged with others (mesh-checks.ts): the gateway's principal with the mesh's placement, the managed API's with `enabled`. */
+export const MESH_GROUP_CHECKS = {
+    principal: crossCheck("gateway principal", ["gatewayPrincipal"], "its namespace mesh.gatewayNamespace, its form GlobalRateLimit's"),
+    managedApi: crossCheck("managed API on", ["includeIpRanges", "serviceName"], "ManagedApi's rules, when managedApi.enabled"),
+};
 
 /** The fields `MeshGlobalArgs` declares itself (the others are GlobalRateLimit's). */
 export const MESH_GLOBAL_FIELDS = {
@@ -42,7 +49,7 @@ export const MESH_ACCESS_FIELDS = {
         doc: "Istio identity (`<trust domain>/ns/<namespace>/sa/<service account>`) of the ingress gateway: the only caller the rate-limit service accepts. Not set: the default gateway's service account in `mesh.gatewayNamespace`; set, its namespace must be `mesh.gatewayNamespace` (else the access policies would refuse the gateway). Its namespace is also where the NetworkPolicy admits the gateway pods from; its trust domain names the rate-limit service's identity.",
         type: t.string(),
         defaultNote: "`cluster.local/ns/<gatewayNamespace>/sa/istio-ingressgateway-service-account`",
-        rule: uncheckedRule("an Istio principal (GlobalRateLimit checks its form; its namespace is checked against `mesh.gatewayNamespace`)"),
+        rule: checkedWith(MESH_GROUP_CHECKS.principal, "an Istio principal"),
         goesTo: built("the AuthorizationPolicy's principal"),
         stackKey: "gatewayPrincipal",
         stackGroup: "service",
@@ -128,7 +135,7 @@ export const MESH_MANAGED_API_FIELDS = {
         doc: "Comma-separated CIDRs of the cluster's pod and service ranges; only these go through the sidecar, so ESP reaches Google Service Control directly (e.g. `10.4.0.0/14,10.7.240.0/20`).",
         type: t.list(t.string()),
         defaultNote: "required when `managedApi.enabled` is true",
-        rule: uncheckedRule("CIDRs (ManagedApi checks them, when `managedApi.enabled`)"),
+        rule: checkedWith(MESH_GROUP_CHECKS.managedApi, "CIDRs"),
         goesTo: built("the ESP pod's `traffic.sidecar.istio.io/includeOutboundIPRanges`"),
         stackKey: "includeIpRanges",
         stackGroup: "managed-api",
@@ -137,7 +144,7 @@ export const MESH_MANAGED_API_FIELDS = {
         doc: "Cloud Endpoints service name passed to ESP as `--service` (e.g. `echo-api.endpoints.PROJECT.cloud.goog`).",
         type: t.string(),
         defaultNote: "required when `managedApi.enabled` is true",
-        rule: uncheckedRule("a Cloud Endpoints service name (ManagedApi checks it, when `managedApi.enabled`)"),
+        rule: checkedWith(MESH_GROUP_CHECKS.managedApi, "a Cloud Endpoints service name"),
         goesTo: built("ESP's `--service`"),
         stackKey: "espServiceName",
         stackGroup: "managed-api",
