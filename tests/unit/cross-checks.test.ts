@@ -37,13 +37,21 @@ describe("cross-field checks, named beside the declarations", () => {
     const named = namedChecks(ALL);
 
     it("every check a declaration names is bound to code and lists the field; control: an unbound check, a field not listed", () => {
-        expect(named.length).to.be.greaterThan(20);
+        expect(named.length).to.be.greaterThan(40);
         expect(faults(named, boundCrossChecks())).to.deep.equal([]);
         const stray = crossCheck("stray", ["other"], "nothing");
         expect(faults([["X.f", "f", stray]], boundCrossChecks())).to.deep.equal([
             'X.f: check "stray" is bound to no code',
             'X.f: check "stray" does not list f',
         ]);
+    });
+
+    it("no declaration's rule points elsewhere in words (a file or a check named in its text); control: such a text is found", () => {
+        const pointing = (text: string) => /\.ts\b|checked with|checks (it|them)\b/.test(text);
+        const texts = ALL.flatMap((i) => Object.entries(i.fields).flatMap(([k, d]) => ("rule" in d ? [[`${i.name}.${k}`, d.rule.text] as const] : [])));
+        expect(texts.length).to.be.greaterThan(150);
+        expect(texts.filter(([, text]) => pointing(text))).to.deep.equal([]);
+        expect(pointing("a path (checked with its siblings, rule-checks.ts checkRulePath)")).to.equal(true);
     });
 
     it("the rule a check names keeps the field's own check and says what the check asks", () => {
