@@ -2,12 +2,12 @@
  * The package entry: the components and their argument types. Importing it runs nothing (no stack
  * config is read, no resource is created); `plugin/` makes it a Pulumi plugin for every language.
  */
-export { AccessPolicyArgs, GlobalRateLimitArgs, GlobalRateLimitOptions, RateLimitServiceOptionsArgs } from "./components/global-ratelimit-args";
+export { AccessPolicyArgs, GlobalRateLimitArgs, GlobalRateLimitOptions, RateLimitServiceOptionsArgs } from "./components/global-ratelimit-args.generated";
 export { GlobalRateLimit } from "./components/global-ratelimit";
 export type { GlobalRateLimitResourceOptions } from "./components/global-ratelimit";
 export type { OwnershipView, RoutedHosts, ServingGateway } from "./builders/host-ownership-rule";
 export { PlatformRateLimit } from "./components/platform-ratelimit";
-export { PlatformGatewayArgs, PlatformLimitsArgs, PlatformRateLimitArgs } from "./components/platform-ratelimit-args";
+export { PlatformGatewayArgs, PlatformLimitsArgs, PlatformRateLimitArgs } from "./components/platform-ratelimit-args.generated";
 export { PlatformDefaults } from "./components/platform-defaults";
 export { PerValueStoreArgs } from "./components/per-value-store";
 export { MonitoringArgs, MonitoringOptionsArgs } from "./components/ratelimit-monitoring";
@@ -21,9 +21,9 @@ export { ServiceLogLevel } from "./components/service-settings";
 export { LocalBucketOptions, LocalRateLimit, LocalRateLimitArgs } from "./components/local-ratelimit";
 export { MeshRateLimit, LimitRowOutput } from "./mesh/mesh-ratelimit";
 export { Bookinfo } from "./components/bookinfo";
-export { BookinfoArgs, BookinfoOptions } from "./components/bookinfo-args";
+export { BookinfoArgs, BookinfoOptions } from "./components/bookinfo-args.generated";
 export { ManagedApi } from "./components/managed-api";
-export { ManagedApiArgs, ManagedApiOptions } from "./components/managed-api-args";
+export { ManagedApiArgs, ManagedApiOptions } from "./components/managed-api-args.generated";
 export { MeshMutualTls, MeshMutualTlsArgs } from "./components/mesh-mtls";
 export {
     MeshRateLimitArgs,
@@ -35,7 +35,7 @@ export {
     MeshLocalArgs,
     MeshBookinfoArgs,
     MeshManagedApiArgs,
-} from "./mesh/mesh-ratelimit-args";
+} from "./mesh/mesh-ratelimit-args.generated";
 export {
     ApiProfileName,
     BookinfoMode,

@@ -26,7 +26,7 @@
  * `clientCidr`; these functions take it checked).
  */
 import { RateLimitAction } from "./envoy-types";
-import { ClientCidrArgs } from "./client-cidr-args";
+import { ClientCidrArgs } from "./client-cidr-args.generated";
 
 export { ClientCidrArgs };
 

@@ -2,10 +2,10 @@
  * A rule's verified identity: the counter is keyed by a claim of a JSON Web Token the gateway has
  * verified, never by a value the client writes. Types and constants only; the checks are in
  * components/identity-checks.ts, the Envoy actions, config entries and the token check in
- * builders/identity.ts; the argument types are generated (identity-arg-types.ts) from
+ * builders/identity.ts; the argument types are generated (identity-arg-types.generated.ts) from
  * components/identity-fields.ts.
  */
-import { IdentityArgs, JwtIdentityArgs } from "./identity-arg-types";
+import { IdentityArgs, JwtIdentityArgs } from "./identity-arg-types.generated";
 import { MissingIdentity } from "./missing-identity";
 
 export { IdentityArgs, JwtIdentityArgs, MissingIdentity };

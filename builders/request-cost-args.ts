@@ -2,10 +2,10 @@
  * What one request costs a rule: a fixed number, a number from a request header, or a number the
  * backend puts in a response header (known only when the response is done). Types and constants
  * only; the checks are in components/request-cost-checks.ts, the Envoy fragments in
- * builders/request-cost.ts; the argument type is generated (request-cost-arg-types.ts) from
+ * builders/request-cost.ts; the argument type is generated (request-cost-arg-types.generated.ts) from
  * components/request-cost-fields.ts.
  */
-import { RequestCostArgs } from "./request-cost-arg-types";
+import { RequestCostArgs } from "./request-cost-arg-types.generated";
 
 export { RequestCostArgs };
 

@@ -1,12 +1,12 @@
 /**
  * The typed global rate-limit rules: what a rule matches (path, header, client address, CIDR,
  * route), its limit and unit, and the per-path limits. Types and const enums only; Pulumi's schema
- * analyzer reads the enums as enums. The argument interfaces are generated (builders/rule-types-args.ts,
+ * analyzer reads the enums as enums. The argument interfaces are generated (builders/rule-types-args.generated.ts,
  * from components/rule-fields.ts) and exported again here.
  */
 import { ResolvedIdentity } from "./identity-args";
 import { ResolvedRequestCost } from "./request-cost-args";
-import { ClientPrefixArgs } from "./client-prefix-args";
+import { ClientPrefixArgs } from "./client-prefix-args.generated";
 import {
     HeaderMatchArgs,
     LimitArgs,
@@ -16,7 +16,7 @@ import {
     QueryMatchArgs,
     RateLimitRuleArgs,
     RouteRefArgs,
-} from "./rule-types-args";
+} from "./rule-types-args.generated";
 import { LIMIT_UNIT_SECONDS, LimitUnit, MissingHeader, PathKeyMode, PathSpellings, ValueCharset } from "./rule-choices";
 
 export { LIMIT_UNIT_SECONDS, LimitUnit, MissingHeader, PathKeyMode, PathSpellings, ValueCharset };

@@ -21,7 +21,7 @@ import { REDIS_PORT } from "./redis";
 import { deploysRedis } from "../builders/redis-connection";
 import { parsePrincipal, principalOf } from "../lib/principal";
 import type { ServiceSettings } from "./service-settings";
-import { AccessPolicyArgs } from "./access-policy-args";
+import { AccessPolicyArgs } from "./access-policy-args.generated";
 
 export { AccessPolicyArgs };
 

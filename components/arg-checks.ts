@@ -5,8 +5,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { InputError, formatArgsProblems, Problem } from "../lib/problems";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
-import { nearestName } from "../lib/edit-distance";
-import { ARG_TYPES, COMPONENT_ARGS, FieldShape } from "./arg-shapes";
+import { closestName } from "../lib/unknown-fields";
 import { fieldProblem } from "../lib/field-checks";
 import { givenProblems } from "../lib/field-decl";
 import { fieldRef } from "../lib/fix-style";
@@ -93,10 +92,7 @@ export function planOrCompute<A, P extends { args: A }>(
     return { plan: given ?? plan(args), opts: rest };
 }
 
-/** The known name closest to `name` (case aside, a prefix of it, or within a third of its length), if any is close. */
-export function closestName(name: string, known: readonly string[]): string | undefined {
-    return nearestName(name, known, { divisor: 3, prefixes: true });
-}
+export { closestName };
 
 /** Whether `v` is not known yet: an Output or a promise (a `pulumi.Input` other than a plain value). */
 export const isDeferred = (v: unknown): boolean =>
@@ -110,44 +106,4 @@ export const isDeferred = (v: unknown): boolean =>
 export function planned(value: pulumi.Input<string>): string {
     if (isDeferred(value)) throw new Error("internal: an Input argument reached the plan; the component must call deferInputs first");
     return value as string;
-}
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v) && !isDeferred(v);
-
-function unknownIn(at: string, owner: string, value: unknown, fields: Readonly<Record<string, FieldShape>>, out: Problem[]): void {
-    if (!isPlainObject(value)) return;
-    const known = Object.keys(fields);
-    for (const [k, v] of Object.entries(value)) {
-        const where = at ? `${at}.${k}` : k;
-        if (!(k in fields)) {
-            if (v === undefined) continue;
-            const near = closestName(k, known);
-            out.push({
-                key: where,
-                value: v,
-                problem: `is not ${owner}`,
-                fix: near !== undefined ? `rename ${k} to ${near}` : `remove ${k}; the fields are ${known.join(", ")}`,
-            });
-        } else shapeIn(where, v, fields[k], out);
-    }
-}
-
-function shapeIn(at: string, value: unknown, shape: FieldShape, out: Problem[]): void {
-    if (shape === null || value === undefined) return;
-    if (typeof shape === "string") unknownIn(at, `a field of ${shape}`, value, ARG_TYPES[shape], out);
-    else if ("list" in shape) {
-        if (Array.isArray(value)) value.forEach((v, i) => shapeIn(`${at}[${i}]`, v, shape.list, out));
-    } else if (isPlainObject(value)) for (const [k, v] of Object.entries(value)) shapeIn(`${at}.${k}`, v, shape.map, out);
-}
-
-/**
- * Every argument and nested field of `args` that `component` does not know (components/arg-shapes.ts,
- * from the package schema), each with the closest known name: a program without a type checker
- * (Python, YAML, JavaScript) would otherwise have a misspelt field ignored, or a misspelt rule field
- * widen the rule to every request.
- */
-export function unknownFieldProblems(component: keyof typeof COMPONENT_ARGS, args: unknown): Problem[] {
-    const out: Problem[] = [];
-    unknownIn("", `an argument of ${component}`, args, COMPONENT_ARGS[component], out);
-    return out;
 }

@@ -3,13 +3,14 @@
  * documentation, default, rule, where they go and the stack's key; `routes` with its documentation
  * and type (its default is the specification's split, built from the stack's paths). The resolve
  * (bookinfo-resolve.ts) reads these rules and defaults, MeshRateLimit's `bookinfo` takes the same
- * defaults, and components/bookinfo-args.ts is generated from these tables (`npm run gen:arg-types`). Pure.
+ * defaults, and components/bookinfo-args.generated.ts is generated from these tables (`npm run gen:arg-types`). Pure.
  */
-import { ArgInterface, customRule, dnsNameRule, field, nested, oneOfRule, uncheckedRule, wholeNumberRule } from "../lib/field-decl";
+import { ArgInterface, customRule, dnsNameRule, field, nested, oneOfRule, wholeNumberRule, takenAsGiven } from "../lib/field-decl";
 import { isGatewayHost } from "../lib/formats";
 import { selectorProblems } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
 import { GatewayHostScope, MeshMode } from "./mesh-enums";
+import { t } from "../lib/field-types";
 
 /** The sample's names, hosts and routes (Bookinfo's, and MeshRateLimit's `bookinfo`). */
 export const BOOKINFO_OPTIONS_FIELDS = {
@@ -17,7 +18,7 @@ export const BOOKINFO_OPTIONS_FIELDS = {
         doc:
             "Namespace of bookinfo (must exist; the pods ask for a sidecar themselves). In MeshRateLimit also the local bucket's EnvoyFilter's, and by " +
             "default the managed API's; the rate-limit service and Redis go to `global.namespace`.",
-        type: "string",
+        type: t.string(),
         default: "default",
         rule: dnsNameRule("label"),
         goesTo: { object: "the sample's objects' namespace" },
@@ -26,7 +27,7 @@ export const BOOKINFO_OPTIONS_FIELDS = {
     }),
     version: field({
         doc: "Tag of the `docker.io/istio/examples-bookinfo-*` images.",
-        type: "string",
+        type: t.string(),
         default: "1.20.2",
         rule: customRule<string>("an image tag", (p, v, fb) =>
             typeof v === "string" && /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(v)
@@ -39,7 +40,7 @@ export const BOOKINFO_OPTIONS_FIELDS = {
     }),
     gatewayName: field({
         doc: "Name of bookinfo's Gateway.",
-        type: "string",
+        type: t.string(),
         default: "bookinfo-gateway",
         rule: dnsNameRule("subdomain"),
         goesTo: { object: "the Gateway's name (what the VirtualService's `gateways` names)" },
@@ -51,7 +52,7 @@ export const BOOKINFO_OPTIONS_FIELDS = {
             "Port of the Gateway's HTTP server; Istio names its virtual hosts `<host>:<gatewayPort>`, and the rate-limit filter goes on this listener port " +
             "only. It must be a port the gateway pods bind: when the gateway's Service has this port, Istio binds its `targetPort` instead (the default " +
             "istio-ingressgateway Service maps 80 to 8080 and 443 to 8443), and the filter would land nowhere. 8080, as in the specification, is the pods' own port.",
-        type: "number",
+        type: t.number(),
         default: 8080,
         rule: wholeNumberRule({ min: 1, max: 65535 }),
         goesTo: { object: "the Gateway's server port (and the virtual hosts' names)" },
@@ -63,7 +64,7 @@ export const BOOKINFO_OPTIONS_FIELDS = {
             "Hosts of bookinfo's Gateway and VirtualService (spec 2.5: `*`). The gateway patches name exactly their virtual hosts `<host>:<gatewayPort>` " +
             "(Istio's names), so another team's host on the same gateway is never limited. The Gateway's server takes them as `<namespace>/<host>`, " +
             "admitting only the VirtualServices of `namespace` (see `gatewayHostScope`).",
-        type: "string[]",
+        type: t.list(t.string()),
         default: ["*"] as string[],
         rule: {
             ...customRule<string[]>("a non-empty list of hosts", (p, v) =>
@@ -91,7 +92,7 @@ export const BOOKINFO_OPTIONS_FIELDS = {
             "around the limits. `any-namespace`: spec 2.5 literally, server hosts as given: a VirtualService of **any namespace** can bind a host of its " +
             "own, and Istio gives that host a virtual host of its own without the limits, a side door to productpage (MeshRateLimit's `pulumi preview` " +
             "refuses when one exists). Only for a gateway the stack has to itself.",
-        type: "GatewayHostScope",
+        type: t.enum(GatewayHostScope, "GatewayHostScope"),
         default: GatewayHostScope.OwnNamespace,
         rule: oneOfRule(GatewayHostScope, "GatewayHostScope"),
         goesTo: { object: "the namespace part of the Gateway's server hosts" },
@@ -100,7 +101,7 @@ export const BOOKINFO_OPTIONS_FIELDS = {
     }),
     virtualServiceName: field({
         doc: "Name of bookinfo's VirtualService (spec `<virtual_service_name>`).",
-        type: "string",
+        type: t.string(),
         default: "bookinfo",
         rule: dnsNameRule("subdomain"),
         goesTo: { object: "the VirtualService's name" },
@@ -111,7 +112,7 @@ export const BOOKINFO_OPTIONS_FIELDS = {
         doc:
             "The VirtualService's HTTP routes to productpage, each `{name?, exact?, prefix?}`. Defaults to the specification's split (page, login, " +
             "logout, static; then `api` for the API prefix); MeshRateLimit's variant B: one route with every match.",
-        type: "HttpRouteArgs[]",
+        type: t.list(t.ref("HttpRouteArgs")),
     }),
 };
 
@@ -126,23 +127,23 @@ function shownLabels(labels: Readonly<Record<string, string>>): string {
 export const BOOKINFO_ARGS_FIELDS = {
     gatewaySelector: field({
         doc: "Labels of the ingress gateway pods the Gateway selects.",
-        type: "Record<string, string>",
+        type: t.map(t.string()),
         default: { istio: "ingressgateway" } as Record<string, string>,
         rule: { ...customRule<Record<string, string>>("pod labels", (p, v) => selectorProblems(p, v)), show: shownLabels },
         goesTo: { object: "the Gateway's `selector`" },
     }),
     localStatsApp: field({
         doc: "`app` label of the workload whose sidecar exports the local limiter's counters.",
-        type: "string",
+        type: t.string(),
         default: "productpage",
-        rule: uncheckedRule<string>("a label value"),
+        rule: takenAsGiven<string>("a label value"),
         goesTo: { object: "the productpage Deployment's sidecar stats annotation" },
     }),
     awaitRollout: field({
         doc: "Wait for the Deployments to become ready.",
-        type: "boolean",
+        type: t.boolean(),
         default: DEFAULTS.awaitRollout as boolean,
-        rule: uncheckedRule<boolean>("true or false"),
+        rule: takenAsGiven<boolean>("true or false"),
         goesTo: { object: "the Deployments' pulumi.com/skipAwait annotation" },
     }),
     meshMode: field<MeshMode>({
@@ -150,21 +151,21 @@ export const BOOKINFO_ARGS_FIELDS = {
             "`MeshMode.Sidecar`: every pod gets a sidecar and the Gateway selects `gatewaySelector`'s pods. `MeshMode.Ambient`: every pod is " +
             "enrolled in ambient mode (`istio.io/dataplane-mode: ambient`, no sidecar), and the ingress is a Gateway API `Gateway` named " +
             "`gatewayName` (class `istio`) in `gatewayApiNamespace`, whose pods the Gateway selects by the label Istio gives them.",
-        type: "MeshMode",
+        type: t.enum(MeshMode, "MeshMode"),
         default: MeshMode.Sidecar,
         rule: oneOfRule(MeshMode, "MeshMode"),
         goesTo: { object: "the pods' mesh labels, the Gateway's `selector`, and on ambient the Gateway API Gateway" },
     }),
     gatewayApiNamespace: field({
         doc: "`MeshMode.Ambient`: namespace of the Gateway API Gateway (and so of its pods).",
-        type: "string",
+        type: t.string(),
         default: DEFAULTS.gatewayNamespace as string,
         rule: dnsNameRule("label"),
         goesTo: { object: "the Gateway API Gateway's namespace" },
     }),
 };
 
-/** The argument interfaces generated from these tables (components/bookinfo-args.ts), in the file's order. */
+/** The argument interfaces generated from these tables (components/bookinfo-args.generated.ts), in the file's order. */
 export const BOOKINFO_ARG_INTERFACES: readonly ArgInterface[] = [
     {
         name: "BookinfoOptions",

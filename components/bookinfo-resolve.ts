@@ -2,12 +2,14 @@
  * Bookinfo's arguments resolved once: every problem under its property path, or a read-only value
  * with every default filled in (`ResolvedBookinfo`, what builders/bookinfo.ts builds from). Pure.
  */
+import { bindCrossCheck } from "../lib/cross-checks";
+import { MESH_ROUTE_CHECKS } from "./mesh-route-fields";
 import { DEFAULTS } from "./defaults";
 import { Problem } from "../lib/problems";
-import { unknownFieldProblems } from "./arg-checks";
+import { unknownFieldProblems } from "./arg-types";
 import { defaultsOf, givenProblems } from "../lib/field-decl";
 import { GatewayHostScope, MeshMode } from "./mesh-enums";
-import { BookinfoArgs } from "./bookinfo-args";
+import { BookinfoArgs } from "./bookinfo-args.generated";
 import { BOOKINFO_ARGS_FIELDS, BOOKINFO_OPTIONS_FIELDS } from "./bookinfo-fields";
 import { ResolvedBookinfo, ResolvedHttpRoute } from "../builders/bookinfo";
 import { HttpRoute, defaultRoutes } from "../builders/routes";
@@ -137,3 +139,6 @@ export interface BookinfoPlan {
 export function planBookinfo(args: BookinfoArgs): BookinfoPlan {
     return { args, ...resolveBookinfo(args) };
 }
+
+/** The routes' cross-field check (mesh-route-fields.ts). */
+bindCrossCheck(MESH_ROUTE_CHECKS.routes, "bookinfo-resolve.ts routeProblems", routeProblems);

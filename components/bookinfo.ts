@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { SKIP_AWAIT, awaitAnnotations, stackLabels } from "../lib/common";
 import { Gateway, KubernetesGateway, VirtualService } from "./crds";
 import { PlannedOptions, planOrCompute, argsError } from "./arg-checks";
-import { BookinfoArgs } from "./bookinfo-args";
+import { BookinfoArgs } from "./bookinfo-args.generated";
 import { BookinfoPlan, planBookinfo } from "./bookinfo-resolve";
 import {
     BOOKINFO_APPS,

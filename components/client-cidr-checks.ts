@@ -3,6 +3,8 @@
  * CIDR a network of its family without host bits, not IPv4-mapped, none overlapping another; each
  * problem under its field (`rules[2].clientCidr.cidrs[1]`) with the value and the fix. Pure.
  */
+import { CLIENT_CIDR_CHECK } from "./client-cidr-fields";
+import { bindCrossCheck } from "../lib/cross-checks";
 import { Problem } from "../lib/problems";
 import { givenProblems } from "../lib/field-decl";
 import { CLIENT_CIDR_FIELDS } from "./client-cidr-fields";
@@ -140,3 +142,5 @@ export function checkClientCidr(at: string, c: unknown, problems: Problem[]): vo
         parsed.push({ cidr: p, i });
     });
 }
+
+bindCrossCheck(CLIENT_CIDR_CHECK, "client-cidr-checks.ts checkClientCidr", checkClientCidr);

@@ -8,11 +8,13 @@
  * signature verification and public-key import but no digest or HMAC. A secret header is therefore
  * logged not at all (`SecretHeaderForm.Omit`); replay then counts its requests as without the header.
  */
+import { ACCESS_LOG_HEADERS_CHECK } from "./gateway-access-log-fields";
+import { bindCrossCheck } from "../lib/cross-checks";
 import { Problem } from "../lib/problems";
 import { AccessLogFilterOptions } from "../builders/access-log";
 import { HEADER_NAME } from "./rule-field-checks";
-import { givenProblems } from "../lib/field-decl";
-import { GatewayAccessLogArgs, SecretHeaderArgs } from "./gateway-access-log-args";
+import { givenProblems, withDefaults } from "../lib/field-decl";
+import { GatewayAccessLogArgs, SecretHeaderArgs } from "./gateway-access-log-args.generated";
 import { ACCESS_LOG_FIELDS, SECRET_HEADER_FIELDS, SecretHeaderForm } from "./gateway-access-log-fields";
 
 export { GatewayAccessLogArgs, SecretHeaderArgs, SecretHeaderForm };
@@ -113,7 +115,7 @@ export function accessLogOf(
     }
     const headers = checkedHeaders(log, ruleHeaders, problems);
     problems.push(...givenProblems(ACCESS_LOG_FIELDS.path, "accessLog.path", log.path));
-    const path = log.path ?? ACCESS_LOG_FIELDS.path.default;
+    const path = withDefaults(ACCESS_LOG_FIELDS, log).path;
     return { path, headers, ...(ruleClaims.length ? { claims: ruleClaims } : {}) };
 }
 
@@ -135,3 +137,7 @@ export function ruleHeaderNames(rules: unknown): string[] {
     const names = list.flatMap((r) => [r?.header?.name, r?.cost?.requestHeader]);
     return [...new Set(names.filter((n): n is string => typeof n === "string" && !n.startsWith(":")))];
 }
+
+/** The logged headers' cross-field check (gateway-access-log-fields.ts). */
+bindCrossCheck(ACCESS_LOG_HEADERS_CHECK, "gateway-access-log.ts checkedHeaders, acceptedSecrets", checkedHeaders);
+bindCrossCheck(ACCESS_LOG_HEADERS_CHECK, "gateway-access-log.ts checkedHeaders, acceptedSecrets", acceptedSecrets);

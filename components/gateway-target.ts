@@ -3,10 +3,12 @@
  * Gateway API Gateway by name), in which namespace, which virtual hosts the rules act on and which
  * listener ports the rate-limit filter goes on; checked, with every problem named.
  */
-import { GatewayTargetArgs } from "./gateway-target-args";
-import { GATEWAY_TARGET_FIELDS } from "./gateway-target-fields";
+import { RULE_CHECKS } from "./rule-fields";
+import { bindCrossCheck } from "../lib/cross-checks";
+import { GatewayTargetArgs } from "./gateway-target-args.generated";
+import { GATEWAY_TARGET_CHECKS, GATEWAY_TARGET_FIELDS } from "./gateway-target-fields";
 import { dnsProblem, portProblem, selectorProblems } from "./arg-checks";
-import { givenProblems } from "../lib/field-decl";
+import { givenProblems, withDefaults } from "../lib/field-decl";
 import { Problem } from "../lib/problems";
 import { FilterTarget, GATEWAY_NAME_LABEL } from "../builders/envoy-filters";
 import { RateLimitRuleArgs } from "../builders/rule-args";
@@ -54,7 +56,7 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Prob
     const all = g.allVirtualHosts === true || (g.allVirtualHosts === undefined && F.allVirtualHosts.default);
     const valid = gatewayVirtualHosts(g, all, problems).filter(isVirtualHostName);
     const ports = gatewayListenerPorts(g, all, valid, problems);
-    return { target, podLabels, namespace: g.namespace ?? F.namespace.default, virtualHosts: valid, all, ports };
+    return { target, podLabels, namespace: withDefaults(F, g).namespace, virtualHosts: valid, all, ports };
 }
 
 /** Which pods the filters reach: a Gateway API Gateway by name, or a label selector. */
@@ -170,3 +172,9 @@ export function routePatchesFor(patches: RoutePatch[], rules: RateLimitRuleArgs[
     }
     return out;
 }
+
+/** A rule route's `virtualHost` against the gateway's (rule-fields.ts RULE_CHECKS), and the gateway's own (gateway-target-fields.ts). */
+bindCrossCheck(RULE_CHECKS.virtualHost, "gateway-target.ts routePatchesFor", routePatchesFor);
+bindCrossCheck(GATEWAY_TARGET_CHECKS.pods, "gateway-target.ts gatewayPods", gatewayPods);
+bindCrossCheck(GATEWAY_TARGET_CHECKS.hosts, "gateway-target.ts gatewayVirtualHosts, gatewayListenerPorts", gatewayVirtualHosts);
+bindCrossCheck(GATEWAY_TARGET_CHECKS.hosts, "gateway-target.ts gatewayVirtualHosts, gatewayListenerPorts", gatewayListenerPorts);

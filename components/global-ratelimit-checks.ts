@@ -6,13 +6,13 @@
  */
 import { FilterLayout, RateLimitHeaders } from "../builders/envoy-filters";
 import { fieldProblem } from "../lib/field-checks";
-import { givenProblems } from "../lib/field-decl";
+import { givenProblems, withDefaults } from "../lib/field-decl";
 import { fieldRef } from "../lib/fix-style";
 import { Problem } from "../lib/problems";
 import { DEFAULTS } from "./defaults";
 
 import { GO_DURATION } from "../lib/formats";
-import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./global-ratelimit-args";
+import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./global-ratelimit-args.generated";
 import { statusOnErrorProblems } from "./arg-checks";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { ACCESS_POLICY_FIELDS } from "./access-policy-fields";
@@ -79,11 +79,8 @@ export function pipelineWindowModeProblems(window: unknown, redisMode: unknown):
 /** The service's options, defaults filled in (their declarations, service-fields.ts), each checked by its declaration's rule. */
 export function serviceOptionsOf(svc: RateLimitServiceOptionsArgs, problems: Problem[], redisMode: unknown = undefined) {
     const F = SERVICE_FIELDS;
-    const name = svc.name ?? F.name.default;
-    const configName = svc.configName ?? F.configName.default;
-    const grpcPort = svc.grpcPort ?? F.grpcPort.default;
-    const replicas = svc.replicas ?? F.replicas.default;
-    const logLevel: ServiceLogLevel = svc.logLevel ?? F.logLevel.default;
+    const { name, configName, grpcPort, replicas } = withDefaults(F, svc);
+    const logLevel: ServiceLogLevel = withDefaults(F, svc).logLevel;
     // In the table's order, the port's collision right after its rule, the image (an output accepted) last.
     for (const [f, decl] of Object.entries(F)) {
         if (f !== "image") problems.push(...givenProblems(decl, `service.${f}`, svc[f as keyof typeof F]));
@@ -105,7 +102,7 @@ export function accessPolicyProblems(a: Partial<GlobalRateLimitArgs>, problems: 
 
 /** The filter layout (defaulted, checked), `statusOnError` (a known status, only when failing closed) and `rateLimitHeaders`. */
 export function layoutOf(a: Partial<GlobalRateLimitArgs>, problems: Problem[]): FilterLayout {
-    const layout = a.filterLayout ?? GLOBAL_FIELDS.filterLayout.default;
+    const layout = withDefaults(GLOBAL_FIELDS, a).filterLayout;
     problems.push(...givenProblems(GLOBAL_FIELDS.filterLayout, "filterLayout", layout));
     problems.push(...statusOnErrorProblems("", a.statusOnError, a.failureModeDeny !== false));
     problems.push(...givenProblems(GLOBAL_FIELDS.rateLimitHeaders, "rateLimitHeaders", a.rateLimitHeaders));

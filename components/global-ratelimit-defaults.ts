@@ -7,7 +7,7 @@
  */
 import { defaultsOf } from "../lib/field-decl";
 import { CLIENT_PREFIX_FIELDS } from "./client-prefix-fields";
-import { GlobalRateLimitArgs } from "./global-ratelimit-args";
+import { GlobalRateLimitArgs } from "./global-ratelimit-args.generated";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { REDIS_FIELDS, SECRET_KEY_FIELDS } from "./redis-fields";
 import { MONITORING_FIELDS, MONITORING_OPTION_FIELDS } from "./ratelimit-monitoring-fields";

@@ -2,7 +2,7 @@
  * GlobalRateLimit's fields, each declared once (lib/field-decl.ts): the plain ones with their
  * documentation, default, rule, where they go and the stack's key that sets them; the nested ones
  * with their documentation and their hand-written type. The checks run these rules, the plan and
- * the stack read these defaults, and components/global-ratelimit-args.ts is generated from these
+ * the stack read these defaults, and components/global-ratelimit-args.generated.ts is generated from these
  * tables (`npm run gen:arg-types`), so an argument's JSDoc is never written by hand. Pure.
  */
 import { CounterStore } from "../builders/counter-stores";
@@ -16,6 +16,7 @@ import { DEFAULTS } from "./defaults";
 import { PlatformDefaults } from "./platform-defaults";
 import { MeshMode } from "./mesh-enums";
 import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "./service-fields";
+import { t } from "../lib/field-types";
 
 /** The EnvoyFilters' name prefix with `FilterLayout.Shared` (the specification's names), `filterNamePrefix`'s default there. */
 export const DEFAULT_FILTER_PREFIX = "filter-ratelimit";
@@ -37,7 +38,7 @@ export const CALL_FIELDS = {
             "When the service cannot answer (down, unreachable, Redis failing, or slower than `timeout`): `true` refuses the request with HTTP 500 " +
             "(fail closed, the specification's choice); `false` lets it through unlimited (fail open: on a gateway other teams share, a rate-limit " +
             "outage then never takes their traffic down with it). A boolean; anything else is refused.",
-        type: "boolean",
+        type: t.boolean(),
         default: true,
         rule: booleanRule(),
         goesTo: { envoy: "the ratelimit filter's failure_mode_deny" },
@@ -46,7 +47,7 @@ export const CALL_FIELDS = {
     }),
     timeout: field({
         doc: "Timeout of the gateway's call to the service (a protobuf duration, e.g. `0.5s`).",
-        type: "string",
+        type: t.string(),
         default: "10s",
         rule: protoDurationRule(0.001),
         goesTo: { envoy: "the ratelimit filter's timeout" },
@@ -63,7 +64,7 @@ export const GLOBAL_FIELDS = {
             "query string gets a counter of its own; in MeshRateLimit the `api` route's paths also count against the per-path catch-all, so no " +
             "unmatched API path escapes either. `PathKeyMode.Literal`: `:path` as written, query included (the specification's tables): a query " +
             "such as `?n=1` gets its own counter and escapes every limit; for comparison and for proxies older than Istio 1.24, which lack the CEL extension.",
-        type: "PathKeyMode",
+        type: t.enum(PathKeyMode, "PathKeyMode"),
         default: PathKeyMode.UrlPath,
         rule: oneOfRule(PathKeyMode, "PathKeyMode"),
         goesTo: { envoy: "the rate_limits actions' descriptor of the path" },
@@ -75,11 +76,11 @@ export const GLOBAL_FIELDS = {
             "What makes one client for every per-client counter (`perClientAddress`, `clientCidr.perAddress`, and the fallback counters of long " +
             "paths, untrusted per-value values and missing per-value fields): the leading bits of its trusted address (Envoy's " +
             "`masked_remote_address`). Defaults to `{ v4: 32, v6: 64 }`: each IPv4 address, each IPv6 /64 (whoever holds a /64 can use any of its addresses).",
-        type: "ClientPrefixArgs",
+        type: t.ref("ClientPrefixArgs"),
     }),
     namespace: field({
         doc: "Namespace of the service, its ConfigMap and Redis (must exist). Plain, not an output: it places the objects.",
-        type: "string",
+        type: t.string(),
         default: "default",
         rule: dnsNameRule("label"),
         goesTo: { object: "the namespace of the service, its ConfigMap and Redis" },
@@ -92,7 +93,7 @@ export const GLOBAL_FIELDS = {
             "The status of a request refused because the service could not answer (`failureModeDeny`; Envoy's `status_on_error`, Envoy 1.29+): " +
             "`ErrorStatus.ServiceUnavailable` (503) lets clients and load balancers tell an outage from a bug, `ErrorStatus.TooManyRequests` (429) " +
             'makes it look like a limit. The specification says only "deny". Only with `failureModeDeny: true`.',
-        type: "ErrorStatus",
+        type: t.enum(ErrorStatus, "ErrorStatus"),
         defaultNote: "none (Envoy's 500)",
         rule: oneOfRule(ErrorStatus, "ErrorStatus", { suggest: ErrorStatus.ServiceUnavailable }),
         goesTo: { envoy: "the ratelimit filter's status_on_error" },
@@ -106,7 +107,7 @@ export const GLOBAL_FIELDS = {
             "`enable_x_ratelimit_headers`, from the service's answer); a rule with `rateLimitHeaders: false` stays out of them. With " +
             "`CounterStore.Split` a request counted by both services gets one set from each. `RateLimitHeaders.Off`: none, except for rules with " +
             "`rateLimitHeaders: true`.",
-        type: "RateLimitHeaders",
+        type: t.enum(RateLimitHeaders, "RateLimitHeaders"),
         default: RateLimitHeaders.Draft03,
         defaultNote: ", and to `Off` with `service.shadowMode` (which refuses nothing, and then publishes no RateLimit-Policy either)",
         rule: oneOfRule(RateLimitHeaders, "RateLimitHeaders", {
@@ -124,7 +125,7 @@ export const GLOBAL_FIELDS = {
             "request calls only the service of the instance owning its virtual host. Needs Istio 1.25 or later (Envoy 1.33). `FilterLayout.Shared`: " +
             "the specification's layout (canonical filter names, route and virtual-host `rate_limits`, read by every rate-limit filter on the " +
             "listener): one instance per listener, for Istio 1.24.",
-        type: "FilterLayout",
+        type: t.enum(FilterLayout, "FilterLayout"),
         default: FilterLayout.PerInstance,
         defaultNote: "; MeshRateLimit's to `FilterLayout.Shared`, the specification's layout",
         rule: oneOfRule(FilterLayout, "FilterLayout"),
@@ -139,7 +140,7 @@ export const GLOBAL_FIELDS = {
             "window. It refuses (429, `x-mesh-ratelimit: pre-limit`) only what the service would refuse too while traffic stays within the limits, " +
             "so a flood no longer reaches the service. Per-value counters (each path, header value or client address) stay with the service alone, " +
             "and so does everything in the service's shadow mode (`service.shadowMode`: no pre-limit). A boolean; `false` sends every request to the service.",
-        type: "boolean",
+        type: t.boolean(),
         default: true,
         rule: booleanRule(),
         goesTo: { envoy: "the local_ratelimit filter before the ratelimit filter" },
@@ -153,38 +154,38 @@ export const GLOBAL_FIELDS = {
             "per-value ones go to a service and a Redis of their own (`<service.name>-per-value`, `redis-per-value`), so no flood of new keys can " +
             "evict, reset or slow a fixed limit (builders/counter-stores.ts). `CounterStore.Single`: the specification's layout, one service and one " +
             "Redis for all (a flood of new paths can then evict a live fixed counter).",
-        type: "CounterStore",
+        type: t.enum(CounterStore, "CounterStore"),
         default: CounterStore.Split,
         rule: oneOfRule(CounterStore, "CounterStore"),
         goesTo: { object: "a second service, Redis and ratelimit filter for the per-value counters" },
         stackKey: "counterStore",
         stackGroup: "limits",
     }),
-    service: nested({ doc: "The rate-limit service. Defaults as documented on each field.", type: "RateLimitServiceOptionsArgs" }),
-    perValueStore: nested({ doc: "The per-value side of `CounterStore.Split`. Defaults as documented on each field.", type: "PerValueStoreArgs" }),
-    redis: nested({ doc: "Redis. Defaults to one deployed by the component.", type: "RedisOptionsArgs" }),
+    service: nested({ doc: "The rate-limit service. Defaults as documented on each field.", type: t.ref("RateLimitServiceOptionsArgs") }),
+    perValueStore: nested({ doc: "The per-value side of `CounterStore.Split`. Defaults as documented on each field.", type: t.ref("PerValueStoreArgs") }),
+    redis: nested({ doc: "Redis. Defaults to one deployed by the component.", type: t.ref("RedisOptionsArgs") }),
 };
 
 /** The fields `GlobalRateLimitArgs` adds, plain and nested, in the interface's order. */
 export const GLOBAL_ARGS_FIELDS = {
     domain: field({
         doc: "Rate-limit domain, written once for both the gateway filter and the service config. Plain, not an output: the config is checked before anything is registered.",
-        type: "string",
+        type: t.string(),
         required: true,
         rule: domainRule,
         goesTo: { envoy: "the ratelimit filter's domain and the service config's" },
     }),
-    gateway: nested({ doc: "The gateway whose requests are limited.", type: "GatewayTargetArgs", required: true }),
+    gateway: nested({ doc: "The gateway whose requests are limited.", type: t.ref("GatewayTargetArgs"), required: true }),
     rules: nested({
         doc:
             "Typed rules: what to count (path, header, client address, route) and how much. Plain, not outputs: they decide the objects and are " +
             "checked before anything is registered. Defaults to none.",
-        type: "RateLimitRuleArgs[]",
+        type: t.list(t.ref("RateLimitRuleArgs")),
     }),
-    perPath: nested({ doc: "Per-path counters (every distinct path its own counter). Defaults to none.", type: "PerPathLimitsArgs" }),
+    perPath: nested({ doc: "Per-path counters (every distinct path its own counter). Defaults to none.", type: t.ref("PerPathLimitsArgs") }),
     ruleKey: field({
         doc: "Descriptor key of each rule's first entry (its value is the rule's name).",
-        type: "string",
+        type: t.string(),
         default: DEFAULT_RULE_KEY,
         rule: customRule<string>("a descriptor key of letters, digits, '_', '.', '-'", (path, value, fallback) =>
             typeof value === "string" && NAME.test(value)
@@ -195,7 +196,7 @@ export const GLOBAL_ARGS_FIELDS = {
     }),
     filterNamePrefix: field({
         doc: "Prefix of the EnvoyFilter names: `<prefix>` (HTTP filter), `<prefix>-svc` (virtual-host actions), `<prefix>-svc-api` (route actions).",
-        type: "string",
+        type: t.string(),
         defaultNote:
             `\`<namespace>-<service.name>\` (unique in the cluster, as the service is) with \`FilterLayout.PerInstance\`, \`${DEFAULT_FILTER_PREFIX}\` ` +
             "(the specification's names) with `FilterLayout.Shared`",
@@ -208,7 +209,7 @@ export const GLOBAL_ARGS_FIELDS = {
     }),
     awaitRollout: field({
         doc: "Wait for the Deployments to become ready.",
-        type: "boolean",
+        type: t.boolean(),
         default: DEFAULTS.awaitRollout,
         rule: booleanRule(),
         goesTo: { object: "the Deployments' pulumi.com/skipAwait annotation" },
@@ -218,7 +219,7 @@ export const GLOBAL_ARGS_FIELDS = {
             "The mesh the service and Redis run in. `MeshMode.Sidecar`: each pod gets its own sidecar, started first. `MeshMode.Ambient`: each pod " +
             "is enrolled in ambient mode (`istio.io/dataplane-mode: ambient`, no sidecar): ztunnel carries its traffic with mutual TLS and " +
             "enforces the access policies' identities. The gateway filters are the same in both: aim `gateway` at a Gateway API Gateway on ambient.",
-        type: "MeshMode",
+        type: t.enum(MeshMode, "MeshMode"),
         default: MeshMode.Sidecar,
         rule: oneOfRule(MeshMode, "MeshMode"),
         goesTo: { object: "the service's and Redis's pod labels and annotations" },
@@ -228,20 +229,20 @@ export const GLOBAL_ARGS_FIELDS = {
             "Least privilege: when given, an Istio AuthorizationPolicy and a Kubernetes NetworkPolicy let only the gateway call the service's gRPC " +
             "port, and only the service reach the Redis the component deploys. Defaults to none (any pod may call the service), because the " +
             "gateway's identity cannot be derived from its selector.",
-        type: "AccessPolicyArgs",
+        type: t.ref("AccessPolicyArgs"),
     }),
     monitoring: nested({
         doc:
             "What a platform team looks at: a Grafana dashboard ConfigMap (on by default) and alert rules as a `PrometheusRule` (off by default), " +
             "generated from the same rules. Defaults as documented on each field.",
-        type: "MonitoringArgs",
+        type: t.ref("MonitoringArgs"),
     }),
     platformDefaults: field<PlatformDefaults>({
         doc:
             "What this instance's virtual hosts do with a platform team's defaults on the same gateway (PlatformRateLimit, deployed by another " +
             "stack or not at all): `PlatformDefaults.Replace` turns them off on these hosts (this instance's rules replace them), " +
             "`PlatformDefaults.Merge` keeps them beside this instance's rules. The platform's overrides apply either way. Only with `FilterLayout.PerInstance`.",
-        type: "PlatformDefaults",
+        type: t.enum(PlatformDefaults, "PlatformDefaults"),
         default: PlatformDefaults.Replace,
         rule: oneOfRule(PlatformDefaults, "PlatformDefaults"),
         goesTo: { envoy: "the platform's defaults filter, off on these virtual hosts" },
@@ -251,12 +252,12 @@ export const GLOBAL_ARGS_FIELDS = {
             "An access log on the gateway's own pods and ports (an EnvoyFilter appending a file access log to their HTTP connection managers, " +
             "nothing mesh-wide) in the JSON format `mesh-ratelimit replay` reads and takes from the program: each request's time, method, path, " +
             "host, client and upstream, and the request headers the rules read (secret ones left out). Defaults to none (the gateway's logs are the mesh's own).",
-        type: "GatewayAccessLogArgs",
+        type: t.ref("GatewayAccessLogArgs"),
     }),
 };
 
 /**
- * The argument interfaces generated from these tables (components/global-ratelimit-args.ts, by
+ * The argument interfaces generated from these tables (components/global-ratelimit-args.generated.ts, by
  * `npm run gen:arg-types`), in the file's order: each one's documentation and its fields' table.
  */
 export const GLOBAL_ARG_INTERFACES: readonly ArgInterface[] = [

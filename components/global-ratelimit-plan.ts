@@ -28,7 +28,7 @@ import { DeepReadonly } from "../lib/frozen";
 import { PolicyObject } from "../lib/k8s-object";
 import { Problem } from "../lib/problems";
 import { accessManifests } from "./access-policies";
-import { GlobalRateLimitArgs } from "./global-ratelimit-args";
+import { GlobalRateLimitArgs } from "./global-ratelimit-args.generated";
 import { ResolvedGlobalRateLimit, ResolvedPerValue, resolveWithFallbacks } from "./global-ratelimit-resolve";
 import { builtSizeProblems } from "./global-ratelimit-size";
 import { CheckedLimits } from "./limits-plan";

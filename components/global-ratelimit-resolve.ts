@@ -13,16 +13,17 @@ import { ResolvedRequestCost } from "../builders/request-cost-args";
 import { RoutePatch } from "../builders/rate-limit-entries";
 import { GlobalLimitsInput, PathKeyMode, RateLimitRuleArgs } from "../builders/rule-args";
 import { DeepReadonly, deepFreeze, plainCopy } from "../lib/frozen";
-import { FieldValues, givenProblems, resolvedFields } from "../lib/field-decl";
+import { FieldValues, givenProblems, resolvedFields, withDefaults } from "../lib/field-decl";
 import { Problem } from "../lib/problems";
 import { AccessTarget } from "./access-policies";
 import { checkCostLayout } from "./request-cost-checks";
-import { dnsProblem, planned, unknownFieldProblems } from "./arg-checks";
+import { dnsProblem, planned } from "./arg-checks";
+import { unknownFieldProblems } from "./arg-types";
 import { CALL_FIELDS, DEFAULT_FILTER_PREFIX, GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { MeshMode } from "./mesh-enums";
 import { ResolvedAccessLog, accessLogOf, ruleClaimNames, ruleHeaderNames } from "./gateway-access-log";
 import { ResolvedGateway, gatewayTargetOf, routePatchesFor } from "./gateway-target";
-import { GlobalRateLimitArgs } from "./global-ratelimit-args";
+import { GlobalRateLimitArgs } from "./global-ratelimit-args.generated";
 import { accessPolicyProblems, headersOf, layoutOf, scopeProblems, serviceOptionsOf } from "./global-ratelimit-checks";
 import { globalMonitoringContext } from "./global-ratelimit-monitoring";
 import { CheckedLimits, planGlobalLimits } from "./limits-plan";
@@ -145,14 +146,14 @@ export function resolveWithFallbacks(args: GlobalRateLimitArgs): { problems: Pro
     problems.push(...givenProblems(GLOBAL_FIELDS.preLimit, "preLimit", a.preLimit));
     const shadowMode = a.service?.shadowMode === true;
     // In global shadow mode the service refuses nothing, so neither may the pre-limit.
-    const preLimit = (a.preLimit ?? GLOBAL_FIELDS.preLimit.default) === false || shadowMode ? undefined : preLimitPlan(fixed.configDescriptors);
+    const preLimit = withDefaults(GLOBAL_FIELDS, a).preLimit === false || shadowMode ? undefined : preLimitPlan(fixed.configDescriptors);
     const policyHeaderReady = !problems.length;
     const rest = laterParts(a, { ...base, split, service, preLimit });
     const instanceName = (filter: string) => (perInstance ? instanceFilterName(filter, ns, name) : filter);
     const value: GlobalRateLimitResolution = {
         limits: { rules: a.rules ?? [], perPath: a.perPath, pathKey: a.pathKey, ruleKey: a.ruleKey, clientPrefix: a.clientPrefix },
         resolvedLimits: base.limits,
-        pathKey: a.pathKey ?? GLOBAL_FIELDS.pathKey.default,
+        pathKey: withDefaults(GLOBAL_FIELDS, a).pathKey,
         compiled,
         fixed,
         ...(split ? { split } : {}),
@@ -198,7 +199,7 @@ function checkedArgs(a: Partial<GlobalRateLimitArgs>, args: GlobalRateLimitArgs)
     const problems: Problem[] = [...unknownFieldProblems("GlobalRateLimit", args), ...limitProblems];
     scopeProblems(a, problems);
     const gw = gatewayTargetOf(a.gateway, problems);
-    const ns = a.namespace ?? GLOBAL_FIELDS.namespace.default;
+    const ns = withDefaults(GLOBAL_FIELDS, a).namespace;
     problems.push(...givenProblems(GLOBAL_FIELDS.namespace, "namespace", ns));
     const given = resolvedFields(CALL_FIELDS, a, problems);
     const { name, configName, grpcPort, replicas, logLevel } = serviceOptionsOf(a.service ?? {}, problems, a.redis?.mode);
@@ -236,7 +237,7 @@ function fixedServiceOf(
     // Every other service setting keeps the stack's documented default.
     const defaults = serviceDefaults();
     return {
-        awaitRollout: a.awaitRollout ?? GLOBAL_ARGS_FIELDS.awaitRollout.default,
+        awaitRollout: withDefaults(GLOBAL_ARGS_FIELDS, a).awaitRollout,
         ...(a.meshMode === MeshMode.Ambient ? { ambient: true } : {}),
         redis: resolvedRedisOf(o.redis, defaults.redisName),
         ratelimit: {

@@ -16,7 +16,7 @@ import { Redis } from "./redis";
 import { Problem } from "../lib/problems";
 import { checkedValues, deferInputs, filledText, withFillIn } from "./deferred-inputs";
 
-import { GlobalRateLimitArgs } from "./global-ratelimit-args";
+import { GlobalRateLimitArgs } from "./global-ratelimit-args.generated";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "./global-ratelimit-plan";
 import { OwnershipView } from "../builders/host-ownership-rule";
 import { hostOwnershipProblems } from "./host-ownership";

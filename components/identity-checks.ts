@@ -4,7 +4,7 @@
  * does not combine with, and one issuer said the same way by every rule. Pure; collects problems.
  */
 import { fieldProblem } from "../lib/field-checks";
-import { fieldProblems, givenProblems } from "../lib/field-decl";
+import { fieldProblems, givenProblems, withDefaults } from "../lib/field-decl";
 import { Problem } from "../lib/problems";
 import { IdentityArgs, ResolvedIdentity } from "../builders/identity-args";
 import { IDENTITY_FIELDS, JWT_IDENTITY_FIELDS } from "./identity-fields";
@@ -72,5 +72,5 @@ export function checkIssuersAgree(rules: readonly any[], problems: Problem[]): v
 
 /** A checked `identity` with its defaults filled in from the declarations: the claim and `missing`. */
 export function resolveIdentity(id: IdentityArgs): ResolvedIdentity {
-    return { jwt: { ...id.jwt, claim: id.jwt.claim ?? JWT_IDENTITY_FIELDS.claim.default }, missing: id.missing ?? IDENTITY_FIELDS.missing.default };
+    return { jwt: { ...id.jwt, claim: withDefaults(JWT_IDENTITY_FIELDS, id.jwt).claim }, missing: withDefaults(IDENTITY_FIELDS, id).missing };
 }

@@ -7,20 +7,22 @@
  */
 import { checkIssuersAgree } from "./identity-checks";
 import { Problem } from "../lib/problems";
-import { givenProblems } from "../lib/field-decl";
+import { givenProblems, withDefaults } from "../lib/field-decl";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { DEFAULT_CLIENT_PREFIX } from "./client-prefix-fields";
 import { ClientPrefixArgs, DEFAULT_RULE_KEY, GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rule-args";
-import { PER_PATH_DEFAULTS } from "./rule-fields";
+import { PER_PATH_FIELDS } from "./rule-fields";
 import { RULE_SHAPE, checkClientPrefix, checkPerPath, resolveLimit, resolvePathLimit, resolveRule, validateRule } from "./rule-checks";
 import { ClientPrefix, CompiledLimits, GlobalLimitsPlan, buildGlobalLimits } from "../builders/rules";
+
+/** The declarations of the limits' own keys (GlobalRateLimit's), by their names in `GlobalLimitsInput`. */
+const LIMITS_KEY_FIELDS = { pathKey: GLOBAL_FIELDS.pathKey, ruleKey: GLOBAL_ARGS_FIELDS.ruleKey };
 
 /** Checks the limits (every problem at once) and plans the valid ones. */
 export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimitsPlan; problems: Problem[] } {
     const problems: Problem[] = [];
-    const mode = input.pathKey ?? GLOBAL_FIELDS.pathKey.default;
+    const { pathKey: mode, ruleKey } = withDefaults(LIMITS_KEY_FIELDS, input);
     problems.push(...givenProblems(GLOBAL_FIELDS.pathKey, "pathKey", mode));
-    const ruleKey = input.ruleKey ?? GLOBAL_ARGS_FIELDS.ruleKey.default;
     problems.push(...givenProblems(GLOBAL_ARGS_FIELDS.ruleKey, "ruleKey", ruleKey));
     const rules = input.rules ?? [];
     if (!Array.isArray(rules)) problems.push({ key: "rules", value: rules, problem: "must be a list of rules", fix: `give [] or a list of ${RULE_SHAPE}` });
@@ -28,7 +30,7 @@ export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimits
     const valid = (Array.isArray(rules) ? rules : []).filter((r, i) => validateRule(r, i, names, problems));
     if (Array.isArray(rules)) checkIssuersAgree(rules, problems);
     const perPath = input.perPath;
-    const pathKey = perPath?.descriptorKey ?? PER_PATH_DEFAULTS.descriptorKey;
+    const pathKey = withDefaults(PER_PATH_FIELDS, perPath).descriptorKey;
     if (perPath) checkPerPath(perPath, pathKey, problems);
     // Rule names cannot start with '/', paths always do: the values never collide, but the per-path
     // catch-all would also count a rule's descriptor value. Keep them apart unless needed.
@@ -58,14 +60,15 @@ export function resolveCheckedLimits(input: GlobalLimitsInput & { headersOn: boo
 function resolvedPlan(input: GlobalLimitsInput, rules: RateLimitRuleArgs[]): GlobalLimitsPlan {
     const perPath = input.perPath;
     const headersOn = input.headersOn !== false;
+    const keys = withDefaults(LIMITS_KEY_FIELDS, input);
     return {
-        mode: input.pathKey ?? GLOBAL_FIELDS.pathKey.default,
-        ruleKey: input.ruleKey ?? GLOBAL_ARGS_FIELDS.ruleKey.default,
+        mode: keys.pathKey,
+        ruleKey: keys.ruleKey,
         rules: rules.map((r) => resolveRule(r, headersOn)),
         // A null entry is a problem of the checks; it must not crash the build (every problem is reported at once).
         perPath: perPath
             ? {
-                  key: perPath.descriptorKey ?? PER_PATH_DEFAULTS.descriptorKey,
+                  key: withDefaults(PER_PATH_FIELDS, perPath).descriptorKey,
                   paths: (perPath.paths ?? []).filter((p) => typeof p === "object" && p !== null).map(resolvePathLimit),
                   ...(perPath.eachPath ? { eachPath: resolveLimit(perPath.eachPath) } : {}),
               }

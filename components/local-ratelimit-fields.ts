@@ -3,7 +3,7 @@
  * rule, where they go and, for the bucket's options MeshRateLimit's `local` takes too, the stack's
  * key that sets them. LocalRateLimit's resolve (local-ratelimit.ts) runs these rules and reads these
  * defaults, MeshRateLimit's checks and defaults read the bucket's options from here, and
- * components/local-ratelimit-args.ts is generated from these tables (`npm run gen:arg-types`). Pure.
+ * components/local-ratelimit-args.generated.ts is generated from these tables (`npm run gen:arg-types`). Pure.
  */
 import { FilterLayout, RateLimitHeaders } from "../builders/filter-choices";
 import { ArgInterface, Rule, booleanRule, customRule, field, oneOfRule, protoDurationRule, wholeNumberRule, withFallback } from "../lib/field-decl";
@@ -12,6 +12,7 @@ import { dnsProblem, selectorProblems } from "./arg-checks";
 import { DEFAULTS } from "./defaults";
 import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { MeshMode } from "./mesh-enums";
+import { t } from "../lib/field-types";
 
 /** A DNS label or subdomain (`dnsProblem`: its fix says the name to use). */
 export function dnsRule(kind: "label" | "subdomain"): Rule<string> {
@@ -72,7 +73,7 @@ const meshModeRule: Rule<MeshMode> = {
 export const LOCAL_BUCKET_FIELDS = {
     fillInterval: field({
         doc: "The bucket's refill interval, a protobuf duration of at least `0.05s`.",
-        type: "string",
+        type: t.string(),
         default: "60s",
         rule: protoDurationRule(0.05),
         goesTo: { envoy: "the local rate-limit filter's token_bucket.fill_interval (and Retry-After, in whole seconds)" },
@@ -84,7 +85,7 @@ export const LOCAL_BUCKET_FIELDS = {
             "What the bucket tells clients. `RateLimitHeaders.Draft03`: every response it counted carries `X-RateLimit-Limit` (the bucket), " +
             "`X-RateLimit-Remaining` (tokens left) and `X-RateLimit-Reset` (seconds to the next fill). `RateLimitHeaders.Off`: none. A refusal " +
             "carries `Retry-After` (the fill interval in whole seconds) either way.",
-        type: "RateLimitHeaders",
+        type: t.enum(RateLimitHeaders, "RateLimitHeaders"),
         default: RateLimitHeaders.Draft03,
         defaultNote: ", and to `Off` with `shadow`",
         // The values any filter's headers take (GlobalRateLimit's rule: a switch word fixed to the value it means).
@@ -95,7 +96,7 @@ export const LOCAL_BUCKET_FIELDS = {
     }),
     shadow: field({
         doc: "Observe only: the bucket counts (Envoy's `local_rate_limit.rate_limited` statistic grows) but refuses nothing (`filter_enforced` 0 %).",
-        type: "boolean",
+        type: t.boolean(),
         default: false,
         rule: booleanRule(),
         goesTo: { envoy: "the local rate-limit filter's filter_enforced (0 % in shadow, else 100 %)" },
@@ -108,7 +109,7 @@ export const LOCAL_BUCKET_FIELDS = {
 export const LOCAL_ARGS_FIELDS = {
     selector: field<Record<string, string>>({
         doc: 'Pod labels of the workload, e.g. `{ app: "orders" }`.',
-        type: "Record<string, string>",
+        type: t.map(t.string()),
         required: true,
         rule: LABELS_RULE,
         goesTo: { object: "the EnvoyFilter's workloadSelector" },
@@ -117,14 +118,14 @@ export const LOCAL_ARGS_FIELDS = {
         doc:
             "The workload's port: the bucket goes on the sidecar's inbound chain of this port only (other inbound ports are not limited), and " +
             "Istio names its inbound virtual host `inbound|http|<port>`.",
-        type: "number",
+        type: t.number(),
         required: true,
         rule: withFallback(wholeNumberRule({ min: 1, max: 65535 }), 8080),
         goesTo: { envoy: "the inbound listener match's portNumber, and the per-route patches' virtual host" },
     }),
     bucket: field<number>({
         doc: "Tokens in the bucket, and tokens added per fill (`max_tokens` = `tokens_per_fill`).",
-        type: "number",
+        type: t.number(),
         required: true,
         rule: withFallback(wholeNumberRule({ min: 1, max: 1_000_000_000 }), 10),
         goesTo: { envoy: "the local rate-limit filter's token_bucket.max_tokens and tokens_per_fill" },
@@ -133,7 +134,7 @@ export const LOCAL_ARGS_FIELDS = {
         doc:
             "Limit only these inbound routes (the bucket is set per route; the filter itself holds only its stat prefix). An empty list: every " +
             "route of the inbound virtual host, set per route.",
-        type: "string[]",
+        type: t.list(t.string()),
         defaultNote: "the whole filter on the sidecar's inbound HTTP chain (all routes, one place)",
         rule: routesRule,
         goesTo: { envoy: "the HTTP_ROUTE patches' typed_per_filter_config on `inbound|http|<port>`" },
@@ -142,14 +143,14 @@ export const LOCAL_ARGS_FIELDS = {
         doc:
             "Namespace of the EnvoyFilter: the workload's own, so the bucket reaches only that namespace's pods with `selector`'s labels. Istio's " +
             "root namespace (`rootNamespace`) is refused unless `reachAllNamespaces` is set: a filter there applies to matching pods in every namespace.",
-        type: "string",
+        type: t.string(),
         required: true,
         rule: namespaceRule,
         goesTo: { object: "the EnvoyFilter's namespace" },
     }),
     rootNamespace: field<string>({
         doc: "Istio's root namespace (the mesh config's `rootNamespace`).",
-        type: "string",
+        type: t.string(),
         default: DEFAULTS.meshNamespace,
         rule: dnsRule("label"),
         goesTo: { object: "nothing: `namespace` is refused when it is this one, unless `reachAllNamespaces`" },
@@ -158,14 +159,14 @@ export const LOCAL_ARGS_FIELDS = {
         doc:
             "Allow `namespace` to be Istio's root namespace, where the bucket applies to every pod with `selector`'s labels in the whole mesh, " +
             "other teams' included.",
-        type: "boolean",
+        type: t.boolean(),
         default: false,
         rule: booleanRule(),
         goesTo: { object: "nothing: lets `namespace` be the root namespace" },
     }),
     filterName: field<string>({
         doc: "Name of the EnvoyFilter.",
-        type: "string",
+        type: t.string(),
         defaultNote: "the component's name",
         rule: dnsRule("subdomain"),
         goesTo: { object: "the EnvoyFilter's name (and the per-instance HTTP filter's name)" },
@@ -174,7 +175,7 @@ export const LOCAL_ARGS_FIELDS = {
         doc:
             "The mesh the workload runs in. `MeshMode.Sidecar`: the bucket goes on the workload's sidecar. `MeshMode.Ambient` is refused: " +
             "Istio supports no EnvoyFilter on a waypoint (docs/guide/ambient.md), so no bucket could be placed; limit the workload at the ingress instead.",
-        type: "MeshMode",
+        type: t.enum(MeshMode, "MeshMode"),
         default: MeshMode.Sidecar,
         rule: meshModeRule,
         goesTo: { object: "nothing: `ambient` is refused before anything is created" },
@@ -184,14 +185,14 @@ export const LOCAL_ARGS_FIELDS = {
             "The HTTP filter's name. `FilterLayout.PerInstance`: `envoy.filters.http.local_ratelimit/<namespace>/<filterName>`, so two " +
             "LocalRateLimits on the same pods never read each other's per-route bucket (Envoy finds it by the filter's name). " +
             "`FilterLayout.Shared`: `envoy.filters.http.local_ratelimit` (spec 2.7).",
-        type: "FilterLayout",
+        type: t.enum(FilterLayout, "FilterLayout"),
         default: FilterLayout.PerInstance,
         rule: oneOfRule(FilterLayout, "FilterLayout"),
         goesTo: { envoy: "the HTTP filter's name" },
     }),
 };
 
-/** The argument interfaces generated from these tables (components/local-ratelimit-args.ts), in the file's order. */
+/** The argument interfaces generated from these tables (components/local-ratelimit-args.generated.ts), in the file's order. */
 export const LOCAL_ARG_INTERFACES: readonly ArgInterface[] = [
     {
         name: "LocalBucketOptions",

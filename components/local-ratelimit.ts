@@ -7,7 +7,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { Problem } from "../lib/problems";
 import { stackLabels } from "../lib/common";
-import { fieldProblems, resolvedFields } from "../lib/field-decl";
+import { fieldProblems, resolvedFields, withDefaults } from "../lib/field-decl";
 import { EnvoyFilter } from "./crds";
 import {
     EnvoyFilterSpec,
@@ -19,8 +19,9 @@ import {
     instanceFilterName,
     localBucketFilter,
 } from "../builders/envoy-filters";
-import { argsError, unknownFieldProblems } from "./arg-checks";
-import { LocalBucketOptions, LocalRateLimitArgs } from "./local-ratelimit-args";
+import { argsError } from "./arg-checks";
+import { unknownFieldProblems } from "./arg-types";
+import { LocalBucketOptions, LocalRateLimitArgs } from "./local-ratelimit-args.generated";
 import { LOCAL_ARGS_FIELDS, LOCAL_BUCKET_FIELDS } from "./local-ratelimit-fields";
 
 export { LocalBucketOptions, LocalRateLimitArgs };
@@ -93,7 +94,7 @@ export function resolveLocalRateLimit(name: string, args: LocalRateLimitArgs): {
     );
     if (problems.length) return { problems };
     const namespace = a.namespace as string;
-    const layout = a.filterLayout ?? F.filterLayout.default;
+    const layout = withDefaults(F, a).filterLayout;
     const httpFilterName = layout === FilterLayout.Shared ? LOCAL_RATELIMIT_FILTER : instanceFilterName(LOCAL_RATELIMIT_FILTER, namespace, filterName);
     const bucket: ResolvedLocalBucket = Object.freeze({
         httpFilterName,
@@ -110,7 +111,7 @@ export function resolveLocalRateLimit(name: string, args: LocalRateLimitArgs): {
 /** The checks of where the filter goes (`routes`, `namespace`, its names, its reach), in the order they are reported. */
 function namespaceProblems(a: Partial<LocalRateLimitArgs>, filterName: string): Problem[] {
     const F = LOCAL_ARGS_FIELDS;
-    const rootNamespace = a.rootNamespace ?? F.rootNamespace.default;
+    const rootNamespace = withDefaults(F, a).rootNamespace;
     const problems: Problem[] = [
         ...fieldProblems(F.routes, "routes", a.routes),
         ...fieldProblems(F.namespace, "namespace", a.namespace),

@@ -1,18 +1,19 @@
 /**
  * ManagedApi's fields, each declared once (lib/field-decl.ts): documentation, default, rule, where
  * the value goes and the stack's key. The resolve (managed-api-resolve.ts) and MeshRateLimit's
- * checks run these rules and read these defaults, and components/managed-api-args.ts is generated
+ * checks run these rules and read these defaults, and components/managed-api-args.generated.ts is generated
  * from these tables (`npm run gen:arg-types`). Each rule has one message and a fix in every style;
  * MeshRateLimit reports them under `managedApi.`. Pure.
  */
 import { isDnsName } from "../lib/dns-names";
-import { ArgInterface, customRule, dnsNameRule, field, oneOfRule, uncheckedRule } from "../lib/field-decl";
+import { ArgInterface, customRule, dnsNameRule, field, oneOfRule, takenAsGiven } from "../lib/field-decl";
 import { fieldProblem } from "../lib/field-checks";
 import { Fix, FixStyle } from "../lib/fix-style";
 import { isCidr } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { DEFAULTS } from "./defaults";
 import { ApiProfileName, EspPortModeName } from "./mesh-enums";
+import { t } from "../lib/field-types";
 
 const EXAMPLE_SERVICE = "echo-api.endpoints.MY_PROJECT.cloud.goog";
 const EXAMPLE_RANGES = "10.4.0.0/14,10.7.240.0/20";
@@ -87,7 +88,7 @@ export const MANAGED_API_OPTIONS_FIELDS = {
         doc:
             "Namespace of ESP, the echo backend and the Ingress (must exist). ESP's image runs as root, so it meets Pod Security `baseline` only: a " +
             "namespace of its own lets the others enforce `restricted` (docs/security.md, Pod Security).",
-        type: "string",
+        type: t.string(),
         default: "default",
         defaultNote: "; MeshRateLimit's to `bookinfo.namespace`",
         rule: dnsNameRule("label"),
@@ -97,7 +98,7 @@ export const MANAGED_API_OPTIONS_FIELDS = {
     }),
     serviceAccountSecret: field<string>({
         doc: "Name of an existing Secret with key `service-account-creds.json`, mounted for ESP off GKE.",
-        type: "string",
+        type: t.string(),
         defaultNote: "none",
         rule: dnsNameRule("subdomain"),
         goesTo: { object: "a volume of ESP's Deployment" },
@@ -106,7 +107,7 @@ export const MANAGED_API_OPTIONS_FIELDS = {
     }),
     portMode: field({
         doc: "`http`: Service port 80 → 8081 named `http` (mesh mutual TLS, spec 2.9). `tcp`: named `tcp`, the sidecar passes bytes through (spec 5.4, not recommended).",
-        type: "EspPortModeName",
+        type: t.enum(EspPortModeName, "EspPortModeName"),
         default: EspPortModeName.Http,
         rule: oneOfRule(EspPortModeName, "EspPortModeName"),
         goesTo: { object: "the name of ESP's Service port" },
@@ -115,7 +116,7 @@ export const MANAGED_API_OPTIONS_FIELDS = {
     }),
     ingressName: field({
         doc: "Name of the managed API's Ingress (spec `<ingress_name>`).",
-        type: "string",
+        type: t.string(),
         default: "simple-ingress",
         rule: dnsNameRule("subdomain"),
         goesTo: { object: "the Ingress's name" },
@@ -127,7 +128,7 @@ export const MANAGED_API_OPTIONS_FIELDS = {
             "Ingress class Istio serves. `seed` profile: the `kubernetes.io/ingress.class` annotation (Istio serves it when it equals the mesh config's " +
             "`ingressClass`, `istio` by default). `current`: the Ingress's class; an IngressClass of this name with controller " +
             "`istio.io/ingress-controller` is created only when the cluster has none (`createIngressClass`), and an existing one is left alone.",
-        type: "string",
+        type: t.string(),
         default: "istio",
         rule: dnsNameRule("subdomain"),
         goesTo: { object: "the Ingress's class (and the IngressClass's name)" },
@@ -136,7 +137,7 @@ export const MANAGED_API_OPTIONS_FIELDS = {
     }),
     ingressPath: field({
         doc: "Path prefix the Ingress routes to ESP.",
-        type: "string",
+        type: t.string(),
         default: "/echo",
         rule: customRule<string>("a URL path", (p, v) => urlPathProblems(p, v)),
         goesTo: { object: "the Ingress rule's path" },
@@ -145,18 +146,18 @@ export const MANAGED_API_OPTIONS_FIELDS = {
     }),
     espImage: field({
         doc: "ESP image: a pinned release of ESP v1 (the floating `:1` tag would change under a running stack).",
-        type: "string",
+        type: t.string(),
         default: "gcr.io/endpoints-release/endpoints-runtime:1.57.0",
-        rule: uncheckedRule<string>("an image reference"),
+        rule: takenAsGiven<string>("an image reference"),
         goesTo: { object: "ESP's container image" },
         stackKey: "espImage",
         stackGroup: "managed-api",
     }),
     echoImage: field({
         doc: "Echo backend image (listens on 8080).",
-        type: "string",
+        type: t.string(),
         default: "gcr.io/google-samples/echo-python:1.0",
-        rule: uncheckedRule<string>("an image reference"),
+        rule: takenAsGiven<string>("an image reference"),
         goesTo: { object: "the echo backend's container image" },
         stackKey: "echoImage",
         stackGroup: "managed-api",
@@ -167,21 +168,21 @@ export const MANAGED_API_OPTIONS_FIELDS = {
 export const MANAGED_API_ARGS_FIELDS = {
     serviceName: field<string>({
         doc: "Cloud Endpoints service name ESP serves (`--service`), e.g. `echo-api.endpoints.PROJECT.cloud.goog`.",
-        type: "string",
+        type: t.string(),
         required: true,
         rule: customRule<string>("a DNS name", (_p, v) => espServiceNameProblems(v)),
         goesTo: { object: "ESP's `--service` argument" },
     }),
     includeIpRanges: field<string[]>({
         doc: "The cluster's pod and service CIDRs: only these go through the sidecar, so ESP reaches Google Service Control directly.",
-        type: "string[]",
+        type: t.list(t.string()),
         required: true,
         rule: customRule<string[]>("a list of CIDRs", (_p, v) => ipRangesProblems(v)),
         goesTo: { object: "the pod's `traffic.sidecar.istio.io/includeOutboundIPRanges` annotation" },
     }),
     apiProfile: field({
         doc: "`current`: networking.k8s.io/v1 Ingress and an IngressClass; `seed`: extensions/v1beta1 with the class annotation.",
-        type: "ApiProfileName",
+        type: t.enum(ApiProfileName, "ApiProfileName"),
         default: DEFAULTS.apiProfile as ApiProfileName,
         rule: oneOfRule(ApiProfileName, "ApiProfileName"),
         goesTo: { object: "the Ingress's API version" },
@@ -190,30 +191,30 @@ export const MANAGED_API_ARGS_FIELDS = {
         doc:
             "`current` profile: whether the stack creates IngressClass `<ingressClassName>` (false when the cluster already has one for Istio that the " +
             "stack did not create; see program/preflight.ts).",
-        type: "boolean",
+        type: t.boolean(),
         default: true,
-        rule: uncheckedRule<boolean>("true or false (anything but `false` is true)"),
+        rule: takenAsGiven<boolean>("true or false (anything but `false` is true)"),
         goesTo: { object: "an IngressClass" },
     }),
     keepIngressClassOnDestroy: field({
         doc:
             "`current` profile, with `createIngressClass`: `pulumi destroy` leaves the IngressClass in place (Pulumi's `retainOnDelete`), for a class " +
             "that other Ingresses use. Decided at `pulumi up`.",
-        type: "boolean",
+        type: t.boolean(),
         default: false,
-        rule: uncheckedRule<boolean>("true or false (anything but `true` is false)"),
+        rule: takenAsGiven<boolean>("true or false (anything but `true` is false)"),
         goesTo: { object: "the IngressClass's `retainOnDelete`" },
     }),
     awaitRollout: field({
         doc: "Wait for the Deployment to become ready.",
-        type: "boolean",
+        type: t.boolean(),
         default: DEFAULTS.awaitRollout as boolean,
-        rule: uncheckedRule<boolean>("true or false"),
+        rule: takenAsGiven<boolean>("true or false"),
         goesTo: { object: "the Deployment's pulumi.com/skipAwait annotation" },
     }),
 };
 
-/** The argument interfaces generated from these tables (components/managed-api-args.ts), in the file's order. */
+/** The argument interfaces generated from these tables (components/managed-api-args.generated.ts), in the file's order. */
 export const MANAGED_API_ARG_INTERFACES: readonly ArgInterface[] = [
     {
         name: "ManagedApiOptions",

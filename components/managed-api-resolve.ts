@@ -3,12 +3,12 @@
  * fields, which MeshRateLimit reports under `managedApi.`), or a read-only value with every default
  * filled in (`ResolvedManagedApi`, what builders/managed-api.ts builds from). Pure.
  */
-import { defaultsOf, givenProblems } from "../lib/field-decl";
+import { givenProblems, withDefaults } from "../lib/field-decl";
 import { Fix } from "../lib/fix-style";
 import { Problem } from "../lib/problems";
 import { ResolvedManagedApi } from "../builders/managed-api";
-import { unknownFieldProblems } from "./arg-checks";
-import { ManagedApiArgs } from "./managed-api-args";
+import { unknownFieldProblems } from "./arg-types";
+import { ManagedApiArgs } from "./managed-api-args.generated";
 import { MANAGED_API_ARGS_FIELDS, MANAGED_API_OPTIONS_FIELDS, espServiceNameProblems, ipRangesProblems } from "./managed-api-fields";
 import { EspPortModeName } from "./mesh-enums";
 
@@ -30,7 +30,8 @@ const { serviceAccountSecret, namespace, portMode, ingressName, ingressClassName
 /** The options' fields with a rule, in the order their problems are reported. */
 const CHECKED_OPTIONS = { serviceAccountSecret, namespace, portMode, ingressName, ingressClassName, ingressPath };
 /** ManagedApi's declared defaults. */
-const MANAGED_API_DEFAULTS = defaultsOf({ ...MANAGED_API_OPTIONS_FIELDS, ...MANAGED_API_ARGS_FIELDS });
+/** Its fields' declarations, one table. */
+const MANAGED_API_FIELDS = { ...MANAGED_API_OPTIONS_FIELDS, ...MANAGED_API_ARGS_FIELDS };
 
 /**
  * Every rule of ManagedApi's own fields, on the fields as given (defaults are valid).
@@ -48,8 +49,8 @@ export function managedApiFieldProblems(a: Partial<ManagedApiArgs>, alternative?
 /** Every problem of ManagedApi's arguments, each under its property path, or the resolved value (pure). */
 export function resolveManagedApi(args: ManagedApiArgs): { problems: Problem[]; value?: ResolvedManagedApi } {
     const a: Partial<ManagedApiArgs> = args ?? {};
-    const d = MANAGED_API_DEFAULTS;
-    const apiProfile = a.apiProfile ?? d.apiProfile;
+    const d = withDefaults(MANAGED_API_FIELDS, a);
+    const apiProfile = d.apiProfile;
     const problems: Problem[] = [
         ...unknownFieldProblems("ManagedApi", args),
         ...managedApiFieldProblems(a),
@@ -57,22 +58,22 @@ export function resolveManagedApi(args: ManagedApiArgs): { problems: Problem[]; 
     ];
     if (problems.length) return { problems };
     const value: ResolvedManagedApi = {
-        namespace: a.namespace ?? d.namespace,
+        namespace: d.namespace,
         // A list, or the one CIDR the checks accept on its own.
         includeIpRanges: Object.freeze(([] as string[]).concat(a.includeIpRanges!)),
         serviceName: a.serviceName!,
         ...(a.serviceAccountSecret !== undefined ? { serviceAccountSecret: a.serviceAccountSecret } : {}),
-        portMode: a.portMode ?? d.portMode,
-        ingressName: a.ingressName ?? d.ingressName,
-        ingressClassName: a.ingressClassName ?? d.ingressClassName,
-        ingressPath: a.ingressPath ?? d.ingressPath,
-        espImage: a.espImage ?? d.espImage,
-        echoImage: a.echoImage ?? d.echoImage,
+        portMode: d.portMode,
+        ingressName: d.ingressName,
+        ingressClassName: d.ingressClassName,
+        ingressPath: d.ingressPath,
+        espImage: d.espImage,
+        echoImage: d.echoImage,
         apiProfile,
         // The `current` profile's IngressClass: created unless told not to (`false`), kept on destroy only when asked (`true`).
-        createIngressClass: (a.createIngressClass ?? d.createIngressClass) !== false,
-        keepIngressClassOnDestroy: (a.keepIngressClassOnDestroy ?? d.keepIngressClassOnDestroy) === true,
-        awaitRollout: a.awaitRollout ?? d.awaitRollout,
+        createIngressClass: d.createIngressClass !== false,
+        keepIngressClassOnDestroy: d.keepIngressClassOnDestroy === true,
+        awaitRollout: d.awaitRollout,
     };
     return { problems, value: Object.freeze(value) };
 }

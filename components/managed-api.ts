@@ -6,7 +6,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { SKIP_AWAIT, awaitAnnotations, stackLabels } from "../lib/common";
 import { argsError } from "./arg-checks";
-import { ManagedApiArgs } from "./managed-api-args";
+import { ManagedApiArgs } from "./managed-api-args.generated";
 import { resolveManagedApi } from "./managed-api-resolve";
 import {
     ESP_NAME,

@@ -1,10 +1,10 @@
 /**
  * Typed forms of the stack config values that are one of a few words or JSON, for the
- * MeshRateLimit component's arguments (mesh/mesh-ratelimit-args.ts). `HttpRouteArgs` and `DescriptorArgs`
- * are generated (components/mesh-route-args.ts, from components/mesh-route-fields.ts) and exported again here.
+ * MeshRateLimit component's arguments (mesh/mesh-ratelimit-args.generated.ts). `HttpRouteArgs` and `DescriptorArgs`
+ * are generated (components/mesh-route-args.generated.ts, from components/mesh-route-fields.ts) and exported again here.
  */
 import { LimitArgs } from "../builders/rule-args";
-import { DescriptorArgs, HttpRouteArgs } from "./mesh-route-args";
+import { DescriptorArgs, HttpRouteArgs } from "./mesh-route-args.generated";
 
 export { DescriptorArgs, HttpRouteArgs };
 

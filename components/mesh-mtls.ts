@@ -18,12 +18,14 @@
 import { Problem } from "../lib/problems";
 import * as pulumi from "@pulumi/pulumi";
 import { stackLabels } from "../lib/common";
-import { fieldProblems } from "../lib/field-decl";
+import { Resolved, fieldProblems, withDefaults } from "../lib/field-decl";
 import { deepFreeze } from "../lib/frozen";
 import { PeerAuthentication } from "./crds";
-import { argsError, unknownFieldProblems } from "./arg-checks";
-import { MeshMutualTlsArgs } from "./mesh-mtls-args";
-import { MTLS_FIELDS } from "./mesh-mtls-fields";
+import { argsError } from "./arg-checks";
+import { unknownFieldProblems } from "./arg-types";
+import { MeshMutualTlsArgs } from "./mesh-mtls-args.generated";
+import { MTLS_CONTEXT_CHECK, MTLS_FIELDS } from "./mesh-mtls-fields";
+import { bindCrossCheck } from "../lib/cross-checks";
 import { restoredText, setTopLevel } from "../builders/mesh-config-text";
 import { ApiProfileName, MutualTlsScope } from "./mesh-enums";
 
@@ -133,17 +135,11 @@ export class MeshConfigSetting extends pulumi.dynamic.Resource {
 export const STACK_PEER_AUTHENTICATION = "mesh-ratelimit-mtls";
 
 /** MeshMutualTls's arguments resolved once: read-only, every default filled in. */
-export interface ResolvedMeshMutualTls {
-    readonly scope: MutualTlsScope;
+export type ResolvedMeshMutualTls = Resolved<Omit<typeof MTLS_FIELDS, "namespaces" | "selector">> & {
     /** The namespaces of the pods (scope workloads; none with scope mesh). */
     readonly namespaces: readonly string[];
     readonly selector: Readonly<Record<string, string>>;
-    readonly apiProfile: ApiProfileName;
-    readonly meshNamespace: string;
-    readonly kubeContext?: string;
-    readonly createPeerAuthentication: boolean;
-    readonly keepPeerAuthenticationOnDestroy: boolean;
-}
+};
 
 /**
  * Every problem of MeshMutualTls's arguments, each under its field (the declared rules of
@@ -153,8 +149,7 @@ export interface ResolvedMeshMutualTls {
 export function resolveMeshMutualTls(args: MeshMutualTlsArgs, opts?: pulumi.ComponentResourceOptions): { problems: Problem[]; value?: ResolvedMeshMutualTls } {
     const a: MeshMutualTlsArgs = args ?? {};
     const F = MTLS_FIELDS;
-    const scope = a.scope ?? F.scope.default;
-    const profile = a.apiProfile ?? F.apiProfile.default;
+    const { scope, apiProfile: profile, selector, meshNamespace } = withDefaults(F, a);
     // A null is taken as not given (its default), as `??` always took it.
     const problems: Problem[] = [
         ...unknownFieldProblems("MeshMutualTls", args),
@@ -182,9 +177,9 @@ export function resolveMeshMutualTls(args: MeshMutualTlsArgs, opts?: pulumi.Comp
     const value: ResolvedMeshMutualTls = {
         scope,
         namespaces: scope === MutualTlsScope.Workloads ? [...new Set(a.namespaces)] : [],
-        selector: { ...(a.selector ?? F.selector.default) },
+        selector: { ...selector },
         apiProfile: profile,
-        meshNamespace: a.meshNamespace ?? F.meshNamespace.default,
+        meshNamespace,
         ...(a.kubeContext ? { kubeContext: a.kubeContext } : {}),
         // Taken as given (not checked): only `false` turns the first off, only `true` the second on.
         createPeerAuthentication: a.createPeerAuthentication === undefined ? F.createPeerAuthentication.default : a.createPeerAuthentication !== false,
@@ -193,6 +188,9 @@ export function resolveMeshMutualTls(args: MeshMutualTlsArgs, opts?: pulumi.Comp
     };
     return { problems, value: deepFreeze(value) };
 }
+
+/** `kubeContext`'s cross-field check (mesh-mtls-fields.ts). */
+bindCrossCheck(MTLS_CONTEXT_CHECK, "mesh-mtls.ts resolveMeshMutualTls", resolveMeshMutualTls);
 
 export class MeshMutualTls extends pulumi.ComponentResource {
     constructor(name: string, args: MeshMutualTlsArgs, opts?: pulumi.ComponentResourceOptions) {

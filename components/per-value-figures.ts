@@ -4,6 +4,7 @@
  * preview` and `npm start`, and the refusal of an unverified per-value rule with a window of an hour
  * or longer in a store nobody sized.
  */
+import { withDefaults } from "../lib/field-decl";
 import { Problem } from "../lib/problems";
 import { fieldProblem } from "../lib/field-checks";
 import { ConfigDescriptor, GlobalLimitsPlan } from "../builders/rules";
@@ -115,7 +116,7 @@ export function perValueFiguresOf(
     const costs = limitsValid ? costFigureLines(limits.rules) : [];
     if (!store) return { figures: [], lines: costs };
     // The value length the store's sizing counts with (perValueStore.longestValueBytes): the suggested fix then fits.
-    const figures = perValueFigures(limits, store, a.perValueStore?.longestValueBytes ?? PER_VALUE_FIELDS.longestValueBytes.default);
+    const figures = perValueFigures(limits, store, withDefaults(PER_VALUE_FIELDS, a.perValueStore).longestValueBytes);
     const memoryField = s.perValue ? "perValueStore.redis.maxMemory" : "redis.maxMemory";
     for (const f of figures.filter((x) => x.refused)) problems.push(refusal(f, store, memoryField, "perValueStore.newValuesPerSecond"));
     return { store, figures, lines: [...costs, ...figures.map((f) => perValueFiguresText(f, store))] };

@@ -33,13 +33,13 @@ import {
 } from "../builders/failure-bounds";
 import { ErrorStatus, RATELIMIT_FILTER, instanceFilterName } from "../builders/envoy-filters";
 import { RedisModeName } from "../builders/redis-connection";
-import { givenProblems } from "../lib/field-decl";
+import { givenProblems, withDefaults } from "../lib/field-decl";
 import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { PER_VALUE_FIELDS } from "./service-fields";
 import { dnsProblem, planned, statusOnErrorProblems } from "./arg-checks";
 import { redisConnectionOf, redisMaxMemoryProblem, resolvedRedisOf } from "./redis-options";
 import { overLimitCacheBytes } from "../builders/over-limit-cache";
-import { PerValueStoreArgs } from "./global-ratelimit-args";
+import { PerValueStoreArgs } from "./global-ratelimit-args.generated";
 
 export { PerValueStoreArgs };
 import { ServiceSettings } from "./service-settings";
@@ -101,7 +101,7 @@ export function overLimitCacheOf(a: PerValueInput, maxMemory: string, domain: st
  * filter's, as on the one store).
  */
 export function splitOf(a: PerValueInput, compiled: CheckedLimits, limits: GlobalLimitsPlan, problems: Problem[]): SplitLimits | undefined {
-    const store = a.counterStore ?? GLOBAL_FIELDS.counterStore.default;
+    const store = withDefaults(GLOBAL_FIELDS, a).counterStore;
     const storeProblems = givenProblems(GLOBAL_FIELDS.counterStore, "counterStore", store);
     if (storeProblems.length) {
         problems.push(...storeProblems);
@@ -146,7 +146,7 @@ export function perValueCallOf(a: PerValueInput & { statusOnError?: ErrorStatus 
     const failureModeDeny = p.failureModeDeny === true;
     const statusOnError = p.statusOnError ?? a.statusOnError;
     return {
-        timeout: p.timeout ?? PER_VALUE_FIELDS.timeout.default,
+        timeout: withDefaults(PER_VALUE_FIELDS, p).timeout,
         failureModeDeny,
         ...(failureModeDeny && statusOnError !== undefined ? { statusOnError } : {}),
     };

@@ -13,7 +13,7 @@ import { CompiledLimits } from "../builders/rules";
 import { Problem } from "../lib/problems";
 import { admissionPolicyObjects } from "../builders/admission-policy";
 import { ROUTE_BOUND_ANNOTATION, TEAM_HOSTS_ANNOTATION } from "../builders/host-ownership-rule";
-import { PlatformRateLimitArgs } from "./platform-ratelimit-args";
+import { PlatformRateLimitArgs } from "./platform-ratelimit-args.generated";
 import { ResolvedPlatformRateLimit, ResolvedPlatformSource, resolvePlatformRateLimit } from "./platform-ratelimit-resolve";
 import { MonitoringPlan } from "./ratelimit-monitoring";
 import { PerValueFiguresPlan } from "./per-value-figures";

@@ -12,28 +12,26 @@ import { ruleSummaries } from "../builders/monitoring";
 import { RateLimitHeaders } from "../builders/filter-choices";
 import { PLATFORM_DOMAIN, PLATFORM_OBJECT_PREFIX, PlatformSource } from "../builders/platform-filters";
 import { CompiledLimits } from "../builders/rules";
-import { givenProblems, resolvedFields } from "../lib/field-decl";
+import { Resolved, givenProblems, resolvedFields, withDefaults } from "../lib/field-decl";
 import { DeepReadonly, frozenCopy } from "../lib/frozen";
 import { isGatewayHost } from "../lib/formats";
 import { Problem } from "../lib/problems";
-import { dnsProblem, portProblem, unknownFieldProblems } from "./arg-checks";
+import { dnsProblem, portProblem } from "./arg-checks";
+import { unknownFieldProblems } from "./arg-types";
 import { gatewayTargetOf } from "./gateway-target";
-import { GlobalRateLimitArgs } from "./global-ratelimit-args";
+import { GlobalRateLimitArgs } from "./global-ratelimit-args.generated";
 import { planGlobalRateLimit } from "./global-ratelimit-plan";
 import { PerValueFiguresPlan, platformFiguresOf } from "./per-value-figures";
 import { overLimitCacheOf } from "./per-value-store";
 import { PER_VALUE_EVICTION_POLICY } from "../builders/failure-bounds";
 import { PLATFORM_ADMISSION_FIELDS, PLATFORM_ARGS_FIELDS, PLATFORM_CALL_FIELDS, PLATFORM_SERVICE_NAMES, PRE_LIMIT } from "./platform-ratelimit-fields";
-import { PlatformFilterCallArgs, PlatformRateLimitArgs } from "./platform-ratelimit-args";
+import { PlatformFilterCallArgs, PlatformRateLimitArgs } from "./platform-ratelimit-args.generated";
 import { CheckedSource, platformEvictionPolicy, sourcesOf } from "./platform-sources";
 import { MonitoringPlan, monitoringPlanOf } from "./ratelimit-monitoring";
 import { ServiceSettings } from "./service-settings";
 
 /** How one platform filter calls the service: its own setting, else the component's, else the default. */
-export interface ResolvedPlatformCall {
-    readonly failureModeDeny: boolean;
-    readonly timeout: string;
-}
+export type ResolvedPlatformCall = Resolved<typeof PLATFORM_CALL_FIELDS>;
 
 /** One source with at least one limit: its compiled limits and how its filter goes on the gateway; read-only at every level (frozen). */
 export type ResolvedPlatformSource = DeepReadonly<PlatformSourceResolution>;
@@ -171,9 +169,9 @@ function serviceArgsOf(a: Partial<PlatformRateLimitArgs>): GlobalRateLimitArgs {
         gateway: { ...(a.gateway ?? {}), listenerPorts: undefined, allVirtualHosts: true },
         rules: [],
         namespace: a.namespace,
-        failureModeDeny: a.failureModeDeny ?? PLATFORM_CALL_FIELDS.failureModeDeny.default,
+        failureModeDeny: withDefaults(PLATFORM_CALL_FIELDS, a).failureModeDeny,
         // The service's Redis timeout is derived from it: the service gives up before the gateway does.
-        timeout: a.timeout ?? PLATFORM_CALL_FIELDS.timeout.default,
+        timeout: withDefaults(PLATFORM_CALL_FIELDS, a).timeout,
         service: { name: PLATFORM_SERVICE_NAMES.name.default, configName: PLATFORM_SERVICE_NAMES.configName.default, ...(a.service ?? {}) },
         redis: a.redis,
         counterStore: CounterStore.Single,
@@ -245,7 +243,7 @@ function admissionOf(a: Partial<PlatformRateLimitArgs>, gatewayNamespace: string
 /** `preLimit`, checked, unless the service's shadow mode turns it off (a service that refuses nothing has no pre-limit). */
 function preLimitOf(a: Partial<PlatformRateLimitArgs>, problems: Problem[]): boolean {
     problems.push(...givenProblems(PRE_LIMIT, "preLimit", a.preLimit));
-    return (a.preLimit ?? PRE_LIMIT.default) !== false && a.service?.shadowMode !== true;
+    return withDefaults({ preLimit: PRE_LIMIT }, a).preLimit !== false && a.service?.shadowMode !== true;
 }
 
 /** `gateway.listenerPorts`: the defaults filter's ports, each once (empty: every listener). */
@@ -267,7 +265,8 @@ function listenerPortsOf(ports: unknown, problems: Problem[]): number[] {
 /** Each filter's failure mode and timeout: its own (`filters.<source>`), else the component's, else the defaults. */
 function filterCallsOf(a: Partial<PlatformRateLimitArgs>, problems: Problem[]): Record<PlatformSource, ResolvedPlatformCall> {
     const { failureModeDeny: fmd, timeout: t } = PLATFORM_CALL_FIELDS;
-    const shared = { failureModeDeny: a.failureModeDeny ?? fmd.default, timeout: a.timeout ?? t.default };
+    const { failureModeDeny, timeout } = withDefaults(PLATFORM_CALL_FIELDS, a);
+    const shared = { failureModeDeny, timeout };
     const call = (source: PlatformSource): ResolvedPlatformCall => {
         const own: PlatformFilterCallArgs = a.filters?.[source] ?? {};
         if (own.failureModeDeny !== undefined)

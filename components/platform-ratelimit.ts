@@ -17,7 +17,7 @@ import { claimListeners } from "./listener-claims";
 import { readAdmissionServed } from "./admission-served";
 import { readUncoveredServers, uncoveredMessage } from "./platform-coverage";
 import { readForeignSwitches } from "./platform-switches";
-import { PlatformRateLimitArgs } from "./platform-ratelimit-args";
+import { PlatformRateLimitArgs } from "./platform-ratelimit-args.generated";
 import { PlatformRateLimitPlan, planPlatformRateLimit } from "./platform-ratelimit-plan";
 import { resolvePlatformRateLimit } from "./platform-ratelimit-resolve";
 import { RateLimitMonitoring } from "./ratelimit-monitoring";

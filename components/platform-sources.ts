@@ -11,7 +11,7 @@ import { policyHeaderValue, policyItems } from "../builders/policy-header";
 import { CompiledLimits, buildGlobalLimits } from "../builders/rules";
 import { Problem } from "../lib/problems";
 import { planGlobalLimits } from "./limits-plan";
-import { PlatformLimitsArgs, PlatformRateLimitArgs } from "./platform-ratelimit-args";
+import { PlatformLimitsArgs, PlatformRateLimitArgs } from "./platform-ratelimit-args.generated";
 
 /** The sources in the order their filters are listed: overrides first. */
 export const SOURCES = [PlatformSource.Overrides, PlatformSource.Defaults] as const;

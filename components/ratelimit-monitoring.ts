@@ -5,6 +5,7 @@
  * that make the service's `config.yaml`. The arguments are checked by `monitoringPlanOf` (called by
  * GlobalRateLimit's plan, so a bad value creates nothing).
  */
+import { bindCrossCheck } from "../lib/cross-checks";
 import { DeepReadonly } from "../lib/frozen";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
@@ -12,10 +13,17 @@ import { RuleGroup, alertRules } from "../builders/alerts";
 import { RATE_WINDOW, dashboardModel } from "../builders/dashboard";
 import { MonitoringInput } from "../builders/monitoring";
 import { stackLabels } from "../lib/common";
-import { givenProblems } from "../lib/field-decl";
+import { givenProblems, withDefaults } from "../lib/field-decl";
 import { Problem } from "../lib/problems";
-import { LocalBucketMetricsArgs, MonitoringArgs, MonitoringOptionsArgs } from "./ratelimit-monitoring-args";
-import { LOCAL_BUCKET_FIELDS, MONITORING_FIELDS, MONITORING_OPTION_FIELDS, dashboardLabelOf, isMatchers } from "./ratelimit-monitoring-fields";
+import { LocalBucketMetricsArgs, MonitoringArgs, MonitoringOptionsArgs } from "./ratelimit-monitoring-args.generated";
+import {
+    LOCAL_BUCKET_FIELDS,
+    MONITORING_FIELDS,
+    MONITORING_MATCHERS_CHECK,
+    MONITORING_OPTION_FIELDS,
+    dashboardLabelOf,
+    isMatchers,
+} from "./ratelimit-monitoring-fields";
 
 /** The Prometheus operator's API version of `PrometheusRule`. */
 export const PROMETHEUS_RULE_API = "monitoring.coreos.com/v1";
@@ -73,6 +81,9 @@ function matcherProblem(field: string, v: unknown, example: string): Problem[] {
           ];
 }
 
+/** The selectors' cross-field check (ratelimit-monitoring-fields.ts). */
+bindCrossCheck(MONITORING_MATCHERS_CHECK, "ratelimit-monitoring.ts matcherProblem", matcherProblem);
+
 /** What GlobalRateLimit knows that the monitoring needs. */
 export interface MonitoringContext {
     instance: string;
@@ -114,7 +125,7 @@ function dashboardPlacement(a: MonitoringArgs, c: MonitoringContext, problems: P
     // Not given: the service's namespace, whose problems are the service's.
     problems.push(...givenProblems(MONITORING_OPTION_FIELDS.dashboardNamespace, "monitoring.dashboardNamespace", a.dashboardNamespace));
     problems.push(...givenProblems(MONITORING_OPTION_FIELDS.dashboardLabel, "monitoring.dashboardLabel", a.dashboardLabel));
-    const label = dashboardLabelOf(a.dashboardLabel ?? MONITORING_OPTION_FIELDS.dashboardLabel.default);
+    const label = dashboardLabelOf(withDefaults(MONITORING_OPTION_FIELDS, a).dashboardLabel);
     return { namespace, labelKey: label?.key ?? "", labelValue: label?.value ?? "" };
 }
 
@@ -142,7 +153,7 @@ function metricSelectors(
     const gatewaySelector = a.gatewaySelector ?? podMatchers(c.gatewayNamespace, c.gatewayPodLabels);
     if (a.gatewaySelector !== undefined)
         problems.push(...matcherProblem("monitoring.gatewaySelector", gatewaySelector, podMatchers(c.gatewayNamespace, c.gatewayPodLabels)));
-    const gatewayClusters = a.gatewayClusters ?? MONITORING_FIELDS.gatewayClusters.default;
+    const gatewayClusters = withDefaults(MONITORING_FIELDS, a).gatewayClusters;
     problems.push(...givenProblems(MONITORING_FIELDS.gatewayClusters, "monitoring.gatewayClusters", a.gatewayClusters));
     const fixedServiceSelector = a.serviceSelector === undefined && perValueServiceSelector ? podMatchers(c.namespace, { app: c.serviceName }) : undefined;
     return {
@@ -170,7 +181,7 @@ function localBucketOf(b: LocalBucketMetricsArgs, i: number, problems: Problem[]
     problems.push(...LOCAL_BUCKET_FIELDS.title.rule.problems(`monitoring.localBuckets[${i}].title`, b.title, undefined));
     problems.push(...LOCAL_BUCKET_FIELDS.selector.rule.problems(`monitoring.localBuckets[${i}].selector`, b.selector, undefined));
     problems.push(...givenProblems(LOCAL_BUCKET_FIELDS.statPrefix, `monitoring.localBuckets[${i}].statPrefix`, b.statPrefix));
-    const statPrefix = b.statPrefix ?? LOCAL_BUCKET_FIELDS.statPrefix.default;
+    const statPrefix = withDefaults(LOCAL_BUCKET_FIELDS, b).statPrefix;
     return { title: String(b.title), selector: String(b.selector), statPrefix: String(statPrefix) };
 }
 
@@ -227,8 +238,8 @@ export function resolveMonitoring(args: MonitoringArgs | undefined, c: Monitorin
     };
     return {
         input,
-        ...((a.dashboard ?? MONITORING_OPTION_FIELDS.dashboard.default) ? { dashboard } : {}),
-        ...((a.alerts ?? MONITORING_OPTION_FIELDS.alerts.default) ? { rules } : {}),
+        ...(withDefaults(MONITORING_OPTION_FIELDS, a).dashboard ? { dashboard } : {}),
+        ...(withDefaults(MONITORING_OPTION_FIELDS, a).alerts ? { rules } : {}),
         valid: !problems.length,
     };
 }

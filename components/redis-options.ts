@@ -3,13 +3,14 @@
  * checked, and its mapping to and from the connection the service's environment is built from
  * (builders/redis-connection.ts).
  */
+import { bindCrossCheck } from "../lib/cross-checks";
 import { isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { Problem } from "../lib/problems";
 import { FixStyle } from "../lib/fix-style";
 import { planned } from "./arg-checks";
-import { givenProblems } from "../lib/field-decl";
-import { REDIS_FIELDS, SECRET_KEY_FIELDS, isSecretDataKey, redisMaxMemoryProblem } from "./redis-fields";
-import { RedisOptionsArgs, SecretKeyArgs } from "./redis-options-args";
+import { givenProblems, withDefaults } from "../lib/field-decl";
+import { REDIS_CHECKS, REDIS_FIELDS, SECRET_KEY_FIELDS, isSecretDataKey, redisMaxMemoryProblem } from "./redis-fields";
+import { RedisOptionsArgs, SecretKeyArgs } from "./redis-options-args.generated";
 import {
     REDIS_SECRET_KEY,
     RedisAuth,
@@ -33,7 +34,7 @@ function cleanSentinelMaster(master: string): string {
 
 /** The typed Redis choice → the connection the service environment is built from (builders/redis-connection.ts). */
 export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): RedisConnection {
-    const mode = r.mode ?? REDIS_FIELDS.mode.default;
+    const mode = withDefaults(REDIS_FIELDS, r).mode;
     const modeProblems = givenProblems(REDIS_FIELDS.mode, "redis.mode", mode);
     // The other Redis checks depend on the mode; they would only add noise to the mode's problem.
     if (modeProblems.length) problems.push(...modeProblems);
@@ -49,14 +50,14 @@ export function redisConnectionOf(r: RedisOptionsArgs, problems: Problem[]): Red
             })),
         );
     }
-    const secretKey = (k: SecretKeyArgs): SecretKey => ({ name: planned(k.name), key: k.key ?? SECRET_KEY_FIELDS.key.default });
+    const secretKey = (k: SecretKeyArgs): SecretKey => ({ name: planned(k.name), key: withDefaults(SECRET_KEY_FIELDS, k).key });
     return {
         mode: mode as RedisModeName,
         addresses: Array.isArray(r.addresses) ? r.addresses.map(planned) : [],
         ...(r.sentinelMaster !== undefined ? { sentinelMaster: r.sentinelMaster } : {}),
         ...(r.passwordSecret ? { password: secretKey(r.passwordSecret) } : {}),
         ...(r.sentinelPasswordSecret ? { sentinelPassword: secretKey(r.sentinelPasswordSecret) } : {}),
-        tls: r.tls ?? REDIS_FIELDS.tls.default,
+        tls: withDefaults(REDIS_FIELDS, r).tls,
         ...(r.tlsCaSecret !== undefined ? { tlsCaSecret: planned(r.tlsCaSecret) } : {}),
     };
 }
@@ -253,7 +254,7 @@ function secretNameProblems(key: string, name: unknown): RedisProblem[] {
 /** A Secret's key: its name, and a valid data key (defaults to `password`). */
 function secretKeyProblems(k: SecretKeyArgs, field: string): RedisProblem[] {
     const problems = secretNameProblems(`${field}.name`, k.name);
-    if (!isSecretDataKey(k.key ?? SECRET_KEY_FIELDS.key.default))
+    if (!isSecretDataKey(withDefaults(SECRET_KEY_FIELDS, k).key))
         problems.push({
             key: `${field}.key`,
             value: k.key,
@@ -276,3 +277,7 @@ export function redisOptionsOf(c: RedisConnection, image: string, maxMemory: str
         ...(c.tlsCaSecret !== undefined ? { tlsCaSecret: c.tlsCaSecret } : {}),
     };
 }
+
+/** Redis's cross-field checks (redis-fields.ts REDIS_CHECKS). */
+bindCrossCheck(REDIS_CHECKS.mode, "redis-options.ts redisOptionsProblems", redisOptionsProblems);
+bindCrossCheck(REDIS_CHECKS.secret, "redis-options.ts secretKeyProblems", secretKeyProblems);

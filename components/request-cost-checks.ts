@@ -3,10 +3,11 @@
  * in the range Envoy sends (0 to 10^9), a header name Envoy and the service accept. Pure; collects
  * problems, throws nothing.
  */
+import { bindCrossCheck } from "../lib/cross-checks";
 import { Problem } from "../lib/problems";
-import { givenProblems } from "../lib/field-decl";
+import { givenProblems, withDefaults } from "../lib/field-decl";
 import { MAX_COST, RequestCostArgs, ResolvedRequestCost } from "../builders/request-cost-args";
-import { REQUEST_COST_FIELDS, RESPONSE_MISSING_COST } from "./request-cost-fields";
+import { REQUEST_COST_CHECKS, REQUEST_COST_FIELDS, RESPONSE_MISSING_COST } from "./request-cost-fields";
 import { isPerValueRule } from "../builders/counter-stores";
 import { booleanProblems, fieldProblem } from "../lib/field-checks";
 
@@ -141,7 +142,7 @@ export function checkSharedCost(at: string, r: any, problems: Problem[]): void {
     const budget = `the ${Number(r.requestsPerUnit).toLocaleString("en-US")} a ${r.unit} every client shares`;
     const perClient = `or count it per client (${at}.perClientAddress: true, or a header with perValue)`;
     if (c.requestHeader !== undefined && c.maxCost === undefined) {
-        const suggested = Math.max(c.missingCost ?? F.missingCost.default, Math.ceil(Number(r.requestsPerUnit) / 10), 1);
+        const suggested = Math.max(withDefaults(F, c).missingCost, Math.ceil(Number(r.requestsPerUnit) / 10), 1);
         problems.push(
             fieldProblem(
                 `${key}.maxCost`,
@@ -173,3 +174,7 @@ export function checkSharedCost(at: string, r: any, problems: Problem[]): void {
         );
     }
 }
+
+/** The cost's cross-field checks (request-cost-fields.ts REQUEST_COST_CHECKS). */
+bindCrossCheck(REQUEST_COST_CHECKS.maxCost, "request-cost-checks.ts checkRequestCost", checkRequestCost);
+bindCrossCheck(REQUEST_COST_CHECKS.sharedBudget, "request-cost-checks.ts checkSharedCost", checkSharedCost);

@@ -1,12 +1,14 @@
 /**
  * The fields of a rule's `cost`, each declared once (lib/field-decl.ts);
- * builders/request-cost-arg-types.ts is generated from this table (`npm run gen:arg-types`).
+ * builders/request-cost-arg-types.generated.ts is generated from this table (`npm run gen:arg-types`).
  * request-cost-checks.ts runs the rules and `resolveRequestCost` fills `missingCost` from here; which
  * kind of cost is given, and `maxCost` against its siblings, stay checked there. Pure.
  */
-import { ArgInterface, customRule, field, uncheckedRule } from "../lib/field-decl";
+import { checkedWith, crossCheck } from "../lib/cross-checks";
+import { ArgInterface, customRule, field } from "../lib/field-decl";
 import { MAX_COST } from "../builders/request-cost-args";
 import { Problem } from "../lib/problems";
+import { t } from "../lib/field-types";
 
 /** A header name the cost can be read from: lower case token characters, no pseudo-header (`:path` is no number). */
 const COST_HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
@@ -46,11 +48,17 @@ function headerNameRule(example: string) {
 /** What a response without the cost header costs (`missingCost`'s default with `responseHeader`). */
 export const RESPONSE_MISSING_COST = 0;
 
+/** A cost's fields judged with the others, and with its rule's counter (request-cost-checks.ts). */
+export const REQUEST_COST_CHECKS = {
+    maxCost: crossCheck("request cost bound", ["maxCost"], "with requestHeader only, and not under missingCost"),
+    sharedBudget: crossCheck("shared budget risk", ["acceptSharedBudgetRisk"], "with responseHeader only, on a rule whose counter every client shares"),
+};
+
 /** The fields of `RequestCostArgs`. */
 export const REQUEST_COST_FIELDS = {
     fixed: field<number>({
         doc: "Every request the rule covers costs this much, e.g. `5` (0 to 1,000,000,000; 0 checks the budget without taking from it).",
-        type: "number",
+        type: t.number(),
         rule: wholeCostRule("5"),
         goesTo: { envoy: "the descriptor's hits_addend number" },
     }),
@@ -59,7 +67,7 @@ export const REQUEST_COST_FIELDS = {
             "The cost is the value of this request header (lower case), e.g. `x-cost`: a whole number of at most 9 digits. A request without " +
             "it, or with any other value, costs `missingCost`. Whoever sets the header chooses the cost: use it only for a header that the " +
             "gateway or an earlier proxy sets, or strips from clients.",
-        type: "string",
+        type: t.string(),
         rule: headerNameRule("x-cost"),
         goesTo: { envoy: "the descriptor's hits_addend format (%REQ(<header>)%)" },
     }),
@@ -69,7 +77,7 @@ export const REQUEST_COST_FIELDS = {
             "response is done. The request itself is let through while the budget is not yet over (checked without taking from it), so the " +
             "request that goes over the budget is served and the next ones are refused. A response without the header costs `missingCost`; " +
             "a value that is not a number from 0 to 1,000,000,000 is not counted.",
-        type: "string",
+        type: t.string(),
         rule: headerNameRule("x-tokens-used"),
         goesTo: { envoy: "a header-to-metadata rule and the response's hits_addend" },
     }),
@@ -77,7 +85,7 @@ export const REQUEST_COST_FIELDS = {
         doc:
             "With `requestHeader` or `responseHeader`: the cost of a request (or response) without the header (and, for `requestHeader`, " +
             "with a value that is not a whole number of at most 9 digits).",
-        type: "number",
+        type: t.number(),
         default: 1,
         defaultNote:
             ` for \`requestHeader\` (leaving the header out never makes a request free) and \`${RESPONSE_MISSING_COST}\` for ` +
@@ -91,9 +99,9 @@ export const REQUEST_COST_FIELDS = {
             "form of its own, so the value never reaches the shared counter). Without it one request can spend a whole budget, everyone's " +
             "when the rule's counter is shared: the cost is added even when the request is refused. Not with `responseHeader` (count that " +
             "cost per client instead: `perClientAddress` or a per-value header). Whole number from 1 to 999,999,999.",
-        type: "number",
+        type: t.number(),
         defaultNote: "none (up to 999,999,999)",
-        rule: uncheckedRule("a whole number from 1 to 999999999, with `requestHeader` only, not under `missingCost`"),
+        rule: checkedWith(REQUEST_COST_CHECKS.maxCost, "a whole number from 1 to 999999999"),
         goesTo: { envoy: "the largest hits_addend a request header gives" },
     }),
     acceptSharedBudgetRisk: field({
@@ -102,14 +110,14 @@ export const REQUEST_COST_FIELDS = {
             "`identity`): such a rule is refused at preview, since one response with a large number spends the budget of every client " +
             "for the rest of the window (docs/security.md). `true` accepts that risk for this rule (for a backend whose number no client " +
             "can make large). A request-header cost on a shared counter needs `maxCost` instead.",
-        type: "boolean",
+        type: t.boolean(),
         default: false,
-        rule: uncheckedRule<boolean>("true or false, with `responseHeader` only (checked with the cost, request-cost-checks.ts)"),
+        rule: checkedWith<boolean>(REQUEST_COST_CHECKS.sharedBudget, "true or false"),
         goesTo: { object: "the preview's shared-budget check" },
     }),
 };
 
-/** The interface generated from this table (builders/request-cost-arg-types.ts). */
+/** The interface generated from this table (builders/request-cost-arg-types.generated.ts). */
 export const REQUEST_COST_ARG_INTERFACES: readonly ArgInterface[] = [
     {
         name: "RequestCostArgs",

@@ -3,13 +3,13 @@
  * for the limit, the path, the name, the client prefix and the per-path limits, and a whole rule
  * (its request fields in rule-field-checks.ts). Pure; collects problems, throws nothing.
  */
+import { bindCrossCheck } from "../lib/cross-checks";
 import { UNSENDABLE_PATH, compileFullMatch, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
-import { booleanProblems, fieldProblem } from "../lib/field-checks";
-import { fieldProblems, givenProblems } from "../lib/field-decl";
+import { fieldProblem } from "../lib/field-checks";
+import { fieldProblems, givenProblems, withDefaults } from "../lib/field-decl";
 import {
     HEADER_MATCH_DEFAULTS,
-    LIMIT_DEFAULTS,
     LIMIT_FIELDS,
     MAX_REQUESTS_PER_UNIT,
     PATH_MATCH_FIELDS,
@@ -18,6 +18,8 @@ import {
     RULE_FIELDS,
     overUint32Problem,
     requestsPerUnitProblems,
+    ROUTE_REF_FIELDS,
+    RULE_CHECKS,
 } from "./rule-fields";
 import { CLIENT_PREFIX_FIELDS, DEFAULT_CLIENT_PREFIX } from "./client-prefix-fields";
 import { MAX_SPELLED_PATH } from "../builders/path-spellings";
@@ -51,7 +53,7 @@ export function checkLimit(field: string, l: any, problems: Problem[]): void {
 
 /** A checked limit resolved: the one place its `requestsPerUnit` is read and its window converted to seconds. */
 export function resolveLimit(l: LimitArgs): ResolvedLimit {
-    return { requests: l.requestsPerUnit, unit: l.unit, seconds: LIMIT_UNIT_SECONDS[l.unit], shadow: l.shadow ?? LIMIT_DEFAULTS.shadow };
+    return { requests: l.requestsPerUnit, unit: l.unit, seconds: LIMIT_UNIT_SECONDS[l.unit], shadow: withDefaults(LIMIT_FIELDS, l).shadow };
 }
 
 /**
@@ -214,14 +216,7 @@ export function validateRule(r: any, i: number, names: Set<string>, problems: Pr
     if (r.acceptEvictionRisk !== undefined) checkAcceptEvictionRisk(at, r, problems);
     checkRuleClient(at, r, problems);
     if (r.identity !== undefined) checkIdentity(at, r, problems);
-    if (r.route !== undefined && (typeof r.route?.name !== "string" || r.route.name === "")) {
-        problems.push({
-            key: `${at}.route.name`,
-            value: r.route?.name,
-            problem: "must name a route (VirtualService http[].name)",
-            fix: "set route.name to the route's name, or remove route",
-        });
-    }
+    if (r.route !== undefined) problems.push(...fieldProblems(ROUTE_REF_FIELDS.name, `${at}.route.name`, r.route?.name));
     if (r.cost !== undefined) checkRequestCost(`${at}.cost`, r.cost, problems);
     checkLimit(at, r, problems);
     if (r.cost !== undefined && problems.length === before) checkSharedCost(at, r, problems);
@@ -264,7 +259,7 @@ export function checkPerPath(perPath: PerPathLimitsArgs, pathKey: string, proble
 
 /** `acceptEvictionRisk`: a boolean, on a rule with a counter per value only (elsewhere it would say nothing). */
 function checkAcceptEvictionRisk(at: string, r: RateLimitRuleArgs, problems: Problem[]): void {
-    const bad = booleanProblems(`${at}.acceptEvictionRisk`, r.acceptEvictionRisk, true);
+    const bad = givenProblems(RULE_FIELDS.acceptEvictionRisk, `${at}.acceptEvictionRisk`, r.acceptEvictionRisk);
     problems.push(...bad);
     const perValue = r.header?.perValue === true || r.query?.perValue === true || r.perClientAddress === true || r.clientCidr?.perAddress === true;
     if (!bad.length && !perValue)
@@ -277,3 +272,9 @@ function checkAcceptEvictionRisk(at: string, r: RateLimitRuleArgs, problems: Pro
             ),
         );
 }
+
+/** The rules' cross-field checks whose code is here (rule-fields.ts RULE_CHECKS). */
+bindCrossCheck(RULE_CHECKS.path, "rule-checks.ts checkRulePath", checkRulePath);
+bindCrossCheck(RULE_CHECKS.name, "rule-checks.ts checkRuleName", checkRuleName);
+bindCrossCheck(RULE_CHECKS.eviction, "rule-checks.ts checkAcceptEvictionRisk", checkAcceptEvictionRisk);
+bindCrossCheck(RULE_CHECKS.perPath, "rule-checks.ts checkPerPath", checkPerPath);

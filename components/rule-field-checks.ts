@@ -3,13 +3,14 @@
  * parameter, and the client (`perClientAddress`, `clientCidr`), each problem under its field path
  * (`rules[2].header.name`). Pure; collects problems, throws nothing.
  */
+import { bindCrossCheck } from "../lib/cross-checks";
 import { Problem } from "../lib/problems";
 import { booleanProblems, fieldProblem, oneOfProblems } from "../lib/field-checks";
 import { MASKED_REMOTE_ADDRESS_KEY } from "../builders/client-cidr";
 import { checkClientCidr } from "./client-cidr-checks";
 import { givenProblems } from "../lib/field-decl";
-import { HEADER_MATCH_FIELDS, QUERY_MATCH_FIELDS, RULE_FIELDS } from "./rule-fields";
-import { MAX_HEADER_HYPHENS, METHOD_TOKEN, normalizedMethods } from "../builders/request-match";
+import { HEADER_MATCH_FIELDS, QUERY_MATCH_FIELDS, RULE_CHECKS, RULE_FIELDS } from "./rule-fields";
+import { MAX_HEADER_HYPHENS } from "../builders/request-match";
 import { MISSING_VALUE_KEY, QUERY_VALUE_KEY, REMOTE_ADDRESS_KEY, UNTRUSTED_VALUE_KEY, ValueCharset } from "../builders/rule-args";
 
 export const HEADER_NAME = /^(:authority|:method|:scheme|[a-z0-9!#$%&'*+.^_`|~-]+)$/;
@@ -104,40 +105,9 @@ export function checkValueCharset(at: string, f: any, problems: Problem[]): void
     }
 }
 
-/** `methods`: a non-empty list of HTTP method tokens, each once whatever its case. */
+/** `methods`: its declaration's rule (rule-methods.ts). */
 export function checkRuleMethods(at: string, methods: unknown, problems: Problem[]): void {
-    if (!Array.isArray(methods) || methods.length === 0) {
-        problems.push(
-            fieldProblem(
-                `${at}.methods`,
-                methods,
-                "must be a non-empty list of HTTP methods",
-                (s) => `${s.set(`${at}.methods`, '["POST"]')}, or remove it (every method)`,
-            ),
-        );
-        return;
-    }
-    methods.forEach((m, j) => {
-        if (typeof m !== "string" || !METHOD_TOKEN.test(m)) {
-            const fixed = typeof m === "string" ? m.trim().toUpperCase() : "";
-            problems.push(
-                fieldProblem(
-                    `${at}.methods[${j}]`,
-                    m,
-                    "must be an HTTP method, e.g. GET or POST (letters, digits and the token characters of RFC 9110)",
-                    (s) => (METHOD_TOKEN.test(fixed) ? s.set(`${at}.methods[${j}]`, fixed) : `remove it, or ${s.set(`${at}.methods[${j}]`, "GET")}`),
-                ),
-            );
-        }
-    });
-    const strings = methods.filter((m): m is string => typeof m === "string");
-    if (normalizedMethods(strings).length !== strings.length) {
-        problems.push(
-            fieldProblem(`${at}.methods`, methods, "lists a method twice (methods are matched without regard to case)", (s) =>
-                s.set(`${at}.methods`, JSON.stringify(normalizedMethods(strings))),
-            ),
-        );
-    }
+    problems.push(...givenProblems(RULE_FIELDS.methods, `${at}.methods`, methods));
 }
 
 /**
@@ -262,3 +232,8 @@ export function checkRuleClient(at: string, r: any, problems: Problem[]): void {
         }
     }
 }
+
+/** The header's and the parameter's cross-field checks (rule-fields.ts RULE_CHECKS). */
+bindCrossCheck(RULE_CHECKS.header, "rule-field-checks.ts checkHeaderNameAndValue, checkHeaderOptions", checkHeaderNameAndValue);
+bindCrossCheck(RULE_CHECKS.header, "rule-field-checks.ts checkHeaderNameAndValue, checkHeaderOptions", checkHeaderOptions);
+bindCrossCheck(RULE_CHECKS.query, "rule-field-checks.ts checkRuleQuery", checkRuleQuery);

@@ -1,15 +1,15 @@
 /**
- * The fields of the typed global rate-limit rules (GlobalRateLimit's and PlatformRateLimit's
- * `rules`, `perPath`): what a rule matches, its limit and the per-path limits, each declared once
- * (lib/field-decl.ts); builders/rule-types-args.ts is generated from these tables
- * (`npm run gen:arg-types`). A field whose check needs its siblings or its rule keeps that check in
- * rule-checks.ts, rule-field-checks.ts, identity-checks.ts or request-cost-checks.ts, and its rule
- * here says so (`uncheckedRule`). Pure.
+ * The fields of the typed global rate-limit rules (GlobalRateLimit's and PlatformRateLimit's `rules`,
+ * `perPath`): what a rule matches, its limit and the per-path limits, each declared once
+ * (lib/field-decl.ts); builders/rule-types-args.generated.ts is generated from these tables. Pure.
  */
-import { ArgInterface, Rule, booleanRule, customRule, defaultsOf, field, nested, oneOfRule, uncheckedRule, withFallback } from "../lib/field-decl";
-import { fieldProblem, wholeNumberProblems } from "../lib/field-checks";
+import { booleanRule, customRule, defaultsOf, field, nested, oneOfRule, withFallback } from "../lib/field-decl";
+import { checkedWith, crossCheck } from "../lib/cross-checks";
+import { methodsProblems } from "./rule-methods";
+import { booleanProblems, fieldProblem, wholeNumberProblems } from "../lib/field-checks";
 import { Problem } from "../lib/problems";
 import { DEFAULT_PATH_KEY, LimitUnit, MissingHeader, PathSpellings, ValueCharset } from "../builders/rule-args";
+import { t } from "../lib/field-types";
 
 /** The most requests per unit the rate-limit service can count: its `requests_per_unit` is a uint32 (envoyproxy/ratelimit config). */
 export const MAX_REQUESTS_PER_UNIT = 4_294_967_295;
@@ -32,56 +32,70 @@ export function requestsPerUnitProblems(key: string, value: unknown): Problem[] 
 
 /** Where a match field's value goes: the rule's rate_limits actions. */
 const ACTIONS = { envoy: "the rule's rate_limits actions" } as const;
-/** Where a limit's value goes: the service's config.yaml. */
 const SERVICE = { object: "the rate-limit service's config.yaml descriptor" } as const;
 
 /** The fields of `LimitArgs`, the limit every rule, named path and `eachPath` has. */
 export const LIMIT_FIELDS = {
     requestsPerUnit: field<number>({
         doc: "Requests allowed per `unit`.",
-        type: "number",
+        type: t.number(),
         required: true,
         rule: customRule<number>(`a whole number from 1 to ${MAX_REQUESTS_PER_UNIT}`, (p, v) => requestsPerUnitProblems(p, v)),
         goesTo: { object: "the rate-limit service's config.yaml `requests_per_unit`" },
     }),
     unit: field<LimitUnit>({
         doc: "Time unit of the limit.",
-        type: "LimitUnit",
+        type: t.enum(LimitUnit, "LimitUnit"),
         required: true,
         rule: withFallback(oneOfRule(LimitUnit, "LimitUnit"), LimitUnit.Minute),
         goesTo: { object: "the rate-limit service's config.yaml `unit`" },
     }),
     shadow: field({
         doc: "Observe only: counted (the excess in the service's `shadow_mode` statistic), never refused.",
-        type: "boolean",
+        type: t.boolean(),
         default: false,
         rule: booleanRule(),
         goesTo: { object: "the rate-limit service's config.yaml `shadow_mode`" },
     }),
 };
 
-/** `spellings`: one of its values; that it comes with `exact` or `prefix` is checked with its siblings (rule-checks.ts `checkRulePath`). */
-const SPELLINGS_ONE_OF = oneOfRule(PathSpellings, "PathSpellings");
-const SPELLINGS_RULE: Rule<PathSpellings> = { ...SPELLINGS_ONE_OF, text: `${SPELLINGS_ONE_OF.text}, only with exact or prefix` };
+/** The checks of a rule's fields together, each named by the fields it judges (bound to its code in rule-checks.ts, rule-field-checks.ts, gateway-target.ts). */
+export const RULE_CHECKS = {
+    path: crossCheck("rule path", ["exact", "prefix", "regex", "spellings"], "exactly one of exact, prefix, regex; spellings only with exact or prefix"),
+    header: crossCheck(
+        "rule header",
+        ["name", "value", "invert", "perValue", "valueCharset", "whenMissing"],
+        "name not :path; invert only with value; perValue not with value; charset and whenMissing only with perValue",
+    ),
+    query: crossCheck(
+        "rule query",
+        ["name", "value", "perValue", "valueCharset", "whenMissing"],
+        "a non-empty name and value; perValue not with value; charset and whenMissing only with perValue",
+    ),
+    name: crossCheck("rule name", ["name"], "a descriptor value, unique among the rules"),
+    eviction: crossCheck("accepted eviction risk", ["acceptEvictionRisk"], "only on a rule with a counter per value"),
+    virtualHost: crossCheck("route virtual host", ["virtualHost"], "one of gateway.virtualHosts"),
+    perPath: crossCheck("per-path limits", ["descriptorKey", "path"], "a descriptor key; each path exact and listed once"),
+};
 
-/** The fields of `PathMatchArgs`: exactly one of exact, prefix, regex, checked together (rule-checks.ts `checkRulePath`). */
+/** The fields of `PathMatchArgs`: exactly one of exact, prefix, regex (`RULE_CHECKS.path`). */
 export const PATH_MATCH_FIELDS = {
     exact: field<string>({
         doc: "The whole path, e.g. `/login` (the query string is ignored).",
-        type: "string",
-        rule: uncheckedRule("a path; exactly one of exact, prefix, regex (checked with its siblings, rule-checks.ts checkRulePath)"),
+        type: t.string(),
+        rule: checkedWith(RULE_CHECKS.path, "a path"),
         goesTo: ACTIONS,
     }),
     prefix: field<string>({
         doc: "A path prefix, e.g. `/api` (matches `/api`, `/api/...` and `/api?...`, not `/apiv2`).",
-        type: "string",
-        rule: uncheckedRule("a path; exactly one of exact, prefix, regex (checked with its siblings, rule-checks.ts checkRulePath)"),
+        type: t.string(),
+        rule: checkedWith(RULE_CHECKS.path, "a path"),
         goesTo: ACTIONS,
     }),
     regex: field<string>({
         doc: "An RE2 regular expression matched against the whole path without its query, e.g. `/items/[0-9]+`.",
-        type: "string",
-        rule: uncheckedRule("an RE2 expression; exactly one of exact, prefix, regex (checked with its siblings, rule-checks.ts checkRulePath)"),
+        type: t.string(),
+        rule: checkedWith(RULE_CHECKS.path, "an RE2 expression"),
         goesTo: ACTIONS,
     }),
     spellings: field<PathSpellings>({
@@ -92,35 +106,29 @@ export const PATH_MATCH_FIELDS = {
             "`/login/`), a `.` suffix (`/login.`, `/login.json`), and each character literal or percent-encoded in either hex case " +
             "(`/logi%6E`). `PathSpellings.Exact` counts the path as written only (after the gateway's own normalization), so `/LOGIN` " +
             "escapes a `/login` limit. Not with `regex` (a regex matches as written: write the spellings into it).",
-        type: "PathSpellings",
+        type: t.enum(PathSpellings, "PathSpellings"),
         default: PathSpellings.Equivalent,
-        rule: SPELLINGS_RULE,
+        rule: checkedWith(RULE_CHECKS.path, oneOfRule(PathSpellings, "PathSpellings")),
         goesTo: ACTIONS,
     }),
 };
 
-/** The text of a header's or parameter's field checked with its siblings (rule-field-checks.ts). */
-function withSiblings<T>(what: string): Rule<T> {
-    return uncheckedRule<T>(`${what} (checked with its siblings, rule-field-checks.ts)`);
-}
-
 /** `whenMissing` and `valueCharset` of a per-value header or parameter, `doc`s given. */
-function perValueFields(charsetDoc: string, missingDoc: string, missingNote: string) {
+function perValueFields(check: typeof RULE_CHECKS.header, charsetDoc: string, missingDoc: string, missingNote: string) {
     return {
         valueCharset: field<ValueCharset>({
             doc: charsetDoc,
-            type: "ValueCharset",
+            type: t.enum(ValueCharset, "ValueCharset"),
             default: ValueCharset.Utf8,
-            rule: { ...oneOfRule(ValueCharset, "ValueCharset"), ...withSiblings<ValueCharset>("one of its values, only with perValue") },
+            rule: checkedWith(check, oneOfRule(ValueCharset, "ValueCharset")),
             goesTo: ACTIONS,
         }),
         whenMissing: field<MissingHeader>({
             doc: missingDoc,
-            type: "MissingHeader",
+            type: t.enum(MissingHeader, "MissingHeader"),
             default: MissingHeader.SharedCounter,
             defaultNote: missingNote,
-            // The value's rule; that it comes with `perValue` is checked with it (rule-field-checks.ts).
-            rule: oneOfRule(MissingHeader, "MissingHeader"),
+            rule: checkedWith(check, oneOfRule(MissingHeader, "MissingHeader")),
             goesTo: ACTIONS,
         }),
     };
@@ -130,25 +138,24 @@ function perValueFields(charsetDoc: string, missingDoc: string, missingNote: str
 export const HEADER_MATCH_FIELDS = {
     name: field<string>({
         doc: "Header name in lower case, e.g. `x-api-key`.",
-        type: "string",
+        type: t.string(),
         required: true,
-        rule: withSiblings("a header name"),
+        rule: checkedWith(RULE_CHECKS.header, "a header name"),
         goesTo: ACTIONS,
     }),
     value: field<string>({
         doc: "Applies only to requests whose header has exactly this value (all of them share one counter).",
-        type: "string",
-        rule: withSiblings("a header value"),
+        type: t.string(),
+        rule: checkedWith(RULE_CHECKS.header, "a header value"),
         goesTo: ACTIONS,
     }),
     invert: field({
         doc:
             "With `value`: applies to the requests whose header does NOT have that value, requests without the header included (Envoy's " +
             "`invert_match` with `treat_missing_header_as_empty`).",
-        type: "boolean",
+        type: t.boolean(),
         default: false,
-        // The value's rule; that it comes with `value` is checked with it (rule-field-checks.ts).
-        rule: booleanRule(),
+        rule: checkedWith(RULE_CHECKS.header, booleanRule()),
         goesTo: { envoy: "the header matcher's invert_match" },
     }),
     perValue: field({
@@ -159,12 +166,13 @@ export const HEADER_MATCH_FIELDS = {
             "the name with `_` for `-` (`x_api_key` for `x-api-key`: CGI, WSGI and nginx read both as one name). Every other request counts " +
             "on the rule's guard counter, kept per client (`clientPrefix`), at the rule's limit (none with `whenMissing: " +
             "MissingHeader.Refuse`). The name may hold at most 4 hyphens.",
-        type: "boolean",
+        type: t.boolean(),
         default: false,
-        rule: withSiblings("true or false, not with value"),
+        rule: checkedWith(RULE_CHECKS.header, "true or false"),
         goesTo: ACTIONS,
     }),
     ...perValueFields(
+        RULE_CHECKS.header,
         "With `perValue`: the characters a value may hold to get its own counter.",
         "With `perValue`: what happens to a request without the header.",
         " (one counter per client for all of them, at the same limit), so leaving the header out never escapes the limit",
@@ -175,16 +183,16 @@ export const HEADER_MATCH_FIELDS = {
 export const QUERY_MATCH_FIELDS = {
     name: field<string>({
         doc: "The parameter's name as the application reads it (decoded), e.g. `tier`.",
-        type: "string",
+        type: t.string(),
         required: true,
-        rule: withSiblings("a parameter name"),
+        rule: checkedWith(RULE_CHECKS.query, "a parameter name"),
         goesTo: ACTIONS,
     }),
     value: field<string>({
         doc: "Applies only when the parameter has exactly this (decoded) value, e.g. `free`.",
-        type: "string",
+        type: t.string(),
         defaultNote: "any value (presence)",
-        rule: withSiblings("a parameter value"),
+        rule: checkedWith(RULE_CHECKS.query, "a parameter value"),
         goesTo: ACTIONS,
     }),
     perValue: field({
@@ -199,32 +207,40 @@ export const QUERY_MATCH_FIELDS = {
             "(`?KEY=mine`), a value holding `;`, an encoded `&` or `;`, or an encoded space `%20` (a form reader takes a literal `+` for a " +
             "space: `+` is sent as written, so `%20` would be a second counter for the same value). So a client cannot mint fresh counters " +
             "by putting a new value where the application does not read it.",
-        type: "boolean",
+        type: t.boolean(),
         default: false,
-        rule: withSiblings<boolean>("true or false, not with value"),
+        rule: checkedWith<boolean>(RULE_CHECKS.query, "true or false"),
         goesTo: ACTIONS,
     }),
     ...perValueFields(
+        RULE_CHECKS.query,
         "With `perValue`: the characters a (decoded) value may hold to get its own counter.",
         "With `perValue`: what happens to a request without the parameter (in any spelling of its name).",
         ": one counter per client for all of them, at the rule's limit",
     ),
 };
 
+/** A route's name: given, a non-empty text. */
+const ROUTE_NAME_RULE = customRule<string>("a route's name", (p, v) =>
+    typeof v === "string" && v !== ""
+        ? []
+        : [{ key: p, value: v, problem: "must name a route (VirtualService http[].name)", fix: "set route.name to the route's name, or remove route" }],
+);
+
 /** The fields of `RouteRefArgs`. */
 export const ROUTE_REF_FIELDS = {
     name: field<string>({
         doc: "The route's name (VirtualService `http[].name`).",
-        type: "string",
+        type: t.string(),
         required: true,
-        rule: uncheckedRule("a route's name (checked with its rule, rule-checks.ts validateRule)"),
+        rule: ROUTE_NAME_RULE,
         goesTo: { envoy: "the route whose rate_limits the rule sits in" },
     }),
     virtualHost: field<string>({
         doc: "Istio's virtual host name `<host>:<port>`; one of `gateway.virtualHosts`.",
-        type: "string",
+        type: t.string(),
         defaultNote: "each of them (every virtual host only with `gateway.allVirtualHosts`)",
-        rule: uncheckedRule("one of `gateway.virtualHosts` (checked with the gateway, by the component)"),
+        rule: checkedWith(RULE_CHECKS.virtualHost, "a virtual host `<host>:<port>`"),
         goesTo: { envoy: "the virtual host of the route" },
     }),
 };
@@ -233,31 +249,31 @@ export const ROUTE_REF_FIELDS = {
 const RULE_MATCH_FIELDS = {
     name: field<string>({
         doc: "Unique name; also the descriptor value the rule sends. Letters, digits, `_`, `.`, `-`.",
-        type: "string",
+        type: t.string(),
         required: true,
-        rule: uncheckedRule("a descriptor value, unique among the rules (checked with the others, rule-checks.ts checkRuleName)"),
+        rule: checkedWith(RULE_CHECKS.name, "letters, digits, `_`, `.`, `-`"),
         goesTo: { envoy: "the rule's descriptor value" },
     }),
-    path: nested({ doc: "Only requests whose path matches. Defaults to every path.", type: "PathMatchArgs" }),
+    path: nested({ doc: "Only requests whose path matches. Defaults to every path.", type: t.ref("PathMatchArgs") }),
     header: nested({
         doc:
             "Requests with this header value or presence, all but one value (`invert`), or one counter per value (header-less requests per " +
             "`whenMissing`). Defaults to none.",
-        type: "HeaderMatchArgs",
+        type: t.ref("HeaderMatchArgs"),
     }),
     methods: field<string[]>({
         doc:
             'Only requests with one of these methods, e.g. `["POST", "PUT"]`. Matched without regard to case (`post` is counted as ' +
             "`POST`: HTTP/1 lets a client send either, and an application that reads it case-insensitively must not let `post` escape a " +
             "`POST` limit).",
-        type: "string[]",
+        type: t.list(t.string()),
         defaultNote: "every method",
-        rule: withSiblings("HTTP methods"),
+        rule: customRule<string[]>("a non-empty list of HTTP methods, each once", (p, v) => methodsProblems(p, v)),
         goesTo: ACTIONS,
     }),
     query: nested({
         doc: "Only requests whose query has this parameter (or this value of it), or one counter per value of it (`perValue`). Defaults to none.",
-        type: "QueryMatchArgs",
+        type: t.ref("QueryMatchArgs"),
     }),
     identity: nested({
         doc:
@@ -265,11 +281,11 @@ const RULE_MATCH_FIELDS = {
             "pods, rendered by the component) and the rule counts by the token's claim, read from what the token check wrote (no header a " +
             'client could send), e.g. `{ jwt: { issuer, jwksUri, claim: "sub" } }`. A request without a verified token is counted per ' +
             "client or refused (`missing`). Not with `header.perValue`, `query.perValue`, `perClientAddress` or `clientCidr`. Defaults to none.",
-        type: "IdentityArgs",
+        type: t.ref("IdentityArgs"),
     }),
     perClientAddress: field({
         doc: "One counter per client: per address prefix (`clientPrefix`: /32 for IPv4, /64 for IPv6 by default).",
-        type: "boolean",
+        type: t.boolean(),
         default: false,
         defaultNote: " (one counter for all clients)",
         rule: booleanRule(),
@@ -277,11 +293,11 @@ const RULE_MATCH_FIELDS = {
     }),
     clientCidr: nested({
         doc: "Only clients whose address is inside a CIDR: one counter per CIDR, or per address within it (`perAddress`). Defaults to every client.",
-        type: "ClientCidrArgs",
+        type: t.ref("ClientCidrArgs"),
     }),
     route: nested({
         doc: "Only requests on this route (the rule sits on the route). Defaults to every route of `gateway.virtualHosts`.",
-        type: "RouteRefArgs",
+        type: t.ref("RouteRefArgs"),
     }),
 };
 
@@ -299,7 +315,7 @@ export const RULE_FIELDS = {
             "`false` keeps this rule out of the `X-RateLimit-*` response headers and the published `RateLimit-Policy` (a limit that must " +
             "stay hidden, such as a guard against floods); `true` shows it even when the filter's `rateLimitHeaders` is " +
             "`RateLimitHeaders.Off`. Needs the Envoy of Istio 1.30 or later (a rate-limit entry's `x_ratelimit_option`).",
-        type: "boolean",
+        type: t.boolean(),
         defaultNote:
             "the filter's setting, and to `false` for a `shadow` rule (clients are not told of a limit that never refuses; when it is a " +
             "request's tightest, that response carries no X-RateLimit headers)",
@@ -311,7 +327,7 @@ export const RULE_FIELDS = {
             "What one request takes from the budget: a fixed number, a request header's value, or a response header's value counted when " +
             "the response is done (builders/request-cost-args.ts). Needs `FilterLayout.PerInstance` (Envoy reads a cost only from a " +
             "filter's own descriptors). Defaults to 1 per request.",
-        type: "RequestCostArgs",
+        type: t.ref("RequestCostArgs"),
     }),
     acceptEvictionRisk: field({
         doc:
@@ -320,9 +336,12 @@ export const RULE_FIELDS = {
             "`maxMemory` alone sizes nothing): a flood of new " +
             "values can make the store evict a counter and so give its budget back (docs/security.md). `true` accepts that risk for this " +
             "rule (the preview still prints what a reset costs an attacker). Only on a per-value rule.",
-        type: "boolean",
+        type: t.boolean(),
         default: false,
-        rule: uncheckedRule<boolean>("true or false, only on a per-value rule (checked with its rule, rule-checks.ts checkAcceptEvictionRisk)"),
+        rule: checkedWith(
+            RULE_CHECKS.eviction,
+            customRule<boolean>("true or false", (p, v) => booleanProblems(p, v, true)),
+        ),
         goesTo: { object: "the preview's eviction check" },
     }),
 };
@@ -331,9 +350,9 @@ export const RULE_FIELDS = {
 export const PATH_LIMIT_FIELDS = {
     path: field<string>({
         doc: "The exact path without query, e.g. `/productpage`.",
-        type: "string",
+        type: t.string(),
         required: true,
-        rule: uncheckedRule("an exact path, each once (checked with the others, rule-checks.ts checkPerPath)"),
+        rule: checkedWith(RULE_CHECKS.perPath, "an exact path"),
         goesTo: SERVICE,
     }),
     ...LIMIT_FIELDS,
@@ -344,13 +363,16 @@ export const PATH_LIMIT_FIELDS = {
 export const PER_PATH_FIELDS = {
     descriptorKey: field<string>({
         doc: "Descriptor key the path is sent under.",
-        type: "string",
+        type: t.string(),
         default: DEFAULT_PATH_KEY,
-        rule: uncheckedRule("a descriptor key (checked with the paths, rule-checks.ts checkPerPath)"),
+        rule: checkedWith(RULE_CHECKS.perPath, "a descriptor key"),
         goesTo: { envoy: "the per-path rate_limits action's descriptor_key" },
     }),
-    paths: nested({ doc: "Limits of named paths. Defaults to none.", type: "PathLimitArgs[]" }),
-    eachPath: nested({ doc: "Limit of every other path, each distinct path counted apart. Defaults to none (other paths unlimited).", type: "LimitArgs" }),
+    paths: nested({ doc: "Limits of named paths. Defaults to none.", type: t.list(t.ref("PathLimitArgs")) }),
+    eachPath: nested({
+        doc: "Limit of every other path, each distinct path counted apart. Defaults to none (other paths unlimited).",
+        type: t.ref("LimitArgs"),
+    }),
 };
 
 /** The declared defaults the resolvers fill in (rule-checks.ts, limits-plan.ts). */
@@ -359,42 +381,3 @@ export const HEADER_MATCH_DEFAULTS = defaultsOf(HEADER_MATCH_FIELDS);
 export const QUERY_MATCH_DEFAULTS = defaultsOf(QUERY_MATCH_FIELDS);
 export const PATH_MATCH_DEFAULTS = defaultsOf(PATH_MATCH_FIELDS);
 export const PER_PATH_DEFAULTS = defaultsOf(PER_PATH_FIELDS);
-
-/** The imports of the generated builders/rule-types-args.ts. */
-export const RULE_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = {
-    "./client-cidr-args": ["ClientCidrArgs"],
-    "./identity-arg-types": ["IdentityArgs"],
-    "./request-cost-arg-types": ["RequestCostArgs"],
-    "./rule-choices": ["LimitUnit", "MissingHeader", "PathSpellings", "ValueCharset"],
-};
-
-/** The interfaces generated from these tables (builders/rule-types-args.ts). */
-export const RULE_ARG_INTERFACES: readonly ArgInterface[] = [
-    { name: "PathMatchArgs", doc: "Which paths a rule applies to: exactly one of `exact`, `prefix`, `regex`, and its spellings.", fields: PATH_MATCH_FIELDS },
-    {
-        name: "HeaderMatchArgs",
-        doc: "A request header a rule applies to. Without `value` or `perValue` the rule applies when the header is present.",
-        fields: HEADER_MATCH_FIELDS,
-    },
-    {
-        name: "QueryMatchArgs",
-        doc:
-            "A query parameter a rule applies to, matched in the request's `:path` as a client may write it: each character of the name and " +
-            "value literal or percent-encoded in either case (`%74ier`, `fr%65e`), a space as `+` or `%20`, a `+` as `+` or `%2B` (form " +
-            "decoding and plain percent decoding disagree on `+`: both readings count). The parameter may appear anywhere in the query, and " +
-            "when it is repeated (`?tier=gold&tier=free`) the rule applies if any occurrence matches, so a client cannot hide a value behind " +
-            "another one. Without `value` the rule applies when the parameter is present.",
-        fields: QUERY_MATCH_FIELDS,
-    },
-    { name: "RouteRefArgs", doc: "A route of the gateway's route configuration (a VirtualService `http[].name`).", fields: ROUTE_REF_FIELDS },
-    { name: "RateLimitRuleArgs", doc: "One global limit: what to count and how much.", fields: RULE_FIELDS },
-    { name: "LimitArgs", doc: "A limit without a match.", fields: LIMIT_FIELDS },
-    { name: "PathLimitArgs", doc: "A limit on one exact path, counted per path (see `PerPathLimitsArgs`).", fields: PATH_LIMIT_FIELDS },
-    {
-        name: "PerPathLimitsArgs",
-        doc:
-            "Every path its own counter: the gateway sends the request's path (without query, or `:path` with `PathKeyMode.Literal`) under " +
-            "`descriptorKey`; `paths` set limits for named paths, `eachPath` for every other path.",
-        fields: PER_PATH_FIELDS,
-    },
-];

@@ -6,8 +6,8 @@ import { REDIS_EVICTION_POLICY, UPSTREAM_JITTER_MAX_SECONDS } from "../builders/
 import { DEFAULTS } from "./defaults";
 import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { REDIS_NAME } from "./redis";
-import { REDIS_FIELDS } from "./redis-fields";
-import { SERVICE_FIELDS, tuningOf } from "./service-fields";
+import { REDIS_FIELDS, REDIS_IMAGE } from "./redis-fields";
+import { SERVICE_FIELDS, SERVICE_IMAGE, tuningOf } from "./service-fields";
 import { RateLimitServiceSettings } from "./service-settings";
 
 export { tuningOf };
@@ -21,11 +21,11 @@ export function serviceDefaults(): Omit<RateLimitServiceSettings, "redisTimeout"
         httpPort: DEFAULTS.ratelimitHttpPort,
         debugPort: DEFAULTS.ratelimitDebugPort,
         configName: SERVICE_FIELDS.configName.default,
-        image: SERVICE_FIELDS.image.default,
+        image: SERVICE_IMAGE,
         replicas: SERVICE_FIELDS.replicas.default,
         logLevel: SERVICE_FIELDS.logLevel.default,
         ...tuningOf({}),
-        redisImage: REDIS_FIELDS.image.default,
+        redisImage: REDIS_IMAGE,
         redisMaxMemory: REDIS_FIELDS.maxMemory.default,
         redisName: REDIS_NAME,
         redisEvictionPolicy: REDIS_EVICTION_POLICY,

@@ -9,6 +9,7 @@
 import { ErrorStatus } from "../builders/filter-choices";
 import { MAX_COUNTED_PATH_BYTES } from "../builders/counter-stores";
 import { booleanRule, customRule, dnsNameRule, field, goDurationRule, nested, oneOfRule, protoDurationRule, wholeNumberRule } from "../lib/field-decl";
+import { t } from "../lib/field-types";
 
 /** `LOG_LEVEL` of the rate-limit service. */
 export const ServiceLogLevel = {
@@ -19,10 +20,13 @@ export const ServiceLogLevel = {
 } as const;
 export type ServiceLogLevel = (typeof ServiceLogLevel)[keyof typeof ServiceLogLevel];
 
+/** The rate-limit service's image, `image`'s default (a plain value: the field also takes an output). */
+export const SERVICE_IMAGE = "docker.io/envoyproxy/ratelimit:3fb70258";
+
 export const SERVICE_FIELDS = {
     name: field({
         doc: "Name of its Service and Deployment (the gateway's cluster name is derived from it). Plain, not an output: it names the objects.",
-        type: "string",
+        type: t.string(),
         default: "ratelimit",
         rule: dnsNameRule("label"),
         goesTo: { object: "Service and Deployment name; the filter's cluster_name" },
@@ -31,7 +35,7 @@ export const SERVICE_FIELDS = {
     }),
     configName: field({
         doc: "Name of its ConfigMap.",
-        type: "string",
+        type: t.string(),
         default: "ratelimit-config",
         rule: dnsNameRule("subdomain"),
         goesTo: { object: "ConfigMap name" },
@@ -40,7 +44,7 @@ export const SERVICE_FIELDS = {
     }),
     grpcPort: field({
         doc: "gRPC port.",
-        type: "number",
+        type: t.number(),
         default: 8081,
         rule: wholeNumberRule({ min: 1, max: 65535 }),
         goesTo: { env: "GRPC_PORT" },
@@ -49,8 +53,8 @@ export const SERVICE_FIELDS = {
     }),
     image: field({
         doc: "The envoyproxy/ratelimit image (tagged by commit; matches the build the tests run); an output accepted (e.g. chosen by another stack).",
-        type: "pulumi.Input<string>",
-        default: "docker.io/envoyproxy/ratelimit:3fb70258",
+        type: t.input(t.string()),
+        default: SERVICE_IMAGE,
         rule: customRule<string>("an image reference", (path, value, fallback) =>
             typeof value === "string" && value.trim() ? [] : [{ key: path, value, problem: "must be an image reference", fix: `omit it for ${fallback}` }],
         ),
@@ -60,7 +64,7 @@ export const SERVICE_FIELDS = {
     }),
     replicas: field({
         doc: "Replicas (they share Redis, so limits stay exact).",
-        type: "number",
+        type: t.number(),
         default: 2,
         rule: wholeNumberRule({ min: 1, max: 100 }),
         goesTo: { object: "the Deployment's replicas" },
@@ -69,7 +73,7 @@ export const SERVICE_FIELDS = {
     }),
     logLevel: field<ServiceLogLevel>({
         doc: "Log level.",
-        type: "ServiceLogLevel",
+        type: t.enum(ServiceLogLevel, "ServiceLogLevel"),
         default: ServiceLogLevel.Warn,
         rule: oneOfRule(ServiceLogLevel, "ServiceLogLevel", { defaultFirst: true }),
         goesTo: { env: "LOG_LEVEL" },
@@ -78,7 +82,7 @@ export const SERVICE_FIELDS = {
     }),
     redisPoolSize: field({
         doc: "`REDIS_POOL_SIZE`: connections per service process.",
-        type: "number",
+        type: t.number(),
         default: 10,
         rule: wholeNumberRule({ min: 1, max: 10_000 }),
         goesTo: { env: "REDIS_POOL_SIZE" },
@@ -90,7 +94,7 @@ export const SERVICE_FIELDS = {
             "`REDIS_PIPELINE_WINDOW` (Go duration, e.g. `150us`; `0` flushes every write at once). The pinned service applies it to Redis Cluster " +
             "only (`redis.mode` `cluster`; set with another mode it is refused): its single and Sentinel clients already send each request's " +
             "commands as one pipeline. At low load it delays each call by up to the window.",
-        type: "string",
+        type: t.string(),
         default: "0",
         rule: goDurationRule(),
         goesTo: { env: "REDIS_PIPELINE_WINDOW" },
@@ -99,7 +103,7 @@ export const SERVICE_FIELDS = {
     }),
     redisPipelineLimit: field({
         doc: "`REDIS_PIPELINE_LIMIT`: has no effect in the pinned service (radix v4 ignores it); kept for older images.",
-        type: "number",
+        type: t.number(),
         default: 0,
         rule: wholeNumberRule({ min: 0 }),
         goesTo: { env: "REDIS_PIPELINE_LIMIT" },
@@ -112,7 +116,7 @@ export const SERVICE_FIELDS = {
             "Redis until the window ends: −28 % service CPU and −53 % Redis CPU per decision in the benchmark, limits still exact (docs/proof/rls.md). " +
             "Unset, a service whose store holds per-value counters gets one sized from that store (4 × its counters per cache segment, 1 to 64 MiB), " +
             "so that a flood of over-limit keys does not make it forget a spent key (docs/security.md).",
-        type: "number",
+        type: t.number(),
         default: 1048576,
         rule: wholeNumberRule({ min: 0 }),
         goesTo: { env: "LOCAL_CACHE_SIZE_IN_BYTES" },
@@ -124,7 +128,7 @@ export const SERVICE_FIELDS = {
             "`STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT`: a request that one of its limits refuses is not counted against the others it was asked about in " +
             "the same call, so a client over its own limit (a per-client rule) cannot use up a limit it shares with everyone (a path's limit). Costs " +
             "the service one more Redis read per call. Calls are per filter: with `counterStore` split the per-value rules are asked in a call of their own.",
-        type: "boolean",
+        type: t.boolean(),
         default: false,
         defaultNote: " (the service's own)",
         rule: booleanRule(),
@@ -137,7 +141,7 @@ export const SERVICE_FIELDS = {
             "Serve the service's counters for Prometheus on port 9090 at `/metrics` (`USE_PROMETHEUS`) and mark the pods a scrape target " +
             "(`prometheus.io/scrape`, `/port`, `/path` annotations; with a sidecar Istio's metrics merging serves them on 15020). `false` sets " +
             "`DISABLE_STATS=true`: with statsd off, this service version otherwise writes one log line per decision.",
-        type: "boolean",
+        type: t.boolean(),
         default: false,
         rule: booleanRule(),
         goesTo: { object: "USE_PROMETHEUS or DISABLE_STATS, the scrape annotations (ratelimit-service.ts)" },
@@ -149,7 +153,7 @@ export const SERVICE_FIELDS = {
             "Global shadow mode (`SHADOW_MODE`), an observe-only rollout: every request is still counted and an over-limit one is reported (its " +
             "descriptor status says OVER_LIMIT, counter `global_shadow_mode`), but nothing is refused. Deploy new limits this way first, watch the " +
             "counters, then set `false`.",
-        type: "boolean",
+        type: t.boolean(),
         default: false,
         rule: booleanRule(),
         goesTo: { object: "SHADOW_MODE, no pre-limit, no rate-limit headers (safe-rollout.ts)" },
@@ -192,14 +196,14 @@ export const PER_VALUE_FIELDS = {
             "used counter (`allkeys-lfu`, every access counted, no decay): a flood of new values can make a counter used as rarely as the flood's " +
             "own (once) start again, never one used more often, and no call fails because it is full. Its `maxMemory` defaults to what " +
             "`newValuesPerSecond` needs, else to `160mb`. Defaults to one deployed by the component (`redis-per-value`).",
-        type: "RedisOptionsArgs",
+        type: t.ref("RedisOptionsArgs"),
     }),
     failureModeDeny: field({
         doc:
             "When the per-value service cannot answer (down, or slower than `timeout`): `false` lets the request through uncounted by the per-value rules, " +
             "`true` refuses it (`statusOnError`, else 500). The fixed limits keep `failureModeDeny`. A rule that must fail closed goes in an instance " +
             "with `true`. A boolean.",
-        type: "boolean",
+        type: t.boolean(),
         default: false,
         rule: booleanRule(),
         goesTo: { envoy: "the per-value ratelimit filter's failure_mode_deny" },
@@ -208,7 +212,7 @@ export const PER_VALUE_FIELDS = {
     }),
     statusOnError: field<ErrorStatus>({
         doc: "The status of a request the per-value filter refuses because its service could not answer (Envoy's `status_on_error`). Only with `failureModeDeny: true`.",
-        type: "ErrorStatus",
+        type: t.enum(ErrorStatus, "ErrorStatus"),
         defaultNote: "GlobalRateLimit's `statusOnError` (else Envoy's 500)",
         rule: oneOfRule(ErrorStatus, "ErrorStatus", { suggest: ErrorStatus.ServiceUnavailable }),
         goesTo: { envoy: "the per-value ratelimit filter's status_on_error" },
@@ -220,7 +224,7 @@ export const PER_VALUE_FIELDS = {
             "Timeout of the gateway's call to the per-value service (protobuf duration), apart from the fixed filter's `timeout`. The filter fails " +
             "open, so a call slower than this lets its request through uncounted: under a flood aimed at the service its calls took up to 325 ms " +
             "(p99.9 150-224 ms), and 0.1 s let 1.2 % through uncounted, 1 s none (docs/proof/benchmarks.md). A hung service costs a request at most this long.",
-        type: "string",
+        type: t.string(),
         // About 3 × the slowest call measured under a flood aimed at the service (325 ms): no call outlasts it.
         default: "1s",
         rule: protoDurationRule(0.001),
@@ -234,7 +238,7 @@ export const PER_VALUE_FIELDS = {
             "for their whole life (the longest window of the per-value rules plus the service's expiry jitter) without evicting any: its `maxmemory` " +
             "is sized from it (reported as the `perValueMaxMemory` output). `0`: not sized from a rate (`redis.maxMemory`, else `160mb`; the rate it " +
             "holds is reported).",
-        type: "number",
+        type: t.number(),
         default: 0,
         rule: wholeNumberRule({ min: 0, max: 1_000_000 }),
         goesTo: { object: "the per-value Redis's maxmemory" },
@@ -243,7 +247,7 @@ export const PER_VALUE_FIELDS = {
     }),
     longestValueBytes: field({
         doc: "The longest value (bytes) a per-value counter is keyed by, for the sizing: a path over 1,024 bytes shares one counter. Between 1 and 1024.",
-        type: "number",
+        type: t.number(),
         // The longest path counted on its own (header and query values are shorter).
         default: MAX_COUNTED_PATH_BYTES,
         rule: wholeNumberRule({ min: 1, max: MAX_COUNTED_PATH_BYTES }),

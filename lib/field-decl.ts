@@ -7,6 +7,14 @@
  */
 import { booleanProblems, dnsNameProblems, goDurationProblems, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "./field-checks";
 import { Problem } from "./problems";
+import { FieldType } from "./field-types";
+
+/** A named check of sibling fields (lib/cross-checks.ts): what it asks, and the fields of its table it reads. */
+export interface CrossCheck {
+    readonly name: string;
+    readonly text: string;
+    readonly fields: readonly string[];
+}
 
 /** What a value must be: its problems at `path` (the fix falling back to `fallback`, the field's default), and a short text for docs. */
 export interface Rule<T> {
@@ -17,6 +25,8 @@ export interface Rule<T> {
     show?(value: T): string;
     /** A choice's values by the name docs show them by (`FilterLayout.PerInstance` → `per-instance`). */
     values?: Readonly<Record<string, string>>;
+    /** The named check that judges the value with its siblings' (lib/cross-checks.ts), when it needs them. */
+    crossCheck?: CrossCheck;
 }
 
 /** The sections of the stack's configuration page (docs/configuration.md), in its order. */
@@ -30,17 +40,20 @@ export type GoesTo = { envoy: string } | { env: string } | { object: string };
 export interface FieldDecl<T> {
     /** The field's documentation, without its default (that sentence is generated from `default` and `defaultNote`). */
     doc: string;
-    /** TypeScript type of the field as the argument interface states it (`string`, `FilterLayout`, `pulumi.Input<string>`). */
-    type: string;
+    /**
+     * The field's type (`t.string()`, `t.enum(FilterLayout, "FilterLayout")`, `t.input(t.string())`): the argument interface
+     * states its text, and the default and the rule must be of its value type (they do not widen it).
+     */
+    type: FieldType<T>;
     /** Whether the field must be given (no default then). */
     required?: boolean;
-    default?: T;
+    default?: NoInfer<T>;
     /**
      * With a default: words appended to "Defaults to `X`" (", and to `Off` with ..."). Without: what
      * the default is ("none (Envoy's 500)"), as "Defaults to <note>." says it.
      */
     defaultNote?: string;
-    rule: Rule<T>;
+    rule: Rule<NoInfer<T>>;
     goesTo: GoesTo;
     /** The stack's config key that sets the field, if any. */
     stackKey?: string;
@@ -49,7 +62,8 @@ export interface FieldDecl<T> {
 }
 
 /** A field declaration, its value type `T` taken from its default and rule (a declared default is then never undefined). */
-export function field<T>(d: FieldDecl<T> & { default: T }): FieldDecl<T> & { default: T };
+export function field<T>(d: FieldDecl<T> & { default: NoInfer<T> }): FieldDecl<T> & { default: T };
+export function field<T>(d: FieldDecl<T> & { required: true }): FieldDecl<T> & { required: true };
 export function field<T>(d: FieldDecl<T>): FieldDecl<T>;
 export function field<T>(d: FieldDecl<T>): FieldDecl<T> {
     return d;
@@ -58,7 +72,8 @@ export function field<T>(d: FieldDecl<T>): FieldDecl<T> {
 /** A nested field: its documentation and type only (its own fields are declared where its type is). */
 export interface NestedDecl {
     doc: string;
-    type: string;
+    /** Its type: a nested argument type (`t.ref("PathMatchArgs")`) or a list or map of one. */
+    type: FieldType<unknown>;
     required?: boolean;
 }
 
@@ -78,6 +93,22 @@ export interface ArgInterface {
 
 /** The defaults of a table of declarations, by field (the fields without one left out). */
 export type DefaultsOf<F> = { [K in keyof F as F[K] extends { default: unknown } ? K : never]: F[K] extends { default: infer D } ? D : never };
+
+/** The plain (not nested) fields of a table. */
+type PlainKeys<F> = { [K in keyof F]: F[K] extends FieldDecl<unknown> ? K : never }[keyof F];
+/** Those that always have a value once resolved: a declared default, or required. */
+type SetKeys<F> = { [K in PlainKeys<F>]: F[K] extends { default: unknown } | { required: true } ? K : never }[PlainKeys<F>];
+/** The value type of a declaration's field type. */
+type DeclaredValue<D> = D extends { type: FieldType<infer T> } ? T : never;
+
+/**
+ * A table's plain fields resolved (a type mapped over the declarations): read-only, a field with a
+ * declared default or a required one its value type, any other optional. Nested fields are left out
+ * (their own tables resolve them).
+ */
+export type Resolved<F> = { readonly [K in SetKeys<F>]: F[K] extends { default: infer D } ? D : DeclaredValue<F[K]> } & {
+    readonly [K in Exclude<PlainKeys<F>, SetKeys<F>>]?: DeclaredValue<F[K]>;
+};
 
 /** The declared defaults of a table, by field. */
 export function defaultsOf<F extends Record<string, FieldDecl<unknown> | NestedDecl>>(fields: F): DefaultsOf<F> {
@@ -121,6 +152,26 @@ export function resolvedFields<F extends DefaultedTable>(table: F, given: Partia
         return [k, value === undefined || bad.length ? d.default : value];
     });
     return Object.fromEntries(entries) as FieldValues<F>;
+}
+
+/**
+ * `given` resolved by the declarations of its fields (a type mapped over `table`): every field that
+ * has a declared default is never undefined, its type the given one without `undefined`.
+ */
+export type WithDefaults<F, A> = Readonly<Omit<A, keyof DefaultsOf<F>>> & { readonly [K in keyof DefaultsOf<F> & keyof A]-?: Exclude<A[K], undefined> };
+
+/**
+ * Checked values read with their declared defaults: each field of `table` that has a default is
+ * `given`'s value, or the default where that is not given (`undefined` or `null`). Reads only; the
+ * result is for reading fields, never passed on whole (it holds the defaults of fields `given` left out).
+ */
+export function withDefaults<F extends Readonly<Record<string, FieldDecl<unknown> | NestedDecl>>, A extends object>(
+    table: F,
+    given: A | undefined,
+): WithDefaults<F, A> {
+    const read = (k: string): unknown => (given as Record<string, unknown> | undefined)?.[k];
+    const filled = Object.entries(table).flatMap(([k, d]) => ("default" in d && d.default !== undefined ? [[k, read(k) ?? d.default]] : []));
+    return { ...given, ...Object.fromEntries(filled) } as WithDefaults<F, A>;
 }
 
 /** A given value's problems, none for a value not given. */
@@ -193,11 +244,11 @@ export function withFallback<T>(rule: Rule<T>, fallback: T): Rule<T> {
 }
 
 /**
- * A rule that refuses nothing here (`text` says what the field takes): the value is taken as given,
- * or refused only together with its siblings' (a Redis address by the mode, a selector by the derived
- * one its fix suggests) by the caller that knows them.
+ * A rule that refuses nothing, by design: the value is used as it is given, as `text` says (a switch
+ * that only `false` turns off, an image reference). A field whose check needs its siblings names its
+ * cross-field check instead (lib/cross-checks.ts `checkedWith`).
  */
-export function uncheckedRule<T>(text: string): Rule<T> {
+export function takenAsGiven<T>(text: string): Rule<T> {
     return { problems: () => [], text };
 }
 

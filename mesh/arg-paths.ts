@@ -4,7 +4,7 @@
  * fixes name a field by its key, the names joined by dots (`limits.unit`). Types and two pure
  * functions.
  */
-import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+import { MeshRateLimitArgs } from "./mesh-ratelimit-args.generated";
 
 /** A leaf the path stops at: text, a number, a switch or a list. */
 type Leaf = string | number | boolean | readonly unknown[];

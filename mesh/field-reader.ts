@@ -5,6 +5,8 @@
  * A value of the wrong type (text where a number or a switch belongs) is a problem, never converted:
  * whoever reads the arguments from text (the program, from stack config) converts at its edge. Pure.
  */
+import { bindCrossCheck } from "../lib/cross-checks";
+import { MESH_ROUTE_CHECKS } from "../components/mesh-route-fields";
 import { Fix, FixStyle } from "../lib/fix-style";
 import { MESH_DEFAULTS } from "./mesh-defaults";
 import { meshDeclarationOf } from "./mesh-fields";
@@ -16,7 +18,7 @@ import type { DescriptorArgs } from "../components/mesh-enums";
 import { Problem } from "../lib/problems";
 import { ARGS_FIX, LIST_FIELDS, problem, underField } from "./arg-problems";
 import { ArgPath, keyOf, valueAtPath } from "./arg-paths";
-import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+import { MeshRateLimitArgs } from "./mesh-ratelimit-args.generated";
 import { RATE_LIMIT_UNITS } from "./settings-types";
 
 /** Reads MeshRateLimit's arguments, field by field, collecting every problem. */
@@ -246,3 +248,6 @@ export function textOr(given: unknown, fallback: string): string {
     const v = given === undefined || given === null ? "" : String(given).trim();
     return v === "" ? fallback : v;
 }
+
+/** The descriptors' cross-field check (components/mesh-route-fields.ts). */
+bindCrossCheck(MESH_ROUTE_CHECKS.descriptors, "mesh/field-reader.ts readDescriptors", readDescriptors);

@@ -3,6 +3,8 @@
  * list, variant A's route limit and its regex, and the filter choices its other parts depend on.
  * Pure; each problem under its field (mesh-checks.ts runs them in the order problems are reported).
  */
+import { bindCrossCheck } from "../lib/cross-checks";
+import { MESH_LIMITS_CHECKS } from "./mesh-fields";
 import { CounterStore } from "../builders/counter-stores";
 import { FilterLayout } from "../builders/envoy-filters";
 import type { SpecPaths } from "../builders/routes";
@@ -14,7 +16,7 @@ import { fieldRef } from "../lib/fix-style";
 import { compileFullMatch } from "../lib/formats";
 import { keyOf } from "./arg-paths";
 import { Reader, readDescriptors, textOr } from "./field-reader";
-import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+import { MeshRateLimitArgs } from "./mesh-ratelimit-args.generated";
 import { MESH_DEFAULTS } from "./mesh-defaults";
 import type { ApiRouteLimit, StackSettings } from "./settings-types";
 import { VARIANT_PRESETS } from "./settings-types";
@@ -120,3 +122,7 @@ export function readGlobalFilter(a: MeshRateLimitArgs): Omit<StackSettings["glob
         ...(g.statusOnError !== undefined ? { statusOnError: g.statusOnError } : {}),
     };
 }
+
+/** The limits' cross-field checks (mesh-fields.ts MESH_LIMITS_CHECKS). */
+bindCrossCheck(MESH_LIMITS_CHECKS.apiRoute, "global-limit-checks.ts readGlobalLimits, readApiRoute; mesh-checks.ts readBookinfo", readGlobalLimits);
+bindCrossCheck(MESH_LIMITS_CHECKS.descriptors, "global-limit-checks.ts readLimitList", readLimitList);

@@ -1,6 +1,6 @@
 /**
  * MeshRateLimit's argument interfaces as tables of declarations (mesh-fields.ts), in the order
- * mesh/mesh-ratelimit-args.ts states them, and what that generated file imports. A group extends
+ * mesh/mesh-ratelimit-args.generated.ts states them, and what that generated file imports. A group extends
  * the options of the component it is for: the component declares those fields. Data only.
  */
 import { ArgInterface } from "../lib/field-decl";
@@ -16,7 +16,7 @@ import {
     MESH_TOP_FIELDS,
 } from "./mesh-fields";
 
-/** What mesh/mesh-ratelimit-args.ts imports, by module. */
+/** What mesh/mesh-ratelimit-args.generated.ts imports, by module. */
 export const MESH_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = {
     "../components/mesh-enums": [
         "ApiProfileName",
@@ -29,10 +29,10 @@ export const MESH_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = {
         "StackVariant",
         "VirtualHostScope",
     ],
-    "../components/global-ratelimit-args": ["GlobalRateLimitOptions"],
-    "../components/bookinfo-args": ["BookinfoOptions"],
+    "../components/global-ratelimit-args.generated": ["GlobalRateLimitOptions"],
+    "../components/bookinfo-args.generated": ["BookinfoOptions"],
     "../components/local-ratelimit": ["LocalBucketOptions"],
-    "../components/managed-api-args": ["ManagedApiOptions"],
+    "../components/managed-api-args.generated": ["ManagedApiOptions"],
     "../components/ratelimit-monitoring": ["MonitoringOptionsArgs"],
     "../builders/rule-args": ["LimitUnit"],
 };

@@ -6,11 +6,13 @@
  * are GlobalRateLimit's: its plan checks them (mesh-ratelimit.ts). Pure; returns every problem, each
  * under its field, its fix phrased for the arguments or for whoever reads them from another input.
  */
+import { bindCrossCheck } from "../lib/cross-checks";
+import { MESH_GROUP_CHECKS } from "./mesh-group-fields";
 import type { SpecPaths } from "../builders/routes";
 import { defaultRoutes } from "../builders/routes";
 import { localBucketOptionsProblems } from "../components/local-ratelimit";
 import { AMBIENT_LOCAL_BUCKET } from "../components/local-ratelimit-fields";
-import { ManagedApiArgs } from "../components/managed-api-args";
+import { ManagedApiArgs } from "../components/managed-api-args.generated";
 import { managedApiFieldProblems } from "../components/managed-api-resolve";
 import {
     ApiProfileName,
@@ -31,7 +33,7 @@ import { Problem } from "../lib/problems";
 import { keyOf } from "./arg-paths";
 import { Reader, readRoutes, textOr } from "./field-reader";
 import { readGlobalFilter, readGlobalLimits } from "./global-limit-checks";
-import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+import { MeshRateLimitArgs } from "./mesh-ratelimit-args.generated";
 import { MESH_DEFAULTS } from "./mesh-defaults";
 import type { ApiRouteLimit, StackSettings } from "./settings-types";
 import { VARIANT_PRESETS } from "./settings-types";
@@ -343,3 +345,7 @@ function readMonitoring(a: MeshRateLimitArgs): StackSettings["monitoring"] {
 export function inboundVhostName(s: StackSettings): string {
     return `inbound|http|${s.local.port}`;
 }
+
+/** The groups' cross-field checks (mesh-group-fields.ts MESH_GROUP_CHECKS). */
+bindCrossCheck(MESH_GROUP_CHECKS.principal, "mesh-checks.ts readAccess", readAccess);
+bindCrossCheck(MESH_GROUP_CHECKS.managedApi, "mesh-checks.ts readManagedApi", readManagedApi);

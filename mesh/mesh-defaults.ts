@@ -22,7 +22,7 @@ import {
     MESH_PLACEMENT_FIELDS,
     MESH_TOP_FIELDS,
 } from "./mesh-fields";
-import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+import { MeshRateLimitArgs } from "./mesh-ratelimit-args.generated";
 
 const BOOKINFO = defaultsOf(BOOKINFO_OPTIONS_FIELDS);
 // The managed API's namespace has no fixed default here: it is bookinfo's.

@@ -1,8 +1,7 @@
 /**
  * The rules of MeshRateLimit's own fields (mesh-fields.ts declares which field takes which): each a
- * check of one value, its fix falling back to the field's default, and a short text for docs. A rule
- * that accepts any value (`uncheckedRule`) marks a field whose check needs other fields, or is a
- * component's: that check stays where it is, and the rule's text names it. Pure.
+ * check of one value, its fix falling back to the field's default, and a short text for docs. A field
+ * whose check needs other fields names its cross-field check instead (lib/cross-checks.ts). Pure.
  */
 import { bucketPortProblems, bucketProblems } from "../components/local-ratelimit";
 import { MAX_REQUESTS_PER_UNIT, overUint32Problem } from "../components/rule-checks";

@@ -7,22 +7,24 @@
  * that holds it (`global.` + the component's field). Pure.
  */
 import { BOOKINFO_PORT, ResolvedBookinfo, bookinfoVirtualHosts } from "../builders/bookinfo";
-import { BookinfoArgs } from "../components/bookinfo-args";
+import { BookinfoArgs } from "../components/bookinfo-args.generated";
 import { BookinfoPlan, planBookinfo } from "../components/bookinfo-resolve";
 import { FILTER_NAMES, FilterLayout, LOCAL_STAT_PREFIX } from "../builders/envoy-filters";
 import { escapeRe2 } from "../builders/rules";
 import { podMatchers } from "../components/ratelimit-monitoring";
-import { GlobalRateLimitArgs } from "../components/global-ratelimit-args";
+import { GlobalRateLimitArgs } from "../components/global-ratelimit-args.generated";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit-plan";
-import { unknownFieldProblems } from "../components/arg-checks";
+import { COMPONENT_ARG_INTERFACES } from "../components/arg-types";
 import { LocalRateLimitArgs } from "../components/local-ratelimit";
 import { MeshMode } from "../components/mesh-enums";
-import { ManagedApiArgs } from "../components/managed-api-args";
+import { ManagedApiArgs } from "../components/managed-api-args.generated";
 import { deepFreeze, plainCopy } from "../lib/frozen";
 import { Problem } from "../lib/problems";
+import { argTypesOf, unknownFields } from "../lib/unknown-fields";
+import { MESH_ARG_INTERFACES } from "./mesh-arg-interfaces";
 import { meshArgsError, problem, underField } from "./arg-problems";
 import { MeshOwnSettings, checkMeshArgs } from "./mesh-checks";
-import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
+import { MeshRateLimitArgs } from "./mesh-ratelimit-args.generated";
 import { keyOf, valueAtPath } from "./arg-paths";
 import { StackSettings } from "./settings-types";
 import { globalLimitsFromSettings } from "./spec-limits";
@@ -192,11 +194,16 @@ export class MeshRateLimitPlan {
     }
 }
 
+/** Every argument type MeshRateLimit's arguments nest: its own groups' and its components'. */
+const MESH_ARG_TYPES = argTypesOf([...COMPONENT_ARG_INTERFACES, ...MESH_ARG_INTERFACES]);
+
 /** Validates MeshRateLimit's arguments (an `InputError` listing every problem under its field) and computes its plan. Pure. */
 export function planMeshRateLimit(args: MeshRateLimitArgs): MeshRateLimitPlan {
     const a = args ?? {};
     // Unknown fields at any depth; the descriptor list reports its own (the same words as its other problems).
-    const unknown = unknownFieldProblems("MeshRateLimit", a).filter((p) => !p.key.startsWith("limits.descriptors["));
+    const unknown = unknownFields(MESH_ARG_TYPES, "MeshRateLimitArgs", "an argument of MeshRateLimit", a).filter(
+        (p) => !p.key.startsWith("limits.descriptors["),
+    );
     const { settings: own, problems } = checkMeshArgs(a);
     const bookinfo = planBookinfo(bookinfoArgsOf(own));
     // Bookinfo's resolved names; when it refuses them, the settings it was given (the same fields), so GlobalRateLimit's own problems are still found.

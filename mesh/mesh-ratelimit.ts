@@ -14,8 +14,9 @@ import { ManagedApi } from "../components/managed-api";
 import { MeshMutualTls } from "../components/mesh-mtls";
 import { BookinfoMode } from "../components/mesh-enums";
 import { effectiveLimits } from "./limits-table";
-import { MeshRateLimitArgs } from "./mesh-ratelimit-args";
-import { MESH_DEFAULTS } from "./mesh-defaults";
+import { MeshRateLimitArgs } from "./mesh-ratelimit-args.generated";
+import { MESH_TOP_FIELDS } from "./mesh-fields";
+import { withDefaults } from "../lib/field-decl";
 import { MeshRateLimitPlan, localArgsOf, managedApiArgsOf, planMeshRateLimit, stackNamespaces } from "./mesh-plan";
 
 /** One effective limit, as the stack output `limits` shows it. */
@@ -64,13 +65,15 @@ export class MeshRateLimit extends pulumi.ComponentResource {
         if (s.bookinfoMode === BookinfoMode.Deploy) new Bookinfo("bookinfo", plan.bookinfo.args, { parent: this, plan: plan.bookinfo });
         // Ambient: no bucket (mesh-checks.ts refuses one there; docs/guide/ambient.md).
         if (s.local.enabled) new LocalRateLimit("local-ratelimit", localArgsOf(s), { parent: this });
+        // Its own switches, their declared defaults filled in.
+        const top = withDefaults(MESH_TOP_FIELDS, args);
         if (s.managedApi)
             new ManagedApi(
                 "managed-api",
                 {
                     ...managedApiArgsOf(s),
-                    createIngressClass: args.createIngressClass ?? MESH_DEFAULTS.createIngressClass,
-                    keepIngressClassOnDestroy: args.keepIngressClassOnDestroy ?? MESH_DEFAULTS.keepIngressClassOnDestroy,
+                    createIngressClass: top.createIngressClass,
+                    keepIngressClassOnDestroy: top.keepIngressClassOnDestroy,
                 },
                 { parent: this },
             );
@@ -83,8 +86,8 @@ export class MeshRateLimit extends pulumi.ComponentResource {
                     meshNamespace: s.mesh.namespace,
                     namespaces: stackNamespaces(s),
                     kubeContext: args.kubeContext,
-                    createPeerAuthentication: args.createPeerAuthentication ?? MESH_DEFAULTS.createPeerAuthentication,
-                    keepPeerAuthenticationOnDestroy: args.keepPeerAuthenticationOnDestroy ?? MESH_DEFAULTS.keepPeerAuthenticationOnDestroy,
+                    createPeerAuthentication: top.createPeerAuthentication,
+                    keepPeerAuthenticationOnDestroy: top.keepPeerAuthenticationOnDestroy,
                 },
                 { parent: this },
             );

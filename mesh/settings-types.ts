@@ -18,11 +18,11 @@ import {
     StackVariant,
     VirtualHostScope,
 } from "../components/mesh-enums";
-import { BookinfoOptions } from "../components/bookinfo-args";
+import { BookinfoOptions } from "../components/bookinfo-args.generated";
 import { BookinfoSettings } from "../components/bookinfo-resolve";
 import { LocalBucketOptions } from "../components/local-ratelimit";
 import { DescriptorArgs } from "../components/mesh-enums";
-import { ManagedApiOptions } from "../components/managed-api-args";
+import { ManagedApiOptions } from "../components/managed-api-args.generated";
 import { ManagedApiSettings } from "../components/managed-api-resolve";
 import { RateLimitServiceSettings } from "../components/service-settings";
 

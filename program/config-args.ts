@@ -10,7 +10,7 @@ import { FixStyle } from "../lib/fix-style";
 import { Problem } from "../lib/problems";
 import { LIST_FIELDS, isMeshArgsError } from "../mesh/arg-problems";
 import { MeshRateLimitPlan, planMeshRateLimit } from "../mesh/mesh-plan";
-import { MeshRateLimitArgs } from "../mesh/mesh-ratelimit-args";
+import { MeshRateLimitArgs } from "../mesh/mesh-ratelimit-args.generated";
 import { ArgPath } from "../mesh/arg-paths";
 import { StackSettings } from "../mesh/settings-types";
 import { CONFIG_KEYS, CONFIG_KEY_OF_FIELD } from "./config-keys";

@@ -3,7 +3,7 @@
  * config → validated settings → preflight against the cluster → components.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { MeshRateLimitArgs } from "../mesh/mesh-ratelimit-args";
+import { MeshRateLimitArgs } from "../mesh/mesh-ratelimit-args.generated";
 import { MeshRateLimit } from "../mesh/mesh-ratelimit";
 import { MeshRateLimitPlan } from "../mesh/mesh-plan";
 import { planOfConfig } from "./config-args";

@@ -1,6 +1,6 @@
 /**
  * Writes the package's argument interfaces (`ARG_FILES`: components/*-args.ts, builders/*-args.ts and
- * *-arg-types.ts, mesh/mesh-ratelimit-args.ts), generated from the declarations of their fields
+ * *-arg-types.ts, mesh/mesh-ratelimit-args.generated.ts), generated from the declarations of their fields
  * (components/*-fields.ts, service-fields.ts, mesh/*-fields.ts), each field's JSDoc its
  * declaration's text and default ("Defaults to `X`."). A nested field names its type, which is
  * generated from declarations of its own, and is imported. Pulumi's analyzer reads the generated
@@ -19,7 +19,7 @@ import { REDIS_ARG_IMPORTS, REDIS_ARG_INTERFACES } from "../components/redis-fie
 import { MONITORING_ARG_INTERFACES } from "../components/ratelimit-monitoring-fields";
 import { ACCESS_POLICY_ARG_INTERFACES } from "../components/access-policy-fields";
 import { CLIENT_PREFIX_ARG_INTERFACES } from "../components/client-prefix-fields";
-import { RULE_ARG_IMPORTS, RULE_ARG_INTERFACES } from "../components/rule-fields";
+import { RULE_ARG_IMPORTS, RULE_ARG_INTERFACES } from "../components/rule-arg-interfaces";
 import { MESH_ROUTE_ARG_IMPORTS, MESH_ROUTE_ARG_INTERFACES } from "../components/mesh-route-fields";
 import { MESH_ARG_IMPORTS, MESH_ARG_INTERFACES } from "../mesh/mesh-arg-interfaces";
 import { GATEWAY_TARGET_ARG_INTERFACES } from "../components/gateway-target-fields";
@@ -31,13 +31,13 @@ import { ArgInterface, FieldDecl, NestedDecl, fieldDoc } from "../lib/field-decl
 
 const at = (...p: string[]) => path.join(__dirname, "..", ...p);
 
-export const OUT = at("components", "global-ratelimit-args.ts");
-export const PLATFORM_OUT = at("components", "platform-ratelimit-args.ts");
-export const BOOKINFO_OUT = at("components", "bookinfo-args.ts");
-export const MANAGED_API_OUT = at("components", "managed-api-args.ts");
-export const LOCAL_OUT = at("components", "local-ratelimit-args.ts");
-export const MTLS_OUT = at("components", "mesh-mtls-args.ts");
-export const MESH_OUT = at("mesh", "mesh-ratelimit-args.ts");
+export const OUT = at("components", "global-ratelimit-args.generated.ts");
+export const PLATFORM_OUT = at("components", "platform-ratelimit-args.generated.ts");
+export const BOOKINFO_OUT = at("components", "bookinfo-args.generated.ts");
+export const MANAGED_API_OUT = at("components", "managed-api-args.generated.ts");
+export const LOCAL_OUT = at("components", "local-ratelimit-args.generated.ts");
+export const MTLS_OUT = at("components", "mesh-mtls-args.generated.ts");
+export const MESH_OUT = at("mesh", "mesh-ratelimit-args.generated.ts");
 
 /** Lines of at most `width` characters (a word longer than that on a line of its own). */
 function wrapped(text: string, width: number): string[] {
@@ -63,7 +63,7 @@ export function jsDoc(text: string, indent: string): string[] {
 
 function member(name: string, d: FieldDecl<unknown> | NestedDecl): string[] {
     const doc = "rule" in d ? fieldDoc(d) : d.doc;
-    return [...jsDoc(doc, "    "), `    ${name}${d.required ? "" : "?"}: ${d.type};`];
+    return [...jsDoc(doc, "    "), `    ${name}${d.required ? "" : "?"}: ${d.type.text};`];
 }
 
 function interfaceText(i: ArgInterface): string[] {
@@ -123,21 +123,21 @@ const ARG_FILES: readonly ArgFile[] = [
     { out: LOCAL_OUT, from: ["components/local-ratelimit-fields.ts"], imports: LOCAL_ARG_IMPORTS, reexports: [], interfaces: LOCAL_ARG_INTERFACES },
     { out: MTLS_OUT, from: ["components/mesh-mtls-fields.ts"], imports: MTLS_ARG_IMPORTS, reexports: [], interfaces: MTLS_ARG_INTERFACES },
     {
-        out: at("components", "redis-options-args.ts"),
+        out: at("components", "redis-options-args.generated.ts"),
         from: ["components/redis-fields.ts"],
         imports: REDIS_ARG_IMPORTS,
         reexports: [],
         interfaces: REDIS_ARG_INTERFACES,
     },
     {
-        out: at("components", "ratelimit-monitoring-args.ts"),
+        out: at("components", "ratelimit-monitoring-args.generated.ts"),
         from: ["components/ratelimit-monitoring-fields.ts"],
         imports: {},
         reexports: [],
         interfaces: MONITORING_ARG_INTERFACES,
     },
     {
-        out: at("components", "access-policy-args.ts"),
+        out: at("components", "access-policy-args.generated.ts"),
         from: ["components/access-policy-fields.ts"],
         imports: {},
         reexports: [],
@@ -159,56 +159,56 @@ const ARG_FILES: readonly ArgFile[] = [
         interfaces: MESH_ARG_INTERFACES,
     },
     {
-        out: at("builders", "client-prefix-args.ts"),
+        out: at("builders", "client-prefix-args.generated.ts"),
         from: ["components/client-prefix-fields.ts"],
         imports: {},
         reexports: [],
         interfaces: CLIENT_PREFIX_ARG_INTERFACES,
     },
     {
-        out: at("components", "gateway-target-args.ts"),
+        out: at("components", "gateway-target-args.generated.ts"),
         from: ["components/gateway-target-fields.ts"],
         imports: {},
         reexports: [],
         interfaces: GATEWAY_TARGET_ARG_INTERFACES,
     },
     {
-        out: at("components", "gateway-access-log-args.ts"),
+        out: at("components", "gateway-access-log-args.generated.ts"),
         from: ["components/gateway-access-log-fields.ts"],
         imports: {},
         reexports: [],
         interfaces: ACCESS_LOG_ARG_INTERFACES,
     },
     {
-        out: at("builders", "client-cidr-args.ts"),
+        out: at("builders", "client-cidr-args.generated.ts"),
         from: ["components/client-cidr-fields.ts"],
         imports: {},
         reexports: [],
         interfaces: CLIENT_CIDR_ARG_INTERFACES,
     },
     {
-        out: at("builders", "identity-arg-types.ts"),
+        out: at("builders", "identity-arg-types.generated.ts"),
         from: ["components/identity-fields.ts"],
         imports: IDENTITY_ARG_IMPORTS,
         reexports: [],
         interfaces: IDENTITY_ARG_INTERFACES,
     },
     {
-        out: at("builders", "request-cost-arg-types.ts"),
+        out: at("builders", "request-cost-arg-types.generated.ts"),
         from: ["components/request-cost-fields.ts"],
         imports: {},
         reexports: [],
         interfaces: REQUEST_COST_ARG_INTERFACES,
     },
     {
-        out: at("builders", "rule-types-args.ts"),
+        out: at("builders", "rule-types-args.generated.ts"),
         from: ["components/rule-fields.ts"],
         imports: RULE_ARG_IMPORTS,
         reexports: [],
         interfaces: RULE_ARG_INTERFACES,
     },
     {
-        out: at("components", "mesh-route-args.ts"),
+        out: at("components", "mesh-route-args.generated.ts"),
         from: ["components/mesh-route-fields.ts"],
         imports: MESH_ROUTE_ARG_IMPORTS,
         reexports: [],

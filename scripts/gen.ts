@@ -4,9 +4,10 @@
  *   1. argument interfaces from the field declarations (gen-arg-types.ts);
  *   2. the package schema and docs/package.md from those interfaces, through Pulumi's analyzer
  *      (gen-package-docs.ts);
- *   3. the fields each component knows, from that schema (gen-arg-shapes.ts);
- *   4. docs/configuration.md and 5. Pulumi.yaml, from the config-key table (gen-config-docs.ts,
+ *   3. docs/configuration.md and 4. Pulumi.yaml, from the config-key table (gen-config-docs.ts,
  *      gen-pulumi-yaml.ts).
+ * (The fields each component knows, for its unknown-field check, are read from the declarations at
+ * run time: components/arg-types.ts, nothing generated.)
  * `npm run gen -- --check` writes nothing: it runs every generator's own `--check`, names each file
  * that is out of date and exits 1 when any is (the lint tier runs it). Without `--check` it stops at
  * the first generator that fails, with that generator's status.
@@ -15,7 +16,7 @@ import { spawnSync } from "child_process";
 import * as path from "path";
 
 /** The generators, in order; each is `scripts/<name>.ts` and takes `--check`. */
-export const GENERATORS: readonly string[] = ["gen-arg-types", "gen-package-docs", "gen-arg-shapes", "gen-config-docs", "gen-pulumi-yaml"];
+export const GENERATORS: readonly string[] = ["gen-arg-types", "gen-package-docs", "gen-config-docs", "gen-pulumi-yaml"];
 
 function runOne(name: string, check: boolean): number {
     const tsx = path.join(__dirname, "..", "node_modules", ".bin", "tsx");

@@ -21,7 +21,7 @@ import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
 import { CounterStore } from "../../builders/counter-stores";
 import { countersHeld, redisMemoryBytes } from "../../builders/failure-bounds";
 import { spentCounterAttackRequests } from "../../builders/over-limit-cache";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
 import { PlatformRateLimit } from "../../components/platform-ratelimit";
 import { explain } from "../../gateway-model/explain";
 import { listenerCalls, listenerModel } from "../../gateway-model/listener";

@@ -29,7 +29,7 @@ import { expect } from "chai";
 import type { K8sObject } from "../../lib/k8s-object";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
 import { CounterStore } from "../../builders/counter-stores";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
 import { PlatformRateLimit } from "../../components/platform-ratelimit";
 import { explain } from "../../gateway-model/explain";
 import { listenerCalls, listenerModel } from "../../gateway-model/listener";

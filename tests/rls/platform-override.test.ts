@@ -13,7 +13,7 @@ import { expect } from "chai";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { LimitUnit } from "../../builders/rule-args";
 import { GlobalRateLimit } from "../../components/global-ratelimit";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
 import { PlatformDefaults } from "../../components/platform-defaults";
 import { PlatformRateLimit } from "../../components/platform-ratelimit";
 import { listenerCalls, listenerModel } from "../../gateway-model/listener";

@@ -10,7 +10,7 @@ import { checkMeshArgs } from "../../mesh/mesh-checks";
 import { bookinfoArgsOf, globalArgsOf, planMeshRateLimit } from "../../mesh/mesh-plan";
 import { bookinfoDeploymentSpec, bookinfoGatewaySpec } from "../../builders/bookinfo";
 import { planBookinfo } from "../../components/bookinfo-resolve";
-import { MeshRateLimitArgs } from "../../mesh/mesh-ratelimit-args";
+import { MeshRateLimitArgs } from "../../mesh/mesh-ratelimit-args.generated";
 import { gatewayModel } from "../../gateway-model/read-rendered";
 import { K8sObject } from "../../lib/k8s-object";
 import * as fs from "fs";

@@ -26,7 +26,7 @@ function declaredDefaults(table: Readonly<Record<string, FieldDecl<unknown> | Ne
 }
 
 describe("Bookinfo's and ManagedApi's fields: one declaration each", () => {
-    it("components/bookinfo-args.ts and managed-api-args.ts are generated from the declarations; control: a changed default makes them stale", () => {
+    it("components/bookinfo-args.generated.ts and managed-api-args.generated.ts are generated from the declarations; control: a changed default makes them stale", () => {
         expect(fs.readFileSync(BOOKINFO_OUT, "utf8"), "run npm run gen").to.equal(generatedText(BOOKINFO_OUT));
         expect(fs.readFileSync(MANAGED_API_OUT, "utf8"), "run npm run gen").to.equal(generatedText(MANAGED_API_OUT));
         expect(generatedText(MANAGED_API_OUT))

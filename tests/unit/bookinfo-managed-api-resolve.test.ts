@@ -10,8 +10,8 @@ import { resolveBookinfo } from "../../components/bookinfo-resolve";
 import { resolveManagedApi } from "../../components/managed-api-resolve";
 import { bookinfoGatewaySpec, bookinfoVirtualHosts, virtualServiceSpec } from "../../builders/bookinfo";
 import { currentIngressManifest, espDeploymentSpec, espServicePort } from "../../builders/managed-api";
-import { ManagedApiArgs } from "../../components/managed-api-args";
-import { BookinfoArgs } from "../../components/bookinfo-args";
+import { ManagedApiArgs } from "../../components/managed-api-args.generated";
+import { BookinfoArgs } from "../../components/bookinfo-args.generated";
 
 /** Whether `v` and everything it holds is frozen. */
 function deepFrozen(v: unknown): boolean {

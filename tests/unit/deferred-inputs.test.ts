@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { PLACEHOLDER_PREFIX, deferInputs } from "../../components/deferred-inputs";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
 import { LimitUnit } from "../../builders/rule-args";
 import { RedisModeName } from "../../builders/redis-connection";
 

@@ -20,7 +20,7 @@ const DECLARED: [string, FieldDecl<unknown>][] = [...GLOBAL_ARG_INTERFACES, ...P
 );
 
 describe("GlobalRateLimit's fields: one declaration each", () => {
-    it("components/global-ratelimit-args.ts is generated from the declarations; control: a changed doc makes it stale", () => {
+    it("components/global-ratelimit-args.generated.ts is generated from the declarations; control: a changed doc makes it stale", () => {
         expect(fs.readFileSync(OUT, "utf8"), "run npm run gen").to.equal(generatedText(OUT));
         const before = GLOBAL_FIELDS.timeout.doc;
         try {
@@ -32,7 +32,7 @@ describe("GlobalRateLimit's fields: one declaration each", () => {
         }
     });
 
-    it("components/platform-ratelimit-args.ts is generated from the declarations too (one generator, one check); control: a changed default makes it stale", () => {
+    it("components/platform-ratelimit-args.generated.ts is generated from the declarations too (one generator, one check); control: a changed default makes it stale", () => {
         expect(generated().map(([out]) => out)).to.include.members([OUT, PLATFORM_OUT, BOOKINFO_OUT, MANAGED_API_OUT, MESH_OUT]);
         expect(fs.readFileSync(PLATFORM_OUT, "utf8"), "run npm run gen").to.equal(generatedText(PLATFORM_OUT));
         expect(generatedText(PLATFORM_OUT)).to.include("Defaults to `1s` (1 s).").and.include("Defaults to the component's `failureModeDeny`.");

@@ -7,7 +7,7 @@
  */
 import { expect } from "chai";
 import { RedisModeName } from "../../builders/redis-connection";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { ServiceLogLevel } from "../../components/service-settings";
 import { Problem } from "../../lib/problems";

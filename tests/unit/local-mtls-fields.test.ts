@@ -32,7 +32,7 @@ function withDefault<T>(d: { default: T }, value: T, body: () => void): void {
 }
 
 describe("LocalRateLimit's and MeshMutualTls's fields: one declaration each", () => {
-    it("components/local-ratelimit-args.ts and mesh-mtls-args.ts are generated from the declarations; control: a changed default makes them stale", () => {
+    it("components/local-ratelimit-args.generated.ts and mesh-mtls-args.generated.ts are generated from the declarations; control: a changed default makes them stale", () => {
         expect(generated().map(([out]) => out)).to.include.members([LOCAL_OUT, MTLS_OUT]);
         expect(fs.readFileSync(LOCAL_OUT, "utf8"), "run npm run gen").to.equal(generatedText(LOCAL_OUT));
         expect(fs.readFileSync(MTLS_OUT, "utf8"), "run npm run gen").to.equal(generatedText(MTLS_OUT));

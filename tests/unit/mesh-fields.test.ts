@@ -10,7 +10,7 @@ import { ARGS_FIX } from "../../mesh/arg-problems";
 import { MeshOwnSettings, checkMeshArgs } from "../../mesh/mesh-checks";
 import { MESH_DEFAULTS } from "../../mesh/mesh-defaults";
 import { MESH_FIELD_TABLES, MESH_PLACEMENT_FIELDS, MESH_TOP_FIELDS, meshDeclarationOf } from "../../mesh/mesh-fields";
-import { MeshRateLimitArgs } from "../../mesh/mesh-ratelimit-args";
+import { MeshRateLimitArgs } from "../../mesh/mesh-ratelimit-args.generated";
 import { CONFIG_KEYS, configDefault, keySpecOf } from "../../program/config-keys";
 import { Rule, customRule, givenProblems } from "../../lib/field-decl";
 import { Problem } from "../../lib/problems";

@@ -1,5 +1,5 @@
 /**
- * MeshRateLimit's arguments (mesh/mesh-ratelimit-args.ts, mesh/mesh-plan.ts): grouped by the
+ * MeshRateLimit's arguments (mesh/mesh-ratelimit-args.generated.ts, mesh/mesh-plan.ts): grouped by the
  * component each is for, handed to that component as given, each rule checked once (by the
  * component that owns the field), and every problem reported under the field that holds it; the
  * program's stack config maps to them without loss and re-phrases their problems for its keys.
@@ -9,8 +9,8 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { ARGS_FIX, isMeshArgsError } from "../../mesh/arg-problems";
-import { MeshGlobalArgs, MeshLocalArgs, MeshRateLimitArgs } from "../../mesh/mesh-ratelimit-args";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
+import { MeshGlobalArgs, MeshLocalArgs, MeshRateLimitArgs } from "../../mesh/mesh-ratelimit-args.generated";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
 import { LocalRateLimitArgs } from "../../components/local-ratelimit";
 import { planMeshRateLimit } from "../../mesh/mesh-plan";
 import { CONFIG_KEYS, CONFIG_KEY_OF_FIELD } from "../../program/config-keys";
@@ -25,7 +25,7 @@ import { DEV } from "./helpers";
 import { MESH_OUT, generatedText } from "../../scripts/gen-arg-types";
 
 const ROOT = path.join(__dirname, "..", "..");
-const OUT = path.join(ROOT, "mesh", "mesh-ratelimit-args.ts");
+const OUT = path.join(ROOT, "mesh", "mesh-ratelimit-args.generated.ts");
 const NO_ESP = { managedApi: { enabled: false } } as const;
 
 /** MeshRateLimit's refusal of these arguments (it must refuse them). */
@@ -50,7 +50,7 @@ function configRefusal(raw: Record<string, string>): Problem[] {
 }
 
 describe("MeshRateLimit arguments: their shape", () => {
-    it("mesh/mesh-ratelimit-args.ts is the package's own: generated from MeshRateLimit's declarations (mesh/mesh-fields.ts), it imports nothing of the program", () => {
+    it("mesh/mesh-ratelimit-args.generated.ts is the package's own: generated from MeshRateLimit's declarations (mesh/mesh-fields.ts), it imports nothing of the program", () => {
         const text = fs.readFileSync(OUT, "utf8");
         expect(text).to.equal(generatedText(MESH_OUT));
         expect(text).to.match(/^\/\/ Generated .* mesh\/mesh-fields\.ts:\n/);

@@ -36,7 +36,13 @@ const gateway = (g: object) => gatewayTargetOf({ selector: { istio: "ingressgate
 
 describe("nested argument types: one declaration per field", () => {
     it("their generated files are current", () => {
-        const outs = ["gateway-target-args.ts", "gateway-access-log-args.ts", "client-cidr-args.ts", "identity-arg-types.ts", "request-cost-arg-types.ts"];
+        const outs = [
+            "gateway-target-args.generated.ts",
+            "gateway-access-log-args.generated.ts",
+            "client-cidr-args.generated.ts",
+            "identity-arg-types.generated.ts",
+            "request-cost-arg-types.generated.ts",
+        ];
         const files = generated().filter(([out]) => outs.some((o) => out.endsWith(`/${o}`)));
         expect(files).to.have.length(outs.length);
         for (const [out, text] of files) expect(fs.readFileSync(out, "utf8"), `${out}: run npm run gen`).to.equal(text);

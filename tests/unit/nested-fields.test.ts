@@ -34,13 +34,13 @@ describe("GlobalRateLimit's nested fields: one declaration each", () => {
     it("every generated file is current; control: a changed default makes the Redis options' file stale", () => {
         const files = generated();
         expect(files.map(([out]) => out.replace(/.*\/(builders|components)\//, "$1/"))).to.include.members([
-            "components/redis-options-args.ts",
-            "components/ratelimit-monitoring-args.ts",
-            "components/access-policy-args.ts",
-            "builders/client-prefix-args.ts",
+            "components/redis-options-args.generated.ts",
+            "components/ratelimit-monitoring-args.generated.ts",
+            "components/access-policy-args.generated.ts",
+            "builders/client-prefix-args.generated.ts",
         ]);
         for (const [out, text] of files) expect(fs.readFileSync(out, "utf8"), `${out}: run npm run gen`).to.equal(text);
-        const redisFile = () => generated().find(([out]) => out.endsWith("redis-options-args.ts"))![1];
+        const redisFile = () => generated().find(([out]) => out.endsWith("redis-options-args.generated.ts"))![1];
         const text = redisFile();
         withDefault(REDIS_FIELDS.maxMemory, "100mb", () => expect(redisFile().replace("`100mb`", "`160mb`")).to.equal(text).and.not.equal(redisFile()));
     });

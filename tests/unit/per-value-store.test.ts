@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
 import { ErrorStatus } from "../../builders/envoy-filters";
 import { LimitUnit } from "../../builders/rule-args";
 import { redisMemoryBytes } from "../../builders/failure-bounds";

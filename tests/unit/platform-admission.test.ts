@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import { ROUTE_BOUND_ANNOTATION } from "../../builders/host-ownership-rule";
 import { PLATFORM_FILTER_NAMES, PLATFORM_PRE_LIMIT_NAMES, preLimitRetryAfter } from "../../builders/platform-filters";
-import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args";
+import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args.generated";
 import { admissionServedProblems } from "../../components/admission-served";
 import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
 import { PLATFORM } from "./platform-fixtures";

@@ -9,7 +9,7 @@
 import { expect } from "chai";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { LimitUnit, MissingHeader } from "../../builders/rule-args";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { PlatformDefaults } from "../../components/platform-defaults";
 import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";

@@ -8,7 +8,7 @@
  */
 import { expect } from "chai";
 import { LimitUnit } from "../../builders/rule-args";
-import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args";
+import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args.generated";
 import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
 import { descriptorFor } from "../../gateway-model/evaluate";
 import { Entry } from "../../gateway-model/model";

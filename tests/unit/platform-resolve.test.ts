@@ -6,7 +6,7 @@
  */
 import { expect } from "chai";
 import { LimitUnit } from "../../builders/rule-args";
-import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args";
+import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args.generated";
 import { buildPlatformRateLimit, planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
 import { resolvePlatformRateLimit } from "../../components/platform-ratelimit-resolve";
 import { frozenCopy } from "../../lib/frozen";

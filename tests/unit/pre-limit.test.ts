@@ -9,7 +9,7 @@ import { FilterLayout } from "../../builders/envoy-filters";
 import { preLimitPlan } from "../../builders/pre-limit";
 import { LimitUnit, MissingHeader } from "../../builders/rule-args";
 import { compileGlobalLimits } from "../../components/limits-plan";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { Entry, GatewayModel } from "../../gateway-model/model";
 import { PreLimitConfigModel, PreLimitPod, TokenBucketModel, formatPreLimit, preLimitDescriptors, readPreLimit } from "../../gateway-model/pre-limit-model";

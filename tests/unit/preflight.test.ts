@@ -8,7 +8,7 @@ import { expect } from "chai";
 import { LiveObject, planSharedObjects, sharedObjectRefs } from "../../program/preflight";
 import { classifyNeighbours, meshReachQuery, planMeshReach } from "../../program/mesh-reach";
 import { FilterLayout } from "../../builders/envoy-filters";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { LimitUnit } from "../../builders/rule-args";
 import { planOfConfig, resolveSettings } from "../../program/config-args";

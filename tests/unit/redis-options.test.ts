@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { RedisModeName } from "../../builders/redis-connection";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
 import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { Problem } from "../../lib/problems";
 import {

@@ -51,7 +51,7 @@ describe("rule fields: a declared default is the one the resolver fills in", () 
 
     it("the generated interfaces state the defaults as their enum members", () => {
         // Its JSDoc lines joined, so a sentence wrapped over two reads as one.
-        const text = generatedText(path.join(__dirname, "..", "..", "builders", "rule-types-args.ts")).replace(/\n\s*\* /g, " ");
+        const text = generatedText(path.join(__dirname, "..", "..", "builders", "rule-types-args.generated.ts")).replace(/\n\s*\* /g, " ");
         expect(text).to.include("Defaults to `ValueCharset.Utf8`.");
         expect(text).to.include("Defaults to `MissingHeader.SharedCounter` (one counter per client");
         expect(text).to.include("Descriptor key the path is sent under. Defaults to `PATH`.");

@@ -9,7 +9,7 @@ import { stringify } from "yaml";
 import { LimitUnit, MissingHeader, PathKeyMode, PathSpellings, RateLimitRuleArgs } from "../../builders/rule-args";
 import { escapeRe2, pathRegex } from "../../builders/rules";
 import { compileGlobalLimits } from "../../components/limits-plan";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "../../components/global-ratelimit-plan";
 import { explainWith } from "../../gateway-model/explain";
 import { GatewayModel } from "../../gateway-model/model";

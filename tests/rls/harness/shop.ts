@@ -4,7 +4,7 @@
  * turning each request into descriptors, the REAL envoyproxy/ratelimit service and Redis deciding.
  */
 import { GlobalRateLimit } from "../../../components/global-ratelimit";
-import { GlobalRateLimitArgs } from "../../../components/global-ratelimit-args";
+import { GlobalRateLimitArgs } from "../../../components/global-ratelimit-args.generated";
 import { RateLimitRuleArgs } from "../../../builders/rule-args";
 import { ModelRequest } from "../../../gateway-model/model";
 import { explain } from "../../../gateway-model/explain";

@@ -17,10 +17,10 @@ import {
     StackVariant,
     VirtualHostScope,
 } from "../components/mesh-enums";
-import { GlobalRateLimitOptions } from "../components/global-ratelimit-args";
-import { BookinfoOptions } from "../components/bookinfo-args";
+import { GlobalRateLimitOptions } from "../components/global-ratelimit-args.generated";
+import { BookinfoOptions } from "../components/bookinfo-args.generated";
 import { LocalBucketOptions } from "../components/local-ratelimit";
-import { ManagedApiOptions } from "../components/managed-api-args";
+import { ManagedApiOptions } from "../components/managed-api-args.generated";
 import { MonitoringOptionsArgs } from "../components/ratelimit-monitoring";
 import { LimitUnit } from "../builders/rule-args";
 

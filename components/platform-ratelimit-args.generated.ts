@@ -2,7 +2,7 @@
 // edit those, then run `npm run gen`; never edit this file.
 import { RateLimitHeaders } from "../builders/filter-choices";
 import { PerPathLimitsArgs, RateLimitRuleArgs } from "../builders/rule-args";
-import { RateLimitServiceOptionsArgs } from "./global-ratelimit-args";
+import { RateLimitServiceOptionsArgs } from "./global-ratelimit-args.generated";
 import { MonitoringArgs } from "./ratelimit-monitoring";
 import { RedisOptionsArgs } from "./redis-options";
 
