@@ -5,7 +5,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { InputError, formatArgsProblems, Problem } from "../lib/problems";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
-import { closestName } from "../lib/unknown-fields";
+import { ArgTypes, closestName, unknownFields } from "../lib/unknown-fields";
 import { fieldProblem } from "../lib/field-checks";
 import { givenProblems } from "../lib/field-decl";
 import { fieldRef } from "../lib/fix-style";
@@ -106,4 +106,14 @@ export const isDeferred = (v: unknown): boolean =>
 export function planned(value: pulumi.Input<string>): string {
     if (isDeferred(value)) throw new Error("internal: an Input argument reached the plan; the component must call deferInputs first");
     return value as string;
+}
+
+/**
+ * Every argument and nested field of `args` that `component` does not know (its types: its own table
+ * and the tables its fields nest, declared in its folder), each with the closest known name: a
+ * program without a type checker (Python, YAML, JavaScript) would otherwise have a misspelt field
+ * ignored, or a misspelt rule field widen the rule to every request.
+ */
+export function componentFieldProblems(types: ArgTypes, component: string, args: unknown): Problem[] {
+    return unknownFields(types, `${component}Args`, `an argument of ${component}`, args);
 }

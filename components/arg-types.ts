@@ -1,48 +1,22 @@
 /**
- * Every argument type of the components, read at run time from the tables they are declared by
- * (components/*-fields.ts), and the unknown-field check of a component's arguments against them
- * (lib/unknown-fields.ts). MeshRateLimit adds its own tables (mesh/mesh-arg-interfaces.ts).
+ * Every argument type of the package's components together: the union of each component's own
+ * tables (its folder's arg-types.ts), which MeshRateLimit's plan extends with its own tables
+ * (mesh/mesh-arg-interfaces.ts) and the schema tests compare with plugin/schema.json.
  */
 import { ArgInterface } from "../lib/field-decl";
-import { ArgTypes, argTypesOf, unknownFields } from "../lib/unknown-fields";
+import { ArgTypes, argTypesOf } from "../lib/unknown-fields";
 import { Problem } from "../lib/problems";
-import { ACCESS_POLICY_ARG_INTERFACES } from "./access-policy-fields";
-import { BOOKINFO_ARG_INTERFACES } from "./bookinfo-fields";
-import { CLIENT_CIDR_ARG_INTERFACES } from "./client-cidr-fields";
-import { CLIENT_PREFIX_ARG_INTERFACES } from "./client-prefix-fields";
-import { ACCESS_LOG_ARG_INTERFACES } from "./gateway-access-log-fields";
-import { GATEWAY_TARGET_ARG_INTERFACES } from "./gateway-target-fields";
-import { GLOBAL_ARG_INTERFACES } from "./global-ratelimit-fields";
-import { IDENTITY_ARG_INTERFACES } from "./identity-fields";
-import { LOCAL_ARG_INTERFACES } from "./local-ratelimit-fields";
-import { MANAGED_API_ARG_INTERFACES } from "./managed-api-fields";
-import { MESH_ROUTE_ARG_INTERFACES } from "./mesh-route-fields";
-import { MTLS_ARG_INTERFACES } from "./mesh-mtls-fields";
-import { PLATFORM_ARG_INTERFACES } from "./platform-ratelimit-fields";
-import { MONITORING_ARG_INTERFACES } from "./ratelimit-monitoring-fields";
-import { REDIS_ARG_INTERFACES } from "./redis-fields";
-import { REQUEST_COST_ARG_INTERFACES } from "./request-cost-fields";
-import { RULE_ARG_INTERFACES } from "./rule-arg-interfaces";
+import { componentFieldProblems } from "./arg-checks";
+import { BOOKINFO_ARG_TABLES } from "./bookinfo-arg-types";
+import { GLOBAL_ARG_TABLES } from "./global-ratelimit-arg-types";
+import { LOCAL_ARG_TABLES } from "./local-ratelimit-arg-types";
+import { MANAGED_API_ARG_TABLES } from "./managed-api-arg-types";
+import { MTLS_ARG_TABLES } from "./mesh-mtls-arg-types";
+import { PLATFORM_ARG_TABLES } from "./platform-ratelimit-arg-types";
 
-/** The components' argument interfaces, every table of them. */
+/** The components' argument interfaces, every table of them, each once. */
 export const COMPONENT_ARG_INTERFACES: readonly ArgInterface[] = [
-    ...GLOBAL_ARG_INTERFACES,
-    ...PLATFORM_ARG_INTERFACES,
-    ...BOOKINFO_ARG_INTERFACES,
-    ...MANAGED_API_ARG_INTERFACES,
-    ...LOCAL_ARG_INTERFACES,
-    ...MTLS_ARG_INTERFACES,
-    ...REDIS_ARG_INTERFACES,
-    ...MONITORING_ARG_INTERFACES,
-    ...ACCESS_POLICY_ARG_INTERFACES,
-    ...CLIENT_PREFIX_ARG_INTERFACES,
-    ...RULE_ARG_INTERFACES,
-    ...MESH_ROUTE_ARG_INTERFACES,
-    ...GATEWAY_TARGET_ARG_INTERFACES,
-    ...ACCESS_LOG_ARG_INTERFACES,
-    ...CLIENT_CIDR_ARG_INTERFACES,
-    ...IDENTITY_ARG_INTERFACES,
-    ...REQUEST_COST_ARG_INTERFACES,
+    ...new Set([...GLOBAL_ARG_TABLES, ...PLATFORM_ARG_TABLES, ...BOOKINFO_ARG_TABLES, ...MANAGED_API_ARG_TABLES, ...LOCAL_ARG_TABLES, ...MTLS_ARG_TABLES]),
 ];
 
 /** Every field of each of the components' argument types, by the type's name. */
@@ -51,11 +25,17 @@ export const COMPONENT_ARG_TYPES: ArgTypes = argTypesOf(COMPONENT_ARG_INTERFACES
 /** The components whose arguments are one of these types, `<Component>Args`. */
 export type ComponentName = "GlobalRateLimit" | "PlatformRateLimit" | "LocalRateLimit" | "Bookinfo" | "ManagedApi" | "MeshMutualTls";
 
-/**
- * Every argument and nested field of `args` that `component` does not know, each with the closest
- * known name: a program without a type checker (Python, YAML, JavaScript) would otherwise have a
- * misspelt field ignored, or a misspelt rule field widen the rule to every request.
- */
+/** The tables of each component's own check (its folder's arg-types.ts). */
+export const ARG_TABLES_OF: Readonly<Record<ComponentName, readonly ArgInterface[]>> = {
+    GlobalRateLimit: GLOBAL_ARG_TABLES,
+    PlatformRateLimit: PLATFORM_ARG_TABLES,
+    LocalRateLimit: LOCAL_ARG_TABLES,
+    Bookinfo: BOOKINFO_ARG_TABLES,
+    ManagedApi: MANAGED_API_ARG_TABLES,
+    MeshMutualTls: MTLS_ARG_TABLES,
+};
+
+/** `component`'s unknown fields, checked against every component's types (what its own check must match). */
 export function unknownFieldProblems(component: ComponentName, args: unknown): Problem[] {
-    return unknownFields(COMPONENT_ARG_TYPES, `${component}Args`, `an argument of ${component}`, args);
+    return componentFieldProblems(COMPONENT_ARG_TYPES, component, args);
 }

@@ -6,7 +6,8 @@ import { bindCrossCheck } from "../lib/cross-checks";
 import { MESH_ROUTE_CHECKS } from "./mesh-route-fields";
 import { DEFAULTS } from "./defaults";
 import { Problem } from "../lib/problems";
-import { unknownFieldProblems } from "./arg-types";
+import { componentFieldProblems } from "./arg-checks";
+import { BOOKINFO_ARG_TYPES } from "./bookinfo-arg-types";
 import { defaultsOf, givenProblems } from "../lib/field-decl";
 import { GatewayHostScope, MeshMode } from "./mesh-enums";
 import { BookinfoArgs } from "./bookinfo-args.generated";
@@ -72,7 +73,7 @@ export function resolveBookinfo(args: BookinfoArgs): { problems: Problem[]; valu
     // Each plain field's declared rule on the value given (a default is valid), then the routes.
     const given = givenFields(a);
     const problems: Problem[] = [
-        ...unknownFieldProblems("Bookinfo", args),
+        ...componentFieldProblems(BOOKINFO_ARG_TYPES, "Bookinfo", args),
         ...Object.entries(PLAIN_FIELDS).flatMap(([k, decl]) => givenProblems(decl, k, given[k as keyof typeof PLAIN_FIELDS])),
         ...routeProblems(b.routes, a.routes),
     ];

@@ -18,7 +18,8 @@ import { Problem } from "../lib/problems";
 import { AccessTarget } from "./access-policies";
 import { checkCostLayout } from "./request-cost-checks";
 import { dnsProblem, planned } from "./arg-checks";
-import { unknownFieldProblems } from "./arg-types";
+import { componentFieldProblems } from "./arg-checks";
+import { GLOBAL_ARG_TYPES } from "./global-ratelimit-arg-types";
 import { CALL_FIELDS, DEFAULT_FILTER_PREFIX, GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { MeshMode } from "./mesh-enums";
 import { ResolvedAccessLog, accessLogOf, ruleClaimNames, ruleHeaderNames } from "./gateway-access-log";
@@ -196,7 +197,7 @@ function checkedArgs(a: Partial<GlobalRateLimitArgs>, args: GlobalRateLimitArgs)
         headersOn: headers === RateLimitHeaders.Draft03,
     });
     const compiled: CheckedLimits = { ...buildGlobalLimits(limits), problems: limitProblems };
-    const problems: Problem[] = [...unknownFieldProblems("GlobalRateLimit", args), ...limitProblems];
+    const problems: Problem[] = [...componentFieldProblems(GLOBAL_ARG_TYPES, "GlobalRateLimit", args), ...limitProblems];
     scopeProblems(a, problems);
     const gw = gatewayTargetOf(a.gateway, problems);
     const ns = withDefaults(GLOBAL_FIELDS, a).namespace;

@@ -20,7 +20,8 @@ import {
     localBucketFilter,
 } from "../builders/envoy-filters";
 import { argsError } from "./arg-checks";
-import { unknownFieldProblems } from "./arg-types";
+import { componentFieldProblems } from "./arg-checks";
+import { LOCAL_ARG_TYPES } from "./local-ratelimit-arg-types";
 import { LocalBucketOptions, LocalRateLimitArgs } from "./local-ratelimit-args.generated";
 import { LOCAL_ARGS_FIELDS, LOCAL_BUCKET_FIELDS } from "./local-ratelimit-fields";
 
@@ -81,7 +82,7 @@ export function resolveLocalRateLimit(name: string, args: LocalRateLimitArgs): {
     const F = LOCAL_ARGS_FIELDS;
     const filterName = a.filterName ?? name;
     const problems: Problem[] = [
-        ...unknownFieldProblems("LocalRateLimit", args),
+        ...componentFieldProblems(LOCAL_ARG_TYPES, "LocalRateLimit", args),
         ...fieldProblems(F.selector, "selector", a.selector),
         ...bucketPortProblems(a.port),
         ...bucketProblems(a.bucket),

@@ -7,7 +7,8 @@ import { givenProblems, withDefaults } from "../lib/field-decl";
 import { Fix } from "../lib/fix-style";
 import { Problem } from "../lib/problems";
 import { ResolvedManagedApi } from "../builders/managed-api";
-import { unknownFieldProblems } from "./arg-types";
+import { componentFieldProblems } from "./arg-checks";
+import { MANAGED_API_ARG_TYPES } from "./managed-api-arg-types";
 import { ManagedApiArgs } from "./managed-api-args.generated";
 import { MANAGED_API_ARGS_FIELDS, MANAGED_API_OPTIONS_FIELDS, espServiceNameProblems, ipRangesProblems } from "./managed-api-fields";
 import { EspPortModeName } from "./mesh-enums";
@@ -52,7 +53,7 @@ export function resolveManagedApi(args: ManagedApiArgs): { problems: Problem[]; 
     const d = withDefaults(MANAGED_API_FIELDS, a);
     const apiProfile = d.apiProfile;
     const problems: Problem[] = [
-        ...unknownFieldProblems("ManagedApi", args),
+        ...componentFieldProblems(MANAGED_API_ARG_TYPES, "ManagedApi", args),
         ...managedApiFieldProblems(a),
         ...givenProblems(MANAGED_API_ARGS_FIELDS.apiProfile, "apiProfile", apiProfile),
     ];

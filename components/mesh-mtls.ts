@@ -22,7 +22,8 @@ import { Resolved, fieldProblems, withDefaults } from "../lib/field-decl";
 import { deepFreeze } from "../lib/frozen";
 import { PeerAuthentication } from "./crds";
 import { argsError } from "./arg-checks";
-import { unknownFieldProblems } from "./arg-types";
+import { componentFieldProblems } from "./arg-checks";
+import { MTLS_ARG_TYPES } from "./mesh-mtls-arg-types";
 import { MeshMutualTlsArgs } from "./mesh-mtls-args.generated";
 import { MTLS_CONTEXT_CHECK, MTLS_FIELDS } from "./mesh-mtls-fields";
 import { bindCrossCheck } from "../lib/cross-checks";
@@ -152,7 +153,7 @@ export function resolveMeshMutualTls(args: MeshMutualTlsArgs, opts?: pulumi.Comp
     const { scope, apiProfile: profile, selector, meshNamespace } = withDefaults(F, a);
     // A null is taken as not given (its default), as `??` always took it.
     const problems: Problem[] = [
-        ...unknownFieldProblems("MeshMutualTls", args),
+        ...componentFieldProblems(MTLS_ARG_TYPES, "MeshMutualTls", args),
         ...fieldProblems(F.meshNamespace, "meshNamespace", a.meshNamespace ?? undefined),
         ...fieldProblems(F.apiProfile, "apiProfile", a.apiProfile ?? undefined),
         ...fieldProblems(F.scope, "scope", a.scope ?? undefined),

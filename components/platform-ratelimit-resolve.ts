@@ -17,7 +17,8 @@ import { DeepReadonly, frozenCopy } from "../lib/frozen";
 import { isGatewayHost } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { dnsProblem, portProblem } from "./arg-checks";
-import { unknownFieldProblems } from "./arg-types";
+import { componentFieldProblems } from "./arg-checks";
+import { PLATFORM_ARG_TYPES } from "./platform-ratelimit-arg-types";
 import { gatewayTargetOf } from "./gateway-target";
 import { GlobalRateLimitArgs } from "./global-ratelimit-args.generated";
 import { planGlobalRateLimit } from "./global-ratelimit-plan";
@@ -103,7 +104,7 @@ export interface PlatformRateLimitResolution {
 /** Every problem of the arguments, each under its property path, or the resolved value (pure). */
 export function resolvePlatformRateLimit(args: PlatformRateLimitArgs): { problems: Problem[]; value?: ResolvedPlatformRateLimit } {
     const a: Partial<PlatformRateLimitArgs> = args ?? {};
-    const problems: Problem[] = [...unknownFieldProblems("PlatformRateLimit", args)];
+    const problems: Problem[] = [...componentFieldProblems(PLATFORM_ARG_TYPES, "PlatformRateLimit", args)];
     const base = planGlobalRateLimit(serviceArgsOf(a));
     // Its "no rule" problem is about the rules it was not given (the sources are checked below), and
     // its "platform's domain" problem is about a team taking the domain this component owns.

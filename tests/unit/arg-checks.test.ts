@@ -8,7 +8,7 @@
 import { expect } from "chai";
 import * as fs from "fs";
 import { closestName } from "../../components/arg-checks";
-import { COMPONENT_ARG_INTERFACES, COMPONENT_ARG_TYPES, unknownFieldProblems } from "../../components/arg-types";
+import { ARG_TABLES_OF, COMPONENT_ARG_INTERFACES, COMPONENT_ARG_TYPES, unknownFieldProblems } from "../../components/arg-types";
 import { Bookinfo } from "../../components/bookinfo";
 import { GlobalRateLimit } from "../../components/global-ratelimit";
 import { LocalRateLimit } from "../../components/local-ratelimit";
@@ -76,6 +76,24 @@ describe("components refuse what they do not know (components/arg-checks.ts)", f
         const { cost: _left, ...fewer } = rule.fields;
         const without = argTypesOf(COMPONENT_ARG_INTERFACES.map((i) => (i === rule ? { ...rule, fields: fewer } : i)));
         expect(without.RateLimitRuleArgs).to.not.deep.equal(schema.types.RateLimitRuleArgs);
+    });
+
+    it("each component's own tables hold every type its arguments reach; control: a nested table left out is named", () => {
+        const reached = (types: ArgTypes, root: string): string[] => {
+            const names = new Set<string>();
+            const walk = (shape: FieldShape): void => {
+                if (shape === null) return;
+                if (typeof shape !== "string") return walk("list" in shape ? shape.list : shape.map);
+                if (names.has(shape)) return;
+                names.add(shape);
+                Object.values(COMPONENT_ARG_TYPES[shape] ?? {}).forEach(walk);
+            };
+            walk(root);
+            return [...names].filter((n) => types[n] === undefined);
+        };
+        for (const [c, tables] of Object.entries(ARG_TABLES_OF)) expect(reached(argTypesOf(tables), `${c}Args`), c).to.deep.equal([]);
+        const global = ARG_TABLES_OF.GlobalRateLimit.filter((i) => i.name !== "RedisOptionsArgs");
+        expect(reached(argTypesOf(global), "GlobalRateLimitArgs")).to.deep.equal(["RedisOptionsArgs"]);
     });
 
     it("closest names: a typo, a longer or shorter name, another case; nothing for a stranger", () => {
