@@ -6,10 +6,6 @@ import * as pulumi from "@pulumi/pulumi";
 import { InputError, formatArgsProblems, Problem } from "../lib/problems";
 import { LABEL_KEY, LABEL_VALUE, dnsNameProblem, isDnsName, suggestedDnsName } from "../lib/dns-names";
 import { ArgTypes, closestName, unknownFields } from "../lib/unknown-fields";
-import { fieldProblem } from "../lib/field-checks";
-import { givenProblems } from "../lib/field-decl";
-import { fieldRef } from "../lib/fix-style";
-import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
 
 /** Label-selector problems, shared by the components. Exported for testing. */
 export function selectorProblems(field: string, selector: unknown): Problem[] {
@@ -35,33 +31,6 @@ export function portProblem(field: string, value: unknown): Problem[] {
     return Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= 65535
         ? []
         : [{ key: field, value, problem: "must be a port number from 1 to 65535", fix: "use e.g. 8081" }];
-}
-
-/** `rateLimitHeaders` (of any filter): one of RateLimitHeaders' values; a switch word (`on`, `true`, `off`, `false`) fixed to the value it means. */
-export function rateLimitHeadersProblems(value: unknown): Problem[] {
-    return givenProblems(GLOBAL_FIELDS.rateLimitHeaders, "rateLimitHeaders", value);
-}
-
-/**
- * `statusOnError` (of a filter that calls a rate-limit service, its fields under `prefix`): one of
- * ErrorStatus' values, and only when the filter fails closed (`failsClosed`: its `failureModeDeny`,
- * defaulted), since failing open lets the request pass and the status is never sent. The one
- * statement of the rule: GlobalRateLimit, its per-value store and the stack's keys all report it here.
- */
-export function statusOnErrorProblems(prefix: string, statusOnError: unknown, failsClosed: boolean): Problem[] {
-    if (statusOnError === undefined) return [];
-    const status = `${prefix}statusOnError`;
-    const deny = `${prefix}failureModeDeny`;
-    const unknown = givenProblems(GLOBAL_FIELDS.statusOnError, status, statusOnError);
-    if (unknown.length || failsClosed) return unknown;
-    return [
-        fieldProblem(
-            status,
-            statusOnError,
-            `has no effect unless ${fieldRef(deny)} is true (the request passes when the service cannot answer)`,
-            (s) => `${s.rm(status)}, or ${s.set(deny, "true")}`,
-        ),
-    ];
 }
 
 /** Invalid component arguments: every problem, each with its field path (lib/problems.ts). */

@@ -13,7 +13,7 @@ import { DEFAULTS } from "./defaults";
 
 import { GO_DURATION } from "../lib/formats";
 import { GlobalRateLimitArgs, RateLimitServiceOptionsArgs } from "./global-ratelimit-args.generated";
-import { statusOnErrorProblems } from "./arg-checks";
+import { statusOnErrorProblems } from "./filter-field-checks";
 import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { ACCESS_POLICY_FIELDS } from "./access-policy-fields";
 import { SERVICE_FIELDS } from "./service-fields";

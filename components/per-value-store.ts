@@ -36,7 +36,8 @@ import { RedisModeName } from "../builders/redis-connection";
 import { givenProblems, withDefaults } from "../lib/field-decl";
 import { GLOBAL_FIELDS } from "./global-ratelimit-fields";
 import { PER_VALUE_FIELDS } from "./service-fields";
-import { dnsProblem, planned, statusOnErrorProblems } from "./arg-checks";
+import { dnsProblem, planned } from "./arg-checks";
+import { statusOnErrorProblems } from "./filter-field-checks";
 import { redisConnectionOf, redisMaxMemoryProblem, resolvedRedisOf } from "./redis-options";
 import { overLimitCacheBytes } from "../builders/over-limit-cache";
 import { PerValueStoreArgs } from "./global-ratelimit-args.generated";
@@ -133,7 +134,7 @@ function perValueStoreProblems(p: PerValueStoreArgs): Problem[] {
     return [
         ...f("failureModeDeny"),
         ...f("timeout"),
-        // The status's rule with its dependence on the failure mode (arg-checks.ts).
+        // The status's rule with its dependence on the failure mode (filter-field-checks.ts).
         ...statusOnErrorProblems("perValueStore.", p.statusOnError, p.failureModeDeny === true),
         ...f("newValuesPerSecond"),
         ...f("longestValueBytes"),
