@@ -15,6 +15,8 @@ import { gatewayModel } from "../../gateway-model/read-rendered";
 import { K8sObject } from "../../lib/k8s-object";
 import { localBuckets } from "../../gateway-model/workload-buckets";
 import { Simulator } from "../../prove/simulate";
+import { buildProgram } from "../../program/program";
+import { LiveObjectMeta } from "../../components/ownership";
 import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
@@ -227,5 +229,38 @@ describe("ambient mesh: explain and replay count the waypoint's bucket as the si
         const onHbone = edited(objects, isBucket, (o) => (chain(o).name = "connect_terminate"));
         expect(localBuckets(onHbone)).to.deep.equal([]);
         expect(refusals(onHbone)).to.deep.equal(none);
+    });
+});
+
+describe("ambient mesh: the stack's waypoint and someone else's of the same name", () => {
+    const config = { "mesh-ratelimit:meshMode": "ambient", "mesh-ratelimit:managedApi": "false" };
+    const id = (r: { kind: string; namespace?: string; name: string }) => `${r.kind}/${r.namespace}/${r.name}`;
+
+    it("a Gateway `waypoint` in bookinfo's namespace that the stack did not create stops the program before anything is registered", () => {
+        let asked: string[] = [];
+        const foreign = { apiVersion: "gateway.networking.k8s.io/v1", kind: "Gateway", metadata: { name: "waypoint", namespace: "default" } };
+        const run = (live: LiveObjectMeta[]) => () =>
+            buildProgram(config, {
+                lookupObjects: (refs) => {
+                    asked = refs.map(id);
+                    return live;
+                },
+            });
+        expect(run([foreign])).to.throw(/Gateway default\/waypoint already exists and is not this stack's/);
+        expect(asked).to.include("Gateway/default/waypoint");
+        // Control: the sidecar stack plans no waypoint, so the same live object is nobody's concern.
+        asked = [];
+        expect(() =>
+            buildProgram(
+                { "mesh-ratelimit:managedApi": "false" },
+                {
+                    lookupObjects: (refs) => {
+                        asked = refs.map(id);
+                        throw new Error("looked up");
+                    },
+                },
+            ),
+        ).to.throw(/looked up/);
+        expect(asked).to.include("EnvoyFilter/default/filter-local-ratelimit-svc").and.not.include("Gateway/default/waypoint");
     });
 });
