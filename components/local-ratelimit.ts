@@ -208,7 +208,7 @@ export class LocalRateLimit extends pulumi.ComponentResource {
         super("mesh-ratelimit:index:LocalRateLimit", name, {}, opts);
         const v = plan.value!;
         const labels = stackLabels("local-ratelimit");
-        if (v.bucket.waypoint) pulumi.log.warn(ambientWarning(v), this);
+        if (v.bucket.waypoint) warnOnce(ambientWarning(v), this);
         // The waypoint first, so the filter that names it is created after it and removed before it.
         const waypoint = v.createWaypoint
             ? new KubernetesGateway(
@@ -226,6 +226,15 @@ export class LocalRateLimit extends pulumi.ComponentResource {
         this.filterName = v.filterName;
         this.registerOutputs({ filterName: this.filterName });
     }
+}
+
+/** The warnings said in this process: the program constructs its components twice (once to list the objects, once to register them). */
+const warned = new Set<string>();
+
+function warnOnce(message: string, resource: pulumi.Resource): void {
+    if (warned.has(message)) return;
+    warned.add(message);
+    pulumi.log.warn(message, resource);
 }
 
 /** What preview says of a bucket on a waypoint: the upstream state, and the Service label the waypoint needs. */
