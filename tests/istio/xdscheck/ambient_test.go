@@ -22,7 +22,8 @@ import (
 // configuration only. Controls, each of which must fail the check it controls: the filters aimed at
 // another Gateway reach nothing; the bucket on a chain that does not exist, or aimed at another
 // waypoint, lands nowhere; the bucket or its routes without the chain's name land on reviews too.
-// And the earlier probes: a bucket by targetRefs lands (chain and per route), by workloadSelector nowhere.
+// And the earlier probes: a bucket by targetRefs lands (on the chain it names; per route without a
+// route configuration name, on every chain of the port, reviews' too), by workloadSelector nowhere.
 //
 //	XDSCHECK_AMBIENT_GOLDEN  tests/golden/out (the committed renders)
 func TestAmbient(t *testing.T) {
