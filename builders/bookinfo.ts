@@ -8,6 +8,7 @@ import { meshEnrolment } from "../lib/common";
 import { BOOKINFO_UID, restrictedContainerSecurityContext, restrictedPodSecurityContext } from "../lib/pod-security";
 import { LOCAL_STAT_PREFIX } from "./envoy-types";
 import { gatewayVirtualHosts } from "./gateway-hosts";
+import { INGRESS_USE_WAYPOINT_LABEL, USE_WAYPOINT_LABEL } from "./local-bucket-filter";
 import { GatewaySpec, VirtualServiceSpec } from "./istio-types";
 
 export const BOOKINFO_PORT = 9080;
@@ -71,6 +72,8 @@ export interface ResolvedBookinfo {
     /** `ambient`: no sidecars, and the ingress is a Gateway API Gateway (`gatewayName` in `gatewayApiNamespace`). */
     readonly meshMode: "sidecar" | "ambient";
     readonly gatewayApiNamespace: string;
+    /** Ambient: the waypoint that serves `localStatsApp`'s Service (the local bucket's), if any. */
+    readonly localWaypoint?: string;
 }
 
 /** The label Istio puts on the pods it deploys for a Gateway API Gateway, with the Gateway's name. */
@@ -129,6 +132,16 @@ export function virtualServiceSpec(b: Pick<ResolvedBookinfo, "hosts" | "gatewayN
 /** Istio's names of the virtual hosts the sample's Gateway and VirtualService give the gateway (`*:8080` by default). */
 export function bookinfoVirtualHosts(b: Pick<ResolvedBookinfo, "namespace" | "hosts" | "gatewayHostScope" | "gatewayPort">): string[] {
     return gatewayVirtualHosts([{ port: { number: b.gatewayPort }, hosts: gatewayServerHosts(b) }], [...b.hosts]);
+}
+
+/**
+ * The mesh labels of one app's Service: on ambient, the local bucket's app (`localStatsApp`) is
+ * served by its waypoint, for in-mesh requests and the ingress's (Istio's ingress gateways skip a
+ * Service's waypoint unless `istio.io/ingress-use-waypoint` says otherwise).
+ */
+export function bookinfoServiceMeshLabels(b: Pick<ResolvedBookinfo, "meshMode" | "localStatsApp" | "localWaypoint">, app: string): Record<string, string> {
+    if (b.meshMode !== "ambient" || !b.localWaypoint || app !== b.localStatsApp) return {};
+    return { [USE_WAYPOINT_LABEL]: b.localWaypoint, [INGRESS_USE_WAYPOINT_LABEL]: "true" };
 }
 
 /** The Service of one bookinfo app: its port, by the `app` label. */

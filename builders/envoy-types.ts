@@ -193,11 +193,16 @@ export interface RouteLevelValue {
 /** Which listener a patch applies to (`listener.filterChain.filter[.subFilter]`). */
 export interface ListenerMatch {
     portNumber?: number;
-    filterChain: { filter: { name: string; subFilter?: { name: string } } };
+    /** The listener's name (a waypoint's `main_internal`). */
+    name?: string;
+    /** `name`: the one filter chain of that name (a waypoint's chain of one service and port). */
+    filterChain: { name?: string; filter: { name: string; subFilter?: { name: string } } };
 }
 
 /** Which virtual host (and route) a patch applies to. */
 export interface RouteConfigurationMatch {
+    /** The route configuration's name (a waypoint's per-service route configuration is named as its chain). */
+    name?: string;
     vhost: { name: string; route: { name?: string; action: "ANY" } };
 }
 

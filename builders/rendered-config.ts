@@ -48,6 +48,10 @@ export interface RenderedPatch {
     onGateway: boolean;
     /** `match.listener.port_number`; undefined: every listener. */
     port?: number;
+    /** `match.listener.name` (a waypoint's `main_internal`); undefined: any listener. */
+    listenerName?: string;
+    /** `match.listener.filter_chain.name` (a waypoint's `inbound-vip|<port>|http|<host>`); undefined: any chain. */
+    filterChainName?: string;
     /** `match.listener.filter_chain.filter.sub_filter.name`: the HTTP filter an inserted one goes before. */
     subFilter?: string;
     /** `match.route_configuration.vhost.name`; undefined or `""`: every virtual host. */
@@ -90,6 +94,8 @@ function readPatch(f: RenderedFilter, p: any): RenderedPatch {
         context,
         onGateway: context === "GATEWAY" || context === "ANY",
         ...(port !== undefined ? { port: Number(port) } : {}),
+        ...optional("listenerName", listener?.name),
+        ...optional("filterChainName", field(listener, "filter_chain")?.name),
         ...optional("subFilter", field(field(field(listener, "filter_chain"), "filter"), "sub_filter")?.name),
         ...optional("virtualHost", vhost?.name),
         ...optional("route", vhost?.route?.name),

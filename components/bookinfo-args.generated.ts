@@ -64,6 +64,12 @@ export interface BookinfoArgs extends BookinfoOptions {
      * `MeshMode.Sidecar`.
      */
     meshMode?: MeshMode;
+    /**
+     * `MeshMode.Ambient`: the waypoint that serves `localStatsApp`'s Service (where the local bucket
+     * sits): the Service gets `istio.io/use-waypoint: <name>` and `istio.io/ingress-use-waypoint: "true"`,
+     * so in-mesh and ingress requests both pass it. Defaults to none: no Service is served by a waypoint.
+     */
+    localWaypoint?: string;
     /** `MeshMode.Ambient`: namespace of the Gateway API Gateway (and so of its pods). Defaults to `istio-system`. */
     gatewayApiNamespace?: string;
 }

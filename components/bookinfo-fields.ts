@@ -156,6 +156,15 @@ export const BOOKINFO_ARGS_FIELDS = {
         rule: oneOfRule(MeshMode, "MeshMode"),
         goesTo: { object: "the pods' mesh labels, the Gateway's `selector`, and on ambient the Gateway API Gateway" },
     }),
+    localWaypoint: field<string>({
+        doc:
+            "`MeshMode.Ambient`: the waypoint that serves `localStatsApp`'s Service (where the local bucket sits): the Service gets " +
+            '`istio.io/use-waypoint: <name>` and `istio.io/ingress-use-waypoint: "true"`, so in-mesh and ingress requests both pass it.',
+        type: t.string(),
+        defaultNote: "none: no Service is served by a waypoint",
+        rule: dnsNameRule("label"),
+        goesTo: { object: "the Service's istio.io/use-waypoint and istio.io/ingress-use-waypoint labels" },
+    }),
     gatewayApiNamespace: field({
         doc: "`MeshMode.Ambient`: namespace of the Gateway API Gateway (and so of its pods).",
         type: t.string(),

@@ -48,6 +48,7 @@ function withDefaults(a: BookinfoArgs): BookinfoSettings & {
     awaitRollout: boolean;
     meshMode: MeshMode;
     gatewayApiNamespace: string;
+    localWaypoint?: string;
 } {
     const d = (k: keyof typeof DEFAULTS) => String(DEFAULTS[k]);
     const paths = {

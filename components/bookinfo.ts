@@ -16,6 +16,7 @@ import {
     ambientIngressSpec,
     bookinfoDeploymentSpec,
     bookinfoGatewaySpec,
+    bookinfoServiceMeshLabels,
     bookinfoServiceSpec,
     bookinfoVirtualHosts,
     virtualServiceSpec,
@@ -69,7 +70,10 @@ export class Bookinfo extends pulumi.ComponentResource {
             new k8s.core.v1.ServiceAccount(`bookinfo-${app}`, { metadata: { name: `bookinfo-${app}`, namespace: ns, labels } }, { parent: this });
             new k8s.core.v1.Service(
                 app,
-                { metadata: { name: app, namespace: ns, labels: { ...labels, service: app }, annotations: SKIP_AWAIT }, spec: bookinfoServiceSpec(app) },
+                {
+                    metadata: { name: app, namespace: ns, labels: { ...labels, service: app, ...bookinfoServiceMeshLabels(b, app) }, annotations: SKIP_AWAIT },
+                    spec: bookinfoServiceSpec(app),
+                },
                 { parent: this },
             );
             for (const version of versions) {

@@ -29,10 +29,10 @@ export class Gateway extends k8s.apiextensions.CustomResource {
     }
 }
 
-/** A Kubernetes Gateway API `Gateway` (gateway.networking.k8s.io/v1): Istio deploys its pods (`gatewayClassName` istio). */
+/** A Kubernetes Gateway API `Gateway` (gateway.networking.k8s.io/v1): Istio deploys its pods (`gatewayClassName` istio, or istio-waypoint). */
 export interface KubernetesGatewaySpec {
     gatewayClassName: string;
-    listeners: { name: string; port: number; protocol: "HTTP"; allowedRoutes?: { namespaces: { from: "Same" | "All" } } }[];
+    listeners: { name: string; port: number; protocol: "HTTP" | "HBONE"; allowedRoutes?: { namespaces: { from: "Same" | "All" } } }[];
 }
 
 export class KubernetesGateway extends k8s.apiextensions.CustomResource {

@@ -26,11 +26,15 @@ export interface LocalBucketOptions {
 }
 
 export interface LocalRateLimitArgs extends LocalBucketOptions {
-    /** Pod labels of the workload, e.g. `{ app: "orders" }`. */
-    selector: Record<string, string>;
+    /**
+     * Pod labels of the workload, e.g. `{ app: "orders" }`: required with `MeshMode.Sidecar`; not given on
+     * ambient, where `service` names the workload. Defaults to none: required with `MeshMode.Sidecar`.
+     */
+    selector?: Record<string, string>;
     /**
      * The workload's port: the bucket goes on the sidecar's inbound chain of this port only (other inbound
-     * ports are not limited), and Istio names its inbound virtual host `inbound|http|<port>`.
+     * ports are not limited), and Istio names its inbound virtual host `inbound|http|<port>`. On ambient:
+     * the Service's port (the waypoint's chain is per Service port).
      */
     port: number;
     /** Tokens in the bucket, and tokens added per fill (`max_tokens` = `tokens_per_fill`). */
@@ -58,11 +62,29 @@ export interface LocalRateLimitArgs extends LocalBucketOptions {
     filterName?: string;
     /**
      * The mesh the workload runs in. `MeshMode.Sidecar`: the bucket goes on the workload's sidecar.
-     * `MeshMode.Ambient` is refused: Istio supports no EnvoyFilter on a waypoint (docs/guide/ambient.md),
-     * so no bucket could be placed; limit the workload at the ingress instead. Defaults to
-     * `MeshMode.Sidecar`.
+     * `MeshMode.Ambient`: on the waypoint that serves the Service `service` (created as `waypoint` unless
+     * `createWaypoint` is false), counted per waypoint pod; preview warns that Istio does not support
+     * EnvoyFilter on waypoints (docs/guide/ambient.md). Defaults to `MeshMode.Sidecar`.
      */
     meshMode?: MeshMode;
+    /**
+     * `MeshMode.Ambient`: the workload's Service in `namespace` (required there). The bucket goes on the
+     * waypoint's chain of this Service's `port` only. The Service must carry `istio.io/use-waypoint:
+     * <waypoint>` for the waypoint to serve it, and `istio.io/ingress-use-waypoint: "true"` for the
+     * ingress gateway's requests to pass it too: the component does not label it. Defaults to none:
+     * required with `MeshMode.Ambient`.
+     */
+    service?: string;
+    /** `MeshMode.Ambient`: name of the waypoint `Gateway` (class `istio-waypoint`) in `namespace` that serves `service`. Defaults to `waypoint`. */
+    waypoint?: string;
+    /**
+     * `MeshMode.Ambient`: create the waypoint `Gateway` (listener `mesh`, port 15008, HBONE), removed on
+     * destroy. `false`: take the waypoint of that name, which must exist (`istioctl waypoint apply`); an
+     * EnvoyFilter aimed at a missing one applies nowhere. Defaults to `true`.
+     */
+    createWaypoint?: boolean;
+    /** `MeshMode.Ambient`: the cluster's DNS domain, the last part of the Service's host in the waypoint's chain name. Defaults to `cluster.local`. */
+    clusterDomain?: string;
     /**
      * The HTTP filter's name. `FilterLayout.PerInstance`:
      * `envoy.filters.http.local_ratelimit/<namespace>/<filterName>`, so two LocalRateLimits on the same

@@ -44,30 +44,15 @@ const routesRule = customRule<string[]>("a list of route names", (path, routes):
 });
 
 /**
- * Why the local bucket is refused on an ambient mesh, and what to use there (the upstream state of
- * the proven Istio versions, read in pilot/pkg/model/policyattachment.go and
- * pilot/pkg/networking/core/listener_builder.go; docs/guide/ambient.md).
+ * What preview says of a bucket on a waypoint: it is built, on the upstream state of the proven Istio
+ * versions (read in pilot/pkg/model/policyattachment.go and pilot/pkg/networking/core/listener_waypoint.go;
+ * docs/guide/ambient.md), which may change under it.
  */
-export const AMBIENT_LOCAL_BUCKET = {
-    problem:
-        "is `ambient`: a waypoint takes an EnvoyFilter only through the sidecar patch context it shares by code reuse (there is no WAYPOINT " +
-        "context), which Istio documents as unsupported in every version and liable to break (istio.io, ambient L7 features; disabled in " +
-        "istio/istio#55149, re-enabled in #56476, still open in #57350; PR #57971, which would have added the context, was closed unmerged): " +
-        "no filter is created",
-    fix:
-        "on ambient, limit the workload at the ingress: a GlobalRateLimit rule on its paths (per client address if need be) or GlobalRateLimit's " +
-        "`preLimit` (a token bucket per gateway pod); or give the workload a sidecar and use MeshMode.Sidecar",
-} as const;
-
-/** `meshMode`: one of MeshMode, and `ambient` refused with the upstream reason. */
-const meshModeRule: Rule<MeshMode> = {
-    ...oneOfRule(MeshMode, "MeshMode"),
-    problems: (path, value, fallback): Problem[] => {
-        const choice = oneOfRule(MeshMode, "MeshMode").problems(path, value, fallback);
-        if (choice.length) return choice;
-        return value === MeshMode.Ambient ? [{ key: path, value, problem: AMBIENT_LOCAL_BUCKET.problem, fix: AMBIENT_LOCAL_BUCKET.fix }] : [];
-    },
-};
+export const AMBIENT_LOCAL_BUCKET_WARNING =
+    "the local bucket goes on a waypoint through the sidecar patch context Istio's waypoint shares by code reuse (there is no WAYPOINT " +
+    "context): Istio documents EnvoyFilter on waypoints as unsupported and liable to break (istio.io, ambient L7 features; disabled in " +
+    "istio/istio#55149, re-enabled in #56476, still open in #57350; PR #57971, which would have added the context, was closed unmerged). " +
+    "It is proven on the pinned Istio only: check it lands after every Istio upgrade (docs/guide/ambient.md). It counts per waypoint pod.";
 
 /** The bucket's refill, what it tells clients and whether it refuses (`LocalBucketOptions`), in the interface's order. */
 export const LOCAL_BUCKET_FIELDS = {
@@ -108,16 +93,16 @@ export const LOCAL_BUCKET_FIELDS = {
 /** LocalRateLimit's own fields, in the interface's order. */
 export const LOCAL_ARGS_FIELDS = {
     selector: field<Record<string, string>>({
-        doc: 'Pod labels of the workload, e.g. `{ app: "orders" }`.',
+        doc: 'Pod labels of the workload, e.g. `{ app: "orders" }`: required with `MeshMode.Sidecar`; not given on ambient, where `service` names the workload.',
         type: t.map(t.string()),
-        required: true,
+        defaultNote: "none: required with `MeshMode.Sidecar`",
         rule: LABELS_RULE,
         goesTo: { object: "the EnvoyFilter's workloadSelector" },
     }),
     port: field<number>({
         doc:
             "The workload's port: the bucket goes on the sidecar's inbound chain of this port only (other inbound ports are not limited), and " +
-            "Istio names its inbound virtual host `inbound|http|<port>`.",
+            "Istio names its inbound virtual host `inbound|http|<port>`. On ambient: the Service's port (the waypoint's chain is per Service port).",
         type: t.number(),
         required: true,
         rule: withFallback(wholeNumberRule({ min: 1, max: 65535 }), 8080),
@@ -173,12 +158,46 @@ export const LOCAL_ARGS_FIELDS = {
     }),
     meshMode: field<MeshMode>({
         doc:
-            "The mesh the workload runs in. `MeshMode.Sidecar`: the bucket goes on the workload's sidecar. `MeshMode.Ambient` is refused: " +
-            "Istio supports no EnvoyFilter on a waypoint (docs/guide/ambient.md), so no bucket could be placed; limit the workload at the ingress instead.",
+            "The mesh the workload runs in. `MeshMode.Sidecar`: the bucket goes on the workload's sidecar. `MeshMode.Ambient`: on the " +
+            "waypoint that serves the Service `service` (created as `waypoint` unless `createWaypoint` is false), counted per waypoint pod; " +
+            "preview warns that Istio does not support EnvoyFilter on waypoints (docs/guide/ambient.md).",
         type: t.enum(MeshMode, "MeshMode"),
         default: MeshMode.Sidecar,
-        rule: meshModeRule,
-        goesTo: { object: "nothing: `ambient` is refused before anything is created" },
+        rule: oneOfRule(MeshMode, "MeshMode"),
+        goesTo: { object: "the EnvoyFilter's target (workloadSelector, or targetRefs to the waypoint) and, on ambient, the waypoint Gateway" },
+    }),
+    service: field<string>({
+        doc:
+            "`MeshMode.Ambient`: the workload's Service in `namespace` (required there). The bucket goes on the waypoint's chain of this " +
+            "Service's `port` only. The Service must carry `istio.io/use-waypoint: <waypoint>` for the waypoint to serve it, and " +
+            '`istio.io/ingress-use-waypoint: "true"` for the ingress gateway\'s requests to pass it too: the component does not label it.',
+        type: t.string(),
+        defaultNote: "none: required with `MeshMode.Ambient`",
+        rule: dnsRule("label"),
+        goesTo: { envoy: "the waypoint's filter chain and route configuration names `inbound-vip|<port>|http|<service>.<namespace>.svc.<clusterDomain>`" },
+    }),
+    waypoint: field<string>({
+        doc: "`MeshMode.Ambient`: name of the waypoint `Gateway` (class `istio-waypoint`) in `namespace` that serves `service`.",
+        type: t.string(),
+        default: "waypoint",
+        rule: dnsRule("label"),
+        goesTo: { object: "the EnvoyFilter's targetRefs, and the waypoint Gateway's name" },
+    }),
+    createWaypoint: field({
+        doc:
+            "`MeshMode.Ambient`: create the waypoint `Gateway` (listener `mesh`, port 15008, HBONE), removed on destroy. `false`: take the " +
+            "waypoint of that name, which must exist (`istioctl waypoint apply`); an EnvoyFilter aimed at a missing one applies nowhere.",
+        type: t.boolean(),
+        default: true,
+        rule: booleanRule(),
+        goesTo: { object: "whether the waypoint Gateway is created" },
+    }),
+    clusterDomain: field<string>({
+        doc: "`MeshMode.Ambient`: the cluster's DNS domain, the last part of the Service's host in the waypoint's chain name.",
+        type: t.string(),
+        default: "cluster.local",
+        rule: dnsRule("subdomain"),
+        goesTo: { envoy: "the waypoint's chain name `inbound-vip|<port>|http|<service>.<namespace>.svc.<clusterDomain>`" },
     }),
     filterLayout: field<FilterLayout>({
         doc:

@@ -1,6 +1,7 @@
 /**
  * LocalRateLimit: a token bucket on any workload's sidecar (Envoy's local rate-limit filter), per
- * pod, no service needed. Over the limit: 429, body `local_rate_limited`, headers `x-local-rate-limit: true`
+ * pod, no service needed; on an ambient mesh (`meshMode: MeshMode.Ambient`) on the waypoint that
+ * serves the workload's Service, per waypoint pod. Over the limit: 429, body `local_rate_limited`, headers `x-local-rate-limit: true`
  * and `Retry-After` (the fill interval in whole seconds); every counted response carries the
  * bucket's `X-RateLimit-*` headers unless `rateLimitHeaders` is `RateLimitHeaders.Off`.
  */
@@ -8,7 +9,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { Problem } from "../lib/problems";
 import { stackLabels } from "../lib/common";
 import { fieldProblems, resolvedFields, withDefaults } from "../lib/field-decl";
-import { EnvoyFilter } from "./crds";
+import { EnvoyFilter, KubernetesGateway } from "./crds";
+import { MeshMode } from "./mesh-enums";
 import {
     EnvoyFilterSpec,
     FilterLayout,
@@ -16,14 +18,16 @@ import {
     LocalBucketBehaviour,
     RateLimitHeaders,
     ResolvedLocalBucket,
+    INGRESS_USE_WAYPOINT_LABEL,
+    USE_WAYPOINT_LABEL,
     instanceFilterName,
     localBucketFilter,
+    waypointGatewaySpec,
 } from "../builders/envoy-filters";
-import { argsError } from "./arg-checks";
-import { componentFieldProblems } from "./arg-checks";
+import { argsError, componentFieldProblems } from "./arg-checks";
 import { LOCAL_ARG_TYPES } from "./local-ratelimit-arg-types";
 import { LocalBucketOptions, LocalRateLimitArgs } from "./local-ratelimit-args.generated";
-import { LOCAL_ARGS_FIELDS, LOCAL_BUCKET_FIELDS } from "./local-ratelimit-fields";
+import { AMBIENT_LOCAL_BUCKET_WARNING, LOCAL_ARGS_FIELDS, LOCAL_BUCKET_FIELDS } from "./local-ratelimit-fields";
 
 export { LocalBucketOptions, LocalRateLimitArgs };
 
@@ -70,10 +74,14 @@ export function localBucketOptionsProblems(o: LocalBucketOptions): Problem[] {
 export interface ResolvedLocalRateLimit {
     /** The EnvoyFilter's name (`filterName`, else the component's name). */
     readonly filterName: string;
-    /** The workload's namespace, where the EnvoyFilter goes. */
+    /** The workload's namespace, where the EnvoyFilter goes (and on ambient the waypoint). */
     readonly namespace: string;
-    /** The bucket on the workload's sidecar, as builders/local-bucket-filter.ts builds it. */
+    /** The bucket on the workload's sidecar, or on ambient on its waypoint, as builders/local-bucket-filter.ts builds it. */
     readonly bucket: ResolvedLocalBucket;
+    /** Ambient: the waypoint Gateway to create, by name; absent when the waypoint is taken as it is (or on the sidecar mode). */
+    readonly createWaypoint?: string;
+    /** Ambient: the workload's Service, which must carry `istio.io/use-waypoint: <waypoint>`. */
+    readonly service?: string;
 }
 
 /** Every problem of LocalRateLimit's arguments, each under its property path, or the resolved value (pure; exported for the tests). */
@@ -81,9 +89,10 @@ export function resolveLocalRateLimit(name: string, args: LocalRateLimitArgs): {
     const a: Partial<LocalRateLimitArgs> = args ?? {};
     const F = LOCAL_ARGS_FIELDS;
     const filterName = a.filterName ?? name;
+    const ambient = a.meshMode === MeshMode.Ambient;
     const problems: Problem[] = [
         ...componentFieldProblems(LOCAL_ARG_TYPES, "LocalRateLimit", args),
-        ...fieldProblems(F.selector, "selector", a.selector),
+        ...(ambient ? [] : F.selector.rule.problems("selector", a.selector, undefined)),
         ...bucketPortProblems(a.port),
         ...bucketProblems(a.bucket),
     ];
@@ -92,21 +101,72 @@ export function resolveLocalRateLimit(name: string, args: LocalRateLimitArgs): {
         ...namespaceProblems(a, filterName),
         ...fieldProblems(F.filterLayout, "filterLayout", a.filterLayout ?? undefined),
         ...fieldProblems(F.meshMode, "meshMode", a.meshMode ?? undefined),
+        ...(ambient ? ambientProblems(a) : sidecarOnlyProblems(a)),
     );
     if (problems.length) return { problems };
     const namespace = a.namespace as string;
     const layout = withDefaults(F, a).filterLayout;
     const httpFilterName = layout === FilterLayout.Shared ? LOCAL_RATELIMIT_FILTER : instanceFilterName(LOCAL_RATELIMIT_FILTER, namespace, filterName);
+    const waypoint = a.waypoint ?? F.waypoint.default;
+    const place = ambient
+        ? { waypoint: Object.freeze({ name: waypoint, host: `${a.service}.${namespace}.svc.${a.clusterDomain ?? F.clusterDomain.default}` }) }
+        : { selector: Object.freeze({ ...a.selector! }) };
     const bucket: ResolvedLocalBucket = Object.freeze({
         httpFilterName,
-        selector: Object.freeze({ ...a.selector! }),
+        ...place,
         port: a.port!,
         bucket: a.bucket!,
         fillInterval: options.fillInterval,
         ...(a.routes !== undefined ? { routes: Object.freeze([...a.routes]) } : {}),
         behaviour: options.behaviour,
     });
-    return { problems, value: Object.freeze({ filterName, namespace, bucket }) };
+    const created = ambient && (a.createWaypoint ?? F.createWaypoint.default) ? { createWaypoint: waypoint } : {};
+    return { problems, value: Object.freeze({ filterName, namespace, bucket, ...created, ...(ambient ? { service: a.service } : {}) }) };
+}
+
+/** On ambient: the Service is required, and the sidecar's fields (pods by label, reach over namespaces) are refused, each with what to give instead. */
+function ambientProblems(a: Partial<LocalRateLimitArgs>): Problem[] {
+    const F = LOCAL_ARGS_FIELDS;
+    const problems: Problem[] = [
+        ...fieldProblems(F.waypoint, "waypoint", a.waypoint ?? undefined),
+        ...fieldProblems(F.createWaypoint, "createWaypoint", a.createWaypoint ?? undefined),
+        ...fieldProblems(F.clusterDomain, "clusterDomain", a.clusterDomain ?? undefined),
+    ];
+    if (a.service === undefined || a.service === null) {
+        problems.push({
+            key: "service",
+            value: a.service,
+            problem: "is required with meshMode ambient: the waypoint serves a Service, and the bucket goes on that Service's chain only",
+            fix: 'give the workload\'s Service in namespace, e.g. service: "orders" (and label it istio.io/use-waypoint: <waypoint>)',
+        });
+    } else problems.push(...fieldProblems(F.service, "service", a.service));
+    if (a.selector !== undefined)
+        problems.push({
+            key: "selector",
+            value: a.selector,
+            problem: "is set with meshMode ambient: a waypoint serves a Service, not pods by label, so a selector would place nothing",
+            fix: "remove selector and name the workload's Service in service",
+        });
+    if (a.reachAllNamespaces === true)
+        problems.push({
+            key: "reachAllNamespaces",
+            value: true,
+            problem: "is true with meshMode ambient: the filter reaches only the waypoint it names, never other namespaces' pods",
+            fix: "remove reachAllNamespaces",
+        });
+    return problems;
+}
+
+/** With the sidecar mode, the ambient fields are refused: they would place nothing. */
+function sidecarOnlyProblems(a: Partial<LocalRateLimitArgs>): Problem[] {
+    return (["service", "waypoint", "createWaypoint", "clusterDomain"] as const)
+        .filter((k) => a[k] !== undefined)
+        .map((k) => ({
+            key: k,
+            value: a[k],
+            problem: "is set without meshMode ambient: it places the bucket on a waypoint, and the sidecar mode uses selector",
+            fix: `remove ${k}, or set meshMode: MeshMode.Ambient`,
+        }));
 }
 
 /** The checks of where the filter goes (`routes`, `namespace`, its names, its reach), in the order they are reported. */
@@ -121,7 +181,8 @@ function namespaceProblems(a: Partial<LocalRateLimitArgs>, filterName: string): 
         ...fieldProblems(F.filterName, "filterName", filterName),
         ...fieldProblems(F.reachAllNamespaces, "reachAllNamespaces", a.reachAllNamespaces),
     ];
-    if (a.namespace === rootNamespace && a.reachAllNamespaces !== true) {
+    // On ambient the filter names one waypoint (targetRefs): the root namespace widens nothing.
+    if (a.namespace === rootNamespace && a.reachAllNamespaces !== true && a.meshMode !== MeshMode.Ambient) {
         problems.push({
             key: "namespace",
             value: a.namespace,
@@ -146,13 +207,43 @@ export class LocalRateLimit extends pulumi.ComponentResource {
         const plan = planLocalRateLimit(name, args);
         if (plan.problems.length) throw argsError(`LocalRateLimit ${name}`, plan.problems);
         super("mesh-ratelimit:index:LocalRateLimit", name, {}, opts);
+        const v = plan.value!;
+        const labels = stackLabels("local-ratelimit");
+        if (v.bucket.waypoint) warnOnce(ambientWarning(v), this);
+        // The waypoint first, so the filter that names it is created after it and removed before it.
+        const waypoint = v.createWaypoint
+            ? new KubernetesGateway(
+                  `${name}-waypoint`,
+                  { metadata: { name: v.createWaypoint, namespace: v.namespace, labels }, spec: waypointGatewaySpec() },
+                  { parent: this },
+              )
+            : undefined;
         // Named after the component (its Pulumi name), so instances with the same filterName in different namespaces coexist.
         new EnvoyFilter(
             name,
-            { metadata: { name: plan.value!.filterName, namespace: plan.value!.namespace, labels: stackLabels("local-ratelimit") }, spec: plan.spec! },
-            { parent: this },
+            { metadata: { name: v.filterName, namespace: v.namespace, labels }, spec: plan.spec! },
+            { parent: this, ...(waypoint ? { dependsOn: [waypoint] } : {}) },
         );
-        this.filterName = plan.value!.filterName;
+        this.filterName = v.filterName;
         this.registerOutputs({ filterName: this.filterName });
     }
+}
+
+/** The warnings said in this process: the program constructs its components twice (once to list the objects, once to register them). */
+const warned = new Set<string>();
+
+function warnOnce(message: string, resource: pulumi.Resource): void {
+    if (warned.has(message)) return;
+    warned.add(message);
+    pulumi.log.warn(message, resource);
+}
+
+/** What preview says of a bucket on a waypoint: the upstream state, and the Service label the waypoint needs. */
+export function ambientWarning(v: ResolvedLocalRateLimit): string {
+    const w = v.bucket.waypoint!;
+    const taken = v.createWaypoint ? "" : ` The waypoint ${v.namespace}/${w.name} is taken as it is: it must exist.`;
+    return (
+        `LocalRateLimit ${v.filterName}: ${AMBIENT_LOCAL_BUCKET_WARNING}${taken} Service ${v.namespace}/${v.service} must carry ` +
+        `${USE_WAYPOINT_LABEL}: ${w.name} (and ${INGRESS_USE_WAYPOINT_LABEL}: "true" for the ingress's requests to be counted), or nothing is counted.`
+    );
 }

@@ -5,7 +5,7 @@ import { LOCAL_RATE_LIMIT_HEADER } from "../builders/envoy-filters";
 import { PRE_LIMIT_HEADER, PRE_LIMIT_HEADER_VALUE, preLimitPlan } from "../builders/pre-limit";
 import { compileGlobalLimits } from "../components/limits-plan";
 import { resolveLimit } from "../components/rule-checks";
-import { descriptorLimit } from "../components/mesh-enums";
+import { MeshMode, descriptorLimit } from "../components/mesh-enums";
 import { CounterStore, hasBothKinds } from "../builders/counter-stores";
 import { StackSettings } from "./settings-types";
 import { globalLimitsFromSettings } from "./spec-limits";
@@ -46,13 +46,16 @@ export function effectiveLimits(s: StackSettings): LimitRow[] {
         const l = resolveLimit(descriptorLimit(d));
         return { scope: "global", match, limit: `${l.requests}/${l.unit}`, enforcedBy: `${gw}; domain '${s.global.domain}'${service}${pre}` };
     });
-    // No bucket without `local.enabled` (ambient): the table says only what is enforced.
+    // No bucket without `local.enabled`: the table says only what is enforced. Ambient: on the waypoint, per waypoint pod.
+    const ambient = s.meshMode === MeshMode.Ambient;
     if (s.local.enabled !== false)
         rows.push({
             scope: "local",
-            match: `inbound HTTP to app=${s.local.serviceLabel}:${s.local.port} (${s.local.placement})`,
-            limit: `${s.local.bucket}/${s.local.fillInterval} per pod`,
-            enforcedBy: `sidecar, 429 with ${LOCAL_RATE_LIMIT_HEADER}: true`,
+            match: ambient
+                ? `HTTP to Service ${s.local.serviceLabel}:${s.local.port} through its waypoint (${s.local.placement})`
+                : `inbound HTTP to app=${s.local.serviceLabel}:${s.local.port} (${s.local.placement})`,
+            limit: `${s.local.bucket}/${s.local.fillInterval} per ${ambient ? "waypoint pod" : "pod"}`,
+            enforcedBy: `${ambient ? "waypoint (EnvoyFilter on a waypoint: unsupported upstream)" : "sidecar"}, 429 with ${LOCAL_RATE_LIMIT_HEADER}: true`,
         });
     return rows;
 }

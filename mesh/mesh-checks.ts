@@ -11,7 +11,6 @@ import { MESH_GROUP_CHECKS } from "./mesh-group-fields";
 import type { SpecPaths } from "../builders/routes";
 import { defaultRoutes } from "../builders/routes";
 import { localBucketOptionsProblems } from "../components/local-ratelimit";
-import { AMBIENT_LOCAL_BUCKET } from "../components/local-ratelimit-fields";
 import { ManagedApiArgs } from "../components/managed-api-args.generated";
 import { managedApiFieldProblems } from "../components/managed-api-resolve";
 import {
@@ -101,7 +100,7 @@ export function checkMeshArgs(a: MeshRateLimitArgs): { settings: MeshOwnSettings
     const managedApi = readManagedApi(r, a, bookinfo.namespace);
     const monitoring = readMonitoring(a);
     const awaitRollout = r.bool(["awaitRollout"]);
-    if (meshMode === MeshMode.Ambient) ambientProblems(r, { apiProfile, local, mesh, managedApi: managedApi !== undefined });
+    if (meshMode === MeshMode.Ambient) ambientProblems(r, { apiProfile, mesh, managedApi: managedApi !== undefined });
     const { domain, descriptors, apiRoute } = limits;
     return {
         settings: {
@@ -151,21 +150,12 @@ function readLocal(r: Reader, a: MeshRateLimitArgs, variant: StackVariant): Stac
 }
 
 /**
- * What an ambient mesh cannot carry, each refused with why: the local bucket (no supported place on a
- * waypoint), the seed profile (its mesh ConfigMap `authPolicy` and extensions/v1beta1 Ingress predate
+ * What an ambient mesh cannot carry, each refused with why (the local bucket it carries, on a
+ * waypoint: components/local-ratelimit.ts): the seed profile (its mesh ConfigMap `authPolicy` and extensions/v1beta1 Ingress predate
  * ambient), filters in the root namespace (a filter aimed at a Gateway API Gateway must live in the
  * Gateway's namespace) and the managed API (ESP relies on its sidecar's outbound IP ranges).
  */
-function ambientProblems(r: Reader, o: { apiProfile: ApiProfileName; local: StackSettings["local"]; mesh: StackSettings["mesh"]; managedApi: boolean }): void {
-    const mode = (s: { set(k: string, v: string): string }) => s.set(keyOf(["meshMode"]), MeshMode.Sidecar);
-    if (o.local.enabled) {
-        r.fail(
-            ["local", "enabled"],
-            true,
-            `must be false with meshMode ambient: the local bucket's meshMode ${AMBIENT_LOCAL_BUCKET.problem}`,
-            (s) => `${s.set(keyOf(["local", "enabled"]), "false")}   (${AMBIENT_LOCAL_BUCKET.fix}), or ${mode(s)}`,
-        );
-    }
+function ambientProblems(r: Reader, o: { apiProfile: ApiProfileName; mesh: StackSettings["mesh"]; managedApi: boolean }): void {
     if (o.apiProfile === ApiProfileName.Seed)
         r.fail(["apiProfile"], o.apiProfile, "is seed: its APIs (the mesh ConfigMap's authPolicy, extensions/v1beta1 Ingress) predate ambient mode", (s) =>
             s.set(keyOf(["apiProfile"]), ApiProfileName.Current),

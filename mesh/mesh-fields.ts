@@ -49,8 +49,8 @@ export const MESH_TOP_FIELDS = {
         doc:
             "The Istio data plane the stack runs on. `sidecar`: a sidecar in every pod, the ingress selected by `mesh.gatewaySelector`. `ambient`: " +
             "no sidecars (every pod enrolled with `istio.io/dataplane-mode: ambient`, ztunnel carrying it with mutual TLS), the ingress a Gateway " +
-            "API Gateway named `bookinfo.gatewayName` in `mesh.gatewayNamespace` that the global limits target by name; needs `apiProfile` " +
-            "`current`, `local.enabled` `false` and no managed API (docs/guide/ambient.md).",
+            "API Gateway named `bookinfo.gatewayName` in `mesh.gatewayNamespace` that the global limits target by name, the local bucket on a " +
+            "waypoint serving productpage; needs `apiProfile` `current`, `mesh.filterNamespaces` `own` and no managed API (docs/guide/ambient.md).",
         type: t.enum(MeshMode, "MeshMode"),
         default: MeshMode.Sidecar,
         rule: choiceRule(MeshMode),

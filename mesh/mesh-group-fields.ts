@@ -60,8 +60,9 @@ export const MESH_ACCESS_FIELDS = {
 export const MESH_LOCAL_FIELDS = {
     enabled: field({
         doc:
-            "Create the local token bucket on the workload's sidecar (spec 2.7). Must be `false` with `meshMode` `ambient`: Istio supports no " +
-            "EnvoyFilter on a waypoint, so the bucket has nowhere to go (docs/guide/ambient.md says what limits the workload there instead).",
+            "Create the local token bucket on the workload's sidecar (spec 2.7). With `meshMode` `ambient`: on the waypoint `waypoint` the " +
+            "stack creates for productpage's Service, counted per waypoint pod; Istio does not support EnvoyFilter on waypoints, and preview " +
+            "says so (docs/guide/ambient.md).",
         type: t.boolean(),
         default: true,
         rule: booleanRule(),

@@ -16,6 +16,8 @@ import { GlobalRateLimitArgs } from "../components/global-ratelimit-args.generat
 import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit-plan";
 import { COMPONENT_ARG_INTERFACES } from "../components/arg-types";
 import { LocalRateLimitArgs } from "../components/local-ratelimit";
+import { LOCAL_ARGS_FIELDS } from "../components/local-ratelimit-fields";
+import { GATEWAY_NAME_LABEL } from "../builders/filter-target";
 import { MeshMode } from "../components/mesh-enums";
 import { ManagedApiArgs } from "../components/managed-api-args.generated";
 import { deepFreeze, plainCopy } from "../lib/frozen";
@@ -67,8 +69,9 @@ export function globalArgsOf(
             ruleLabels: s.monitoring.ruleLabels,
             // The gateway's rate-limit counters are kept per route target cluster: bookinfo's productpage only.
             gatewayClusters: escapeRe2(`outbound|${BOOKINFO_PORT}||productpage.${s.bookinfo.namespace}.svc.cluster.local`),
+            // The bucket's pods: the app's (its sidecar), or on ambient the waypoint's.
             localBuckets: s.local.enabled
-                ? [{ title: s.local.serviceLabel, selector: podMatchers(s.bookinfo.namespace, { app: s.local.serviceLabel }), statPrefix: LOCAL_STAT_PREFIX }]
+                ? [{ title: s.local.serviceLabel, selector: podMatchers(s.bookinfo.namespace, localBucketPods(s)), statPrefix: LOCAL_STAT_PREFIX }]
                 : [],
         },
         awaitRollout: s.awaitRollout,
@@ -76,6 +79,11 @@ export function globalArgsOf(
         // Who may call the service and Redis (components/access-policies.ts).
         ...(s.access.enabled ? { accessPolicy: { gatewayPrincipal: s.access.gatewayPrincipal } } : {}),
     };
+}
+
+/** The labels of the pods that hold the local bucket: the app's, or on ambient its waypoint's (Istio's gateway-name label). */
+function localBucketPods(s: MeshOwnSettings): Record<string, string> {
+    return s.meshMode === MeshMode.Ambient ? { [GATEWAY_NAME_LABEL]: LOCAL_ARGS_FIELDS.waypoint.default } : { app: s.local.serviceLabel };
 }
 
 /** The namespaces the stack runs pods in (bookinfo, the rate-limit service and Redis, the managed API), each once. */
@@ -89,7 +97,8 @@ export function localArgsOf(s: MeshOwnSettings): LocalRateLimitArgs {
     const { placement: _placement, serviceLabel: _label, enabled: _enabled, ...options } = s.local;
     return {
         ...options,
-        selector: { app: s.local.serviceLabel },
+        // Ambient: on the waypoint (created by LocalRateLimit) that serves the app's Service, which Bookinfo labels for it.
+        ...(s.meshMode === MeshMode.Ambient ? { meshMode: s.meshMode, service: s.local.serviceLabel } : { selector: { app: s.local.serviceLabel } }),
         // single-route: the bucket per route on every route of the inbound virtual host.
         ...(s.local.placement === "single-route" ? { routes: [] } : {}),
         // The workload's own namespace: the filter then reaches only its pods (root: every namespace's).
@@ -111,6 +120,8 @@ export function bookinfoArgsOf(s: MeshOwnSettings): BookinfoArgs {
         localStatsApp: s.local.serviceLabel,
         awaitRollout: s.awaitRollout,
         ...(s.meshMode === MeshMode.Ambient ? { meshMode: s.meshMode, gatewayApiNamespace: s.mesh.gatewayNamespace } : {}),
+        // The waypoint LocalRateLimit creates for the bucket (its default name), serving the app's Service.
+        ...(s.meshMode === MeshMode.Ambient && s.local.enabled ? { localWaypoint: LOCAL_ARGS_FIELDS.waypoint.default } : {}),
     };
 }
 

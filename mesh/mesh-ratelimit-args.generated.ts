@@ -44,9 +44,9 @@ export interface MeshRateLimitArgs {
      * The Istio data plane the stack runs on. `sidecar`: a sidecar in every pod, the ingress selected by
      * `mesh.gatewaySelector`. `ambient`: no sidecars (every pod enrolled with `istio.io/dataplane-mode:
      * ambient`, ztunnel carrying it with mutual TLS), the ingress a Gateway API Gateway named
-     * `bookinfo.gatewayName` in `mesh.gatewayNamespace` that the global limits target by name; needs
-     * `apiProfile` `current`, `local.enabled` `false` and no managed API (docs/guide/ambient.md). Defaults
-     * to `sidecar`.
+     * `bookinfo.gatewayName` in `mesh.gatewayNamespace` that the global limits target by name, the local
+     * bucket on a waypoint serving productpage; needs `apiProfile` `current`, `mesh.filterNamespaces`
+     * `own` and no managed API (docs/guide/ambient.md). Defaults to `sidecar`.
      */
     meshMode?: MeshMode;
     /** Wait for Deployments to become ready. `false` adds `pulumi.com/skipAwait` (for clusters without nodes, or GitOps-style applies). Defaults to `true`. */
@@ -205,9 +205,10 @@ export interface MeshAccessPolicyArgs {
 /** The local token bucket on a workload's sidecar (LocalRateLimit's arguments). */
 export interface MeshLocalArgs extends LocalBucketOptions {
     /**
-     * Create the local token bucket on the workload's sidecar (spec 2.7). Must be `false` with `meshMode`
-     * `ambient`: Istio supports no EnvoyFilter on a waypoint, so the bucket has nowhere to go
-     * (docs/guide/ambient.md says what limits the workload there instead). Defaults to `true`.
+     * Create the local token bucket on the workload's sidecar (spec 2.7). With `meshMode` `ambient`: on
+     * the waypoint `waypoint` the stack creates for productpage's Service, counted per waypoint pod; Istio
+     * does not support EnvoyFilter on waypoints, and preview says so (docs/guide/ambient.md). Defaults to
+     * `true`.
      */
     enabled?: boolean;
     /** Token bucket size per pod (`max_tokens` = `tokens_per_fill`). Defaults to A: `4`, B: `10`. */

@@ -63,7 +63,7 @@ export class MeshRateLimit extends pulumi.ComponentResource {
         // An existing bookinfo (`bookinfo: existing`) gets the limits only: its Gateway and VirtualService
         // are the ones the plan names, so the virtual hosts the filters patch are the same.
         if (s.bookinfoMode === BookinfoMode.Deploy) new Bookinfo("bookinfo", plan.bookinfo.args, { parent: this, plan: plan.bookinfo });
-        // Ambient: no bucket (mesh-checks.ts refuses one there; docs/guide/ambient.md).
+        // Ambient: the bucket on the waypoint that serves the app's Service (docs/guide/ambient.md).
         if (s.local.enabled) new LocalRateLimit("local-ratelimit", localArgsOf(s), { parent: this });
         // Its own switches, their declared defaults filled in.
         const top = withDefaults(MESH_TOP_FIELDS, args);

@@ -104,6 +104,13 @@ function explainSummary(x: ProgramExplanation): string[] {
     return out;
 }
 
+/** Where a local bucket sits: the sidecars of its pods, or the waypoint serving one Service (one bucket per waypoint pod). */
+function bucketPlace(b: ProgramExplanation["localBuckets"][number]): string {
+    return b.waypoint
+        ? `on waypoint ${b.waypoint.name} for Service ${b.namespace}/${b.waypoint.service} (per waypoint pod)`
+        : `on pods ${JSON.stringify(b.selector)}`;
+}
+
 /** The whole explain output: the program's gateways and buckets, the summary, then each decision (the first DECISIONS_SHOWN without `detail`). */
 export function formatExplanation(x: ProgramExplanation, detail = true): string {
     const out = [`Model of the program ${x.main} (no Envoy runs here; docs/explain-and-replay.md says what is modelled)`];
@@ -113,7 +120,7 @@ export function formatExplanation(x: ProgramExplanation, detail = true): string 
     if (x.gateways.length) out.push(PATHS_LINE);
     for (const b of x.localBuckets)
         out.push(
-            `Local bucket: EnvoyFilter ${b.envoyFilter} on pods ${JSON.stringify(b.selector)} port ${b.port}: ${b.maxTokens} tokens, ${b.tokensPerFill} per ${b.fillSeconds} s`,
+            `Local bucket: EnvoyFilter ${b.envoyFilter} ${bucketPlace(b)} port ${b.port}: ${b.maxTokens} tokens, ${b.tokensPerFill} per ${b.fillSeconds} s`,
         );
     if (x.nothingModelled) out.push(`NOTHING MODELLED: ${x.nothingModelled}`);
     out.push(...explainSummary(x), ...approximationLines(x.approximations, "request #"), "");

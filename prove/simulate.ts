@@ -17,10 +17,10 @@
  *   `RateLimit-Policy` (route and virtual-host `response_headers_to_add` are not applied to a
  *   filter's local reply, envoyproxy/envoy#8944).
  * - A request the gateway lets through reaches its workload, where a LocalRateLimit bucket (one per
- *   pod) may refuse it: 429, body `local_rate_limited`, the bucket's `x-local-rate-limit` and
- *   `Retry-After`.
- * - One gateway pod and one workload pod: with N pods each has its own buckets (the service's
- *   counters are shared).
+ *   pod; on an ambient mesh one per pod of the waypoint that serves the workload's Service) may
+ *   refuse it: 429, body `local_rate_limited`, the bucket's `x-local-rate-limit` and `Retry-After`.
+ * - One gateway pod and one workload (or waypoint) pod: with N pods each has its own buckets (the
+ *   service's counters are shared).
  */
 import { plansShareable, sharesPlan, STAND_IN_CLIENT, withClient } from "./client-template";
 import { Entry, AppliedLimit, GatewayModel, ModelRequest } from "../gateway-model/model";

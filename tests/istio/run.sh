@@ -765,16 +765,18 @@ if [[ -n "$xdsbin" && "${ISTIO_CHECK_GWAPI:-1}" != 0 ]]; then
 fi
 # Ambient mesh (xdscheck/ambient_test.go): the committed ambient renders (tests/golden/out/ambient-A,
 # ambient-B: meshMode ambient) on Istio's generator with ambient enabled (PILOT_ENABLE_AMBIENT=true,
-# Istio's ambient index): every filter reaches the Gateway API ingress's pods and lands in its
-# configuration, none reaches the waypoint serving productpage; the control aims the filters at
-# another Gateway and both checks must fail; and where a local bucket would land on the waypoint
-# (the finding behind its refusal, docs/guide/ambient.md). ISTIO_CHECK_AMBIENT=0 skips the section.
+# Istio's ambient index): every filter aimed at the ingress reaches the Gateway API ingress's pods
+# and lands in its configuration; the local bucket's filter reaches the waypoint serving productpage
+# and its bucket lands on productpage's chain only (not on reviews', the other Service behind the
+# waypoint), whole chain and per route (tests/golden/out/local-ambient); controls (the filters aimed at
+# another Gateway, the bucket on a missing chain or another waypoint, unscoped chain or routes) must
+# fail; and the earlier probes (docs/guide/ambient.md). ISTIO_CHECK_AMBIENT=0 skips the section.
 if [[ -n "$xdsbin" && "${ISTIO_CHECK_AMBIENT:-1}" != 0 ]]; then
   alog="$work/ambient.xds.log"
   PILOT_ENABLE_AMBIENT=true XDSCHECK_AMBIENT_GOLDEN="$golden/out" "$xdsbin" -test.run '^TestAmbient$' -test.v -test.count=1 > "$alog" 2>&1 || true
   report_subtests "ambient generator" "$alog" 'TestAmbient' 300
-  # Four checks per variant and the three waypoint findings must have run.
-  if (( $(grep -cE '^ +--- (PASS|FAIL): TestAmbient/' "$alog") < 11 )); then
+  # Four checks per variant, the per-route bucket, four waypoint controls and the three probes must have run.
+  if (( $(grep -cE '^ +--- (PASS|FAIL): TestAmbient/' "$alog") < 16 )); then
     ko "ambient generator: not every check and control ran (log $alog): $(grep -E 'FAILED: input|panic' "$alog" | head -2 | tr '\n' ' ')"
   fi
 fi

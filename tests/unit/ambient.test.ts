@@ -1,26 +1,35 @@
 /**
- * The stack on an ambient mesh (docs/guide/ambient.md): the local bucket refused with the upstream
- * reason (LocalRateLimit on its own and the stack's), what else ambient refuses, and what the
+ * The stack on an ambient mesh (docs/guide/ambient.md): the local bucket on the waypoint
+ * (LocalRateLimit on its own and the stack's) with preview's warning, what ambient refuses, and what the
  * ambient plan hands its components (the Gateway API target, the pods' enrolment). Each case has
  * its sidecar control beside it: the same arguments with `meshMode` sidecar pass.
  */
 import { expect } from "chai";
-import { resolveLocalRateLimit, LocalRateLimitArgs } from "../../components/local-ratelimit";
+import { ambientWarning, planLocalRateLimit, resolveLocalRateLimit, LocalRateLimitArgs } from "../../components/local-ratelimit";
 import { checkMeshArgs } from "../../mesh/mesh-checks";
-import { bookinfoArgsOf, globalArgsOf, planMeshRateLimit } from "../../mesh/mesh-plan";
-import { bookinfoDeploymentSpec, bookinfoGatewaySpec } from "../../builders/bookinfo";
+import { bookinfoArgsOf, globalArgsOf, localArgsOf, planMeshRateLimit } from "../../mesh/mesh-plan";
+import { bookinfoDeploymentSpec, bookinfoGatewaySpec, bookinfoServiceMeshLabels } from "../../builders/bookinfo";
 import { planBookinfo } from "../../components/bookinfo-resolve";
 import { MeshRateLimitArgs } from "../../mesh/mesh-ratelimit-args.generated";
 import { gatewayModel } from "../../gateway-model/read-rendered";
 import { K8sObject } from "../../lib/k8s-object";
+import { localBuckets } from "../../gateway-model/workload-buckets";
+import { Simulator } from "../../prove/simulate";
+import { buildProgram } from "../../program/program";
+import { LiveObjectMeta } from "../../components/ownership";
 import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
 
-/** The committed ambient render of a variant (tests/golden/out/ambient-<v>), one object per file. */
-function ambientRender(variant: "A" | "B"): K8sObject[] {
-    const dir = path.join(__dirname, "..", "golden", "out", `ambient-${variant}`);
+/** A committed golden render (tests/golden/out/<name>), one object per file. */
+function renderOf(name: string): K8sObject[] {
+    const dir = path.join(__dirname, "..", "golden", "out", name);
     return fs.readdirSync(dir).map((f) => parse(fs.readFileSync(path.join(dir, f), "utf8")) as K8sObject);
+}
+
+/** The committed ambient render of a variant (tests/golden/out/ambient-<v>). */
+function ambientRender(variant: "A" | "B"): K8sObject[] {
+    return renderOf(`ambient-${variant}`);
 }
 
 /** The pod template's metadata of a Deployment spec the builder returns (plain values, no outputs). */
@@ -29,36 +38,88 @@ function podMeta(spec: ReturnType<typeof bookinfoDeploymentSpec>): { labels: Rec
 }
 
 const LOCAL: LocalRateLimitArgs = { selector: { app: "orders" }, port: 8080, bucket: 10, namespace: "shop" };
+const AMBIENT_LOCAL: LocalRateLimitArgs = { meshMode: "ambient", service: "orders", port: 8080, bucket: 10, namespace: "shop" };
 const AMBIENT: MeshRateLimitArgs = { meshMode: "ambient", local: { enabled: false }, managedApi: { enabled: false } };
 
-describe("ambient mesh: the local bucket is refused with the upstream reason", () => {
-    it("LocalRateLimit meshMode ambient: one problem naming the upstream issues and the ingress alternatives; sidecar passes", () => {
-        const refused = resolveLocalRateLimit("orders", { ...LOCAL, meshMode: "ambient" });
+describe("ambient mesh: the local bucket on the waypoint, and what stays refused", () => {
+    it("LocalRateLimit meshMode ambient: a bucket on the waypoint by targetRefs, scoped to the Service's chain; the sidecar's fields refused", () => {
+        const v = resolveLocalRateLimit("orders", { ...AMBIENT_LOCAL }).value!;
+        expect(v.bucket.waypoint).to.deep.equal({ name: "waypoint", host: "orders.shop.svc.cluster.local" });
+        expect(v.bucket).not.to.have.property("selector");
+        expect(v.createWaypoint).to.equal("waypoint");
+        const taken = resolveLocalRateLimit("orders", { ...AMBIENT_LOCAL, waypoint: "shop-wp", createWaypoint: false, clusterDomain: "corp.example" }).value!;
+        expect(taken.bucket.waypoint).to.deep.equal({ name: "shop-wp", host: "orders.shop.svc.corp.example" });
+        expect(taken).not.to.have.property("createWaypoint");
+        // Controls: the sidecar's fields on ambient, the ambient fields on the sidecar, each refused with its fix.
+        const refused = resolveLocalRateLimit("orders", { ...LOCAL, meshMode: "ambient", reachAllNamespaces: true });
         expect(refused.value).to.equal(undefined);
-        expect(refused.problems.map((p) => p.key)).to.deep.equal(["meshMode"]);
-        expect(refused.problems[0].problem)
-            .to.match(/waypoint/)
-            .and.match(/#55149/)
-            .and.match(/#57971/)
-            .and.match(/no WAYPOINT/);
-        expect(refused.problems[0].fix)
-            .to.match(/GlobalRateLimit rule/)
-            .and.match(/preLimit/);
+        expect(refused.problems.map((p) => p.key)).to.deep.equal(["service", "selector", "reachAllNamespaces"]);
+        expect(refused.problems[0].fix).to.match(/istio\.io\/use-waypoint/);
+        expect(resolveLocalRateLimit("orders", { ...LOCAL, service: "orders" }).problems.map((p) => p.key)).to.deep.equal(["service"]);
+        expect(resolveLocalRateLimit("orders", { ...AMBIENT_LOCAL, service: "Orders_" }).problems.map((p) => p.key)).to.deep.equal(["service"]);
         expect(resolveLocalRateLimit("orders", { ...LOCAL, meshMode: "sidecar" }).problems).to.deep.equal([]);
         expect(resolveLocalRateLimit("orders", { ...LOCAL, meshMode: "wide" as never }).problems.map((p) => p.key)).to.deep.equal(["meshMode"]);
     });
 
-    it("the stack on ambient with its local bucket: refused under local.enabled, the fix turning it off or going back to sidecar", () => {
-        const { problems } = checkMeshArgs({ meshMode: "ambient", managedApi: { enabled: false } });
-        expect(problems.map((p) => p.key)).to.deep.equal(["local.enabled"]);
-        expect(problems[0].problem)
-            .to.match(/^must be false with meshMode ambient/)
-            .and.match(/#55149/);
-        expect(problems[0].fix)
-            .to.match(/local\.enabled: false/)
-            .and.match(/meshMode: "sidecar"/);
-        expect(checkMeshArgs(AMBIENT).problems).to.deep.equal([]);
-        expect(checkMeshArgs({ managedApi: { enabled: false } }).problems).to.deep.equal([]);
+    it("the waypoint bucket's filter: targetRefs to the waypoint, SIDECAR_INBOUND, main_internal and the Service's chain by name, both forms", () => {
+        const chain = "inbound-vip|8080|http|orders.shop.svc.cluster.local";
+        const whole = planLocalRateLimit("orders", AMBIENT_LOCAL).spec!;
+        expect(whole.targetRefs).to.deep.equal([{ group: "gateway.networking.k8s.io", kind: "Gateway", name: "waypoint" }]);
+        expect(whole).not.to.have.property("workloadSelector");
+        expect(whole.configPatches).to.have.length(1);
+        const m = whole.configPatches[0]!.match as any;
+        expect(m.context).to.equal("SIDECAR_INBOUND");
+        expect(m.listener).to.deep.equal({
+            name: "main_internal",
+            filterChain: { name: chain, filter: { name: "envoy.filters.network.http_connection_manager" } },
+        });
+        const perRoute = planLocalRateLimit("orders", { ...AMBIENT_LOCAL, routes: ["checkout"] }).spec!;
+        expect(perRoute.configPatches.map((p) => (p.match as any).routeConfiguration?.name)).to.deep.equal([undefined, chain]);
+        expect((perRoute.configPatches[1]!.match as any).routeConfiguration.vhost).to.deep.equal({
+            name: "inbound|http|8080",
+            route: { name: "checkout", action: "ANY" },
+        });
+        // The same bucket value as the sidecar's: only the target and the match differ.
+        const side = planLocalRateLimit("orders", LOCAL).spec!;
+        expect((whole.configPatches[0]!.patch as any).value).to.deep.equal((side.configPatches[0]!.patch as any).value);
+        expect((side.configPatches[0]!.match as any).listener).to.deep.equal({
+            portNumber: 8080,
+            filterChain: { filter: { name: "envoy.filters.network.http_connection_manager" } },
+        });
+        expect(side).not.to.have.property("targetRefs");
+    });
+
+    it("preview's warning names the upstream state, the per-waypoint-pod count and the Service's labels; a taken waypoint must exist", () => {
+        const w = ambientWarning(resolveLocalRateLimit("orders", AMBIENT_LOCAL).value!);
+        for (const re of [
+            /#55149/,
+            /#56476/,
+            /#57350/,
+            /#57971/,
+            /unsupported/,
+            /per waypoint pod/,
+            /shop\/orders must carry istio\.io\/use-waypoint: waypoint/,
+        ])
+            expect(w).to.match(re);
+        expect(w).not.to.match(/must exist/);
+        expect(ambientWarning(resolveLocalRateLimit("orders", { ...AMBIENT_LOCAL, createWaypoint: false }).value!)).to.match(
+            /shop\/waypoint is taken as it is: it must exist/,
+        );
+    });
+
+    it("the stack on ambient with its local bucket: accepted, on the waypoint serving productpage, which Bookinfo labels; sidecar: no label", () => {
+        const args: MeshRateLimitArgs = { meshMode: "ambient", managedApi: { enabled: false } };
+        expect(checkMeshArgs(args).problems).to.deep.equal([]);
+        const s = checkMeshArgs(args).settings;
+        expect(localArgsOf(s)).to.include({ meshMode: "ambient", service: "productpage" }).and.not.have.property("selector");
+        const b = planBookinfo(bookinfoArgsOf(s)).value!;
+        expect(bookinfoServiceMeshLabels(b, "productpage")).to.deep.equal({ "istio.io/use-waypoint": "waypoint", "istio.io/ingress-use-waypoint": "true" });
+        expect(bookinfoServiceMeshLabels(b, "reviews")).to.deep.equal({});
+        // Controls: no bucket on ambient, no waypoint label; the sidecar stack neither.
+        expect(bookinfoServiceMeshLabels(planBookinfo(bookinfoArgsOf(checkMeshArgs(AMBIENT).settings)).value!, "productpage")).to.deep.equal({});
+        const side = checkMeshArgs({ managedApi: { enabled: false } }).settings;
+        expect(bookinfoServiceMeshLabels(planBookinfo(bookinfoArgsOf(side)).value!, "productpage")).to.deep.equal({});
+        expect(localArgsOf(side)).to.have.property("selector").that.deep.equals({ app: "productpage" });
     });
 
     it("ambient refuses the seed profile, root filter namespaces and the managed API, each under its field; sidecar takes them", () => {
@@ -120,5 +181,86 @@ describe("ambient mesh: explain models the ambient render as the sidecar one", (
             );
             expect(() => gatewayModel(other)).to.throw(/no EnvoyFilter inserts envoy.filters.http.ratelimit/);
         }
+    });
+});
+
+describe("ambient mesh: explain and replay count the waypoint's bucket as the sidecar's", () => {
+    const upstream = "outbound|9080||productpage.default.svc.cluster.local";
+    /** Who refused each of five requests to productpage within a second, through the model of the program's objects. */
+    function refusals(objects: K8sObject[]): (string | undefined)[] {
+        const sim = new Simulator(objects);
+        const t0 = Date.UTC(2026, 11, 2, 6, 0, 0);
+        return ["a", "b", "c", "d", "e"].map((p, i) => {
+            const d = sim.decide({ path: `/static/${p}`, timeMs: t0 + i, upstream });
+            return d.allowed ? undefined : d.refusedBy?.by === "local bucket" ? d.refusedBy.envoyFilter : d.refusedBy?.by;
+        });
+    }
+    const edited = (objects: K8sObject[], pick: (o: K8sObject) => boolean, edit: (o: any) => void): K8sObject[] =>
+        objects.map((o) => {
+            if (!pick(o)) return o;
+            const c = JSON.parse(JSON.stringify(o));
+            edit(c);
+            return c;
+        });
+    const isBucket = (o: K8sObject) => o.kind === "EnvoyFilter" && o.metadata.name === "filter-local-ratelimit-svc";
+
+    it("the committed ambient render of A: the fifth request within the minute refused by the waypoint's bucket (4 a minute per waypoint pod)", () => {
+        const objects = ambientRender("A");
+        const buckets = localBuckets(objects);
+        expect(buckets).to.have.length(1);
+        expect(buckets[0]).to.include({ envoyFilter: "default/filter-local-ratelimit-svc", port: 9080, maxTokens: 4 });
+        expect(buckets[0]!.waypoint).to.deep.equal({ name: "waypoint", service: "productpage" });
+        const refused = [undefined, undefined, undefined, undefined, "default/filter-local-ratelimit-svc"];
+        expect(refusals(objects)).to.deep.equal(refused);
+        // The sidecar stack of the same variant refuses the same request by its sidecar's bucket of the same name.
+        expect(refusals(renderOf("A-current"))).to.deep.equal(refused);
+    });
+
+    it("controls: the Service not sent to the waypoint by the ingress, or the bucket on another Service's chain or listener, refuses nothing", () => {
+        const objects = ambientRender("A");
+        const none = [undefined, undefined, undefined, undefined, undefined];
+        const isPage = (o: K8sObject) => o.kind === "Service" && o.metadata.name === "productpage";
+        expect(refusals(edited(objects, isPage, (o) => delete o.metadata.labels["istio.io/ingress-use-waypoint"]))).to.deep.equal(none);
+        expect(refusals(edited(objects, isPage, (o) => (o.metadata.labels["istio.io/use-waypoint"] = "other")))).to.deep.equal(none);
+        const chain = (o: any) => o.spec.configPatches[0].match.listener;
+        expect(
+            refusals(edited(objects, isBucket, (o) => (chain(o).filterChain.name = "inbound-vip|9080|http|reviews.default.svc.cluster.local"))),
+        ).to.deep.equal(none);
+        const onHbone = edited(objects, isBucket, (o) => (chain(o).name = "connect_terminate"));
+        expect(localBuckets(onHbone)).to.deep.equal([]);
+        expect(refusals(onHbone)).to.deep.equal(none);
+    });
+});
+
+describe("ambient mesh: the stack's waypoint and someone else's of the same name", () => {
+    const config = { "mesh-ratelimit:meshMode": "ambient", "mesh-ratelimit:managedApi": "false" };
+    const id = (r: { kind: string; namespace?: string; name: string }) => `${r.kind}/${r.namespace}/${r.name}`;
+
+    it("a Gateway `waypoint` in bookinfo's namespace that the stack did not create stops the program before anything is registered", () => {
+        let asked: string[] = [];
+        const foreign = { apiVersion: "gateway.networking.k8s.io/v1", kind: "Gateway", metadata: { name: "waypoint", namespace: "default" } };
+        const run = (live: LiveObjectMeta[]) => () =>
+            buildProgram(config, {
+                lookupObjects: (refs) => {
+                    asked = refs.map(id);
+                    return live;
+                },
+            });
+        expect(run([foreign])).to.throw(/Gateway default\/waypoint already exists and is not this stack's/);
+        expect(asked).to.include("Gateway/default/waypoint");
+        // Control: the sidecar stack plans no waypoint, so the same live object is nobody's concern.
+        asked = [];
+        expect(() =>
+            buildProgram(
+                { "mesh-ratelimit:managedApi": "false" },
+                {
+                    lookupObjects: (refs) => {
+                        asked = refs.map(id);
+                        throw new Error("looked up");
+                    },
+                },
+            ),
+        ).to.throw(/looked up/);
+        expect(asked).to.include("EnvoyFilter/default/filter-local-ratelimit-svc").and.not.include("Gateway/default/waypoint");
     });
 });

@@ -48,7 +48,7 @@ describe("LocalRateLimit's and MeshMutualTls's fields: one declaration each", ()
         const all = [...LOCAL_ARG_INTERFACES, ...MTLS_ARG_INTERFACES].flatMap((i) =>
             Object.entries(i.fields).flatMap(([k, d]) => ("rule" in d ? [[`${i.name}.${k}`, d] as [string, FieldDecl<unknown>]] : [])),
         );
-        expect(all.filter(([, d]) => d.default !== undefined)).to.have.length(13);
+        expect(all.filter(([, d]) => d.default !== undefined)).to.have.length(16);
         for (const [path, d] of all) if (d.default !== undefined) expect(givenProblems(d, path, d.default), path).to.deep.equal([]);
         expect(givenProblems(LOCAL_BUCKET_FIELDS.fillInterval, "fillInterval", "1m")[0]!.fix).to.equal('set fillInterval to "60s"');
         expect(givenProblems(MTLS_FIELDS.selector, "selector", {})[0]!.problem).to.equal("must name at least one pod label");
@@ -73,6 +73,14 @@ describe("LocalRateLimit's and MeshMutualTls's fields: one declaration each", ()
         });
         withDefault(LOCAL_ARGS_FIELDS.filterLayout, "shared", () =>
             expect(resolveLocalRateLimit("b", L()).value!.bucket.httpFilterName).to.equal("envoy.filters.http.local_ratelimit"),
+        );
+        // Ambient: the waypoint's name and the cluster domain are the declared defaults.
+        const amb = { meshMode: "ambient" as const, service: "orders", port: 8080, bucket: 5, namespace: "shop" };
+        expect(resolveLocalRateLimit("b", amb).value!.bucket.waypoint).to.deep.equal({ name: "waypoint", host: "orders.shop.svc.cluster.local" });
+        withDefault(LOCAL_ARGS_FIELDS.waypoint, "shop-wp", () =>
+            withDefault(LOCAL_ARGS_FIELDS.clusterDomain, "corp.example", () =>
+                expect(resolveLocalRateLimit("b", amb).value!.bucket.waypoint).to.deep.equal({ name: "shop-wp", host: "orders.shop.svc.corp.example" }),
+            ),
         );
         // A null interval is taken as not given, as before.
         expect(resolveLocalRateLimit("b", L({ fillInterval: null })).value!.bucket.fillInterval).to.equal("60s");

@@ -7,7 +7,9 @@
 import { expect } from "chai";
 import { expectGolden } from "../golden/values";
 import { Problem } from "../../lib/problems";
-import { LocalRateLimitArgs, planLocalRateLimit, resolveLocalRateLimit } from "../../components/local-ratelimit";
+import { LocalRateLimit, LocalRateLimitArgs, planLocalRateLimit, resolveLocalRateLimit } from "../../components/local-ratelimit";
+import { K8sObject } from "../../lib/k8s-object";
+import { registerComponents } from "../../render/render";
 
 const LABEL = "must be a Kubernetes DNS-1123 label (lower-case letters, digits, '-')";
 const SUBDOMAIN = "must be a Kubernetes DNS-1123 subdomain (lower-case letters, digits, '-', '.')";
@@ -23,6 +25,8 @@ describe("LocalRateLimit arguments: every validation problem, exactly", () => {
     const FILL = "must be a protobuf duration: seconds with an 's' suffix (Envoy rejects '60', '1m' or '500ms')";
     const L = (change: Record<string, unknown> = {}): LocalRateLimitArgs =>
         ({ selector: { app: "orders" }, port: 8080, bucket: 10, namespace: "shop", ...change }) as LocalRateLimitArgs;
+    const A = (change: Record<string, unknown> = {}): LocalRateLimitArgs =>
+        ({ meshMode: "ambient", service: "orders", port: 8080, bucket: 10, namespace: "shop", ...change }) as LocalRateLimitArgs;
     const cases: [string, LocalRateLimitArgs, Problem[]][] = [
         ["the valid base arguments", L(), []],
         ["selector {}", L({ selector: {} }), [{ key: "selector", value: {}, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
@@ -169,6 +173,50 @@ describe("LocalRateLimit arguments: every validation problem, exactly", () => {
             ],
         ],
         ["the root namespace on purpose (reachAllNamespaces)", L({ namespace: "istio-system", reachAllNamespaces: true }), []],
+        ["ambient: a Service instead of a selector", A(), []],
+        ["ambient: in the root namespace (the filter names one waypoint: no reach to widen)", A({ namespace: "istio-system" }), []],
+        [
+            "ambient without a Service",
+            A({ service: undefined }),
+            [
+                {
+                    key: "service",
+                    value: undefined,
+                    problem: "is required with meshMode ambient: the waypoint serves a Service, and the bucket goes on that Service's chain only",
+                    fix: 'give the workload\'s Service in namespace, e.g. service: "orders" (and label it istio.io/use-waypoint: <waypoint>)',
+                },
+            ],
+        ],
+        ["ambient: a bad Service name", A({ service: "Orders" }), [{ key: "service", value: "Orders", problem: LABEL, fix: 'use "orders"' }]],
+        ["ambient: a bad waypoint name", A({ waypoint: "my_wp" }), [{ key: "waypoint", value: "my_wp", problem: LABEL, fix: 'use "my-wp"' }]],
+        [
+            "ambient: createWaypoint not a switch",
+            A({ createWaypoint: "no" }),
+            [{ key: "createWaypoint", value: "no", problem: "must be true or false", fix: "set createWaypoint to false" }],
+        ],
+        [
+            "ambient with a selector",
+            A({ selector: { app: "orders" } }),
+            [
+                {
+                    key: "selector",
+                    value: { app: "orders" },
+                    problem: "is set with meshMode ambient: a waypoint serves a Service, not pods by label, so a selector would place nothing",
+                    fix: "remove selector and name the workload's Service in service",
+                },
+            ],
+        ],
+        [
+            "sidecar with the ambient fields",
+            L({ service: "orders", createWaypoint: false }),
+            ["service", "createWaypoint"].map((k) => ({
+                key: k,
+                value: k === "service" ? "orders" : false,
+                problem: "is set without meshMode ambient: it places the bucket on a waypoint, and the sidecar mode uses selector",
+                fix: `remove ${k}, or set meshMode: MeshMode.Ambient`,
+            })),
+        ],
+        ["sidecar without a selector", L({ selector: undefined }), [{ key: "selector", value: undefined, problem: SELECTOR_EMPTY, fix: SELECTOR_EMPTY_FIX }]],
     ];
     for (const [name, args, want] of cases) {
         it(name, () => {
@@ -245,5 +293,41 @@ describe("LocalRateLimit resolved once: problems, or a read-only value with ever
         expect(bad.value).to.equal(undefined);
         expect(planLocalRateLimit("b", L({ bucket: 0 })).spec).to.equal(undefined);
         expect(planLocalRateLimit("b", L()).spec).to.not.equal(undefined);
+    });
+});
+
+describe("LocalRateLimit on ambient: what it registers", () => {
+    const A: LocalRateLimitArgs = { meshMode: "ambient", service: "orders", port: 8080, bucket: 10, namespace: "shop" };
+    const kinds = (objects: K8sObject[]) => objects.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`).sort();
+
+    it("the waypoint Gateway (istio-waypoint, mesh 15008 HBONE) and the EnvoyFilter aimed at it; createWaypoint false: the filter alone", async () => {
+        const made = await registerComponents(() => new LocalRateLimit("orders-bucket", A));
+        expect(kinds(made.objects)).to.deep.equal(["EnvoyFilter/shop/orders-bucket", "Gateway/shop/waypoint"]);
+        const gw = made.objects.find((o) => o.kind === "Gateway")!;
+        expect(gw.apiVersion).to.equal("gateway.networking.k8s.io/v1");
+        expect(gw.spec).to.deep.equal({ gatewayClassName: "istio-waypoint", listeners: [{ name: "mesh", port: 15008, protocol: "HBONE" }] });
+        const ef = made.objects.find((o) => o.kind === "EnvoyFilter")!;
+        expect(ef.spec.targetRefs).to.deep.equal([{ group: "gateway.networking.k8s.io", kind: "Gateway", name: "waypoint" }]);
+        const taken = await registerComponents(() => new LocalRateLimit("orders-bucket", { ...A, waypoint: "shop-wp", createWaypoint: false }));
+        expect(kinds(taken.objects)).to.deep.equal(["EnvoyFilter/shop/orders-bucket"]);
+        expect(taken.objects[0]!.spec.targetRefs[0].name).to.equal("shop-wp");
+        // Control: the sidecar's bucket makes no Gateway and names pods.
+        const side = await registerComponents(
+            () => new LocalRateLimit("orders-bucket", { selector: { app: "orders" }, port: 8080, bucket: 10, namespace: "shop" }),
+        );
+        expect(kinds(side.objects)).to.deep.equal(["EnvoyFilter/shop/orders-bucket"]);
+        expect(side.objects[0]!.spec).to.have.property("workloadSelector").and.not.have.property("targetRefs");
+    });
+
+    it("refused arguments register nothing: no waypoint without its filter", async () => {
+        let made: K8sObject[] = [];
+        let error: unknown;
+        try {
+            made = (await registerComponents(() => new LocalRateLimit("orders-bucket", { ...A, service: undefined }))).objects;
+        } catch (e) {
+            error = e;
+        }
+        expect(String(error)).to.match(/service = \(not set\): is required with meshMode ambient/);
+        expect(made).to.deep.equal([]);
     });
 });

@@ -130,10 +130,12 @@ describe("component package: schema from Pulumi's analyzer", function () {
         expect(fs.readFileSync(PACKAGE_DOCS, "utf8")).to.equal(renderPackageDocs(schema));
     });
 
-    it("LocalRateLimit: selector, port, bucket and the workload's namespace required; fill interval and routes optional", () => {
+    it("LocalRateLimit: port, bucket and the workload's namespace required; selector (sidecar) and service (ambient) optional in the type, the resolve requiring each in its mode", () => {
         const r = schema.resources["mesh-ratelimit:index:LocalRateLimit"];
-        expect(r.requiredInputs).to.have.members(["selector", "port", "bucket", "namespace"]);
+        expect(r.requiredInputs).to.have.members(["port", "bucket", "namespace"]);
         expect(r.inputProperties.routes).to.deep.include({ type: "array", optional: true });
+        for (const k of ["selector", "service", "waypoint", "createWaypoint", "clusterDomain"])
+            expect(r.inputProperties[k], k).to.deep.include({ optional: true });
     });
 
     it("MeshRateLimit: every stack config key's field is a typed input, grouped by the component it is for", () => {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -27,10 +28,13 @@ import (
 )
 
 // The ambient mesh Istio's generator sees for the package's ambient render (docs/guide/ambient.md):
-// the render's objects, plus what Istio and the cluster add around them: the Service Istio creates
-// for the Gateway API Gateway (<name>-istio), and a waypoint (Gateway of class istio-waypoint, its
-// Service) that serves productpage (label istio.io/use-waypoint), as Istio's own waypoint tests set
-// one up (pilot/pkg/xds/waypoint_test.go). The ambient index is Istio's own
+// the render's objects (the waypoint Gateway of class istio-waypoint and productpage's Service
+// labelled istio.io/use-waypoint among them), plus what Istio and the cluster add around them: the
+// Service Istio creates for the Gateway API ingress (<name>-istio), the waypoint's Service and the
+// address Istio's controller writes into the waypoint Gateway's status, as Istio's own waypoint tests
+// set one up (pilot/pkg/xds/waypoint_test.go), and another team's Service behind the same waypoint
+// on the same port (reviews, labelled istio.io/use-waypoint too), so a patch that is not scoped to
+// productpage's chain would show on that one. The ambient index is Istio's own
 // (pilot/pkg/serviceregistry/ambient, as pilot/test/xds/fake.go builds it), fed by a fake Kubernetes
 // client with the same objects; the binary must run with PILOT_ENABLE_AMBIENT=true.
 const (
@@ -40,21 +44,22 @@ const (
 	ambientWaypoint  = "waypoint"
 	ambientIngressIP = "10.244.9.2"
 	ambientWaypoint0 = "10.244.9.1"
+	// ambientNeighbour: the other Service the waypoint serves (same port as productpage).
+	ambientNeighbour = "reviews"
 )
 
-// ambientExtraYAML: the waypoint and the ingress pods' Service, which Istio's controllers create in a cluster.
-var ambientExtraYAML = fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
+// ambientWaypointYAML: a waypoint as Istio's docs write one, for a render that has none of its own.
+var ambientWaypointYAML = fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: %[1]s, namespace: %[2]s}
 spec:
   gatewayClassName: istio-waypoint
   listeners:
   - {name: mesh, port: 15008, protocol: HBONE}
-status:
-  addresses:
-  - {type: Hostname, value: %[1]s.%[2]s.svc.cluster.local}
----
-apiVersion: v1
+`, ambientWaypoint, ambientNamespace)
+
+// ambientExtraYAML: the waypoint's Service and the ingress pods' Service, which Istio's controllers create in a cluster.
+var ambientExtraYAML = fmt.Sprintf(`apiVersion: v1
 kind: Service
 metadata:
   name: %[1]s
@@ -76,6 +81,40 @@ spec:
   - {name: http, port: 8080}
   selector: {gateway.networking.k8s.io/gateway-name: %[3]s}
 `, ambientWaypoint, ambientNamespace, ambientIngress, ambientIngressNS)
+
+// isWaypointGateway: the waypoint Gateway (Gateway API, class istio-waypoint) of the scenario.
+func isWaypointGateway(d Doc) bool {
+	return d.Kind() == "Gateway" && d.APIVersion() == "gateway.networking.k8s.io/v1" && d.Name() == ambientWaypoint && d.Namespace() == ambientNamespace
+}
+
+// withWaypoint: the documents with the waypoint Gateway (the render's, else ambientWaypointYAML), its
+// status address as Istio's controller writes it, and the neighbour Service enrolled in the waypoint.
+func withWaypoint(docs []Doc) ([]Doc, error) {
+	out := Clone(docs)
+	has := false
+	for _, d := range out {
+		has = has || isWaypointGateway(d)
+	}
+	if !has {
+		w, err := ParseYAML([]byte(ambientWaypointYAML))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w...)
+	}
+	for _, d := range out {
+		if isWaypointGateway(d) {
+			d["status"] = map[string]any{"addresses": []any{map[string]any{"type": "Hostname",
+				"value": ambientWaypoint + "." + ambientNamespace + ".svc." + domainSuffix}}}
+		}
+		if d.Kind() == "Service" && d.Name() == ambientNeighbour && d.Namespace() == ambientNamespace {
+			labels, _ := d.meta()["labels"].(map[string]any)
+			labels["istio.io/use-waypoint"] = ambientWaypoint
+		}
+	}
+	extra, err := ParseYAML([]byte(ambientExtraYAML))
+	return append(out, extra...), err
+}
 
 // ambientMesh: the generator over one ambient scenario, and its two proxies.
 type ambientMesh struct {
@@ -124,20 +163,15 @@ func ambientIndex(t *testing.T, objs []runtime.Object) ambient.Index {
 	return idx
 }
 
-// generateAmbient runs the generator over the render plus ambientExtraYAML, productpage served by the waypoint.
+// generateAmbient runs the generator over the render plus the scenario around it (withWaypoint, ambientExtraYAML).
 func generateAmbient(t *testing.T, render []Doc) *ambientMesh {
 	t.Helper()
-	extra, err := ParseYAML([]byte(ambientExtraYAML))
+	docs, err := withWaypoint(render)
 	if err != nil {
 		t.Fatalf("FAILED: input: %v", err)
 	}
-	docs := append(Clone(render), extra...)
 	var kube []Doc
 	for _, d := range docs {
-		if d.Kind() == "Service" && d.Name() == "productpage" {
-			labels, _ := d.meta()["labels"].(map[string]any)
-			labels["istio.io/use-waypoint"] = ambientWaypoint
-		}
 		if d.Kind() == "Service" || (d.Kind() == "Gateway" && d.APIVersion() == "gateway.networking.k8s.io/v1") {
 			kube = append(kube, d)
 		}
@@ -206,14 +240,167 @@ func attachedFilters(cg *core.ConfigGenTest, p *model.Proxy) []string {
 	return sortedKeys(seen)
 }
 
-// renderFilters: namespace/name of every EnvoyFilter of the render, sorted.
-func renderFilters(docs []Doc) []string {
+// aimedAtWaypoint: an EnvoyFilter whose targetRefs name the scenario's waypoint.
+func aimedAtWaypoint(d Doc) bool {
+	refs, _ := Dig(d, "spec", "targetRefs").([]any)
+	for _, r := range refs {
+		if m, _ := r.(map[string]any); m["name"] == ambientWaypoint {
+			return true
+		}
+	}
+	return false
+}
+
+// renderFilters: namespace/name of every EnvoyFilter of the render aimed at the waypoint (waypoint
+// true) or not (false: the ingress's), sorted.
+func renderFilters(docs []Doc, waypoint bool) []string {
 	var out []string
 	for _, d := range docs {
-		if d.Kind() == "EnvoyFilter" {
+		if d.Kind() == "EnvoyFilter" && aimedAtWaypoint(d) == waypoint {
 			out = append(out, d.Namespace()+"/"+d.Name())
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// The chain names of the scenario's waypoint: productpage's (where the bucket belongs) and its neighbour's.
+var (
+	pageChain      = fmt.Sprintf("inbound-vip|9080|http|productpage.%s.svc.%s", ambientNamespace, domainSuffix)
+	neighbourChain = fmt.Sprintf("inbound-vip|9080|http|%s.%s.svc.%s", ambientNeighbour, ambientNamespace, domainSuffix)
+)
+
+// waypointLanding: listener/chain of every waypoint chain holding the named HTTP filter (filters, and
+// whether it is before the router), and of every chain whose routes carry its per-route config (routes).
+func waypointLanding(m *ambientMesh, name string) (filters, routes []string, beforeRouter bool) {
+	beforeRouter = true
+	for _, l := range m.cg.Listeners(m.waypoint) {
+		for _, fc := range l.FilterChains {
+			h := hcmOf(fc)
+			if h == nil {
+				continue
+			}
+			names := httpFilterNames(h)
+			if i := indexOf(names, name); i >= 0 {
+				filters = append(filters, l.Name+"/"+fc.Name)
+				beforeRouter = beforeRouter && i < indexOf(names, "envoy.filters.http.router")
+			}
+			for _, vh := range h.GetRouteConfig().GetVirtualHosts() {
+				n := 0
+				for _, r := range vh.Routes {
+					if _, ok := r.TypedPerFilterConfig[name]; ok {
+						n++
+					}
+				}
+				if n > 0 && n == len(vh.Routes) {
+					routes = append(routes, l.Name+"/"+fc.Name)
+				}
+			}
+		}
+	}
+	return filters, routes, beforeRouter
+}
+
+// bucketFilterName: the HTTP filter the bucket's EnvoyFilters insert (the local rate-limit filter's name).
+func bucketFilterName(bucket []Doc) string {
+	for _, d := range bucket {
+		for _, p := range Patches(d) {
+			if p["applyTo"] == "HTTP_FILTER" {
+				name, _ := Dig(p, "patch", "value", "name").(string)
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// waypointBucketProblem: the bucket's EnvoyFilters (those of `bucket` aimed at the waypoint) reach the
+// waypoint and nothing else of the render does; its HTTP filter is on productpage's chain of
+// main_internal only, before the router; per route (perRoute): every route of that chain's route
+// configuration carries the bucket, and no other chain's.
+func waypointBucketProblem(m *ambientMesh, bucket []Doc, perRoute bool) outcome {
+	want, got := renderFilters(bucket, true), attachedFilters(m.cg, m.waypoint)
+	name := bucketFilterName(bucket)
+	filters, routes, before := waypointLanding(m, name)
+	only := []string{"main_internal/" + pageChain}
+	var problems []string
+	if len(want) == 0 || !containsAll(got, want) {
+		problems = append(problems, fmt.Sprintf("waypoint: expected the bucket's filters %v; got %v", want, got))
+	}
+	if strings.Join(filters, ",") != only[0] || !before {
+		problems = append(problems, fmt.Sprintf("HTTP filter %s: expected in [%s] before the router; got [%s] (before the router: %v)", name, only[0], strings.Join(filters, ", "), before))
+	}
+	if perRoute && strings.Join(routes, ",") != only[0] {
+		problems = append(problems, fmt.Sprintf("per-route bucket: expected on every route of [%s]; got [%s]", only[0], strings.Join(routes, ", ")))
+	}
+	return orFinding(len(problems) > 0, strings.Join(problems, "; "),
+		fmt.Sprintf("%v reach the waypoint; %s on [%s] only, before the router (not %s, not connect_terminate)%s", want, name, only[0], neighbourChain,
+			map[bool]string{true: ", its bucket on every route there", false: ""}[perRoute]))
+}
+
+// containsAll: every one of want is in got.
+func containsAll(got, want []string) bool {
+	for _, w := range want {
+		if indexOf(got, w) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// waypointControl: the bucket broken one way; the bucket check must fail on it.
+type waypointControl struct {
+	name     string
+	docs     []Doc
+	bucket   []Doc
+	perRoute bool
+}
+
+// waypointControls: the render's bucket (and the per-route one) each broken in one way the check guards against.
+func waypointControls(render, routed []Doc) []waypointControl {
+	edit := func(docs []Doc, f func(p map[string]any, spec map[string]any)) ([]Doc, []Doc) {
+		out := Clone(docs)
+		var bucket []Doc
+		for _, d := range out {
+			if d.Kind() == "EnvoyFilter" && aimedAtWaypoint(d) {
+				spec := d["spec"].(map[string]any)
+				for _, p := range Patches(d) {
+					f(p, spec)
+				}
+				bucket = append(bucket, d)
+			}
+		}
+		return out, bucket
+	}
+	chain := func(p map[string]any) map[string]any {
+		fc, _ := Dig(p, "match", "listener", "filterChain").(map[string]any)
+		return fc
+	}
+	var out []waypointControl
+	add := func(name string, perRoute bool, docs []Doc, f func(p, spec map[string]any)) {
+		d, b := edit(docs, f)
+		if perRoute {
+			d = append(Clone(render), d...)
+		}
+		out = append(out, waypointControl{name, d, b, perRoute})
+	}
+	add("chain-missing", false, render, func(p, _ map[string]any) {
+		if fc := chain(p); fc != nil {
+			fc["name"] = strings.Replace(pageChain, "|9080|", "|9081|", 1)
+		}
+	})
+	add("other-waypoint", false, render, func(_, spec map[string]any) {
+		spec["targetRefs"] = []any{map[string]any{"group": gatewayAPIGroup, "kind": "Gateway", "name": "other-waypoint"}}
+	})
+	add("chain-unscoped", false, render, func(p, _ map[string]any) {
+		if fc := chain(p); fc != nil {
+			delete(fc, "name")
+		}
+	})
+	add("routes-unscoped", true, routed, func(p, _ map[string]any) {
+		if rc, _ := Dig(p, "match", "routeConfiguration").(map[string]any); rc != nil {
+			delete(rc, "name")
+		}
+	})
 	return out
 }

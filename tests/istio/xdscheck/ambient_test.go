@@ -12,13 +12,18 @@ import (
 
 // The package's ambient render (tests/golden/out/ambient-A, ambient-B: `meshMode: ambient`) on
 // Istio's generator with ambient enabled (ambient.go). For each variant: every EnvoyFilter of the
-// render reaches the ambient ingress (the Gateway API Gateway's pods) and none reaches the waypoint;
-// each HTTP filter the render inserts is in the ingress listener's chain before the router, each
-// cluster it adds exists, the virtual host gets its rate_limits (and variant A's api route its own).
-// Controls: the render's filters aimed at another Gateway must reach nothing (the check fails). And
-// the finding behind the local bucket's refusal (docs/guide/ambient.md): a bucket aimed at the
-// waypoint by targetRefs lands through the sidecar context, on its chain and on its routes (the
-// sidecar's per-route form, virtual host inbound|http|9080); by workloadSelector it lands nowhere.
+// render aimed at the ingress reaches the ambient ingress (the Gateway API Gateway's pods); each HTTP
+// filter it inserts is in the ingress listener's chain before the router, each cluster it adds
+// exists, the virtual host gets its rate_limits (and variant A's api route its own). The local
+// bucket's filter reaches the waypoint and nothing else, and its bucket lands on productpage's chain
+// of the waypoint's main_internal listener only, before the router: not on the chain of reviews, the
+// other Service behind the same waypoint on the same port, not on the HBONE-terminating listener.
+// The per-route form (tests/golden/out/local-ambient) lands on the routes of productpage's route
+// configuration only. Controls, each of which must fail the check it controls: the filters aimed at
+// another Gateway reach nothing; the bucket on a chain that does not exist, or aimed at another
+// waypoint, lands nowhere; the bucket or its routes without the chain's name land on reviews too.
+// And the earlier probes: a bucket by targetRefs lands (on the chain it names; per route without a
+// route configuration name, on every chain of the port, reviews' too), by workloadSelector nowhere.
 //
 //	XDSCHECK_AMBIENT_GOLDEN  tests/golden/out (the committed renders)
 func TestAmbient(t *testing.T) {
@@ -39,10 +44,7 @@ func TestAmbient(t *testing.T) {
 		m := generateAmbient(t, docs)
 		t.Run(v+"/ingress-filters", func(t *testing.T) { report(t, v+"/ingress-filters", ambientIngressProblem(m, docs)) })
 		t.Run(v+"/ingress-config", func(t *testing.T) { report(t, v+"/ingress-config", ambientConfigProblem(m, docs, v)) })
-		t.Run(v+"/waypoint-untouched", func(t *testing.T) {
-			got := attachedFilters(m.cg, m.waypoint)
-			report(t, v+"/waypoint-untouched", orFinding(len(got) != 0, fmt.Sprintf("waypoint got %v", got), "no filter of the render reaches the waypoint"))
-		})
+		t.Run(v+"/waypoint-bucket", func(t *testing.T) { report(t, v+"/waypoint-bucket", waypointBucketProblem(m, docs, false)) })
 		t.Run(v+"/control-other-gateway", func(t *testing.T) {
 			other := Clone(docs)
 			for _, d := range other {
@@ -54,19 +56,41 @@ func TestAmbient(t *testing.T) {
 				}
 			}
 			om := generateAmbient(t, other)
-			p, c := ambientIngressProblem(om, other), ambientConfigProblem(om, other, v)
-			report(t, v+"/control-other-gateway", orFinding(p.ok || c.ok, "a check passed with every filter aimed at Gateway other-gateway",
-				"both checks fail: "+p.text+"; "+c.text))
+			p, c, w := ambientIngressProblem(om, other), ambientConfigProblem(om, other, v), waypointBucketProblem(om, other, false)
+			report(t, v+"/control-other-gateway", orFinding(p.ok || c.ok || w.ok, "a check passed with every filter aimed at Gateway other-gateway",
+				"the three checks fail: "+p.text+"; "+c.text+"; "+w.text))
 		})
 	}
-	wdocs, err := LoadDir(filepath.Join(root, "ambient-A"))
+	adocs, err := LoadDir(filepath.Join(root, "ambient-A"))
 	if err != nil {
 		t.Fatalf("FAILED: input: %v", err)
+	}
+	routedAll, err := LoadDir(filepath.Join(root, "local-ambient"))
+	if err != nil {
+		t.Fatalf("FAILED: input: %v", err)
+	}
+	// Its EnvoyFilter only: its waypoint Gateway is the same waypoint the stack's render creates.
+	var routed []Doc
+	for _, d := range routedAll {
+		if d.Kind() == "EnvoyFilter" {
+			routed = append(routed, d)
+		}
+	}
+	perRoute := append(Clone(adocs), routed...)
+	t.Run("per-route-bucket", func(t *testing.T) {
+		report(t, "per-route-bucket", waypointBucketProblem(generateAmbient(t, perRoute), routed, true))
+	})
+	for _, c := range waypointControls(adocs, routed) {
+		id := "control-" + c.name
+		t.Run(id, func(t *testing.T) {
+			o := waypointBucketProblem(generateAmbient(t, c.docs), c.bucket, c.perRoute)
+			report(t, id, orFinding(o.ok, "the check passed: "+o.text, "the check fails as it must: "+o.text))
+		})
 	}
 	for _, c := range waypointBucketCases() {
 		id := "waypoint-bucket-" + c.name
 		t.Run(id, func(t *testing.T) {
-			chains := waypointChainsWith(generateAmbient(t, append(Clone(wdocs), c.filter)), c.httpFilter)
+			chains := waypointChainsWith(generateAmbient(t, append(Clone(adocs), c.filter)), c.httpFilter)
 			got := strings.Join(chains, ", ")
 			report(t, id, orFinding(c.lands != (len(chains) > 0), fmt.Sprintf("expected landing=%v; got chains [%s]", c.lands, got), fmt.Sprintf("lands in [%s]", got)))
 		})
@@ -95,9 +119,9 @@ func report(t *testing.T, id string, o outcome) {
 	}
 }
 
-// ambientIngressProblem: every EnvoyFilter of the render reaches the ingress pods.
+// ambientIngressProblem: every EnvoyFilter of the render aimed at the ingress reaches the ingress pods, and no other.
 func ambientIngressProblem(m *ambientMesh, docs []Doc) outcome {
-	want, got := renderFilters(docs), attachedFilters(m.cg, m.ingress)
+	want, got := renderFilters(docs, false), attachedFilters(m.cg, m.ingress)
 	return orFinding(strings.Join(want, ",") != strings.Join(got, ",") || len(want) == 0,
 		fmt.Sprintf("ingress pod %s/%s-istio: expected the render's filters %v; got %v", ambientIngressNS, ambientIngress, want, got),
 		fmt.Sprintf("all %d filters reach %s/%s-istio", len(want), ambientIngressNS, ambientIngress))
@@ -114,6 +138,9 @@ func ambientConfigProblem(m *ambientMesh, docs []Doc, variant string) outcome {
 	var problems []string
 	inserted := 0
 	for _, d := range docs {
+		if aimedAtWaypoint(d) {
+			continue // the local bucket's: on the waypoint (waypointBucketProblem)
+		}
 		for _, p := range Patches(d) {
 			name, _ := Dig(p, "patch", "value", "name").(string)
 			switch p["applyTo"] {
