@@ -27,7 +27,7 @@ import { DeepReadonly } from "../lib/frozen";
 import { stackLabels } from "../lib/common";
 import { IstioSecurityObject } from "../lib/k8s-object";
 import { RateLimitAction } from "./envoy-types";
-import { ConfigDescriptor } from "./ratelimit-config";
+import { ConfigDescriptor, DescriptorLimit } from "./ratelimit-config";
 import { CLIENT_KEY, RateLimitRuleArgs } from "./rule-args";
 import {
     IDENTITY_CLAIM_KEY,
@@ -79,7 +79,7 @@ export function identityActions(id: ResolvedIdentity, client: RateLimitAction): 
 }
 
 /** The config nodes under an identity rule's name: the claim's counters, and what a request without a verified identity meets. */
-export function identityConfig(id: ResolvedIdentity, limit: () => Pick<ConfigDescriptor, "rate_limit" | "shadow_mode">): ConfigDescriptor[] {
+export function identityConfig(id: ResolvedIdentity, limit: () => DescriptorLimit): ConfigDescriptor[] {
     // A fresh object each time: a shared one would be written as a YAML alias.
     const none = () => {
         const l = limit();

@@ -17,14 +17,25 @@ export interface WrittenLimit {
 /** A limit as the service reads it: the written one, or `unlimited` (which this package never writes, a hand-written config may). */
 export type ServiceLimit = WrittenLimit | { unlimited: boolean };
 
+/**
+ * The switches of a config.yaml descriptor entry that envoyproxy/ratelimit reads beside its limit:
+ * `shadow_mode` (counted, never refused) and `detailed_metric` (the entry's statistics per value).
+ * Declared once: the entry's type, the leaf a builder writes (`DescriptorLimit`) and the reader of
+ * rendered config (builders/rendered-config.ts) all take them from here.
+ */
+export const DESCRIPTOR_SWITCHES = ["shadow_mode", "detailed_metric"] as const;
+export type DescriptorSwitch = (typeof DESCRIPTOR_SWITCHES)[number];
+
 /** A config.yaml descriptor entry of envoyproxy/ratelimit; `L`: the limits it may hold (the written ones by default). */
-export interface ConfigDescriptor<L extends ServiceLimit = WrittenLimit> {
+export type ConfigDescriptor<L extends ServiceLimit = WrittenLimit> = {
     key: string;
     value?: string;
     rate_limit?: L;
-    shadow_mode?: boolean;
     descriptors?: readonly ConfigDescriptor<L>[];
-}
+} & { [S in DescriptorSwitch]?: boolean };
+
+/** What a descriptor's leaf carries besides its key and value: its limit and its switches. */
+export type DescriptorLimit = Pick<ConfigDescriptor, "rate_limit" | DescriptorSwitch>;
 
 export interface RateLimitServiceConfig<L extends ServiceLimit = WrittenLimit> {
     domain: string;

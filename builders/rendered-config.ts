@@ -10,7 +10,7 @@
 import { parse } from "yaml";
 import { K8sObject } from "../lib/k8s-object";
 import { RATELIMIT_FILTER, RATELIMIT_TYPE } from "./envoy-types";
-import { CONFIG_FILE_KEY, ConfigDescriptor, RateLimitServiceConfig, ServiceLimit } from "./ratelimit-config";
+import { CONFIG_FILE_KEY, ConfigDescriptor, DESCRIPTOR_SWITCHES, RateLimitServiceConfig, ServiceLimit } from "./ratelimit-config";
 
 /** The service's config as read: the writer's types, with the limits the service also reads (`unlimited`). */
 export type ReadServiceConfig = RateLimitServiceConfig<ServiceLimit>;
@@ -193,7 +193,7 @@ export function serviceConfigOf(o: K8sObject): ReadServiceConfig {
 }
 
 /** The fields of a config.yaml descriptor the writer's type declares; any other is not read. */
-const NODE_FIELDS: ReadonlySet<string> = new Set<keyof ConfigDescriptor>(["key", "value", "rate_limit", "shadow_mode", "descriptors"]);
+const NODE_FIELDS: ReadonlySet<string> = new Set<keyof ConfigDescriptor>(["key", "value", "rate_limit", "descriptors", ...DESCRIPTOR_SWITCHES]);
 
 /** The fields of a limit the service reads. */
 const LIMIT_FIELDS = ["unit", "requests_per_unit", "unlimited"];
@@ -232,7 +232,7 @@ function descriptorsOf(list: unknown, where: string): ConfigDescriptor<ServiceLi
             key: n.key,
             ...(n.value !== undefined ? { value: String(n.value) } : {}),
             ...(rl !== undefined ? { rate_limit: limitOf(rl) } : {}),
-            ...(n.shadow_mode !== undefined ? { shadow_mode: n.shadow_mode === true } : {}),
+            ...Object.fromEntries(DESCRIPTOR_SWITCHES.filter((k) => n[k] !== undefined).map((k) => [k, n[k] === true])),
             ...(n.descriptors !== undefined ? { descriptors: descriptorsOf(n.descriptors, `${at} (key ${n.key}) descriptors`) } : {}),
         };
     });

@@ -88,7 +88,7 @@ import {
     underscoreVariants,
 } from "./request-match";
 import { HeaderMatcher, RateLimitAction } from "./envoy-types";
-import { ConfigDescriptor } from "./ratelimit-config";
+import { ConfigDescriptor, DescriptorLimit } from "./ratelimit-config";
 
 /** The node type of the service's config, declared once in ratelimit-config.ts (re-exported for its users in components/). */
 export type { ConfigDescriptor };
@@ -130,7 +130,7 @@ export function pathDescriptorAction(mode: PathKeyMode, key: string): RateLimitA
 }
 
 /** A limit's config fields: its `rate_limit` and, observing only, `shadow_mode`. */
-export function limitOf(l: ResolvedLimit): Pick<ConfigDescriptor, "rate_limit" | "shadow_mode"> {
+export function limitOf(l: ResolvedLimit): DescriptorLimit {
     return { rate_limit: { unit: l.unit, requests_per_unit: l.requests }, ...(l.shadow ? { shadow_mode: true } : {}) };
 }
 

@@ -202,12 +202,17 @@ describe("one reader of EnvoyFilter patches and the service's config.yaml (build
         const written: RateLimitServiceConfig = {
             domain: "d",
             descriptors: [
-                { key: "rule", value: "a", rate_limit: { unit: "minute", requests_per_unit: 5 }, descriptors: [{ key: "client", shadow_mode: true }] },
+                {
+                    key: "rule",
+                    value: "a",
+                    rate_limit: { unit: "minute", requests_per_unit: 5 },
+                    descriptors: [{ key: "client", shadow_mode: true, detailed_metric: true }],
+                },
             ],
         };
         expect(readServiceConfig(configYaml(written.domain, written.descriptors), "here")).to.deep.equal(written);
-        expect(() => readServiceConfig("domain: d\ndescriptors:\n  - key: k\n    detailed_metric: true\n", "ConfigMap x")).to.throw(
-            "ConfigMap x descriptors[0] (key k) has detailed_metric, which the model does not read",
+        expect(() => readServiceConfig("domain: d\ndescriptors:\n  - key: k\n    value_to_metric: true\n", "ConfigMap x")).to.throw(
+            "ConfigMap x descriptors[0] (key k) has value_to_metric, which the model does not read",
         );
         expect(() => readServiceConfig("descriptors: []\n", "ConfigMap x")).to.throw("ConfigMap x has no domain");
     });
