@@ -332,19 +332,26 @@ describe("cluster: the platform's admission policy on the real kube-apiserver (i
             expectRefused(applyAs(teamId(TEAM_A), hcm(`camel-hcm-${key.length}`, { "@type": HCM_TYPE, [key]: [] })), "platform-filters");
     });
 
-    it("the CRD keeps no snake_case match field (a `sub_filter` anchor is dropped, not read by Istio), so the match has one spelling; control: subFilter is kept", () => {
+    it("the CRD keeps no snake_case match field (server-side apply refuses `filter_chain`, a create without validation drops it), so the match has one spelling; control: filterChain is kept", () => {
         const anchored = (listener: unknown) =>
-            envoyFilter("match-spelling", {
-                ...selector,
-                configPatches: [{ applyTo: "HTTP_FILTER", match: { context: "GATEWAY", listener }, patch: { operation: "REMOVE" } }],
-            });
+            JSON.stringify(
+                envoyFilter("match-spelling", {
+                    ...selector,
+                    configPatches: [{ applyTo: "HTTP_FILTER", match: { context: "GATEWAY", listener }, patch: { operation: "REMOVE" } }],
+                }),
+            );
+        const snake = { filter_chain: { filter: { sub_filter: { name: "envoy.filters.http.router" } } } };
+        const ssa = kubectlRaw(["apply", "--server-side", "--field-manager=adm-test", "-f", "-"], anchored(snake));
+        expect(ssa.status).to.not.equal(0);
+        expect(ssa.stderr).to.include("filter_chain: field not declared in schema");
         const stored = (listener: unknown) => {
-            kubectl(["apply", "--server-side", "--validate=false", "--field-manager=adm-test", "-f", "-"], JSON.stringify(anchored(listener)));
-            return JSON.stringify(JSON.parse(kubectl(["get", "envoyfilter.networking.istio.io", "-n", GW_NS, "match-spelling", "-o", "json"])).spec);
+            kubectl(["create", "--validate=false", "-f", "-"], anchored(listener));
+            const spec = JSON.stringify(JSON.parse(kubectl(["get", "envoyfilter.networking.istio.io", "-n", GW_NS, "match-spelling", "-o", "json"])).spec);
+            kubectl(["delete", "envoyfilter.networking.istio.io", "match-spelling", "-n", GW_NS]);
+            return spec;
         };
-        expect(stored({ filter_chain: { filter: { sub_filter: { name: "envoy.filters.http.router" } } } })).to.not.include("sub_filter");
+        expect(stored(snake)).to.not.include("filter_chain");
         expect(stored({ filterChain: { filter: { subFilter: { name: "envoy.filters.http.router" } } } })).to.include("subFilter");
-        kubectl(["delete", "envoyfilter.networking.istio.io", "match-spelling", "-n", GW_NS]);
     });
 
     it("control: a team's EnvoyFilter of its own (a Lua filter before the router) is admitted, and deleting its own objects is", () => {
