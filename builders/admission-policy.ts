@@ -11,6 +11,9 @@
  * - `platform-names`: takes the platform's names (its EnvoyFilter names, HTTP filter names, domain),
  *   or deletes one of the platform's EnvoyFilters.
  *
+ * Each patch-value field a rule judges is read under both spellings Istio's decoder accepts
+ * (`typed_per_filter_config` and `typedPerFilterConfig`, `typed_config` and `typedConfig`, ...).
+ *
  * The writer's namespace is the namespace of the service account that writes
  * (`system:serviceaccount:<namespace>:<name>`): every team writes into the gateway's namespace, so
  * the object's own namespace says nothing about its writer, and the rate-limit filter name inside
@@ -19,6 +22,7 @@
  * previews check the route's conditions) and still refuses hosts assigned to another team. Pure.
  */
 import { HCM_FILTER } from "./envoy-types";
+import { camelOf } from "./rendered-config";
 import { PLATFORM_DOMAIN, PLATFORM_FILTER_NAMES, PLATFORM_OBJECT_PREFIX, PLATFORM_PRE_LIMIT_NAMES } from "./platform-filters";
 
 /** The API version of the policy and its binding (GA since Kubernetes 1.30). */
@@ -57,10 +61,27 @@ const DEFAULTS_NAMES = [PLATFORM_FILTER_NAMES.defaults, PLATFORM_PRE_LIMIT_NAMES
 const OVERRIDES_NAMES = [PLATFORM_FILTER_NAMES.overrides, PLATFORM_PRE_LIMIT_NAMES.overrides];
 
 const SUB_FILTER = `${hasPath("p", ["match", "listener", "filterChain", "filter", "subFilter", "name"])} && p.match.listener.filterChain.filter.subFilter.name in ${list(PLATFORM_NAMES)}`;
-const PER_FILTER = `${hasPath("p", ["patch", "value", "typed_per_filter_config"])}`;
+/**
+ * Istio decodes a patch value with protobuf JSON, which takes a field under its proto name
+ * (snake_case) and its JSON name (lowerCamelCase) alike: every field the rules judge is read under
+ * both, and a check holds for each spelling written (given both, which one Istio keeps is its
+ * decoder's choice, so neither is trusted over the other).
+ */
+const spellings = (snake: string): string[] => [...new Set([snake, camelOf(snake)])];
+/** `p.patch.value.<path>` under every spelling of each of its fields. */
+function valuePaths(path: readonly string[]): string[][] {
+    return path.reduce<string[][]>((acc, f) => acc.flatMap((prefix) => spellings(f).map((s) => [...prefix, s])), [[]]);
+}
+/** CEL: `p.patch.value.<path>` is written under some spelling, and `check` (when given) holds of it. */
+const anyValueAt = (path: readonly string[], check?: (at: string) => string): string =>
+    `(${valuePaths(path)
+        .map((ps) => `(${hasPath("p", ["patch", "value", ...ps])}${check ? ` && ${check(["p.patch.value", ...ps].join("."))}` : ""})`)
+        .join(" || ")})`;
+/** CEL: `check` holds of some spelling of the patch's per-filter config. */
+const anyPerFilter = (check: (m: string) => string): string => anyValueAt(["typed_per_filter_config"], check);
 const VHOST = `(${hasPath("p", ["match", "routeConfiguration", "vhost", "name"])} ? p.match.routeConfiguration.vhost.name : "")`;
 const HOST = `(${VHOST}.contains(":") ? ${VHOST}.substring(0, ${VHOST}.lastIndexOf(":")) : ${VHOST})`;
-const IS_SWITCH = `${PER_FILTER} && ${list(DEFAULTS_NAMES)}.exists(n, n in p.patch.value.typed_per_filter_config)`;
+const IS_SWITCH = anyPerFilter((m) => `${list(DEFAULTS_NAMES)}.exists(n, n in ${m})`);
 const NOT_DELETE = `request.operation == "DELETE" || `;
 const who = `"EnvoyFilter " + string(variables.f.metadata.name) + " (written by " + request.userInfo.username + ")"`;
 
@@ -78,18 +99,18 @@ export function admissionRules(o: AdmissionPolicyOptions): AdmissionRule[] {
     const applyTo = `(has(p.applyTo) ? p.applyTo : "")`;
     const rewrites =
         `(${applyTo} == "NETWORK_FILTER" && ${hcm} && (${op} in ["REMOVE", "REPLACE"] || ` +
-        `(${hasPath("p", ["patch", "value", "typed_config", "http_filters"])}))) || ` +
+        `${anyValueAt(["typed_config", "http_filters"])})) || ` +
         `(${applyTo} in ["LISTENER", "FILTER_CHAIN"] && ${op} == "REPLACE")`;
-    const perRouteBad =
-        `${PER_FILTER} && (${list(OVERRIDES_NAMES)}.exists(n, n in p.patch.value.typed_per_filter_config) || ` +
-        `${list(DEFAULTS_NAMES)}.exists(n, n in p.patch.value.typed_per_filter_config && ` +
-        `!(has(p.patch.value.typed_per_filter_config[n].disabled) && p.patch.value.typed_per_filter_config[n].disabled == true)))`;
+    const perRouteBad = anyPerFilter(
+        (m) =>
+            `(${list(OVERRIDES_NAMES)}.exists(n, n in ${m}) || ` +
+            `${list(DEFAULTS_NAMES)}.exists(n, n in ${m} && !(has(${m}[n].disabled) && ${m}[n].disabled == true)))`,
+    );
     const namesBad =
         `variables.f.metadata.name.startsWith(${lit(PLATFORM_OBJECT_PREFIX)}) || variables.patches.exists(p, ` +
         `(${hasPath("p", ["patch", "value", "name"])} && p.patch.value.name in ${list(PLATFORM_NAMES)}) || ` +
-        `(${hasPath("p", ["patch", "value", "typed_config", "domain"])} && p.patch.value.typed_config.domain == ${lit(PLATFORM_DOMAIN)}) || ` +
-        `(${PER_FILTER} && p.patch.value.typed_per_filter_config.exists(k, has(p.patch.value.typed_per_filter_config[k].domain) && ` +
-        `p.patch.value.typed_per_filter_config[k].domain == ${lit(PLATFORM_DOMAIN)})))`;
+        `${anyValueAt(["typed_config", "domain"], (d) => `${d} == ${lit(PLATFORM_DOMAIN)}`)} || ` +
+        `${anyPerFilter((m) => `${m}.exists(k, has(${m}[k].domain) && ${m}[k].domain == ${lit(PLATFORM_DOMAIN)})`)})`;
     // The first host refused, and how many more (a list of dyn has no join).
     const off = "variables.refusedHosts";
     const named = `string(${off}[0]) + (size(${off}) > 1 ? " and " + string(size(${off}) - 1) + " more" : "")`;
@@ -110,7 +131,7 @@ export function admissionRules(o: AdmissionPolicyOptions): AdmissionRule[] {
         {
             name: "platform-per-route",
             expression: `${NOT_DELETE}!variables.patches.exists(p, ${perRouteBad})`,
-            messageExpression: `"rule platform-per-route: " + ${who} + " writes per-route config under the platform's filter names other than the defaults switch (FilterConfig disabled: true under the defaults' names); the overrides cannot be turned off or loosened; fix: remove that typed_per_filter_config entry"`,
+            messageExpression: `"rule platform-per-route: " + ${who} + " writes per-route config under the platform's filter names other than the defaults switch (FilterConfig disabled: true under the defaults' names); the overrides cannot be turned off or loosened; fix: remove that typed_per_filter_config (or typedPerFilterConfig) entry"`,
         },
         {
             name: "defaults-switch-host",

@@ -16,6 +16,7 @@
  */
 import { PLATFORM_FILTER_NAMES, PLATFORM_PRE_LIMIT_NAMES } from "./platform-filters";
 import { RATELIMIT_FILTER } from "./envoy-types";
+import { namespacedName, patchesOf } from "./rendered-config";
 
 /** The annotation of the platform's defaults EnvoyFilter that holds its host assignments: JSON `{ "<namespace>": ["<host>", ...] }`. */
 export const TEAM_HOSTS_ANNOTATION = "mesh-ratelimit.io/team-hosts";
@@ -171,19 +172,21 @@ export interface TeamSwitch {
 /** The platform defaults' names a switch writes under. */
 const DEFAULTS_NAMES: readonly string[] = [PLATFORM_FILTER_NAMES.defaults, PLATFORM_PRE_LIMIT_NAMES.defaults];
 
-/** The switches of the platform's defaults in `envoyFilters` (any patch writing a per-route config under the defaults' names), with the writer each names. */
+/**
+ * The switches of the platform's defaults in `envoyFilters` (any patch writing a per-route config
+ * under the defaults' names), with the writer each names. The patches are read through the one
+ * reader, and a patch's per-filter config under either spelling (`typed_per_filter_config`,
+ * `typedPerFilterConfig`: Istio takes both) makes it a switch.
+ */
 export function teamSwitches(envoyFilters: any[]): TeamSwitch[] {
     const out: TeamSwitch[] = [];
     for (const f of envoyFilters) {
-        const patches: any[] = f?.spec?.configPatches ?? [];
-        const names: string[] = patches.map((p) => p?.patch?.value?.name).filter((n): n is string => typeof n === "string");
-        const own = names.find((n) => n.startsWith(`${RATELIMIT_FILTER}/`));
+        const patches = patchesOf({ ...f, metadata: { ...f?.metadata, name: f?.metadata?.name } });
+        const own = patches.map((p) => p.name).find((n) => typeof n === "string" && n.startsWith(`${RATELIMIT_FILTER}/`));
         const team = own?.split("/")[1];
         for (const p of patches) {
-            const perFilter = p?.patch?.value?.typed_per_filter_config ?? {};
-            if (!DEFAULTS_NAMES.some((n) => perFilter[n] !== undefined)) continue;
-            const envoyFilter = `${f.metadata?.namespace ?? "default"}/${f.metadata?.name}`;
-            out.push({ envoyFilter, ...(team ? { team } : {}), virtualHost: String(p.match?.routeConfiguration?.vhost?.name ?? "") });
+            if (!p.typedPerFilterConfigSpellings.some((perFilter) => DEFAULTS_NAMES.some((n) => perFilter[n] !== undefined))) continue;
+            out.push({ envoyFilter: namespacedName(p.envoyFilter), ...(team ? { team } : {}), virtualHost: String(p.virtualHost ?? "") });
         }
     }
     return out;

@@ -15,12 +15,27 @@ import { CONFIG_FILE_KEY, ConfigDescriptor, DESCRIPTOR_SWITCHES, RateLimitServic
 /** The service's config as read: the writer's types, with the limits the service also reads (`unlimited`). */
 export type ReadServiceConfig = RateLimitServiceConfig<ServiceLimit>;
 
+/** The lowerCamelCase JSON name of a snake_case proto field name (`typed_config` → `typedConfig`). */
+export function camelOf(snake: string): string {
+    return snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
 /** snake_case or camelCase field of an Envoy/Istio JSON object (both are valid). */
 export function field(o: any, snake: string): any {
     if (o == null) return undefined;
     if (o[snake] !== undefined) return o[snake];
-    const camel = snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-    return o[camel];
+    return o[camelOf(snake)];
+}
+
+/**
+ * Every value of a field present in `o`, under either spelling (snake_case first). For a judge that
+ * must not pick one: Istio decodes a patch value with protobuf JSON, which takes both spellings and,
+ * given both, keeps one of them (golang/protobuf's jsonpb: the camelCase one), so a check must hold
+ * for each spelling written.
+ */
+export function fieldSpellings(o: any, snake: string): any[] {
+    if (o == null) return [];
+    return [...new Set([snake, camelOf(snake)])].map((k) => o[k]).filter((v) => v !== undefined);
 }
 
 /** protobuf JSON (camelCase) → the snake_case field names of the rendered filters, at every depth (`@type` kept). */
@@ -68,6 +83,8 @@ export interface RenderedPatch {
     rateLimits?: any[];
     /** `patch.value.typed_per_filter_config` (`{}` without one). */
     typedPerFilterConfig: Record<string, any>;
+    /** Every `typed_per_filter_config` written, under either spelling (`[]` without one): what a judge reads (`fieldSpellings`). */
+    typedPerFilterConfigSpellings: Record<string, any>[];
     /** `patch.value.response_headers_to_add`, as written. */
     responseHeadersToAdd?: any;
 }
@@ -104,6 +121,7 @@ function readPatch(f: RenderedFilter, p: any): RenderedPatch {
         ...optional("typedConfig", field(value, "typed_config")),
         ...(Array.isArray(rateLimits) ? { rateLimits } : {}),
         typedPerFilterConfig: field(value, "typed_per_filter_config") ?? {},
+        typedPerFilterConfigSpellings: fieldSpellings(value, "typed_per_filter_config").filter((m) => m !== null && typeof m === "object"),
         ...optional("responseHeadersToAdd", field(value, "response_headers_to_add")),
     };
 }

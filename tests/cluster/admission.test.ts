@@ -79,6 +79,19 @@ const vhostPatch = (vhost: string, perFilter: Record<string, unknown>) => ({
     match: { context: "GATEWAY", routeConfiguration: { vhost: { name: vhost, route: { action: "ANY" } } } },
     patch: { operation: "MERGE", value: { typed_per_filter_config: perFilter } },
 });
+/** The same patch with its value in protobuf JSON's camelCase, which Istio takes as well (the bypasses below are refused in it too). */
+const camelPatch = (vhost: string, perFilter: Record<string, unknown>) => {
+    const p = vhostPatch(vhost, perFilter);
+    return { ...p, patch: { operation: "MERGE", value: { typedPerFilterConfig: perFilter } } };
+};
+/** An object's patch values respelt in camelCase (`typed_config` → `typedConfig`, ...), as a team may write them. */
+const camelValues = (o: unknown): any =>
+    JSON.parse(
+        JSON.stringify(o)
+            .replaceAll('"typed_per_filter_config"', '"typedPerFilterConfig"')
+            .replaceAll('"typed_config"', '"typedConfig"')
+            .replaceAll('"http_filters"', '"httpFilters"'),
+    );
 const DISABLED = { "@type": "type.googleapis.com/envoy.config.route.v3.FilterConfig", disabled: true };
 const selector = { workloadSelector: { labels: LABELS } };
 
@@ -263,6 +276,82 @@ describe("cluster: the platform's admission policy on the real kube-apiserver (i
         const changed = earlyFilter();
         (changed.spec as any).priority = 11;
         expectRefused(applyAs(teamId(TEAM_B), changed), "defaults-switch-host");
+    });
+
+    it("camelCase (typedPerFilterConfig): a switch on b.example.com, on every host, and an override disabled are refused; control: the switch on a.example.com is admitted", () => {
+        const on = (name: string, vhost: string, key: string) => envoyFilter(name, { ...selector, configPatches: [camelPatch(vhost, { [key]: DISABLED })] });
+        expectAdmitted(applyAs(teamId(TEAM_A), on("camel-own", "a.example.com:8080", PLATFORM_FILTER_NAMES.defaults)));
+        const r = applyAs(teamId(TEAM_A), on("camel-b", "b.example.com:8080", PLATFORM_FILTER_NAMES.defaults));
+        expectRefused(r, "defaults-switch-host");
+        expect(r.stderr).to.include("b.example.com:8080");
+        expectRefused(applyAs(teamId(TEAM_A), on("camel-every", "", PLATFORM_FILTER_NAMES.defaults)), "defaults-switch-host");
+        expectRefused(applyAs(teamId(TEAM_A), on("camel-override", "a.example.com:8080", PLATFORM_FILTER_NAMES.overrides)), "platform-per-route");
+        // A defaults entry that loosens rather than disables, in camelCase, on the team's own host.
+        const loosen = { "@type": "type.googleapis.com/envoy.extensions.filters.http.ratelimit.v3.RateLimitPerRoute", domain: TEAM_A };
+        const loosened = envoyFilter("camel-loosen", {
+            ...selector,
+            configPatches: [camelPatch("a.example.com:8080", { [PLATFORM_FILTER_NAMES.defaults]: loosen })],
+        });
+        expectRefused(applyAs(teamId(TEAM_A), loosened), "platform-per-route");
+    });
+
+    it("both spellings in one patch (snake_case harmless, camelCase the switch): refused, whichever one Istio keeps", () => {
+        const both = vhostPatch("b.example.com:8080", {});
+        (both.patch.value as any).typedPerFilterConfig = { [PLATFORM_FILTER_NAMES.defaults]: DISABLED };
+        expectRefused(applyAs(teamId(TEAM_A), envoyFilter("camel-both", { ...selector, configPatches: [both] })), "defaults-switch-host");
+        const over = vhostPatch("a.example.com:8080", { [PLATFORM_FILTER_NAMES.defaults]: DISABLED });
+        (over.patch.value as any).typedPerFilterConfig = { [PLATFORM_FILTER_NAMES.overrides]: DISABLED };
+        expectRefused(applyAs(teamId(TEAM_A), envoyFilter("camel-both-over", { ...selector, configPatches: [over] })), "platform-per-route");
+    });
+
+    it("camelCase (typedConfig): the platform's domain is refused, and an HCM merge with httpFilters; controls: the team's own domain, an HCM merge without them", () => {
+        const own = camelValues(teamFilters(TEAM_A, ["a.example.com:8080"])[0]!);
+        expect(JSON.stringify(own)).to.include('"typedConfig"').and.not.include('"typed_config"');
+        expectAdmitted(applyAs(teamId(TEAM_A), { ...own, metadata: { ...own.metadata, name: "camel-domain-own" } }));
+        const domain = JSON.parse(JSON.stringify(own).replaceAll(`"domain":"${TEAM_A}"`, '"domain":"mesh-ratelimit-platform"'));
+        expectRefused(applyAs(teamId(TEAM_A), { ...domain, metadata: { ...domain.metadata, name: "camel-domain" } }), "platform-names");
+        const perRouteDomain = envoyFilter("camel-per-route-domain", {
+            ...selector,
+            configPatches: [camelPatch("a.example.com:8080", { "team-a.lua": { domain: "mesh-ratelimit-platform" } })],
+        });
+        expectRefused(applyAs(teamId(TEAM_A), perRouteDomain), "platform-names");
+        const hcm = (name: string, typedConfig: Record<string, unknown>) =>
+            envoyFilter(name, {
+                ...selector,
+                configPatches: [
+                    {
+                        applyTo: "NETWORK_FILTER",
+                        match: { context: "GATEWAY", listener: { filterChain: { filter: { name: "envoy.filters.network.http_connection_manager" } } } },
+                        patch: { operation: "MERGE", value: { typedConfig } },
+                    },
+                ],
+            });
+        const HCM_TYPE = "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager";
+        expectAdmitted(applyAs(teamId(TEAM_A), hcm("camel-hcm-ok", { "@type": HCM_TYPE, serverName: "team-a" })));
+        for (const key of ["httpFilters", "http_filters"])
+            expectRefused(applyAs(teamId(TEAM_A), hcm(`camel-hcm-${key.length}`, { "@type": HCM_TYPE, [key]: [] })), "platform-filters");
+    });
+
+    it("the CRD keeps no snake_case match field (server-side apply refuses `filter_chain`, a create without validation drops it), so the match has one spelling; control: filterChain is kept", () => {
+        const anchored = (listener: unknown) =>
+            JSON.stringify(
+                envoyFilter("match-spelling", {
+                    ...selector,
+                    configPatches: [{ applyTo: "HTTP_FILTER", match: { context: "GATEWAY", listener }, patch: { operation: "REMOVE" } }],
+                }),
+            );
+        const snake = { filter_chain: { filter: { sub_filter: { name: "envoy.filters.http.router" } } } };
+        const ssa = kubectlRaw(["apply", "--server-side", "--field-manager=adm-test", "-f", "-"], anchored(snake));
+        expect(ssa.status).to.not.equal(0);
+        expect(ssa.stderr).to.include("filter_chain: field not declared in schema");
+        const stored = (listener: unknown) => {
+            kubectl(["create", "--validate=false", "-f", "-"], anchored(listener));
+            const spec = JSON.stringify(JSON.parse(kubectl(["get", "envoyfilter.networking.istio.io", "-n", GW_NS, "match-spelling", "-o", "json"])).spec);
+            kubectl(["delete", "envoyfilter.networking.istio.io", "match-spelling", "-n", GW_NS]);
+            return spec;
+        };
+        expect(stored(snake)).to.not.include("filter_chain");
+        expect(stored({ filterChain: { filter: { subFilter: { name: "envoy.filters.http.router" } } } })).to.include("subFilter");
     });
 
     it("control: a team's EnvoyFilter of its own (a Lua filter before the router) is admitted, and deleting its own objects is", () => {
