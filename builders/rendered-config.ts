@@ -23,8 +23,10 @@ export function camelOf(snake: string): string {
 /** snake_case or camelCase field of an Envoy/Istio JSON object (both are valid). */
 export function field(o: any, snake: string): any {
     if (o == null) return undefined;
-    if (o[snake] !== undefined) return o[snake];
-    return o[camelOf(snake)];
+    // Both spellings present: Istio's protobuf JSON decoder reads the proto name, then the JSON name
+    // over it, so the lowerCamelCase value is the one Envoy gets.
+    const camel = o[camelOf(snake)];
+    return camel !== undefined ? camel : o[snake];
 }
 
 /**

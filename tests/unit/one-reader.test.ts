@@ -11,7 +11,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { fixedWindowStart, windowStartOfUnit } from "../../gateway-model/fixed-window";
-import { patchesOf, rateLimitFilterOf, readServiceConfig } from "../../builders/rendered-config";
+import { field, patchesOf, rateLimitFilterOf, readServiceConfig } from "../../builders/rendered-config";
 import { RateLimitServiceConfig, configYaml } from "../../builders/ratelimit-config";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -148,6 +148,13 @@ describe("one reader of EnvoyFilter patches and the service's config.yaml (build
         ])
             expect(matches(line, OWN_PARSER) || readsBothSpellings(line), line).to.equal(false);
         expect(ownParsers([READER]).length).to.be.greaterThan(3);
+    });
+
+    it("a field written in both spellings reads as Istio's decoder takes it, the lowerCamelCase one (control: either alone reads as written)", () => {
+        expect(field({ typed_config: "snake", typedConfig: "camel" }, "typed_config")).to.equal("camel");
+        expect(field({ typed_config: "snake" }, "typed_config")).to.equal("snake");
+        expect(field({ typedConfig: "camel" }, "typed_config")).to.equal("camel");
+        expect(field({ typed_config: false, typedConfig: undefined }, "typed_config")).to.equal(false);
     });
 
     it("reads a patch the same in either spelling (control: a patch for another port reads another port)", () => {
