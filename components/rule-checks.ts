@@ -7,7 +7,7 @@ import { bindCrossCheck } from "../lib/cross-checks";
 import { UNSENDABLE_PATH, compileFullMatch, pathAsSent } from "../lib/formats";
 import { Problem } from "../lib/problems";
 import { fieldProblem } from "../lib/field-checks";
-import { fieldProblems, givenProblems, withDefaults } from "../lib/field-decl";
+import { FieldDecl, fieldProblems, givenProblems, withDefaults } from "../lib/field-decl";
 import {
     HEADER_MATCH_DEFAULTS,
     LIMIT_FIELDS,
@@ -219,8 +219,33 @@ export function validateRule(r: any, i: number, names: Set<string>, problems: Pr
     if (r.route !== undefined) problems.push(...fieldProblems(ROUTE_REF_FIELDS.name, `${at}.route.name`, r.route?.name));
     if (r.cost !== undefined) checkRequestCost(`${at}.cost`, r.cost, problems);
     checkLimit(at, r, problems);
+    for (const [k, d] of ownRuleFields()) problems.push(...givenProblems(d, `${at}.${k}`, r[k]));
     if (r.cost !== undefined && problems.length === before) checkSharedCost(at, r, problems);
     return problems.length === before;
+}
+
+/** The rule's fields that validateRule checks by code of its own, with their siblings; every other field is checked by its declared rule alone. */
+export const RULE_FIELDS_CHECKED_WITH_SIBLINGS: ReadonlySet<string> = new Set([
+    "name",
+    "path",
+    "header",
+    "methods",
+    "query",
+    "identity",
+    "perClientAddress",
+    "clientCidr",
+    "route",
+    "requestsPerUnit",
+    "unit",
+    "shadow",
+    "rateLimitHeaders",
+    "cost",
+    "acceptEvictionRisk",
+]);
+
+/** The declared rule fields checked by their own rule (a field added to RULE_FIELDS is checked here with no other change). */
+export function ownRuleFields(table: Readonly<Record<string, object>> = RULE_FIELDS): [string, FieldDecl<unknown>][] {
+    return Object.entries(table).filter((e): e is [string, FieldDecl<unknown>] => !RULE_FIELDS_CHECKED_WITH_SIBLINGS.has(e[0]) && "rule" in e[1]);
 }
 
 /** The per-path limits: a valid descriptor key, each path once and checked, at least one limit. */
