@@ -11,10 +11,15 @@
 # The go.sum files pin every module: go verifies the downloads against them and never needs the
 # public checksum database (which does not know some dependencies of these pseudo-versions).
 #
-# Prints one line per version: `<version> (Istio <branch>) built in Ns, ran in Ns: N passed, M failed`,
-# and writes every run's output to $CACHE/logs/istio-version-<sha>.log. Exit non-zero if a check
-# fails, except that on a version other than the pinned one the Envoy golden files (the pinned
-# version's output, byte for byte) may differ: that is reported with the first difference.
+# Every run includes the tier's ambient section (xdscheck TestAmbient on the committed ambient renders,
+# with PILOT_ENABLE_AMBIENT=true; ISTIO_CHECK_AMBIENT is forced on), reported per version on its own.
+#
+# Prints one line per version: `<version> (Istio <branch>) built in Ns, ran in Ns: N passed, M failed;
+# ambient (TestAmbient, PILOT_ENABLE_AMBIENT=true): N passed, M failed`, and writes every run's
+# output to $CACHE/logs/istio-version-<sha>.log. Exit non-zero if a check fails or the ambient
+# section did not run whole on a version, except that on a version other than the pinned one the
+# Envoy golden files (the pinned version's output, byte for byte) may differ: that is reported with
+# the first difference.
 #   bash scripts/istio-versions.sh [--only <sha>]
 set -euo pipefail
 
@@ -24,6 +29,9 @@ export GOTOOLCHAIN=local GOFLAGS="${GOFLAGS:--buildvcs=false}"
 mkdir -p "$CACHE/logs"
 only=""
 [[ "${1:-}" == "--only" ]] && only="${2:?--only needs a commit, e.g. eed52ebb66ad}"
+
+# shellcheck source=lib/istio-version-report.sh
+source "$root/scripts/lib/istio-version-report.sh"
 
 istio_version_of() { grep -E '^\s*istio.io/istio ' "$1" | awk '{print $2}'; }
 
@@ -35,7 +43,7 @@ run_one() {
   v="$(istio_version_of "$modfile")"
   log="$CACHE/logs/istio-version-$name.log"
   local start=$SECONDS
-  ISTIO_CHECK_XDSCHECK_BIN="$bin" bash "$root/tests/istio/run.sh" > "$log" 2>&1 || true
+  ISTIO_CHECK_AMBIENT=1 ISTIO_CHECK_XDSCHECK_BIN="$bin" bash "$root/tests/istio/run.sh" > "$log" 2>&1 || true
   local result failed golden
   result="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)"
   failed="$(grep -cE '^FAIL' "$log" || true)"
@@ -44,9 +52,10 @@ run_one() {
   golden="$(grep -cE '^FAIL envoy golden' "$log" || true)"
   if [[ -z "$result" ]] || { [[ "$name" == pinned ]] && (( failed > 0 )); } || (( failed > golden )); then rc=1; fi
   (( golden > 0 )) && result="$result ($golden of them the Envoy golden files, release-1.30's bytes: $(grep -m1 -oE 'differs from what Istio generates, line [0-9]+: committed "[^"]*", generated "[^"]*"' "$log" || true))"
-  local release
+  local release ambient
   release="$(cat "$(go env GOMODCACHE)/istio.io/istio@$v/VERSION" 2>/dev/null || echo '?')"
-  summary+=("$v (Istio ${release} branch) built in ${built}s, ran in $((SECONDS - start))s: ${result:-no result (see $log)}")
+  ambient="$(ambient_result "$log")" || rc=1
+  summary+=("$v (Istio ${release} branch) built in ${built}s, ran in $((SECONDS - start))s: ${result:-no result (see $log)}; ambient (TestAmbient, PILOT_ENABLE_AMBIENT=true): $ambient")
   grep -E '^FAIL' "$log" | head -20 || true
 }
 

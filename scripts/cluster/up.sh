@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Starts a throw-away Kubernetes control plane on 127.0.0.1 for trying the stack end to end:
 # etcd + kube-apiserver (+ kube-controller-manager, kube-scheduler and kwok fake nodes when built,
-# so Deployments become Ready without a kubelet), then loads Istio's CRDs, namespace istio-system
-# and the mesh ConfigMap `istio`. Idempotent: when the cluster is already up it only prints the
-# KUBECONFIG line. State lives in $CACHE/cluster (MESH_RL_CLUSTER_DIR); `npm run cluster:down`
-# stops it and wipes that directory.
+# so Deployments become Ready without a kubelet), then loads Istio's CRDs, the Gateway API's
+# standard CRDs, namespace istio-system and the mesh ConfigMap `istio`. Idempotent: when the
+# cluster is already up it only prints the KUBECONFIG line. State lives in $CACHE/cluster
+# (MESH_RL_CLUSTER_DIR); `npm run cluster:down` stops it and wipes that directory.
 #   MESH_RL_FAKE_NODES=0   start only etcd + kube-apiserver (Deployments then never become Ready:
 #                          use the stack's `awaitRollout: false`)
 set -euo pipefail
@@ -166,8 +166,32 @@ if [[ ! -f "$crd_file" ]]; then
   mkdir -p "$(dirname "$crd_file")"; cp "$gm/manifests/charts/base/files/crd-all.gen.yaml" "$crd_file"
 fi
 kc apply --server-side --field-manager=istio-install -f "$crd_file" >/dev/null
+# ---- Gateway API: the standard channel's CRDs (Gateway, GatewayClass, HTTPRoute, ...; the ambient
+# stack's ingress is a Gateway) from sigs.k8s.io/gateway-api at the version istio.io/istio@$ISTIO_MODVER
+# requires in its go.mod, so the two agree. The module cache first (go mod download reuses it).
+gw_crds=$CACHE/src/gateway-api-crds-$ISTIO_MODVER/standard.yaml
+if [[ ! -f "$gw_crds" ]]; then
+  tmp_mod=$(mktemp -d)
+  gm=$(cd "$tmp_mod" && go mod download -json "istio.io/istio@$ISTIO_MODVER" | jq -r '.Dir // empty') ||
+    die "cannot download istio.io/istio@$ISTIO_MODVER from the Go module proxy (it names the Gateway API version)"
+  gw_ver=$(awk '$1 == "sigs.k8s.io/gateway-api" {print $2; exit}' "$gm/go.mod")
+  [[ -n "$gw_ver" ]] || die "istio.io/istio@$ISTIO_MODVER's go.mod names no sigs.k8s.io/gateway-api version"
+  gwm=$(cd "$tmp_mod" && go mod download -json "sigs.k8s.io/gateway-api@$gw_ver" | jq -r '.Dir // empty') ||
+    die "cannot download sigs.k8s.io/gateway-api@$gw_ver from the Go module proxy (the Gateway API CRDs)"
+  rm -rf "$tmp_mod"
+  shopt -s nullglob
+  gw_files=("$gwm"/config/crd/standard/gateway.networking.k8s.io_*.yaml)
+  shopt -u nullglob
+  ((${#gw_files[@]})) || die "sigs.k8s.io/gateway-api@$gw_ver has no config/crd/standard/gateway.networking.k8s.io_*.yaml"
+  mkdir -p "$(dirname "$gw_crds")"
+  # The CRDs only: the channel's upgrade guard (a ValidatingAdmissionPolicy, _vap_) is not one.
+  for f in "${gw_files[@]}"; do [[ $f == *_vap_* ]] && continue; cat "$f"; printf '\n---\n'; done > "$gw_crds.tmp"
+  mv "$gw_crds.tmp" "$gw_crds"
+  echo "$gw_ver" > "$(dirname "$gw_crds")/version"
+fi
+kc apply --server-side --field-manager=gateway-api-install -f "$gw_crds" >/dev/null
 kc wait --for=condition=Established --timeout=60s crd --all >/dev/null
 kc apply --server-side --field-manager=istio-install -f "$here/istio-install.yaml" >/dev/null
-log "Istio CRDs ($(grep -c '^kind: CustomResourceDefinition' "$crd_file")), namespace istio-system and ConfigMap istio loaded"
+log "Istio CRDs ($(grep -c '^kind: CustomResourceDefinition' "$crd_file")), Gateway API CRDs ($(grep -c '^kind: CustomResourceDefinition' "$gw_crds"), sigs.k8s.io/gateway-api $(cat "$(dirname "$gw_crds")/version")), namespace istio-system and ConfigMap istio loaded"
 log "cluster up in $(( $(date +%s) - t0 ))s; stop and wipe with: npm run cluster:down"
 print_env

@@ -25,7 +25,10 @@
 #      (control: the same id given to both shows the old collision)
 #   3g a platform stack (PlatformRateLimit) with its admission policy: up and destroy; a team switch
 #      written before it is reported and left; the team's next update refused, the platform admitted
-# --only LIST (comma-separated: 0,1,3b,3c,3d,3f,3g,4,5; 1 is sections 1-3, 5 needs 1) runs only those
+#   3h the ambient stack (meshMode ambient, tests/e2e/ambient.sh): up, every object as rendered, the
+#      Gateway API Gateway its own, every pod enrolled in ambient mode, every filter aimed at the
+#      Gateway; destroy (controls: the checks fail on the sidecar render)
+# --only LIST (comma-separated: 0,1,3b,3c,3d,3f,3g,3h,4,5; 1 is sections 1-3, 5 needs 1) runs only those
 # sections (and always 6, nothing left behind).
 # Own cluster (in a temp dir), own file backend, own PULUMI_CONFIG_PASSPHRASE; nothing in the repo
 # is written. Ends with "N passed, M failed" (real passes only), a "MODEL:" line counting the checks
@@ -38,7 +41,7 @@ ONLY=""
 while (($#)); do
   case $1 in
     --only) ONLY=${2:?--only needs a list such as 3d,3f}; shift 2 ;;
-    *) echo "usage: tests/e2e/run.sh [--only 0,1,3b,3c,3d,3f,3g,4,5]" >&2; exit 2 ;;
+    *) echo "usage: tests/e2e/run.sh [--only 0,1,3b,3c,3d,3f,3g,3h,4,5]" >&2; exit 2 ;;
   esac
 done
 want() { [[ -z $ONLY || ",$ONLY," == *",$1,"* ]]; }
@@ -716,6 +719,12 @@ kubectl delete rolebinding,role e2e-team-envoyfilters -n istio-system >/dev/null
   { fail "platform: pulumi destroy"; tail -30 "$W/destroy-platform.log"; }
 check "platform: no admission policy or binding of the platform remains" bash -c \
   "! kubectl get validatingadmissionpolicies.admissionregistration.k8s.io,validatingadmissionpolicybindings.admissionregistration.k8s.io -o name 2>/dev/null | grep -q platform-ratelimit"
+fi
+
+# ================================================================ 3h. the ambient stack
+if want 3h; then
+# shellcheck source=ambient.sh
+source "$here/ambient.sh"
 fi
 
 # ================================================================ 4. bad config
