@@ -102,6 +102,7 @@ export class Redis extends pulumi.ComponentResource {
 
 /** The Deployment's spec: one pod with its own sidecar started first, under Pod Security `restricted`. */
 function redisDeploymentSpec(s: RedisArgs["settings"], labels: Record<string, string>, auth: SecretKey): k8s.types.input.apps.v1.DeploymentSpec {
+    const enrolment = meshEnrolment(s.ambient === true);
     return {
         replicas: 1,
         selector: { matchLabels: { app: s.ratelimit.redisName } },
@@ -110,7 +111,11 @@ function redisDeploymentSpec(s: RedisArgs["settings"], labels: Record<string, st
             // before Redis: the password and the counters then travel only inside mutual TLS,
             // and the AuthorizationPolicy that admits only the rate-limit service is enforced.
             // On an ambient mesh: enrolled in ztunnel instead, which carries the same traffic with mutual TLS.
-            metadata: { labels: { ...labels, ...meshEnrolment(s.ambient === true).labels }, annotations: meshEnrolment(s.ambient === true).annotations },
+            // No annotations on ambient: an empty map is one the API server does not keep, so the object would differ from its render.
+            metadata: {
+                labels: { ...labels, ...enrolment.labels },
+                ...(Object.keys(enrolment.annotations).length ? { annotations: enrolment.annotations } : {}),
+            },
             spec: {
                 // Pod Security `restricted`, under an id above the host's system range (REDIS_UID).
                 securityContext: restrictedPodSecurityContext(REDIS_UID, REDIS_GID),
