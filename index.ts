@@ -2,29 +2,29 @@
  * The package entry: the components and their argument types. Importing it runs nothing (no stack
  * config is read, no resource is created); `plugin/` makes it a Pulumi plugin for every language.
  */
-export { AccessPolicyArgs, GlobalRateLimitArgs, GlobalRateLimitOptions, RateLimitServiceOptionsArgs } from "./components/global-ratelimit-args.generated";
-export { GlobalRateLimit } from "./components/global-ratelimit";
-export type { GlobalRateLimitResourceOptions } from "./components/global-ratelimit";
+export { AccessPolicyArgs, GlobalRateLimitArgs, GlobalRateLimitOptions, RateLimitServiceOptionsArgs } from "./components/global-ratelimit/args.generated";
+export { GlobalRateLimit } from "./components/global-ratelimit/component";
+export type { GlobalRateLimitResourceOptions } from "./components/global-ratelimit/component";
 export type { OwnershipView, RoutedHosts, ServingGateway } from "./builders/host-ownership-rule";
-export { PlatformRateLimit } from "./components/platform-ratelimit";
-export { PlatformGatewayArgs, PlatformLimitsArgs, PlatformRateLimitArgs } from "./components/platform-ratelimit-args.generated";
-export { PlatformDefaults } from "./components/platform-defaults";
-export { PerValueStoreArgs } from "./components/per-value-store";
-export { MonitoringArgs, MonitoringOptionsArgs } from "./components/ratelimit-monitoring";
+export { PlatformRateLimit } from "./components/platform-ratelimit/component";
+export { PlatformGatewayArgs, PlatformLimitsArgs, PlatformRateLimitArgs } from "./components/platform-ratelimit/args.generated";
+export { PlatformDefaults } from "./components/global-ratelimit/platform-defaults";
+export { PerValueStoreArgs } from "./components/global-ratelimit/per-value-store";
+export { MonitoringArgs, MonitoringOptionsArgs } from "./components/service/ratelimit-monitoring";
 export { CounterStore } from "./builders/counter-stores";
 export { ErrorStatus, FilterLayout, RateLimitHeaders } from "./builders/envoy-filters";
-export { GatewayTargetArgs } from "./components/gateway-target";
-export { GatewayAccessLogArgs, SecretHeaderArgs, SecretHeaderForm } from "./components/gateway-access-log";
-export { RedisOptionsArgs, SecretKeyArgs } from "./components/redis-options";
+export { GatewayTargetArgs } from "./components/global-ratelimit/gateway-target";
+export { GatewayAccessLogArgs, SecretHeaderArgs, SecretHeaderForm } from "./components/global-ratelimit/gateway-access-log";
+export { RedisOptionsArgs, SecretKeyArgs } from "./components/service/redis-options";
 export { RedisModeName } from "./builders/redis-connection";
-export { ServiceLogLevel } from "./components/service-settings";
-export { LocalBucketOptions, LocalRateLimit, LocalRateLimitArgs } from "./components/local-ratelimit";
+export { ServiceLogLevel } from "./components/service/settings";
+export { LocalBucketOptions, LocalRateLimit, LocalRateLimitArgs } from "./components/local-ratelimit/component";
 export { MeshRateLimit, LimitRowOutput } from "./mesh/mesh-ratelimit";
-export { Bookinfo } from "./components/bookinfo";
-export { BookinfoArgs, BookinfoOptions } from "./components/bookinfo-args.generated";
-export { ManagedApi } from "./components/managed-api";
-export { ManagedApiArgs, ManagedApiOptions } from "./components/managed-api-args.generated";
-export { MeshMutualTls, MeshMutualTlsArgs } from "./components/mesh-mtls";
+export { Bookinfo } from "./components/bookinfo/component";
+export { BookinfoArgs, BookinfoOptions } from "./components/bookinfo/args.generated";
+export { ManagedApi } from "./components/managed-api/component";
+export { ManagedApiArgs, ManagedApiOptions } from "./components/managed-api/args.generated";
+export { MeshMutualTls, MeshMutualTlsArgs } from "./components/mesh-mtls/component";
 export {
     MeshRateLimitArgs,
     MeshPathsArgs,
@@ -47,7 +47,7 @@ export {
     MutualTlsScope,
     StackVariant,
     VirtualHostScope,
-} from "./components/mesh-enums";
+} from "./components/common/mesh-enums";
 export { ClientCidrArgs } from "./builders/client-cidr";
 export { IdentityArgs, JwtIdentityArgs, MissingIdentity } from "./builders/identity-args";
 export {
@@ -77,7 +77,7 @@ export {
     duplicateObjects,
     ownerTransformation,
     plannedObjects,
-} from "./components/ownership";
+} from "./components/common/ownership";
 // Bad arguments throw an InputError listing every Problem (field path, value, what is wrong, the fix).
 export { InputError, Problem } from "./lib/problems";
 // Offline proof of a user's own program (the `mesh-ratelimit` command's engine): nothing runs at import.

@@ -1,6 +1,6 @@
 /**
  * Istio's bookinfo sample as Kubernetes and Istio objects: its Deployments and Services, its Gateway
- * and VirtualService, built from Bookinfo's resolved arguments (components/bookinfo-resolve.ts).
+ * and VirtualService, built from Bookinfo's resolved arguments (components/bookinfo/resolve.ts).
  * Pure: nothing here checks an argument or fills a default.
  */
 import type * as k8s from "@pulumi/kubernetes";
@@ -51,12 +51,12 @@ export interface ResolvedHttpRoute {
     readonly prefix: readonly string[];
 }
 
-/** Bookinfo's arguments resolved once (components/bookinfo-resolve.ts): read-only, every default filled in. */
+/** Bookinfo's arguments resolved once (components/bookinfo/resolve.ts): read-only, every default filled in. */
 export interface ResolvedBookinfo {
     readonly namespace: string;
     /** Hosts of the VirtualService, and of the Gateway's server (see `gatewayServerHosts`). */
     readonly hosts: readonly string[];
-    /** Which namespaces' VirtualServices the Gateway admits (components/mesh-enums.ts `GatewayHostScope`). */
+    /** Which namespaces' VirtualServices the Gateway admits (components/common/mesh-enums.ts `GatewayHostScope`). */
     readonly gatewayHostScope: "own-namespace" | "any-namespace";
     /** Tag of the images. */
     readonly version: string;

@@ -22,7 +22,7 @@
  * more distinct lengths than the other, the other family's mask in the extra entries is a length
  * none of its CIDRs uses, so the value it yields matches nothing.
  *
- * Pure: no Pulumi runtime, no I/O, no checks (components/client-cidr-checks.ts checks a rule's
+ * Pure: no Pulumi runtime, no I/O, no checks (components/rules/client-cidr-checks.ts checks a rule's
  * `clientCidr`; these functions take it checked).
  */
 import { RateLimitAction } from "./envoy-types";
@@ -157,7 +157,7 @@ export function cidrsOf(c: ClientCidrArgs): Cidr[] {
     return listOf(c).list.map((s) => cidrOf(s as string));
 }
 
-/** A checked CIDR (components/client-cidr-checks.ts parseCidr): its family, network and Envoy's text of it. */
+/** A checked CIDR (components/rules/client-cidr-checks.ts parseCidr): its family, network and Envoy's text of it. */
 export function cidrOf(s: string): Cidr {
     const [addr, len] = s.split("/");
     const a = parseIp(addr!)!;

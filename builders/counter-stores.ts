@@ -225,7 +225,7 @@ interface RouteSplit {
 
 const routeKey = (vh: string, route: string) => `${vh}\u0000${route}`;
 
-/** Splits valid limits (every check passed: components/limits-plan.ts) into their fixed and per-value sides. */
+/** Splits valid limits (every check passed: components/global-ratelimit/limits-plan.ts) into their fixed and per-value sides. */
 export function splitLimits(plan: GlobalLimitsPlan): SplitLimits {
     const c: SplitContext = {
         mode: plan.mode,

@@ -35,7 +35,7 @@ export * from "./local-bucket-filter";
 /**
  * The rate-limit filter's own options, declared once: what its typed config says besides where it
  * goes and which service it calls. GlobalRateLimit's plan fills them for the fixed filter and the
- * per-value one (components/global-ratelimit-plan.ts); `ratelimitHttpFilter` writes them.
+ * per-value one (components/global-ratelimit/plan.ts); `ratelimitHttpFilter` writes them.
  */
 export interface RateLimitFilterCall {
     domain: string;

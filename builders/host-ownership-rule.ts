@@ -2,8 +2,8 @@
  * The one rule of who owns a host of a shared gateway, for the one switch that loosens a platform's
  * limits: a team's `FilterConfig { disabled: true }` under the platform's defaults filter on a
  * virtual host (builders/platform-filters.ts `defaultsOffPatches`). Every reader runs this rule:
- * a team's preview (components/global-ratelimit.ts), the platform's preview
- * (components/platform-switches.ts), `mesh-ratelimit explain` and `replay` on a program's own
+ * a team's preview (components/global-ratelimit/component.ts), the platform's preview
+ * (components/platform-ratelimit/platform-switches.ts), `mesh-ratelimit explain` and `replay` on a program's own
  * objects (gateway-model/admission-check.ts), and the API server, whose admission policy is
  * generated from the same assignments (builders/admission-policy.ts).
  *

@@ -1,16 +1,16 @@
 /**
  * A rule's verified identity: the counter is keyed by a claim of a JSON Web Token the gateway has
  * verified, never by a value the client writes. Types and constants only; the checks are in
- * components/identity-checks.ts, the Envoy actions, config entries and the token check in
+ * components/rules/identity-checks.ts, the Envoy actions, config entries and the token check in
  * builders/identity.ts; the argument types are generated (identity-arg-types.generated.ts) from
- * components/identity-fields.ts.
+ * components/rules/identity-fields.ts.
  */
 import { IdentityArgs, JwtIdentityArgs } from "./identity-arg-types.generated";
 import { MissingIdentity } from "./missing-identity";
 
 export { IdentityArgs, JwtIdentityArgs, MissingIdentity };
 
-/** A rule's `identity` as the builders read it (components/identity-checks.ts `resolveIdentity`): the claim and what a request without a verified identity meets, filled in. */
+/** A rule's `identity` as the builders read it (components/rules/identity-checks.ts `resolveIdentity`): the claim and what a request without a verified identity meets, filled in. */
 export interface ResolvedIdentity {
     readonly jwt: Readonly<JwtIdentityArgs> & { readonly claim: string };
     readonly missing: MissingIdentity;

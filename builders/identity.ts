@@ -21,7 +21,7 @@
  * The service keys a counter by every value of its descriptor, so only the issuer's verified claim
  * ever varies a counter; the fallbacks vary only by the issuers the gateway verifies and the client.
  *
- * Pure: no checks (components/identity-checks.ts), no Pulumi runtime.
+ * Pure: no checks (components/rules/identity-checks.ts), no Pulumi runtime.
  */
 import { DeepReadonly } from "../lib/frozen";
 import { stackLabels } from "../lib/common";

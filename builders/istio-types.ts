@@ -1,6 +1,6 @@
 /**
  * The subset of Istio's Gateway and VirtualService specs this package writes, declared once, so a
- * misspelt field does not compile (components/crds.ts wraps them as resources).
+ * misspelt field does not compile (components/common/crds.ts wraps them as resources).
  */
 
 /** A Gateway's spec: the gateway pods it selects and its servers. */

@@ -91,7 +91,7 @@ export function waypointChainName(host: string, port: number): string {
     return `inbound-vip|${port}|http|${host}`;
 }
 
-/** A workload's local bucket, resolved: where it sits and how it behaves, every default filled in (components/local-ratelimit.ts resolves it). */
+/** A workload's local bucket, resolved: where it sits and how it behaves, every default filled in (components/local-ratelimit/component.ts resolves it). */
 export interface ResolvedLocalBucket {
     /** Pod labels of the workload (on its sidecar); absent on ambient, where `waypoint` places it. */
     readonly selector?: Readonly<Record<string, string>>;

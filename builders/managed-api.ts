@@ -1,7 +1,7 @@
 /**
  * The managed-API service (spec 1.5, 1.6, 2.8, 2.9, 5) as Kubernetes objects: Google Cloud Endpoints'
  * ESP in front of an echo backend, injected with include-IP-ranges, exposed by an Ingress of class
- * `istio`, built from ManagedApi's resolved arguments (components/managed-api-resolve.ts).
+ * `istio`, built from ManagedApi's resolved arguments (components/managed-api/resolve.ts).
  * Pure: nothing here checks an argument or fills a default.
  *
  * The `current` profile's Ingress names its class (`ingressClassName`). Istio serves such an Ingress
@@ -26,7 +26,7 @@ export const INCLUDE_RANGES_ANNOTATION = "traffic.sidecar.istio.io/includeOutbou
 const CREDS_DIR = "/etc/esp/creds";
 const CREDS_FILE = "service-account-creds.json";
 
-/** ManagedApi's arguments resolved once (components/managed-api-resolve.ts): read-only, every default filled in. */
+/** ManagedApi's arguments resolved once (components/managed-api/resolve.ts): read-only, every default filled in. */
 export interface ResolvedManagedApi {
     readonly namespace: string;
     /** The CIDRs that go through the sidecar. */
@@ -35,14 +35,14 @@ export interface ResolvedManagedApi {
     readonly serviceName: string;
     /** Secret with ESP's service-account key; absent: none mounted. */
     readonly serviceAccountSecret?: string;
-    /** How ESP's Service port is named (components/mesh-enums.ts `EspPortModeName`). */
+    /** How ESP's Service port is named (components/common/mesh-enums.ts `EspPortModeName`). */
     readonly portMode: "http" | "tcp";
     readonly ingressName: string;
     readonly ingressClassName: string;
     readonly ingressPath: string;
     readonly espImage: string;
     readonly echoImage: string;
-    /** Which API versions (components/mesh-enums.ts `ApiProfileName`). */
+    /** Which API versions (components/common/mesh-enums.ts `ApiProfileName`). */
     readonly apiProfile: "current" | "seed";
     /** `current` profile: whether the stack creates the IngressClass. */
     readonly createIngressClass: boolean;

@@ -1,5 +1,5 @@
 /**
- * The gateway filters of a platform team's limits (components/platform-ratelimit.ts) and the one
+ * The gateway filters of a platform team's limits (components/platform-ratelimit/component.ts) and the one
  * patch by which a team's GlobalRateLimit turns the platform's defaults off on its own hosts. Pure.
  *
  * Two rate-limit HTTP filters, each with a name no GlobalRateLimit can produce (an instance's

@@ -1,9 +1,9 @@
 /**
  * Which Redis the rate-limit service counts in, and the service environment that connects to it.
  * Pure: no Pulumi runtime, no I/O. The checks of a Redis choice are GlobalRateLimit's
- * (components/redis-options.ts redisOptionsProblems); the stack's config runs them too.
+ * (components/service/redis-options.ts redisOptionsProblems); the stack's config runs them too.
  *
- * - `in-cluster` (default): the single Redis this stack deploys (components/redis.ts).
+ * - `in-cluster` (default): the single Redis this stack deploys (components/service/redis.ts).
  * - `external`: one Redis that already exists (`host:port`), optionally with a password Secret and TLS.
  * - `sentinel`: Redis Sentinel; the service asks the Sentinels for the master of `redisSentinelMaster`.
  * - `cluster`: Redis Cluster; the service discovers the slots from the seed nodes.
@@ -55,7 +55,7 @@ export interface RedisConnection {
 }
 
 /**
- * The Redis servers' password as resolved (components/redis-options.ts `resolvedRedisOf`): every
+ * The Redis servers' password as resolved (components/service/redis-options.ts `resolvedRedisOf`): every
  * default filled, so nothing below decides where it comes from.
  */
 export type RedisAuth =

@@ -1,15 +1,15 @@
 /**
  * What one request costs a rule: a fixed number, a number from a request header, or a number the
  * backend puts in a response header (known only when the response is done). Types and constants
- * only; the checks are in components/request-cost-checks.ts, the Envoy fragments in
+ * only; the checks are in components/rules/request-cost-checks.ts, the Envoy fragments in
  * builders/request-cost.ts; the argument type is generated (request-cost-arg-types.generated.ts) from
- * components/request-cost-fields.ts.
+ * components/rules/request-cost-fields.ts.
  */
 import { RequestCostArgs } from "./request-cost-arg-types.generated";
 
 export { RequestCostArgs };
 
-/** A rule's `cost` as the builders read it (components/request-cost-checks.ts `resolveRequestCost`): `missingCost` filled in. */
+/** A rule's `cost` as the builders read it (components/rules/request-cost-checks.ts `resolveRequestCost`): `missingCost` filled in. */
 export type ResolvedRequestCost = Readonly<RequestCostArgs> & { readonly missingCost: number };
 
 /** The largest cost Envoy sends for one descriptor (its `hits_addend` is at most 10^9). */

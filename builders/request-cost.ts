@@ -1,6 +1,6 @@
 /**
  * A rule's cost → the Envoy fragments that make the service count it (pure; no checks: the rule's
- * `cost` was checked by components/request-cost-checks.ts).
+ * `cost` was checked by components/rules/request-cost-checks.ts).
  *
  * Envoy's mechanism (Istio 1.30 → Envoy 1.38): a `rate_limits` entry may carry `hits_addend`
  * (`number`, or `format` with exactly one substitution) and `apply_on_stream_done`. Envoy honours

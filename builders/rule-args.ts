@@ -2,7 +2,7 @@
  * The typed global rate-limit rules: what a rule matches (path, header, client address, CIDR,
  * route), its limit and unit, and the per-path limits. Types and const enums only; Pulumi's schema
  * analyzer reads the enums as enums. The argument interfaces are generated (builders/rule-types-args.generated.ts,
- * from components/rule-fields.ts) and exported again here.
+ * from components/rules/rule-fields.ts) and exported again here.
  */
 import { ResolvedIdentity } from "./identity-args";
 import { ResolvedRequestCost } from "./request-cost-args";
@@ -30,7 +30,7 @@ export { LIMIT_UNIT_SECONDS, LimitUnit, MissingHeader, PathKeyMode, PathSpelling
 export const MAX_VALUE_BYTES = 256;
 
 /**
- * A limit as every builder reads it, resolved once from the user's limit (components/rule-checks.ts
+ * A limit as every builder reads it, resolved once from the user's limit (components/rules/rule-checks.ts
  * `resolveLimit`, after its checks): how many requests (or, with a rule's `cost`, cost units) each
  * counter allows per window, the unit and its window in seconds, and whether it only observes.
  */

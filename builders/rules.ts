@@ -4,7 +4,7 @@
  * disagree (the way Envoy Gateway's BackendTrafficPolicy and Kuadrant's RateLimitPolicy work).
  *
  * Pure: no Pulumi runtime, no I/O, no checks. `buildGlobalLimits` takes the plan of
- * components/limits-plan.ts (the rules checked there, each problem under its field path).
+ * components/global-ratelimit/limits-plan.ts (the rules checked there, each problem under its field path).
  *
  * How each rule becomes a descriptor (one `rate_limits` entry per rule, so a rule that yields
  * nothing drops only its own descriptor, never another rule's):
@@ -134,7 +134,7 @@ export function limitOf(l: ResolvedLimit): DescriptorLimit {
     return { rate_limit: { unit: l.unit, requests_per_unit: l.requests }, ...(l.shadow ? { shadow_mode: true } : {}) };
 }
 
-/** The client prefix lengths in force (`clientPrefix` with its defaults: components/limits-plan.ts `resolveClientPrefix`). */
+/** The client prefix lengths in force (`clientPrefix` with its defaults: components/global-ratelimit/limits-plan.ts `resolveClientPrefix`). */
 export interface ClientPrefix {
     v4: number;
     v6: number;
@@ -301,7 +301,7 @@ export function ruleConfig(r: ResolvedRule, key: string): ConfigDescriptor {
     };
 }
 
-/** The checked limits the builder reads (components/limits-plan.ts planGlobalLimits): valid rules, limits resolved, defaults filled in. */
+/** The checked limits the builder reads (components/global-ratelimit/limits-plan.ts planGlobalLimits): valid rules, limits resolved, defaults filled in. */
 export interface GlobalLimitsPlan {
     mode: PathKeyMode;
     ruleKey: string;

@@ -77,7 +77,7 @@ function valueOf(r: ResolvedRule): { value: string; unverified: boolean } {
 
 /**
  * The figures of every per-value rule (and the per-path catch-all) of valid limits in `store`. The
- * limits were planned without problems (components/limits-plan.ts): rule `i` is the argument's `rules[i]`.
+ * limits were planned without problems (components/global-ratelimit/limits-plan.ts): rule `i` is the argument's `rules[i]`.
  */
 export function perValueFigures(
     plan: Pick<GlobalLimitsPlan, "rules" | "perPath" | "ruleKey">,

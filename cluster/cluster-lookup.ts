@@ -7,7 +7,7 @@
 import { execFileSync } from "child_process";
 import { LiveObject, SharedObjectRef } from "../program/preflight";
 import { MeshReachQuery, MeshReachState } from "../program/mesh-reach";
-import { LiveObjectMeta, ObjectRef, kubectlResource } from "../components/ownership";
+import { LiveObjectMeta, ObjectRef, kubectlResource } from "../components/common/ownership";
 
 function kubectlGet(args: string[], flags: readonly string[]): LiveObject[] {
     const out = execFileSync("kubectl", [...flags, "get", ...args, "--ignore-not-found", "--show-managed-fields", "-o", "json"], {

@@ -14,7 +14,7 @@ import {
     lookupSharedObjects,
 } from "./cluster-lookup";
 import { ClusterTarget, describeTarget, openKubectlTarget } from "./kube-target";
-import { LiveObjectMeta, ObjectRef } from "../components/ownership";
+import { LiveObjectMeta, ObjectRef } from "../components/common/ownership";
 import { LiveObject, SharedObjectRef, refName } from "../program/preflight";
 import { MeshReachQuery, MeshReachState } from "../program/mesh-reach";
 import { OVERRIDES_NOT_CHECKED } from "../program/platform-overrides";
@@ -34,7 +34,7 @@ interface Kube {
 
 /**
  * The seed profile's mesh-wide mutual TLS edits the mesh ConfigMap from a dynamic provider that runs
- * kubectl with the ambient kubeconfig and `kubernetes:context` only (components/mesh-mtls.ts): with
+ * kubectl with the ambient kubeconfig and `kubernetes:context` only (components/mesh-mtls/component.ts): with
  * the kubeconfig given as `kubernetes:kubeconfig`, that edit could reach another cluster. Refused.
  */
 export function seedEditProblems(s: StackSettings, target: ClusterTarget): Problem[] {

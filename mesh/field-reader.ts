@@ -6,15 +6,15 @@
  * whoever reads the arguments from text (the program, from stack config) converts at its edge. Pure.
  */
 import { bindCrossCheck } from "../lib/cross-checks";
-import { MESH_ROUTE_CHECKS } from "../components/mesh-route-fields";
+import { MESH_ROUTE_CHECKS } from "../components/rules/mesh-route-fields";
 import { Fix, FixStyle } from "../lib/fix-style";
 import { MESH_DEFAULTS } from "./mesh-defaults";
 import { meshDeclarationOf } from "./mesh-fields";
 
 import type { HttpRoute } from "../builders/routes";
 import { DEFAULT_PATH_KEY, LimitUnit } from "../builders/rule-args";
-import { MAX_REQUESTS_PER_UNIT, overUint32Problem } from "../components/rule-checks";
-import type { DescriptorArgs } from "../components/mesh-enums";
+import { MAX_REQUESTS_PER_UNIT, overUint32Problem } from "../components/rules/rule-checks";
+import type { DescriptorArgs } from "../components/common/mesh-enums";
 import { Problem } from "../lib/problems";
 import { ARGS_FIX, LIST_FIELDS, problem, underField } from "./arg-problems";
 import { ArgPath, keyOf, valueAtPath } from "./arg-paths";
@@ -249,5 +249,5 @@ export function textOr(given: unknown, fallback: string): string {
     return v === "" ? fallback : v;
 }
 
-/** The descriptors' cross-field check (components/mesh-route-fields.ts). */
+/** The descriptors' cross-field check (components/rules/mesh-route-fields.ts). */
 bindCrossCheck(MESH_ROUTE_CHECKS.descriptors, "mesh/field-reader.ts readDescriptors", readDescriptors);

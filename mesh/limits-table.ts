@@ -3,9 +3,9 @@
  */
 import { LOCAL_RATE_LIMIT_HEADER } from "../builders/envoy-filters";
 import { PRE_LIMIT_HEADER, PRE_LIMIT_HEADER_VALUE, preLimitPlan } from "../builders/pre-limit";
-import { compileGlobalLimits } from "../components/limits-plan";
-import { resolveLimit } from "../components/rule-checks";
-import { MeshMode, descriptorLimit } from "../components/mesh-enums";
+import { compileGlobalLimits } from "../components/global-ratelimit/limits-plan";
+import { resolveLimit } from "../components/rules/rule-checks";
+import { MeshMode, descriptorLimit } from "../components/common/mesh-enums";
 import { CounterStore, hasBothKinds } from "../builders/counter-stores";
 import { StackSettings } from "./settings-types";
 import { globalLimitsFromSettings } from "./spec-limits";

@@ -18,7 +18,7 @@ import {
 
 /** What mesh/mesh-ratelimit-args.generated.ts imports, by module. */
 export const MESH_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = {
-    "../components/mesh-enums": [
+    "../components/common/mesh-enums": [
         "ApiProfileName",
         "BookinfoMode",
         "DescriptorArgs",
@@ -29,11 +29,11 @@ export const MESH_ARG_IMPORTS: Readonly<Record<string, readonly string[]>> = {
         "StackVariant",
         "VirtualHostScope",
     ],
-    "../components/global-ratelimit-args.generated": ["GlobalRateLimitOptions"],
-    "../components/bookinfo-args.generated": ["BookinfoOptions"],
-    "../components/local-ratelimit": ["LocalBucketOptions"],
-    "../components/managed-api-args.generated": ["ManagedApiOptions"],
-    "../components/ratelimit-monitoring": ["MonitoringOptionsArgs"],
+    "../components/global-ratelimit/args.generated": ["GlobalRateLimitOptions"],
+    "../components/bookinfo/args.generated": ["BookinfoOptions"],
+    "../components/local-ratelimit/component": ["LocalBucketOptions"],
+    "../components/managed-api/args.generated": ["ManagedApiOptions"],
+    "../components/service/ratelimit-monitoring": ["MonitoringOptionsArgs"],
     "../builders/rule-args": ["LimitUnit"],
 };
 

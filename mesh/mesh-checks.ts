@@ -10,9 +10,9 @@ import { bindCrossCheck } from "../lib/cross-checks";
 import { MESH_GROUP_CHECKS } from "./mesh-group-fields";
 import type { SpecPaths } from "../builders/routes";
 import { defaultRoutes } from "../builders/routes";
-import { localBucketOptionsProblems } from "../components/local-ratelimit";
-import { ManagedApiArgs } from "../components/managed-api-args.generated";
-import { managedApiFieldProblems } from "../components/managed-api-resolve";
+import { localBucketOptionsProblems } from "../components/local-ratelimit/component";
+import { ManagedApiArgs } from "../components/managed-api/args.generated";
+import { managedApiFieldProblems } from "../components/managed-api/resolve";
 import {
     ApiProfileName,
     BookinfoMode,
@@ -24,7 +24,7 @@ import {
     MutualTlsScope,
     StackVariant,
     VirtualHostScope,
-} from "../components/mesh-enums";
+} from "../components/common/mesh-enums";
 import { fieldRef } from "../lib/fix-style";
 import { isGatewayHost } from "../lib/formats";
 import { DEFAULT_GATEWAY_PRINCIPAL, parsePrincipal, principalOf } from "../lib/principal";
@@ -151,7 +151,7 @@ function readLocal(r: Reader, a: MeshRateLimitArgs, variant: StackVariant): Stac
 
 /**
  * What an ambient mesh cannot carry, each refused with why (the local bucket it carries, on a
- * waypoint: components/local-ratelimit.ts): the seed profile (its mesh ConfigMap `authPolicy` and extensions/v1beta1 Ingress predate
+ * waypoint: components/local-ratelimit/component.ts): the seed profile (its mesh ConfigMap `authPolicy` and extensions/v1beta1 Ingress predate
  * ambient), filters in the root namespace (a filter aimed at a Gateway API Gateway must live in the
  * Gateway's namespace) and the managed API (ESP relies on its sidecar's outbound IP ranges).
  */

@@ -2,15 +2,15 @@
  * The stack's defaults of the fields MeshRateLimit reads itself, in the shape of its arguments (the
  * fields it hands a component as given take that component's defaults).
  * Each value is stated once: MeshRateLimit's own fields' in their declarations (mesh-fields.ts,
- * `defaultsOf`), a component's field's in components/defaults.ts or the component's declarations;
+ * `defaultsOf`), a component's field's in components/common/defaults.ts or the component's declarations;
  * this object places it under its field and is type-checked against the arguments. A field absent
  * here has no fixed default (the variant's preset, or derived from other fields). Pure.
  */
-import { GLOBAL_FIELDS } from "../components/global-ratelimit-fields";
-import { BOOKINFO_OPTIONS_FIELDS } from "../components/bookinfo-fields";
-import { MANAGED_API_OPTIONS_FIELDS } from "../components/managed-api-fields";
-import { LOCAL_BUCKET_FIELDS } from "../components/local-ratelimit-fields";
-import { MONITORING_OPTION_FIELDS } from "../components/ratelimit-monitoring-fields";
+import { GLOBAL_FIELDS } from "../components/global-ratelimit/fields";
+import { BOOKINFO_OPTIONS_FIELDS } from "../components/bookinfo/fields";
+import { MANAGED_API_OPTIONS_FIELDS } from "../components/managed-api/fields";
+import { LOCAL_BUCKET_FIELDS } from "../components/local-ratelimit/fields";
+import { MONITORING_OPTION_FIELDS } from "../components/service/ratelimit-monitoring-fields";
 import { defaultsOf } from "../lib/field-decl";
 import {
     MESH_ACCESS_FIELDS,

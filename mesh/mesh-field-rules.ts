@@ -3,8 +3,8 @@
  * check of one value, its fix falling back to the field's default, and a short text for docs. A field
  * whose check needs other fields names its cross-field check instead (lib/cross-checks.ts). Pure.
  */
-import { bucketPortProblems, bucketProblems } from "../components/local-ratelimit";
-import { MAX_REQUESTS_PER_UNIT, overUint32Problem } from "../components/rule-checks";
+import { bucketPortProblems, bucketProblems } from "../components/local-ratelimit/component";
+import { MAX_REQUESTS_PER_UNIT, overUint32Problem } from "../components/rules/rule-checks";
 import { LABEL_KEY, LABEL_VALUE } from "../lib/dns-names";
 import { Rule, customRule } from "../lib/field-decl";
 import { fieldProblem, oneOfProblems, wholeNumberProblems } from "../lib/field-checks";
@@ -35,7 +35,7 @@ export const urlPathRule = customRule<string>("a URL path starting with '/', as 
     return pathAsSent(v) !== v ? [fieldProblem(p, v, UNSENDABLE_PATH, (s) => s.set(p, pathAsSent(v)))] : [];
 });
 
-/** A limit's requests per unit: a whole number of at least 1, at most what the rate-limit service counts (components/rule-checks.ts). */
+/** A limit's requests per unit: a whole number of at least 1, at most what the rate-limit service counts (components/rules/rule-checks.ts). */
 export const requestsPerUnitRule = customRule<number>(`a whole number from 1 to ${MAX_REQUESTS_PER_UNIT}`, (p, v, fb) =>
     // The bound bounds the fix of a value that is no whole number too (5e9 proposes 4294967295).
     wholeNumberProblems(p, v, { min: 1, max: MAX_REQUESTS_PER_UNIT, overMax: (n) => overUint32Problem(p, n), fallback: fb ?? 1 }),

@@ -8,16 +8,16 @@
  * are mesh-field-rules.ts's; the fields the groups declare themselves are in mesh-group-fields.ts. Pure.
  */
 import { LimitUnit } from "../builders/rule-args";
-import { ApiProfileName, FilterNamespaces, MeshMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/mesh-enums";
-import { DEFAULTS } from "../components/defaults";
+import { ApiProfileName, FilterNamespaces, MeshMode, MutualTlsScope, StackVariant, VirtualHostScope } from "../components/common/mesh-enums";
+import { DEFAULTS } from "../components/common/defaults";
 import { FieldDecl, NestedDecl, booleanRule, dnsNameRule, field, nested, takenAsGiven } from "../lib/field-decl";
 import { checkedWith, crossCheck } from "../lib/cross-checks";
-import { MTLS_CONTEXT_CHECK } from "../components/mesh-mtls-fields";
+import { MTLS_CONTEXT_CHECK } from "../components/mesh-mtls/fields";
 import { built, choiceRule, labelRule, listed, requestsPerUnitRule, urlPathRule } from "./mesh-field-rules";
 import { MESH_ACCESS_FIELDS, MESH_BOOKINFO_FIELDS, MESH_GLOBAL_FIELDS, MESH_LOCAL_FIELDS, MESH_MANAGED_API_FIELDS } from "./mesh-group-fields";
 
 export { MESH_ACCESS_FIELDS, MESH_BOOKINFO_FIELDS, MESH_GLOBAL_FIELDS, MESH_LOCAL_FIELDS, MESH_MANAGED_API_FIELDS };
-import { BOOKINFO_ARGS_FIELDS } from "../components/bookinfo-fields";
+import { BOOKINFO_ARGS_FIELDS } from "../components/bookinfo/fields";
 import { t } from "../lib/field-types";
 
 /** Bookinfo's Gateway selector as one label `key=value`, as MeshRateLimit's `mesh.gatewaySelector` takes it. */

@@ -4,13 +4,13 @@
  * component's it extends, declared in that component's files. mesh-fields.ts holds the arguments'
  * own tables and lists these with them. Pure.
  */
-import { GLOBAL_ARGS_FIELDS } from "../components/global-ratelimit-fields";
-import { BookinfoMode, LocalPlacementMode } from "../components/mesh-enums";
+import { GLOBAL_ARGS_FIELDS } from "../components/global-ratelimit/fields";
+import { BookinfoMode, LocalPlacementMode } from "../components/common/mesh-enums";
 import { BOOKINFO_PORT } from "../builders/bookinfo";
 import { booleanRule, field, nested } from "../lib/field-decl";
 import { checkedWith, crossCheck } from "../lib/cross-checks";
 import { bucketPortRule, bucketRule, built, choiceRule, labelValueRule } from "./mesh-field-rules";
-import { BOOKINFO_ARGS_FIELDS } from "../components/bookinfo-fields";
+import { BOOKINFO_ARGS_FIELDS } from "../components/bookinfo/fields";
 import { t } from "../lib/field-types";
 
 /** Group fields judged with others (mesh-checks.ts): the gateway's principal with the mesh's placement, the managed API's with `enabled`. */

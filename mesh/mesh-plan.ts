@@ -7,19 +7,19 @@
  * that holds it (`global.` + the component's field). Pure.
  */
 import { BOOKINFO_PORT, ResolvedBookinfo, bookinfoVirtualHosts } from "../builders/bookinfo";
-import { BookinfoArgs } from "../components/bookinfo-args.generated";
-import { BookinfoPlan, planBookinfo } from "../components/bookinfo-resolve";
+import { BookinfoArgs } from "../components/bookinfo/args.generated";
+import { BookinfoPlan, planBookinfo } from "../components/bookinfo/resolve";
 import { FILTER_NAMES, FilterLayout, LOCAL_STAT_PREFIX } from "../builders/envoy-filters";
 import { escapeRe2 } from "../builders/rules";
-import { podMatchers } from "../components/ratelimit-monitoring";
-import { GlobalRateLimitArgs } from "../components/global-ratelimit-args.generated";
-import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit-plan";
-import { COMPONENT_ARG_INTERFACES } from "../components/arg-types";
-import { LocalRateLimitArgs } from "../components/local-ratelimit";
-import { LOCAL_ARGS_FIELDS } from "../components/local-ratelimit-fields";
+import { podMatchers } from "../components/service/ratelimit-monitoring";
+import { GlobalRateLimitArgs } from "../components/global-ratelimit/args.generated";
+import { GlobalRateLimitPlan, planGlobalRateLimit } from "../components/global-ratelimit/plan";
+import { COMPONENT_ARG_INTERFACES } from "../components/all/arg-types";
+import { LocalRateLimitArgs } from "../components/local-ratelimit/component";
+import { LOCAL_ARGS_FIELDS } from "../components/local-ratelimit/fields";
 import { GATEWAY_NAME_LABEL } from "../builders/filter-target";
-import { MeshMode } from "../components/mesh-enums";
-import { ManagedApiArgs } from "../components/managed-api-args.generated";
+import { MeshMode } from "../components/common/mesh-enums";
+import { ManagedApiArgs } from "../components/managed-api/args.generated";
 import { deepFreeze, plainCopy } from "../lib/frozen";
 import { Problem } from "../lib/problems";
 import { argTypesOf, unknownFields } from "../lib/unknown-fields";
@@ -76,7 +76,7 @@ export function globalArgsOf(
         },
         awaitRollout: s.awaitRollout,
         ...(s.meshMode === MeshMode.Ambient ? { meshMode: s.meshMode } : {}),
-        // Who may call the service and Redis (components/access-policies.ts).
+        // Who may call the service and Redis (components/service/access-policies.ts).
         ...(s.access.enabled ? { accessPolicy: { gatewayPrincipal: s.access.gatewayPrincipal } } : {}),
     };
 }

@@ -16,12 +16,12 @@ import {
     MutualTlsScope,
     StackVariant,
     VirtualHostScope,
-} from "../components/mesh-enums";
-import { GlobalRateLimitOptions } from "../components/global-ratelimit-args.generated";
-import { BookinfoOptions } from "../components/bookinfo-args.generated";
-import { LocalBucketOptions } from "../components/local-ratelimit";
-import { ManagedApiOptions } from "../components/managed-api-args.generated";
-import { MonitoringOptionsArgs } from "../components/ratelimit-monitoring";
+} from "../components/common/mesh-enums";
+import { GlobalRateLimitOptions } from "../components/global-ratelimit/args.generated";
+import { BookinfoOptions } from "../components/bookinfo/args.generated";
+import { LocalBucketOptions } from "../components/local-ratelimit/component";
+import { ManagedApiOptions } from "../components/managed-api/args.generated";
+import { MonitoringOptionsArgs } from "../components/service/ratelimit-monitoring";
 import { LimitUnit } from "../builders/rule-args";
 
 /**

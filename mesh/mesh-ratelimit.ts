@@ -4,15 +4,15 @@
  * local bucket (LocalRateLimit), bookinfo, the managed API and mesh mutual TLS.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { Bookinfo } from "../components/bookinfo";
-import { GlobalRateLimit } from "../components/global-ratelimit";
-import { PlannedOptions, planOrCompute } from "../components/arg-checks";
-import { checkedValues, deferInputs, withFillIn } from "../components/deferred-inputs";
+import { Bookinfo } from "../components/bookinfo/component";
+import { GlobalRateLimit } from "../components/global-ratelimit/component";
+import { PlannedOptions, planOrCompute } from "../components/common/arg-checks";
+import { checkedValues, deferInputs, withFillIn } from "../components/common/deferred-inputs";
 import { meshArgsError } from "./arg-problems";
-import { LocalRateLimit } from "../components/local-ratelimit";
-import { ManagedApi } from "../components/managed-api";
-import { MeshMutualTls } from "../components/mesh-mtls";
-import { BookinfoMode } from "../components/mesh-enums";
+import { LocalRateLimit } from "../components/local-ratelimit/component";
+import { ManagedApi } from "../components/managed-api/component";
+import { MeshMutualTls } from "../components/mesh-mtls/component";
+import { BookinfoMode } from "../components/common/mesh-enums";
 import { effectiveLimits } from "./limits-table";
 import { MeshRateLimitArgs } from "./mesh-ratelimit-args.generated";
 import { MESH_TOP_FIELDS } from "./mesh-fields";
@@ -44,7 +44,7 @@ export class MeshRateLimit extends pulumi.ComponentResource {
     /** `opts.plan`: the `planMeshRateLimit` of these same `args`, when the caller has it already (the program does). */
     constructor(name: string, args: MeshRateLimitArgs, opts?: PlannedOptions<MeshRateLimitPlan>) {
         // Every argument is checked (and every problem reported) before anything is registered.
-        // Inputs (components/deferred-inputs.ts): checked again when known, then put into the children.
+        // Inputs (components/common/deferred-inputs.ts): checked again when known, then put into the children.
         const deferred = deferInputs(args);
         if (deferred.problems.length) throw meshArgsError(deferred.problems);
         const { plan, opts: options } = planOrCompute(`MeshRateLimit ${name}`, deferred.args, opts, planMeshRateLimit);

@@ -1,7 +1,7 @@
 /**
  * The validated, fully-defaulted settings of the stack (what `resolveSettings` returns) and the
  * specification's variant presets. Types and constants only. Each choice is the package's const
- * object and its type (components/mesh-enums.ts, builders/rules.ts), named here by that one name.
+ * object and its type (components/common/mesh-enums.ts, builders/rules.ts), named here by that one name.
  */
 import { ResolvedRedis } from "../builders/redis-connection";
 import { SpecPaths } from "../builders/routes";
@@ -17,14 +17,14 @@ import {
     MutualTlsScope,
     StackVariant,
     VirtualHostScope,
-} from "../components/mesh-enums";
-import { BookinfoOptions } from "../components/bookinfo-args.generated";
-import { BookinfoSettings } from "../components/bookinfo-resolve";
-import { LocalBucketOptions } from "../components/local-ratelimit";
-import { DescriptorArgs } from "../components/mesh-enums";
-import { ManagedApiOptions } from "../components/managed-api-args.generated";
-import { ManagedApiSettings } from "../components/managed-api-resolve";
-import { RateLimitServiceSettings } from "../components/service-settings";
+} from "../components/common/mesh-enums";
+import { BookinfoOptions } from "../components/bookinfo/args.generated";
+import { BookinfoSettings } from "../components/bookinfo/resolve";
+import { LocalBucketOptions } from "../components/local-ratelimit/component";
+import { DescriptorArgs } from "../components/common/mesh-enums";
+import { ManagedApiOptions } from "../components/managed-api/args.generated";
+import { ManagedApiSettings } from "../components/managed-api/resolve";
+import { RateLimitServiceSettings } from "../components/service/settings";
 
 /** What the gateway's descriptors key a request on (builders/rules.ts `PathKeyMode`), every value. */
 export const PATH_KEYS: readonly PathKeyMode[] = Object.values(PathKeyMode);
@@ -90,11 +90,11 @@ export interface StackSettings {
     ratelimit: Omit<RateLimitServiceSettings, "redisTimeout">;
     /** Which Redis the service counts in (builders/redis-connection.ts). */
     redis: ResolvedRedis;
-    /** Who may call the rate-limit service and Redis (components/access-policies.ts). */
+    /** Who may call the rate-limit service and Redis (components/service/access-policies.ts). */
     access: { enabled: boolean; gatewayPrincipal: string };
     /** ManagedApi's options as given, with the stack's defaults filled in. */
     managedApi?: ManagedApiOptions & ManagedApiSettings;
-    /** The dashboard and alert rules (components/ratelimit-monitoring.ts). */
+    /** The dashboard and alert rules (components/service/ratelimit-monitoring.ts). */
     monitoring: { dashboard: boolean; dashboardNamespace: string; dashboardLabel: string; alerts: boolean; ruleLabels: Record<string, string> };
     awaitRollout: boolean;
 }

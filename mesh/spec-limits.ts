@@ -6,7 +6,7 @@
  */
 import { DEFAULT_PATH_KEY } from "../builders/rule-args";
 import { GlobalLimitsInput, RateLimitRuleArgs } from "../builders/rule-args";
-import { descriptorLimit as limit } from "../components/mesh-enums";
+import { descriptorLimit as limit } from "../components/common/mesh-enums";
 import { StackSettings } from "./settings-types";
 
 /** The route rule names no virtual host: GlobalRateLimit puts it on each of the Gateway's (`*:8080` by default, spec 2.6). */

@@ -15,16 +15,16 @@
 import { ArgPath, keyOf, valueAtPath } from "../mesh/arg-paths";
 import { MESH_DEFAULTS } from "../mesh/mesh-defaults";
 import { DESCRIPTOR_LIST_EXAMPLE } from "../mesh/field-reader";
-import { GLOBAL_DEFAULTS } from "../components/global-ratelimit-defaults";
-import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "../components/global-ratelimit-fields";
-import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "../components/service-fields";
-import { BOOKINFO_OPTIONS_FIELDS } from "../components/bookinfo-fields";
-import { MANAGED_API_OPTIONS_FIELDS } from "../components/managed-api-fields";
-import { LOCAL_BUCKET_FIELDS } from "../components/local-ratelimit-fields";
-import { REDIS_FIELDS } from "../components/redis-fields";
-import { MONITORING_OPTION_FIELDS } from "../components/ratelimit-monitoring-fields";
-import { ACCESS_POLICY_FIELDS } from "../components/access-policy-fields";
-import { CLIENT_PREFIX_FIELDS } from "../components/client-prefix-fields";
+import { GLOBAL_DEFAULTS } from "../components/global-ratelimit/defaults";
+import { GLOBAL_ARGS_FIELDS, GLOBAL_FIELDS } from "../components/global-ratelimit/fields";
+import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "../components/service/fields";
+import { BOOKINFO_OPTIONS_FIELDS } from "../components/bookinfo/fields";
+import { MANAGED_API_OPTIONS_FIELDS } from "../components/managed-api/fields";
+import { LOCAL_BUCKET_FIELDS } from "../components/local-ratelimit/fields";
+import { REDIS_FIELDS } from "../components/service/redis-fields";
+import { MONITORING_OPTION_FIELDS } from "../components/service/ratelimit-monitoring-fields";
+import { ACCESS_POLICY_FIELDS } from "../components/service/access-policy-fields";
+import { CLIENT_PREFIX_FIELDS } from "../components/rules/client-prefix-fields";
 import { FieldDecl, NestedDecl, StackKeyGroup } from "../lib/field-decl";
 import { MESH_FIELD_TABLES } from "../mesh/mesh-fields";
 

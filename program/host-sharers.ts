@@ -10,7 +10,7 @@
  * Pure: the cluster's Gateways and VirtualServices come in as lists (cluster/cluster-lookup.ts).
  */
 import { GatewayServerLike, admittedVirtualHosts } from "../builders/envoy-filters";
-import { LiveObjectMeta, OWNER_ANNOTATION } from "../components/ownership";
+import { LiveObjectMeta, OWNER_ANNOTATION } from "../components/common/ownership";
 
 /** A Gateway or VirtualService as `kubectl get -o json` returns it (the fields read here). */
 export interface IstioRouting extends LiveObjectMeta {

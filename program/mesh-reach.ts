@@ -5,12 +5,12 @@
  */
 import { FilterLayout, PER_INSTANCE_MIN_ISTIO } from "../builders/envoy-filters";
 import { RenderedPatch, entriesOfStage, field, patchesOf, rateLimitFilterOf, workloadLabelsOf } from "../builders/rendered-config";
-import { GlobalRateLimitPlan } from "../components/global-ratelimit-plan";
+import { GlobalRateLimitPlan } from "../components/global-ratelimit/plan";
 import { Problem } from "../lib/problems";
 import { StackSettings } from "../mesh/settings-types";
 import { IstioRouting, StackHosts, hostSharers, idOf } from "./host-sharers";
 import { sideDoorReport, sideDoors } from "./side-doors";
-import { BookinfoMode } from "../components/mesh-enums";
+import { BookinfoMode } from "../components/common/mesh-enums";
 import { gatewayServerHosts } from "../builders/bookinfo";
 import { LiveObject, MESH_PEER_AUTHENTICATION } from "./preflight";
 import { platformOverridesMessages } from "./platform-overrides";

@@ -16,7 +16,7 @@
  *   a mesh that followed it already has them.
  *
  * Rule: an object that carries this stack's owner annotation (`mesh-ratelimit.io/owner:
- * <organization>/<project>/<stack>`, components/ownership.ts) was created by this very stack (an
+ * <organization>/<project>/<stack>`, components/common/ownership.ts) was created by this very stack (an
  * earlier `pulumi up`) and stays managed by it; the `part-of` label, which every stack of the
  * program carries, proves nothing. Any other existing object is never
  * modified, adopted or deleted: either it already gives what the stack needs (then nothing is
@@ -26,7 +26,7 @@
  * cluster/cluster-lookup.ts asks kubectl; offline renders pass an empty list, "the cluster lacks
  * everything").
  */
-import { GlobalRateLimitPlan } from "../components/global-ratelimit-plan";
+import { GlobalRateLimitPlan } from "../components/global-ratelimit/plan";
 import { ISTIO_INGRESS_CONTROLLER } from "../builders/managed-api";
 import {
     DuplicateObject,
@@ -41,7 +41,7 @@ import {
     kubectlGetCommand,
     objectId,
     ownerWithoutId,
-} from "../components/ownership";
+} from "../components/common/ownership";
 import { Problem } from "../lib/problems";
 import { localArgsOf } from "../mesh/mesh-plan";
 import { StackSettings } from "../mesh/settings-types";
@@ -219,7 +219,7 @@ function foreignPeerAuthentication(ref: SharedObjectRef, o: LiveObject): { leave
 
 // ---------------------------------------------------------------------------------------------
 // Ownership: every object the stack would create, looked up before anything is registered
-// (components/ownership.ts records them; cluster/cluster-lookup.ts lookupObjects asks kubectl).
+// (components/common/ownership.ts records them; cluster/cluster-lookup.ts lookupObjects asks kubectl).
 
 /** Per component type: the config key that places its objects (the problem's key) and the fix that moves them. */
 const PLACEMENT: Readonly<Record<string, { key: string; fix: string }>> = {

@@ -16,7 +16,15 @@ import { configError } from "./config-problems";
 import { istioVersionMessages } from "./istio-range";
 import { hideSecretValues, rawConfigFromAll } from "./stack-config";
 import { RENDER_STACK_ID, stackIdProblem } from "./stack-identity";
-import { LiveObjectMeta, ObjectRef, classifyObjects, currentStackOwner, duplicateObjects, ownerTransformation, plannedObjects } from "../components/ownership";
+import {
+    LiveObjectMeta,
+    ObjectRef,
+    classifyObjects,
+    currentStackOwner,
+    duplicateObjects,
+    ownerTransformation,
+    plannedObjects,
+} from "../components/common/ownership";
 
 export interface ProgramOptions {
     /** Extra checks against the live cluster (skipped by the offline renderer and unit tests). */
@@ -124,7 +132,7 @@ export function buildProgram(
     });
     // Every object the stack would create, found by constructing it once against an in-memory
     // monitor, is looked up before anything is registered: a refusal registers nothing
-    // (components/ownership.ts). The real construction marks each object with the stack's owner.
+    // (components/common/ownership.ts). The real construction marks each object with the stack's owner.
     const planned = plannedObjects((record) => new MeshRateLimit("mesh-ratelimit", plan.args, { plan, transformations: [record] }));
     const verdicts = classifyObjects(planned, opts.lookupObjects?.(planned) ?? [], owner);
     const owned = ownershipProblems(verdicts, duplicateObjects(planned), owner);

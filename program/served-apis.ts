@@ -70,7 +70,7 @@ function peerAuthenticationApis(s: StackSettings): RequiredApi[] {
     ];
 }
 
-/** components/access-policies.ts: AuthorizationPolicy security.istio.io/v1 (Istio 1.22 and later), NetworkPolicy networking.k8s.io/v1. */
+/** components/service/access-policies.ts: AuthorizationPolicy security.istio.io/v1 (Istio 1.22 and later), NetworkPolicy networking.k8s.io/v1. */
 function accessPolicyApis(s: StackSettings): RequiredApi[] {
     if (!s.access.enabled) return [];
     const off = "pulumi config set accessPolicies false   (no AuthorizationPolicy or NetworkPolicy is created)";
@@ -94,7 +94,7 @@ function accessPolicyApis(s: StackSettings): RequiredApi[] {
     ];
 }
 
-/** components/ratelimit-monitoring.ts: the alert rules are a PrometheusRule of the Prometheus operator. */
+/** components/service/ratelimit-monitoring.ts: the alert rules are a PrometheusRule of the Prometheus operator. */
 function monitoringApis(s: StackSettings): RequiredApi[] {
     if (!s.monitoring.alerts) return [];
     return [

@@ -15,8 +15,8 @@
  * that merges into one of the stack's virtual hosts is host-sharers.ts's case, not a door.
  */
 import { admittedVirtualHosts } from "../builders/envoy-filters";
-import { BookinfoMode, GatewayHostScope } from "../components/mesh-enums";
-import { OWNER_ANNOTATION } from "../components/ownership";
+import { BookinfoMode, GatewayHostScope } from "../components/common/mesh-enums";
+import { OWNER_ANNOTATION } from "../components/common/ownership";
 import { Problem } from "../lib/problems";
 import { StackSettings } from "../mesh/settings-types";
 import { IstioRouting, StackHosts, gatewayRef, idOf, isStackVirtualService, ownListenerGateway } from "./host-sharers";

@@ -1,6 +1,6 @@
 /**
  * The stack's own identity: a random id (`mesh-ratelimit:stackId`) that goes into the owner
- * annotation of every object the stack creates (components/ownership.ts).
+ * annotation of every object the stack creates (components/common/ownership.ts).
  *
  * `<organization>/<project>/<stack>` alone is not unique: every self-managed (file, S3, ...) backend
  * reports the organization `organization`, so two people whose stacks are both called `local` would

@@ -3,7 +3,7 @@
  * returns every Kubernetes object the stack would create or patch, as plain objects.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { LiveObjectMeta, ObjectRef } from "../components/ownership";
+import type { LiveObjectMeta, ObjectRef } from "../components/common/ownership";
 import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";

@@ -8,7 +8,7 @@
  *   npx tsx scripts/bench-platform-pre-limit.ts
  */
 import { LimitUnit } from "../builders/rule-args";
-import { planPlatformRateLimit } from "../components/platform-ratelimit-plan";
+import { planPlatformRateLimit } from "../components/platform-ratelimit/plan";
 import { descriptorFor } from "../gateway-model/evaluate";
 import { Entry } from "../gateway-model/model";
 import { PreLimitPod, parseLocalConfig } from "../gateway-model/pre-limit-model";

@@ -9,34 +9,34 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import { GLOBAL_ARG_IMPORTS, GLOBAL_ARG_INTERFACES } from "../components/global-ratelimit-fields";
-import { PLATFORM_ARG_IMPORTS, PLATFORM_ARG_INTERFACES } from "../components/platform-ratelimit-fields";
-import { BOOKINFO_ARG_IMPORTS, BOOKINFO_ARG_INTERFACES } from "../components/bookinfo-fields";
-import { MANAGED_API_ARG_IMPORTS, MANAGED_API_ARG_INTERFACES } from "../components/managed-api-fields";
-import { LOCAL_ARG_IMPORTS, LOCAL_ARG_INTERFACES } from "../components/local-ratelimit-fields";
-import { MTLS_ARG_IMPORTS, MTLS_ARG_INTERFACES } from "../components/mesh-mtls-fields";
-import { REDIS_ARG_IMPORTS, REDIS_ARG_INTERFACES } from "../components/redis-fields";
-import { MONITORING_ARG_INTERFACES } from "../components/ratelimit-monitoring-fields";
-import { ACCESS_POLICY_ARG_INTERFACES } from "../components/access-policy-fields";
-import { CLIENT_PREFIX_ARG_INTERFACES } from "../components/client-prefix-fields";
-import { RULE_ARG_IMPORTS, RULE_ARG_INTERFACES } from "../components/rule-arg-interfaces";
-import { MESH_ROUTE_ARG_IMPORTS, MESH_ROUTE_ARG_INTERFACES } from "../components/mesh-route-fields";
+import { GLOBAL_ARG_IMPORTS, GLOBAL_ARG_INTERFACES } from "../components/global-ratelimit/fields";
+import { PLATFORM_ARG_IMPORTS, PLATFORM_ARG_INTERFACES } from "../components/platform-ratelimit/fields";
+import { BOOKINFO_ARG_IMPORTS, BOOKINFO_ARG_INTERFACES } from "../components/bookinfo/fields";
+import { MANAGED_API_ARG_IMPORTS, MANAGED_API_ARG_INTERFACES } from "../components/managed-api/fields";
+import { LOCAL_ARG_IMPORTS, LOCAL_ARG_INTERFACES } from "../components/local-ratelimit/fields";
+import { MTLS_ARG_IMPORTS, MTLS_ARG_INTERFACES } from "../components/mesh-mtls/fields";
+import { REDIS_ARG_IMPORTS, REDIS_ARG_INTERFACES } from "../components/service/redis-fields";
+import { MONITORING_ARG_INTERFACES } from "../components/service/ratelimit-monitoring-fields";
+import { ACCESS_POLICY_ARG_INTERFACES } from "../components/service/access-policy-fields";
+import { CLIENT_PREFIX_ARG_INTERFACES } from "../components/rules/client-prefix-fields";
+import { RULE_ARG_IMPORTS, RULE_ARG_INTERFACES } from "../components/rules/rule-arg-interfaces";
+import { MESH_ROUTE_ARG_IMPORTS, MESH_ROUTE_ARG_INTERFACES } from "../components/rules/mesh-route-fields";
 import { MESH_ARG_IMPORTS, MESH_ARG_INTERFACES } from "../mesh/mesh-arg-interfaces";
-import { GATEWAY_TARGET_ARG_INTERFACES } from "../components/gateway-target-fields";
-import { ACCESS_LOG_ARG_INTERFACES } from "../components/gateway-access-log-fields";
-import { CLIENT_CIDR_ARG_INTERFACES } from "../components/client-cidr-fields";
-import { IDENTITY_ARG_IMPORTS, IDENTITY_ARG_INTERFACES } from "../components/identity-fields";
-import { REQUEST_COST_ARG_INTERFACES } from "../components/request-cost-fields";
+import { GATEWAY_TARGET_ARG_INTERFACES } from "../components/global-ratelimit/gateway-target-fields";
+import { ACCESS_LOG_ARG_INTERFACES } from "../components/global-ratelimit/gateway-access-log-fields";
+import { CLIENT_CIDR_ARG_INTERFACES } from "../components/rules/client-cidr-fields";
+import { IDENTITY_ARG_IMPORTS, IDENTITY_ARG_INTERFACES } from "../components/rules/identity-fields";
+import { REQUEST_COST_ARG_INTERFACES } from "../components/rules/request-cost-fields";
 import { ArgInterface, FieldDecl, NestedDecl, fieldDoc } from "../lib/field-decl";
 
 const at = (...p: string[]) => path.join(__dirname, "..", ...p);
 
-export const OUT = at("components", "global-ratelimit-args.generated.ts");
-export const PLATFORM_OUT = at("components", "platform-ratelimit-args.generated.ts");
-export const BOOKINFO_OUT = at("components", "bookinfo-args.generated.ts");
-export const MANAGED_API_OUT = at("components", "managed-api-args.generated.ts");
-export const LOCAL_OUT = at("components", "local-ratelimit-args.generated.ts");
-export const MTLS_OUT = at("components", "mesh-mtls-args.generated.ts");
+export const OUT = at("components", "global-ratelimit", "args.generated.ts");
+export const PLATFORM_OUT = at("components", "platform-ratelimit", "args.generated.ts");
+export const BOOKINFO_OUT = at("components", "bookinfo", "args.generated.ts");
+export const MANAGED_API_OUT = at("components", "managed-api", "args.generated.ts");
+export const LOCAL_OUT = at("components", "local-ratelimit", "args.generated.ts");
+export const MTLS_OUT = at("components", "mesh-mtls", "args.generated.ts");
 export const MESH_OUT = at("mesh", "mesh-ratelimit-args.generated.ts");
 
 /** Lines of at most `width` characters (a word longer than that on a line of its own). */
@@ -106,39 +106,39 @@ function fileText(f: ArgFile): string {
 const ARG_FILES: readonly ArgFile[] = [
     {
         out: OUT,
-        from: ["components/global-ratelimit-fields.ts", "components/service-fields.ts"],
+        from: ["components/global-ratelimit/fields.ts", "components/service/fields.ts"],
         imports: GLOBAL_ARG_IMPORTS,
         reexports: ["AccessPolicyArgs"],
         interfaces: GLOBAL_ARG_INTERFACES,
     },
-    { out: PLATFORM_OUT, from: ["components/platform-ratelimit-fields.ts"], imports: PLATFORM_ARG_IMPORTS, reexports: [], interfaces: PLATFORM_ARG_INTERFACES },
-    { out: BOOKINFO_OUT, from: ["components/bookinfo-fields.ts"], imports: BOOKINFO_ARG_IMPORTS, reexports: [], interfaces: BOOKINFO_ARG_INTERFACES },
+    { out: PLATFORM_OUT, from: ["components/platform-ratelimit/fields.ts"], imports: PLATFORM_ARG_IMPORTS, reexports: [], interfaces: PLATFORM_ARG_INTERFACES },
+    { out: BOOKINFO_OUT, from: ["components/bookinfo/fields.ts"], imports: BOOKINFO_ARG_IMPORTS, reexports: [], interfaces: BOOKINFO_ARG_INTERFACES },
     {
         out: MANAGED_API_OUT,
-        from: ["components/managed-api-fields.ts"],
+        from: ["components/managed-api/fields.ts"],
         imports: MANAGED_API_ARG_IMPORTS,
         reexports: [],
         interfaces: MANAGED_API_ARG_INTERFACES,
     },
-    { out: LOCAL_OUT, from: ["components/local-ratelimit-fields.ts"], imports: LOCAL_ARG_IMPORTS, reexports: [], interfaces: LOCAL_ARG_INTERFACES },
-    { out: MTLS_OUT, from: ["components/mesh-mtls-fields.ts"], imports: MTLS_ARG_IMPORTS, reexports: [], interfaces: MTLS_ARG_INTERFACES },
+    { out: LOCAL_OUT, from: ["components/local-ratelimit/fields.ts"], imports: LOCAL_ARG_IMPORTS, reexports: [], interfaces: LOCAL_ARG_INTERFACES },
+    { out: MTLS_OUT, from: ["components/mesh-mtls/fields.ts"], imports: MTLS_ARG_IMPORTS, reexports: [], interfaces: MTLS_ARG_INTERFACES },
     {
-        out: at("components", "redis-options-args.generated.ts"),
-        from: ["components/redis-fields.ts"],
+        out: at("components", "service", "redis-options-args.generated.ts"),
+        from: ["components/service/redis-fields.ts"],
         imports: REDIS_ARG_IMPORTS,
         reexports: [],
         interfaces: REDIS_ARG_INTERFACES,
     },
     {
-        out: at("components", "ratelimit-monitoring-args.generated.ts"),
-        from: ["components/ratelimit-monitoring-fields.ts"],
+        out: at("components", "service", "ratelimit-monitoring-args.generated.ts"),
+        from: ["components/service/ratelimit-monitoring-fields.ts"],
         imports: {},
         reexports: [],
         interfaces: MONITORING_ARG_INTERFACES,
     },
     {
-        out: at("components", "access-policy-args.generated.ts"),
-        from: ["components/access-policy-fields.ts"],
+        out: at("components", "service", "access-policy-args.generated.ts"),
+        from: ["components/service/access-policy-fields.ts"],
         imports: {},
         reexports: [],
         interfaces: ACCESS_POLICY_ARG_INTERFACES,
@@ -160,56 +160,56 @@ const ARG_FILES: readonly ArgFile[] = [
     },
     {
         out: at("builders", "client-prefix-args.generated.ts"),
-        from: ["components/client-prefix-fields.ts"],
+        from: ["components/rules/client-prefix-fields.ts"],
         imports: {},
         reexports: [],
         interfaces: CLIENT_PREFIX_ARG_INTERFACES,
     },
     {
-        out: at("components", "gateway-target-args.generated.ts"),
-        from: ["components/gateway-target-fields.ts"],
+        out: at("components", "global-ratelimit", "gateway-target-args.generated.ts"),
+        from: ["components/global-ratelimit/gateway-target-fields.ts"],
         imports: {},
         reexports: [],
         interfaces: GATEWAY_TARGET_ARG_INTERFACES,
     },
     {
-        out: at("components", "gateway-access-log-args.generated.ts"),
-        from: ["components/gateway-access-log-fields.ts"],
+        out: at("components", "global-ratelimit", "gateway-access-log-args.generated.ts"),
+        from: ["components/global-ratelimit/gateway-access-log-fields.ts"],
         imports: {},
         reexports: [],
         interfaces: ACCESS_LOG_ARG_INTERFACES,
     },
     {
         out: at("builders", "client-cidr-args.generated.ts"),
-        from: ["components/client-cidr-fields.ts"],
+        from: ["components/rules/client-cidr-fields.ts"],
         imports: {},
         reexports: [],
         interfaces: CLIENT_CIDR_ARG_INTERFACES,
     },
     {
         out: at("builders", "identity-arg-types.generated.ts"),
-        from: ["components/identity-fields.ts"],
+        from: ["components/rules/identity-fields.ts"],
         imports: IDENTITY_ARG_IMPORTS,
         reexports: [],
         interfaces: IDENTITY_ARG_INTERFACES,
     },
     {
         out: at("builders", "request-cost-arg-types.generated.ts"),
-        from: ["components/request-cost-fields.ts"],
+        from: ["components/rules/request-cost-fields.ts"],
         imports: {},
         reexports: [],
         interfaces: REQUEST_COST_ARG_INTERFACES,
     },
     {
         out: at("builders", "rule-types-args.generated.ts"),
-        from: ["components/rule-fields.ts"],
+        from: ["components/rules/rule-fields.ts"],
         imports: RULE_ARG_IMPORTS,
         reexports: [],
         interfaces: RULE_ARG_INTERFACES,
     },
     {
-        out: at("components", "mesh-route-args.generated.ts"),
-        from: ["components/mesh-route-fields.ts"],
+        out: at("components", "common", "mesh-route-args.generated.ts"),
+        from: ["components/rules/mesh-route-fields.ts"],
         imports: MESH_ROUTE_ARG_IMPORTS,
         reexports: [],
         interfaces: MESH_ROUTE_ARG_INTERFACES,

@@ -7,7 +7,7 @@
  *   3. docs/configuration.md and 4. Pulumi.yaml, from the config-key table (gen-config-docs.ts,
  *      gen-pulumi-yaml.ts).
  * (The fields each component knows, for its unknown-field check, are read from the declarations at
- * run time: components/arg-types.ts, nothing generated.)
+ * run time: components/all/arg-types.ts, nothing generated.)
  * `npm run gen -- --check` writes nothing: it runs every generator's own `--check`, names each file
  * that is out of date and exits 1 when any is (the lint tier runs it). Without `--check` it stops at
  * the first generator that fails, with that generator's status.

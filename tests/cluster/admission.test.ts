@@ -11,9 +11,9 @@
  * own anchored on the router, are admitted (a policy that refused every EnvoyFilter fails them).
  */
 import { expect } from "chai";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
-import { readForeignSwitches } from "../../components/platform-switches";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { planPlatformRateLimit } from "../../components/platform-ratelimit/plan";
+import { readForeignSwitches } from "../../components/platform-ratelimit/platform-switches";
 import { LimitUnit } from "../../builders/rule-args";
 import { PLATFORM_FILTER_NAMES } from "../../builders/platform-filters";
 import { deleteNamespace, ensureNamespace, kubectl, kubectlRaw, waitFor } from "./kube";

@@ -2,7 +2,7 @@
  * Host ownership and the platform's coverage against a real API server: the platform's defaults
  * EnvoyFilter (as PlatformRateLimit renders it, with its teamHosts annotation), teams'
  * VirtualServices and Gateways are applied to the tier's cluster, and the component's own kubectl
- * lookups (components/host-ownership-lookup.ts, platform-coverage.ts: the code GlobalRateLimit and
+ * lookups (components/global-ratelimit/host-ownership-lookup.ts, platform-coverage.ts: the code GlobalRateLimit and
  * PlatformRateLimit run at preview) read them. Each test uses namespaces of its own.
  *
  * Hosts are a team's by the platform's assignment only; with route-bound ownership, by a route bound
@@ -11,10 +11,10 @@
  * would fail them); an HTTP server is not listed.
  */
 import { expect } from "chai";
-import { hostOwnershipProblems } from "../../components/host-ownership";
-import { lookupOwnershipView } from "../../components/host-ownership-lookup";
-import { lookupUncoveredServers } from "../../components/platform-coverage";
-import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
+import { hostOwnershipProblems } from "../../components/global-ratelimit/host-ownership";
+import { lookupOwnershipView } from "../../components/global-ratelimit/host-ownership-lookup";
+import { lookupUncoveredServers } from "../../components/platform-ratelimit/platform-coverage";
+import { planPlatformRateLimit } from "../../components/platform-ratelimit/plan";
 import { LimitUnit } from "../../builders/rule-args";
 import { deleteNamespace, ensureNamespace, kubectl } from "./kube";
 

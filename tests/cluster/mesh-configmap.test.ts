@@ -1,11 +1,11 @@
 /**
- * The seed profile's edit of Istio's mesh ConfigMap (components/mesh-mtls.ts), driven through its
+ * The seed profile's edit of Istio's mesh ConfigMap (components/mesh-mtls/component.ts), driven through its
  * dynamic provider's create / diff / update / delete against a real API server (no Pulumi engine).
  * The ConfigMap belongs to someone else: after delete it must be byte for byte what it was, also
  * when someone edited another line of `mesh` in between (their edit stays).
  */
 import { expect } from "chai";
-import { MeshConfigSettingInputs, MeshConfigSettingOutputs, meshConfigSettingProvider as provider } from "../../components/mesh-mtls";
+import { MeshConfigSettingInputs, MeshConfigSettingOutputs, meshConfigSettingProvider as provider } from "../../components/mesh-mtls/component";
 import { deleteNamespace, ensureNamespace, kubeconfig, kubectl, kubectlJson, kubectlRaw } from "./kube";
 
 /**

@@ -23,7 +23,7 @@ import { MeshReachQuery, MeshReachState, meshReachQuery } from "../../program/me
 import { resolveSettings } from "../../program/config-args";
 import { InputError } from "../../lib/problems";
 import { FilterLayout } from "../../builders/envoy-filters";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
 import { LimitUnit } from "../../builders/rule-args";
 import { K8sObject } from "../../lib/k8s-object";
 import { Registration, programConfig, toObjects } from "../../render/render";

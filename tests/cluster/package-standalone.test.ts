@@ -9,7 +9,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { GlobalRateLimit } from "../../components/global-ratelimit";
+import { GlobalRateLimit } from "../../components/global-ratelimit/component";
 import { LimitUnit } from "../../builders/rule-args";
 import { registerComponents } from "../../render/render";
 import { deleteNamespace, ensureNamespace, kubeconfig, kubectlJson, kubectlRaw, podSecurityLabels, waitFor, waitForDeploymentPods, warnings } from "./kube";

@@ -417,7 +417,7 @@ fi
 if want 3d; then
 # Provider 4.25.0 creates by server-side apply: an object that exists with the same fields is shared
 # silently, and the stack that "created" it deletes it on destroy. The program looks up every object
-# it would create before registering any (components/ownership.ts, program/preflight.ts).
+# it would create before registering any (components/common/ownership.ts, program/preflight.ts).
 section "3d. a stack owns only what it created"
 # Resources in a stack's state besides the stack itself (a failed `up` still records the root Stack resource).
 state_count() { (cd "$P" && pulumi stack export --stack "$1" | jq '[.deployment.resources // [] | .[] | select(.type != "pulumi:pulumi:Stack")] | length'); }

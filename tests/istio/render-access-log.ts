@@ -9,7 +9,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { stringify } from "yaml";
-import { GlobalRateLimit } from "../../components/global-ratelimit";
+import { GlobalRateLimit } from "../../components/global-ratelimit/component";
 import { K8sObject } from "../../lib/k8s-object";
 import { registerComponents } from "../../render/render";
 import { USER_OBJECTS, USER_RULES } from "./render-user";

@@ -10,7 +10,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { stringify } from "yaml";
 import { CounterStore } from "../../builders/counter-stores";
-import { GlobalRateLimit } from "../../components/global-ratelimit";
+import { GlobalRateLimit } from "../../components/global-ratelimit/component";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
 import { registerComponents } from "../../render/render";
 import { USER_OBJECTS } from "./render-user";

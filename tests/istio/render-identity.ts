@@ -15,7 +15,7 @@ import { CounterStore } from "../../builders/counter-stores";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { MissingIdentity } from "../../builders/identity-args";
 import { LimitUnit, MissingHeader, RateLimitRuleArgs } from "../../builders/rule-args";
-import { GlobalRateLimit } from "../../components/global-ratelimit";
+import { GlobalRateLimit } from "../../components/global-ratelimit/component";
 import { K8sObject } from "../../lib/k8s-object";
 import { registerComponents } from "../../render/render";
 import { USER_OBJECTS } from "./render-user";

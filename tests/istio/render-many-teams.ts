@@ -18,7 +18,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { stringify } from "yaml";
 import { FilterLayout } from "../../builders/envoy-filters";
-import { GlobalRateLimit } from "../../components/global-ratelimit";
+import { GlobalRateLimit } from "../../components/global-ratelimit/component";
 import { LimitUnit } from "../../builders/rule-args";
 import { K8sObject } from "../../lib/k8s-object";
 import { registerComponents } from "../../render/render";

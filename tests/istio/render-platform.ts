@@ -21,8 +21,8 @@
 import * as fs from "fs";
 import * as path from "path";
 import { stringify } from "yaml";
-import { GlobalRateLimit } from "../../components/global-ratelimit";
-import { PlatformRateLimit } from "../../components/platform-ratelimit";
+import { GlobalRateLimit } from "../../components/global-ratelimit/component";
+import { PlatformRateLimit } from "../../components/platform-ratelimit/component";
 import { LimitUnit } from "../../builders/rule-args";
 import { ListenerLayout, listenerCalls, listenerModel } from "../../gateway-model/listener";
 import { K8sObject } from "../../lib/k8s-object";

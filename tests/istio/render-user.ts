@@ -11,7 +11,7 @@ import * as path from "path";
 import { stringify } from "yaml";
 import { CounterStore } from "../../builders/counter-stores";
 import { FilterLayout } from "../../builders/envoy-filters";
-import { GlobalRateLimit } from "../../components/global-ratelimit";
+import { GlobalRateLimit } from "../../components/global-ratelimit/component";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
 import { K8sObject } from "../../lib/k8s-object";
 import { registerComponents } from "../../render/render";

@@ -10,7 +10,7 @@
  */
 import { expect } from "chai";
 import { FilterLayout } from "../../builders/envoy-filters";
-import { GlobalRateLimit } from "../../components/global-ratelimit";
+import { GlobalRateLimit } from "../../components/global-ratelimit/component";
 import { LimitUnit } from "../../builders/rule-args";
 import { K8sObject } from "../../lib/k8s-object";
 import { ListenerModel, listenerCalls, listenerModel } from "../../gateway-model/listener";

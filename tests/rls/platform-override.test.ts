@@ -12,10 +12,10 @@
 import { expect } from "chai";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { LimitUnit } from "../../builders/rule-args";
-import { GlobalRateLimit } from "../../components/global-ratelimit";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
-import { PlatformDefaults } from "../../components/platform-defaults";
-import { PlatformRateLimit } from "../../components/platform-ratelimit";
+import { GlobalRateLimit } from "../../components/global-ratelimit/component";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit/args.generated";
+import { PlatformDefaults } from "../../components/global-ratelimit/platform-defaults";
+import { PlatformRateLimit } from "../../components/platform-ratelimit/component";
 import { listenerCalls, listenerModel } from "../../gateway-model/listener";
 import { LimitSource, refusedBy } from "../../gateway-model/platform-sources";
 import { K8sObject } from "../../lib/k8s-object";

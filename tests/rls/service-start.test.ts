@@ -15,7 +15,7 @@ import { expect } from "chai";
 import * as net from "net";
 import type { K8sObject } from "../../lib/k8s-object";
 import { LimitUnit } from "../../builders/rule-args";
-import { PlatformRateLimit } from "../../components/platform-ratelimit";
+import { PlatformRateLimit } from "../../components/platform-ratelimit/component";
 import { registerComponents } from "../../render/render";
 import { RedisServer } from "./harness/redis";
 import { renderedRatelimit, renderedRedis } from "./harness/rendered";

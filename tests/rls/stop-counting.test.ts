@@ -7,7 +7,7 @@
  */
 import { expect } from "chai";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit/args.generated";
 import { useShop } from "./harness/shop";
 import { ensureWindow, minuteOf } from "./harness/window";
 

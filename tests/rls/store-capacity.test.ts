@@ -12,8 +12,8 @@
  */
 import { expect } from "chai";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit/args.generated";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
 import { USER_OBJECTS, renderComponent } from "./harness/shop";
 import { renderedRatelimits } from "./harness/rendered";
 import { CPUS, Side, countedWorkloadArgs, startSide, stopSide } from "./harness/flood";

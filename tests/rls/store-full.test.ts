@@ -21,7 +21,7 @@ import type { K8sObject } from "../../lib/k8s-object";
 import { protoDurationSeconds } from "../../lib/formats";
 import { explain } from "../../gateway-model/explain";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit/args.generated";
 import { RenderedRedis, renderedRatelimits } from "./harness/rendered";
 import { USER_OBJECTS, renderComponent } from "./harness/shop";
 import { CPUS, FloodShape, Side, decisions, fill, floodPath, send, startSide, stopSide } from "./harness/flood";

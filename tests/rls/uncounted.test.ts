@@ -16,7 +16,7 @@ import { expect } from "chai";
 import type { K8sObject } from "../../lib/k8s-object";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
 import { CounterStore } from "../../builders/counter-stores";
-import { PlatformRateLimit } from "../../components/platform-ratelimit";
+import { PlatformRateLimit } from "../../components/platform-ratelimit/component";
 import { explain } from "../../gateway-model/explain";
 import { listenerCalls, listenerModel } from "../../gateway-model/listener";
 import { registerComponents } from "../../render/render";

@@ -10,7 +10,7 @@
  */
 import { expect } from "chai";
 import { alertRules } from "../../builders/alerts";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
 
 /** What each series carries besides the target labels: the labels its program writes. */
 const EMITTED: Readonly<Record<string, readonly string[]>> = {

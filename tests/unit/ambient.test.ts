@@ -5,18 +5,18 @@
  * its sidecar control beside it: the same arguments with `meshMode` sidecar pass.
  */
 import { expect } from "chai";
-import { ambientWarning, planLocalRateLimit, resolveLocalRateLimit, LocalRateLimitArgs } from "../../components/local-ratelimit";
+import { ambientWarning, planLocalRateLimit, resolveLocalRateLimit, LocalRateLimitArgs } from "../../components/local-ratelimit/component";
 import { checkMeshArgs } from "../../mesh/mesh-checks";
 import { bookinfoArgsOf, globalArgsOf, localArgsOf, planMeshRateLimit } from "../../mesh/mesh-plan";
 import { bookinfoDeploymentSpec, bookinfoGatewaySpec, bookinfoServiceMeshLabels } from "../../builders/bookinfo";
-import { planBookinfo } from "../../components/bookinfo-resolve";
+import { planBookinfo } from "../../components/bookinfo/resolve";
 import { MeshRateLimitArgs } from "../../mesh/mesh-ratelimit-args.generated";
 import { gatewayModel } from "../../gateway-model/read-rendered";
 import { K8sObject } from "../../lib/k8s-object";
 import { localBuckets } from "../../gateway-model/workload-buckets";
 import { Simulator } from "../../prove/simulate";
 import { buildProgram } from "../../program/program";
-import { LiveObjectMeta } from "../../components/ownership";
+import { LiveObjectMeta } from "../../components/common/ownership";
 import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";

@@ -1,5 +1,5 @@
 /**
- * components/arg-checks.ts: what every component refuses before it registers anything. The
+ * components/common/arg-checks.ts: what every component refuses before it registers anything. The
  * mistakes are the ones a program without a type checker makes (Python, YAML, plain JavaScript):
  * a misspelt argument or nested field, a number the rate-limit service cannot hold, a path no
  * client can send as written, a route match that is never reached. Expected texts are written
@@ -7,16 +7,16 @@
  */
 import { expect } from "chai";
 import * as fs from "fs";
-import { closestName } from "../../components/arg-checks";
-import { ARG_TABLES_OF, COMPONENT_ARG_INTERFACES, COMPONENT_ARG_TYPES, unknownFieldProblems } from "../../components/arg-types";
-import { Bookinfo } from "../../components/bookinfo";
-import { GlobalRateLimit } from "../../components/global-ratelimit";
-import { LocalRateLimit } from "../../components/local-ratelimit";
-import { ManagedApi } from "../../components/managed-api";
-import { PlatformRateLimit } from "../../components/platform-ratelimit";
-import { MeshMutualTls } from "../../components/mesh-mtls";
+import { closestName } from "../../components/common/arg-checks";
+import { ARG_TABLES_OF, COMPONENT_ARG_INTERFACES, COMPONENT_ARG_TYPES, unknownFieldProblems } from "../../components/all/arg-types";
+import { Bookinfo } from "../../components/bookinfo/component";
+import { GlobalRateLimit } from "../../components/global-ratelimit/component";
+import { LocalRateLimit } from "../../components/local-ratelimit/component";
+import { ManagedApi } from "../../components/managed-api/component";
+import { PlatformRateLimit } from "../../components/platform-ratelimit/component";
+import { MeshMutualTls } from "../../components/mesh-mtls/component";
 import { MeshRateLimit } from "../../mesh/mesh-ratelimit";
-import { compileGlobalLimits } from "../../components/limits-plan";
+import { compileGlobalLimits } from "../../components/global-ratelimit/limits-plan";
 import { pathAsSent } from "../../lib/formats";
 import { registerComponents } from "../../render/render";
 import { ArgTypes, argTypesOf } from "../../lib/unknown-fields";
@@ -62,7 +62,7 @@ async function refusal(build: () => void): Promise<{ message: string; registered
     throw new Error(`accepted; registered ${registered.join(", ")}`);
 }
 
-describe("components refuse what they do not know (components/arg-checks.ts)", function () {
+describe("components refuse what they do not know (components/common/arg-checks.ts)", function () {
     this.timeout(60_000);
 
     it("the fields each type knows, read from the declarations at run time, are the package schema's, for every component; control: a field left out differs", () => {

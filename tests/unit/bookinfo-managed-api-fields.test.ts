@@ -1,5 +1,5 @@
 /**
- * Bookinfo's and ManagedApi's fields declared once (components/bookinfo-fields.ts,
+ * Bookinfo's and ManagedApi's fields declared once (components/bookinfo/fields.ts,
  * managed-api-fields.ts): their argument interfaces are generated from the declarations, the
  * resolves fill in exactly the declared defaults, MeshRateLimit and the stack's keys take the same
  * ones, each declared default meets its own rule, and the rules refuse with the texts the checks
@@ -7,12 +7,12 @@
  */
 import { expect } from "chai";
 import * as fs from "fs";
-import { BOOKINFO_ARGS_FIELDS, BOOKINFO_OPTIONS_FIELDS } from "../../components/bookinfo-fields";
-import { MANAGED_API_ARGS_FIELDS, MANAGED_API_OPTIONS_FIELDS } from "../../components/managed-api-fields";
-import { resolveBookinfo } from "../../components/bookinfo-resolve";
-import { resolveManagedApi } from "../../components/managed-api-resolve";
-import { managedApiFieldProblems } from "../../components/managed-api-resolve";
-import { DEFAULTS } from "../../components/defaults";
+import { BOOKINFO_ARGS_FIELDS, BOOKINFO_OPTIONS_FIELDS } from "../../components/bookinfo/fields";
+import { MANAGED_API_ARGS_FIELDS, MANAGED_API_OPTIONS_FIELDS } from "../../components/managed-api/fields";
+import { resolveBookinfo } from "../../components/bookinfo/resolve";
+import { resolveManagedApi } from "../../components/managed-api/resolve";
+import { managedApiFieldProblems } from "../../components/managed-api/resolve";
+import { DEFAULTS } from "../../components/common/defaults";
 import { FieldDecl, NestedDecl, givenProblems } from "../../lib/field-decl";
 import { MESH_DEFAULTS } from "../../mesh/mesh-defaults";
 import { CONFIG_KEYS, configDefault, declarationOf, stackText } from "../../program/config-keys";
@@ -26,7 +26,7 @@ function declaredDefaults(table: Readonly<Record<string, FieldDecl<unknown> | Ne
 }
 
 describe("Bookinfo's and ManagedApi's fields: one declaration each", () => {
-    it("components/bookinfo-args.generated.ts and managed-api-args.generated.ts are generated from the declarations; control: a changed default makes them stale", () => {
+    it("components/bookinfo/args.generated.ts and managed-api-args.generated.ts are generated from the declarations; control: a changed default makes them stale", () => {
         expect(fs.readFileSync(BOOKINFO_OUT, "utf8"), "run npm run gen").to.equal(generatedText(BOOKINFO_OUT));
         expect(fs.readFileSync(MANAGED_API_OUT, "utf8"), "run npm run gen").to.equal(generatedText(MANAGED_API_OUT));
         expect(generatedText(MANAGED_API_OUT))
@@ -78,7 +78,7 @@ describe("Bookinfo's and ManagedApi's fields: one declaration each", () => {
             }
     });
 
-    it("no default of these components is left in components/defaults.ts", () => {
+    it("no default of these components is left in components/common/defaults.ts", () => {
         const left = Object.values(DEFAULTS).map(String);
         for (const v of [
             "bookinfo-gateway",

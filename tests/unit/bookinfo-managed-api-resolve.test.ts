@@ -1,17 +1,17 @@
 /**
- * Bookinfo's and ManagedApi's arguments resolved once (components/bookinfo-resolve.ts,
- * components/managed-api-resolve.ts): every problem under its property path and no value, or a
+ * Bookinfo's and ManagedApi's arguments resolved once (components/bookinfo/resolve.ts,
+ * components/managed-api/resolve.ts): every problem under its property path and no value, or a
  * frozen value with every default filled in, which the builders (builders/bookinfo.ts,
  * builders/managed-api.ts) read as it is. Expected values are written here, not read from the code.
  */
 import { expect } from "chai";
 import { expectGolden } from "../golden/values";
-import { resolveBookinfo } from "../../components/bookinfo-resolve";
-import { resolveManagedApi } from "../../components/managed-api-resolve";
+import { resolveBookinfo } from "../../components/bookinfo/resolve";
+import { resolveManagedApi } from "../../components/managed-api/resolve";
 import { bookinfoGatewaySpec, bookinfoVirtualHosts, virtualServiceSpec } from "../../builders/bookinfo";
 import { currentIngressManifest, espDeploymentSpec, espServicePort } from "../../builders/managed-api";
-import { ManagedApiArgs } from "../../components/managed-api-args.generated";
-import { BookinfoArgs } from "../../components/bookinfo-args.generated";
+import { ManagedApiArgs } from "../../components/managed-api/args.generated";
+import { BookinfoArgs } from "../../components/bookinfo/args.generated";
 
 /** Whether `v` and everything it holds is frozen. */
 function deepFrozen(v: unknown): boolean {

@@ -14,10 +14,10 @@ import { Problem } from "../../lib/problems";
 import { BlockList } from "node:net";
 import { parse } from "yaml";
 import { formatIp, maskedRemoteAddress, parseIp } from "../../builders/client-cidr";
-import { parseCidr } from "../../components/client-cidr-checks";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
+import { parseCidr } from "../../components/rules/client-cidr-checks";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
 import { LimitUnit, PathSpellings, RateLimitRuleArgs } from "../../builders/rule-args";
-import { compileGlobalLimits } from "../../components/limits-plan";
+import { compileGlobalLimits } from "../../components/global-ratelimit/limits-plan";
 import { trustedClientAddress, xffEntry } from "../../gateway-model/client-address";
 import { GatewayModel } from "../../gateway-model/model";
 import { explainWith } from "../../gateway-model/explain";
@@ -557,7 +557,7 @@ describe("client CIDRs: the address and CIDR grammar at its edges (gaps a mutati
     it("checkClientCidr: a non-list cidrs, a null clientCidr, and a narrower CIDR listed before the wider one", () => {
         const problems = (c: unknown) => {
             const out: Problem[] = [];
-            const { checkClientCidr } = require("../../components/client-cidr-checks");
+            const { checkClientCidr } = require("../../components/rules/client-cidr-checks");
             checkClientCidr("r.clientCidr", c, out);
             return out;
         };

@@ -5,10 +5,10 @@
  * in two places is refused.
  */
 import { expect } from "chai";
-import "../../components/global-ratelimit";
-import "../../components/platform-ratelimit";
+import "../../components/global-ratelimit/component";
+import "../../components/platform-ratelimit/component";
 import "../../mesh/mesh-ratelimit";
-import { COMPONENT_ARG_INTERFACES } from "../../components/arg-types";
+import { COMPONENT_ARG_INTERFACES } from "../../components/all/arg-types";
 import { ArgInterface, CrossCheck, FieldDecl } from "../../lib/field-decl";
 import { bindCrossCheck, boundCrossChecks, checkedWith, crossCheck } from "../../lib/cross-checks";
 import { MESH_ARG_INTERFACES } from "../../mesh/mesh-arg-interfaces";

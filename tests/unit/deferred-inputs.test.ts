@@ -1,14 +1,14 @@
 /**
- * components/deferred-inputs.ts, without a Pulumi engine: which arguments may be outputs, the
+ * components/common/deferred-inputs.ts, without a Pulumi engine: which arguments may be outputs, the
  * placeholders the checks see in their place, and the refusal of an output where a plain value is
  * needed. (The values put back into the objects, the checks run once known and preview: the consumer
  * tier, tests/consumer/outputs.test.ts.)
  */
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
-import { PLACEHOLDER_PREFIX, deferInputs } from "../../components/deferred-inputs";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
+import { PLACEHOLDER_PREFIX, deferInputs } from "../../components/common/deferred-inputs";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit/args.generated";
 import { LimitUnit } from "../../builders/rule-args";
 import { RedisModeName } from "../../builders/redis-connection";
 

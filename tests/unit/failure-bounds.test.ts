@@ -6,7 +6,7 @@
  * (tests/rls/faults.test.ts); the cluster tier has the API server admit them.
  */
 import { expect } from "chai";
-import { REDIS_FIELDS } from "../../components/redis-fields";
+import { REDIS_FIELDS } from "../../components/service/redis-fields";
 import {
     REDIS_EVICTION_POLICY,
     REDIS_MEMORY_LIMIT_BYTES,
@@ -17,8 +17,8 @@ import {
     redisServerArgs,
     REDIS_TIMEOUT,
 } from "../../builders/failure-bounds";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { redisMaxMemoryProblem } from "../../components/redis-options";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { redisMaxMemoryProblem } from "../../components/service/redis-options";
 import { LimitUnit } from "../../builders/rule-args";
 import { render } from "./helpers";
 

@@ -1,15 +1,15 @@
 /**
  * GlobalRateLimit's and PlatformRateLimit's fields declared once (lib/field-decl.ts;
- * components/global-ratelimit-fields.ts, service-fields.ts, platform-ratelimit-fields.ts): the argument interfaces are generated from the declarations, each declared
+ * components/global-ratelimit/fields.ts, service-fields.ts, platform-ratelimit-fields.ts): the argument interfaces are generated from the declarations, each declared
  * default meets its own rule, the stack's keys name the fields that name them, and a key's
  * description is its field's declaration, never a copy. Controls: a changed declaration makes the
  * generated file stale, a bad value breaks a rule, a row restating a description is refused.
  */
 import { expect } from "chai";
 import * as fs from "fs";
-import { GLOBAL_ARGS_FIELDS, GLOBAL_ARG_INTERFACES, GLOBAL_FIELDS } from "../../components/global-ratelimit-fields";
-import { PLATFORM_ARG_INTERFACES, PLATFORM_CALL_FIELDS } from "../../components/platform-ratelimit-fields";
-import { SERVICE_FIELDS, tuningEnv, tuningOf } from "../../components/service-fields";
+import { GLOBAL_ARGS_FIELDS, GLOBAL_ARG_INTERFACES, GLOBAL_FIELDS } from "../../components/global-ratelimit/fields";
+import { PLATFORM_ARG_INTERFACES, PLATFORM_CALL_FIELDS } from "../../components/platform-ratelimit/fields";
+import { SERVICE_FIELDS, tuningEnv, tuningOf } from "../../components/service/fields";
 import { FieldDecl, defaultSentence, fieldDoc, givenProblems } from "../../lib/field-decl";
 import { CONFIG_KEYS, configDefault, declarationOf, keySpecOf } from "../../program/config-keys";
 import { BOOKINFO_OUT, MANAGED_API_OUT, MESH_OUT, OUT, PLATFORM_OUT, generated, generatedText, jsDoc } from "../../scripts/gen-arg-types";
@@ -20,7 +20,7 @@ const DECLARED: [string, FieldDecl<unknown>][] = [...GLOBAL_ARG_INTERFACES, ...P
 );
 
 describe("GlobalRateLimit's fields: one declaration each", () => {
-    it("components/global-ratelimit-args.generated.ts is generated from the declarations; control: a changed doc makes it stale", () => {
+    it("components/global-ratelimit/args.generated.ts is generated from the declarations; control: a changed doc makes it stale", () => {
         expect(fs.readFileSync(OUT, "utf8"), "run npm run gen").to.equal(generatedText(OUT));
         const before = GLOBAL_FIELDS.timeout.doc;
         try {
@@ -32,7 +32,7 @@ describe("GlobalRateLimit's fields: one declaration each", () => {
         }
     });
 
-    it("components/platform-ratelimit-args.generated.ts is generated from the declarations too (one generator, one check); control: a changed default makes it stale", () => {
+    it("components/platform-ratelimit/args.generated.ts is generated from the declarations too (one generator, one check); control: a changed default makes it stale", () => {
         expect(generated().map(([out]) => out)).to.include.members([OUT, PLATFORM_OUT, BOOKINFO_OUT, MANAGED_API_OUT, MESH_OUT]);
         expect(fs.readFileSync(PLATFORM_OUT, "utf8"), "run npm run gen").to.equal(generatedText(PLATFORM_OUT));
         expect(generatedText(PLATFORM_OUT)).to.include("Defaults to `1s` (1 s).").and.include("Defaults to the component's `failureModeDeny`.");

@@ -1,14 +1,14 @@
 /**
  * Tests by behaviour: one table per field rule (lib/field-checks.ts and the limit's rule in
- * components/rule-checks.ts). Each rule's behaviour is tested once, on the rule itself; then one
+ * components/rules/rule-checks.ts). Each rule's behaviour is tested once, on the rule itself; then one
  * wiring row per field that uses it shows that field is checked by that rule (the bad value is
  * refused under the field's path with the rule's wording, and a good value passes).
  */
 import { expect } from "chai";
 import { booleanProblems, goDurationProblems, oneOfProblems, protoDurationProblems, wholeNumberProblems } from "../../lib/field-checks";
-import { MAX_REQUESTS_PER_UNIT, requestsPerUnitProblems } from "../../components/rule-checks";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { planLocalRateLimit } from "../../components/local-ratelimit";
+import { MAX_REQUESTS_PER_UNIT, requestsPerUnitProblems } from "../../components/rules/rule-checks";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { planLocalRateLimit } from "../../components/local-ratelimit/component";
 import { Problem } from "../../lib/problems";
 import { G, M } from "./global-ratelimit-fixtures";
 

@@ -10,8 +10,8 @@
  */
 import { expect } from "chai";
 import * as path from "path";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit/args.generated";
 import { LimitUnit } from "../../index";
 import { programLogFormat, replayLog } from "../../prove/api";
 import { renderProgram } from "../../prove/program-runner";

@@ -51,6 +51,6 @@ describe("generated files are named apart", () => {
             .split("\n")
             .filter((f) => f !== "" && f !== "CHANGELOG.md");
         expect(editLines(md.map((f): [string, string] => [f, fs.readFileSync(path.join(ROOT, f), "utf8")]))).to.deep.equal([]);
-        expect(editLines([["docs/x.md", "To add a field, edit components/global-ratelimit-args.generated.ts."]])).to.have.length(1);
+        expect(editLines([["docs/x.md", "To add a field, edit components/global-ratelimit/args.generated.ts."]])).to.have.length(1);
     });
 });

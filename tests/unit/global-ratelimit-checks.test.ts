@@ -1,5 +1,5 @@
 /**
- * GlobalRateLimit's own argument checks (components/global-ratelimit-checks.ts, the gateway target,
+ * GlobalRateLimit's own argument checks (components/global-ratelimit/checks.ts, the gateway target,
  * the rules' scope, the namespace, the timeout, the service's options): each case starts from valid
  * arguments, changes one thing and compares the WHOLE problem list (field, value, problem, fix).
  * Expected values are written from the doc comments and config-schema.ts defaults, not read from
@@ -7,9 +7,9 @@
  */
 import { expect } from "chai";
 import { RedisModeName } from "../../builders/redis-connection";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { ServiceLogLevel } from "../../components/service-settings";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit/args.generated";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { ServiceLogLevel } from "../../components/service/settings";
 import { Problem } from "../../lib/problems";
 import {
     G,

@@ -1,7 +1,7 @@
 /** Shared inputs of GlobalRateLimit's argument tests: valid arguments with one change, and the problem texts they expect (written here, not read from the code). */
 import { RedisModeName } from "../../builders/redis-connection";
 import { LimitUnit } from "../../builders/rule-args";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit/args.generated";
 
 export const M = LimitUnit.Minute;
 export const LABEL = "must be a Kubernetes DNS-1123 label (lower-case letters, digits, '-')";

@@ -1,5 +1,5 @@
 /**
- * GlobalRateLimit's plan (components/global-ratelimit-plan.ts): the defaults from config-schema.ts,
+ * GlobalRateLimit's plan (components/global-ratelimit/plan.ts): the defaults from config-schema.ts,
  * given values passed through to the objects, its helpers, and checks a mutation run showed
  * untested. Expected values are written from the doc comments, not read from the code.
  */
@@ -9,11 +9,11 @@ import { parse } from "yaml";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { RedisModeName } from "../../builders/redis-connection";
 import { PathKeyMode } from "../../builders/rule-args";
-import { argsError, dnsProblem, portProblem, selectorProblems } from "../../components/arg-checks";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { LocalRateLimit } from "../../components/local-ratelimit";
-import { redisOptionsOf } from "../../components/redis-options";
-import { ServiceLogLevel } from "../../components/service-settings";
+import { argsError, dnsProblem, portProblem, selectorProblems } from "../../components/common/arg-checks";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { LocalRateLimit } from "../../components/local-ratelimit/component";
+import { redisOptionsOf } from "../../components/service/redis-options";
+import { ServiceLogLevel } from "../../components/service/settings";
 import { InputError } from "../../lib/problems";
 import { CONFIG_KEYS, configDefault } from "../../program/config-keys";
 import { resolveSettings } from "../../program/config-args";

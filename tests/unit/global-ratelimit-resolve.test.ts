@@ -1,13 +1,13 @@
 /**
- * GlobalRateLimit resolved once (components/global-ratelimit-resolve.ts): problems or a frozen value
+ * GlobalRateLimit resolved once (components/global-ratelimit/resolve.ts): problems or a frozen value
  * with every default filled in and every name derived; the caller's arguments left alone; the plan
  * built from that value. Expected values are written from the doc comments.
  */
 import { expect } from "chai";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { PathKeyMode } from "../../builders/rule-args";
-import { buildGlobalRateLimit, planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { resolveGlobalRateLimit, resolveWithFallbacks } from "../../components/global-ratelimit-resolve";
+import { buildGlobalRateLimit, planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { resolveGlobalRateLimit, resolveWithFallbacks } from "../../components/global-ratelimit/resolve";
 import { G, M } from "./global-ratelimit-fixtures";
 
 describe("GlobalRateLimit resolved once (resolveGlobalRateLimit)", () => {

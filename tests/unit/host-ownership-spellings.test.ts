@@ -13,9 +13,9 @@ import { admissionPolicyObjects, admissionRules } from "../../builders/admission
 import { OwnershipView, teamSwitches } from "../../builders/host-ownership-rule";
 import { PLATFORM_FILTER_NAMES } from "../../builders/platform-filters";
 import { LimitUnit } from "../../builders/rule-args";
-import { foreignSwitchMessages } from "../../components/platform-switches";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
+import { foreignSwitchMessages } from "../../components/platform-ratelimit/platform-switches";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { planPlatformRateLimit } from "../../components/platform-ratelimit/plan";
 import { programRefusal } from "../../gateway-model/admission-check";
 import { K8sObject } from "../../lib/k8s-object";
 import { PLATFORM } from "./platform-fixtures";

@@ -1,6 +1,6 @@
 /**
  * Host ownership on a shared gateway, the one rule (builders/host-ownership-rule.ts) and its
- * readers (components/host-ownership.ts, host-ownership-lookup.ts): a team's GlobalRateLimit may
+ * readers (components/global-ratelimit/host-ownership.ts, host-ownership-lookup.ts): a team's GlobalRateLimit may
  * turn the platform's defaults off only on hosts the platform assigns to its namespace
  * (PlatformRateLimit `teamHosts`); a route makes a host a team's only when the platform opts into
  * route-bound ownership, and then only a route bound to a Gateway that exists and serves that host.
@@ -11,12 +11,12 @@
 import { expect } from "chai";
 import { LimitUnit } from "../../builders/rule-args";
 import { OwnershipView, ROUTE_BOUND_ANNOTATION, TEAM_HOSTS_ANNOTATION, hostOwners, switchRefusal, teamHostsOf } from "../../builders/host-ownership-rule";
-import { GlobalRateLimit } from "../../components/global-ratelimit";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
-import { hostOwnershipProblems } from "../../components/host-ownership";
-import { httpRoutesOf, ownershipViewOf, readOwnershipView, servingGatewaysOf } from "../../components/host-ownership-lookup";
-import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args.generated";
-import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
+import { GlobalRateLimit } from "../../components/global-ratelimit/component";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit/args.generated";
+import { hostOwnershipProblems } from "../../components/global-ratelimit/host-ownership";
+import { httpRoutesOf, ownershipViewOf, readOwnershipView, servingGatewaysOf } from "../../components/global-ratelimit/host-ownership-lookup";
+import { PlatformRateLimitArgs } from "../../components/platform-ratelimit/args.generated";
+import { planPlatformRateLimit } from "../../components/platform-ratelimit/plan";
 import { InputError } from "../../lib/problems";
 import { ListenerLayout, listenerCalls, listenerModel } from "../../gateway-model/listener";
 import { registerComponents } from "../../render/render";

@@ -6,8 +6,8 @@
  */
 import { expect } from "chai";
 import { expectGolden } from "../golden/values";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { resolveSource } from "../../components/platform-sources";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { resolveSource } from "../../components/platform-ratelimit/platform-sources";
 import { descriptorFor } from "../../gateway-model/evaluate";
 import { jwtDynamicMetadata, metadataActionValue } from "../../gateway-model/jwt-metadata-model";
 import { Problem } from "../../lib/problems";

@@ -6,12 +6,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { planMeshRateLimit } from "../../mesh/mesh-plan";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { LocalRateLimit } from "../../components/local-ratelimit";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { LocalRateLimit } from "../../components/local-ratelimit/component";
 import { configError, configProblem } from "../../program/config-problems";
 import { planOfConfig } from "../../program/config-args";
 import { InputError } from "../../lib/problems";
-import { argsError } from "../../components/arg-checks";
+import { argsError } from "../../components/common/arg-checks";
 const GATEWAY = { selector: { istio: "shop-gateway" }, virtualHosts: ["shop.example:8080"] };
 
 function thrown(f: () => unknown): unknown {

@@ -9,13 +9,13 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { CONFIG_KEYS, configDefault } from "../../program/config-keys";
-import { SECRET_KEY_FIELDS } from "../../components/redis-fields";
-import { GLOBAL_DEFAULTS } from "../../components/global-ratelimit-defaults";
-import { GLOBAL_FIELDS } from "../../components/global-ratelimit-fields";
-import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "../../components/service-fields";
+import { SECRET_KEY_FIELDS } from "../../components/service/redis-fields";
+import { GLOBAL_DEFAULTS } from "../../components/global-ratelimit/defaults";
+import { GLOBAL_FIELDS } from "../../components/global-ratelimit/fields";
+import { PER_VALUE_FIELDS, SERVICE_FIELDS } from "../../components/service/fields";
 import { MESH_DEFAULTS } from "../../mesh/mesh-defaults";
 import { LimitUnit } from "../../builders/rule-args";
-import { ServiceLogLevel } from "../../components/service-settings";
+import { ServiceLogLevel } from "../../components/service/settings";
 
 /** The choices a description leaves out. */
 function unlisted(description: string, choices: readonly string[]): string[] {

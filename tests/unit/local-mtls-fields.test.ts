@@ -1,17 +1,17 @@
 /**
- * LocalRateLimit's and MeshMutualTls's fields declared once (components/local-ratelimit-fields.ts,
- * components/mesh-mtls-fields.ts): the argument interfaces are generated from them, each declared
+ * LocalRateLimit's and MeshMutualTls's fields declared once (components/local-ratelimit/fields.ts,
+ * components/mesh-mtls/fields.ts): the argument interfaces are generated from them, each declared
  * default meets its own rule and is what the resolve fills in (controls: a changed declaration
  * changes the generated text and the resolved value), the stack's local keys are the declarations',
  * and MeshMutualTls's checks refuse what they refused, with the same texts.
  */
 import { expect } from "chai";
 import * as fs from "fs";
-import { DEFAULTS } from "../../components/defaults";
-import { LocalRateLimitArgs, localBucketOptionsProblems, resolveLocalRateLimit } from "../../components/local-ratelimit";
-import { LOCAL_ARGS_FIELDS, LOCAL_ARG_INTERFACES, LOCAL_BUCKET_FIELDS } from "../../components/local-ratelimit-fields";
-import { MeshMutualTlsArgs, resolveMeshMutualTls } from "../../components/mesh-mtls";
-import { MTLS_ARG_INTERFACES, MTLS_FIELDS } from "../../components/mesh-mtls-fields";
+import { DEFAULTS } from "../../components/common/defaults";
+import { LocalRateLimitArgs, localBucketOptionsProblems, resolveLocalRateLimit } from "../../components/local-ratelimit/component";
+import { LOCAL_ARGS_FIELDS, LOCAL_ARG_INTERFACES, LOCAL_BUCKET_FIELDS } from "../../components/local-ratelimit/fields";
+import { MeshMutualTlsArgs, resolveMeshMutualTls } from "../../components/mesh-mtls/component";
+import { MTLS_ARG_INTERFACES, MTLS_FIELDS } from "../../components/mesh-mtls/fields";
 import { FieldDecl, givenProblems } from "../../lib/field-decl";
 import { MESH_DEFAULTS } from "../../mesh/mesh-defaults";
 import { CONFIG_KEYS, configDefault, declarationOf } from "../../program/config-keys";
@@ -32,7 +32,7 @@ function withDefault<T>(d: { default: T }, value: T, body: () => void): void {
 }
 
 describe("LocalRateLimit's and MeshMutualTls's fields: one declaration each", () => {
-    it("components/local-ratelimit-args.generated.ts and mesh-mtls-args.generated.ts are generated from the declarations; control: a changed default makes them stale", () => {
+    it("components/local-ratelimit/args.generated.ts and mesh-mtls-args.generated.ts are generated from the declarations; control: a changed default makes them stale", () => {
         expect(generated().map(([out]) => out)).to.include.members([LOCAL_OUT, MTLS_OUT]);
         expect(fs.readFileSync(LOCAL_OUT, "utf8"), "run npm run gen").to.equal(generatedText(LOCAL_OUT));
         expect(fs.readFileSync(MTLS_OUT, "utf8"), "run npm run gen").to.equal(generatedText(MTLS_OUT));

@@ -1,5 +1,5 @@
 /**
- * LocalRateLimit's arguments (components/local-ratelimit.ts, planLocalRateLimit), check by check:
+ * LocalRateLimit's arguments (components/local-ratelimit/component.ts, planLocalRateLimit), check by check:
  * each case starts from valid arguments, changes one thing and compares the WHOLE problem list
  * (field, value, problem, fix). Expected values are written from the doc comments, not read from
  * the code; everything is computed inside each `it` (Stryker's per-test coverage).
@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import { expectGolden } from "../golden/values";
 import { Problem } from "../../lib/problems";
-import { LocalRateLimit, LocalRateLimitArgs, planLocalRateLimit, resolveLocalRateLimit } from "../../components/local-ratelimit";
+import { LocalRateLimit, LocalRateLimitArgs, planLocalRateLimit, resolveLocalRateLimit } from "../../components/local-ratelimit/component";
 import { K8sObject } from "../../lib/k8s-object";
 import { registerComponents } from "../../render/render";
 

@@ -1,5 +1,5 @@
 /**
- * The seed profile's mesh-ConfigMap edit (components/mesh-mtls.ts), its dynamic provider driven
+ * The seed profile's mesh-ConfigMap edit (components/mesh-mtls/component.ts), its dynamic provider driven
  * through create / update / delete with `kubectl` stubbed: no API server, so the unit tier (and a
  * mutation run over it) sees a `delete` that does nothing. The cluster tier runs the same promises
  * against a real kube-apiserver (tests/cluster/mesh-configmap.test.ts).
@@ -10,7 +10,7 @@
  * json` and `replace -f -` (with the API server's resourceVersion check). Anything else fails.
  */
 import { expect } from "chai";
-import { MeshConfigSettingInputs, MeshConfigSettingOutputs, meshConfigSettingProvider as provider } from "../../components/mesh-mtls";
+import { MeshConfigSettingInputs, MeshConfigSettingOutputs, meshConfigSettingProvider as provider } from "../../components/mesh-mtls/component";
 
 const childProcess = require("child_process") as typeof import("child_process");
 

@@ -1,5 +1,5 @@
 /**
- * The dashboard and alert rules (builders/monitoring.ts, components/ratelimit-monitoring.ts): one
+ * The dashboard and alert rules (builders/monitoring.ts, components/service/ratelimit-monitoring.ts): one
  * series per limit of the compiled plan, nothing hand-listed; team separation; the gateway stats a
  * gateway must export; the component's defaults and argument checks. Expected names are written
  * from the service's and Envoy's naming rules (docs/monitoring.md), not read from the code.
@@ -9,7 +9,7 @@ import { expectGolden } from "../golden/values";
 import * as fs from "fs";
 import * as path from "path";
 import { ConfigDescriptor } from "../../builders/rules";
-import { compileGlobalLimits } from "../../components/limits-plan";
+import { compileGlobalLimits } from "../../components/global-ratelimit/limits-plan";
 import { LimitUnit } from "../../builders/rule-args";
 import { AlertName, alertRules } from "../../builders/alerts";
 import {
@@ -22,8 +22,8 @@ import {
     MonitoringInput,
 } from "../../builders/monitoring";
 import { RATE_WINDOW, dashboardModel, dashboardUid } from "../../builders/dashboard";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { monitoringPlanOf, podMatchers } from "../../components/ratelimit-monitoring";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { monitoringPlanOf, podMatchers } from "../../components/service/ratelimit-monitoring";
 import { Problem } from "../../lib/problems";
 import { requiredApiVersions } from "../../program/served-apis";
 import { resolveSettings } from "../../program/config-args";

@@ -1,21 +1,21 @@
 /**
- * The nested argument types declared in components/gateway-target-fields.ts,
+ * The nested argument types declared in components/global-ratelimit/gateway-target-fields.ts,
  * gateway-access-log-fields.ts, client-cidr-fields.ts, identity-fields.ts and request-cost-fields.ts:
  * their generated files are current, and the defaults the resolvers fill are the declared ones (a
  * changed declaration changes what is filled, so a literal left in a resolver fails here).
  */
 import { expect } from "chai";
 import * as fs from "fs";
-import { GATEWAY_TARGET_FIELDS } from "../../components/gateway-target-fields";
-import { gatewayTargetOf } from "../../components/gateway-target";
-import { ACCESS_LOG_FIELDS, SECRET_HEADER_FIELDS } from "../../components/gateway-access-log-fields";
-import { accessLogOf } from "../../components/gateway-access-log";
-import { CLIENT_CIDR_FIELDS } from "../../components/client-cidr-fields";
-import { checkClientCidr } from "../../components/client-cidr-checks";
-import { IDENTITY_FIELDS, JWT_IDENTITY_FIELDS } from "../../components/identity-fields";
-import { checkIdentity, resolveIdentity } from "../../components/identity-checks";
-import { REQUEST_COST_FIELDS, RESPONSE_MISSING_COST } from "../../components/request-cost-fields";
-import { checkRequestCost, resolveRequestCost } from "../../components/request-cost-checks";
+import { GATEWAY_TARGET_FIELDS } from "../../components/global-ratelimit/gateway-target-fields";
+import { gatewayTargetOf } from "../../components/global-ratelimit/gateway-target";
+import { ACCESS_LOG_FIELDS, SECRET_HEADER_FIELDS } from "../../components/global-ratelimit/gateway-access-log-fields";
+import { accessLogOf } from "../../components/global-ratelimit/gateway-access-log";
+import { CLIENT_CIDR_FIELDS } from "../../components/rules/client-cidr-fields";
+import { checkClientCidr } from "../../components/rules/client-cidr-checks";
+import { IDENTITY_FIELDS, JWT_IDENTITY_FIELDS } from "../../components/rules/identity-fields";
+import { checkIdentity, resolveIdentity } from "../../components/rules/identity-checks";
+import { REQUEST_COST_FIELDS, RESPONSE_MISSING_COST } from "../../components/rules/request-cost-fields";
+import { checkRequestCost, resolveRequestCost } from "../../components/rules/request-cost-checks";
 import { MissingIdentity } from "../../builders/identity-args";
 import { Problem } from "../../lib/problems";
 import { generated } from "../../scripts/gen-arg-types";

@@ -1,17 +1,17 @@
 /**
- * GlobalRateLimit's nested argument types declared once (components/redis-fields.ts,
+ * GlobalRateLimit's nested argument types declared once (components/service/redis-fields.ts,
  * ratelimit-monitoring-fields.ts, access-policy-fields.ts, client-prefix-fields.ts): their
  * interfaces generated, their defaults read by the resolve and the stack's keys, their rules run by
  * the checks. Expected values are written from the declarations.
  */
 import { expect } from "chai";
 import * as fs from "fs";
-import { ACCESS_POLICY_FIELDS } from "../../components/access-policy-fields";
-import { CLIENT_PREFIX_FIELDS } from "../../components/client-prefix-fields";
-import { DEFAULTS } from "../../components/defaults";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { MONITORING_FIELDS, MONITORING_OPTION_FIELDS } from "../../components/ratelimit-monitoring-fields";
-import { REDIS_FIELDS, SECRET_KEY_FIELDS } from "../../components/redis-fields";
+import { ACCESS_POLICY_FIELDS } from "../../components/service/access-policy-fields";
+import { CLIENT_PREFIX_FIELDS } from "../../components/rules/client-prefix-fields";
+import { DEFAULTS } from "../../components/common/defaults";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { MONITORING_FIELDS, MONITORING_OPTION_FIELDS } from "../../components/service/ratelimit-monitoring-fields";
+import { REDIS_FIELDS, SECRET_KEY_FIELDS } from "../../components/service/redis-fields";
 import { CONFIG_KEYS, configDefault } from "../../program/config-keys";
 import { generated } from "../../scripts/gen-arg-types";
 import { EXT, G, REDIS } from "./global-ratelimit-fixtures";
@@ -34,9 +34,9 @@ describe("GlobalRateLimit's nested fields: one declaration each", () => {
     it("every generated file is current; control: a changed default makes the Redis options' file stale", () => {
         const files = generated();
         expect(files.map(([out]) => out.replace(/.*\/(builders|components)\//, "$1/"))).to.include.members([
-            "components/redis-options-args.generated.ts",
-            "components/ratelimit-monitoring-args.generated.ts",
-            "components/access-policy-args.generated.ts",
+            "components/service/redis-options-args.generated.ts",
+            "components/service/ratelimit-monitoring-args.generated.ts",
+            "components/service/access-policy-args.generated.ts",
             "builders/client-prefix-args.generated.ts",
         ]);
         for (const [out, text] of files) expect(fs.readFileSync(out, "utf8"), `${out}: run npm run gen`).to.equal(text);
@@ -45,7 +45,7 @@ describe("GlobalRateLimit's nested fields: one declaration each", () => {
         withDefault(REDIS_FIELDS.maxMemory, "100mb", () => expect(redisFile().replace("`100mb`", "`160mb`")).to.equal(text).and.not.equal(redisFile()));
     });
 
-    it("the defaults live in the declarations, not in components/defaults.ts", () => {
+    it("the defaults live in the declarations, not in components/common/defaults.ts", () => {
         for (const k of [
             "redisImage",
             "redisMaxMemory",

@@ -1,11 +1,11 @@
 /**
- * components/object-size.ts: no object the components would create is over the API server's
+ * components/common/object-size.ts: no object the components would create is over the API server's
  * bound (a ConfigMap holds at most 1 MiB of data), whatever the number of limits; the check runs
  * at preview, before anything is registered, and names the field and the fix.
  */
 import { expect } from "chai";
-import { MAX_OBJECT_BYTES, oversizeProblems } from "../../components/object-size";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
+import { MAX_OBJECT_BYTES, oversizeProblems } from "../../components/common/object-size";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
 import { MeshRateLimit } from "../../mesh/mesh-ratelimit";
 import { registerComponents } from "../../render/render";
 
@@ -15,7 +15,7 @@ const rules = (n: number) =>
 const plan = (n: number, dashboard = true) =>
     planGlobalRateLimit({ domain: "shop", namespace: "shop", gateway: GATEWAY, rules: rules(n), monitoring: { dashboard } });
 
-describe("objects within the API server's bound (components/object-size.ts)", function () {
+describe("objects within the API server's bound (components/common/object-size.ts)", function () {
     this.timeout(60_000);
 
     it("counts bytes, not characters: 1 MiB exactly passes, one byte more is refused", () => {

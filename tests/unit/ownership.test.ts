@@ -1,5 +1,5 @@
 /**
- * A stack owns only what it created (components/ownership.ts, program/preflight.ts
+ * A stack owns only what it created (components/common/ownership.ts, program/preflight.ts
  * ownershipProblems): the owner annotation is per stack, every object the program would create is
  * asked about before any registration, a refusal registers nothing, an existing bookinfo is a choice,
  * and two GlobalRateLimits of one program never write the same objects. The cluster's answer is a
@@ -17,8 +17,8 @@ import {
     duplicateObjects,
     ownerTransformation,
     plannedObjects,
-} from "../../components/ownership";
-import { GlobalRateLimit } from "../../components/global-ratelimit";
+} from "../../components/common/ownership";
+import { GlobalRateLimit } from "../../components/global-ratelimit/component";
 import { InputError } from "../../lib/problems";
 import { Registration, registerComponents, registerProgram } from "../../render/render";
 import { DEV, render } from "./helpers";

@@ -45,7 +45,7 @@ describe("component package: schema from Pulumi's analyzer", function () {
 
     it("has every component, with the type token the classes register", () => {
         for (const c of PACKAGE_COMPONENTS) expect(schema.resources, c).to.have.property(`mesh-ratelimit:index:${c}`);
-        const src = fs.readFileSync(path.join(ROOT, "components", "global-ratelimit.ts"), "utf8");
+        const src = fs.readFileSync(path.join(ROOT, "components", "global-ratelimit", "component.ts"), "utf8");
         expect(src).to.include('"mesh-ratelimit:index:GlobalRateLimit"');
     });
 

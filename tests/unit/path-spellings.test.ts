@@ -21,7 +21,7 @@ import { bookinfoModel } from "./gateway-model-fixtures";
 import { PathNormalization } from "../../gateway-model/model";
 import { MAX_SPELLED_PATH, exactSpellingsRegex, prefixSpellingsRegex } from "../../builders/path-spellings";
 import { compileFullMatch } from "../../lib/formats";
-import { compileGlobalLimits } from "../../components/limits-plan";
+import { compileGlobalLimits } from "../../components/global-ratelimit/limits-plan";
 import { LimitUnit, PathSpellings, RateLimitRuleArgs } from "../../builders/rule-args";
 import { probe, re2FullMatch, re2ProgramSizes } from "../re2/probe";
 

@@ -1,5 +1,5 @@
 /**
- * Per-value stores (components/per-value-figures.ts, builders/store-figures.ts): every store that
+ * Per-value stores (components/global-ratelimit/per-value-figures.ts, builders/store-figures.ts): every store that
  * holds a per-value counter evicts by use, each per-value rule's figures in its store, and the
  * preview's refusal of an unverified per-value rule over an hour or longer in a store nobody sized.
  *
@@ -13,8 +13,8 @@ import { expect } from "chai";
 import { parse } from "yaml";
 import { CounterStore } from "../../builders/counter-stores";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { planPlatformRateLimit } from "../../components/platform-ratelimit/plan";
 import { COMPONENT_FIX } from "../../lib/field-checks";
 import { G } from "./global-ratelimit-fixtures";
 

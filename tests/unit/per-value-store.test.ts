@@ -1,11 +1,11 @@
 /**
- * The per-value store's own arguments (components/per-value-store.ts): its filter's timeout, failure
+ * The per-value store's own arguments (components/global-ratelimit/per-value-store.ts): its filter's timeout, failure
  * mode and error status, and its sizing, each refused at plan time with its field and a fix that
  * the plan then accepts; what reaches the rendered filter and Redis.
  */
 import { expect } from "chai";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit/args.generated";
 import { ErrorStatus } from "../../builders/envoy-filters";
 import { LimitUnit } from "../../builders/rule-args";
 import { redisMemoryBytes } from "../../builders/failure-bounds";

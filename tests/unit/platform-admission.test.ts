@@ -7,9 +7,9 @@
 import { expect } from "chai";
 import { ROUTE_BOUND_ANNOTATION } from "../../builders/host-ownership-rule";
 import { PLATFORM_FILTER_NAMES, PLATFORM_PRE_LIMIT_NAMES, preLimitRetryAfter } from "../../builders/platform-filters";
-import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args.generated";
-import { admissionServedProblems } from "../../components/admission-served";
-import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
+import { PlatformRateLimitArgs } from "../../components/platform-ratelimit/args.generated";
+import { admissionServedProblems } from "../../components/platform-ratelimit/admission-served";
+import { planPlatformRateLimit } from "../../components/platform-ratelimit/plan";
 import { PLATFORM } from "./platform-fixtures";
 
 const ONE_A_MINUTE = { rules: [{ name: "flat", requestsPerUnit: 6, unit: "minute" as const }] };

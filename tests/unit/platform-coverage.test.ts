@@ -1,14 +1,14 @@
 /**
- * The servers on the platform's gateway pods that no HTTP filter covers (components/platform-coverage.ts):
+ * The servers on the platform's gateway pods that no HTTP filter covers (components/platform-ratelimit/platform-coverage.ts):
  * TLS passthrough and TCP-like servers are listed with the reason; HTTP servers, TLS servers the
  * gateway terminates into HTTP, and Gateways of other pods are not (the controls: a lister that named
  * every server would fail them).
  */
 import { expect } from "chai";
-import { uncoveredMessage, uncoveredServers } from "../../components/platform-coverage";
-import { foreignSwitchMessages } from "../../components/platform-switches";
+import { uncoveredMessage, uncoveredServers } from "../../components/platform-ratelimit/platform-coverage";
+import { foreignSwitchMessages } from "../../components/platform-ratelimit/platform-switches";
 import { OwnershipView, teamSwitches } from "../../builders/host-ownership-rule";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
 import { LimitUnit } from "../../builders/rule-args";
 
 const PODS = { istio: "ingressgateway", app: "istio-ingressgateway" };

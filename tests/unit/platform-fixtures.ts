@@ -1,6 +1,6 @@
 /** Shared inputs of the platform tests: the example of a platform team's limits. */
 import { LimitUnit } from "../../builders/rule-args";
-import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args.generated";
+import { PlatformRateLimitArgs } from "../../components/platform-ratelimit/args.generated";
 import { K8sObject } from "../../lib/k8s-object";
 
 const M = LimitUnit.Minute;

@@ -9,10 +9,10 @@
 import { expect } from "chai";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { LimitUnit, MissingHeader } from "../../builders/rule-args";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { PlatformDefaults } from "../../components/platform-defaults";
-import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit/args.generated";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { PlatformDefaults } from "../../components/global-ratelimit/platform-defaults";
+import { planPlatformRateLimit } from "../../components/platform-ratelimit/plan";
 import { ListenerLayout, callsPerService, listenerCalls, listenerModel } from "../../gateway-model/listener";
 import { refusedBy, sourcesCalled } from "../../gateway-model/platform-sources";
 import { K8sObject } from "../../lib/k8s-object";

@@ -4,7 +4,7 @@
  * cluster would hold them after its `pulumi up`; the team never writes or changes them.
  */
 import { expect } from "chai";
-import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
+import { planPlatformRateLimit } from "../../components/platform-ratelimit/plan";
 import { LiveObject } from "../../program/preflight";
 import { platformOverridesMessages, platformOverridesOn } from "../../program/platform-overrides";
 import { PLATFORM } from "./platform-fixtures";

@@ -1,6 +1,6 @@
 /**
  * The pre-limit in front of the platform's filters (builders/platform-filters.ts,
- * components/platform-ratelimit-plan.ts): which buckets the platform's rules imply, where the local
+ * components/platform-ratelimit/plan.ts): which buckets the platform's rules imply, where the local
  * filters go, the switch, and the sizing checked on the gateway MODEL of Envoy's local bucket
  * (gateway-model/pre-limit-model.ts) against a fixed-window oracle written here: what the
  * platform's service allows, per counter over every gateway pod. Expected names and sizes are
@@ -8,8 +8,8 @@
  */
 import { expect } from "chai";
 import { LimitUnit } from "../../builders/rule-args";
-import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args.generated";
-import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
+import { PlatformRateLimitArgs } from "../../components/platform-ratelimit/args.generated";
+import { planPlatformRateLimit } from "../../components/platform-ratelimit/plan";
 import { descriptorFor } from "../../gateway-model/evaluate";
 import { Entry } from "../../gateway-model/model";
 import { PreLimitConfigModel, PreLimitPod, parseLocalConfig } from "../../gateway-model/pre-limit-model";

@@ -1,6 +1,6 @@
 /**
- * PlatformRateLimit (components/platform-ratelimit*.ts, builders/platform-filters.ts) and a team's
- * side of it in GlobalRateLimit (components/platform-defaults.ts): the plan's refused inputs, each
+ * PlatformRateLimit (components/platform-ratelimit/component*.ts, builders/platform-filters.ts) and a team's
+ * side of it in GlobalRateLimit (components/global-ratelimit/platform-defaults.ts): the plan's refused inputs, each
  * with its field and fix; the builders' output; the component under Pulumi's mocks. Expected names
  * and values are written from the doc comments and Envoy's API, not read from the code.
  */
@@ -9,12 +9,12 @@ import { parse } from "yaml";
 import { FilterLayout } from "../../builders/envoy-filters";
 import { LimitUnit } from "../../builders/rule-args";
 import { defaultsOffPatches, platformFilter, PlatformSource } from "../../builders/platform-filters";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { PlatformDefaults } from "../../components/platform-defaults";
-import { PlatformRateLimit } from "../../components/platform-ratelimit";
-import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args.generated";
-import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit/args.generated";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { PlatformDefaults } from "../../components/global-ratelimit/platform-defaults";
+import { PlatformRateLimit } from "../../components/platform-ratelimit/component";
+import { PlatformRateLimitArgs } from "../../components/platform-ratelimit/args.generated";
+import { planPlatformRateLimit } from "../../components/platform-ratelimit/plan";
 import { InputError, Problem } from "../../lib/problems";
 import { registerComponents } from "../../render/render";
 import { GW, PLATFORM } from "./platform-fixtures";
@@ -194,7 +194,7 @@ describe("PlatformRateLimit: the plan", () => {
     });
 });
 
-describe("GlobalRateLimit's side of a platform (components/platform-defaults.ts)", () => {
+describe("GlobalRateLimit's side of a platform (components/global-ratelimit/platform-defaults.ts)", () => {
     const TEAM: GlobalRateLimitArgs = {
         domain: "team-a",
         gateway: { ...GW, virtualHosts: ["a.example.com:8080"] },

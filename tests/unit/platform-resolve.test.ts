@@ -1,14 +1,14 @@
 /**
- * PlatformRateLimit resolved once (components/platform-ratelimit-resolve.ts): the value has every
+ * PlatformRateLimit resolved once (components/platform-ratelimit/resolve.ts): the value has every
  * default filled in and is read-only at every level; refused arguments give problems and no value;
  * the plan is a pure build of the value. (The arguments' JSDoc is generated from the declarations in
  * platform-ratelimit-fields.ts, tests/unit/field-decl.test.ts.)
  */
 import { expect } from "chai";
 import { LimitUnit } from "../../builders/rule-args";
-import { PlatformRateLimitArgs } from "../../components/platform-ratelimit-args.generated";
-import { buildPlatformRateLimit, planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
-import { resolvePlatformRateLimit } from "../../components/platform-ratelimit-resolve";
+import { PlatformRateLimitArgs } from "../../components/platform-ratelimit/args.generated";
+import { buildPlatformRateLimit, planPlatformRateLimit } from "../../components/platform-ratelimit/plan";
+import { resolvePlatformRateLimit } from "../../components/platform-ratelimit/resolve";
 import { frozenCopy } from "../../lib/frozen";
 import { GW, PLATFORM } from "./platform-fixtures";
 

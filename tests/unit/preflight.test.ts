@@ -8,8 +8,8 @@ import { expect } from "chai";
 import { LiveObject, planSharedObjects, sharedObjectRefs } from "../../program/preflight";
 import { classifyNeighbours, meshReachQuery, planMeshReach } from "../../program/mesh-reach";
 import { FilterLayout } from "../../builders/envoy-filters";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit/args.generated";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
 import { LimitUnit } from "../../builders/rule-args";
 import { planOfConfig, resolveSettings } from "../../program/config-args";
 import { MeshRateLimitPlan } from "../../mesh/mesh-plan";
@@ -17,7 +17,7 @@ import { MeshReachState } from "../../program/mesh-reach";
 import { InputError } from "../../lib/problems";
 import { Registration, registerProgram } from "../../render/render";
 import { DEV, render } from "./helpers";
-import { OWNER_ANNOTATION } from "../../components/ownership";
+import { OWNER_ANNOTATION } from "../../components/common/ownership";
 
 /** The stack the offline render runs as (render/render.ts: organization, project, stack "render"). */
 /** The stack the offline render runs as (render/render.ts), with the render's placeholder stack id. */

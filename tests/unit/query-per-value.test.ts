@@ -15,7 +15,7 @@ import { splitLimits } from "../../builders/counter-stores";
 import { ruleSummary } from "../../builders/monitoring";
 import { ambiguousQueryRegex, longQueryValueRegex, queryPresentRegex, trustedQueryValueRegex } from "../../builders/request-match";
 import { LimitUnit, MissingHeader, RateLimitRuleArgs, ValueCharset } from "../../builders/rule-args";
-import { compileGlobalLimits, resolveCheckedLimits } from "../../components/limits-plan";
+import { compileGlobalLimits, resolveCheckedLimits } from "../../components/global-ratelimit/limits-plan";
 import { envoyFirstQueryValue, envoyPercentDecode, fullMatch } from "../../gateway-model/evaluate";
 import { explainWith } from "../../gateway-model/explain";
 import { gatewayModel } from "../../gateway-model/read-rendered";

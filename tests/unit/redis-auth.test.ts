@@ -5,9 +5,9 @@
  */
 import { expect } from "chai";
 import { deployedRedisAuth, redisConnectionEnv } from "../../builders/redis-connection";
-import { resolveGlobalRateLimit } from "../../components/global-ratelimit-resolve";
+import { resolveGlobalRateLimit } from "../../components/global-ratelimit/resolve";
 import { EXT, G, M, REDIS } from "./global-ratelimit-fixtures";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit/args.generated";
 
 /** The resolved value of valid arguments. */
 function resolved(a: GlobalRateLimitArgs) {

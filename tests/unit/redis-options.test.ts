@@ -1,12 +1,12 @@
 /**
- * GlobalRateLimit's `redis` argument (components/redis-options.ts): in-cluster, external,
+ * GlobalRateLimit's `redis` argument (components/service/redis-options.ts): in-cluster, external,
  * Sentinel and Cluster, each case one change from valid arguments, the WHOLE problem list compared.
  * Expected values are written here, not read from the code.
  */
 import { expect } from "chai";
 import { RedisModeName } from "../../builders/redis-connection";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit/args.generated";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
 import { Problem } from "../../lib/problems";
 import {
     ADDRESSES_FIX,
@@ -24,7 +24,7 @@ import {
     SVC,
 } from "./global-ratelimit-fixtures";
 
-describe("GlobalRateLimit's redis argument (components/redis-options.ts): every validation problem, exactly (field, value, problem, fix)", () => {
+describe("GlobalRateLimit's redis argument (components/service/redis-options.ts): every validation problem, exactly (field, value, problem, fix)", () => {
     const cases: [string, GlobalRateLimitArgs, Problem[]][] = [
         // redis: in-cluster
         ["redis in-cluster, explicit, with an image", REDIS({ mode: RedisModeName.InCluster, image: "redis:7" }), []],

@@ -5,13 +5,13 @@
  */
 import { expect } from "chai";
 import { FilterLayout } from "../../builders/envoy-filters";
-import { checkRequestCost, resolveRequestCost } from "../../components/request-cost-checks";
+import { checkRequestCost, resolveRequestCost } from "../../components/rules/request-cost-checks";
 import { costEntries, responseCostPatches, responseCosts } from "../../builders/request-cost";
 import { upToPattern } from "../../builders/request-cost-args";
 import { LIMIT_UNIT_SECONDS, LimitUnit } from "../../builders/rule-args";
-import { compileGlobalLimits } from "../../components/limits-plan";
+import { compileGlobalLimits } from "../../components/global-ratelimit/limits-plan";
 import { configYaml } from "../../builders/ratelimit-config";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
 import { Problem } from "../../lib/problems";
 import { addendOfText, entryCost } from "../../gateway-model/request-cost-model";
 import { formatExplanation } from "../../render/explain-format";

@@ -6,7 +6,7 @@
 import { expect } from "chai";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
 import { methodCondition, queryRegex } from "../../builders/request-match";
-import { compileGlobalLimits } from "../../components/limits-plan";
+import { compileGlobalLimits } from "../../components/global-ratelimit/limits-plan";
 import { explainWith } from "../../gateway-model/explain";
 import { gatewayModel } from "../../gateway-model/read-rendered";
 import { compileFullMatch } from "../../lib/formats";

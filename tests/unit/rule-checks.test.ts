@@ -1,12 +1,12 @@
 /**
- * The rules' checks (components/rule-checks.ts): each problem names the field path, the value and the
+ * The rules' checks (components/rules/rule-checks.ts): each problem names the field path, the value and the
  * fix; every validation problem of a rule, exactly. Expected texts are written here, not read from
  * the code.
  */
 import { expect } from "chai";
 import { LimitUnit, PathKeyMode, PathSpellings, RateLimitRuleArgs } from "../../builders/rule-args";
 import { pathRegex } from "../../builders/rules";
-import { compileGlobalLimits, planGlobalLimits } from "../../components/limits-plan";
+import { compileGlobalLimits, planGlobalLimits } from "../../components/global-ratelimit/limits-plan";
 import { formatArgsProblems, Problem } from "../../lib/problems";
 
 const M = LimitUnit.Minute;
@@ -403,7 +403,7 @@ describe("rules: every validation problem, exactly (field, value, problem, fix)"
     });
 });
 
-describe("rules: each limit resolved once (components/rule-checks.ts resolveLimit)", () => {
+describe("rules: each limit resolved once (components/rules/rule-checks.ts resolveLimit)", () => {
     it("a rule, a named path and every other path: requests, unit, the window in seconds and shadow filled in; the given field left behind", () => {
         const { plan, problems } = planGlobalLimits({
             rules: [{ name: "a", path: { prefix: "/a" }, requestsPerUnit: 5, unit: LimitUnit.Hour, rateLimitHeaders: false }],

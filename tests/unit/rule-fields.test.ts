@@ -1,12 +1,12 @@
 /**
- * The rules' declarations (components/rule-fields.ts): the defaults the resolvers fill in are the
+ * The rules' declarations (components/rules/rule-fields.ts): the defaults the resolvers fill in are the
  * declared ones, and the generated interfaces' docs state them. The expected values are written here
  * too, so a default changed in one place only (the declaration, or a literal back in a resolver) fails.
  */
 import { expect } from "chai";
 import { LimitUnit, MissingHeader, ValueCharset } from "../../builders/rule-args";
-import { planGlobalLimits } from "../../components/limits-plan";
-import { HEADER_MATCH_DEFAULTS, LIMIT_DEFAULTS, PER_PATH_DEFAULTS, QUERY_MATCH_DEFAULTS } from "../../components/rule-fields";
+import { planGlobalLimits } from "../../components/global-ratelimit/limits-plan";
+import { HEADER_MATCH_DEFAULTS, LIMIT_DEFAULTS, PER_PATH_DEFAULTS, QUERY_MATCH_DEFAULTS } from "../../components/rules/rule-fields";
 import { generatedText } from "../../scripts/gen-arg-types";
 import * as path from "path";
 

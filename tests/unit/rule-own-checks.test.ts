@@ -4,13 +4,13 @@
  * value with no other change.
  */
 import { expect } from "chai";
-import { RULE_FIELDS } from "../../components/rule-fields";
-import { RULE_FIELDS_CHECKED_WITH_SIBLINGS, ownRuleFields, validateRule } from "../../components/rule-checks";
+import { RULE_FIELDS } from "../../components/rules/rule-fields";
+import { RULE_FIELDS_CHECKED_WITH_SIBLINGS, ownRuleFields, validateRule } from "../../components/rules/rule-checks";
 import { booleanRule, field } from "../../lib/field-decl";
 import { t } from "../../lib/field-types";
 import { Problem } from "../../lib/problems";
 
-describe("a rule's fields are each checked (components/rule-checks.ts)", () => {
+describe("a rule's fields are each checked (components/rules/rule-checks.ts)", () => {
     it("the fields checked with their siblings are declared fields of the rule, none stale", () => {
         expect([...RULE_FIELDS_CHECKED_WITH_SIBLINGS].filter((k) => !(k in RULE_FIELDS))).to.deep.equal([]);
     });

@@ -13,7 +13,7 @@
  */
 import { expect } from "chai";
 import { LimitUnit, RateLimitRuleArgs, ValueCharset } from "../../builders/rule-args";
-import { compileGlobalLimits } from "../../components/limits-plan";
+import { compileGlobalLimits } from "../../components/global-ratelimit/limits-plan";
 import { explainWith } from "../../gateway-model/explain";
 import { GatewayModel } from "../../gateway-model/model";
 import { gatewayModel } from "../../gateway-model/read-rendered";

@@ -1,6 +1,6 @@
 /** Shadow mode and the Prometheus scrape target, in the builders and in the rendered Deployment. */
 import { expect } from "chai";
-import { prometheusScrapeAnnotations, shadowModeEnv } from "../../components/safe-rollout";
+import { prometheusScrapeAnnotations, shadowModeEnv } from "../../components/service/safe-rollout";
 import { planOfConfig, resolveSettings } from "../../program/config-args";
 
 /** The service settings GlobalRateLimit derives for the dev stack. */

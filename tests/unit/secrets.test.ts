@@ -12,13 +12,13 @@
  *
  * Note: @pulumi/kubernetes 4.25.0's `Secret` class already wraps `data`/`stringData` inputs in
  * `pulumi.secret` and adds the same `additionalSecretOutputs` itself, so removing the option from
- * components/redis.ts alone changes nothing that reaches state today. The program's own option is
+ * components/service/redis.ts alone changes nothing that reaches state today. The program's own option is
  * what keeps the password secret under an SDK that does not do this; one test hides the SDK's
  * addition to check that the program declares it.
  */
 import { expect } from "chai";
 import * as structproto from "google-protobuf/google/protobuf/struct_pb";
-import { PLANNING_MONITOR } from "../../components/ownership";
+import { PLANNING_MONITOR } from "../../components/common/ownership";
 import { MockMonitor } from "@pulumi/pulumi/runtime/mocks";
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { registerProgram } from "../../render/render";
@@ -86,7 +86,7 @@ async function registrations(overrides: Record<string, string>, hideSdkSecretDef
     const proto = MockMonitor.prototype as any;
     const original = proto.registerResource;
     proto.registerResource = function (req: any, callback: (err: any, resp: any) => void) {
-        // The ownership check's construction against its own in-memory monitor (components/ownership.ts
+        // The ownership check's construction against its own in-memory monitor (components/common/ownership.ts
         // plannedObjects) reaches no engine: only the program's own registrations are recorded.
         if (this[PLANNING_MONITOR]) return original.call(this, req, callback);
         const entry: Seen = {

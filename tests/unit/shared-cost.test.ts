@@ -11,8 +11,8 @@
 import { expect } from "chai";
 import * as path from "path";
 import { LimitUnit, RateLimitRuleArgs } from "../../builders/rule-args";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
-import { planPlatformRateLimit } from "../../components/platform-ratelimit-plan";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
+import { planPlatformRateLimit } from "../../components/platform-ratelimit/plan";
 import { explainProgram, ExplainRequest } from "../../prove/api";
 import { formatExplanation } from "../../prove/format";
 import { G } from "./global-ratelimit-fixtures";

@@ -8,8 +8,8 @@
  */
 import { expect } from "chai";
 import { FilterLayout } from "../../builders/envoy-filters";
-import { GlobalRateLimitArgs } from "../../components/global-ratelimit-args.generated";
-import { planGlobalRateLimit } from "../../components/global-ratelimit-plan";
+import { GlobalRateLimitArgs } from "../../components/global-ratelimit/args.generated";
+import { planGlobalRateLimit } from "../../components/global-ratelimit/plan";
 import { LimitUnit } from "../../builders/rule-args";
 import { K8sObject } from "../../lib/k8s-object";
 import { ListenerLayout, answerWith, callsPerService, listenerCalls, listenerModel } from "../../gateway-model/listener";

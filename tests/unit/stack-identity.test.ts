@@ -1,5 +1,5 @@
 /**
- * The stack's own id in the owner annotation (program/stack-identity.ts, components/ownership.ts):
+ * The stack's own id in the owner annotation (program/stack-identity.ts, components/common/ownership.ts):
  * two stacks of the same name in two self-managed backends (both report the organization
  * `organization`) are two owners; the program refuses to run without an id, giving a fresh one in
  * the fix; objects with the id-less owner value of earlier releases are refused with the fix that
@@ -9,8 +9,8 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
-import { LiveObjectMeta, OWNER_ANNOTATION, currentStackOwner, ownerTransformation } from "../../components/ownership";
-import { GlobalRateLimit } from "../../components/global-ratelimit";
+import { LiveObjectMeta, OWNER_ANNOTATION, currentStackOwner, ownerTransformation } from "../../components/common/ownership";
+import { GlobalRateLimit } from "../../components/global-ratelimit/component";
 import { InputError } from "../../lib/problems";
 import { Registration, registerComponents, registerProgram, RenderOptions } from "../../render/render";
 import { planSharedObjects } from "../../program/preflight";

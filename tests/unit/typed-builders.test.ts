@@ -12,8 +12,8 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import * as ts from "typescript";
-import { resolveGlobalRateLimit } from "../../components/global-ratelimit-resolve";
-import { resolvePlatformRateLimit } from "../../components/platform-ratelimit-resolve";
+import { resolveGlobalRateLimit } from "../../components/global-ratelimit/resolve";
+import { resolvePlatformRateLimit } from "../../components/platform-ratelimit/resolve";
 import { G } from "./global-ratelimit-fixtures";
 import { PLATFORM } from "./platform-fixtures";
 
@@ -175,14 +175,14 @@ describe("builders fill no default: they take resolved values (components/ resol
 
 const READONLY_IMPORTS = `
 import * as pulumi from "@pulumi/pulumi";
-import { ResolvedGlobalRateLimit } from "./components/global-ratelimit-resolve";
-import { ResolvedPlatformRateLimit } from "./components/platform-ratelimit-resolve";
+import { ResolvedGlobalRateLimit } from "./components/global-ratelimit/resolve";
+import { ResolvedPlatformRateLimit } from "./components/platform-ratelimit/resolve";
 import { DeepReadonly } from "./lib/frozen";
 declare const g: ResolvedGlobalRateLimit;
 declare const p: ResolvedPlatformRateLimit;
 import { ResolvedBookinfo } from "./builders/bookinfo";
 import { ResolvedManagedApi } from "./builders/managed-api";
-import { ResolvedLocalRateLimit } from "./components/local-ratelimit";
+import { ResolvedLocalRateLimit } from "./components/local-ratelimit/component";
 declare const b: ResolvedBookinfo;
 declare const m: ResolvedManagedApi;
 declare const l: ResolvedLocalRateLimit;

@@ -25,7 +25,7 @@ import {
     trustedQueryValueRegex,
 } from "../../builders/request-match";
 import { ValueCharset } from "../../builders/rule-args";
-import { MAX_QUERY_TEXT } from "../../components/rule-field-checks";
+import { MAX_QUERY_TEXT } from "../../components/rules/rule-field-checks";
 import { probe, re2FullMatch, re2ProgramSizes } from "../re2/probe";
 
 const strict = new TextDecoder("utf-8", { fatal: true });

@@ -5,7 +5,7 @@
  * exists, as a team deployed earlier would have. `--as-update` changes one annotation of it: an update,
  * which the policy then refuses to the team and admits to the platform's identity.
  */
-import { planGlobalRateLimit } from "../../../components/global-ratelimit-plan";
+import { planGlobalRateLimit } from "../../../components/global-ratelimit/plan";
 import { LimitUnit } from "../../../builders/rule-args";
 
 const update = process.argv.includes("--as-update");

@@ -3,8 +3,8 @@
  * the component rendered under Pulumi's mocks, the gateway MODEL (gateway-model/explain.ts, no Envoy here)
  * turning each request into descriptors, the REAL envoyproxy/ratelimit service and Redis deciding.
  */
-import { GlobalRateLimit } from "../../../components/global-ratelimit";
-import { GlobalRateLimitArgs } from "../../../components/global-ratelimit-args.generated";
+import { GlobalRateLimit } from "../../../components/global-ratelimit/component";
+import { GlobalRateLimitArgs } from "../../../components/global-ratelimit/args.generated";
 import { RateLimitRuleArgs } from "../../../builders/rule-args";
 import { ModelRequest } from "../../../gateway-model/model";
 import { explain } from "../../../gateway-model/explain";
