@@ -4,8 +4,12 @@
  * namespace, an EnvoyFilter written by anyone but the platform's identity when it
  * - `platform-filters`: patches, removes, replaces or inserts relative to one of the platform's HTTP
  *   filters, or rewrites the HTTP connection manager or a listener that holds them;
+ * - `platform-filters-unanchored`: an HTTP_FILTER patch on the gateway with no `subFilter` (Istio
+ *   matches it against every HTTP filter, the platform's among them) removing, replacing, merging or
+ *   inserting before, or any INSERT_FIRST;
  * - `platform-per-route`: writes per-route config under the platform's names other than the one
- *   switch a team may write (`FilterConfig { disabled: true }` under the defaults' names);
+ *   switch a team may write (`FilterConfig { disabled: true }` under the defaults' names), at the top
+ *   of a patch value or nested in its `virtual_hosts[]`, their `routes[]` or its `routes[]`;
  * - `defaults-switch-host`: switches the defaults off on a virtual host not assigned to the writer's
  *   namespace (builders/host-ownership-rule.ts, the same assignments written into the CEL);
  * - `platform-names`: takes the platform's names (its EnvoyFilter names, HTTP filter names, domain),
@@ -21,8 +25,8 @@
  * server cannot read routes and Gateways, so it admits a switch on a host assigned to no one (the
  * previews check the route's conditions) and still refuses hosts assigned to another team. Pure.
  */
-import { HCM_FILTER } from "./envoy-types";
-import { camelOf } from "./rendered-config";
+import { HCM_FILTER, ROUTER_FILTER } from "./envoy-types";
+import { camelOf, PER_FILTER_CONFIG_PATHS } from "./rendered-config";
 import { PLATFORM_DOMAIN, PLATFORM_FILTER_NAMES, PLATFORM_OBJECT_PREFIX, PLATFORM_PRE_LIMIT_NAMES } from "./platform-filters";
 
 /** The API version of the policy and its binding (GA since Kubernetes 1.30). */
@@ -77,13 +81,44 @@ const anyValueAt = (path: readonly string[], check?: (at: string) => string): st
     `(${valuePaths(path)
         .map((ps) => `(${hasPath("p", ["patch", "value", ...ps])}${check ? ` && ${check(["p.patch.value", ...ps].join("."))}` : ""})`)
         .join(" || ")})`;
-/** CEL: `check` holds of some spelling of the patch's per-filter config. */
-const anyPerFilter = (check: (m: string) => string): string => anyValueAt(["typed_per_filter_config"], check);
+/** CEL: `check` holds of some value at `path` below `root` (each field under both spellings, `[]`: some element of a list). */
+function anyAt(root: string, path: readonly string[], check: (at: string) => string, depth = 0): string {
+    if (!path.length) return check(root);
+    const [f, ...rest] = path;
+    const each = rest[0] === "[]";
+    const alts = spellings(f!).map((s) => {
+        const at = `${root}.${s}`;
+        const v = `e${depth}`;
+        return each ? `(has(${at}) && ${at}.exists(${v}, ${anyAt(v, rest.slice(1), check, depth + 1)}))` : `(has(${at}) && ${anyAt(at, rest, check, depth)})`;
+    });
+    return `(${alts.join(" || ")})`;
+}
+/**
+ * CEL: `check` holds of some per-filter config the patch value writes, under either spelling, at its
+ * top or nested in its virtual hosts and routes (PER_FILTER_CONFIG_PATHS, the TS rule's own list).
+ */
+const anyPerFilter = (check: (m: string) => string): string =>
+    `(${hasPath("p", ["patch", "value"])} && (${PER_FILTER_CONFIG_PATHS.map((path) => anyAt("p.patch.value", path, check)).join(" || ")}))`;
 const VHOST = `(${hasPath("p", ["match", "routeConfiguration", "vhost", "name"])} ? p.match.routeConfiguration.vhost.name : "")`;
 const HOST = `(${VHOST}.contains(":") ? ${VHOST}.substring(0, ${VHOST}.lastIndexOf(":")) : ${VHOST})`;
 const IS_SWITCH = anyPerFilter((m) => `${list(DEFAULTS_NAMES)}.exists(n, n in ${m})`);
 const NOT_DELETE = `request.operation == "DELETE" || `;
 const who = `"EnvoyFilter " + string(variables.f.metadata.name) + " (written by " + request.userInfo.username + ")"`;
+
+/**
+ * CEL: an HTTP_FILTER patch that reaches the platform's filters without naming them. Istio matches a
+ * patch with no `subFilter` against every HTTP filter of the listener (envoyfilter/listener_patch.go
+ * `httpFilterMatch`): MERGE merges its value into each (its name renames each), REMOVE removes each
+ * where a release applies it filter by filter, REPLACE has no single target; INSERT_BEFORE without
+ * one goes first, as INSERT_FIRST always does (ahead of the platform's filters). ADD and INSERT_AFTER
+ * without one append after every filter. Only a context that reaches the gateway (GATEWAY, ANY or
+ * none given) is judged.
+ */
+function unanchoredHttpFilter(op: string, applyTo: string): string {
+    const ctx = `(${hasPath("p", ["match", "context"])} ? p.match.context : "ANY")`;
+    const noSub = `!(${hasPath("p", ["match", "listener", "filterChain", "filter", "subFilter", "name"])})`;
+    return `(${applyTo} == "HTTP_FILTER" && ${ctx} in ["GATEWAY", "ANY"] && ((${op} in ["REMOVE", "REPLACE", "MERGE", "INSERT_BEFORE"] && ${noSub}) || ${op} == "INSERT_FIRST"))`;
+}
 
 /** The CEL of a host the writer may switch the defaults off on. */
 function hostAllowed(routeBound: boolean): string {
@@ -101,6 +136,7 @@ export function admissionRules(o: AdmissionPolicyOptions): AdmissionRule[] {
         `(${applyTo} == "NETWORK_FILTER" && ${hcm} && (${op} in ["REMOVE", "REPLACE"] || ` +
         `${anyValueAt(["typed_config", "http_filters"])})) || ` +
         `(${applyTo} in ["LISTENER", "FILTER_CHAIN"] && ${op} == "REPLACE")`;
+    const everyFilter = unanchoredHttpFilter(op, applyTo);
     const perRouteBad = anyPerFilter(
         (m) =>
             `(${list(OVERRIDES_NAMES)}.exists(n, n in ${m}) || ` +
@@ -129,9 +165,14 @@ export function admissionRules(o: AdmissionPolicyOptions): AdmissionRule[] {
             messageExpression: `"rule platform-filters: " + ${who} + " removes, replaces, patches or reorders the platform's rate-limit filters (a patch anchored on one of them, or one that rewrites the HTTP connection manager or the listener holding them); fix: anchor your own filter on envoy.filters.http.router and leave the platform's filters and listeners as they are"`,
         },
         {
+            name: "platform-filters-unanchored",
+            expression: `${NOT_DELETE}!variables.patches.exists(p, ${everyFilter})`,
+            messageExpression: `"rule platform-filters-unanchored: " + ${who} + " has an HTTP_FILTER patch on the gateway with no subFilter, which Istio matches against every HTTP filter of the listener, the platform's rate-limit filters among them (MERGE merges into each, REMOVE and REPLACE reach them, INSERT_BEFORE without one is INSERT_FIRST: before them); fix: name the HTTP filter it applies to in match.listener.filterChain.filter.subFilter.name (one of your own, or ${ROUTER_FILTER} to insert before the router), or use ADD or INSERT_AFTER"`,
+        },
+        {
             name: "platform-per-route",
             expression: `${NOT_DELETE}!variables.patches.exists(p, ${perRouteBad})`,
-            messageExpression: `"rule platform-per-route: " + ${who} + " writes per-route config under the platform's filter names other than the defaults switch (FilterConfig disabled: true under the defaults' names); the overrides cannot be turned off or loosened; fix: remove that typed_per_filter_config (or typedPerFilterConfig) entry"`,
+            messageExpression: `"rule platform-per-route: " + ${who} + " writes per-route config under the platform's filter names other than the defaults switch (FilterConfig disabled: true under the defaults' names); the overrides cannot be turned off or loosened; fix: remove that typed_per_filter_config (or typedPerFilterConfig) entry, at the top of the patch value or nested in its virtual_hosts[] or routes[]"`,
         },
         {
             name: "defaults-switch-host",

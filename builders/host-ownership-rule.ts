@@ -176,7 +176,8 @@ const DEFAULTS_NAMES: readonly string[] = [PLATFORM_FILTER_NAMES.defaults, PLATF
  * The switches of the platform's defaults in `envoyFilters` (any patch writing a per-route config
  * under the defaults' names), with the writer each names. The patches are read through the one
  * reader, and a patch's per-filter config under either spelling (`typed_per_filter_config`,
- * `typedPerFilterConfig`: Istio takes both) makes it a switch.
+ * `typedPerFilterConfig`: Istio takes both), at the top of its value or nested in the value's
+ * `virtual_hosts[]`, their `routes[]` or its `routes[]`, makes it a switch on the patch's virtual host.
  */
 export function teamSwitches(envoyFilters: any[]): TeamSwitch[] {
     const out: TeamSwitch[] = [];
@@ -185,7 +186,7 @@ export function teamSwitches(envoyFilters: any[]): TeamSwitch[] {
         const own = patches.map((p) => p.name).find((n) => typeof n === "string" && n.startsWith(`${RATELIMIT_FILTER}/`));
         const team = own?.split("/")[1];
         for (const p of patches) {
-            if (!p.typedPerFilterConfigSpellings.some((perFilter) => DEFAULTS_NAMES.some((n) => perFilter[n] !== undefined))) continue;
+            if (!p.perFilterConfigs.some((perFilter) => DEFAULTS_NAMES.some((n) => perFilter[n] !== undefined))) continue;
             out.push({ envoyFilter: namespacedName(p.envoyFilter), ...(team ? { team } : {}), virtualHost: String(p.virtualHost ?? "") });
         }
     }

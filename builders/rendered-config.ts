@@ -40,6 +40,32 @@ export function fieldSpellings(o: any, snake: string): any[] {
     return [...new Set([snake, camelOf(snake)])].map((k) => o[k]).filter((v) => v !== undefined);
 }
 
+/**
+ * Where a patch value can hold per-filter config (snake_case; `[]`: each element of a list): at its
+ * top (a virtual host's or a route's own), in a ROUTE_CONFIGURATION value's virtual hosts and their
+ * routes, and in a VIRTUAL_HOST value's routes. Istio merges each into the route configuration, so
+ * every one of them can switch off or override an HTTP filter on the routes it reaches.
+ */
+export const PER_FILTER_CONFIG_PATHS: readonly (readonly string[])[] = [
+    ["typed_per_filter_config"],
+    ["virtual_hosts", "[]", "typed_per_filter_config"],
+    ["virtual_hosts", "[]", "routes", "[]", "typed_per_filter_config"],
+    ["routes", "[]", "typed_per_filter_config"],
+];
+
+/** Every value at `path` below `o`, each field under either spelling (`fieldSpellings`), each list element for `[]`. */
+function valuesAt(o: any, path: readonly string[]): any[] {
+    if (!path.length) return [o];
+    const [f, ...rest] = path;
+    if (f === "[]") return Array.isArray(o) ? o.flatMap((e) => valuesAt(e, rest)) : [];
+    return fieldSpellings(o, f!).flatMap((v) => valuesAt(v, rest));
+}
+
+/** Every per-filter config map a patch value writes, at its top or nested (PER_FILTER_CONFIG_PATHS), under either spelling. */
+export function perFilterConfigsIn(value: any): Record<string, any>[] {
+    return PER_FILTER_CONFIG_PATHS.flatMap((path) => valuesAt(value, path)).filter((m) => m !== null && typeof m === "object" && !Array.isArray(m));
+}
+
 /** protobuf JSON (camelCase) → the snake_case field names of the rendered filters, at every depth (`@type` kept). */
 export function snakeKeys(o: any): any {
     if (Array.isArray(o)) return o.map(snakeKeys);
@@ -87,6 +113,8 @@ export interface RenderedPatch {
     typedPerFilterConfig: Record<string, any>;
     /** Every `typed_per_filter_config` written, under either spelling (`[]` without one): what a judge reads (`fieldSpellings`). */
     typedPerFilterConfigSpellings: Record<string, any>[];
+    /** Every per-filter config the value writes, at its top or nested in its virtual hosts and routes, either spelling (`perFilterConfigsIn`): what the ownership rule judges. */
+    perFilterConfigs: Record<string, any>[];
     /** `patch.value.response_headers_to_add`, as written. */
     responseHeadersToAdd?: any;
 }
@@ -124,6 +152,7 @@ function readPatch(f: RenderedFilter, p: any): RenderedPatch {
         ...(Array.isArray(rateLimits) ? { rateLimits } : {}),
         typedPerFilterConfig: field(value, "typed_per_filter_config") ?? {},
         typedPerFilterConfigSpellings: fieldSpellings(value, "typed_per_filter_config").filter((m) => m !== null && typeof m === "object"),
+        perFilterConfigs: perFilterConfigsIn(value),
         ...optional("responseHeadersToAdd", field(value, "response_headers_to_add")),
     };
 }

@@ -147,7 +147,7 @@ describe("cluster: the platform's admission policy on the real kube-apiserver (i
         await Promise.all([GW_NS, TEAM_A, TEAM_B].map((ns) => deleteNamespace(ns)));
     });
 
-    it("the API server holds the policy and its binding as rendered (four rules, Deny, the gateway's namespace)", () => {
+    it("the API server holds the policy and its binding as rendered (five rules, Deny, the gateway's namespace)", () => {
         const p = JSON.parse(kubectl(["get", "validatingadmissionpolicy", PLATFORM.admission!.policy.metadata.name, "-o", "json"]));
         expect(p.spec.validations.map((v: any) => v.expression)).to.deep.equal(PLATFORM.admission!.policy.spec.validations.map((v: any) => v.expression));
         const b = JSON.parse(kubectl(["get", "validatingadmissionpolicybinding", PLATFORM.admission!.binding.metadata.name, "-o", "json"]));
@@ -333,11 +333,12 @@ describe("cluster: the platform's admission policy on the real kube-apiserver (i
     });
 
     it("the CRD keeps no snake_case match field (server-side apply refuses `filter_chain`, a create without validation drops it), so the match has one spelling; control: filterChain is kept", () => {
-        const anchored = (listener: unknown) =>
+        // ADD: admitted with or without a subFilter (a REMOVE whose subFilter is dropped would match every HTTP filter, below).
+        const anchored = (listener: unknown, operation = "ADD") =>
             JSON.stringify(
                 envoyFilter("match-spelling", {
                     ...selector,
-                    configPatches: [{ applyTo: "HTTP_FILTER", match: { context: "GATEWAY", listener }, patch: { operation: "REMOVE" } }],
+                    configPatches: [{ applyTo: "HTTP_FILTER", match: { context: "GATEWAY", listener }, patch: { operation } }],
                 }),
             );
         const snake = { filter_chain: { filter: { sub_filter: { name: "envoy.filters.http.router" } } } };
@@ -351,6 +352,9 @@ describe("cluster: the platform's admission policy on the real kube-apiserver (i
             return spec;
         };
         expect(stored(snake)).to.not.include("filter_chain");
+        const removeAll = kubectlRaw(["create", "--validate=false", "-f", "-"], anchored(snake, "REMOVE"));
+        expect(removeAll.status, "a REMOVE whose snake_case subFilter is dropped was admitted").to.not.equal(0);
+        expect(removeAll.stderr).to.include("rule platform-filters-unanchored:");
         expect(stored({ filterChain: { filter: { subFilter: { name: "envoy.filters.http.router" } } } })).to.include("subFilter");
     });
 

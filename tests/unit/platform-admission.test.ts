@@ -32,6 +32,7 @@ describe("PlatformRateLimit: the admission policy it installs", () => {
         expect(a.policy.spec.validations.map((v: any) => v.messageExpression.match(/rule ([a-z-]+):/)[1])).to.deep.equal([
             "platform-names",
             "platform-filters",
+            "platform-filters-unanchored",
             "platform-per-route",
             "defaults-switch-host",
         ]);
