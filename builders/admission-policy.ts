@@ -99,7 +99,9 @@ function anyAt(root: string, path: readonly string[], check: (at: string) => str
  */
 const anyPerFilter = (check: (m: string) => string): string =>
     `(${hasPath("p", ["patch", "value"])} && (${PER_FILTER_CONFIG_PATHS.map((path) => anyAt("p.patch.value", path, check)).join(" || ")}))`;
-const VHOST = `(${hasPath("p", ["match", "routeConfiguration", "vhost", "name"])} ? p.match.routeConfiguration.vhost.name : "")`;
+// A ROUTE_CONFIGURATION patch is merged into the whole route configuration: Istio ignores its
+// vhost match (pilot/pkg/networking/core/envoyfilter/rc_patch.go routeConfigurationMatch), so it is on every host.
+const VHOST = `(has(p.applyTo) && p.applyTo == "ROUTE_CONFIGURATION" ? "" : ${hasPath("p", ["match", "routeConfiguration", "vhost", "name"])} ? p.match.routeConfiguration.vhost.name : "")`;
 const HOST = `(${VHOST}.contains(":") ? ${VHOST}.substring(0, ${VHOST}.lastIndexOf(":")) : ${VHOST})`;
 const IS_SWITCH = anyPerFilter((m) => `${list(DEFAULTS_NAMES)}.exists(n, n in ${m})`);
 const NOT_DELETE = `request.operation == "DELETE" || `;

@@ -138,8 +138,10 @@ export function hostOwners(host: string, view: OwnershipView): HostOwners {
 export function switchRefusal(team: string, virtualHost: string, view: OwnershipView): { reason: string; fix: string } | undefined {
     if (virtualHost === "")
         return {
-            reason: "it names no virtual host, so it would switch the platform's defaults off on every host of the gateway",
-            fix: "name the team's own virtual hosts (<host>:<port>), each assigned to the team by the platform",
+            reason:
+                "it names no virtual host, or is a ROUTE_CONFIGURATION patch (which Istio merges into every virtual host, whatever its match names), " +
+                "so it would switch the platform's defaults off on every host of the gateway",
+            fix: "use a VIRTUAL_HOST or HTTP_ROUTE patch naming the team's own virtual hosts (<host>:<port>), each assigned to the team by the platform",
         };
     const host = hostOfVirtualHost(virtualHost);
     const owners = hostOwners(host, view);
@@ -187,7 +189,9 @@ export function teamSwitches(envoyFilters: any[]): TeamSwitch[] {
         const team = own?.split("/")[1];
         for (const p of patches) {
             if (!p.perFilterConfigs.some((perFilter) => DEFAULTS_NAMES.some((n) => perFilter[n] !== undefined))) continue;
-            out.push({ envoyFilter: namespacedName(p.envoyFilter), ...(team ? { team } : {}), virtualHost: String(p.virtualHost ?? "") });
+            // A ROUTE_CONFIGURATION patch merges into the whole route configuration: Istio ignores its vhost match, so it is on every host.
+            const virtualHost = p.applyTo === "ROUTE_CONFIGURATION" ? "" : String(p.virtualHost ?? "");
+            out.push({ envoyFilter: namespacedName(p.envoyFilter), ...(team ? { team } : {}), virtualHost });
         }
     }
     return out;
