@@ -15,7 +15,16 @@ import { expect } from "chai";
 import { planPlatformRateLimit } from "../../components/platform-ratelimit/plan";
 import { LimitUnit } from "../../builders/rule-args";
 import { PLATFORM_FILTER_NAMES } from "../../builders/platform-filters";
-import { deleteNamespace, ensureNamespace, kubectl, kubectlRaw, waitFor } from "./kube";
+import { deleteNamespace, ensureNamespace, kubectlRaw, waitFor } from "./kube";
+import {
+    Identity,
+    apply,
+    applyAs as applyAsIdentity,
+    deployerSubject,
+    expectAdmitted,
+    expectRefused as expectRefusedBy,
+    grantEnvoyFilterWrites,
+} from "./admission-kit";
 
 const tag = `${process.pid}`;
 const GW_NS = `adn-gw-${tag}`;
@@ -23,14 +32,9 @@ const TEAM_A = `adn-a-${tag}`;
 const LABELS = { istio: `adn-gw-${tag}` };
 const PLATFORM_GROUP = `adn-platform-${tag}`;
 const ROLE = `adn-envoyfilters-${tag}`;
-const TEAM = { user: `system:serviceaccount:${TEAM_A}:deployer`, groups: [] as string[] };
+const TEAM: Identity = { user: `system:serviceaccount:${TEAM_A}:deployer`, groups: [] };
 
-const apply = (o: unknown) => kubectl(["apply", "--server-side", "--field-manager=mesh-rl-cluster-test", "-f", "-"], JSON.stringify(o));
-const applyAs = (id: { user: string; groups: string[] }, o: unknown) =>
-    kubectlRaw(
-        ["--as", id.user, ...id.groups.flatMap((g) => ["--as-group", g]), "apply", "--server-side", "--force-conflicts", "--field-manager=adn-test", "-f", "-"],
-        JSON.stringify(o),
-    );
+const applyAs = (id: Identity, o: unknown) => applyAsIdentity(id, o, "adn-test");
 const selector = { workloadSelector: { labels: LABELS } };
 const envoyFilter = (name: string, configPatches: unknown[]) => ({
     apiVersion: "networking.istio.io/v1alpha3",
@@ -74,30 +78,13 @@ function httpFilterPatch(operation: string, subFilter?: string) {
     };
 }
 
-function expectRefused(r: { status: number; stderr: string }, rule: string): void {
-    expect(r.status, `admitted, expected rule ${rule}`).to.not.equal(0);
-    expect(r.stderr).to.include(`ValidatingAdmissionPolicy '${PLATFORM.admission!.policy.metadata.name}'`);
-    expect(r.stderr).to.include(`rule ${rule}:`).and.include("fix:");
-}
-const expectAdmitted = (r: { status: number; stderr: string }) => expect(r.status, r.stderr).to.equal(0);
+const expectRefused = (r: { status: number; stderr: string }, rule: string) => expectRefusedBy(r, rule, PLATFORM.admission!.policy.metadata.name);
 
 describe("cluster: the platform's admission policy on the real kube-apiserver: nested per-filter config, HTTP_FILTER patches without a subFilter", function () {
     this.timeout(180_000);
     before(async () => {
         for (const ns of [GW_NS, TEAM_A]) ensureNamespace(ns);
-        apply({
-            apiVersion: "rbac.authorization.k8s.io/v1",
-            kind: "ClusterRole",
-            metadata: { name: ROLE },
-            rules: [{ apiGroups: ["networking.istio.io"], resources: ["envoyfilters"], verbs: ["get", "list", "create", "update", "patch", "delete"] }],
-        });
-        apply({
-            apiVersion: "rbac.authorization.k8s.io/v1",
-            kind: "RoleBinding",
-            metadata: { name: ROLE, namespace: GW_NS },
-            roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: ROLE },
-            subjects: [{ kind: "ServiceAccount", name: "deployer", namespace: TEAM_A }],
-        });
+        grantEnvoyFilterWrites(ROLE, GW_NS, [deployerSubject(TEAM_A)]);
         expect(PLATFORM.problems).to.deep.equal([]);
         apply(PLATFORM.admission!.policy);
         apply(PLATFORM.admission!.binding);

@@ -17,6 +17,15 @@ import { readForeignSwitches } from "../../components/platform-ratelimit/platfor
 import { LimitUnit } from "../../builders/rule-args";
 import { PLATFORM_FILTER_NAMES } from "../../builders/platform-filters";
 import { deleteNamespace, ensureNamespace, kubectl, kubectlRaw, waitFor } from "./kube";
+import {
+    Identity,
+    apply,
+    applyAs as applyAsIdentity,
+    deployerSubject,
+    expectAdmitted,
+    expectRefused as expectRefusedBy,
+    grantEnvoyFilterWrites,
+} from "./admission-kit";
 
 const tag = `${process.pid}`;
 const GW_NS = `adm-gw-${tag}`;
@@ -29,14 +38,7 @@ const sa = (ns: string) => `system:serviceaccount:${ns}:deployer`;
 const PLATFORM_ID = { user: `platform-deployer-${tag}`, groups: [PLATFORM_GROUP] };
 const teamId = (ns: string) => ({ user: sa(ns), groups: [] as string[] });
 
-type Identity = { user: string; groups: string[] };
-const apply = (o: unknown) => kubectl(["apply", "--server-side", "--field-manager=mesh-rl-cluster-test", "-f", "-"], JSON.stringify(o));
-/** `kubectl apply` as an impersonated identity; never throws. */
-const applyAs = (id: Identity, o: unknown) =>
-    kubectlRaw(
-        ["--as", id.user, ...id.groups.flatMap((g) => ["--as-group", g]), "apply", "--server-side", "--force-conflicts", "--field-manager=adm-test", "-f", "-"],
-        JSON.stringify(o),
-    );
+const applyAs = (id: Identity, o: unknown) => applyAsIdentity(id, o, "adm-test");
 const deleteAs = (id: Identity, name: string) =>
     kubectlRaw(["--as", id.user, ...id.groups.flatMap((g) => ["--as-group", g]), "delete", "envoyfilter.networking.istio.io", name, "-n", GW_NS]);
 const envoyFilter = (name: string, spec: unknown, annotations?: Record<string, string>) => ({
@@ -96,37 +98,18 @@ const DISABLED = { "@type": "type.googleapis.com/envoy.config.route.v3.FilterCon
 const selector = { workloadSelector: { labels: LABELS } };
 
 /** The refusal of one kubectl call: its rule named, with a fix (the test fails on an admitted call). */
-function expectRefused(r: { status: number; stderr: string }, rule: string): void {
-    expect(r.status, `admitted, expected rule ${rule}`).to.not.equal(0);
-    expect(r.stderr).to.include(`ValidatingAdmissionPolicy '${PLATFORM.admission!.policy.metadata.name}'`);
-    expect(r.stderr).to.include(`rule ${rule}:`).and.include("fix:");
-}
-function expectAdmitted(r: { status: number; stderr: string }): void {
-    expect(r.status, r.stderr).to.equal(0);
-}
+const expectRefused = (r: { status: number; stderr: string }, rule: string) => expectRefusedBy(r, rule, PLATFORM.admission!.policy.metadata.name);
 
 describe("cluster: the platform's admission policy on the real kube-apiserver (impersonating teams)", function () {
     this.timeout(180_000);
     before(async () => {
         for (const ns of [GW_NS, TEAM_A, TEAM_B]) ensureNamespace(ns);
-        apply({
-            apiVersion: "rbac.authorization.k8s.io/v1",
-            kind: "ClusterRole",
-            metadata: { name: ROLE },
-            rules: [{ apiGroups: ["networking.istio.io"], resources: ["envoyfilters"], verbs: ["get", "list", "create", "update", "patch", "delete"] }],
-        });
-        apply({
-            apiVersion: "rbac.authorization.k8s.io/v1",
-            kind: "RoleBinding",
-            metadata: { name: ROLE, namespace: GW_NS },
-            roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: ROLE },
-            subjects: [
-                { kind: "ServiceAccount", name: "deployer", namespace: TEAM_A },
-                { kind: "ServiceAccount", name: "deployer", namespace: TEAM_B },
-                { kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "alice" },
-                { kind: "Group", apiGroup: "rbac.authorization.k8s.io", name: PLATFORM_GROUP },
-            ],
-        });
+        grantEnvoyFilterWrites(ROLE, GW_NS, [
+            deployerSubject(TEAM_A),
+            deployerSubject(TEAM_B),
+            { kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "alice" },
+            { kind: "Group", apiGroup: "rbac.authorization.k8s.io", name: PLATFORM_GROUP },
+        ]);
         expect(PLATFORM.problems).to.deep.equal([]);
         // A team deployed before the policy: its switch on a host assigned to no one is written while nothing refuses it.
         expectAdmitted(applyAs(teamId(TEAM_B), earlyFilter()));
