@@ -49,7 +49,9 @@ describe("consumer: the packed package installed into a user's empty program (th
         // Compiled code only from the package's folders: nothing of the program (program/, cluster/, render/, main).
         const compiled = tarFiles.filter((f) => f.startsWith("dist/"));
         expect(
-            compiled.filter((f) => !/^dist\/(index\.(js|d\.ts)|(lib|builders|mesh|gateway-model|prove)\/[^/]+\.(js|d\.ts)|components\/[a-z-]+\/[^/]+\.(js|d\.ts))$/.test(f)),
+            compiled.filter(
+                (f) => !/^dist\/(index\.(js|d\.ts)|(lib|builders|mesh|gateway-model|prove)\/[^/]+\.(js|d\.ts)|components\/[a-z-]+\/[^/]+\.(js|d\.ts))$/.test(f),
+            ),
         ).to.deep.equal([]);
         expect(compiled.filter((f) => f.startsWith("dist/mesh/")).length).to.be.greaterThan(0);
         expect(packedPkg.main).to.equal("dist/index.js");
