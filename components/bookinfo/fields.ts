@@ -3,7 +3,7 @@
  * documentation, default, rule, where they go and the stack's key; `routes` with its documentation
  * and type (its default is the specification's split, built from the stack's paths). The resolve
  * (bookinfo-resolve.ts) reads these rules and defaults, MeshRateLimit's `bookinfo` takes the same
- * defaults, and components/bookinfo/args.generated.ts is generated from these tables (`npm run gen:arg-types`). Pure.
+ * defaults, and components/bookinfo/args.generated.ts is generated from these tables (`npm run gen`). Pure.
  */
 import { ArgInterface, customRule, dnsNameRule, field, nested, oneOfRule, wholeNumberRule, takenAsGiven } from "../../lib/field-decl";
 import { isGatewayHost } from "../../lib/formats";

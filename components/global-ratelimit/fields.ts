@@ -3,7 +3,7 @@
  * documentation, default, rule, where they go and the stack's key that sets them; the nested ones
  * with their documentation and their hand-written type. The checks run these rules, the plan and
  * the stack read these defaults, and components/global-ratelimit/args.generated.ts is generated from these
- * tables (`npm run gen:arg-types`), so an argument's JSDoc is never written by hand. Pure.
+ * tables (`npm run gen`), so an argument's JSDoc is never written by hand. Pure.
  */
 import { CounterStore } from "../../builders/counter-stores";
 import { ErrorStatus, FilterLayout, RateLimitHeaders } from "../../builders/filter-choices";
@@ -258,7 +258,7 @@ export const GLOBAL_ARGS_FIELDS = {
 
 /**
  * The argument interfaces generated from these tables (components/global-ratelimit/args.generated.ts, by
- * `npm run gen:arg-types`), in the file's order: each one's documentation and its fields' table.
+ * `npm run gen`), in the file's order: each one's documentation and its fields' table.
  */
 export const GLOBAL_ARG_INTERFACES: readonly ArgInterface[] = [
     { name: "RateLimitServiceOptionsArgs", doc: "The envoyproxy/ratelimit service.", fields: SERVICE_FIELDS },

@@ -1,7 +1,7 @@
 /**
  * The fields of GlobalRateLimit's `accessLog` and of its secret headers, each declared once
  * (lib/field-decl.ts); components/global-ratelimit/gateway-access-log-args.generated.ts is generated from these tables
- * (`npm run gen:arg-types`). gateway-access-log.ts runs the rules and reads the defaults; the header
+ * (`npm run gen`). gateway-access-log.ts runs the rules and reads the defaults; the header
  * lists, checked against each other, stay checked there. Pure.
  */
 import { checkedWith, crossCheck } from "../../lib/cross-checks";

@@ -1,6 +1,6 @@
 /**
  * The fields of GlobalRateLimit's `gateway`, each declared once (lib/field-decl.ts);
- * components/global-ratelimit/gateway-target-args.generated.ts is generated from this table (`npm run gen:arg-types`).
+ * components/global-ratelimit/gateway-target-args.generated.ts is generated from this table (`npm run gen`).
  * gateway-target.ts runs the rules and reads the defaults; the fields checked with their siblings
  * (the pods by selector or by Gateway name, the virtual hosts with `allVirtualHosts`) stay checked
  * there. Pure.

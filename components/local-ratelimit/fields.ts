@@ -3,7 +3,7 @@
  * rule, where they go and, for the bucket's options MeshRateLimit's `local` takes too, the stack's
  * key that sets them. LocalRateLimit's resolve (local-ratelimit.ts) runs these rules and reads these
  * defaults, MeshRateLimit's checks and defaults read the bucket's options from here, and
- * components/local-ratelimit/args.generated.ts is generated from these tables (`npm run gen:arg-types`). Pure.
+ * components/local-ratelimit/args.generated.ts is generated from these tables (`npm run gen`). Pure.
  */
 import { FilterLayout, RateLimitHeaders } from "../../builders/filter-choices";
 import { ArgInterface, Rule, booleanRule, customRule, field, oneOfRule, protoDurationRule, wholeNumberRule, withFallback } from "../../lib/field-decl";

@@ -2,7 +2,7 @@
  * ManagedApi's fields, each declared once (lib/field-decl.ts): documentation, default, rule, where
  * the value goes and the stack's key. The resolve (managed-api-resolve.ts) and MeshRateLimit's
  * checks run these rules and read these defaults, and components/managed-api/args.generated.ts is generated
- * from these tables (`npm run gen:arg-types`). Each rule has one message and a fix in every style;
+ * from these tables (`npm run gen`). Each rule has one message and a fix in every style;
  * MeshRateLimit reports them under `managedApi.`. Pure.
  */
 import { isDnsName } from "../../lib/dns-names";

@@ -1,7 +1,7 @@
 /**
  * MeshMutualTls's fields, each declared once (lib/field-decl.ts): their documentation, default, rule
  * and where they go. MeshMutualTls's resolve (mesh-mtls.ts) runs these rules and reads these
- * defaults, and components/mesh-mtls/args.generated.ts is generated from this table (`npm run gen:arg-types`).
+ * defaults, and components/mesh-mtls/args.generated.ts is generated from this table (`npm run gen`).
  * The stack sets none of them by a key of its own: its keys set MeshRateLimit's fields (`mesh.*`). Pure.
  */
 import { ArgInterface, Rule, customRule, field, oneOfRule, takenAsGiven } from "../../lib/field-decl";

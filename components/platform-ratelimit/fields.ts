@@ -3,7 +3,7 @@
  * documentation, default, rule and where they go; the nested ones with their documentation and
  * type. The resolve (platform-ratelimit-resolve.ts) reads these rules and defaults, nothing below
  * it fills a default, and components/platform-ratelimit/args.generated.ts is generated from these tables
- * (`npm run gen:arg-types`). The service's other settings, Redis and the monitoring are
+ * (`npm run gen`). The service's other settings, Redis and the monitoring are
  * GlobalRateLimit's (their defaults are its own). Pure.
  */
 import { RateLimitHeaders } from "../../builders/filter-choices";

@@ -1,6 +1,6 @@
 /**
  * The fields of a rule's `clientCidr`, each declared once (lib/field-decl.ts);
- * builders/client-cidr-args.generated.ts is generated from this table (`npm run gen:arg-types`).
+ * builders/client-cidr-args.generated.ts is generated from this table (`npm run gen`).
  * client-cidr-checks.ts runs the rules; the CIDRs (exactly one of `cidr`, `cidrs`, none
  * overlapping another) stay checked there, together. Pure.
  */

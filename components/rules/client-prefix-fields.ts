@@ -1,7 +1,7 @@
 /**
  * The fields of `clientPrefix` (GlobalRateLimit's, PlatformRateLimit's limits'), each declared once
  * (lib/field-decl.ts); builders/client-prefix-args.generated.ts is generated from this table
- * (`npm run gen:arg-types`). Pure.
+ * (`npm run gen`). Pure.
  */
 import { ArgInterface, defaultsOf, field, wholeNumberRule } from "../../lib/field-decl";
 import { t } from "../../lib/field-types";

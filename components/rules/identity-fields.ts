@@ -1,6 +1,6 @@
 /**
  * The fields of a rule's `identity` and of its `jwt`, each declared once (lib/field-decl.ts);
- * builders/identity-arg-types.generated.ts is generated from these tables (`npm run gen:arg-types`).
+ * builders/identity-arg-types.generated.ts is generated from these tables (`npm run gen`).
  * identity-checks.ts runs the rules (the checks of each field are there) and `resolveIdentity`
  * fills the defaults from here. Pure.
  */

@@ -2,7 +2,7 @@
  * The fields of two lists MeshRateLimit and Bookinfo take whole: a VirtualService HTTP route of the
  * bookinfo sample (`HttpRouteArgs`) and an entry of the rate-limit service's descriptor list
  * (`DescriptorArgs`), each declared once (lib/field-decl.ts); components/common/mesh-route-args.generated.ts is
- * generated from these tables (`npm run gen:arg-types`) and components/common/mesh-enums.ts exports it
+ * generated from these tables (`npm run gen`) and components/common/mesh-enums.ts exports it
  * again. Each list is checked whole, an entry with the others (components/bookinfo/resolve.ts
  * `routeProblems`, mesh/field-reader.ts `readDescriptors`): the rules here say so. Pure.
  */

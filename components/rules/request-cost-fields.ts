@@ -1,6 +1,6 @@
 /**
  * The fields of a rule's `cost`, each declared once (lib/field-decl.ts);
- * builders/request-cost-arg-types.generated.ts is generated from this table (`npm run gen:arg-types`).
+ * builders/request-cost-arg-types.generated.ts is generated from this table (`npm run gen`).
  * request-cost-checks.ts runs the rules and `resolveRequestCost` fills `missingCost` from here; which
  * kind of cost is given, and `maxCost` against its siblings, stay checked there. Pure.
  */

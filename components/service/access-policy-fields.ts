@@ -1,6 +1,6 @@
 /**
  * The fields of GlobalRateLimit's `accessPolicy`, each declared once (lib/field-decl.ts);
- * components/service/access-policy-args.generated.ts is generated from this table (`npm run gen:arg-types`). Pure.
+ * components/service/access-policy-args.generated.ts is generated from this table (`npm run gen`). Pure.
  */
 import { ArgInterface, customRule, field } from "../../lib/field-decl";
 import { fieldProblem } from "../../lib/field-checks";

@@ -4,7 +4,7 @@
  * rule, where it goes, the stack's key. The service's tuning options are the ones it reads as
  * environment variables as they are, and `prometheus` and `shadowMode` (which switch several:
  * ratelimit-service.ts, safe-rollout.ts). The argument interfaces are generated from these
- * (`npm run gen:arg-types`). Pure.
+ * (`npm run gen`). Pure.
  */
 import { ErrorStatus } from "../../builders/filter-choices";
 import { MAX_COUNTED_PATH_BYTES } from "../../builders/counter-stores";

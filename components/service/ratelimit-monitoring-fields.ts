@@ -3,7 +3,7 @@
  * options), each declared once (lib/field-decl.ts): documentation, default, rule, where it goes,
  * the stack's key. A selector's rule suggests the selector derived from the service or gateway, so
  * its check stays with them (ratelimit-monitoring.ts) and is stated here in words.
- * components/service/ratelimit-monitoring-args.generated.ts is generated from these tables (`npm run gen:arg-types`). Pure.
+ * components/service/ratelimit-monitoring-args.generated.ts is generated from these tables (`npm run gen`). Pure.
  */
 import { checkedWith, crossCheck } from "../../lib/cross-checks";
 import { LOCAL_STAT_PREFIX } from "../../builders/envoy-types";

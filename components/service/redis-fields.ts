@@ -3,7 +3,7 @@
  * (lib/field-decl.ts): documentation, default, rule, where it goes, the stack's key. A rule that
  * depends on the mode (which fields an existing Redis takes, how many addresses) stays with the
  * mode's checks (redis-options.ts) and is stated here in words. components/service/redis-options-args.generated.ts
- * is generated from these tables (`npm run gen:arg-types`). Pure.
+ * is generated from these tables (`npm run gen`). Pure.
  */
 import { checkedWith, crossCheck } from "../../lib/cross-checks";
 import { REDIS_MAXMEMORY_SHARE, REDIS_MEMORY_LIMIT, REDIS_MEMORY_LIMIT_BYTES, redisMemoryBytes } from "../../builders/failure-bounds";
