@@ -12,7 +12,7 @@ import { BOOKINFO_OPTIONS_FIELDS } from "../components/bookinfo/fields";
 import { LOCAL_BUCKET_FIELDS } from "../components/local-ratelimit/fields";
 import { MANAGED_API_OPTIONS_FIELDS } from "../components/managed-api/fields";
 import { MONITORING_OPTION_FIELDS } from "../components/service/ratelimit-monitoring-fields";
-import { MESH_GROUP_CHECKS } from "./mesh-group-fields";
+import { MESH_GROUP_CHECKS, MESH_LOCAL_FIELDS } from "./mesh-group-fields";
 import type { SpecPaths } from "../builders/routes";
 import { defaultRoutes } from "../builders/routes";
 import { localBucketOptionsProblems } from "../components/local-ratelimit/component";
@@ -133,9 +133,9 @@ function readLocal(r: Reader, a: MeshRateLimitArgs, variant: StackVariant): Stac
     const d = MESH_DEFAULTS.local;
     // The bucket and its port are LocalRateLimit's: their declarations run its rules, with the variant's bucket and the stack's port as the fixes' fallbacks.
     // The bucket's options (LocalBucketOptions) are LocalRateLimit's, taken as given: any it gains reaches it unnamed here.
-    const { placement: _placement, serviceLabel: _label, bucket: givenBucket, port: givenPort, enabled: _enabled, ...options } = given;
+    const { placement: _placement, serviceLabel: _label, bucket: givenBucket, port: _port, enabled: _enabled, ...options } = given;
     const bucket = givenBucket ?? preset.localBucket;
-    const port = givenPort ?? d.port;
+    const port = withDefaults(MESH_LOCAL_FIELDS, given).port;
     r.declared(["local", "bucket"], bucket, preset.localBucket);
     r.declared(["local", "port"], port);
     r.byComponent(["local"], localBucketOptionsProblems(options));
