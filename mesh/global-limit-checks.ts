@@ -4,8 +4,9 @@
  * Pure; each problem under its field (mesh-checks.ts runs them in the order problems are reported).
  */
 import { bindCrossCheck } from "../lib/cross-checks";
+import { withDefaults } from "../lib/field-decl";
+import { GLOBAL_FIELDS } from "../components/global-ratelimit/fields";
 import { MESH_LIMITS_CHECKS } from "./mesh-fields";
-import { CounterStore } from "../builders/counter-stores";
 import { FilterLayout } from "../builders/envoy-filters";
 import type { SpecPaths } from "../builders/routes";
 import { defaultApiRegex } from "../builders/routes";
@@ -112,13 +113,14 @@ function readLimitList(r: Reader, presetDescriptors: DescriptorArgs[]): Descript
  */
 export function readGlobalFilter(a: MeshRateLimitArgs): Omit<StackSettings["global"], "domain" | "descriptors" | "apiRoute"> {
     const g = a.global ?? {};
-    const d = MESH_DEFAULTS.global;
+    // GlobalRateLimit's declared defaults, but the layout: the stack's is the specification's (mesh-defaults.ts).
+    const d = withDefaults(GLOBAL_FIELDS, g);
     return {
-        failureModeDeny: g.failureModeDeny ?? d.failureModeDeny,
-        preLimit: g.preLimit ?? d.preLimit,
-        counterStore: g.counterStore ?? (d.counterStore as CounterStore),
-        pathKey: g.pathKey ?? d.pathKey,
-        filterLayout: g.filterLayout ?? (d.filterLayout as FilterLayout),
+        failureModeDeny: d.failureModeDeny,
+        preLimit: d.preLimit,
+        counterStore: d.counterStore,
+        pathKey: d.pathKey,
+        filterLayout: g.filterLayout ?? (MESH_DEFAULTS.global.filterLayout as FilterLayout),
         ...(g.statusOnError !== undefined ? { statusOnError: g.statusOnError } : {}),
     };
 }

@@ -7,7 +7,12 @@
  * under its field, its fix phrased for the arguments or for whoever reads them from another input.
  */
 import { bindCrossCheck } from "../lib/cross-checks";
-import { MESH_GROUP_CHECKS } from "./mesh-group-fields";
+import { withDefaults } from "../lib/field-decl";
+import { BOOKINFO_OPTIONS_FIELDS } from "../components/bookinfo/fields";
+import { LOCAL_BUCKET_FIELDS } from "../components/local-ratelimit/fields";
+import { MANAGED_API_OPTIONS_FIELDS } from "../components/managed-api/fields";
+import { MONITORING_OPTION_FIELDS } from "../components/service/ratelimit-monitoring-fields";
+import { MESH_GROUP_CHECKS, MESH_LOCAL_FIELDS } from "./mesh-group-fields";
 import type { SpecPaths } from "../builders/routes";
 import { defaultRoutes } from "../builders/routes";
 import { localBucketOptionsProblems } from "../components/local-ratelimit/component";
@@ -16,7 +21,6 @@ import { managedApiFieldProblems } from "../components/managed-api/resolve";
 import {
     ApiProfileName,
     BookinfoMode,
-    EspPortModeName,
     FilterNamespaces,
     GatewayHostScope,
     LocalPlacementMode,
@@ -129,21 +133,23 @@ function readLocal(r: Reader, a: MeshRateLimitArgs, variant: StackVariant): Stac
     const d = MESH_DEFAULTS.local;
     // The bucket and its port are LocalRateLimit's: their declarations run its rules, with the variant's bucket and the stack's port as the fixes' fallbacks.
     // The bucket's options (LocalBucketOptions) are LocalRateLimit's, taken as given: any it gains reaches it unnamed here.
-    const { placement: _placement, serviceLabel: _label, bucket: givenBucket, port: givenPort, enabled: _enabled, ...options } = given;
+    const { placement: _placement, serviceLabel: _label, bucket: givenBucket, port: _port, enabled: _enabled, ...options } = given;
     const bucket = givenBucket ?? preset.localBucket;
-    const port = givenPort ?? d.port;
+    const port = withDefaults(MESH_LOCAL_FIELDS, given).port;
     r.declared(["local", "bucket"], bucket, preset.localBucket);
     r.declared(["local", "port"], port);
     r.byComponent(["local"], localBucketOptionsProblems(options));
+    // The options' declared defaults (LocalRateLimit's), read for the two the stack's settings hold.
+    const o = withDefaults(LOCAL_BUCKET_FIELDS, options);
     const local = {
         ...options,
         bucket,
-        fillInterval: options.fillInterval ?? d.fillInterval,
+        fillInterval: o.fillInterval,
         placement: r.oneOf<LocalPlacementMode>(["local", "placement"]),
         enabled: r.bool(["local", "enabled"]),
         serviceLabel: textOr(given.serviceLabel, d.serviceLabel),
         port,
-        shadow: options.shadow ?? d.shadow,
+        shadow: o.shadow,
     };
     r.declared(["local", "serviceLabel"], local.serviceLabel);
     return local;
@@ -250,7 +256,7 @@ function readBookinfo(
         hosts,
         version: textOr(b.version, d.version),
         gatewayName: textOr(b.gatewayName, d.gatewayName),
-        gatewayPort: b.gatewayPort ?? d.gatewayPort,
+        gatewayPort: withDefaults(BOOKINFO_OPTIONS_FIELDS, b).gatewayPort,
         virtualServiceName: textOr(b.virtualServiceName, d.virtualServiceName),
         // Bookinfo checks it (one of GatewayHostScope), as it checks its names.
         gatewayHostScope: textOr(b.gatewayHostScope, d.gatewayHostScope) as GatewayHostScope,
@@ -305,7 +311,7 @@ function readManagedApi(r: Reader, a: MeshRateLimitArgs, workloadNamespace: stri
         includeIpRanges: Array.isArray(ranges) ? ranges : typeof ranges === "string" && ranges ? [ranges] : [],
         serviceName: given.serviceName ?? "",
         serviceAccountSecret: given.serviceAccountSecret,
-        portMode: given.portMode ?? (d.portMode as EspPortModeName),
+        portMode: withDefaults(MANAGED_API_OPTIONS_FIELDS, given).portMode,
         ingressName: textOr(given.ingressName, d.ingressName),
         ingressClassName: textOr(given.ingressClassName, d.ingressClassName),
         ingressPath: textOr(given.ingressPath, d.ingressPath),
@@ -318,12 +324,12 @@ function readManagedApi(r: Reader, a: MeshRateLimitArgs, workloadNamespace: stri
 function readMonitoring(a: MeshRateLimitArgs): StackSettings["monitoring"] {
     // GlobalRateLimit checks every one; the dashboard goes to the service's namespace unless given.
     const m = a.global?.monitoring ?? {};
-    const d = MESH_DEFAULTS.global.monitoring;
+    const d = withDefaults(MONITORING_OPTION_FIELDS, m);
     return {
-        dashboard: m.dashboard ?? d.dashboard,
+        dashboard: d.dashboard,
         dashboardNamespace: m.dashboardNamespace || a.global?.namespace || MESH_DEFAULTS.global.namespace,
-        dashboardLabel: m.dashboardLabel ?? d.dashboardLabel,
-        alerts: m.alerts ?? d.alerts,
+        dashboardLabel: d.dashboardLabel,
+        alerts: d.alerts,
         ruleLabels: m.ruleLabels ?? {},
     };
 }

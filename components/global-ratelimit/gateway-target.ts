@@ -8,7 +8,7 @@ import { bindCrossCheck } from "../../lib/cross-checks";
 import { GatewayTargetArgs } from "./gateway-target-args.generated";
 import { GATEWAY_TARGET_CHECKS, GATEWAY_TARGET_FIELDS } from "./gateway-target-fields";
 import { dnsProblem, portProblem, selectorProblems } from "../common/arg-checks";
-import { givenProblems, withDefaults } from "../../lib/field-decl";
+import { Resolved, givenProblems, withDefaults } from "../../lib/field-decl";
 import { Problem } from "../../lib/problems";
 import { FilterTarget, GATEWAY_NAME_LABEL } from "../../builders/envoy-filters";
 import { RateLimitRuleArgs } from "../../builders/rule-args";
@@ -17,17 +17,21 @@ import { isGatewayHost } from "../../lib/formats";
 
 export { GatewayTargetArgs };
 
-/** The gateway target, checked: which pods, where, which virtual hosts and listener ports. */
-export interface ResolvedGateway {
-    target: FilterTarget;
+/**
+ * The gateway target, checked: which pods, where (`namespace`, as declared), which virtual hosts and
+ * listener ports; the pods, hosts and ports derived from the fields judged together.
+ */
+export type ResolvedGateway = Resolved<Pick<typeof GATEWAY_TARGET_FIELDS, "namespace">> & {
+    readonly target: FilterTarget;
     /** Labels of the gateway's pods (the NetworkPolicy admits them). */
-    podLabels: Record<string, string>;
-    namespace: string;
-    virtualHosts: string[];
-    all: boolean;
+    readonly podLabels: Record<string, string>;
+    /** The given virtual hosts that are well-formed. */
+    readonly virtualHosts: string[];
+    /** `allVirtualHosts`, its default filled in. */
+    readonly all: boolean;
     /** Listener ports of the rate-limit filter (empty: every listener). */
-    ports: number[];
-}
+    readonly ports: number[];
+};
 
 /** `<host>:<port>` with host `*`, `*.<domain>` or a DNS name, port 1..65535 (GlobalRateLimit checks its virtual hosts with it). */
 export function isVirtualHostName(v: unknown): v is string {
@@ -53,10 +57,12 @@ export function gatewayTargetOf(g: GatewayTargetArgs | undefined, problems: Prob
     const { target, podLabels } = gatewayPods(g, problems);
     problems.push(...givenProblems(F.namespace, "gateway.namespace", g.namespace));
     problems.push(...givenProblems(F.allVirtualHosts, "gateway.allVirtualHosts", g.allVirtualHosts));
-    const all = g.allVirtualHosts === true || (g.allVirtualHosts === undefined && F.allVirtualHosts.default);
+    const d = withDefaults(F, g);
+    // Only `true` turns it on (a value that is no switch is refused above, and taken as off).
+    const all = d.allVirtualHosts === true;
     const valid = gatewayVirtualHosts(g, all, problems).filter(isVirtualHostName);
     const ports = gatewayListenerPorts(g, all, valid, problems);
-    return { target, podLabels, namespace: withDefaults(F, g).namespace, virtualHosts: valid, all, ports };
+    return { target, podLabels, namespace: d.namespace, virtualHosts: valid, all, ports };
 }
 
 /** Which pods the filters reach: a Gateway API Gateway by name, or a label selector. */

@@ -8,7 +8,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { Problem } from "../../lib/problems";
 import { stackLabels } from "../../lib/common";
-import { fieldProblems, resolvedFields, withDefaults } from "../../lib/field-decl";
+import { Resolved, fieldProblems, resolvedFields, withDefaults } from "../../lib/field-decl";
 import { EnvoyFilter, KubernetesGateway } from "../common/crds";
 import { MeshMode } from "../common/mesh-enums";
 import {
@@ -70,19 +70,19 @@ export function localBucketOptionsProblems(o: LocalBucketOptions): Problem[] {
     return problems;
 }
 
-/** LocalRateLimit's arguments resolved once: read-only, every default filled in; the builder takes only `bucket`. */
-export interface ResolvedLocalRateLimit {
+/**
+ * LocalRateLimit's arguments resolved once: read-only, every default filled in; the builder takes only
+ * `bucket`. Its declared fields (`namespace`, where the EnvoyFilter goes and on ambient the waypoint;
+ * `service`, the workload's Service on ambient) are as declared; the rest is derived.
+ */
+export type ResolvedLocalRateLimit = Resolved<Pick<typeof LOCAL_ARGS_FIELDS, "namespace" | "service">> & {
     /** The EnvoyFilter's name (`filterName`, else the component's name). */
     readonly filterName: string;
-    /** The workload's namespace, where the EnvoyFilter goes (and on ambient the waypoint). */
-    readonly namespace: string;
     /** The bucket on the workload's sidecar, or on ambient on its waypoint, as builders/local-bucket-filter.ts builds it. */
     readonly bucket: ResolvedLocalBucket;
     /** Ambient: the waypoint Gateway to create, by name; absent when the waypoint is taken as it is (or on the sidecar mode). */
     readonly createWaypoint?: string;
-    /** Ambient: the workload's Service, which must carry `istio.io/use-waypoint: <waypoint>`. */
-    readonly service?: string;
-}
+};
 
 /** Every problem of LocalRateLimit's arguments, each under its property path, or the resolved value (pure; exported for the tests). */
 export function resolveLocalRateLimit(name: string, args: LocalRateLimitArgs): { problems: Problem[]; value?: ResolvedLocalRateLimit } {
@@ -105,11 +105,10 @@ export function resolveLocalRateLimit(name: string, args: LocalRateLimitArgs): {
     );
     if (problems.length) return { problems };
     const namespace = a.namespace as string;
-    const layout = withDefaults(F, a).filterLayout;
+    const { filterLayout: layout, waypoint, clusterDomain, createWaypoint } = withDefaults(F, a);
     const httpFilterName = layout === FilterLayout.Shared ? LOCAL_RATELIMIT_FILTER : instanceFilterName(LOCAL_RATELIMIT_FILTER, namespace, filterName);
-    const waypoint = a.waypoint ?? F.waypoint.default;
     const place = ambient
-        ? { waypoint: Object.freeze({ name: waypoint, host: `${a.service}.${namespace}.svc.${a.clusterDomain ?? F.clusterDomain.default}` }) }
+        ? { waypoint: Object.freeze({ name: waypoint, host: `${a.service}.${namespace}.svc.${clusterDomain}` }) }
         : { selector: Object.freeze({ ...a.selector! }) };
     const bucket: ResolvedLocalBucket = Object.freeze({
         httpFilterName,
@@ -120,7 +119,7 @@ export function resolveLocalRateLimit(name: string, args: LocalRateLimitArgs): {
         ...(a.routes !== undefined ? { routes: Object.freeze([...a.routes]) } : {}),
         behaviour: options.behaviour,
     });
-    const created = ambient && (a.createWaypoint ?? F.createWaypoint.default) ? { createWaypoint: waypoint } : {};
+    const created = ambient && createWaypoint ? { createWaypoint: waypoint } : {};
     return { problems, value: Object.freeze({ filterName, namespace, bucket, ...created, ...(ambient ? { service: a.service } : {}) }) };
 }
 

@@ -150,7 +150,7 @@ export type ResolvedMeshMutualTls = Resolved<Omit<typeof MTLS_FIELDS, "namespace
 export function resolveMeshMutualTls(args: MeshMutualTlsArgs, opts?: pulumi.ComponentResourceOptions): { problems: Problem[]; value?: ResolvedMeshMutualTls } {
     const a: MeshMutualTlsArgs = args ?? {};
     const F = MTLS_FIELDS;
-    const { scope, apiProfile: profile, selector, meshNamespace } = withDefaults(F, a);
+    const { scope, apiProfile: profile, selector, meshNamespace, createPeerAuthentication, keepPeerAuthenticationOnDestroy } = withDefaults(F, a);
     // A null is taken as not given (its default), as `??` always took it.
     const problems: Problem[] = [
         ...componentFieldProblems(MTLS_ARG_TYPES, "MeshMutualTls", args),
@@ -183,9 +183,8 @@ export function resolveMeshMutualTls(args: MeshMutualTlsArgs, opts?: pulumi.Comp
         meshNamespace,
         ...(a.kubeContext ? { kubeContext: a.kubeContext } : {}),
         // Taken as given (not checked): only `false` turns the first off, only `true` the second on.
-        createPeerAuthentication: a.createPeerAuthentication === undefined ? F.createPeerAuthentication.default : a.createPeerAuthentication !== false,
-        keepPeerAuthenticationOnDestroy:
-            a.keepPeerAuthenticationOnDestroy === undefined ? F.keepPeerAuthenticationOnDestroy.default : a.keepPeerAuthenticationOnDestroy === true,
+        createPeerAuthentication: createPeerAuthentication !== false,
+        keepPeerAuthenticationOnDestroy: keepPeerAuthenticationOnDestroy === true,
     };
     return { problems, value: deepFreeze(value) };
 }

@@ -25,7 +25,7 @@ import { planGlobalRateLimit } from "../global-ratelimit/plan";
 import { PerValueFiguresPlan, platformFiguresOf } from "../global-ratelimit/per-value-figures";
 import { overLimitCacheOf } from "../global-ratelimit/per-value-store";
 import { PER_VALUE_EVICTION_POLICY } from "../../builders/failure-bounds";
-import { PLATFORM_ADMISSION_FIELDS, PLATFORM_ARGS_FIELDS, PLATFORM_CALL_FIELDS, PLATFORM_SERVICE_NAMES, PRE_LIMIT } from "./fields";
+import { PLATFORM_ADMISSION_FIELDS, PLATFORM_ARGS_FIELDS, PLATFORM_CALL_FIELDS, PLATFORM_GATEWAY_FIELDS, PLATFORM_SERVICE_NAMES, PRE_LIMIT } from "./fields";
 import { PlatformFilterCallArgs, PlatformRateLimitArgs } from "./args.generated";
 import { CheckedSource, platformEvictionPolicy, sourcesOf } from "./platform-sources";
 import { MonitoringPlan, monitoringPlanOf } from "../service/ratelimit-monitoring";
@@ -51,16 +51,14 @@ export interface PlatformSourceResolution {
     readonly policy?: string;
 }
 
-/** The gateway the filters go on, and the names derived from it. */
-export interface ResolvedPlatformGateway {
+/** The gateway the filters go on (`namespace`, as declared: where the EnvoyFilters are created), and the names derived from it. */
+export type ResolvedPlatformGateway = Resolved<Pick<typeof PLATFORM_GATEWAY_FIELDS, "namespace">> & {
     readonly target: FilterTarget;
     /** Labels of the gateway's pods. */
     readonly podLabels: Record<string, string>;
-    /** Where the EnvoyFilters are created. */
-    readonly namespace: string;
     /** Claim key of the gateway (two PlatformRateLimits of one program on one gateway are refused). */
     readonly key: string;
-}
+};
 
 /** Where the filters reach the platform's service. */
 export interface ResolvedPlatformService {
@@ -69,13 +67,16 @@ export interface ResolvedPlatformService {
     readonly grpcAddress: string;
 }
 
-/** The admission policy the component installs (builders/admission-policy.ts): where it binds and who the platform is. */
-export interface ResolvedPlatformAdmission {
+/**
+ * The admission policy the component installs (builders/admission-policy.ts): where it binds and who
+ * the platform is (`platformGroups` as declared; `platformUsers` none when not given).
+ */
+export type ResolvedPlatformAdmission = Resolved<Pick<typeof PLATFORM_ADMISSION_FIELDS, "platformGroups">> & {
     readonly name: string;
+    /** The gateway's namespace and the declared `rootNamespace`, each once. */
     readonly namespaces: readonly string[];
     readonly platformUsers: readonly string[];
-    readonly platformGroups: readonly string[];
-}
+};
 
 /** PlatformRateLimit's arguments resolved: read-only at every level (frozen), every default filled in, every name derived once. */
 export type ResolvedPlatformRateLimit = DeepReadonly<PlatformRateLimitResolution>;
