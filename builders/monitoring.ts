@@ -1,7 +1,7 @@
 /**
  * What a platform team's dashboard (builders/dashboard.ts) and alert rules (builders/alerts.ts)
- * read: the metric names and each limit's series, from the compiled limits (the `config.yaml`
- * descriptors of builders/rules.ts compileGlobalLimits), so every limit of the stack gets its own
+ * read: the metric names and each limit's series, from the limits' plan (the descriptor tree of
+ * builders/rules.ts, `plannedDescriptors`, which config.yaml serialises), so every limit of the stack gets its own
  * series and none is listed by hand; and the input both are built from (`MonitoringInput`). Pure.
  *
  * Three sources of metrics, each named here once:

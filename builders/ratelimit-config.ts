@@ -1,8 +1,9 @@
 /**
- * Pure builder of envoyproxy/ratelimit's `config.yaml` (spec 2.1): its descriptors come from the
- * compiled rules (builders/rules.ts), the same source as the gateway's actions. `ConfigDescriptor`
- * is the one type of a node of that config: the rules, the identity rules and the reader
- * (rendered-config.ts) all use it.
+ * Pure builder of envoyproxy/ratelimit's `config.yaml` (spec 2.1): its descriptors are the limits'
+ * planned tree (`PlannedDescriptor`, built by builders/rules.ts, identity.ts and counter-stores.ts
+ * from the same plan as the gateway's actions) serialised by `configDescriptorsOf`.
+ * `ConfigDescriptor` is the one type of a node of that config, written and read (rendered-config.ts);
+ * `PlannedDescriptor` the one type of a planned node, which the pre-limit and the monitoring read.
  */
 import { stringify } from "yaml";
 import { ResolvedLimit } from "./rule-args";
