@@ -41,6 +41,7 @@ import {
 import { RateLimitEntry, RoutePatch } from "./rate-limit-entries";
 import { CLIENT_KEY, LIMIT_UNIT_SECONDS, GlobalLimitsInput, PathKeyMode, RateLimitRuleArgs, ResolvedLimit, ResolvedPathLimit, ResolvedRule } from "./rule-args";
 import { RateLimitAction } from "./envoy-types";
+import { PlannedDescriptor, configDescriptorsOf } from "./ratelimit-config";
 
 /** Where the counters live. */
 export const CounterStore = {
@@ -100,6 +101,9 @@ export interface SideLimits {
      * a route may have none (it then sends nothing to that side).
      */
     routePatches: RoutePatch[];
+    /** The side's descriptor tree as planned (what its pre-limit and monitoring read). */
+    plannedDescriptors: PlannedDescriptor[];
+    /** Its config.yaml descriptors: `plannedDescriptors` serialised. */
     configDescriptors: ConfigDescriptor[];
 }
 
@@ -188,12 +192,12 @@ function catchAllEntries(excluded: string[], scoped: boolean, mode: PathKeyMode,
 }
 
 /** The catch-all's config: each path its counter, none for `LONG_PATH_VALUE`, long paths per client (url-path mode). */
-function catchAllConfig(each: ResolvedLimit, mode: PathKeyMode, pathKey: string): ConfigDescriptor[] {
-    if (mode === PathKeyMode.Literal) return [{ key: pathKey, ...limitOf(each) }];
+function catchAllConfig(each: ResolvedLimit, mode: PathKeyMode, pathKey: string): PlannedDescriptor[] {
+    if (mode === PathKeyMode.Literal) return [{ key: pathKey, limit: limitOf(each) }];
     return [
-        { key: pathKey, ...limitOf(each) },
+        { key: pathKey, limit: limitOf(each) },
         { key: pathKey, value: LONG_PATH_VALUE },
-        { key: LONG_PATH_KEY, value: LONG_PATH_OVER, descriptors: [{ key: CLIENT_KEY, ...limitOf(each) }] },
+        { key: LONG_PATH_KEY, value: LONG_PATH_OVER, descriptors: [{ key: CLIENT_KEY, limit: limitOf(each) }] },
     ];
 }
 
@@ -235,8 +239,8 @@ export function splitLimits(plan: GlobalLimitsPlan): SplitLimits {
         ...(plan.perPath?.eachPath ? { catchAll: { each: plan.perPath.eachPath, pathKey: plan.perPath.key } } : {}),
     };
     const named = plan.perPath?.paths ?? [];
-    const fixed: SideLimits = { vhostRateLimits: [], routePatches: [], configDescriptors: [] };
-    const perValue: SideLimits = { vhostRateLimits: [], routePatches: [], configDescriptors: [] };
+    const fixed: SideLimits = { vhostRateLimits: [], routePatches: [], plannedDescriptors: [], configDescriptors: [] };
+    const perValue: SideLimits = { vhostRateLimits: [], routePatches: [], plannedDescriptors: [], configDescriptors: [] };
     if (plan.perPath) addNamedPaths(named, plan.perPath.key, c.mode, fixed);
     const vhostExcluded = named.map((p) => pathRegex({ exact: p.path }, c.mode));
     const split = addRules(plan.rules, c, { fixed, perValue }, vhostExcluded);
@@ -245,7 +249,7 @@ export function splitLimits(plan: GlobalLimitsPlan): SplitLimits {
     if (c.catchAll) {
         perValue.vhostRateLimits = [...catchAllEntries(vhostExcluded, scoped, c.mode, c.catchAll.pathKey, c.prefix), ...perValueVhostRules];
         const config = catchAllConfig(c.catchAll.each, c.mode, c.catchAll.pathKey);
-        perValue.configDescriptors.push(...(scoped ? [{ key: OTHER_PATHS_KEY, value: OTHER_PATHS_VALUE, descriptors: config }] : config));
+        perValue.plannedDescriptors.push(...(scoped ? [{ key: OTHER_PATHS_KEY, value: OTHER_PATHS_VALUE, descriptors: config }] : config));
     }
     // Every route a rule names gets the per-value entries it must send (the fixed side keeps
     // Envoy's include of the virtual host's): its own, then (url-path) the virtual host's with the
@@ -264,6 +268,7 @@ export function splitLimits(plan: GlobalLimitsPlan): SplitLimits {
                   ];
         perValue.routePatches.push({ virtualHost, route, rateLimits: [...own, ...fromVhost] });
     }
+    for (const side of [fixed, perValue]) side.configDescriptors = configDescriptorsOf(side.plannedDescriptors);
     return { fixed, perValue };
 }
 
@@ -281,7 +286,7 @@ function addNamedPaths(named: ResolvedPathLimit[], pathKey: string, mode: PathKe
                 },
             ],
         });
-        fixed.configDescriptors.push({ key: pathKey, value: p.path, ...limitOf(p) });
+        fixed.plannedDescriptors.push({ key: pathKey, value: p.path, limit: limitOf(p) });
     }
 }
 
@@ -296,7 +301,7 @@ function addRules(rules: ResolvedRule[], c: SplitContext, sides: SplitLimits, vh
     for (const r of rules) {
         const side = isPerValueRule(r) ? perValue : fixed;
         const entries = costEntries(r.cost, ruleEntries(r, c.mode, c.ruleKey, c.headersOn, c.prefix));
-        side.configDescriptors.push(ruleConfig(r, c.ruleKey));
+        side.plannedDescriptors.push(ruleConfig(r, c.ruleKey));
         const excluded = c.catchAll && side === fixed && refusesBeforeCatchAll(r, c.catchAll.each) ? pathRegex(r.path!, c.mode) : undefined;
         if (!r.route) {
             side.vhostRateLimits.push(...entries);

@@ -27,7 +27,7 @@ import { DeepReadonly } from "../lib/frozen";
 import { stackLabels } from "../lib/common";
 import { IstioSecurityObject } from "../lib/k8s-object";
 import { RateLimitAction } from "./envoy-types";
-import { ConfigDescriptor, DescriptorLimit } from "./ratelimit-config";
+import { PlannedDescriptor, PlannedLimit } from "./ratelimit-config";
 import { CLIENT_KEY, RateLimitRuleArgs } from "./rule-args";
 import {
     IDENTITY_CLAIM_KEY,
@@ -78,21 +78,17 @@ export function identityActions(id: ResolvedIdentity, client: RateLimitAction): 
     ];
 }
 
-/** The config nodes under an identity rule's name: the claim's counters, and what a request without a verified identity meets. */
-export function identityConfig(id: ResolvedIdentity, limit: () => DescriptorLimit): ConfigDescriptor[] {
-    // A fresh object each time: a shared one would be written as a YAML alias.
-    const none = () => {
-        const l = limit();
-        return { ...l, rate_limit: { unit: l.rate_limit!.unit, requests_per_unit: 0 } };
-    };
+/** The planned nodes under an identity rule's name: the claim's counters, and what a request without a verified identity meets. */
+export function identityConfig(id: ResolvedIdentity, limit: () => { limit: PlannedLimit }): PlannedDescriptor[] {
+    const none = () => ({ limit: { ...limit().limit, requests: 0 } });
     const issuer = id.jwt.issuer;
     const refusing = id.missing === MissingIdentity.Refuse;
-    const perClient = (): ConfigDescriptor[] => [{ key: CLIENT_KEY, ...limit() }];
+    const perClient = (): PlannedDescriptor[] => [{ key: CLIENT_KEY, ...limit() }];
     // A token of the issuer without the claim: refused here, or counted per client by the no-claim entry.
-    const noClaim: ConfigDescriptor = refusing
+    const noClaim: PlannedDescriptor = refusing
         ? { key: IDENTITY_CLAIM_KEY, value: NO_IDENTITY_VALUE, ...none() }
         : { key: IDENTITY_CLAIM_KEY, value: NO_IDENTITY_VALUE };
-    const nodes: ConfigDescriptor[] = [
+    const nodes: PlannedDescriptor[] = [
         { key: IDENTITY_ISSUER_KEY, value: issuer, descriptors: [noClaim, { key: IDENTITY_CLAIM_KEY, ...limit() }] },
         {
             key: IDENTITY_FALLBACK_KEY,

@@ -1,7 +1,7 @@
 /**
  * What a platform team's dashboard (builders/dashboard.ts) and alert rules (builders/alerts.ts)
- * read: the metric names and each limit's series, from the compiled limits (the `config.yaml`
- * descriptors of builders/rules.ts compileGlobalLimits), so every limit of the stack gets its own
+ * read: the metric names and each limit's series, from the limits' plan (the descriptor tree of
+ * builders/rules.ts, `plannedDescriptors`, which config.yaml serialises), so every limit of the stack gets its own
  * series and none is listed by hand; and the input both are built from (`MonitoringInput`). Pure.
  *
  * Three sources of metrics, each named here once:
@@ -14,8 +14,9 @@
  *   Envoy's documentation and are checked against a model of them;
  * - a Redis exporter (oliver006/redis_exporter) for Redis's memory, where one runs.
  */
+import { DeepReadonly } from "../lib/frozen";
 import { RateLimitRuleArgs } from "./rule-args";
-import { ConfigDescriptor } from "./ratelimit-config";
+import { PlannedDescriptor } from "./ratelimit-config";
 
 /** The service's metrics (Prometheus names as its mapper writes them). */
 export const ServiceMetric = {
@@ -138,21 +139,21 @@ function matchers(labels: Record<string, string>, extra: string): string {
     return `{${[extra, ...own].filter(Boolean).join(",")}}`;
 }
 
-/** Every limit of a domain's compiled descriptors, depth first, with its counters' selector. */
-export function limitSeries(domain: string, descriptors: readonly ConfigDescriptor[]): LimitSeries[] {
+/** Every limit of a domain's planned descriptors (the tree config.yaml is serialised from), depth first, with its counters' selector. */
+export function limitSeries(domain: string, descriptors: readonly PlannedDescriptor[]): LimitSeries[] {
     const out: LimitSeries[] = [];
-    const walk = (nodes: readonly ConfigDescriptor[], keys: string[], titles: string[]): void => {
+    const walk = (nodes: readonly PlannedDescriptor[], keys: string[], titles: string[]): void => {
         for (const d of nodes) {
             const k = [...keys, d.value !== undefined ? `${d.key}_${d.value}` : d.key];
             const t = [...titles, d.value !== undefined ? `${d.key}=${d.value}` : `${d.key} (each value)`];
-            if (d.rate_limit) {
+            if (d.limit) {
                 const statsKey = k.join(".");
                 out.push({
                     title: t.join(" > "),
                     statsKey,
-                    requests: d.rate_limit.requests_per_unit,
-                    unit: d.rate_limit.unit,
-                    shadow: d.shadow_mode === true,
+                    requests: d.limit.requests,
+                    unit: d.limit.unit,
+                    shadow: d.limit.shadow,
                     selector: (outcome, extra) => {
                         const s = serviceSeriesOf(domain, statsKey, outcome);
                         return `${s.metric}${matchers(s.labels, extra)}`;
@@ -173,7 +174,8 @@ export interface MonitoringInput {
     domain: string;
     /** Namespace of the rate-limit service (alert label `namespace`). */
     namespace: string;
-    descriptors: readonly ConfigDescriptor[];
+    /** The domain's descriptor tree as planned (each limit typed): one series per limit. */
+    descriptors: readonly PlannedDescriptor[];
     /** PromQL label matchers of the service's metrics, e.g. `namespace="default",app="ratelimit"`. */
     serviceSelector: string;
     /** PromQL label matchers of the per-value counters' service (`counterStore: split`); undefined: one service. */
@@ -200,14 +202,18 @@ export interface MonitoringInput {
     clientHeaders?: boolean;
 }
 
-/** `ruleSummary` of every named rule, by name (rules that are not a list give none). */
-export function ruleSummaries(rules: unknown): Record<string, string> {
-    const named = (Array.isArray(rules) ? rules : []).filter((r): r is RateLimitRuleArgs => typeof r?.name === "string");
-    return Object.fromEntries(named.map((r) => [r.name, ruleSummary(r)]));
+/**
+ * `ruleSummary` of every rule, by name: the rules that passed their checks (components/global-ratelimit/limits-plan.ts
+ * `checkedRules`), as given. Not the resolved rules: a resolved `rateLimitHeaders` is false for a
+ * shadow rule and for every rule of a filter without headers, and the panel says "hidden" only of a
+ * rule that hides itself (`rateLimitHeaders: false` given).
+ */
+export function ruleSummaries(rules: readonly DeepReadonly<RateLimitRuleArgs>[]): Record<string, string> {
+    return Object.fromEntries(rules.map((r) => [r.name, ruleSummary(r)]));
 }
 
 /** What a rule counts, in words, for its dashboard panel: its matchers, and whether clients see it. */
-export function ruleSummary(r: RateLimitRuleArgs): string {
+export function ruleSummary(r: DeepReadonly<RateLimitRuleArgs>): string {
     const parts: string[] = [];
     if (r.methods?.length) parts.push(`methods ${r.methods.map((m) => m.toUpperCase()).join(", ")} (any case)`);
     if (r.path)

@@ -17,9 +17,8 @@
  */
 import { DeepReadonly } from "../lib/frozen";
 import { HCM_FILTER, LOCAL_RATELIMIT_TYPE } from "./envoy-filters";
-import { ConfigDescriptor } from "./ratelimit-config";
+import { PlannedDescriptor } from "./ratelimit-config";
 import { RateLimitEntry } from "./rate-limit-entries";
-import { LIMIT_UNIT_SECONDS, LimitUnit } from "./rule-args";
 import { EnvoyFilterPatch, LocalRateLimitConfig, RuntimePercent } from "./envoy-types";
 
 /** The local filter's `stat_prefix` on the gateway: `<prefix>.http_local_rate_limit.rate_limited` counts its refusals. */
@@ -82,28 +81,29 @@ function describe(chain: PreLimitEntry[], catchAllKey?: string): string {
 }
 
 /**
- * The buckets the compiled config implies: one for every limit whose descriptor is fully named by
+ * The buckets the planned limits imply (the descriptor tree of builders/rules.ts, each limit typed,
+ * from which config.yaml is serialised): one for every limit whose descriptor is fully named by
  * values (a rule, a named path), none for per-value counters, shadow limits (never refuse) and
  * limits of 0 (the service refuses those at once). Same order as the config.
  */
-export function preLimitPlan(descriptors: readonly ConfigDescriptor[]): PreLimitPlan {
+export function preLimitPlan(descriptors: readonly PlannedDescriptor[]): PreLimitPlan {
     const buckets: PreLimitBucket[] = [];
     const unbounded: UnboundedLimit[] = [];
-    const walk = (nodes: readonly ConfigDescriptor[], chain: PreLimitEntry[], perValue: string | undefined) => {
+    const walk = (nodes: readonly PlannedDescriptor[], chain: PreLimitEntry[], perValue: string | undefined) => {
         for (const n of nodes) {
             const open = perValue ?? (n.value === undefined ? n.key : undefined);
             const here = n.value === undefined ? chain : [...chain, { key: n.key, value: n.value }];
             const name = open !== undefined ? describe(n.value === undefined ? chain : here, n.value === undefined ? n.key : open) : describe(here);
-            const rl = n.rate_limit;
-            if (rl) {
-                const L = rl.requests_per_unit;
-                const seconds = LIMIT_UNIT_SECONDS[rl.unit as LimitUnit];
+            const l = n.limit;
+            if (l) {
+                const L = l.requests;
+                const seconds = l.seconds;
                 if (open !== undefined) unbounded.push({ descriptor: name, reason: PER_VALUE_REASON });
-                else if (n.shadow_mode) unbounded.push({ descriptor: name, reason: "shadow mode: the service never refuses it, so neither may the pre-limit" });
+                else if (l.shadow) unbounded.push({ descriptor: name, reason: "shadow mode: the service never refuses it, so neither may the pre-limit" });
                 else if (L === 0) unbounded.push({ descriptor: name, reason: "a limit of 0: the service refuses every request at once" });
-                else if (seconds === undefined || !Number.isSafeInteger(L) || 2 * L > UNBOUNDED_TOKENS)
+                else if (!(Number.isSafeInteger(seconds) && seconds > 0) || !Number.isSafeInteger(L) || 2 * L > UNBOUNDED_TOKENS)
                     unbounded.push({ descriptor: name, reason: `2 × ${L} tokens do not fit Envoy's uint32 max_tokens` });
-                else buckets.push({ entries: here, requests: L, unit: rl.unit, maxTokens: 2 * L, tokensPerFill: L, fillInterval: `${seconds}s` });
+                else buckets.push({ entries: here, requests: L, unit: l.unit, maxTokens: 2 * L, tokensPerFill: L, fillInterval: `${seconds}s` });
             }
             if (n.descriptors) walk(n.descriptors, here, open);
         }

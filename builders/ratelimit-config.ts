@@ -1,10 +1,12 @@
 /**
- * Pure builder of envoyproxy/ratelimit's `config.yaml` (spec 2.1): its descriptors come from the
- * compiled rules (builders/rules.ts), the same source as the gateway's actions. `ConfigDescriptor`
- * is the one type of a node of that config: the rules, the identity rules and the reader
- * (rendered-config.ts) all use it.
+ * Pure builder of envoyproxy/ratelimit's `config.yaml` (spec 2.1): its descriptors are the limits'
+ * planned tree (`PlannedDescriptor`, built by builders/rules.ts, identity.ts and counter-stores.ts
+ * from the same plan as the gateway's actions) serialised by `configDescriptorsOf`.
+ * `ConfigDescriptor` is the one type of a node of that config, written and read (rendered-config.ts);
+ * `PlannedDescriptor` the one type of a planned node, which the pre-limit and the monitoring read.
  */
 import { stringify } from "yaml";
+import { ResolvedLimit } from "./rule-args";
 
 export const CONFIG_FILE_KEY = "config.yaml";
 
@@ -36,6 +38,40 @@ export type ConfigDescriptor<L extends ServiceLimit = WrittenLimit> = {
 
 /** What a descriptor's leaf carries besides its key and value: its limit and its switches. */
 export type DescriptorLimit = Pick<ConfigDescriptor, "rate_limit" | DescriptorSwitch>;
+
+/** A planned node's limit: a rule's or a path's, resolved once (requests, unit, window, shadow). */
+export type PlannedLimit = Pick<ResolvedLimit, "requests" | "unit" | "seconds" | "shadow">;
+
+/**
+ * A node of the service's descriptor tree as the limits' plan makes it (builders/rules.ts,
+ * identity.ts, counter-stores.ts): its entry and its typed limit. `config.yaml`'s nodes are this
+ * tree serialised (`configDescriptorsOf`); the pre-limit (pre-limit.ts) and the monitoring
+ * (monitoring.ts) read this tree, never the serialised one.
+ */
+export interface PlannedDescriptor {
+    readonly key: string;
+    readonly value?: string;
+    /** The counter's limit on this node; none: the node only leads to the ones under it. */
+    readonly limit?: PlannedLimit;
+    readonly descriptors?: readonly PlannedDescriptor[];
+    /** A config.yaml node is not a planned one: one given where the plan's tree is expected fails to compile. */
+    readonly rate_limit?: never;
+}
+
+/** A planned limit as config.yaml writes it: its `rate_limit` and, observing only, `shadow_mode`. */
+export function writtenLimitOf(l: PlannedLimit): DescriptorLimit {
+    return { rate_limit: { unit: l.unit, requests_per_unit: l.requests }, ...(l.shadow ? { shadow_mode: true } : {}) };
+}
+
+/** The config.yaml nodes of a planned tree: fresh objects at every level (a shared one would be written as a YAML alias). */
+export function configDescriptorsOf(planned: readonly PlannedDescriptor[]): ConfigDescriptor[] {
+    return planned.map((n) => ({
+        key: n.key,
+        ...(n.value !== undefined ? { value: n.value } : {}),
+        ...(n.limit ? writtenLimitOf(n.limit) : {}),
+        ...(n.descriptors ? { descriptors: configDescriptorsOf(n.descriptors) } : {}),
+    }));
+}
 
 export interface RateLimitServiceConfig<L extends ServiceLimit = WrittenLimit> {
     domain: string;

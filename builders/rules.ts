@@ -88,17 +88,19 @@ import {
     underscoreVariants,
 } from "./request-match";
 import { HeaderMatcher, RateLimitAction } from "./envoy-types";
-import { ConfigDescriptor, DescriptorLimit } from "./ratelimit-config";
+import { ConfigDescriptor, PlannedDescriptor, PlannedLimit, configDescriptorsOf } from "./ratelimit-config";
 
-/** The node type of the service's config, declared once in ratelimit-config.ts (re-exported for its users in components/). */
-export type { ConfigDescriptor };
+/** The node type of the service's config and of its planned tree, declared once in ratelimit-config.ts (re-exported for its users in components/). */
+export type { ConfigDescriptor, PlannedDescriptor };
 
 export interface CompiledLimits {
     /** `rate_limits` on the gateway's virtual host(s). */
     vhostRateLimits: RateLimitEntry[];
     /** `rate_limits` on named routes (with `vh_rate_limits: INCLUDE` in url-path mode). */
     routePatches: RoutePatch[];
-    /** The `descriptors` of the service's config.yaml. */
+    /** The service's descriptor tree as planned, each limit typed: what the pre-limit and the monitoring read. */
+    plannedDescriptors: PlannedDescriptor[];
+    /** The `descriptors` of the service's config.yaml: `plannedDescriptors` serialised (`configDescriptorsOf`). */
     configDescriptors: ConfigDescriptor[];
 }
 
@@ -129,9 +131,9 @@ export function pathDescriptorAction(mode: PathKeyMode, key: string): RateLimitA
     return { extension: { name: EXPR_DESCRIPTOR_EXTENSION, typed_config: { "@type": EXPR_DESCRIPTOR_TYPE, descriptor_key: key, text: URL_PATH_EXPRESSION } } };
 }
 
-/** A limit's config fields: its `rate_limit` and, observing only, `shadow_mode`. */
-export function limitOf(l: ResolvedLimit): DescriptorLimit {
-    return { rate_limit: { unit: l.unit, requests_per_unit: l.requests }, ...(l.shadow ? { shadow_mode: true } : {}) };
+/** A planned node's limit: the resolved limit's own fields (a rule's others left out). */
+export function limitOf(l: ResolvedLimit): PlannedLimit {
+    return { requests: l.requests, unit: l.unit, seconds: l.seconds, shadow: l.shadow };
 }
 
 /** The client prefix lengths in force (`clientPrefix` with its defaults: components/global-ratelimit/limits-plan.ts `resolveClientPrefix`). */
@@ -266,10 +268,9 @@ function missingOf(r: ResolvedRule): MissingHeader | undefined {
     return r.header?.perValue ? r.header.whenMissing : r.query?.perValue ? r.query.whenMissing : undefined;
 }
 
-/** The service's config of a rule: its name's node, with the value's, the client's and the fallbacks' nodes under it. */
-export function ruleConfig(r: ResolvedRule, key: string): ConfigDescriptor {
-    // A fresh object each time: a shared one would be written as a YAML alias.
-    const limit = () => limitOf(r);
+/** The service's planned tree of a rule: its name's node, with the value's, the client's and the fallbacks' nodes under it. */
+export function ruleConfig(r: ResolvedRule, key: string): PlannedDescriptor {
+    const limit = () => ({ limit: limitOf(r) });
     if (r.clientCidr) {
         const perAddress = r.clientCidr.perAddress === true;
         const children = cidrsOf(r.clientCidr).map((c) =>
@@ -283,12 +284,12 @@ export function ruleConfig(r: ResolvedRule, key: string): ConfigDescriptor {
     const perValueKey = perValueKeyOf(r);
     const client = r.perClientAddress ? { key: CLIENT_KEY, ...limit() } : undefined;
     if (perValueKey === undefined) return client ? { key, value: r.name, descriptors: [client] } : { key, value: r.name, ...limit() };
-    const valueNode: ConfigDescriptor = client ? { key: perValueKey, descriptors: [client] } : { key: perValueKey, ...limit() };
+    const valueNode: PlannedDescriptor = client ? { key: perValueKey, descriptors: [client] } : { key: perValueKey, ...limit() };
     const missing = missingOf(r);
     // The fallbacks: one counter per client, or (Refuse) one that allows nothing.
-    const fallback = (k: string, v: string): ConfigDescriptor =>
+    const fallback = (k: string, v: string): PlannedDescriptor =>
         missing === MissingHeader.Refuse
-            ? { key: k, value: v, ...limit(), rate_limit: { unit: r.unit, requests_per_unit: 0 } }
+            ? { key: k, value: v, limit: { ...limitOf(r), requests: 0 } }
             : { key: k, value: v, descriptors: [{ key: CLIENT_KEY, ...limit() }] };
     return {
         key,
@@ -317,12 +318,12 @@ export interface GlobalLimitsPlan {
 export function buildGlobalLimits(plan: GlobalLimitsPlan): CompiledLimits {
     const { mode, ruleKey, rules, perPath, prefix, headersOn } = plan;
     const { vhostRateLimits, routePatches } = gatewayRateLimits(rules, mode, ruleKey, perPath?.key, headersOn, prefix);
-    const configDescriptors: ConfigDescriptor[] = [
-        ...(perPath?.paths ?? []).map((p) => ({ key: perPath!.key, value: p.path, ...limitOf(p) })),
+    const plannedDescriptors: PlannedDescriptor[] = [
+        ...(perPath?.paths ?? []).map((p) => ({ key: perPath!.key, value: p.path, limit: limitOf(p) })),
         ...rules.map((r) => ruleConfig(r, ruleKey)),
-        ...(perPath?.eachPath ? [{ key: perPath.key, ...limitOf(perPath.eachPath) }] : []),
+        ...(perPath?.eachPath ? [{ key: perPath.key, limit: limitOf(perPath.eachPath) }] : []),
     ];
-    return { vhostRateLimits, routePatches, configDescriptors };
+    return { vhostRateLimits, routePatches, plannedDescriptors, configDescriptors: configDescriptorsOf(plannedDescriptors) };
 }
 
 /**

@@ -9,6 +9,7 @@
  * Pure: no Pulumi runtime, no I/O.
  */
 import { ConfigDescriptor, GlobalLimitsPlan, limitOf, ruleConfig } from "./rules";
+import { configDescriptorsOf } from "./ratelimit-config";
 import { ResolvedLimit, ResolvedRule } from "./rule-args";
 import { MAX_COST, ResolvedRequestCost } from "./request-cost-args";
 import { MAX_COUNTED_PATH_BYTES, isPerValueRule, longestCounterKeyBytes } from "./counter-stores";
@@ -90,13 +91,14 @@ export function perValueFigures(
         if (!isPerValueRule(r)) return;
         const { value, unverified } = valueOf(r);
         const accepted = r.acceptEvictionRisk === true;
-        out.push(figuresOf(`rules[${i}]`, r.name, value, unverified, accepted, [ruleConfig(r, ruleKey)], r, r.cost !== undefined, store, valueBytes));
+        const config = configDescriptorsOf([ruleConfig(r, ruleKey)]);
+        out.push(figuresOf(`rules[${i}]`, r.name, value, unverified, accepted, config, r, r.cost !== undefined, store, valueBytes));
     });
     const each = plan.perPath?.eachPath;
     if (each) {
-        const d: ConfigDescriptor = { key: plan.perPath!.key, ...limitOf(each) };
+        const d = configDescriptorsOf([{ key: plan.perPath!.key, limit: limitOf(each) }]);
         // The catch-all is not refused: a path is bounded (longer ones share one counter) and the stack's own.
-        out.push(figuresOf("perPath.eachPath", "each path", "path", true, true, [d], each, false, store, MAX_COUNTED_PATH_BYTES));
+        out.push(figuresOf("perPath.eachPath", "each path", "path", true, true, d, each, false, store, MAX_COUNTED_PATH_BYTES));
     }
     // The cheapest over-limit key of the service is the flood's: its lowest limit (a fixed rule's too, when it counts in this store).
     const cheapestLimit = Math.min(...plan.rules.map((r) => r.requests), ...(each ? [each.requests] : []));

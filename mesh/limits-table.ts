@@ -22,7 +22,7 @@ export interface LimitRow {
 export function effectiveLimits(s: StackSettings): LimitRow[] {
     const gw = `ingress gateway (${s.mesh.gatewaySelector.key}=${s.mesh.gatewaySelector.value}), 429`;
     const buckets =
-        s.global.preLimit && !s.ratelimit.shadowMode ? preLimitPlan(compileGlobalLimits(globalLimitsFromSettings(s)).configDescriptors).buckets : [];
+        s.global.preLimit && !s.ratelimit.shadowMode ? preLimitPlan(compileGlobalLimits(globalLimitsFromSettings(s)).plannedDescriptors).buckets : [];
     const split = s.global.counterStore === CounterStore.Split && hasBothKinds(globalLimitsFromSettings(s));
     const rows: LimitRow[] = s.global.descriptors.map((d) => {
         let match: string;

@@ -18,8 +18,15 @@ import { ClientPrefix, CompiledLimits, GlobalLimitsPlan, buildGlobalLimits } fro
 /** The declarations of the limits' own keys (GlobalRateLimit's), by their names in `GlobalLimitsInput`. */
 const LIMITS_KEY_FIELDS = { pathKey: GLOBAL_FIELDS.pathKey, ruleKey: GLOBAL_ARGS_FIELDS.ruleKey };
 
+/** Limits checked and planned: the plan, every problem, and the rules that passed their checks as given (what their dashboard rows say of them). */
+export interface PlannedLimits {
+    plan: GlobalLimitsPlan;
+    problems: Problem[];
+    checkedRules: RateLimitRuleArgs[];
+}
+
 /** Checks the limits (every problem at once) and plans the valid ones. */
-export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimitsPlan; problems: Problem[] } {
+export function planGlobalLimits(input: GlobalLimitsInput): PlannedLimits {
     const problems: Problem[] = [];
     const { pathKey: mode, ruleKey } = withDefaults(LIMITS_KEY_FIELDS, input);
     problems.push(...givenProblems(GLOBAL_FIELDS.pathKey, "pathKey", mode));
@@ -44,7 +51,7 @@ export function planGlobalLimits(input: GlobalLimitsInput): { plan: GlobalLimits
         });
     }
     checkClientPrefix(input.clientPrefix, problems);
-    return { plan: resolvedPlan(input, valid), problems };
+    return { plan: resolvedPlan(input, valid), problems, checkedRules: valid };
 }
 
 /**

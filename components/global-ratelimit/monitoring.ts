@@ -5,7 +5,7 @@
 import { RateLimitFilterCall, RateLimitHeaders } from "../../builders/envoy-filters";
 import { ruleSummaries } from "../../builders/monitoring";
 import { PRE_LIMIT_STAT_PREFIX, PreLimitPlan } from "../../builders/pre-limit";
-import { ConfigDescriptor } from "../../builders/rules";
+import { PlannedDescriptor } from "../../builders/rules";
 import { RateLimitRuleArgs } from "../../builders/rule-args";
 import { PerValueSide } from "./per-value-store";
 import { MonitoringContext } from "../service/ratelimit-monitoring";
@@ -16,13 +16,13 @@ export interface GlobalWatched {
     name: string;
     ns: string;
     call: RateLimitFilterCall;
-    /** Every descriptor of the instance, both sides of a split store. */
-    descriptors: ConfigDescriptor[];
+    /** Every descriptor of the instance as planned, both sides of a split store. */
+    descriptors: PlannedDescriptor[];
     gw: { namespace: string; podLabels: Record<string, string> };
     pre: PreLimitPlan | undefined;
     service: ServiceSettings;
     perValue: PerValueSide | undefined;
-    /** The rules (their summaries label the dashboard's rows). */
+    /** The rules that passed their checks, as given (their summaries label the dashboard's rows). */
     rules: readonly RateLimitRuleArgs[];
 }
 

@@ -154,7 +154,7 @@ export function resolveWithFallbacks(args: GlobalRateLimitArgs): { problems: Pro
     problems.push(...givenProblems(GLOBAL_FIELDS.preLimit, "preLimit", a.preLimit));
     const shadowMode = a.service?.shadowMode === true;
     // In global shadow mode the service refuses nothing, so neither may the pre-limit.
-    const preLimit = withDefaults(GLOBAL_FIELDS, a).preLimit === false || shadowMode ? undefined : preLimitPlan(fixed.configDescriptors);
+    const preLimit = withDefaults(GLOBAL_FIELDS, a).preLimit === false || shadowMode ? undefined : preLimitPlan(fixed.plannedDescriptors);
     const policyHeaderReady = !problems.length;
     const rest = laterParts(a, { ...base, split, service, preLimit });
     const instanceName = (filter: string) => (perInstance ? instanceFilterName(filter, ns, name) : filter);
@@ -195,7 +195,7 @@ export function resolveWithFallbacks(args: GlobalRateLimitArgs): { problems: Pro
 /** The arguments checked (every problem) and planned: the limits, the gateway, the service's settings, the filter's call. */
 function checkedArgs(a: Partial<GlobalRateLimitArgs>, args: GlobalRateLimitArgs) {
     const headers = headersOf(a);
-    const { plan: limits, problems: limitProblems } = planGlobalLimits({
+    const planned = planGlobalLimits({
         rules: a.rules,
         perPath: a.perPath,
         pathKey: a.pathKey,
@@ -203,6 +203,7 @@ function checkedArgs(a: Partial<GlobalRateLimitArgs>, args: GlobalRateLimitArgs)
         clientPrefix: a.clientPrefix,
         headersOn: headers === RateLimitHeaders.Draft03,
     });
+    const { plan: limits, problems: limitProblems, checkedRules } = planned;
     const compiled: CheckedLimits = { ...buildGlobalLimits(limits), problems: limitProblems };
     const problems: Problem[] = [...componentFieldProblems(GLOBAL_ARG_TYPES, "GlobalRateLimit", args), ...limitProblems];
     scopeProblems(a, problems);
@@ -227,7 +228,7 @@ function checkedArgs(a: Partial<GlobalRateLimitArgs>, args: GlobalRateLimitArgs)
         ...(a.statusOnError !== undefined ? { statusOnError: a.statusOnError } : {}),
         rateLimitHeaders: headers,
     };
-    return { limits, compiled, problems, gw, ns, name, grpcPort, service, layout, perInstance, prefix, call, headers };
+    return { limits, checkedRules, compiled, problems, gw, ns, name, grpcPort, service, layout, perInstance, prefix, call, headers };
 }
 
 /** The fixed side's service and Redis (internal components): the arguments over the components' defaults. */
@@ -298,8 +299,8 @@ function laterParts(
     const accessLog = accessLogOf(a.accessLog, ruleHeaderNames(a.rules), problems, ruleClaimNames(a.rules));
     const perValue = split ? perValueOf(a, o, split) : undefined;
     const perValueFigures = perValueFiguresOf(a, o.limits, service.ratelimit, perValue, !compiled.problems.length, problems);
-    const descriptors = split ? [...split.fixed.configDescriptors, ...split.perValue.configDescriptors] : compiled.configDescriptors;
-    const watched = { name: o.name, ns: o.ns, call, descriptors, gw, pre: o.preLimit, service, perValue, rules: a.rules ?? [] };
+    const descriptors = split ? [...split.fixed.plannedDescriptors, ...split.perValue.plannedDescriptors] : compiled.plannedDescriptors;
+    const watched = { name: o.name, ns: o.ns, call, descriptors, gw, pre: o.preLimit, service, perValue, rules: o.checkedRules };
     const monitoring = resolveMonitoring(a.monitoring, globalMonitoringContext(watched), problems);
     const accessOf = (s: ServiceSettings): AccessTarget[] =>
         a.accessPolicy ? [{ ...s, gatewayPrincipal: a.accessPolicy.gatewayPrincipal, gatewaySelector: gw.podLabels }] : [];

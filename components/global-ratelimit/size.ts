@@ -7,16 +7,11 @@ import { Problem } from "../../lib/problems";
 import { ResolvedGlobalRateLimit } from "./resolve";
 import { oversizeProblems } from "../common/object-size";
 import { EnvoyFilterSpec } from "../../builders/envoy-types";
+import { ConfigDescriptor } from "../../builders/ratelimit-config";
 import { MonitoringPlan } from "../service/ratelimit-monitoring";
 
-/** A descriptor tree as `countLimits` reads it. */
-interface LimitTree {
-    readonly rate_limit?: unknown;
-    readonly descriptors?: readonly LimitTree[];
-}
-
-/** The limits of a descriptor tree: its entries with a `rate_limit`. */
-export function countLimits(descriptors: readonly LimitTree[]): number {
+/** The limits of a config's descriptor tree (its one node type, builders/ratelimit-config.ts): its entries with a `rate_limit`. */
+export function countLimits(descriptors: readonly ConfigDescriptor[]): number {
     return descriptors.reduce((n, d) => n + (d.rate_limit ? 1 : 0) + countLimits(d.descriptors ?? []), 0);
 }
 

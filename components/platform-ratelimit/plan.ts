@@ -92,7 +92,7 @@ function sourcePlanOf(s: ResolvedPlatformSource): PlatformSourcePlan {
         source: s.source,
         ruleNames: [...s.ruleNames],
         compiled: s.compiled,
-        ...(s.preLimit ? { preLimit: preLimitPlan(s.compiled.configDescriptors) } : {}),
+        ...(s.preLimit ? { preLimit: preLimitPlan(s.compiled.plannedDescriptors) } : {}),
     };
 }
 

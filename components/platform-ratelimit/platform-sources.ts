@@ -6,7 +6,7 @@
 import { holdsPerValueCounters } from "../../builders/counter-stores";
 import { evictionPolicyFor } from "../../builders/failure-bounds";
 import { PLATFORM_PATH_KEYS, PLATFORM_RULE_KEYS, PlatformSource } from "../../builders/platform-filters";
-import { GlobalLimitsInput } from "../../builders/rule-args";
+import { GlobalLimitsInput, RateLimitRuleArgs } from "../../builders/rule-args";
 import { policyHeaderValue, policyItems } from "../../builders/policy-header";
 import { CompiledLimits, buildGlobalLimits } from "../../builders/rules";
 import { Problem } from "../../lib/problems";
@@ -20,6 +20,8 @@ export const SOURCES = [PlatformSource.Overrides, PlatformSource.Defaults] as co
 export interface CheckedSource {
     source: PlatformSource;
     ruleNames: string[];
+    /** Its rules that passed their checks, as given (their summaries label the dashboard's rows). */
+    checkedRules: RateLimitRuleArgs[];
     compiled: CompiledLimits;
     /** The limits as compiled (its per-value figures are read from them). */
     limits: GlobalLimitsInput;
@@ -57,7 +59,13 @@ export function resolveSource(
     return {
         source,
         ruleNames: rules.map((r) => r?.name).filter((n): n is string => typeof n === "string"),
-        compiled: { vhostRateLimits: c.vhostRateLimits, routePatches: c.routePatches, configDescriptors: c.configDescriptors },
+        checkedRules: planned.checkedRules,
+        compiled: {
+            vhostRateLimits: c.vhostRateLimits,
+            routePatches: c.routePatches,
+            plannedDescriptors: c.plannedDescriptors,
+            configDescriptors: c.configDescriptors,
+        },
         limits: platformLimits(source, limits),
         ...(policy !== undefined ? { policy } : {}),
     };

@@ -8,7 +8,7 @@ import { expect } from "chai";
 import { expectGolden } from "../golden/values";
 import * as fs from "fs";
 import * as path from "path";
-import { ConfigDescriptor } from "../../builders/rules";
+import { PlannedDescriptor } from "../../builders/rules";
 import { compileGlobalLimits } from "../../components/global-ratelimit/limits-plan";
 import { LimitUnit } from "../../builders/rule-args";
 import { AlertName, alertRules } from "../../builders/alerts";
@@ -30,10 +30,11 @@ import { resolveSettings } from "../../program/config-args";
 import { DEV } from "./helpers";
 
 /** Variant A's limits as the specification states them (docs/specification.md section 8). */
-const VARIANT_A: ConfigDescriptor[] = [
-    { key: "PATH", value: "/productpage", rate_limit: { unit: "minute", requests_per_unit: 1 } },
-    { key: "PATH", value: "api", rate_limit: { unit: "minute", requests_per_unit: 2 } },
-    { key: "PATH", rate_limit: { unit: "minute", requests_per_unit: 100 } },
+const perMinute = (requests: number, shadow = false) => ({ requests, unit: LimitUnit.Minute, seconds: 60, shadow });
+const VARIANT_A: PlannedDescriptor[] = [
+    { key: "PATH", value: "/productpage", limit: perMinute(1) },
+    { key: "PATH", value: "api", limit: perMinute(2) },
+    { key: "PATH", limit: perMinute(100) },
 ];
 
 const input = (over: Partial<MonitoringInput> = {}): MonitoringInput => ({
@@ -69,7 +70,7 @@ describe("monitoring: series of every limit, from the compiled plan", () => {
             ],
         });
         expect(compiled.problems).to.deep.equal([]);
-        const s = limitSeries("shop", compiled.configDescriptors);
+        const s = limitSeries("shop", compiled.plannedDescriptors);
         expect(s.map((l) => [l.statsKey, l.shadow])).to.deep.equal([
             ["rule_login.masked_remote_address", false],
             ["rule_search", true],
@@ -216,9 +217,7 @@ describe("monitoring: the alert rules", () => {
     });
 
     it("shadow limits get no 'mostly refused' alert (they refuse nothing)", () => {
-        const shadow = alertRules(
-            input({ descriptors: [{ key: "PATH", value: "/x", rate_limit: { unit: "minute", requests_per_unit: 1 }, shadow_mode: true }] }),
-        );
+        const shadow = alertRules(input({ descriptors: [{ key: "PATH", value: "/x", limit: perMinute(1, true) }] }));
         expect(shadow[0]!.rules.filter((r) => r.alert === AlertName.MostlyRefused)).to.deep.equal([]);
     });
 });

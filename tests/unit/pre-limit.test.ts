@@ -98,7 +98,7 @@ describe("pre-limit: buckets from the compiled rules (builders/pre-limit.ts)", (
             ],
             perPath: { eachPath: { requestsPerUnit: 100, unit: M } },
         });
-        const p = preLimitPlan(c.configDescriptors);
+        const p = preLimitPlan(c.plannedDescriptors);
         expect(p.buckets.map((b) => [b.entries.map((e) => `${e.key}=${e.value}`).join(","), b.maxTokens, b.tokensPerFill, b.fillInterval])).to.deep.equal([
             ["rule=login", 10, 5, "1s"],
         ]);
@@ -308,7 +308,8 @@ describe("pre-limit MODEL read from the render: requests a client would use to g
 });
 
 describe("pre-limit: limits a bucket cannot hold (gaps a mutation run found)", () => {
-    const plan = (requests_per_unit: number, unit = "minute") => preLimitPlan([{ key: "PATH", value: "/x", rate_limit: { unit, requests_per_unit } }]);
+    const plan = (requests: number, unit: LimitUnit = LimitUnit.Minute, seconds = 60) =>
+        preLimitPlan([{ key: "PATH", value: "/x", limit: { requests, unit, seconds, shadow: false } }]);
     const tooBig = (L: number) => ({ descriptor: "PATH=/x", reason: `2 × ${L} tokens do not fit Envoy's uint32 max_tokens` });
 
     it("2L must fit Envoy's uint32 max_tokens: 2,147,483,647 fits (4,294,967,294 tokens), 2,147,483,648 does not", () => {
@@ -317,10 +318,12 @@ describe("pre-limit: limits a bucket cannot hold (gaps a mutation run found)", (
         expect(plan(2147483648)).to.deep.equal({ buckets: [], unbounded: [tooBig(2147483648)] });
     });
 
-    it("a limit that is not a whole number, or a unit without a window length, gets no bucket", () => {
+    it("a limit that is not a whole number, or a window that is not a whole number of seconds, gets no bucket", () => {
         expect(plan(1.5)).to.deep.equal({ buckets: [], unbounded: [tooBig(1.5)] });
-        expect(plan(10, "fortnight").buckets).to.deep.equal([]);
-        expect(plan(10, "fortnight").unbounded).to.have.length(1);
-        expect(plan(10, "hour").buckets.map((b) => [b.maxTokens, b.tokensPerFill, b.fillInterval])).to.deep.equal([[20, 10, "3600s"]]);
+        for (const seconds of [0, 0.5, Number.NaN]) {
+            expect(plan(10, LimitUnit.Minute, seconds).buckets).to.deep.equal([]);
+            expect(plan(10, LimitUnit.Minute, seconds).unbounded).to.have.length(1);
+        }
+        expect(plan(10, LimitUnit.Hour, 3600).buckets.map((b) => [b.maxTokens, b.tokensPerFill, b.fillInterval])).to.deep.equal([[20, 10, "3600s"]]);
     });
 });
