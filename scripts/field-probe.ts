@@ -7,7 +7,8 @@
  *
  * A field the repository takes in its stride fails none: its interface, schema and docs are
  * generated, its resolved type is derived, and no test compares a whole object it would grow.
- * Nothing in the working tree is touched; each worktree is removed afterwards.
+ * Nothing in the working tree is touched; each worktree is removed afterwards, and the next run
+ * removes those of a run that was interrupted.
  *
  * Exit status: 0 every probe ran and broke nothing; 1 a probe broke something (named in the
  * report); 2 bad arguments or a step that could not run.
@@ -110,6 +111,17 @@ function probeOne(repo: string, spec: string): ProbeReport {
     return report;
 }
 
+/** Removes the worktrees an earlier, interrupted probe left (its own `field-probe-*` ones only); returns their paths. */
+function removeLeftWorktrees(repo: string): string[] {
+    const listed = run(repo, "git", ["worktree", "list", "--porcelain"]).out.split("\n");
+    const mine = listed
+        .filter((l) => l.startsWith("worktree "))
+        .map((l) => l.slice("worktree ".length))
+        .filter((p) => path.dirname(p) === os.tmpdir() && path.basename(p).startsWith("field-probe-"));
+    for (const wt of mine) run(repo, "git", ["worktree", "remove", "--force", wt]);
+    return mine;
+}
+
 function main(argv: readonly string[]): number {
     if (argv.some((a) => a === "--help" || a === "-h")) {
         process.stdout.write(
@@ -124,6 +136,7 @@ function main(argv: readonly string[]): number {
         return 2;
     }
     const repo = path.join(__dirname, "..");
+    for (const left of removeLeftWorktrees(repo)) process.stdout.write(`removed ${left}, left by an interrupted probe\n`);
     let broke = false;
     for (const spec of specs) {
         const r = probeOne(repo, spec);
