@@ -9,8 +9,7 @@
  * rule summaries are of the checked rules as given.
  */
 import { expect } from "chai";
-import * as path from "path";
-import * as ts from "typescript";
+import { compileProbes } from "./compile-probes";
 import { splitLimits } from "../../builders/counter-stores";
 import { limitSeries, ruleSummaries } from "../../builders/monitoring";
 import { preLimitPlan } from "../../builders/pre-limit";
@@ -170,7 +169,6 @@ describe("planned limits: the pre-limit and the series derive from the plan, and
 describe("planned limits: a config node is not a plan", function () {
     this.timeout(120000);
     it("handing config.yaml's descriptors to preLimitPlan or limitSeries fails to compile; control: the planned ones compile", () => {
-        const root = path.join(__dirname, "..", "..");
         const probe = (arg: string) => `
 import { compileGlobalLimits } from "./components/global-ratelimit/limits-plan";
 import { preLimitPlan } from "./builders/pre-limit";
@@ -179,27 +177,7 @@ const c = compileGlobalLimits({ rules: [] });
 preLimitPlan(c.${arg});
 limitSeries("d", c.${arg});
 `;
-        const files: Record<string, string> = {
-            [path.join(root, "__probe_config.ts")]: probe("configDescriptors"),
-            [path.join(root, "__probe_planned.ts")]: probe("plannedDescriptors"),
-        };
-        const options: ts.CompilerOptions = {
-            strict: true,
-            target: ts.ScriptTarget.ES2022,
-            module: ts.ModuleKind.CommonJS,
-            noEmit: true,
-            skipLibCheck: true,
-            types: [],
-        };
-        const host = ts.createCompilerHost(options);
-        const read = host.readFile.bind(host);
-        const exists = host.fileExists.bind(host);
-        host.readFile = (f) => files[path.resolve(f)] ?? read(f);
-        host.fileExists = (f) => path.resolve(f) in files || exists(f);
-        const program = ts.createProgram(Object.keys(files), options, host);
-        const errors = (f: string) =>
-            ts.getPreEmitDiagnostics(program, program.getSourceFile(f)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
-        const [config, planned] = Object.keys(files).map(errors);
+        const { config, planned } = compileProbes({ config: probe("configDescriptors"), planned: probe("plannedDescriptors") });
         expect(config).to.have.length(2);
         expect(config!.join("\n")).to.match(/ConfigDescriptor.*is not assignable to .*PlannedDescriptor/);
         expect(planned).to.deep.equal([]);

@@ -11,7 +11,7 @@
 import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
-import * as ts from "typescript";
+import { compileProbes } from "./compile-probes";
 import { resolveGlobalRateLimit } from "../../components/global-ratelimit/resolve";
 import { resolvePlatformRateLimit } from "../../components/platform-ratelimit/resolve";
 import { G } from "./global-ratelimit-fixtures";
@@ -19,31 +19,6 @@ import { PLATFORM } from "./platform-fixtures";
 
 const ROOT = path.join(__dirname, "..", "..");
 const BUILDERS = path.join(ROOT, "builders");
-
-/** Each probe's compile errors (its own file only), by probe name. */
-function compileProbes(probes: Record<string, string>): Record<string, string[]> {
-    const files = Object.fromEntries(Object.entries(probes).map(([name, text]) => [path.join(ROOT, `__probe_${name}.ts`), text]));
-    const options: ts.CompilerOptions = {
-        strict: true,
-        target: ts.ScriptTarget.ES2022,
-        module: ts.ModuleKind.CommonJS,
-        noEmit: true,
-        skipLibCheck: true,
-        types: [],
-    };
-    const host = ts.createCompilerHost(options);
-    const read = host.readFile.bind(host);
-    const exists = host.fileExists.bind(host);
-    host.readFile = (f) => files[path.resolve(f)] ?? read(f);
-    host.fileExists = (f) => path.resolve(f) in files || exists(f);
-    const program = ts.createProgram(Object.keys(files), options, host);
-    const out: Record<string, string[]> = {};
-    for (const [file] of Object.entries(files)) {
-        const name = path.basename(file, ".ts").replace(/^__probe_/, "");
-        out[name] = ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
-    }
-    return out;
-}
 
 const IMPORTS = `
 import { EnvoyFilterPatch, HeaderMatcher, RateLimitAction } from "./builders/envoy-types";
