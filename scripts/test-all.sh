@@ -5,7 +5,9 @@
 # A part of a tier that needs what no machine here can obtain prints `BLOCKED: ...` (the e2e tier's
 # `pulumi package add`); the rest of that tier runs. Last step: the tiers must leave `git status` as they found it (no tracked file
 # changed, no new file that .gitignore does not cover); under CI a difference fails the run.
-# Pick tiers with MESH_RL_TIERS="unit rls" (default: all).
+# Pick tiers with MESH_RL_TIERS="unit rls" (default: all). The rls tier runs beside the others (its
+# tests mostly wait on their own clock: the service's windows); MESH_RL_BESIDE="" runs every tier
+# in turn, MESH_RL_BESIDE="rls e2e" puts more tiers in that second lane.
 # Beside a background `build-all.sh` (as `.ci/run` runs it): MESH_RL_BUILD_STATUS=<its status dir>
 # makes each tier wait until the tools it needs are built (or failed), and MESH_RL_BUILD_PID=<pid>
 # stops the wait if that build process ends first. The tiers without Go-built tools start at once.
@@ -13,6 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 tiers=${MESH_RL_TIERS:-"lint typecheck unit consumer rls istio cluster e2e"}
+beside=${MESH_RL_BESIDE-rls}
 passed=0 failed=0 skipped=0
 summary=()
 strict=0
@@ -59,8 +62,9 @@ run_tier() {
 
 source scripts/lib/tier-tools.sh
 
-for t in $tiers; do
-  await_tools "$t"
+# run_named_tier <tier>: runs one tier by name.
+run_named_tier() {
+  local t=$1
   case $t in
     lint) run_tier lint npm run --silent lint ;;
     typecheck) run_tier typecheck npx tsc --noEmit ;;
@@ -71,9 +75,51 @@ for t in $tiers; do
         echo "SKIPPED: $t: tests/$t/run.sh does not exist"; skipped=$((skipped + 1)); summary+=("$t: SKIPPED (not present)")
         [ "$strict" -eq 1 ] && { failed=$((failed + 1)); summary[-1]+=" [counts as failed under CI]"; }
       fi ;;
+  esac
+}
+for t in $tiers; do
+  case $t in lint|typecheck|unit|consumer|rls|istio|cluster|e2e) ;;
     *) echo "unknown tier '$t' (known: lint typecheck unit consumer rls istio cluster e2e)"; exit 2 ;;
   esac
 done
+
+# The tiers in $beside run in a second lane, started at once beside the others (each still waits for
+# its own tools). Their output is held in a file (named here) and printed after the other tiers'.
+lane=() main=()
+for t in $tiers; do if [[ " $beside " == *" $t "* ]]; then lane+=("$t"); else main+=("$t"); fi; done
+if ((${#lane[@]} == 0 || ${#main[@]} == 0)); then main=($tiers); lane=(); fi
+lane_pid=""
+if ((${#lane[@]})); then
+  lane_log=$(mktemp) lane_state=$(mktemp)
+  echo "=== tiers beside the others: ${lane[*]} (output held in $lane_log, printed after the others)"
+  set -m   # a process group of its own, so that an interrupted run stops it too
+  (
+    passed=0 failed=0 skipped=0 summary=() waits=()
+    for t in "${lane[@]}"; do await_tools "$t"; run_named_tier "$t"; done
+    declare -p passed failed skipped summary waits > "$lane_state"
+  ) > "$lane_log" 2>&1 &
+  lane_pid=$!
+  set +m
+  trap 'kill -- -"$lane_pid" 2>/dev/null || true' EXIT
+fi
+for t in "${main[@]}"; do await_tools "$t"; run_named_tier "$t"; done
+if [[ -n $lane_pid ]]; then
+  wait "$lane_pid" || true
+  trap - EXIT
+  echo "=== the tiers run beside the others: ${lane[*]}"
+  cat "$lane_log"
+  m_passed=$passed m_failed=$failed m_skipped=$skipped m_summary=("${summary[@]}") m_waits=("${waits[@]}")
+  if [[ -s $lane_state ]]; then
+    # shellcheck source=/dev/null
+    source "$lane_state"
+    l_summary=("${summary[@]}") l_waits=("${waits[@]}")
+  else
+    passed=0 failed=1 skipped=0 l_summary=("${lane[*]}: FAILED, the lane ended without its results") l_waits=()
+  fi
+  passed=$((passed + m_passed)) failed=$((failed + m_failed)) skipped=$((skipped + m_skipped))
+  summary=("${m_summary[@]}" "${l_summary[@]}") waits=("${m_waits[@]}" "${l_waits[@]}")
+  rm -f "$lane_log" "$lane_state"
+fi
 
 # The tiers must not leave files behind in the work tree (results go to the cache or a temp dir).
 left=$(comm -13 <(printf '%s\n' "$git_before") <(git_snapshot) | cut -d' ' -f1 | sed '/^$/d')
