@@ -83,43 +83,8 @@ for t in $tiers; do
   esac
 done
 
-# The tiers in $beside run in a second lane, started at once beside the others (each still waits for
-# its own tools). Their output is held in a file (named here) and printed after the other tiers'.
-lane=() main=()
-for t in $tiers; do if [[ " $beside " == *" $t "* ]]; then lane+=("$t"); else main+=("$t"); fi; done
-if ((${#lane[@]} == 0 || ${#main[@]} == 0)); then main=($tiers); lane=(); fi
-lane_pid=""
-if ((${#lane[@]})); then
-  lane_log=$(mktemp) lane_state=$(mktemp)
-  echo "=== tiers beside the others: ${lane[*]} (output held in $lane_log, printed after the others)"
-  set -m   # a process group of its own, so that an interrupted run stops it too
-  (
-    passed=0 failed=0 skipped=0 summary=() waits=()
-    for t in "${lane[@]}"; do await_tools "$t"; run_named_tier "$t"; done
-    declare -p passed failed skipped summary waits > "$lane_state"
-  ) > "$lane_log" 2>&1 &
-  lane_pid=$!
-  set +m
-  trap 'kill -- -"$lane_pid" 2>/dev/null || true' EXIT
-fi
-for t in "${main[@]}"; do await_tools "$t"; run_named_tier "$t"; done
-if [[ -n $lane_pid ]]; then
-  wait "$lane_pid" || true
-  trap - EXIT
-  echo "=== the tiers run beside the others: ${lane[*]}"
-  cat "$lane_log"
-  m_passed=$passed m_failed=$failed m_skipped=$skipped m_summary=("${summary[@]}") m_waits=("${waits[@]}")
-  if [[ -s $lane_state ]]; then
-    # shellcheck source=/dev/null
-    source "$lane_state"
-    l_summary=("${summary[@]}") l_waits=("${waits[@]}")
-  else
-    passed=0 failed=1 skipped=0 l_summary=("${lane[*]}: FAILED, the lane ended without its results") l_waits=()
-  fi
-  passed=$((passed + m_passed)) failed=$((failed + m_failed)) skipped=$((skipped + m_skipped))
-  summary=("${m_summary[@]}" "${l_summary[@]}") waits=("${m_waits[@]}" "${l_waits[@]}")
-  rm -f "$lane_log" "$lane_state"
-fi
+source scripts/lib/tier-lanes.sh
+run_lanes "$tiers" "$beside"
 
 # The tiers must not leave files behind in the work tree (results go to the cache or a temp dir).
 left=$(comm -13 <(printf '%s\n' "$git_before") <(git_snapshot) | cut -d' ' -f1 | sed '/^$/d')
