@@ -4,7 +4,7 @@
 #   beside the others; each tier still waits for its own tools (await_tools, tier-tools.sh). The
 #   second lane's output is held in a file (named when it starts) and printed after the other
 #   tiers'; its counts and summary lines are merged into the caller's passed/failed/skipped/summary/
-#   waits. A lane that ends without its results counts as one failure. With an empty <beside>, or
+#   waits (MESH_RL_MAIN_NICE: see lower_main_lane). A lane that ends without its results counts as one failure. With an empty <beside>, or
 #   when every tier is in it, every tier runs in turn.
 # The caller defines run_named_tier <tier> (it updates those variables) and sources tier-tools.sh.
 # shellcheck shell=bash
@@ -25,6 +25,7 @@ run_lanes() {
     lane_pid=$!
     set +m
     trap 'kill -- -"'"$lane_pid"'" 2>/dev/null || true' EXIT
+    lower_main_lane
   fi
   for t in "${main[@]}"; do await_tools "$t"; run_named_tier "$t"; done
   [[ -n $lane_pid ]] || return 0
@@ -34,6 +35,17 @@ run_lanes() {
   cat "$lane_log"
   merge_lane "$lane_state" "${lane[*]}"
   rm -f "$lane_log" "$lane_state"
+}
+
+# lower_main_lane: with MESH_RL_MAIN_NICE=<n>, the tiers that run after this (the main lane) run at
+# niceness n; the second lane, started before, keeps the caller's. `.ci/run` sets it to the
+# background build's niceness, so that the build (which the e2e tier waits for) shares the CPU
+# evenly with the main lane while the rls tier's timed windows keep their priority.
+lower_main_lane() {
+  local want=${MESH_RL_MAIN_NICE:-}
+  [[ -n $want ]] || return 0
+  (( $(nice) < want )) && renice -n "$want" -p $$ > /dev/null
+  (( $(nice) == want )) || echo "=== the main lane runs at niceness $(nice), not ${want} (renice refused)"
 }
 
 # merge_lane <state file> <lane tiers>: adds the second lane's counts and lines to the caller's.

@@ -88,6 +88,25 @@ echo "TALLY passed=$passed failed=$failed"`;
         }
     });
 
+    it("MESH_RL_MAIN_NICE lowers the main lane only; the second lane keeps the caller's niceness (control: without it)", () => {
+        const script = `
+passed=0 failed=0 skipped=0 summary=()
+source "${LIB}/tier-tools.sh"; source "${LIB}/tier-lanes.sh"
+run_named_tier() { echo "NICE $1 $(nice)"; }
+run_lanes "a b" "b"`;
+        const run = (env: Record<string, string>) =>
+            spawnSync("nice", ["-n", "0", "bash", "-c", script], {
+                encoding: "utf8",
+                env: { ...process.env, MESH_RL_BUILD_STATUS: "", ...env },
+                timeout: 30_000,
+            }).stdout;
+        const base = Number(/NICE b (\d+)/.exec(run({}))![1]);
+        const lowered = run({ MESH_RL_MAIN_NICE: String(Math.min(base + 7, 19)) });
+        expect(lowered).to.contain(`NICE a ${Math.min(base + 7, 19)}`);
+        expect(lowered).to.contain(`NICE b ${base}`);
+        expect(run({})).to.contain(`NICE a ${base}`);
+    });
+
     it("a lane that ends without its results counts as one failure", () => {
         // run_named_tier kills its own lane (a subshell) for tier b only: no state file is written
         const script = `
