@@ -52,7 +52,6 @@ lower_main_lane() {
 merge_lane() {
   local _lane_passed=0 _lane_failed=1 _lane_skipped=0 _lane_summary=("$2: FAILED, the lane ended without its results") _lane_waits=()
   # The state file holds assignments to _lane_* only (written by run_lanes above).
-  # shellcheck source=/dev/null
   [[ -s $1 ]] && eval "$(grep '^_lane_' "$1")"
   passed=$((passed + _lane_passed)) failed=$((failed + _lane_failed)) skipped=$((skipped + _lane_skipped))
   summary+=("${_lane_summary[@]}")

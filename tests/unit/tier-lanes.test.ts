@@ -12,14 +12,15 @@ import * as path from "path";
 
 const ROOT = path.join(__dirname, "..", "..");
 const LIB = path.join(ROOT, "scripts", "lib");
+/** What every script below starts with: the caller's counters and the two sourced libraries. */
+const PREAMBLE = `passed=0 failed=0 skipped=0 summary=()
+source "${LIB}/tier-tools.sh"; source "${LIB}/tier-lanes.sh"`;
 
 /** Runs run_lanes over fake tiers; `fail` names the tiers that fail. Prints the tally last. */
 function lanes(tiers: string, beside: string, fail: string[] = [], sleep = 0.3): { out: string } {
     const script = `
 set -uo pipefail
-passed=0 failed=0 skipped=0 summary=()
-source "${LIB}/tier-tools.sh"
-source "${LIB}/tier-lanes.sh"
+${PREAMBLE}
 fails=" ${fail.join(" ")} "
 run_named_tier() {
   echo "start $1"; sleep ${sleep}; echo "end $1"
@@ -57,8 +58,7 @@ describe("scripts/lib/tier-lanes.sh: tiers in a second lane", function () {
         const mark = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "lanes-")), "b-started");
         const script = `
 set -uo pipefail
-passed=0 failed=0 skipped=0 summary=()
-source "${LIB}/tier-tools.sh"; source "${LIB}/tier-lanes.sh"
+${PREAMBLE}
 run_named_tier() {
   [[ $1 == b ]] && { touch "${mark}"; sleep 1; }
   if [[ $1 == c ]]; then for i in $(seq 100); do [[ -f "${mark}" ]] && break; sleep 0.1; done; fi
@@ -90,8 +90,7 @@ echo "TALLY passed=$passed failed=$failed"`;
 
     it("MESH_RL_MAIN_NICE lowers the main lane only; the second lane keeps the caller's niceness (control: without it)", () => {
         const script = `
-passed=0 failed=0 skipped=0 summary=()
-source "${LIB}/tier-tools.sh"; source "${LIB}/tier-lanes.sh"
+${PREAMBLE}
 run_named_tier() { echo "NICE $1 $(nice)"; }
 run_lanes "a b" "b"`;
         const run = (env: Record<string, string>) =>
@@ -111,8 +110,7 @@ run_lanes "a b" "b"`;
         // run_named_tier kills its own lane (a subshell) for tier b only: no state file is written
         const script = `
 set -uo pipefail
-passed=0 failed=0 skipped=0 summary=()
-source "${LIB}/tier-tools.sh"; source "${LIB}/tier-lanes.sh"
+${PREAMBLE}
 run_named_tier() { if [[ $1 == b ]]; then kill -9 $BASHPID; fi; passed=$((passed + 1)); summary+=("$1: ok"); }
 run_lanes "a b" "b"
 echo "TALLY passed=$passed failed=$failed"; printf 'SUMMARY %s\\n' "\${summary[@]}"`;
